@@ -1,0 +1,519 @@
+# cython: language_level=3
+"""The compiled kernels of fracas: the hot path in C, with the GIL released.
+
+The twin of `fracas._native` (pure Python): same entry points, same buffers, same
+arithmetic, same draw order (docs/ENGINE.md). Inputs are checked with the GIL held;
+the loops then run `with nogil` over typed memoryviews into preallocated outputs.
+The column numbers below must equal those in `fracas._layout` (a test checks).
+"""
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+
+BACKEND = "compiled"
+
+cdef enum:
+    P_SKILL = 0
+    P_ADV = 1
+    P_SNEAK = 2
+    P_DISADV = 3
+    P_TO_HIT = 4
+    P_AC = 5
+    P_CRIT = 6
+    P_AUTO_CRIT = 7
+    P_WEIGHT = 8
+    P_MOD = 9
+    P_RESIST = 10
+    P_ONLY_CHAIN = 11
+    P_CRIT_PROOF = 12
+    P_TARGET = 13
+    P_TYPE = 14
+    PLAN_WIDTH = 15
+
+    R_NORMAL = 0
+    R_HALF = 1
+    R_DOUBLE = 2
+    R_IMMUNE = 3
+
+    O_HITS = 0
+    O_CRIT = 1
+    O_CHAIN_LEN = 2
+    O_CHAIN_DMG = 3
+    O_BASE = 4
+    O_MOD = 5
+    O_MOD_USED = 6
+    O_DAMAGE = 7
+    O_UNDODGEABLE = 8
+    O_DISCARD = 9
+    O_NAT20 = 10
+    O_POOL = 11
+    O_LOG = 12
+    OUT_WIDTH = 13
+
+    E_OK = 0
+    E_ROLLS_SHORT = 1
+    E_ROLL_RANGE = 2
+    E_CHAIN_LIMIT = 3
+    E_LOG_FULL = 4
+
+    CHAIN_LIMIT = 10000
+
+    T_DAMAGE = 0
+    T_ATTACKS = 1
+    T_ATTACKS_HIT = 2
+    T_CRITS = 3
+    T_LONGEST = 4
+    T_UNDODGEABLE = 5
+    T_STRIKES = 6
+    T_STRIKES_HIT = 7
+    T_WIDTH = 8
+    N_TYPES = 10
+
+    G_ATTACKS_HIT = 0
+    G_DAMAGE = 1
+    G_CRITS = 2
+    G_WIDTH = 3
+    HIST_BINS = 64
+
+LAYOUT = {
+    "P_SKILL": P_SKILL, "P_ADV": P_ADV, "P_SNEAK": P_SNEAK, "P_DISADV": P_DISADV,
+    "P_TO_HIT": P_TO_HIT, "P_AC": P_AC, "P_CRIT": P_CRIT, "P_AUTO_CRIT": P_AUTO_CRIT,
+    "P_WEIGHT": P_WEIGHT, "P_MOD": P_MOD, "P_RESIST": P_RESIST,
+    "P_ONLY_CHAIN": P_ONLY_CHAIN, "P_CRIT_PROOF": P_CRIT_PROOF, "P_TARGET": P_TARGET,
+    "P_TYPE": P_TYPE, "PLAN_WIDTH": PLAN_WIDTH,
+    "R_NORMAL": R_NORMAL, "R_HALF": R_HALF, "R_DOUBLE": R_DOUBLE, "R_IMMUNE": R_IMMUNE,
+    "O_HITS": O_HITS, "O_CRIT": O_CRIT, "O_CHAIN_LEN": O_CHAIN_LEN,
+    "O_CHAIN_DMG": O_CHAIN_DMG, "O_BASE": O_BASE, "O_MOD": O_MOD,
+    "O_MOD_USED": O_MOD_USED, "O_DAMAGE": O_DAMAGE, "O_UNDODGEABLE": O_UNDODGEABLE,
+    "O_DISCARD": O_DISCARD, "O_NAT20": O_NAT20, "O_POOL": O_POOL, "O_LOG": O_LOG,
+    "OUT_WIDTH": OUT_WIDTH,
+    "E_OK": E_OK, "E_ROLLS_SHORT": E_ROLLS_SHORT, "E_ROLL_RANGE": E_ROLL_RANGE,
+    "E_CHAIN_LIMIT": E_CHAIN_LIMIT, "E_LOG_FULL": E_LOG_FULL, "CHAIN_LIMIT": CHAIN_LIMIT,
+    "T_DAMAGE": T_DAMAGE, "T_ATTACKS": T_ATTACKS, "T_ATTACKS_HIT": T_ATTACKS_HIT,
+    "T_CRITS": T_CRITS, "T_LONGEST": T_LONGEST, "T_UNDODGEABLE": T_UNDODGEABLE,
+    "T_STRIKES": T_STRIKES, "T_STRIKES_HIT": T_STRIKES_HIT, "T_WIDTH": T_WIDTH,
+    "N_TYPES": N_TYPES, "G_ATTACKS_HIT": G_ATTACKS_HIT, "G_DAMAGE": G_DAMAGE,
+    "G_CRITS": G_CRITS, "G_WIDTH": G_WIDTH, "HIST_BINS": HIST_BINS,
+}
+
+
+cdef struct Dice:
+    uint32_t s0
+    uint32_t s1
+    uint32_t s2
+    uint32_t s3
+    const int32_t* rolls     # NULL: draw from the generator
+    int64_t n_rolls
+    int64_t pos
+    int64_t strike
+    int error
+    int64_t error_pos
+
+
+cdef inline uint32_t next32(Dice* d) noexcept nogil:
+    cdef uint32_t s1 = d.s1
+    cdef uint32_t x = s1 * 5u
+    cdef uint32_t result = ((x << 7) | (x >> 25)) * 9u
+    cdef uint32_t t = s1 << 9
+    d.s2 ^= d.s0
+    d.s3 ^= d.s1
+    d.s1 ^= d.s2
+    d.s0 ^= d.s3
+    d.s2 ^= t
+    d.s3 = (d.s3 << 11) | (d.s3 >> 21)
+    return result
+
+
+cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n, or 0 with d.error set (injected rolls short or out of range)."""
+    cdef uint64_t m
+    cdef uint32_t low, threshold
+    cdef int32_t face
+    if d.rolls != NULL:
+        if d.pos >= d.n_rolls:
+            d.error = E_ROLLS_SHORT
+            d.error_pos = d.pos
+            return 0
+        face = d.rolls[d.pos]
+        if face < 1 or face > <int32_t>n:
+            d.error = E_ROLL_RANGE
+            d.error_pos = d.pos
+            return 0
+        d.pos += 1
+        return face
+    m = <uint64_t>next32(d) * n
+    low = <uint32_t>m
+    if low < n:
+        threshold = (0u - n) % n
+        while low < threshold:
+            m = <uint64_t>next32(d) * n
+            low = <uint32_t>m
+    return <int>(m >> 32) + 1
+
+
+cdef inline int64_t resist(int64_t amount, int state) noexcept nogil:
+    if state == R_HALF:
+        return amount // 2
+    if state == R_DOUBLE:
+        return amount * 2
+    if state == R_IMMUNE:
+        return 0
+    return amount
+
+
+cdef int roll_attack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice,
+                     int64_t* mod_stamp, int64_t stamp, int64_t* out,
+                     int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+    """Roll strikes begin..end-1 as one attack; out gets one row per strike.
+
+    With log NULL nothing is logged. Returns an error code.
+    """
+    cdef int pool[8]
+    cdef int64_t s, i, n, discard, hits, nat20, chain_len, chain, kept_chain
+    cdef int64_t base, mod, mod_used, damage, undodgeable, raw
+    cdef int to_hit, ac, crit_thr, face, top, d3, hit, crit_face, crit, target, state
+    cdef const int32_t* p
+    cdef int64_t* o
+    for s in range(begin, end):
+        p = plan + s * PLAN_WIDTH
+        o = out + (s - begin) * OUT_WIDTH
+        dice.strike = s
+        to_hit = p[P_TO_HIT]
+        ac = p[P_AC]
+        n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK] + p[P_DISADV]
+        for i in range(n):
+            pool[i] = draw(dice, 20)
+            if dice.error:
+                return dice.error
+        discard = -1
+        if p[P_DISADV]:
+            top = 0
+            for i in range(n):
+                if pool[i] > top:
+                    top = pool[i]
+                    discard = i
+        hits = 0
+        nat20 = 0
+        crit_face = 0
+        crit_thr = p[P_CRIT]
+        if log != NULL:
+            if logpos[0] + n > log_cap:
+                return E_LOG_FULL
+            o[O_LOG] = logpos[0]
+        for i in range(n):
+            face = pool[i]
+            hit = face == 20 or (face != 1 and face + to_hit >= ac)
+            if log != NULL:
+                log[logpos[0] * 2] = face
+                log[logpos[0] * 2 + 1] = hit
+                logpos[0] += 1
+            if i == discard:
+                continue
+            if hit:
+                hits += 1
+                if face == 20:
+                    nat20 += 1
+                if crit_thr and face >= crit_thr:
+                    crit_face = 1
+        crit = hits > 0 and p[P_DISADV] == 0 and (crit_face or p[P_AUTO_CRIT] != 0)
+        chain_len = 0
+        chain = 0
+        if crit:
+            while True:
+                if chain_len >= CHAIN_LIMIT:
+                    return E_CHAIN_LIMIT
+                face = draw(dice, 20)
+                if dice.error:
+                    return dice.error
+                chain_len += 1
+                hit = face == 20 or (face != 1 and face + to_hit >= ac)
+                if log != NULL:
+                    if logpos[0] + 2 > log_cap:
+                        return E_LOG_FULL
+                    log[logpos[0] * 2] = face
+                    log[logpos[0] * 2 + 1] = hit
+                    logpos[0] += 1
+                if hit:
+                    d3 = draw(dice, 3)
+                    if dice.error:
+                        return dice.error
+                    chain += d3
+                    if log != NULL:
+                        log[logpos[0] * 2] = d3
+                        log[logpos[0] * 2 + 1] = 1
+                        logpos[0] += 1
+                if face != 20:
+                    break
+        kept_chain = 0 if p[P_CRIT_PROOF] else chain
+        if hits == 0:
+            base = 0
+        elif p[P_ONLY_CHAIN]:
+            base = kept_chain
+        else:
+            base = hits + kept_chain + p[P_WEIGHT]
+        mod = 0
+        mod_used = 0
+        target = p[P_TARGET]
+        if hits > 0 and p[P_ONLY_CHAIN] == 0 and mod_stamp[target] != stamp:
+            mod_stamp[target] = stamp
+            mod_used = 1
+            mod = p[P_MOD]
+            base = base + mod
+            if base < 0:
+                base = 0
+        state = p[P_RESIST]
+        damage = resist(base, state)
+        undodgeable = 0
+        if nat20:
+            raw = 0 if p[P_ONLY_CHAIN] else nat20
+            raw += kept_chain
+            undodgeable = resist(raw, state)
+            if undodgeable > damage:
+                undodgeable = damage
+        o[O_HITS] = hits
+        o[O_CRIT] = crit
+        o[O_CHAIN_LEN] = chain_len
+        o[O_CHAIN_DMG] = chain
+        o[O_BASE] = base - mod
+        o[O_MOD] = mod
+        o[O_MOD_USED] = mod_used
+        o[O_DAMAGE] = damage
+        o[O_UNDODGEABLE] = undodgeable
+        o[O_DISCARD] = discard
+        o[O_NAT20] = nat20
+        o[O_POOL] = n
+    return E_OK
+
+
+cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    d.s0 = state[0]
+    d.s1 = state[1]
+    d.s2 = state[2]
+    d.s3 = state[3]
+
+
+cdef void store_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    state[0] = d.s0
+    state[1] = d.s1
+    state[2] = d.s2
+    state[3] = d.s3
+
+
+cdef int64_t find_group(const int64_t[::1] groups, int64_t attack, int64_t* left) noexcept nogil:
+    cdef int64_t g = 0
+    while attack >= groups[g * 3 + 2]:
+        attack -= groups[g * 3 + 2]
+        g += 1
+    left[0] = groups[g * 3 + 2] - attack
+    return g
+
+
+def _check_plan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets):
+    cdef int64_t g, s
+    cdef int64_t n_strikes = plan.shape[0] // PLAN_WIDTH
+    if groups.shape[0] % 3 or groups.shape[0] == 0:
+        raise ValueError("groups must be non-empty triples")
+    for g in range(groups.shape[0] // 3):
+        if not (0 <= groups[g * 3] < groups[g * 3 + 1] <= n_strikes) or groups[g * 3 + 2] < 0:
+            raise ValueError("group %d is out of the plan" % g)
+        if groups[g * 3 + 1] - groups[g * 3] > 4096:
+            raise ValueError("group %d has too many strikes" % g)
+    for s in range(n_strikes):
+        if not (0 <= plan[s * PLAN_WIDTH + P_TARGET] < n_targets):
+            raise ValueError("strike %d targets no known target" % s)
+        if not (0 <= plan[s * PLAN_WIDTH + P_TYPE] < N_TYPES):
+            raise ValueError("strike %d has no known damage type" % s)
+        if plan[s * PLAN_WIDTH + P_SKILL] + plan[s * PLAN_WIDTH + P_ADV] + plan[s * PLAN_WIDTH + P_SNEAK] + plan[s * PLAN_WIDTH + P_DISADV] > 8:
+            raise ValueError("strike %d has more than 8 dice" % s)
+
+
+def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
+                int64_t first, int64_t count, uint32_t[::1] state,
+                const int32_t[::1] rolls, int64_t[::1] out, int32_t[::1] log,
+                int64_t[::1] info):
+    """Roll attacks first..first+count-1, every strike into `out`, every die into `log`.
+
+    See `fracas._native.roll_detail` for the buffers; returns an error code.
+    """
+    cdef Dice dice
+    cdef int64_t a, g, left, begin, end, row = 0, logpos = 0
+    cdef int err = E_OK
+    cdef int64_t log_cap = log.shape[0] // 2
+    cdef int64_t total = 0
+    _check_plan(plan, groups, n_targets)
+    g = 0
+    for a in range(groups.shape[0] // 3):
+        total += groups[a * 3 + 2]
+    if first < 0 or count < 0 or first + count > total:
+        raise ValueError("attack range out of the groups")
+    mod_stamp_buf = bytearray(8 * max(n_targets, 1))
+    cdef int64_t[::1] mod_stamp = memoryview(mod_stamp_buf).cast("q")
+    for a in range(n_targets):
+        mod_stamp[a] = -1
+    # Rows needed: every strike of every attack rolled.
+    g = find_group(groups, first, &left)
+    a = 0
+    row = 0
+    while a < count:
+        if left == 0:
+            g += 1
+            left = groups[g * 3 + 2]
+            continue
+        take = min(left, count - a)
+        row += take * (groups[g * 3 + 1] - groups[g * 3])
+        a += take
+        left -= take
+    if out.shape[0] < row * OUT_WIDTH:
+        raise ValueError("out is too small: %d rows needed" % row)
+    load_state(&dice, state)
+    if rolls is None:
+        dice.rolls = NULL
+        dice.n_rolls = 0
+    else:
+        dice.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>&info[0]
+        dice.n_rolls = rolls.shape[0]
+    dice.pos = info[0]
+    dice.error = 0
+    dice.error_pos = -1
+    dice.strike = -1
+    row = 0
+    with nogil:
+        g = find_group(groups, first, &left)
+        for a in range(count):
+            if left == 0:
+                g += 1
+                left = groups[g * 3 + 2]
+            left -= 1
+            begin = groups[g * 3]
+            end = groups[g * 3 + 1]
+            err = roll_attack(&plan[0], begin, end, &dice, &mod_stamp[0], a,
+                              &out[row * OUT_WIDTH], &log[0] if log.shape[0] else NULL,
+                              log_cap, &logpos)
+            if err:
+                break
+            row += end - begin
+        store_state(&dice, state)
+    info[0] = dice.pos
+    info[1] = logpos
+    info[2] = dice.strike if err else -1
+    info[3] = dice.error_pos if err else -1
+    return err
+
+
+def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
+                 int64_t first, int64_t count, uint32_t[::1] state,
+                 int64_t[::1] targets, int64_t[::1] by_type, int64_t[::1] group_acc,
+                 int64_t[::1] info):
+    """Roll attacks first..first+count-1 into per-target and per-group accumulators.
+
+    See `fracas._native.roll_summary`; returns an error code.
+    """
+    cdef Dice dice
+    cdef int64_t a, g, left, begin, end, s, widest = 0, total, crits, any_hit, t, damage
+    cdef int64_t n_groups = groups.shape[0] // 3
+    cdef int64_t stride = G_WIDTH + HIST_BINS
+    cdef int64_t attacks_total = 0
+    cdef int err = E_OK
+    cdef int64_t* o
+    cdef int64_t* tb
+    _check_plan(plan, groups, n_targets)
+    for g in range(n_groups):
+        attacks_total += groups[g * 3 + 2]
+        widest = max(widest, groups[g * 3 + 1] - groups[g * 3])
+    if first < 0 or count < 0 or first + count > attacks_total:
+        raise ValueError("attack range out of the groups")
+    if targets.shape[0] < n_targets * T_WIDTH or by_type.shape[0] < n_targets * N_TYPES:
+        raise ValueError("target accumulators too small")
+    if group_acc.shape[0] < n_groups * stride:
+        raise ValueError("group accumulators too small")
+    out_buf = bytearray(8 * widest * OUT_WIDTH)
+    stamps_buf = bytearray(8 * 3 * max(n_targets, 1))
+    cdef int64_t[::1] out = memoryview(out_buf).cast("q")
+    cdef int64_t[::1] stamps = memoryview(stamps_buf).cast("q")
+    for t in range(3 * max(n_targets, 1)):
+        stamps[t] = -1
+    cdef int64_t* mod_stamp = &stamps[0]
+    cdef int64_t* hit_stamp = mod_stamp + max(n_targets, 1)
+    cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
+    cdef int64_t logpos = 0
+    load_state(&dice, state)
+    dice.rolls = NULL
+    dice.n_rolls = 0
+    dice.pos = 0
+    dice.error = 0
+    dice.error_pos = -1
+    dice.strike = -1
+    with nogil:
+        g = find_group(groups, first, &left)
+        for a in range(count):
+            if left == 0:
+                g += 1
+                left = groups[g * 3 + 2]
+            left -= 1
+            begin = groups[g * 3]
+            end = groups[g * 3 + 1]
+            err = roll_attack(&plan[0], begin, end, &dice, mod_stamp, a, &out[0],
+                              NULL, 0, &logpos)
+            if err:
+                break
+            total = 0
+            crits = 0
+            any_hit = 0
+            for s in range(begin, end):
+                o = &out[(s - begin) * OUT_WIDTH]
+                t = plan[s * PLAN_WIDTH + P_TARGET]
+                tb = &targets[t * T_WIDTH]
+                damage = o[O_DAMAGE]
+                if seen_stamp[t] != a:
+                    seen_stamp[t] = a
+                    tb[T_ATTACKS] += 1
+                tb[T_STRIKES] += 1
+                if o[O_HITS]:
+                    any_hit = 1
+                    tb[T_STRIKES_HIT] += 1
+                    if hit_stamp[t] != a:
+                        hit_stamp[t] = a
+                        tb[T_ATTACKS_HIT] += 1
+                tb[T_DAMAGE] += damage
+                tb[T_UNDODGEABLE] += o[O_UNDODGEABLE]
+                tb[T_CRITS] += o[O_CRIT]
+                if o[O_CHAIN_LEN] > tb[T_LONGEST]:
+                    tb[T_LONGEST] = o[O_CHAIN_LEN]
+                by_type[t * N_TYPES + plan[s * PLAN_WIDTH + P_TYPE]] += damage
+                total += damage
+                crits += o[O_CRIT]
+            group_acc[g * stride + G_ATTACKS_HIT] += any_hit
+            group_acc[g * stride + G_DAMAGE] += total
+            group_acc[g * stride + G_CRITS] += crits
+            group_acc[g * stride + G_WIDTH + (total if total < HIST_BINS - 1 else HIST_BINS - 1)] += 1
+        store_state(&dice, state)
+    info[2] = dice.strike if err else -1
+    info[3] = -1
+    return err
+
+
+def generator_words(uint32_t[::1] state, int64_t count):
+    """Draw `count` raw 32-bit words and return their XOR (the generator's speed limit)."""
+    cdef Dice dice
+    cdef int64_t i
+    cdef uint32_t acc = 0
+    load_state(&dice, state)
+    with nogil:
+        for i in range(count):
+            acc ^= next32(&dice)
+        store_state(&dice, state)
+    return acc
+
+
+def draw_faces(uint32_t[::1] state, int faces, int32_t[::1] out):
+    """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
+    cdef Dice dice
+    cdef int64_t i
+    if faces < 1 or faces > (1 << 21):
+        raise ValueError("faces must be 1..2**21")
+    load_state(&dice, state)
+    dice.rolls = NULL
+    dice.error = 0
+    with nogil:
+        for i in range(out.shape[0]):
+            out[i] = draw(&dice, faces)
+        store_state(&dice, state)

@@ -1,0 +1,60 @@
+"""The errors a user can cause, in one family.
+
+    FracasError
+     └── RequestError          a request fracas will not resolve; `.path` says where
+          ├── SchemaError      malformed: wrong type, unknown field, value out of range
+          ├── RulesError       well formed, but impossible by the rules (ER-14 …)
+          ├── DiceError        injected `rolls` that do not fit the dice drawn
+          └── LimitError       larger than the engine or the bridge accepts
+
+Every message names the field path (`$.strikes[1].dice`) and the reason, and
+`str(error)` is `"<path>: <reason>"`. The CLI maps the family to exit code 2, the
+bridge to JSON-RPC errors (`code` below).
+"""
+
+from __future__ import annotations
+
+
+class FracasError(Exception):
+    """Base of every error fracas raises on purpose."""
+
+
+class RequestError(FracasError, ValueError):
+    """A request fracas will not resolve; `path` says where, `reason` why."""
+
+    #: JSON-RPC error code the bridge answers with.
+    code = -32602
+
+    def __init__(self, path: str, reason: str):
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready form: the kind, the path and the reason."""
+        return {"type": type(self).__name__, "path": self.path, "reason": self.reason,
+                "message": str(self)}
+
+
+class SchemaError(RequestError):
+    """Malformed request: a wrong type, an unknown field, a value out of range."""
+
+    code = -32602
+
+
+class RulesError(RequestError):
+    """A well-formed request the rules forbid (a stunned attacker, a sneak attack at disadvantage)."""
+
+    code = -32001
+
+
+class DiceError(RequestError):
+    """Injected `rolls` that run out, are left over, or do not fit their die."""
+
+    code = -32002
+
+
+class LimitError(RequestError):
+    """A request larger than fracas accepts (crit chain safety cap, bulk detail size)."""
+
+    code = -32003

@@ -1,0 +1,128 @@
+"""Results: the kernels' arrays turned back into what a game master reads.
+
+`AttackResult.to_dict()` is the JSON-ready shape of docs/ENGINE.md §7, the same in
+every backend (and in the JavaScript resolver) but for `backend`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from . import _layout as L
+from .plan import StrikeMeta, TargetInfo
+
+
+@dataclass(slots=True)
+class ShockSave:
+    """ER-13 shock: a Resilience save called for by a heavy sneak attack."""
+
+    dc: int
+    roll: Optional[int] = None
+    total: Optional[int] = None
+    passed: Optional[bool] = None
+    incapacitated_actions: Optional[int] = None
+
+    def to_dict(self) -> dict:
+        return {"dc": self.dc, "roll": self.roll, "total": self.total, "passed": self.passed,
+                "incapacitated_actions": self.incapacitated_actions}
+
+
+class AttackResult:
+    """One resolved attack: every die, every crit, damage per strike and per target."""
+
+    __slots__ = ("seed", "ruleset", "backend", "injected", "strikes_meta", "targets_info",
+                 "out", "log", "shock", "_dict")
+
+    def __init__(self, seed: int, ruleset: str, backend: str, injected: bool,
+                 strikes_meta: list[StrikeMeta], targets_info: dict[str, TargetInfo],
+                 out, log, shock: dict[str, ShockSave]):
+        self.seed = seed
+        self.ruleset = ruleset
+        self.backend = backend
+        self.injected = injected
+        self.strikes_meta = strikes_meta
+        self.targets_info = targets_info
+        self.out = out
+        self.log = log
+        self.shock = shock
+        self._dict = None
+
+    @property
+    def total_damage(self) -> int:
+        """Damage dealt to all targets together."""
+        out = self.out
+        return sum(out[s * L.OUT_WIDTH + L.O_DAMAGE] for s in range(len(self.strikes_meta)))
+
+    def strike_damage(self, index: int) -> int:
+        """Final damage of strike `index`."""
+        return self.out[index * L.OUT_WIDTH + L.O_DAMAGE]
+
+    def target_damage(self) -> dict[str, int]:
+        """Damage per target id, every target of the request."""
+        damage = {tid: 0 for tid in self.targets_info}
+        for s, meta in enumerate(self.strikes_meta):
+            damage[meta.target] += self.out[s * L.OUT_WIDTH + L.O_DAMAGE]
+        return damage
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready result (docs/ENGINE.md §7)."""
+        if self._dict is None:
+            self._dict = self._build()
+        return self._dict
+
+    def _build(self) -> dict[str, Any]:
+        out, log = self.out, self.log
+        strikes = []
+        targets = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
+                         "shock_save": None} for tid in self.targets_info}
+        for s, meta in enumerate(self.strikes_meta):
+            o = s * L.OUT_WIDTH
+            to_hit = meta.to_hit
+            pos = out[o + L.O_LOG]
+            discard = out[o + L.O_DISCARD]
+            dice = []
+            discarded = None
+            for i in range(out[o + L.O_POOL]):
+                face = log[2 * (pos + i)]
+                if i == discard:
+                    discarded = face
+                    continue
+                dice.append({"face": face, "total": face + to_hit, "hit": bool(log[2 * (pos + i) + 1]),
+                             "source": meta.sources[i]})
+            pos += out[o + L.O_POOL]
+            chain = []
+            for _ in range(out[o + L.O_CHAIN_LEN]):
+                face, hit = log[2 * pos], bool(log[2 * pos + 1])
+                pos += 1
+                damage = 0
+                if hit:
+                    damage = log[2 * pos]
+                    pos += 1
+                chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": damage})
+            damage = out[o + L.O_DAMAGE]
+            undodgeable = out[o + L.O_UNDODGEABLE]
+            strikes.append({
+                "target": meta.target, "method": meta.method, "style": meta.style,
+                "damage_type": meta.damage_type, "advantage": meta.advantage,
+                "disadvantage": meta.disadvantage, "sneak": meta.sneak,
+                "to_hit": to_hit, "ac": meta.ac, "crit_range": meta.crit_range,
+                "dice": dice, "discarded": discarded, "crit_chain": chain,
+                "hits": out[o + L.O_HITS], "crit": bool(out[o + L.O_CRIT]),
+                "base": out[o + L.O_BASE],
+                "modifier": out[o + L.O_MOD] if out[o + L.O_MOD_USED] else None,
+                "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
+            })
+            entry = targets[meta.target]
+            entry["damage"] += damage
+            entry["by_type"][meta.damage_type] = entry["by_type"].get(meta.damage_type, 0) + damage
+            entry["undodgeable"] += undodgeable
+        for tid, shock in self.shock.items():
+            targets[tid]["shock_save_dc"] = shock.dc
+            if shock.roll is not None:
+                targets[tid]["shock_save"] = shock.to_dict()
+        return {
+            "ruleset": self.ruleset, "seed": self.seed, "backend": self.backend,
+            "injected": self.injected, "strikes": strikes, "targets": targets,
+            "total_damage": sum(t["damage"] for t in targets.values()),
+        }

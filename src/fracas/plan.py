@@ -183,8 +183,14 @@ def resistance_state(target: Target, damage_type: str) -> int:
 
 def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacker_path: str,
                    attacker_conditions: frozenset[str], target: TargetInfo,
-                   action_advantage: bool, action_disadvantage: bool) -> tuple[list[int], StrikeMeta]:
-    """One plan row (see `_layout`) and its metadata, or an error with the strike's path."""
+                   action_advantage: bool, action_disadvantage: bool,
+                   target_path: Optional[str] = None) -> tuple[list[int], StrikeMeta]:
+    """One plan row (see `_layout`) and its metadata, or an error with the strike's path.
+
+    `target_path` is where the target was chosen (the strike's own `target` field by
+    default; a bulk request's `attacks` entry otherwise).
+    """
+    target_path = target_path or f"{path}.target"
     choice(strike.style, STYLES, f"{path}.style", "style")
     choice(strike.damage_type, DAMAGE_TYPES, f"{path}.damage_type", "damage type")
     if strike.dice > MAX_SKILL_DICE:
@@ -212,7 +218,7 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     spec = target.spec
     tconds = spec.conditions
     if spec.cover == "full" and ranged:
-        raise RulesError(f"{path}.target", f"target {target.id!r} has full cover: no ranged attack "
+        raise RulesError(target_path, f"target {target.id!r} has full cover: no ranged attack "
                          "is possible (ER-16)")
     if ranged and "underwater" in attacker_conditions and strike.style != "archery":
         raise RulesError(f"{path}.style", f"underwater, a {strike.style} ranged attack is impossible; "
@@ -244,8 +250,9 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     sneak = strike.sneak
     if sneak is not False:
         if disadvantage_from:
+            where = "" if target_path == f"{path}.target" else f" against {target_path}"
             raise RulesError(f"{path}.sneak", "a sneak attack cannot be made at disadvantage "
-                             f"(disadvantage from: {', '.join(disadvantage_from)}) (ER-13)")
+                             f"(disadvantage from: {', '.join(disadvantage_from)}){where} (ER-13)")
         advantage_from.append("sneak attack")
     has_adv = bool(advantage_from) and not disadvantage_from
     has_dis = bool(disadvantage_from) and not advantage_from

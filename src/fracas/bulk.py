@@ -112,7 +112,8 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     on it. Raises a `RequestError` subclass with the field path for bad input.
     """
     req: BulkRequest = decode(request, BulkRequest)
-    seed = check_seed(seed, "seed") if seed is not None else check_seed(req.seed)
+    check_seed(req.seed)
+    seed = check_seed(seed, "seed") if seed is not None else req.seed
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", f"threads {threads} is out of range (1 to 256)")
     bulk = compile_bulk(req)

@@ -65,7 +65,8 @@ def resolve(request: Any, *, seed: Optional[int] = None):
         return resolve_bulk(request, seed=seed)
     req: AttackRequest = decode(request, AttackRequest)
     check_ruleset(req.ruleset)
-    seed = check_seed(seed, "seed") if seed is not None else check_seed(req.seed)
+    check_seed(req.seed)
+    seed = check_seed(seed, "seed") if seed is not None else req.seed
     rolls = check_rolls(req.rolls)
     conditions = check_attacker(req.attacker, "$.attacker")
     targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))

@@ -39,7 +39,8 @@ def roll_initiative(request: Any, *, seed: Optional[int] = None) -> InitiativeRe
     """Roll ER-18 initiative for `request["combatants"]`; see the module docstring."""
     req: InitiativeRequest = decode(request, InitiativeRequest)
     check_ruleset(req.ruleset)
-    seed = check_seed(seed, "seed") if seed is not None else check_seed(req.seed)
+    check_seed(req.seed)
+    seed = check_seed(seed, "seed") if seed is not None else req.seed
     rolls = check_rolls(req.rolls)
     if not req.combatants:
         raise SchemaError("$.combatants", "no combatants: give at least one")

@@ -1,0 +1,255 @@
+'use strict';
+// Compile a typed ER request into strike rows: the twin of src/fracas/plan.py.
+// Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
+// ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
+
+const { SchemaError, RulesError, LimitError } = require('./errors');
+const {
+  CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr,
+} = require('./schema');
+
+const MAX_SKILL_DICE = 5;
+const MAX_STRIKES = 256;
+const MAX_TARGETS = 4096;
+const MAX_ROLLS = 200000;
+const SCORE_RANGE = [-10, 40];
+const BONUS_RANGE = [-100, 100];
+const AC_RANGE = [-100, 200];
+
+const SIZE_BONUS = { tiny: 0, small: 0, medium: 0, large: 1, huge: 2, giant: 3, colossal: 4 };
+const COVER_AC = { none: 0, half: 2, 'three-quarters': 5, full: 0 };
+
+const CANNOT_ATTACK = ['incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated'];
+const ATTACKER_DISADVANTAGE = ['blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone',
+  'restrained', 'frightened', 'bound'];
+const TARGET_ADVANTAGE = ['asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned'];
+const OTHER_RULESETS = ['worldwalker', 'cartyrion', 'old-school'];
+
+const R_NORMAL = 0, R_HALF = 1, R_DOUBLE = 2, R_IMMUNE = 3;
+const RESISTANCE_NAMES = ['normal', 'resistant', 'vulnerable', 'immune'];
+
+/** A number within [low, high], or a SchemaError naming the bounds. */
+function checkRange(value, low, high, path, what) {
+  if (!(value >= low && value <= high)) {
+    throw new SchemaError(path, `${what} ${value} is out of range (${low} to ${high})`);
+  }
+  return value;
+}
+
+function checkRuleset(ruleset) {
+  if (RULESETS.includes(ruleset)) return;
+  if (OTHER_RULESETS.includes(ruleset)) {
+    throw new SchemaError('$.ruleset', `ruleset ${pyRepr(ruleset)} is not resolved by the attack engine yet ` +
+      `(supported: ${RULESETS.join(', ')})`);
+  }
+  choice(ruleset, RULESETS, '$.ruleset', 'ruleset');
+}
+
+function checkRolls(rolls, largest = 20) {
+  if (rolls === null || rolls === undefined) return null;
+  if (!rolls.length) {
+    throw new SchemaError('$.rolls', 'an empty list: give the faces in draw order, or leave rolls out');
+  }
+  if (rolls.length > MAX_ROLLS) {
+    throw new LimitError('$.rolls', `${rolls.length} faces, the most is ${MAX_ROLLS}`);
+  }
+  rolls.forEach((face, i) => {
+    if (!(face >= 1 && face <= largest)) {
+      throw new SchemaError(`$.rolls[${i}]`, `face ${face} is out of range (1 to ${largest})`);
+    }
+  });
+  return rolls;
+}
+
+function checkNames(names, allowed, path, what) {
+  names.forEach((name, i) => choice(name, allowed, `${path}[${i}]`, what));
+  return new Set(names);
+}
+
+/** Check the attacker; returns its conditions. A condition that forbids attacking is refused. */
+function checkAttacker(attacker, path) {
+  for (const name of ['strength', 'agility']) {
+    if (attacker[name] !== null) checkRange(attacker[name], ...SCORE_RANGE, `${path}.${name}`, 'score');
+  }
+  for (const name of ['strength_mod', 'agility_mod']) {
+    if (attacker[name] !== null) checkRange(attacker[name], -20, 20, `${path}.${name}`, 'modifier');
+  }
+  choice(attacker.size, SIZES, `${path}.size`, 'size');
+  checkRange(attacker.swim_speed, 0, 1000, `${path}.swim_speed`, 'swim speed');
+  checkRange(attacker.obscurement, 0, 20, `${path}.obscurement`, 'obscurement penalty');
+  const conditions = checkNames(attacker.conditions, CONDITIONS, `${path}.conditions`, 'condition');
+  for (const name of CANNOT_ATTACK) {
+    if (conditions.has(name)) throw new RulesError(`${path}.conditions`, `a ${name} attacker cannot attack (ER-14)`);
+  }
+  return conditions;
+}
+
+/** Check every target; returns {id: {id, index, spec, path}} in request order. */
+function checkTargets(targets, path = '$.targets') {
+  const ids = Object.keys(targets);
+  if (!ids.length) throw new SchemaError(path, 'no targets: give at least one');
+  if (ids.length > MAX_TARGETS) throw new LimitError(path, `${ids.length} targets, the most is ${MAX_TARGETS}`);
+  const infos = {};
+  ids.forEach((tid, index) => {
+    const spec = targets[tid];
+    const tpath = keyPath(path, tid);
+    if (!tid) throw new SchemaError(path, 'a target id is empty');
+    checkRange(spec.ac, ...AC_RANGE, `${tpath}.ac`, 'AC');
+    for (const dtype of Object.keys(spec.ac_by_type)) {
+      choice(dtype, DAMAGE_TYPES, `${tpath}.ac_by_type`, 'damage type');
+      checkRange(spec.ac_by_type[dtype], ...AC_RANGE, keyPath(`${tpath}.ac_by_type`, dtype), 'AC');
+    }
+    choice(spec.size, SIZES, `${tpath}.size`, 'size');
+    choice(spec.cover, COVERS, `${tpath}.cover`, 'cover');
+    for (const name of ['resistant', 'vulnerable', 'immune']) {
+      checkNames(spec[name], DAMAGE_TYPES, `${tpath}.${name}`, 'damage type');
+    }
+    checkNames(spec.conditions, CONDITIONS, `${tpath}.conditions`, 'condition');
+    if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
+    if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
+    infos[tid] = { id: tid, index, spec, path: tpath };
+  });
+  return infos;
+}
+
+/** ER-4 (D-8): the explicit modifier wins; else floor((score - 2) / 2). */
+function modifier(score, explicit) {
+  if (explicit !== null && explicit !== undefined) return explicit;
+  return Math.floor((score - 2) / 2);
+}
+
+/** ER-10: immune → 0; resistant and vulnerable together → normal. */
+function resistanceState(target, damageType) {
+  if (target.immune.includes(damageType)) return R_IMMUNE;
+  const resistant = target.resistant.includes(damageType);
+  const vulnerable = target.vulnerable.includes(damageType);
+  if (resistant && !vulnerable) return R_HALF;
+  if (vulnerable && !resistant) return R_DOUBLE;
+  return R_NORMAL;
+}
+
+/**
+ * One strike row and what the result needs to know about it, or an error with the strike's path.
+ * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
+ */
+function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
+  actionAdvantage, actionDisadvantage) {
+  choice(strike.style, STYLES, `${path}.style`, 'style');
+  choice(strike.damage_type, DAMAGE_TYPES, `${path}.damage_type`, 'damage type');
+  if (strike.dice > MAX_SKILL_DICE) {
+    throw new SchemaError(`${path}.dice`, `${strike.dice} skill dice, the most is ${MAX_SKILL_DICE} (ER-3)`);
+  }
+  if (strike.dice < 1) {
+    throw new SchemaError(`${path}.dice`, `${strike.dice} skill dice, a strike needs at least 1 (ER-3)`);
+  }
+  checkRange(strike.bonus, ...BONUS_RANGE, `${path}.bonus`, 'bonus');
+  const ranged = strike.method === 'range';
+  if (ranged && strike.weight) {
+    throw new SchemaError(`${path}.weight`, 'ranged weapons have no weight component (ER-4)');
+  }
+  checkRange(strike.weight, 0, 2, `${path}.weight`, 'weight');
+  const critCapable = strike.crit !== null ? strike.crit : CRIT_STYLES.includes(strike.style);
+  if (strike.crit_range !== null) {
+    checkRange(strike.crit_range, 2, 20, `${path}.crit_range`, 'crit range');
+    if (!critCapable) {
+      throw new SchemaError(`${path}.crit_range`, `a ${strike.style} strike cannot crit unless ` +
+        '`crit` is true (ER-8)');
+    }
+  }
+  const attribute = ranged ? 'agility' : 'strength';
+  const score = attacker[attribute];
+  const explicit = attacker[`${attribute}_mod`];
+  if (score === null) {
+    throw new SchemaError(`${attackerPath}.${attribute}`, `the ${strike.method} strike at ${path} ` +
+      `needs the attacker's ${attribute} score (ER-4)`);
+  }
+  const spec = target.spec;
+  const tconds = spec.conditions;
+  if (spec.cover === 'full' && ranged) {
+    throw new RulesError(`${path}.target`, `target ${pyRepr(target.id)} has full cover: no ranged attack ` +
+      'is possible (ER-16)');
+  }
+  if (ranged && attackerConditions.has('underwater') && strike.style !== 'archery') {
+    throw new RulesError(`${path}.style`, `underwater, a ${strike.style} ranged attack is impossible; ` +
+      'only archery works (ER-14)');
+  }
+
+  const advantageFrom = [];
+  const disadvantageFrom = [];
+  if (strike.advantage) advantageFrom.push('strike');
+  if (actionAdvantage) advantageFrom.push('action');
+  if (strike.disadvantage) disadvantageFrom.push('strike');
+  if (actionDisadvantage) disadvantageFrom.push('action');
+  for (const name of ATTACKER_DISADVANTAGE) {
+    if (attackerConditions.has(name)) disadvantageFrom.push(`attacker ${name}`);
+  }
+  if (attackerConditions.has('underwater') && (ranged || attacker.swim_speed < 20)) {
+    disadvantageFrom.push('attacker underwater');
+  }
+  for (const name of TARGET_ADVANTAGE) {
+    if (tconds.includes(name)) advantageFrom.push(`target ${name}`);
+  }
+  for (const name of ['prone', 'unconscious']) {
+    if (tconds.includes(name)) (ranged ? disadvantageFrom : advantageFrom).push(`target ${name}`);
+  }
+  for (const name of ['invisible', 'defending']) {
+    if (tconds.includes(name)) disadvantageFrom.push(`target ${name}`);
+  }
+  const sneak = strike.sneak;
+  if (sneak !== false) {
+    if (disadvantageFrom.length) {
+      throw new RulesError(`${path}.sneak`, 'a sneak attack cannot be made at disadvantage ' +
+        `(disadvantage from: ${disadvantageFrom.join(', ')}) (ER-13)`);
+    }
+    advantageFrom.push('sneak attack');
+  }
+  const hasAdv = advantageFrom.length > 0 && disadvantageFrom.length === 0;
+  const hasDis = disadvantageFrom.length > 0 && advantageFrom.length === 0;
+  const sneakDie = sneak === true;
+
+  const penalty = Math.max(attackerConditions.has('bound') ? 5 : 0,
+    attackerConditions.has('shaken') ? 2 : 0,
+    tconds.includes('invisible') ? 3 : 0);
+  const toHit = score + SIZE_BONUS[attacker.size] + (ranged ? SIZE_BONUS[spec.size] : 0) +
+    strike.bonus - penalty - attacker.obscurement;
+  const byType = spec.ac_by_type[strike.damage_type];
+  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = critCapable && !hasDis ? (strike.crit_range || 20) : 0;
+  const resist = resistanceState(spec, strike.damage_type);
+  const sources = [];
+  for (let i = 0; i < strike.dice; i++) sources.push('skill');
+  if (hasAdv) sources.push('advantage');
+  if (sneakDie) sources.push('sneak');
+  if (hasDis) sources.push('disadvantage');
+  const row = {
+    skill: strike.dice,
+    adv: hasAdv ? 1 : 0,
+    sneak: sneakDie ? 1 : 0,
+    disadv: hasDis ? 1 : 0,
+    toHit,
+    ac,
+    crit: critThr,
+    autoCrit: tconds.includes('paralyzed') && !hasDis ? 1 : 0,
+    weight: ranged ? 0 : strike.weight,
+    mod: modifier(score, explicit),
+    resist,
+    onlyChain: tconds.includes('petrified') ? 1 : 0,
+    critProof: spec.crit_proof ? 1 : 0,
+    target: target.index,
+    type: DAMAGE_TYPES.indexOf(strike.damage_type),
+  };
+  const meta = {
+    target: target.id, method: strike.method, style: strike.style,
+    damage_type: strike.damage_type, advantage: hasAdv, disadvantage: hasDis, sneak,
+    to_hit: toHit, ac, crit_range: critThr || null,
+    resistance: RESISTANCE_NAMES[resist], sources,
+    advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
+  };
+  return { row, meta };
+}
+
+module.exports = {
+  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
+  checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
+  resistanceState, compileStrike,
+};

@@ -43,8 +43,10 @@ function kernelError(err, rolls, strikePath = '$.strikes') {
 function compileAttack(request, options = {}) {
   const req = decode(request, AttackRequest);
   checkRuleset(req.ruleset);
+  // The request's own seed is checked even when options.seed wins: a typo is still a typo.
+  checkSeed(req.seed);
   const seed = options.seed !== undefined && options.seed !== null
-    ? checkSeed(options.seed, 'seed') : checkSeed(req.seed);
+    ? checkSeed(options.seed, 'seed') : req.seed;
   const rolls = checkRolls(req.rolls);
   const conditions = checkAttacker(req.attacker, '$.attacker');
   const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));

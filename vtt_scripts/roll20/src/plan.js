@@ -133,7 +133,9 @@ function resistanceState(target, damageType) {
  * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
  */
 function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
-  actionAdvantage, actionDisadvantage) {
+  actionAdvantage, actionDisadvantage, targetPath = null) {
+  // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
+  targetPath = targetPath || `${path}.target`;
   choice(strike.style, STYLES, `${path}.style`, 'style');
   choice(strike.damage_type, DAMAGE_TYPES, `${path}.damage_type`, 'damage type');
   if (strike.dice > MAX_SKILL_DICE) {
@@ -166,7 +168,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const spec = target.spec;
   const tconds = spec.conditions;
   if (spec.cover === 'full' && ranged) {
-    throw new RulesError(`${path}.target`, `target ${pyRepr(target.id)} has full cover: no ranged attack ` +
+    throw new RulesError(targetPath, `target ${pyRepr(target.id)} has full cover: no ranged attack ` +
       'is possible (ER-16)');
   }
   if (ranged && attackerConditions.has('underwater') && strike.style !== 'archery') {
@@ -198,8 +200,9 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const sneak = strike.sneak;
   if (sneak !== false) {
     if (disadvantageFrom.length) {
+      const where = targetPath === `${path}.target` ? '' : ` against ${targetPath}`;
       throw new RulesError(`${path}.sneak`, 'a sneak attack cannot be made at disadvantage ' +
-        `(disadvantage from: ${disadvantageFrom.join(', ')}) (ER-13)`);
+        `(disadvantage from: ${disadvantageFrom.join(', ')})${where} (ER-13)`);
     }
     advantageFrom.push('sneak attack');
   }

@@ -3,6 +3,7 @@
     python er_fuzz.py fuzz SEED COUNT     random requests (valid and not), resolved
     python er_fuzz.py battery             one wrong value at every field of a request
     python er_fuzz.py fixture             both, the set kept in test/fixtures/er_cross_check.json
+    python er_fuzz.py initiative SEED COUNT   ER-18 initiative requests (test/fixtures/initiative_cross_check.json)
 
 Prints a JSON list of {"name", "request", "seed", "result"} (the result without
 `backend`) or {"name", "request", "seed", "error": {"path", "message"}}.
@@ -14,6 +15,7 @@ import random
 import sys
 
 from fracas.engine import resolve
+from fracas.initiative import roll_initiative
 from fracas.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLES
 
 
@@ -148,10 +150,41 @@ def battery():
     return out
 
 
+def initiative(seed, count):
+    rnd = random.Random(seed)
+    out = []
+    for k in range(count):
+        combatants = []
+        for i in range(rnd.randint(1, 12)):
+            c = {"id": rnd.choice(["-Mtok", "pc ", "orc"]) + str(i)}
+            if rnd.random() < .8:
+                c["agility"] = rnd.randint(0, 6)
+            if rnd.random() < .3:
+                c["agility_mod"] = rnd.randint(-2, 3)
+            if rnd.random() < .3:
+                c["bonus"] = rnd.randint(-2, 2)
+            combatants.append(c)
+        req = {"combatants": combatants}
+        if rnd.random() < .1:
+            req["rolls"] = [rnd.randint(1, 10) for _ in range(rnd.randint(1, 14))]
+        seed_k = rnd.getrandbits(53)
+        try:
+            result = roll_initiative(req, seed=seed_k).to_dict()
+            out.append({"name": f"initiative {seed}/{k}", "request": req, "seed": seed_k, "result": result})
+        except Exception as exc:
+            if not hasattr(exc, "path"):
+                raise
+            out.append({"name": f"initiative {seed}/{k}", "request": req, "seed": seed_k,
+                        "error": {"path": exc.path, "message": exc.reason}})
+    return out
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "fixture"
     if mode == "fuzz":
         vectors = fuzz(int(argv[2]), int(argv[3]))
+    elif mode == "initiative":
+        vectors = initiative(int(argv[2]), int(argv[3]))
     elif mode == "battery":
         vectors = battery()
     else:

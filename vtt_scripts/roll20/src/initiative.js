@@ -1,0 +1,96 @@
+'use strict';
+// ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
+// The twin of src/fracas/initiative.py, with the same draw order: one d10 per
+// combatant in request order; then, for each group of tied totals from the highest
+// total down, one d20 per tied combatant in request order; combatants still tied
+// roll again (their group first), until every tie is broken.
+
+const { DiceError, LimitError, SchemaError } = require('./errors');
+const { InitiativeRequest, decode, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
+const { checkSeed } = require('./engine');
+const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+
+const MAX_COMBATANTS = 10000;
+const MAX_ROLL_OFFS = 1000;
+
+/** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
+function rollInitiative(request, options = {}) {
+  const req = decode(request, InitiativeRequest);
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  if (!req.combatants.length) throw new SchemaError('$.combatants', 'no combatants: give at least one');
+  if (req.combatants.length > MAX_COMBATANTS) {
+    throw new LimitError('$.combatants', `${req.combatants.length} combatants, the most is ${MAX_COMBATANTS}`);
+  }
+  const seen = new Set();
+  const mods = req.combatants.map((c, i) => {
+    const path = `$.combatants[${i}]`;
+    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, `duplicate combatant id ${pyRepr(c.id)}`);
+    seen.add(c.id);
+    if (c.agility === null && c.agility_mod === null) {
+      throw new SchemaError(`${path}.agility`, 'give the agility score or agility_mod (ER-18)');
+    }
+    if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
+    checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
+    return modifier(c.agility, c.agility_mod) + c.bonus;
+  });
+  if (seed === null || seed === undefined) {
+    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+    seed = options.newSeed();
+  }
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  let order;
+  try {
+    order = rankAll(req.combatants, mods, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative needs another die ` +
+        `(position ${err.position} in draw order)`);
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
+      'for the d10 drawn there (1 to 10)');
+  }
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative used only ${dice.pos}: ` +
+      'remove the extra faces');
+  }
+  return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
+}
+
+function distinctDescending(values) {
+  return Array.from(new Set(values)).sort((a, b) => b - a);
+}
+
+function rankAll(combatants, mods, dice) {
+  const entries = combatants.map((c, i) => {
+    const roll = dice.die(10);
+    return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
+  });
+  const ranked = [];
+  for (const total of distinctDescending(entries.map((e) => e.total))) {
+    ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
+  }
+  return ranked;
+}
+
+function breakTies(tied, dice, depth) {
+  if (tied.length === 1) return tied;
+  if (depth >= MAX_ROLL_OFFS) throw new LimitError('$.combatants', `a tie survived ${MAX_ROLL_OFFS} d20 roll-offs`);
+  const rolled = tied.map((entry) => {
+    const face = dice.die(20);
+    entry.tiebreaks.push(face);
+    return [face, entry];
+  });
+  const ranked = [];
+  for (const face of distinctDescending(rolled.map(([f]) => f))) {
+    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), dice, depth + 1));
+  }
+  return ranked;
+}
+
+module.exports = { rollInitiative, MAX_COMBATANTS };

@@ -27,3 +27,15 @@ def roll(request, rolls=None, seed=1):
 
 def without_backend(result):
     return {k: v for k, v in result.items() if k != "backend"}
+
+
+def load_vector_generator():
+    """The module tests/vectors/generate.py (random requests, vector building)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "vectors" / "generate.py"
+    spec = importlib.util.spec_from_file_location("fracas_vector_generate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

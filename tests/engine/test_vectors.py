@@ -11,6 +11,8 @@ import pytest
 import fracas
 from fracas import _kernels
 
+from .helpers import load_vector_generator
+
 VECTORS = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "er_vectors.json").read_text())
 
 
@@ -41,9 +43,5 @@ def test_every_vector_reproduces(backend):
 
 def test_generator_is_in_sync_with_the_committed_file():
     """Regenerating gives the committed file byte for byte (a draw-order change must be deliberate)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("generate", Path(__file__).resolve().parents[1] / "vectors" / "generate.py")
-    generate = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generate)
+    generate = load_vector_generator()
     assert generate.dumps(generate.build()) == generate.VECTORS.read_text()

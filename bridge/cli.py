@@ -1,0 +1,134 @@
+"""``fracas serve``: the bridge's command (also ``python -m fracas.bridge``).
+
+Importing this module is cheap (click only): the CLI registers :func:`serve` on
+the ``fracas`` group, and the server, engine and websockets load when it runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+TOKEN_ENV = "FRACAS_BRIDGE_TOKEN"
+
+
+def default_journal() -> str:
+    """``journal.sqlite3`` in the per-user data directory of fracas."""
+    import os
+
+    import platformdirs
+
+    return os.path.join(platformdirs.user_data_dir("fracas", appauthor=False), "journal.sqlite3")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback needs --allow-remote.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="TCP port; 0 picks a free one (the banner shows which).")
+@click.option("--journal", "journal", type=click.Path(dir_okay=False), default=None,
+              help="SQLite journal of every answered roll [default: per-user data dir"
+                   " fracas/journal.sqlite3].")
+@click.option("--journal-sync", type=click.Choice(["full", "normal"]), default="full",
+              show_default=True,
+              help="full: each journaled roll survives a power cut; normal: faster, survives"
+                   " a crash of the bridge but maybe not of the machine.")
+@click.option("--token", envvar=TOKEN_ENV, default=None,
+              help=f"Access token clients must send first [default: a fresh random one;"
+                   f" also read from ${TOKEN_ENV}].")
+@click.option("--allow-origin", "origins", multiple=True, metavar="ORIGIN",
+              help="Also accept browser pages from ORIGIN (scheme://host[:port]); repeatable."
+                   " Roll20 and local Foundry (port 30000) are always accepted unless"
+                   " --no-default-origins.")
+@click.option("--no-default-origins", is_flag=True,
+              help="Accept only the origins given with --allow-origin.")
+@click.option("--allow-no-origin", is_flag=True,
+              help="Accept clients that send no Origin header (programs, not browsers).")
+@click.option("--allow-host", "hosts", multiple=True, metavar="HOST:PORT",
+              help="Also accept this Host header (e.g. a LAN name with --allow-remote); repeatable.")
+@click.option("--allow-remote", is_flag=True,
+              help="Allow a non-loopback --host: other machines can then reach the bridge.")
+@click.option("--max-connections", type=click.IntRange(1), default=None,
+              help="Most open connections [default: 32].")
+@click.option("--max-batch", type=click.IntRange(1), default=None,
+              help="Most requests in one JSON-RPC batch [default: 1000].")
+@click.option("--max-bulk-attacks", type=click.IntRange(1), default=None,
+              help="Most attacks in one attack.bulk request [default: 100000000].")
+@click.option("--max-message-bytes", type=click.IntRange(1024), default=None,
+              help="Largest incoming message; bigger ones close the connection (1009)"
+                   " [default: 1048576].")
+@click.option("--workers", type=click.IntRange(1, 256), default=None,
+              help="Threads answering requests [default: CPUs + 4, at most 32].")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+              default="info", show_default=True, help="What to log on stderr (never the token).")
+def serve(host, port, journal, journal_sync, token, origins, no_default_origins, allow_no_origin,
+          hosts, allow_remote, max_connections, max_batch, max_bulk_attacks, max_message_bytes,
+          workers, log_level):
+    """Run the websocket bridge (JSON-RPC 2.0) that VTT scripts talk to.
+
+    Prints the URL and the access token, then serves until Ctrl-C or SIGTERM;
+    requests being worked on then finish and are journaled before it exits.
+    """
+    import asyncio
+    import dataclasses
+
+    from .auth import new_token
+    from .journal import JournalError
+    from .limits import Limits
+    from .server import BridgeConfig, is_loopback, normalize_origin, run
+
+    if not is_loopback(host) and not allow_remote:
+        raise click.UsageError(
+            f"--host {host} is not loopback: other machines could reach the bridge."
+            " Add --allow-remote if that is what you want.")
+    for origin in origins:
+        try:
+            normalize_origin(origin)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
+    if token is not None and not token.strip():
+        raise click.BadParameter("the token must not be empty", param_hint="--token")
+    overrides = {name: value for name, value in (
+        ("max_connections", max_connections), ("max_batch", max_batch),
+        ("max_bulk_attacks", max_bulk_attacks), ("max_message_bytes", max_message_bytes),
+    ) if value is not None}
+    config = BridgeConfig(
+        token=token if token is not None else new_token(),
+        journal=journal if journal is not None else default_journal(),
+        host=host,
+        port=port,
+        journal_sync=journal_sync,
+        origins=tuple(origins),
+        default_origins=not no_default_origins,
+        allow_no_origin=allow_no_origin,
+        hosts=tuple(hosts),
+        allow_remote=allow_remote,
+        limits=dataclasses.replace(Limits(), **overrides),
+        workers=workers,
+    )
+    logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if token is not None and len(token) < 16:
+        click.echo("warning: the token is shorter than 16 characters; anyone who can reach"
+                   " the bridge may guess it", err=True)
+    if not is_loopback(host):
+        click.echo(f"warning: listening on {host}: other machines can reach the bridge, and"
+                   " ws:// is not encrypted (the token and the rolls travel in clear)", err=True)
+
+    def banner(bridge) -> None:
+        import fracas
+
+        click.echo(f"fracas bridge {fracas.__version__} (backend {fracas.backend})\n"
+                   f"  url:     {bridge.url}\n"
+                   f"  token:   {config.token}\n"
+                   f"  journal: {bridge.journal_path}")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(run(config, on_ready=banner))
+    except JournalError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -1,0 +1,201 @@
+"""The journal: every answered roll, in SQLite, written before its reply is sent.
+
+One journal file is one idempotency namespace: the JSON-RPC ``id`` of a rolling
+request (``attack.resolve``, ``attack.bulk``, ``initiative.roll``) is its key, and
+the same id again gets the recorded result instead of a new roll. The file is in
+WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
+``"normal"`` it survives the bridge being killed but maybe not the machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id_key      TEXT PRIMARY KEY,  -- the JSON-RPC id as canonical JSON: 7 and "7" differ
+    method      TEXT NOT NULL,
+    digest      TEXT NOT NULL,     -- sha256 of method and canonical params
+    params      BLOB NOT NULL,     -- canonical JSON (sorted keys)
+    result      BLOB NOT NULL,     -- the result exactly as it was sent
+    backend     TEXT NOT NULL,
+    version     TEXT NOT NULL,     -- fracas version that rolled it
+    recorded_at TEXT NOT NULL      -- UTC, ISO 8601
+) WITHOUT ROWID
+"""
+
+SYNC_MODES = ("full", "normal")
+
+
+class JournalError(Exception):
+    """The journal file cannot be opened or written (message names the file)."""
+
+
+def id_key(request_id: int | str) -> str:
+    """The journal key of a JSON-RPC id."""
+    return orjson.dumps(request_id).decode()
+
+
+def canonical(params: Any) -> bytes:
+    """Params as JSON with sorted keys, so equal requests have equal bytes."""
+    return orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
+
+
+def digest(method: str, canonical_params: bytes) -> str:
+    """What "the same request" means: same method, same canonical params."""
+    return hashlib.sha256(method.encode() + b"\0" + canonical_params).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One journaled answer."""
+
+    id_key: str
+    method: str
+    digest: str
+    params: bytes
+    result: bytes
+    backend: str
+    version: str
+    recorded_at: str
+
+    @property
+    def request_id(self) -> int | str:
+        return orjson.loads(self.id_key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view (the answer of ``journal.get``)."""
+        return {
+            "id": self.request_id,
+            "method": self.method,
+            "params": orjson.Fragment(self.params),
+            "result": orjson.Fragment(self.result),
+            "backend": self.backend,
+            "version": self.version,
+            "recorded_at": self.recorded_at,
+        }
+
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Journal:
+    """A SQLite journal shared by the bridge's worker threads.
+
+    ``path`` may be ``":memory:"`` (tests). All access goes through one
+    connection under a lock; statements are short (a primary-key lookup, one
+    insert transaction per reply or batch), so the lock is never held while
+    the engine works.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, sync: str = "full") -> None:
+        if sync not in SYNC_MODES:
+            raise ValueError(f"journal sync must be one of {SYNC_MODES}, got {sync!r}")
+        self.path = os.fspath(path)
+        self._lock = threading.Lock()
+        try:
+            if self.path != ":memory:":
+                parent = os.path.dirname(os.path.abspath(self.path))
+                os.makedirs(parent, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as error:
+            raise JournalError(f"cannot open journal {self.path}: {error}") from error
+        try:
+            self._setup(sync)
+        except sqlite3.Error as error:
+            self._db.close()
+            raise JournalError(f"cannot use journal {self.path}: {error}") from error
+
+    def _setup(self, sync: str) -> None:
+        db = self._db
+        db.execute("PRAGMA busy_timeout = 10000")
+        if self.path != ":memory:":
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise sqlite3.OperationalError(f"WAL mode refused (journal_mode is {mode})")
+        db.execute(f"PRAGMA synchronous = {sync.upper()}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(
+                f"journal schema version {version}; this fracas reads version {SCHEMA_VERSION}"
+            )
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def lookup(self, key: str) -> Entry | None:
+        """The entry journaled under ``key``, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id_key, method, digest, params, result, backend, version, recorded_at"
+                " FROM entries WHERE id_key = ?",
+                (key,),
+            ).fetchone()
+        return None if row is None else Entry(*row)
+
+    def record(self, entries: Iterable[Entry]) -> list[Entry]:
+        """Write ``entries`` in one transaction; return what the journal now holds.
+
+        An entry whose key another writer (another bridge on the same file)
+        journaled first is not overwritten: the stored entry is returned in its
+        place, so the caller answers with what is on disk.
+        """
+        entries = list(entries)
+        if not entries:
+            return []
+        stored: list[Entry] = []
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                for entry in entries:
+                    cursor = db.execute(
+                        "INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        dataclasses.astuple(entry),
+                    )
+                    if cursor.rowcount == 1:
+                        stored.append(entry)
+                    else:
+                        row = db.execute(
+                            "SELECT id_key, method, digest, params, result, backend, version,"
+                            " recorded_at FROM entries WHERE id_key = ?",
+                            (entry.id_key,),
+                        ).fetchone()
+                        stored.append(Entry(*row))
+                db.execute("COMMIT")
+            except sqlite3.Error as error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise JournalError(f"cannot write journal {self.path}: {error}") from error
+        return stored
+
+    def count(self) -> int:
+        """Number of journaled entries."""
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM entries").fetchone()[0]
+
+    def close(self) -> None:
+        """Checkpoint the WAL and close the file."""
+        with self._lock:
+            try:
+                if self.path != ":memory:":
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._db.close()

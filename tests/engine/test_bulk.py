@@ -1,0 +1,131 @@
+"""Bulk resolution (the bulk issue): one request, many attacks, same rules and errors."""
+
+import copy
+
+import pytest
+
+import fracas
+
+from .helpers import attack, strike
+
+SKELETONS = {
+    "ruleset": "enchanted-realms", "seed": 7,
+    "profiles": {"skeleton": {"attacker": {"strength": 3},
+                              "strikes": [{"method": "melee", "style": "slashing", "dice": 1, "weight": 1,
+                                           "damage_type": "edged"}]}},
+    "targets": {"pc-1": {"ac": 15}, "pc-2": {"ac": 13, "resistant": ["edged"]}},
+    "attacks": [{"profile": "skeleton", "target": "pc-1", "count": 120},
+                {"profile": "skeleton", "target": "pc-2", "count": 80}],
+    "detail": "summary",
+}
+
+
+def test_summary_shape_and_consistency():
+    result = fracas.resolve_bulk(SKELETONS).to_dict()
+    assert result["seed"] == 7 and result["attacks_total"] == 200
+    pc1, pc2 = result["targets"]["pc-1"], result["targets"]["pc-2"]
+    assert pc1["attacks"] == 120 and pc2["attacks"] == 80
+    assert 0 < pc1["attacks_hit"] <= 120
+    assert pc1["by_type"] == {"edged": pc1["damage"]}
+    assert set(pc1) >= {"damage", "by_type", "attacks", "attacks_hit", "crits", "longest_chain", "undodgeable"}
+    g0, g1 = result["groups"]
+    assert sum(g0["histogram"]) == 120 and sum(g1["histogram"]) == 80
+    assert sum(k * c for k, c in enumerate(g0["histogram"])) == g0["damage"] == pc1["damage"]
+    assert g0["hit_rate"] == g0["attacks_hit"] / 120
+    assert result["total_damage"] == pc1["damage"] + pc2["damage"]
+
+
+def test_resolve_dispatches_bulk_requests():
+    assert fracas.resolve(SKELETONS).to_dict() == fracas.resolve_bulk(SKELETONS).to_dict()
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_identical_for_any_thread_count(threads):
+    request = copy.deepcopy(SKELETONS)
+    request["attacks"][0]["count"] = 300_000   # several chunks
+    reference = fracas.resolve_bulk(request, threads=1).to_dict()
+    assert fracas.resolve_bulk(request, threads=threads).to_dict() == reference
+
+
+def test_count_one_equals_the_single_attack_api():
+    """A bulk request with count 1 rolls exactly the single attack with the same seed."""
+    single_strikes = [strike("a", dice=3, weight=1, crit_range=19), strike("b", dice=2, sneak=True),
+                      strike("a", dice=1, style="bludgeoning", damage_type="blunt")]
+    targets = {"a": {"ac": 12, "vulnerable": ["blunt"]}, "b": {"ac": 10}}
+    attacker = {"strength": 5}
+    for seed in range(200):
+        single = fracas.resolve(attack(single_strikes, targets=targets, attacker=attacker), seed=seed)
+        profile = [{k: v for k, v in s.items() if k != "target"} for s in single_strikes]
+        bulk = fracas.resolve_bulk({
+            "profiles": {"p": {"attacker": attacker, "strikes": profile}}, "targets": targets,
+            "attacks": [{"profile": "p", "target": ["a", "b", "a"], "count": 1}], "detail": "attacks"},
+            seed=seed).to_dict()
+        assert bulk["attacks"][0]["strikes"] == [s["damage"] for s in single.to_dict()["strikes"]]
+        assert {t: v["damage"] for t, v in bulk["targets"].items()} == single.target_damage()
+
+
+def test_detail_attacks_and_dice_agree_with_summary():
+    summary = fracas.resolve_bulk(SKELETONS).to_dict()
+    attacks = fracas.resolve_bulk(dict(SKELETONS, detail="attacks")).to_dict()
+    dice = fracas.resolve_bulk(dict(SKELETONS, detail="dice")).to_dict()
+    assert attacks["targets"] == summary["targets"] == dice["targets"]
+    assert len(attacks["attacks"]) == 200
+    assert sum(a["damage"] for a in attacks["attacks"]) == summary["total_damage"]
+    assert [a["damage"] for a in dice["attacks"]] == [a["damage"] for a in attacks["attacks"]]
+    first = dice["attacks"][0]["strikes"][0]
+    assert first["dice"][0]["source"] == "skill" and first["target"] == "pc-1"
+
+
+def test_detail_size_limits_are_clear_errors():
+    request = copy.deepcopy(SKELETONS)
+    request["attacks"][0]["count"] = 20_000
+    request["detail"] = "dice"
+    with pytest.raises(fracas.LimitError) as err:
+        fracas.resolve_bulk(request)
+    assert err.value.path == "$.detail" and "limited to 10,000" in err.value.reason
+
+
+BULK_ERRORS = [
+    (("attacks", 0, "profile"), "zombie", fracas.SchemaError, "$.attacks[0].profile", "unknown profile 'zombie'"),
+    (("attacks", 1, "target"), "pc-9", fracas.SchemaError, "$.attacks[1].target", "unknown target 'pc-9'"),
+    (("attacks", 1, "target"), ["pc-1", "pc-2"], fracas.SchemaError, "$.attacks[1].target", "2 targets for the 1 strikes"),
+    (("attacks", 0, "count"), -1, fracas.SchemaError, "$.attacks[0].count", "out of range"),
+    (("profiles", "skeleton", "strikes", 0, "dice"), 6, fracas.SchemaError,
+     "$.profiles.skeleton.strikes[0].dice", "6 skill dice, the most is 5 (ER-3)"),
+    (("profiles", "skeleton", "strikes", 0, "target"), "pc-1", fracas.SchemaError,
+     "$.profiles.skeleton.strikes[0]", "unknown field target"),
+    (("profiles", "skeleton", "attacker", "conditions"), ["stunned"], fracas.RulesError,
+     "$.profiles.skeleton.attacker.conditions", "a stunned attacker cannot attack (ER-14)"),
+    (("targets", "pc-2", "ac"), "x", fracas.SchemaError, "$.targets['pc-2'].ac", "expected int, got str"),
+    (("detail",), "everything", fracas.SchemaError, "$.detail", "invalid enum value 'everything'"),
+    (("attacks",), [], fracas.SchemaError, "$.attacks", "no attacks"),
+]
+
+
+@pytest.mark.parametrize("path, value, error, where, reason", BULK_ERRORS)
+def test_bulk_errors_have_paths(path, value, error, where, reason):
+    request = copy.deepcopy(SKELETONS)
+    node = request
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(error) as caught:
+        fracas.resolve_bulk(request)
+    assert caught.value.path == where and reason in caught.value.reason
+
+
+def test_bulk_rules_error_points_at_the_attacks_entry():
+    request = copy.deepcopy(SKELETONS)
+    request["profiles"]["archer"] = {"attacker": {"agility": 4}, "strikes": [
+        {"method": "range", "style": "archery", "dice": 2, "damage_type": "piercing"}]}
+    request["targets"]["pc-2"]["cover"] = "full"
+    request["attacks"].append({"profile": "archer", "target": "pc-2", "count": 5})
+    with pytest.raises(fracas.RulesError) as caught:
+        fracas.resolve_bulk(request)
+    assert caught.value.path == "$.attacks[2].target"
+
+
+def test_threads_argument_is_checked():
+    with pytest.raises(fracas.SchemaError) as caught:
+        fracas.resolve_bulk(SKELETONS, threads=0)
+    assert caught.value.path == "threads"

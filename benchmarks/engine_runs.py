@@ -1,0 +1,94 @@
+"""fracas itself as a contestant: the public API, the bare kernels, the generator.
+
+- `api(scenario, backend, threads)`: `fracas.resolve_bulk` in summary mode, the
+  whole path a user takes (request validation, plan, chunks, kernel, result).
+- `kernel(scenario, module)`: one `roll_summary` call over the scenario's plan rows,
+  no request handling at all: what the kernel alone does.
+- `generator(words_per_attack)`: xoshiro128** words and nothing else, counted in
+  the attacks those words would feed: the physical limit.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Callable
+
+import fracas
+from fracas import _kernels
+from fracas import _layout as L
+from fracas.rng import seed_state
+
+from .scenarios import Scenario
+from .tally import Tally
+
+
+def api(scenario: Scenario, backend: str | None = None, threads: int = 1) -> Callable[[int, int], Tally]:
+    """`n` attacks of `scenario` through `fracas.resolve_bulk`.
+
+    With `backend` None the active backend runs and nothing is switched per call
+    (the scaling table times calls of 10 attacks, where a switch would show).
+    """
+
+    def bulk(n: int, seed: int) -> Tally:
+        result = fracas.resolve_bulk(scenario.bulk_request(n), seed=seed, threads=threads)
+        summary = result.to_dict()
+        return Tally(n, summary["total_damage"], summary["groups"][0]["attacks_hit"])
+
+    if backend is None:
+        return bulk
+
+    def run(n: int, seed: int) -> Tally:
+        with _kernels.using(backend):
+            return bulk(n, seed)
+
+    return run
+
+
+def kernel(scenario: Scenario, module=None) -> Callable[[int, int], Tally]:
+    """`n` attacks of `scenario` in one bare `roll_summary` call of `module`."""
+    module = module if module is not None else _kernels.compiled
+    plan = scenario.plan()
+    n_targets = scenario.n_targets
+
+    def run(n: int, seed: int) -> Tally:
+        state = array("I", seed_state(seed))
+        targets = array("q", bytes(8 * n_targets * L.T_WIDTH))
+        by_type = array("q", bytes(8 * n_targets * L.N_TYPES))
+        groups_acc = array("q", bytes(8 * (L.G_WIDTH + L.HIST_BINS)))
+        info = array("q", bytes(32))
+        err = module.roll_summary(plan, scenario.groups(n), n_targets, 0, n, state,
+                                  targets, by_type, groups_acc, info)
+        if err:
+            raise RuntimeError(f"kernel error {err} in the benchmark plan")
+        return Tally(n, groups_acc[L.G_DAMAGE], groups_acc[L.G_ATTACKS_HIT])
+
+    return run
+
+
+def generator(words_per_attack: float, module=None) -> Callable[[int, int], int]:
+    """Draw the words `n` attacks would need (`n * words_per_attack`), nothing else."""
+    module = module if module is not None else _kernels.compiled
+
+    def run(n: int, seed: int) -> int:
+        state = array("I", seed_state(seed))
+        return module.generator_words(state, max(1, round(n * words_per_attack)))
+
+    return run
+
+
+def single(scenario: Scenario, as_json: bool = False, to_dict: bool = False) -> Callable[[], object]:
+    """One `fracas.resolve` call for one attack on the active backend.
+
+    The request carries no seed, so each call draws one from the OS as a VTT macro's
+    call does. `as_json` hands the request as JSON text; `to_dict` also builds the
+    JSON-ready result.
+    """
+    request = scenario.single_request()
+    if as_json:
+        import orjson
+
+        request = orjson.dumps(request).decode()
+    resolve = fracas.resolve
+    if to_dict:
+        return lambda: resolve(request).to_dict()
+    return lambda: resolve(request)

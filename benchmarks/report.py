@@ -1,0 +1,169 @@
+"""The benchmark result document as terminal tables: attacks/s and ratios side by side."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+def rate(value: Optional[float]) -> str:
+    """Attacks (or words) per second with an SI prefix: 29.3M, 410k."""
+    if value is None:
+        return "—"
+    for factor, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= factor:
+            return f"{value / factor:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def ratio(value: Optional[float]) -> str:
+    """A ratio: 154×, 12.3×, 0.85×."""
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}×"
+    if value >= 10:
+        return f"{value:.1f}×"
+    return f"{value:.2f}×"
+
+
+def _table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [str(cell).ljust(widths[0]) if i == 0 else str(cell).rjust(widths[i])
+                 for i, cell in enumerate(row)]
+        lines.append(indent + "   ".join(cells).rstrip())
+    return lines
+
+
+def _typical(result: dict) -> list[str]:
+    sc = result["scenarios"]["typical"]
+    rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
+    gen = result["generator"]
+    rows = []
+    for key in ("compiled", "kernel", "python", "randint", "numpy", "d20", "generator"):
+        value = gen["attacks_per_s_limit"] if key == "generator" else rates.get(key)
+        if key not in labels:
+            rows.append([f"{key} (not installed)", "—", "—", "—"])
+            continue
+        if key == "compiled":
+            api_col, kernel_col = "1.00×", ratio(_inverse(ratios.get("compiled_vs_kernel")))
+        elif key == "kernel":
+            api_col, kernel_col = ratio(ratios.get("compiled_vs_kernel")), "1.00×"
+        else:
+            api_col = ratio(ratios.get(f"compiled_vs_{key}"))
+            kernel_col = ratio(ratios.get(f"kernel_vs_{key}"))
+        rows.append([labels[key], rate(value), api_col, kernel_col])
+    lines = [f"Scenario 1 · {sc['title']}: {sc['description']} (single thread)"]
+    lines += _table(["contestant", "attacks/s", "API ÷ this", "kernel ÷ this"], rows)
+    lines.append(f"  generator: {rate(gen['words_per_s'])} words/s; at {gen['words_per_attack']:.4f} words "
+                 f"per attack that allows {rate(gen['attacks_per_s_limit'])} attacks/s; the public API "
+                 f"reaches {_pct(gen['compiled_fraction_of_limit'])} of it, the bare kernel "
+                 f"{_pct(gen['kernel_fraction_of_limit'])}")
+    return lines
+
+
+def _inverse(value: Optional[float]) -> Optional[float]:
+    return 1 / value if value else None
+
+
+def _pct(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def _engine_only(result: dict, key: str, number: int) -> list[str]:
+    sc = result["scenarios"][key]
+    rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
+    rows = [
+        [labels["compiled"], rate(rates["compiled"]), "1.00×",
+         ratio(_inverse(ratios.get("compiled_vs_kernel")))],
+        [labels["kernel"], rate(rates["kernel"]), ratio(ratios.get("compiled_vs_kernel")), "1.00×"],
+        [labels["python"], rate(rates["python"]), ratio(ratios.get("compiled_vs_python")),
+         ratio(ratios.get("kernel_vs_python"))],
+    ]
+    lines = [f"Scenario {number} · {sc['title']}: {sc['description']} (single thread)"]
+    lines += _table(["contestant", "attacks/s", "API ÷ this", "kernel ÷ this"], rows)
+    return lines
+
+
+def _bulk(result: dict) -> list[str]:
+    bulk = result["bulk"]
+    threads = bulk["threads"]
+    rows = []
+    for entry in bulk["sizes"]:
+        r = entry["attacks_per_s"]
+        rows.append([f"{entry['attacks']:,}", rate(r.get("compiled")), rate(r.get("compiled_cores")),
+                     ratio(entry.get("cores_vs_single")), rate(r.get("kernel")),
+                     ratio(entry.get("compiled_vs_kernel")), rate(r.get("numpy")),
+                     ratio(entry.get("compiled_vs_numpy"))])
+    lines = ["Scenario 4 · bulk: typical strikes in one fracas.resolve_bulk request, summary mode"]
+    lines += _table(["attacks", "1 thread", f"{threads} threads", f"{threads} ÷ 1", "bare kernel",
+                     "API ÷ kernel", "NumPy", "API ÷ NumPy"], rows)
+    memory = bulk.get("memory")
+    if memory:
+        lines.append(f"  peak memory (fresh process each): {memory['small_attacks']:,} attacks "
+                     f"{memory['small_peak_mb']:.1f} MB, {memory['large_attacks']:,} attacks "
+                     f"{memory['large_peak_mb']:.1f} MB: {memory['delta_mb']:+.1f} MB")
+        if memory.get("note"):
+            lines.append(f"  ({memory['note']})")
+    return lines
+
+
+def _latency(result: dict) -> list[str]:
+    api = result["api"]
+    return [
+        f"Single fracas.resolve, typical attack (median of {api['calls']:,} calls each)",
+        f"  request as dict {api['single_resolve_us']:.1f} µs (p90 {api['single_resolve_p90_us']:.1f}) · "
+        f"as JSON text {api['single_resolve_json_us']:.1f} µs · with to_dict() "
+        f"{api['single_resolve_to_dict_us']:.1f} µs · pure-Python backend "
+        f"{api['single_resolve_python_us']:.1f} µs",
+    ]
+
+
+def _scaling(result: dict) -> list[str]:
+    rows = [[f"{row['batch']:,}", rate(row["api_attacks_per_s"]), f"{row['api_us_per_call']:,.1f}",
+             rate(row["kernel_attacks_per_s"]), f"{row['kernel_us_per_call']:,.1f}",
+             ratio(row["api_vs_kernel"])] for row in result["scaling"]]
+    lines = ["Scaling · attacks/s by batch size, typical strike, single thread"]
+    lines += _table(["batch", "public API", "µs/call", "bare kernel", "µs/call", "API ÷ kernel"], rows)
+    return lines
+
+
+def _targets(result: dict) -> list[str]:
+    rows = []
+    for t in result["targets"]:
+        sign = "≤" if t["at_most"] else "≥"
+        target = f"{sign} {_figure(t['target'], t['unit'])}"
+        mark = {True: "met", False: "NOT met", None: "not measured"}[t["met"]]
+        rows.append([t["what"], target, _figure(t["measured"], t["unit"]), mark])
+    return ["Targets (reported, not enforced)"] + _table(["target", "wanted", "measured", ""], rows)
+
+
+def _figure(value: Optional[float], unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "×":
+        return ratio(value)
+    if unit == "attacks/s":
+        return rate(value) + "/s"
+    if unit == "":
+        return _pct(value)
+    return f"{value:.1f} {unit}"
+
+
+def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
+    """Every table of a result document, ready to print."""
+    m = result["machine"]
+    head = [
+        f"fracas bench · fracas {result['fracas_version']} · {'quick' if result['quick'] else 'full'} run · "
+        f"{result['rounds']} interleaved rounds, medians; ratios are medians of same-round pairs",
+        f"{result['date']} · {m['cpu']} · {m['cores']} cores · {m['platform']} · Python {m['python']}",
+    ]
+    if result.get("scale", 1.0) != 1.0:
+        head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
+    parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
+             _bulk(result), _latency(result), _scaling(result), _targets(result)]
+    if bridge_text:
+        parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
+    parts.append([f"({result['elapsed_s']:.1f} s)"])
+    return "\n\n".join("\n".join(p) for p in parts) + "\n"

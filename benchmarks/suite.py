@@ -1,0 +1,410 @@
+"""The benchmark suite `fracas bench` runs: sections, sizes, and the result document.
+
+`Suite(options).run(tick)` measures every section and returns one JSON-ready dict
+(documented in `benchmarks/README.md`); `report.format_report` prints it. Nothing
+here asserts a figure: the targets are evaluated and reported, never enforced.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import fracas
+from fracas import _kernels
+
+from . import d20_library, engine_runs, numpy_batch, randint_loop
+from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
+from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
+
+#: (what, threshold, unit) of every target the project answers to (issues 3 and 5).
+TARGETS = {
+    "vs_randint": ("compiled ÷ random.randint loop, scenario 1, single thread", 150.0, "×"),
+    "vs_numpy": ("compiled ÷ NumPy batch, scenario 1, single thread", 5.0, "×"),
+    "vs_d20": ("compiled ÷ d20 library, scenario 1, single thread", 1000.0, "×"),
+    "of_limit": ("compiled ÷ generator-only limit, scenario 1", 0.30, ""),
+    "single_resolve_us": ("one fracas.resolve, typical attack, median", 25.0, "µs"),
+    "bulk_single_thread": ("bulk summary, single thread", 5e7, "attacks/s"),
+    "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread", 1.7, "×"),
+    "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
+    "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 2.0, "×"),
+}
+#: Targets met by staying at or below the threshold (the rest: at or above).
+AT_MOST = {"single_resolve_us", "bulk_memory_mb", "bridge_overhead"}
+
+
+@dataclass
+class Options:
+    """What to run and how long to spend on it."""
+
+    quick: bool = False
+    rounds: Optional[int] = None
+    scale: float = 1.0          # multiplies every size and sample time (tests use tiny ones)
+    bridge: bool = False
+    threads: Optional[int] = None   # "both cores" figure; None = every core this process may use
+
+    @property
+    def n_rounds(self) -> int:
+        return self.rounds if self.rounds else (5 if self.quick else 7)
+
+    @property
+    def sample_s(self) -> float:
+        """Seconds one timed sample aims for."""
+        return (0.08 if self.quick else 0.4) * self.scale
+
+    def size(self, n: int) -> int:
+        return max(1, int(n * self.scale))
+
+    @property
+    def bulk_sizes(self) -> list[int]:
+        return [self.size(10**6)] if self.quick else [self.size(10**6), self.size(10**7)]
+
+    @property
+    def scaling_sizes(self) -> list[int]:
+        top = self.size(10**7)
+        return [10**k for k in range(1, 8) if 10**k <= max(top, 1000)]
+
+    @property
+    def memory_sizes(self) -> tuple[int, int]:
+        return 1000, (self.size(10**7) if self.quick else self.size(10**8))
+
+    @property
+    def latency_calls(self) -> int:
+        return max(20, int((2_000 if self.quick else 20_000) * self.scale))
+
+    @property
+    def cores(self) -> int:
+        if self.threads:
+            return self.threads
+        if hasattr(os, "sched_getaffinity"):
+            return len(os.sched_getaffinity(0))
+        return os.cpu_count() or 1
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu": cpu, "cores": cores, "platform": platform.platform(),
+            "python": platform.python_version(), "implementation": platform.python_implementation()}
+
+
+def _versions() -> dict:
+    out = {"fracas": fracas.__version__}
+    for name in ("numpy", "d20"):
+        try:
+            from importlib.metadata import version
+
+            out[name] = version(name)
+        except Exception:  # noqa: BLE001 - not installed is a fine answer
+            out[name] = None
+    return out
+
+
+class Suite:
+    """Every section of the benchmark, run in order; `total_steps` sizes a progress bar."""
+
+    def __init__(self, options: Options, bridge_module=None):
+        if _kernels.compiled is None:
+            raise RuntimeError("the compiled core is not built in this install: "
+                               "fracas bench measures it against the rest")
+        self.options = options
+        self.bridge_module = bridge_module
+        self.has_numpy = numpy_batch.available()
+        self.has_d20 = d20_library.available()
+        self._label = ""
+
+    # -- sizing the progress bar -----------------------------------------------------
+    def _typical_contestants(self) -> int:
+        return 5 + self.has_numpy + self.has_d20
+
+    @property
+    def total_steps(self) -> int:
+        o = self.options
+        r = o.n_rounds
+        steps = r * self._typical_contestants() + 2 * r * 3
+        steps += len(o.bulk_sizes) * r * (3 + self.has_numpy)
+        steps += 4 * r                                       # latency blocks
+        steps += len(o.scaling_sizes) * r * 2
+        steps += 2                                           # memory probes
+        steps += 1 if (o.bridge and self.bridge_module) else 0
+        return steps
+
+    @property
+    def label(self) -> str:
+        """The section being measured now (for a progress bar)."""
+        return self._label
+
+    # -- running ---------------------------------------------------------------------
+    def run(self, tick: Callable[[], None] = lambda: None) -> dict:
+        o = self.options
+        started = time.perf_counter()
+        result: dict = {
+            "fracas_version": fracas.__version__,
+            "backend": fracas.backend,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "machine": machine(),
+            "versions": _versions(),
+            "quick": o.quick, "rounds": o.n_rounds, "scale": o.scale,
+            "sample_s": o.sample_s,
+        }
+        self._label = "scenario 1: typical strike"
+        typical, generator = self._typical(tick)
+        scenarios = {"typical": typical}
+        for scenario in (HEAVY, MULTI):
+            self._label = f"scenario: {scenario.title}"
+            scenarios[scenario.key] = self._engine_only(scenario, tick)
+        self._label = "bulk"
+        bulk = self._bulk(tick)
+        scenarios["bulk"] = bulk.pop("scenario")
+        result["scenarios"] = scenarios
+        result["generator"] = generator
+        self._label = "single resolve latency"
+        result["api"] = self._latency(tick)
+        self._label = "scaling"
+        result["scaling"] = self._scaling(tick)
+        self._label = "bulk memory"
+        bulk["memory"] = self._memory(tick)
+        result["bulk"] = bulk
+        if o.bridge and self.bridge_module is not None:
+            self._label = "bridge"
+            result["bridge"] = self.bridge_module.run(o.quick)
+            tick()
+        else:
+            result["bridge"] = None
+        result["targets"] = evaluate_targets(result)
+        result["elapsed_s"] = round(time.perf_counter() - started, 2)
+        return result
+
+    def _calibrated(self, contestants: list[Contestant]) -> list[Contestant]:
+        for contestant in contestants:
+            calibrate(contestant, self.options.sample_s)
+        return contestants
+
+    def _typical(self, tick) -> tuple[dict, dict]:
+        """Scenario 1: every contestant side by side, plus the generator limit."""
+        o = self.options
+        contestants = [
+            Contestant("compiled", "fracas compiled (public API)",
+                       engine_runs.api(TYPICAL, "compiled", threads=1)),
+            Contestant("kernel", "fracas compiled (bare kernel)", engine_runs.kernel(TYPICAL)),
+            Contestant("python", "fracas pure Python (public API)",
+                       engine_runs.api(TYPICAL, "python", threads=1)),
+            Contestant("randint", randint_loop.LABEL, randint_loop.run),
+            Contestant("generator", "xoshiro128** alone (limit)",
+                       engine_runs.generator(float(WORDS_PER_ATTACK))),
+        ]
+        if self.has_numpy:
+            contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run))
+        if self.has_d20:
+            contestants.append(Contestant("d20", d20_library.LABEL, d20_library.run))
+        interleave(self._calibrated(contestants), o.n_rounds, tick)
+        by_key = {c.key: c for c in contestants}
+        rates = {key: (by_key[key].median if key in by_key else None)
+                 for key in ("compiled", "kernel", "python", "randint", "numpy", "d20")}
+        ratios = {"compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"])}
+        for head in ("compiled", "kernel"):
+            for other in ("python", "randint", "numpy", "d20", "generator"):
+                if other in by_key:
+                    ratios[f"{head}_vs_{other}"] = paired_ratio(by_key[head], by_key[other])
+        typical = {
+            "title": TYPICAL.title, "description": TYPICAL.description,
+            "attacks_per_s": rates, "ratios": ratios,
+            "batch": {c.key: c.batch for c in contestants},
+            "labels": {c.key: c.label for c in contestants},
+        }
+        limit = by_key["generator"].median
+        generator = {"words_per_s": limit * float(WORDS_PER_ATTACK),
+                     "attacks_per_s_limit": limit,
+                     "words_per_attack": float(WORDS_PER_ATTACK),
+                     "compiled_fraction_of_limit": ratios["compiled_vs_generator"],
+                     "kernel_fraction_of_limit": ratios["kernel_vs_generator"]}
+        return typical, generator
+
+    def _engine_only(self, scenario, tick) -> dict:
+        """Scenarios 2 and 3: the engine's own backends (competitors do scenario 1 only)."""
+        contestants = [
+            Contestant("compiled", "fracas compiled (public API)",
+                       engine_runs.api(scenario, "compiled", threads=1)),
+            Contestant("kernel", "fracas compiled (bare kernel)", engine_runs.kernel(scenario)),
+            Contestant("python", "fracas pure Python (public API)",
+                       engine_runs.api(scenario, "python", threads=1)),
+        ]
+        interleave(self._calibrated(contestants), self.options.n_rounds, tick)
+        by_key = {c.key: c for c in contestants}
+        rates = {key: by_key[key].median for key in ("compiled", "kernel", "python")}
+        rates.update(randint=None, numpy=None, d20=None)
+        ratios = {
+            "compiled_vs_python": paired_ratio(by_key["compiled"], by_key["python"]),
+            "kernel_vs_python": paired_ratio(by_key["kernel"], by_key["python"]),
+            "compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"]),
+        }
+        return {"title": scenario.title, "description": scenario.description,
+                "attacks_per_s": rates, "ratios": ratios,
+                "batch": {c.key: c.batch for c in contestants},
+                "labels": {c.key: c.label for c in contestants}}
+
+    def _bulk(self, tick) -> dict:
+        """Scenario 4 and the bulk figures: big batches, one thread and every core."""
+        o = self.options
+        cores = o.cores
+        sizes = []
+        for n in o.bulk_sizes:
+            contestants = [
+                Contestant("compiled", "public bulk API, 1 thread",
+                           engine_runs.api(TYPICAL, "compiled", 1), n),
+                Contestant("compiled_cores", f"public bulk API, {cores} threads",
+                           engine_runs.api(TYPICAL, "compiled", cores), n),
+                Contestant("kernel", "bare kernel, 1 thread", engine_runs.kernel(TYPICAL), n),
+            ]
+            if self.has_numpy:
+                contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run, n))
+            interleave(contestants, o.n_rounds, tick)
+            by_key = {c.key: c for c in contestants}
+            entry = {"attacks": n, "threads": cores,
+                     "attacks_per_s": {c.key: c.median for c in contestants},
+                     "cores_vs_single": paired_ratio(by_key["compiled_cores"], by_key["compiled"]),
+                     "compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"]),
+                     "labels": {c.key: c.label for c in contestants}}
+            if "numpy" in by_key:
+                entry["compiled_vs_numpy"] = paired_ratio(by_key["compiled"], by_key["numpy"])
+            sizes.append(entry)
+        largest = sizes[-1]
+        rates = largest["attacks_per_s"]
+        scenario = {"title": "bulk", "description": f"{largest['attacks']:,} typical strikes in one batch",
+                    "attacks": largest["attacks"],
+                    "attacks_per_s": {"compiled": rates.get("compiled"),
+                                      "compiled_cores": rates.get("compiled_cores"),
+                                      "kernel": rates.get("kernel"), "python": None,
+                                      "randint": None, "numpy": rates.get("numpy"), "d20": None}}
+        return {"sizes": sizes, "threads": cores, "scenario": scenario}
+
+    def _latency(self, tick) -> dict:
+        """One `fracas.resolve` per call, each call timed alone; medians in µs."""
+        o = self.options
+        calls = {
+            "single_resolve_us": engine_runs.single(TYPICAL),
+            "single_resolve_json_us": engine_runs.single(TYPICAL, as_json=True),
+            "single_resolve_to_dict_us": engine_runs.single(TYPICAL, to_dict=True),
+            "single_resolve_python_us": engine_runs.single(TYPICAL),
+        }
+        samples: dict[str, list[float]] = {key: [] for key in calls}
+        block = max(1, o.latency_calls // o.n_rounds)
+        for call in calls.values():    # warm caches and imports before timing
+            with _kernels.using("python"):
+                call()
+            call()
+        for r in range(o.n_rounds):
+            keys = list(calls)
+            keys = keys[r % len(keys):] + keys[:r % len(keys)]
+            for key in keys:
+                backend = "python" if key == "single_resolve_python_us" else "compiled"
+                with _kernels.using(backend):
+                    samples[key].extend(latencies(calls[key], block))
+                tick()
+        out: dict = {key: statistics.median(values) * 1e6 for key, values in samples.items()}
+        times = sorted(samples["single_resolve_us"])
+        out["single_resolve_p90_us"] = times[int(0.9 * (len(times) - 1))] * 1e6
+        out["calls"] = block * o.n_rounds
+        return out
+
+    def _scaling(self, tick) -> list[dict]:
+        """Attacks/s by batch size: the per-call overhead against the steady state."""
+        o = self.options
+        rows = []
+        for n in o.scaling_sizes:
+            def calls(run, n=n):
+                def many(k: int, seed: int):
+                    for i in range(k):
+                        run(n, seed + i)
+                return many
+
+            contestants = [
+                Contestant("api", "public bulk API", calls(engine_runs.api(TYPICAL, None, 1))),
+                Contestant("kernel", "bare kernel", calls(engine_runs.kernel(TYPICAL))),
+            ]
+            with _kernels.using("compiled"):
+                for contestant in contestants:
+                    calibrate(contestant, o.sample_s / 2)
+                interleave(contestants, o.n_rounds, tick)
+            by_key = {c.key: c for c in contestants}
+            rows.append({
+                "batch": n,
+                "api_attacks_per_s": by_key["api"].median * n,
+                "api_us_per_call": 1e6 / by_key["api"].median,
+                "kernel_attacks_per_s": by_key["kernel"].median * n,
+                "kernel_us_per_call": 1e6 / by_key["kernel"].median,
+                "api_vs_kernel": paired_ratio(by_key["api"], by_key["kernel"]),
+            })
+        return rows
+
+    def _memory(self, tick) -> dict:
+        """Peak memory of a small and a huge summary request, each in a fresh process."""
+        from .memory import in_subprocess
+
+        o = self.options
+        small, large = o.memory_sizes
+        base = in_subprocess(small)
+        tick()
+        big = in_subprocess(large)
+        tick()
+        note = None
+        if large < 10**8:
+            note = (f"10^8 attacks skipped in --quick; measured {large:,} instead"
+                    if o.quick else f"scaled run: measured {large:,} attacks")
+        return {"small_attacks": small, "small_peak_mb": base["peak_bytes"] / 1e6,
+                "large_attacks": large, "large_peak_mb": big["peak_bytes"] / 1e6,
+                "delta_mb": (big["peak_bytes"] - base["peak_bytes"]) / 1e6,
+                "note": note}
+
+
+def evaluate_targets(result: dict) -> list[dict]:
+    """Each target with the figure measured and whether it is met (None: not measured)."""
+    typical = result["scenarios"]["typical"]["ratios"]
+    sizes = result["bulk"]["sizes"]
+    memory = result["bulk"].get("memory") or {}
+    measured = {
+        "vs_randint": typical.get("compiled_vs_randint"),
+        "vs_numpy": typical.get("compiled_vs_numpy"),
+        "vs_d20": typical.get("compiled_vs_d20"),
+        "of_limit": typical.get("compiled_vs_generator"),
+        "single_resolve_us": result["api"].get("single_resolve_us"),
+        "bulk_single_thread": min((s["attacks_per_s"].get("compiled") or 0) for s in sizes) if sizes else None,
+        "bulk_cores_ratio": min((s.get("cores_vs_single") or 0) for s in sizes) if sizes else None,
+        "bulk_memory_mb": memory.get("delta_mb") if memory.get("large_attacks", 0) >= 10**8 else None,
+        "bridge_overhead": _bridge_overhead(result.get("bridge")),
+    }
+    out = []
+    for key, (what, threshold, unit) in TARGETS.items():
+        value = measured[key]
+        met = None
+        if value is not None:
+            met = value <= threshold if key in AT_MOST else value >= threshold
+        out.append({"key": key, "what": what, "target": threshold, "unit": unit,
+                    "at_most": key in AT_MOST, "measured": value, "met": met})
+    return out
+
+
+def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:
+    """The bridge's in-process overhead ratio, if its result reports one."""
+    if not isinstance(bridge, dict):
+        return None
+    for key in ("overhead_ratio", "bulk_overhead_ratio", "overhead"):
+        value = bridge.get(key)
+        if isinstance(value, (int, float)):
+            return float(value)
+    return None
+

@@ -1,0 +1,412 @@
+"""The `fracas` command: resolve attacks, replay rolls, run the benchmarks, serve VTTs.
+
+    fracas attack --dice 3 --bonus 2 --ac 14 --weight 1 --str 4 --style slashing
+    fracas attack request.json --seed 42 --json
+    fracas attack --bulk charge.json
+    fracas replay journal-entry.json --expect result.json
+    fracas bench --quick --json bench.json
+    fracas serve
+
+Every error a user can cause exits with code 2 and the engine's message, which
+names the field (`$.strikes[0].dice: …`); a replay that does not match exits 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+import click
+
+import fracas
+
+from .errors import RequestError
+from .render import TerminalRenderer, differences, render_differences
+from .schema import COVERS, DAMAGE_TYPES, METHODS, SIZES, STYLES
+
+#: The damage type a strike of each style deals when `--damage-type` is not given.
+STYLE_DAMAGE = {
+    "slashing": "edged", "cleaving": "edged", "savage": "edged",
+    "bludgeoning": "blunt", "shield": "blunt",
+    "piercing": "piercing", "pole-arm": "piercing",
+    "ranged": "piercing", "archery": "piercing", "thrown": "piercing",
+}
+#: The method a style implies when `--method` is not given (ER-4).
+STYLE_METHOD = {"ranged": "range", "archery": "range", "thrown": "range", "savage": "savage"}
+#: The flags that describe a single attack (mutually exclusive with a request file).
+ATTACK_FLAGS = ("dice", "bonus", "ac", "weight", "strength", "strength_mod", "agility",
+                "agility_mod", "method", "style", "damage_type", "crit_range", "advantage",
+                "disadvantage", "sneak", "target", "resistant", "vulnerable", "immune",
+                "condition", "cover", "size", "target_size")
+
+
+class RequestRejected(click.ClickException):
+    """The engine refused the request: exit code 2 and its message with the field path."""
+
+    exit_code = 2
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"fracas {fracas.__version__} ({fracas.backend} backend, "
+               f"Python {sys.version.split()[0]})")
+    ctx.exit()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the fracas version and dice backend, then exit.")
+def main() -> None:
+    """fracas: tabletop combat resolution, fast and reproducible.
+
+    Resolves Enchanted Realms attacks (every die, crit chain and resistance), whole
+    mob charges in one request, and replays any roll from its seed.
+    """
+
+
+#: Which flag sets a field of the request the flags build (for error hints).
+_FLAG_OF_FIELD = {
+    "attacker.strength_mod": "--str-mod", "attacker.strength": "--str",
+    "attacker.agility_mod": "--agi-mod", "attacker.agility": "--agi", "attacker.size": "--size",
+    "attacker.conditions": None, "targets.size": "--target-size", "targets.ac": "--ac",
+    "targets.cover": "--cover", "targets.resistant": "--resistant",
+    "targets.vulnerable": "--vulnerable", "targets.immune": "--immune",
+    "targets.conditions": "--condition",
+}
+
+
+def _flag_hint(path: str, target: str) -> Optional[str]:
+    """The flag behind a field path of a request built from flags, e.g. `--str`."""
+    from .schema import key_path
+
+    plain = path.replace(key_path("$.targets", target), "$.targets").replace("$.strikes[0]", "$.strike")
+    plain = plain[2:] if plain.startswith("$.") else plain
+    plain = plain.split("[")[0]
+    for field, flag in _FLAG_OF_FIELD.items():
+        if plain == field or plain.startswith(field + "."):
+            return flag
+    if plain.startswith("strike."):
+        return "--" + plain.split(".")[1].replace("_", "-")
+    return None
+
+
+# -- reading input ---------------------------------------------------------------------
+def _engine_call(call, *args, flags_target: Optional[str] = None, **kwargs):
+    """Run an engine call; a request error becomes exit code 2 with its message.
+
+    With `flags_target` (the request was built from flags) the message also names
+    the flag that sets the field.
+    """
+    try:
+        return call(*args, **kwargs)
+    except RequestError as err:
+        message = str(err)
+        if flags_target is not None:
+            flag = _flag_hint(err.path, flags_target)
+            if flag:
+                message += f" (set it with {flag})"
+        raise RequestRejected(message) from None
+
+
+def _load_json(data: bytes, what: str) -> Any:
+    """Decode a JSON document; a broken one is a user error (exit 2), not a traceback."""
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        raise RequestRejected(f"$: {what} is not valid JSON ({err})") from None
+
+
+def _emit(result: dict, as_json: bool) -> None:
+    if as_json:
+        import orjson
+
+        click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(TerminalRenderer(click.style).render(result))
+
+
+def _flags_request(p: dict) -> dict:
+    """The single-attack request the common-case flags describe (docs/ENGINE.md §6)."""
+    if p["dice"] is None or p["ac"] is None:
+        raise click.UsageError("give --dice and --ac (or a request file, or '-' for stdin)")
+    style = p["style"]
+    method = p["method"] or STYLE_METHOD.get(style, "melee")
+    attacker: dict[str, Any] = {"size": p["size"]}
+    for key in ("strength", "strength_mod", "agility", "agility_mod"):
+        if p[key] is not None:
+            attacker[key] = p[key]
+    strike: dict[str, Any] = {
+        "target": p["target"], "method": method, "style": style, "dice": p["dice"],
+        "bonus": p["bonus"], "weight": p["weight"],
+        "damage_type": p["damage_type"] or STYLE_DAMAGE[style],
+        "advantage": p["advantage"], "disadvantage": p["disadvantage"], "sneak": p["sneak"],
+    }
+    if p["crit_range"] is not None:
+        strike["crit_range"] = p["crit_range"]
+    target: dict[str, Any] = {"ac": p["ac"], "size": p["target_size"], "cover": p["cover"],
+                              "resistant": list(p["resistant"]), "vulnerable": list(p["vulnerable"]),
+                              "immune": list(p["immune"]), "conditions": list(p["condition"])}
+    return {"ruleset": "enchanted-realms", "attacker": attacker, "strikes": [strike],
+            "targets": {p["target"]: target}}
+
+
+# -- attack ----------------------------------------------------------------------------
+@main.command()
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--bulk", "bulk", type=click.File("rb"), metavar="FILE",
+              help="Resolve a bulk request (profiles × targets × counts) from FILE ('-' for stdin).")
+@click.option("--seed", type=int, default=None,
+              help="Roll from this seed (wins over the request's own); the same seed replays the same dice.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a breakdown.")
+@click.option("--threads", type=click.IntRange(1, 256), default=None,
+              help="Threads for --bulk [default: every core]; the result is the same for any count.")
+@click.option("--dice", type=int, default=None, help="Skill dice in the pool (1-5, ER-3).")
+@click.option("--bonus", type=int, default=0, show_default=True, help="Other bonuses on every die.")
+@click.option("--ac", type=int, default=None, help="The target's armor class.")
+@click.option("--weight", type=int, default=0, show_default=True,
+              help="Weapon weight: light 0, medium 1, heavy 2 (melee only).")
+@click.option("--str", "strength", type=int, default=None,
+              help="Attacker Strength score: added to hit in melee; its modifier to damage.")
+@click.option("--str-mod", "strength_mod", type=int, default=None,
+              help="Strength modifier, when it is not floor((score - 2) / 2).")
+@click.option("--agi", "agility", type=int, default=None,
+              help="Attacker Agility score (ranged attacks).")
+@click.option("--agi-mod", "agility_mod", type=int, default=None,
+              help="Agility modifier, when it is not floor((score - 2) / 2).")
+@click.option("--method", type=click.Choice(METHODS), default=None,
+              help="melee, range or savage [default: from the style].")
+@click.option("--style", type=click.Choice(STYLES), default="slashing", show_default=True,
+              help="Weapon style (decides crits and the default damage type).")
+@click.option("--damage-type", type=click.Choice(DAMAGE_TYPES), default=None,
+              help="Damage type [default: edged for slashing/cleaving/savage, blunt for "
+                   "bludgeoning/shield, piercing for the rest].")
+@click.option("--crit-range", type=int, default=None,
+              help="Lowest crit face, e.g. 19 for crits on 19-20.")
+@click.option("--advantage", is_flag=True, help="One extra d20 in the pool (ER-12).")
+@click.option("--disadvantage", is_flag=True,
+              help="One extra d20, the highest discarded; no crits (ER-12).")
+@click.option("--sneak", is_flag=True, help="Sneak attack: advantage die plus sneak die (ER-13).")
+@click.option("--target", default="target", show_default=True, help="The target's name.")
+@click.option("--resistant", multiple=True, type=click.Choice(DAMAGE_TYPES),
+              help="Target resists this damage type (halved); repeatable.")
+@click.option("--vulnerable", multiple=True, type=click.Choice(DAMAGE_TYPES),
+              help="Target is vulnerable to this damage type (doubled); repeatable.")
+@click.option("--immune", multiple=True, type=click.Choice(DAMAGE_TYPES),
+              help="Target is immune to this damage type; repeatable.")
+@click.option("--condition", multiple=True, metavar="CONDITION",
+              help="A condition of the target (prone, stunned, invisible …, ER-15); repeatable.")
+@click.option("--cover", type=click.Choice(COVERS), default="none", show_default=True,
+              help="The target's cover (ER-16).")
+@click.option("--size", type=click.Choice(SIZES), default="medium", show_default=True,
+              help="The attacker's size (ER-5).")
+@click.option("--target-size", type=click.Choice(SIZES), default="medium", show_default=True,
+              help="The target's size (ER-5, ranged attacks).")
+@click.pass_context
+def attack(ctx: click.Context, request, bulk, seed, as_json, threads, **flags) -> None:
+    """Resolve one attack and show every die, hit, crit chain and damage per target.
+
+    REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
+    the flags describe a single strike, e.g.
+    `fracas attack --dice 3 --bonus 2 --ac 14 --weight 1 --str 4 --style slashing`.
+    A request with `attacks` (or --bulk FILE) is a bulk request: many attacks of a
+    few profiles, shown as a summary per target and per group.
+    """
+    flags_given = [name for name in ATTACK_FLAGS
+                   if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    given = (["REQUEST"] if request is not None else []) + (["--bulk"] if bulk is not None else [])
+    if len(given) + bool(flags_given) > 1:
+        given += ["--" + name.replace("_", "-") for name in flags_given]
+        raise click.UsageError("give one of: a request file, --bulk FILE, or attack flags "
+                               f"(got {', '.join(given)})")
+    if threads is not None and bulk is None:
+        raise click.UsageError("--threads goes with --bulk")
+    if bulk is not None:
+        payload = _load_json(bulk.read(), "the bulk request")
+        result = _engine_call(fracas.resolve_bulk, payload, seed=seed, threads=threads)
+    elif request is not None:
+        payload = _load_json(request.read(), "the request")
+        result = _engine_call(fracas.resolve, payload, seed=seed)
+    elif flags_given:
+        result = _engine_call(fracas.resolve, _flags_request(flags), seed=seed,
+                              flags_target=flags["target"])
+    elif not sys.stdin.isatty():
+        payload = _load_json(click.get_binary_stream("stdin").read(), "standard input")
+        result = _engine_call(fracas.resolve, payload, seed=seed)
+    else:
+        raise click.UsageError("no request: give a JSON file, '-' for stdin, --bulk FILE, or "
+                               "flags such as --dice 3 --ac 14")
+    _emit(result.to_dict(), as_json)
+
+
+# -- replay ----------------------------------------------------------------------------
+_ENGINE_METHODS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
+                   "initiative.roll": "roll_initiative"}
+
+
+def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict]]:
+    """(engine method, request, recorded result) from what `fracas replay` accepts.
+
+    - a journal entry (`journal.get`): {"method", "params", "result", …};
+    - a JSON-RPC request: {"jsonrpc", "method", "params", …};
+    - {"request": …, "result": …} (a chat card's or a script's export);
+    - a bare request that carries its seed.
+    """
+    if not isinstance(record, dict):
+        raise RequestRejected("$: expected a JSON object (a request, a journal entry or a "
+                              "JSON-RPC request)")
+    if "params" in record and "method" in record:
+        method = record["method"]
+        if method not in _ENGINE_METHODS:
+            raise RequestRejected(f"$.method: {method!r} is not a roll to replay "
+                                  f"(one of: {', '.join(_ENGINE_METHODS)})")
+        return method, record["params"], record.get("result")
+    if "request" in record:
+        request = record["request"]
+        method = "attack.bulk" if isinstance(request, dict) and "attacks" in request else (
+            "initiative.roll" if isinstance(request, dict) and "combatants" in request else "attack.resolve")
+        return method, request, record.get("result")
+    method = "attack.bulk" if "attacks" in record else (
+        "initiative.roll" if "combatants" in record else "attack.resolve")
+    return method, record, None
+
+
+def _unwrap_result(document: Any) -> Any:
+    """A result from a result file, a JSON-RPC response or a journal entry."""
+    if isinstance(document, dict) and "result" in document and (
+            "jsonrpc" in document or "params" in document or "request" in document):
+        return document["result"]
+    return document
+
+
+def _without_backend(result: Any) -> Any:
+    # The backend that rolled is not part of the roll: compiled and pure Python agree.
+    if isinstance(result, dict):
+        return {k: v for k, v in result.items() if k != "backend"}
+    return result
+
+
+@main.command()
+@click.argument("record", type=click.File("rb"))
+@click.option("--expect", type=click.File("rb"), metavar="RESULT.json",
+              help="Check the replay against this result (a result, a JSON-RPC response or a "
+                   "journal entry); exit 1 with a diff if they differ. 'backend' is ignored.")
+@click.option("--seed", type=int, default=None,
+              help="The seed the roll was made with, when the record does not carry it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the replayed result as JSON.")
+def replay(record, expect, seed, as_json) -> None:
+    """Re-resolve a recorded roll from its seed, and check it matches.
+
+    RECORD is a request carrying its seed, a bridge journal entry (`journal.get`),
+    a JSON-RPC request, or {"request": …, "result": …} ('-' for stdin). When it
+    carries its result, or with --expect, the replay is compared field by field.
+    """
+    method, request, recorded = _unwrap_record(_load_json(record.read(), "the record"))
+    expected = _unwrap_result(_load_json(expect.read(), "the expected result")) if expect else recorded
+    if seed is None and isinstance(expected, dict) and isinstance(expected.get("seed"), int):
+        seed = expected["seed"]
+    if seed is None and isinstance(request, dict) and isinstance(request.get("seed"), int):
+        seed = request["seed"]
+    if seed is None:
+        raise RequestRejected("$.seed: replay needs the seed the roll was made with "
+                              "(in the request, in the recorded result, or --seed)")
+    call = getattr(fracas, _ENGINE_METHODS[method])
+    result = _engine_call(call, request, seed=seed).to_dict()
+    _emit(result, as_json)
+    if expected is None:
+        return
+    found = differences(_without_backend(expected), _without_backend(result))
+    if found:
+        click.echo(click.style(f"Replay does NOT match the recorded result: {len(found)} "
+                               f"difference{'s' if len(found) != 1 else ''} (seed {seed})",
+                               fg="red", bold=True), err=True)
+        click.echo(render_differences(found), err=True)
+        sys.exit(1)
+    click.echo(click.style(f"Replay matches the recorded result (seed {seed}).", fg="green"),
+               err=as_json)
+
+
+# -- bench -----------------------------------------------------------------------------
+@main.command()
+@click.option("--quick", is_flag=True,
+              help="The CI size: under a minute on 2 cores, bulk at 10^6, no 10^8 memory run.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="PATH", help="Also write every figure as JSON to PATH.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="PATH", help="Draw the scaling table (attacks/s by batch size) as a PNG "
+                                   "(needs matplotlib).")
+@click.option("--bridge", is_flag=True,
+              help="Also measure the websocket bridge: round-trip latency and a large request "
+                   "end to end, against the engine in-process.")
+@click.option("--rounds", type=click.IntRange(1, 101), default=None,
+              help="Interleaved rounds per table [default: 5 with --quick, else 7].")
+@click.option("--threads", type=click.IntRange(1, 256), default=None,
+              help="Threads for the 'every core' bulk figure [default: the cores this process may use].")
+@click.option("--scale", type=click.FloatRange(1e-4, 10.0), default=1.0, show_default=True,
+              help="Multiply every size and sample time (0.01 for a smoke test); scaled "
+                   "figures are not comparable with full ones.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on stderr [default: when stderr is a terminal].")
+def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress) -> None:
+    """Measure fracas side by side with what people write instead.
+
+    Scenarios (typical strike, heavy, multi-strike, bulk), each timed in interleaved
+    rounds against the pure-Python backend, a random.randint loop, a NumPy batch and
+    the d20 library, plus the generator's own limit, single-call latency, scaling by
+    batch size and bulk memory. Prints attacks/s and ratios; targets are reported,
+    never enforced.
+    """
+    from fracas.benchmarks.report import format_report
+    from fracas.benchmarks.suite import Options, Suite
+
+    from . import _kernels
+
+    if _kernels.compiled is None:
+        raise click.ClickException("the compiled core is not built in this install; "
+                                   "fracas bench measures it against the rest")
+    if plot_path:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib (pip install 'fracas[bench]')") from None
+    bridge_module = None
+    if bridge:
+        try:
+            from fracas.benchmarks import bench_bridge as bridge_module
+        except ImportError as err:
+            raise click.UsageError(f"--bridge: the bridge benchmark is not available ({err})") from None
+    suite = Suite(Options(quick=quick, rounds=rounds, scale=scale, bridge=bridge, threads=threads),
+                  bridge_module=bridge_module)
+    show = sys.stderr.isatty() if progress is None else progress
+    if show:
+        with click.progressbar(length=suite.total_steps, label="fracas bench", file=sys.stderr,
+                               show_eta=True, item_show_func=lambda _: suite.label) as bar:
+            result = suite.run(lambda: bar.update(1))
+    else:
+        result = suite.run()
+    bridge_text = bridge_module.format(result["bridge"]) if bridge_module and result.get("bridge") else None
+    click.echo(format_report(result, bridge_text))
+    if json_path:
+        import orjson
+
+        with open(json_path, "wb") as out:
+            out.write(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+            out.write(b"\n")
+        click.echo(f"wrote {json_path}", err=True)
+    if plot_path:
+        from fracas.benchmarks.plot import plot_scaling
+
+        plot_scaling(result, plot_path)
+        click.echo(f"wrote {plot_path}", err=True)
+
+
+# -- serve (the bridge registers its own command) --------------------------------------
+try:
+    from fracas.bridge.cli import serve
+except ImportError as _bridge_missing:  # an install without the bridge package
+    if getattr(_bridge_missing, "name", None) not in ("fracas.bridge", "fracas.bridge.cli"):
+        raise
+else:
+    main.add_command(serve)

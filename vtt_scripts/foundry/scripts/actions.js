@@ -1,0 +1,322 @@
+// What the macro API does, step by step, against an injected VTT adapter (the edge
+// in main.js implements it with Foundry documents; tests implement it with fakes).
+//
+// Every action checks its input and the sheets before sending anything, and writes
+// to the world only after the bridge has answered: damage is applied all-or-none,
+// and taken back if the chat card cannot be posted, so a failure leaves nothing
+// half-applied. Failures become one notification naming the problem.
+
+import {
+  attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
+  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard,
+} from "./chat.js";
+import { planDamage, planUndo, writeAll } from "./damage.js";
+import { attackFormHtml, parseAttackForm } from "./dialog.js";
+import { ConnectionError, FracasError, InputError, describeError } from "./errors.js";
+import { normalizeSeed } from "./jsonrpc.js";
+import { getPath } from "./paths.js";
+import { buildAttackRequest, buildBulkRequest, buildInitiativeRequest, uniqueViews, who } from "./request.js";
+import { MODULE_ID, readMapping } from "./settings.js";
+
+/**
+ * The VTT adapter the actions use.
+ * @typedef {object} Vtt
+ * @property {() => boolean} isGM
+ * @property {() => object[]} controlled     token views of the controlled tokens
+ * @property {() => object[]} targeted       token views of the user's targets
+ * @property {(ref: unknown) => object|null} toView  a token, token document, id or name → view
+ * @property {(key: string) => unknown} setting
+ * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
+ * @property {(specs: object[]) => Promise<object[]>} makeRolls
+ * @property {(card: object) => Promise<{id: string}>} postCard
+ * @property {(id: string) => object|null} messageFlags   the message's fracas flags
+ * @property {(id: string, flags: object) => Promise<unknown>} setMessageFlags
+ * @property {(uuid: string) => Promise<object|null>} getDocument
+ * @property {(doc: object, data: object) => Promise<unknown>} updateDocument
+ * @property {() => object|null} combat     {id, combatants: [{id, name, view}]}
+ * @property {(combat: object, values: object[]) => Promise<unknown>} setInitiative
+ * @property {(html: string, title: string) => Promise<object|null>} promptForm
+ * @property {(level: "info"|"warn"|"error", text: string) => void} notify
+ */
+
+/** Names for the chat card: token names, numbered when two targets share one. */
+export function displayNames(views) {
+  const counts = {};
+  for (const v of views) counts[v.name] = (counts[v.name] ?? 0) + 1;
+  const seen = {};
+  const names = {};
+  for (const v of views) {
+    if (counts[v.name] > 1) {
+      seen[v.name] = (seen[v.name] ?? 0) + 1;
+      names[v.id] = `${v.name} #${seen[v.name]}`;
+    } else {
+      names[v.id] = v.name ?? v.id;
+    }
+  }
+  return names;
+}
+
+/**
+ * The module API over an adapter and the connection.
+ * @param {object} deps
+ * @param {Vtt} deps.vtt
+ * @param {() => import("./connection.js").BridgeConnection|null} deps.connection
+ *   the live connection, or null when this client does not hold it
+ * @param {() => string} deps.newId
+ * @param {(error: unknown) => void} [deps.log]
+ */
+export function createActions({ vtt, connection, newId, log = () => {} }) {
+  const mapping = () => readMapping((key) => vtt.setting(key));
+  const setting = (key) => vtt.setting(key);
+
+  /** Run `fn`; on failure notify the GM, log, and resolve null instead of throwing. */
+  const guarded = (fn) => async (...args) => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      vtt.notify(error instanceof FracasError ? "warn" : "error", describeError(error));
+      if (!(error instanceof FracasError)) log(error);
+      return null;
+    }
+  };
+
+  function requireGM(what) {
+    if (!vtt.isGM()) throw new InputError(`only a GM can ${what}: the GM's browser is the one connected to the bridge`);
+  }
+
+  function link() {
+    const conn = connection();
+    if (!conn) {
+      throw new ConnectionError("this browser does not hold the bridge connection: only the active GM's client connects");
+    }
+    return conn;
+  }
+
+  function seedOption(options) {
+    const seed = normalizeSeed(options.seed);
+    if (seed === null) throw new InputError(`seed ${String(options.seed)} is not a whole number from 0 to 2^64 − 1`);
+    return seed;
+  }
+
+  function viewsOf(refs, label) {
+    if (refs === undefined) return undefined;
+    const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
+    return list.map((ref) => {
+      const view = vtt.toView(ref);
+      if (!view) throw new InputError(`${label}: ${JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref))} is not a token on this scene`);
+      return view;
+    });
+  }
+
+  /**
+   * Apply `changes` (all or none), then post the card; if posting fails the damage
+   * is taken back, so the world never holds damage without its Undo button.
+   */
+  async function applyAndPost(changes, card) {
+    const writes = changes.map((c) => ({ uuid: c.uuid, name: c.name, path: c.path, value: c.after, restore: c.before }));
+    await writeAll(writes, { getDocument: vtt.getDocument, update: vtt.updateDocument });
+    try {
+      return await vtt.postCard(card);
+    } catch (error) {
+      const back = writes.map((w) => ({ ...w, value: w.restore, restore: w.value }));
+      let tail = "the damage was taken back";
+      try {
+        await writeAll(back, { getDocument: vtt.getDocument, update: vtt.updateDocument });
+      } catch (inner) {
+        tail = `and taking the damage back failed too (${inner.message})`;
+      }
+      throw new FracasError(`posting the chat card failed (${error?.message ?? error}); ${tail}`);
+    }
+  }
+
+  function cardFlags(kind, requestId, seed, changes) {
+    return { [MODULE_ID]: { kind, requestId, seed, changes, undone: null } };
+  }
+
+  /**
+   * Resolve an attack: the controlled token (or `attacker`) strikes the user's
+   * targets (or `targets`). Returns { requestId, result, messageId, changes }.
+   */
+  async function attack(options = {}) {
+    requireGM("resolve attacks with fracas");
+    const conn = link();
+    let attacker;
+    if (options.attacker !== undefined) {
+      [attacker] = viewsOf(options.attacker, "attacker");
+    } else {
+      const controlled = vtt.controlled();
+      if (controlled.length !== 1) {
+        throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+      }
+      [attacker] = controlled;
+    }
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    const map = mapping();
+    const { request, targets: used } = buildAttackRequest({
+      attacker, targets, strikes: options.strikes, mapping: map,
+      options: {
+        advantage: options.advantage, disadvantage: options.disadvantage, seed: seedOption(options),
+        rolls: options.rolls, conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
+      },
+    });
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("attack.resolve", request, { id: requestId });
+    const model = attackCardModel(result, { attackerName: attacker.name, names: displayNames(used), requestId });
+    const changes = apply
+      ? planDamage({
+        targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
+        path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
+      })
+      : [];
+    const rolls = await vtt.makeRolls(attackRollSpecs(model));
+    const message = await applyAndPost(changes, {
+      content: renderAttackCard(model, { undoable: changes.length > 0 }),
+      rolls,
+      flags: cardFlags("attack", requestId, model.seed, changes),
+      speaker: attacker,
+      whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  /**
+   * A mob attack (bulk, summary): the controlled tokens grouped by actor attack the
+   * targets; per-target totals applied with Undo; one compact card.
+   * @param {{strikes?: object[]|object, assign?: "split"|"each", attackers?, targets?, seed?}} options
+   */
+  async function mob(options = {}) {
+    requireGM("resolve mob attacks with fracas");
+    const conn = link();
+    const attackers = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    const map = mapping();
+    const { request, targets: used, profileNames } = buildBulkRequest({
+      attackers, targets, strikes: options.strikes, assign: options.assign, mapping: map,
+      options: {
+        seed: seedOption(options), advantage: options.advantage, disadvantage: options.disadvantage,
+        conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
+      },
+    });
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("attack.bulk", request, { id: requestId });
+    const model = mobCardModel(result, { names: displayNames(used), profileNames, requestId });
+    const changes = apply
+      ? planDamage({
+        targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
+        path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
+      })
+      : [];
+    const message = await applyAndPost(changes, {
+      content: renderMobCard(model, { undoable: changes.length > 0 }),
+      rolls: [],
+      flags: cardFlags("mob", requestId, model.seed, changes),
+      speaker: null,
+      whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  /** ER-18 initiative for the active combat; sets the tracker and posts the dice. */
+  async function initiative(options = {}) {
+    requireGM("roll initiative with fracas");
+    const conn = link();
+    const combat = vtt.combat();
+    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    const request = buildInitiativeRequest({
+      combatants: combat.combatants, mapping: mapping(),
+      options: { seed: seedOption(options), rolls: options.rolls },
+    });
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("initiative.roll", request, { id: requestId });
+    const names = Object.fromEntries(combat.combatants.map((c) => [c.id, c.name]));
+    const model = initiativeCardModel(result, { names, requestId });
+    const values = initiativeValues(model.order);
+    await vtt.setInitiative(combat, values);
+    const rolls = await vtt.makeRolls(initiativeRollSpecs(model));
+    const message = await vtt.postCard({
+      content: renderInitiativeCard(model), rolls,
+      flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: model.seed, changes: [], undone: null } },
+      speaker: null, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, values, messageId: message?.id ?? null };
+  }
+
+  /** Undo the damage of a fracas chat card: restore every exact previous value. */
+  async function undo(messageId) {
+    requireGM("undo fracas damage");
+    const flags = vtt.messageFlags(messageId);
+    if (!flags) throw new InputError("this chat message is not a fracas result");
+    if (flags.undone) throw new InputError("this damage was already undone");
+    const changes = Array.isArray(flags.changes) ? flags.changes : [];
+    if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
+    const docs = new Map();
+    for (const c of changes) {
+      const doc = await vtt.getDocument(c.uuid);
+      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
+      docs.set(c.uuid, doc);
+    }
+    const { writes, drifted } = planUndo(changes, (c) => {
+      const raw = getPath(docs.get(c.uuid), c.path);
+      return typeof raw === "string" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    });
+    await writeAll(writes, { getDocument: async (uuid) => docs.get(uuid), update: vtt.updateDocument });
+    await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
+    vtt.notify("info", `fracas: damage undone (${changes.map((c) => `${c.name} back to ${c.before}`).join(", ")})`);
+    if (drifted.length) {
+      vtt.notify("warn", `fracas: ${drifted.map((d) => `${d.name}'s Body had changed since the attack (${d.expected} expected, ${d.current} found)`).join("; ")}; restored to the value from before the attack anyway`);
+    }
+    return { restored: writes.map((w) => ({ uuid: w.uuid, name: w.name, value: w.value })), drifted };
+  }
+
+  async function askStrike(title, attackerName, targets) {
+    const last = vtt.setting("lastStrike");
+    const form = await vtt.promptForm(attackFormHtml(last, { attacker: attackerName, targets: targets.map(who) }), title);
+    if (!form) return null;
+    const parsed = parseAttackForm(form);
+    await vtt.setSetting("lastStrike", parsed.remember);
+    return parsed;
+  }
+
+  /** The ready-made macro: ask for the weapon, one strike at each target. */
+  async function attackDialog() {
+    requireGM("resolve attacks with fracas");
+    link();
+    const controlled = vtt.controlled();
+    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    const targets = uniqueViews(vtt.targeted());
+    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    const parsed = await askStrike("fracas: attack", controlled[0].name, targets);
+    if (!parsed) return null;
+    return attack({
+      ...parsed.options,
+      attacker: controlled[0].id,
+      targets: targets.map((t) => t.id),
+      strikes: targets.map((t) => ({ ...parsed.strike, target: t.id })),
+    });
+  }
+
+  /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
+  async function mobDialog() {
+    requireGM("resolve mob attacks with fracas");
+    link();
+    const attackers = vtt.controlled();
+    if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
+    const targets = uniqueViews(vtt.targeted());
+    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    const parsed = await askStrike("fracas: mob attack", `${attackers.length} tokens`, targets);
+    if (!parsed) return null;
+    if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");
+    return mob({ ...parsed.options, strikes: [parsed.strike] });
+  }
+
+  return {
+    attack: guarded(attack),
+    mob: guarded(mob),
+    initiative: guarded(initiative),
+    undo: guarded(undo),
+    attackDialog: guarded(attackDialog),
+    mobDialog: guarded(mobDialog),
+  };
+}

@@ -1,0 +1,293 @@
+// Engine results → chat: a model of the card (plain data, testable), the card's HTML,
+// and the dice as "roll specs" that the edge turns into Foundry Die terms with the
+// engine's faces filled in (so Foundry's dice tooltips and Dice So Nice show the
+// dice that were actually rolled, hit or miss).
+
+const esc = (value) => String(value)
+  .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
+
+/**
+ * The card model of an attack result (docs/ENGINE.md §7).
+ * @param {object} result  the engine result
+ * @param {{attackerName: string, names: Record<string,string>, requestId: string}} ctx
+ */
+export function attackCardModel(result, { attackerName, names, requestId }) {
+  const nameOf = (id) => names[id] ?? id;
+  const strikes = result.strikes.map((s, i) => ({
+    n: i + 1,
+    target: s.target,
+    targetName: nameOf(s.target),
+    method: s.method,
+    style: s.style,
+    damageType: s.damage_type,
+    toHit: s.to_hit,
+    ac: s.ac,
+    advantage: !!s.advantage,
+    disadvantage: !!s.disadvantage,
+    sneak: s.sneak ?? false,
+    critRange: s.crit_range ?? null,
+    dice: s.dice.map((d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
+    discarded: s.discarded ?? null,
+    chain: (s.crit_chain ?? []).map((c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
+    hits: s.hits,
+    crit: !!s.crit,
+    base: s.base,
+    modifier: s.modifier ?? null,
+    resistance: s.resistance ?? "normal",
+    damage: s.damage,
+    undodgeable: s.undodgeable ?? 0,
+  }));
+  const targets = Object.entries(result.targets).map(([id, t]) => ({
+    id,
+    name: nameOf(id),
+    damage: t.damage,
+    byType: { ...(t.by_type ?? {}) },
+    undodgeable: t.undodgeable ?? 0,
+    shockSaveDc: t.shock_save_dc ?? null,
+    shockSave: t.shock_save ? { ...t.shock_save } : null,
+  }));
+  return {
+    kind: "attack",
+    title: `${attackerName} attacks`,
+    attackerName,
+    requestId,
+    seed: String(result.seed),
+    backend: result.backend ?? null,
+    injected: !!result.injected,
+    strikes,
+    targets,
+    totalDamage: result.total_damage,
+  };
+}
+
+/** A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage". */
+export function strikeOutcome(s) {
+  if (!s.hits) return "miss";
+  const parts = [plural(s.hits, "hit")];
+  if (s.crit) parts.push(s.chain.length > 1 ? `crit (chain of ${s.chain.length})` : "crit");
+  let dmg = `${s.damage} ${s.damageType} damage`;
+  const notes = [];
+  if (s.modifier !== null && s.modifier !== 0) notes.push(`${signed(s.modifier)} modifier`);
+  if (s.resistance !== "normal") notes.push(s.resistance === "half" ? "resisted" : s.resistance === "double" ? "vulnerable" : s.resistance);
+  if (s.undodgeable) notes.push(`${s.undodgeable} undodgeable`);
+  if (notes.length) dmg += ` (${notes.join(", ")})`;
+  parts.push(dmg);
+  return parts.join(" · ");
+}
+
+function dieItem(faces, face, { hit, discarded, title }) {
+  const cls = ["roll", "die", `d${faces}`];
+  if (discarded) cls.push("discarded");
+  else if (hit === true) cls.push("success");
+  else if (hit === false) cls.push("failure");
+  if (face === faces) cls.push("max");
+  if (face === 1) cls.push("min");
+  return `<li class="${cls.join(" ")}" title="${esc(title)}">${esc(face)}</li>`;
+}
+
+function strikeHtml(s) {
+  const tags = [s.method, s.style, s.damageType];
+  if (s.advantage) tags.push("advantage");
+  if (s.disadvantage) tags.push("disadvantage");
+  if (s.sneak) tags.push(s.sneak === "advantage-only" ? "sneak (advantage only)" : "sneak");
+  const dice = s.dice.map((d) => dieItem(20, d.face, {
+    hit: d.hit,
+    title: `${d.source}: ${d.face} → ${d.total} vs AC ${s.ac}: ${d.hit ? "hit" : "miss"}`,
+  }));
+  if (s.discarded !== null) {
+    dice.push(dieItem(20, s.discarded, { discarded: true, title: `${s.discarded}: discarded (disadvantage)` }));
+  }
+  let chain = "";
+  if (s.chain.length) {
+    const items = [];
+    for (const c of s.chain) {
+      items.push(dieItem(20, c.face, { hit: c.hit, title: `crit die: ${c.face} → ${c.total}: ${c.hit ? "hit" : "miss"}` }));
+      if (c.hit) items.push(dieItem(3, c.damage, { title: `crit damage d3: ${c.damage}` }));
+    }
+    chain = `<div class="fracas-chain"><span class="fracas-label">crit chain</span><ol class="dice-rolls">${items.join("")}</ol></div>`;
+  }
+  return `<section class="fracas-strike" data-strike="${s.n}">`
+    + `<div class="fracas-strike-head"><strong>${esc(s.targetName)}</strong> `
+    + `<span class="fracas-tags">${esc(tags.join(" · "))} · ${esc(signed(s.toHit))} vs AC ${esc(s.ac)}</span></div>`
+    + `<ol class="dice-rolls">${dice.join("")}</ol>${chain}`
+    + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div></section>`;
+}
+
+function shockHtml(t) {
+  if (t.shockSaveDc === null) return "";
+  const save = t.shockSave;
+  if (!save) return `<div class="fracas-shock">shock: Resilience save DC ${esc(t.shockSaveDc)} (ER-13)</div>`;
+  const verdict = save.passed
+    ? "passed"
+    : `failed: incapacitated for ${plural(save.incapacitated_actions, "action")}`;
+  return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc(save.roll)} → ${esc(save.total)}, ${esc(verdict)}</div>`;
+}
+
+function footerHtml(model, undoable) {
+  const bits = [`seed ${esc(model.seed)}`];
+  if (model.injected) bits.push("dice given");
+  if (model.backend) bits.push(esc(model.backend));
+  const undo = undoable
+    ? '<button type="button" class="fracas-undo" data-fracas-action="undo">Undo damage</button>'
+    : "";
+  return `<footer class="fracas-footer"><span class="fracas-seed">${bits.join(" · ")}</span>`
+    + `<span class="fracas-applied"></span>${undo}</footer>`;
+}
+
+/** The chat card HTML of an attack. `undoable`: damage was applied, offer Undo. */
+export function renderAttackCard(model, { undoable = false } = {}) {
+  const rows = model.targets.map((t) => {
+    const types = Object.entries(t.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
+    const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
+    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
+      + `${shockHtml(t)}</li>`;
+  });
+  return `<div class="fracas-card fracas-attack" data-request-id="${esc(model.requestId)}">`
+    + `<header class="fracas-title">${esc(model.title)}</header>`
+    + model.strikes.map(strikeHtml).join("")
+    + `<ul class="fracas-targets">${rows.join("")}</ul>`
+    + footerHtml(model, undoable)
+    + "</div>";
+}
+
+/**
+ * The dice of an attack as roll specs: one roll per strike (pool d20s with the
+ * discarded die inactive, crit d20s, their d3s), one per rolled shock save.
+ * @returns {{label: string, groups: {faces: number, flavor: string, results: object[]}[]}[]}
+ */
+export function attackRollSpecs(model) {
+  const specs = [];
+  for (const s of model.strikes) {
+    const pool = s.dice.map((d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
+    if (s.discarded !== null) pool.push({ result: s.discarded, active: false, discarded: true });
+    const groups = [{ faces: 20, flavor: "pool", results: pool }];
+    if (s.chain.length) {
+      groups.push({ faces: 20, flavor: "crit", results: s.chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+      const d3 = s.chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
+      if (d3.length) groups.push({ faces: 3, flavor: "crit damage", results: d3 });
+    }
+    specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups });
+  }
+  for (const t of model.targets) {
+    const save = t.shockSave;
+    if (!save) continue;
+    const groups = [{ faces: 20, flavor: "shock save", results: [{ result: save.roll, active: true, success: !!save.passed, failure: !save.passed }] }];
+    if (!save.passed && save.incapacitated_actions) {
+      groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true }] });
+    }
+    specs.push({ label: `shock save of ${t.name}`, groups });
+  }
+  return specs;
+}
+
+/** Initiative (ER-18) card model from `initiative.roll`'s result. */
+export function initiativeCardModel(result, { names, requestId }) {
+  return {
+    kind: "initiative",
+    title: "Initiative",
+    requestId,
+    seed: String(result.seed),
+    injected: !!result.injected,
+    order: result.order.map((e, i) => ({
+      rank: i + 1, id: e.id, name: names[e.id] ?? e.id, roll: e.roll, modifier: e.modifier,
+      total: e.total, tiebreaks: [...(e.tiebreaks ?? [])],
+    })),
+  };
+}
+
+/**
+ * Tracker values keeping the engine's order: tied totals get decimals from their
+ * roll-offs (7.2, 7.1, 7.0), since Foundry would otherwise order ties by name.
+ */
+export function initiativeValues(order) {
+  const values = [];
+  let i = 0;
+  while (i < order.length) {
+    let j = i;
+    while (j < order.length && order[j].total === order[i].total) j++;
+    const m = j - i;
+    const digits = m > 1 ? String(m - 1).length : 0;
+    const scale = 10 ** digits;
+    for (let k = i; k < j; k++) {
+      const value = m > 1 ? (order[k].total * scale + (m - 1 - (k - i))) / scale : order[k].total;
+      values.push({ id: order[k].id, value });
+    }
+    i = j;
+  }
+  return values;
+}
+
+export function renderInitiativeCard(model) {
+  const rows = model.order.map((e) => {
+    const ties = e.tiebreaks.length
+      ? ` <span class="fracas-tiebreak">roll-off ${e.tiebreaks.map((f) => dieItem(20, f, { title: `roll-off d20: ${f}` })).join("")}</span>`
+      : "";
+    return `<li class="fracas-init" data-combatant="${esc(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
+      + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
+      + `${esc(signed(e.modifier))} = <span class="fracas-total">${esc(e.total)}</span>${ties}</li>`;
+  });
+  return `<div class="fracas-card fracas-initiative" data-request-id="${esc(model.requestId)}">`
+    + `<header class="fracas-title">${esc(model.title)}</header><ol class="fracas-order">${rows.join("")}</ol>`
+    + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(model.seed)}${model.injected ? " · dice given" : ""}</span></footer></div>`;
+}
+
+/** Initiative dice: one d10 per combatant, then the roll-off d20s. */
+export function initiativeRollSpecs(model) {
+  const groups = [{ faces: 10, flavor: "initiative", results: model.order.map((e) => ({ result: e.roll, active: true })) }];
+  const ties = model.order.flatMap((e) => e.tiebreaks.map((f) => ({ result: f, active: true })));
+  if (ties.length) groups.push({ faces: 20, flavor: "roll-off", results: ties });
+  return [{ label: "initiative", groups }];
+}
+
+/** The compact card model of a bulk (mob) summary. */
+export function mobCardModel(result, { names, profileNames, requestId }) {
+  const targets = Object.entries(result.targets).map(([id, t]) => ({
+    id, name: names[id] ?? id, damage: t.damage, byType: { ...(t.by_type ?? {}) },
+    attacks: t.attacks, attacksHit: t.attacks_hit, crits: t.crits ?? 0,
+    longestChain: t.longest_chain ?? 0, undodgeable: t.undodgeable ?? 0,
+  }));
+  const groups = (result.groups ?? []).map((g) => ({
+    profile: g.profile,
+    profileName: profileNames[g.profile] ?? g.profile,
+    targetName: Array.isArray(g.target) ? g.target.map((id) => names[id] ?? id).join(", ") : names[g.target] ?? g.target,
+    count: g.count,
+    attacksHit: g.attacks_hit,
+    hitRate: g.hit_rate,
+    damage: g.damage,
+  }));
+  return {
+    kind: "mob",
+    title: `Mob attack: ${plural(result.attacks_total ?? groups.reduce((n, g) => n + g.count, 0), "attack")}`,
+    requestId,
+    seed: String(result.seed),
+    backend: result.backend ?? null,
+    injected: false,
+    targets,
+    groups,
+    totalDamage: result.total_damage,
+  };
+}
+
+export function renderMobCard(model, { undoable = false } = {}) {
+  const groups = model.groups.map((g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
+    + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
+  const targets = model.targets.map((t) => {
+    const extra = [`${plural(t.attacksHit, "hit")} of ${t.attacks}`];
+    if (t.crits) extra.push(plural(t.crits, "crit"));
+    if (t.longestChain > 1) extra.push(`longest chain ${t.longestChain}`);
+    if (t.undodgeable) extra.push(`${t.undodgeable} undodgeable`);
+    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})</li>`;
+  });
+  return `<div class="fracas-card fracas-mob" data-request-id="${esc(model.requestId)}">`
+    + `<header class="fracas-title">${esc(model.title)}</header>`
+    + `<table class="fracas-groups"><thead><tr><th>attackers</th><th>attacks</th><th>hit</th><th>rate</th><th>damage</th></tr></thead>`
+    + `<tbody>${groups.join("")}</tbody></table>`
+    + `<ul class="fracas-targets">${targets.join("")}</ul>`
+    + footerHtml(model, undoable) + "</div>";
+}

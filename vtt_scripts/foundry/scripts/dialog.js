@@ -1,0 +1,96 @@
+// The attack dialog of the ready-made macro: its form, and reading the form back
+// into a strike and options. The edge shows it with Foundry's DialogV2.
+
+import { InputError } from "./errors.js";
+import { DAMAGE_TYPES, METHODS, STYLES } from "./request.js";
+
+export const DEFAULT_STRIKE = Object.freeze({
+  method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged", bonus: 0,
+  crit_range: 20, mode: "normal", sneak: "no",
+});
+
+const esc = (v) => String(v).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+
+function select(name, label, options, value) {
+  const opts = options.map(([v, text]) => `<option value="${esc(v)}"${String(v) === String(value) ? " selected" : ""}>${esc(text)}</option>`);
+  return `<div class="form-group"><label>${esc(label)}</label><select name="${name}">${opts.join("")}</select></div>`;
+}
+
+function number(name, label, value, min, max) {
+  return `<div class="form-group"><label>${esc(label)}</label>`
+    + `<input type="number" name="${name}" value="${esc(value)}" min="${min}" max="${max}" step="1"></div>`;
+}
+
+/**
+ * The form's HTML, filled with `values` (the last used, or the defaults).
+ * @param {object} values
+ * @param {{targets: string[]}} ctx  names of the targeted tokens, shown as a reminder
+ */
+export function attackFormHtml(values, { targets = [], attacker = "" } = {}) {
+  const v = { ...DEFAULT_STRIKE, ...(values ?? {}) };
+  const pairs = (list) => list.map((x) => [x, x]);
+  return `<div class="fracas-dialog">`
+    + `<p>${esc(attacker || "Attacker")} → ${esc(targets.join(", ") || "no targets")}: one strike at each target.</p>`
+    + select("method", "Method", pairs(METHODS), v.method)
+    + select("style", "Style", pairs(STYLES), v.style)
+    + number("dice", "Skill dice (1-5)", v.dice, 1, 5)
+    + select("weight", "Weight", [[0, "light (0)"], [1, "medium (+1)"], [2, "heavy (+2)"]], v.weight)
+    + select("damage_type", "Damage type", pairs(DAMAGE_TYPES), v.damage_type)
+    + number("bonus", "Other to-hit bonus", v.bonus, -20, 20)
+    + number("crit_range", "Lowest crit face", v.crit_range, 2, 20)
+    + select("mode", "Advantage", [["normal", "normal"], ["advantage", "advantage"], ["disadvantage", "disadvantage"]], v.mode)
+    + select("sneak", "Sneak attack", [["no", "no"], ["yes", "yes"], ["advantage-only", "advantage only (second Perception check passed)"]], v.sneak)
+    + `<div class="form-group"><label>Physical dice (optional)</label>`
+    + `<input type="text" name="rolls" value="" placeholder="faces in draw order, e.g. 12 7 20 3"></div>`
+    + `</div>`;
+}
+
+function integer(obj, key, label) {
+  const raw = String(obj[key] ?? "").trim();
+  if (!/^-?\d+$/.test(raw)) throw new InputError(`${label}: "${raw}" is not a whole number`);
+  return Number(raw);
+}
+
+/**
+ * Read the submitted form (a name → value object) into a strike spec without target,
+ * the attack options, and the values to remember for next time.
+ */
+export function parseAttackForm(obj) {
+  const pick = (key, list, label) => {
+    const value = String(obj[key] ?? "");
+    if (!list.includes(value)) throw new InputError(`${label}: "${value}" is not one of ${list.join(", ")}`);
+    return value;
+  };
+  const strike = {
+    method: pick("method", METHODS, "method"),
+    style: pick("style", STYLES, "style"),
+    dice: integer(obj, "dice", "skill dice"),
+    damage_type: pick("damage_type", DAMAGE_TYPES, "damage type"),
+  };
+  const weight = integer(obj, "weight", "weight");
+  if (strike.method !== "range") strike.weight = weight;
+  const bonus = integer(obj, "bonus", "to-hit bonus");
+  if (bonus) strike.bonus = bonus;
+  const critRange = integer(obj, "crit_range", "lowest crit face");
+  if (critRange !== 20) strike.crit_range = critRange;
+  const sneak = pick("sneak", ["no", "yes", "advantage-only"], "sneak attack");
+  if (sneak === "yes") strike.sneak = true;
+  if (sneak === "advantage-only") strike.sneak = "advantage-only";
+  const mode = pick("mode", ["normal", "advantage", "disadvantage"], "advantage");
+  const options = {};
+  if (mode === "advantage") options.advantage = true;
+  if (mode === "disadvantage") options.disadvantage = true;
+  const rollsText = String(obj.rolls ?? "").trim();
+  if (rollsText) {
+    const faces = rollsText.split(/[\s,]+/);
+    if (!faces.every((f) => /^\d+$/.test(f))) {
+      throw new InputError(`physical dice: "${rollsText}" is not a list of faces like "12 7 20 3"`);
+    }
+    options.rolls = faces.map(Number);
+  }
+  const remember = {
+    method: strike.method, style: strike.style, dice: strike.dice, weight, damage_type: strike.damage_type,
+    bonus, crit_range: critRange, mode, sneak,
+  };
+  return { strike, options, remember };
+}

@@ -1,0 +1,23 @@
+// The ready-made macros. Their commands only call the module's API, so a module
+// update changes what they do without touching the macros in a world.
+
+export const MACROS = [
+  {
+    key: "attack",
+    name: "fracas: attack",
+    img: "icons/svg/sword.svg",
+    command: 'game.modules.get("fracas")?.api?.attackDialog();',
+  },
+  {
+    key: "mob",
+    name: "fracas: mob attack",
+    img: "icons/svg/skull.svg",
+    command: 'game.modules.get("fracas")?.api?.mobDialog();',
+  },
+  {
+    key: "initiative",
+    name: "fracas: initiative",
+    img: "icons/svg/d20-black.svg",
+    command: 'game.modules.get("fracas")?.api?.initiative();',
+  },
+];

@@ -1,0 +1,294 @@
+// The edge: the only file that touches Foundry's globals (game, canvas, ui, Hooks,
+// Roll, ChatMessage, foundry.*, fromUuid, CONFIG). A Foundry update that renames
+// something breaks this file and nothing else. Checked against v12 and v13 APIs.
+
+import { createActions } from "./actions.js";
+import { decorateCard } from "./card.js";
+import { BridgeConnection, STATES, describeState } from "./connection.js";
+import { describeError } from "./errors.js";
+import { newRequestId } from "./ids.js";
+import { MACROS } from "./macros.js";
+import { CONNECTION_KEYS, MODULE_ID, SETTINGS } from "./settings.js";
+
+let connection = null;
+let lastState = null;
+
+const setting = (key) => game.settings.get(MODULE_ID, key);
+
+// ── tokens as plain views ──────────────────────────────────────────────────────────
+
+/** A token (placeable or document) as the plain view the pure modules read. */
+function tokenView(token) {
+  const doc = token?.document ?? token;
+  if (!doc) return null;
+  const actor = token.actor ?? doc.actor ?? null;
+  return {
+    id: doc.id,
+    name: doc.name ?? token.name ?? doc.id,
+    actorId: actor?.id ?? null,
+    actorUuid: actor?.uuid ?? null,
+    actorName: actor?.name ?? null,
+    actor,
+    statuses: actor?.statuses ? [...actor.statuses] : [],
+    tokenDocument: doc,
+  };
+}
+
+function toView(ref) {
+  if (ref === null || ref === undefined) return null;
+  if (typeof ref === "string") {
+    const byId = canvas.tokens?.get(ref);
+    if (byId) return tokenView(byId);
+    const byName = (canvas.tokens?.placeables ?? []).filter((t) => t.name === ref);
+    return byName.length === 1 ? tokenView(byName[0]) : null;
+  }
+  if (ref.document || ref.documentName === "Token") return tokenView(ref);
+  return null;
+}
+
+// ── the adapter the actions run against ────────────────────────────────────────────
+
+function diceClasses() {
+  const terms = foundry.dice?.terms ?? {};
+  return { Die: terms.Die ?? globalThis.Die, OperatorTerm: terms.OperatorTerm ?? globalThis.OperatorTerm };
+}
+
+/** Roll specs → evaluated Rolls whose Die terms hold the engine's faces. */
+function makeRolls(specs) {
+  const { Die, OperatorTerm } = diceClasses();
+  return specs.map((spec) => {
+    const terms = [];
+    spec.groups.forEach((group, i) => {
+      if (i) terms.push(OperatorTerm.fromData({ class: "OperatorTerm", operator: "+", evaluated: true }));
+      terms.push(Die.fromData({
+        class: "Die", number: group.results.length, faces: group.faces, modifiers: [],
+        results: group.results.map((r) => ({ ...r })), options: { flavor: group.flavor }, evaluated: true,
+      }));
+    });
+    return Roll.fromTerms(terms);
+  });
+}
+
+async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
+  const data = {
+    content,
+    rolls,
+    flags,
+    speaker: speaker?.tokenDocument
+      ? ChatMessage.getSpeaker({ token: speaker.tokenDocument })
+      : ChatMessage.getSpeaker({ alias: "fracas" }),
+  };
+  if (whisperToGM) data.whisper = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
+  return ChatMessage.create(data);
+}
+
+async function getDocument(uuid) {
+  const resolve = foundry.utils?.fromUuid ?? globalThis.fromUuid;
+  return (await resolve(uuid)) ?? null;
+}
+
+function currentCombat() {
+  const combat = game.combat;
+  if (!combat) return null;
+  const combatants = [...combat.combatants].map((c) => {
+    const view = c.token ? tokenView(c.token) : null;
+    return {
+      id: c.id,
+      name: c.name,
+      view: { ...(view ?? {}), actor: c.actor ?? view?.actor ?? null },
+    };
+  });
+  return { id: combat.id, document: combat, combatants };
+}
+
+async function promptForm(content, title) {
+  const DialogV2 = foundry.applications?.api?.DialogV2;
+  if (!DialogV2) throw new Error("this Foundry version has no DialogV2; call the fracas API directly");
+  return DialogV2.prompt({
+    window: { title },
+    content,
+    rejectClose: false,
+    ok: {
+      label: "Roll",
+      callback: (_event, button) => Object.fromEntries(new FormData(button.form).entries()),
+    },
+  });
+}
+
+const vtt = {
+  isGM: () => !!game.user?.isGM,
+  controlled: () => (canvas.tokens?.controlled ?? []).map(tokenView),
+  targeted: () => [...(game.user?.targets ?? [])].map(tokenView),
+  toView,
+  setting,
+  setSetting: (key, value) => game.settings.set(MODULE_ID, key, value),
+  makeRolls: async (specs) => makeRolls(specs),
+  postCard,
+  messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
+  setMessageFlags: (id, values) => game.messages.get(id).update({ flags: { [MODULE_ID]: values } }),
+  getDocument,
+  updateDocument: (doc, data) => doc.update(data),
+  combat: currentCombat,
+  setInitiative: (combat, values) => combat.document.updateEmbeddedDocuments(
+    "Combatant", values.map((v) => ({ _id: v.id, initiative: v.value }))),
+  promptForm,
+  notify: (level, text) => ui.notifications?.[level]?.(text),
+};
+
+// ── the connection, held by the active GM's client only ────────────────────────────
+
+function holdsConnection() {
+  return !!game.user?.isGM && game.users?.activeGM?.id === game.user.id;
+}
+
+function newConnection() {
+  const seconds = (key, fallback) => {
+    const v = Number(setting(key));
+    return Number.isFinite(v) && v > 0 ? v * 1000 : fallback;
+  };
+  return new BridgeConnection({
+    url: String(setting("bridgeUrl") ?? "").trim(),
+    token: String(setting("bridgeToken") ?? "").trim(),
+    WebSocketImpl: globalThis.WebSocket,
+    newId: newRequestId,
+    heartbeatMs: seconds("heartbeatSeconds", 15000),
+    requestTimeoutMs: seconds("requestTimeoutSeconds", 10000),
+  });
+}
+
+function syncConnection({ rebuild = false } = {}) {
+  if (!holdsConnection()) {
+    if (connection) connection.stop("another GM's client holds the connection");
+    connection = null;
+    renderStatus(null);
+    return;
+  }
+  if (connection && !rebuild) return;
+  connection?.stop("settings changed");
+  connection = newConnection();
+  connection.onStatus(onStatus);
+  connection.start();
+  renderStatus(connection.status);
+}
+
+function onStatus(status) {
+  renderStatus(status);
+  const previous = lastState;
+  lastState = status.state;
+  if (status.state === previous) return;
+  if (status.state === STATES.REFUSED || status.state === STATES.UNCONFIGURED) {
+    ui.notifications?.error(`fracas: bridge ${describeState(status)}`);
+  } else if (status.state === STATES.RETRYING && previous !== STATES.CONNECTING) {
+    ui.notifications?.warn(`fracas: bridge ${describeState(status)}`);
+  } else if (status.state === STATES.CONNECTED && previous && previous !== STATES.IDLE) {
+    ui.notifications?.info("fracas: connected to the bridge");
+  }
+}
+
+/** The small status light in the corner: GMs only; click to reconnect. */
+function renderStatus(status) {
+  if (!game.user?.isGM) return;
+  let el = document.getElementById("fracas-status");
+  if (!el) {
+    el = document.createElement("button");
+    el.type = "button";
+    el.id = "fracas-status";
+    el.addEventListener("click", () => connection?.restart());
+    document.body.append(el);
+  }
+  const state = status?.state ?? "elsewhere";
+  const text = status ? describeState(status) : "another GM's client holds the bridge connection";
+  el.className = `fracas-status fracas-${state}`;
+  el.dataset.state = state;
+  el.textContent = `fracas: ${state === "elsewhere" ? "other GM" : state}`;
+  el.title = `fracas bridge — ${text}${connection ? "\nClick to reconnect now." : ""}`;
+}
+
+// ── the API ────────────────────────────────────────────────────────────────────────
+
+const actions = createActions({
+  vtt,
+  connection: () => connection,
+  newId: newRequestId,
+  log: (error) => console.error("fracas |", error),
+});
+
+async function installMacros() {
+  try {
+    const made = [];
+    for (const m of MACROS) {
+      const exists = game.macros.find((macro) => macro.getFlag?.(MODULE_ID, "macro") === m.key);
+      if (exists) continue;
+      await Macro.create({
+        name: m.name, type: "script", img: m.img, command: m.command,
+        flags: { [MODULE_ID]: { macro: m.key } },
+      });
+      made.push(m.name);
+    }
+    await game.settings.set(MODULE_ID, "macrosInstalled", true);
+    if (made.length) ui.notifications?.info(`fracas: created the macros ${made.join(", ")}`);
+    return made;
+  } catch (error) {
+    ui.notifications?.error(describeError(error));
+    console.error("fracas |", error);
+    return null;
+  }
+}
+
+export const api = {
+  ...actions,
+  installMacros,
+  /** The connection status ({state, detail, …}), or null when another GM's client holds it. */
+  status: () => connection?.status ?? null,
+  /** Drop the link and connect again now. */
+  reconnect: () => (connection ? connection.restart() : syncConnection()),
+  /** A raw bridge call (e.g. journal.get), with the same errors as the actions. */
+  bridge: async (method, params, options) => {
+    try {
+      if (!connection) throw new Error("this browser does not hold the bridge connection");
+      return await connection.call(method, params, options);
+    } catch (error) {
+      ui.notifications?.warn(describeError(error));
+      return null;
+    }
+  },
+};
+
+// ── hooks ──────────────────────────────────────────────────────────────────────────
+
+const TYPES = { string: String, boolean: Boolean, number: Number, object: Object };
+
+Hooks.once("init", () => {
+  for (const s of SETTINGS) {
+    const config = {
+      name: s.name, hint: s.hint, scope: s.scope, config: s.config, type: TYPES[s.type], default: s.default,
+    };
+    if (s.choices) config.choices = s.choices;
+    if (CONNECTION_KEYS.includes(s.key)) config.onChange = () => syncConnection({ rebuild: true });
+    game.settings.register(MODULE_ID, s.key, config);
+  }
+  const module = game.modules.get(MODULE_ID);
+  if (module) module.api = api;
+
+  const onRender = (message, html) => {
+    try {
+      const flags = message?.flags?.[MODULE_ID];
+      const root = html instanceof HTMLElement ? html : html?.[0];
+      if (!flags || !root) return;
+      decorateCard(root, flags, { isGM: !!game.user?.isGM, onUndo: () => api.undo(message.id) });
+    } catch (error) {
+      console.error("fracas |", error);
+    }
+  };
+  // v13 passes an HTMLElement to renderChatMessageHTML and deprecates renderChatMessage.
+  if ((game.release?.generation ?? 12) >= 13) Hooks.on("renderChatMessageHTML", onRender);
+  else Hooks.on("renderChatMessage", onRender);
+});
+
+Hooks.once("ready", () => {
+  syncConnection();
+  if (game.user?.isGM && holdsConnection() && !setting("macrosInstalled")) installMacros();
+});
+
+// The active GM changes when GMs join or leave: the connection follows it.
+Hooks.on("userConnected", () => syncConnection());

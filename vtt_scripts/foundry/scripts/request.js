@@ -1,0 +1,331 @@
+// Building engine requests (docs/ENGINE.md §6, the bulk and initiative shapes) from
+// what the GM selected. Tokens arrive as plain "views" made at the edge:
+//   { id, name, actorId, actorUuid, actorName, actor, statuses }
+// where `actor` is anything the data paths can be read from (an Actor document).
+// Everything here is checked before a request leaves, so a typo in a sheet is
+// reported with the token's name instead of an engine path holding a token id.
+
+import { InputError } from "./errors.js";
+import { getPath, readInteger, readNames, readWord } from "./paths.js";
+
+export const METHODS = ["melee", "range", "savage"];
+export const STYLES = ["slashing", "bludgeoning", "cleaving", "pole-arm", "piercing", "ranged",
+  "archery", "thrown", "savage", "shield"];
+export const DAMAGE_TYPES = ["alchemical", "blunt", "cold", "edged", "fire", "lightning",
+  "necrotic", "piercing", "poison", "smite"];
+export const SIZES = ["tiny", "small", "medium", "large", "huge", "giant", "colossal"];
+export const CONDITIONS = ["asphyxiating", "blind", "bound", "charmed", "deaf", "defending",
+  "drowsy", "frightened", "grappled", "held-breath", "incapacitated", "invisible", "maimed",
+  "nauseated", "paralyzed", "petrified", "poisoned", "prone", "restrained", "shaken",
+  "stunned", "unconscious", "underwater"];
+
+/** Foundry core status-effect ids that mean an ER condition (ids equal to ER names pass as they are). */
+export const STATUS_CONDITIONS = {
+  blind: "blind", deaf: "deaf", fear: "frightened", invisible: "invisible",
+  paralysis: "paralyzed", poison: "poisoned", prone: "prone", restrain: "restrained",
+  sleep: "unconscious", stun: "stunned", unconscious: "unconscious",
+};
+
+const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
+  "crit_range", "advantage", "disadvantage", "sneak"];
+
+/** How a token is named in messages: its name, and its id when names repeat. */
+export function who(view) {
+  return view.name ? `${view.name}` : `token ${view.id}`;
+}
+
+function needInteger(view, mapping, key, label, why) {
+  const path = mapping[key];
+  if (!path) {
+    throw new InputError(`${who(view)}: no data path is set for ${label} (${why}); `
+      + "set it in the fracas module settings");
+  }
+  const { value, problem } = readInteger(view.actor, path);
+  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem} (${why})`);
+  return value;
+}
+
+function optionalInteger(view, mapping, key, label) {
+  const path = mapping[key];
+  if (!path) return undefined;
+  const raw = getPath(view.actor, path);
+  if (raw === undefined || raw === null || raw === "") return undefined;
+  const { value, problem } = readInteger(view.actor, path);
+  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem}`);
+  return value;
+}
+
+function optionalSize(view, mapping) {
+  const size = readWord(view.actor, mapping.size);
+  if (size === undefined) return undefined;
+  if (!SIZES.includes(size)) {
+    throw new InputError(`${who(view)}: size "${size}" at ${mapping.size} is not one of ${SIZES.join(", ")}`);
+  }
+  return size;
+}
+
+function damageTypes(view, mapping, key, label) {
+  const names = readNames(view.actor, mapping[key]);
+  for (const name of names) {
+    if (!DAMAGE_TYPES.includes(name)) {
+      throw new InputError(`${who(view)}: ${label} "${name}" at ${mapping[key]} is not a damage type `
+        + `(${DAMAGE_TYPES.join(", ")})`);
+    }
+  }
+  return names;
+}
+
+/** ER conditions from a token's status effects; unknown statuses are not conditions. */
+export function conditionsOf(view) {
+  const out = new Set();
+  for (const status of view.statuses ?? []) {
+    const id = String(status).toLowerCase();
+    const name = CONDITIONS.includes(id) ? id : STATUS_CONDITIONS[id];
+    if (name) out.add(name);
+  }
+  return [...out].sort();
+}
+
+/**
+ * The engine's `attacker` for a token making `strikes`.
+ * @param {object} view
+ * @param {Record<string,string>} mapping  data paths (settings.readMapping)
+ * @param {{method: string}[]} strikes
+ * @param {{conditions?: boolean}} [options]
+ */
+export function readAttacker(view, mapping, strikes, { conditions = true } = {}) {
+  const methods = new Set(strikes.map((s) => s.method));
+  const attacker = {};
+  const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
+  const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
+  if (methods.has("melee") || methods.has("savage")) {
+    attacker.strength = needInteger(view, mapping, "strength", "Strength score", "melee and savage strikes add it to hit");
+  } else {
+    const s = optionalInteger(view, mapping, "strength", "Strength score");
+    if (s !== undefined) attacker.strength = s;
+  }
+  if (methods.has("range")) {
+    attacker.agility = needInteger(view, mapping, "agility", "Agility score", "range strikes add it to hit");
+  } else {
+    const a = optionalInteger(view, mapping, "agility", "Agility score");
+    if (a !== undefined) attacker.agility = a;
+  }
+  if (strengthMod !== undefined) attacker.strength_mod = strengthMod;
+  if (agilityMod !== undefined) attacker.agility_mod = agilityMod;
+  const size = optionalSize(view, mapping);
+  if (size !== undefined) attacker.size = size;
+  if (conditions) {
+    const list = conditionsOf(view);
+    if (list.length) attacker.conditions = list;
+  }
+  return attacker;
+}
+
+/**
+ * The engine's entry in `targets` for a token.
+ * @param {{conditions?: boolean, needBody?: boolean}} [options]
+ */
+export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
+  const target = { ac: needInteger(view, mapping, "ac", "AC", "every target needs one") };
+  if (needBody) needInteger(view, mapping, "body", "Body", "damage is applied there");
+  const size = optionalSize(view, mapping);
+  if (size !== undefined) target.size = size;
+  for (const [key, label] of [["resistant", "resistance"], ["vulnerable", "vulnerability"], ["immune", "immunity"]]) {
+    const list = damageTypes(view, mapping, key, label);
+    if (list.length) target[key] = list;
+  }
+  if (conditions) {
+    const list = conditionsOf(view);
+    if (list.length) target.conditions = list;
+  }
+  const bodyMax = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+  if (bodyMax !== undefined) target.body_max = bodyMax;
+  const saveBonus = optionalInteger(view, mapping, "saveBonus", "Resilience save bonus");
+  if (saveBonus !== undefined) target.save_bonus = saveBonus;
+  return target;
+}
+
+/** Remove repeated tokens (the same id twice), keeping the first. */
+export function uniqueViews(views) {
+  const seen = new Set();
+  return views.filter((v) => (seen.has(v.id) ? false : (seen.add(v.id), true)));
+}
+
+/**
+ * The target id a strike aims at. `ref` may be a token id, a token name, an index
+ * into `targets`, a token view, or absent when exactly one token is targeted.
+ */
+export function resolveTargetRef(ref, targets, index) {
+  const where = `strike ${index + 1}`;
+  if (ref === undefined || ref === null || ref === "") {
+    if (targets.length === 1) return targets[0].id;
+    throw new InputError(`${where} has no target and ${targets.length} tokens are targeted; `
+      + "give each strike a target (a token name or id)");
+  }
+  if (typeof ref === "object" && typeof ref.id === "string") ref = ref.id;
+  if (typeof ref === "number") {
+    if (Number.isInteger(ref) && ref >= 0 && ref < targets.length) return targets[ref].id;
+    throw new InputError(`${where}: target index ${ref} is out of range (${targets.length} targeted tokens)`);
+  }
+  const byId = targets.find((t) => t.id === ref);
+  if (byId) return byId.id;
+  const byName = targets.filter((t) => t.name === ref);
+  if (byName.length === 1) return byName[0].id;
+  if (byName.length > 1) {
+    throw new InputError(`${where}: ${byName.length} targeted tokens are named "${ref}"; use the token id`);
+  }
+  throw new InputError(`${where}: "${ref}" is not one of the targeted tokens `
+    + `(${targets.map(who).join(", ") || "none"})`);
+}
+
+function checkStrikeKeys(spec, where, allowed) {
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
+    throw new InputError(`${where} is not an object like {method, style, dice, damage_type}`);
+  }
+  for (const key of Object.keys(spec)) {
+    if (!allowed.includes(key)) {
+      throw new InputError(`${where}: unknown field "${key}" (known: ${allowed.join(", ")})`);
+    }
+  }
+  for (const key of ["method", "style", "dice", "damage_type"]) {
+    if (spec[key] === undefined) throw new InputError(`${where}: "${key}" is missing`);
+  }
+}
+
+/**
+ * An attack request for `attacker` striking `targets`.
+ * @param {object} args
+ * @param {object} args.attacker   token view
+ * @param {object[]} args.targets  token views (the user's targets)
+ * @param {object[]} args.strikes  strike specs; `target` optional with one target
+ * @param {Record<string,string>} args.mapping
+ * @param {object} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
+ * @returns {{request: object, targets: object[]}}
+ */
+export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
+  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  targets = uniqueViews(targets ?? []);
+  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!Array.isArray(strikes) || !strikes.length) {
+    throw new InputError("no strikes: give at least one {method, style, dice, damage_type}");
+  }
+  const engineStrikes = strikes.map((spec, i) => {
+    checkStrikeKeys(spec, `strike ${i + 1}`, STRIKE_KEYS);
+    const strike = {};
+    for (const key of STRIKE_KEYS) if (spec[key] !== undefined && key !== "target") strike[key] = spec[key];
+    return { target: resolveTargetRef(spec.target, targets, i), ...strike };
+  });
+  const aimed = new Set(engineStrikes.map((s) => s.target));
+  const used = targets.filter((t) => aimed.has(t.id));
+  const conditions = options.conditions !== false;
+  const request = {
+    attacker: readAttacker(attacker, mapping, engineStrikes, { conditions }),
+    strikes: engineStrikes,
+    targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
+  };
+  if (options.advantage) request.advantage = true;
+  if (options.disadvantage) request.disadvantage = true;
+  if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
+  if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
+  return { request, targets: used };
+}
+
+/**
+ * An ER-18 initiative request (`initiative.roll`).
+ * @param {{id: string, name: string, view: object}[]} combatants  view: the combatant's token view
+ */
+export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
+  if (!combatants?.length) throw new InputError("no combatants: add tokens to the combat encounter first");
+  const list = combatants.map((c) => {
+    const view = { ...c.view, name: c.name ?? c.view?.name, id: c.id };
+    if (!c.view?.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    const entry = { id: c.id };
+    const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
+    const agility = optionalInteger(view, mapping, "agility", "Agility score");
+    if (agilityMod !== undefined) entry.agility_mod = agilityMod;
+    if (agility !== undefined) entry.agility = agility;
+    if (agility === undefined && agilityMod === undefined) {
+      throw new InputError(`${who(view)}: no Agility score at ${mapping.agility || "(no data path set)"} `
+        + "(initiative adds its modifier, ER-18)");
+    }
+    const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+    if (bonus !== undefined) entry.bonus = bonus;
+    return entry;
+  });
+  const request = { combatants: list };
+  if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
+  if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
+  return request;
+}
+
+/** Split `n` attacks across `k` targets as evenly as possible, first targets first. */
+export function splitCounts(n, k) {
+  return Array.from({ length: k }, (_, i) => Math.floor(n / k) + (i < n % k ? 1 : 0));
+}
+
+/**
+ * A bulk request (`attack.bulk`, detail "summary") for a mob: the attacking tokens
+ * grouped by actor as profiles.
+ * @param {object} args
+ * @param {object[]} args.attackers  token views (the selected tokens)
+ * @param {object[]} args.targets    token views
+ * @param {object[]|Record<string, object[]>} [args.strikes]  profile strikes keyed by
+ *   actor name or id, or one list for every actor without its own `flags.fracas.strikes`
+ * @param {"split"|"each"} [args.assign]  split the mob across the targets, or every
+ *   token attacks every target
+ */
+export function buildBulkRequest({ attackers, targets, strikes, assign = "split", mapping, options = {} }) {
+  attackers = uniqueViews(attackers ?? []);
+  targets = uniqueViews(targets ?? []);
+  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
+  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (assign !== "split" && assign !== "each") {
+    throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
+  }
+  const groups = new Map();
+  for (const view of attackers) {
+    const key = view.actorId ?? view.id;
+    if (!groups.has(key)) groups.set(key, { key, name: view.actorName ?? view.name, views: [] });
+    groups.get(key).views.push(view);
+  }
+  const conditions = options.conditions !== false;
+  const profiles = {};
+  const attacks = [];
+  const profileNames = {};
+  for (const group of groups.values()) {
+    const lead = group.views[0];
+    const label = group.name ?? group.key;
+    // Most specific first: strikes given for this actor, the actor's own flag, then
+    // the strikes given for everyone.
+    let list = Array.isArray(strikes) ? undefined : strikes?.[group.name] ?? strikes?.[group.key];
+    if (list === undefined) list = getPath(lead.actor, "flags.fracas.strikes");
+    if (list === undefined && Array.isArray(strikes)) list = strikes;
+    if (!Array.isArray(list) || !list.length) {
+      throw new InputError(`${label}: no strikes for this actor; pass strikes to api.mob or set the actor flag fracas.strikes`);
+    }
+    const profileStrikes = list.map((spec, i) => {
+      checkStrikeKeys(spec, `${label} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
+      return { ...spec };
+    });
+    profiles[group.key] = {
+      attacker: readAttacker({ ...lead, name: label }, mapping, profileStrikes, { conditions }),
+      strikes: profileStrikes,
+    };
+    if (options.advantage) profiles[group.key].advantage = true;
+    if (options.disadvantage) profiles[group.key].disadvantage = true;
+    profileNames[group.key] = label;
+    const counts = assign === "each" ? targets.map(() => group.views.length) : splitCounts(group.views.length, targets.length);
+    targets.forEach((t, i) => {
+      if (counts[i] > 0) attacks.push({ profile: group.key, target: t.id, count: counts[i] });
+    });
+  }
+  const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
+  const request = {
+    profiles,
+    targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
+    attacks,
+    detail: "summary",
+  };
+  if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
+  return { request, targets: used, profileNames };
+}

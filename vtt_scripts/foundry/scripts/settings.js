@@ -1,0 +1,74 @@
+// The module's settings as data; the edge registers them with game.settings.
+// Data paths default to what Foundry's "Simple Worldbuilding" system offers (its
+// health bar and attributes named ac, strength, agility …); README.md shows how to
+// map other systems.
+
+export const MODULE_ID = "fracas";
+
+/** Settings whose change means: drop the connection and connect again. */
+export const CONNECTION_KEYS = ["bridgeUrl", "bridgeToken", "heartbeatSeconds", "requestTimeoutSeconds"];
+
+/** Data-path settings: key, default, what it holds, whether a target needs it. */
+export const DATA_PATHS = [
+  { key: "ac", default: "system.attributes.ac.value", label: "AC", hint: "Armour class of a target (ER-6). Required for targets." },
+  { key: "body", default: "system.health.value", label: "Body (current HP)", hint: "Damage is taken from here; Undo restores it." },
+  { key: "bodyMax", default: "system.health.max", label: "Body maximum", hint: "Used for the sneak-attack shock save (ER-13). Optional." },
+  { key: "strength", default: "system.attributes.strength.value", label: "Strength score", hint: "Melee and savage to-hit (ER-4)." },
+  { key: "agility", default: "system.attributes.agility.value", label: "Agility score", hint: "Range to-hit (ER-4) and initiative (ER-18)." },
+  { key: "strengthMod", default: "", label: "Strength modifier", hint: "Optional: an explicit modifier wins over floor((score − 2) / 2)." },
+  { key: "agilityMod", default: "", label: "Agility modifier", hint: "Optional, as for Strength." },
+  { key: "size", default: "system.attributes.size.value", label: "Size", hint: "tiny … colossal (ER-5). Optional: absent means medium." },
+  { key: "resistant", default: "system.attributes.resistant.value", label: "Resistances", hint: "Damage types, a list or \"fire, cold\" (ER-10). Optional." },
+  { key: "vulnerable", default: "system.attributes.vulnerable.value", label: "Vulnerabilities", hint: "Damage types (ER-10). Optional." },
+  { key: "immune", default: "system.attributes.immune.value", label: "Immunities", hint: "Damage types (ER-10). Optional." },
+  { key: "saveBonus", default: "", label: "Resilience save bonus", hint: "Optional: when set, the engine rolls shock saves (ER-13)." },
+  { key: "initiativeBonus", default: "", label: "Initiative bonus", hint: "Optional: other initiative modifiers (ER-18)." },
+];
+
+/** Every setting the module registers. `type` is "string" | "boolean" | "number". */
+export const SETTINGS = [
+  { key: "bridgeUrl", scope: "client", config: true, type: "string", default: "ws://127.0.0.1:8765",
+    name: "Bridge URL", hint: "Where `fracas serve` listens, as it printed it (ws://127.0.0.1:8765)." },
+  { key: "bridgeToken", scope: "client", config: true, type: "string", default: "",
+    name: "Bridge access token", hint: "The token `fracas serve` printed. Kept in this browser only." },
+  { key: "chatVisibility", scope: "world", config: true, type: "string", default: "public",
+    choices: { public: "Public: everyone sees the dice", gm: "Whispered to GMs" },
+    name: "Results in chat", hint: "Who sees fracas result cards." },
+  { key: "applyDamage", scope: "world", config: true, type: "boolean", default: true,
+    name: "Apply damage", hint: "Take the damage from each target's Body path (with an Undo button on the card)." },
+  { key: "floorBodyAtZero", scope: "world", config: true, type: "boolean", default: true,
+    name: "Body never below 0", hint: "Stop applied damage at 0 instead of going negative." },
+  { key: "conditionsFromStatuses", scope: "world", config: true, type: "boolean", default: true,
+    name: "Conditions from status effects", hint: "Send tokens' status effects (prone, blind, restrained …) as ER conditions." },
+  { key: "requestTimeoutSeconds", scope: "world", config: true, type: "number", default: 10,
+    name: "Request timeout (seconds)", hint: "How long to wait for the bridge before giving up (nothing is applied)." },
+  { key: "heartbeatSeconds", scope: "world", config: true, type: "number", default: 15,
+    name: "Heartbeat (seconds)", hint: "How often the connection is checked; a missed answer reconnects." },
+  ...DATA_PATHS.map((p) => ({
+    key: pathSettingKey(p.key), scope: "world", config: true, type: "string", default: p.default,
+    name: `Data path: ${p.label}`, hint: `${p.hint} Leave empty when the system has none.`,
+  })),
+  { key: "lastStrike", scope: "client", config: false, type: "object", default: null,
+    name: "Last attack dialog values", hint: "" },
+  { key: "macrosInstalled", scope: "world", config: false, type: "boolean", default: false,
+    name: "Macros installed", hint: "" },
+];
+
+/** The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free). */
+export function pathSettingKey(key) {
+  return `path${key[0].toUpperCase()}${key.slice(1)}`;
+}
+
+/**
+ * The data-path mapping, read through `get(key)`.
+ * @param {(key: string) => unknown} get
+ * @returns {Record<string, string>}
+ */
+export function readMapping(get) {
+  const mapping = {};
+  for (const p of DATA_PATHS) {
+    const value = get(pathSettingKey(p.key));
+    mapping[p.key] = typeof value === "string" ? value.trim() : "";
+  }
+  return mapping;
+}

@@ -233,7 +233,7 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, threads, **flags) -
         result = _engine_call(fracas.resolve, _flags_request(flags), seed=seed,
                               flags_target=flags["target"])
     elif not sys.stdin.isatty():
-        payload = _load_json(click.get_binary_stream("stdin").read(), "standard input")
+        payload = _load_json(sys.stdin.buffer.read(), "standard input")
         result = _engine_call(fracas.resolve, payload, seed=seed)
     else:
         raise click.UsageError("no request: give a JSON file, '-' for stdin, --bulk FILE, or "

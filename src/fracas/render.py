@@ -249,8 +249,7 @@ def sparkline(histogram: list[int]) -> str:
     if not histogram or not any(histogram):
         return "—"
     top = max(histogram)
-    bars = "".join(" " if n == 0 else SPARKS[min(len(SPARKS) - 1, n * len(SPARKS) // (top + 1))]
-                   for n in histogram)
+    bars = "".join(" " if n == 0 else SPARKS[(n * len(SPARKS) - 1) // top] for n in histogram)
     return f"0{bars}{len(histogram) - 1}"
 
 

@@ -160,22 +160,58 @@ cdef inline int64_t resist(int64_t amount, int state) noexcept nogil:
     return amount
 
 
-cdef int roll_attack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice,
-                     int64_t* mod_stamp, int64_t stamp, int64_t* out,
-                     int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+cdef inline uint32_t hit_mask(const int32_t* p) noexcept nogil:
+    """Bit f set when a die showing face f hits (ER-6): one table per strike, no branches per die."""
+    cdef uint32_t mask = 1u << 20
+    cdef int face
+    for face in range(2, 20):
+        if face + p[P_TO_HIT] >= p[P_AC]:
+            mask |= 1u << face
+    return mask
+
+
+cdef inline uint32_t crit_mask(const int32_t* p, uint32_t hits) noexcept nogil:
+    """Bit f set when face f is a hitting crit face (ER-8); 0 when the strike cannot crit."""
+    cdef uint32_t mask = 0
+    cdef int face
+    if p[P_CRIT] == 0 or p[P_DISADV]:
+        return 0
+    for face in range(p[P_CRIT], 21):
+        mask |= 1u << face
+    return mask & hits
+
+
+cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
+                            Dice* shared, int64_t* mod_stamp, int64_t stamp, int64_t* out,
+                            int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+    """Roll one attack with the generator state in a local copy (kept in registers)."""
+    cdef Dice local = shared[0]
+    cdef int err = roll_strikes(plan, masks, begin, end, &local, mod_stamp, stamp, out,
+                                log, log_cap, logpos)
+    shared[0] = local
+    return err
+
+
+cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
+                             Dice* dice, int64_t* mod_stamp, int64_t stamp, int64_t* out,
+                             int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
     """Roll strikes begin..end-1 as one attack; out gets one row per strike.
 
-    With log NULL nothing is logged. Returns an error code.
+    `masks` holds two words per plan row (hit mask, crit mask). With log NULL
+    nothing is logged. Returns an error code.
     """
     cdef int pool[8]
     cdef int64_t s, i, n, discard, hits, nat20, chain_len, chain, kept_chain
     cdef int64_t base, mod, mod_used, damage, undodgeable, raw
-    cdef int to_hit, ac, crit_thr, face, top, d3, hit, crit_face, crit, target, state
+    cdef int to_hit, ac, face, top, d3, hit, crit_face, crit, target, state
+    cdef uint32_t hmask, cmask
     cdef const int32_t* p
     cdef int64_t* o
     for s in range(begin, end):
         p = plan + s * PLAN_WIDTH
         o = out + (s - begin) * OUT_WIDTH
+        hmask = masks[2 * s]
+        cmask = masks[2 * s + 1]
         dice.strike = s
         to_hit = p[P_TO_HIT]
         ac = p[P_AC]
@@ -191,30 +227,24 @@ cdef int roll_attack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice
                 if pool[i] > top:
                     top = pool[i]
                     discard = i
-        hits = 0
-        nat20 = 0
-        crit_face = 0
-        crit_thr = p[P_CRIT]
         if log != NULL:
             if logpos[0] + n > log_cap:
                 return E_LOG_FULL
             o[O_LOG] = logpos[0]
-        for i in range(n):
-            face = pool[i]
-            hit = face == 20 or (face != 1 and face + to_hit >= ac)
-            if log != NULL:
-                log[logpos[0] * 2] = face
-                log[logpos[0] * 2 + 1] = hit
+            for i in range(n):
+                log[logpos[0] * 2] = pool[i]
+                log[logpos[0] * 2 + 1] = (hmask >> pool[i]) & 1
                 logpos[0] += 1
-            if i == discard:
-                continue
-            if hit:
-                hits += 1
-                if face == 20:
-                    nat20 += 1
-                if crit_thr and face >= crit_thr:
-                    crit_face = 1
-        crit = hits > 0 and p[P_DISADV] == 0 and (crit_face or p[P_AUTO_CRIT] != 0)
+        hits = 0
+        nat20 = 0
+        crit_face = 0
+        for i in range(n):
+            # Branch-free: the hit and crit tables replace the comparisons (ER-6, ER-8).
+            face = pool[i] if i != discard else 0
+            hits += (hmask >> face) & 1
+            nat20 += face == 20
+            crit_face |= (cmask >> face) & 1
+        crit = hits > 0 and (crit_face or (p[P_AUTO_CRIT] != 0 and p[P_DISADV] == 0))
         chain_len = 0
         chain = 0
         if crit:
@@ -225,7 +255,7 @@ cdef int roll_attack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice
                 if dice.error:
                     return dice.error
                 chain_len += 1
-                hit = face == 20 or (face != 1 and face + to_hit >= ac)
+                hit = (hmask >> face) & 1
                 if log != NULL:
                     if logpos[0] + 2 > log_cap:
                         return E_LOG_FULL
@@ -282,6 +312,17 @@ cdef int roll_attack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice
         o[O_NAT20] = nat20
         o[O_POOL] = n
     return E_OK
+
+
+cdef object plan_masks(const int32_t[::1] plan):
+    """Two words per plan row: the hit mask and the crit mask (see hit_mask, crit_mask)."""
+    cdef int64_t s, n = plan.shape[0] // PLAN_WIDTH
+    buf = bytearray(8 * max(n, 1))
+    cdef uint32_t[::1] masks = memoryview(buf).cast("I")
+    for s in range(n):
+        masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
+        masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
+    return masks
 
 
 cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
@@ -364,6 +405,7 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
         left -= take
     if out.shape[0] < row * OUT_WIDTH:
         raise ValueError("out is too small: %d rows needed" % row)
+    cdef uint32_t[::1] masks = plan_masks(plan)
     load_state(&dice, state)
     if rolls is None:
         dice.rolls = NULL
@@ -385,7 +427,7 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
             left -= 1
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
-            err = roll_attack(&plan[0], begin, end, &dice, &mod_stamp[0], a,
+            err = roll_attack(&plan[0], &masks[0], begin, end, &dice, &mod_stamp[0], a,
                               &out[row * OUT_WIDTH], &log[0] if log.shape[0] else NULL,
                               log_cap, &logpos)
             if err:
@@ -435,6 +477,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     cdef int64_t* hit_stamp = mod_stamp + max(n_targets, 1)
     cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
     cdef int64_t logpos = 0
+    cdef uint32_t[::1] masks = plan_masks(plan)
     load_state(&dice, state)
     dice.rolls = NULL
     dice.n_rolls = 0
@@ -451,7 +494,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
             left -= 1
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
-            err = roll_attack(&plan[0], begin, end, &dice, mod_stamp, a, &out[0],
+            err = roll_attack(&plan[0], &masks[0], begin, end, &dice, mod_stamp, a, &out[0],
                               NULL, 0, &logpos)
             if err:
                 break

@@ -8,7 +8,7 @@
     ...     "targets": {"goblin": {"ac": 14}},
     ... }, seed=42)
     >>> result.to_dict()["total_damage"]
-    4
+    3
 
 The draw order, the request and the result are documented in docs/ENGINE.md.
 """

@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import orjson
+from fracas.schema import key_path
 
 from . import errors
 from .auth import token_matches
@@ -271,7 +272,7 @@ class Dispatcher:
     def _method(document: dict[str, Any]) -> str:
         for member in document:
             if member not in _ENVELOPE_MEMBERS:
-                raise errors.InvalidRequest.at(_member_path("$", member), "unknown member")
+                raise errors.InvalidRequest.at(key_path("$", member), "unknown member")
         if document.get("jsonrpc") != "2.0":
             raise errors.InvalidRequest.at("$.jsonrpc", 'must be "2.0"')
         if "method" not in document:
@@ -298,9 +299,9 @@ class Dispatcher:
             error = errors.InvalidRequest.at("$", "empty batch")
             return Reply(orjson.dumps(_failure(None, error)))
         if len(documents) > self.limits.max_batch:
-            error = errors.LimitExceeded(
+            error = errors.LimitExceeded.at(
+                "$",
                 f"batch of {len(documents)} requests is longer than the limit of {self.limits.max_batch}",
-                path="$",
                 limit=self.limits.max_batch,
             )
             return Reply(orjson.dumps(_failure(None, error)))
@@ -546,17 +547,10 @@ def _only(params: dict[str, Any], allowed: set[str], *, required: set[str] = fro
     """Params of the bridge's own methods: no unknown names, none missing."""
     for name in params:
         if name not in allowed:
-            raise errors.InvalidParams.at(_member_path("$.params", name), "unknown parameter")
+            raise errors.InvalidParams.at(key_path("$.params", name), "unknown parameter")
     for name in sorted(required):
         if name not in params:
             raise errors.InvalidParams.at(f"$.params.{name}", "missing")
-
-
-def _member_path(parent: str, name: str) -> str:
-    """``$.name``, or ``$["odd name"]`` when the name is not a plain identifier."""
-    if name.isidentifier():
-        return f"{parent}.{name}"
-    return f"{parent}[{orjson.dumps(name).decode()}]"
 
 
 def _differences(recorded: Any, replayed: Any, path: str = "$") -> list[str]:
@@ -564,10 +558,11 @@ def _differences(recorded: Any, replayed: Any, path: str = "$") -> list[str]:
     if isinstance(recorded, dict) and isinstance(replayed, dict):
         found: list[str] = []
         for key in sorted(recorded.keys() | replayed.keys()):
+            where = key_path(path, key)
             if key not in recorded or key not in replayed:
-                found.append(f"{path}.{key}")
+                found.append(where)
             else:
-                found.extend(_differences(recorded[key], replayed[key], f"{path}.{key}"))
+                found.extend(_differences(recorded[key], replayed[key], where))
         return found
     if isinstance(recorded, list) and isinstance(replayed, list):
         if len(recorded) != len(replayed):

@@ -107,18 +107,21 @@ class BridgeConfig:
 class Bridge:
     """The running bridge: ``async with Bridge(config) as bridge: ...``.
 
+    ``engine`` defaults to the :mod:`fracas` module (see :class:`Dispatcher`).
+
     Leaving the block (or :meth:`close`) shuts down gracefully: new requests
     are answered "shutting down", requests already being worked on finish,
     are journaled and answered, then connections close with 1001.
     """
 
-    def __init__(self, config: BridgeConfig) -> None:
+    def __init__(self, config: BridgeConfig, *, engine: Any = None) -> None:
         if not is_loopback(config.host) and not config.allow_remote:
             raise ValueError(
                 f"host {config.host} is not loopback: other machines could reach the bridge;"
                 " pass --allow-remote if that is what you want"
             )
         self.config = config
+        self._engine = engine  # None: the fracas module (tests pass a wrapper)
         self.limits = config.limits
         self._origins = config.allowed_origins()
         self._extra_hosts = frozenset(host.lower() for host in config.hosts)
@@ -145,6 +148,7 @@ class Bridge:
             token=config.token,
             journal=self._journal,
             limits=self.limits,
+            engine=self._engine,
             is_draining=lambda: self._draining,
         )
         self._pool = concurrent.futures.ThreadPoolExecutor(

@@ -1,0 +1,150 @@
+"""`fracas bench`: the documented shape of its JSON, its tables, plot and bridge wiring.
+
+The real `fracas bench --quick` runs in CI after the tests; here `--scale` shrinks
+every size and sample time so the whole suite runs in a few seconds. Nothing here
+asserts a speed: only that every figure is there and is a positive number.
+"""
+
+import json
+import sys
+import types
+
+import pytest
+from click.testing import CliRunner
+
+from fracas import _kernels
+from fracas.cli import main
+
+pytestmark = pytest.mark.skipif(_kernels.compiled is None, reason="fracas bench needs the compiled core")
+
+SMALL = ["--scale", "0.002", "--rounds", "1", "--no-progress"]
+
+
+def positive(value):
+    return isinstance(value, (int, float)) and value > 0
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    json_path, png_path = out / "bench.json", out / "scaling.png"
+    result = CliRunner().invoke(main, ["bench", "--quick", *SMALL, "--json", str(json_path),
+                                       "--plot", str(png_path)])
+    assert result.exit_code == 0, result.output
+    return result, json.loads(json_path.read_text()), png_path
+
+
+def test_json_has_the_documented_shape(quick_run):
+    _, doc, _ = quick_run
+    # issue 3: {"scenarios": {"typical": {"attacks_per_s": {...}}, "heavy", "multi", "bulk"},
+    #           "generator": {...}, "api": {"single_resolve_us": ...}}
+    assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk"}
+    typical = doc["scenarios"]["typical"]["attacks_per_s"]
+    for key in ("compiled", "kernel", "python", "randint", "numpy"):
+        assert positive(typical[key]), key
+    d20_installed = "d20" in doc["scenarios"]["typical"]["labels"]
+    assert positive(typical["d20"]) if d20_installed else typical["d20"] is None
+    for name in ("heavy", "multi", "bulk"):
+        rates = doc["scenarios"][name]["attacks_per_s"]
+        assert {"compiled", "python", "randint", "numpy", "d20"} <= set(rates)
+        assert positive(rates["compiled"])
+    for name in ("heavy", "multi"):
+        assert positive(doc["scenarios"][name]["attacks_per_s"]["python"])
+    assert positive(doc["generator"]["words_per_s"])
+    assert positive(doc["generator"]["attacks_per_s_limit"])
+    assert positive(doc["api"]["single_resolve_us"])
+    ratios = doc["scenarios"]["typical"]["ratios"]
+    for key in ("compiled_vs_randint", "compiled_vs_numpy", "compiled_vs_python", "compiled_vs_generator"):
+        assert positive(ratios[key]), key
+
+
+def test_json_has_the_bulk_scaling_and_memory_figures(quick_run):
+    _, doc, _ = quick_run
+    bulk = doc["bulk"]
+    assert bulk["sizes"] and all(positive(s["attacks_per_s"]["compiled"]) and
+                                 positive(s["attacks_per_s"]["compiled_cores"]) and
+                                 positive(s["cores_vs_single"]) for s in bulk["sizes"])
+    memory = bulk["memory"]
+    assert memory["small_attacks"] == 1000 and memory["large_attacks"] > 1000
+    assert positive(memory["small_peak_mb"]) and positive(memory["large_peak_mb"])
+    assert "10^8 attacks skipped in --quick" in memory["note"]
+    batches = [row["batch"] for row in doc["scaling"]]
+    assert batches == [10 ** k for k in range(1, len(batches) + 1)] and len(batches) >= 3
+    assert all(positive(row["api_attacks_per_s"]) and positive(row["kernel_attacks_per_s"])
+               for row in doc["scaling"])
+    assert doc["bridge"] is None
+    assert doc["quick"] is True and doc["scale"] == 0.002
+    assert {"cpu", "cores", "platform", "python"} <= set(doc["machine"])
+
+
+def test_targets_are_reported_not_enforced(quick_run):
+    _, doc, _ = quick_run
+    keys = {t["key"] for t in doc["targets"]}
+    assert {"vs_randint", "vs_numpy", "vs_d20", "of_limit", "single_resolve_us",
+            "bulk_single_thread", "bulk_cores_ratio", "bulk_memory_mb"} <= keys
+    for target in doc["targets"]:
+        assert target["met"] in (True, False, None)
+    memory = next(t for t in doc["targets"] if t["key"] == "bulk_memory_mb")
+    assert memory["met"] is None        # 10^8 is not measured in a quick run
+
+
+def test_tables_print_attacks_per_second_and_ratios(quick_run):
+    result, _, _ = quick_run
+    out = result.stdout
+    for heading in ("Scenario 1 · typical strike", "Scenario 2 · heavy strike", "Scenario 3 · multi-strike",
+                    "Scenario 4 · bulk", "Single fracas.resolve", "Scaling", "Targets"):
+        assert heading in out
+    assert "attacks/s" in out and "API ÷ this" in out and "×" in out
+    for label in ("random.randint loop", "NumPy batch", "fracas pure Python", "xoshiro128** alone"):
+        assert label in out
+
+
+def test_plot_is_a_png(quick_run):
+    _, _, png = quick_run
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bridge_results_are_wired_into_the_output(tmp_path, monkeypatch):
+    import fracas.benchmarks as package
+
+    fake = types.ModuleType("fracas.benchmarks.bench_bridge")
+    calls = []
+
+    def run(quick):
+        calls.append(quick)
+        return {"round_trip_us": {"p50": 210.0, "p99": 900.0}, "overhead_ratio": 1.4}
+
+    fake.run = run
+    fake.format = lambda result: f"round trip p50 {result['round_trip_us']['p50']} µs"
+    monkeypatch.setitem(sys.modules, "fracas.benchmarks.bench_bridge", fake)
+    monkeypatch.setattr(package, "bench_bridge", fake, raising=False)
+    path = tmp_path / "b.json"
+    result = CliRunner().invoke(main, ["bench", "--quick", "--bridge", *SMALL, "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    assert calls == [True]
+    doc = json.loads(path.read_text())
+    assert doc["bridge"] == {"round_trip_us": {"p50": 210.0, "p99": 900.0}, "overhead_ratio": 1.4}
+    assert "round trip p50 210.0 µs" in result.stdout
+    overhead = next(t for t in doc["targets"] if t["key"] == "bridge_overhead")
+    assert overhead["measured"] == 1.4 and overhead["met"] is True
+
+
+def test_bridge_missing_is_a_usage_error(monkeypatch):
+    import fracas.benchmarks as package
+
+    monkeypatch.setitem(sys.modules, "fracas.benchmarks.bench_bridge", None)
+    monkeypatch.delattr(package, "bench_bridge", raising=False)
+    result = CliRunner().invoke(main, ["bench", "--bridge", *SMALL])
+    assert result.exit_code == 2
+    assert "--bridge: the bridge benchmark is not available" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--rounds", "0"], "Invalid value for '--rounds'"),
+    (["--scale", "0"], "Invalid value for '--scale'"),
+    (["--threads", "0"], "Invalid value for '--threads'"),
+])
+def test_bad_options_exit_2(args, message):
+    result = CliRunner().invoke(main, ["bench", *args])
+    assert result.exit_code == 2
+    assert message in result.output

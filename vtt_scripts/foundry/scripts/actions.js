@@ -12,7 +12,7 @@ import {
 } from "./chat.js";
 import { planDamage, planUndo, writeAll } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
-import { ConnectionError, FracasError, InputError, describeError } from "./errors.js";
+import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
 import { getPath } from "./paths.js";
 import { buildAttackRequest, buildBulkRequest, buildInitiativeRequest, uniqueViews, who } from "./request.js";
@@ -54,6 +54,42 @@ export function displayNames(views) {
     }
   }
   return names;
+}
+
+/**
+ * Where a bridge error points, in the GM's words: "$.params.strikes[1].dice" is
+ * "strike 2, at Goblin"; "$.params.targets.<token id>.ac" is "target Goblin".
+ * @returns {string} a phrase, or "" when the path says nothing more
+ */
+export function explainPath(path, { strikes = [], names = {}, attackerName = "", profileNames = {} } = {}) {
+  if (typeof path !== "string") return "";
+  let m = /^\$\.params\.strikes\[(\d+)\]/.exec(path);
+  if (m) {
+    const strike = strikes[Number(m[1])];
+    const at = strike && names[strike.target] ? `, at ${names[strike.target]}` : "";
+    return `strike ${Number(m[1]) + 1}${at}`;
+  }
+  m = /^\$\.params\.targets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/.exec(path);
+  if (m) {
+    const id = m[1] ?? m[2].replace(/\\(.)/g, "$1");
+    return names[id] ? `target ${names[id]}` : "";
+  }
+  m = /^\$\.params\.profiles(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/.exec(path);
+  if (m) {
+    const id = m[1] ?? m[2].replace(/\\(.)/g, "$1");
+    return profileNames[id] ? `attackers ${profileNames[id]}` : "";
+  }
+  if (path.startsWith("$.params.attacker") && attackerName) return `attacker ${attackerName}`;
+  return "";
+}
+
+/** Add the GM's words for a bridge error's path to its message. */
+function explained(error, ctx) {
+  if (error instanceof BridgeError) {
+    const where = explainPath(error.path, ctx);
+    if (where) error.message = `${error.message} [${where}]`;
+  }
+  return error;
 }
 
 /**
@@ -161,8 +197,11 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       },
     });
     const requestId = options.requestId ?? newId();
-    const result = await conn.call("attack.resolve", request, { id: requestId });
-    const model = attackCardModel(result, { attackerName: attacker.name, names: displayNames(used), requestId });
+    const names = displayNames(used);
+    const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
+      throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
+    });
+    const model = attackCardModel(result, { attackerName: attacker.name, names, requestId });
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
@@ -200,8 +239,11 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       },
     });
     const requestId = options.requestId ?? newId();
-    const result = await conn.call("attack.bulk", request, { id: requestId });
-    const model = mobCardModel(result, { names: displayNames(used), profileNames, requestId });
+    const names = displayNames(used);
+    const result = await conn.call("attack.bulk", request, { id: requestId }).catch((error) => {
+      throw explained(error, { names, profileNames });
+    });
+    const model = mobCardModel(result, { names, profileNames, requestId });
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),

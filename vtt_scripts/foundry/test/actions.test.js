@@ -1,0 +1,287 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import { createActions, displayNames, explainPath } from "../scripts/actions.js";
+import { BridgeError } from "../scripts/errors.js";
+import { fakeActor, fakeConnection, fakeVtt, sheet, view } from "./fakes.js";
+
+const path = "system.health.value";
+const sword = { method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" };
+
+/** An engine-shaped result dealing `damage` per target id. */
+function attackResult(damage, seed = 42) {
+  const ids = Object.keys(damage);
+  return {
+    ruleset: "enchanted-realms", seed, backend: "compiled", injected: false,
+    strikes: ids.map((id) => ({
+      target: id, method: "melee", style: "slashing", damage_type: "edged", advantage: false, disadvantage: false,
+      sneak: false, to_hit: 4, ac: 12, crit_range: 20,
+      dice: [{ face: 12, total: 16, hit: damage[id] > 0, source: "skill" }, { face: 3, total: 7, hit: false, source: "skill" }],
+      discarded: null, crit_chain: [], hits: damage[id] > 0 ? 1 : 0, crit: false, base: damage[id], modifier: null,
+      resistance: "normal", damage: damage[id], undodgeable: 0,
+    })),
+    targets: Object.fromEntries(ids.map((id) => [id, { damage: damage[id], by_type: { edged: damage[id] }, undodgeable: 0, shock_save_dc: null, shock_save: null }])),
+    total_damage: ids.reduce((n, id) => n + damage[id], 0),
+  };
+}
+
+function scene() {
+  const heroActor = fakeActor({ uuid: "Actor.hero", name: "Aldric", system: sheet({ str: 4 }) });
+  const gobActor = fakeActor({ uuid: "Scene.s.Token.g1.Actor.gob", name: "Goblin", system: sheet({ ac: 12, hp: 7 }) });
+  const gob2Actor = fakeActor({ uuid: "Scene.s.Token.g2.Actor.gob", name: "Goblin", system: sheet({ ac: 12, hp: 4 }) });
+  const tokens = [view("hero", "Aldric", heroActor), view("g1", "Goblin", gobActor), view("g2", "Goblin", gob2Actor)];
+  return { heroActor, gobActor, gob2Actor, tokens };
+}
+
+function setup({ answer, controlled = ["hero"], targeted = ["g1", "g2"], settings, isGM = true } = {}) {
+  const s = scene();
+  const vtt = fakeVtt({ tokens: s.tokens, controlled, targeted, settings, isGM });
+  const conn = fakeConnection(answer ?? (() => attackResult({ g1: 5, g2: 6 })));
+  let n = 0;
+  const logged = [];
+  const api = createActions({ vtt, connection: () => conn, newId: () => `id-${++n}`, log: (e) => logged.push(e) });
+  return { ...s, vtt, conn, api, logged };
+}
+
+const strikesAtBoth = [{ ...sword, target: "g1" }, { ...sword, target: "g2" }];
+
+describe("api.attack", () => {
+  test("resolves, applies damage, posts a card with rolls and undo flags", async () => {
+    const { api, vtt, conn, gobActor, gob2Actor } = setup();
+    const out = await api.attack({ strikes: strikesAtBoth, seed: 42 });
+    assert.equal(conn.calls.length, 1);
+    assert.equal(conn.calls[0].method, "attack.resolve");
+    assert.equal(conn.calls[0].id, "id-1");
+    assert.deepEqual(Object.keys(conn.calls[0].params.targets), ["g1", "g2"]);
+    assert.equal(conn.calls[0].params.seed, 42);
+    assert.equal(gobActor.system.health.value, 2);
+    assert.equal(gob2Actor.system.health.value, 0);
+    const [message] = vtt.messages;
+    assert.equal(out.messageId, message.id);
+    assert.deepEqual(message.flags.fracas.changes, [
+      { uuid: gobActor.uuid, name: "Goblin", path, before: 7, damage: 5, after: 2 },
+      { uuid: gob2Actor.uuid, name: "Goblin", path, before: 4, damage: 6, after: 0 },
+    ]);
+    assert.equal(message.flags.fracas.requestId, "id-1");
+    assert.equal(message.flags.fracas.seed, "42");
+    assert.equal(message.rolls.length, 2, "one roll per strike");
+    assert.match(message.content, /Goblin #1.*Goblin #2/s, "same-named targets are numbered");
+    assert.equal(message.whisperToGM, false);
+    assert.equal(message.speaker.id, "hero");
+    assert.deepEqual(vtt.notes, []);
+  });
+
+  test("a bridge error is one notification naming the problem; nothing is applied or posted", async () => {
+    const { api, vtt, gobActor } = setup({
+      answer: () => {
+        throw new BridgeError("attack.resolve", { code: -32602, message: "$.strikes[0].dice: 6 skill dice, the most is 5 (ER-3)", data: { path: "$.strikes[0].dice" } });
+      },
+    });
+    assert.equal(await api.attack({ strikes: [{ ...sword, dice: 6, target: "g1" }] }), null);
+    assert.deepEqual(vtt.notes, [{ level: "warn", text: "fracas: attack.resolve failed: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)" }]);
+    assert.deepEqual(gobActor.updates, []);
+    assert.deepEqual(vtt.messages, []);
+  });
+
+  test("bad input is caught before anything is sent", async () => {
+    const { api, vtt, conn } = setup({ controlled: [] });
+    assert.equal(await api.attack({ strikes: strikesAtBoth }), null);
+    assert.deepEqual(vtt.notes.map((n) => n.text), ["fracas: select exactly one attacking token (0 are selected)"]);
+    assert.equal(conn.calls.length, 0);
+    assert.equal(await api.attack({ attacker: "hero", strikes: strikesAtBoth, seed: -1 }), null);
+    assert.match(vtt.notes[1].text, /seed -1 is not a whole number from 0 to 2\^64/);
+    assert.equal(await api.attack({ attacker: "nobody", strikes: strikesAtBoth }), null);
+    assert.match(vtt.notes[2].text, /attacker: "nobody" is not a token on this scene/);
+    assert.equal(conn.calls.length, 0);
+  });
+
+  test("players are told the GM resolves attacks", async () => {
+    const { api, vtt, conn } = setup({ isGM: false });
+    await api.attack({ strikes: strikesAtBoth });
+    assert.match(vtt.notes[0].text, /only a GM can resolve attacks with fracas/);
+    assert.equal(conn.calls.length, 0);
+  });
+
+  test("no connection on this client: a clear message", async () => {
+    const { vtt, tokens } = setup();
+    const api = createActions({ vtt, connection: () => null, newId: () => "x" });
+    await api.attack({ strikes: strikesAtBoth });
+    assert.match(vtt.notes[0].text, /this browser does not hold the bridge connection/);
+    assert.ok(tokens.length);
+  });
+
+  test("a failing actor update leaves every actor as it was and posts nothing", async () => {
+    const { api, vtt, gobActor, gob2Actor } = setup();
+    gob2Actor.failNext = new Error("the server said no");
+    assert.equal(await api.attack({ strikes: strikesAtBoth }), null);
+    assert.equal(gobActor.system.health.value, 7);
+    assert.equal(gob2Actor.system.health.value, 4);
+    assert.deepEqual(vtt.messages, []);
+    assert.match(vtt.notes[0].text, /updating Goblin failed \(the server said no\); nothing was changed/);
+  });
+
+  test("if the card cannot be posted the damage is taken back", async () => {
+    const { api, vtt, gobActor } = setup();
+    vtt.postFails = new Error("chat is read-only");
+    assert.equal(await api.attack({ strikes: strikesAtBoth }), null);
+    assert.equal(gobActor.system.health.value, 7);
+    assert.match(vtt.notes[0].text, /posting the chat card failed \(chat is read-only\); the damage was taken back/);
+  });
+
+  test("applyDamage off: the card reports, nothing changes, no Undo", async () => {
+    const { api, vtt, gobActor } = setup({ settings: { applyDamage: false, chatVisibility: "gm" } });
+    await api.attack({ strikes: strikesAtBoth });
+    assert.equal(gobActor.system.health.value, 7);
+    assert.deepEqual(vtt.messages[0].flags.fracas.changes, []);
+    assert.doesNotMatch(vtt.messages[0].content, /data-fracas-action="undo"/);
+    assert.equal(vtt.messages[0].whisperToGM, true);
+  });
+
+  test("an unexpected exception is reported and logged, never thrown", async () => {
+    const { api, vtt, logged } = setup({ answer: () => ({ nonsense: true }) });
+    assert.equal(await api.attack({ strikes: strikesAtBoth }), null);
+    assert.equal(vtt.notes[0].level, "error");
+    assert.match(vtt.notes[0].text, /^fracas: unexpected error: /);
+    assert.equal(logged.length, 1);
+  });
+});
+
+describe("api.undo", () => {
+  test("restores the exact previous values and marks the card undone; a second undo is refused", async () => {
+    const { api, vtt, gobActor, gob2Actor } = setup();
+    const { messageId } = await api.attack({ strikes: strikesAtBoth });
+    const out = await api.undo(messageId);
+    assert.deepEqual(out.restored.map((r) => r.value), [7, 4]);
+    assert.equal(gobActor.system.health.value, 7);
+    assert.equal(gob2Actor.system.health.value, 4);
+    assert.ok(vtt.messages[0].flags.fracas.undone.at);
+    assert.match(vtt.notes.at(-1).text, /damage undone \(Goblin back to 7, Goblin back to 4\)/);
+    assert.equal(await api.undo(messageId), null);
+    assert.match(vtt.notes.at(-1).text, /this damage was already undone/);
+  });
+
+  test("a value changed since the attack is still restored, with a warning", async () => {
+    const { api, vtt, gobActor } = setup();
+    const { messageId } = await api.attack({ strikes: strikesAtBoth });
+    await gobActor.update({ [path]: 5 });
+    await api.undo(messageId);
+    assert.equal(gobActor.system.health.value, 7);
+    assert.match(vtt.notes.at(-1).text, /Goblin's Body had changed since the attack \(2 expected, 5 found\); restored to the value from before the attack anyway/);
+  });
+
+  test("a deleted actor stops the undo before anything is written", async () => {
+    const { api, vtt, gobActor, gob2Actor } = setup();
+    const { messageId } = await api.attack({ strikes: strikesAtBoth });
+    vtt.forgetDocument(gob2Actor.uuid);
+    assert.equal(await api.undo(messageId), null);
+    assert.equal(gobActor.system.health.value, 2);
+    assert.match(vtt.notes.at(-1).text, /Goblin: the actor is gone .*nothing was undone/);
+    assert.equal(vtt.messages[0].flags.fracas.undone, null);
+  });
+});
+
+describe("api.initiative", () => {
+  test("rolls for the combat's combatants and sets tracker values in the engine's order", async () => {
+    const { vtt, tokens } = setup();
+    vtt.combatState = { id: "c", combatants: [{ id: "cA", name: "Aldric", view: tokens[0] }, { id: "cG", name: "Goblin", view: tokens[1] }] };
+    const conn = fakeConnection((method, params) => ({
+      seed: 3, injected: false,
+      order: [{ id: "cG", roll: 8, modifier: 0, total: 8, tiebreaks: [17] }, { id: "cA", roll: 7, modifier: 1, total: 8, tiebreaks: [2] }],
+      echo: params,
+    }));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "ini-1" });
+    const out = await api.initiative({ seed: 3 });
+    assert.equal(conn.calls[0].method, "initiative.roll");
+    assert.deepEqual(conn.calls[0].params, { combatants: [{ id: "cA", agility: 2 }, { id: "cG", agility: 2 }], seed: 3 });
+    assert.deepEqual(vtt.initiativeUpdates, [[{ id: "cG", value: 8.1 }, { id: "cA", value: 8 }]]);
+    assert.equal(out.messageId, "msg1");
+    assert.equal(vtt.messages[0].rolls.length, 1);
+  });
+
+  test("without a combat: say how to start one", async () => {
+    const { api, vtt } = setup();
+    await api.initiative();
+    assert.match(vtt.notes[0].text, /no active combat encounter: start one in the combat tracker/);
+  });
+});
+
+describe("api.mob", () => {
+  test("bulk request, per-target totals applied, compact card with undo", async () => {
+    const { vtt, gobActor, gob2Actor, tokens } = setup();
+    const conn = fakeConnection((method, params) => ({
+      seed: 11, backend: "compiled", detail: "summary", attacks_total: 2, total_damage: 9,
+      targets: {
+        g1: { damage: 4, by_type: { edged: 4 }, attacks: 1, attacks_hit: 1, crits: 0, longest_chain: 0, undodgeable: 0 },
+        g2: { damage: 5, by_type: { edged: 5 }, attacks: 1, attacks_hit: 1, crits: 1, longest_chain: 1, undodgeable: 1 },
+      },
+      groups: params.attacks.map((a) => ({ ...a, attacks_hit: 1, hit_rate: 1, damage: 4, mean_damage: 4, crits: 0, histogram: [0, 1] })),
+    }));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "mob-1" });
+    const out = await api.mob({ strikes: [sword], attackers: ["hero"], assign: "each" });
+    assert.equal(conn.calls[0].method, "attack.bulk");
+    assert.equal(conn.calls[0].params.detail, "summary");
+    assert.equal(gobActor.system.health.value, 3);
+    assert.equal(gob2Actor.system.health.value, 0);
+    assert.equal(vtt.messages[0].rolls.length, 0);
+    assert.match(vtt.messages[0].content, /Mob attack: 2 attacks/);
+    await api.undo(out.messageId);
+    assert.equal(gob2Actor.system.health.value, 4);
+    assert.ok(tokens);
+  });
+});
+
+describe("the attack dialog", () => {
+  test("one strike per target with the dialog's weapon; values remembered", async () => {
+    const { api, vtt, conn } = setup();
+    vtt.formAnswer = { method: "melee", style: "cleaving", dice: "3", weight: "2", damage_type: "edged", bonus: "1", crit_range: "19", mode: "advantage", sneak: "no", rolls: "" };
+    await api.attackDialog();
+    const { params } = conn.calls[0];
+    assert.deepEqual(params.strikes, [
+      { target: "g1", method: "melee", style: "cleaving", dice: 3, damage_type: "edged", weight: 2, bonus: 1, crit_range: 19 },
+      { target: "g2", method: "melee", style: "cleaving", dice: 3, damage_type: "edged", weight: 2, bonus: 1, crit_range: 19 },
+    ]);
+    assert.equal(params.advantage, true);
+    assert.equal(vtt.settings.lastStrike.style, "cleaving");
+  });
+
+  test("physical dice typed in the dialog are sent as injected faces", async () => {
+    const { api, vtt, conn } = setup({ targeted: ["g1"] });
+    vtt.formAnswer = { method: "melee", style: "slashing", dice: "2", weight: "1", damage_type: "edged", bonus: "0", crit_range: "20", mode: "normal", sneak: "no", rolls: "12, 7" };
+    await api.attackDialog();
+    assert.deepEqual(conn.calls[0].params.rolls, [12, 7]);
+  });
+
+  test("a cancelled dialog sends nothing; a bad field is named", async () => {
+    const { api, vtt, conn } = setup();
+    vtt.formAnswer = null;
+    assert.equal(await api.attackDialog(), null);
+    assert.equal(conn.calls.length, 0);
+    assert.deepEqual(vtt.notes, []);
+    vtt.formAnswer = { method: "melee", style: "slashing", dice: "two", weight: "1", damage_type: "edged", bonus: "0", crit_range: "20", mode: "normal", sneak: "no" };
+    await api.attackDialog();
+    assert.match(vtt.notes[0].text, /skill dice: "two" is not a whole number/);
+  });
+});
+
+test("displayNames numbers repeated names only", () => {
+  assert.deepEqual(displayNames([{ id: "a", name: "Rat" }, { id: "b", name: "Ogre" }, { id: "c", name: "Rat" }]), { a: "Rat #1", b: "Ogre", c: "Rat #2" });
+});
+
+test("bridge error paths are told in the GM's words", async () => {
+  const ctx = { strikes: [{ target: "g1" }, { target: "0ab" }], names: { g1: "Goblin #1", "0ab": "Ogre" }, attackerName: "Aldric", profileNames: { skel: "Skeleton" } };
+  assert.equal(explainPath("$.params.strikes[1].dice", ctx), "strike 2, at Ogre");
+  assert.equal(explainPath("$.params.targets.g1.ac", ctx), "target Goblin #1");
+  assert.equal(explainPath("$.params.targets['0ab'].resistant[0]", ctx), "target Ogre");
+  assert.equal(explainPath("$.params.attacker.conditions", ctx), "attacker Aldric");
+  assert.equal(explainPath("$.params.profiles.skel.strikes[0]", ctx), "attackers Skeleton");
+  assert.equal(explainPath("$.params.seed", ctx), "");
+  assert.equal(explainPath(null, ctx), "");
+
+  const { api, vtt } = setup({
+    answer: () => {
+      throw new BridgeError("attack.resolve", { code: -32001, message: "$.params.attacker.conditions: a stunned attacker cannot attack (ER-14)", data: { path: "$.params.attacker.conditions" } });
+    },
+  });
+  await api.attack({ strikes: strikesAtBoth });
+  assert.equal(vtt.notes[0].text, "fracas: attack.resolve failed: $.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (code -32001) [attacker Aldric]");
+});

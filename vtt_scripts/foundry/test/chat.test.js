@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+
+import {
+  attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
+  renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
+} from "../scripts/chat.js";
+
+// The engine's own known-answer vectors (tests/vectors): real results, every shape.
+const vectors = JSON.parse(readFileSync(new URL("../../../tests/vectors/er_vectors.json", import.meta.url), "utf8"))
+  .filter((v) => v.result);
+
+const example = vectors.find((v) => v.name === "issue example").result;
+
+function facesOf(spec) {
+  return spec.groups.map((g) => ({ faces: g.faces, values: g.results.map((r) => r.result) }));
+}
+
+describe("attack card", () => {
+  test("the issue example: names, dice, crit chain, damage and seed", () => {
+    const model = attackCardModel(example, { attackerName: "Aldric", names: { goblin: "Goblin <Boss>" }, requestId: "r1" });
+    assert.equal(model.title, "Aldric attacks");
+    assert.equal(model.seed, "42");
+    assert.equal(model.totalDamage, example.total_damage);
+    const s = model.strikes[0];
+    assert.deepEqual(s.dice.map((d) => [d.face, d.hit]), example.strikes[0].dice.map((d) => [d.face, d.hit]));
+    assert.equal(s.chain.length, example.strikes[0].crit_chain.length);
+    const html = renderAttackCard(model, { undoable: true });
+    assert.match(html, /Goblin &lt;Boss&gt;/, "token names are escaped");
+    assert.doesNotMatch(html, /<Boss>/);
+    assert.match(html, /seed 42/);
+    assert.match(html, /data-fracas-action="undo"/);
+    assert.doesNotMatch(renderAttackCard(model), /data-fracas-action="undo"/);
+  });
+
+  test("every engine vector: dice in draw order become Die groups with the engine's faces", () => {
+    assert.ok(vectors.length > 50, "the vectors are there");
+    for (const v of vectors) {
+      const r = v.result;
+      const model = attackCardModel(r, { attackerName: "A", names: {}, requestId: v.name });
+      const specs = attackRollSpecs(model);
+      const strikeSpecs = specs.slice(0, r.strikes.length);
+      r.strikes.forEach((s, i) => {
+        const groups = facesOf(strikeSpecs[i]);
+        const pool = s.dice.map((d) => d.face).concat(s.discarded === null ? [] : [s.discarded]);
+        assert.deepEqual(groups[0], { faces: 20, values: pool }, `${v.name} strike ${i} pool`);
+        if (s.crit_chain.length) {
+          assert.deepEqual(groups[1], { faces: 20, values: s.crit_chain.map((c) => c.face) }, `${v.name} crit dice`);
+          const d3 = s.crit_chain.filter((c) => c.hit).map((c) => c.damage);
+          if (d3.length) assert.deepEqual(groups[2], { faces: 3, values: d3 }, `${v.name} crit d3s`);
+        }
+        const discarded = strikeSpecs[i].groups[0].results.filter((x) => !x.active);
+        assert.equal(discarded.length, s.discarded === null ? 0 : 1);
+        for (const g of strikeSpecs[i].groups) {
+          for (const x of g.results) assert.ok(x.result >= 1 && x.result <= g.faces, `${v.name}: face ${x.result} on a d${g.faces}`);
+        }
+      });
+      const saves = Object.values(r.targets).filter((t) => t.shock_save);
+      assert.equal(specs.length, r.strikes.length + saves.length, `${v.name}: one roll per strike and per shock save`);
+      assert.equal(model.targets.reduce((n, t) => n + t.damage, 0), r.total_damage);
+      const html = renderAttackCard(model);
+      assert.equal((html.match(/class="fracas-strike"/g) ?? []).length, r.strikes.length);
+    }
+  });
+
+  test("outcome lines", () => {
+    const base = { hits: 2, crit: true, chain: [{}, {}], damage: 5, damageType: "edged", modifier: 1, resistance: "normal", undodgeable: 3 };
+    assert.equal(strikeOutcome(base), "2 hits · crit (chain of 2) · 5 edged damage (+1 modifier, 3 undodgeable)");
+    assert.equal(strikeOutcome({ ...base, hits: 1, crit: false, chain: [], modifier: null, resistance: "half", undodgeable: 0, damage: 1 }), "1 hit · 1 edged damage (resisted)");
+    assert.equal(strikeOutcome({ ...base, hits: 0 }), "miss");
+  });
+
+  test("a rolled shock save shows its die and what it cost", () => {
+    const withSave = vectors.find((v) => Object.values(v.result.targets).some((t) => t.shock_save));
+    assert.ok(withSave, "the engine vectors include a rolled shock save");
+    const model = attackCardModel(withSave.result, { attackerName: "A", names: {}, requestId: "x" });
+    assert.match(renderAttackCard(model), /shock save DC \d+/);
+  });
+
+  test("shock save: passed, failed with actions lost, or only the DC", () => {
+    const r = structuredClone(example);
+    r.targets.goblin.shock_save_dc = 12;
+    r.targets.goblin.shock_save = { dc: 12, roll: 4, total: 6, passed: false, incapacitated_actions: 2 };
+    const model = attackCardModel(r, { attackerName: "A", names: {}, requestId: "x" });
+    const specs = attackRollSpecs(model);
+    assert.deepEqual(facesOf(specs.at(-1)), [{ faces: 20, values: [4] }, { faces: 3, values: [2] }]);
+    assert.match(renderAttackCard(model), /shock save DC 12: 4 → 6, failed: incapacitated for 2 actions/);
+    r.targets.goblin.shock_save = null;
+    assert.match(renderAttackCard(attackCardModel(r, { attackerName: "A", names: {}, requestId: "x" })), /Resilience save DC 12/);
+  });
+});
+
+describe("initiative card", () => {
+  const result = {
+    ruleset: "enchanted-realms", seed: 5, injected: false,
+    order: [
+      { id: "a", roll: 9, modifier: 1, total: 10, tiebreaks: [] },
+      { id: "b", roll: 6, modifier: 1, total: 7, tiebreaks: [15] },
+      { id: "c", roll: 7, modifier: 0, total: 7, tiebreaks: [3] },
+      { id: "d", roll: 2, modifier: 0, total: 2, tiebreaks: [] },
+    ],
+  };
+
+  test("tracker values keep the roll-off order", () => {
+    assert.deepEqual(initiativeValues(result.order), [
+      { id: "a", value: 10 }, { id: "b", value: 7.1 }, { id: "c", value: 7 }, { id: "d", value: 2 },
+    ]);
+    const many = Array.from({ length: 11 }, (_, i) => ({ id: `x${i}`, total: 5 }));
+    const values = initiativeValues(many).map((v) => v.value);
+    assert.equal(values[0], 5.1);
+    assert.equal(values[10], 5);
+    assert.deepEqual([...values].sort((x, y) => y - x), values, "strictly descending");
+    assert.equal(new Set(values).size, 11);
+  });
+
+  test("card and dice", () => {
+    const model = initiativeCardModel(result, { names: { a: "Aldric", b: "Goblin", c: "Ogre", d: "Rat" }, requestId: "i1" });
+    const html = renderInitiativeCard(model);
+    assert.ok(html.indexOf("Aldric") < html.indexOf("Goblin") && html.indexOf("Goblin") < html.indexOf("Ogre"));
+    assert.match(html, /roll-off/);
+    assert.deepEqual(facesOf(initiativeRollSpecs(model)[0]), [{ faces: 10, values: [9, 6, 7, 2] }, { faces: 20, values: [15, 3] }]);
+  });
+});
+
+describe("mob card", () => {
+  test("per-target totals and per-group rates, no dice", () => {
+    const result = {
+      seed: 7, backend: "compiled", detail: "summary", attacks_total: 200, total_damage: 150,
+      targets: {
+        pc1: { damage: 100, by_type: { edged: 100 }, attacks: 120, attacks_hit: 60, crits: 3, longest_chain: 2, undodgeable: 4 },
+        pc2: { damage: 50, by_type: { edged: 50 }, attacks: 80, attacks_hit: 30, crits: 0, longest_chain: 0, undodgeable: 0 },
+      },
+      groups: [
+        { profile: "skel", target: "pc1", count: 120, attacks_hit: 60, hit_rate: 0.5, damage: 100, mean_damage: 0.83, crits: 3, histogram: [60, 40, 20] },
+        { profile: "skel", target: "pc2", count: 80, attacks_hit: 30, hit_rate: 0.375, damage: 50, mean_damage: 0.625, crits: 0, histogram: [50, 30] },
+      ],
+    };
+    const model = mobCardModel(result, { names: { pc1: "Aldric", pc2: "Bryn" }, profileNames: { skel: "Skeleton" }, requestId: "m1" });
+    assert.equal(model.title, "Mob attack: 200 attacks");
+    assert.deepEqual(model.targets.map((t) => [t.name, t.damage]), [["Aldric", 100], ["Bryn", 50]]);
+    const html = renderMobCard(model, { undoable: true });
+    assert.match(html, /Skeleton → Aldric<\/td><td>120<\/td><td>60<\/td><td>50%/);
+    assert.match(html, /Bryn<\/strong>: <span class="fracas-damage">50<\/span> damage \(30 hits of 80\)/);
+    assert.match(html, /3 crits, longest chain 2, 4 undodgeable/);
+    assert.doesNotMatch(html, /class="roll die/);
+  });
+});

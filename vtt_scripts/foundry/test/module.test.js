@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { describe, test } from "node:test";
+
+import { MACROS } from "../scripts/macros.js";
+import { SETTINGS } from "../scripts/settings.js";
+
+const root = new URL("../", import.meta.url);
+const read = (rel) => readFileSync(new URL(rel, root), "utf8");
+
+describe("module.json", () => {
+  const manifest = JSON.parse(read("module.json"));
+
+  test("declares a v12-v13 module whose files exist", () => {
+    assert.equal(manifest.id, "fracas");
+    assert.equal(manifest.compatibility.minimum, "12");
+    assert.equal(manifest.compatibility.verified, "13");
+    for (const key of ["title", "description", "version", "authors"]) assert.ok(manifest[key], `${key} is set`);
+    for (const file of [...manifest.esmodules, ...manifest.styles]) assert.ok(existsSync(new URL(file, root)), `${file} exists`);
+  });
+});
+
+describe("the Foundry edge", () => {
+  // Foundry globals may be used in scripts/main.js only, so a Foundry update breaks one file.
+  const globals = ["game", "canvas", "ui", "Hooks", "Roll", "ChatMessage", "CONFIG", "foundry", "fromUuid", "Macro", "Die"];
+  const pattern = new RegExp(`(?<![.\\w"'\`])(${globals.join("|")})\\s*[.(\\[]`);
+
+  test("no other module touches a Foundry global", () => {
+    const files = readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && f !== "main.js");
+    assert.ok(files.length >= 8);
+    for (const file of files) {
+      const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n")
+        .replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""');
+      const hit = code.match(pattern);
+      assert.equal(hit, null, `scripts/${file} uses the Foundry global ${hit?.[1]}`);
+    }
+  });
+
+  test("main.js does", () => {
+    assert.match(read("scripts/main.js"), pattern);
+  });
+});
+
+describe("macros", () => {
+  test("each command is valid JavaScript calling the module API", () => {
+    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative"]);
+    for (const m of MACROS) {
+      assert.doesNotThrow(() => new Function("game", m.command), `${m.name} parses`);
+      const calls = [];
+      const game = { modules: { get: (id) => (id === "fracas" ? { api: new Proxy({}, { get: (_t, name) => () => calls.push(name) }) } : null) } };
+      new Function("game", m.command)(game);
+      assert.equal(calls.length, 1, `${m.name} calls the API once`);
+    }
+  });
+});
+
+test("settings: unique dot-free keys, the bridge URL and token kept per browser", () => {
+  const keys = SETTINGS.map((s) => s.key);
+  assert.equal(new Set(keys).size, keys.length);
+  for (const k of keys) assert.doesNotMatch(k, /\./);
+  assert.equal(SETTINGS.find((s) => s.key === "bridgeUrl").scope, "client");
+  assert.equal(SETTINGS.find((s) => s.key === "bridgeToken").scope, "client");
+});

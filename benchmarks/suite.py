@@ -399,12 +399,18 @@ def evaluate_targets(result: dict) -> list[dict]:
 
 
 def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:
-    """The bridge's in-process overhead ratio, if its result reports one."""
+    """The bridge's overhead ratio for a large request, if its result reports one.
+
+    `bench_bridge.run()` is free in its shape; the first number found under
+    `overhead_ratio`, `bulk_overhead_ratio` or `overhead`, at the top or one level
+    down, is the figure.
+    """
     if not isinstance(bridge, dict):
         return None
-    for key in ("overhead_ratio", "bulk_overhead_ratio", "overhead"):
-        value = bridge.get(key)
-        if isinstance(value, (int, float)):
-            return float(value)
+    names = ("overhead_ratio", "bulk_overhead_ratio", "overhead")
+    for scope in [bridge, *(v for v in bridge.values() if isinstance(v, dict))]:
+        for key in names:
+            value = scope.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
     return None
-

@@ -49,9 +49,8 @@ class BridgeError(Exception):
     def __init__(self, message: str, *, path: str | None = None, **data: Any) -> None:
         super().__init__(message)
         self.message = message
-        self.data: dict[str, Any] = dict(data)
-        if path is not None:
-            self.data["path"] = path
+        self.data: dict[str, Any] = {} if path is None else {"path": path}
+        self.data.update(data)
 
     @classmethod
     def at(cls, path: str, reason: str, **data: Any) -> BridgeError:

@@ -1,0 +1,128 @@
+"""The published protocol (schema.json, README.md, example_client.py) matches the bridge."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import fracas
+import fracas.bridge
+from fracas import schema as engine_schema
+from fracas.bridge import errors
+from fracas.bridge.dispatcher import METHODS
+from fracas.bridge.limits import Limits
+
+from .helpers import REPO, TOKEN, run, serving
+
+BRIDGE_DIR = Path(fracas.bridge.__file__).parent
+SCHEMA = json.loads((BRIDGE_DIR / "schema.json").read_text())
+DEFS = SCHEMA["$defs"]
+README = (REPO / "bridge" / "README.md").read_text()
+EXAMPLE = REPO / "bridge" / "example_client.py"
+
+ERROR_CODES = {value for name, value in vars(errors).items() if name.isupper() and isinstance(value, int)}
+
+
+def refs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref":
+                yield value
+            else:
+                yield from refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from refs(value)
+
+
+def test_every_reference_resolves():
+    for ref in refs(SCHEMA):
+        assert ref.startswith("#/$defs/") and ref[len("#/$defs/"):] in DEFS, ref
+
+
+def test_schema_lists_every_method_with_params_and_result():
+    assert DEFS["request"]["properties"]["method"]["enum"] == list(METHODS)
+    for method in METHODS:
+        assert f"params.{method}" in DEFS and f"result.{method}" in DEFS
+
+
+def test_schema_lists_every_error_code():
+    codes = DEFS["failure"]["properties"]["error"]["properties"]["code"]["oneOf"]
+    assert {code["const"] for code in codes} == ERROR_CODES
+
+
+def test_schema_limits_are_the_defaults():
+    limits = Limits()
+    assert DEFS["batch"]["maxItems"] == limits.max_batch
+    assert DEFS["id"]["oneOf"][0]["maxLength"] == limits.max_id_length
+
+
+@pytest.mark.parametrize(("definition", "names"), [
+    ("style", engine_schema.STYLES), ("damage_type", engine_schema.DAMAGE_TYPES),
+    ("size", engine_schema.SIZES), ("cover", engine_schema.COVERS),
+    ("condition", engine_schema.CONDITIONS), ("ruleset", engine_schema.RULESETS),
+])
+def test_schema_names_are_the_engines(definition, names):
+    assert DEFS[definition]["enum"] == list(names)
+
+
+@pytest.mark.parametrize(("definition", "spec"), [
+    ("attacker", engine_schema.Attacker), ("profile_strike", engine_schema.ProfileStrike),
+    ("strike", engine_schema.Strike), ("target", engine_schema.Target),
+    ("attack_request", engine_schema.AttackRequest), ("profile", engine_schema.Profile),
+    ("attack_group", engine_schema.AttackGroup), ("bulk_request", engine_schema.BulkRequest),
+    ("combatant", engine_schema.Combatant), ("initiative_request", engine_schema.InitiativeRequest),
+])
+def test_schema_fields_are_the_engines(definition, spec):
+    fields = msgspec.structs.fields(spec)
+    assert set(DEFS[definition]["properties"]) == {field.name for field in fields}
+    required = {field.name for field in fields if field.required}
+    assert set(DEFS[definition]["required"]) == required
+
+
+def test_readme_documents_every_method_and_error_code():
+    for method in METHODS:
+        assert f"### `{method}`" in README
+    for code in ERROR_CODES:
+        assert f"| {code} |" in README
+
+
+def test_readme_shows_the_example_client_as_it_is():
+    code = EXAMPLE.read_text()
+    body = code[code.index("import asyncio"):]
+    assert f"```python\n{body}```" in README
+    assert len(body.strip().splitlines()) <= 35
+
+
+def test_example_client_runs_against_a_real_bridge(tmp_path):
+    async def scenario():
+        async with serving(tmp_path) as bridge:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, str(EXAMPLE), bridge.url, TOKEN,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await process.communicate()
+            return process.returncode, out.decode(), err.decode()
+
+    returncode, out, err = run(scenario())
+    assert returncode == 0, err
+    assert re.fullmatch(r"dice \[\d+, \d+, \d+\]: \d+ damage \(seed \d+\)\n", out), out
+
+
+def test_example_client_reports_a_wrong_token(tmp_path):
+    async def scenario():
+        async with serving(tmp_path) as bridge:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, str(EXAMPLE), bridge.url, "not-the-token",
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            _, err = await process.communicate()
+            return process.returncode, err.decode()
+
+    returncode, err = run(scenario())
+    assert returncode == 1
+    assert err == "auth: authentication failed: wrong token\n"

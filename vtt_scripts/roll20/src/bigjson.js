@@ -44,8 +44,8 @@ function parse(text) {
 }
 
 /** JSON.stringify that writes BigInts as bare integer literals. */
-function stringify(value) {
-  const marked = JSON.stringify(value, (key, v) => (typeof v === 'bigint' ? MARK + v.toString() : v));
+function stringify(value, indent) {
+  const marked = JSON.stringify(value, (key, v) => (typeof v === 'bigint' ? MARK + v.toString() : v), indent);
   return marked.replace(/"\\u0000fracas-int:(-?[0-9]+)"/g, '$1');
 }
 

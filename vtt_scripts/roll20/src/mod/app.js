@@ -1,0 +1,218 @@
+'use strict';
+// The Mod script: `!fracas …` commands in, cards and token changes out.
+// It talks to Roll20 only through `edge` (edge.js), and never lets an error out
+// of a chat handler: a mistake is whispered back, a bug is logged and reported.
+
+const args = require('./args');
+const bigjson = require('../bigjson');
+const store = require('./store');
+const help = require('./help');
+const cards = require('./cards');
+const esc = require('./escape');
+const { UsageError } = require('./usage');
+const { RequestError } = require('../errors');
+const { applyOptions } = require('./config');
+const { revert } = require('./apply');
+
+const { attackCommand } = require('./attack');
+const { initCommand } = require('./init');
+const { mobCommand } = require('./mob');
+const relaylink = require('./relaylink');
+
+// `player: true`: players may use it too (attack checks that they control the attacker).
+const COMMANDS = {
+  attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
+  init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
+  mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
+  undo: { run: (app, msg) => app.undoCommand(msg) },
+  config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
+  help: { run: (app, msg) => app.helpCommand(msg), player: true },
+  request: { run: (app, msg, cmd) => app.requestCommand(msg, cmd) },
+  relay: { run: (app, msg) => relaylink.statusCommand(app, msg) },
+  resend: { run: (app, msg, cmd) => relaylink.resendCommand(app, msg, cmd) },
+  journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
+  replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
+};
+
+class App {
+  constructor(edge) {
+    this.edge = edge;
+    this.loaded = false;
+    this.timers = new Map();
+  }
+
+  /** Register with Roll20. */
+  start() {
+    this.edge.onReady(() => this.guard(null, () => this.ready()));
+    this.edge.onChat((msg) => this.onChat(msg));
+  }
+
+  ready() {
+    this.ensureLoaded();
+    this.edge.log(`fracas ${help.VERSION} ready (state version ${store.SCHEMA_VERSION})`);
+    const pending = Object.keys(this.s().relay.pending);
+    if (pending.length) {
+      this.whisper('gm', cards.notice('fracas', [
+        `${pending.length} relay request${pending.length === 1 ? '' : 's'} were waiting when the sandbox restarted: ` +
+        pending.map((id) => esc.button(`resend ${id}`, `!fracas resend ${id}`)).join(' '),
+      ]));
+    }
+  }
+
+  ensureLoaded() {
+    if (this.loaded) return;
+    const notes = store.load(this.edge.state());
+    this.loaded = true;
+    for (const note of notes) {
+      this.edge.log(note);
+      this.whisper('gm', cards.notice('fracas', [esc.text(note)]));
+    }
+    help.ensureHandout(this.edge, this.s());
+  }
+
+  /** The script's state (current version). */
+  s() {
+    return this.edge.state().fracas;
+  }
+
+  whisper(playerId, html, options = { noarchive: true }) {
+    this.edge.whisper(playerId, html, options);
+  }
+
+  error(msg, text) {
+    this.whisper(msg ? msg.playerid : 'gm', cards.notice('fracas: that did not work', [esc.text(text)], 'error'));
+  }
+
+  /** Run `fn`; whisper what went wrong instead of letting it crash the sandbox. */
+  guard(msg, fn) {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof UsageError) this.error(msg, err.message);
+      else if (err instanceof RequestError) this.error(msg, this.explain(err, msg && msg.fracasNames));
+      else {
+        this.edge.log(`internal error: ${err && err.stack ? err.stack : err}`);
+        this.error(msg, `fracas hit an internal error (${err && err.message ? err.message : err}); ` +
+          'the details are in the Mod script console. Nothing was changed after it.');
+      }
+      return undefined;
+    }
+  }
+
+  /** An engine error in table words: strike numbers and token names instead of JSON paths. */
+  explain(err, names) {
+    let text = err.message;
+    text = text.replace(/\$\.strikes\[(\d+)\]/g, (m, i) => `strike ${Number(i) + 1}`);
+    if (names) {
+      text = text.replace(/\$\.targets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/g, (m, a, b) => {
+        const id = a !== undefined ? a : b.replace(/\\(.)/g, '$1');
+        return names[id] ? `target ${names[id]}` : m;
+      });
+      for (const id of Object.keys(names)) text = text.split(`'${id}'`).join(names[id]);
+    }
+    return text.replace(/\$\.attacker/g, 'the attacker').replace(/^\$: /, '');
+  }
+
+  onChat(msg) {
+    if (!msg || msg.type !== 'api' || typeof msg.content !== 'string') return;
+    this.guard(msg, () => {
+      if (msg.content.startsWith('!fracas-relay')) {
+        this.ensureLoaded();
+        relaylink.incoming(this, msg);
+        return;
+      }
+      const content = args.expandInlineRolls(msg.content, msg.inlinerolls);
+      const cmd = args.parse(content, '!fracas');
+      if (!cmd) return;
+      this.ensureLoaded();
+      const name = cmd.sub || 'help';
+      const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+      if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
+      if (!this.edge.isGM(msg.playerid) && !command.player) {
+        throw new UsageError(`!fracas ${name} is for the GM`);
+      }
+      command.run(this, msg, cmd);
+    });
+  }
+
+  /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
+  newSeed() {
+    let seed = this.edge.randomInteger(32) - 1; // 5 bits
+    for (let i = 0; i < 3; i++) seed = seed * 65536 + (this.edge.randomInteger(65536) - 1);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error('randomInteger gave an unusable value');
+    return seed;
+  }
+
+  /** A request id unique across campaigns sharing one bridge journal. */
+  newId(prefix) {
+    const s = this.s();
+    s.relay.counter = (Number(s.relay.counter) || 0) + 1;
+    let tag = '';
+    for (let i = 0; i < 6; i++) tag += '0123456789abcdefghijklmnopqrstuvwxyz'[this.edge.randomInteger(36) - 1];
+    return `${prefix}-${tag}-${s.relay.counter}`;
+  }
+
+  /** Where a card goes: public, or whispered to the GM and the player who asked. */
+  postCard(msg, card, whisper) {
+    if (!whisper && this.s().config.output === 'public') {
+      this.edge.send(card);
+      return;
+    }
+    this.edge.whisper('gm', card);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid)) this.edge.whisper(msg.playerid, card);
+  }
+
+  undoCommand(msg) {
+    const s = this.s();
+    const entry = s.undo.pop();
+    if (!entry) throw new UsageError('nothing to undo');
+    const report = revert(this.edge, entry);
+    this.whisper(msg.playerid, cards.notice('fracas: undone', [
+      `${esc.text(entry.label)}: ${report.restored} change${report.restored === 1 ? '' : 's'} put back.`,
+      ...report.notes.map(esc.text),
+      s.undo.length ? `${s.undo.length} earlier command${s.undo.length === 1 ? '' : 's'} can be undone.` : '',
+    ].filter(Boolean)));
+  }
+
+  configCommand(msg, cmd) {
+    const s = this.s();
+    if (cmd.positional.length) throw new UsageError(`!fracas config takes --options, not "${cmd.positional.join(' ')}"`);
+    const lines = [];
+    if (cmd.options.length) {
+      const changes = applyOptions(s.config, cmd.options);
+      lines.push(...changes.map((c) => `✓ ${esc.text(c)}`));
+      s.help_version = null; // the help shows attribute names: write it again
+      help.ensureHandout(this.edge, s);
+    }
+    const c = s.config;
+    lines.push(
+      `Body bar: ${c.bar} · minimum ${c.min}${c.below_min ? ' (damage may go below)' : ''} · cards: ${c.output} · ` +
+      `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
+      `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
+      `markers: ${Object.keys(c.markers).length ? esc.text(Object.keys(c.markers).map((k) => `${k}=${c.markers[k]}`).join(', ')) : 'condition names'}`,
+      `relay: ${c.relay_chunk} characters per frame, ${c.relay_timeout} s timeout`,
+    );
+    this.whisper(msg.playerid, cards.notice('fracas settings', lines));
+  }
+
+  helpCommand(msg) {
+    help.ensureHandout(this.edge, this.s());
+    this.whisper(msg.playerid, help.helpHtml(this.s().config));
+  }
+
+  requestCommand(msg, cmd) {
+    const id = cmd.positional[0];
+    if (!id) throw new UsageError('!fracas request needs the id shown on the card');
+    const entry = this.s().log.find((e) => e.id === id);
+    if (!entry) throw new UsageError(`no attack "${id}" in the last ${store.LOG_LIMIT} kept`);
+    let seed = entry.seed;
+    if (typeof seed === 'string' && typeof BigInt === 'function') seed = BigInt(seed);
+    const record = Object.assign({}, entry.request, { seed });
+    this.whisper(msg.playerid, cards.notice(`fracas request ${id}`, [
+      'Save as a .json file and run: fracas replay FILE',
+      `<div style="font-family:monospace;white-space:pre-wrap;word-break:break-all">${esc.text(bigjson.stringify(record, 1))}</div>`,
+    ]));
+  }
+}
+
+module.exports = { App, COMMANDS };

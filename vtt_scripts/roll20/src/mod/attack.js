@@ -1,0 +1,205 @@
+'use strict';
+// `!fracas attack`: build an ER request from tokens, sheets and options, resolve it
+// with the JavaScript engine, apply the damage, post the card.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const cards = require('./cards');
+const store = require('./store');
+const { applyDamage } = require('./apply');
+const { resolve } = require('../engine');
+const { COVERS } = require('../schema');
+
+const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
+
+function oneValue(option) {
+  if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
+  return option.values[0];
+}
+
+/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
+function parseSeed(text) {
+  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
+  const n = Number(text);
+  if (Number.isSafeInteger(n)) return n;
+  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
+  const big = BigInt(text);
+  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
+  return big;
+}
+
+/** The command's own options (not strike options), checked. */
+function attackOptions(rest, allowed = ATTACK_OPTIONS) {
+  const o = { apply: true };
+  for (const option of rest) {
+    if (!allowed.includes(option.name)) throw new UsageError(`unknown option --${option.name} (see !fracas help)`);
+    switch (option.name) {
+      case 'attacker': o.attacker = oneValue(option); break;
+      case 'use':
+        o.use = oneValue(option);
+        if (!/^[A-Za-z0-9_-]{1,40}$/.test(o.use)) throw new UsageError(`--use takes a short name, not "${o.use}"`);
+        break;
+      case 'cover': {
+        const v = oneValue(option).toLowerCase();
+        if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')}, not "${v}"`);
+        o.cover = v;
+        break;
+      }
+      case 'obscurement': o.obscurement = integer(oneValue(option), '--obscurement', 0, 20); break;
+      case 'seed': o.seed = parseSeed(oneValue(option)); break;
+      case 'rolls':
+        o.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 20));
+        if (!o.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 12,7,20,3');
+        break;
+      case 'ac': o.ac = integer(oneValue(option), '--ac', -100, 200); break;
+      case 'no-apply': o.apply = option.values.length ? !onOff(oneValue(option), '--no-apply') : false; break;
+      case 'whisper': o.whisper = true; break;
+      case 'public': o.whisper = false; break;
+      default: break;
+    }
+  }
+  return o;
+}
+
+/** Whether `playerId` controls `token` (directly or through its character). */
+function controls(edge, playerId, token) {
+  const list = (value) => String(value || '').split(',').map((x) => x.trim());
+  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
+  const character = edge.getCharacter(token.get('represents'));
+  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
+}
+
+/** The selected graphics of a message, in selection order. */
+function selectedTokens(edge, msg) {
+  const out = [];
+  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
+    if (sel && sel._type === 'graphic') {
+      const token = edge.getGraphic(sel._id);
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}
+
+function findAttacker(app, msg, options) {
+  const edge = app.edge;
+  let token;
+  if (options.attacker) {
+    token = edge.getGraphic(options.attacker);
+    if (!token) throw new UsageError(`no token with the id "${options.attacker}" (--attacker)`);
+  } else {
+    const selected = selectedTokens(edge, msg);
+    if (selected.length !== 1) {
+      throw new UsageError(selected.length ? `${selected.length} tokens are selected: select only the attacker, or give --attacker`
+        : 'select the attacking token, or give --attacker @{selected|token_id}');
+    }
+    token = selected[0];
+  }
+  if (!edge.isGM(msg.playerid)) {
+    if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
+    if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
+  }
+  return token;
+}
+
+/** The strikes of the attack: from the command, else from the attacker's sheet. */
+function strikesFor(app, reader, collected, options) {
+  if (collected.strikes.length) return collected;
+  const config = app.s().config;
+  const attr = config.attrs.strikes + (options.use ? `_${options.use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`no strikes: give --dice …, or put them in ${reader.name}'s "${attr}" attribute ` +
+      '(e.g. --dice 2 --style slashing --weight 1 --type edged)');
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute: --${sheet.rest[0].name} is not a strike option`);
+  if (!sheet.strikes.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no --dice`);
+  // Command-line defaults (e.g. --adv, --bonus 1, --target) win over the sheet's.
+  const commandDefaults = Object.assign({}, collected.defaults);
+  return {
+    defaults: Object.assign({}, sheet.defaults, commandDefaults),
+    strikes: sheet.strikes,
+    targets: commandDefaults.targets,
+  };
+}
+
+/** Give each strike its target (ids); see `!fracas help`. */
+function assignTargets(defaultTargets, list) {
+  const shared = defaultTargets || [];
+  const ownless = list.filter((s) => !s.targets || !s.targets.length).length;
+  return list.map((s, i) => {
+    if (s.targets && s.targets.length) {
+      if (s.targets.length > 1) throw new UsageError(`strike ${i + 1} names ${s.targets.length} targets: a strike has one`);
+      return s.targets[0];
+    }
+    if (shared.length === 1) return shared[0];
+    if (!shared.length) throw new UsageError('no target: add --target @{target|token_id}');
+    if (shared.length === ownless && ownless === list.length) return shared[i];
+    throw new UsageError(`${shared.length} targets for ${list.length} strikes: give each strike its own --target after its --dice`);
+  });
+}
+
+function attackCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+  const collected = strikes.collect(cmd.options);
+  const options = attackOptions(collected.rest);
+  const attackerToken = findAttacker(app, msg, options);
+  const attacker = new SheetReader(edge, config, attackerToken);
+  const plan = strikesFor(app, attacker, collected, options);
+  const targetIds = assignTargets(plan.targets || plan.defaults.targets, plan.strikes);
+
+  const names = {};
+  const targets = {};
+  const tokens = {};
+  for (const id of targetIds) {
+    if (targets[id]) continue;
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    tokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+  const request = {
+    attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
+    strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
+    targets,
+  };
+  if (options.rolls) request.rolls = options.rolls;
+  msg.fracasNames = names;
+  const seed = options.seed !== undefined ? options.seed : app.newSeed();
+  const result = resolve(request, { seed });
+
+  const id = app.newId('a');
+  const applied = {};
+  const changes = [];
+  if (options.apply) {
+    for (const tid of Object.keys(result.targets)) {
+      const damage = result.targets[tid].damage;
+      if (!damage) continue;
+      applied[tid] = applyDamage(edge, config, tokens[tid], damage);
+      if (applied[tid].change) changes.push(applied[tid].change);
+    }
+    if (changes.length) {
+      store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
+    }
+  }
+  // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
+  store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
+  app.postCard(msg, card, options.whisper);
+  return result;
+}
+
+module.exports = { attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed };

@@ -1,0 +1,104 @@
+'use strict';
+// `!fracas config`: which attributes hold what, which bar holds Body, who sees cards.
+
+const { UsageError, onOff, integer } = require('./usage');
+const { DEFAULT_ATTRS, defaultConfig } = require('./store');
+const { CONDITIONS } = require('../schema');
+
+const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
+const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
+
+function single(option) {
+  if (option.values.length !== 1) {
+    throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
+  }
+  return option.values[0];
+}
+
+function pair(option, what) {
+  const raw = option.values.join(' ');
+  const eq = raw.indexOf('=');
+  if (eq < 1) throw new UsageError(`--${option.name} takes ${what}=NAME, e.g. --${option.name} ${option.name === 'attr' ? 'ac=armor_class' : 'prone=back-pain'}`);
+  return [raw.slice(0, eq).trim().toLowerCase(), raw.slice(eq + 1).trim()];
+}
+
+/**
+ * Apply `!fracas config` options to `config` (checked first, applied only if all
+ * are good). Returns a list of what changed, in words.
+ */
+function applyOptions(config, options) {
+  const next = JSON.parse(JSON.stringify(config));
+  const changes = [];
+  for (const option of options) {
+    switch (option.name) {
+      case 'reset':
+        Object.assign(next, defaultConfig());
+        changes.push('all settings back to their defaults');
+        break;
+      case 'bar':
+        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 3);
+        changes.push(`Body is on bar ${next.bar}`);
+        break;
+      case 'min':
+        next.min = integer(single(option), '--min', -1000000, 1000000);
+        changes.push(`damage stops at ${next.min}`);
+        break;
+      case 'below-min':
+        next.below_min = onOff(single(option), '--below-min');
+        changes.push(next.below_min ? 'damage may take the bar below its minimum' : 'damage stops at the minimum');
+        break;
+      case 'output': {
+        const v = single(option).toLowerCase();
+        if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
+        next.output = v;
+        changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
+        break;
+      }
+      case 'players-attack':
+        next.players_attack = onOff(single(option), '--players-attack');
+        changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
+        break;
+      case 'attr': {
+        const [field, name] = pair(option, 'FIELD');
+        if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
+          throw new UsageError(`--attr: unknown field "${field}" (one of: ${Object.keys(DEFAULT_ATTRS).join(', ')})`);
+        }
+        const value = name || DEFAULT_ATTRS[field];
+        if (!ATTR_NAME.test(value)) throw new UsageError(`--attr: "${value}" is not an attribute name`);
+        next.attrs[field] = value;
+        changes.push(`${field} is read from the attribute "${value}"`);
+        break;
+      }
+      case 'marker': {
+        const [condition, tag] = pair(option, 'CONDITION');
+        if (!CONDITIONS.includes(condition)) {
+          throw new UsageError(`--marker: unknown condition "${condition}" (one of: ${CONDITIONS.join(', ')})`);
+        }
+        if (!MARKER_TAG.test(tag)) throw new UsageError(`--marker: "${tag}" is not a token marker name`);
+        if (tag && tag.toLowerCase() !== condition) next.markers[condition] = tag.toLowerCase();
+        else delete next.markers[condition];
+        changes.push(`${condition} is the token marker "${next.markers[condition] || condition}"`);
+        break;
+      }
+      case 'relay-chunk':
+        next.relay_chunk = integer(single(option), '--relay-chunk', 200, 20000);
+        changes.push(`relay frames carry up to ${next.relay_chunk} characters`);
+        break;
+      case 'relay-timeout':
+        next.relay_timeout = integer(single(option), '--relay-timeout', 5, 600);
+        changes.push(`relay requests wait ${next.relay_timeout} s for an answer`);
+        break;
+      default:
+        throw new UsageError(`!fracas config does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  Object.assign(config, next);
+  return changes;
+}
+
+/** The marker tag that shows `condition` on a token. */
+function markerFor(config, condition) {
+  return config.markers[condition] || condition;
+}
+
+module.exports = { applyOptions, markerFor };

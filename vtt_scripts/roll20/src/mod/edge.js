@@ -1,0 +1,135 @@
+'use strict';
+/* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName */
+// The edge: the one file that touches Roll20's Mod (API) globals. Everything else
+// talks to the small object `fromGlobals()` returns, so a change in Roll20's API
+// breaks this file and not the resolver. The test emulator provides the same
+// globals (test/emulator.js).
+
+const SPEAKER = 'fracas';
+
+function fromGlobals() {
+  return {
+    /** Run `fn` once the campaign has loaded. */
+    onReady(fn) {
+      on('ready', fn);
+    },
+
+    /** Run `fn(msg)` for every chat message. */
+    onChat(fn) {
+      on('chat:message', fn);
+    },
+
+    /** Send chat as the script; `options.noarchive` keeps it out of the chat archive. */
+    send(text, options = {}) {
+      sendChat(SPEAKER, text, null, options.noarchive ? { noarchive: true } : undefined);
+    },
+
+    /** Whisper to a player by id ('gm' for the GMs). */
+    whisper(playerId, html, options = {}) {
+      let to = 'gm';
+      if (playerId && playerId !== 'gm' && playerId !== 'API') {
+        const player = getObj('player', playerId);
+        if (player && !playerIsGM(playerId)) to = `"${String(player.get('displayname')).replace(/"/g, '')}"`;
+      }
+      sendChat(SPEAKER, `/w ${to} ${html}`, null, options.noarchive ? { noarchive: true } : undefined);
+    },
+
+    isGM(playerId) {
+      return playerId === 'API' || (typeof playerIsGM === 'function' && playerIsGM(playerId) === true);
+    },
+
+    playerName(playerId) {
+      const player = playerId ? getObj('player', playerId) : null;
+      return player ? String(player.get('displayname') || '') : '';
+    },
+
+    getGraphic(id) {
+      if (typeof id !== 'string' || !id) return null;
+      const obj = getObj('graphic', id);
+      return obj || null;
+    },
+
+    getCharacter(id) {
+      if (typeof id !== 'string' || !id) return null;
+      return getObj('character', id) || null;
+    },
+
+    /** Any Roll20 object by type and id, or null (for undo). */
+    getObject(type, id) {
+      if (typeof id !== 'string' || !id) return null;
+      return getObj(type, id) || null;
+    },
+
+    getAttributeObject(characterId, name) {
+      const found = findObjs({ _type: 'attribute', _characterid: characterId, name }, { caseInsensitive: true });
+      return found && found.length ? found[0] : null;
+    },
+
+    /** An attribute's current value (a sheet default when no attribute object exists), or null. */
+    attribute(characterId, name) {
+      const obj = this.getAttributeObject(characterId, name);
+      if (obj) return obj.get('current');
+      if (typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
+        try {
+          const value = getAttrByName(characterId, name);
+          return value === undefined ? null : value;
+        } catch (err) {
+          return null;
+        }
+      }
+      return null;
+    },
+
+    randomInteger(max) {
+      return randomInteger(max);
+    },
+
+    state() {
+      return state;
+    },
+
+    turnOrder() {
+      const raw = Campaign().get('turnorder');
+      if (!raw) return [];
+      try {
+        const list = JSON.parse(raw);
+        return Array.isArray(list) ? list : [];
+      } catch (err) {
+        return [];
+      }
+    },
+
+    turnOrderText() {
+      return String(Campaign().get('turnorder') || '');
+    },
+
+    setTurnOrderText(text) {
+      Campaign().set('turnorder', text);
+    },
+
+    /** Find the handout `name`, creating it (visible to all) when missing. */
+    handout(name) {
+      const found = findObjs({ _type: 'handout', name });
+      if (found && found.length) return found[0];
+      return createObj('handout', { name, inplayerjournals: 'all', archived: false });
+    },
+
+    log(text) {
+      log(`fracas: ${text}`);
+    },
+
+    setTimeout(fn, ms) {
+      return setTimeout(fn, ms);
+    },
+
+    clearTimeout(handle) {
+      clearTimeout(handle);
+    },
+
+    now() {
+      return Date.now();
+    },
+  };
+}
+
+module.exports = { fromGlobals, SPEAKER };

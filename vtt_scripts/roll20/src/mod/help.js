@@ -1,0 +1,61 @@
+'use strict';
+// `!fracas help`: the whispered help, and the "Help: fracas" handout kept current.
+
+const esc = require('./escape');
+
+const VERSION = '0.1.0';
+const HANDOUT = 'Help: fracas';
+
+const T = (s) => esc.text(s);
+const code = (s) => `<code>${T(s)}</code>`;
+const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
+
+function helpHtml(config) {
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — Enchanted Realms combat</div>`,
+    '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
+    'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
+    '<b>Commands</b><ul>',
+    item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
+      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
+      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --target ID. ' +
+      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
+      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
+    item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
+      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
+      'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
+    item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
+    item('!fracas mob --target ID [--target ID…] [--each]',
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the browser relay): ' +
+      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
+    item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
+    item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+      '--players-attack on|off, --attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--relay-chunk N, --relay-timeout S, --reset.'),
+    item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
+    item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
+    item('!fracas help', 'this help (also in the handout "Help: fracas").'),
+    '</ul>',
+    '<b>Sheet attributes read</b> (names as configured): ',
+    T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
+    `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
+    '(prone, blind, invisible, …) or as set with --marker.',
+    `<p>Damage goes to bar ${config.bar}${config.below_min ? '' : `, never below ${config.min}`}.</p>`,
+    '</div>',
+  ].join('');
+}
+
+/** Create or refresh the help handout when this version has not written it yet. */
+function ensureHandout(edge, s) {
+  if (s.help_version === VERSION) return false;
+  const handout = edge.handout(HANDOUT);
+  if (!handout) return false;
+  handout.set('notes', helpHtml(s.config));
+  s.help_version = VERSION;
+  return true;
+}
+
+module.exports = { helpHtml, ensureHandout, VERSION, HANDOUT };

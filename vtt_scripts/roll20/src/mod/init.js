@@ -1,0 +1,71 @@
+'use strict';
+// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
+
+const { UsageError, integer } = require('./usage');
+const { SheetReader } = require('./sheet');
+const { selectedTokens, parseSeed } = require('./attack');
+const cards = require('./cards');
+const store = require('./store');
+const { rollInitiative } = require('../initiative');
+
+/**
+ * Merge new entries (ranked, highest first) into the existing turn order: the
+ * rolled tokens' old entries go; each new entry goes before the first remaining
+ * entry with a lower number, so the rest of the order is kept as it was.
+ */
+function mergeTurnOrder(existing, ranked) {
+  const rolled = new Set(ranked.map((e) => e.id));
+  const old = existing.filter((e) => !(e && rolled.has(e.id)));
+  const out = [];
+  let i = 0;
+  for (const entry of old) {
+    const pr = Number(entry && entry.pr);
+    while (i < ranked.length && Number.isFinite(pr) && ranked[i].pr > pr) out.push(ranked[i++]);
+    out.push(entry);
+  }
+  while (i < ranked.length) out.push(ranked[i++]);
+  return out;
+}
+
+function initCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  let bonus = 0;
+  let seed;
+  for (const option of cmd.options) {
+    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
+    else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
+    else throw new UsageError(`!fracas init does not know --${option.name}`);
+  }
+  const tokens = selectedTokens(edge, msg);
+  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
+  const names = {};
+  const combatants = tokens.map((token) => {
+    const reader = new SheetReader(edge, s.config, token);
+    names[token.id] = reader.name;
+    const c = { id: token.id };
+    const agility = reader.number('agility');
+    const agilityMod = reader.number('agility_mod');
+    if (agility === null && agilityMod === null) {
+      throw new UsageError(`${reader.name} has no "${s.config.attrs.agility}" (or "${s.config.attrs.agility_mod}") attribute for initiative`);
+    }
+    if (agility !== null) c.agility = agility;
+    if (agilityMod !== null) c.agility_mod = agilityMod;
+    const other = (reader.number('initiative_bonus') || 0) + bonus;
+    if (other) c.bonus = other;
+    return c;
+  });
+  msg.fracasNames = names;
+  const result = rollInitiative({ combatants }, { seed: seed !== undefined ? seed : app.newSeed() });
+  const pageOf = {};
+  tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
+  const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
+  const before = edge.turnOrderText();
+  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
+  const id = app.newId('i');
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
+  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  return result;
+}
+
+module.exports = { initCommand, mergeTurnOrder };

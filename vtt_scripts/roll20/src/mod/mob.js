@@ -1,0 +1,173 @@
+'use strict';
+// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
+// detail "summary") through the browser relay. The selected tokens are grouped by
+// character (and by the conditions their markers show) into profiles; each token
+// attacks one of the targets in turn (or every target, with --each). The answer
+// applies per-target totals, with undo, and posts one compact card.
+
+const { UsageError } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const cards = require('./cards');
+const store = require('./store');
+const relaylink = require('./relaylink');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const { attackOptions, selectedTokens } = require('./attack');
+const { compileAttack } = require('../engine');
+
+const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
+const MAX_TOKENS = 500;
+
+function profileStrikes(app, reader, collected, use) {
+  if (collected.strikes.length) {
+    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
+  }
+  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
+  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
+  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
+}
+
+function mobCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const collected = strikes.collect(cmd.options);
+  const targetIds = Array.from(new Set(collected.defaults.targets || []));
+  delete collected.defaults.targets;
+  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
+  const each = collected.rest.some((o) => o.name === 'each');
+  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
+
+  const names = {};
+  const targets = {};
+  const targetTokens = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    targetTokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+
+  // Profiles: one per character and set of conditions, in selection order.
+  const profiles = {};
+  const profileOf = new Map(); // group key → profile id
+  const counts = {}; // profile id → target id → count
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const reader = new SheetReader(edge, config, token);
+    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
+    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const base = (reader.character && reader.character.get('name')) || reader.name;
+      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      counts[pid] = {};
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+
+  // Check each profile against each target with the local resolver first: a
+  // mistake is reported now, in table words, not after a round trip.
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of Object.keys(counts[pid])) {
+      const single = {
+        attacker: profiles[pid].attacker,
+        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
+        targets: { [tid]: targets[tid] },
+      };
+      try {
+        compileAttack(single, { seed: 0 });
+      } catch (err) {
+        if (err.path === undefined) throw err;
+        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
+      }
+    }
+  }
+
+  const attacks = [];
+  const groups = [];
+  let total = 0;
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of targetIds) {
+      const count = counts[pid][tid];
+      if (!count) continue;
+      attacks.push({ profile: pid, target: tid, count });
+      groups.push(`${count} × ${pid} → ${names[tid]}`);
+      total += count;
+    }
+  }
+  const request = {
+    ruleset: 'enchanted-realms',
+    seed: options.seed !== undefined ? options.seed : app.newSeed(),
+    profiles, targets, attacks, detail: 'summary',
+  };
+  const meta = {
+    names, groups, apply: options.apply, whisper: options.whisper === true,
+    title: `Mob: ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    playerid: msg.playerid,
+  };
+  const sent = relaylink.send(app, 'attack.bulk', request, meta);
+  app.whisper(msg.playerid, cards.notice('fracas mob', [
+    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
+  ]));
+  return sent;
+}
+
+/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
+function applyMob(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  const applied = {};
+  const changes = [];
+  const missing = [];
+  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
+    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
+  }
+  for (const tid of Object.keys(result.targets)) {
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      missing.push(meta.names[tid] || tid);
+      continue;
+    }
+    applied[tid] = applyDamage(edge, s.config, token, damage);
+    if (applied[tid].change) changes.push(applied[tid].change);
+  }
+  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  const card = cards.mobCard(result, {
+    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  });
+  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+relaylink.register('attack.bulk', applyMob);
+
+module.exports = { mobCommand, applyMob };

@@ -1,0 +1,185 @@
+'use strict';
+// The Mod script's end of the browser relay (the sandbox cannot open a socket).
+//
+// Out: a JSON-RPC request to `fracas serve`, cut into FRACAS1 frames and whispered
+// to the GM with noarchive, where the relay userscript in the GM's browser reads
+// them. In: `!fracas-relay FRACAS1 res …` commands the relay types into chat.
+// The JSON-RPC id is the idempotency key end to end: the bridge answers a repeated
+// id from its journal, and this file applies an id's answer once.
+
+const protocol = require('../protocol');
+const bigjson = require('../bigjson');
+const cards = require('./cards');
+const esc = require('./escape');
+const store = require('./store');
+const { UsageError } = require('./usage');
+
+const MAX_PENDING = 20;
+const HANDLERS = {}; // method → function(app, pending, result)
+
+function register(method, handler) {
+  HANDLERS[method] = handler;
+}
+
+function reassembler(app) {
+  if (!app.reassembler) app.reassembler = new protocol.Reassembler({ maxPending: 50, maxDone: 500 });
+  return app.reassembler;
+}
+
+function post(app, id, text) {
+  const config = app.s().config;
+  const frames = protocol.frames('req', id, text, config.relay_chunk);
+  frames.forEach((frame, i) => {
+    // The visible line says what it is; the frame itself is hidden where Roll20 keeps the style.
+    app.edge.whisper('gm', `<div style="color:#888;font-size:80%">fracas → relay ${esc.text(id)} ` +
+      `(${i + 1}/${frames.length})<span style="display:none">${frame}</span></div>`, { noarchive: true });
+  });
+  return frames.length;
+}
+
+function armTimeout(app, id) {
+  const seconds = app.s().config.relay_timeout;
+  const previous = app.timers.get(id);
+  if (previous !== undefined) app.edge.clearTimeout(previous);
+  app.timers.set(id, app.edge.setTimeout(() => app.guard(null, () => {
+    app.timers.delete(id);
+    if (!app.s().relay.pending[id]) return;
+    app.whisper('gm', cards.notice('fracas: no answer from the relay', [
+      `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the relay userscript running in this tab, ` +
+      'and is fracas serve running? A late answer is still applied once.',
+      esc.button('resend', `!fracas resend ${id}`),
+    ], 'error'));
+  }), seconds * 1000));
+}
+
+/** Send a JSON-RPC request through the relay; `meta` is kept to apply the answer. */
+function send(app, method, params, meta, idPrefix = 'r20') {
+  const s = app.s();
+  const ids = Object.keys(s.relay.pending);
+  if (ids.length >= MAX_PENDING) {
+    throw new UsageError(`${ids.length} relay requests are still unanswered: check the relay (!fracas relay)`);
+  }
+  const id = app.newId(idPrefix);
+  const text = bigjson.stringify({ jsonrpc: '2.0', id, method, params });
+  s.relay.pending[id] = { method, time: app.edge.now(), meta, text };
+  const frames = post(app, id, text);
+  armTimeout(app, id);
+  return { id, frames };
+}
+
+/** `!fracas-relay FRACAS1 …`: a frame from the relay. */
+function incoming(app, msg) {
+  if (!app.edge.isGM(msg.playerid)) return; // only the GM's browser relays
+  const frame = protocol.parseFrame(msg.content);
+  if (!frame || frame.kind === 'req') return;
+  const now = app.edge.now();
+  const r = reassembler(app);
+  r.expire(now, 10 * 60 * 1000);
+  let whole;
+  try {
+    whole = r.add(frame, now);
+  } catch (err) {
+    app.edge.log(`relay frame ${frame.id} could not be decoded: ${err.message}`);
+    return;
+  }
+  if (!whole) return;
+  let message;
+  try {
+    message = bigjson.parse(whole.text);
+  } catch (err) {
+    app.edge.log(`relay message ${whole.id} is not JSON: ${err.message}`);
+    return;
+  }
+  if (whole.kind === 'hello') hello(app, message);
+  else answer(app, whole.id, message);
+}
+
+function hello(app, info) {
+  const s = app.s();
+  const first = !s.relay.last_hello;
+  s.relay.last_hello = { time: app.edge.now(), bridge: String(info && info.bridge || ''), version: String(info && info.version || '') };
+  const pending = Object.keys(s.relay.pending);
+  const lines = [`relay connected to ${esc.text(s.relay.last_hello.bridge || 'the bridge')}` +
+    (s.relay.last_hello.version ? ` (fracas ${esc.text(s.relay.last_hello.version)})` : '')];
+  if (pending.length) {
+    lines.push(`waiting: ${pending.map((id) => esc.button(`resend ${id}`, `!fracas resend ${id}`)).join(' ')}`);
+  }
+  if (first || pending.length) app.whisper('gm', cards.notice('fracas relay', lines));
+}
+
+function answer(app, id, message) {
+  const s = app.s();
+  const pending = s.relay.pending[id];
+  if (!pending) {
+    if (!s.relay.applied.includes(id)) app.edge.log(`relay answer for unknown request ${id} ignored`);
+    return; // already applied (a resend, a replayed chat): never twice
+  }
+  delete s.relay.pending[id];
+  store.markApplied(s, id);
+  const timer = app.timers.get(id);
+  if (timer !== undefined) {
+    app.edge.clearTimeout(timer);
+    app.timers.delete(id);
+  }
+  if (!message || typeof message !== 'object' || message.id !== id) {
+    app.error(null, `the relay answered request ${id} with something that is not its JSON-RPC reply`);
+    return;
+  }
+  if (message.error) {
+    const e = message.error;
+    const where = e.data && e.data.path ? ` at ${e.data.path}` : '';
+    app.error(null, `the bridge refused request ${id}${where}: ${e.message || 'error'} (code ${e.code})`);
+    return;
+  }
+  const handler = HANDLERS[pending.method];
+  if (!handler) {
+    app.edge.log(`no handler for ${pending.method}`);
+    return;
+  }
+  handler(app, pending, message.result, id);
+}
+
+function statusCommand(app, msg) {
+  const s = app.s();
+  const h = s.relay.last_hello;
+  const pending = Object.keys(s.relay.pending);
+  const lines = [h
+    ? `last hello: ${Math.round((app.edge.now() - h.time) / 1000)} s ago from ${esc.text(h.bridge || 'the bridge')}`
+    : 'the relay has not said hello since these settings were made: is the userscript running in the GM tab?'];
+  lines.push(pending.length
+    ? `waiting for: ${pending.map((id) => `${esc.text(id)} (${esc.text(s.relay.pending[id].method)}) ${esc.button('resend', `!fracas resend ${id}`)}`).join(', ')}`
+    : 'nothing waiting');
+  app.whisper(msg.playerid, cards.notice('fracas relay', lines));
+}
+
+function resendCommand(app, msg, cmd) {
+  const id = cmd.positional[0];
+  const pending = id && app.s().relay.pending[id];
+  if (!pending) throw new UsageError(id ? `request "${id}" is not waiting for an answer` : '!fracas resend needs a request id');
+  // The same id: the bridge answers from its journal if it already rolled.
+  const frames = post(app, id, pending.text);
+  armTimeout(app, id);
+  app.whisper(msg.playerid, cards.notice('fracas relay', [`request ${esc.text(id)} sent again (${frames} frame${frames === 1 ? '' : 's'})`]));
+}
+
+function journalCommand(app, msg, cmd, method) {
+  const id = cmd.positional[0];
+  if (!id) throw new UsageError(`!fracas ${method === 'journal.get' ? 'journal' : 'replay'} needs a request id`);
+  const sent = send(app, method, { id }, { requested: id });
+  app.whisper(msg.playerid, cards.notice('fracas relay', [`asked the bridge for ${esc.text(id)} (${esc.text(sent.id)})`]));
+}
+
+function showJournal(app, pending, result) {
+  const lines = [];
+  if (pending.method === 'journal.replay') {
+    lines.push(result && result.matches ? '✓ the replay matches the journaled result'
+      : `✗ the replay differs: ${esc.text(JSON.stringify((result && result.differences) || []).slice(0, 500))}`);
+  }
+  lines.push(`<div style="font-family:monospace;white-space:pre-wrap;word-break:break-all">${esc.text(bigjson.stringify(result, 1).slice(0, 6000))}</div>`);
+  app.whisper('gm', cards.notice(`fracas ${pending.method} ${pending.meta.requested}`, lines));
+}
+
+register('journal.get', showJournal);
+register('journal.replay', showJournal);
+
+module.exports = { send, incoming, register, statusCommand, resendCommand, journalCommand, MAX_PENDING };

@@ -12,6 +12,7 @@ import { CONNECTION_KEYS, MODULE_ID, SETTINGS } from "./settings.js";
 
 let connection = null;
 let lastState = null;
+let troubled = false; // a failure since the last connect: announce the next one
 
 const setting = (key) => game.settings.get(MODULE_ID, key);
 
@@ -176,11 +177,15 @@ function onStatus(status) {
   const previous = lastState;
   lastState = status.state;
   if (status.state === previous) return;
+  // One notification per episode: the first failure, a refusal, and the recovery.
   if (status.state === STATES.REFUSED || status.state === STATES.UNCONFIGURED) {
+    troubled = true;
     ui.notifications?.error(`fracas: bridge ${describeState(status)}`);
-  } else if (status.state === STATES.RETRYING && previous !== STATES.CONNECTING) {
-    ui.notifications?.warn(`fracas: bridge ${describeState(status)}`);
-  } else if (status.state === STATES.CONNECTED && previous && previous !== STATES.IDLE) {
+  } else if (status.state === STATES.RETRYING) {
+    if (!troubled) ui.notifications?.warn(`fracas: bridge ${describeState(status)}`);
+    troubled = true;
+  } else if (status.state === STATES.CONNECTED && troubled) {
+    troubled = false;
     ui.notifications?.info("fracas: connected to the bridge");
   }
 }

@@ -1,0 +1,18 @@
+// Boots the test page like Foundry boots a world: globals first, then the module's
+// esmodule from module.json, then the init and ready hooks. The world (tokens,
+// settings) is set up by the test through window.__world before ready.
+import "./foundry-shim.js";
+
+const params = new URLSearchParams(location.search);
+for (const key of ["bridgeUrl", "bridgeToken"]) {
+  if (params.has(key)) __world.preset(key, params.get(key));
+}
+// The status light and macros are made at ready; keep macros out unless asked.
+if (!params.has("macros")) __world.preset("macrosInstalled", true);
+
+const manifest = await (await fetch("../module.json")).json();
+for (const path of manifest.esmodules) await import(`../${path}`);
+
+Hooks.callAll("init");
+Hooks.callAll("ready");
+window.__booted = true;

@@ -1,0 +1,449 @@
+// A minimal Foundry-like environment for the browser test: exactly the globals the
+// module touches (game, canvas, ui, Hooks, Roll, ChatMessage, Macro, CONFIG,
+// foundry.*, fromUuid), behaving as Foundry v12/v13 do where the module relies on
+// it: dice terms built from results are evaluated, Roll.fromTerms refuses a mix of
+// evaluated and unevaluated terms, messages render into a chat log and fire the
+// render hook of the chosen generation (?gen=12 → renderChatMessage with a jQuery-
+// like array, ?gen=13 → renderChatMessageHTML with an HTMLElement).
+
+const params = new URLSearchParams(location.search);
+const generation = Number(params.get("gen") ?? 13);
+
+// ── Hooks ──────────────────────────────────────────────────────────────────────────
+const hooks = new Map();
+globalThis.Hooks = {
+  on(name, fn) {
+    if (!hooks.has(name)) hooks.set(name, []);
+    hooks.get(name).push({ fn, once: false });
+  },
+  once(name, fn) {
+    if (!hooks.has(name)) hooks.set(name, []);
+    hooks.get(name).push({ fn, once: true });
+  },
+  callAll(name, ...args) {
+    const list = hooks.get(name) ?? [];
+    hooks.set(name, list.filter((h) => !h.once));
+    for (const h of list) h.fn(...args);
+    return true;
+  },
+  call(name, ...args) {
+    return this.callAll(name, ...args);
+  },
+  registered: (name) => (hooks.get(name) ?? []).length,
+};
+
+// ── utils ──────────────────────────────────────────────────────────────────────────
+let idCounter = 0;
+const randomID = () => `id${(++idCounter).toString().padStart(14, "0")}`;
+
+function setProperty(object, path, value) {
+  const keys = path.split(".");
+  let node = object;
+  for (const k of keys.slice(0, -1)) node = node[k] ??= {};
+  node[keys.at(-1)] = value;
+}
+
+function expandObject(data) {
+  const out = {};
+  for (const [k, v] of Object.entries(data)) setProperty(out, k, v);
+  return out;
+}
+
+function mergeObject(target, source) {
+  for (const [k, v] of Object.entries(source)) {
+    if (v && typeof v === "object" && !Array.isArray(v) && target[k] && typeof target[k] === "object") mergeObject(target[k], v);
+    else target[k] = v;
+  }
+  return target;
+}
+
+const documents = new Map(); // uuid → document, for fromUuid
+
+// ── Documents ──────────────────────────────────────────────────────────────────────
+class Actor {
+  constructor({ id, name, system, statuses = [], flags = {}, uuid }) {
+    this.id = id;
+    this.name = name;
+    this.system = structuredClone(system);
+    this.flags = flags;
+    this.statuses = new Set(statuses);
+    this.uuid = uuid ?? `Actor.${id}`;
+    this.documentName = "Actor";
+    documents.set(this.uuid, this);
+  }
+
+  async update(data) {
+    await new Promise((r) => setTimeout(r, 5)); // a server round trip
+    const expanded = expandObject(data);
+    if (expanded.system?.health?.value !== undefined && !Number.isFinite(Number(expanded.system.health.value))) {
+      throw new Error("system.health.value must be a number");
+    }
+    mergeObject(this, expanded);
+    Hooks.callAll("updateActor", this, data);
+    return this;
+  }
+}
+
+class TokenDocument {
+  constructor({ id, name, actor }) {
+    this.id = id;
+    this.name = name;
+    this.actor = actor;
+    this.documentName = "Token";
+  }
+}
+
+class Token {
+  constructor(doc) {
+    this.document = doc;
+  }
+
+  get id() { return this.document.id; }
+  get name() { return this.document.name; }
+  get actor() { return this.document.actor; }
+}
+
+class Combatant {
+  constructor({ id, name, token, actor }) {
+    Object.assign(this, { id, name, token, actor, initiative: null });
+  }
+}
+
+class Combat {
+  constructor(combatants) {
+    this.id = randomID();
+    this.combatants = new Map(combatants.map((c) => [c.id, c]));
+    this.combatants[Symbol.iterator] = function* iterate() { yield* Map.prototype.values.call(this); };
+  }
+
+  async updateEmbeddedDocuments(type, updates) {
+    if (type !== "Combatant") throw new Error(`unknown embedded type ${type}`);
+    await new Promise((r) => setTimeout(r, 5));
+    for (const u of updates) {
+      const c = this.combatants.get(u._id);
+      if (!c) throw new Error(`no combatant ${u._id}`);
+      if (typeof u.initiative !== "number") throw new Error("initiative must be a number");
+      c.initiative = u.initiative;
+    }
+    return updates;
+  }
+
+  get turns() {
+    return [...this.combatants.values()].sort((a, b) => (b.initiative ?? -Infinity) - (a.initiative ?? -Infinity));
+  }
+}
+
+// ── Dice ───────────────────────────────────────────────────────────────────────────
+class RollTerm {
+  _evaluated = false;
+
+  constructor({ options = {} } = {}) {
+    this.options = options;
+  }
+
+  get flavor() { return this.options.flavor || ""; }
+  get formula() { return this.flavor ? `${this.expression}[${this.flavor}]` : this.expression; }
+
+  static fromData(data) {
+    const cls = CONFIG.Dice.termTypes[data.class] ?? Die;
+    return cls._fromData(data);
+  }
+
+  static _fromData(data) {
+    const term = new this(data);
+    term._evaluated = data.evaluated ?? true;
+    return term;
+  }
+}
+
+class DiceTerm extends RollTerm {
+  constructor({ number = 1, faces = 6, modifiers = [], results = [], options = {} }) {
+    super({ options });
+    this.number = number;
+    this.faces = faces;
+    this.modifiers = modifiers;
+    this.results = results;
+    if (results.length) this._evaluated = true;
+  }
+
+  get expression() { return `${this.number}d${this.faces}${this.modifiers.join("")}`; }
+
+  get total() {
+    if (!this._evaluated) return undefined;
+    return this.results.reduce((t, r) => (r.active ? t + (r.count ?? r.result) : t), 0);
+  }
+
+  get values() { return this.results.filter((r) => r.active).map((r) => r.result); }
+
+  toJSON() {
+    return { class: this.constructor.name, options: this.options, evaluated: this._evaluated, number: this.number, faces: this.faces, modifiers: this.modifiers, results: this.results };
+  }
+}
+
+class Die extends DiceTerm {}
+
+class OperatorTerm extends RollTerm {
+  constructor({ operator, options } = {}) {
+    super({ options });
+    this.operator = operator;
+    this._evaluated = true;
+  }
+
+  static _fromData(data) { return new this(data); }
+  get expression() { return ` ${this.operator} `; }
+  get total() { return ` ${this.operator} `; }
+  toJSON() { return { class: "OperatorTerm", options: this.options, evaluated: true, operator: this.operator }; }
+}
+
+class Roll {
+  constructor(formula, data = {}, options = {}) {
+    this._formula = formula;
+    this.data = data;
+    this.options = options;
+    this.terms = [];
+    this._evaluated = false;
+    this._total = undefined;
+  }
+
+  static getFormula(terms) { return terms.map((t) => t.formula).join("").replace(/ +/g, " ").trim(); }
+
+  static fromTerms(terms, options = {}) {
+    if (!terms.every((t) => t instanceof RollTerm)) throw new Error("All provided terms must be RollTerm instances");
+    const allEvaluated = terms.every((t) => t._evaluated);
+    const noneEvaluated = !terms.some((t) => t._evaluated);
+    if (!(allEvaluated || noneEvaluated)) {
+      throw new Error("You can only call Roll.fromTerms with an array of terms which are either all evaluated, or none evaluated");
+    }
+    const roll = new this(this.getFormula(terms), {}, options);
+    roll.terms = terms;
+    roll._evaluated = allEvaluated;
+    if (allEvaluated) {
+      let total = 0;
+      let op = "+";
+      for (const t of terms) {
+        if (t instanceof OperatorTerm) op = t.operator;
+        else total = op === "-" ? total - t.total : total + t.total;
+      }
+      roll._total = total;
+    }
+    return roll;
+  }
+
+  get formula() { return this._formula; }
+  get total() { return this._total; }
+  get dice() { return this.terms.filter((t) => t instanceof DiceTerm); }
+
+  toJSON() {
+    return { class: "Roll", formula: this.formula, terms: this.terms.map((t) => t.toJSON()), total: this._total, evaluated: this._evaluated };
+  }
+}
+
+// ── Chat ───────────────────────────────────────────────────────────────────────────
+class ChatMessage {
+  constructor(data) {
+    this.id = randomID();
+    this.content = data.content ?? "";
+    this.flags = structuredClone(data.flags ?? {});
+    this.speaker = data.speaker ?? {};
+    this.whisper = data.whisper ?? [];
+    this.rolls = (data.rolls ?? []).map((r) => {
+      if (!(r instanceof Roll)) throw new Error("ChatMessage rolls must be Roll instances");
+      if (!r._evaluated) throw new Error("ChatMessage rolls must be evaluated");
+      JSON.stringify(r); // the database stores rolls as JSON: this must not throw
+      return r;
+    });
+    JSON.stringify(this.flags); // flags are stored as JSON too
+  }
+
+  get isRoll() { return this.rolls.length > 0; }
+
+  static async create(data) {
+    await new Promise((r) => setTimeout(r, 5));
+    const message = new this(data);
+    game.messages.set(message.id, message);
+    message.render();
+    Hooks.callAll("createChatMessage", message);
+    return message;
+  }
+
+  static getSpeaker({ token, alias } = {}) {
+    if (token) return { scene: "scene1", token: token.id, actor: token.actor?.id ?? null, alias: token.name };
+    return { alias: alias ?? game.user.name };
+  }
+
+  static getWhisperRecipients(name) {
+    return name === "GM" ? [...game.users.values()].filter((u) => u.isGM) : [];
+  }
+
+  getFlag(scope, key) { return this.flags?.[scope]?.[key]; }
+
+  async update(data) {
+    await new Promise((r) => setTimeout(r, 5));
+    const changes = structuredClone(data);
+    JSON.stringify(changes);
+    mergeObject(this, expandObject(Object.fromEntries(Object.entries(changes).filter(([k]) => k.includes(".")))));
+    for (const [k, v] of Object.entries(changes)) if (!k.includes(".")) mergeObject(this, { [k]: v });
+    this.render();
+    return this;
+  }
+
+  render() {
+    const log = document.getElementById("chat-log");
+    const li = document.createElement("li");
+    li.className = "chat-message message";
+    li.dataset.messageId = this.id;
+    li.innerHTML = `<header class="message-header">${this.speaker.alias ?? ""}</header><div class="message-content">${this.content}</div>`;
+    const old = log.querySelector(`[data-message-id="${this.id}"]`);
+    if (old) old.replaceWith(li);
+    else log.append(li);
+    if (generation >= 13) Hooks.callAll("renderChatMessageHTML", this, li, {});
+    else Hooks.callAll("renderChatMessage", this, [li], {}); // jQuery-like: element at [0]
+  }
+}
+
+class Macro {
+  static async create(data) {
+    const macro = { id: randomID(), ...structuredClone(data), getFlag(scope, key) { return this.flags?.[scope]?.[key]; } };
+    game.macros.set(macro.id, macro);
+    return macro;
+  }
+}
+
+// ── DialogV2: renders its content in a <dialog>, resolves when a button is used ──
+class DialogV2 {
+  static prompt({ window: win, content, ok, rejectClose = true }) {
+    return new Promise((resolve, reject) => {
+      const dialog = document.createElement("dialog");
+      dialog.className = "application dialog";
+      dialog.innerHTML = `<header>${win?.title ?? ""}</header><form class="dialog-form">${content}`
+        + `<footer><button type="submit" data-action="ok">${ok?.label ?? "OK"}</button>`
+        + `<button type="button" data-action="close">Close</button></footer></form>`;
+      document.body.append(dialog);
+      const form = dialog.querySelector("form");
+      const button = dialog.querySelector('[data-action="ok"]');
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        try {
+          const value = ok?.callback ? ok.callback(event, button, { element: dialog }) : "ok";
+          dialog.remove();
+          resolve(value);
+        } catch (error) {
+          dialog.remove();
+          reject(error);
+        }
+      });
+      dialog.querySelector('[data-action="close"]').addEventListener("click", () => {
+        dialog.remove();
+        if (rejectClose) reject(new Error("Dialog was dismissed without pressing a button."));
+        else resolve(null);
+      });
+      dialog.show();
+    });
+  }
+}
+
+// ── Settings: client values persist like localStorage; onChange fires on set ───────
+class Settings {
+  #defs = new Map();
+  #values = new Map();
+
+  preset(namespace, key, value) {
+    this.#values.set(`${namespace}.${key}`, value);
+  }
+
+  register(namespace, key, config) {
+    if (!namespace || !key) throw new Error("You must specify both namespace and key portions of the setting");
+    const id = `${namespace}.${key}`;
+    if (this.#defs.has(id)) throw new Error(`setting ${id} registered twice`);
+    for (const field of ["scope", "type"]) if (config[field] === undefined) throw new Error(`setting ${id} has no ${field}`);
+    this.#defs.set(id, config);
+  }
+
+  get(namespace, key) {
+    const id = `${namespace}.${key}`;
+    if (!this.#defs.has(id)) throw new Error(`"${id}" is not a registered game setting`);
+    return this.#values.has(id) ? this.#values.get(id) : structuredClone(this.#defs.get(id).default);
+  }
+
+  async set(namespace, key, value) {
+    const id = `${namespace}.${key}`;
+    const def = this.#defs.get(id);
+    if (!def) throw new Error(`"${id}" is not a registered game setting`);
+    const cast = def.type === Number ? Number(value) : def.type === Boolean ? Boolean(value) : def.type === String ? String(value) : value;
+    this.#values.set(id, cast);
+    def.onChange?.(cast);
+    return cast;
+  }
+}
+
+// ── The world ─────────────────────────────────────────────────────────────────────
+const gm = { id: "userGM000000001", name: "Gamemaster", isGM: true, active: true, targets: new Set() };
+const player = { id: "userPL000000001", name: "Player", isGM: false, active: true, targets: new Set() };
+const asPlayer = params.get("user") === "player";
+const me = asPlayer ? player : gm;
+
+const users = new Map([[gm.id, gm], [player.id, player]]);
+users.activeGM = gm;
+
+const tokens = new Map();
+const notes = [];
+
+globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } } };
+globalThis.foundry = {
+  utils: { randomID, setProperty, mergeObject, fromUuid: async (uuid) => documents.get(uuid) ?? null },
+  dice: { Roll, terms: { RollTerm, DiceTerm, Die, OperatorTerm } },
+  applications: { api: { DialogV2 } },
+};
+globalThis.fromUuid = foundry.utils.fromUuid;
+globalThis.Roll = Roll;
+globalThis.ChatMessage = ChatMessage;
+globalThis.Macro = Macro;
+const settings = new Settings();
+globalThis.game = {
+  release: { generation, version: `${generation}.999` },
+  user: me,
+  users,
+  settings,
+  modules: new Map([["fracas", { id: "fracas", active: true }]]),
+  messages: new Map(),
+  macros: new Map(),
+  combat: null,
+};
+game.macros.find = function find(fn) { return [...this.values()].find(fn); };
+globalThis.canvas = {
+  tokens: {
+    controlled: [],
+    get placeables() { return [...tokens.values()]; },
+    get: (id) => tokens.get(id) ?? null,
+  },
+};
+globalThis.ui = {
+  notifications: Object.fromEntries(["info", "warn", "error"].map((level) => [level, (text) => {
+    notes.push({ level, text });
+    const el = document.createElement("li");
+    el.className = `notification ${level}`;
+    el.textContent = text;
+    document.getElementById("notifications").append(el);
+  }])),
+};
+
+/** What the test drives: make tokens, select and target them, start a combat. */
+globalThis.__world = {
+  notes,
+  preset: (key, value) => settings.preset("fracas", key, value),
+  addToken({ id, name, actor }) {
+    const a = actor instanceof Actor ? actor : new Actor(actor);
+    const t = new Token(new TokenDocument({ id, name, actor: a }));
+    tokens.set(id, t);
+    return t;
+  },
+  control(ids) { canvas.tokens.controlled = ids.map((id) => tokens.get(id)); },
+  target(ids) { game.user.targets = new Set(ids.map((id) => tokens.get(id))); },
+  actor: (id) => tokens.get(id).actor,
+  startCombat(ids) {
+    game.combat = new Combat(ids.map((id, i) => new Combatant({ id: `cmb${i}`, name: tokens.get(id).name, token: tokens.get(id).document, actor: tokens.get(id).actor })));
+    return game.combat;
+  },
+  Actor,
+  messages: () => [...game.messages.values()],
+};

@@ -156,9 +156,15 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
     m = result["machine"]
     head = [
         f"fracas bench · fracas {result['fracas_version']} · {'quick' if result['quick'] else 'full'} run · "
-        f"{result['rounds']} interleaved rounds, medians; ratios are medians of same-round pairs",
+        f"{result['rounds']} interleaved round{'' if result['rounds'] == 1 else 's'}, medians; "
+        f"ratios are medians of same-round pairs",
         f"{result['date']} · {m['cpu']} · {m['cores']} cores · {m['platform']} · Python {m['python']}",
     ]
+    start, end = m.get("load_average_start"), m.get("load_average_end")
+    if start is not None and end is not None:
+        busy = " (other work was competing for the cores)" if max(start, end) >= 0.5 * m["cores"] else ""
+        head.append(f"load average {start:.2f} at the start, {end:.2f} at the end, on "
+                    f"{m['cores']} cores{busy}")
     if result.get("scale", 1.0) != 1.0:
         head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),

@@ -99,7 +99,17 @@ def machine() -> dict:
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"cpu": cpu, "cores": cores, "platform": platform.platform(),
-            "python": platform.python_version(), "implementation": platform.python_implementation()}
+            "python": platform.python_version(), "implementation": platform.python_implementation(),
+            "load_average_start": _load_average()}
+
+
+def _load_average() -> Optional[float]:
+    """The 1-minute load average: other work on a shared machine skews the figures
+    (the both-cores ratio most of all), so the report shows it."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def _versions() -> dict:
@@ -186,6 +196,7 @@ class Suite:
         else:
             result["bridge"] = None
         result["targets"] = evaluate_targets(result)
+        result["machine"]["load_average_end"] = _load_average()
         result["elapsed_s"] = round(time.perf_counter() - started, 2)
         return result
 

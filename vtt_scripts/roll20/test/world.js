@@ -1,0 +1,52 @@
+'use strict';
+// A small table for the Mod script tests: an orc, a goblin, an archer, a player.
+const { Emulator } = require('./emulator');
+const { hasExpansion } = require('../src/mod/escape');
+
+function world(options = {}) {
+  const emu = new Emulator(options);
+  const player = emu.addPlayer('Pat');
+  const orc = emu.addCharacter('Orc', {
+    strength: 6, agility: 3, size: 'medium',
+    fracas_strikes: '--dice 2 --style cleaving --weight 2 --type edged',
+  });
+  const goblin = emu.addCharacter('Goblin', { ac: 13, resistant: 'poison', resilience: 2, agility: 4 });
+  const knight = emu.addCharacter('Knight', { ac: 15, ac_edged: 18, resistant: 'edged, blunt', agility: 2, strength: 5 },
+    { controlledby: player.id });
+  const tokens = {
+    orc: emu.addToken({ name: 'Orc', represents: orc.id }),
+    goblin: emu.addToken({ name: 'Goblin', represents: goblin.id, bar1_value: '12', bar1_max: '12' }),
+    knight: emu.addToken({ name: 'Sir Kay', represents: knight.id, bar1_value: '20', bar1_max: '20', controlledby: player.id }),
+  };
+  return { emu, player, characters: { orc, goblin, knight }, tokens };
+}
+
+/** The one output of a chat command that is a roll template card. */
+function card(outputs) {
+  const cards = outputs.filter((o) => o.text.startsWith('&{template:default}'));
+  if (cards.length !== 1) throw new Error(`expected one card, got ${cards.length}: ${outputs.map((o) => o.raw).join('\n')}`);
+  return cards[0];
+}
+
+/** Whispered notices of some outputs, as plain text. */
+function notices(outputs) {
+  return outputs.filter((o) => o.to).map((o) => plain(o.text));
+}
+
+/** Text of chat HTML without tags and with entities decoded. */
+function plain(html) {
+  return html.replace(/<br>/g, '\n').replace(/<[^>]+>/g, '').replace(/&#(\d+);/g, (m, n) => String.fromCharCode(Number(n)))
+    .replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** Every output so far is safe: nothing Roll20 would expand, balanced template fields. */
+function assertSafe(assert, emu) {
+  for (const out of emu.outputs) {
+    assert.ok(!hasExpansion(out.raw), `output expands in Roll20: ${out.raw}`);
+    if (out.text.startsWith('&{template:')) {
+      assert.equal((out.text.match(/\{\{/g) || []).length, (out.text.match(/\}\}/g) || []).length, `unbalanced fields: ${out.text}`);
+    }
+  }
+}
+
+module.exports = { world, card, notices, plain, assertSafe };

@@ -1,0 +1,194 @@
+'use strict';
+// `!fracas mob` and the Mod script's end of the relay, in the emulated sandbox:
+// the frames whispered to the GM, the answer typed back as `!fracas-relay`, applied once.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { world, card, plain, assertSafe } = require('./world');
+const { Emulator } = require('./emulator');
+const P = require('../src/protocol');
+
+/** Collect the request frames the script whispered, as whole JSON-RPC messages. */
+function requests(outputs) {
+  const r = new P.Reassembler();
+  const out = [];
+  for (const o of outputs) {
+    assert.equal(o.to, 'gm', 'relay frames go to the GM only');
+    assert.ok(o.noarchive, 'relay frames stay out of the chat archive');
+    const frame = P.parseFrame(o.text);
+    if (!frame) continue;
+    const whole = r.add(frame);
+    if (whole) out.push(JSON.parse(whole.text));
+  }
+  return out;
+}
+
+/** The relay's answer, typed into chat by the GM's browser. */
+function answer(emu, player, message, chunk = 300) {
+  const outs = [];
+  for (const frame of P.frames('res', message.id, JSON.stringify(message), chunk)) {
+    outs.push(...emu.chat(player, `!fracas-relay ${frame}`));
+  }
+  return outs;
+}
+
+function mobWorld() {
+  const w = world();
+  const { emu, characters } = w;
+  const skeleton = emu.addCharacter('Skeleton', {
+    strength: 3, agility: 2, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged',
+  });
+  w.skeletons = [];
+  for (let i = 0; i < 5; i++) w.skeletons.push(emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id }));
+  w.skeletons[4].set('statusmarkers', 'prone');
+  w.orcs = [emu.addToken({ name: 'Orc A', represents: characters.orc.id }), emu.addToken({ name: 'Orc B', represents: characters.orc.id })];
+  return w;
+}
+
+function summary(targets) {
+  const result = { ruleset: 'enchanted-realms', seed: 7, backend: 'compiled', detail: 'summary', targets: {}, groups: [] };
+  for (const [id, damage] of Object.entries(targets)) {
+    result.targets[id] = { damage, by_type: { edged: damage }, attacks: 4, attacks_hit: 2, strikes: 4, strikes_hit: 2, crits: 1, longest_chain: 1, undodgeable: 1 };
+  }
+  return result;
+}
+
+test('!fracas mob: tokens grouped by character and markers into profiles, spread over the targets', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const selected = [...w.skeletons, ...w.orcs].map((t) => t.id);
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id} --target ${tokens.knight.id} --seed 77`, { selected });
+  const sent = requests(out.filter((o) => P.parseFrame(o.text)));
+  assert.equal(sent.length, 1);
+  const rpc = sent[0];
+  assert.equal(rpc.jsonrpc, '2.0');
+  assert.equal(rpc.method, 'attack.bulk');
+  assert.match(rpc.id, /^r20-[0-9a-z]{6}-\d+$/);
+  const req = rpc.params;
+  assert.equal(req.seed, 77);
+  assert.equal(req.detail, 'summary');
+  assert.deepEqual(Object.keys(req.profiles), ['Skeleton', 'Skeleton (prone)', 'Orc']);
+  assert.deepEqual(req.profiles.Skeleton.attacker, { strength: 3, agility: 2 });
+  assert.deepEqual(req.profiles['Skeleton (prone)'].attacker.conditions, ['prone']);
+  assert.deepEqual(req.profiles.Orc.strikes, [{ method: 'melee', style: 'cleaving', dice: 2, damage_type: 'edged', weight: 2 }]);
+  assert.deepEqual(Object.keys(req.targets), [tokens.goblin.id, tokens.knight.id]);
+  // Token k of the selection attacks target k mod 2.
+  assert.deepEqual(req.attacks, [
+    { profile: 'Skeleton', target: tokens.goblin.id, count: 2 },
+    { profile: 'Skeleton', target: tokens.knight.id, count: 2 },
+    { profile: 'Skeleton (prone)', target: tokens.goblin.id, count: 1 },
+    { profile: 'Orc', target: tokens.goblin.id, count: 1 },
+    { profile: 'Orc', target: tokens.knight.id, count: 1 },
+  ]);
+  const note = out.find((o) => !P.parseFrame(o.text));
+  assert.match(plain(note.text), /7 attacks sent to the bridge as r20-/);
+  // --each: every token attacks every target.
+  const each = requests(emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id} --target ${tokens.knight.id} --each`,
+    { selected }).filter((o) => P.parseFrame(o.text)))[0];
+  assert.equal(each.params.attacks.reduce((n, a) => n + a.count, 0), 14);
+  assertSafe(assert, emu);
+});
+
+test('the answer is applied once: per-target totals off the bars, one card, one undo', () => {
+  const w = mobWorld();
+  const { emu, tokens, player } = w;
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id} --target ${tokens.knight.id}`,
+    { selected: w.skeletons.map((t) => t.id) });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const reply = { jsonrpc: '2.0', id: rpc.id, result: summary({ [tokens.goblin.id]: 5, [tokens.knight.id]: 3 }) };
+  // A player cannot forge an answer.
+  assert.deepEqual(answer(emu, player, reply), []);
+  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  const got = answer(emu, emu.gm, reply);
+  const fields = Emulator.fields(card(got).text);
+  assert.equal(fields.name, 'Mob: 5 attackers, 5 attacks');
+  assert.match(plain(fields.Goblin), /^5 damage from 4 attacks · 2 hit · 1 crit · 1 undodgeable\nBody 12 → 7$/);
+  assert.match(plain(fields['Sir Kay']), /Body 20 → 17/);
+  assert.equal(plain(fields.mob), '2 × Skeleton → Goblin\n2 × Skeleton → Sir Kay\n1 × Skeleton (prone) → Goblin');
+  assert.equal(tokens.goblin.get('bar1_value'), 7);
+  assert.equal(tokens.knight.get('bar1_value'), 17);
+  // The same answer again (a resend, a repeated frame): nothing more happens.
+  assert.deepEqual(answer(emu, emu.gm, reply, 50), []);
+  assert.equal(tokens.goblin.get('bar1_value'), 7);
+  emu.chat(emu.gm, '!fracas undo');
+  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  assert.equal(tokens.knight.get('bar1_value'), '20');
+  assertSafe(assert, emu);
+});
+
+test('no answer in time: the GM is told, can resend with the same id, and a late answer still applies', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.skeletons[0].id] });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const before = emu.outputs.length;
+  emu.advance(29000);
+  assert.equal(emu.outputs.length, before);
+  emu.advance(2000);
+  const warned = emu.outputs.slice(before);
+  assert.equal(warned.length, 1);
+  assert.match(plain(warned[0].text), new RegExp(`Request ${rpc.id} has had no answer for 30 s`));
+  assert.ok(warned[0].text.includes(`!fracas resend ${rpc.id}`));
+  const status = emu.chat(emu.gm, '!fracas relay');
+  assert.match(plain(status[0].text), /has not said hello/);
+  assert.match(plain(status[0].text), new RegExp(`waiting for: ${rpc.id} \\(attack.bulk\\)`));
+  const again = requests(emu.chat(emu.gm, `!fracas resend ${rpc.id}`).filter((o) => P.parseFrame(o.text)));
+  assert.deepEqual(again, [rpc], 'the resend is the same request with the same id');
+  answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, result: summary({ [tokens.goblin.id]: 4 }) });
+  assert.equal(tokens.goblin.get('bar1_value'), 8);
+  assert.match(plain(emu.chat(emu.gm, `!fracas resend ${rpc.id}`)[0].text), /is not waiting for an answer/);
+});
+
+test('pending requests survive a sandbox restart and are offered for resending', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.skeletons[0].id] });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const before = emu.outputs.length;
+  emu.reload();
+  const told = emu.outputs.slice(before).map((o) => plain(o.text)).join('\n');
+  assert.match(told, /1 relay request were waiting when the sandbox restarted/);
+  answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, result: summary({ [tokens.goblin.id]: 2 }) });
+  assert.equal(tokens.goblin.get('bar1_value'), 10);
+});
+
+test('a bridge error is whispered with its path; a hello is acknowledged', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.skeletons[0].id] });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const got = answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, error: { code: -32003, message: 'too many attacks', data: { path: '$.params.attacks' } } });
+  assert.match(plain(got[0].text), new RegExp(`the bridge refused request ${rpc.id} at \\$\\.params\\.attacks: too many attacks \\(code -32003\\)`));
+  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  const hello = [];
+  for (const f of P.frames('hello', 'hello-1', JSON.stringify({ relay: '0.1.0', bridge: 'ws://127.0.0.1:9', version: '1.2' }))) {
+    hello.push(...emu.chat(emu.gm, `!fracas-relay ${f}`));
+  }
+  assert.match(plain(hello[0].text), /relay connected to ws:\/\/127\.0\.0\.1:9 \(fracas 1\.2\)/);
+  assert.match(plain(emu.chat(emu.gm, '!fracas relay')[0].text), /last hello: \d+ s ago from ws:\/\/127\.0\.0\.1:9/);
+});
+
+test('mob mistakes are caught before anything is sent', () => {
+  const w = mobWorld();
+  const { emu, tokens, characters } = w;
+  const cases = [
+    ['!fracas mob', { selected: [w.skeletons[0].id] }, /no target/],
+    [`!fracas mob --target ${tokens.goblin.id}`, {}, /select the attacking tokens/],
+    [`!fracas mob --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] }, /Sir Kay has no strikes/],
+    [`!fracas mob --target ${tokens.goblin.id} --dice 1 --style slashing --type edged --target ${tokens.knight.id}`,
+      { selected: [w.skeletons[0].id] }, /takes --target before any --dice/],
+    [`!fracas mob --target ${tokens.goblin.id} --frob`, { selected: [w.skeletons[0].id] }, /unknown option --frob/],
+  ];
+  for (const [command, options, pattern] of cases) {
+    const out = emu.chat(emu.gm, command, options);
+    assert.equal(out.length, 1, command);
+    assert.match(plain(out[0].text), pattern, command);
+  }
+  // A rules error in one profile is found by the local resolver, in table words.
+  tokens.goblin.set('statusmarkers', 'invisible');
+  emu.attribute(characters.orc.id, 'fracas_strikes').set('current', '--dice 1 --style slashing --type edged --sneak');
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.orcs[0].id] });
+  assert.match(plain(out[0].text), /Orc against Goblin: strike 1\.sneak: a sneak attack cannot be made at disadvantage/);
+  const player = emu.chat(w.player, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.skeletons[0].id] });
+  assert.match(plain(player[0].text), /!fracas mob is for the GM/);
+  assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
+});

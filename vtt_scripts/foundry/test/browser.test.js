@@ -205,6 +205,35 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await page.close();
   });
 
+  test("players: no connection, no status light, no Undo button, no Body values", async () => {
+    const page = await browser.newPage();
+    const query = new URLSearchParams({ gen: "13", user: "player", bridgeUrl: bridge.url, bridgeToken: TOKEN });
+    await page.goto(`${site.origin}/testenv/index.html?${query}`);
+    await page.waitForFunction(() => window.__booted === true);
+    const out = await page.evaluate(async () => {
+      // A card as the GM's client posts it, arriving on the player's client.
+      const changes = [{ uuid: "Actor.x", name: "Goblin", path: "system.health.value", before: 12, damage: 6, after: 6 }];
+      const content = '<div class="fracas-card"><footer class="fracas-footer"><span class="fracas-applied"></span>'
+        + '<button type="button" data-fracas-action="undo">Undo damage</button></footer></div>';
+      const m = await ChatMessage.create({ content, flags: { fracas: { kind: "attack", changes, undone: null } } });
+      const el = document.querySelector(`[data-message-id="${m.id}"]`);
+      const attack = await game.modules.get("fracas").api.attack({ strikes: [] });
+      return {
+        status: game.modules.get("fracas").api.status(),
+        light: !!document.getElementById("fracas-status"),
+        undo: !!el.querySelector('[data-fracas-action="undo"]'),
+        applied: el.querySelector(".fracas-applied").textContent,
+        attack,
+        notes: __world.notes.map((n) => n.text),
+      };
+    });
+    assert.deepEqual(out, {
+      status: null, light: false, undo: false, applied: "damage applied", attack: null,
+      notes: ["fracas: only a GM can resolve attacks with fracas: the GM's browser is the one connected to the bridge"],
+    });
+    await page.close();
+  });
+
   test("a wrong token: the status says refused and why, and nothing retries", async () => {
     const { page } = await openWorld({ token: "not-the-token", expect: "refused" });
     const status = await page.evaluate(() => game.modules.get("fracas").api.status());

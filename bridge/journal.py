@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS entries (
     backend     TEXT NOT NULL,
     version     TEXT NOT NULL,     -- fracas version that rolled it
     recorded_at TEXT NOT NULL      -- UTC, ISO 8601
-) WITHOUT ROWID
+)
 """
 
 SYNC_MODES = ("full", "normal")
@@ -69,6 +69,11 @@ class Entry:
     backend: str
     version: str
     recorded_at: str
+
+    def row(self) -> tuple[str, str, str, bytes, bytes, str, str, str]:
+        """The entry as a table row, in column order."""
+        return (self.id_key, self.method, self.digest, self.params, self.result, self.backend,
+                self.version, self.recorded_at)
 
     @property
     def request_id(self) -> int | str:
@@ -168,7 +173,7 @@ class Journal:
                 for entry in entries:
                     cursor = db.execute(
                         "INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        dataclasses.astuple(entry),
+                        entry.row(),
                     )
                     if cursor.rowcount == 1:
                         stored.append(entry)

@@ -50,6 +50,9 @@ class Throttle:
             del self._seen[address]
         return times
 
+    #: Past this many addresses, forget those whose failures have all aged out.
+    PRUNE_AT = 1024
+
     def record_failure(self, address: str) -> None:
         """Note one failed authentication from ``address``."""
         with self._lock:
@@ -57,6 +60,13 @@ class Throttle:
             times = self._recent(address, now)
             times.append(now)
             self._seen[address] = times
+            if len(self._seen) > self.PRUNE_AT:
+                for other in list(self._seen):
+                    self._recent(other, now)
+
+    def __len__(self) -> int:
+        """Addresses with failures still remembered."""
+        return len(self._seen)
 
     def retry_after(self, address: str) -> float | None:
         """Seconds until ``address`` may try again, or None if it may now."""

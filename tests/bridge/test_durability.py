@@ -8,12 +8,15 @@ the reply; the journal must then hold that exact result.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
 
 import orjson
 from websockets.exceptions import ConnectionClosed
 
-from .helpers import INITIATIVE, TOKEN, ask, attack, bulk, client, request, run, start_server
+from .helpers import (
+    INITIATIVE, TOKEN, ask, attack, big_bulk_count, bulk, client, request, run, start_server,
+)
 
 ROUNDS = 4
 
@@ -101,3 +104,29 @@ def test_sigkill_mid_stream_loses_no_acknowledged_roll(tmp_path):
     with sqlite3.connect(journal) as db:
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert db.execute("SELECT count(*) FROM entries").fetchone()[0] >= len(acknowledged)
+
+
+def test_sigterm_answers_and_journals_the_request_in_flight(tmp_path):
+    journal = tmp_path / "journal.sqlite3"
+    server = start_server(journal)
+    count = big_bulk_count()
+
+    async def scenario():
+        async with client(server.url) as ws:
+            await ws.send(orjson.dumps(request("last", "attack.bulk", bulk(count))).decode())
+            await (await ws.ping())  # the bridge has read the request
+            server.process.send_signal(signal.SIGTERM)
+            reply = orjson.loads(await ws.recv())
+            try:
+                await ws.recv()
+            except ConnectionClosed as closed:
+                return reply, closed.rcvd.code
+            raise AssertionError("the bridge kept the connection open after SIGTERM")
+
+    reply, close_code = run(scenario())
+    assert reply["id"] == "last" and reply["result"]["attacks_total"] == count
+    assert close_code == 1001
+    assert server.process.wait(timeout=60) == 0
+    with sqlite3.connect(journal) as db:
+        stored = db.execute("SELECT result FROM entries WHERE id_key = ?", ('"last"',)).fetchone()
+    assert orjson.loads(stored[0]) == reply["result"]

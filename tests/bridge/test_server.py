@@ -332,3 +332,22 @@ def test_graceful_shutdown_finishes_and_journals_in_flight_requests(tmp_path):
         assert journal_count(tmp_path / "journal.sqlite3") == 1
 
     run(scenario())
+
+
+def test_a_journal_entry_replays_with_the_cli(tmp_path):
+    """`journal.get` gives what `fracas replay` reads: the roll is checkable offline."""
+    from click.testing import CliRunner
+
+    from fracas.cli import main
+
+    async def scenario():
+        async with serving(tmp_path) as bridge, client(bridge.url) as ws:
+            await ask(ws, request("mob", "attack.bulk", bulk(3000, seed=None)))
+            return (await ask(ws, request("get", "journal.get", {"id": "mob"})))["result"]
+
+    entry = run(scenario())
+    record = tmp_path / "entry.json"
+    record.write_bytes(orjson.dumps(entry))
+    result = CliRunner().invoke(main, ["replay", str(record), "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"Replay matches the recorded result (seed {entry['result']['seed']})." in result.output

@@ -124,6 +124,7 @@ class Relay {
       return false;
     }
     this.disconnect();
+    this.authFailed = null;
     this.url = url;
     this.token = token;
     this.stopped = false;

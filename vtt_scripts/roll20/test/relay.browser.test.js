@@ -1,0 +1,171 @@
+'use strict';
+// The relay in a real browser: headless Chromium loads a page that mimics Roll20's
+// chat, the built userscript connects to a real `fracas serve`, and the Mod script
+// (the built fracas.js in the emulated sandbox) is wired to that page's chat.
+// `!fracas mob` then makes the whole round trip: sandbox → whisper frames → page →
+// relay → bridge (attack.bulk) → relay → chat box → sandbox → bars, card, undo.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const H = require('./helpers');
+const { Emulator } = require('./emulator');
+const { plain } = require('./world');
+const P = require('../src/protocol');
+
+const CHROMIUM = process.env.FRACAS_CHROMIUM || '/usr/bin/chromium';
+const WAIT_MS = 30000; // how long a step may take before the test gives up (not a speed check)
+
+function prerequisites() {
+  let playwright = null;
+  try {
+    playwright = require('playwright-core');
+  } catch (err) {
+    return { missing: 'playwright-core is not installed (run npm install in the repository root)' };
+  }
+  if (!fs.existsSync(CHROMIUM)) return { missing: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
+  if (!H.pythonHasFracas()) return { missing: `no Python with fracas at ${H.pythonPath()}` };
+  return { playwright };
+}
+
+/** Serve the test page on 127.0.0.1 (an OS-chosen port). */
+function startPageServer() {
+  const page = fs.readFileSync(path.join(__dirname, 'fixtures', 'relay-page.html'));
+  const server = http.createServer((req, res) => {
+    if (req.url.startsWith('/editor')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Start `fracas serve` (python -m fracas.bridge) and read its URL from the banner. */
+function startBridge(origin, journal, token) {
+  const child = spawn(H.pythonPath(), ['-m', 'fracas.bridge', '--port', '0', '--token', token,
+    '--journal', journal, '--allow-origin', origin], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bridge printed no url: ${out}\n${err}`)), WAIT_MS);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /^\s*url:\s+(ws:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], log: () => err });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the bridge exited (${code}): ${err}`)));
+  });
+}
+
+async function waitFor(what, check) {
+  const end = Date.now() + WAIT_MS;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('relay round trip: !fracas mob through Chromium and a real fracas serve', async (t) => {
+  const pre = prerequisites();
+  if (pre.missing) return H.skipUnlessCI(t, pre.missing);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-relay-'));
+  const server = await startPageServer();
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const token = 'relay-test-token-0123456789';
+  const bridge = await startBridge(origin, path.join(tmp, 'journal.sqlite3'), token);
+  // A fresh profile directory each run (Playwright passes it as --user-data-dir).
+  const browser = await pre.playwright.chromium.launchPersistentContext(path.join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.after(async () => {
+    await browser.close().catch(() => {});
+    bridge.child.kill('SIGTERM');
+    await new Promise((r) => server.close(r));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // The table: five skeletons, a goblin, a knight.
+  const emu = new Emulator();
+  const skeleton = emu.addCharacter('Skeleton', { strength: 3, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' });
+  const skeletons = [0, 1, 2, 3, 4].map((i) => emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id }));
+  const goblin = emu.addToken({ name: 'Goblin', represents: emu.addCharacter('Goblin', { ac: 8 }).id, bar1_value: '40', bar1_max: '40' });
+  const knight = emu.addToken({ name: 'Knight', represents: emu.addCharacter('Knight', { ac: 9, resistant: 'edged' }).id, bar1_value: '40', bar1_max: '40' });
+
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  // Chat typed on the page goes to the sandbox as the GM; the sandbox's whispers to the GM appear on the page.
+  await page.exposeFunction('roll20Send', (text) => { emu.chat(emu.gm, text); });
+  const toPage = [];
+  emu.onOutput = (out) => { if (out.to === 'gm') toPage.push(out.text); };
+  const pump = setInterval(() => {
+    while (toPage.length) {
+      const html = toPage.shift();
+      page.evaluate((h) => window.addMessage('whisper', h), html).catch(() => {});
+    }
+  }, 10);
+  t.after(() => clearInterval(pump));
+
+  await page.goto(`${origin}/editor/`);
+  await page.addScriptTag({ content: fs.readFileSync(path.join(H.ROLL20_DIR, 'fracas-relay.user.js'), 'utf8') });
+  await page.evaluate(([url, tok]) => window.fracasRelay.configure(url, tok), [bridge.url, token]);
+
+  // The relay authenticates and says hello to the Mod script through the chat box.
+  await waitFor('the relay hello', () => emu.state.fracas.relay.last_hello);
+  assert.equal(emu.state.fracas.relay.last_hello.bridge, bridge.url);
+  assert.match(await page.textContent('#fracas-relay-panel .fracas-relay-status'), /connected to ws:\/\/127\.0\.0\.1/);
+
+  const sent = emu.chat(emu.gm, `!fracas mob --target ${goblin.id} --target ${knight.id}`, { selected: skeletons.map((s) => s.id) });
+  const r = new P.Reassembler();
+  let rpc = null;
+  for (const o of sent) {
+    const frame = P.parseFrame(o.text);
+    const whole = frame && r.add(frame);
+    if (whole) rpc = JSON.parse(whole.text);
+  }
+  assert.ok(rpc, 'the mob request went out as frames');
+  const card = await waitFor('the mob card', () => emu.outputs.find((o) => o.text.startsWith('&{template:default}')));
+
+  // What the bridge rolled is what the engine rolls for that request and seed.
+  const py = spawnSync(H.pythonPath(), ['-c',
+    'import json,sys,fracas; r=fracas.resolve_bulk(json.load(sys.stdin)).to_dict(); print(json.dumps({k: v["damage"] for k, v in r["targets"].items()}))'],
+  { cwd: H.REPO_ROOT, input: JSON.stringify(rpc.params), encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const damage = JSON.parse(py.stdout);
+  assert.ok(damage[goblin.id] > 0 && damage[knight.id] > 0, `AC 8 and 9 against +3 should take damage: ${py.stdout}`);
+  assert.equal(goblin.get('bar1_value'), Math.max(0, 40 - damage[goblin.id]));
+  assert.equal(knight.get('bar1_value'), Math.max(0, 40 - damage[knight.id]));
+  const fields = Emulator.fields(card.text);
+  assert.match(plain(fields.Goblin), new RegExp(`^${damage[goblin.id]} damage from 3 attacks`));
+  assert.match(plain(fields.Knight), new RegExp(`^${damage[knight.id]} damage from 2 attacks`));
+  assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
+
+  // Relay frames are hidden on the page; nothing was applied twice.
+  const visible = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('FRACAS1')).length);
+  assert.equal(visible, 0);
+
+  // The journal has the roll under the request id, and replays it exactly.
+  const before = emu.outputs.length;
+  emu.chat(emu.gm, `!fracas replay ${rpc.id}`);
+  const replayed = await waitFor('the journal replay', () => emu.outputs.slice(before).find((o) => /journal\.replay/.test(plain(o.text))));
+  assert.match(plain(replayed.text), /✓ the replay matches the journaled result/);
+
+  emu.chat(emu.gm, '!fracas undo');
+  assert.equal(goblin.get('bar1_value'), '40');
+  assert.deepEqual(pageErrors, []);
+});

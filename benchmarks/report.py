@@ -41,7 +41,7 @@ def _typical(result: dict) -> list[str]:
     rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
     gen = result["generator"]
     rows = []
-    for key in ("compiled", "kernel", "python", "randint", "numpy", "d20", "generator"):
+    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "d20", "generator"):
         value = gen["attacks_per_s_limit"] if key == "generator" else rates.get(key)
         if key not in labels:
             rows.append([f"{key} (not installed)", "—", "—", "—"])

@@ -139,7 +139,7 @@ class Suite:
 
     # -- sizing the progress bar -----------------------------------------------------
     def _typical_contestants(self) -> int:
-        return 5 + self.has_numpy + self.has_d20
+        return 5 + 2 * self.has_numpy + self.has_d20
 
     @property
     def total_steps(self) -> int:
@@ -220,15 +220,16 @@ class Suite:
         ]
         if self.has_numpy:
             contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run))
+            contestants.append(Contestant("numpy_simple", numpy_batch.LABEL_SIMPLE, numpy_batch.run_simple))
         if self.has_d20:
             contestants.append(Contestant("d20", d20_library.LABEL, d20_library.run))
         interleave(self._calibrated(contestants), o.n_rounds, tick)
         by_key = {c.key: c for c in contestants}
         rates = {key: (by_key[key].median if key in by_key else None)
-                 for key in ("compiled", "kernel", "python", "randint", "numpy", "d20")}
+                 for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "d20")}
         ratios = {"compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"])}
         for head in ("compiled", "kernel"):
-            for other in ("python", "randint", "numpy", "d20", "generator"):
+            for other in ("python", "randint", "numpy", "numpy_simple", "d20", "generator"):
                 if other in by_key:
                     ratios[f"{head}_vs_{other}"] = paired_ratio(by_key[head], by_key[other])
         typical = {
@@ -257,7 +258,7 @@ class Suite:
         interleave(self._calibrated(contestants), self.options.n_rounds, tick)
         by_key = {c.key: c for c in contestants}
         rates = {key: by_key[key].median for key in ("compiled", "kernel", "python")}
-        rates.update(randint=None, numpy=None, d20=None)
+        rates.update(randint=None, numpy=None, numpy_simple=None, d20=None)
         ratios = {
             "compiled_vs_python": paired_ratio(by_key["compiled"], by_key["python"]),
             "kernel_vs_python": paired_ratio(by_key["kernel"], by_key["python"]),
@@ -300,7 +301,8 @@ class Suite:
                     "attacks_per_s": {"compiled": rates.get("compiled"),
                                       "compiled_cores": rates.get("compiled_cores"),
                                       "kernel": rates.get("kernel"), "python": None,
-                                      "randint": None, "numpy": rates.get("numpy"), "d20": None}}
+                                      "randint": None, "numpy": rates.get("numpy"),
+                                      "numpy_simple": None, "d20": None}}
         return {"sizes": sizes, "threads": cores, "scenario": scenario}
 
     def _latency(self, tick) -> dict:

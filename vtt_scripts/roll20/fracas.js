@@ -1573,6 +1573,9 @@ function tokenConditions(config, token) {
   return CONDITIONS.filter((c) => tags.has(markerFor(config, c)));
 }
 
+// Fields every sheet has: a sheet default counts for these (see edge.attribute).
+const CORE_FIELDS = ['ac', 'strength', 'agility', 'size'];
+
 class SheetReader {
   constructor(edge, config, token) {
     this.edge = edge;
@@ -1586,7 +1589,7 @@ class SheetReader {
   raw(field, suffix = '') {
     if (!this.character) return null;
     const name = this.config.attrs[field] + suffix;
-    const value = this.edge.attribute(this.character.id, name);
+    const value = this.edge.attribute(this.character.id, name, CORE_FIELDS.includes(field) && !suffix);
     if (value === null || value === undefined) return null;
     const text = String(value).trim();
     return text === '' ? null : { name, text };
@@ -3330,11 +3333,15 @@ function fromGlobals() {
       return found && found.length ? found[0] : null;
     },
 
-    /** An attribute's current value (a sheet default when no attribute object exists), or null. */
-    attribute(characterId, name) {
+    /**
+     * An attribute's current value, or null. With `sheetDefault`, a sheet's default
+     * value counts when no attribute object exists (getAttrByName; it logs an error
+     * in the API console for a name the sheet does not know, so only core fields ask).
+     */
+    attribute(characterId, name, sheetDefault = false) {
       const obj = this.getAttributeObject(characterId, name);
       if (obj) return obj.get('current');
-      if (typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
+      if (sheetDefault && typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
         try {
           const value = getAttrByName(characterId, name);
           return value === undefined ? null : value;

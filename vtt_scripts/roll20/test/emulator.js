@@ -50,6 +50,7 @@ class Emulator {
     this.timers = [];
     this.clock = 0;
     this.gmIds = new Set();
+    this.sheetDefaults = {}; // field → value the character sheet gives when no attribute exists
     let lcg = options.randomSeed === undefined ? 12345 : options.randomSeed;
     this.random = options.random || ((max) => {
       lcg = (lcg * 1103515245 + 12345) % 2147483648;
@@ -144,7 +145,11 @@ class Emulator {
       },
       getAttrByName(characterId, name, valueType = 'current') {
         const attr = emu.attribute(characterId, name);
-        return attr ? attr.data[valueType === 'max' ? 'max' : 'current'] : undefined;
+        if (attr) return attr.data[valueType === 'max' ? 'max' : 'current'];
+        // A character sheet's default for a field nobody has edited yet.
+        if (Object.prototype.hasOwnProperty.call(emu.sheetDefaults, name)) return emu.sheetDefaults[name];
+        emu.logs.push(`ERROR: No attribute or sheet field found for character_id ${characterId} named ${name}`);
+        return undefined;
       },
       playerIsGM(id) { return emu.gmIds.has(id); },
       randomInteger(max) {

@@ -262,3 +262,14 @@ test('a fresh emulator proves it loads the built file, not the sources', () => {
   assert.equal(typeof api.resolve, 'function');
   assert.equal(api.version, '0.1.0');
 });
+
+test('sheet defaults count for core fields only, so the API console is not flooded', () => {
+  const { emu, tokens } = world();
+  emu.sheetDefaults.ac = '11';
+  const bare = emu.addToken({ name: 'Zombie', represents: emu.addCharacter('Zombie', {}).id, bar1_value: '9' });
+  emu.chat(emu.gm, `!fracas attack --target ${bare.id} --dice 1 --style slashing --type edged --seed 2`, { selected: [tokens.orc.id] });
+  assert.equal(lastLog(emu).request.targets[bare.id].ac, 11);
+  // ac, size (target) were asked of the sheet; no ac_<type>, resistances or save bonus.
+  const errors = emu.logs.filter((l) => l.startsWith('ERROR'));
+  assert.deepEqual(errors.map((l) => l.split(' named ')[1]).sort(), ['size']);
+});

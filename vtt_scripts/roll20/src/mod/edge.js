@@ -65,11 +65,15 @@ function fromGlobals() {
       return found && found.length ? found[0] : null;
     },
 
-    /** An attribute's current value (a sheet default when no attribute object exists), or null. */
-    attribute(characterId, name) {
+    /**
+     * An attribute's current value, or null. With `sheetDefault`, a sheet's default
+     * value counts when no attribute object exists (getAttrByName; it logs an error
+     * in the API console for a name the sheet does not know, so only core fields ask).
+     */
+    attribute(characterId, name, sheetDefault = false) {
       const obj = this.getAttributeObject(characterId, name);
       if (obj) return obj.get('current');
-      if (typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
+      if (sheetDefault && typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
         try {
           const value = getAttrByName(characterId, name);
           return value === undefined ? null : value;

@@ -28,6 +28,9 @@ function tokenConditions(config, token) {
   return CONDITIONS.filter((c) => tags.has(markerFor(config, c)));
 }
 
+// Fields every sheet has: a sheet default counts for these (see edge.attribute).
+const CORE_FIELDS = ['ac', 'strength', 'agility', 'size'];
+
 class SheetReader {
   constructor(edge, config, token) {
     this.edge = edge;
@@ -41,7 +44,7 @@ class SheetReader {
   raw(field, suffix = '') {
     if (!this.character) return null;
     const name = this.config.attrs[field] + suffix;
-    const value = this.edge.attribute(this.character.id, name);
+    const value = this.edge.attribute(this.character.id, name, CORE_FIELDS.includes(field) && !suffix);
     if (value === null || value === undefined) return null;
     const text = String(value).trim();
     return text === '' ? null : { name, text };

@@ -27,8 +27,9 @@ function template(title, rows) {
   return `&{template:default} {{name=${esc.text(title)}}} ${fields.join(' ')}`;
 }
 
+// Colour and a mark both say hit or miss (the colour alone is lost on some readers).
 function die(d) {
-  return span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}`) + span(STYLE.note, `(${d.total})`);
+  return span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}`) + span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗');
 }
 
 function strikeSummary(s) {
@@ -63,7 +64,7 @@ function strikeDamage(s) {
 function strikeBody(s) {
   const lines = [strikeSummary(s)];
   let dice = s.dice.map(die).join(' ');
-  if (s.discarded !== null) dice += ` ${span(STYLE.drop, `${s.discarded}`)}`;
+  if (s.discarded !== null) dice += ` · dropped ${span(STYLE.drop, `${s.discarded}`)}`;
   lines.push(`dice: ${dice}`);
   if (s.crit_chain.length) {
     const chain = s.crit_chain.map((c) => `${die(c)}${c.hit ? ` +${c.damage}` : ''}`).join(' → ');

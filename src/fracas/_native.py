@@ -212,6 +212,8 @@ def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, i
     dice = _Dice(state, rolls, info[0])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
+    if log is not None and len(log) == 0:
+        log = None  # as in the compiled core: an empty log buffer means "log nothing"
     try:
         g, left = _group_at(groups, first)
         for a in range(count):

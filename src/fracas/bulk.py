@@ -207,7 +207,7 @@ def _detailed(bulk: BulkPlan, seed: int, kernel) -> "BulkResult":
             info = array("q", (0, 0, 0, 0))
             err = kernel.roll_detail(bulk.plan, bulk.groups, n_targets, first, count, state,
                                      None, out, log, info)
-            if err != L.E_LOG_FULL:
+            if err != L.E_LOG_FULL or not want_dice:
                 break
             capacity *= 4
         if err:

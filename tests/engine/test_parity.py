@@ -37,8 +37,9 @@ def test_random_requests_agree(both_backends, seed, shape_seed):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.integers(0, 2**64 - 1), st.integers(0, 2**32 - 1), st.integers(1, 3000))
-def test_bulk_summaries_agree(both_backends, seed, shape_seed, count):
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**32 - 1), st.integers(1, 3000),
+       st.sampled_from(["summary", "attacks", "dice"]))
+def test_bulk_results_agree(both_backends, seed, shape_seed, count, detail):
     rng = random.Random(shape_seed)
     single = GENERATE.random_request(rng)
     for s in single["strikes"]:
@@ -46,7 +47,8 @@ def test_bulk_summaries_agree(both_backends, seed, shape_seed, count):
     profile_strikes = [{k: v for k, v in s.items() if k != "target"} for s in single["strikes"]]
     request = {"profiles": {"p": {"attacker": single["attacker"], "strikes": profile_strikes}},
                "targets": single["targets"],
-               "attacks": [{"profile": "p", "target": single["strikes"][0]["target"], "count": count}]}
+               "attacks": [{"profile": "p", "target": single["strikes"][0]["target"], "count": count}],
+               "detail": detail}
     results = []
     for backend in both_backends:
         with _kernels.using(backend):

@@ -325,6 +325,98 @@ cdef object plan_masks(const int32_t[::1] plan):
     return masks
 
 
+cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
+    cdef uint64_t m = <uint64_t>next32(d) * n
+    cdef uint32_t low = <uint32_t>m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = (0u - n) % n
+        while low < threshold:
+            m = <uint64_t>next32(d) * n
+            low = <uint32_t>m
+    return <int>(m >> 32) + 1
+
+
+cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_t count,
+                        Dice* shared, int64_t* tb, int64_t* type_slot, int64_t* gacc) noexcept nogil:
+    """`count` attacks of one strike without disadvantage, totals kept in registers.
+
+    The common mob (every skeleton one strike) takes this path. It is the same
+    arithmetic as roll_strikes for a one-strike attack (the modifier always goes to
+    the only strike); the bulk parity and exact-distribution tests hold it to that.
+    """
+    cdef Dice d = shared[0]
+    cdef int64_t a, i, n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK]
+    cdef int face
+    cdef int64_t hits, nat20, critf, chain, chain_len, kept, base, damage, und, raw
+    cdef int64_t sum_damage = 0, attacks_hit = 0, crits = 0, sum_und = 0
+    cdef int64_t longest = tb[T_LONGEST]
+    cdef int64_t* hist = gacc + G_WIDTH
+    cdef int64_t weight = p[P_WEIGHT], mod = p[P_MOD], only_chain = p[P_ONLY_CHAIN]
+    cdef int64_t crit_proof = p[P_CRIT_PROOF], auto_crit = p[P_AUTO_CRIT]
+    cdef int state = p[P_RESIST]
+    for a in range(count):
+        hits = 0
+        nat20 = 0
+        critf = 0
+        for i in range(n):
+            face = draw_gen(&d, 20)
+            hits += (hmask >> face) & 1
+            nat20 += face == 20
+            critf |= (cmask >> face) & 1
+        chain = 0
+        if hits and (critf or auto_crit):
+            crits += 1
+            chain_len = 0
+            while True:
+                if chain_len >= CHAIN_LIMIT:
+                    shared[0] = d
+                    return E_CHAIN_LIMIT
+                face = draw_gen(&d, 20)
+                chain_len += 1
+                if (hmask >> face) & 1:
+                    chain += draw_gen(&d, 3)
+                if face != 20:
+                    break
+            if chain_len > longest:
+                longest = chain_len
+        kept = 0 if crit_proof else chain
+        base = 0
+        if hits:
+            attacks_hit += 1
+            if only_chain:
+                base = kept
+            else:
+                base = hits + kept + weight + mod
+                if base < 0:
+                    base = 0
+        damage = resist(base, state)
+        und = 0
+        if nat20:
+            raw = (0 if only_chain else nat20) + kept
+            und = resist(raw, state)
+            if und > damage:
+                und = damage
+        sum_damage += damage
+        sum_und += und
+        hist[damage if damage < HIST_BINS - 1 else HIST_BINS - 1] += 1
+    tb[T_DAMAGE] += sum_damage
+    tb[T_ATTACKS] += count
+    tb[T_ATTACKS_HIT] += attacks_hit
+    tb[T_STRIKES] += count
+    tb[T_STRIKES_HIT] += attacks_hit
+    tb[T_CRITS] += crits
+    tb[T_LONGEST] = longest
+    tb[T_UNDODGEABLE] += sum_und
+    type_slot[0] += sum_damage
+    gacc[G_ATTACKS_HIT] += attacks_hit
+    gacc[G_DAMAGE] += sum_damage
+    gacc[G_CRITS] += crits
+    shared[0] = d
+    return E_OK
+
+
 cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
     d.s0 = state[0]
     d.s1 = state[1]
@@ -450,7 +542,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     See `fracas._native.roll_summary`; returns an error code.
     """
     cdef Dice dice
-    cdef int64_t a, g, left, begin, end, s, widest = 0, total, crits, any_hit, t, damage
+    cdef int64_t a, g, left, begin, end, s, widest = 0, total, crits, any_hit, t, damage, take, j
     cdef int64_t n_groups = groups.shape[0] // 3
     cdef int64_t stride = G_WIDTH + HIST_BINS
     cdef int64_t attacks_total = 0
@@ -487,47 +579,62 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     dice.strike = -1
     with nogil:
         g = find_group(groups, first, &left)
-        for a in range(count):
+        a = 0
+        while a < count and err == E_OK:
             if left == 0:
                 g += 1
                 left = groups[g * 3 + 2]
-            left -= 1
+                continue
+            take = left if left < count - a else count - a
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
-            err = roll_attack(&plan[0], &masks[0], begin, end, &dice, mod_stamp, a, &out[0],
-                              NULL, 0, &logpos)
-            if err:
-                break
-            total = 0
-            crits = 0
-            any_hit = 0
-            for s in range(begin, end):
-                o = &out[(s - begin) * OUT_WIDTH]
-                t = plan[s * PLAN_WIDTH + P_TARGET]
-                tb = &targets[t * T_WIDTH]
-                damage = o[O_DAMAGE]
-                if seen_stamp[t] != a:
-                    seen_stamp[t] = a
-                    tb[T_ATTACKS] += 1
-                tb[T_STRIKES] += 1
-                if o[O_HITS]:
-                    any_hit = 1
-                    tb[T_STRIKES_HIT] += 1
-                    if hit_stamp[t] != a:
-                        hit_stamp[t] = a
-                        tb[T_ATTACKS_HIT] += 1
-                tb[T_DAMAGE] += damage
-                tb[T_UNDODGEABLE] += o[O_UNDODGEABLE]
-                tb[T_CRITS] += o[O_CRIT]
-                if o[O_CHAIN_LEN] > tb[T_LONGEST]:
-                    tb[T_LONGEST] = o[O_CHAIN_LEN]
-                by_type[t * N_TYPES + plan[s * PLAN_WIDTH + P_TYPE]] += damage
-                total += damage
-                crits += o[O_CRIT]
-            group_acc[g * stride + G_ATTACKS_HIT] += any_hit
-            group_acc[g * stride + G_DAMAGE] += total
-            group_acc[g * stride + G_CRITS] += crits
-            group_acc[g * stride + G_WIDTH + (total if total < HIST_BINS - 1 else HIST_BINS - 1)] += 1
+            if end - begin == 1 and plan[begin * PLAN_WIDTH + P_DISADV] == 0:
+                t = plan[begin * PLAN_WIDTH + P_TARGET]
+                dice.strike = begin
+                err = summary_single(&plan[begin * PLAN_WIDTH], masks[2 * begin], masks[2 * begin + 1],
+                                     take, &dice, &targets[t * T_WIDTH],
+                                     &by_type[t * N_TYPES + plan[begin * PLAN_WIDTH + P_TYPE]],
+                                     &group_acc[g * stride])
+                a += take
+                left -= take
+                continue
+            for j in range(take):
+                err = roll_attack(&plan[0], &masks[0], begin, end, &dice, mod_stamp, a, &out[0],
+                                  NULL, 0, &logpos)
+                if err:
+                    break
+                total = 0
+                crits = 0
+                any_hit = 0
+                for s in range(begin, end):
+                    o = &out[(s - begin) * OUT_WIDTH]
+                    t = plan[s * PLAN_WIDTH + P_TARGET]
+                    tb = &targets[t * T_WIDTH]
+                    damage = o[O_DAMAGE]
+                    if seen_stamp[t] != a:
+                        seen_stamp[t] = a
+                        tb[T_ATTACKS] += 1
+                    tb[T_STRIKES] += 1
+                    if o[O_HITS]:
+                        any_hit = 1
+                        tb[T_STRIKES_HIT] += 1
+                        if hit_stamp[t] != a:
+                            hit_stamp[t] = a
+                            tb[T_ATTACKS_HIT] += 1
+                    tb[T_DAMAGE] += damage
+                    tb[T_UNDODGEABLE] += o[O_UNDODGEABLE]
+                    tb[T_CRITS] += o[O_CRIT]
+                    if o[O_CHAIN_LEN] > tb[T_LONGEST]:
+                        tb[T_LONGEST] = o[O_CHAIN_LEN]
+                    by_type[t * N_TYPES + plan[s * PLAN_WIDTH + P_TYPE]] += damage
+                    total += damage
+                    crits += o[O_CRIT]
+                group_acc[g * stride + G_ATTACKS_HIT] += any_hit
+                group_acc[g * stride + G_DAMAGE] += total
+                group_acc[g * stride + G_CRITS] += crits
+                group_acc[g * stride + G_WIDTH + (total if total < HIST_BINS - 1 else HIST_BINS - 1)] += 1
+                a += 1
+            left -= take
         store_state(&dice, state)
     info[2] = dice.strike if err else -1
     info[3] = -1

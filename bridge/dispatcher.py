@@ -100,25 +100,26 @@ class _Claims:
     """Only one worker at a time may roll for a given journal key.
 
     A second request with the same id (a resend racing the original) waits
-    here, then finds the first one's result in the journal. A batch holds the
-    claims of all its ids until its journal transaction commits; claims are
-    re-entrant for their owner, so a batch may repeat an id.
+    here, then finds the first one's result in the journal. A message claims
+    all the ids it may roll before it starts, in sorted order, and holds them
+    until its journal transaction commits: one global order, so two batches
+    naming the same ids in different orders cannot deadlock.
     """
 
     def __init__(self) -> None:
-        self._owners: dict[str, object] = {}
+        self._held: set[str] = set()
         self._changed = threading.Condition()
 
-    def acquire(self, key: str, owner: object) -> None:
+    def acquire(self, keys: list[str]) -> None:
         with self._changed:
-            while self._owners.get(key, owner) is not owner:
-                self._changed.wait()
-            self._owners[key] = owner
+            for key in sorted(keys):
+                while key in self._held:
+                    self._changed.wait()
+                self._held.add(key)
 
-    def release_all(self, owner: object) -> None:
+    def release(self, keys: list[str]) -> None:
         with self._changed:
-            for key in [key for key, held_by in self._owners.items() if held_by is owner]:
-                del self._owners[key]
+            self._held.difference_update(keys)
             self._changed.notify_all()
 
 
@@ -312,6 +313,8 @@ class Dispatcher:
         batch = _Batch()
         answers: list[dict[str, Any]] = []
         rolled: list[int] = []  # indexes of answers whose result awaits the commit
+        keys = _rolling_keys(documents)
+        self._claims.acquire(keys)
         try:
             for document in documents:
                 try:
@@ -334,7 +337,7 @@ class Dispatcher:
                 answers.append(_success(call.id, result))
             self._commit(batch, answers, rolled)
         finally:
-            self._claims.release_all(batch)
+            self._claims.release(keys)
         return answers
 
     def _commit(self, batch: _Batch, answers: list[dict[str, Any]], rolled: list[int]) -> None:
@@ -441,7 +444,6 @@ class Dispatcher:
         key = id_key(call.id)
         params = canonical(call.params)
         request_digest = digest(call.method, params)
-        self._claims.acquire(key, batch)
         entry = batch.pending.get(key) or self._journal.lookup(key)
         if entry is not None:
             if entry.digest != request_digest:
@@ -533,6 +535,17 @@ class _Refused(Exception):
         super().__init__(error.message)
         self.request_id = request_id
         self.error = error
+
+
+def _rolling_keys(documents: list[Any]) -> list[str]:
+    """The journal keys a message may roll under (claimed before it starts)."""
+    keys = set()
+    for document in documents:
+        if isinstance(document, dict) and document.get("method") in ROLLING_METHODS:
+            request_id = document.get("id")
+            if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
+                keys.add(id_key(request_id))
+    return list(keys)
 
 
 def _id_reused(request_id: int | str, entry: Entry) -> errors.IdReused:

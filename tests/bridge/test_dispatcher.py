@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import orjson
 import pytest
 
@@ -397,3 +399,15 @@ def test_authentication(dispatcher):
 def test_empty_token_is_refused():
     with pytest.raises(ValueError, match="must not be empty"):
         Dispatcher(token="", journal=None)
+
+
+def test_batches_naming_the_same_ids_in_opposite_orders_do_not_deadlock(dispatcher):
+    forward = [request(f"id-{i}", "attack.resolve", attack(seed=i)) for i in range(30)]
+    backward = list(reversed(forward))
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        replies = [pool.submit(dispatcher.handle, Session(authenticated=True), orjson.dumps(batch).decode())
+                   for batch in (forward, backward, forward, backward)]
+        answers = [orjson.loads(reply.result(timeout=60).data) for reply in replies]
+    by_id = {answer["id"]: answer for answer in answers[0]}
+    for batch in answers[1:]:
+        assert all(answer == by_id[answer["id"]] for answer in batch)

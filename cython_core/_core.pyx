@@ -123,10 +123,21 @@ cdef inline uint32_t next32(Dice* d) noexcept nogil:
     return result
 
 
+cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
+    cdef uint64_t m = <uint64_t>next32(d) * n
+    cdef uint32_t low = <uint32_t>m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = (0u - n) % n
+        while low < threshold:
+            m = <uint64_t>next32(d) * n
+            low = <uint32_t>m
+    return <int>(m >> 32) + 1
+
+
 cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
     """One face 1..n, or 0 with d.error set (injected rolls short or out of range)."""
-    cdef uint64_t m
-    cdef uint32_t low, threshold
     cdef int32_t face
     if d.rolls != NULL:
         if d.pos >= d.n_rolls:
@@ -140,14 +151,7 @@ cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
             return 0
         d.pos += 1
         return face
-    m = <uint64_t>next32(d) * n
-    low = <uint32_t>m
-    if low < n:
-        threshold = (0u - n) % n
-        while low < threshold:
-            m = <uint64_t>next32(d) * n
-            low = <uint32_t>m
-    return <int>(m >> 32) + 1
+    return draw_gen(d, n)
 
 
 cdef inline int64_t resist(int64_t amount, int state) noexcept nogil:
@@ -325,19 +329,6 @@ cdef object plan_masks(const int32_t[::1] plan):
     return masks
 
 
-cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
-    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
-    cdef uint64_t m = <uint64_t>next32(d) * n
-    cdef uint32_t low = <uint32_t>m
-    cdef uint32_t threshold
-    if low < n:
-        threshold = (0u - n) % n
-        while low < threshold:
-            m = <uint64_t>next32(d) * n
-            low = <uint32_t>m
-    return <int>(m >> 32) + 1
-
-
 cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_t count,
                         Dice* shared, int64_t* tb, int64_t* type_slot, int64_t* gacc) noexcept nogil:
     """`count` attacks of one strike without disadvantage, totals kept in registers.
@@ -513,7 +504,7 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
     with nogil:
         g = find_group(groups, first, &left)
         for a in range(count):
-            if left == 0:
+            while left == 0:  # skip groups of count 0
                 g += 1
                 left = groups[g * 3 + 2]
             left -= 1

@@ -192,13 +192,20 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
     return logpos
 
 
-def _group_at(groups, attack):
-    """(group index, attacks left in it) for a flat attack index."""
+def _attacks(groups, first, count):
+    """(attack number in this call, group, first strike, end strike) for each attack rolled."""
     g = 0
+    attack = first
     while attack >= groups[g * 3 + 2]:
         attack -= groups[g * 3 + 2]
         g += 1
-    return g, groups[g * 3 + 2] - attack
+    left = groups[g * 3 + 2] - attack
+    for a in range(count):
+        while left == 0:
+            g += 1
+            left = groups[g * 3 + 2]
+        left -= 1
+        yield a, g, groups[g * 3], groups[g * 3 + 1]
 
 
 def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, info):
@@ -215,13 +222,7 @@ def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, i
     if log is not None and len(log) == 0:
         log = None  # as in the compiled core: an empty log buffer means "log nothing"
     try:
-        g, left = _group_at(groups, first)
-        for a in range(count):
-            if left == 0:
-                g += 1
-                left = groups[g * 3 + 2]
-            left -= 1
-            begin, end = groups[g * 3], groups[g * 3 + 1]
+        for a, _, begin, end in _attacks(groups, first, count):
             logpos = _roll_attack(plan, begin, end, dice, mod_stamp, a, out, row, log, logpos)
             row += end - begin
     except _KernelError as err:
@@ -247,13 +248,7 @@ def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type,
     seen_stamp = [-1] * n_targets
     stride = G_WIDTH + HIST_BINS
     try:
-        g, left = _group_at(groups, first)
-        for a in range(count):
-            if left == 0:
-                g += 1
-                left = groups[g * 3 + 2]
-            left -= 1
-            begin, end = groups[g * 3], groups[g * 3 + 1]
+        for a, g, begin, end in _attacks(groups, first, count):
             _roll_attack(plan, begin, end, dice, mod_stamp, a, out, 0, None, 0)
             total = crits = any_hit = 0
             for s in range(begin, end):

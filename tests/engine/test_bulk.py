@@ -129,3 +129,17 @@ def test_threads_argument_is_checked():
     with pytest.raises(fracas.SchemaError) as caught:
         fracas.resolve_bulk(SKELETONS, threads=0)
     assert caught.value.path == "threads"
+
+
+@pytest.mark.parametrize("detail", ["summary", "attacks", "dice"])
+def test_groups_of_count_zero_are_skipped(detail):
+    request = copy.deepcopy(SKELETONS)
+    request["detail"] = detail
+    request["attacks"].insert(1, {"profile": "skeleton", "target": "pc-2", "count": 0})
+    request["attacks"].insert(0, {"profile": "skeleton", "target": "pc-2", "count": 0})
+    result = fracas.resolve_bulk(request).to_dict()
+    reference = fracas.resolve_bulk(dict(SKELETONS, detail=detail)).to_dict()
+    assert result["targets"] == reference["targets"]
+    assert [g["count"] for g in result["groups"]] == [0, 120, 0, 80]
+    if detail != "summary":
+        assert [a["group"] for a in result["attacks"]] == [1] * 120 + [3] * 80

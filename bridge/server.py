@@ -190,7 +190,7 @@ class Bridge:
         if self._server is None:
             return
         self._draining = True
-        while self._tasks:
+        if self._tasks:  # no task starts once draining (see _read)
             logger.info("shutting down: finishing %d request(s)", len(self._tasks))
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
         self._server.close(code=CLOSE_GOING_AWAY, reason="server shutting down")
@@ -312,6 +312,14 @@ class Bridge:
         try:
             async for message in websocket:
                 await in_flight.acquire()
+                if self._draining:
+                    # The dispatcher only says "shutting down" now: cheap, so answered
+                    # here, and close() waits for no task started after it began.
+                    in_flight.release()
+                    reply = self.dispatcher.handle(session, message)
+                    if reply.data is not None:
+                        await websocket.send(reply.data, text=True)
+                    continue
                 task = asyncio.create_task(self._answer(websocket, session, message, in_flight))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
-import json
 import os
 import signal
 import subprocess
@@ -186,7 +185,3 @@ def start_server(journal: Path, *args: str) -> ServerProcess:
     fields = dict(line.strip().split(":", 1) for line in banner[1:])
     return ServerProcess(process, fields["url"].strip(), fields["token"].strip(),
                          fields["journal"].strip(), banner)
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text())

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import _layout as L
-from .errors import LimitError, RulesError, SchemaError
+from .errors import DiceError, LimitError, RulesError, SchemaError
 from .schema import (
     CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, Attacker,
     ProfileStrike, Target, choice, key_path,
@@ -103,7 +103,7 @@ def check_rolls(rolls: Optional[list[int]], largest: int = 20) -> Optional[array
         raise LimitError("$.rolls", f"{len(rolls)} faces, the most is {MAX_ROLLS}")
     for i, face in enumerate(rolls):
         if not 1 <= face <= largest:
-            raise SchemaError(f"$.rolls[{i}]", f"face {face} is out of range (1 to {largest})")
+            raise DiceError(f"$.rolls[{i}]", f"face {face} is out of range (1 to {largest})")
     return array("i", rolls)
 
 

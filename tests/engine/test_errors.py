@@ -68,7 +68,7 @@ CASES = [
     (edit(("ruleset",), "worldwalker"), fracas.SchemaError, "$.ruleset", "not resolved by the attack engine yet"),
     (edit(("ruleset",), "d&d"), fracas.SchemaError, "$.ruleset", "unknown ruleset 'd&d'"),
     (edit(("rolls",), []), fracas.SchemaError, "$.rolls", "an empty list"),
-    (edit(("rolls",), [12, 21]), fracas.SchemaError, "$.rolls[1]", "face 21 is out of range (1 to 20)"),
+    (edit(("rolls",), [12, 21]), fracas.DiceError, "$.rolls[1]", "face 21 is out of range (1 to 20)"),
     (edit(("rolls",), [12, 12]), fracas.DiceError, "$.rolls", "2 faces given, but $.strikes[1] needs another die (position 2"),
     (edit(("rolls",), [12, 12, 12, 12]), fracas.DiceError, "$.rolls", "used only 3: remove the extra faces"),
     (edit(("rolls",), [20, 12, 15, 5, 12]), fracas.DiceError, "$.rolls[3]", "face 5 is out of range for the d3"),

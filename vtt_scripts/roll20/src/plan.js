@@ -3,7 +3,7 @@
 // Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
 // ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
 
-const { SchemaError, RulesError, LimitError } = require('./errors');
+const { SchemaError, RulesError, LimitError, DiceError } = require('./errors');
 const {
   CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr,
 } = require('./schema');
@@ -55,7 +55,7 @@ function checkRolls(rolls, largest = 20) {
   }
   rolls.forEach((face, i) => {
     if (!(face >= 1 && face <= largest)) {
-      throw new SchemaError(`$.rolls[${i}]`, `face ${face} is out of range (1 to ${largest})`);
+      throw new DiceError(`$.rolls[${i}]`, `face ${face} is out of range (1 to ${largest})`);
     }
   });
   return rolls;

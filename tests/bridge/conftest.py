@@ -1,4 +1,4 @@
-"""Fixtures for the sans-I/O dispatcher tests (no socket needed)."""
+"""Fixtures for the bridge tests: a sans-I/O dispatcher (no socket), and cleanup of real servers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from fracas.bridge.dispatcher import Dispatcher, Session
 from fracas.bridge.journal import Journal
 
-from .helpers import TOKEN, request
+from .helpers import TOKEN, request, stop_leftover_servers
 
 
 @pytest.fixture
@@ -44,3 +44,10 @@ def ask(dispatcher, session):
         return orjson.loads(reply.data)
 
     return ask
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_servers():
+    """A test that fails half-way must not leave a bridge process running."""
+    yield
+    stop_leftover_servers()

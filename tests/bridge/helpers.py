@@ -172,12 +172,26 @@ class ServerProcess:
         return self.process.returncode, stderr
 
 
+#: Every server process started, so a failing test cannot leave one running.
+STARTED: list[subprocess.Popen[str]] = []
+
+
+def stop_leftover_servers() -> None:
+    """Kill the servers a test started and did not stop (it failed half-way)."""
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def start_server(journal: Path, *args: str) -> ServerProcess:
     """``python -m fracas.bridge`` on port 0; parse its banner."""
     command = [sys.executable, "-m", "fracas.bridge", "--port", "0", "--journal", str(journal),
                "--token", TOKEN, "--allow-no-origin", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=str(REPO))
+    STARTED.append(process)
     banner = [process.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
     if not banner[-1]:
         process.kill()

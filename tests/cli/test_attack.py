@@ -4,9 +4,9 @@ import json
 
 import click
 import pytest
-from click.testing import CliRunner
 
 import fracas
+from .helpers import run
 from fracas.cli import STYLE_DAMAGE, _flags_request, attack, main
 
 TYPICAL = {
@@ -28,21 +28,6 @@ BULK = {
 }
 
 
-def run(args, stdin=None):
-    result = CliRunner().invoke(main, args, input=stdin)
-    # A user error is a clean exit, never an exception escaping the command.
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    assert "Traceback" not in result.output
-    return result
-
-
-@pytest.fixture
-def files(tmp_path):
-    def write(name, document):
-        path = tmp_path / name
-        path.write_text(document if isinstance(document, str) else json.dumps(document))
-        return str(path)
-    return write
 
 
 # -- bad input: exit 2 with the field path ----------------------------------------------

@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
 import fracas
+from .helpers import run
 from fracas.cli import main
 
 REQUEST = {
@@ -28,20 +28,6 @@ INITIATIVE = {"combatants": [{"id": "a", "agility": 4}, {"id": "b", "agility": 4
 SEED = 20240611
 
 
-def run(args):
-    result = CliRunner().invoke(main, args)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    assert "Traceback" not in result.output
-    return result
-
-
-@pytest.fixture
-def files(tmp_path):
-    def write(name, document):
-        path = tmp_path / name
-        path.write_text(document if isinstance(document, str) else json.dumps(document))
-        return str(path)
-    return write
 
 
 def recorded(request=REQUEST, seed=SEED, call=fracas.resolve):

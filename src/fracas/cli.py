@@ -128,6 +128,25 @@ def _emit(result: dict, as_json: bool) -> None:
         click.echo(TerminalRenderer(click.style).render(result))
 
 
+def _parse_rolls(text: str) -> list[int]:
+    """`--rolls 12,7,20,3` → [12, 7, 20, 3]; anything else is a usage error naming the item."""
+    faces = []
+    for i, item in enumerate(text.replace(" ", "").split(",")):
+        try:
+            faces.append(int(item))
+        except ValueError:
+            raise click.BadParameter(f"item {i + 1} ({item!r}) is not a whole number; give faces "
+                                     "like 12,7,20,3", param_hint="--rolls") from None
+    return faces
+
+
+def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
+    """The request with injected faces from --rolls (they win over the request's own)."""
+    if faces is None or not isinstance(request, dict):
+        return request
+    return {**request, "rolls": faces}
+
+
 def _flags_request(p: dict) -> dict:
     """The single-attack request the common-case flags describe (docs/ENGINE.md §6)."""
     if p["dice"] is None or p["ac"] is None:
@@ -161,6 +180,9 @@ def _flags_request(p: dict) -> dict:
 @click.option("--seed", type=int, default=None,
               help="Roll from this seed (wins over the request's own); the same seed replays the same dice.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a breakdown.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES",
+              help="Physical dice instead of the generator: the faces in draw order, comma-"
+                   "separated, e.g. 12,7,20,3 (docs/ENGINE.md §2). Overrides a request's rolls.")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Threads for --bulk [default: every core]; the result is the same for any count.")
 @click.option("--dice", type=int, default=None, help="Skill dice in the pool (1-5, ER-3).")
@@ -205,7 +227,7 @@ def _flags_request(p: dict) -> dict:
 @click.option("--target-size", type=click.Choice(SIZES), default="medium", show_default=True,
               help="The target's size (ER-5, ranged attacks).")
 @click.pass_context
-def attack(ctx: click.Context, request, bulk, seed, as_json, threads, **flags) -> None:
+def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, **flags) -> None:
     """Resolve one attack and show every die, hit, crit chain and damage per target.
 
     REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
@@ -223,17 +245,20 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, threads, **flags) -
                                f"(got {', '.join(given)})")
     if threads is not None and bulk is None:
         raise click.UsageError("--threads goes with --bulk")
+    if rolls is not None and bulk is not None:
+        raise click.UsageError("--rolls goes with a single attack, not --bulk")
+    faces = _parse_rolls(rolls) if rolls is not None else None
     if bulk is not None:
         payload = _load_json(bulk.read(), "the bulk request")
         result = _engine_call(fracas.resolve_bulk, payload, seed=seed, threads=threads)
     elif request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = _with_rolls(_load_json(request.read(), "the request"), faces)
         result = _engine_call(fracas.resolve, payload, seed=seed)
     elif flags_given:
-        result = _engine_call(fracas.resolve, _flags_request(flags), seed=seed,
+        result = _engine_call(fracas.resolve, _with_rolls(_flags_request(flags), faces), seed=seed,
                               flags_target=flags["target"])
     elif not sys.stdin.isatty():
-        payload = _load_json(sys.stdin.buffer.read(), "standard input")
+        payload = _with_rolls(_load_json(sys.stdin.buffer.read(), "standard input"), faces)
         result = _engine_call(fracas.resolve, payload, seed=seed)
     else:
         raise click.UsageError("no request: give a JSON file, '-' for stdin, --bulk FILE, or "

@@ -14,7 +14,7 @@ from . import _layout as L
 from ._native import _Dice, _KernelError
 from .errors import DiceError, LimitError
 from .plan import (
-    MAX_STRIKES, TargetInfo, check_attacker, check_rolls, check_ruleset, check_seed,
+    MAX_STRIKES, TargetInfo, check_attacker, faces, check_rolls, check_ruleset, check_seed,
     check_targets, compile_strike,
 )
 from .result import AttackResult, ShockSave
@@ -28,7 +28,7 @@ def kernel_error(code: int, where: int, position: int, rolls: Optional[array],
                  strike_path: str = "$.strikes") -> Exception:
     """The user-facing error for a kernel error code."""
     if code == L.E_ROLLS_SHORT:
-        return DiceError("$.rolls", f"{len(rolls)} faces given, but {strike_path}[{where}] needs "
+        return DiceError("$.rolls", f"{faces(len(rolls))} given, but {strike_path}[{where}] needs "
                          f"another die (position {position} in draw order)")
     if code == L.E_ROLL_RANGE:
         return DiceError(f"$.rolls[{position}]", f"face {rolls[position]} is out of range for "
@@ -114,7 +114,7 @@ def _roll(plan: array, metas: list, targets: dict[str, TargetInfo], seed: int,
         raise kernel_error(err, info[2], info[3], rolls)
     shock = _follow_ups(metas, targets, out, state, rolls, info)
     if rolls is not None and info[0] < len(rolls):
-        raise DiceError("$.rolls", f"{len(rolls)} faces given, but the attack used only {info[0]}: "
+        raise DiceError("$.rolls", f"{faces(len(rolls))} given, but the attack used only {info[0]}: "
                         "remove the extra faces")
     return AttackResult(seed, ruleset, kernel.BACKEND, rolls is not None, metas, targets, out, log, shock)
 
@@ -151,7 +151,7 @@ def _follow_ups(metas, targets: dict[str, TargetInfo], out, state, rolls, info) 
 
 def _follow_up_error(exc: _KernelError, rolls, target: TargetInfo) -> DiceError:
     if exc.code == L.E_ROLLS_SHORT:
-        return DiceError("$.rolls", f"{len(rolls)} faces given, but the shock save of "
+        return DiceError("$.rolls", f"{faces(len(rolls))} given, but the shock save of "
                          f"{target.path} needs another die (position {exc.position} in draw order)")
     return DiceError(f"$.rolls[{exc.position}]", f"face {rolls[exc.position]} is out of range for "
                      f"the d3 of {target.path}'s failed shock save (1 to 3)")

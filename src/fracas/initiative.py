@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from ._native import _Dice, _KernelError
 from .errors import DiceError, LimitError, SchemaError
-from .plan import check_range, check_rolls, check_ruleset, check_seed, modifier
+from .plan import check_range, check_rolls, check_ruleset, check_seed, faces, modifier
 from .rng import new_seed, seed_state
 from .schema import InitiativeRequest, decode
 
@@ -66,12 +66,12 @@ def roll_initiative(request: Any, *, seed: Optional[int] = None) -> InitiativeRe
         order = _order(req, mods, dice)
     except _KernelError as exc:
         if exc.code == 1:
-            raise DiceError("$.rolls", f"{len(rolls)} faces given, but initiative needs another die "
+            raise DiceError("$.rolls", f"{faces(len(rolls))} given, but initiative needs another die "
                             f"(position {exc.position} in draw order)") from None
         raise DiceError(f"$.rolls[{exc.position}]", f"face {rolls[exc.position]} is out of range "
                         "for the d10 drawn there (1 to 10)") from None
     if rolls is not None and dice.pos < len(rolls):
-        raise DiceError("$.rolls", f"{len(rolls)} faces given, but initiative used only {dice.pos}: "
+        raise DiceError("$.rolls", f"{faces(len(rolls))} given, but initiative used only {dice.pos}: "
                         "remove the extra faces")
     return InitiativeResult(seed, req.ruleset, rolls is not None, order)
 

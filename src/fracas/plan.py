@@ -93,6 +93,11 @@ def check_seed(seed: Optional[int], path: str = "$.seed") -> Optional[int]:
     return seed
 
 
+def faces(n: int) -> str:
+    """'1 face', '3 faces': how many injected faces, for messages."""
+    return f"{n} face" if n == 1 else f"{n} faces"
+
+
 def check_rolls(rolls: Optional[list[int]], largest: int = 20) -> Optional[array]:
     """Injected faces as an int32 buffer; each must fit the largest die of the ruleset."""
     if rolls is None:

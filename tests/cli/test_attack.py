@@ -297,3 +297,26 @@ def test_serve_is_registered_when_the_bridge_is_installed():
     except ImportError:
         pytest.skip("the bridge is not in this install")
     assert main.commands.get("serve") is serve
+
+
+def test_rolls_flag_injects_physical_dice():
+    """--rolls: the table's own dice, in draw order (docs/ENGINE.md §2)."""
+    result = run(["attack", "--dice", "2", "--ac", "14", "--str", "4", "--weight", "1",
+                  "--rolls", "15, 3", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["injected"] is True
+    assert [d["face"] for d in document["strikes"][0]["dice"]] == [15, 3]
+    assert document["total_damage"] == 3
+
+
+@pytest.mark.parametrize("rolls, message", [
+    ("15,x", "Invalid value for --rolls: item 2 ('x') is not a whole number"),
+    ("15", "$.rolls: 1 face given, but $.strikes[0] needs another die"),
+    ("15,3,4", "$.rolls: 3 faces given, but the attack used only 2"),
+    ("15,25", "$.rolls[1]: face 25 is out of range (1 to 20)"),
+])
+def test_rolls_flag_errors_exit_2(rolls, message):
+    result = run(["attack", "--dice", "2", "--ac", "14", "--str", "4", "--rolls", rolls])
+    assert result.exit_code == 2
+    assert message in result.output

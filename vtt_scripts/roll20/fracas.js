@@ -842,7 +842,12 @@ class RulesError extends RequestError {}
 class DiceError extends RequestError {}
 class LimitError extends RequestError {}
 
-module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError, LimitError };
+/** '1 face', '3 faces': how many injected faces, for messages (as fracas.plan.faces). */
+function faces(n) {
+  return n === 1 ? `${n} face` : `${n} faces`;
+}
+
+module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError, LimitError, faces };
   },
   "src/mod/config.js": function (module, exports, require) {
 'use strict';
@@ -1842,7 +1847,7 @@ module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
 // The twin of src/fracas/engine.py and result.py: same request + same seed gives the
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
-const { DiceError, LimitError, SchemaError } = require('./errors');
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
@@ -1861,7 +1866,7 @@ function checkSeed(seed, path = '$.seed') {
 
 function kernelError(err, rolls, strikePath = '$.strikes') {
   if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', `${rolls.length} faces given, but ${strikePath}[${err.where}] needs ` +
+    return new DiceError('$.rolls', `${faces(rolls.length)} given, but ${strikePath}[${err.where}] needs ` +
       `another die (position ${err.position} in draw order)`);
   }
   if (err.code === E_ROLL_RANGE) {
@@ -1933,7 +1938,7 @@ function resolve(request, options = {}) {
   }
   const shock = followUps(plan.metas, plan.targets, records, dice);
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${rolls.length} faces given, but the attack used only ${dice.pos}: ` +
+    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but the attack used only ${dice.pos}: ` +
       'remove the extra faces');
   }
   return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
@@ -1962,7 +1967,7 @@ function followUps(metas, targets, records, dice) {
       } catch (err) {
         if (!(err instanceof KernelError)) throw err;
         if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', `${dice.rolls.length} faces given, but the shock save of ` +
+          throw new DiceError('$.rolls', `${faces(dice.rolls.length)} given, but the shock save of ` +
             `${target.path} needs another die (position ${err.position} in draw order)`);
         }
         throw new DiceError(`$.rolls[${err.position}]`, `face ${dice.rolls[err.position]} is out of range for ` +
@@ -2650,7 +2655,7 @@ module.exports = { initCommand, mergeTurnOrder };
 // total down, one d20 per tied combatant in request order; combatants still tied
 // roll again (their group first), until every tie is broken.
 
-const { DiceError, LimitError, SchemaError } = require('./errors');
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { InitiativeRequest, decode, pyRepr } = require('./schema');
 const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
 const { checkSeed } = require('./engine');
@@ -2694,14 +2699,14 @@ function rollInitiative(request, options = {}) {
   } catch (err) {
     if (!(err instanceof KernelError)) throw err;
     if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative needs another die ` +
+      throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative needs another die ` +
         `(position ${err.position} in draw order)`);
     }
     throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
       'for the d10 drawn there (1 to 10)');
   }
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative used only ${dice.pos}: ` +
+    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative used only ${dice.pos}: ` +
       'remove the extra faces');
   }
   return { ruleset: req.ruleset, seed, injected: rolls !== null, order };

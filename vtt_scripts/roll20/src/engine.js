@@ -3,7 +3,7 @@
 // The twin of src/fracas/engine.py and result.py: same request + same seed gives the
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
-const { DiceError, LimitError, SchemaError } = require('./errors');
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
@@ -22,7 +22,7 @@ function checkSeed(seed, path = '$.seed') {
 
 function kernelError(err, rolls, strikePath = '$.strikes') {
   if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', `${rolls.length} faces given, but ${strikePath}[${err.where}] needs ` +
+    return new DiceError('$.rolls', `${faces(rolls.length)} given, but ${strikePath}[${err.where}] needs ` +
       `another die (position ${err.position} in draw order)`);
   }
   if (err.code === E_ROLL_RANGE) {
@@ -94,7 +94,7 @@ function resolve(request, options = {}) {
   }
   const shock = followUps(plan.metas, plan.targets, records, dice);
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${rolls.length} faces given, but the attack used only ${dice.pos}: ` +
+    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but the attack used only ${dice.pos}: ` +
       'remove the extra faces');
   }
   return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
@@ -123,7 +123,7 @@ function followUps(metas, targets, records, dice) {
       } catch (err) {
         if (!(err instanceof KernelError)) throw err;
         if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', `${dice.rolls.length} faces given, but the shock save of ` +
+          throw new DiceError('$.rolls', `${faces(dice.rolls.length)} given, but the shock save of ` +
             `${target.path} needs another die (position ${err.position} in draw order)`);
         }
         throw new DiceError(`$.rolls[${err.position}]`, `face ${dice.rolls[err.position]} is out of range for ` +

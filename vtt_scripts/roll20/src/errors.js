@@ -33,4 +33,9 @@ class RulesError extends RequestError {}
 class DiceError extends RequestError {}
 class LimitError extends RequestError {}
 
-module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError, LimitError };
+/** '1 face', '3 faces': how many injected faces, for messages (as fracas.plan.faces). */
+function faces(n) {
+  return n === 1 ? `${n} face` : `${n} faces`;
+}
+
+module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError, LimitError, faces };

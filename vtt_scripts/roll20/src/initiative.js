@@ -5,7 +5,7 @@
 // total down, one d20 per tied combatant in request order; combatants still tied
 // roll again (their group first), until every tie is broken.
 
-const { DiceError, LimitError, SchemaError } = require('./errors');
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { InitiativeRequest, decode, pyRepr } = require('./schema');
 const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
 const { checkSeed } = require('./engine');
@@ -49,14 +49,14 @@ function rollInitiative(request, options = {}) {
   } catch (err) {
     if (!(err instanceof KernelError)) throw err;
     if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative needs another die ` +
+      throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative needs another die ` +
         `(position ${err.position} in draw order)`);
     }
     throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
       'for the d10 drawn there (1 to 10)');
   }
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${rolls.length} faces given, but initiative used only ${dice.pos}: ` +
+    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative used only ${dice.pos}: ` +
       'remove the extra faces');
   }
   return { ruleset: req.ruleset, seed, injected: rolls !== null, order };

@@ -123,7 +123,7 @@ test('bad input: each mistake gets a whispered error naming it, and changes noth
     [`!fracas attack --target ${tokens.goblin.id} --seed -5`, sel, /--seed takes a whole number/],
     [`!fracas attack --target ${tokens.goblin.id} --cover some`, sel, /--cover takes none, half/],
     [`!fracas attack --target ${tokens.goblin.id} --rolls 3,30`, sel, /--rolls must be 1 to 20, not 30/],
-    [`!fracas attack --target ${tokens.goblin.id} --rolls 3`, sel, /\$\.rolls: 1 faces given, but strike 1 needs another die/],
+    [`!fracas attack --target ${tokens.goblin.id} --rolls 3`, sel, /\$\.rolls: 1 face given, but strike 1 needs another die/],
     [`!fracas attack --target ${tokens.goblin.id} --target ${tokens.knight.id} --dice 1 --style slashing --type edged`, sel,
       /2 targets for 1 strikes/],
     [`!fracas attack --target ${tokens.goblin.id} --use offhand`, sel, /"fracas_strikes_offhand" attribute/],

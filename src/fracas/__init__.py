@@ -17,13 +17,18 @@ from __future__ import annotations
 
 from . import _kernels
 from .errors import DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
-from .schema import RULESETS
+from .schema import (
+    RULESETS, AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest,
+    Profile, ProfileStrike, Strike, Target,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "resolve", "resolve_bulk", "roll_initiative", "backend", "RULESETS", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
+    "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
+    "AttackGroup", "InitiativeRequest", "Combatant",
 ]
 
 

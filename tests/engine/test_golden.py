@@ -27,3 +27,20 @@ def test_slashing_2d20_strength_4_deals_3_to_4(faces, damage):
     result = roll(request, rolls=faces)
     assert result["strikes"][0]["damage"] == damage
     assert result["total_damage"] == damage
+
+
+def test_typed_request_json_and_mapping_resolve_alike():
+    """fracas.resolve takes a mapping, JSON text or bytes, or a typed request object."""
+    import json
+
+    import fracas
+
+    mapping = attack([strike(dice=2, weight=1)], attacker={"strength": 4})
+    typed = fracas.AttackRequest(
+        attacker=fracas.Attacker(strength=4),
+        strikes=[fracas.Strike(target="goblin", method="melee", style="slashing", dice=2, weight=1,
+                               damage_type="edged")],
+        targets={"goblin": fracas.Target(ac=14)})
+    results = [fracas.resolve(r, seed=9).to_dict()
+               for r in (mapping, json.dumps(mapping), json.dumps(mapping).encode(), typed)]
+    assert all(r == results[0] for r in results)

@@ -129,6 +129,20 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     return _detailed(bulk, seed, kernel)
 
 
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool of `workers` threads, kept for the next request (no start-up per call)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ThreadPoolExecutor(max_workers=workers,
+                                                        thread_name_prefix="fracas-bulk")
+        return pool
+
+
 def _chunks(total: int):
     return [(k, k * L.CHUNK_SIZE, min(L.CHUNK_SIZE, total - k * L.CHUNK_SIZE))
             for k in range((total + L.CHUNK_SIZE - 1) // L.CHUNK_SIZE)]
@@ -162,8 +176,7 @@ def _summary(bulk: BulkPlan, seed: int, kernel, threads: int) -> "BulkResult":
     if workers == 1:
         parts = [work()]
     else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fracas-bulk") as pool:
-            parts = list(pool.map(lambda _: work(), range(workers)))
+        parts = list(_pool(workers).map(lambda _: work(), range(workers)))
     for *_, failure in parts:
         if failure:
             raise _bulk_error(bulk, failure[0], failure[1])

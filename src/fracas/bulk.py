@@ -20,11 +20,12 @@ from . import _layout as L
 from .engine import kernel_error
 from .errors import LimitError, RequestError, SchemaError
 from .plan import (
-    check_attacker, check_range, check_ruleset, check_seed, check_targets, compile_strike,
+    TYPE_INDEX, check_attacker, check_range, check_ruleset, check_seed, check_targets,
+    compile_strike,
 )
 from .result import AttackResult
 from .rng import chunk_seed, new_seed, seed_state
-from .schema import DAMAGE_TYPES, BulkRequest, Profile, Target, convert_mapping, decode, key_path
+from .schema import BulkRequest, Profile, Target, convert_mapping, decode, key_path
 
 MAX_ATTACKS = 10**10
 MAX_GROUPS = 10_000
@@ -199,8 +200,8 @@ def _summary(bulk: BulkPlan, seed: int, kernel, threads: int) -> "BulkResult":
 def _bulk_error(bulk: BulkPlan, code: int, row: int) -> RequestError:
     g = next(i for i in range(len(bulk.group_info)) if bulk.groups[3 * i] <= row < bulk.groups[3 * i + 1])
     strike = row - bulk.groups[3 * g]
-    err = kernel_error(code, strike, -1, None, strike_path=key_path("$.profiles", bulk.group_info[g][0]) + ".strikes")
-    return err
+    return kernel_error(code, strike, -1, None,
+                        strike_path=key_path("$.profiles", bulk.group_info[g][0]) + ".strikes")
 
 
 def _detailed(bulk: BulkPlan, seed: int, kernel) -> "BulkResult":
@@ -285,7 +286,7 @@ class BulkResult:
             by_type = {}
             for m in bulk.metas:
                 if m.target == tid:
-                    by_type[m.damage_type] = self.acc_b[info.index * L.N_TYPES + DAMAGE_TYPES.index(m.damage_type)]
+                    by_type[m.damage_type] = self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[m.damage_type]]
             targets[tid] = {
                 "damage": acc[t + L.T_DAMAGE], "by_type": by_type,
                 "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],

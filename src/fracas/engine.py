@@ -12,14 +12,14 @@ from typing import Any, Optional
 from . import _kernels
 from . import _layout as L
 from ._native import _Dice, _KernelError
-from .errors import DiceError, LimitError
+from .errors import DiceError, LimitError, SchemaError
 from .plan import (
     MAX_STRIKES, TargetInfo, check_attacker, faces, check_rolls, check_ruleset, check_seed,
     check_targets, compile_strike,
 )
 from .result import AttackResult, ShockSave
 from .rng import new_seed, seed_state
-from .schema import AttackRequest, Target, convert_mapping, decode
+from .schema import AttackRequest, Target, convert_mapping, decode, parse_json
 
 _LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chains retry
 
@@ -50,15 +50,7 @@ def resolve(request: Any, *, seed: Optional[int] = None):
     the request's own; with neither, one is drawn from the OS. Raises a
     `RequestError` subclass naming the field path for anything invalid or impossible.
     """
-    if isinstance(request, (str, bytes, bytearray, memoryview)):
-        import orjson
-
-        from .errors import SchemaError
-
-        try:
-            request = orjson.loads(request)
-        except ValueError as exc:
-            raise SchemaError("$", f"invalid JSON ({exc})") from None
+    request = parse_json(request)
     if _is_bulk(request):
         from .bulk import resolve_bulk
 
@@ -71,8 +63,6 @@ def resolve(request: Any, *, seed: Optional[int] = None):
     conditions = check_attacker(req.attacker, "$.attacker")
     targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))
     if not req.strikes:
-        from .errors import SchemaError
-
         raise SchemaError("$.strikes", "no strikes: an attack needs at least one (ER-1)")
     if len(req.strikes) > MAX_STRIKES:
         raise LimitError("$.strikes", f"{len(req.strikes)} strikes, the most is {MAX_STRIKES}")
@@ -82,8 +72,6 @@ def resolve(request: Any, *, seed: Optional[int] = None):
         path = f"$.strikes[{i}]"
         target = targets.get(strike.target)
         if target is None:
-            from .errors import SchemaError
-
             raise SchemaError(f"{path}.target", f"unknown target {strike.target!r} "
                               f"(targets: {', '.join(targets)})")
         row, meta = compile_strike(strike, path, req.attacker, "$.attacker", conditions, target,

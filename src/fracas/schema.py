@@ -12,6 +12,7 @@ import re
 from typing import Any, Literal, Optional, Union
 
 import msgspec
+import orjson
 
 from .errors import SchemaError
 
@@ -187,17 +188,21 @@ def convert_mapping(obj: Any, spec: type, path: str) -> dict[str, Any]:
     return {key: convert(value, spec, key_path(path, key)) for key, value in obj.items()}
 
 
+def parse_json(request: Any) -> Any:
+    """Decoded JSON if `request` is JSON text or bytes; anything else as it is."""
+    if isinstance(request, (str, bytes, bytearray, memoryview)):
+        try:
+            return orjson.loads(request)
+        except ValueError as exc:
+            raise SchemaError("$", f"invalid JSON ({exc})") from None
+    return request
+
+
 def decode(request: Any, spec: type) -> Any:
     """A typed request from a mapping, a JSON str/bytes, or an already typed object."""
     if isinstance(request, spec):
         return request
-    if isinstance(request, (str, bytes, bytearray, memoryview)):
-        try:
-            import orjson
-
-            request = orjson.loads(request)
-        except ValueError as exc:
-            raise SchemaError("$", f"invalid JSON ({exc})") from None
+    request = parse_json(request)
     if not isinstance(request, dict):
         raise SchemaError("$", f"expected a JSON object, got {type(request).__name__}")
     return convert(request, spec)

@@ -113,7 +113,7 @@ HEAVY = Scenario(
     profile={"attacker": {"strength": 4},
              "strikes": [{"method": "melee", "style": "cleaving", "dice": 5, "weight": 2,
                           "damage_type": "edged", "crit_range": 19,
-                          "advantage": True, "sneak": True}]},
+                          "advantage": True, "sneak": True, "sneak_ok": True}]},
     targets={"ogre": {"ac": 16, "resistant": ["edged"]}},
     strike_targets=["ogre"],
     plan_rows=[_row(skill=5, adv=1, sneak=1, to_hit=4, ac=16, crit=19, weight=2, mod=1,

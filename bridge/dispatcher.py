@@ -22,7 +22,9 @@ from types import ModuleType
 from typing import Any
 
 import orjson
-from fracas.schema import key_path
+from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
+from fracas.diff import differences
+from fracas.requests import key_path
 
 from . import errors
 from .auth import token_matches
@@ -32,9 +34,9 @@ from .limits import Limits
 
 logger = logging.getLogger("fracas.bridge")
 
-#: Methods that roll dice; their results are journaled under the request id.
-ROLLING_METHODS = ("attack.resolve", "attack.bulk", "initiative.roll")
-METHODS = ("auth", "server.info", *ROLLING_METHODS, "journal.get", "journal.replay")
+#: Every method, and those that roll dice (their results are journaled under the
+#: request id): from the shared spec, so schema.json and the clients list the same.
+METHODS = BRIDGE_METHODS
 
 _ENVELOPE_MEMBERS = frozenset({"jsonrpc", "id", "method", "params"})
 _MAX_DIFFERENCES = 20
@@ -398,7 +400,7 @@ class Dispatcher:
             "name": "fracas",
             "version": engine.__version__,
             "backend": engine.backend,
-            "rulesets": list(engine.RULESETS),
+            "rulesets": list(engine.rulesets()),
             "methods": list(METHODS),
             "limits": self.limits.to_dict(),
         }
@@ -575,25 +577,6 @@ def _only(params: dict[str, Any], allowed: set[str], *, required: set[str] = fro
             raise errors.InvalidParams.at(f"$.params.{name}", "missing")
 
 
-def _differences(recorded: Any, replayed: Any, path: str = "$") -> list[str]:
+def _differences(recorded: Any, replayed: Any) -> list[str]:
     """Paths where two JSON values differ (for journal.replay)."""
-    if isinstance(recorded, dict) and isinstance(replayed, dict):
-        found: list[str] = []
-        for key in sorted(recorded.keys() | replayed.keys()):
-            where = key_path(path, key)
-            if key not in recorded or key not in replayed:
-                found.append(where)
-            else:
-                found.extend(_differences(recorded[key], replayed[key], where))
-        return found
-    if isinstance(recorded, list) and isinstance(replayed, list):
-        if len(recorded) != len(replayed):
-            return [path]
-        found = []
-        for index, (left, right) in enumerate(zip(recorded, replayed)):
-            found.extend(_differences(left, right, f"{path}[{index}]"))
-        return found
-    if recorded != replayed or type(recorded) is not type(replayed):
-        return [path]
-    return []
-
+    return [path for path, _, _ in differences(recorded, replayed)]

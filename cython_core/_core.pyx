@@ -4,96 +4,15 @@
 The twin of `fracas._native` (pure Python): same entry points, same buffers, same
 arithmetic, same draw order (docs/ENGINE.md). Inputs are checked with the GIL held;
 the loops then run `with nogil` over typed memoryviews into preallocated outputs.
-The column numbers below must equal those in `fracas._layout` (a test checks).
+The layout numbers come from `_layout.pxi`, generated with `fracas._layout` from
+the one spec (src/fracas/spec/facts.toml).
 """
 
 from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
 
 BACKEND = "compiled"
 
-cdef enum:
-    P_SKILL = 0
-    P_ADV = 1
-    P_SNEAK = 2
-    P_DISADV = 3
-    P_TO_HIT = 4
-    P_AC = 5
-    P_CRIT = 6
-    P_AUTO_CRIT = 7
-    P_WEIGHT = 8
-    P_MOD = 9
-    P_RESIST = 10
-    P_ONLY_CHAIN = 11
-    P_CRIT_PROOF = 12
-    P_TARGET = 13
-    P_TYPE = 14
-    PLAN_WIDTH = 15
-
-    R_NORMAL = 0
-    R_HALF = 1
-    R_DOUBLE = 2
-    R_IMMUNE = 3
-
-    O_HITS = 0
-    O_CRIT = 1
-    O_CHAIN_LEN = 2
-    O_CHAIN_DMG = 3
-    O_BASE = 4
-    O_MOD = 5
-    O_MOD_USED = 6
-    O_DAMAGE = 7
-    O_UNDODGEABLE = 8
-    O_DISCARD = 9
-    O_NAT20 = 10
-    O_POOL = 11
-    O_LOG = 12
-    OUT_WIDTH = 13
-
-    E_OK = 0
-    E_ROLLS_SHORT = 1
-    E_ROLL_RANGE = 2
-    E_CHAIN_LIMIT = 3
-    E_LOG_FULL = 4
-
-    CHAIN_LIMIT = 10000
-
-    T_DAMAGE = 0
-    T_ATTACKS = 1
-    T_ATTACKS_HIT = 2
-    T_CRITS = 3
-    T_LONGEST = 4
-    T_UNDODGEABLE = 5
-    T_STRIKES = 6
-    T_STRIKES_HIT = 7
-    T_WIDTH = 8
-    N_TYPES = 10
-
-    G_ATTACKS_HIT = 0
-    G_DAMAGE = 1
-    G_CRITS = 2
-    G_WIDTH = 3
-    HIST_BINS = 64
-
-LAYOUT = {
-    "P_SKILL": P_SKILL, "P_ADV": P_ADV, "P_SNEAK": P_SNEAK, "P_DISADV": P_DISADV,
-    "P_TO_HIT": P_TO_HIT, "P_AC": P_AC, "P_CRIT": P_CRIT, "P_AUTO_CRIT": P_AUTO_CRIT,
-    "P_WEIGHT": P_WEIGHT, "P_MOD": P_MOD, "P_RESIST": P_RESIST,
-    "P_ONLY_CHAIN": P_ONLY_CHAIN, "P_CRIT_PROOF": P_CRIT_PROOF, "P_TARGET": P_TARGET,
-    "P_TYPE": P_TYPE, "PLAN_WIDTH": PLAN_WIDTH,
-    "R_NORMAL": R_NORMAL, "R_HALF": R_HALF, "R_DOUBLE": R_DOUBLE, "R_IMMUNE": R_IMMUNE,
-    "O_HITS": O_HITS, "O_CRIT": O_CRIT, "O_CHAIN_LEN": O_CHAIN_LEN,
-    "O_CHAIN_DMG": O_CHAIN_DMG, "O_BASE": O_BASE, "O_MOD": O_MOD,
-    "O_MOD_USED": O_MOD_USED, "O_DAMAGE": O_DAMAGE, "O_UNDODGEABLE": O_UNDODGEABLE,
-    "O_DISCARD": O_DISCARD, "O_NAT20": O_NAT20, "O_POOL": O_POOL, "O_LOG": O_LOG,
-    "OUT_WIDTH": OUT_WIDTH,
-    "E_OK": E_OK, "E_ROLLS_SHORT": E_ROLLS_SHORT, "E_ROLL_RANGE": E_ROLL_RANGE,
-    "E_CHAIN_LIMIT": E_CHAIN_LIMIT, "E_LOG_FULL": E_LOG_FULL, "CHAIN_LIMIT": CHAIN_LIMIT,
-    "T_DAMAGE": T_DAMAGE, "T_ATTACKS": T_ATTACKS, "T_ATTACKS_HIT": T_ATTACKS_HIT,
-    "T_CRITS": T_CRITS, "T_LONGEST": T_LONGEST, "T_UNDODGEABLE": T_UNDODGEABLE,
-    "T_STRIKES": T_STRIKES, "T_STRIKES_HIT": T_STRIKES_HIT, "T_WIDTH": T_WIDTH,
-    "N_TYPES": N_TYPES, "G_ATTACKS_HIT": G_ATTACKS_HIT, "G_DAMAGE": G_DAMAGE,
-    "G_CRITS": G_CRITS, "G_WIDTH": G_WIDTH, "HIST_BINS": HIST_BINS,
-}
+include "_layout.pxi"
 
 
 cdef struct Dice:
@@ -185,6 +104,131 @@ cdef inline uint32_t crit_mask(const int32_t* p, uint32_t hits) noexcept nogil:
     return mask & hits
 
 
+cdef struct Roll:
+    # One strike's dice: what the pool and its crit chain showed.
+    int64_t n            # dice drawn for the pool (counting + discarded)
+    int64_t discard      # position of the die disadvantage discarded, or -1
+    int64_t hits         # hitting counting dice
+    int64_t nat20        # counting dice showing a natural 20
+    int64_t crit         # 1 if the crit chain started
+    int64_t chain_len    # crit dice rolled
+    int64_t chain        # sum of the chain's d3s
+
+
+cdef inline int roll_dice(const int32_t* p, uint32_t hmask, uint32_t cmask, Dice* dice, bint injected,
+                          Roll* r, int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+    """Draw one strike's pool and crit chain (ER-3, ER-6, ER-8, ER-12); the one strike loop.
+
+    Every caller goes through here: `roll_strikes` (detail and multi-strike bulk) and
+    `summary_single` (the one-strike mob). `injected` is a constant at each call
+    site, so the compiler drops the injected-faces branch where it cannot happen;
+    with log NULL nothing is logged. Returns an error code.
+    """
+    cdef int pool[8]
+    cdef int64_t i, n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK] + p[P_DISADV]
+    cdef int face, top, d3, crit_face = 0
+    cdef uint32_t hit
+    for i in range(n):
+        if injected:
+            pool[i] = draw(dice, 20)
+            if dice.error:
+                return dice.error
+        else:
+            pool[i] = draw_gen(dice, 20)
+    r.n = n
+    r.discard = -1
+    if p[P_DISADV]:
+        top = 0
+        for i in range(n):
+            if pool[i] > top:
+                top = pool[i]
+                r.discard = i
+    if log != NULL:
+        if logpos[0] + n > log_cap:
+            return E_LOG_FULL
+        for i in range(n):
+            log[logpos[0] * 2] = pool[i]
+            log[logpos[0] * 2 + 1] = (hmask >> pool[i]) & 1
+            logpos[0] += 1
+    r.hits = 0
+    r.nat20 = 0
+    for i in range(n):
+        # Branch-free: the hit and crit tables replace the comparisons (ER-6, ER-8).
+        face = pool[i] if i != r.discard else 0
+        r.hits += (hmask >> face) & 1
+        r.nat20 += face == 20
+        crit_face |= (cmask >> face) & 1
+    r.crit = r.hits > 0 and (crit_face or (p[P_AUTO_CRIT] != 0 and p[P_DISADV] == 0))
+    r.chain_len = 0
+    r.chain = 0
+    if r.crit:
+        while True:
+            if r.chain_len >= CHAIN_LIMIT:
+                return E_CHAIN_LIMIT
+            if injected:
+                face = draw(dice, 20)
+                if dice.error:
+                    return dice.error
+            else:
+                face = draw_gen(dice, 20)
+            r.chain_len += 1
+            hit = (hmask >> face) & 1
+            if log != NULL:
+                if logpos[0] + 2 > log_cap:
+                    return E_LOG_FULL
+                log[logpos[0] * 2] = face
+                log[logpos[0] * 2 + 1] = hit
+                logpos[0] += 1
+            if hit:
+                if injected:
+                    d3 = draw(dice, 3)
+                    if dice.error:
+                        return dice.error
+                else:
+                    d3 = draw_gen(dice, 3)
+                r.chain += d3
+                if log != NULL:
+                    log[logpos[0] * 2] = d3
+                    log[logpos[0] * 2 + 1] = 1
+                    logpos[0] += 1
+            if face != 20:
+                break
+    return E_OK
+
+
+cdef inline int64_t strike_damage(const int32_t* p, const Roll* r, bint take_mod, int64_t* base_out,
+                                  int64_t* undodgeable) noexcept nogil:
+    """ER-7, ER-9, ER-10, ER-11: the strike's damage and its undodgeable part.
+
+    `take_mod`: this strike adds the target's attribute modifier (the first hitting
+    strike at it). `base_out` gets the damage before modifier and resistance.
+    """
+    cdef int64_t base = 0, damage, raw
+    cdef int state = p[P_RESIST]
+    if r.hits:
+        if p[P_ONLY_CHAIN]:
+            base = r.chain
+        else:
+            base = r.hits + r.chain + p[P_WEIGHT]
+    base_out[0] = base
+    if take_mod:
+        base += p[P_MOD]
+        if base < 0:
+            base = 0
+    damage = resist(base, state)
+    if p[P_NO_DODGE]:
+        undodgeable[0] = damage
+    elif r.nat20:
+        raw = 0 if p[P_ONLY_CHAIN] else r.nat20
+        if not p[P_CHAIN_DODGEABLE]:
+            raw += r.chain
+        raw = resist(raw, state)
+        undodgeable[0] = raw if raw < damage else damage
+    else:
+        undodgeable[0] = 0
+    return damage
+
+
 cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                             Dice* shared, int64_t* mod_stamp, int64_t stamp, int64_t* out,
                             int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
@@ -204,117 +248,38 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
     `masks` holds two words per plan row (hit mask, crit mask). With log NULL
     nothing is logged. Returns an error code.
     """
-    cdef int pool[8]
-    cdef int64_t s, i, n, discard, hits, nat20, chain_len, chain, kept_chain
-    cdef int64_t base, mod, mod_used, damage, undodgeable, raw
-    cdef int to_hit, ac, face, top, d3, hit, crit_face, crit, target, state
-    cdef uint32_t hmask, cmask
+    cdef Roll r
+    cdef int64_t s, base, undodgeable, damage
+    cdef int err, target
+    cdef bint take_mod
     cdef const int32_t* p
     cdef int64_t* o
     for s in range(begin, end):
         p = plan + s * PLAN_WIDTH
         o = out + (s - begin) * OUT_WIDTH
-        hmask = masks[2 * s]
-        cmask = masks[2 * s + 1]
         dice.strike = s
-        to_hit = p[P_TO_HIT]
-        ac = p[P_AC]
-        n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK] + p[P_DISADV]
-        for i in range(n):
-            pool[i] = draw(dice, 20)
-            if dice.error:
-                return dice.error
-        discard = -1
-        if p[P_DISADV]:
-            top = 0
-            for i in range(n):
-                if pool[i] > top:
-                    top = pool[i]
-                    discard = i
         if log != NULL:
-            if logpos[0] + n > log_cap:
-                return E_LOG_FULL
             o[O_LOG] = logpos[0]
-            for i in range(n):
-                log[logpos[0] * 2] = pool[i]
-                log[logpos[0] * 2 + 1] = (hmask >> pool[i]) & 1
-                logpos[0] += 1
-        hits = 0
-        nat20 = 0
-        crit_face = 0
-        for i in range(n):
-            # Branch-free: the hit and crit tables replace the comparisons (ER-6, ER-8).
-            face = pool[i] if i != discard else 0
-            hits += (hmask >> face) & 1
-            nat20 += face == 20
-            crit_face |= (cmask >> face) & 1
-        crit = hits > 0 and (crit_face or (p[P_AUTO_CRIT] != 0 and p[P_DISADV] == 0))
-        chain_len = 0
-        chain = 0
-        if crit:
-            while True:
-                if chain_len >= CHAIN_LIMIT:
-                    return E_CHAIN_LIMIT
-                face = draw(dice, 20)
-                if dice.error:
-                    return dice.error
-                chain_len += 1
-                hit = (hmask >> face) & 1
-                if log != NULL:
-                    if logpos[0] + 2 > log_cap:
-                        return E_LOG_FULL
-                    log[logpos[0] * 2] = face
-                    log[logpos[0] * 2 + 1] = hit
-                    logpos[0] += 1
-                if hit:
-                    d3 = draw(dice, 3)
-                    if dice.error:
-                        return dice.error
-                    chain += d3
-                    if log != NULL:
-                        log[logpos[0] * 2] = d3
-                        log[logpos[0] * 2 + 1] = 1
-                        logpos[0] += 1
-                if face != 20:
-                    break
-        kept_chain = 0 if p[P_CRIT_PROOF] else chain
-        if hits == 0:
-            base = 0
-        elif p[P_ONLY_CHAIN]:
-            base = kept_chain
-        else:
-            base = hits + kept_chain + p[P_WEIGHT]
-        mod = 0
-        mod_used = 0
+        err = roll_dice(p, masks[2 * s], masks[2 * s + 1], dice, 1, &r, log, log_cap, logpos)
+        if err:
+            return err
         target = p[P_TARGET]
-        if hits > 0 and p[P_ONLY_CHAIN] == 0 and mod_stamp[target] != stamp:
+        take_mod = r.hits > 0 and p[P_ONLY_CHAIN] == 0 and mod_stamp[target] != stamp
+        if take_mod:
             mod_stamp[target] = stamp
-            mod_used = 1
-            mod = p[P_MOD]
-            base = base + mod
-            if base < 0:
-                base = 0
-        state = p[P_RESIST]
-        damage = resist(base, state)
-        undodgeable = 0
-        if nat20:
-            raw = 0 if p[P_ONLY_CHAIN] else nat20
-            raw += kept_chain
-            undodgeable = resist(raw, state)
-            if undodgeable > damage:
-                undodgeable = damage
-        o[O_HITS] = hits
-        o[O_CRIT] = crit
-        o[O_CHAIN_LEN] = chain_len
-        o[O_CHAIN_DMG] = chain
-        o[O_BASE] = base - mod
-        o[O_MOD] = mod
-        o[O_MOD_USED] = mod_used
+        damage = strike_damage(p, &r, take_mod, &base, &undodgeable)
+        o[O_HITS] = r.hits
+        o[O_CRIT] = r.crit
+        o[O_CHAIN_LEN] = r.chain_len
+        o[O_CHAIN_DMG] = r.chain
+        o[O_BASE] = base
+        o[O_MOD] = p[P_MOD] if take_mod else 0
+        o[O_MOD_USED] = take_mod
         o[O_DAMAGE] = damage
         o[O_UNDODGEABLE] = undodgeable
-        o[O_DISCARD] = discard
-        o[O_NAT20] = nat20
-        o[O_POOL] = n
+        o[O_DISCARD] = r.discard
+        o[O_NAT20] = r.nat20
+        o[O_POOL] = r.n
     return E_OK
 
 
@@ -331,64 +296,28 @@ cdef object plan_masks(const int32_t[::1] plan):
 
 cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_t count,
                         Dice* shared, int64_t* tb, int64_t* type_slot, int64_t* gacc) noexcept nogil:
-    """`count` attacks of one strike without disadvantage, totals kept in registers.
+    """`count` attacks of one strike, totals kept in registers: the common mob's path.
 
-    The common mob (every skeleton one strike) takes this path. It is the same
-    arithmetic as roll_strikes for a one-strike attack (the modifier always goes to
-    the only strike); the bulk parity and exact-distribution tests hold it to that.
+    The same `roll_dice` and `strike_damage` as every other attack (the modifier
+    always goes to the only strike, when it hits), only the bookkeeping differs.
     """
     cdef Dice d = shared[0]
-    cdef int64_t a, i, n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK]
-    cdef int face
-    cdef int64_t hits, nat20, critf, chain, chain_len, kept, base, damage, und, raw
+    cdef Roll r
+    cdef int64_t a, base, damage, und, logpos = 0
+    cdef int err
     cdef int64_t sum_damage = 0, attacks_hit = 0, crits = 0, sum_und = 0
     cdef int64_t longest = tb[T_LONGEST]
     cdef int64_t* hist = gacc + G_WIDTH
-    cdef int64_t weight = p[P_WEIGHT], mod = p[P_MOD], only_chain = p[P_ONLY_CHAIN]
-    cdef int64_t crit_proof = p[P_CRIT_PROOF], auto_crit = p[P_AUTO_CRIT]
-    cdef int state = p[P_RESIST]
     for a in range(count):
-        hits = 0
-        nat20 = 0
-        critf = 0
-        for i in range(n):
-            face = draw_gen(&d, 20)
-            hits += (hmask >> face) & 1
-            nat20 += face == 20
-            critf |= (cmask >> face) & 1
-        chain = 0
-        if hits and (critf or auto_crit):
-            crits += 1
-            chain_len = 0
-            while True:
-                if chain_len >= CHAIN_LIMIT:
-                    shared[0] = d
-                    return E_CHAIN_LIMIT
-                face = draw_gen(&d, 20)
-                chain_len += 1
-                if (hmask >> face) & 1:
-                    chain += draw_gen(&d, 3)
-                if face != 20:
-                    break
-            if chain_len > longest:
-                longest = chain_len
-        kept = 0 if crit_proof else chain
-        base = 0
-        if hits:
-            attacks_hit += 1
-            if only_chain:
-                base = kept
-            else:
-                base = hits + kept + weight + mod
-                if base < 0:
-                    base = 0
-        damage = resist(base, state)
-        und = 0
-        if nat20:
-            raw = (0 if only_chain else nat20) + kept
-            und = resist(raw, state)
-            if und > damage:
-                und = damage
+        err = roll_dice(p, hmask, cmask, &d, 0, &r, NULL, 0, &logpos)
+        if err:
+            shared[0] = d
+            return err
+        damage = strike_damage(p, &r, r.hits > 0 and p[P_ONLY_CHAIN] == 0, &base, &und)
+        crits += r.crit
+        if r.chain_len > longest:
+            longest = r.chain_len
+        attacks_hit += r.hits > 0
         sum_damage += damage
         sum_und += und
         hist[damage if damage < HIST_BINS - 1 else HIST_BINS - 1] += 1
@@ -579,7 +508,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
             take = left if left < count - a else count - a
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
-            if end - begin == 1 and plan[begin * PLAN_WIDTH + P_DISADV] == 0:
+            if end - begin == 1:
                 t = plan[begin * PLAN_WIDTH + P_TARGET]
                 dice.strike = begin
                 err = summary_single(&plan[begin * PLAN_WIDTH], masks[2 * begin], masks[2 * begin + 1],

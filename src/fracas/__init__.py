@@ -10,22 +10,25 @@
     >>> result.to_dict()["total_damage"]
     3
 
-The draw order, the request and the result are documented in docs/ENGINE.md.
+Every request may name its `"ruleset"` (Enchanted Realms when absent);
+`fracas.rulesets()` lists the ones this install resolves. The draw order, the
+request and the result are documented in docs/ENGINE.md, the rules in docs/rules/.
 """
 
 from __future__ import annotations
 
 from . import _kernels
+from . import rulesets
 from .errors import DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
-from .schema import (
-    RULESETS, AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest,
-    Profile, ProfileStrike, Strike, Target,
+from .rulesets.er.schema import (
+    AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest, Profile,
+    ProfileStrike, Strike, Target,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "resolve", "resolve_bulk", "roll_initiative", "backend", "RULESETS", "__version__",
+    "resolve", "resolve_bulk", "roll_initiative", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant",
@@ -33,22 +36,22 @@ __all__ = [
 
 
 def resolve(request, *, seed=None):
-    """Resolve one ER attack; see `fracas.engine.resolve`."""
-    from .engine import resolve as _resolve
+    """Resolve one attack of any ruleset; see `fracas.drive.resolve`."""
+    from .drive import resolve as _resolve
 
     return _resolve(request, seed=seed)
 
 
 def resolve_bulk(request, *, seed=None, threads=None):
-    """Resolve many attacks in one request; see `fracas.bulk.resolve_bulk`."""
-    from .bulk import resolve_bulk as _resolve_bulk
+    """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
+    from .drive import resolve_bulk as _resolve_bulk
 
     return _resolve_bulk(request, seed=seed, threads=threads)
 
 
 def roll_initiative(request, *, seed=None):
-    """ER-18 initiative for a list of combatants; see `fracas.initiative.roll_initiative`."""
-    from .initiative import roll_initiative as _roll
+    """Initiative for a list of combatants by the request's ruleset; see `fracas.drive`."""
+    from .drive import roll_initiative as _roll
 
     return _roll(request, seed=seed)
 

@@ -11,67 +11,23 @@ draw dice, and fill preallocated output buffers. They return an error code
 
 from __future__ import annotations
 
+from .dice import Dice, KernelError
+from .rng import Xoshiro128
 from ._layout import (
-    CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK, E_ROLL_RANGE, E_ROLLS_SHORT,
+    CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK,
     G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
     O_BASE, O_CHAIN_DMG, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG,
     O_MOD, O_MOD_USED, O_NAT20, O_POOL, O_UNDODGEABLE, OUT_WIDTH, P_AC, P_ADV,
-    P_AUTO_CRIT, P_CRIT, P_CRIT_PROOF, P_DISADV, P_MOD, P_ONLY_CHAIN, P_RESIST,
+    P_AUTO_CRIT, P_CHAIN_DODGEABLE, P_CRIT, P_DISADV, P_MOD, P_NO_DODGE, P_ONLY_CHAIN, P_RESIST,
     P_SKILL, P_SNEAK, P_TARGET, P_TO_HIT, P_TYPE, P_WEIGHT, PLAN_WIDTH,
     R_DOUBLE, R_HALF, R_IMMUNE, T_ATTACKS, T_ATTACKS_HIT, T_CRITS, T_DAMAGE,
     T_LONGEST, T_STRIKES, T_STRIKES_HIT, T_UNDODGEABLE, T_WIDTH,
 )
 
-_M32 = 0xFFFFFFFF
-
 BACKEND = "python"
 
-
-class _KernelError(Exception):
-    """Raised inside the pure kernels to unwind to the entry point."""
-
-    def __init__(self, code: int, where: int = -1, position: int = -1):
-        self.code, self.where, self.position = code, where, position
-
-
-class _Dice:
-    """Draws faces from the generator state, or from injected rolls."""
-
-    __slots__ = ("s", "rolls", "pos", "strike")
-
-    def __init__(self, state, rolls, pos):
-        self.s = state
-        self.rolls = rolls
-        self.pos = pos
-        self.strike = -1
-
-    def die(self, n: int) -> int:
-        rolls = self.rolls
-        if rolls is not None:
-            pos = self.pos
-            if pos >= len(rolls):
-                raise _KernelError(E_ROLLS_SHORT, self.strike, pos)
-            face = rolls[pos]
-            if face < 1 or face > n:
-                raise _KernelError(E_ROLL_RANGE, self.strike, pos)
-            self.pos = pos + 1
-            return face
-        s = self.s
-        while True:
-            s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
-            x = (s1 * 5) & _M32
-            word = ((((x << 7) | (x >> 25)) & _M32) * 9) & _M32
-            t = (s1 << 9) & _M32
-            s2 ^= s0
-            s3 ^= s1
-            s1 ^= s2
-            s0 ^= s3
-            s2 ^= t
-            s[0], s[1], s[2], s[3] = s0, s1, s2, ((s3 << 11) | (s3 >> 21)) & _M32
-            m = word * n
-            low = m & _M32
-            if low >= n or low >= ((1 << 32) - n) % n:
-                return (m >> 32) + 1
+# The pure kernels unwind with KernelError; the entry points turn it into a code.
+_KernelError = KernelError
 
 
 def _resist(amount: int, state: int) -> int:
@@ -82,6 +38,18 @@ def _resist(amount: int, state: int) -> int:
     if state == R_IMMUNE:
         return 0
     return amount
+
+
+def _undodgeable(plan, p, damage, nat20, chain, only_chain, resist):
+    """ER-11: natural 20s and the chain they start; all of it when the target may not dodge."""
+    if plan[p + P_NO_DODGE]:
+        return damage
+    if not nat20:
+        return 0
+    raw = 0 if only_chain else nat20
+    if not plan[p + P_CHAIN_DODGEABLE]:
+        raw += chain
+    return min(damage, _resist(raw, resist))
 
 
 def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos):
@@ -154,14 +122,13 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
                 if face != 20:
                     break
         only_chain = plan[p + P_ONLY_CHAIN]
-        crit_proof = plan[p + P_CRIT_PROOF]
-        kept_chain = 0 if crit_proof else chain
         if hits == 0:
             base = 0
         elif only_chain:
-            base = kept_chain
+            base = chain
         else:
-            base = hits + kept_chain + plan[p + P_WEIGHT]
+            base = hits + chain + plan[p + P_WEIGHT]
+        pre_mod = base
         mod = mod_used = 0
         target = plan[p + P_TARGET]
         if hits > 0 and not only_chain and mod_stamp[target] != stamp:
@@ -171,16 +138,12 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
             base = max(0, base + mod)
         resist = plan[p + P_RESIST]
         damage = _resist(base, resist)
-        undodgeable = 0
-        if nat20:
-            raw = 0 if only_chain else nat20
-            raw += kept_chain
-            undodgeable = min(damage, _resist(raw, resist))
+        undodgeable = _undodgeable(plan, p, damage, nat20, chain, only_chain, resist)
         out[o + O_HITS] = hits
         out[o + O_CRIT] = 1 if crit else 0
         out[o + O_CHAIN_LEN] = chain_len
         out[o + O_CHAIN_DMG] = chain
-        out[o + O_BASE] = base - mod
+        out[o + O_BASE] = pre_mod
         out[o + O_MOD] = mod
         out[o + O_MOD_USED] = mod_used
         out[o + O_DAMAGE] = damage
@@ -216,7 +179,7 @@ def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, i
     position; out: rolls position, log entries used, strike where an error happened,
     roll position of the error. Returns an error code.
     """
-    dice = _Dice(state, rolls, info[0])
+    dice = Dice(state, rolls, info[0])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -242,7 +205,7 @@ def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type,
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
     out = [0] * (widest * OUT_WIDTH)
-    dice = _Dice(state, None, 0)
+    dice = Dice(state, None, 0)
     mod_stamp = [-1] * n_targets
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets
@@ -287,8 +250,6 @@ def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type,
 
 def generator_words(state, count):
     """Draw `count` raw 32-bit words and return their XOR (the generator's speed limit)."""
-    from .rng import Xoshiro128
-
     gen = Xoshiro128(state)
     acc = 0
     for _ in range(count):
@@ -300,6 +261,6 @@ def draw_faces(state, faces, out):
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     if faces < 1 or faces > (1 << 21):
         raise ValueError("faces must be 1..2**21")
-    dice = _Dice(state, None, 0)
+    dice = Dice(state, None, 0)
     for i in range(len(out)):
         out[i] = dice.die(faces)

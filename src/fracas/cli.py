@@ -20,24 +20,9 @@ import click
 
 import fracas
 
+from . import rulesets
+from .diff import differences, render_differences
 from .errors import RequestError
-from .render import TerminalRenderer, differences, render_differences
-from .schema import COVERS, DAMAGE_TYPES, METHODS, SIZES, STYLES
-
-#: The damage type a strike of each style deals when `--damage-type` is not given.
-STYLE_DAMAGE = {
-    "slashing": "edged", "cleaving": "edged", "savage": "edged",
-    "bludgeoning": "blunt", "shield": "blunt",
-    "piercing": "piercing", "pole-arm": "piercing",
-    "ranged": "piercing", "archery": "piercing", "thrown": "piercing",
-}
-#: The method a style implies when `--method` is not given (ER-4).
-STYLE_METHOD = {"ranged": "range", "archery": "range", "thrown": "range", "savage": "savage"}
-#: The flags that describe a single attack (mutually exclusive with a request file).
-ATTACK_FLAGS = ("dice", "bonus", "ac", "weight", "strength", "strength_mod", "agility",
-                "agility_mod", "method", "style", "damage_type", "crit_range", "advantage",
-                "disadvantage", "sneak", "target", "resistant", "vulnerable", "immune",
-                "condition", "cover", "size", "target_size")
 
 
 class RequestRejected(click.ClickException):
@@ -65,45 +50,20 @@ def main() -> None:
     """
 
 
-#: Which flag sets a field of the request the flags build (for error hints).
-_FLAG_OF_FIELD = {
-    "attacker.strength_mod": "--str-mod", "attacker.strength": "--str",
-    "attacker.agility_mod": "--agi-mod", "attacker.agility": "--agi", "attacker.size": "--size",
-    "attacker.conditions": None, "targets.size": "--target-size", "targets.ac": "--ac",
-    "targets.cover": "--cover", "targets.resistant": "--resistant",
-    "targets.vulnerable": "--vulnerable", "targets.immune": "--immune",
-    "targets.conditions": "--condition",
-}
-
-
-def _flag_hint(path: str, target: str) -> Optional[str]:
-    """The flag behind a field path of a request built from flags, e.g. `--str`."""
-    from .schema import key_path
-
-    plain = path.replace(key_path("$.targets", target), "$.targets").replace("$.strikes[0]", "$.strike")
-    plain = plain[2:] if plain.startswith("$.") else plain
-    plain = plain.split("[")[0]
-    for field, flag in _FLAG_OF_FIELD.items():
-        if plain == field or plain.startswith(field + "."):
-            return flag
-    if plain.startswith("strike."):
-        return "--" + plain.split(".")[1].replace("_", "-")
-    return None
-
-
 # -- reading input ---------------------------------------------------------------------
-def _engine_call(call, *args, flags_target: Optional[str] = None, **kwargs):
+def _engine_call(call, *args, flags: Optional[tuple] = None, **kwargs):
     """Run an engine call; a request error becomes exit code 2 with its message.
 
-    With `flags_target` (the request was built from flags) the message also names
-    the flag that sets the field.
+    With `flags` (the ruleset and option values the request was built from) the
+    message also names the option that sets the field.
     """
     try:
         return call(*args, **kwargs)
     except RequestError as err:
         message = str(err)
-        if flags_target is not None:
-            flag = _flag_hint(err.path, flags_target)
+        if flags is not None:
+            ruleset, values = flags
+            flag = ruleset.flag_hint(err.path, values)
             if flag:
                 message += f" (set it with {flag})"
         raise RequestRejected(message) from None
@@ -125,13 +85,14 @@ def _emit(result: dict, as_json: bool) -> None:
 
         click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     else:
-        click.echo(TerminalRenderer(click.style).render(result))
+        ruleset = rulesets.get(result.get("ruleset", rulesets.DEFAULT))
+        click.echo(ruleset.render(result, click.style))
 
 
 def _parse_rolls(text: str) -> list[int]:
     """`--rolls 12,7,20,3` → [12, 7, 20, 3]; anything else is a usage error naming the item."""
     faces = []
-    for i, item in enumerate(text.replace(" ", "").split(",")):
+    for i, item in enumerate(text.replace(",", " ").split()):
         try:
             faces.append(int(item))
         except ValueError:
@@ -147,31 +108,6 @@ def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
     return {**request, "rolls": faces}
 
 
-def _flags_request(p: dict) -> dict:
-    """The single-attack request the common-case flags describe (docs/ENGINE.md §6)."""
-    if p["dice"] is None or p["ac"] is None:
-        raise click.UsageError("give --dice and --ac (or a request file, or '-' for stdin)")
-    style = p["style"]
-    method = p["method"] or STYLE_METHOD.get(style, "melee")
-    attacker: dict[str, Any] = {"size": p["size"]}
-    for key in ("strength", "strength_mod", "agility", "agility_mod"):
-        if p[key] is not None:
-            attacker[key] = p[key]
-    strike: dict[str, Any] = {
-        "target": p["target"], "method": method, "style": style, "dice": p["dice"],
-        "bonus": p["bonus"], "weight": p["weight"],
-        "damage_type": p["damage_type"] or STYLE_DAMAGE[style],
-        "advantage": p["advantage"], "disadvantage": p["disadvantage"], "sneak": p["sneak"],
-    }
-    if p["crit_range"] is not None:
-        strike["crit_range"] = p["crit_range"]
-    target: dict[str, Any] = {"ac": p["ac"], "size": p["target_size"], "cover": p["cover"],
-                              "resistant": list(p["resistant"]), "vulnerable": list(p["vulnerable"]),
-                              "immune": list(p["immune"]), "conditions": list(p["condition"])}
-    return {"ruleset": "enchanted-realms", "attacker": attacker, "strikes": [strike],
-            "targets": {p["target"]: target}}
-
-
 # -- attack ----------------------------------------------------------------------------
 @main.command()
 @click.argument("request", type=click.File("rb"), required=False)
@@ -185,49 +121,10 @@ def _flags_request(p: dict) -> dict:
                    "separated, e.g. 12,7,20,3 (docs/ENGINE.md §2). Overrides a request's rolls.")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Threads for --bulk [default: every core]; the result is the same for any count.")
-@click.option("--dice", type=int, default=None, help="Skill dice in the pool (1-5, ER-3).")
-@click.option("--bonus", type=int, default=0, show_default=True, help="Other bonuses on every die.")
-@click.option("--ac", type=int, default=None, help="The target's armor class.")
-@click.option("--weight", type=int, default=0, show_default=True,
-              help="Weapon weight: light 0, medium 1, heavy 2 (melee only).")
-@click.option("--str", "strength", type=int, default=None,
-              help="Attacker Strength score: added to hit in melee; its modifier to damage.")
-@click.option("--str-mod", "strength_mod", type=int, default=None,
-              help="Strength modifier, when it is not floor((score - 2) / 2).")
-@click.option("--agi", "agility", type=int, default=None,
-              help="Attacker Agility score (ranged attacks).")
-@click.option("--agi-mod", "agility_mod", type=int, default=None,
-              help="Agility modifier, when it is not floor((score - 2) / 2).")
-@click.option("--method", type=click.Choice(METHODS), default=None,
-              help="melee, range or savage [default: from the style].")
-@click.option("--style", type=click.Choice(STYLES), default="slashing", show_default=True,
-              help="Weapon style (decides crits and the default damage type).")
-@click.option("--damage-type", type=click.Choice(DAMAGE_TYPES), default=None,
-              help="Damage type [default: edged for slashing/cleaving/savage, blunt for "
-                   "bludgeoning/shield, piercing for the rest].")
-@click.option("--crit-range", type=int, default=None,
-              help="Lowest crit face, e.g. 19 for crits on 19-20.")
-@click.option("--advantage", is_flag=True, help="One extra d20 in the pool (ER-12).")
-@click.option("--disadvantage", is_flag=True,
-              help="One extra d20, the highest discarded; no crits (ER-12).")
-@click.option("--sneak", is_flag=True, help="Sneak attack: advantage die plus sneak die (ER-13).")
-@click.option("--target", default="target", show_default=True, help="The target's name.")
-@click.option("--resistant", multiple=True, type=click.Choice(DAMAGE_TYPES),
-              help="Target resists this damage type (halved); repeatable.")
-@click.option("--vulnerable", multiple=True, type=click.Choice(DAMAGE_TYPES),
-              help="Target is vulnerable to this damage type (doubled); repeatable.")
-@click.option("--immune", multiple=True, type=click.Choice(DAMAGE_TYPES),
-              help="Target is immune to this damage type; repeatable.")
-@click.option("--condition", multiple=True, metavar="CONDITION",
-              help="A condition of the target (prone, stunned, invisible …, ER-15); repeatable.")
-@click.option("--cover", type=click.Choice(COVERS), default="none", show_default=True,
-              help="The target's cover (ER-16).")
-@click.option("--size", type=click.Choice(SIZES), default="medium", show_default=True,
-              help="The attacker's size (ER-5).")
-@click.option("--target-size", type=click.Choice(SIZES), default="medium", show_default=True,
-              help="The target's size (ER-5, ranged attacks).")
+@click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
+              help="The ruleset whose flags describe the attack (a request file names its own).")
 @click.pass_context
-def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, **flags) -> None:
+def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, ruleset_name, **flags) -> None:
     """Resolve one attack and show every die, hit, crit chain and damage per target.
 
     REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
@@ -236,7 +133,7 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, **f
     A request with `attacks` (or --bulk FILE) is a bulk request: many attacks of a
     few profiles, shown as a summary per target and per group.
     """
-    flags_given = [name for name in ATTACK_FLAGS
+    flags_given = [name for name in flags
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     given = (["REQUEST"] if request is not None else []) + (["--bulk"] if bulk is not None else [])
     if len(given) + bool(flags_given) > 1:
@@ -255,8 +152,12 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, **f
         payload = _with_rolls(_load_json(request.read(), "the request"), faces)
         result = _engine_call(fracas.resolve, payload, seed=seed)
     elif flags_given:
-        result = _engine_call(fracas.resolve, _with_rolls(_flags_request(flags), faces), seed=seed,
-                              flags_target=flags["target"])
+        try:
+            ruleset = rulesets.get(ruleset_name, "--ruleset")
+        except RequestError as err:
+            raise click.BadParameter(err.reason, param_hint="--ruleset") from None
+        built = ruleset.request_from_flags(flags)
+        result = _engine_call(fracas.resolve, _with_rolls(built, faces), seed=seed, flags=(ruleset, flags))
     elif not sys.stdin.isatty():
         payload = _with_rolls(_load_json(sys.stdin.buffer.read(), "standard input"), faces)
         result = _engine_call(fracas.resolve, payload, seed=seed)
@@ -264,6 +165,19 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, **f
         raise click.UsageError("no request: give a JSON file, '-' for stdin, --bulk FILE, or "
                                "flags such as --dice 3 --ac 14")
     _emit(result.to_dict(), as_json)
+
+
+def _add_ruleset_options(command: click.Command) -> None:
+    """Every registered ruleset's attack flags on `fracas attack` (each name once)."""
+    taken = {param.name for param in command.params}
+    for name in rulesets.names():
+        for option in rulesets.get(name).cli_options():
+            if option.name not in taken:
+                taken.add(option.name)
+                command.params.append(option)
+
+
+_add_ruleset_options(attack)
 
 
 # -- replay ----------------------------------------------------------------------------

@@ -14,6 +14,8 @@ bridge to JSON-RPC errors (`code` below).
 
 from __future__ import annotations
 
+from ._facts import DICE_ERROR, INVALID_PARAMS, LIMIT_EXCEEDED, RULES_ERROR
+
 
 class FracasError(Exception):
     """Base of every error fracas raises on purpose."""
@@ -23,7 +25,7 @@ class RequestError(FracasError, ValueError):
     """A request fracas will not resolve; `path` says where, `reason` why."""
 
     #: JSON-RPC error code the bridge answers with.
-    code = -32602
+    code = INVALID_PARAMS
 
     def __init__(self, path: str, reason: str):
         self.path = path
@@ -39,22 +41,22 @@ class RequestError(FracasError, ValueError):
 class SchemaError(RequestError):
     """Malformed request: a wrong type, an unknown field, a value out of range."""
 
-    code = -32602
+    code = INVALID_PARAMS
 
 
 class RulesError(RequestError):
     """A well-formed request the rules forbid (a stunned attacker, a sneak attack at disadvantage)."""
 
-    code = -32001
+    code = RULES_ERROR
 
 
 class DiceError(RequestError):
     """Injected `rolls` that run out, are left over, or do not fit their die."""
 
-    code = -32002
+    code = DICE_ERROR
 
 
 class LimitError(RequestError):
     """A request larger than fracas accepts (crit chain safety cap, bulk detail size)."""
 
-    code = -32003
+    code = LIMIT_EXCEEDED

@@ -13,7 +13,7 @@ import pytest
 
 import fracas
 import fracas.bridge
-from fracas import schema as engine_schema
+from fracas.rulesets.er import schema as engine_schema
 from fracas.bridge import errors
 from fracas.bridge.dispatcher import METHODS
 from fracas.bridge.limits import Limits
@@ -66,7 +66,7 @@ def test_schema_limits_are_the_defaults():
 @pytest.mark.parametrize(("definition", "names"), [
     ("style", engine_schema.STYLES), ("damage_type", engine_schema.DAMAGE_TYPES),
     ("size", engine_schema.SIZES), ("cover", engine_schema.COVERS),
-    ("condition", engine_schema.CONDITIONS), ("ruleset", engine_schema.RULESETS),
+    ("condition", engine_schema.CONDITIONS), ("ruleset", fracas.rulesets()),
 ])
 def test_schema_names_are_the_engines(definition, names):
     assert DEFS[definition]["enum"] == list(names)

@@ -7,7 +7,9 @@ import pytest
 
 import fracas
 from .helpers import run
-from fracas.cli import STYLE_DAMAGE, _flags_request, attack, main
+from fracas._facts import STYLE_DAMAGE
+from fracas.cli import attack, main
+from fracas.rulesets.er.cli import request_from_flags
 
 TYPICAL = {
     "attacker": {"strength": 2, "strength_mod": 1},
@@ -168,8 +170,8 @@ FLAG_REQUESTS = [
 def test_flags_build_the_request(args, expected):
     ctx = attack.make_context("attack", list(args))
     params = {k: v for k, v in ctx.params.items()
-              if k not in ("request", "bulk", "seed", "as_json", "threads")}
-    request = _flags_request(params)
+              if k not in ("request", "bulk", "seed", "as_json", "threads", "ruleset_name")}
+    request = request_from_flags(params)
     strike = request["strikes"][0]
     (target_id, target), = request["targets"].items()
     assert strike["target"] == target_id

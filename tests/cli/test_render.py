@@ -3,7 +3,8 @@
 import pytest
 
 import fracas
-from fracas.render import Renderer, TerminalRenderer, differences, render_differences, sparkline
+from fracas.diff import differences, render_differences
+from fracas.rulesets.er.render import Renderer, TerminalRenderer, sparkline
 
 REQUEST = {
     "attacker": {"strength": 2, "strength_mod": 1},

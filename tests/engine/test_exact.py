@@ -36,7 +36,7 @@ CONFIGS = {
         {"strength": 0, "strength_mod": 1}, [profile_strike(dice=3, bonus=2, weight=1)], {"a": {"ac": 14}}, "a",
         [Pool(3, 2, 14, weight=1, mod=1)]),
     "5 dice + advantage + sneak = 7, crit 19-20, resistant": (
-        {"strength": 4}, [profile_strike(dice=5, sneak=True, crit_range=19, weight=2)],
+        {"strength": 4}, [profile_strike(dice=5, sneak=True, sneak_ok=True, crit_range=19, weight=2)],
         {"a": {"ac": 16, "resistant": ["edged"]}}, "a",
         [Pool(7, 4, 16, crit=19, weight=2, mod=1, resist="resistant")]),
     "2 dice, advantage": (

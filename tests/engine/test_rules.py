@@ -194,12 +194,14 @@ def test_er11_undodgeable_part_from_natural_20_and_its_chain():
     assert result["targets"]["goblin"]["undodgeable"] == 6
 
 
-def test_er11_crit_proof_keeps_natural_20_point_only():
-    """ER-11: a crit-proof target takes no crit-chain damage but the natural 20's own point."""
+def test_er11_crit_proof_makes_the_chain_dodgeable_and_removes_nothing():
+    """ER-11: crit_proof removes no damage; only the natural 20's own point stays undodgeable."""
     request = attack([strike(dice=1)], targets={"goblin": {"ac": 14, "crit_proof": True}})
     s = roll(request, rolls=[20, 16, 3])["strikes"][0]
     assert s["crit_chain"][0]["damage"] == 3
-    assert (s["damage"], s["undodgeable"]) == (1, 1)
+    assert (s["damage"], s["undodgeable"]) == (4, 1)
+    plain = roll(attack([strike(dice=1)], targets={"goblin": {"ac": 14}}), rolls=[20, 16, 3])["strikes"][0]
+    assert (plain["damage"], plain["undodgeable"]) == (4, 4)
 
 
 def test_er12_advantage_adds_a_die_that_counts():
@@ -247,7 +249,7 @@ def test_er13_no_sneak_attack_at_disadvantage():
 def test_er13_shock_save_dc_and_roll():
     """ER-13: sneak damage ≥ half max Body calls for a save at DC 5 + damage; a failure costs d3 actions."""
     targets = {"goblin": {"ac": 10, "body_max": 6, "save_bonus": 1}}
-    request = attack([strike(dice=2, weight=1, sneak=True)], targets=targets)
+    request = attack([strike(dice=2, weight=1, sneak=True, reach=True)], targets=targets)
     result = roll(request, rolls=[12, 2, 3, 15, 4, 2])  # hits 2 + weight 1 = 3 ≥ 6 / 2
     target = result["targets"]["goblin"]
     assert target["shock_save_dc"] == 8
@@ -346,10 +348,13 @@ def test_er15_petrified_only_crit_chain_damage():
 
 
 @pytest.mark.parametrize("cover, ac", [("none", 14), ("half", 16), ("three-quarters", 19)])
-def test_er16_cover_raises_ac(cover, ac):
-    """ER-16: half cover +2 AC, three-quarters +5."""
-    s = roll(attack(targets={"goblin": {"ac": 14, "cover": cover}}), rolls=[5])["strikes"][0]
+def test_er16_cover_raises_ac_against_ranged_strikes(cover, ac):
+    """ER-16: half cover +2 AC, three-quarters +5, against a ranged strike; a melee strike ignores it."""
+    bow = strike(method="range", style="archery", damage_type="piercing")
+    s = roll(attack([bow], targets={"goblin": {"ac": 14, "cover": cover}}), rolls=[5])["strikes"][0]
     assert s["ac"] == ac
+    melee = roll(attack(targets={"goblin": {"ac": 14, "cover": cover}}), rolls=[5])["strikes"][0]
+    assert melee["ac"] == 14
 
 
 def test_er16_full_cover_refuses_ranged_and_obscurement_penalizes():

@@ -18,14 +18,15 @@ HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "er_vectors.json"
 
 SIZES = ["tiny", "small", "medium", "medium", "medium", "large", "huge", "giant", "colossal"]
-STYLES = ["slashing", "bludgeoning", "cleaving", "pole-arm", "piercing", "ranged", "archery",
-          "thrown", "savage", "shield"]
+MELEE_STYLES = ["slashing", "bludgeoning", "cleaving", "pole-arm", "piercing", "shield"]
+RANGED_STYLES = ["archery", "crossbow", "sling", "thrown", "ranged"]
+STYLES = MELEE_STYLES + RANGED_STYLES + ["savage"]
 TYPES = ["alchemical", "blunt", "cold", "edged", "fire", "lightning", "necrotic", "piercing",
          "poison", "smite"]
 ATTACKER_CONDITIONS = ["blind", "bound", "prone", "poisoned", "shaken", "frightened", "underwater",
                        "held-breath", "charmed", "deaf", "drowsy"]
 TARGET_CONDITIONS = ["prone", "invisible", "defending", "paralyzed", "petrified", "unconscious",
-                     "blind", "stunned", "restrained", "maimed"]
+                     "blind", "stunned", "restrained", "maimed", "underwater"]
 
 
 def random_request(rng: random.Random) -> dict:
@@ -52,6 +53,11 @@ def random_request(rng: random.Random) -> dict:
         if rng.random() < 0.1:
             target["crit_proof"] = True
         targets[["goblin", "orc", "pc-1"][t]] = target
+    ids = list(targets)
+    for tid, target in targets.items():
+        others = [other for other in ids if other != tid]
+        if others and rng.random() < 0.3:
+            target["nearby"] = rng.sample(others, rng.randint(1, len(others)))
     attacker: dict = {"strength": rng.randint(0, 8), "agility": rng.randint(0, 8)}
     if rng.random() < 0.2:
         attacker["strength_mod"] = rng.randint(-2, 4)
@@ -68,7 +74,11 @@ def random_request(rng: random.Random) -> dict:
     strikes = []
     for _ in range(rng.choice([1, 1, 2, 2, 3, 4])):
         method = rng.choice(["melee", "melee", "range", "savage"])
-        style = rng.choice(["archery", "ranged", "thrown"]) if method == "range" else rng.choice(STYLES[:6] + ["savage", "shield"])
+        if rng.random() < 0.05:  # a style of another method (ER-2)
+            style = rng.choice(STYLES)
+        else:
+            style = {"melee": MELEE_STYLES, "range": RANGED_STYLES, "savage": ["savage"]}[method]
+            style = rng.choice(style)
         strike: dict = {"target": rng.choice(list(targets)), "method": method, "style": style,
                         "dice": rng.randint(1, 5), "damage_type": rng.choice(TYPES)}
         if rng.random() < 0.5:
@@ -86,6 +96,8 @@ def random_request(rng: random.Random) -> dict:
             strike["disadvantage"] = True
         if rng.random() < 0.15:
             strike["sneak"] = rng.choice([True, "advantage-only"])
+            if rng.random() < 0.5:
+                strike[rng.choice(["reach", "sneak_ok"])] = True
         strikes.append(strike)
     request = {"attacker": attacker, "strikes": strikes, "targets": targets}
     if rng.random() < 0.1:

@@ -14,9 +14,8 @@ import json
 import random
 import sys
 
-from fracas.engine import resolve
-from fracas.initiative import roll_initiative
-from fracas.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLES
+from fracas import resolve, roll_initiative
+from fracas.rulesets.er.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLES
 
 
 def vector(name, request, seed):

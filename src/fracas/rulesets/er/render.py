@@ -4,7 +4,7 @@ A renderer walks a result document (the JSON-ready dicts of docs/ENGINE.md §7 a
 the bulk summary) and asks one hook per node for its text: `die`, `crit_die`,
 `strike`, `target`, `bulk_target`, `group`, … Rolling never depends on output: a new
 output (a chat card, Markdown) is a new subclass of `Renderer`, not new branches.
-`TerminalRenderer` is the one the `fracas` CLI prints.
+`TerminalRenderer` is the one the `fracas` CLI prints for Enchanted Realms results.
 """
 
 from __future__ import annotations
@@ -264,54 +264,3 @@ def table(header: list[str], rows: list[list[str]], align: str = "", indent: str
                  for i, cell in enumerate(row)]
         out.append(indent + "   ".join(cells).rstrip())
     return out
-
-
-def differences(expected: Any, actual: Any, path: str = "$") -> list[tuple[str, Any, Any]]:
-    """Every (path, expected, actual) where two JSON values differ."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        found = []
-        for key in list(expected) + [k for k in actual if k not in expected]:
-            sub = f"{path}.{key}"
-            if key not in actual:
-                found.append((sub, expected[key], _MISSING))
-            elif key not in expected:
-                found.append((sub, _MISSING, actual[key]))
-            else:
-                found.extend(differences(expected[key], actual[key], sub))
-        return found
-    if isinstance(expected, list) and isinstance(actual, list):
-        found = []
-        for index in range(max(len(expected), len(actual))):
-            sub = f"{path}[{index}]"
-            if index >= len(actual):
-                found.append((sub, expected[index], _MISSING))
-            elif index >= len(expected):
-                found.append((sub, _MISSING, actual[index]))
-            else:
-                found.extend(differences(expected[index], actual[index], sub))
-        return found
-    # `True == 1` in Python but not in JSON.
-    if expected != actual or isinstance(expected, bool) != isinstance(actual, bool):
-        return [(path, expected, actual)]
-    return []
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(missing)"
-
-
-_MISSING = _Missing()
-
-
-def render_differences(found: list[tuple[str, Any, Any]], limit: int = 40) -> str:
-    """A diff a person can read: one line per differing field."""
-    import json
-
-    def show(value):
-        return repr(value) if value is _MISSING else json.dumps(value, ensure_ascii=False)
-
-    lines = [f"  {path}: expected {show(want)}, got {show(got)}" for path, want, got in found[:limit]]
-    if len(found) > limit:
-        lines.append(f"  … and {len(found) - limit} more")
-    return "\n".join(lines)

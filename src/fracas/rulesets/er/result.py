@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from . import _layout as L
+from ... import _layout as L
 from .plan import StrikeMeta, TargetInfo
 
 
@@ -112,6 +112,7 @@ class AttackResult:
                 "base": out[o + L.O_BASE],
                 "modifier": out[o + L.O_MOD] if out[o + L.O_MOD_USED] else None,
                 "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
+                "friendly_fire": meta.friendly_fire,
             })
             entry = targets[meta.target]
             entry["damage"] += damage

@@ -7,13 +7,15 @@ combatants still tied roll again (their group first), until every tie is broken.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from ._native import _Dice, _KernelError
-from .errors import DiceError, LimitError, SchemaError
-from .plan import check_range, check_rolls, check_ruleset, check_seed, faces, modifier
-from .rng import new_seed, seed_state
-from .schema import InitiativeRequest, decode
+from ... import _layout as L
+from ...dice import Dice, KernelError
+from ...errors import DiceError, LimitError, SchemaError
+from ...requests import check_range, decode, faces, say
+from .plan import modifier
+from .schema import InitiativeRequest
 
 MAX_COMBATANTS = 10_000
 MAX_ROLL_OFFS = 1_000
@@ -35,48 +37,55 @@ class InitiativeResult:
                 "order": self.order}
 
 
-def roll_initiative(request: Any, *, seed: Optional[int] = None) -> InitiativeResult:
-    """Roll ER-18 initiative for `request["combatants"]`; see the module docstring."""
+@dataclass(slots=True)
+class InitiativePlan:
+    """Checked combatants and their modifiers."""
+
+    seed: Optional[int]
+    rolls: Optional[list[int]]
+    request: InitiativeRequest
+    mods: list[int]
+
+
+def compile_initiative(request: Any) -> InitiativePlan:
+    """Check an ER-18 initiative request; see the module docstring."""
     req: InitiativeRequest = decode(request, InitiativeRequest)
-    check_ruleset(req.ruleset)
-    check_seed(req.seed)
-    seed = check_seed(seed, "seed") if seed is not None else req.seed
-    rolls = check_rolls(req.rolls)
     if not req.combatants:
-        raise SchemaError("$.combatants", "no combatants: give at least one")
+        raise SchemaError("$.combatants", say("no_combatants"))
     if len(req.combatants) > MAX_COMBATANTS:
-        raise LimitError("$.combatants", f"{len(req.combatants)} combatants, the most is {MAX_COMBATANTS}")
+        raise LimitError("$.combatants", say("too_many", count=len(req.combatants), what="combatants",
+                                             most=MAX_COMBATANTS))
     seen = set()
     mods = []
     for i, c in enumerate(req.combatants):
         path = f"$.combatants[{i}]"
         if c.id in seen:
-            raise SchemaError(f"{path}.id", f"duplicate combatant id {c.id!r}")
+            raise SchemaError(f"{path}.id", say("duplicate_combatant", id=repr(c.id)))
         seen.add(c.id)
         if c.agility is None and c.agility_mod is None:
-            raise SchemaError(f"{path}.agility", "give the agility score or agility_mod (ER-18)")
+            raise SchemaError(f"{path}.agility", say("initiative_needs_agility"))
         if c.agility is not None:
             check_range(c.agility, -10, 40, f"{path}.agility", "score")
         check_range(c.bonus, -100, 100, f"{path}.bonus", "bonus")
         mods.append(modifier(c.agility, c.agility_mod) + c.bonus)
-    if seed is None:
-        seed = new_seed()
-    dice = _Dice(seed_state(seed), rolls, 0)
+    return InitiativePlan(req.seed, req.rolls, req, mods)
+
+
+def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeResult:
+    """Roll a checked initiative request from `dice`."""
     try:
-        order = _order(req, mods, dice)
-    except _KernelError as exc:
-        if exc.code == 1:
-            raise DiceError("$.rolls", f"{faces(len(rolls))} given, but initiative needs another die "
-                            f"(position {exc.position} in draw order)") from None
+        order = _order(plan.request, plan.mods, dice)
+    except KernelError as exc:
+        rolls = dice.rolls
+        if exc.code == L.E_ROLLS_SHORT:
+            raise DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what="initiative",
+                                           position=exc.position)) from None
         raise DiceError(f"$.rolls[{exc.position}]", f"face {rolls[exc.position]} is out of range "
                         "for the d10 drawn there (1 to 10)") from None
-    if rolls is not None and dice.pos < len(rolls):
-        raise DiceError("$.rolls", f"{faces(len(rolls))} given, but initiative used only {dice.pos}: "
-                        "remove the extra faces")
-    return InitiativeResult(seed, req.ruleset, rolls is not None, order)
+    return InitiativeResult(seed, plan.request.ruleset, dice.injected, order)
 
 
-def _order(req: InitiativeRequest, mods: list[int], dice: _Dice) -> list[dict]:
+def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict]:
     entries = []
     for c, mod in zip(req.combatants, mods):
         roll = dice.die(10)
@@ -89,12 +98,12 @@ def _order(req: InitiativeRequest, mods: list[int], dice: _Dice) -> list[dict]:
     return ranked
 
 
-def _break_ties(tied: list[dict], dice: _Dice, depth: int) -> list[dict]:
+def _break_ties(tied: list[dict], dice: Dice, depth: int) -> list[dict]:
     """Order tied combatants by repeated d20 roll-offs (request order within each round)."""
     if len(tied) == 1:
         return tied
     if depth >= MAX_ROLL_OFFS:
-        raise LimitError("$.combatants", f"a tie survived {MAX_ROLL_OFFS} d20 roll-offs")
+        raise LimitError("$.combatants", say("tie_limit", limit=MAX_ROLL_OFFS))
     rolled = []
     for entry in tied:
         face = dice.die(20)

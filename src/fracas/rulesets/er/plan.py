@@ -8,29 +8,27 @@ resistance state (ER-10). Impossible attacks are refused here with a path.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import _layout as L
-from .errors import DiceError, LimitError, RulesError, SchemaError
+from ... import _layout as L
+from ...errors import LimitError, RulesError, SchemaError
+from ...requests import check_names, check_range, choice, key_path, say
 from .schema import (
-    CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, Attacker,
-    ProfileStrike, Target, choice, key_path,
+    CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, MECHANICAL_STYLES, SIZES, STYLE_METHOD, STYLES,
+    Attacker, ProfileStrike, Target,
 )
+from ..._facts import COVER_AC, SIZE_BONUS
 
 MAX_SKILL_DICE = 5
 MAX_STRIKES = 256
 MAX_TARGETS = 4096
-MAX_ROLLS = 200_000
-SEED_LIMIT = 1 << 64
+MAX_NEARBY = 8
 SCORE_RANGE = (-10, 40)
 BONUS_RANGE = (-100, 100)
 AC_RANGE = (-100, 200)
 
-SIZE_BONUS = {"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4}
 TYPE_INDEX = {name: i for i, name in enumerate(DAMAGE_TYPES)}
-COVER_AC = {"none": 0, "half": 2, "three-quarters": 5, "full": 0}
 
 CANNOT_ATTACK = ("incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated")
 ATTACKER_DISADVANTAGE = ("blind", "held-breath", "asphyxiating", "poisoned", "prone",
@@ -38,7 +36,6 @@ ATTACKER_DISADVANTAGE = ("blind", "held-breath", "asphyxiating", "poisoned", "pr
 TARGET_ADVANTAGE = ("asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned")
 RESISTANCE_NAMES = {L.R_NORMAL: "normal", L.R_HALF: "resistant", L.R_DOUBLE: "vulnerable",
                     L.R_IMMUNE: "immune"}
-OTHER_RULESETS = ("worldwalker", "cartyrion", "old-school")
 
 
 @dataclass(slots=True)
@@ -59,6 +56,7 @@ class StrikeMeta:
     sources: tuple[str, ...]
     advantage_from: list[str] = field(default_factory=list)
     disadvantage_from: list[str] = field(default_factory=list)
+    friendly_fire: bool = False
 
 
 @dataclass(slots=True)
@@ -69,53 +67,6 @@ class TargetInfo:
     index: int
     spec: Target
     path: str
-
-
-def check_range(value: int, low: int, high: int, path: str, what: str) -> int:
-    """A number within [low, high], or a SchemaError naming the bounds."""
-    if not low <= value <= high:
-        raise SchemaError(path, f"{what} {value} is out of range ({low} to {high})")
-    return value
-
-
-def check_ruleset(ruleset: str) -> None:
-    if ruleset in RULESETS:
-        return
-    if ruleset in OTHER_RULESETS:
-        raise SchemaError("$.ruleset", f"ruleset {ruleset!r} is not resolved by the attack engine yet "
-                          f"(supported: {', '.join(RULESETS)})")
-    choice(ruleset, RULESETS, "$.ruleset", "ruleset")
-
-
-def check_seed(seed: Optional[int], path: str = "$.seed") -> Optional[int]:
-    if seed is not None and not 0 <= seed < SEED_LIMIT:
-        raise SchemaError(path, f"seed {seed} is out of range (0 to 2**64 - 1)")
-    return seed
-
-
-def faces(n: int) -> str:
-    """'1 face', '3 faces': how many injected faces, for messages."""
-    return f"{n} face" if n == 1 else f"{n} faces"
-
-
-def check_rolls(rolls: Optional[list[int]], largest: int = 20) -> Optional[array]:
-    """Injected faces as an int32 buffer; each must fit the largest die of the ruleset."""
-    if rolls is None:
-        return None
-    if not rolls:
-        raise SchemaError("$.rolls", "an empty list: give the faces in draw order, or leave rolls out")
-    if len(rolls) > MAX_ROLLS:
-        raise LimitError("$.rolls", f"{len(rolls)} faces, the most is {MAX_ROLLS}")
-    for i, face in enumerate(rolls):
-        if not 1 <= face <= largest:
-            raise DiceError(f"$.rolls[{i}]", f"face {face} is out of range (1 to {largest})")
-    return array("i", rolls)
-
-
-def check_names(names: list[str], allowed: tuple[str, ...], path: str, what: str) -> frozenset[str]:
-    for i, name in enumerate(names):
-        choice(name, allowed, f"{path}[{i}]", what)
-    return frozenset(names)
 
 
 def check_attacker(attacker: Attacker, path: str) -> frozenset[str]:
@@ -134,21 +85,21 @@ def check_attacker(attacker: Attacker, path: str) -> frozenset[str]:
     conditions = check_names(attacker.conditions, CONDITIONS, f"{path}.conditions", "condition")
     for name in CANNOT_ATTACK:
         if name in conditions:
-            raise RulesError(f"{path}.conditions", f"a {name} attacker cannot attack (ER-14)")
+            raise RulesError(f"{path}.conditions", say("cannot_attack", condition=name))
     return conditions
 
 
 def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[str, TargetInfo]:
     """Check every target; returns them indexed in request order."""
     if not targets:
-        raise SchemaError(path, "no targets: give at least one")
+        raise SchemaError(path, say("no_targets"))
     if len(targets) > MAX_TARGETS:
-        raise LimitError(path, f"{len(targets)} targets, the most is {MAX_TARGETS}")
+        raise LimitError(path, say("too_many", count=len(targets), what="targets", most=MAX_TARGETS))
     infos = {}
     for index, (tid, spec) in enumerate(targets.items()):
         tpath = key_path(path, tid)
         if not tid:
-            raise SchemaError(path, "a target id is empty")
+            raise SchemaError(path, say("empty_target_id"))
         check_range(spec.ac, *AC_RANGE, f"{tpath}.ac", "AC")
         for dtype, ac in spec.ac_by_type.items():
             choice(dtype, DAMAGE_TYPES, f"{tpath}.ac_by_type", "damage type")
@@ -162,6 +113,15 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
             check_range(spec.body_max, 1, 1_000_000, f"{tpath}.body_max", "maximum Body")
         if spec.save_bonus is not None:
             check_range(spec.save_bonus, -50, 50, f"{tpath}.save_bonus", "save bonus")
+        if len(spec.nearby) > MAX_NEARBY:
+            raise LimitError(f"{tpath}.nearby", say("too_many", count=len(spec.nearby),
+                                                    what="creatures nearby", most=MAX_NEARBY))
+        for i, other in enumerate(spec.nearby):
+            if other == tid:
+                raise SchemaError(f"{tpath}.nearby[{i}]", say("nearby_self"))
+            if other not in targets:
+                raise SchemaError(f"{tpath}.nearby[{i}]", say("nearby_unknown", creature=repr(other),
+                                                               target=repr(tid), targets=", ".join(targets)))
         infos[tid] = TargetInfo(tid, index, spec, tpath)
     return infos
 
@@ -174,10 +134,15 @@ def modifier(score: Optional[int], explicit: Optional[int]) -> int:
 
 
 def resistance_state(target: Target, damage_type: str) -> int:
-    """ER-10: immune → 0; resistant and vulnerable together → normal."""
+    """ER-10: immune → 0; resistant and vulnerable together → normal.
+
+    An underwater target resists fire (ER-15), on top of its own resistances; several
+    sources of the same resistance count once.
+    """
     if damage_type in target.immune:
         return L.R_IMMUNE
-    resistant = damage_type in target.resistant
+    resistant = damage_type in target.resistant or (
+        damage_type == "fire" and "underwater" in target.conditions)
     vulnerable = damage_type in target.vulnerable
     if resistant and not vulnerable:
         return L.R_HALF
@@ -197,37 +162,41 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     """
     target_path = target_path or f"{path}.target"
     choice(strike.style, STYLES, f"{path}.style", "style")
+    style_method = STYLE_METHOD[strike.style]
+    if style_method != strike.method:
+        raise SchemaError(f"{path}.style", say("style_method", style=strike.style, style_method=style_method,
+                                               method=strike.method))
     choice(strike.damage_type, DAMAGE_TYPES, f"{path}.damage_type", "damage type")
     if strike.dice > MAX_SKILL_DICE:
-        raise SchemaError(f"{path}.dice", f"{strike.dice} skill dice, the most is {MAX_SKILL_DICE} (ER-3)")
+        raise SchemaError(f"{path}.dice", say("skill_dice_max", dice=strike.dice, most=MAX_SKILL_DICE))
     if strike.dice < 1:
-        raise SchemaError(f"{path}.dice", f"{strike.dice} skill dice, a strike needs at least 1 (ER-3)")
+        raise SchemaError(f"{path}.dice", say("skill_dice_min", dice=strike.dice))
     check_range(strike.bonus, *BONUS_RANGE, f"{path}.bonus", "bonus")
     ranged = strike.method == "range"
     if ranged and strike.weight:
-        raise SchemaError(f"{path}.weight", "ranged weapons have no weight component (ER-4)")
+        raise SchemaError(f"{path}.weight", say("ranged_weight"))
     check_range(strike.weight, 0, 2, f"{path}.weight", "weight")
+    # ER-8: only melee styles crit by default; a ranged strike crits only when marked.
     crit_capable = strike.crit if strike.crit is not None else strike.style in CRIT_STYLES
     if strike.crit_range is not None:
         check_range(strike.crit_range, 2, 20, f"{path}.crit_range", "crit range")
         if not crit_capable:
-            raise SchemaError(f"{path}.crit_range", f"a {strike.style} strike cannot crit unless "
-                              "`crit` is true (ER-8)")
+            raise SchemaError(f"{path}.crit_range", say("crit_range_not_capable", style=strike.style))
     if ranged:
         score, explicit, attribute = attacker.agility, attacker.agility_mod, "agility"
     else:
         score, explicit, attribute = attacker.strength, attacker.strength_mod, "strength"
     if score is None:
-        raise SchemaError(f"{attacker_path}.{attribute}", f"the {strike.method} strike at {path} "
-                          f"needs the attacker's {attribute} score (ER-4)")
+        raise SchemaError(f"{attacker_path}.{attribute}", say("needs_score", method=strike.method, path=path,
+                                                               attribute=attribute))
     spec = target.spec
     tconds = spec.conditions
     if spec.cover == "full" and ranged:
-        raise RulesError(target_path, f"target {target.id!r} has full cover: no ranged attack "
-                         "is possible (ER-16)")
+        raise RulesError(target_path, say("full_cover", target=repr(target.id)))
+    if ranged and "bound" in attacker_conditions and strike.style in MECHANICAL_STYLES:
+        raise RulesError(f"{path}.style", say("bound_mechanical", style=strike.style))
     if ranged and "underwater" in attacker_conditions and strike.style != "archery":
-        raise RulesError(f"{path}.style", f"underwater, a {strike.style} ranged attack is impossible; "
-                         "only archery works (ER-14)")
+        raise RulesError(f"{path}.style", say("underwater_ranged", style=strike.style))
 
     advantage_from, disadvantage_from = [], []
     if strike.advantage:
@@ -256,8 +225,10 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     if sneak is not False:
         if disadvantage_from:
             where = "" if target_path == f"{path}.target" else f" against {target_path}"
-            raise RulesError(f"{path}.sneak", "a sneak attack cannot be made at disadvantage "
-                             f"(disadvantage from: {', '.join(disadvantage_from)}){where} (ER-13)")
+            raise RulesError(f"{path}.sneak", say("sneak_disadvantage", sources=", ".join(disadvantage_from),
+                                                  where=where))
+        if not (ranged or strike.weight == 0 or strike.reach or strike.sneak_ok):
+            raise RulesError(f"{path}.sneak", say("sneak_weapon", style=strike.style, weight=strike.weight))
         advantage_from.append("sneak attack")
     has_adv = bool(advantage_from) and not disadvantage_from
     has_dis = bool(disadvantage_from) and not advantage_from
@@ -268,7 +239,8 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
                   3 if "invisible" in tconds else 0)
     to_hit = (score + SIZE_BONUS[attacker.size] + (SIZE_BONUS[spec.size] if ranged else 0)
               + strike.bonus - penalty - attacker.obscurement)
-    ac = spec.ac_by_type.get(strike.damage_type, spec.ac) + COVER_AC[spec.cover]
+    # ER-16: cover protects against ranged strikes only.
+    ac = spec.ac_by_type.get(strike.damage_type, spec.ac) + (COVER_AC[spec.cover] if ranged else 0)
     crit_thr = (strike.crit_range or 20) if crit_capable and not has_dis else 0
     auto_crit = 1 if ("paralyzed" in tconds and not has_dis) else 0
     resist = resistance_state(spec, strike.damage_type)
@@ -285,7 +257,8 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     row[L.P_MOD] = modifier(score, explicit)
     row[L.P_RESIST] = resist
     row[L.P_ONLY_CHAIN] = int("petrified" in tconds)
-    row[L.P_CRIT_PROOF] = int(spec.crit_proof)
+    row[L.P_CHAIN_DODGEABLE] = int(spec.crit_proof)
+    row[L.P_NO_DODGE] = int("restrained" in tconds)
     row[L.P_TARGET] = target.index
     row[L.P_TYPE] = TYPE_INDEX[strike.damage_type]
     sources = (("skill",) * strike.dice + (("advantage",) if has_adv else ())
@@ -296,5 +269,8 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
         to_hit=to_hit, ac=ac, crit_range=crit_thr or None,
         resistance=RESISTANCE_NAMES[resist], sources=sources,
         advantage_from=advantage_from, disadvantage_from=disadvantage_from,
+        # ER-16: three-quarters cover puts a ranged shot under friendly fire (ER-17)
+        # when other creatures are listed near the target.
+        friendly_fire=ranged and spec.cover == "three-quarters" and bool(spec.nearby),
     )
     return row, meta

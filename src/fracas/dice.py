@@ -1,0 +1,64 @@
+"""Dice in Python: the generator (or injected faces) behind one `die(n)` call.
+
+Kernels written in Python (`_native`), ER follow-ups, initiative and any ruleset
+that rolls outside the compiled core draw through `Dice`. It shares its state
+buffer with the compiled kernels, so a ruleset may roll part of an attack in the
+core and the rest here, in one draw order (docs/ENGINE.md §2).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Optional
+
+from ._layout import E_ROLL_RANGE, E_ROLLS_SHORT
+from .rng import Xoshiro128, seed_state
+
+
+class KernelError(Exception):
+    """A kernel stopped: `code` is a `_layout.E_*` code, `where` the strike, `position` the roll."""
+
+    def __init__(self, code: int, where: int = -1, position: int = -1):
+        super().__init__(code, where, position)
+        self.code, self.where, self.position = code, where, position
+
+
+class Dice:
+    """Draws faces from the generator state, or from injected rolls.
+
+    `state` is the four-word xoshiro128** state (an `array('I')` or a list), shared
+    with the caller; `rolls` the injected faces or None; `pos` the next injected face.
+    `strike` is stamped into errors so the caller can say which strike ran out.
+    """
+
+    __slots__ = ("state", "rolls", "pos", "strike", "_gen")
+
+    def __init__(self, state, rolls: Optional[array] = None, pos: int = 0):
+        self.state = state
+        self.rolls = rolls
+        self.pos = pos
+        self.strike = -1
+        self._gen = Xoshiro128(state)
+
+    @classmethod
+    def from_seed(cls, seed: int, rolls: Optional[array] = None) -> "Dice":
+        """A stream for one request: the seed's generator, or its injected faces."""
+        return cls(array("I", seed_state(seed)), rolls, 0)
+
+    @property
+    def injected(self) -> bool:
+        return self.rolls is not None
+
+    def die(self, n: int) -> int:
+        """One face 1..n; raises KernelError when injected faces run out or do not fit."""
+        rolls = self.rolls
+        if rolls is None:
+            return self._gen.die(n)
+        pos = self.pos
+        if pos >= len(rolls):
+            raise KernelError(E_ROLLS_SHORT, self.strike, pos)
+        face = rolls[pos]
+        if face < 1 or face > n:
+            raise KernelError(E_ROLL_RANGE, self.strike, pos)
+        self.pos = pos + 1
+        return face

@@ -1,0 +1,144 @@
+"""The drivers: single attack, bulk, initiative. They know no ruleset.
+
+Each finds the request's ruleset in the registry and runs it through the
+`Ruleset` protocol (`fracas.rulesets.base`); what they own is what every ruleset
+shares: the seed, the generator streams, injected faces, bulk chunks and threads.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Optional
+
+from .. import _layout as L
+from .. import rulesets
+from ..dice import Dice
+from ..errors import DiceError, SchemaError
+from ..requests import check_rolls, check_seed, faces, parse_json, say
+from ..rng import chunk_seed, new_seed, seed_state
+from array import array
+
+
+def _is_bulk(request: Any) -> bool:
+    return isinstance(request, dict) and "attacks" in request
+
+
+def _roll(kind: str, request: Any, seed: Optional[int], what: str):
+    request = parse_json(request)
+    ruleset = rulesets.for_request(request)
+    typed = ruleset.decode(kind, request)
+    request_seed = typed.seed
+    check_seed(request_seed)
+    seed = check_seed(seed, "seed") if seed is not None else request_seed
+    rolls = check_rolls(typed.rolls, ruleset.largest_die)
+    compile_ = ruleset.compile_attack if kind == "attack" else ruleset.compile_initiative
+    plan = compile_(typed)
+    if seed is None:
+        seed = new_seed()
+    dice = Dice(array("I", seed_state(seed)), rolls, 0)
+    roll = ruleset.roll_attack if kind == "attack" else ruleset.roll_initiative
+    result = roll(plan, dice, seed)
+    if rolls is not None and dice.pos < len(rolls):
+        raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=what, used=dice.pos))
+    return result
+
+
+def resolve(request: Any, *, seed: Optional[int] = None):
+    """Resolve one attack of any ruleset (or, when the request has `attacks`, a bulk request).
+
+    `request` is a mapping, JSON str/bytes or a typed request. `seed` wins over the
+    request's own; with neither, one is drawn from the OS. Raises a `RequestError`
+    subclass naming the field path for anything invalid or impossible.
+    """
+    request = parse_json(request)
+    if _is_bulk(request):
+        return resolve_bulk(request, seed=seed)
+    return _roll("attack", request, seed, "the attack")
+
+
+def roll_initiative(request: Any, *, seed: Optional[int] = None):
+    """Roll initiative for the combatants of a request, by its ruleset's rules."""
+    return _roll("initiative", request, seed, "initiative")
+
+
+# -- bulk --------------------------------------------------------------------------------
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A thread pool of `workers` threads, kept for the next request (no start-up per call)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ThreadPoolExecutor(max_workers=workers,
+                                                        thread_name_prefix="fracas-bulk")
+        return pool
+
+
+def chunks(total: int) -> list[tuple[int, int, int]]:
+    """(chunk index, first attack, attacks) for `total` attacks in CHUNK_SIZE pieces."""
+    return [(k, k * L.CHUNK_SIZE, min(L.CHUNK_SIZE, total - k * L.CHUNK_SIZE))
+            for k in range((total + L.CHUNK_SIZE - 1) // L.CHUNK_SIZE)]
+
+
+def _default_threads() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None):
+    """Resolve a bulk request (profiles × targets × counts) of any ruleset in one call.
+
+    `threads` defaults to the CPUs this process may use; the result does not depend
+    on it. Raises a `RequestError` subclass with the field path for bad input.
+    """
+    request = parse_json(request)
+    ruleset = rulesets.for_request(request)
+    typed = ruleset.decode("bulk", request)
+    check_seed(typed.seed)
+    seed = check_seed(seed, "seed") if seed is not None else typed.seed
+    if threads is not None and not 1 <= threads <= 256:
+        raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
+    job = ruleset.compile_bulk(typed)
+    if seed is None:
+        seed = new_seed()
+    threads = _default_threads() if threads is None else threads
+    if not job.gil_free:
+        threads = 1  # kernels that hold the GIL: more threads only add switching
+    listed = None
+    if job.detail != "summary":
+        listed = []
+        for k, first, count in chunks(job.total):
+            listed.extend(job.roll_listed(array("I", seed_state(chunk_seed(seed, k))), first, count))
+        # The summary rolls the same dice from the same streams, so its totals are
+        # those of the attacks listed; one code path computes every summary.
+        threads = 1
+    return job.result(_summary(job, seed, threads), seed, threads, listed)
+
+
+def _summary(job, seed: int, threads: int):
+    work_list = chunks(job.total)
+    lock = threading.Lock()
+    queue = iter(work_list)
+
+    def work():
+        totals = job.new_totals()
+        while True:
+            with lock:
+                item = next(queue, None)
+            if item is None:
+                return totals
+            k, first, count = item
+            job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
+
+    workers = max(1, min(threads, len(work_list)))
+    if workers == 1:
+        parts = [work()]
+    else:
+        parts = list(_pool(workers).map(lambda _: work(), range(workers)))
+    return job.merge(parts)

@@ -1,0 +1,131 @@
+"""The seam between the drivers and the game systems: the `Ruleset` protocol.
+
+A driver (single attack, bulk, initiative, the bridge, the CLI) finds the request's
+ruleset in the registry (`fracas.rulesets`) and runs it through these calls; it
+never names a ruleset. A ruleset is one folder (`fracas/rulesets/<name>/`) that
+subclasses `Ruleset`, overrides what it supports, and registers an instance.
+
+    driver                          ruleset
+    ──────                          ───────
+    parse JSON, pick the ruleset
+                                    decode(kind, request)   -> typed request (.seed, .rolls)
+    check seed and rolls
+                                    compile_attack(typed)   -> plan (rules checks, errors with paths)
+    seed → Dice (or injected faces)
+                                    roll_attack(plan, dice, seed) -> result (.to_dict())
+    leftover injected faces?
+                                    render(result_dict, style) -> text for the terminal
+
+Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any, Callable, Optional, Protocol
+
+from ..errors import RulesError
+
+#: The kinds of request a ruleset may accept, and the driver that runs each.
+KINDS = ("attack", "bulk", "initiative")
+
+
+class Result(Protocol):
+    """What every driver returns: a seed, a ruleset name and a JSON-ready dict."""
+
+    seed: int
+    ruleset: str
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class BulkJob(Protocol):
+    """A compiled bulk request; the bulk driver owns chunks, streams and threads."""
+
+    seed: Optional[int]
+    total: int          # attacks in all
+    detail: str         # "summary", or a level that lists attacks one by one
+
+    @property
+    def gil_free(self) -> bool:
+        """Whether `roll_chunk` releases the GIL (so threads run in parallel)."""
+
+    def new_totals(self) -> Any:
+        """Empty accumulators for one worker."""
+
+    def roll_chunk(self, totals: Any, state: array, first: int, count: int) -> None:
+        """Roll attacks first..first+count-1 from the generator `state` into `totals`."""
+
+    def merge(self, parts: list[Any]) -> Any:
+        """One set of totals from every worker's."""
+
+    def roll_listed(self, state: array, first: int, count: int) -> list[dict[str, Any]]:
+        """Attacks first..first+count-1 one by one (same dice as roll_chunk from `state`)."""
+
+    def result(self, totals: Any, seed: int, threads: int, listed: Optional[list]) -> Result:
+        """The result of the whole request."""
+
+
+class Ruleset:
+    """One game system. Subclasses set the class attributes and override the calls
+    they support; the rest answer with a RulesError naming the ruleset."""
+
+    #: The name requests give in `"ruleset"`.
+    name: str = ""
+    #: The name a person reads.
+    title: str = ""
+    #: Largest die the ruleset rolls: injected faces above it are refused up front.
+    largest_die: int = 20
+    #: Where the project documents its rules (a path from the top of the checkout).
+    doc: str = ""
+    #: msgspec Struct types of its requests, by kind (KINDS); the bridge schema uses them.
+    request_types: dict[str, type] = {}
+
+    def decode(self, kind: str, request: Any) -> Any:
+        """The typed request of `kind`; it must have `seed` and `rolls` (or `seed` for bulk)."""
+        from ..requests import decode
+
+        spec = self.request_types.get(kind)
+        if spec is None:
+            raise RulesError("$.ruleset", f"the {self.title or self.name} ruleset does not resolve "
+                             f"{kind} requests")
+        return decode(request, spec)
+
+    def compile_attack(self, request: Any) -> Any:
+        raise self._unsupported("attack")
+
+    def roll_attack(self, plan: Any, dice: Any, seed: int) -> Result:
+        raise self._unsupported("attack")
+
+    def compile_bulk(self, request: Any) -> BulkJob:
+        raise self._unsupported("bulk")
+
+    def compile_initiative(self, request: Any) -> Any:
+        raise self._unsupported("initiative")
+
+    def roll_initiative(self, plan: Any, dice: Any, seed: int) -> Result:
+        raise self._unsupported("initiative")
+
+    def cli_options(self) -> list:
+        """click options with which `fracas attack` describes one attack of this ruleset."""
+        return []
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        """The request those options describe (`flags` holds every option's value)."""
+        raise self._unsupported("command-line")
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        """The option that sets the field at `path` of a request built from flags."""
+        return None
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        """Text for a terminal (the CLI); `style` is `click.style` or None for plain text."""
+        import json
+
+        return json.dumps(result, indent=2, ensure_ascii=False)
+
+    def _unsupported(self, kind: str) -> RulesError:
+        return RulesError("$.ruleset", f"the {self.title or self.name} ruleset does not resolve {kind} requests")
+
+    def __repr__(self) -> str:
+        return f"<ruleset {self.name}>"

@@ -1,0 +1,59 @@
+"""Enchanted Realms (ER-1 … ER-16, ER-18): die pools of d20s, crit chains, resistances.
+
+The rules in the project's words: docs/rules/enchanted-realms.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ..base import Ruleset
+from . import attack, bulk, initiative
+from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
+from .schema import NAME, AttackRequest, BulkRequest, InitiativeRequest
+
+
+class EnchantedRealms(Ruleset):
+    name = NAME
+    title = "Enchanted Realms"
+    largest_die = 20
+    doc = "docs/rules/enchanted-realms.md"
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+
+    def compile_attack(self, request: Any) -> attack.AttackPlan:
+        return attack.compile_attack(request)
+
+    def roll_attack(self, plan: attack.AttackPlan, dice, seed: int):
+        return attack.roll_attack(plan, dice, seed)
+
+    def compile_bulk(self, request: Any) -> bulk.BulkPlan:
+        return bulk.compile_bulk(request)
+
+    def compile_initiative(self, request: Any) -> initiative.InitiativePlan:
+        return initiative.compile_initiative(request)
+
+    def roll_initiative(self, plan: initiative.InitiativePlan, dice, seed: int):
+        return initiative.roll_initiative(plan, dice, seed)
+
+    def cli_options(self):
+        from . import cli
+
+        return cli.options()
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
+
+        return cli.request_from_flags(flags)
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        from . import cli
+
+        return cli.flag_hint(path, flags)
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        from .render import TerminalRenderer
+
+        return TerminalRenderer(style).render(result)
+
+
+ENCHANTED_REALMS = EnchantedRealms()

@@ -1,0 +1,134 @@
+"""One Enchanted Realms attack: compile the request, roll it in a kernel, add follow-ups.
+
+The rolling is one call into the active kernel backend (`_kernels.active()`), the
+compiled core or its pure-Python twin; the follow-ups (ER-13 shock saves) draw
+from the same stream afterwards (docs/ENGINE.md §2).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ... import _kernels
+from ... import _layout as L
+from ...dice import Dice, KernelError
+from ...errors import DiceError, LimitError, SchemaError
+from ...requests import convert_mapping, decode, faces, say
+from .plan import MAX_STRIKES, StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
+from .result import AttackResult, ShockSave
+from .schema import AttackRequest, Target
+
+_LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chains retry
+
+
+@dataclass(slots=True)
+class AttackPlan:
+    """A checked ER attack, ready to roll."""
+
+    seed: Optional[int]
+    rolls: Optional[list[int]]
+    plan: array
+    metas: list[StrikeMeta]
+    targets: dict[str, TargetInfo]
+    ruleset: str
+
+
+def kernel_error(code: int, where: int, position: int, rolls: Optional[array],
+                 strike_path: str = "$.strikes") -> Exception:
+    """The user-facing error for a kernel error code."""
+    if code == L.E_ROLLS_SHORT:
+        return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what=f"{strike_path}[{where}]",
+                                        position=position))
+    if code == L.E_ROLL_RANGE:
+        return DiceError(f"$.rolls[{position}]", say("face_range_d3", face=rolls[position],
+                                                     what=f"{strike_path}[{where}]"))
+    if code == L.E_CHAIN_LIMIT:
+        return LimitError(f"{strike_path}[{where}]", say("chain_limit", limit=L.CHAIN_LIMIT))
+    return RuntimeError(f"kernel error {code}")
+
+
+def compile_attack(request: Any) -> AttackPlan:
+    """Check an ER attack request and compile its strikes into plan rows."""
+    req: AttackRequest = decode(request, AttackRequest)
+    conditions = check_attacker(req.attacker, "$.attacker")
+    targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))
+    if not req.strikes:
+        raise SchemaError("$.strikes", say("no_strikes"))
+    if len(req.strikes) > MAX_STRIKES:
+        raise LimitError("$.strikes", say("too_many", count=len(req.strikes), what="strikes", most=MAX_STRIKES))
+    plan = array("i")
+    metas = []
+    for i, strike in enumerate(req.strikes):
+        path = f"$.strikes[{i}]"
+        target = targets.get(strike.target)
+        if target is None:
+            raise SchemaError(f"{path}.target", say("unknown_target", target=repr(strike.target),
+                                                    targets=", ".join(targets)))
+        row, meta = compile_strike(strike, path, req.attacker, "$.attacker", conditions, target,
+                                   req.advantage, req.disadvantage)
+        plan.extend(row)
+        metas.append(meta)
+    return AttackPlan(req.seed, req.rolls, plan, metas, targets, req.ruleset)
+
+
+def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
+    """Roll a compiled attack from `dice` (generator or injected faces)."""
+    kernel = _kernels.active()
+    n = len(attack.metas)
+    groups = array("q", (0, n, 1))
+    capacity = n * _LOG_PER_STRIKE
+    start = array("I", dice.state)
+    while True:
+        dice.state[:] = start
+        out = array("q", bytes(8 * n * L.OUT_WIDTH))
+        log = array("i", bytes(4 * 2 * capacity))
+        info = array("q", (dice.pos, 0, 0, 0))
+        err = kernel.roll_detail(attack.plan, groups, len(attack.targets), 0, 1, dice.state, dice.rolls,
+                                 out, log, info)
+        if err != L.E_LOG_FULL:
+            break
+        capacity *= 4
+    if err:
+        raise kernel_error(err, info[2], info[3], dice.rolls)
+    dice.pos = info[0]
+    shock = _follow_ups(attack.metas, attack.targets, out, dice)
+    return AttackResult(seed, attack.ruleset, kernel.BACKEND, dice.injected, attack.metas, attack.targets,
+                        out, log, shock)
+
+
+def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out, dice: Dice) -> dict[str, ShockSave]:
+    """ER-13 shock saves, target by target in request order (docs/ENGINE.md §2, D-5)."""
+    sneak_damage: dict[str, int] = {}
+    for s, meta in enumerate(metas):
+        if meta.sneak is not False:
+            sneak_damage[meta.target] = sneak_damage.get(meta.target, 0) + out[s * L.OUT_WIDTH + L.O_DAMAGE]
+    shock: dict[str, ShockSave] = {}
+    if not sneak_damage:
+        return shock
+    for tid, target in targets.items():
+        damage = sneak_damage.get(tid, 0)
+        body_max = target.spec.body_max
+        if body_max is None or damage <= 0 or 2 * damage < body_max:
+            continue
+        save = ShockSave(dc=5 + damage)
+        if target.spec.save_bonus is not None:
+            try:
+                save.roll = dice.die(20)
+                save.total = save.roll + target.spec.save_bonus
+                save.passed = save.total >= save.dc
+                if not save.passed:
+                    save.incapacitated_actions = dice.die(3)
+            except KernelError as exc:
+                raise _follow_up_error(exc, dice.rolls, target) from None
+        shock[tid] = save
+    return shock
+
+
+def _follow_up_error(exc: KernelError, rolls, target: TargetInfo) -> DiceError:
+    if exc.code == L.E_ROLLS_SHORT:
+        return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)),
+                                        what=f"the shock save of {target.path}", position=exc.position))
+    return DiceError(f"$.rolls[{exc.position}]", say("face_range_d3", face=rolls[exc.position],
+                                                     what=f"{target.path}'s failed shock save"))

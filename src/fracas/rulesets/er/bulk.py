@@ -1,0 +1,257 @@
+"""Enchanted Realms bulk requests: many attacks of a few profiles, compiled once.
+
+The request is compiled once into the kernels' strike rows (one block of rows per
+`attacks` entry). The bulk driver (`fracas.drive.bulk`) cuts the attacks into
+chunks, each rolled from its own generator stream (docs/ENGINE.md §5), and asks
+this job to roll a chunk into totals, to merge totals, and to list attacks one by
+one for the detail levels. Summaries are sums and maxima, so the result is
+identical for any thread count.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any, Optional
+
+from ... import _kernels
+from ... import _layout as L
+from ...errors import LimitError, RequestError, SchemaError
+from ...requests import check_range, convert_mapping, decode, key_path
+from .attack import kernel_error
+from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
+from .result import AttackResult
+from .schema import BulkRequest, Profile, Target
+
+MAX_ATTACKS = 10**10
+MAX_GROUPS = 10_000
+MAX_PROFILE_STRIKES = 64
+#: Largest request for each detail level (the per-attack output grows with it).
+DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
+
+
+class BulkPlan:
+    """A bulk request compiled into kernel arrays: the ER bulk job."""
+
+    __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
+                 "seed", "_group_bounds")
+
+    def __init__(self):
+        self.plan = array("i")
+        self.groups = array("q")
+        self.metas = []          # StrikeMeta per plan row
+        self.targets = {}
+        self.group_info = []     # (profile id, target(s), count)
+        self.total = 0
+        self.ruleset = "enchanted-realms"
+        self.detail = "summary"
+        self.seed = None
+        self._group_bounds = None
+
+    @property
+    def gil_free(self) -> bool:
+        """Chunks roll in parallel threads only on the compiled core (it releases the GIL)."""
+        return _kernels.active().BACKEND != "python"
+
+    # -- the bulk job protocol (fracas.rulesets.base.BulkJob) ----------------------------
+    def new_totals(self) -> tuple[array, array, array]:
+        n_targets, n_groups = len(self.targets), len(self.group_info)
+        return (array("q", bytes(8 * n_targets * L.T_WIDTH)),
+                array("q", bytes(8 * n_targets * L.N_TYPES)),
+                array("q", bytes(8 * n_groups * (L.G_WIDTH + L.HIST_BINS))))
+
+    def roll_chunk(self, totals, state: array, first: int, count: int) -> None:
+        acc_t, acc_b, acc_g = totals
+        info = array("q", (0, 0, 0, 0))
+        err = _kernels.active().roll_summary(self.plan, self.groups, len(self.targets), first, count, state,
+                                             acc_t, acc_b, acc_g, info)
+        if err:
+            raise self._error(err, info[2])
+
+    def merge(self, parts: list) -> tuple[list, list, list]:
+        acc_t = [0] * (len(self.targets) * L.T_WIDTH)
+        acc_b = [0] * (len(self.targets) * L.N_TYPES)
+        acc_g = [0] * (len(self.group_info) * (L.G_WIDTH + L.HIST_BINS))
+        for t, b, g in parts:
+            for i in range(len(acc_t)):
+                if i % L.T_WIDTH == L.T_LONGEST:
+                    acc_t[i] = max(acc_t[i], t[i])
+                else:
+                    acc_t[i] += t[i]
+            for i in range(len(acc_b)):
+                acc_b[i] += b[i]
+            for i in range(len(acc_g)):
+                acc_g[i] += g[i]
+        return acc_t, acc_b, acc_g
+
+    def roll_listed(self, state: array, first: int, count: int) -> list[dict]:
+        """Detail 'attacks' or 'dice': every attack's damage (and dice) in this chunk."""
+        kernel = _kernels.active()
+        widest = max(self.groups[3 * g + 1] - self.groups[3 * g] for g in range(len(self.group_info)))
+        want_dice = self.detail == "dice"
+        capacity = count * widest * 24
+        start = array("I", state)
+        while True:
+            state[:] = start
+            rows = count * widest
+            out = array("q", bytes(8 * rows * L.OUT_WIDTH))
+            log = array("i", bytes(4 * 2 * (capacity if want_dice else 0)))
+            info = array("q", (0, 0, 0, 0))
+            err = kernel.roll_detail(self.plan, self.groups, len(self.targets), first, count, state,
+                                     None, out, log, info)
+            if err != L.E_LOG_FULL or not want_dice:
+                break
+            capacity *= 4
+        if err:
+            raise self._error(err, info[2])
+        listed = []
+        row = 0
+        for a in range(first, first + count):
+            g = self.group_of_attack(a)
+            begin, end = self.groups[3 * g], self.groups[3 * g + 1]
+            width = end - begin
+            damages = [out[(row + i) * L.OUT_WIDTH + L.O_DAMAGE] for i in range(width)]
+            entry: dict[str, Any] = {"group": g, "damage": sum(damages)}
+            if want_dice:
+                single = AttackResult(0, self.ruleset, kernel.BACKEND, False, self.metas[begin:end],
+                                      self.targets, out[row * L.OUT_WIDTH:(row + width) * L.OUT_WIDTH],
+                                      log, {})
+                entry["strikes"] = single.to_dict()["strikes"]
+            else:
+                entry["strikes"] = damages
+            listed.append(entry)
+            row += width
+        return listed
+
+    def result(self, totals, seed: int, threads: int, listed: Optional[list]) -> "BulkResult":
+        acc_t, acc_b, acc_g = totals
+        return BulkResult(self, seed, _kernels.active().BACKEND, threads, acc_t, acc_b, acc_g, listed)
+
+    # -- helpers --------------------------------------------------------------------------
+    def group_of_attack(self, attack: int) -> int:
+        """The `attacks` entry that attack number `attack` belongs to (binary search)."""
+        from bisect import bisect_right
+
+        if self._group_bounds is None:
+            bounds, start = [], 0
+            for g in range(len(self.group_info)):
+                start += self.groups[3 * g + 2]
+                bounds.append(start)
+            self._group_bounds = bounds
+        return bisect_right(self._group_bounds, attack)
+
+    def _error(self, code: int, row: int) -> RequestError:
+        g = next(i for i in range(len(self.group_info)) if self.groups[3 * i] <= row < self.groups[3 * i + 1])
+        strike = row - self.groups[3 * g]
+        return kernel_error(code, strike, -1, None,
+                            strike_path=key_path("$.profiles", self.group_info[g][0]) + ".strikes")
+
+
+def compile_bulk(request: Any) -> BulkPlan:
+    """Check a bulk request and compile it (same rules and error paths as single attacks)."""
+    req: BulkRequest = decode(request, BulkRequest)
+    bulk = BulkPlan()
+    bulk.ruleset, bulk.detail, bulk.seed = req.ruleset, req.detail, req.seed
+    profiles: dict[str, Profile] = convert_mapping(req.profiles, Profile, "$.profiles")
+    if not profiles:
+        raise SchemaError("$.profiles", "no profiles: give at least one")
+    conditions = {}
+    for pid, profile in profiles.items():
+        ppath = key_path("$.profiles", pid)
+        conditions[pid] = check_attacker(profile.attacker, f"{ppath}.attacker")
+        if not profile.strikes:
+            raise SchemaError(f"{ppath}.strikes", "no strikes: a profile needs at least one (ER-1)")
+        if len(profile.strikes) > MAX_PROFILE_STRIKES:
+            raise LimitError(f"{ppath}.strikes", f"{len(profile.strikes)} strikes, the most is "
+                             f"{MAX_PROFILE_STRIKES}")
+    bulk.targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))
+    if not req.attacks:
+        raise SchemaError("$.attacks", "no attacks: give at least one entry")
+    if len(req.attacks) > MAX_GROUPS:
+        raise LimitError("$.attacks", f"{len(req.attacks)} entries, the most is {MAX_GROUPS}")
+    for g, group in enumerate(req.attacks):
+        gpath = f"$.attacks[{g}]"
+        profile = profiles.get(group.profile)
+        if profile is None:
+            raise SchemaError(f"{gpath}.profile", f"unknown profile {group.profile!r} "
+                              f"(profiles: {', '.join(profiles)})")
+        check_range(group.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
+        names = [group.target] * len(profile.strikes) if isinstance(group.target, str) else group.target
+        if len(names) != len(profile.strikes):
+            raise SchemaError(f"{gpath}.target", f"{len(names)} targets for the {len(profile.strikes)} "
+                              f"strikes of profile {group.profile!r}: give one target, or one per strike")
+        begin = len(bulk.metas)
+        ppath = key_path("$.profiles", group.profile)
+        for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
+            tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
+            target = bulk.targets.get(tid)
+            if target is None:
+                raise SchemaError(tpath, f"unknown target {tid!r} (targets: {', '.join(bulk.targets)})")
+            row, meta = compile_strike(strike, f"{ppath}.strikes[{i}]", profile.attacker,
+                                       f"{ppath}.attacker", conditions[group.profile], target,
+                                       profile.advantage, profile.disadvantage, target_path=tpath)
+            bulk.plan.extend(row)
+            bulk.metas.append(meta)
+        bulk.groups.extend((begin, len(bulk.metas), group.count))
+        bulk.group_info.append((group.profile, group.target, group.count))
+        bulk.total += group.count
+    if bulk.total > DETAIL_LIMITS[req.detail]:
+        raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
+                         f"attacks and the request has {bulk.total:,}: use detail 'summary'")
+    if bulk.total > MAX_ATTACKS:
+        raise LimitError("$.attacks", f"{bulk.total:,} attacks, the most is {MAX_ATTACKS:,}")
+    return bulk
+
+
+class BulkResult:
+    """Per-target totals and per-group statistics of a bulk request."""
+
+    __slots__ = ("bulk", "seed", "backend", "threads", "acc_t", "acc_b", "acc_g", "attacks")
+
+    def __init__(self, bulk, seed, backend, threads, acc_t, acc_b, acc_g, attacks=None):
+        self.bulk, self.seed, self.backend, self.threads = bulk, seed, backend, threads
+        self.acc_t, self.acc_b, self.acc_g, self.attacks = acc_t, acc_b, acc_g, attacks
+
+    @property
+    def total_damage(self) -> int:
+        return sum(t["damage"] for t in self.to_dict()["targets"].values())
+
+    def to_dict(self) -> dict[str, Any]:
+        bulk = self.bulk
+        targets = {}
+        for tid, info in bulk.targets.items():
+            t = info.index * L.T_WIDTH
+            acc = self.acc_t
+            by_type = {}
+            for m in bulk.metas:
+                if m.target == tid:
+                    by_type[m.damage_type] = self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[m.damage_type]]
+            targets[tid] = {
+                "damage": acc[t + L.T_DAMAGE], "by_type": by_type,
+                "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
+                "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
+                "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
+                "undodgeable": acc[t + L.T_UNDODGEABLE],
+            }
+        stride = L.G_WIDTH + L.HIST_BINS
+        groups = []
+        for g, (profile, target, count) in enumerate(bulk.group_info):
+            base = g * stride
+            hist = list(self.acc_g[base + L.G_WIDTH: base + stride])
+            while len(hist) > 1 and hist[-1] == 0:
+                hist.pop()
+            hit = self.acc_g[base + L.G_ATTACKS_HIT]
+            damage = self.acc_g[base + L.G_DAMAGE]
+            groups.append({
+                "profile": profile, "target": target, "count": count,
+                "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
+                "damage": damage, "mean_damage": damage / count if count else 0.0,
+                "crits": self.acc_g[base + L.G_CRITS], "histogram": hist,
+            })
+        result = {
+            "ruleset": bulk.ruleset, "seed": self.seed, "backend": self.backend,
+            "detail": bulk.detail, "attacks_total": bulk.total, "targets": targets,
+            "groups": groups, "total_damage": sum(t["damage"] for t in targets.values()),
+        }
+        if self.attacks is not None:
+            result["attacks"] = self.attacks
+        return result

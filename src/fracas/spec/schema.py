@@ -1,0 +1,96 @@
+"""The bridge protocol as JSON Schema: a hand-written frame (`protocol.json`: the
+JSON-RPC envelope, results, the bridge's own methods) filled in from the spec and
+from every built-in ruleset's request types (msgspec emits their JSON Schema).
+
+A ruleset may add per-field constraints and descriptions that msgspec cannot know
+(the engine checks ranges itself, to word its own errors) with `SCHEMA_HINTS` in its
+package: {"Struct.field": {JSON Schema for that field}}.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+HERE = Path(__file__).resolve().parent
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _rename_refs(node: Any, names: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+                out[key] = "#/$defs/" + names.get(value[len("#/$defs/"):], value[len("#/$defs/"):])
+            else:
+                out[key] = _rename_refs(value, names)
+        return out
+    if isinstance(node, list):
+        return [_rename_refs(item, names) for item in node]
+    return node
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if k != "title"}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any],
+                 extra: list[type]) -> tuple[dict[str, Any], dict[str, str]]:
+    """JSON Schema definitions of a ruleset's request types, and def name by kind."""
+    kinds = list(ruleset.request_types.items())
+    _, components = msgspec.json.schema_components([spec for _, spec in kinds] + list(extra),
+                                                   ref_template="#/$defs/{name}")
+    names = {name: prefix + _snake(name) for name in components}
+    defs = {}
+    for name, schema in components.items():
+        schema = _strip_titles(_rename_refs(schema, names))
+        for field, hint in hints.items():
+            struct, _, attr = field.partition(".")
+            if struct == name and attr in schema.get("properties", {}):
+                schema["properties"][attr] = copy.deepcopy(hint)
+        schema.setdefault("required", [])
+        defs[names[name]] = schema
+    return defs, {kind: names[spec.__name__] for kind, spec in kinds}
+
+
+def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
+    from .. import rulesets
+    from .generate import _enums
+
+    schema = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
+    defs = schema["$defs"]
+    defs["request"]["properties"]["method"]["enum"] = list(facts["bridge"]["methods"])
+    defs["failure"]["properties"]["error"]["properties"]["code"]["oneOf"] = [
+        {"const": value, "description": doc} for value, doc in facts["error_codes"].values()]
+    enums = _enums(facts)
+    for key, name in (("style", "STYLES"), ("damage_type", "DAMAGE_TYPES"), ("size", "SIZES"),
+                      ("cover", "COVERS"), ("condition", "CONDITIONS")):
+        defs[key] = {"type": "string", "enum": enums[name]}
+    defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
+                       "description": "absent: enchanted-realms"}
+    by_kind: dict[str, list[str]] = {"attack": [], "bulk": [], "initiative": []}
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        package = __import__(type(ruleset).__module__, fromlist=["SCHEMA_HINTS"])
+        hints = getattr(package, "SCHEMA_HINTS", {})
+        prefix = "" if name == rulesets.DEFAULT else f"{name}."
+        ruleset_def, kinds = ruleset_defs(ruleset, prefix, hints, getattr(package, "SCHEMA_TYPES", []))
+        defs.update(ruleset_def)
+        for kind, def_name in kinds.items():
+            by_kind[kind].append(def_name)
+    for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll")):
+        refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
+        defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    return schema

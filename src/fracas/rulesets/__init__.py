@@ -42,11 +42,21 @@ def names() -> tuple[str, ...]:
 
 def get(name: str, path: str = "$.ruleset") -> Ruleset:
     """The ruleset called `name`, or a SchemaError at `path` listing the known ones."""
-    ruleset = _REGISTRY.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        raise SchemaError(path, f"expected str, got {_json_type(name)}")
+    ruleset = _REGISTRY.get(name)
     if ruleset is None:
-        shown = repr(name) if isinstance(name, str) else f"of type {type(name).__name__}"
-        raise SchemaError(path, f"unknown ruleset {shown} (one of: {', '.join(_REGISTRY)})")
+        raise SchemaError(path, f"unknown ruleset {name!r} (one of: {', '.join(_REGISTRY)})")
     return ruleset
+
+
+def _json_type(value: Any) -> str:
+    """The JSON kind of a decoded value, named as msgspec names it in "expected X, got Y"."""
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "array"),
+                       (dict, "object")):
+        if isinstance(value, kind):
+            return name
+    return "null" if value is None else type(value).__name__
 
 
 def for_request(request: Any) -> Ruleset:

@@ -8,16 +8,10 @@
 import { InputError } from "./errors.js";
 import { getPath, readInteger, readNames, readWord } from "./paths.js";
 
-export const METHODS = ["melee", "range", "savage"];
-export const STYLES = ["slashing", "bludgeoning", "cleaving", "pole-arm", "piercing", "ranged",
-  "archery", "thrown", "savage", "shield"];
-export const DAMAGE_TYPES = ["alchemical", "blunt", "cold", "edged", "fire", "lightning",
-  "necrotic", "piercing", "poison", "smite"];
-export const SIZES = ["tiny", "small", "medium", "large", "huge", "giant", "colossal"];
-export const CONDITIONS = ["asphyxiating", "blind", "bound", "charmed", "deaf", "defending",
-  "drowsy", "frightened", "grappled", "held-breath", "incapacitated", "invisible", "maimed",
-  "nauseated", "paralyzed", "petrified", "poisoned", "prone", "restrained", "shaken",
-  "stunned", "unconscious", "underwater"];
+// The names come from the engine's one spec (generated facts.js), never a hand copy.
+import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
+
+export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
 
 /** Foundry core status-effect ids that mean an ER condition (ids equal to ER names pass as they are). */
 export const STATUS_CONDITIONS = {
@@ -27,7 +21,7 @@ export const STATUS_CONDITIONS = {
 };
 
 const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
-  "crit_range", "advantage", "disadvantage", "sneak"];
+  "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok"];
 
 /** How a token is named in messages: its name, and its id when names repeat. */
 export function who(view) {

@@ -1,6 +1,6 @@
 'use strict';
 // Resolve Enchanted Realms attacks: parse → validate → plan → roll → aggregate.
-// The twin of src/fracas/engine.py and result.py: same request + same seed gives the
+// The twin of src/fracas/drive and rulesets/er (attack.py, result.py): same request + same seed gives the
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
@@ -8,30 +8,34 @@ const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./sch
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
 } = require('./plan');
-const { Dice, KernelError, rollAttack, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = require('./kernel');
+const { Dice, KernelError, rollAttack } = require('./kernel');
+const { LAYOUT, say } = require('./facts');
+
+const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 const { Xoshiro128, seedWords } = require('./rng');
 
 const BACKEND = 'javascript';
 
 function checkSeed(seed, path = '$.seed') {
   if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, `seed ${String(seed)} is out of range (0 to 2**64 - 1)`);
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
   }
   return seed;
 }
 
 function kernelError(err, rolls, strikePath = '$.strikes') {
   if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', `${faces(rolls.length)} given, but ${strikePath}[${err.where}] needs ` +
-      `another die (position ${err.position} in draw order)`);
+    return new DiceError('$.rolls', say('rolls_short', {
+      given: faces(rolls.length), what: `${strikePath}[${err.where}]`, position: err.position,
+    }));
   }
   if (err.code === E_ROLL_RANGE) {
-    return new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range for ` +
-      `the d3 that ${strikePath}[${err.where}] draws there (1 to 3)`);
+    return new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: rolls[err.position], what: `${strikePath}[${err.where}]`,
+    }));
   }
   if (err.code === E_CHAIN_LIMIT) {
-    return new LimitError(`${strikePath}[${err.where}]`, `crit chain reached ${CHAIN_LIMIT} crit dice; ` +
-      "stopped at the engine's safety cap (ER-8)");
+    return new LimitError(`${strikePath}[${err.where}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
   }
   return err;
 }
@@ -41,6 +45,10 @@ function kernelError(err, rolls, strikePath = '$.strikes') {
  * Returns {req, rows, metas, targets, seed, rolls}; throws a RequestError naming the path.
  */
 function compileAttack(request, options = {}) {
+  // As the Python driver: the ruleset first (it decides the schema), then the shape.
+  if (request !== null && typeof request === 'object' && !Array.isArray(request) && 'ruleset' in request) {
+    checkRuleset(request.ruleset);
+  }
   const req = decode(request, AttackRequest);
   checkRuleset(req.ruleset);
   // The request's own seed is checked even when options.seed wins: a typo is still a typo.
@@ -50,9 +58,9 @@ function compileAttack(request, options = {}) {
   const rolls = checkRolls(req.rolls);
   const conditions = checkAttacker(req.attacker, '$.attacker');
   const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));
-  if (!req.strikes.length) throw new SchemaError('$.strikes', 'no strikes: an attack needs at least one (ER-1)');
+  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes'));
   if (req.strikes.length > MAX_STRIKES) {
-    throw new LimitError('$.strikes', `${req.strikes.length} strikes, the most is ${MAX_STRIKES}`);
+    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
   }
   const rows = [];
   const metas = [];
@@ -60,8 +68,9 @@ function compileAttack(request, options = {}) {
     const path = `$.strikes[${i}]`;
     const target = Object.prototype.hasOwnProperty.call(targets, strike.target) ? targets[strike.target] : null;
     if (!target) {
-      throw new SchemaError(`${path}.target`, `unknown target ${pyRepr(strike.target)} ` +
-        `(targets: ${Object.keys(targets).join(', ')})`);
+      throw new SchemaError(`${path}.target`, say('unknown_target', {
+        target: pyRepr(strike.target), targets: Object.keys(targets).join(', '),
+      }));
     }
     const { row, meta } = compileStrike(strike, path, req.attacker, '$.attacker', conditions, target,
       req.advantage, req.disadvantage);
@@ -94,8 +103,7 @@ function resolve(request, options = {}) {
   }
   const shock = followUps(plan.metas, plan.targets, records, dice);
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but the attack used only ${dice.pos}: ` +
-      'remove the extra faces');
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
   }
   return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
 }
@@ -123,11 +131,13 @@ function followUps(metas, targets, records, dice) {
       } catch (err) {
         if (!(err instanceof KernelError)) throw err;
         if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', `${faces(dice.rolls.length)} given, but the shock save of ` +
-            `${target.path} needs another die (position ${err.position} in draw order)`);
+          throw new DiceError('$.rolls', say('rolls_short', {
+            given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
+          }));
         }
-        throw new DiceError(`$.rolls[${err.position}]`, `face ${dice.rolls[err.position]} is out of range for ` +
-          `the d3 of ${target.path}'s failed shock save (1 to 3)`);
+        throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+          face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+        }));
       }
     }
     shock.set(tid, save);
@@ -165,6 +175,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
       hits: r.hits, crit: r.crit, base: r.base,
       modifier: r.modUsed ? r.mod : null,
       resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
+      friendly_fire: meta.friendly_fire,
     };
   });
   for (const [tid, save] of shock) {

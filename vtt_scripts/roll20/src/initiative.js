@@ -8,6 +8,7 @@
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { InitiativeRequest, decode, pyRepr } = require('./schema');
 const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
+const { say } = require('./facts');
 const { checkSeed } = require('./engine');
 const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
@@ -22,17 +23,17 @@ function rollInitiative(request, options = {}) {
   checkSeed(req.seed);
   let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
   const rolls = checkRolls(req.rolls);
-  if (!req.combatants.length) throw new SchemaError('$.combatants', 'no combatants: give at least one');
+  if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
   if (req.combatants.length > MAX_COMBATANTS) {
-    throw new LimitError('$.combatants', `${req.combatants.length} combatants, the most is ${MAX_COMBATANTS}`);
+    throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: MAX_COMBATANTS }));
   }
   const seen = new Set();
   const mods = req.combatants.map((c, i) => {
     const path = `$.combatants[${i}]`;
-    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, `duplicate combatant id ${pyRepr(c.id)}`);
+    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
     seen.add(c.id);
     if (c.agility === null && c.agility_mod === null) {
-      throw new SchemaError(`${path}.agility`, 'give the agility score or agility_mod (ER-18)');
+      throw new SchemaError(`${path}.agility`, say('initiative_needs_agility'));
     }
     if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
     checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
@@ -49,15 +50,13 @@ function rollInitiative(request, options = {}) {
   } catch (err) {
     if (!(err instanceof KernelError)) throw err;
     if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative needs another die ` +
-        `(position ${err.position} in draw order)`);
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
     }
     throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
       'for the d10 drawn there (1 to 10)');
   }
   if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', `${faces(rolls.length)} given, but initiative used only ${dice.pos}: ` +
-      'remove the extra faces');
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));
   }
   return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
 }
@@ -80,7 +79,7 @@ function rankAll(combatants, mods, dice) {
 
 function breakTies(tied, dice, depth) {
   if (tied.length === 1) return tied;
-  if (depth >= MAX_ROLL_OFFS) throw new LimitError('$.combatants', `a tie survived ${MAX_ROLL_OFFS} d20 roll-offs`);
+  if (depth >= MAX_ROLL_OFFS) throw new LimitError('$.combatants', say('tie_limit', { limit: MAX_ROLL_OFFS }));
   const rolled = tied.map((entry) => {
     const face = dice.die(20);
     entry.tiebreaks.push(face);

@@ -3,12 +3,9 @@
 // It knows no rules text and no JSON: it reads compiled strike rows, draws dice
 // in the documented order (docs/ENGINE.md section 2) and reports what happened.
 
-const { R_HALF, R_DOUBLE, R_IMMUNE } = require('./plan');
+const { LAYOUT } = require('./facts');
 
-const E_ROLLS_SHORT = 1; // injected rolls ran out
-const E_ROLL_RANGE = 2; // injected face out of range for its die
-const E_CHAIN_LIMIT = 3; // crit chain past CHAIN_LIMIT
-const CHAIN_LIMIT = 10000;
+const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 
 class KernelError extends Error {
   constructor(code, where, position) {
@@ -96,11 +93,11 @@ function rollAttack(rows, dice) {
         if (face !== 20) break;
       }
     }
-    const keptChain = p.critProof ? 0 : chainDamage;
     let base;
     if (hits === 0) base = 0;
-    else if (p.onlyChain) base = keptChain;
-    else base = hits + keptChain + p.weight;
+    else if (p.onlyChain) base = chainDamage;
+    else base = hits + chainDamage + p.weight;
+    const preMod = base;
     let mod = 0, modUsed = false;
     if (hits > 0 && !p.onlyChain && !modTaken.has(p.target)) {
       modTaken.add(p.target);
@@ -109,13 +106,17 @@ function rollAttack(rows, dice) {
       base = Math.max(0, base + mod);
     }
     const damage = resist(base, p.resist);
+    // ER-11: natural 20s and their chain (dodgeable again on a crit_proof target);
+    // all of it when the target may not dodge (restrained, ER-15).
     let undodgeable = 0;
-    if (nat20) {
-      const raw = (p.onlyChain ? 0 : nat20) + keptChain;
+    if (p.noDodge) {
+      undodgeable = damage;
+    } else if (nat20) {
+      const raw = (p.onlyChain ? 0 : nat20) + (p.chainDodgeable ? 0 : chainDamage);
       undodgeable = Math.min(damage, resist(raw, p.resist));
     }
     records.push({
-      pool, poolHits, discard, chain, hits, crit, base: base - mod, mod, modUsed, damage, undodgeable,
+      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable,
     });
   });
   return records;

@@ -5,57 +5,52 @@
 
 const { SchemaError, RulesError, LimitError, DiceError } = require('./errors');
 const {
-  CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr,
+  CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr, jsonType,
 } = require('./schema');
+const { LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say } = require('./facts');
 
 const MAX_SKILL_DICE = 5;
 const MAX_STRIKES = 256;
 const MAX_TARGETS = 4096;
+const MAX_NEARBY = 8;
 const MAX_ROLLS = 200000;
 const SCORE_RANGE = [-10, 40];
 const BONUS_RANGE = [-100, 100];
 const AC_RANGE = [-100, 200];
 
-const SIZE_BONUS = { tiny: 0, small: 0, medium: 0, large: 1, huge: 2, giant: 3, colossal: 4 };
-const COVER_AC = { none: 0, half: 2, 'three-quarters': 5, full: 0 };
-
 const CANNOT_ATTACK = ['incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated'];
 const ATTACKER_DISADVANTAGE = ['blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone',
   'restrained', 'frightened', 'bound'];
 const TARGET_ADVANTAGE = ['asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned'];
-const OTHER_RULESETS = ['worldwalker', 'cartyrion', 'old-school'];
 
-const R_NORMAL = 0, R_HALF = 1, R_DOUBLE = 2, R_IMMUNE = 3;
-const RESISTANCE_NAMES = ['normal', 'resistant', 'vulnerable', 'immune'];
+const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
+const RESISTANCE_NAMES = RESISTANCES;
 
 /** A number within [low, high], or a SchemaError naming the bounds. */
 function checkRange(value, low, high, path, what) {
   if (!(value >= low && value <= high)) {
-    throw new SchemaError(path, `${what} ${value} is out of range (${low} to ${high})`);
+    throw new SchemaError(path, say('out_of_range', { what, value, low, high }));
   }
   return value;
 }
 
 function checkRuleset(ruleset) {
   if (RULESETS.includes(ruleset)) return;
-  if (OTHER_RULESETS.includes(ruleset)) {
-    throw new SchemaError('$.ruleset', `ruleset ${pyRepr(ruleset)} is not resolved by the attack engine yet ` +
-      `(supported: ${RULESETS.join(', ')})`);
-  }
-  choice(ruleset, RULESETS, '$.ruleset', 'ruleset');
+  if (typeof ruleset !== 'string') throw new SchemaError('$.ruleset', `expected str, got ${jsonType(ruleset)}`);
+  throw new SchemaError('$.ruleset', `unknown ruleset ${pyRepr(ruleset)} (one of: ${RULESETS.join(', ')})`);
 }
 
 function checkRolls(rolls, largest = 20) {
   if (rolls === null || rolls === undefined) return null;
   if (!rolls.length) {
-    throw new SchemaError('$.rolls', 'an empty list: give the faces in draw order, or leave rolls out');
+    throw new SchemaError('$.rolls', say('rolls_empty'));
   }
   if (rolls.length > MAX_ROLLS) {
-    throw new LimitError('$.rolls', `${rolls.length} faces, the most is ${MAX_ROLLS}`);
+    throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
   }
   rolls.forEach((face, i) => {
     if (!(face >= 1 && face <= largest)) {
-      throw new DiceError(`$.rolls[${i}]`, `face ${face} is out of range (1 to ${largest})`);
+      throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
     }
   });
   return rolls;
@@ -79,7 +74,7 @@ function checkAttacker(attacker, path) {
   checkRange(attacker.obscurement, 0, 20, `${path}.obscurement`, 'obscurement penalty');
   const conditions = checkNames(attacker.conditions, CONDITIONS, `${path}.conditions`, 'condition');
   for (const name of CANNOT_ATTACK) {
-    if (conditions.has(name)) throw new RulesError(`${path}.conditions`, `a ${name} attacker cannot attack (ER-14)`);
+    if (conditions.has(name)) throw new RulesError(`${path}.conditions`, say('cannot_attack', { condition: name }));
   }
   return conditions;
 }
@@ -87,13 +82,13 @@ function checkAttacker(attacker, path) {
 /** Check every target; returns {id: {id, index, spec, path}} in request order. */
 function checkTargets(targets, path = '$.targets') {
   const ids = Object.keys(targets);
-  if (!ids.length) throw new SchemaError(path, 'no targets: give at least one');
-  if (ids.length > MAX_TARGETS) throw new LimitError(path, `${ids.length} targets, the most is ${MAX_TARGETS}`);
+  if (!ids.length) throw new SchemaError(path, say('no_targets'));
+  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
   const infos = {};
   ids.forEach((tid, index) => {
     const spec = targets[tid];
     const tpath = keyPath(path, tid);
-    if (!tid) throw new SchemaError(path, 'a target id is empty');
+    if (!tid) throw new SchemaError(path, say('empty_target_id'));
     checkRange(spec.ac, ...AC_RANGE, `${tpath}.ac`, 'AC');
     for (const dtype of Object.keys(spec.ac_by_type)) {
       choice(dtype, DAMAGE_TYPES, `${tpath}.ac_by_type`, 'damage type');
@@ -107,6 +102,17 @@ function checkTargets(targets, path = '$.targets') {
     checkNames(spec.conditions, CONDITIONS, `${tpath}.conditions`, 'condition');
     if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
     if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
+    if (spec.nearby.length > MAX_NEARBY) {
+      throw new LimitError(`${tpath}.nearby`, say('too_many', { count: spec.nearby.length, what: 'creatures nearby', most: MAX_NEARBY }));
+    }
+    spec.nearby.forEach((other, i) => {
+      if (other === tid) throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_self'));
+      if (!Object.prototype.hasOwnProperty.call(targets, other)) {
+        throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_unknown', {
+          creature: pyRepr(other), target: pyRepr(tid), targets: ids.join(', '),
+        }));
+      }
+    });
     infos[tid] = { id: tid, index, spec, path: tpath };
   });
   return infos;
@@ -121,7 +127,9 @@ function modifier(score, explicit) {
 /** ER-10: immune → 0; resistant and vulnerable together → normal. */
 function resistanceState(target, damageType) {
   if (target.immune.includes(damageType)) return R_IMMUNE;
-  const resistant = target.resistant.includes(damageType);
+  // ER-15: an underwater target resists fire, on top of its own resistances (counted once).
+  const resistant = target.resistant.includes(damageType) ||
+    (damageType === 'fire' && target.conditions.includes('underwater'));
   const vulnerable = target.vulnerable.includes(damageType);
   if (resistant && !vulnerable) return R_HALF;
   if (vulnerable && !resistant) return R_DOUBLE;
@@ -137,43 +145,46 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
   targetPath = targetPath || `${path}.target`;
   choice(strike.style, STYLES, `${path}.style`, 'style');
+  const styleMethod = STYLE_METHOD[strike.style];
+  if (styleMethod !== strike.method) {
+    throw new SchemaError(`${path}.style`, say('style_method', { style: strike.style, style_method: styleMethod, method: strike.method }));
+  }
   choice(strike.damage_type, DAMAGE_TYPES, `${path}.damage_type`, 'damage type');
   if (strike.dice > MAX_SKILL_DICE) {
-    throw new SchemaError(`${path}.dice`, `${strike.dice} skill dice, the most is ${MAX_SKILL_DICE} (ER-3)`);
+    throw new SchemaError(`${path}.dice`, say('skill_dice_max', { dice: strike.dice, most: MAX_SKILL_DICE }));
   }
   if (strike.dice < 1) {
-    throw new SchemaError(`${path}.dice`, `${strike.dice} skill dice, a strike needs at least 1 (ER-3)`);
+    throw new SchemaError(`${path}.dice`, say('skill_dice_min', { dice: strike.dice }));
   }
   checkRange(strike.bonus, ...BONUS_RANGE, `${path}.bonus`, 'bonus');
   const ranged = strike.method === 'range';
   if (ranged && strike.weight) {
-    throw new SchemaError(`${path}.weight`, 'ranged weapons have no weight component (ER-4)');
+    throw new SchemaError(`${path}.weight`, say('ranged_weight'));
   }
   checkRange(strike.weight, 0, 2, `${path}.weight`, 'weight');
   const critCapable = strike.crit !== null ? strike.crit : CRIT_STYLES.includes(strike.style);
   if (strike.crit_range !== null) {
     checkRange(strike.crit_range, 2, 20, `${path}.crit_range`, 'crit range');
     if (!critCapable) {
-      throw new SchemaError(`${path}.crit_range`, `a ${strike.style} strike cannot crit unless ` +
-        '`crit` is true (ER-8)');
+      throw new SchemaError(`${path}.crit_range`, say('crit_range_not_capable', { style: strike.style }));
     }
   }
   const attribute = ranged ? 'agility' : 'strength';
   const score = attacker[attribute];
   const explicit = attacker[`${attribute}_mod`];
   if (score === null) {
-    throw new SchemaError(`${attackerPath}.${attribute}`, `the ${strike.method} strike at ${path} ` +
-      `needs the attacker's ${attribute} score (ER-4)`);
+    throw new SchemaError(`${attackerPath}.${attribute}`, say('needs_score', { method: strike.method, path, attribute }));
   }
   const spec = target.spec;
   const tconds = spec.conditions;
   if (spec.cover === 'full' && ranged) {
-    throw new RulesError(targetPath, `target ${pyRepr(target.id)} has full cover: no ranged attack ` +
-      'is possible (ER-16)');
+    throw new RulesError(targetPath, say('full_cover', { target: pyRepr(target.id) }));
+  }
+  if (ranged && attackerConditions.has('bound') && MECHANICAL_STYLES.includes(strike.style)) {
+    throw new RulesError(`${path}.style`, say('bound_mechanical', { style: strike.style }));
   }
   if (ranged && attackerConditions.has('underwater') && strike.style !== 'archery') {
-    throw new RulesError(`${path}.style`, `underwater, a ${strike.style} ranged attack is impossible; ` +
-      'only archery works (ER-14)');
+    throw new RulesError(`${path}.style`, say('underwater_ranged', { style: strike.style }));
   }
 
   const advantageFrom = [];
@@ -201,8 +212,10 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   if (sneak !== false) {
     if (disadvantageFrom.length) {
       const where = targetPath === `${path}.target` ? '' : ` against ${targetPath}`;
-      throw new RulesError(`${path}.sneak`, 'a sneak attack cannot be made at disadvantage ' +
-        `(disadvantage from: ${disadvantageFrom.join(', ')})${where} (ER-13)`);
+      throw new RulesError(`${path}.sneak`, say('sneak_disadvantage', { sources: disadvantageFrom.join(', '), where }));
+    }
+    if (!(ranged || strike.weight === 0 || strike.reach || strike.sneak_ok)) {
+      throw new RulesError(`${path}.sneak`, say('sneak_weapon', { style: strike.style, weight: strike.weight }));
     }
     advantageFrom.push('sneak attack');
   }
@@ -216,7 +229,8 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const toHit = score + SIZE_BONUS[attacker.size] + (ranged ? SIZE_BONUS[spec.size] : 0) +
     strike.bonus - penalty - attacker.obscurement;
   const byType = spec.ac_by_type[strike.damage_type];
-  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  // ER-16: cover protects against ranged strikes only.
+  const ac = (byType !== undefined ? byType : spec.ac) + (ranged ? COVER_AC[spec.cover] : 0);
   const critThr = critCapable && !hasDis ? (strike.crit_range || 20) : 0;
   const resist = resistanceState(spec, strike.damage_type);
   const sources = [];
@@ -237,7 +251,8 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     mod: modifier(score, explicit),
     resist,
     onlyChain: tconds.includes('petrified') ? 1 : 0,
-    critProof: spec.crit_proof ? 1 : 0,
+    chainDodgeable: spec.crit_proof ? 1 : 0,
+    noDodge: tconds.includes('restrained') ? 1 : 0,
     target: target.index,
     type: DAMAGE_TYPES.indexOf(strike.damage_type),
   };
@@ -247,12 +262,14 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     to_hit: toHit, ac, crit_range: critThr || null,
     resistance: RESISTANCE_NAMES[resist], sources,
     advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
+    // ER-16 → ER-17: three-quarters cover with creatures listed nearby puts a shot under friendly fire.
+    friendly_fire: ranged && spec.cover === 'three-quarters' && spec.nearby.length > 0,
   };
   return { row, meta };
 }
 
 module.exports = {
-  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
+  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
   checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
   resistanceState, compileStrike,
 };

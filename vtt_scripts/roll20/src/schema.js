@@ -6,22 +6,14 @@
 // same path and reason in both resolvers.
 
 const { SchemaError } = require('./errors');
+const { say } = require('./facts');
 
+const {
+  METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+} = require('./facts');
+
+// The rulesets this resolver knows (the Python engine may register more).
 const RULESETS = ['enchanted-realms'];
-const METHODS = ['melee', 'range', 'savage'];
-const STYLES = ['slashing', 'bludgeoning', 'cleaving', 'pole-arm', 'piercing', 'ranged',
-  'archery', 'thrown', 'savage', 'shield'];
-const CRIT_STYLES = ['bludgeoning', 'cleaving', 'pole-arm', 'slashing'];
-const DAMAGE_TYPES = ['alchemical', 'blunt', 'cold', 'edged', 'fire', 'lightning',
-  'necrotic', 'piercing', 'poison', 'smite'];
-const SIZES = ['tiny', 'small', 'medium', 'large', 'huge', 'giant', 'colossal'];
-const COVERS = ['none', 'half', 'three-quarters', 'full'];
-const CONDITIONS = [
-  'asphyxiating', 'blind', 'bound', 'charmed', 'deaf', 'defending', 'drowsy',
-  'frightened', 'grappled', 'held-breath', 'incapacitated', 'invisible', 'maimed',
-  'nauseated', 'paralyzed', 'petrified', 'poisoned', 'prone', 'restrained',
-  'shaken', 'stunned', 'unconscious', 'underwater',
-];
 
 // ---- Types, named as msgspec names them in "expected X, got Y" -------------------
 
@@ -200,7 +192,7 @@ function decode(request, type) {
 /** Check a name against its list; the error lists what is allowed. */
 function choice(value, allowed, path, what) {
   if (!allowed.includes(value)) {
-    throw new SchemaError(path, `unknown ${what} ${pyRepr(value)} (one of: ${allowed.join(', ')})`);
+    throw new SchemaError(path, say('unknown_name', { what, value: pyRepr(value), allowed: allowed.join(', ') }));
   }
   return value;
 }
@@ -233,6 +225,8 @@ const profileStrikeFields = {
   advantage: [T.bool, false],
   disadvantage: [T.bool, false],
   sneak: [Sneak, false],
+  reach: [T.bool, false],
+  sneak_ok: [T.bool, false],
 };
 
 const ProfileStrike = T.struct('ProfileStrike', profileStrikeFields);
@@ -250,6 +244,7 @@ const Target = T.struct('Target', {
   body_max: [T.optional(T.int), null],
   crit_proof: [T.bool, false],
   save_bonus: [T.optional(T.int), null],
+  nearby: [T.list(T.str), []],
 });
 
 const AttackRequest = T.struct('AttackRequest', {

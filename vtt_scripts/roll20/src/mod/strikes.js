@@ -9,6 +9,7 @@
 
 const { UsageError, integer } = require('./usage');
 const { STYLES, DAMAGE_TYPES, METHODS } = require('../schema');
+const { STYLE_METHOD } = require('../facts');
 
 const STRIKE_OPTIONS = ['dice', 'method', 'style', 'weight', 'type', 'bonus', 'crit', 'no-crit',
   'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'target'];
@@ -95,10 +96,9 @@ function setOption(strike, option) {
   }
 }
 
-/** Method from the style when not given: ranged styles shoot, savage bites. */
+/** Method from the style when not given: every style belongs to one method (ER-2). */
 function inferMethod(style) {
-  if (['ranged', 'archery', 'thrown'].includes(style)) return 'range';
-  if (style === 'savage') return 'savage';
+  if (STYLE_METHOD[style]) return STYLE_METHOD[style];
   return 'melee';
 }
 

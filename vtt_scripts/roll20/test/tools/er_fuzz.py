@@ -15,7 +15,7 @@ import random
 import sys
 
 from fracas import resolve, roll_initiative
-from fracas.rulesets.er.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLES
+from fracas.rulesets.er.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLE_METHOD, STYLES
 
 
 def vector(name, request, seed):
@@ -75,7 +75,9 @@ def fuzz(seed, count):
         strikes = []
         for _ in range(rnd.randint(1, 4)):
             method = rnd.choice(["melee", "range", "savage"])
-            st = {"target": rnd.choice(tids), "method": method, "style": rnd.choice(STYLES),
+            st = {"target": rnd.choice(tids), "method": method,
+                  # mostly a style of the method (ER-2), now and then one of another
+                  "style": rnd.choice([s for s in STYLES if STYLE_METHOD[s] == method] if maybe(.9) else STYLES),
                   "dice": rnd.randint(1, 5), "damage_type": rnd.choice(DAMAGE_TYPES)}
             if method != "range" and maybe(.6):
                 st["weight"] = rnd.randint(0, 2)

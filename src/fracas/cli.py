@@ -109,7 +109,30 @@ def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
 
 
 # -- attack ----------------------------------------------------------------------------
-@main.command()
+class _AttackCommand(click.Command):
+    """`fracas attack`: its own options plus every registered ruleset's attack flags.
+
+    The flags are looked up when the command runs, so a ruleset registered after
+    import (a plug-in, a test) brings its flags along; the first ruleset to claim
+    a flag name keeps it.
+    """
+
+    _cache: dict[int, list[click.Option]] = {}
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = list(super().get_params(ctx))
+        taken = {param.name for param in params}
+        for name in rulesets.names():
+            ruleset = rulesets.get(name)
+            options = self._cache.setdefault(id(ruleset), ruleset.cli_options())
+            for option in options:
+                if option.name not in taken:
+                    taken.add(option.name)
+                    params.insert(len(params) - 1, option)  # before --help
+        return params
+
+
+@main.command(cls=_AttackCommand)
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--bulk", "bulk", type=click.File("rb"), metavar="FILE",
               help="Resolve a bulk request (profiles × targets × counts) from FILE ('-' for stdin).")
@@ -135,6 +158,8 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
     """
     flags_given = [name for name in flags
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    if ctx.get_parameter_source("ruleset_name") == click.core.ParameterSource.COMMANDLINE and not flags_given:
+        raise click.UsageError("--ruleset goes with attack flags; a request file names its own ruleset")
     given = (["REQUEST"] if request is not None else []) + (["--bulk"] if bulk is not None else [])
     if len(given) + bool(flags_given) > 1:
         given += ["--" + name.replace("_", "-") for name in flags_given]
@@ -167,17 +192,6 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
     _emit(result.to_dict(), as_json)
 
 
-def _add_ruleset_options(command: click.Command) -> None:
-    """Every registered ruleset's attack flags on `fracas attack` (each name once)."""
-    taken = {param.name for param in command.params}
-    for name in rulesets.names():
-        for option in rulesets.get(name).cli_options():
-            if option.name not in taken:
-                taken.add(option.name)
-                command.params.append(option)
-
-
-_add_ruleset_options(attack)
 
 
 # -- replay ----------------------------------------------------------------------------

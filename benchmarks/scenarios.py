@@ -15,10 +15,10 @@ from fractions import Fraction
 from math import comb
 
 from fracas import _layout as L
+from fracas._facts import DAMAGE_TYPES
 
-# Damage type indices, in the order of docs/ENGINE.md section 6.
-_TYPES = ("alchemical", "blunt", "cold", "edged", "fire", "lightning",
-          "necrotic", "piercing", "poison", "smite")
+# Damage type indices, in the spec's order.
+_TYPES = DAMAGE_TYPES
 
 
 @dataclass(frozen=True)

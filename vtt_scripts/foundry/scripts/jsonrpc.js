@@ -1,9 +1,10 @@
 // JSON-RPC 2.0 messages for the bridge, with one twist: seeds are 64-bit integers,
 // which JSON.parse would round (a double holds 53 bits). Integer literals beyond
 // Number.MAX_SAFE_INTEGER are decoded as BigInt and encoded back without quotes, so a
-// seed shown on a chat card is the seed that replays the roll.
+// seed shown on a chat card is the seed that replays the roll. The codec is the Roll20
+// Mod script's (bigjson.js, generated from it), so both clients read seeds alike.
 
-const BIG_MARK = "__fracas_bigint__";
+import { parse, stringify } from "./bigjson.js";
 
 /** A JSON-RPC request object. */
 export function makeRequest(id, method, params) {
@@ -14,8 +15,7 @@ export function makeRequest(id, method, params) {
 
 /** JSON text for `value`, writing BigInt values as plain integer literals. */
 export function encodeMessage(value) {
-  const text = JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? `${BIG_MARK}${v}` : v));
-  return text.replace(new RegExp(`"${BIG_MARK}(-?\\d+)"`, "g"), "$1");
+  return stringify(value);
 }
 
 /**
@@ -23,43 +23,7 @@ export function encodeMessage(value) {
  * Throws SyntaxError on invalid JSON, as JSON.parse does.
  */
 export function decodeMessage(text) {
-  const bigs = [];
-  let out = "";
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const ch = text[i];
-    if (ch === '"') {
-      // Copy a string literal verbatim, honouring escapes.
-      let j = i + 1;
-      while (j < n && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (ch === "-" || (ch >= "0" && ch <= "9")) {
-      let j = i + 1;
-      while (j < n && /[0-9eE.+-]/.test(text[j])) j++;
-      const literal = text.slice(i, j);
-      if (/^-?\d+$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
-        bigs.push(BigInt(literal));
-        out += `"${BIG_MARK}${bigs.length - 1}"`;
-      } else {
-        out += literal;
-      }
-      i = j;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  if (!bigs.length) return JSON.parse(text);
-  const mark = new RegExp(`^${BIG_MARK}(\\d+)$`);
-  return JSON.parse(out, (_key, v) => {
-    if (typeof v === "string") {
-      const m = mark.exec(v);
-      if (m) return bigs[Number(m[1])];
-    }
-    return v;
-  });
+  return parse(text);
 }
 
 /**

@@ -128,6 +128,23 @@ cdef inline int roll_dice(const int32_t* p, uint32_t hmask, uint32_t cmask, Dice
     cdef int64_t i, n = p[P_SKILL] + p[P_ADV] + p[P_SNEAK] + p[P_DISADV]
     cdef int face, top, d3, crit_face = 0
     cdef uint32_t hit
+    r.n = n
+    r.discard = -1
+    r.hits = 0
+    r.nat20 = 0
+    if log == NULL and p[P_DISADV] == 0:
+        # Nothing to log or discard (the common mob): count each die as it is drawn.
+        for i in range(n):
+            if injected:
+                face = draw(dice, 20)
+                if dice.error:
+                    return dice.error
+            else:
+                face = draw_gen(dice, 20)
+            r.hits += (hmask >> face) & 1
+            r.nat20 += face == 20
+            crit_face |= (cmask >> face) & 1
+        return roll_chain(p, hmask, dice, injected, r, crit_face, log, log_cap, logpos)
     for i in range(n):
         if injected:
             pool[i] = draw(dice, 20)
@@ -135,8 +152,6 @@ cdef inline int roll_dice(const int32_t* p, uint32_t hmask, uint32_t cmask, Dice
                 return dice.error
         else:
             pool[i] = draw_gen(dice, 20)
-    r.n = n
-    r.discard = -1
     if p[P_DISADV]:
         top = 0
         for i in range(n):
@@ -150,14 +165,21 @@ cdef inline int roll_dice(const int32_t* p, uint32_t hmask, uint32_t cmask, Dice
             log[logpos[0] * 2] = pool[i]
             log[logpos[0] * 2 + 1] = (hmask >> pool[i]) & 1
             logpos[0] += 1
-    r.hits = 0
-    r.nat20 = 0
     for i in range(n):
         # Branch-free: the hit and crit tables replace the comparisons (ER-6, ER-8).
         face = pool[i] if i != r.discard else 0
         r.hits += (hmask >> face) & 1
         r.nat20 += face == 20
         crit_face |= (cmask >> face) & 1
+    return roll_chain(p, hmask, dice, injected, r, crit_face, log, log_cap, logpos)
+
+
+cdef inline int roll_chain(const int32_t* p, uint32_t hmask, Dice* dice, bint injected, Roll* r,
+                           int crit_face, int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+    """The crit chain of a strike whose pool has been counted (ER-8): one crit die, then
+    another for every crit die showing a natural 20; each hitting crit die adds d3."""
+    cdef int face, d3
+    cdef uint32_t hit
     r.crit = r.hits > 0 and (crit_face or (p[P_AUTO_CRIT] != 0 and p[P_DISADV] == 0))
     r.chain_len = 0
     r.chain = 0
@@ -304,16 +326,21 @@ cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_
     cdef Dice d = shared[0]
     cdef Roll r
     cdef int64_t a, base, damage, und, logpos = 0
-    cdef int err
+    cdef int err, i
     cdef int64_t sum_damage = 0, attacks_hit = 0, crits = 0, sum_und = 0
     cdef int64_t longest = tb[T_LONGEST]
     cdef int64_t* hist = gacc + G_WIDTH
+    # A private copy of the plan row: the generator's uint32 state may alias an int32
+    # buffer, but not a local array, so the compiler keeps the row in registers.
+    cdef int32_t row[PLAN_WIDTH]
+    for i in range(PLAN_WIDTH):
+        row[i] = p[i]
     for a in range(count):
-        err = roll_dice(p, hmask, cmask, &d, 0, &r, NULL, 0, &logpos)
+        err = roll_dice(row, hmask, cmask, &d, 0, &r, NULL, 0, &logpos)
         if err:
             shared[0] = d
             return err
-        damage = strike_damage(p, &r, r.hits > 0 and p[P_ONLY_CHAIN] == 0, &base, &und)
+        damage = strike_damage(row, &r, r.hits > 0 and row[P_ONLY_CHAIN] == 0, &base, &und)
         crits += r.crit
         if r.chain_len > longest:
             longest = r.chain_len

@@ -20,3 +20,35 @@ def test_readme_python_examples_run():
     namespace = {"__name__": "readme"}  # the blocks read as one session
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+RULE_IDS = {
+    "enchanted-realms.md": [f"ER-{n}" for n in range(1, 24)],
+    "worldwalker.md": [f"WW-{n}" for n in range(1, 8)],
+    "cartyrion.md": [f"CT-{n}" for n in range(1, 8)],
+    "old-school.md": [f"OS-{n}" for n in range(1, 7)],
+}
+
+
+def test_every_ruleset_page_keeps_every_rule_id():
+    for page, ids in RULE_IDS.items():
+        text = (DOCS / "rules" / page).read_text()
+        missing = [rule for rule in ids if not re.search(rf"\*\*{rule} ", text)]
+        assert not missing, f"{page} lacks {missing}"
+
+
+def test_each_registered_ruleset_has_its_rules_page():
+    for name in fracas.rulesets():
+        ruleset = fracas.rulesets.get(name)
+        assert (DOCS.parent / ruleset.doc).is_file(), ruleset.doc
+        assert f"`{name}`" in (DOCS / "rules" / "README.md").read_text()
+
+
+def test_user_facing_text_never_points_outside_the_project():
+    """A user of fracas has no ../shared folder: docs, README and messages stand alone."""
+    root = DOCS.parent
+    texts = [README, *DOCS.rglob("*.md"), *(root / "src").rglob("*.py"), *(root / "src").rglob("*.toml"),
+             *(root / "bridge").glob("*.md"), *(root / "vtt_scripts").glob("*/README.md")]
+    for path in texts:
+        assert "../shared" not in path.read_text(), path

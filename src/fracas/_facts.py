@@ -16,6 +16,17 @@ CONDITIONS = ('asphyxiating', 'blind', 'bound', 'charmed', 'deaf', 'defending', 
 RESISTANCES = ('normal', 'resistant', 'vulnerable', 'immune')
 SIZE_BONUS = {'tiny': 0, 'small': 0, 'medium': 0, 'large': 1, 'huge': 2, 'giant': 3, 'colossal': 4}
 COVER_AC = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 0}
+CANNOT_ATTACK = ('incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated')
+ATTACKER_DISADVANTAGE = ('blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone', 'restrained', 'frightened', 'bound')
+TARGET_ADVANTAGE = ('asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned')
+MAX_SKILL_DICE = 5
+MAX_STRIKES = 256
+MAX_TARGETS = 4096
+MAX_NEARBY = 8
+MAX_ROLLS = 200000
+SCORE_RANGE = (-10, 40)
+BONUS_RANGE = (-100, 100)
+AC_RANGE = (-100, 200)
 
 # JSON-RPC error codes.
 PARSE_ERROR = -32700  # parse error: the message is not JSON

@@ -15,10 +15,9 @@ from typing import Any, Optional, TypeVar
 import msgspec
 import orjson
 
-from ._facts import MESSAGES
+from ._facts import MAX_ROLLS, MESSAGES
 from .errors import DiceError, LimitError, SchemaError
 
-MAX_ROLLS = 200_000
 SEED_LIMIT = 1 << 64
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

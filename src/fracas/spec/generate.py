@@ -1,5 +1,7 @@
 """Write the generated files from `facts.toml` (and the rulesets' request types).
 
+    python -m fracas.spec [--check]          (or `python src/fracas/spec/generate.py`)
+
 Each output is a pure function of the spec, so `--check` can regenerate in memory
 and compare with what is committed. Generated files start with a banner saying so.
 """
@@ -99,6 +101,8 @@ def _enums(facts: dict[str, Any]) -> dict[str, Any]:
         "RESISTANCES": list(enums["resistances"]),
         "SIZE_BONUS": dict(enums["size_bonus"]),
         "COVER_AC": dict(enums["cover_ac"]),
+        **{name.upper(): value for name, value in enums["condition_effects"].items()},
+        **{name.upper(): value for name, value in enums["limits"].items()},
     }
 
 
@@ -188,7 +192,7 @@ def foundry_bigjson(facts: dict[str, Any], root: Path) -> str:
 
 
 def bridge_schema(facts: dict[str, Any], root: Path) -> str:
-    from .schema import protocol_schema
+    from fracas.spec.schema import protocol_schema  # needs fracas importable: written last
 
     return json.dumps(protocol_schema(facts), indent=2, ensure_ascii=False) + "\n"
 
@@ -237,9 +241,19 @@ def main(argv: list[str]) -> int:
     if argv:
         print("usage: python -m fracas.spec [--check]", file=sys.stderr)
         return 2
-    for path, text in render_all(root).items():
+    facts = load()
+    for path, make in OUTPUTS.items():  # one by one: the schema imports the Python files written first
+        text = make(facts, root)
         target = root / path
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
     return 0
+
+
+if __name__ == "__main__":
+    # `python src/fracas/spec/generate.py`: works even when a generated Python file is
+    # missing a name the package needs (after adding a fact), where `-m fracas.spec`
+    # cannot import the package.
+    sys.path.insert(0, str(HERE.parents[1]))
+    sys.exit(main(sys.argv[1:]))

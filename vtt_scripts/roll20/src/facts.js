@@ -77,6 +77,17 @@ const CONDITIONS = Object.freeze(["asphyxiating", "blind", "bound", "charmed", "
 const RESISTANCES = Object.freeze(["normal", "resistant", "vulnerable", "immune"]);
 const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
 const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
+const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
+const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
+const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
+const MAX_SKILL_DICE = Object.freeze(5);
+const MAX_STRIKES = Object.freeze(256);
+const MAX_TARGETS = Object.freeze(4096);
+const MAX_NEARBY = Object.freeze(8);
+const MAX_ROLLS = Object.freeze(200000);
+const SCORE_RANGE = Object.freeze([-10, 40]);
+const BONUS_RANGE = Object.freeze([-100, 100]);
+const AC_RANGE = Object.freeze([-100, 200]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -121,4 +132,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, ERROR_CODES, MESSAGES, say };

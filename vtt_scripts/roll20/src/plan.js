@@ -7,21 +7,11 @@ const { SchemaError, RulesError, LimitError, DiceError } = require('./errors');
 const {
   CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr, jsonType,
 } = require('./schema');
-const { LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say } = require('./facts');
-
-const MAX_SKILL_DICE = 5;
-const MAX_STRIKES = 256;
-const MAX_TARGETS = 4096;
-const MAX_NEARBY = 8;
-const MAX_ROLLS = 200000;
-const SCORE_RANGE = [-10, 40];
-const BONUS_RANGE = [-100, 100];
-const AC_RANGE = [-100, 200];
-
-const CANNOT_ATTACK = ['incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated'];
-const ATTACKER_DISADVANTAGE = ['blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone',
-  'restrained', 'frightened', 'bound'];
-const TARGET_ADVANTAGE = ['asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned'];
+const {
+  LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say,
+  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
+  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
+} = require('./facts');
 
 const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
 const RESISTANCE_NAMES = RESISTANCES;

@@ -18,22 +18,12 @@ from .schema import (
     CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, MECHANICAL_STYLES, SIZES, STYLE_METHOD, STYLES,
     Attacker, ProfileStrike, Target,
 )
-from ..._facts import COVER_AC, SIZE_BONUS
-
-MAX_SKILL_DICE = 5
-MAX_STRIKES = 256
-MAX_TARGETS = 4096
-MAX_NEARBY = 8
-SCORE_RANGE = (-10, 40)
-BONUS_RANGE = (-100, 100)
-AC_RANGE = (-100, 200)
+from ..._facts import (  # noqa: F401 - the limits and condition tables, from the shared spec
+    AC_RANGE, ATTACKER_DISADVANTAGE, BONUS_RANGE, CANNOT_ATTACK, COVER_AC, MAX_NEARBY, MAX_SKILL_DICE,
+    MAX_STRIKES, MAX_TARGETS, SCORE_RANGE, SIZE_BONUS, TARGET_ADVANTAGE,
+)
 
 TYPE_INDEX = {name: i for i, name in enumerate(DAMAGE_TYPES)}
-
-CANNOT_ATTACK = ("incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated")
-ATTACKER_DISADVANTAGE = ("blind", "held-breath", "asphyxiating", "poisoned", "prone",
-                         "restrained", "frightened", "bound")
-TARGET_ADVANTAGE = ("asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned")
 RESISTANCE_NAMES = {L.R_NORMAL: "normal", L.R_HALF: "resistant", L.R_DOUBLE: "vulnerable",
                     L.R_IMMUNE: "immune"}
 

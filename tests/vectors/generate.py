@@ -146,6 +146,49 @@ CURATED = [
         "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 6,
                      "damage_type": "edged"}],
         "targets": {"t": {"ac": 14}}}, 1),
+    # The rules audit (docs/rules/enchanted-realms.md), with injected dice.
+    ("ER-2 style of another method", {
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "t", "method": "melee", "style": "archery", "dice": 2, "damage_type": "piercing"}],
+        "targets": {"t": {"ac": 14}}}, 1),
+    ("ER-8 ranged natural 20 does not crit", {
+        "rolls": [20], "attacker": {"agility": 4},
+        "strikes": [{"target": "t", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"t": {"ac": 14}}}, 1),
+    ("ER-11 crit_proof keeps the chain, dodgeable", {
+        "rolls": [20, 15, 20, 2, 11, 3], "attacker": {"strength": 4},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                     "damage_type": "edged"}],
+        "targets": {"t": {"ac": 10, "crit_proof": True}}}, 1),
+    ("ER-11 ER-15 restrained target: all undodgeable", {
+        "rolls": [12, 13, 4], "attacker": {"strength": 2},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                     "damage_type": "edged"}],
+        "targets": {"t": {"ac": 10, "conditions": ["restrained"]}}}, 1),
+    ("ER-15 underwater target resists fire", {
+        "rolls": [12, 13, 14], "attacker": {"strength": 2},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 3, "weight": 1,
+                     "damage_type": "fire"}],
+        "targets": {"t": {"ac": 10, "conditions": ["underwater"]}}}, 1),
+    ("ER-14 bound attacker with a crossbow", {
+        "attacker": {"agility": 4, "conditions": ["bound"]},
+        "strikes": [{"target": "t", "method": "range", "style": "crossbow", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"t": {"ac": 10}}}, 1),
+    ("ER-16 cover against melee and ranged, friendly fire", {
+        "rolls": [11, 11], "attacker": {"strength": 2, "agility": 2},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 1, "damage_type": "edged"},
+                    {"target": "t", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"t": {"ac": 12, "cover": "three-quarters", "nearby": ["ally"]}, "ally": {"ac": 14}}}, 1),
+    ("ER-13 sneak attack with a heavy plain weapon", {
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "t", "method": "melee", "style": "cleaving", "dice": 1, "weight": 2,
+                     "damage_type": "edged", "sneak": True}],
+        "targets": {"t": {"ac": 10}}}, 1),
+    ("ER-13 sneak attack with reach", {
+        "rolls": [12, 3, 15], "attacker": {"strength": 4},
+        "strikes": [{"target": "t", "method": "melee", "style": "pole-arm", "dice": 1, "weight": 2,
+                     "damage_type": "piercing", "sneak": True, "reach": True}],
+        "targets": {"t": {"ac": 10}}}, 1),
     ("stunned attacker", {
         "attacker": {"strength": 4, "conditions": ["stunned"]},
         "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 2,

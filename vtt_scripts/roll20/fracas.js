@@ -558,7 +558,7 @@ function helpHtml(config) {
     item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
       'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
       '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --target ID. ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
       'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
       ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
     item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
@@ -1843,7 +1843,7 @@ const { STYLES, DAMAGE_TYPES, METHODS } = require('../schema');
 const { STYLE_METHOD } = require('../facts');
 
 const STRIKE_OPTIONS = ['dice', 'method', 'style', 'weight', 'type', 'bonus', 'crit', 'no-crit',
-  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'target'];
+  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'reach', 'sneak-ok', 'target'];
 const WEIGHTS = { light: 0, medium: 1, heavy: 2 };
 const MAX_STRIKES = 32;
 
@@ -1918,6 +1918,14 @@ function setOption(strike, option) {
         strike.sneak = 'advantage-only';
       }
       break;
+    case 'reach':
+      none(option);
+      strike.reach = true;
+      break;
+    case 'sneak-ok':
+      none(option);
+      strike.sneak_ok = true;
+      break;
     case 'target':
       if (!option.values.length) throw new UsageError('--target needs a token id, e.g. --target @{target|token_id}');
       strike.targets = (strike.targets || []).concat(option.values);
@@ -1965,7 +1973,7 @@ function finish(strike, defaults, index) {
   if (!s.damage_type) throw new UsageError(`${label} needs --type (one of: ${DAMAGE_TYPES.join(', ')})`);
   if (!s.method) s.method = inferMethod(s.style);
   const out = { method: s.method, style: s.style, dice: s.dice, damage_type: s.damage_type };
-  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak']) {
+  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak', 'reach', 'sneak_ok']) {
     if (s[key] !== undefined) out[key] = s[key];
   }
   return out;

@@ -273,3 +273,18 @@ test('sheet defaults count for core fields only, so the API console is not flood
   const errors = emu.logs.filter((l) => l.startsWith('ERROR'));
   assert.deepEqual(errors.map((l) => l.split(' named ')[1]).sort(), ['size']);
 });
+
+test('a sneak attack needs a qualifying weapon: --reach lets a heavy pole-arm sneak (ER-13)', () => {
+  const { emu, tokens } = world();
+  const refused = emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} --seed 1 ` +
+    '--dice 1 --style pole-arm --weight 2 --type piercing --sneak', { selected: [tokens.orc.id] });
+  assert.match(plain(refused.map((m) => m.text).join(' ')), /sneak attack needs a ranged, light \(weight 0\) or reach weapon.*\(ER-13\)/);
+  emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} --seed 1 ` +
+    '--dice 1 --style pole-arm --weight 2 --type piercing --sneak --reach', { selected: [tokens.orc.id] });
+  const entry = lastLog(emu);
+  assert.deepEqual(entry.request.strikes[0], {
+    method: 'melee', style: 'pole-arm', dice: 1, damage_type: 'piercing', weight: 2, sneak: true, reach: true,
+    target: tokens.goblin.id,
+  });
+  assertSafe(assert, emu);
+});

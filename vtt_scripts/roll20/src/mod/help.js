@@ -20,7 +20,7 @@ function helpHtml(config) {
     item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
       'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
       '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --target ID. ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
       'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
       ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
     item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',

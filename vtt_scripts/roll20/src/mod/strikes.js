@@ -12,7 +12,7 @@ const { STYLES, DAMAGE_TYPES, METHODS } = require('../schema');
 const { STYLE_METHOD } = require('../facts');
 
 const STRIKE_OPTIONS = ['dice', 'method', 'style', 'weight', 'type', 'bonus', 'crit', 'no-crit',
-  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'target'];
+  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'reach', 'sneak-ok', 'target'];
 const WEIGHTS = { light: 0, medium: 1, heavy: 2 };
 const MAX_STRIKES = 32;
 
@@ -87,6 +87,14 @@ function setOption(strike, option) {
         strike.sneak = 'advantage-only';
       }
       break;
+    case 'reach':
+      none(option);
+      strike.reach = true;
+      break;
+    case 'sneak-ok':
+      none(option);
+      strike.sneak_ok = true;
+      break;
     case 'target':
       if (!option.values.length) throw new UsageError('--target needs a token id, e.g. --target @{target|token_id}');
       strike.targets = (strike.targets || []).concat(option.values);
@@ -134,7 +142,7 @@ function finish(strike, defaults, index) {
   if (!s.damage_type) throw new UsageError(`${label} needs --type (one of: ${DAMAGE_TYPES.join(', ')})`);
   if (!s.method) s.method = inferMethod(s.style);
   const out = { method: s.method, style: s.style, dice: s.dice, damage_type: s.damage_type };
-  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak']) {
+  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak', 'reach', 'sneak_ok']) {
     if (s[key] !== undefined) out[key] = s[key];
   }
   return out;

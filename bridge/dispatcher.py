@@ -414,7 +414,16 @@ class Dispatcher:
 
     def _attack_bulk(self, call: Call, batch: _Batch) -> Any:
         self._check_bulk_size(call.params)
-        return self._roll(call, batch, self._engine.resolve_bulk)
+        limits = self.limits
+
+        def resolve_bulk(request: Any, **options: Any) -> Any:
+            # Any ruleset's bulk shape: the engine checks the bridge's limits once the
+            # request is compiled, before it rolls (the check above is the fast one
+            # for the shape every built-in ruleset shares).
+            return self._engine.resolve_bulk(request, max_attacks=limits.max_bulk_attacks,
+                                             max_listed=limits.max_bulk_detail_attacks, **options)
+
+        return self._roll(call, batch, resolve_bulk)
 
     def _initiative_roll(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.roll_initiative)

@@ -42,11 +42,11 @@ def resolve(request, *, seed=None):
     return _resolve(request, seed=seed)
 
 
-def resolve_bulk(request, *, seed=None, threads=None):
+def resolve_bulk(request, *, seed=None, threads=None, max_attacks=None, max_listed=None):
     """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
     from .drive import resolve_bulk as _resolve_bulk
 
-    return _resolve_bulk(request, seed=seed, threads=threads)
+    return _resolve_bulk(request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed)
 
 
 def roll_initiative(request, *, seed=None):

@@ -26,9 +26,6 @@ from ._layout import (
 
 BACKEND = "python"
 
-# The pure kernels unwind with KernelError; the entry points turn it into a code.
-_KernelError = KernelError
-
 
 def _resist(amount: int, state: int) -> int:
     if state == R_HALF:
@@ -79,7 +76,7 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
         o = row * OUT_WIDTH
         if log is not None:
             if logpos + n > len(log) // LOG_WIDTH:
-                raise _KernelError(E_LOG_FULL, s)
+                raise KernelError(E_LOG_FULL, s)
             out[o + O_LOG] = logpos
         for i in range(n):
             face = pool[i]
@@ -102,13 +99,13 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
         if crit:
             while True:
                 if chain_len >= CHAIN_LIMIT:
-                    raise _KernelError(E_CHAIN_LIMIT, s)
+                    raise KernelError(E_CHAIN_LIMIT, s)
                 face = dice.die(20)
                 chain_len += 1
                 hit = face == 20 or (face != 1 and face + to_hit >= ac)
                 if log is not None:
                     if logpos + 2 > len(log) // LOG_WIDTH:
-                        raise _KernelError(E_LOG_FULL, s)
+                        raise KernelError(E_LOG_FULL, s)
                     log[logpos * 2] = face
                     log[logpos * 2 + 1] = hit
                     logpos += 1
@@ -188,7 +185,7 @@ def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, i
         for a, _, begin, end in _attacks(groups, first, count):
             logpos = _roll_attack(plan, begin, end, dice, mod_stamp, a, out, row, log, logpos)
             row += end - begin
-    except _KernelError as err:
+    except KernelError as err:
         info[0], info[1], info[2], info[3] = dice.pos, logpos, err.where, err.position
         return err.code
     info[0], info[1], info[2], info[3] = dice.pos, logpos, -1, -1
@@ -242,7 +239,7 @@ def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type,
             group_acc[gb + G_DAMAGE] += total
             group_acc[gb + G_CRITS] += crits
             group_acc[gb + G_WIDTH + min(total, HIST_BINS - 1)] += 1
-    except _KernelError as err:
+    except KernelError as err:
         info[2], info[3] = err.where, err.position
         return err.code
     return E_OK

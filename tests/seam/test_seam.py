@@ -133,6 +133,27 @@ def test_the_bridge_serves_it(coins, bridge):
     assert error["code"] == -32602 and error["data"]["path"] == "$.params.coins"
 
 
+def test_the_bridge_limits_its_bulk_requests_too(coins):
+    from fracas.bridge.limits import Limits
+
+    journal = Journal(":memory:")
+    dispatcher = Dispatcher(token=TOKEN, journal=journal, limits=Limits(max_bulk_attacks=1000,
+                                                                         max_bulk_detail_attacks=10))
+    session = Session(peer="seam")
+    dispatcher.handle(session, orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "auth",
+                                             "params": {"token": TOKEN}}).decode())
+
+    def ask(params):
+        message = {"jsonrpc": "2.0", "id": 1, "method": "attack.bulk", "params": params}
+        return orjson.loads(dispatcher.handle(session, orjson.dumps(message).decode()).data)
+
+    over = ask(dict(BULK, attacks=1001))["error"]
+    assert over["code"] == -32003 and over["data"]["path"] == "$.params.attacks"
+    listed = ask(dict(BULK, attacks=11, detail="attacks"))["error"]
+    assert listed["code"] == -32003 and listed["data"]["path"] == "$.params.detail"
+    journal.close()
+
+
 def test_the_cli_resolves_and_renders_it(coins, tmp_path):
     path = tmp_path / "coins.json"
     path.write_text(json.dumps(ATTACK))

@@ -15,7 +15,7 @@ from typing import Any, Optional
 from .. import _layout as L
 from .. import rulesets
 from ..dice import Dice
-from ..errors import DiceError, SchemaError
+from ..errors import DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
 from array import array
@@ -91,11 +91,15 @@ def _default_threads() -> int:
     return os.cpu_count() or 1
 
 
-def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None):
+def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
+                 max_attacks: Optional[int] = None, max_listed: Optional[int] = None):
     """Resolve a bulk request (profiles × targets × counts) of any ruleset in one call.
 
     `threads` defaults to the CPUs this process may use; the result does not depend
-    on it. Raises a `RequestError` subclass with the field path for bad input.
+    on it. `max_attacks` and `max_listed` (attacks listed one by one, any detail but
+    "summary") are a caller's limits, checked once the request is compiled and
+    before a die is rolled (the bridge passes its own). Raises a `RequestError`
+    subclass with the field path for bad input.
     """
     request = parse_json(request)
     ruleset = rulesets.for_request(request)
@@ -105,6 +109,11 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
     job = ruleset.compile_bulk(typed)
+    if max_attacks is not None and job.total > max_attacks:
+        raise LimitError("$.attacks", f"{job.total:,} attacks is more than the limit of {max_attacks:,}")
+    if max_listed is not None and job.detail != "summary" and job.total > max_listed:
+        raise LimitError("$.detail", f"detail {job.detail!r} for {job.total:,} attacks is more than the limit "
+                         f"of {max_listed:,}; use detail 'summary'")
     if seed is None:
         seed = new_seed()
     threads = _default_threads() if threads is None else threads

@@ -842,7 +842,7 @@ class RulesError extends RequestError {}
 class DiceError extends RequestError {}
 class LimitError extends RequestError {}
 
-/** '1 face', '3 faces': how many injected faces, for messages (as fracas.plan.faces). */
+/** '1 face', '3 faces': how many injected faces, for messages (as fracas.requests.faces). */
 function faces(n) {
   return n === 1 ? `${n} face` : `${n} faces`;
 }
@@ -958,7 +958,7 @@ module.exports = { applyOptions, markerFor };
   "src/schema.js": function (module, exports, require) {
 'use strict';
 // Typed requests: shape and type checks with path-bearing errors, the twin of
-// src/fracas/schema.py. Python lets msgspec walk the request; this file walks it
+// src/fracas/rulesets/er/schema.py. Python lets msgspec walk the request; this file walks it
 // the same way (object keys in the order given, then missing required fields in
 // declaration order) and words its errors the same, so a bad request gets the
 // same path and reason in both resolvers.
@@ -2177,7 +2177,7 @@ module.exports = { resolve, compileAttack, checkSeed, BACKEND };
   },
   "src/plan.js": function (module, exports, require) {
 'use strict';
-// Compile a typed ER request into strike rows: the twin of src/fracas/plan.py.
+// Compile a typed ER request into strike rows: the twin of src/fracas/rulesets/er/plan.py.
 // Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
 // ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
 
@@ -2809,7 +2809,7 @@ module.exports = { initCommand, mergeTurnOrder };
   "src/initiative.js": function (module, exports, require) {
 'use strict';
 // ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
-// The twin of src/fracas/initiative.py, with the same draw order: one d10 per
+// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
 // combatant in request order; then, for each group of tied totals from the highest
 // total down, one d20 per tied combatant in request order; combatants still tied
 // roll again (their group first), until every tie is broken.

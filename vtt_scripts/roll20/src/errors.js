@@ -33,7 +33,7 @@ class RulesError extends RequestError {}
 class DiceError extends RequestError {}
 class LimitError extends RequestError {}
 
-/** '1 face', '3 faces': how many injected faces, for messages (as fracas.plan.faces). */
+/** '1 face', '3 faces': how many injected faces, for messages (as fracas.requests.faces). */
 function faces(n) {
   return n === 1 ? `${n} face` : `${n} faces`;
 }

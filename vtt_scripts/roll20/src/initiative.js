@@ -1,6 +1,6 @@
 'use strict';
 // ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
-// The twin of src/fracas/initiative.py, with the same draw order: one d10 per
+// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
 // combatant in request order; then, for each group of tied totals from the highest
 // total down, one d20 per tied combatant in request order; combatants still tied
 // roll again (their group first), until every tie is broken.

@@ -1,5 +1,5 @@
 'use strict';
-// Compile a typed ER request into strike rows: the twin of src/fracas/plan.py.
+// Compile a typed ER request into strike rows: the twin of src/fracas/rulesets/er/plan.py.
 // Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
 // ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
 

@@ -1,6 +1,6 @@
 'use strict';
 // Typed requests: shape and type checks with path-bearing errors, the twin of
-// src/fracas/schema.py. Python lets msgspec walk the request; this file walks it
+// src/fracas/rulesets/er/schema.py. Python lets msgspec walk the request; this file walks it
 // the same way (object keys in the order given, then missing required fields in
 // declaration order) and words its errors the same, so a bad request gets the
 // same path and reason in both resolvers.

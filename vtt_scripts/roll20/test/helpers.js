@@ -19,7 +19,7 @@ function pythonHasFracas() {
   if (pythonChecked === null) {
     const py = pythonPath();
     pythonChecked = fs.existsSync(py) &&
-      spawnSync(py, ['-c', 'import fracas.engine'], { cwd: REPO_ROOT, encoding: 'utf8' }).status === 0;
+      spawnSync(py, ['-c', 'import fracas.cli'], { cwd: REPO_ROOT, encoding: 'utf8' }).status === 0;
   }
   return pythonChecked;
 }

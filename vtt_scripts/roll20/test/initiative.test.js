@@ -1,5 +1,5 @@
 'use strict';
-// ER-18 initiative in JavaScript against src/fracas/initiative.py: same request + seed ⇒ same order.
+// ER-18 initiative in JavaScript against src/fracas/rulesets/er/initiative.py: same request + seed ⇒ same order.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');

@@ -117,14 +117,16 @@ class _AttackCommand(click.Command):
     a flag name keeps it.
     """
 
-    _cache: dict[int, list[click.Option]] = {}
+    _options: dict[rulesets.Ruleset, list[click.Option]] = {}
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = list(super().get_params(ctx))
         taken = {param.name for param in params}
         for name in rulesets.names():
             ruleset = rulesets.get(name)
-            options = self._cache.setdefault(id(ruleset), ruleset.cli_options())
+            options = self._options.get(ruleset)
+            if options is None:
+                options = self._options[ruleset] = ruleset.cli_options()
             for option in options:
                 if option.name not in taken:
                     taken.add(option.name)

@@ -312,6 +312,14 @@ def test_rolls_flag_injects_physical_dice():
     assert document["total_damage"] == 3
 
 
+@pytest.mark.parametrize("text", ["1 9", "1,9", " 1 , 9 ", "1, 9"])
+def test_rolls_flag_reads_spaces_as_separators(text):
+    """--rolls "1 9" is the faces 1 and 9, never the single face 19."""
+    result = run(["attack", "--dice", "2", "--ac", "14", "--str", "4", "--rolls", text, "--json"])
+    assert result.exit_code == 0, result.output
+    assert [d["face"] for d in json.loads(result.output)["strikes"][0]["dice"]] == [1, 9]
+
+
 @pytest.mark.parametrize("rolls, message", [
     ("15,x", "Invalid value for --rolls: item 2 ('x') is not a whole number"),
     ("15", "$.rolls: 1 face given, but $.strikes[0] needs another die"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from array import array
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional
 
@@ -18,7 +19,6 @@ from ..dice import Dice
 from ..errors import DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
-from array import array
 
 
 def _is_bulk(request: Any) -> bool:
@@ -26,6 +26,7 @@ def _is_bulk(request: Any) -> bool:
 
 
 def _roll(kind: str, request: Any, seed: Optional[int], what: str):
+    """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll."""
     request = parse_json(request)
     ruleset = rulesets.for_request(request)
     typed = ruleset.decode(kind, request)

@@ -23,7 +23,7 @@ class KernelError(Exception):
         self.code, self.where, self.position = code, where, position
 
 
-class Dice:
+class Dice(Xoshiro128):
     """Draws faces from the generator state, or from injected rolls.
 
     `state` is the four-word xoshiro128** state (an `array('I')` or a list), shared
@@ -31,19 +31,23 @@ class Dice:
     `strike` is stamped into errors so the caller can say which strike ran out.
     """
 
-    __slots__ = ("state", "rolls", "pos", "strike", "_gen")
+    __slots__ = ("rolls", "pos", "strike")
 
     def __init__(self, state, rolls: Optional[array] = None, pos: int = 0):
-        self.state = state
+        self.s = state
         self.rolls = rolls
         self.pos = pos
         self.strike = -1
-        self._gen = Xoshiro128(state)
 
     @classmethod
     def from_seed(cls, seed: int, rolls: Optional[array] = None) -> "Dice":
         """A stream for one request: the seed's generator, or its injected faces."""
         return cls(array("I", seed_state(seed)), rolls, 0)
+
+    @property
+    def state(self):
+        """The generator state buffer the compiled kernels read and advance."""
+        return self.s
 
     @property
     def injected(self) -> bool:
@@ -53,7 +57,7 @@ class Dice:
         """One face 1..n; raises KernelError when injected faces run out or do not fit."""
         rolls = self.rolls
         if rolls is None:
-            return self._gen.die(n)
+            return Xoshiro128.die(self, n)
         pos = self.pos
         if pos >= len(rolls):
             raise KernelError(E_ROLLS_SHORT, self.strike, pos)

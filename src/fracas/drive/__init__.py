@@ -26,8 +26,9 @@ def _is_bulk(request: Any) -> bool:
 
 
 def _roll(kind: str, request: Any, seed: Optional[int], what: str):
-    """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll."""
-    request = parse_json(request)
+    """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll.
+
+    `request` is already decoded from JSON (a mapping or a typed request)."""
     ruleset = rulesets.for_request(request)
     typed = ruleset.decode(kind, request)
     request_seed = typed.seed
@@ -38,7 +39,7 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str):
     plan = compile_(typed)
     if seed is None:
         seed = new_seed()
-    dice = Dice(array("I", seed_state(seed)), rolls, 0)
+    dice = Dice.from_seed(seed, rolls)
     roll = ruleset.roll_attack if kind == "attack" else ruleset.roll_initiative
     result = roll(plan, dice, seed)
     if rolls is not None and dice.pos < len(rolls):
@@ -61,7 +62,7 @@ def resolve(request: Any, *, seed: Optional[int] = None):
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None):
     """Roll initiative for the combatants of a request, by its ruleset's rules."""
-    return _roll("initiative", request, seed, "initiative")
+    return _roll("initiative", parse_json(request), seed, "initiative")
 
 
 # -- bulk --------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from array import array
 from typing import Any, Callable, Optional, Protocol
 
 from ..errors import RulesError
+from ..requests import decode
 
 #: The kinds of request a ruleset may accept, and the driver that runs each.
 KINDS = ("attack", "bulk", "initiative")
@@ -83,8 +84,6 @@ class Ruleset:
 
     def decode(self, kind: str, request: Any) -> Any:
         """The typed request of `kind`; it must have `seed` and `rolls` (or `seed` for bulk)."""
-        from ..requests import decode
-
         spec = self.request_types.get(kind)
         if spec is None:
             raise RulesError("$.ruleset", f"the {self.title or self.name} ruleset does not resolve "

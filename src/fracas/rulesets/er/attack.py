@@ -79,22 +79,22 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     n = len(attack.metas)
     groups = array("q", (0, n, 1))
     capacity = n * _LOG_PER_STRIKE
-    start = array("I", dice.state)
+    state, rolls = dice.state, dice.rolls
+    start = state.tobytes()  # a crit chain past the log's room rolls again from here
     while True:
-        dice.state[:] = start
         out = array("q", bytes(8 * n * L.OUT_WIDTH))
         log = array("i", bytes(4 * 2 * capacity))
         info = array("q", (dice.pos, 0, 0, 0))
-        err = kernel.roll_detail(attack.plan, groups, len(attack.targets), 0, 1, dice.state, dice.rolls,
-                                 out, log, info)
+        err = kernel.roll_detail(attack.plan, groups, len(attack.targets), 0, 1, state, rolls, out, log, info)
         if err != L.E_LOG_FULL:
             break
+        state[:] = array("I", start)
         capacity *= 4
     if err:
-        raise kernel_error(err, info[2], info[3], dice.rolls)
+        raise kernel_error(err, info[2], info[3], rolls)
     dice.pos = info[0]
     shock = _follow_ups(attack.metas, attack.targets, out, dice)
-    return AttackResult(seed, attack.ruleset, kernel.BACKEND, dice.injected, attack.metas, attack.targets,
+    return AttackResult(seed, attack.ruleset, kernel.BACKEND, rolls is not None, attack.metas, attack.targets,
                         out, log, shock)
 
 

@@ -1361,6 +1361,7 @@ const MESSAGES = Object.freeze({
   "rolls_short": "{given} given, but {what} needs another die (position {position} in draw order)",
   "rolls_left_over": "{given} given, but {what} used only {used}: remove the extra faces",
   "face_range_d3": "face {face} is out of range for the d3 that {what} draws there (1 to 3)",
+  "face_range_die": "face {face} is out of range for the d{faces} drawn there (1 to {faces})",
   "chain_limit": "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
   "no_strikes": "no strikes: an attack needs at least one (ER-1)",
   "too_many": "{count} {what}, the most is {most}",
@@ -2861,8 +2862,7 @@ function rollInitiative(request, options = {}) {
     if (err.code === E_ROLLS_SHORT) {
       throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
     }
-    throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
-      'for the d10 drawn there (1 to 10)');
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
   }
   if (rolls && dice.pos < rolls.length) {
     throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));

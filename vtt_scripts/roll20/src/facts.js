@@ -99,6 +99,7 @@ const MESSAGES = Object.freeze({
   "rolls_short": "{given} given, but {what} needs another die (position {position} in draw order)",
   "rolls_left_over": "{given} given, but {what} used only {used}: remove the extra faces",
   "face_range_d3": "face {face} is out of range for the d3 that {what} draws there (1 to 3)",
+  "face_range_die": "face {face} is out of range for the d{faces} drawn there (1 to {faces})",
   "chain_limit": "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
   "no_strikes": "no strikes: an attack needs at least one (ER-1)",
   "too_many": "{count} {what}, the most is {most}",

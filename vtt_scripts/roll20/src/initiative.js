@@ -52,8 +52,7 @@ function rollInitiative(request, options = {}) {
     if (err.code === E_ROLLS_SHORT) {
       throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
     }
-    throw new DiceError(`$.rolls[${err.position}]`, `face ${rolls[err.position]} is out of range ` +
-      'for the d10 drawn there (1 to 10)');
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
   }
   if (rolls && dice.pos < rolls.length) {
     throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));

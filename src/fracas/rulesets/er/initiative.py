@@ -80,8 +80,8 @@ def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeRe
         if exc.code == L.E_ROLLS_SHORT:
             raise DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what="initiative",
                                            position=exc.position)) from None
-        raise DiceError(f"$.rolls[{exc.position}]", f"face {rolls[exc.position]} is out of range "
-                        "for the d10 drawn there (1 to 10)") from None
+        raise DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=rolls[exc.position],
+                                                         faces=10)) from None
     return InitiativeResult(seed, plan.request.ruleset, dice.injected, order)
 
 

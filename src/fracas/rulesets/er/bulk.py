@@ -213,18 +213,21 @@ class BulkResult:
 
     @property
     def total_damage(self) -> int:
-        return sum(t["damage"] for t in self.to_dict()["targets"].values())
+        """Damage dealt to all targets together (read from the totals, no dict built)."""
+        return sum(self.acc_t[t * L.T_WIDTH + L.T_DAMAGE] for t in range(len(self.bulk.targets)))
 
     def to_dict(self) -> dict[str, Any]:
         bulk = self.bulk
+        # The damage types struck at each target, in strike order: one pass over the strikes.
+        types: dict[str, list[str]] = {tid: [] for tid in bulk.targets}
+        for m in bulk.metas:
+            if m.damage_type not in types[m.target]:
+                types[m.target].append(m.damage_type)
         targets = {}
         for tid, info in bulk.targets.items():
             t = info.index * L.T_WIDTH
             acc = self.acc_t
-            by_type = {}
-            for m in bulk.metas:
-                if m.target == tid:
-                    by_type[m.damage_type] = self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[m.damage_type]]
+            by_type = {kind: self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[kind]] for kind in types[tid]}
             targets[tid] = {
                 "damage": acc[t + L.T_DAMAGE], "by_type": by_type,
                 "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],

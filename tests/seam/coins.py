@@ -71,7 +71,7 @@ class CoinBulkJob:
     gil_free = False
 
     def __init__(self, req: CoinBulk):
-        self.req, self.seed, self.total, self.detail = req, req.seed, req.attacks, req.detail
+        self.req, self.total, self.detail = req, req.attacks, req.detail
         self.guard = req.targets[req.target].guard
 
     def new_totals(self) -> list[int]:

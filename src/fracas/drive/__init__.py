@@ -21,6 +21,12 @@ from ..requests import check_rolls, check_seed, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
 
 
+def _pick_seed(request_seed: Optional[int], seed: Optional[int]) -> Optional[int]:
+    """The caller's seed wins over the request's; both are checked (a typo is still a typo)."""
+    check_seed(request_seed)
+    return check_seed(seed, "seed") if seed is not None else request_seed
+
+
 def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
@@ -31,9 +37,7 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str):
     `request` is already decoded from JSON (a mapping or a typed request)."""
     ruleset = rulesets.for_request(request)
     typed = ruleset.decode(kind, request)
-    request_seed = typed.seed
-    check_seed(request_seed)
-    seed = check_seed(seed, "seed") if seed is not None else request_seed
+    seed = _pick_seed(typed.seed, seed)
     rolls = check_rolls(typed.rolls, ruleset.largest_die)
     compile_ = ruleset.compile_attack if kind == "attack" else ruleset.compile_initiative
     plan = compile_(typed)
@@ -106,8 +110,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     request = parse_json(request)
     ruleset = rulesets.for_request(request)
     typed = ruleset.decode("bulk", request)
-    check_seed(typed.seed)
-    seed = check_seed(seed, "seed") if seed is not None else typed.seed
+    seed = _pick_seed(typed.seed, seed)
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
     job = ruleset.compile_bulk(typed)

@@ -43,7 +43,6 @@ class Result(Protocol):
 class BulkJob(Protocol):
     """A compiled bulk request; the bulk driver owns chunks, streams and threads."""
 
-    seed: Optional[int]
     total: int          # attacks in all
     detail: str         # "summary", or a level that lists attacks one by one
 
@@ -86,8 +85,7 @@ class Ruleset:
         """The typed request of `kind`; it must have `seed` and `rolls` (or `seed` for bulk)."""
         spec = self.request_types.get(kind)
         if spec is None:
-            raise RulesError("$.ruleset", f"the {self.title or self.name} ruleset does not resolve "
-                             f"{kind} requests")
+            raise self._unsupported(kind)
         return decode(request, spec)
 
     def compile_attack(self, request: Any) -> Any:

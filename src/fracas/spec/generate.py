@@ -52,10 +52,6 @@ def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
     return entries
 
 
-def _py_literal(value: Any) -> str:
-    return repr(value)
-
-
 def python_layout(facts: dict[str, Any], root: Path) -> str:
     lines = [f'"""Column layout of the flat arrays the kernels read and write.\n\n{BANNER}\n'
              'The compiled core includes the same numbers (cython_core/_layout.pxi) and the\n'
@@ -116,7 +112,7 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
     for name, value in enums.items():
         if isinstance(value, list):
             value = tuple(value)
-        lines.append(f"{name} = {_py_literal(value)}")
+        lines.append(f"{name} = {value!r}")
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")

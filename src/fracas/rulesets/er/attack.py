@@ -27,8 +27,6 @@ _LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chain
 class AttackPlan:
     """A checked ER attack, ready to roll."""
 
-    seed: Optional[int]
-    rolls: Optional[list[int]]
     plan: array
     metas: list[StrikeMeta]
     targets: dict[str, TargetInfo]
@@ -70,7 +68,7 @@ def compile_attack(request: Any) -> AttackPlan:
                                    req.advantage, req.disadvantage)
         plan.extend(row)
         metas.append(meta)
-    return AttackPlan(req.seed, req.rolls, plan, metas, targets, req.ruleset)
+    return AttackPlan(plan, metas, targets, req.ruleset)
 
 
 def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:

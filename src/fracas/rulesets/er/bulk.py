@@ -33,7 +33,7 @@ class BulkPlan:
     """A bulk request compiled into kernel arrays: the ER bulk job."""
 
     __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
-                 "seed", "_group_bounds")
+                 "_group_bounds")
 
     def __init__(self):
         self.plan = array("i")
@@ -44,7 +44,6 @@ class BulkPlan:
         self.total = 0
         self.ruleset = "enchanted-realms"
         self.detail = "summary"
-        self.seed = None
         self._group_bounds = None
 
     @property
@@ -150,7 +149,7 @@ def compile_bulk(request: Any) -> BulkPlan:
     """Check a bulk request and compile it (same rules and error paths as single attacks)."""
     req: BulkRequest = decode(request, BulkRequest)
     bulk = BulkPlan()
-    bulk.ruleset, bulk.detail, bulk.seed = req.ruleset, req.detail, req.seed
+    bulk.ruleset, bulk.detail = req.ruleset, req.detail
     profiles: dict[str, Profile] = convert_mapping(req.profiles, Profile, "$.profiles")
     if not profiles:
         raise SchemaError("$.profiles", "no profiles: give at least one")

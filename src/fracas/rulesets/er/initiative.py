@@ -8,7 +8,7 @@ combatants still tied roll again (their group first), until every tie is broken.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ... import _layout as L
 from ...dice import Dice, KernelError
@@ -41,8 +41,6 @@ class InitiativeResult:
 class InitiativePlan:
     """Checked combatants and their modifiers."""
 
-    seed: Optional[int]
-    rolls: Optional[list[int]]
     request: InitiativeRequest
     mods: list[int]
 
@@ -68,7 +66,7 @@ def compile_initiative(request: Any) -> InitiativePlan:
             check_range(c.agility, -10, 40, f"{path}.agility", "score")
         check_range(c.bonus, -100, 100, f"{path}.bonus", "bonus")
         mods.append(modifier(c.agility, c.agility_mod) + c.bonus)
-    return InitiativePlan(req.seed, req.rolls, req, mods)
+    return InitiativePlan(req, mods)
 
 
 def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeResult:

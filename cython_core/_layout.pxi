@@ -50,7 +50,82 @@ cdef enum:
     G_DAMAGE = 1
     G_CRITS = 2
     G_WIDTH = 3
+    # Plan of the Worldwalker, Cartyrion and old-school kernel: one row of XPLAN_WIDTH int32 per strike.
+    X_TARGET = 0
+    X_HIT = 1
+    X_BONUS = 2
+    X_TN = 3
+    X_REACT = 4
+    X_REACT_BONUS = 5
+    X_FEINT = 6
+    X_FEINT_BONUS = 7
+    X_FEINT_DEFENSE = 8
+    X_CHECK = 9
+    X_CHECK_BONUS = 10
+    X_CHECK_DC = 11
+    X_DICE = 12
+    X_FACES = 13
+    X_EXPLODE = 14
+    X_PER_DIE = 15
+    X_FLAT = 16
+    X_REDUCE = 17
+    X_REDUCE_PASS = 18
+    X_MIN = 19
+    X_POOL = 20
+    X_PARRY = 21
+    X_COST = 22
+    X_COST_HALF = 23
+    XPLAN_WIDTH = 24
+    # Results of that kernel: one row of XOUT_WIDTH int64 per strike rolled.
+    Y_HIT = 0
+    Y_ROLL = 1
+    Y_ATTACK = 2
+    Y_FEINT = 3
+    Y_FEINT_ROLL = 4
+    Y_FEINT_DEF_ROLL = 5
+    Y_REACT_ROLL = 6
+    Y_REACT = 7
+    Y_NEGATED = 8
+    Y_CHECK = 9
+    Y_CHECK_ROLL = 10
+    Y_DICE_SUM = 11
+    Y_EXPLODED = 12
+    Y_RAW = 13
+    Y_REDUCED = 14
+    Y_ABSORBED = 15
+    Y_DAMAGE = 16
+    Y_COST_ROLL = 17
+    Y_COST = 18
+    Y_PARRY_LEFT = 19
+    Y_LOG = 20
+    Y_NLOG = 21
+    XOUT_WIDTH = 22
+    # Their bulk summary, per target: U_WIDTH int64.
+    U_DAMAGE = 0
+    U_INJURY = 1
+    U_ATTACKS = 2
+    U_ATTACKS_HIT = 3
+    U_STRIKES = 4
+    U_STRIKES_HIT = 5
+    U_NEGATED = 6
+    U_EXPLODED = 7
+    U_LONGEST = 8
+    U_ABSORBED = 9
+    U_COST = 10
+    U_WIDTH = 11
+    # Their bulk summary, per group: K_WIDTH int64, then HIST_BINS histogram bins.
+    K_ATTACKS_HIT = 0
+    K_DAMAGE = 1
+    K_EXPLODED = 2
+    K_WIDTH = 3
     # Constants.
+    X_HIT_NONE = 0
+    X_HIT_WW = 1
+    X_HIT_OS = 2
+    X_PARRY_NONE = 0
+    X_PARRY_WEAPON = 1
+    X_PARRY_SHIELD = 2
+    XS_WIDTH = 2
     R_NORMAL = 0
     R_HALF = 1
     R_DOUBLE = 2
@@ -112,6 +187,77 @@ LAYOUT = {
     'G_DAMAGE': G_DAMAGE,
     'G_CRITS': G_CRITS,
     'G_WIDTH': G_WIDTH,
+    'X_TARGET': X_TARGET,
+    'X_HIT': X_HIT,
+    'X_BONUS': X_BONUS,
+    'X_TN': X_TN,
+    'X_REACT': X_REACT,
+    'X_REACT_BONUS': X_REACT_BONUS,
+    'X_FEINT': X_FEINT,
+    'X_FEINT_BONUS': X_FEINT_BONUS,
+    'X_FEINT_DEFENSE': X_FEINT_DEFENSE,
+    'X_CHECK': X_CHECK,
+    'X_CHECK_BONUS': X_CHECK_BONUS,
+    'X_CHECK_DC': X_CHECK_DC,
+    'X_DICE': X_DICE,
+    'X_FACES': X_FACES,
+    'X_EXPLODE': X_EXPLODE,
+    'X_PER_DIE': X_PER_DIE,
+    'X_FLAT': X_FLAT,
+    'X_REDUCE': X_REDUCE,
+    'X_REDUCE_PASS': X_REDUCE_PASS,
+    'X_MIN': X_MIN,
+    'X_POOL': X_POOL,
+    'X_PARRY': X_PARRY,
+    'X_COST': X_COST,
+    'X_COST_HALF': X_COST_HALF,
+    'XPLAN_WIDTH': XPLAN_WIDTH,
+    'Y_HIT': Y_HIT,
+    'Y_ROLL': Y_ROLL,
+    'Y_ATTACK': Y_ATTACK,
+    'Y_FEINT': Y_FEINT,
+    'Y_FEINT_ROLL': Y_FEINT_ROLL,
+    'Y_FEINT_DEF_ROLL': Y_FEINT_DEF_ROLL,
+    'Y_REACT_ROLL': Y_REACT_ROLL,
+    'Y_REACT': Y_REACT,
+    'Y_NEGATED': Y_NEGATED,
+    'Y_CHECK': Y_CHECK,
+    'Y_CHECK_ROLL': Y_CHECK_ROLL,
+    'Y_DICE_SUM': Y_DICE_SUM,
+    'Y_EXPLODED': Y_EXPLODED,
+    'Y_RAW': Y_RAW,
+    'Y_REDUCED': Y_REDUCED,
+    'Y_ABSORBED': Y_ABSORBED,
+    'Y_DAMAGE': Y_DAMAGE,
+    'Y_COST_ROLL': Y_COST_ROLL,
+    'Y_COST': Y_COST,
+    'Y_PARRY_LEFT': Y_PARRY_LEFT,
+    'Y_LOG': Y_LOG,
+    'Y_NLOG': Y_NLOG,
+    'XOUT_WIDTH': XOUT_WIDTH,
+    'U_DAMAGE': U_DAMAGE,
+    'U_INJURY': U_INJURY,
+    'U_ATTACKS': U_ATTACKS,
+    'U_ATTACKS_HIT': U_ATTACKS_HIT,
+    'U_STRIKES': U_STRIKES,
+    'U_STRIKES_HIT': U_STRIKES_HIT,
+    'U_NEGATED': U_NEGATED,
+    'U_EXPLODED': U_EXPLODED,
+    'U_LONGEST': U_LONGEST,
+    'U_ABSORBED': U_ABSORBED,
+    'U_COST': U_COST,
+    'U_WIDTH': U_WIDTH,
+    'K_ATTACKS_HIT': K_ATTACKS_HIT,
+    'K_DAMAGE': K_DAMAGE,
+    'K_EXPLODED': K_EXPLODED,
+    'K_WIDTH': K_WIDTH,
+    'X_HIT_NONE': X_HIT_NONE,
+    'X_HIT_WW': X_HIT_WW,
+    'X_HIT_OS': X_HIT_OS,
+    'X_PARRY_NONE': X_PARRY_NONE,
+    'X_PARRY_WEAPON': X_PARRY_WEAPON,
+    'X_PARRY_SHIELD': X_PARRY_SHIELD,
+    'XS_WIDTH': XS_WIDTH,
     'R_NORMAL': R_NORMAL,
     'R_HALF': R_HALF,
     'R_DOUBLE': R_DOUBLE,

@@ -28,7 +28,7 @@ from .rulesets.er.schema import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "resolve", "resolve_bulk", "roll_initiative", "rulesets", "backend", "__version__",
+    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant",
@@ -54,6 +54,13 @@ def roll_initiative(request, *, seed=None):
     from .drive import roll_initiative as _roll
 
     return _roll(request, seed=seed)
+
+
+def check_morale(request, *, seed=None):
+    """A morale check by the request's ruleset (old-school OS-4); see `fracas.drive.check_morale`."""
+    from .drive import check_morale as _check
+
+    return _check(request, seed=seed)
 
 
 def __getattr__(name):

@@ -27,6 +27,25 @@ MAX_ROLLS = 200000
 SCORE_RANGE = (-10, 40)
 BONUS_RANGE = (-100, 100)
 AC_RANGE = (-100, 200)
+WW_METHODS = ('melee', 'ranged')
+WW_REACTIONS = ('block', 'dodge')
+WW_HANDS = ('primary', 'off')
+WW_TALENTS = ('none', 'dual-weapon-training', 'dual-weapon-mastery', 'shield-specialist', 'dual-weapon-training+shield-specialist')
+WW_MAX_CRITICAL = 5
+WW_RANGED_ENGAGED = -6
+CT_METHODS = ('melee', 'ranged')
+CT_DICE = (4, 6, 8, 10)
+CT_SNEAK = ('passed', 'failed', 'roll')
+CT_PARRY = ('weapon', 'shield')
+CT_AMBUSH = ('none', 'opponents', 'party')
+OS_METHODS = ('melee', 'missile')
+OS_RANGES = ('short', 'medium', 'long', 'beyond')
+OS_MAX_COVER = 4
+OS_FLEEING_BONUS = 2
+OS_TIES = ('reroll', 'simultaneous')
+STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
+OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
 # JSON-RPC error codes.
 PARSE_ERROR = -32700  # parse error: the message is not JSON
@@ -42,8 +61,8 @@ ID_REUSED = -32005  # the id was journaled for a different request: use a new id
 NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request has that id
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
-BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'journal.get', 'journal.replay')
-ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll')
+BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'journal.get', 'journal.replay')
+ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {
@@ -81,4 +100,20 @@ MESSAGES = {
     'duplicate_combatant': 'duplicate combatant id {id}',
     'no_combatants': 'no combatants: give at least one',
     'tie_limit': 'a tie survived {limit} d20 roll-offs',
+    'dice_expression': '{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})',
+    'not_a_die': 'd{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})',
+    'ww_critical': 'critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)',
+    'ww_defense': "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
+    'ww_off_hand': "an off-hand strike needs the attacker's two_weapon (WW-6)",
+    'ct_sneak_power': 'a sneak attack cannot also be a power attack (CT-7)',
+    'ct_sneak_roll': "sneak 'roll' needs the attacker's awa bonus (CT-7)",
+    'ct_shield': "a shield parry needs the target's shield points (CT-6)",
+    'os_range_beyond': 'beyond long range no missile attack is possible (OS-3)',
+    'os_range_melee': 'range applies to missile attacks only (OS-3)',
+    'os_full_cover': 'target {target} has full cover: no missile attack can hit it (OS-3)',
+    'os_cover': 'cover {value}: a penalty of 1 to 4, 0 for none, or "full" (OS-3)',
+    'side_initiative_sides': 'side initiative needs at least two sides (OS-1)',
+    'no_strikes_rule': 'no strikes: an attack needs at least one ({rule})',
+    'ct_ambush_round': 'an ambush is rolled for the first round only; this is round {round} (CT-1)',
+    'ct_die': '{text} is not a damage die: write dF, e.g. d6 (CT-3)',
 }

@@ -59,7 +59,86 @@ G_DAMAGE = 1  # damage dealt
 G_CRITS = 2  # crit chains started
 G_WIDTH = 3  # row width
 
+# Plan of the Worldwalker, Cartyrion and old-school kernel: one row of XPLAN_WIDTH int32 per strike.
+X_TARGET = 0  # target index
+X_HIT = 1  # attack roll: X_HIT_NONE (Cartyrion), X_HIT_WW (natural 20 counts 30, 1 counts -10), X_HIT_OS (natural 20 hits, 1 misses)
+X_BONUS = 2  # added to the d20 attack roll
+X_TN = 3  # what the attack total must meet: Passive Defense TN (WW-2) or AC (OS-6)
+X_REACT = 4  # 1 if the target blocks or dodges (WW-5)
+X_REACT_BONUS = 5  # added to the d20 block/dodge roll
+X_FEINT = 6  # 1 if a feint comes first (WW-7)
+X_FEINT_BONUS = 7  # attacker's feint bonus
+X_FEINT_DEFENSE = 8  # defender's bonus against the feint
+X_CHECK = 9  # 1 if the sneak attack's AWA check is rolled (CT-7)
+X_CHECK_BONUS = 10  # attacker's AWA bonus
+X_CHECK_DC = 11  # the check's DC
+X_DICE = 12  # damage dice before explosions
+X_FACES = 13  # faces of a damage die
+X_EXPLODE = 14  # 1 if maximum faces explode, unbounded (CT-3)
+X_PER_DIE = 15  # bonus per original damage die (CT-2)
+X_FLAT = 16  # flat damage bonus
+X_REDUCE = 17  # subtracted from damage (armor; the failed-check amount with CHECK)
+X_REDUCE_PASS = 18  # subtracted instead when the sneak check passes (CT-7)
+X_MIN = 19  # least damage of a hit (OS-6: 1)
+X_POOL = 20  # 1 if the damage is Direct Damage to Injury Points (CT-4), else 0
+X_PARRY = 21  # X_PARRY_NONE / X_PARRY_WEAPON / X_PARRY_SHIELD: how the target parries (CT-6)
+X_COST = 22  # faces of the attacker's stamina-cost die (CT-4: 4), 0 for none
+X_COST_HALF = 23  # 1 to halve the stamina cost, rounding up (weapon specialization)
+XPLAN_WIDTH = 24  # row width
+
+# Results of that kernel: one row of XOUT_WIDTH int64 per strike rolled.
+Y_HIT = 0  # 1 if the strike hit (always, with no attack roll)
+Y_ROLL = 1  # the attack d20 face, 0 if none
+Y_ATTACK = 2  # the attack total (substituted natural face + BONUS)
+Y_FEINT = 3  # 0 no feint, 1 the feint succeeded, 2 it failed
+Y_FEINT_ROLL = 4  # attacker's feint d20
+Y_FEINT_DEF_ROLL = 5  # defender's feint d20
+Y_REACT_ROLL = 6  # the block/dodge d20, 0 if none was rolled
+Y_REACT = 7  # the block/dodge total
+Y_NEGATED = 8  # 1 if the block/dodge negated the attack
+Y_CHECK = 9  # 0 no check, 1 passed, 2 failed
+Y_CHECK_ROLL = 10  # the check's d20
+Y_DICE_SUM = 11  # sum of every damage die, explosions included
+Y_EXPLODED = 12  # dice added by explosions
+Y_RAW = 13  # damage before reduction: DICE_SUM + FLAT + PER_DIE x DICE
+Y_REDUCED = 14  # the amount subtracted
+Y_ABSORBED = 15  # damage a parry stopped
+Y_DAMAGE = 16  # final damage
+Y_COST_ROLL = 17  # the stamina-cost die, 0 if none
+Y_COST = 18  # the attacker's stamina cost
+Y_PARRY_LEFT = 19  # after this strike: explosions the parrying weapon still takes, or the shield's points
+Y_LOG = 20  # first log entry (one int32 face per damage die)
+Y_NLOG = 21  # damage dice logged
+XOUT_WIDTH = 22  # row width
+
+# Their bulk summary, per target: U_WIDTH int64.
+U_DAMAGE = 0  # damage dealt
+U_INJURY = 1  # the part of DAMAGE dealt as Direct Damage (CT-4)
+U_ATTACKS = 2  # attacks with a strike at this target
+U_ATTACKS_HIT = 3  # attacks with a hitting, unnegated strike at this target
+U_STRIKES = 4  # strikes at this target
+U_STRIKES_HIT = 5  # strikes that hit (negated or not)
+U_NEGATED = 6  # strikes a block or dodge negated
+U_EXPLODED = 7  # dice added by explosions
+U_LONGEST = 8  # most dice one strike added by explosions (a maximum)
+U_ABSORBED = 9  # damage parries stopped
+U_COST = 10  # stamina the attackers spent on these strikes
+U_WIDTH = 11  # row width
+
+# Their bulk summary, per group: K_WIDTH int64, then HIST_BINS histogram bins.
+K_ATTACKS_HIT = 0  # attacks with at least one hitting, unnegated strike
+K_DAMAGE = 1  # damage dealt
+K_EXPLODED = 2  # dice added by explosions
+K_WIDTH = 3  # row width
+
 # Constants.
+X_HIT_NONE = 0  # no attack roll (CT-2)
+X_HIT_WW = 1  # Worldwalker attack roll (WW-2)
+X_HIT_OS = 2  # old-school attack roll (OS-6)
+X_PARRY_NONE = 0  # no parry
+X_PARRY_WEAPON = 1  # weapon parry (CT-6)
+X_PARRY_SHIELD = 2  # shield parry (CT-6)
+XS_WIDTH = 2  # per-target parry state of that kernel: (weapon explosions left, shield points)
 R_NORMAL = 0  # resistance state: normal damage
 R_HALF = 1  # resistance state: halved, rounded down (ER-10)
 R_DOUBLE = 2  # resistance state: doubled (ER-10)

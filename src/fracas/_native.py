@@ -22,6 +22,16 @@ from ._layout import (
     P_SKILL, P_SNEAK, P_TARGET, P_TO_HIT, P_TYPE, P_WEIGHT, PLAN_WIDTH,
     R_DOUBLE, R_HALF, R_IMMUNE, T_ATTACKS, T_ATTACKS_HIT, T_CRITS, T_DAMAGE,
     T_LONGEST, T_STRIKES, T_STRIKES_HIT, T_UNDODGEABLE, T_WIDTH,
+    K_ATTACKS_HIT, K_DAMAGE, K_EXPLODED, K_WIDTH,
+    U_ABSORBED, U_ATTACKS, U_ATTACKS_HIT, U_COST, U_DAMAGE, U_EXPLODED, U_INJURY, U_LONGEST,
+    U_NEGATED, U_STRIKES, U_STRIKES_HIT, U_WIDTH,
+    X_BONUS, X_CHECK, X_CHECK_BONUS, X_CHECK_DC, X_COST, X_COST_HALF, X_DICE, X_EXPLODE, X_FACES,
+    X_FEINT, X_FEINT_BONUS, X_FEINT_DEFENSE, X_FLAT, X_HIT, X_HIT_OS, X_HIT_WW, X_MIN, X_PARRY,
+    X_PARRY_SHIELD, X_PARRY_WEAPON, X_PER_DIE, X_POOL, X_REACT, X_REACT_BONUS, X_REDUCE,
+    X_REDUCE_PASS, X_TARGET, X_TN, XPLAN_WIDTH, XS_WIDTH, XOUT_WIDTH,
+    Y_ABSORBED, Y_ATTACK, Y_CHECK, Y_CHECK_ROLL, Y_COST, Y_COST_ROLL, Y_DAMAGE, Y_DICE_SUM,
+    Y_EXPLODED, Y_FEINT, Y_FEINT_DEF_ROLL, Y_FEINT_ROLL, Y_HIT, Y_LOG, Y_NEGATED, Y_NLOG,
+    Y_PARRY_LEFT, Y_RAW, Y_REACT, Y_REACT_ROLL, Y_REDUCED, Y_ROLL,
 )
 
 BACKEND = "python"
@@ -261,3 +271,191 @@ def draw_faces(state, faces, out):
     dice = Dice(state, None, 0)
     for i in range(len(out)):
         out[i] = dice.die(faces)
+
+
+# -- the Worldwalker / Cartyrion / old-school kernel (X_ rows) ---------------------------
+
+def _xstrike(plan, p, dice, tstate, out, o, log, logpos):
+    """Roll one X_ row into out[o:o+XOUT_WIDTH]; returns the new log position.
+
+    Draw order (docs/ENGINE.md §2): feint d20s (attacker, defender), the sneak check's
+    d20, the attack d20, the block/dodge d20 (only against a hit), the damage dice
+    and their explosions breadth first (only when the strike lands), the stamina-cost die.
+    """
+    react = plan[p + X_REACT]
+    feint = feint_roll = feint_def = 0
+    if plan[p + X_FEINT]:
+        feint_roll = dice.die(20)
+        feint_def = dice.die(20)
+        if feint_roll + plan[p + X_FEINT_BONUS] > feint_def + plan[p + X_FEINT_DEFENSE]:
+            feint, react = 1, 0
+        else:
+            feint = 2
+    check = check_roll = 0
+    if plan[p + X_CHECK]:
+        check_roll = dice.die(20)
+        check = 1 if check_roll + plan[p + X_CHECK_BONUS] >= plan[p + X_CHECK_DC] else 2
+    mode = plan[p + X_HIT]
+    roll = attack = 0
+    hit = 1
+    if mode == X_HIT_WW:
+        roll = dice.die(20)
+        attack = (30 if roll == 20 else -10 if roll == 1 else roll) + plan[p + X_BONUS]
+        hit = 1 if attack >= plan[p + X_TN] else 0
+    elif mode == X_HIT_OS:
+        roll = dice.die(20)
+        attack = roll + plan[p + X_BONUS]
+        hit = 1 if roll == 20 or (roll != 1 and attack >= plan[p + X_TN]) else 0
+    react_roll = react_total = negated = 0
+    if hit and react:
+        react_roll = dice.die(20)
+        react_total = react_roll + plan[p + X_REACT_BONUS]
+        negated = 1 if react_total >= attack else 0
+    dice_sum = exploded = raw = reduced = absorbed = damage = nlog = 0
+    t = plan[p + X_TARGET]
+    parry = plan[p + X_PARRY]
+    parry_left = tstate[t * XS_WIDTH + (1 if parry == X_PARRY_SHIELD else 0)] if parry else 0
+    out[o + Y_LOG] = logpos
+    if hit and not negated:
+        faces = plan[p + X_FACES]
+        explode = plan[p + X_EXPLODE]
+        pending = plan[p + X_DICE]
+        while pending:
+            face = dice.die(faces)
+            if log is not None:
+                if logpos >= len(log):
+                    raise KernelError(E_LOG_FULL, dice.strike)
+                log[logpos] = face
+                logpos += 1
+                nlog += 1
+            dice_sum += face
+            pending -= 1
+            if explode and face == faces:
+                pending += 1
+                exploded += 1
+        raw = dice_sum + plan[p + X_FLAT] + plan[p + X_PER_DIE] * plan[p + X_DICE]
+        reduced = plan[p + X_REDUCE_PASS] if check == 1 else plan[p + X_REDUCE]
+        damage = max(raw - reduced, 0, plan[p + X_MIN])
+        if parry == X_PARRY_WEAPON and parry_left > 0:
+            absorbed, damage = damage, 0
+            parry_left = max(0, parry_left - exploded)
+            tstate[t * XS_WIDTH] = parry_left
+        elif parry == X_PARRY_SHIELD and parry_left > 0:
+            absorbed = min(damage, (parry_left + 1) // 2)
+            damage -= absorbed
+            parry_left = max(0, parry_left - 2 * absorbed)
+            tstate[t * XS_WIDTH + 1] = parry_left
+    cost_roll = cost = 0
+    if plan[p + X_COST]:
+        cost_roll = dice.die(plan[p + X_COST])
+        cost = (cost_roll + 1) // 2 if plan[p + X_COST_HALF] else cost_roll
+    out[o + Y_HIT] = hit
+    out[o + Y_ROLL] = roll
+    out[o + Y_ATTACK] = attack
+    out[o + Y_FEINT] = feint
+    out[o + Y_FEINT_ROLL] = feint_roll
+    out[o + Y_FEINT_DEF_ROLL] = feint_def
+    out[o + Y_REACT_ROLL] = react_roll
+    out[o + Y_REACT] = react_total
+    out[o + Y_NEGATED] = negated
+    out[o + Y_CHECK] = check
+    out[o + Y_CHECK_ROLL] = check_roll
+    out[o + Y_DICE_SUM] = dice_sum
+    out[o + Y_EXPLODED] = exploded
+    out[o + Y_RAW] = raw
+    out[o + Y_REDUCED] = reduced
+    out[o + Y_ABSORBED] = absorbed
+    out[o + Y_DAMAGE] = damage
+    out[o + Y_COST_ROLL] = cost_roll
+    out[o + Y_COST] = cost
+    out[o + Y_PARRY_LEFT] = parry_left
+    out[o + Y_NLOG] = nlog
+    return logpos
+
+
+def _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos):
+    """Roll rows begin..end-1 as one attack (parry state starts afresh from `tinit`)."""
+    tstate[:] = tinit
+    for s in range(begin, end):
+        dice.strike = s
+        logpos = _xstrike(plan, s * XPLAN_WIDTH, dice, tstate, out, (row + s - begin) * XOUT_WIDTH, log, logpos)
+    return logpos
+
+
+def xroll_detail(plan, groups, n_targets, tinit, first, count, state, rolls, out, log, info):
+    """The X_ kernel's `roll_detail`: every strike into `out`, every damage die into `log`.
+
+    `tinit` is int64[n_targets * XS_WIDTH], the parry state every attack starts from;
+    `log` holds one int32 face per damage die (None or empty: log nothing). `info`
+    (int64[5]) as for `roll_detail`, and info[4] the faces of the die an injected face
+    did not fit. Returns an error code.
+    """
+    dice = Dice(state, rolls, info[0])
+    tstate = list(tinit)
+    row = logpos = 0
+    if log is not None and len(log) == 0:
+        log = None
+    try:
+        for _a, _g, begin, end in _attacks(groups, first, count):
+            logpos = _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos)
+            row += end - begin
+    except KernelError as err:
+        info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, err.where, err.position, err.faces
+        return err.code
+    info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, -1, -1, 0
+    return E_OK
+
+
+def xroll_summary(plan, groups, n_targets, tinit, first, count, state, targets, group_acc, info):
+    """The X_ kernel's `roll_summary`: attacks into `targets` (int64[n_targets * U_WIDTH])
+    and `group_acc` (int64[groups * (K_WIDTH + HIST_BINS)]), added to. Returns an error code."""
+    n_groups = len(groups) // 3
+    widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
+    out = [0] * (widest * XOUT_WIDTH)
+    dice = Dice(state, None, 0)
+    tstate = list(tinit)
+    hit_stamp = [-1] * n_targets
+    seen_stamp = [-1] * n_targets
+    stride = K_WIDTH + HIST_BINS
+    try:
+        for a, g, begin, end in _attacks(groups, first, count):
+            _xattack(plan, begin, end, dice, tinit, tstate, out, 0, None, 0)
+            total = exploded = any_hit = 0
+            for s in range(begin, end):
+                o = (s - begin) * XOUT_WIDTH
+                t = plan[s * XPLAN_WIDTH + X_TARGET]
+                tb = t * U_WIDTH
+                damage = out[o + Y_DAMAGE]
+                if seen_stamp[t] != a:
+                    seen_stamp[t] = a
+                    targets[tb + U_ATTACKS] += 1
+                targets[tb + U_STRIKES] += 1
+                if out[o + Y_HIT]:
+                    targets[tb + U_STRIKES_HIT] += 1
+                    if out[o + Y_NEGATED]:
+                        targets[tb + U_NEGATED] += 1
+                    else:
+                        any_hit = 1
+                        if hit_stamp[t] != a:
+                            hit_stamp[t] = a
+                            targets[tb + U_ATTACKS_HIT] += 1
+                targets[tb + U_DAMAGE] += damage
+                if plan[s * XPLAN_WIDTH + X_POOL]:
+                    targets[tb + U_INJURY] += damage
+                x = out[o + Y_EXPLODED]
+                targets[tb + U_EXPLODED] += x
+                if x > targets[tb + U_LONGEST]:
+                    targets[tb + U_LONGEST] = x
+                targets[tb + U_ABSORBED] += out[o + Y_ABSORBED]
+                targets[tb + U_COST] += out[o + Y_COST]
+                total += damage
+                exploded += x
+            gb = g * stride
+            group_acc[gb + K_ATTACKS_HIT] += any_hit
+            group_acc[gb + K_DAMAGE] += total
+            group_acc[gb + K_EXPLODED] += exploded
+            group_acc[gb + K_WIDTH + min(total, HIST_BINS - 1)] += 1
+    except KernelError as err:
+        info[2], info[3] = err.where, err.position
+        return err.code
+    return E_OK

@@ -18,9 +18,9 @@ from .rng import Xoshiro128, seed_state
 class KernelError(Exception):
     """A kernel stopped: `code` is a `_layout.E_*` code, `where` the strike, `position` the roll."""
 
-    def __init__(self, code: int, where: int = -1, position: int = -1):
+    def __init__(self, code: int, where: int = -1, position: int = -1, faces: int = 0):
         super().__init__(code, where, position)
-        self.code, self.where, self.position = code, where, position
+        self.code, self.where, self.position, self.faces = code, where, position, faces
 
 
 class Dice(Xoshiro128):
@@ -63,6 +63,6 @@ class Dice(Xoshiro128):
             raise KernelError(E_ROLLS_SHORT, self.strike, pos)
         face = rolls[pos]
         if face < 1 or face > n:
-            raise KernelError(E_ROLL_RANGE, self.strike, pos)
+            raise KernelError(E_ROLL_RANGE, self.strike, pos, n)
         self.pos = pos + 1
         return face

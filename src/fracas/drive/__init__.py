@@ -39,13 +39,11 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str):
     typed = ruleset.decode(kind, request)
     seed = _pick_seed(typed.seed, seed)
     rolls = check_rolls(typed.rolls, ruleset.largest_die)
-    compile_ = ruleset.compile_attack if kind == "attack" else ruleset.compile_initiative
-    plan = compile_(typed)
+    plan = getattr(ruleset, f"compile_{kind}")(typed)
     if seed is None:
         seed = new_seed()
     dice = Dice.from_seed(seed, rolls)
-    roll = ruleset.roll_attack if kind == "attack" else ruleset.roll_initiative
-    result = roll(plan, dice, seed)
+    result = getattr(ruleset, f"roll_{kind}")(plan, dice, seed)
     if rolls is not None and dice.pos < len(rolls):
         raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=what, used=dice.pos))
     return result
@@ -67,6 +65,11 @@ def resolve(request: Any, *, seed: Optional[int] = None):
 def roll_initiative(request: Any, *, seed: Optional[int] = None):
     """Roll initiative for the combatants of a request, by its ruleset's rules."""
     return _roll("initiative", parse_json(request), seed, "initiative")
+
+
+def check_morale(request: Any, *, seed: Optional[int] = None):
+    """Roll a morale check by the request's ruleset (old-school: OS-4, 2d6 against Morale)."""
+    return _roll("morale", parse_json(request), seed, "the morale check")
 
 
 # -- bulk --------------------------------------------------------------------------------

@@ -75,5 +75,9 @@ class _Registry(ModuleType):
 sys.modules[__name__].__class__ = _Registry
 
 from .er import ENCHANTED_REALMS  # noqa: E402  (registers the built-in rulesets)
+from .ww import WORLDWALKER  # noqa: E402
+from .ct import CARTYRION  # noqa: E402
+from .oldschool import OLD_SCHOOL  # noqa: E402
 
-register(ENCHANTED_REALMS)
+for _builtin in (ENCHANTED_REALMS, WORLDWALKER, CARTYRION, OLD_SCHOOL):
+    register(_builtin)

@@ -28,7 +28,7 @@ from ..errors import RulesError
 from ..requests import decode
 
 #: The kinds of request a ruleset may accept, and the driver that runs each.
-KINDS = ("attack", "bulk", "initiative")
+KINDS = ("attack", "bulk", "initiative", "morale")
 
 
 class Result(Protocol):
@@ -102,6 +102,12 @@ class Ruleset:
 
     def roll_initiative(self, plan: Any, dice: Any, seed: int) -> Result:
         raise self._unsupported("initiative")
+
+    def compile_morale(self, request: Any) -> Any:
+        raise self._unsupported("morale")
+
+    def roll_morale(self, plan: Any, dice: Any, seed: int) -> Result:
+        raise self._unsupported("morale")
 
     def cli_options(self) -> list:
         """click options with which `fracas attack` describes one attack of this ruleset."""

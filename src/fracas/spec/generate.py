@@ -38,7 +38,7 @@ def load() -> dict[str, Any]:
 
 def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
     entries: list[tuple[str, int, str]] = []
-    for block in ("plan", "out", "target_acc", "group_acc"):
+    for block in ("plan", "out", "target_acc", "group_acc", "xplan", "xout", "xtarget", "xgroup"):
         spec = facts["layout"][block]
         entries.append((f"# {spec['doc']}", 0, ""))
         for index, (name, doc) in enumerate(spec["columns"]):
@@ -99,6 +99,7 @@ def _enums(facts: dict[str, Any]) -> dict[str, Any]:
         "COVER_AC": dict(enums["cover_ac"]),
         **{name.upper(): value for name, value in enums["condition_effects"].items()},
         **{name.upper(): value for name, value in enums["limits"].items()},
+        **{name.upper(): value for name, value in facts.get("rules", {}).items()},
     }
 
 

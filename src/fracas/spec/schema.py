@@ -80,7 +80,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         defs[key] = {"type": "string", "enum": enums[name]}
     defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
                        "description": "absent: enchanted-realms"}
-    by_kind: dict[str, list[str]] = {"attack": [], "bulk": [], "initiative": []}
+    by_kind: dict[str, list[str]] = {"attack": [], "bulk": [], "initiative": [], "morale": []}
     for name in rulesets.names():
         ruleset = rulesets.get(name)
         package = __import__(type(ruleset).__module__, fromlist=["SCHEMA_HINTS"])
@@ -90,7 +90,8 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         defs.update(ruleset_def)
         for kind, def_name in kinds.items():
             by_kind[kind].append(def_name)
-    for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll")):
+    for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll"),
+                         ("morale", "morale.check")):
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
         defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
     return schema

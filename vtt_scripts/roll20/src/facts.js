@@ -48,6 +48,77 @@ const LAYOUT = Object.freeze({
   G_DAMAGE: 1,
   G_CRITS: 2,
   G_WIDTH: 3,
+  X_TARGET: 0,
+  X_HIT: 1,
+  X_BONUS: 2,
+  X_TN: 3,
+  X_REACT: 4,
+  X_REACT_BONUS: 5,
+  X_FEINT: 6,
+  X_FEINT_BONUS: 7,
+  X_FEINT_DEFENSE: 8,
+  X_CHECK: 9,
+  X_CHECK_BONUS: 10,
+  X_CHECK_DC: 11,
+  X_DICE: 12,
+  X_FACES: 13,
+  X_EXPLODE: 14,
+  X_PER_DIE: 15,
+  X_FLAT: 16,
+  X_REDUCE: 17,
+  X_REDUCE_PASS: 18,
+  X_MIN: 19,
+  X_POOL: 20,
+  X_PARRY: 21,
+  X_COST: 22,
+  X_COST_HALF: 23,
+  XPLAN_WIDTH: 24,
+  Y_HIT: 0,
+  Y_ROLL: 1,
+  Y_ATTACK: 2,
+  Y_FEINT: 3,
+  Y_FEINT_ROLL: 4,
+  Y_FEINT_DEF_ROLL: 5,
+  Y_REACT_ROLL: 6,
+  Y_REACT: 7,
+  Y_NEGATED: 8,
+  Y_CHECK: 9,
+  Y_CHECK_ROLL: 10,
+  Y_DICE_SUM: 11,
+  Y_EXPLODED: 12,
+  Y_RAW: 13,
+  Y_REDUCED: 14,
+  Y_ABSORBED: 15,
+  Y_DAMAGE: 16,
+  Y_COST_ROLL: 17,
+  Y_COST: 18,
+  Y_PARRY_LEFT: 19,
+  Y_LOG: 20,
+  Y_NLOG: 21,
+  XOUT_WIDTH: 22,
+  U_DAMAGE: 0,
+  U_INJURY: 1,
+  U_ATTACKS: 2,
+  U_ATTACKS_HIT: 3,
+  U_STRIKES: 4,
+  U_STRIKES_HIT: 5,
+  U_NEGATED: 6,
+  U_EXPLODED: 7,
+  U_LONGEST: 8,
+  U_ABSORBED: 9,
+  U_COST: 10,
+  U_WIDTH: 11,
+  K_ATTACKS_HIT: 0,
+  K_DAMAGE: 1,
+  K_EXPLODED: 2,
+  K_WIDTH: 3,
+  X_HIT_NONE: 0,
+  X_HIT_WW: 1,
+  X_HIT_OS: 2,
+  X_PARRY_NONE: 0,
+  X_PARRY_WEAPON: 1,
+  X_PARRY_SHIELD: 2,
+  XS_WIDTH: 2,
   R_NORMAL: 0,
   R_HALF: 1,
   R_DOUBLE: 2,
@@ -88,6 +159,25 @@ const MAX_ROLLS = Object.freeze(200000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const BONUS_RANGE = Object.freeze([-100, 100]);
 const AC_RANGE = Object.freeze([-100, 200]);
+const WW_METHODS = Object.freeze(["melee", "ranged"]);
+const WW_REACTIONS = Object.freeze(["block", "dodge"]);
+const WW_HANDS = Object.freeze(["primary", "off"]);
+const WW_TALENTS = Object.freeze(["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"]);
+const WW_MAX_CRITICAL = Object.freeze(5);
+const WW_RANGED_ENGAGED = Object.freeze(-6);
+const CT_METHODS = Object.freeze(["melee", "ranged"]);
+const CT_DICE = Object.freeze([4, 6, 8, 10]);
+const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
+const CT_PARRY = Object.freeze(["weapon", "shield"]);
+const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+const OS_METHODS = Object.freeze(["melee", "missile"]);
+const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
+const OS_MAX_COVER = Object.freeze(4);
+const OS_FLEEING_BONUS = Object.freeze(2);
+const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
+const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
+const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -123,7 +213,23 @@ const MESSAGES = Object.freeze({
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
   "duplicate_combatant": "duplicate combatant id {id}",
   "no_combatants": "no combatants: give at least one",
-  "tie_limit": "a tie survived {limit} d20 roll-offs"
+  "tie_limit": "a tie survived {limit} d20 roll-offs",
+  "dice_expression": "{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})",
+  "not_a_die": "d{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})",
+  "ww_critical": "critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)",
+  "ww_defense": "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
+  "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
+  "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
+  "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
+  "ct_shield": "a shield parry needs the target's shield points (CT-6)",
+  "os_range_beyond": "beyond long range no missile attack is possible (OS-3)",
+  "os_range_melee": "range applies to missile attacks only (OS-3)",
+  "os_full_cover": "target {target} has full cover: no missile attack can hit it (OS-3)",
+  "os_cover": "cover {value}: a penalty of 1 to 4, 0 for none, or \"full\" (OS-3)",
+  "side_initiative_sides": "side initiative needs at least two sides (OS-1)",
+  "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
+  "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
+  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -133,4 +239,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_TALENTS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

@@ -1,0 +1,236 @@
+"""Cartyrion (CT-1 … CT-7): no attack roll, exploding damage dice, stamina and injuries.
+
+The rules in the project's words: docs/rules/cartyrion.md. A strike compiles into
+one row of the shared strike-row kernel (`fracas.rulesets.rows`); its explosions are
+unbounded, in the compiled core and in its Python twin.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Optional
+
+from ... import _facts as F
+from ... import _layout as L
+from ...errors import RulesError, SchemaError
+from ...requests import check_range, decode, say
+from .. import rows
+from ..base import Ruleset
+from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike, Target
+
+TITLE = "Cartyrion"
+DICE = tuple(F.CT_DICE)
+_B = (-100, 100)
+_DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d+)\s*$")
+
+
+def dice_for_level(level: int) -> int:
+    """CT-3: 1 die at level 1, 2 at level 3, one more at every odd level."""
+    return (level + 1) // 2
+
+
+def check_attacker(attacker: Attacker, path: str) -> Attacker:
+    check_range(attacker.level, 1, 40, f"{path}.level", "level")
+    check_range(attacker.bonus, *_B, f"{path}.bonus", "bonus")
+    check_range(attacker.magic, 0, 10, f"{path}.magic", "magic")
+    if attacker.awa is not None:
+        check_range(attacker.awa, *_B, f"{path}.awa", "awa")
+    return attacker
+
+
+def check_target(target: Target, path: str) -> Target:
+    check_range(target.dex, *_B, f"{path}.dex", "dex")
+    check_range(target.armor, 0, 100, f"{path}.armor", "armor")
+    check_range(target.weapon_magic, 0, 10, f"{path}.weapon_magic", "weapon_magic")
+    if target.shield is not None:
+        check_range(target.shield, 0, 10_000, f"{path}.shield", "shield")
+    return target
+
+
+def parse_die(text: str, path: str) -> int:
+    match = _DIE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise SchemaError(path, say("ct_die", text=repr(text)))
+    return rows.check_die(int(match.group(1)), path, DICE, TITLE, "CT-3")
+
+
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+    faces = parse_die(strike.die, f"{path}.die")
+    if strike.dice is not None:
+        check_range(strike.dice, 1, rows.MAX_DICE, f"{path}.dice", "dice")
+    dice = strike.dice if strike.dice is not None else dice_for_level(attacker.level)
+    if strike.power:
+        dice *= 2  # CT-5: all original dice, each with the magic bonus
+    cols = rows.row(HIT=L.X_HIT_NONE, DICE=dice, FACES=faces, EXPLODE=1, PER_DIE=attacker.magic,
+                    FLAT=attacker.bonus)
+    sneak = strike.sneak
+    if sneak is not None and strike.power:
+        raise RulesError(f"{path}.sneak", say("ct_sneak_power"))
+    dex, armor = target.dex, target.armor
+    if sneak is None:
+        cols[L.X_REDUCE] = dex + armor
+    elif sneak == "passed":
+        cols[L.X_REDUCE] = 0
+        dex = armor = 0
+    elif sneak == "failed":
+        cols[L.X_REDUCE] = armor
+        dex = 0
+    else:
+        if attacker.awa is None:
+            raise RulesError(f"{path}.sneak", say("ct_sneak_roll"))
+        cols[L.X_CHECK], cols[L.X_CHECK_BONUS], cols[L.X_CHECK_DC] = 1, attacker.awa, 10 + armor
+        cols[L.X_REDUCE], cols[L.X_REDUCE_PASS] = armor, 0
+        dex = 0
+    injury = strike.method == "ranged" or sneak is not None
+    cols[L.X_POOL] = 1 if injury else 0
+    if strike.method == "ranged":
+        cols[L.X_COST] = 4
+        cols[L.X_COST_HALF] = 1 if strike.specialized else 0
+    if strike.parry == "weapon":
+        cols[L.X_PARRY] = L.X_PARRY_WEAPON
+    elif strike.parry == "shield":
+        if target.shield is None:
+            raise RulesError(f"{path}.parry", say("ct_shield"))
+        cols[L.X_PARRY] = L.X_PARRY_SHIELD
+    facts = {"method": strike.method, "die": f"d{faces}", "dice": dice, "power": strike.power,
+             "bonus": attacker.bonus, "magic_bonus": attacker.magic * dice, "dex": dex, "armor": armor,
+             "target_armor": target.armor, "sneak": sneak, "parry": strike.parry,
+             "pool": "injury" if injury else "stamina", "dc": 10 + target.armor, "awa": attacker.awa}
+    return cols, rows.Meta("", path, facts, faces)
+
+
+def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str, Any]:
+    f = meta.facts
+    dex, armor = f["dex"], f["armor"]
+    check = None
+    if out.check:
+        passed = out.check == 1
+        check = {"roll": out.check_roll, "bonus": f["awa"], "total": out.check_roll + f["awa"], "dc": f["dc"],
+                 "passed": passed}
+        armor = 0 if passed else f["target_armor"]
+    parry = None
+    if f["parry"]:
+        parry = {"kind": f["parry"], "absorbed": out.absorbed, "left": out.parry_left,
+                 "broken": out.parry_left == 0}
+    cost = None
+    if out.cost_roll:
+        cost = {"roll": out.cost_roll, "cost": out.cost}
+    return {
+        "target": meta.target, "method": f["method"], "die": f["die"], "dice": f["dice"], "power": f["power"],
+        "faces": faces, "exploded": out.exploded, "dice_total": out.dice_sum, "bonus": f["bonus"],
+        "magic_bonus": f["magic_bonus"], "raw": out.raw, "dex": dex, "armor": armor,
+        "sneak": f["sneak"], "sneak_check": check, "parry": parry, "pool": f["pool"],
+        "damage": out.damage, "stamina_cost": cost,
+    }
+
+
+def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+    entry["stamina"] = sum(out.damage for meta, out in strikes if meta.facts["pool"] == "stamina")
+    entry["injury"] = sum(out.damage for meta, out in strikes if meta.facts["pool"] == "injury")
+
+
+def attack_result(result: dict[str, Any], strikes: list) -> None:
+    result["attacker"] = {"stamina_cost": sum(out.cost for _m, out in strikes)}
+
+
+def parry_state(target: Target) -> tuple[int, int]:
+    """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
+    return target.weapon_magic + 1, target.shield or 0
+
+
+RULES = rows.Rules(NAME, "CT-2", compile_strike, check_attacker, check_target, Target, Profile,
+                   strike_result, target_result, parry_state=parry_state,
+                   bulk_fields=("stamina", "injury", "exploded", "longest_explosion", "absorbed", "stamina_cost"),
+                   attack_result=attack_result)
+
+
+# -- CT-1 side initiative -------------------------------------------------------------------
+
+def compile_initiative(request: Any) -> InitiativeRequest:
+    req: InitiativeRequest = decode(request, InitiativeRequest)
+    check_range(req.round, 1, 1_000_000, "$.round", "round")
+    if req.round > 1 and req.ambush != "none":
+        raise RulesError("$.ambush", say("ct_ambush_round", round=req.round))
+    return req
+
+
+def side_initiative(roll: int, round_: int, ambush: str) -> tuple[str, Optional[str]]:
+    """(side acting first, side surprised or None) for a d6 (CT-1)."""
+    if round_ == 1 and ambush == "opponents":
+        if roll <= 2:
+            return "opponents", "party"
+        return ("opponents", None) if roll == 3 else ("party", None)
+    if round_ == 1 and ambush == "party":
+        if roll >= 5:
+            return "party", "opponents"
+        return ("party", None) if roll == 4 else ("opponents", None)
+    first = "opponents" if roll <= 3 else "party"
+    if round_ == 1 and roll == 1:
+        return first, "party"
+    if round_ == 1 and roll == 6:
+        return first, "opponents"
+    return first, None
+
+
+def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+    roll = rows.roll_or_say(dice, 6, "initiative")
+    first, surprised = side_initiative(roll, req.round, req.ambush)
+    return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "round": req.round,
+                                    "ambush": req.ambush, "roll": roll, "first": first, "surprised": surprised})
+
+
+class Cartyrion(Ruleset):
+    name = NAME
+    title = TITLE
+    largest_die = 20
+    doc = "docs/rules/cartyrion.md"
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+
+    def compile_attack(self, request: Any) -> rows.Plan:
+        return rows.compile_attack(RULES, AttackRequest, request)
+
+    roll_attack = staticmethod(rows.roll_attack)
+
+    def compile_bulk(self, request: Any) -> rows.BulkJob:
+        return rows.compile_bulk(RULES, BulkRequest, request)
+
+    compile_initiative = staticmethod(compile_initiative)
+    roll_initiative = staticmethod(roll_initiative)
+
+    def cli_options(self):
+        from . import cli
+
+        return cli.options()
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
+
+        return cli.request_from_flags(flags)
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        from . import cli
+
+        return cli.flag_hint(path, flags)
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        from ..render_rows import render
+
+        return render(result, style, TITLE, _line)
+
+
+def _line(strike: dict[str, Any]) -> str:
+    text = f"{strike['dice']}{strike['die']} {'+'.join(map(str, strike['faces'])) or '-'}"
+    if strike["exploded"]:
+        text += f" ({strike['exploded']} exploded)"
+    text += f" {strike['bonus'] + strike['magic_bonus']:+d} - {strike['dex'] + strike['armor']} to {strike['pool']}"
+    if strike["sneak_check"]:
+        c = strike["sneak_check"]
+        text += f"; sneak check {c['total']} vs {c['dc']}: {'passed' if c['passed'] else 'failed'}"
+    if strike["parry"]:
+        text += f"; {strike['parry']['kind']} parry stops {strike['parry']['absorbed']}"
+    if strike["stamina_cost"]:
+        text += f"; costs {strike['stamina_cost']['cost']} stamina"
+    return text
+
+
+CARTYRION = Cartyrion()

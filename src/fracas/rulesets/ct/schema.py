@@ -1,0 +1,75 @@
+"""Cartyrion requests as typed structs (docs/rules/cartyrion.md)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from ..rows import AttackGroup, Spec
+
+NAME = "cartyrion"
+
+
+class Attacker(Spec):
+    """level sets the damage dice (CT-3); bonus is STR/DEX (melee) or AWA (ranged) (CT-2);
+    magic is the weapon's plus, per original die; awa rolls a sneak check (CT-7)."""
+
+    level: int = 1
+    bonus: int = 0
+    magic: int = 0
+    awa: Optional[int] = None
+
+
+class ProfileStrike(Spec):
+    method: Literal["melee", "ranged"]
+    die: str
+    dice: Optional[int] = None
+    power: bool = False
+    sneak: Optional[Literal["passed", "failed", "roll"]] = None
+    parry: Optional[Literal["weapon", "shield"]] = None
+    specialized: bool = False
+
+
+class Strike(ProfileStrike, kw_only=True):
+    target: str
+
+
+class Target(Spec):
+    """dex and armor reduce damage (CT-2); weapon_magic and shield describe its parry (CT-6)."""
+
+    dex: int = 0
+    armor: int = 0
+    weapon_magic: int = 0
+    shield: Optional[int] = None
+
+
+class AttackRequest(Spec):
+    attacker: Attacker
+    strikes: list[Strike]
+    targets: dict[str, Any]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class Profile(Spec):
+    attacker: Attacker
+    strikes: list[ProfileStrike]
+
+
+class BulkRequest(Spec):
+    profiles: dict[str, Any]
+    targets: dict[str, Any]
+    attacks: list[AttackGroup]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    detail: Literal["summary", "attacks", "dice"] = "summary"
+
+
+class InitiativeRequest(Spec):
+    """CT-1: one d6 for the round; the first round may bring surprise or an ambush."""
+
+    round: int = 1
+    ambush: Literal["none", "opponents", "party"] = "none"
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

@@ -1,0 +1,206 @@
+"""Old-school sides (OS-1 … OS-6): side initiative, attack modifiers, morale.
+
+The rules in the project's words: docs/rules/old-school.md. A strike compiles into
+one row of the shared strike-row kernel (`fracas.rulesets.rows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ... import _facts as F
+from ... import _layout as L
+from ...errors import LimitError, RulesError, SchemaError
+from ...requests import check_range, decode, say
+from .. import rows
+from ..base import Ruleset
+from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
+                     Strike, Target)
+
+TITLE = "Old-school"
+DICE = tuple(F.STANDARD_DICE)
+_B = (-100, 100)
+
+
+def check_attacker(attacker: Attacker, path: str) -> Attacker:
+    for name in ("attack_bonus", "str_mod", "dex_mod"):
+        check_range(getattr(attacker, name), *_B, f"{path}.{name}", name)
+    return attacker
+
+
+def check_target(target: Target, path: str) -> Target:
+    check_range(target.ac, -100, 200, f"{path}.ac", "AC")
+    check_range(target.shield, 0, 100, f"{path}.shield", "shield")
+    if target.cover != "full" and not 0 <= target.cover <= F.OS_MAX_COVER:
+        raise RulesError(f"{path}.cover", say("os_cover", value=target.cover))
+    return target
+
+
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+    dice, faces, modifier = rows.parse_damage(strike.damage, f"{path}.damage", DICE, TITLE, "OS-6")
+    check_range(strike.modifier, *_B, f"{path}.modifier", "modifier")
+    melee = strike.method == "melee"
+    range_ = strike.range
+    if melee:
+        if range_ is not None:
+            raise RulesError(f"{path}.range", say("os_range_melee"))
+        bonus = attacker.str_mod
+        cover = 0
+    else:
+        range_ = range_ or "medium"
+        if range_ == "beyond":
+            raise RulesError(f"{path}.range", say("os_range_beyond"))
+        if target.cover == "full":
+            raise RulesError(f"{tpath}.cover", say("os_full_cover", target=repr(tpath.rpartition(".")[2])))
+        bonus = attacker.dex_mod + F.OS_RANGE_MOD[range_]
+        cover = target.cover
+    fleeing = F.OS_FLEEING_BONUS if target.fleeing else 0
+    bonus += attacker.attack_bonus + strike.modifier + fleeing - cover
+    no_shield = strike.rear or target.fleeing
+    ac = target.ac - (target.shield if no_shield else 0)
+    flat = modifier + (attacker.str_mod if melee else 0)
+    cols = rows.row(HIT=L.X_HIT_OS, BONUS=bonus, TN=ac, DICE=dice, FACES=faces, FLAT=flat, MIN=1)
+    facts = {"method": strike.method, "range": range_, "rear": strike.rear, "fleeing": target.fleeing,
+             "cover": cover, "attack_bonus": bonus, "ac": ac, "shield_ignored": no_shield and target.shield > 0,
+             "damage_bonus": flat}
+    return cols, rows.Meta("", path, facts, faces)
+
+
+def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str, Any]:
+    f = meta.facts
+    roll = out.roll
+    return {
+        "target": meta.target, "method": f["method"], "range": f["range"], "rear": f["rear"],
+        "attack_roll": roll, "natural": roll if roll in (1, 20) else None, "attack_bonus": f["attack_bonus"],
+        "attack_total": out.attack, "ac": f["ac"], "shield_ignored": f["shield_ignored"], "hit": bool(out.hit),
+        "damage_dice": faces, "damage_bonus": f["damage_bonus"], "damage": out.damage,
+    }
+
+
+def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+    entry["hits"] = sum(1 for _m, out in strikes if out.hit)
+
+
+RULES = rows.Rules(NAME, "OS-6", compile_strike, check_attacker, check_target, Target, Profile,
+                   strike_result, target_result)
+
+
+# -- OS-1 side initiative ---------------------------------------------------------------------
+
+MAX_SIDES = 64
+
+
+def compile_initiative(request: Any) -> InitiativeRequest:
+    req: InitiativeRequest = decode(request, InitiativeRequest)
+    if len(req.sides) < 2:
+        raise SchemaError("$.sides", say("side_initiative_sides"))
+    if len(req.sides) > MAX_SIDES:
+        raise LimitError("$.sides", say("too_many", count=len(req.sides), what="sides", most=MAX_SIDES))
+    seen = set()
+    for i, side in enumerate(req.sides):
+        if side.id in seen:
+            raise SchemaError(f"$.sides[{i}].id", say("duplicate_combatant", id=repr(side.id)))
+        seen.add(side.id)
+    return req
+
+
+def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+    """OS-1. Draw order: one d6 per side that does not wait, in request order; with ties
+    "reroll", each tied group (highest first) re-rolls a d6 per side in request order
+    until it is broken. Waiting sides roll nothing and act last, in request order."""
+    sides = [{"id": s.id, "roll": None, "tiebreaks": [], "wait": s.wait} for s in req.sides]
+    rolling = [e for e in sides if not e["wait"]]
+    for entry in rolling:
+        entry["roll"] = rows.roll_or_say(dice, 6, "side initiative")
+    order: list[list[str]] = []
+    for face in sorted({e["roll"] for e in rolling}, reverse=True):
+        tied = [e for e in rolling if e["roll"] == face]
+        if req.ties == "simultaneous" or len(tied) == 1:
+            order.append([e["id"] for e in tied])
+            continue
+        ranked = rows.break_ties(tied, lambda: rows.roll_or_say(dice, 6, "a side initiative re-roll"), "$.sides")
+        order.extend([e["id"]] for e in ranked)
+    order.extend([e["id"]] for e in sides if e["wait"])
+    return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "ties": req.ties,
+                                    "sides": sides, "order": order})
+
+
+# -- OS-4 morale --------------------------------------------------------------------------------
+
+def compile_morale(request: Any) -> MoraleRequest:
+    req: MoraleRequest = decode(request, MoraleRequest)
+    check_range(req.morale, 2, 12, "$.morale", "morale")
+    check_range(req.modifier, -2, 2, "$.modifier", "modifier")
+    check_range(req.successes, 0, 2, "$.successes", "successes")
+    return req
+
+
+def roll_morale(req: MoraleRequest, dice, seed: int) -> rows.Rolled:
+    """OS-4: 2d6 > Morale + modifier breaks. Morale 12, or two checks passed, never checks."""
+    out: dict[str, Any] = {"ruleset": NAME, "seed": seed, "injected": dice.injected, "morale": req.morale,
+                           "modifier": req.modifier, "checked": False, "dice": [], "total": None,
+                           "breaks": False, "successes": req.successes,
+                           "fights_to_death": req.morale == 12 or req.successes >= 2}
+    if out["fights_to_death"]:
+        return rows.Rolled(seed, NAME, out)
+    faces = [rows.roll_or_say(dice, 6, "the morale check"), rows.roll_or_say(dice, 6, "the morale check")]
+    total = sum(faces)
+    breaks = total > req.morale + req.modifier
+    successes = req.successes + (0 if breaks else 1)
+    out.update(checked=True, dice=faces, total=total, breaks=breaks, successes=successes,
+               fights_to_death=successes >= 2)
+    return rows.Rolled(seed, NAME, out)
+
+
+class OldSchool(Ruleset):
+    name = NAME
+    title = TITLE
+    largest_die = max(DICE)
+    doc = "docs/rules/old-school.md"
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
+                     "morale": MoraleRequest}
+
+    def compile_attack(self, request: Any) -> rows.Plan:
+        return rows.compile_attack(RULES, AttackRequest, request)
+
+    roll_attack = staticmethod(rows.roll_attack)
+
+    def compile_bulk(self, request: Any) -> rows.BulkJob:
+        return rows.compile_bulk(RULES, BulkRequest, request)
+
+    compile_initiative = staticmethod(compile_initiative)
+    roll_initiative = staticmethod(roll_initiative)
+    compile_morale = staticmethod(compile_morale)
+    roll_morale = staticmethod(roll_morale)
+
+    def cli_options(self):
+        from . import cli
+
+        return cli.options()
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
+
+        return cli.request_from_flags(flags)
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        from . import cli
+
+        return cli.flag_hint(path, flags)
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        from ..render_rows import render
+
+        return render(result, style, TITLE, _line)
+
+
+def _line(strike: dict[str, Any]) -> str:
+    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
+    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
+            f"vs AC {strike['ac']}: {'hit' if strike['hit'] else 'miss'}")
+    if strike["damage_dice"]:
+        text += f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
+    return text
+
+
+OLD_SCHOOL = OldSchool()

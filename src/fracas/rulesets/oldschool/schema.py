@@ -1,0 +1,85 @@
+"""Old-school sides requests as typed structs (docs/rules/old-school.md)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from ..rows import AttackGroup, Spec
+
+NAME = "old-school"
+
+
+class Attacker(Spec):
+    attack_bonus: int = 0
+    str_mod: int = 0
+    dex_mod: int = 0
+
+
+class ProfileStrike(Spec):
+    method: Literal["melee", "missile"]
+    damage: str
+    range: Optional[Literal["short", "medium", "long", "beyond"]] = None
+    rear: bool = False
+    modifier: int = 0
+
+
+class Strike(ProfileStrike, kw_only=True):
+    target: str
+
+
+class Target(Spec):
+    """Ascending AC (shield bonus included; `shield` says how much of it the shield gives)."""
+
+    ac: int
+    shield: int = 0
+    fleeing: bool = False
+    cover: Union[int, Literal["full"]] = 0
+
+
+class AttackRequest(Spec):
+    attacker: Attacker
+    strikes: list[Strike]
+    targets: dict[str, Any]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class Profile(Spec):
+    attacker: Attacker
+    strikes: list[ProfileStrike]
+
+
+class BulkRequest(Spec):
+    profiles: dict[str, Any]
+    targets: dict[str, Any]
+    attacks: list[AttackGroup]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    detail: Literal["summary", "attacks", "dice"] = "summary"
+
+
+class Side(Spec):
+    id: str
+    wait: bool = False
+
+
+class InitiativeRequest(Spec):
+    """OS-1: each side rolls d6 every round, highest first."""
+
+    sides: list[Side]
+    ties: Literal["reroll", "simultaneous"] = "reroll"
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class MoraleRequest(Spec):
+    """OS-4: 2d6 against Morale (+ modifier); a success count of 2 means to the death."""
+
+    morale: int
+    modifier: int = 0
+    successes: int = 0
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

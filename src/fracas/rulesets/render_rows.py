@@ -1,0 +1,46 @@
+"""Terminal text for Worldwalker, Cartyrion and old-school results (the `fracas` CLI).
+
+One walk for the three: a header, a line per strike (the ruleset's own `line`), the
+targets' totals; bulk summaries and initiative, side initiative and morale results
+are read by their keys. Plain text when `style` is None, colours with `click.style`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional
+
+
+def render(result: dict[str, Any], style: Optional[Callable[..., str]], title: str,
+           line: Callable[[dict[str, Any]], str]) -> str:
+    def bold(text: str) -> str:
+        return style(text, bold=True) if style else text
+
+    out: list[str] = []
+    if "strikes" in result:
+        out.append(bold(f"{title} attack") + f" (seed {result['seed']}{', injected dice' if result['injected'] else ''})")
+        for i, strike in enumerate(result["strikes"]):
+            out.append(f"  strike {i + 1} → {strike['target']}: {line(strike)} → {bold(str(strike['damage']))} damage")
+        for tid, target in result["targets"].items():
+            extra = ", ".join(f"{k} {v}" for k, v in target.items() if k != "damage" and not isinstance(v, dict))
+            out.append(f"  {tid}: {bold(str(target['damage']))} damage" + (f" ({extra})" if extra else ""))
+        if "attacker" in result:
+            out.append("  attacker: " + ", ".join(f"{k} {v}" for k, v in result["attacker"].items()))
+        out.append(f"  total: {bold(str(result['total_damage']))} damage")
+    elif "groups" in result:
+        out.append(bold(f"{title} bulk") + f": {result['attacks_total']:,} attacks (seed {result['seed']})")
+        for tid, target in result["targets"].items():
+            out.append(f"  {tid}: " + ", ".join(f"{k} {v:,}" for k, v in target.items()))
+        for g in result["groups"]:
+            out.append(f"  {g['profile']} → {g['target']}: {g['count']:,} attacks, mean {g['mean_damage']:.2f}, "
+                       f"hit rate {g['hit_rate']:.1%}")
+        out.append(f"  total: {bold(format(result['total_damage'], ','))} damage")
+    elif "order" in result and result["order"] and isinstance(result["order"][0], dict):
+        out.append(bold(f"{title} initiative") + f" (seed {result['seed']})")
+        for rank, e in enumerate(result["order"], 1):
+            ties = f" (roll-offs {', '.join(map(str, e['tiebreaks']))})" if e.get("tiebreaks") else ""
+            out.append(f"  {rank}. {e['id']}: {e['roll']} {e['modifier']:+d} = {e['total']}{ties}")
+    else:
+        out.append(bold(f"{title}") + f" (seed {result['seed']})")
+        out.append(json.dumps({k: v for k, v in result.items() if k not in ("ruleset", "seed")}, indent=2))
+    return "\n".join(out)

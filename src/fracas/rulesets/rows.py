@@ -1,0 +1,522 @@
+"""What Worldwalker, Cartyrion and the old-school rules share: one strike-row kernel.
+
+Each of the three compiles a strike into one `X_` row (`fracas._layout`): an optional
+feint, an optional sneak check, an optional d20 attack roll against a number, an
+optional block/dodge, damage dice (exploding or not) with bonuses and reductions,
+a parry, a stamina cost. The kernels (`xroll_detail`, `xroll_summary`, compiled and
+pure Python) roll rows; this module turns requests' rows into results, for single
+attacks and for bulk requests, so a ruleset folder holds only its rules:
+
+    compile_strike(strike, path, attacker, attacker_path, target, target_path) -> (row, meta)
+
+A row is a dict of column name → value (missing columns are 0); `meta` the strike's
+static facts for the result (`Meta`). Draw order: docs/ENGINE.md §2.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .. import _kernels
+from .. import _layout as L
+from ..dice import Dice
+from ..errors import DiceError, LimitError, RulesError, SchemaError
+from ..requests import check_range, convert_mapping, decode, faces, key_path, say
+
+MAX_STRIKES = 256
+MAX_TARGETS = 4096
+MAX_ATTACKS = 10**10
+MAX_GROUPS = 10_000
+MAX_PROFILE_STRIKES = 64
+MAX_DICE = 100
+DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
+_LOG_PER_STRIKE = 32  # damage dice logged per strike before the log grows (explosions may need more)
+
+_EXPRESSION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+def row(**columns: int) -> list[int]:
+    """An X_ row from column names (TARGET=…, HIT=…); the rest are 0."""
+    out = [0] * L.XPLAN_WIDTH
+    for name, value in columns.items():
+        out[getattr(L, "X_" + name)] = int(value)
+    return out
+
+
+def parse_damage(text: str, path: str, allowed: tuple[int, ...], ruleset: str, rule: str) -> tuple[int, int, int]:
+    """(dice, faces, modifier) of a damage expression like "1d8", "2d6+1", "d4-1"."""
+    match = _EXPRESSION.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise SchemaError(path, say("dice_expression", text=repr(text), rule=rule))
+    count = int(match.group(1) or 1)
+    sides = int(match.group(2))
+    modifier = int(match.group(4) or 0) * (-1 if match.group(3) == "-" else 1)
+    check_die(sides, path, allowed, ruleset, rule)
+    check_range(count, 1, MAX_DICE, path, "dice")
+    check_range(modifier, -100, 100, path, "modifier")
+    return count, sides, modifier
+
+
+def check_die(sides: int, path: str, allowed: tuple[int, ...], ruleset: str, rule: str) -> int:
+    if sides not in allowed:
+        raise RulesError(path, say("not_a_die", faces=sides, ruleset=ruleset,
+                                   allowed=", ".join(f"d{n}" for n in allowed), rule=rule))
+    return sides
+
+
+@dataclass(slots=True)
+class Meta:
+    """A strike's static facts: its target, the path it came from, what the result shows."""
+
+    target: str
+    path: str
+    facts: dict[str, Any]
+    faces: int = 0
+
+
+@dataclass(slots=True)
+class Rules:
+    """One ruleset's side of this module: its name, how it compiles and reports strikes."""
+
+    name: str
+    #: the rule that defines an attack (cited when a request has no strikes)
+    attack_rule: str
+    #: (strike, path, attacker, attacker path, target, target path) -> (row dict, Meta)
+    compile_strike: Callable[..., tuple[list[int], Meta]]
+    #: checks an attacker; returns it
+    check_attacker: Callable[[Any, str], Any]
+    #: checks a target; returns it
+    check_target: Callable[[Any, str], Any]
+    #: target type (msgspec Struct) and profile type for bulk requests
+    target_type: type
+    profile_type: type
+    #: (meta, out row as a mapping of Y_ names, damage faces) -> the strike's result dict
+    strike_result: Callable[[Meta, "Out", list[int]], dict[str, Any]]
+    #: (target dict so far, target spec) -> None: extra per-target fields of a single attack
+    target_result: Callable[[dict[str, Any], Any, list[tuple[Meta, "Out"]]], None]
+    #: initial parry state (weapon explosions left, shield points) of a target
+    parry_state: Callable[[Any], tuple[int, int]] = lambda target: (0, 0)
+    #: per-target bulk totals this ruleset reports beyond the common ones
+    bulk_fields: tuple[str, ...] = ()
+    #: (result dict, [(meta, out)]) -> None: fields of a single attack's result beyond strikes and targets
+    attack_result: Optional[Callable[[dict[str, Any], list], None]] = None
+
+
+class Out:
+    """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE)."""
+
+    __slots__ = ("_buf", "_base")
+
+    def __init__(self, buf, base: int):
+        self._buf, self._base = buf, base
+
+    def __getattr__(self, name: str) -> int:
+        return self._buf[self._base + getattr(L, "Y_" + name.upper())]
+
+
+# -- single attacks --------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Plan:
+    """A checked attack of one of these rulesets, ready to roll."""
+
+    rules: Rules
+    rows: array
+    metas: list[Meta]
+    targets: dict[str, Any]
+    index: dict[str, int]
+    tinit: array
+    request: Any
+
+
+def check_targets(rules: Rules, raw: Any, path: str = "$.targets") -> dict[str, Any]:
+    targets = convert_mapping(raw, rules.target_type, path)
+    if not targets:
+        raise SchemaError(path, say("no_targets"))
+    if len(targets) > MAX_TARGETS:
+        raise LimitError(path, say("too_many", count=len(targets), what="targets", most=MAX_TARGETS))
+    for tid, target in targets.items():
+        if not tid:
+            raise SchemaError(path, say("empty_target_id"))
+        rules.check_target(target, key_path(path, tid))
+    return targets
+
+
+def _tinit(rules: Rules, targets: dict[str, Any]) -> array:
+    tinit = array("q")
+    for target in targets.values():
+        tinit.extend(rules.parry_state(target))
+    return tinit
+
+
+def _target_of(name: str, targets: dict[str, Any], path: str) -> Any:
+    target = targets.get(name)
+    if target is None:
+        raise SchemaError(path, say("unknown_target", target=repr(name), targets=", ".join(targets)))
+    return target
+
+
+def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
+    """Check an attack request of `rules` and compile its strikes into X_ rows."""
+    req = decode(request, request_type)
+    attacker = rules.check_attacker(req.attacker, "$.attacker")
+    targets = check_targets(rules, req.targets)
+    if not req.strikes:
+        raise SchemaError("$.strikes", say("no_strikes_rule", rule=rules.attack_rule))
+    if len(req.strikes) > MAX_STRIKES:
+        raise LimitError("$.strikes", say("too_many", count=len(req.strikes), what="strikes", most=MAX_STRIKES))
+    index = {tid: i for i, tid in enumerate(targets)}
+    rows = array("i")
+    metas = []
+    for i, strike in enumerate(req.strikes):
+        path = f"$.strikes[{i}]"
+        target = _target_of(strike.target, targets, f"{path}.target")
+        cols, meta = rules.compile_strike(strike, path, attacker, "$.attacker", target,
+                                          key_path("$.targets", strike.target))
+        meta.target = strike.target
+        cols[L.X_TARGET] = index[strike.target]
+        rows.extend(cols)
+        metas.append(meta)
+    return Plan(rules, rows, metas, targets, index, _tinit(rules, targets), req)
+
+
+def kernel_error(code: int, where: int, position: int, die: int, rolls: Optional[array],
+                 strike_path: str) -> Exception:
+    if code == L.E_ROLLS_SHORT:
+        return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what=f"{strike_path}[{where}]",
+                                        position=position))
+    if code == L.E_ROLL_RANGE:
+        return DiceError(f"$.rolls[{position}]", say("face_range_die", face=rolls[position], faces=die))
+    return RuntimeError(f"kernel error {code}")
+
+
+def _detail(rows: array, groups: array, n_targets: int, tinit: array, first: int, count: int,
+            state, rolls, width: int, strike_path: Callable[[int], str], pos: int = 0):
+    """Roll attacks into (out, log, info), growing the log until every damage die fits."""
+    kernel = _kernels.active()
+    capacity = max(1, width * count * _LOG_PER_STRIKE)
+    start = array("I", state)
+    while True:
+        state[:] = start
+        out = array("q", bytes(8 * width * count * L.XOUT_WIDTH))
+        log = array("i", bytes(4 * capacity))
+        info = array("q", (pos, 0, 0, 0, 0))
+        err = kernel.xroll_detail(rows, groups, n_targets, tinit, first, count, state, rolls, out, log, info)
+        if err != L.E_LOG_FULL:
+            break
+        capacity *= 4
+    if err:
+        raise kernel_error(err, info[2], info[3], info[4], rolls, strike_path(info[2]))
+    return out, log, info
+
+
+def roll_attack(plan: Plan, dice: Dice, seed: int) -> "AttackResult":
+    """Roll a compiled attack from `dice` (the generator or injected faces)."""
+    n = len(plan.metas)
+    groups = array("q", (0, n, 1))
+    out, log, info = _detail(plan.rows, groups, len(plan.targets), plan.tinit, 0, 1, dice.state, dice.rolls,
+                             n, lambda _w: "$.strikes", dice.pos)
+    dice.pos = info[0]
+    return AttackResult(plan, seed, _kernels.active().BACKEND, dice.injected, out, log)
+
+
+def strike_faces(out, log, s: int) -> list[int]:
+    o = s * L.XOUT_WIDTH
+    first, n = out[o + L.Y_LOG], out[o + L.Y_NLOG]
+    return list(log[first:first + n])
+
+
+class AttackResult:
+    """One attack's strikes and per-target damage; `to_dict()` is the wire shape."""
+
+    __slots__ = ("plan", "seed", "ruleset", "backend", "injected", "out", "log")
+
+    def __init__(self, plan: Plan, seed: int, backend: str, injected: bool, out, log):
+        self.plan, self.seed, self.ruleset = plan, seed, plan.rules.name
+        self.backend, self.injected, self.out, self.log = backend, injected, out, log
+
+    @property
+    def total_damage(self) -> int:
+        return sum(self.out[s * L.XOUT_WIDTH + L.Y_DAMAGE] for s in range(len(self.plan.metas)))
+
+    def to_dict(self) -> dict[str, Any]:
+        plan = self.plan
+        rules = plan.rules
+        strikes = []
+        by_target: dict[str, list] = {tid: [] for tid in plan.targets}
+        for s, meta in enumerate(plan.metas):
+            out = Out(self.out, s * L.XOUT_WIDTH)
+            strikes.append(rules.strike_result(meta, out, strike_faces(self.out, self.log, s)))
+            by_target[meta.target].append((meta, out))
+        targets = {}
+        for tid, spec in plan.targets.items():
+            entry: dict[str, Any] = {"damage": sum(out.damage for _m, out in by_target[tid])}
+            rules.target_result(entry, spec, by_target[tid])
+            targets[tid] = entry
+        result = {"ruleset": rules.name, "seed": self.seed, "backend": self.backend, "injected": self.injected,
+                  "strikes": strikes, "targets": targets,
+                  "total_damage": sum(t["damage"] for t in targets.values())}
+        if rules.attack_result is not None:
+            rules.attack_result(result, [(meta, Out(self.out, s * L.XOUT_WIDTH)) for s, meta in enumerate(plan.metas)])
+        return result
+
+
+# -- bulk requests ---------------------------------------------------------------------------
+
+class BulkJob:
+    """A bulk request (profiles × targets × counts) of one of these rulesets, compiled once."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.rows = array("i")
+        self.groups = array("q")
+        self.metas: list[Meta] = []
+        self.targets: dict[str, Any] = {}
+        self.tinit = array("q")
+        self.group_info: list[tuple[str, Any, int]] = []
+        self.total = 0
+        self.detail = "summary"
+        self._bounds: Optional[list[int]] = None
+
+    @property
+    def gil_free(self) -> bool:
+        return _kernels.active().BACKEND != "python"
+
+    def new_totals(self):
+        return (array("q", bytes(8 * len(self.targets) * L.U_WIDTH)),
+                array("q", bytes(8 * len(self.group_info) * (L.K_WIDTH + L.HIST_BINS))))
+
+    def roll_chunk(self, totals, state: array, first: int, count: int) -> None:
+        acc_t, acc_g = totals
+        info = array("q", (0, 0, 0, 0, 0))
+        err = _kernels.active().xroll_summary(self.rows, self.groups, len(self.targets), self.tinit, first,
+                                              count, state, acc_t, acc_g, info)
+        if err:
+            raise RuntimeError(f"kernel error {err}")
+
+    def merge(self, parts):
+        acc_t = [0] * (len(self.targets) * L.U_WIDTH)
+        acc_g = [0] * (len(self.group_info) * (L.K_WIDTH + L.HIST_BINS))
+        for t, g in parts:
+            for i, value in enumerate(t):
+                if i % L.U_WIDTH == L.U_LONGEST:
+                    acc_t[i] = max(acc_t[i], value)
+                else:
+                    acc_t[i] += value
+            for i, value in enumerate(g):
+                acc_g[i] += value
+        return acc_t, acc_g
+
+    def group_of_attack(self, attack: int) -> int:
+        from bisect import bisect_right
+
+        if self._bounds is None:
+            bounds, start = [], 0
+            for g in range(len(self.group_info)):
+                start += self.groups[3 * g + 2]
+                bounds.append(start)
+            self._bounds = bounds
+        return bisect_right(self._bounds, attack)
+
+    def roll_listed(self, state: array, first: int, count: int) -> list[dict[str, Any]]:
+        widest = max(self.groups[3 * g + 1] - self.groups[3 * g] for g in range(len(self.group_info)))
+        out, log, _info = _detail(self.rows, self.groups, len(self.targets), self.tinit, first, count, state,
+                                  None, widest, lambda _w: "$.profiles")
+        listed = []
+        row = 0
+        for a in range(first, first + count):
+            g = self.group_of_attack(a)
+            begin, end = self.groups[3 * g], self.groups[3 * g + 1]
+            damages = [out[(row + i) * L.XOUT_WIDTH + L.Y_DAMAGE] for i in range(end - begin)]
+            entry: dict[str, Any] = {"group": g, "damage": sum(damages)}
+            if self.detail == "dice":
+                entry["strikes"] = [self.rules.strike_result(self.metas[begin + i],
+                                                             Out(out, (row + i) * L.XOUT_WIDTH),
+                                                             strike_faces(out, log, row + i))
+                                    for i in range(end - begin)]
+            else:
+                entry["strikes"] = damages
+            listed.append(entry)
+            row += end - begin
+        return listed
+
+    def result(self, totals, seed: int, threads: int, listed: Optional[list]) -> "BulkResult":
+        return BulkResult(self, seed, _kernels.active().BACKEND, threads, totals, listed)
+
+
+_COMMON = (("damage", "DAMAGE"), ("attacks", "ATTACKS"), ("attacks_hit", "ATTACKS_HIT"),
+           ("strikes", "STRIKES"), ("strikes_hit", "STRIKES_HIT"))
+BULK_FIELDS = {"negated": "NEGATED", "injury": "INJURY", "exploded": "EXPLODED", "longest_explosion": "LONGEST",
+               "absorbed": "ABSORBED", "stamina_cost": "COST"}
+
+
+class BulkResult:
+    __slots__ = ("job", "seed", "ruleset", "backend", "threads", "acc_t", "acc_g", "attacks")
+
+    def __init__(self, job: BulkJob, seed: int, backend: str, threads: int, totals, attacks):
+        self.job, self.seed, self.ruleset, self.backend, self.threads = job, seed, job.rules.name, backend, threads
+        self.acc_t, self.acc_g = totals
+        self.attacks = attacks
+
+    @property
+    def total_damage(self) -> int:
+        return sum(self.acc_t[t * L.U_WIDTH + L.U_DAMAGE] for t in range(len(self.job.targets)))
+
+    def to_dict(self) -> dict[str, Any]:
+        job = self.job
+        targets = {}
+        for t, tid in enumerate(job.targets):
+            base = t * L.U_WIDTH
+            entry = {key: self.acc_t[base + getattr(L, "U_" + col)] for key, col in _COMMON}
+            for key in job.rules.bulk_fields:
+                if key == "stamina":
+                    entry[key] = entry["damage"] - self.acc_t[base + L.U_INJURY]
+                else:
+                    entry[key] = self.acc_t[base + getattr(L, "U_" + BULK_FIELDS[key])]
+            targets[tid] = entry
+        stride = L.K_WIDTH + L.HIST_BINS
+        groups = []
+        for g, (profile, target, count) in enumerate(job.group_info):
+            base = g * stride
+            hist = list(self.acc_g[base + L.K_WIDTH: base + stride])
+            while len(hist) > 1 and hist[-1] == 0:
+                hist.pop()
+            hit, damage = self.acc_g[base + L.K_ATTACKS_HIT], self.acc_g[base + L.K_DAMAGE]
+            groups.append({"profile": profile, "target": target, "count": count, "attacks_hit": hit,
+                           "hit_rate": hit / count if count else 0.0, "damage": damage,
+                           "mean_damage": damage / count if count else 0.0,
+                           "exploded": self.acc_g[base + L.K_EXPLODED], "histogram": hist})
+        out = {"ruleset": job.rules.name, "seed": self.seed, "backend": self.backend, "detail": job.detail,
+               "attacks_total": job.total, "targets": targets, "groups": groups,
+               "total_damage": sum(t["damage"] for t in targets.values())}
+        if self.attacks is not None:
+            out["attacks"] = self.attacks
+        return out
+
+
+def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
+    """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
+    req = decode(request, request_type)
+    job = BulkJob(rules)
+    job.detail = req.detail
+    profiles = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
+    if not profiles:
+        raise SchemaError("$.profiles", "no profiles: give at least one")
+    attackers = {}
+    for pid, profile in profiles.items():
+        ppath = key_path("$.profiles", pid)
+        attackers[pid] = rules.check_attacker(profile.attacker, f"{ppath}.attacker")
+        if not profile.strikes:
+            raise SchemaError(f"{ppath}.strikes", "no strikes: a profile needs at least one")
+        if len(profile.strikes) > MAX_PROFILE_STRIKES:
+            raise LimitError(f"{ppath}.strikes", say("too_many", count=len(profile.strikes), what="strikes",
+                                                     most=MAX_PROFILE_STRIKES))
+    job.targets = check_targets(rules, req.targets)
+    index = {tid: i for i, tid in enumerate(job.targets)}
+    job.tinit = _tinit(rules, job.targets)
+    if not req.attacks:
+        raise SchemaError("$.attacks", "no attacks: give at least one entry")
+    if len(req.attacks) > MAX_GROUPS:
+        raise LimitError("$.attacks", say("too_many", count=len(req.attacks), what="entries", most=MAX_GROUPS))
+    for g, group in enumerate(req.attacks):
+        gpath = f"$.attacks[{g}]"
+        profile = profiles.get(group.profile)
+        if profile is None:
+            raise SchemaError(f"{gpath}.profile", f"unknown profile {group.profile!r} "
+                              f"(profiles: {', '.join(profiles)})")
+        check_range(group.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
+        names = [group.target] * len(profile.strikes) if isinstance(group.target, str) else group.target
+        if len(names) != len(profile.strikes):
+            raise SchemaError(f"{gpath}.target", f"{len(names)} targets for the {len(profile.strikes)} "
+                              f"strikes of profile {group.profile!r}: give one target, or one per strike")
+        begin = len(job.metas)
+        ppath = key_path("$.profiles", group.profile)
+        for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
+            tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
+            target = _target_of(tid, job.targets, tpath)
+            cols, meta = rules.compile_strike(strike, f"{ppath}.strikes[{i}]", attackers[group.profile],
+                                              f"{ppath}.attacker", target, key_path("$.targets", tid))
+            meta.target = tid
+            cols[L.X_TARGET] = index[tid]
+            job.rows.extend(cols)
+            job.metas.append(meta)
+        job.groups.extend((begin, len(job.metas), group.count))
+        job.group_info.append((group.profile, group.target, group.count))
+        job.total += group.count
+    if job.total > DETAIL_LIMITS[req.detail]:
+        raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
+                         f"attacks and the request has {job.total:,}: use detail 'summary'")
+    if job.total > MAX_ATTACKS:
+        raise LimitError("$.attacks", f"{job.total:,} attacks, the most is {MAX_ATTACKS:,}")
+    return job
+
+
+__all__ = ["Rules", "Meta", "Out", "Plan", "row", "parse_damage", "check_die", "compile_attack", "roll_attack",
+           "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "field"]
+
+
+# -- request pieces the three share ------------------------------------------------------------
+
+import msgspec  # noqa: E402
+
+from ..dice import KernelError  # noqa: E402
+
+
+class Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class AttackGroup(Spec):
+    """`count` attacks of one profile at the given target(s)."""
+
+    profile: str
+    target: Any  # str, or one target per strike: list[str]
+    count: int = 1
+
+
+MAX_ROLL_OFFS = 1_000
+
+
+def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
+    """One die for `what` (initiative, morale); injected faces that run out or do not fit name it."""
+    try:
+        return dice.die(faces_)
+    except KernelError as exc:
+        if exc.code == L.E_ROLLS_SHORT:
+            raise DiceError("$.rolls", say("rolls_short", given=faces(len(dice.rolls)), what=what,
+                                           position=exc.position)) from None
+        raise DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=dice.rolls[exc.position],
+                                                         faces=faces_)) from None
+
+
+def break_ties(tied: list[dict], roll: Callable[[], int], path: str, depth: int = 0) -> list[dict]:
+    """Order tied entries by repeated roll-offs (request order within each round), highest first;
+    each entry's `tiebreaks` list gets its faces."""
+    if len(tied) == 1:
+        return tied
+    if depth >= MAX_ROLL_OFFS:
+        raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
+    rolled = []
+    for entry in tied:
+        face = roll()
+        entry["tiebreaks"].append(face)
+        rolled.append((face, entry))
+    ranked = []
+    for face in sorted({f for f, _ in rolled}, reverse=True):
+        ranked.extend(break_ties([e for f, e in rolled if f == face], roll, path, depth + 1))
+    return ranked
+
+
+class Rolled:
+    """A result that is a plain dict (initiative, morale): `to_dict()` returns it."""
+
+    __slots__ = ("seed", "ruleset", "data")
+
+    def __init__(self, seed: int, ruleset: str, data: dict[str, Any]):
+        self.seed, self.ruleset, self.data = seed, ruleset, data
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data

@@ -1,0 +1,209 @@
+"""Worldwalker d20 (WW-1 … WW-7): d20 + bonus against a target number, block and dodge.
+
+The rules in the project's words: docs/rules/worldwalker.md. A strike compiles into
+one row of the shared strike-row kernel (`fracas.rulesets.rows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ... import _facts as F
+from ... import _layout as L
+from ...errors import RulesError, SchemaError
+from ...requests import check_range, choice, decode, say
+from .. import rows
+from ..base import Ruleset
+from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike,
+                     Target)
+
+TITLE = "Worldwalker"
+TALENTS = tuple(F.WW_TWO_WEAPON)
+DICE = tuple(F.STANDARD_DICE)
+_B = (-100, 100)
+
+
+def check_attacker(attacker: Attacker, path: str) -> Attacker:
+    for name in ("skill", "str_mod", "dex_mod"):
+        check_range(getattr(attacker, name), *_B, f"{path}.{name}", name)
+    if attacker.two_weapon is not None:
+        choice(attacker.two_weapon.talent, TALENTS, f"{path}.two_weapon.talent", "talent")
+    return attacker
+
+
+def check_target(target: Target, path: str) -> Target:
+    if target.defense is None and target.dex_mod is None:
+        raise SchemaError(f"{path}.defense", say("ww_defense"))
+    for name in ("defense", "dex_mod", "armor"):
+        if getattr(target, name) is not None:
+            check_range(getattr(target, name), *_B, f"{path}.{name}", name)
+    if target.reaction is not None:
+        check_range(target.reaction.bonus, *_B, f"{path}.reaction.bonus", "bonus")
+    return target
+
+
+def tn(target: Target) -> int:
+    """Passive Defense TN: given, or 10 + Dexterity modifier (WW-2)."""
+    return target.defense if target.defense is not None else 10 + target.dex_mod
+
+
+def two_weapon_penalty(attacker: Attacker, strike: Strike, path: str) -> int:
+    """WW-6: the table's penalty for this hand, 0 when not fighting with two weapons."""
+    if attacker.two_weapon is None:
+        if strike.hand == "off":
+            raise RulesError(f"{path}.hand", say("ww_off_hand"))
+        return 0
+    table = F.WW_TWO_WEAPON[attacker.two_weapon.talent][1 if attacker.two_weapon.light else 0]
+    return table[1 if strike.hand == "off" else 0]
+
+
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+    dice, faces, modifier = rows.parse_damage(strike.damage, f"{path}.damage", DICE, TITLE, "WW-3")
+    if not 0 <= strike.critical <= F.WW_MAX_CRITICAL:
+        raise RulesError(f"{path}.critical", say("ww_critical", value=strike.critical))
+    check_range(strike.crit_multiplier, 1, 10, f"{path}.crit_multiplier", "crit_multiplier")
+    check_range(strike.modifier, *_B, f"{path}.modifier", "modifier")
+    penalty = two_weapon_penalty(attacker, strike, path)
+    ability = attacker.str_mod if strike.method == "melee" else attacker.dex_mod
+    bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty
+    crit_bonus = strike.critical * strike.crit_multiplier
+    cols = rows.row(HIT=L.X_HIT_WW, BONUS=bonus, TN=tn(target), DICE=dice, FACES=faces,
+                    FLAT=attacker.str_mod + modifier + crit_bonus, REDUCE=target.armor)
+    reaction = target.reaction
+    if reaction is not None:
+        cols[L.X_REACT] = 1
+        cols[L.X_REACT_BONUS] = reaction.bonus + (F.WW_RANGED_ENGAGED if strike.engaged else 0)
+    if strike.feint is not None:
+        check_range(strike.feint.bonus, *_B, f"{path}.feint.bonus", "bonus")
+        check_range(strike.feint.defense, *_B, f"{path}.feint.defense", "defense")
+        cols[L.X_FEINT] = 1
+        cols[L.X_FEINT_BONUS] = strike.feint.bonus
+        cols[L.X_FEINT_DEFENSE] = strike.feint.defense
+    facts = {"method": strike.method, "attack_bonus": bonus, "tn": tn(target), "critical": strike.critical,
+             "crit_bonus": crit_bonus, "damage_bonus": attacker.str_mod + modifier + crit_bonus,
+             "armor": target.armor, "reaction": None if reaction is None else reaction.kind,
+             "reaction_bonus": cols[L.X_REACT_BONUS] if reaction is not None else None,
+             "hand": strike.hand, "two_weapon_penalty": penalty, "feint": strike.feint is not None}
+    return cols, rows.Meta("", path, facts, faces)
+
+
+def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str, Any]:
+    f = meta.facts
+    roll = out.roll
+    feint = None
+    if f["feint"]:
+        feint = {"roll": out.feint_roll, "defense_roll": out.feint_def_roll, "succeeded": out.feint == 1}
+    reaction = None
+    if out.react_roll:
+        reaction = {"kind": f["reaction"], "roll": out.react_roll, "bonus": f["reaction_bonus"],
+                    "total": out.react, "negated": bool(out.negated)}
+    return {
+        "target": meta.target, "method": f["method"], "attack_roll": roll,
+        "natural": roll if roll in (1, 20) else None, "attack_bonus": f["attack_bonus"],
+        "attack_total": out.attack, "tn": f["tn"], "hit": bool(out.hit), "critical": f["critical"],
+        "feint": feint, "reaction": reaction, "negated": bool(out.negated),
+        "damage_dice": faces, "damage_bonus": f["damage_bonus"], "armor": f["armor"], "damage": out.damage,
+    }
+
+
+def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+    entry["tn"] = tn(target)
+    entry["hits"] = sum(1 for _m, out in strikes if out.hit and not out.negated)
+    entry["negated"] = sum(1 for _m, out in strikes if out.negated)
+
+
+RULES = rows.Rules(NAME, "WW-2", compile_strike, check_attacker, check_target, Target, Profile,
+                   strike_result, target_result, bulk_fields=("negated",))
+
+
+# -- WW-1 initiative --------------------------------------------------------------------------
+
+MAX_COMBATANTS = 10_000
+
+
+def compile_initiative(request: Any) -> InitiativeRequest:
+    req: InitiativeRequest = decode(request, InitiativeRequest)
+    if not req.combatants:
+        raise SchemaError("$.combatants", say("no_combatants"))
+    if len(req.combatants) > MAX_COMBATANTS:
+        raise rows.LimitError("$.combatants", say("too_many", count=len(req.combatants), what="combatants",
+                                                  most=MAX_COMBATANTS))
+    seen = set()
+    for i, c in enumerate(req.combatants):
+        if c.id in seen:
+            raise SchemaError(f"$.combatants[{i}].id", say("duplicate_combatant", id=repr(c.id)))
+        seen.add(c.id)
+        check_range(c.dex_mod, *_B, f"$.combatants[{i}].dex_mod", "dex_mod")
+        check_range(c.bonus, *_B, f"$.combatants[{i}].bonus", "bonus")
+    return req
+
+
+def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+    """WW-1. Draw order: one d20 per combatant in request order; equal totals go to the
+    higher Dexterity modifier, and what is still tied rolls d20 roll-offs (as ER-18)."""
+    entries = []
+    for c in req.combatants:
+        roll = rows.roll_or_say(dice, 20, "initiative")
+        entries.append({"id": c.id, "roll": roll, "modifier": c.dex_mod + c.bonus,
+                        "total": roll + c.dex_mod + c.bonus, "dex_mod": c.dex_mod, "tiebreaks": []})
+    order: list[dict] = []
+    for key in sorted({(e["total"], e["dex_mod"]) for e in entries}, reverse=True):
+        tied = [e for e in entries if (e["total"], e["dex_mod"]) == key]
+        order.extend(rows.break_ties(tied, lambda: rows.roll_or_say(dice, 20, "an initiative roll-off"),
+                                     "$.combatants"))
+    return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "order": order})
+
+
+class Worldwalker(Ruleset):
+    name = NAME
+    title = TITLE
+    largest_die = max(DICE)
+    doc = "docs/rules/worldwalker.md"
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+
+    def compile_attack(self, request: Any) -> rows.Plan:
+        return rows.compile_attack(RULES, AttackRequest, request)
+
+    roll_attack = staticmethod(rows.roll_attack)
+
+    def compile_bulk(self, request: Any) -> rows.BulkJob:
+        return rows.compile_bulk(RULES, BulkRequest, request)
+
+    compile_initiative = staticmethod(compile_initiative)
+    roll_initiative = staticmethod(roll_initiative)
+
+    def cli_options(self):
+        from . import cli
+
+        return cli.options()
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
+
+        return cli.request_from_flags(flags)
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        from . import cli
+
+        return cli.flag_hint(path, flags)
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        from ..render_rows import render
+
+        return render(result, style, TITLE, _line)
+
+
+def _line(strike: dict[str, Any]) -> str:
+    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
+    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
+            f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
+    if strike["reaction"]:
+        r = strike["reaction"]
+        text += f"; {r['kind']} {r['roll']} {r['bonus']:+d} = {r['total']}: {'negated' if r['negated'] else 'fails'}"
+    if strike["damage_dice"]:
+        text += (f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
+                 f" - armor {strike['armor']}")
+    return text
+
+
+WORLDWALKER = Worldwalker()

@@ -1,0 +1,100 @@
+"""Worldwalker d20 requests as typed structs (docs/rules/worldwalker.md)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from ..rows import AttackGroup, Spec
+
+NAME = "worldwalker"
+
+
+class TwoWeapon(Spec):
+    """Fighting with two weapons (WW-6): is the off-hand weapon light, which talent applies."""
+
+    light: bool = False
+    talent: str = "none"
+
+
+class Attacker(Spec):
+    """Weapon skill and ability modifiers (WW-2, WW-3)."""
+
+    skill: int = 0
+    str_mod: int = 0
+    dex_mod: int = 0
+    two_weapon: Optional[TwoWeapon] = None
+
+
+class Feint(Spec):
+    """A feint before the attack (WW-7): skill + INT mod against defense skill + WIS mod."""
+
+    bonus: int = 0
+    defense: int = 0
+
+
+class ProfileStrike(Spec):
+    method: Literal["melee", "ranged"]
+    damage: str
+    critical: int = 0
+    crit_multiplier: int = 1
+    engaged: bool = False
+    hand: Optional[Literal["primary", "off"]] = None
+    modifier: int = 0
+    feint: Optional[Feint] = None
+
+
+class Strike(ProfileStrike, kw_only=True):
+    target: str
+
+
+class Reaction(Spec):
+    """The target's reserved block or dodge (WW-5): bonus = skill + STR mod (block) or
+    Defense skill + DEX mod (dodge)."""
+
+    kind: Literal["block", "dodge"]
+    bonus: int = 0
+
+
+class Target(Spec):
+    defense: Optional[int] = None
+    dex_mod: Optional[int] = None
+    armor: int = 0
+    reaction: Optional[Reaction] = None
+
+
+class AttackRequest(Spec):
+    attacker: Attacker
+    strikes: list[Strike]
+    targets: dict[str, Any]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class Profile(Spec):
+    attacker: Attacker
+    strikes: list[ProfileStrike]
+
+
+class BulkRequest(Spec):
+    profiles: dict[str, Any]
+    targets: dict[str, Any]
+    attacks: list[AttackGroup]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    detail: Literal["summary", "attacks", "dice"] = "summary"
+
+
+class Combatant(Spec):
+    id: str
+    dex_mod: int = 0
+    bonus: int = 0
+
+
+class InitiativeRequest(Spec):
+    """WW-1: 1d20 + Dexterity modifier each, once per encounter."""
+
+    combatants: list[Combatant]
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

@@ -110,28 +110,48 @@ def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
 
 # -- attack ----------------------------------------------------------------------------
 class _AttackCommand(click.Command):
-    """`fracas attack`: its own options plus every registered ruleset's attack flags.
+    """`fracas attack`: its own options plus the attack flags of the ruleset named by
+    `--ruleset` (Enchanted Realms when absent).
 
     The flags are looked up when the command runs, so a ruleset registered after
-    import (a plug-in, a test) brings its flags along; the first ruleset to claim
-    a flag name keeps it.
+    import (a plug-in, a test) brings its flags along, and each ruleset's flags
+    mean what its rules mean (`--method ranged` for Worldwalker, `--method range`
+    for Enchanted Realms); `fracas attack --ruleset NAME --help` lists them.
     """
 
     _options: dict[rulesets.Ruleset, list[click.Option]] = {}
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["fracas.ruleset"] = _ruleset_in(args)
+        return super().parse_args(ctx, args)
+
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = list(super().get_params(ctx))
         taken = {param.name for param in params}
-        for name in rulesets.names():
-            ruleset = rulesets.get(name)
-            options = self._options.get(ruleset)
-            if options is None:
-                options = self._options[ruleset] = ruleset.cli_options()
-            for option in options:
-                if option.name not in taken:
-                    taken.add(option.name)
-                    params.insert(len(params) - 1, option)  # before --help
+        name = ctx.meta.get("fracas.ruleset") or rulesets.DEFAULT
+        if name not in rulesets.names():
+            return params  # the command reports the unknown --ruleset
+        ruleset = rulesets.get(name)
+        options = self._options.get(ruleset)
+        if options is None:
+            options = self._options[ruleset] = ruleset.cli_options()
+        for option in options:
+            if option.name not in taken:
+                taken.add(option.name)
+                params.insert(len(params) - 1, option)  # before --help
         return params
+
+
+def _ruleset_in(args: list[str]) -> Optional[str]:
+    """The value of --ruleset among command-line arguments, if given."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--ruleset" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--ruleset="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 @main.command(cls=_AttackCommand)

@@ -1,0 +1,65 @@
+"""The `fracas attack --ruleset cartyrion` flags: one Cartyrion strike."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import click
+
+from ..rows_cli import flag_hint as _hint
+from .schema import NAME
+
+
+def options() -> list[click.Option]:
+    return [
+        click.Option(["--level"], type=int, default=1, show_default=True,
+                     help="Attacker level: (level + 1) // 2 damage dice (CT-3)."),
+        click.Option(["--bonus"], type=int, default=0, show_default=True,
+                     help="STR or DEX bonus (melee), AWA bonus (ranged) (CT-2)."),
+        click.Option(["--magic"], type=int, default=0, show_default=True,
+                     help="The weapon's magic bonus, added per original die (CT-2)."),
+        click.Option(["--awa"], type=int, default=None, help="AWA bonus, for --sneak roll (CT-7)."),
+        click.Option(["--method"], type=click.Choice(["melee", "ranged"]), default="melee", show_default=True,
+                     help="Ranged damage is Direct Damage and costs d4 stamina (CT-4)."),
+        click.Option(["--die"], default=None, metavar="dF", help="The weapon's damage die: d4, d6, d8 or d10 (CT-3)."),
+        click.Option(["--dice"], type=int, default=None, help="Damage dice, when not the level's (CT-3)."),
+        click.Option(["--power"], is_flag=True, help="Power attack: double dice, the weapon breaks (CT-5)."),
+        click.Option(["--sneak"], type=click.Choice(["passed", "failed", "roll"]), default=None,
+                     help="Sneak attack, with its AWA check passed, failed, or rolled here (CT-7)."),
+        click.Option(["--specialized"], is_flag=True, help="Ranged weapon specialization: half the stamina cost."),
+        click.Option(["--target"], default="target", show_default=True, help="The target's name."),
+        click.Option(["--dex"], type=int, default=0, show_default=True, help="The target's DEX bonus (CT-2)."),
+        click.Option(["--armor"], type=int, default=0, show_default=True, help="The target's Armor Points (CT-2)."),
+        click.Option(["--parry"], type=click.Choice(["weapon", "shield"]), default=None,
+                     help="The target parries (CT-6)."),
+        click.Option(["--weapon-magic"], type=int, default=0, show_default=True,
+                     help="Magic bonus of the target's parrying weapon (CT-6)."),
+        click.Option(["--shield"], type=int, default=None, help="Points of the target's parrying shield (CT-6)."),
+    ]
+
+
+def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
+    if p.get("die") is None:
+        raise click.UsageError("give --die (d4, d6, d8 or d10)")
+    attacker: dict[str, Any] = {"level": p["level"], "bonus": p["bonus"], "magic": p["magic"]}
+    if p["awa"] is not None:
+        attacker["awa"] = p["awa"]
+    strike: dict[str, Any] = {"target": p["target"], "method": p["method"], "die": p["die"], "power": p["power"],
+                              "specialized": p["specialized"]}
+    for key in ("dice", "sneak", "parry"):
+        if p[key] is not None:
+            strike[key] = p[key]
+    target: dict[str, Any] = {"dex": p["dex"], "armor": p["armor"], "weapon_magic": p["weapon_magic"]}
+    if p["shield"] is not None:
+        target["shield"] = p["shield"]
+    return {"ruleset": NAME, "attacker": attacker, "strikes": [strike], "targets": {p["target"]: target}}
+
+
+_FIELDS = {"attacker.level": "--level", "attacker.bonus": "--bonus", "attacker.magic": "--magic",
+           "attacker.awa": "--awa", "strike.die": "--die", "strike.dice": "--dice", "strike.sneak": "--sneak",
+           "strike.parry": "--parry", "strike.power": "--power", "targets.dex": "--dex", "targets.armor": "--armor",
+           "targets.weapon_magic": "--weapon-magic", "targets.shield": "--shield"}
+
+
+def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
+    return _hint(path, flags, _FIELDS)

@@ -1,0 +1,58 @@
+"""The `fracas attack --ruleset old-school` flags: one old-school strike."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import click
+
+from ..rows_cli import flag_hint as _hint
+from .schema import NAME
+
+
+def _cover(value: str) -> Any:
+    return "full" if value == "full" else int(value)
+
+
+def options() -> list[click.Option]:
+    return [
+        click.Option(["--attack-bonus"], type=int, default=0, show_default=True, help="The attacker's attack bonus."),
+        click.Option(["--str-mod"], type=int, default=0, show_default=True,
+                     help="Strength modifier: melee to hit and damage (OS-3)."),
+        click.Option(["--dex-mod"], type=int, default=0, show_default=True,
+                     help="Dexterity modifier: missile to hit only (OS-3)."),
+        click.Option(["--method"], type=click.Choice(["melee", "missile"]), default="melee", show_default=True),
+        click.Option(["--damage"], default=None, metavar="NdF[+M]", help="Weapon damage, e.g. 1d8 (OS-6)."),
+        click.Option(["--range", "range_"], type=click.Choice(["short", "medium", "long", "beyond"]), default=None,
+                     help="Missile range: short +1, medium 0, long -1 (OS-3) [default: medium]."),
+        click.Option(["--rear"], is_flag=True, help="A rear attack: the shield's AC bonus is ignored (OS-3)."),
+        click.Option(["--modifier"], type=int, default=0, show_default=True, help="Other modifiers to hit."),
+        click.Option(["--target"], default="target", show_default=True, help="The target's name."),
+        click.Option(["--ac"], type=int, default=None, help="The target's (ascending) AC."),
+        click.Option(["--shield"], type=int, default=0, show_default=True, help="The shield's part of that AC."),
+        click.Option(["--fleeing"], is_flag=True, help="The target flees: +2 to hit, no shield bonus (OS-3)."),
+        click.Option(["--cover"], type=click.Choice(["0", "1", "2", "3", "4", "full"]), default="0",
+                     show_default=True, help="The target's cover against missiles: -1..-4, or full (OS-3)."),
+    ]
+
+
+def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
+    if p.get("damage") is None or p.get("ac") is None:
+        raise click.UsageError("give --damage and --ac")
+    strike: dict[str, Any] = {"target": p["target"], "method": p["method"], "damage": p["damage"],
+                              "rear": p["rear"], "modifier": p["modifier"]}
+    if p["range_"] is not None:
+        strike["range"] = p["range_"]
+    target = {"ac": p["ac"], "shield": p["shield"], "fleeing": p["fleeing"], "cover": _cover(p["cover"])}
+    attacker = {"attack_bonus": p["attack_bonus"], "str_mod": p["str_mod"], "dex_mod": p["dex_mod"]}
+    return {"ruleset": NAME, "attacker": attacker, "strikes": [strike], "targets": {p["target"]: target}}
+
+
+_FIELDS = {"attacker.attack_bonus": "--attack-bonus", "attacker.str_mod": "--str-mod",
+           "attacker.dex_mod": "--dex-mod", "strike.damage": "--damage", "strike.range": "--range",
+           "strike.modifier": "--modifier", "targets.ac": "--ac", "targets.shield": "--shield",
+           "targets.cover": "--cover"}
+
+
+def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
+    return _hint(path, flags, _FIELDS)

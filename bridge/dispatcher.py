@@ -163,6 +163,7 @@ class Dispatcher:
             "attack.resolve": self._attack_resolve,
             "attack.bulk": self._attack_bulk,
             "initiative.roll": self._initiative_roll,
+            "morale.check": self._morale_check,
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
         }
@@ -428,6 +429,9 @@ class Dispatcher:
     def _initiative_roll(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.roll_initiative)
 
+    def _morale_check(self, call: Call, batch: _Batch) -> Any:
+        return self._roll(call, batch, self._engine.check_morale)
+
     def _check_bulk_size(self, params: dict[str, Any]) -> None:
         """Refuse a bulk request past the bridge's limits before the engine sees it.
 
@@ -505,6 +509,7 @@ class Dispatcher:
             "attack.resolve": self._engine.resolve,
             "attack.bulk": self._engine.resolve_bulk,
             "initiative.roll": self._engine.roll_initiative,
+            "morale.check": self._engine.check_morale,
         }[entry.method]
         replayed = self._engine_call(
             engine_call, orjson.loads(entry.params), seed=recorded["seed"]

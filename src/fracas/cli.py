@@ -122,7 +122,12 @@ class _AttackCommand(click.Command):
     _options: dict[rulesets.Ruleset, list[click.Option]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta["fracas.ruleset"] = _ruleset_in(args)
+        name = ctx.meta["fracas.ruleset"] = _ruleset_in(args)
+        if name is not None and name not in rulesets.names():
+            try:
+                rulesets.get(name, "--ruleset")
+            except RequestError as err:
+                raise click.BadParameter(err.reason, ctx=ctx, param_hint="--ruleset") from None
         return super().parse_args(ctx, args)
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
@@ -218,7 +223,21 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
 
 # -- replay ----------------------------------------------------------------------------
 _ENGINE_METHODS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
-                   "initiative.roll": "roll_initiative"}
+                   "initiative.roll": "roll_initiative", "morale.check": "check_morale"}
+
+
+def _method_of(request: Any) -> str:
+    """The engine method a bare request is for, by the fields it has."""
+    if not isinstance(request, dict):
+        return "attack.resolve"
+    if "attacks" in request:
+        return "attack.bulk"
+    if "morale" in request:
+        return "morale.check"
+    if "combatants" in request or "sides" in request or (
+            "strikes" not in request and request.get("ruleset") == "cartyrion"):
+        return "initiative.roll"
+    return "attack.resolve"
 
 
 def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict]]:
@@ -240,12 +259,8 @@ def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict]]:
         return method, record["params"], record.get("result")
     if "request" in record:
         request = record["request"]
-        method = "attack.bulk" if isinstance(request, dict) and "attacks" in request else (
-            "initiative.roll" if isinstance(request, dict) and "combatants" in request else "attack.resolve")
-        return method, request, record.get("result")
-    method = "attack.bulk" if "attacks" in record else (
-        "initiative.roll" if "combatants" in record else "attack.resolve")
-    return method, record, None
+        return _method_of(request), request, record.get("result")
+    return _method_of(record), record, None
 
 
 def _unwrap_result(document: Any) -> Any:

@@ -12,6 +12,8 @@ import json
 import orjson
 import pytest
 
+BUILT_IN = ("enchanted-realms", "worldwalker", "cartyrion", "old-school")
+
 import fracas
 from fracas.bridge.dispatcher import Dispatcher, Session
 from fracas.bridge.journal import Journal
@@ -35,16 +37,16 @@ BULK = {"ruleset": NAME, "coins": 3, "target": "dummy", "targets": {"dummy": {"g
 
 
 def test_registered_rulesets_are_listed(coins):
-    assert fracas.rulesets() == ("enchanted-realms", NAME)
+    assert fracas.rulesets() == (*BUILT_IN, NAME)
     with pytest.raises(fracas.SchemaError) as err:
         fracas.resolve(dict(ATTACK, ruleset="chess"))
     assert err.value.path == "$.ruleset"
-    assert err.value.reason == f"unknown ruleset 'chess' (one of: enchanted-realms, {NAME})"
+    assert err.value.reason == f"unknown ruleset 'chess' (one of: {', '.join(BUILT_IN)}, {NAME})"
 
 
 def test_unregistered_ruleset_is_unknown():
     assert NAME not in fracas.rulesets()
-    with pytest.raises(fracas.SchemaError, match=r"unknown ruleset 'coin-toss' \(one of: enchanted-realms\)"):
+    with pytest.raises(fracas.SchemaError, match=r"unknown ruleset 'coin-toss' \(one of: " + ", ".join(BUILT_IN) + r"\)"):
         fracas.resolve(ATTACK)
 
 

@@ -46,8 +46,8 @@ def _strip_titles(node: Any) -> Any:
     return node
 
 
-def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any],
-                 extra: list[type]) -> tuple[dict[str, Any], dict[str, str]]:
+def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[type],
+                 default: bool = True) -> tuple[dict[str, Any], dict[str, str]]:
     """JSON Schema definitions of a ruleset's request types, and def name by kind."""
     kinds = list(ruleset.request_types.items())
     _, components = msgspec.json.schema_components([spec for _, spec in kinds] + list(extra),
@@ -61,6 +61,13 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any],
             if struct == name and attr in schema.get("properties", {}):
                 schema["properties"][attr] = copy.deepcopy(hint)
         schema.setdefault("required", [])
+        if "ruleset" in schema.get("properties", {}):
+            # Each request names its ruleset (only the default's may leave it out), so
+            # `oneOf` over the rulesets' requests picks exactly one.
+            schema["properties"]["ruleset"] = {"const": ruleset.name, "description": (
+                f"absent: {ruleset.name}" if default else f"required: {ruleset.name}")}
+            if not default:
+                schema["required"] = sorted(set(schema["required"]) | {"ruleset"})
         defs[names[name]] = schema
     return defs, {kind: names[spec.__name__] for kind, spec in kinds}
 
@@ -86,12 +93,14 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         package = __import__(type(ruleset).__module__, fromlist=["SCHEMA_HINTS"])
         hints = getattr(package, "SCHEMA_HINTS", {})
         prefix = "" if name == rulesets.DEFAULT else f"{name}."
-        ruleset_def, kinds = ruleset_defs(ruleset, prefix, hints, getattr(package, "SCHEMA_TYPES", []))
+        ruleset_def, kinds = ruleset_defs(ruleset, prefix, hints, getattr(package, "SCHEMA_TYPES", []),
+                                          default=name == rulesets.DEFAULT)
         defs.update(ruleset_def)
         for kind, def_name in kinds.items():
             by_kind[kind].append(def_name)
     for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll"),
                          ("morale", "morale.check")):
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
-        defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
+        if refs:
+            defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
     return schema

@@ -22,6 +22,14 @@ DICE = tuple(F.STANDARD_DICE)
 _B = (-100, 100)
 
 
+#: Types the requests hold as `Any` (checked by the engine), and what the schema says beyond types.
+SCHEMA_TYPES = [Target, Profile]
+_DAMAGE = {"type": "string", "pattern": "^\\s*\\d*\\s*[dD]\\s*\\d+\\s*([+-]\\s*\\d+)?\\s*$",
+           "description": "weapon damage, NdF or NdF+M (OS-6)"}
+SCHEMA_HINTS = {"Strike.damage": _DAMAGE, "ProfileStrike.damage": _DAMAGE,
+                "Target.cover": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 4}, {"const": "full"}],
+                                 "default": 0, "description": "missile cover penalty; full: cannot be hit (OS-3)"}}
+
 def check_attacker(attacker: Attacker, path: str) -> Attacker:
     for name in ("attack_bonus", "str_mod", "dex_mod"):
         check_range(getattr(attacker, name), *_B, f"{path}.{name}", name)

@@ -23,6 +23,16 @@ DICE = tuple(F.STANDARD_DICE)
 _B = (-100, 100)
 
 
+#: Types the requests hold as `Any` (checked by the engine), and what the schema says beyond types.
+SCHEMA_TYPES = [Target, Profile]
+_DAMAGE = {"type": "string", "pattern": "^\\s*\\d*\\s*[dD]\\s*\\d+\\s*([+-]\\s*\\d+)?\\s*$",
+           "description": "weapon damage, NdF or NdF+M (WW-3)"}
+_CRITICAL = {"type": "integer", "minimum": 0, "maximum": 5, "default": 0,
+             "description": "critical attack penalty, 1-5 (WW-4)"}
+SCHEMA_HINTS = {"Strike.damage": _DAMAGE, "ProfileStrike.damage": _DAMAGE,
+                "Strike.critical": _CRITICAL, "ProfileStrike.critical": _CRITICAL,
+                "TwoWeapon.talent": {"enum": list(TALENTS), "default": "none"}}
+
 def check_attacker(attacker: Attacker, path: str) -> Attacker:
     for name in ("skill", "str_mod", "dex_mod"):
         check_range(getattr(attacker, name), *_B, f"{path}.{name}", name)

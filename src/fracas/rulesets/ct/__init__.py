@@ -26,8 +26,8 @@ _DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d+)\s*$")
 
 #: Types the requests hold as `Any` (checked by the engine), and what the schema says beyond types.
 SCHEMA_TYPES = [Target, Profile]
-_DIE = {"enum": [f"d{n}" for n in DICE], "description": "the weapon's damage die (CT-3)"}
-SCHEMA_HINTS = {"Strike.die": _DIE, "ProfileStrike.die": _DIE,
+_DIE_HINT = {"enum": [f"d{n}" for n in DICE], "description": "the weapon's damage die (CT-3)"}
+SCHEMA_HINTS = {"Strike.die": _DIE_HINT, "ProfileStrike.die": _DIE_HINT,
                 "Attacker.level": {"type": "integer", "minimum": 1, "maximum": 40, "default": 1}}
 
 def dice_for_level(level: int) -> int:

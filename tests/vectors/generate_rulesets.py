@@ -1,0 +1,158 @@
+"""Build the Worldwalker, Cartyrion and old-school known-answer vectors:
+`python tests/vectors/generate_rulesets.py`.
+
+Each vector is a request (`kind`: attack, initiative or morale) with a seed, and the
+engine's result (`to_dict()` without `backend`) or its error (`type`, `path`,
+`reason`). The Python suite checks every backend still produces them; the Roll20
+Mod script's JavaScript resolver must produce them too. Regenerate only on purpose
+(a rule or draw-order change), and say why in the commit.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "rulesets_vectors.json"
+WW_DICE = ["1d4", "1d6", "1d8", "2d6", "1d10+1", "1d12-1", "d8", "3d4", "1d7", "x"]
+OS_DICE = ["1d4", "1d6", "1d8", "2d4", "1d6+1", "1d3", "1d7"]
+
+
+def ww(rng: random.Random) -> dict:
+    targets = {}
+    for t in range(rng.choice([1, 1, 2])):
+        target: dict = {"armor": rng.randint(0, 4)}
+        if rng.random() < 0.7:
+            target["defense"] = rng.randint(8, 20)
+        elif rng.random() < 0.95:
+            target["dex_mod"] = rng.randint(-1, 5)
+        if rng.random() < 0.5:
+            target["reaction"] = {"kind": rng.choice(["block", "dodge"]), "bonus": rng.randint(0, 10)}
+        targets[f"t{t}"] = target
+    attacker: dict = {"skill": rng.randint(0, 6), "str_mod": rng.randint(-1, 4), "dex_mod": rng.randint(-1, 4)}
+    if rng.random() < 0.2:
+        attacker["two_weapon"] = {"light": rng.random() < 0.5,
+                                  "talent": rng.choice(["none", "dual-weapon-training", "shield-specialist"])}
+    strikes = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        strike: dict = {"target": rng.choice(list(targets)), "method": rng.choice(["melee", "ranged"]),
+                        "damage": rng.choice(WW_DICE)}
+        if rng.random() < 0.3:
+            strike["critical"] = rng.randint(0, 6)
+            strike["crit_multiplier"] = rng.randint(1, 3)
+        if rng.random() < 0.15:
+            strike["engaged"] = True
+        if rng.random() < 0.15:
+            strike["feint"] = {"bonus": rng.randint(0, 6), "defense": rng.randint(0, 6)}
+        if rng.random() < 0.15:
+            strike["hand"] = rng.choice(["primary", "off"])
+        strikes.append(strike)
+    return {"ruleset": "worldwalker", "attacker": attacker, "strikes": strikes, "targets": targets}
+
+
+def ct(rng: random.Random) -> dict:
+    targets = {}
+    for t in range(rng.choice([1, 1, 2])):
+        target: dict = {"dex": rng.randint(0, 4), "armor": rng.randint(0, 4)}
+        if rng.random() < 0.3:
+            target["weapon_magic"] = rng.randint(0, 2)
+        if rng.random() < 0.3:
+            target["shield"] = rng.randint(0, 12)
+        targets[f"t{t}"] = target
+    attacker: dict = {"level": rng.randint(1, 12), "bonus": rng.randint(0, 9), "magic": rng.choice([0, 0, 1, 2])}
+    if rng.random() < 0.4:
+        attacker["awa"] = rng.randint(0, 6)
+    strikes = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        strike: dict = {"target": rng.choice(list(targets)), "method": rng.choice(["melee", "ranged"]),
+                        "die": rng.choice(["d4", "d6", "d8", "d10", "d6", "d7"])}
+        if rng.random() < 0.15:
+            strike["power"] = True
+        if rng.random() < 0.25:
+            strike["sneak"] = rng.choice(["passed", "failed", "roll"])
+        if rng.random() < 0.25:
+            strike["parry"] = rng.choice(["weapon", "shield"])
+        if rng.random() < 0.1:
+            strike["dice"] = rng.randint(1, 4)
+        if rng.random() < 0.2:
+            strike["specialized"] = True
+        strikes.append(strike)
+    return {"ruleset": "cartyrion", "attacker": attacker, "strikes": strikes, "targets": targets}
+
+
+def os_(rng: random.Random) -> dict:
+    targets = {}
+    for t in range(rng.choice([1, 1, 2])):
+        target: dict = {"ac": rng.randint(9, 19)}
+        if rng.random() < 0.4:
+            target["shield"] = 1
+        if rng.random() < 0.2:
+            target["fleeing"] = True
+        if rng.random() < 0.3:
+            target["cover"] = rng.choice([0, 1, 2, 4, "full", 5])
+        targets[f"t{t}"] = target
+    attacker = {"attack_bonus": rng.randint(0, 5), "str_mod": rng.randint(-1, 3), "dex_mod": rng.randint(-1, 3)}
+    strikes = []
+    for _ in range(rng.choice([1, 1, 2])):
+        strike: dict = {"target": rng.choice(list(targets)), "method": rng.choice(["melee", "missile"]),
+                        "damage": rng.choice(OS_DICE)}
+        if strike["method"] == "missile" and rng.random() < 0.7:
+            strike["range"] = rng.choice(["short", "medium", "long", "long", "beyond"])
+        if rng.random() < 0.2:
+            strike["rear"] = True
+        strikes.append(strike)
+    return {"ruleset": "old-school", "attacker": attacker, "strikes": strikes, "targets": targets}
+
+
+def initiative(rng: random.Random) -> dict:
+    pick = rng.randrange(3)
+    if pick == 0:
+        return {"ruleset": "worldwalker",
+                "combatants": [{"id": f"c{i}", "dex_mod": rng.randint(-1, 3)} for i in range(rng.randint(1, 6))]}
+    if pick == 1:
+        return {"ruleset": "cartyrion", "round": rng.choice([1, 1, 2]),
+                "ambush": rng.choice(["none", "opponents", "party", "none"])}
+    return {"ruleset": "old-school", "ties": rng.choice(["reroll", "simultaneous"]),
+            "sides": [{"id": f"s{i}", "wait": rng.random() < 0.15} for i in range(rng.randint(2, 4))]}
+
+
+def build() -> list[dict]:
+    import fracas
+    from fracas import _kernels
+
+    rng = random.Random(20261123)
+    vectors = []
+    with _kernels.using("python"):
+        for i in range(300):
+            kind, request = "attack", rng.choice([ww, ct, os_])(rng)
+            if i % 10 == 7:
+                kind, request = "initiative", initiative(rng)
+            elif i % 10 == 9:
+                kind = "morale"
+                request = {"ruleset": "old-school", "morale": rng.randint(2, 13), "modifier": rng.randint(-2, 2),
+                           "successes": rng.randint(0, 2)}
+            seed = rng.getrandbits(64)
+            call = {"attack": fracas.resolve, "initiative": fracas.roll_initiative,
+                    "morale": fracas.check_morale}[kind]
+            vector: dict = {"name": f"{request['ruleset']}-{kind}-{i}", "kind": kind, "request": request,
+                            "seed": seed}
+            try:
+                result = call(request, seed=seed).to_dict()
+                result.pop("backend", None)
+                vector["result"] = result
+            except fracas.RequestError as exc:
+                vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+            vectors.append(vector)
+    return vectors
+
+
+def dumps(vectors: list[dict]) -> str:
+    return json.dumps(vectors, indent=1, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    VECTORS.write_text(dumps(build()))
+    print(f"wrote {VECTORS} ({len(build())} vectors)", file=sys.stderr)

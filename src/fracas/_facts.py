@@ -110,7 +110,7 @@ MESSAGES = {
     'ct_shield': "a shield parry needs the target's shield points (CT-6)",
     'os_range_beyond': 'beyond long range no missile attack is possible (OS-3)',
     'os_range_melee': 'range applies to missile attacks only (OS-3)',
-    'os_full_cover': 'target {target} has full cover: no missile attack can hit it (OS-3)',
+    'os_full_cover': 'this target has full cover: no missile attack can hit it (OS-3)',
     'os_cover': 'cover {value}: a penalty of 1 to 4, 0 for none, or "full" (OS-3)',
     'side_initiative_sides': 'side initiative needs at least two sides (OS-1)',
     'no_strikes_rule': 'no strikes: an attack needs at least one ({rule})',

@@ -10,15 +10,14 @@ const Fracas = (() => {
 // Entry point of the Mod script: wire the app to Roll20's globals.
 const { App } = require('./app');
 const edge = require('./edge');
-const { resolve } = require('../engine');
-const { rollInitiative } = require('../initiative');
+const { resolve, rollInitiative, checkMorale } = require('../rulesets');
 const { VERSION } = require('./help');
 
 /** Start the script in the Roll20 sandbox. Returns the public API for other scripts. */
 function start() {
   const app = new App(edge.fromGlobals());
   app.start();
-  return { version: VERSION, resolve, rollInitiative };
+  return { version: VERSION, resolve, rollInitiative, checkMorale };
 }
 
 module.exports = { start };
@@ -971,7 +970,7 @@ const {
 } = require('./facts');
 
 // The rulesets this resolver knows (the Python engine may register more).
-const RULESETS = ['enchanted-realms'];
+const RULESETS = ['enchanted-realms', 'worldwalker', 'cartyrion', 'old-school'];
 
 // ---- Types, named as msgspec names them in "expected X, got Y" -------------------
 
@@ -1310,6 +1309,77 @@ const LAYOUT = Object.freeze({
   G_DAMAGE: 1,
   G_CRITS: 2,
   G_WIDTH: 3,
+  X_TARGET: 0,
+  X_HIT: 1,
+  X_BONUS: 2,
+  X_TN: 3,
+  X_REACT: 4,
+  X_REACT_BONUS: 5,
+  X_FEINT: 6,
+  X_FEINT_BONUS: 7,
+  X_FEINT_DEFENSE: 8,
+  X_CHECK: 9,
+  X_CHECK_BONUS: 10,
+  X_CHECK_DC: 11,
+  X_DICE: 12,
+  X_FACES: 13,
+  X_EXPLODE: 14,
+  X_PER_DIE: 15,
+  X_FLAT: 16,
+  X_REDUCE: 17,
+  X_REDUCE_PASS: 18,
+  X_MIN: 19,
+  X_POOL: 20,
+  X_PARRY: 21,
+  X_COST: 22,
+  X_COST_HALF: 23,
+  XPLAN_WIDTH: 24,
+  Y_HIT: 0,
+  Y_ROLL: 1,
+  Y_ATTACK: 2,
+  Y_FEINT: 3,
+  Y_FEINT_ROLL: 4,
+  Y_FEINT_DEF_ROLL: 5,
+  Y_REACT_ROLL: 6,
+  Y_REACT: 7,
+  Y_NEGATED: 8,
+  Y_CHECK: 9,
+  Y_CHECK_ROLL: 10,
+  Y_DICE_SUM: 11,
+  Y_EXPLODED: 12,
+  Y_RAW: 13,
+  Y_REDUCED: 14,
+  Y_ABSORBED: 15,
+  Y_DAMAGE: 16,
+  Y_COST_ROLL: 17,
+  Y_COST: 18,
+  Y_PARRY_LEFT: 19,
+  Y_LOG: 20,
+  Y_NLOG: 21,
+  XOUT_WIDTH: 22,
+  U_DAMAGE: 0,
+  U_INJURY: 1,
+  U_ATTACKS: 2,
+  U_ATTACKS_HIT: 3,
+  U_STRIKES: 4,
+  U_STRIKES_HIT: 5,
+  U_NEGATED: 6,
+  U_EXPLODED: 7,
+  U_LONGEST: 8,
+  U_ABSORBED: 9,
+  U_COST: 10,
+  U_WIDTH: 11,
+  K_ATTACKS_HIT: 0,
+  K_DAMAGE: 1,
+  K_EXPLODED: 2,
+  K_WIDTH: 3,
+  X_HIT_NONE: 0,
+  X_HIT_WW: 1,
+  X_HIT_OS: 2,
+  X_PARRY_NONE: 0,
+  X_PARRY_WEAPON: 1,
+  X_PARRY_SHIELD: 2,
+  XS_WIDTH: 2,
   R_NORMAL: 0,
   R_HALF: 1,
   R_DOUBLE: 2,
@@ -1350,6 +1420,25 @@ const MAX_ROLLS = Object.freeze(200000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const BONUS_RANGE = Object.freeze([-100, 100]);
 const AC_RANGE = Object.freeze([-100, 200]);
+const WW_METHODS = Object.freeze(["melee", "ranged"]);
+const WW_REACTIONS = Object.freeze(["block", "dodge"]);
+const WW_HANDS = Object.freeze(["primary", "off"]);
+const WW_TALENTS = Object.freeze(["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"]);
+const WW_MAX_CRITICAL = Object.freeze(5);
+const WW_RANGED_ENGAGED = Object.freeze(-6);
+const CT_METHODS = Object.freeze(["melee", "ranged"]);
+const CT_DICE = Object.freeze([4, 6, 8, 10]);
+const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
+const CT_PARRY = Object.freeze(["weapon", "shield"]);
+const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+const OS_METHODS = Object.freeze(["melee", "missile"]);
+const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
+const OS_MAX_COVER = Object.freeze(4);
+const OS_FLEEING_BONUS = Object.freeze(2);
+const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
+const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
+const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -1385,7 +1474,23 @@ const MESSAGES = Object.freeze({
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
   "duplicate_combatant": "duplicate combatant id {id}",
   "no_combatants": "no combatants: give at least one",
-  "tie_limit": "a tie survived {limit} d20 roll-offs"
+  "tie_limit": "a tie survived {limit} d20 roll-offs",
+  "dice_expression": "{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})",
+  "not_a_die": "d{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})",
+  "ww_critical": "critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)",
+  "ww_defense": "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
+  "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
+  "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
+  "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
+  "ct_shield": "a shield parry needs the target's shield points (CT-6)",
+  "os_range_beyond": "beyond long range no missile attack is possible (OS-3)",
+  "os_range_melee": "range applies to missile attacks only (OS-3)",
+  "os_full_cover": "this target has full cover: no missile attack can hit it (OS-3)",
+  "os_cover": "cover {value}: a penalty of 1 to 4, 0 for none, or \"full\" (OS-3)",
+  "side_initiative_sides": "side initiative needs at least two sides (OS-1)",
+  "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
+  "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
+  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -1395,7 +1500,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_TALENTS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/mod/apply.js": function (module, exports, require) {
 'use strict';
@@ -1486,7 +1591,7 @@ const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
-const { resolve } = require('../engine');
+const { resolve } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
@@ -1982,199 +2087,66 @@ function finish(strike, defaults, index) {
 
 module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
   },
-  "src/engine.js": function (module, exports, require) {
+  "src/rulesets.js": function (module, exports, require) {
 'use strict';
-// Resolve Enchanted Realms attacks: parse → validate → plan → roll → aggregate.
-// The twin of src/fracas/drive and rulesets/er (attack.py, result.py): same request + same seed gives the
-// same result dict (docs/ENGINE.md section 7), with backend "javascript".
+// Every ruleset this resolver knows, behind one entry per kind of request: the twin
+// of the Python registry (fracas.rulesets) and drivers (fracas.drive). Enchanted
+// Realms has its own modules (engine.js, initiative.js); Worldwalker, Cartyrion and
+// the old-school rules share the strike-row kernel (rows.js).
 
-const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
-const {
-  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
-} = require('./plan');
-const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say } = require('./facts');
+const { RulesError } = require('./errors');
+const { checkRuleset } = require('./plan');
+const engine = require('./engine');
+const { rollInitiative: rollErInitiative } = require('./initiative');
+const rows = require('./rows');
 
-const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-const { Xoshiro128, seedWords } = require('./rng');
+const OTHERS = {
+  worldwalker: require('./ww'),
+  cartyrion: require('./ct'),
+  'old-school': require('./oldschool'),
+};
+const DEFAULT = 'enchanted-realms';
 
-const BACKEND = 'javascript';
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
-
-function kernelError(err, rolls, strikePath = '$.strikes') {
-  if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', say('rolls_short', {
-      given: faces(rolls.length), what: `${strikePath}[${err.where}]`, position: err.position,
-    }));
-  }
-  if (err.code === E_ROLL_RANGE) {
-    return new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-      face: rolls[err.position], what: `${strikePath}[${err.where}]`,
-    }));
-  }
-  if (err.code === E_CHAIN_LIMIT) {
-    return new LimitError(`${strikePath}[${err.where}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
-  }
-  return err;
-}
-
-/**
- * Check and compile an ER attack request without rolling it.
- * Returns {req, rows, metas, targets, seed, rolls}; throws a RequestError naming the path.
- */
-function compileAttack(request, options = {}) {
-  // As the Python driver: the ruleset first (it decides the schema), then the shape.
-  if (request !== null && typeof request === 'object' && !Array.isArray(request) && 'ruleset' in request) {
-    checkRuleset(request.ruleset);
-  }
-  const req = decode(request, AttackRequest);
-  checkRuleset(req.ruleset);
-  // The request's own seed is checked even when options.seed wins: a typo is still a typo.
-  checkSeed(req.seed);
-  const seed = options.seed !== undefined && options.seed !== null
-    ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls);
-  const conditions = checkAttacker(req.attacker, '$.attacker');
-  const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));
-  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes'));
-  if (req.strikes.length > MAX_STRIKES) {
-    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
-  }
-  const rows = [];
-  const metas = [];
-  req.strikes.forEach((strike, i) => {
-    const path = `$.strikes[${i}]`;
-    const target = Object.prototype.hasOwnProperty.call(targets, strike.target) ? targets[strike.target] : null;
-    if (!target) {
-      throw new SchemaError(`${path}.target`, say('unknown_target', {
-        target: pyRepr(strike.target), targets: Object.keys(targets).join(', '),
-      }));
+/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
+function rulesOf(request) {
+  let parsed = request;
+  if (typeof request === 'string') {
+    try {
+      parsed = JSON.parse(request);
+    } catch (err) {
+      return { rules: null, request }; // the decoder words the JSON error
     }
-    const { row, meta } = compileStrike(strike, path, req.attacker, '$.attacker', conditions, target,
-      req.advantage, req.disadvantage);
-    rows.push(row);
-    metas.push(meta);
-  });
-  return { req, rows, metas, targets, seed, rolls };
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
+    checkRuleset(parsed.ruleset);
+    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
+  }
+  return { rules: null, request: parsed };
 }
 
-/**
- * Resolve one ER attack. `options.seed` wins over the request's own seed; with
- * neither, `options.newSeed()` draws one (the Mod script passes Roll20's randomInteger).
- * Returns the result dict of docs/ENGINE.md section 7.
- */
+/** Resolve one attack of any ruleset (options: seed, newSeed). */
 function resolve(request, options = {}) {
-  const plan = compileAttack(request, options);
-  let seed = plan.seed;
-  if (seed === null || seed === undefined) {
-    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-    seed = options.newSeed();
-  }
-  const rolls = plan.rolls;
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  let records;
-  try {
-    records = rollAttack(plan.rows, dice);
-  } catch (err) {
-    if (err instanceof KernelError) throw kernelError(err, rolls);
-    throw err;
-  }
-  const shock = followUps(plan.metas, plan.targets, records, dice);
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
-  }
-  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveAttack(rules, parsed, options) : engine.resolve(parsed, options);
 }
 
-/** ER-13 shock saves, target by target in request order (ENGINE.md section 2, D-5). */
-function followUps(metas, targets, records, dice) {
-  const sneakDamage = new Map();
-  metas.forEach((meta, s) => {
-    if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
-  });
-  const shock = new Map();
-  if (!sneakDamage.size) return shock;
-  for (const tid of Object.keys(targets)) {
-    const target = targets[tid];
-    const damage = sneakDamage.get(tid) || 0;
-    const bodyMax = target.spec.body_max;
-    if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) continue;
-    const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
-    if (target.spec.save_bonus !== null) {
-      try {
-        save.roll = dice.die(20);
-        save.total = save.roll + target.spec.save_bonus;
-        save.passed = save.total >= save.dc;
-        if (!save.passed) save.incapacitated_actions = dice.die(3);
-      } catch (err) {
-        if (!(err instanceof KernelError)) throw err;
-        if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', say('rolls_short', {
-            given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-          }));
-        }
-        throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-          face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
-        }));
-      }
-    }
-    shock.set(tid, save);
-  }
-  return shock;
+/** Initiative of any ruleset: ER-18, WW-1, CT-1 or OS-1. */
+function rollInitiative(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveRoll(rules, 'initiative', parsed, options) : rollErInitiative(parsed, options);
 }
 
-function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock) {
-  const targets = {};
-  for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = { damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null };
+/** A morale check (old-school OS-4). */
+function checkMorale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.morale) {
+    const title = rules ? rules.title : 'Enchanted Realms';
+    throw new RulesError('$.ruleset', `the ${title} ruleset does not resolve morale requests`);
   }
-  const strikes = metas.map((meta, s) => {
-    const r = records[s];
-    const dice = [];
-    let discarded = null;
-    r.pool.forEach((face, i) => {
-      if (i === r.discard) {
-        discarded = face;
-        return;
-      }
-      dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
-    });
-    const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
-    const entry = targets[meta.target];
-    entry.damage += r.damage;
-    entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
-    entry.undodgeable += r.undodgeable;
-    return {
-      target: meta.target, method: meta.method, style: meta.style,
-      damage_type: meta.damage_type, advantage: meta.advantage,
-      disadvantage: meta.disadvantage, sneak: meta.sneak,
-      to_hit: meta.to_hit, ac: meta.ac, crit_range: meta.crit_range,
-      dice, discarded, crit_chain: chain,
-      hits: r.hits, crit: r.crit, base: r.base,
-      modifier: r.modUsed ? r.mod : null,
-      resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
-      friendly_fire: meta.friendly_fire,
-    };
-  });
-  for (const [tid, save] of shock) {
-    targets[tid].shock_save_dc = save.dc;
-    if (save.roll !== null) targets[tid].shock_save = save;
-  }
-  let total = 0;
-  for (const tid of Object.keys(targets)) total += targets[tid].damage;
-  return {
-    ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
-  };
+  return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
-module.exports = { resolve, compileAttack, checkSeed, BACKEND };
+module.exports = { resolve, rollInitiative, checkMorale, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)] };
   },
   "src/plan.js": function (module, exports, require) {
 'use strict';
@@ -2443,6 +2415,200 @@ module.exports = {
   resistanceState, compileStrike,
 };
   },
+  "src/engine.js": function (module, exports, require) {
+'use strict';
+// Resolve Enchanted Realms attacks: parse → validate → plan → roll → aggregate.
+// The twin of src/fracas/drive and rulesets/er (attack.py, result.py): same request + same seed gives the
+// same result dict (docs/ENGINE.md section 7), with backend "javascript".
+
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
+const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
+const {
+  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
+} = require('./plan');
+const { Dice, KernelError, rollAttack } = require('./kernel');
+const { LAYOUT, say } = require('./facts');
+
+const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
+const { Xoshiro128, seedWords } = require('./rng');
+
+const BACKEND = 'javascript';
+
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
+  }
+  return seed;
+}
+
+function kernelError(err, rolls, strikePath = '$.strikes') {
+  if (err.code === E_ROLLS_SHORT) {
+    return new DiceError('$.rolls', say('rolls_short', {
+      given: faces(rolls.length), what: `${strikePath}[${err.where}]`, position: err.position,
+    }));
+  }
+  if (err.code === E_ROLL_RANGE) {
+    return new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: rolls[err.position], what: `${strikePath}[${err.where}]`,
+    }));
+  }
+  if (err.code === E_CHAIN_LIMIT) {
+    return new LimitError(`${strikePath}[${err.where}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
+  }
+  return err;
+}
+
+/**
+ * Check and compile an ER attack request without rolling it.
+ * Returns {req, rows, metas, targets, seed, rolls}; throws a RequestError naming the path.
+ */
+function compileAttack(request, options = {}) {
+  // As the Python driver: the ruleset first (it decides the schema), then the shape.
+  if (request !== null && typeof request === 'object' && !Array.isArray(request) && 'ruleset' in request) {
+    checkRuleset(request.ruleset);
+  }
+  const req = decode(request, AttackRequest);
+  checkRuleset(req.ruleset);
+  // The request's own seed is checked even when options.seed wins: a typo is still a typo.
+  checkSeed(req.seed);
+  const seed = options.seed !== undefined && options.seed !== null
+    ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  const conditions = checkAttacker(req.attacker, '$.attacker');
+  const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));
+  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes'));
+  if (req.strikes.length > MAX_STRIKES) {
+    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
+  }
+  const rows = [];
+  const metas = [];
+  req.strikes.forEach((strike, i) => {
+    const path = `$.strikes[${i}]`;
+    const target = Object.prototype.hasOwnProperty.call(targets, strike.target) ? targets[strike.target] : null;
+    if (!target) {
+      throw new SchemaError(`${path}.target`, say('unknown_target', {
+        target: pyRepr(strike.target), targets: Object.keys(targets).join(', '),
+      }));
+    }
+    const { row, meta } = compileStrike(strike, path, req.attacker, '$.attacker', conditions, target,
+      req.advantage, req.disadvantage);
+    rows.push(row);
+    metas.push(meta);
+  });
+  return { req, rows, metas, targets, seed, rolls };
+}
+
+/**
+ * Resolve one ER attack. `options.seed` wins over the request's own seed; with
+ * neither, `options.newSeed()` draws one (the Mod script passes Roll20's randomInteger).
+ * Returns the result dict of docs/ENGINE.md section 7.
+ */
+function resolve(request, options = {}) {
+  const plan = compileAttack(request, options);
+  let seed = plan.seed;
+  if (seed === null || seed === undefined) {
+    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+    seed = options.newSeed();
+  }
+  const rolls = plan.rolls;
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  let records;
+  try {
+    records = rollAttack(plan.rows, dice);
+  } catch (err) {
+    if (err instanceof KernelError) throw kernelError(err, rolls);
+    throw err;
+  }
+  const shock = followUps(plan.metas, plan.targets, records, dice);
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
+  }
+  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
+}
+
+/** ER-13 shock saves, target by target in request order (ENGINE.md section 2, D-5). */
+function followUps(metas, targets, records, dice) {
+  const sneakDamage = new Map();
+  metas.forEach((meta, s) => {
+    if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
+  });
+  const shock = new Map();
+  if (!sneakDamage.size) return shock;
+  for (const tid of Object.keys(targets)) {
+    const target = targets[tid];
+    const damage = sneakDamage.get(tid) || 0;
+    const bodyMax = target.spec.body_max;
+    if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) continue;
+    const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
+    if (target.spec.save_bonus !== null) {
+      try {
+        save.roll = dice.die(20);
+        save.total = save.roll + target.spec.save_bonus;
+        save.passed = save.total >= save.dc;
+        if (!save.passed) save.incapacitated_actions = dice.die(3);
+      } catch (err) {
+        if (!(err instanceof KernelError)) throw err;
+        if (err.code === E_ROLLS_SHORT) {
+          throw new DiceError('$.rolls', say('rolls_short', {
+            given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
+          }));
+        }
+        throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+          face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+        }));
+      }
+    }
+    shock.set(tid, save);
+  }
+  return shock;
+}
+
+function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock) {
+  const targets = {};
+  for (const tid of Object.keys(targetsInfo)) {
+    targets[tid] = { damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null };
+  }
+  const strikes = metas.map((meta, s) => {
+    const r = records[s];
+    const dice = [];
+    let discarded = null;
+    r.pool.forEach((face, i) => {
+      if (i === r.discard) {
+        discarded = face;
+        return;
+      }
+      dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+    });
+    const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
+    const entry = targets[meta.target];
+    entry.damage += r.damage;
+    entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
+    entry.undodgeable += r.undodgeable;
+    return {
+      target: meta.target, method: meta.method, style: meta.style,
+      damage_type: meta.damage_type, advantage: meta.advantage,
+      disadvantage: meta.disadvantage, sneak: meta.sneak,
+      to_hit: meta.to_hit, ac: meta.ac, crit_range: meta.crit_range,
+      dice, discarded, crit_chain: chain,
+      hits: r.hits, crit: r.crit, base: r.base,
+      modifier: r.modUsed ? r.mod : null,
+      resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
+      friendly_fire: meta.friendly_fire,
+    };
+  });
+  for (const [tid, save] of shock) {
+    targets[tid].shock_save_dc = save.dc;
+    if (save.roll !== null) targets[tid].shock_save = save;
+  }
+  let total = 0;
+  for (const tid of Object.keys(targets)) total += targets[tid].damage;
+  return {
+    ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
+  };
+}
+
+module.exports = { resolve, compileAttack, checkSeed, BACKEND };
+  },
   "src/kernel.js": function (module, exports, require) {
 'use strict';
 // The strike kernel: the twin of `_roll_attack` in src/fracas/_native.py.
@@ -2454,11 +2620,12 @@ const { LAYOUT } = require('./facts');
 const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 
 class KernelError extends Error {
-  constructor(code, where, position) {
+  constructor(code, where, position, faces = 0) {
     super(`kernel error ${code}`);
     this.code = code;
     this.where = where;
     this.position = position;
+    this.faces = faces;
   }
 }
 
@@ -2477,7 +2644,7 @@ class Dice {
       const pos = this.pos;
       if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
       const face = rolls[pos];
-      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos);
+      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
       this.pos = pos + 1;
       return face;
     }
@@ -2734,79 +2901,6 @@ module.exports = {
   Xoshiro128, seedState, seedWords, splitmix64Next, chunkSeedWords, wordsToDecimal, TWO32,
 };
   },
-  "src/mod/init.js": function (module, exports, require) {
-'use strict';
-// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
-
-const { UsageError, integer } = require('./usage');
-const { SheetReader } = require('./sheet');
-const { selectedTokens, parseSeed } = require('./attack');
-const cards = require('./cards');
-const store = require('./store');
-const { rollInitiative } = require('../initiative');
-
-/**
- * Merge new entries (ranked, highest first) into the existing turn order: the
- * rolled tokens' old entries go; each new entry goes before the first remaining
- * entry with a lower number, so the rest of the order is kept as it was.
- */
-function mergeTurnOrder(existing, ranked) {
-  const rolled = new Set(ranked.map((e) => e.id));
-  const old = existing.filter((e) => !(e && rolled.has(e.id)));
-  const out = [];
-  let i = 0;
-  for (const entry of old) {
-    const pr = Number(entry && entry.pr);
-    while (i < ranked.length && Number.isFinite(pr) && ranked[i].pr > pr) out.push(ranked[i++]);
-    out.push(entry);
-  }
-  while (i < ranked.length) out.push(ranked[i++]);
-  return out;
-}
-
-function initCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  let bonus = 0;
-  let seed;
-  for (const option of cmd.options) {
-    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
-    else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
-    else throw new UsageError(`!fracas init does not know --${option.name}`);
-  }
-  const tokens = selectedTokens(edge, msg);
-  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
-  const names = {};
-  const combatants = tokens.map((token) => {
-    const reader = new SheetReader(edge, s.config, token);
-    names[token.id] = reader.name;
-    const c = { id: token.id };
-    const agility = reader.number('agility');
-    const agilityMod = reader.number('agility_mod');
-    if (agility === null && agilityMod === null) {
-      throw new UsageError(`${reader.name} has no "${s.config.attrs.agility}" (or "${s.config.attrs.agility_mod}") attribute for initiative`);
-    }
-    if (agility !== null) c.agility = agility;
-    if (agilityMod !== null) c.agility_mod = agilityMod;
-    const other = (reader.number('initiative_bonus') || 0) + bonus;
-    if (other) c.bonus = other;
-    return c;
-  });
-  msg.fracasNames = names;
-  const result = rollInitiative({ combatants }, { seed: seed !== undefined ? seed : app.newSeed() });
-  const pageOf = {};
-  tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
-  const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
-  const before = edge.turnOrderText();
-  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
-  const id = app.newId('i');
-  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
-  return result;
-}
-
-module.exports = { initCommand, mergeTurnOrder };
-  },
   "src/initiative.js": function (module, exports, require) {
 'use strict';
 // ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
@@ -2902,6 +2996,879 @@ function breakTies(tied, dice, depth) {
 }
 
 module.exports = { rollInitiative, MAX_COMBATANTS };
+  },
+  "src/rows.js": function (module, exports, require) {
+'use strict';
+// What Worldwalker, Cartyrion and the old-school rules share: one strike-row kernel.
+// The twin of src/fracas/rulesets/rows.py and of `_xstrike` in src/fracas/_native.py:
+// same rows (LAYOUT.X_*), same draw order (docs/ENGINE.md section 2), same results.
+// Each ruleset module (ww.js, ct.js, oldschool.js) holds only its rules; this file
+// decodes, compiles, rolls and assembles results for all three.
+
+const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
+const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT, say } = require('./facts');
+const { Dice, KernelError } = require('./kernel');
+const { Xoshiro128, seedWords } = require('./rng');
+
+const L = LAYOUT;
+const MAX_STRIKES = 256;
+const MAX_TARGETS = 4096;
+const MAX_DICE = 100;
+const MAX_ROLL_OFFS = 1000;
+const MAX_ROLLS = 200000;
+const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
+
+/** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */
+function row(columns) {
+  const out = new Array(L.XPLAN_WIDTH).fill(0);
+  for (const name of Object.keys(columns)) out[L[`X_${name}`]] = columns[name];
+  return out;
+}
+
+function checkDie(sides, path, allowed, ruleset, rule) {
+  if (!allowed.includes(sides)) {
+    throw new RulesError(path, say('not_a_die', {
+      faces: sides, ruleset, allowed: allowed.map((n) => `d${n}`).join(', '), rule,
+    }));
+  }
+  return sides;
+}
+
+/** [dice, faces, modifier] of a damage expression like "1d8", "2d6+1", "d4-1". */
+function parseDamage(text, path, allowed, ruleset, rule) {
+  const match = typeof text === 'string' ? EXPRESSION.exec(text) : null;
+  if (!match) throw new SchemaError(path, say('dice_expression', { text: pyRepr(text), rule }));
+  const count = match[1] ? Number(match[1]) : 1;
+  const sides = Number(match[2]);
+  const modifier = Number(match[4] || 0) * (match[3] === '-' ? -1 : 1);
+  checkDie(sides, path, allowed, ruleset, rule);
+  checkRange(count, 1, MAX_DICE, path, 'dice');
+  checkRange(modifier, -100, 100, path, 'modifier');
+  return [count, sides, modifier];
+}
+
+/** One X_ row: the twin of _xstrike. `out` gets the Y_ columns by name, `log` the damage faces. */
+function xstrike(p, dice, tstate) {
+  let react = p[L.X_REACT];
+  let feint = 0; let feintRoll = 0; let feintDef = 0;
+  if (p[L.X_FEINT]) {
+    feintRoll = dice.die(20);
+    feintDef = dice.die(20);
+    if (feintRoll + p[L.X_FEINT_BONUS] > feintDef + p[L.X_FEINT_DEFENSE]) {
+      feint = 1;
+      react = 0;
+    } else {
+      feint = 2;
+    }
+  }
+  let check = 0; let checkRoll = 0;
+  if (p[L.X_CHECK]) {
+    checkRoll = dice.die(20);
+    check = checkRoll + p[L.X_CHECK_BONUS] >= p[L.X_CHECK_DC] ? 1 : 2;
+  }
+  let roll = 0; let attack = 0; let hit = 1;
+  if (p[L.X_HIT] === L.X_HIT_WW) {
+    roll = dice.die(20);
+    attack = (roll === 20 ? 30 : roll === 1 ? -10 : roll) + p[L.X_BONUS];
+    hit = attack >= p[L.X_TN] ? 1 : 0;
+  } else if (p[L.X_HIT] === L.X_HIT_OS) {
+    roll = dice.die(20);
+    attack = roll + p[L.X_BONUS];
+    hit = roll === 20 || (roll !== 1 && attack >= p[L.X_TN]) ? 1 : 0;
+  }
+  let reactRoll = 0; let reactTotal = 0; let negated = 0;
+  if (hit && react) {
+    reactRoll = dice.die(20);
+    reactTotal = reactRoll + p[L.X_REACT_BONUS];
+    negated = reactTotal >= attack ? 1 : 0;
+  }
+  let diceSum = 0; let exploded = 0; let raw = 0; let reduced = 0; let absorbed = 0; let damage = 0;
+  const t = p[L.X_TARGET];
+  const parry = p[L.X_PARRY];
+  const slot = t * L.XS_WIDTH + (parry === L.X_PARRY_SHIELD ? 1 : 0);
+  let parryLeft = parry ? tstate[slot] : 0;
+  const log = [];
+  if (hit && !negated) {
+    const sides = p[L.X_FACES];
+    let pending = p[L.X_DICE];
+    while (pending) {
+      const face = dice.die(sides);
+      log.push(face);
+      diceSum += face;
+      pending -= 1;
+      if (p[L.X_EXPLODE] && face === sides) {
+        pending += 1;
+        exploded += 1;
+      }
+    }
+    raw = diceSum + p[L.X_FLAT] + p[L.X_PER_DIE] * p[L.X_DICE];
+    reduced = check === 1 ? p[L.X_REDUCE_PASS] : p[L.X_REDUCE];
+    damage = Math.max(raw - reduced, 0, p[L.X_MIN]);
+    if (parry === L.X_PARRY_WEAPON && parryLeft > 0) {
+      absorbed = damage;
+      damage = 0;
+      parryLeft = Math.max(0, parryLeft - exploded);
+      tstate[slot] = parryLeft;
+    } else if (parry === L.X_PARRY_SHIELD && parryLeft > 0) {
+      absorbed = Math.min(damage, Math.floor((parryLeft + 1) / 2));
+      damage -= absorbed;
+      parryLeft = Math.max(0, parryLeft - 2 * absorbed);
+      tstate[slot] = parryLeft;
+    }
+  }
+  let costRoll = 0; let cost = 0;
+  if (p[L.X_COST]) {
+    costRoll = dice.die(p[L.X_COST]);
+    cost = p[L.X_COST_HALF] ? Math.floor((costRoll + 1) / 2) : costRoll;
+  }
+  return {
+    hit, roll, attack, feint, feint_roll: feintRoll, feint_def_roll: feintDef, react_roll: reactRoll,
+    react: reactTotal, negated, check, check_roll: checkRoll, dice_sum: diceSum, exploded, raw, reduced,
+    absorbed, damage, cost_roll: costRoll, cost, parry_left: parryLeft, log,
+  };
+}
+
+function checkTargets(rules, raw, path = '$.targets') {
+  const targets = convertMapping(raw, rules.Target, path);
+  const ids = Object.keys(targets);
+  if (!ids.length) throw new SchemaError(path, say('no_targets'));
+  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
+  for (const tid of ids) {
+    if (!tid) throw new SchemaError(path, say('empty_target_id'));
+    rules.checkTarget(targets[tid], keyPath(path, tid));
+  }
+  return targets;
+}
+
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
+  }
+  return seed;
+}
+
+function checkRolls(rolls, largest) {
+  if (rolls === null || rolls === undefined) return null;
+  if (!rolls.length) throw new SchemaError('$.rolls', say('rolls_empty'));
+  if (rolls.length > MAX_ROLLS) throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
+  rolls.forEach((face, i) => {
+    if (!(face >= 1 && face <= largest)) throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
+  });
+  return rolls;
+}
+
+/** The shared prologue of the drivers: decode, seeds, rolls (as fracas.drive._roll). */
+function prologue(request, type, largest, options) {
+  const req = decode(request, type);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls, largest);
+  return { req, rolls, pickSeed: () => {
+    if (seed === null || seed === undefined) {
+      if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+      seed = options.newSeed();
+    }
+    return seed;
+  } };
+}
+
+function leftOver(dice, rolls, what) {
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
+  }
+}
+
+/** Resolve one attack of `rules` (a ruleset module's description). */
+function resolveAttack(rules, request, options = {}) {
+  const { req, rolls, pickSeed } = prologue(request, rules.AttackRequest, rules.largestDie, options);
+  const attacker = rules.checkAttacker(req.attacker, '$.attacker');
+  const targets = checkTargets(rules, req.targets);
+  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes_rule', { rule: rules.attackRule }));
+  if (req.strikes.length > MAX_STRIKES) {
+    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
+  }
+  const ids = Object.keys(targets);
+  const compiled = req.strikes.map((strike, i) => {
+    const path = `$.strikes[${i}]`;
+    if (!Object.prototype.hasOwnProperty.call(targets, strike.target)) {
+      throw new SchemaError(`${path}.target`, say('unknown_target', { target: pyRepr(strike.target), targets: ids.join(', ') }));
+    }
+    const [cols, meta] = rules.compileStrike(strike, path, attacker, '$.attacker', targets[strike.target],
+      keyPath('$.targets', strike.target));
+    meta.target = strike.target;
+    cols[L.X_TARGET] = ids.indexOf(strike.target);
+    return [cols, meta];
+  });
+  const seed = pickSeed();
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  const tstate = [];
+  for (const tid of ids) tstate.push(...(rules.parryState ? rules.parryState(targets[tid]) : [0, 0]));
+  const outs = [];
+  try {
+    compiled.forEach(([cols], s) => {
+      dice.strike = s;
+      outs.push(xstrike(cols, dice, tstate));
+    });
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === L.E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: `$.strikes[${err.where}]`, position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
+  }
+  leftOver(dice, rolls, 'the attack');
+  const strikes = [];
+  const byTarget = {};
+  for (const tid of ids) byTarget[tid] = [];
+  compiled.forEach(([, meta], s) => {
+    strikes.push(rules.strikeResult(meta, outs[s], outs[s].log));
+    byTarget[meta.target].push([meta, outs[s]]);
+  });
+  const resultTargets = {};
+  let total = 0;
+  for (const tid of ids) {
+    const entry = { damage: byTarget[tid].reduce((sum, [, out]) => sum + out.damage, 0) };
+    rules.targetResult(entry, targets[tid], byTarget[tid]);
+    resultTargets[tid] = entry;
+    total += entry.damage;
+  }
+  const result = {
+    ruleset: rules.name, seed, backend: 'javascript', injected: rolls !== null, strikes, targets: resultTargets,
+    total_damage: total,
+  };
+  if (rules.attackResult) rules.attackResult(result, compiled.map(([, meta], s) => [meta, outs[s]]));
+  return result;
+}
+
+/** A roll of initiative or morale by `rules`: `kind.compile(req)` then `kind.roll(req, roll, seed)`. */
+function resolveRoll(rules, kind, request, options = {}) {
+  const spec = rules[kind];
+  const { req, rolls, pickSeed } = prologue(request, spec.Request, rules.largestDie, options);
+  spec.compile(req);
+  const seed = pickSeed();
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  const result = spec.roll(req, dice, seed, rolls !== null);
+  leftOver(dice, rolls, spec.what);
+  return result;
+}
+
+/** One die for `what`; injected faces that run out or do not fit name it (rows.roll_or_say). */
+function rollOrSay(dice, sides, what) {
+  try {
+    return dice.die(sides);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === L.E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what, position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: sides }));
+  }
+}
+
+function distinctDescending(values) {
+  return Array.from(new Set(values)).sort((a, b) => b - a);
+}
+
+/** Order tied entries by repeated roll-offs, highest first (rows.break_ties). */
+function breakTies(tied, roll, path, depth = 0) {
+  if (tied.length === 1) return tied;
+  if (depth >= MAX_ROLL_OFFS) throw new LimitError(path, say('tie_limit', { limit: MAX_ROLL_OFFS }));
+  const rolled = tied.map((entry) => {
+    const face = roll();
+    entry.tiebreaks.push(face);
+    return [face, entry];
+  });
+  const ranked = [];
+  for (const face of distinctDescending(rolled.map(([f]) => f))) {
+    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), roll, path, depth + 1));
+  }
+  return ranked;
+}
+
+module.exports = {
+  row, parseDamage, checkDie, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
+};
+  },
+  "src/ww.js": function (module, exports, require) {
+'use strict';
+// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, choice, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say } = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'worldwalker';
+const TITLE = 'Worldwalker';
+const B = [-100, 100];
+const TALENTS = Object.keys(WW_TWO_WEAPON);
+
+const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
+const Attacker = T.struct('Attacker', {
+  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
+});
+const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal('melee', 'ranged'), REQUIRED],
+  damage: [T.str, REQUIRED],
+  critical: [T.int, 0],
+  crit_multiplier: [T.int, 1],
+  engaged: [T.bool, false],
+  hand: [T.optional(T.literal('primary', 'off')), null],
+  modifier: [T.int, 0],
+  feint: [T.optional(Feint), null],
+};
+const ProfileStrike = T.struct('ProfileStrike', profileStrike);
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Reaction = T.struct('Reaction', { kind: [T.literal('block', 'dodge'), REQUIRED], bonus: [T.int, 0] });
+const Target = T.struct('Target', {
+  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
+  reaction: [T.optional(Reaction), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
+  for (const name of ['defense', 'dex_mod', 'armor']) {
+    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
+  }
+  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  return target;
+}
+
+const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
+
+function twoWeaponPenalty(attacker, strike, path) {
+  if (attacker.two_weapon === null) {
+    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+    return 0;
+  }
+  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
+  return table[strike.hand === 'off' ? 1 : 0];
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
+  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
+    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
+  }
+  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const penalty = twoWeaponPenalty(attacker, strike, path);
+  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
+  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
+  const critBonus = strike.critical * strike.crit_multiplier;
+  const cols = rows.row({
+    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
+    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
+  });
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    cols[L.X_REACT] = 1;
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
+  }
+  if (strike.feint !== null) {
+    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
+    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
+    cols[L.X_FEINT] = 1;
+    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
+    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
+  }
+  const facts = {
+    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
+    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
+    reaction: reaction === null ? null : reaction.kind,
+    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
+  const reaction = out.react_roll ? {
+    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
+  } : null;
+  return {
+    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
+    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
+    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
+    armor: f.armor, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.tn = tn(target);
+  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
+  entry.negated = strikes.filter(([, out]) => out.negated).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+    if (req.combatants.length > 10000) {
+      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
+    }
+    const seen = new Set();
+    req.combatants.forEach((c, i) => {
+      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+      seen.add(c.id);
+      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
+      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const entries = req.combatants.map((c) => {
+      const roll = rows.rollOrSay(dice, 20, 'initiative');
+      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
+    });
+    const keys = new Map();
+    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
+    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
+    const order = [];
+    for (const [total, dex] of sorted) {
+      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
+      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
+    }
+    return { ruleset: NAME, seed, injected, order };
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+};
+  },
+  "src/ct.js": function (module, exports, require) {
+'use strict';
+// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions are unbounded.
+
+const { RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT: L, CT_DICE, say } = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'cartyrion';
+const TITLE = 'Cartyrion';
+const B = [-100, 100];
+const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
+
+const Attacker = T.struct('Attacker', {
+  level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
+});
+const profileStrike = {
+  method: [T.literal('melee', 'ranged'), REQUIRED],
+  die: [T.str, REQUIRED],
+  dice: [T.optional(T.int), null],
+  power: [T.bool, false],
+  sneak: [T.optional(T.literal('passed', 'failed', 'roll')), null],
+  parry: [T.optional(T.literal('weapon', 'shield')), null],
+  specialized: [T.bool, false],
+};
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Target = T.struct('Target', {
+  dex: [T.int, 0], armor: [T.int, 0], weapon_magic: [T.int, 0], shield: [T.optional(T.int), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  round: [T.int, 1], ambush: [T.literal('none', 'opponents', 'party'), 'none'], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+
+/** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
+const diceForLevel = (level) => Math.floor((level + 1) / 2);
+
+function checkAttacker(attacker, path) {
+  checkRange(attacker.level, 1, 40, `${path}.level`, 'level');
+  checkRange(attacker.bonus, ...B, `${path}.bonus`, 'bonus');
+  checkRange(attacker.magic, 0, 10, `${path}.magic`, 'magic');
+  if (attacker.awa !== null) checkRange(attacker.awa, ...B, `${path}.awa`, 'awa');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  checkRange(target.dex, ...B, `${path}.dex`, 'dex');
+  checkRange(target.armor, 0, 100, `${path}.armor`, 'armor');
+  checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, 'weapon_magic');
+  if (target.shield !== null) checkRange(target.shield, 0, 10000, `${path}.shield`, 'shield');
+  return target;
+}
+
+function parseDie(text, path) {
+  const match = DIE.exec(text);
+  if (!match) throw new SchemaError(path, say('ct_die', { text: pyRepr(text) }));
+  return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const faces = parseDie(strike.die, `${path}.die`);
+  if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
+  let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
+  if (strike.power) dice *= 2;
+  const cols = rows.row({
+    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: attacker.bonus,
+  });
+  const sneak = strike.sneak;
+  if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
+  let dex = target.dex;
+  let armor = target.armor;
+  if (sneak === null) {
+    cols[L.X_REDUCE] = dex + armor;
+  } else if (sneak === 'passed') {
+    cols[L.X_REDUCE] = 0;
+    dex = 0;
+    armor = 0;
+  } else if (sneak === 'failed') {
+    cols[L.X_REDUCE] = armor;
+    dex = 0;
+  } else {
+    if (attacker.awa === null) throw new RulesError(`${path}.sneak`, say('ct_sneak_roll'));
+    cols[L.X_CHECK] = 1;
+    cols[L.X_CHECK_BONUS] = attacker.awa;
+    cols[L.X_CHECK_DC] = 10 + armor;
+    cols[L.X_REDUCE] = armor;
+    cols[L.X_REDUCE_PASS] = 0;
+    dex = 0;
+  }
+  const injury = strike.method === 'ranged' || sneak !== null;
+  cols[L.X_POOL] = injury ? 1 : 0;
+  if (strike.method === 'ranged') {
+    cols[L.X_COST] = 4;
+    cols[L.X_COST_HALF] = strike.specialized ? 1 : 0;
+  }
+  if (strike.parry === 'weapon') {
+    cols[L.X_PARRY] = L.X_PARRY_WEAPON;
+  } else if (strike.parry === 'shield') {
+    if (target.shield === null) throw new RulesError(`${path}.parry`, say('ct_shield'));
+    cols[L.X_PARRY] = L.X_PARRY_SHIELD;
+  }
+  const facts = {
+    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus: attacker.bonus,
+    magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
+    pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  let armor = f.armor;
+  let check = null;
+  if (out.check) {
+    const passed = out.check === 1;
+    check = { roll: out.check_roll, bonus: f.awa, total: out.check_roll + f.awa, dc: f.dc, passed };
+    armor = passed ? 0 : f.target_armor;
+  }
+  const parry = f.parry ? { kind: f.parry, absorbed: out.absorbed, left: out.parry_left, broken: out.parry_left === 0 } : null;
+  const cost = out.cost_roll ? { roll: out.cost_roll, cost: out.cost } : null;
+  return {
+    target: meta.target, method: f.method, die: f.die, dice: f.dice, power: f.power, faces,
+    exploded: out.exploded, dice_total: out.dice_sum, bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
+    dex: f.dex, armor, sneak: f.sneak, sneak_check: check, parry, pool: f.pool, damage: out.damage,
+    stamina_cost: cost,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.stamina = strikes.filter(([m]) => m.facts.pool === 'stamina').reduce((s, [, o]) => s + o.damage, 0);
+  entry.injury = strikes.filter(([m]) => m.facts.pool === 'injury').reduce((s, [, o]) => s + o.damage, 0);
+}
+
+function attackResult(result, strikes) {
+  result.attacker = { stamina_cost: strikes.reduce((s, [, o]) => s + o.cost, 0) };
+}
+
+/** [side acting first, side surprised or null] for a d6 (CT-1). */
+function sideInitiative(roll, round, ambush) {
+  if (round === 1 && ambush === 'opponents') {
+    if (roll <= 2) return ['opponents', 'party'];
+    return roll === 3 ? ['opponents', null] : ['party', null];
+  }
+  if (round === 1 && ambush === 'party') {
+    if (roll >= 5) return ['party', 'opponents'];
+    return roll === 4 ? ['party', null] : ['opponents', null];
+  }
+  const first = roll <= 3 ? 'opponents' : 'party';
+  if (round === 1 && roll === 1) return [first, 'party'];
+  if (round === 1 && roll === 6) return [first, 'opponents'];
+  return [first, null];
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    checkRange(req.round, 1, 1000000, '$.round', 'round');
+    if (req.round > 1 && req.ambush !== 'none') throw new RulesError('$.ambush', say('ct_ambush_round', { round: req.round }));
+  },
+  roll(req, dice, seed, injected) {
+    const roll = rows.rollOrSay(dice, 6, 'initiative');
+    const [first, surprised] = sideInitiative(roll, req.round, req.ambush);
+    return { ruleset: NAME, seed, injected, round: req.round, ambush: req.ambush, roll, first, surprised };
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'CT-2', largestDie: 20, AttackRequest, Target, checkAttacker, checkTarget,
+  compileStrike, strikeResult, targetResult, attackResult, initiative, diceForLevel, sideInitiative,
+  parryState: (target) => [target.weapon_magic + 1, target.shield || 0],
+};
+  },
+  "src/oldschool.js": function (module, exports, require) {
+'use strict';
+// Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, say } = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'old-school';
+const TITLE = 'Old-school';
+const B = [-100, 100];
+
+const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal('melee', 'missile'), REQUIRED],
+  damage: [T.str, REQUIRED],
+  range: [T.optional(T.literal('short', 'medium', 'long', 'beyond')), null],
+  rear: [T.bool, false],
+  modifier: [T.int, 0],
+};
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Target = T.struct('Target', {
+  ac: [T.int, REQUIRED], shield: [T.int, 0], fleeing: [T.bool, false], cover: [T.union(T.int, T.literal('full')), 0],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  sides: [T.list(Side), REQUIRED], ties: [T.literal('reroll', 'simultaneous'), 'reroll'], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const MoraleRequest = T.struct('MoraleRequest', {
+  morale: [T.int, REQUIRED], modifier: [T.int, 0], successes: [T.int, 0], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['attack_bonus', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  checkRange(target.ac, -100, 200, `${path}.ac`, 'AC');
+  checkRange(target.shield, 0, 100, `${path}.shield`, 'shield');
+  if (target.cover !== 'full' && !(target.cover >= 0 && target.cover <= OS_MAX_COVER)) {
+    throw new RulesError(`${path}.cover`, say('os_cover', { value: target.cover }));
+  }
+  return target;
+}
+
+function compileStrike(strike, path, attacker, apath, target, tpath) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'OS-6');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const melee = strike.method === 'melee';
+  let range = strike.range;
+  let bonus;
+  let cover;
+  if (melee) {
+    if (range !== null) throw new RulesError(`${path}.range`, say('os_range_melee'));
+    bonus = attacker.str_mod;
+    cover = 0;
+  } else {
+    range = range || 'medium';
+    if (range === 'beyond') throw new RulesError(`${path}.range`, say('os_range_beyond'));
+    if (target.cover === 'full') throw new RulesError(`${tpath}.cover`, say('os_full_cover'));
+    bonus = attacker.dex_mod + OS_RANGE_MOD[range];
+    cover = target.cover;
+  }
+  const fleeing = target.fleeing ? OS_FLEEING_BONUS : 0;
+  bonus += attacker.attack_bonus + strike.modifier + fleeing - cover;
+  const noShield = strike.rear || target.fleeing;
+  const ac = target.ac - (noShield ? target.shield : 0);
+  const flat = modifier + (melee ? attacker.str_mod : 0);
+  const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
+  const facts = {
+    method: strike.method, range, rear: strike.rear, attack_bonus: bonus, ac,
+    shield_ignored: Boolean(noShield && target.shield > 0), damage_bonus: flat,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  return {
+    target: meta.target, method: f.method, range: f.range, rear: f.rear, attack_roll: roll,
+    natural: roll === 1 || roll === 20 ? roll : null, attack_bonus: f.attack_bonus, attack_total: out.attack,
+    ac: f.ac, shield_ignored: f.shield_ignored, hit: Boolean(out.hit), damage_dice: faces,
+    damage_bonus: f.damage_bonus, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.hits = strikes.filter(([, out]) => out.hit).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (req.sides.length < 2) throw new SchemaError('$.sides', say('side_initiative_sides'));
+    if (req.sides.length > 64) throw new LimitError('$.sides', say('too_many', { count: req.sides.length, what: 'sides', most: 64 }));
+    const seen = new Set();
+    req.sides.forEach((side, i) => {
+      if (seen.has(side.id)) throw new SchemaError(`$.sides[${i}].id`, say('duplicate_combatant', { id: pyRepr(side.id) }));
+      seen.add(side.id);
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const sides = req.sides.map((s) => ({ id: s.id, roll: null, tiebreaks: [], wait: s.wait }));
+    const rolling = sides.filter((e) => !e.wait);
+    for (const entry of rolling) entry.roll = rows.rollOrSay(dice, 6, 'side initiative');
+    const order = [];
+    for (const face of rows.distinctDescending(rolling.map((e) => e.roll))) {
+      const tied = rolling.filter((e) => e.roll === face);
+      if (req.ties === 'simultaneous' || tied.length === 1) {
+        order.push(tied.map((e) => e.id));
+        continue;
+      }
+      const ranked = rows.breakTies(tied, () => rows.rollOrSay(dice, 6, 'a side initiative re-roll'), '$.sides');
+      for (const e of ranked) order.push([e.id]);
+    }
+    for (const e of sides) if (e.wait) order.push([e.id]);
+    return { ruleset: NAME, seed, injected, ties: req.ties, sides, order };
+  },
+};
+
+const morale = {
+  Request: MoraleRequest,
+  what: 'the morale check',
+  compile(req) {
+    checkRange(req.morale, 2, 12, '$.morale', 'morale');
+    checkRange(req.modifier, -2, 2, '$.modifier', 'modifier');
+    checkRange(req.successes, 0, 2, '$.successes', 'successes');
+  },
+  roll(req, dice, seed, injected) {
+    const out = {
+      ruleset: NAME, seed, injected, morale: req.morale, modifier: req.modifier, checked: false, dice: [], total: null,
+      breaks: false, successes: req.successes, fights_to_death: req.morale === 12 || req.successes >= 2,
+    };
+    if (out.fights_to_death) return out;
+    const faces = [rows.rollOrSay(dice, 6, 'the morale check'), rows.rollOrSay(dice, 6, 'the morale check')];
+    const total = faces[0] + faces[1];
+    const breaks = total > req.morale + req.modifier;
+    const successes = req.successes + (breaks ? 0 : 1);
+    Object.assign(out, { checked: true, dice: faces, total, breaks, successes, fights_to_death: successes >= 2 });
+    return out;
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'OS-6', largestDie: Math.max(...STANDARD_DICE), AttackRequest, Target,
+  checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
+};
+  },
+  "src/mod/init.js": function (module, exports, require) {
+'use strict';
+// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
+
+const { UsageError, integer } = require('./usage');
+const { SheetReader } = require('./sheet');
+const { selectedTokens, parseSeed } = require('./attack');
+const cards = require('./cards');
+const store = require('./store');
+const { rollInitiative } = require('../initiative');
+
+/**
+ * Merge new entries (ranked, highest first) into the existing turn order: the
+ * rolled tokens' old entries go; each new entry goes before the first remaining
+ * entry with a lower number, so the rest of the order is kept as it was.
+ */
+function mergeTurnOrder(existing, ranked) {
+  const rolled = new Set(ranked.map((e) => e.id));
+  const old = existing.filter((e) => !(e && rolled.has(e.id)));
+  const out = [];
+  let i = 0;
+  for (const entry of old) {
+    const pr = Number(entry && entry.pr);
+    while (i < ranked.length && Number.isFinite(pr) && ranked[i].pr > pr) out.push(ranked[i++]);
+    out.push(entry);
+  }
+  while (i < ranked.length) out.push(ranked[i++]);
+  return out;
+}
+
+function initCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  let bonus = 0;
+  let seed;
+  for (const option of cmd.options) {
+    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
+    else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
+    else throw new UsageError(`!fracas init does not know --${option.name}`);
+  }
+  const tokens = selectedTokens(edge, msg);
+  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
+  const names = {};
+  const combatants = tokens.map((token) => {
+    const reader = new SheetReader(edge, s.config, token);
+    names[token.id] = reader.name;
+    const c = { id: token.id };
+    const agility = reader.number('agility');
+    const agilityMod = reader.number('agility_mod');
+    if (agility === null && agilityMod === null) {
+      throw new UsageError(`${reader.name} has no "${s.config.attrs.agility}" (or "${s.config.attrs.agility_mod}") attribute for initiative`);
+    }
+    if (agility !== null) c.agility = agility;
+    if (agilityMod !== null) c.agility_mod = agilityMod;
+    const other = (reader.number('initiative_bonus') || 0) + bonus;
+    if (other) c.bonus = other;
+    return c;
+  });
+  msg.fracasNames = names;
+  const result = rollInitiative({ combatants }, { seed: seed !== undefined ? seed : app.newSeed() });
+  const pageOf = {};
+  tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
+  const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
+  const before = edge.turnOrderText();
+  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
+  const id = app.newId('i');
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
+  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  return result;
+}
+
+module.exports = { initCommand, mergeTurnOrder };
   },
   "src/mod/mob.js": function (module, exports, require) {
 'use strict';

@@ -8,11 +8,12 @@ const { LAYOUT } = require('./facts');
 const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 
 class KernelError extends Error {
-  constructor(code, where, position) {
+  constructor(code, where, position, faces = 0) {
     super(`kernel error ${code}`);
     this.code = code;
     this.where = where;
     this.position = position;
+    this.faces = faces;
   }
 }
 
@@ -31,7 +32,7 @@ class Dice {
       const pos = this.pos;
       if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
       const face = rolls[pos];
-      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos);
+      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
       this.pos = pos + 1;
       return face;
     }

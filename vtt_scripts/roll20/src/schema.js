@@ -13,7 +13,7 @@ const {
 } = require('./facts');
 
 // The rulesets this resolver knows (the Python engine may register more).
-const RULESETS = ['enchanted-realms'];
+const RULESETS = ['enchanted-realms', 'worldwalker', 'cartyrion', 'old-school'];
 
 // ---- Types, named as msgspec names them in "expected X, got Y" -------------------
 

@@ -59,7 +59,7 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
         if range_ == "beyond":
             raise RulesError(f"{path}.range", say("os_range_beyond"))
         if target.cover == "full":
-            raise RulesError(f"{tpath}.cover", say("os_full_cover", target=repr(tpath.rpartition(".")[2])))
+            raise RulesError(f"{tpath}.cover", say("os_full_cover"))
         bonus = attacker.dex_mod + F.OS_RANGE_MOD[range_]
         cover = target.cover
     fleeing = F.OS_FLEEING_BONUS if target.fleeing else 0

@@ -9,7 +9,7 @@ const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
-const { resolve } = require('../engine');
+const { resolve } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];

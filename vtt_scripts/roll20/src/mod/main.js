@@ -2,15 +2,14 @@
 // Entry point of the Mod script: wire the app to Roll20's globals.
 const { App } = require('./app');
 const edge = require('./edge');
-const { resolve } = require('../engine');
-const { rollInitiative } = require('../initiative');
+const { resolve, rollInitiative, checkMorale } = require('../rulesets');
 const { VERSION } = require('./help');
 
 /** Start the script in the Roll20 sandbox. Returns the public API for other scripts. */
 function start() {
   const app = new App(edge.fromGlobals());
   app.start();
-  return { version: VERSION, resolve, rollInitiative };
+  return { version: VERSION, resolve, rollInitiative, checkMorale };
 }
 
 module.exports = { start };

@@ -1,0 +1,59 @@
+'use strict';
+// Every ruleset this resolver knows, behind one entry per kind of request: the twin
+// of the Python registry (fracas.rulesets) and drivers (fracas.drive). Enchanted
+// Realms has its own modules (engine.js, initiative.js); Worldwalker, Cartyrion and
+// the old-school rules share the strike-row kernel (rows.js).
+
+const { RulesError } = require('./errors');
+const { checkRuleset } = require('./plan');
+const engine = require('./engine');
+const { rollInitiative: rollErInitiative } = require('./initiative');
+const rows = require('./rows');
+
+const OTHERS = {
+  worldwalker: require('./ww'),
+  cartyrion: require('./ct'),
+  'old-school': require('./oldschool'),
+};
+const DEFAULT = 'enchanted-realms';
+
+/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
+function rulesOf(request) {
+  let parsed = request;
+  if (typeof request === 'string') {
+    try {
+      parsed = JSON.parse(request);
+    } catch (err) {
+      return { rules: null, request }; // the decoder words the JSON error
+    }
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
+    checkRuleset(parsed.ruleset);
+    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
+  }
+  return { rules: null, request: parsed };
+}
+
+/** Resolve one attack of any ruleset (options: seed, newSeed). */
+function resolve(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveAttack(rules, parsed, options) : engine.resolve(parsed, options);
+}
+
+/** Initiative of any ruleset: ER-18, WW-1, CT-1 or OS-1. */
+function rollInitiative(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveRoll(rules, 'initiative', parsed, options) : rollErInitiative(parsed, options);
+}
+
+/** A morale check (old-school OS-4). */
+function checkMorale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.morale) {
+    const title = rules ? rules.title : 'Enchanted Realms';
+    throw new RulesError('$.ruleset', `the ${title} ruleset does not resolve morale requests`);
+  }
+  return rows.resolveRoll(rules, 'morale', parsed, options);
+}
+
+module.exports = { resolve, rollInitiative, checkMorale, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)] };

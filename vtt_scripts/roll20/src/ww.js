@@ -1,0 +1,166 @@
+'use strict';
+// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, choice, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say } = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'worldwalker';
+const TITLE = 'Worldwalker';
+const B = [-100, 100];
+const TALENTS = Object.keys(WW_TWO_WEAPON);
+
+const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
+const Attacker = T.struct('Attacker', {
+  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
+});
+const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal('melee', 'ranged'), REQUIRED],
+  damage: [T.str, REQUIRED],
+  critical: [T.int, 0],
+  crit_multiplier: [T.int, 1],
+  engaged: [T.bool, false],
+  hand: [T.optional(T.literal('primary', 'off')), null],
+  modifier: [T.int, 0],
+  feint: [T.optional(Feint), null],
+};
+const ProfileStrike = T.struct('ProfileStrike', profileStrike);
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Reaction = T.struct('Reaction', { kind: [T.literal('block', 'dodge'), REQUIRED], bonus: [T.int, 0] });
+const Target = T.struct('Target', {
+  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
+  reaction: [T.optional(Reaction), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
+  for (const name of ['defense', 'dex_mod', 'armor']) {
+    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
+  }
+  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  return target;
+}
+
+const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
+
+function twoWeaponPenalty(attacker, strike, path) {
+  if (attacker.two_weapon === null) {
+    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+    return 0;
+  }
+  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
+  return table[strike.hand === 'off' ? 1 : 0];
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
+  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
+    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
+  }
+  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const penalty = twoWeaponPenalty(attacker, strike, path);
+  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
+  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
+  const critBonus = strike.critical * strike.crit_multiplier;
+  const cols = rows.row({
+    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
+    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
+  });
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    cols[L.X_REACT] = 1;
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
+  }
+  if (strike.feint !== null) {
+    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
+    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
+    cols[L.X_FEINT] = 1;
+    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
+    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
+  }
+  const facts = {
+    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
+    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
+    reaction: reaction === null ? null : reaction.kind,
+    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
+  const reaction = out.react_roll ? {
+    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
+  } : null;
+  return {
+    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
+    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
+    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
+    armor: f.armor, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.tn = tn(target);
+  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
+  entry.negated = strikes.filter(([, out]) => out.negated).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+    if (req.combatants.length > 10000) {
+      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
+    }
+    const seen = new Set();
+    req.combatants.forEach((c, i) => {
+      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+      seen.add(c.id);
+      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
+      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const entries = req.combatants.map((c) => {
+      const roll = rows.rollOrSay(dice, 20, 'initiative');
+      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
+    });
+    const keys = new Map();
+    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
+    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
+    const order = [];
+    for (const [total, dex] of sorted) {
+      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
+      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
+    }
+    return { ruleset: NAME, seed, injected, order };
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+};

@@ -1,0 +1,64 @@
+'use strict';
+// Worldwalker, Cartyrion and old-school in JavaScript against the Python engine:
+// the shared vectors (tests/vectors/rulesets_vectors.json) hold result for result
+// and error for error (type, path, reason), and the texts' goldens hold here too.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { resolve, rollInitiative, checkMorale } = require('../src/rulesets');
+const H = require('./helpers');
+const bigjson = require('../src/bigjson');
+
+const CALLS = { attack: resolve, initiative: rollInitiative, morale: checkMorale };
+
+test('the shared vectors of the three rulesets', (t) => {
+  const file = path.join(H.REPO_ROOT, 'tests', 'vectors', 'rulesets_vectors.json');
+  const vectors = bigjson.parse(fs.readFileSync(file, 'utf8'));
+  const counts = { result: 0, error: 0 };
+  for (const v of vectors) {
+    let got;
+    try {
+      got = CALLS[v.kind](v.request, { seed: v.seed });
+    } catch (err) {
+      if (!v.error || err.path === undefined) throw err;
+      assert.deepEqual({ type: err.name, path: err.path, reason: err.reason }, v.error, v.name);
+      counts.error += 1;
+      continue;
+    }
+    assert.ok(!v.error, `${v.name}: expected ${JSON.stringify(v.error)}, got a result`);
+    const copy = Object.assign({}, got);
+    if (v.kind === 'attack') {
+      assert.equal(copy.backend, 'javascript');
+      delete copy.backend;
+    }
+    assert.deepEqual(copy, v.result, v.name);
+    counts.result += 1;
+  }
+  assert.ok(counts.result >= 150 && counts.error >= 50, JSON.stringify(counts));
+  t.diagnostic(`${counts.result} results and ${counts.error} errors identical`);
+});
+
+test('CT goldens: Tombril 31, the giant 43 with four explosions, Cedryk 12 or 9', () => {
+  const ct = (attacker, strike, target, rolls) => resolve({
+    ruleset: 'cartyrion', attacker, strikes: [Object.assign({ target: 't', method: 'melee' }, strike)],
+    targets: { t: target }, rolls,
+  }, { seed: 1 });
+  assert.equal(ct({ level: 9, bonus: 8, magic: 2 }, { die: 'd6' }, { dex: 3, armor: 1 }, [5, 3, 4, 3, 2]).total_damage, 31);
+  const giant = ct({ level: 12, bonus: 9 }, { die: 'd6' }, { dex: 5, armor: 3 }, [6, 5, 3, 6, 2, 6, 5, 1, 6, 2]);
+  assert.equal(giant.total_damage, 43);
+  assert.equal(giant.strikes[0].exploded, 4);
+  assert.equal(ct({ level: 3, bonus: 4 }, { die: 'd4', sneak: 'passed' }, { dex: 2, armor: 3 }, [4, 2, 2]).targets.t.injury, 12);
+  assert.equal(ct({ level: 3, bonus: 4 }, { die: 'd4', sneak: 'failed' }, { dex: 2, armor: 3 }, [4, 2, 2]).total_damage, 9);
+});
+
+test('bad input names its path and rule, as in Python', () => {
+  assert.throws(() => resolve({ ruleset: 'cartyrion', attacker: {}, strikes: [{ target: 't', method: 'melee', die: 'd7' }], targets: { t: {} } }),
+    (err) => err.name === 'RulesError' && err.path === '$.strikes[0].die' && /CT-3/.test(err.reason));
+  assert.throws(() => resolve({ ruleset: 'worldwalker', attacker: {}, strikes: [{ target: 't', method: 'melee', damage: '1d8', critical: 6 }], targets: { t: { defense: 10 } } }),
+    (err) => err.path === '$.strikes[0].critical' && /WW-4/.test(err.reason));
+  assert.throws(() => resolve({ ruleset: 'old-school', attacker: {}, strikes: [{ target: 't', method: 'missile', damage: '1d6', range: 'beyond' }], targets: { t: { ac: 12 } } }),
+    (err) => err.path === '$.strikes[0].range' && /OS-3/.test(err.reason));
+  assert.throws(() => checkMorale({ morale: 7 }), (err) => err.name === 'RulesError' && err.path === '$.ruleset');
+  assert.throws(() => resolve({ ruleset: 'chess' }), (err) => err.path === '$.ruleset' && /old-school/.test(err.reason));
+});

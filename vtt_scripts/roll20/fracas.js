@@ -426,6 +426,8 @@ function defaultConfig() {
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame
     relay_timeout: 30, // seconds before a relay request is reported unanswered
+    ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
+    injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
   };
 }
 
@@ -563,6 +565,13 @@ function helpHtml(config) {
     item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
       'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
       'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
+    item('!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target.'),
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',
@@ -571,7 +580,7 @@ function helpHtml(config) {
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --reset.'),
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
     item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
     item('!fracas help', 'this help (also in the handout "Help: fracas").'),
@@ -855,6 +864,7 @@ module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError
 const { UsageError, onOff, integer } = require('./usage');
 const { DEFAULT_ATTRS, defaultConfig } = require('./store');
 const { CONDITIONS } = require('../schema');
+const { names: rulesetNames } = require('../rulesets');
 
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
@@ -939,6 +949,19 @@ function applyOptions(config, options) {
         next.relay_timeout = integer(single(option), '--relay-timeout', 5, 600);
         changes.push(`relay requests wait ${next.relay_timeout} s for an answer`);
         break;
+      case 'ruleset': {
+        const v = single(option).toLowerCase();
+        if (!rulesetNames().includes(v)) throw new UsageError(`--ruleset: unknown ruleset "${v}" (one of: ${rulesetNames().join(', ')})`);
+        next.ruleset = v;
+        changes.push(`!fracas attack uses the ${v} rules unless it names --ruleset`);
+        break;
+      }
+      case 'injury-bar': {
+        const v = single(option).toLowerCase();
+        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 3);
+        changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
+        break;
+      }
       default:
         throw new UsageError(`!fracas config does not know --${option.name} (see !fracas help)`);
     }
@@ -1501,591 +1524,6 @@ function say(key, values = {}) {
 }
 
 module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_TALENTS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
-  },
-  "src/mod/apply.js": function (module, exports, require) {
-'use strict';
-// Applying damage to the Body bar, and taking it back (`!fracas undo`).
-// Never sets NaN or undefined: a bar that does not hold a number is left alone and
-// the card says so.
-
-/** Where a token's Body lives: its linked attribute, or the bar itself. */
-function bodyHolder(edge, config, token) {
-  const link = token.get(`bar${config.bar}_link`);
-  if (link) {
-    const attr = edge.getObject('attribute', link);
-    if (attr) return { type: 'attribute', obj: attr, prop: 'current', maxProp: 'max' };
-  }
-  return { type: 'graphic', obj: token, prop: `bar${config.bar}_value`, maxProp: `bar${config.bar}_max` };
-}
-
-function asNumber(value) {
-  const text = String(value === undefined || value === null ? '' : value).trim();
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(text)) return null;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : null;
-}
-
-/**
- * Take `amount` off a token's Body. Returns {before, after, change} when applied, or
- * {skipped: reason}. `change` is what undo needs to put it back.
- */
-function applyDamage(edge, config, token, amount) {
-  if (!Number.isInteger(amount) || amount <= 0) return { skipped: 'no damage' };
-  const holder = bodyHolder(edge, config, token);
-  const raw = holder.obj.get(holder.prop);
-  const before = asNumber(raw);
-  if (before === null) {
-    return { skipped: `bar ${config.bar} holds "${String(raw === undefined ? '' : raw)}", not a number` };
-  }
-  let after = before - amount;
-  if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
-  if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
-  holder.obj.set(holder.prop, after);
-  return {
-    before,
-    after,
-    change: { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after },
-  };
-}
-
-/** Put back every change of one undo entry, newest first. Returns notes for the GM. */
-function revert(edge, entry) {
-  const notes = [];
-  let restored = 0;
-  const changes = Array.isArray(entry.changes) ? entry.changes : [];
-  for (let i = changes.length - 1; i >= 0; i--) {
-    const c = changes[i];
-    if (!c || c.before === undefined || c.before === null) continue;
-    if (c.type === 'turnorder') {
-      edge.setTurnOrderText(String(c.before));
-      restored += 1;
-      continue;
-    }
-    const obj = edge.getObject(c.type, c.id);
-    if (!obj) {
-      notes.push(`a ${c.type} changed by this command is gone`);
-      continue;
-    }
-    const now = obj.get(c.prop);
-    if (c.after !== undefined && asNumber(now) !== asNumber(c.after)) {
-      notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
-        `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
-    }
-    obj.set(c.prop, typeof c.before === 'number' ? c.before : String(c.before));
-    restored += 1;
-  }
-  return { restored, notes };
-}
-
-module.exports = { applyDamage, revert, bodyHolder, asNumber };
-  },
-  "src/mod/attack.js": function (module, exports, require) {
-'use strict';
-// `!fracas attack`: build an ER request from tokens, sheets and options, resolve it
-// with the JavaScript engine, apply the damage, post the card.
-
-const { UsageError, integer, onOff } = require('./usage');
-const { SheetReader } = require('./sheet');
-const strikes = require('./strikes');
-const args = require('./args');
-const cards = require('./cards');
-const store = require('./store');
-const { applyDamage } = require('./apply');
-const { resolve } = require('../rulesets');
-const { COVERS } = require('../schema');
-
-const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
-
-function oneValue(option) {
-  if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
-  return option.values[0];
-}
-
-/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
-function parseSeed(text) {
-  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
-  const n = Number(text);
-  if (Number.isSafeInteger(n)) return n;
-  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
-  const big = BigInt(text);
-  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
-  return big;
-}
-
-/** The command's own options (not strike options), checked. */
-function attackOptions(rest, allowed = ATTACK_OPTIONS) {
-  const o = { apply: true };
-  for (const option of rest) {
-    if (!allowed.includes(option.name)) throw new UsageError(`unknown option --${option.name} (see !fracas help)`);
-    switch (option.name) {
-      case 'attacker': o.attacker = oneValue(option); break;
-      case 'use':
-        o.use = oneValue(option);
-        if (!/^[A-Za-z0-9_-]{1,40}$/.test(o.use)) throw new UsageError(`--use takes a short name, not "${o.use}"`);
-        break;
-      case 'cover': {
-        const v = oneValue(option).toLowerCase();
-        if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')}, not "${v}"`);
-        o.cover = v;
-        break;
-      }
-      case 'obscurement': o.obscurement = integer(oneValue(option), '--obscurement', 0, 20); break;
-      case 'seed': o.seed = parseSeed(oneValue(option)); break;
-      case 'rolls':
-        o.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 20));
-        if (!o.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 12,7,20,3');
-        break;
-      case 'ac': o.ac = integer(oneValue(option), '--ac', -100, 200); break;
-      case 'no-apply': o.apply = option.values.length ? !onOff(oneValue(option), '--no-apply') : false; break;
-      case 'whisper': o.whisper = true; break;
-      case 'public': o.whisper = false; break;
-      default: break;
-    }
-  }
-  return o;
-}
-
-/** Whether `playerId` controls `token` (directly or through its character). */
-function controls(edge, playerId, token) {
-  const list = (value) => String(value || '').split(',').map((x) => x.trim());
-  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
-  const character = edge.getCharacter(token.get('represents'));
-  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
-}
-
-/** The selected graphics of a message, in selection order. */
-function selectedTokens(edge, msg) {
-  const out = [];
-  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
-    if (sel && sel._type === 'graphic') {
-      const token = edge.getGraphic(sel._id);
-      if (token) out.push(token);
-    }
-  }
-  return out;
-}
-
-function findAttacker(app, msg, options) {
-  const edge = app.edge;
-  let token;
-  if (options.attacker) {
-    token = edge.getGraphic(options.attacker);
-    if (!token) throw new UsageError(`no token with the id "${options.attacker}" (--attacker)`);
-  } else {
-    const selected = selectedTokens(edge, msg);
-    if (selected.length !== 1) {
-      throw new UsageError(selected.length ? `${selected.length} tokens are selected: select only the attacker, or give --attacker`
-        : 'select the attacking token, or give --attacker @{selected|token_id}');
-    }
-    token = selected[0];
-  }
-  if (!edge.isGM(msg.playerid)) {
-    if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
-    if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
-  }
-  return token;
-}
-
-/** The strikes of the attack: from the command, else from the attacker's sheet. */
-function strikesFor(app, reader, collected, options) {
-  if (collected.strikes.length) return collected;
-  const config = app.s().config;
-  const attr = config.attrs.strikes + (options.use ? `_${options.use}` : '');
-  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
-  if (text === null || text === undefined || String(text).trim() === '') {
-    throw new UsageError(`no strikes: give --dice …, or put them in ${reader.name}'s "${attr}" attribute ` +
-      '(e.g. --dice 2 --style slashing --weight 1 --type edged)');
-  }
-  let sheet;
-  try {
-    sheet = strikes.collect(args.parseOptions(text));
-  } catch (err) {
-    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
-  }
-  if (sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute: --${sheet.rest[0].name} is not a strike option`);
-  if (!sheet.strikes.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no --dice`);
-  // Command-line defaults (e.g. --adv, --bonus 1, --target) win over the sheet's.
-  const commandDefaults = Object.assign({}, collected.defaults);
-  return {
-    defaults: Object.assign({}, sheet.defaults, commandDefaults),
-    strikes: sheet.strikes,
-    targets: commandDefaults.targets,
-  };
-}
-
-/** Give each strike its target (ids); see `!fracas help`. */
-function assignTargets(defaultTargets, list) {
-  const shared = defaultTargets || [];
-  const ownless = list.filter((s) => !s.targets || !s.targets.length).length;
-  return list.map((s, i) => {
-    if (s.targets && s.targets.length) {
-      if (s.targets.length > 1) throw new UsageError(`strike ${i + 1} names ${s.targets.length} targets: a strike has one`);
-      return s.targets[0];
-    }
-    if (shared.length === 1) return shared[0];
-    if (!shared.length) throw new UsageError('no target: add --target @{target|token_id}');
-    if (shared.length === ownless && ownless === list.length) return shared[i];
-    throw new UsageError(`${shared.length} targets for ${list.length} strikes: give each strike its own --target after its --dice`);
-  });
-}
-
-function attackCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
-  const collected = strikes.collect(cmd.options);
-  const options = attackOptions(collected.rest);
-  const attackerToken = findAttacker(app, msg, options);
-  const attacker = new SheetReader(edge, config, attackerToken);
-  const plan = strikesFor(app, attacker, collected, options);
-  const targetIds = assignTargets(plan.targets || plan.defaults.targets, plan.strikes);
-
-  const names = {};
-  const targets = {};
-  const tokens = {};
-  for (const id of targetIds) {
-    if (targets[id]) continue;
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const reader = new SheetReader(edge, config, token);
-    names[id] = reader.name;
-    tokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
-  }
-  const request = {
-    attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
-    strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
-    targets,
-  };
-  if (options.rolls) request.rolls = options.rolls;
-  msg.fracasNames = names;
-  const seed = options.seed !== undefined ? options.seed : app.newSeed();
-  const result = resolve(request, { seed });
-
-  const id = app.newId('a');
-  const applied = {};
-  const changes = [];
-  if (options.apply) {
-    for (const tid of Object.keys(result.targets)) {
-      const damage = result.targets[tid].damage;
-      if (!damage) continue;
-      applied[tid] = applyDamage(edge, config, tokens[tid], damage);
-      if (applied[tid].change) changes.push(applied[tid].change);
-    }
-    if (changes.length) {
-      store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
-    }
-  }
-  // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
-  store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
-  app.postCard(msg, card, options.whisper);
-  return result;
-}
-
-module.exports = { attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed };
-  },
-  "src/mod/sheet.js": function (module, exports, require) {
-'use strict';
-// Reading a token and its character sheet into the engine's attacker and target
-// (docs/ENGINE.md section 6). Attribute names come from `!fracas config --attr`;
-// conditions come from the token's markers (`!fracas config --marker`).
-
-const { UsageError } = require('./usage');
-const { markerFor } = require('./config');
-const { CONDITIONS, DAMAGE_TYPES, SIZES } = require('../schema');
-
-/** The display name of a token (its name, else its character's, else its id). */
-function tokenName(edge, token) {
-  const name = token.get('name');
-  if (name) return String(name);
-  const character = edge.getCharacter(token.get('represents'));
-  if (character && character.get('name')) return String(character.get('name'));
-  return token.id;
-}
-
-/** The token marker tags on a token, lower case, without counts (`@2`) or ids (`::123`). */
-function markerTags(token) {
-  const raw = String(token.get('statusmarkers') || '');
-  return raw.split(',').map((m) => m.split('@')[0].split('::')[0].trim().toLowerCase()).filter(Boolean);
-}
-
-/** The ER conditions a token shows, in the engine's order. */
-function tokenConditions(config, token) {
-  const tags = new Set(markerTags(token));
-  return CONDITIONS.filter((c) => tags.has(markerFor(config, c)));
-}
-
-// Fields every sheet has: a sheet default counts for these (see edge.attribute).
-const CORE_FIELDS = ['ac', 'strength', 'agility', 'size'];
-
-class SheetReader {
-  constructor(edge, config, token) {
-    this.edge = edge;
-    this.config = config;
-    this.token = token;
-    this.name = tokenName(edge, token);
-    const id = token.get('represents');
-    this.character = id ? edge.getCharacter(id) : null;
-  }
-
-  raw(field, suffix = '') {
-    if (!this.character) return null;
-    const name = this.config.attrs[field] + suffix;
-    const value = this.edge.attribute(this.character.id, name, CORE_FIELDS.includes(field) && !suffix);
-    if (value === null || value === undefined) return null;
-    const text = String(value).trim();
-    return text === '' ? null : { name, text };
-  }
-
-  number(field, suffix = '') {
-    const found = this.raw(field, suffix);
-    if (!found) return null;
-    if (!/^[+-]?\d{1,7}$/.test(found.text)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`);
-    }
-    return Number(found.text);
-  }
-
-  names(field, allowed, what) {
-    const found = this.raw(field);
-    if (!found) return [];
-    const list = found.text.toLowerCase().split(/[\s,;/]+/).filter(Boolean);
-    for (const item of list) {
-      if (!allowed.includes(item)) {
-        throw new UsageError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
-          `(one of: ${allowed.join(', ')})`);
-      }
-    }
-    return Array.from(new Set(list));
-  }
-
-  flag(field) {
-    const found = this.raw(field);
-    return !!found && ['1', 'on', 'yes', 'true'].includes(found.text.toLowerCase());
-  }
-
-  size() {
-    const found = this.raw('size');
-    if (!found) return null;
-    const size = found.text.toLowerCase();
-    if (!SIZES.includes(size)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
-        `(one of: ${SIZES.join(', ')})`);
-    }
-    return size;
-  }
-
-  /** The request's `attacker` object; `extra` adds command options (obscurement). */
-  attacker(extra = {}) {
-    const spec = {};
-    for (const field of ['strength', 'agility', 'strength_mod', 'agility_mod', 'swim_speed']) {
-      const v = this.number(field);
-      if (v !== null) spec[field] = v;
-    }
-    const size = this.size();
-    if (size) spec.size = size;
-    const conditions = tokenConditions(this.config, this.token);
-    if (conditions.length) spec.conditions = conditions;
-    return Object.assign(spec, extra);
-  }
-
-  /** The request's target object for this token; `extra` adds command options (cover). */
-  target(extra = {}) {
-    const spec = {};
-    let ac = this.number('ac');
-    if (extra.ac !== undefined) ac = extra.ac;
-    if (ac === null) {
-      throw new UsageError(this.character
-        ? `${this.name} has no "${this.config.attrs.ac}" attribute: add one, or set the name with !fracas config --attr ac=NAME`
-        : `${this.name} represents no character, so its AC is unknown: link it to a character, or give --ac`);
-    }
-    spec.ac = ac;
-    const byType = {};
-    for (const type of DAMAGE_TYPES) {
-      const found = this.character ? this.edge.attribute(this.character.id, this.config.attrs.ac_prefix + type) : null;
-      if (found !== null && found !== undefined && String(found).trim() !== '') {
-        const text = String(found).trim();
-        if (!/^[+-]?\d{1,7}$/.test(text)) {
-          throw new UsageError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`);
-        }
-        byType[type] = Number(text);
-      }
-    }
-    if (Object.keys(byType).length) spec.ac_by_type = byType;
-    const size = this.size();
-    if (size) spec.size = size;
-    for (const field of ['resistant', 'vulnerable', 'immune']) {
-      const list = this.names(field, DAMAGE_TYPES, 'damage type');
-      if (list.length) spec[field] = list;
-    }
-    const conditions = tokenConditions(this.config, this.token);
-    if (conditions.length) spec.conditions = conditions;
-    if (extra.cover && extra.cover !== 'none') spec.cover = extra.cover;
-    const bodyMax = Number(this.token.get(`bar${this.config.bar}_max`));
-    if (Number.isInteger(bodyMax) && bodyMax >= 1 && bodyMax <= 1000000) spec.body_max = bodyMax;
-    if (this.flag('crit_proof')) spec.crit_proof = true;
-    const save = this.number('save_bonus');
-    if (save !== null) spec.save_bonus = save;
-    return spec;
-  }
-}
-
-module.exports = { SheetReader, tokenName, tokenConditions, markerTags };
-  },
-  "src/mod/strikes.js": function (module, exports, require) {
-'use strict';
-// Strike options of `!fracas attack` and `!fracas mob`, and of the sheet attribute
-// that holds a creature's usual strikes (default `fracas_strikes`):
-//
-//   --dice 2 --style slashing --weight 1 --type edged --dice 1 --style shield --type blunt
-//
-// `--dice N` starts a strike; the options after it belong to that strike. Options
-// before the first `--dice` apply to every strike (e.g. `--bonus 1`).
-
-const { UsageError, integer } = require('./usage');
-const { STYLES, DAMAGE_TYPES, METHODS } = require('../schema');
-const { STYLE_METHOD } = require('../facts');
-
-const STRIKE_OPTIONS = ['dice', 'method', 'style', 'weight', 'type', 'bonus', 'crit', 'no-crit',
-  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'reach', 'sneak-ok', 'target'];
-const WEIGHTS = { light: 0, medium: 1, heavy: 2 };
-const MAX_STRIKES = 32;
-
-function one(option) {
-  if (option.values.length !== 1) {
-    throw new UsageError(`--${option.name} takes one value, got ${option.values.length ? option.values.join(' ') : 'none'}`);
-  }
-  return option.values[0];
-}
-
-function none(option) {
-  if (option.values.length) throw new UsageError(`--${option.name} takes no value, got "${option.values.join(' ')}"`);
-  return true;
-}
-
-function pick(value, allowed, what) {
-  const v = String(value).toLowerCase();
-  if (!allowed.includes(v)) throw new UsageError(`unknown ${what} "${value}" (one of: ${allowed.join(', ')})`);
-  return v;
-}
-
-/** Set one strike option on `strike` (a partial strike). */
-function setOption(strike, option) {
-  switch (option.name) {
-    case 'dice':
-      // The engine says why past 5 (ER-3); this only keeps the number sane.
-      strike.dice = integer(one(option), '--dice', 0, 99);
-      break;
-    case 'method':
-      strike.method = pick(one(option), METHODS, 'method');
-      break;
-    case 'style':
-      strike.style = pick(one(option), STYLES, 'style');
-      break;
-    case 'weight': {
-      const v = one(option).toLowerCase();
-      strike.weight = Object.prototype.hasOwnProperty.call(WEIGHTS, v) ? WEIGHTS[v] : integer(v, '--weight', 0, 2);
-      break;
-    }
-    case 'type':
-      strike.damage_type = pick(one(option), DAMAGE_TYPES, 'damage type');
-      break;
-    case 'bonus':
-      strike.bonus = integer(one(option), '--bonus', -100, 100);
-      break;
-    case 'crit':
-      strike.crit = option.values.length ? !['off', 'no', 'false', '0'].includes(one(option).toLowerCase()) : true;
-      break;
-    case 'no-crit':
-      none(option);
-      strike.crit = false;
-      break;
-    case 'crit-range': {
-      // "19" or "19-20"
-      const v = one(option).replace(/-20$/, '');
-      strike.crit_range = integer(v, '--crit-range', 2, 20);
-      break;
-    }
-    case 'adv': case 'advantage':
-      none(option);
-      strike.advantage = true;
-      break;
-    case 'disadv': case 'disadvantage':
-      none(option);
-      strike.disadvantage = true;
-      break;
-    case 'sneak':
-      if (!option.values.length) strike.sneak = true;
-      else {
-        const v = one(option).toLowerCase();
-        if (v !== 'advantage-only') throw new UsageError(`--sneak takes no value or advantage-only, not "${v}"`);
-        strike.sneak = 'advantage-only';
-      }
-      break;
-    case 'reach':
-      none(option);
-      strike.reach = true;
-      break;
-    case 'sneak-ok':
-      none(option);
-      strike.sneak_ok = true;
-      break;
-    case 'target':
-      if (!option.values.length) throw new UsageError('--target needs a token id, e.g. --target @{target|token_id}');
-      strike.targets = (strike.targets || []).concat(option.values);
-      break;
-    default:
-      throw new Error(`not a strike option: ${option.name}`);
-  }
-}
-
-/** Method from the style when not given: every style belongs to one method (ER-2). */
-function inferMethod(style) {
-  if (STYLE_METHOD[style]) return STYLE_METHOD[style];
-  return 'melee';
-}
-
-/**
- * Split options into strikes. Returns {defaults, strikes, rest}: `defaults` are
- * strike options given before the first --dice, `rest` the options that are not
- * strike options (left to the command).
- */
-function collect(options) {
-  const defaults = {};
-  const strikes = [];
-  const rest = [];
-  for (const option of options) {
-    if (!STRIKE_OPTIONS.includes(option.name)) {
-      rest.push(option);
-      continue;
-    }
-    if (option.name === 'dice') {
-      if (strikes.length >= MAX_STRIKES) throw new UsageError(`too many strikes (the most is ${MAX_STRIKES})`);
-      strikes.push({});
-    }
-    setOption(strikes.length ? strikes[strikes.length - 1] : defaults, option);
-  }
-  return { defaults, strikes, rest };
-}
-
-/** Complete a strike (defaults filled in, checked for what it must have). */
-function finish(strike, defaults, index) {
-  const s = Object.assign({}, defaults, strike);
-  delete s.targets;
-  const label = `strike ${index + 1}`;
-  if (!s.style) throw new UsageError(`${label} needs --style (one of: ${STYLES.join(', ')})`);
-  if (!s.damage_type) throw new UsageError(`${label} needs --type (one of: ${DAMAGE_TYPES.join(', ')})`);
-  if (!s.method) s.method = inferMethod(s.style);
-  const out = { method: s.method, style: s.style, dice: s.dice, damage_type: s.damage_type };
-  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak', 'reach', 'sneak_ok']) {
-    if (s[key] !== undefined) out[key] = s[key];
-  }
-  return out;
-}
-
-module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -3796,6 +3234,817 @@ module.exports = {
   name: NAME, title: TITLE, attackRule: 'OS-6', largestDie: Math.max(...STANDARD_DICE), AttackRequest, Target,
   checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
 };
+  },
+  "src/mod/apply.js": function (module, exports, require) {
+'use strict';
+// Applying damage to the Body bar, and taking it back (`!fracas undo`).
+// Never sets NaN or undefined: a bar that does not hold a number is left alone and
+// the card says so.
+
+/** Where a token's Body lives: its linked attribute, or the bar itself. */
+function bodyHolder(edge, config, token) {
+  const link = token.get(`bar${config.bar}_link`);
+  if (link) {
+    const attr = edge.getObject('attribute', link);
+    if (attr) return { type: 'attribute', obj: attr, prop: 'current', maxProp: 'max' };
+  }
+  return { type: 'graphic', obj: token, prop: `bar${config.bar}_value`, maxProp: `bar${config.bar}_max` };
+}
+
+function asNumber(value) {
+  const text = String(value === undefined || value === null ? '' : value).trim();
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Take `amount` off a token's Body. Returns {before, after, change} when applied, or
+ * {skipped: reason}. `change` is what undo needs to put it back.
+ */
+function applyDamage(edge, config, token, amount) {
+  if (!Number.isInteger(amount) || amount <= 0) return { skipped: 'no damage' };
+  const holder = bodyHolder(edge, config, token);
+  const raw = holder.obj.get(holder.prop);
+  const before = asNumber(raw);
+  if (before === null) {
+    return { skipped: `bar ${config.bar} holds "${String(raw === undefined ? '' : raw)}", not a number` };
+  }
+  let after = before - amount;
+  if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
+  if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
+  holder.obj.set(holder.prop, after);
+  return {
+    before,
+    after,
+    change: { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after },
+  };
+}
+
+/** Put back every change of one undo entry, newest first. Returns notes for the GM. */
+function revert(edge, entry) {
+  const notes = [];
+  let restored = 0;
+  const changes = Array.isArray(entry.changes) ? entry.changes : [];
+  for (let i = changes.length - 1; i >= 0; i--) {
+    const c = changes[i];
+    if (!c || c.before === undefined || c.before === null) continue;
+    if (c.type === 'turnorder') {
+      edge.setTurnOrderText(String(c.before));
+      restored += 1;
+      continue;
+    }
+    const obj = edge.getObject(c.type, c.id);
+    if (!obj) {
+      notes.push(`a ${c.type} changed by this command is gone`);
+      continue;
+    }
+    const now = obj.get(c.prop);
+    if (c.after !== undefined && asNumber(now) !== asNumber(c.after)) {
+      notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
+        `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
+    }
+    obj.set(c.prop, typeof c.before === 'number' ? c.before : String(c.before));
+    restored += 1;
+  }
+  return { restored, notes };
+}
+
+module.exports = { applyDamage, revert, bodyHolder, asNumber };
+  },
+  "src/mod/attack.js": function (module, exports, require) {
+'use strict';
+// `!fracas attack`: build an ER request from tokens, sheets and options, resolve it
+// with the JavaScript engine, apply the damage, post the card.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const cards = require('./cards');
+const store = require('./store');
+const { applyDamage } = require('./apply');
+const { resolve, names: rulesetNames } = require('../rulesets');
+const { COVERS } = require('../schema');
+
+const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
+
+function oneValue(option) {
+  if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
+  return option.values[0];
+}
+
+/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
+function parseSeed(text) {
+  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
+  const n = Number(text);
+  if (Number.isSafeInteger(n)) return n;
+  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
+  const big = BigInt(text);
+  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
+  return big;
+}
+
+/** The command's own options (not strike options), checked. */
+function attackOptions(rest, allowed = ATTACK_OPTIONS) {
+  const o = { apply: true };
+  for (const option of rest) {
+    if (!allowed.includes(option.name)) throw new UsageError(`unknown option --${option.name} (see !fracas help)`);
+    switch (option.name) {
+      case 'attacker': o.attacker = oneValue(option); break;
+      case 'use':
+        o.use = oneValue(option);
+        if (!/^[A-Za-z0-9_-]{1,40}$/.test(o.use)) throw new UsageError(`--use takes a short name, not "${o.use}"`);
+        break;
+      case 'cover': {
+        const v = oneValue(option).toLowerCase();
+        if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')}, not "${v}"`);
+        o.cover = v;
+        break;
+      }
+      case 'obscurement': o.obscurement = integer(oneValue(option), '--obscurement', 0, 20); break;
+      case 'seed': o.seed = parseSeed(oneValue(option)); break;
+      case 'rolls':
+        o.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 20));
+        if (!o.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 12,7,20,3');
+        break;
+      case 'ac': o.ac = integer(oneValue(option), '--ac', -100, 200); break;
+      case 'no-apply': o.apply = option.values.length ? !onOff(oneValue(option), '--no-apply') : false; break;
+      case 'whisper': o.whisper = true; break;
+      case 'public': o.whisper = false; break;
+      default: break;
+    }
+  }
+  return o;
+}
+
+/** Whether `playerId` controls `token` (directly or through its character). */
+function controls(edge, playerId, token) {
+  const list = (value) => String(value || '').split(',').map((x) => x.trim());
+  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
+  const character = edge.getCharacter(token.get('represents'));
+  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
+}
+
+/** The selected graphics of a message, in selection order. */
+function selectedTokens(edge, msg) {
+  const out = [];
+  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
+    if (sel && sel._type === 'graphic') {
+      const token = edge.getGraphic(sel._id);
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}
+
+function findAttacker(app, msg, options) {
+  const edge = app.edge;
+  let token;
+  if (options.attacker) {
+    token = edge.getGraphic(options.attacker);
+    if (!token) throw new UsageError(`no token with the id "${options.attacker}" (--attacker)`);
+  } else {
+    const selected = selectedTokens(edge, msg);
+    if (selected.length !== 1) {
+      throw new UsageError(selected.length ? `${selected.length} tokens are selected: select only the attacker, or give --attacker`
+        : 'select the attacking token, or give --attacker @{selected|token_id}');
+    }
+    token = selected[0];
+  }
+  if (!edge.isGM(msg.playerid)) {
+    if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
+    if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
+  }
+  return token;
+}
+
+/** The strikes of the attack: from the command, else from the attacker's sheet. */
+function strikesFor(app, reader, collected, options) {
+  if (collected.strikes.length) return collected;
+  const config = app.s().config;
+  const attr = config.attrs.strikes + (options.use ? `_${options.use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`no strikes: give --dice …, or put them in ${reader.name}'s "${attr}" attribute ` +
+      '(e.g. --dice 2 --style slashing --weight 1 --type edged)');
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute: --${sheet.rest[0].name} is not a strike option`);
+  if (!sheet.strikes.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no --dice`);
+  // Command-line defaults (e.g. --adv, --bonus 1, --target) win over the sheet's.
+  const commandDefaults = Object.assign({}, collected.defaults);
+  return {
+    defaults: Object.assign({}, sheet.defaults, commandDefaults),
+    strikes: sheet.strikes,
+    targets: commandDefaults.targets,
+  };
+}
+
+/** Give each strike its target (ids); see `!fracas help`. */
+function assignTargets(defaultTargets, list) {
+  const shared = defaultTargets || [];
+  const ownless = list.filter((s) => !s.targets || !s.targets.length).length;
+  return list.map((s, i) => {
+    if (s.targets && s.targets.length) {
+      if (s.targets.length > 1) throw new UsageError(`strike ${i + 1} names ${s.targets.length} targets: a strike has one`);
+      return s.targets[0];
+    }
+    if (shared.length === 1) return shared[0];
+    if (!shared.length) throw new UsageError('no target: add --target @{target|token_id}');
+    if (shared.length === ownless && ownless === list.length) return shared[i];
+    throw new UsageError(`${shared.length} targets for ${list.length} strikes: give each strike its own --target after its --dice`);
+  });
+}
+
+function attackCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+  const named = cmd.options.filter((o) => o.name === 'ruleset');
+  if (named.length > 1) throw new UsageError('--ruleset is given more than once');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (config.ruleset || 'enchanted-realms');
+  if (!rulesetNames().includes(ruleset)) {
+    throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
+  }
+  if (ruleset !== 'enchanted-realms') {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+  }
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  const options = attackOptions(collected.rest);
+  const attackerToken = findAttacker(app, msg, options);
+  const attacker = new SheetReader(edge, config, attackerToken);
+  const plan = strikesFor(app, attacker, collected, options);
+  const targetIds = assignTargets(plan.targets || plan.defaults.targets, plan.strikes);
+
+  const names = {};
+  const targets = {};
+  const tokens = {};
+  for (const id of targetIds) {
+    if (targets[id]) continue;
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    tokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+  const request = {
+    attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
+    strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
+    targets,
+  };
+  if (options.rolls) request.rolls = options.rolls;
+  msg.fracasNames = names;
+  const seed = options.seed !== undefined ? options.seed : app.newSeed();
+  const result = resolve(request, { seed });
+
+  const id = app.newId('a');
+  const applied = {};
+  const changes = [];
+  if (options.apply) {
+    for (const tid of Object.keys(result.targets)) {
+      const damage = result.targets[tid].damage;
+      if (!damage) continue;
+      applied[tid] = applyDamage(edge, config, tokens[tid], damage);
+      if (applied[tid].change) changes.push(applied[tid].change);
+    }
+    if (changes.length) {
+      store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
+    }
+  }
+  // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
+  store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
+  app.postCard(msg, card, options.whisper);
+  return result;
+}
+
+module.exports = { attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed };
+  },
+  "src/mod/sheet.js": function (module, exports, require) {
+'use strict';
+// Reading a token and its character sheet into the engine's attacker and target
+// (docs/ENGINE.md section 6). Attribute names come from `!fracas config --attr`;
+// conditions come from the token's markers (`!fracas config --marker`).
+
+const { UsageError } = require('./usage');
+const { markerFor } = require('./config');
+const { CONDITIONS, DAMAGE_TYPES, SIZES } = require('../schema');
+
+/** The display name of a token (its name, else its character's, else its id). */
+function tokenName(edge, token) {
+  const name = token.get('name');
+  if (name) return String(name);
+  const character = edge.getCharacter(token.get('represents'));
+  if (character && character.get('name')) return String(character.get('name'));
+  return token.id;
+}
+
+/** The token marker tags on a token, lower case, without counts (`@2`) or ids (`::123`). */
+function markerTags(token) {
+  const raw = String(token.get('statusmarkers') || '');
+  return raw.split(',').map((m) => m.split('@')[0].split('::')[0].trim().toLowerCase()).filter(Boolean);
+}
+
+/** The ER conditions a token shows, in the engine's order. */
+function tokenConditions(config, token) {
+  const tags = new Set(markerTags(token));
+  return CONDITIONS.filter((c) => tags.has(markerFor(config, c)));
+}
+
+// Fields every sheet has: a sheet default counts for these (see edge.attribute).
+const CORE_FIELDS = ['ac', 'strength', 'agility', 'size'];
+
+class SheetReader {
+  constructor(edge, config, token) {
+    this.edge = edge;
+    this.config = config;
+    this.token = token;
+    this.name = tokenName(edge, token);
+    const id = token.get('represents');
+    this.character = id ? edge.getCharacter(id) : null;
+  }
+
+  raw(field, suffix = '') {
+    if (!this.character) return null;
+    const name = this.config.attrs[field] + suffix;
+    const value = this.edge.attribute(this.character.id, name, CORE_FIELDS.includes(field) && !suffix);
+    if (value === null || value === undefined) return null;
+    const text = String(value).trim();
+    return text === '' ? null : { name, text };
+  }
+
+  number(field, suffix = '') {
+    const found = this.raw(field, suffix);
+    if (!found) return null;
+    if (!/^[+-]?\d{1,7}$/.test(found.text)) {
+      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`);
+    }
+    return Number(found.text);
+  }
+
+  names(field, allowed, what) {
+    const found = this.raw(field);
+    if (!found) return [];
+    const list = found.text.toLowerCase().split(/[\s,;/]+/).filter(Boolean);
+    for (const item of list) {
+      if (!allowed.includes(item)) {
+        throw new UsageError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
+          `(one of: ${allowed.join(', ')})`);
+      }
+    }
+    return Array.from(new Set(list));
+  }
+
+  flag(field) {
+    const found = this.raw(field);
+    return !!found && ['1', 'on', 'yes', 'true'].includes(found.text.toLowerCase());
+  }
+
+  size() {
+    const found = this.raw('size');
+    if (!found) return null;
+    const size = found.text.toLowerCase();
+    if (!SIZES.includes(size)) {
+      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
+        `(one of: ${SIZES.join(', ')})`);
+    }
+    return size;
+  }
+
+  /** The request's `attacker` object; `extra` adds command options (obscurement). */
+  attacker(extra = {}) {
+    const spec = {};
+    for (const field of ['strength', 'agility', 'strength_mod', 'agility_mod', 'swim_speed']) {
+      const v = this.number(field);
+      if (v !== null) spec[field] = v;
+    }
+    const size = this.size();
+    if (size) spec.size = size;
+    const conditions = tokenConditions(this.config, this.token);
+    if (conditions.length) spec.conditions = conditions;
+    return Object.assign(spec, extra);
+  }
+
+  /** The request's target object for this token; `extra` adds command options (cover). */
+  target(extra = {}) {
+    const spec = {};
+    let ac = this.number('ac');
+    if (extra.ac !== undefined) ac = extra.ac;
+    if (ac === null) {
+      throw new UsageError(this.character
+        ? `${this.name} has no "${this.config.attrs.ac}" attribute: add one, or set the name with !fracas config --attr ac=NAME`
+        : `${this.name} represents no character, so its AC is unknown: link it to a character, or give --ac`);
+    }
+    spec.ac = ac;
+    const byType = {};
+    for (const type of DAMAGE_TYPES) {
+      const found = this.character ? this.edge.attribute(this.character.id, this.config.attrs.ac_prefix + type) : null;
+      if (found !== null && found !== undefined && String(found).trim() !== '') {
+        const text = String(found).trim();
+        if (!/^[+-]?\d{1,7}$/.test(text)) {
+          throw new UsageError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`);
+        }
+        byType[type] = Number(text);
+      }
+    }
+    if (Object.keys(byType).length) spec.ac_by_type = byType;
+    const size = this.size();
+    if (size) spec.size = size;
+    for (const field of ['resistant', 'vulnerable', 'immune']) {
+      const list = this.names(field, DAMAGE_TYPES, 'damage type');
+      if (list.length) spec[field] = list;
+    }
+    const conditions = tokenConditions(this.config, this.token);
+    if (conditions.length) spec.conditions = conditions;
+    if (extra.cover && extra.cover !== 'none') spec.cover = extra.cover;
+    const bodyMax = Number(this.token.get(`bar${this.config.bar}_max`));
+    if (Number.isInteger(bodyMax) && bodyMax >= 1 && bodyMax <= 1000000) spec.body_max = bodyMax;
+    if (this.flag('crit_proof')) spec.crit_proof = true;
+    const save = this.number('save_bonus');
+    if (save !== null) spec.save_bonus = save;
+    return spec;
+  }
+}
+
+module.exports = { SheetReader, tokenName, tokenConditions, markerTags };
+  },
+  "src/mod/strikes.js": function (module, exports, require) {
+'use strict';
+// Strike options of `!fracas attack` and `!fracas mob`, and of the sheet attribute
+// that holds a creature's usual strikes (default `fracas_strikes`):
+//
+//   --dice 2 --style slashing --weight 1 --type edged --dice 1 --style shield --type blunt
+//
+// `--dice N` starts a strike; the options after it belong to that strike. Options
+// before the first `--dice` apply to every strike (e.g. `--bonus 1`).
+
+const { UsageError, integer } = require('./usage');
+const { STYLES, DAMAGE_TYPES, METHODS } = require('../schema');
+const { STYLE_METHOD } = require('../facts');
+
+const STRIKE_OPTIONS = ['dice', 'method', 'style', 'weight', 'type', 'bonus', 'crit', 'no-crit',
+  'crit-range', 'adv', 'advantage', 'disadv', 'disadvantage', 'sneak', 'reach', 'sneak-ok', 'target'];
+const WEIGHTS = { light: 0, medium: 1, heavy: 2 };
+const MAX_STRIKES = 32;
+
+function one(option) {
+  if (option.values.length !== 1) {
+    throw new UsageError(`--${option.name} takes one value, got ${option.values.length ? option.values.join(' ') : 'none'}`);
+  }
+  return option.values[0];
+}
+
+function none(option) {
+  if (option.values.length) throw new UsageError(`--${option.name} takes no value, got "${option.values.join(' ')}"`);
+  return true;
+}
+
+function pick(value, allowed, what) {
+  const v = String(value).toLowerCase();
+  if (!allowed.includes(v)) throw new UsageError(`unknown ${what} "${value}" (one of: ${allowed.join(', ')})`);
+  return v;
+}
+
+/** Set one strike option on `strike` (a partial strike). */
+function setOption(strike, option) {
+  switch (option.name) {
+    case 'dice':
+      // The engine says why past 5 (ER-3); this only keeps the number sane.
+      strike.dice = integer(one(option), '--dice', 0, 99);
+      break;
+    case 'method':
+      strike.method = pick(one(option), METHODS, 'method');
+      break;
+    case 'style':
+      strike.style = pick(one(option), STYLES, 'style');
+      break;
+    case 'weight': {
+      const v = one(option).toLowerCase();
+      strike.weight = Object.prototype.hasOwnProperty.call(WEIGHTS, v) ? WEIGHTS[v] : integer(v, '--weight', 0, 2);
+      break;
+    }
+    case 'type':
+      strike.damage_type = pick(one(option), DAMAGE_TYPES, 'damage type');
+      break;
+    case 'bonus':
+      strike.bonus = integer(one(option), '--bonus', -100, 100);
+      break;
+    case 'crit':
+      strike.crit = option.values.length ? !['off', 'no', 'false', '0'].includes(one(option).toLowerCase()) : true;
+      break;
+    case 'no-crit':
+      none(option);
+      strike.crit = false;
+      break;
+    case 'crit-range': {
+      // "19" or "19-20"
+      const v = one(option).replace(/-20$/, '');
+      strike.crit_range = integer(v, '--crit-range', 2, 20);
+      break;
+    }
+    case 'adv': case 'advantage':
+      none(option);
+      strike.advantage = true;
+      break;
+    case 'disadv': case 'disadvantage':
+      none(option);
+      strike.disadvantage = true;
+      break;
+    case 'sneak':
+      if (!option.values.length) strike.sneak = true;
+      else {
+        const v = one(option).toLowerCase();
+        if (v !== 'advantage-only') throw new UsageError(`--sneak takes no value or advantage-only, not "${v}"`);
+        strike.sneak = 'advantage-only';
+      }
+      break;
+    case 'reach':
+      none(option);
+      strike.reach = true;
+      break;
+    case 'sneak-ok':
+      none(option);
+      strike.sneak_ok = true;
+      break;
+    case 'target':
+      if (!option.values.length) throw new UsageError('--target needs a token id, e.g. --target @{target|token_id}');
+      strike.targets = (strike.targets || []).concat(option.values);
+      break;
+    default:
+      throw new Error(`not a strike option: ${option.name}`);
+  }
+}
+
+/** Method from the style when not given: every style belongs to one method (ER-2). */
+function inferMethod(style) {
+  if (STYLE_METHOD[style]) return STYLE_METHOD[style];
+  return 'melee';
+}
+
+/**
+ * Split options into strikes. Returns {defaults, strikes, rest}: `defaults` are
+ * strike options given before the first --dice, `rest` the options that are not
+ * strike options (left to the command).
+ */
+function collect(options) {
+  const defaults = {};
+  const strikes = [];
+  const rest = [];
+  for (const option of options) {
+    if (!STRIKE_OPTIONS.includes(option.name)) {
+      rest.push(option);
+      continue;
+    }
+    if (option.name === 'dice') {
+      if (strikes.length >= MAX_STRIKES) throw new UsageError(`too many strikes (the most is ${MAX_STRIKES})`);
+      strikes.push({});
+    }
+    setOption(strikes.length ? strikes[strikes.length - 1] : defaults, option);
+  }
+  return { defaults, strikes, rest };
+}
+
+/** Complete a strike (defaults filled in, checked for what it must have). */
+function finish(strike, defaults, index) {
+  const s = Object.assign({}, defaults, strike);
+  delete s.targets;
+  const label = `strike ${index + 1}`;
+  if (!s.style) throw new UsageError(`${label} needs --style (one of: ${STYLES.join(', ')})`);
+  if (!s.damage_type) throw new UsageError(`${label} needs --type (one of: ${DAMAGE_TYPES.join(', ')})`);
+  if (!s.method) s.method = inferMethod(s.style);
+  const out = { method: s.method, style: s.style, dice: s.dice, damage_type: s.damage_type };
+  for (const key of ['bonus', 'weight', 'crit', 'crit_range', 'advantage', 'disadvantage', 'sneak', 'reach', 'sneak_ok']) {
+    if (s[key] !== undefined) out[key] = s[key];
+  }
+  return out;
+}
+
+module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
+  },
+  "src/mod/rowsattack.js": function (module, exports, require) {
+'use strict';
+// `!fracas attack` for Worldwalker, Cartyrion and the old-school rules (chosen with
+// --ruleset NAME or the campaign's `!fracas config --ruleset NAME`):
+//
+//   !fracas attack --ruleset cartyrion --target @{target|token_id} --die d6 --power
+//
+// Each request field has an option of the same name (`_` written `-`): attacker and
+// strike fields on the command (an attacker field missing there is read from the
+// attacker's sheet attribute fracas_<field>), target fields from each target's
+// sheet attribute fracas_<field>, or --target-<field> for every target. One strike
+// per target. The result is resolved by the JavaScript engine (same dice as Python
+// for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
+// posted as a card.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader } = require('./sheet');
+const cards = require('./cards');
+const store = require('./store');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const rulesets = require('../rulesets');
+
+// Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
+const FIELDS = {
+  worldwalker: {
+    attacker: { skill: 'int', str_mod: 'int', dex_mod: 'int' },
+    strike: { method: 'str', damage: 'str', critical: 'int', crit_multiplier: 'int', engaged: 'bool', modifier: 'int', hand: 'str' },
+    target: { defense: 'int', dex_mod: 'int', armor: 'int' },
+    command: { block: 'int', dodge: 'int' },
+  },
+  cartyrion: {
+    attacker: { level: 'int', bonus: 'int', magic: 'int', awa: 'int' },
+    strike: { method: 'str', die: 'str', dice: 'int', power: 'bool', sneak: 'str', parry: 'str', specialized: 'bool' },
+    target: { dex: 'int', armor: 'int', weapon_magic: 'int', shield: 'int' },
+    command: {},
+  },
+  'old-school': {
+    attacker: { attack_bonus: 'int', str_mod: 'int', dex_mod: 'int' },
+    strike: { method: 'str', damage: 'str', range: 'str', rear: 'bool', modifier: 'int' },
+    target: { ac: 'int', shield: 'int', fleeing: 'bool', cover: 'str' },
+    command: {},
+  },
+};
+const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+
+const dash = (field) => field.replace(/_/g, '-');
+
+function value(kind, option, where) {
+  if (kind === 'bool') return option.values.length ? onOff(option.values.join(' '), where) : true;
+  if (option.values.length !== 1) throw new UsageError(`${where} takes one value`);
+  const text = option.values[0];
+  if (kind === 'int') return integer(text, where, -100000, 100000);
+  return text;
+}
+
+function sheetValue(kind, text, where) {
+  const t = String(text).trim();
+  if (kind === 'int') {
+    if (!/^[+-]?\d{1,6}$/.test(t)) throw new UsageError(`${where} is "${t}", not a whole number`);
+    return Number(t);
+  }
+  if (kind === 'bool') return onOff(t, where);
+  return t;
+}
+
+/** The attack request and command options from `cmd` for ruleset `name`. */
+function parse(name, options) {
+  const spec = FIELDS[name];
+  const out = { attacker: {}, strike: {}, target: {}, command: {}, targets: [], apply: true, whisper: undefined };
+  for (const option of options) {
+    const field = option.name.replace(/-/g, '_');
+    const where = `--${option.name}`;
+    if (option.name === 'ruleset') continue;
+    if (option.name === 'target') {
+      if (!option.values.length) throw new UsageError('--target takes a token id');
+      out.targets.push(...option.values);
+    } else if (option.name === 'attacker') {
+      out.attackerId = value('str', option, where);
+    } else if (option.name === 'seed') {
+      out.seed = require('./attack').parseSeed(value('str', option, where));
+    } else if (option.name === 'rolls') {
+      out.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 100));
+      if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
+    } else if (option.name === 'no-apply') {
+      out.apply = option.values.length ? !onOff(option.values[0], where) : false;
+    } else if (option.name === 'whisper' || option.name === 'public') {
+      out.whisper = option.name === 'whisper';
+    } else if (option.name.startsWith('target-') && spec.target[field.slice(7)]) {
+      out.target[field.slice(7)] = value(spec.target[field.slice(7)], option, where);
+    } else if (spec.attacker[field]) {
+      out.attacker[field] = value(spec.attacker[field], option, where);
+    } else if (spec.strike[field]) {
+      out.strike[field] = value(spec.strike[field], option, where);
+    } else if (spec.command[field]) {
+      out.command[field] = value(spec.command[field], option, where);
+    } else {
+      const known = COMMON.concat(Object.keys(spec.attacker), Object.keys(spec.strike), Object.keys(spec.command),
+        Object.keys(spec.target).map((f) => `target-${f}`)).map(dash);
+      throw new UsageError(`unknown option --${option.name} for the ${name} ruleset (options: ${known.map((k) => `--${k}`).join(' ')})`);
+    }
+  }
+  return out;
+}
+
+/** Fields of `spec` read from a token's sheet attributes fracas_<field>, where the command gave none. */
+function fromSheet(app, token, spec, given) {
+  const reader = new SheetReader(app.edge, app.s().config, token);
+  const out = {};
+  for (const field of Object.keys(spec)) {
+    if (given[field] !== undefined) {
+      out[field] = given[field];
+      continue;
+    }
+    const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
+    if (text !== null && text !== undefined && String(text).trim() !== '') {
+      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+    }
+  }
+  if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);
+  return { values: out, name: reader.name };
+}
+
+function strikeLine(ruleset, s) {
+  if (ruleset === 'cartyrion') {
+    let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
+    if (s.exploded) line += ` (${s.exploded} exploded)`;
+    line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
+    if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? 'passed' : 'failed'}`;
+    if (s.parry) line += ` · ${esc.text(s.parry.kind)} parry stops ${s.parry.absorbed}${s.parry.broken ? ' (broken)' : ''}`;
+    if (s.stamina_cost) line += ` · costs ${s.stamina_cost.cost} stamina`;
+    return line;
+  }
+  const natural = s.natural ? ` (natural ${s.natural})` : '';
+  const against = ruleset === 'worldwalker' ? `TN ${s.tn}` : `AC ${s.ac}`;
+  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total} vs ${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
+  if (s.reaction) line += ` · ${esc.text(s.reaction.kind)} ${s.reaction.total}: ${s.reaction.negated ? 'negated' : 'fails'}`;
+  if (s.damage_dice.length) line += ` · damage ${s.damage_dice.join('+')} ${s.damage_bonus >= 0 ? '+' : ''}${s.damage_bonus}`;
+  return `${line} → ${s.damage}`;
+}
+
+function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const rules = rulesets.OTHERS[name];
+  const spec = FIELDS[name];
+  const o = parse(name, cmd.options);
+  if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
+  if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
+  const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
+  const names = {};
+  const tokens = {};
+  const targets = {};
+  for (const id of o.targets) {
+    if (targets[id]) continue;
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const read = fromSheet(app, token, spec.target, o.target);
+    const target = read.values;
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) target.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) target.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    tokens[id] = token;
+    targets[id] = target;
+  }
+  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const request = {
+    ruleset: name, attacker: attacker.values,
+    strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
+  };
+  if (o.rolls) request.rolls = o.rolls;
+  const seed = o.seed !== undefined ? o.seed : app.newSeed();
+  const result = rulesets.resolve(request, { seed });
+
+  const id = app.newId('a');
+  const applied = {};
+  const changes = [];
+  if (o.apply) {
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      const parts = name === 'cartyrion' && config.injury_bar
+        ? [[config.bar, entry.stamina], [config.injury_bar, entry.injury]] : [[config.bar, entry.damage]];
+      for (const [bar, amount] of parts) {
+        if (!amount) continue;
+        const done = applyDamage(edge, Object.assign({}, config, { bar }), tokens[tid], amount);
+        (applied[tid] = applied[tid] || []).push(Object.assign({ bar }, done));
+        if (done.change) changes.push(done.change);
+      }
+    }
+    if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
+  }
+  store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
+  for (const tid of Object.keys(result.targets)) {
+    const entry = result.targets[tid];
+    let text = `${entry.damage} damage`;
+    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+    for (const a of applied[tid] || []) {
+      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+    }
+    rows.push([names[tid], text]);
+  }
+  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
+  app.postCard(msg, card, o.whisper);
+  return result;
+}
+
+module.exports = { rowsAttackCommand, FIELDS, parse };
   },
   "src/mod/init.js": function (module, exports, require) {
 'use strict';

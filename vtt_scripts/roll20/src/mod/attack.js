@@ -9,7 +9,7 @@ const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
-const { resolve } = require('../rulesets');
+const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
@@ -152,7 +152,18 @@ function attackCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
-  const collected = strikes.collect(cmd.options);
+  const named = cmd.options.filter((o) => o.name === 'ruleset');
+  if (named.length > 1) throw new UsageError('--ruleset is given more than once');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (config.ruleset || 'enchanted-realms');
+  if (!rulesetNames().includes(ruleset)) {
+    throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
+  }
+  if (ruleset !== 'enchanted-realms') {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+  }
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);

@@ -4,6 +4,7 @@
 const { UsageError, onOff, integer } = require('./usage');
 const { DEFAULT_ATTRS, defaultConfig } = require('./store');
 const { CONDITIONS } = require('../schema');
+const { names: rulesetNames } = require('../rulesets');
 
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
@@ -88,6 +89,19 @@ function applyOptions(config, options) {
         next.relay_timeout = integer(single(option), '--relay-timeout', 5, 600);
         changes.push(`relay requests wait ${next.relay_timeout} s for an answer`);
         break;
+      case 'ruleset': {
+        const v = single(option).toLowerCase();
+        if (!rulesetNames().includes(v)) throw new UsageError(`--ruleset: unknown ruleset "${v}" (one of: ${rulesetNames().join(', ')})`);
+        next.ruleset = v;
+        changes.push(`!fracas attack uses the ${v} rules unless it names --ruleset`);
+        break;
+      }
+      case 'injury-bar': {
+        const v = single(option).toLowerCase();
+        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 3);
+        changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
+        break;
+      }
       default:
         throw new UsageError(`!fracas config does not know --${option.name} (see !fracas help)`);
     }

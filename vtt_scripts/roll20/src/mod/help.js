@@ -26,6 +26,13 @@ function helpHtml(config) {
     item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
       'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
       'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
+    item('!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target.'),
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',
@@ -34,7 +41,7 @@ function helpHtml(config) {
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --reset.'),
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
     item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
     item('!fracas help', 'this help (also in the handout "Help: fracas").'),

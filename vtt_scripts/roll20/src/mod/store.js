@@ -46,6 +46,8 @@ function defaultConfig() {
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame
     relay_timeout: 30, // seconds before a relay request is reported unanswered
+    ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
+    injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
   };
 }
 

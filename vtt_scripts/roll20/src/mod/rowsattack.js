@@ -1,0 +1,213 @@
+'use strict';
+// `!fracas attack` for Worldwalker, Cartyrion and the old-school rules (chosen with
+// --ruleset NAME or the campaign's `!fracas config --ruleset NAME`):
+//
+//   !fracas attack --ruleset cartyrion --target @{target|token_id} --die d6 --power
+//
+// Each request field has an option of the same name (`_` written `-`): attacker and
+// strike fields on the command (an attacker field missing there is read from the
+// attacker's sheet attribute fracas_<field>), target fields from each target's
+// sheet attribute fracas_<field>, or --target-<field> for every target. One strike
+// per target. The result is resolved by the JavaScript engine (same dice as Python
+// for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
+// posted as a card.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader } = require('./sheet');
+const cards = require('./cards');
+const store = require('./store');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const rulesets = require('../rulesets');
+
+// Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
+const FIELDS = {
+  worldwalker: {
+    attacker: { skill: 'int', str_mod: 'int', dex_mod: 'int' },
+    strike: { method: 'str', damage: 'str', critical: 'int', crit_multiplier: 'int', engaged: 'bool', modifier: 'int', hand: 'str' },
+    target: { defense: 'int', dex_mod: 'int', armor: 'int' },
+    command: { block: 'int', dodge: 'int' },
+  },
+  cartyrion: {
+    attacker: { level: 'int', bonus: 'int', magic: 'int', awa: 'int' },
+    strike: { method: 'str', die: 'str', dice: 'int', power: 'bool', sneak: 'str', parry: 'str', specialized: 'bool' },
+    target: { dex: 'int', armor: 'int', weapon_magic: 'int', shield: 'int' },
+    command: {},
+  },
+  'old-school': {
+    attacker: { attack_bonus: 'int', str_mod: 'int', dex_mod: 'int' },
+    strike: { method: 'str', damage: 'str', range: 'str', rear: 'bool', modifier: 'int' },
+    target: { ac: 'int', shield: 'int', fleeing: 'bool', cover: 'str' },
+    command: {},
+  },
+};
+const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+
+const dash = (field) => field.replace(/_/g, '-');
+
+function value(kind, option, where) {
+  if (kind === 'bool') return option.values.length ? onOff(option.values.join(' '), where) : true;
+  if (option.values.length !== 1) throw new UsageError(`${where} takes one value`);
+  const text = option.values[0];
+  if (kind === 'int') return integer(text, where, -100000, 100000);
+  return text;
+}
+
+function sheetValue(kind, text, where) {
+  const t = String(text).trim();
+  if (kind === 'int') {
+    if (!/^[+-]?\d{1,6}$/.test(t)) throw new UsageError(`${where} is "${t}", not a whole number`);
+    return Number(t);
+  }
+  if (kind === 'bool') return onOff(t, where);
+  return t;
+}
+
+/** The attack request and command options from `cmd` for ruleset `name`. */
+function parse(name, options) {
+  const spec = FIELDS[name];
+  const out = { attacker: {}, strike: {}, target: {}, command: {}, targets: [], apply: true, whisper: undefined };
+  for (const option of options) {
+    const field = option.name.replace(/-/g, '_');
+    const where = `--${option.name}`;
+    if (option.name === 'ruleset') continue;
+    if (option.name === 'target') {
+      if (!option.values.length) throw new UsageError('--target takes a token id');
+      out.targets.push(...option.values);
+    } else if (option.name === 'attacker') {
+      out.attackerId = value('str', option, where);
+    } else if (option.name === 'seed') {
+      out.seed = require('./attack').parseSeed(value('str', option, where));
+    } else if (option.name === 'rolls') {
+      out.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 100));
+      if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
+    } else if (option.name === 'no-apply') {
+      out.apply = option.values.length ? !onOff(option.values[0], where) : false;
+    } else if (option.name === 'whisper' || option.name === 'public') {
+      out.whisper = option.name === 'whisper';
+    } else if (option.name.startsWith('target-') && spec.target[field.slice(7)]) {
+      out.target[field.slice(7)] = value(spec.target[field.slice(7)], option, where);
+    } else if (spec.attacker[field]) {
+      out.attacker[field] = value(spec.attacker[field], option, where);
+    } else if (spec.strike[field]) {
+      out.strike[field] = value(spec.strike[field], option, where);
+    } else if (spec.command[field]) {
+      out.command[field] = value(spec.command[field], option, where);
+    } else {
+      const known = COMMON.concat(Object.keys(spec.attacker), Object.keys(spec.strike), Object.keys(spec.command),
+        Object.keys(spec.target).map((f) => `target-${f}`)).map(dash);
+      throw new UsageError(`unknown option --${option.name} for the ${name} ruleset (options: ${known.map((k) => `--${k}`).join(' ')})`);
+    }
+  }
+  return out;
+}
+
+/** Fields of `spec` read from a token's sheet attributes fracas_<field>, where the command gave none. */
+function fromSheet(app, token, spec, given) {
+  const reader = new SheetReader(app.edge, app.s().config, token);
+  const out = {};
+  for (const field of Object.keys(spec)) {
+    if (given[field] !== undefined) {
+      out[field] = given[field];
+      continue;
+    }
+    const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
+    if (text !== null && text !== undefined && String(text).trim() !== '') {
+      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+    }
+  }
+  if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);
+  return { values: out, name: reader.name };
+}
+
+function strikeLine(ruleset, s) {
+  if (ruleset === 'cartyrion') {
+    let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
+    if (s.exploded) line += ` (${s.exploded} exploded)`;
+    line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
+    if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? 'passed' : 'failed'}`;
+    if (s.parry) line += ` · ${esc.text(s.parry.kind)} parry stops ${s.parry.absorbed}${s.parry.broken ? ' (broken)' : ''}`;
+    if (s.stamina_cost) line += ` · costs ${s.stamina_cost.cost} stamina`;
+    return line;
+  }
+  const natural = s.natural ? ` (natural ${s.natural})` : '';
+  const against = ruleset === 'worldwalker' ? `TN ${s.tn}` : `AC ${s.ac}`;
+  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total} vs ${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
+  if (s.reaction) line += ` · ${esc.text(s.reaction.kind)} ${s.reaction.total}: ${s.reaction.negated ? 'negated' : 'fails'}`;
+  if (s.damage_dice.length) line += ` · damage ${s.damage_dice.join('+')} ${s.damage_bonus >= 0 ? '+' : ''}${s.damage_bonus}`;
+  return `${line} → ${s.damage}`;
+}
+
+function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const rules = rulesets.OTHERS[name];
+  const spec = FIELDS[name];
+  const o = parse(name, cmd.options);
+  if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
+  if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
+  const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
+  const names = {};
+  const tokens = {};
+  const targets = {};
+  for (const id of o.targets) {
+    if (targets[id]) continue;
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const read = fromSheet(app, token, spec.target, o.target);
+    const target = read.values;
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) target.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) target.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    tokens[id] = token;
+    targets[id] = target;
+  }
+  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const request = {
+    ruleset: name, attacker: attacker.values,
+    strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
+  };
+  if (o.rolls) request.rolls = o.rolls;
+  const seed = o.seed !== undefined ? o.seed : app.newSeed();
+  const result = rulesets.resolve(request, { seed });
+
+  const id = app.newId('a');
+  const applied = {};
+  const changes = [];
+  if (o.apply) {
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      const parts = name === 'cartyrion' && config.injury_bar
+        ? [[config.bar, entry.stamina], [config.injury_bar, entry.injury]] : [[config.bar, entry.damage]];
+      for (const [bar, amount] of parts) {
+        if (!amount) continue;
+        const done = applyDamage(edge, Object.assign({}, config, { bar }), tokens[tid], amount);
+        (applied[tid] = applied[tid] || []).push(Object.assign({ bar }, done));
+        if (done.change) changes.push(done.change);
+      }
+    }
+    if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
+  }
+  store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
+  for (const tid of Object.keys(result.targets)) {
+    const entry = result.targets[tid];
+    let text = `${entry.damage} damage`;
+    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+    for (const a of applied[tid] || []) {
+      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+    }
+    rows.push([names[tid], text]);
+  }
+  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
+  app.postCard(msg, card, o.whisper);
+  return result;
+}
+
+module.exports = { rowsAttackCommand, FIELDS, parse };

@@ -8,14 +8,16 @@
 
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
-  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard,
+  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard, renderRulesetCard, rulesetCardModel,
 } from "./chat.js";
 import { planDamage, planUndo, writeAll } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
 import { getPath } from "./paths.js";
-import { buildAttackRequest, buildBulkRequest, buildInitiativeRequest, uniqueViews, who } from "./request.js";
+import {
+  buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, uniqueViews, who,
+} from "./request.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
 /**
@@ -189,6 +191,8 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
+    const ruleset = options.ruleset ?? "enchanted-realms";
+    if (ruleset !== "enchanted-realms") return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
       options: {
@@ -212,6 +216,35 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
       rolls,
+      flags: cardFlags("attack", requestId, model.seed, changes),
+      speaker: attacker,
+      whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  /** `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card. */
+  async function rulesetAttack(conn, ruleset, attacker, targets, apply, map, options) {
+    const { request, targets: used } = buildRulesetAttackRequest({
+      ruleset, attacker, targets, strikes: options.strikes, attackerData: options.attackerData,
+      targetData: options.targetData, mapping: map,
+      options: { seed: seedOption(options), rolls: options.rolls, needBody: apply },
+    });
+    const requestId = options.requestId ?? newId();
+    const names = displayNames(used);
+    const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
+      throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
+    });
+    const model = rulesetCardModel(result, { attackerName: attacker.name, names, requestId });
+    const changes = apply
+      ? planDamage({
+        targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
+        path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
+      })
+      : [];
+    const message = await applyAndPost(changes, {
+      content: renderRulesetCard(model, { undoable: changes.length > 0 }),
+      rolls: [],
       flags: cardFlags("attack", requestId, model.seed, changes),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",

@@ -291,3 +291,61 @@ export function renderMobCard(model, { undoable = false } = {}) {
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
     + footerHtml(model, undoable) + "</div>";
 }
+
+const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };
+
+/** One line for a Worldwalker, Cartyrion or old-school strike. */
+function rulesetStrikeLine(ruleset, s) {
+  if (ruleset === "cartyrion") {
+    let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
+    if (s.exploded) line += ` (${plural(s.exploded, "explosion")})`;
+    line += ` ${signed(s.bonus + s.magic_bonus)} − ${s.dex + s.armor} to ${s.pool}`;
+    if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? "passed" : "failed"}`;
+    if (s.parry) line += ` · ${s.parry.kind} parry stops ${s.parry.absorbed}`;
+    if (s.stamina_cost) line += ` · costs ${s.stamina_cost.cost} stamina`;
+    return line;
+  }
+  const natural = s.natural ? ` (natural ${s.natural})` : "";
+  const against = ruleset === "worldwalker" ? `TN ${s.tn}` : `AC ${s.ac}`;
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${s.hit ? "hit" : "miss"}`;
+  if (s.reaction) line += ` · ${s.reaction.kind} ${s.reaction.total}: ${s.reaction.negated ? "negated" : "fails"}`;
+  if (s.damage_dice?.length) line += ` · damage ${s.damage_dice.join("+")} ${signed(s.damage_bonus)}`;
+  return line;
+}
+
+/** The card model of a Worldwalker, Cartyrion or old-school attack result. */
+export function rulesetCardModel(result, { attackerName, names, requestId }) {
+  const nameOf = (id) => names[id] ?? id;
+  const ruleset = result.ruleset;
+  return {
+    kind: "attack",
+    ruleset,
+    title: `${attackerName} attacks (${TITLES[ruleset] ?? ruleset})`,
+    requestId,
+    seed: String(result.seed),
+    injected: !!result.injected,
+    backend: result.backend,
+    strikes: result.strikes.map((s, i) => ({
+      n: i + 1, target: s.target, targetName: nameOf(s.target), line: rulesetStrikeLine(ruleset, s), damage: s.damage,
+    })),
+    targets: Object.entries(result.targets).map(([id, t]) => ({
+      id, name: nameOf(id), damage: t.damage,
+      split: ruleset === "cartyrion" ? `stamina ${t.stamina}, injury ${t.injury}` : null,
+    })),
+    staminaCost: result.attacker?.stamina_cost ?? 0,
+  };
+}
+
+/** The chat card HTML of a Worldwalker, Cartyrion or old-school attack. */
+export function renderRulesetCard(model, { undoable = false } = {}) {
+  const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${esc(s.target)}">`
+    + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
+    + `<div class="fracas-outcome">${esc(s.line)} → ${esc(s.damage)}</div></div>`);
+  const rows = model.targets.map((t) => `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+    + `<span class="fracas-damage">${esc(t.damage)}</span> damage${t.split ? ` (${esc(t.split)})` : ""}</li>`);
+  const cost = model.staminaCost ? `<div class="fracas-cost">the attacker spends ${esc(model.staminaCost)} stamina</div>` : "";
+  return `<div class="fracas-card fracas-attack fracas-${esc(model.ruleset)}" data-request-id="${esc(model.requestId)}">`
+    + `<header class="fracas-title">${esc(model.title)}</header>`
+    + strikes.join("") + `<ul class="fracas-targets">${rows.join("")}</ul>` + cost
+    + footerHtml(model, undoable) + "</div>";
+}

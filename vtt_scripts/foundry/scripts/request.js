@@ -323,3 +323,45 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   return { request, targets: used, profileNames };
 }
+
+/**
+ * A Worldwalker, Cartyrion or old-school attack request (`attack.resolve`). The
+ * attacker's and each target's fields come from the actor flags
+ * `flags.fracas.<ruleset>` (e.g. `{level: 9, bonus: 8}`), overridden by
+ * `attackerData` / `targetData` (one object for every target, or one per token id);
+ * strikes are the ruleset's strike objects, `target` as for ER strikes. The bridge
+ * checks every field and names the path of anything wrong.
+ */
+export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes, attackerData, targetData, mapping, options = {} }) {
+  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  targets = uniqueViews(targets ?? []);
+  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!Array.isArray(strikes) || !strikes.length) throw new InputError(`no strikes: give at least one ${ruleset} strike`);
+  const flagsOf = (view) => {
+    const data = getPath(view.actor, `flags.fracas.${ruleset}`);
+    return data && typeof data === "object" ? data : {};
+  };
+  const engineStrikes = strikes.map((spec, i) => {
+    if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(`strike ${i + 1}: expected an object`);
+    const { target, ...rest } = spec;
+    return { ...rest, target: resolveTargetRef(target, targets, i) };
+  });
+  const aimed = new Set(engineStrikes.map((s) => s.target));
+  const used = targets.filter((t) => aimed.has(t.id));
+  const dataFor = (t) => {
+    if (targetData && typeof targetData === "object" && targetData[t.id] && typeof targetData[t.id] === "object") return targetData[t.id];
+    return targetData && typeof targetData === "object" && !used.some((u) => u.id in targetData) ? targetData : {};
+  };
+  const request = {
+    ruleset,
+    attacker: { ...flagsOf(attacker), ...(attackerData ?? {}) },
+    strikes: engineStrikes,
+    targets: Object.fromEntries(used.map((t) => {
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      return [t.id, { ...flagsOf(t), ...dataFor(t) }];
+    })),
+  };
+  if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
+  if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
+  return { request, targets: used };
+}

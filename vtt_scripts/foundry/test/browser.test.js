@@ -107,6 +107,32 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await page.close();
   });
 
+  test("the macro API with a ruleset: a Cartyrion attack through the bridge, applied and undoable", async () => {
+    const { page, errors } = await openWorld({ gen: 13 });
+    const out = await page.evaluate(async () => {
+      const api = game.modules.get("fracas").api;
+      const r = await api.attack({
+        ruleset: "cartyrion", strikes: [{ method: "melee", die: "d6" }], rolls: [5, 3, 4, 3, 2],
+        attackerData: { level: 9, bonus: 8, magic: 2 }, targetData: { dex: 3, armor: 1 },
+      });
+      const bad = await api.attack({ ruleset: "cartyrion", strikes: [{ method: "melee", die: "d7" }], attackerData: { level: 1 } });
+      return { total: r.result.total_damage, ruleset: r.result.ruleset, messageId: r.messageId, changes: r.changes, bad,
+        notes: __world.notes.map((n) => `${n.level}: ${n.text}`) };
+    });
+    assert.equal(out.ruleset, "cartyrion");
+    assert.equal(out.total, 31);
+    assert.equal(await hp(page, "tokGob"), 0, "12 Body, 31 damage, floored at 0");
+    const card = page.locator(`[data-message-id="${out.messageId}"] .fracas-card`);
+    assert.equal(await card.locator(".fracas-title").textContent(), "Aldric attacks (Cartyrion)");
+    assert.match(await card.locator(".fracas-targets").textContent(), /31 damage \(stamina 31, injury 0\)/);
+    assert.equal(out.bad, null);
+    assert.match(out.notes.at(-1), /strikes\[0\]\.die: d7 is not a die of the Cartyrion rules.*CT-3/);
+    await card.locator('[data-fracas-action="undo"]').click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("a refused request is one notification naming the problem; nothing applied (v12 hooks)", async () => {
     const { page, errors } = await openWorld({ gen: 12 });
     const out = await page.evaluate(async (strike) => {

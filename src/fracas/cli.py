@@ -181,7 +181,9 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
     the flags describe a single strike, e.g.
     `fracas attack --dice 3 --bonus 2 --ac 14 --weight 1 --str 4 --style slashing`.
     A request with `attacks` (or --bulk FILE) is a bulk request: many attacks of a
-    few profiles, shown as a summary per target and per group.
+    few profiles, shown as a summary per target and per group. The flags are those
+    of Enchanted Realms; `--ruleset NAME --help` lists another ruleset's
+    (worldwalker, cartyrion, old-school).
     """
     flags_given = [name for name in flags
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]

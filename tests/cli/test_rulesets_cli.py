@@ -1,0 +1,64 @@
+"""`fracas attack --ruleset NAME`: each ruleset's own flags, as the README shows them."""
+
+import json
+
+import pytest
+
+from .helpers import run
+
+
+def test_cartyrion_flags_resolve_tombrils_blow_with_injected_dice():
+    out = run(["attack", "--ruleset", "cartyrion", "--level", "9", "--bonus", "8", "--magic", "2", "--die", "d6",
+               "--dex", "3", "--armor", "1", "--rolls", "5 3 4 3 2", "--json"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert result["ruleset"] == "cartyrion" and result["total_damage"] == 31
+
+
+def test_the_breakdown_names_the_ruleset_and_every_die():
+    out = run(["attack", "--ruleset", "cartyrion", "--level", "12", "--bonus", "9", "--die", "d6", "--dex", "5",
+               "--armor", "3", "--rolls", "6,5,3,6,2,6,5,1,6,2"])
+    assert out.exit_code == 0, out.output
+    assert "Cartyrion attack" in out.output and "4 exploded" in out.output and "43" in out.output
+
+
+@pytest.mark.parametrize("ruleset, flags", [
+    ("worldwalker", ["--skill", "3", "--str-mod", "2", "--damage", "1d8", "--critical", "2", "--defense", "14",
+                     "--armor", "2", "--block", "6"]),
+    ("old-school", ["--attack-bonus", "1", "--method", "missile", "--range", "short", "--damage", "1d6", "--ac", "14"]),
+])
+def test_worldwalker_and_old_school_flags(ruleset, flags):
+    out = run(["attack", "--ruleset", ruleset, *flags, "--seed", "5", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["ruleset"] == ruleset
+
+
+def test_help_of_a_ruleset_lists_its_own_flags():
+    out = run(["attack", "--ruleset", "worldwalker", "--help"])
+    assert "--critical" in out.output and "  --style " not in out.output
+    assert "  --style " in run(["attack", "--help"]).output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["attack", "--ruleset", "chess", "--dice", "2"], "unknown ruleset 'chess'"),
+    (["attack", "--ruleset", "cartyrion", "--die", "d7"], "$.strikes[0].die: d7 is not a die of the Cartyrion rules"),
+    (["attack", "--ruleset", "worldwalker", "--damage", "1d8", "--defense", "12", "--critical", "6"],
+     "(set it with --critical)"),
+    (["attack", "--ruleset", "old-school", "--method", "missile", "--range", "beyond", "--damage", "1d6", "--ac", "12"],
+     "OS-3"),
+    (["attack", "--ruleset", "cartyrion", "--style", "slashing", "--die", "d6"], "No such option"),
+])
+def test_bad_flags_exit_2_naming_the_field_or_flag(args, message):
+    out = run(args)
+    assert out.exit_code == 2 and message in out.output, out.output
+
+
+def test_a_bulk_request_file_of_another_ruleset(tmp_path):
+    path = tmp_path / "bulk.json"
+    path.write_text(json.dumps({"ruleset": "cartyrion", "profiles": {"g": {"attacker": {"level": 12, "bonus": 9},
+                                "strikes": [{"method": "melee", "die": "d6"}]}},
+                                "targets": {"t": {"dex": 5, "armor": 3}},
+                                "attacks": [{"profile": "g", "target": "t", "count": 500}]}))
+    out = run(["attack", "--bulk", str(path), "--seed", "3"])
+    assert out.exit_code == 0, out.output
+    assert "Cartyrion bulk" in out.output and "500 attacks" in out.output

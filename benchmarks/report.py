@@ -86,6 +86,22 @@ def _engine_only(result: dict, key: str, number: int) -> list[str]:
     return lines
 
 
+def _ruleset(result: dict, key: str, number: int) -> list[str]:
+    sc = result["scenarios"].get(key)
+    if not sc:
+        return []
+    rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
+    rows = []
+    for k in ("compiled", "python", "randint", "numpy"):
+        if k not in labels:
+            rows.append([f"{k} (not installed)", "—", "—"])
+            continue
+        rows.append([labels[k], rate(rates.get(k)), "1.00×" if k == "compiled" else ratio(ratios.get(f"compiled_vs_{k}"))])
+    lines = [f"Scenario {number} · {sc['title']}: {sc['description']} (single thread)"]
+    lines += _table(["contestant", "attacks/s", "fracas ÷ this"], rows)
+    return lines
+
+
 def _bulk(result: dict) -> list[str]:
     bulk = result["bulk"]
     threads = bulk["threads"]
@@ -168,7 +184,8 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
     if result.get("scale", 1.0) != 1.0:
         head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
-             _bulk(result), _latency(result), _scaling(result), _targets(result)]
+             _bulk(result), _ruleset(result, "cartyrion", 5), _ruleset(result, "worldwalker", 6),
+             _latency(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

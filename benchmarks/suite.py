@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import fracas
 from fracas import _kernels
 
-from . import d20_library, engine_runs, numpy_batch, randint_loop
+from . import d20_library, engine_runs, numpy_batch, randint_loop, rulesets_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -148,6 +148,7 @@ class Suite:
         steps = r * self._typical_contestants() + 2 * r * 3
         steps += len(o.bulk_sizes) * r * (3 + self.has_numpy)
         steps += 4 * r                                       # latency blocks
+        steps += len(rulesets_bench.SCENARIOS) * r * (3 + self.has_numpy)
         steps += len(o.scaling_sizes) * r * 2
         steps += 2                                           # memory probes
         steps += 1 if (o.bridge and self.bridge_module) else 0
@@ -177,6 +178,9 @@ class Suite:
         for scenario in (HEAVY, MULTI):
             self._label = f"scenario: {scenario.title}"
             scenarios[scenario.key] = self._engine_only(scenario, tick)
+        for key in rulesets_bench.SCENARIOS:
+            self._label = f"scenario: {rulesets_bench.SCENARIOS[key][0]}"
+            scenarios[key] = self._ruleset(key, tick)
         self._label = "bulk"
         bulk = self._bulk(tick)
         scenarios["bulk"] = bulk.pop("scenario")
@@ -266,6 +270,26 @@ class Suite:
         }
         return {"title": scenario.title, "description": scenario.description,
                 "attacks_per_s": rates, "ratios": ratios,
+                "batch": {c.key: c.batch for c in contestants},
+                "labels": {c.key: c.label for c in contestants}}
+
+    def _ruleset(self, key: str, tick) -> dict:
+        """A Cartyrion or Worldwalker scenario: fracas beside a randint loop and NumPy, same rule."""
+        title, description, _profile, _target = rulesets_bench.SCENARIOS[key]
+        own = rulesets_bench.CONTESTANTS[key]
+        contestants = [
+            Contestant("compiled", "fracas compiled (public API)", rulesets_bench.api(key, "compiled")),
+            Contestant("python", "fracas pure Python (public API)", rulesets_bench.api(key, "python")),
+            Contestant("randint", "random.randint loop", own["randint"]),
+        ]
+        if self.has_numpy:
+            contestants.append(Contestant("numpy", "NumPy batch (tuned)", own["numpy"]))
+        interleave(self._calibrated(contestants), self.options.n_rounds, tick)
+        by_key = {c.key: c for c in contestants}
+        rates = {k: (by_key[k].median if k in by_key else None) for k in ("compiled", "python", "randint", "numpy")}
+        ratios = {f"compiled_vs_{k}": paired_ratio(by_key["compiled"], by_key[k])
+                  for k in ("python", "randint", "numpy") if k in by_key}
+        return {"title": title, "description": description, "attacks_per_s": rates, "ratios": ratios,
                 "batch": {c.key: c.batch for c in contestants},
                 "labels": {c.key: c.label for c in contestants}}
 

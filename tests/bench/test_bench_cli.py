@@ -38,7 +38,7 @@ def test_json_has_the_documented_shape(quick_run):
     _, doc, _ = quick_run
     # issue 3: {"scenarios": {"typical": {"attacks_per_s": {...}}, "heavy", "multi", "bulk"},
     #           "generator": {...}, "api": {"single_resolve_us": ...}}
-    assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk"}
+    assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk", "cartyrion", "worldwalker"}
     typical = doc["scenarios"]["typical"]["attacks_per_s"]
     for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple"):
         assert positive(typical[key]), key
@@ -56,6 +56,11 @@ def test_json_has_the_documented_shape(quick_run):
     ratios = doc["scenarios"]["typical"]["ratios"]
     for key in ("compiled_vs_randint", "compiled_vs_numpy", "compiled_vs_python", "compiled_vs_generator"):
         assert positive(ratios[key]), key
+    # The Cartyrion and Worldwalker scenarios: fracas beside a randint loop and NumPy, same rule.
+    for name in ("cartyrion", "worldwalker"):
+        sc = doc["scenarios"][name]
+        assert all(positive(sc["attacks_per_s"][k]) for k in ("compiled", "python", "randint", "numpy"))
+        assert all(positive(sc["ratios"][f"compiled_vs_{k}"]) for k in ("python", "randint", "numpy"))
 
 
 def test_json_has_the_bulk_scaling_and_memory_figures(quick_run):
@@ -92,7 +97,8 @@ def test_tables_print_attacks_per_second_and_ratios(quick_run):
     result, _, _ = quick_run
     out = result.stdout
     for heading in ("Scenario 1 · typical strike", "Scenario 2 · heavy strike", "Scenario 3 · multi-strike",
-                    "Scenario 4 · bulk", "Single fracas.resolve", "Scaling", "Targets"):
+                    "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker",
+                    "Single fracas.resolve", "Scaling", "Targets"):
         assert heading in out
     assert "attacks/s" in out and "API ÷ this" in out and "×" in out
     for label in ("random.randint loop", "NumPy batch (tuned)", "NumPy batch (first version)",

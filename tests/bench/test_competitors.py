@@ -103,3 +103,21 @@ def test_exact_variance_is_that_of_the_distribution():
     assert abs(float(sum(k * p for k, p in dist.items()) - MEAN_DAMAGE)) < 1e-15
     assert float(1 - dist[0]) == pytest.approx(P, abs=1e-15)
     assert 2.5 < VARIANCE < 3.0
+
+
+@pytest.mark.parametrize("key, exact_mean", [("cartyrion", 5 * 3.5 * 6 / 5 + 8 + 10 - 4), ("worldwalker", None)])
+def test_ruleset_scenario_contestants_roll_the_same_rule_as_fracas(key, exact_mean):
+    """The randint loop and the NumPy batch of the CT and WW scenarios agree with fracas
+    (and, for Cartyrion, with the exact mean 5 × E[exploding d6] + 14)."""
+    from fracas.benchmarks import rulesets_bench as rb
+
+    n = 100_000
+    runs = [rb.api(key, "compiled")(n, 11), rb.CONTESTANTS[key]["randint"](n, 12)]
+    if rb.available():
+        runs.append(rb.CONTESTANTS[key]["numpy"](n, 13))
+    means = [t.mean_damage for t in runs]
+    reference = exact_mean if exact_mean is not None else means[0]
+    for mean in means:
+        assert abs(mean - reference) < 0.2, (key, means)
+    rates = [t.hit_rate for t in runs]
+    assert max(rates) - min(rates) < 0.01, rates

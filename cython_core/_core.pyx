@@ -620,18 +620,28 @@ def draw_faces(uint32_t[::1] state, int faces, int32_t[::1] out):
 
 # -- the Worldwalker / Cartyrion / old-school kernel (X_ rows) ---------------------------
 
+cdef inline int xdraw(Dice* d, uint32_t n, bint gen_only) noexcept nogil:
+    """`draw`, or the generator alone when the caller knows no faces are injected (bulk)."""
+    if gen_only:
+        return draw_gen(d, n)
+    return draw(d, n)
+
+
 cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* o,
-                        int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
-    """One X_ row into o[0:XOUT_WIDTH]; the twin of fracas._native._xstrike (same draw order)."""
+                        int32_t* log, int64_t log_cap, int64_t* logpos, bint gen_only) noexcept nogil:
+    """One X_ row into o[0:XOUT_WIDTH]; the twin of fracas._native._xstrike (same draw order).
+
+    `gen_only` (a constant at each call site, so the C compiler drops the other branch):
+    no injected faces, hence no error to check after a draw."""
     cdef int react = p[X_REACT]
     cdef int feint = 0, feint_roll = 0, feint_def = 0, check = 0, check_roll = 0
     cdef int roll = 0, hit = 1, react_roll = 0, negated = 0, face, faces, cost_roll = 0
     cdef int64_t attack = 0, react_total = 0, dice_sum = 0, exploded = 0, raw = 0, reduced = 0
     cdef int64_t absorbed = 0, damage = 0, nlog = 0, pending, parry_left = 0, cost = 0, t
     if p[X_FEINT]:
-        feint_roll = draw(dice, 20)
-        feint_def = draw(dice, 20)
-        if dice.error:
+        feint_roll = xdraw(dice, 20, gen_only)
+        feint_def = xdraw(dice, 20, gen_only)
+        if not gen_only and dice.error:
             return dice.error
         if feint_roll + p[X_FEINT_BONUS] > feint_def + p[X_FEINT_DEFENSE]:
             feint = 1
@@ -639,25 +649,25 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
         else:
             feint = 2
     if p[X_CHECK]:
-        check_roll = draw(dice, 20)
-        if dice.error:
+        check_roll = xdraw(dice, 20, gen_only)
+        if not gen_only and dice.error:
             return dice.error
         check = 1 if check_roll + p[X_CHECK_BONUS] >= p[X_CHECK_DC] else 2
     if p[X_HIT] == X_HIT_WW:
-        roll = draw(dice, 20)
-        if dice.error:
+        roll = xdraw(dice, 20, gen_only)
+        if not gen_only and dice.error:
             return dice.error
         attack = (30 if roll == 20 else (-10 if roll == 1 else roll)) + p[X_BONUS]
         hit = 1 if attack >= p[X_TN] else 0
     elif p[X_HIT] == X_HIT_OS:
-        roll = draw(dice, 20)
-        if dice.error:
+        roll = xdraw(dice, 20, gen_only)
+        if not gen_only and dice.error:
             return dice.error
         attack = roll + p[X_BONUS]
         hit = 1 if roll == 20 or (roll != 1 and attack >= p[X_TN]) else 0
     if hit and react:
-        react_roll = draw(dice, 20)
-        if dice.error:
+        react_roll = xdraw(dice, 20, gen_only)
+        if not gen_only and dice.error:
             return dice.error
         react_total = react_roll + p[X_REACT_BONUS]
         negated = 1 if react_total >= attack else 0
@@ -671,8 +681,8 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
         faces = p[X_FACES]
         pending = p[X_DICE]
         while pending:
-            face = draw(dice, faces)
-            if dice.error:
+            face = xdraw(dice, faces, gen_only)
+            if not gen_only and dice.error:
                 return dice.error
             if log != NULL:
                 if logpos[0] >= log_cap:
@@ -705,8 +715,8 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
             parry_left = parry_left - 2 * absorbed if parry_left > 2 * absorbed else 0
             tstate[t * XS_WIDTH + 1] = parry_left
     if p[X_COST]:
-        cost_roll = draw(dice, p[X_COST])
-        if dice.error:
+        cost_roll = xdraw(dice, p[X_COST], gen_only)
+        if not gen_only and dice.error:
             return dice.error
         cost = (cost_roll + 1) // 2 if p[X_COST_HALF] else cost_roll
     o[Y_HIT] = hit
@@ -735,14 +745,15 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
 
 cdef inline int xattack(const int32_t* plan, int64_t begin, int64_t end, Dice* dice, const int64_t* tinit,
                         int64_t* tstate, int64_t n_state, int64_t* out, int32_t* log, int64_t log_cap,
-                        int64_t* logpos) noexcept nogil:
+                        int64_t* logpos, bint gen_only) noexcept nogil:
     cdef int64_t s, i
     cdef int err
     for i in range(n_state):
         tstate[i] = tinit[i]
     for s in range(begin, end):
         dice.strike = s
-        err = xstrike(&plan[s * XPLAN_WIDTH], dice, tstate, &out[(s - begin) * XOUT_WIDTH], log, log_cap, logpos)
+        err = xstrike(&plan[s * XPLAN_WIDTH], dice, tstate, &out[(s - begin) * XOUT_WIDTH], log, log_cap, logpos,
+                      gen_only)
         if err:
             return err
     return E_OK
@@ -818,7 +829,7 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
             err = xattack(&plan[0], begin, end, &dice, tinit_p, &tstate[0], n_targets * XS_WIDTH,
-                          &out[row * XOUT_WIDTH], log_p, log_cap, &logpos)
+                          &out[row * XOUT_WIDTH], log_p, log_cap, &logpos, False)
             if err:
                 break
             row += end - begin
@@ -882,7 +893,7 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
             end = groups[g * 3 + 1]
             for j in range(take):
                 err = xattack(&plan[0], begin, end, &dice, tinit_p, &tstate[0], n_targets * XS_WIDTH,
-                              &out[0], NULL, 0, &logpos)
+                              &out[0], NULL, 0, &logpos, True)
                 if err:
                     break
                 total = 0

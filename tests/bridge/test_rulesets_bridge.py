@@ -1,0 +1,51 @@
+"""The bridge resolves every ruleset: attacks, bulk, initiative, morale, journal and replay."""
+
+import pytest
+
+from fracas.bridge import errors
+
+from .helpers import request
+
+CT_ATTACK = {"ruleset": "cartyrion", "attacker": {"level": 9, "bonus": 8, "magic": 2},
+             "strikes": [{"target": "giant", "method": "melee", "die": "d6"}],
+             "targets": {"giant": {"dex": 3, "armor": 1}}, "rolls": [5, 3, 4, 3, 2]}
+WW_ATTACK = {"ruleset": "worldwalker", "attacker": {"skill": 3, "str_mod": 2},
+             "strikes": [{"target": "orc", "method": "melee", "damage": "1d8"}],
+             "targets": {"orc": {"defense": 14, "armor": 2, "reaction": {"kind": "dodge", "bonus": 4}}}, "seed": 9}
+OS_BULK = {"ruleset": "old-school", "profiles": {"g": {"attacker": {"attack_bonus": 1},
+                                                       "strikes": [{"method": "melee", "damage": "1d6"}]}},
+           "targets": {"pc": {"ac": 14}}, "attacks": [{"profile": "g", "target": "pc", "count": 5000}], "seed": 4}
+OS_SIDES = {"ruleset": "old-school", "sides": [{"id": "party"}, {"id": "goblins"}], "seed": 2}
+CT_SIDES = {"ruleset": "cartyrion", "ambush": "opponents", "seed": 2}
+MORALE = {"ruleset": "old-school", "morale": 7, "modifier": 1, "seed": 3}
+
+
+def test_a_cartyrion_attack_through_the_bridge(ask):
+    result = ask(request(1, "attack.resolve", CT_ATTACK))["result"]
+    assert result["ruleset"] == "cartyrion" and result["total_damage"] == 31
+
+
+@pytest.mark.parametrize(("method", "params"), [
+    ("attack.resolve", CT_ATTACK), ("attack.resolve", WW_ATTACK), ("attack.bulk", OS_BULK),
+    ("initiative.roll", OS_SIDES), ("initiative.roll", CT_SIDES), ("morale.check", MORALE),
+])
+def test_every_kind_is_journaled_and_replays(ask, method, params):
+    rolled = ask(request("x", method, params))["result"]
+    assert rolled["ruleset"] == params["ruleset"]
+    assert ask(request("x", method, params))["result"] == rolled  # the same id: the journaled result
+    replay = ask(request("y", "journal.replay", {"id": "x"}))["result"]
+    assert replay["matches"] is True and replay["method"] == method
+
+
+@pytest.mark.parametrize(("method", "params", "code", "path"), [
+    ("attack.resolve", {**CT_ATTACK, "strikes": [{"target": "giant", "method": "melee", "die": "d7"}]},
+     errors.RULES_ERROR, "$.params.strikes[0].die"),
+    ("attack.resolve", {**WW_ATTACK, "strikes": [{"target": "orc", "method": "melee", "damage": "1d8",
+                                                 "critical": 6}]}, errors.RULES_ERROR, "$.params.strikes[0].critical"),
+    ("morale.check", {"morale": 7}, errors.RULES_ERROR, "$.params.ruleset"),
+    ("morale.check", {**MORALE, "morale": 13}, errors.INVALID_PARAMS, "$.params.morale"),
+    ("attack.resolve", {**CT_ATTACK, "rolls": [5, 3]}, errors.DICE_ERROR, "$.params.rolls"),
+])
+def test_bad_requests_name_their_path(ask, method, params, code, path):
+    reply = ask(request(7, method, params))
+    assert reply["error"]["code"] == code and reply["error"]["data"]["path"] == path, reply

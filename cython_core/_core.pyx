@@ -759,6 +759,49 @@ cdef inline int xattack(const int32_t* plan, int64_t begin, int64_t end, Dice* d
     return E_OK
 
 
+cdef int xsummary_single(const int32_t* p, int64_t count, Dice* dice, int64_t* tb, int64_t* gacc) noexcept nogil:
+    """`count` attacks of one strike with no parry (the common bulk group): the same
+    xstrike, its results kept in locals and added to the accumulators once."""
+    cdef int64_t o[XOUT_WIDTH]
+    cdef int64_t a, damage, x, logpos = 0
+    cdef int64_t sum_damage = 0, hits = 0, negated = 0, exploded = 0, longest = tb[U_LONGEST]
+    cdef int64_t absorbed = 0, cost = 0
+    cdef int64_t* hist = gacc + K_WIDTH
+    cdef int err
+    for a in range(count):
+        err = xstrike(p, dice, NULL, o, NULL, 0, &logpos, True)
+        if err:
+            return err
+        damage = o[Y_DAMAGE]
+        if o[Y_HIT]:
+            if o[Y_NEGATED]:
+                negated += 1
+            else:
+                hits += 1
+        x = o[Y_EXPLODED]
+        exploded += x
+        if x > longest:
+            longest = x
+        cost += o[Y_COST]
+        sum_damage += damage
+        hist[damage if damage < HIST_BINS - 1 else HIST_BINS - 1] += 1
+    tb[U_DAMAGE] += sum_damage
+    if p[X_POOL]:
+        tb[U_INJURY] += sum_damage
+    tb[U_ATTACKS] += count
+    tb[U_STRIKES] += count
+    tb[U_STRIKES_HIT] += hits + negated
+    tb[U_NEGATED] += negated
+    tb[U_ATTACKS_HIT] += hits
+    tb[U_EXPLODED] += exploded
+    tb[U_LONGEST] = longest
+    tb[U_COST] += cost
+    gacc[K_ATTACKS_HIT] += hits
+    gacc[K_DAMAGE] += sum_damage
+    gacc[K_EXPLODED] += exploded
+    return E_OK
+
+
 def _check_xplan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets, const int64_t[::1] tinit):
     cdef int64_t g, s, total = 0
     cdef int64_t n_strikes = plan.shape[0] // XPLAN_WIDTH
@@ -891,6 +934,14 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
             take = left if left < count - a else count - a
             begin = groups[g * 3]
             end = groups[g * 3 + 1]
+            if end - begin == 1 and plan[begin * XPLAN_WIDTH + X_PARRY] == X_PARRY_NONE:
+                t = plan[begin * XPLAN_WIDTH + X_TARGET]
+                dice.strike = begin
+                err = xsummary_single(&plan[begin * XPLAN_WIDTH], take, &dice, &targets[t * U_WIDTH],
+                                      &group_acc[g * stride])
+                a += take
+                left -= take
+                continue
             for j in range(take):
                 err = xattack(&plan[0], begin, end, &dice, tinit_p, &tstate[0], n_targets * XS_WIDTH,
                               &out[0], NULL, 0, &logpos, True)

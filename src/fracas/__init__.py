@@ -28,7 +28,7 @@ from .rulesets.er.schema import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "rulesets", "backend", "__version__",
+    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant",
@@ -54,6 +54,13 @@ def roll_initiative(request, *, seed=None):
     from .drive import roll_initiative as _roll
 
     return _roll(request, seed=seed)
+
+
+def odds(request, *, count=None, remaining=None, at_least=None):
+    """Exact damage distributions of an attack request of any ruleset; see `fracas.drive.odds`."""
+    from .drive.odds import odds as _odds
+
+    return _odds(request, count=count, remaining=remaining, at_least=at_least)
 
 
 def check_morale(request, *, seed=None):

@@ -103,6 +103,11 @@ class Ruleset:
     def roll_initiative(self, plan: Any, dice: Any, seed: int) -> Result:
         raise self._unsupported("initiative")
 
+    def odds(self, plan: Any) -> tuple[dict, Any, bool]:
+        """Exact odds of a compiled attack: ({target id: Dist of (damage, hit, crit)},
+        the probability counted short where chains are cut, whether it has crits)."""
+        raise self._unsupported("odds")
+
     def compile_morale(self, request: Any) -> Any:
         raise self._unsupported("morale")
 

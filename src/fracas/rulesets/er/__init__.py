@@ -27,6 +27,11 @@ class EnchantedRealms(Ruleset):
     compile_initiative = staticmethod(initiative.compile_initiative)
     roll_initiative = staticmethod(initiative.roll_initiative)
 
+    def odds(self, plan):
+        from . import odds
+
+        return odds.odds(plan), odds.CHAIN_CUT * len(plan.metas), True
+
     def cli_options(self):
         from . import cli
 

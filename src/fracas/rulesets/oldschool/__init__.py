@@ -181,6 +181,11 @@ class OldSchool(Ruleset):
     compile_morale = staticmethod(compile_morale)
     roll_morale = staticmethod(roll_morale)
 
+    def odds(self, plan):
+        from .. import rows_odds
+
+        return rows_odds.odds(plan), rows_odds.cut(plan), False
+
     def cli_options(self):
         from . import cli
 

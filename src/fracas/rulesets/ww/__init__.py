@@ -182,6 +182,11 @@ class Worldwalker(Ruleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
 
+    def odds(self, plan):
+        from .. import rows_odds
+
+        return rows_odds.odds(plan), rows_odds.cut(plan), False
+
     def cli_options(self):
         from . import cli
 

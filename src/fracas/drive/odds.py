@@ -1,0 +1,131 @@
+"""`fracas.odds`: the exact damage distribution of an attack, for any ruleset.
+
+The request is the one `resolve` takes (its `seed` and `rolls` are ignored), plus
+three optional fields of its own:
+
+- `count`: the distribution of the total of that many identical attacks (a mob);
+- `remaining`: {target id: Body/Stamina/HP left}, for the chance it drops;
+- `at_least`: damage thresholds N, for P(damage >= N).
+
+The ruleset compiles the request exactly as for `resolve` (same checks, same error
+paths) and answers with one exact distribution per target (`fracas.exact.Dist`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Optional
+
+from .. import rulesets
+from ..errors import LimitError, SchemaError
+from ..exact import Dist
+from ..requests import check_range, key_path, parse_json
+
+MAX_COUNT = 10_000
+MAX_SUPPORT = 200_000
+ODDS_FIELDS = ("count", "remaining", "at_least")
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+class OddsResult:
+    """Per target: exact distribution, mean, spread, hit and crit odds; `to_dict()` is the wire shape."""
+
+    __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed")
+
+    def __init__(self, ruleset: str, count: int, targets: dict, remaining: dict, at_least: list,
+                 cut: Fraction, has_crit: bool):
+        self.ruleset, self.count, self.targets = ruleset, count, targets
+        self.remaining, self.at_least, self.cut, self.has_crit = remaining, at_least, cut, has_crit
+        self.seed = None
+
+    def distribution(self, target: str) -> list[tuple[int, Fraction]]:
+        """[(damage, exact probability)] at `target`, ascending."""
+        return list(self.targets[target][0].items())
+
+    def to_dict(self) -> dict[str, Any]:
+        out_targets = {}
+        total: Optional[Dist] = None
+        for tid, (damage, p_hit, p_crit) in self.targets.items():
+            entry = _summary(damage)
+            entry["p_hit"] = float(p_hit)
+            entry["p_hit_exact"] = _frac(p_hit)
+            if self.has_crit:
+                entry["p_crit"] = float(p_crit)
+                entry["p_crit_exact"] = _frac(p_crit)
+            entry["p_at_least"] = {str(n): float(damage.prob(lambda v, n=n: v >= n)) for n in self.at_least}
+            if tid in self.remaining:
+                drop = damage.prob(lambda v, r=self.remaining[tid]: v >= r)
+                entry["remaining"] = self.remaining[tid]
+                entry["p_drop"] = float(drop)
+                entry["p_drop_exact"] = _frac(drop)
+            out_targets[tid] = entry
+            total = damage if total is None else total.convolve(damage).reduced()
+        totals = _summary(total) if total is not None else {}
+        return {"ruleset": self.ruleset, "count": self.count, "targets": out_targets,
+                "total": {k: totals[k] for k in ("mean", "mean_exact", "sd", "distribution")},
+                "cut": float(self.cut),
+                "cut_note": "probability (below 1e-15) whose damage past a cut crit chain or explosion "
+                            "is counted short; every other figure is exact"}
+
+
+def _summary(damage: Dist) -> dict[str, Any]:
+    items = list(damage.items())
+    mean = sum((v * p for v, p in items), Fraction(0))
+    var = sum(((v - mean) ** 2 * p for v, p in items), Fraction(0))
+    return {"mean": float(mean), "mean_exact": _frac(mean), "sd": math.sqrt(var),
+            "distribution": [[v, float(p)] for v, p in items],
+            "exact": [[v, _frac(p)] for v, p in items]}
+
+
+def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict] = None,
+         at_least: Optional[list] = None) -> OddsResult:
+    """Exact odds of an attack request of any ruleset; see the module docstring."""
+    request = parse_json(request)
+    if not isinstance(request, dict):
+        raise SchemaError("$", "expected a JSON object")
+    extra = {k: request[k] for k in ODDS_FIELDS if k in request}
+    attack = {k: v for k, v in request.items() if k not in ODDS_FIELDS}
+    count = extra.get("count", 1) if count is None else count
+    remaining = extra.get("remaining", {}) if remaining is None else remaining
+    at_least = extra.get("at_least", []) if at_least is None else at_least
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise SchemaError("$.count", f"expected int, got {type(count).__name__}")
+    check_range(count, 1, MAX_COUNT, "$.count", "count")
+    if not isinstance(remaining, dict):
+        raise SchemaError("$.remaining", "expected an object of target id → Body/Stamina/HP left")
+    if not isinstance(at_least, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in at_least):
+        raise SchemaError("$.at_least", "expected a list of whole numbers")
+    if len(at_least) > 100:
+        raise LimitError("$.at_least", f"{len(at_least)} thresholds, the most is 100")
+    ruleset = rulesets.for_request(attack)
+    typed = ruleset.decode("attack", attack)
+    plan = ruleset.compile_attack(typed)
+    for tid, left in remaining.items():
+        if tid not in plan_targets(plan):
+            raise SchemaError(key_path("$.remaining", tid), f"unknown target {tid!r}")
+        if isinstance(left, bool) or not isinstance(left, int):
+            raise SchemaError(key_path("$.remaining", tid), f"expected int, got {type(left).__name__}")
+        check_range(left, 1, 10**9, key_path("$.remaining", tid), "remaining")
+    outcomes, cut, has_crit = ruleset.odds(plan)
+    targets = {}
+    for tid, dist in outcomes.items():
+        damage = dist.map(lambda o: o[0]).reduced()
+        p_hit = dist.prob(lambda o: o[1])
+        p_crit = dist.prob(lambda o: o[2])
+        if count > 1:
+            if len(damage.w) * count > MAX_SUPPORT:
+                raise LimitError("$.count", f"{count} attacks: the total's distribution would have over "
+                                 f"{MAX_SUPPORT:,} values to enumerate exactly")
+            damage = damage.power(count).reduced()
+            p_hit = 1 - (1 - p_hit) ** count
+            p_crit = 1 - (1 - p_crit) ** count
+        targets[tid] = (damage, p_hit, p_crit)
+    return OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
+
+
+def plan_targets(plan) -> dict:
+    return plan.targets

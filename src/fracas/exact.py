@@ -1,0 +1,119 @@
+"""Exact distributions with integer arithmetic: the engine of `fracas.odds`.
+
+A `Dist` is a finite distribution over hashable outcomes (damage values, or tuples
+of a damage value and flags) held as integer weights over one integer denominator,
+so convolution and mixture stay exact without a gcd per step (Fractions appear
+only in the answer). Unbounded chains (ER crit chains, Cartyrion explosions) are
+cut at a stated depth; the mass they leave out is `Dist.omitted`, kept exact and
+reported with every answer (always below `TAIL`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import gcd
+from typing import Callable, Hashable, Iterable
+
+#: The most probability mass an answer may leave out when it cuts an unbounded chain.
+TAIL = Fraction(1, 10**15)
+
+
+class Dist:
+    """Outcome → integer weight, over the denominator `den` (weights sum to at most `den`)."""
+
+    __slots__ = ("w", "den")
+
+    def __init__(self, weights: dict, den: int):
+        self.w = weights
+        self.den = den
+
+    @staticmethod
+    def point(value: Hashable) -> "Dist":
+        return Dist({value: 1}, 1)
+
+    @staticmethod
+    def uniform(values: Iterable[Hashable]) -> "Dist":
+        w: dict = {}
+        n = 0
+        for v in values:
+            w[v] = w.get(v, 0) + 1
+            n += 1
+        return Dist(w, n)
+
+    @property
+    def mass(self) -> Fraction:
+        return Fraction(sum(self.w.values()), self.den)
+
+    @property
+    def omitted(self) -> Fraction:
+        """Probability the cut chains left out (0 for a complete distribution)."""
+        return 1 - self.mass
+
+    def map(self, f: Callable[[Hashable], Hashable]) -> "Dist":
+        w: dict = {}
+        for v, x in self.w.items():
+            k = f(v)
+            w[k] = w.get(k, 0) + x
+        return Dist(w, self.den)
+
+    def convolve(self, other: "Dist", combine: Callable = lambda a, b: a + b) -> "Dist":
+        """The distribution of combine(a, b) for independent a ~ self, b ~ other."""
+        w: dict = {}
+        for a, x in self.w.items():
+            for b, y in other.w.items():
+                k = combine(a, b)
+                w[k] = w.get(k, 0) + x * y
+        return Dist(w, self.den * other.den)
+
+    def power(self, n: int) -> "Dist":
+        """The sum of `n` independent copies (n >= 1), by repeated squaring."""
+        result = None
+        base = self
+        while n:
+            if n & 1:
+                result = base if result is None else result.convolve(base)
+            n >>= 1
+            if n:
+                base = base.convolve(base)
+        return result
+
+    def reduced(self) -> "Dist":
+        g = self.den
+        for x in self.w.values():
+            g = gcd(g, x)
+            if g == 1:
+                return self
+        return Dist({k: x // g for k, x in self.w.items()}, self.den // g) if g > 1 else self
+
+    def prob(self, pred: Callable[[Hashable], bool]) -> Fraction:
+        return Fraction(sum(x for v, x in self.w.items() if pred(v)), self.den)
+
+    def items(self):
+        """(outcome, exact probability) in ascending outcome order."""
+        for v in sorted(self.w):
+            yield v, Fraction(self.w[v], self.den)
+
+
+def mix(parts: list[tuple[Fraction, "Dist"]]) -> Dist:
+    """The mixture: with probability p take a draw from d (the p need not sum to 1)."""
+    den = 1
+    for p, d in parts:
+        scale = p.denominator * d.den
+        den = den * scale // gcd(den, scale)
+    w: dict = {}
+    for p, d in parts:
+        if not p:
+            continue
+        factor = den // (p.denominator * d.den) * p.numerator
+        for k, x in d.w.items():
+            w[k] = w.get(k, 0) + x * factor
+    return Dist(w, den)
+
+
+def depth_for(faces: int, copies: int = 1) -> int:
+    """How many links of a chain that continues with probability 1/faces to keep so
+    that what is cut, for `copies` chains together, stays below TAIL."""
+    depth = 1
+    while Fraction(copies, faces ** depth) >= TAIL:
+        depth += 1
+    return depth

@@ -164,6 +164,7 @@ class Dispatcher:
             "attack.bulk": self._attack_bulk,
             "initiative.roll": self._initiative_roll,
             "morale.check": self._morale_check,
+            "attack.odds": self._attack_odds,
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
         }
@@ -431,6 +432,11 @@ class Dispatcher:
 
     def _morale_check(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.check_morale)
+
+    def _attack_odds(self, call: Call, batch: _Batch) -> Any:
+        # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)
+        # what it cannot enumerate quickly, before it starts.
+        return self._engine_call(self._engine.odds, call.params).to_dict()
 
     def _check_bulk_size(self, params: dict[str, Any]) -> None:
         """Refuse a bulk request past the bridge's limits before the engine sees it.

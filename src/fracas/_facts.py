@@ -61,7 +61,7 @@ ID_REUSED = -32005  # the id was journaled for a different request: use a new id
 NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request has that id
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
-BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'journal.get', 'journal.replay')
+BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'journal.get', 'journal.replay')
 ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).

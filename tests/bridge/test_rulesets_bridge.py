@@ -49,3 +49,17 @@ def test_every_kind_is_journaled_and_replays(ask, method, params):
 def test_bad_requests_name_their_path(ask, method, params, code, path):
     reply = ask(request(7, method, params))
     assert reply["error"]["code"] == code and reply["error"]["data"]["path"] == path, reply
+
+
+def test_attack_odds_through_the_bridge_rolls_nothing(ask, journal):
+    typical = {"attacker": {"strength": 0, "strength_mod": 1},
+               "strikes": [{"target": "g", "method": "melee", "style": "slashing", "dice": 3, "bonus": 2,
+                            "weight": 1, "damage_type": "edged"}],
+               "targets": {"g": {"ac": 14}}, "remaining": {"g": 6}}
+    result = ask(request("o1", "attack.odds", typical))["result"]
+    assert result["targets"]["g"]["p_hit_exact"] == "6669/8000" and "p_drop" in result["targets"]["g"]
+    assert journal.lookup('"o1"') is None
+    ct = ask(request("o2", "attack.odds", {**CT_ATTACK, "count": 2}))["result"]
+    assert ct["count"] == 2 and abs(ct["targets"]["giant"]["mean"] - 70) < 1e-9
+    reply = ask(request("o3", "attack.odds", {**CT_ATTACK, "count": 0}))
+    assert reply["error"]["code"] == errors.INVALID_PARAMS and reply["error"]["data"]["path"] == "$.params.count"

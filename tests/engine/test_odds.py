@@ -128,3 +128,19 @@ def test_bad_odds_requests_name_the_path(call, error, path):
     with pytest.raises(error) as caught:
         call()
     assert caught.value.path == path
+
+
+def test_the_shared_odds_vectors_reproduce_and_the_generator_is_in_sync():
+    """tests/vectors/odds_vectors.json: the JavaScript resolver gives the same answers."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "vectors"
+    spec = importlib.util.spec_from_file_location("generate_odds", here / "generate_odds.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.dumps(module.build()) == (here / "odds_vectors.json").read_text()
+    vectors = json.loads((here / "odds_vectors.json").read_text())
+    assert sum("result" in v for v in vectors) >= 50
+    assert {v["request"].get("ruleset", "enchanted-realms") for v in vectors if "result" in v} == set(fracas.rulesets())

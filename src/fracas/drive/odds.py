@@ -88,7 +88,8 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict]
     if not isinstance(request, dict):
         raise SchemaError("$", "expected a JSON object")
     extra = {k: request[k] for k in ODDS_FIELDS if k in request}
-    attack = {k: v for k, v in request.items() if k not in ODDS_FIELDS}
+    # Odds roll nothing: the request's seed and rolls are not read (nor checked).
+    attack = {k: v for k, v in request.items() if k not in ODDS_FIELDS and k not in ("seed", "rolls")}
     count = extra.get("count", 1) if count is None else count
     remaining = extra.get("remaining", {}) if remaining is None else remaining
     at_least = extra.get("at_least", []) if at_least is None else at_least

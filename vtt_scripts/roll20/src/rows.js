@@ -180,8 +180,8 @@ function leftOver(dice, rolls, what) {
   }
 }
 
-/** Resolve one attack of `rules` (a ruleset module's description). */
-function resolveAttack(rules, request, options = {}) {
+/** Check and compile an attack of `rules` into X_ rows (no dice): {req, rolls, pickSeed, targets, ids, compiled}. */
+function compileAttack(rules, request, options = {}) {
   const { req, rolls, pickSeed } = prologue(request, rules.AttackRequest, rules.largestDie, options);
   const attacker = rules.checkAttacker(req.attacker, '$.attacker');
   const targets = checkTargets(rules, req.targets);
@@ -201,6 +201,12 @@ function resolveAttack(rules, request, options = {}) {
     cols[L.X_TARGET] = ids.indexOf(strike.target);
     return [cols, meta];
   });
+  return { req, rolls, pickSeed, targets, ids, compiled };
+}
+
+/** Resolve one attack of `rules` (a ruleset module's description). */
+function resolveAttack(rules, request, options = {}) {
+  const { rolls, pickSeed, targets, ids, compiled } = compileAttack(rules, request, options);
   const seed = pickSeed();
   const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
   const tstate = [];
@@ -288,5 +294,5 @@ function breakTies(tied, roll, path, depth = 0) {
 }
 
 module.exports = {
-  row, parseDamage, checkDie, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
+  row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
 };

@@ -56,4 +56,11 @@ function checkMorale(request, options = {}) {
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
-module.exports = { resolve, rollInitiative, checkMorale, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)] };
+/** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
+function odds(request, options = {}) {
+  return require('./odds').odds(request, options);
+}
+
+module.exports = {
+  resolve, rollInitiative, checkMorale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+};

@@ -1,0 +1,66 @@
+"""Build the exact-odds vectors shared by Python and JavaScript:
+`python tests/vectors/generate_odds.py`.
+
+Each vector is an odds request (random attacks of every ruleset, from the attack
+vector generators, sometimes with `count`, `remaining` and `at_least`) and
+`fracas.odds(request).to_dict()`, or the error it raises. The Roll20 Mod script's
+JavaScript must give the same exact answers. Regenerate only on purpose.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "odds_vectors.json"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build() -> list[dict]:
+    import fracas
+
+    er, others = _load("generate"), _load("generate_rulesets")
+    rng = random.Random(1123)
+    vectors = []
+    for i in range(120):
+        kind = i % 4
+        if kind == 0:
+            request = er.random_request(rng)
+        else:
+            request = [others.ww, others.ct, others.os_][kind - 1](rng)
+        request.pop("seed", None)
+        request.pop("rolls", None)
+        targets = list(request.get("targets", {})) if isinstance(request.get("targets"), dict) else []
+        if rng.random() < 0.25:
+            request["count"] = rng.choice([2, 3])
+        if targets and rng.random() < 0.4:
+            request["remaining"] = {targets[0]: rng.randint(1, 20)}
+        if rng.random() < 0.3:
+            request["at_least"] = sorted(rng.sample(range(1, 15), 2))
+        vector: dict = {"name": f"{request.get('ruleset', 'enchanted-realms')}-odds-{i}", "request": request}
+        try:
+            vector["result"] = fracas.odds(request).to_dict()
+        except fracas.RequestError as exc:
+            vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+        vectors.append(vector)
+    return vectors
+
+
+def dumps(vectors: list[dict]) -> str:
+    return json.dumps(vectors, indent=1, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    built = build()
+    VECTORS.write_text(dumps(built))
+    print(f"wrote {VECTORS} ({len(built)} vectors, {sum('error' in v for v in built)} errors)", file=sys.stderr)

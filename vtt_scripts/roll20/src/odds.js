@@ -1,0 +1,518 @@
+'use strict';
+// Exact odds of an attack of any ruleset, answered in the Mod script itself: the twin
+// of src/fracas/exact.py, src/fracas/rulesets/er/odds.py, src/fracas/rulesets/rows_odds.py
+// and src/fracas/drive/odds.py. Probabilities are BigInt numerators over one BigInt
+// denominator, so every answer is exact and equal to Python's (the `*_exact` fields);
+// the floats are those fractions rounded.
+
+const { LimitError, SchemaError } = require('./errors');
+const { keyPath, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const { LAYOUT: L } = require('./facts');
+const engine = require('./engine');
+const rows = require('./rows');
+
+const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
+const MAX_COUNT = 10000;
+const MAX_SUPPORT = 200000;
+const MAX_STATES = 200000;
+const MAX_ODDS_DICE = 24;
+
+const bigAbs = (a) => (a < 0n ? -a : a);
+function gcd(a, b) {
+  a = bigAbs(a);
+  b = bigAbs(b);
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** An exact fraction [num, den], reduced, den > 0. */
+function frac(num, den = 1n) {
+  const g = gcd(num, den) || 1n;
+  return [num / g, den / g];
+}
+const fadd = (a, b) => frac(a[0] * b[1] + b[0] * a[1], a[1] * b[1]);
+const fsub = (a, b) => frac(a[0] * b[1] - b[0] * a[1], a[1] * b[1]);
+const fmul = (a, b) => frac(a[0] * b[0], a[1] * b[1]);
+const fstr = (a) => `${a[0]}/${a[1]}`;
+
+/** A correctly rounded double of num/den (as Python's float(Fraction)). */
+function toFloat(f) {
+  const [num, den] = f;
+  if (num === 0n) return 0;
+  const neg = num < 0n;
+  let n = bigAbs(num);
+  // Scale to a 64-bit quotient, then let one final division round.
+  const shift = BigInt(Math.max(0, 64 - (n.toString(2).length - den.toString(2).length)));
+  const q = (n << shift) / den;
+  const r = (n << shift) % den;
+  let value = Number(q | (r ? 1n : 0n)) / 2 ** Number(shift);
+  if (neg) value = -value;
+  return value;
+}
+
+const keyOf = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+
+/** Outcome → BigInt weight over `den` (weights sum to at most den). */
+class Dist {
+  constructor(w, den) {
+    this.w = w; // Map key → {v, x}
+    this.den = den;
+  }
+
+  static point(v) {
+    return new Dist(new Map([[keyOf(v), { v, x: 1n }]]), 1n);
+  }
+
+  static uniform(values) {
+    const w = new Map();
+    let n = 0n;
+    for (const v of values) {
+      const k = keyOf(v);
+      const e = w.get(k);
+      if (e) e.x += 1n;
+      else w.set(k, { v, x: 1n });
+      n += 1n;
+    }
+    return new Dist(w, n);
+  }
+
+  add(w, v, x) {
+    const k = keyOf(v);
+    const e = w.get(k);
+    if (e) e.x += x;
+    else w.set(k, { v, x });
+  }
+
+  map(f) {
+    const w = new Map();
+    for (const { v, x } of this.w.values()) this.add(w, f(v), x);
+    return new Dist(w, this.den);
+  }
+
+  convolve(other, combine = (a, b) => a + b) {
+    const w = new Map();
+    for (const a of this.w.values()) {
+      for (const b of other.w.values()) this.add(w, combine(a.v, b.v), a.x * b.x);
+    }
+    return new Dist(w, this.den * other.den);
+  }
+
+  power(n) {
+    let result = null;
+    let base = this;
+    while (n) {
+      if (n & 1) result = result === null ? base : result.convolve(base);
+      n >>= 1;
+      if (n) base = base.convolve(base);
+    }
+    return result;
+  }
+
+  reduced() {
+    let g = this.den;
+    for (const { x } of this.w.values()) {
+      g = gcd(g, x);
+      if (g === 1n) return this;
+    }
+    if (g <= 1n) return this;
+    const w = new Map();
+    for (const [k, e] of this.w) w.set(k, { v: e.v, x: e.x / g });
+    return new Dist(w, this.den / g);
+  }
+
+  prob(pred) {
+    let num = 0n;
+    for (const { v, x } of this.w.values()) if (pred(v)) num += x;
+    return frac(num, this.den);
+  }
+
+  /** [value, exact fraction] in ascending (numeric) value order. */
+  items() {
+    return Array.from(this.w.values()).sort((a, b) => a.v - b.v).map(({ v, x }) => [v, frac(x, this.den)]);
+  }
+
+  get size() {
+    return this.w.size;
+  }
+}
+
+/** The mixture: with probability p (a fraction) take a draw from d. */
+function mix(parts) {
+  let den = 1n;
+  for (const [p, d] of parts) {
+    const scale = p[1] * d.den;
+    den = den * scale / gcd(den, scale);
+  }
+  const w = new Map();
+  const out = new Dist(w, den);
+  for (const [p, d] of parts) {
+    if (p[0] === 0n) continue;
+    const factor = den / (p[1] * d.den) * p[0];
+    for (const { v, x } of d.w.values()) out.add(w, v, x * factor);
+  }
+  return out;
+}
+
+function depthFor(faces, copies = 1) {
+  let depth = 1;
+  while (BigInt(copies) * TAIL_DEN >= BigInt(faces) ** BigInt(depth)) depth += 1;
+  return depth;
+}
+
+// -- Enchanted Realms --------------------------------------------------------------------------
+
+const D3 = Dist.uniform([1, 2, 3]);
+const D20 = Array.from({ length: 20 }, (_, i) => i + 1);
+const CHAIN_DEPTH = depthFor(20);
+const CHAIN_CUT = frac(1n, 20n ** BigInt(CHAIN_DEPTH));
+const hitER = (f, toHit, ac) => f === 20 || (f !== 1 && f + toHit >= ac);
+
+const chainCache = new Map();
+function chain(toHit, ac, depth = 0) {
+  const key = `${toHit},${ac},${depth}`;
+  if (chainCache.has(key)) return chainCache.get(key);
+  const parts = [];
+  for (let f = 1; f < 20; f++) parts.push([[1n, 20n], hitER(f, toHit, ac) ? D3 : Dist.point(0)]);
+  const rest = depth + 1 < CHAIN_DEPTH ? D3.convolve(chain(toHit, ac, depth + 1)) : D3;
+  parts.push([[1n, 20n], rest]);
+  const out = mix(parts).reduced();
+  chainCache.set(key, out);
+  return out;
+}
+
+function pool(n, disadv, toHit, ac, crit) {
+  const die = Dist.uniform(D20);
+  if (disadv) {
+    let state = Dist.point([0, 0]);
+    for (let i = 0; i < n + 1; i++) {
+      state = state.convolve(die, (s, f) => [Math.max(s[0], f), s[1] + (hitER(f, toHit, ac) ? 1 : 0)]);
+    }
+    return state.map((s) => [s[1] - (hitER(s[0], toHit, ac) ? 1 : 0), 0]);
+  }
+  let state = Dist.point([0, 0]);
+  for (let i = 0; i < n; i++) {
+    state = state.convolve(die, (s, f) => [s[0] + (hitER(f, toHit, ac) ? 1 : 0),
+      s[1] || (crit && f >= crit && hitER(f, toHit, ac)) ? 1 : 0]);
+  }
+  return state;
+}
+
+function strikeER(p) {
+  const n = p.skill + p.adv + p.sneak;
+  const disadv = !!p.disadv;
+  const outcomes = pool(n, disadv, p.toHit, p.ac, p.crit);
+  const parts = [];
+  for (const { v: [hits, critFace], x } of outcomes.w.values()) {
+    const prob = frac(x, outcomes.den);
+    const crit = hits > 0 && !disadv && (critFace || p.autoCrit !== 0);
+    if (hits === 0) {
+      parts.push([prob, Dist.point([0, 0, 0])]);
+      continue;
+    }
+    const weight = p.onlyChain ? 0 : hits + p.weight;
+    if (crit) parts.push([prob, chain(p.toHit, p.ac).map((c) => [1, 1, weight + c])]);
+    else parts.push([prob, Dist.point([1, 0, weight])]);
+  }
+  return mix(parts);
+}
+
+function resist(amount, state) {
+  if (state === L.R_HALF) return Math.floor(amount / 2);
+  if (state === L.R_DOUBLE) return amount * 2;
+  if (state === L.R_IMMUNE) return 0;
+  return amount;
+}
+
+function targetER(rowsOf) {
+  let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
+  for (const p of rowsOf) {
+    state = state.convolve(strikeER(p), (s, o) => {
+      let [taken, damage, anyHit, anyCrit] = s;
+      let [hit, crit, base] = o;
+      if (hit && !p.onlyChain && !taken) {
+        taken = 1;
+        base = Math.max(0, base + p.mod);
+      }
+      return [taken, damage + resist(base, p.resist), anyHit || hit, anyCrit || crit];
+    });
+    if (state.size > MAX_STATES) throw new LimitError('$.strikes', 'too many outcomes to enumerate exactly (200,000)');
+  }
+  return state.map((s) => [s[1], s[2], s[3]]);
+}
+
+// -- Worldwalker, Cartyrion, old-school ------------------------------------------------------
+
+const facesSumCache = new Map();
+function facesSum(n, low, high) {
+  const key = `${n},${low},${high}`;
+  if (facesSumCache.has(key)) return facesSumCache.get(key);
+  let total = Dist.point(0);
+  const face = Dist.uniform(Array.from({ length: high - low + 1 }, (_, i) => low + i));
+  for (let i = 0; i < n; i++) total = total.convolve(face);
+  facesSumCache.set(key, total);
+  return total;
+}
+
+function comb(n, k) {
+  let r = 1n;
+  for (let i = 1n; i <= BigInt(k); i++) r = r * (BigInt(n) - BigInt(k) + i) / i;
+  return r;
+}
+
+const explosionCache = new Map();
+/** K, the explosions of n exploding dice (negative binomial), and the mass kept at the cut. */
+function explosions(n, faces) {
+  const key = `${n},${faces}`;
+  if (explosionCache.has(key)) return explosionCache.get(key);
+  const F = BigInt(faces);
+  const parts = [];
+  let mass = [0n, 1n];
+  let k = 0;
+  for (;;) {
+    const p = frac(comb(k + n - 1, k) * (F - 1n) ** BigInt(n), F ** BigInt(n + k));
+    parts.push([k, p]);
+    mass = fadd(mass, p);
+    k += 1;
+    const left = fsub([1n, 1n], mass);
+    if (left[0] * TAIL_DEN < left[1]) break;
+  }
+  const cut = fsub([1n, 1n], mass);
+  parts.push([k, cut]);
+  let den = 1n;
+  for (const [, p] of parts) den = den * p[1] / gcd(den, p[1]);
+  const w = new Map();
+  const out = new Dist(w, den);
+  for (const [kk, p] of parts) out.add(w, kk, p[0] * (den / p[1]));
+  const result = [out, cut];
+  explosionCache.set(key, result);
+  return result;
+}
+
+function dice(n, faces, explode) {
+  if (!explode) return facesSum(n, 1, faces).map((v) => [v, 0]);
+  if (n === 0) return Dist.point([0, 0]);
+  const [k] = explosions(n, faces);
+  return k.convolve(facesSum(n, 1, faces - 1), (kk, t) => [faces * kk + t, kk]).reduced();
+}
+
+function countFaces(pred, sizes) {
+  let hits = 0n;
+  let total = 0n;
+  const walk = (prefix) => {
+    if (prefix.length === sizes.length) {
+      total += 1n;
+      if (pred(...prefix)) hits += 1n;
+      return;
+    }
+    for (const f of sizes[prefix.length]) walk(prefix.concat([f]));
+  };
+  walk([]);
+  return frac(hits, total);
+}
+
+function strikeX(row) {
+  if (row[L.X_DICE] > MAX_ODDS_DICE) {
+    throw new LimitError('$.strikes', `${row[L.X_DICE]} damage dice: exact odds enumerate at most ${MAX_ODDS_DICE} per strike`);
+  }
+  let pReact = [BigInt(row[L.X_REACT]), 1n];
+  if (row[L.X_FEINT]) {
+    const fb = row[L.X_FEINT_BONUS];
+    const fd = row[L.X_FEINT_DEFENSE];
+    pReact = fmul(pReact, fsub([1n, 1n], countFaces((a, d) => a + fb > d + fd, [D20, D20])));
+  }
+  const mode = row[L.X_HIT];
+  let pLand;
+  if (mode === L.X_HIT_NONE) {
+    pLand = [1n, 1n];
+  } else {
+    pLand = [0n, 1n];
+    for (const f of D20) {
+      let attack;
+      let hit;
+      if (mode === L.X_HIT_WW) {
+        attack = (f === 20 ? 30 : f === 1 ? -10 : f) + row[L.X_BONUS];
+        hit = attack >= row[L.X_TN];
+      } else {
+        attack = f + row[L.X_BONUS];
+        hit = f === 20 || (f !== 1 && attack >= row[L.X_TN]);
+      }
+      if (!hit) continue;
+      const pNeg = frac(BigInt(D20.filter((r) => r + row[L.X_REACT_BONUS] >= attack).length), 20n);
+      pLand = fadd(pLand, fmul([1n, 20n], fsub([1n, 1n], fmul(pReact, pNeg))));
+    }
+  }
+  const rolled = dice(row[L.X_DICE], row[L.X_FACES], !!row[L.X_EXPLODE]);
+  const base = row[L.X_FLAT] + row[L.X_PER_DIE] * row[L.X_DICE];
+  const least = row[L.X_MIN];
+  const damage = (reduce) => rolled.map((o) => [1, Math.max(o[0] + base - reduce, 0, least), o[1]]);
+  let landed;
+  if (row[L.X_CHECK]) {
+    const pPass = frac(BigInt(D20.filter((f) => f + row[L.X_CHECK_BONUS] >= row[L.X_CHECK_DC]).length), 20n);
+    landed = mix([[pPass, damage(row[L.X_REDUCE_PASS])], [fsub([1n, 1n], pPass), damage(row[L.X_REDUCE])]]);
+  } else {
+    landed = damage(row[L.X_REDUCE]);
+  }
+  return mix([[pLand, landed], [fsub([1n, 1n], pLand), Dist.point([0, 0, 0])]]).reduced();
+}
+
+function targetX(rowsOf, weapon, shield) {
+  let state = Dist.point([weapon, shield, 0, 0]);
+  for (const row of rowsOf) {
+    const parry = row[L.X_PARRY];
+    let outcome = strikeX(row);
+    if (parry !== L.X_PARRY_WEAPON) outcome = outcome.map((o) => [o[0], o[1], 0]);
+    state = state.convolve(outcome, (s, o) => {
+      let [leftW, leftS, total, anyLanded] = s;
+      const [landed, dmg0, exploded] = o;
+      let dmg = dmg0;
+      if (landed && parry === L.X_PARRY_WEAPON && leftW > 0) {
+        leftW = Math.max(0, leftW - exploded);
+        dmg = 0;
+      } else if (landed && parry === L.X_PARRY_SHIELD && leftS > 0) {
+        const absorbed = Math.min(dmg, Math.floor((leftS + 1) / 2));
+        dmg -= absorbed;
+        leftS = Math.max(0, leftS - 2 * absorbed);
+      }
+      return [leftW, leftS, total + dmg, anyLanded || landed ? 1 : 0];
+    }).reduced();
+    if (state.size > MAX_STATES) {
+      throw new LimitError('$.strikes', `too many outcomes to enumerate exactly (more than ${MAX_STATES.toLocaleString('en-US')})`);
+    }
+  }
+  return state.map((s) => [s[2], s[3], 0]);
+}
+
+// -- the driver ---------------------------------------------------------------------------------
+
+function summary(damage) {
+  const items = damage.items();
+  let mean = [0n, 1n];
+  for (const [v, p] of items) mean = fadd(mean, fmul([BigInt(v), 1n], p));
+  let variance = [0n, 1n];
+  for (const [v, p] of items) {
+    const d = fsub([BigInt(v), 1n], mean);
+    variance = fadd(variance, fmul(fmul(d, d), p));
+  }
+  return {
+    mean: toFloat(mean), mean_exact: fstr(mean), sd: Math.sqrt(toFloat(variance)),
+    distribution: items.map(([v, p]) => [v, toFloat(p)]), exact: items.map(([v, p]) => [v, fstr(p)]),
+  };
+}
+
+function typeName(value) {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  return 'dict';
+}
+
+/**
+ * Exact odds of an attack request of any ruleset (the twin of fracas.odds): per target
+ * the damage distribution, mean, sd, P(hit), P(crit) (ER), P(damage >= N), P(drop).
+ */
+function odds(request, options = {}) {
+  const { rulesOf } = require('./rulesets');
+  let parsed = request;
+  if (typeof request === 'string') parsed = JSON.parse(request);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', 'expected a JSON object');
+  const attack = {};
+  // Odds roll nothing: the request's seed and rolls are not read (nor checked).
+  for (const key of Object.keys(parsed)) {
+    if (!['count', 'remaining', 'at_least', 'seed', 'rolls'].includes(key)) attack[key] = parsed[key];
+  }
+  const count = options.count !== undefined && options.count !== null ? options.count : ('count' in parsed ? parsed.count : 1);
+  const remaining = options.remaining || ('remaining' in parsed ? parsed.remaining : {});
+  const atLeast = options.at_least || ('at_least' in parsed ? parsed.at_least : []);
+  if (typeof count !== 'number' || !Number.isInteger(count)) throw new SchemaError('$.count', `expected int, got ${typeName(count)}`);
+  checkRange(count, 1, MAX_COUNT, '$.count', 'count');
+  if (remaining === null || typeof remaining !== 'object' || Array.isArray(remaining)) {
+    throw new SchemaError('$.remaining', 'expected an object of target id → Body/Stamina/HP left');
+  }
+  if (!Array.isArray(atLeast) || !atLeast.every((n) => Number.isInteger(n))) throw new SchemaError('$.at_least', 'expected a list of whole numbers');
+  if (atLeast.length > 100) throw new LimitError('$.at_least', `${atLeast.length} thresholds, the most is 100`);
+  const { rules } = rulesOf(attack);
+  let outcomes;
+  let cut = [0n, 1n];
+  let hasCrit = false;
+  let ids;
+  let rulesetName;
+  if (!rules) {
+    const plan = engine.compileAttack(attack, { seed: 0 });
+    ids = Object.keys(plan.targets);
+    rulesetName = plan.req.ruleset;
+    checkRemaining(remaining, ids);
+    outcomes = {};
+    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid));
+    cut = fmul(CHAIN_CUT, [BigInt(plan.rows.length), 1n]);
+    hasCrit = true;
+  } else {
+    const plan = rows.compileAttack(rules, attack, { seed: 0 });
+    ids = plan.ids;
+    rulesetName = rules.name;
+    checkRemaining(remaining, ids);
+    outcomes = {};
+    ids.forEach((tid) => {
+      const state = rules.parryState ? rules.parryState(plan.targets[tid]) : [0, 0];
+      outcomes[tid] = targetX(plan.compiled.filter(([, m]) => m.target === tid).map(([c]) => c), state[0], state[1]);
+    });
+    for (const [cols] of plan.compiled) {
+      if (cols[L.X_EXPLODE] && cols[L.X_DICE]) cut = fadd(cut, explosions(cols[L.X_DICE], cols[L.X_FACES])[1]);
+    }
+  }
+  const targets = {};
+  let total = null;
+  for (const tid of ids) {
+    let damage = outcomes[tid].map((o) => o[0]).reduced();
+    let pHit = outcomes[tid].prob((o) => !!o[1]);
+    let pCrit = outcomes[tid].prob((o) => !!o[2]);
+    if (count > 1) {
+      if (damage.size * count > MAX_SUPPORT) {
+        throw new LimitError('$.count', `${count} attacks: the total's distribution would have over ${MAX_SUPPORT.toLocaleString('en-US')} values to enumerate exactly`);
+      }
+      damage = damage.power(count).reduced();
+      const miss = fsub([1n, 1n], pHit);
+      const nocrit = fsub([1n, 1n], pCrit);
+      pHit = fsub([1n, 1n], frac(miss[0] ** BigInt(count), miss[1] ** BigInt(count)));
+      pCrit = fsub([1n, 1n], frac(nocrit[0] ** BigInt(count), nocrit[1] ** BigInt(count)));
+    }
+    const entry = summary(damage);
+    entry.p_hit = toFloat(pHit);
+    entry.p_hit_exact = fstr(pHit);
+    if (hasCrit) {
+      entry.p_crit = toFloat(pCrit);
+      entry.p_crit_exact = fstr(pCrit);
+    }
+    entry.p_at_least = {};
+    for (const n of atLeast) entry.p_at_least[String(n)] = toFloat(damage.prob((v) => v >= n));
+    if (Object.prototype.hasOwnProperty.call(remaining, tid)) {
+      const drop = damage.prob((v) => v >= remaining[tid]);
+      entry.remaining = remaining[tid];
+      entry.p_drop = toFloat(drop);
+      entry.p_drop_exact = fstr(drop);
+    }
+    targets[tid] = entry;
+    total = total === null ? damage : total.convolve(damage).reduced();
+  }
+  const totals = summary(total);
+  return {
+    ruleset: rulesetName, count, targets,
+    total: { mean: totals.mean, mean_exact: totals.mean_exact, sd: totals.sd, distribution: totals.distribution },
+    cut: toFloat(fmul(cut, [BigInt(count), 1n])),
+    cut_note: 'probability (below 1e-15) whose damage past a cut crit chain or explosion is counted short; every other figure is exact',
+  };
+}
+
+function checkRemaining(remaining, ids) {
+  for (const tid of Object.keys(remaining)) {
+    const path = keyPath('$.remaining', tid);
+    if (!ids.includes(tid)) throw new SchemaError(path, `unknown target ${pyRepr(tid)}`);
+    const left = remaining[tid];
+    if (typeof left !== 'number' || !Number.isInteger(left)) throw new SchemaError(path, `expected int, got ${typeName(left)}`);
+    checkRange(left, 1, 1e9, path, 'remaining');
+  }
+}
+
+module.exports = { odds, Dist, toFloat, CHAIN_DEPTH };

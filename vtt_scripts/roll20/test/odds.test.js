@@ -1,0 +1,42 @@
+'use strict';
+// Exact odds in JavaScript (the Mod script answers !fracas odds itself) against the
+// Python engine: the shared vectors (tests/vectors/odds_vectors.json) hold answer for
+// answer, exact fractions and floats alike, and error for error.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { odds } = require('../src/rulesets');
+const H = require('./helpers');
+
+test('the shared odds vectors: identical exact answers in Python and JavaScript', (t) => {
+  const vectors = JSON.parse(fs.readFileSync(path.join(H.REPO_ROOT, 'tests', 'vectors', 'odds_vectors.json'), 'utf8'));
+  const counts = { result: 0, error: 0 };
+  for (const v of vectors) {
+    let got;
+    try {
+      got = odds(v.request);
+    } catch (err) {
+      if (!v.error || err.path === undefined) throw err;
+      assert.deepEqual({ type: err.name, path: err.path, reason: err.reason }, v.error, v.name);
+      counts.error += 1;
+      continue;
+    }
+    assert.ok(!v.error, `${v.name}: expected ${JSON.stringify(v.error)}`);
+    assert.deepEqual(got, v.result, v.name);
+    counts.result += 1;
+  }
+  assert.ok(counts.result >= 50 && counts.error >= 10, JSON.stringify(counts));
+  t.diagnostic(`${counts.result} answers and ${counts.error} errors identical`);
+});
+
+test('the reference answer: 3d20+2 vs AC 14 hits with 6669/8000, mean 11979/3800 up to the stated cut', () => {
+  const r = odds({
+    attacker: { strength: 0, strength_mod: 1 },
+    strikes: [{ target: 'g', method: 'melee', style: 'slashing', dice: 3, bonus: 2, weight: 1, damage_type: 'edged' }],
+    targets: { g: { ac: 14 } },
+  });
+  assert.equal(r.targets.g.p_hit_exact, '6669/8000');
+  assert.ok(Math.abs(r.targets.g.mean - 11979 / 3800) < 1e-12);
+  assert.ok(r.cut < 1e-15);
+});

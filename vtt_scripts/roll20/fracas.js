@@ -40,6 +40,7 @@ const { applyOptions } = require('./config');
 const { revert } = require('./apply');
 
 const { attackCommand } = require('./attack');
+const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const relaylink = require('./relaylink');
@@ -47,6 +48,7 @@ const relaylink = require('./relaylink');
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
   attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
+  odds: { run: (app, msg, cmd) => oddsCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   undo: { run: (app, msg) => app.undoCommand(msg) },
@@ -572,6 +574,9 @@ function helpHtml(config) {
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target.'),
+    item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',
@@ -3995,23 +4000,28 @@ function assignTargets(defaultTargets, list) {
   });
 }
 
-function attackCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+/**
+ * The ruleset of a command (--ruleset, else the campaign's), checked. Returns its name.
+ */
+function rulesetOf(app, cmd) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
-  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (config.ruleset || 'enchanted-realms');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || 'enchanted-realms');
   if (!rulesetNames().includes(ruleset)) {
     throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
   }
-  if (ruleset !== 'enchanted-realms') {
-    const by = cmd.options.filter((o) => o.name === 'attacker');
-    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
-  }
-  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  return ruleset;
+}
+
+/**
+ * An Enchanted Realms request from the command, the tokens and the sheets:
+ * {request, names, tokens, attacker, options}. `extra`: options the caller handles.
+ */
+function buildAttack(app, msg, cmd, extra = []) {
+  const edge = app.edge;
+  const config = app.s().config;
+  if (cmd.positional.length) throw new UsageError(`!fracas ${cmd.name || 'attack'} takes --options, not "${cmd.positional.join(' ')}"`);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
@@ -4036,6 +4046,21 @@ function attackCommand(app, msg, cmd) {
     targets,
   };
   if (options.rolls) request.rolls = options.rolls;
+  return { request, names, tokens, attacker, options };
+}
+
+function attackCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+  }
+  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -4061,7 +4086,10 @@ function attackCommand(app, msg, cmd) {
   return result;
 }
 
-module.exports = { attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed };
+module.exports = {
+  attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
+  oneValue,
+};
   },
   "src/mod/sheet.js": function (module, exports, require) {
 'use strict';
@@ -4409,6 +4437,8 @@ const FIELDS = {
   },
 };
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+// Options `!fracas odds` adds (they are refused by `!fracas attack`).
+const ODDS_OPTIONS = ['count', 'at-least'];
 
 const dash = (field) => field.replace(/_/g, '-');
 
@@ -4431,10 +4461,11 @@ function sheetValue(kind, text, where) {
 }
 
 /** The attack request and command options from `cmd` for ruleset `name`. */
-function parse(name, options) {
+function parse(name, options, extra = []) {
   const spec = FIELDS[name];
   const out = { attacker: {}, strike: {}, target: {}, command: {}, targets: [], apply: true, whisper: undefined };
   for (const option of options) {
+    if (extra.includes(option.name)) continue;
     const field = option.name.replace(/-/g, '_');
     const where = `--${option.name}`;
     if (option.name === 'ruleset') continue;
@@ -4505,13 +4536,11 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
-function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+/** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
+function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const rules = rulesets.OTHERS[name];
   const spec = FIELDS[name];
-  const o = parse(name, cmd.options);
+  const o = parse(name, cmd.options, extra);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
@@ -4538,6 +4567,15 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
   };
   if (o.rolls) request.rolls = o.rolls;
+  return { request, names, tokens, attacker, o };
+}
+
+function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const rules = rulesets.OTHERS[name];
+  const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 
@@ -4577,7 +4615,87 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   return result;
 }
 
-module.exports = { rowsAttackCommand, FIELDS, parse };
+module.exports = { rowsAttackCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
+  },
+  "src/mod/odds.js": function (module, exports, require) {
+'use strict';
+// `!fracas odds …`: the exact odds of the attack `!fracas attack …` with the same options
+// would make, answered by the Mod script itself (no bridge) and whispered to the asker.
+// Each target's remaining Body is read from its bar, for the chance it drops.
+//
+//   !fracas odds --target @{target|token_id} --dice 3 --style slashing --weight 1 --type edged
+//   !fracas odds --ruleset cartyrion --die d6 --target @{target|token_id} --count 4 --at-least 30
+
+const { UsageError, integer } = require('./usage');
+const cards = require('./cards');
+const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
+const { buildRowsAttack } = require('./rowsattack');
+const rulesets = require('../rulesets');
+
+const EXTRA = ['count', 'at-least'];
+
+function pct(p) {
+  if (p > 0 && p < 0.0005) return '<0.1%';
+  return `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`;
+}
+
+function extras(cmd) {
+  const out = { count: 1, at_least: [] };
+  for (const option of cmd.options) {
+    if (option.name === 'count') out.count = integer(oneValue(option), '--count', 1, 10000);
+    if (option.name === 'at-least') {
+      for (const v of option.values) out.at_least.push(integer(v, '--at-least', 0, 100000));
+      if (!option.values.length) throw new UsageError('--at-least takes a damage value, e.g. --at-least 10');
+    }
+  }
+  return out;
+}
+
+/** The Body left on a token's bar, or null when the bar holds no positive number. */
+function bodyLeft(config, token) {
+  const text = String(token.get(`bar${config.bar}_value`) === undefined ? '' : token.get(`bar${config.bar}_value`)).trim();
+  if (!/^\d{1,7}$/.test(text)) return null;
+  const n = Number(text);
+  return n > 0 ? n : null;
+}
+
+function oddsCommand(app, msg, cmd) {
+  const config = app.s().config;
+  const ruleset = rulesetOf(app, cmd);
+  let built;
+  if (ruleset === 'enchanted-realms') {
+    built = buildAttack(app, msg, cmd, EXTRA);
+  } else {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    built = buildRowsAttack(app, msg, cmd, ruleset, token, EXTRA);
+  }
+  const { request, names, tokens, attacker } = built;
+  const { count, at_least: atLeast } = extras(cmd);
+  const remaining = {};
+  for (const tid of Object.keys(tokens)) {
+    const left = bodyLeft(config, tokens[tid]);
+    if (left !== null) remaining[tid] = left;
+  }
+  const result = rulesets.odds(Object.assign({}, request, { count, remaining, at_least: atLeast }));
+  const rows = [];
+  for (const tid of Object.keys(result.targets)) {
+    const t = result.targets[tid];
+    const facts = [`P(hit) ${pct(t.p_hit)}`];
+    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
+    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
+    for (const n of Object.keys(t.p_at_least)) facts.push(`P(≥${n}) ${pct(t.p_at_least[n])}`);
+    if (t.p_drop !== undefined) facts.push(`<b>P(drops, ${t.remaining} left) ${pct(t.p_drop)}</b>`);
+    const likely = t.distribution.slice().sort((a, b) => b[1] - a[1]).slice(0, 5).sort((a, b) => a[0] - b[0]);
+    facts.push(`most likely: ${likely.map(([v, p]) => `${v} (${pct(p)})`).join(', ')}`);
+    rows.push([names[tid], facts.join(' · ')]);
+  }
+  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
+  app.whisper(msg.playerid, cards.template(title, rows.map(([label, html]) => [label, html])));
+  return result;
+}
+
+module.exports = { oddsCommand, bodyLeft };
   },
   "src/mod/init.js": function (module, exports, require) {
 'use strict';

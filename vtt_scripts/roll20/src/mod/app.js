@@ -15,6 +15,7 @@ const { applyOptions } = require('./config');
 const { revert } = require('./apply');
 
 const { attackCommand } = require('./attack');
+const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const relaylink = require('./relaylink');
@@ -22,6 +23,7 @@ const relaylink = require('./relaylink');
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
   attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
+  odds: { run: (app, msg, cmd) => oddsCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   undo: { run: (app, msg) => app.undoCommand(msg) },

@@ -147,23 +147,28 @@ function assignTargets(defaultTargets, list) {
   });
 }
 
-function attackCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+/**
+ * The ruleset of a command (--ruleset, else the campaign's), checked. Returns its name.
+ */
+function rulesetOf(app, cmd) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
-  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (config.ruleset || 'enchanted-realms');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || 'enchanted-realms');
   if (!rulesetNames().includes(ruleset)) {
     throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
   }
-  if (ruleset !== 'enchanted-realms') {
-    const by = cmd.options.filter((o) => o.name === 'attacker');
-    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
-  }
-  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  return ruleset;
+}
+
+/**
+ * An Enchanted Realms request from the command, the tokens and the sheets:
+ * {request, names, tokens, attacker, options}. `extra`: options the caller handles.
+ */
+function buildAttack(app, msg, cmd, extra = []) {
+  const edge = app.edge;
+  const config = app.s().config;
+  if (cmd.positional.length) throw new UsageError(`!fracas ${cmd.name || 'attack'} takes --options, not "${cmd.positional.join(' ')}"`);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
@@ -188,6 +193,21 @@ function attackCommand(app, msg, cmd) {
     targets,
   };
   if (options.rolls) request.rolls = options.rolls;
+  return { request, names, tokens, attacker, options };
+}
+
+function attackCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+  }
+  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -213,4 +233,7 @@ function attackCommand(app, msg, cmd) {
   return result;
 }
 
-module.exports = { attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed };
+module.exports = {
+  attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
+  oneValue,
+};

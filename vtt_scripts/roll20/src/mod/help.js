@@ -33,6 +33,9 @@ function helpHtml(config) {
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target.'),
+    item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',

@@ -42,6 +42,8 @@ const FIELDS = {
   },
 };
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+// Options `!fracas odds` adds (they are refused by `!fracas attack`).
+const ODDS_OPTIONS = ['count', 'at-least'];
 
 const dash = (field) => field.replace(/_/g, '-');
 
@@ -64,10 +66,11 @@ function sheetValue(kind, text, where) {
 }
 
 /** The attack request and command options from `cmd` for ruleset `name`. */
-function parse(name, options) {
+function parse(name, options, extra = []) {
   const spec = FIELDS[name];
   const out = { attacker: {}, strike: {}, target: {}, command: {}, targets: [], apply: true, whisper: undefined };
   for (const option of options) {
+    if (extra.includes(option.name)) continue;
     const field = option.name.replace(/-/g, '_');
     const where = `--${option.name}`;
     if (option.name === 'ruleset') continue;
@@ -138,13 +141,11 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
-function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+/** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
+function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const rules = rulesets.OTHERS[name];
   const spec = FIELDS[name];
-  const o = parse(name, cmd.options);
+  const o = parse(name, cmd.options, extra);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
@@ -171,6 +172,15 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
   };
   if (o.rolls) request.rolls = o.rolls;
+  return { request, names, tokens, attacker, o };
+}
+
+function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const rules = rulesets.OTHERS[name];
+  const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 
@@ -210,4 +220,4 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   return result;
 }
 
-module.exports = { rowsAttackCommand, FIELDS, parse };
+module.exports = { rowsAttackCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };

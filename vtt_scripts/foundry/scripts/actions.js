@@ -8,7 +8,8 @@
 
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
-  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard, renderRulesetCard, rulesetCardModel,
+  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard, renderOddsCard, renderRulesetCard,
+  rulesetCardModel,
 } from "./chat.js";
 import { planDamage, planUndo, writeAll } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
@@ -253,6 +254,59 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   }
 
   /**
+   * Exact odds of the attack `attack(options)` would make (any ruleset), through the
+   * bridge's `attack.odds`: nothing is rolled or applied. Each target's Body (the
+   * configured path) is read for the chance it drops; `count` (a mob of identical
+   * attacks) and `atLeast` (damage thresholds) are optional. Shows a card to the GM
+   * and returns the bridge's answer.
+   */
+  async function odds(options = {}) {
+    requireGM("ask fracas for odds");
+    const conn = link();
+    let attacker;
+    if (options.attacker !== undefined) {
+      [attacker] = viewsOf(options.attacker, "attacker");
+    } else {
+      const controlled = vtt.controlled();
+      if (controlled.length !== 1) {
+        throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+      }
+      [attacker] = controlled;
+    }
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const map = mapping();
+    const ruleset = options.ruleset ?? "enchanted-realms";
+    const built = ruleset === "enchanted-realms"
+      ? buildAttackRequest({
+        attacker, targets, strikes: options.strikes, mapping: map,
+        options: { advantage: options.advantage, disadvantage: options.disadvantage,
+          conditions: setting("conditionsFromStatuses") !== false },
+      })
+      : buildRulesetAttackRequest({
+        ruleset, attacker, targets, strikes: options.strikes, attackerData: options.attackerData,
+        targetData: options.targetData, mapping: map,
+      });
+    const { request, targets: used } = built;
+    const remaining = {};
+    for (const t of used) {
+      const body = Number(getPath(t.actor, map.body));
+      if (Number.isInteger(body) && body > 0) remaining[t.id] = body;
+    }
+    const params = { ...request, remaining };
+    if (options.count !== undefined) params.count = options.count;
+    if (options.atLeast !== undefined) params.at_least = options.atLeast;
+    const names = displayNames(used);
+    const result = await conn.call("attack.odds", params, { id: newId() }).catch((error) => {
+      throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
+    });
+    const message = await vtt.postCard({
+      content: renderOddsCard(result, { attackerName: attacker.name, names }),
+      rolls: [], flags: { [MODULE_ID]: { kind: "odds" } }, speaker: attacker, whisperToGM: true,
+    });
+    return { result, messageId: message?.id ?? null };
+  }
+
+  /**
    * A mob attack (bulk, summary): the controlled tokens grouped by actor attack the
    * targets; per-target totals applied with Undo; one compact card.
    * @param {{strikes?: object[]|object, assign?: "split"|"each", attackers?, targets?, seed?}} options
@@ -364,6 +418,12 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
     const parsed = await askStrike("fracas: attack", controlled[0].name, targets);
     if (!parsed) return null;
+    if (parsed.action === "odds") {
+      return odds({
+        ...parsed.options, attacker: controlled[0].id, targets: targets.map((t) => t.id),
+        strikes: targets.map((t) => ({ ...parsed.strike, target: t.id })),
+      });
+    }
     return attack({
       ...parsed.options,
       attacker: controlled[0].id,
@@ -388,6 +448,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
 
   return {
     attack: guarded(attack),
+    odds: guarded(odds),
     mob: guarded(mob),
     initiative: guarded(initiative),
     undo: guarded(undo),

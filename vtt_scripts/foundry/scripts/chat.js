@@ -349,3 +349,22 @@ export function renderRulesetCard(model, { undoable = false } = {}) {
     + strikes.join("") + `<ul class="fracas-targets">${rows.join("")}</ul>` + cost
     + footerHtml(model, undoable) + "</div>";
 }
+
+const pct = (p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
+
+/** The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops. */
+export function renderOddsCard(result, { attackerName, names }) {
+  const rows = Object.entries(result.targets).map(([id, t]) => {
+    const facts = [`P(hit) ${pct(t.p_hit)}`];
+    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
+    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
+    for (const [n, p] of Object.entries(t.p_at_least ?? {})) facts.push(`P(≥${n}) ${pct(p)}`);
+    if (t.p_drop !== undefined) facts.push(`P(drops, ${t.remaining} left) ${pct(t.p_drop)}`);
+    return `<li class="fracas-target" data-target="${esc(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
+      + `<span class="fracas-odds">${esc(facts.join(" · "))}</span></li>`;
+  });
+  const mob = result.count > 1 ? ` ×${result.count}` : "";
+  return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(`Odds: ${attackerName}${mob}`)}</header>`
+    + `<ul class="fracas-targets">${rows.join("")}</ul>`
+    + `<footer class="fracas-footer"><span class="fracas-seed">exact · nothing rolled</span></footer></div>`;
+}

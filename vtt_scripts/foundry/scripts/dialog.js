@@ -40,6 +40,7 @@ export function attackFormHtml(values, { targets = [], attacker = "" } = {}) {
     + number("crit_range", "Lowest crit face", v.crit_range, 2, 20)
     + select("mode", "Advantage", [["normal", "normal"], ["advantage", "advantage"], ["disadvantage", "disadvantage"]], v.mode)
     + select("sneak", "Sneak attack", [["no", "no"], ["yes", "yes"], ["advantage-only", "advantage only (second Perception check passed)"]], v.sneak)
+    + select("action", "Then", [["attack", "attack"], ["odds", "show the odds only (nothing rolled)"]], v.action ?? "attack")
     + `<div class="form-group"><label>Physical dice (optional)</label>`
     + `<input type="text" name="rolls" value="" placeholder="faces in draw order, e.g. 12 7 20 3"></div>`
     + `</div>`;
@@ -88,9 +89,10 @@ export function parseAttackForm(obj) {
     }
     options.rolls = faces.map(Number);
   }
+  const action = obj.action === undefined ? "attack" : pick("action", ["attack", "odds"], "then");
   const remember = {
     method: strike.method, style: strike.style, dice: strike.dice, weight, damage_type: strike.damage_type,
     bonus, crit_range: critRange, mode, sneak,
   };
-  return { strike, options, remember };
+  return { strike, options, remember, action };
 }

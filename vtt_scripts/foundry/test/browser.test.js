@@ -133,6 +133,26 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await page.close();
   });
 
+  test("api.odds: exact odds through the bridge, a GM-only card, nothing rolled or applied", async () => {
+    const { page, errors } = await openWorld({ gen: 13 });
+    const out = await page.evaluate(async (strike) => {
+      const api = game.modules.get("fracas").api;
+      const r = await api.odds({ strikes: [strike], atLeast: [5] });
+      const ct = await api.odds({ ruleset: "cartyrion", strikes: [{ method: "melee", die: "d6" }],
+        attackerData: { level: 9, bonus: 8, magic: 2 }, targetData: { dex: 3, armor: 1 }, count: 2 });
+      const message = game.messages.get(r.messageId);
+      return { p: r.result.targets.tokGob, ct: ct.result.targets.tokGob, content: message.content,
+        whisper: message.whisper ?? null };
+    }, sword);
+    assert.ok(out.p.p_hit > 0 && out.p.p_hit < 1 && out.p.p_drop !== undefined && out.p.remaining === 12);
+    assert.ok("5" in out.p.p_at_least);
+    assert.ok(Math.abs(out.ct.mean - 70) < 1e-9 && out.ct.p_drop === 1);
+    assert.match(out.content, /Odds: Aldric/);
+    assert.equal(await hp(page, "tokGob"), 12);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("a refused request is one notification naming the problem; nothing applied (v12 hooks)", async () => {
     const { page, errors } = await openWorld({ gen: 12 });
     const out = await page.evaluate(async (strike) => {

@@ -102,6 +102,27 @@ def _ruleset(result: dict, key: str, number: int) -> list[str]:
     return lines
 
 
+def _odds(result: dict) -> list[str]:
+    odds = result.get("odds")
+    if not odds:
+        return []
+    secs, ratios, labels = odds["seconds"], odds["ratios"], odds["labels"]
+    rows = []
+    for key in ("fracas_cold", "fracas_warm", "icepool", "monte_carlo"):
+        value = secs.get(key)
+        if value is None:
+            rows.append([f"{labels[key]} (not installed)", "—", "—"])
+            continue
+        rows.append([labels[key], f"{value * 1e3:.3f} ms",
+                     "1.00×" if key == "fracas_cold" else ratio(ratios.get(f"{key}_vs_cold"))])
+    lines = [f"Exact odds · {odds['description']} (best of several calls)"]
+    lines += _table(["how", "per distribution", "÷ fracas cold"], rows)
+    match = {True: "the same fractions as fracas", False: "DIFFERENT fractions", None: "not installed"}
+    lines.append(f"  icepool: {match[odds['icepool_matches']]}; Monte Carlo over {odds['monte_carlo_attacks']:,} "
+                 f"attacks: largest gap to the exact distribution {odds['monte_carlo_max_gap']:.5f}")
+    return lines
+
+
 def _bulk(result: dict) -> list[str]:
     bulk = result["bulk"]
     threads = bulk["threads"]
@@ -185,7 +206,7 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
         head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _ruleset(result, "cartyrion", 5), _ruleset(result, "worldwalker", 6),
-             _latency(result), _scaling(result), _targets(result)]
+             _latency(result), _odds(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import fracas
 from fracas import _kernels
 
-from . import d20_library, engine_runs, numpy_batch, randint_loop, rulesets_bench
+from . import d20_library, engine_runs, numpy_batch, odds_bench, randint_loop, rulesets_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -151,6 +151,7 @@ class Suite:
         steps += len(rulesets_bench.SCENARIOS) * r * (3 + self.has_numpy)
         steps += len(o.scaling_sizes) * r * 2
         steps += 2                                           # memory probes
+        steps += 1                                           # odds
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -188,6 +189,9 @@ class Suite:
         result["generator"] = generator
         self._label = "single resolve latency"
         result["api"] = self._latency(tick)
+        self._label = "exact odds"
+        result["odds"] = odds_bench.run(o.quick)
+        tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
         self._label = "bulk memory"

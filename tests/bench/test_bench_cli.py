@@ -56,6 +56,10 @@ def test_json_has_the_documented_shape(quick_run):
     ratios = doc["scenarios"]["typical"]["ratios"]
     for key in ("compiled_vs_randint", "compiled_vs_numpy", "compiled_vs_python", "compiled_vs_generator"):
         assert positive(ratios[key]), key
+    # Exact odds: fracas cold and warm, icepool (when installed) with the same fractions, Monte Carlo.
+    odds = doc["odds"]
+    assert positive(odds["seconds"]["fracas_cold"]) and positive(odds["seconds"]["fracas_warm"])
+    assert odds["icepool_matches"] in (True, None) and odds["monte_carlo_max_gap"] < 0.01
     # The Cartyrion and Worldwalker scenarios: fracas beside a randint loop and NumPy, same rule.
     for name in ("cartyrion", "worldwalker"):
         sc = doc["scenarios"][name]
@@ -97,7 +101,7 @@ def test_tables_print_attacks_per_second_and_ratios(quick_run):
     result, _, _ = quick_run
     out = result.stdout
     for heading in ("Scenario 1 · typical strike", "Scenario 2 · heavy strike", "Scenario 3 · multi-strike",
-                    "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker",
+                    "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker", "Exact odds",
                     "Single fracas.resolve", "Scaling", "Targets"):
         assert heading in out
     assert "attacks/s" in out and "API ÷ this" in out and "×" in out

@@ -121,3 +121,12 @@ def test_ruleset_scenario_contestants_roll_the_same_rule_as_fracas(key, exact_me
         assert abs(mean - reference) < 0.2, (key, means)
     rates = [t.hit_rate for t in runs]
     assert max(rates) - min(rates) < 0.01, rates
+
+
+def test_icepool_computes_the_same_exact_distribution_as_fracas_odds():
+    """The odds benchmark's icepool contestant answers the same question, fraction for fraction."""
+    from fracas.benchmarks import odds_bench
+
+    if not odds_bench.available_icepool():
+        pytest.skip("icepool is not installed (the bench extra)")
+    assert odds_bench.icepool_exact() == odds_bench.fracas_exact(cold=True)

@@ -27,18 +27,24 @@ def _hit(face: int, to_hit: int, ac: int) -> bool:
 
 
 @lru_cache(maxsize=256)
-def chain(to_hit: int, ac: int, depth: int = 0) -> Dist:
+def chain(to_hit: int, ac: int) -> Dist:
     """The crit chain's damage (ER-8): d20s, a d3 for each that hits, on while they show 20.
 
-    At CHAIN_DEPTH links the chain is cut: a 20 there ends it (its d3 counted), so the
-    mass is all kept and hit and crit odds stay exact; only damage beyond the cut,
-    with probability 20**-CHAIN_DEPTH < 1e-15, is counted short (`TAIL_NOTE`)."""
-    parts = []
-    for face in range(1, 20):
-        parts.append((Fraction(1, 20), D3 if _hit(face, to_hit, ac) else Dist.point(0)))
-    rest = D3.convolve(chain(to_hit, ac, depth + 1)) if depth + 1 < CHAIN_DEPTH else D3
-    parts.append((Fraction(1, 20), rest))
-    return mix(parts).reduced()
+    Built from the last link outward over the denominator 60 per link (a d20 face and a
+    d3). At CHAIN_DEPTH links the chain is cut: a 20 there ends it (its d3 counted), so
+    the mass is all kept and hit and crit odds stay exact; only damage beyond the cut,
+    with probability 20**-CHAIN_DEPTH < 1e-15 (`CHAIN_CUT`), is counted short."""
+    hits = sum(1 for face in range(1, 20) if _hit(face, to_hit, ac))  # hitting faces other than 20
+    misses = 19 - hits
+    w = {0: 3 * misses, 1: hits + 1, 2: hits + 1, 3: hits + 1}  # the last link: a 20 adds its d3 and stops
+    den = 60
+    for _ in range(CHAIN_DEPTH - 1):
+        new = {0: 3 * misses * den, 1: hits * den, 2: hits * den, 3: hits * den}
+        for value, x in w.items():  # a 20: its d3, then the rest of the chain
+            for d in (1, 2, 3):
+                new[value + d] = new.get(value + d, 0) + x
+        w, den = new, den * 60
+    return Dist(w, den).reduced()
 
 
 @lru_cache(maxsize=256)

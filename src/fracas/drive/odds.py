@@ -24,6 +24,8 @@ from ..requests import check_range, key_path, parse_json
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
+#: (values of one attack's distribution × count)², the convolution work a mob may ask for.
+MAX_MOB_WORK = 25_000_000
 ODDS_FIELDS = ("count", "remaining", "at_least")
 
 
@@ -121,6 +123,10 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict]
             if len(damage.w) * count > MAX_SUPPORT:
                 raise LimitError("$.count", f"{count} attacks: the total's distribution would have over "
                                  f"{MAX_SUPPORT:,} values to enumerate exactly")
+            if (len(damage.w) * count) ** 2 > MAX_MOB_WORK:
+                most = max(1, int(MAX_MOB_WORK ** 0.5) // len(damage.w))
+                raise LimitError("$.count", f"{count} attacks of {len(damage.w)} possible damage values each is "
+                                 f"too much to convolve exactly in reasonable time; at most {most} here")
             damage = damage.power(count).reduced()
             p_hit = 1 - (1 - p_hit) ** count
             p_crit = 1 - (1 - p_crit) ** count

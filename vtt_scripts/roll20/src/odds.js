@@ -15,6 +15,7 @@ const rows = require('./rows');
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const MAX_COUNT = 10000;
 const MAX_SUPPORT = 200000;
+const MAX_MOB_WORK = 25000000;
 const MAX_STATES = 200000;
 const MAX_ODDS_DICE = 24;
 
@@ -471,6 +472,10 @@ function odds(request, options = {}) {
     if (count > 1) {
       if (damage.size * count > MAX_SUPPORT) {
         throw new LimitError('$.count', `${count} attacks: the total's distribution would have over ${MAX_SUPPORT.toLocaleString('en-US')} values to enumerate exactly`);
+      }
+      if ((damage.size * count) ** 2 > MAX_MOB_WORK) {
+        const most = Math.max(1, Math.floor(Math.floor(Math.sqrt(MAX_MOB_WORK)) / damage.size));
+        throw new LimitError('$.count', `${count} attacks of ${damage.size} possible damage values each is too much to convolve exactly in reasonable time; at most ${most} here`);
       }
       damage = damage.power(count).reduced();
       const miss = fsub([1n, 1n], pHit);

@@ -244,6 +244,21 @@ describe("the attack dialog", () => {
     assert.equal(vtt.settings.lastStrike.style, "cleaving");
   });
 
+  test("'show the odds only' asks attack.odds with each target's Body, and rolls nothing", async () => {
+    const odds = { ruleset: "enchanted-realms", count: 1, targets: {
+      g1: { mean: 2, sd: 1, p_hit: 0.5, p_crit: 0.1, p_at_least: {}, p_drop: 0.01, remaining: 12, distribution: [] },
+      g2: { mean: 2, sd: 1, p_hit: 0.5, p_crit: 0.1, p_at_least: {}, distribution: [] } }, total: {}, cut: 0 };
+    const { api, vtt, conn } = setup({ answer: () => odds });
+    vtt.formAnswer = { method: "melee", style: "slashing", dice: "2", weight: "1", damage_type: "edged", bonus: "0", crit_range: "20", mode: "normal", sneak: "no", rolls: "", action: "odds" };
+    const r = await api.attackDialog();
+    assert.equal(conn.calls.length, 1);
+    assert.equal(conn.calls[0].method, "attack.odds");
+    assert.ok(conn.calls[0].params.remaining && typeof conn.calls[0].params.remaining === "object");
+    assert.equal(r.result, odds);
+    assert.match(vtt.messages.at(-1).content, /Odds: .*P\(hit\) 50%.*P\(drops, 12 left\) 1%/s);
+    assert.equal(vtt.messages.at(-1).whisperToGM, true);
+  });
+
   test("physical dice typed in the dialog are sent as injected faces", async () => {
     const { api, vtt, conn } = setup({ targeted: ["g1"] });
     vtt.formAnswer = { method: "melee", style: "slashing", dice: "2", weight: "1", damage_type: "edged", bonus: "0", crit_range: "20", mode: "normal", sneak: "no", rolls: "12, 7" };

@@ -67,7 +67,11 @@ def test_the_reference_answer_3d20_plus_2_vs_ac_14():
      "strikes": [{"target": "t", "method": "melee", "damage": "2d4", "feint": {"bonus": 2, "defense": 1}},
                  {"target": "t", "method": "melee", "damage": "1d6"}],
      "targets": {"t": {"dex_mod": 2, "armor": 1, "reaction": {"kind": "dodge", "bonus": 4}}}},
-], ids=["er-two-strikes", "ct-parries-and-sneak-check", "ww-feint-and-dodge"])
+    {"ruleset": "old-school", "attacker": {"attack_bonus": 1, "str_mod": 1, "dex_mod": 2},
+     "strikes": [{"target": "t", "method": "missile", "damage": "1d6", "range": "long"},
+                 {"target": "t", "method": "melee", "damage": "1d8-2", "rear": True}],
+     "targets": {"t": {"ac": 13, "shield": 1, "cover": 2}}},
+], ids=["er-two-strikes", "ct-parries-and-sneak-check", "ww-feint-and-dodge", "os-missile-and-rear"])
 def test_seeded_rolls_match_the_odds(request_):
     """A fixed-seed test: 200,000 rolled attacks against the exact distribution."""
     n = 200_000

@@ -2366,9 +2366,9 @@ const { say } = require('./facts');
 const { checkSeed } = require('./engine');
 const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
+const rows = require('./rows');
 
 const MAX_COMBATANTS = 10000;
-const MAX_ROLL_OFFS = 1000;
 
 /** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
 function rollInitiative(request, options = {}) {
@@ -2414,35 +2414,20 @@ function rollInitiative(request, options = {}) {
   return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
 }
 
-function distinctDescending(values) {
-  return Array.from(new Set(values)).sort((a, b) => b - a);
-}
-
 function rankAll(combatants, mods, dice) {
   const entries = combatants.map((c, i) => {
     const roll = dice.die(10);
     return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
   });
   const ranked = [];
-  for (const total of distinctDescending(entries.map((e) => e.total))) {
+  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
     ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
   }
   return ranked;
 }
 
 function breakTies(tied, dice, depth) {
-  if (tied.length === 1) return tied;
-  if (depth >= MAX_ROLL_OFFS) throw new LimitError('$.combatants', say('tie_limit', { limit: MAX_ROLL_OFFS }));
-  const rolled = tied.map((entry) => {
-    const face = dice.die(20);
-    entry.tiebreaks.push(face);
-    return [face, entry];
-  });
-  const ranked = [];
-  for (const face of distinctDescending(rolled.map(([f]) => f))) {
-    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), dice, depth + 1));
-  }
-  return ranked;
+  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
 }
 
 module.exports = { rollInitiative, MAX_COMBATANTS };
@@ -2457,17 +2442,17 @@ module.exports = { rollInitiative, MAX_COMBATANTS };
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
+const { checkRange, checkRolls } = require('./plan');
+const { checkSeed } = require('./engine');
 const { LAYOUT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
-const { Xoshiro128, seedWords } = require('./rng');
+const { Xoshiro128 } = require('./rng');
 
 const L = LAYOUT;
 const MAX_STRIKES = 256;
 const MAX_TARGETS = 4096;
 const MAX_DICE = 100;
 const MAX_ROLL_OFFS = 1000;
-const MAX_ROLLS = 200000;
 const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
 
 /** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */
@@ -2590,23 +2575,6 @@ function checkTargets(rules, raw, path = '$.targets') {
     rules.checkTarget(targets[tid], keyPath(path, tid));
   }
   return targets;
-}
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
-
-function checkRolls(rolls, largest) {
-  if (rolls === null || rolls === undefined) return null;
-  if (!rolls.length) throw new SchemaError('$.rolls', say('rolls_empty'));
-  if (rolls.length > MAX_ROLLS) throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
-  rolls.forEach((face, i) => {
-    if (!(face >= 1 && face <= largest)) throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
-  });
-  return rolls;
 }
 
 /** The shared prologue of the drivers: decode, seeds, rolls (as fracas.drive._roll). */

@@ -12,9 +12,9 @@ const { say } = require('./facts');
 const { checkSeed } = require('./engine');
 const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
+const rows = require('./rows');
 
 const MAX_COMBATANTS = 10000;
-const MAX_ROLL_OFFS = 1000;
 
 /** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
 function rollInitiative(request, options = {}) {
@@ -60,35 +60,20 @@ function rollInitiative(request, options = {}) {
   return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
 }
 
-function distinctDescending(values) {
-  return Array.from(new Set(values)).sort((a, b) => b - a);
-}
-
 function rankAll(combatants, mods, dice) {
   const entries = combatants.map((c, i) => {
     const roll = dice.die(10);
     return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
   });
   const ranked = [];
-  for (const total of distinctDescending(entries.map((e) => e.total))) {
+  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
     ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
   }
   return ranked;
 }
 
 function breakTies(tied, dice, depth) {
-  if (tied.length === 1) return tied;
-  if (depth >= MAX_ROLL_OFFS) throw new LimitError('$.combatants', say('tie_limit', { limit: MAX_ROLL_OFFS }));
-  const rolled = tied.map((entry) => {
-    const face = dice.die(20);
-    entry.tiebreaks.push(face);
-    return [face, entry];
-  });
-  const ranked = [];
-  for (const face of distinctDescending(rolled.map(([f]) => f))) {
-    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), dice, depth + 1));
-  }
-  return ranked;
+  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
 }
 
 module.exports = { rollInitiative, MAX_COMBATANTS };

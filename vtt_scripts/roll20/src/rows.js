@@ -7,17 +7,17 @@
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
+const { checkRange, checkRolls } = require('./plan');
+const { checkSeed } = require('./engine');
 const { LAYOUT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
-const { Xoshiro128, seedWords } = require('./rng');
+const { Xoshiro128 } = require('./rng');
 
 const L = LAYOUT;
 const MAX_STRIKES = 256;
 const MAX_TARGETS = 4096;
 const MAX_DICE = 100;
 const MAX_ROLL_OFFS = 1000;
-const MAX_ROLLS = 200000;
 const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
 
 /** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */
@@ -140,23 +140,6 @@ function checkTargets(rules, raw, path = '$.targets') {
     rules.checkTarget(targets[tid], keyPath(path, tid));
   }
   return targets;
-}
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
-
-function checkRolls(rolls, largest) {
-  if (rolls === null || rolls === undefined) return null;
-  if (!rolls.length) throw new SchemaError('$.rolls', say('rolls_empty'));
-  if (rolls.length > MAX_ROLLS) throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
-  rolls.forEach((face, i) => {
-    if (!(face >= 1 && face <= largest)) throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
-  });
-  return rolls;
 }
 
 /** The shared prologue of the drivers: decode, seeds, rolls (as fracas.drive._roll). */

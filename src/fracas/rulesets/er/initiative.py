@@ -16,9 +16,9 @@ from ...errors import DiceError, LimitError, SchemaError
 from ...requests import check_range, decode, faces, say
 from .plan import modifier
 from .schema import InitiativeRequest
+from ..rows import break_ties
 
 MAX_COMBATANTS = 10_000
-MAX_ROLL_OFFS = 1_000
 
 
 class InitiativeResult:
@@ -98,16 +98,4 @@ def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict]:
 
 def _break_ties(tied: list[dict], dice: Dice, depth: int) -> list[dict]:
     """Order tied combatants by repeated d20 roll-offs (request order within each round)."""
-    if len(tied) == 1:
-        return tied
-    if depth >= MAX_ROLL_OFFS:
-        raise LimitError("$.combatants", say("tie_limit", limit=MAX_ROLL_OFFS))
-    rolled = []
-    for entry in tied:
-        face = dice.die(20)
-        entry["tiebreaks"].append(face)
-        rolled.append((face, entry))
-    ranked = []
-    for face in sorted({f for f, _ in rolled}, reverse=True):
-        ranked.extend(_break_ties([e for f, e in rolled if f == face], dice, depth + 1))
-    return ranked
+    return break_ties(tied, lambda: dice.die(20), "$.combatants", depth)

@@ -573,7 +573,7 @@ function helpHtml(config) {
       'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
-      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target.'),
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
     item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
@@ -771,7 +771,12 @@ function mobCard(result, ctx) {
     const t = result.targets[tid];
     const attacks = Number(t.attacks) || 0;
     let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
-      ` · ${t.attacks_hit} hit · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
+      ` · ${t.attacks_hit} hit`;
+    // Enchanted Realms crits; the other rulesets' own totals (blocks, stamina/injury, explosions).
+    if (t.crits !== undefined) line += ` · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
+    if (t.negated) line += ` · ${t.negated} blocked or dodged`;
+    if (t.injury !== undefined) line += ` · stamina ${t.stamina}, injury ${t.injury}`;
+    if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
     const applied = ctx.applied && ctx.applied[tid];
@@ -4588,272 +4593,76 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   return result;
 }
 
-module.exports = { rowsAttackCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
-  },
-  "src/mod/odds.js": function (module, exports, require) {
-'use strict';
-// `!fracas odds …`: the exact odds of the attack `!fracas attack …` with the same options
-// would make, answered by the Mod script itself (no bridge) and whispered to the asker.
-// Each target's remaining Body is read from its bar, for the chance it drops.
-//
-//   !fracas odds --target @{target|token_id} --dice 3 --style slashing --weight 1 --type edged
-//   !fracas odds --ruleset cartyrion --die d6 --target @{target|token_id} --count 4 --at-least 30
-
-const { UsageError, integer } = require('./usage');
-const cards = require('./cards');
-const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
-const { buildRowsAttack } = require('./rowsattack');
-const rulesets = require('../rulesets');
-
-const EXTRA = ['count', 'at-least'];
-
-function pct(p) {
-  if (p > 0 && p < 0.0005) return '<0.1%';
-  return `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`;
-}
-
-function extras(cmd) {
-  const out = { count: 1, at_least: [] };
-  for (const option of cmd.options) {
-    if (option.name === 'count') out.count = integer(oneValue(option), '--count', 1, 10000);
-    if (option.name === 'at-least') {
-      for (const v of option.values) out.at_least.push(integer(v, '--at-least', 0, 100000));
-      if (!option.values.length) throw new UsageError('--at-least takes a damage value, e.g. --at-least 10');
-    }
-  }
-  return out;
-}
-
-/** The Body left on a token's bar, or null when the bar holds no positive number. */
-function bodyLeft(config, token) {
-  const text = String(token.get(`bar${config.bar}_value`) === undefined ? '' : token.get(`bar${config.bar}_value`)).trim();
-  if (!/^\d{1,7}$/.test(text)) return null;
-  const n = Number(text);
-  return n > 0 ? n : null;
-}
-
-function oddsCommand(app, msg, cmd) {
-  const config = app.s().config;
-  const ruleset = rulesetOf(app, cmd);
-  let built;
-  if (ruleset === 'enchanted-realms') {
-    built = buildAttack(app, msg, cmd, EXTRA);
-  } else {
-    const by = cmd.options.filter((o) => o.name === 'attacker');
-    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    built = buildRowsAttack(app, msg, cmd, ruleset, token, EXTRA);
-  }
-  const { request, names, tokens, attacker } = built;
-  const { count, at_least: atLeast } = extras(cmd);
-  const remaining = {};
-  for (const tid of Object.keys(tokens)) {
-    const left = bodyLeft(config, tokens[tid]);
-    if (left !== null) remaining[tid] = left;
-  }
-  const result = rulesets.odds(Object.assign({}, request, { count, remaining, at_least: atLeast }));
-  const rows = [];
-  for (const tid of Object.keys(result.targets)) {
-    const t = result.targets[tid];
-    const facts = [`P(hit) ${pct(t.p_hit)}`];
-    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
-    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
-    for (const n of Object.keys(t.p_at_least)) facts.push(`P(≥${n}) ${pct(t.p_at_least[n])}`);
-    if (t.p_drop !== undefined) facts.push(`<b>P(drops, ${t.remaining} left) ${pct(t.p_drop)}</b>`);
-    const likely = t.distribution.slice().sort((a, b) => b[1] - a[1]).slice(0, 5).sort((a, b) => a[0] - b[0]);
-    facts.push(`most likely: ${likely.map(([v, p]) => `${v} (${pct(p)})`).join(', ')}`);
-    rows.push([names[tid], facts.join(' · ')]);
-  }
-  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
-  app.whisper(msg.playerid, cards.template(title, rows.map(([label, html]) => [label, html])));
-  return result;
-}
-
-module.exports = { oddsCommand, bodyLeft };
-  },
-  "src/mod/init.js": function (module, exports, require) {
-'use strict';
-// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
-
-const { UsageError, integer } = require('./usage');
-const { SheetReader } = require('./sheet');
-const { selectedTokens, parseSeed } = require('./attack');
-const cards = require('./cards');
-const store = require('./store');
-const { rollInitiative } = require('../initiative');
-
 /**
- * Merge new entries (ranked, highest first) into the existing turn order: the
- * rolled tokens' old entries go; each new entry goes before the first remaining
- * entry with a lower number, so the rest of the order is kept as it was.
+ * `!fracas mob --ruleset NAME …`: the selected tokens, grouped by character, attack the
+ * targets through the bridge (attack.bulk, summary), as `!fracas mob` does for
+ * Enchanted Realms. Each character's attacker fields come from its fracas_<field>
+ * attributes (the command's options win); the strike from the command's options.
  */
-function mergeTurnOrder(existing, ranked) {
-  const rolled = new Set(ranked.map((e) => e.id));
-  const old = existing.filter((e) => !(e && rolled.has(e.id)));
-  const out = [];
-  let i = 0;
-  for (const entry of old) {
-    const pr = Number(entry && entry.pr);
-    while (i < ranked.length && Number.isFinite(pr) && ranked[i].pr > pr) out.push(ranked[i++]);
-    out.push(entry);
-  }
-  while (i < ranked.length) out.push(ranked[i++]);
-  return out;
-}
-
-function initCommand(app, msg, cmd) {
+function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
-  const s = app.s();
-  let bonus = 0;
-  let seed;
-  for (const option of cmd.options) {
-    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
-    else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
-    else throw new UsageError(`!fracas init does not know --${option.name}`);
-  }
-  const tokens = selectedTokens(edge, msg);
-  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
-  const names = {};
-  const combatants = tokens.map((token) => {
-    const reader = new SheetReader(edge, s.config, token);
-    names[token.id] = reader.name;
-    const c = { id: token.id };
-    const agility = reader.number('agility');
-    const agilityMod = reader.number('agility_mod');
-    if (agility === null && agilityMod === null) {
-      throw new UsageError(`${reader.name} has no "${s.config.attrs.agility}" (or "${s.config.attrs.agility_mod}") attribute for initiative`);
-    }
-    if (agility !== null) c.agility = agility;
-    if (agilityMod !== null) c.agility_mod = agilityMod;
-    const other = (reader.number('initiative_bonus') || 0) + bonus;
-    if (other) c.bonus = other;
-    return c;
-  });
-  msg.fracasNames = names;
-  const result = rollInitiative({ combatants }, { seed: seed !== undefined ? seed : app.newSeed() });
-  const pageOf = {};
-  tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
-  const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
-  const before = edge.turnOrderText();
-  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
-  const id = app.newId('i');
-  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
-  return result;
-}
-
-module.exports = { initCommand, mergeTurnOrder };
-  },
-  "src/mod/mob.js": function (module, exports, require) {
-'use strict';
-// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
-// detail "summary") through the browser relay. The selected tokens are grouped by
-// character (and by the conditions their markers show) into profiles; each token
-// attacks one of the targets in turn (or every target, with --each). The answer
-// applies per-target totals, with undo, and posts one compact card.
-
-const { UsageError } = require('./usage');
-const { SheetReader } = require('./sheet');
-const strikes = require('./strikes');
-const args = require('./args');
-const cards = require('./cards');
-const store = require('./store');
-const relaylink = require('./relaylink');
-const esc = require('./escape');
-const { applyDamage } = require('./apply');
-const { attackOptions, selectedTokens } = require('./attack');
-const { compileAttack } = require('../engine');
-
-const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
-const MAX_TOKENS = 500;
-
-function profileStrikes(app, reader, collected, use) {
-  if (collected.strikes.length) {
-    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
-  }
-  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
-  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
-  if (text === null || text === undefined || String(text).trim() === '') {
-    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
-  }
-  let sheet;
-  try {
-    sheet = strikes.collect(args.parseOptions(text));
-  } catch (err) {
-    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
-  }
-  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
-  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
-  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
-}
-
-function mobCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const collected = strikes.collect(cmd.options);
-  const targetIds = Array.from(new Set(collected.defaults.targets || []));
-  delete collected.defaults.targets;
-  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
-  const each = collected.rest.some((o) => o.name === 'each');
-  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  const spec = FIELDS[name];
+  const rules = rulesets.OTHERS[name];
+  const { selectedTokens } = require('./attack');
+  const relaylink = require('./relaylink');
+  const rows = require('../rows');
+  const o = parse(name, cmd.options, ['each']);
+  if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
+  const each = cmd.options.some((opt) => opt.name === 'each');
+  const targetIds = Array.from(new Set(o.targets));
   if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
   const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
-  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
-
+  if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const names = {};
   const targets = {};
-  const targetTokens = {};
   for (const id of targetIds) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const reader = new SheetReader(edge, config, token);
-    names[id] = reader.name;
-    targetTokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+    const read = fromSheet(app, token, spec.target, o.target);
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    targets[id] = read.values;
   }
-
-  // Profiles: one per character and set of conditions, in selection order.
+  const strike = Object.assign({ method: 'melee' }, o.strike);
   const profiles = {};
-  const profileOf = new Map(); // group key → profile id
-  const counts = {}; // profile id → target id → count
+  const profileOf = new Map();
+  const counts = {};
   const usedNames = new Set();
   tokens.forEach((token, k) => {
-    const reader = new SheetReader(edge, config, token);
-    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
-    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    const represents = token.get('represents');
+    const key = represents || token.id;
     let pid = profileOf.get(key);
     if (pid === undefined) {
-      const base = (reader.character && reader.character.get('name')) || reader.name;
-      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      const read = fromSheet(app, token, spec.attacker, o.attacker);
+      const character = represents ? edge.getCharacter(represents) : null;
+      const base = (character && character.get('name')) || read.name;
+      pid = String(base);
       for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
       usedNames.add(pid);
       profileOf.set(key, pid);
-      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      profiles[pid] = { attacker: read.values, strikes: [strike] };
       counts[pid] = {};
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-
-  // Check each profile against each target with the local resolver first: a
-  // mistake is reported now, in table words, not after a round trip.
+  // Each profile against each target with the local resolver first: mistakes in table words now.
   for (const pid of Object.keys(profiles)) {
     for (const tid of Object.keys(counts[pid])) {
-      const single = {
-        attacker: profiles[pid].attacker,
-        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
-        targets: { [tid]: targets[tid] },
-      };
+      const single = { ruleset: name, attacker: profiles[pid].attacker,
+        strikes: [Object.assign({}, strike, { target: tid })], targets: { [tid]: targets[tid] } };
       try {
-        compileAttack(single, { seed: 0 });
+        rows.compileAttack(rules, single, { seed: 0 });
       } catch (err) {
         if (err.path === undefined) throw err;
         throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
       }
     }
   }
-
   const attacks = [];
   const groups = [];
   let total = 0;
@@ -4866,15 +4675,11 @@ function mobCommand(app, msg, cmd) {
       total += count;
     }
   }
-  const request = {
-    ruleset: 'enchanted-realms',
-    seed: options.seed !== undefined ? options.seed : app.newSeed(),
-    profiles, targets, attacks, detail: 'summary',
-  };
+  const request = { ruleset: name, seed: o.seed !== undefined ? o.seed : app.newSeed(), profiles, targets, attacks,
+    detail: 'summary' };
   const meta = {
-    names, groups, apply: options.apply, whisper: options.whisper === true,
-    title: `Mob: ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
-    playerid: msg.playerid,
+    names, groups, apply: o.apply, whisper: o.whisper === true, playerid: msg.playerid,
+    title: `Mob (${rules.title}): ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
   };
   const sent = relaylink.send(app, 'attack.bulk', request, meta);
   app.whisper(msg.playerid, cards.notice('fracas mob', [
@@ -4884,39 +4689,7 @@ function mobCommand(app, msg, cmd) {
   return sent;
 }
 
-/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
-function applyMob(app, pending, result, id) {
-  const edge = app.edge;
-  const s = app.s();
-  const meta = pending.meta;
-  const applied = {};
-  const changes = [];
-  const missing = [];
-  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
-    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
-  }
-  for (const tid of Object.keys(result.targets)) {
-    const damage = Number(result.targets[tid] && result.targets[tid].damage);
-    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
-    const token = edge.getGraphic(tid);
-    if (!token) {
-      missing.push(meta.names[tid] || tid);
-      continue;
-    }
-    applied[tid] = applyDamage(edge, s.config, token, damage);
-    if (applied[tid].change) changes.push(applied[tid].change);
-  }
-  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  const card = cards.mobCard(result, {
-    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
-  });
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
-  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
-}
-
-relaylink.register('attack.bulk', applyMob);
-
-module.exports = { mobCommand, applyMob };
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
   },
   "src/mod/relaylink.js": function (module, exports, require) {
 'use strict';
@@ -5268,6 +5041,336 @@ class Reassembler {
 }
 
 module.exports = { MAGIC, encode, decode, frames, parseFrame, Reassembler, MAX_PARTS };
+  },
+  "src/mod/odds.js": function (module, exports, require) {
+'use strict';
+// `!fracas odds …`: the exact odds of the attack `!fracas attack …` with the same options
+// would make, answered by the Mod script itself (no bridge) and whispered to the asker.
+// Each target's remaining Body is read from its bar, for the chance it drops.
+//
+//   !fracas odds --target @{target|token_id} --dice 3 --style slashing --weight 1 --type edged
+//   !fracas odds --ruleset cartyrion --die d6 --target @{target|token_id} --count 4 --at-least 30
+
+const { UsageError, integer } = require('./usage');
+const cards = require('./cards');
+const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
+const { buildRowsAttack } = require('./rowsattack');
+const rulesets = require('../rulesets');
+
+const EXTRA = ['count', 'at-least'];
+
+function pct(p) {
+  if (p > 0 && p < 0.0005) return '<0.1%';
+  return `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`;
+}
+
+function extras(cmd) {
+  const out = { count: 1, at_least: [] };
+  for (const option of cmd.options) {
+    if (option.name === 'count') out.count = integer(oneValue(option), '--count', 1, 10000);
+    if (option.name === 'at-least') {
+      for (const v of option.values) out.at_least.push(integer(v, '--at-least', 0, 100000));
+      if (!option.values.length) throw new UsageError('--at-least takes a damage value, e.g. --at-least 10');
+    }
+  }
+  return out;
+}
+
+/** The Body left on a token's bar, or null when the bar holds no positive number. */
+function bodyLeft(config, token) {
+  const text = String(token.get(`bar${config.bar}_value`) === undefined ? '' : token.get(`bar${config.bar}_value`)).trim();
+  if (!/^\d{1,7}$/.test(text)) return null;
+  const n = Number(text);
+  return n > 0 ? n : null;
+}
+
+function oddsCommand(app, msg, cmd) {
+  const config = app.s().config;
+  const ruleset = rulesetOf(app, cmd);
+  let built;
+  if (ruleset === 'enchanted-realms') {
+    built = buildAttack(app, msg, cmd, EXTRA);
+  } else {
+    const by = cmd.options.filter((o) => o.name === 'attacker');
+    const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    built = buildRowsAttack(app, msg, cmd, ruleset, token, EXTRA);
+  }
+  const { request, names, tokens, attacker } = built;
+  const { count, at_least: atLeast } = extras(cmd);
+  const remaining = {};
+  for (const tid of Object.keys(tokens)) {
+    const left = bodyLeft(config, tokens[tid]);
+    if (left !== null) remaining[tid] = left;
+  }
+  const result = rulesets.odds(Object.assign({}, request, { count, remaining, at_least: atLeast }));
+  const rows = [];
+  for (const tid of Object.keys(result.targets)) {
+    const t = result.targets[tid];
+    const facts = [`P(hit) ${pct(t.p_hit)}`];
+    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
+    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
+    for (const n of Object.keys(t.p_at_least)) facts.push(`P(≥${n}) ${pct(t.p_at_least[n])}`);
+    if (t.p_drop !== undefined) facts.push(`<b>P(drops, ${t.remaining} left) ${pct(t.p_drop)}</b>`);
+    const likely = t.distribution.slice().sort((a, b) => b[1] - a[1]).slice(0, 5).sort((a, b) => a[0] - b[0]);
+    facts.push(`most likely: ${likely.map(([v, p]) => `${v} (${pct(p)})`).join(', ')}`);
+    rows.push([names[tid], facts.join(' · ')]);
+  }
+  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
+  app.whisper(msg.playerid, cards.template(title, rows.map(([label, html]) => [label, html])));
+  return result;
+}
+
+module.exports = { oddsCommand, bodyLeft };
+  },
+  "src/mod/init.js": function (module, exports, require) {
+'use strict';
+// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
+
+const { UsageError, integer } = require('./usage');
+const { SheetReader } = require('./sheet');
+const { selectedTokens, parseSeed } = require('./attack');
+const cards = require('./cards');
+const store = require('./store');
+const { rollInitiative } = require('../initiative');
+
+/**
+ * Merge new entries (ranked, highest first) into the existing turn order: the
+ * rolled tokens' old entries go; each new entry goes before the first remaining
+ * entry with a lower number, so the rest of the order is kept as it was.
+ */
+function mergeTurnOrder(existing, ranked) {
+  const rolled = new Set(ranked.map((e) => e.id));
+  const old = existing.filter((e) => !(e && rolled.has(e.id)));
+  const out = [];
+  let i = 0;
+  for (const entry of old) {
+    const pr = Number(entry && entry.pr);
+    while (i < ranked.length && Number.isFinite(pr) && ranked[i].pr > pr) out.push(ranked[i++]);
+    out.push(entry);
+  }
+  while (i < ranked.length) out.push(ranked[i++]);
+  return out;
+}
+
+function initCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  let bonus = 0;
+  let seed;
+  for (const option of cmd.options) {
+    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
+    else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
+    else throw new UsageError(`!fracas init does not know --${option.name}`);
+  }
+  const tokens = selectedTokens(edge, msg);
+  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
+  const names = {};
+  const combatants = tokens.map((token) => {
+    const reader = new SheetReader(edge, s.config, token);
+    names[token.id] = reader.name;
+    const c = { id: token.id };
+    const agility = reader.number('agility');
+    const agilityMod = reader.number('agility_mod');
+    if (agility === null && agilityMod === null) {
+      throw new UsageError(`${reader.name} has no "${s.config.attrs.agility}" (or "${s.config.attrs.agility_mod}") attribute for initiative`);
+    }
+    if (agility !== null) c.agility = agility;
+    if (agilityMod !== null) c.agility_mod = agilityMod;
+    const other = (reader.number('initiative_bonus') || 0) + bonus;
+    if (other) c.bonus = other;
+    return c;
+  });
+  msg.fracasNames = names;
+  const result = rollInitiative({ combatants }, { seed: seed !== undefined ? seed : app.newSeed() });
+  const pageOf = {};
+  tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
+  const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
+  const before = edge.turnOrderText();
+  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
+  const id = app.newId('i');
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
+  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  return result;
+}
+
+module.exports = { initCommand, mergeTurnOrder };
+  },
+  "src/mod/mob.js": function (module, exports, require) {
+'use strict';
+// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
+// detail "summary") through the browser relay. The selected tokens are grouped by
+// character (and by the conditions their markers show) into profiles; each token
+// attacks one of the targets in turn (or every target, with --each). The answer
+// applies per-target totals, with undo, and posts one compact card.
+
+const { UsageError } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const cards = require('./cards');
+const store = require('./store');
+const relaylink = require('./relaylink');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
+const { compileAttack } = require('../engine');
+
+const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
+const MAX_TOKENS = 500;
+
+function profileStrikes(app, reader, collected, use) {
+  if (collected.strikes.length) {
+    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
+  }
+  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
+  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
+  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
+}
+
+function mobCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  const targetIds = Array.from(new Set(collected.defaults.targets || []));
+  delete collected.defaults.targets;
+  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
+  const each = collected.rest.some((o) => o.name === 'each');
+  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
+
+  const names = {};
+  const targets = {};
+  const targetTokens = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    targetTokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+
+  // Profiles: one per character and set of conditions, in selection order.
+  const profiles = {};
+  const profileOf = new Map(); // group key → profile id
+  const counts = {}; // profile id → target id → count
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const reader = new SheetReader(edge, config, token);
+    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
+    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const base = (reader.character && reader.character.get('name')) || reader.name;
+      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      counts[pid] = {};
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+
+  // Check each profile against each target with the local resolver first: a
+  // mistake is reported now, in table words, not after a round trip.
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of Object.keys(counts[pid])) {
+      const single = {
+        attacker: profiles[pid].attacker,
+        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
+        targets: { [tid]: targets[tid] },
+      };
+      try {
+        compileAttack(single, { seed: 0 });
+      } catch (err) {
+        if (err.path === undefined) throw err;
+        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
+      }
+    }
+  }
+
+  const attacks = [];
+  const groups = [];
+  let total = 0;
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of targetIds) {
+      const count = counts[pid][tid];
+      if (!count) continue;
+      attacks.push({ profile: pid, target: tid, count });
+      groups.push(`${count} × ${pid} → ${names[tid]}`);
+      total += count;
+    }
+  }
+  const request = {
+    ruleset: 'enchanted-realms',
+    seed: options.seed !== undefined ? options.seed : app.newSeed(),
+    profiles, targets, attacks, detail: 'summary',
+  };
+  const meta = {
+    names, groups, apply: options.apply, whisper: options.whisper === true,
+    title: `Mob: ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    playerid: msg.playerid,
+  };
+  const sent = relaylink.send(app, 'attack.bulk', request, meta);
+  app.whisper(msg.playerid, cards.notice('fracas mob', [
+    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
+  ]));
+  return sent;
+}
+
+/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
+function applyMob(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  const applied = {};
+  const changes = [];
+  const missing = [];
+  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
+    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
+  }
+  for (const tid of Object.keys(result.targets)) {
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      missing.push(meta.names[tid] || tid);
+      continue;
+    }
+    applied[tid] = applyDamage(edge, s.config, token, damage);
+    if (applied[tid].change) changes.push(applied[tid].change);
+  }
+  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  const card = cards.mobCard(result, {
+    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  });
+  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+relaylink.register('attack.bulk', applyMob);
+
+module.exports = { mobCommand, applyMob };
   },
   "src/mod/edge.js": function (module, exports, require) {
 'use strict';

@@ -17,7 +17,8 @@ import { BridgeError, ConnectionError, FracasError, InputError, describeError } 
 import { normalizeSeed } from "./jsonrpc.js";
 import { getPath } from "./paths.js";
 import {
-  buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, uniqueViews, who,
+  buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
+  uniqueViews, who,
 } from "./request.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
@@ -318,13 +319,20 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
-    const { request, targets: used, profileNames } = buildBulkRequest({
-      attackers, targets, strikes: options.strikes, assign: options.assign, mapping: map,
-      options: {
-        seed: seedOption(options), advantage: options.advantage, disadvantage: options.disadvantage,
-        conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
-      },
-    });
+    const ruleset = options.ruleset ?? "enchanted-realms";
+    const { request, targets: used, profileNames } = ruleset === "enchanted-realms"
+      ? buildBulkRequest({
+        attackers, targets, strikes: options.strikes, assign: options.assign, mapping: map,
+        options: {
+          seed: seedOption(options), advantage: options.advantage, disadvantage: options.disadvantage,
+          conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
+        },
+      })
+      : buildRulesetBulkRequest({
+        ruleset, attackers, targets, strikes: options.strikes, attackerData: options.attackerData,
+        targetData: options.targetData, assign: options.assign, mapping: map,
+        options: { seed: seedOption(options), needBody: apply },
+      });
     const requestId = options.requestId ?? newId();
     const names = displayNames(used);
     const result = await conn.call("attack.bulk", request, { id: requestId }).catch((error) => {

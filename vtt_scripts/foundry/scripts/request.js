@@ -365,3 +365,58 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
   if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
   return { request, targets: used };
 }
+
+/**
+ * A Worldwalker, Cartyrion or old-school bulk request (`attack.bulk`): the tokens grouped
+ * by actor, each actor's attacker fields from its flag `flags.fracas.<ruleset>` (then
+ * `attackerData`), its strikes from `strikes` (keyed by actor name or id, or one list for
+ * all); targets as in buildRulesetAttackRequest.
+ */
+export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, attackerData, targetData, assign = "split",
+  mapping, options = {} }) {
+  attackers = uniqueViews(attackers ?? []);
+  targets = uniqueViews(targets ?? []);
+  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
+  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (assign !== "split" && assign !== "each") throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
+  const flagsOf = (view) => {
+    const data = getPath(view.actor, `flags.fracas.${ruleset}`);
+    return data && typeof data === "object" ? data : {};
+  };
+  const groups = new Map();
+  for (const view of attackers) {
+    const key = view.actorId ?? view.id;
+    if (!groups.has(key)) groups.set(key, { key, name: view.actorName ?? view.name, views: [] });
+    groups.get(key).views.push(view);
+  }
+  const profiles = {};
+  const attacks = [];
+  const profileNames = {};
+  for (const group of groups.values()) {
+    const label = group.name ?? group.key;
+    const list = Array.isArray(strikes) ? strikes : strikes?.[group.name] ?? strikes?.[group.key];
+    if (!Array.isArray(list) || !list.length) throw new InputError(`${label}: no ${ruleset} strikes for this actor`);
+    profiles[group.key] = {
+      attacker: { ...flagsOf(group.views[0]), ...(attackerData ?? {}) },
+      strikes: list.map((spec) => {
+        const { target, ...rest } = spec ?? {};
+        return rest;
+      }),
+    };
+    profileNames[group.key] = label;
+    const counts = assign === "each" ? targets.map(() => group.views.length) : splitCounts(group.views.length, targets.length);
+    targets.forEach((t, i) => {
+      if (counts[i] > 0) attacks.push({ profile: group.key, target: t.id, count: counts[i] });
+    });
+  }
+  const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
+  const request = {
+    ruleset, profiles, attacks, detail: "summary",
+    targets: Object.fromEntries(used.map((t) => {
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      return [t.id, { ...flagsOf(t), ...(targetData ?? {}) }];
+    })),
+  };
+  if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
+  return { request, targets: used, profileNames };
+}

@@ -228,6 +228,24 @@ describe("api.mob", () => {
     assert.equal(gob2Actor.system.health.value, 4);
     assert.ok(tokens);
   });
+
+  test("a mob of another ruleset: its strikes and fields, the same totals applied", async () => {
+    const { vtt, gobActor } = setup();
+    const conn = fakeConnection((method, params) => ({
+      ruleset: "cartyrion", seed: 3, backend: "compiled", detail: "summary", attacks_total: 1, total_damage: 6,
+      targets: { g1: { damage: 6, attacks: 1, attacks_hit: 1, strikes: 1, strikes_hit: 1, stamina: 6, injury: 0 } },
+      groups: params.attacks.map((a) => ({ ...a, attacks_hit: 1, hit_rate: 1, damage: 6, mean_damage: 6, exploded: 0, histogram: [] })),
+    }));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "mob-2" });
+    const before = gobActor.system.health.value;
+    await api.mob({ ruleset: "cartyrion", strikes: [{ method: "melee", die: "d6" }], attackerData: { level: 3, bonus: 1 },
+      targetData: { armor: 1 }, attackers: ["hero"], targets: ["g1"] });
+    const { params } = conn.calls[0];
+    assert.equal(params.ruleset, "cartyrion");
+    assert.deepEqual(Object.values(params.profiles)[0], { attacker: { level: 3, bonus: 1 }, strikes: [{ method: "melee", die: "d6" }] });
+    assert.deepEqual(params.targets, { g1: { armor: 1 } });
+    assert.equal(gobActor.system.health.value, Math.max(0, before - 6));
+  });
 });
 
 describe("the attack dialog", () => {

@@ -192,3 +192,33 @@ test('mob mistakes are caught before anything is sent', () => {
   assert.match(plain(player[0].text), /!fracas mob is for the GM/);
   assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
 });
+
+test('!fracas mob --ruleset cartyrion: profiles from fracas_FIELD attributes, the bridge answer applied with its split', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const brute = emu.addCharacter('Brute', { fracas_level: 5, fracas_bonus: 3 });
+  const brutes = [0, 1, 2].map((i) => emu.addToken({ name: `Brute ${i + 1}`, represents: brute.id }));
+  const out = emu.chat(emu.gm, `!fracas mob --ruleset cartyrion --die d8 --target-armor 2 --target ${tokens.goblin.id} --seed 9`,
+    { selected: brutes.map((t) => t.id) });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  assert.equal(rpc.method, 'attack.bulk');
+  assert.deepEqual(rpc.params.profiles, { Brute: { attacker: { level: 5, bonus: 3 }, strikes: [{ method: 'melee', die: 'd8' }] } });
+  assert.deepEqual(rpc.params.targets, { [tokens.goblin.id]: { armor: 2 } });
+  assert.deepEqual(rpc.params.attacks, [{ profile: 'Brute', target: tokens.goblin.id, count: 3 }]);
+  assert.equal(rpc.params.ruleset, 'cartyrion');
+  const result = {
+    ruleset: 'cartyrion', seed: 9, backend: 'compiled', detail: 'summary', attacks_total: 3, total_damage: 40,
+    targets: { [tokens.goblin.id]: { damage: 40, attacks: 3, attacks_hit: 3, strikes: 3, strikes_hit: 3, stamina: 40,
+      injury: 0, exploded: 2, longest_explosion: 1, absorbed: 0, stamina_cost: 0 } },
+    groups: [],
+  };
+  const got = answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, result });
+  const fields = Emulator.fields(card(got).text);
+  assert.equal(fields.name, 'Mob (Cartyrion): 3 attackers, 3 attacks');
+  assert.match(plain(fields.Goblin), /^40 damage from 3 attacks · 3 hit · stamina 40, injury 0 · 2 explosions\nBody 12 → 0$/);
+  // A mistake is caught before anything is sent.
+  const bad = emu.chat(emu.gm, `!fracas mob --ruleset cartyrion --die d7 --target ${tokens.goblin.id}`, { selected: brutes.map((t) => t.id) });
+  assert.ok(bad.every((o) => !P.parseFrame(o.text)));
+  assert.match(bad.map((o) => plain(o.text)).join('\n'), /Brute against Goblin: .*d7 is not a die of the Cartyrion rules/);
+  assertSafe(assert, emu);
+});

@@ -124,7 +124,12 @@ function mobCard(result, ctx) {
     const t = result.targets[tid];
     const attacks = Number(t.attacks) || 0;
     let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
-      ` · ${t.attacks_hit} hit · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
+      ` · ${t.attacks_hit} hit`;
+    // Enchanted Realms crits; the other rulesets' own totals (blocks, stamina/injury, explosions).
+    if (t.crits !== undefined) line += ` · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
+    if (t.negated) line += ` · ${t.negated} blocked or dodged`;
+    if (t.injury !== undefined) line += ` · stamina ${t.stamina}, injury ${t.injury}`;
+    if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
     const applied = ctx.applied && ctx.applied[tid];

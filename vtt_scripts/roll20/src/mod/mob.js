@@ -14,7 +14,7 @@ const store = require('./store');
 const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
-const { attackOptions, selectedTokens } = require('./attack');
+const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
 const { compileAttack } = require('../engine');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
@@ -44,7 +44,9 @@ function mobCommand(app, msg, cmd) {
   const edge = app.edge;
   const s = app.s();
   const config = s.config;
-  const collected = strikes.collect(cmd.options);
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const targetIds = Array.from(new Set(collected.defaults.targets || []));
   delete collected.defaults.targets;
   if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');

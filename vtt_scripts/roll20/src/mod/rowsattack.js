@@ -220,4 +220,100 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   return result;
 }
 
-module.exports = { rowsAttackCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
+/**
+ * `!fracas mob --ruleset NAME …`: the selected tokens, grouped by character, attack the
+ * targets through the bridge (attack.bulk, summary), as `!fracas mob` does for
+ * Enchanted Realms. Each character's attacker fields come from its fracas_<field>
+ * attributes (the command's options win); the strike from the command's options.
+ */
+function rowsMobCommand(app, msg, cmd, name) {
+  const edge = app.edge;
+  const spec = FIELDS[name];
+  const rules = rulesets.OTHERS[name];
+  const { selectedTokens } = require('./attack');
+  const relaylink = require('./relaylink');
+  const rows = require('../rows');
+  const o = parse(name, cmd.options, ['each']);
+  if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
+  const each = cmd.options.some((opt) => opt.name === 'each');
+  const targetIds = Array.from(new Set(o.targets));
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
+  const names = {};
+  const targets = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const read = fromSheet(app, token, spec.target, o.target);
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    targets[id] = read.values;
+  }
+  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const profiles = {};
+  const profileOf = new Map();
+  const counts = {};
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const represents = token.get('represents');
+    const key = represents || token.id;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const read = fromSheet(app, token, spec.attacker, o.attacker);
+      const character = represents ? edge.getCharacter(represents) : null;
+      const base = (character && character.get('name')) || read.name;
+      pid = String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker: read.values, strikes: [strike] };
+      counts[pid] = {};
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+  // Each profile against each target with the local resolver first: mistakes in table words now.
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of Object.keys(counts[pid])) {
+      const single = { ruleset: name, attacker: profiles[pid].attacker,
+        strikes: [Object.assign({}, strike, { target: tid })], targets: { [tid]: targets[tid] } };
+      try {
+        rows.compileAttack(rules, single, { seed: 0 });
+      } catch (err) {
+        if (err.path === undefined) throw err;
+        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
+      }
+    }
+  }
+  const attacks = [];
+  const groups = [];
+  let total = 0;
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of targetIds) {
+      const count = counts[pid][tid];
+      if (!count) continue;
+      attacks.push({ profile: pid, target: tid, count });
+      groups.push(`${count} × ${pid} → ${names[tid]}`);
+      total += count;
+    }
+  }
+  const request = { ruleset: name, seed: o.seed !== undefined ? o.seed : app.newSeed(), profiles, targets, attacks,
+    detail: 'summary' };
+  const meta = {
+    names, groups, apply: o.apply, whisper: o.whisper === true, playerid: msg.playerid,
+    title: `Mob (${rules.title}): ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+  };
+  const sent = relaylink.send(app, 'attack.bulk', request, meta);
+  app.whisper(msg.playerid, cards.notice('fracas mob', [
+    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
+  ]));
+  return sent;
+}
+
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };

@@ -116,4 +116,5 @@ MESSAGES = {
     'no_strikes_rule': 'no strikes: an attack needs at least one ({rule})',
     'ct_ambush_round': 'an ambush is rolled for the first round only; this is round {round} (CT-1)',
     'ct_die': '{text} is not a damage die: write dF, e.g. d6 (CT-3)',
+    'odds_too_large': 'exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target',
 }

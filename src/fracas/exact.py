@@ -16,6 +16,26 @@ from typing import Callable, Hashable, Iterable
 
 #: The most probability mass an answer may leave out when it cuts an unbounded chain.
 TAIL = Fraction(1, 10**15)
+#: Pairings of outcomes one odds request may fold per target before it is refused.
+MAX_WORK = 1_000_000
+
+
+class Budget:
+    """Counts the pairings a fold is about to do; refuses (LimitError) past MAX_WORK,
+    before doing them."""
+
+    __slots__ = ("used",)
+
+    def __init__(self):
+        self.used = 0
+
+    def spend(self, a: "Dist", b: "Dist", path: str) -> None:
+        from .errors import LimitError
+        from .requests import say
+
+        self.used += len(a.w) * len(b.w)
+        if self.used > MAX_WORK:
+            raise LimitError(path, say("odds_too_large", most=f"{MAX_WORK:,}"))
 
 
 class Dist:

@@ -151,3 +151,10 @@ def test_the_shared_odds_vectors_reproduce_and_the_generator_is_in_sync():
     vectors = json.loads((here / "odds_vectors.json").read_text())
     assert sum("result" in v for v in vectors) >= 50
     assert {v["request"].get("ruleset", "enchanted-realms") for v in vectors if "result" in v} == set(fracas.rulesets())
+
+
+def test_an_attack_too_large_to_enumerate_is_refused_with_the_limit():
+    strike = {"method": "melee", "style": "slashing", "dice": 5, "weight": 2, "damage_type": "edged", "target": "g"}
+    with pytest.raises(fracas.LimitError) as caught:
+        fracas.odds({"attacker": {"strength": 6}, "strikes": [strike] * 200, "targets": {"g": {"ac": 10}}})
+    assert caught.value.path == "$.strikes" and "1,000,000 steps" in caught.value.reason

@@ -25,7 +25,7 @@ from ..requests import check_range, key_path, parse_json
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
 #: (values of one attack's distribution × count)², the convolution work a mob may ask for.
-MAX_MOB_WORK = 25_000_000
+MAX_MOB_WORK = 10_000_000
 ODDS_FIELDS = ("count", "remaining", "at_least")
 
 

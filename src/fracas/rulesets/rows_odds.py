@@ -16,10 +16,9 @@ from functools import lru_cache
 
 from .. import _layout as L
 from ..errors import LimitError
-from ..exact import Dist, TAIL, mix
+from ..exact import Budget, Dist, TAIL, mix
 
 MAX_ODDS_DICE = 24
-MAX_STATES = 200_000
 D20 = range(1, 21)
 
 
@@ -128,6 +127,7 @@ def strike(row) -> Dist:
 def target_outcomes(rows: list, weapon: int, shield: int) -> Dist:
     """(damage, any strike landed) at one target over its strikes in request order."""
     state = Dist.point((weapon, shield, 0, False))
+    budget = Budget()
     for row in rows:
         parry = row[L.X_PARRY]
 
@@ -145,9 +145,8 @@ def target_outcomes(rows: list, weapon: int, shield: int) -> Dist:
         outcome = strike(row)
         if parry != L.X_PARRY_WEAPON:
             outcome = outcome.map(lambda o: (o[0], o[1], 0))
+        budget.spend(state, outcome, "$.strikes")
         state = state.convolve(outcome, step).reduced()
-        if len(state.w) > MAX_STATES:
-            raise LimitError("$.strikes", f"too many outcomes to enumerate exactly (more than {MAX_STATES:,})")
     return state.map(lambda s: (s[2], s[3], False))
 
 

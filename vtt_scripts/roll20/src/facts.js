@@ -229,7 +229,8 @@ const MESSAGES = Object.freeze({
   "side_initiative_sides": "side initiative needs at least two sides (OS-1)",
   "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
   "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
-  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)"
+  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)",
+  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */

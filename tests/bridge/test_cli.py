@@ -143,18 +143,37 @@ def test_banner_and_sigterm(tmp_path):
     assert "signal received: shutting down" in stderr
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is how Linux places it")
-def test_fresh_token_and_default_journal(tmp_path):
+def _banner(tmp_path):
     command = [sys.executable, "-m", "fracas.bridge", "--port", "0"]
-    env = {"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONUNBUFFERED": "1"}
+    env = {"XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin",
+           "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, cwd=str(REPO))
     try:
-        banner = [process.stdout.readline() for _ in range(4)]
+        return [process.stdout.readline() for _ in range(5)], env
     finally:
         process.terminate()
         process.communicate(timeout=60)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is how Linux places it")
+def test_the_token_is_made_once_kept_private_and_reused_and_the_default_journal(tmp_path):
+    banner, env = _banner(tmp_path)
     token = banner[2].split(":", 1)[1].strip()
     assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token), banner
     assert banner[3] == f"  journal: {tmp_path / 'fracas' / 'journal.sqlite3'}\n"
     assert (tmp_path / "fracas" / "journal.sqlite3").exists()
+    kept = tmp_path / "config" / "fracas" / "token"
+    assert str(kept) in banner[4] and "fracas token --rotate" in banner[4]
+    assert kept.read_text().strip() == token and (kept.stat().st_mode & 0o777) == 0o600
+    # The next start uses the same token: the GM pastes it once.
+    again, _ = _banner(tmp_path)
+    assert again[2].split(":", 1)[1].strip() == token
+    # `fracas token` prints it; --rotate makes a new one that the next start uses.
+    shown = subprocess.run([sys.executable, "-m", "fracas", "token"], env=env, capture_output=True, text=True,
+                           cwd=str(REPO), check=True)
+    assert shown.stdout.strip() == token and str(kept) in shown.stderr
+    rotated = subprocess.run([sys.executable, "-m", "fracas", "token", "--rotate"], env=env, capture_output=True,
+                             text=True, cwd=str(REPO), check=True).stdout.strip()
+    assert rotated != token and kept.read_text().strip() == rotated
+    assert (kept.stat().st_mode & 0o777) == 0o600

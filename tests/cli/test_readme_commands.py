@@ -1,0 +1,64 @@
+"""Every `fracas` command of the README's command-line block runs as written (from the
+top of the checkout), and every file in examples/ resolves: the README stays true."""
+
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from .helpers import run
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+EXAMPLES = ROOT / "examples"
+SKIP = ("bench", "serve")  # long-running: covered by their own tests
+
+
+def readme_commands() -> list[str]:
+    if not README.exists():
+        return []
+    block = README.read_text().split("## Command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    commands = []
+    for line in block.splitlines():
+        line = re.sub(r"\s+#\s.*$", "", line).strip()
+        if line.startswith("fracas ") and line.split()[1] not in SKIP:
+            commands.append(line)
+    return commands
+
+
+@pytest.fixture
+def at_top(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # `fracas token` keeps its file here
+
+
+def test_the_readme_block_has_commands():
+    if not README.exists():
+        pytest.skip("not run from a source checkout")
+    assert len(readme_commands()) >= 8
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_each_readme_command_runs(command, at_top):
+    out = run(shlex.split(command)[1:])
+    assert out.exit_code == 0, f"{command}\n{out.output}"
+
+
+# result.json is the expected result of entry.json: the README's replay command checks it.
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.json") if p.name != "result.json")
+                         if EXAMPLES.exists() else [])
+def test_each_example_file_resolves(name, at_top):
+    path = os.path.join("examples", name)
+    document = json.loads((EXAMPLES / name).read_text())
+    if "attacks" in document:
+        args = ["attack", "--bulk", path]
+    elif "count" in document or "remaining" in document:
+        args = ["odds", "--request", path]
+    else:
+        args = ["attack", path]
+    out = run(args + ["--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["ruleset"] == document.get("ruleset", "enchanted-realms")

@@ -13,6 +13,7 @@ names the field (`$.strikes[0].dice: …`); a replay that does not match exits 1
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Optional
 
@@ -39,9 +40,25 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit()
 
 
+_COLOR = {"off": False}
+
+
+def _no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    _COLOR["off"] = bool(value) or bool(os.environ.get("NO_COLOR"))
+
+
+def style(text: str, **styles: Any) -> str:
+    """`click.style`, or the plain text with --no-color or NO_COLOR set (https://no-color.org)."""
+    if _COLOR["off"] or os.environ.get("NO_COLOR"):
+        return text
+    return click.style(text, **styles)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the fracas version and dice backend, then exit.")
+@click.option("--no-color", is_flag=True, expose_value=False, is_eager=True, callback=_no_color,
+              help="Plain text, no colours (also when NO_COLOR is set).")
 def main() -> None:
     """fracas: tabletop combat resolution, fast and reproducible.
 
@@ -86,7 +103,7 @@ def _emit(result: dict, as_json: bool) -> None:
         click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     else:
         ruleset = rulesets.get(result.get("ruleset", rulesets.DEFAULT))
-        click.echo(ruleset.render(result, click.style))
+        click.echo(ruleset.render(result, style))
 
 
 def _parse_rolls(text: str) -> list[int]:
@@ -354,7 +371,7 @@ def odds(ctx: click.Context, request_file, count, remaining, at_least, as_json, 
 
         click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
     else:
-        click.echo(render_odds(data, click.style))
+        click.echo(render_odds(data, style))
 
 
 # -- replay ----------------------------------------------------------------------------
@@ -445,12 +462,12 @@ def replay(record, expect, seed, as_json) -> None:
         return
     found = differences(_without_backend(expected), _without_backend(result))
     if found:
-        click.echo(click.style(f"Replay does NOT match the recorded result: {len(found)} "
+        click.echo(style(f"Replay does NOT match the recorded result: {len(found)} "
                                f"difference{'s' if len(found) != 1 else ''} (seed {seed})",
                                fg="red", bold=True), err=True)
         click.echo(render_differences(found), err=True)
         sys.exit(1)
-    click.echo(click.style(f"Replay matches the recorded result (seed {seed}).", fg="green"),
+    click.echo(style(f"Replay matches the recorded result (seed {seed}).", fg="green"),
                err=as_json)
 
 

@@ -169,6 +169,9 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
     if token is not None and len(token) < 16:
         click.echo("warning: the token is shorter than 16 characters; anyone who can reach"
                    " the bridge may guess it", err=True)
+    from fracas.cli import warn_if_slow
+
+    warn_if_slow()
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: other machines can reach the bridge, and"
                    " ws:// is not encrypted (the token and the rolls travel in clear)", err=True)
@@ -190,4 +193,10 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
     except JournalError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        import errno
+
+        hint = ""
+        if exc.errno == errno.EADDRINUSE:
+            hint = ("; another fracas serve may be running already (fracas doctor checks), or give"
+                    " another port with --port N (0 picks a free one)")
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None

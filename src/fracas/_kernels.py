@@ -59,3 +59,18 @@ def using(backend: str):
         yield
     finally:
         use(previous)
+
+
+def why() -> str:
+    """Why this backend runs, in words (for `fracas doctor` and the fallback warning)."""
+    if compiled is None:
+        return ("the compiled core is not installed: fracas was built without a C compiler (or the build "
+                "failed), so the pure-Python kernels run, a few hundred times slower")
+    if _FORCE_PURE:
+        return "FRACAS_PUREPYTHON is set: the pure-Python kernels run although the compiled core is installed"
+    return "the compiled core is installed and in use"
+
+
+def missing_compiled() -> bool:
+    """True when the compiled core is not installed (not when it is switched off on purpose)."""
+    return compiled is None

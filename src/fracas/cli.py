@@ -67,6 +67,16 @@ def main() -> None:
     """
 
 
+def warn_if_slow() -> None:
+    """Say loudly, on stderr, when the compiled core is missing (a silent 500x slowdown)."""
+    from . import _kernels
+
+    if _kernels.missing_compiled():
+        click.echo(style("warning: ", fg="yellow", bold=True) + _kernels.why() +
+                   ". Install a C compiler (build-essential) and reinstall, or install a wheel; "
+                   "`fracas doctor` says more.", err=True)
+
+
 # -- reading input ---------------------------------------------------------------------
 def _engine_call(call, *args, flags: Optional[tuple] = None, **kwargs):
     """Run an engine call; a request error becomes exit code 2 with its message.
@@ -202,6 +212,7 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
     of Enchanted Realms; `--ruleset NAME --help` lists another ruleset's
     (worldwalker, cartyrion, old-school).
     """
+    warn_if_slow()
     flags_given = [name for name in flags
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if ctx.get_parameter_source("ruleset_name") == click.core.ParameterSource.COMMANDLINE and not flags_given:
@@ -337,6 +348,7 @@ def odds(ctx: click.Context, request_file, count, remaining, at_least, as_json, 
     Takes the flags of `fracas attack` (`--ruleset NAME --help` for another ruleset's)
     or --request FILE, e.g. `fracas odds --dice 3 --bonus 2 --ac 14 --weight 1 --str 4`.
     """
+    warn_if_slow()
     flags_given = [name for name in flags
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if request_file is not None and flags_given:
@@ -501,6 +513,7 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
     batch size and bulk memory. Prints attacks/s and ratios; targets are reported,
     never enforced.
     """
+    warn_if_slow()
     from fracas.benchmarks.report import format_report
     from fracas.benchmarks.suite import Options, Suite
 
@@ -543,6 +556,50 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
 
         plot_scaling(result, plot_path)
         click.echo(f"wrote {plot_path}", err=True)
+
+
+# -- doctor ----------------------------------------------------------------------------
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+              help="The bridge port to check.")
+def doctor(port: int) -> None:
+    """Check this install: which dice backend runs and why, how fast it rolls, where the
+    journal and the bridge token live, and whether the bridge's port is free."""
+    import socket
+    import time
+
+    from . import _kernels
+
+    ok = style("ok", fg="green")
+    bad = style("problem", fg="red", bold=True)
+    click.echo(f"fracas {fracas.__version__}, Python {sys.version.split()[0]} ({sys.executable})")
+    click.echo(f"  backend   {fracas.backend}: {_kernels.why()} [{bad if _kernels.missing_compiled() else ok}]")
+    request = {"attacker": {"strength": 2, "strength_mod": 1},
+               "profiles": {"p": {"attacker": {"strength": 2, "strength_mod": 1}, "strikes": [
+                   {"method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}]}},
+               "targets": {"t": {"ac": 14}}, "attacks": [{"profile": "p", "target": "t", "count": 0}]}
+    del request["attacker"]
+    n = 200_000 if fracas.backend == "compiled" else 5_000
+    request["attacks"][0]["count"] = n
+    start = time.perf_counter()
+    fracas.resolve_bulk(request, seed=1, threads=1)
+    rate = n / (time.perf_counter() - start)
+    click.echo(f"  speed     {rate:,.0f} typical attacks/s on one thread (3d20 +2 vs AC 14; fracas bench measures more)")
+    try:
+        from fracas.bridge.cli import default_journal, token_file
+    except ImportError:
+        click.echo(f"  bridge    not installed [{bad}]")
+        return
+    journal, token = default_journal(), token_file()
+    click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
+    click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            click.echo(f"  port      127.0.0.1:{port} is free for fracas serve [{ok}]")
+        except OSError:
+            click.echo(f"  port      127.0.0.1:{port} is in use: a fracas serve already running, or another "
+                       f"program (fracas serve --port N picks another) [{bad}]")
 
 
 # -- serve (the bridge registers its own command) --------------------------------------

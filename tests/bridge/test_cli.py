@@ -53,6 +53,8 @@ def test_busy_port_exits_1(tmp_path):
                                             "--token", TOKEN])
     assert result.exit_code == 1, result.output
     assert f"Error: cannot listen on 127.0.0.1:{port}: " in result.output
+    assert "another fracas serve may be running already (fracas doctor checks)" in result.output
+    assert "--port N" in result.output
 
 
 def test_help_documents_every_option():

@@ -1,0 +1,31 @@
+"""`fracas doctor`, and the warning when the compiled core is missing."""
+
+import socket
+
+from fracas import _kernels
+
+from .helpers import run
+
+
+def test_doctor_reports_backend_speed_paths_and_port(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = run(["doctor", "--port", str(port)])
+    assert out.exit_code == 0, out.output
+    assert f"backend   {_kernels.name()}" in out.output
+    assert "typical attacks/s" in out.output
+    assert str(tmp_path / "config" / "fracas" / "token") in out.output
+    assert f"127.0.0.1:{port} is in use" in out.output
+
+
+def test_a_missing_compiled_core_is_said_loudly(monkeypatch):
+    monkeypatch.setattr(_kernels, "compiled", None)
+    out = run(["attack", "--dice", "2", "--ac", "12", "--str", "3", "--seed", "1"])
+    assert out.exit_code == 0
+    assert "warning: the compiled core is not installed" in out.output and "fracas doctor" in out.output
+    out = run(["doctor", "--port", "1"])
+    assert "not installed" in out.output and "problem" in out.output

@@ -190,7 +190,7 @@ def _ruleset_in(args: list[str]) -> Optional[str]:
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--bulk", "bulk", type=click.File("rb"), metavar="FILE",
               help="Resolve a bulk request (profiles × targets × counts) from FILE ('-' for stdin).")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Roll from this seed (wins over the request's own); the same seed replays the same dice.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a breakdown.")
 @click.option("--rolls", "rolls", default=None, metavar="FACES",
@@ -295,7 +295,7 @@ def _plot_odds(result: dict, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+        raise click.UsageError("--plot needs matplotlib: pip install matplotlib (it is in the bench extra)") from None
     fig, ax = plt.subplots(figsize=(7, 4))
     for tid, t in result["targets"].items():
         values = [v for v, _ in t["distribution"]]
@@ -448,7 +448,7 @@ def _without_backend(result: Any) -> Any:
 @click.option("--expect", type=click.File("rb"), metavar="RESULT.json",
               help="Check the replay against this result (a result, a JSON-RPC response or a "
                    "journal entry); exit 1 with a diff if they differ. 'backend' is ignored.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="The seed the roll was made with, when the record does not carry it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the replayed result as JSON.")
 def replay(record, expect, seed, as_json) -> None:
@@ -526,7 +526,7 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise click.UsageError("--plot needs matplotlib (pip install 'fracas[bench]')") from None
+            raise click.UsageError("--plot needs matplotlib: pip install matplotlib (it is in the bench extra)") from None
     bridge_module = None
     if bridge:
         try:

@@ -43,7 +43,9 @@ BAD_FLAGS = [
     (["--dice", "2", "--ac", "14", "--str", "2", "--sneak", "--disadvantage"], "$.strikes[0]", ""),
     (["--dice", "2", "--ac", "14", "--str", "2", "--condition", "flying"],
      "$.targets.target.conditions[0]", "--condition"),
-    (["--dice", "2", "--ac", "14", "--str", "2", "--seed", "-1"], "seed", ""),
+    (["--dice", "2", "--ac", "14", "--str", "2", "--seed", "-1"], "Invalid value for '--seed': -1", ""),
+    (["--dice", "2", "--ac", "14", "--agi", "3", "--style", "archery", "--cover", "full"],
+     "$.strikes[0].target: target 'target' has full cover", "--cover"),
 ]
 
 

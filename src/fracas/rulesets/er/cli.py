@@ -106,6 +106,8 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     for field, flag in _FLAG_OF_FIELD.items():
         if plain == field or plain.startswith(field + "."):
             return flag
+    if plain == "strike.target":
+        return "--cover"  # the flags name one target, so an error there is about its cover (ER-16)
     if plain.startswith("strike."):
         return "--" + plain.split(".")[1].replace("_", "-")
     return None

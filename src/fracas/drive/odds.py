@@ -44,6 +44,11 @@ class OddsResult:
         self.remaining, self.at_least, self.cut, self.has_crit = remaining, at_least, cut, has_crit
         self.seed = None
 
+    def __repr__(self) -> str:
+        means = {tid: round(float(sum((v * p for v, p in d.items()), Fraction(0))), 3)
+                 for tid, (d, _h, _c) in self.targets.items()}
+        return f"<{self.ruleset} odds count={self.count} mean={means}>"
+
     def distribution(self, target: str) -> list[tuple[int, Fraction]]:
         """[(damage, exact probability)] at `target`, ascending."""
         return list(self.targets[target][0].items())

@@ -242,6 +242,9 @@ class AttackResult:
     def total_damage(self) -> int:
         return sum(self.out[s * L.XOUT_WIDTH + L.Y_DAMAGE] for s in range(len(self.plan.metas)))
 
+    def __repr__(self) -> str:
+        return f"<{self.ruleset} attack seed={self.seed} total_damage={self.total_damage}>"
+
     def to_dict(self) -> dict[str, Any]:
         plan = self.plan
         rules = plan.rules
@@ -364,6 +367,9 @@ class BulkResult:
     @property
     def total_damage(self) -> int:
         return sum(self.acc_t[t * L.U_WIDTH + L.U_DAMAGE] for t in range(len(self.job.targets)))
+
+    def __repr__(self) -> str:
+        return f"<{self.ruleset} bulk seed={self.seed} attacks={self.job.total} total_damage={self.total_damage}>"
 
     def to_dict(self) -> dict[str, Any]:
         job = self.job
@@ -519,4 +525,10 @@ class Rolled:
         self.seed, self.ruleset, self.data = seed, ruleset, data
 
     def to_dict(self) -> dict[str, Any]:
-        return self.data
+        """A fresh dict each call (changing it changes nothing here)."""
+        import copy
+
+        return copy.deepcopy(self.data)
+
+    def __repr__(self) -> str:
+        return f"<{self.ruleset} roll seed={self.seed}>"

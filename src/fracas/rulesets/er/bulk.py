@@ -215,6 +215,9 @@ class BulkResult:
         """Damage dealt to all targets together (read from the totals, no dict built)."""
         return sum(self.acc_t[t * L.T_WIDTH + L.T_DAMAGE] for t in range(len(self.bulk.targets)))
 
+    def __repr__(self) -> str:
+        return f"<{self.bulk.ruleset} bulk seed={self.seed} attacks={self.bulk.total} total_damage={self.total_damage}>"
+
     def to_dict(self) -> dict[str, Any]:
         bulk = self.bulk
         # The damage types struck at each target, in strike order: one pass over the strikes.

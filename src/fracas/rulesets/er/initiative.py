@@ -33,8 +33,14 @@ class InitiativeResult:
         self.order = order
 
     def to_dict(self) -> dict[str, Any]:
+        """A fresh dict each call (changing it changes nothing here)."""
+        import copy
+
         return {"ruleset": self.ruleset, "seed": self.seed, "injected": self.injected,
-                "order": self.order}
+                "order": copy.deepcopy(self.order)}
+
+    def __repr__(self) -> str:
+        return f"<{self.ruleset} initiative seed={self.seed} order={[e['id'] for e in self.order]}>"
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ class AttackResult:
     """One resolved attack: every die, every crit, damage per strike and per target."""
 
     __slots__ = ("seed", "ruleset", "backend", "injected", "strikes_meta", "targets_info",
-                 "out", "log", "shock", "_dict")
+                 "out", "log", "shock")
 
     def __init__(self, seed: int, ruleset: str, backend: str, injected: bool,
                  strikes_meta: list[StrikeMeta], targets_info: dict[str, TargetInfo],
@@ -46,13 +46,15 @@ class AttackResult:
         self.out = out
         self.log = log
         self.shock = shock
-        self._dict = None
 
     @property
     def total_damage(self) -> int:
         """Damage dealt to all targets together."""
         out = self.out
         return sum(out[s * L.OUT_WIDTH + L.O_DAMAGE] for s in range(len(self.strikes_meta)))
+
+    def __repr__(self) -> str:
+        return f"<{self.ruleset} attack seed={self.seed} total_damage={self.total_damage}>"
 
     def strike_damage(self, index: int) -> int:
         """Final damage of strike `index`."""
@@ -66,10 +68,9 @@ class AttackResult:
         return damage
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready result (docs/ENGINE.md §7)."""
-        if self._dict is None:
-            self._dict = self._build()
-        return self._dict
+        """The JSON-ready result (docs/ENGINE.md §7), built fresh on each call: changing
+        it changes nothing here."""
+        return self._build()
 
     def _build(self) -> dict[str, Any]:
         out, log = self.out, self.log

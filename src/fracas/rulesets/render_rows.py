@@ -40,6 +40,27 @@ def render(result: dict[str, Any], style: Optional[Callable[..., str]], title: s
         for rank, e in enumerate(result["order"], 1):
             ties = f" (roll-offs {', '.join(map(str, e['tiebreaks']))})" if e.get("tiebreaks") else ""
             out.append(f"  {rank}. {e['id']}: {e['roll']} {e['modifier']:+d} = {e['total']}{ties}")
+    elif "first" in result:  # CT-1 side initiative
+        surprised = f"; {result['surprised']} surprised" if result["surprised"] else ""
+        ambush = f", {result['ambush']} ambushing" if result["ambush"] != "none" else ""
+        out.append(bold(f"{title} initiative") + f", round {result['round']}{ambush} (seed {result['seed']})")
+        out.append(f"  d6 {result['roll']}: {bold(result['first'])} act first{surprised}")
+    elif "sides" in result:  # OS-1 side initiative
+        out.append(bold(f"{title} side initiative") + f", ties {result['ties']} (seed {result['seed']})")
+        for side in result["sides"]:
+            rolled = "waits" if side["wait"] else f"d6 {side['roll']}" + (
+                f" (re-rolls {', '.join(map(str, side['tiebreaks']))})" if side["tiebreaks"] else "")
+            out.append(f"  {side['id']}: {rolled}")
+        out.append("  order: " + " → ".join(" + ".join(group) for group in result["order"]))
+    elif "morale" in result:  # OS-4
+        out.append(bold(f"{title} morale") + f" {result['morale']}{result['modifier']:+d} (seed {result['seed']})")
+        if not result["checked"]:
+            out.append("  no check: fights to the death")
+        else:
+            verdict = bold("breaks") if result["breaks"] else "holds"
+            out.append(f"  2d6 {'+'.join(map(str, result['dice']))} = {result['total']}: {verdict}"
+                       f" ({result['successes']} check{'s' if result['successes'] != 1 else ''} passed"
+                       f"{', fights to the death' if result['fights_to_death'] else ''})")
     else:
         out.append(bold(f"{title}") + f" (seed {result['seed']})")
         out.append(json.dumps({k: v for k, v in result.items() if k not in ("ruleset", "seed")}, indent=2))

@@ -200,3 +200,123 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
             hint = ("; another fracas serve may be running already (fracas doctor checks), or give"
                     " another port with --port N (0 picks a free one)")
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
+
+
+# -- fracas journal -------------------------------------------------------------------------
+@click.group("journal")
+def journal_group() -> None:
+    """Look into the bridge's journal of answered rolls: list, show, replay, prune."""
+
+
+_JOURNAL_OPTION = click.option("--journal", "path", type=click.Path(dir_okay=False), default=None,
+                               help="The journal file [default: the one fracas serve uses].")
+
+
+def _open(path):
+    import os
+
+    from .journal import Journal, JournalError
+
+    path = path or default_journal()
+    if not os.path.exists(path):
+        raise click.ClickException(f"no journal at {path} yet (fracas serve makes it)")
+    try:
+        return Journal(path)
+    except JournalError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _entry(journal, request_id: str):
+    from .journal import id_key
+
+    for key in (id_key(request_id), id_key(int(request_id)) if request_id.lstrip("-").isdigit() else None):
+        if key is not None:
+            entry = journal.lookup(key)
+            if entry is not None:
+                return entry
+    raise click.ClickException(f"no journaled request has the id {request_id!r}")
+
+
+@journal_group.command("list")
+@_JOURNAL_OPTION
+@click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+def journal_list(path, limit) -> None:
+    """The newest journaled rolls: id, method, ruleset, seed, when."""
+    import os
+
+    import orjson
+
+    if not os.path.exists(path or default_journal()):
+        click.echo(f"no journal at {path or default_journal()} yet: fracas serve makes it with its first roll")
+        return
+    journal = _open(path)
+    try:
+        entries = journal.recent(limit)
+        click.echo(f"{journal.count()} journaled roll(s) in {journal.path}; newest first:")
+        for e in entries:
+            result = orjson.loads(e.result)
+            click.echo(f"  {e.id_key:<24} {e.method:<16} {result.get('ruleset', '?'):<17} "
+                       f"seed {result.get('seed')}  {e.recorded_at}")
+    finally:
+        journal.close()
+
+
+@journal_group.command("show")
+@_JOURNAL_OPTION
+@click.argument("request_id")
+def journal_show(path, request_id) -> None:
+    """The journaled entry of one request id, as JSON (params, result, backend, when)."""
+    import orjson
+
+    journal = _open(path)
+    try:
+        click.echo(orjson.dumps(_entry(journal, request_id).to_dict(), option=orjson.OPT_INDENT_2).decode())
+    finally:
+        journal.close()
+
+
+@journal_group.command("replay")
+@_JOURNAL_OPTION
+@click.argument("request_id")
+def journal_replay(path, request_id) -> None:
+    """Re-roll a journaled request from its recorded seed and compare; exit 1 if it differs."""
+    import orjson
+
+    import fracas
+    from fracas.diff import differences, render_differences
+
+    journal = _open(path)
+    try:
+        entry = _entry(journal, request_id)
+    finally:
+        journal.close()
+    call = {"attack.resolve": fracas.resolve, "attack.bulk": fracas.resolve_bulk,
+            "initiative.roll": fracas.roll_initiative, "morale.check": fracas.check_morale}[entry.method]
+    recorded = orjson.loads(entry.result)
+    replayed = call(orjson.loads(entry.params), seed=recorded["seed"]).to_dict()
+    found = differences({k: v for k, v in recorded.items() if k != "backend"},
+                        {k: v for k, v in replayed.items() if k != "backend"})
+    if found:
+        click.echo(f"{request_id}: the replay differs (seed {recorded['seed']}):", err=True)
+        click.echo(render_differences(found), err=True)
+        sys.exit(1)
+    click.echo(f"{request_id}: {entry.method} replays exactly from seed {recorded['seed']}"
+               f" (recorded on {entry.backend}, replayed on {fracas.backend})")
+
+
+@journal_group.command("prune")
+@_JOURNAL_OPTION
+@click.option("--older-than", "days", type=click.IntRange(0), required=True, metavar="DAYS",
+              help="Delete the rolls journaled more than DAYS days ago.")
+def journal_prune(path, days) -> None:
+    """Delete old journaled rolls and give their space back (their ids may be used again)."""
+    import datetime
+
+    before = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=days)).isoformat(
+        timespec="milliseconds")
+    journal = _open(path)
+    try:
+        removed = journal.prune(before)
+        click.echo(f"removed {removed} roll(s) journaled before {before}; {journal.count()} left")
+    finally:
+        journal.close()

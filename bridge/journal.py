@@ -191,6 +191,23 @@ class Journal:
                 raise JournalError(f"cannot write journal {self.path}: {error}") from error
         return stored
 
+    def recent(self, limit: int = 20) -> list[Entry]:
+        """The newest ``limit`` entries, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id_key, method, digest, params, result, backend, version, recorded_at"
+                " FROM entries ORDER BY recorded_at DESC, rowid DESC LIMIT ?", (limit,)).fetchall()
+        return [Entry(*row) for row in rows]
+
+    def prune(self, before: str) -> int:
+        """Delete the entries recorded before the ISO time ``before``; returns how many.
+        Their ids can then be used again (a resend of one would roll anew)."""
+        with self._lock:
+            cursor = self._db.execute("DELETE FROM entries WHERE recorded_at < ?", (before,))
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return cursor.rowcount
+
     def count(self) -> int:
         """Number of journaled entries."""
         with self._lock:

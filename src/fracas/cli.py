@@ -680,10 +680,11 @@ def doctor(port: int) -> None:
 
 # -- serve (the bridge registers its own command) --------------------------------------
 try:
-    from fracas.bridge.cli import serve, token_command
+    from fracas.bridge.cli import journal_group, serve, token_command
 except ImportError as _bridge_missing:  # an install without the bridge package
     if getattr(_bridge_missing, "name", None) not in ("fracas.bridge", "fracas.bridge.cli"):
         raise
 else:
     main.add_command(serve)
     main.add_command(token_command)
+    main.add_command(journal_group)

@@ -33,6 +33,7 @@ def readme_commands() -> list[str]:
 def at_top(monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # `fracas token` keeps its file here
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))    # and `fracas journal` looks for its journal here
 
 
 def test_the_readme_block_has_commands():

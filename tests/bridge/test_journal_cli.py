@@ -1,0 +1,52 @@
+"""`fracas journal list|show|replay|prune` on a journal the dispatcher wrote."""
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from fracas.bridge.dispatcher import Dispatcher, Session
+from fracas.bridge.journal import Journal
+from fracas.cli import main
+
+from .helpers import ATTACK, TOKEN, request
+
+
+@pytest.fixture
+def written(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal(path)
+    dispatcher = Dispatcher(token=TOKEN, journal=journal)
+    session = Session()
+    dispatcher.handle(session, orjson.dumps(request(1, "auth", {"token": TOKEN})).decode())
+    for rid, params in (("a1", ATTACK), (7, {"ruleset": "old-school", "morale": 7, "seed": 3})):
+        method = "attack.resolve" if rid == "a1" else "morale.check"
+        reply = orjson.loads(dispatcher.handle(session, orjson.dumps(request(rid, method, params)).decode()).data)
+        assert "result" in reply, reply
+    journal.close()
+    return str(path)
+
+
+def cli(*args):
+    return CliRunner().invoke(main, ["journal", *args])
+
+
+def test_list_show_and_replay(written):
+    out = cli("list", "--journal", written)
+    assert out.exit_code == 0 and "2 journaled roll(s)" in out.output and "morale.check" in out.output
+    shown = orjson.loads(cli("show", "--journal", written, "a1").output)
+    assert shown["id"] == "a1" and shown["method"] == "attack.resolve"
+    assert orjson.loads(cli("show", "--journal", written, "7").output)["method"] == "morale.check"
+    out = cli("replay", "--journal", written, "a1")
+    assert out.exit_code == 0 and "replays exactly" in out.output
+    assert cli("replay", "--journal", written, "7").exit_code == 0
+
+
+def test_prune_and_errors(written, tmp_path):
+    assert "removed 0 roll(s)" in cli("prune", "--journal", written, "--older-than", "1").output
+    assert "removed 2 roll(s)" in cli("prune", "--journal", written, "--older-than", "0").output
+    out = cli("show", "--journal", written, "a1")
+    assert out.exit_code == 1 and "no journaled request has the id 'a1'" in out.output
+    out = cli("list", "--journal", str(tmp_path / "none.sqlite3"))
+    assert out.exit_code == 0 and "no journal at" in out.output and "yet" in out.output
+    out = cli("show", "--journal", str(tmp_path / "none.sqlite3"), "a1")
+    assert out.exit_code == 1 and "no journal at" in out.output

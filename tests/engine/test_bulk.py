@@ -61,7 +61,7 @@ def test_count_one_equals_the_single_attack_api():
             "attacks": [{"profile": "p", "target": ["a", "b", "a"], "count": 1}], "detail": "attacks"},
             seed=seed).to_dict()
         assert bulk["attacks"][0]["strikes"] == [s["damage"] for s in single.to_dict()["strikes"]]
-        assert {t: v["damage"] for t, v in bulk["targets"].items()} == single.target_damage()
+        assert {t: v["damage"] for t, v in bulk["targets"].items()} == single.target_damage
 
 
 def test_detail_attacks_and_dice_agree_with_summary():

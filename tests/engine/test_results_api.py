@@ -36,3 +36,10 @@ def test_every_result_has_a_repr_and_a_fresh_dict(make, words):
     assert "mutated" not in second
     assert all("mutated" not in v for v in second.values() if isinstance(v, dict))
     assert all("mutated" not in v[0] for v in second.values() if isinstance(v, list) and v and isinstance(v[0], dict))
+
+
+@pytest.mark.parametrize("request_", [ER, CT])
+def test_target_damage_is_a_property_of_every_attack_result(request_):
+    result = fracas.resolve(request_, seed=5)
+    assert result.target_damage == {tid: t["damage"] for tid, t in result.to_dict()["targets"].items()}
+    assert result.total_damage == sum(result.target_damage.values())

@@ -242,6 +242,14 @@ class AttackResult:
     def total_damage(self) -> int:
         return sum(self.out[s * L.XOUT_WIDTH + L.Y_DAMAGE] for s in range(len(self.plan.metas)))
 
+    @property
+    def target_damage(self) -> dict[str, int]:
+        """Damage per target id, every target of the request (a fresh dict)."""
+        damage = {tid: 0 for tid in self.plan.targets}
+        for s, meta in enumerate(self.plan.metas):
+            damage[meta.target] += self.out[s * L.XOUT_WIDTH + L.Y_DAMAGE]
+        return damage
+
     def __repr__(self) -> str:
         return f"<{self.ruleset} attack seed={self.seed} total_damage={self.total_damage}>"
 

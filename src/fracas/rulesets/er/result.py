@@ -60,8 +60,9 @@ class AttackResult:
         """Final damage of strike `index`."""
         return self.out[index * L.OUT_WIDTH + L.O_DAMAGE]
 
+    @property
     def target_damage(self) -> dict[str, int]:
-        """Damage per target id, every target of the request."""
+        """Damage per target id, every target of the request (a fresh dict)."""
         damage = {tid: 0 for tid in self.targets_info}
         for s, meta in enumerate(self.strikes_meta):
             damage[meta.target] += self.out[s * L.OUT_WIDTH + L.O_DAMAGE]

@@ -251,12 +251,13 @@ def test_bulk_summary_per_target(files):
     assert result.exit_code == 0
     expected = fracas.resolve_bulk(BULK).to_dict()
     out = result.output
-    assert out.startswith("Bulk · 200 attacks · seed 7")
+    assert out.startswith("Bulk · 200 attacks · enchanted-realms") and "\n  seed 7 · " in out
+    assert max(len(line) for line in out.splitlines()) <= 80, "the summary fits 80 columns"
     for tid, target in expected["targets"].items():
         line = next(line for line in out.splitlines() if line.strip().startswith(tid + " "))
         assert f" {target['damage']:,} " in line
         assert f" {target['attacks']:,} " in line
-    assert "skeleton" in out and "hit rate" in out
+    assert "skeleton" in out and "damage histogram" in out
     assert f"Total damage: {expected['total_damage']:,}" in out
 
 

@@ -199,13 +199,13 @@ class TerminalRenderer(Renderer):
 
     # -- bulk ------------------------------------------------------------------------
     def bulk_header(self, result):
-        return (self.style("Bulk", bold=True) + f" · {result['attacks_total']:,} attacks · seed "
-                f"{result['seed']} · {result['ruleset']} · {result.get('backend', '?')} backend · "
-                f"detail {result.get('detail', 'summary')}")
+        return (self.style("Bulk", bold=True) + f" · {result['attacks_total']:,} attacks · "
+                f"{result['ruleset']} · detail {result.get('detail', 'summary')}\n"
+                f"  seed {result['seed']} · {result.get('backend', '?')} backend")
 
     def bulk_targets(self, targets):
-        header = ["target", "damage", "by type", "attacks", "hit", "crits", "longest chain",
-                  "undodgeable"]
+        # Short headers and two-space gaps: the table fits 80 columns (a crit chain's length, undodgeable damage).
+        header = ["target", "damage", "by type", "attacks", "hit", "crits", "chain", "undodge"]
         rows = []
         for tid, t in targets:
             hit = f"{t['attacks_hit']:,}"
@@ -218,7 +218,7 @@ class TerminalRenderer(Renderer):
         return self.style("Targets", bold=True) + "\n" + "\n".join(table(header, rows, "lrlrrrrr"))
 
     def groups(self, groups):
-        header = ["#", "profile", "target", "count", "hit rate", "mean damage", "crits", "damage histogram"]
+        header = ["#", "profile", "target", "count", "hit", "mean", "crits", "damage histogram"]
         rows = []
         for index, g in groups:
             target = g["target"] if isinstance(g["target"], str) else ", ".join(g["target"])
@@ -262,5 +262,5 @@ def table(header: list[str], rows: list[list[str]], align: str = "", indent: str
     for row in [header, *rows]:
         cells = [cell.ljust(widths[i]) if align[i] == "l" else cell.rjust(widths[i])
                  for i, cell in enumerate(row)]
-        out.append(indent + "   ".join(cells).rstrip())
+        out.append(indent + "  ".join(cells).rstrip())
     return out

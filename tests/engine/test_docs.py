@@ -52,3 +52,15 @@ def test_user_facing_text_never_points_outside_the_project():
              *(root / "bridge").glob("*.md"), *(root / "vtt_scripts").glob("*/README.md")]
     for path in texts:
         assert "../shared" not in path.read_text(), path
+
+
+def test_engine_md_section_7_example_is_what_the_engine_returns():
+    """docs/ENGINE.md §7 shows a request and its result: the engine gives exactly that."""
+    import json
+
+    section = (DOCS / "ENGINE.md").read_text().split("## 7.", 1)[1].split("## 8.", 1)[0]
+    request, shown = (json.loads(block) for block in re.findall(r"```json\n(.*?)```", section, re.S)[:2])
+    result = fracas.resolve(request).to_dict()
+    result.pop("backend")
+    shown.pop("backend")
+    assert result == shown

@@ -30,7 +30,6 @@ AC_RANGE = (-100, 200)
 WW_METHODS = ('melee', 'ranged')
 WW_REACTIONS = ('block', 'dodge')
 WW_HANDS = ('primary', 'off')
-WW_TALENTS = ('none', 'dual-weapon-training', 'dual-weapon-mastery', 'shield-specialist', 'dual-weapon-training+shield-specialist')
 WW_MAX_CRITICAL = 5
 WW_RANGED_ENGAGED = -6
 CT_METHODS = ('melee', 'ranged')

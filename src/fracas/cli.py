@@ -650,13 +650,10 @@ def doctor(port: int) -> None:
     bad = style("problem", fg="red", bold=True)
     click.echo(f"fracas {fracas.__version__}, Python {sys.version.split()[0]} ({sys.executable})")
     click.echo(f"  backend   {fracas.backend}: {_kernels.why()} [{bad if _kernels.missing_compiled() else ok}]")
-    request = {"attacker": {"strength": 2, "strength_mod": 1},
-               "profiles": {"p": {"attacker": {"strength": 2, "strength_mod": 1}, "strikes": [
-                   {"method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}]}},
-               "targets": {"t": {"ac": 14}}, "attacks": [{"profile": "p", "target": "t", "count": 0}]}
-    del request["attacker"]
     n = 200_000 if fracas.backend == "compiled" else 5_000
-    request["attacks"][0]["count"] = n
+    request = {"profiles": {"p": {"attacker": {"strength": 2, "strength_mod": 1}, "strikes": [
+                   {"method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}]}},
+               "targets": {"t": {"ac": 14}}, "attacks": [{"profile": "p", "target": "t", "count": n}]}
     start = time.perf_counter()
     fracas.resolve_bulk(request, seed=1, threads=1)
     rate = n / (time.perf_counter() - start)

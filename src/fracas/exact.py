@@ -14,6 +14,9 @@ from fractions import Fraction
 from math import gcd
 from typing import Callable, Hashable, Iterable
 
+from .errors import LimitError
+from .requests import say
+
 #: The most probability mass an answer may leave out when it cuts an unbounded chain.
 TAIL = Fraction(1, 10**15)
 #: Pairings of outcomes one odds request may fold per target before it is refused.
@@ -30,9 +33,6 @@ class Budget:
         self.used = 0
 
     def spend(self, a: "Dist", b: "Dist", path: str) -> None:
-        from .errors import LimitError
-        from .requests import say
-
         self.used += len(a.w) * len(b.w)
         if self.used > MAX_WORK:
             raise LimitError(path, say("odds_too_large", most=f"{MAX_WORK:,}"))

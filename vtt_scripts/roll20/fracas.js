@@ -1456,7 +1456,6 @@ const AC_RANGE = Object.freeze([-100, 200]);
 const WW_METHODS = Object.freeze(["melee", "ranged"]);
 const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
-const WW_TALENTS = Object.freeze(["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"]);
 const WW_MAX_CRITICAL = Object.freeze(5);
 const WW_RANGED_ENGAGED = Object.freeze(-6);
 const CT_METHODS = Object.freeze(["melee", "ranged"]);
@@ -1534,7 +1533,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_TALENTS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -2728,7 +2727,9 @@ module.exports = {
 const { LimitError, RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say } = require('./facts');
+const {
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'worldwalker';
@@ -2742,18 +2743,18 @@ const Attacker = T.struct('Attacker', {
 });
 const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
 const profileStrike = {
-  method: [T.literal('melee', 'ranged'), REQUIRED],
+  method: [T.literal(...WW_METHODS), REQUIRED],
   damage: [T.str, REQUIRED],
   critical: [T.int, 0],
   crit_multiplier: [T.int, 1],
   engaged: [T.bool, false],
-  hand: [T.optional(T.literal('primary', 'off')), null],
+  hand: [T.optional(T.literal(...WW_HANDS)), null],
   modifier: [T.int, 0],
   feint: [T.optional(Feint), null],
 };
 const ProfileStrike = T.struct('ProfileStrike', profileStrike);
 const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Reaction = T.struct('Reaction', { kind: [T.literal('block', 'dodge'), REQUIRED], bonus: [T.int, 0] });
+const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
 const Target = T.struct('Target', {
   defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
   reaction: [T.optional(Reaction), null],
@@ -2896,7 +2897,9 @@ module.exports = {
 const { RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, CT_DICE, say } = require('./facts');
+const {
+  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'cartyrion';
@@ -2908,12 +2911,12 @@ const Attacker = T.struct('Attacker', {
   level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
 });
 const profileStrike = {
-  method: [T.literal('melee', 'ranged'), REQUIRED],
+  method: [T.literal(...CT_METHODS), REQUIRED],
   die: [T.str, REQUIRED],
   dice: [T.optional(T.int), null],
   power: [T.bool, false],
-  sneak: [T.optional(T.literal('passed', 'failed', 'roll')), null],
-  parry: [T.optional(T.literal('weapon', 'shield')), null],
+  sneak: [T.optional(T.literal(...CT_SNEAK)), null],
+  parry: [T.optional(T.literal(...CT_PARRY)), null],
   specialized: [T.bool, false],
 };
 const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
@@ -2925,7 +2928,7 @@ const AttackRequest = T.struct('AttackRequest', {
   ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 const InitiativeRequest = T.struct('InitiativeRequest', {
-  round: [T.int, 1], ambush: [T.literal('none', 'opponents', 'party'), 'none'], ruleset: [T.str, NAME],
+  round: [T.int, 1], ambush: [T.literal(...CT_AMBUSH), 'none'], ruleset: [T.str, NAME],
   seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 
@@ -3075,7 +3078,9 @@ module.exports = {
 const { LimitError, RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, say } = require('./facts');
+const {
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, OS_METHODS, OS_RANGES, OS_TIES, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'old-school';
@@ -3084,9 +3089,9 @@ const B = [-100, 100];
 
 const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
 const profileStrike = {
-  method: [T.literal('melee', 'missile'), REQUIRED],
+  method: [T.literal(...OS_METHODS), REQUIRED],
   damage: [T.str, REQUIRED],
-  range: [T.optional(T.literal('short', 'medium', 'long', 'beyond')), null],
+  range: [T.optional(T.literal(...OS_RANGES)), null],
   rear: [T.bool, false],
   modifier: [T.int, 0],
 };
@@ -3100,7 +3105,7 @@ const AttackRequest = T.struct('AttackRequest', {
 });
 const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
 const InitiativeRequest = T.struct('InitiativeRequest', {
-  sides: [T.list(Side), REQUIRED], ties: [T.literal('reroll', 'simultaneous'), 'reroll'], ruleset: [T.str, NAME],
+  sides: [T.list(Side), REQUIRED], ties: [T.literal(...OS_TIES), 'reroll'], ruleset: [T.str, NAME],
   seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 const MoraleRequest = T.struct('MoraleRequest', {
@@ -4591,31 +4596,36 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
+/** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
+function readTargets(app, name, o, ids) {
+  const spec = FIELDS[name];
+  const names = {};
+  const tokens = {};
+  const targets = {};
+  for (const id of ids) {
+    if (targets[id]) continue;
+    const token = app.edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const read = fromSheet(app, token, spec.target, o.target);
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    tokens[id] = token;
+    targets[id] = read.values;
+  }
+  return { names, tokens, targets };
+}
+
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
-  const edge = app.edge;
   const spec = FIELDS[name];
   const o = parse(name, cmd.options, extra);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const names = {};
-  const tokens = {};
-  const targets = {};
-  for (const id of o.targets) {
-    if (targets[id]) continue;
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const read = fromSheet(app, token, spec.target, o.target);
-    const target = read.values;
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) target.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) target.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
-    names[id] = read.name;
-    tokens[id] = token;
-    targets[id] = target;
-  }
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const request = {
     ruleset: name, attacker: attacker.values,
@@ -4691,19 +4701,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
-  const names = {};
-  const targets = {};
-  for (const id of targetIds) {
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const read = fromSheet(app, token, spec.target, o.target);
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
-    names[id] = read.name;
-    targets[id] = read.values;
-  }
+  const { names, targets } = readTargets(app, name, o, targetIds);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const profiles = {};
   const profileOf = new Map();

@@ -113,7 +113,7 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict]
     typed = ruleset.decode("attack", attack)
     plan = ruleset.compile_attack(typed)
     for tid, left in remaining.items():
-        if tid not in plan_targets(plan):
+        if tid not in plan.targets:
             raise SchemaError(key_path("$.remaining", tid), f"unknown target {tid!r}")
         if isinstance(left, bool) or not isinstance(left, int):
             raise SchemaError(key_path("$.remaining", tid), f"expected int, got {type(left).__name__}")
@@ -138,6 +138,3 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict]
         targets[tid] = (damage, p_hit, p_crit)
     return OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
 
-
-def plan_targets(plan) -> dict:
-    return plan.targets

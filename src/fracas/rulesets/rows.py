@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 from array import array
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
+
+import msgspec
 
 from .. import _kernels
 from .. import _layout as L
-from ..dice import Dice
+from ..dice import Dice, KernelError
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
 
@@ -36,6 +39,16 @@ DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
 _LOG_PER_STRIKE = 32  # damage dice logged per strike before the log grows (explosions may need more)
 
 _EXPRESSION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+def group_index(groups: array) -> list[int]:
+    """The running attack counts of bulk groups (triples: first row, end row, count):
+    attack number `a` belongs to group `bisect_right(index, a)`. Any ruleset's bulk job."""
+    bounds, start = [], 0
+    for g in range(len(groups) // 3):
+        start += groups[3 * g + 2]
+        bounds.append(start)
+    return bounds
 
 
 def row(**columns: int) -> list[int]:
@@ -105,6 +118,10 @@ class Rules:
     attack_result: Optional[Callable[[dict[str, Any], list], None]] = None
 
 
+#: Y_ column by the name `Out` reads it with (`damage` for Y_DAMAGE).
+_Y = {name[2:].lower(): value for name, value in vars(L).items() if name.startswith("Y_")}
+
+
 class Out:
     """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE)."""
 
@@ -114,7 +131,7 @@ class Out:
         self._buf, self._base = buf, base
 
     def __getattr__(self, name: str) -> int:
-        return self._buf[self._base + getattr(L, "Y_" + name.upper())]
+        return self._buf[self._base + _Y[name]]
 
 
 # -- single attacks --------------------------------------------------------------------------
@@ -322,14 +339,8 @@ class BulkJob:
         return acc_t, acc_g
 
     def group_of_attack(self, attack: int) -> int:
-        from bisect import bisect_right
-
         if self._bounds is None:
-            bounds, start = [], 0
-            for g in range(len(self.group_info)):
-                start += self.groups[3 * g + 2]
-                bounds.append(start)
-            self._bounds = bounds
+            self._bounds = group_index(self.groups)
         return bisect_right(self._bounds, attack)
 
     def roll_listed(self, state: array, first: int, count: int) -> list[dict[str, Any]]:
@@ -469,14 +480,10 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
 
 
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "parse_damage", "check_die", "compile_attack", "roll_attack",
-           "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "field"]
+           "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index"]
 
 
 # -- request pieces the three share ------------------------------------------------------------
-
-import msgspec  # noqa: E402
-
-from ..dice import KernelError  # noqa: E402
 
 
 class Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -170,5 +170,3 @@ def cut(plan) -> Fraction:
             total += explosion_cut(row[L.X_DICE], row[L.X_FACES])
     return total
 
-
-assert TAIL > 0

@@ -28,7 +28,6 @@ export const AC_RANGE = Object.freeze([-100, 200]);
 export const WW_METHODS = Object.freeze(["melee", "ranged"]);
 export const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 export const WW_HANDS = Object.freeze(["primary", "off"]);
-export const WW_TALENTS = Object.freeze(["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"]);
 export const WW_MAX_CRITICAL = Object.freeze(5);
 export const WW_RANGED_ENGAGED = Object.freeze(-6);
 export const CT_METHODS = Object.freeze(["melee", "ranged"]);

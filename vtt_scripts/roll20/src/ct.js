@@ -4,7 +4,9 @@
 const { RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, CT_DICE, say } = require('./facts');
+const {
+  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'cartyrion';
@@ -16,12 +18,12 @@ const Attacker = T.struct('Attacker', {
   level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
 });
 const profileStrike = {
-  method: [T.literal('melee', 'ranged'), REQUIRED],
+  method: [T.literal(...CT_METHODS), REQUIRED],
   die: [T.str, REQUIRED],
   dice: [T.optional(T.int), null],
   power: [T.bool, false],
-  sneak: [T.optional(T.literal('passed', 'failed', 'roll')), null],
-  parry: [T.optional(T.literal('weapon', 'shield')), null],
+  sneak: [T.optional(T.literal(...CT_SNEAK)), null],
+  parry: [T.optional(T.literal(...CT_PARRY)), null],
   specialized: [T.bool, false],
 };
 const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
@@ -33,7 +35,7 @@ const AttackRequest = T.struct('AttackRequest', {
   ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 const InitiativeRequest = T.struct('InitiativeRequest', {
-  round: [T.int, 1], ambush: [T.literal('none', 'opponents', 'party'), 'none'], ruleset: [T.str, NAME],
+  round: [T.int, 1], ambush: [T.literal(...CT_AMBUSH), 'none'], ruleset: [T.str, NAME],
   seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 

@@ -4,7 +4,9 @@
 const { LimitError, RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, say } = require('./facts');
+const {
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, OS_METHODS, OS_RANGES, OS_TIES, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'old-school';
@@ -13,9 +15,9 @@ const B = [-100, 100];
 
 const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
 const profileStrike = {
-  method: [T.literal('melee', 'missile'), REQUIRED],
+  method: [T.literal(...OS_METHODS), REQUIRED],
   damage: [T.str, REQUIRED],
-  range: [T.optional(T.literal('short', 'medium', 'long', 'beyond')), null],
+  range: [T.optional(T.literal(...OS_RANGES)), null],
   rear: [T.bool, false],
   modifier: [T.int, 0],
 };
@@ -29,7 +31,7 @@ const AttackRequest = T.struct('AttackRequest', {
 });
 const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
 const InitiativeRequest = T.struct('InitiativeRequest', {
-  sides: [T.list(Side), REQUIRED], ties: [T.literal('reroll', 'simultaneous'), 'reroll'], ruleset: [T.str, NAME],
+  sides: [T.list(Side), REQUIRED], ties: [T.literal(...OS_TIES), 'reroll'], ruleset: [T.str, NAME],
   seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
 });
 const MoraleRequest = T.struct('MoraleRequest', {

@@ -4,7 +4,9 @@
 const { LimitError, RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say } = require('./facts');
+const {
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
+} = require('./facts');
 const rows = require('./rows');
 
 const NAME = 'worldwalker';
@@ -18,18 +20,18 @@ const Attacker = T.struct('Attacker', {
 });
 const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
 const profileStrike = {
-  method: [T.literal('melee', 'ranged'), REQUIRED],
+  method: [T.literal(...WW_METHODS), REQUIRED],
   damage: [T.str, REQUIRED],
   critical: [T.int, 0],
   crit_multiplier: [T.int, 1],
   engaged: [T.bool, false],
-  hand: [T.optional(T.literal('primary', 'off')), null],
+  hand: [T.optional(T.literal(...WW_HANDS)), null],
   modifier: [T.int, 0],
   feint: [T.optional(Feint), null],
 };
 const ProfileStrike = T.struct('ProfileStrike', profileStrike);
 const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Reaction = T.struct('Reaction', { kind: [T.literal('block', 'dodge'), REQUIRED], bonus: [T.int, 0] });
+const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
 const Target = T.struct('Target', {
   defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
   reaction: [T.optional(Reaction), null],

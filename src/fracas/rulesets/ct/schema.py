@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
+from ..._facts import CT_AMBUSH, CT_METHODS, CT_PARRY, CT_SNEAK
 from ..rows import AttackGroup, Spec
 
 NAME = "cartyrion"
@@ -20,12 +21,12 @@ class Attacker(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal["melee", "ranged"]
+    method: Literal[CT_METHODS]
     die: str
     dice: Optional[int] = None
     power: bool = False
-    sneak: Optional[Literal["passed", "failed", "roll"]] = None
-    parry: Optional[Literal["weapon", "shield"]] = None
+    sneak: Optional[Literal[CT_SNEAK]] = None
+    parry: Optional[Literal[CT_PARRY]] = None
     specialized: bool = False
 
 
@@ -69,7 +70,7 @@ class InitiativeRequest(Spec):
     """CT-1: one d6 for the round; the first round may bring surprise or an ambush."""
 
     round: int = 1
-    ambush: Literal["none", "opponents", "party"] = "none"
+    ambush: Literal[CT_AMBUSH] = "none"
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

@@ -11,6 +11,7 @@ identical for any thread count.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from typing import Any, Optional
 
 from ... import _kernels
@@ -20,6 +21,7 @@ from ...requests import check_range, convert_mapping, decode, key_path
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
 from .result import AttackResult
+from ..rows import group_index
 from .schema import BulkRequest, Profile, Target
 
 MAX_ATTACKS = 10**10
@@ -128,14 +130,8 @@ class BulkPlan:
     # -- helpers --------------------------------------------------------------------------
     def group_of_attack(self, attack: int) -> int:
         """The `attacks` entry that attack number `attack` belongs to (binary search)."""
-        from bisect import bisect_right
-
         if self._group_bounds is None:
-            bounds, start = [], 0
-            for g in range(len(self.group_info)):
-                start += self.groups[3 * g + 2]
-                bounds.append(start)
-            self._group_bounds = bounds
+            self._group_bounds = group_index(self.groups)
         return bisect_right(self._group_bounds, attack)
 
     def _error(self, code: int, row: int) -> RequestError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
+from ..._facts import OS_METHODS, OS_RANGES, OS_TIES
 from ..rows import AttackGroup, Spec
 
 NAME = "old-school"
@@ -16,9 +17,9 @@ class Attacker(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal["melee", "missile"]
+    method: Literal[OS_METHODS]
     damage: str
-    range: Optional[Literal["short", "medium", "long", "beyond"]] = None
+    range: Optional[Literal[OS_RANGES]] = None
     rear: bool = False
     modifier: int = 0
 
@@ -68,7 +69,7 @@ class InitiativeRequest(Spec):
     """OS-1: each side rolls d6 every round, highest first."""
 
     sides: list[Side]
-    ties: Literal["reroll", "simultaneous"] = "reroll"
+    ties: Literal[OS_TIES] = "reroll"
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

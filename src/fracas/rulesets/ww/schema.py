@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
+from ..._facts import WW_HANDS, WW_METHODS, WW_REACTIONS
 from ..rows import AttackGroup, Spec
 
 NAME = "worldwalker"
@@ -33,12 +34,12 @@ class Feint(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal["melee", "ranged"]
+    method: Literal[WW_METHODS]
     damage: str
     critical: int = 0
     crit_multiplier: int = 1
     engaged: bool = False
-    hand: Optional[Literal["primary", "off"]] = None
+    hand: Optional[Literal[WW_HANDS]] = None
     modifier: int = 0
     feint: Optional[Feint] = None
 
@@ -51,7 +52,7 @@ class Reaction(Spec):
     """The target's reserved block or dodge (WW-5): bonus = skill + STR mod (block) or
     Defense skill + DEX mod (dodge)."""
 
-    kind: Literal["block", "dodge"]
+    kind: Literal[WW_REACTIONS]
     bonus: int = 0
 
 

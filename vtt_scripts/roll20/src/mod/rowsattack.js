@@ -141,31 +141,36 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
+/** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
+function readTargets(app, name, o, ids) {
+  const spec = FIELDS[name];
+  const names = {};
+  const tokens = {};
+  const targets = {};
+  for (const id of ids) {
+    if (targets[id]) continue;
+    const token = app.edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const read = fromSheet(app, token, spec.target, o.target);
+    if (name === 'worldwalker') {
+      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
+      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
+    }
+    names[id] = read.name;
+    tokens[id] = token;
+    targets[id] = read.values;
+  }
+  return { names, tokens, targets };
+}
+
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
-  const edge = app.edge;
   const spec = FIELDS[name];
   const o = parse(name, cmd.options, extra);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const names = {};
-  const tokens = {};
-  const targets = {};
-  for (const id of o.targets) {
-    if (targets[id]) continue;
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const read = fromSheet(app, token, spec.target, o.target);
-    const target = read.values;
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) target.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) target.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
-    names[id] = read.name;
-    tokens[id] = token;
-    targets[id] = target;
-  }
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const request = {
     ruleset: name, attacker: attacker.values,
@@ -241,19 +246,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
-  const names = {};
-  const targets = {};
-  for (const id of targetIds) {
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const read = fromSheet(app, token, spec.target, o.target);
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
-    names[id] = read.name;
-    targets[id] = read.values;
-  }
+  const { names, targets } = readTargets(app, name, o, targetIds);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const profiles = {};
   const profileOf = new Map();

@@ -11,7 +11,10 @@ share a GIL; the client is a plain ``websockets`` sync client over loopback.
   against ``fracas.resolve_bulk`` in-process, in interleaved rounds; the overhead
   ratio (bridge time ÷ in-process time, median of same-round pairs) is the figure
   the project answers to (issue 5: under 2×);
-- **batch**: a JSON-RPC batch of single attacks against the same resolves in a loop.
+- **batch**: a JSON-RPC batch of single attacks against the same resolves in a loop;
+- **contention**: the GM's single-attack round trip p50/p99 alone, then while a
+  second client keeps the bridge busy with 10^6-attack bulk requests (10^5 on
+  the pure-Python backend), side by side in one run.
 
 Every request has a fresh id, so the journal never answers in the engine's place.
 ``fracas bench --bridge`` calls :func:`run` and prints :func:`format`.
@@ -147,6 +150,38 @@ def _batch(client: _Client, size: int, rounds: int) -> dict[str, float]:
             "in_process_attacks_per_s": size / timing["in_process_s"]}
 
 
+def _contention(url: str, calls: int, flood_attacks: int) -> dict[str, Any]:
+    """The GM's latency alone, then while another client floods bulk work."""
+    import threading
+
+    request = TYPICAL.single_request()
+    flood = TYPICAL.bulk_request(flood_attacks)
+    stop = threading.Event()
+    flooded = [0]
+
+    def flooder() -> None:
+        with _connected(url) as other:
+            while not stop.is_set():
+                other.call("attack.bulk", flood)
+                flooded[0] += 1
+
+    with _connected(url) as gm:
+        for _ in range(min(calls, 50)):
+            gm.call("attack.resolve", request)
+        alone = _percentiles(latencies(lambda: gm.call("attack.resolve", request), calls))
+        thread = threading.Thread(target=flooder, daemon=True)
+        thread.start()
+        try:
+            time.sleep(0.2)  # the flood is under way
+            busy = _percentiles(latencies(lambda: gm.call("attack.resolve", request), calls))
+        finally:
+            stop.set()
+            thread.join(timeout=120)
+    return {"requests": calls, "flood_attacks": flood_attacks, "flood_requests": flooded[0],
+            "alone_p50_us": alone[0], "alone_p99_us": alone[1],
+            "flooded_p50_us": busy[0], "flooded_p99_us": busy[1]}
+
+
 def run(quick: bool) -> dict[str, Any]:
     """Measure the bridge against in-process calls; a JSON-ready dict.
 
@@ -158,10 +193,11 @@ def run(quick: bool) -> dict[str, Any]:
     if fracas.backend != "compiled":
         sizes = [size // 10 for size in sizes]
     return measure(calls=300 if quick else 3000, bulk_sizes=sizes, rounds=5 if quick else 9,
-                   batch=200 if quick else 1000)
+                   batch=200 if quick else 1000, flood_attacks=sizes[0])
 
 
-def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int) -> dict[str, Any]:
+def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int,
+            flood_attacks: int = 10**5) -> dict[str, Any]:
     """The measurements of :func:`run`, at the sizes given."""
     result: dict[str, Any] = {"backend": fracas.backend, "journal_sync": "full", "transport": "loopback"}
     with tempfile.TemporaryDirectory(prefix="fracas-bench-bridge-") as scratch:
@@ -174,6 +210,7 @@ def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int) -> di
             result["latency"]["requests_sync_normal"] = normal["requests"]
             result["bulk"] = [_bulk(client, size, rounds) for size in bulk_sizes]
             result["batch"] = _batch(client, batch, rounds)
+            result["contention"] = _contention(url, calls, flood_attacks)
     result["overhead_ratio"] = result["bulk"][0]["overhead_ratio"]
     result["overhead_attacks"] = result["bulk"][0]["attacks"]
     return result
@@ -206,6 +243,11 @@ def format(result: dict[str, Any]) -> str:
     for row in [header, *rows]:
         lines.append("  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
                                for i, (cell, width) in enumerate(zip(row, widths))).rstrip())
+    busy = result["contention"]
+    lines.append(f"GM's typical attack while another client floods {busy['flood_attacks']:,}-attack bulk"
+                 f" requests ({busy['flood_requests']:,} sent): p50 {busy['alone_p50_us']:,.0f} µs alone,"
+                 f" {busy['flooded_p50_us']:,.0f} µs flooded; p99 {busy['alone_p99_us']:,.0f} µs alone,"
+                 f" {busy['flooded_p99_us']:,.0f} µs flooded")
     lines.append(f"round trip p50 with --journal-sync normal (no fsync per roll):"
                  f" {latency['bridge_p50_us_sync_normal']:,.0f} µs over {latency['requests_sync_normal']:,} requests")
     return "\n".join(lines)

@@ -107,13 +107,20 @@ def token_command(rotate: bool) -> None:
 @click.option("--max-message-bytes", type=click.IntRange(1024), default=None,
               help="Largest incoming message; bigger ones close the connection (1009)"
                    " [default: 1048576].")
+@click.option("--limit", "limit_pairs", multiple=True, metavar="NAME=VALUE",
+              help="Set any of the bridge's limits (server.info lists them, the README explains"
+                   " each), e.g. --limit max_reply_bytes=8388608; repeatable.")
+@click.option("--journal-max-mb", type=click.IntRange(1), default=512, show_default=True,
+              help="Past this size the journal's oldest rolls are deleted.")
+@click.option("--journal-keep-days", type=click.IntRange(1), default=365, show_default=True,
+              help="Rolls journaled longer ago than this are deleted.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
-              help="Threads answering requests [default: CPUs + 4, at most 32].")
+              help="Threads answering bulk work and batches [default: CPUs + 4, at most 32].")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True, help="What to log on stderr (never the token).")
 def serve(host, port, journal, journal_sync, token, origins, no_default_origins, allow_no_origin,
           hosts, allow_remote, max_connections, max_batch, max_bulk_attacks, max_message_bytes,
-          workers, log_level):
+          limit_pairs, journal_max_mb, journal_keep_days, workers, log_level):
     """Run the websocket bridge (JSON-RPC 2.0) that VTT scripts talk to.
 
     Prints the URL and the access token, then serves until Ctrl-C or SIGTERM;
@@ -122,8 +129,8 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
     import asyncio
     import dataclasses
 
-    from .journal import JournalError
-    from .limits import Limits
+    from .journal import JournalError, Retention
+    from .limits import Limits, parse_limits
     from .server import BridgeConfig, is_loopback, normalize_origin, run
 
     if not is_loopback(host) and not allow_remote:
@@ -150,6 +157,11 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
         ("max_connections", max_connections), ("max_batch", max_batch),
         ("max_bulk_attacks", max_bulk_attacks), ("max_message_bytes", max_message_bytes),
     ) if value is not None}
+    try:
+        overrides.update(parse_limits(limit_pairs))
+        limits = dataclasses.replace(Limits(), **overrides)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
     config = BridgeConfig(
         token=token_value,
         journal=journal if journal is not None else default_journal(),
@@ -161,7 +173,8 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
         allow_no_origin=allow_no_origin,
         hosts=tuple(hosts),
         allow_remote=allow_remote,
-        limits=dataclasses.replace(Limits(), **overrides),
+        limits=limits,
+        retention=Retention(max_bytes=journal_max_mb << 20, max_age_days=journal_keep_days),
         workers=workers,
     )
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),

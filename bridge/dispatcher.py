@@ -28,6 +28,7 @@ from fracas.requests import key_path
 
 from . import errors
 from .auth import token_matches
+from .budget import Ledger, Meter
 from .errors import BridgeError, params_path
 from .journal import Entry, Journal, JournalError, canonical, digest, id_key, now_utc
 from .limits import Limits
@@ -43,14 +44,23 @@ _MAX_DIFFERENCES = 20
 
 # Close codes sent with a reply that ends the connection.
 CLOSE_POLICY_VIOLATION = 1008
+CLOSE_TRY_AGAIN_LATER = 1013
 
 
 @dataclasses.dataclass
 class Session:
-    """What the dispatcher remembers about one connection."""
+    """What the dispatcher remembers about one connection.
+
+    ``cancel`` is set when the connection is gone: its bulk work stops at the next
+    chunk. The meters (made by the dispatcher on first use) bound what the
+    connection has in flight.
+    """
 
     peer: str = "-"
     authenticated: bool = False
+    cancel: threading.Event = dataclasses.field(default_factory=threading.Event)
+    attacks: Meter | None = None
+    reply_bytes: Meter | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +73,12 @@ class Reply:
 
     data: bytes | None
     close: tuple[int, str] | None = None
+    #: What the message holds of the budgets; release it once ``data`` is sent.
+    ledger: Ledger | None = None
+
+    def release(self) -> None:
+        if self.ledger is not None:
+            self.ledger.release()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,10 +142,38 @@ class _Claims:
 
 
 class _Batch:
-    """Journal entries rolled in one message, committed together before replying."""
+    """One message being answered: its journal entries (committed together before
+    replying), what it has spent of its own budgets, and what it holds of the
+    connection's and the server's."""
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session, ledger: Ledger, cancel: _Either) -> None:
         self.pending: dict[str, Entry] = {}
+        self.session = session
+        self.ledger = ledger
+        self.cancel = cancel
+        self.attacks = 0
+        self.rows = 0
+        self.reply_bytes = 0
+
+
+class _Either:
+    """Set when either event is (the connection's, or the whole bridge's on shutdown)."""
+
+    def __init__(self, first: threading.Event, second: threading.Event) -> None:
+        self._first, self._second = first, second
+
+    def is_set(self) -> bool:
+        return self._first.is_set() or self._second.is_set()
+
+
+#: Reply bytes assumed before the work, per kind of answer (settled to the real size after).
+_REPLY_BASE = 2048
+_REPLY_PER_PARAM_BYTE = 8
+_REPLY_ODDS = 64 << 10
+_REPLY_PER_GROUP = 2048
+_REPLY_PER_TARGET = 1024
+_REPLY_PER_ROW = {"attacks": 24, "dice": 1024}
+_REPLY_PER_LISTED_ATTACK = 48
 
 
 class Dispatcher:
@@ -158,6 +202,11 @@ class Dispatcher:
         self._engine = engine
         self._is_draining = is_draining
         self._claims = _Claims()
+        #: Set on shutdown once the grace period is over: every bulk request stops.
+        self.cancel_all = threading.Event()
+        self._server_attacks = Meter("max_server_attacks", self.limits.max_server_attacks, "the bridge")
+        self._server_bytes = Meter("max_server_reply_bytes", self.limits.max_server_reply_bytes,
+                                   "the bridge")
         self._methods: dict[str, Callable[[Call, _Batch], Any]] = {
             "server.info": self._server_info,
             "attack.resolve": self._attack_resolve,
@@ -168,6 +217,9 @@ class Dispatcher:
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
         }
+        from fracas.errors import Cancelled
+
+        self._cancelled_class = getattr(engine, "Cancelled", Cancelled)
         # Engine exception class → bridge error class, most specific first.
         self._error_map = [
             (engine.SchemaError, errors.InvalidParams),
@@ -179,16 +231,26 @@ class Dispatcher:
 
     # ── the one entry point ─────────────────────────────────────────────────
 
-    def handle(self, session: Session, message: str | bytes) -> Reply:
-        """Answer one websocket message (a text frame as str, a binary frame as bytes)."""
+    def handle(self, session: Session, message: str | bytes, *, hold: bool = False) -> Reply:
+        """Answer one websocket message (a text frame as str, a binary frame as bytes).
+
+        With ``hold``, what the message took of the connection's and the server's
+        budgets stays taken until the caller calls ``reply.release()`` (once the
+        reply is sent); without, it is given back before this returns.
+        """
+        ledger = Ledger()
         try:
-            return self._handle(session, message)
+            reply = self._handle(session, message, ledger)
         except Exception:  # a bug: answer, log, keep serving
             logger.exception("unexpected error while handling a message from %s", session.peer)
             error = errors.InternalError("internal error in the bridge (see its log)")
-            return Reply(orjson.dumps(_failure(None, error)))
+            reply = Reply(orjson.dumps(_failure(None, error)))
+        reply = dataclasses.replace(reply, ledger=ledger)
+        if not hold:
+            reply.release()
+        return reply
 
-    def _handle(self, session: Session, message: str | bytes) -> Reply:
+    def _handle(self, session: Session, message: str | bytes, ledger: Ledger) -> Reply:
         if not isinstance(message, str):
             error = errors.InvalidRequest(
                 "binary frames are not accepted: send JSON-RPC 2.0 as UTF-8 text frames"
@@ -198,11 +260,27 @@ class Dispatcher:
             document = orjson.loads(message)
         except orjson.JSONDecodeError as exc:
             return self._refuse(session, None, errors.ParseError(f"parse error: {exc}"))
+        deep = _too_deep(document, self.limits.max_depth) if isinstance(document, (dict, list)) else None
+        if deep is not None:
+            request_id = document.get("id") if isinstance(document, dict) else None
+            if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+                request_id = None
+            error_class = errors.InvalidParams if deep.startswith("$.params") else errors.InvalidRequest
+            error = error_class.at(deep, f"nested deeper than {self.limits.max_depth} levels"
+                                         " of arrays and objects (max_depth)", limit=self.limits.max_depth)
+            return self._refuse(session, request_id, error)
         if not session.authenticated:
             return self._authenticate(session, document)
+        if session.attacks is None:
+            limits = self.limits
+            session.attacks = Meter("max_connection_attacks", limits.max_connection_attacks,
+                                    "this connection")
+            session.reply_bytes = Meter("max_connection_reply_bytes", limits.max_connection_reply_bytes,
+                                        "this connection")
+        batch = _Batch(session, ledger, _Either(session.cancel, self.cancel_all))
         if isinstance(document, list):
-            return self._handle_batch(document)
-        return Reply(orjson.dumps(self._answer_all([document])[0]))
+            return self._handle_batch(document, batch)
+        return Reply(orjson.dumps(self._answer_all([document], batch)[0]))
 
     def _refuse(self, session: Session, request_id: Any, error: BridgeError) -> Reply:
         """An error reply; before authentication it also ends the connection."""
@@ -243,6 +321,16 @@ class Dispatcher:
             return Reply(data, (CLOSE_POLICY_VIOLATION, "authentication failed"))
         session.authenticated = True
         return Reply(orjson.dumps(_success(call.id, {"authenticated": True})))
+
+    @staticmethod
+    def too_many_connections(reply: Reply, limit: int) -> Reply:
+        """The answer to a correct ``auth`` when the bridge already has ``limit`` connections."""
+        request_id = orjson.loads(reply.data)["id"] if reply.data else None
+        error = errors.LimitExceeded(
+            f"too many connections: the bridge already has {limit} (max_connections); close one"
+            " and connect again", limit=limit, limit_name="max_connections")
+        return Reply(orjson.dumps(_failure(request_id, error)),
+                     (CLOSE_TRY_AGAIN_LATER, f"too many connections (limit {limit})"))
 
     # ── envelopes and batches ───────────────────────────────────────────────
 
@@ -299,7 +387,7 @@ class Dispatcher:
             raise errors.InvalidParams.at("$.params", reason)
         return params
 
-    def _handle_batch(self, documents: list[Any]) -> Reply:
+    def _handle_batch(self, documents: list[Any], batch: _Batch) -> Reply:
         if not documents:
             error = errors.InvalidRequest.at("$", "empty batch")
             return Reply(orjson.dumps(_failure(None, error)))
@@ -310,13 +398,12 @@ class Dispatcher:
                 limit=self.limits.max_batch,
             )
             return Reply(orjson.dumps(_failure(None, error)))
-        return Reply(orjson.dumps(self._answer_all(documents)))
+        return Reply(orjson.dumps(self._answer_all(documents, batch)))
 
-    def _answer_all(self, documents: list[Any]) -> list[dict[str, Any]]:
+    def _answer_all(self, documents: list[Any], batch: _Batch) -> list[dict[str, Any]]:
         """Answer the requests of one message; journal their rolls in one commit."""
         if self._is_draining():
             return [self._shutting_down(document) for document in documents]
-        batch = _Batch()
         answers: list[dict[str, Any]] = []
         rolled: list[int] = []  # indexes of answers whose result awaits the commit
         keys = _rolling_keys(documents)
@@ -327,6 +414,9 @@ class Dispatcher:
                     call = self._envelope(document)
                 except _Refused as refused:
                     answers.append(_failure(refused.request_id, refused.error))
+                    continue
+                if batch.cancel.is_set():
+                    answers.append(_failure(call.id, _cancelled()))
                     continue
                 try:
                     result = self._call(call, batch)
@@ -397,6 +487,8 @@ class Dispatcher:
 
     def _server_info(self, call: Call, batch: _Batch) -> dict[str, Any]:
         _only(call.params, set())
+        in_flight = {"attacks": self._server_attacks.used, "reply_bytes": self._server_bytes.used}
+        self._spend(batch, "$.params", reply_bytes=_REPLY_BASE)
         engine = self._engine
         return {
             "name": "fracas",
@@ -405,6 +497,7 @@ class Dispatcher:
             "rulesets": list(engine.rulesets()),
             "methods": list(METHODS),
             "limits": self.limits.to_dict(),
+            "in_flight": in_flight,
         }
 
     def _attack_resolve(self, call: Call, batch: _Batch) -> Any:
@@ -415,17 +508,27 @@ class Dispatcher:
         return self._roll(call, batch, self._engine.resolve)
 
     def _attack_bulk(self, call: Call, batch: _Batch) -> Any:
-        self._check_bulk_size(call.params)
+        total = self._check_bulk_size(call.params)
+        return self._roll(call, batch, self._bulk_call(batch), attacks=total,
+                          estimate=_bulk_reply_estimate(call.params))
+
+    def _bulk_call(self, batch: _Batch) -> Callable[..., Any]:
+        """``resolve_bulk`` under the bridge's limits, the message's budgets and its cancel event."""
         limits = self.limits
 
-        def resolve_bulk(request: Any, **options: Any) -> Any:
-            # Any ruleset's bulk shape: the engine checks the bridge's limits once the
-            # request is compiled, before it rolls (the check above is the fast one
-            # for the shape every built-in ruleset shares).
-            return self._engine.resolve_bulk(request, max_attacks=limits.max_bulk_attacks,
-                                             max_listed=limits.max_bulk_detail_attacks, **options)
+        def admit(attacks: int, rows: int, detail: str) -> None:
+            # Once compiled (any ruleset), before a die is rolled: the listed rows' reply.
+            if rows:
+                listed = rows * _REPLY_PER_ROW.get(detail, _REPLY_PER_ROW["dice"])
+                self._spend(batch, "$.params.detail", reply_bytes=listed + attacks * _REPLY_PER_LISTED_ATTACK,
+                            rows=rows)
 
-        return self._roll(call, batch, resolve_bulk)
+        def resolve_bulk(request: Any, **options: Any) -> Any:
+            return self._engine.resolve_bulk(request, max_attacks=limits.max_bulk_attacks,
+                                             max_listed=limits.max_bulk_detail_attacks,
+                                             cancel=batch.cancel, admit=admit, **options)
+
+        return resolve_bulk
 
     def _initiative_roll(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.roll_initiative)
@@ -436,17 +539,21 @@ class Dispatcher:
     def _attack_odds(self, call: Call, batch: _Batch) -> Any:
         # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)
         # what it cannot enumerate quickly, before it starts.
-        return self._engine_call(self._engine.odds, call.params).to_dict()
+        self._spend(batch, "$.params", attacks=1, reply_bytes=_REPLY_ODDS)
+        result = orjson.dumps(self._engine_call(self._engine.odds, call.params).to_dict())
+        self._settle(batch, _REPLY_ODDS, len(result))
+        self._check_reply(batch, call, len(result), journaled=False)
+        return orjson.Fragment(result)
 
-    def _check_bulk_size(self, params: dict[str, Any]) -> None:
-        """Refuse a bulk request past the bridge's limits before the engine sees it.
+    def _check_bulk_size(self, params: dict[str, Any]) -> int:
+        """Refuse a bulk request past the bridge's limits before the engine sees it; its attacks.
 
         Only well-typed counts are summed; anything malformed is left for the
         engine's validation, which names the path.
         """
         groups = params.get("attacks")
         if not isinstance(groups, list):
-            return
+            return 0
         total = 0
         for group in groups:
             count = group.get("count", 1) if isinstance(group, dict) else 1
@@ -457,19 +564,76 @@ class Dispatcher:
             raise errors.LimitExceeded.at(
                 "$.params.attacks",
                 f"{total:,} attacks is more than the bridge's limit of {limits.max_bulk_attacks:,}"
-                " (fracas serve --max-bulk-attacks)",
-                limit=limits.max_bulk_attacks,
+                " (max_bulk_attacks; fracas serve --max-bulk-attacks)",
+                limit=limits.max_bulk_attacks, limit_name="max_bulk_attacks",
             )
         detail = params.get("detail")
         if detail in ("attacks", "dice") and total > limits.max_bulk_detail_attacks:
             raise errors.LimitExceeded.at(
                 "$.params.detail",
                 f"detail {detail!r} for {total:,} attacks is more than the bridge's limit of"
-                f" {limits.max_bulk_detail_attacks:,}; use detail 'summary'",
-                limit=limits.max_bulk_detail_attacks,
+                f" {limits.max_bulk_detail_attacks:,} (max_bulk_detail_attacks); use detail 'summary'",
+                limit=limits.max_bulk_detail_attacks, limit_name="max_bulk_detail_attacks",
             )
+        return total
 
-    def _roll(self, call: Call, batch: _Batch, engine_call: Callable[..., Any]) -> Any:
+    # ── budgets ─────────────────────────────────────────────────────────────
+
+    def _spend(self, batch: _Batch, path: str, *, attacks: int = 0, reply_bytes: int = 0,
+               rows: int = 0) -> None:
+        """Take a request's work and reply from its message's, connection's and server's
+        budgets before it starts; raise LimitExceeded (nothing taken) if one would overflow."""
+        limits = self.limits
+        for spent, more, limit, name, what, advice in (
+            (batch.attacks, attacks, limits.max_message_attacks, "max_message_attacks", "attacks",
+             "send them in several messages"),
+            (batch.rows, rows, limits.max_detail_rows, "max_detail_rows", "strike rows listed one by one",
+             "ask for fewer attacks in detail, or detail 'summary'"),
+            (batch.reply_bytes, reply_bytes, limits.max_reply_bytes, "max_reply_bytes", "bytes of reply",
+             "ask for less detail, or send the requests in several messages"),
+        ):
+            if more and spent + more > limit:
+                raise errors.LimitExceeded.at(
+                    path, f"this message would need {spent + more:,} {what}, more than the bridge's limit of"
+                          f" {limit:,} per message ({name}); {advice}", limit=limit, limit_name=name)
+        session = batch.session
+        assert session.attacks is not None and session.reply_bytes is not None
+        refused = batch.ledger.take([(session.attacks, attacks), (self._server_attacks, attacks),
+                                     (session.reply_bytes, reply_bytes), (self._server_bytes, reply_bytes)])
+        if refused is not None:
+            more, what = (attacks, "attacks") if refused.name.endswith("attacks") else (reply_bytes, "bytes of reply")
+            raise errors.LimitExceeded.at(
+                path, f"{refused.scope} already has {refused.used:,} {what} in flight; {more:,} more would pass"
+                      f" its limit of {refused.limit:,} ({refused.name}); nothing was done, try again once"
+                      " earlier requests are answered", limit=refused.limit, limit_name=refused.name)
+        batch.attacks += attacks
+        batch.rows += rows
+        batch.reply_bytes += reply_bytes
+
+    def _settle(self, batch: _Batch, estimate: int, actual: int) -> None:
+        """The work is done: hold the reply's real size instead of its estimate."""
+        session = batch.session
+        assert session.reply_bytes is not None
+        change = actual - estimate
+        batch.reply_bytes += change
+        batch.ledger.force([(session.reply_bytes, change), (self._server_bytes, change)])
+
+    def _check_reply(self, batch: _Batch, call: Call, size: int, *, journaled: bool) -> None:
+        """Past ``max_reply_bytes`` once measured (an estimate fell short): refuse this answer."""
+        limit = self.limits.max_reply_bytes
+        if batch.reply_bytes <= limit:
+            return
+        where = (f"it was rolled and is journaled under id {id_key(call.id)}: fetch it alone with journal.get"
+                 f" (if it fits) or with `fracas journal show {id_key(call.id)}`") if journaled \
+            else "ask for less"
+        raise errors.LimitExceeded.at(
+            "$.params", f"the answer is {size:,} bytes, which takes this message's reply past the bridge's"
+                        f" limit of {limit:,} (max_reply_bytes); {where}", limit=limit, limit_name="max_reply_bytes")
+
+    # ── rolling ─────────────────────────────────────────────────────────────
+
+    def _roll(self, call: Call, batch: _Batch, engine_call: Callable[..., Any], *, attacks: int = 1,
+              estimate: int | None = None) -> Any:
         """Answer a rolling request once per id: from the journal, or by rolling."""
         key = id_key(call.id)
         params = canonical(call.params)
@@ -480,25 +644,35 @@ class Dispatcher:
                 raise _id_reused(call.id, entry)
             if key in batch.pending:
                 return _Pending(key, request_digest)
+            self._spend(batch, "$.params", reply_bytes=len(entry.result))
             return orjson.Fragment(entry.result)
+        if estimate is None:
+            estimate = _REPLY_BASE + _REPLY_PER_PARAM_BYTE * len(params)
+        self._spend(batch, "$.params.attacks" if call.method == "attack.bulk" else "$.params",
+                    attacks=attacks, reply_bytes=estimate)
         outcome = self._engine_call(engine_call, call.params)
         engine = self._engine
+        result = orjson.dumps(outcome.to_dict())
         batch.pending[key] = Entry(
             id_key=key,
             method=call.method,
             digest=request_digest,
             params=params,
-            result=orjson.dumps(outcome.to_dict()),
+            result=result,
             backend=engine.backend,
             version=engine.__version__,
             recorded_at=now_utc(),
         )
+        self._settle(batch, estimate, len(result))
+        self._check_reply(batch, call, len(result), journaled=True)
         return _Pending(key, request_digest)
 
     def _engine_call(self, engine_call: Callable[..., Any], request: Any, **options: Any) -> Any:
         """Run the engine; turn its request errors into JSON-RPC errors."""
         try:
             return engine_call(request, **options)
+        except self._cancelled_class:
+            raise _cancelled() from None
         except self._engine.RequestError as exc:
             for engine_class, bridge_class in self._error_map:
                 if isinstance(exc, engine_class):
@@ -506,26 +680,36 @@ class Dispatcher:
             raise bridge_class.at(params_path(exc.path), exc.reason) from exc
 
     def _journal_get(self, call: Call, batch: _Batch) -> Any:
-        return self._journaled(call).to_dict()
+        entry = self._journaled(call)
+        # The entry is one row in memory; its reply is counted before it is built.
+        size = len(entry.params) + len(entry.result) + 256
+        self._spend(batch, "$.params.id", reply_bytes=size)
+        result = orjson.dumps(entry.to_dict())
+        self._settle(batch, size, len(result))
+        return orjson.Fragment(result)
 
     def _journal_replay(self, call: Call, batch: _Batch) -> Any:
         entry = self._journaled(call)
         recorded = orjson.loads(entry.result)
+        params = orjson.loads(entry.params)
+        attacks = 1
+        if entry.method == "attack.bulk" and isinstance(params, dict):
+            attacks = self._check_bulk_size(params)
+        estimate = 2 * len(entry.result) + _REPLY_BASE
+        self._spend(batch, "$.params.id", attacks=attacks, reply_bytes=estimate)
         engine_call = {
             "attack.resolve": self._engine.resolve,
-            "attack.bulk": self._engine.resolve_bulk,
+            "attack.bulk": self._bulk_call(batch),
             "initiative.roll": self._engine.roll_initiative,
             "morale.check": self._engine.check_morale,
         }[entry.method]
-        replayed = self._engine_call(
-            engine_call, orjson.loads(entry.params), seed=recorded["seed"]
-        ).to_dict()
+        replayed = self._engine_call(engine_call, params, seed=recorded["seed"]).to_dict()
         # The backend that rolled is not part of the roll.
         differences = _differences(
             {k: v for k, v in recorded.items() if k != "backend"},
             {k: v for k, v in replayed.items() if k != "backend"},
         )
-        return {
+        result = orjson.dumps({
             "id": entry.request_id,
             "method": entry.method,
             "seed": recorded["seed"],
@@ -534,7 +718,10 @@ class Dispatcher:
             "recorded_backend": entry.backend,
             "replayed_backend": self._engine.backend,
             "result": replayed,
-        }
+        })
+        self._settle(batch, estimate, len(result))
+        self._check_reply(batch, call, len(result), journaled=False)
+        return orjson.Fragment(result)
 
     def _journaled(self, call: Call) -> Entry:
         _only(call.params, {"id"}, required={"id"})
@@ -566,6 +753,47 @@ class _Refused(Exception):
         super().__init__(error.message)
         self.request_id = request_id
         self.error = error
+
+
+def _cancelled() -> errors.ShuttingDown:
+    return errors.ShuttingDown(
+        "cancelled: the bridge is shutting down (or this connection closed) before this request"
+        " finished; nothing was rolled or journaled for it, send it again once the bridge is back"
+    )
+
+
+def _bulk_reply_estimate(params: dict[str, Any]) -> int:
+    """Bytes of a bulk summary before the work: it grows with the groups and the targets."""
+    groups = params.get("attacks")
+    targets = params.get("targets")
+    return (_REPLY_BASE + _REPLY_PER_GROUP * (len(groups) if isinstance(groups, list) else 0)
+            + _REPLY_PER_TARGET * (len(targets) if isinstance(targets, (list, dict)) else 0))
+
+
+def _too_deep(document: Any, limit: int) -> str | None:
+    """The path of the first array or object nested past ``limit`` levels, or None.
+
+    Iterative (no recursion to overflow), stops at the first one found, and builds
+    a path only for that one (each container keeps a link to its parent).
+    """
+    stack: list[tuple[Any, int, Any]] = [(document, 1, None)]
+    containers = (dict, list)
+    while stack:
+        value, depth, trail = stack.pop()
+        if depth > limit:
+            keys = []
+            while trail is not None:
+                trail, key = trail
+                keys.append(key)
+            path = "$"
+            for key in reversed(keys):
+                path = f"{path}[{key}]" if isinstance(key, int) else key_path(path, key)
+            return path
+        children = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, child in children:
+            if isinstance(child, containers):
+                stack.append((child, depth + 1, (trail, key)))
+    return None
 
 
 def _rolling_keys(documents: list[Any]) -> list[str]:

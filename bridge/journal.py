@@ -5,6 +5,12 @@ request (``attack.resolve``, ``attack.bulk``, ``initiative.roll``, ``morale.chec
 the same id again gets the recorded result instead of a new roll. The file is in
 WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
 ``"normal"`` it survives the bridge being killed but maybe not the machine.
+
+The journal does not grow for ever (:class:`Retention`): entries older than
+``max_age_days`` and, past ``max_bytes``, the oldest entries are deleted when it
+opens and every ``check_every`` commits; the WAL is checkpointed then and never
+kept larger than ``WAL_LIMIT`` once checkpointed. A deleted entry's id may be
+used again (a resend that old would roll anew).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -35,7 +42,31 @@ CREATE TABLE IF NOT EXISTS entries (
 )
 """
 
+_INDEX = "CREATE INDEX IF NOT EXISTS entries_recorded_at ON entries (recorded_at)"
+
 SYNC_MODES = ("full", "normal")
+
+#: Bytes the WAL file is truncated to after a checkpoint (SQLite's journal_size_limit).
+WAL_LIMIT = 64 << 20
+
+logger = logging.getLogger("fracas.bridge")
+
+
+@dataclasses.dataclass(frozen=True)
+class Retention:
+    """How long and how large the journal may grow; the oldest entries go first."""
+
+    #: Bytes of entries (pages in use) past which the oldest are deleted.
+    max_bytes: int = 512 << 20
+    #: Entries older than this many days are deleted (None: kept whatever their age).
+    max_age_days: float | None = 365
+    #: Commits between two checks (and one when the journal opens).
+    check_every: int = 256
+
+    def __post_init__(self) -> None:
+        if self.max_bytes <= 0 or self.check_every <= 0 or (self.max_age_days is not None
+                                                             and self.max_age_days <= 0):
+            raise ValueError(f"journal retention must be positive: {self}")
 
 
 class JournalError(Exception):
@@ -105,10 +136,13 @@ class Journal:
     the engine works.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sync: str = "full") -> None:
+    def __init__(self, path: str | os.PathLike[str], *, sync: str = "full",
+                 retention: Retention | None = None) -> None:
         if sync not in SYNC_MODES:
             raise ValueError(f"journal sync must be one of {SYNC_MODES}, got {sync!r}")
         self.path = os.fspath(path)
+        self.retention = retention
+        self._commits = 0
         self._lock = threading.Lock()
         try:
             if self.path != ":memory:":
@@ -122,6 +156,8 @@ class Journal:
         except sqlite3.Error as error:
             self._db.close()
             raise JournalError(f"cannot use journal {self.path}: {error}") from error
+        if retention is not None:
+            self.enforce_retention()
 
     def _setup(self, sync: str) -> None:
         db = self._db
@@ -131,6 +167,7 @@ class Journal:
             if mode.lower() != "wal":
                 raise sqlite3.OperationalError(f"WAL mode refused (journal_mode is {mode})")
         db.execute(f"PRAGMA synchronous = {sync.upper()}")
+        db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA_VERSION):
             raise sqlite3.DatabaseError(
@@ -139,6 +176,7 @@ class Journal:
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute(_SCHEMA)
+            db.execute(_INDEX)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
@@ -189,7 +227,54 @@ class Journal:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise JournalError(f"cannot write journal {self.path}: {error}") from error
+            self._commits += 1
+            due = self.retention is not None and self._commits % self.retention.check_every == 0
+        if due:
+            try:
+                self.enforce_retention()
+            except JournalError as error:  # the entries are committed; retention tries again later
+                logger.error("%s", error)
         return stored
+
+    def used_bytes(self) -> int:
+        """Bytes of the database's pages in use (deleted entries' pages are reused, not counted)."""
+        with self._lock:
+            return self._used_bytes()
+
+    def _used_bytes(self) -> int:
+        db = self._db
+        pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
+        return int(pages * db.execute("PRAGMA page_size").fetchone()[0])
+
+    def enforce_retention(self, retention: Retention | None = None) -> int:
+        """Delete what ``retention`` (default: the journal's own) does not keep; how many entries."""
+        retention = retention or self.retention
+        if retention is None:
+            return 0
+        removed = 0
+        with self._lock:
+            db = self._db
+            try:
+                if retention.max_age_days is not None:
+                    before = (datetime.datetime.now(datetime.timezone.utc)
+                              - datetime.timedelta(days=retention.max_age_days)).isoformat(timespec="milliseconds")
+                    removed += db.execute("DELETE FROM entries WHERE recorded_at < ?", (before,)).rowcount
+                while self._used_bytes() > retention.max_bytes:
+                    # The oldest tenth (at least one) at a time, until what is left fits.
+                    count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+                    if not count:
+                        break
+                    removed += db.execute(
+                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries"
+                        " ORDER BY recorded_at, rowid LIMIT ?)", (max(1, count // 10),)).rowcount
+                if removed and self.path != ":memory:":
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as error:
+                raise JournalError(f"cannot apply retention to journal {self.path}: {error}") from error
+        if removed:
+            logger.info("journal %s: removed %d old entr%s (retention: %s days, %d MB)", self.path, removed,
+                        "y" if removed == 1 else "ies", retention.max_age_days, retention.max_bytes >> 20)
+        return removed
 
     def recent(self, limit: int = 20) -> list[Entry]:
         """The newest ``limit`` entries, newest first."""

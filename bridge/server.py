@@ -1,23 +1,41 @@
 """The websocket shell: listens, checks who connects, moves bytes to the dispatcher.
 
 Everything a browser could abuse is checked at the HTTP handshake, before a
-websocket exists: the ``Host`` header (DNS rebinding), the ``Origin`` header
-(other web pages), throttled addresses, the connection count. Then the first
-message must authenticate. Each later message is answered on a worker thread,
-so engine work never blocks the event loop, its pings or other clients.
+websocket exists: the ``Host`` header (DNS rebinding) and the ``Origin`` header
+(other web pages). Then the first message must authenticate, within
+``auth_timeout`` and ``max_auth_message_bytes``. Each later message is answered
+on a worker thread, so engine work never blocks the event loop, its pings or
+other clients: single attacks on one pool, bulk work and batches on another, so
+one client's mob never queues in front of another's single attack.
+
+Nothing a local process can do locks the GM out:
+
+- sockets still in the HTTP handshake (``max_handshakes``) and connections
+  waiting to authenticate (``max_unauthenticated``) are capped by dropping the
+  *oldest* waiting one, so a flood of idle sockets only ever delays a real client
+  by its own round trip;
+- failed authentications are counted across all of loopback (one count, whatever
+  127.x.y.z address a guesser picks) and only make the log warn: a correct token
+  is always accepted;
+- authenticated connections have their own cap (``max_connections``).
+
+A client that does not read its replies is dropped after ``send_timeout``; a
+connection that closes has its bulk work cancelled; shutdown lets requests in
+progress finish for ``shutdown_grace`` seconds, cancels the rest (-32010) and exits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import dataclasses
 import http
 import ipaddress
 import logging
-import math
 import os
 import signal
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,8 +46,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from .auth import Throttle
-from .dispatcher import Dispatcher, Session
-from .journal import Journal
+from .dispatcher import Dispatcher, Reply, Session
+from .journal import Journal, Retention
 from .limits import Limits
 
 logger = logging.getLogger("fracas.bridge")
@@ -95,13 +113,70 @@ class BridgeConfig:
     hosts: tuple[str, ...] = ()
     #: Required to listen on anything but loopback.
     allow_remote: bool = False
+    #: How long and how large the journal may grow (oldest entries go first).
+    retention: Retention = dataclasses.field(default_factory=Retention)
     limits: Limits = dataclasses.field(default_factory=Limits)
-    #: Worker threads answering requests (None: Python's default for the CPU count).
+    #: Worker threads answering bulk work and batches (None: Python's default for
+    #: the CPU count); single requests have a pool of their own.
     workers: int | None = None
+    #: Worker threads answering single requests (attacks, initiative, morale, journal).
+    fast_workers: int = 4
 
     def allowed_origins(self) -> frozenset[str]:
         given = (*DEFAULT_ORIGINS, *self.origins) if self.default_origins else self.origins
         return frozenset(normalize_origin(origin) for origin in given)
+
+
+class _Quiet:
+    """Log refusals without letting a flood of them flood the log.
+
+    At most ``burst`` lines per kind in ``window`` seconds; the rest are counted
+    and summed up in one line when the kind may speak again.
+    """
+
+    def __init__(self, burst: int = 10, window: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst, self.window, self._clock = burst, window, clock
+        self._kinds: dict[str, list[float]] = {}  # kind -> [window start, lines, suppressed]
+
+    def warning(self, kind: str, message: str, *args: Any) -> None:
+        now = self._clock()
+        state = self._kinds.get(kind)
+        if state is None or now - state[0] >= self.window:
+            if state is not None and state[2]:
+                logger.warning("(%d more like it in the last %.0f s were not logged: %s)",
+                               int(state[2]), self.window, kind)
+            state = self._kinds[kind] = [now, 0, 0]
+        if state[1] < self.burst:
+            state[1] += 1
+            logger.warning(message, *args)
+        else:
+            state[2] += 1
+
+
+def _address_key(address: str) -> str:
+    """Whose failed authentications count together: all of loopback is one client."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.is_loopback:
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _is_heavy(message: str | bytes) -> bool:
+    """Whether a message goes to the bulk pool: batches, bulk, odds and replays.
+
+    A substring test (in C) on the raw text, before any parse: a wrong guess costs
+    only which pool answers, never the answer.
+    """
+    if isinstance(message, bytes):
+        return False
+    head = message.lstrip()[:1]
+    return head == "[" or any(name in message for name in ('"attack.bulk"', '"attack.odds"', '"journal.replay"'))
 
 
 class Bridge:
@@ -110,8 +185,9 @@ class Bridge:
     ``engine`` defaults to the :mod:`fracas` module (see :class:`Dispatcher`).
 
     Leaving the block (or :meth:`close`) shuts down gracefully: new requests
-    are answered "shutting down", requests already being worked on finish,
-    are journaled and answered, then connections close with 1001.
+    are answered "shutting down", requests already being worked on have
+    ``shutdown_grace`` seconds to finish (journaled and answered); the rest are
+    cancelled (-32010, nothing journaled), then connections close with 1001.
     """
 
     def __init__(self, config: BridgeConfig, *, engine: Any = None) -> None:
@@ -126,12 +202,18 @@ class Bridge:
         self._origins = config.allowed_origins()
         self._extra_hosts = frozenset(host.lower() for host in config.hosts)
         self._hosts: frozenset[str] = frozenset()
-        self._throttle = Throttle(self.limits.auth_failures, self.limits.auth_window)
+        self._failures = Throttle(self.limits.auth_failures, self.limits.auth_window)
+        self._quiet = _Quiet()
         self._draining = False
-        self._open = 0
+        self._open = 0  # authenticated connections
+        #: Sockets still in the HTTP handshake, and connections not yet authenticated,
+        #: oldest first (the one dropped when a new one would pass the cap).
+        self._handshaking: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
+        self._unauthenticated: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
         self._journal: Journal | None = None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._fast_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._server: Server | None = None
         self.dispatcher: Dispatcher | None = None
         self.port = 0
@@ -143,7 +225,7 @@ class Bridge:
         config = self.config
         if wire_logger.getEffectiveLevel() < logging.INFO:
             wire_logger.setLevel(logging.INFO)
-        self._journal = Journal(config.journal, sync=config.journal_sync)
+        self._journal = Journal(config.journal, sync=config.journal_sync, retention=config.retention)
         self.dispatcher = Dispatcher(
             token=config.token,
             journal=self._journal,
@@ -154,6 +236,9 @@ class Bridge:
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=config.workers, thread_name_prefix="fracas-bridge"
         )
+        self._fast_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=config.fast_workers, thread_name_prefix="fracas-bridge-fast"
+        )
         try:
             self._server = await serve(
                 self._serve_connection,
@@ -161,12 +246,16 @@ class Bridge:
                 config.port,
                 process_request=self._check_handshake,
                 compression=None,
-                max_size=self.limits.max_message_bytes,
+                max_size=self.limits.max_auth_message_bytes,
+                open_timeout=self.limits.handshake_timeout,
+                close_timeout=2,
                 server_header=None,
                 logger=wire_logger,
+                create_connection=self._new_connection,  # type: ignore[arg-type]
             )
         except BaseException:
             self._pool.shutdown()
+            self._fast_pool.shutdown()
             self._journal.close()
             raise
         ports = {sock.getsockname()[1] for sock in self._server.sockets}
@@ -190,14 +279,30 @@ class Bridge:
         if self._server is None:
             return
         self._draining = True
+        assert self.dispatcher is not None
+        grace = self.limits.shutdown_grace
         if self._tasks:  # no task starts once draining (see _read)
-            logger.info("shutting down: finishing %d request(s)", len(self._tasks))
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            logger.info("shutting down: finishing %d request(s) (at most %.0f s)", len(self._tasks), grace)
+            _, late = await asyncio.wait(list(self._tasks), timeout=grace)
+            if late:
+                logger.warning("shutting down: cancelling %d request(s) still running after %.0f s"
+                               " (their clients get -32010; nothing of them is journaled)", len(late), grace)
+                self.dispatcher.cancel_all.set()
+                # Bulk work stops at its next chunk; the replies then have send_timeout to go out.
+                _, stuck = await asyncio.wait(late, timeout=grace + self.limits.send_timeout)
+                for task in stuck:
+                    task.cancel()
         self._server.close(code=CLOSE_GOING_AWAY, reason="server shutting down")
-        await self._server.wait_closed()
+        try:
+            await asyncio.wait_for(self._server.wait_closed(), 5)
+        except asyncio.TimeoutError:
+            for connection in list(self._server.connections):
+                connection.transport.abort()
         self._server = None
-        assert self._pool is not None and self._journal is not None
-        self._pool.shutdown(wait=True)
+        assert self._pool is not None and self._fast_pool is not None and self._journal is not None
+        # A worker stuck in the engine past every deadline is not waited for.
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._fast_pool.shutdown(wait=False, cancel_futures=True)
         self._journal.close()
         logger.info("stopped")
 
@@ -208,22 +313,43 @@ class Bridge:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.close()
 
+    # ── sockets before the websocket ──────────────────────────────────────────
+
+    def _new_connection(self, *args: Any, **kwargs: Any) -> ServerConnection:
+        bridge = self
+
+        class Connection(ServerConnection):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(transport)
+                bridge._admit(bridge._handshaking, self, bridge.limits.max_handshakes,
+                              "sockets in the HTTP handshake (max_handshakes)")
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                bridge._handshaking.pop(self, None)
+                bridge._unauthenticated.pop(self, None)
+                super().connection_lost(exc)
+
+        return Connection(*args, **kwargs)
+
+    def _admit(self, waiting: collections.OrderedDict[ServerConnection, None],
+               connection: ServerConnection, cap: int, what: str) -> None:
+        """Add a waiting connection; past the cap, drop the oldest waiting one."""
+        waiting[connection] = None
+        while len(waiting) > cap:
+            oldest, _ = waiting.popitem(last=False)
+            self._quiet.warning("evicted", "dropped the oldest of %d %s to make room for a new one",
+                                cap, what)
+            oldest.transport.abort()
+
     # ── the handshake ───────────────────────────────────────────────────────
 
     def _check_handshake(self, connection: ServerConnection, request: Request) -> Response | None:
         """Refuse, with a reason, a handshake from anyone who should not connect."""
+        self._handshaking.pop(connection, None)
         address = str(connection.remote_address[0]) if connection.remote_address else "-"
         if self._draining:
             return self._refuse(connection, address, http.HTTPStatus.SERVICE_UNAVAILABLE,
                                 "the bridge is shutting down")
-        retry_after = self._throttle.retry_after(address)
-        if retry_after is not None:
-            response = self._refuse(
-                connection, address, http.HTTPStatus.TOO_MANY_REQUESTS,
-                "too many failed authentications from this address; try again later",
-            )
-            response.headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
-            return response
         try:
             host = request.headers.get("Host")
             origin = request.headers.get("Origin")
@@ -249,38 +375,39 @@ class Bridge:
                 f"Origin {origin!r} is not allowed (allowed: {', '.join(sorted(self._origins))};"
                 " add one with --allow-origin)",
             )
-        if self._open >= self.limits.max_connections:
-            return self._refuse(
-                connection, address, http.HTTPStatus.SERVICE_UNAVAILABLE,
-                f"too many connections (limit {self.limits.max_connections})",
-            )
+        # Waiting to authenticate from now on (the cap drops the oldest waiting one).
+        self._admit(self._unauthenticated, connection, self.limits.max_unauthenticated,
+                    "connections waiting to authenticate (max_unauthenticated)")
         return None
 
-    @staticmethod
-    def _refuse(connection: ServerConnection, address: str, status: http.HTTPStatus,
+    def _refuse(self, connection: ServerConnection, address: str, status: http.HTTPStatus,
                 reason: str) -> Response:
-        logger.warning("refused a connection from %s: %d %s", address, status, reason)
+        self._quiet.warning(f"refused {int(status)}", "refused a connection from %s: %d %s",
+                            address, status, reason)
         return connection.respond(status, reason + "\n")
 
     # ── one connection ──────────────────────────────────────────────────────
 
     async def _serve_connection(self, websocket: ServerConnection) -> None:
-        # Handshakes can pass the count check concurrently; this is the hard limit.
-        if self._open >= self.limits.max_connections:
-            await websocket.close(CLOSE_TRY_AGAIN_LATER,
-                                  f"too many connections (limit {self.limits.max_connections})")
-            return
-        self._open += 1
         remote = websocket.remote_address
         address = str(remote[0]) if remote else "-"
         session = Session(peer=f"{address}:{remote[1]}" if remote else "-")
         try:
-            if await self._authenticate(websocket, session, address):
+            if not await self._authenticate(websocket, session, address):
+                return
+            self._open += 1
+            try:
+                # Authenticated: now the full message size applies.
+                websocket.protocol.max_message_size = self.limits.max_message_bytes
                 logger.info("%s connected", session.peer)
                 await self._read(websocket, session)
+            finally:
+                self._open -= 1
+                logger.info("%s disconnected", session.peer)
         finally:
-            self._open -= 1
-            logger.info("%s disconnected", session.peer)
+            self._unauthenticated.pop(websocket, None)
+            # Work still running for this connection stops at its next chunk.
+            session.cancel.set()
 
     async def _authenticate(self, websocket: ServerConnection, session: Session,
                             address: str) -> bool:
@@ -292,20 +419,38 @@ class Bridge:
             return False
         except ConnectionClosed:
             return False
-        # Authentication is cheap (a parse and a compare): answered on the loop.
+        # Authentication is cheap (a parse of at most max_auth_message_bytes and a compare):
+        # answered on the loop, at once, whatever the failures before it.
         reply = self.dispatcher.handle(session, first)
+        self._unauthenticated.pop(websocket, None)
+        if session.authenticated and self._open >= self.limits.max_connections:
+            # Past the cap of authenticated connections: say so before closing.
+            session.authenticated = False
+            reply = self.dispatcher.too_many_connections(reply, self.limits.max_connections)
         try:
             if reply.data is not None:
                 await websocket.send(reply.data, text=True)
             if reply.close is not None:
                 if not session.authenticated:
-                    self._throttle.record_failure(address)
-                    logger.warning("%s failed to authenticate", session.peer)
+                    self._failed(address, session)
                 await websocket.close(*reply.close)
                 return False
         except ConnectionClosed:
             return False
         return session.authenticated
+
+    def _failed(self, address: str, session: Session) -> None:
+        """Count a failed authentication; warn (not refuse) once someone seems to be guessing."""
+        key = _address_key(address)
+        self._failures.record_failure(key)
+        if self._failures.retry_after(key) is not None:
+            self._quiet.warning(
+                "guessing", "%d or more failed authentications from %s within %.0f s: a program may be"
+                " guessing the token (a kept token is 256 random bits; fracas token --rotate makes a new"
+                " one). Correct tokens are still accepted.", self.limits.auth_failures, key,
+                self.limits.auth_window)
+        else:
+            self._quiet.warning("auth failed", "%s failed to authenticate", session.peer)
 
     async def _read(self, websocket: ServerConnection, session: Session) -> None:
         in_flight = asyncio.Semaphore(self.limits.max_in_flight)
@@ -318,7 +463,7 @@ class Bridge:
                     in_flight.release()
                     reply = self.dispatcher.handle(session, message)
                     if reply.data is not None:
-                        await websocket.send(reply.data, text=True)
+                        await self._send(websocket, session, reply)
                     continue
                 task = asyncio.create_task(self._answer(websocket, session, message, in_flight))
                 self._tasks.add(task)
@@ -330,14 +475,32 @@ class Bridge:
                       in_flight: asyncio.Semaphore) -> None:
         assert self.dispatcher is not None
         loop = asyncio.get_running_loop()
+        pool = self._pool if _is_heavy(message) else self._fast_pool
+        reply: Reply | None = None
         try:
-            reply = await loop.run_in_executor(self._pool, self.dispatcher.handle, session, message)
-            if reply.data is not None:
-                await websocket.send(reply.data, text=True)
+            reply = await loop.run_in_executor(
+                pool, lambda: self.dispatcher.handle(session, message, hold=True))  # type: ignore[union-attr]
+            if reply.data is not None and not session.cancel.is_set():
+                await self._send(websocket, session, reply)
         except ConnectionClosed:
             logger.info("%s left before its reply was sent (rolls are journaled)", session.peer)
         finally:
+            if reply is not None:
+                reply.release()
             in_flight.release()
+
+    async def _send(self, websocket: ServerConnection, session: Session, reply: Reply) -> None:
+        """Send a reply; a client that does not take it within send_timeout is dropped."""
+        assert reply.data is not None
+        try:
+            await asyncio.wait_for(websocket.send(reply.data, text=True), self.limits.send_timeout)
+        except asyncio.TimeoutError:
+            self._quiet.warning("slow reader", "dropped %s: it did not read its replies for %.0f s"
+                                " (send_timeout); what it held is freed", session.peer,
+                                self.limits.send_timeout)
+            session.cancel.set()
+            websocket.transport.abort()
+            raise ConnectionClosed(None, None) from None
 
 
 def _origin_key(origin: str) -> str:

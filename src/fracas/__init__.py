@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import _kernels
 from . import rulesets
-from .errors import DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
+from .errors import Cancelled, DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
 from .rulesets.er.schema import (
     AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest, Profile,
     ProfileStrike, Strike, Target,
@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "resolve", "resolve_bulk", "roll_initiative", "check_morale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
-    "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
+    "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant",
 ]
 
@@ -42,11 +42,13 @@ def resolve(request, *, seed=None):
     return _resolve(request, seed=seed)
 
 
-def resolve_bulk(request, *, seed=None, threads=None, max_attacks=None, max_listed=None):
+def resolve_bulk(request, *, seed=None, threads=None, max_attacks=None, max_listed=None, cancel=None,
+                 admit=None):
     """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
     from .drive import resolve_bulk as _resolve_bulk
 
-    return _resolve_bulk(request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed)
+    return _resolve_bulk(request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed,
+                         cancel=cancel, admit=admit)
 
 
 def roll_initiative(request, *, seed=None):

@@ -6,6 +6,7 @@
           ├── RulesError       well formed, but impossible by the rules (ER-14 …)
           ├── DiceError        injected `rolls` that do not fit the dice drawn
           └── LimitError       larger than the engine or the bridge accepts
+     └── Cancelled             the caller asked a bulk request to stop (nothing is returned)
 
 Every message names the field path (`$.strikes[1].dice`) and the reason, and
 `str(error)` is `"<path>: <reason>"`. The CLI maps the family to exit code 2, the
@@ -60,3 +61,9 @@ class LimitError(RequestError):
     """A request larger than fracas accepts (crit chain safety cap, bulk detail size)."""
 
     code = LIMIT_EXCEEDED
+
+
+class Cancelled(FracasError):
+    """Work stopped because the caller's `cancel` event was set (a bulk request between chunks).
+
+    Not a `RequestError`: the request was fine, whoever asked for it went away."""

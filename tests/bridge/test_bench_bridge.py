@@ -11,7 +11,7 @@ def test_measure_and_format():
     result = bench_bridge.measure(calls=20, bulk_sizes=[2000, 4000], rounds=2, batch=5)
     assert orjson.loads(orjson.dumps(result)) == result  # JSON-ready
     assert set(result) == {"backend", "journal_sync", "transport", "latency", "bulk", "batch",
-                           "overhead_ratio", "overhead_attacks"}
+                           "overhead_ratio", "overhead_attacks", "contention"}
     assert result["latency"]["requests"] == 20 and result["latency"]["requests_sync_normal"] == 6
     assert [bulk["attacks"] for bulk in result["bulk"]] == [2000, 4000]
     assert result["overhead_ratio"] == result["bulk"][0]["overhead_ratio"] > 0
@@ -19,4 +19,8 @@ def test_measure_and_format():
     assert result["batch"]["requests"] == 5 and result["batch"]["rounds"] == 2
     text = bench_bridge.format(result)
     assert "bulk request, 2,000 attacks" in text and "bulk request, 4,000 attacks" in text
+    busy = result["contention"]
+    assert busy["requests"] == 20 and busy["flood_attacks"] == 10**5 and busy["flood_requests"] >= 1
+    assert busy["flooded_p99_us"] >= busy["flooded_p50_us"] > 0 and busy["alone_p99_us"] >= busy["alone_p50_us"] > 0
+    assert "while another client floods 100,000-attack bulk requests" in text
     assert "typical attack, round trip p50" in text and "batch of 5 single attacks" in text

@@ -112,13 +112,15 @@ TABLE = [
         request(6, "attack.bulk", bulk(100_000_001)),
         at(6, -32003, "$.params.attacks",
            "100,000,001 attacks is more than the bridge's limit of 100,000,000"
-           " (fracas serve --max-bulk-attacks)", limit=100_000_000),
+           " (max_bulk_attacks; fracas serve --max-bulk-attacks)", limit=100_000_000,
+           limit_name="max_bulk_attacks"),
         id="bulk-too-many"),
     pytest.param(
         request(7, "attack.bulk", bulk(10_001, detail="dice")),
         at(7, -32003, "$.params.detail",
-           "detail 'dice' for 10,001 attacks is more than the bridge's limit of 10,000;"
-           " use detail 'summary'", limit=10_000),
+           "detail 'dice' for 10,001 attacks is more than the bridge's limit of 10,000"
+           " (max_bulk_detail_attacks); use detail 'summary'", limit=10_000,
+           limit_name="max_bulk_detail_attacks"),
         id="bulk-detail-too-big"),
     pytest.param(
         request(8, "attack.bulk", {**bulk(10), "attacks": [{"profile": "skeleton", "target": "pc-9"}]}),
@@ -177,6 +179,7 @@ def test_server_info(ask):
     assert ask(request("i", "server.info")) == {"jsonrpc": "2.0", "id": "i", "result": {
         "name": "fracas", "version": fracas.__version__, "backend": fracas.backend,
         "rulesets": list(fracas.rulesets()), "methods": list(METHODS), "limits": Limits().to_dict(),
+        "in_flight": {"attacks": 0, "reply_bytes": 0},
     }}
 
 

@@ -11,12 +11,12 @@ import os
 import threading
 from array import array
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import _layout as L
 from .. import rulesets
 from ..dice import Dice
-from ..errors import DiceError, LimitError, SchemaError
+from ..errors import Cancelled, DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
 
@@ -100,14 +100,27 @@ def _default_threads() -> int:
     return os.cpu_count() or 1
 
 
+def listed_rows(job) -> int:
+    """Strike rows the answer lists one by one (0 for detail "summary"): Σ count × strikes."""
+    if job.detail == "summary":
+        return 0
+    groups = job.groups
+    return sum((groups[3 * g + 1] - groups[3 * g]) * info[2] for g, info in enumerate(job.group_info))
+
+
 def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
-                 max_attacks: Optional[int] = None, max_listed: Optional[int] = None):
+                 max_attacks: Optional[int] = None, max_listed: Optional[int] = None,
+                 cancel: Any = None, admit: Optional[Callable[[int, int, str], None]] = None):
     """Resolve a bulk request (profiles × targets × counts) of any ruleset in one call.
 
     `threads` defaults to the CPUs this process may use; the result does not depend
     on it. `max_attacks` and `max_listed` (attacks listed one by one, any detail but
     "summary") are a caller's limits, checked once the request is compiled and
-    before a die is rolled (the bridge passes its own). Raises a `RequestError`
+    before a die is rolled (the bridge passes its own). `admit(attacks, rows,
+    detail)`, when given, is called at that same point (rows: strike rows listed one
+    by one) and may raise `LimitError` to refuse the work. `cancel` is anything with
+    `is_set()` (a `threading.Event`): once set, the rolling stops at the next chunk
+    of CHUNK_SIZE attacks and `Cancelled` is raised. Raises a `RequestError`
     subclass with the field path for bad input.
     """
     request = parse_json(request)
@@ -122,6 +135,8 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     if max_listed is not None and job.detail != "summary" and job.total > max_listed:
         raise LimitError("$.detail", f"detail {job.detail!r} for {job.total:,} attacks is more than the limit "
                          f"of {max_listed:,}; use detail 'summary'")
+    if admit is not None:
+        admit(job.total, listed_rows(job), job.detail)
     if seed is None:
         seed = new_seed()
     threads = _default_threads() if threads is None else threads
@@ -131,14 +146,16 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     if job.detail != "summary":
         listed = []
         for k, first, count in chunks(job.total):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled: the bulk request was stopped before it finished")
             listed.extend(job.roll_listed(array("I", seed_state(chunk_seed(seed, k))), first, count))
         # The summary rolls the same dice from the same streams, so its totals are
         # those of the attacks listed; one code path computes every summary.
         threads = 1
-    return job.result(_summary(job, seed, threads), seed, threads, listed)
+    return job.result(_summary(job, seed, threads, cancel), seed, threads, listed)
 
 
-def _summary(job, seed: int, threads: int):
+def _summary(job, seed: int, threads: int, cancel: Any = None):
     work_list = chunks(job.total)
     lock = threading.Lock()
     queue = iter(work_list)
@@ -150,6 +167,8 @@ def _summary(job, seed: int, threads: int):
                 item = next(queue, None)
             if item is None:
                 return totals
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("cancelled: the bulk request was stopped before it finished")
             k, first, count = item
             job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
 

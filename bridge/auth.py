@@ -1,4 +1,4 @@
-"""Who may talk to the bridge: the access token, and throttling of guessers."""
+"""Who may talk to the bridge: the access token, and counting of failed authentications."""
 
 from __future__ import annotations
 
@@ -21,11 +21,13 @@ def token_matches(given: str, expected: str) -> bool:
 
 
 class Throttle:
-    """Counts failed authentications per client address in a sliding window.
+    """Counts failed authentications per key (the server uses one key for all of
+    loopback) in a sliding window.
 
-    After ``failures`` failures within ``window`` seconds, an address is
-    refused (``retry_after`` says for how long) until its oldest failure ages
-    out. The clock is injected so tests need not sleep.
+    After ``failures`` failures within ``window`` seconds, ``retry_after`` says
+    how long until the oldest ages out. The server only warns then: refusing
+    would let any local process lock the GM out. The clock is injected so tests
+    need not sleep.
     """
 
     def __init__(

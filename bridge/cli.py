@@ -319,17 +319,31 @@ def journal_replay(path, request_id) -> None:
 
 @journal_group.command("prune")
 @_JOURNAL_OPTION
-@click.option("--older-than", "days", type=click.IntRange(0), required=True, metavar="DAYS",
+@click.option("--older-than", "days", type=click.IntRange(0), default=None, metavar="DAYS",
               help="Delete the rolls journaled more than DAYS days ago.")
-def journal_prune(path, days) -> None:
-    """Delete old journaled rolls and give their space back (their ids may be used again)."""
+@click.option("--max-mb", type=click.IntRange(1), default=None, metavar="MB",
+              help="Then delete the oldest rolls until the journal's entries take at most MB megabytes.")
+def journal_prune(path, days, max_mb) -> None:
+    """Delete old journaled rolls and give their space back (their ids may be used again).
+
+    fracas serve does the same by itself (--journal-keep-days, --journal-max-mb)."""
     import datetime
 
-    before = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=days)).isoformat(
-        timespec="milliseconds")
+    from .journal import Retention
+
+    if days is None and max_mb is None:
+        raise click.UsageError("give --older-than DAYS, --max-mb MB or both")
     journal = _open(path)
     try:
-        removed = journal.prune(before)
-        click.echo(f"removed {removed} roll(s) journaled before {before}; {journal.count()} left")
+        removed = 0
+        if days is not None:
+            before = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=days)).isoformat(
+                timespec="milliseconds")
+            removed += journal.prune(before)
+            click.echo(f"removed {removed} roll(s) journaled before {before}; {journal.count()} left")
+        if max_mb is not None:
+            by_size = journal.enforce_retention(Retention(max_bytes=max_mb << 20, max_age_days=None))
+            click.echo(f"removed {by_size} roll(s) to fit {max_mb} MB; {journal.count()} left"
+                       f" ({journal.used_bytes() / (1 << 20):.1f} MB in use)")
     finally:
         journal.close()

@@ -29,6 +29,9 @@ from .helpers import REPO, TOKEN, ask, client, request, run, start_server
     (["--port", "70000"], "70000 is not in the range 0<=x<=65535"),
     (["--max-connections", "0"], "0 is not in the range x>=1"),
     (["--journal-sync", "off"], "'off' is not one of 'full', 'normal'"),
+    (["--limit", "max_reply_bytes"], "Invalid value for --limit: 'max_reply_bytes': expected NAME=VALUE"),
+    (["--limit", "send_timeout=soon"], "'send_timeout=soon': send_timeout takes a number"),
+    (["--journal-max-mb", "0"], "0 is not in the range x>=1"),
 ])
 def test_usage_errors_exit_2(args, message):
     result = CliRunner().invoke(serve, args)
@@ -94,7 +97,8 @@ def test_options_reach_the_config(monkeypatch):
         "--allow-origin", "https://foundry.example.com", "--allow-origin", "http://10.0.0.5:30000",
         "--no-default-origins", "--allow-no-origin", "--allow-host", "gm.lan:9000",
         "--max-connections", "4", "--max-batch", "10", "--max-bulk-attacks", "1000",
-        "--max-message-bytes", "65536", "--workers", "3"])
+        "--max-message-bytes", "65536", "--workers", "3", "--limit", "max_reply_bytes=1000000",
+        "--limit", "send_timeout=2.5", "--journal-max-mb", "64", "--journal-keep-days", "30"])
     assert result.exit_code == 0, result.output
     config = started["config"]
     assert config.token == TOKEN
@@ -104,6 +108,8 @@ def test_options_reach_the_config(monkeypatch):
     limits = config.limits
     assert (limits.max_connections, limits.max_batch, limits.max_bulk_attacks, limits.max_message_bytes) == (
         4, 10, 1000, 65536)
+    assert (limits.max_reply_bytes, limits.send_timeout) == (1_000_000, 2.5)
+    assert (config.retention.max_bytes, config.retention.max_age_days) == (64 << 20, 30)
 
 
 @pytest.mark.parametrize(("host", "loopback"), [

@@ -126,3 +126,25 @@ def test_example_client_reports_a_wrong_token(tmp_path):
     returncode, err = run(scenario())
     assert returncode == 1
     assert err == "auth: authentication failed: wrong token\n"
+
+
+def test_readme_lists_every_limit_with_its_default():
+    """The Limits table names every field of Limits, with the default in force."""
+    text = (REPO / "bridge" / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Limits"):text.index("## A Python client")]
+    for name, value in Limits().to_dict().items():
+        rows = [line for line in table.splitlines() if line.startswith("|") and f"`{name}`" in line]
+        assert rows, f"{name} is not in the README's Limits table"
+        shown = f"{value} s" if isinstance(value, float) else str(value)
+        assert any(shown in row or f"in {value} s" in row for row in rows), (name, shown, rows)
+
+
+def test_top_readme_hardening_claims_are_the_defaults():
+    from fracas.bridge.journal import Retention
+
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    limits, retention = Limits(), Retention()
+    assert limits.max_message_attacks == 10**8 and limits.max_reply_bytes == 16 << 20
+    assert "at most 10^8 attacks and 16 MiB of reply per message" in text
+    assert retention.max_age_days == 365 and retention.max_bytes == 512 << 20
+    assert "the journal keeps 365 days or 512 MB" in text

@@ -6,7 +6,9 @@ import sqlite3
 
 import pytest
 
-from fracas.bridge.journal import Entry, Journal, JournalError, canonical, digest, id_key
+from fracas.bridge.journal import (
+    WAL_LIMIT, Entry, Journal, JournalError, Retention, canonical, digest, id_key, now_utc,
+)
 
 
 def entry(key="1", result=b'{"seed": 1}', params=b"{}", method="attack.resolve"):
@@ -70,3 +72,42 @@ def test_unwritable_place(tmp_path):
 def test_sync_mode_is_checked():
     with pytest.raises(ValueError, match="journal sync must be one of"):
         Journal(":memory:", sync="off")
+
+
+# ── retention (bridge hardening, finding 7: the journal once grew without bound) ─────────
+
+
+def dated(key: str, when: str, size: int = 0) -> Entry:
+    result = b'{"seed": 1, "pad": "' + b"x" * size + b'"}'
+    return Entry(key, "attack.resolve", digest("attack.resolve", b"{}"), b"{}", result, "compiled", "0.1.0", when)
+
+
+def test_retention_by_size_keeps_the_newest(tmp_path):
+    retention = Retention(max_bytes=1 << 20, max_age_days=None, check_every=1)
+    journal = Journal(tmp_path / "j.sqlite3", retention=retention)
+    for n in range(200):  # 200 × 50 KB = 10 MB through a 1 MB journal
+        journal.record([dated(f'"e{n}"', f"2026-11-23T10:{n // 60:02d}:{n % 60:02d}.000+00:00", 50_000)])
+    assert journal.used_bytes() <= 1 << 20
+    assert journal.lookup('"e199"') is not None and journal.lookup('"e0"') is None
+    kept = journal.count()
+    assert 5 < kept < 21
+    # The newest ones are those kept.
+    assert all(journal.lookup(f'"e{n}"') is not None for n in range(200 - kept, 200))
+    journal.close()
+    wal = tmp_path / "j.sqlite3-wal"
+    assert not wal.exists() or wal.stat().st_size <= WAL_LIMIT
+
+
+def test_retention_by_age_when_the_journal_opens(tmp_path):
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.record([dated('"old"', "2020-01-01T00:00:00.000+00:00"), dated('"new"', now_utc())])
+    journal.close()
+    journal = Journal(path, retention=Retention(max_age_days=30))
+    assert journal.lookup('"old"') is None and journal.lookup('"new"') is not None
+    journal.close()
+
+
+def test_retention_is_checked():
+    with pytest.raises(ValueError, match="journal retention must be positive"):
+        Retention(max_bytes=0)

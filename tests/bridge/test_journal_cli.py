@@ -44,9 +44,16 @@ def test_list_show_and_replay(written):
 def test_prune_and_errors(written, tmp_path):
     assert "removed 0 roll(s)" in cli("prune", "--journal", written, "--older-than", "1").output
     assert "removed 2 roll(s)" in cli("prune", "--journal", written, "--older-than", "0").output
+    out = cli("prune", "--journal", written)
+    assert out.exit_code == 2 and "give --older-than DAYS, --max-mb MB or both" in out.output
     out = cli("show", "--journal", written, "a1")
     assert out.exit_code == 1 and "no journaled request has the id 'a1'" in out.output
     out = cli("list", "--journal", str(tmp_path / "none.sqlite3"))
     assert out.exit_code == 0 and "no journal at" in out.output and "yet" in out.output
     out = cli("show", "--journal", str(tmp_path / "none.sqlite3"), "a1")
     assert out.exit_code == 1 and "no journal at" in out.output
+
+
+def test_prune_by_size(written):
+    out = cli("prune", "--journal", written, "--max-mb", "1")
+    assert out.exit_code == 0 and "removed 0 roll(s)" in out.output and "2 left" in out.output

@@ -72,7 +72,7 @@ class _Client:
         return orjson.loads(self.websocket.recv())
 
     def call(self, method: str, params: Any) -> Any:
-        reply = self.send({"jsonrpc": "2.0", "id": f"bench-{next(_ids)}", "method": method,
+        reply = self.send({"jsonrpc": "2.0", "id": f"bench-{os.getpid()}-{next(_ids)}", "method": method,
                            "params": params})
         if "error" in reply:
             raise RuntimeError(f"{method}: {reply['error']['message']}")
@@ -136,7 +136,7 @@ def _batch(client: _Client, size: int, rounds: int) -> dict[str, float]:
     request = TYPICAL.single_request()
 
     def through_bridge() -> None:
-        replies = client.send([{"jsonrpc": "2.0", "id": f"bench-{next(_ids)}", "method": "attack.resolve",
+        replies = client.send([{"jsonrpc": "2.0", "id": f"bench-{os.getpid()}-{next(_ids)}", "method": "attack.resolve",
                                 "params": request} for _ in range(size)])
         assert all("result" in reply for reply in replies)
 
@@ -150,34 +150,42 @@ def _batch(client: _Client, size: int, rounds: int) -> dict[str, float]:
             "in_process_attacks_per_s": size / timing["in_process_s"]}
 
 
-def _contention(url: str, calls: int, flood_attacks: int) -> dict[str, Any]:
-    """The GM's latency alone, then while another client floods bulk work."""
+def flood(url: str, attacks: int) -> None:
+    """Another client, in its own process: bulk requests back to back until stdin closes;
+    prints how many it sent. (``_contention`` runs it, so the GM's client shares no GIL with it.)"""
     import threading
 
-    request = TYPICAL.single_request()
-    flood = TYPICAL.bulk_request(flood_attacks)
     stop = threading.Event()
-    flooded = [0]
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    request = TYPICAL.bulk_request(attacks)
+    sent = 0
+    with _connected(url) as other:
+        print("ready", flush=True)
+        while not stop.is_set():
+            other.call("attack.bulk", request)
+            sent += 1
+    print(sent, flush=True)
 
-    def flooder() -> None:
-        with _connected(url) as other:
-            while not stop.is_set():
-                other.call("attack.bulk", flood)
-                flooded[0] += 1
 
+def _contention(url: str, calls: int, flood_attacks: int) -> dict[str, Any]:
+    """The GM's latency alone, then while another client (another process) floods bulk work."""
+    request = TYPICAL.single_request()
     with _connected(url) as gm:
         for _ in range(min(calls, 50)):
             gm.call("attack.resolve", request)
         alone = _percentiles(latencies(lambda: gm.call("attack.resolve", request), calls))
-        thread = threading.Thread(target=flooder, daemon=True)
-        thread.start()
+        flooder = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from fracas.benchmarks.bench_bridge import flood;"
+             " flood(sys.argv[1], int(sys.argv[2]))", url, str(flood_attacks)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
+            if flooder.stdout.readline().strip() != "ready":  # type: ignore[union-attr]
+                raise RuntimeError("the flooding client did not start")
             time.sleep(0.2)  # the flood is under way
             busy = _percentiles(latencies(lambda: gm.call("attack.resolve", request), calls))
         finally:
-            stop.set()
-            thread.join(timeout=120)
-    return {"requests": calls, "flood_attacks": flood_attacks, "flood_requests": flooded[0],
+            out, _ = flooder.communicate(input="", timeout=300)
+    return {"requests": calls, "flood_attacks": flood_attacks, "flood_requests": int(out.split()[-1]),
             "alone_p50_us": alone[0], "alone_p99_us": alone[1],
             "flooded_p50_us": busy[0], "flooded_p99_us": busy[1]}
 

@@ -167,6 +167,25 @@ def _address_key(address: str) -> str:
     return str(ip)
 
 
+#: How much nicer (lower priority) bulk threads run than the rest of the bridge.
+BULK_NICENESS = 19
+
+
+def _lower_priority() -> None:
+    """Run this thread (a bulk worker), and the engine threads it starts, at the
+    lowest priority (nice 19): bulk work keeps every idle core, but the event loop
+    and single requests get a core as soon as they need one. Linux sets niceness
+    per thread, and threads inherit it; elsewhere this does nothing. (Not the
+    SCHED_IDLE class: on a machine busy with other work it could starve bulk
+    requests for ever; nice 19 only makes them yield.)"""
+    import threading
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BULK_NICENESS)  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        pass
+
+
 def _is_heavy(message: str | bytes) -> bool:
     """Whether a message goes to the bulk pool: batches, bulk, odds and replays.
 
@@ -234,7 +253,7 @@ class Bridge:
             is_draining=lambda: self._draining,
         )
         self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=config.workers, thread_name_prefix="fracas-bridge"
+            max_workers=config.workers, thread_name_prefix="fracas-bridge", initializer=_lower_priority
         )
         self._fast_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=config.fast_workers, thread_name_prefix="fracas-bridge-fast"

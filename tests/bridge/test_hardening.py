@@ -426,3 +426,25 @@ def test_parse_limits():
         parse_limits(["max_batch=1.5"])
     with pytest.raises(ValueError, match="must be positive"):
         parse_limits(["max_batch=0"])
+
+
+def test_bulk_workers_run_at_a_lower_priority(tmp_path):
+    """Bulk threads yield the CPU to the event loop and single requests (nice 19 on Linux)."""
+    import os
+    import threading
+
+    from fracas.bridge import server as server_module
+
+    if not hasattr(os, "getpriority"):
+        pytest.skip("no per-thread priority on this platform")
+
+    async def scenario():
+        async with serving(tmp_path) as bridge:
+            seen = await asyncio.get_running_loop().run_in_executor(
+                bridge._pool, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            fast = await asyncio.get_running_loop().run_in_executor(
+                bridge._fast_pool, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            return seen, fast
+
+    seen, fast = run(scenario())
+    assert seen == max(fast, server_module.BULK_NICENESS) and fast < seen

@@ -6,7 +6,7 @@ connection's meters and from the server's; if either would go past its limit the
 request is refused with -32003 naming the limit, and nothing is rolled. What a
 message took is given back once its reply has been sent (or its connection is
 gone), so a client that does not read its replies keeps its budget used up, not
-the bridge's memory growing.
+the bridge's memory growing. Attacks are given back as soon as the work is done.
 """
 
 from __future__ import annotations
@@ -76,9 +76,14 @@ class Ledger:
             for meter, amount in meters:
                 self._taken[meter] = self._taken.get(meter, 0) + amount
 
-    def release(self) -> None:
-        """Give back everything (idempotent)."""
+    def release(self, unit: str | None = None) -> None:
+        """Give back everything (idempotent), or only the meters whose name ends with ``unit``."""
         with self._lock:
-            taken, self._taken = self._taken, {}
+            if unit is None:
+                taken, self._taken = self._taken, {}
+            else:
+                taken = {meter: amount for meter, amount in self._taken.items() if meter.name.endswith(unit)}
+                for meter in taken:
+                    del self._taken[meter]
         for meter, amount in taken.items():
             meter.give(amount)

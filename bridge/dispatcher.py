@@ -234,9 +234,10 @@ class Dispatcher:
     def handle(self, session: Session, message: str | bytes, *, hold: bool = False) -> Reply:
         """Answer one websocket message (a text frame as str, a binary frame as bytes).
 
-        With ``hold``, what the message took of the connection's and the server's
-        budgets stays taken until the caller calls ``reply.release()`` (once the
-        reply is sent); without, it is given back before this returns.
+        With ``hold``, the reply bytes the message took of the connection's and the
+        server's budgets stay taken until the caller calls ``reply.release()`` (once
+        the reply is sent); its attacks, and everything without ``hold``, are given
+        back before this returns.
         """
         ledger = Ledger()
         try:
@@ -246,7 +247,9 @@ class Dispatcher:
             error = errors.InternalError("internal error in the bridge (see its log)")
             reply = Reply(orjson.dumps(_failure(None, error)))
         reply = dataclasses.replace(reply, ledger=ledger)
-        if not hold:
+        if hold:
+            ledger.release("attacks")  # the rolling is over; the reply bytes wait to be sent
+        else:
             reply.release()
         return reply
 
@@ -488,7 +491,9 @@ class Dispatcher:
     def _server_info(self, call: Call, batch: _Batch) -> dict[str, Any]:
         _only(call.params, set())
         in_flight = {"attacks": self._server_attacks.used, "reply_bytes": self._server_bytes.used}
-        self._spend(batch, "$.params", reply_bytes=_REPLY_BASE)
+        # Small and fixed: from the message's budget only, so it answers even when the
+        # bridge is saturated (it is how a client sees that it is).
+        self._spend(batch, "$.params", reply_bytes=_REPLY_BASE, shared=False)
         engine = self._engine
         return {
             "name": "fracas",
@@ -539,9 +544,10 @@ class Dispatcher:
     def _attack_odds(self, call: Call, batch: _Batch) -> Any:
         # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)
         # what it cannot enumerate quickly, before it starts.
+        before = batch.reply_bytes
         self._spend(batch, "$.params", attacks=1, reply_bytes=_REPLY_ODDS)
         result = orjson.dumps(self._engine_call(self._engine.odds, call.params).to_dict())
-        self._settle(batch, _REPLY_ODDS, len(result))
+        self._settle(batch, before, len(result))
         self._check_reply(batch, call, len(result), journaled=False)
         return orjson.Fragment(result)
 
@@ -580,7 +586,7 @@ class Dispatcher:
     # ── budgets ─────────────────────────────────────────────────────────────
 
     def _spend(self, batch: _Batch, path: str, *, attacks: int = 0, reply_bytes: int = 0,
-               rows: int = 0) -> None:
+               rows: int = 0, shared: bool = True) -> None:
         """Take a request's work and reply from its message's, connection's and server's
         budgets before it starts; raise LimitExceeded (nothing taken) if one would overflow."""
         limits = self.limits
@@ -598,7 +604,7 @@ class Dispatcher:
                           f" {limit:,} per message ({name}); {advice}", limit=limit, limit_name=name)
         session = batch.session
         assert session.attacks is not None and session.reply_bytes is not None
-        refused = batch.ledger.take([(session.attacks, attacks), (self._server_attacks, attacks),
+        refused = None if not shared else batch.ledger.take([(session.attacks, attacks), (self._server_attacks, attacks),
                                      (session.reply_bytes, reply_bytes), (self._server_bytes, reply_bytes)])
         if refused is not None:
             more, what = (attacks, "attacks") if refused.name.endswith("attacks") else (reply_bytes, "bytes of reply")
@@ -610,11 +616,12 @@ class Dispatcher:
         batch.rows += rows
         batch.reply_bytes += reply_bytes
 
-    def _settle(self, batch: _Batch, estimate: int, actual: int) -> None:
-        """The work is done: hold the reply's real size instead of its estimate."""
+    def _settle(self, batch: _Batch, before: int, actual: int) -> None:
+        """The work is done: hold the reply's real size instead of what was estimated for it
+        (everything the message's reply grew by since ``before``, its size when the request began)."""
         session = batch.session
         assert session.reply_bytes is not None
-        change = actual - estimate
+        change = actual - (batch.reply_bytes - before)
         batch.reply_bytes += change
         batch.ledger.force([(session.reply_bytes, change), (self._server_bytes, change)])
 
@@ -648,9 +655,14 @@ class Dispatcher:
             return orjson.Fragment(entry.result)
         if estimate is None:
             estimate = _REPLY_BASE + _REPLY_PER_PARAM_BYTE * len(params)
+        before = batch.reply_bytes
         self._spend(batch, "$.params.attacks" if call.method == "attack.bulk" else "$.params",
                     attacks=attacks, reply_bytes=estimate)
-        outcome = self._engine_call(engine_call, call.params)
+        try:
+            outcome = self._engine_call(engine_call, call.params)
+        except BridgeError:
+            self._settle(batch, before, _REPLY_BASE)  # an error reply holds little
+            raise
         engine = self._engine
         result = orjson.dumps(outcome.to_dict())
         batch.pending[key] = Entry(
@@ -663,7 +675,7 @@ class Dispatcher:
             version=engine.__version__,
             recorded_at=now_utc(),
         )
-        self._settle(batch, estimate, len(result))
+        self._settle(batch, before, len(result))
         self._check_reply(batch, call, len(result), journaled=True)
         return _Pending(key, request_digest)
 
@@ -683,9 +695,10 @@ class Dispatcher:
         entry = self._journaled(call)
         # The entry is one row in memory; its reply is counted before it is built.
         size = len(entry.params) + len(entry.result) + 256
+        before = batch.reply_bytes
         self._spend(batch, "$.params.id", reply_bytes=size)
         result = orjson.dumps(entry.to_dict())
-        self._settle(batch, size, len(result))
+        self._settle(batch, before, len(result))
         return orjson.Fragment(result)
 
     def _journal_replay(self, call: Call, batch: _Batch) -> Any:
@@ -696,6 +709,7 @@ class Dispatcher:
         if entry.method == "attack.bulk" and isinstance(params, dict):
             attacks = self._check_bulk_size(params)
         estimate = 2 * len(entry.result) + _REPLY_BASE
+        before = batch.reply_bytes
         self._spend(batch, "$.params.id", attacks=attacks, reply_bytes=estimate)
         engine_call = {
             "attack.resolve": self._engine.resolve,
@@ -719,7 +733,7 @@ class Dispatcher:
             "replayed_backend": self._engine.backend,
             "result": replayed,
         })
-        self._settle(batch, estimate, len(result))
+        self._settle(batch, before, len(result))
         self._check_reply(batch, call, len(result), journaled=False)
         return orjson.Fragment(result)
 

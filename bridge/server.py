@@ -167,25 +167,6 @@ def _address_key(address: str) -> str:
     return str(ip)
 
 
-#: How much nicer (lower priority) bulk threads run than the rest of the bridge.
-BULK_NICENESS = 19
-
-
-def _lower_priority() -> None:
-    """Run this thread (a bulk worker), and the engine threads it starts, at the
-    lowest priority (nice 19): bulk work keeps every idle core, but the event loop
-    and single requests get a core as soon as they need one. Linux sets niceness
-    per thread, and threads inherit it; elsewhere this does nothing. (Not the
-    SCHED_IDLE class: on a machine busy with other work it could starve bulk
-    requests for ever; nice 19 only makes them yield.)"""
-    import threading
-
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BULK_NICENESS)  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        pass
-
-
 def _is_heavy(message: str | bytes) -> bool:
     """Whether a message goes to the bulk pool: batches, bulk, odds and replays.
 
@@ -230,6 +211,7 @@ class Bridge:
         self._handshaking: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         self._unauthenticated: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._task_sockets: dict[asyncio.Task[None], ServerConnection] = {}
         self._journal: Journal | None = None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._fast_pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -253,7 +235,7 @@ class Bridge:
             is_draining=lambda: self._draining,
         )
         self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=config.workers, thread_name_prefix="fracas-bridge", initializer=_lower_priority
+            max_workers=config.workers, thread_name_prefix="fracas-bridge"
         )
         self._fast_pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=config.fast_workers, thread_name_prefix="fracas-bridge-fast"
@@ -307,9 +289,13 @@ class Bridge:
                 logger.warning("shutting down: cancelling %d request(s) still running after %.0f s"
                                " (their clients get -32010; nothing of them is journaled)", len(late), grace)
                 self.dispatcher.cancel_all.set()
-                # Bulk work stops at its next chunk; the replies then have send_timeout to go out.
-                _, stuck = await asyncio.wait(late, timeout=grace + self.limits.send_timeout)
+                # Bulk work stops at its next chunk and its -32010 goes out; a reply that
+                # a client does not take by then is not waited for.
+                _, stuck = await asyncio.wait(late, timeout=grace)
                 for task in stuck:
+                    websocket = self._task_sockets.get(task)
+                    if websocket is not None:
+                        websocket.transport.abort()
                     task.cancel()
         self._server.close(code=CLOSE_GOING_AWAY, reason="server shutting down")
         try:
@@ -486,9 +472,14 @@ class Bridge:
                     continue
                 task = asyncio.create_task(self._answer(websocket, session, message, in_flight))
                 self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._task_sockets[task] = websocket
+                task.add_done_callback(self._forget)
         except ConnectionClosed:
             pass
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._task_sockets.pop(task, None)
 
     async def _answer(self, websocket: ServerConnection, session: Session, message: str | bytes,
                       in_flight: asyncio.Semaphore) -> None:

@@ -5,9 +5,11 @@ generous margins (the probe saw 2.3 GB, 5-9 GB and 1.1 GB); nothing here is time
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import signal
+import threading
 import time
 from urllib.parse import urlsplit
 
@@ -54,7 +56,9 @@ def wait_until(condition, what: str, timeout: float = 60.0) -> None:
 
 def in_flight(url: str) -> dict:
     with sync_client(url) as ws:
-        return call(ws, request("info", "server.info"))["result"]["in_flight"]
+        reply = call(ws, request("info", "server.info"))
+        assert "result" in reply, reply
+        return reply["result"]["in_flight"]
 
 
 def error_of(reply) -> dict:
@@ -141,10 +145,29 @@ def test_a_result_past_the_reply_limit_is_journaled_and_refused(journal):
 # ── 2. work per message, per connection, per server ─────────────────────────
 
 
+class HeldEngine:
+    """The real engine, except attack.bulk waits at a gate: work stays "in flight"."""
+
+    def __init__(self):
+        self.entered = threading.Semaphore(0)
+        self.gate = threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(fracas, name)
+
+    def resolve_bulk(self, request, **options):
+        self.entered.release()
+        self.gate.wait(timeout=60)
+        return fracas.resolve_bulk(request, **options)
+
+
 @pytest.fixture
 def small(journal):
     limits = Limits(max_message_attacks=1000, max_connection_attacks=1500, max_server_attacks=2500)
-    dispatcher = Dispatcher(token=TOKEN, journal=journal, limits=limits)
+    engine = HeldEngine()
+    dispatcher = Dispatcher(token=TOKEN, journal=journal, limits=limits, engine=engine)
+    dispatcher.engine = engine
+    engine.gate.set()
 
     def session():
         new = Session(peer="t")
@@ -171,22 +194,27 @@ def test_one_message_cannot_ask_for_more_work_than_its_budget(small):
 
 
 def test_work_in_flight_is_bounded_per_connection_and_per_server(small):
+    """Attacks being rolled at once: per connection and for the whole bridge."""
     dispatcher, session, send = small
+    engine = dispatcher.engine
+    engine.gate.clear()
     gm, other = session(), session()
-    first, held = send(gm, request(1, "attack.bulk", bulk(900)), hold=True)
-    assert "result" in first
-    refused, _ = send(gm, request(2, "attack.bulk", bulk(900)))
-    assert error_of(refused)["data"]["limit_name"] == "max_connection_attacks"
-    assert "this connection already has 900 attacks in flight" in error_of(refused)["message"]
-    second, held_too = send(other, request(3, "attack.bulk", bulk(900)), hold=True)
-    assert "result" in second
-    third, _ = send(session(), request(4, "attack.bulk", bulk(900)))
-    assert error_of(third)["data"]["limit_name"] == "max_server_attacks"
-    # Once the replies are sent the budgets are free again; a single attack always fits.
-    held.release()
-    held_too.release()
-    assert "result" in send(gm, request(5, "attack.bulk", bulk(900)))[0]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        first = pool.submit(send, gm, request(1, "attack.bulk", bulk(900)))
+        engine.entered.acquire()
+        refused, _ = send(gm, request(2, "attack.bulk", bulk(900)))
+        assert error_of(refused)["data"]["limit_name"] == "max_connection_attacks"
+        assert "this connection already has 900 attacks in flight" in error_of(refused)["message"]
+        second = pool.submit(send, other, request(3, "attack.bulk", bulk(900)))
+        engine.entered.acquire()
+        third, _ = send(session(), request(4, "attack.bulk", bulk(900)))
+        assert error_of(third)["data"]["limit_name"] == "max_server_attacks"
+        assert dispatcher._server_attacks.used == 1800
+        engine.gate.set()
+        assert "result" in first.result()[0] and "result" in second.result()[0]
+    # Once rolled, the attacks are free again.
     assert dispatcher._server_attacks.used == 0 and gm.attacks.used == 0
+    assert "result" in send(gm, request(5, "attack.bulk", bulk(900)))[0]
 
 
 def test_work_stops_when_its_client_leaves(tmp_path):
@@ -428,23 +456,34 @@ def test_parse_limits():
         parse_limits(["max_batch=0"])
 
 
-def test_bulk_workers_run_at_a_lower_priority(tmp_path):
-    """Bulk threads yield the CPU to the event loop and single requests (nice 19 on Linux)."""
-    import os
-    import threading
+def test_clients_that_never_read_do_not_hold_up_shutdown(tmp_path):
+    """With replies stuck in their sockets (and a send timeout far away), SIGTERM still
+    answers what it can, drops them and exits."""
+    server = start_server(tmp_path / "j.sqlite3", "--limit", "send_timeout=600", "--limit", "shutdown_grace=0.5")
+    port = port_of(server.url)
+    stuck = []
+    for n in range(4):
+        sock = rawws.authenticated(port, receive_buffer=4096)
+        for i in range(3):
+            rawws.send_text(sock, orjson.dumps(request(f"{n}-{i}", "attack.bulk", bulk(10_000, detail="dice"))))
+        stuck.append(sock)
+    wait_until(lambda: in_flight(server.url)["attacks"] == 0, "the work is done; the replies wait to be read")
+    assert in_flight(server.url)["reply_bytes"] > 0
+    server.process.send_signal(signal.SIGTERM)
+    server.process.communicate(timeout=60)  # it exits; the deadline is only against a hang
+    assert server.process.returncode == 0
+    for sock in stuck:
+        sock.close()
 
-    from fracas.bridge import server as server_module
 
-    if not hasattr(os, "getpriority"):
-        pytest.skip("no per-thread priority on this platform")
-
-    async def scenario():
-        async with serving(tmp_path) as bridge:
-            seen = await asyncio.get_running_loop().run_in_executor(
-                bridge._pool, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-            fast = await asyncio.get_running_loop().run_in_executor(
-                bridge._fast_pool, lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-            return seen, fast
-
-    seen, fast = run(scenario())
-    assert seen == max(fast, server_module.BULK_NICENESS) and fast < seen
+def test_what_a_reply_holds_is_its_real_size_once_made(small):
+    """The estimate is replaced by the real size (or a small one for an error)."""
+    dispatcher, session, send = small
+    gm = session()
+    reply, held = send(gm, [request(1, "attack.bulk", bulk(200, detail="dice")),
+                            request(2, "attack.bulk", {**bulk(10), "attacks": [{"profile": "nope"}]})], hold=True)
+    assert "result" in reply[0] and "error" in reply[1]
+    made = len(orjson.dumps(reply[0]["result"]))
+    assert made <= gm.reply_bytes.used == dispatcher._server_bytes.used <= made + 4096
+    held.release()
+    assert gm.reply_bytes.used == dispatcher._server_bytes.used == 0

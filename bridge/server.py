@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import concurrent.futures
 import dataclasses
 import http
@@ -206,6 +207,7 @@ class Bridge:
         self._quiet = _Quiet()
         self._draining = False
         self._open = 0  # authenticated connections
+        self._singles = 0  # single requests being answered
         #: Sockets still in the HTTP handshake, and connections not yet authenticated,
         #: oldest first (the one dropped when a new one would pass the cap).
         self._handshaking: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
@@ -485,8 +487,12 @@ class Bridge:
                       in_flight: asyncio.Semaphore) -> None:
         assert self.dispatcher is not None
         loop = asyncio.get_running_loop()
-        pool = self._pool if _is_heavy(message) else self._fast_pool
+        heavy = _is_heavy(message)
+        pool = self._pool if heavy else self._fast_pool
         reply: Reply | None = None
+        if not heavy:  # bulk work pauses at its next chunk boundary until this is answered
+            self._singles += 1
+            self.dispatcher.quiet.clear()
         try:
             reply = await loop.run_in_executor(
                 pool, lambda: self.dispatcher.handle(session, message, hold=True))  # type: ignore[union-attr]
@@ -495,6 +501,10 @@ class Bridge:
         except ConnectionClosed:
             logger.info("%s left before its reply was sent (rolls are journaled)", session.peer)
         finally:
+            if not heavy:
+                self._singles -= 1
+                if not self._singles:
+                    self.dispatcher.quiet.set()
             if reply is not None:
                 reply.release()
             in_flight.release()
@@ -503,7 +513,9 @@ class Bridge:
         """Send a reply; a client that does not take it within send_timeout is dropped."""
         assert reply.data is not None
         try:
-            await asyncio.wait_for(websocket.send(reply.data, text=True), self.limits.send_timeout)
+            # Not asyncio.wait_for: that wraps the send in a task of its own (a loop turn per reply).
+            async with _timeout(self.limits.send_timeout):
+                await websocket.send(reply.data, text=True)
         except asyncio.TimeoutError:
             self._quiet.warning("slow reader", "dropped %s: it did not read its replies for %.0f s"
                                 " (send_timeout); what it held is freed", session.peer,
@@ -511,6 +523,25 @@ class Bridge:
             session.cancel.set()
             websocket.transport.abort()
             raise ConnectionClosed(None, None) from None
+
+
+@contextlib.asynccontextmanager
+async def _timeout_fallback(seconds: float) -> Any:
+    """asyncio.timeout for Pythons before 3.11: cancel the block after ``seconds``."""
+    task = asyncio.current_task()
+    assert task is not None
+    handle = asyncio.get_running_loop().call_later(seconds, task.cancel)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if handle.when() <= asyncio.get_running_loop().time():
+            raise asyncio.TimeoutError from None
+        raise
+    finally:
+        handle.cancel()
+
+
+_timeout = getattr(asyncio, "timeout", _timeout_fallback)
 
 
 def _origin_key(origin: str) -> str:

@@ -343,8 +343,8 @@ def test_an_unauthenticated_client_cannot_send_a_large_message(tmp_path):
     async def scenario():
         async with serving(tmp_path) as bridge:
             async with connect(bridge.url, max_size=None) as ws:
-                await ws.send(orjson.dumps(request("auth", "auth", {"token": "x" * (1 << 20)})).decode())
-                with pytest.raises(ConnectionClosed) as excinfo:
+                with pytest.raises(ConnectionClosed) as excinfo:  # while sending, or after
+                    await ws.send(orjson.dumps(request("auth", "auth", {"token": "x" * (1 << 20)})).decode())
                     await ws.recv()
                 assert excinfo.value.rcvd.code == 1009
             # Once authenticated, the full size applies.

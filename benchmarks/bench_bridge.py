@@ -13,8 +13,11 @@ share a GIL; the client is a plain ``websockets`` sync client over loopback.
   the project answers to (issue 5: under 2×);
 - **batch**: a JSON-RPC batch of single attacks against the same resolves in a loop;
 - **contention**: the GM's single-attack round trip p50/p99 alone, then while a
-  second client keeps the bridge busy with 10^6-attack bulk requests (10^5 on
-  the pure-Python backend), side by side in one run.
+  second client (another process) keeps the bridge busy with 10^6-attack bulk
+  requests (10^5 on the pure-Python backend), side by side in one run; once as
+  served by default (bulk on all CPUs but one) and once with bulk on every CPU.
+  The other measurements run the bridge with ``--bulk-threads`` = every CPU, as
+  in-process bulk calls do, so their ratios compare like with like.
 
 Every request has a fresh id, so the journal never answers in the engine's place.
 ``fracas bench --bridge`` calls :func:`run` and prints :func:`format`.
@@ -212,13 +215,21 @@ def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int,
         with _bridge(os.path.join(scratch, "normal.sqlite3"), "--journal-sync", "normal") as url, \
                 _connected(url) as client:
             normal = _latency(client, max(1, calls // 3))
-        with _bridge(os.path.join(scratch, "full.sqlite3")) as url, _connected(url) as client:
+        # Like for like: the bridge's bulk requests on as many threads as in-process ones.
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        with _bridge(os.path.join(scratch, "full.sqlite3"), "--bulk-threads", str(cpus)) as url, \
+                _connected(url) as client:
             result["latency"] = _latency(client, calls)
             result["latency"]["bridge_p50_us_sync_normal"] = normal["bridge_p50_us"]
             result["latency"]["requests_sync_normal"] = normal["requests"]
             result["bulk"] = [_bulk(client, size, rounds) for size in bulk_sizes]
             result["batch"] = _batch(client, batch, rounds)
+        # As served by default (bulk on all CPUs but one), then on every CPU.
+        with _bridge(os.path.join(scratch, "flood.sqlite3")) as url:
             result["contention"] = _contention(url, calls, flood_attacks)
+        with _bridge(os.path.join(scratch, "flood-all.sqlite3"), "--bulk-threads", str(cpus)) as url:
+            result["contention_all_cpus"] = _contention(url, calls, flood_attacks)
+        result["cpus"] = cpus
     result["overhead_ratio"] = result["bulk"][0]["overhead_ratio"]
     result["overhead_attacks"] = result["bulk"][0]["attacks"]
     return result
@@ -251,11 +262,14 @@ def format(result: dict[str, Any]) -> str:
     for row in [header, *rows]:
         lines.append("  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
                                for i, (cell, width) in enumerate(zip(row, widths))).rstrip())
-    busy = result["contention"]
-    lines.append(f"GM's typical attack while another client floods {busy['flood_attacks']:,}-attack bulk"
-                 f" requests ({busy['flood_requests']:,} sent): p50 {busy['alone_p50_us']:,.0f} µs alone,"
-                 f" {busy['flooded_p50_us']:,.0f} µs flooded; p99 {busy['alone_p99_us']:,.0f} µs alone,"
-                 f" {busy['flooded_p99_us']:,.0f} µs flooded")
+    for key, how in (("contention", f"bulk on all CPUs but one (the default; {result['cpus']} CPUs)"),
+                     ("contention_all_cpus", "bulk on every CPU (--bulk-threads)")):
+        busy = result[key]
+        lines.append(f"GM's typical attack while another client floods {busy['flood_attacks']:,}-attack bulk"
+                     f" requests, {how}: p50 {busy['alone_p50_us']:,.0f} µs alone,"
+                     f" {busy['flooded_p50_us']:,.0f} µs flooded; p99 {busy['alone_p99_us']:,.0f} µs alone,"
+                     f" {busy['flooded_p99_us']:,.0f} µs flooded ({busy['flood_requests']:,} bulk requests"
+                     f" answered meanwhile)")
     lines.append(f"round trip p50 with --journal-sync normal (no fsync per roll):"
                  f" {latency['bridge_p50_us_sync_normal']:,.0f} µs over {latency['requests_sync_normal']:,} requests")
     return "\n".join(lines)

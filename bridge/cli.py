@@ -116,11 +116,14 @@ def token_command(rotate: bool) -> None:
               help="Rolls journaled longer ago than this are deleted.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
               help="Threads answering bulk work and batches [default: CPUs + 4, at most 32].")
+@click.option("--bulk-threads", type=click.IntRange(1, 256), default=None,
+              help="Engine threads one bulk request rolls on [default: all CPUs but one, at least"
+                   " 1, so the GM's single attacks stay quick while a mob is rolled].")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True, help="What to log on stderr (never the token).")
 def serve(host, port, journal, journal_sync, token, origins, no_default_origins, allow_no_origin,
           hosts, allow_remote, max_connections, max_batch, max_bulk_attacks, max_message_bytes,
-          limit_pairs, journal_max_mb, journal_keep_days, workers, log_level):
+          limit_pairs, journal_max_mb, journal_keep_days, workers, bulk_threads, log_level):
     """Run the websocket bridge (JSON-RPC 2.0) that VTT scripts talk to.
 
     Prints the URL and the access token, then serves until Ctrl-C or SIGTERM;
@@ -176,6 +179,7 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
         limits=limits,
         retention=Retention(max_bytes=journal_max_mb << 20, max_age_days=journal_keep_days),
         workers=workers,
+        bulk_threads=bulk_threads,
     )
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -208,6 +208,7 @@ class Dispatcher:
         limits: Limits | None = None,
         engine: ModuleType | Any = None,
         is_draining: Callable[[], bool] = lambda: False,
+        bulk_threads: int | None = None,
     ) -> None:
         if not token:
             raise ValueError("the access token must not be empty")
@@ -218,6 +219,8 @@ class Dispatcher:
         self.limits = limits or Limits()
         self._engine = engine
         self._is_draining = is_draining
+        #: Engine threads per bulk request (None: the engine's default, every CPU).
+        self.bulk_threads = bulk_threads
         self._claims = _Claims()
         #: Set on shutdown once the grace period is over: every bulk request stops.
         self.cancel_all = threading.Event()
@@ -522,6 +525,7 @@ class Dispatcher:
             "rulesets": list(engine.rulesets()),
             "methods": list(METHODS),
             "limits": self.limits.to_dict(),
+            "bulk_threads": self.bulk_threads,
             "in_flight": in_flight,
         }
 
@@ -549,6 +553,8 @@ class Dispatcher:
                             rows=rows)
 
         def resolve_bulk(request: Any, **options: Any) -> Any:
+            if self.bulk_threads is not None:
+                options.setdefault("threads", self.bulk_threads)
             return self._engine.resolve_bulk(request, max_attacks=limits.max_bulk_attacks,
                                              max_listed=limits.max_bulk_detail_attacks,
                                              cancel=_Checkpoint(batch.cancel, self.quiet), admit=admit,

@@ -122,6 +122,16 @@ class BridgeConfig:
     workers: int | None = None
     #: Worker threads answering single requests (attacks, initiative, morale, journal).
     fast_workers: int = 4
+    #: Engine threads one bulk request rolls on (None: all CPUs but one, at least 1:
+    #: the spare core keeps the GM's single attacks quick while a mob is rolled).
+    bulk_threads: int | None = None
+
+    def engine_threads(self) -> int:
+        """The thread count bulk requests get (see ``bulk_threads``)."""
+        if self.bulk_threads is not None:
+            return self.bulk_threads
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return max(1, cpus - 1)
 
     def allowed_origins(self) -> frozenset[str]:
         given = (*DEFAULT_ORIGINS, *self.origins) if self.default_origins else self.origins
@@ -235,6 +245,7 @@ class Bridge:
             limits=self.limits,
             engine=self._engine,
             is_draining=lambda: self._draining,
+            bulk_threads=config.engine_threads(),
         )
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=config.workers, thread_name_prefix="fracas-bridge"

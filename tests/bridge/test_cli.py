@@ -98,7 +98,8 @@ def test_options_reach_the_config(monkeypatch):
         "--no-default-origins", "--allow-no-origin", "--allow-host", "gm.lan:9000",
         "--max-connections", "4", "--max-batch", "10", "--max-bulk-attacks", "1000",
         "--max-message-bytes", "65536", "--workers", "3", "--limit", "max_reply_bytes=1000000",
-        "--limit", "send_timeout=2.5", "--journal-max-mb", "64", "--journal-keep-days", "30"])
+        "--limit", "send_timeout=2.5", "--journal-max-mb", "64", "--journal-keep-days", "30",
+        "--bulk-threads", "3"])
     assert result.exit_code == 0, result.output
     config = started["config"]
     assert config.token == TOKEN
@@ -109,6 +110,7 @@ def test_options_reach_the_config(monkeypatch):
     assert (limits.max_connections, limits.max_batch, limits.max_bulk_attacks, limits.max_message_bytes) == (
         4, 10, 1000, 65536)
     assert (limits.max_reply_bytes, limits.send_timeout) == (1_000_000, 2.5)
+    assert config.bulk_threads == config.engine_threads() == 3
     assert (config.retention.max_bytes, config.retention.max_age_days) == (64 << 20, 30)
 
 

@@ -487,3 +487,15 @@ def test_what_a_reply_holds_is_its_real_size_once_made(small):
     assert made <= gm.reply_bytes.used == dispatcher._server_bytes.used <= made + 4096
     held.release()
     assert gm.reply_bytes.used == dispatcher._server_bytes.used == 0
+
+
+def test_bulk_leaves_a_core_for_single_attacks_by_default(tmp_path):
+    import os
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+    async def scenario():
+        async with serving(tmp_path) as bridge, client(bridge.url) as ws:
+            return (await ask(ws, request(1, "server.info")))["result"]["bulk_threads"]
+
+    assert run(scenario()) == max(1, cpus - 1)

@@ -416,7 +416,10 @@ class Bridge:
             self._open += 1
             try:
                 # Authenticated: now the full message size applies.
-                websocket.protocol.max_message_size = self.limits.max_message_bytes
+                protocol = websocket.protocol
+                # websockets ≥ 15 names it max_message_size, earlier max_size.
+                setattr(protocol, "max_message_size" if hasattr(protocol, "max_message_size") else "max_size",
+                        self.limits.max_message_bytes)
                 logger.info("%s connected", session.peer)
                 await self._read(websocket, session)
             finally:

@@ -161,6 +161,21 @@ class HeldEngine:
         return fracas.resolve_bulk(request, **options)
 
 
+def test_a_batch_of_bulk_requests_gets_only_its_budget_from_outside(tmp_path):
+    """A 1 MiB batch of bulk requests was hours of CPU: now the message's budget is
+    checked request by request before each starts, and the rest are refused at once."""
+    server = start_server(tmp_path / "j.sqlite3", "--limit", "max_message_attacks=200000")
+    batch = [request(i, "attack.bulk", bulk(100_000)) for i in range(1000)]
+    with sync_client(server.url) as ws:
+        replies = call(ws, batch)
+        assert [("result" in reply) for reply in replies[:3]] == [True, True, False]
+        refused = [error_of(reply) for reply in replies[2:]]
+        assert {(error["code"], error["data"]["limit_name"]) for error in refused} == {
+            (-32003, "max_message_attacks")}
+        assert in_flight(server.url)["attacks"] == 0
+    assert server.terminate()[0] == 0
+
+
 @pytest.fixture
 def small(journal):
     limits = Limits(max_message_attacks=1000, max_connection_attacks=1500, max_server_attacks=2500)

@@ -128,6 +128,13 @@ def _parse_rolls(text: str) -> list[int]:
     return faces
 
 
+def _resolve_any(payload: Any, *, seed: Optional[int] = None) -> Any:
+    """A request file may hold one attack or a bulk request (with `attacks`)."""
+    if isinstance(payload, dict) and "attacks" in payload:
+        return fracas.resolve_bulk(payload, seed=seed)
+    return fracas.resolve(payload, seed=seed)
+
+
 def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
     """The request with injected faces from --rolls (they win over the request's own)."""
     if faces is None or not isinstance(request, dict):
@@ -232,7 +239,7 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
         result = _engine_call(fracas.resolve_bulk, payload, seed=seed, threads=threads)
     elif request is not None:
         payload = _with_rolls(_load_json(request.read(), "the request"), faces)
-        result = _engine_call(fracas.resolve, payload, seed=seed)
+        result = _engine_call(_resolve_any, payload, seed=seed)
     elif flags_given:
         try:
             ruleset = rulesets.get(ruleset_name, "--ruleset")
@@ -242,7 +249,7 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
         result = _engine_call(fracas.resolve, _with_rolls(built, faces), seed=seed, flags=(ruleset, flags))
     elif not sys.stdin.isatty():
         payload = _with_rolls(_load_json(sys.stdin.buffer.read(), "standard input"), faces)
-        result = _engine_call(fracas.resolve, payload, seed=seed)
+        result = _engine_call(_resolve_any, payload, seed=seed)
     else:
         raise click.UsageError("no request: give a JSON file, '-' for stdin, --bulk FILE, or "
                                "flags such as --dice 3 --ac 14")

@@ -35,8 +35,12 @@ def test_summary_shape_and_consistency():
     assert result["total_damage"] == pc1["damage"] + pc2["damage"]
 
 
-def test_resolve_dispatches_bulk_requests():
-    assert fracas.resolve(SKELETONS).to_dict() == fracas.resolve_bulk(SKELETONS).to_dict()
+def test_resolve_takes_one_attack_and_refuses_a_bulk_request():
+    """One result type per call: resolve → an attack result, resolve_bulk → a bulk result."""
+    with pytest.raises(fracas.SchemaError) as excinfo:
+        fracas.resolve(SKELETONS)
+    assert excinfo.value.path == "$.attacks"
+    assert "goes to fracas.resolve_bulk" in excinfo.value.reason
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])

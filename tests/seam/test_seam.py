@@ -89,8 +89,10 @@ def test_resolve_bulk_chunks_streams_and_threads(coins):
     assert one["attacks_total"] == 200_000
     # Three fair coins: 1.5 heads an attack on average.
     assert 0.99 < one["total_damage"] / (1.5 * 200_000) < 1.01
-    # resolve() with `attacks` is a bulk request too.
-    assert fracas.resolve(BULK, seed=5).to_dict() == one
+    # resolve() takes one attack: one result type per call.
+    with pytest.raises(fracas.SchemaError, match=r"^\$\.attacks: a bulk request \(with attacks\) goes to"
+                                                 r" fracas.resolve_bulk"):
+        fracas.resolve(BULK, seed=5)
 
 
 def test_bulk_detail_lists_the_same_attacks_the_summary_counts(coins):

@@ -50,15 +50,17 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str):
 
 
 def resolve(request: Any, *, seed: Optional[int] = None):
-    """Resolve one attack of any ruleset (or, when the request has `attacks`, a bulk request).
+    """Resolve one attack of any ruleset; the result is always that ruleset's attack result.
 
     `request` is a mapping, JSON str/bytes or a typed request. `seed` wins over the
     request's own; with neither, one is drawn from the OS. Raises a `RequestError`
-    subclass naming the field path for anything invalid or impossible.
+    subclass naming the field path for anything invalid or impossible; a bulk
+    request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
     request = parse_json(request)
     if _is_bulk(request):
-        return resolve_bulk(request, seed=seed)
+        raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
+                                       " resolve takes one attack")
     return _roll("attack", request, seed, "the attack")
 
 

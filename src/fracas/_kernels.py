@@ -12,10 +12,41 @@ from types import ModuleType
 
 from . import _native as python
 
+import inspect
+from typing import Optional
+
+from . import _layout
+
+
+def stale_reason(module: ModuleType) -> Optional[str]:
+    """Why a compiled core does not fit this fracas (built from an older checkout: a
+    stale build/ reused), or None when it fits: it must have the same array layout
+    and every kernel the pure-Python twin has."""
+    layout = getattr(module, "LAYOUT", None)
+    if not isinstance(layout, dict):
+        return "it has no layout table"
+    names = set(layout) | {name for name in vars(_layout) if name.isupper()}
+    differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
+    if differ:
+        return f"its array layout differs ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
+    kernels = [name for name, value in vars(python).items()
+               if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == python.__name__]
+    missing = sorted(name for name in kernels if not hasattr(module, name))
+    if missing:
+        return f"it lacks the kernel(s) {', '.join(missing)}"
+    return None
+
+
+#: Why the compiled core that is installed is not used (None when it is, or is absent).
+stale: Optional[str] = None
 try:
     from . import _core as compiled
 except ImportError:  # a source install without a C compiler
     compiled = None
+else:
+    stale = stale_reason(compiled)
+    if stale is not None:  # never run kernels that disagree with the Python side
+        compiled = None
 
 _FORCE_PURE = os.environ.get("FRACAS_PUREPYTHON", "") not in ("", "0")
 
@@ -63,6 +94,11 @@ def using(backend: str):
 
 def why() -> str:
     """Why this backend runs, in words (for `fracas doctor` and the fallback warning)."""
+    if stale is not None:
+        return (f"the compiled core in this install is stale ({stale}): it was built from an older fracas,"
+                " perhaps from a build/ directory left over; rebuild it (delete build/, then `pip install .`"
+                " or `pip install -e .` again). Meanwhile the pure-Python kernels run, a few hundred times"
+                " slower")
     if compiled is None:
         return ("the compiled core is not installed: fracas was built without a C compiler (or the build "
                 "failed), so the pure-Python kernels run, a few hundred times slower")

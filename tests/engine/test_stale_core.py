@@ -1,0 +1,58 @@
+"""A compiled core built from an older checkout (a stale build/ reused) is never run:
+fracas falls back to the pure-Python kernels and says why, loudly (issue: newcomer)."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from fracas import _kernels, _layout
+from fracas import _native as python
+
+
+def fake_core(**changes):
+    module = types.ModuleType("fracas._core")
+    for name, value in vars(python).items():
+        if not name.startswith("_") and callable(value):
+            setattr(module, name, value)
+    module.LAYOUT = {name: getattr(_layout, name) for name in vars(_layout) if name.isupper()}
+    module.LAYOUT.update(changes.pop("layout", {}))
+    for name in changes.pop("drop", []):
+        delattr(module, name)
+    return module
+
+
+def test_a_core_that_fits_is_not_stale():
+    assert _kernels.stale_reason(fake_core()) is None
+
+
+def test_a_different_layout_is_stale():
+    reason = _kernels.stale_reason(fake_core(layout={"PLAN_WIDTH": 99}))
+    assert reason == "its array layout differs (PLAN_WIDTH)"
+
+
+def test_a_missing_kernel_is_stale():
+    kernel = sorted(name for name in vars(python) if name.startswith("xroll"))[0]
+    assert _kernels.stale_reason(fake_core(drop=[kernel])) == f"it lacks the kernel(s) {kernel}"
+
+
+def test_no_layout_table_is_stale():
+    module = fake_core()
+    del module.LAYOUT
+    assert _kernels.stale_reason(module) == "it has no layout table"
+
+
+def test_the_installed_core_is_not_stale():
+    if _kernels.compiled is None and _kernels.stale is None:
+        pytest.skip("no compiled core in this install")
+    assert _kernels.stale is None
+
+
+def test_why_says_stale_and_how_to_fix(monkeypatch):
+    monkeypatch.setattr(_kernels, "stale", "its array layout differs (PLAN_WIDTH)")
+    monkeypatch.setattr(_kernels, "compiled", None)
+    text = _kernels.why()
+    assert text.startswith("the compiled core in this install is stale (its array layout differs (PLAN_WIDTH))")
+    assert "delete build/" in text
+    assert _kernels.missing_compiled()

@@ -1,0 +1,78 @@
+"""A fresh venv on a machine without a C compiler: the install still works (pure-Python
+kernels), and every command that would be slow says so, loudly, with what to do."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tracked_files() -> list[str]:
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not run from a git checkout")
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    return [name for name in listed.decode().split("\0") if name]
+
+
+@pytest.fixture(scope="module")
+def compilerless(tmp_path_factory):
+    """fracas installed from the checkout's tracked files into a new venv, with `cc` failing."""
+    tmp = tmp_path_factory.mktemp("compilerless")
+    source = tmp / "source"
+    for name in tracked_files():  # no build/, no compiled core left in the tree
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    # The dependencies (and pip, setuptools, Cython) come from this environment: no network needed.
+    ours = [sysconfig.get_paths()["purelib"], *site.getsitepackages()]
+    Path(purelib, "outer.pth").write_text("\n".join(dict.fromkeys(ours)) + "\n")
+    env = {**os.environ, "CC": "false", "CXX": "false", "LDSHARED": "false", "PIP_NO_INDEX": "1"}
+    env.pop("FRACAS_REQUIRE_COMPILED", None)
+    env.pop("FRACAS_PUREPYTHON", None)
+    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
+                              str(source)], capture_output=True, text=True, env=env, cwd=tmp)
+    assert install.returncode == 0, install.stdout + install.stderr
+    return python, env, tmp
+
+
+def run(python, env, cwd, *args):
+    return subprocess.run([str(python), "-m", "fracas", *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_the_install_falls_back_to_pure_python(compilerless):
+    python, env, cwd = compilerless
+    probe = subprocess.run([str(python), "-c", "import fracas; print(fracas.backend, fracas.__file__)"],
+                           capture_output=True, text=True, env=env, cwd=cwd)
+    backend, where = probe.stdout.split()
+    assert backend == "python"
+    assert str(cwd) in where  # the venv's fracas, not this environment's
+
+
+def test_attack_warns_loudly_and_still_answers(compilerless):
+    python, env, cwd = compilerless
+    result = run(python, env, cwd, "attack", "--dice", "3", "--ac", "14", "--str", "4", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    assert "Total damage" in result.stdout
+    assert result.stderr.startswith("warning: the compiled core is not installed")
+    assert "Install a C compiler (build-essential) and reinstall" in result.stderr
+
+
+def test_doctor_says_which_backend_and_why(compilerless):
+    python, env, cwd = compilerless
+    result = run(python, env, cwd, "doctor")
+    assert "python" in result.stdout
+    assert "the compiled core is not installed" in result.stdout + result.stderr

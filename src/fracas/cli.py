@@ -54,7 +54,94 @@ def style(text: str, **styles: Any) -> str:
     return click.style(text, **styles)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+CONFIG_ENV = "FRACAS_CONFIG"
+
+
+def config_file() -> str:
+    """The config file: $FRACAS_CONFIG, else config.toml in the fracas config directory."""
+    import platformdirs
+
+    return os.environ.get(CONFIG_ENV) or os.path.join(platformdirs.user_config_dir("fracas", appauthor=False),
+                                                      "config.toml")
+
+
+def load_config(path: str, group: click.Group) -> dict[str, Any]:
+    """A config file as click defaults: one table per command (`[attack]`, `[serve]`,
+    `[journal.list]`), keys named like the long options (`ruleset`, `port`, `allow-origin`).
+    Anything unknown is an error naming the file and the key: a typo must not pass silently."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise click.ClickException(f"config file {path}: {exc}") from None
+
+    def convert(table: Any, command: click.Command, where: str) -> dict[str, Any]:
+        if not isinstance(table, dict):
+            raise click.ClickException(f"config file {path}: [{where}] must be a table of options")
+        out: dict[str, Any] = {}
+        if isinstance(command, click.Group):
+            for key, value in table.items():
+                sub = command.commands.get(key)
+                if sub is None:
+                    raise click.ClickException(f"config file {path}: [{where}.{key}]: no such command"
+                                               f" (commands: {', '.join(sorted(command.commands))})")
+                out[key] = convert(value, sub, f"{where}.{key}")
+            return out
+        ctx = click.Context(command)
+        if isinstance(table, dict) and isinstance(table.get("ruleset"), str):
+            ctx.meta["fracas.ruleset"] = table["ruleset"]  # `fracas attack` takes that ruleset's flags
+        options = {opt.lstrip("-"): param for param in command.get_params(ctx) if isinstance(param, click.Option)
+                   for opt in param.opts if opt.startswith("--")}
+        for key, value in table.items():
+            param = options.get(key) or options.get(key.replace("_", "-"))
+            if param is None or param.name in ("help",):
+                raise click.ClickException(
+                    f"config file {path}: [{where}] {key}: no such option of fracas {where.replace('.', ' ')}"
+                    f" (options: {', '.join(sorted(o for o in options if o != 'help'))})")
+            out[param.name] = value
+        return out
+
+    return {name: convert(table, group.commands[name], name) if name in group.commands else
+            _unknown_command(path, name, group) for name, table in data.items()}
+
+
+def _unknown_command(path: str, name: str, group: click.Group) -> dict[str, Any]:
+    raise click.ClickException(f"config file {path}: [{name}]: no such command"
+                               f" (commands: {', '.join(sorted(group.commands))})")
+
+
+class _Main(click.Group):
+    """The `fracas` group: reads the config file (its defaults) before any command runs."""
+
+    def make_context(self, info_name: Optional[str], args: list[str], parent: Optional[click.Context] = None,
+                     **extra: Any) -> click.Context:
+        path = _config_in(args) or config_file()
+        if "default_map" not in extra:
+            extra["default_map"] = load_config(path, self)
+        return super().make_context(info_name, args, parent, **extra)
+
+
+def _config_in(args: list[str]) -> Optional[str]:
+    for i, arg in enumerate(args):
+        if arg == "--config" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--config="):
+            return arg.split("=", 1)[1]
+        if not arg.startswith("-"):
+            break  # the command: --config belongs before it
+    return None
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, expose_value=False,
+              metavar="FILE", help=f"Defaults for every command's options [default: ${CONFIG_ENV}, or"
+                                   " config.toml in the fracas config directory (fracas doctor shows it)].")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the fracas version and dice backend, then exit.")
 @click.option("--no-color", is_flag=True, expose_value=False, is_eager=True, callback=_no_color,
@@ -128,6 +215,36 @@ def _parse_rolls(text: str) -> list[int]:
     return faces
 
 
+def profiles_file() -> str:
+    """Where `fracas attack --as` finds the GM's kept profiles: profiles.json in the config dir."""
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("fracas", appauthor=False), "profiles.json")
+
+
+def load_profile(name: str, path: Optional[str]) -> dict[str, Any]:
+    """Profile `name` of the profiles file: {"NAME": {"ruleset"?, "attacker", "strikes"}, ...}
+    (the shape of a bulk request's `profiles`, so a bulk request file serves too)."""
+    path = path or profiles_file()
+    try:
+        with open(path, "rb") as handle:
+            profiles = _load_json(handle.read(), f"the profiles file {path}")
+    except FileNotFoundError:
+        raise click.BadParameter(f"no profiles file at {path}: write one (README, 'Profiles'), or give"
+                                 " --profiles FILE", param_hint="--as") from None
+    if isinstance(profiles, dict) and isinstance(profiles.get("profiles"), dict):
+        profiles = profiles["profiles"]  # a bulk request file works too
+    if not isinstance(profiles, dict):
+        raise click.BadParameter(f"{path}: expected an object of profiles by name", param_hint="--profiles")
+    if name not in profiles:
+        known = ", ".join(sorted(profiles)) or "none"
+        raise click.BadParameter(f"no profile {name!r} in {path} (profiles: {known})", param_hint="--as")
+    profile = profiles[name]
+    if not isinstance(profile, dict):
+        raise click.BadParameter(f"{path}: profile {name!r} must be an object", param_hint="--as")
+    return profile
+
+
 def _resolve_any(payload: Any, *, seed: Optional[int] = None) -> Any:
     """A request file may hold one attack or a bulk request (with `attacks`)."""
     if isinstance(payload, dict) and "attacks" in payload:
@@ -156,7 +273,7 @@ class _AttackCommand(click.Command):
     _options: dict[rulesets.Ruleset, list[click.Option]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        name = ctx.meta["fracas.ruleset"] = _ruleset_in(args)
+        name = ctx.meta["fracas.ruleset"] = _ruleset_in(args) or (ctx.default_map or {}).get("ruleset_name")
         if name is not None and name not in rulesets.names():
             try:
                 rulesets.get(name, "--ruleset")
@@ -207,8 +324,15 @@ def _ruleset_in(args: list[str]) -> Optional[str]:
               help="Threads for --bulk [default: every core]; the result is the same for any count.")
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
               help="The ruleset whose flags describe the attack (a request file names its own).")
+@click.option("--as", "profile_name", default=None, metavar="PROFILE",
+              help="Attack as a kept profile (its attacker and strikes, from the profiles file); the"
+                   " flags then describe the target, e.g. --as skeleton --ac 14.")
+@click.option("--profiles", "profiles_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="The profiles file for --as [default: profiles.json in the fracas config directory;"
+                   " fracas doctor shows where].")
 @click.pass_context
-def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, ruleset_name, **flags) -> None:
+def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, ruleset_name, profile_name,
+           profiles_path, **flags) -> None:
     """Resolve one attack and show every die, hit, crit chain and damage per target.
 
     REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
@@ -224,8 +348,9 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
                    if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if ctx.get_parameter_source("ruleset_name") == click.core.ParameterSource.COMMANDLINE and not flags_given:
         raise click.UsageError("--ruleset goes with attack flags; a request file names its own ruleset")
-    given = (["REQUEST"] if request is not None else []) + (["--bulk"] if bulk is not None else [])
-    if len(given) + bool(flags_given) > 1:
+    given = (["REQUEST"] if request is not None else []) + (["--bulk"] if bulk is not None else []) + (
+        ["--as"] if profile_name is not None else [])
+    if len(given) + bool(flags_given and profile_name is None) > 1:
         given += ["--" + name.replace("_", "-") for name in flags_given]
         raise click.UsageError("give one of: a request file, --bulk FILE, or attack flags "
                                f"(got {', '.join(given)})")
@@ -240,6 +365,21 @@ def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, rul
     elif request is not None:
         payload = _with_rolls(_load_json(request.read(), "the request"), faces)
         result = _engine_call(_resolve_any, payload, seed=seed)
+    elif profile_name is not None:
+        profile = load_profile(profile_name, profiles_path)
+        try:
+            ruleset = rulesets.get(profile.get("ruleset", rulesets.DEFAULT), "the profile's ruleset")
+        except RequestError as err:
+            raise click.BadParameter(err.reason, param_hint="--as") from None
+        if ruleset.name != ruleset_name and ctx.get_parameter_source("ruleset_name") == \
+                click.core.ParameterSource.COMMANDLINE:
+            raise click.BadParameter(f"profile {profile_name!r} is a {ruleset.name} profile, not {ruleset_name}",
+                                     param_hint="--as")
+        try:
+            built = ruleset.request_from_profile({k: v for k, v in profile.items() if k != "ruleset"}, flags)
+        except RequestError as err:
+            raise click.BadParameter(err.reason, param_hint="--as") from None
+        result = _engine_call(fracas.resolve, _with_rolls(built, faces), seed=seed, flags=(ruleset, flags))
     elif flags_given:
         try:
             ruleset = rulesets.get(ruleset_name, "--ruleset")
@@ -673,6 +813,8 @@ def doctor(port: int) -> None:
     journal, token = default_journal(), token_file()
     click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
     click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
+    click.echo(f"  config    {config_file()} ({'read' if os.path.exists(config_file()) else 'none: defaults'})")
+    click.echo(f"  profiles  {profiles_file()} ({'exists' if os.path.exists(profiles_file()) else 'none yet'})")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         try:
             probe.bind(("127.0.0.1", port))

@@ -49,7 +49,8 @@ def test_each_readme_command_runs(command, at_top):
 
 
 # result.json is the expected result of entry.json: the README's replay command checks it.
-@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.json") if p.name != "result.json")
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.json")
+                                       if p.name not in ("result.json", "profiles.json"))
                          if EXAMPLES.exists() else [])
 def test_each_example_file_resolves(name, at_top):
     path = os.path.join("examples", name)
@@ -63,3 +64,17 @@ def test_each_example_file_resolves(name, at_top):
     out = run(args + ["--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["ruleset"] == document.get("ruleset", "enchanted-realms")
+
+
+def test_every_example_profile_attacks(at_top):
+    profiles = json.loads((EXAMPLES / "profiles.json").read_text())
+    for name in profiles:
+        out = run(["attack", "--as", name, "--profiles", "examples/profiles.json", "--ac", "12", "--json"])
+        assert out.exit_code == 0, out.output
+        assert len(json.loads(out.output)["strikes"]) == len(profiles[name]["strikes"])
+
+
+def test_the_example_config_is_valid_for_every_table(at_top):
+    out = run(["--config", "examples/config.toml", "attack", "--as", "skeleton", "--ac", "12", "--json"])
+    assert out.exit_code == 0, out.output
+    assert list(json.loads(out.output)["targets"]) == ["goblin"]  # the config's target name

@@ -126,6 +126,11 @@ class Ruleset:
         """The option that sets the field at `path` of a request built from flags."""
         return None
 
+    def request_from_profile(self, profile: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+        """`fracas attack --as NAME`: the request of a kept profile (attacker and strikes) at
+        the target the flags describe."""
+        raise self._unsupported("profile (--as)")
+
     def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
         """Text for a terminal (the CLI); `style` is `click.style` or None for plain text."""
         import json

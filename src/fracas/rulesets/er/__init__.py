@@ -47,6 +47,11 @@ class EnchantedRealms(Ruleset):
 
         return cli.flag_hint(path, flags)
 
+    def request_from_profile(self, profile: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
+
+        return cli.request_from_profile(profile, flags)
+
     def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
         from .render import TerminalRenderer
 

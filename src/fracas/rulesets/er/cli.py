@@ -6,6 +6,7 @@ The CLI adds these options to `fracas attack` and, when any is given, asks
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 import click
@@ -59,39 +60,121 @@ def options() -> list[click.Option]:
                      help="The attacker's size (ER-5)."),
         click.Option(["--target-size"], type=click.Choice(SIZES), default="medium", show_default=True,
                      help="The target's size (ER-5, ranged attacks)."),
+        click.Option(["--attacker-condition"], multiple=True, metavar="CONDITION",
+                     help="A condition of the attacker (poisoned, prone, blind …, ER-14); repeatable."),
+        click.Option(["--strike", "more_strikes"], multiple=True, metavar="KEY=VALUE,...",
+                     help="Another strike at the same target, e.g. --strike dice=2,style=piercing: the keys"
+                          f" given ({', '.join(STRIKE_KEYS)}), the rest from the strike flags above;"
+                          " repeatable, in order."),
     ]
+
+
+#: What `--strike KEY=VALUE,...` may set, and how its text is read.
+STRIKE_KEYS: dict[str, Any] = {
+    "dice": int, "bonus": int, "weight": int, "crit_range": int, "style": STYLES, "method": METHODS,
+    "damage_type": DAMAGE_TYPES, "advantage": bool, "disadvantage": bool, "sneak": bool, "reach": bool,
+    "sneak_ok": bool,
+}
+_TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def parse_strike(text: str, number: int) -> dict[str, Any]:
+    """One `--strike` value as strike fields; a click error naming the strike and the key."""
+    hint = f"--strike (the {_ordinal(number)})"
+    fields: dict[str, Any] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        value = value.strip()
+        kind = STRIKE_KEYS.get(key)
+        if kind is None:
+            raise click.BadParameter(f"unknown key {key!r} in {text!r}; keys: {', '.join(STRIKE_KEYS)}",
+                                     param_hint=hint)
+        if kind is bool:
+            if sep and value.lower() not in _TRUE + _FALSE:
+                raise click.BadParameter(f"{key}={value!r}: give {key} alone, or {key}=true / {key}=false",
+                                         param_hint=hint)
+            fields[key] = not sep or value.lower() in _TRUE
+        elif kind is int:
+            try:
+                fields[key] = int(value)
+            except ValueError:
+                raise click.BadParameter(f"{key}={value!r} is not a whole number", param_hint=hint) from None
+        elif value not in kind:
+            raise click.BadParameter(f"{key}={value!r} is not one of {', '.join(kind)}", param_hint=hint)
+        else:
+            fields[key] = value
+    return fields
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
     """The single-attack request the flags describe."""
     if p.get("dice") is None or p.get("ac") is None:
         raise click.UsageError("give --dice and --ac (or a request file, or '-' for stdin)")
-    style = p["style"]
-    method = p["method"] or STYLE_METHOD[style]
     attacker: dict[str, Any] = {"size": p["size"]}
     for key in ("strength", "strength_mod", "agility", "agility_mod"):
         if p[key] is not None:
             attacker[key] = p[key]
+    if p.get("attacker_condition"):
+        attacker["conditions"] = list(p["attacker_condition"])
+    first = {key: p[key] for key in STRIKE_KEYS if p.get(key) is not None}
+    strikes = [_strike(first, p["target"])]
+    for number, text in enumerate(p.get("more_strikes") or (), start=2):
+        fields = parse_strike(text, number)
+        if "style" in fields and "method" not in fields:
+            first_fields = {k: v for k, v in first.items() if k not in ("method", "damage_type")}
+        else:
+            first_fields = first
+        strikes.append(_strike({**first_fields, **fields}, p["target"]))
+    return {"ruleset": NAME, "attacker": attacker, "strikes": strikes, "targets": {p["target"]: _target(p)}}
+
+
+def _strike(fields: dict[str, Any], target: str) -> dict[str, Any]:
+    style = fields.get("style", "slashing")
     strike: dict[str, Any] = {
-        "target": p["target"], "method": method, "style": style, "dice": p["dice"],
-        "bonus": p["bonus"], "weight": p["weight"],
-        "damage_type": p["damage_type"] or STYLE_DAMAGE[style],
-        "advantage": p["advantage"], "disadvantage": p["disadvantage"], "sneak": p["sneak"],
-        "reach": p["reach"], "sneak_ok": p["sneak_ok"],
+        "target": target, "method": fields.get("method") or STYLE_METHOD[style], "style": style,
+        "dice": fields["dice"], "bonus": fields.get("bonus", 0), "weight": fields.get("weight", 0),
+        "damage_type": fields.get("damage_type") or STYLE_DAMAGE[style],
     }
-    if p["crit_range"] is not None:
-        strike["crit_range"] = p["crit_range"]
-    target: dict[str, Any] = {"ac": p["ac"], "size": p["target_size"], "cover": p["cover"],
-                              "resistant": list(p["resistant"]), "vulnerable": list(p["vulnerable"]),
-                              "immune": list(p["immune"]), "conditions": list(p["condition"])}
-    return {"ruleset": NAME, "attacker": attacker, "strikes": [strike], "targets": {p["target"]: target}}
+    for flag in ("advantage", "disadvantage", "sneak", "reach", "sneak_ok"):
+        strike[flag] = bool(fields.get(flag, False))
+    if fields.get("crit_range") is not None:
+        strike["crit_range"] = fields["crit_range"]
+    return strike
+
+
+def _target(p: dict[str, Any]) -> dict[str, Any]:
+    return {"ac": p["ac"], "size": p["target_size"], "cover": p["cover"], "resistant": list(p["resistant"]),
+            "vulnerable": list(p["vulnerable"]), "immune": list(p["immune"]), "conditions": list(p["condition"])}
+
+
+def request_from_profile(profile: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
+    """`--as NAME`: the profile's attacker and strikes, at the target the flags describe."""
+    if p.get("ac") is None:
+        raise click.UsageError("give the target's --ac (with --as, the flags describe the target)")
+    strikes = profile.get("strikes")
+    if not isinstance(strikes, list):
+        raise click.UsageError("the profile has no strikes list")
+    attacker = dict(profile.get("attacker") or {})
+    if p.get("attacker_condition"):
+        attacker["conditions"] = [*attacker.get("conditions", []), *p["attacker_condition"]]
+    return {"ruleset": NAME, "attacker": attacker,
+            "strikes": [{**strike, "target": p["target"]} if isinstance(strike, dict) else strike
+                        for strike in strikes],
+            "targets": {p["target"]: _target(p)}}
 
 
 #: Which flag sets a field of the request the flags build (for error hints).
 _FLAG_OF_FIELD = {
     "attacker.strength_mod": "--str-mod", "attacker.strength": "--str",
     "attacker.agility_mod": "--agi-mod", "attacker.agility": "--agi", "attacker.size": "--size",
-    "attacker.conditions": None, "targets.size": "--target-size", "targets.ac": "--ac",
+    "attacker.conditions": "--attacker-condition", "targets.size": "--target-size", "targets.ac": "--ac",
     "targets.cover": "--cover", "targets.resistant": "--resistant",
     "targets.vulnerable": "--vulnerable", "targets.immune": "--immune",
     "targets.conditions": "--condition",
@@ -101,6 +184,9 @@ _FLAG_OF_FIELD = {
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     """The flag behind a field path of a request built from flags, e.g. `--str`."""
     plain = path.replace(key_path("$.targets", flags["target"]), "$.targets").replace("$.strikes[0]", "$.strike")
+    extra = re.match(r"\$\.strikes\[(\d+)\]", plain)
+    if extra:
+        return f"--strike (the {_ordinal(int(extra.group(1)) + 1)})"
     plain = plain[2:] if plain.startswith("$.") else plain
     plain = plain.split("[")[0]
     for field, flag in _FLAG_OF_FIELD.items():

@@ -17,6 +17,8 @@ request and the result are documented in docs/ENGINE.md, the rules in docs/rules
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
 from . import _kernels
 from . import rulesets
 from .errors import Cancelled, DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
@@ -24,6 +26,10 @@ from .rulesets.er.schema import (
     AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest, Profile,
     ProfileStrike, Strike, Target,
 )
+
+if TYPE_CHECKING:
+    from .drive.odds import OddsResult
+    from .rulesets.base import AttackOutcome, BulkOutcome, Result
 
 __version__ = "0.1.0"
 
@@ -35,15 +41,16 @@ __all__ = [
 ]
 
 
-def resolve(request, *, seed=None):
+def resolve(request: Any, *, seed: Optional[int] = None) -> AttackOutcome:
     """Resolve one attack of any ruleset; see `fracas.drive.resolve`."""
     from .drive import resolve as _resolve
 
     return _resolve(request, seed=seed)
 
 
-def resolve_bulk(request, *, seed=None, threads=None, max_attacks=None, max_listed=None, cancel=None,
-                 admit=None):
+def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
+                 max_attacks: Optional[int] = None, max_listed: Optional[int] = None, cancel: Any = None,
+                 admit: Optional[Callable[[int, int, str], None]] = None) -> BulkOutcome:
     """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
     from .drive import resolve_bulk as _resolve_bulk
 
@@ -51,28 +58,29 @@ def resolve_bulk(request, *, seed=None, threads=None, max_attacks=None, max_list
                          cancel=cancel, admit=admit)
 
 
-def roll_initiative(request, *, seed=None):
+def roll_initiative(request: Any, *, seed: Optional[int] = None) -> Result:
     """Initiative for a list of combatants by the request's ruleset; see `fracas.drive`."""
     from .drive import roll_initiative as _roll
 
     return _roll(request, seed=seed)
 
 
-def odds(request, *, count=None, remaining=None, at_least=None):
+def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
+         at_least: Optional[list[Any]] = None) -> OddsResult:
     """Exact damage distributions of an attack request of any ruleset; see `fracas.drive.odds`."""
     from .drive.odds import odds as _odds
 
     return _odds(request, count=count, remaining=remaining, at_least=at_least)
 
 
-def check_morale(request, *, seed=None):
+def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:
     """A morale check by the request's ruleset (old-school OS-4); see `fracas.drive.check_morale`."""
     from .drive import check_morale as _check
 
     return _check(request, seed=seed)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> str:
     # `fracas.backend` follows the active kernels, also after `_kernels.use()`.
     if name == "backend":
         return _kernels.name()

@@ -13,6 +13,7 @@ from types import ModuleType
 from . import _native as python
 
 import inspect
+from collections.abc import Iterator
 from typing import Optional
 
 from . import _layout
@@ -60,7 +61,8 @@ def active() -> ModuleType:
 
 def name() -> str:
     """"compiled" or "python"."""
-    return _active.BACKEND
+    backend: str = _active.BACKEND
+    return backend
 
 
 def available() -> list[str]:
@@ -82,7 +84,7 @@ def use(backend: str) -> None:
 
 
 @contextlib.contextmanager
-def using(backend: str):
+def using(backend: str) -> Iterator[None]:
     """Run a block on one backend, then restore the previous one."""
     previous = _active.BACKEND
     use(backend)

@@ -11,6 +11,8 @@ draw dice, and fill preallocated output buffers. They return an error code
 
 from __future__ import annotations
 
+from typing import Any
+
 from .dice import Dice, KernelError
 from .rng import Xoshiro128
 from ._layout import (
@@ -47,7 +49,7 @@ def _resist(amount: int, state: int) -> int:
     return amount
 
 
-def _undodgeable(plan, p, damage, nat20, chain, only_chain, resist):
+def _undodgeable(plan: Any, p: Any, damage: Any, nat20: Any, chain: Any, only_chain: Any, resist: Any) -> Any:
     """ER-11: natural 20s and the chain they start; all of it when the target may not dodge."""
     if plan[p + P_NO_DODGE]:
         return damage
@@ -59,7 +61,7 @@ def _undodgeable(plan, p, damage, nat20, chain, only_chain, resist):
     return min(damage, _resist(raw, resist))
 
 
-def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos):
+def _roll_attack(plan: Any, begin: Any, end: Any, dice: Any, mod_stamp: Any, stamp: Any, out: Any, row: Any, log: Any, logpos: Any) -> Any:
     """Roll strikes begin..end-1 of the plan as one attack. Returns the new log position.
 
     `mod_stamp[t] == stamp` marks a target whose attribute modifier this attack has
@@ -162,7 +164,7 @@ def _roll_attack(plan, begin, end, dice, mod_stamp, stamp, out, row, log, logpos
     return logpos
 
 
-def _attacks(groups, first, count):
+def _attacks(groups: Any, first: Any, count: Any) -> Any:
     """(attack number in this call, group, first strike, end strike) for each attack rolled."""
     g = 0
     attack = first
@@ -178,7 +180,7 @@ def _attacks(groups, first, count):
         yield a, g, groups[g * 3], groups[g * 3 + 1]
 
 
-def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, info):
+def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, state: Any, rolls: Any, out: Any, log: Any, info: Any) -> Any:
     """Roll attacks first..first+count-1, every strike into `out`, every die into `log`.
 
     `groups` is int64 triples (first strike, end strike, attack count). `rolls` is an
@@ -202,7 +204,7 @@ def roll_detail(plan, groups, n_targets, first, count, state, rolls, out, log, i
     return E_OK
 
 
-def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type, group_acc, info):
+def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, state: Any, targets: Any, by_type: Any, group_acc: Any, info: Any) -> Any:
     """Roll attacks first..first+count-1 into per-target and per-group accumulators.
 
     `targets` is int64[n_targets * T_WIDTH], `by_type` int64[n_targets * N_TYPES],
@@ -255,7 +257,7 @@ def roll_summary(plan, groups, n_targets, first, count, state, targets, by_type,
     return E_OK
 
 
-def generator_words(state, count):
+def generator_words(state: Any, count: Any) -> Any:
     """Draw `count` raw 32-bit words and return their XOR (the generator's speed limit)."""
     gen = Xoshiro128(state)
     acc = 0
@@ -264,7 +266,7 @@ def generator_words(state, count):
     return acc
 
 
-def draw_faces(state, faces, out):
+def draw_faces(state: Any, faces: Any, out: Any) -> None:
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     if faces < 1 or faces > (1 << 21):
         raise ValueError("faces must be 1..2**21")
@@ -275,7 +277,7 @@ def draw_faces(state, faces, out):
 
 # -- the Worldwalker / Cartyrion / old-school kernel (X_ rows) ---------------------------
 
-def _xstrike(plan, p, dice, tstate, out, o, log, logpos):
+def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: Any, logpos: Any) -> Any:
     """Roll one X_ row into out[o:o+XOUT_WIDTH]; returns the new log position.
 
     Draw order (docs/ENGINE.md §2): feint d20s (attacker, defender), the sneak check's
@@ -373,7 +375,7 @@ def _xstrike(plan, p, dice, tstate, out, o, log, logpos):
     return logpos
 
 
-def _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos):
+def _xattack(plan: Any, begin: Any, end: Any, dice: Any, tinit: Any, tstate: Any, out: Any, row: Any, log: Any, logpos: Any) -> Any:
     """Roll rows begin..end-1 as one attack (parry state starts afresh from `tinit`)."""
     tstate[:] = tinit
     for s in range(begin, end):
@@ -382,7 +384,7 @@ def _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos):
     return logpos
 
 
-def xroll_detail(plan, groups, n_targets, tinit, first, count, state, rolls, out, log, info):
+def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any, count: Any, state: Any, rolls: Any, out: Any, log: Any, info: Any) -> Any:
     """The X_ kernel's `roll_detail`: every strike into `out`, every damage die into `log`.
 
     `tinit` is int64[n_targets * XS_WIDTH], the parry state every attack starts from;
@@ -406,7 +408,7 @@ def xroll_detail(plan, groups, n_targets, tinit, first, count, state, rolls, out
     return E_OK
 
 
-def xroll_summary(plan, groups, n_targets, tinit, first, count, state, targets, group_acc, info):
+def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any, count: Any, state: Any, targets: Any, group_acc: Any, info: Any) -> Any:
     """The X_ kernel's `roll_summary`: attacks into `targets` (int64[n_targets * U_WIDTH])
     and `group_acc` (int64[groups * (K_WIDTH + HIST_BINS)]), added to. Returns an error code."""
     n_groups = len(groups) // 3

@@ -69,10 +69,10 @@ def load_config(path: str, group: click.Group) -> dict[str, Any]:
     """A config file as click defaults: one table per command (`[attack]`, `[serve]`,
     `[journal.list]`), keys named like the long options (`ruleset`, `port`, `allow-origin`).
     Anything unknown is an error naming the file and the key: a typo must not pass silently."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # Python 3.10
+        import tomli as tomllib
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
@@ -165,7 +165,7 @@ def warn_if_slow() -> None:
 
 
 # -- reading input ---------------------------------------------------------------------
-def _engine_call(call, *args, flags: Optional[tuple] = None, **kwargs):
+def _engine_call(call: Any, *args: Any, flags: Optional[tuple[Any, ...]] = None, **kwargs: Any) -> Any:
     """Run an engine call; a request error becomes exit code 2 with its message.
 
     With `flags` (the ruleset and option values the request was built from) the
@@ -193,7 +193,7 @@ def _load_json(data: bytes, what: str) -> Any:
         raise RequestRejected(f"$: {what} is not valid JSON ({err})") from None
 
 
-def _emit(result: dict, as_json: bool) -> None:
+def _emit(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         import orjson
 
@@ -331,8 +331,8 @@ def _ruleset_in(args: list[str]) -> Optional[str]:
               help="The profiles file for --as [default: profiles.json in the fracas config directory;"
                    " fracas doctor shows where].")
 @click.pass_context
-def attack(ctx: click.Context, request, bulk, seed, as_json, rolls, threads, ruleset_name, profile_name,
-           profiles_path, **flags) -> None:
+def attack(ctx: click.Context, /, request: Any, bulk: Any, seed: Any, as_json: Any, rolls: Any, threads: Any, ruleset_name: Any, profile_name: Any,
+           profiles_path: Any, **flags: Any) -> None:
     """Resolve one attack and show every die, hit, crit chain and damage per target.
 
     REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
@@ -410,9 +410,11 @@ def _bar(p: float, peak: float, width: int = 30) -> str:
     return "█" * full + (BARS[part - 1] if part else "")
 
 
-def render_odds(result: dict, style=None) -> str:
+def render_odds(result: dict[str, Any], style: Any=None) -> str:
     """The odds as a compact table and a text histogram per target."""
-    bold = (lambda t: style(t, bold=True)) if style else (lambda t: t)
+    def bold(text: str) -> str:
+        return str(style(text, bold=True)) if style else text
+
     count = result["count"]
     lines = [bold(f"{rulesets.get(result['ruleset']).title} odds") +
              (f" for {count} identical attacks" if count > 1 else "")]
@@ -435,7 +437,7 @@ def render_odds(result: dict, style=None) -> str:
     return "\n".join(lines)
 
 
-def _plot_odds(result: dict, path: str) -> None:
+def _plot_odds(result: dict[str, Any], path: str) -> None:
     try:
         import matplotlib
 
@@ -457,7 +459,7 @@ def _plot_odds(result: dict, path: str) -> None:
     plt.close(fig)
 
 
-def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict:
+def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
     out = {}
     for item in items:
         tid, sep, value = item.rpartition("=")
@@ -488,7 +490,7 @@ def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict:
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
               help="The ruleset whose flags describe the attack (a request file names its own).")
 @click.pass_context
-def odds(ctx: click.Context, request_file, count, remaining, at_least, as_json, plot, ruleset_name, **flags) -> None:
+def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, at_least: Any, as_json: Any, plot: Any, ruleset_name: Any, **flags: Any) -> None:
     """Exact odds of an attack: the damage distribution per target, its mean and spread,
     the chance to hit (and crit), to reach N damage and to drop the target.
 
@@ -552,7 +554,7 @@ def _method_of(request: Any) -> str:
     return "attack.resolve"
 
 
-def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict]]:
+def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict[str, Any]]]:
     """(engine method, request, recorded result) from what `fracas replay` accepts.
 
     - a journal entry (`journal.get`): {"method", "params", "result", …};
@@ -598,7 +600,7 @@ def _without_backend(result: Any) -> Any:
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="The seed the roll was made with, when the record does not carry it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the replayed result as JSON.")
-def replay(record, expect, seed, as_json) -> None:
+def replay(record: Any, expect: Any, seed: Any, as_json: Any) -> None:
     """Re-resolve a recorded roll from its seed, and check it matches.
 
     RECORD is a request carrying its seed, a bridge journal entry (`journal.get`),
@@ -651,7 +653,7 @@ def replay(record, expect, seed, as_json) -> None:
                    "figures are not comparable with full ones.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: when stderr is a terminal].")
-def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress) -> None:
+def bench(quick: Any, json_path: Any, plot_path: Any, bridge: Any, rounds: Any, threads: Any, scale: Any, progress: Any) -> None:
     """Measure fracas side by side with what people write instead.
 
     Scenarios (typical strike, heavy, multi-strike, bulk), each timed in interleaved
@@ -666,7 +668,7 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
 
     from . import _kernels
 
-    if _kernels.compiled is None:
+    if "compiled" not in _kernels.available():
         raise click.ClickException("the compiled core is not built in this install; "
                                    "fracas bench measures it against the rest")
     if plot_path:
@@ -674,16 +676,19 @@ def bench(quick, json_path, plot_path, bridge, rounds, threads, scale, progress)
             import matplotlib  # noqa: F401
         except ImportError:
             raise click.UsageError("--plot needs matplotlib: pip install matplotlib (it is in the bench extra)") from None
-    bridge_module = None
+    bridge_module: Any = None
     if bridge:
         try:
-            from fracas.benchmarks import bench_bridge as bridge_module
+            from fracas.benchmarks import bench_bridge
+
+            bridge_module = bench_bridge
         except ImportError as err:
             raise click.UsageError(f"--bridge: the bridge benchmark is not available ({err})") from None
     suite = Suite(Options(quick=quick, rounds=rounds, scale=scale, bridge=bridge, threads=threads),
                   bridge_module=bridge_module)
     show = sys.stderr.isatty() if progress is None else progress
     if show:
+        bar: Any
         with click.progressbar(length=suite.total_steps, label="fracas bench", file=sys.stderr,
                                show_eta=True, item_show_func=lambda _: suite.label) as bar:
             result = suite.run(lambda: bar.update(1))
@@ -737,7 +742,7 @@ def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, int]]:
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
 @click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical dice, in draw order.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def initiative(request, ruleset_name, combatants, sides, waiting, ties, round_, ambush, seed, rolls, as_json) -> None:
+def initiative(request: Any, ruleset_name: Any, combatants: Any, sides: Any, waiting: Any, ties: Any, round_: Any, ambush: Any, seed: Any, rolls: Any, as_json: Any) -> None:
     """Roll initiative by a ruleset's rules: ER-18 and WW-1 for combatants, CT-1 and OS-1
     for sides. REQUEST is a JSON initiative request ('-' for stdin), or use the flags, e.g.
     `fracas initiative --combatant rogue=6 --combatant ogre=2`."""
@@ -772,7 +777,7 @@ def initiative(request, ruleset_name, combatants, sides, waiting, ties, round_, 
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
 @click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical dice, in draw order.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def morale(morale, modifier, successes, seed, rolls, as_json) -> None:
+def morale(morale: Any, modifier: Any, successes: Any, seed: Any, rolls: Any, as_json: Any) -> None:
     """An old-school morale check (OS-4): 2d6 above Morale + modifier breaks."""
     payload = {"ruleset": "old-school", "morale": morale, "modifier": modifier, "successes": successes}
     if rolls is not None:

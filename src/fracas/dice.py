@@ -9,7 +9,7 @@ core and the rest here, in one draw order (docs/ENGINE.md §2).
 from __future__ import annotations
 
 from array import array
-from typing import Optional
+from typing import Any, Optional
 
 from ._layout import E_ROLL_RANGE, E_ROLLS_SHORT
 from .rng import Xoshiro128, seed_state
@@ -33,19 +33,19 @@ class Dice(Xoshiro128):
 
     __slots__ = ("rolls", "pos", "strike")
 
-    def __init__(self, state, rolls: Optional[array] = None, pos: int = 0):
+    def __init__(self, state: Any, rolls: Optional[array[int]] = None, pos: int = 0) -> None:
         self.s = state
         self.rolls = rolls
         self.pos = pos
         self.strike = -1
 
     @classmethod
-    def from_seed(cls, seed: int, rolls: Optional[array] = None) -> "Dice":
+    def from_seed(cls, seed: int, rolls: Optional[array[int]] = None) -> "Dice":
         """A stream for one request: the seed's generator, or its injected faces."""
         return cls(array("I", seed_state(seed)), rolls, 0)
 
     @property
-    def state(self):
+    def state(self) -> Any:
         """The generator state buffer the compiled kernels read and advance."""
         return self.s
 

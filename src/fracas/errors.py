@@ -33,7 +33,7 @@ class RequestError(FracasError, ValueError):
         self.reason = reason
         super().__init__(f"{path}: {reason}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str]:
         """JSON-ready form: the kind, the path and the reason."""
         return {"type": type(self).__name__, "path": self.path, "reason": self.reason,
                 "message": str(self)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Callable, Hashable, Iterable
+from typing import Any, Callable, Iterable, Optional
 
 from .errors import LimitError
 from .requests import say
@@ -29,7 +29,7 @@ class Budget:
 
     __slots__ = ("used",)
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.used = 0
 
     def spend(self, a: "Dist", b: "Dist", path: str) -> None:
@@ -43,17 +43,17 @@ class Dist:
 
     __slots__ = ("w", "den")
 
-    def __init__(self, weights: dict, den: int):
+    def __init__(self, weights: dict[Any, Any], den: int):
         self.w = weights
         self.den = den
 
     @staticmethod
-    def point(value: Hashable) -> "Dist":
+    def point(value: Any) -> "Dist":
         return Dist({value: 1}, 1)
 
     @staticmethod
-    def uniform(values: Iterable[Hashable]) -> "Dist":
-        w: dict = {}
+    def uniform(values: Iterable[Any]) -> "Dist":
+        w: dict[Any, Any] = {}
         n = 0
         for v in values:
             w[v] = w.get(v, 0) + 1
@@ -69,16 +69,16 @@ class Dist:
         """Probability the cut chains left out (0 for a complete distribution)."""
         return 1 - self.mass
 
-    def map(self, f: Callable[[Hashable], Hashable]) -> "Dist":
-        w: dict = {}
+    def map(self, f: Callable[[Any], Any]) -> "Dist":
+        w: dict[Any, Any] = {}
         for v, x in self.w.items():
             k = f(v)
             w[k] = w.get(k, 0) + x
         return Dist(w, self.den)
 
-    def convolve(self, other: "Dist", combine: Callable = lambda a, b: a + b) -> "Dist":
+    def convolve(self, other: "Dist", combine: Callable[..., Any] = lambda a, b: a + b) -> "Dist":
         """The distribution of combine(a, b) for independent a ~ self, b ~ other."""
-        w: dict = {}
+        w: dict[Any, Any] = {}
         for a, x in self.w.items():
             for b, y in other.w.items():
                 k = combine(a, b)
@@ -87,7 +87,7 @@ class Dist:
 
     def power(self, n: int) -> "Dist":
         """The sum of `n` independent copies (n >= 1), by repeated squaring."""
-        result = None
+        result: Optional[Dist] = None
         base = self
         while n:
             if n & 1:
@@ -95,6 +95,8 @@ class Dist:
             n >>= 1
             if n:
                 base = base.convolve(base)
+        if result is None:
+            raise ValueError(f"power of a distribution needs n >= 1, got {n}")
         return result
 
     def reduced(self) -> "Dist":
@@ -105,10 +107,10 @@ class Dist:
                 return self
         return Dist({k: x // g for k, x in self.w.items()}, self.den // g) if g > 1 else self
 
-    def prob(self, pred: Callable[[Hashable], bool]) -> Fraction:
+    def prob(self, pred: Callable[[Any], bool]) -> Fraction:
         return Fraction(sum(x for v, x in self.w.items() if pred(v)), self.den)
 
-    def items(self):
+    def items(self) -> Any:
         """(outcome, exact probability) in ascending outcome order."""
         for v in sorted(self.w):
             yield v, Fraction(self.w[v], self.den)
@@ -120,7 +122,7 @@ def mix(parts: list[tuple[Fraction, "Dist"]]) -> Dist:
     for p, d in parts:
         scale = p.denominator * d.den
         den = den * scale // gcd(den, scale)
-    w: dict = {}
+    w: dict[Any, Any] = {}
     for p, d in parts:
         if not p:
             continue

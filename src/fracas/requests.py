@@ -117,7 +117,7 @@ def faces(n: int) -> str:
     return f"{n} face" if n == 1 else f"{n} faces"
 
 
-def check_rolls(rolls: Optional[list[int]], largest: int = 20) -> Optional[array]:
+def check_rolls(rolls: Optional[list[int]], largest: int = 20) -> Optional["array[int]"]:
     """Injected faces as an int32 buffer; each must fit the largest die of the ruleset."""
     if rolls is None:
         return None

@@ -19,6 +19,7 @@ from ..dice import Dice
 from ..errors import Cancelled, DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
+from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result
 
 
 def _pick_seed(request_seed: Optional[int], seed: Optional[int]) -> Optional[int]:
@@ -31,7 +32,7 @@ def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
 
-def _roll(kind: str, request: Any, seed: Optional[int], what: str):
+def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
     """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll.
 
     `request` is already decoded from JSON (a mapping or a typed request)."""
@@ -49,7 +50,7 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str):
     return result
 
 
-def resolve(request: Any, *, seed: Optional[int] = None):
+def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     """Resolve one attack of any ruleset; the result is always that ruleset's attack result.
 
     `request` is a mapping, JSON str/bytes or a typed request. `seed` wins over the
@@ -61,17 +62,20 @@ def resolve(request: Any, *, seed: Optional[int] = None):
     if _is_bulk(request):
         raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
                                        " resolve takes one attack")
-    return _roll("attack", request, seed, "the attack")
+    result: AttackOutcome = _roll("attack", request, seed, "the attack")
+    return result
 
 
-def roll_initiative(request: Any, *, seed: Optional[int] = None):
+def roll_initiative(request: Any, *, seed: Optional[int] = None) -> "Result":
     """Roll initiative for the combatants of a request, by its ruleset's rules."""
-    return _roll("initiative", parse_json(request), seed, "initiative")
+    result: Result = _roll("initiative", parse_json(request), seed, "initiative")
+    return result
 
 
-def check_morale(request: Any, *, seed: Optional[int] = None):
+def check_morale(request: Any, *, seed: Optional[int] = None) -> "Result":
     """Roll a morale check by the request's ruleset (old-school: OS-4, 2d6 against Morale)."""
-    return _roll("morale", parse_json(request), seed, "the morale check")
+    result: Result = _roll("morale", parse_json(request), seed, "the morale check")
+    return result
 
 
 # -- bulk --------------------------------------------------------------------------------
@@ -102,17 +106,18 @@ def _default_threads() -> int:
     return os.cpu_count() or 1
 
 
-def listed_rows(job) -> int:
+def listed_rows(job: BulkJob) -> int:
     """Strike rows the answer lists one by one (0 for detail "summary"): Σ count × strikes."""
     if job.detail == "summary":
         return 0
     groups = job.groups
-    return sum((groups[3 * g + 1] - groups[3 * g]) * info[2] for g, info in enumerate(job.group_info))
+    rows: int = sum((groups[3 * g + 1] - groups[3 * g]) * info[2] for g, info in enumerate(job.group_info))
+    return rows
 
 
 def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
                  max_attacks: Optional[int] = None, max_listed: Optional[int] = None,
-                 cancel: Any = None, admit: Optional[Callable[[int, int, str], None]] = None):
+                 cancel: Any = None, admit: Optional[Callable[[int, int, str], None]] = None) -> "BulkOutcome":
     """Resolve a bulk request (profiles × targets × counts) of any ruleset in one call.
 
     `threads` defaults to the CPUs this process may use; the result does not depend
@@ -154,15 +159,16 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         # The summary rolls the same dice from the same streams, so its totals are
         # those of the attacks listed; one code path computes every summary.
         threads = 1
-    return job.result(_summary(job, seed, threads, cancel), seed, threads, listed)
+    result: BulkOutcome = job.result(_summary(job, seed, threads, cancel), seed, threads, listed)
+    return result
 
 
-def _summary(job, seed: int, threads: int, cancel: Any = None):
+def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
     work_list = chunks(job.total)
     lock = threading.Lock()
     queue = iter(work_list)
 
-    def work():
+    def work() -> Any:
         totals = job.new_totals()
         while True:
             with lock:

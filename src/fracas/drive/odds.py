@@ -38,7 +38,7 @@ class OddsResult:
 
     __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed")
 
-    def __init__(self, ruleset: str, count: int, targets: dict, remaining: dict, at_least: list,
+    def __init__(self, ruleset: str, count: int, targets: dict[str, Any], remaining: dict[str, Any], at_least: list[Any],
                  cut: Fraction, has_crit: bool):
         self.ruleset, self.count, self.targets = ruleset, count, targets
         self.remaining, self.at_least, self.cut, self.has_crit = remaining, at_least, cut, has_crit
@@ -88,8 +88,8 @@ def _summary(damage: Dist) -> dict[str, Any]:
             "exact": [[v, _frac(p)] for v, p in items]}
 
 
-def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict] = None,
-         at_least: Optional[list] = None) -> OddsResult:
+def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
+         at_least: Optional[list[Any]] = None) -> OddsResult:
     """Exact odds of an attack request of any ruleset; see the module docstring."""
     request = parse_json(request)
     if not isinstance(request, dict):

@@ -40,11 +40,30 @@ class Result(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
+class AttackOutcome(Result, Protocol):
+    """What `fracas.resolve` returns for every ruleset: damage in all and per target."""
+
+    @property
+    def total_damage(self) -> int: ...
+
+    @property
+    def target_damage(self) -> dict[str, int]: ...
+
+
+class BulkOutcome(Result, Protocol):
+    """What `fracas.resolve_bulk` returns for every ruleset."""
+
+    @property
+    def total_damage(self) -> int: ...
+
+
 class BulkJob(Protocol):
     """A compiled bulk request; the bulk driver owns chunks, streams and threads."""
 
     total: int          # attacks in all
     detail: str         # "summary", or a level that lists attacks one by one
+    groups: array[int]  # per `attacks` entry: first strike row, end row, count
+    group_info: list[tuple[str, Any, int]]  # per `attacks` entry: profile, target(s), count
 
     @property
     def gil_free(self) -> bool:
@@ -53,17 +72,17 @@ class BulkJob(Protocol):
     def new_totals(self) -> Any:
         """Empty accumulators for one worker."""
 
-    def roll_chunk(self, totals: Any, state: array, first: int, count: int) -> None:
+    def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         """Roll attacks first..first+count-1 from the generator `state` into `totals`."""
 
     def merge(self, parts: list[Any]) -> Any:
         """One set of totals from every worker's."""
 
-    def roll_listed(self, state: array, first: int, count: int) -> list[dict[str, Any]]:
+    def roll_listed(self, state: array[int], first: int, count: int) -> list[dict[str, Any]]:
         """Attacks first..first+count-1 one by one (same dice as roll_chunk from `state`)."""
 
-    def result(self, totals: Any, seed: int, threads: int, listed: Optional[list]) -> Result:
-        """The result of the whole request."""
+    def result(self, totals: Any, seed: int, threads: int, listed: Optional[list[Any]]) -> Any:
+        """The result of the whole request (a `BulkOutcome`)."""
 
 
 class Ruleset:
@@ -88,33 +107,33 @@ class Ruleset:
             raise self._unsupported(kind)
         return decode(request, spec)
 
-    def compile_attack(self, request: Any) -> Any:
+    def compile_attack(self, request: Any, /) -> Any:
         raise self._unsupported("attack")
 
-    def roll_attack(self, plan: Any, dice: Any, seed: int) -> Result:
+    def roll_attack(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("attack")
 
-    def compile_bulk(self, request: Any) -> BulkJob:
+    def compile_bulk(self, request: Any, /) -> Any:
         raise self._unsupported("bulk")
 
-    def compile_initiative(self, request: Any) -> Any:
+    def compile_initiative(self, request: Any, /) -> Any:
         raise self._unsupported("initiative")
 
-    def roll_initiative(self, plan: Any, dice: Any, seed: int) -> Result:
+    def roll_initiative(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("initiative")
 
-    def odds(self, plan: Any) -> tuple[dict, Any, bool]:
+    def odds(self, plan: Any) -> tuple[dict[str, Any], Any, bool]:
         """Exact odds of a compiled attack: ({target id: Dist of (damage, hit, crit)},
         the probability counted short where chains are cut, whether it has crits)."""
         raise self._unsupported("odds")
 
-    def compile_morale(self, request: Any) -> Any:
+    def compile_morale(self, request: Any, /) -> Any:
         raise self._unsupported("morale")
 
-    def roll_morale(self, plan: Any, dice: Any, seed: int) -> Result:
+    def roll_morale(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("morale")
 
-    def cli_options(self) -> list:
+    def cli_options(self) -> list[Any]:
         """click options with which `fracas attack` describes one attack of this ruleset."""
         return []
 

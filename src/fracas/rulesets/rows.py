@@ -41,7 +41,7 @@ _LOG_PER_STRIKE = 32  # damage dice logged per strike before the log grows (expl
 _EXPRESSION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
 
 
-def group_index(groups: array) -> list[int]:
+def group_index(groups: array[int]) -> list[int]:
     """The running attack counts of bulk groups (triples: first row, end row, count):
     attack number `a` belongs to group `bisect_right(index, a)`. Any ruleset's bulk job."""
     bounds, start = [], 0
@@ -115,7 +115,7 @@ class Rules:
     #: per-target bulk totals this ruleset reports beyond the common ones
     bulk_fields: tuple[str, ...] = ()
     #: (result dict, [(meta, out)]) -> None: fields of a single attack's result beyond strikes and targets
-    attack_result: Optional[Callable[[dict[str, Any], list], None]] = None
+    attack_result: Optional[Callable[[dict[str, Any], list[Any]], None]] = None
 
 
 #: Y_ column by the name `Out` reads it with (`damage` for Y_DAMAGE).
@@ -127,11 +127,11 @@ class Out:
 
     __slots__ = ("_buf", "_base")
 
-    def __init__(self, buf, base: int):
+    def __init__(self, buf: Any, base: int) -> None:
         self._buf, self._base = buf, base
 
     def __getattr__(self, name: str) -> int:
-        return self._buf[self._base + _Y[name]]
+        return int(self._buf[self._base + _Y[name]])
 
 
 # -- single attacks --------------------------------------------------------------------------
@@ -141,16 +141,16 @@ class Plan:
     """A checked attack of one of these rulesets, ready to roll."""
 
     rules: Rules
-    rows: array
+    rows: array[int]
     metas: list[Meta]
     targets: dict[str, Any]
     index: dict[str, int]
-    tinit: array
+    tinit: array[int]
     request: Any
 
 
 def check_targets(rules: Rules, raw: Any, path: str = "$.targets") -> dict[str, Any]:
-    targets = convert_mapping(raw, rules.target_type, path)
+    targets: dict[str, Any] = convert_mapping(raw, rules.target_type, path)
     if not targets:
         raise SchemaError(path, say("no_targets"))
     if len(targets) > MAX_TARGETS:
@@ -162,7 +162,7 @@ def check_targets(rules: Rules, raw: Any, path: str = "$.targets") -> dict[str, 
     return targets
 
 
-def _tinit(rules: Rules, targets: dict[str, Any]) -> array:
+def _tinit(rules: Rules, targets: dict[str, Any]) -> array[int]:
     tinit = array("q")
     for target in targets.values():
         tinit.extend(rules.parry_state(target))
@@ -178,7 +178,7 @@ def _target_of(name: str, targets: dict[str, Any], path: str) -> Any:
 
 def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
     """Check an attack request of `rules` and compile its strikes into X_ rows."""
-    req = decode(request, request_type)
+    req: Any = decode(request, request_type)
     attacker = rules.check_attacker(req.attacker, "$.attacker")
     targets = check_targets(rules, req.targets)
     if not req.strikes:
@@ -200,18 +200,20 @@ def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
     return Plan(rules, rows, metas, targets, index, _tinit(rules, targets), req)
 
 
-def kernel_error(code: int, where: int, position: int, die: int, rolls: Optional[array],
+def kernel_error(code: int, where: int, position: int, die: int, rolls: Optional[array[int]],
                  strike_path: str) -> Exception:
     if code == L.E_ROLLS_SHORT:
+        assert rolls is not None  # the kernel ran short of injected faces: there were some
         return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what=f"{strike_path}[{where}]",
                                         position=position))
     if code == L.E_ROLL_RANGE:
+        assert rolls is not None
         return DiceError(f"$.rolls[{position}]", say("face_range_die", face=rolls[position], faces=die))
     return RuntimeError(f"kernel error {code}")
 
 
-def _detail(rows: array, groups: array, n_targets: int, tinit: array, first: int, count: int,
-            state, rolls, width: int, strike_path: Callable[[int], str], pos: int = 0):
+def _detail(rows: array[int], groups: array[int], n_targets: int, tinit: array[int], first: int, count: int,
+            state: Any, rolls: Any, width: int, strike_path: Callable[[int], str], pos: int = 0) -> Any:
     """Roll attacks into (out, log, info), growing the log until every damage die fits."""
     kernel = _kernels.active()
     capacity = max(1, width * count * _LOG_PER_STRIKE)
@@ -240,7 +242,7 @@ def roll_attack(plan: Plan, dice: Dice, seed: int) -> "AttackResult":
     return AttackResult(plan, seed, _kernels.active().BACKEND, dice.injected, out, log)
 
 
-def strike_faces(out, log, s: int) -> list[int]:
+def strike_faces(out: Any, log: Any, s: int) -> list[int]:
     o = s * L.XOUT_WIDTH
     first, n = out[o + L.Y_LOG], out[o + L.Y_NLOG]
     return list(log[first:first + n])
@@ -251,7 +253,7 @@ class AttackResult:
 
     __slots__ = ("plan", "seed", "ruleset", "backend", "injected", "out", "log")
 
-    def __init__(self, plan: Plan, seed: int, backend: str, injected: bool, out, log):
+    def __init__(self, plan: Plan, seed: int, backend: str, injected: bool, out: Any, log: Any) -> None:
         self.plan, self.seed, self.ruleset = plan, seed, plan.rules.name
         self.backend, self.injected, self.out, self.log = backend, injected, out, log
 
@@ -274,7 +276,7 @@ class AttackResult:
         plan = self.plan
         rules = plan.rules
         strikes = []
-        by_target: dict[str, list] = {tid: [] for tid in plan.targets}
+        by_target: dict[str, list[Any]] = {tid: [] for tid in plan.targets}
         for s, meta in enumerate(plan.metas):
             out = Out(self.out, s * L.XOUT_WIDTH)
             strikes.append(rules.strike_result(meta, out, strike_faces(self.out, self.log, s)))
@@ -311,13 +313,13 @@ class BulkJob:
 
     @property
     def gil_free(self) -> bool:
-        return _kernels.active().BACKEND != "python"
+        return bool(_kernels.active().BACKEND != "python")
 
-    def new_totals(self):
+    def new_totals(self) -> Any:
         return (array("q", bytes(8 * len(self.targets) * L.U_WIDTH)),
                 array("q", bytes(8 * len(self.group_info) * (L.K_WIDTH + L.HIST_BINS))))
 
-    def roll_chunk(self, totals, state: array, first: int, count: int) -> None:
+    def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_g = totals
         info = array("q", (0, 0, 0, 0, 0))
         err = _kernels.active().xroll_summary(self.rows, self.groups, len(self.targets), self.tinit, first,
@@ -325,7 +327,7 @@ class BulkJob:
         if err:
             raise RuntimeError(f"kernel error {err}")
 
-    def merge(self, parts):
+    def merge(self, parts: Any) -> Any:
         acc_t = [0] * (len(self.targets) * L.U_WIDTH)
         acc_g = [0] * (len(self.group_info) * (L.K_WIDTH + L.HIST_BINS))
         for t, g in parts:
@@ -343,7 +345,7 @@ class BulkJob:
             self._bounds = group_index(self.groups)
         return bisect_right(self._bounds, attack)
 
-    def roll_listed(self, state: array, first: int, count: int) -> list[dict[str, Any]]:
+    def roll_listed(self, state: array[int], first: int, count: int) -> list[dict[str, Any]]:
         widest = max(self.groups[3 * g + 1] - self.groups[3 * g] for g in range(len(self.group_info)))
         out, log, _info = _detail(self.rows, self.groups, len(self.targets), self.tinit, first, count, state,
                                   None, widest, lambda _w: "$.profiles")
@@ -365,7 +367,7 @@ class BulkJob:
             row += end - begin
         return listed
 
-    def result(self, totals, seed: int, threads: int, listed: Optional[list]) -> "BulkResult":
+    def result(self, totals: Any, seed: int, threads: int, listed: Optional[list[Any]]) -> "BulkResult":
         return BulkResult(self, seed, _kernels.active().BACKEND, threads, totals, listed)
 
 
@@ -378,7 +380,7 @@ BULK_FIELDS = {"negated": "NEGATED", "injury": "INJURY", "exploded": "EXPLODED",
 class BulkResult:
     __slots__ = ("job", "seed", "ruleset", "backend", "threads", "acc_t", "acc_g", "attacks")
 
-    def __init__(self, job: BulkJob, seed: int, backend: str, threads: int, totals, attacks):
+    def __init__(self, job: BulkJob, seed: int, backend: str, threads: int, totals: Any, attacks: Any) -> None:
         self.job, self.seed, self.ruleset, self.backend, self.threads = job, seed, job.rules.name, backend, threads
         self.acc_t, self.acc_g = totals
         self.attacks = attacks
@@ -424,10 +426,10 @@ class BulkResult:
 
 def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
     """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
-    req = decode(request, request_type)
+    req: Any = decode(request, request_type)
     job = BulkJob(rules)
     job.detail = req.detail
-    profiles = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
+    profiles: dict[str, Any] = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
     if not profiles:
         raise SchemaError("$.profiles", "no profiles: give at least one")
     attackers = {}
@@ -506,6 +508,7 @@ def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
     try:
         return dice.die(faces_)
     except KernelError as exc:
+        assert dice.rolls is not None  # only injected faces can run short or out of range
         if exc.code == L.E_ROLLS_SHORT:
             raise DiceError("$.rolls", say("rolls_short", given=faces(len(dice.rolls)), what=what,
                                            position=exc.position)) from None
@@ -513,7 +516,7 @@ def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
                                                          faces=faces_)) from None
 
 
-def break_ties(tied: list[dict], roll: Callable[[], int], path: str, depth: int = 0) -> list[dict]:
+def break_ties(tied: list[dict[str, Any]], roll: Callable[[], int], path: str, depth: int = 0) -> list[dict[str, Any]]:
     """Order tied entries by repeated roll-offs (request order within each round), highest first;
     each entry's `tiebreaks` list gets its faces."""
     if len(tied) == 1:

@@ -10,6 +10,8 @@ order, carrying the parry state (weapon explosions left, shield points), CT-6.
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from fractions import Fraction
 from functools import lru_cache
@@ -38,7 +40,7 @@ def _explosions(n: int, faces: int) -> tuple[Dist, Fraction]:
     C(k + n - 1, k) (F - 1)^n / F^(n + k). It is summed term by term until what is left
     is below 1e-15; that remainder is kept at the next k (so no mass is lost, and the
     damage it carries is counted short) and returned as the cut."""
-    w: dict = {}
+    w: dict[Any, Any] = {}
     k = 0
     mass = Fraction(0)
     while True:
@@ -73,7 +75,7 @@ def explosion_cut(n: int, faces: int) -> Fraction:
     return _explosions(n, faces)[1] if n else Fraction(0)
 
 
-def _count(pred, *ranges) -> Fraction:
+def _count(pred: Any, *ranges: Any) -> Fraction:
     from itertools import product
 
     total = hits = 0
@@ -83,7 +85,7 @@ def _count(pred, *ranges) -> Fraction:
     return Fraction(hits, total)
 
 
-def strike(row) -> Dist:
+def strike(row: Any) -> Dist:
     """(landed, damage, explosions) of one row, before any parry."""
     path = "$.strikes"
     if row[L.X_DICE] > MAX_ODDS_DICE:
@@ -112,7 +114,7 @@ def strike(row) -> Dist:
     base = row[L.X_FLAT] + row[L.X_PER_DIE] * row[L.X_DICE]
     least = row[L.X_MIN]
 
-    def damage(reduce):
+    def damage(reduce: Any) -> Any:
         return rolled.map(lambda o: (True, max(o[0] + base - reduce, 0, least), o[1]))
 
     if row[L.X_CHECK]:
@@ -124,14 +126,14 @@ def strike(row) -> Dist:
     return mix([(p_land, landed), (1 - p_land, Dist.point((False, 0, 0)))]).reduced()
 
 
-def target_outcomes(rows: list, weapon: int, shield: int) -> Dist:
+def target_outcomes(rows: list[Any], weapon: int, shield: int) -> Dist:
     """(damage, any strike landed) at one target over its strikes in request order."""
     state = Dist.point((weapon, shield, 0, False))
     budget = Budget()
     for row in rows:
         parry = row[L.X_PARRY]
 
-        def step(s, o, parry=parry):
+        def step(s: Any, o: Any, parry: Any=parry) -> Any:
             left_w, left_s, total, any_landed = s
             landed, dmg, exploded = o
             if landed and parry == L.X_PARRY_WEAPON and left_w > 0:
@@ -150,9 +152,9 @@ def target_outcomes(rows: list, weapon: int, shield: int) -> Dist:
     return state.map(lambda s: (s[2], s[3], False))
 
 
-def odds(plan) -> dict:
+def odds(plan: Any) -> dict[Any, Any]:
     """{target id: Dist of (damage, any strike landed, False)} of a compiled attack."""
-    rows: dict[str, list] = {tid: [] for tid in plan.targets}
+    rows: dict[str, list[Any]] = {tid: [] for tid in plan.targets}
     for s, meta in enumerate(plan.metas):
         rows[meta.target].append(plan.rows[s * L.XPLAN_WIDTH:(s + 1) * L.XPLAN_WIDTH])
     out = {}
@@ -161,7 +163,7 @@ def odds(plan) -> dict:
     return out
 
 
-def cut(plan) -> Fraction:
+def cut(plan: Any) -> Fraction:
     """Probability (an upper bound) whose damage the explosion cuts count short."""
     total = Fraction(0)
     for s in range(len(plan.metas)):

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 HERE = Path(__file__).resolve().parent
@@ -31,7 +31,8 @@ def repo_root() -> Path:
 
 def load() -> dict[str, Any]:
     with open(FACTS, "rb") as handle:
-        return tomllib.load(handle)
+        facts: dict[str, Any] = tomllib.load(handle)
+        return facts
 
 
 # -- the layout, as (name, value, doc) --------------------------------------------------

@@ -76,7 +76,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
     from .. import rulesets
     from .generate import _enums
 
-    schema = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
     defs = schema["$defs"]
     defs["request"]["properties"]["method"]["enum"] = list(facts["bridge"]["methods"])
     defs["failure"]["properties"]["error"]["properties"]["code"]["oneOf"] = [

@@ -60,7 +60,7 @@ def parse_die(text: str, path: str) -> int:
     return rows.check_die(int(match.group(1)), path, DICE, TITLE, "CT-3")
 
 
-def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str) -> Any:
     faces = parse_die(strike.die, f"{path}.die")
     if strike.dice is not None:
         check_range(strike.dice, 1, rows.MAX_DICE, f"{path}.dice", "dice")
@@ -130,12 +130,12 @@ def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str,
     }
 
 
-def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+def target_result(entry: dict[str, Any], target: Target, strikes: list[Any]) -> None:
     entry["stamina"] = sum(out.damage for meta, out in strikes if meta.facts["pool"] == "stamina")
     entry["injury"] = sum(out.damage for meta, out in strikes if meta.facts["pool"] == "injury")
 
 
-def attack_result(result: dict[str, Any], strikes: list) -> None:
+def attack_result(result: dict[str, Any], strikes: list[Any]) -> None:
     result["attacker"] = {"stamina_cost": sum(out.cost for _m, out in strikes)}
 
 
@@ -178,7 +178,7 @@ def side_initiative(roll: int, round_: int, ambush: str) -> tuple[str, Optional[
     return first, None
 
 
-def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled:
     roll = rows.roll_or_say(dice, 6, "initiative")
     first, surprised = side_initiative(roll, req.round, req.ambush)
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "round": req.round,
@@ -203,12 +203,12 @@ class Cartyrion(Ruleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
 
-    def odds(self, plan):
+    def odds(self, plan: Any) -> Any:
         from .. import rows_odds
 
         return rows_odds.odds(plan), rows_odds.cut(plan), False
 
-    def cli_options(self):
+    def cli_options(self) -> Any:
         from . import cli
 
         return cli.options()

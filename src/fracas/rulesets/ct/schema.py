@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from ..._facts import CT_AMBUSH, CT_METHODS, CT_PARRY, CT_SNEAK
 from ..rows import AttackGroup, Spec
+
+
+if TYPE_CHECKING:  # for mypy: the choices come from facts.toml when the module loads
+    CtAmbush = str
+    CtMethods = str
+    CtParry = str
+    CtSneak = str
+else:
+    CtAmbush = Literal[CT_AMBUSH]
+    CtMethods = Literal[CT_METHODS]
+    CtParry = Literal[CT_PARRY]
+    CtSneak = Literal[CT_SNEAK]
 
 NAME = "cartyrion"
 
@@ -21,12 +33,12 @@ class Attacker(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal[CT_METHODS]
+    method: CtMethods
     die: str
     dice: Optional[int] = None
     power: bool = False
-    sneak: Optional[Literal[CT_SNEAK]] = None
-    parry: Optional[Literal[CT_PARRY]] = None
+    sneak: Optional[CtSneak] = None
+    parry: Optional[CtParry] = None
     specialized: bool = False
 
 
@@ -70,7 +82,7 @@ class InitiativeRequest(Spec):
     """CT-1: one d6 for the round; the first round may bring surprise or an ambush."""
 
     round: int = 1
-    ambush: Literal[CT_AMBUSH] = "none"
+    ambush: CtAmbush = "none"
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

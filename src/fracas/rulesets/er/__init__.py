@@ -27,12 +27,12 @@ class EnchantedRealms(Ruleset):
     compile_initiative = staticmethod(initiative.compile_initiative)
     roll_initiative = staticmethod(initiative.roll_initiative)
 
-    def odds(self, plan):
+    def odds(self, plan: Any) -> Any:
         from . import odds
 
         return odds.odds(plan), odds.CHAIN_CUT * len(plan.metas), True
 
-    def cli_options(self):
+    def cli_options(self) -> Any:
         from . import cli
 
         return cli.options()

@@ -16,7 +16,8 @@ from ... import _layout as L
 from ...dice import Dice, KernelError
 from ...errors import DiceError, LimitError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
-from .plan import MAX_STRIKES, StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
+from ..._facts import MAX_STRIKES
+from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Target
 
@@ -27,19 +28,21 @@ _LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chain
 class AttackPlan:
     """A checked ER attack, ready to roll."""
 
-    plan: array
+    plan: array[int]
     metas: list[StrikeMeta]
     targets: dict[str, TargetInfo]
     ruleset: str
 
 
-def kernel_error(code: int, where: int, position: int, rolls: Optional[array],
+def kernel_error(code: int, where: int, position: int, rolls: Optional[array[int]],
                  strike_path: str = "$.strikes") -> Exception:
     """The user-facing error for a kernel error code."""
     if code == L.E_ROLLS_SHORT:
+        assert rolls is not None  # the kernel ran short of injected faces: there were some
         return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what=f"{strike_path}[{where}]",
                                         position=position))
     if code == L.E_ROLL_RANGE:
+        assert rolls is not None
         return DiceError(f"$.rolls[{position}]", say("face_range_d3", face=rolls[position],
                                                      what=f"{strike_path}[{where}]"))
     if code == L.E_CHAIN_LIMIT:
@@ -96,7 +99,7 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
                         out, log, shock)
 
 
-def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out, dice: Dice) -> dict[str, ShockSave]:
+def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out: Any, dice: Dice) -> dict[str, ShockSave]:
     """ER-13 shock saves, target by target in request order (docs/ENGINE.md §2, D-5)."""
     sneak_damage: dict[str, int] = {}
     for s, meta in enumerate(metas):
@@ -124,7 +127,7 @@ def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out, di
     return shock
 
 
-def _follow_up_error(exc: KernelError, rolls, target: TargetInfo) -> DiceError:
+def _follow_up_error(exc: KernelError, rolls: Any, target: TargetInfo) -> DiceError:
     if exc.code == L.E_ROLLS_SHORT:
         return DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)),
                                         what=f"the shock save of {target.path}", position=exc.position))

@@ -37,30 +37,30 @@ class BulkPlan:
     __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
                  "_group_bounds")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.plan = array("i")
         self.groups = array("q")
-        self.metas = []          # StrikeMeta per plan row
-        self.targets = {}
-        self.group_info = []     # (profile id, target(s), count)
+        self.metas: list[Any] = []          # StrikeMeta per plan row
+        self.targets: dict[str, Any] = {}
+        self.group_info: list[tuple[str, Any, int]] = []     # (profile id, target(s), count)
         self.total = 0
         self.ruleset = "enchanted-realms"
         self.detail = "summary"
-        self._group_bounds = None
+        self._group_bounds: Optional[list[int]] = None
 
     @property
     def gil_free(self) -> bool:
         """Chunks roll in parallel threads only on the compiled core (it releases the GIL)."""
-        return _kernels.active().BACKEND != "python"
+        return bool(_kernels.active().BACKEND != "python")
 
     # -- the bulk job protocol (fracas.rulesets.base.BulkJob) ----------------------------
-    def new_totals(self) -> tuple[array, array, array]:
+    def new_totals(self) -> tuple[array[int], array[int], array[int]]:
         n_targets, n_groups = len(self.targets), len(self.group_info)
         return (array("q", bytes(8 * n_targets * L.T_WIDTH)),
                 array("q", bytes(8 * n_targets * L.N_TYPES)),
                 array("q", bytes(8 * n_groups * (L.G_WIDTH + L.HIST_BINS))))
 
-    def roll_chunk(self, totals, state: array, first: int, count: int) -> None:
+    def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_b, acc_g = totals
         info = array("q", (0, 0, 0, 0))
         err = _kernels.active().roll_summary(self.plan, self.groups, len(self.targets), first, count, state,
@@ -68,7 +68,7 @@ class BulkPlan:
         if err:
             raise self._error(err, info[2])
 
-    def merge(self, parts: list) -> tuple[list, list, list]:
+    def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
         acc_t = [0] * (len(self.targets) * L.T_WIDTH)
         acc_b = [0] * (len(self.targets) * L.N_TYPES)
         acc_g = [0] * (len(self.group_info) * (L.G_WIDTH + L.HIST_BINS))
@@ -84,7 +84,7 @@ class BulkPlan:
                 acc_g[i] += g[i]
         return acc_t, acc_b, acc_g
 
-    def roll_listed(self, state: array, first: int, count: int) -> list[dict]:
+    def roll_listed(self, state: array[int], first: int, count: int) -> list[dict[str, Any]]:
         """Detail 'attacks' or 'dice': every attack's damage (and dice) in this chunk."""
         kernel = _kernels.active()
         widest = max(self.groups[3 * g + 1] - self.groups[3 * g] for g in range(len(self.group_info)))
@@ -123,7 +123,7 @@ class BulkPlan:
             row += width
         return listed
 
-    def result(self, totals, seed: int, threads: int, listed: Optional[list]) -> "BulkResult":
+    def result(self, totals: Any, seed: int, threads: int, listed: Optional[list[Any]]) -> "BulkResult":
         acc_t, acc_b, acc_g = totals
         return BulkResult(self, seed, _kernels.active().BACKEND, threads, acc_t, acc_b, acc_g, listed)
 
@@ -134,7 +134,7 @@ class BulkPlan:
             self._group_bounds = group_index(self.groups)
         return bisect_right(self._group_bounds, attack)
 
-    def _error(self, code: int, row: int) -> RequestError:
+    def _error(self, code: int, row: int) -> Exception:
         g = next(i for i in range(len(self.group_info)) if self.groups[3 * i] <= row < self.groups[3 * i + 1])
         strike = row - self.groups[3 * g]
         return kernel_error(code, strike, -1, None,
@@ -165,10 +165,11 @@ def compile_bulk(request: Any) -> BulkPlan:
         raise LimitError("$.attacks", f"{len(req.attacks)} entries, the most is {MAX_GROUPS}")
     for g, group in enumerate(req.attacks):
         gpath = f"$.attacks[{g}]"
-        profile = profiles.get(group.profile)
-        if profile is None:
+        found = profiles.get(group.profile)
+        if found is None:
             raise SchemaError(f"{gpath}.profile", f"unknown profile {group.profile!r} "
                               f"(profiles: {', '.join(profiles)})")
+        profile = found
         check_range(group.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
         names = [group.target] * len(profile.strikes) if isinstance(group.target, str) else group.target
         if len(names) != len(profile.strikes):
@@ -202,7 +203,7 @@ class BulkResult:
 
     __slots__ = ("bulk", "seed", "backend", "threads", "acc_t", "acc_b", "acc_g", "attacks")
 
-    def __init__(self, bulk, seed, backend, threads, acc_t, acc_b, acc_g, attacks=None):
+    def __init__(self, bulk: Any, seed: Any, backend: Any, threads: Any, acc_t: Any, acc_b: Any, acc_g: Any, attacks: Any=None) -> None:
         self.bulk, self.seed, self.backend, self.threads = bulk, seed, backend, threads
         self.acc_t, self.acc_b, self.acc_g, self.attacks = acc_t, acc_b, acc_g, attacks
 

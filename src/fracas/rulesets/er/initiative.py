@@ -26,7 +26,7 @@ class InitiativeResult:
 
     __slots__ = ("seed", "ruleset", "injected", "order")
 
-    def __init__(self, seed: int, ruleset: str, injected: bool, order: list[dict]):
+    def __init__(self, seed: int, ruleset: str, injected: bool, order: list[dict[str, Any]]):
         self.seed = seed
         self.ruleset = ruleset
         self.injected = injected
@@ -81,6 +81,7 @@ def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeRe
         order = _order(plan.request, plan.mods, dice)
     except KernelError as exc:
         rolls = dice.rolls
+        assert rolls is not None  # only injected faces can run short or out of range
         if exc.code == L.E_ROLLS_SHORT:
             raise DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what="initiative",
                                            position=exc.position)) from None
@@ -89,19 +90,20 @@ def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeRe
     return InitiativeResult(seed, plan.request.ruleset, dice.injected, order)
 
 
-def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict]:
-    entries = []
+def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
     for c, mod in zip(req.combatants, mods):
         roll = dice.die(10)
         entries.append({"id": c.id, "roll": roll, "modifier": mod, "total": roll + mod,
                         "tiebreaks": []})
-    ranked: list[dict] = []
-    for total in sorted({e["total"] for e in entries}, reverse=True):
+    ranked: list[dict[str, Any]] = []
+    totals: set[int] = {e["total"] for e in entries}
+    for total in sorted(totals, reverse=True):
         tied = [e for e in entries if e["total"] == total]
         ranked.extend(_break_ties(tied, dice, 0))
     return ranked
 
 
-def _break_ties(tied: list[dict], dice: Dice, depth: int) -> list[dict]:
+def _break_ties(tied: list[dict[str, Any]], dice: Dice, depth: int) -> list[dict[str, Any]]:
     """Order tied combatants by repeated d20 roll-offs (request order within each round)."""
     return break_ties(tied, lambda: dice.die(20), "$.combatants", depth)

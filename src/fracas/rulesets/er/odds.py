@@ -9,6 +9,9 @@ are folded in order, carrying whether its attribute modifier was taken (ER-9).
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from fractions import Fraction
 from functools import lru_cache
 
@@ -63,7 +66,7 @@ def pool(n: int, disadv: bool, to_hit: int, ac: int, crit: int) -> Dist:
     return state
 
 
-def strike(row) -> Dist:
+def strike(row: Any) -> Dist:
     """(hit, crit, base) of one strike row, base before the modifier and resistance."""
     n = row[L.P_SKILL] + row[L.P_ADV] + row[L.P_SNEAK]
     disadv = bool(row[L.P_DISADV])
@@ -78,7 +81,7 @@ def strike(row) -> Dist:
             continue
         weight = 0 if row[L.P_ONLY_CHAIN] else hits + row[L.P_WEIGHT]
         if crit:
-            parts.append((p, chain(to_hit, ac).map(lambda c, w=weight: (True, True, w + c))))
+            parts.append((p, chain(to_hit, ac).map(functools.partial(_crit_outcome, weight))))
         else:
             parts.append((p, Dist.point((True, False, weight))))
     return mix(parts)
@@ -94,14 +97,14 @@ def _resist(amount: int, state: int) -> int:
     return amount
 
 
-def target_outcomes(rows: list) -> Dist:
+def target_outcomes(rows: list[Any]) -> Dist:
     """(damage, any hit, any crit) at one target over its strikes in request order."""
     state = Dist.point((False, 0, False, False))  # (modifier taken, damage, any hit, any crit)
     budget = Budget()
     for row in rows:
         only_chain, mod, resist = row[L.P_ONLY_CHAIN], row[L.P_MOD], row[L.P_RESIST]
 
-        def step(s, o, only_chain=only_chain, mod=mod, resist=resist):
+        def step(s: Any, o: Any, only_chain: Any=only_chain, mod: Any=mod, resist: Any=resist) -> Any:
             taken, damage, any_hit, any_crit = s
             hit, crit, base = o
             if hit and not only_chain and not taken:
@@ -114,9 +117,14 @@ def target_outcomes(rows: list) -> Dist:
     return state.map(lambda s: (s[1], s[2], s[3]))
 
 
-def odds(plan) -> dict:
+def odds(plan: Any) -> dict[Any, Any]:
     """{target id: Dist of (damage, any hit, any crit)} of a compiled ER attack."""
-    by_target: dict[str, list] = {tid: [] for tid in plan.targets}
+    by_target: dict[str, list[Any]] = {tid: [] for tid in plan.targets}
     for s, meta in enumerate(plan.metas):
         by_target[meta.target].append(plan.plan[s * L.PLAN_WIDTH:(s + 1) * L.PLAN_WIDTH])
     return {tid: target_outcomes(rows) for tid, rows in by_target.items()}
+
+
+def _crit_outcome(weight: int, chain_damage: int) -> tuple[bool, bool, int]:
+    """A strike with a crit: it landed, it critted, its weight plus the chain's damage."""
+    return (True, True, weight + chain_damage)

@@ -120,6 +120,8 @@ def modifier(score: Optional[int], explicit: Optional[int]) -> int:
     """ER-4: the explicit modifier wins; else floor((score - 2) / 2)."""
     if explicit is not None:
         return explicit
+    if score is None:
+        raise ValueError("a modifier needs the score or the explicit modifier")
     return (score - 2) // 2
 
 

@@ -115,13 +115,13 @@ class TerminalRenderer(Renderer):
         self.style = style or _plain
 
     # -- one attack ------------------------------------------------------------------
-    def attack_header(self, result):
+    def attack_header(self, result: Any) -> Any:
         bits = [f"seed {result['seed']}", result["ruleset"], f"{result.get('backend', '?')} backend"]
         if result.get("injected"):
             bits.append("injected dice")
         return self.style("Attack", bold=True) + " · " + " · ".join(bits)
 
-    def die(self, die, strike):
+    def die(self, die: Any, strike: Any) -> Any:
         text = f"{SOURCES.get(die['source'], die['source'] + ' ')}{die['face']}→{die['total']}"
         if die["face"] == 20:
             return self.style(text + " hit (natural 20)", fg="yellow", bold=True)
@@ -131,7 +131,7 @@ class TerminalRenderer(Renderer):
             return self.style(text + " miss (natural 1)", dim=True)
         return self.style(text + " miss", dim=True)
 
-    def crit_die(self, link, strike):
+    def crit_die(self, link: Any, strike: Any) -> Any:
         text = f"{link['face']}→{link['total']}"
         if link["hit"]:
             text += f" hit, d3 {link['damage']}"
@@ -141,7 +141,7 @@ class TerminalRenderer(Renderer):
             text += " (20: another crit die)"
         return self.style(text, fg="yellow" if link["hit"] else None, dim=not link["hit"])
 
-    def strike(self, index, strike, dice, chain):
+    def strike(self, index: Any, strike: Any, dice: Any, chain: Any) -> Any:
         flags = [name for name in ("advantage", "disadvantage") if strike.get(name)]
         if strike.get("sneak"):
             flags.append("sneak" if strike["sneak"] is True else f"sneak ({strike['sneak']})")
@@ -172,7 +172,7 @@ class TerminalRenderer(Renderer):
         lines.append("  result      " + " · ".join(summary))
         return "\n".join(lines)
 
-    def target(self, tid, target):
+    def target(self, tid: Any, target: Any) -> Any:
         by_type = ", ".join(f"{kind} {amount}" for kind, amount in target["by_type"].items())
         text = f"  {tid}: " + self.style(f"{target['damage']} damage", bold=True)
         if by_type:
@@ -191,19 +191,19 @@ class TerminalRenderer(Renderer):
             text += f" · shock: Resilience save DC {target['shock_save_dc']} required"
         return text
 
-    def targets(self, rendered):
+    def targets(self, rendered: Any) -> Any:
         return self.style("Targets", bold=True) + "\n" + "\n".join(rendered)
 
-    def attack_footer(self, result):
+    def attack_footer(self, result: Any) -> Any:
         return self.style(f"Total damage: {result['total_damage']}", bold=True)
 
     # -- bulk ------------------------------------------------------------------------
-    def bulk_header(self, result):
+    def bulk_header(self, result: Any) -> Any:
         return (self.style("Bulk", bold=True) + f" · {result['attacks_total']:,} attacks · "
                 f"{result['ruleset']} · detail {result.get('detail', 'summary')}\n"
                 f"  seed {result['seed']} · {result.get('backend', '?')} backend")
 
-    def bulk_targets(self, targets):
+    def bulk_targets(self, targets: Any) -> Any:
         # Short headers and two-space gaps: the table fits 80 columns (a crit chain's length, undodgeable damage).
         header = ["target", "damage", "by type", "attacks", "hit", "crits", "chain", "undodge"]
         rows = []
@@ -217,7 +217,7 @@ class TerminalRenderer(Renderer):
                          f"{t['undodgeable']:,}"])
         return self.style("Targets", bold=True) + "\n" + "\n".join(table(header, rows, "lrlrrrrr"))
 
-    def groups(self, groups):
+    def groups(self, groups: Any) -> Any:
         header = ["#", "profile", "target", "count", "hit", "mean", "crits", "damage histogram"]
         rows = []
         for index, g in groups:
@@ -226,17 +226,17 @@ class TerminalRenderer(Renderer):
                          f"{g['mean_damage']:.2f}", f"{g['crits']:,}", sparkline(g["histogram"])])
         return self.style("Groups", bold=True) + "\n" + "\n".join(table(header, rows, "rllrrrrl"))
 
-    def bulk_footer(self, result):
+    def bulk_footer(self, result: Any) -> Any:
         text = self.style(f"Total damage: {result['total_damage']:,}", bold=True)
         if "attacks" in result:
             text += f"\n({len(result['attacks']):,} attacks listed one by one: see --json)"
         return text
 
     # -- initiative ------------------------------------------------------------------
-    def initiative_header(self, result):
+    def initiative_header(self, result: Any) -> Any:
         return self.style("Initiative", bold=True) + f" · seed {result['seed']} · {result['ruleset']}"
 
-    def combatant(self, rank, entry):
+    def combatant(self, rank: Any, entry: Any) -> Any:
         text = (f"  {rank}. {entry['id']}: d10 {entry['roll']} {_signed(entry['modifier'])} = "
                 f"{entry['total']}")
         if entry.get("tiebreaks"):

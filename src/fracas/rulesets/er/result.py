@@ -23,7 +23,7 @@ class ShockSave:
     passed: Optional[bool] = None
     incapacitated_actions: Optional[int] = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"dc": self.dc, "roll": self.roll, "total": self.total, "passed": self.passed,
                 "incapacitated_actions": self.incapacitated_actions}
 
@@ -36,7 +36,7 @@ class AttackResult:
 
     def __init__(self, seed: int, ruleset: str, backend: str, injected: bool,
                  strikes_meta: list[StrikeMeta], targets_info: dict[str, TargetInfo],
-                 out, log, shock: dict[str, ShockSave]):
+                 out: Any, log: Any, shock: dict[str, ShockSave]) -> None:
         self.seed = seed
         self.ruleset = ruleset
         self.backend = backend
@@ -58,7 +58,7 @@ class AttackResult:
 
     def strike_damage(self, index: int) -> int:
         """Final damage of strike `index`."""
-        return self.out[index * L.OUT_WIDTH + L.O_DAMAGE]
+        return int(self.out[index * L.OUT_WIDTH + L.O_DAMAGE])
 
     @property
     def target_damage(self) -> dict[str, int]:
@@ -76,7 +76,7 @@ class AttackResult:
     def _build(self) -> dict[str, Any]:
         out, log = self.out, self.log
         strikes = []
-        targets = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
+        targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None} for tid in self.targets_info}
         for s, meta in enumerate(self.strikes_meta):
             o = s * L.OUT_WIDTH

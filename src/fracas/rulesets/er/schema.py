@@ -13,10 +13,16 @@ from typing import Any, Literal, Optional, Union
 
 import msgspec
 
-from ..._facts import (  # noqa: F401 - re-exported: the ER names
-    CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, MECHANICAL_STYLES, METHODS, SIZES, STYLE_DAMAGE,
-    STYLE_METHOD, STYLES,
-)
+from ..._facts import CONDITIONS as CONDITIONS  # re-exported: the ER names
+from ..._facts import COVERS as COVERS
+from ..._facts import CRIT_STYLES as CRIT_STYLES
+from ..._facts import DAMAGE_TYPES as DAMAGE_TYPES
+from ..._facts import MECHANICAL_STYLES as MECHANICAL_STYLES
+from ..._facts import METHODS as METHODS
+from ..._facts import SIZES as SIZES
+from ..._facts import STYLE_DAMAGE as STYLE_DAMAGE
+from ..._facts import STYLE_METHOD as STYLE_METHOD
+from ..._facts import STYLES as STYLES
 
 NAME = "enchanted-realms"
 

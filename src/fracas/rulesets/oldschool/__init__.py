@@ -44,7 +44,7 @@ def check_target(target: Target, path: str) -> Target:
     return target
 
 
-def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str) -> Any:
     dice, faces, modifier = rows.parse_damage(strike.damage, f"{path}.damage", DICE, TITLE, "OS-6")
     check_range(strike.modifier, *_B, f"{path}.modifier", "modifier")
     melee = strike.method == "melee"
@@ -85,7 +85,7 @@ def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str,
     }
 
 
-def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+def target_result(entry: dict[str, Any], target: Target, strikes: list[Any]) -> None:
     entry["hits"] = sum(1 for _m, out in strikes if out.hit)
 
 
@@ -112,11 +112,11 @@ def compile_initiative(request: Any) -> InitiativeRequest:
     return req
 
 
-def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled:
     """OS-1. Draw order: one d6 per side that does not wait, in request order; with ties
     "reroll", each tied group (highest first) re-rolls a d6 per side in request order
     until it is broken. Waiting sides roll nothing and act last, in request order."""
-    sides = [{"id": s.id, "roll": None, "tiebreaks": [], "wait": s.wait} for s in req.sides]
+    sides: list[dict[str, Any]] = [{"id": s.id, "roll": None, "tiebreaks": [], "wait": s.wait} for s in req.sides]
     rolling = [e for e in sides if not e["wait"]]
     for entry in rolling:
         entry["roll"] = rows.roll_or_say(dice, 6, "side initiative")
@@ -143,7 +143,7 @@ def compile_morale(request: Any) -> MoraleRequest:
     return req
 
 
-def roll_morale(req: MoraleRequest, dice, seed: int) -> rows.Rolled:
+def roll_morale(req: MoraleRequest, dice: Any, seed: int) -> rows.Rolled:
     """OS-4: 2d6 > Morale + modifier breaks. Morale 12, or two checks passed, never checks."""
     out: dict[str, Any] = {"ruleset": NAME, "seed": seed, "injected": dice.injected, "morale": req.morale,
                            "modifier": req.modifier, "checked": False, "dice": [], "total": None,
@@ -181,12 +181,12 @@ class OldSchool(Ruleset):
     compile_morale = staticmethod(compile_morale)
     roll_morale = staticmethod(roll_morale)
 
-    def odds(self, plan):
+    def odds(self, plan: Any) -> Any:
         from .. import rows_odds
 
         return rows_odds.odds(plan), rows_odds.cut(plan), False
 
-    def cli_options(self):
+    def cli_options(self) -> Any:
         from . import cli
 
         return cli.options()

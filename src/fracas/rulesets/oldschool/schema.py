@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Union
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from ..._facts import OS_METHODS, OS_RANGES, OS_TIES
 from ..rows import AttackGroup, Spec
+
+
+if TYPE_CHECKING:  # for mypy: the choices come from facts.toml when the module loads
+    OsMethods = str
+    OsRanges = str
+    OsTies = str
+else:
+    OsMethods = Literal[OS_METHODS]
+    OsRanges = Literal[OS_RANGES]
+    OsTies = Literal[OS_TIES]
 
 NAME = "old-school"
 
@@ -17,9 +27,9 @@ class Attacker(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal[OS_METHODS]
+    method: OsMethods
     damage: str
-    range: Optional[Literal[OS_RANGES]] = None
+    range: Optional[OsRanges] = None
     rear: bool = False
     modifier: int = 0
 
@@ -69,7 +79,7 @@ class InitiativeRequest(Spec):
     """OS-1: each side rolls d6 every round, highest first."""
 
     sides: list[Side]
-    ties: Literal[OS_TIES] = "reroll"
+    ties: OsTies = "reroll"
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

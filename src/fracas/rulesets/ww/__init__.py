@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 from ... import _facts as F
 from ... import _layout as L
-from ...errors import RulesError, SchemaError
+from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, say
 from .. import rows
 from ..base import Ruleset
@@ -54,7 +54,10 @@ def check_target(target: Target, path: str) -> Target:
 
 def tn(target: Target) -> int:
     """Passive Defense TN: given, or 10 + Dexterity modifier (WW-2)."""
-    return target.defense if target.defense is not None else 10 + target.dex_mod
+    if target.defense is not None:
+        return target.defense
+    assert target.dex_mod is not None  # check_target asks for one of the two
+    return 10 + target.dex_mod
 
 
 def two_weapon_penalty(attacker: Attacker, strike: Strike, path: str) -> int:
@@ -67,7 +70,7 @@ def two_weapon_penalty(attacker: Attacker, strike: Strike, path: str) -> int:
     return table[1 if strike.hand == "off" else 0]
 
 
-def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str):
+def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str) -> Any:
     dice, faces, modifier = rows.parse_damage(strike.damage, f"{path}.damage", DICE, TITLE, "WW-3")
     if not 0 <= strike.critical <= F.WW_MAX_CRITICAL:
         raise RulesError(f"{path}.critical", say("ww_critical", value=strike.critical))
@@ -116,7 +119,7 @@ def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str,
     }
 
 
-def target_result(entry: dict[str, Any], target: Target, strikes: list) -> None:
+def target_result(entry: dict[str, Any], target: Target, strikes: list[Any]) -> None:
     entry["tn"] = tn(target)
     entry["hits"] = sum(1 for _m, out in strikes if out.hit and not out.negated)
     entry["negated"] = sum(1 for _m, out in strikes if out.negated)
@@ -136,7 +139,7 @@ def compile_initiative(request: Any) -> InitiativeRequest:
     if not req.combatants:
         raise SchemaError("$.combatants", say("no_combatants"))
     if len(req.combatants) > MAX_COMBATANTS:
-        raise rows.LimitError("$.combatants", say("too_many", count=len(req.combatants), what="combatants",
+        raise LimitError("$.combatants", say("too_many", count=len(req.combatants), what="combatants",
                                                   most=MAX_COMBATANTS))
     seen = set()
     for i, c in enumerate(req.combatants):
@@ -148,7 +151,7 @@ def compile_initiative(request: Any) -> InitiativeRequest:
     return req
 
 
-def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
+def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled:
     """WW-1. Draw order: one d20 per combatant in request order; equal totals go to the
     higher Dexterity modifier, and what is still tied rolls d20 roll-offs (as ER-18)."""
     entries = []
@@ -156,7 +159,7 @@ def roll_initiative(req: InitiativeRequest, dice, seed: int) -> rows.Rolled:
         roll = rows.roll_or_say(dice, 20, "initiative")
         entries.append({"id": c.id, "roll": roll, "modifier": c.dex_mod + c.bonus,
                         "total": roll + c.dex_mod + c.bonus, "dex_mod": c.dex_mod, "tiebreaks": []})
-    order: list[dict] = []
+    order: list[dict[str, Any]] = []
     for key in sorted({(e["total"], e["dex_mod"]) for e in entries}, reverse=True):
         tied = [e for e in entries if (e["total"], e["dex_mod"]) == key]
         order.extend(rows.break_ties(tied, lambda: rows.roll_or_say(dice, 20, "an initiative roll-off"),
@@ -182,12 +185,12 @@ class Worldwalker(Ruleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
 
-    def odds(self, plan):
+    def odds(self, plan: Any) -> Any:
         from .. import rows_odds
 
         return rows_odds.odds(plan), rows_odds.cut(plan), False
 
-    def cli_options(self):
+    def cli_options(self) -> Any:
         from . import cli
 
         return cli.options()

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from ..._facts import WW_HANDS, WW_METHODS, WW_REACTIONS
 from ..rows import AttackGroup, Spec
+
+
+if TYPE_CHECKING:  # for mypy: the choices come from facts.toml when the module loads
+    WwHands = str
+    WwMethods = str
+    WwReactions = str
+else:
+    WwHands = Literal[WW_HANDS]
+    WwMethods = Literal[WW_METHODS]
+    WwReactions = Literal[WW_REACTIONS]
 
 NAME = "worldwalker"
 
@@ -34,12 +44,12 @@ class Feint(Spec):
 
 
 class ProfileStrike(Spec):
-    method: Literal[WW_METHODS]
+    method: WwMethods
     damage: str
     critical: int = 0
     crit_multiplier: int = 1
     engaged: bool = False
-    hand: Optional[Literal[WW_HANDS]] = None
+    hand: Optional[WwHands] = None
     modifier: int = 0
     feint: Optional[Feint] = None
 
@@ -52,7 +62,7 @@ class Reaction(Spec):
     """The target's reserved block or dodge (WW-5): bonus = skill + STR mod (block) or
     Defense skill + DEX mod (dodge)."""
 
-    kind: Literal[WW_REACTIONS]
+    kind: WwReactions
     bonus: int = 0
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 def rate(value: Optional[float]) -> str:
@@ -211,3 +211,38 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])
     return "\n\n".join("\n".join(p) for p in parts) + "\n"
+
+
+def format_comparison(before: dict[str, Any], now: dict[str, Any], label: str = "earlier run") -> str:
+    """`fracas bench --compare FILE`: every target's figure in an earlier `--json` output and
+    in this run, side by side, with the change (better or worse, by the target's direction).
+    Both runs' own conditions are shown: figures from different machines or scales compare badly."""
+    from .suite import evaluate_targets
+
+    def targets(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        listed = result.get("targets") or evaluate_targets(result)
+        return {t["key"]: t for t in listed}
+
+    old, new = targets(before), targets(now)
+    rows = []
+    for key, t in new.items():
+        was = old.get(key, {}).get("measured")
+        is_ = t["measured"]
+        if was is None or is_ is None or not was:
+            change = "—"
+        else:
+            factor = is_ / was
+            better = factor < 1 if t["at_most"] else factor > 1
+            change = f"{factor:.2f}× ({'better' if better else 'worse' if factor != 1 else 'same'})"
+        rows.append([t["what"], _figure(was, t["unit"]), _figure(is_, t["unit"]), change])
+
+    def conditions(result: dict[str, Any]) -> str:
+        machine = result.get("machine") or {}
+        parts = [str(result.get("date", "?")), str(machine.get("cpu", "?")), f"{machine.get('cores', '?')} cores",
+                 "quick" if result.get("quick") else "full"]
+        if result.get("scale", 1.0) != 1.0:
+            parts.append(f"scale {result['scale']}")
+        return ", ".join(parts)
+
+    lines = [f"Compared with {label} ({conditions(before)}); this run: {conditions(now)}"]
+    return "\n".join(lines + _table(["target", "before", "now", "now ÷ before"], rows))

@@ -653,7 +653,10 @@ def replay(record: Any, expect: Any, seed: Any, as_json: Any) -> None:
                    "figures are not comparable with full ones.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: when stderr is a terminal].")
-def bench(quick: Any, json_path: Any, plot_path: Any, bridge: Any, rounds: Any, threads: Any, scale: Any, progress: Any) -> None:
+@click.option("--compare", "compare_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="FILE", help="Also show each target's change against an earlier --json output.")
+def bench(quick: Any, json_path: Any, plot_path: Any, bridge: Any, rounds: Any, threads: Any, scale: Any,
+          progress: Any, compare_path: Any) -> None:
     """Measure fracas side by side with what people write instead.
 
     Scenarios (typical strike, heavy, multi-strike, bulk), each timed in interleaved
@@ -671,6 +674,16 @@ def bench(quick: Any, json_path: Any, plot_path: Any, bridge: Any, rounds: Any, 
     if "compiled" not in _kernels.available():
         raise click.ClickException("the compiled core is not built in this install; "
                                    "fracas bench measures it against the rest")
+    earlier = None
+    if compare_path:
+        try:
+            with open(compare_path, "rb") as handle:
+                earlier = _load_json(handle.read(), f"--compare {compare_path}")
+        except OSError as exc:
+            raise click.BadParameter(f"cannot read {compare_path}: {exc.strerror}", param_hint="--compare") from None
+        if not isinstance(earlier, dict) or "targets" not in earlier or "scenarios" not in earlier:
+            raise click.BadParameter(f"{compare_path} is not the --json output of fracas bench",
+                                     param_hint="--compare")
     if plot_path:
         try:
             import matplotlib  # noqa: F401
@@ -696,6 +709,11 @@ def bench(quick: Any, json_path: Any, plot_path: Any, bridge: Any, rounds: Any, 
         result = suite.run()
     bridge_text = bridge_module.format(result["bridge"]) if bridge_module and result.get("bridge") else None
     click.echo(format_report(result, bridge_text))
+    if earlier is not None:
+        from fracas.benchmarks.report import format_comparison
+
+        click.echo("")
+        click.echo(format_comparison(earlier, result, compare_path))
     if json_path:
         import orjson
 

@@ -159,3 +159,23 @@ def test_bad_options_exit_2(args, message):
     result = CliRunner().invoke(main, ["bench", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_compare_shows_each_target_against_an_earlier_run(quick_run, tmp_path):
+    _, earlier, _ = quick_run
+    path = tmp_path / "before.json"
+    path.write_text(json.dumps(earlier))
+    result = CliRunner().invoke(main, ["bench", "--quick", *SMALL, "--compare", str(path)])
+    assert result.exit_code == 0, result.output
+    text = result.output.split("Compared with ", 1)[1]
+    assert text.startswith(str(path))
+    for target in earlier["targets"]:
+        assert target["what"] in text
+    assert "now ÷ before" in text and ("better" in text or "worse" in text or "same" in text)
+
+
+def test_compare_refuses_what_is_not_a_bench_output(tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text('{"ruleset": "x"}')
+    result = CliRunner().invoke(main, ["bench", "--quick", *SMALL, "--compare", str(path)])
+    assert result.exit_code == 2 and "is not the --json output of fracas bench" in result.output

@@ -23,11 +23,24 @@ def _tool(name: str) -> str:
     return found
 
 
-def test_the_wheels_workflow_passes_actionlint():
-    if not WORKFLOW.exists():
+@pytest.mark.parametrize("name", ["wheels.yml", "ci.yml"])
+def test_the_workflows_pass_actionlint(name):
+    workflow = WORKFLOW.parent / name
+    if not workflow.exists():
         pytest.skip("not run from a source checkout")
-    result = subprocess.run([_tool("actionlint"), str(WORKFLOW)], capture_output=True, text=True, cwd=str(ROOT))
+    result = subprocess.run([_tool("actionlint"), str(workflow)], capture_output=True, text=True, cwd=str(ROOT))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ci_keeps_the_quick_benchmark_json():
+    """The benchmark's figures of every CI run are kept (for `fracas bench --compare`)."""
+    workflow = WORKFLOW.parent / "ci.yml"
+    if not workflow.exists():
+        pytest.skip("not run from a source checkout")
+    text = workflow.read_text()
+    assert "bash .ci/run" in text and "path: bench-results/quick.json" in text
+    script = (ROOT / "scripts" / "test.sh").read_text()
+    assert "fracas\" bench --quick --json bench-results/quick.json" in script
 
 
 @pytest.mark.parametrize("platform, must, never", [

@@ -10,14 +10,18 @@ from __future__ import annotations
 import os
 import threading
 from array import array
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional
+
+import msgspec
+import orjson
 
 from .. import _layout as L
 from .. import rulesets
 from ..dice import Dice
 from ..errors import Cancelled, DiceError, LimitError, SchemaError
-from ..requests import check_rolls, check_seed, faces, parse_json, say
+from ..requests import check_rolls, check_seed, convert, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
 from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result
 
@@ -32,15 +36,66 @@ def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
 
+#: Compiled attacks of recent request shapes, by content (seed and rolls aside): a GM's
+#: macro sends the same attack every turn, and checking and compiling it is most of a
+#: single call's time. Plans are never changed by rolling, so one serves many rolls.
+PLAN_CACHE_SIZE = 256
+_PLANS: "OrderedDict[bytes, tuple[Any, Any]]" = OrderedDict()
+_PLANS_LOCK = threading.Lock()
+
+
+class _SeedAndRolls(msgspec.Struct, forbid_unknown_fields=False):
+    """What a cached attack still needs from its request: checked like the full decode."""
+
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+def _plan_key(request: Any) -> Optional[bytes]:
+    """The cache key of a mapping request (its content without seed and rolls), or None."""
+    if not isinstance(request, dict):
+        return None
+    try:
+        return orjson.dumps({k: v for k, v in request.items() if k != "seed" and k != "rolls"},
+                            option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # not plain JSON data (a typed object inside): not cached
+        return None
+
+
+def clear_plan_cache() -> None:
+    """Forget every cached plan (tests and benchmarks that time compilation)."""
+    with _PLANS_LOCK:
+        _PLANS.clear()
+
+
 def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
     """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll.
 
-    `request` is already decoded from JSON (a mapping or a typed request)."""
-    ruleset = rulesets.for_request(request)
-    typed = ruleset.decode(kind, request)
-    seed = _pick_seed(typed.seed, seed)
-    rolls = check_rolls(typed.rolls, ruleset.largest_die)
-    plan = getattr(ruleset, f"compile_{kind}")(typed)
+    `request` is already decoded from JSON (a mapping or a typed request). An attack
+    whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
+    key = _plan_key(request) if kind == "attack" else None
+    cached = None
+    if key is not None:
+        with _PLANS_LOCK:
+            cached = _PLANS.get(key)
+            if cached is not None:
+                _PLANS.move_to_end(key)
+    if cached is not None:
+        ruleset, plan = cached
+        extras = convert({"seed": request.get("seed"), "rolls": request.get("rolls")}, _SeedAndRolls)
+        seed = _pick_seed(extras.seed, seed)
+        rolls = check_rolls(extras.rolls, ruleset.largest_die)
+    else:
+        ruleset = rulesets.for_request(request)
+        typed = ruleset.decode(kind, request)
+        seed = _pick_seed(typed.seed, seed)
+        rolls = check_rolls(typed.rolls, ruleset.largest_die)
+        plan = getattr(ruleset, f"compile_{kind}")(typed)
+        if key is not None:
+            with _PLANS_LOCK:
+                _PLANS[key] = (ruleset, plan)
+                if len(_PLANS) > PLAN_CACHE_SIZE:
+                    _PLANS.popitem(last=False)
     if seed is None:
         seed = new_seed()
     dice = Dice.from_seed(seed, rolls)

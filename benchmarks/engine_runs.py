@@ -76,12 +76,14 @@ def generator(words_per_attack: float, module=None) -> Callable[[int, int], int]
     return run
 
 
-def single(scenario: Scenario, as_json: bool = False, to_dict: bool = False) -> Callable[[], object]:
+def single(scenario: Scenario, as_json: bool = False, to_dict: bool = False,
+           first: bool = False) -> Callable[[], object]:
     """One `fracas.resolve` call for one attack on the active backend.
 
     The request carries no seed, so each call draws one from the OS as a VTT macro's
     call does. `as_json` hands the request as JSON text; `to_dict` also builds the
-    JSON-ready result.
+    JSON-ready result; `first` forgets the compiled plans before each call, so every
+    call checks and compiles the request as the first call of a new shape does.
     """
     request = scenario.single_request()
     if as_json:
@@ -89,6 +91,10 @@ def single(scenario: Scenario, as_json: bool = False, to_dict: bool = False) -> 
 
         request = orjson.dumps(request).decode()
     resolve = fracas.resolve
+    if first:
+        from fracas.drive import clear_plan_cache
+
+        return lambda: (clear_plan_cache(), resolve(request))
     if to_dict:
         return lambda: resolve(request).to_dict()
     return lambda: resolve(request)

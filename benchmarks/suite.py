@@ -147,10 +147,11 @@ class Suite:
         r = o.n_rounds
         steps = r * self._typical_contestants() + 2 * r * 3
         steps += len(o.bulk_sizes) * r * (3 + self.has_numpy)
-        steps += 4 * r                                       # latency blocks
+        steps += 5 * r                                       # latency blocks
         steps += len(rulesets_bench.SCENARIOS) * r * (3 + self.has_numpy)
         steps += len(o.scaling_sizes) * r * 2
         steps += 2                                           # memory probes
+        steps += r                                           # bulk over many groups
         steps += 1                                           # odds
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
@@ -194,6 +195,8 @@ class Suite:
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
+        self._label = "bulk groups"
+        bulk["groups"] = self._groups(tick)
         self._label = "bulk memory"
         bulk["memory"] = self._memory(tick)
         result["bulk"] = bulk
@@ -333,6 +336,47 @@ class Suite:
                                       "numpy_simple": None, "d20": None}}
         return {"sizes": sizes, "threads": cores, "scenario": scenario}
 
+    #: Groups (and as many targets) one bulk request of 10^5 attacks is spread over.
+    GROUPS = (10, 100, 1600)
+
+    def _groups(self, tick) -> list[dict]:
+        """10^5 attacks over 10, 100 and 1600 `attacks` entries (each its own target): resolve
+        and to_dict, single thread, medians of interleaved rounds. Flat µs per attack is the
+        aim; what grows with the groups is the answer itself (one entry per group and target)."""
+        o = self.options
+        total = o.size(10**5)
+        strike = {k: v for k, v in TYPICAL.single_request()["strikes"][0].items() if k != "target"}
+        attacker = TYPICAL.single_request()["attacker"]
+        requests = {}
+        for groups in self.GROUPS:
+            per = max(1, total // groups)
+            requests[groups] = {
+                "profiles": {"p": {"attacker": attacker, "strikes": [strike]}},
+                "targets": {f"t{i}": {"ac": 14} for i in range(groups)},
+                "attacks": [{"profile": "p", "target": f"t{i}", "count": per} for i in range(groups)],
+                "seed": 7,
+            }
+        samples: dict[int, list[tuple[float, float]]] = {g: [] for g in self.GROUPS}
+        for r in range(o.n_rounds):
+            order = list(self.GROUPS)
+            order = order[r % len(order):] + order[:r % len(order)]
+            for groups in order:
+                start = time.perf_counter()
+                result = fracas.resolve_bulk(requests[groups], threads=1)
+                rolled = time.perf_counter()
+                result.to_dict()
+                samples[groups].append((rolled - start, time.perf_counter() - rolled))
+            tick()
+        rows = []
+        for groups in self.GROUPS:
+            attacks = max(1, total // groups) * groups
+            resolve_s = statistics.median(s for s, _ in samples[groups])
+            to_dict_s = statistics.median(d for _, d in samples[groups])
+            rows.append({"groups": groups, "attacks": attacks, "resolve_s": resolve_s, "to_dict_s": to_dict_s,
+                         "resolve_us_per_attack": resolve_s / attacks * 1e6,
+                         "to_dict_us_per_group": to_dict_s / groups * 1e6})
+        return rows
+
     def _latency(self, tick) -> dict:
         """One `fracas.resolve` per call, each call timed alone; medians in µs."""
         o = self.options
@@ -340,6 +384,7 @@ class Suite:
             "single_resolve_us": engine_runs.single(TYPICAL),
             "single_resolve_json_us": engine_runs.single(TYPICAL, as_json=True),
             "single_resolve_to_dict_us": engine_runs.single(TYPICAL, to_dict=True),
+            "single_resolve_first_us": engine_runs.single(TYPICAL, first=True),
             "single_resolve_python_us": engine_runs.single(TYPICAL),
         }
         samples: dict[str, list[float]] = {key: [] for key in calls}

@@ -53,6 +53,10 @@ def test_json_has_the_documented_shape(quick_run):
     assert positive(doc["generator"]["words_per_s"])
     assert positive(doc["generator"]["attacks_per_s_limit"])
     assert positive(doc["api"]["single_resolve_us"])
+    assert positive(doc["api"]["single_resolve_first_us"])
+    groups = doc["bulk"]["groups"]
+    assert [g["groups"] for g in groups] == [10, 100, 1600]
+    assert all(positive(g["resolve_us_per_attack"]) and positive(g["to_dict_us_per_group"]) for g in groups)
     ratios = doc["scenarios"]["typical"]["ratios"]
     for key in ("compiled_vs_randint", "compiled_vs_numpy", "compiled_vs_python", "compiled_vs_generator"):
         assert positive(ratios[key]), key
@@ -95,6 +99,12 @@ def test_targets_are_reported_not_enforced(quick_run):
         assert target["met"] in (True, False, None)
     memory = next(t for t in doc["targets"] if t["key"] == "bulk_memory_mb")
     assert memory["met"] is None        # 10^8 is not measured in a quick run
+
+
+def test_tables_show_the_groups_row_and_the_first_call(quick_run):
+    text = quick_run[0].output
+    assert "Bulk over many groups" in text and "per attack" in text
+    assert "the first call of a request shape" in text
 
 
 def test_tables_print_attacks_per_second_and_ratios(quick_run):

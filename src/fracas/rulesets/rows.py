@@ -328,16 +328,13 @@ class BulkJob:
             raise RuntimeError(f"kernel error {err}")
 
     def merge(self, parts: Any) -> Any:
-        acc_t = [0] * (len(self.targets) * L.U_WIDTH)
-        acc_g = [0] * (len(self.group_info) * (L.K_WIDTH + L.HIST_BINS))
-        for t, g in parts:
-            for i, value in enumerate(t):
-                if i % L.U_WIDTH == L.U_LONGEST:
-                    acc_t[i] = max(acc_t[i], value)
-                else:
-                    acc_t[i] += value
-            for i, value in enumerate(g):
-                acc_g[i] += value
+        """Every worker's totals added up (the longest run: the largest), column by column."""
+        acc_t, acc_g = list(parts[0][0]), list(parts[0][1])
+        for t, g in parts[1:]:
+            acc_t = [a + b for a, b in zip(acc_t, t)]
+            acc_g = [a + b for a, b in zip(acc_g, g)]
+        for i in range(L.U_LONGEST, len(acc_t), L.U_WIDTH):
+            acc_t[i] = max(p[0][i] for p in parts)
         return acc_t, acc_g
 
     def group_of_attack(self, attack: int) -> int:

@@ -69,20 +69,12 @@ class BulkPlan:
             raise self._error(err, info[2])
 
     def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
-        acc_t = [0] * (len(self.targets) * L.T_WIDTH)
-        acc_b = [0] * (len(self.targets) * L.N_TYPES)
-        acc_g = [0] * (len(self.group_info) * (L.G_WIDTH + L.HIST_BINS))
-        for t, b, g in parts:
-            for i in range(len(acc_t)):
-                if i % L.T_WIDTH == L.T_LONGEST:
-                    acc_t[i] = max(acc_t[i], t[i])
-                else:
-                    acc_t[i] += t[i]
-            for i in range(len(acc_b)):
-                acc_b[i] += b[i]
-            for i in range(len(acc_g)):
-                acc_g[i] += g[i]
-        return acc_t, acc_b, acc_g
+        """Every worker's totals added up (the longest chain: the largest), column by column
+        in C (zip and sum), not element by element: flat in the number of groups and targets."""
+        acc_t = _add(p[0] for p in parts)
+        for i in range(L.T_LONGEST, len(acc_t), L.T_WIDTH):
+            acc_t[i] = max(p[0][i] for p in parts)
+        return acc_t, _add(p[1] for p in parts), _add(p[2] for p in parts)
 
     def roll_listed(self, state: array[int], first: int, count: int) -> list[dict[str, Any]]:
         """Detail 'attacks' or 'dice': every attack's damage (and dice) in this chunk."""
@@ -257,3 +249,12 @@ class BulkResult:
         if self.attacks is not None:
             result["attacks"] = self.attacks
         return result
+
+
+def _add(columns: Any) -> list[int]:
+    """Element-wise sum of equal-length integer arrays (one array: copied in C)."""
+    first, *rest = columns
+    total = list(first)
+    for other in rest:
+        total = [a + b for a, b in zip(total, other)]
+    return total

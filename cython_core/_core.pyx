@@ -590,6 +590,28 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     return err
 
 
+cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+def seed_state(uint64_t seed, uint32_t[::1] state):
+    """Write the xoshiro128** state of a 64-bit seed into `state` (four words): two
+    SplitMix64 outputs, low word first (fracas.rng.seed_state, in C)."""
+    if state.shape[0] < 4:
+        raise ValueError("the state needs four words")
+    cdef uint64_t sm = seed
+    cdef uint64_t o1 = _splitmix64(&sm)
+    cdef uint64_t o2 = _splitmix64(&sm)
+    state[0] = <uint32_t>(o1 & 0xFFFFFFFF)
+    state[1] = <uint32_t>(o1 >> 32)
+    state[2] = <uint32_t>(o2 & 0xFFFFFFFF)
+    state[3] = <uint32_t>(o2 >> 32)
+
+
 def generator_words(uint32_t[::1] state, int64_t count):
     """Draw `count` raw 32-bit words and return their XOR (the generator's speed limit)."""
     cdef Dice dice

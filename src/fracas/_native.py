@@ -11,10 +11,12 @@ draw dice, and fill preallocated output buffers. They return an error code
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from .dice import Dice, KernelError
 from .rng import Xoshiro128
+from .rng import seed_state as rng_seed_state
 from ._layout import (
     CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK,
     G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
@@ -255,6 +257,11 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
         info[2], info[3] = err.where, err.position
         return err.code
     return E_OK
+
+
+def seed_state(seed: int, state: Any) -> None:
+    """Write the xoshiro128** state of a 64-bit seed into `state` (four words)."""
+    state[:4] = array("I", rng_seed_state(seed))
 
 
 def generator_words(state: Any, count: Any) -> Any:

@@ -11,8 +11,11 @@ from __future__ import annotations
 from array import array
 from typing import Any, Optional
 
+from . import _kernels  # (a cycle: _kernels imports this through _native; used at call time only)
 from ._layout import E_ROLL_RANGE, E_ROLLS_SHORT
-from .rng import Xoshiro128, seed_state
+from .rng import SEED_LIMIT, Xoshiro128
+
+_FOUR_ZEROS = (0, 0, 0, 0)
 
 
 class KernelError(Exception):
@@ -42,7 +45,11 @@ class Dice(Xoshiro128):
     @classmethod
     def from_seed(cls, seed: int, rolls: Optional[array[int]] = None) -> "Dice":
         """A stream for one request: the seed's generator, or its injected faces."""
-        return cls(array("I", seed_state(seed)), rolls, 0)
+        if not 0 <= seed < SEED_LIMIT:
+            raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
+        state = array("I", _FOUR_ZEROS)
+        _kernels.active().seed_state(seed, state)  # the compiled core does it in C
+        return cls(state, rolls, 0)
 
     @property
     def state(self) -> Any:

@@ -82,9 +82,12 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
                 _PLANS.move_to_end(key)
     if cached is not None:
         ruleset, plan = cached
-        extras = convert({"seed": request.get("seed"), "rolls": request.get("rolls")}, _SeedAndRolls)
-        seed = _pick_seed(extras.seed, seed)
-        rolls = check_rolls(extras.rolls, ruleset.largest_die)
+        given_seed, given_rolls = request.get("seed"), request.get("rolls")
+        if given_rolls is not None or (given_seed is not None and type(given_seed) is not int):
+            extras = convert({"seed": given_seed, "rolls": given_rolls}, _SeedAndRolls)
+            given_seed, given_rolls = extras.seed, extras.rolls
+        seed = _pick_seed(given_seed, seed)
+        rolls = check_rolls(given_rolls, ruleset.largest_die)
     else:
         ruleset = rulesets.for_request(request)
         typed = ruleset.decode(kind, request)

@@ -8,7 +8,7 @@ from the same stream afterwards (docs/ENGINE.md §2).
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ... import _kernels
@@ -32,6 +32,12 @@ class AttackPlan:
     metas: list[StrikeMeta]
     targets: dict[str, TargetInfo]
     ruleset: str
+    #: The kernel's one group (strikes 0..n-1, one attack): read only, so made once.
+    groups: array[int] = field(default_factory=lambda: array("q"))
+
+    def __post_init__(self) -> None:
+        if not self.groups:
+            self.groups = array("q", (0, len(self.metas), 1))
 
 
 def kernel_error(code: int, where: int, position: int, rolls: Optional[array[int]],
@@ -78,7 +84,7 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     """Roll a compiled attack from `dice` (generator or injected faces)."""
     kernel = _kernels.active()
     n = len(attack.metas)
-    groups = array("q", (0, n, 1))
+    groups = attack.groups
     capacity = n * _LOG_PER_STRIKE
     state, rolls = dice.state, dice.rolls
     start = state.tobytes()  # a crit chain past the log's room rolls again from here

@@ -307,8 +307,9 @@ def journal_replay(path, request_id) -> None:
         entry = _entry(journal, request_id)
     finally:
         journal.close()
-    call = {"attack.resolve": fracas.resolve, "attack.bulk": fracas.resolve_bulk,
-            "initiative.roll": fracas.roll_initiative, "morale.check": fracas.check_morale}[entry.method]
+    from fracas.drive import ENGINE_CALLS
+
+    call = getattr(fracas, ENGINE_CALLS[entry.method])
     recorded = orjson.loads(entry.result)
     replayed = call(orjson.loads(entry.params), seed=recorded["seed"]).to_dict()
     found = differences({k: v for k, v in recorded.items() if k != "backend"},

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
 from fracas.diff import differences
+from fracas.drive import ENGINE_CALLS
 from fracas.requests import key_path
 
 from . import errors
@@ -738,12 +739,8 @@ class Dispatcher:
         estimate = 2 * len(entry.result) + _REPLY_BASE
         before = batch.reply_bytes
         self._spend(batch, "$.params.id", attacks=attacks, reply_bytes=estimate)
-        engine_call = {
-            "attack.resolve": self._engine.resolve,
-            "attack.bulk": self._bulk_call(batch),
-            "initiative.roll": self._engine.roll_initiative,
-            "morale.check": self._engine.check_morale,
-        }[entry.method]
+        engine_call = (self._bulk_call(batch) if entry.method == "attack.bulk"
+                       else getattr(self._engine, ENGINE_CALLS[entry.method]))
         replayed = self._engine_call(engine_call, params, seed=recorded["seed"]).to_dict()
         # The backend that rolled is not part of the roll.
         differences = _differences(

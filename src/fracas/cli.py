@@ -536,8 +536,7 @@ def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, a
 
 
 # -- replay ----------------------------------------------------------------------------
-_ENGINE_METHODS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
-                   "initiative.roll": "roll_initiative", "morale.check": "check_morale"}
+from .drive import ENGINE_CALLS as _ENGINE_METHODS  # noqa: E402 - the rolling methods' engine calls
 
 
 def _method_of(request: Any) -> str:

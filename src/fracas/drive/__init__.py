@@ -36,6 +36,12 @@ def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
 
+#: The engine call (a `fracas` function) behind each rolling bridge method: the one map
+#: the bridge's journal.replay, `fracas journal replay` and `fracas replay` share.
+ENGINE_CALLS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
+                "initiative.roll": "roll_initiative", "morale.check": "check_morale"}
+
+
 #: Compiled attacks of recent request shapes, by content (seed and rolls aside): a GM's
 #: macro sends the same attack every turn, and checking and compiling it is most of a
 #: single call's time. Plans are never changed by rolling, so one serves many rolls.

@@ -41,11 +41,23 @@ __all__ = [
 ]
 
 
+#: The drivers, imported on the first call (keeps `import fracas` light for the CLI),
+#: then kept: a single attack is a hot path.
+_DRIVE: Any = None
+
+
+def _load_drive() -> Any:
+    global _DRIVE
+    from . import drive
+
+    _DRIVE = drive
+    return drive
+
+
 def resolve(request: Any, *, seed: Optional[int] = None) -> AttackOutcome:
     """Resolve one attack of any ruleset; see `fracas.drive.resolve`."""
-    from .drive import resolve as _resolve
-
-    return _resolve(request, seed=seed)
+    result: AttackOutcome = (_DRIVE or _load_drive()).resolve(request, seed=seed)
+    return result
 
 
 def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
@@ -85,3 +97,4 @@ def __getattr__(name: str) -> str:
     if name == "backend":
         return _kernels.name()
     raise AttributeError(f"module 'fracas' has no attribute {name!r}")
+

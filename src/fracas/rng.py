@@ -7,7 +7,7 @@ against; `docs/ENGINE.md` section 1 states it in words. The state is a list of f
 
 from __future__ import annotations
 
-import secrets
+import os
 
 MASK32 = 0xFFFFFFFF
 MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -44,7 +44,7 @@ def chunk_seed(seed: int, chunk: int) -> int:
 
 def new_seed() -> int:
     """A fresh 64-bit seed from the operating system."""
-    return secrets.randbits(64)
+    return int.from_bytes(os.urandom(8), "little")
 
 
 class Xoshiro128:

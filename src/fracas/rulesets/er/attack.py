@@ -22,6 +22,8 @@ from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Target
 
 _LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chains retry
+_ZERO_Q = array("q", [0])
+_ZERO_I = array("i", [0])
 
 
 @dataclass(slots=True)
@@ -89,9 +91,10 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     state, rolls = dice.state, dice.rolls
     start = state.tobytes()  # a crit chain past the log's room rolls again from here
     while True:
-        out = array("q", bytes(8 * n * L.OUT_WIDTH))
-        log = array("i", bytes(4 * 2 * capacity))
-        info = array("q", (dice.pos, 0, 0, 0))
+        out = _ZERO_Q * (n * L.OUT_WIDTH)  # zeroed buffers made by repetition (one allocation each)
+        log = _ZERO_I * (2 * capacity)
+        info = _ZERO_Q * 4
+        info[0] = dice.pos
         err = kernel.roll_detail(attack.plan, groups, len(attack.targets), 0, 1, state, rolls, out, log, info)
         if err != L.E_LOG_FULL:
             break

@@ -215,6 +215,9 @@ class App {
     lines.push(
       `Body bar: ${c.bar} · minimum ${c.min}${c.below_min ? ' (damage may go below)' : ''} · cards: ${c.output} · ` +
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
+      `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
+      `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
       `markers: ${Object.keys(c.markers).length ? esc.text(Object.keys(c.markers).map((k) => `${k}=${c.markers[k]}`).join(', ')) : 'condition names'}`,
       `relay: ${c.relay_chunk} characters per frame, ${c.relay_timeout} s timeout`,
@@ -424,6 +427,9 @@ function defaultConfig() {
     below_min: false, // …unless this is on
     output: 'public', // attack cards: public, or whispered to the GM and the attacker
     players_attack: true, // players may attack with tokens they control
+    players_seed: false, // players may choose the dice (--seed, --rolls)
+    players_any_layer: false, // players may target tokens off the token layer
+    show_npc_body: false, // public cards show an NPC's Body before → after
     attrs: Object.assign({}, DEFAULT_ATTRS),
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame
@@ -584,7 +590,8 @@ function helpHtml(config) {
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--players-attack on|off, --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
     item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
@@ -733,7 +740,7 @@ function targetBody(entry, applied) {
       line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
     }
   }
-  if (applied && applied.after !== undefined) line += `<br>Body ${applied.before} → ${applied.after}`;
+  if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
   else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
   return line;
 }
@@ -780,7 +787,7 @@ function mobCard(result, ctx) {
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
     const applied = ctx.applied && ctx.applied[tid];
-    if (applied && applied.after !== undefined) line += `<br>Body ${applied.before} → ${applied.after}`;
+    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
     else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push([ctx.names[tid] || tid, line]);
   }
@@ -928,6 +935,19 @@ function applyOptions(config, options) {
       case 'players-attack':
         next.players_attack = onOff(single(option), '--players-attack');
         changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
+        break;
+      case 'players-seed':
+        next.players_seed = onOff(single(option), '--players-seed');
+        changes.push(next.players_seed ? 'players may choose the dice (--seed, --rolls)' : 'only the GM chooses the dice');
+        break;
+      case 'players-any-layer':
+        next.players_any_layer = onOff(single(option), '--players-any-layer');
+        changes.push(next.players_any_layer ? 'players may target tokens on any layer'
+          : 'players may target only tokens on the token layer');
+        break;
+      case 'show-npc-body':
+        next.show_npc_body = onOff(single(option), '--show-npc-body');
+        changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
         break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
@@ -3922,6 +3942,7 @@ const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
+const permissions = require('./permissions');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
@@ -4084,6 +4105,7 @@ function buildAttack(app, msg, cmd, extra = []) {
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
+  permissions.checkDice(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
   const plan = strikesFor(app, attacker, collected, options);
   const targetIds = assignTargets(plan.targets || plan.defaults.targets, plan.strikes);
@@ -4095,6 +4117,7 @@ function buildAttack(app, msg, cmd, extra = []) {
     if (targets[id]) continue;
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    permissions.checkTarget(app, msg, token, id);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
@@ -4141,6 +4164,7 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  permissions.hideNpcBody(app, options.whisper, tokens, applied);
   const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
   app.postCard(msg, card, options.whisper);
   return result;
@@ -4452,6 +4476,71 @@ function finish(strike, defaults, index) {
 
 module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
   },
+  "src/mod/permissions.js": function (module, exports, require) {
+'use strict';
+// Who may do what. Players may attack (with tokens they control), but by default only
+// the GM chooses the dice (--seed, --rolls), targets tokens off the token layer, or
+// sees an NPC's Body on a public card. `!fracas config` turns each on for players.
+
+const { UsageError } = require('./usage');
+
+/** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
+function checkDice(app, msg, options) {
+  if (app.edge.isGM(msg.playerid) || app.s().config.players_seed) return;
+  const given = [];
+  if (options.seed !== undefined) given.push('--seed');
+  if (options.rolls) given.push('--rolls');
+  if (given.length) {
+    throw new UsageError(`${given.join(' and ')}: only the GM chooses the dice (the GM can allow it with ` +
+      '!fracas config --players-seed on); nothing was rolled');
+  }
+}
+
+/**
+ * Refuse a player's target that is not on the token layer (a GM-layer token, a map
+ * object) unless `!fracas config --players-any-layer on`. The refusal names the id the
+ * player gave, never the token's name (a hidden token stays hidden).
+ */
+function checkTarget(app, msg, token, id) {
+  if (app.edge.isGM(msg.playerid) || app.s().config.players_any_layer) return;
+  if (token.get('layer') !== 'objects') {
+    throw new UsageError(`--target ${id}: players may target only tokens on the token layer (the GM can allow ` +
+      'others with !fracas config --players-any-layer on); nothing was rolled');
+  }
+}
+
+function listed(value) {
+  return String(value || '').split(',').map((x) => x.trim()).filter(Boolean);
+}
+
+/** Whether no player controls `token` (nor the character it represents): a GM's creature. */
+function isNpc(edge, token) {
+  if (listed(token.get('controlledby')).length) return false;
+  const character = edge.getCharacter(token.get('represents'));
+  return !character || !listed(character.get('controlledby')).length;
+}
+
+/** Whether a card posted now would be public (not whispered). */
+function isPublic(app, whisper) {
+  return !whisper && app.s().config.output === 'public';
+}
+
+/**
+ * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a
+ * public card must not show (unless `!fracas config --show-npc-body on`).
+ */
+function hideNpcBody(app, whisper, tokens, applied) {
+  if (!isPublic(app, whisper) || app.s().config.show_npc_body) return applied;
+  for (const tid of Object.keys(applied)) {
+    const token = tokens[tid] || app.edge.getGraphic(tid);
+    const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
+    if (token && isNpc(app.edge, token)) for (const entry of entries) if (entry) entry.hidden = true;
+  }
+  return applied;
+}
+
+module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
+  },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
 // `!fracas attack` for Worldwalker, Cartyrion and the old-school rules (chosen with
@@ -4473,6 +4562,7 @@ const cards = require('./cards');
 const store = require('./store');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
+const permissions = require('./permissions');
 const rulesets = require('../rulesets');
 
 // Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
@@ -4597,7 +4687,7 @@ function strikeLine(ruleset, s) {
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
-function readTargets(app, name, o, ids) {
+function readTargets(app, name, o, ids, msg) {
   const spec = FIELDS[name];
   const names = {};
   const tokens = {};
@@ -4606,6 +4696,7 @@ function readTargets(app, name, o, ids) {
     if (targets[id]) continue;
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    if (msg) permissions.checkTarget(app, msg, token, id);
     const read = fromSheet(app, token, spec.target, o.target);
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
@@ -4622,10 +4713,11 @@ function readTargets(app, name, o, ids) {
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
   const o = parse(name, cmd.options, extra);
+  permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const { names, tokens, targets } = readTargets(app, name, o, o.targets);
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const request = {
     ruleset: name, attacker: attacker.values,
@@ -4662,13 +4754,15 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  permissions.hideNpcBody(app, o.whisper, tokens, applied);
   const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
   for (const tid of Object.keys(result.targets)) {
     const entry = result.targets[tid];
     let text = `${entry.damage} damage`;
     if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
     for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
     }
     rows.push([names[tid], text]);
   }
@@ -4701,7 +4795,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
-  const { names, targets } = readTargets(app, name, o, targetIds);
+  const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const profiles = {};
   const profileOf = new Map();
@@ -5436,6 +5530,7 @@ function applyMob(app, pending, result, id) {
     if (applied[tid].change) changes.push(applied[tid].change);
   }
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
   const card = cards.mobCard(result, {
     id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
   });

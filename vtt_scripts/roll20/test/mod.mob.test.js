@@ -101,7 +101,9 @@ test('the answer is applied once: per-target totals off the bars, one card, one 
   const got = answer(emu, emu.gm, reply);
   const fields = Emulator.fields(card(got).text);
   assert.equal(fields.name, 'Mob: 5 attackers, 5 attacks');
-  assert.match(plain(fields.Goblin), /^5 damage from 4 attacks · 2 hit · 1 crit · 1 undodgeable\nBody 12 → 7$/);
+  // The goblin is an NPC: a public card says the damage was applied, not its Body; Sir Kay is a player's.
+  assert.match(plain(fields.Goblin), /^5 damage from 4 attacks · 2 hit · 1 crit · 1 undodgeable\ndamage applied$/);
+  assert.equal(tokens.goblin.get('bar1_value'), 7);
   assert.match(plain(fields['Sir Kay']), /Body 20 → 17/);
   assert.equal(plain(fields.mob), '2 × Skeleton → Goblin\n2 × Skeleton → Sir Kay\n1 × Skeleton (prone) → Goblin');
   assert.equal(tokens.goblin.get('bar1_value'), 7);
@@ -215,7 +217,7 @@ test('!fracas mob --ruleset cartyrion: profiles from fracas_FIELD attributes, th
   const got = answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, result });
   const fields = Emulator.fields(card(got).text);
   assert.equal(fields.name, 'Mob (Cartyrion): 3 attackers, 3 attacks');
-  assert.match(plain(fields.Goblin), /^40 damage from 3 attacks · 3 hit · stamina 40, injury 0 · 2 explosions\nBody 12 → 0$/);
+  assert.match(plain(fields.Goblin), /^40 damage from 3 attacks · 3 hit · stamina 40, injury 0 · 2 explosions\ndamage applied$/);
   // A mistake is caught before anything is sent.
   const bad = emu.chat(emu.gm, `!fracas mob --ruleset cartyrion --die d7 --target ${tokens.goblin.id}`, { selected: brutes.map((t) => t.id) });
   assert.ok(bad.every((o) => !P.parseFrame(o.text)));

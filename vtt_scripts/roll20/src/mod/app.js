@@ -190,6 +190,9 @@ class App {
     lines.push(
       `Body bar: ${c.bar} · minimum ${c.min}${c.below_min ? ' (damage may go below)' : ''} · cards: ${c.output} · ` +
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
+      `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
+      `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
       `markers: ${Object.keys(c.markers).length ? esc.text(Object.keys(c.markers).map((k) => `${k}=${c.markers[k]}`).join(', ')) : 'condition names'}`,
       `relay: ${c.relay_chunk} characters per frame, ${c.relay_timeout} s timeout`,

@@ -9,6 +9,7 @@ const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
+const permissions = require('./permissions');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
@@ -171,6 +172,7 @@ function buildAttack(app, msg, cmd, extra = []) {
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
+  permissions.checkDice(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
   const plan = strikesFor(app, attacker, collected, options);
   const targetIds = assignTargets(plan.targets || plan.defaults.targets, plan.strikes);
@@ -182,6 +184,7 @@ function buildAttack(app, msg, cmd, extra = []) {
     if (targets[id]) continue;
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    permissions.checkTarget(app, msg, token, id);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
@@ -228,6 +231,7 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  permissions.hideNpcBody(app, options.whisper, tokens, applied);
   const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
   app.postCard(msg, card, options.whisper);
   return result;

@@ -86,7 +86,7 @@ function targetBody(entry, applied) {
       line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
     }
   }
-  if (applied && applied.after !== undefined) line += `<br>Body ${applied.before} → ${applied.after}`;
+  if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
   else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
   return line;
 }
@@ -133,7 +133,7 @@ function mobCard(result, ctx) {
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
     const applied = ctx.applied && ctx.applied[tid];
-    if (applied && applied.after !== undefined) line += `<br>Body ${applied.before} → ${applied.after}`;
+    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
     else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push([ctx.names[tid] || tid, line]);
   }

@@ -59,6 +59,19 @@ function applyOptions(config, options) {
         next.players_attack = onOff(single(option), '--players-attack');
         changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
         break;
+      case 'players-seed':
+        next.players_seed = onOff(single(option), '--players-seed');
+        changes.push(next.players_seed ? 'players may choose the dice (--seed, --rolls)' : 'only the GM chooses the dice');
+        break;
+      case 'players-any-layer':
+        next.players_any_layer = onOff(single(option), '--players-any-layer');
+        changes.push(next.players_any_layer ? 'players may target tokens on any layer'
+          : 'players may target only tokens on the token layer');
+        break;
+      case 'show-npc-body':
+        next.show_npc_body = onOff(single(option), '--show-npc-body');
+        changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
+        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {

@@ -43,7 +43,8 @@ function helpHtml(config) {
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--players-attack on|off, --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
     item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),

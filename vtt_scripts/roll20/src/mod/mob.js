@@ -163,6 +163,7 @@ function applyMob(app, pending, result, id) {
     if (applied[tid].change) changes.push(applied[tid].change);
   }
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
   const card = cards.mobCard(result, {
     id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
   });

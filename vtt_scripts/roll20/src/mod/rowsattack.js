@@ -18,6 +18,7 @@ const cards = require('./cards');
 const store = require('./store');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
+const permissions = require('./permissions');
 const rulesets = require('../rulesets');
 
 // Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
@@ -142,7 +143,7 @@ function strikeLine(ruleset, s) {
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
-function readTargets(app, name, o, ids) {
+function readTargets(app, name, o, ids, msg) {
   const spec = FIELDS[name];
   const names = {};
   const tokens = {};
@@ -151,6 +152,7 @@ function readTargets(app, name, o, ids) {
     if (targets[id]) continue;
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    if (msg) permissions.checkTarget(app, msg, token, id);
     const read = fromSheet(app, token, spec.target, o.target);
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
@@ -167,10 +169,11 @@ function readTargets(app, name, o, ids) {
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
   const o = parse(name, cmd.options, extra);
+  permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const { names, tokens, targets } = readTargets(app, name, o, o.targets);
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const request = {
     ruleset: name, attacker: attacker.values,
@@ -207,13 +210,15 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
+  permissions.hideNpcBody(app, o.whisper, tokens, applied);
   const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
   for (const tid of Object.keys(result.targets)) {
     const entry = result.targets[tid];
     let text = `${entry.damage} damage`;
     if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
     for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
     }
     rows.push([names[tid], text]);
   }
@@ -246,7 +251,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
-  const { names, targets } = readTargets(app, name, o, targetIds);
+  const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
   const profiles = {};
   const profileOf = new Map();

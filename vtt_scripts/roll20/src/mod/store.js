@@ -42,6 +42,9 @@ function defaultConfig() {
     below_min: false, // …unless this is on
     output: 'public', // attack cards: public, or whispered to the GM and the attacker
     players_attack: true, // players may attack with tokens they control
+    players_seed: false, // players may choose the dice (--seed, --rolls)
+    players_any_layer: false, // players may target tokens off the token layer
+    show_npc_body: false, // public cards show an NPC's Body before → after
     attrs: Object.assign({}, DEFAULT_ATTRS),
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame

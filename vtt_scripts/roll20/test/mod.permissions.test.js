@@ -1,0 +1,89 @@
+'use strict';
+// Who may do what (issue: Roll20, trust nothing a player sends): players cannot choose
+// their dice or target tokens off the token layer unless the GM allows it, and public
+// cards do not show an NPC's Body. Each hole is reproduced, then shown closed.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { world, card, notices, plain, assertSafe } = require('./world');
+const { Emulator } = require('./emulator');
+
+const STRIKE = '--dice 2 --style slashing --type edged';
+
+function logLength(emu) {
+  return (emu.state.fracas && emu.state.fracas.log) ? emu.state.fracas.log.length : 0;
+}
+
+test("a player's --seed or --rolls is refused by default: nothing rolled, nothing applied", () => {
+  const { emu, tokens, player } = world();
+  for (const dice of ['--seed 3', '--rolls 20,20', '--seed 1 --rolls 20,20']) {
+    const before = logLength(emu);
+    const out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} ${dice}`,
+      { selected: [tokens.knight.id] });
+    assert.equal(out.length, 1);
+    assert.equal(out[0].to, 'pat', 'the refusal is whispered to the player');
+    assert.match(plain(out[0].text), /only the GM chooses the dice .*!fracas config --players-seed on.*nothing was rolled/);
+    assert.equal(tokens.goblin.get('bar1_value'), '12');
+    assert.equal(logLength(emu), before);
+  }
+  // The other rulesets too.
+  const out = emu.chat(player, `!fracas attack --ruleset worldwalker --target ${tokens.goblin.id} --damage 1d8 --seed 4`,
+    { selected: [tokens.knight.id] });
+  assert.match(plain(out[0].text), /--seed: only the GM chooses the dice/);
+  // The GM always may; the GM can let players.
+  emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --seed 3`, { selected: [tokens.orc.id] });
+  assert.equal(emu.state.fracas.log[emu.state.fracas.log.length - 1].seed, 3);
+  emu.chat(emu.gm, '!fracas config --players-seed on');
+  emu.chat(player, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --seed 5`, { selected: [tokens.knight.id] });
+  assert.equal(emu.state.fracas.log[emu.state.fracas.log.length - 1].seed, 5);
+  assertSafe(assert, emu);
+});
+
+test('a player may target only tokens on the token layer; the refusal does not name a hidden token', () => {
+  const { emu, tokens, player } = world();
+  const lurker = emu.addToken({ name: 'Secret Lich', layer: 'gmlayer', bar1_value: '30', bar1_max: '30' });
+  const rug = emu.addToken({ name: 'Rug', layer: 'map', bar1_value: '5', bar1_max: '5' });
+  for (const target of [lurker, rug]) {
+    const out = emu.chat(player, `!fracas attack --target ${target.id} ${STRIKE}`, { selected: [tokens.knight.id] });
+    assert.equal(out.length, 1);
+    const text = plain(out[0].text);
+    assert.match(text, new RegExp(`--target ${target.id}: players may target only tokens on the token layer`));
+    assert.ok(!text.includes('Secret Lich') && !text.includes('Rug'), text);
+  }
+  assert.equal(lurker.get('bar1_value'), '30');
+  const rows = emu.chat(player, `!fracas attack --ruleset old-school --target ${lurker.id} --damage 1d6`,
+    { selected: [tokens.knight.id] });
+  assert.match(plain(rows[0].text), /players may target only tokens on the token layer/);
+  // The GM may; and may let players.
+  const gm = emu.chat(emu.gm, `!fracas attack --target ${lurker.id} ${STRIKE} --ac 12 --seed 2`, { selected: [tokens.orc.id] });
+  assert.equal(Emulator.fields(card(gm).text).name, 'Orc attacks');
+  emu.chat(emu.gm, '!fracas config --players-any-layer on');
+  const allowed = emu.chat(player, `!fracas attack --target ${lurker.id} ${STRIKE} --ac 12`, { selected: [tokens.knight.id] });
+  assert.equal(Emulator.fields(card(allowed).text).name, 'Sir Kay attacks');
+  assertSafe(assert, emu);
+});
+
+test("public cards hide an NPC's Body, show a player's; whispered cards and --show-npc-body show both", () => {
+  const { emu, tokens, player } = world();
+  // Rolls that hit: the orc hits the goblin (an NPC) and Sir Kay (a player's).
+  let fields = Emulator.fields(card(emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --rolls 20,19,3`,
+    { selected: [tokens.orc.id] })).text);
+  assert.match(plain(fields.Goblin), /damage applied$/);
+  assert.ok(!/Body/.test(plain(fields.Goblin)));
+  fields = Emulator.fields(card(emu.chat(emu.gm, `!fracas attack --target ${tokens.knight.id} ${STRIKE} --rolls 20,19,3`,
+    { selected: [tokens.orc.id] })).text);
+  assert.match(plain(fields['Sir Kay']), /Body 20 → \d+$/);
+  // Whispered to the GM: the numbers are there.
+  const whispered = emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --rolls 20,19,3 --whisper`,
+    { selected: [tokens.orc.id] });
+  assert.match(plain(Emulator.fields(whispered[0].text).Goblin), /Body \d+ → \d+$/);
+  emu.chat(emu.gm, '!fracas config --show-npc-body on');
+  fields = Emulator.fields(card(emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --rolls 20,19,3`,
+    { selected: [tokens.orc.id] })).text);
+  assert.match(plain(fields.Goblin), /Body \d+ → \d+$/);
+  const shown = notices(emu.chat(emu.gm, '!fracas config')).join('\n');
+  assert.match(shown, /players may choose the dice \(--seed, --rolls\): no/);
+  assert.match(shown, /players may target tokens off the token layer: no/);
+  assert.match(shown, /public cards show NPCs' Body: yes/);
+  assert.ok(player);
+  assertSafe(assert, emu);
+});

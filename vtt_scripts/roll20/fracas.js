@@ -254,6 +254,8 @@ module.exports = { App, COMMANDS };
 // quoted values, `{{ … }}` to spread a long command over several lines, and inline
 // rolls (`[[1d4]]`) replaced by their totals.
 
+const { UsageError } = require('./usage');
+
 const MAX_TOKENS = 400;
 
 /** Replace `$[[n]]` markers with the totals of the message's inline rolls. */
@@ -272,7 +274,7 @@ function words(line) {
   const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
   let m;
   while ((m = re.exec(line)) !== null) {
-    if (out.length >= MAX_TOKENS) throw new Error(`too many words in one command (the most is ${MAX_TOKENS})`);
+    if (out.length >= MAX_TOKENS) throw new UsageError(`too many words in one command (the most is ${MAX_TOKENS})`);
     out.push(m[1] !== undefined ? m[1] : m[2] !== undefined ? m[2] : m[3]);
   }
   return out;
@@ -321,12 +323,36 @@ function parse(content, prefix = '!fracas') {
 function parseOptions(text) {
   const parsed = parse(`!fracas x ${String(text || '')}`);
   if (parsed.positional.length) {
-    throw new Error(`"${parsed.positional[0]}" is not an option (options start with --)`);
+    throw new UsageError(`"${parsed.positional[0]}" is not an option (options start with --)`);
   }
   return parsed.options;
 }
 
 module.exports = { parse, parseOptions, words, expandInlineRolls, MAX_TOKENS };
+  },
+  "src/mod/usage.js": function (module, exports, require) {
+'use strict';
+// A mistake in a command: the script whispers its message back and changes nothing.
+class UsageError extends Error {}
+
+/** On/off words, as TokenMod reads them. */
+function onOff(value, what) {
+  const v = String(value === undefined ? '' : value).toLowerCase();
+  if (['on', 'yes', 'true', '1'].includes(v)) return true;
+  if (['off', 'no', 'false', '0'].includes(v)) return false;
+  throw new UsageError(`${what} takes on or off, not "${value === undefined ? '' : value}"`);
+}
+
+/** A whole number in [low, high] from a command argument. */
+function integer(value, what, low, high) {
+  const text = String(value === undefined ? '' : value).trim();
+  if (!/^[+-]?\d{1,9}$/.test(text)) throw new UsageError(`${what} takes a whole number, not "${text}"`);
+  const n = Number(text);
+  if (n < low || n > high) throw new UsageError(`${what} must be ${low} to ${high}, not ${n}`);
+  return n;
+}
+
+module.exports = { UsageError, onOff, integer };
   },
   "src/bigjson.js": function (module, exports, require) {
 'use strict';
@@ -806,30 +832,6 @@ function notice(title, lines, kind = 'info') {
 }
 
 module.exports = { attackCard, initiativeCard, mobCard, notice, template };
-  },
-  "src/mod/usage.js": function (module, exports, require) {
-'use strict';
-// A mistake in a command: the script whispers its message back and changes nothing.
-class UsageError extends Error {}
-
-/** On/off words, as TokenMod reads them. */
-function onOff(value, what) {
-  const v = String(value === undefined ? '' : value).toLowerCase();
-  if (['on', 'yes', 'true', '1'].includes(v)) return true;
-  if (['off', 'no', 'false', '0'].includes(v)) return false;
-  throw new UsageError(`${what} takes on or off, not "${value === undefined ? '' : value}"`);
-}
-
-/** A whole number in [low, high] from a command argument. */
-function integer(value, what, low, high) {
-  const text = String(value === undefined ? '' : value).trim();
-  if (!/^[+-]?\d{1,9}$/.test(text)) throw new UsageError(`${what} takes a whole number, not "${text}"`);
-  const n = Number(text);
-  if (n < low || n > high) throw new UsageError(`${what} must be ${low} to ${high}, not ${n}`);
-  return n;
-}
-
-module.exports = { UsageError, onOff, integer };
   },
   "src/errors.js": function (module, exports, require) {
 'use strict';
@@ -4900,13 +4902,18 @@ function post(app, id, text) {
   return frames.length;
 }
 
+/** The pending request `id`, an own entry only: ids come from chat ("toString" is not one). */
+function pendingOf(s, id) {
+  return typeof id === 'string' && Object.prototype.hasOwnProperty.call(s.relay.pending, id) ? s.relay.pending[id] : undefined;
+}
+
 function armTimeout(app, id) {
   const seconds = app.s().config.relay_timeout;
   const previous = app.timers.get(id);
   if (previous !== undefined) app.edge.clearTimeout(previous);
   app.timers.set(id, app.edge.setTimeout(() => app.guard(null, () => {
     app.timers.delete(id);
-    if (!app.s().relay.pending[id]) return;
+    if (!pendingOf(app.s(), id)) return;
     app.whisper('gm', cards.notice('fracas: no answer from the relay', [
       `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the relay userscript running in this tab, ` +
       'and is fracas serve running? A late answer is still applied once.',
@@ -4972,7 +4979,7 @@ function hello(app, info) {
 
 function answer(app, id, message) {
   const s = app.s();
-  const pending = s.relay.pending[id];
+  const pending = pendingOf(s, id);
   if (!pending) {
     if (!s.relay.applied.includes(id)) app.edge.log(`relay answer for unknown request ${id} ignored`);
     return; // already applied (a resend, a replayed chat): never twice
@@ -5017,7 +5024,7 @@ function statusCommand(app, msg) {
 
 function resendCommand(app, msg, cmd) {
   const id = cmd.positional[0];
-  const pending = id && app.s().relay.pending[id];
+  const pending = pendingOf(app.s(), id);
   if (!pending) throw new UsageError(id ? `request "${id}" is not waiting for an answer` : '!fracas resend needs a request id');
   // The same id: the bridge answers from its journal if it already rolled.
   const frames = post(app, id, pending.text);

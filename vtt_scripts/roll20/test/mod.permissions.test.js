@@ -87,3 +87,18 @@ test("public cards hide an NPC's Body, show a player's; whispered cards and --sh
   assert.ok(player);
   assertSafe(assert, emu);
 });
+
+test('ids and command lines from chat cannot reach prototype properties or throw a plain error', () => {
+  const { emu } = world();
+  for (const id of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    const out = emu.chat(emu.gm, `!fracas resend ${id}`);
+    assert.equal(out.length, 1);
+    assert.match(plain(out[0].text), new RegExp(`request "${id}" is not waiting for an answer`));
+  }
+  const long = `!fracas attack ${'--bonus 1 '.repeat(300)}`;
+  const out = emu.chat(emu.gm, long);
+  assert.equal(out.length, 1);
+  assert.match(plain(out[0].text), /too many words in one command \(the most is 400\)/);
+  assert.ok(!/internal|bug|stack/i.test(plain(out[0].text)), plain(out[0].text));
+  assertSafe(assert, emu);
+});

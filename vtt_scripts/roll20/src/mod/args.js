@@ -4,6 +4,8 @@
 // quoted values, `{{ … }}` to spread a long command over several lines, and inline
 // rolls (`[[1d4]]`) replaced by their totals.
 
+const { UsageError } = require('./usage');
+
 const MAX_TOKENS = 400;
 
 /** Replace `$[[n]]` markers with the totals of the message's inline rolls. */
@@ -22,7 +24,7 @@ function words(line) {
   const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
   let m;
   while ((m = re.exec(line)) !== null) {
-    if (out.length >= MAX_TOKENS) throw new Error(`too many words in one command (the most is ${MAX_TOKENS})`);
+    if (out.length >= MAX_TOKENS) throw new UsageError(`too many words in one command (the most is ${MAX_TOKENS})`);
     out.push(m[1] !== undefined ? m[1] : m[2] !== undefined ? m[2] : m[3]);
   }
   return out;
@@ -71,7 +73,7 @@ function parse(content, prefix = '!fracas') {
 function parseOptions(text) {
   const parsed = parse(`!fracas x ${String(text || '')}`);
   if (parsed.positional.length) {
-    throw new Error(`"${parsed.positional[0]}" is not an option (options start with --)`);
+    throw new UsageError(`"${parsed.positional[0]}" is not an option (options start with --)`);
   }
   return parsed.options;
 }

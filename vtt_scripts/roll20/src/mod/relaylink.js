@@ -37,13 +37,18 @@ function post(app, id, text) {
   return frames.length;
 }
 
+/** The pending request `id`, an own entry only: ids come from chat ("toString" is not one). */
+function pendingOf(s, id) {
+  return typeof id === 'string' && Object.prototype.hasOwnProperty.call(s.relay.pending, id) ? s.relay.pending[id] : undefined;
+}
+
 function armTimeout(app, id) {
   const seconds = app.s().config.relay_timeout;
   const previous = app.timers.get(id);
   if (previous !== undefined) app.edge.clearTimeout(previous);
   app.timers.set(id, app.edge.setTimeout(() => app.guard(null, () => {
     app.timers.delete(id);
-    if (!app.s().relay.pending[id]) return;
+    if (!pendingOf(app.s(), id)) return;
     app.whisper('gm', cards.notice('fracas: no answer from the relay', [
       `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the relay userscript running in this tab, ` +
       'and is fracas serve running? A late answer is still applied once.',
@@ -109,7 +114,7 @@ function hello(app, info) {
 
 function answer(app, id, message) {
   const s = app.s();
-  const pending = s.relay.pending[id];
+  const pending = pendingOf(s, id);
   if (!pending) {
     if (!s.relay.applied.includes(id)) app.edge.log(`relay answer for unknown request ${id} ignored`);
     return; // already applied (a resend, a replayed chat): never twice
@@ -154,7 +159,7 @@ function statusCommand(app, msg) {
 
 function resendCommand(app, msg, cmd) {
   const id = cmd.positional[0];
-  const pending = id && app.s().relay.pending[id];
+  const pending = pendingOf(app.s(), id);
   if (!pending) throw new UsageError(id ? `request "${id}" is not waiting for an answer` : '!fracas resend needs a request id');
   // The same id: the bridge answers from its journal if it already rolled.
   const frames = post(app, id, pending.text);

@@ -798,10 +798,19 @@ function initiativeCard(result, ctx) {
 }
 
 /** The compact card of a bulk (mob) result: totals per target, no dice. */
+/** A count from an answer that came through chat: a whole number, or "?" (never markup). */
+function count(value) {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : '?';
+}
+
 function mobCard(result, ctx) {
   const rows = [];
   for (const tid of Object.keys(result.targets || {})) {
-    const t = result.targets[tid];
+    if (ctx.names && !Object.prototype.hasOwnProperty.call(ctx.names, tid)) continue; // not a target of the request
+    const raw = result.targets[tid] || {};
+    const t = {};
+    for (const key of Object.keys(raw)) t[key] = count(raw[key]);
     const attacks = Number(t.attacks) || 0;
     let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
       ` · ${t.attacks_hit} hit`;
@@ -4939,7 +4948,9 @@ function send(app, method, params, meta, idPrefix = 'r20') {
 
 /** `!fracas-relay FRACAS1 …`: a frame from the relay. */
 function incoming(app, msg) {
-  if (!app.edge.isGM(msg.playerid)) return; // only the GM's browser relays
+  // Only the GM's browser relays: not a player, and not another Mod script (whose
+  // messages come from 'API', which Roll20's playerIsGM counts as a GM).
+  if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
   const now = app.edge.now();
@@ -5526,6 +5537,11 @@ function applyMob(app, pending, result, id) {
     throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
   }
   for (const tid of Object.keys(result.targets)) {
+    // Only the tokens the request named: an answer cannot aim damage anywhere else.
+    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
+      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+      continue;
+    }
     const damage = Number(result.targets[tid] && result.targets[tid].damage);
     if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
     const token = edge.getGraphic(tid);

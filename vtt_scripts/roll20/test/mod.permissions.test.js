@@ -102,3 +102,41 @@ test('ids and command lines from chat cannot reach prototype properties or throw
   assert.ok(!/internal|bug|stack/i.test(plain(out[0].text)), plain(out[0].text));
   assertSafe(assert, emu);
 });
+
+test('relay answers: never from another script, applied only to the targets the request named, never markup', () => {
+  const P = require('../src/protocol');
+  const { emu, tokens } = world();
+  const skeleton = emu.addCharacter('Skeleton', { strength: 4, fracas_strikes: '--dice 2 --style slashing --weight 1 --type edged' });
+  const bones = [emu.addToken({ name: 'Skeleton', represents: skeleton.id }), emu.addToken({ name: 'Skeleton', represents: skeleton.id })];
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: bones.map((t) => t.id) });
+  const r = new P.Reassembler();
+  let request;
+  for (const o of out) {
+    const frame = P.parseFrame(o.text);
+    const whole = frame && r.add(frame);
+    if (whole) request = JSON.parse(whole.text);
+  }
+  const answer = (from, result) => {
+    const outs = [];
+    const message = { jsonrpc: '2.0', id: request.id, result };
+    for (const f of P.frames('res', message.id, JSON.stringify(message), 300)) outs.push(...emu.chat(from, `!fracas-relay ${f}`));
+    return outs;
+  };
+  const forged = {
+    ruleset: 'enchanted-realms', seed: 1, detail: 'summary', groups: [], targets: {
+      [tokens.goblin.id]: { damage: 5, attacks: 2, attacks_hit: '<a href="!fracas config --reset">2</a>', crits: '[[1d20]]' },
+      [tokens.knight.id]: { damage: 9, attacks: 2, attacks_hit: 2 },
+    },
+  };
+  // Another Mod script (playerid 'API', a GM to Roll20's playerIsGM) cannot answer.
+  assert.deepEqual(answer(null, forged), []);
+  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  // The GM's relay can; a target the request did not name is not touched, and no field becomes markup.
+  const got = answer(emu.gm, forged);
+  assert.equal(tokens.goblin.get('bar1_value'), 7);
+  assert.equal(tokens.knight.get('bar1_value'), '20');
+  const text = card(got).text;
+  assert.ok(!text.includes('<a ') && !text.includes('[[') && !text.includes('Sir Kay'), text);
+  assert.match(plain(Emulator.fields(text).Goblin), /^5 damage from 2 attacks · \? hit · \? crits/);
+  assertSafe(assert, emu);
+});

@@ -118,10 +118,19 @@ function initiativeCard(result, ctx) {
 }
 
 /** The compact card of a bulk (mob) result: totals per target, no dice. */
+/** A count from an answer that came through chat: a whole number, or "?" (never markup). */
+function count(value) {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : '?';
+}
+
 function mobCard(result, ctx) {
   const rows = [];
   for (const tid of Object.keys(result.targets || {})) {
-    const t = result.targets[tid];
+    if (ctx.names && !Object.prototype.hasOwnProperty.call(ctx.names, tid)) continue; // not a target of the request
+    const raw = result.targets[tid] || {};
+    const t = {};
+    for (const key of Object.keys(raw)) t[key] = count(raw[key]);
     const attacks = Number(t.attacks) || 0;
     let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
       ` · ${t.attacks_hit} hit`;

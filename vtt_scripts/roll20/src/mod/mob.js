@@ -152,6 +152,11 @@ function applyMob(app, pending, result, id) {
     throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
   }
   for (const tid of Object.keys(result.targets)) {
+    // Only the tokens the request named: an answer cannot aim damage anywhere else.
+    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
+      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+      continue;
+    }
     const damage = Number(result.targets[tid] && result.targets[tid].damage);
     if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
     const token = edge.getGraphic(tid);

@@ -74,7 +74,9 @@ function send(app, method, params, meta, idPrefix = 'r20') {
 
 /** `!fracas-relay FRACAS1 …`: a frame from the relay. */
 function incoming(app, msg) {
-  if (!app.edge.isGM(msg.playerid)) return; // only the GM's browser relays
+  // Only the GM's browser relays: not a player, and not another Mod script (whose
+  // messages come from 'API', which Roll20's playerIsGM counts as a GM).
+  if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
   const now = app.edge.now();

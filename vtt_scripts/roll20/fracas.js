@@ -17,7 +17,7 @@ const { VERSION } = require('./help');
 function start() {
   const app = new App(edge.fromGlobals());
   app.start();
-  return { version: VERSION, resolve, rollInitiative, checkMorale };
+  return { version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe };
 }
 
 module.exports = { start };
@@ -3870,6 +3870,8 @@ module.exports = { odds, Dist, toFloat, CHAIN_DEPTH };
 // Never sets NaN or undefined: a bar that does not hold a number is left alone and
 // the card says so.
 
+const { setProp } = require('./observers');
+
 /** Where a token's Body lives: its linked attribute, or the bar itself. */
 function bodyHolder(edge, config, token) {
   const link = token.get(`bar${config.bar}_link`);
@@ -3902,7 +3904,7 @@ function applyDamage(edge, config, token, amount) {
   let after = before - amount;
   if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
   if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
-  holder.obj.set(holder.prop, after);
+  setProp(holder.obj, holder.prop, after, edge.log);
   return {
     before,
     after,
@@ -3933,13 +3935,58 @@ function revert(edge, entry) {
       notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
         `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
     }
-    obj.set(c.prop, typeof c.before === 'number' ? c.before : String(c.before));
+    setProp(obj, c.prop, typeof c.before === 'number' ? c.before : String(c.before), edge.log);
     restored += 1;
   }
   return { restored, notes };
 }
 
 module.exports = { applyDamage, revert, bodyHolder, asNumber };
+  },
+  "src/mod/observers.js": function (module, exports, require) {
+'use strict';
+// Other scripts hear of the bars and attributes fracas changes, in the manner of
+// TokenMod's observers: `Fracas.observe('change', (obj, prev) => …)`, where `prev`
+// holds the changed properties' values before the change.
+
+const listeners = { change: [] };
+
+/** Register `fn` for `event` ('change'); returns a function that unregisters it. */
+function observe(event, fn) {
+  if (!Object.prototype.hasOwnProperty.call(listeners, event)) {
+    throw new TypeError(`Fracas.observe: unknown event "${event}" (events: ${Object.keys(listeners).join(', ')})`);
+  }
+  if (typeof fn !== 'function') throw new TypeError('Fracas.observe: the listener must be a function');
+  listeners[event].push(fn);
+  return () => {
+    const at = listeners[event].indexOf(fn);
+    if (at >= 0) listeners[event].splice(at, 1);
+  };
+}
+
+/** Tell every 'change' listener; one that throws is logged, never stops fracas or the others. */
+function changed(obj, prev, log) {
+  for (const fn of listeners.change.slice()) {
+    try {
+      fn(obj, prev);
+    } catch (err) {
+      if (typeof log === 'function') log(`a Fracas.observe('change') listener failed: ${err && err.message}`);
+    }
+  }
+}
+
+/**
+ * Set `prop` of a Roll20 object the way the table expects: attributes through
+ * setWithWorker (sheet workers hear it), then the observers.
+ */
+function setProp(obj, prop, value, log) {
+  const prev = { [prop]: obj.get(prop) };
+  if (obj.get('_type') === 'attribute' && typeof obj.setWithWorker === 'function') obj.setWithWorker({ [prop]: value });
+  else obj.set(prop, value);
+  changed(obj, prev, log);
+}
+
+module.exports = { observe, changed, setProp };
   },
   "src/mod/attack.js": function (module, exports, require) {
 'use strict';
@@ -5374,6 +5421,7 @@ function initCommand(app, msg, cmd) {
   const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
   const before = edge.turnOrderText();
   edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
+  edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
   app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
@@ -5677,6 +5725,12 @@ function fromGlobals() {
 
     setTurnOrderText(text) {
       Campaign().set('turnorder', text);
+    },
+
+    /** Open the turn tracker (on the players' page) if it is closed. */
+    openTurnTracker() {
+      const campaign = Campaign();
+      if (!campaign.get('initiativepage')) campaign.set('initiativepage', campaign.get('playerpageid') || true);
     },
 
     /** Find the handout `name`, creating it (visible to all) when missing. */

@@ -58,6 +58,7 @@ class Emulator {
     });
     this.create('campaign', { _id: 'root' });
     this.create('page', { _id: 'page-1' });
+    this.workerSaw = []; // attribute changes sheet workers heard (setWithWorker)
     this.gm = this.addPlayer('GM', true);
     this.boot();
   }
@@ -338,6 +339,15 @@ class R20Object {
         }
       }
     }
+    return this;
+  }
+
+  /** Roll20's set that sheet workers hear: attributes only, as on the tabletop. */
+  setWithWorker(props) {
+    if (this.data._type !== 'attribute') throw new SandboxCrash(`setWithWorker on a ${this.data._type}`);
+    if (typeof props !== 'object' || props === null) throw new SandboxCrash('setWithWorker takes an object of properties');
+    this.set(props);
+    for (const k of Object.keys(props)) this.emu.workerSaw.push({ id: this.id, prop: k, value: props[k] });
     return this;
   }
 

@@ -140,3 +140,32 @@ test('relay answers: never from another script, applied only to the targets the 
   assert.match(plain(Emulator.fields(text).Goblin), /^5 damage from 2 attacks · \? hit · \? crits/);
   assertSafe(assert, emu);
 });
+
+test('conventions: attributes through setWithWorker, other scripts observe changes, init opens the tracker', () => {
+  const vm = require('node:vm');
+  const { emu, tokens } = world();
+  const api = vm.runInContext('Fracas', emu.context);
+  vm.runInContext('globalThis.heard = []; Fracas.observe("change", (obj, prev) => heard.push([obj.id, prev]));', emu.context);
+  vm.runInContext('Fracas.observe("change", () => { throw new Error("a broken listener"); });', emu.context);
+  assert.throws(() => api.observe('moved', () => {}), /unknown event "moved"/);
+  // A token whose Body bar is linked to an attribute: the attribute is set with its sheet worker.
+  const hp = emu.create('attribute', { _characterid: tokens.goblin.get('represents'), name: 'hp', current: '12', max: '12' });
+  tokens.goblin.set('bar1_link', hp.id);
+  emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} --dice 2 --style slashing --type edged --rolls 20,19,3`,
+    { selected: [tokens.orc.id] });
+  const after = Number(hp.get('current'));
+  assert.ok(after < 12);
+  assert.deepEqual(emu.workerSaw.map((w) => [w.id, w.prop, w.value]), [[hp.id, 'current', after]]);
+  const heard = JSON.parse(vm.runInContext('JSON.stringify(heard)', emu.context));
+  assert.deepEqual(heard, [[hp.id, { current: '12' }]]);
+  assert.ok(emu.logs.some((l) => /a Fracas.observe\('change'\) listener failed: a broken listener/.test(l)));
+  // Undo goes the same way.
+  emu.chat(emu.gm, '!fracas undo');
+  assert.equal(hp.get('current'), '12');
+  assert.equal(emu.workerSaw.length, 2);
+  // !fracas init fills the turn order and opens the tracker.
+  assert.equal(emu.campaign().get('initiativepage'), false);
+  emu.chat(emu.gm, '!fracas init --seed 2', { selected: [tokens.orc.id, tokens.goblin.id] });
+  assert.ok(emu.campaign().get('initiativepage'));
+  assertSafe(assert, emu);
+});

@@ -3,6 +3,8 @@
 // Never sets NaN or undefined: a bar that does not hold a number is left alone and
 // the card says so.
 
+const { setProp } = require('./observers');
+
 /** Where a token's Body lives: its linked attribute, or the bar itself. */
 function bodyHolder(edge, config, token) {
   const link = token.get(`bar${config.bar}_link`);
@@ -35,7 +37,7 @@ function applyDamage(edge, config, token, amount) {
   let after = before - amount;
   if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
   if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
-  holder.obj.set(holder.prop, after);
+  setProp(holder.obj, holder.prop, after, edge.log);
   return {
     before,
     after,
@@ -66,7 +68,7 @@ function revert(edge, entry) {
       notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
         `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
     }
-    obj.set(c.prop, typeof c.before === 'number' ? c.before : String(c.before));
+    setProp(obj, c.prop, typeof c.before === 'number' ? c.before : String(c.before), edge.log);
     restored += 1;
   }
   return { restored, notes };

@@ -111,6 +111,12 @@ function fromGlobals() {
       Campaign().set('turnorder', text);
     },
 
+    /** Open the turn tracker (on the players' page) if it is closed. */
+    openTurnTracker() {
+      const campaign = Campaign();
+      if (!campaign.get('initiativepage')) campaign.set('initiativepage', campaign.get('playerpageid') || true);
+    },
+
     /** Find the handout `name`, creating it (visible to all) when missing. */
     handout(name) {
       const found = findObjs({ _type: 'handout', name });

@@ -62,6 +62,7 @@ function initCommand(app, msg, cmd) {
   const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
   const before = edge.turnOrderText();
   edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
+  edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
   app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);

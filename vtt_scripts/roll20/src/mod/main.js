@@ -9,7 +9,7 @@ const { VERSION } = require('./help');
 function start() {
   const app = new App(edge.fromGlobals());
   app.start();
-  return { version: VERSION, resolve, rollInitiative, checkMorale };
+  return { version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe };
 }
 
 module.exports = { start };

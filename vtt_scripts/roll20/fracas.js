@@ -206,7 +206,7 @@ class App {
     if (cmd.positional.length) throw new UsageError(`!fracas config takes --options, not "${cmd.positional.join(' ')}"`);
     const lines = [];
     if (cmd.options.length) {
-      const changes = applyOptions(s.config, cmd.options);
+      const changes = applyOptions(s.config, cmd.options, this.edge.tokenMarkers());
       lines.push(...changes.map((c) => `✓ ${esc.text(c)}`));
       s.help_version = null; // the help shows attribute names: write it again
       help.ensureHandout(this.edge, s);
@@ -915,7 +915,7 @@ function pair(option, what) {
  * Apply `!fracas config` options to `config` (checked first, applied only if all
  * are good). Returns a list of what changed, in words.
  */
-function applyOptions(config, options) {
+function applyOptions(config, options, knownMarkers = null) {
   const next = JSON.parse(JSON.stringify(config));
   const changes = [];
   for (const option of options) {
@@ -977,7 +977,14 @@ function applyOptions(config, options) {
           throw new UsageError(`--marker: unknown condition "${condition}" (one of: ${CONDITIONS.join(', ')})`);
         }
         if (!MARKER_TAG.test(tag)) throw new UsageError(`--marker: "${tag}" is not a token marker name`);
-        if (tag && tag.toLowerCase() !== condition) next.markers[condition] = tag.toLowerCase();
+        if (tag && knownMarkers && !knownMarkers.includes(tag.toLowerCase())) {
+          const some = knownMarkers.slice(0, 12).join(', ');
+          throw new UsageError(`--marker: this campaign has no token marker "${tag}" (markers: ${some}` +
+            `${knownMarkers.length > 12 ? ', …' : ''})`);
+        }
+        // Tokens show a custom marker as "name::id"; fracas matches the name part.
+        const plainTag = tag.toLowerCase().split('::')[0];
+        if (plainTag && plainTag !== condition) next.markers[condition] = plainTag;
         else delete next.markers[condition];
         changes.push(`${condition} is the token marker "${next.markers[condition] || condition}"`);
         break;
@@ -5725,6 +5732,26 @@ function fromGlobals() {
 
     setTurnOrderText(text) {
       Campaign().set('turnorder', text);
+    },
+
+    /**
+     * The campaign's token marker tags and names (lower case), built-in and custom, from
+     * Campaign's _token_markers; null when the sandbox does not say (then nothing is checked).
+     */
+    tokenMarkers() {
+      let list;
+      try {
+        list = JSON.parse(Campaign().get('_token_markers') || 'null');
+      } catch (err) {
+        return null;
+      }
+      if (!Array.isArray(list)) return null;
+      const out = [];
+      for (const m of list) {
+        if (m && typeof m.tag === 'string') out.push(m.tag.toLowerCase(), m.tag.toLowerCase().split('::')[0]);
+        if (m && typeof m.name === 'string') out.push(m.name.toLowerCase());
+      }
+      return Array.from(new Set(out));
     },
 
     /** Open the turn tracker (on the players' page) if it is closed. */

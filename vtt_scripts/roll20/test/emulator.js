@@ -29,7 +29,13 @@ const DEFAULTS = {
   handout: { _type: 'handout', name: '', inplayerjournals: '', archived: false, notes: '', gmnotes: '' },
   player: { _type: 'player', _displayname: '', _online: true },
   page: { _type: 'page', name: 'Page' },
-  campaign: { _type: 'campaign', turnorder: '', initiativepage: false },
+  campaign: {
+    _type: 'campaign', turnorder: '', initiativepage: false, playerpageid: 'page-1',
+    // Roll20's own markers (a few of them) and a custom one, as Campaign().get('_token_markers') gives them.
+    _token_markers: JSON.stringify(['red', 'blue', 'green', 'dead', 'skull', 'sleepy', 'back-pain', 'half-heart',
+      'ninja-mask', 'snail', 'fishing-net', 'padlock', 'cobweb', 'broken-shield', 'grab', 'screaming']
+      .map((tag, i) => ({ id: i + 1, name: tag, tag, url: '' })).concat([{ id: 99, name: 'Hexed', tag: 'Hexed::4242', url: '' }])),
+  },
 };
 const ASYNC_FIELDS = { handout: ['notes', 'gmnotes'], character: ['bio', 'gmnotes', 'defaulttoken'] };
 

@@ -169,3 +169,16 @@ test('conventions: attributes through setWithWorker, other scripts observe chang
   assert.ok(emu.campaign().get('initiativepage'));
   assertSafe(assert, emu);
 });
+
+test("--marker names a marker the campaign has (Campaign's _token_markers), by tag or name", () => {
+  const { emu } = world();
+  let out = emu.chat(emu.gm, '!fracas config --marker stunned=sleepyy');
+  assert.match(plain(out[0].text), /--marker: this campaign has no token marker "sleepyy" \(markers: red, blue/);
+  assert.equal(emu.state.fracas.config.markers.stunned, undefined);
+  for (const tag of ['sleepy', 'Hexed', 'hexed::4242']) {
+    out = emu.chat(emu.gm, `!fracas config --marker stunned=${tag}`);
+    assert.ok(!/no token marker/.test(plain(out[0].text)), plain(out[0].text));
+    assert.equal(emu.state.fracas.config.markers.stunned, tag.toLowerCase().split('::')[0]);
+  }
+  assertSafe(assert, emu);
+});

@@ -181,7 +181,7 @@ class App {
     if (cmd.positional.length) throw new UsageError(`!fracas config takes --options, not "${cmd.positional.join(' ')}"`);
     const lines = [];
     if (cmd.options.length) {
-      const changes = applyOptions(s.config, cmd.options);
+      const changes = applyOptions(s.config, cmd.options, this.edge.tokenMarkers());
       lines.push(...changes.map((c) => `✓ ${esc.text(c)}`));
       s.help_version = null; // the help shows attribute names: write it again
       help.ensureHandout(this.edge, s);

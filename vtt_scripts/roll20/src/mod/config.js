@@ -27,7 +27,7 @@ function pair(option, what) {
  * Apply `!fracas config` options to `config` (checked first, applied only if all
  * are good). Returns a list of what changed, in words.
  */
-function applyOptions(config, options) {
+function applyOptions(config, options, knownMarkers = null) {
   const next = JSON.parse(JSON.stringify(config));
   const changes = [];
   for (const option of options) {
@@ -89,7 +89,14 @@ function applyOptions(config, options) {
           throw new UsageError(`--marker: unknown condition "${condition}" (one of: ${CONDITIONS.join(', ')})`);
         }
         if (!MARKER_TAG.test(tag)) throw new UsageError(`--marker: "${tag}" is not a token marker name`);
-        if (tag && tag.toLowerCase() !== condition) next.markers[condition] = tag.toLowerCase();
+        if (tag && knownMarkers && !knownMarkers.includes(tag.toLowerCase())) {
+          const some = knownMarkers.slice(0, 12).join(', ');
+          throw new UsageError(`--marker: this campaign has no token marker "${tag}" (markers: ${some}` +
+            `${knownMarkers.length > 12 ? ', …' : ''})`);
+        }
+        // Tokens show a custom marker as "name::id"; fracas matches the name part.
+        const plainTag = tag.toLowerCase().split('::')[0];
+        if (plainTag && plainTag !== condition) next.markers[condition] = plainTag;
         else delete next.markers[condition];
         changes.push(`${condition} is the token marker "${next.markers[condition] || condition}"`);
         break;

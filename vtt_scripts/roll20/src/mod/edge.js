@@ -111,6 +111,26 @@ function fromGlobals() {
       Campaign().set('turnorder', text);
     },
 
+    /**
+     * The campaign's token marker tags and names (lower case), built-in and custom, from
+     * Campaign's _token_markers; null when the sandbox does not say (then nothing is checked).
+     */
+    tokenMarkers() {
+      let list;
+      try {
+        list = JSON.parse(Campaign().get('_token_markers') || 'null');
+      } catch (err) {
+        return null;
+      }
+      if (!Array.isArray(list)) return null;
+      const out = [];
+      for (const m of list) {
+        if (m && typeof m.tag === 'string') out.push(m.tag.toLowerCase(), m.tag.toLowerCase().split('::')[0]);
+        if (m && typeof m.name === 'string') out.push(m.name.toLowerCase());
+      }
+      return Array.from(new Set(out));
+    },
+
     /** Open the turn tracker (on the players' page) if it is closed. */
     openTurnTracker() {
       const campaign = Campaign();

@@ -3,9 +3,14 @@
 // engine's faces filled in (so Foundry's dice tooltips and Dice So Nice show the
 // dice that were actually rolled, hit or miss).
 
-const esc = (value) => String(value)
+// HTML-escaped, and with the characters Foundry's enrichers look for ([[…]] inline
+// rolls, @UUID[…]{…} links, &Reference[…]) as entities too: a name typed into a token
+// or an actor is shown as written, never rolled or linked.
+export const esc = (value) => String(value)
   .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  .replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+  .replace(/\[/g, "&#91;").replace(/\]/g, "&#93;").replace(/@/g, "&#64;")
+  .replace(/\{/g, "&#123;").replace(/\}/g, "&#125;");
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);

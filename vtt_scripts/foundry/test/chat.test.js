@@ -146,3 +146,16 @@ describe("mob card", () => {
     assert.doesNotMatch(html, /class="roll die/);
   });
 });
+
+describe("names from the table are shown, never enriched", () => {
+  test("inline rolls, @UUID links and markup in a token's name reach the card as text", () => {
+    const evil = "Gob [[/r 1d20]] @UUID[Actor.abc123]{Click} <img src=x onerror=alert(1)>";
+    const goblin = Object.keys(example.targets)[0];
+    const html = renderAttackCard(attackCardModel(example, { attackerName: evil, names: { [goblin]: evil }, requestId: "r" }));
+    for (const pattern of ["[[", "]]", "@UUID[", "{Click}", "<img"]) assert.ok(!html.includes(pattern), `${pattern} in ${html}`);
+    assert.ok(html.includes("Gob &#91;&#91;/r 1d20&#93;&#93; &#64;UUID&#91;Actor.abc123&#93;&#123;Click&#125;"));
+    const mob = renderMobCard(mobCardModel({ targets: { t: { damage: 3, attacks: 1, attacks_hit: 1, crits: 0 } }, seed: 1 },
+      { names: { t: evil }, groups: [], requestId: "m" }));
+    for (const pattern of ["[[", "@UUID[", "<img"]) assert.ok(!mob.includes(pattern), `${pattern} in ${mob}`);
+  });
+});

@@ -276,23 +276,20 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   if (assign !== "split" && assign !== "each") {
     throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
   }
-  const groups = new Map();
-  for (const view of attackers) {
-    const key = view.actorId ?? view.id;
-    if (!groups.has(key)) groups.set(key, { key, name: view.actorName ?? view.name, views: [] });
-    groups.get(key).views.push(view);
-  }
   const conditions = options.conditions !== false;
-  const profiles = {};
-  const attacks = [];
-  const profileNames = {};
-  for (const group of groups.values()) {
-    const lead = group.views[0];
-    const label = group.name ?? group.key;
+  // Each token is read on its own (an unlinked token has its own statuses), and tokens
+  // of one actor with the same attacker data share a profile. Tokens are taken in id
+  // order and profiles in key order, so the request, and so the dice, do not depend on
+  // the order the tokens were selected in.
+  const ordered = [...attackers].sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+  const groups = new Map();
+  for (const view of ordered) {
+    const actorKey = view.actorId ?? view.id;
+    const label = view.actorName ?? view.name ?? actorKey;
     // Most specific first: strikes given for this actor, the actor's own flag, then
     // the strikes given for everyone.
-    let list = Array.isArray(strikes) ? undefined : strikes?.[group.name] ?? strikes?.[group.key];
-    if (list === undefined) list = getPath(lead.actor, "flags.fracas.strikes");
+    let list = Array.isArray(strikes) ? undefined : strikes?.[label] ?? strikes?.[actorKey];
+    if (list === undefined) list = getPath(view.actor, "flags.fracas.strikes");
     if (list === undefined && Array.isArray(strikes)) list = strikes;
     if (!Array.isArray(list) || !list.length) {
       throw new InputError(`${label}: no strikes for this actor; pass strikes to api.mob or set the actor flag fracas.strikes`);
@@ -301,16 +298,28 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
       checkStrikeKeys(spec, `${label} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
       return { ...spec };
     });
-    profiles[group.key] = {
-      attacker: readAttacker({ ...lead, name: label }, mapping, profileStrikes, { conditions }),
-      strikes: profileStrikes,
-    };
-    if (options.advantage) profiles[group.key].advantage = true;
-    if (options.disadvantage) profiles[group.key].disadvantage = true;
-    profileNames[group.key] = label;
+    const attacker = readAttacker({ ...view, name: label }, mapping, profileStrikes, { conditions });
+    const signature = `${actorKey}\u0000${JSON.stringify(attacker)}\u0000${JSON.stringify(profileStrikes)}`;
+    if (!groups.has(signature)) groups.set(signature, { actorKey, label, attacker, strikes: profileStrikes, views: [] });
+    groups.get(signature).views.push(view);
+  }
+  // Profile ids: the actor's key, numbered when its tokens differ (e.g. some are prone).
+  const sortedGroups = [...groups.values()].sort((a, b) => (a.actorKey < b.actorKey ? -1 : a.actorKey > b.actorKey ? 1 : 0));
+  const variants = {};
+  const profiles = {};
+  const attacks = [];
+  const profileNames = {};
+  for (const group of sortedGroups) {
+    variants[group.actorKey] = (variants[group.actorKey] ?? 0) + 1;
+    const key = variants[group.actorKey] === 1 ? group.actorKey : `${group.actorKey}-${variants[group.actorKey]}`;
+    const shown = group.attacker.conditions?.length ? `${group.label} (${group.attacker.conditions.join(", ")})` : group.label;
+    profiles[key] = { attacker: group.attacker, strikes: group.strikes };
+    if (options.advantage) profiles[key].advantage = true;
+    if (options.disadvantage) profiles[key].disadvantage = true;
+    profileNames[key] = shown;
     const counts = assign === "each" ? targets.map(() => group.views.length) : splitCounts(group.views.length, targets.length);
     targets.forEach((t, i) => {
-      if (counts[i] > 0) attacks.push({ profile: group.key, target: t.id, count: counts[i] });
+      if (counts[i] > 0) attacks.push({ profile: key, target: t.id, count: counts[i] });
     });
   }
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
@@ -383,30 +392,38 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
+  // As for Enchanted Realms: each token read on its own, grouped by actor and data, in
+  // id and key order, so the request does not depend on the selection order.
+  const byId = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
   const groups = new Map();
-  for (const view of attackers) {
+  for (const view of [...attackers].sort((a, b) => byId(a.id, b.id))) {
     const key = view.actorId ?? view.id;
-    if (!groups.has(key)) groups.set(key, { key, name: view.actorName ?? view.name, views: [] });
-    groups.get(key).views.push(view);
+    const attacker = { ...flagsOf(view), ...(attackerData ?? {}) };
+    const signature = `${key}\u0000${JSON.stringify(attacker)}`;
+    if (!groups.has(signature)) groups.set(signature, { key, name: view.actorName ?? view.name, attacker, views: [] });
+    groups.get(signature).views.push(view);
   }
   const profiles = {};
   const attacks = [];
   const profileNames = {};
-  for (const group of groups.values()) {
+  const variants = {};
+  for (const group of [...groups.values()].sort((a, b) => byId(a.key, b.key))) {
     const label = group.name ?? group.key;
     const list = Array.isArray(strikes) ? strikes : strikes?.[group.name] ?? strikes?.[group.key];
     if (!Array.isArray(list) || !list.length) throw new InputError(`${label}: no ${ruleset} strikes for this actor`);
-    profiles[group.key] = {
-      attacker: { ...flagsOf(group.views[0]), ...(attackerData ?? {}) },
+    variants[group.key] = (variants[group.key] ?? 0) + 1;
+    const id = variants[group.key] === 1 ? group.key : `${group.key}-${variants[group.key]}`;
+    profiles[id] = {
+      attacker: group.attacker,
       strikes: list.map((spec) => {
         const { target, ...rest } = spec ?? {};
         return rest;
       }),
     };
-    profileNames[group.key] = label;
+    profileNames[id] = variants[group.key] === 1 ? label : `${label} (${variants[group.key]})`;
     const counts = assign === "each" ? targets.map(() => group.views.length) : splitCounts(group.views.length, targets.length);
     targets.forEach((t, i) => {
-      if (counts[i] > 0) attacks.push({ profile: group.key, target: t.id, count: counts[i] });
+      if (counts[i] > 0) attacks.push({ profile: id, target: t.id, count: counts[i] });
     });
   }
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));

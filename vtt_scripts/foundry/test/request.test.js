@@ -161,17 +161,33 @@ describe("buildBulkRequest", () => {
     const { request, profileNames, targets } = buildBulkRequest({
       attackers: [...skeletons, ...archers], targets: pcs, strikes: [bone], mapping, options: { seed: 9, advantage: true },
     });
-    assert.deepEqual(Object.keys(request.profiles), ["skel", "arch"]);
+    // Profiles in key order (not selection order): the same tokens give the same request.
+    assert.deepEqual(Object.keys(request.profiles), ["arch", "skel"]);
     assert.deepEqual(request.profiles.skel, { attacker: { strength: 3, agility: 2 }, strikes: [bone], advantage: true });
     assert.deepEqual(request.profiles.arch.strikes, archerActor.flags.fracas.strikes);
     assert.deepEqual(request.attacks, [
-      { profile: "skel", target: "pc1", count: 4 }, { profile: "skel", target: "pc2", count: 3 },
       { profile: "arch", target: "pc1", count: 1 }, { profile: "arch", target: "pc2", count: 1 },
+      { profile: "skel", target: "pc1", count: 4 }, { profile: "skel", target: "pc2", count: 3 },
     ]);
     assert.equal(request.detail, "summary");
     assert.equal(request.seed, 9);
     assert.deepEqual(profileNames, { skel: "Skeleton", arch: "Archer" });
     assert.deepEqual(targets.map((t) => t.id), ["pc1", "pc2"]);
+  });
+
+  test("each token's own conditions: tokens of one actor that differ get their own profile, whatever the selection order", () => {
+    // Unlinked tokens: one base actor, each token's own synthetic actor with its own statuses.
+    const token = (id, statuses) => ({ ...view(id, "Skeleton", fakeActor({ uuid: `Scene.s.Token.${id}.Actor.skel`, name: "Skeleton",
+      system: sheet({ str: 3 }), statuses })), actorId: "skel", actorName: "Skeleton" });
+    const mob = [token("sk1", []), token("sk2", ["prone"]), token("sk3", []), token("sk4", ["prone"])];
+    const forward = buildBulkRequest({ attackers: mob, targets: pcs, strikes: [bone], mapping, options: { seed: 2 } });
+    const backward = buildBulkRequest({ attackers: [...mob].reverse(), targets: pcs, strikes: [bone], mapping, options: { seed: 2 } });
+    assert.deepEqual(backward.request, forward.request);
+    assert.deepEqual(Object.keys(forward.request.profiles), ["skel", "skel-2"]);
+    assert.deepEqual(forward.request.profiles.skel.attacker.conditions ?? [], []);
+    assert.deepEqual(forward.request.profiles["skel-2"].attacker.conditions, ["prone"]);
+    assert.deepEqual(forward.profileNames, { skel: "Skeleton", "skel-2": "Skeleton (prone)" });
+    assert.equal(forward.request.attacks.reduce((n, a) => n + a.count, 0), 4);
   });
 
   test("assign each: every token attacks every target", () => {

@@ -361,22 +361,38 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const conn = link();
     const combat = vtt.combat();
     if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    // Defeated combatants roll nothing and keep their place.
+    const standing = combat.combatants.filter((c) => !c.defeated);
+    if (!standing.length) throw new InputError("every combatant is defeated: nobody rolls initiative");
     const request = buildInitiativeRequest({
-      combatants: combat.combatants, mapping: mapping(),
+      combatants: standing, mapping: mapping(),
       options: { seed: seedOption(options), rolls: options.rolls },
     });
     const requestId = options.requestId ?? newId();
     const result = await conn.call("initiative.roll", request, { id: requestId });
-    const names = Object.fromEntries(combat.combatants.map((c) => [c.id, c.name]));
+    const names = Object.fromEntries(standing.map((c) => [c.id, c.name]));
     const model = initiativeCardModel(result, { names, requestId });
     const values = initiativeValues(model.order);
-    await vtt.setInitiative(combat, values);
-    const rolls = await vtt.makeRolls(initiativeRollSpecs(model));
-    const message = await vtt.postCard({
-      content: renderInitiativeCard(model), rolls,
-      flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: model.seed, changes: [], undone: null } },
-      speaker: null, whisperToGM: setting("chatVisibility") === "gm",
-    });
+    await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
+    const flags = { [MODULE_ID]: { kind: "initiative", requestId, seed: model.seed, changes: [], undone: null } };
+    // Hidden combatants are the GM's: the whole order goes to the GM; a public card
+    // (when chat is public) shows only the combatants the players can see.
+    const hidden = new Set(standing.filter((c) => c.hidden).map((c) => c.id));
+    const everyone = setting("chatVisibility") !== "gm";
+    let message;
+    if (!everyone || hidden.size) {
+      message = await vtt.postCard({
+        content: renderInitiativeCard(model), rolls: await vtt.makeRolls(initiativeRollSpecs(model)),
+        flags, speaker: null, whisperToGM: true,
+      });
+    }
+    const visible = { ...model, order: model.order.filter((e) => !hidden.has(e.id)).map((e, i) => ({ ...e, rank: i + 1 })) };
+    if (everyone && visible.order.length) {
+      message = await vtt.postCard({
+        content: renderInitiativeCard(visible), rolls: await vtt.makeRolls(initiativeRollSpecs(visible)),
+        flags, speaker: null, whisperToGM: false,
+      });
+    }
     return { requestId, result, values, messageId: message?.id ?? null };
   }
 

@@ -96,10 +96,12 @@ function currentCombat() {
     return {
       id: c.id,
       name: c.name,
+      defeated: !!(c.isDefeated ?? c.defeated),
+      hidden: !!c.hidden,
       view: { ...(view ?? {}), actor: c.actor ?? view?.actor ?? null },
     };
   });
-  return { id: combat.id, document: combat, combatants };
+  return { id: combat.id, document: combat, combatants, current: combat.combatant?.id ?? null };
 }
 
 async function promptForm(content, title) {
@@ -130,8 +132,14 @@ const vtt = {
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
-  setInitiative: (combat, values) => combat.document.updateEmbeddedDocuments(
-    "Combatant", values.map((v) => ({ _id: v.id, initiative: v.value }))),
+  setInitiative: async (combat, values, { keepTurnOf = null } = {}) => {
+    await combat.document.updateEmbeddedDocuments("Combatant", values.map((v) => ({ _id: v.id, initiative: v.value })));
+    // The tracker re-sorts: keep the turn with the combatant whose turn it was.
+    if (keepTurnOf) {
+      const turn = combat.document.turns.findIndex((t) => t.id === keepTurnOf);
+      if (turn >= 0 && turn !== combat.document.turn) await combat.document.update({ turn });
+    }
+  },
   promptForm,
   notify: (level, text) => ui.notifications?.[level]?.(text),
 };

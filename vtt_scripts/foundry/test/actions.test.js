@@ -198,6 +198,46 @@ describe("api.initiative", () => {
     assert.equal(vtt.messages[0].rolls.length, 1);
   });
 
+  test("defeated combatants roll nothing, the current turn is kept, hidden ones are named to the GM only", async () => {
+    const { vtt, tokens } = setup();
+    vtt.combatState = {
+      id: "c", current: "cA",
+      combatants: [
+        { id: "cA", name: "Aldric", view: tokens[0] },
+        { id: "cG", name: "Goblin", view: tokens[1] },
+        { id: "cL", name: "Lurking Lich", view: tokens[1], hidden: true },
+        { id: "cD", name: "Dead Orc", view: tokens[1], defeated: true },
+      ],
+    };
+    const conn = fakeConnection(() => ({
+      seed: 3, injected: false,
+      order: [{ id: "cL", roll: 9, modifier: 0, total: 9, tiebreaks: [] }, { id: "cG", roll: 8, modifier: 0, total: 8, tiebreaks: [] },
+        { id: "cA", roll: 2, modifier: 1, total: 3, tiebreaks: [] }],
+    }));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "ini-2" });
+    await api.initiative({ seed: 3 });
+    assert.deepEqual(conn.calls[0].params.combatants.map((c) => c.id), ["cA", "cG", "cL"]);
+    assert.deepEqual(vtt.initiativeUpdates[0].map((v) => v.id), ["cL", "cG", "cA"]);
+    assert.deepEqual(vtt.initiativeOptions, { keepTurnOf: "cA" });
+    const [gm, everyone] = vtt.messages;
+    assert.equal(gm.whisperToGM, true);
+    assert.match(gm.content, /Lurking Lich/);
+    assert.equal(everyone.whisperToGM, false);
+    assert.doesNotMatch(everyone.content, /Lurking Lich|Dead Orc/);
+    assert.match(everyone.content, /Goblin/);
+    assert.equal(everyone.rolls[0].groups[0].results.length, 2, "the public card shows the visible combatants' dice only");
+  });
+
+  test("every combatant defeated: nothing is rolled, and the GM is told why", async () => {
+    const { vtt, tokens } = setup();
+    vtt.combatState = { id: "c", combatants: [{ id: "cD", name: "Dead Orc", view: tokens[1], defeated: true }] };
+    const conn = fakeConnection(() => ({}));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "ini-3" });
+    await api.initiative({ seed: 3 });
+    assert.equal(conn.calls.length, 0);
+    assert.match(vtt.notes[0].text, /every combatant is defeated/);
+  });
+
   test("without a combat: say how to start one", async () => {
     const { api, vtt } = setup();
     await api.initiative();

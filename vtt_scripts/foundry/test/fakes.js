@@ -178,8 +178,9 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
     getDocument: async (uuid) => docs.get(uuid) ?? null,
     updateDocument: (doc, data) => doc.update(data),
     combat: () => vtt.combatState,
-    setInitiative: async (combat, values) => {
+    setInitiative: async (combat, values, options) => {
       vtt.initiativeUpdates.push(values);
+      vtt.initiativeOptions = options;
     },
     promptForm: async () => vtt.formAnswer,
     notify: (level, text) => vtt.notes.push({ level, text }),

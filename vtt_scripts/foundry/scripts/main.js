@@ -277,6 +277,7 @@ Hooks.once("init", () => {
       name: s.name, hint: s.hint, scope: s.scope, config: s.config, type: TYPES[s.type], default: s.default,
     };
     if (s.choices) config.choices = s.choices;
+    if (s.restricted) config.restricted = true;
     if (CONNECTION_KEYS.includes(s.key)) config.onChange = () => syncConnection({ rebuild: true });
     game.settings.register(MODULE_ID, s.key, config);
   }

@@ -27,10 +27,12 @@ export const DATA_PATHS = [
 
 /** Every setting the module registers. `type` is "string" | "boolean" | "number". */
 export const SETTINGS = [
-  { key: "bridgeUrl", scope: "client", config: true, type: "string", default: "ws://127.0.0.1:8765",
+  // The bridge runs on the GM's machine: one URL for the world, set by the GM; the token
+  // stays in the GM's own browser (client scope) and is shown to GMs only (restricted).
+  { key: "bridgeUrl", scope: "world", restricted: true, config: true, type: "string", default: "ws://127.0.0.1:8765",
     name: "Bridge URL", hint: "Where `fracas serve` listens, as it printed it (ws://127.0.0.1:8765)." },
-  { key: "bridgeToken", scope: "client", config: true, type: "string", default: "",
-    name: "Bridge access token", hint: "The token `fracas serve` printed. Kept in this browser only." },
+  { key: "bridgeToken", scope: "client", restricted: true, config: true, type: "string", default: "",
+    name: "Bridge access token", hint: "The token `fracas serve` printed. Kept in this browser only (GMs only)." },
   { key: "chatVisibility", scope: "world", config: true, type: "string", default: "public",
     choices: { public: "Public: everyone sees the dice", gm: "Whispered to GMs" },
     name: "Results in chat", hint: "Who sees fracas result cards." },

@@ -54,10 +54,12 @@ describe("macros", () => {
   });
 });
 
-test("settings: unique dot-free keys, the bridge URL and token kept per browser", () => {
+test("settings: unique dot-free keys; the bridge URL is the world's (GM only), the token the GM's browser's", () => {
   const keys = SETTINGS.map((s) => s.key);
   assert.equal(new Set(keys).size, keys.length);
   for (const k of keys) assert.doesNotMatch(k, /\./);
-  assert.equal(SETTINGS.find((s) => s.key === "bridgeUrl").scope, "client");
-  assert.equal(SETTINGS.find((s) => s.key === "bridgeToken").scope, "client");
+  const url = SETTINGS.find((s) => s.key === "bridgeUrl");
+  const token = SETTINGS.find((s) => s.key === "bridgeToken");
+  assert.deepEqual([url.scope, url.restricted], ["world", true]);
+  assert.deepEqual([token.scope, token.restricted], ["client", true]);
 });

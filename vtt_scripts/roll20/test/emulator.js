@@ -158,7 +158,8 @@ class Emulator {
         emu.logs.push(`ERROR: No attribute or sheet field found for character_id ${characterId} named ${name}`);
         return undefined;
       },
-      playerIsGM(id) { return emu.gmIds.has(id); },
+      // As on Roll20: messages from other Mod scripts come from 'API', which counts as a GM.
+      playerIsGM(id) { return id === 'API' || emu.gmIds.has(id); },
       randomInteger(max) {
         if (!Number.isInteger(max) || max < 1) throw new SandboxCrash(`randomInteger(${max})`);
         return emu.random(max);
@@ -232,6 +233,11 @@ class Emulator {
     if (w) {
       to = (w[1] || w[2]).toLowerCase();
       body = text.slice(w[0].length);
+      // Roll20 delivers a whisper only to "gm", a player's display name or a character's
+      // name; anything else is lost. Here that is a failure, so the tests see it.
+      const known = to === 'gm' || this.find({ _type: 'player' }).some((p) => String(p.data._displayname).toLowerCase() === to)
+        || this.find({ _type: 'character' }).some((c) => String(c.data.name).toLowerCase() === to);
+      if (!known) throw new SandboxCrash(`a whisper to "${to}" reaches nobody (not gm, a player or a character): ${text.slice(0, 120)}`);
     }
     const out = { from: speakingAs, to, text: body, raw: text, noarchive: !!(options && options.noarchive) };
     this.outputs.push(out);

@@ -62,6 +62,8 @@ def _plan_key(request: Any) -> Optional[bytes]:
     if not isinstance(request, dict):
         return None
     try:
+        if "seed" not in request and "rolls" not in request:
+            return orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
         return orjson.dumps({k: v for k, v in request.items() if k != "seed" and k != "rolls"},
                             option=orjson.OPT_SORT_KEYS)
     except TypeError:  # not plain JSON data (a typed object inside): not cached

@@ -427,6 +427,8 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
         total += groups[a * 3 + 2]
     if first < 0 or count < 0 or first + count > total:
         raise ValueError("attack range out of the groups")
+    if info.shape[0] < 4:
+        raise ValueError("info needs 4 entries")  # written unchecked below
     mod_stamp_buf = bytearray(8 * max(n_targets, 1))
     cdef int64_t[::1] mod_stamp = memoryview(mod_stamp_buf).cast("q")
     for a in range(n_targets):
@@ -504,6 +506,8 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
         widest = max(widest, groups[g * 3 + 1] - groups[g * 3])
     if first < 0 or count < 0 or first + count > attacks_total:
         raise ValueError("attack range out of the groups")
+    if info.shape[0] < 4:
+        raise ValueError("info needs 4 entries")  # written unchecked below
     if targets.shape[0] < n_targets * T_WIDTH or by_type.shape[0] < n_targets * N_TYPES:
         raise ValueError("target accumulators too small")
     if group_acc.shape[0] < n_groups * stride:
@@ -855,6 +859,8 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     cdef int64_t total = _check_xplan(plan, groups, n_targets, tinit)
     if first < 0 or count < 0 or first + count > total:
         raise ValueError("attack range out of the groups")
+    if info.shape[0] < 5:
+        raise ValueError("info needs 5 entries")  # written unchecked below
     g = find_group(groups, first, &left)
     a = 0
     while a < count:
@@ -925,6 +931,8 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
         widest = max(widest, groups[g * 3 + 1] - groups[g * 3])
     if first < 0 or count < 0 or first + count > attacks_total:
         raise ValueError("attack range out of the groups")
+    if info.shape[0] < 5:
+        raise ValueError("info needs 5 entries")  # written unchecked below
     if targets.shape[0] < n_targets * U_WIDTH or group_acc.shape[0] < n_groups * stride:
         raise ValueError("accumulators too small")
     out_buf = bytearray(8 * widest * XOUT_WIDTH)

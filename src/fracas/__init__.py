@@ -64,17 +64,16 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
                  max_attacks: Optional[int] = None, max_listed: Optional[int] = None, cancel: Any = None,
                  admit: Optional[Callable[[int, int, str], None]] = None) -> BulkOutcome:
     """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
-    from .drive import resolve_bulk as _resolve_bulk
-
-    return _resolve_bulk(request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed,
-                         cancel=cancel, admit=admit)
+    result: BulkOutcome = (_DRIVE or _load_drive()).resolve_bulk(
+        request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed, cancel=cancel,
+        admit=admit)
+    return result
 
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None) -> Result:
     """Initiative for a list of combatants by the request's ruleset; see `fracas.drive`."""
-    from .drive import roll_initiative as _roll
-
-    return _roll(request, seed=seed)
+    result: Result = (_DRIVE or _load_drive()).roll_initiative(request, seed=seed)
+    return result
 
 
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
@@ -87,9 +86,8 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
 
 def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:
     """A morale check by the request's ruleset (old-school OS-4); see `fracas.drive.check_morale`."""
-    from .drive import check_morale as _check
-
-    return _check(request, seed=seed)
+    result: Result = (_DRIVE or _load_drive()).check_morale(request, seed=seed)
+    return result
 
 
 def __getattr__(name: str) -> str:

@@ -82,19 +82,20 @@ def load_config(path: str, group: click.Group) -> dict[str, Any]:
         raise click.ClickException(f"config file {path}: {exc}") from None
 
     def convert(table: Any, command: click.Command, where: str) -> dict[str, Any]:
-        if not isinstance(table, dict):
-            raise click.ClickException(f"config file {path}: [{where}] must be a table of options")
         out: dict[str, Any] = {}
-        if isinstance(command, click.Group):
+        if isinstance(command, click.Group):  # the file itself, or a group such as [journal.…]
             for key, value in table.items():
+                name = f"{where}.{key}" if where else key
                 sub = command.commands.get(key)
                 if sub is None:
-                    raise click.ClickException(f"config file {path}: [{where}.{key}]: no such command"
+                    raise click.ClickException(f"config file {path}: [{name}]: no such command"
                                                f" (commands: {', '.join(sorted(command.commands))})")
-                out[key] = convert(value, sub, f"{where}.{key}")
+                if not isinstance(value, dict):
+                    raise click.ClickException(f"config file {path}: [{name}] must be a table of options")
+                out[key] = convert(value, sub, name)
             return out
         ctx = click.Context(command)
-        if isinstance(table, dict) and isinstance(table.get("ruleset"), str):
+        if isinstance(table.get("ruleset"), str):
             ctx.meta["fracas.ruleset"] = table["ruleset"]  # `fracas attack` takes that ruleset's flags
         options = {opt.lstrip("-"): param for param in command.get_params(ctx) if isinstance(param, click.Option)
                    for opt in param.opts if opt.startswith("--")}
@@ -107,13 +108,7 @@ def load_config(path: str, group: click.Group) -> dict[str, Any]:
             out[param.name] = value
         return out
 
-    return {name: convert(table, group.commands[name], name) if name in group.commands else
-            _unknown_command(path, name, group) for name, table in data.items()}
-
-
-def _unknown_command(path: str, name: str, group: click.Group) -> dict[str, Any]:
-    raise click.ClickException(f"config file {path}: [{name}]: no such command"
-                               f" (commands: {', '.join(sorted(group.commands))})")
+    return convert(data, group, "")
 
 
 class _Main(click.Group):
@@ -536,7 +531,6 @@ def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, a
 
 
 # -- replay ----------------------------------------------------------------------------
-from .drive import ENGINE_CALLS as _ENGINE_METHODS  # noqa: E402 - the rolling methods' engine calls
 
 
 def _method_of(request: Any) -> str:
@@ -565,10 +559,12 @@ def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict[str, Any]]]:
         raise RequestRejected("$: expected a JSON object (a request, a journal entry or a "
                               "JSON-RPC request)")
     if "params" in record and "method" in record:
+        from .drive import ENGINE_CALLS  # here, not at import: `fracas --help` stays quick
+
         method = record["method"]
-        if method not in _ENGINE_METHODS:
+        if method not in ENGINE_CALLS:
             raise RequestRejected(f"$.method: {method!r} is not a roll to replay "
-                                  f"(one of: {', '.join(_ENGINE_METHODS)})")
+                                  f"(one of: {', '.join(ENGINE_CALLS)})")
         return method, record["params"], record.get("result")
     if "request" in record:
         request = record["request"]
@@ -615,7 +611,9 @@ def replay(record: Any, expect: Any, seed: Any, as_json: Any) -> None:
     if seed is None:
         raise RequestRejected("$.seed: replay needs the seed the roll was made with "
                               "(in the request, in the recorded result, or --seed)")
-    call = getattr(fracas, _ENGINE_METHODS[method])
+    from .drive import ENGINE_CALLS
+
+    call = getattr(fracas, ENGINE_CALLS[method])
     result = _engine_call(call, request, seed=seed).to_dict()
     _emit(result, as_json)
     if expected is None:

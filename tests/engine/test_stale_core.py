@@ -56,3 +56,32 @@ def test_why_says_stale_and_how_to_fix(monkeypatch):
     assert text.startswith("the compiled core in this install is stale (its array layout differs (PLAN_WIDTH))")
     assert "delete build/" in text
     assert _kernels.missing_compiled()
+
+
+def test_the_compiled_kernels_refuse_a_short_info_buffer():
+    """The kernels write their status words unchecked (boundscheck off): a buffer too short
+    is refused at the entry, never written past (a reviewer's slip once crashed the process)."""
+    from array import array
+
+    from fracas import rulesets
+
+    if _kernels.compiled is None:
+        pytest.skip("no compiled core in this install")
+    core = _kernels.compiled
+    state = array("I", (1, 2, 3, 4))
+    strike = {"method": "melee", "style": "slashing", "dice": 2, "weight": 1, "damage_type": "edged"}
+    er = rulesets.get("enchanted-realms")
+    job = er.compile_bulk(er.decode("bulk", {
+        "profiles": {"p": {"attacker": {"strength": 4}, "strikes": [strike]}}, "targets": {"t": {"ac": 14}},
+        "attacks": [{"profile": "p", "target": "t", "count": 1}]}))
+    acc_t, acc_b, acc_g = job.new_totals()
+    with pytest.raises(ValueError, match="info needs 4 entries"):
+        core.roll_summary(job.plan, job.groups, 1, 0, 1, state, acc_t, acc_b, acc_g, array("q", (0, 0)))
+    ww = rulesets.get("worldwalker")
+    xjob = ww.compile_bulk(ww.decode("bulk", {
+        "ruleset": "worldwalker", "profiles": {"p": {"attacker": {"skill": 2},
+                                                     "strikes": [{"method": "melee", "damage": "1d8"}]}},
+        "targets": {"t": {"defense": 12}}, "attacks": [{"profile": "p", "target": "t", "count": 1}]}))
+    x_t, x_g = xjob.new_totals()
+    with pytest.raises(ValueError, match="info needs 5 entries"):
+        core.xroll_summary(xjob.rows, xjob.groups, 1, xjob.tinit, 0, 1, state, x_t, x_g, array("q", (0,)))

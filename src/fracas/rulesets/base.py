@@ -85,6 +85,19 @@ class BulkJob(Protocol):
         """The result of the whole request (a `BulkOutcome`)."""
 
 
+def merge_columns(parts: list[Any], longest: Optional[int] = None, width: int = 1) -> list[int]:
+    """Workers' accumulators added element-wise (one worker's copied in C); with `longest`,
+    every `width`-th entry from it on takes the largest instead: how the bulk jobs merge
+    their per-target totals (the longest crit chain or run is a maximum, not a sum)."""
+    total = list(parts[0])
+    for other in parts[1:]:
+        total = [a + b for a, b in zip(total, other)]
+    if longest is not None and len(parts) > 1:
+        for i in range(longest, len(total), width):
+            total[i] = max(p[i] for p in parts)
+    return total
+
+
 class Ruleset:
     """One game system. Subclasses set the class attributes and override the calls
     they support; the rest answer with a RulesError naming the ruleset."""

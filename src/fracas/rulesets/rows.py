@@ -28,6 +28,7 @@ from .. import _layout as L
 from ..dice import Dice, KernelError
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
+from .base import merge_columns
 
 MAX_STRIKES = 256
 MAX_TARGETS = 4096
@@ -329,13 +330,8 @@ class BulkJob:
 
     def merge(self, parts: Any) -> Any:
         """Every worker's totals added up (the longest run: the largest), column by column."""
-        acc_t, acc_g = list(parts[0][0]), list(parts[0][1])
-        for t, g in parts[1:]:
-            acc_t = [a + b for a, b in zip(acc_t, t)]
-            acc_g = [a + b for a, b in zip(acc_g, g)]
-        for i in range(L.U_LONGEST, len(acc_t), L.U_WIDTH):
-            acc_t[i] = max(p[0][i] for p in parts)
-        return acc_t, acc_g
+        return (merge_columns([p[0] for p in parts], L.U_LONGEST, L.U_WIDTH),
+                merge_columns([p[1] for p in parts]))
 
     def group_of_attack(self, attack: int) -> int:
         if self._bounds is None:

@@ -6,7 +6,7 @@
 // HTML-escaped, and with the characters Foundry's enrichers look for ([[…]] inline
 // rolls, @UUID[…]{…} links, &Reference[…]) as entities too: a name typed into a token
 // or an actor is shown as written, never rolled or linked.
-export const esc = (value) => String(value)
+const esc = (value) => String(value)
   .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#39;")
   .replace(/\[/g, "&#91;").replace(/\]/g, "&#93;").replace(/@/g, "&#64;")

@@ -257,6 +257,9 @@ export function splitCounts(n, k) {
   return Array.from({ length: k }, (_, i) => Math.floor(n / k) + (i < n % k ? 1 : 0));
 }
 
+/** Order by text, the same in every browser (ids and keys; not the locale's collation). */
+const byText = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+
 /**
  * A bulk request (`attack.bulk`, detail "summary") for a mob: the attacking tokens
  * grouped by actor as profiles.
@@ -281,7 +284,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   // of one actor with the same attacker data share a profile. Tokens are taken in id
   // order and profiles in key order, so the request, and so the dice, do not depend on
   // the order the tokens were selected in.
-  const ordered = [...attackers].sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+  const ordered = [...attackers].sort((a, b) => byText(a.id, b.id));
   const groups = new Map();
   for (const view of ordered) {
     const actorKey = view.actorId ?? view.id;
@@ -304,7 +307,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     groups.get(signature).views.push(view);
   }
   // Profile ids: the actor's key, numbered when its tokens differ (e.g. some are prone).
-  const sortedGroups = [...groups.values()].sort((a, b) => (a.actorKey < b.actorKey ? -1 : a.actorKey > b.actorKey ? 1 : 0));
+  const sortedGroups = [...groups.values()].sort((a, b) => byText(a.actorKey, b.actorKey));
   const variants = {};
   const profiles = {};
   const attacks = [];
@@ -394,9 +397,8 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   };
   // As for Enchanted Realms: each token read on its own, grouped by actor and data, in
   // id and key order, so the request does not depend on the selection order.
-  const byId = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
   const groups = new Map();
-  for (const view of [...attackers].sort((a, b) => byId(a.id, b.id))) {
+  for (const view of [...attackers].sort((a, b) => byText(a.id, b.id))) {
     const key = view.actorId ?? view.id;
     const attacker = { ...flagsOf(view), ...(attackerData ?? {}) };
     const signature = `${key}\u0000${JSON.stringify(attacker)}`;
@@ -407,7 +409,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   const attacks = [];
   const profileNames = {};
   const variants = {};
-  for (const group of [...groups.values()].sort((a, b) => byId(a.key, b.key))) {
+  for (const group of [...groups.values()].sort((a, b) => byText(a.key, b.key))) {
     const label = group.name ?? group.key;
     const list = Array.isArray(strikes) ? strikes : strikes?.[group.name] ?? strikes?.[group.key];
     if (!Array.isArray(list) || !list.length) throw new InputError(`${label}: no ${ruleset} strikes for this actor`);

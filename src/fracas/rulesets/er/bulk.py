@@ -18,6 +18,7 @@ from ... import _kernels
 from ... import _layout as L
 from ...errors import LimitError, RequestError, SchemaError
 from ...requests import check_range, convert_mapping, decode, key_path
+from ..base import merge_columns
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
 from .result import AttackResult
@@ -69,12 +70,9 @@ class BulkPlan:
             raise self._error(err, info[2])
 
     def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
-        """Every worker's totals added up (the longest chain: the largest), column by column
-        in C (zip and sum), not element by element: flat in the number of groups and targets."""
-        acc_t = _add(p[0] for p in parts)
-        for i in range(L.T_LONGEST, len(acc_t), L.T_WIDTH):
-            acc_t[i] = max(p[0][i] for p in parts)
-        return acc_t, _add(p[1] for p in parts), _add(p[2] for p in parts)
+        """Every worker's totals added up (the longest chain: the largest)."""
+        return (merge_columns([p[0] for p in parts], L.T_LONGEST, L.T_WIDTH),
+                merge_columns([p[1] for p in parts]), merge_columns([p[2] for p in parts]))
 
     def roll_listed(self, state: array[int], first: int, count: int) -> list[dict[str, Any]]:
         """Detail 'attacks' or 'dice': every attack's damage (and dice) in this chunk."""
@@ -250,11 +248,3 @@ class BulkResult:
             result["attacks"] = self.attacks
         return result
 
-
-def _add(columns: Any) -> list[int]:
-    """Element-wise sum of equal-length integer arrays (one array: copied in C)."""
-    first, *rest = columns
-    total = list(first)
-    for other in rest:
-        total = [a + b for a, b in zip(total, other)]
-    return total

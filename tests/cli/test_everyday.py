@@ -35,7 +35,7 @@ def result_of(out):
 # ── --strike and --attacker-condition (ER-9, ER-14) ─────────────────────────────────
 
 
-def test_more_strikes_take_their_fields_and_the_rest_from_the_flags():
+def test_more_strikes_take_their_fields_and_the_rest_from_the_flags_er_9():
     out = result_of(run(BASE + ["--weight", "1", "--strike", "dice=2,style=piercing", "--strike", "dice=1,advantage"]))
     request = {"ruleset": "enchanted-realms", "attacker": {"size": "medium", "strength": 4},
                "strikes": [
@@ -54,7 +54,7 @@ def test_more_strikes_take_their_fields_and_the_rest_from_the_flags():
     assert len(out["strikes"]) == 3
 
 
-def test_the_attackers_conditions():
+def test_the_attackers_conditions_er_14():
     poisoned = result_of(run(BASE + ["--attacker-condition", "poisoned"]))
     assert poisoned["strikes"][0]["disadvantage"] is True  # ER-14: poisoned attacks at disadvantage
     out = run(BASE + ["--attacker-condition", "stunned"])

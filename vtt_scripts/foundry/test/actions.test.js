@@ -198,7 +198,7 @@ describe("api.initiative", () => {
     assert.equal(vtt.messages[0].rolls.length, 1);
   });
 
-  test("defeated combatants roll nothing, the current turn is kept, hidden ones are named to the GM only", async () => {
+  test("ER-18 through the tracker: defeated combatants roll nothing, the current turn is kept, hidden ones are named to the GM only", async () => {
     const { vtt, tokens } = setup();
     vtt.combatState = {
       id: "c", current: "cA",

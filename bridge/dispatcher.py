@@ -237,6 +237,8 @@ class Dispatcher:
             "attack.bulk": self._attack_bulk,
             "initiative.roll": self._initiative_roll,
             "morale.check": self._morale_check,
+            "compete.roll": self._compete_roll,
+            "impale.resolve": self._impale_resolve,
             "attack.odds": self._attack_odds,
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
@@ -568,6 +570,12 @@ class Dispatcher:
 
     def _morale_check(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.check_morale)
+
+    def _compete_roll(self, call: Call, batch: _Batch) -> Any:
+        return self._roll(call, batch, self._engine.compete)
+
+    def _impale_resolve(self, call: Call, batch: _Batch) -> Any:
+        return self._roll(call, batch, self._engine.impale)
 
     def _attack_odds(self, call: Call, batch: _Batch) -> Any:
         # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)

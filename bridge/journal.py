@@ -1,7 +1,7 @@
 """The journal: every answered roll, in SQLite, written before its reply is sent.
 
 One journal file is one idempotency namespace: the JSON-RPC ``id`` of a rolling
-request (``attack.resolve``, ``attack.bulk``, ``initiative.roll``, ``morale.check``) is its key, and
+request (``attack.resolve``, ``attack.bulk``, ``initiative.roll``, ``morale.check``, ``compete.roll``, ``impale.resolve``) is its key, and
 the same id again gets the recorded result instead of a new roll. The file is in
 WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
 ``"normal"`` it survives the bridge being killed but maybe not the machine.

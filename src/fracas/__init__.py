@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "odds", "rulesets", "backend", "__version__",
+    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "compete", "impale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant",
@@ -87,6 +87,18 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
 def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:
     """A morale check by the request's ruleset (old-school OS-4); see `fracas.drive.check_morale`."""
     result: Result = (_DRIVE or _load_drive()).check_morale(request, seed=seed)
+    return result
+
+
+def compete(request: Any, *, seed: Optional[int] = None) -> Result:
+    """A competition (Enchanted Realms ER-19: grapple, escape, shove, trip); see `fracas.drive.compete`."""
+    result: Result = (_DRIVE or _load_drive()).compete(request, seed=seed)
+    return result
+
+
+def impale(request: Any, *, seed: Optional[int] = None) -> Result:
+    """An impalement before a charge (Enchanted Realms ER-23); see `fracas.drive.impale`."""
+    result: Result = (_DRIVE or _load_drive()).impale(request, seed=seed)
     return result
 
 

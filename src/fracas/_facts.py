@@ -42,6 +42,22 @@ OS_RANGES = ('short', 'medium', 'long', 'beyond')
 OS_MAX_COVER = 4
 OS_FLEEING_BONUS = 2
 OS_TIES = ('reroll', 'simultaneous')
+ER_STRAY_SHIFT = 2
+ER_STRAY_SLOTS = 10
+ER_FLEE_NORMAL = 20
+ER_FLEE_RAPID = 75
+ER_RELEASE_DC = 10
+ER_DEFENSE_DC = 21
+ER_IMPALE_CLOSED = 25
+ER_IMPALE_DICE = (3, 4)
+ER_CONTESTS = ('plain', 'grapple', 'escape', 'shove', 'trip')
+ER_COMPETITION_DIE = 12
+ER_GRAPPLE_SIZE = 2
+ER_GRAPPLE_SPEED = 1
+ER_GRAPPLE_SLICK = 3
+ER_PUSH_SIZE = 2
+ER_PUSH_SLICK = -3
+ER_PRONE = -5
 STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
@@ -60,8 +76,8 @@ ID_REUSED = -32005  # the id was journaled for a different request: use a new id
 NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request has that id
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
-BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'journal.get', 'journal.replay')
-ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay')
+ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {
@@ -95,6 +111,23 @@ MESSAGES = {
     'sneak_weapon': 'a sneak attack needs a ranged, light (weight 0) or reach weapon, or one marked sneak_ok; this {style} strike has weight {weight} (ER-13)',
     'nearby_unknown': 'unknown creature {creature} near {target} (targets: {targets})',
     'nearby_self': 'a target is not near itself',
+    'nearby_max': '{count} creatures near {target}: a stray shot numbers at most {most} (ER-17)',
+    'friendly_fire_melee': 'friendly fire is a rule for shots at range; a {method} strike is never under it (ER-17)',
+    'flee_negative': 'a flee attack needs the feet the fleeing creature moved this round, 0 or more, not {moved} (ER-20)',
+    'flee_cautious': 'no flee attack: {moved} ft is a cautious move, and 5-15 ft provokes none (ER-20)',
+    'flee_one_strike': 'a flee attack is one strike of the primary-hand pool, not {count} (ER-20)',
+    'flee_method': 'a flee attack is made with a melee weapon at the ready, not a {method} strike (ER-20)',
+    'defense_friendly_fire': '$.strikes[{strike}] is a shot under friendly fire (ER-17), which its shooter rolls: resolve it without defense_rolls (ER-22)',
+    'impale_charge_dice': "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
+    'impale_charge_melee': 'a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)',
+    'flee_sneak': 'a flee attack is a reaction and cannot be a sneak attack (ER-20)',
+    'compete_same': 'the challenger and the defender are both {id}: a competition has two sides (ER-19)',
+    'compete_strength': 'a {contest} is a Strength competition, not an Agility one (ER-19)',
+    'compete_needs': 'a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)',
+    'compete_size': 'a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)',
+    'impale_closed': 'impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)',
+    'impale_style': 'impalement is a pole-arm maneuver, not a {style} one (ER-23)',
+    'impale_damage': 'impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)',
     'initiative_needs_agility': 'give the agility score or agility_mod (ER-18)',
     'duplicate_combatant': 'duplicate combatant id {id}',
     'no_combatants': 'no combatants: give at least one',

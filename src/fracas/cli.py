@@ -541,6 +541,10 @@ def _method_of(request: Any) -> str:
         return "attack.bulk"
     if "morale" in request:
         return "morale.check"
+    if "challenger" in request:
+        return "compete.roll"
+    if "pikeman" in request:
+        return "impale.resolve"
     if "combatants" in request or "sides" in request or (
             "strikes" not in request and request.get("ruleset") == "cartyrion"):
         return "initiative.roll"

@@ -109,8 +109,10 @@ def test_er16_cover_is_ignored_by_melee_and_raises_ranged_ac():
 def test_er16_three_quarters_cover_marks_a_shot_for_friendly_fire_when_others_are_near():
     """ER-16 (→ ER-17): three-quarters cover + creatures listed near the target = friendly fire."""
     targets = {"goblin": {"ac": 12, "cover": "three-quarters", "nearby": ["ally"]}, "ally": {"ac": 14}}
-    result = roll(attack([strike(**BOW), strike(dice=1)], targets=targets), rolls=[11, 11])
+    # The shot misses (11 + 2 < 12 + 5): its stray d10 (9, an empty slot) follows the strikes (ER-17).
+    result = roll(attack([strike(**BOW), strike(dice=1)], targets=targets), rolls=[11, 11, 9])
     assert [s["friendly_fire"] for s in result["strikes"]] == [True, False]
+    assert result["strikes"][0]["stray"]["creature"] is None
     alone = roll(attack([strike(**BOW)], targets={"goblin": {"ac": 12, "cover": "three-quarters"}}), rolls=[11])
     assert alone["strikes"][0]["friendly_fire"] is False
     half = dict(targets, goblin=dict(targets["goblin"], cover="half"))

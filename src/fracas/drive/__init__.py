@@ -39,7 +39,8 @@ def _is_bulk(request: Any) -> bool:
 #: The engine call (a `fracas` function) behind each rolling bridge method: the one map
 #: the bridge's journal.replay, `fracas journal replay` and `fracas replay` share.
 ENGINE_CALLS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
-                "initiative.roll": "roll_initiative", "morale.check": "check_morale"}
+                "initiative.roll": "roll_initiative", "morale.check": "check_morale",
+                "compete.roll": "compete", "impale.resolve": "impale"}
 
 
 #: Compiled attacks of recent request shapes, by content (seed and rolls aside): a GM's
@@ -141,6 +142,18 @@ def roll_initiative(request: Any, *, seed: Optional[int] = None) -> "Result":
 def check_morale(request: Any, *, seed: Optional[int] = None) -> "Result":
     """Roll a morale check by the request's ruleset (old-school: OS-4, 2d6 against Morale)."""
     result: Result = _roll("morale", parse_json(request), seed, "the morale check")
+    return result
+
+
+def compete(request: Any, *, seed: Optional[int] = None) -> "Result":
+    """A competition by the request's ruleset (Enchanted Realms ER-19: opposed d12s)."""
+    result: Result = _roll("compete", parse_json(request), seed, "the competition")
+    return result
+
+
+def impale(request: Any, *, seed: Optional[int] = None) -> "Result":
+    """An impalement and the charge it answers (Enchanted Realms ER-23)."""
+    result: Result = _roll("impale", parse_json(request), seed, "the impalement and the charge")
     return result
 
 

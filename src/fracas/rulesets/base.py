@@ -28,7 +28,7 @@ from ..errors import RulesError
 from ..requests import decode
 
 #: The kinds of request a ruleset may accept, and the driver that runs each.
-KINDS = ("attack", "bulk", "initiative", "morale")
+KINDS = ("attack", "bulk", "initiative", "morale", "compete", "impale")
 
 
 class Result(Protocol):
@@ -117,7 +117,7 @@ class Ruleset:
         """The typed request of `kind`; it must have `seed` and `rolls` (or `seed` for bulk)."""
         spec = self.request_types.get(kind)
         if spec is None:
-            raise self._unsupported(kind)
+            raise self._unsupported({"compete": "competition", "impale": "impalement"}.get(kind, kind))
         return decode(request, spec)
 
     def compile_attack(self, request: Any, /) -> Any:
@@ -145,6 +145,18 @@ class Ruleset:
 
     def roll_morale(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("morale")
+
+    def compile_compete(self, request: Any, /) -> Any:
+        raise self._unsupported("competition")
+
+    def roll_compete(self, plan: Any, dice: Any, seed: int, /) -> Any:
+        raise self._unsupported("competition")
+
+    def compile_impale(self, request: Any, /) -> Any:
+        raise self._unsupported("impalement")
+
+    def roll_impale(self, plan: Any, dice: Any, seed: int, /) -> Any:
+        raise self._unsupported("impalement")
 
     def cli_options(self) -> list[Any]:
         """click options with which `fracas attack` describes one attack of this ruleset."""

@@ -74,6 +74,7 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
 
 def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
     from .. import rulesets
+    from ..rulesets.base import KINDS
     from .generate import _enums
 
     schema: dict[str, Any] = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
@@ -87,7 +88,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         defs[key] = {"type": "string", "enum": enums[name]}
     defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
                        "description": "absent: enchanted-realms"}
-    by_kind: dict[str, list[str]] = {"attack": [], "bulk": [], "initiative": [], "morale": []}
+    by_kind: dict[str, list[str]] = {kind: [] for kind in KINDS}
     for name in rulesets.names():
         ruleset = rulesets.get(name)
         package = __import__(type(ruleset).__module__, fromlist=["SCHEMA_HINTS"])
@@ -99,7 +100,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         for kind, def_name in kinds.items():
             by_kind[kind].append(def_name)
     for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll"),
-                         ("morale", "morale.check")):
+                         ("morale", "morale.check"), ("compete", "compete.roll"), ("impale", "impale.resolve")):
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
         if refs:
             defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}

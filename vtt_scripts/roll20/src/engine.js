@@ -9,7 +9,9 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
+const specials = require('./specials');
+const { RulesError } = require('./errors');
 
 const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 const { Xoshiro128, seedWords } = require('./rng');
@@ -77,7 +79,15 @@ function compileAttack(request, options = {}) {
     rows.push(row);
     metas.push(meta);
   });
-  return { req, rows, metas, targets, seed, rolls };
+  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas) : null;
+  if (req.defense_rolls) {
+    metas.forEach((meta, i) => {
+      if (meta.friendly_fire) {
+        throw new RulesError(`$.strikes[${i}].friendly_fire`, say('defense_friendly_fire', { strike: i }));
+      }
+    });
+  }
+  return { req, rows, metas, targets, seed, rolls, flee, defense: req.defense_rolls };
 }
 
 /**
@@ -94,61 +104,100 @@ function resolve(request, options = {}) {
   }
   const rolls = plan.rolls;
   const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  let records;
-  try {
-    records = rollAttack(plan.rows, dice);
-  } catch (err) {
-    if (err instanceof KernelError) throw kernelError(err, rolls);
-    throw err;
-  }
-  const shock = followUps(plan.metas, plan.targets, records, dice);
+  const result = rollPlan(plan, dice, seed);
   if (rolls && dice.pos < rolls.length) {
     throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
   }
-  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
+  return result;
 }
 
-/** ER-13 shock saves, target by target in request order (ENGINE.md section 2, D-5). */
-function followUps(metas, targets, records, dice) {
+/** Roll a compiled attack from `dice` (the twin of attack.roll_attack): strikes, then follow-ups. */
+function rollPlan(plan, dice, seed) {
+  const rolls = dice.rolls;
+  let records;
+  try {
+    records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
+    throw kernelError(err, rolls);
+  }
+  let strays = new Map();
+  if (!plan.defense) {
+    const modUsed = new Set();
+    records.forEach((r, s) => { if (r.modUsed) modUsed.add(plan.metas[s].target); });
+    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice, modUsed);
+  }
+  const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
+  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
+    { strays, releases, flee: plan.flee, defense: plan.defense });
+}
+
+/** Per target in request order: the ER-13 shock save, then the ER-21 grapple release. */
+function followUps(metas, targets, records, dice, strays) {
   const sneakDamage = new Map();
   metas.forEach((meta, s) => {
     if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
   });
   const shock = new Map();
-  if (!sneakDamage.size) return shock;
+  const releases = new Map();
+  const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
+  if (!sneakDamage.size && !grapplers.length) return { shock, releases };
+  const taken = new Map();
+  if (grapplers.length) {
+    for (const tid of Object.keys(targets)) taken.set(tid, 0);
+    metas.forEach((meta, s) => taken.set(meta.target, taken.get(meta.target) + records[s].damage));
+    for (const stray of strays.values()) {
+      if (stray.creature !== null) taken.set(stray.creature, taken.get(stray.creature) + stray.damage);
+    }
+  }
   for (const tid of Object.keys(targets)) {
     const target = targets[tid];
-    const damage = sneakDamage.get(tid) || 0;
-    const bodyMax = target.spec.body_max;
-    if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) continue;
-    const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
-    if (target.spec.save_bonus !== null) {
-      try {
-        save.roll = dice.die(20);
-        save.total = save.roll + target.spec.save_bonus;
-        save.passed = save.total >= save.dc;
-        if (!save.passed) save.incapacitated_actions = dice.die(3);
-      } catch (err) {
-        if (!(err instanceof KernelError)) throw err;
-        if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', say('rolls_short', {
-            given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-          }));
-        }
-        throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-          face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
-        }));
-      }
+    const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
+    if (save !== null) shock.set(tid, save);
+    if (target.spec.grappling !== null) {
+      const release = specials.grappleRelease(target, taken.get(tid), dice);
+      if (release !== null) releases.set(tid, release);
     }
-    shock.set(tid, save);
   }
-  return shock;
+  return { shock, releases };
 }
 
-function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock) {
+/** ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known. */
+function shockSave(target, damage, dice) {
+  const bodyMax = target.spec.body_max;
+  if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
+  const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
+  if (target.spec.save_bonus !== null) {
+    try {
+      save.roll = dice.die(20);
+      save.total = save.roll + target.spec.save_bonus;
+      save.passed = save.total >= save.dc;
+      if (!save.passed) save.incapacitated_actions = dice.die(3);
+    } catch (err) {
+      if (!(err instanceof KernelError)) throw err;
+      if (err.code === E_ROLLS_SHORT) {
+        throw new DiceError('$.rolls', say('rolls_short', {
+          given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
+        }));
+      }
+      throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+        face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+      }));
+    }
+  }
+  return save;
+}
+
+function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
+  const strays = extra.strays || new Map();
+  const releases = extra.releases || new Map();
+  const defense = Boolean(extra.defense);
   const targets = {};
   for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = { damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null };
+    targets[tid] = {
+      damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
+    };
   }
   const strikes = metas.map((meta, s) => {
     const r = records[s];
@@ -159,7 +208,11 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
         discarded = face;
         return;
       }
-      dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+      if (defense) { // ER-22: the player's die + the AC against DC 21 + the to-hit
+        dice.push({ face, total: face + meta.ac, hit: r.poolHits[i], source: meta.sources[i], avoided: !r.poolHits[i] });
+      } else {
+        dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+      }
     });
     const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
     const entry = targets[meta.target];
@@ -175,18 +228,30 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
       hits: r.hits, crit: r.crit, base: r.base,
       modifier: r.modUsed ? r.mod : null,
       resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
-      friendly_fire: meta.friendly_fire,
+      friendly_fire: meta.friendly_fire, stray: null,
+      defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
     };
   });
+  for (const [s, stray] of strays) {
+    strikes[s].stray = specials.strayDict(stray);
+    if (stray.creature !== null && stray.hits) {
+      const entry = targets[stray.creature];
+      entry.damage += stray.damage;
+      entry.by_type[stray.damage_type] = (entry.by_type[stray.damage_type] || 0) + stray.damage;
+      entry.undodgeable += stray.undodgeable;
+    }
+  }
   for (const [tid, save] of shock) {
     targets[tid].shock_save_dc = save.dc;
     if (save.roll !== null) targets[tid].shock_save = save;
   }
+  for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;
   for (const tid of Object.keys(targets)) total += targets[tid].damage;
   return {
     ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
+    flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
   };
 }
 
-module.exports = { resolve, compileAttack, checkSeed, BACKEND };
+module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };

@@ -174,6 +174,22 @@ const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 const OS_MAX_COVER = Object.freeze(4);
 const OS_FLEEING_BONUS = Object.freeze(2);
 const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const ER_STRAY_SHIFT = Object.freeze(2);
+const ER_STRAY_SLOTS = Object.freeze(10);
+const ER_FLEE_NORMAL = Object.freeze(20);
+const ER_FLEE_RAPID = Object.freeze(75);
+const ER_RELEASE_DC = Object.freeze(10);
+const ER_DEFENSE_DC = Object.freeze(21);
+const ER_IMPALE_CLOSED = Object.freeze(25);
+const ER_IMPALE_DICE = Object.freeze([3, 4]);
+const ER_CONTESTS = Object.freeze(["plain", "grapple", "escape", "shove", "trip"]);
+const ER_COMPETITION_DIE = Object.freeze(12);
+const ER_GRAPPLE_SIZE = Object.freeze(2);
+const ER_GRAPPLE_SPEED = Object.freeze(1);
+const ER_GRAPPLE_SLICK = Object.freeze(3);
+const ER_PUSH_SIZE = Object.freeze(2);
+const ER_PUSH_SLICK = Object.freeze(-3);
+const ER_PRONE = Object.freeze(-5);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
@@ -209,6 +225,23 @@ const MESSAGES = Object.freeze({
   "sneak_weapon": "a sneak attack needs a ranged, light (weight 0) or reach weapon, or one marked sneak_ok; this {style} strike has weight {weight} (ER-13)",
   "nearby_unknown": "unknown creature {creature} near {target} (targets: {targets})",
   "nearby_self": "a target is not near itself",
+  "nearby_max": "{count} creatures near {target}: a stray shot numbers at most {most} (ER-17)",
+  "friendly_fire_melee": "friendly fire is a rule for shots at range; a {method} strike is never under it (ER-17)",
+  "flee_negative": "a flee attack needs the feet the fleeing creature moved this round, 0 or more, not {moved} (ER-20)",
+  "flee_cautious": "no flee attack: {moved} ft is a cautious move, and 5-15 ft provokes none (ER-20)",
+  "flee_one_strike": "a flee attack is one strike of the primary-hand pool, not {count} (ER-20)",
+  "flee_method": "a flee attack is made with a melee weapon at the ready, not a {method} strike (ER-20)",
+  "defense_friendly_fire": "$.strikes[{strike}] is a shot under friendly fire (ER-17), which its shooter rolls: resolve it without defense_rolls (ER-22)",
+  "impale_charge_dice": "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
+  "impale_charge_melee": "a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)",
+  "flee_sneak": "a flee attack is a reaction and cannot be a sneak attack (ER-20)",
+  "compete_same": "the challenger and the defender are both {id}: a competition has two sides (ER-19)",
+  "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
+  "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
+  "compete_size": "a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)",
+  "impale_closed": "impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)",
+  "impale_style": "impalement is a pole-arm maneuver, not a {style} one (ER-23)",
+  "impale_damage": "impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)",
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
   "duplicate_combatant": "duplicate combatant id {id}",
   "no_combatants": "no combatants: give at least one",
@@ -239,4 +272,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

@@ -93,8 +93,9 @@ function checkTargets(targets, path = '$.targets') {
     if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
     if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
     if (spec.nearby.length > MAX_NEARBY) {
-      throw new LimitError(`${tpath}.nearby`, say('too_many', { count: spec.nearby.length, what: 'creatures nearby', most: MAX_NEARBY }));
+      throw new LimitError(`${tpath}.nearby`, say('nearby_max', { count: spec.nearby.length, target: pyRepr(tid), most: MAX_NEARBY }));
     }
+    if (spec.grappling !== null) checkGrapple(spec.grappling, `${tpath}.grappling`);
     spec.nearby.forEach((other, i) => {
       if (other === tid) throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_self'));
       if (!Object.prototype.hasOwnProperty.call(targets, other)) {
@@ -106,6 +107,13 @@ function checkTargets(targets, path = '$.targets') {
     infos[tid] = { id: tid, index, spec, path: tpath };
   });
   return infos;
+}
+
+/** ER-21: the grappler's Strength (score or modifier) and other feat bonus, when given. */
+function checkGrapple(hold, path) {
+  if (hold.strength !== null) checkRange(hold.strength, ...SCORE_RANGE, `${path}.strength`, 'score');
+  if (hold.strength_mod !== null) checkRange(hold.strength_mod, -20, 20, `${path}.strength_mod`, 'modifier');
+  checkRange(hold.bonus, -50, 50, `${path}.bonus`, 'bonus');
 }
 
 /** ER-4 (D-8): the explicit modifier wins; else floor((score - 2) / 2). */
@@ -212,6 +220,16 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const hasAdv = advantageFrom.length > 0 && disadvantageFrom.length === 0;
   const hasDis = disadvantageFrom.length > 0 && advantageFrom.length === 0;
   const sneakDie = sneak === true;
+  // ER-17: a shot under the friendly-fire rule; asked for, or by default under
+  // three-quarters cover (ER-16), by a blind attacker or at an invisible target, when
+  // other creatures are listed near the target.
+  if (strike.friendly_fire && !ranged) {
+    throw new RulesError(`${path}.friendly_fire`, say('friendly_fire_melee', { method: strike.method }));
+  }
+  const friendlyFire = strike.friendly_fire === null
+    ? ranged && spec.nearby.length > 0 && (spec.cover === 'three-quarters' || attackerConditions.has('blind') ||
+      tconds.includes('invisible'))
+    : strike.friendly_fire;
 
   const penalty = Math.max(attackerConditions.has('bound') ? 5 : 0,
     attackerConditions.has('shaken') ? 2 : 0,
@@ -252,8 +270,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     to_hit: toHit, ac, crit_range: critThr || null,
     resistance: RESISTANCE_NAMES[resist], sources,
     advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
-    // ER-16 → ER-17: three-quarters cover with creatures listed nearby puts a shot under friendly fire.
-    friendly_fire: ranged && spec.cover === 'three-quarters' && spec.nearby.length > 0,
+    friendly_fire: friendlyFire,
   };
   return { row, meta };
 }
@@ -261,5 +278,5 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
   checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
-  resistanceState, compileStrike,
+  resistanceState, compileStrike, checkGrapple,
 };

@@ -56,11 +56,25 @@ function checkMorale(request, options = {}) {
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
+/** An ER-19 competition (Enchanted Realms only). */
+function compete(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
+  return require('./specials').compete(parsed, options);
+}
+
+/** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
+function impale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
+  return require('./specials').impale(parsed, options);
+}
+
 /** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
 function odds(request, options = {}) {
   return require('./odds').odds(request, options);
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
 };

@@ -9,7 +9,7 @@ const { SchemaError } = require('./errors');
 const { say } = require('./facts');
 
 const {
-  METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, ER_CONTESTS,
 } = require('./facts');
 
 // The rulesets this resolver knows (the Python engine may register more).
@@ -227,12 +227,19 @@ const profileStrikeFields = {
   sneak: [Sneak, false],
   reach: [T.bool, false],
   sneak_ok: [T.bool, false],
+  friendly_fire: [T.optional(T.bool), null],
 };
 
 const ProfileStrike = T.struct('ProfileStrike', profileStrikeFields);
 const Strike = T.struct('Strike', Object.assign({}, profileStrikeFields, { target: [T.str, REQUIRED] }));
 
-const Target = T.struct('Target', {
+const Grapple = T.struct('Grapple', {
+  strength: [T.optional(T.int), null],
+  strength_mod: [T.optional(T.int), null],
+  bonus: [T.int, 0],
+});
+
+const targetFields = {
   ac: [T.int, REQUIRED],
   ac_by_type: [T.dict(T.int), {}],
   size: [T.str, 'medium'],
@@ -245,7 +252,11 @@ const Target = T.struct('Target', {
   crit_proof: [T.bool, false],
   save_bonus: [T.optional(T.int), null],
   nearby: [T.list(T.str), []],
-});
+  grappling: [T.optional(Grapple), null],
+};
+const Target = T.struct('Target', targetFields);
+
+const Flee = T.struct('Flee', { moved: [T.int, REQUIRED] });
 
 const AttackRequest = T.struct('AttackRequest', {
   attacker: [Attacker, REQUIRED],
@@ -256,6 +267,8 @@ const AttackRequest = T.struct('AttackRequest', {
   rolls: [T.optional(T.list(T.int)), null],
   advantage: [T.bool, false],
   disadvantage: [T.bool, false],
+  flee: [T.optional(Flee), null],
+  defense_rolls: [T.bool, false],
 });
 
 const Profile = T.struct('Profile', {
@@ -294,9 +307,64 @@ const InitiativeRequest = T.struct('InitiativeRequest', {
   rolls: [T.optional(T.list(T.int)), null],
 });
 
+// ---- ER-19 competitions and ER-23 impalement (schema.py, the same fields) ------------
+
+const Competitor = T.struct('Competitor', {
+  id: [T.str, REQUIRED],
+  attribute: [T.literal('strength', 'agility'), 'strength'],
+  strength: [T.optional(T.int), null],
+  agility: [T.optional(T.int), null],
+  strength_mod: [T.optional(T.int), null],
+  agility_mod: [T.optional(T.int), null],
+  size: [T.str, 'medium'],
+  speed: [T.int, 0],
+  prone: [T.bool, false],
+  bonus: [T.int, 0],
+  advantage: [T.bool, false],
+  disadvantage: [T.bool, false],
+});
+
+const CompeteRequest = T.struct('CompeteRequest', {
+  challenger: [Competitor, REQUIRED],
+  defender: [Competitor, REQUIRED],
+  contest: [T.literal(...ER_CONTESTS), 'plain'],
+  slick: [T.bool, false],
+  ruleset: [T.str, 'enchanted-realms'],
+  seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+const impaleWeaponFields = {
+  style: [T.str, 'pole-arm'],
+  damage_type: [T.str, 'piercing'],
+  weight: [T.int, 0],
+  bonus: [T.int, 0],
+  forte: [T.bool, false],
+  crit: [T.optional(T.bool), null],
+  crit_range: [T.optional(T.int), null],
+};
+const ImpaleWeapon = T.struct('ImpaleWeapon', impaleWeaponFields);
+const IMPALE_WEAPON_DEFAULT = Object.fromEntries(Object.entries(impaleWeaponFields).map(([k, v]) => [k, v[1]]));
+
+const Charger = T.struct('Charger', Object.assign({}, targetFields, {
+  id: [T.str, 'charger'],
+  body: [T.int, REQUIRED],
+  closed: [T.int, REQUIRED],
+}));
+
+const ImpaleRequest = T.struct('ImpaleRequest', {
+  pikeman: [Attacker, REQUIRED],
+  charger: [Charger, REQUIRED],
+  weapon: [ImpaleWeapon, IMPALE_WEAPON_DEFAULT],
+  charge: [T.optional(T.dict(T.any)), null],
+  ruleset: [T.str, 'enchanted-realms'],
+  seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
 module.exports = {
   RULESETS, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   T, REQUIRED, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
-  Combatant, InitiativeRequest,
+  Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
 };

@@ -45,3 +45,16 @@ test('fresh random vectors from the Python engine as it is now', (t) => {
   assert.ok(counts.result >= 300, `only ${counts.result} results`);
   t.diagnostic(`fuzz seed ${seed}: ${counts.result} results and ${counts.error} errors identical`);
 });
+
+test('the ER specials vectors (tests/vectors/er_specials_vectors.json): ER-17, ER-19 … ER-23', (t) => {
+  const { compete, impale } = require('../src/specials');
+  const file = path.join(H.REPO_ROOT, 'tests', 'vectors', 'er_specials_vectors.json');
+  const vectors = bigjson.parse(fs.readFileSync(file, 'utf8'));
+  const calls = { attack: resolve, compete, impale };
+  const counts = { result: 0, error: 0 };
+  for (const vector of vectors) {
+    counts[H.checkVector(calls[vector.kind], vector, { keepBackend: vector.kind !== 'attack' })] += 1;
+  }
+  assert.ok(counts.result >= 250 && counts.error >= 50, JSON.stringify(counts));
+  t.diagnostic(`${counts.result} results and ${counts.error} errors identical`);
+});

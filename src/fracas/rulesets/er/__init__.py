@@ -1,4 +1,6 @@
-"""Enchanted Realms (ER-1 … ER-16, ER-18): die pools of d20s, crit chains, resistances.
+"""Enchanted Realms (ER-1 … ER-23): die pools of d20s, crit chains, resistances, and the
+table situations around them (friendly fire, competitions, flee attacks, grapples,
+defense rolls, impalement).
 
 The rules in the project's words: docs/rules/enchanted-realms.md.
 """
@@ -8,9 +10,9 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Ruleset
-from . import attack, bulk, initiative
+from . import attack, bulk, compete, impale, initiative
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
-from .schema import NAME, AttackRequest, BulkRequest, InitiativeRequest
+from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest
 
 
 class EnchantedRealms(Ruleset):
@@ -18,7 +20,8 @@ class EnchantedRealms(Ruleset):
     title = "Enchanted Realms"
     largest_die = 20
     doc = "docs/rules/enchanted-realms.md"
-    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
+                     "compete": CompeteRequest, "impale": ImpaleRequest}
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
     compile_attack = staticmethod(attack.compile_attack)
@@ -26,6 +29,10 @@ class EnchantedRealms(Ruleset):
     compile_bulk = staticmethod(bulk.compile_bulk)
     compile_initiative = staticmethod(initiative.compile_initiative)
     roll_initiative = staticmethod(initiative.roll_initiative)
+    compile_compete = staticmethod(compete.compile_compete)
+    roll_compete = staticmethod(compete.roll_compete)
+    compile_impale = staticmethod(impale.compile_impale)
+    roll_impale = staticmethod(impale.roll_impale)
 
     def odds(self, plan: Any) -> Any:
         from . import odds

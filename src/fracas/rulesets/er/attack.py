@@ -1,8 +1,10 @@
 """One Enchanted Realms attack: compile the request, roll it in a kernel, add follow-ups.
 
 The rolling is one call into the active kernel backend (`_kernels.active()`), the
-compiled core or its pure-Python twin; the follow-ups (ER-13 shock saves) draw
-from the same stream afterwards (docs/ENGINE.md §2).
+compiled core or its pure-Python twin; the follow-ups (ER-17 stray shots, ER-13
+shock saves, ER-21 grapple releases) draw from the same stream afterwards
+(docs/ENGINE.md §2, `followups.py`). A flee attack (ER-20) is checked and shaped
+here; the defense-roll variant (ER-22) rolls in `defense.py` instead of a kernel.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from typing import Any, Optional
 from ... import _kernels
 from ... import _layout as L
 from ...dice import Dice, KernelError
-from ...errors import DiceError, LimitError, SchemaError
+from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
-from ..._facts import MAX_STRIKES
+from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
+from .defense import roll_defense
+from .followups import Release, dice_error, grapple_release, stray_shots
 from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
-from .schema import AttackRequest, Target
+from .schema import AttackRequest, Flee, Target
+
 
 _LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chains retry
 _ZERO_Q = array("q", [0])
@@ -34,6 +39,10 @@ class AttackPlan:
     metas: list[StrikeMeta]
     targets: dict[str, TargetInfo]
     ruleset: str
+    #: ER-20: {"moved", "speed", "dice"} of a flee attack, or None.
+    flee: Optional[dict[str, Any]] = None
+    #: ER-22: the target's player rolls defense dice instead of the attacker's pool.
+    defense: bool = False
     #: The kernel's one group (strikes 0..n-1, one attack): read only, so made once.
     groups: array[int] = field(default_factory=lambda: array("q"))
 
@@ -79,13 +88,47 @@ def compile_attack(request: Any) -> AttackPlan:
                                    req.advantage, req.disadvantage)
         plan.extend(row)
         metas.append(meta)
-    return AttackPlan(plan, metas, targets, req.ruleset)
+    flee = None
+    if req.flee is not None:
+        flee = _flee(req.flee, req.strikes, plan, metas)
+    if req.defense_rolls:
+        for i, meta in enumerate(metas):
+            if meta.friendly_fire:
+                raise RulesError(f"$.strikes[{i}].friendly_fire", say("defense_friendly_fire", strike=i))
+    return AttackPlan(plan, metas, targets, req.ruleset, flee, req.defense_rolls)
+
+
+def _flee(flee: Flee, strikes: list[Any], plan: array[int], metas: list[StrikeMeta]) -> dict[str, Any]:
+    """ER-20: what a creature's movement provokes; a rapid mover is struck with one d20 only."""
+    moved = flee.moved
+    if moved < 0:
+        raise SchemaError("$.flee.moved", say("flee_negative", moved=moved))
+    if moved < ER_FLEE_NORMAL:
+        raise RulesError("$.flee.moved", say("flee_cautious", moved=moved))
+    if len(strikes) != 1:
+        raise RulesError("$.strikes", say("flee_one_strike", count=len(strikes)))
+    if strikes[0].method == "range":
+        raise RulesError("$.strikes[0].method", say("flee_method", method=strikes[0].method))
+    if strikes[0].sneak is not False:
+        raise RulesError("$.strikes[0].sneak", say("flee_sneak"))
+    speed = "normal" if moved < ER_FLEE_RAPID else "rapid"
+    if speed == "rapid":
+        # "only 1d20 is permitted": no advantage or disadvantage die joins it (the
+        # situation that gave disadvantage still forbids crits, ER-12).
+        plan[L.P_SKILL], plan[L.P_ADV], plan[L.P_SNEAK], plan[L.P_DISADV] = 1, 0, 0, 0
+        meta = metas[0]
+        meta.advantage = meta.disadvantage = False
+        meta.sources = ("skill",)
+    dice = plan[L.P_SKILL] + plan[L.P_ADV] + plan[L.P_SNEAK] + plan[L.P_DISADV]
+    return {"moved": moved, "speed": speed, "dice": dice}
 
 
 def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     """Roll a compiled attack from `dice` (generator or injected faces)."""
     kernel = _kernels.active()
     n = len(attack.metas)
+    if attack.defense:
+        return _roll_defense(attack, dice, seed, kernel.BACKEND)
     groups = attack.groups
     capacity = n * _LOG_PER_STRIKE
     state, rolls = dice.state, dice.rolls
@@ -103,37 +146,79 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     if err:
         raise kernel_error(err, info[2], info[3], rolls)
     dice.pos = info[0]
-    shock = _follow_ups(attack.metas, attack.targets, out, dice)
-    return AttackResult(seed, attack.ruleset, kernel.BACKEND, rolls is not None, attack.metas, attack.targets,
-                        out, log, shock)
+    return _finish(attack, dice, seed, kernel.BACKEND, out, log)
 
 
-def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out: Any, dice: Dice) -> dict[str, ShockSave]:
-    """ER-13 shock saves, target by target in request order (docs/ENGINE.md §2, D-5)."""
+def _roll_defense(attack: AttackPlan, dice: Dice, seed: int, backend: str) -> AttackResult:
+    n = len(attack.metas)
+    out = _ZERO_Q * (n * L.OUT_WIDTH)
+    log = _ZERO_I * (2 * sum(attack.plan[s * L.PLAN_WIDTH + L.P_SKILL] + 3 for s in range(n)))
+    try:
+        roll_defense(attack.plan, n, dice, out, log)
+    except KernelError as exc:
+        raise dice_error(exc, dice.rolls, f"the defense rolls against $.strikes[{exc.where}]") from None
+    return _finish(attack, dice, seed, backend, out, log)
+
+
+def _finish(attack: AttackPlan, dice: Dice, seed: int, backend: str, out: Any, log: Any) -> AttackResult:
+    """The follow-ups, in draw order, and the result."""
+    metas, targets = attack.metas, attack.targets
+    strays: dict[int, Any] = {}
+    if not attack.defense:
+        mod_used = {metas[s].target for s in range(len(metas)) if out[s * L.OUT_WIDTH + L.O_MOD_USED]}
+        strays = stray_shots(metas, attack.plan, targets, out, log, dice, mod_used)
+    shock, releases = _follow_ups(metas, targets, out, dice, strays)
+    return AttackResult(seed, attack.ruleset, backend, dice.rolls is not None, metas, targets, out, log, shock,
+                        strays, releases, attack.flee, attack.defense)
+
+
+def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out: Any, dice: Dice,
+                strays: dict[int, Any]) -> tuple[dict[str, ShockSave], dict[str, Release]]:
+    """Per target in request order: the ER-13 shock save, then the ER-21 grapple release."""
+    shock: dict[str, ShockSave] = {}
+    releases: dict[str, Release] = {}
     sneak_damage: dict[str, int] = {}
     for s, meta in enumerate(metas):
         if meta.sneak is not False:
             sneak_damage[meta.target] = sneak_damage.get(meta.target, 0) + out[s * L.OUT_WIDTH + L.O_DAMAGE]
-    shock: dict[str, ShockSave] = {}
-    if not sneak_damage:
-        return shock
+    grapplers = [tid for tid, t in targets.items() if t.spec.grappling is not None]
+    if not sneak_damage and not grapplers:
+        return shock, releases
+    damage: dict[str, int] = {}
+    if grapplers:
+        damage = {tid: 0 for tid in targets}
+        for s, meta in enumerate(metas):
+            damage[meta.target] += out[s * L.OUT_WIDTH + L.O_DAMAGE]
+        for stray in strays.values():
+            if stray.creature is not None:
+                damage[stray.creature] += stray.damage
     for tid, target in targets.items():
-        damage = sneak_damage.get(tid, 0)
-        body_max = target.spec.body_max
-        if body_max is None or damage <= 0 or 2 * damage < body_max:
-            continue
-        save = ShockSave(dc=5 + damage)
-        if target.spec.save_bonus is not None:
-            try:
-                save.roll = dice.die(20)
-                save.total = save.roll + target.spec.save_bonus
-                save.passed = save.total >= save.dc
-                if not save.passed:
-                    save.incapacitated_actions = dice.die(3)
-            except KernelError as exc:
-                raise _follow_up_error(exc, dice.rolls, target) from None
-        shock[tid] = save
-    return shock
+        save = _shock_save(target, sneak_damage.get(tid, 0), dice)
+        if save is not None:
+            shock[tid] = save
+        if target.spec.grappling is not None:
+            release = grapple_release(target, damage[tid], dice)
+            if release is not None:
+                releases[tid] = release
+    return shock, releases
+
+
+def _shock_save(target: TargetInfo, damage: int, dice: Dice) -> Optional[ShockSave]:
+    """ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known."""
+    body_max = target.spec.body_max
+    if body_max is None or damage <= 0 or 2 * damage < body_max:
+        return None
+    save = ShockSave(dc=5 + damage)
+    if target.spec.save_bonus is not None:
+        try:
+            save.roll = dice.die(20)
+            save.total = save.roll + target.spec.save_bonus
+            save.passed = save.total >= save.dc
+            if not save.passed:
+                save.incapacitated_actions = dice.die(3)
+        except KernelError as exc:
+            raise _follow_up_error(exc, dice.rolls, target) from None
+    return save
 
 
 def _follow_up_error(exc: KernelError, rolls: Any, target: TargetInfo) -> DiceError:

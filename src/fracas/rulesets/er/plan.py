@@ -16,7 +16,7 @@ from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_names, check_range, choice, key_path, say
 from .schema import (
     CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, MECHANICAL_STYLES, SIZES, STYLE_METHOD, STYLES,
-    Attacker, ProfileStrike, Target,
+    Attacker, Grapple, ProfileStrike, Target,
 )
 from ..._facts import (  # noqa: F401 - the limits and condition tables, from the shared spec
     AC_RANGE, ATTACKER_DISADVANTAGE, BONUS_RANGE, CANNOT_ATTACK, COVER_AC, MAX_NEARBY, MAX_SKILL_DICE,
@@ -104,8 +104,10 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
         if spec.save_bonus is not None:
             check_range(spec.save_bonus, -50, 50, f"{tpath}.save_bonus", "save bonus")
         if len(spec.nearby) > MAX_NEARBY:
-            raise LimitError(f"{tpath}.nearby", say("too_many", count=len(spec.nearby),
-                                                    what="creatures nearby", most=MAX_NEARBY))
+            raise LimitError(f"{tpath}.nearby", say("nearby_max", count=len(spec.nearby), target=repr(tid),
+                                                    most=MAX_NEARBY))
+        if spec.grappling is not None:
+            check_grapple(spec.grappling, f"{tpath}.grappling")
         for i, other in enumerate(spec.nearby):
             if other == tid:
                 raise SchemaError(f"{tpath}.nearby[{i}]", say("nearby_self"))
@@ -114,6 +116,15 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
                                                                target=repr(tid), targets=", ".join(targets)))
         infos[tid] = TargetInfo(tid, index, spec, tpath)
     return infos
+
+
+def check_grapple(hold: Grapple, path: str) -> None:
+    """ER-21: the grappler's Strength (score or modifier) and other feat bonus, when given."""
+    if hold.strength is not None:
+        check_range(hold.strength, *SCORE_RANGE, f"{path}.strength", "score")
+    if hold.strength_mod is not None:
+        check_range(hold.strength_mod, -20, 20, f"{path}.strength_mod", "modifier")
+    check_range(hold.bonus, -50, 50, f"{path}.bonus", "bonus")
 
 
 def modifier(score: Optional[int], explicit: Optional[int]) -> int:
@@ -225,6 +236,16 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     has_adv = bool(advantage_from) and not disadvantage_from
     has_dis = bool(disadvantage_from) and not advantage_from
     sneak_die = sneak is True
+    # ER-17: a shot under the friendly-fire rule; asked for, or by default under
+    # three-quarters cover (ER-16), by a blind attacker or at an invisible target, when
+    # other creatures are listed near the target.
+    if strike.friendly_fire and not ranged:
+        raise RulesError(f"{path}.friendly_fire", say("friendly_fire_melee", method=strike.method))
+    if strike.friendly_fire is None:
+        friendly_fire = ranged and bool(spec.nearby) and (
+            spec.cover == "three-quarters" or "blind" in attacker_conditions or "invisible" in tconds)
+    else:
+        friendly_fire = strike.friendly_fire
 
     penalty = max(5 if "bound" in attacker_conditions else 0,
                   2 if "shaken" in attacker_conditions else 0,
@@ -261,8 +282,6 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
         to_hit=to_hit, ac=ac, crit_range=crit_thr or None,
         resistance=RESISTANCE_NAMES[resist], sources=sources,
         advantage_from=advantage_from, disadvantage_from=disadvantage_from,
-        # ER-16: three-quarters cover puts a ranged shot under friendly fire (ER-17)
-        # when other creatures are listed near the target.
-        friendly_fire=ranged and spec.cover == "three-quarters" and bool(spec.nearby),
+        friendly_fire=friendly_fire,
     )
     return row, meta

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ... import _layout as L
+from ..._facts import ER_DEFENSE_DC
 from .plan import StrikeMeta, TargetInfo
 
 
@@ -32,11 +33,13 @@ class AttackResult:
     """One resolved attack: every die, every crit, damage per strike and per target."""
 
     __slots__ = ("seed", "ruleset", "backend", "injected", "strikes_meta", "targets_info",
-                 "out", "log", "shock")
+                 "out", "log", "shock", "strays", "releases", "flee", "defense")
 
     def __init__(self, seed: int, ruleset: str, backend: str, injected: bool,
                  strikes_meta: list[StrikeMeta], targets_info: dict[str, TargetInfo],
-                 out: Any, log: Any, shock: dict[str, ShockSave]) -> None:
+                 out: Any, log: Any, shock: dict[str, ShockSave], strays: Optional[dict[int, Any]] = None,
+                 releases: Optional[dict[str, Any]] = None, flee: Optional[dict[str, Any]] = None,
+                 defense: bool = False) -> None:
         self.seed = seed
         self.ruleset = ruleset
         self.backend = backend
@@ -46,12 +49,20 @@ class AttackResult:
         self.out = out
         self.log = log
         self.shock = shock
+        #: ER-17: where missed shots under friendly fire went, by strike index.
+        self.strays: dict[int, Any] = strays or {}
+        #: ER-21: grapplers' Strength feats, by target id.
+        self.releases = releases or {}
+        self.flee = flee
+        self.defense = defense
 
     @property
     def total_damage(self) -> int:
-        """Damage dealt to all targets together."""
+        """Damage dealt to all targets together (stray shots included)."""
         out = self.out
-        return sum(out[s * L.OUT_WIDTH + L.O_DAMAGE] for s in range(len(self.strikes_meta)))
+        total: int = sum(out[s * L.OUT_WIDTH + L.O_DAMAGE] for s in range(len(self.strikes_meta)))
+        strays: int = sum(stray.damage for stray in self.strays.values())
+        return total + strays
 
     def __repr__(self) -> str:
         return f"<{self.ruleset} attack seed={self.seed} total_damage={self.total_damage}>"
@@ -66,6 +77,9 @@ class AttackResult:
         damage = {tid: 0 for tid in self.targets_info}
         for s, meta in enumerate(self.strikes_meta):
             damage[meta.target] += self.out[s * L.OUT_WIDTH + L.O_DAMAGE]
+        for stray in self.strays.values():
+            if stray.creature is not None:
+                damage[stray.creature] += stray.damage
         return damage
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,7 +91,8 @@ class AttackResult:
         out, log = self.out, self.log
         strikes = []
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
-                         "shock_save": None} for tid in self.targets_info}
+                         "shock_save": None, "grapple_release": None} for tid in self.targets_info}
+        defense = self.defense
         for s, meta in enumerate(self.strikes_meta):
             o = s * L.OUT_WIDTH
             to_hit = meta.to_hit
@@ -90,8 +105,12 @@ class AttackResult:
                 if i == discard:
                     discarded = face
                     continue
-                dice.append({"face": face, "total": face + to_hit, "hit": bool(log[2 * (pos + i) + 1]),
-                             "source": meta.sources[i]})
+                if defense:  # ER-22: the player's die + the AC against DC 21 + the to-hit
+                    dice.append({"face": face, "total": face + meta.ac, "hit": bool(log[2 * (pos + i) + 1]),
+                                 "source": meta.sources[i], "avoided": not log[2 * (pos + i) + 1]})
+                else:
+                    dice.append({"face": face, "total": face + to_hit, "hit": bool(log[2 * (pos + i) + 1]),
+                                 "source": meta.sources[i]})
             pos += out[o + L.O_POOL]
             chain = []
             for _ in range(out[o + L.O_CHAIN_LEN]):
@@ -114,12 +133,22 @@ class AttackResult:
                 "base": out[o + L.O_BASE],
                 "modifier": out[o + L.O_MOD] if out[o + L.O_MOD_USED] else None,
                 "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
-                "friendly_fire": meta.friendly_fire,
+                "friendly_fire": meta.friendly_fire, "stray": None,
+                "defense_dc": ER_DEFENSE_DC + to_hit if defense else None,
             })
             entry = targets[meta.target]
             entry["damage"] += damage
             entry["by_type"][meta.damage_type] = entry["by_type"].get(meta.damage_type, 0) + damage
             entry["undodgeable"] += undodgeable
+        for s, stray in self.strays.items():
+            strikes[s]["stray"] = stray.to_dict()
+            if stray.creature is not None and stray.hits:
+                entry = targets[stray.creature]
+                entry["damage"] += stray.damage
+                entry["by_type"][stray.damage_type] = entry["by_type"].get(stray.damage_type, 0) + stray.damage
+                entry["undodgeable"] += stray.undodgeable
+        for tid, release in self.releases.items():
+            targets[tid]["grapple_release"] = release.to_dict()
         for tid, shock in self.shock.items():
             targets[tid]["shock_save_dc"] = shock.dc
             if shock.roll is not None:
@@ -128,4 +157,5 @@ class AttackResult:
             "ruleset": self.ruleset, "seed": self.seed, "backend": self.backend,
             "injected": self.injected, "strikes": strikes, "targets": targets,
             "total_damage": sum(t["damage"] for t in targets.values()),
+            "flee": dict(self.flee) if self.flee else None, "defense_rolls": defense,
         }

@@ -63,12 +63,24 @@ class ProfileStrike(_Spec):
     sneak: Sneak = False
     reach: bool = False
     sneak_ok: bool = False
+    #: ER-17: true puts a shot under the friendly-fire rule, false keeps it out; absent
+    #: (null): automatic for a ranged shot at a target with creatures `nearby` under
+    #: three-quarters cover, or by a blind attacker, or at an invisible target.
+    friendly_fire: Optional[bool] = None
 
 
 class Strike(ProfileStrike, kw_only=True):
     """One die pool aimed at one target (ER-1)."""
 
     target: str
+
+
+class Grapple(_Spec):
+    """A target that holds someone (ER-21): its Strength feat when body damage lands."""
+
+    strength: Optional[int] = None
+    strength_mod: Optional[int] = None
+    bonus: int = 0
 
 
 class Target(_Spec):
@@ -86,6 +98,13 @@ class Target(_Spec):
     crit_proof: bool = False
     save_bonus: Optional[int] = None
     nearby: list[str] = []
+    grappling: Optional[Grapple] = None
+
+
+class Flee(_Spec):
+    """ER-20: a flee attack against a creature that moved `moved` feet this round."""
+
+    moved: int
 
 
 class AttackRequest(_Spec):
@@ -99,6 +118,10 @@ class AttackRequest(_Spec):
     rolls: Optional[list[int]] = None
     advantage: bool = False
     disadvantage: bool = False
+    #: ER-20: this attack is a flee attack (a reaction) against a creature that moved.
+    flee: Optional[Flee] = None
+    #: ER-22: the defense-roll variant: the target's player rolls the dice instead.
+    defense_rolls: bool = False
 
 
 class Profile(_Spec):
@@ -147,3 +170,64 @@ class InitiativeRequest(_Spec):
     rolls: Optional[list[int]] = None
 
 
+
+
+class Competitor(_Spec):
+    """One side of an ER-19 competition: d12 + the chosen attribute's modifier."""
+
+    id: str
+    attribute: Literal["strength", "agility"] = "strength"
+    strength: Optional[int] = None
+    agility: Optional[int] = None
+    strength_mod: Optional[int] = None
+    agility_mod: Optional[int] = None
+    size: str = "medium"
+    speed: int = 0
+    prone: bool = False
+    bonus: int = 0
+    advantage: bool = False
+    disadvantage: bool = False
+
+
+class CompeteRequest(_Spec):
+    """ER-19: a competition between a challenger and a defender (grapple, escape, shove, trip)."""
+
+    challenger: Competitor
+    defender: Competitor
+    contest: Literal["plain", "grapple", "escape", "shove", "trip"] = "plain"
+    slick: bool = False
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class ImpaleWeapon(_Spec):
+    """The pole-arm that impales (ER-23): piercing, 3d20 (4d20 with weapon forte)."""
+
+    style: str = "pole-arm"
+    damage_type: str = "piercing"
+    weight: int = 0
+    bonus: int = 0
+    forte: bool = False
+    crit: Optional[bool] = None
+    crit_range: Optional[int] = None
+
+
+class Charger(Target, kw_only=True):
+    """The charging attacker (ER-23): a target with its current Body and the ground it closed."""
+
+    id: str = "charger"
+    body: int
+    closed: int
+
+
+class ImpaleRequest(_Spec):
+    """ER-23: impalement of a charger before its charge, then the charge unless it is void."""
+
+    pikeman: Attacker
+    charger: Charger
+    weapon: ImpaleWeapon = msgspec.field(default_factory=ImpaleWeapon)
+    charge: Optional[dict[str, Any]] = None
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

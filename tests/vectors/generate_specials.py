@@ -1,0 +1,272 @@
+"""Build the known-answer vectors of Enchanted Realms beyond the single strike:
+`python tests/vectors/generate_specials.py`.
+
+ER-17 stray shots, ER-19 competitions, ER-20 flee attacks, ER-21 grapple releases,
+ER-22 defense rolls and ER-23 impalement. Each vector is a request (`kind`: attack,
+compete or impale) with a seed, and the engine's result (`to_dict()` without
+`backend`) or its error (`type`, `path`, `reason`). The Python suite checks every
+backend still produces them; the Roll20 Mod script's JavaScript resolver must produce
+them too. Regenerate only on purpose (a rule or draw-order change), and say why in
+the commit.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "er_specials_vectors.json"
+SIZES = ["small", "medium", "medium", "large", "huge"]
+TYPES = ["piercing", "edged", "fire", "blunt"]
+BYSTANDER_CONDITIONS = ["paralyzed", "petrified", "restrained", "prone", "invisible"]
+
+
+def _creature(rng: random.Random) -> dict:
+    creature: dict = {"ac": rng.randint(6, 18)}
+    if rng.random() < 0.2:
+        creature["resistant"] = [rng.choice(TYPES)]
+    if rng.random() < 0.1:
+        creature["vulnerable"] = [rng.choice(TYPES)]
+    if rng.random() < 0.15:
+        creature["conditions"] = [rng.choice(BYSTANDER_CONDITIONS)]
+    if rng.random() < 0.1:
+        creature["cover"] = rng.choice(["half", "full"])
+    if rng.random() < 0.1:
+        creature["crit_proof"] = True
+    if rng.random() < 0.25:
+        creature["grappling"] = rng.choice([{"strength": rng.randint(0, 8)}, {"strength_mod": rng.randint(-1, 4),
+                                                                              "bonus": rng.randint(0, 3)}, {}])
+    return creature
+
+
+def stray_attack(rng: random.Random) -> dict:
+    """A shot into a crowd (ER-17), sometimes with a grappler among the crowd (ER-21)."""
+    n = rng.choice([0, 1, 2, 3, 8, 8, 9]) if rng.random() < 0.1 else rng.randint(1, 8)
+    ids = [f"b{i}" for i in range(n)]
+    targets: dict = {"mark": {"ac": rng.randint(14, 26), "nearby": ids,
+                              "cover": rng.choice(["three-quarters", "three-quarters", "half", "none"])}}
+    if rng.random() < 0.2:
+        targets["mark"]["conditions"] = ["invisible"]
+    for i in ids:
+        targets[i] = _creature(rng)
+    attacker: dict = {"agility": rng.randint(0, 8), "strength": rng.randint(0, 8)}
+    if rng.random() < 0.15:
+        attacker["conditions"] = ["blind"]
+    strikes = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        strike: dict = {"target": "mark", "method": "range", "style": rng.choice(["archery", "crossbow", "thrown"]),
+                        "dice": rng.randint(1, 5), "damage_type": rng.choice(TYPES)}
+        if rng.random() < 0.4:
+            strike["crit"] = True
+            if rng.random() < 0.4:
+                strike["crit_range"] = rng.choice([18, 19])
+        if rng.random() < 0.15:
+            strike["friendly_fire"] = rng.random() < 0.7
+        if rng.random() < 0.1:
+            strike["disadvantage"] = True
+        if rng.random() < 0.1:
+            strike["advantage"] = True
+        if rng.random() < 0.05:  # a melee strike marked for friendly fire: refused
+            strike.update(method="melee", style="slashing", friendly_fire=True)
+        strikes.append(strike)
+    return {"attacker": attacker, "strikes": strikes, "targets": targets}
+
+
+def plain_attack(rng: random.Random) -> dict:
+    targets = {"pc": _creature(rng)}
+    if rng.random() < 0.3:
+        targets["pc"]["body_max"] = rng.randint(2, 8)
+        targets["pc"]["save_bonus"] = rng.randint(-1, 4)
+    strike: dict = {"target": "pc", "method": rng.choice(["melee", "melee", "savage", "range"]),
+                    "dice": rng.randint(1, 5), "damage_type": rng.choice(TYPES)}
+    strike["style"] = {"melee": rng.choice(["slashing", "bludgeoning", "piercing"]), "savage": "savage",
+                       "range": "archery"}[strike["method"]]
+    if strike["method"] != "range" and rng.random() < 0.5:
+        strike["weight"] = rng.randint(0, 2)
+    for key, p in (("advantage", 0.15), ("disadvantage", 0.15)):
+        if rng.random() < p:
+            strike[key] = True
+    if rng.random() < 0.1:
+        strike["sneak"] = True
+        strike["weight"] = 0
+    strikes = [strike]
+    if rng.random() < 0.2:
+        strikes.append(dict(strike, dice=rng.randint(1, 3)))
+    return {"attacker": {"strength": rng.randint(0, 8), "agility": rng.randint(0, 8)}, "strikes": strikes,
+            "targets": targets}
+
+
+def flee_attack(rng: random.Random) -> dict:
+    request = plain_attack(rng)
+    request["flee"] = {"moved": rng.choice([-5, 0, 10, 15, 20, 35, 70, 74, 75, 120])}
+    return request
+
+
+def defense_attack(rng: random.Random) -> dict:
+    request = plain_attack(rng) if rng.random() < 0.85 else stray_attack(rng)
+    request["defense_rolls"] = True
+    return request
+
+
+def competitor(rng: random.Random, name: str) -> dict:
+    c: dict = {"id": name}
+    if rng.random() < 0.3:
+        c["attribute"] = "agility"
+    if rng.random() < 0.9:
+        c[rng.choice(["strength", "agility"])] = rng.randint(0, 9)
+        c.setdefault("strength", rng.randint(0, 9))
+        c.setdefault("agility", rng.randint(0, 9))
+    if rng.random() < 0.3:
+        c["size"] = rng.choice(["small", "medium", "large", "huge", "giant"])
+    if rng.random() < 0.3:
+        c["speed"] = rng.choice([20, 25, 30, 40, 60])
+    for key, p in (("prone", 0.1), ("advantage", 0.15), ("disadvantage", 0.15)):
+        if rng.random() < p:
+            c[key] = True
+    if rng.random() < 0.2:
+        c["bonus"] = rng.randint(-2, 3)
+    return c
+
+
+def compete(rng: random.Random) -> dict:
+    request: dict = {"contest": rng.choice(["plain", "grapple", "escape", "shove", "trip"]),
+                     "challenger": competitor(rng, "ogre"), "defender": competitor(rng, "aria")}
+    if rng.random() < 0.3:
+        request["slick"] = True
+    if rng.random() < 0.03:
+        request["defender"]["id"] = "ogre"
+    return request
+
+
+def impale(rng: random.Random) -> dict:
+    charger = {"id": "ogre", "ac": rng.randint(8, 16), "body": rng.randint(1, 12),
+               "closed": rng.choice([20, 25, 30, 45, 60])}
+    if rng.random() < 0.2:
+        charger["resistant"] = ["piercing"]
+    request: dict = {"pikeman": {"strength": rng.randint(0, 8)}, "charger": charger}
+    weapon: dict = {}
+    if rng.random() < 0.4:
+        weapon["forte"] = True
+    if rng.random() < 0.5:
+        weapon["weight"] = rng.randint(0, 2)
+    if rng.random() < 0.05:
+        weapon["style"] = "slashing"
+    if rng.random() < 0.05:
+        weapon["damage_type"] = "edged"
+    if weapon:
+        request["weapon"] = weapon
+    if rng.random() < 0.7:
+        request["charge"] = {"attacker": {"strength": rng.randint(2, 9)}, "strikes": [
+            {"target": "pike", "method": "melee", "style": "bludgeoning", "dice": rng.randint(1, 4),
+             "damage_type": "blunt", "weight": 2}], "targets": {"pike": {"ac": rng.randint(10, 16)}}}
+    return request
+
+
+CURATED = [
+    ("ER-17 18 shifted to a natural 20 crits the bystander", "attack", {
+        "rolls": [18, 2, 1, 20, 2, 12, 3],
+        "attacker": {"agility": 4},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 2, "damage_type": "piercing",
+                     "crit": True}],
+        "targets": {"orc": {"ac": 25, "cover": "three-quarters", "nearby": ["ally", "ogre"]}, "ally": {"ac": 12},
+                    "ogre": {"ac": 14}}}, 1),
+    ("ER-17 a natural 1 shifted to a raw 3", "attack", {
+        "rolls": [1, 2],
+        "attacker": {"agility": 10},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"orc": {"ac": 8, "cover": "three-quarters", "nearby": ["ally", "ogre"]}, "ally": {"ac": 12},
+                    "ogre": {"ac": 13}}}, 1),
+    ("ER-17 slot 9 is always empty", "attack", {
+        "rolls": [5, 9],
+        "attacker": {"agility": 2},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"orc": {"ac": 15, "cover": "three-quarters", "nearby": ["ally"]}, "ally": {"ac": 5}}}, 1),
+    ("ER-17 nine creatures near the target", "attack", {
+        "attacker": {"agility": 2},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"orc": {"ac": 15, "nearby": [f"b{i}" for i in range(9)]},
+                    **{f"b{i}": {"ac": 10} for i in range(9)}}}, 1),
+    ("ER-21 a grappler struck for 3 makes a DC 13 Strength feat", "attack", {
+        "rolls": [15, 16, 9],
+        "attacker": {"strength": 2},
+        "strikes": [{"target": "bear", "method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                     "damage_type": "edged"}],
+        "targets": {"bear": {"ac": 12, "grappling": {"strength": 6}}}}, 1),
+    ("ER-22 defense rolls, a natural 20 and a raw 1", "attack", {
+        "rolls": [20, 1, 12],
+        "defense_rolls": True,
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "pc", "method": "melee", "style": "slashing", "dice": 3, "weight": 2,
+                     "damage_type": "edged"}],
+        "targets": {"pc": {"ac": 14}}}, 1),
+    ("ER-20 rapid mover: one d20 only", "attack", {
+        "rolls": [14],
+        "flee": {"moved": 80},
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "rat", "method": "melee", "style": "slashing", "dice": 4, "advantage": True,
+                     "damage_type": "edged"}],
+        "targets": {"rat": {"ac": 10}}}, 1),
+    ("ER-20 negative movement", "attack", {
+        "flee": {"moved": -5},
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "rat", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"rat": {"ac": 10}}}, 1),
+    ("ER-19 a tie rolled again twice", "compete", {
+        "rolls": [4, 4, 7, 7, 9, 2],
+        "contest": "grapple",
+        "challenger": {"id": "ogre", "strength": 4}, "defender": {"id": "aria", "strength": 4}}, 1),
+    ("ER-23 the charger incapacitated exactly at 0", "impale", {
+        "rolls": [15, 16, 2],
+        "pikeman": {"strength": 4}, "weapon": {"weight": 1},
+        "charger": {"id": "ogre", "ac": 12, "body": 4, "closed": 30},
+        "charge": {"attacker": {"strength": 6}, "strikes": [
+            {"target": "pike", "method": "melee", "style": "bludgeoning", "dice": 2, "damage_type": "blunt"}],
+            "targets": {"pike": {"ac": 13}}}}, 1),
+]
+
+
+def call(kind: str):  # type: ignore[no-untyped-def]
+    import fracas
+
+    return {"attack": fracas.resolve, "compete": fracas.compete, "impale": fracas.impale}[kind]
+
+
+def vector(name: str, kind: str, request: dict, seed: int) -> dict:
+    import fracas
+
+    entry: dict = {"name": name, "kind": kind, "request": request, "seed": seed}
+    try:
+        result = call(kind)(request, seed=seed).to_dict()
+    except fracas.RequestError as exc:
+        entry["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+    else:
+        result.pop("backend", None)
+        entry["result"] = result
+    return entry
+
+
+def build(count: int = 400) -> list[dict]:
+    rng = random.Random(20261123)
+    vectors = [vector(name, kind, request, seed) for name, kind, request, seed in CURATED]
+    makers = [("attack", stray_attack)] * 4 + [("attack", flee_attack), ("attack", defense_attack),
+                                               ("attack", defense_attack), ("compete", compete),
+                                               ("compete", compete), ("impale", impale)]
+    for i in range(count):
+        kind, make = makers[i % len(makers)]
+        vectors.append(vector(f"{kind}-{make.__name__}-{i}", kind, make(rng), rng.getrandbits(64)))
+    return vectors
+
+
+def dumps(vectors: list[dict]) -> str:
+    return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parents[1] / "src"))
+    vectors = build()
+    VECTORS.write_text(dumps(vectors))
+    print(f"wrote {len(vectors)} vectors ({sum('error' in v for v in vectors)} errors) to {VECTORS}",
+          file=sys.stderr)

@@ -1,0 +1,524 @@
+'use strict';
+// Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
+// followups.py (ER-17 stray shots, ER-21 grapple release), defense.py (ER-22),
+// attack.py's flee attacks (ER-20), compete.py (ER-19) and impale.py (ER-23).
+// Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
+
+const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
+const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+const {
+  LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
+  ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
+  ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
+  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE,
+} = require('./facts');
+
+const { R_HALF, R_DOUBLE, R_IMMUNE, CHAIN_LIMIT } = LAYOUT;
+const RESISTANCE_NAMES = ['normal', 'resistant', 'vulnerable', 'immune'];
+const MAX_ROLL_OFFS = 1000;
+
+function resist(amount, state) {
+  if (state === R_HALF) return Math.floor(amount / 2);
+  if (state === R_DOUBLE) return amount * 2;
+  if (state === R_IMMUNE) return 0;
+  return amount;
+}
+
+/** The error for injected faces that ran out or do not fit a follow-up's die. */
+function dieError(err, rolls, what) {
+  if (err.code === E_ROLLS_SHORT) {
+    return new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what, position: err.position }));
+  }
+  return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
+}
+
+// ---- ER-20 flee attacks ---------------------------------------------------------------
+
+function flee(spec, strikes, rows, metas) {
+  const moved = spec.moved;
+  if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
+  if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
+  if (strikes.length !== 1) throw new RulesError('$.strikes', say('flee_one_strike', { count: strikes.length }));
+  if (strikes[0].method === 'range') {
+    throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
+  }
+  if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
+  const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
+  const row = rows[0];
+  if (speed === 'rapid') {
+    row.skill = 1; row.adv = 0; row.sneak = 0; row.disadv = 0;
+    metas[0].advantage = false;
+    metas[0].disadvantage = false;
+    metas[0].sources = ['skill'];
+  }
+  return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
+}
+
+// ---- ER-22 defense rolls --------------------------------------------------------------
+
+/** The player's defense dice for every strike row; records as the kernel's. */
+function rollDefense(rows, dice) {
+  return rows.map((p, s) => {
+    dice.strike = s;
+    const n = p.skill + p.adv + p.sneak + p.disadv;
+    const pool = [];
+    for (let i = 0; i < n; i++) pool.push(dice.die(20));
+    let discard = -1;
+    if (p.disadv) {
+      let low = 21;
+      pool.forEach((face, i) => { if (face < low) { low = face; discard = i; } });
+    }
+    const dc = ER_DEFENSE_DC + p.toHit;
+    let failures = 0, ones = 0;
+    const poolHits = pool.map((face, i) => {
+      const avoided = face === 20 || (face !== 1 && face + p.ac >= dc);
+      if (i !== discard && !avoided) {
+        failures += 1;
+        if (face === 1) ones += 1;
+      }
+      return !avoided;
+    });
+    const base = p.onlyChain ? 0 : failures;
+    const damage = resist(base, p.resist);
+    const undodgeable = p.noDodge ? damage : Math.min(damage, resist(p.onlyChain ? 0 : ones, p.resist));
+    return {
+      pool, poolHits, discard, chain: [], hits: failures, crit: false, base, mod: 0, modUsed: false, damage, undodgeable,
+    };
+  });
+}
+
+// ---- ER-17 stray shots ----------------------------------------------------------------
+
+function strayShots(metas, rows, targets, records, dice, modUsed) {
+  const strays = new Map();
+  metas.forEach((meta, s) => {
+    if (!meta.friendly_fire || records[s].hits) return;
+    const r = records[s];
+    const pool = r.pool.filter((_, i) => i !== r.discard);
+    try {
+      strays.set(s, stray(meta, rows[s], s, targets, pool, dice, modUsed));
+    } catch (err) {
+      if (!(err instanceof KernelError)) throw err;
+      throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+    }
+  });
+  return strays;
+}
+
+function empty(roll, creature, why) {
+  return {
+    roll, creature, why, ac: null, dice: [], chain: [], hits: 0, crit: false, base: 0, modifier: null,
+    resistance: null, damage: 0, undodgeable: 0, damage_type: '',
+  };
+}
+
+function stray(meta, row, s, targets, pool, dice, modUsed) {
+  const nearby = targets[meta.target].spec.nearby;
+  const roll = dice.die(ER_STRAY_SLOTS);
+  if (roll > nearby.length) {
+    const why = roll > 8 ? `slot ${roll} is always empty`
+      : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
+    return empty(roll, null, why);
+  }
+  const creature = nearby[roll - 1];
+  const spec = targets[creature].spec;
+  if (spec.cover === 'full') {
+    return empty(roll, creature, `slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
+  }
+  const toHit = meta.to_hit;
+  const byType = spec.ac_by_type[meta.damage_type];
+  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = meta.crit_range || 0;
+  const conds = spec.conditions;
+  const out = empty(roll, creature, `slot ${roll} is ${creature}`);
+  out.ac = ac;
+  out.damage_type = meta.damage_type;
+  let hits = 0, nat20 = 0, critFace = false;
+  for (const face of pool) {
+    const shifted = Math.min(face + ER_STRAY_SHIFT, 20);
+    const hit = shifted === 20 || shifted + toHit >= ac;
+    out.dice.push({ face, shifted, total: shifted + toHit, hit });
+    if (hit) {
+      hits += 1;
+      if (shifted === 20) nat20 += 1;
+      if (critThr && shifted >= critThr) critFace = true;
+    }
+  }
+  const crit = hits > 0 && !meta.disadvantage && (critFace || conds.includes('paralyzed'));
+  let chain = 0;
+  if (crit) {
+    for (;;) {
+      if (out.chain.length >= CHAIN_LIMIT) throw new LimitError(`$.strikes[${s}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
+      const face = dice.die(20);
+      const hit = face === 20 || (face !== 1 && face + toHit >= ac);
+      const d3 = hit ? dice.die(3) : 0;
+      chain += d3;
+      out.chain.push({ face, total: face + toHit, hit, damage: d3 });
+      if (face !== 20) break;
+    }
+  }
+  const onlyChain = conds.includes('petrified');
+  let base;
+  if (hits === 0) base = 0;
+  else if (onlyChain) base = chain;
+  else base = hits + chain;
+  out.base = base;
+  if (hits > 0 && !onlyChain && !modUsed.has(creature)) {
+    modUsed.add(creature);
+    out.modifier = row.mod;
+    base = Math.max(0, base + row.mod);
+  }
+  const state = resistanceState(spec, meta.damage_type);
+  const damage = resist(base, state);
+  let undodgeable;
+  if (conds.includes('restrained')) undodgeable = damage;
+  else if (!nat20) undodgeable = 0;
+  else undodgeable = Math.min(damage, resist((onlyChain ? 0 : nat20) + (spec.crit_proof ? 0 : chain), state));
+  out.hits = hits;
+  out.crit = crit;
+  out.resistance = RESISTANCE_NAMES[state];
+  out.damage = damage;
+  out.undodgeable = undodgeable;
+  if (hits === 0) out.why += ': the shifted dice miss it too';
+  return out;
+}
+
+function strayDict(st) {
+  return {
+    roll: st.roll, creature: st.creature, why: st.why, ac: st.ac,
+    dice: st.dice.map((d) => Object.assign({}, d)), crit_chain: st.chain.map((c) => Object.assign({}, c)),
+    hits: st.hits, crit: st.crit, base: st.base, modifier: st.modifier, resistance: st.resistance,
+    damage: st.damage, undodgeable: st.undodgeable,
+  };
+}
+
+// ---- ER-21 grapple release ------------------------------------------------------------
+
+function grappleRelease(target, damage, dice) {
+  const hold = target.spec.grappling;
+  if (hold === null || damage <= 0) return null;
+  const release = { damage, dc: ER_RELEASE_DC + damage, roll: null, modifier: null, total: null, held: null };
+  if (hold.strength === null && hold.strength_mod === null) return release;
+  release.modifier = modifier(hold.strength, hold.strength_mod) + hold.bonus;
+  try {
+    release.roll = dice.die(20);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+  }
+  release.total = release.roll + release.modifier;
+  release.held = release.total >= release.dc;
+  return release;
+}
+
+// ---- shared by compete and impale -----------------------------------------------------
+
+function streamOf(req, options) {
+  const { checkSeed } = require('./engine');
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  return {
+    rolls,
+    start() {
+      if (seed === null || seed === undefined) {
+        if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+        seed = options.newSeed();
+      }
+      return { seed, dice: new Dice(Xoshiro128.fromSeed(seed), rolls) };
+    },
+  };
+}
+
+function leftOver(dice, what) {
+  const rolls = dice.rolls;
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
+  }
+}
+
+// ---- ER-19 competitions ---------------------------------------------------------------
+
+const OUTCOMES = {
+  grapple: ['{c} grapples {d}: {d} is held', '{d} slips free: {c} could not keep the hold'],
+  escape: ["{c} escapes {d}'s hold", "{c} stays in {d}'s hold"],
+  shove: ['{c} shoves {d} 5 ft away', '{d} stands firm'],
+  trip: ['{c} trips {d}: {d} is prone', '{d} keeps their feet'],
+  plain: ['{c} wins', '{d} wins'],
+};
+
+function checkCompetitor(c, path, contest) {
+  if (!c.id) throw new SchemaError(`${path}.id`, 'a competitor id is empty');
+  choice(c.size, SIZES, `${path}.size`, 'size');
+  checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
+  checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
+  if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
+    throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
+  }
+  const score = c.attribute === 'strength' ? c.strength : c.agility;
+  const explicit = c.attribute === 'strength' ? c.strength_mod : c.agility_mod;
+  if (score === null && explicit === null) {
+    throw new SchemaError(`${path}.${c.attribute}`, say('compete_needs', { attribute: c.attribute }));
+  }
+  if (score !== null) checkRange(score, ...SCORE_RANGE, `${path}.${c.attribute}`, 'score');
+  if (explicit !== null) checkRange(explicit, -20, 20, `${path}.${c.attribute}_mod`, 'modifier');
+  return modifier(score, explicit);
+}
+
+function categories(n) {
+  return `size: ${n} categor${n === 1 ? 'y' : 'ies'} larger`;
+}
+
+function compileCompete(req) {
+  const contest = req.contest;
+  const chal = req.challenger, dfd = req.defender;
+  const mods = [checkCompetitor(chal, '$.challenger', contest), checkCompetitor(dfd, '$.defender', contest)];
+  if (chal.id === dfd.id) throw new SchemaError('$.defender.id', say('compete_same', { id: pyRepr(chal.id) }));
+  const extra = [[], []];
+  const diff = SIZES.indexOf(chal.size) - SIZES.indexOf(dfd.size);
+  const tenths = (a, b) => Math.floor((a - b) / 10);
+  if (contest === 'grapple') {
+    if (diff > 0) extra[0].push([categories(diff), ER_GRAPPLE_SIZE * diff]);
+    if (dfd.speed > chal.speed && tenths(dfd.speed, chal.speed)) {
+      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * tenths(dfd.speed, chal.speed)]);
+    }
+    if (req.slick) extra[1].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'escape') {
+    if (diff) extra[diff > 0 ? 0 : 1].push([categories(Math.abs(diff)), ER_GRAPPLE_SIZE * Math.abs(diff)]);
+    if (chal.speed > dfd.speed && tenths(chal.speed, dfd.speed)) {
+      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * tenths(chal.speed, dfd.speed)]);
+    }
+    if (req.slick) extra[0].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'shove' || contest === 'trip') {
+    if (-diff > 1) {
+      throw new RulesError('$.defender.size', say('compete_size', {
+        contest, victim: pyRepr(dfd.id), victim_size: dfd.size, pusher: pyRepr(chal.id), pusher_size: chal.size,
+      }));
+    }
+    if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
+    if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
+  }
+  [chal, dfd].forEach((c, i) => { if (c.prone) extra[i].push(['prone', ER_PRONE]); });
+  const sides = [chal, dfd].map((c, i) => ({
+    mod: mods[i], extra: extra[i], adv: c.advantage && !c.disadvantage, dis: c.disadvantage && !c.advantage,
+  }));
+  const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
+  return { sides, totals };
+}
+
+/** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
+function keptCounts(adv, dis) {
+  const n = ER_COMPETITION_DIE;
+  const counts = new Map();
+  if (!adv && !dis) {
+    for (let f = 1; f <= n; f++) counts.set(f, 1);
+    return { counts, outcomes: n };
+  }
+  for (let a = 1; a <= n; a++) {
+    for (let b = 1; b <= n; b++) {
+      const k = adv ? Math.max(a, b) : Math.min(a, b);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+  }
+  return { counts, outcomes: n * n };
+}
+
+/** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
+function winChances(plan) {
+  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
+  let win = 0, tie = 0;
+  for (const [fa, ca] of a.counts) {
+    for (const [fb, cb] of b.counts) {
+      const ta = fa + plan.totals[0], tb = fb + plan.totals[1];
+      if (ta > tb) win += ca * cb;
+      else if (ta === tb) tie += ca * cb;
+    }
+  }
+  const total = a.outcomes * b.outcomes;
+  return [win / (total - tie), (total - tie - win) / (total - tie)];
+}
+
+function rollSide(dice, adv, dis) {
+  if (adv || dis) {
+    const pair = [dice.die(ER_COMPETITION_DIE), dice.die(ER_COMPETITION_DIE)];
+    return { dice: pair, kept: adv ? Math.max(...pair) : Math.min(...pair) };
+  }
+  const face = dice.die(ER_COMPETITION_DIE);
+  return { dice: [face], kept: face };
+}
+
+/** ER-19: a competition (the twin of fracas.compete). */
+function compete(request, options = {}) {
+  const req = decode(request, CompeteRequest);
+  const stream = streamOf(req, options);
+  const plan = compileCompete(req);
+  const { seed, dice } = stream.start();
+  const rounds = [];
+  try {
+    for (;;) {
+      if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
+      const entry = {};
+      ['challenger', 'defender'].forEach((name, i) => {
+        const side = plan.sides[i];
+        const rolled = rollSide(dice, side.adv, side.dis);
+        entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
+      });
+      rounds.push(entry);
+      if (entry.challenger.total !== entry.defender.total) break;
+    }
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what: 'the competition', position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
+  }
+  leftOver(dice, 'the competition');
+  const last = rounds[rounds.length - 1];
+  const challengerWins = last.challenger.total > last.defender.total;
+  const c = req.challenger.id, d = req.defender.id;
+  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  const chance = winChances(plan);
+  const result = {
+    ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
+  };
+  [req.challenger, req.defender].forEach((person, i) => {
+    const side = plan.sides[i];
+    result[i ? 'defender' : 'challenger'] = {
+      id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
+      situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
+      advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
+    };
+  });
+  Object.assign(result, {
+    rounds, ties: rounds.length - 1, winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+  });
+  return result;
+}
+
+// ---- ER-23 impalement -----------------------------------------------------------------
+
+function moved(err, moves) {
+  let path = err.path, reason = err.reason;
+  for (const [old, now] of moves) {
+    if (path === old || path.startsWith(`${old}.`) || path.startsWith(`${old}[`)) {
+      path = now + path.slice(old.length);
+      break;
+    }
+  }
+  for (const [old, now] of moves) if (old !== '$') reason = reason.split(old).join(now);
+  return new err.constructor(path, reason);
+}
+
+/** An attack result inside another: less what the outer one says (backend). */
+function inner(result) {
+  const copy = Object.assign({}, result);
+  delete copy.backend;
+  return copy;
+}
+
+function isRequestError(err) {
+  return err && typeof err.path === 'string' && typeof err.reason === 'string';
+}
+
+/** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
+function impale(request, options = {}) {
+  const engine = require('./engine');
+  const req = decode(request, ImpaleRequest);
+  const stream = streamOf(req, options);
+  const charger = req.charger, weapon = req.weapon;
+  checkRange(charger.closed, 0, 10000, '$.charger.closed', 'distance closed');
+  if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
+  checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
+  if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  choice(weapon.style, STYLES, '$.weapon.style', 'style');
+  if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
+  choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
+  if (weapon.damage_type !== 'piercing') {
+    throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
+  }
+  const target = Object.assign({}, charger);
+  for (const key of ['id', 'body', 'closed']) delete target[key];
+  const dice = ER_IMPALE_DICE[weapon.forte ? 1 : 0];
+  const innerRequest = {
+    attacker: req.pikeman,
+    strikes: [{
+      target: charger.id, method: 'melee', style: weapon.style, dice, damage_type: weapon.damage_type,
+      weight: weapon.weight, bonus: weapon.bonus, crit: weapon.crit, crit_range: weapon.crit_range,
+    }],
+    targets: { [charger.id]: target },
+  };
+  const chargerPath = keyPath('$.targets', charger.id);
+  const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
+    [chargerPath, '$.charger'], ['$.targets', '$.charger']];
+  let impalementPlan;
+  try {
+    impalementPlan = engine.compileAttack(innerRequest);
+  } catch (err) {
+    throw isRequestError(err) ? moved(err, moves) : err;
+  }
+  let chargePlan = null;
+  if (req.charge !== null) {
+    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
+    if (ruleset !== 'enchanted-realms') {
+      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
+    }
+    for (const key of ['seed', 'rolls']) {
+      if (req.charge[key] !== undefined && req.charge[key] !== null) {
+        throw new SchemaError(`$.charge.${key}`, say('impale_charge_dice', { path: `$.charge.${key}` }));
+      }
+    }
+    try {
+      chargePlan = engine.compileAttack(req.charge);
+    } catch (err) {
+      throw isRequestError(err) ? moved(err, [['$', '$.charge']]) : err;
+    }
+    chargePlan.metas.forEach((meta, i) => {
+      if (meta.method === 'range') {
+        throw new RulesError(`$.charge.strikes[${i}].method`, say('impale_charge_melee', { method: meta.method }));
+      }
+    });
+  }
+  const { seed, dice: stream_ } = stream.start();
+  let impalement;
+  try {
+    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
+  } catch (err) {
+    if (!isRequestError(err)) throw err;
+    if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+      throw new err.constructor(err.path, err.reason.split('$.strikes[0]').join('the impalement ($.weapon)'));
+    }
+    throw moved(err, [['$.strikes[0]', '$.weapon'], [chargerPath, '$.charger']]);
+  }
+  const damage = impalement.targets[charger.id].damage;
+  const after = charger.body - damage;
+  const incapacitated = after <= 0;
+  let charge = null;
+  if (chargePlan !== null && !incapacitated) {
+    try {
+      charge = inner(engine.rollPlan(chargePlan, stream_, seed));
+    } catch (err) {
+      if (!isRequestError(err)) throw err;
+      if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+        throw new err.constructor(err.path, err.reason.split('$.strikes').join('$.charge.strikes'));
+      }
+      throw moved(err, [['$', '$.charge']]);
+    }
+  }
+  leftOver(stream_, 'the impalement and the charge');
+  return {
+    ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
+    impalement,
+    charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
+    charge_void: incapacitated, charge,
+  };
+}
+
+module.exports = {
+  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
+  RESISTANCES,
+};

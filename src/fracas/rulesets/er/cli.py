@@ -62,6 +62,22 @@ def options() -> list[click.Option]:
                      help="The target's size (ER-5, ranged attacks)."),
         click.Option(["--attacker-condition"], multiple=True, metavar="CONDITION",
                      help="A condition of the attacker (poisoned, prone, blind …, ER-14); repeatable."),
+        click.Option(["--nearby"], multiple=True, metavar="ID=NAME,ac=N,...",
+                     help="A creature near the target a missed shot may hit (ER-17), in slot order 1-8:"
+                          " keys id, ac, size, cover, resistant, vulnerable, immune, condition (the last four"
+                          " repeatable); repeatable."),
+        click.Option(["--friendly-fire/--no-friendly-fire", "friendly_fire"], default=None,
+                     help="Put the shots under the friendly-fire rule, or keep them out [default: by ER-17:"
+                          " three-quarters cover, a blind attacker or an invisible target, with --nearby]."),
+        click.Option(["--flee", "flee_moved"], type=int, default=None, metavar="FEET",
+                     help="A flee attack against a creature that moved FEET this round (ER-20: 20-70 a normal"
+                          " strike, 75+ one d20)."),
+        click.Option(["--defense-rolls"], is_flag=True,
+                     help="The defense-roll variant: the target's player rolls d20 + AC vs DC 21 + to-hit (ER-22)."),
+        click.Option(["--grappling"], is_flag=True,
+                     help="The target holds someone: body damage calls for its Strength feat (ER-21)."),
+        click.Option(["--grappling-str"], type=int, default=None, metavar="SCORE",
+                     help="The grappling target's Strength score: the feat is rolled (ER-21)."),
         click.Option(["--strike", "more_strikes"], multiple=True, metavar="KEY=VALUE,...",
                      help="Another strike at the same target, e.g. --strike dice=2,style=piercing: the keys"
                           f" given ({', '.join(STRIKE_KEYS)}), the rest from the strike flags above;"
@@ -132,7 +148,61 @@ def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
         else:
             first_fields = first
         strikes.append(_strike({**first_fields, **fields}, p["target"]))
-    return {"ruleset": NAME, "attacker": attacker, "strikes": strikes, "targets": {p["target"]: _target(p)}}
+    request = {"ruleset": NAME, "attacker": attacker, "strikes": strikes, "targets": {p["target"]: _target(p)}}
+    return _situation(request, p)
+
+
+def _situation(request: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
+    """The flags beyond one strike: bystanders (ER-17), flee (ER-20), grappling (ER-21), defense rolls (ER-22)."""
+    target = request["targets"][p["target"]]
+    for number, text in enumerate(p.get("nearby") or (), start=1):
+        creature = parse_creature(text, number)
+        cid = creature.pop("id")
+        if cid in request["targets"]:
+            raise click.BadParameter(f"two creatures named {cid!r}", param_hint=f"--nearby (the {_ordinal(number)})")
+        request["targets"][cid] = creature
+        target.setdefault("nearby", []).append(cid)
+    if p.get("friendly_fire") is not None:
+        for strike in request["strikes"]:
+            strike["friendly_fire"] = p["friendly_fire"]
+    if p.get("flee_moved") is not None:
+        request["flee"] = {"moved": p["flee_moved"]}
+    if p.get("defense_rolls"):
+        request["defense_rolls"] = True
+    if p.get("grappling") or p.get("grappling_str") is not None:
+        target["grappling"] = {} if p.get("grappling_str") is None else {"strength": p["grappling_str"]}
+    return request
+
+
+#: What `--nearby KEY=VALUE,...` may set.
+CREATURE_KEYS = ("id", "ac", "size", "cover", "resistant", "vulnerable", "immune", "condition")
+
+
+def parse_creature(text: str, number: int) -> dict[str, Any]:
+    """One `--nearby` value as a target (ER-17); a click error naming the creature and the key."""
+    hint = f"--nearby (the {_ordinal(number)})"
+    creature: dict[str, Any] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key, value = key.strip().replace("-", "_"), value.strip()
+        if key not in CREATURE_KEYS or not sep:
+            raise click.BadParameter(f"{item!r}: write KEY=VALUE with a key of {', '.join(CREATURE_KEYS)}",
+                                     param_hint=hint)
+        if key == "ac":
+            try:
+                creature["ac"] = int(value)
+            except ValueError:
+                raise click.BadParameter(f"ac={value!r} is not a whole number", param_hint=hint) from None
+        elif key in ("resistant", "vulnerable", "immune", "condition"):
+            creature.setdefault("conditions" if key == "condition" else key, []).append(value)
+        else:
+            creature[key] = value
+    for key in ("id", "ac"):
+        if key not in creature:
+            raise click.BadParameter(f"{text!r} has no {key}= (e.g. id=bob,ac=14)", param_hint=hint)
+    return creature
 
 
 def _strike(fields: dict[str, Any], target: str) -> dict[str, Any]:
@@ -164,10 +234,10 @@ def request_from_profile(profile: dict[str, Any], p: dict[str, Any]) -> dict[str
     attacker = dict(profile.get("attacker") or {})
     if p.get("attacker_condition"):
         attacker["conditions"] = [*attacker.get("conditions", []), *p["attacker_condition"]]
-    return {"ruleset": NAME, "attacker": attacker,
-            "strikes": [{**strike, "target": p["target"]} if isinstance(strike, dict) else strike
-                        for strike in strikes],
-            "targets": {p["target"]: _target(p)}}
+    return _situation({"ruleset": NAME, "attacker": attacker,
+                       "strikes": [{**strike, "target": p["target"]} if isinstance(strike, dict) else strike
+                                   for strike in strikes],
+                       "targets": {p["target"]: _target(p)}}, p)
 
 
 #: Which flag sets a field of the request the flags build (for error hints).
@@ -177,7 +247,8 @@ _FLAG_OF_FIELD = {
     "attacker.conditions": "--attacker-condition", "targets.size": "--target-size", "targets.ac": "--ac",
     "targets.cover": "--cover", "targets.resistant": "--resistant",
     "targets.vulnerable": "--vulnerable", "targets.immune": "--immune",
-    "targets.conditions": "--condition",
+    "targets.conditions": "--condition", "targets.grappling": "--grappling-str", "targets.nearby": "--nearby",
+    "flee": "--flee", "strike.friendly_fire": "--friendly-fire",
 }
 
 

@@ -33,6 +33,10 @@ class Renderer:
     def render(self, result: dict[str, Any]) -> str:
         if "order" in result:
             return self.initiative(result)
+        if "contest" in result:
+            return self.competition(result)
+        if "impalement" in result:
+            return self.impalement(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -59,6 +63,12 @@ class Renderer:
     def initiative(self, result: dict[str, Any]) -> str:
         rows = [self.combatant(rank, entry) for rank, entry in enumerate(result["order"], 1)]
         return self.join([self.initiative_header(result), *rows])
+
+    def competition(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def impalement(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
 
     # -- hooks -----------------------------------------------------------------------
     def join(self, parts: list[str]) -> str:
@@ -119,10 +129,24 @@ class TerminalRenderer(Renderer):
         bits = [f"seed {result['seed']}", result["ruleset"], f"{result.get('backend', '?')} backend"]
         if result.get("injected"):
             bits.append("injected dice")
-        return self.style("Attack", bold=True) + " · " + " · ".join(bits)
+        head = self.style("Attack", bold=True) + " · " + " · ".join(bits)
+        flee = result.get("flee")
+        if flee:
+            head += (f"\nFlee attack (ER-20): the target moved {flee['moved']} ft, a {flee['speed']} move: "
+                     f"{flee['dice']}d20")
+        if result.get("defense_rolls"):
+            head += "\nDefense rolls (ER-22): the target's player rolls d20 + AC against DC 21 + the to-hit"
+        return head
 
     def die(self, die: Any, strike: Any) -> Any:
         text = f"{SOURCES.get(die['source'], die['source'] + ' ')}{die['face']}→{die['total']}"
+        if "avoided" in die:  # ER-22: the player's defense die
+            if die["face"] == 20:
+                return self.style(text + " avoided (natural 20)", fg="green", bold=True)
+            if die["face"] == 1:
+                return self.style(text + " hit (raw 1)", fg="red", bold=True)
+            return self.style(text + (" avoided" if die["avoided"] else " hit"), fg=None if die["avoided"] else "red",
+                              dim=die["avoided"])
         if die["face"] == 20:
             return self.style(text + " hit (natural 20)", fg="yellow", bold=True)
         if die["hit"]:
@@ -147,14 +171,21 @@ class TerminalRenderer(Renderer):
             flags.append("sneak" if strike["sneak"] is True else f"sneak ({strike['sneak']})")
         crit = "no crits" if strike["crit_range"] is None else (
             "crits on 20" if strike["crit_range"] == 20 else f"crits on {strike['crit_range']}-20")
-        head = (f"Strike {index + 1} → {strike['target']}: {strike['method']}, {strike['style']}, "
-                f"{strike['damage_type']} · {len(strike['dice'])}d20 {_signed(strike['to_hit'])} "
-                f"vs AC {strike['ac']} · {crit}")
+        if strike.get("defense_dc") is not None:
+            head = (f"Strike {index + 1} → {strike['target']}: {strike['method']}, {strike['style']}, "
+                    f"{strike['damage_type']} · {len(strike['dice'])} defense d20 +{strike['ac']} (AC) "
+                    f"vs DC {strike['defense_dc']} · 1 point per die not avoided")
+        else:
+            head = (f"Strike {index + 1} → {strike['target']}: {strike['method']}, {strike['style']}, "
+                    f"{strike['damage_type']} · {len(strike['dice'])}d20 {_signed(strike['to_hit'])} "
+                    f"vs AC {strike['ac']} · {crit}")
         if flags:
             head += " · " + ", ".join(flags)
         lines = [self.style(head, bold=True), "  dice        " + " · ".join(dice)]
         if strike.get("discarded") is not None:
-            lines.append(f"  discarded   {strike['discarded']} (highest die, disadvantage)")
+            which = "lowest die: the monster's disadvantage" if strike.get("defense_dc") is not None else \
+                "highest die, disadvantage"
+            lines.append(f"  discarded   {strike['discarded']} ({which})")
         if chain:
             lines.append("  crit chain  " + " · ".join(chain))
         summary = [f"{strike['hits']} hit" + ("" if strike["hits"] == 1 else "s")]
@@ -170,7 +201,28 @@ class TerminalRenderer(Renderer):
         if strike.get("undodgeable"):
             summary.append(f"undodgeable {strike['undodgeable']}")
         lines.append("  result      " + " · ".join(summary))
+        stray = strike.get("stray")
+        if stray:
+            lines.append(self.stray(stray))
+        elif strike.get("friendly_fire"):
+            lines.append("  friendly fire (ER-17): a miss would stray to the creatures nearby")
         return "\n".join(lines)
+
+    def stray(self, stray: Any) -> Any:
+        """ER-17: where a missed shot under friendly fire went."""
+        text = f"  stray shot  d10 {stray['roll']}: {stray['why']}"
+        if stray["creature"] is not None and stray["ac"] is not None:
+            dice = " · ".join(f"{d['face']}+2={d['shifted']}→{d['total']} {'hit' if d['hit'] else 'miss'}"
+                              + (" (natural 20)" if d["shifted"] == 20 else "") for d in stray["dice"])
+            text += f"\n              vs AC {stray['ac']}: {dice}"
+            if stray["crit_chain"]:
+                text += "\n              crit chain " + " · ".join(
+                    f"{c['face']}→{c['total']} " + (f"hit, d3 {c['damage']}" if c["hit"] else "miss")
+                    for c in stray["crit_chain"])
+            if stray["hits"]:
+                text += "\n              " + self.style(f"{stray['creature']} takes {stray['damage']} damage",
+                                                         bold=True, fg="red")
+        return text
 
     def target(self, tid: Any, target: Any) -> Any:
         by_type = ", ".join(f"{kind} {amount}" for kind, amount in target["by_type"].items())
@@ -189,6 +241,14 @@ class TerminalRenderer(Renderer):
                 text += f" · shock save DC {save['dc']}: rolled {save['roll']} → {save['total']}, {verdict}"
         elif target.get("shock_save_dc") is not None:
             text += f" · shock: Resilience save DC {target['shock_save_dc']} required"
+        release = target.get("grapple_release")
+        if release:
+            if release.get("roll") is None:
+                text += f" · grappling: Strength feat DC {release['dc']} or let go (ER-21)"
+            else:
+                verdict = "keeps the hold" if release["held"] else "lets go"
+                text += (f" · grappling: Strength feat DC {release['dc']}: rolled {release['roll']} "
+                         f"{_signed(release['modifier'])} = {release['total']}, {verdict}")
         return text
 
     def targets(self, rendered: Any) -> Any:
@@ -231,6 +291,45 @@ class TerminalRenderer(Renderer):
         if "attacks" in result:
             text += f"\n({len(result['attacks']):,} attacks listed one by one: see --json)"
         return text
+
+    # -- competitions and impalement ---------------------------------------------------
+    def competition(self, result: Any) -> Any:
+        lines = [self.style("Competition", bold=True) + f" · {result['contest']} · seed {result['seed']}"
+                 + (" · slick ground" if result.get("slick") else "")]
+        for name in ("challenger", "defender"):
+            side = result[name]
+            parts = [f"{side['attribute']} {_signed(side['modifier'])}"]
+            if side["bonus"]:
+                parts.append(f"bonus {_signed(side['bonus'])}")
+            parts += [f"{s['why']} {_signed(s['value'])}" for s in side["situation"]]
+            edge = " · advantage" if side["advantage"] else " · disadvantage" if side["disadvantage"] else ""
+            lines.append(f"  {side['id']} ({name}): d12 {_signed(side['total_modifier'])} "
+                         f"({', '.join(parts)}){edge} · {side['win_chance']:.1%} to win")
+        for i, r in enumerate(result["rounds"], 1):
+            c, d = r["challenger"], r["defender"]
+            tie = " · tie, roll again" if c["total"] == d["total"] else ""
+            lines.append(f"  roll {i}: {result['challenger']['id']} {'/'.join(map(str, c['dice']))}→{c['total']}"
+                         f" vs {result['defender']['id']} {'/'.join(map(str, d['dice']))}→{d['total']}{tie}")
+        lines.append(self.style(result["outcome"], bold=True))
+        return "\n".join(lines)
+
+    def impalement(self, result: Any) -> Any:
+        ch = result["charger"]
+        lines = [self.style("Impalement", bold=True) + f" · seed {result['seed']} · {result['dice']}d20 · "
+                 f"{ch['id']} closed {result['closed']} ft"]
+        lines.append(self._inner_attack(result["impalement"]))
+        state = ("incapacitated: the charge is void" if ch["incapacitated"] else
+                 f"still standing ({ch['body_after']} Body left)")
+        lines.append(self.style(f"{ch['id']}: {ch['body']} Body - {ch['damage']} = {ch['body_after']}, {state}",
+                                bold=True))
+        if result.get("charge"):
+            lines.append(self.style("The charge", bold=True))
+            lines.append(self._inner_attack(result["charge"]))
+        return "\n".join(lines)
+
+    def _inner_attack(self, attack: Any) -> Any:
+        """An attack inside another result: its strikes and targets, without the header line."""
+        return self.attack(attack).split("\n", 1)[1]
 
     # -- initiative ------------------------------------------------------------------
     def initiative_header(self, result: Any) -> Any:

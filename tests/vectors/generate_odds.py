@@ -53,6 +53,21 @@ def build() -> list[dict]:
         except fracas.RequestError as exc:
             vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
         vectors.append(vector)
+    # ER-17 stray odds per bystander, ER-20 flee attacks and ER-22 defense rolls (their own stream,
+    # so the vectors above stay as they were).
+    specials = _load("generate_specials")
+    rng = random.Random(1124)
+    makers = [specials.stray_attack, specials.stray_attack, specials.defense_attack, specials.flee_attack]
+    for i in range(40):
+        request = makers[i % len(makers)](rng)
+        for strike in request["strikes"]:
+            strike["dice"] = min(strike["dice"], 3)  # keep the exact enumeration small
+        vector = {"name": f"er-special-odds-{i}", "request": request}
+        try:
+            vector["result"] = fracas.odds(request).to_dict()
+        except fracas.RequestError as exc:
+            vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+        vectors.append(vector)
     return vectors
 
 

@@ -13,6 +13,7 @@ paths) and answers with one exact distribution per target (`fracas.exact.Dist`).
 
 from __future__ import annotations
 
+import copy
 import math
 from fractions import Fraction
 from typing import Any, Optional
@@ -36,13 +37,15 @@ def _frac(p: Fraction) -> str:
 class OddsResult:
     """Per target: exact distribution, mean, spread, hit and crit odds; `to_dict()` is the wire shape."""
 
-    __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed")
+    __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed", "notes")
 
     def __init__(self, ruleset: str, count: int, targets: dict[str, Any], remaining: dict[str, Any], at_least: list[Any],
                  cut: Fraction, has_crit: bool):
         self.ruleset, self.count, self.targets = ruleset, count, targets
         self.remaining, self.at_least, self.cut, self.has_crit = remaining, at_least, cut, has_crit
         self.seed = None
+        #: What the ruleset adds beyond the per-target distributions (ER-17: `friendly_fire`).
+        self.notes: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         means = {tid: round(float(sum((v * p for v, p in d.items()), Fraction(0))), 3)
@@ -76,7 +79,7 @@ class OddsResult:
                 "total": {k: totals[k] for k in ("mean", "mean_exact", "sd", "distribution")},
                 "cut": float(self.cut),
                 "cut_note": "probability (below 1e-15) whose damage past a cut crit chain or explosion "
-                            "is counted short; every other figure is exact"}
+                            "is counted short; every other figure is exact", **copy.deepcopy(self.notes)}
 
 
 def _summary(damage: Dist) -> dict[str, Any]:
@@ -136,5 +139,8 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
             p_hit = 1 - (1 - p_hit) ** count
             p_crit = 1 - (1 - p_crit) ** count
         targets[tid] = (damage, p_hit, p_crit)
-    return OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
+    result = OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
+    if count == 1:  # a mob's strays are not summed: ask for one attack to see them
+        result.notes = ruleset.odds_notes(plan)
+    return result
 

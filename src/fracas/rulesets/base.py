@@ -140,6 +140,11 @@ class Ruleset:
         the probability counted short where chains are cut, whether it has crits)."""
         raise self._unsupported("odds")
 
+    def odds_notes(self, plan: Any) -> dict[str, Any]:
+        """Odds beyond the per-target distributions, merged into the odds result (e.g. ER-17
+        stray shots per bystander); none by default."""
+        return {}
+
     def compile_morale(self, request: Any, /) -> Any:
         raise self._unsupported("morale")
 

@@ -7,8 +7,8 @@
 
 const { LimitError, SchemaError } = require('./errors');
 const { keyPath, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const { LAYOUT: L, say } = require('./facts');
+const { checkRange, resistanceState } = require('./plan');
+const { LAYOUT: L, say, COVER_AC, ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
 
@@ -298,16 +298,42 @@ function resist(amount, state) {
   return amount;
 }
 
-function targetER(rowsOf) {
+// ER-22: failures among the player's defense dice (the twin of odds.defense_pool).
+const defenseCache = new Map();
+function defensePool(n, disadv, dc, ac) {
+  const key = `${n},${disadv},${dc},${ac}`;
+  if (defenseCache.has(key)) return defenseCache.get(key);
+  const failed = (f) => (f === 1 || (f !== 20 && f + ac < dc) ? 1 : 0);
+  const die = Dist.uniform(D20);
+  let out;
+  if (disadv) {
+    let state = Dist.point([21, 0]);
+    for (let i = 0; i < n + 1; i++) state = state.convolve(die, (s, f) => [Math.min(s[0], f), s[1] + failed(f)]);
+    out = state.map((s) => s[1] - failed(s[0]));
+  } else {
+    let state = Dist.point(0);
+    for (let i = 0; i < n; i++) state = state.convolve(die, (s, f) => s + failed(f));
+    out = state;
+  }
+  defenseCache.set(key, out);
+  return out;
+}
+
+function defenseStrike(p) {
+  const failures = defensePool(p.skill + p.adv + p.sneak, !!p.disadv, ER_DEFENSE_DC + p.toHit, p.ac);
+  return failures.map((f) => [f > 0 ? 1 : 0, 0, p.onlyChain ? 0 : f]);
+}
+
+function targetER(rowsOf, defense = false) {
   let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
   const budget = new Budget();
   for (const p of rowsOf) {
-    const outcome = strikeER(p);
+    const outcome = defense ? defenseStrike(p) : strikeER(p);
     budget.spend(state, outcome, '$.strikes');
     state = state.convolve(outcome, (s, o) => {
       let [taken, damage, anyHit, anyCrit] = s;
       let [hit, crit, base] = o;
-      if (hit && !p.onlyChain && !taken) {
+      if (hit && !p.onlyChain && !defense && !taken) {
         taken = 1;
         base = Math.max(0, base + p.mod);
       }
@@ -315,6 +341,87 @@ function targetER(rowsOf) {
     });
   }
   return state.map((s) => [s[1], s[2], s[3]]);
+}
+
+// ER-17: the stray odds of each shot under friendly fire (the twin of odds.stray_odds).
+function strayOdds(plan) {
+  const aimed = new Set(plan.metas.map((m) => m.target));
+  const out = [];
+  plan.metas.forEach((meta, s) => {
+    if (!meta.friendly_fire) return;
+    const p = plan.rows[s];
+    const nearby = plan.targets[meta.target].spec.nearby;
+    const n = p.skill + p.adv + p.sneak;
+    const disadv = !!p.disadv;
+    const pMiss = pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
+    const entry = { strike: s, target: meta.target, p_miss: toFloat(pMiss), p_miss_exact: fstr(pMiss), bystanders: {} };
+    nearby.forEach((creature, i) => {
+      const spec = plan.targets[creature].spec;
+      const dist = strayAt(meta, p, spec, n, disadv);
+      const slotP = [1n, BigInt(ER_STRAY_SLOTS)];
+      const pHit = fmul(dist.prob((o) => !!o[0]), slotP);
+      const info = { slot: i + 1, p_hit: toFloat(pHit), p_hit_exact: fstr(pHit) };
+      if (meta.crit_range || spec.conditions.includes('paralyzed')) {
+        const pCrit = fmul(dist.prob((o) => !!o[1]), slotP);
+        info.p_crit = toFloat(pCrit);
+        info.p_crit_exact = fstr(pCrit);
+      }
+      if (!aimed.has(creature)) {
+        const damage = mix([[slotP, dist.map((o) => o[2])], [fsub([1n, 1n], fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
+        let mean = [0n, 1n];
+        const items = damage.items();
+        for (const [v, q] of items) mean = fadd(mean, fmul([BigInt(v), 1n], q));
+        info.mean_damage = toFloat(mean);
+        info.mean_damage_exact = fstr(mean);
+        info.damage = items.map(([v, q]) => [v, toFloat(q)]);
+      }
+      entry.bystanders[creature] = info;
+    });
+    out.push(entry);
+  });
+  return out;
+}
+
+function strayAt(meta, p, spec, n, disadv) {
+  const { toHit, ac } = p;
+  const covered = spec.cover === 'full';
+  const byType = spec.ac_by_type[meta.damage_type];
+  const byAc = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = meta.crit_range || 0;
+  const shifted = (f) => Math.min(f + ER_STRAY_SHIFT, 20);
+  const bHit = (f) => !covered && (shifted(f) === 20 || shifted(f) + toHit >= byAc);
+  const die = Dist.uniform(D20);
+  let state = Dist.point([0, 0, 0, 0, 0]);
+  for (let i = 0; i < n + (disadv ? 1 : 0); i++) {
+    state = state.convolve(die, (st, f) => [
+      Math.max(st[0], f), st[1] + (hitER(f, toHit, ac) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
+      st[3] + (bHit(f) && shifted(f) === 20 ? 1 : 0), st[4] || (critThr && bHit(f) && shifted(f) >= critThr) ? 1 : 0]);
+  }
+  if (disadv) {
+    state = state.map((st) => [st[0], st[1] - (hitER(st[0], toHit, ac) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
+      st[3] - (bHit(st[0]) && shifted(st[0]) === 20 ? 1 : 0), 0]);
+  }
+  const conds = spec.conditions;
+  const onlyChain = conds.includes('petrified');
+  const state_ = resistanceState(spec, meta.damage_type);
+  const parts = [];
+  for (const { v: [, tHits, hits, , critFace], x } of state.w.values()) {
+    if (tHits !== 0) continue;
+    const prob = frac(x, state.den);
+    const crit = hits > 0 && !disadv && (critFace || conds.includes('paralyzed'));
+    if (hits === 0) {
+      parts.push([prob, Dist.point([0, 0, 0])]);
+      continue;
+    }
+    const weight = onlyChain ? 0 : hits;
+    const chainDist = crit ? chain(toHit, byAc) : Dist.point(0);
+    parts.push([prob, chainDist.map((c) => {
+      let base = weight + c;
+      if (!onlyChain) base = Math.max(0, base + p.mod);
+      return [1, crit ? 1 : 0, resist(base, state_)];
+    })]);
+  }
+  return mix(parts);
 }
 
 // -- Worldwalker, Cartyrion, old-school ------------------------------------------------------
@@ -516,13 +623,18 @@ function odds(request, options = {}) {
   let hasCrit = false;
   let ids;
   let rulesetName;
+  const notes = {};
   if (!rules) {
     const plan = engine.compileAttack(attack, { seed: 0 });
     ids = Object.keys(plan.targets);
     rulesetName = plan.req.ruleset;
     checkRemaining(remaining, ids);
     outcomes = {};
-    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid));
+    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid), plan.defense);
+    if (count === 1) {
+      const strays = strayOdds(plan);
+      if (strays.length) notes.friendly_fire = strays;
+    }
     cut = fmul(CHAIN_CUT, [BigInt(plan.rows.length), 1n]);
     hasCrit = true;
   } else {
@@ -583,6 +695,7 @@ function odds(request, options = {}) {
     total: { mean: totals.mean, mean_exact: totals.mean_exact, sd: totals.sd, distribution: totals.distribution },
     cut: toFloat(fmul(cut, [BigInt(count), 1n])),
     cut_note: 'probability (below 1e-15) whose damage past a cut crit chain or explosion is counted short; every other figure is exact',
+    ...notes,
   };
 }
 

@@ -39,6 +39,12 @@ class EnchantedRealms(Ruleset):
 
         return odds.odds(plan), odds.CHAIN_CUT * len(plan.metas), True
 
+    def odds_notes(self, plan: Any) -> dict[str, Any]:
+        from . import odds
+
+        strays = odds.stray_odds(plan)
+        return {"friendly_fire": strays} if strays else {}
+
     def cli_options(self) -> Any:
         from . import cli
 

@@ -59,6 +59,10 @@ def test_each_example_file_resolves(name, at_top):
         args = ["attack", "--bulk", path]
     elif "count" in document or "remaining" in document:
         args = ["odds", "--request", path]
+    elif "challenger" in document:
+        args = ["compete", path]
+    elif "pikeman" in document:
+        args = ["impale", path]
     else:
         args = ["attack", path]
     out = run(args + ["--json"])

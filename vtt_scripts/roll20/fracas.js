@@ -43,12 +43,15 @@ const { attackCommand } = require('./attack');
 const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
+const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
   attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
   odds: { run: (app, msg, cmd) => oddsCommand(app, msg, cmd), player: true },
+  compete: { run: (app, msg, cmd) => competeCommand(app, msg, cmd), player: true },
+  impale: { run: (app, msg, cmd) => impaleCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   undo: { run: (app, msg) => app.undoCommand(msg) },
@@ -218,6 +221,7 @@ class App {
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
+      `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
       `markers: ${Object.keys(c.markers).length ? esc.text(Object.keys(c.markers).map((k) => `${k}=${c.markers[k]}`).join(', ')) : 'condition names'}`,
       `relay: ${c.relay_chunk} characters per frame, ${c.relay_timeout} s timeout`,
@@ -444,6 +448,7 @@ const DEFAULT_ATTRS = {
   swim_speed: 'swim_speed',
   crit_proof: 'crit_proof',
   initiative_bonus: 'initiative_bonus',
+  speed: 'speed',
 };
 
 function defaultConfig() {
@@ -462,6 +467,7 @@ function defaultConfig() {
     relay_timeout: 30, // seconds before a relay request is reported unanswered
     ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
+    defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
   };
 }
 
@@ -606,6 +612,19 @@ function helpHtml(config) {
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
+    item('!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'),
+    item('!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'),
+    item('!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'),
     item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
@@ -616,7 +635,7 @@ function helpHtml(config) {
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
@@ -713,6 +732,12 @@ function die(d) {
 }
 
 function strikeSummary(s) {
+  if (s.defense_dc !== null && s.defense_dc !== undefined) {
+    // ER-22: the player's defense dice, each + AC against the monster's DC.
+    const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
+    return `${pool} defense d20 ${esc.text(s.style)}, ${esc.text(s.damage_type)} · +${s.ac} (AC) vs DC ${s.defense_dc}` +
+      ' · a point per die not avoided';
+  }
   const flags = [];
   if (s.advantage) flags.push('advantage');
   if (s.disadvantage) flags.push('disadvantage');
@@ -741,7 +766,7 @@ function strikeDamage(s) {
   return line;
 }
 
-function strikeBody(s) {
+function strikeBody(s, names) {
   const lines = [strikeSummary(s)];
   let dice = s.dice.map(die).join(' ');
   if (s.discarded !== null) dice += ` · dropped ${span(STYLE.drop, `${s.discarded}`)}`;
@@ -751,7 +776,23 @@ function strikeBody(s) {
     lines.push(`crit: ${chain}`);
   }
   lines.push(strikeDamage(s));
+  if (s.stray) lines.push(strayLine(s.stray, names));
+  else if (s.friendly_fire) lines.push(span(STYLE.note, 'friendly fire: a miss strays to the creatures nearby'));
   return lines.join('<br>');
+}
+
+/** ER-17: where a missed shot went (the d10, the creature in that slot, the shifted dice). */
+function strayLine(st, names) {
+  const who = st.creature === null ? null : (names && names[st.creature]) || st.creature;
+  if (who === null || st.ac === null) {
+    return `stray: d10 ${st.roll} · ${who === null ? 'an empty slot: hits nothing' : `${esc.text(who)}, behind full cover: hits nothing`}`;
+  }
+  const dice = st.dice.map((d) => span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}+2=${d.shifted}`) +
+    span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗')).join(' ');
+  let line = `stray: d10 ${st.roll} → ${esc.text(who)} (AC ${st.ac}) · ${dice}`;
+  if (st.crit_chain.length) line += ` · crit: ${st.crit_chain.map((c) => `${c.face}${c.hit ? ` +${c.damage}` : '✗'}`).join(' → ')}`;
+  line += st.hits ? ` → ${span(STYLE.big, `${st.damage}`)} to ${esc.text(who)}` : ' → misses';
+  return line;
 }
 
 function targetBody(entry, applied) {
@@ -766,6 +807,14 @@ function targetBody(entry, applied) {
       line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
     }
   }
+  const release = entry.grapple_release;
+  if (release) {
+    line += `<br>grappling: Strength feat DC ${release.dc}`;
+    if (release.roll !== null) {
+      line += ` · rolled ${release.roll} ${signed(release.modifier)} = ${release.total}, ` +
+        (release.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+    }
+  }
   if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
   else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
   return line;
@@ -774,8 +823,12 @@ function targetBody(entry, applied) {
 /** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
 function attackCard(result, ctx) {
   const rows = [];
+  if (result.flee) {
+    rows.push(['flee attack', `the target moved ${result.flee.moved} ft (${result.flee.speed}): ${result.flee.dice}d20`]);
+  }
+  if (result.defense_rolls) rows.push(['defense rolls', 'the target rolls: d20 + AC against DC 21 + to-hit']);
   result.strikes.forEach((s, i) => {
-    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s)]);
+    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s, ctx.names)]);
   });
   for (const tid of Object.keys(result.targets)) {
     rows.push([ctx.names[tid] || tid, targetBody(result.targets[tid], ctx.applied && ctx.applied[tid])]);
@@ -840,7 +893,47 @@ function notice(title, lines, kind = 'info') {
     `<div style="font-weight:bold;color:${color}">${esc.text(title)}</div>${body}</div>`;
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, notice, template };
+/** The card of an ER-19 competition: both sides, their odds, every roll, the outcome. */
+function competeCard(result, ctx) {
+  const rows = [];
+  for (const side of ['challenger', 'defender']) {
+    const c = result[side];
+    const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
+    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
+    const edge = c.advantage ? ' · advantage' : c.disadvantage ? ' · disadvantage' : '';
+    rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
+      `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
+  }
+  const rolls = result.rounds.map((r) => `${r.challenger.dice.join('/')}→${r.challenger.total} vs ` +
+    `${r.defender.dice.join('/')}→${r.defender.total}${r.challenger.total === r.defender.total ? ' (tie)' : ''}`);
+  rows.push(['d12', rolls.join('<br>')]);
+  let outcome = result.outcome;
+  for (const side of ['challenger', 'defender']) {
+    if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
+  }
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  rows.push(['seed', esc.text(String(result.seed))]);
+  return template(`Competition: ${result.contest} (ER-19)`, rows);
+}
+
+/** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+function impaleCard(result, ctx) {
+  const rows = [];
+  const s = result.impalement.strikes[0];
+  rows.push([`${ctx.pikeman} → ${ctx.charger}`, strikeBody(s, {})]);
+  const ch = result.charger;
+  let line = `${span(STYLE.big, `${ch.damage}`)} damage`;
+  const applied = ctx.applied;
+  if (applied && applied.after !== undefined) line += applied.hidden ? ' · damage applied' : ` · Body ${applied.before} → ${applied.after}`;
+  line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
+    : '<br>still standing: the charge goes on';
+  rows.push([ctx.charger, line]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
+}
+
+module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template };
   },
   "src/errors.js": function (module, exports, require) {
 'use strict';
@@ -960,6 +1053,11 @@ function applyOptions(config, options, knownMarkers = null) {
         next.show_npc_body = onOff(single(option), '--show-npc-body');
         changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
         break;
+      case 'defense-rolls':
+        next.defense_rolls = onOff(single(option), '--defense-rolls');
+        changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"
+          : 'attackers roll their own dice');
+        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
@@ -1037,7 +1135,7 @@ const { SchemaError } = require('./errors');
 const { say } = require('./facts');
 
 const {
-  METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, ER_CONTESTS,
 } = require('./facts');
 
 // The rulesets this resolver knows (the Python engine may register more).
@@ -1255,12 +1353,19 @@ const profileStrikeFields = {
   sneak: [Sneak, false],
   reach: [T.bool, false],
   sneak_ok: [T.bool, false],
+  friendly_fire: [T.optional(T.bool), null],
 };
 
 const ProfileStrike = T.struct('ProfileStrike', profileStrikeFields);
 const Strike = T.struct('Strike', Object.assign({}, profileStrikeFields, { target: [T.str, REQUIRED] }));
 
-const Target = T.struct('Target', {
+const Grapple = T.struct('Grapple', {
+  strength: [T.optional(T.int), null],
+  strength_mod: [T.optional(T.int), null],
+  bonus: [T.int, 0],
+});
+
+const targetFields = {
   ac: [T.int, REQUIRED],
   ac_by_type: [T.dict(T.int), {}],
   size: [T.str, 'medium'],
@@ -1273,7 +1378,11 @@ const Target = T.struct('Target', {
   crit_proof: [T.bool, false],
   save_bonus: [T.optional(T.int), null],
   nearby: [T.list(T.str), []],
-});
+  grappling: [T.optional(Grapple), null],
+};
+const Target = T.struct('Target', targetFields);
+
+const Flee = T.struct('Flee', { moved: [T.int, REQUIRED] });
 
 const AttackRequest = T.struct('AttackRequest', {
   attacker: [Attacker, REQUIRED],
@@ -1284,6 +1393,8 @@ const AttackRequest = T.struct('AttackRequest', {
   rolls: [T.optional(T.list(T.int)), null],
   advantage: [T.bool, false],
   disadvantage: [T.bool, false],
+  flee: [T.optional(Flee), null],
+  defense_rolls: [T.bool, false],
 });
 
 const Profile = T.struct('Profile', {
@@ -1322,11 +1433,66 @@ const InitiativeRequest = T.struct('InitiativeRequest', {
   rolls: [T.optional(T.list(T.int)), null],
 });
 
+// ---- ER-19 competitions and ER-23 impalement (schema.py, the same fields) ------------
+
+const Competitor = T.struct('Competitor', {
+  id: [T.str, REQUIRED],
+  attribute: [T.literal('strength', 'agility'), 'strength'],
+  strength: [T.optional(T.int), null],
+  agility: [T.optional(T.int), null],
+  strength_mod: [T.optional(T.int), null],
+  agility_mod: [T.optional(T.int), null],
+  size: [T.str, 'medium'],
+  speed: [T.int, 0],
+  prone: [T.bool, false],
+  bonus: [T.int, 0],
+  advantage: [T.bool, false],
+  disadvantage: [T.bool, false],
+});
+
+const CompeteRequest = T.struct('CompeteRequest', {
+  challenger: [Competitor, REQUIRED],
+  defender: [Competitor, REQUIRED],
+  contest: [T.literal(...ER_CONTESTS), 'plain'],
+  slick: [T.bool, false],
+  ruleset: [T.str, 'enchanted-realms'],
+  seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+const impaleWeaponFields = {
+  style: [T.str, 'pole-arm'],
+  damage_type: [T.str, 'piercing'],
+  weight: [T.int, 0],
+  bonus: [T.int, 0],
+  forte: [T.bool, false],
+  crit: [T.optional(T.bool), null],
+  crit_range: [T.optional(T.int), null],
+};
+const ImpaleWeapon = T.struct('ImpaleWeapon', impaleWeaponFields);
+const IMPALE_WEAPON_DEFAULT = Object.fromEntries(Object.entries(impaleWeaponFields).map(([k, v]) => [k, v[1]]));
+
+const Charger = T.struct('Charger', Object.assign({}, targetFields, {
+  id: [T.str, 'charger'],
+  body: [T.int, REQUIRED],
+  closed: [T.int, REQUIRED],
+}));
+
+const ImpaleRequest = T.struct('ImpaleRequest', {
+  pikeman: [Attacker, REQUIRED],
+  charger: [Charger, REQUIRED],
+  weapon: [ImpaleWeapon, IMPALE_WEAPON_DEFAULT],
+  charge: [T.optional(T.dict(T.any)), null],
+  ruleset: [T.str, 'enchanted-realms'],
+  seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
 module.exports = {
   RULESETS, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   T, REQUIRED, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
-  Combatant, InitiativeRequest,
+  Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
 };
   },
   "src/facts.js": function (module, exports, require) {
@@ -1506,6 +1672,22 @@ const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 const OS_MAX_COVER = Object.freeze(4);
 const OS_FLEEING_BONUS = Object.freeze(2);
 const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const ER_STRAY_SHIFT = Object.freeze(2);
+const ER_STRAY_SLOTS = Object.freeze(10);
+const ER_FLEE_NORMAL = Object.freeze(20);
+const ER_FLEE_RAPID = Object.freeze(75);
+const ER_RELEASE_DC = Object.freeze(10);
+const ER_DEFENSE_DC = Object.freeze(21);
+const ER_IMPALE_CLOSED = Object.freeze(25);
+const ER_IMPALE_DICE = Object.freeze([3, 4]);
+const ER_CONTESTS = Object.freeze(["plain", "grapple", "escape", "shove", "trip"]);
+const ER_COMPETITION_DIE = Object.freeze(12);
+const ER_GRAPPLE_SIZE = Object.freeze(2);
+const ER_GRAPPLE_SPEED = Object.freeze(1);
+const ER_GRAPPLE_SLICK = Object.freeze(3);
+const ER_PUSH_SIZE = Object.freeze(2);
+const ER_PUSH_SLICK = Object.freeze(-3);
+const ER_PRONE = Object.freeze(-5);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
@@ -1541,6 +1723,23 @@ const MESSAGES = Object.freeze({
   "sneak_weapon": "a sneak attack needs a ranged, light (weight 0) or reach weapon, or one marked sneak_ok; this {style} strike has weight {weight} (ER-13)",
   "nearby_unknown": "unknown creature {creature} near {target} (targets: {targets})",
   "nearby_self": "a target is not near itself",
+  "nearby_max": "{count} creatures near {target}: a stray shot numbers at most {most} (ER-17)",
+  "friendly_fire_melee": "friendly fire is a rule for shots at range; a {method} strike is never under it (ER-17)",
+  "flee_negative": "a flee attack needs the feet the fleeing creature moved this round, 0 or more, not {moved} (ER-20)",
+  "flee_cautious": "no flee attack: {moved} ft is a cautious move, and 5-15 ft provokes none (ER-20)",
+  "flee_one_strike": "a flee attack is one strike of the primary-hand pool, not {count} (ER-20)",
+  "flee_method": "a flee attack is made with a melee weapon at the ready, not a {method} strike (ER-20)",
+  "defense_friendly_fire": "$.strikes[{strike}] is a shot under friendly fire (ER-17), which its shooter rolls: resolve it without defense_rolls (ER-22)",
+  "impale_charge_dice": "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
+  "impale_charge_melee": "a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)",
+  "flee_sneak": "a flee attack is a reaction and cannot be a sneak attack (ER-20)",
+  "compete_same": "the challenger and the defender are both {id}: a competition has two sides (ER-19)",
+  "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
+  "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
+  "compete_size": "a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)",
+  "impale_closed": "impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)",
+  "impale_style": "impalement is a pole-arm maneuver, not a {style} one (ER-23)",
+  "impale_damage": "impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)",
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
   "duplicate_combatant": "duplicate combatant id {id}",
   "no_combatants": "no combatants: give at least one",
@@ -1571,7 +1770,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -1632,13 +1831,27 @@ function checkMorale(request, options = {}) {
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
+/** An ER-19 competition (Enchanted Realms only). */
+function compete(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
+  return require('./specials').compete(parsed, options);
+}
+
+/** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
+function impale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
+  return require('./specials').impale(parsed, options);
+}
+
 /** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
 function odds(request, options = {}) {
   return require('./odds').odds(request, options);
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
 };
   },
   "src/plan.js": function (module, exports, require) {
@@ -1737,8 +1950,9 @@ function checkTargets(targets, path = '$.targets') {
     if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
     if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
     if (spec.nearby.length > MAX_NEARBY) {
-      throw new LimitError(`${tpath}.nearby`, say('too_many', { count: spec.nearby.length, what: 'creatures nearby', most: MAX_NEARBY }));
+      throw new LimitError(`${tpath}.nearby`, say('nearby_max', { count: spec.nearby.length, target: pyRepr(tid), most: MAX_NEARBY }));
     }
+    if (spec.grappling !== null) checkGrapple(spec.grappling, `${tpath}.grappling`);
     spec.nearby.forEach((other, i) => {
       if (other === tid) throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_self'));
       if (!Object.prototype.hasOwnProperty.call(targets, other)) {
@@ -1750,6 +1964,13 @@ function checkTargets(targets, path = '$.targets') {
     infos[tid] = { id: tid, index, spec, path: tpath };
   });
   return infos;
+}
+
+/** ER-21: the grappler's Strength (score or modifier) and other feat bonus, when given. */
+function checkGrapple(hold, path) {
+  if (hold.strength !== null) checkRange(hold.strength, ...SCORE_RANGE, `${path}.strength`, 'score');
+  if (hold.strength_mod !== null) checkRange(hold.strength_mod, -20, 20, `${path}.strength_mod`, 'modifier');
+  checkRange(hold.bonus, -50, 50, `${path}.bonus`, 'bonus');
 }
 
 /** ER-4 (D-8): the explicit modifier wins; else floor((score - 2) / 2). */
@@ -1856,6 +2077,16 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const hasAdv = advantageFrom.length > 0 && disadvantageFrom.length === 0;
   const hasDis = disadvantageFrom.length > 0 && advantageFrom.length === 0;
   const sneakDie = sneak === true;
+  // ER-17: a shot under the friendly-fire rule; asked for, or by default under
+  // three-quarters cover (ER-16), by a blind attacker or at an invisible target, when
+  // other creatures are listed near the target.
+  if (strike.friendly_fire && !ranged) {
+    throw new RulesError(`${path}.friendly_fire`, say('friendly_fire_melee', { method: strike.method }));
+  }
+  const friendlyFire = strike.friendly_fire === null
+    ? ranged && spec.nearby.length > 0 && (spec.cover === 'three-quarters' || attackerConditions.has('blind') ||
+      tconds.includes('invisible'))
+    : strike.friendly_fire;
 
   const penalty = Math.max(attackerConditions.has('bound') ? 5 : 0,
     attackerConditions.has('shaken') ? 2 : 0,
@@ -1896,8 +2127,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     to_hit: toHit, ac, crit_range: critThr || null,
     resistance: RESISTANCE_NAMES[resist], sources,
     advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
-    // ER-16 → ER-17: three-quarters cover with creatures listed nearby puts a shot under friendly fire.
-    friendly_fire: ranged && spec.cover === 'three-quarters' && spec.nearby.length > 0,
+    friendly_fire: friendlyFire,
   };
   return { row, meta };
 }
@@ -1905,7 +2135,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
   checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
-  resistanceState, compileStrike,
+  resistanceState, compileStrike, checkGrapple,
 };
   },
   "src/engine.js": function (module, exports, require) {
@@ -1920,7 +2150,9 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
+const specials = require('./specials');
+const { RulesError } = require('./errors');
 
 const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 const { Xoshiro128, seedWords } = require('./rng');
@@ -1988,7 +2220,15 @@ function compileAttack(request, options = {}) {
     rows.push(row);
     metas.push(meta);
   });
-  return { req, rows, metas, targets, seed, rolls };
+  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas) : null;
+  if (req.defense_rolls) {
+    metas.forEach((meta, i) => {
+      if (meta.friendly_fire) {
+        throw new RulesError(`$.strikes[${i}].friendly_fire`, say('defense_friendly_fire', { strike: i }));
+      }
+    });
+  }
+  return { req, rows, metas, targets, seed, rolls, flee, defense: req.defense_rolls };
 }
 
 /**
@@ -2005,61 +2245,100 @@ function resolve(request, options = {}) {
   }
   const rolls = plan.rolls;
   const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  let records;
-  try {
-    records = rollAttack(plan.rows, dice);
-  } catch (err) {
-    if (err instanceof KernelError) throw kernelError(err, rolls);
-    throw err;
-  }
-  const shock = followUps(plan.metas, plan.targets, records, dice);
+  const result = rollPlan(plan, dice, seed);
   if (rolls && dice.pos < rolls.length) {
     throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
   }
-  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock);
+  return result;
 }
 
-/** ER-13 shock saves, target by target in request order (ENGINE.md section 2, D-5). */
-function followUps(metas, targets, records, dice) {
+/** Roll a compiled attack from `dice` (the twin of attack.roll_attack): strikes, then follow-ups. */
+function rollPlan(plan, dice, seed) {
+  const rolls = dice.rolls;
+  let records;
+  try {
+    records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
+    throw kernelError(err, rolls);
+  }
+  let strays = new Map();
+  if (!plan.defense) {
+    const modUsed = new Set();
+    records.forEach((r, s) => { if (r.modUsed) modUsed.add(plan.metas[s].target); });
+    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice, modUsed);
+  }
+  const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
+  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
+    { strays, releases, flee: plan.flee, defense: plan.defense });
+}
+
+/** Per target in request order: the ER-13 shock save, then the ER-21 grapple release. */
+function followUps(metas, targets, records, dice, strays) {
   const sneakDamage = new Map();
   metas.forEach((meta, s) => {
     if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
   });
   const shock = new Map();
-  if (!sneakDamage.size) return shock;
+  const releases = new Map();
+  const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
+  if (!sneakDamage.size && !grapplers.length) return { shock, releases };
+  const taken = new Map();
+  if (grapplers.length) {
+    for (const tid of Object.keys(targets)) taken.set(tid, 0);
+    metas.forEach((meta, s) => taken.set(meta.target, taken.get(meta.target) + records[s].damage));
+    for (const stray of strays.values()) {
+      if (stray.creature !== null) taken.set(stray.creature, taken.get(stray.creature) + stray.damage);
+    }
+  }
   for (const tid of Object.keys(targets)) {
     const target = targets[tid];
-    const damage = sneakDamage.get(tid) || 0;
-    const bodyMax = target.spec.body_max;
-    if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) continue;
-    const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
-    if (target.spec.save_bonus !== null) {
-      try {
-        save.roll = dice.die(20);
-        save.total = save.roll + target.spec.save_bonus;
-        save.passed = save.total >= save.dc;
-        if (!save.passed) save.incapacitated_actions = dice.die(3);
-      } catch (err) {
-        if (!(err instanceof KernelError)) throw err;
-        if (err.code === E_ROLLS_SHORT) {
-          throw new DiceError('$.rolls', say('rolls_short', {
-            given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-          }));
-        }
-        throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-          face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
-        }));
-      }
+    const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
+    if (save !== null) shock.set(tid, save);
+    if (target.spec.grappling !== null) {
+      const release = specials.grappleRelease(target, taken.get(tid), dice);
+      if (release !== null) releases.set(tid, release);
     }
-    shock.set(tid, save);
   }
-  return shock;
+  return { shock, releases };
 }
 
-function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock) {
+/** ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known. */
+function shockSave(target, damage, dice) {
+  const bodyMax = target.spec.body_max;
+  if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
+  const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
+  if (target.spec.save_bonus !== null) {
+    try {
+      save.roll = dice.die(20);
+      save.total = save.roll + target.spec.save_bonus;
+      save.passed = save.total >= save.dc;
+      if (!save.passed) save.incapacitated_actions = dice.die(3);
+    } catch (err) {
+      if (!(err instanceof KernelError)) throw err;
+      if (err.code === E_ROLLS_SHORT) {
+        throw new DiceError('$.rolls', say('rolls_short', {
+          given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
+        }));
+      }
+      throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+        face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+      }));
+    }
+  }
+  return save;
+}
+
+function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
+  const strays = extra.strays || new Map();
+  const releases = extra.releases || new Map();
+  const defense = Boolean(extra.defense);
   const targets = {};
   for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = { damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null };
+    targets[tid] = {
+      damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
+    };
   }
   const strikes = metas.map((meta, s) => {
     const r = records[s];
@@ -2070,7 +2349,11 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
         discarded = face;
         return;
       }
-      dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+      if (defense) { // ER-22: the player's die + the AC against DC 21 + the to-hit
+        dice.push({ face, total: face + meta.ac, hit: r.poolHits[i], source: meta.sources[i], avoided: !r.poolHits[i] });
+      } else {
+        dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+      }
     });
     const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
     const entry = targets[meta.target];
@@ -2086,21 +2369,33 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
       hits: r.hits, crit: r.crit, base: r.base,
       modifier: r.modUsed ? r.mod : null,
       resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
-      friendly_fire: meta.friendly_fire,
+      friendly_fire: meta.friendly_fire, stray: null,
+      defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
     };
   });
+  for (const [s, stray] of strays) {
+    strikes[s].stray = specials.strayDict(stray);
+    if (stray.creature !== null && stray.hits) {
+      const entry = targets[stray.creature];
+      entry.damage += stray.damage;
+      entry.by_type[stray.damage_type] = (entry.by_type[stray.damage_type] || 0) + stray.damage;
+      entry.undodgeable += stray.undodgeable;
+    }
+  }
   for (const [tid, save] of shock) {
     targets[tid].shock_save_dc = save.dc;
     if (save.roll !== null) targets[tid].shock_save = save;
   }
+  for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;
   for (const tid of Object.keys(targets)) total += targets[tid].damage;
   return {
     ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
+    flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
   };
 }
 
-module.exports = { resolve, compileAttack, checkSeed, BACKEND };
+module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };
   },
   "src/kernel.js": function (module, exports, require) {
 'use strict';
@@ -2229,6 +2524,532 @@ function rollAttack(rows, dice) {
 }
 
 module.exports = { Dice, KernelError, rollAttack, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
+  },
+  "src/specials.js": function (module, exports, require) {
+'use strict';
+// Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
+// followups.py (ER-17 stray shots, ER-21 grapple release), defense.py (ER-22),
+// attack.py's flee attacks (ER-20), compete.py (ER-19) and impale.py (ER-23).
+// Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
+
+const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
+const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+const {
+  LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
+  ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
+  ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
+  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE,
+} = require('./facts');
+
+const { R_HALF, R_DOUBLE, R_IMMUNE, CHAIN_LIMIT } = LAYOUT;
+const RESISTANCE_NAMES = ['normal', 'resistant', 'vulnerable', 'immune'];
+const MAX_ROLL_OFFS = 1000;
+
+function resist(amount, state) {
+  if (state === R_HALF) return Math.floor(amount / 2);
+  if (state === R_DOUBLE) return amount * 2;
+  if (state === R_IMMUNE) return 0;
+  return amount;
+}
+
+/** The error for injected faces that ran out or do not fit a follow-up's die. */
+function dieError(err, rolls, what) {
+  if (err.code === E_ROLLS_SHORT) {
+    return new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what, position: err.position }));
+  }
+  return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
+}
+
+// ---- ER-20 flee attacks ---------------------------------------------------------------
+
+function flee(spec, strikes, rows, metas) {
+  const moved = spec.moved;
+  if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
+  if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
+  if (strikes.length !== 1) throw new RulesError('$.strikes', say('flee_one_strike', { count: strikes.length }));
+  if (strikes[0].method === 'range') {
+    throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
+  }
+  if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
+  const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
+  const row = rows[0];
+  if (speed === 'rapid') {
+    row.skill = 1; row.adv = 0; row.sneak = 0; row.disadv = 0;
+    metas[0].advantage = false;
+    metas[0].disadvantage = false;
+    metas[0].sources = ['skill'];
+  }
+  return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
+}
+
+// ---- ER-22 defense rolls --------------------------------------------------------------
+
+/** The player's defense dice for every strike row; records as the kernel's. */
+function rollDefense(rows, dice) {
+  return rows.map((p, s) => {
+    dice.strike = s;
+    const n = p.skill + p.adv + p.sneak + p.disadv;
+    const pool = [];
+    for (let i = 0; i < n; i++) pool.push(dice.die(20));
+    let discard = -1;
+    if (p.disadv) {
+      let low = 21;
+      pool.forEach((face, i) => { if (face < low) { low = face; discard = i; } });
+    }
+    const dc = ER_DEFENSE_DC + p.toHit;
+    let failures = 0, ones = 0;
+    const poolHits = pool.map((face, i) => {
+      const avoided = face === 20 || (face !== 1 && face + p.ac >= dc);
+      if (i !== discard && !avoided) {
+        failures += 1;
+        if (face === 1) ones += 1;
+      }
+      return !avoided;
+    });
+    const base = p.onlyChain ? 0 : failures;
+    const damage = resist(base, p.resist);
+    const undodgeable = p.noDodge ? damage : Math.min(damage, resist(p.onlyChain ? 0 : ones, p.resist));
+    return {
+      pool, poolHits, discard, chain: [], hits: failures, crit: false, base, mod: 0, modUsed: false, damage, undodgeable,
+    };
+  });
+}
+
+// ---- ER-17 stray shots ----------------------------------------------------------------
+
+function strayShots(metas, rows, targets, records, dice, modUsed) {
+  const strays = new Map();
+  metas.forEach((meta, s) => {
+    if (!meta.friendly_fire || records[s].hits) return;
+    const r = records[s];
+    const pool = r.pool.filter((_, i) => i !== r.discard);
+    try {
+      strays.set(s, stray(meta, rows[s], s, targets, pool, dice, modUsed));
+    } catch (err) {
+      if (!(err instanceof KernelError)) throw err;
+      throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+    }
+  });
+  return strays;
+}
+
+function empty(roll, creature, why) {
+  return {
+    roll, creature, why, ac: null, dice: [], chain: [], hits: 0, crit: false, base: 0, modifier: null,
+    resistance: null, damage: 0, undodgeable: 0, damage_type: '',
+  };
+}
+
+function stray(meta, row, s, targets, pool, dice, modUsed) {
+  const nearby = targets[meta.target].spec.nearby;
+  const roll = dice.die(ER_STRAY_SLOTS);
+  if (roll > nearby.length) {
+    const why = roll > 8 ? `slot ${roll} is always empty`
+      : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
+    return empty(roll, null, why);
+  }
+  const creature = nearby[roll - 1];
+  const spec = targets[creature].spec;
+  if (spec.cover === 'full') {
+    return empty(roll, creature, `slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
+  }
+  const toHit = meta.to_hit;
+  const byType = spec.ac_by_type[meta.damage_type];
+  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = meta.crit_range || 0;
+  const conds = spec.conditions;
+  const out = empty(roll, creature, `slot ${roll} is ${creature}`);
+  out.ac = ac;
+  out.damage_type = meta.damage_type;
+  let hits = 0, nat20 = 0, critFace = false;
+  for (const face of pool) {
+    const shifted = Math.min(face + ER_STRAY_SHIFT, 20);
+    const hit = shifted === 20 || shifted + toHit >= ac;
+    out.dice.push({ face, shifted, total: shifted + toHit, hit });
+    if (hit) {
+      hits += 1;
+      if (shifted === 20) nat20 += 1;
+      if (critThr && shifted >= critThr) critFace = true;
+    }
+  }
+  const crit = hits > 0 && !meta.disadvantage && (critFace || conds.includes('paralyzed'));
+  let chain = 0;
+  if (crit) {
+    for (;;) {
+      if (out.chain.length >= CHAIN_LIMIT) throw new LimitError(`$.strikes[${s}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
+      const face = dice.die(20);
+      const hit = face === 20 || (face !== 1 && face + toHit >= ac);
+      const d3 = hit ? dice.die(3) : 0;
+      chain += d3;
+      out.chain.push({ face, total: face + toHit, hit, damage: d3 });
+      if (face !== 20) break;
+    }
+  }
+  const onlyChain = conds.includes('petrified');
+  let base;
+  if (hits === 0) base = 0;
+  else if (onlyChain) base = chain;
+  else base = hits + chain;
+  out.base = base;
+  if (hits > 0 && !onlyChain && !modUsed.has(creature)) {
+    modUsed.add(creature);
+    out.modifier = row.mod;
+    base = Math.max(0, base + row.mod);
+  }
+  const state = resistanceState(spec, meta.damage_type);
+  const damage = resist(base, state);
+  let undodgeable;
+  if (conds.includes('restrained')) undodgeable = damage;
+  else if (!nat20) undodgeable = 0;
+  else undodgeable = Math.min(damage, resist((onlyChain ? 0 : nat20) + (spec.crit_proof ? 0 : chain), state));
+  out.hits = hits;
+  out.crit = crit;
+  out.resistance = RESISTANCE_NAMES[state];
+  out.damage = damage;
+  out.undodgeable = undodgeable;
+  if (hits === 0) out.why += ': the shifted dice miss it too';
+  return out;
+}
+
+function strayDict(st) {
+  return {
+    roll: st.roll, creature: st.creature, why: st.why, ac: st.ac,
+    dice: st.dice.map((d) => Object.assign({}, d)), crit_chain: st.chain.map((c) => Object.assign({}, c)),
+    hits: st.hits, crit: st.crit, base: st.base, modifier: st.modifier, resistance: st.resistance,
+    damage: st.damage, undodgeable: st.undodgeable,
+  };
+}
+
+// ---- ER-21 grapple release ------------------------------------------------------------
+
+function grappleRelease(target, damage, dice) {
+  const hold = target.spec.grappling;
+  if (hold === null || damage <= 0) return null;
+  const release = { damage, dc: ER_RELEASE_DC + damage, roll: null, modifier: null, total: null, held: null };
+  if (hold.strength === null && hold.strength_mod === null) return release;
+  release.modifier = modifier(hold.strength, hold.strength_mod) + hold.bonus;
+  try {
+    release.roll = dice.die(20);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+  }
+  release.total = release.roll + release.modifier;
+  release.held = release.total >= release.dc;
+  return release;
+}
+
+// ---- shared by compete and impale -----------------------------------------------------
+
+function streamOf(req, options) {
+  const { checkSeed } = require('./engine');
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  return {
+    rolls,
+    start() {
+      if (seed === null || seed === undefined) {
+        if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+        seed = options.newSeed();
+      }
+      return { seed, dice: new Dice(Xoshiro128.fromSeed(seed), rolls) };
+    },
+  };
+}
+
+function leftOver(dice, what) {
+  const rolls = dice.rolls;
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
+  }
+}
+
+// ---- ER-19 competitions ---------------------------------------------------------------
+
+const OUTCOMES = {
+  grapple: ['{c} grapples {d}: {d} is held', '{d} slips free: {c} could not keep the hold'],
+  escape: ["{c} escapes {d}'s hold", "{c} stays in {d}'s hold"],
+  shove: ['{c} shoves {d} 5 ft away', '{d} stands firm'],
+  trip: ['{c} trips {d}: {d} is prone', '{d} keeps their feet'],
+  plain: ['{c} wins', '{d} wins'],
+};
+
+function checkCompetitor(c, path, contest) {
+  if (!c.id) throw new SchemaError(`${path}.id`, 'a competitor id is empty');
+  choice(c.size, SIZES, `${path}.size`, 'size');
+  checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
+  checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
+  if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
+    throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
+  }
+  const score = c.attribute === 'strength' ? c.strength : c.agility;
+  const explicit = c.attribute === 'strength' ? c.strength_mod : c.agility_mod;
+  if (score === null && explicit === null) {
+    throw new SchemaError(`${path}.${c.attribute}`, say('compete_needs', { attribute: c.attribute }));
+  }
+  if (score !== null) checkRange(score, ...SCORE_RANGE, `${path}.${c.attribute}`, 'score');
+  if (explicit !== null) checkRange(explicit, -20, 20, `${path}.${c.attribute}_mod`, 'modifier');
+  return modifier(score, explicit);
+}
+
+function categories(n) {
+  return `size: ${n} categor${n === 1 ? 'y' : 'ies'} larger`;
+}
+
+function compileCompete(req) {
+  const contest = req.contest;
+  const chal = req.challenger, dfd = req.defender;
+  const mods = [checkCompetitor(chal, '$.challenger', contest), checkCompetitor(dfd, '$.defender', contest)];
+  if (chal.id === dfd.id) throw new SchemaError('$.defender.id', say('compete_same', { id: pyRepr(chal.id) }));
+  const extra = [[], []];
+  const diff = SIZES.indexOf(chal.size) - SIZES.indexOf(dfd.size);
+  const tenths = (a, b) => Math.floor((a - b) / 10);
+  if (contest === 'grapple') {
+    if (diff > 0) extra[0].push([categories(diff), ER_GRAPPLE_SIZE * diff]);
+    if (dfd.speed > chal.speed && tenths(dfd.speed, chal.speed)) {
+      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * tenths(dfd.speed, chal.speed)]);
+    }
+    if (req.slick) extra[1].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'escape') {
+    if (diff) extra[diff > 0 ? 0 : 1].push([categories(Math.abs(diff)), ER_GRAPPLE_SIZE * Math.abs(diff)]);
+    if (chal.speed > dfd.speed && tenths(chal.speed, dfd.speed)) {
+      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * tenths(chal.speed, dfd.speed)]);
+    }
+    if (req.slick) extra[0].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'shove' || contest === 'trip') {
+    if (-diff > 1) {
+      throw new RulesError('$.defender.size', say('compete_size', {
+        contest, victim: pyRepr(dfd.id), victim_size: dfd.size, pusher: pyRepr(chal.id), pusher_size: chal.size,
+      }));
+    }
+    if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
+    if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
+  }
+  [chal, dfd].forEach((c, i) => { if (c.prone) extra[i].push(['prone', ER_PRONE]); });
+  const sides = [chal, dfd].map((c, i) => ({
+    mod: mods[i], extra: extra[i], adv: c.advantage && !c.disadvantage, dis: c.disadvantage && !c.advantage,
+  }));
+  const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
+  return { sides, totals };
+}
+
+/** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
+function keptCounts(adv, dis) {
+  const n = ER_COMPETITION_DIE;
+  const counts = new Map();
+  if (!adv && !dis) {
+    for (let f = 1; f <= n; f++) counts.set(f, 1);
+    return { counts, outcomes: n };
+  }
+  for (let a = 1; a <= n; a++) {
+    for (let b = 1; b <= n; b++) {
+      const k = adv ? Math.max(a, b) : Math.min(a, b);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+  }
+  return { counts, outcomes: n * n };
+}
+
+/** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
+function winChances(plan) {
+  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
+  let win = 0, tie = 0;
+  for (const [fa, ca] of a.counts) {
+    for (const [fb, cb] of b.counts) {
+      const ta = fa + plan.totals[0], tb = fb + plan.totals[1];
+      if (ta > tb) win += ca * cb;
+      else if (ta === tb) tie += ca * cb;
+    }
+  }
+  const total = a.outcomes * b.outcomes;
+  return [win / (total - tie), (total - tie - win) / (total - tie)];
+}
+
+function rollSide(dice, adv, dis) {
+  if (adv || dis) {
+    const pair = [dice.die(ER_COMPETITION_DIE), dice.die(ER_COMPETITION_DIE)];
+    return { dice: pair, kept: adv ? Math.max(...pair) : Math.min(...pair) };
+  }
+  const face = dice.die(ER_COMPETITION_DIE);
+  return { dice: [face], kept: face };
+}
+
+/** ER-19: a competition (the twin of fracas.compete). */
+function compete(request, options = {}) {
+  const req = decode(request, CompeteRequest);
+  const stream = streamOf(req, options);
+  const plan = compileCompete(req);
+  const { seed, dice } = stream.start();
+  const rounds = [];
+  try {
+    for (;;) {
+      if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
+      const entry = {};
+      ['challenger', 'defender'].forEach((name, i) => {
+        const side = plan.sides[i];
+        const rolled = rollSide(dice, side.adv, side.dis);
+        entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
+      });
+      rounds.push(entry);
+      if (entry.challenger.total !== entry.defender.total) break;
+    }
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what: 'the competition', position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
+  }
+  leftOver(dice, 'the competition');
+  const last = rounds[rounds.length - 1];
+  const challengerWins = last.challenger.total > last.defender.total;
+  const c = req.challenger.id, d = req.defender.id;
+  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  const chance = winChances(plan);
+  const result = {
+    ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
+  };
+  [req.challenger, req.defender].forEach((person, i) => {
+    const side = plan.sides[i];
+    result[i ? 'defender' : 'challenger'] = {
+      id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
+      situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
+      advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
+    };
+  });
+  Object.assign(result, {
+    rounds, ties: rounds.length - 1, winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+  });
+  return result;
+}
+
+// ---- ER-23 impalement -----------------------------------------------------------------
+
+function moved(err, moves) {
+  let path = err.path, reason = err.reason;
+  for (const [old, now] of moves) {
+    if (path === old || path.startsWith(`${old}.`) || path.startsWith(`${old}[`)) {
+      path = now + path.slice(old.length);
+      break;
+    }
+  }
+  for (const [old, now] of moves) if (old !== '$') reason = reason.split(old).join(now);
+  return new err.constructor(path, reason);
+}
+
+/** An attack result inside another: less what the outer one says (backend). */
+function inner(result) {
+  const copy = Object.assign({}, result);
+  delete copy.backend;
+  return copy;
+}
+
+function isRequestError(err) {
+  return err && typeof err.path === 'string' && typeof err.reason === 'string';
+}
+
+/** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
+function impale(request, options = {}) {
+  const engine = require('./engine');
+  const req = decode(request, ImpaleRequest);
+  const stream = streamOf(req, options);
+  const charger = req.charger, weapon = req.weapon;
+  checkRange(charger.closed, 0, 10000, '$.charger.closed', 'distance closed');
+  if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
+  checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
+  if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  choice(weapon.style, STYLES, '$.weapon.style', 'style');
+  if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
+  choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
+  if (weapon.damage_type !== 'piercing') {
+    throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
+  }
+  const target = Object.assign({}, charger);
+  for (const key of ['id', 'body', 'closed']) delete target[key];
+  const dice = ER_IMPALE_DICE[weapon.forte ? 1 : 0];
+  const innerRequest = {
+    attacker: req.pikeman,
+    strikes: [{
+      target: charger.id, method: 'melee', style: weapon.style, dice, damage_type: weapon.damage_type,
+      weight: weapon.weight, bonus: weapon.bonus, crit: weapon.crit, crit_range: weapon.crit_range,
+    }],
+    targets: { [charger.id]: target },
+  };
+  const chargerPath = keyPath('$.targets', charger.id);
+  const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
+    [chargerPath, '$.charger'], ['$.targets', '$.charger']];
+  let impalementPlan;
+  try {
+    impalementPlan = engine.compileAttack(innerRequest);
+  } catch (err) {
+    throw isRequestError(err) ? moved(err, moves) : err;
+  }
+  let chargePlan = null;
+  if (req.charge !== null) {
+    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
+    if (ruleset !== 'enchanted-realms') {
+      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
+    }
+    for (const key of ['seed', 'rolls']) {
+      if (req.charge[key] !== undefined && req.charge[key] !== null) {
+        throw new SchemaError(`$.charge.${key}`, say('impale_charge_dice', { path: `$.charge.${key}` }));
+      }
+    }
+    try {
+      chargePlan = engine.compileAttack(req.charge);
+    } catch (err) {
+      throw isRequestError(err) ? moved(err, [['$', '$.charge']]) : err;
+    }
+    chargePlan.metas.forEach((meta, i) => {
+      if (meta.method === 'range') {
+        throw new RulesError(`$.charge.strikes[${i}].method`, say('impale_charge_melee', { method: meta.method }));
+      }
+    });
+  }
+  const { seed, dice: stream_ } = stream.start();
+  let impalement;
+  try {
+    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
+  } catch (err) {
+    if (!isRequestError(err)) throw err;
+    if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+      throw new err.constructor(err.path, err.reason.split('$.strikes[0]').join('the impalement ($.weapon)'));
+    }
+    throw moved(err, [['$.strikes[0]', '$.weapon'], [chargerPath, '$.charger']]);
+  }
+  const damage = impalement.targets[charger.id].damage;
+  const after = charger.body - damage;
+  const incapacitated = after <= 0;
+  let charge = null;
+  if (chargePlan !== null && !incapacitated) {
+    try {
+      charge = inner(engine.rollPlan(chargePlan, stream_, seed));
+    } catch (err) {
+      if (!isRequestError(err)) throw err;
+      if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+        throw new err.constructor(err.path, err.reason.split('$.strikes').join('$.charge.strikes'));
+      }
+      throw moved(err, [['$', '$.charge']]);
+    }
+  }
+  leftOver(stream_, 'the impalement and the charge');
+  return {
+    ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
+    impalement,
+    charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
+    charge_void: incapacitated, charge,
+  };
+}
+
+module.exports = {
+  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
+  RESISTANCES,
+};
   },
   "src/rng.js": function (module, exports, require) {
 'use strict';
@@ -3280,8 +4101,8 @@ module.exports = {
 
 const { LimitError, SchemaError } = require('./errors');
 const { keyPath, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const { LAYOUT: L, say } = require('./facts');
+const { checkRange, resistanceState } = require('./plan');
+const { LAYOUT: L, say, COVER_AC, ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
 
@@ -3571,16 +4392,42 @@ function resist(amount, state) {
   return amount;
 }
 
-function targetER(rowsOf) {
+// ER-22: failures among the player's defense dice (the twin of odds.defense_pool).
+const defenseCache = new Map();
+function defensePool(n, disadv, dc, ac) {
+  const key = `${n},${disadv},${dc},${ac}`;
+  if (defenseCache.has(key)) return defenseCache.get(key);
+  const failed = (f) => (f === 1 || (f !== 20 && f + ac < dc) ? 1 : 0);
+  const die = Dist.uniform(D20);
+  let out;
+  if (disadv) {
+    let state = Dist.point([21, 0]);
+    for (let i = 0; i < n + 1; i++) state = state.convolve(die, (s, f) => [Math.min(s[0], f), s[1] + failed(f)]);
+    out = state.map((s) => s[1] - failed(s[0]));
+  } else {
+    let state = Dist.point(0);
+    for (let i = 0; i < n; i++) state = state.convolve(die, (s, f) => s + failed(f));
+    out = state;
+  }
+  defenseCache.set(key, out);
+  return out;
+}
+
+function defenseStrike(p) {
+  const failures = defensePool(p.skill + p.adv + p.sneak, !!p.disadv, ER_DEFENSE_DC + p.toHit, p.ac);
+  return failures.map((f) => [f > 0 ? 1 : 0, 0, p.onlyChain ? 0 : f]);
+}
+
+function targetER(rowsOf, defense = false) {
   let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
   const budget = new Budget();
   for (const p of rowsOf) {
-    const outcome = strikeER(p);
+    const outcome = defense ? defenseStrike(p) : strikeER(p);
     budget.spend(state, outcome, '$.strikes');
     state = state.convolve(outcome, (s, o) => {
       let [taken, damage, anyHit, anyCrit] = s;
       let [hit, crit, base] = o;
-      if (hit && !p.onlyChain && !taken) {
+      if (hit && !p.onlyChain && !defense && !taken) {
         taken = 1;
         base = Math.max(0, base + p.mod);
       }
@@ -3588,6 +4435,87 @@ function targetER(rowsOf) {
     });
   }
   return state.map((s) => [s[1], s[2], s[3]]);
+}
+
+// ER-17: the stray odds of each shot under friendly fire (the twin of odds.stray_odds).
+function strayOdds(plan) {
+  const aimed = new Set(plan.metas.map((m) => m.target));
+  const out = [];
+  plan.metas.forEach((meta, s) => {
+    if (!meta.friendly_fire) return;
+    const p = plan.rows[s];
+    const nearby = plan.targets[meta.target].spec.nearby;
+    const n = p.skill + p.adv + p.sneak;
+    const disadv = !!p.disadv;
+    const pMiss = pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
+    const entry = { strike: s, target: meta.target, p_miss: toFloat(pMiss), p_miss_exact: fstr(pMiss), bystanders: {} };
+    nearby.forEach((creature, i) => {
+      const spec = plan.targets[creature].spec;
+      const dist = strayAt(meta, p, spec, n, disadv);
+      const slotP = [1n, BigInt(ER_STRAY_SLOTS)];
+      const pHit = fmul(dist.prob((o) => !!o[0]), slotP);
+      const info = { slot: i + 1, p_hit: toFloat(pHit), p_hit_exact: fstr(pHit) };
+      if (meta.crit_range || spec.conditions.includes('paralyzed')) {
+        const pCrit = fmul(dist.prob((o) => !!o[1]), slotP);
+        info.p_crit = toFloat(pCrit);
+        info.p_crit_exact = fstr(pCrit);
+      }
+      if (!aimed.has(creature)) {
+        const damage = mix([[slotP, dist.map((o) => o[2])], [fsub([1n, 1n], fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
+        let mean = [0n, 1n];
+        const items = damage.items();
+        for (const [v, q] of items) mean = fadd(mean, fmul([BigInt(v), 1n], q));
+        info.mean_damage = toFloat(mean);
+        info.mean_damage_exact = fstr(mean);
+        info.damage = items.map(([v, q]) => [v, toFloat(q)]);
+      }
+      entry.bystanders[creature] = info;
+    });
+    out.push(entry);
+  });
+  return out;
+}
+
+function strayAt(meta, p, spec, n, disadv) {
+  const { toHit, ac } = p;
+  const covered = spec.cover === 'full';
+  const byType = spec.ac_by_type[meta.damage_type];
+  const byAc = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = meta.crit_range || 0;
+  const shifted = (f) => Math.min(f + ER_STRAY_SHIFT, 20);
+  const bHit = (f) => !covered && (shifted(f) === 20 || shifted(f) + toHit >= byAc);
+  const die = Dist.uniform(D20);
+  let state = Dist.point([0, 0, 0, 0, 0]);
+  for (let i = 0; i < n + (disadv ? 1 : 0); i++) {
+    state = state.convolve(die, (st, f) => [
+      Math.max(st[0], f), st[1] + (hitER(f, toHit, ac) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
+      st[3] + (bHit(f) && shifted(f) === 20 ? 1 : 0), st[4] || (critThr && bHit(f) && shifted(f) >= critThr) ? 1 : 0]);
+  }
+  if (disadv) {
+    state = state.map((st) => [st[0], st[1] - (hitER(st[0], toHit, ac) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
+      st[3] - (bHit(st[0]) && shifted(st[0]) === 20 ? 1 : 0), 0]);
+  }
+  const conds = spec.conditions;
+  const onlyChain = conds.includes('petrified');
+  const state_ = resistanceState(spec, meta.damage_type);
+  const parts = [];
+  for (const { v: [, tHits, hits, , critFace], x } of state.w.values()) {
+    if (tHits !== 0) continue;
+    const prob = frac(x, state.den);
+    const crit = hits > 0 && !disadv && (critFace || conds.includes('paralyzed'));
+    if (hits === 0) {
+      parts.push([prob, Dist.point([0, 0, 0])]);
+      continue;
+    }
+    const weight = onlyChain ? 0 : hits;
+    const chainDist = crit ? chain(toHit, byAc) : Dist.point(0);
+    parts.push([prob, chainDist.map((c) => {
+      let base = weight + c;
+      if (!onlyChain) base = Math.max(0, base + p.mod);
+      return [1, crit ? 1 : 0, resist(base, state_)];
+    })]);
+  }
+  return mix(parts);
 }
 
 // -- Worldwalker, Cartyrion, old-school ------------------------------------------------------
@@ -3789,13 +4717,18 @@ function odds(request, options = {}) {
   let hasCrit = false;
   let ids;
   let rulesetName;
+  const notes = {};
   if (!rules) {
     const plan = engine.compileAttack(attack, { seed: 0 });
     ids = Object.keys(plan.targets);
     rulesetName = plan.req.ruleset;
     checkRemaining(remaining, ids);
     outcomes = {};
-    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid));
+    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid), plan.defense);
+    if (count === 1) {
+      const strays = strayOdds(plan);
+      if (strays.length) notes.friendly_fire = strays;
+    }
     cut = fmul(CHAIN_CUT, [BigInt(plan.rows.length), 1n]);
     hasCrit = true;
   } else {
@@ -3856,6 +4789,7 @@ function odds(request, options = {}) {
     total: { mean: totals.mean, mean_exact: totals.mean_exact, sd: totals.sd, distribution: totals.distribution },
     cut: toFloat(fmul(cut, [BigInt(count), 1n])),
     cut_note: 'probability (below 1e-15) whose damage past a cut crit chain or explosion is counted short; every other figure is exact',
+    ...notes,
   };
 }
 
@@ -4011,7 +4945,17 @@ const permissions = require('./permissions');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
-const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
+const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
+  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls'];
+const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
+
+/** Token ids from an option's values (`--nearby @{target|1|token_id} @{target|2|token_id}`). */
+function tokenIds(option) {
+  const ids = option.values.join(' ').split(/[\s,]+/).filter(Boolean);
+  if (!ids.length) throw new UsageError(`--${option.name} takes token ids, e.g. --${option.name} @{target|token_id}`);
+  for (const id of ids) if (!TOKEN_ID.test(id)) throw new UsageError(`--${option.name}: "${id}" is not a token id`);
+  return ids;
+}
 
 function oneValue(option) {
   if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
@@ -4056,6 +5000,15 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
       case 'no-apply': o.apply = option.values.length ? !onOff(oneValue(option), '--no-apply') : false; break;
       case 'whisper': o.whisper = true; break;
       case 'public': o.whisper = false; break;
+      // ER-20: the feet the fleeing creature moved (the engine words a negative or cautious move).
+      case 'flee': o.flee = integer(oneValue(option), '--flee', -10000, 10000); break;
+      // ER-17: creatures near the target, in slot order 1-8.
+      case 'nearby': o.nearby = (o.nearby || []).concat(tokenIds(option)); break;
+      case 'friendly-fire': o.friendlyFire = onOff(oneValue(option), '--friendly-fire'); break;
+      // ER-21: targets that hold someone.
+      case 'grappling': o.grappling = (o.grappling || []).concat(tokenIds(option)); break;
+      // ER-22: the target's player rolls (on/off; the campaign's setting otherwise).
+      case 'defense-rolls': o.defenseRolls = onOff(oneValue(option), '--defense-rolls'); break;
       default: break;
     }
   }
@@ -4193,8 +5146,55 @@ function buildAttack(app, msg, cmd, extra = []) {
     strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
     targets,
   };
+  situation(app, msg, request, { names, tokens, attackerToken, options });
   if (options.rolls) request.rolls = options.rolls;
   return { request, names, tokens, attacker, options };
+}
+
+/**
+ * The table situation around the strikes: creatures near the targets (ER-17), a flee
+ * attack (ER-20), grappling targets (ER-21), and who rolls (ER-22).
+ */
+function situation(app, msg, request, ctx) {
+  const { names, tokens, attackerToken, options } = ctx;
+  const edge = app.edge;
+  const config = app.s().config;
+  const aimed = Object.keys(request.targets);
+  for (const id of options.nearby || []) {
+    if (request.targets[id]) {
+      if (aimed.includes(id)) throw new UsageError(`--nearby ${id}: ${names[id]} is a target of this attack`);
+      throw new UsageError(`--nearby ${id} is given twice`);
+    }
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--nearby)`);
+    permissions.checkTarget(app, msg, token, id);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    tokens[id] = token;
+    request.targets[id] = reader.target({});
+  }
+  if (options.nearby) for (const tid of aimed) request.targets[tid].nearby = options.nearby.slice();
+  if (options.friendlyFire !== undefined) {
+    for (const st of request.strikes) if (st.method === 'range') st.friendly_fire = options.friendlyFire;
+  }
+  for (const id of options.grappling || []) {
+    if (!request.targets[id]) throw new UsageError(`--grappling ${id}: not a target of this attack`);
+    const reader = new SheetReader(edge, config, tokens[id]);
+    const hold = {};
+    const strength = reader.number('strength');
+    const mod = reader.number('strength_mod');
+    if (strength !== null) hold.strength = strength;
+    if (mod !== null) hold.strength_mod = mod;
+    request.targets[id].grappling = hold;
+  }
+  if (options.flee !== undefined) request.flee = { moved: options.flee };
+  // ER-22: with the campaign's setting on, a GM's creature attacking only player characters
+  // lets the players roll; --defense-rolls on|off decides for one attack.
+  const defense = options.defenseRolls !== undefined ? options.defenseRolls
+    : !!config.defense_rolls && permissions.isNpc(edge, attackerToken) &&
+      aimed.every((tid) => !permissions.isNpc(edge, tokens[tid])) &&
+      !request.strikes.some((st) => st.friendly_fire === true);
+  if (defense) request.defense_rolls = true;
 }
 
 function attackCommand(app, msg, cmd) {
@@ -4237,7 +5237,7 @@ function attackCommand(app, msg, cmd) {
 
 module.exports = {
   attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
-  oneValue,
+  oneValue, tokenIds,
 };
   },
   "src/mod/sheet.js": function (module, exports, require) {
@@ -5619,6 +6619,166 @@ function applyMob(app, pending, result, id) {
 relaylink.register('attack.bulk', applyMob);
 
 module.exports = { mobCommand, applyMob };
+  },
+  "src/mod/specials.js": function (module, exports, require) {
+'use strict';
+// `!fracas compete` (ER-19) and `!fracas impale` (ER-23): the Enchanted Realms table
+// situations that are not one attack, from tokens and sheets.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader, tokenConditions } = require('./sheet');
+const { attackOptions, findAttacker, oneValue, parseSeed } = require('./attack');
+const cards = require('./cards');
+const store = require('./store');
+const permissions = require('./permissions');
+const { applyDamage } = require('./apply');
+const { compete, impale } = require('../specials');
+const { ER_CONTESTS } = require('../facts');
+
+const SIDES = ['challenger', 'defender'];
+
+function tokenOf(app, msg, id, what) {
+  if (!/^[-A-Za-z0-9_]{1,64}$/.test(id)) throw new UsageError(`--${what}: "${id}" is not a token id`);
+  const token = app.edge.getGraphic(id);
+  if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
+  permissions.checkTarget(app, msg, token, id);
+  return token;
+}
+
+/** One side of a competition from its token's sheet: scores, size, speed, prone. */
+function competitor(app, token, attribute) {
+  const reader = new SheetReader(app.edge, app.s().config, token);
+  const side = { id: token.id, attribute };
+  for (const field of ['strength', 'agility', 'strength_mod', 'agility_mod', 'speed']) {
+    const v = reader.number(field);
+    if (v !== null) side[field] = v;
+  }
+  const size = reader.size();
+  if (size) side.size = size;
+  if (tokenConditions(app.s().config, token).includes('prone')) side.prone = true;
+  return { side, name: reader.name };
+}
+
+function attributeOf(option) {
+  const v = oneValue(option).toLowerCase();
+  if (!['strength', 'agility'].includes(v)) throw new UsageError(`--${option.name} takes strength or agility, not "${v}"`);
+  return v;
+}
+
+/**
+ * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
+ * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
+ */
+function competeCommand(app, msg, cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas compete takes --options, not "${cmd.positional.join(' ')}"`);
+  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {} };
+  const dice = [];
+  for (const option of cmd.options) {
+    switch (option.name) {
+      case 'contest': {
+        const v = oneValue(option).toLowerCase();
+        if (!ER_CONTESTS.includes(v)) throw new UsageError(`--contest takes ${ER_CONTESTS.join(', ')}, not "${v}"`);
+        o.contest = v;
+        break;
+      }
+      case 'challenger': o.challenger = oneValue(option); break;
+      case 'defender': o.defender = oneValue(option); break;
+      case 'use': o.use = attributeOf(option); break;
+      case 'against': o.against = attributeOf(option); break;
+      case 'slick': o.slick = option.values.length ? onOff(oneValue(option), '--slick') : true; break;
+      case 'advantage': case 'disadvantage': {
+        const side = oneValue(option).toLowerCase();
+        if (!SIDES.includes(side)) throw new UsageError(`--${option.name} takes challenger or defender, not "${side}"`);
+        o.edge[side] = Object.assign(o.edge[side] || {}, { [option.name]: true });
+        break;
+      }
+      case 'bonus': o.bonus = integer(oneValue(option), '--bonus', -50, 50); break;
+      case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
+      default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  const options = attackOptions(dice);
+  permissions.checkDice(app, msg, options);
+  if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
+  const challengerToken = findAttacker(app, msg, { attacker: o.challenger });
+  const defenderToken = tokenOf(app, msg, o.defender, 'defender');
+  if (challengerToken.id === defenderToken.id) throw new UsageError('a competition has two sides: pick another --defender');
+  const a = competitor(app, challengerToken, o.use);
+  const b = competitor(app, defenderToken, o.against);
+  Object.assign(a.side, o.edge.challenger || {});
+  Object.assign(b.side, o.edge.defender || {});
+  if (o.bonus) a.side.bonus = o.bonus;
+  const names = { [challengerToken.id]: a.name, [defenderToken.id]: b.name, challenger: a.name, defender: b.name };
+  msg.fracasNames = names;
+  const request = { contest: o.contest, slick: o.slick, challenger: a.side, defender: b.side };
+  if (options.rolls) request.rolls = options.rolls;
+  const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
+  app.postCard(msg, cards.competeCard(result, { names }), options.whisper);
+  return result;
+}
+
+/**
+ * `!fracas impale --charger @{target|token_id} --closed 30`: the selected pikeman's
+ * 3d20 (4d20 with --forte) at the charger before its charge; damage applied, with undo.
+ */
+function impaleCommand(app, msg, cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas impale takes --options, not "${cmd.positional.join(' ')}"`);
+  const weapon = { forte: false };
+  let chargerId;
+  let closed;
+  const rest = [];
+  for (const option of cmd.options) {
+    switch (option.name) {
+      case 'charger': chargerId = oneValue(option); break;
+      case 'closed': closed = integer(oneValue(option), '--closed', 0, 10000); break;
+      case 'forte': weapon.forte = option.values.length ? onOff(oneValue(option), '--forte') : true; break;
+      case 'weight': weapon.weight = integer(oneValue(option), '--weight', 0, 2); break;
+      case 'bonus': weapon.bonus = integer(oneValue(option), '--bonus', -100, 100); break;
+      case 'type': weapon.damage_type = oneValue(option).toLowerCase(); break;
+      case 'attacker': case 'seed': case 'rolls': case 'no-apply': case 'whisper': case 'public': rest.push(option); break;
+      default: throw new UsageError(`!fracas impale does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  const options = attackOptions(rest);
+  permissions.checkDice(app, msg, options);
+  if (!chargerId) throw new UsageError('give the charging attacker: --charger @{target|token_id}');
+  if (closed === undefined) throw new UsageError('give how far the charger closed this turn: --closed 30 (25 ft or more)');
+  const edge = app.edge;
+  const config = app.s().config;
+  const pikemanToken = findAttacker(app, msg, options);
+  const chargerToken = tokenOf(app, msg, chargerId, 'charger');
+  const pikeman = new SheetReader(edge, config, pikemanToken);
+  const charger = new SheetReader(edge, config, chargerToken);
+  const body = Number(String(chargerToken.get(`bar${config.bar}_value`)).trim());
+  if (!Number.isInteger(body)) {
+    throw new UsageError(`${charger.name}'s bar ${config.bar} holds "${chargerToken.get(`bar${config.bar}_value`)}", ` +
+      'not its Body: impalement needs to know whether it drops');
+  }
+  const names = { [chargerToken.id]: charger.name };
+  msg.fracasNames = names;
+  const request = {
+    pikeman: pikeman.attacker(), weapon,
+    charger: Object.assign(charger.target({}), { id: chargerToken.id, body, closed }),
+  };
+  if (options.rolls) request.rolls = options.rolls;
+  const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
+  const s = app.s();
+  let applied = null;
+  let undo = false;
+  if (options.apply && result.charger.damage > 0) {
+    applied = applyDamage(edge, config, chargerToken, result.charger.damage);
+    if (applied.change) {
+      store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
+      undo = true;
+    }
+    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied });
+  }
+  app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
+    options.whisper);
+  return result;
+}
+
+module.exports = { competeCommand, impaleCommand, parseSeed };
   },
   "src/mod/edge.js": function (module, exports, require) {
 'use strict';

@@ -18,12 +18,15 @@ const { attackCommand } = require('./attack');
 const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
+const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
   attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
   odds: { run: (app, msg, cmd) => oddsCommand(app, msg, cmd), player: true },
+  compete: { run: (app, msg, cmd) => competeCommand(app, msg, cmd), player: true },
+  impale: { run: (app, msg, cmd) => impaleCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   undo: { run: (app, msg) => app.undoCommand(msg) },
@@ -193,6 +196,7 @@ class App {
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
+      `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
       `markers: ${Object.keys(c.markers).length ? esc.text(Object.keys(c.markers).map((k) => `${k}=${c.markers[k]}`).join(', ')) : 'condition names'}`,
       `relay: ${c.relay_chunk} characters per frame, ${c.relay_timeout} s timeout`,

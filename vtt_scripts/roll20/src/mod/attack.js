@@ -13,7 +13,17 @@ const permissions = require('./permissions');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
-const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public'];
+const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
+  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls'];
+const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
+
+/** Token ids from an option's values (`--nearby @{target|1|token_id} @{target|2|token_id}`). */
+function tokenIds(option) {
+  const ids = option.values.join(' ').split(/[\s,]+/).filter(Boolean);
+  if (!ids.length) throw new UsageError(`--${option.name} takes token ids, e.g. --${option.name} @{target|token_id}`);
+  for (const id of ids) if (!TOKEN_ID.test(id)) throw new UsageError(`--${option.name}: "${id}" is not a token id`);
+  return ids;
+}
 
 function oneValue(option) {
   if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
@@ -58,6 +68,15 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
       case 'no-apply': o.apply = option.values.length ? !onOff(oneValue(option), '--no-apply') : false; break;
       case 'whisper': o.whisper = true; break;
       case 'public': o.whisper = false; break;
+      // ER-20: the feet the fleeing creature moved (the engine words a negative or cautious move).
+      case 'flee': o.flee = integer(oneValue(option), '--flee', -10000, 10000); break;
+      // ER-17: creatures near the target, in slot order 1-8.
+      case 'nearby': o.nearby = (o.nearby || []).concat(tokenIds(option)); break;
+      case 'friendly-fire': o.friendlyFire = onOff(oneValue(option), '--friendly-fire'); break;
+      // ER-21: targets that hold someone.
+      case 'grappling': o.grappling = (o.grappling || []).concat(tokenIds(option)); break;
+      // ER-22: the target's player rolls (on/off; the campaign's setting otherwise).
+      case 'defense-rolls': o.defenseRolls = onOff(oneValue(option), '--defense-rolls'); break;
       default: break;
     }
   }
@@ -195,8 +214,55 @@ function buildAttack(app, msg, cmd, extra = []) {
     strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
     targets,
   };
+  situation(app, msg, request, { names, tokens, attackerToken, options });
   if (options.rolls) request.rolls = options.rolls;
   return { request, names, tokens, attacker, options };
+}
+
+/**
+ * The table situation around the strikes: creatures near the targets (ER-17), a flee
+ * attack (ER-20), grappling targets (ER-21), and who rolls (ER-22).
+ */
+function situation(app, msg, request, ctx) {
+  const { names, tokens, attackerToken, options } = ctx;
+  const edge = app.edge;
+  const config = app.s().config;
+  const aimed = Object.keys(request.targets);
+  for (const id of options.nearby || []) {
+    if (request.targets[id]) {
+      if (aimed.includes(id)) throw new UsageError(`--nearby ${id}: ${names[id]} is a target of this attack`);
+      throw new UsageError(`--nearby ${id} is given twice`);
+    }
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--nearby)`);
+    permissions.checkTarget(app, msg, token, id);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    tokens[id] = token;
+    request.targets[id] = reader.target({});
+  }
+  if (options.nearby) for (const tid of aimed) request.targets[tid].nearby = options.nearby.slice();
+  if (options.friendlyFire !== undefined) {
+    for (const st of request.strikes) if (st.method === 'range') st.friendly_fire = options.friendlyFire;
+  }
+  for (const id of options.grappling || []) {
+    if (!request.targets[id]) throw new UsageError(`--grappling ${id}: not a target of this attack`);
+    const reader = new SheetReader(edge, config, tokens[id]);
+    const hold = {};
+    const strength = reader.number('strength');
+    const mod = reader.number('strength_mod');
+    if (strength !== null) hold.strength = strength;
+    if (mod !== null) hold.strength_mod = mod;
+    request.targets[id].grappling = hold;
+  }
+  if (options.flee !== undefined) request.flee = { moved: options.flee };
+  // ER-22: with the campaign's setting on, a GM's creature attacking only player characters
+  // lets the players roll; --defense-rolls on|off decides for one attack.
+  const defense = options.defenseRolls !== undefined ? options.defenseRolls
+    : !!config.defense_rolls && permissions.isNpc(edge, attackerToken) &&
+      aimed.every((tid) => !permissions.isNpc(edge, tokens[tid])) &&
+      !request.strikes.some((st) => st.friendly_fire === true);
+  if (defense) request.defense_rolls = true;
 }
 
 function attackCommand(app, msg, cmd) {
@@ -239,5 +305,5 @@ function attackCommand(app, msg, cmd) {
 
 module.exports = {
   attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
-  oneValue,
+  oneValue, tokenIds,
 };

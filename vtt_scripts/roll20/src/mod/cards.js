@@ -33,6 +33,12 @@ function die(d) {
 }
 
 function strikeSummary(s) {
+  if (s.defense_dc !== null && s.defense_dc !== undefined) {
+    // ER-22: the player's defense dice, each + AC against the monster's DC.
+    const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
+    return `${pool} defense d20 ${esc.text(s.style)}, ${esc.text(s.damage_type)} · +${s.ac} (AC) vs DC ${s.defense_dc}` +
+      ' · a point per die not avoided';
+  }
   const flags = [];
   if (s.advantage) flags.push('advantage');
   if (s.disadvantage) flags.push('disadvantage');
@@ -61,7 +67,7 @@ function strikeDamage(s) {
   return line;
 }
 
-function strikeBody(s) {
+function strikeBody(s, names) {
   const lines = [strikeSummary(s)];
   let dice = s.dice.map(die).join(' ');
   if (s.discarded !== null) dice += ` · dropped ${span(STYLE.drop, `${s.discarded}`)}`;
@@ -71,7 +77,23 @@ function strikeBody(s) {
     lines.push(`crit: ${chain}`);
   }
   lines.push(strikeDamage(s));
+  if (s.stray) lines.push(strayLine(s.stray, names));
+  else if (s.friendly_fire) lines.push(span(STYLE.note, 'friendly fire: a miss strays to the creatures nearby'));
   return lines.join('<br>');
+}
+
+/** ER-17: where a missed shot went (the d10, the creature in that slot, the shifted dice). */
+function strayLine(st, names) {
+  const who = st.creature === null ? null : (names && names[st.creature]) || st.creature;
+  if (who === null || st.ac === null) {
+    return `stray: d10 ${st.roll} · ${who === null ? 'an empty slot: hits nothing' : `${esc.text(who)}, behind full cover: hits nothing`}`;
+  }
+  const dice = st.dice.map((d) => span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}+2=${d.shifted}`) +
+    span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗')).join(' ');
+  let line = `stray: d10 ${st.roll} → ${esc.text(who)} (AC ${st.ac}) · ${dice}`;
+  if (st.crit_chain.length) line += ` · crit: ${st.crit_chain.map((c) => `${c.face}${c.hit ? ` +${c.damage}` : '✗'}`).join(' → ')}`;
+  line += st.hits ? ` → ${span(STYLE.big, `${st.damage}`)} to ${esc.text(who)}` : ' → misses';
+  return line;
 }
 
 function targetBody(entry, applied) {
@@ -86,6 +108,14 @@ function targetBody(entry, applied) {
       line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
     }
   }
+  const release = entry.grapple_release;
+  if (release) {
+    line += `<br>grappling: Strength feat DC ${release.dc}`;
+    if (release.roll !== null) {
+      line += ` · rolled ${release.roll} ${signed(release.modifier)} = ${release.total}, ` +
+        (release.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+    }
+  }
   if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
   else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
   return line;
@@ -94,8 +124,12 @@ function targetBody(entry, applied) {
 /** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
 function attackCard(result, ctx) {
   const rows = [];
+  if (result.flee) {
+    rows.push(['flee attack', `the target moved ${result.flee.moved} ft (${result.flee.speed}): ${result.flee.dice}d20`]);
+  }
+  if (result.defense_rolls) rows.push(['defense rolls', 'the target rolls: d20 + AC against DC 21 + to-hit']);
   result.strikes.forEach((s, i) => {
-    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s)]);
+    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s, ctx.names)]);
   });
   for (const tid of Object.keys(result.targets)) {
     rows.push([ctx.names[tid] || tid, targetBody(result.targets[tid], ctx.applied && ctx.applied[tid])]);
@@ -160,4 +194,44 @@ function notice(title, lines, kind = 'info') {
     `<div style="font-weight:bold;color:${color}">${esc.text(title)}</div>${body}</div>`;
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, notice, template };
+/** The card of an ER-19 competition: both sides, their odds, every roll, the outcome. */
+function competeCard(result, ctx) {
+  const rows = [];
+  for (const side of ['challenger', 'defender']) {
+    const c = result[side];
+    const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
+    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
+    const edge = c.advantage ? ' · advantage' : c.disadvantage ? ' · disadvantage' : '';
+    rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
+      `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
+  }
+  const rolls = result.rounds.map((r) => `${r.challenger.dice.join('/')}→${r.challenger.total} vs ` +
+    `${r.defender.dice.join('/')}→${r.defender.total}${r.challenger.total === r.defender.total ? ' (tie)' : ''}`);
+  rows.push(['d12', rolls.join('<br>')]);
+  let outcome = result.outcome;
+  for (const side of ['challenger', 'defender']) {
+    if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
+  }
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  rows.push(['seed', esc.text(String(result.seed))]);
+  return template(`Competition: ${result.contest} (ER-19)`, rows);
+}
+
+/** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+function impaleCard(result, ctx) {
+  const rows = [];
+  const s = result.impalement.strikes[0];
+  rows.push([`${ctx.pikeman} → ${ctx.charger}`, strikeBody(s, {})]);
+  const ch = result.charger;
+  let line = `${span(STYLE.big, `${ch.damage}`)} damage`;
+  const applied = ctx.applied;
+  if (applied && applied.after !== undefined) line += applied.hidden ? ' · damage applied' : ` · Body ${applied.before} → ${applied.after}`;
+  line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
+    : '<br>still standing: the charge goes on';
+  rows.push([ctx.charger, line]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
+}
+
+module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template };

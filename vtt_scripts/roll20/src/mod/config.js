@@ -72,6 +72,11 @@ function applyOptions(config, options, knownMarkers = null) {
         next.show_npc_body = onOff(single(option), '--show-npc-body');
         changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
         break;
+      case 'defense-rolls':
+        next.defense_rolls = onOff(single(option), '--defense-rolls');
+        changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"
+          : 'attackers roll their own dice');
+        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {

@@ -33,6 +33,19 @@ function helpHtml(config) {
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
+    item('!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'),
+    item('!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'),
+    item('!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'),
     item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
@@ -43,7 +56,7 @@ function helpHtml(config) {
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),

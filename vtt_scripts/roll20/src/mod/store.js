@@ -33,6 +33,7 @@ const DEFAULT_ATTRS = {
   swim_speed: 'swim_speed',
   crit_proof: 'crit_proof',
   initiative_bonus: 'initiative_bonus',
+  speed: 'speed',
 };
 
 function defaultConfig() {
@@ -51,6 +52,7 @@ function defaultConfig() {
     relay_timeout: 30, // seconds before a relay request is reported unanswered
     ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
+    defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
   };
 }
 

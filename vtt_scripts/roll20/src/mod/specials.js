@@ -1,0 +1,158 @@
+'use strict';
+// `!fracas compete` (ER-19) and `!fracas impale` (ER-23): the Enchanted Realms table
+// situations that are not one attack, from tokens and sheets.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader, tokenConditions } = require('./sheet');
+const { attackOptions, findAttacker, oneValue, parseSeed } = require('./attack');
+const cards = require('./cards');
+const store = require('./store');
+const permissions = require('./permissions');
+const { applyDamage } = require('./apply');
+const { compete, impale } = require('../specials');
+const { ER_CONTESTS } = require('../facts');
+
+const SIDES = ['challenger', 'defender'];
+
+function tokenOf(app, msg, id, what) {
+  if (!/^[-A-Za-z0-9_]{1,64}$/.test(id)) throw new UsageError(`--${what}: "${id}" is not a token id`);
+  const token = app.edge.getGraphic(id);
+  if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
+  permissions.checkTarget(app, msg, token, id);
+  return token;
+}
+
+/** One side of a competition from its token's sheet: scores, size, speed, prone. */
+function competitor(app, token, attribute) {
+  const reader = new SheetReader(app.edge, app.s().config, token);
+  const side = { id: token.id, attribute };
+  for (const field of ['strength', 'agility', 'strength_mod', 'agility_mod', 'speed']) {
+    const v = reader.number(field);
+    if (v !== null) side[field] = v;
+  }
+  const size = reader.size();
+  if (size) side.size = size;
+  if (tokenConditions(app.s().config, token).includes('prone')) side.prone = true;
+  return { side, name: reader.name };
+}
+
+function attributeOf(option) {
+  const v = oneValue(option).toLowerCase();
+  if (!['strength', 'agility'].includes(v)) throw new UsageError(`--${option.name} takes strength or agility, not "${v}"`);
+  return v;
+}
+
+/**
+ * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
+ * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
+ */
+function competeCommand(app, msg, cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas compete takes --options, not "${cmd.positional.join(' ')}"`);
+  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {} };
+  const dice = [];
+  for (const option of cmd.options) {
+    switch (option.name) {
+      case 'contest': {
+        const v = oneValue(option).toLowerCase();
+        if (!ER_CONTESTS.includes(v)) throw new UsageError(`--contest takes ${ER_CONTESTS.join(', ')}, not "${v}"`);
+        o.contest = v;
+        break;
+      }
+      case 'challenger': o.challenger = oneValue(option); break;
+      case 'defender': o.defender = oneValue(option); break;
+      case 'use': o.use = attributeOf(option); break;
+      case 'against': o.against = attributeOf(option); break;
+      case 'slick': o.slick = option.values.length ? onOff(oneValue(option), '--slick') : true; break;
+      case 'advantage': case 'disadvantage': {
+        const side = oneValue(option).toLowerCase();
+        if (!SIDES.includes(side)) throw new UsageError(`--${option.name} takes challenger or defender, not "${side}"`);
+        o.edge[side] = Object.assign(o.edge[side] || {}, { [option.name]: true });
+        break;
+      }
+      case 'bonus': o.bonus = integer(oneValue(option), '--bonus', -50, 50); break;
+      case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
+      default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  const options = attackOptions(dice);
+  permissions.checkDice(app, msg, options);
+  if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
+  const challengerToken = findAttacker(app, msg, { attacker: o.challenger });
+  const defenderToken = tokenOf(app, msg, o.defender, 'defender');
+  if (challengerToken.id === defenderToken.id) throw new UsageError('a competition has two sides: pick another --defender');
+  const a = competitor(app, challengerToken, o.use);
+  const b = competitor(app, defenderToken, o.against);
+  Object.assign(a.side, o.edge.challenger || {});
+  Object.assign(b.side, o.edge.defender || {});
+  if (o.bonus) a.side.bonus = o.bonus;
+  const names = { [challengerToken.id]: a.name, [defenderToken.id]: b.name, challenger: a.name, defender: b.name };
+  msg.fracasNames = names;
+  const request = { contest: o.contest, slick: o.slick, challenger: a.side, defender: b.side };
+  if (options.rolls) request.rolls = options.rolls;
+  const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
+  app.postCard(msg, cards.competeCard(result, { names }), options.whisper);
+  return result;
+}
+
+/**
+ * `!fracas impale --charger @{target|token_id} --closed 30`: the selected pikeman's
+ * 3d20 (4d20 with --forte) at the charger before its charge; damage applied, with undo.
+ */
+function impaleCommand(app, msg, cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas impale takes --options, not "${cmd.positional.join(' ')}"`);
+  const weapon = { forte: false };
+  let chargerId;
+  let closed;
+  const rest = [];
+  for (const option of cmd.options) {
+    switch (option.name) {
+      case 'charger': chargerId = oneValue(option); break;
+      case 'closed': closed = integer(oneValue(option), '--closed', 0, 10000); break;
+      case 'forte': weapon.forte = option.values.length ? onOff(oneValue(option), '--forte') : true; break;
+      case 'weight': weapon.weight = integer(oneValue(option), '--weight', 0, 2); break;
+      case 'bonus': weapon.bonus = integer(oneValue(option), '--bonus', -100, 100); break;
+      case 'type': weapon.damage_type = oneValue(option).toLowerCase(); break;
+      case 'attacker': case 'seed': case 'rolls': case 'no-apply': case 'whisper': case 'public': rest.push(option); break;
+      default: throw new UsageError(`!fracas impale does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  const options = attackOptions(rest);
+  permissions.checkDice(app, msg, options);
+  if (!chargerId) throw new UsageError('give the charging attacker: --charger @{target|token_id}');
+  if (closed === undefined) throw new UsageError('give how far the charger closed this turn: --closed 30 (25 ft or more)');
+  const edge = app.edge;
+  const config = app.s().config;
+  const pikemanToken = findAttacker(app, msg, options);
+  const chargerToken = tokenOf(app, msg, chargerId, 'charger');
+  const pikeman = new SheetReader(edge, config, pikemanToken);
+  const charger = new SheetReader(edge, config, chargerToken);
+  const body = Number(String(chargerToken.get(`bar${config.bar}_value`)).trim());
+  if (!Number.isInteger(body)) {
+    throw new UsageError(`${charger.name}'s bar ${config.bar} holds "${chargerToken.get(`bar${config.bar}_value`)}", ` +
+      'not its Body: impalement needs to know whether it drops');
+  }
+  const names = { [chargerToken.id]: charger.name };
+  msg.fracasNames = names;
+  const request = {
+    pikeman: pikeman.attacker(), weapon,
+    charger: Object.assign(charger.target({}), { id: chargerToken.id, body, closed }),
+  };
+  if (options.rolls) request.rolls = options.rolls;
+  const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
+  const s = app.s();
+  let applied = null;
+  let undo = false;
+  if (options.apply && result.charger.damage > 0) {
+    applied = applyDamage(edge, config, chargerToken, result.charger.damage);
+    if (applied.change) {
+      store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
+      undo = true;
+    }
+    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied });
+  }
+  app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
+    options.whisper);
+  return result;
+}
+
+module.exports = { competeCommand, impaleCommand, parseSeed };

@@ -8,8 +8,8 @@
 
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
-  mobCardModel, renderAttackCard, renderInitiativeCard, renderMobCard, renderOddsCard, renderRulesetCard,
-  rulesetCardModel,
+  mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
+  renderOddsCard, renderRulesetCard, rulesetCardModel,
 } from "./chat.js";
 import { planDamage, planUndo, writeAll } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
@@ -18,7 +18,7 @@ import { normalizeSeed } from "./jsonrpc.js";
 import { getPath } from "./paths.js";
 import {
   buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
-  uniqueViews, who,
+  readCompetitor, uniqueViews, who,
 } from "./request.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
@@ -200,6 +200,8 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       options: {
         advantage: options.advantage, disadvantage: options.disadvantage, seed: seedOption(options),
         rolls: options.rolls, conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
+        nearby: viewsOf(options.nearby, "nearby"), flee: options.flee, grappling: options.grappling,
+        defenseRolls: options.defenseRolls, defenseRollsSetting: setting("defenseRolls") === true,
       },
     });
     const requestId = options.requestId ?? newId();
@@ -396,6 +398,108 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return { requestId, result, values, messageId: message?.id ?? null };
   }
 
+  /** The one controlled token, or `ref` (a token, its id or name). */
+  function oneToken(ref, label) {
+    if (ref !== undefined) return viewsOf(ref, label)[0];
+    const controlled = vtt.controlled();
+    if (controlled.length !== 1) throw new InputError(`select exactly one token as the ${label} (${controlled.length} are selected)`);
+    return controlled[0];
+  }
+
+  /**
+   * An ER-19 competition: the controlled token (or `challenger`) against `defender` (or
+   * the one targeted token). `contest`: plain, grapple, escape, shove, trip; `use` /
+   * `against`: each side's attribute (strength or agility); `slick`, `challengerEdge` /
+   * `defenderEdge`: "advantage" or "disadvantage". Posts the card; nothing is applied.
+   */
+  async function compete(options = {}) {
+    requireGM("resolve competitions with fracas");
+    const conn = link();
+    const challenger = oneToken(options.challenger, "challenger");
+    let defender;
+    if (options.defender !== undefined) [defender] = viewsOf(options.defender, "defender");
+    else {
+      const targeted = uniqueViews(vtt.targeted());
+      if (targeted.length !== 1) throw new InputError(`target exactly one token as the defender (${targeted.length} are targeted)`);
+      [defender] = targeted;
+    }
+    if (challenger.id === defender.id) throw new InputError("a competition has two sides: target another token");
+    const map = mapping();
+    const edge = (value, label) => {
+      if (value === undefined || value === null) return {};
+      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(`${label}: "${value}" is not advantage or disadvantage`);
+      return { [value]: true };
+    };
+    const request = {
+      contest: options.contest ?? "plain", slick: !!options.slick,
+      challenger: readCompetitor(challenger, map, options.use ?? "strength", edge(options.challengerEdge, "challengerEdge")),
+      defender: readCompetitor(defender, map, options.against ?? "strength", edge(options.defenderEdge, "defenderEdge")),
+    };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("compete.roll", request, { id: requestId });
+    const names = displayNames([challenger, defender]);
+    const message = await vtt.postCard({
+      content: renderCompeteCard(result, { names }), rolls: [],
+      flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
+      speaker: challenger, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null };
+  }
+
+  /**
+   * An ER-23 impalement: the controlled pikeman (or `pikeman`) strikes the targeted
+   * charger (or `charger`) that closed `closed` feet, before its charge. `forte`,
+   * `weight`, `bonus` describe the pole-arm. The damage is applied with Undo; the card
+   * says whether the charge is void.
+   */
+  async function impale(options = {}) {
+    requireGM("resolve impalements with fracas");
+    const conn = link();
+    const pikeman = oneToken(options.pikeman, "pikeman");
+    let charger;
+    if (options.charger !== undefined) [charger] = viewsOf(options.charger, "charger");
+    else {
+      const targeted = uniqueViews(vtt.targeted());
+      if (targeted.length !== 1) throw new InputError(`target exactly one charging token (${targeted.length} are targeted)`);
+      [charger] = targeted;
+    }
+    if (!Number.isInteger(options.closed)) throw new InputError("closed: give the feet the charger closed this turn (25 or more)");
+    const map = mapping();
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    const body = Number(getPath(charger.actor, map.body));
+    if (!Number.isInteger(body)) throw new InputError(`${who(charger)}: no Body at ${map.body || "(no data path set)"}: impalement needs it`);
+    const { request: strikeRequest } = buildAttackRequest({
+      attacker: pikeman, targets: [charger], mapping: map,
+      strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],
+      options: { conditions: setting("conditionsFromStatuses") !== false, needBody: apply },
+    });
+    const request = {
+      pikeman: strikeRequest.attacker,
+      weapon: { forte: !!options.forte, weight: options.weight ?? 0, bonus: options.bonus ?? 0 },
+      charger: { ...strikeRequest.targets[charger.id], id: charger.id, body, closed: options.closed },
+    };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("impale.resolve", request, { id: requestId });
+    const changes = apply
+      ? planDamage({ targets: [charger], damageById: { [charger.id]: result.charger.damage }, path: map.body,
+        floorAtZero: setting("floorBodyAtZero") !== false })
+      : [];
+    const message = await applyAndPost(changes, {
+      content: renderImpaleCard(result, { pikemanName: pikeman.name, chargerName: charger.name, requestId },
+        { undoable: changes.length > 0 }),
+      rolls: [],
+      flags: cardFlags("impale", requestId, String(result.seed), changes),
+      speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
   /** Undo the damage of a fracas chat card: restore every exact previous value. */
   async function undo(messageId) {
     requireGM("undo fracas damage");
@@ -475,6 +579,8 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     odds: guarded(odds),
     mob: guarded(mob),
     initiative: guarded(initiative),
+    compete: guarded(compete),
+    impale: guarded(impale),
     undo: guarded(undo),
     attackDialog: guarded(attackDialog),
     mobDialog: guarded(mobDialog),

@@ -45,6 +45,8 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     resistance: s.resistance ?? "normal",
     damage: s.damage,
     undodgeable: s.undodgeable ?? 0,
+    defenseDc: s.defense_dc ?? null,
+    stray: s.stray ? { ...s.stray, creatureName: s.stray.creature === null ? null : nameOf(s.stray.creature) } : null,
   }));
   const targets = Object.entries(result.targets).map(([id, t]) => ({
     id,
@@ -54,9 +56,12 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     undodgeable: t.undodgeable ?? 0,
     shockSaveDc: t.shock_save_dc ?? null,
     shockSave: t.shock_save ? { ...t.shock_save } : null,
+    grappleRelease: t.grapple_release ? { ...t.grapple_release } : null,
   }));
   return {
     kind: "attack",
+    flee: result.flee ? { ...result.flee } : null,
+    defenseRolls: !!result.defense_rolls,
     title: `${attackerName} attacks`,
     attackerName,
     requestId,
@@ -94,14 +99,33 @@ function dieItem(faces, face, { hit, discarded, title }) {
   return `<li class="${cls.join(" ")}" title="${esc(title)}">${esc(face)}</li>`;
 }
 
+/** ER-17: where a missed shot under friendly fire went. */
+function strayHtml(st) {
+  if (!st) return "";
+  if (st.creature === null || st.ac === null) {
+    const why = st.creature === null ? "an empty slot: the shot hits nothing" : `${st.creatureName}, behind full cover: the shot hits nothing`;
+    return `<div class="fracas-stray">stray (ER-17): d10 ${esc(st.roll)} · ${esc(why)}</div>`;
+  }
+  const dice = st.dice.map((d) => dieItem(20, d.shifted, {
+    hit: d.hit, title: `${d.face} + 2 = ${d.shifted} → ${d.total} vs AC ${st.ac}: ${d.hit ? "hit" : "miss"}`,
+  }));
+  const outcome = st.hits ? `${st.damage} damage to ${st.creatureName}` : `misses ${st.creatureName} too`;
+  return `<div class="fracas-stray"><span class="fracas-label">stray (ER-17): d10 ${esc(st.roll)} → ${esc(st.creatureName)}, `
+    + `faces +2 vs AC ${esc(st.ac)}</span><ol class="dice-rolls">${dice.join("")}</ol>`
+    + `<div class="fracas-outcome">${esc(outcome)}</div></div>`;
+}
+
 function strikeHtml(s) {
   const tags = [s.method, s.style, s.damageType];
   if (s.advantage) tags.push("advantage");
   if (s.disadvantage) tags.push("disadvantage");
   if (s.sneak) tags.push(s.sneak === "advantage-only" ? "sneak (advantage only)" : "sneak");
+  const defense = s.defenseDc !== null;
   const dice = s.dice.map((d) => dieItem(20, d.face, {
-    hit: d.hit,
-    title: `${d.source}: ${d.face} → ${d.total} vs AC ${s.ac}: ${d.hit ? "hit" : "miss"}`,
+    hit: defense ? !d.hit : d.hit,
+    title: defense
+      ? `defense die: ${d.face} + AC ${s.ac} = ${d.total} vs DC ${s.defenseDc}: ${d.hit ? "hit" : "avoided"}`
+      : `${d.source}: ${d.face} → ${d.total} vs AC ${s.ac}: ${d.hit ? "hit" : "miss"}`,
   }));
   if (s.discarded !== null) {
     dice.push(dieItem(20, s.discarded, { discarded: true, title: `${s.discarded}: discarded (disadvantage)` }));
@@ -117,9 +141,19 @@ function strikeHtml(s) {
   }
   return `<section class="fracas-strike" data-strike="${s.n}">`
     + `<div class="fracas-strike-head"><strong>${esc(s.targetName)}</strong> `
-    + `<span class="fracas-tags">${esc(tags.join(" · "))} · ${esc(signed(s.toHit))} vs AC ${esc(s.ac)}</span></div>`
+    + `<span class="fracas-tags">${esc(tags.join(" · "))} · `
+    + (defense ? `defense d20 + AC ${esc(s.ac)} vs DC ${esc(s.defenseDc)} (ER-22)` : `${esc(signed(s.toHit))} vs AC ${esc(s.ac)}`)
+    + "</span></div>"
     + `<ol class="dice-rolls">${dice.join("")}</ol>${chain}`
-    + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div></section>`;
+    + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div>${strayHtml(s.stray)}</section>`;
+}
+
+/** ER-21: a grappler's Strength feat after taking body damage. */
+function releaseHtml(t) {
+  const r = t.grappleRelease;
+  if (!r) return "";
+  const rolled = r.roll === null ? "" : `: ${esc(r.roll)} ${esc(signed(r.modifier))} = ${esc(r.total)}, ${r.held ? "keeps the hold" : "lets go"}`;
+  return `<div class="fracas-grapple">grappling: Strength feat DC ${esc(r.dc)} (ER-21)${rolled}</div>`;
 }
 
 function shockHtml(t) {
@@ -150,10 +184,14 @@ export function renderAttackCard(model, { undoable = false } = {}) {
     const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
     return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
       + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
-      + `${shockHtml(t)}</li>`;
+      + `${shockHtml(t)}${releaseHtml(t)}</li>`;
   });
+  const notes = [];
+  if (model.flee) notes.push(`flee attack (ER-20): moved ${model.flee.moved} ft, ${model.flee.speed}: ${model.flee.dice}d20`);
+  if (model.defenseRolls) notes.push("defense rolls (ER-22): the target's player rolls d20 + AC against DC 21 + to-hit");
   return `<div class="fracas-card fracas-attack" data-request-id="${esc(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
+    + notes.map((n) => `<div class="fracas-note">${esc(n)}</div>`).join("")
     + model.strikes.map(strikeHtml).join("")
     + `<ul class="fracas-targets">${rows.join("")}</ul>`
     + footerHtml(model, undoable)
@@ -176,7 +214,22 @@ export function attackRollSpecs(model) {
       const d3 = s.chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
       if (d3.length) groups.push({ faces: 3, flavor: "crit damage", results: d3 });
     }
+    if (s.stray) {
+      groups.push({ faces: 10, flavor: "stray slot", results: [{ result: s.stray.roll, active: true }] });
+      if (s.stray.crit_chain.length) {
+        groups.push({ faces: 20, flavor: "stray crit", results: s.stray.crit_chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+        const d3 = s.stray.crit_chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
+        if (d3.length) groups.push({ faces: 3, flavor: "stray crit damage", results: d3 });
+      }
+    }
     specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups });
+  }
+  for (const t of model.targets) {
+    const release = t.grappleRelease;
+    if (release && release.roll !== null) {
+      specs.push({ label: `grapple release of ${t.name}`, groups: [{ faces: 20, flavor: "Strength feat",
+        results: [{ result: release.roll, active: true, success: !!release.held, failure: !release.held }] }] });
+    }
   }
   for (const t of model.targets) {
     const save = t.shockSave;
@@ -372,4 +425,40 @@ export function renderOddsCard(result, { attackerName, names }) {
   return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(`Odds: ${attackerName}${mob}`)}</header>`
     + `<ul class="fracas-targets">${rows.join("")}</ul>`
     + `<footer class="fracas-footer"><span class="fracas-seed">exact · nothing rolled</span></footer></div>`;
+}
+
+/** The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome. */
+export function renderCompeteCard(result, { names }) {
+  const nameOf = (id) => names[id] ?? id;
+  const sides = ["challenger", "defender"].map((side) => {
+    const c = result[side];
+    const parts = [`${c.attribute} ${signed(c.modifier)}`];
+    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    for (const x of c.situation) parts.push(`${x.why} ${signed(x.value)}`);
+    const edge = c.advantage ? " · advantage" : c.disadvantage ? " · disadvantage" : "";
+    return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
+      + `${esc(edge)} · ${esc((100 * c.win_chance).toFixed(1))}% to win</li>`;
+  });
+  const rounds = result.rounds.map((r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
+    + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
+  let outcome = result.outcome;
+  for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
+  return `<div class="fracas-card fracas-compete"><header class="fracas-title">Competition: ${esc(result.contest)} (ER-19)</header>`
+    + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
+    + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>`
+    + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
+}
+
+/** The chat card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+export function renderImpaleCard(result, { pikemanName, chargerName, requestId }, { undoable = false } = {}) {
+  const model = attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId });
+  const ch = result.charger;
+  const verdict = result.charge_void ? "incapacitated: the charge is void" : "still standing: the charge goes on";
+  return `<div class="fracas-card fracas-impale" data-request-id="${esc(requestId)}">`
+    + `<header class="fracas-title">${esc(pikemanName)} impales ${esc(chargerName)} (ER-23, ${esc(result.dice)}d20)</header>`
+    + model.strikes.map(strikeHtml).join("")
+    + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} damage, Body ${esc(ch.body)} → `
+    + `${esc(ch.body_after)} · ${esc(verdict)}</div>`
+    + footerHtml({ ...model, seed: String(result.seed) }, undoable)
+    + "</div>";
 }

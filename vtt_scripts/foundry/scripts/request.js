@@ -21,7 +21,7 @@ export const STATUS_CONDITIONS = {
 };
 
 const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
-  "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok"];
+  "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"];
 
 /** How a token is named in messages: its name, and its id when names repeat. */
 export function who(view) {
@@ -221,7 +221,59 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   if (options.disadvantage) request.disadvantage = true;
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
+  // ER-17: creatures near the targets (slots 1-8 in this order) that a missed shot may hit.
+  const nearby = uniqueViews(options.nearby ?? []);
+  for (const view of nearby) {
+    if (aimed.has(view.id)) throw new InputError(`${who(view)} is a target of this attack, not a creature nearby`);
+    request.targets[view.id] = readTarget(view, mapping, { conditions, needBody: options.needBody });
+    used.push(view);
+  }
+  if (nearby.length) for (const id of aimed) request.targets[id].nearby = nearby.map((v) => v.id);
+  // ER-20: a flee attack at a creature that moved `flee` feet.
+  if (options.flee !== undefined && options.flee !== null) request.flee = { moved: options.flee };
+  // ER-21: targets that hold someone make a Strength feat when hurt.
+  for (const ref of options.grappling ?? []) {
+    const view = used.find((t) => t.id === ref || t.name === ref);
+    if (!view) throw new InputError(`grappling: "${ref}" is not a target of this attack`);
+    const hold = {};
+    const strength = optionalInteger(view, mapping, "strength", "Strength score");
+    const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
+    if (strength !== undefined) hold.strength = strength;
+    if (strengthMod !== undefined) hold.strength_mod = strengthMod;
+    request.targets[view.id].grappling = hold;
+  }
+  // ER-22: the defense-roll variant: asked for, or by the world setting when a creature
+  // no player owns attacks only player characters.
+  const defense = options.defenseRolls ?? (!!options.defenseRollsSetting && !attacker.actor?.hasPlayerOwner
+    && used.filter((t) => aimed.has(t.id)).every((t) => !!t.actor?.hasPlayerOwner)
+    && !engineStrikes.some((st) => st.friendly_fire === true));
+  if (defense) request.defense_rolls = true;
   return { request, targets: used };
+}
+
+/**
+ * One side of an ER-19 competition from its token: the chosen attribute's score or
+ * modifier, size, speed (when the speed path is set), prone from its statuses.
+ */
+export function readCompetitor(view, mapping, attribute = "strength", extra = {}) {
+  if (!["strength", "agility"].includes(attribute)) {
+    throw new InputError(`${who(view)}: a competition is on strength or agility, not "${attribute}"`);
+  }
+  const side = { id: view.id, attribute };
+  for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
+    ["strengthMod", "strength_mod", "Strength modifier"], ["agilityMod", "agility_mod", "Agility modifier"],
+    ["speed", "speed", "speed"]]) {
+    const value = optionalInteger(view, mapping, key, label);
+    if (value !== undefined) side[field] = value;
+  }
+  if (side[attribute] === undefined && side[`${attribute}_mod`] === undefined) {
+    throw new InputError(`${who(view)}: no ${attribute} score at ${mapping[attribute] || "(no data path set)"} `
+      + "(a competition adds its modifier, ER-19)");
+  }
+  const size = optionalSize(view, mapping);
+  if (size !== undefined) side.size = size;
+  if (conditionsOf(view).includes("prone")) side.prone = true;
+  return Object.assign(side, extra);
 }
 
 /**

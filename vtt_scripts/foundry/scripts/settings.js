@@ -23,6 +23,7 @@ export const DATA_PATHS = [
   { key: "immune", default: "system.attributes.immune.value", label: "Immunities", hint: "Damage types (ER-10). Optional." },
   { key: "saveBonus", default: "", label: "Resilience save bonus", hint: "Optional: when set, the engine rolls shock saves (ER-13)." },
   { key: "initiativeBonus", default: "", label: "Initiative bonus", hint: "Optional: other initiative modifiers (ER-18)." },
+  { key: "speed", default: "", label: "Speed (feet)", hint: "Optional: a faster grapple victim gets +1 per 10 ft (ER-19)." },
 ];
 
 /** Every setting the module registers. `type` is "string" | "boolean" | "number". */
@@ -40,6 +41,9 @@ export const SETTINGS = [
     name: "Apply damage", hint: "Take the damage from each target's Body path (with an Undo button on the card)." },
   { key: "floorBodyAtZero", scope: "world", config: true, type: "boolean", default: true,
     name: "Body never below 0", hint: "Stop applied damage at 0 instead of going negative." },
+  { key: "defenseRolls", scope: "world", config: true, type: "boolean", default: false,
+    name: "Defense rolls (ER-22)",
+    hint: "When a creature no player owns attacks only player characters, the players roll d20 + AC against DC 21 + the monster's to-hit instead." },
   { key: "conditionsFromStatuses", scope: "world", config: true, type: "boolean", default: true,
     name: "Conditions from status effects", hint: "Send tokens' status effects (prone, blind, restrained …) as ER conditions." },
   { key: "requestTimeoutSeconds", scope: "world", config: true, type: "number", default: 10,

@@ -18,6 +18,17 @@ OS_BULK = {"ruleset": "old-school", "profiles": {"g": {"attacker": {"attack_bonu
 OS_SIDES = {"ruleset": "old-school", "sides": [{"id": "party"}, {"id": "goblins"}], "seed": 2}
 CT_SIDES = {"ruleset": "cartyrion", "ambush": "opponents", "seed": 2}
 MORALE = {"ruleset": "old-school", "morale": 7, "modifier": 1, "seed": 3}
+GRAPPLE = {"contest": "grapple", "challenger": {"id": "ogre", "strength": 6, "size": "large"},
+           "defender": {"id": "aria", "attribute": "agility", "agility": 5, "speed": 40}, "seed": 3}
+IMPALE = {"pikeman": {"strength": 4}, "weapon": {"forte": True},
+          "charger": {"id": "ogre", "ac": 12, "body": 5, "closed": 30},
+          "charge": {"attacker": {"strength": 6}, "strikes": [
+              {"target": "pike", "method": "melee", "style": "bludgeoning", "dice": 2, "damage_type": "blunt"}],
+              "targets": {"pike": {"ac": 13}}}, "seed": 8}
+STRAY = {"attacker": {"agility": 4},
+         "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 2, "damage_type": "piercing"}],
+         "targets": {"orc": {"ac": 15, "cover": "three-quarters", "nearby": ["bob"]}, "bob": {"ac": 12}},
+         "rolls": [3, 5, 1]}
 
 
 def test_a_cartyrion_attack_through_the_bridge(ask):
@@ -28,10 +39,11 @@ def test_a_cartyrion_attack_through_the_bridge(ask):
 @pytest.mark.parametrize(("method", "params"), [
     ("attack.resolve", CT_ATTACK), ("attack.resolve", WW_ATTACK), ("attack.bulk", OS_BULK),
     ("initiative.roll", OS_SIDES), ("initiative.roll", CT_SIDES), ("morale.check", MORALE),
+    ("compete.roll", GRAPPLE), ("impale.resolve", IMPALE), ("attack.resolve", STRAY),
 ])
 def test_every_kind_is_journaled_and_replays(ask, method, params):
     rolled = ask(request("x", method, params))["result"]
-    assert rolled["ruleset"] == params["ruleset"]
+    assert rolled["ruleset"] == params.get("ruleset", "enchanted-realms")
     assert ask(request("x", method, params))["result"] == rolled  # the same id: the journaled result
     replay = ask(request("y", "journal.replay", {"id": "x"}))["result"]
     assert replay["matches"] is True and replay["method"] == method
@@ -45,6 +57,14 @@ def test_every_kind_is_journaled_and_replays(ask, method, params):
     ("morale.check", {"morale": 7}, errors.RULES_ERROR, "$.params.ruleset"),
     ("morale.check", {**MORALE, "morale": 13}, errors.INVALID_PARAMS, "$.params.morale"),
     ("attack.resolve", {**CT_ATTACK, "rolls": [5, 3]}, errors.DICE_ERROR, "$.params.rolls"),
+    # Enchanted Realms beyond the strike: each refusal names the field and the rule.
+    ("compete.roll", {**GRAPPLE, "contest": "shove", "defender": {"id": "aria", "strength": 2, "size": "giant"}},
+     errors.RULES_ERROR, "$.params.defender.size"),
+    ("impale.resolve", {**IMPALE, "charger": {**IMPALE["charger"], "closed": 20}}, errors.RULES_ERROR,
+     "$.params.charger.closed"),
+    ("attack.resolve", {**STRAY, "flee": {"moved": -5}, "rolls": None}, errors.INVALID_PARAMS, "$.params.flee.moved"),
+    ("compete.roll", {**GRAPPLE, "ruleset": "cartyrion"}, errors.RULES_ERROR, "$.params.ruleset"),
+    ("compete.roll", {**GRAPPLE, "challenger": {"id": "a"}}, errors.INVALID_PARAMS, "$.params.challenger.strength"),
 ])
 def test_bad_requests_name_their_path(ask, method, params, code, path):
     reply = ask(request(7, method, params))

@@ -6356,6 +6356,16 @@ function oddsCommand(app, msg, cmd) {
     facts.push(`most likely: ${likely.map(([v, p]) => `${v} (${pct(p)})`).join(', ')}`);
     rows.push([names[tid], facts.join(' · ')]);
   }
+  // ER-17: where a missed shot under friendly fire may land, creature by creature.
+  for (const ff of result.friendly_fire || []) {
+    const lines = Object.keys(ff.bystanders).map((cid) => {
+      const b = ff.bystanders[cid];
+      return `slot ${b.slot} ${names[cid] || cid}: P(hit) ${pct(b.p_hit)}` +
+        (b.mean_damage !== undefined ? `, mean ${b.mean_damage.toFixed(2)}` : '');
+    });
+    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${names[ff.target] || ff.target}) ${pct(ff.p_miss)}` +
+      (lines.length ? `<br>${lines.join('<br>')}` : '')]);
+  }
   const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
   app.whisper(msg.playerid, cards.template(title, rows.map(([label, html]) => [label, html])));
   return result;

@@ -173,3 +173,19 @@ test('ER-23: a charger that closed less than 25 ft is refused; so is a missing -
   assert.match(notices(out).join('\n'), /--closed 30/);
   assert.equal(tokens.goblin.get('bar1_value'), '12');
 });
+
+test('ER-17: !fracas odds with --nearby whispers each creature\'s chance of being hit by the stray', () => {
+  const { emu, tokens } = archerWorld();
+  const out = emu.chat(emu.gm, `!fracas odds --target ${tokens.goblin.id} --dice 2 --style archery --type piercing ` +
+    `--cover three-quarters --nearby ${tokens.knight.id}`, { selected: [tokens.archer.id] });
+  const text = plain(out.map((o) => o.text).join('\n'));
+  const odds = require('../src/odds').odds({
+    attacker: { strength: 2, agility: 4 },
+    strikes: [{ method: 'range', style: 'archery', dice: 2, damage_type: 'piercing', target: tokens.goblin.id }],
+    targets: { [tokens.goblin.id]: { ac: 13, resistant: ['poison'], body_max: 12, save_bonus: 2, cover: 'three-quarters', nearby: [tokens.knight.id] },
+      [tokens.knight.id]: { ac: 15, ac_by_type: { edged: 18 }, resistant: ['edged', 'blunt'], body_max: 20 } },
+  });
+  const p = odds.friendly_fire[0].bystanders[tokens.knight.id].p_hit;
+  assert.ok(text.includes('stray of strike 1') && text.includes('slot 1 Sir Kay: P(hit)'), text);
+  assert.ok(p > 0 && p < 0.1, String(p));
+});

@@ -33,6 +33,7 @@ import concurrent.futures
 import dataclasses
 import http
 import ipaddress
+import re
 import logging
 import os
 import signal
@@ -56,8 +57,15 @@ logger = logging.getLogger("fracas.bridge")
 #: because at DEBUG websockets logs frame contents, which would include the token.
 wire_logger = logging.getLogger("fracas.bridge.websockets")
 
-#: Origins allowed without ``--allow-origin``: Roll20 and a local Foundry VTT.
-DEFAULT_ORIGINS = ("https://app.roll20.net", "http://localhost:30000", "http://127.0.0.1:30000")
+#: The Chromium extension id of the fracas relay (fixed by the ``key`` in its manifest).
+RELAY_EXTENSION_ID = "gkdobbfmdgnlmmlkeoifkomnimlgpnaa"
+#: Origins allowed without ``--allow-origin``: Roll20, a local Foundry VTT, and the fracas
+#: relay extension in Chromium-based browsers (Firefox gives each install its own
+#: ``moz-extension://`` origin: the extension's popup shows the ``--allow-origin`` to add).
+DEFAULT_ORIGINS = ("https://app.roll20.net", "http://localhost:30000", "http://127.0.0.1:30000",
+                   f"chrome-extension://{RELAY_EXTENSION_ID}")
+#: Browser-extension origin schemes: ``scheme://<extension id>``, no port or path.
+EXTENSION_SCHEMES = ("chrome-extension", "moz-extension")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 CLOSE_TRY_AGAIN_LATER = 1013
@@ -66,8 +74,14 @@ CLOSE_GOING_AWAY = 1001
 
 
 def normalize_origin(origin: str) -> str:
-    """``scheme://host[:port]`` in lower case; raise ValueError for anything else."""
+    """``scheme://host[:port]`` in lower case (or an extension's ``chrome-extension://id``);
+    raise ValueError for anything else."""
     parts = urlsplit(origin.strip())
+    if parts.scheme in EXTENSION_SCHEMES:
+        if not parts.hostname or parts.port is not None or parts.path not in ("", "/") or parts.query \
+                or parts.fragment or parts.username or not re.fullmatch(r"[a-z0-9-]{1,64}", parts.hostname):
+            raise ValueError(f"origin {origin!r} must be {parts.scheme}://<extension id>")
+        return f"{parts.scheme}://{parts.hostname}"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"origin {origin!r} must look like https://host or http://host:port")
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:

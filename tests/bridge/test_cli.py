@@ -127,6 +127,8 @@ def test_is_loopback(host, loopback):
     ("HTTPS://App.Roll20.NET/", "https://app.roll20.net"),
     ("http://localhost:30000", "http://localhost:30000"),
     ("http://[::1]:30000", "http://[::1]:30000"),
+    ("chrome-extension://gkdobbfmdgnlmmlkeoifkomnimlgpnaa", "chrome-extension://gkdobbfmdgnlmmlkeoifkomnimlgpnaa"),
+    ("moz-extension://0b1e2c3d-4e5f-6789-abcd-ef0123456789/", "moz-extension://0b1e2c3d-4e5f-6789-abcd-ef0123456789"),
 ])
 def test_normalize_origin(given, normal):
     assert normalize_origin(given) == normal

@@ -64,14 +64,15 @@ def test_each_method_over_the_wire(tmp_path):
 
 @pytest.mark.parametrize(("options", "status", "reason"), [
     ({"origin": "https://evil.example"}, 403,
-     "Origin 'https://evil.example' is not allowed (allowed: http://127.0.0.1:30000,"
-     " http://localhost:30000, https://app.roll20.net; add one with --allow-origin)"),
+     "Origin 'https://evil.example' is not allowed (allowed: chrome-extension://gkdobbfmdgnlmmlkeoifkomnimlgpnaa,"
+     " http://127.0.0.1:30000, http://localhost:30000, https://app.roll20.net; add one with --allow-origin)"),
+    ({"origin": "chrome-extension://someotherextensionid"}, 403, "is not allowed"),
     ({"origin": "null"}, 403, "Origin 'null' is not allowed"),
     ({"origin": "https://app.roll20.net.evil.example"}, 403, "is not allowed"),
     ({"origin": "http://localhost:30001"}, 403, "is not allowed"),
     ({}, 403, "missing Origin header: browsers always send one; to accept other programs,"
               " start the bridge with --allow-no-origin"),
-], ids=["other-site", "null", "suffix", "other-port", "missing"])
+], ids=["other-site", "other-extension", "null", "suffix", "other-port", "missing"])
 def test_origin_refusals(tmp_path, options, status, reason):
     async def scenario():
         async with serving(tmp_path, allow_no_origin=False) as bridge:

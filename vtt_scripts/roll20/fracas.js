@@ -58,7 +58,7 @@ const COMMANDS = {
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
   request: { run: (app, msg, cmd) => app.requestCommand(msg, cmd) },
-  relay: { run: (app, msg) => relaylink.statusCommand(app, msg) },
+  relay: { run: (app, msg, cmd) => relaylink.statusCommand(app, msg, cmd) },
   resend: { run: (app, msg, cmd) => relaylink.resendCommand(app, msg, cmd) },
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
@@ -80,6 +80,8 @@ class App {
   ready() {
     this.ensureLoaded();
     this.edge.log(`fracas ${help.VERSION} ready (state version ${store.SCHEMA_VERSION})`);
+    relaylink.secretOf(this);
+    if (!this.s().relay.secret_shown) relaylink.showSecret(this);
     const pending = Object.keys(this.s().relay.pending);
     if (pending.length) {
       this.whisper('gm', cards.notice('fracas', [
@@ -476,7 +478,8 @@ function defaults() {
     version: SCHEMA_VERSION,
     config: defaultConfig(),
     undo: [],
-    relay: { pending: {}, applied: [], last_hello: null, counter: 0 },
+    // secret: the relay secret that signs every frame (relaylink.secretOf makes it).
+    relay: { pending: {}, applied: [], last_hello: null, counter: 0, secret: null, secret_shown: false },
     log: [],
     help_version: null,
   };
@@ -631,7 +634,7 @@ function helpHtml(config) {
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the browser relay): ' +
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
@@ -639,7 +642,9 @@ function helpHtml(config) {
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
-    item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
+    item('!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'),
     item('!fracas help', 'this help (also in the handout "Help: fracas").'),
     '</ul>',
     '<b>Sheet attributes read</b> (names as configured): ',
@@ -5930,7 +5935,7 @@ module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, FIELDS, p
 // The Mod script's end of the browser relay (the sandbox cannot open a socket).
 //
 // Out: a JSON-RPC request to `fracas serve`, cut into FRACAS1 frames and whispered
-// to the GM with noarchive, where the relay userscript in the GM's browser reads
+// to the GM with noarchive, where the relay extension in the GM's browser reads
 // them. In: `!fracas-relay FRACAS1 res …` commands the relay types into chat.
 // The JSON-RPC id is the idempotency key end to end: the bridge answers a repeated
 // id from its journal, and this file applies an id's answer once.
@@ -5956,13 +5961,37 @@ function reassembler(app) {
 
 function post(app, id, text) {
   const config = app.s().config;
-  const frames = protocol.frames('req', id, text, config.relay_chunk);
+  const frames = protocol.frames('req', id, text, config.relay_chunk, secretOf(app));
   frames.forEach((frame, i) => {
     // The visible line says what it is; the frame itself is hidden where Roll20 keeps the style.
     app.edge.whisper('gm', `<div style="color:#888;font-size:80%">fracas → relay ${esc.text(id)} ` +
       `(${i + 1}/${frames.length})<span style="display:none">${frame}</span></div>`, { noarchive: true });
   });
   return frames.length;
+}
+
+/** The campaign's relay secret (64 hex digits), made once from Roll20's dice. */
+function secretOf(app) {
+  const relay = app.s().relay;
+  if (!/^[0-9a-f]{64}$/.test(relay.secret || '')) {
+    let secret = '';
+    for (let i = 0; i < 16; i++) secret += (app.edge.randomInteger(65536) - 1).toString(16).padStart(4, '0');
+    relay.secret = secret;
+    relay.secret_shown = false;
+  }
+  return relay.secret;
+}
+
+/** Whisper the secret to the GM (once on its own; again with !fracas relay --secret). */
+function showSecret(app, playerId = 'gm') {
+  const secret = secretOf(app);
+  app.s().relay.secret_shown = true;
+  app.whisper(playerId, cards.notice('fracas relay secret', [
+    'Paste this into the fracas relay extension (its popup, "Relay secret"). It signs every relay message, so ' +
+    'nobody else (players, other scripts, web pages) can send the bridge a request or apply an answer.',
+    `<code>${esc.text(secret)}</code>`,
+    `A new secret: ${esc.button('new secret', '!fracas relay --new-secret')} (the relay must then be given it).`,
+  ]));
 }
 
 /** The pending request `id`, an own entry only: ids come from chat ("toString" is not one). */
@@ -5978,7 +6007,7 @@ function armTimeout(app, id) {
     app.timers.delete(id);
     if (!pendingOf(app.s(), id)) return;
     app.whisper('gm', cards.notice('fracas: no answer from the relay', [
-      `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the relay userscript running in this tab, ` +
+      `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the fracas relay extension on in this tab, ` +
       'and is fracas serve running? A late answer is still applied once.',
       esc.button('resend', `!fracas resend ${id}`),
     ], 'error'));
@@ -6007,6 +6036,10 @@ function incoming(app, msg) {
   if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
+  if (!protocol.verify(frame, secretOf(app))) {
+    app.edge.log(`relay frame ${frame.id} ignored: not signed with this campaign's relay secret`);
+    return;
+  }
   const now = app.edge.now();
   const r = reassembler(app);
   r.expire(now, 10 * 60 * 1000);
@@ -6074,13 +6107,23 @@ function answer(app, id, message) {
   handler(app, pending, message.result, id);
 }
 
-function statusCommand(app, msg) {
+function statusCommand(app, msg, cmd) {
   const s = app.s();
+  const options = (cmd && cmd.options) || [];
+  for (const option of options) {
+    if (option.name === 'secret') return showSecret(app, msg.playerid);
+    if (option.name === 'new-secret') {
+      s.relay.secret = null;
+      return showSecret(app, msg.playerid);
+    }
+    throw new UsageError(`!fracas relay does not know --${option.name} (--secret, --new-secret)`);
+  }
   const h = s.relay.last_hello;
   const pending = Object.keys(s.relay.pending);
   const lines = [h
     ? `last hello: ${Math.round((app.edge.now() - h.time) / 1000)} s ago from ${esc.text(h.bridge || 'the bridge')}`
-    : 'the relay has not said hello since these settings were made: is the userscript running in the GM tab?'];
+    : 'the relay has not said hello since these settings were made: is the fracas relay extension on in the GM tab, ' +
+      'with the bridge URL, token and relay secret (!fracas relay --secret) set in its popup?'];
   lines.push(pending.length
     ? `waiting for: ${pending.map((id) => `${esc.text(id)} (${esc.text(s.relay.pending[id].method)}) ${esc.button('resend', `!fracas resend ${id}`)}`).join(', ')}`
     : 'nothing waiting');
@@ -6117,7 +6160,9 @@ function showJournal(app, pending, result) {
 register('journal.get', showJournal);
 register('journal.replay', showJournal);
 
-module.exports = { send, incoming, register, statusCommand, resendCommand, journalCommand, MAX_PENDING };
+module.exports = {
+  send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
+};
   },
   "src/protocol.js": function (module, exports, require) {
 'use strict';
@@ -6126,19 +6171,27 @@ module.exports = { send, incoming, register, statusCommand, resendCommand, journ
 // Roll20 chat is the only wire between them, so a JSON-RPC message travels as
 // one or more frames of plain text:
 //
-//     FRACAS1 <kind> <message id> <part>/<parts> <data>
+//     FRACAS1 <kind> <message id> <part>/<parts> <data> <mac>
 //
 // kind: `req` (Mod script → relay, a JSON-RPC request), `res` (relay → Mod
 // script, the bridge's JSON-RPC reply), `hello` (relay → Mod script, on connect).
 // <data> is base64url of the UTF-8 JSON text: no character that Roll20 would
 // expand (`@{`, `%{`, `[[`) or that HTML would eat (`<`, `&`, quotes) survives in it.
 // The message id is the JSON-RPC id, so a frame seen twice is applied once.
+// <mac> authenticates the frame: the first 32 hex digits of HMAC-SHA-256, keyed with
+// the campaign's relay secret (made by the Mod script, shown to the GM once, kept by
+// the relay), over "<kind> <message id> <part>/<parts> <data>". Each end ignores a
+// frame whose mac is missing or wrong: a player, another Mod script or a web page
+// cannot forge a request to the bridge or an answer to apply.
+
+const { hmacHex, sameText } = require('./hmac');
 
 const MAGIC = 'FRACAS1';
 const KINDS = ['req', 'res', 'hello'];
 const MAX_PARTS = 500;
 const MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
-const FRAME = /FRACAS1 (req|res|hello) ([A-Za-z0-9_.:-]{1,80}) ([0-9]{1,4})\/([0-9]{1,4}) ([A-Za-z0-9_-]*)/;
+const FRAME = /FRACAS1 (req|res|hello) ([A-Za-z0-9_.:-]{1,80}) ([0-9]{1,4})\/([0-9]{1,4}) ([A-Za-z0-9_-]*)(?: ([0-9a-f]{32}))?/;
+const MAC_CHARS = 32;
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const B64_INDEX = (() => {
@@ -6204,8 +6257,22 @@ function decode(data) {
   return utf8Decode(bytes);
 }
 
-/** The frames (strings) of one message; `chunk` is the most data characters per frame. */
-function frames(kind, id, text, chunk = 2000) {
+/** The mac of a frame's fields under `secret`. */
+function macOf(secret, kind, id, part, parts, data) {
+  return hmacHex(secret, `${kind} ${id} ${part}/${parts} ${data}`).slice(0, MAC_CHARS);
+}
+
+/** Whether a parsed frame carries the right mac for `secret` (no secret: nothing verifies). */
+function verify(frame, secret) {
+  if (!secret || !frame || !frame.mac) return false;
+  return sameText(frame.mac, macOf(secret, frame.kind, frame.id, frame.part, frame.parts, frame.data));
+}
+
+/**
+ * The frames (strings) of one message; `chunk` is the most data characters per frame,
+ * `secret` the relay secret that signs each one.
+ */
+function frames(kind, id, text, chunk = 2000, secret = null) {
   if (!KINDS.includes(kind)) throw new Error(`unknown frame kind ${kind}`);
   if (!/^[A-Za-z0-9_.:-]{1,80}$/.test(String(id))) throw new Error(`message id ${JSON.stringify(id)} cannot travel in a frame`);
   if (text.length > MAX_MESSAGE_CHARS) throw new Error(`message of ${text.length} characters is too large to relay`);
@@ -6215,7 +6282,9 @@ function frames(kind, id, text, chunk = 2000) {
   if (parts > MAX_PARTS) throw new Error(`message needs ${parts} frames, the most is ${MAX_PARTS}`);
   const out = [];
   for (let i = 0; i < parts; i++) {
-    out.push(`${MAGIC} ${kind} ${id} ${i + 1}/${parts} ${data.slice(i * size, (i + 1) * size)}`);
+    const piece = data.slice(i * size, (i + 1) * size);
+    const mac = secret ? ` ${macOf(secret, kind, id, i + 1, parts, piece)}` : '';
+    out.push(`${MAGIC} ${kind} ${id} ${i + 1}/${parts} ${piece}${mac}`);
   }
   return out;
 }
@@ -6226,7 +6295,7 @@ function parseFrame(text) {
   if (!m) return null;
   const part = Number(m[3]), parts = Number(m[4]);
   if (parts < 1 || parts > MAX_PARTS || part < 1 || part > parts) return null;
-  return { kind: m[1], id: m[2], part, parts, data: m[5] };
+  return { kind: m[1], id: m[2], part, parts, data: m[5], mac: m[6] || null };
 }
 
 /**
@@ -6281,7 +6350,99 @@ class Reassembler {
   }
 }
 
-module.exports = { MAGIC, encode, decode, frames, parseFrame, Reassembler, MAX_PARTS };
+module.exports = { MAGIC, encode, decode, frames, parseFrame, verify, macOf, Reassembler, MAX_PARTS };
+  },
+  "src/hmac.js": function (module, exports, require) {
+'use strict';
+// HMAC-SHA-256 (RFC 2104, FIPS 180-4) in plain JavaScript: the Roll20 Mod sandbox has
+// no crypto module, and the relay's frames are signed the same way on both ends.
+// Synchronous and small; it signs short chat frames, not bulk data.
+
+const K = [
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+
+/** SHA-256 of a byte array; returns 32 bytes. */
+function sha256(bytes) {
+  const h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+  const length = bytes.length;
+  const padded = bytes.slice();
+  padded.push(0x80);
+  while (padded.length % 64 !== 56) padded.push(0);
+  const bits = length * 8;
+  const high = Math.floor(bits / 0x100000000);
+  for (const word of [high, bits >>> 0]) padded.push((word >>> 24) & 255, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
+  const w = new Array(64);
+  for (let off = 0; off < padded.length; off += 64) {
+    for (let i = 0; i < 16; i++) {
+      const j = off + 4 * i;
+      w[i] = ((padded[j] << 24) | (padded[j + 1] << 16) | (padded[j + 2] << 8) | padded[j + 3]) >>> 0;
+    }
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+    }
+    const add = [a, b, c, d, e, f, g, hh];
+    for (let i = 0; i < 8; i++) h[i] = (h[i] + add[i]) >>> 0;
+  }
+  const out = [];
+  for (const word of h) out.push((word >>> 24) & 255, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
+  return out;
+}
+
+/** HMAC-SHA-256 of byte arrays; returns 32 bytes. */
+function hmacBytes(key, message) {
+  let k = key.length > 64 ? sha256(key) : key.slice();
+  while (k.length < 64) k.push(0);
+  const inner = sha256(k.map((b) => b ^ 0x36).concat(message));
+  return sha256(k.map((b) => b ^ 0x5c).concat(inner));
+}
+
+/** The bytes of a string: its UTF-8 encoding. */
+function utf8(text) {
+  const bytes = [];
+  for (const ch of String(text)) {
+    const c = ch.codePointAt(0);
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return bytes;
+}
+
+const hex = (bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** HMAC-SHA-256 of two strings (UTF-8), as lower-case hex. */
+function hmacHex(key, message) {
+  return hex(hmacBytes(utf8(key), utf8(message)));
+}
+
+/** Compare two strings in time that does not depend on where they differ. */
+function sameText(a, b) {
+  if (typeof a !== 'string' || typeof b !== 'string' || a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
   },
   "src/mod/odds.js": function (module, exports, require) {
 'use strict';

@@ -49,8 +49,16 @@ class Relay {
     this.o.log(text);
   }
 
-  /** Start (or restart) linking to `url` with `token`. */
-  connect(url, token) {
+  /**
+   * Start (or restart) linking to `url` with `token`; `secret` is the campaign's relay
+   * secret (`!fracas relay --secret` shows it): frames are signed and checked with it.
+   */
+  connect(url, token, secret) {
+    if (!/^[0-9a-f]{64}$/.test(secret || '')) {
+      this.status('give the relay secret: type !fracas relay --secret in Roll20 and copy it here');
+      return false;
+    }
+    this.secret = secret;
     if (!/^wss?:\/\/[^\s]+$/.test(url || '')) {
       this.status('give the bridge URL, e.g. ws://127.0.0.1:8765');
       return false;
@@ -228,6 +236,13 @@ class Relay {
     if (!frame) return false;
     if (element && this.o.adapter) this.o.adapter.hide(element);
     if (frame.kind !== 'req') return true;
+    // Only the Mod script knows the secret: a frame typed by a player or planted by a
+    // page is not signed with it, and never reaches the bridge.
+    if (!protocol.verify(frame, this.secret)) {
+      this.stats.refused = (this.stats.refused || 0) + 1;
+      this.o.log(`frame ${frame.id} ${frame.part}/${frame.parts} ignored: not signed with this campaign's relay secret`);
+      return true;
+    }
     let whole;
     try {
       whole = this.reassembler.add(frame, this.o.now());
@@ -273,7 +288,7 @@ class Relay {
 
   /** Post frames to chat one at a time (Roll20 drops messages posted too fast). */
   postFrames(kind, id, text) {
-    for (const frame of protocol.frames(kind, id, text, this.o.chunk)) this.outbox.push(`!fracas-relay ${frame}`);
+    for (const frame of protocol.frames(kind, id, text, this.o.chunk, this.secret)) this.outbox.push(`!fracas-relay ${frame}`);
     if (!this.posting) this.drain();
   }
 

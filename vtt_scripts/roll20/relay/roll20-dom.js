@@ -10,8 +10,6 @@ const SELECTORS = {
   send: '#textchat-input .btn, #textchat-input button', // its Send button
 };
 
-const PANEL_ID = 'fracas-relay-panel';
-
 function createAdapter(win) {
   const doc = win.document;
 
@@ -64,58 +62,6 @@ function createAdapter(win) {
       input.dispatchEvent(new win.Event('input', { bubbles: true }));
       button.click();
       input.value = draft;
-    },
-
-    load(key) {
-      try {
-        return JSON.parse(win.localStorage.getItem(key) || 'null');
-      } catch (err) {
-        return null;
-      }
-    },
-
-    save(key, value) {
-      win.localStorage.setItem(key, JSON.stringify(value));
-    },
-
-    /** A small status box with the bridge URL and token fields. `onConnect(url, token)`. */
-    panel(settings, onConnect, onDisconnect) {
-      let box = doc.getElementById(PANEL_ID);
-      if (box) box.remove();
-      box = doc.createElement('div');
-      box.id = PANEL_ID;
-      box.style.cssText = 'position:fixed;bottom:8px;left:8px;z-index:100000;background:#fff;border:1px solid #888;' +
-        'padding:4px 6px;font:12px sans-serif;color:#222;border-radius:4px;opacity:.9';
-      const status = doc.createElement('span');
-      status.className = 'fracas-relay-status';
-      const url = doc.createElement('input');
-      url.placeholder = 'ws://127.0.0.1:8765';
-      url.className = 'fracas-relay-url';
-      url.value = settings.url || '';
-      url.style.width = '160px';
-      const token = doc.createElement('input');
-      token.type = 'password';
-      token.placeholder = 'token';
-      token.className = 'fracas-relay-token';
-      token.value = settings.token || '';
-      token.style.width = '90px';
-      const connect = doc.createElement('button');
-      connect.textContent = 'connect';
-      connect.className = 'fracas-relay-connect';
-      connect.addEventListener('click', () => onConnect(url.value.trim(), token.value.trim()));
-      const stop = doc.createElement('button');
-      stop.textContent = 'stop';
-      stop.addEventListener('click', () => onDisconnect());
-      const label = doc.createElement('b');
-      label.textContent = 'fracas ';
-      box.append(label, status, doc.createElement('br'), url, token, connect, stop);
-      (doc.body || doc.documentElement).appendChild(box);
-      return {
-        status(text, ok) {
-          status.textContent = text;
-          status.style.color = ok ? '#17692e' : '#a12a2a';
-        },
-      };
     },
   };
 }

@@ -4,19 +4,27 @@
 // Roll20 chat is the only wire between them, so a JSON-RPC message travels as
 // one or more frames of plain text:
 //
-//     FRACAS1 <kind> <message id> <part>/<parts> <data>
+//     FRACAS1 <kind> <message id> <part>/<parts> <data> <mac>
 //
 // kind: `req` (Mod script → relay, a JSON-RPC request), `res` (relay → Mod
 // script, the bridge's JSON-RPC reply), `hello` (relay → Mod script, on connect).
 // <data> is base64url of the UTF-8 JSON text: no character that Roll20 would
 // expand (`@{`, `%{`, `[[`) or that HTML would eat (`<`, `&`, quotes) survives in it.
 // The message id is the JSON-RPC id, so a frame seen twice is applied once.
+// <mac> authenticates the frame: the first 32 hex digits of HMAC-SHA-256, keyed with
+// the campaign's relay secret (made by the Mod script, shown to the GM once, kept by
+// the relay), over "<kind> <message id> <part>/<parts> <data>". Each end ignores a
+// frame whose mac is missing or wrong: a player, another Mod script or a web page
+// cannot forge a request to the bridge or an answer to apply.
+
+const { hmacHex, sameText } = require('./hmac');
 
 const MAGIC = 'FRACAS1';
 const KINDS = ['req', 'res', 'hello'];
 const MAX_PARTS = 500;
 const MAX_MESSAGE_CHARS = 4 * 1024 * 1024;
-const FRAME = /FRACAS1 (req|res|hello) ([A-Za-z0-9_.:-]{1,80}) ([0-9]{1,4})\/([0-9]{1,4}) ([A-Za-z0-9_-]*)/;
+const FRAME = /FRACAS1 (req|res|hello) ([A-Za-z0-9_.:-]{1,80}) ([0-9]{1,4})\/([0-9]{1,4}) ([A-Za-z0-9_-]*)(?: ([0-9a-f]{32}))?/;
+const MAC_CHARS = 32;
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const B64_INDEX = (() => {
@@ -82,8 +90,22 @@ function decode(data) {
   return utf8Decode(bytes);
 }
 
-/** The frames (strings) of one message; `chunk` is the most data characters per frame. */
-function frames(kind, id, text, chunk = 2000) {
+/** The mac of a frame's fields under `secret`. */
+function macOf(secret, kind, id, part, parts, data) {
+  return hmacHex(secret, `${kind} ${id} ${part}/${parts} ${data}`).slice(0, MAC_CHARS);
+}
+
+/** Whether a parsed frame carries the right mac for `secret` (no secret: nothing verifies). */
+function verify(frame, secret) {
+  if (!secret || !frame || !frame.mac) return false;
+  return sameText(frame.mac, macOf(secret, frame.kind, frame.id, frame.part, frame.parts, frame.data));
+}
+
+/**
+ * The frames (strings) of one message; `chunk` is the most data characters per frame,
+ * `secret` the relay secret that signs each one.
+ */
+function frames(kind, id, text, chunk = 2000, secret = null) {
   if (!KINDS.includes(kind)) throw new Error(`unknown frame kind ${kind}`);
   if (!/^[A-Za-z0-9_.:-]{1,80}$/.test(String(id))) throw new Error(`message id ${JSON.stringify(id)} cannot travel in a frame`);
   if (text.length > MAX_MESSAGE_CHARS) throw new Error(`message of ${text.length} characters is too large to relay`);
@@ -93,7 +115,9 @@ function frames(kind, id, text, chunk = 2000) {
   if (parts > MAX_PARTS) throw new Error(`message needs ${parts} frames, the most is ${MAX_PARTS}`);
   const out = [];
   for (let i = 0; i < parts; i++) {
-    out.push(`${MAGIC} ${kind} ${id} ${i + 1}/${parts} ${data.slice(i * size, (i + 1) * size)}`);
+    const piece = data.slice(i * size, (i + 1) * size);
+    const mac = secret ? ` ${macOf(secret, kind, id, i + 1, parts, piece)}` : '';
+    out.push(`${MAGIC} ${kind} ${id} ${i + 1}/${parts} ${piece}${mac}`);
   }
   return out;
 }
@@ -104,7 +128,7 @@ function parseFrame(text) {
   if (!m) return null;
   const part = Number(m[3]), parts = Number(m[4]);
   if (parts < 1 || parts > MAX_PARTS || part < 1 || part > parts) return null;
-  return { kind: m[1], id: m[2], part, parts, data: m[5] };
+  return { kind: m[1], id: m[2], part, parts, data: m[5], mac: m[6] || null };
 }
 
 /**
@@ -159,4 +183,4 @@ class Reassembler {
   }
 }
 
-module.exports = { MAGIC, encode, decode, frames, parseFrame, Reassembler, MAX_PARTS };
+module.exports = { MAGIC, encode, decode, frames, parseFrame, verify, macOf, Reassembler, MAX_PARTS };

@@ -25,7 +25,7 @@ function requests(outputs) {
 /** The relay's answer, typed into chat by the GM's browser. */
 function answer(emu, player, message, chunk = 300) {
   const outs = [];
-  for (const frame of P.frames('res', message.id, JSON.stringify(message), chunk)) {
+  for (const frame of P.frames('res', message.id, JSON.stringify(message), chunk, emu.state.fracas.relay.secret)) {
     outs.push(...emu.chat(player, `!fracas-relay ${frame}`));
   }
   return outs;
@@ -162,7 +162,8 @@ test('a bridge error is whispered with its path; a hello is acknowledged', () =>
   assert.match(plain(got[0].text), new RegExp(`the bridge refused request ${rpc.id} at \\$\\.params\\.attacks: too many attacks \\(code -32003\\)`));
   assert.equal(tokens.goblin.get('bar1_value'), '12');
   const hello = [];
-  for (const f of P.frames('hello', 'hello-1', JSON.stringify({ relay: '0.1.0', bridge: 'ws://127.0.0.1:9', version: '1.2' }))) {
+  for (const f of P.frames('hello', 'hello-1', JSON.stringify({ relay: '0.1.0', bridge: 'ws://127.0.0.1:9', version: '1.2' }),
+    300, emu.state.fracas.relay.secret)) {
     hello.push(...emu.chat(emu.gm, `!fracas-relay ${f}`));
   }
   assert.match(plain(hello[0].text), /relay connected to ws:\/\/127\.0\.0\.1:9 \(fracas 1\.2\)/);
@@ -223,4 +224,31 @@ test('!fracas mob --ruleset cartyrion: profiles from fracas_FIELD attributes, th
   assert.ok(bad.every((o) => !P.parseFrame(o.text)));
   assert.match(bad.map((o) => plain(o.text)).join('\n'), /Brute against Goblin: .*d7 is not a die of the Cartyrion rules/);
   assertSafe(assert, emu);
+});
+
+test('relay secret: shown to the GM once, again on request, rotated on request; unsigned answers are ignored', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const secret = emu.state.fracas.relay.secret;
+  assert.match(secret, /^[0-9a-f]{64}$/);
+  assert.equal(emu.outputs.filter((o) => o.to === 'gm' && plain(o.text).includes(secret)).length, 1, 'shown once at start');
+  assert.ok(plain(emu.chat(emu.gm, '!fracas relay --secret')[0].text).includes(secret));
+  const players = emu.chat(w.player.id, '!fracas relay --secret');
+  assert.ok(!players.some((o) => plain(o.text).includes(secret)), 'never to a player');
+  // An answer with no mac, or signed with another secret, is not applied.
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: [w.skeletons[0].id] });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const message = { jsonrpc: '2.0', id: rpc.id, result: { ruleset: 'enchanted-realms', seed: 1, targets: { [tokens.goblin.id]: { damage: 5, attacks: 1, attacks_hit: 1 } }, groups: [] } };
+  for (const key of [null, 'e'.repeat(64)]) {
+    for (const f of P.frames('res', rpc.id, JSON.stringify(message), 300, key)) emu.chat(emu.gm, `!fracas-relay ${f}`);
+  }
+  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  assert.ok(emu.state.fracas.relay.pending[rpc.id], 'still waiting for a real answer');
+  // The frames the Mod script sends are signed with its secret.
+  for (const o of out) {
+    const frame = P.parseFrame(o.text);
+    if (frame) assert.ok(P.verify(frame, secret));
+  }
+  emu.chat(emu.gm, '!fracas relay --new-secret');
+  assert.notEqual(emu.state.fracas.relay.secret, secret);
 });

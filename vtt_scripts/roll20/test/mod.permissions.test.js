@@ -119,7 +119,9 @@ test('relay answers: never from another script, applied only to the targets the 
   const answer = (from, result) => {
     const outs = [];
     const message = { jsonrpc: '2.0', id: request.id, result };
-    for (const f of P.frames('res', message.id, JSON.stringify(message), 300)) outs.push(...emu.chat(from, `!fracas-relay ${f}`));
+    for (const f of P.frames('res', message.id, JSON.stringify(message), 300, emu.state.fracas.relay.secret)) {
+      outs.push(...emu.chat(from, `!fracas-relay ${f}`));
+    }
     return outs;
   };
   const forged = {

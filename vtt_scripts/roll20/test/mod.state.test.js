@@ -104,7 +104,9 @@ test('state: version 1 (flat settings, old undo entries) migrates to the current
   assert.equal(s.config.output, 'whisper');
   assert.deepEqual(s.config.attrs, store.DEFAULT_ATTRS);
   assert.deepEqual(s.undo, [{ id: 'old', label: 'old attack', time: 5, changes: [{ type: 'graphic', id: tokens.goblin.id, prop: 'bar2_value', before: 9 }] }]);
-  assert.deepEqual(s.relay, { pending: {}, applied: [], last_hello: null, counter: 0 });
+  // A relay secret is made when the script starts, and shown to the GM once.
+  assert.match(s.relay.secret, /^[0-9a-f]{64}$/);
+  assert.deepEqual(s.relay, { pending: {}, applied: [], last_hello: null, counter: 0, secret: s.relay.secret, secret_shown: true });
   assert.deepEqual(copy(emu.state.OtherScript), { keep: true });
   const notes = emu.outputs.filter((o) => o.to === 'gm').map((o) => plain(o.text));
   assert.ok(notes.some((n) => /updated from version 1 to 2/.test(n)) && notes.some((n) => /from version 2 to 3/.test(n)), notes.join('\n'));

@@ -1,9 +1,13 @@
 'use strict';
-// The relay in a real browser: headless Chromium loads a page that mimics Roll20's
-// chat, the built userscript connects to a real `fracas serve`, and the Mod script
+// The relay in a real browser: Debian's Chromium loads the relay extension unpacked,
+// a page that mimics Roll20's chat stands in for the editor, the extension's popup is
+// given the bridge URL, token and relay secret, its background worker connects to a real
+// `fracas serve` (which accepts the extension's origin by default), and the Mod script
 // (the built fracas.js in the emulated sandbox) is wired to that page's chat.
-// `!fracas mob` then makes the whole round trip: sandbox → whisper frames → page →
-// relay → bridge (attack.bulk) → relay → chat box → sandbox → bars, card, undo.
+// `!fracas mob` then makes the whole round trip: sandbox → signed whisper frames → page →
+// content script → worker → bridge (attack.bulk) → worker → chat box → sandbox → bars,
+// card, undo. The page itself never holds the token or the secret, and a frame it plants
+// is not signed, so it never reaches the bridge.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -47,9 +51,10 @@ function startPageServer() {
 }
 
 /** Start `fracas serve` (python -m fracas.bridge) and read its URL from the banner. */
-function startBridge(origin, journal, token) {
+function startBridge(journal, token) {
+  // No --allow-origin: the relay extension's origin is one of the bridge's defaults.
   const child = spawn(H.pythonPath(), ['-m', 'fracas.bridge', '--port', '0', '--token', token,
-    '--journal', journal, '--allow-origin', origin], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    '--journal', journal], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
@@ -84,13 +89,20 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
   const server = await startPageServer();
   const origin = `http://127.0.0.1:${server.address().port}`;
   const token = 'relay-test-token-0123456789';
-  const bridge = await startBridge(origin, path.join(tmp, 'journal.sqlite3'), token);
+  const bridge = await startBridge(path.join(tmp, 'journal.sqlite3'), token);
+  // The extension as shipped, but also injected into the test page's origin.
+  const ext = path.join(tmp, 'extension');
+  fs.cpSync(path.join(H.ROLL20_DIR, 'extension'), ext, { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(ext, 'manifest.json'), 'utf8'));
+  manifest.content_scripts[0].matches.push('http://127.0.0.1/*');
+  fs.writeFileSync(path.join(ext, 'manifest.json'), JSON.stringify(manifest));
   // A fresh profile directory each run (Playwright passes it as --user-data-dir).
   const browser = await pre.playwright.chromium.launchPersistentContext(path.join(tmp, 'profile'), {
     executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    headless: false,
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--disable-extensions-except=${ext}`, `--load-extension=${ext}`],
   });
   t.after(async () => {
     await browser.close().catch(() => {});
@@ -121,14 +133,39 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
   }, 10);
   t.after(() => clearInterval(pump));
 
+  // The extension's worker; its id is the one its manifest key fixes (the bridge's default origin).
+  let [worker] = browser.serviceWorkers();
+  if (!worker) worker = await browser.waitForEvent('serviceworker', { timeout: WAIT_MS });
+  const extensionId = new URL(worker.url()).host;
+  assert.equal(extensionId, 'gkdobbfmdgnlmmlkeoifkomnimlgpnaa');
+
   await page.goto(`${origin}/editor/`);
-  await page.addScriptTag({ content: fs.readFileSync(path.join(H.ROLL20_DIR, 'fracas-relay.user.js'), 'utf8') });
-  await page.evaluate(([url, tok]) => window.fracasRelay.configure(url, tok), [bridge.url, token]);
+  // The GM pastes the URL, the token and the secret the Mod script whispered into the popup.
+  const secret = emu.state.fracas.relay.secret;
+  assert.match(secret, /^[0-9a-f]{64}$/);
+  const popup = await browser.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  await popup.fill('#url', bridge.url);
+  await popup.fill('#token', token);
+  await popup.fill('#secret', secret);
+  await popup.click('#save');
 
   // The relay authenticates and says hello to the Mod script through the chat box.
   await waitFor('the relay hello', () => emu.state.fracas.relay.last_hello);
   assert.equal(emu.state.fracas.relay.last_hello.bridge, bridge.url);
-  assert.match(await page.textContent('#fracas-relay-panel .fracas-relay-status'), /connected to ws:\/\/127\.0\.0\.1/);
+  await waitFor('the popup status', async () => /connected to ws:\/\/127\.0\.0\.1/.test(await popup.textContent('#status')));
+  assert.match(await popup.textContent('#diagnosis'), /Working/);
+  const status = () => popup.evaluate(() => new Promise((r) => chrome.runtime.sendMessage({ type: 'status' }, r)));
+
+  // The page holds neither the token nor the secret, and a frame it plants is not signed:
+  // the worker refuses it and nothing reaches the bridge.
+  const pageSees = await page.evaluate(() => JSON.stringify(Object.assign({}, window.localStorage)) +
+    document.documentElement.outerHTML + Object.keys(window).join(' '));
+  assert.ok(!pageSees.includes(token) && !pageSees.includes(secret), 'the page can read the token or the secret');
+  const planted = P.frames('req', 'planted-1', JSON.stringify({ jsonrpc: '2.0', id: 'planted-1', method: 'attack.bulk',
+    params: { profiles: {}, targets: {}, attacks: [] } }))[0];
+  await page.evaluate((f) => window.addMessage('general', f), planted);
+  await waitFor('the planted frame refused', async () => (await status()).stats.refused === 1);
 
   const sent = emu.chat(emu.gm, `!fracas mob --target ${goblin.id} --target ${knight.id}`, { selected: skeletons.map((s) => s.id) });
   const r = new P.Reassembler();
@@ -167,5 +204,7 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
 
   emu.chat(emu.gm, '!fracas undo');
   assert.equal(goblin.get('bar1_value'), '40');
+  // Only the Mod script's requests (mob, replay) reached the bridge; the planted one never did.
+  assert.equal((await status()).stats.forwarded, 2);
   assert.deepEqual(pageErrors, []);
 });

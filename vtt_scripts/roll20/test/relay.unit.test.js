@@ -5,6 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Relay } = require('../relay/relay');
 const P = require('../src/protocol');
+const SECRET = '0123456789abcdef'.repeat(4); // a campaign's relay secret (64 hex digits)
 
 function harness(options = {}) {
   const clock = { now: 0, timers: [], next: 1 };
@@ -74,7 +75,7 @@ function harness(options = {}) {
   /** The Mod script whispering a request: its frames arrive as chat messages. */
   const chatRequest = (id, method = 'attack.bulk', params = { seed: 1 }) => {
     const elements = [];
-    for (const frame of P.frames('req', id, JSON.stringify({ jsonrpc: '2.0', id, method, params }), 40)) {
+    for (const frame of P.frames('req', id, JSON.stringify({ jsonrpc: '2.0', id, method, params }), 40, SECRET)) {
       const el = {};
       elements.push(el);
       assert.equal(relay.onChatMessage(`fracas → relay ${id} ${frame}`, el), true);
@@ -94,7 +95,7 @@ function harness(options = {}) {
 
 test('authenticates first, says hello, forwards a request once and posts the answer back in frames', () => {
   const h = harness();
-  assert.equal(h.relay.connect('ws://127.0.0.1:1', 'T'), true);
+  assert.equal(h.relay.connect('ws://127.0.0.1:1', 'T', SECRET), true);
   const ws = h.sockets[0];
   ws.open();
   assert.deepEqual(ws.sent[0], { jsonrpc: '2.0', id: 'relay-auth-1', method: 'auth', params: { token: 'T' } });
@@ -122,7 +123,7 @@ test('authenticates first, says hello, forwards a request once and posts the ans
 
 test('only known methods are relayed; malformed frames are ignored', () => {
   const h = harness();
-  h.relay.connect('ws://127.0.0.1:1', 'T');
+  h.relay.connect('ws://127.0.0.1:1', 'T', SECRET);
   h.authenticate(h.sockets[0]);
   const before = h.sockets[0].sent.length;
   h.chatRequest('r20-x-1', 'auth', { token: 'steal' });
@@ -134,7 +135,7 @@ test('only known methods are relayed; malformed frames are ignored', () => {
 
 test('a dropped connection reconnects with growing backoff and re-sends what was unanswered', () => {
   const h = harness();
-  h.relay.connect('ws://127.0.0.1:1', 'T');
+  h.relay.connect('ws://127.0.0.1:1', 'T', SECRET);
   h.authenticate(h.sockets[0]);
   h.chatRequest('r20-a-1');
   assert.equal(h.sockets[0].sent.filter((m) => m.id === 'r20-a-1').length, 1);
@@ -158,7 +159,7 @@ test('a dropped connection reconnects with growing backoff and re-sends what was
 
 test('a missed heartbeat closes a silent connection and reconnects', () => {
   const h = harness();
-  h.relay.connect('ws://127.0.0.1:1', 'T');
+  h.relay.connect('ws://127.0.0.1:1', 'T', SECRET);
   h.authenticate(h.sockets[0]);
   h.advance(1000);
   const beat = h.sockets[0].sent[h.sockets[0].sent.length - 1];
@@ -174,9 +175,9 @@ test('a missed heartbeat closes a silent connection and reconnects', () => {
 
 test('a wrong token stops the relay instead of retrying; bad settings are refused', () => {
   const h = harness();
-  assert.equal(h.relay.connect('http://nope', 'T'), false);
-  assert.equal(h.relay.connect('ws://127.0.0.1:1', ''), false);
-  h.relay.connect('ws://127.0.0.1:1', 'wrong');
+  assert.equal(h.relay.connect('http://nope', 'T', SECRET), false);
+  assert.equal(h.relay.connect('ws://127.0.0.1:1', '', SECRET), false);
+  h.relay.connect('ws://127.0.0.1:1', 'wrong', SECRET);
   const ws = h.sockets[0];
   ws.open();
   ws.reply({ jsonrpc: '2.0', id: 'relay-auth-1', error: { code: -32004, message: 'authentication failed: wrong token' } });
@@ -186,4 +187,30 @@ test('a wrong token stops the relay instead of retrying; bad settings are refuse
   assert.equal(h.sockets.length, 1);
   h.relay.disconnect();
   assert.equal(h.relay.statusText, 'stopped');
+});
+
+test('frames not signed with the relay secret never reach the bridge; the relay signs its own', () => {
+  const h = harness();
+  assert.equal(h.relay.connect('ws://127.0.0.1:1', 'T', 'not-a-secret'), false, 'a secret is 64 hex digits');
+  assert.match(h.relay.statusText, /relay secret/);
+  h.relay.connect('ws://127.0.0.1:1', 'T', SECRET);
+  const ws = h.sockets[h.sockets.length - 1];
+  h.authenticate(ws);
+  const before = ws.sent.length;
+  const text = JSON.stringify({ jsonrpc: '2.0', id: 'x1', method: 'attack.bulk', params: { seed: 1 } });
+  // A page or a player planting a request: unsigned, signed with another secret, or tampered with.
+  const [good] = P.frames('req', 'x1', text, 4000, SECRET);
+  const cases = [P.frames('req', 'x1', text, 4000)[0], P.frames('req', 'x1', text, 4000, 'f'.repeat(64))[0],
+    good.replace(/ [0-9a-f]{32}$/, ` ${'0'.repeat(32)}`), good.replace('FRACAS1 req x1 1/1 ', 'FRACAS1 req x2 1/1 ')];
+  for (const frame of cases) assert.equal(h.relay.onChatMessage(frame, {}), true);
+  assert.equal(ws.sent.length, before, 'nothing forged was forwarded');
+  assert.equal(h.relay.stats.refused, 4);
+  h.relay.onChatMessage(good, {});
+  assert.equal(ws.sent[ws.sent.length - 1].id, 'x1');
+  ws.reply({ jsonrpc: '2.0', id: 'x1', result: { ok: true } });
+  h.advance(5000);
+  for (const posted of h.posted) {
+    const frame = P.parseFrame(posted);
+    assert.ok(P.verify(frame, SECRET), `unsigned answer ${posted}`);
+  }
 });

@@ -33,7 +33,7 @@ const COMMANDS = {
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
   request: { run: (app, msg, cmd) => app.requestCommand(msg, cmd) },
-  relay: { run: (app, msg) => relaylink.statusCommand(app, msg) },
+  relay: { run: (app, msg, cmd) => relaylink.statusCommand(app, msg, cmd) },
   resend: { run: (app, msg, cmd) => relaylink.resendCommand(app, msg, cmd) },
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
@@ -55,6 +55,8 @@ class App {
   ready() {
     this.ensureLoaded();
     this.edge.log(`fracas ${help.VERSION} ready (state version ${store.SCHEMA_VERSION})`);
+    relaylink.secretOf(this);
+    if (!this.s().relay.secret_shown) relaylink.showSecret(this);
     const pending = Object.keys(this.s().relay.pending);
     if (pending.length) {
       this.whisper('gm', cards.notice('fracas', [

@@ -52,7 +52,7 @@ function helpHtml(config) {
     item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
       ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
     item('!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the browser relay): ' +
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
@@ -60,7 +60,9 @@ function helpHtml(config) {
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
       '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
     item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
-    item('!fracas relay', 'shows whether the browser relay is connected and what it is waiting for; !fracas resend ID sends a request again.'),
+    item('!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'),
     item('!fracas help', 'this help (also in the handout "Help: fracas").'),
     '</ul>',
     '<b>Sheet attributes read</b> (names as configured): ',

@@ -2,7 +2,7 @@
 // The Mod script's end of the browser relay (the sandbox cannot open a socket).
 //
 // Out: a JSON-RPC request to `fracas serve`, cut into FRACAS1 frames and whispered
-// to the GM with noarchive, where the relay userscript in the GM's browser reads
+// to the GM with noarchive, where the relay extension in the GM's browser reads
 // them. In: `!fracas-relay FRACAS1 res …` commands the relay types into chat.
 // The JSON-RPC id is the idempotency key end to end: the bridge answers a repeated
 // id from its journal, and this file applies an id's answer once.
@@ -28,13 +28,37 @@ function reassembler(app) {
 
 function post(app, id, text) {
   const config = app.s().config;
-  const frames = protocol.frames('req', id, text, config.relay_chunk);
+  const frames = protocol.frames('req', id, text, config.relay_chunk, secretOf(app));
   frames.forEach((frame, i) => {
     // The visible line says what it is; the frame itself is hidden where Roll20 keeps the style.
     app.edge.whisper('gm', `<div style="color:#888;font-size:80%">fracas → relay ${esc.text(id)} ` +
       `(${i + 1}/${frames.length})<span style="display:none">${frame}</span></div>`, { noarchive: true });
   });
   return frames.length;
+}
+
+/** The campaign's relay secret (64 hex digits), made once from Roll20's dice. */
+function secretOf(app) {
+  const relay = app.s().relay;
+  if (!/^[0-9a-f]{64}$/.test(relay.secret || '')) {
+    let secret = '';
+    for (let i = 0; i < 16; i++) secret += (app.edge.randomInteger(65536) - 1).toString(16).padStart(4, '0');
+    relay.secret = secret;
+    relay.secret_shown = false;
+  }
+  return relay.secret;
+}
+
+/** Whisper the secret to the GM (once on its own; again with !fracas relay --secret). */
+function showSecret(app, playerId = 'gm') {
+  const secret = secretOf(app);
+  app.s().relay.secret_shown = true;
+  app.whisper(playerId, cards.notice('fracas relay secret', [
+    'Paste this into the fracas relay extension (its popup, "Relay secret"). It signs every relay message, so ' +
+    'nobody else (players, other scripts, web pages) can send the bridge a request or apply an answer.',
+    `<code>${esc.text(secret)}</code>`,
+    `A new secret: ${esc.button('new secret', '!fracas relay --new-secret')} (the relay must then be given it).`,
+  ]));
 }
 
 /** The pending request `id`, an own entry only: ids come from chat ("toString" is not one). */
@@ -50,7 +74,7 @@ function armTimeout(app, id) {
     app.timers.delete(id);
     if (!pendingOf(app.s(), id)) return;
     app.whisper('gm', cards.notice('fracas: no answer from the relay', [
-      `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the relay userscript running in this tab, ` +
+      `Request ${esc.text(id)} has had no answer for ${seconds} s. Is the fracas relay extension on in this tab, ` +
       'and is fracas serve running? A late answer is still applied once.',
       esc.button('resend', `!fracas resend ${id}`),
     ], 'error'));
@@ -79,6 +103,10 @@ function incoming(app, msg) {
   if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
+  if (!protocol.verify(frame, secretOf(app))) {
+    app.edge.log(`relay frame ${frame.id} ignored: not signed with this campaign's relay secret`);
+    return;
+  }
   const now = app.edge.now();
   const r = reassembler(app);
   r.expire(now, 10 * 60 * 1000);
@@ -146,13 +174,23 @@ function answer(app, id, message) {
   handler(app, pending, message.result, id);
 }
 
-function statusCommand(app, msg) {
+function statusCommand(app, msg, cmd) {
   const s = app.s();
+  const options = (cmd && cmd.options) || [];
+  for (const option of options) {
+    if (option.name === 'secret') return showSecret(app, msg.playerid);
+    if (option.name === 'new-secret') {
+      s.relay.secret = null;
+      return showSecret(app, msg.playerid);
+    }
+    throw new UsageError(`!fracas relay does not know --${option.name} (--secret, --new-secret)`);
+  }
   const h = s.relay.last_hello;
   const pending = Object.keys(s.relay.pending);
   const lines = [h
     ? `last hello: ${Math.round((app.edge.now() - h.time) / 1000)} s ago from ${esc.text(h.bridge || 'the bridge')}`
-    : 'the relay has not said hello since these settings were made: is the userscript running in the GM tab?'];
+    : 'the relay has not said hello since these settings were made: is the fracas relay extension on in the GM tab, ' +
+      'with the bridge URL, token and relay secret (!fracas relay --secret) set in its popup?'];
   lines.push(pending.length
     ? `waiting for: ${pending.map((id) => `${esc.text(id)} (${esc.text(s.relay.pending[id].method)}) ${esc.button('resend', `!fracas resend ${id}`)}`).join(', ')}`
     : 'nothing waiting');
@@ -189,4 +227,6 @@ function showJournal(app, pending, result) {
 register('journal.get', showJournal);
 register('journal.replay', showJournal);
 
-module.exports = { send, incoming, register, statusCommand, resendCommand, journalCommand, MAX_PENDING };
+module.exports = {
+  send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
+};

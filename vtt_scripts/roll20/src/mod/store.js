@@ -61,7 +61,8 @@ function defaults() {
     version: SCHEMA_VERSION,
     config: defaultConfig(),
     undo: [],
-    relay: { pending: {}, applied: [], last_hello: null, counter: 0 },
+    // secret: the relay secret that signs every frame (relaylink.secretOf makes it).
+    relay: { pending: {}, applied: [], last_hello: null, counter: 0, secret: null, secret_shown: false },
     log: [],
     help_version: null,
   };

@@ -45,6 +45,10 @@ const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
+const { DAMAGE_TYPES } = require('../facts');
+
+// Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
+const MAX_SHEET_ROUNDS = 4;
 
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
@@ -147,24 +151,58 @@ class App {
 
   onChat(msg) {
     if (!msg || msg.type !== 'api' || typeof msg.content !== 'string') return;
+    if (this.edge.clearSheetItems) this.edge.clearSheetItems();
+    this.runChat(msg, 0);
+  }
+
+  /**
+   * Run a chat command. A Beacon sheet's fields are sheet items, read asynchronously:
+   * when the command needs some not fetched yet, they (and the sheet's other fields fracas
+   * reads) are fetched and the command runs again, before it has rolled or changed anything.
+   */
+  runChat(msg, round) {
+    let missing = null;
     this.guard(msg, () => {
-      if (msg.content.startsWith('!fracas-relay')) {
-        this.ensureLoaded();
-        relaylink.incoming(this, msg);
-        return;
+      try {
+        this.chatCommand(msg);
+      } catch (err) {
+        if (this.edge.NeedSheetItems && err instanceof this.edge.NeedSheetItems && round < MAX_SHEET_ROUNDS) {
+          missing = err;
+          return;
+        }
+        if (this.edge.NeedSheetItems && err instanceof this.edge.NeedSheetItems) {
+          throw new UsageError('the character sheets did not give the fields this command needs; nothing was rolled');
+        }
+        throw err;
       }
-      const content = args.expandInlineRolls(msg.content, msg.inlinerolls);
-      const cmd = args.parse(content, '!fracas');
-      if (!cmd) return;
-      this.ensureLoaded();
-      const name = cmd.sub || 'help';
-      const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
-      if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-      if (!this.edge.isGM(msg.playerid) && !command.player) {
-        throw new UsageError(`!fracas ${name} is for the GM`);
-      }
-      command.run(this, msg, cmd);
     });
+    if (!missing) return;
+    const config = this.s().config;
+    const names = Object.values(config.attrs).filter((n) => n !== config.attrs.ac_prefix)
+      .concat(DAMAGE_TYPES.map((t) => config.attrs.ac_prefix + t));
+    for (const characterId of new Set(missing.items.map(([c]) => c))) this.edge.wantSheetItems(characterId, names);
+    const fetched = this.edge.fetchSheetItems();
+    if (!fetched) return;
+    fetched.then(() => this.runChat(msg, round + 1), (err) => this.guard(msg, () => { throw err; }));
+  }
+
+  chatCommand(msg) {
+    if (msg.content.startsWith('!fracas-relay')) {
+      this.ensureLoaded();
+      relaylink.incoming(this, msg);
+      return;
+    }
+    const content = args.expandInlineRolls(msg.content, msg.inlinerolls);
+    const cmd = args.parse(content, '!fracas');
+    if (!cmd) return;
+    this.ensureLoaded();
+    const name = cmd.sub || 'help';
+    const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+    if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
+    if (!this.edge.isGM(msg.playerid) && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM`);
+    }
+    command.run(this, msg, cmd);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
@@ -6953,7 +6991,8 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
   },
   "src/mod/edge.js": function (module, exports, require) {
 'use strict';
-/* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName */
+/* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName,
+   getSheetItem */
 // The edge: the one file that touches Roll20's Mod (API) globals. Everything else
 // talks to the small object `fromGlobals()` returns, so a change in Roll20's API
 // breaks this file and not the resolver. The test emulator provides the same
@@ -6961,8 +7000,56 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
 
 const SPEAKER = 'fracas';
 
+/**
+ * A command read a sheet item the script has not fetched yet (Beacon sheets keep
+ * their fields as sheet items, read with the asynchronous getSheetItem). The app
+ * fetches every item the command asked for and runs the command again; reading
+ * comes before any roll or change, so nothing happens twice.
+ */
+class NeedSheetItems extends Error {
+  constructor(items) {
+    super(`sheet items to fetch: ${items.length}`);
+    this.items = items;
+  }
+}
+
 function fromGlobals() {
+  const sheetItems = new Map(); // "characterId\u0000name" → value (null: none), for the command being run
+  let misses = [];
   return {
+    /** Whether this sandbox can read Beacon sheet items. */
+    hasSheetItems() {
+      return typeof getSheetItem === 'function';
+    },
+
+    /** Forget fetched sheet items (a new command reads fresh values). */
+    clearSheetItems() {
+      sheetItems.clear();
+      misses = [];
+    },
+
+    /** Ask for more items in the next fetch (the other fields of a sheet that missed one). */
+    wantSheetItems(characterId, names) {
+      for (const name of names) {
+        if (!sheetItems.has(`${characterId}\u0000${name}`) && !misses.some(([c, n]) => c === characterId && n === name)) {
+          misses.push([characterId, name]);
+        }
+      }
+    },
+
+    /** Fetch the items the last run missed (a Promise); false when there were none. */
+    fetchSheetItems() {
+      const wanted = misses;
+      misses = [];
+      if (!wanted.length) return false;
+      return Promise.all(wanted.map(([characterId, name]) => Promise.resolve()
+        .then(() => getSheetItem(characterId, name))
+        .then((value) => (value === undefined || value === null || value === '' ? null : value), () => null)
+        .then((value) => { sheetItems.set(`${characterId}\u0000${name}`, value); })));
+    },
+
+    NeedSheetItems,
+
     /** Run `fn` once the campaign has loaded. */
     onReady(fn) {
       on('ready', fn);
@@ -7027,6 +7114,13 @@ function fromGlobals() {
     attribute(characterId, name, sheetDefault = false) {
       const obj = this.getAttributeObject(characterId, name);
       if (obj) return obj.get('current');
+      if (this.hasSheetItems()) {
+        // Beacon: the field may be a sheet item; fetched (asynchronously) before a rerun.
+        const key = `${characterId}\u0000${name}`;
+        if (sheetItems.has(key)) return sheetItems.get(key);
+        misses.push([characterId, name]);
+        throw new NeedSheetItems(misses);
+      }
       if (sheetDefault && typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
         try {
           const value = getAttrByName(characterId, name);
@@ -7116,7 +7210,7 @@ function fromGlobals() {
   };
 }
 
-module.exports = { fromGlobals, SPEAKER };
+module.exports = { NeedSheetItems, fromGlobals, SPEAKER };
   },
   };
   const cache = {};

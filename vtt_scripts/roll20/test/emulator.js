@@ -57,6 +57,11 @@ class Emulator {
     this.clock = 0;
     this.gmIds = new Set();
     this.sheetDefaults = {}; // field → value the character sheet gives when no attribute exists
+    // A Beacon campaign: getSheetItem exists, and sheetItems[characterId][name] are the
+    // characters' fields that are sheet items (no attribute objects), read asynchronously.
+    this.beacon = !!options.beacon;
+    this.sheetItems = {};
+    this.sheetItemReads = 0;
     let lcg = options.randomSeed === undefined ? 12345 : options.randomSeed;
     this.random = options.random || ((max) => {
       lcg = (lcg * 1103515245 + 12345) % 2147483648;
@@ -100,6 +105,18 @@ class Emulator {
       this.create('attribute', { _characterid: character.id, name: attr, current: String(value) });
     }
     return character;
+  }
+
+  /** A character on a Beacon sheet: its fields are sheet items, not attribute objects. */
+  addBeaconCharacter(name, items = {}, props = {}) {
+    const character = this.create('character', Object.assign({ name }, props));
+    this.sheetItems[character.id] = Object.assign({}, items);
+    return character;
+  }
+
+  /** Let the sandbox's pending promises (sheet-item reads) finish. */
+  async settle(rounds = 20) {
+    for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
   }
 
   addToken(props = {}) {
@@ -158,6 +175,13 @@ class Emulator {
         emu.logs.push(`ERROR: No attribute or sheet field found for character_id ${characterId} named ${name}`);
         return undefined;
       },
+      ...(emu.beacon ? {
+        getSheetItem(characterId, name) {
+          emu.sheetItemReads += 1;
+          const items = emu.sheetItems[characterId] || {};
+          return new Promise((resolve) => setImmediate(() => resolve(Object.prototype.hasOwnProperty.call(items, name) ? items[name] : undefined)));
+        },
+      } : {}),
       // As on Roll20: messages from other Mod scripts come from 'API', which counts as a GM.
       playerIsGM(id) { return id === 'API' || emu.gmIds.has(id); },
       randomInteger(max) {

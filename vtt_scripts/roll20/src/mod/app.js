@@ -20,6 +20,10 @@ const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
+const { DAMAGE_TYPES } = require('../facts');
+
+// Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
+const MAX_SHEET_ROUNDS = 4;
 
 // `player: true`: players may use it too (attack checks that they control the attacker).
 const COMMANDS = {
@@ -122,24 +126,58 @@ class App {
 
   onChat(msg) {
     if (!msg || msg.type !== 'api' || typeof msg.content !== 'string') return;
+    if (this.edge.clearSheetItems) this.edge.clearSheetItems();
+    this.runChat(msg, 0);
+  }
+
+  /**
+   * Run a chat command. A Beacon sheet's fields are sheet items, read asynchronously:
+   * when the command needs some not fetched yet, they (and the sheet's other fields fracas
+   * reads) are fetched and the command runs again, before it has rolled or changed anything.
+   */
+  runChat(msg, round) {
+    let missing = null;
     this.guard(msg, () => {
-      if (msg.content.startsWith('!fracas-relay')) {
-        this.ensureLoaded();
-        relaylink.incoming(this, msg);
-        return;
+      try {
+        this.chatCommand(msg);
+      } catch (err) {
+        if (this.edge.NeedSheetItems && err instanceof this.edge.NeedSheetItems && round < MAX_SHEET_ROUNDS) {
+          missing = err;
+          return;
+        }
+        if (this.edge.NeedSheetItems && err instanceof this.edge.NeedSheetItems) {
+          throw new UsageError('the character sheets did not give the fields this command needs; nothing was rolled');
+        }
+        throw err;
       }
-      const content = args.expandInlineRolls(msg.content, msg.inlinerolls);
-      const cmd = args.parse(content, '!fracas');
-      if (!cmd) return;
-      this.ensureLoaded();
-      const name = cmd.sub || 'help';
-      const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
-      if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-      if (!this.edge.isGM(msg.playerid) && !command.player) {
-        throw new UsageError(`!fracas ${name} is for the GM`);
-      }
-      command.run(this, msg, cmd);
     });
+    if (!missing) return;
+    const config = this.s().config;
+    const names = Object.values(config.attrs).filter((n) => n !== config.attrs.ac_prefix)
+      .concat(DAMAGE_TYPES.map((t) => config.attrs.ac_prefix + t));
+    for (const characterId of new Set(missing.items.map(([c]) => c))) this.edge.wantSheetItems(characterId, names);
+    const fetched = this.edge.fetchSheetItems();
+    if (!fetched) return;
+    fetched.then(() => this.runChat(msg, round + 1), (err) => this.guard(msg, () => { throw err; }));
+  }
+
+  chatCommand(msg) {
+    if (msg.content.startsWith('!fracas-relay')) {
+      this.ensureLoaded();
+      relaylink.incoming(this, msg);
+      return;
+    }
+    const content = args.expandInlineRolls(msg.content, msg.inlinerolls);
+    const cmd = args.parse(content, '!fracas');
+    if (!cmd) return;
+    this.ensureLoaded();
+    const name = cmd.sub || 'help';
+    const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+    if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
+    if (!this.edge.isGM(msg.playerid) && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM`);
+    }
+    command.run(this, msg, cmd);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */

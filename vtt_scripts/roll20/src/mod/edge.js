@@ -1,5 +1,6 @@
 'use strict';
-/* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName */
+/* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName,
+   getSheetItem */
 // The edge: the one file that touches Roll20's Mod (API) globals. Everything else
 // talks to the small object `fromGlobals()` returns, so a change in Roll20's API
 // breaks this file and not the resolver. The test emulator provides the same
@@ -7,8 +8,56 @@
 
 const SPEAKER = 'fracas';
 
+/**
+ * A command read a sheet item the script has not fetched yet (Beacon sheets keep
+ * their fields as sheet items, read with the asynchronous getSheetItem). The app
+ * fetches every item the command asked for and runs the command again; reading
+ * comes before any roll or change, so nothing happens twice.
+ */
+class NeedSheetItems extends Error {
+  constructor(items) {
+    super(`sheet items to fetch: ${items.length}`);
+    this.items = items;
+  }
+}
+
 function fromGlobals() {
+  const sheetItems = new Map(); // "characterId\u0000name" → value (null: none), for the command being run
+  let misses = [];
   return {
+    /** Whether this sandbox can read Beacon sheet items. */
+    hasSheetItems() {
+      return typeof getSheetItem === 'function';
+    },
+
+    /** Forget fetched sheet items (a new command reads fresh values). */
+    clearSheetItems() {
+      sheetItems.clear();
+      misses = [];
+    },
+
+    /** Ask for more items in the next fetch (the other fields of a sheet that missed one). */
+    wantSheetItems(characterId, names) {
+      for (const name of names) {
+        if (!sheetItems.has(`${characterId}\u0000${name}`) && !misses.some(([c, n]) => c === characterId && n === name)) {
+          misses.push([characterId, name]);
+        }
+      }
+    },
+
+    /** Fetch the items the last run missed (a Promise); false when there were none. */
+    fetchSheetItems() {
+      const wanted = misses;
+      misses = [];
+      if (!wanted.length) return false;
+      return Promise.all(wanted.map(([characterId, name]) => Promise.resolve()
+        .then(() => getSheetItem(characterId, name))
+        .then((value) => (value === undefined || value === null || value === '' ? null : value), () => null)
+        .then((value) => { sheetItems.set(`${characterId}\u0000${name}`, value); })));
+    },
+
+    NeedSheetItems,
+
     /** Run `fn` once the campaign has loaded. */
     onReady(fn) {
       on('ready', fn);
@@ -73,6 +122,13 @@ function fromGlobals() {
     attribute(characterId, name, sheetDefault = false) {
       const obj = this.getAttributeObject(characterId, name);
       if (obj) return obj.get('current');
+      if (this.hasSheetItems()) {
+        // Beacon: the field may be a sheet item; fetched (asynchronously) before a rerun.
+        const key = `${characterId}\u0000${name}`;
+        if (sheetItems.has(key)) return sheetItems.get(key);
+        misses.push([characterId, name]);
+        throw new NeedSheetItems(misses);
+      }
       if (sheetDefault && typeof getAttrByName === 'function' && /^[A-Za-z0-9_-]+$/.test(name)) {
         try {
           const value = getAttrByName(characterId, name);
@@ -162,4 +218,4 @@ function fromGlobals() {
   };
 }
 
-module.exports = { fromGlobals, SPEAKER };
+module.exports = { NeedSheetItems, fromGlobals, SPEAKER };

@@ -11,11 +11,11 @@ import {
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
   renderOddsCard, renderRulesetCard, rulesetCardModel,
 } from "./chat.js";
-import { planDamage, planUndo, writeAll } from "./damage.js";
+import { planDamage, planUndo } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
-import { getPath } from "./paths.js";
+import { getPath, readInteger } from "./paths.js";
 import {
   buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
   readCompetitor, uniqueViews, who,
@@ -153,15 +153,13 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
    * is taken back, so the world never holds damage without its Undo button.
    */
   async function applyAndPost(changes, card) {
-    const writes = changes.map((c) => ({ uuid: c.uuid, name: c.name, path: c.path, value: c.after, restore: c.before }));
-    await writeAll(writes, { getDocument: vtt.getDocument, update: vtt.updateDocument });
+    await applyChanges(changes);
     try {
       return await vtt.postCard(card);
     } catch (error) {
-      const back = writes.map((w) => ({ ...w, value: w.restore, restore: w.value }));
       let tail = "the damage was taken back";
       try {
-        await writeAll(back, { getDocument: vtt.getDocument, update: vtt.updateDocument });
+        await revertChanges(changes);
       } catch (inner) {
         tail = `and taking the damage back failed too (${inner.message})`;
       }
@@ -169,8 +167,97 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     }
   }
 
-  function cardFlags(kind, requestId, seed, changes) {
-    return { [MODULE_ID]: { kind, requestId, seed, changes, undone: null } };
+  const numberAt = (doc, path) => {
+    if (!path) return undefined;
+    const raw = getPath(doc, path);
+    const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+    return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  };
+
+  /**
+   * Apply planned changes, all or none. An actor with the game system's own damage method
+   * (actor.applyDamage, e.g. dnd5e: temporary HP first) takes the damage through it, when
+   * the setting allows; the others get the Body path written. Each change records what it
+   * found before (Body and temporary Body) so Undo restores exactly that; a target brought
+   * to 0 is marked defeated (when the setting allows), and Undo takes that back too.
+   */
+  async function applyChanges(changes) {
+    const docs = [];
+    for (const c of changes) {
+      let doc = null;
+      try {
+        doc = await vtt.getDocument(c.uuid);
+      } catch {
+        doc = null;
+      }
+      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was changed`);
+      docs.push(doc);
+    }
+    const done = [];
+    const tempPath = mapping().bodyTemp;
+    for (let i = 0; i < changes.length; i++) {
+      const c = changes[i];
+      const doc = docs[i];
+      try {
+        if (tempPath) {
+          c.tempPath = tempPath;
+          c.tempBefore = numberAt(doc, tempPath) ?? null;
+        }
+        if (setting("damageThroughSystem") !== false && typeof doc.applyDamage === "function") {
+          await doc.applyDamage(c.damage);
+          c.system = true;
+          const after = numberAt(doc, c.path);
+          if (after !== undefined) c.after = after;
+        } else {
+          await vtt.updateDocument(doc, { [c.path]: c.after });
+        }
+        if (tempPath) c.tempAfter = numberAt(doc, tempPath) ?? null;
+        if (setting("markDefeated") !== false && c.after <= 0 && c.before > 0 && vtt.setDefeated) {
+          await vtt.setDefeated(doc, true);
+          c.defeated = true;
+        }
+        done.push(i);
+      } catch (error) {
+        const failedBack = [];
+        for (const j of done.reverse()) {
+          try {
+            await revertOne(changes[j], docs[j]);
+          } catch {
+            failedBack.push(changes[j].name);
+          }
+        }
+        const why = error instanceof Error ? error.message : String(error);
+        const tail = failedBack.length ? `; could not put back ${failedBack.join(", ")}: check them by hand` : "; nothing was changed";
+        throw new FracasError(`updating ${c.name} failed (${why})${tail}`);
+      }
+    }
+  }
+
+  /** Put one applied change back: Body (and temporary Body) as before, the defeated mark off. */
+  async function revertOne(c, doc) {
+    const data = { [c.path]: c.before };
+    if (c.tempPath && c.tempBefore !== null && c.tempBefore !== undefined) data[c.tempPath] = c.tempBefore;
+    await vtt.updateDocument(doc, data);
+    if (c.defeated && vtt.setDefeated) await vtt.setDefeated(doc, false);
+  }
+
+  async function revertChanges(changes) {
+    for (const c of changes) {
+      const doc = await vtt.getDocument(c.uuid);
+      if (doc) await revertOne(c, doc);
+    }
+  }
+
+  function cardFlags(kind, requestId, seed, changes, targets = []) {
+    return { [MODULE_ID]: { kind, requestId, seed, changes, targets, undone: null } };
+  }
+
+  /** The card's targets as kept in its flags: what each may take (per-target buttons). */
+  function flagTargets(model, used) {
+    return model.targets.filter((t) => t.damage > 0).map((t) => {
+      const view = used.find((v) => v.id === t.id);
+      return { id: t.id, name: t.name, uuid: view?.actorUuid ?? null, damage: t.damage };
+    });
   }
 
   /**
@@ -216,11 +303,12 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
         path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
       })
       : [];
+    for (const c of changes) c.targets = used.filter((v) => v.actorUuid === c.uuid).map((v) => v.id);
     const rolls = await vtt.makeRolls(attackRollSpecs(model));
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
       rolls,
-      flags: cardFlags("attack", requestId, model.seed, changes),
+      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used)),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -518,13 +606,60 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       const raw = getPath(docs.get(c.uuid), c.path);
       return typeof raw === "string" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
     });
-    await writeAll(writes, { getDocument: async (uuid) => docs.get(uuid), update: vtt.updateDocument });
+    for (const c of [...changes].reverse()) await revertOne(c, docs.get(c.uuid));
     await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
     vtt.notify("info", `fracas: damage undone (${changes.map((c) => `${c.name} back to ${c.before}`).join(", ")})`);
     if (drifted.length) {
       vtt.notify("warn", `fracas: ${drifted.map((d) => `${d.name}'s Body had changed since the attack (${d.expected} expected, ${d.current} found)`).join("; ")}; restored to the value from before the attack anyway`);
     }
     return { restored: writes.map((w) => ({ uuid: w.uuid, name: w.name, value: w.value })), drifted };
+  }
+
+  /**
+   * The per-target buttons of a card: apply `multiplier` (1, 0.5 or 2) of the damage the
+   * target took in that attack (half rounds down), or undo what was applied to it.
+   */
+  async function applyTarget(messageId, targetId, multiplier = 1) {
+    requireGM("apply fracas damage");
+    const flags = vtt.messageFlags(messageId);
+    if (!flags) throw new InputError("this chat message is not a fracas result");
+    const target = (flags.targets ?? []).find((x) => x.id === targetId);
+    if (!target) throw new InputError("this card has no damage for that target");
+    if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
+    const changes = Array.isArray(flags.changes) ? flags.changes : [];
+    if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
+      throw new InputError(`${target.name} already took this damage: undo it first`);
+    }
+    if (!target.uuid) throw new InputError(`${target.name}: the token has no actor to take damage`);
+    const doc = await vtt.getDocument(target.uuid);
+    if (!doc) throw new FracasError(`${target.name}: the actor is gone (${target.uuid}); nothing was applied`);
+    const map = mapping();
+    const { value: before, problem } = readInteger(doc, map.body);
+    if (problem) throw new InputError(`${target.name}: Body: ${problem}; nothing was applied`);
+    const damage = Math.floor(target.damage * multiplier);
+    const floor = setting("floorBodyAtZero") !== false;
+    const change = { uuid: target.uuid, name: target.name, path: map.body, before, damage,
+      after: Math.min(before, floor ? Math.max(0, before - damage) : before - damage), targets: [targetId], multiplier };
+    await applyChanges([change]);
+    await vtt.setMessageFlags(messageId, { changes: [...changes, change], undone: null });
+    return change;
+  }
+
+  async function undoTarget(messageId, targetId) {
+    requireGM("undo fracas damage");
+    const flags = vtt.messageFlags(messageId);
+    if (!flags) throw new InputError("this chat message is not a fracas result");
+    const changes = Array.isArray(flags.changes) ? flags.changes : [];
+    const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
+    if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
+    for (const c of [...mine].reverse()) {
+      const doc = await vtt.getDocument(c.uuid);
+      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
+      await revertOne(c, doc);
+    }
+    const rest = changes.filter((c) => !mine.includes(c));
+    await vtt.setMessageFlags(messageId, { changes: rest, undone: rest.length ? null : flags.undone });
+    return mine;
   }
 
   async function askStrike(title, attackerName, targets) {
@@ -579,6 +714,8 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     odds: guarded(odds),
     mob: guarded(mob),
     initiative: guarded(initiative),
+    applyTarget: guarded(applyTarget),
+    undoTarget: guarded(undoTarget),
     compete: guarded(compete),
     impale: guarded(impale),
     undo: guarded(undo),

@@ -1,13 +1,34 @@
-// Bringing a rendered fracas chat card to life: the Undo button for GMs, and what
-// was applied. Works on the card's DOM element only, so it is the same in Foundry
-// v12 (jQuery hook argument) and v13 (HTMLElement), and in the test page.
+// Bringing a rendered fracas chat card to life: for GMs, the Undo button and each
+// target's Apply / Half / Double / Undo buttons, and what was applied. Works on the card's
+// DOM element only, so it is the same in Foundry v12 (jQuery hook argument) and v13
+// (HTMLElement), and in the test page.
+
+import { t } from "./i18n.js";
+
+/** A button that runs `action` once at a time; a failed action (null) leaves it usable. */
+function actionButton(doc, label, kind, action) {
+  const button = doc.createElement("button");
+  button.type = "button";
+  button.className = `fracas-target-button fracas-${kind}`;
+  button.dataset.fracasAction = kind;
+  button.textContent = label;
+  button.addEventListener("click", async (event) => {
+    event.preventDefault();
+    if (button.disabled) return;
+    button.disabled = true;
+    if ((await action()) === null) button.disabled = false;
+  });
+  return button;
+}
 
 /**
  * @param {HTMLElement} root   the rendered chat message
- * @param {object} flags       the message's fracas flags ({changes, undone})
- * @param {{isGM: boolean, onUndo: () => Promise<unknown>}} ctx
+ * @param {object} flags       the message's fracas flags ({changes, targets, undone})
+ * @param {{isGM: boolean, onUndo: () => Promise<unknown>,
+ *          onApply?: (targetId: string, multiplier: number) => Promise<unknown>,
+ *          onUndoTarget?: (targetId: string) => Promise<unknown>}} ctx
  */
-export function decorateCard(root, flags, { isGM, onUndo }) {
+export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget }) {
   const card = root.querySelector(".fracas-card");
   if (!card) return;
   const changes = Array.isArray(flags?.changes) ? flags.changes : [];
@@ -18,7 +39,22 @@ export function decorateCard(root, flags, { isGM, onUndo }) {
     if (changes.length) {
       // Body values are for GMs only; players see that damage was applied.
       const detail = isGM ? `: ${changes.map((c) => `${c.name} ${c.before} → ${c.after}`).join(", ")}` : "";
-      applied.textContent = flags.undone ? "damage undone" : `damage applied${detail}`;
+      applied.textContent = flags.undone ? t("FRACAS.Card.DamageUndone") : `${t("FRACAS.Card.DamageApplied")}${detail}`;
+    }
+  }
+  // Per target, for GMs: apply the damage (whole, half or double), or undo it.
+  for (const slot of card.querySelectorAll(".fracas-target-actions")) {
+    slot.replaceChildren();
+    const id = slot.dataset.target;
+    const target = (flags?.targets ?? []).find((x) => x.id === id);
+    if (!isGM || !target || !onApply || !onUndoTarget || flags.undone) continue;
+    const doc = slot.ownerDocument;
+    if (changes.some((c) => (c.targets ?? []).includes(id))) {
+      slot.append(actionButton(doc, t("FRACAS.Card.UndoTarget"), "undo-target", () => onUndoTarget(id)));
+    } else {
+      slot.append(actionButton(doc, t("FRACAS.Card.Apply"), "apply", () => onApply(id, 1)),
+        actionButton(doc, t("FRACAS.Card.Half"), "half", () => onApply(id, 0.5)),
+        actionButton(doc, t("FRACAS.Card.Double"), "double", () => onApply(id, 2)));
     }
   }
   if (!button) return;
@@ -28,7 +64,7 @@ export function decorateCard(root, flags, { isGM, onUndo }) {
   }
   if (flags.undone) {
     button.disabled = true;
-    button.textContent = "Damage undone";
+    button.textContent = t("FRACAS.Card.Undone");
     return;
   }
   button.addEventListener("click", async (event) => {

@@ -1,3 +1,5 @@
+import { t } from "./i18n.js";
+
 // Engine results → chat: a model of the card (plain data, testable), the card's HTML,
 // and the dice as "roll specs" that the edge turns into Foundry Die terms with the
 // engine's faces filled in (so Foundry's dice tooltips and Dice So Nice show the
@@ -171,7 +173,7 @@ function footerHtml(model, undoable) {
   if (model.injected) bits.push("dice given");
   if (model.backend) bits.push(esc(model.backend));
   const undo = undoable
-    ? '<button type="button" class="fracas-undo" data-fracas-action="undo">Undo damage</button>'
+    ? `<button type="button" class="fracas-undo" data-fracas-action="undo">${esc(t("FRACAS.Card.Undo"))}</button>`
     : "";
   return `<footer class="fracas-footer"><span class="fracas-seed">${bits.join(" · ")}</span>`
     + `<span class="fracas-applied"></span>${undo}</footer>`;
@@ -184,6 +186,7 @@ export function renderAttackCard(model, { undoable = false } = {}) {
     const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
     return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
       + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
+      + `<span class="fracas-target-actions" data-target="${esc(t.id)}"></span>`
       + `${shockHtml(t)}${releaseHtml(t)}</li>`;
   });
   const notes = [];

@@ -2,6 +2,7 @@
 // into a strike and options. The edge shows it with Foundry's DialogV2.
 
 import { InputError } from "./errors.js";
+import { t } from "./i18n.js";
 import { DAMAGE_TYPES, METHODS, STYLES } from "./request.js";
 
 export const DEFAULT_STRIKE = Object.freeze({
@@ -26,23 +27,28 @@ function number(name, label, value, min, max) {
  * @param {object} values
  * @param {{targets: string[]}} ctx  names of the targeted tokens, shown as a reminder
  */
-export function attackFormHtml(values, { targets = [], attacker = "" } = {}) {
+export function attackFormHtml(values, { targets = [], attacker = "", weapons = [] } = {}) {
   const v = { ...DEFAULT_STRIKE, ...(values ?? {}) };
   const pairs = (list) => list.map((x) => [x, x]);
+  // Weapon items that carry fracas strike data (flags.fracas.strikes): choosing one uses its strikes.
+  const weapon = weapons.length
+    ? select("weapon", t("FRACAS.Dialog.Weapon"), [["", t("FRACAS.Dialog.WeaponNone")], ...weapons.map((w) => [w.id, w.name])], v.weapon ?? "")
+    : "";
   return `<div class="fracas-dialog">`
-    + `<p>${esc(attacker || "Attacker")} → ${esc(targets.join(", ") || "no targets")}: one strike at each target.</p>`
-    + select("method", "Method", pairs(METHODS), v.method)
-    + select("style", "Style", pairs(STYLES), v.style)
-    + number("dice", "Skill dice (1-5)", v.dice, 1, 5)
-    + select("weight", "Weight", [[0, "light (0)"], [1, "medium (+1)"], [2, "heavy (+2)"]], v.weight)
-    + select("damage_type", "Damage type", pairs(DAMAGE_TYPES), v.damage_type)
-    + number("bonus", "Other to-hit bonus", v.bonus, -20, 20)
-    + number("crit_range", "Lowest crit face", v.crit_range, 2, 20)
-    + select("mode", "Advantage", [["normal", "normal"], ["advantage", "advantage"], ["disadvantage", "disadvantage"]], v.mode)
-    + select("sneak", "Sneak attack", [["no", "no"], ["yes", "yes"], ["advantage-only", "advantage only (second Perception check passed)"]], v.sneak)
-    + select("action", "Then", [["attack", "attack"], ["odds", "show the odds only (nothing rolled)"]], v.action ?? "attack")
-    + `<div class="form-group"><label>Physical dice (optional)</label>`
-    + `<input type="text" name="rolls" value="" placeholder="faces in draw order, e.g. 12 7 20 3"></div>`
+    + `<p>${esc(t("FRACAS.Dialog.Intro", { attacker: attacker || t("FRACAS.Dialog.Attacker"), targets: targets.join(", ") || t("FRACAS.Dialog.NoTargets") }))}</p>`
+    + weapon
+    + select("method", t("FRACAS.Dialog.Method"), pairs(METHODS), v.method)
+    + select("style", t("FRACAS.Dialog.Style"), pairs(STYLES), v.style)
+    + number("dice", t("FRACAS.Dialog.Dice"), v.dice, 1, 5)
+    + select("weight", t("FRACAS.Dialog.Weight"), [[0, t("FRACAS.Dialog.WeightLight")], [1, t("FRACAS.Dialog.WeightMedium")], [2, t("FRACAS.Dialog.WeightHeavy")]], v.weight)
+    + select("damage_type", t("FRACAS.Dialog.DamageType"), pairs(DAMAGE_TYPES), v.damage_type)
+    + number("bonus", t("FRACAS.Dialog.Bonus"), v.bonus, -20, 20)
+    + number("crit_range", t("FRACAS.Dialog.CritRange"), v.crit_range, 2, 20)
+    + select("mode", t("FRACAS.Dialog.Advantage"), [["normal", t("FRACAS.Dialog.Normal")], ["advantage", t("FRACAS.Dialog.AdvantageYes")], ["disadvantage", t("FRACAS.Dialog.Disadvantage")]], v.mode)
+    + select("sneak", t("FRACAS.Dialog.Sneak"), [["no", t("FRACAS.Dialog.SneakNo")], ["yes", t("FRACAS.Dialog.SneakYes")], ["advantage-only", t("FRACAS.Dialog.SneakAdvantageOnly")]], v.sneak)
+    + select("action", t("FRACAS.Dialog.Then"), [["attack", t("FRACAS.Dialog.ThenAttack")], ["odds", t("FRACAS.Dialog.ThenOdds")]], v.action ?? "attack")
+    + `<div class="form-group"><label>${esc(t("FRACAS.Dialog.PhysicalDice"))}</label>`
+    + `<input type="text" name="rolls" value="" placeholder="${esc(t("FRACAS.Dialog.PhysicalDiceHint"))}"></div>`
     + `</div>`;
 }
 
@@ -90,9 +96,10 @@ export function parseAttackForm(obj) {
     options.rolls = faces.map(Number);
   }
   const action = obj.action === undefined ? "attack" : pick("action", ["attack", "odds"], "then");
+  const weapon = String(obj.weapon ?? "");
   const remember = {
     method: strike.method, style: strike.style, dice: strike.dice, weight, damage_type: strike.damage_type,
     bonus, crit_range: critRange, mode, sneak,
   };
-  return { strike, options, remember, action };
+  return { strike, options, remember, action, weapon };
 }

@@ -5,18 +5,21 @@ export const MACROS = [
   {
     key: "attack",
     name: "fracas: attack",
+    label: "FRACAS.Macro.Attack",
     img: "icons/svg/sword.svg",
     command: 'game.modules.get("fracas")?.api?.attackDialog();',
   },
   {
     key: "mob",
     name: "fracas: mob attack",
+    label: "FRACAS.Macro.Mob",
     img: "icons/svg/skull.svg",
     command: 'game.modules.get("fracas")?.api?.mobDialog();',
   },
   {
     key: "initiative",
     name: "fracas: initiative",
+    label: "FRACAS.Macro.Initiative",
     img: "icons/svg/d20-black.svg",
     command: 'game.modules.get("fracas")?.api?.initiative();',
   },

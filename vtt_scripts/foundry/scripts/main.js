@@ -8,7 +8,8 @@ import { BridgeConnection, STATES, describeState } from "./connection.js";
 import { describeError } from "./errors.js";
 import { newRequestId } from "./ids.js";
 import { MACROS } from "./macros.js";
-import { CONNECTION_KEYS, MODULE_ID, SETTINGS } from "./settings.js";
+import { ENGLISH, t } from "./i18n.js";
+import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingLabelKey } from "./settings.js";
 
 let connection = null;
 let lastState = null;
@@ -112,7 +113,7 @@ async function promptForm(content, title) {
     content,
     rejectClose: false,
     ok: {
-      label: "Roll",
+      label: t("FRACAS.Dialog.Roll"),
       callback: (_event, button) => Object.fromEntries(new FormData(button.form).entries()),
     },
   });
@@ -142,6 +143,14 @@ const vtt = {
   },
   promptForm,
   notify: (level, text) => ui.notifications?.[level]?.(text),
+  /** Mark an actor's tokens defeated (or not): the status effect, and its combatants. */
+  setDefeated: async (actor, on) => {
+    const id = CONFIG.specialStatusEffects?.DEFEATED ?? "dead";
+    if (typeof actor.toggleStatusEffect === "function") await actor.toggleStatusEffect(id, { active: on, overlay: true });
+    for (const combatant of game.combat?.combatants ?? []) {
+      if (combatant.actor === actor && !!combatant.defeated !== on) await combatant.update({ defeated: on });
+    }
+  },
 };
 
 // ── the connection, held by the active GM's client only ────────────────────────────
@@ -188,13 +197,13 @@ function onStatus(status) {
   // One notification per episode: the first failure, a refusal, and the recovery.
   if (status.state === STATES.REFUSED || status.state === STATES.UNCONFIGURED) {
     troubled = true;
-    ui.notifications?.error(`fracas: bridge ${describeState(status)}`);
+    ui.notifications?.error(t("FRACAS.Notify.Bridge", { state: describeState(status) }));
   } else if (status.state === STATES.RETRYING) {
-    if (!troubled) ui.notifications?.warn(`fracas: bridge ${describeState(status)}`);
+    if (!troubled) ui.notifications?.warn(t("FRACAS.Notify.Bridge", { state: describeState(status) }));
     troubled = true;
   } else if (status.state === STATES.CONNECTED && troubled) {
     troubled = false;
-    ui.notifications?.info("fracas: connected to the bridge");
+    ui.notifications?.info(t("FRACAS.Notify.Connected"));
   }
 }
 
@@ -210,11 +219,11 @@ function renderStatus(status) {
     document.body.append(el);
   }
   const state = status?.state ?? "elsewhere";
-  const text = status ? describeState(status) : "another GM's client holds the bridge connection";
+  const text = status ? describeState(status) : t("FRACAS.Status.Elsewhere");
   el.className = `fracas-status fracas-${state}`;
   el.dataset.state = state;
-  el.textContent = `fracas: ${state === "elsewhere" ? "other GM" : state}`;
-  el.title = `fracas bridge — ${text}${connection ? "\nClick to reconnect now." : ""}`;
+  el.textContent = t("FRACAS.Status.Label", { state: state === "elsewhere" ? t("FRACAS.Status.OtherGM") : state });
+  el.title = t("FRACAS.Status.Title", { text }) + (connection ? `\n${t("FRACAS.Status.Reconnect")}` : "");
 }
 
 // ── the API ────────────────────────────────────────────────────────────────────────
@@ -233,13 +242,13 @@ async function installMacros() {
       const exists = game.macros.find((macro) => macro.getFlag?.(MODULE_ID, "macro") === m.key);
       if (exists) continue;
       await Macro.create({
-        name: m.name, type: "script", img: m.img, command: m.command,
+        name: t(m.label), type: "script", img: m.img, command: m.command,
         flags: { [MODULE_ID]: { macro: m.key } },
       });
-      made.push(m.name);
+      made.push(t(m.label));
     }
     await game.settings.set(MODULE_ID, "macrosInstalled", true);
-    if (made.length) ui.notifications?.info(`fracas: created the macros ${made.join(", ")}`);
+    if (made.length) ui.notifications?.info(t("FRACAS.Notify.MacrosCreated", { names: made.join(", ") }));
     return made;
   } catch (error) {
     ui.notifications?.error(describeError(error));
@@ -272,11 +281,20 @@ export const api = {
 const TYPES = { string: String, boolean: Boolean, number: Number, object: Object };
 
 Hooks.once("init", () => {
+  // Names and hints as translation keys: Foundry's settings window localizes them (the
+  // translations load after init). A setting without a key (hidden ones) keeps its text.
+  const label = (key, part, text) => (ENGLISH[settingLabelKey(key, part)] ? settingLabelKey(key, part) : text);
   for (const s of SETTINGS) {
     const config = {
-      name: s.name, hint: s.hint, scope: s.scope, config: s.config, type: TYPES[s.type], default: s.default,
+      name: label(s.key, "Name", s.name), hint: label(s.key, "Hint", s.hint), scope: s.scope, config: s.config,
+      type: TYPES[s.type], default: s.default,
     };
-    if (s.choices) config.choices = s.choices;
+    if (s.choices) {
+      config.choices = Object.fromEntries(Object.entries(s.choices).map(([value, text]) => {
+        const key = `FRACAS.Settings.${s.key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
+        return [value, ENGLISH[key] ? key : text];
+      }));
+    }
     if (s.restricted) config.restricted = true;
     if (CONNECTION_KEYS.includes(s.key)) config.onChange = () => syncConnection({ rebuild: true });
     game.settings.register(MODULE_ID, s.key, config);
@@ -289,7 +307,12 @@ Hooks.once("init", () => {
       const flags = message?.flags?.[MODULE_ID];
       const root = html instanceof HTMLElement ? html : html?.[0];
       if (!flags || !root) return;
-      decorateCard(root, flags, { isGM: !!game.user?.isGM, onUndo: () => api.undo(message.id) });
+      decorateCard(root, flags, {
+        isGM: !!game.user?.isGM,
+        onUndo: () => api.undo(message.id),
+        onApply: (targetId, multiplier) => api.applyTarget(message.id, targetId, multiplier),
+        onUndoTarget: (targetId) => api.undoTarget(message.id, targetId),
+      });
     } catch (error) {
       console.error("fracas |", error);
     }

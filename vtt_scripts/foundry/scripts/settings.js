@@ -12,6 +12,7 @@ export const CONNECTION_KEYS = ["bridgeUrl", "bridgeToken", "heartbeatSeconds", 
 export const DATA_PATHS = [
   { key: "ac", default: "system.attributes.ac.value", label: "AC", hint: "Armour class of a target (ER-6). Required for targets." },
   { key: "body", default: "system.health.value", label: "Body (current HP)", hint: "Damage is taken from here; Undo restores it." },
+  { key: "bodyTemp", default: "", label: "temporary Body", hint: "Optional: temporary hit points the system's damage method uses up first; Undo restores them too." },
   { key: "bodyMax", default: "system.health.max", label: "Body maximum", hint: "Used for the sneak-attack shock save (ER-13). Optional." },
   { key: "strength", default: "system.attributes.strength.value", label: "Strength score", hint: "Melee and savage to-hit (ER-4)." },
   { key: "agility", default: "system.attributes.agility.value", label: "Agility score", hint: "Range to-hit (ER-4) and initiative (ER-18)." },
@@ -39,6 +40,11 @@ export const SETTINGS = [
     name: "Results in chat", hint: "Who sees fracas result cards." },
   { key: "applyDamage", scope: "world", config: true, type: "boolean", default: true,
     name: "Apply damage", hint: "Take the damage from each target's Body path (with an Undo button on the card)." },
+  { key: "damageThroughSystem", scope: "world", config: true, type: "boolean", default: true,
+    name: "Damage through the game system",
+    hint: "When the actor has the system's own damage method (actor.applyDamage, e.g. dnd5e), use it, so temporary HP and the system's rules apply; otherwise the Body data path is written." },
+  { key: "markDefeated", scope: "world", config: true, type: "boolean", default: true,
+    name: "Mark the defeated", hint: "Give a target brought to 0 Body the defeated status (Undo takes it away again)." },
   { key: "floorBodyAtZero", scope: "world", config: true, type: "boolean", default: true,
     name: "Body never below 0", hint: "Stop applied damage at 0 instead of going negative." },
   { key: "defenseRolls", scope: "world", config: true, type: "boolean", default: false,
@@ -59,6 +65,11 @@ export const SETTINGS = [
   { key: "macrosInstalled", scope: "world", config: false, type: "boolean", default: false,
     name: "Macros installed", hint: "" },
 ];
+
+/** The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name. */
+export function settingLabelKey(key, part) {
+  return `FRACAS.Settings.${key}.${part}`;
+}
 
 /** The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free). */
 export function pathSettingKey(key) {

@@ -59,8 +59,8 @@ describe("api.attack", () => {
     const [message] = vtt.messages;
     assert.equal(out.messageId, message.id);
     assert.deepEqual(message.flags.fracas.changes, [
-      { uuid: gobActor.uuid, name: "Goblin", path, before: 7, damage: 5, after: 2 },
-      { uuid: gob2Actor.uuid, name: "Goblin", path, before: 4, damage: 6, after: 0 },
+      { uuid: gobActor.uuid, name: "Goblin", path, before: 7, damage: 5, after: 2, targets: ["g1"] },
+      { uuid: gob2Actor.uuid, name: "Goblin", path, before: 4, damage: 6, after: 0, targets: ["g2"] },
     ]);
     assert.equal(message.flags.fracas.requestId, "id-1");
     assert.equal(message.flags.fracas.seed, "42");

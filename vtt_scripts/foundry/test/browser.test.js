@@ -79,7 +79,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     }, [sword, TWO_CRITS]);
     assert.equal(out.total, 6);
     assert.equal(await hp(page, "tokGob"), 6);
-    assert.deepEqual(out.changes, [{ uuid: "Scene.s1.Token.tokGob.Actor.gob", name: "Goblin", path: "system.health.value", before: 12, damage: 6, after: 6 }]);
+    assert.deepEqual(out.changes, [{ uuid: "Scene.s1.Token.tokGob.Actor.gob", name: "Goblin", path: "system.health.value", before: 12, damage: 6, after: 6, targets: ["tokGob"] }]);
     assert.equal(out.seed, out.journalSeed, "the seed on the card is the journaled one, all 64 bits");
     assert.equal(out.flagsSeed, out.seed);
     assert.deepEqual(out.terms, [[

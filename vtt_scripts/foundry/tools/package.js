@@ -12,7 +12,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const MODULE_DIR = fileURLToPath(new URL("../", import.meta.url));
-const SHIPPED = ["module.json", "README.md", "scripts", "styles"];
+const SHIPPED = ["module.json", "README.md", "scripts", "styles", "lang"];
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;

@@ -20,6 +20,7 @@ import {
   buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
   readCompetitor, uniqueViews, who,
 } from "./request.js";
+import { t } from "./i18n.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
 /**
@@ -265,6 +266,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
    * targets (or `targets`). Returns { requestId, result, messageId, changes }.
    */
   async function attack(options = {}) {
+    if (!vtt.isGM()) return playerAttack(options);
     requireGM("resolve attacks with fracas");
     const conn = link();
     let attacker;
@@ -281,6 +283,11 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
     const ruleset = options.ruleset ?? "enchanted-realms";
+    if (options.item !== undefined && options.strikes === undefined) {
+      // A weapon item's strikes (flags.fracas.strikes): each at every target.
+      const list = itemStrikes(attacker, options.item);
+      options = { ...options, strikes: targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id }))) };
+    }
     if (ruleset !== "enchanted-realms") return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
@@ -313,6 +320,85 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       whisperToGM: setting("chatVisibility") === "gm",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  /** The fracas weapons of a token's actor: items whose flags.fracas.strikes (or .strike) hold strikes. */
+  function weaponsOf(view) {
+    const out = [];
+    for (const item of view?.actor?.items ?? []) {
+      const data = item?.flags?.[MODULE_ID];
+      const strikes = Array.isArray(data?.strikes) ? data.strikes : data?.strike ? [data.strike] : null;
+      if (strikes && strikes.length) out.push({ id: item.id, name: item.name, strikes });
+    }
+    return out;
+  }
+
+  function itemStrikes(view, ref) {
+    const weapons = weaponsOf(view);
+    const found = weapons.filter((w) => w.id === ref || w.name === ref);
+    if (found.length !== 1) {
+      throw new InputError(`${who(view)}: no single weapon "${ref}" with fracas strikes (flags.fracas.strikes); `
+        + `weapons with them: ${weapons.map((w) => w.name).join(", ") || "none"}`);
+    }
+    return found[0].strikes.map((st) => {
+      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(`${found[0].name}: a strike in flags.fracas.strikes is not an object`);
+      const { target: _ignored, ...rest } = st;
+      return rest;
+    });
+  }
+
+  /** What a player's attack request may carry to the GM (the dice are the GM's to choose). */
+  const PLAYER_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby",
+    "flee", "grappling", "item"];
+
+  /**
+   * A player's attack: only the active GM's client reaches the bridge, so the request goes
+   * there (vtt.askGM: Foundry's socket, which names the sender) and the GM's client checks
+   * that this user owns the attacking token, resolves it, applies the damage and posts the
+   * card. The player gets the outcome, or a clear message when no GM is connected.
+   */
+  async function playerAttack(options) {
+    if (options.seed !== undefined || options.rolls !== undefined) {
+      throw new InputError("only the GM chooses the dice (seed, physical dice); attack without them");
+    }
+    let attacker;
+    if (options.attacker !== undefined) [attacker] = viewsOf(options.attacker, "attacker");
+    else {
+      const controlled = vtt.controlled();
+      if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+      [attacker] = controlled;
+    }
+    if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    const request = { attacker: attacker.id, targets: targets.map((v) => v.id) };
+    for (const key of PLAYER_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
+    if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
+    const answer = await vtt.askGM("attack", request);
+    if (!answer || answer.error) throw new FracasError(answer?.error ?? "the GM's client gave no answer");
+    return answer;
+  }
+
+  /**
+   * The GM's side of a player's attack (`senderId`: the user Foundry says sent it). Refuses
+   * a token that user does not own; answers {requestId, messageId, total_damage} or {error}.
+   */
+  async function answerPlayerAttack(request, senderId) {
+    try {
+      if (!vtt.isGM() || !vtt.holdsConnection()) return null; // another GM's client answers
+      if (!request || typeof request !== "object" || typeof request.attacker !== "string") {
+        return { error: "a malformed attack request" };
+      }
+      const [attacker] = viewsOf(request.attacker, "attacker");
+      if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
+      const options = { attacker: attacker.id, targets: Array.isArray(request.targets) ? request.targets : [] };
+      for (const key of PLAYER_OPTIONS) if (request[key] !== undefined) options[key] = request[key];
+      const out = await attack(options);
+      return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
+    } catch (error) {
+      if (!(error instanceof FracasError)) log(error);
+      return { error: describeError(error) };
+    }
   }
 
   /** `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card. */
@@ -662,9 +748,9 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return mine;
   }
 
-  async function askStrike(title, attackerName, targets) {
+  async function askStrike(title, attackerName, targets, weapons = []) {
     const last = vtt.setting("lastStrike");
-    const form = await vtt.promptForm(attackFormHtml(last, { attacker: attackerName, targets: targets.map(who) }), title);
+    const form = await vtt.promptForm(attackFormHtml(last, { attacker: attackerName, targets: targets.map(who), weapons }), title);
     if (!form) return null;
     const parsed = parseAttackForm(form);
     await vtt.setSetting("lastStrike", parsed.remember);
@@ -673,26 +759,19 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
 
   /** The ready-made macro: ask for the weapon, one strike at each target. */
   async function attackDialog() {
-    requireGM("resolve attacks with fracas");
-    link();
+    if (vtt.isGM()) link(); // a player's attack goes through the GM's client
     const controlled = vtt.controlled();
     if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const parsed = await askStrike("fracas: attack", controlled[0].name, targets);
+    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, weaponsOf(controlled[0]));
     if (!parsed) return null;
-    if (parsed.action === "odds") {
-      return odds({
-        ...parsed.options, attacker: controlled[0].id, targets: targets.map((t) => t.id),
-        strikes: targets.map((t) => ({ ...parsed.strike, target: t.id })),
-      });
-    }
-    return attack({
-      ...parsed.options,
-      attacker: controlled[0].id,
-      targets: targets.map((t) => t.id),
-      strikes: targets.map((t) => ({ ...parsed.strike, target: t.id })),
-    });
+    // A weapon item's strikes, or the dialog's strike, at each target.
+    const strikes = parsed.weapon
+      ? targets.flatMap((x) => itemStrikes(controlled[0], parsed.weapon).map((st) => ({ ...st, target: x.id })))
+      : targets.map((x) => ({ ...parsed.strike, target: x.id }));
+    const options = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id), strikes };
+    return parsed.action === "odds" ? odds(options) : attack(options);
   }
 
   /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
@@ -703,13 +782,14 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const parsed = await askStrike("fracas: mob attack", `${attackers.length} tokens`, targets);
+    const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
     if (!parsed) return null;
     if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");
     return mob({ ...parsed.options, strikes: [parsed.strike] });
   }
 
   return {
+    answerPlayerAttack,
     attack: guarded(attack),
     odds: guarded(odds),
     mob: guarded(mob),

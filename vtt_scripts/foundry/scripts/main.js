@@ -5,7 +5,7 @@
 import { createActions } from "./actions.js";
 import { decorateCard } from "./card.js";
 import { BridgeConnection, STATES, describeState } from "./connection.js";
-import { describeError } from "./errors.js";
+import { InputError, describeError } from "./errors.js";
 import { newRequestId } from "./ids.js";
 import { MACROS } from "./macros.js";
 import { ENGLISH, t } from "./i18n.js";
@@ -143,6 +143,18 @@ const vtt = {
   },
   promptForm,
   notify: (level, text) => ui.notifications?.[level]?.(text),
+  /** Whether this user owns a token's actor (a player may attack only with its own). */
+  ownsToken: (view) => !!view?.actor?.isOwner,
+  /** Whether the user `userId` owns a token's actor (checked on the GM's client). */
+  userOwnsToken: (userId, view) => {
+    const user = game.users?.get(userId);
+    if (!user || !view?.actor) return false;
+    const owner = CONST?.DOCUMENT_OWNERSHIP_LEVELS?.OWNER ?? 3;
+    return typeof view.actor.testUserPermission === "function" ? view.actor.testUserPermission(user, owner) : false;
+  },
+  holdsConnection: () => holdsConnection(),
+  /** Ask the active GM's client to run `action` with `data`; resolves with its answer. */
+  askGM: (action, data) => askGM(action, data),
   /** Mark an actor's tokens defeated (or not): the status effect, and its combatants. */
   setDefeated: async (actor, on) => {
     const id = CONFIG.specialStatusEffects?.DEFEATED ?? "dead";
@@ -152,6 +164,44 @@ const vtt = {
     }
   },
 };
+
+// ── players' requests, answered by the active GM's client ──────────────────────────
+// Foundry's module socket relays a message to the other clients and tells the receiver
+// who sent it (the server names the sender: a player cannot pose as another user).
+
+const SOCKET = `module.${MODULE_ID}`;
+const ASK_TIMEOUT_MS = 30000;
+const waiting = new Map(); // request id → {resolve, timer}
+
+function askGM(action, data) {
+  const gmUser = game.users?.activeGM;
+  if (!gmUser) return Promise.reject(new InputError(t("FRACAS.Notify.NoGM")));
+  const id = newRequestId();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new InputError("the GM's client did not answer within 30 s: is the GM's game open?"));
+    }, ASK_TIMEOUT_MS);
+    waiting.set(id, { resolve, timer });
+    game.socket.emit(SOCKET, { type: "ask", id, action, data, to: gmUser.id });
+  });
+}
+
+async function onSocket(message, senderId) {
+  if (!message || typeof message !== "object") return;
+  if (message.type === "answer" && message.to === game.user?.id) {
+    const entry = waiting.get(message.id);
+    if (!entry) return;
+    waiting.delete(message.id);
+    clearTimeout(entry.timer);
+    entry.resolve(message.answer);
+    return;
+  }
+  if (message.type === "ask" && message.to === game.user?.id && message.action === "attack" && typeof senderId === "string") {
+    const answer = await actions.answerPlayerAttack(message.data, senderId);
+    if (answer) game.socket.emit(SOCKET, { type: "answer", id: message.id, to: senderId, answer });
+  }
+}
 
 // ── the connection, held by the active GM's client only ────────────────────────────
 
@@ -207,7 +257,11 @@ function onStatus(status) {
   }
 }
 
-/** The small status light in the corner: GMs only; click to reconnect. */
+/**
+ * The small status light: GMs only; click to reconnect. It sits in the players list
+ * (bottom left), above the names, where it covers nothing of Foundry's own UI; without
+ * that list it floats at the top of the left column, clear of the scene controls.
+ */
 function renderStatus(status) {
   if (!game.user?.isGM) return;
   let el = document.getElementById("fracas-status");
@@ -216,11 +270,17 @@ function renderStatus(status) {
     el.type = "button";
     el.id = "fracas-status";
     el.addEventListener("click", () => connection?.restart());
-    document.body.append(el);
+    const players = document.getElementById("players");
+    if (players) {
+      el.classList.add("fracas-in-players");
+      players.prepend(el);
+    } else {
+      document.body.append(el);
+    }
   }
   const state = status?.state ?? "elsewhere";
   const text = status ? describeState(status) : t("FRACAS.Status.Elsewhere");
-  el.className = `fracas-status fracas-${state}`;
+  el.className = `fracas-status fracas-${state}${el.parentElement?.id === "players" ? " fracas-in-players" : ""}`;
   el.dataset.state = state;
   el.textContent = t("FRACAS.Status.Label", { state: state === "elsewhere" ? t("FRACAS.Status.OtherGM") : state });
   el.title = t("FRACAS.Status.Title", { text }) + (connection ? `\n${t("FRACAS.Status.Reconnect")}` : "");
@@ -301,6 +361,14 @@ Hooks.once("init", () => {
   }
   const module = game.modules.get(MODULE_ID);
   if (module) module.api = api;
+  game.keybindings?.register(MODULE_ID, "attack", {
+    name: "FRACAS.Keybinding.Attack", hint: "FRACAS.Keybinding.AttackHint",
+    editable: [{ key: "KeyF", modifiers: ["Shift"] }],
+    onDown: () => {
+      api.attackDialog();
+      return true;
+    },
+  });
 
   const onRender = (message, html) => {
     try {
@@ -322,7 +390,23 @@ Hooks.once("init", () => {
   else Hooks.on("renderChatMessage", onRender);
 });
 
+// A button among the token controls, and a key (Shift+F by default), open the attack dialog.
+Hooks.on("getSceneControlButtons", (controls) => {
+  const tool = { name: "fracasAttack", title: "FRACAS.Controls.Attack", icon: "fa-solid fa-dice-d20", button: true };
+  if (Array.isArray(controls)) {
+    // v12: an array of controls, each with an array of tools.
+    controls.find((c) => c.name === "token")?.tools.push({ ...tool, onClick: () => api.attackDialog() });
+  } else if (controls?.tokens?.tools) {
+    // v13: records keyed by name; a button tool runs onChange.
+    controls.tokens.tools.fracasAttack = { ...tool, order: Object.keys(controls.tokens.tools).length + 1,
+      onChange: () => api.attackDialog() };
+  }
+});
+
 Hooks.once("ready", () => {
+  game.socket?.on(SOCKET, (message, senderId) => {
+    onSocket(message, senderId).catch((error) => console.error("fracas |", error));
+  });
   syncConnection();
   if (game.user?.isGM && holdsConnection() && !setting("macrosInstalled")) installMacros();
 });

@@ -95,11 +95,33 @@ describe("api.attack", () => {
     assert.equal(conn.calls.length, 0);
   });
 
-  test("players are told the GM resolves attacks", async () => {
+  test("a player's attack goes to the GM's client, only with an own token and without chosen dice", async () => {
     const { api, vtt, conn } = setup({ isGM: false });
     await api.attack({ strikes: strikesAtBoth });
-    assert.match(vtt.notes[0].text, /only a GM can resolve attacks with fracas/);
+    assert.match(vtt.notes[0].text, /you can attack only with a token you own/);
+    vtt.owned.add("hero");
+    await api.attack({ strikes: strikesAtBoth, seed: 4 });
+    assert.match(vtt.notes[1].text, /only the GM chooses the dice/);
+    vtt.gmAnswers = (action, data) => ({ requestId: "r1", messageId: "m1", total_damage: 11, echo: data });
+    const out = await api.attack({ strikes: strikesAtBoth, advantage: true });
+    assert.deepEqual(vtt.asked.at(-1), { action: "attack", data: { attacker: "hero", targets: ["g1", "g2"], strikes: strikesAtBoth, advantage: true } });
+    assert.equal(out.total_damage, 11);
+    assert.equal(conn.calls.length, 0, "a player's client never calls the bridge");
+  });
+
+  test("the GM's client answers a player's attack only for a token that player owns", async () => {
+    const { api, vtt, conn, gobActor } = setup();
+    vtt.ownersOf = { hero: ["player1"] };
+    const refused = await api.answerPlayerAttack({ attacker: "hero", targets: ["g1"], strikes: [{ ...sword, target: "g1" }] }, "player2");
+    assert.match(refused.error, /only with a token you own/);
     assert.equal(conn.calls.length, 0);
+    const answer = await api.answerPlayerAttack({ attacker: "hero", targets: ["g1"], strikes: [{ ...sword, target: "g1" }],
+      seed: 4, rolls: [20] }, "player1");
+    assert.equal(conn.calls.length, 1);
+    assert.equal(conn.calls[0].params.seed, undefined, "a player's seed never reaches the bridge");
+    assert.equal(answer.total_damage, 11);
+    assert.equal(gobActor.system.health.value, 2);
+    assert.equal(vtt.messages.length, 1);
   });
 
   test("no connection on this client: a clear message", async () => {

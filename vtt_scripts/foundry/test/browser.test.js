@@ -40,17 +40,20 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   });
 
   /** A page of the test world, booted and (unless told otherwise) connected. */
-  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected" } = {}) {
+  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present" } = {}) {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e));
-    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token });
+    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token, user, gm });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
     if (expect) await page.waitForSelector(`#fracas-status[data-state="${expect}"]`);
     await page.evaluate(() => {
       const sheet = (ac, hp, str, agi) => ({ health: { value: hp, max: hp }, attributes: { ac: { value: ac }, strength: { value: str }, agility: { value: agi } } });
-      __world.addToken({ id: "tokHero", name: "Aldric", actor: { id: "hero", name: "Aldric", system: sheet(13, 20, 4, 3) } });
+      // The player owns Aldric, who carries a longsword with fracas strike data (an item flag).
+      __world.addToken({ id: "tokHero", name: "Aldric", actor: { id: "hero", name: "Aldric", system: sheet(13, 20, 4, 3),
+        owners: ["userPL000000001"], items: [{ id: "itSword", name: "Longsword",
+          flags: { fracas: { strikes: [{ method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" }] } } }] } });
       __world.addToken({ id: "tokGob", name: "Goblin", actor: { id: "gob", name: "Goblin", uuid: "Scene.s1.Token.tokGob.Actor.gob", system: sheet(12, 12, 2, 2) } });
       __world.control(["tokHero"]);
       __world.target(["tokGob"]);
@@ -253,9 +256,15 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
 
   test("players: no connection, no status light, no Undo button, no Body values", async () => {
     const page = await browser.newPage();
-    const query = new URLSearchParams({ gen: "13", user: "player", bridgeUrl: bridge.url, bridgeToken: TOKEN });
+    const query = new URLSearchParams({ gen: "13", user: "player", gm: "absent", bridgeUrl: bridge.url, bridgeToken: TOKEN });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
+    await page.evaluate(() => {
+      __world.addToken({ id: "tokMine", name: "Mine", actor: { id: "mine", name: "Mine", owners: ["userPL000000001"],
+        system: { health: { value: 5, max: 5 }, attributes: { ac: { value: 10 }, strength: { value: 3 }, agility: { value: 2 } } } } });
+      __world.control(["tokMine"]);
+      __world.target(["tokMine"]);
+    });
     const out = await page.evaluate(async () => {
       // A card as the GM's client posts it, arriving on the player's client.
       const changes = [{ uuid: "Actor.x", name: "Goblin", path: "system.health.value", before: 12, damage: 6, after: 6 }];
@@ -263,7 +272,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         + '<button type="button" data-fracas-action="undo">Undo damage</button></footer></div>';
       const m = await ChatMessage.create({ content, flags: { fracas: { kind: "attack", changes, undone: null } } });
       const el = document.querySelector(`[data-message-id="${m.id}"]`);
-      const attack = await game.modules.get("fracas").api.attack({ strikes: [] });
+      const attack = await game.modules.get("fracas").api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 1, damage_type: "edged" }] });
       return {
         status: game.modules.get("fracas").api.status(),
         light: !!document.getElementById("fracas-status"),
@@ -275,8 +284,138 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     });
     assert.deepEqual(out, {
       status: null, light: false, undo: false, applied: "damage applied", attack: null,
-      notes: ["fracas: only a GM can resolve attacks with fracas: the GM's browser is the one connected to the bridge"],
+      notes: ["fracas: no GM is connected, and only the GM's client can reach the bridge: ask your GM to join, then attack again"],
     });
+    await page.close();
+  });
+
+  test("a player attacks through the GM's client (two pages): own token only, applied and shown on the GM's side", async () => {
+    const gmSide = await openWorld();
+    const playerSide = await openWorld({ user: "player", expect: null });
+    const out = await playerSide.page.evaluate(async () => {
+      const api = game.modules.get("fracas").api;
+      // Not the player's token: refused by the player's client already.
+      __world.control(["tokGob"]);
+      const refused = await api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 1, damage_type: "edged" }] });
+      __world.control(["tokHero"]);
+      const answer = await api.attack({ item: "Longsword" });
+      return { refused, answer, notes: __world.notes.map((n) => n.text), status: api.status() };
+    });
+    assert.equal(out.refused, null);
+    assert.equal(out.notes[0], "fracas: you can attack only with a token you own");
+    assert.equal(out.status, null, "the player's client holds no connection");
+    assert.ok(out.answer && typeof out.answer.total_damage === "number", JSON.stringify(out));
+    // The GM's client resolved it with the bridge, applied the damage and posted the card.
+    const gm = await gmSide.page.evaluate((id) => ({
+      hp: __world.actor("tokGob").system.health.value,
+      card: game.messages.get(id)?.content ?? null,
+      player: game.messages.get(id)?.flags.fracas.requestId,
+    }), out.answer.messageId);
+    assert.equal(gm.hp, Math.max(0, 12 - out.answer.total_damage));
+    assert.match(gm.card, /Aldric attacks/);
+    assert.equal(gm.player, out.answer.requestId);
+    // A forged request naming a token the sender does not own is refused by the GM's client.
+    const forged = await playerSide.page.evaluate(() => new Promise((resolve) => {
+      game.socket.on("module.fracas", (m) => { if (m.type === "answer") resolve(m.answer); });
+      game.socket.emit("module.fracas", { type: "ask", id: "forged-1", action: "attack", to: "userGM000000001",
+        data: { attacker: "tokGob", targets: ["tokHero"], strikes: [{ method: "melee", style: "slashing", dice: 5, damage_type: "edged" }] } });
+    }));
+    assert.match(forged.error, /only with a token you own/);
+    assert.equal(await gmSide.page.evaluate(() => __world.actor("tokHero").system.health.value), 20);
+    await playerSide.page.close();
+    await gmSide.page.close();
+  });
+
+  test("per-target buttons: undo one target, apply half, the defeated mark at 0 and off again", async () => {
+    const { page, errors } = await openWorld();
+    const out = await page.evaluate(async () => {
+      const api = game.modules.get("fracas").api;
+      const r = await api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" }],
+        rolls: [20, 20, 20, 2, 1] });
+      return { id: r.messageId, damage: r.result.total_damage };
+    });
+    assert.equal(out.damage, 6);
+    const row = () => page.locator(`[data-message-id="${out.id}"] .fracas-target-actions[data-target="tokGob"]`);
+    await row().locator('[data-fracas-action="undo-target"]').click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    await row().locator('[data-fracas-action="half"]').click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 9);
+    await row().locator('[data-fracas-action="undo-target"]').click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    await row().locator('[data-fracas-action="double"]').click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 0);
+    assert.ok(await page.evaluate(() => __world.actor("tokGob").statuses.has("dead")), "defeated at 0");
+    await page.locator(`[data-message-id="${out.id}"] [data-fracas-action="undo"]`).click();
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    assert.ok(!(await page.evaluate(() => __world.actor("tokGob").statuses.has("dead"))), "the mark is taken back");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("the token controls' button and Shift+F open the attack dialog; the dialog offers the weapon items", async () => {
+    const { page, errors } = await openWorld();
+    await page.locator('#controls [data-tool="fracasAttack"]').click();
+    let dialog = page.locator("dialog");
+    await dialog.waitFor();
+    assert.deepEqual(await dialog.locator('select[name="weapon"] option').allTextContents(), ["(the strike below)", "Longsword"]);
+    await dialog.locator('select[name="weapon"]').selectOption("itSword");
+    await dialog.locator('input[name="rolls"]').fill("15 16");
+    await dialog.locator('[data-action="ok"]').click();
+    await page.waitForFunction(() => [...game.messages.values()].some((m) => m.flags.fracas?.kind === "attack"));
+    // Longsword: 2d20 slashing, weight 1; 15 and 16 + 4 hit AC 12: 2 + 1 + Strength 4's +1 = 4.
+    assert.equal(await hp(page, "tokGob"), 8);
+    await page.keyboard.press("Shift+KeyF");
+    dialog = page.locator("dialog");
+    await dialog.waitFor();
+    await dialog.locator('[data-action="close"]').click();
+    // The status light sits in the players list, not over Foundry's own UI.
+    assert.equal(await page.evaluate(() => document.getElementById("fracas-status").parentElement.id), "players");
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("initiative: defeated combatants roll nothing, the current turn stays, hidden ones only in the GM's card", async () => {
+    const { page } = await openWorld();
+    const out = await page.evaluate(async () => {
+      const sheet = { health: { value: 5, max: 5 }, attributes: { ac: { value: 10 }, strength: { value: 2 }, agility: { value: 4 } } };
+      __world.addToken({ id: "tokDead", name: "Fallen", actor: { id: "dead", name: "Fallen", system: sheet } });
+      __world.addToken({ id: "tokLurk", name: "Lurker", actor: { id: "lurk", name: "Lurker", system: sheet } });
+      const combat = __world.startCombat(["tokHero", "tokGob", "tokDead", "tokLurk"], { defeated: ["tokDead"], hidden: ["tokLurk"] });
+      const current = combat.combatant.id;
+      const r = await game.modules.get("fracas").api.initiative({ seed: 11 });
+      const cards = [...game.messages.values()].filter((m) => m.flags.fracas?.kind === "initiative");
+      return {
+        rolled: r.result.order.map((e) => e.id).sort(),
+        dead: combat.combatants.get("cmb2").initiative,
+        current, now: combat.combatant.id,
+        cards: cards.map((m) => ({ whisper: m.whisper.length > 0, lurker: m.content.includes("Lurker") })),
+      };
+    });
+    assert.deepEqual(out.rolled, ["cmb0", "cmb1", "cmb3"]);
+    assert.equal(out.dead, null);
+    assert.equal(out.now, out.current, "the turn stays with whoever had it");
+    assert.deepEqual(out.cards, [{ whisper: true, lurker: true }, { whisper: false, lurker: false }]);
+    await page.close();
+  });
+
+  test("mob with mixed conditions: each token read on its own, in id order whatever the selection order", async () => {
+    const { page } = await openWorld();
+    const run = (order) => page.evaluate(async (ids) => {
+      const bones = { health: { value: 5, max: 5 }, attributes: { ac: { value: 10 }, strength: { value: 3 }, agility: { value: 2 } } };
+      for (const [i, id] of ["tokS0", "tokS1", "tokS2"].entries()) {
+        const statuses = i === 1 ? ["prone"] : [];
+        __world.addToken({ id, name: "Skeleton", actor: { id: "skel", name: "Skeleton", uuid: `Scene.s1.Token.${id}.Actor.skel`, system: bones, statuses } });
+      }
+      __world.control(ids);
+      __world.target(["tokGob"]);
+      const r = await game.modules.get("fracas").api.mob({ strikes: [{ method: "melee", style: "slashing", dice: 1, damage_type: "edged" }],
+        seed: 3, applyDamage: false });
+      return { groups: r.result.groups.map((g) => [g.profile, g.count]), damage: r.result.total_damage };
+    }, order);
+    const a = await run(["tokS0", "tokS1", "tokS2"]);
+    const b = await run(["tokS2", "tokS1", "tokS0"]);
+    assert.deepEqual(a, b);
+    assert.equal(a.groups.length, 2, `a prone skeleton is a profile of its own: ${JSON.stringify(a.groups)}`);
     await page.close();
   });
 

@@ -183,6 +183,16 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
       vtt.initiativeOptions = options;
     },
     promptForm: async () => vtt.formAnswer,
+    owned: new Set(), // token ids this (player) user owns
+    ownsToken: (v) => vtt.owned.has(v?.id),
+    userOwnsToken: (userId, v) => (vtt.ownersOf?.[v?.id] ?? []).includes(userId),
+    holdsConnection: () => vtt.gm,
+    asked: [],
+    askGM: async (action, data) => {
+      vtt.asked.push({ action, data: structuredClone(data) });
+      if (!vtt.gmAnswers) throw Object.assign(new Error("no GM"), { name: "InputError" });
+      return vtt.gmAnswers(action, data);
+    },
     notify: (level, text) => vtt.notes.push({ level, text }),
     forgetDocument: (uuid) => docs.delete(uuid),
   };

@@ -13,6 +13,11 @@ if (!params.has("macros")) __world.preset("macrosInstalled", true);
 const manifest = await (await fetch("../module.json")).json();
 for (const path of manifest.esmodules) await import(`../${path}`);
 
+// Foundry's order: init (no user, no translations yet), i18nInit (translations), setup, ready.
 Hooks.callAll("init");
+for (const language of manifest.languages ?? []) if (language.lang === game.i18n.lang) await game.i18n.load(`../${language.path}`);
+Hooks.callAll("i18nInit");
+__world.login();
+Hooks.callAll("setup");
 Hooks.callAll("ready");
 window.__booted = true;

@@ -61,7 +61,7 @@ const documents = new Map(); // uuid → document, for fromUuid
 
 // ── Documents ──────────────────────────────────────────────────────────────────────
 class Actor {
-  constructor({ id, name, system, statuses = [], flags = {}, uuid }) {
+  constructor({ id, name, system, statuses = [], flags = {}, uuid, owners = [], items = [] }) {
     this.id = id;
     this.name = name;
     this.system = structuredClone(system);
@@ -69,7 +69,27 @@ class Actor {
     this.statuses = new Set(statuses);
     this.uuid = uuid ?? `Actor.${id}`;
     this.documentName = "Actor";
+    this.owners = new Set(owners); // user ids with OWNER permission (GMs always have it)
+    this.items = items.map((i) => ({ id: i.id ?? randomID(), name: i.name, flags: structuredClone(i.flags ?? {}) }));
     documents.set(this.uuid, this);
+  }
+
+  /** As Foundry: a GM owns everything; a player what it was given. */
+  testUserPermission(user, level) {
+    if (!user) throw new Error("testUserPermission needs a user");
+    if (level !== 3 && level !== "OWNER") throw new Error(`the shim knows only the OWNER level, not ${level}`);
+    return !!user.isGM || this.owners.has(user.id);
+  }
+
+  get isOwner() { return this.testUserPermission(game.user, 3); }
+
+  async toggleStatusEffect(id, { active, overlay = false } = {}) {
+    await new Promise((r) => setTimeout(r, 5));
+    if (typeof id !== "string") throw new Error("toggleStatusEffect needs a status id");
+    if (active === undefined ? !this.statuses.has(id) : active) this.statuses.add(id);
+    else this.statuses.delete(id);
+    this.overlay = overlay;
+    return active;
   }
 
   async update(data) {
@@ -104,8 +124,17 @@ class Token {
 }
 
 class Combatant {
-  constructor({ id, name, token, actor }) {
-    Object.assign(this, { id, name, token, actor, initiative: null });
+  constructor({ id, name, token, actor, defeated = false, hidden = false }) {
+    Object.assign(this, { id, name, token, actor, initiative: null, defeated, hidden });
+  }
+
+  get isDefeated() { return this.defeated; }
+
+  async update(data) {
+    await new Promise((r) => setTimeout(r, 5));
+    for (const key of Object.keys(data)) if (!["defeated", "initiative", "hidden"].includes(key)) throw new Error(`Combatant.update: ${key}`);
+    Object.assign(this, data);
+    return this;
   }
 }
 
@@ -114,6 +143,20 @@ class Combat {
     this.id = randomID();
     this.combatants = new Map(combatants.map((c) => [c.id, c]));
     this.combatants[Symbol.iterator] = function* iterate() { yield* Map.prototype.values.call(this); };
+    this.round = 1;
+    this.turn = 0;
+  }
+
+  get combatant() { return this.turns[this.turn] ?? null; }
+
+  async update(data) {
+    await new Promise((r) => setTimeout(r, 5));
+    for (const key of Object.keys(data)) if (!["turn", "round"].includes(key)) throw new Error(`Combat.update: ${key}`);
+    if (data.turn !== undefined && !(Number.isInteger(data.turn) && data.turn >= 0 && data.turn < this.turns.length)) {
+      throw new Error(`turn ${data.turn} is out of range`);
+    }
+    Object.assign(this, data);
+    return this;
   }
 
   async updateEmbeddedDocuments(type, updates) {
@@ -376,6 +419,56 @@ class Settings {
   }
 }
 
+// ── Keybindings: registered during init only; a key press runs onDown ─────────────
+class Keybindings {
+  #bindings = new Map();
+  #open = true;
+
+  register(namespace, action, config) {
+    if (!this.#open) throw new Error("keybindings must be registered during init");
+    if (!config.name || !Array.isArray(config.editable)) throw new Error(`keybinding ${namespace}.${action} needs a name and editable keys`);
+    this.#bindings.set(`${namespace}.${action}`, config);
+  }
+
+  close() { this.#open = false; }
+
+  get(namespace, action) { return this.#bindings.get(`${namespace}.${action}`)?.editable ?? []; }
+
+  press(event) {
+    for (const config of this.#bindings.values()) {
+      for (const key of config.editable) {
+        const mods = key.modifiers ?? [];
+        if (event.code === key.key && mods.includes("Shift") === event.shiftKey && mods.includes("Control") === event.ctrlKey) {
+          config.onDown?.({ event });
+        }
+      }
+    }
+  }
+}
+const keybindings = new Keybindings();
+document.addEventListener("keydown", (event) => keybindings.press(event));
+
+/** The scene controls, built as Foundry v12 (array) or v13 (records) hands them to the hook. */
+function renderControls() {
+  const nav = document.getElementById("controls");
+  if (!nav) return;
+  nav.replaceChildren();
+  const tokenTools = generation >= 13 ? {} : [];
+  const controls = generation >= 13
+    ? { tokens: { name: "tokens", title: "Token Controls", tools: tokenTools } }
+    : [{ name: "token", title: "Token Controls", tools: tokenTools }];
+  Hooks.callAll("getSceneControlButtons", controls);
+  const tools = generation >= 13 ? Object.values(controls.tokens.tools) : controls[0].tools;
+  for (const tool of tools) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.tool = tool.name;
+    button.title = game.i18n.localize(tool.title);
+    button.addEventListener("click", () => (generation >= 13 ? tool.onChange?.(new Event("click"), true) : tool.onClick?.()));
+    nav.append(button);
+  }
+}
+
 // ── The world ─────────────────────────────────────────────────────────────────────
 const gm = { id: "userGM000000001", name: "Gamemaster", isGM: true, active: true, targets: new Set() };
 const player = { id: "userPL000000001", name: "Player", isGM: false, active: true, targets: new Set() };
@@ -383,12 +476,45 @@ const asPlayer = params.get("user") === "player";
 const me = asPlayer ? player : gm;
 
 const users = new Map([[gm.id, gm], [player.id, player]]);
-users.activeGM = gm;
+// ?gm=absent: no GM is connected (a player alone in the world).
+users.activeGM = params.get("gm") === "absent" ? null : gm;
+
+// ── The module socket between pages of the test (one page per client) ────────────
+// As Foundry's server does, a message goes to the other clients only, and the
+// receiver learns who sent it (the sender cannot name itself).
+const channel = new BroadcastChannel("fracas-test-socket");
+const socketListeners = new Map();
+channel.onmessage = (event) => {
+  const { name, data, sender } = event.data ?? {};
+  for (const fn of socketListeners.get(name) ?? []) fn(structuredClone(data), sender);
+};
+const socket = {
+  emit(name, data) {
+    if (!name.startsWith("module.") && !name.startsWith("system.")) throw new Error(`socket event ${name} is not a module's`);
+    JSON.stringify(data);
+    channel.postMessage({ name, data, sender: me.id });
+  },
+  on(name, fn) {
+    if (!socketListeners.has(name)) socketListeners.set(name, []);
+    socketListeners.get(name).push(fn);
+  },
+};
+
+// ── Translations: as Foundry, loaded from module.json's languages before i18nInit ──
+const translations = {};
+const i18n = {
+  lang: "en",
+  has: (key) => Object.prototype.hasOwnProperty.call(translations, key),
+  localize: (key) => translations[key] ?? key,
+  format: (key, data = {}) => (translations[key] ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in data ? String(data[k]) : m)),
+  async load(path) { Object.assign(translations, await (await fetch(path)).json()); },
+};
 
 const tokens = new Map();
 const notes = [];
 
-globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } } };
+globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } }, specialStatusEffects: { DEFEATED: "dead" } };
+globalThis.CONST = { DOCUMENT_OWNERSHIP_LEVELS: { NONE: 0, LIMITED: 1, OBSERVER: 2, OWNER: 3 } };
 globalThis.foundry = {
   utils: { randomID, setProperty, mergeObject, fromUuid: async (uuid) => documents.get(uuid) ?? null },
   dice: { Roll, terms: { RollTerm, DiceTerm, Die, OperatorTerm } },
@@ -399,10 +525,15 @@ globalThis.Roll = Roll;
 globalThis.ChatMessage = ChatMessage;
 globalThis.Macro = Macro;
 const settings = new Settings();
+// game.user is set when the world is ready to play (after init), as in Foundry: code
+// that reads it during init finds nothing.
 globalThis.game = {
   release: { generation, version: `${generation}.999` },
-  user: me,
+  user: null,
   users,
+  socket,
+  i18n,
+  keybindings,
   settings,
   modules: new Map([["fracas", { id: "fracas", active: true }]]),
   messages: new Map(),
@@ -431,7 +562,14 @@ globalThis.ui = {
 globalThis.__world = {
   notes,
   preset: (key, value) => settings.preset("fracas", key, value),
+  /** What boot.js calls between init and ready: the user logs in. */
+  login() {
+    game.user = me;
+    keybindings.close();
+    renderControls();
+  },
   addToken({ id, name, actor }) {
+    // A token's actor may name the users who own it (`owners`) and carry items.
     const a = actor instanceof Actor ? actor : new Actor(actor);
     const t = new Token(new TokenDocument({ id, name, actor: a }));
     tokens.set(id, t);
@@ -440,8 +578,9 @@ globalThis.__world = {
   control(ids) { canvas.tokens.controlled = ids.map((id) => tokens.get(id)); },
   target(ids) { game.user.targets = new Set(ids.map((id) => tokens.get(id))); },
   actor: (id) => tokens.get(id).actor,
-  startCombat(ids) {
-    game.combat = new Combat(ids.map((id, i) => new Combatant({ id: `cmb${i}`, name: tokens.get(id).name, token: tokens.get(id).document, actor: tokens.get(id).actor })));
+  startCombat(ids, { defeated = [], hidden = [] } = {}) {
+    game.combat = new Combat(ids.map((id, i) => new Combatant({ id: `cmb${i}`, name: tokens.get(id).name, token: tokens.get(id).document,
+      actor: tokens.get(id).actor, defeated: defeated.includes(id), hidden: hidden.includes(id) })));
     return game.combat;
   },
   Actor,

@@ -225,7 +225,7 @@ export function attackRollSpecs(model) {
         if (d3.length) groups.push({ faces: 3, flavor: "stray crit damage", results: d3 });
       }
     }
-    specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups });
+    specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups, total: s.damage });
   }
   for (const t of model.targets) {
     const release = t.grappleRelease;
@@ -241,7 +241,7 @@ export function attackRollSpecs(model) {
     if (!save.passed && save.incapacitated_actions) {
       groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true }] });
     }
-    specs.push({ label: `shock save of ${t.name}`, groups });
+    specs.push({ label: `shock save of ${t.name}`, groups, total: save.total });
   }
   return specs;
 }

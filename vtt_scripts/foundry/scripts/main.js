@@ -67,7 +67,11 @@ function makeRolls(specs) {
         results: group.results.map((r) => ({ ...r })), options: { flavor: group.flavor }, evaluated: true,
       }));
     });
-    return Roll.fromTerms(terms);
+    const roll = Roll.fromTerms(terms);
+    // The sum of the faces means nothing here: the roll's total is what the engine says
+    // (a strike's damage, a save's total), or it stays the faces' sum when there is none.
+    if (Number.isFinite(spec.total)) roll._total = spec.total;
+    return roll;
   });
 }
 
@@ -76,9 +80,11 @@ async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
     content,
     rolls,
     flags,
-    speaker: speaker?.tokenDocument
-      ? ChatMessage.getSpeaker({ token: speaker.tokenDocument })
-      : ChatMessage.getSpeaker({ alias: "fracas" }),
+    // A token with an actor speaks as that token; one without (a tile-like token, a
+    // deleted actor) gets its name as an alias, not a speaker that points nowhere.
+    speaker: speaker?.tokenDocument && speaker.actor
+      ? ChatMessage.getSpeaker({ token: speaker.tokenDocument, actor: speaker.actor })
+      : ChatMessage.getSpeaker({ alias: speaker?.name ?? "fracas" }),
   };
   if (whisperToGM) data.whisper = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
   return ChatMessage.create(data);

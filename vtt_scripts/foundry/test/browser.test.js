@@ -77,6 +77,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         flagsSeed: message.flags.fracas.seed,
         terms: message.rolls.map((roll) => roll.terms.filter((t) => t.faces).map((t) => ({ faces: t.faces, values: t.results.map((x) => x.result), evaluated: t._evaluated, cls: t.constructor.name }))),
         formula: message.rolls[0].formula,
+        rollTotal: message.rolls[0].total,
         messageId: r.messageId,
       };
     }, [sword, TWO_CRITS]);
@@ -91,6 +92,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
       { faces: 3, values: [2], evaluated: true, cls: "Die" },
     ]]);
     assert.equal(out.formula, "2d20[pool] + 2d20[crit] + 1d3[crit damage]");
+    assert.equal(out.rollTotal, 6, "the roll's total is the strike's damage, not the sum of its faces");
 
     const card = page.locator(`[data-message-id="${out.messageId}"] .fracas-card`);
     assert.equal(await card.locator(".fracas-title").textContent(), "Aldric attacks");

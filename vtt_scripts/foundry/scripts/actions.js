@@ -39,16 +39,24 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(uuid: string) => Promise<object|null>} getDocument
  * @property {(doc: object, data: object) => Promise<unknown>} updateDocument
  * @property {() => object|null} combat     {id, combatants: [{id, name, view}]}
- * @property {(combat: object, values: object[]) => Promise<unknown>} setInitiative
+ * @property {(combat: object, values: object[], options?: {keepTurnOf?: string|null}) => Promise<unknown>} setInitiative
  * @property {(html: string, title: string) => Promise<object|null>} promptForm
  * @property {(level: "info"|"warn"|"error", text: string) => void} notify
+ * @property {(actor: object, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark
+ * @property {(view: object) => boolean} ownsToken      this user owns the token's actor
+ * @property {(userId: string, view: object) => boolean} userOwnsToken  that user owns it (GM side)
+ * @property {() => boolean} holdsConnection    this client holds the bridge connection
+ * @property {(action: string, data: object) => Promise<any>} askGM  a request to the active GM's client
  */
 
 /** Names for the chat card: token names, numbered when two targets share one. */
 export function displayNames(views) {
+  /** @type {Record<string, number>} */
   const counts = {};
   for (const v of views) counts[v.name] = (counts[v.name] ?? 0) + 1;
+  /** @type {Record<string, number>} */
   const seen = {};
+  /** @type {Record<string, string>} */
   const names = {};
   for (const v of views) {
     if (counts[v.name] > 1) {
@@ -486,7 +494,8 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   /**
    * A mob attack (bulk, summary): the controlled tokens grouped by actor attack the
    * targets; per-target totals applied with Undo; one compact card.
-   * @param {{strikes?: object[]|object, assign?: "split"|"each", attackers?, targets?, seed?}} options
+   * @param {Record<string, any>} [options] strikes, assign ("split" | "each"), attackers, targets, seed,
+   *   advantage, disadvantage, ruleset, attackerData, targetData, applyDamage, requestId
    */
   async function mob(options = {}) {
     requireGM("resolve mob attacks with fracas");
@@ -613,7 +622,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;
     const requestId = options.requestId ?? newId();
-    const result = await conn.call("compete.roll", request, { id: requestId });
+    const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
     const names = displayNames([challenger, defender]);
     const message = await vtt.postCard({
       content: renderCompeteCard(result, { names }), rolls: [],
@@ -659,7 +668,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;
     const requestId = options.requestId ?? newId();
-    const result = await conn.call("impale.resolve", request, { id: requestId });
+    const result = /** @type {any} the engine's impalement result */ (await conn.call("impale.resolve", request, { id: requestId }));
     const changes = apply
       ? planDamage({ targets: [charger], damageById: { [charger.id]: result.charger.damage }, path: map.body,
         floorAtZero: setting("floorBodyAtZero") !== false })

@@ -33,7 +33,7 @@ export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget 
   if (!card) return;
   const changes = Array.isArray(flags?.changes) ? flags.changes : [];
   const applied = card.querySelector(".fracas-applied");
-  const button = card.querySelector('[data-fracas-action="undo"]');
+  const button = /** @type {HTMLButtonElement|null} */ (card.querySelector('[data-fracas-action="undo"]'));
   if (applied) {
     applied.textContent = "";
     if (changes.length) {
@@ -43,7 +43,7 @@ export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget 
     }
   }
   // Per target, for GMs: apply the damage (whole, half or double), or undo it.
-  for (const slot of card.querySelectorAll(".fracas-target-actions")) {
+  for (const slot of /** @type {NodeListOf<HTMLElement>} */ (card.querySelectorAll(".fracas-target-actions"))) {
     slot.replaceChildren();
     const id = slot.dataset.target;
     const target = (flags?.targets ?? []).find((x) => x.id === id);

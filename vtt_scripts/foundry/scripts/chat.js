@@ -91,6 +91,11 @@ export function strikeOutcome(s) {
   return parts.join(" · ");
 }
 
+/**
+ * @param {number} faces
+ * @param {number} face
+ * @param {{hit?: boolean, discarded?: boolean, title: string}} how
+ */
 function dieItem(faces, face, { hit, discarded, title }) {
   const cls = ["roll", "die", `d${faces}`];
   if (discarded) cls.push("discarded");
@@ -239,7 +244,7 @@ export function attackRollSpecs(model) {
     if (!save) continue;
     const groups = [{ faces: 20, flavor: "shock save", results: [{ result: save.roll, active: true, success: !!save.passed, failure: !save.passed }] }];
     if (!save.passed && save.incapacitated_actions) {
-      groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true }] });
+      groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
     }
     specs.push({ label: `shock save of ${t.name}`, groups, total: save.total });
   }

@@ -51,13 +51,14 @@ export class BridgeConnection {
   #lastFailure = "";
   #pending = new Map();
   #listeners = new Set();
+  /** @type {{state: string, detail: string, [key: string]: unknown}} */
   #status = { state: STATES.IDLE, detail: "" };
 
   /**
    * @param {object} opts
    * @param {string} opts.url              ws://127.0.0.1:8765
    * @param {string} opts.token            the bridge's access token
-   * @param {Function} opts.WebSocketImpl  the WebSocket class
+   * @param {new (url: string) => WebSocket} opts.WebSocketImpl  the WebSocket class
    * @param {{setTimeout: Function, clearTimeout: Function}} [opts.clock]
    * @param {() => string} opts.newId      request ids (UUIDs)
    * @param {() => number} [opts.random]   jitter source in [0, 1)
@@ -181,6 +182,7 @@ export class BridgeConnection {
     };
   }
 
+  /** @param {{code?: number, reason?: string}} event */
   #closed({ code, reason }) {
     const wasConnected = this.#status.state === STATES.CONNECTED;
     const authorising = this.#status.state === STATES.CONNECTING;

@@ -25,7 +25,8 @@ function number(name, label, value, min, max) {
 /**
  * The form's HTML, filled with `values` (the last used, or the defaults).
  * @param {object} values
- * @param {{targets: string[]}} ctx  names of the targeted tokens, shown as a reminder
+ * @param {{targets?: string[], attacker?: string, weapons?: {id: string, name: string}[]}} [ctx]  names of the
+ *   targeted tokens and the attacker, shown as a reminder; the attacker's weapon items with fracas strikes
  */
 export function attackFormHtml(values, { targets = [], attacker = "", weapons = [] } = {}) {
   const v = { ...DEFAULT_STRIKE, ...(values ?? {}) };

@@ -15,7 +15,7 @@ export const ENGLISH = EN;
  * @returns {string}
  */
 export function t(key, data = {}) {
-  const i18n = globalThis.game?.i18n;
+  const i18n = /** @type {any} Foundry's game, or nothing outside Foundry */ (globalThis).game?.i18n;
   let text = null;
   if (i18n && typeof i18n.has === "function" && i18n.has(key)) text = i18n.localize(key);
   if (typeof text !== "string" || text === key) text = EN[key] ?? key;

@@ -51,8 +51,8 @@ function toView(ref) {
 // ── the adapter the actions run against ────────────────────────────────────────────
 
 function diceClasses() {
-  const terms = foundry.dice?.terms ?? {};
-  return { Die: terms.Die ?? globalThis.Die, OperatorTerm: terms.OperatorTerm ?? globalThis.OperatorTerm };
+  const terms = foundry.dice.terms;
+  return { Die: terms.Die, OperatorTerm: terms.OperatorTerm };
 }
 
 /** Roll specs → evaluated Rolls whose Die terms hold the engine's faces. */
@@ -70,12 +70,13 @@ function makeRolls(specs) {
     const roll = Roll.fromTerms(terms);
     // The sum of the faces means nothing here: the roll's total is what the engine says
     // (a strike's damage, a save's total), or it stays the faces' sum when there is none.
-    if (Number.isFinite(spec.total)) roll._total = spec.total;
-    return roll;
+    if (!Number.isFinite(spec.total)) return roll;
+    return Roll.fromData(/** @type {any} Roll JSON, its total the engine's */ ({ ...roll.toJSON(), total: spec.total }));
   });
 }
 
 async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
+  /** @type {any} the module's flags are its own (not in Foundry's core flag types) */
   const data = {
     content,
     rolls,
@@ -91,14 +92,13 @@ async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
 }
 
 async function getDocument(uuid) {
-  const resolve = foundry.utils?.fromUuid ?? globalThis.fromUuid;
-  return (await resolve(uuid)) ?? null;
+  return (await fromUuid(uuid)) ?? null;
 }
 
 function currentCombat() {
   const combat = game.combat;
   if (!combat) return null;
-  const combatants = [...combat.combatants].map((c) => {
+  const combatants = [...combat.combatants].map((/** @type {any} */ c) => {
     const view = c.token ? tokenView(c.token) : null;
     return {
       id: c.id,
@@ -135,7 +135,7 @@ const vtt = {
   makeRolls: async (specs) => makeRolls(specs),
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
-  setMessageFlags: (id, values) => game.messages.get(id).update({ flags: { [MODULE_ID]: values } }),
+  setMessageFlags: (id, values) => game.messages.get(id).update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
@@ -165,7 +165,7 @@ const vtt = {
   setDefeated: async (actor, on) => {
     const id = CONFIG.specialStatusEffects?.DEFEATED ?? "dead";
     if (typeof actor.toggleStatusEffect === "function") await actor.toggleStatusEffect(id, { active: on, overlay: true });
-    for (const combatant of game.combat?.combatants ?? []) {
+    for (const combatant of /** @type {any[]} */ ([...(game.combat?.combatants ?? [])])) {
       if (combatant.actor === actor && !!combatant.defeated !== on) await combatant.update({ defeated: on });
     }
   },
@@ -272,8 +272,9 @@ function renderStatus(status) {
   if (!game.user?.isGM) return;
   let el = document.getElementById("fracas-status");
   if (!el) {
-    el = document.createElement("button");
-    el.type = "button";
+    const button = document.createElement("button");
+    button.type = "button";
+    el = button;
     el.id = "fracas-status";
     el.addEventListener("click", () => connection?.restart());
     const players = document.getElementById("players");
@@ -305,12 +306,14 @@ async function installMacros() {
   try {
     const made = [];
     for (const m of MACROS) {
-      const exists = game.macros.find((macro) => macro.getFlag?.(MODULE_ID, "macro") === m.key);
+      const exists = game.macros.find((/** @type {any} */ macro) => macro.flags?.[MODULE_ID]?.macro === m.key);
       if (exists) continue;
-      await Macro.create({
+      /** @type {any} the module's flag is its own */
+      const data = {
         name: t(m.label), type: "script", img: m.img, command: m.command,
         flags: { [MODULE_ID]: { macro: m.key } },
-      });
+      };
+      await Macro.create(data);
       made.push(t(m.label));
     }
     await game.settings.set(MODULE_ID, "macrosInstalled", true);
@@ -351,6 +354,7 @@ Hooks.once("init", () => {
   // translations load after init). A setting without a key (hidden ones) keeps its text.
   const label = (key, part, text) => (ENGLISH[settingLabelKey(key, part)] ? settingLabelKey(key, part) : text);
   for (const s of SETTINGS) {
+    /** @type {any} a setting's registration (its type is the value's constructor) */
     const config = {
       name: label(s.key, "Name", s.name), hint: label(s.key, "Hint", s.hint), scope: s.scope, config: s.config,
       type: TYPES[s.type], default: s.default,
@@ -363,9 +367,9 @@ Hooks.once("init", () => {
     }
     if (s.restricted) config.restricted = true;
     if (CONNECTION_KEYS.includes(s.key)) config.onChange = () => syncConnection({ rebuild: true });
-    game.settings.register(MODULE_ID, s.key, config);
+    game.settings.register(MODULE_ID, /** @type {any} one of SettingConfig's keys (types/foundry.d.ts) */ (s.key), config);
   }
-  const module = game.modules.get(MODULE_ID);
+  const module = /** @type {any} the module's api is its own */ (game.modules.get(MODULE_ID));
   if (module) module.api = api;
   game.keybindings?.register(MODULE_ID, "attack", {
     name: "FRACAS.Keybinding.Attack", hint: "FRACAS.Keybinding.AttackHint",
@@ -397,7 +401,7 @@ Hooks.once("init", () => {
 });
 
 // A button among the token controls, and a key (Shift+F by default), open the attack dialog.
-Hooks.on("getSceneControlButtons", (controls) => {
+Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records */ controls) => {
   const tool = { name: "fracasAttack", title: "FRACAS.Controls.Attack", icon: "fa-solid fa-dice-d20", button: true };
   if (Array.isArray(controls)) {
     // v12: an array of controls, each with an array of tools.

@@ -117,6 +117,8 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
 
 /**
  * The engine's entry in `targets` for a token.
+ * @param {object} view
+ * @param {Record<string,string>} mapping
  * @param {{conditions?: boolean, needBody?: boolean}} [options]
  */
 export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
@@ -205,9 +207,10 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   }
   const engineStrikes = strikes.map((spec, i) => {
     checkStrikeKeys(spec, `strike ${i + 1}`, STRIKE_KEYS);
+    /** @type {Record<string, any>} */
     const strike = {};
     for (const key of STRIKE_KEYS) if (spec[key] !== undefined && key !== "target") strike[key] = spec[key];
-    return { target: resolveTargetRef(spec.target, targets, i), ...strike };
+    return /** @type {{target: string, method: string, [key: string]: any}} */ ({ target: resolveTargetRef(spec.target, targets, i), ...strike });
   });
   const aimed = new Set(engineStrikes.map((s) => s.target));
   const used = targets.filter((t) => aimed.has(t.id));
@@ -278,7 +281,10 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
 
 /**
  * An ER-18 initiative request (`initiative.roll`).
- * @param {{id: string, name: string, view: object}[]} combatants  view: the combatant's token view
+ * @param {object} args
+ * @param {{id: string, name: string, view: any}[]} args.combatants  view: the combatant's token view
+ * @param {Record<string,string>} args.mapping
+ * @param {{seed?: unknown, rolls?: number[]}} [args.options]
  */
 export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
   if (!combatants?.length) throw new InputError("no combatants: add tokens to the combat encounter first");
@@ -322,6 +328,8 @@ const byText = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1
  *   actor name or id, or one list for every actor without its own `flags.fracas.strikes`
  * @param {"split"|"each"} [args.assign]  split the mob across the targets, or every
  *   token attacks every target
+ * @param {Record<string,string>} args.mapping
+ * @param {Record<string, any>} [args.options]  seed, advantage, disadvantage, conditions, needBody
  */
 export function buildBulkRequest({ attackers, targets, strikes, assign = "split", mapping, options = {} }) {
   attackers = uniqueViews(attackers ?? []);
@@ -395,6 +403,8 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
  * `attackerData` / `targetData` (one object for every target, or one per token id);
  * strikes are the ruleset's strike objects, `target` as for ER strikes. The bridge
  * checks every field and names the path of anything wrong.
+ * @param {Record<string, any>} args  ruleset, attacker, targets, strikes, attackerData, targetData, mapping,
+ *   options ({seed, rolls, needBody})
  */
 export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes, attackerData, targetData, mapping, options = {} }) {
   if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
@@ -416,6 +426,7 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
     if (targetData && typeof targetData === "object" && targetData[t.id] && typeof targetData[t.id] === "object") return targetData[t.id];
     return targetData && typeof targetData === "object" && !used.some((u) => u.id in targetData) ? targetData : {};
   };
+  /** @type {Record<string, any>} */
   const request = {
     ruleset,
     attacker: { ...flagsOf(attacker), ...(attackerData ?? {}) },
@@ -435,6 +446,7 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
  * by actor, each actor's attacker fields from its flag `flags.fracas.<ruleset>` (then
  * `attackerData`), its strikes from `strikes` (keyed by actor name or id, or one list for
  * all); targets as in buildRulesetAttackRequest.
+ * @param {Record<string, any>} args  as buildRulesetAttackRequest's, with attackers and assign
  */
 export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, attackerData, targetData, assign = "split",
   mapping, options = {} }) {
@@ -481,6 +493,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
     });
   }
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
+  /** @type {Record<string, any>} */
   const request = {
     ruleset, profiles, attacks, detail: "summary",
     targets: Object.fromEntries(used.map((t) => {

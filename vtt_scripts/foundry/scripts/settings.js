@@ -28,6 +28,20 @@ export const DATA_PATHS = [
 ];
 
 /** Every setting the module registers. `type` is "string" | "boolean" | "number". */
+/**
+ * @typedef {object} SettingSpec
+ * @property {string} key
+ * @property {"world"|"client"} scope
+ * @property {boolean} config
+ * @property {"string"|"boolean"|"number"|"object"} type
+ * @property {unknown} default
+ * @property {string} name
+ * @property {string} hint
+ * @property {Record<string, string>} [choices]
+ * @property {boolean} [restricted]
+ */
+
+/** @type {SettingSpec[]} */
 export const SETTINGS = [
   // The bridge runs on the GM's machine: one URL for the world, set by the GM; the token
   // stays in the GM's own browser (client scope) and is shown to GMs only (restricted).
@@ -56,7 +70,7 @@ export const SETTINGS = [
     name: "Request timeout (seconds)", hint: "How long to wait for the bridge before giving up (nothing is applied)." },
   { key: "heartbeatSeconds", scope: "world", config: true, type: "number", default: 15,
     name: "Heartbeat (seconds)", hint: "How often the connection is checked; a missed answer reconnects." },
-  ...DATA_PATHS.map((p) => ({
+  ...DATA_PATHS.map((p) => /** @type {SettingSpec} */ ({
     key: pathSettingKey(p.key), scope: "world", config: true, type: "string", default: p.default,
     name: `Data path: ${p.label}`, hint: `${p.hint} Leave empty when the system has none.`,
   })),
@@ -82,6 +96,7 @@ export function pathSettingKey(key) {
  * @returns {Record<string, string>}
  */
 export function readMapping(get) {
+  /** @type {Record<string, string>} */
   const mapping = {};
   for (const p of DATA_PATHS) {
     const value = get(pathSettingKey(p.key));

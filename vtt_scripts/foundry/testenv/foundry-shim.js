@@ -272,6 +272,16 @@ class Roll {
     return roll;
   }
 
+  /** As Foundry: a roll rebuilt from its JSON (what the database stores), total included. */
+  static fromData(data) {
+    if (data?.class !== "Roll" || !Array.isArray(data.terms)) throw new Error("Roll.fromData needs Roll JSON");
+    const roll = new this(data.formula, {}, data.options ?? {});
+    roll.terms = data.terms.map((t) => RollTerm.fromData(t));
+    roll._evaluated = !!data.evaluated;
+    roll._total = data.total;
+    return roll;
+  }
+
   get formula() { return this._formula; }
   get total() { return this._total; }
   get dice() { return this.terms.filter((t) => t instanceof DiceTerm); }

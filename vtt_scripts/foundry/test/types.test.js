@@ -1,0 +1,23 @@
+// The module's sources type-check against Foundry v13's published types
+// (@league-of-foundry-developers/foundry-vtt-types, with tsc --checkJs): a call with the
+// wrong arguments, a misspelt document property or a setting the module never registered
+// fails here before it fails in a GM's browser.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { test } from "node:test";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const TSC = `${ROOT}node_modules/typescript/bin/tsc`;
+const TYPES = `${ROOT}node_modules/@league-of-foundry-developers/foundry-vtt-types/package.json`;
+
+test("tsc --checkJs against Foundry v13's types finds no error in scripts/", (t) => {
+  if (!existsSync(TSC) || !existsSync(TYPES)) {
+    if (process.env.CI) assert.fail("typescript and the Foundry types are not installed: run npm install");
+    t.skip("npm install has not been run");
+    return;
+  }
+  const run = spawnSync(process.execPath, [TSC, "-p", "vtt_scripts/foundry/tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(run.status, 0, `tsc found errors:\n${run.stdout}${run.stderr}`);
+});

@@ -1,0 +1,40 @@
+// What the module tells Foundry's published types (fvtt-types, v13) about itself.
+// Its code runs from the "init" hook on and reads game.user only once a user is logged
+// in, so it is checked as code that runs in a ready game.
+import "@league-of-foundry-developers/foundry-vtt-types/lenient";
+
+declare global {
+  /** The module's settings (settings.js registers them; the values' types). */
+  interface SettingConfig {
+    "fracas.bridgeUrl": string;
+    "fracas.bridgeToken": string;
+    "fracas.chatVisibility": string;
+    "fracas.applyDamage": boolean;
+    "fracas.damageThroughSystem": boolean;
+    "fracas.markDefeated": boolean;
+    "fracas.defenseRolls": boolean;
+    "fracas.floorBodyAtZero": boolean;
+    "fracas.conditionsFromStatuses": boolean;
+    "fracas.requestTimeoutSeconds": number;
+    "fracas.heartbeatSeconds": number;
+    "fracas.pathAc": string;
+    "fracas.pathBody": string;
+    "fracas.pathBodyTemp": string;
+    "fracas.pathBodyMax": string;
+    "fracas.pathStrength": string;
+    "fracas.pathAgility": string;
+    "fracas.pathStrengthMod": string;
+    "fracas.pathAgilityMod": string;
+    "fracas.pathSize": string;
+    "fracas.pathResistant": string;
+    "fracas.pathVulnerable": string;
+    "fracas.pathImmune": string;
+    "fracas.pathSaveBonus": string;
+    "fracas.pathInitiativeBonus": string;
+    "fracas.pathSpeed": string;
+    "fracas.lastStrike": object;
+    "fracas.macrosInstalled": boolean;
+  }
+}
+
+export {};

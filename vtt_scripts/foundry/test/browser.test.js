@@ -330,6 +330,8 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
 
   test("per-target buttons: undo one target, apply half, the defeated mark at 0 and off again", async () => {
     const { page, errors } = await openWorld();
+    // A name with what Foundry enriches: it must arrive as text, not as a roll or a link.
+    await page.evaluate(() => { __world.actor("tokGob").name = "Gob"; canvas.tokens.get("tokGob").document.name = "[[1d20]] @UUID[Actor.x]{Boss}"; });
     const out = await page.evaluate(async () => {
       const api = game.modules.get("fracas").api;
       const r = await api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" }],
@@ -337,6 +339,9 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
       return { id: r.messageId, damage: r.result.total_damage };
     });
     assert.equal(out.damage, 6);
+    const message = page.locator(`[data-message-id="${out.id}"]`);
+    assert.equal(await message.locator("a.inline-roll, a.content-link").count(), 0, "a token's name was enriched");
+    assert.match(await message.locator(".fracas-target strong").first().textContent(), /\[\[1d20\]\] @UUID\[Actor\.x\]\{Boss\}/);
     const row = () => page.locator(`[data-message-id="${out.id}"] .fracas-target-actions[data-target="tokGob"]`);
     await row().locator('[data-fracas-action="undo-target"]').click();
     await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);

@@ -345,13 +345,23 @@ class ChatMessage {
     const li = document.createElement("li");
     li.className = "chat-message message";
     li.dataset.messageId = this.id;
-    li.innerHTML = `<header class="message-header">${this.speaker.alias ?? ""}</header><div class="message-content">${this.content}</div>`;
+    li.innerHTML = `<header class="message-header">${this.speaker.alias ?? ""}</header><div class="message-content">${enrich(this.content)}</div>`;
     const old = log.querySelector(`[data-message-id="${this.id}"]`);
     if (old) old.replaceWith(li);
     else log.append(li);
     if (generation >= 13) Hooks.callAll("renderChatMessageHTML", this, li, {});
     else Hooks.callAll("renderChatMessage", this, [li], {}); // jQuery-like: element at [0]
   }
+}
+
+/**
+ * As Foundry's TextEditor.enrichHTML does to message content: [[…]] becomes an inline
+ * roll and @UUID[…]{…} a content link. Text a user typed must reach it escaped.
+ */
+function enrich(html) {
+  return html
+    .replace(/\[\[([^\]]*)\]\]/g, (m, formula) => `<a class="inline-roll" data-formula="${formula}">${formula}</a>`)
+    .replace(/@UUID\[([^\]]*)\](?:\{([^}]*)\})?/g, (m, uuid, label) => `<a class="content-link" data-uuid="${uuid}">${label ?? uuid}</a>`);
 }
 
 class Macro {

@@ -9,7 +9,7 @@
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
-  renderOddsCard, renderRulesetCard, rulesetCardModel,
+  renderOddsCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
 } from "./chat.js";
 import { planDamage, planUndo } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
@@ -549,10 +549,26 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     // Defeated combatants roll nothing and keep their place.
     const standing = combat.combatants.filter((c) => !c.defeated);
     if (!standing.length) throw new InputError("every combatant is defeated: nobody rolls initiative");
-    const request = buildInitiativeRequest({
-      combatants: standing, mapping: mapping(),
-      options: { seed: seedOption(options), rolls: options.rolls },
-    });
+    const ruleset = options.ruleset ?? "enchanted-realms";
+    if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
+    /** @type {Record<string, any>} */
+    let request;
+    if (ruleset === "worldwalker") {
+      // WW-1: d20 + Dexterity modifier, from the actor flag flags.fracas.worldwalker.dex_mod.
+      request = { ruleset, combatants: standing.map((c) => {
+        const dex = getPath(c.view?.actor, "flags.fracas.worldwalker.dex_mod");
+        if (!Number.isInteger(dex)) throw new InputError(`${c.name}: no Dexterity modifier in flags.fracas.worldwalker.dex_mod (WW-1)`);
+        return { id: c.id, dex_mod: dex };
+      }) };
+      const seed = seedOption(options);
+      if (seed !== undefined && seed !== null) request.seed = seed;
+      if (options.rolls) request.rolls = options.rolls;
+    } else {
+      request = buildInitiativeRequest({
+        combatants: standing, mapping: mapping(),
+        options: { seed: seedOption(options), rolls: options.rolls },
+      });
+    }
     const requestId = options.requestId ?? newId();
     const result = await conn.call("initiative.roll", request, { id: requestId });
     const names = Object.fromEntries(standing.map((c) => [c.id, c.name]));
@@ -578,6 +594,37 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
         flags, speaker: null, whisperToGM: false,
       });
     }
+    return { requestId, result, values, messageId: message?.id ?? null };
+  }
+
+  /**
+   * Side initiative (Cartyrion CT-1, old-school OS-1): the party (combatants a player owns)
+   * and its opponents (the rest) roll as sides; every combatant of the side that acts first
+   * gets the higher initiative (sides acting together get the same). The card names the
+   * sides, not the combatants, so hidden ones stay hidden.
+   */
+  async function sideInitiative(conn, ruleset, combat, standing, options) {
+    /** @type {Record<string, any>} */
+    const request = ruleset === "cartyrion"
+      ? { ruleset, round: combat.round ?? options.round ?? 1, ambush: options.ambush ?? "none" }
+      : { ruleset, sides: [{ id: "party" }, { id: "opponents" }], ties: options.ties ?? "reroll" };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = /** @type {any} */ (await conn.call("initiative.roll", request, { id: requestId }));
+    const sideOf = (c) => (c.view?.actor?.hasPlayerOwner ? "party" : "opponents");
+    // Groups of sides in acting order: CT-1 names who goes first; OS-1 gives the groups.
+    const groups = ruleset === "cartyrion"
+      ? [[result.first], [result.first === "party" ? "opponents" : "party"]]
+      : result.order;
+    const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((g) => g.includes(sideOf(c))) }));
+    await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
+    const message = await vtt.postCard({
+      content: renderSideInitiativeCard(result), rolls: [],
+      flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: String(result.seed), changes: [], undone: null } },
+      speaker: null, whisperToGM: setting("chatVisibility") === "gm",
+    });
     return { requestId, result, values, messageId: message?.id ?? null };
   }
 

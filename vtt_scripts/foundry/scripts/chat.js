@@ -470,3 +470,18 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
     + footerHtml({ ...model, seed: String(result.seed) }, undoable)
     + "</div>";
 }
+
+/** The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first. */
+export function renderSideInitiativeCard(result) {
+  let body;
+  if (result.ruleset === "cartyrion") {
+    const surprised = result.surprised ? ` · ${result.surprised} surprised` : "";
+    body = `<div>d6 ${esc(result.roll)} → <strong>${esc(result.first)}</strong> act first${esc(surprised)} (CT-1)</div>`;
+  } else {
+    const rolls = result.sides.map((x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (ties: ${x.tiebreaks.join(", ")})` : ""}`);
+    const order = result.order.map((g) => g.join(" and ")).join(", then ");
+    body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
+  }
+  return `<div class="fracas-card fracas-initiative"><header class="fracas-title">Side initiative, round ${esc(result.round ?? "")}</header>`
+    + `${body}<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
+}

@@ -161,3 +161,51 @@ describe("translatable strings", () => {
     }
   });
 });
+
+describe("initiative of every ruleset", () => {
+  function combatSetup(answer) {
+    const pc = fakeActor({ uuid: "Actor.pc", name: "Aldric", system: sheet({ agi: 4 }) });
+    pc.hasPlayerOwner = true;
+    pc.flags = { fracas: { worldwalker: { dex_mod: 3 } } };
+    const orc = fakeActor({ uuid: "Actor.orc", name: "Orc", system: sheet({ agi: 2 }) });
+    orc.flags = { fracas: { worldwalker: { dex_mod: 1 } } };
+    const dead = fakeActor({ uuid: "Actor.dead", name: "Fallen", system: sheet({}) });
+    const vtt = fakeVtt({ tokens: [view("pc", "Aldric", pc), view("orc", "Orc", orc)] });
+    vtt.combatState = { id: "c1", round: 2, current: "c-orc", combatants: [
+      { id: "c-pc", name: "Aldric", defeated: false, hidden: false, view: view("pc", "Aldric", pc) },
+      { id: "c-orc", name: "Orc", defeated: false, hidden: true, view: view("orc", "Orc", orc) },
+      { id: "c-dead", name: "Fallen", defeated: true, hidden: false, view: view("dead", "Fallen", dead) },
+    ] };
+    const conn = fakeConnection(answer);
+    const api = createActions({ vtt, connection: () => conn, newId: () => "i1", log: (e) => { throw e; } });
+    return { api, vtt, conn };
+  }
+
+  test("old-school sides: the party and its opponents, the first group higher; nobody named on the card", async () => {
+    const { api, vtt, conn } = combatSetup(() => ({ ruleset: "old-school", seed: 3, injected: false, ties: "reroll",
+      sides: [{ id: "party", roll: 3, tiebreaks: [], wait: false }, { id: "opponents", roll: 5, tiebreaks: [], wait: false }],
+      order: [["opponents"], ["party"]] }));
+    const out = await api.initiative({ ruleset: "old-school", seed: 3 });
+    assert.deepEqual(conn.calls[0].params, { ruleset: "old-school", sides: [{ id: "party" }, { id: "opponents" }], ties: "reroll", seed: 3 });
+    assert.deepEqual(out.values, [{ id: "c-pc", value: 1 }, { id: "c-orc", value: 2 }]);
+    assert.deepEqual(vtt.initiativeOptions, { keepTurnOf: "c-orc" });
+    assert.match(vtt.messages[0].content, /opponents, then party/);
+    assert.ok(!vtt.messages[0].content.includes("Orc"), "a hidden combatant is not named");
+  });
+
+  test("Cartyrion: the round from the combat, the side that acts first", async () => {
+    const { api, conn } = combatSetup(() => ({ ruleset: "cartyrion", seed: 3, injected: false, round: 2, ambush: "none",
+      roll: 5, first: "party", surprised: null }));
+    const out = await api.initiative({ ruleset: "cartyrion" });
+    assert.deepEqual(conn.calls[0].params, { ruleset: "cartyrion", round: 2, ambush: "none" });
+    assert.deepEqual(out.values, [{ id: "c-pc", value: 2 }, { id: "c-orc", value: 1 }]);
+  });
+
+  test("Worldwalker: d20 + Dexterity modifier from the actor flag, defeated combatants left out", async () => {
+    const { api, conn } = combatSetup(() => ({ ruleset: "worldwalker", seed: 1, injected: false, order: [
+      { id: "c-pc", roll: 10, modifier: 3, total: 13, dex_mod: 3, tiebreaks: [] },
+      { id: "c-orc", roll: 4, modifier: 1, total: 5, dex_mod: 1, tiebreaks: [] }] }));
+    await api.initiative({ ruleset: "worldwalker" });
+    assert.deepEqual(conn.calls[0].params, { ruleset: "worldwalker", combatants: [{ id: "c-pc", dex_mod: 3 }, { id: "c-orc", dex_mod: 1 }] });
+  });
+});

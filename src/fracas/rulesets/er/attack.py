@@ -43,6 +43,9 @@ class AttackPlan:
     flee: Optional[dict[str, Any]] = None
     #: ER-22: the target's player rolls defense dice instead of the attacker's pool.
     defense: bool = False
+    #: Whether any follow-up can happen (a shot under friendly fire, a sneak attack at a
+    #: target with a maximum Body, a grappling target): most attacks have none, and skip them.
+    follow_ups: bool = True
     #: The kernel's one group (strikes 0..n-1, one attack): read only, so made once.
     groups: array[int] = field(default_factory=lambda: array("q"))
 
@@ -95,7 +98,9 @@ def compile_attack(request: Any) -> AttackPlan:
         for i, meta in enumerate(metas):
             if meta.friendly_fire:
                 raise RulesError(f"$.strikes[{i}].friendly_fire", say("defense_friendly_fire", strike=i))
-    return AttackPlan(plan, metas, targets, req.ruleset, flee, req.defense_rolls)
+    follow = (any(m.friendly_fire for m in metas) or any(t.spec.grappling is not None for t in targets.values())
+              or any(m.sneak is not False and targets[m.target].spec.body_max is not None for m in metas))
+    return AttackPlan(plan, metas, targets, req.ruleset, flee, req.defense_rolls, follow)
 
 
 def _flee(flee: Flee, strikes: list[Any], plan: array[int], metas: list[StrikeMeta]) -> dict[str, Any]:
@@ -163,6 +168,9 @@ def _roll_defense(attack: AttackPlan, dice: Dice, seed: int, backend: str) -> At
 def _finish(attack: AttackPlan, dice: Dice, seed: int, backend: str, out: Any, log: Any) -> AttackResult:
     """The follow-ups, in draw order, and the result."""
     metas, targets = attack.metas, attack.targets
+    if not attack.follow_ups:
+        return AttackResult(seed, attack.ruleset, backend, dice.rolls is not None, metas, targets, out, log, {},
+                            None, None, attack.flee, attack.defense)
     strays: dict[int, Any] = {}
     if not attack.defense:
         mod_used = {metas[s].target for s in range(len(metas)) if out[s * L.OUT_WIDTH + L.O_MOD_USED]}

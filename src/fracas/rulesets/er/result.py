@@ -93,45 +93,47 @@ class AttackResult:
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None, "grapple_release": None} for tid in self.targets_info}
         defense = self.defense
+        width = L.OUT_WIDTH
         for s, meta in enumerate(self.strikes_meta):
-            o = s * L.OUT_WIDTH
+            # One slice of the strike's out row (the columns O_HITS … O_LOG, in layout order).
+            (hits, crit, chain_len, _chain_dmg, base, mod, mod_used, damage, undodgeable, discard, _nat20, pool,
+             pos) = out[s * width:s * width + 13]
             to_hit = meta.to_hit
-            pos = out[o + L.O_LOG]
-            discard = out[o + L.O_DISCARD]
+            sources = meta.sources
             dice = []
             discarded = None
-            for i in range(out[o + L.O_POOL]):
-                face = log[2 * (pos + i)]
+            faces = log[2 * pos:2 * (pos + pool)]
+            for i in range(pool):
+                face = faces[2 * i]
                 if i == discard:
                     discarded = face
                     continue
                 if defense:  # ER-22: the player's die + the AC against DC 21 + the to-hit
-                    dice.append({"face": face, "total": face + meta.ac, "hit": bool(log[2 * (pos + i) + 1]),
-                                 "source": meta.sources[i], "avoided": not log[2 * (pos + i) + 1]})
+                    failed = faces[2 * i + 1]
+                    dice.append({"face": face, "total": face + meta.ac, "hit": bool(failed),
+                                 "source": sources[i], "avoided": not failed})
                 else:
-                    dice.append({"face": face, "total": face + to_hit, "hit": bool(log[2 * (pos + i) + 1]),
-                                 "source": meta.sources[i]})
-            pos += out[o + L.O_POOL]
+                    dice.append({"face": face, "total": face + to_hit, "hit": faces[2 * i + 1] != 0,
+                                 "source": sources[i]})
+            pos += pool
             chain = []
-            for _ in range(out[o + L.O_CHAIN_LEN]):
-                face, hit = log[2 * pos], bool(log[2 * pos + 1])
+            for _ in range(chain_len):
+                face, hit = log[2 * pos], log[2 * pos + 1] != 0
                 pos += 1
-                damage = 0
+                d3 = 0
                 if hit:
-                    damage = log[2 * pos]
+                    d3 = log[2 * pos]
                     pos += 1
-                chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": damage})
-            damage = out[o + L.O_DAMAGE]
-            undodgeable = out[o + L.O_UNDODGEABLE]
+                chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
             strikes.append({
                 "target": meta.target, "method": meta.method, "style": meta.style,
                 "damage_type": meta.damage_type, "advantage": meta.advantage,
                 "disadvantage": meta.disadvantage, "sneak": meta.sneak,
                 "to_hit": to_hit, "ac": meta.ac, "crit_range": meta.crit_range,
                 "dice": dice, "discarded": discarded, "crit_chain": chain,
-                "hits": out[o + L.O_HITS], "crit": bool(out[o + L.O_CRIT]),
-                "base": out[o + L.O_BASE],
-                "modifier": out[o + L.O_MOD] if out[o + L.O_MOD_USED] else None,
+                "hits": hits, "crit": crit != 0,
+                "base": base,
+                "modifier": mod if mod_used else None,
                 "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
                 "friendly_fire": meta.friendly_fire, "stray": None,
                 "defense_dc": ER_DEFENSE_DC + to_hit if defense else None,

@@ -68,6 +68,9 @@ DEFAULT_ORIGINS = ("https://app.roll20.net", "http://localhost:30000", "http://1
 EXTENSION_SCHEMES = ("chrome-extension", "moz-extension")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
+#: Seconds a cancelled request may take to reach its next chunk and answer -32010 at shutdown.
+CANCEL_WAIT = 10.0
+
 CLOSE_TRY_AGAIN_LATER = 1013
 CLOSE_POLICY_VIOLATION = 1008
 CLOSE_GOING_AWAY = 1001
@@ -316,9 +319,10 @@ class Bridge:
                 logger.warning("shutting down: cancelling %d request(s) still running after %.0f s"
                                " (their clients get -32010; nothing of them is journaled)", len(late), grace)
                 self.dispatcher.cancel_all.set()
-                # Bulk work stops at its next chunk and its -32010 goes out; a reply that
-                # a client does not take by then is not waited for.
-                _, stuck = await asyncio.wait(late, timeout=grace)
+                # Bulk work stops at its next chunk (up to seconds on the pure-Python core of
+                # a loaded machine) and its -32010 goes out; a reply that a client does not
+                # take by then is not waited for.
+                _, stuck = await asyncio.wait(late, timeout=max(grace, CANCEL_WAIT))
                 for task in stuck:
                     websocket = self._task_sockets.get(task)
                     if websocket is not None:

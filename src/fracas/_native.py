@@ -468,3 +468,51 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
         info[2], info[3] = err.where, err.position
         return err.code
     return E_OK
+
+
+def strike_dicts(metas: Any, out: Any, log: Any, defense: Any, dc_base: Any) -> list[dict[str, Any]]:
+    """The `strikes` of an ER attack result (docs/ENGINE.md §7) from the kernel's out rows
+    and die log; the compiled core builds the same dicts in C."""
+    strikes = []
+    for s, meta in enumerate(metas):
+        # One slice of the strike's out row (the columns O_HITS … O_LOG, in layout order).
+        (hits, crit, chain_len, _chain_dmg, base, mod, mod_used, damage, undodgeable, discard, _nat20, pool,
+         pos) = out[s * OUT_WIDTH:s * OUT_WIDTH + 13]
+        to_hit = meta.to_hit
+        sources = meta.sources
+        dice = []
+        discarded = None
+        faces = log[2 * pos:2 * (pos + pool)]
+        for i in range(pool):
+            face = faces[2 * i]
+            if i == discard:
+                discarded = face
+                continue
+            hit = faces[2 * i + 1] != 0
+            if defense:  # ER-22: the player's die + the AC against DC 21 + the to-hit
+                dice.append({"face": face, "total": face + meta.ac, "hit": hit, "source": sources[i], "avoided": not hit})
+            else:
+                dice.append({"face": face, "total": face + to_hit, "hit": hit, "source": sources[i]})
+        pos += pool
+        chain = []
+        for _ in range(chain_len):
+            face, hit = log[2 * pos], log[2 * pos + 1] != 0
+            pos += 1
+            d3 = 0
+            if hit:
+                d3 = log[2 * pos]
+                pos += 1
+            chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
+        strikes.append({
+            "target": meta.target, "method": meta.method, "style": meta.style,
+            "damage_type": meta.damage_type, "advantage": meta.advantage,
+            "disadvantage": meta.disadvantage, "sneak": meta.sneak,
+            "to_hit": to_hit, "ac": meta.ac, "crit_range": meta.crit_range,
+            "dice": dice, "discarded": discarded, "crit_chain": chain,
+            "hits": hits, "crit": crit != 0, "base": base,
+            "modifier": mod if mod_used else None,
+            "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
+            "friendly_fire": meta.friendly_fire, "stray": None,
+            "defense_dc": dc_base + to_hit if defense else None,
+        })
+    return strikes

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ... import _kernels
 from ... import _layout as L
 from ..._facts import ER_DEFENSE_DC
 from .plan import StrikeMeta, TargetInfo
@@ -89,59 +90,17 @@ class AttackResult:
 
     def _build(self) -> dict[str, Any]:
         out, log = self.out, self.log
-        strikes = []
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None, "grapple_release": None} for tid in self.targets_info}
         defense = self.defense
-        width = L.OUT_WIDTH
-        for s, meta in enumerate(self.strikes_meta):
-            # One slice of the strike's out row (the columns O_HITS … O_LOG, in layout order).
-            (hits, crit, chain_len, _chain_dmg, base, mod, mod_used, damage, undodgeable, discard, _nat20, pool,
-             pos) = out[s * width:s * width + 13]
-            to_hit = meta.to_hit
-            sources = meta.sources
-            dice = []
-            discarded = None
-            faces = log[2 * pos:2 * (pos + pool)]
-            for i in range(pool):
-                face = faces[2 * i]
-                if i == discard:
-                    discarded = face
-                    continue
-                if defense:  # ER-22: the player's die + the AC against DC 21 + the to-hit
-                    failed = faces[2 * i + 1]
-                    dice.append({"face": face, "total": face + meta.ac, "hit": bool(failed),
-                                 "source": sources[i], "avoided": not failed})
-                else:
-                    dice.append({"face": face, "total": face + to_hit, "hit": faces[2 * i + 1] != 0,
-                                 "source": sources[i]})
-            pos += pool
-            chain = []
-            for _ in range(chain_len):
-                face, hit = log[2 * pos], log[2 * pos + 1] != 0
-                pos += 1
-                d3 = 0
-                if hit:
-                    d3 = log[2 * pos]
-                    pos += 1
-                chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
-            strikes.append({
-                "target": meta.target, "method": meta.method, "style": meta.style,
-                "damage_type": meta.damage_type, "advantage": meta.advantage,
-                "disadvantage": meta.disadvantage, "sneak": meta.sneak,
-                "to_hit": to_hit, "ac": meta.ac, "crit_range": meta.crit_range,
-                "dice": dice, "discarded": discarded, "crit_chain": chain,
-                "hits": hits, "crit": crit != 0,
-                "base": base,
-                "modifier": mod if mod_used else None,
-                "resistance": meta.resistance, "damage": damage, "undodgeable": undodgeable,
-                "friendly_fire": meta.friendly_fire, "stray": None,
-                "defense_dc": ER_DEFENSE_DC + to_hit if defense else None,
-            })
-            entry = targets[meta.target]
+        strikes = _kernels.active().strike_dicts(self.strikes_meta, out, log, defense, ER_DEFENSE_DC)
+        for strike in strikes:
+            damage = strike["damage"]
+            entry = targets[strike["target"]]
             entry["damage"] += damage
-            entry["by_type"][meta.damage_type] = entry["by_type"].get(meta.damage_type, 0) + damage
-            entry["undodgeable"] += undodgeable
+            by_type = entry["by_type"]
+            by_type[strike["damage_type"]] = by_type.get(strike["damage_type"], 0) + damage
+            entry["undodgeable"] += strike["undodgeable"]
         for s, stray in self.strays.items():
             strikes[s]["stray"] = stray.to_dict()
             if stray.creature is not None and stray.hits:

@@ -806,44 +806,13 @@ def morale(morale: Any, modifier: Any, successes: Any, seed: Any, rolls: Any, as
 
 
 # -- Enchanted Realms table situations: competitions (ER-19), impalement (ER-23) ------------
+# Their KEY=VALUE,... options are read by the one reader of `--strike` (rulesets.er.cli.key_values).
 #: What `--challenger` / `--defender KEY=VALUE,...` may set, and how each value is read.
 _SIDE_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "strength": int, "agility": int,
                               "strength_mod": int, "agility_mod": int, "size": str, "speed": int, "prone": bool,
                               "bonus": int, "advantage": bool, "disadvantage": bool}
 _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, "resistant": list,
                                 "vulnerable": list, "immune": list, "condition": list}
-
-
-def _key_values(text: str, keys: dict[str, Any], option: str) -> dict[str, Any]:
-    """`KEY=VALUE,...` (a bare KEY is true for a yes/no key) as fields; a click error naming the option."""
-    fields: dict[str, Any] = {}
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        key, sep, value = item.partition("=")
-        key, value = key.strip().replace("-", "_"), value.strip()
-        kind = keys.get(key)
-        if kind is None:
-            raise click.BadParameter(f"unknown key {key!r} in {text!r}; keys: {', '.join(keys)}", param_hint=option)
-        if kind is bool:
-            if sep and value.lower() not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-                raise click.BadParameter(f"{key}={value!r}: give {key} alone, or {key}=true / {key}=false",
-                                         param_hint=option)
-            fields[key] = not sep or value.lower() in ("true", "yes", "on", "1")
-        elif not sep:
-            raise click.BadParameter(f"{key!r} needs a value: {key}=...", param_hint=option)
-        elif kind is int:
-            try:
-                fields[key] = int(value)
-            except ValueError:
-                raise click.BadParameter(f"{key}={value!r} is not a whole number", param_hint=option) from None
-        elif kind is list:
-            fields.setdefault("conditions" if key == "condition" else key, []).append(value)
-        elif isinstance(kind, tuple) and value not in kind:
-            raise click.BadParameter(f"{key}={value!r} is not one of {', '.join(kind)}", param_hint=option)
-        else:
-            fields[key] = value
-    return fields
 
 
 @main.command()
@@ -866,6 +835,8 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
     exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
     flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
+    from .rulesets.er.cli import key_values
+
     faces = _parse_rolls(rolls) if rolls is not None else None
     if request is not None:
         payload = _load_json(request.read(), "the request")
@@ -874,8 +845,8 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
             raise click.UsageError("give both sides: --challenger id=ogre,strength=6 --defender id=aria,strength=3"
                                    " (or a request file)")
         payload = {"contest": contest, "slick": slick,
-                   "challenger": _key_values(challenger, _SIDE_KEYS, "--challenger"),
-                   "defender": _key_values(defender, _SIDE_KEYS, "--defender")}
+                   "challenger": key_values(challenger, _SIDE_KEYS, "--challenger"),
+                   "defender": key_values(defender, _SIDE_KEYS, "--defender")}
     result = _engine_call(fracas.compete, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)
 
@@ -905,6 +876,8 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
     that closed 25 ft or more, before the charge; if it brings the charger to 0 Body the
     charge is void. REQUEST is a JSON impalement request ('-' for stdin), or use the flags,
     e.g. `fracas impale --str 4 --charger id=ogre,ac=12,body=8 --closed 30`."""
+    from .rulesets.er.cli import key_values
+
     faces = _parse_rolls(rolls) if rolls is not None else None
     if request is not None:
         payload = _load_json(request.read(), "the request")
@@ -914,7 +887,7 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
         pikeman: dict[str, Any] = {"strength": strength}
         if strength_mod is not None:
             pikeman["strength_mod"] = strength_mod
-        target = _key_values(charger, _TARGET_KEYS, "--charger")
+        target = key_values(charger, _TARGET_KEYS, "--charger")
         payload = {"pikeman": pikeman, "charger": {**target, "closed": closed},
                    "weapon": {"forte": forte, "weight": weight, "bonus": bonus}}
         if charge_file is not None:

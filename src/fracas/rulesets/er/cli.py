@@ -94,35 +94,43 @@ STRIKE_KEYS: dict[str, Any] = {
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 
-def parse_strike(text: str, number: int) -> dict[str, Any]:
-    """One `--strike` value as strike fields; a click error naming the strike and the key."""
-    hint = f"--strike (the {_ordinal(number)})"
+def key_values(text: str, keys: dict[str, Any], hint: str) -> dict[str, Any]:
+    """`KEY=VALUE,...` as fields, each read as its key says: int, str, bool (a bare KEY is
+    true), list (repeatable; `condition` fills `conditions`), or a tuple of the allowed
+    words. A mistake is a click error naming the option (`hint`) and the key."""
     fields: dict[str, Any] = {}
     for item in (part.strip() for part in text.split(",")):
         if not item:
             continue
         key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        value = value.strip()
-        kind = STRIKE_KEYS.get(key)
+        key, value = key.strip().replace("-", "_"), value.strip()
+        kind = keys.get(key)
         if kind is None:
-            raise click.BadParameter(f"unknown key {key!r} in {text!r}; keys: {', '.join(STRIKE_KEYS)}",
-                                     param_hint=hint)
+            raise click.BadParameter(f"unknown key {key!r} in {text!r}; keys: {', '.join(keys)}", param_hint=hint)
         if kind is bool:
             if sep and value.lower() not in _TRUE + _FALSE:
                 raise click.BadParameter(f"{key}={value!r}: give {key} alone, or {key}=true / {key}=false",
                                          param_hint=hint)
             fields[key] = not sep or value.lower() in _TRUE
+        elif not sep:
+            raise click.BadParameter(f"{key!r} needs a value: {key}=...", param_hint=hint)
         elif kind is int:
             try:
                 fields[key] = int(value)
             except ValueError:
                 raise click.BadParameter(f"{key}={value!r} is not a whole number", param_hint=hint) from None
-        elif value not in kind:
+        elif kind is list:
+            fields.setdefault("conditions" if key == "condition" else key, []).append(value)
+        elif isinstance(kind, tuple) and value not in kind:
             raise click.BadParameter(f"{key}={value!r} is not one of {', '.join(kind)}", param_hint=hint)
         else:
             fields[key] = value
     return fields
+
+
+def parse_strike(text: str, number: int) -> dict[str, Any]:
+    """One `--strike` value as strike fields; a click error naming the strike and the key."""
+    return key_values(text, STRIKE_KEYS, f"--strike (the {_ordinal(number)})")
 
 
 def _ordinal(n: int) -> str:
@@ -174,31 +182,15 @@ def _situation(request: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
     return request
 
 
-#: What `--nearby KEY=VALUE,...` may set.
-CREATURE_KEYS = ("id", "ac", "size", "cover", "resistant", "vulnerable", "immune", "condition")
+#: What `--nearby KEY=VALUE,...` may set (the lists are repeatable).
+CREATURE_KEYS: dict[str, Any] = {"id": str, "ac": int, "size": str, "cover": str, "resistant": list,
+                                 "vulnerable": list, "immune": list, "condition": list}
 
 
 def parse_creature(text: str, number: int) -> dict[str, Any]:
     """One `--nearby` value as a target (ER-17); a click error naming the creature and the key."""
     hint = f"--nearby (the {_ordinal(number)})"
-    creature: dict[str, Any] = {}
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        key, sep, value = item.partition("=")
-        key, value = key.strip().replace("-", "_"), value.strip()
-        if key not in CREATURE_KEYS or not sep:
-            raise click.BadParameter(f"{item!r}: write KEY=VALUE with a key of {', '.join(CREATURE_KEYS)}",
-                                     param_hint=hint)
-        if key == "ac":
-            try:
-                creature["ac"] = int(value)
-            except ValueError:
-                raise click.BadParameter(f"ac={value!r} is not a whole number", param_hint=hint) from None
-        elif key in ("resistant", "vulnerable", "immune", "condition"):
-            creature.setdefault("conditions" if key == "condition" else key, []).append(value)
-        else:
-            creature[key] = value
+    creature = key_values(text, CREATURE_KEYS, hint)
     for key in ("id", "ac"):
         if key not in creature:
             raise click.BadParameter(f"{text!r} has no {key}= (e.g. id=bob,ac=14)", param_hint=hint)

@@ -123,4 +123,4 @@ function rollAttack(rows, dice) {
   return records;
 }
 
-module.exports = { Dice, KernelError, rollAttack, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
+module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };

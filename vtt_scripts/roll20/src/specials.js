@@ -7,7 +7,7 @@
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
-const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const {
   LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
@@ -16,16 +16,10 @@ const {
   ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE,
 } = require('./facts');
 
-const { R_HALF, R_DOUBLE, R_IMMUNE, CHAIN_LIMIT } = LAYOUT;
-const RESISTANCE_NAMES = ['normal', 'resistant', 'vulnerable', 'immune'];
+const { CHAIN_LIMIT } = LAYOUT;
+// Resistance states by their layout index (R_NORMAL … R_IMMUNE), as the results name them.
+const RESISTANCE_NAMES = RESISTANCES;
 const MAX_ROLL_OFFS = 1000;
-
-function resist(amount, state) {
-  if (state === R_HALF) return Math.floor(amount / 2);
-  if (state === R_DOUBLE) return amount * 2;
-  if (state === R_IMMUNE) return 0;
-  return amount;
-}
 
 /** The error for injected faces that ran out or do not fit a follow-up's die. */
 function dieError(err, rolls, what) {
@@ -520,5 +514,4 @@ function impale(request, options = {}) {
 
 module.exports = {
   flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
-  RESISTANCES,
 };

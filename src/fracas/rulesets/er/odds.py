@@ -18,6 +18,7 @@ from functools import lru_cache
 from ... import _layout as L
 from ...exact import Budget, Dist, depth_for, mix
 from ..._facts import ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS
+from .followups import resist as _resist
 
 D3 = Dist.uniform((1, 2, 3))
 CHAIN_DEPTH = depth_for(20)
@@ -86,16 +87,6 @@ def strike(row: Any) -> Dist:
         else:
             parts.append((p, Dist.point((True, False, weight))))
     return mix(parts)
-
-
-def _resist(amount: int, state: int) -> int:
-    if state == L.R_HALF:
-        return amount // 2
-    if state == L.R_DOUBLE:
-        return amount * 2
-    if state == L.R_IMMUNE:
-        return 0
-    return amount
 
 
 @lru_cache(maxsize=256)

@@ -9,6 +9,9 @@ the one spec (src/fracas/spec/facts.toml).
 """
 
 from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from cpython cimport array
+import array as _pyarray
 cimport cython
 
 BACKEND = "compiled"
@@ -1020,6 +1023,83 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
     info[2] = dice.strike if err else -1
     info[3] = -1
     return err
+
+
+# ── one attack: the single-call path, buffers made here ───────────────────────────
+
+cdef array.array _Q = _pyarray.array("q", [])
+cdef array.array _I = _pyarray.array("i", [])
+
+
+def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state, const int32_t[::1] rolls,
+                int64_t[::1] info):
+    """One attack: strikes 0..n-1 of `plan`, as roll_detail with one group of count 1, but
+    the out and log buffers are made here (new arrays, 'q' and 'i') and a crit chain too
+    long for the log is rolled again from the same state with a larger log. Returns
+    (error code, out, log); `info` as for roll_detail. The twin of `_native.roll_single`."""
+    cdef int64_t n = plan.shape[0] // PLAN_WIDTH
+    cdef int64_t s, t, capacity = n * 24, logpos
+    cdef int err
+    cdef Dice dice, start
+    cdef array.array out, log
+    cdef int64_t* stamp
+    cdef uint32_t* masks
+    if n < 1 or n > 4096:
+        raise ValueError("one attack has 1 to 4096 strikes")
+    if info.shape[0] < 4:
+        raise ValueError("info needs 4 entries")
+    if n_targets < 1:
+        raise ValueError("an attack needs a target")
+    for s in range(n):
+        if not (0 <= plan[s * PLAN_WIDTH + P_TARGET] < n_targets):
+            raise ValueError("strike %d targets no known target" % s)
+        if not (0 <= plan[s * PLAN_WIDTH + P_TYPE] < N_TYPES):
+            raise ValueError("strike %d has no known damage type" % s)
+        if plan[s * PLAN_WIDTH + P_SKILL] + plan[s * PLAN_WIDTH + P_ADV] + plan[s * PLAN_WIDTH + P_SNEAK] + plan[s * PLAN_WIDTH + P_DISADV] > 8:
+            raise ValueError("strike %d has more than 8 dice" % s)
+    stamp = <int64_t*>malloc(n_targets * sizeof(int64_t))
+    masks = <uint32_t*>malloc(2 * n * sizeof(uint32_t))
+    if stamp == NULL or masks == NULL:
+        free(stamp)
+        free(masks)
+        raise MemoryError()
+    try:
+        for s in range(n):
+            masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
+            masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
+        load_state(&dice, state)
+        if rolls is None:
+            dice.rolls = NULL
+            dice.n_rolls = 0
+        else:
+            dice.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>&info[0]
+            dice.n_rolls = rolls.shape[0]
+        dice.pos = info[0]
+        dice.error = 0
+        dice.error_pos = -1
+        dice.strike = -1
+        start = dice
+        while True:
+            out = array.clone(_Q, n * OUT_WIDTH, zero=True)
+            log = array.clone(_I, 2 * capacity, zero=True)
+            for t in range(n_targets):
+                stamp[t] = -1
+            logpos = 0
+            err = roll_attack(&plan[0], masks, 0, n, &dice, stamp, 0, <int64_t*>out.data.as_longlongs, <int32_t*>log.data.as_ints,
+                              capacity, &logpos)
+            if err != E_LOG_FULL:
+                break
+            dice = start  # the chain outgrew the log: roll the same dice again with room for it
+            capacity *= 4
+        store_state(&dice, state)
+    finally:
+        free(stamp)
+        free(masks)
+    info[0] = dice.pos
+    info[1] = logpos
+    info[2] = dice.strike if err else -1
+    info[3] = dice.error_pos if err else -1
+    return err, out, log
 
 
 # ── results: the strike entries of an Enchanted Realms attack, built in C ──────────

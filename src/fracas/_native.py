@@ -470,6 +470,31 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
     return E_OK
 
 
+def roll_single(plan: Any, n_targets: Any, state: Any, rolls: Any, info: Any) -> tuple[int, Any, Any]:
+    """One attack: strikes 0..n-1 of `plan`, as roll_detail with one group of count 1, but
+    the out and log buffers are made here (new arrays, 'q' and 'i') and a crit chain too
+    long for the log is rolled again from the same state with a larger log. Returns
+    (error code, out, log); `info` as for roll_detail."""
+    n = len(plan) // PLAN_WIDTH
+    if not 1 <= n <= 4096:
+        raise ValueError("one attack has 1 to 4096 strikes")
+    if len(info) < 4:
+        raise ValueError("info needs 4 entries")
+    groups = array("q", (0, n, 1))
+    capacity = n * 24
+    start = array("I", state)
+    pos = info[0]
+    while True:
+        out = array("q", [0]) * (n * OUT_WIDTH)
+        log = array("i", [0]) * (2 * capacity)
+        info[0] = pos
+        err = roll_detail(plan, groups, n_targets, 0, 1, state, rolls, out, log, info)
+        if err != E_LOG_FULL:
+            return err, out, log
+        state[:] = start  # the chain outgrew the log: roll the same dice again with room for it
+        capacity *= 4
+
+
 def strike_dicts(metas: Any, out: Any, log: Any, defense: Any, dc_base: Any) -> list[dict[str, Any]]:
     """The `strikes` of an ER attack result (docs/ENGINE.md §7) from the kernel's out rows
     and die log; the compiled core builds the same dicts in C."""

@@ -10,7 +10,7 @@ here; the defense-roll variant (ER-22) rolls in `defense.py` instead of a kernel
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ... import _kernels
@@ -26,7 +26,6 @@ from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Flee, Target
 
 
-_LOG_PER_STRIKE = 8 + 16  # a full pool and a chain of 8 crit dice; longer chains retry
 _ZERO_Q = array("q", [0])
 _ZERO_I = array("i", [0])
 
@@ -46,12 +45,6 @@ class AttackPlan:
     #: Whether any follow-up can happen (a shot under friendly fire, a sneak attack at a
     #: target with a maximum Body, a grappling target): most attacks have none, and skip them.
     follow_ups: bool = True
-    #: The kernel's one group (strikes 0..n-1, one attack): read only, so made once.
-    groups: array[int] = field(default_factory=lambda: array("q"))
-
-    def __post_init__(self) -> None:
-        if not self.groups:
-            self.groups = array("q", (0, len(self.metas), 1))
 
 
 def kernel_error(code: int, where: int, position: int, rolls: Optional[array[int]],
@@ -134,20 +127,12 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     n = len(attack.metas)
     if attack.defense:
         return _roll_defense(attack, dice, seed, kernel.BACKEND)
-    groups = attack.groups
-    capacity = n * _LOG_PER_STRIKE
-    state, rolls = dice.state, dice.rolls
-    start = state.tobytes()  # a crit chain past the log's room rolls again from here
-    while True:
-        out = _ZERO_Q * (n * L.OUT_WIDTH)  # zeroed buffers made by repetition (one allocation each)
-        log = _ZERO_I * (2 * capacity)
-        info = _ZERO_Q * 4
-        info[0] = dice.pos
-        err = kernel.roll_detail(attack.plan, groups, len(attack.targets), 0, 1, state, rolls, out, log, info)
-        if err != L.E_LOG_FULL:
-            break
-        state[:] = array("I", start)
-        capacity *= 4
+    rolls = dice.rolls
+    info = _ZERO_Q * 4
+    info[0] = dice.pos
+    # The kernel makes the out and log buffers, and rolls again with a larger log when a
+    # crit chain outgrows it (the same dice from the same state).
+    err, out, log = kernel.roll_single(attack.plan, len(attack.targets), dice.state, rolls, info)
     if err:
         raise kernel_error(err, info[2], info[3], rolls)
     dice.pos = info[0]

@@ -22,11 +22,13 @@ function mulberry32(seed) {
 }
 
 const COMMANDS = ['attack', 'odds', 'init', 'mob', 'undo', 'config', 'help', 'request', 'relay', 'resend', 'journal',
-  'replay', 'nope', ''];
+  'replay', 'compete', 'impale', 'nope', ''];
 const OPTIONS = ['target', 'dice', 'style', 'type', 'weight', 'bonus', 'seed', 'rolls', 'ac', 'cover', 'attacker',
   'ruleset', 'adv', 'dis', 'sneak', 'whisper', 'public', 'no-apply', 'each', 'use', 'obscurement', 'count',
   'at-least', 'marker', 'bar', 'min', 'output', 'players-attack', 'players-seed', 'players-any-layer',
-  'show-npc-body', 'attr', 'damage', 'level', 'die', 'method', 'skill', 'reset', 'injury-bar', '__proto__'];
+  'show-npc-body', 'attr', 'damage', 'level', 'die', 'method', 'skill', 'reset', 'injury-bar', '__proto__',
+  'nearby', 'friendly-fire', 'flee', 'grappling', 'defense-rolls', 'contest', 'challenger', 'defender', 'against',
+  'slick', 'advantage', 'disadvantage', 'charger', 'closed', 'forte', 'secret', 'new-secret'];
 const HOSTILE = ['[[1d20]]', '<img src=x onerror=alert(1)>', '{{name=x}}', '@{selected|token_id}', '%{macro}',
   '&{template:default}', 'toString', '__proto__', 'constructor', '1e309', '-99999999999', '99999999999999999999999',
   '0', '-1', '3', '20', '2.5', 'NaN', '', '"', "'", '\\', 'slashing', 'edged', 'melee', 'range', 'on', 'off',
@@ -67,6 +69,9 @@ test('10,000 fuzzed commands: no crash, no internal error, nothing unescaped, no
         `!fracas odds --target ${value(pick(rand, ids))} ${strike}`,
         `!fracas mob --target ${value(pick(rand, ids))} ${strike}`,
         `!fracas init --seed ${value(7)}`,
+        `!fracas attack --target ${value(pick(rand, ids))} --dice 2 --style archery --type piercing --cover three-quarters --nearby ${value(pick(rand, ids))} --flee ${value(30)}`,
+        `!fracas compete --contest ${value(pick(rand, ['grapple', 'escape', 'shove', 'trip']))} --defender ${value(pick(rand, ids))} --slick`,
+        `!fracas impale --charger ${value(pick(rand, ids))} --closed ${value(30)} --forte`,
         `!fracas attack --ruleset ${value(pick(rand, ['worldwalker', 'cartyrion', 'old-school']))} --target ${value(pick(rand, ids))} --damage 1d6 --die d6 --level 3`,
         '!fracas undo',
       ]);

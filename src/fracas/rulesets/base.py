@@ -85,6 +85,25 @@ class BulkJob(Protocol):
         """The result of the whole request (a `BulkOutcome`)."""
 
 
+def moved(exc: RequestError, old: str, new: str) -> RequestError:
+    """The same error (same class and reason) at `new` + the rest of its path after `old`:
+    how a fight names the scenario field behind a request it built."""
+    rest = exc.path[len(old):] if exc.path.startswith(old) else ""
+    return type(exc)(new + rest, exc.reason)
+
+
+def moved_combatant(exc: RequestError, actors: list[Any], fields: dict[str, str]) -> RequestError:
+    """An error of a built initiative request at `$.combatants[i].field`, moved to the
+    scenario field of actor i (`fields` maps request fields to scenario fields)."""
+    import re
+
+    m = re.match(r"\$\.combatants\[(\d+)\](?:\.(\w+))?", exc.path)
+    if m is None or int(m.group(1)) >= len(actors):
+        return exc
+    field = fields.get(m.group(2) or "", "")
+    return type(exc)(actors[int(m.group(1))].path + (f".{field}" if field else ""), exc.reason)
+
+
 def merge_columns(parts: list[Any], longest: Optional[int] = None, width: int = 1) -> list[int]:
     """Workers' accumulators added element-wise (one worker's copied in C); with `longest`,
     every `width`-th entry from it on takes the largest instead: how the bulk jobs merge
@@ -162,6 +181,54 @@ class Ruleset:
 
     def roll_impale(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("impalement")
+
+    # -- whole fights (fracas.drive.fight: encounters and simulations) ----------------------
+
+    #: The steps of a turn, in order; a combatant's strikes each belong to one (OS-2:
+    #: missile, magic, melee). One step ("attack") where the rules have no phases.
+    fight_phases: tuple[str, ...] = ("attack",)
+    #: The step in which casters cast their spell instead of attacking.
+    spell_phase: str = "attack"
+    #: Whether a caster harmed this round before it acts loses its spell (OS-5).
+    spell_disruption: bool = False
+    #: Whether initiative is rolled once for the whole fight (WW-1) instead of every round.
+    initiative_once: bool = False
+    #: Health pools a combatant of the ruleset has: "hp" always (Body, hit points or
+    #: Stamina), and "injury" where damage may bypass it (Cartyrion's Injury Points, CT-4).
+    fight_pools: tuple[str, ...] = ("hp",)
+    #: The rule IDs a fight follows for initiative, for the round log.
+    initiative_rule: str = ""
+
+    def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> Any:
+        """A scenario's `initiative` options, checked (errors name `path`); none by default."""
+        if options:
+            name = next(iter(options))
+            raise RulesError(f"{path}.{name}", f"the {self.title or self.name} ruleset takes no initiative"
+                                               " options")
+        return None
+
+    def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
+                         seed: int, /) -> tuple[list[list[str]], dict[str, Any]]:
+        """Who acts when this round: slots of combatant ids (a slot acts at once: OS ties
+        "simultaneous"), combatants missing from every slot are surprised; and the
+        initiative result for the round log. `actors` are the standing combatants (`.id`,
+        `.side`, `.attacker`, `.initiative`), `sides` the side names in scenario order."""
+        raise self._unsupported("initiative")
+
+    def fight_phase(self, strike: dict[str, Any]) -> str:
+        """The step of `fight_phases` in which a strike is made."""
+        return self.fight_phases[-1]
+
+    def fight_outcome(self, result: Any) -> tuple[int, int, int]:
+        """(damage to the target's "hp", damage straight to its "injury", cost to the
+        attacker's "hp") of a one-target attack result."""
+        return result.total_damage, 0, 0
+
+    def morale_triggers(self, side: Any) -> list[str]:
+        """The morale checks a side's losses call for now (OS-4), as trigger names; `side`
+        has `.start`, `.defeated`, `.standing` (members with `.hp`, `.hp_max`, `.harmed`)
+        and `.fired` (triggers already checked). None where the rules have no morale."""
+        return []
 
     def cli_options(self) -> list[Any]:
         """click options with which `fracas attack` describes one attack of this ruleset."""

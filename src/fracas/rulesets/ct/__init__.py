@@ -202,6 +202,49 @@ class Cartyrion(Ruleset):
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
+    fight_pools = ("hp", "injury")
+    initiative_rule = "CT-1"
+
+    def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
+        """CT-1 needs two sides and which is the party; `ambush` as in an initiative request."""
+        if len(sides) != 2:
+            raise RulesError("$.sides", f"Cartyrion side initiative is between two sides, the party and its"
+                                        f" opponents (CT-1); this scenario has {len(sides)}")
+        unknown = sorted(set(options) - {"party", "ambush"})
+        if unknown:
+            raise SchemaError(f"{path}.{unknown[0]}", "unknown field (Cartyrion initiative takes party and ambush)")
+        party = options.get("party", sides[0])
+        if party not in sides:
+            raise SchemaError(f"{path}.party", say("unknown_name", what="side", value=repr(party),
+                                                   allowed=", ".join(sides)))
+        ambush = options.get("ambush", "none")
+        if ambush not in F.CT_AMBUSH:
+            raise SchemaError(f"{path}.ambush", say("unknown_name", what="ambush", value=repr(ambush),
+                                                    allowed=", ".join(F.CT_AMBUSH)))
+        return {"party": party, "opponents": sides[1 - sides.index(party)], "ambush": ambush}
+
+    def fight_initiative(self, setup: dict[str, Any], actors: list[Any], sides: list[str], round_: int,
+                         dice: Any, seed: int) -> tuple[list[list[str]], dict[str, Any]]:
+        """CT-1: one d6 a round for the sides; the first round may surprise a side."""
+        req = compile_initiative({"round": round_, "ambush": setup["ambush"] if round_ == 1 else "none"})
+        result = roll_initiative(req, dice, seed).to_dict()
+        first = setup[result["first"]]
+        surprised = setup[result["surprised"]] if result["surprised"] else None
+        slots = [[a.id for a in actors if a.side == side] for side in (first, setup["opponents"] if first == setup["party"] else setup["party"])
+                 if side != surprised]
+        return slots, result
+
+    def fight_outcome(self, result: Any) -> tuple[int, int, int]:
+        """CT-4: melee damage draws Stamina, ranged and sneak damage is Injury; ranged costs stamina."""
+        stamina = injury = cost = 0
+        for s, meta in enumerate(result.plan.metas):
+            out = rows.Out(result.out, s * L.XOUT_WIDTH)
+            if meta.facts["pool"] == "stamina":
+                stamina += out.damage
+            else:
+                injury += out.damage
+            cost += out.cost
+        return stamina, injury, cost
 
     def odds(self, plan: Any) -> Any:
         from .. import rows_odds

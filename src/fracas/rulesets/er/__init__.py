@@ -34,6 +34,25 @@ class EnchantedRealms(Ruleset):
     compile_impale = staticmethod(impale.compile_impale)
     roll_impale = staticmethod(impale.roll_impale)
 
+    initiative_rule = "ER-18"
+
+    def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
+                         seed: int) -> tuple[list[list[str]], dict[str, Any]]:
+        """ER-18: every round, each combatant d10 + Agility modifier + its initiative bonus."""
+        from ...errors import RequestError
+        from ..base import moved_combatant
+
+        request = {"combatants": [{"id": a.id, "agility": a.attacker.get("agility"),
+                                   "agility_mod": a.attacker.get("agility_mod"), "bonus": a.initiative}
+                                  for a in actors]}
+        try:
+            plan = initiative.compile_initiative(request)
+        except RequestError as exc:
+            raise moved_combatant(exc, actors, {"agility": "attacker.agility", "agility_mod": "attacker.agility_mod",
+                                                "bonus": "initiative"}) from None
+        result = initiative.roll_initiative(plan, dice, seed).to_dict()
+        return [[e["id"]] for e in result["order"]], result
+
     def odds(self, plan: Any) -> Any:
         from . import odds
 

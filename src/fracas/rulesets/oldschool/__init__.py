@@ -180,6 +180,67 @@ class OldSchool(Ruleset):
     roll_initiative = staticmethod(roll_initiative)
     compile_morale = staticmethod(compile_morale)
     roll_morale = staticmethod(roll_morale)
+    fight_phases = ("missile", "magic", "melee")
+    spell_phase = "magic"
+    spell_disruption = True
+    initiative_rule = "OS-1"
+
+    def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
+        """OS-1 options: `ties` (reroll or simultaneous), `wait` (sides that wait), and
+        `surprised` (sides that lose the first round)."""
+        unknown = sorted(set(options) - {"ties", "wait", "surprised"})
+        if unknown:
+            raise SchemaError(f"{path}.{unknown[0]}", "unknown field (old-school initiative takes ties, wait"
+                                                      " and surprised)")
+        ties = options.get("ties", "reroll")
+        if ties not in F.OS_TIES:
+            raise SchemaError(f"{path}.ties", say("unknown_name", what="ties", value=repr(ties),
+                                                  allowed=", ".join(F.OS_TIES)))
+        setup: dict[str, Any] = {"ties": ties}
+        for key in ("wait", "surprised"):
+            names = options.get(key, [])
+            if not isinstance(names, list):
+                raise SchemaError(f"{path}.{key}", "must be a list of side names")
+            for i, name in enumerate(names):
+                if name not in sides:
+                    raise SchemaError(f"{path}.{key}[{i}]", say("unknown_name", what="side", value=repr(name),
+                                                                allowed=", ".join(sides)))
+            setup[key] = list(names)
+        return setup
+
+    def fight_initiative(self, setup: dict[str, Any], actors: list[Any], sides: list[str], round_: int,
+                         dice: Any, seed: int) -> tuple[list[list[str]], dict[str, Any]]:
+        """OS-1: each side d6 every round, highest first; surprised sides lose round 1."""
+        present = [s for s in sides if any(a.side == s for a in actors)
+                   and not (round_ == 1 and s in setup["surprised"])]
+        if len(present) < 2:  # one side left to act (the rest surprised): nothing to roll
+            return [[a.id for a in actors if a.side == s] for s in present], {
+                "ruleset": NAME, "seed": seed, "ties": setup["ties"], "sides": [], "order": [[s] for s in present],
+                "surprised": [s for s in setup["surprised"] if round_ == 1]}
+        req = compile_initiative({"sides": [{"id": s, "wait": s in setup["wait"]} for s in present],
+                                  "ties": setup["ties"]})
+        result = roll_initiative(req, dice, seed).to_dict()
+        result["surprised"] = list(setup["surprised"]) if round_ == 1 else []
+        slots = [[a.id for a in actors if a.side in group] for group in result["order"]]
+        return slots, result
+
+    def fight_phase(self, strike: dict[str, Any]) -> str:
+        """OS-2: missile strikes in the missile phase, the rest in the melee phase."""
+        return "missile" if strike.get("method") == "missile" else "melee"
+
+    def morale_triggers(self, side: Any) -> list[str]:
+        """OS-4: the first death on a side; half the side defeated; a lone creature first
+        harmed and at 1/4 of its hit points or less."""
+        fired = []
+        if side.defeated >= 1 and "first death" not in side.fired:
+            fired.append("first death")
+        if 2 * side.defeated >= side.start and "half the side defeated" not in side.fired:
+            fired.append("half the side defeated")
+        if len(side.standing) == 1 and "lone creature" not in side.fired:
+            lone = side.standing[0]
+            if lone.harmed and 4 * lone.hp <= lone.hp_max:
+                fired.append("lone creature")
+        return fired
 
     def odds(self, plan: Any) -> Any:
         from .. import rows_odds

@@ -184,6 +184,23 @@ class Worldwalker(Ruleset):
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
+    initiative_once = True
+    initiative_rule = "WW-1"
+
+    def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
+                         seed: int) -> tuple[list[list[str]], dict[str, Any]]:
+        """WW-1: once for the fight, d20 + Dexterity modifier + the initiative bonus."""
+        from ...errors import RequestError
+        from ..base import moved_combatant
+
+        request = {"combatants": [{"id": a.id, "dex_mod": a.attacker.get("dex_mod", 0), "bonus": a.initiative}
+                                  for a in actors]}
+        try:
+            req = compile_initiative(request)
+        except RequestError as exc:
+            raise moved_combatant(exc, actors, {"dex_mod": "attacker.dex_mod", "bonus": "initiative"}) from None
+        result = roll_initiative(req, dice, seed).to_dict()
+        return [[e["id"]] for e in result["order"]], result
 
     def odds(self, plan: Any) -> Any:
         from .. import rows_odds

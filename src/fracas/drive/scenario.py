@@ -1,0 +1,331 @@
+"""Scenario files: the sides of a fight, who is on them, and how they fight.
+
+A scenario names a ruleset and lists, side by side, the combatants (or groups of
+alike combatants with a `count`): their health, their attacker and target fields
+(the same shapes as the `attacker` and `targets` of an attack request of that
+ruleset) and their strikes (a request's strikes without `target`: the tactic picks
+the target). `docs/ENCOUNTERS.md` documents the format; `scenario.schema.json` is
+its JSON Schema (`python -m fracas.spec` writes it).
+
+`compile_scenario` checks everything before a fight starts: every combatant's
+strikes are compiled against every enemy it may face, so a bad field is an error
+naming the scenario path (`$.sides.goblins[0].attacks[1].dice`), never a surprise
+in round 3.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, Literal, Optional
+
+import msgspec
+
+from .. import rulesets
+from ..errors import LimitError, RequestError, RulesError, SchemaError
+from ..requests import check_range, convert, key_path, parse_json
+from ..rulesets.base import Ruleset, moved
+
+#: Limits checked before a fight starts (the bridge also bounds the file's bytes).
+MAX_SIDES = 16
+MAX_MEMBERS = 2_000
+MAX_ROUNDS = 1_000
+MAX_NAME = 64
+#: Attacker × target pairs compiled when the scenario loads; past this, on first use.
+EAGER_PAIRS = 4_096
+
+
+class _Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class Tactic(_Spec):
+    """How a combatant picks its target, and when it leaves the fight."""
+
+    #: nearest: the closest standing enemy; weakest: the one with the least health left;
+    #: random: any standing enemy, by a die; focus: the combatant or group named by
+    #: `focus` while one stands, then the nearest.
+    target: Literal["nearest", "weakest", "random", "focus"] = "nearest"
+    focus: Optional[str] = None
+    #: broken: leaves the fight when its group's morale breaks; never: fights on.
+    flee: Literal["broken", "never"] = "broken"
+    #: Leaves the fight when its health ("hp") is at or below this.
+    flee_at: Optional[int] = None
+
+
+class Spell(_Spec):
+    """A spell cast instead of attacking while uses last (strikes as `attacks`)."""
+
+    name: str
+    strikes: list[dict[str, Any]]
+    uses: int = 1
+
+
+class CombatantSpec(_Spec):
+    name: str
+    hp: int
+    attacks: list[dict[str, Any]] = []
+    attacker: dict[str, Any] = {}
+    target: dict[str, Any] = {}
+    count: int = 1
+    injury: Optional[int] = None
+    initiative: int = 0
+    tactic: Tactic = msgspec.field(default_factory=Tactic)
+    morale: Optional[int] = None
+    morale_modifier: int = 0
+    spell: Optional[Spell] = None
+    position: Optional[tuple[float, float]] = None
+    label: Optional[str] = None
+
+
+class Scenario(_Spec):
+    sides: dict[str, list[Any]]
+    ruleset: str = "enchanted-realms"
+    name: str = ""
+    description: str = ""
+    initiative: dict[str, Any] = {}
+    max_rounds: int = 100
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a scenario file (combatant fields in `$defs`)."""
+
+    class ScenarioFile(_Spec):
+        sides: dict[str, list[CombatantSpec]]
+        ruleset: str = "enchanted-realms"
+        name: str = ""
+        description: str = ""
+        initiative: dict[str, Any] = {}
+        max_rounds: int = 100
+
+    schema = msgspec.json.schema(ScenarioFile)
+    defs = schema["$defs"]
+    defs["ScenarioFile"]["description"] = (
+        "A fracas scenario: sides of combatants for an encounter or a simulation (docs/ENCOUNTERS.md).")
+    defs["ScenarioFile"]["properties"]["ruleset"]["enum"] = sorted(rulesets.names())
+    defs["ScenarioFile"]["properties"]["max_rounds"].update(minimum=1, maximum=MAX_ROUNDS)
+    combatant = defs["CombatantSpec"]["properties"]
+    combatant["count"].update(minimum=1, maximum=MAX_MEMBERS)
+    combatant["hp"].update(minimum=1, description="Body (ER), hit points (WW, OS) or Stamina Points (CT)")
+    combatant["injury"]["description"] = "Cartyrion Injury Points (CT-4); others leave it out"
+    combatant["attacker"]["description"] = "the attacker fields of an attack request of the ruleset"
+    combatant["target"]["description"] = "the target fields of an attack request of the ruleset"
+    combatant["attacks"]["description"] = "strikes of an attack request, without target"
+    combatant["morale"].update(minimum=2, maximum=12)
+    combatant["morale_modifier"].update(minimum=-2, maximum=2)
+    return schema
+
+
+@dataclasses.dataclass(eq=False)
+class Group:
+    """One combatant entry of a scenario (a `count` of alike members)."""
+
+    index: int
+    side: int
+    spec: CombatantSpec
+    path: str
+    #: Strike indexes of `spec.attacks` by phase (only phases with strikes).
+    phases: dict[str, list[int]]
+    #: Initiative actors read these.
+    attacker: dict[str, Any]
+    initiative: int
+
+
+@dataclasses.dataclass(eq=False)
+class Compiled:
+    """A checked scenario, with the compiled attacks of its combatants."""
+
+    source: dict[str, Any]
+    ruleset: Ruleset
+    name: str
+    sides: list[str]
+    groups: list[Group]
+    member_ids: list[str]
+    member_group: list[int]
+    positions: list[tuple[float, float]]
+    setup: Any
+    max_rounds: int
+    has_morale: bool
+    _plans: dict[tuple[int, str, int], Any] = dataclasses.field(default_factory=dict)
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def plan(self, group: int, phase: str, target_group: int) -> Any:
+        """The compiled attack of `group`'s strikes of `phase` ("spell": its spell) at a
+        member of `target_group` (whose id in the plan is "t")."""
+        key = (group, phase, target_group)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._compile(key)
+            with self._lock:
+                self._plans[key] = plan
+        return plan
+
+    def _compile(self, key: tuple[int, str, int]) -> Any:
+        g, phase, t = self.groups[key[0]], key[1], self.groups[key[2]]
+        if phase == "spell":
+            assert g.spec.spell is not None
+            strikes = g.spec.spell.strikes
+            indexes = list(range(len(strikes)))
+            where = f"{g.path}.spell.strikes"
+        else:
+            strikes = g.spec.attacks
+            indexes = g.phases[phase]
+            where = f"{g.path}.attacks"
+        request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker,
+                   "strikes": [_aimed(strikes[i], f"{where}[{i}]") for i in indexes],
+                   "targets": {"t": t.spec.target}}
+        try:
+            return self.ruleset.compile_attack(self.ruleset.decode("attack", request))
+        except RequestError as exc:
+            raise _scenario_error(exc, g, t, where, indexes) from None
+
+
+def _aimed(strike: Any, path: str) -> dict[str, Any]:
+    if not isinstance(strike, dict):
+        raise SchemaError(path, f"expected an object (a strike), got {type(strike).__name__}")
+    if "target" in strike:
+        raise SchemaError(f"{path}.target", "a scenario strike names no target: the combatant's tactic picks it")
+    return {**strike, "target": "t"}
+
+
+def _scenario_error(exc: RequestError, g: Group, t: Group, where: str, indexes: list[int]) -> RequestError:
+    """A compile error of a built attack request, at the scenario field behind it."""
+    import re
+
+    path = exc.path
+    if path.startswith("$.attacker"):
+        return moved(exc, "$.attacker", f"{g.path}.attacker")
+    if path.startswith("$.targets.t"):
+        return moved(exc, "$.targets.t", f"{t.path}.target")
+    m = re.match(r"\$\.strikes\[(\d+)\]", path)
+    if m:
+        return moved(exc, m.group(0), f"{where}[{indexes[int(m.group(1))]}]")
+    if path.startswith("$.strikes"):
+        return moved(exc, "$.strikes", where)
+    return type(exc)(g.path, f"{exc.reason} (at {path} of the attack this combatant makes)")
+
+
+def _name(value: str, path: str) -> str:
+    if not value or len(value) > MAX_NAME or value != value.strip():
+        raise SchemaError(path, f"a name is 1 to {MAX_NAME} characters without spaces around it, got {value!r}")
+    return value
+
+
+def compile_scenario(source: Any) -> Compiled:
+    """Check a scenario (a mapping or JSON text) and compile its attacks; every error is a
+    `RequestError` naming the scenario path."""
+    source = parse_json(source)
+    if not isinstance(source, dict):
+        raise SchemaError("$", f"a scenario is a JSON object, got {type(source).__name__}")
+    scenario = convert(source, Scenario)
+    ruleset = rulesets.get(scenario.ruleset)
+    check_range(scenario.max_rounds, 1, MAX_ROUNDS, "$.max_rounds", "max_rounds")
+    sides = list(scenario.sides)
+    if len(sides) < 2:
+        raise SchemaError("$.sides", f"a fight needs at least two sides, got {len(sides)}")
+    if len(sides) > MAX_SIDES:
+        raise LimitError("$.sides", f"{len(sides)} sides; at most {MAX_SIDES}")
+    groups: list[Group] = []
+    ids: list[str] = []
+    member_group: list[int] = []
+    names: dict[str, str] = {}
+    positions: list[tuple[float, float]] = []
+    has_morale = "morale" in ruleset.request_types
+    total = 0
+    for s, side in enumerate(sides):
+        _name(side, key_path("$.sides", side))
+        entries = scenario.sides[side]
+        if not entries:
+            raise SchemaError(key_path("$.sides", side), "a side needs at least one combatant")
+        rank = 0
+        for i, raw in enumerate(entries):
+            path = f"{key_path('$.sides', side)}[{i}]"
+            spec = convert(raw, CombatantSpec, path)
+            _name(spec.name, f"{path}.name")
+            if spec.name in names:
+                raise SchemaError(f"{path}.name", f"{spec.name!r} is already the name of {names[spec.name]}")
+            names[spec.name] = path
+            check_range(spec.count, 1, MAX_MEMBERS, f"{path}.count", "count")
+            total += spec.count
+            if total > MAX_MEMBERS:
+                raise LimitError(f"{path}.count", f"more than {MAX_MEMBERS} combatants in all")
+            check_range(spec.hp, 1, 1_000_000, f"{path}.hp", "hp")
+            if spec.injury is not None:
+                if "injury" not in ruleset.fight_pools:
+                    raise RulesError(f"{path}.injury", f"the {ruleset.title} ruleset has no injury points"
+                                                       " (only hp)")
+                check_range(spec.injury, 1, 1_000_000, f"{path}.injury", "injury")
+            check_range(spec.initiative, -100, 100, f"{path}.initiative", "initiative")
+            if spec.morale is not None:
+                if not has_morale:
+                    raise RulesError(f"{path}.morale", f"the {ruleset.title} ruleset has no morale rules")
+                check_range(spec.morale, 2, 12, f"{path}.morale", "morale")
+            check_range(spec.morale_modifier, -2, 2, f"{path}.morale_modifier", "morale_modifier")
+            if spec.tactic.target == "focus" and not spec.tactic.focus:
+                raise SchemaError(f"{path}.tactic.focus", "tactic focus needs the name of whom to focus on")
+            if spec.spell is not None:
+                check_range(spec.spell.uses, 1, 1_000, f"{path}.spell.uses", "uses")
+                if not spec.spell.strikes:
+                    raise SchemaError(f"{path}.spell.strikes", "a spell needs at least one strike")
+            if not spec.attacks and spec.spell is None:
+                raise SchemaError(f"{path}.attacks", "a combatant needs at least one attack (or a spell)")
+            phases: dict[str, list[int]] = {}
+            for j, strike in enumerate(spec.attacks):
+                _aimed(strike, f"{path}.attacks[{j}]")
+                phases.setdefault(ruleset.fight_phase(strike), []).append(j)
+            if not isinstance(spec.attacker, dict):
+                raise SchemaError(f"{path}.attacker", "expected an object")
+            groups.append(Group(len(groups), s, spec, path, phases, spec.attacker, spec.initiative))
+            for k in range(spec.count):
+                member = spec.name if spec.count == 1 else f"{spec.name} {k + 1}"
+                ids.append(member)
+                member_group.append(len(groups) - 1)
+                if spec.position is not None:
+                    positions.append((spec.position[0] + 5.0 * k, spec.position[1]))
+                else:
+                    positions.append((5.0 * rank, 30.0 * s))
+                rank += 1
+    seen: dict[str, int] = {}
+    for m, member in enumerate(ids):
+        if member in seen and seen[member] != member_group[m]:
+            raise SchemaError(f"{groups[member_group[m]].path}.name",
+                              f"member {member!r} would share its name with another combatant")
+        seen[member] = member_group[m]
+    for g in groups:
+        focus = g.spec.tactic.focus
+        if focus is not None and focus not in names and focus not in seen:
+            raise SchemaError(f"{g.path}.tactic.focus", f"no combatant or group is named {focus!r}")
+    setup = ruleset.fight_setup(scenario.initiative, sides, "$.initiative")
+    compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
+                        scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups))
+    _check_initiative(compiled)
+    _compile_pairs(compiled)
+    return compiled
+
+
+def _check_initiative(sc: Compiled) -> None:
+    """Roll a throwaway initiative once: its errors (an ER combatant without Agility) name
+    the scenario field before any fight starts."""
+    from ..dice import Dice
+    from .fight import Actor
+
+    actors = [Actor(member, sc.sides[sc.groups[g].side],
+                    sc.groups[g].attacker, sc.groups[g].initiative, sc.groups[g].path)
+              for member, g in zip(sc.member_ids, sc.member_group)]
+    sc.ruleset.fight_initiative(sc.setup, actors, sc.sides, 1, Dice.from_seed(0), 0)
+
+
+def _compile_pairs(sc: Compiled) -> None:
+    """Compile each group's strikes at each enemy group (all of them when few; else each
+    group's at one enemy and one enemy's at each group, the rest on first use)."""
+    pairs = [(g, phase, t) for g in sc.groups for phase in [*g.phases, *(["spell"] if g.spec.spell else [])]
+             for t in sc.groups if t.side != g.side]
+    if len(pairs) > EAGER_PAIRS:
+        first: dict[tuple[int, str], tuple[Group, str, Group]] = {}
+        last: dict[int, tuple[Group, str, Group]] = {}
+        for g, phase, t in pairs:
+            first.setdefault((g.index, phase), (g, phase, t))
+            last.setdefault(t.index, (g, phase, t))
+        pairs = list({(g.index, p, t.index): (g, p, t) for g, p, t in [*first.values(), *last.values()]}.values())
+    for g, phase, t in pairs:
+        sc.plan(g.index, phase, t.index)

@@ -15,12 +15,11 @@ TOKEN_ENV = "FRACAS_BRIDGE_TOKEN"
 
 
 def default_journal() -> str:
-    """``journal.sqlite3`` in the per-user data directory of fracas."""
-    import os
+    """``journal.sqlite3`` in ``$FRACAS_HOME`` or the per-user data directory of fracas (the
+    encounters are kept in the same file)."""
+    from fracas.store import default_path
 
-    import platformdirs
-
-    return os.path.join(platformdirs.user_data_dir("fracas", appauthor=False), "journal.sqlite3")
+    return default_path()
 
 
 def token_file() -> str:

@@ -28,6 +28,7 @@ from .rulesets.er.schema import (
 )
 
 if TYPE_CHECKING:
+    from .drive.encounter import Encounter
     from .drive.odds import OddsResult
     from .rulesets.base import AttackOutcome, BulkOutcome, Result
 
@@ -37,7 +38,7 @@ __all__ = [
     "resolve", "resolve_bulk", "roll_initiative", "check_morale", "compete", "impale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
-    "AttackGroup", "InitiativeRequest", "Combatant",
+    "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate",
 ]
 
 
@@ -102,9 +103,21 @@ def impale(request: Any, *, seed: Optional[int] = None) -> Result:
     return result
 
 
-def __getattr__(name: str) -> str:
+def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
+             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
+    """Play `runs` fights of a scenario and report who wins how often; see `fracas.drive.simulate`."""
+    from .drive.simulate import simulate as _simulate
+
+    return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress)
+
+
+def __getattr__(name: str) -> Any:
     # `fracas.backend` follows the active kernels, also after `_kernels.use()`.
     if name == "backend":
         return _kernels.name()
+    if name == "Encounter":  # loaded on first use: it brings the store (sqlite3)
+        from .drive.encounter import Encounter
+
+        return Encounter
     raise AttributeError(f"module 'fracas' has no attribute {name!r}")
 

@@ -939,6 +939,13 @@ def doctor(port: int) -> None:
                        f"program (fracas serve --port N picks another) [{bad}]")
 
 
+# -- whole fights ------------------------------------------------------------------------
+from .fight_cli import encounter as _encounter_group, simulate as _simulate_command  # noqa: E402
+
+main.add_command(_encounter_group)
+main.add_command(_simulate_command)
+
+
 # -- serve (the bridge registers its own command) --------------------------------------
 try:
     from fracas.bridge.cli import journal_group, serve, token_command

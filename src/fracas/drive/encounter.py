@@ -1,0 +1,148 @@
+"""Encounters: a fight a GM plays one round at a time, kept in the store between rounds.
+
+    >>> enc = fracas.Encounter.new("crypt", scenario)      # checked, then stored
+    >>> log = enc.round(seed=42)                           # one round, journaled with its seed
+    >>> enc.undo()                                         # back to the state before it
+    >>> fracas.Encounter.open("crypt").show()["round"]
+    0
+
+`show()` is a function of the kept state only, so `show()` before a round equals
+`show()` after the round and its undo. The same state and round seed play the same
+round (`fracas.drive.fight` says which die comes from which stream).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import orjson
+
+from ..errors import RequestError, SchemaError
+from ..requests import check_seed, parse_json
+from ..rng import new_seed
+from ..store import Conflict, EncounterStore
+from .fight import Fight
+from .scenario import Compiled, compile_scenario
+
+_NAME = re.compile(r"[\w][\w .:'()#-]{0,63}\Z")
+
+
+class EncounterError(RequestError):
+    """No such encounter, a name taken, a fight already over, nothing to undo."""
+
+
+def check_name(name: Any, path: str = "$.name") -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise SchemaError(path, "an encounter name is 1 to 64 letters, digits, spaces or . : ' ( ) # - _,"
+                                f" starting with a letter or digit; got {name!r}")
+    return name
+
+
+class Encounter:
+    """One stored encounter: its compiled scenario and current state."""
+
+    def __init__(self, name: str, compiled: Compiled, fight: Fight, seq: int, store: EncounterStore) -> None:
+        self.name, self.compiled, self.fight, self.seq, self.store = name, compiled, fight, seq, store
+
+    # -- making and finding ----------------------------------------------------------------
+
+    @classmethod
+    def new(cls, name: str, scenario: Any, *, store: Optional[EncounterStore] = None,
+            replace: bool = False) -> "Encounter":
+        """Check `scenario` (a mapping or JSON text) and store a new encounter at round 0.
+        Nothing is stored unless the whole scenario is valid."""
+        check_name(name)
+        source = parse_json(scenario)
+        compiled = compile_scenario(source)
+        store = store or EncounterStore()
+        fight = Fight(compiled)
+        if not store.create(name, orjson.dumps(source), compiled.ruleset.name, fight.state(), replace=replace):
+            raise EncounterError("$.name", f"an encounter named {name!r} exists already"
+                                           " (delete it first, or replace it)")
+        return cls(name, compiled, fight, 0, store)
+
+    @classmethod
+    def open(cls, name: str, *, store: Optional[EncounterStore] = None) -> "Encounter":
+        check_name(name)
+        store = store or EncounterStore()
+        found = store.load(name)
+        if found is None:
+            known = store.names()
+            raise EncounterError("$.name", f"no encounter named {name!r}"
+                                           + (f" (encounters: {', '.join(known[:20])})" if known else
+                                              " (there are none yet: make one with encounter new)"))
+        scenario, _ruleset, seq, state = found
+        compiled = compile_scenario(scenario)
+        return cls(name, compiled, Fight(compiled, state), seq, store)
+
+    @staticmethod
+    def list(*, store: Optional[EncounterStore] = None) -> list[dict[str, Any]]:
+        """Every stored encounter: name, ruleset, round, over, winner, updated_at."""
+        return (store or EncounterStore()).summaries()
+
+    @staticmethod
+    def delete(name: str, *, store: Optional[EncounterStore] = None) -> None:
+        check_name(name)
+        if not (store or EncounterStore()).delete(name):
+            raise EncounterError("$.name", f"no encounter named {name!r}")
+
+    # -- playing ---------------------------------------------------------------------------
+
+    def show(self) -> dict[str, Any]:
+        """The encounter as it stands: sides and members, morale, rounds played (with seeds)."""
+        sc, state = self.compiled, self.fight.state()
+        sides: dict[str, list[dict[str, Any]]] = {side: [] for side in sc.sides}
+        labels = {g.spec.name: g.spec.label for g in sc.groups if g.spec.label}
+        for member in state.pop("members"):
+            side = member.pop("side")
+            if member["group"] in labels:
+                member["label"] = labels[member["group"]]
+            sides[side].append(member)
+        return {"name": self.name, "scenario": sc.name, "ruleset": sc.ruleset.name, **state, "sides": sides,
+                "standing": {side: sum(1 for m in ms if m["status"] == "standing") for side, ms in sides.items()},
+                "rounds": self.store.rounds(self.name)}
+
+    def round(self, seed: Optional[int] = None, *, request_key: Optional[str] = None) -> dict[str, Any]:
+        """Play and keep the next round (seed from the OS when None); returns its log."""
+        if request_key is not None:
+            played = self.store.played_by(self.name, request_key)
+            if played is not None:
+                return played
+        if self.fight.over:
+            raise EncounterError("$.name", f"the fight of {self.name!r} is over"
+                                           f" ({'won by ' + self.fight.winner if self.fight.winner else 'a draw'},"
+                                           f" round {self.fight.round}); undo a round or make a new encounter")
+        check_seed(seed, "$.seed")
+        seed = new_seed() if seed is None else seed
+        log = self.fight.play_round(seed)
+        log["encounter"] = self.name
+        log["ruleset"] = self.compiled.ruleset.name
+        log["standing"] = {side: len(self.fight.standing(s)) for s, side in enumerate(self.compiled.sides)}
+        log["members"] = {m.id: {"status": m.status, "hp": m.hp, **({"injury": m.injury} if m.injury_max else {})}
+                          for m in self.fight.members}
+        try:
+            self.store.advance(self.name, self.seq, self.fight.state(), log, request_key)
+        except Conflict:
+            raise EncounterError("$.name", f"{self.name!r} changed while this round was played (another round"
+                                           " or undo); nothing was kept, show it and play again") from None
+        self.seq += 1
+        return log
+
+    def undo(self) -> dict[str, Any]:
+        """Go back to the state before the last round kept; returns `show()`."""
+        if self.seq == 0:
+            raise EncounterError("$.name", f"{self.name!r} has no round to undo")
+        try:
+            self.store.undo(self.name, self.seq)
+        except Conflict:
+            raise EncounterError("$.name", f"{self.name!r} changed meanwhile; nothing was undone") from None
+        found = self.store.load(self.name)
+        assert found is not None
+        _scenario, _ruleset, self.seq, state = found
+        self.fight = Fight(self.compiled, state)
+        return self.show()
+
+    def last_round(self, round_: Optional[int] = None) -> Optional[dict[str, Any]]:
+        """The kept log of round `round_` (the last one when None)."""
+        return self.store.round_log(self.name, round_)

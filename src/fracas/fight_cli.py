@@ -1,0 +1,330 @@
+"""`fracas encounter …` and `fracas simulate`: whole fights from a scenario file.
+
+    fracas encounter new crypt --scenario examples/scenarios/er-skeleton-horde.json
+    fracas encounter round crypt --seed 7
+    fracas encounter undo crypt
+    fracas simulate examples/scenarios/er-skeleton-horde.json --runs 10000 --seed 1
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Optional
+
+import click
+
+from .errors import RequestError
+
+
+class _Rejected(click.ClickException):
+    exit_code = 2
+
+
+def _style(text: str, **styles: Any) -> str:
+    from .cli import style
+
+    return style(text, **styles)
+
+
+def _read_scenario(file: Any) -> Any:
+    data = file.read()
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as err:
+        raise _Rejected(f"$: the scenario {getattr(file, 'name', '')} is not valid JSON ({err})") from None
+
+
+def _store(path: Optional[str]) -> Any:
+    from .store import EncounterStore, StoreError
+
+    try:
+        return EncounterStore(path)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _engine(call: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return call(*args, **kwargs)
+    except RequestError as err:
+        raise _Rejected(str(err)) from None
+
+
+def _dump(data: Any) -> str:
+    import orjson
+
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+# -- rendering -------------------------------------------------------------------------
+
+def _health(member: dict[str, Any]) -> str:
+    text = f"{member['hp']}/{member['hp_max']}"
+    if "injury" in member:
+        text += f", injury {member['injury']}/{member['injury_max']}"
+    return text
+
+
+def render_show(shown: dict[str, Any]) -> str:
+    out = [_style(f"{shown['name']}", bold=True) + f": {shown['scenario'] or 'encounter'} ({shown['ruleset']}),"
+           f" round {shown['round']}"]
+    if shown["over"]:
+        out.append("  over: " + (f"{shown['winner']} won" if shown["winner"] else "a draw"))
+    for side, members in shown["sides"].items():
+        out.append(_style(f"  {side}", bold=True) + f" ({shown['standing'][side]} standing)")
+        for m in members:
+            status = {"standing": _style("standing", fg="green"), "down": _style("down", fg="red"),
+                      "fled": _style("fled", fg="yellow")}[m["status"]]
+            label = f" ({m['label']})" if m.get("label") and m["label"] != m["id"] else ""
+            out.append(f"    {m['id']}{label}: {_health(m)} {status}")
+    for group, morale in shown.get("morale", {}).items():
+        state = "broken" if morale["broken"] else "to the death" if morale["to_death"] else \
+            f"{morale['successes']} check(s) passed"
+        out.append(f"  morale of {group}: {state}")
+    return "\n".join(out)
+
+
+def render_round(log: dict[str, Any]) -> str:
+    out = [_style(f"Round {log['round']}", bold=True) + f" (seed {log['seed']})"]
+    order = log.get("order") or []
+    if order:
+        out.append("  order: " + "; ".join(", ".join(slot) for slot in order))
+    if log.get("surprised"):
+        out.append("  surprised: " + ", ".join(log["surprised"]))
+    for e in log.get("events", []):
+        kind = e["type"]
+        if kind in ("attack", "spell"):
+            what = f" casts {e['spell']} at" if kind == "spell" else " →"
+            line = f"  {e['who']}{what} {e['target']}: {e['damage']} damage"
+            if e.get("injury_damage"):
+                line += f" ({e['injury_damage']} as injury)"
+            out.append(line)
+        elif kind == "down":
+            out.append("    " + _style(f"{e['who']} is down", fg="red"))
+        elif kind == "fled":
+            out.append("    " + _style(f"{e['who']} flees ({e['why']})", fg="yellow"))
+        elif kind == "morale":
+            verdict = "breaks" if e["breaks"] else "holds" + (", to the death" if e["fights_to_death"] else "")
+            out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
+                       f" {e['against']}: {verdict}")
+        elif kind == "spell lost":
+            out.append(f"  {e['who']} loses {e['spell']} ({e['why']}, {e['rule']})")
+        elif kind == "end":
+            out.append(_style("  " + (f"{e['winner']} wins" if e.get("winner") else e["reason"]), bold=True))
+    out.append("  standing: " + ", ".join(f"{side} {n}" for side, n in log.get("standing", {}).items()))
+    return "\n".join(out)
+
+
+# -- fracas encounter --------------------------------------------------------------------
+
+@click.group("encounter")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="The store file [default: journal.sqlite3 in $FRACAS_HOME or the fracas data directory].")
+@click.pass_context
+def encounter(ctx: click.Context, store_path: Optional[str]) -> None:
+    """Fights a GM plays one round at a time, kept between runs (undo included)."""
+    ctx.obj = store_path
+
+
+@encounter.command("new")
+@click.argument("name")
+@click.option("--scenario", "scenario_file", type=click.File("rb"), required=True, metavar="FILE",
+              help="The scenario file (JSON; '-' reads standard input).")
+@click.option("--replace", is_flag=True, help="Replace an encounter of that name.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new encounter as JSON.")
+@click.pass_obj
+def encounter_new(store_path: Optional[str], name: str, scenario_file: Any, replace: bool, as_json: bool) -> None:
+    """Make encounter NAME from a scenario file (nothing is kept unless the file is valid)."""
+    from .drive.encounter import Encounter
+
+    scenario = _read_scenario(scenario_file)
+    enc = _engine(Encounter.new, name, scenario, store=_store(store_path), replace=replace)
+    shown = enc.show()
+    click.echo(_dump(shown) if as_json else render_show(shown))
+
+
+@encounter.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print it as JSON.")
+@click.pass_obj
+def encounter_show(store_path: Optional[str], name: str, as_json: bool) -> None:
+    """Show encounter NAME as it stands."""
+    from .drive.encounter import Encounter
+
+    shown = _engine(Encounter.open, name, store=_store(store_path)).show()
+    click.echo(_dump(shown) if as_json else render_show(shown))
+
+
+@encounter.command("round")
+@click.argument("name")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Play the round from this seed (the same state and seed play the same round).")
+@click.option("--json", "as_json", is_flag=True, help="Print the round's log as JSON.")
+@click.pass_obj
+def encounter_round(store_path: Optional[str], name: str, seed: Optional[int], as_json: bool) -> None:
+    """Play the next round of encounter NAME and keep it."""
+    from .drive.encounter import Encounter
+
+    enc = _engine(Encounter.open, name, store=_store(store_path))
+    log = _engine(enc.round, seed)
+    click.echo(_dump(log) if as_json else render_round(log))
+
+
+@encounter.command("undo")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the encounter after the undo as JSON.")
+@click.pass_obj
+def encounter_undo(store_path: Optional[str], name: str, as_json: bool) -> None:
+    """Take back the last round of encounter NAME (exactly: state and seeds as before it)."""
+    from .drive.encounter import Encounter
+
+    shown = _engine(_engine(Encounter.open, name, store=_store(store_path)).undo)
+    click.echo(_dump(shown) if as_json else render_show(shown))
+
+
+@encounter.command("log")
+@click.argument("name")
+@click.option("--round", "round_", type=click.IntRange(1), default=None, help="This round [default: the last].")
+@click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")
+@click.pass_obj
+def encounter_log(store_path: Optional[str], name: str, round_: Optional[int], as_json: bool) -> None:
+    """Show the kept log of a round of encounter NAME (every attack with its seed)."""
+    from .drive.encounter import Encounter
+
+    log = _engine(Encounter.open, name, store=_store(store_path)).last_round(round_)
+    if log is None:
+        raise _Rejected(f"--round: {name!r} has no round {round_ if round_ else ''} kept".replace("  ", " "))
+    click.echo(_dump(log) if as_json else render_round(log))
+
+
+@encounter.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def encounter_list(store_path: Optional[str], as_json: bool) -> None:
+    """List the kept encounters."""
+    from .drive.encounter import Encounter
+
+    found = Encounter.list(store=_store(store_path))
+    if as_json:
+        click.echo(_dump(found))
+        return
+    if not found:
+        click.echo("no encounters yet (fracas encounter new NAME --scenario FILE makes one)")
+    for e in found:
+        state = ("over: " + (f"{e['winner']} won" if e["winner"] else "a draw")) if e["over"] else "in progress"
+        click.echo(f"{e['name']}  {e['ruleset']}  round {e['round']}  {state}  (updated {e['updated_at']})")
+
+
+@encounter.command("delete")
+@click.argument("name")
+@click.pass_obj
+def encounter_delete(store_path: Optional[str], name: str) -> None:
+    """Delete encounter NAME and its rounds."""
+    from .drive.encounter import Encounter
+
+    _engine(Encounter.delete, name, store=_store(store_path))
+    click.echo(f"deleted {name}")
+
+
+# -- fracas simulate ---------------------------------------------------------------------
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def render_simulation(result: dict[str, Any]) -> str:
+    out = [_style(result["scenario"] or "simulation", bold=True) + f" ({result['ruleset']}): "
+           f"{result['completed']} of {result['runs']} fights, seed {result['seed']}"]
+    if result["interrupted"]:
+        out.append(_style("  interrupted: the figures are of the fights finished", fg="yellow"))
+    for side, s in result["sides"].items():
+        lo, hi = s["win_rate_ci95"]
+        out.append(f"  {side:<14} wins {100 * s['win_rate']:5.1f} %  (95 %: {100 * lo:.1f} to {100 * hi:.1f} %),"
+                   f" survivors {s['survivors_mean']:.2f} of {s['combatants']}")
+    if result["draws"]["count"]:
+        out.append(f"  {'draws':<14}      {100 * result['draws']['rate']:5.1f} %")
+    r = result["rounds"]
+    out.append(f"  rounds: mean {r['mean']:.2f}, median {r['median']}, {r['min']} to {r['max']}")
+    out.append("  per combatant (means per fight):")
+    for member, c in result["combatants"].items():
+        out.append(f"    {member:<22} {c['side']:<12} dealt {c['dealt_mean']:7.2f}  taken {c['taken_mean']:7.2f}"
+                   f"  survives {100 * c['survived_rate']:5.1f} %")
+    t = result["timing"]
+    out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
+               f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
+    return "\n".join(out)
+
+
+@click.command("simulate")
+@click.argument("scenario_file", metavar="SCENARIO", type=click.File("rb"))
+@click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True, help="Fights to play.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Fight i plays from a stream of (seed, i): the result is the same for any --workers or --dask.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Processes on this machine [default: its cores]; with --dask local, the cluster's workers.")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local",
+              help="Play on a dask.distributed scheduler (tcp://host:8786), or 'local' for a LocalCluster"
+                   " (needs pip install 'fracas[dask]').")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="OUT",
+              help="Write the result as JSON to OUT ('-': standard output, no text).")
+@click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
+              help="Draw win rates and the rounds histogram (needs pip install 'fracas[plot]').")
+@click.option("--progress/--no-progress", default=None,
+              help="A progress bar on standard error [default: when it is a terminal and the JSON is not"
+                   " on standard output].")
+def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Optional[int], dask_address: Optional[str],
+             json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool]) -> None:
+    """Play many fights of a SCENARIO file and report who wins how often (with a 95 %
+    interval), how many rounds fights last, who survives, and damage dealt and taken.
+    Ctrl-C stops cleanly and reports the fights finished."""
+    from .drive.simulate import MissingExtra, plot, simulate as run
+
+    scenario = _read_scenario(scenario_file)
+    if workers is None:
+        workers = 1 if runs <= 200 and not dask_address else max(1, _cores())
+    if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:
+        raise click.BadParameter(f"{dask_address!r} is neither 'local' nor a scheduler address like"
+                                 " tcp://127.0.0.1:8786", param_hint="--dask")
+    if dask_address is not None:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
+    if plot_out is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+    if progress is None:
+        progress = sys.stderr.isatty() and json_out != "-"
+    bar: Any = None
+    if progress:
+        bar = click.progressbar(length=runs, label="fights", file=sys.stderr)
+        bar.__enter__()
+    try:
+        result = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
+                         progress=bar.update if bar is not None else None)
+    except MissingExtra as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    if json_out == "-":
+        click.echo(_dump(result))
+    else:
+        if json_out:
+            with open(json_out, "w", encoding="utf-8") as out:
+                out.write(_dump(result) + "\n")
+        click.echo(render_simulation(result))
+    if plot_out:
+        try:
+            plot(result, plot_out)
+        except MissingExtra as exc:
+            raise click.UsageError(str(exc)) from None
+    if result["interrupted"]:
+        sys.exit(130)

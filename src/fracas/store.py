@@ -1,0 +1,235 @@
+"""Where fracas keeps things between runs: the data directory and the encounter store.
+
+The data directory is ``$FRACAS_HOME`` when set, else the per-user data directory
+(``~/.local/share/fracas`` on Linux). In it, ``journal.sqlite3`` holds the bridge's
+journal and the encounters: one embedded SQLite file, in WAL mode, so the bridge and
+the ``fracas encounter`` commands can use it at the same time.
+
+An encounter is its scenario, a stack of states (state 0 when it was made, state n
+after its n-th round) and the journal of its rounds (seed and log, kept also when a
+round is undone). A round writes its state and its log in one transaction, so a
+crash or a bad scenario never leaves half an encounter behind.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sqlite3
+import threading
+from typing import Any, Optional
+
+import orjson
+
+HOME_ENV = "FRACAS_HOME"
+STORE_FILE = "journal.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS encounters (
+    name        TEXT PRIMARY KEY,
+    scenario    BLOB NOT NULL,      -- the scenario as given (JSON)
+    ruleset     TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS encounter_states (
+    name        TEXT NOT NULL,
+    seq         INTEGER NOT NULL,   -- 0 when made, n after round n
+    state       BLOB NOT NULL,
+    PRIMARY KEY (name, seq)
+);
+CREATE TABLE IF NOT EXISTS encounter_rounds (
+    name        TEXT NOT NULL,
+    round       INTEGER NOT NULL,
+    seed        TEXT NOT NULL,      -- decimal: a 64-bit seed does not fit SQLite's signed integer
+    request_key TEXT,               -- the bridge request id that played it, if any
+    log         BLOB NOT NULL,
+    recorded_at TEXT NOT NULL,
+    undone      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS encounter_rounds_name ON encounter_rounds (name, round);
+"""
+
+
+def data_dir() -> str:
+    """``$FRACAS_HOME``, or the per-user data directory of fracas."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return home
+    import platformdirs
+
+    return platformdirs.user_data_dir("fracas", appauthor=False)
+
+
+def default_path() -> str:
+    """The store file: ``journal.sqlite3`` in `data_dir()` (the bridge journals there too)."""
+    return os.path.join(data_dir(), STORE_FILE)
+
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class StoreError(Exception):
+    """The store file cannot be opened or written (the message names it)."""
+
+
+class Conflict(Exception):
+    """The encounter changed (another round or undo) between reading and writing it."""
+
+
+class EncounterStore:
+    """Encounters in one SQLite file (thread-safe: one connection behind a lock)."""
+
+    def __init__(self, path: Optional[str] = None) -> None:
+        self.path = path or default_path()
+        try:
+            directory = os.path.dirname(os.path.abspath(self.path))
+            os.makedirs(directory, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the encounter store {self.path}: {exc}") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _tx(self) -> "_Transaction":
+        return _Transaction(self)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return [row[0] for row in self._db.execute("SELECT name FROM encounters ORDER BY name")]
+
+    def load(self, name: str) -> Optional[tuple[bytes, str, int, dict[str, Any]]]:
+        """(scenario JSON, ruleset, state number, state) of an encounter, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT scenario, ruleset FROM encounters WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                return None
+            seq, state = self._db.execute(
+                "SELECT seq, state FROM encounter_states WHERE name = ? ORDER BY seq DESC LIMIT 1", (name,)).fetchone()
+        return bytes(row[0]), row[1], seq, orjson.loads(state)
+
+    def rounds(self, name: str, *, undone: bool = False) -> list[dict[str, Any]]:
+        """The journaled rounds (round, seed, recorded_at; undone ones only when asked)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT round, seed, recorded_at, undone FROM encounter_rounds WHERE name = ?"
+                + ("" if undone else " AND undone = 0") + " ORDER BY rowid", (name,)).fetchall()
+        return [{"round": r, "seed": int(s), "recorded_at": at, **({"undone": bool(u)} if undone else {})}
+                for r, s, at, u in rows]
+
+    def round_log(self, name: str, round_: Optional[int] = None) -> Optional[dict[str, Any]]:
+        """The log of a round still in effect (the last when `round_` is None)."""
+        query = "SELECT log FROM encounter_rounds WHERE name = ? AND undone = 0"
+        args: tuple[Any, ...] = (name,)
+        if round_ is not None:
+            query += " AND round = ?"
+            args += (round_,)
+        with self._lock:
+            row = self._db.execute(query + " ORDER BY rowid DESC LIMIT 1", args).fetchone()
+        return orjson.loads(row[0]) if row else None
+
+    def played_by(self, name: str, request_key: str) -> Optional[dict[str, Any]]:
+        """The log of the round a bridge request id played (a resend gets it back)."""
+        with self._lock:
+            row = self._db.execute("SELECT log FROM encounter_rounds WHERE name = ? AND request_key = ?"
+                                   " ORDER BY rowid DESC LIMIT 1", (name, request_key)).fetchone()
+        return orjson.loads(row[0]) if row else None
+
+    def summaries(self) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT e.name, e.ruleset, e.updated_at, s.state FROM encounters e JOIN encounter_states s"
+                " ON s.name = e.name AND s.seq = (SELECT MAX(seq) FROM encounter_states WHERE name = e.name)"
+                " ORDER BY e.name").fetchall()
+        out = []
+        for name, ruleset, updated, state in rows:
+            st = orjson.loads(state)
+            out.append({"name": name, "ruleset": ruleset, "round": st["round"], "over": st["over"],
+                        "winner": st["winner"], "updated_at": updated})
+        return out
+
+    # -- writing -------------------------------------------------------------------------
+
+    def create(self, name: str, scenario: bytes, ruleset: str, state: dict[str, Any], *, replace: bool) -> bool:
+        """Store a new encounter (False if the name is taken and not `replace`)."""
+        at = now_utc()
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM encounters WHERE name = ?", (name,)).fetchone():
+                if not replace:
+                    return False
+                self._erase(db, name)
+            db.execute("INSERT INTO encounters VALUES (?, ?, ?, ?, ?)", (name, scenario, ruleset, at, at))
+            db.execute("INSERT INTO encounter_states VALUES (?, 0, ?)", (name, orjson.dumps(state)))
+        return True
+
+    def advance(self, name: str, seq: int, state: dict[str, Any], log: dict[str, Any],
+                request_key: Optional[str] = None) -> None:
+        """Keep the state after a round played from state `seq`, and the round's log."""
+        with self._tx() as db:
+            self._check_top(db, name, seq)
+            db.execute("INSERT INTO encounter_states VALUES (?, ?, ?)", (name, seq + 1, orjson.dumps(state)))
+            db.execute("INSERT INTO encounter_rounds (name, round, seed, request_key, log, recorded_at)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (name, log["round"], str(log["seed"]), request_key, orjson.dumps(log), now_utc()))
+            db.execute("UPDATE encounters SET updated_at = ? WHERE name = ?", (now_utc(), name))
+
+    def undo(self, name: str, seq: int) -> None:
+        """Drop state `seq` (the latest, > 0) and mark its round undone."""
+        with self._tx() as db:
+            self._check_top(db, name, seq)
+            db.execute("DELETE FROM encounter_states WHERE name = ? AND seq = ?", (name, seq))
+            db.execute("UPDATE encounter_rounds SET undone = 1 WHERE rowid = (SELECT MAX(rowid) FROM"
+                       " encounter_rounds WHERE name = ? AND undone = 0)", (name,))
+            db.execute("UPDATE encounters SET updated_at = ? WHERE name = ?", (now_utc(), name))
+
+    def delete(self, name: str) -> bool:
+        with self._tx() as db:
+            found = db.execute("SELECT 1 FROM encounters WHERE name = ?", (name,)).fetchone() is not None
+            self._erase(db, name)
+        return found
+
+    @staticmethod
+    def _erase(db: sqlite3.Connection, name: str) -> None:
+        for table in ("encounters", "encounter_states", "encounter_rounds"):
+            db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))
+
+    @staticmethod
+    def _check_top(db: sqlite3.Connection, name: str, seq: int) -> None:
+        row = db.execute("SELECT MAX(seq) FROM encounter_states WHERE name = ?", (name,)).fetchone()
+        if row is None or row[0] != seq:
+            raise Conflict(name)
+
+
+class _Transaction:
+    """`with store._tx() as db:` one write transaction (BEGIN IMMEDIATE … COMMIT or ROLLBACK)."""
+
+    def __init__(self, store: EncounterStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.store._lock.acquire()
+        try:
+            self.store._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            self.store._lock.release()
+            raise StoreError(f"cannot write the encounter store {self.store.path}: {exc}") from None
+        return self.store._db
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
+        except sqlite3.Error as error:
+            if kind is None:
+                self.store._db.execute("ROLLBACK")
+                raise StoreError(f"cannot write the encounter store {self.store.path}: {error}") from None
+        finally:
+            self.store._lock.release()

@@ -308,6 +308,10 @@ def journal_replay(path, request_id) -> None:
         journal.close()
     from fracas.drive import ENGINE_CALLS
 
+    if entry.method not in ENGINE_CALLS:
+        raise click.ClickException(f"{request_id}: {entry.method} is not replayed from the journal: a round"
+                                   " depends on its encounter's state; undo it (fracas encounter undo) and play"
+                                   " it again with the seed of its log (fracas encounter round --seed)")
     call = getattr(fracas, ENGINE_CALLS[entry.method])
     recorded = orjson.loads(entry.result)
     replayed = call(orjson.loads(entry.params), seed=recorded["seed"]).to_dict()

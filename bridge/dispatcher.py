@@ -210,6 +210,7 @@ class Dispatcher:
         engine: ModuleType | Any = None,
         is_draining: Callable[[], bool] = lambda: False,
         bulk_threads: int | None = None,
+        encounters: Any = None,
     ) -> None:
         if not token:
             raise ValueError("the access token must not be empty")
@@ -242,7 +243,15 @@ class Dispatcher:
             "attack.odds": self._attack_odds,
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
+            "encounter.new": self._encounter_new,
+            "encounter.show": self._encounter_show,
+            "encounter.round": self._encounter_round,
+            "encounter.undo": self._encounter_undo,
+            "encounter.list": self._encounter_list,
+            "encounter.delete": self._encounter_delete,
         }
+        self._store: Any = encounters
+        self._store_lock = threading.Lock()
         from fracas.errors import Cancelled
 
         self._cancelled_class = getattr(engine, "Cancelled", Cancelled)
@@ -587,6 +596,96 @@ class Dispatcher:
         self._check_reply(batch, call, len(result), journaled=False)
         return orjson.Fragment(result)
 
+    # ── encounters: kept in the journal's file; the changing methods are journaled ──
+
+    def _encounters(self) -> Any:
+        """The encounter store: the one given, or one in the journal's file (made on first use)."""
+        with self._store_lock:
+            if self._store is None:
+                from fracas.store import EncounterStore
+
+                self._store = EncounterStore(getattr(self._journal, "path", None) or ":memory:")
+            return self._store
+
+    def _encounter(self, params: dict[str, Any]) -> Any:
+        return self._engine.Encounter.open(params["name"], store=self._encounters())
+
+    def _encounter_call(self, call: Call, batch: _Batch, allowed: set[str], run: Callable[[dict[str, Any]], Any],
+                        *, attacks: int = 1, estimate: int | None = None, journaled: bool = True) -> Any:
+        _only(call.params, allowed, required={"name"} & allowed)
+
+        def engine_call(params: dict[str, Any], **_options: Any) -> Any:
+            return _Answer(run(params))
+
+        if journaled:
+            return self._roll(call, batch, engine_call, attacks=attacks, estimate=estimate)
+        before = batch.reply_bytes
+        self._spend(batch, "$.params", attacks=attacks, reply_bytes=estimate or _REPLY_BASE)
+        result = orjson.dumps(self._engine_call(engine_call, call.params).to_dict())
+        self._settle(batch, before, len(result))
+        self._check_reply(batch, call, len(result), journaled=False)
+        return orjson.Fragment(result)
+
+    def _encounter_new(self, call: Call, batch: _Batch) -> Any:
+        def run(params: dict[str, Any]) -> Any:
+            from fracas.drive.encounter import EncounterError
+            from fracas.rulesets.base import moved
+
+            if not isinstance(params.get("replace", False), bool):
+                raise self._engine.SchemaError("$.replace", "expected a boolean")
+            try:
+                enc = self._engine.Encounter.new(params["name"], params["scenario"], store=self._encounters(),
+                                                 replace=params.get("replace", False))
+            except self._engine.RequestError as exc:
+                if isinstance(exc, EncounterError) or exc.path.startswith("$.name"):
+                    raise
+                raise moved(exc, "$", "$.scenario") from None
+            return enc.show()
+
+        size = len(canonical(call.params))
+        return self._encounter_call(call, batch, {"name", "scenario", "replace"}, run,
+                                    estimate=_REPLY_BASE + 16 * size)
+
+    def _encounter_show(self, call: Call, batch: _Batch) -> Any:
+        return self._encounter_call(call, batch, {"name"}, lambda params: self._encounter(params).show(),
+                                    estimate=_REPLY_BASE + (1 << 20), journaled=False)
+
+    def _encounter_round(self, call: Call, batch: _Batch) -> Any:
+        key = id_key(call.id)
+
+        def run(params: dict[str, Any]) -> Any:
+            seed = params.get("seed")
+            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+                raise self._engine.SchemaError("$.seed", "expected an integer 0 to 2**64 - 1")
+            expect = params.get("expect_round")
+            if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
+                raise self._engine.SchemaError("$.expect_round", "expected an integer")
+            return self._encounter(params).round(seed, request_key=key, expect_round=expect,
+                                                 hp=params.get("hp"))
+
+        return self._encounter_call(call, batch, {"name", "seed", "expect_round", "hp"}, run,
+                                    attacks=64, estimate=4 << 20)
+
+    def _encounter_undo(self, call: Call, batch: _Batch) -> Any:
+        def run(params: dict[str, Any]) -> Any:
+            expect = params.get("expect_round")
+            if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int)):
+                raise self._engine.SchemaError("$.expect_round", "expected an integer")
+            return self._encounter(params).undo(expect_round=expect)
+
+        return self._encounter_call(call, batch, {"name", "expect_round"}, run, estimate=1 << 20)
+
+    def _encounter_list(self, call: Call, batch: _Batch) -> Any:
+        return self._encounter_call(call, batch, set(), lambda _p: self._engine.Encounter.list(store=self._encounters()),
+                                    estimate=256 << 10, journaled=False)
+
+    def _encounter_delete(self, call: Call, batch: _Batch) -> Any:
+        def run(params: dict[str, Any]) -> Any:
+            self._engine.Encounter.delete(params["name"], store=self._encounters())
+            return {"deleted": params["name"]}
+
+        return self._encounter_call(call, batch, {"name"}, run)
+
     def _check_bulk_size(self, params: dict[str, Any]) -> int:
         """Refuse a bulk request past the bridge's limits before the engine sees it; its attacks.
 
@@ -739,6 +838,11 @@ class Dispatcher:
 
     def _journal_replay(self, call: Call, batch: _Batch) -> Any:
         entry = self._journaled(call)
+        if entry.method not in ENGINE_CALLS:
+            raise errors.InvalidParams.at(
+                "$.params.id", f"{entry.method} is not replayed from the journal: a round depends on its"
+                               " encounter's state; undo it (encounter.undo) and play it again with the seed"
+                               " of its log (encounter.round)")
         recorded = orjson.loads(entry.result)
         params = orjson.loads(entry.params)
         attacks = 1
@@ -782,6 +886,18 @@ class Dispatcher:
                 "$.params.id", f"no journaled request has id {id_key(wanted)}"
             )
         return entry
+
+
+class _Answer:
+    """A plain result (an encounter's) with the `to_dict()` the rolling path reads."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+
+    def to_dict(self) -> Any:
+        return self.data
 
 
 @dataclasses.dataclass(frozen=True)

@@ -76,8 +76,8 @@ ID_REUSED = -32005  # the id was journaled for a different request: use a new id
 NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request has that id
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
-BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay')
-ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve')
+BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete')
+ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {

@@ -103,12 +103,49 @@ class Encounter:
                 "standing": {side: sum(1 for m in ms if m["status"] == "standing") for side, ms in sides.items()},
                 "rounds": self.store.rounds(self.name)}
 
-    def round(self, seed: Optional[int] = None, *, request_key: Optional[str] = None) -> dict[str, Any]:
-        """Play and keep the next round (seed from the OS when None); returns its log."""
+    def _expect(self, expect_round: Optional[int]) -> None:
+        if expect_round is not None and expect_round != self.fight.round:
+            raise EncounterError("$.expect_round", f"{self.name!r} is at round {self.fight.round}, not"
+                                                   f" {expect_round}: it changed elsewhere; show it again")
+
+    def _sync(self, hp: dict[str, Any]) -> None:
+        """Members' health as the table shows it (a GM edited a token bar): `{id: hp}`."""
+        from ..requests import key_path
+        from .fight import DOWN, STANDING
+
+        if not isinstance(hp, dict):
+            raise SchemaError("$.hp", "expected an object of member id -> hp")
+        for mid, value in hp.items():
+            member = self.fight.by_id.get(mid)
+            path = key_path("$.hp", mid)
+            if member is None:
+                raise EncounterError(path, f"{self.name!r} has no member {mid!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= member.hp_max:
+                raise SchemaError(path, f"hp must be an integer 0 to {member.hp_max}, got {value!r}")
+        for mid, value in hp.items():
+            member = self.fight.by_id[mid]
+            if member.status == "fled":
+                continue
+            member.hp = value
+            if member.injury_max is None:
+                member.status = DOWN if value == 0 else STANDING
+
+    def round(self, seed: Optional[int] = None, *, request_key: Optional[str] = None,
+              expect_round: Optional[int] = None, hp: Optional[dict[str, int]] = None) -> dict[str, Any]:
+        """Play and keep the next round (seed from the OS when None); returns its log.
+        `expect_round` refuses unless the encounter is at that round; `hp` sets members'
+        health first (the VTT's bars); `request_key` makes a resend return the same round."""
         if request_key is not None:
             played = self.store.played_by(self.name, request_key)
             if played is not None:
                 return played
+        self._expect(expect_round)
+        if hp:
+            self._sync(hp)
+            standing = {m.side for m in self.fight.members if m.status == "standing"}
+            if len(standing) <= 1:
+                self.fight.over = True
+                self.fight.winner = self.compiled.sides[next(iter(standing))] if standing else None
         if self.fight.over:
             raise EncounterError("$.name", f"the fight of {self.name!r} is over"
                                            f" ({'won by ' + self.fight.winner if self.fight.winner else 'a draw'},"
@@ -129,8 +166,9 @@ class Encounter:
         self.seq += 1
         return log
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self, *, expect_round: Optional[int] = None) -> dict[str, Any]:
         """Go back to the state before the last round kept; returns `show()`."""
+        self._expect(expect_round)
         if self.seq == 0:
             raise EncounterError("$.name", f"{self.name!r} has no round to undo")
         try:

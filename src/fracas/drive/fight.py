@@ -93,8 +93,9 @@ class Fight:
 
     def __init__(self, scenario: Compiled, state: Optional[dict[str, Any]] = None) -> None:
         sc = self.sc = scenario
+        uses = [g.spec.spell.uses if g.spec.spell is not None else 0 for g in sc.groups]
         self.members = [Member(i, mid, g, sc.groups[g].side, sc.groups[g].spec.hp, sc.groups[g].spec.injury,
-                               sc.groups[g].spec.spell.uses if sc.groups[g].spec.spell else 0, sc.positions[i])
+                               uses[g], sc.positions[i])
                         for i, (mid, g) in enumerate(zip(sc.member_ids, sc.member_group))]
         self.by_id = {m.id: m for m in self.members}
         self.groups = [GroupState(g.spec.morale) for g in sc.groups]

@@ -193,16 +193,18 @@ def _scenario_error(exc: RequestError, g: Group, t: Group, where: str, indexes: 
     import re
 
     path = exc.path
+    found: RequestError
     if path.startswith("$.attacker"):
-        return moved(exc, "$.attacker", f"{g.path}.attacker")
-    if path.startswith("$.targets.t"):
-        return moved(exc, "$.targets.t", f"{t.path}.target")
-    m = re.match(r"\$\.strikes\[(\d+)\]", path)
-    if m:
-        return moved(exc, m.group(0), f"{where}[{indexes[int(m.group(1))]}]")
-    if path.startswith("$.strikes"):
-        return moved(exc, "$.strikes", where)
-    return type(exc)(g.path, f"{exc.reason} (at {path} of the attack this combatant makes)")
+        found = moved(exc, "$.attacker", f"{g.path}.attacker")
+    elif path.startswith("$.targets.t"):
+        found = moved(exc, "$.targets.t", f"{t.path}.target")
+    elif m := re.match(r"\$\.strikes\[(\d+)\]", path):
+        found = moved(exc, m.group(0), f"{where}[{indexes[int(m.group(1))]}]")
+    elif path.startswith("$.strikes"):
+        found = moved(exc, "$.strikes", where)
+    else:
+        found = type(exc)(g.path, f"{exc.reason} (at {path} of the attack this combatant makes)")
+    return found
 
 
 def _name(value: str, path: str) -> str:

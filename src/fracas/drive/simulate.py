@@ -184,9 +184,12 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
 def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
           workers: int) -> Iterator[dict[str, Any]]:
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        import importlib
+
+        dd: Any = importlib.import_module("dask.distributed")  # untyped: used through Any
     except ImportError:
         raise MissingExtra("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
+    Client, LocalCluster, as_completed = dd.Client, dd.LocalCluster, dd.as_completed
     cluster = None
     if address == "local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -196,7 +199,7 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
             client = Client(address, timeout="10s")
         except OSError as exc:
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    futures = []
+    futures: list[Any] = []
     try:
         futures = [client.submit(play_batch, scenario, seed, first, count, pure=False) for first, count in batches]
         for future in as_completed(futures):

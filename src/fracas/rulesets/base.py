@@ -24,7 +24,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Callable, Optional, Protocol
 
-from ..errors import RulesError
+from ..errors import RequestError, RulesError
 from ..requests import decode
 
 #: The kinds of request a ruleset may accept, and the driver that runs each.

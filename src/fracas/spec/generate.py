@@ -195,6 +195,16 @@ def bridge_schema(facts: dict[str, Any], root: Path) -> str:
     return json.dumps(protocol_schema(facts), indent=2, ensure_ascii=False) + "\n"
 
 
+def scenario_schema(facts: dict[str, Any], root: Path) -> str:
+    from fracas.drive.scenario import json_schema  # needs fracas importable: written last
+
+    schema = json_schema()
+    ref = schema.pop("$ref")
+    return json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                       "$id": "https://fracas.invalid/scenario.schema.json",
+                       "title": "fracas scenario", "$ref": ref, **schema}, indent=2, ensure_ascii=False) + "\n"
+
+
 OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "src/fracas/_layout.py": python_layout,
     "src/fracas/_facts.py": python_facts,
@@ -203,6 +213,7 @@ OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "vtt_scripts/foundry/scripts/facts.js": foundry_facts,
     "vtt_scripts/foundry/scripts/bigjson.js": foundry_bigjson,
     "bridge/schema.json": bridge_schema,
+    "docs/scenario.schema.json": scenario_schema,
 }
 
 

@@ -104,4 +104,18 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
         if refs:
             defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    defs.update(scenario_defs("scenario"))
     return schema
+
+
+def scenario_defs(prefix: str) -> dict[str, Any]:
+    """The scenario file's JSON Schema as $defs of another schema: `prefix` is the
+    scenario itself, `prefix.<Name>` its parts."""
+    from ..drive.scenario import json_schema
+
+    schema = json_schema()
+    text = json.dumps(schema["$defs"]).replace('"#/$defs/', f'"#/$defs/{prefix}.')
+    parts = {f"{prefix}.{name}": part for name, part in json.loads(text).items()}
+    out: dict[str, Any] = {prefix: parts.pop(f"{prefix}.ScenarioFile")}
+    out.update(parts)
+    return out

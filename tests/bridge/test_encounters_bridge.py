@@ -1,0 +1,107 @@
+"""encounter.* over the bridge: kept in the journal's file, once per id, errors at params paths."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from fracas.bridge.dispatcher import Dispatcher, Session
+from fracas.bridge.journal import Journal
+from fracas.drive.encounter import Encounter
+from fracas.store import EncounterStore
+
+from .helpers import TOKEN, ask as ws_ask, client, request, serving
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+OS = json.loads((SCENARIOS / "os-goblin-ambush.json").read_text())
+
+
+def test_new_round_undo_show_list_delete(ask):
+    made = ask(request("n1", "encounter.new", {"name": "gob", "scenario": OS}))["result"]
+    assert made["round"] == 0 and made["standing"] == {"party": 4, "goblins": 14}
+    shown = ask(request("s1", "encounter.show", {"name": "gob"}))["result"]
+    assert shown == made
+    log = ask(request("r1", "encounter.round", {"name": "gob", "seed": 5, "expect_round": 0}))["result"]
+    assert log["round"] == 1 and log["seed"] == 5 and log["encounter"] == "gob"
+    assert set(log["members"]) == {m["id"] for ms in shown["sides"].values() for m in ms}
+    # the same id again: the same round, not a second one
+    assert ask(request("r1", "encounter.round", {"name": "gob", "seed": 5, "expect_round": 0}))["result"] == log
+    assert ask(request("s2", "encounter.show", {"name": "gob"}))["result"]["round"] == 1
+    undone = ask(request("u1", "encounter.undo", {"name": "gob", "expect_round": 1}))["result"]
+    assert undone == shown
+    assert ask(request("u1", "encounter.undo", {"name": "gob", "expect_round": 1}))["result"] == undone  # no 2nd undo
+    listed = ask(request("l1", "encounter.list", {}))["result"]
+    assert [(e["name"], e["round"]) for e in listed] == [("gob", 0)]
+    assert ask(request("d1", "encounter.delete", {"name": "gob"}))["result"] == {"deleted": "gob"}
+    assert ask(request("l2", "encounter.list", {}))["result"] == []
+
+
+def _error(reply):
+    assert "error" in reply, reply
+    return reply["error"]
+
+
+def test_errors_name_the_params_path_and_keep_nothing(ask):
+    bad = json.loads(json.dumps(OS))
+    bad["sides"]["goblins"][0]["attacks"] = []
+    err = _error(ask(request(1, "encounter.new", {"name": "gob", "scenario": bad})))
+    assert err["code"] == -32602 and err["data"]["path"] == "$.params.scenario.sides.goblins[0].attacks"
+    assert ask(request(2, "encounter.list", {}))["result"] == []
+    err = _error(ask(request(3, "encounter.new", {"name": "gob", "scenario": OS, "extra": 1})))
+    assert err["data"]["path"] == "$.params.extra"
+    err = _error(ask(request(4, "encounter.round", {"name": "nobody"})))
+    assert err["data"]["path"] == "$.params.name" and "no encounter named 'nobody'" in err["message"]
+    ask(request(5, "encounter.new", {"name": "gob", "scenario": OS}))
+    err = _error(ask(request(6, "encounter.round", {"name": "gob", "expect_round": 2})))
+    assert err["data"]["path"] == "$.params.expect_round" and "at round 0, not 2" in err["message"]
+    err = _error(ask(request(7, "encounter.round", {"name": "gob", "seed": "7"})))
+    assert err["data"]["path"] == "$.params.seed"
+    err = _error(ask(request(8, "encounter.round", {"name": "gob", "hp": {"Elf": -1}})))
+    assert err["data"]["path"] == "$.params.hp.Elf"
+    err = _error(ask(request(9, "encounter.new", {"name": "gob", "scenario": OS})))
+    assert "exists already" in err["message"]
+    ask(request(10, "encounter.round", {"name": "gob", "seed": 1}))
+    err = _error(ask(request(11, "journal.replay", {"id": 10})))
+    assert "not replayed from the journal" in err["message"]
+    assert ask(request(12, "encounter.show", {"name": "gob"}))["result"]["round"] == 1  # nothing else moved
+
+
+def test_the_bridge_keeps_encounters_in_its_journal_file(tmp_path):
+    path = str(tmp_path / "journal.sqlite3")
+    journal = Journal(path)
+    dispatcher = Dispatcher(token=TOKEN, journal=journal)
+    session = Session(peer="t")
+    dispatcher.handle(session, orjson.dumps(request(0, "auth", {"token": TOKEN})).decode())
+    reply = dispatcher.handle(session, orjson.dumps(request(1, "encounter.new", {"name": "gob", "scenario": OS})).decode())
+    assert "result" in orjson.loads(reply.data)
+    reply = dispatcher.handle(session, orjson.dumps(request(2, "encounter.round", {"name": "gob", "seed": 3})).decode())
+    log = orjson.loads(reply.data)["result"]
+    journal.close()
+    # the CLI (another process, the same file) sees the round the bridge played
+    enc = Encounter.open("gob", store=EncounterStore(path))
+    assert enc.show()["round"] == 1 and enc.last_round() == log
+
+
+def test_a_round_over_a_real_socket(tmp_path):
+    async def main():
+        async with serving(tmp_path) as bridge, client(bridge.url) as ws:
+            made = await ws_ask(ws, request("a", "encounter.new", {"name": "gob", "scenario": OS}))
+            assert made["result"]["round"] == 0
+            log = await ws_ask(ws, request("b", "encounter.round", {"name": "gob", "seed": 2}))
+            assert log["result"]["round"] == 1
+            shown = await ws_ask(ws, request("c", "encounter.show", {"name": "gob"}))
+            assert shown["result"]["rounds"] == [{"round": 1, "seed": 2,
+                                                  "recorded_at": shown["result"]["rounds"][0]["recorded_at"]}]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("method", ["encounter.new", "encounter.show", "encounter.round", "encounter.undo",
+                                    "encounter.delete"])
+def test_name_is_required(ask, method):
+    err = _error(ask(request(1, method, {})))
+    assert err["code"] == -32602 and err["data"]["path"] == "$.params.name"

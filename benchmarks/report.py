@@ -102,6 +102,12 @@ def _ruleset(result: dict, key: str, number: int) -> list[str]:
     return lines
 
 
+def _fights(result: dict) -> list[str]:
+    from .fights_bench import table
+
+    return table(result.get("fights"))
+
+
 def _odds(result: dict) -> list[str]:
     odds = result.get("odds")
     if not odds:
@@ -218,8 +224,8 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
         head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _groups(result), _ruleset(result, "cartyrion", 5),
-             _ruleset(result, "worldwalker", 6), _latency(result), _odds(result), _scaling(result),
-             _targets(result)]
+             _ruleset(result, "worldwalker", 6), _latency(result), _odds(result), _fights(result),
+             _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import fracas
 from fracas import _kernels
 
-from . import d20_library, engine_runs, numpy_batch, odds_bench, randint_loop, rulesets_bench
+from . import d20_library, engine_runs, fights_bench, numpy_batch, odds_bench, randint_loop, rulesets_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -72,6 +72,11 @@ class Options:
     @property
     def memory_sizes(self) -> tuple[int, int]:
         return 1000, (self.size(10**7) if self.quick else self.size(10**8))
+
+    @property
+    def fight_runs(self) -> int:
+        """Simulated fights per example scenario and way of running them."""
+        return max(20, int((1_000 if self.quick else 5_000) * self.scale))
 
     @property
     def latency_calls(self) -> int:
@@ -153,6 +158,7 @@ class Suite:
         steps += 2                                           # memory probes
         steps += r                                           # bulk over many groups
         steps += 1                                           # odds
+        steps += 1                                           # fights
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -192,6 +198,10 @@ class Suite:
         result["api"] = self._latency(tick)
         self._label = "exact odds"
         result["odds"] = odds_bench.run(o.quick)
+        tick()
+        self._label = "fights"
+        result["fights"] = fights_bench.run(o.fight_runs, o.cores,
+                                            None if o.quick else max(20, int(10_000 * o.scale)))
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)

@@ -27,14 +27,26 @@ def _style(text: str, **styles: Any) -> str:
     return style(text, **styles)
 
 
-def _read_scenario(file: Any) -> Any:
-    data = file.read()
+def _read_scenario(where: str, option: str) -> Any:
+    """A scenario file, '-' (standard input) or @NAME (an example that ships with fracas)."""
     import orjson
 
+    if where.startswith("@"):
+        from .drive.scenario import example
+
+        data = _engine(example, where[1:])
+    elif where == "-":
+        data = click.get_binary_stream("stdin").read()
+    else:
+        try:
+            with open(where, "rb") as file:
+                data = file.read()
+        except OSError as exc:
+            raise click.BadParameter(f"cannot read {where!r}: {exc.strerror}", param_hint=option) from None
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
-        raise _Rejected(f"$: the scenario {getattr(file, 'name', '')} is not valid JSON ({err})") from None
+        raise _Rejected(f"$: the scenario {where} is not valid JSON ({err})") from None
 
 
 def _store(path: Optional[str]) -> Any:
@@ -131,8 +143,9 @@ def encounter(ctx: click.Context, store_path: Optional[str]) -> None:
 
 @encounter.command("new")
 @click.argument("name")
-@click.option("--scenario", "scenario_file", type=click.File("rb"), required=True, metavar="FILE",
-              help="The scenario file (JSON; '-' reads standard input).")
+@click.option("--scenario", "scenario_file", required=True, metavar="FILE|@NAME",
+              help="The scenario file (JSON; '-' reads standard input), or @NAME for an example that ships"
+                   " with fracas (@er-skeleton-horde, @ct-hill-giant, @ww-duel, @os-goblin-ambush).")
 @click.option("--replace", is_flag=True, help="Replace an encounter of that name.")
 @click.option("--json", "as_json", is_flag=True, help="Print the new encounter as JSON.")
 @click.pass_obj
@@ -140,7 +153,7 @@ def encounter_new(store_path: Optional[str], name: str, scenario_file: Any, repl
     """Make encounter NAME from a scenario file (nothing is kept unless the file is valid)."""
     from .drive.encounter import Encounter
 
-    scenario = _read_scenario(scenario_file)
+    scenario = _read_scenario(scenario_file, "--scenario")
     enc = _engine(Encounter.new, name, scenario, store=_store(store_path), replace=replace)
     shown = enc.show()
     click.echo(_dump(shown) if as_json else render_show(shown))
@@ -261,7 +274,7 @@ def render_simulation(result: dict[str, Any]) -> str:
 
 
 @click.command("simulate")
-@click.argument("scenario_file", metavar="SCENARIO", type=click.File("rb"))
+@click.argument("scenario_file", metavar="SCENARIO")
 @click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True, help="Fights to play.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Fight i plays from a stream of (seed, i): the result is the same for any --workers or --dask.")
@@ -279,12 +292,13 @@ def render_simulation(result: dict[str, Any]) -> str:
                    " on standard output].")
 def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Optional[int], dask_address: Optional[str],
              json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool]) -> None:
-    """Play many fights of a SCENARIO file and report who wins how often (with a 95 %
+    """Play many fights of a SCENARIO file ('-': standard input; @NAME: an example that ships
+    with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
     interval), how many rounds fights last, who survives, and damage dealt and taken.
     Ctrl-C stops cleanly and reports the fights finished."""
     from .drive.simulate import MissingExtra, plot, simulate as run
 
-    scenario = _read_scenario(scenario_file)
+    scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
         workers = 1 if runs <= 200 and not dask_address else max(1, _cores())
     if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:

@@ -97,6 +97,15 @@ def test_targets_are_reported_not_enforced(quick_run):
             "bulk_single_thread", "bulk_cores_ratio", "bulk_memory_mb"} <= keys
     for target in doc["targets"]:
         assert target["met"] in (True, False, None)
+    # Whole fights: every example scenario one process, local cores and Dask, identical results.
+    fights = doc["fights"]
+    assert set(fights["scenarios"]) == {"er-skeleton-horde", "ct-hill-giant", "ww-duel", "os-goblin-ambush"}
+    for row in fights["scenarios"].values():
+        assert positive(row["fights_per_s"]["one_process"]) and positive(row["fights_per_s"]["local_cores"])
+        assert row["identical"] is True
+        if fights["dask_workers"]:
+            assert positive(row["fights_per_s"]["dask"]) and positive(row["dask_vs_local"])
+    assert fights["er_big"] is None  # the 10,000-fight run belongs to the full benchmark
     memory = next(t for t in doc["targets"] if t["key"] == "bulk_memory_mb")
     assert memory["met"] is None        # 10^8 is not measured in a quick run
 
@@ -111,7 +120,7 @@ def test_tables_print_attacks_per_second_and_ratios(quick_run):
     result, _, _ = quick_run
     out = result.stdout
     for heading in ("Scenario 1 · typical strike", "Scenario 2 · heavy strike", "Scenario 3 · multi-strike",
-                    "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker", "Exact odds",
+                    "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker", "Exact odds", "Fights ·",
                     "Single fracas.resolve", "Scaling", "Targets"):
         assert heading in out
     assert "attacks/s" in out and "API ÷ this" in out and "×" in out

@@ -87,6 +87,36 @@ class Scenario(_Spec):
     max_rounds: int = 100
 
 
+def _examples_dir() -> Any:
+    """Where the example scenarios are: the installed `fracas.scenarios` data, or the
+    checkout's examples/scenarios (an editable install maps no data-only package)."""
+    from importlib import resources
+    from pathlib import Path
+
+    try:
+        return resources.files("fracas.scenarios")
+    except ModuleNotFoundError:
+        checkout = Path(__file__).resolve().parents[3] / "examples" / "scenarios"
+        return checkout if checkout.is_dir() else None
+
+
+def examples() -> list[str]:
+    """Names of the example scenarios that ship with fracas (one per ruleset at least)."""
+    where = _examples_dir()
+    if where is None:
+        return []
+    return sorted(p.name[:-5] for p in where.iterdir() if p.name.endswith(".json"))
+
+
+def example(name: str) -> bytes:
+    """The JSON of a shipped example scenario (`examples()` lists them)."""
+    known = examples()
+    if name not in known:
+        raise SchemaError("scenario", f"no example scenario {name!r} (examples: {', '.join(known) or 'none installed'})")
+    data: bytes = _examples_dir().joinpath(f"{name}.json").read_bytes()
+    return data
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a scenario file (combatant fields in `$defs`)."""
 

@@ -43,6 +43,7 @@ const { attackCommand } = require('./attack');
 const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
+const { roundCommand } = require('./round');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
@@ -58,6 +59,7 @@ const COMMANDS = {
   impale: { run: (app, msg, cmd) => impaleCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
+  round: { run: (app, msg, cmd) => roundCommand(app, msg, cmd) },
   undo: { run: (app, msg) => app.undoCommand(msg) },
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
@@ -520,6 +522,8 @@ function defaults() {
     relay: { pending: {}, applied: [], last_hello: null, counter: 0, secret: null, secret_shown: false },
     log: [],
     help_version: null,
+    // the fight `!fracas round` plays on the bridge: {name, round, names: {token id: name}, max, ruleset}
+    fight: null,
   };
 }
 
@@ -674,6 +678,11 @@ function helpHtml(config) {
     item('!fracas mob --target ID [--target ID…] [--each]',
       'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
+    item('!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
@@ -5959,7 +5968,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   return sent;
 }
 
-module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
   },
   "src/mod/relaylink.js": function (module, exports, require) {
 'use strict';
@@ -6820,7 +6829,280 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { mobCommand, applyMob };
+module.exports = { mobCommand, applyMob, profileStrikes };
+  },
+  "src/mod/round.js": function (module, exports, require) {
+'use strict';
+// `!fracas round`: the next round of a whole fight, played by `fracas serve` (the
+// bridge's encounter.* methods, through the relay) for the tokens in the turn order.
+//
+//   !fracas round --new     make the encounter from the turn order, then play round 1
+//   !fracas round           play the next round (the bars' current values count first)
+//   !fracas round --undo    take the last round back on the bridge and on the tokens
+//
+// Sides: tokens a player controls (or whose character a player controls) are the
+// party, the rest are the foes. Each token's stats are read as `!fracas attack` and
+// `!fracas mob` read them (Enchanted Realms: the sheet attributes and the strikes
+// attribute; the other rulesets: fracas_<field> attributes). Health is the Body bar.
+// The answer names every member's health: the bars are set to it (one undo entry per
+// round), fallen tokens get the dead marker, and one card tells the round.
+
+const { UsageError, integer } = require('./usage');
+const { SheetReader } = require('./sheet');
+const cards = require('./cards');
+const store = require('./store');
+const esc = require('./escape');
+const relaylink = require('./relaylink');
+const permissions = require('./permissions');
+const { asNumber, bodyHolder } = require('./apply');
+const { setProp } = require('./observers');
+
+const MAX_TOKENS = 300;
+const OPTIONS = ['new', 'undo', 'seed', 'use', 'ruleset', 'whisper', 'public'];
+
+/** One combatant of the scenario for a token of the turn order. */
+function combatantOf(app, token, ruleset, use) {
+  const s = app.s();
+  const reader = new SheetReader(app.edge, s.config, token);
+  const holder = bodyHolder(app.edge, s.config, token);
+  const now = asNumber(holder.obj.get(holder.prop));
+  const max = asNumber(holder.obj.get(holder.maxProp));
+  if (now === null) throw new UsageError(`${reader.name}: bar ${s.config.bar} holds no number, so its health is unknown`);
+  const hpMax = Math.max(1, Math.round(max !== null && max >= 1 ? max : now));
+  const out = { name: token.id, label: String(reader.name).slice(0, 200), hp: hpMax };
+  if (ruleset === 'enchanted-realms') {
+    const { profileStrikes } = require('./mob');
+    const attacker = reader.attacker();
+    delete attacker.conditions; // a fight applies damage only: markers stay the GM's
+    const target = reader.target();
+    delete target.conditions;
+    out.attacker = attacker;
+    out.target = target;
+    out.attacks = profileStrikes(app, reader, { strikes: [], defaults: {} }, use);
+    const bonus = reader.number('initiative_bonus');
+    if (bonus) out.initiative = bonus;
+  } else {
+    const rows = require('./rowsattack');
+    const spec = rows.FIELDS[ruleset];
+    out.attacker = rows.fromSheet(app, token, spec.attacker, {}).values;
+    out.target = rows.fromSheet(app, token, spec.target, {}).values;
+    out.attacks = [Object.assign({ method: 'melee' }, rows.fromSheet(app, token, spec.strike, {}).values)];
+    if (ruleset === 'old-school' && reader.character) {
+      const morale = app.edge.attribute(reader.character.id, 'fracas_morale');
+      if (morale !== null && morale !== undefined && String(morale).trim() !== '') {
+        out.morale = integer(String(morale).trim(), `${reader.name}'s attribute "fracas_morale"`, 2, 12);
+      }
+    }
+  }
+  return { combatant: out, hp: Math.max(0, Math.min(hpMax, Math.round(now))), name: reader.name };
+}
+
+/** The scenario of the turn order's tokens: {scenario, names, hp}. */
+function scenarioFromTurnOrder(app, ruleset, use) {
+  const edge = app.edge;
+  const entries = edge.turnOrder().filter((e) => e && typeof e.id === 'string' && e.id !== '-1');
+  const ids = Array.from(new Set(entries.map((e) => e.id)));
+  if (!ids.length) throw new UsageError('the turn order has no tokens: add the fighters to it (!fracas init, or the tracker)');
+  if (ids.length > MAX_TOKENS) throw new UsageError(`${ids.length} tokens in the turn order, the most is ${MAX_TOKENS}`);
+  const sides = { party: [], foes: [] };
+  const names = {};
+  const hp = {};
+  for (const id of ids) {
+    const token = edge.getGraphic(id);
+    if (!token) continue;
+    const read = combatantOf(app, token, ruleset, use);
+    (permissions.isNpc(edge, token) ? sides.foes : sides.party).push(read.combatant);
+    names[id] = read.name;
+    hp[id] = read.hp;
+  }
+  if (!sides.party.length || !sides.foes.length) {
+    throw new UsageError('a fight needs two sides in the turn order: tokens a player controls (the party) and the GM\'s (the foes)');
+  }
+  const scenario = { ruleset, name: 'Roll20 turn order', sides };
+  if (ruleset === 'cartyrion') scenario.initiative = { party: 'party' };
+  return { scenario, names, hp };
+}
+
+function roundCommand(app, msg, cmd) {
+  const s = app.s();
+  const o = { seed: undefined, use: undefined, whisper: undefined };
+  let mode = 'play';
+  for (const option of cmd.options) {
+    if (!OPTIONS.includes(option.name)) {
+      throw new UsageError(`!fracas round does not know --${option.name} (--${OPTIONS.join(', --')})`);
+    }
+    if (option.name === 'ruleset') continue;
+    if (option.name === 'new') mode = 'new';
+    else if (option.name === 'undo') mode = 'undo';
+    else if (option.name === 'seed') o.seed = require('./attack').parseSeed(option.values.join(''));
+    else if (option.name === 'use') o.use = option.values.join('');
+    else if (option.name === 'whisper') o.whisper = true;
+    else if (option.name === 'public') o.whisper = false;
+  }
+  const fight = s.fight && typeof s.fight === 'object' && typeof s.fight.name === 'string' ? s.fight : null;
+  const meta = { playerid: msg.playerid, whisper: o.whisper === true, seed: o.seed };
+  if (mode === 'new') {
+    const ruleset = require('./attack').rulesetOf(app, cmd);
+    const built = scenarioFromTurnOrder(app, ruleset, o.use);
+    const name = app.newId('roll20-fight');
+    s.fight = { name, round: null, names: built.names, ruleset };
+    Object.assign(meta, { name, names: built.names, hp: built.hp });
+    const sent = relaylink.send(app, 'encounter.new', { name, scenario: built.scenario }, meta);
+    app.whisper(msg.playerid, cards.notice('fracas round', [
+      `${Object.keys(built.names).length} combatants sent to the bridge as ${esc.text(sent.id)}; round 1 follows.`]));
+    return sent;
+  }
+  if (!fight || fight.round === null) {
+    throw new UsageError('no fight yet: !fracas round --new makes one from the turn order');
+  }
+  if (mode === 'undo') {
+    if (!fight.round) throw new UsageError('the fight has no round to undo');
+    Object.assign(meta, { name: fight.name });
+    return relaylink.send(app, 'encounter.undo', { name: fight.name, expect_round: fight.round }, meta);
+  }
+  return sendRound(app, fight, meta, currentHp(app, fight));
+}
+
+/** Members' health as the bars show it now (a GM's edits count). */
+function currentHp(app, fight) {
+  const hp = {};
+  for (const id of Object.keys(fight.names || {})) {
+    const token = app.edge.getGraphic(id);
+    if (!token) continue;
+    const holder = bodyHolder(app.edge, app.s().config, token);
+    const now = asNumber(holder.obj.get(holder.prop));
+    const max = fight.max && Number.isInteger(fight.max[id]) ? fight.max[id] : null;
+    if (now !== null && max !== null) hp[id] = Math.max(0, Math.min(max, Math.round(now)));
+  }
+  return hp;
+}
+
+function sendRound(app, fight, meta, hp) {
+  const params = { name: fight.name, expect_round: fight.round };
+  if (meta.seed !== undefined) params.seed = meta.seed;
+  if (Object.keys(hp).length) params.hp = hp;
+  return relaylink.send(app, 'encounter.round', params, Object.assign({}, meta, { name: fight.name }));
+}
+
+function members(shown) {
+  const out = {};
+  for (const side of Object.keys(shown.sides || {})) {
+    for (const m of shown.sides[side] || []) if (m && typeof m.id === 'string') out[m.id] = m;
+  }
+  return out;
+}
+
+/** encounter.new answered: remember every member's most health, then play round 1. */
+function onNew(app, pending, result, id) {
+  const s = app.s();
+  const meta = pending.meta;
+  if (!s.fight || s.fight.name !== meta.name || !result || typeof result !== 'object') {
+    app.edge.log(`fracas: the answer to ${id} is for a fight that is no longer the current one`);
+    return;
+  }
+  s.fight.round = 0;
+  s.fight.max = {};
+  for (const [mid, m] of Object.entries(members(result))) {
+    if (Object.prototype.hasOwnProperty.call(meta.names, mid) && Number.isInteger(m.hp_max)) s.fight.max[mid] = m.hp_max;
+  }
+  const hp = {};
+  for (const mid of Object.keys(meta.hp || {})) if (meta.hp[mid] !== s.fight.max[mid]) hp[mid] = meta.hp[mid];
+  sendRound(app, s.fight, { playerid: meta.playerid, whisper: meta.whisper, seed: meta.seed }, hp);
+}
+
+/** Set each named token's bar to `hp`, mark the fallen; returns undo changes and lines. */
+function applyHealth(app, fight, health) {
+  const edge = app.edge;
+  const config = app.s().config;
+  const changes = [];
+  for (const mid of Object.keys(health)) {
+    // Only the tokens of this fight: an answer cannot reach any other token.
+    if (!Object.prototype.hasOwnProperty.call(fight.names || {}, mid)) continue;
+    const m = health[mid];
+    const token = edge.getGraphic(mid);
+    if (!token || !m || !Number.isInteger(m.hp)) continue;
+    const holder = bodyHolder(edge, config, token);
+    const raw = holder.obj.get(holder.prop);
+    const before = asNumber(raw);
+    if (before !== null && before !== m.hp) {
+      setProp(holder.obj, holder.prop, m.hp, edge.log);
+      changes.push({ type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after: m.hp });
+    }
+    const dead = m.status === 'down';
+    if (Boolean(token.get('status_dead')) !== dead) setProp(token, 'status_dead', dead, edge.log);
+  }
+  return changes;
+}
+
+function name(fight, mid) {
+  return esc.text((fight.names && fight.names[mid]) || mid);
+}
+
+function eventLine(fight, e) {
+  if (!e || typeof e !== 'object') return null;
+  if (e.type === 'attack' || e.type === 'spell') {
+    const how = e.type === 'spell' ? ` casts ${esc.text(e.spell)} at` : ' →';
+    return `${name(fight, e.who)}${how} ${name(fight, e.target)}: <b>${Number(e.damage) || 0}</b>`;
+  }
+  if (e.type === 'down') return `&nbsp;&nbsp;${name(fight, e.who)} is down`;
+  if (e.type === 'fled') return `&nbsp;&nbsp;${name(fight, e.who)} flees (${esc.text(e.why)})`;
+  if (e.type === 'morale') {
+    return `morale (${esc.text(e.trigger)}, ${esc.text(e.rule)}): 2d6 ${Number(e.total)} vs ${Number(e.against)}: ` +
+      `${e.breaks ? 'breaks' : 'holds'}`;
+  }
+  if (e.type === 'spell lost') return `${name(fight, e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
+  if (e.type === 'end') return `<b>${e.winner ? `${esc.text(e.winner)} win` : esc.text(e.reason)}</b>`;
+  return null;
+}
+
+/** encounter.round answered: bars, markers, one undo entry, one card. */
+function onRound(app, pending, result, id) {
+  const s = app.s();
+  const meta = pending.meta;
+  const fight = s.fight;
+  if (!fight || fight.name !== meta.name || !result || typeof result !== 'object' || !Number.isInteger(result.round)) {
+    app.edge.log(`fracas: the answer to ${id} is for a fight that is no longer the current one`);
+    return;
+  }
+  fight.round = result.round;
+  const changes = applyHealth(app, fight, result.members && typeof result.members === 'object' ? result.members : {});
+  if (changes.length) store.pushUndo(s, { id, label: `round ${result.round}`, time: app.edge.now(), changes });
+  const lines = [];
+  const order = Array.isArray(result.order) ? result.order : [];
+  if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(fight, m)).join(', ')).join('; ')}`);
+  for (const e of Array.isArray(result.events) ? result.events : []) {
+    const line = eventLine(fight, e);
+    if (line) lines.push(line);
+  }
+  const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
+  lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+  if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
+  else lines.push(esc.button('undo round', '!fracas round --undo'));
+  const card = cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
+  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+}
+
+/** encounter.undo answered: the tokens as the encounter now stands. */
+function onUndo(app, pending, result, id) {
+  const s = app.s();
+  const fight = s.fight;
+  if (!fight || fight.name !== pending.meta.name || !result || !Number.isInteger(result.round)) {
+    app.edge.log(`fracas: the answer to ${id} is for a fight that is no longer the current one`);
+    return;
+  }
+  fight.round = result.round;
+  const changes = applyHealth(app, fight, members(result));
+  if (changes.length) store.pushUndo(s, { id, label: `undo to round ${result.round}`, time: app.edge.now(), changes });
+  app.whisper(pending.meta.playerid, cards.notice('fracas round', [
+    `back to the state after round ${result.round}; ${changes.length} bar${changes.length === 1 ? '' : 's'} set back.`,
+    esc.button('next round', '!fracas round')]));
+}
+
+relaylink.register('encounter.new', onNew);
+relaylink.register('encounter.round', onRound);
+relaylink.register('encounter.undo', onUndo);
+
+module.exports = { roundCommand, scenarioFromTurnOrder };
   },
   "src/mod/specials.js": function (module, exports, require) {
 'use strict';

@@ -54,6 +54,11 @@ function helpHtml(config) {
     item('!fracas mob --target ID [--target ID…] [--each]',
       'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
+    item('!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'),
     item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
     item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +

@@ -178,4 +178,4 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { mobCommand, applyMob };
+module.exports = { mobCommand, applyMob, profileStrikes };

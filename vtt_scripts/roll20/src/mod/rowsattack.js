@@ -314,4 +314,4 @@ function rowsMobCommand(app, msg, cmd, name) {
   return sent;
 }
 
-module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, FIELDS, parse, ODDS_OPTIONS };
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };

@@ -65,6 +65,8 @@ function defaults() {
     relay: { pending: {}, applied: [], last_hello: null, counter: 0, secret: null, secret_shown: false },
     log: [],
     help_version: null,
+    // the fight `!fracas round` plays on the bridge: {name, round, names: {token id: name}, max, ruleset}
+    fight: null,
   };
 }
 

@@ -9,7 +9,7 @@
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
-  renderOddsCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
+  renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
 } from "./chat.js";
 import { planDamage, planUndo } from "./damage.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
@@ -18,6 +18,7 @@ import { normalizeSeed } from "./jsonrpc.js";
 import { getPath, readInteger } from "./paths.js";
 import {
   buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
+  buildScenario,
   readCompetitor, uniqueViews, who,
 } from "./request.js";
 import { t } from "./i18n.js";
@@ -40,6 +41,8 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(doc: object, data: object) => Promise<unknown>} updateDocument
  * @property {() => object|null} combat     {id, combatants: [{id, name, view}]}
  * @property {(combat: object, values: object[], options?: {keepTurnOf?: string|null}) => Promise<unknown>} setInitiative
+ * @property {(combat: any) => any} combatFlag  the fracas encounter a combat plays (its flags), or null
+ * @property {(combat: any, value: object) => Promise<unknown>} setCombatFlag
  * @property {(html: string, title: string) => Promise<object|null>} promptForm
  * @property {(level: "info"|"warn"|"error", text: string) => void} notify
  * @property {(actor: object, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark
@@ -844,8 +847,108 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return mob({ ...parsed.options, strikes: [parsed.strike] });
   }
 
+  /** The combat's standing combatants by token id (their views), for a fight's members. */
+  function membersOf(combat) {
+    const byToken = new Map();
+    for (const c of combat.combatants) if (c.view?.id) byToken.set(c.view.id, { ...c.view, name: c.name ?? c.view.name });
+    return byToken;
+  }
+
+  /**
+   * A whole fight on the bridge (docs/ENCOUNTERS.md), one round per call: the first call
+   * (or `new: true`) makes the encounter from the combat's standing combatants (players'
+   * actors are the party, the rest the foes); each call plays the next round with every
+   * member's Body as it is now, applies the damage (the system's damage API where there
+   * is one, defeated at 0) and posts the round's card with Undo. The encounter's name and
+   * round are kept in the combat's flags.
+   */
+  async function round(options = {}) {
+    requireGM("play fracas rounds");
+    const conn = link();
+    const combat = vtt.combat();
+    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    const map = mapping();
+    let state = options.new ? null : vtt.combatFlag(combat);
+    if (!state || typeof state.name !== "string") {
+      const built = buildScenario({ ruleset: options.ruleset ?? "enchanted-realms", combatants: combat.combatants, mapping: map });
+      const name = `foundry-${String(combat.id).replace(/[^A-Za-z0-9]/g, "").slice(0, 20)}-${newId().slice(0, 8)}`;
+      const made = /** @type {any} */ (await conn.call("encounter.new", { name, scenario: built.scenario, replace: true },
+        { id: newId() }));
+      const max = {};
+      for (const side of Object.values(made.sides ?? {})) for (const m of /** @type {any[]} */ (side)) max[m.id] = m.hp_max;
+      state = { name, round: 0, names: built.names, max };
+      await vtt.setCombatFlag(combat, state);
+    }
+    const views = membersOf(combat);
+    const hp = {};
+    for (const id of Object.keys(state.names)) {
+      const view = views.get(id);
+      const raw = view?.actor ? numberAt(view.actor, map.body) : undefined;
+      if (raw !== undefined && Number.isFinite(state.max?.[id])) hp[id] = Math.max(0, Math.min(state.max[id], Math.round(raw)));
+    }
+    /** @type {Record<string, any>} */
+    const params = { name: state.name, expect_round: state.round, hp };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) params.seed = seed;
+    const requestId = options.requestId ?? newId();
+    const log = /** @type {any} */ (await conn.call("encounter.round", params, { id: requestId }));
+    /** @type {Record<string, number>} */
+    const damageById = {};
+    const hit = [];
+    for (const [id, m] of Object.entries(log.members ?? {})) {
+      // Only this fight's tokens: an answer cannot reach any other.
+      if (!Object.prototype.hasOwnProperty.call(state.names, id) || hp[id] === undefined) continue;
+      const taken = hp[id] - /** @type {any} */ (m).hp;
+      if (Number.isInteger(taken) && taken > 0 && views.get(id)) {
+        damageById[id] = taken;
+        hit.push(views.get(id));
+      }
+    }
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    const changes = apply ? planDamage({ targets: hit, damageById, path: map.body,
+      floorAtZero: setting("floorBodyAtZero") !== false }) : [];
+    const message = await applyAndPost(changes, {
+      content: renderRoundCard(log, { names: state.names, requestId }, { undoable: changes.length > 0 }),
+      rolls: [],
+      flags: cardFlags("round", requestId, String(log.seed), changes),
+      speaker: null,
+      whisperToGM: setting("chatVisibility") === "gm",
+    });
+    await vtt.setCombatFlag(combat, { ...state, round: log.round });
+    return { requestId, result: log, messageId: message?.id ?? null, changes };
+  }
+
+  /** Take the last round back on the bridge, and set every member's Body (and defeated mark) to match. */
+  async function roundUndo() {
+    requireGM("undo fracas rounds");
+    const conn = link();
+    const combat = vtt.combat();
+    if (!combat) throw new InputError("no active combat encounter");
+    const state = vtt.combatFlag(combat);
+    if (!state || typeof state.name !== "string" || !state.round) throw new InputError("this combat has no fracas round to undo");
+    const shown = /** @type {any} */ (await conn.call("encounter.undo", { name: state.name, expect_round: state.round },
+      { id: newId() }));
+    const map = mapping();
+    const views = membersOf(combat);
+    for (const side of Object.values(shown.sides ?? {})) {
+      for (const m of /** @type {any[]} */ (side)) {
+        const view = views.get(m.id);
+        if (!view?.actorUuid || !Object.prototype.hasOwnProperty.call(state.names, m.id)) continue;
+        const doc = await vtt.getDocument(view.actorUuid);
+        if (!doc) continue;
+        await vtt.updateDocument(doc, { [map.body]: m.hp });
+        if (vtt.setDefeated && setting("markDefeated") !== false) await vtt.setDefeated(doc, m.status === "down");
+      }
+    }
+    await vtt.setCombatFlag(combat, { ...state, round: shown.round });
+    vtt.notify("info", t("FRACAS.Round.Undone", { round: shown.round }));
+    return shown;
+  }
+
   return {
     answerPlayerAttack,
+    round: guarded(round),
+    roundUndo: guarded(roundUndo),
     attack: guarded(attack),
     odds: guarded(odds),
     mob: guarded(mob),

@@ -485,3 +485,41 @@ export function renderSideInitiativeCard(result) {
   return `<div class="fracas-card fracas-initiative"><header class="fracas-title">Side initiative, round ${esc(result.round ?? "")}</header>`
     + `${body}<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
 }
+
+/**
+ * The card of one round of a whole fight (the bridge's encounter.round log): the order,
+ * every attack and what came of it, morale, who stands. Names are the combatants' as
+ * the GM sees them, all escaped.
+ * @param {any} log  the round's log
+ * @param {{names: Record<string,string>, requestId: string}} ctx
+ */
+export function renderRoundCard(log, { names, requestId }, { undoable = false } = {}) {
+  const name = (id) => esc(names[id] ?? id);
+  const lines = [];
+  for (const e of Array.isArray(log.events) ? log.events : []) {
+    if (e.type === "attack" || e.type === "spell") {
+      const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
+      lines.push(`<li>${name(e.who)}${how}${name(e.target)}: <span class="fracas-damage">${esc(e.damage)}</span></li>`);
+    } else if (e.type === "down") {
+      lines.push(`<li class="fracas-down">${esc(t("FRACAS.Round.Down", { name: names[e.who] ?? e.who }))}</li>`);
+    } else if (e.type === "fled") {
+      lines.push(`<li class="fracas-fled">${esc(t("FRACAS.Round.Fled", { name: names[e.who] ?? e.who, why: e.why }))}</li>`);
+    } else if (e.type === "morale") {
+      lines.push(`<li>${esc(t("FRACAS.Round.Morale", { group: names[e.group] ?? e.group, trigger: e.trigger, total: e.total,
+        against: e.against, outcome: e.breaks ? t("FRACAS.Round.Breaks") : t("FRACAS.Round.Holds") }))}</li>`);
+    } else if (e.type === "spell lost") {
+      lines.push(`<li>${esc(t("FRACAS.Round.SpellLost", { name: names[e.who] ?? e.who, spell: e.spell }))}</li>`);
+    } else if (e.type === "end") {
+      lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: e.winner }) : e.reason)}</strong></li>`);
+    }
+  }
+  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.map(name).join(", ")).join("; ");
+  const standing = Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
+  const model = { requestId, seed: String(log.seed), backend: null, injected: false };
+  return `<div class="fracas-card fracas-round" data-request-id="${esc(requestId)}">`
+    + `<header class="fracas-title">${esc(t("FRACAS.Round.Title", { round: log.round }))}</header>`
+    + (order ? `<div class="fracas-order">${esc(t("FRACAS.Round.Order"))}: ${order}</div>` : "")
+    + `<ul class="fracas-events">${lines.join("")}</ul>`
+    + `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>`
+    + footerHtml(model, undoable) + "</div>";
+}

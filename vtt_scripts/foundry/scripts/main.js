@@ -139,6 +139,9 @@ const vtt = {
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
+  /** The fracas encounter a combat plays on the bridge ({name, round, names, max}), kept in its flags. */
+  combatFlag: (combat) => combat.document.getFlag(MODULE_ID, "encounter") ?? null,
+  setCombatFlag: (combat, value) => combat.document.setFlag(MODULE_ID, "encounter", value),
   setInitiative: async (combat, values, { keepTurnOf = null } = {}) => {
     await combat.document.updateEmbeddedDocuments("Combatant", values.map((v) => ({ _id: v.id, initiative: v.value })));
     // The tracker re-sorts: keep the turn with the combatant whose turn it was.
@@ -411,6 +414,25 @@ Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records 
     controls.tokens.tools.fracasAttack = { ...tool, order: Object.keys(controls.tokens.tools).length + 1,
       onChange: () => api.attackDialog() };
   }
+});
+
+// The combat tracker gets a "fracas round" button (GMs): the next round of the fight on the bridge.
+Hooks.on("renderCombatTracker", (/** @type {any} */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
+  if (!game.user?.isGM) return;
+  const root = html instanceof HTMLElement ? html : html?.[0];
+  if (!root || root.querySelector(".fracas-round-button") || !game.combat) return;
+  const where = root.querySelector(".combat-controls, nav.combat-controls, .encounter-controls, header");
+  if (!where) return;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "fracas-round-button";
+  button.textContent = t("FRACAS.Round.Button");
+  button.title = t("FRACAS.Round.ButtonTitle");
+  button.addEventListener("click", (event) => {
+    event.preventDefault();
+    api.round();
+  });
+  where.append(button);
 });
 
 Hooks.once("ready", () => {

@@ -504,3 +504,85 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   return { request, targets: used, profileNames };
 }
+
+// Which fields of a flat `flags.fracas.<ruleset>` object are the attacker's and which the
+// target's (a field in both lists goes to both); `{attacker, target, strikes}` is read as it is.
+const RULESET_FIELDS = {
+  worldwalker: { attacker: ["skill", "str_mod", "dex_mod", "two_weapon"], target: ["defense", "dex_mod", "armor", "reaction"] },
+  cartyrion: { attacker: ["level", "bonus", "magic", "awa"], target: ["dex", "armor", "weapon_magic", "shield"] },
+  "old-school": { attacker: ["attack_bonus", "str_mod", "dex_mod"], target: ["ac", "shield", "fleeing", "cover"] },
+};
+
+function pick(data, keys) {
+  return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
+}
+
+/**
+ * A scenario (docs/ENCOUNTERS.md) of a combat's standing combatants, for the bridge's
+ * encounter.new: one combatant per token (its name the token id, its label the
+ * combatant's name), on the side "party" when a player owns the actor and "foes"
+ * otherwise. Enchanted Realms reads the actor as attacks and mob attacks do (the data
+ * paths, strikes from flags.fracas.strikes); the other rulesets read
+ * flags.fracas.<ruleset> ({attacker, target, strikes}, or one flat object). Health is
+ * the Body path (its maximum from the Body maximum path, else its current value).
+ * Returns {scenario, names: {token id: name}, hp: {token id: current}, views}.
+ */
+export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
+  const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);
+  if (!standing.length) throw new InputError("no standing combatant with a token in the combat encounter");
+  const sides = { party: [], foes: [] };
+  const names = {};
+  const hp = {};
+  const views = [];
+  for (const c of standing) {
+    const view = { ...c.view, name: c.name ?? c.view.name };
+    if (names[view.id] !== undefined) continue;
+    if (!view.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
+    const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+    const hpMax = Math.max(1, most ?? body);
+    const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
+    if (ruleset === "enchanted-realms") {
+      const strikes = getPath(view.actor, "flags.fracas.strikes");
+      if (!Array.isArray(strikes) || !strikes.length) {
+        throw new InputError(`${who(view)}: no strikes for this actor; set the actor flag fracas.strikes`);
+      }
+      entry.attacks = strikes.map((spec, i) => {
+        checkStrikeKeys(spec, `${who(view)} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
+        return { ...spec };
+      });
+      entry.attacker = readAttacker(view, mapping, entry.attacks, { conditions: false });
+      entry.target = readTarget(view, mapping, { conditions: false });
+      const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+      if (bonus) entry.initiative = bonus;
+    } else {
+      const fields = RULESET_FIELDS[ruleset];
+      if (!fields) throw new InputError(`unknown ruleset ${JSON.stringify(ruleset)}`);
+      const data = getPath(view.actor, `flags.fracas.${ruleset}`);
+      if (!data || typeof data !== "object") throw new InputError(`${who(view)}: no ${ruleset} data in flags.fracas.${ruleset}`);
+      const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
+      entry.attacker = nested ? { ...(data.attacker ?? {}) } : pick(data, fields.attacker);
+      entry.target = nested ? { ...(data.target ?? {}) } : pick(data, fields.target);
+      const strikes = data.strikes ?? getPath(view.actor, "flags.fracas.strikes");
+      if (!Array.isArray(strikes) || !strikes.length) {
+        throw new InputError(`${who(view)}: no ${ruleset} strikes in flags.fracas.${ruleset}.strikes`);
+      }
+      entry.attacks = strikes.map((spec) => {
+        const { target: _aimed, ...rest } = spec ?? {};
+        return rest;
+      });
+      if (ruleset === "old-school" && Number.isInteger(data.morale)) entry.morale = data.morale;
+    }
+    (view.actor.hasPlayerOwner ? sides.party : sides.foes).push(entry);
+    names[view.id] = String(view.name ?? view.id);
+    hp[view.id] = Math.max(0, Math.min(hpMax, body));
+    views.push(view);
+  }
+  if (!sides.party.length || !sides.foes.length) {
+    throw new InputError("a fight needs two sides: combatants a player owns (the party) and the GM's (the foes)");
+  }
+  /** @type {Record<string, any>} */
+  const scenario = { ruleset, name: "Foundry combat", sides };
+  if (ruleset === "cartyrion") scenario.initiative = { party: "party" };
+  return { scenario, names, hp, views };
+}

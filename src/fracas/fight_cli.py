@@ -31,12 +31,13 @@ def _read_scenario(where: str, option: str) -> Any:
     """A scenario file, '-' (standard input) or @NAME (an example that ships with fracas)."""
     import orjson
 
+    data: bytes
     if where.startswith("@"):
         from .drive.scenario import example
 
         data = _engine(example, where[1:])
     elif where == "-":
-        data = click.get_binary_stream("stdin").read()
+        data = sys.stdin.buffer.read()
     else:
         try:
             with open(where, "rb") as file:

@@ -123,3 +123,21 @@ def test_simulate_without_dask_installed_says_how(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     out = run(["simulate", ER, "--runs", "10", "--dask", "local"])
     assert out.exit_code == 2 and "pip install 'fracas[dask]'" in out.output
+
+
+def test_ctrl_c_stops_a_multiprocess_simulation_with_the_partial_result(home):
+    """SIGINT to `fracas simulate` on 2 processes: a clean stop, the fights so far as JSON, exit 130."""
+    import signal
+    import time
+
+    process = subprocess.Popen([sys.executable, "-m", "fracas", "simulate", "@er-skeleton-horde", "--runs", "1000000",
+                                "--seed", "1", "--workers", "2", "--json", "-"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                               env=dict(os.environ, FRACAS_HOME=str(home)))
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    result = json.loads(out)
+    assert result["interrupted"] is True and result["completed"] < result["runs"] == 1_000_000
+    assert "Traceback" not in err

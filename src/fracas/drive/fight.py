@@ -172,10 +172,10 @@ class Fight:
         acting = {mid for slot in slots for mid in slot}
         surprised = [m.id for m in self.standing() if m.id not in acting]
         casting = {m.index for m in self.standing() if m.spell_uses > 0 and m.id in acting}
-        for n, slot in enumerate(slots):
+        for slot in slots:
             if self.over:
                 break
-            self._play_slot(n + 1, [self.by_id[mid] for mid in slot], casting)
+            self._play_slot([self.by_id[mid] for mid in slot], casting)
         if not self.over and self.round >= sc.max_rounds:
             self.over = True
             self._log({"type": "end", "reason": f"max_rounds {sc.max_rounds} reached: a draw"})
@@ -199,7 +199,7 @@ class Fight:
             self.order = slots
         return slots, record
 
-    def _play_slot(self, number: int, slot: list[Member], casting: set[int]) -> None:
+    def _play_slot(self, slot: list[Member], casting: set[int]) -> None:
         sc = self.sc
         ruleset = sc.ruleset
         together = len({m.side for m in slot}) > 1
@@ -346,7 +346,7 @@ class Fight:
                 dice, seed = self._stream()
                 plan = sc.ruleset.compile_morale({"ruleset": sc.ruleset.name, "morale": spec.morale,
                                                   "modifier": spec.morale_modifier, "successes": st.successes})
-                check = sc.ruleset.roll_morale(plan, dice, seed).to_dict()
+                check = sc.ruleset.roll_morale(plan, dice, seed).to_dict()  # small: a copy is cheap
                 st.successes, st.to_death = check["successes"], check["fights_to_death"]
                 self._log({"type": "morale", "group": spec.name, "side": sc.sides[s], "trigger": trigger,
                            "seed": seed, "dice": check["dice"], "total": check["total"],

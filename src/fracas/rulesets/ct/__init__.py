@@ -227,7 +227,7 @@ class Cartyrion(Ruleset):
                          dice: Any, seed: int) -> tuple[list[list[str]], dict[str, Any]]:
         """CT-1: one d6 a round for the sides; the first round may surprise a side."""
         req = compile_initiative({"round": round_, "ambush": setup["ambush"] if round_ == 1 else "none"})
-        result = roll_initiative(req, dice, seed).to_dict()
+        result = roll_initiative(req, dice, seed).data  # made for this call: no copy needed
         first = setup[result["first"]]
         surprised = setup[result["surprised"]] if result["surprised"] else None
         slots = [[a.id for a in actors if a.side == side] for side in (first, setup["opponents"] if first == setup["party"] else setup["party"])

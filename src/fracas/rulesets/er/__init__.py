@@ -50,8 +50,9 @@ class EnchantedRealms(Ruleset):
         except RequestError as exc:
             raise moved_combatant(exc, actors, {"agility": "attacker.agility", "agility_mod": "attacker.agility_mod",
                                                 "bonus": "initiative"}) from None
-        result = initiative.roll_initiative(plan, dice, seed).to_dict()
-        return [[e["id"]] for e in result["order"]], result
+        rolled = initiative.roll_initiative(plan, dice, seed)  # its own order list: no copy needed
+        return [[e["id"]] for e in rolled.order], {"ruleset": rolled.ruleset, "seed": seed,
+                                                   "injected": rolled.injected, "order": rolled.order}
 
     def odds(self, plan: Any) -> Any:
         from . import odds

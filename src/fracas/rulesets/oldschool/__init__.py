@@ -219,7 +219,7 @@ class OldSchool(Ruleset):
                 "surprised": [s for s in setup["surprised"] if round_ == 1]}
         req = compile_initiative({"sides": [{"id": s, "wait": s in setup["wait"]} for s in present],
                                   "ties": setup["ties"]})
-        result = roll_initiative(req, dice, seed).to_dict()
+        result = roll_initiative(req, dice, seed).data  # made for this call: no copy needed
         result["surprised"] = list(setup["surprised"]) if round_ == 1 else []
         slots = [[a.id for a in actors if a.side in group] for group in result["order"]]
         return slots, result

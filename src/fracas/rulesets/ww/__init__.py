@@ -199,7 +199,7 @@ class Worldwalker(Ruleset):
             req = compile_initiative(request)
         except RequestError as exc:
             raise moved_combatant(exc, actors, {"dex_mod": "attacker.dex_mod", "bonus": "initiative"}) from None
-        result = roll_initiative(req, dice, seed).to_dict()
+        result = roll_initiative(req, dice, seed).data  # made for this call: no copy needed
         return [[e["id"]] for e in result["order"]], result
 
     def odds(self, plan: Any) -> Any:

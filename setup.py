@@ -46,10 +46,11 @@ def extensions():
     # `xstrike` is large enough that GCC would otherwise call it, spilling its result
     # row to memory on every strike (the Worldwalker bulk scenario ran 1.3x slower).
     compile_args = [] if sys.platform == "win32" else [
-        "-O3", "-DCYTHON_INLINE=inline __attribute__((always_inline))"]
+        "-O3", "-Wno-psabi", "-DCYTHON_INLINE=inline __attribute__((always_inline))"]
     ext = Extension(
         "fracas._core",
         ["cython_core/_core.pyx"],
+        depends=["cython_core/_layout.pxi", "cython_core/lanes.h", "cython_core/lanes_body.h"],
         extra_compile_args=compile_args,
     )
     return cythonize(

@@ -259,6 +259,35 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
     return E_OK
 
 
+#: Chunk streams `roll_summary_lanes` takes at once (the compiled core rolls them side by side).
+LANES = 8
+LANES_ISA = "scalar"
+
+
+def lanes_fit(plan: Any, groups: Any) -> bool:
+    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no disadvantage."""
+    if len(groups) != 3 or groups[1] - groups[0] != 1:
+        return False
+    return plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0
+
+
+def roll_summary_lanes(plan: Any, groups: Any, n_targets: Any, firsts: Any, counts: Any, states: Any,
+                       targets: Any, by_type: Any, group_acc: Any, info: Any) -> Any:
+    """Chunk k: attacks firsts[k]..firsts[k]+counts[k]-1 from states[4k..4k+3], as roll_summary
+    rolls each (here one after the other; the compiled core rolls them side by side)."""
+    if not lanes_fit(plan, groups):
+        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
+    if not 1 <= len(firsts) <= LANES or len(counts) != len(firsts) or len(states) != 4 * len(firsts):
+        raise ValueError(f"roll_summary_lanes takes 1 to {LANES} chunks, with 4 state words each")
+    for k in range(len(firsts)):
+        state = states[4 * k:4 * k + 4]
+        err = roll_summary(plan, groups, n_targets, firsts[k], counts[k], state, targets, by_type, group_acc, info)
+        states[4 * k:4 * k + 4] = state
+        if err:
+            return err
+    return 0
+
+
 def seed_state(seed: int, state: Any) -> None:
     """Write the xoshiro128** state of a 64-bit seed into `state` (four words)."""
     state[:4] = array("I", rng_seed_state(seed))

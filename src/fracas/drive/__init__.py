@@ -7,6 +7,7 @@ shares: the seed, the generator streams, injected faces, bulk chunks and threads
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from array import array
@@ -246,20 +247,28 @@ def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
     work_list = chunks(job.total)
     lock = threading.Lock()
     queue = iter(work_list)
+    workers = max(1, min(threads, len(work_list)))
+    # A job with a lane kernel rolls several chunks at once (each from its own stream, so
+    # the totals are the same); each worker takes as many as keep the workers even.
+    lanes = getattr(job, "lanes", 1)
+    take = max(1, min(lanes, len(work_list) // workers))
 
     def work() -> Any:
         totals = job.new_totals()
         while True:
             with lock:
-                item = next(queue, None)
-            if item is None:
+                items = list(itertools.islice(queue, take))
+            if not items:
                 return totals
             if cancel is not None and cancel.is_set():
                 raise Cancelled("cancelled: the bulk request was stopped before it finished")
-            k, first, count = item
-            job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
+            if len(items) == 1:
+                k, first, count = items[0]
+                job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
+            else:
+                job.roll_chunks(totals, [(array("I", seed_state(chunk_seed(seed, k))), first, count)
+                                         for k, first, count in items])
 
-    workers = max(1, min(threads, len(work_list)))
     if workers == 1:
         parts = [work()]
     else:

@@ -75,6 +75,10 @@ class BulkJob(Protocol):
     def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         """Roll attacks first..first+count-1 from the generator `state` into `totals`."""
 
+    # Optional: `lanes` (chunks rolled at once, default 1) and
+    # `roll_chunks(totals, [(state, first, count), ...])`, the same totals as roll_chunk
+    # on each (the ER job's lane kernel).
+
     def merge(self, parts: list[Any]) -> Any:
         """One set of totals from every worker's."""
 

@@ -28,6 +28,8 @@ from .schema import BulkRequest, Profile, Target
 MAX_ATTACKS = 10**10
 MAX_GROUPS = 10_000
 MAX_PROFILE_STRIKES = 64
+#: Fewest chunks worth the lane kernel: with fewer, its unused lanes cost more than they save.
+LANES_MIN = 4
 #: Largest request for each detail level (the per-attack output grows with it).
 DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
 
@@ -66,6 +68,33 @@ class BulkPlan:
         info = array("q", (0, 0, 0, 0))
         err = _kernels.active().roll_summary(self.plan, self.groups, len(self.targets), first, count, state,
                                              acc_t, acc_b, acc_g, info)
+        if err:
+            raise self._error(err, info[2])
+
+    @property
+    def lanes(self) -> int:
+        """Chunks `roll_chunks` rolls at once: the compiled lane kernel's width for one group
+        of one strike without disadvantage (the common mob), else 1."""
+        kernel = _kernels.active()
+        if kernel.BACKEND == "python" or not kernel.lanes_fit(self.plan, self.groups):
+            return 1
+        return int(kernel.LANES)
+
+    def roll_chunks(self, totals: Any, items: list[tuple[array[int], int, int]]) -> None:
+        """Several chunks (state, first, count) at once: the same totals as `roll_chunk` on
+        each, rolled side by side by the lane kernel when there are enough of them."""
+        if len(items) < LANES_MIN or self.lanes == 1:
+            for state, first, count in items:
+                self.roll_chunk(totals, state, first, count)
+            return
+        acc_t, acc_b, acc_g = totals
+        states = array("I")
+        for state, _first, _count in items:
+            states.extend(state)
+        info = array("q", (0, 0, 0, 0))
+        err = _kernels.active().roll_summary_lanes(
+            self.plan, self.groups, len(self.targets), array("q", [f for _s, f, _c in items]),
+            array("q", [c for _s, _f, c in items]), states, acc_t, acc_b, acc_g, info)
         if err:
             raise self._error(err, info[2])
 

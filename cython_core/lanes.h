@@ -138,13 +138,18 @@ typedef int32_t fl_i32 __attribute__((vector_size(4 * FL_LANES)));
 #define FL_DISPATCH 1
 #define FL_TARGET __attribute__((target("avx2")))
 #define FL_NAME(x) x##_avx2
+#define FL_AVX2 1
 #include "lanes_body.h"
 #undef FL_TARGET
 #undef FL_NAME
+#undef FL_AVX2
 #endif
 
 #define FL_TARGET
 #define FL_NAME(x) x##_base
+#ifdef __AVX2__
+#define FL_AVX2 1
+#endif
 #include "lanes_body.h"
 #undef FL_TARGET
 #undef FL_NAME

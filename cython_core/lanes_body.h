@@ -4,10 +4,15 @@
 typedef uint64_t FL_NAME(fl_u64) __attribute__((vector_size(4 * FL_LANES)));
 
 static inline FL_TARGET int FL_NAME(fl_any)(fl_u32 v) {
+#ifdef FL_AVX2
+    typedef long long v4di __attribute__((vector_size(32)));
+    return !__builtin_ia32_ptestz256((v4di)v, (v4di)v);   /* one vptest */
+#else
     FL_NAME(fl_u64) w = (FL_NAME(fl_u64))v;
     uint64_t r = 0;
     for (int i = 0; i < FL_LANES / 2; i++) r |= w[i];
     return r != 0;
+#endif
 }
 
 /* One word of every lane's generator (all lanes advance). */
@@ -25,7 +30,7 @@ static inline FL_TARGET fl_u32 FL_NAME(fl_vnext)(fl_u32* s) {
 }
 
 /* Lemire's rejection, lane by lane, where a lane's first word fell below n (rare). */
-static FL_TARGET void FL_NAME(fl_fixup)(fl_u32* s, uint32_t n, fl_u32 low, fl_u32* face, fl_u32 bad) {
+static __attribute__((noinline, cold)) FL_TARGET void FL_NAME(fl_fixup)(fl_u32* s, uint32_t n, fl_u32 low, fl_u32* face, fl_u32 bad) {
     for (int i = 0; i < FL_LANES; i++) {
         if (!bad[i]) continue;
         uint32_t lane[4] = {s[0][i], s[1][i], s[2][i], s[3][i]};
@@ -35,6 +40,16 @@ static FL_TARGET void FL_NAME(fl_fixup)(fl_u32* s, uint32_t n, fl_u32 low, fl_u3
         s[2][i] = lane[2];
         s[3][i] = lane[3];
     }
+}
+
+/* The fix-up through a copy: the states' own address never escapes, so the compiler
+ * keeps them in registers on the hot path. */
+static inline FL_TARGET void FL_NAME(fl_cold)(fl_u32* s, uint32_t n, fl_u32 low, fl_u32* face, fl_u32 bad) {
+    fl_u32 copy[4] = {s[0], s[1], s[2], s[3]};
+    fl_u32 f = *face;
+    FL_NAME(fl_fixup)(copy, n, low, &f, bad);
+    *face = f;
+    for (int j = 0; j < 4; j++) s[j] = copy[j];
 }
 
 /* A face 1..n in every lane (n <= 2^16: the high word of x*n without 64-bit lanes). */
@@ -48,7 +63,7 @@ static inline FL_TARGET fl_u32 FL_NAME(fl_vdraw)(fl_u32* s, uint32_t n, fl_u32 u
     fl_u32 low = x * n;
     fl_u32 face = FL_NAME(fl_vface)(x, n);
     fl_u32 bad = (fl_u32)(low < ((fl_u32){0} + n)) & used;
-    if (__builtin_expect(FL_NAME(fl_any)(bad), 0)) FL_NAME(fl_fixup)(s, n, low, &face, bad);
+    if (__builtin_expect(FL_NAME(fl_any)(bad), 0)) FL_NAME(fl_cold)(s, n, low, &face, bad);
     return face;
 }
 
@@ -60,7 +75,7 @@ static inline FL_TARGET fl_u32 FL_NAME(fl_vdraw_masked)(fl_u32* s, uint32_t n, f
     fl_u32 low = x * n;
     fl_u32 face = FL_NAME(fl_vface)(x, n);
     fl_u32 bad = (fl_u32)(low < ((fl_u32){0} + n)) & active;
-    if (__builtin_expect(FL_NAME(fl_any)(bad), 0)) FL_NAME(fl_fixup)(s, n, low, &face, bad);
+    if (__builtin_expect(FL_NAME(fl_any)(bad), 0)) FL_NAME(fl_cold)(s, n, low, &face, bad);
     return face;
 }
 
@@ -75,100 +90,113 @@ static FL_TARGET int FL_NAME(fl_lanes)(const fl_row* r, int lanes, uint32_t* sta
                                        fl_totals* out) {
     fl_u32 s[4];
     fl_u32 used = {0};
-    int64_t common = -1;
+    int64_t left[FL_LANES];
     for (int i = 0; i < FL_LANES; i++) {
         for (int j = 0; j < 4; j++) s[j][i] = i < lanes ? states[4 * i + j] : 0x9E3779B9u * (uint32_t)(i + j + 1);
-        used[i] = i < lanes ? 0xFFFFFFFFu : 0u;
-        if (i < lanes && (common < 0 || counts[i] < common)) common = counts[i];
+        left[i] = i < lanes ? counts[i] : 0;
+        used[i] = left[i] > 0 ? 0xFFFFFFFFu : 0u;
     }
-    if (common < 0) common = 0;
     const fl_u32 zero = {0};
     const fl_u32 hm = zero + r->hmask, cm = zero + r->cmask;
     const fl_u32 autocrit = r->auto_crit ? ~zero : zero;
     const fl_u32 one = zero + 1u, twenty = zero + 20u, limit = zero + (uint32_t)r->chain_limit;
     fl_i32 dmg = (fl_i32)zero, und_sum = (fl_i32)zero, hit_sum = (fl_i32)zero, crit_sum = (fl_i32)zero;
     fl_u32 longest = zero;
+    uint32_t hist[FL_LANES][FL_HIST];
+    memset(hist, 0, sizeof hist);
     int err = 0;
-    for (int64_t a = 0; a < common; a++) {
-        fl_u32 hits = zero, nat20 = zero, cf = zero;
-        for (int32_t i = 0; i < r->pool; i++) {
-            fl_u32 face = FL_NAME(fl_vdraw)(s, 20, used);
-            hits += (hm >> face) & 1u;
-            nat20 += (fl_u32)(face == twenty) & one;
-            cf |= (cm >> face) & 1u;
-        }
-        fl_u32 hitany = (fl_u32)(hits != zero);
-        fl_u32 critm = hitany & ((fl_u32)(cf != zero) | autocrit);
-        fl_u32 active = critm & used;
-        fl_u32 chain_len = zero, chain = zero;
-        while (FL_NAME(fl_any)(active)) {
-            if (FL_NAME(fl_any)(active & (fl_u32)(chain_len >= limit))) {
-                err = 3;
-                break;
+    int64_t done = 0;   /* attacks since the last flush of the 32-bit sums */
+    /* Rounds of lockstep: every lane still rolling takes as many attacks as the shortest
+     * of them has left; a lane that is done drops out (its state is kept as it ends). */
+    while (FL_NAME(fl_any)(used) && !err) {
+        int64_t steps = -1;
+        for (int i = 0; i < FL_LANES; i++)
+            if (used[i] && (steps < 0 || left[i] < steps)) steps = left[i];
+        for (int64_t a = 0; a < steps; a++) {
+            fl_u32 hits = zero, nat20 = zero, cf = zero;
+            for (int32_t i = 0; i < r->pool; i++) {
+                fl_u32 face = FL_NAME(fl_vdraw)(s, 20, used);
+                hits += (hm >> face) & one;
+                nat20 += (fl_u32)(face == twenty) & one;
+                cf |= (cm >> face) & one;
             }
-            fl_u32 face = FL_NAME(fl_vdraw_masked)(s, 20, active);
-            chain_len += active & 1u;
-            fl_u32 hit = active & (fl_u32)(((hm >> face) & one) != zero);
-            if (FL_NAME(fl_any)(hit)) chain += FL_NAME(fl_vdraw_masked)(s, 3, hit) & hit;
-            active &= (fl_u32)(face == twenty);
-        }
-        if (err) break;
-        fl_i32 base;
-        if (r->only_chain) {
-            base = (fl_i32)(chain & hitany);
-        } else {
-            base = (fl_i32)hits + (fl_i32)chain + r->weight + r->mod;
-            base &= ~(fl_i32)(base < (fl_i32)zero);
-            base &= (fl_i32)hitany;
-        }
-        fl_i32 damage = FL_NAME(fl_vresist)(base, r->resist);
-        fl_i32 und;
-        if (r->no_dodge) {
-            und = damage;
-        } else {
-            fl_i32 raw = (r->only_chain ? (fl_i32)zero : (fl_i32)nat20) + (r->chain_dodgeable ? (fl_i32)zero : (fl_i32)chain);
-            raw = FL_NAME(fl_vresist)(raw, r->resist);
-            fl_i32 less = (fl_i32)(raw < damage);
-            und = (raw & less) | (damage & ~less);
-            und &= (fl_i32)(nat20 != zero);
-        }
-        dmg += damage;
-        und_sum += und;
-        hit_sum -= (fl_i32)hitany;
-        crit_sum -= (fl_i32)critm;
-        fl_u32 longer = (fl_u32)(chain_len > longest);
-        longest = (chain_len & longer) | (longest & ~longer);
-        for (int i = 0; i < lanes; i++) {
-            int32_t d = damage[i];
-            out->hist[d < FL_HIST - 1 ? d : FL_HIST - 1] += 1;
-        }
-        if ((a & 1023) == 1023) {   /* flush the 32-bit sums before they could overflow */
-            for (int i = 0; i < lanes; i++) {
-                out->damage += dmg[i];
-                out->undodgeable += und_sum[i];
-                out->attacks_hit += hit_sum[i];
-                out->crits += crit_sum[i];
+            fl_u32 hitany = (fl_u32)(hits != zero) & used;
+            fl_u32 critm = hitany & ((fl_u32)(cf != zero) | autocrit);
+            fl_u32 active = critm;
+            fl_u32 chain_len = zero, chain = zero;
+            while (FL_NAME(fl_any)(active)) {
+                if (FL_NAME(fl_any)(active & (fl_u32)(chain_len >= limit))) {
+                    err = 3;
+                    break;
+                }
+                fl_u32 face = FL_NAME(fl_vdraw_masked)(s, 20, active);
+                chain_len += active & one;
+                fl_u32 hit = active & (fl_u32)(((hm >> face) & one) != zero);
+                if (FL_NAME(fl_any)(hit)) chain += FL_NAME(fl_vdraw_masked)(s, 3, hit) & hit;
+                active &= (fl_u32)(face == twenty);
             }
-            dmg = und_sum = hit_sum = crit_sum = (fl_i32)zero;
+            if (err) break;
+            fl_i32 base;
+            if (r->only_chain) {
+                base = (fl_i32)(chain & hitany);
+            } else {
+                base = (fl_i32)hits + (fl_i32)chain + r->weight + r->mod;
+                base &= ~(fl_i32)(base < (fl_i32)zero);
+                base &= (fl_i32)hitany;
+            }
+            fl_i32 damage = FL_NAME(fl_vresist)(base, r->resist);
+            fl_i32 und;
+            if (r->no_dodge) {
+                und = damage;
+            } else {
+                fl_i32 raw = (r->only_chain ? (fl_i32)zero : (fl_i32)nat20) + (r->chain_dodgeable ? (fl_i32)zero : (fl_i32)chain);
+                raw = FL_NAME(fl_vresist)(raw, r->resist);
+                fl_i32 less = (fl_i32)(raw < damage);
+                und = (raw & less) | (damage & ~less);
+                und &= (fl_i32)(nat20 != zero) & (fl_i32)used;
+            }
+            dmg += damage;   /* 0 in lanes that are done: their hits are masked out above */
+            und_sum += und;
+            hit_sum -= (fl_i32)hitany;
+            crit_sum -= (fl_i32)critm;
+            fl_u32 longer = (fl_u32)(chain_len > longest);
+            longest = (chain_len & longer) | (longest & ~longer);
+            /* One histogram per lane: increments of the same bin by different lanes do not
+             * wait on each other (a shared one serialises them through memory). */
+            for (int i = 0; i < FL_LANES; i++) {
+                int32_t d = damage[i];
+                hist[i][d < FL_HIST - 1 ? d : FL_HIST - 1] += used[i] & 1u;
+            }
+            if (++done == 1024) {   /* flush the 32-bit sums before they could overflow */
+                for (int i = 0; i < lanes; i++) {
+                    out->damage += dmg[i];
+                    out->undodgeable += und_sum[i];
+                    out->attacks_hit += hit_sum[i];
+                    out->crits += crit_sum[i];
+                    for (int b = 0; b < FL_HIST; b++) out->hist[b] += hist[i][b];
+                }
+                dmg = und_sum = hit_sum = crit_sum = (fl_i32)zero;
+                memset(hist, 0, sizeof hist);
+                done = 0;
+            }
+        }
+        for (int i = 0; i < FL_LANES; i++) {
+            if (!used[i]) continue;
+            left[i] -= steps;
+            if (left[i] == 0 || err) {
+                used[i] = 0;
+                for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+            }
         }
     }
     for (int i = 0; i < lanes; i++) {
+        for (int b = 0; b < FL_HIST; b++) out->hist[b] += hist[i][b];
         out->damage += dmg[i];
         out->undodgeable += und_sum[i];
         out->attacks_hit += hit_sum[i];
         out->crits += crit_sum[i];
         if ((int64_t)longest[i] > out->longest) out->longest = longest[i];
-        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
     }
-    if (err) {
-        out->error = err;
-        return err;
-    }
-    for (int i = 0; i < lanes; i++) {   /* what is left of the longer lanes, one by one */
-        if (counts[i] > common) {
-            err = fl_scalar(r, states + 4 * i, counts[i] - common, out);
-            if (err) return err;
-        }
-    }
-    return 0;
+    out->error = err;
+    return err;
 }

@@ -93,3 +93,50 @@ def test_errors_are_not_cached():
         with pytest.raises(fracas.RulesError, match="a stunned attacker cannot attack"):
             fracas.resolve(bad, seed=1)
     assert not drive._PLANS
+
+
+# -- bulk requests ------------------------------------------------------------------------
+
+BULK = {"profiles": {"p": {"attacker": {"strength": 4}, "strikes": [
+    {"method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}]}},
+    "targets": {f"t{i}": {"ac": 12 + i % 3} for i in range(40)},
+    "attacks": [{"profile": "p", "target": f"t{i}", "count": 50} for i in range(40)]}
+
+
+def test_a_repeated_bulk_request_reuses_its_plan_with_the_same_results():
+    clear_plan_cache()
+    fresh = {seed: fracas.resolve_bulk(BULK, seed=seed).to_dict() for seed in (1, 2)}
+    assert len(drive._BULK_PLANS) == 1
+    for seed in (1, 2):
+        clear_plan_cache()
+        assert fracas.resolve_bulk(BULK, seed=seed).to_dict() == fresh[seed]
+    fracas.resolve_bulk(BULK, seed=1)
+    assert fracas.resolve_bulk(dict(BULK, seed=2)).to_dict() == fresh[2]  # the request's own seed
+    assert len(drive._BULK_PLANS) == 1
+
+
+def test_a_cached_bulk_request_still_checks_its_seed():
+    fracas.resolve_bulk(BULK, seed=1)
+    with pytest.raises(fracas.SchemaError) as caught:
+        fracas.resolve_bulk(dict(BULK, seed="7"))
+    assert caught.value.path == "$.seed"
+    with pytest.raises(fracas.SchemaError) as caught:
+        fracas.resolve_bulk(dict(BULK, seed=2**64))
+    assert caught.value.path == "$.seed"
+
+
+def test_alike_targets_compile_once_and_keep_their_own_index_and_id():
+    """Alike targets share a compiled row (issue: bulk without quadratic corners), yet each
+    group's damage goes to its own target."""
+    clear_plan_cache()
+    result = fracas.resolve_bulk(BULK, seed=5).to_dict()
+    assert set(result["targets"]) == {f"t{i}" for i in range(40)}
+    assert all(t["attacks"] == 50 for t in result["targets"].values())
+    from fracas.rulesets.er.bulk import compile_bulk
+
+    job = compile_bulk(BULK)
+    assert [m.target for m in job.metas] == [f"t{i}" for i in range(40)]
+    from fracas import _layout as L
+
+    assert [job.plan[s * L.PLAN_WIDTH + L.P_TARGET] for s in range(40)] == list(range(40))
+    assert len({job.plan[s * L.PLAN_WIDTH + L.P_AC] for s in range(40)}) == 3

@@ -72,10 +72,17 @@ def _plan_key(request: Any) -> Optional[bytes]:
         return None
 
 
+#: Compiled bulk requests of recent shapes, the same way: a mob macro, a benchmark, a
+#: simulation send the same request with a new seed. Rolling never changes a job.
+BULK_PLAN_CACHE_SIZE = 32
+_BULK_PLANS: "OrderedDict[bytes, BulkJob]" = OrderedDict()
+
+
 def clear_plan_cache() -> None:
     """Forget every cached plan (tests and benchmarks that time compilation)."""
     with _PLANS_LOCK:
         _PLANS.clear()
+        _BULK_PLANS.clear()
 
 
 def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
@@ -211,12 +218,28 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     subclass with the field path for bad input.
     """
     request = parse_json(request)
-    ruleset = rulesets.for_request(request)
-    typed = ruleset.decode("bulk", request)
-    seed = _pick_seed(typed.seed, seed)
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
-    job = ruleset.compile_bulk(typed)
+    key = _plan_key(request)
+    with _PLANS_LOCK:
+        job = _BULK_PLANS.get(key) if key is not None else None
+        if job is not None:
+            _BULK_PLANS.move_to_end(key)
+    if job is not None:  # the same request content compiled before: only its seed is new
+        given = request.get("seed")
+        if given is not None and type(given) is not int:
+            given = convert({"seed": given}, _SeedAndRolls).seed
+        seed = _pick_seed(given, seed)
+    else:
+        ruleset = rulesets.for_request(request)
+        typed = ruleset.decode("bulk", request)
+        seed = _pick_seed(typed.seed, seed)
+        job = ruleset.compile_bulk(typed)
+        if key is not None:
+            with _PLANS_LOCK:
+                _BULK_PLANS[key] = job
+                if len(_BULK_PLANS) > BULK_PLAN_CACHE_SIZE:
+                    _BULK_PLANS.popitem(last=False)
     if max_attacks is not None and job.total > max_attacks:
         raise LimitError("$.attacks", f"{job.total:,} attacks is more than the limit of {max_attacks:,}")
     if max_listed is not None and job.detail != "summary" and job.total > max_listed:

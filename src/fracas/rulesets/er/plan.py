@@ -8,6 +8,8 @@ resistance state (ER-10). Impossible attacks are refused here with a path.
 
 from __future__ import annotations
 
+import msgspec
+
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -86,10 +88,15 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
     if len(targets) > MAX_TARGETS:
         raise LimitError(path, say("too_many", count=len(targets), what="targets", most=MAX_TARGETS))
     infos = {}
+    checked: set[bytes] = set()  # alike targets without bystanders are checked once
     for index, (tid, spec) in enumerate(targets.items()):
         tpath = key_path(path, tid)
         if not tid:
             raise SchemaError(path, say("empty_target_id"))
+        alike = None if spec.nearby else msgspec.json.encode(spec)
+        if alike is not None and alike in checked:
+            infos[tid] = TargetInfo(tid, index, spec, tpath)
+            continue
         check_range(spec.ac, *AC_RANGE, f"{tpath}.ac", "AC")
         for dtype, ac in spec.ac_by_type.items():
             choice(dtype, DAMAGE_TYPES, f"{tpath}.ac_by_type", "damage type")
@@ -115,6 +122,8 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
                 raise SchemaError(f"{tpath}.nearby[{i}]", say("nearby_unknown", creature=repr(other),
                                                                target=repr(tid), targets=", ".join(targets)))
         infos[tid] = TargetInfo(tid, index, spec, tpath)
+        if alike is not None:
+            checked.add(alike)
     return infos
 
 

@@ -268,7 +268,7 @@ def lanes_fit(plan: Any, groups: Any) -> bool:
     """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no disadvantage."""
     if len(groups) != 3 or groups[1] - groups[0] != 1:
         return False
-    return plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0
+    return bool(plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0)
 
 
 def roll_summary_lanes(plan: Any, groups: Any, n_targets: Any, firsts: Any, counts: Any, states: Any,

@@ -221,10 +221,12 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
     key = _plan_key(request)
-    with _PLANS_LOCK:
-        job = _BULK_PLANS.get(key) if key is not None else None
-        if job is not None:
-            _BULK_PLANS.move_to_end(key)
+    job: Optional[BulkJob] = None
+    if key is not None:
+        with _PLANS_LOCK:
+            job = _BULK_PLANS.get(key)
+            if job is not None:
+                _BULK_PLANS.move_to_end(key)
     if job is not None:  # the same request content compiled before: only its seed is new
         given = request.get("seed")
         if given is not None and type(given) is not int:
@@ -252,7 +254,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     threads = _default_threads() if threads is None else threads
     if not job.gil_free:
         threads = 1  # kernels that hold the GIL: more threads only add switching
-    listed = None
+    listed: Optional[list[Any]] = None
     if job.detail != "summary":
         listed = []
         for k, first, count in chunks(job.total):
@@ -289,7 +291,7 @@ def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
                 k, first, count = items[0]
                 job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
             else:
-                job.roll_chunks(totals, [(array("I", seed_state(chunk_seed(seed, k))), first, count)
+                job.roll_chunks(totals, [(array("I", seed_state(chunk_seed(seed, k))), first, count)  # type: ignore[attr-defined]
                                          for k, first, count in items])
 
     if workers == 1:

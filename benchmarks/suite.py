@@ -27,15 +27,16 @@ TARGETS = {
     "vs_randint": ("compiled ÷ random.randint loop, scenario 1, single thread", 150.0, "×"),
     "vs_numpy": ("compiled ÷ NumPy batch, scenario 1, single thread", 5.0, "×"),
     "vs_d20": ("compiled ÷ d20 library, scenario 1, single thread", 1000.0, "×"),
-    "of_limit": ("compiled ÷ generator-only limit, scenario 1", 0.30, ""),
-    "single_resolve_us": ("one fracas.resolve, typical attack, median", 25.0, "µs"),
+    "of_limit": ("compiled ÷ generator-only limit, scenario 1", 0.50, ""),
+    "single_resolve_us": ("one fracas.resolve, typical attack, median", 10.0, "µs"),
+    "single_resolve_to_dict_us": ("one fracas.resolve and to_dict(), typical attack, median", 12.0, "µs"),
     "bulk_single_thread": ("bulk summary, single thread", 5e7, "attacks/s"),
-    "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread", 1.7, "×"),
+    "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread, largest batch", 1.8, "×"),
     "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
-    "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 2.0, "×"),
+    "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 1.2, "×"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
-AT_MOST = {"single_resolve_us", "bulk_memory_mb", "bridge_overhead"}
+AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead"}
 
 
 @dataclass
@@ -489,8 +490,10 @@ def evaluate_targets(result: dict) -> list[dict]:
         "vs_d20": typical.get("compiled_vs_d20"),
         "of_limit": typical.get("compiled_vs_generator"),
         "single_resolve_us": result["api"].get("single_resolve_us"),
+        "single_resolve_to_dict_us": result["api"].get("single_resolve_to_dict_us"),
         "bulk_single_thread": min((s["attacks_per_s"].get("compiled") or 0) for s in sizes) if sizes else None,
-        "bulk_cores_ratio": min((s.get("cores_vs_single") or 0) for s in sizes) if sizes else None,
+        # The largest batch: smaller ones are shown in their table, with the fixed cost of a call.
+        "bulk_cores_ratio": sizes[-1].get("cores_vs_single") if sizes else None,
         "bulk_memory_mb": memory.get("delta_mb") if memory.get("large_attacks", 0) >= 10**8 else None,
         "bridge_overhead": _bridge_overhead(result.get("bridge")),
     }

@@ -8,8 +8,8 @@ from fracas.benchmarks.suite import _bridge_overhead, evaluate_targets
 def document(**over):
     doc = {
         "scenarios": {"typical": {"ratios": {"compiled_vs_randint": 200.0, "compiled_vs_numpy": 4.0,
-                                             "compiled_vs_d20": 1500.0, "compiled_vs_generator": 0.31}}},
-        "api": {"single_resolve_us": 26.0},
+                                             "compiled_vs_d20": 1500.0, "compiled_vs_generator": 0.51}}},
+        "api": {"single_resolve_us": 11.0, "single_resolve_to_dict_us": 11.5},
         "bulk": {"sizes": [{"attacks_per_s": {"compiled": 6e7}, "cores_vs_single": 1.9},
                            {"attacks_per_s": {"compiled": 4e7}, "cores_vs_single": 1.8}],
                  "memory": {"large_attacks": 10**8, "delta_mb": 12.0}},
@@ -29,8 +29,10 @@ def test_each_target_is_met_or_not_by_its_direction():
     assert t["vs_numpy"]["met"] is False            # 4× < 5×
     assert t["vs_d20"]["met"] is True
     assert t["of_limit"]["met"] is True
-    assert t["single_resolve_us"]["met"] is False   # 26 µs > 25 µs: at most
+    assert t["single_resolve_us"]["met"] is False   # 11 µs > 10 µs: at most
+    assert t["single_resolve_to_dict_us"]["met"] is True   # 11.5 µs <= 12 µs
     assert t["bulk_single_thread"]["measured"] == 4e7 and t["bulk_single_thread"]["met"] is False
+    # the largest batch (the last size): the smaller ones carry a call's fixed cost
     assert t["bulk_cores_ratio"]["measured"] == 1.8 and t["bulk_cores_ratio"]["met"] is True
     assert t["bulk_memory_mb"]["met"] is True
     assert t["bridge_overhead"]["met"] is None
@@ -46,6 +48,7 @@ def test_memory_target_needs_the_10_8_run():
 @pytest.mark.parametrize("bridge, expected", [
     (None, None),
     ({}, None),
+    ({"overhead_ratio": 1.1}, 1.1),
     ({"overhead_ratio": 1.3}, 1.3),
     ({"bulk": {"overhead_ratio": 2.5}}, 2.5),
     ({"bulk_overhead_ratio": 1}, 1.0),
@@ -55,4 +58,4 @@ def test_bridge_overhead_is_read_from_the_bridge_result(bridge, expected):
     assert _bridge_overhead(bridge) == expected
     t = by_key(document(bridge=bridge))["bridge_overhead"]
     assert t["measured"] == expected
-    assert t["met"] is (None if expected is None else expected <= 2.0)
+    assert t["met"] is (None if expected is None else expected <= 1.2)

@@ -22,13 +22,13 @@ function mulberry32(seed) {
 }
 
 const COMMANDS = ['attack', 'odds', 'init', 'mob', 'undo', 'config', 'help', 'request', 'relay', 'resend', 'journal',
-  'replay', 'compete', 'impale', 'nope', ''];
+  'replay', 'compete', 'impale', 'round', 'nope', ''];
 const OPTIONS = ['target', 'dice', 'style', 'type', 'weight', 'bonus', 'seed', 'rolls', 'ac', 'cover', 'attacker',
   'ruleset', 'adv', 'dis', 'sneak', 'whisper', 'public', 'no-apply', 'each', 'use', 'obscurement', 'count',
   'at-least', 'marker', 'bar', 'min', 'output', 'players-attack', 'players-seed', 'players-any-layer',
   'show-npc-body', 'attr', 'damage', 'level', 'die', 'method', 'skill', 'reset', 'injury-bar', '__proto__',
   'nearby', 'friendly-fire', 'flee', 'grappling', 'defense-rolls', 'contest', 'challenger', 'defender', 'against',
-  'slick', 'advantage', 'disadvantage', 'charger', 'closed', 'forte', 'secret', 'new-secret'];
+  'slick', 'advantage', 'disadvantage', 'charger', 'closed', 'forte', 'secret', 'new-secret', 'new', 'undo'];
 const HOSTILE = ['[[1d20]]', '<img src=x onerror=alert(1)>', '{{name=x}}', '@{selected|token_id}', '%{macro}',
   '&{template:default}', 'toString', '__proto__', 'constructor', '1e309', '-99999999999', '99999999999999999999999',
   '0', '-1', '3', '20', '2.5', 'NaN', '', '"', "'", '\\', 'slashing', 'edged', 'melee', 'range', 'on', 'off',
@@ -74,6 +74,7 @@ test('10,000 fuzzed commands: no crash, no internal error, nothing unescaped, no
         `!fracas impale --charger ${value(pick(rand, ids))} --closed ${value(30)} --forte`,
         `!fracas attack --ruleset ${value(pick(rand, ['worldwalker', 'cartyrion', 'old-school']))} --target ${value(pick(rand, ids))} --damage 1d6 --die d6 --level 3`,
         '!fracas undo',
+        `!fracas round${pick(rand, ['', ' --new', ' --undo', ` --seed ${value(3)}`])}`,
       ]);
     } else {
       const parts = [`!fracas ${pick(rand, COMMANDS)}`];

@@ -760,6 +760,20 @@ def generator_words(uint32_t[::1] state, int64_t count):
     return acc
 
 
+def die(uint32_t[::1] state, uint32_t faces):
+    """One face 1..faces from the generator state (four words, advanced in place): the
+    follow-up dice rulesets draw outside the kernels (fracas.dice.Dice.die), in C."""
+    if state.shape[0] < 4:
+        raise ValueError("the state needs four words")
+    if faces < 1 or faces > (1u << 21):
+        raise ValueError("faces must be 1..2**21")
+    cdef Dice dice
+    load_state(&dice, state)
+    cdef int face = draw_gen(&dice, faces)
+    store_state(&dice, state)
+    return face
+
+
 def draw_faces(uint32_t[::1] state, int faces, int32_t[::1] out):
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     cdef Dice dice

@@ -302,6 +302,13 @@ def generator_words(state: Any, count: Any) -> Any:
     return acc
 
 
+def die(state: Any, faces: int) -> int:
+    """One face 1..faces from the generator state (four words, advanced in place)."""
+    if faces < 1 or faces > (1 << 21):
+        raise ValueError("faces must be 1..2**21")
+    return Xoshiro128.die(Xoshiro128(state), faces)
+
+
 def draw_faces(state: Any, faces: Any, out: Any) -> None:
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     if faces < 1 or faces > (1 << 21):

@@ -16,6 +16,8 @@ from ._layout import E_ROLL_RANGE, E_ROLLS_SHORT
 from .rng import SEED_LIMIT, Xoshiro128
 
 _FOUR_ZEROS = (0, 0, 0, 0)
+#: The largest die the compiled `die` draws (larger ones take the Python generator).
+_C_DIE_LIMIT = 1 << 21
 
 
 class KernelError(Exception):
@@ -64,6 +66,12 @@ class Dice(Xoshiro128):
         """One face 1..n; raises KernelError when injected faces run out or do not fit."""
         rolls = self.rolls
         if rolls is None:
+            kernel = _kernels.active()
+            # The compiled core draws it in C when the state is its buffer type: the same
+            # face and the same state after, as the Python generator's (one draw order).
+            if kernel.BACKEND == "compiled" and isinstance(self.s, array) and n <= _C_DIE_LIMIT:
+                face: int = kernel.die(self.s, n)
+                return face
             return Xoshiro128.die(self, n)
         pos = self.pos
         if pos >= len(rolls):

@@ -89,3 +89,25 @@ def test_lemire_rejection_path_is_taken_and_matches(backend):
         out = array("i", bytes(4 * draws))
         _kernels.active().draw_faces(state, faces, out)
     assert list(out) == expected
+
+
+@pytest.mark.parametrize("backend", _kernels.available())
+def test_one_die_matches_the_reference_and_advances_the_state(backend):
+    """`die` (the follow-up dice of ER-13/ER-17/ER-21 on the compiled core, docs/ENGINE.md §2):
+    one face at a time, the same faces and the same state as the reference generator,
+    through the rejection path too (n = 2^20 + 1 rejects about one word in 4096)."""
+    from fracas.dice import Dice
+
+    for faces in (3, 20, 2**20 + 1):
+        gen = Xoshiro128.from_seed(5)
+        with _kernels.using(backend):
+            dice = Dice.from_seed(5)
+            got = [dice.die(faces) for _ in range(10_000)]
+            state = array("I", seed_state(5))
+            one = [_kernels.active().die(state, faces) for _ in range(100)]
+        expected = [gen.die(faces) for _ in range(10_000)]
+        assert got == expected
+        assert list(dice.state) == gen.s
+        assert one == expected[:100]
+    with _kernels.using(backend), pytest.raises(ValueError, match="faces"):
+        _kernels.active().die(array("I", seed_state(5)), 0)

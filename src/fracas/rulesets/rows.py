@@ -28,7 +28,7 @@ from .. import _layout as L
 from ..dice import Dice, KernelError
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
-from .base import merge_columns
+from .base import Ruleset, merge_columns
 
 MAX_STRIKES = 256
 MAX_TARGETS = 4096
@@ -543,3 +543,51 @@ class Rolled:
 
     def __repr__(self) -> str:
         return f"<{self.ruleset} roll seed={self.seed}>"
+
+
+class RowRuleset(Ruleset):
+    """A ruleset on the shared row kernel (Worldwalker, Cartyrion, old-school): it names
+    its rules table, its command-line flags module and its strike line; compiling,
+    rolling, odds, flags and rendering are the same for all of them."""
+
+    #: The ruleset's row compiler table (its `Rules`).
+    rules: Rules
+    #: The module with its `options`, `request_from_flags` and `flag_hint` (imported on use).
+    cli_module: str = ""
+    #: One strike of a result as a line of text (the ruleset's own wording).
+    strike_line: Callable[[dict[str, Any]], str]
+
+    def compile_attack(self, request: Any) -> Plan:
+        return compile_attack(self.rules, self.request_types["attack"], request)
+
+    def roll_attack(self, plan: Plan, dice: Dice, seed: int) -> "AttackResult":
+        return roll_attack(plan, dice, seed)
+
+    def compile_bulk(self, request: Any) -> BulkJob:
+        return compile_bulk(self.rules, self.request_types["bulk"], request)
+
+    def odds(self, plan: Any) -> Any:
+        from . import rows_odds
+
+        return rows_odds.odds(plan), rows_odds.cut(plan), False
+
+    def _cli(self) -> Any:
+        import importlib
+
+        return importlib.import_module(self.cli_module)
+
+    def cli_options(self) -> Any:
+        return self._cli().options()
+
+    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        request: dict[str, Any] = self._cli().request_from_flags(flags)
+        return request
+
+    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        hint: Optional[str] = self._cli().flag_hint(path, flags)
+        return hint
+
+    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        from .render_rows import render
+
+        return render(result, style, self.title, type(self).strike_line)

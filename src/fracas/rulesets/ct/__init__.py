@@ -8,14 +8,13 @@ unbounded, in the compiled core and in its Python twin.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
 from ...errors import RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
-from ..base import Ruleset
 from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike, Target
 
 TITLE = "Cartyrion"
@@ -185,20 +184,30 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
                                     "ambush": req.ambush, "roll": roll, "first": first, "surprised": surprised})
 
 
-class Cartyrion(Ruleset):
+def _line(strike: dict[str, Any]) -> str:
+    text = f"{strike['dice']}{strike['die']} {'+'.join(map(str, strike['faces'])) or '-'}"
+    if strike["exploded"]:
+        text += f" ({strike['exploded']} exploded)"
+    text += f" {strike['bonus'] + strike['magic_bonus']:+d} - {strike['dex'] + strike['armor']} to {strike['pool']}"
+    if strike["sneak_check"]:
+        c = strike["sneak_check"]
+        text += f"; sneak check {c['total']} vs {c['dc']}: {'passed' if c['passed'] else 'failed'}"
+    if strike["parry"]:
+        text += f"; {strike['parry']['kind']} parry stops {strike['parry']['absorbed']}"
+    if strike["stamina_cost"]:
+        text += f"; costs {strike['stamina_cost']['cost']} stamina"
+    return text
+
+
+class Cartyrion(rows.RowRuleset):
     name = NAME
     title = TITLE
     largest_die = 20
     doc = "docs/rules/cartyrion.md"
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
-
-    def compile_attack(self, request: Any) -> rows.Plan:
-        return rows.compile_attack(RULES, AttackRequest, request)
-
-    roll_attack = staticmethod(rows.roll_attack)
-
-    def compile_bulk(self, request: Any) -> rows.BulkJob:
-        return rows.compile_bulk(RULES, BulkRequest, request)
+    rules = RULES
+    cli_module = __name__ + ".cli"
+    strike_line = staticmethod(_line)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
@@ -245,46 +254,6 @@ class Cartyrion(Ruleset):
                 injury += out.damage
             cost += out.cost
         return stamina, injury, cost
-
-    def odds(self, plan: Any) -> Any:
-        from .. import rows_odds
-
-        return rows_odds.odds(plan), rows_odds.cut(plan), False
-
-    def cli_options(self) -> Any:
-        from . import cli
-
-        return cli.options()
-
-    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        from . import cli
-
-        return cli.request_from_flags(flags)
-
-    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
-        from . import cli
-
-        return cli.flag_hint(path, flags)
-
-    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
-        from ..render_rows import render
-
-        return render(result, style, TITLE, _line)
-
-
-def _line(strike: dict[str, Any]) -> str:
-    text = f"{strike['dice']}{strike['die']} {'+'.join(map(str, strike['faces'])) or '-'}"
-    if strike["exploded"]:
-        text += f" ({strike['exploded']} exploded)"
-    text += f" {strike['bonus'] + strike['magic_bonus']:+d} - {strike['dex'] + strike['armor']} to {strike['pool']}"
-    if strike["sneak_check"]:
-        c = strike["sneak_check"]
-        text += f"; sneak check {c['total']} vs {c['dc']}: {'passed' if c['passed'] else 'failed'}"
-    if strike["parry"]:
-        text += f"; {strike['parry']['kind']} parry stops {strike['parry']['absorbed']}"
-    if strike["stamina_cost"]:
-        text += f"; costs {strike['stamina_cost']['cost']} stamina"
-    return text
 
 
 CARTYRION = Cartyrion()

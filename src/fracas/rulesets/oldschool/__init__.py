@@ -6,14 +6,13 @@ one row of the shared strike-row kernel (`fracas.rulesets.rows`).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ... import _facts as F
 from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
-from ..base import Ruleset
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
                      Strike, Target)
 
@@ -160,21 +159,25 @@ def roll_morale(req: MoraleRequest, dice: Any, seed: int) -> rows.Rolled:
     return rows.Rolled(seed, NAME, out)
 
 
-class OldSchool(Ruleset):
+def _line(strike: dict[str, Any]) -> str:
+    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
+    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
+            f"vs AC {strike['ac']}: {'hit' if strike['hit'] else 'miss'}")
+    if strike["damage_dice"]:
+        text += f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
+    return text
+
+
+class OldSchool(rows.RowRuleset):
     name = NAME
     title = TITLE
     largest_die = max(DICE)
     doc = "docs/rules/old-school.md"
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "morale": MoraleRequest}
-
-    def compile_attack(self, request: Any) -> rows.Plan:
-        return rows.compile_attack(RULES, AttackRequest, request)
-
-    roll_attack = staticmethod(rows.roll_attack)
-
-    def compile_bulk(self, request: Any) -> rows.BulkJob:
-        return rows.compile_bulk(RULES, BulkRequest, request)
+    rules = RULES
+    cli_module = __name__ + ".cli"
+    strike_line = staticmethod(_line)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
@@ -241,40 +244,6 @@ class OldSchool(Ruleset):
             if lone.harmed and 4 * lone.hp <= lone.hp_max:
                 fired.append("lone creature")
         return fired
-
-    def odds(self, plan: Any) -> Any:
-        from .. import rows_odds
-
-        return rows_odds.odds(plan), rows_odds.cut(plan), False
-
-    def cli_options(self) -> Any:
-        from . import cli
-
-        return cli.options()
-
-    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        from . import cli
-
-        return cli.request_from_flags(flags)
-
-    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
-        from . import cli
-
-        return cli.flag_hint(path, flags)
-
-    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
-        from ..render_rows import render
-
-        return render(result, style, TITLE, _line)
-
-
-def _line(strike: dict[str, Any]) -> str:
-    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
-    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
-            f"vs AC {strike['ac']}: {'hit' if strike['hit'] else 'miss'}")
-    if strike["damage_dice"]:
-        text += f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
-    return text
 
 
 OLD_SCHOOL = OldSchool()

@@ -6,14 +6,13 @@ one row of the shared strike-row kernel (`fracas.rulesets.rows`).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ... import _facts as F
 from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, say
 from .. import rows
-from ..base import Ruleset
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike,
                      Target)
 
@@ -167,20 +166,28 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "order": order})
 
 
-class Worldwalker(Ruleset):
+def _line(strike: dict[str, Any]) -> str:
+    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
+    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
+            f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
+    if strike["reaction"]:
+        r = strike["reaction"]
+        text += f"; {r['kind']} {r['roll']} {r['bonus']:+d} = {r['total']}: {'negated' if r['negated'] else 'fails'}"
+    if strike["damage_dice"]:
+        text += (f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
+                 f" - armor {strike['armor']}")
+    return text
+
+
+class Worldwalker(rows.RowRuleset):
     name = NAME
     title = TITLE
     largest_die = max(DICE)
     doc = "docs/rules/worldwalker.md"
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
-
-    def compile_attack(self, request: Any) -> rows.Plan:
-        return rows.compile_attack(RULES, AttackRequest, request)
-
-    roll_attack = staticmethod(rows.roll_attack)
-
-    def compile_bulk(self, request: Any) -> rows.BulkJob:
-        return rows.compile_bulk(RULES, BulkRequest, request)
+    rules = RULES
+    cli_module = __name__ + ".cli"
+    strike_line = staticmethod(_line)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
@@ -201,44 +208,6 @@ class Worldwalker(Ruleset):
             raise moved_combatant(exc, actors, {"dex_mod": "attacker.dex_mod", "bonus": "initiative"}) from None
         result = roll_initiative(req, dice, seed).data  # made for this call: no copy needed
         return [[e["id"]] for e in result["order"]], result
-
-    def odds(self, plan: Any) -> Any:
-        from .. import rows_odds
-
-        return rows_odds.odds(plan), rows_odds.cut(plan), False
-
-    def cli_options(self) -> Any:
-        from . import cli
-
-        return cli.options()
-
-    def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        from . import cli
-
-        return cli.request_from_flags(flags)
-
-    def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
-        from . import cli
-
-        return cli.flag_hint(path, flags)
-
-    def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
-        from ..render_rows import render
-
-        return render(result, style, TITLE, _line)
-
-
-def _line(strike: dict[str, Any]) -> str:
-    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
-    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
-            f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
-    if strike["reaction"]:
-        r = strike["reaction"]
-        text += f"; {r['kind']} {r['roll']} {r['bonus']:+d} = {r['total']}: {'negated' if r['negated'] else 'fails'}"
-    if strike["damage_dice"]:
-        text += (f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
-                 f" - armor {strike['armor']}")
-    return text
 
 
 WORLDWALKER = Worldwalker()

@@ -280,16 +280,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (!vtt.isGM()) return playerAttack(options);
     requireGM("resolve attacks with fracas");
     const conn = link();
-    let attacker;
-    if (options.attacker !== undefined) {
-      [attacker] = viewsOf(options.attacker, "attacker");
-    } else {
-      const controlled = vtt.controlled();
-      if (controlled.length !== 1) {
-        throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
-      }
-      [attacker] = controlled;
-    }
+    const attacker = attackerOf(options);
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
@@ -372,13 +363,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (options.seed !== undefined || options.rolls !== undefined) {
       throw new InputError("only the GM chooses the dice (seed, physical dice); attack without them");
     }
-    let attacker;
-    if (options.attacker !== undefined) [attacker] = viewsOf(options.attacker, "attacker");
-    else {
-      const controlled = vtt.controlled();
-      if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
-      [attacker] = controlled;
-    }
+    const attacker = attackerOf(options);
     if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
@@ -451,16 +436,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   async function odds(options = {}) {
     requireGM("ask fracas for odds");
     const conn = link();
-    let attacker;
-    if (options.attacker !== undefined) {
-      [attacker] = viewsOf(options.attacker, "attacker");
-    } else {
-      const controlled = vtt.controlled();
-      if (controlled.length !== 1) {
-        throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
-      }
-      [attacker] = controlled;
-    }
+    const attacker = attackerOf(options);
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const map = mapping();
     const ruleset = options.ruleset ?? "enchanted-realms";
@@ -629,6 +605,14 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       speaker: null, whisperToGM: setting("chatVisibility") === "gm",
     });
     return { requestId, result, values, messageId: message?.id ?? null };
+  }
+
+  /** The attacker: `options.attacker` (a token, its id or name), or the one controlled token. */
+  function attackerOf(options) {
+    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker")[0];
+    const controlled = vtt.controlled();
+    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    return controlled[0];
   }
 
   /** The one controlled token, or `ref` (a token, its id or name). */

@@ -417,6 +417,24 @@ cdef void store_state(Dice* d, uint32_t[::1] state) noexcept nogil:
     state[3] = d.s3
 
 
+cdef void start_dice(Dice* d, uint32_t[::1] state, const int32_t[::1] rolls, int64_t pos,
+                     const void* empty) noexcept:
+    """A stream at `state`: from the generator (`rolls` None), or injected faces from `pos`.
+    An empty list is injected too (its first draw is an error): `empty` is then its
+    non-NULL pointer."""
+    load_state(d, state)
+    if rolls is None:
+        d.rolls = NULL
+        d.n_rolls = 0
+    else:
+        d.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>empty
+        d.n_rolls = rolls.shape[0]
+    d.pos = pos
+    d.error = 0
+    d.error_pos = -1
+    d.strike = -1
+
+
 cdef int64_t find_group(const int64_t[::1] groups, int64_t attack, int64_t* left) noexcept nogil:
     cdef int64_t g = 0
     while attack >= groups[g * 3 + 2]:
@@ -486,17 +504,7 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
     if out.shape[0] < row * OUT_WIDTH:
         raise ValueError("out is too small: %d rows needed" % row)
     cdef uint32_t[::1] masks = plan_masks(plan)
-    load_state(&dice, state)
-    if rolls is None:
-        dice.rolls = NULL
-        dice.n_rolls = 0
-    else:
-        dice.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>&info[0]
-        dice.n_rolls = rolls.shape[0]
-    dice.pos = info[0]
-    dice.error = 0
-    dice.error_pos = -1
-    dice.strike = -1
+    start_dice(&dice, state, rolls, info[0], &info[0])
     row = 0
     with nogil:
         g = find_group(groups, first, &left)
@@ -654,13 +662,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
     cdef int64_t logpos = 0
     cdef uint32_t[::1] masks = plan_masks(plan)
-    load_state(&dice, state)
-    dice.rolls = NULL
-    dice.n_rolls = 0
-    dice.pos = 0
-    dice.error = 0
-    dice.error_pos = -1
-    dice.strike = -1
+    start_dice(&dice, state, None, 0, NULL)
     with nogil:
         g = find_group(groups, first, &left)
         a = 0
@@ -1022,17 +1024,7 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     tstate_buf = bytearray(8 * max(n_targets * XS_WIDTH, 1))
     cdef int64_t[::1] tstate = memoryview(tstate_buf).cast("q")
     cdef const int64_t* tinit_p = &tinit[0] if tinit.shape[0] else <const int64_t*>&tstate[0]
-    load_state(&dice, state)
-    if rolls is None:
-        dice.rolls = NULL
-        dice.n_rolls = 0
-    else:
-        dice.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>&info[0]
-        dice.n_rolls = rolls.shape[0]
-    dice.pos = info[0]
-    dice.error = 0
-    dice.error_pos = -1
-    dice.strike = -1
+    start_dice(&dice, state, rolls, info[0], &info[0])
     cdef int32_t* log_p = &log[0] if log is not None and log.shape[0] else NULL
     cdef int64_t log_cap = log.shape[0] if log is not None else 0
     with nogil:
@@ -1091,13 +1083,7 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
         stamps[t] = -1
     cdef int64_t* hit_stamp = &stamps[0]
     cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
-    load_state(&dice, state)
-    dice.rolls = NULL
-    dice.n_rolls = 0
-    dice.pos = 0
-    dice.error = 0
-    dice.error_pos = -1
-    dice.strike = -1
+    start_dice(&dice, state, None, 0, NULL)
     with nogil:
         g = find_group(groups, first, &left)
         a = 0
@@ -1208,17 +1194,7 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
         for s in range(n):
             masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
             masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
-        load_state(&dice, state)
-        if rolls is None:
-            dice.rolls = NULL
-            dice.n_rolls = 0
-        else:
-            dice.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>&info[0]
-            dice.n_rolls = rolls.shape[0]
-        dice.pos = info[0]
-        dice.error = 0
-        dice.error_pos = -1
-        dice.strike = -1
+        start_dice(&dice, state, rolls, info[0], &info[0])
         start = dice
         while True:
             out = array.clone(_Q, n * OUT_WIDTH, zero=True)

@@ -3,7 +3,7 @@
     python scripts/duplicates.py [--window 8] [--show PATH-PART ...]
 
 Scans the project's .py, .pyx, .h and .js files, skipping dependencies, builds and
-generated files (those whose first lines say GENERATED), comments, imports and
+generated files (those whose first lines say so), comments, imports and
 blank lines. Prints, per set of files, how many windows of `--window` lines they
 share; `--show` prints the shared lines of the sets naming a given path part.
 The pure-Python twin mirrors the compiled core on purpose (docs/ENGINE.md).
@@ -27,7 +27,7 @@ def sources(root: pathlib.Path) -> list[pathlib.Path]:
         if path.suffix not in SUFFIXES or not path.is_file() or SKIP_DIRS & set(path.parts):
             continue
         head = path.read_text(errors="replace").splitlines()[:3]
-        if any("GENERATED" in line for line in head):
+        if any("generated" in line.lower() for line in head):
             continue
         found.append(path)
     return found

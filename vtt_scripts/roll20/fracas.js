@@ -5895,7 +5895,6 @@ function rowsMobCommand(app, msg, cmd, name) {
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
   const { selectedTokens } = require('./attack');
-  const relaylink = require('./relaylink');
   const rows = require('../rows');
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
@@ -5929,19 +5928,141 @@ function rowsMobCommand(app, msg, cmd, name) {
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-  // Each profile against each target with the local resolver first: mistakes in table words now.
+  return require('./mob').sendMob(app, msg, {
+    ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
+  });
+}
+
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
+  },
+  "src/mod/mob.js": function (module, exports, require) {
+'use strict';
+// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
+// detail "summary") through the browser relay. The selected tokens are grouped by
+// character (and by the conditions their markers show) into profiles; each token
+// attacks one of the targets in turn (or every target, with --each). The answer
+// applies per-target totals, with undo, and posts one compact card.
+
+const { UsageError } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const cards = require('./cards');
+const store = require('./store');
+const relaylink = require('./relaylink');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
+const { compileAttack } = require('../engine');
+
+const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
+const MAX_TOKENS = 500;
+
+function profileStrikes(app, reader, collected, use) {
+  if (collected.strikes.length) {
+    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
+  }
+  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
+  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
+  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
+}
+
+function mobCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  const targetIds = Array.from(new Set(collected.defaults.targets || []));
+  delete collected.defaults.targets;
+  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
+  const each = collected.rest.some((o) => o.name === 'each');
+  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
+
+  const names = {};
+  const targets = {};
+  const targetTokens = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    targetTokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+
+  // Profiles: one per character and set of conditions, in selection order.
+  const profiles = {};
+  const profileOf = new Map(); // group key → profile id
+  const counts = {}; // profile id → target id → count
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const reader = new SheetReader(edge, config, token);
+    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
+    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const base = (reader.character && reader.character.get('name')) || reader.name;
+      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      counts[pid] = {};
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+
+  return sendMob(app, msg, {
+    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options, compile: (single) => compileAttack(single, { seed: 0 }),
+  });
+}
+
+/**
+ * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
+ * its targets with the local resolver (`compile`), so a mistake is reported now, in table
+ * words, not after a round trip; then the groups are counted (profiles in selection order,
+ * targets in command order) and the bulk request goes to the bridge through the relay.
+ * Returns what relaylink.send returns.
+ */
+function sendMob(app, msg, mob) {
+  const { ruleset, profiles, counts, targetIds, targets, names, options } = mob;
   for (const pid of Object.keys(profiles)) {
     for (const tid of Object.keys(counts[pid])) {
-      const single = { ruleset: name, attacker: profiles[pid].attacker,
-        strikes: [Object.assign({}, strike, { target: tid })], targets: { [tid]: targets[tid] } };
+      const single = {
+        attacker: profiles[pid].attacker,
+        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
+        targets: { [tid]: targets[tid] },
+      };
+      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
       try {
-        rows.compileAttack(rules, single, { seed: 0 });
+        mob.compile(single);
       } catch (err) {
         if (err.path === undefined) throw err;
         throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
       }
     }
   }
+
   const attacks = [];
   const groups = [];
   let total = 0;
@@ -5954,11 +6075,15 @@ function rowsMobCommand(app, msg, cmd, name) {
       total += count;
     }
   }
-  const request = { ruleset: name, seed: o.seed !== undefined ? o.seed : app.newSeed(), profiles, targets, attacks,
-    detail: 'summary' };
+  const request = {
+    ruleset,
+    seed: options.seed !== undefined ? options.seed : app.newSeed(),
+    profiles, targets, attacks, detail: 'summary',
+  };
   const meta = {
-    names, groups, apply: o.apply, whisper: o.whisper === true, playerid: msg.playerid,
-    title: `Mob (${rules.title}): ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    names, groups, apply: options.apply, whisper: options.whisper === true,
+    title: `${mob.label}: ${mob.tokens} attacker${mob.tokens === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    playerid: msg.playerid,
   };
   const sent = relaylink.send(app, 'attack.bulk', request, meta);
   app.whisper(msg.playerid, cards.notice('fracas mob', [
@@ -5968,7 +6093,45 @@ function rowsMobCommand(app, msg, cmd, name) {
   return sent;
 }
 
-module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
+/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
+function applyMob(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  const applied = {};
+  const changes = [];
+  const missing = [];
+  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
+    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
+  }
+  for (const tid of Object.keys(result.targets)) {
+    // Only the tokens the request named: an answer cannot aim damage anywhere else.
+    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
+      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+      continue;
+    }
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      missing.push(meta.names[tid] || tid);
+      continue;
+    }
+    applied[tid] = applyDamage(edge, s.config, token, damage);
+    if (applied[tid].change) changes.push(applied[tid].change);
+  }
+  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
+  const card = cards.mobCard(result, {
+    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  });
+  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+relaylink.register('attack.bulk', applyMob);
+
+module.exports = { mobCommand, applyMob, profileStrikes, sendMob };
   },
   "src/mod/relaylink.js": function (module, exports, require) {
 'use strict';
@@ -6647,189 +6810,6 @@ function initCommand(app, msg, cmd) {
 }
 
 module.exports = { initCommand, mergeTurnOrder };
-  },
-  "src/mod/mob.js": function (module, exports, require) {
-'use strict';
-// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
-// detail "summary") through the browser relay. The selected tokens are grouped by
-// character (and by the conditions their markers show) into profiles; each token
-// attacks one of the targets in turn (or every target, with --each). The answer
-// applies per-target totals, with undo, and posts one compact card.
-
-const { UsageError } = require('./usage');
-const { SheetReader } = require('./sheet');
-const strikes = require('./strikes');
-const args = require('./args');
-const cards = require('./cards');
-const store = require('./store');
-const relaylink = require('./relaylink');
-const esc = require('./escape');
-const { applyDamage } = require('./apply');
-const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
-const { compileAttack } = require('../engine');
-
-const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
-const MAX_TOKENS = 500;
-
-function profileStrikes(app, reader, collected, use) {
-  if (collected.strikes.length) {
-    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
-  }
-  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
-  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
-  if (text === null || text === undefined || String(text).trim() === '') {
-    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
-  }
-  let sheet;
-  try {
-    sheet = strikes.collect(args.parseOptions(text));
-  } catch (err) {
-    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
-  }
-  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
-  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
-  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
-}
-
-function mobCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
-  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
-  const targetIds = Array.from(new Set(collected.defaults.targets || []));
-  delete collected.defaults.targets;
-  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
-  const each = collected.rest.some((o) => o.name === 'each');
-  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
-  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
-  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
-  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
-  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
-
-  const names = {};
-  const targets = {};
-  const targetTokens = {};
-  for (const id of targetIds) {
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const reader = new SheetReader(edge, config, token);
-    names[id] = reader.name;
-    targetTokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
-  }
-
-  // Profiles: one per character and set of conditions, in selection order.
-  const profiles = {};
-  const profileOf = new Map(); // group key → profile id
-  const counts = {}; // profile id → target id → count
-  const usedNames = new Set();
-  tokens.forEach((token, k) => {
-    const reader = new SheetReader(edge, config, token);
-    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
-    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
-    let pid = profileOf.get(key);
-    if (pid === undefined) {
-      const base = (reader.character && reader.character.get('name')) || reader.name;
-      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
-      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
-      usedNames.add(pid);
-      profileOf.set(key, pid);
-      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = {};
-    }
-    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
-    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
-  });
-
-  // Check each profile against each target with the local resolver first: a
-  // mistake is reported now, in table words, not after a round trip.
-  for (const pid of Object.keys(profiles)) {
-    for (const tid of Object.keys(counts[pid])) {
-      const single = {
-        attacker: profiles[pid].attacker,
-        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
-        targets: { [tid]: targets[tid] },
-      };
-      try {
-        compileAttack(single, { seed: 0 });
-      } catch (err) {
-        if (err.path === undefined) throw err;
-        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
-      }
-    }
-  }
-
-  const attacks = [];
-  const groups = [];
-  let total = 0;
-  for (const pid of Object.keys(profiles)) {
-    for (const tid of targetIds) {
-      const count = counts[pid][tid];
-      if (!count) continue;
-      attacks.push({ profile: pid, target: tid, count });
-      groups.push(`${count} × ${pid} → ${names[tid]}`);
-      total += count;
-    }
-  }
-  const request = {
-    ruleset: 'enchanted-realms',
-    seed: options.seed !== undefined ? options.seed : app.newSeed(),
-    profiles, targets, attacks, detail: 'summary',
-  };
-  const meta = {
-    names, groups, apply: options.apply, whisper: options.whisper === true,
-    title: `Mob: ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
-    playerid: msg.playerid,
-  };
-  const sent = relaylink.send(app, 'attack.bulk', request, meta);
-  app.whisper(msg.playerid, cards.notice('fracas mob', [
-    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
-    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
-  ]));
-  return sent;
-}
-
-/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
-function applyMob(app, pending, result, id) {
-  const edge = app.edge;
-  const s = app.s();
-  const meta = pending.meta;
-  const applied = {};
-  const changes = [];
-  const missing = [];
-  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
-    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
-  }
-  for (const tid of Object.keys(result.targets)) {
-    // Only the tokens the request named: an answer cannot aim damage anywhere else.
-    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
-      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
-      continue;
-    }
-    const damage = Number(result.targets[tid] && result.targets[tid].damage);
-    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
-    const token = edge.getGraphic(tid);
-    if (!token) {
-      missing.push(meta.names[tid] || tid);
-      continue;
-    }
-    applied[tid] = applyDamage(edge, s.config, token, damage);
-    if (applied[tid].change) changes.push(applied[tid].change);
-  }
-  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
-  const card = cards.mobCard(result, {
-    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
-  });
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
-  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
-}
-
-relaylink.register('attack.bulk', applyMob);
-
-module.exports = { mobCommand, applyMob, profileStrikes };
   },
   "src/mod/round.js": function (module, exports, require) {
 'use strict';

@@ -92,8 +92,21 @@ function mobCommand(app, msg, cmd) {
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
 
-  // Check each profile against each target with the local resolver first: a
-  // mistake is reported now, in table words, not after a round trip.
+  return sendMob(app, msg, {
+    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options, compile: (single) => compileAttack(single, { seed: 0 }),
+  });
+}
+
+/**
+ * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
+ * its targets with the local resolver (`compile`), so a mistake is reported now, in table
+ * words, not after a round trip; then the groups are counted (profiles in selection order,
+ * targets in command order) and the bulk request goes to the bridge through the relay.
+ * Returns what relaylink.send returns.
+ */
+function sendMob(app, msg, mob) {
+  const { ruleset, profiles, counts, targetIds, targets, names, options } = mob;
   for (const pid of Object.keys(profiles)) {
     for (const tid of Object.keys(counts[pid])) {
       const single = {
@@ -101,8 +114,9 @@ function mobCommand(app, msg, cmd) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
+      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
       try {
-        compileAttack(single, { seed: 0 });
+        mob.compile(single);
       } catch (err) {
         if (err.path === undefined) throw err;
         throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
@@ -123,13 +137,13 @@ function mobCommand(app, msg, cmd) {
     }
   }
   const request = {
-    ruleset: 'enchanted-realms',
+    ruleset,
     seed: options.seed !== undefined ? options.seed : app.newSeed(),
     profiles, targets, attacks, detail: 'summary',
   };
   const meta = {
     names, groups, apply: options.apply, whisper: options.whisper === true,
-    title: `Mob: ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    title: `${mob.label}: ${mob.tokens} attacker${mob.tokens === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
     playerid: msg.playerid,
   };
   const sent = relaylink.send(app, 'attack.bulk', request, meta);
@@ -178,4 +192,4 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { mobCommand, applyMob, profileStrikes };
+module.exports = { mobCommand, applyMob, profileStrikes, sendMob };

@@ -241,7 +241,6 @@ function rowsMobCommand(app, msg, cmd, name) {
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
   const { selectedTokens } = require('./attack');
-  const relaylink = require('./relaylink');
   const rows = require('../rows');
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
@@ -275,43 +274,10 @@ function rowsMobCommand(app, msg, cmd, name) {
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-  // Each profile against each target with the local resolver first: mistakes in table words now.
-  for (const pid of Object.keys(profiles)) {
-    for (const tid of Object.keys(counts[pid])) {
-      const single = { ruleset: name, attacker: profiles[pid].attacker,
-        strikes: [Object.assign({}, strike, { target: tid })], targets: { [tid]: targets[tid] } };
-      try {
-        rows.compileAttack(rules, single, { seed: 0 });
-      } catch (err) {
-        if (err.path === undefined) throw err;
-        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
-      }
-    }
-  }
-  const attacks = [];
-  const groups = [];
-  let total = 0;
-  for (const pid of Object.keys(profiles)) {
-    for (const tid of targetIds) {
-      const count = counts[pid][tid];
-      if (!count) continue;
-      attacks.push({ profile: pid, target: tid, count });
-      groups.push(`${count} × ${pid} → ${names[tid]}`);
-      total += count;
-    }
-  }
-  const request = { ruleset: name, seed: o.seed !== undefined ? o.seed : app.newSeed(), profiles, targets, attacks,
-    detail: 'summary' };
-  const meta = {
-    names, groups, apply: o.apply, whisper: o.whisper === true, playerid: msg.playerid,
-    title: `Mob (${rules.title}): ${tokens.length} attacker${tokens.length === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
-  };
-  const sent = relaylink.send(app, 'attack.bulk', request, meta);
-  app.whisper(msg.playerid, cards.notice('fracas mob', [
-    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
-    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
-  ]));
-  return sent;
+  return require('./mob').sendMob(app, msg, {
+    ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
+  });
 }
 
 module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };

@@ -59,11 +59,17 @@ def _store(path: Optional[str]) -> Any:
         raise click.ClickException(str(exc)) from None
 
 
+#: The request fields that are this command line's arguments and options: an error there
+#: names what the user typed (`NAME: no encounter named 'x'`); scenario fields keep their path.
+_COMMAND_LINE = {"$.name": "NAME"}
+
+
 def _engine(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
     except RequestError as err:
-        raise _Rejected(str(err)) from None
+        place = _COMMAND_LINE.get(err.path)
+        raise _Rejected(f"{place}: {err.reason}" if place else str(err)) from None
 
 
 def _dump(data: Any) -> str:

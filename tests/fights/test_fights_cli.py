@@ -71,12 +71,13 @@ def test_encounter_errors_are_clear_and_keep_nothing(home, tmp_path):
     out = run(["encounter", "new", "gob", "--scenario", str(path)])
     assert out.exit_code == 2 and "not valid JSON" in out.output
     out = run(["encounter", "round", "nobody"])
-    assert out.exit_code == 2 and "no encounter named 'nobody'" in out.output
+    # The encounter is the command's NAME argument here (the API and the bridge say $.name).
+    assert out.exit_code == 2 and "NAME: no encounter named 'nobody'" in out.output
     run(["encounter", "new", "gob", "--scenario", OS])
     out = run(["encounter", "undo", "gob"])
     assert out.exit_code == 2 and "no round to undo" in out.output
     out = run(["encounter", "new", "gob", "--scenario", OS])
-    assert out.exit_code == 2 and "exists already" in out.output
+    assert out.exit_code == 2 and "NAME: an encounter named 'gob' exists already" in out.output
 
 
 def test_simulate_reports_and_is_the_same_for_any_worker_count(tmp_path):

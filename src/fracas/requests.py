@@ -20,7 +20,6 @@ from .errors import DiceError, LimitError, SchemaError
 
 SEED_LIMIT = 1 << 64
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _MSGSPEC_PATH = re.compile(r"^(.*) - at `(\$[^`]*)`$", re.S)
 
 S = TypeVar("S")
@@ -33,7 +32,7 @@ def say(key: str, **values: Any) -> str:
 
 def key_path(parent: str, key: str) -> str:
     """The JSONPath of `key` inside the object at `parent`."""
-    if _IDENT.match(key):
+    if key.isascii() and key.isidentifier():  # the same test as _IDENT, a few times faster
         return f"{parent}.{key}"
     escaped = key.replace("\\", "\\\\").replace("'", "\\'")
     return f"{parent}['{escaped}']"

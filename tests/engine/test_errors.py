@@ -1,8 +1,11 @@
 """Bad input: every invalid or impossible request names its field path and reason."""
 
 import copy
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fracas
 
@@ -106,3 +109,26 @@ def test_errors_never_mutate_the_request():
     with pytest.raises(fracas.SchemaError):
         fracas.resolve(request)
     assert request == before
+
+
+@given(st.text(max_size=12) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True))
+@settings(max_examples=400, deadline=None)
+def test_key_paths_are_dotted_exactly_for_plain_names(key):
+    """A key is written `.key` when it is a plain ASCII name (as the JS resolver's keyPath
+    decides with /^[A-Za-z_][A-Za-z0-9_]*$/), else `['key']` with \\ and ' escaped."""
+    from fracas.requests import key_path
+
+    plain = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) is not None
+    escaped = key.replace("\\", "\\\\").replace("'", "\\'")
+    assert key_path("$.targets", key) == (f"$.targets.{key}" if plain else f"$.targets['{escaped}']")
+
+
+def test_key_paths_of_awkward_names():
+    from fracas.requests import key_path
+
+    assert key_path("$.targets", "orc") == "$.targets.orc"
+    assert key_path("$.targets", "orc 2") == "$.targets['orc 2']"
+    assert key_path("$.targets", "élan") == "$.targets['élan']"  # a Python name, not a plain one
+    assert key_path("$.targets", "2orc") == "$.targets['2orc']"
+    assert key_path("$.targets", "orc\n") == "$.targets['orc\n']"
+    assert key_path("$.targets", "it's") == "$.targets['it\\'s']"

@@ -212,7 +212,6 @@ def compile_bulk(request: Any) -> BulkPlan:
             raise SchemaError(f"{gpath}.target", f"{len(names)} targets for the {len(profile.strikes)} "
                               f"strikes of profile {group.profile!r}: give one target, or one per strike")
         begin = len(bulk.metas)
-        ppath = key_path("$.profiles", group.profile)
         for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
             tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
             target = bulk.targets.get(tid)
@@ -227,6 +226,7 @@ def compile_bulk(request: Any) -> BulkPlan:
                 row[L.P_TARGET] = target.index
                 meta = _retarget(done[1], tid)
             else:
+                ppath = key_path("$.profiles", group.profile)
                 row, meta = compile_strike(strike, f"{ppath}.strikes[{i}]", profile.attacker,
                                            f"{ppath}.attacker", conditions[group.profile], target,
                                            profile.advantage, profile.disadvantage, target_path=tpath)

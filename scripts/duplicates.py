@@ -39,24 +39,31 @@ def windows(path: pathlib.Path, size: int) -> list[tuple[int, str]]:
     return [(kept[k][0], "\n".join(line for _, line in kept[k:k + size])) for k in range(len(kept) - size + 1)]
 
 
+def shared(root: pathlib.Path, size: int = 8) -> dict[str, list[tuple[str, int]]]:
+    """Every window of `size` lines found more than once: its text → (file, line) places."""
+    seen: dict[str, list[tuple[str, int]]] = collections.defaultdict(list)
+    for path in sources(root):
+        for line, text in windows(path, size):
+            seen[text].append((path.relative_to(root).as_posix(), line))
+    return {text: places for text, places in seen.items() if len(places) > 1}
+
+
+def by_files(found: dict[str, list[tuple[str, int]]]) -> collections.Counter[tuple[str, ...]]:
+    """How many shared windows each set of files has."""
+    return collections.Counter(tuple(sorted({name for name, _ in places})) for places in found.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--window", type=int, default=8, help="lines per window (default 8)")
     parser.add_argument("--show", nargs="*", default=[], help="print the shared lines of sets naming these")
     args = parser.parse_args()
-    root = pathlib.Path(__file__).resolve().parent.parent
-    seen: dict[str, list[tuple[str, int]]] = collections.defaultdict(list)
-    for path in sources(root):
-        for line, text in windows(path, args.window):
-            seen[text].append((str(path.relative_to(root)), line))
-    sets: collections.Counter[tuple[str, ...]] = collections.Counter()
-    for text, places in seen.items():
-        if len(places) > 1:
-            files = tuple(sorted({name for name, _ in places}))
-            sets[files] += 1
-            if any(part in name for name in files for part in args.show):
-                print(", ".join(f"{name}:{line}" for name, line in places))
-                print(text, end="\n---\n")
+    found = shared(pathlib.Path(__file__).resolve().parent.parent, args.window)
+    for text, places in found.items():
+        if any(part in name for name, _ in places for part in args.show):
+            print(", ".join(f"{name}:{line}" for name, line in places))
+            print(text, end="\n---\n")
+    sets = by_files(found)
     for files, count in sets.most_common():
         print(f"{count:5d}  {'  '.join(files)}")
     if not sets:

@@ -14,8 +14,6 @@ from array import array
 from bisect import bisect_right
 from typing import Any, Optional
 
-import msgspec
-
 from ... import _kernels
 from ... import _layout as L
 from ...errors import LimitError, RequestError, SchemaError
@@ -197,7 +195,6 @@ def compile_bulk(request: Any) -> BulkPlan:
     # Alike targets (the same fields, no bystanders) compile alike: a profile's strike at
     # the second of them reuses the first's row with its own target index, so a request
     # of many groups at look-alike targets compiles in time that does not grow with them.
-    content: dict[str, Optional[bytes]] = {}
     compiled: dict[tuple[str, int, bytes], tuple[list[int], Any]] = {}
     for g, group in enumerate(req.attacks):
         gpath = f"$.attacks[{g}]"
@@ -217,9 +214,7 @@ def compile_bulk(request: Any) -> BulkPlan:
             target = bulk.targets.get(tid)
             if target is None:
                 raise SchemaError(tpath, f"unknown target {tid!r} (targets: {', '.join(bulk.targets)})")
-            if tid not in content:
-                content[tid] = None if target.spec.nearby else msgspec.json.encode(target.spec)
-            key = content[tid]
+            key = target.alike
             done = compiled.get((group.profile, i, key)) if key is not None else None
             if done is not None:
                 row = list(done[0])

@@ -59,6 +59,9 @@ class TargetInfo:
     index: int
     spec: Target
     path: str
+    #: Its fields as JSON when it has no bystanders (targets with the same are alike and
+    #: compile alike), else None.
+    alike: Optional[bytes] = None
 
 
 def check_attacker(attacker: Attacker, path: str) -> frozenset[str]:
@@ -95,7 +98,7 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
             raise SchemaError(path, say("empty_target_id"))
         alike = None if spec.nearby else msgspec.json.encode(spec)
         if alike is not None and alike in checked:
-            infos[tid] = TargetInfo(tid, index, spec, tpath)
+            infos[tid] = TargetInfo(tid, index, spec, tpath, alike)
             continue
         check_range(spec.ac, *AC_RANGE, f"{tpath}.ac", "AC")
         for dtype, ac in spec.ac_by_type.items():
@@ -121,7 +124,7 @@ def check_targets(targets: dict[str, Target], path: str = "$.targets") -> dict[s
             if other not in targets:
                 raise SchemaError(f"{tpath}.nearby[{i}]", say("nearby_unknown", creature=repr(other),
                                                                target=repr(tid), targets=", ".join(targets)))
-        infos[tid] = TargetInfo(tid, index, spec, tpath)
+        infos[tid] = TargetInfo(tid, index, spec, tpath, alike)
         if alike is not None:
             checked.add(alike)
     return infos

@@ -78,6 +78,27 @@ BULK_PLAN_CACHE_SIZE = 32
 _BULK_PLANS: "OrderedDict[bytes, BulkJob]" = OrderedDict()
 
 
+def _recall(cache: "OrderedDict[bytes, Any]", key: Optional[bytes]) -> Any:
+    """The cached plan of `key` (None when absent or uncacheable), now the most recent."""
+    if key is None:
+        return None
+    with _PLANS_LOCK:
+        found = cache.get(key)
+        if found is not None:
+            cache.move_to_end(key)
+    return found
+
+
+def _keep(cache: "OrderedDict[bytes, Any]", key: Optional[bytes], plan: Any, size: int) -> None:
+    """Cache `plan` under `key`, forgetting the least recent past `size` entries."""
+    if key is None:
+        return
+    with _PLANS_LOCK:
+        cache[key] = plan
+        if len(cache) > size:
+            cache.popitem(last=False)
+
+
 def clear_plan_cache() -> None:
     """Forget every cached plan (tests and benchmarks that time compilation)."""
     with _PLANS_LOCK:
@@ -91,12 +112,7 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
     `request` is already decoded from JSON (a mapping or a typed request). An attack
     whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
     key = _plan_key(request) if kind == "attack" else None
-    cached = None
-    if key is not None:
-        with _PLANS_LOCK:
-            cached = _PLANS.get(key)
-            if cached is not None:
-                _PLANS.move_to_end(key)
+    cached = _recall(_PLANS, key)
     if cached is not None:
         ruleset, plan = cached
         given_seed, given_rolls = request.get("seed"), request.get("rolls")
@@ -111,11 +127,7 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
         seed = _pick_seed(typed.seed, seed)
         rolls = check_rolls(typed.rolls, ruleset.largest_die)
         plan = getattr(ruleset, f"compile_{kind}")(typed)
-        if key is not None:
-            with _PLANS_LOCK:
-                _PLANS[key] = (ruleset, plan)
-                if len(_PLANS) > PLAN_CACHE_SIZE:
-                    _PLANS.popitem(last=False)
+        _keep(_PLANS, key, (ruleset, plan), PLAN_CACHE_SIZE)
     if seed is None:
         seed = new_seed()
     dice = Dice.from_seed(seed, rolls)
@@ -221,12 +233,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     if threads is not None and not 1 <= threads <= 256:
         raise SchemaError("threads", say("out_of_range", what="threads", value=threads, low=1, high=256))
     key = _plan_key(request)
-    job: Optional[BulkJob] = None
-    if key is not None:
-        with _PLANS_LOCK:
-            job = _BULK_PLANS.get(key)
-            if job is not None:
-                _BULK_PLANS.move_to_end(key)
+    job: Optional[BulkJob] = _recall(_BULK_PLANS, key)
     if job is not None:  # the same request content compiled before: only its seed is new
         given = request.get("seed")
         if given is not None and type(given) is not int:
@@ -237,11 +244,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         typed = ruleset.decode("bulk", request)
         seed = _pick_seed(typed.seed, seed)
         job = ruleset.compile_bulk(typed)
-        if key is not None:
-            with _PLANS_LOCK:
-                _BULK_PLANS[key] = job
-                if len(_BULK_PLANS) > BULK_PLAN_CACHE_SIZE:
-                    _BULK_PLANS.popitem(last=False)
+        _keep(_BULK_PLANS, key, job, BULK_PLAN_CACHE_SIZE)
     if max_attacks is not None and job.total > max_attacks:
         raise LimitError("$.attacks", f"{job.total:,} attacks is more than the limit of {max_attacks:,}")
     if max_listed is not None and job.detail != "summary" and job.total > max_listed:

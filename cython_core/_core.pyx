@@ -346,13 +346,20 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
 
 cdef object plan_masks(const int32_t[::1] plan):
     """Two words per plan row: the hit mask and the crit mask (see hit_mask, crit_mask)."""
-    cdef int64_t s, n = plan.shape[0] // PLAN_WIDTH
+    cdef int64_t n = plan.shape[0] // PLAN_WIDTH
     buf = bytearray(8 * max(n, 1))
     cdef uint32_t[::1] masks = memoryview(buf).cast("I")
+    if n:
+        fill_masks(&plan[0], n, &masks[0])
+    return masks
+
+
+cdef void fill_masks(const int32_t* plan, int64_t n, uint32_t* masks) noexcept nogil:
+    """masks[2s], masks[2s+1]: strike s's hit mask and crit mask."""
+    cdef int64_t s
     for s in range(n):
         masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
         masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
-    return masks
 
 
 cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_t count,
@@ -444,8 +451,21 @@ cdef int64_t find_group(const int64_t[::1] groups, int64_t attack, int64_t* left
     return g
 
 
+cdef int check_rows(const int32_t[::1] plan, int64_t n_strikes, int64_t n_targets) except -1:
+    """The plan rows a kernel trusts: a known target and damage type, at most 8 dice."""
+    cdef int64_t s
+    for s in range(n_strikes):
+        if not (0 <= plan[s * PLAN_WIDTH + P_TARGET] < n_targets):
+            raise ValueError("strike %d targets no known target" % s)
+        if not (0 <= plan[s * PLAN_WIDTH + P_TYPE] < N_TYPES):
+            raise ValueError("strike %d has no known damage type" % s)
+        if plan[s * PLAN_WIDTH + P_SKILL] + plan[s * PLAN_WIDTH + P_ADV] + plan[s * PLAN_WIDTH + P_SNEAK] + plan[s * PLAN_WIDTH + P_DISADV] > 8:
+            raise ValueError("strike %d has more than 8 dice" % s)
+    return 0
+
+
 def _check_plan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets):
-    cdef int64_t g, s
+    cdef int64_t g
     cdef int64_t n_strikes = plan.shape[0] // PLAN_WIDTH
     if groups.shape[0] % 3 or groups.shape[0] == 0:
         raise ValueError("groups must be non-empty triples")
@@ -454,13 +474,7 @@ def _check_plan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
             raise ValueError("group %d is out of the plan" % g)
         if groups[g * 3 + 1] - groups[g * 3] > 4096:
             raise ValueError("group %d has too many strikes" % g)
-    for s in range(n_strikes):
-        if not (0 <= plan[s * PLAN_WIDTH + P_TARGET] < n_targets):
-            raise ValueError("strike %d targets no known target" % s)
-        if not (0 <= plan[s * PLAN_WIDTH + P_TYPE] < N_TYPES):
-            raise ValueError("strike %d has no known damage type" % s)
-        if plan[s * PLAN_WIDTH + P_SKILL] + plan[s * PLAN_WIDTH + P_ADV] + plan[s * PLAN_WIDTH + P_SNEAK] + plan[s * PLAN_WIDTH + P_DISADV] > 8:
-            raise ValueError("strike %d has more than 8 dice" % s)
+    check_rows(plan, n_strikes, n_targets)
 
 
 def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
@@ -1165,7 +1179,7 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     long for the log is rolled again from the same state with a larger log. Returns
     (error code, out, log); `info` as for roll_detail. The twin of `_native.roll_single`."""
     cdef int64_t n = plan.shape[0] // PLAN_WIDTH
-    cdef int64_t s, t, capacity = n * 24, logpos
+    cdef int64_t t, capacity = n * 24, logpos
     cdef int err
     cdef Dice dice, start
     cdef array.array out, log
@@ -1177,13 +1191,7 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
         raise ValueError("info needs 4 entries")
     if n_targets < 1:
         raise ValueError("an attack needs a target")
-    for s in range(n):
-        if not (0 <= plan[s * PLAN_WIDTH + P_TARGET] < n_targets):
-            raise ValueError("strike %d targets no known target" % s)
-        if not (0 <= plan[s * PLAN_WIDTH + P_TYPE] < N_TYPES):
-            raise ValueError("strike %d has no known damage type" % s)
-        if plan[s * PLAN_WIDTH + P_SKILL] + plan[s * PLAN_WIDTH + P_ADV] + plan[s * PLAN_WIDTH + P_SNEAK] + plan[s * PLAN_WIDTH + P_DISADV] > 8:
-            raise ValueError("strike %d has more than 8 dice" % s)
+    check_rows(plan, n, n_targets)
     stamp = <int64_t*>malloc(n_targets * sizeof(int64_t))
     masks = <uint32_t*>malloc(2 * n * sizeof(uint32_t))
     if stamp == NULL or masks == NULL:
@@ -1191,9 +1199,7 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
         free(masks)
         raise MemoryError()
     try:
-        for s in range(n):
-            masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
-            masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
+        fill_masks(&plan[0], n, masks)
         start_dice(&dice, state, rolls, info[0], &info[0])
         start = dice
         while True:

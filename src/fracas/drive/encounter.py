@@ -142,10 +142,7 @@ class Encounter:
         self._expect(expect_round)
         if hp:
             self._sync(hp)
-            standing = {m.side for m in self.fight.members if m.status == "standing"}
-            if len(standing) <= 1:
-                self.fight.over = True
-                self.fight.winner = self.compiled.sides[next(iter(standing))] if standing else None
+            self.fight.decide()  # the table's bars may have ended it
         if self.fight.over:
             raise EncounterError("$.name", f"the fight of {self.name!r} is over"
                                            f" ({'won by ' + self.fight.winner if self.fight.winner else 'a draw'},"

@@ -322,10 +322,14 @@ class Fight:
         if sc.has_morale:
             for s in ([side] if side is not None else range(len(sc.sides))):
                 self._morale(s)
+        self.decide()
+
+    def decide(self) -> None:
+        """End the fight once at most one side stands: that side wins (none: a draw)."""
         standing_sides = {m.side for m in self.members if m.status == STANDING}
         if len(standing_sides) <= 1 and not self.over:
             self.over = True
-            self.winner = sc.sides[next(iter(standing_sides))] if standing_sides else None
+            self.winner = self.sc.sides[next(iter(standing_sides))] if standing_sides else None
             self._log({"type": "end", "winner": self.winner,
                        "reason": "one side left standing" if standing_sides else "no one left standing"})
 

@@ -350,10 +350,14 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await row().locator('[data-fracas-action="undo-target"]').click();
     await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
     await row().locator('[data-fracas-action="double"]').click();
-    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 0);
+    // Health and the mark are two updates: wait for both before looking (the mark lands second).
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 0
+      && __world.actor("tokGob").statuses.has("dead"), null, { timeout: 5000 }).catch(() => {});
     assert.ok(await page.evaluate(() => __world.actor("tokGob").statuses.has("dead")), "defeated at 0");
     await page.locator(`[data-message-id="${out.id}"] [data-fracas-action="undo"]`).click();
-    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12
+      && !__world.actor("tokGob").statuses.has("dead"), null, { timeout: 5000 }).catch(() => {});
+    assert.equal(await page.evaluate(() => __world.actor("tokGob").system.health.value), 12);
     assert.ok(!(await page.evaluate(() => __world.actor("tokGob").statuses.has("dead"))), "the mark is taken back");
     assert.deepEqual(errors, []);
     await page.close();

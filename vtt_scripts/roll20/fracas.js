@@ -201,10 +201,50 @@ class App {
     const name = cmd.sub || 'help';
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-    if (!this.edge.isGM(msg.playerid) && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM`);
+    const actor = this.actor(msg, cmd);
+    if (!actor.fracasGM && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+        ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
     }
-    command.run(this, msg, cmd);
+    command.run(this, actor, cmd);
+  }
+
+  /**
+   * Who a command acts for (the trust model, README "Who may do what"). A player's own
+   * message acts for that player, a GM's for the GM. A message another Mod script sent
+   * (playerid 'API', e.g. ScriptCards re-sending a player's text) is NOT the GM's: it acts
+   * for the player named with `--api-as <playerid>` (TokenMod's convention), or for nobody
+   * (a player who controls no token); only `!fracas config --trust-scripts on` lets such a
+   * message act as the GM. Returns a copy of `msg` with `playerid` the acting player and
+   * `fracasGM` whether it has the GM's rights; `--api-as` is taken out of `cmd.options`.
+   */
+  actor(msg, cmd) {
+    const named = cmd.options.filter((o) => o.name === 'api-as');
+    cmd.options = cmd.options.filter((o) => o.name !== 'api-as');
+    const out = Object.assign({}, msg);
+    if (msg.playerid !== 'API') {
+      if (named.length) throw new UsageError('--api-as is for commands other Mod scripts send (TokenMod\'s convention)');
+      out.fracasGM = this.edge.isGM(msg.playerid);
+      return out;
+    }
+    const trusted = !!this.s().config.trust_scripts;
+    if (!named.length) {
+      out.fracasGM = trusted;
+      return out;
+    }
+    if (named.length > 1 || named[0].values.length !== 1) throw new UsageError('--api-as takes one player id');
+    const id = named[0].values[0];
+    if (!this.edge.isPlayer(id)) throw new UsageError(`--api-as: "${id}" is not a player of this game`);
+    out.playerid = id;
+    out.viaScript = true;
+    // A script's claim that the GM sent it counts only when the GM trusts scripts.
+    out.fracasGM = trusted && this.edge.isGM(id);
+    return out;
+  }
+
+  /** Whether a command (its `msg`, as actor() made it) has the GM's rights. */
+  isGM(msg) {
+    return !!(msg && msg.fracasGM);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
@@ -231,7 +271,7 @@ class App {
       return;
     }
     this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid)) this.edge.whisper(msg.playerid, card);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, card);
   }
 
   undoCommand(msg) {
@@ -262,6 +302,8 @@ class App {
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `players may give their own numbers (strike options, --ac, --target-FIELD, --cover): ${c.players_numbers ? 'yes' : 'no'}`,
+      `commands other Mod scripts send act as the GM: ${c.trust_scripts ? 'yes' : 'no (they act for the player named with --api-as)'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
@@ -510,6 +552,8 @@ function defaultConfig() {
     ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
     defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
+    trust_scripts: false, // commands other Mod scripts send (playerid 'API') act as the GM
+    players_numbers: false, // players may give strike options, --ac, --target-FIELD, --cover (not only their sheet's)
   };
 }
 
@@ -1104,6 +1148,16 @@ function applyOptions(config, options, knownMarkers = null) {
       case 'show-npc-body':
         next.show_npc_body = onOff(single(option), '--show-npc-body');
         changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
+        break;
+      case 'trust-scripts':
+        next.trust_scripts = onOff(single(option), '--trust-scripts');
+        changes.push(next.trust_scripts ? 'commands other Mod scripts send act as the GM'
+          : 'commands other Mod scripts send act for the player named with --api-as, never as the GM');
+        break;
+      case 'players-numbers':
+        next.players_numbers = onOff(single(option), '--players-numbers');
+        changes.push(next.players_numbers ? 'players may give their own strike options, --ac, --target-FIELD and --cover'
+          : "players attack with their sheet's strikes, against their targets' sheets");
         break;
       case 'defense-rolls':
         next.defense_rolls = onOff(single(option), '--defense-rolls');
@@ -4991,7 +5045,12 @@ const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
-  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls'];
+  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls', 'current-page'];
+// What a player's attack may say without `!fracas config --players-numbers on`: which token
+// attacks with which of its sheet's strike sets, at whom, and where the card goes. Every
+// other option is a number or a table situation, the GM's to decide (--seed and --rolls
+// have their own setting, --players-seed).
+const PLAYER_OPTIONS = ['attacker', 'use', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'ruleset', 'current-page'];
 const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
 
 /** Token ids from an option's values (`--nearby @{target|1|token_id} @{target|2|token_id}`). */
@@ -5054,6 +5113,8 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
       case 'grappling': o.grappling = (o.grappling || []).concat(tokenIds(option)); break;
       // ER-22: the target's player rolls (on/off; the campaign's setting otherwise).
       case 'defense-rolls': o.defenseRolls = onOff(oneValue(option), '--defense-rolls'); break;
+      // TokenMod's --current-page: targets only on the attacker's page.
+      case 'current-page': o.currentPage = option.values.length ? onOff(oneValue(option), '--current-page') : true; break;
       default: break;
     }
   }
@@ -5094,9 +5155,10 @@ function findAttacker(app, msg, options) {
     }
     token = selected[0];
   }
-  if (!edge.isGM(msg.playerid)) {
+  if (!app.isGM(msg)) {
     if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
     if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
+    permissions.checkPage(app, msg, token, options.attacker || 'selected', '--attacker');
   }
   return token;
 }
@@ -5165,9 +5227,11 @@ function buildAttack(app, msg, cmd, extra = []) {
   const edge = app.edge;
   const config = app.s().config;
   if (cmd.positional.length) throw new UsageError(`!fracas ${cmd.name || 'attack'} takes --options, not "${cmd.positional.join(' ')}"`);
+  permissions.checkNumbers(app, msg, cmd.options.map((o) => o.name).filter((n) => !PLAYER_OPTIONS.includes(n) && !extra.includes(n)));
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
+  const page = options.currentPage ? (attackerToken.get('_pageid') || null) : null;
   permissions.checkDice(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
   const plan = strikesFor(app, attacker, collected, options);
@@ -5181,17 +5245,20 @@ function buildAttack(app, msg, cmd, extra = []) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--target', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+    // --ac is for a token without a character; only the GM's replaces a sheet's AC.
+    const ac = options.ac !== undefined && permissions.mayOverride(app, msg, token) ? options.ac : undefined;
+    targets[id] = reader.target({ cover: options.cover, ac });
   }
   const request = {
     attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
     strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
     targets,
   };
-  situation(app, msg, request, { names, tokens, attackerToken, options });
+  situation(app, msg, request, { names, tokens, attackerToken, options, page });
   if (options.rolls) request.rolls = options.rolls;
   return { request, names, tokens, attacker, options };
 }
@@ -5201,7 +5268,7 @@ function buildAttack(app, msg, cmd, extra = []) {
  * attack (ER-20), grappling targets (ER-21), and who rolls (ER-22).
  */
 function situation(app, msg, request, ctx) {
-  const { names, tokens, attackerToken, options } = ctx;
+  const { names, tokens, attackerToken, options, page } = ctx;
   const edge = app.edge;
   const config = app.s().config;
   const aimed = Object.keys(request.targets);
@@ -5213,6 +5280,7 @@ function situation(app, msg, request, ctx) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--nearby)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--nearby', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
@@ -5282,7 +5350,7 @@ function attackCommand(app, msg, cmd) {
 
 module.exports = {
   attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
-  oneValue, tokenIds,
+  oneValue, tokenIds, PLAYER_OPTIONS,
 };
   },
   "src/mod/sheet.js": function (module, exports, require) {
@@ -5596,7 +5664,7 @@ const { UsageError } = require('./usage');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_seed) return;
+  if (app.isGM(msg) || app.s().config.players_seed) return;
   const given = [];
   if (options.seed !== undefined) given.push('--seed');
   if (options.rolls) given.push('--rolls');
@@ -5612,10 +5680,52 @@ function checkDice(app, msg, options) {
  * player gave, never the token's name (a hidden token stays hidden).
  */
 function checkTarget(app, msg, token, id) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_any_layer) return;
+  if (app.isGM(msg) || app.s().config.players_any_layer) return;
   if (token.get('layer') !== 'objects') {
     throw new UsageError(`--target ${id}: players may target only tokens on the token layer (the GM can allow ` +
       'others with !fracas config --players-any-layer on); nothing was rolled');
+  }
+}
+
+/**
+ * Refuse a player's own numbers (the options named in `given`) unless
+ * `!fracas config --players-numbers on`: a player's attack uses the strikes the GM put on
+ * the player's character sheet and the targets' sheets, not numbers typed in chat.
+ */
+function checkNumbers(app, msg, given) {
+  if (app.isGM(msg) || app.s().config.players_numbers || !given.length) return;
+  const names = Array.from(new Set(given)).map((n) => `--${n}`);
+  throw new UsageError(`${names.join(', ')}: players attack with their character's strikes (the GM's "${app.s().config.attrs.strikes}" ` +
+    'attribute) against their targets\' sheets; the GM can allow typed numbers with !fracas config --players-numbers on. ' +
+    'Nothing was rolled');
+}
+
+/**
+ * Whether a command's target numbers (`--ac`, `--target-FIELD`) replace `token`'s own: the
+ * GM's always do; a player's (with --players-numbers on) only for a token with no character.
+ */
+function mayOverride(app, msg, token) {
+  return app.isGM(msg) || !token.get('represents') || !app.edge.getCharacter(token.get('represents'));
+}
+
+/** The page a player is on: their own (Campaign playerspecificpages) or the players' page. */
+function pageOf(app, playerId) {
+  return app.edge.playerPage(playerId);
+}
+
+/**
+ * Refuse a player's target (or attacker) on another page than the one the player is on,
+ * and, with `--current-page` (TokenMod's option), anyone's target off the attacker's page.
+ */
+function checkPage(app, msg, token, id, option = '--target', page = null) {
+  const own = token.get('_pageid') || token.get('pageid');
+  if (page && own !== page) {
+    throw new UsageError(`${option} ${id}: not on the attacker's page (--current-page); nothing was rolled`);
+  }
+  if (app.isGM(msg)) return;
+  const here = pageOf(app, msg.playerid);
+  if (here && own !== here) {
+    throw new UsageError(`${option} ${id}: players may use only tokens on the page they are on; nothing was rolled`);
   }
 }
 
@@ -5649,7 +5759,7 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
+module.exports = { checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -5697,6 +5807,8 @@ const FIELDS = {
   },
 };
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+// A player's command may give only these without !fracas config --players-numbers on.
+const PLAYER_COMMON = COMMON;
 // Options `!fracas odds` adds (they are refused by `!fracas attack`).
 const ODDS_OPTIONS = ['count', 'at-least'];
 
@@ -5807,7 +5919,9 @@ function readTargets(app, name, o, ids, msg) {
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     if (msg) permissions.checkTarget(app, msg, token, id);
-    const read = fromSheet(app, token, spec.target, o.target);
+    if (msg) permissions.checkPage(app, msg, token, id);
+    // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
+    const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
       if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
@@ -5822,13 +5936,16 @@ function readTargets(app, name, o, ids, msg) {
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
+  permissions.checkNumbers(app, msg, cmd.options.map((x) => x.name).filter((n) => !PLAYER_COMMON.includes(n) && !extra.includes(n)));
   const o = parse(name, cmd.options, extra);
   permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
+  // as attacker fields do: all a player's attack may use without --players-numbers.
+  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
@@ -6920,7 +7037,9 @@ function roundCommand(app, msg, cmd) {
     else if (option.name === 'public') o.whisper = false;
   }
   const fight = s.fight && typeof s.fight === 'object' && typeof s.fight.name === 'string' ? s.fight : null;
-  const meta = { playerid: msg.playerid, whisper: o.whisper === true, seed: o.seed };
+  // Roll20 keeps `state` (and so a pending request's meta) as JSON: no undefined, a big seed as digits.
+  const meta = { playerid: msg.playerid, whisper: o.whisper === true };
+  if (o.seed !== undefined) meta.seed = typeof o.seed === 'bigint' ? o.seed.toString() : o.seed;
   if (mode === 'new') {
     const ruleset = require('./attack').rulesetOf(app, cmd);
     const built = scenarioFromTurnOrder(app, ruleset, o.use);
@@ -6959,7 +7078,7 @@ function currentHp(app, fight) {
 
 function sendRound(app, fight, meta, hp) {
   const params = { name: fight.name, expect_round: fight.round };
-  if (meta.seed !== undefined) params.seed = meta.seed;
+  if (meta.seed !== undefined) params.seed = typeof meta.seed === 'string' && typeof BigInt === 'function' ? BigInt(meta.seed) : meta.seed;
   if (Object.keys(hp).length) params.hp = hp;
   return relaylink.send(app, 'encounter.round', params, Object.assign({}, meta, { name: fight.name }));
 }
@@ -6987,7 +7106,9 @@ function onNew(app, pending, result, id) {
   }
   const hp = {};
   for (const mid of Object.keys(meta.hp || {})) if (meta.hp[mid] !== s.fight.max[mid]) hp[mid] = meta.hp[mid];
-  sendRound(app, s.fight, { playerid: meta.playerid, whisper: meta.whisper, seed: meta.seed }, hp);
+  const next = { playerid: meta.playerid, whisper: meta.whisper };
+  if (meta.seed !== undefined) next.seed = meta.seed;
+  sendRound(app, s.fight, next, hp);
 }
 
 /** Set each named token's bar to `hp`, mark the fallen; returns undo changes and lines. */
@@ -7106,6 +7227,7 @@ function tokenOf(app, msg, id, what) {
   const token = app.edge.getGraphic(id);
   if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
   permissions.checkTarget(app, msg, token, id);
+  permissions.checkPage(app, msg, token, id, `--${what}`);
   return token;
 }
 
@@ -7161,6 +7283,7 @@ function competeCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(dice);
   permissions.checkDice(app, msg, options);
   if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
@@ -7203,6 +7326,7 @@ function impaleCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas impale does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['closed', 'forte', 'weight', 'bonus', 'type'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(rest);
   permissions.checkDice(app, msg, options);
   if (!chargerId) throw new UsageError('give the charging attacker: --charger @{target|token_id}');
@@ -7330,8 +7454,22 @@ function fromGlobals() {
       sendChat(SPEAKER, `/w ${to} ${html}`, null, options.noarchive ? { noarchive: true } : undefined);
     },
 
+    /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */
     isGM(playerId) {
-      return playerId === 'API' || (typeof playerIsGM === 'function' && playerIsGM(playerId) === true);
+      return playerId !== 'API' && typeof playerIsGM === 'function' && playerIsGM(playerId) === true;
+    },
+
+    /** Whether `playerId` names a player of this campaign. */
+    isPlayer(playerId) {
+      return typeof playerId === 'string' && playerId !== 'API' && !!getObj('player', playerId);
+    },
+
+    /** The page a player sees: their own split-party page, else the players' page (API:Objects, Campaign). */
+    playerPage(playerId) {
+      const campaign = Campaign();
+      const own = campaign.get('playerspecificpages');
+      if (own && typeof own === 'object' && Object.prototype.hasOwnProperty.call(own, playerId)) return String(own[playerId]);
+      return String(campaign.get('playerpageid') || '') || null;
     },
 
     playerName(playerId) {

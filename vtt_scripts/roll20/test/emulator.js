@@ -430,8 +430,11 @@ class Emulator {
       if (!known) throw new SandboxCrash(`a whisper to "${to}" reaches nobody (not gm, a player or a character): ${text.slice(0, 120)}`);
     }
     const out = { from: speakingAs, to, text: body, raw: text, noarchive: !!(options && options.noarchive) };
-    this.outputs.push(out);
-    if (this.onOutput) this.onOutput(out);
+    // API:Chat: a message starting with '!' is shown to nobody, only handed to the scripts.
+    if (!text.startsWith('!')) {
+      this.outputs.push(out);
+      if (this.onOutput) this.onOutput(out);
+    }
     // API:Chat: the message comes back to every chat:message handler, from playerid 'API'.
     const echo = { who: this.speakerName(speakingAs), playerid: 'API', content: body, type: 'general' };
     if (w) {

@@ -173,10 +173,11 @@ test('a bridge error is whispered with its path; a hello is acknowledged', () =>
 test('mob mistakes are caught before anything is sent', () => {
   const w = mobWorld();
   const { emu, tokens, characters } = w;
+  const bare = emu.addToken({ name: 'Bare', represents: emu.addCharacter('Bare', { ac: 10 }).id });
   const cases = [
     ['!fracas mob', { selected: [w.skeletons[0].id] }, /no target/],
     [`!fracas mob --target ${tokens.goblin.id}`, {}, /select the attacking tokens/],
-    [`!fracas mob --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] }, /Sir Kay has no strikes/],
+    [`!fracas mob --target ${tokens.goblin.id}`, { selected: [bare.id] }, /Bare has no strikes/],
     [`!fracas mob --target ${tokens.goblin.id} --dice 1 --style slashing --type edged --target ${tokens.knight.id}`,
       { selected: [w.skeletons[0].id] }, /takes --target before any --dice/],
     [`!fracas mob --target ${tokens.goblin.id} --frob`, { selected: [w.skeletons[0].id] }, /unknown option --frob/],

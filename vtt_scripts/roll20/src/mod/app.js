@@ -176,10 +176,50 @@ class App {
     const name = cmd.sub || 'help';
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-    if (!this.edge.isGM(msg.playerid) && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM`);
+    const actor = this.actor(msg, cmd);
+    if (!actor.fracasGM && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+        ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
     }
-    command.run(this, msg, cmd);
+    command.run(this, actor, cmd);
+  }
+
+  /**
+   * Who a command acts for (the trust model, README "Who may do what"). A player's own
+   * message acts for that player, a GM's for the GM. A message another Mod script sent
+   * (playerid 'API', e.g. ScriptCards re-sending a player's text) is NOT the GM's: it acts
+   * for the player named with `--api-as <playerid>` (TokenMod's convention), or for nobody
+   * (a player who controls no token); only `!fracas config --trust-scripts on` lets such a
+   * message act as the GM. Returns a copy of `msg` with `playerid` the acting player and
+   * `fracasGM` whether it has the GM's rights; `--api-as` is taken out of `cmd.options`.
+   */
+  actor(msg, cmd) {
+    const named = cmd.options.filter((o) => o.name === 'api-as');
+    cmd.options = cmd.options.filter((o) => o.name !== 'api-as');
+    const out = Object.assign({}, msg);
+    if (msg.playerid !== 'API') {
+      if (named.length) throw new UsageError('--api-as is for commands other Mod scripts send (TokenMod\'s convention)');
+      out.fracasGM = this.edge.isGM(msg.playerid);
+      return out;
+    }
+    const trusted = !!this.s().config.trust_scripts;
+    if (!named.length) {
+      out.fracasGM = trusted;
+      return out;
+    }
+    if (named.length > 1 || named[0].values.length !== 1) throw new UsageError('--api-as takes one player id');
+    const id = named[0].values[0];
+    if (!this.edge.isPlayer(id)) throw new UsageError(`--api-as: "${id}" is not a player of this game`);
+    out.playerid = id;
+    out.viaScript = true;
+    // A script's claim that the GM sent it counts only when the GM trusts scripts.
+    out.fracasGM = trusted && this.edge.isGM(id);
+    return out;
+  }
+
+  /** Whether a command (its `msg`, as actor() made it) has the GM's rights. */
+  isGM(msg) {
+    return !!(msg && msg.fracasGM);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
@@ -206,7 +246,7 @@ class App {
       return;
     }
     this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid)) this.edge.whisper(msg.playerid, card);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, card);
   }
 
   undoCommand(msg) {
@@ -237,6 +277,8 @@ class App {
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `players may give their own numbers (strike options, --ac, --target-FIELD, --cover): ${c.players_numbers ? 'yes' : 'no'}`,
+      `commands other Mod scripts send act as the GM: ${c.trust_scripts ? 'yes' : 'no (they act for the player named with --api-as)'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,

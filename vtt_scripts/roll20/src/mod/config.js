@@ -72,6 +72,16 @@ function applyOptions(config, options, knownMarkers = null) {
         next.show_npc_body = onOff(single(option), '--show-npc-body');
         changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
         break;
+      case 'trust-scripts':
+        next.trust_scripts = onOff(single(option), '--trust-scripts');
+        changes.push(next.trust_scripts ? 'commands other Mod scripts send act as the GM'
+          : 'commands other Mod scripts send act for the player named with --api-as, never as the GM');
+        break;
+      case 'players-numbers':
+        next.players_numbers = onOff(single(option), '--players-numbers');
+        changes.push(next.players_numbers ? 'players may give their own strike options, --ac, --target-FIELD and --cover'
+          : "players attack with their sheet's strikes, against their targets' sheets");
+        break;
       case 'defense-rolls':
         next.defense_rolls = onOff(single(option), '--defense-rolls');
         changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"

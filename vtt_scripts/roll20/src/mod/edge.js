@@ -83,8 +83,22 @@ function fromGlobals() {
       sendChat(SPEAKER, `/w ${to} ${html}`, null, options.noarchive ? { noarchive: true } : undefined);
     },
 
+    /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */
     isGM(playerId) {
-      return playerId === 'API' || (typeof playerIsGM === 'function' && playerIsGM(playerId) === true);
+      return playerId !== 'API' && typeof playerIsGM === 'function' && playerIsGM(playerId) === true;
+    },
+
+    /** Whether `playerId` names a player of this campaign. */
+    isPlayer(playerId) {
+      return typeof playerId === 'string' && playerId !== 'API' && !!getObj('player', playerId);
+    },
+
+    /** The page a player sees: their own split-party page, else the players' page (API:Objects, Campaign). */
+    playerPage(playerId) {
+      const campaign = Campaign();
+      const own = campaign.get('playerspecificpages');
+      if (own && typeof own === 'object' && Object.prototype.hasOwnProperty.call(own, playerId)) return String(own[playerId]);
+      return String(campaign.get('playerpageid') || '') || null;
     },
 
     playerName(playerId) {

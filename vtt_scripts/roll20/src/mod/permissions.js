@@ -7,7 +7,7 @@ const { UsageError } = require('./usage');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_seed) return;
+  if (app.isGM(msg) || app.s().config.players_seed) return;
   const given = [];
   if (options.seed !== undefined) given.push('--seed');
   if (options.rolls) given.push('--rolls');
@@ -23,10 +23,52 @@ function checkDice(app, msg, options) {
  * player gave, never the token's name (a hidden token stays hidden).
  */
 function checkTarget(app, msg, token, id) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_any_layer) return;
+  if (app.isGM(msg) || app.s().config.players_any_layer) return;
   if (token.get('layer') !== 'objects') {
     throw new UsageError(`--target ${id}: players may target only tokens on the token layer (the GM can allow ` +
       'others with !fracas config --players-any-layer on); nothing was rolled');
+  }
+}
+
+/**
+ * Refuse a player's own numbers (the options named in `given`) unless
+ * `!fracas config --players-numbers on`: a player's attack uses the strikes the GM put on
+ * the player's character sheet and the targets' sheets, not numbers typed in chat.
+ */
+function checkNumbers(app, msg, given) {
+  if (app.isGM(msg) || app.s().config.players_numbers || !given.length) return;
+  const names = Array.from(new Set(given)).map((n) => `--${n}`);
+  throw new UsageError(`${names.join(', ')}: players attack with their character's strikes (the GM's "${app.s().config.attrs.strikes}" ` +
+    'attribute) against their targets\' sheets; the GM can allow typed numbers with !fracas config --players-numbers on. ' +
+    'Nothing was rolled');
+}
+
+/**
+ * Whether a command's target numbers (`--ac`, `--target-FIELD`) replace `token`'s own: the
+ * GM's always do; a player's (with --players-numbers on) only for a token with no character.
+ */
+function mayOverride(app, msg, token) {
+  return app.isGM(msg) || !token.get('represents') || !app.edge.getCharacter(token.get('represents'));
+}
+
+/** The page a player is on: their own (Campaign playerspecificpages) or the players' page. */
+function pageOf(app, playerId) {
+  return app.edge.playerPage(playerId);
+}
+
+/**
+ * Refuse a player's target (or attacker) on another page than the one the player is on,
+ * and, with `--current-page` (TokenMod's option), anyone's target off the attacker's page.
+ */
+function checkPage(app, msg, token, id, option = '--target', page = null) {
+  const own = token.get('_pageid') || token.get('pageid');
+  if (page && own !== page) {
+    throw new UsageError(`${option} ${id}: not on the attacker's page (--current-page); nothing was rolled`);
+  }
+  if (app.isGM(msg)) return;
+  const here = pageOf(app, msg.playerid);
+  if (here && own !== here) {
+    throw new UsageError(`${option} ${id}: players may use only tokens on the page they are on; nothing was rolled`);
   }
 }
 
@@ -60,4 +102,4 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
+module.exports = { checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };

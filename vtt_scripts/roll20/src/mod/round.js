@@ -106,7 +106,9 @@ function roundCommand(app, msg, cmd) {
     else if (option.name === 'public') o.whisper = false;
   }
   const fight = s.fight && typeof s.fight === 'object' && typeof s.fight.name === 'string' ? s.fight : null;
-  const meta = { playerid: msg.playerid, whisper: o.whisper === true, seed: o.seed };
+  // Roll20 keeps `state` (and so a pending request's meta) as JSON: no undefined, a big seed as digits.
+  const meta = { playerid: msg.playerid, whisper: o.whisper === true };
+  if (o.seed !== undefined) meta.seed = typeof o.seed === 'bigint' ? o.seed.toString() : o.seed;
   if (mode === 'new') {
     const ruleset = require('./attack').rulesetOf(app, cmd);
     const built = scenarioFromTurnOrder(app, ruleset, o.use);
@@ -145,7 +147,7 @@ function currentHp(app, fight) {
 
 function sendRound(app, fight, meta, hp) {
   const params = { name: fight.name, expect_round: fight.round };
-  if (meta.seed !== undefined) params.seed = meta.seed;
+  if (meta.seed !== undefined) params.seed = typeof meta.seed === 'string' && typeof BigInt === 'function' ? BigInt(meta.seed) : meta.seed;
   if (Object.keys(hp).length) params.hp = hp;
   return relaylink.send(app, 'encounter.round', params, Object.assign({}, meta, { name: fight.name }));
 }
@@ -173,7 +175,9 @@ function onNew(app, pending, result, id) {
   }
   const hp = {};
   for (const mid of Object.keys(meta.hp || {})) if (meta.hp[mid] !== s.fight.max[mid]) hp[mid] = meta.hp[mid];
-  sendRound(app, s.fight, { playerid: meta.playerid, whisper: meta.whisper, seed: meta.seed }, hp);
+  const next = { playerid: meta.playerid, whisper: meta.whisper };
+  if (meta.seed !== undefined) next.seed = meta.seed;
+  sendRound(app, s.fight, next, hp);
 }
 
 /** Set each named token's bar to `hp`, mark the fallen; returns undo changes and lines. */

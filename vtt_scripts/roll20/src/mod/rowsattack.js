@@ -43,6 +43,8 @@ const FIELDS = {
   },
 };
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+// A player's command may give only these without !fracas config --players-numbers on.
+const PLAYER_COMMON = COMMON;
 // Options `!fracas odds` adds (they are refused by `!fracas attack`).
 const ODDS_OPTIONS = ['count', 'at-least'];
 
@@ -153,7 +155,9 @@ function readTargets(app, name, o, ids, msg) {
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     if (msg) permissions.checkTarget(app, msg, token, id);
-    const read = fromSheet(app, token, spec.target, o.target);
+    if (msg) permissions.checkPage(app, msg, token, id);
+    // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
+    const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
       if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
@@ -168,13 +172,16 @@ function readTargets(app, name, o, ids, msg) {
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
+  permissions.checkNumbers(app, msg, cmd.options.map((x) => x.name).filter((n) => !PLAYER_COMMON.includes(n) && !extra.includes(n)));
   const o = parse(name, cmd.options, extra);
   permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
+  // as attacker fields do: all a player's attack may use without --players-numbers.
+  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,

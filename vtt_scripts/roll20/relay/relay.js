@@ -9,9 +9,11 @@
 // bridge answers a repeated id from its journal, so nothing is rolled twice.
 
 const protocol = require('../src/protocol');
+// Generated from the spec (src/fracas/spec/facts.toml, [bridge] roll20_relay): what the Mod sends.
+const { RELAYED } = require('./methods');
 
 const RELAY_VERSION = '0.1.0';
-const ALLOWED = ['attack.bulk', 'attack.resolve', 'initiative.roll', 'journal.get', 'journal.replay', 'server.info'];
+const ALLOWED = RELAYED;
 const MAX_QUEUE = 50;
 
 class Relay {

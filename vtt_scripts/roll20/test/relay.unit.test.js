@@ -3,6 +3,8 @@
 // heartbeat, reconnect with backoff, re-sending after a drop, refusing a bad token.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { Relay } = require('../relay/relay');
 const P = require('../src/protocol');
 const SECRET = '0123456789abcdef'.repeat(4); // a campaign's relay secret (64 hex digits)
@@ -119,6 +121,23 @@ test('authenticates first, says hello, forwards a request once and posts the ans
   assert.equal(got[0].message.bridge, 'ws://127.0.0.1:1');
   assert.deepEqual(got[1], { kind: 'res', id: 'r20-abc-1', message: { jsonrpc: '2.0', id: 'r20-abc-1', result } });
   assert.ok(h.posted.length > 4, 'the answer was cut into several frames');
+});
+
+test("the relay carries exactly the methods the Mod sends (the spec's [bridge] roll20_relay)", () => {
+  require('../src/mod/app'); // every command module registers its answer handler
+  const { methods } = require('../src/mod/relaylink');
+  const { ALLOWED } = require('../relay/relay');
+  assert.deepEqual(Array.from(ALLOWED), methods());
+  // …and each is a method the bridge has.
+  const facts = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'src', 'fracas', '_facts.py'), 'utf8');
+  const bridge = /BRIDGE_METHODS = \(([^)]*)\)/.exec(facts)[1];
+  for (const m of ALLOWED) assert.ok(bridge.includes(`'${m}'`), m);
+  // Every method the relay carries is sent from a command: the sources name each in a send().
+  const sources = fs.readdirSync(path.join(__dirname, '..', 'src', 'mod')).map((f) => fs.readFileSync(path.join(__dirname, '..', 'src', 'mod', f), 'utf8')).join('\n');
+  const sent = new Set();
+  for (const m of sources.matchAll(/send\(app, '([a-z]+\.[a-z]+)'/g)) sent.add(m[1]);
+  for (const m of sources.matchAll(/journalCommand\(app, msg, cmd, '([a-z]+\.[a-z]+)'\)/g)) sent.add(m[1]);
+  assert.deepEqual(Array.from(sent).sort(), methods());
 });
 
 test('only known methods are relayed; malformed frames are ignored', () => {

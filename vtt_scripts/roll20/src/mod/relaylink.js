@@ -227,6 +227,11 @@ function showJournal(app, pending, result) {
 register('journal.get', showJournal);
 register('journal.replay', showJournal);
 
+/** The bridge methods the Mod sends through the relay (those it has an answer handler for). */
+function methods() {
+  return Object.keys(HANDLERS).sort();
+}
+
 module.exports = {
-  send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
+  methods, send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
 };

@@ -45,7 +45,10 @@ function start(chrome, g) {
         if (!port) throw new Error('no Roll20 tab is open to post the answer in');
         port.postMessage({ type: 'post', text });
       },
-      hide() {}, // the content script hides frames in the page itself
+      // Hide a verified frame: `ref` is the content script's number for that chat message.
+      hide(ref) {
+        if (port && Number.isSafeInteger(ref)) port.postMessage({ type: 'hide', ref });
+      },
     },
     WebSocket: g.WebSocket,
     setTimeout: (fn, ms) => g.setTimeout(fn, ms),
@@ -70,7 +73,7 @@ function start(chrome, g) {
     port = p;
     p.onMessage.addListener((m) => {
       if (port !== p || !m || m.type !== 'chat' || typeof m.text !== 'string') return;
-      relay.onChatMessage(m.text.slice(0, MAX_CHAT_TEXT), null);
+      relay.onChatMessage(m.text.slice(0, MAX_CHAT_TEXT), Number.isSafeInteger(m.ref) ? m.ref : null);
     });
     p.onDisconnect.addListener(() => { if (port === p) port = null; });
   });
@@ -343,19 +346,23 @@ class Relay {
     this.inflight.clear();
   }
 
-  /** A chat message: if it carries a request frame, collect it (and hide it). */
+  /**
+   * A chat message: if it carries a frame signed with the campaign's secret, hide it, and
+   * collect it when it is a request. A message that only looks like a frame (a player
+   * typing "FRACAS1 …" to hide what they say from the GM) is neither hidden nor forwarded.
+   */
   onChatMessage(text, element) {
     const frame = protocol.parseFrame(text);
     if (!frame) return false;
-    if (element && this.o.adapter) this.o.adapter.hide(element);
-    if (frame.kind !== 'req') return true;
-    // Only the Mod script knows the secret: a frame typed by a player or planted by a
-    // page is not signed with it, and never reaches the bridge.
-    if (!protocol.verify(frame, this.secret)) {
+    // Only the Mod script and this relay know the secret: a frame typed by a player or
+    // planted by a page is not signed with it, stays visible and never reaches the bridge.
+    if (!this.secret || !protocol.verify(frame, this.secret)) {
       this.stats.refused = (this.stats.refused || 0) + 1;
       this.o.log(`frame ${frame.id} ${frame.part}/${frame.parts} ignored: not signed with this campaign's relay secret`);
       return true;
     }
+    if (element && this.o.adapter) this.o.adapter.hide(element);
+    if (frame.kind !== 'req') return true;
     let whole;
     try {
       whole = this.reassembler.add(frame, this.o.now());

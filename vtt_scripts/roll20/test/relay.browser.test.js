@@ -224,6 +224,9 @@ test('the shipped extension links to a real fracas serve; the page holds no secr
   await page.evaluate((f) => window.addMessage('general', f), planted);
   await waitFor('the planted frame refused', async () => (await status()).stats.refused === 1);
   assert.equal((await status()).stats.forwarded, 0);
+  // …and stays visible: only frames the worker verified are hidden (a player cannot hide chat from the GM).
+  const shown = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('planted-1')).length);
+  assert.equal(shown, 1);
 });
 
 test('!fracas mob: attack.bulk through the relay, bars set, frames hidden', async (t) => {
@@ -248,7 +251,7 @@ test('!fracas mob: attack.bulk through the relay, bars set, frames hidden', asyn
   assert.match(plain(fields.Knight), new RegExp(`^${damage[knight.id]} damage from 2 attacks`));
   assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
   // Relay frames are hidden on the page; nothing was applied twice.
-  const visible = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('FRACAS1')).length);
+  const visible = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('FRACAS1') && !e.textContent.includes('planted-1')).length);
   assert.equal(visible, 0);
 });
 

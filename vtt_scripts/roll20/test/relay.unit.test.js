@@ -221,10 +221,15 @@ test('frames not signed with the relay secret never reach the bridge; the relay 
   const [good] = P.frames('req', 'x1', text, 4000, SECRET);
   const cases = [P.frames('req', 'x1', text, 4000)[0], P.frames('req', 'x1', text, 4000, 'f'.repeat(64))[0],
     good.replace(/ [0-9a-f]{32}$/, ` ${'0'.repeat(32)}`), good.replace('FRACAS1 req x1 1/1 ', 'FRACAS1 req x2 1/1 ')];
-  for (const frame of cases) assert.equal(h.relay.onChatMessage(frame, {}), true);
+  const elements = cases.map(() => ({}));
+  cases.forEach((frame, i) => assert.equal(h.relay.onChatMessage(frame, elements[i]), true));
   assert.equal(ws.sent.length, before, 'nothing forged was forwarded');
   assert.equal(h.relay.stats.refused, 4);
-  h.relay.onChatMessage(good, {});
+  // A forged frame stays visible: only verified frames are hidden (issue: a player could hide chat from the GM).
+  assert.ok(elements.every((el) => !el.hidden), 'a forged frame was hidden');
+  const goodElement = {};
+  h.relay.onChatMessage(good, goodElement);
+  assert.ok(goodElement.hidden, 'a verified frame is hidden');
   assert.equal(ws.sent[ws.sent.length - 1].id, 'x1');
   ws.reply({ jsonrpc: '2.0', id: 'x1', result: { ok: true } });
   h.advance(5000);

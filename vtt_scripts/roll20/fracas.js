@@ -5342,7 +5342,7 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, options.whisper, tokens, applied);
+  permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
   const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
   app.postCard(msg, card, options.whisper);
   return result;
@@ -5746,11 +5746,13 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a
- * public card must not show (unless `!fracas config --show-npc-body on`).
+ * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
+ * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
+ * or one whispered to a player who asked (`msg`, not the GM).
  */
-function hideNpcBody(app, whisper, tokens, applied) {
-  if (!isPublic(app, whisper) || app.s().config.show_npc_body) return applied;
+function hideNpcBody(app, whisper, tokens, applied, msg = null) {
+  if (app.s().config.show_npc_body) return applied;
+  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
   for (const tid of Object.keys(applied)) {
     const token = tokens[tid] || app.edge.getGraphic(tid);
     const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
@@ -5759,7 +5761,20 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
+ * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
+ * NPC whose Body cards hide (--show-npc-body).
+ */
+function mayReadBody(app, msg, token) {
+  if (app.isGM(msg)) return true;
+  const config = app.s().config;
+  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
+  return config.show_npc_body || !isNpc(app.edge, token);
+}
+
+module.exports = { mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -5981,7 +5996,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, o.whisper, tokens, applied);
+  permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
   const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
   for (const tid of Object.keys(result.targets)) {
     const entry = result.targets[tid];
@@ -6780,6 +6795,8 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 
 const { UsageError, integer } = require('./usage');
 const cards = require('./cards');
+const esc = require('./escape');
+const permissions = require('./permissions');
 const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
 const { buildRowsAttack } = require('./rowsattack');
 const rulesets = require('../rulesets');
@@ -6826,6 +6843,8 @@ function oddsCommand(app, msg, cmd) {
   const { count, at_least: atLeast } = extras(cmd);
   const remaining = {};
   for (const tid of Object.keys(tokens)) {
+    // A player learns no Body the GM keeps from them (an NPC's, a hidden bar): no P(drops) for it.
+    if (!permissions.mayReadBody(app, msg, tokens[tid])) continue;
     const left = bodyLeft(config, tokens[tid]);
     if (left !== null) remaining[tid] = left;
   }
@@ -6846,10 +6865,10 @@ function oddsCommand(app, msg, cmd) {
   for (const ff of result.friendly_fire || []) {
     const lines = Object.keys(ff.bystanders).map((cid) => {
       const b = ff.bystanders[cid];
-      return `slot ${b.slot} ${names[cid] || cid}: P(hit) ${pct(b.p_hit)}` +
+      return `slot ${b.slot} ${esc.text(names[cid] || cid)}: P(hit) ${pct(b.p_hit)}` +
         (b.mean_damage !== undefined ? `, mean ${b.mean_damage.toFixed(2)}` : '');
     });
-    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${names[ff.target] || ff.target}) ${pct(ff.p_miss)}` +
+    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${esc.text(names[ff.target] || ff.target)}) ${pct(ff.p_miss)}` +
       (lines.length ? `<br>${lines.join('<br>')}` : '')]);
   }
   const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
@@ -7364,7 +7383,7 @@ function impaleCommand(app, msg, cmd) {
       store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
       undo = true;
     }
-    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied });
+    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
   }
   app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
     options.whisper);

@@ -8,6 +8,8 @@
 
 const { UsageError, integer } = require('./usage');
 const cards = require('./cards');
+const esc = require('./escape');
+const permissions = require('./permissions');
 const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
 const { buildRowsAttack } = require('./rowsattack');
 const rulesets = require('../rulesets');
@@ -54,6 +56,8 @@ function oddsCommand(app, msg, cmd) {
   const { count, at_least: atLeast } = extras(cmd);
   const remaining = {};
   for (const tid of Object.keys(tokens)) {
+    // A player learns no Body the GM keeps from them (an NPC's, a hidden bar): no P(drops) for it.
+    if (!permissions.mayReadBody(app, msg, tokens[tid])) continue;
     const left = bodyLeft(config, tokens[tid]);
     if (left !== null) remaining[tid] = left;
   }
@@ -74,10 +78,10 @@ function oddsCommand(app, msg, cmd) {
   for (const ff of result.friendly_fire || []) {
     const lines = Object.keys(ff.bystanders).map((cid) => {
       const b = ff.bystanders[cid];
-      return `slot ${b.slot} ${names[cid] || cid}: P(hit) ${pct(b.p_hit)}` +
+      return `slot ${b.slot} ${esc.text(names[cid] || cid)}: P(hit) ${pct(b.p_hit)}` +
         (b.mean_damage !== undefined ? `, mean ${b.mean_damage.toFixed(2)}` : '');
     });
-    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${names[ff.target] || ff.target}) ${pct(ff.p_miss)}` +
+    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${esc.text(names[ff.target] || ff.target)}) ${pct(ff.p_miss)}` +
       (lines.length ? `<br>${lines.join('<br>')}` : '')]);
   }
   const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;

@@ -89,11 +89,13 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a
- * public card must not show (unless `!fracas config --show-npc-body on`).
+ * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
+ * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
+ * or one whispered to a player who asked (`msg`, not the GM).
  */
-function hideNpcBody(app, whisper, tokens, applied) {
-  if (!isPublic(app, whisper) || app.s().config.show_npc_body) return applied;
+function hideNpcBody(app, whisper, tokens, applied, msg = null) {
+  if (app.s().config.show_npc_body) return applied;
+  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
   for (const tid of Object.keys(applied)) {
     const token = tokens[tid] || app.edge.getGraphic(tid);
     const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
@@ -102,4 +104,17 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
+ * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
+ * NPC whose Body cards hide (--show-npc-body).
+ */
+function mayReadBody(app, msg, token) {
+  if (app.isGM(msg)) return true;
+  const config = app.s().config;
+  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
+  return config.show_npc_body || !isNpc(app.edge, token);
+}
+
+module.exports = { mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };

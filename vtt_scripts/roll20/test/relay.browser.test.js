@@ -8,7 +8,8 @@
 // sandbox → signed whisper frames → page → content script → worker → bridge → worker →
 // chat box → sandbox → bars, cards, undo: `!fracas mob` (attack.bulk), `replay`
 // (journal.replay), `journal` (journal.get), `round --new` (encounter.new + encounter.round),
-// `round` (encounter.round), `round --undo` (encounter.undo) and `resend`. The extension is
+// `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
+// budget (attack.odds) and `resend`. The extension is
 // the shipped one, unmodified but for the test page's origin in its content-script matches.
 // The page itself never holds the token or the secret, and a frame it plants is not signed,
 // so it never reaches the bridge; a plain chat line with "FRACAS1" in it stays visible.
@@ -301,6 +302,16 @@ test('!fracas round --undo: encounter.undo through the relay takes round 2 back'
   assert.equal(rpc.method, 'encounter.undo');
   await waitFor('the fight back at round 1', () => emu.state.fracas.fight.round === 1);
   for (const [k, tk] of Object.entries(fighters)) assert.equal(String(tk.get('bar1_value')), T.afterRound1[k], k);
+});
+
+test('!fracas odds past the sandbox budget: attack.odds through the relay, the card from the bridge', async (t) => {
+  if (!ready(t)) return;
+  const { goblin, skeletons } = T;
+  const heavy = Array.from({ length: 12 }, () => '--dice 5 --style cleaving --weight 2 --type edged --crit-range 2').join(' ');
+  const { requests: [rpc], found } = await command(`!fracas odds --target ${goblin.id} ${heavy}`, /Odds: Skeleton 1/,
+    { selected: [skeletons[0].id] });
+  assert.equal(rpc.method, 'attack.odds');
+  assert.match(plain(found.text), /Goblin=P\(hit\) .*P\(drops, 40 left\)/s);
 });
 
 test('!fracas resend: a request still waiting is sent again and answered once', async (t) => {

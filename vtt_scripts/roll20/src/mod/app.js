@@ -75,6 +75,7 @@ class App {
   ensureLoaded() {
     if (this.loaded) return;
     const notes = store.load(this.edge.state());
+    notes.push(...require('./validate').validate(this.s()));
     this.loaded = true;
     for (const note of notes) {
       this.edge.log(note);

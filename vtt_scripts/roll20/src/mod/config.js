@@ -150,4 +150,4 @@ function markerFor(config, condition) {
   return config.markers[condition] || condition;
 }
 
-module.exports = { applyOptions, markerFor };
+module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG };

@@ -52,6 +52,9 @@ const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
 
+// An API button of this script (esc.button writes them): `[label](!fracas …)`.
+const GM_BUTTON = /\[[^\]]*\]\(!fracas[^)]*\)/g;
+
 // Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
 const MAX_SHEET_ROUNDS = 4;
 
@@ -207,6 +210,11 @@ class App {
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
     const actor = this.actor(msg, cmd);
+    // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
+    if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
+      this.whisper(actor.playerid, help.commandHelp(this.s().config, name));
+      return;
+    }
     if (!actor.fracasGM && !command.player) {
       throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
         ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
@@ -270,13 +278,22 @@ class App {
   }
 
   /** Where a card goes: public, or whispered to the GM and the player who asked. */
-  postCard(msg, card, whisper) {
+  /**
+   * Post a card: public, or whispered to the GM and the player who asked. `gmCard`, when
+   * given, is the GM's version (names a players' card hides); `card` is what players see.
+   */
+  postCard(msg, card, whisper, gmCard = card) {
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
+    const buttons = card.match(GM_BUTTON) || [];
+    const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
-      this.edge.send(card);
+      this.edge.send(bare);
+      if (gmCard !== card) this.edge.whisper('gm', gmCard);
+      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
       return;
     }
-    this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, card);
+    this.edge.whisper('gm', gmCard);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
   undoCommand(msg) {
@@ -683,6 +700,77 @@ const T = (s) => esc.text(s);
 const code = (s) => `<code>${T(s)}</code>`;
 const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 
+/** The help items, [command line, what it does (HTML)], in the order the help lists them. */
+function items(config) {
+  return [
+    ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
+      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
+      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
+      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
+      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'],
+    ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
+      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
+      'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
+    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
+    ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'],
+    ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+    ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
+    ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+    ['!fracas mob --target ID [--target ID…] [--each]',
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
+      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
+    ['!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'],
+    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
+    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+      '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+    ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
+    ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'],
+    ['!fracas resend ID', 'sends a relay request that got no answer again (the bridge answers a repeated id once).'],
+    ['!fracas journal ID', 'shows what the bridge journaled for a request id (through the relay).'],
+    ['!fracas replay ID', 'replays a journaled request on the bridge and says whether it matches.'],
+    ['!fracas help', 'this help (also in the handout "Help: fracas"); !fracas COMMAND --help shows one command\'s.'],
+  ];
+}
+
+/** Who may do what, in one paragraph (the README says the same). */
+function trustHtml() {
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
+    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
+    'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
+    'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
+    '!fracas config --trust-scripts on.</p>';
+}
+
 function helpHtml(config) {
   return [
     `<div style="border:1px solid #333;background:#fff;padding:4px">`,
@@ -690,59 +778,9 @@ function helpHtml(config) {
     '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
     'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
     '<b>Commands</b><ul>',
-    item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
-      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
-      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
-      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
-      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
-    item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
-      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
-      'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
-    item('!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
-      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
-      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
-      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
-    item('!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
-      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
-      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
-      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
-      '!fracas config --defense-rolls on).'),
-    item('!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
-      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
-      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'),
-    item('!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
-      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
-      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'),
-    item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
-      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
-      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
-    item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
-    item('!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
-      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
-    item('!fracas round [--new] [--undo] [--seed N]',
-      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
-      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
-      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
-      'markers; --undo takes the last round back.'),
-    item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
-    item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
-      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
-    item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
-    item('!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
-      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
-      '!fracas resend ID sends a request again.'),
-    item('!fracas help', 'this help (also in the handout "Help: fracas").'),
+    ...items(config).map(([cmd, what]) => item(cmd, what)),
     '</ul>',
+    trustHtml(),
     '<b>Sheet attributes read</b> (names as configured): ',
     T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
     `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
@@ -762,7 +800,20 @@ function ensureHandout(edge, s) {
   return true;
 }
 
-module.exports = { helpHtml, ensureHandout, VERSION, HANDOUT };
+/** `!fracas NAME --help`: the help items of one command. */
+function commandHelp(config, name) {
+  const own = items(config).filter(([cmd]) => cmd.split(' ')[1] === name);
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
+    ...own.map(([cmd, what]) => item(cmd, what)),
+    '</ul>',
+    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    '</div>',
+  ].join('');
+}
+
+module.exports = { helpHtml, commandHelp, ensureHandout, VERSION, HANDOUT };
   },
   "src/mod/escape.js": function (module, exports, require) {
 'use strict';
@@ -5310,7 +5361,7 @@ function buildAttack(app, msg, cmd, extra = []) {
   };
   situation(app, msg, request, { names, tokens, attackerToken, options, page });
   if (options.rolls) request.rolls = options.rolls;
-  return { request, names, tokens, attacker, options };
+  return { request, names, tokens, attacker, options, attackerToken };
 }
 
 /**
@@ -5371,7 +5422,7 @@ function attackCommand(app, msg, cmd) {
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
-  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
+  const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -5393,8 +5444,13 @@ function attackCommand(app, msg, cmd) {
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
-  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
-  app.postCard(msg, card, options.whisper);
+  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
+  // Players' card: GM-layer tokens are "a hidden creature" (Roll20's turn tracker hides them too).
+  const hidden = (token) => token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  const attackerSeen = hidden(attackerToken) ? 'A hidden creature' : attacker.name;
+  app.postCard(msg, card(seen, attackerSeen), options.whisper, card(names, attacker.name));
   return result;
 }
 
@@ -6088,9 +6144,10 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map();
-  const counts = {};
+  const counts = Object.create(null);
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
@@ -6105,7 +6162,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker: read.values, strikes: [strike] };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
@@ -6191,9 +6248,10 @@ function mobCommand(app, msg, cmd) {
   }
 
   // Profiles: one per character and set of conditions, in selection order.
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map(); // group key → profile id
-  const counts = {}; // profile id → target id → count
+  const counts = Object.create(null); // profile id → target id → count
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const reader = new SheetReader(edge, config, token);
@@ -6207,7 +6265,7 @@ function mobCommand(app, msg, cmd) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
@@ -7038,7 +7096,10 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  // Players' card: a GM-layer token is "a hidden creature" (Roll20's turn tracker hides it too).
+  const seen = Object.assign({}, names);
+  for (const token of tokens) if (token.get('layer') === 'gmlayer') seen[token.id] = 'a hidden creature';
+  app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
   return result;
 }
 
@@ -7251,23 +7312,33 @@ function applyHealth(app, fight, health) {
   return changes;
 }
 
-function name(fight, mid) {
-  return esc.text((fight.names && fight.names[mid]) || mid);
+/**
+ * A member's name for a card: the GM's card names everyone; a card players see says
+ * "a hidden creature" for a token on the GM layer (Roll20's turn tracker hides those too).
+ */
+function namer(app, fight, forPlayers) {
+  return (mid) => {
+    if (forPlayers) {
+      const token = app.edge.getGraphic(mid);
+      if (token && token.get('layer') === 'gmlayer') return 'a hidden creature';
+    }
+    return esc.text((fight.names && fight.names[mid]) || mid);
+  };
 }
 
-function eventLine(fight, e) {
+function eventLine(fight, e, name) {
   if (!e || typeof e !== 'object') return null;
   if (e.type === 'attack' || e.type === 'spell') {
     const how = e.type === 'spell' ? ` casts ${esc.text(e.spell)} at` : ' →';
-    return `${name(fight, e.who)}${how} ${name(fight, e.target)}: <b>${Number(e.damage) || 0}</b>`;
+    return `${name(e.who)}${how} ${name(e.target)}: <b>${Number(e.damage) || 0}</b>`;
   }
-  if (e.type === 'down') return `&nbsp;&nbsp;${name(fight, e.who)} is down`;
-  if (e.type === 'fled') return `&nbsp;&nbsp;${name(fight, e.who)} flees (${esc.text(e.why)})`;
+  if (e.type === 'down') return `&nbsp;&nbsp;${name(e.who)} is down`;
+  if (e.type === 'fled') return `&nbsp;&nbsp;${name(e.who)} flees (${esc.text(e.why)})`;
   if (e.type === 'morale') {
     return `morale (${esc.text(e.trigger)}, ${esc.text(e.rule)}): 2d6 ${Number(e.total)} vs ${Number(e.against)}: ` +
       `${e.breaks ? 'breaks' : 'holds'}`;
   }
-  if (e.type === 'spell lost') return `${name(fight, e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
+  if (e.type === 'spell lost') return `${name(e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
   if (e.type === 'end') return `<b>${e.winner ? `${esc.text(e.winner)} win` : esc.text(e.reason)}</b>`;
   return null;
 }
@@ -7284,19 +7355,22 @@ function onRound(app, pending, result, id) {
   fight.round = result.round;
   const changes = applyHealth(app, fight, result.members && typeof result.members === 'object' ? result.members : {});
   if (changes.length) store.pushUndo(s, { id, label: `round ${result.round}`, time: app.edge.now(), changes });
-  const lines = [];
-  const order = Array.isArray(result.order) ? result.order : [];
-  if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(fight, m)).join(', ')).join('; ')}`);
-  for (const e of Array.isArray(result.events) ? result.events : []) {
-    const line = eventLine(fight, e);
-    if (line) lines.push(line);
-  }
-  const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
-  lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
-  if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
-  else lines.push(esc.button('undo round', '!fracas round --undo'));
-  const card = cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  const card = (forPlayers) => {
+    const name = namer(app, fight, forPlayers);
+    const lines = [];
+    const order = Array.isArray(result.order) ? result.order : [];
+    if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(m)).join(', ')).join('; ')}`);
+    for (const e of Array.isArray(result.events) ? result.events : []) {
+      const line = eventLine(fight, e, name);
+      if (line) lines.push(line);
+    }
+    const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
+    lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
+    else lines.push(esc.button('undo round', '!fracas round --undo'));
+    return cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
+  };
+  app.postCard({ playerid: meta.playerid }, card(true), meta.whisper, card(false));
 }
 
 /** encounter.undo answered: the tokens as the encounter now stands. */

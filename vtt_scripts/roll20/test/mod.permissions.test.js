@@ -55,14 +55,20 @@ test('a player may target only tokens on the token layer; the refusal does not n
   assert.match(plain(rows[0].text), /players may target only tokens on the token layer/);
   // The GM may; and may let players.
   const gm = emu.chat(emu.gm, `!fracas attack --target ${lurker.id} ${STRIKE} --ac 12 --seed 2`, { selected: [tokens.orc.id] });
-  assert.equal(Emulator.fields(card(gm).text).name, 'Orc attacks');
+  // The public card does not name the GM-layer token; the GM's own copy does.
+  const [shown, own] = [gm.filter((o) => !o.to), gm.filter((o) => o.to === 'gm')];
+  assert.equal(Emulator.fields(card(shown).text).name, 'Orc attacks');
+  assert.ok(!plain(shown[0].text).includes('Secret Lich') && plain(shown[0].text).includes('a hidden creature'));
+  assert.ok(plain(card(own).text).includes('Secret Lich'));
+  assert.ok(!shown[0].text.includes('](!fracas'), 'a public card carries no GM button');
+  assert.ok(own[0].text.includes('](!fracas request'), "the GM's copy keeps its buttons");
   emu.chat(emu.gm, '!fracas config --players-any-layer on');
   // The lurker has no character, so its AC comes from --ac: a player's typed number, refused by default.
   const typed = emu.chat(player, `!fracas attack --target ${lurker.id} --ac 12`, { selected: [tokens.knight.id] });
   assert.match(plain(typed[0].text), /--ac: players attack with their character's strikes/);
   emu.chat(emu.gm, '!fracas config --players-numbers on');
   const allowed = emu.chat(player, `!fracas attack --target ${lurker.id} --ac 12`, { selected: [tokens.knight.id] });
-  assert.equal(Emulator.fields(card(allowed).text).name, 'Sir Kay attacks');
+  assert.equal(Emulator.fields(card(allowed.filter((o) => !o.to)).text).name, 'Sir Kay attacks');
   assertSafe(assert, emu);
 });
 

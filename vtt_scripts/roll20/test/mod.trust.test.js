@@ -106,3 +106,30 @@ test('--ac and --target-FIELD never replace a sheet for a player; the GM may; a 
   assert.deepEqual(notices(out).length, 1);
   assertSafe(assert, emu);
 });
+
+test("public cards: a GM-layer token is 'a hidden creature' and GM buttons go only to the GM (init, attack)", () => {
+  const { emu, tokens } = table();
+  tokens.goblin.set('layer', 'gmlayer');
+  tokens.goblin.set('name', 'Hidden Ogre');
+  const out = emu.chat(emu.gm, '!fracas init --seed 2', { selected: [tokens.orc.id, tokens.goblin.id] });
+  const pub = out.filter((o) => !o.to).map((o) => o.raw).join('\n');
+  const gm = out.filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
+  assert.ok(pub.length && !pub.includes('Hidden Ogre') && pub.includes('a hidden creature'), pub);
+  assert.ok(!pub.includes('](!fracas'), pub);
+  assert.ok(gm.includes('Hidden Ogre'), gm);
+  assertSafe(assert, emu);
+});
+
+test('--help on every command whispers that command\'s help and runs nothing', () => {
+  const { emu, player, tokens } = table();
+  const { COMMANDS } = require('../src/mod/app');
+  for (const name of Object.keys(COMMANDS)) {
+    for (const who of [emu.gm, player]) {
+      const before = JSON.stringify(emu.state.fracas);
+      const out = emu.chat(who, `!fracas ${name} --help`, { selected: [tokens.knight.id] });
+      assert.equal(out.length, 1, name);
+      assert.match(plain(out[0].text), new RegExp(`^fracas ${name}!fracas ${name}`), name);
+      assert.equal(JSON.stringify(emu.state.fracas), before, `${name} --help changed state`);
+    }
+  }
+});

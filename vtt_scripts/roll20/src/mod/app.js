@@ -23,6 +23,9 @@ const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
 
+// An API button of this script (esc.button writes them): `[label](!fracas …)`.
+const GM_BUTTON = /\[[^\]]*\]\(!fracas[^)]*\)/g;
+
 // Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
 const MAX_SHEET_ROUNDS = 4;
 
@@ -178,6 +181,11 @@ class App {
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
     const actor = this.actor(msg, cmd);
+    // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
+    if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
+      this.whisper(actor.playerid, help.commandHelp(this.s().config, name));
+      return;
+    }
     if (!actor.fracasGM && !command.player) {
       throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
         ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
@@ -241,13 +249,22 @@ class App {
   }
 
   /** Where a card goes: public, or whispered to the GM and the player who asked. */
-  postCard(msg, card, whisper) {
+  /**
+   * Post a card: public, or whispered to the GM and the player who asked. `gmCard`, when
+   * given, is the GM's version (names a players' card hides); `card` is what players see.
+   */
+  postCard(msg, card, whisper, gmCard = card) {
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
+    const buttons = card.match(GM_BUTTON) || [];
+    const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
-      this.edge.send(card);
+      this.edge.send(bare);
+      if (gmCard !== card) this.edge.whisper('gm', gmCard);
+      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
       return;
     }
-    this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, card);
+    this.edge.whisper('gm', gmCard);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
   undoCommand(msg) {

@@ -229,7 +229,7 @@ function buildAttack(app, msg, cmd, extra = []) {
   };
   situation(app, msg, request, { names, tokens, attackerToken, options, page });
   if (options.rolls) request.rolls = options.rolls;
-  return { request, names, tokens, attacker, options };
+  return { request, names, tokens, attacker, options, attackerToken };
 }
 
 /**
@@ -290,7 +290,7 @@ function attackCommand(app, msg, cmd) {
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
-  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
+  const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -312,8 +312,13 @@ function attackCommand(app, msg, cmd) {
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
-  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
-  app.postCard(msg, card, options.whisper);
+  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
+  // Players' card: GM-layer tokens are "a hidden creature" (Roll20's turn tracker hides them too).
+  const hidden = (token) => token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  const attackerSeen = hidden(attackerToken) ? 'A hidden creature' : attacker.name;
+  app.postCard(msg, card(seen, attackerSeen), options.whisper, card(names, attacker.name));
   return result;
 }
 

@@ -259,9 +259,10 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map();
-  const counts = {};
+  const counts = Object.create(null);
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
@@ -276,7 +277,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker: read.values, strikes: [strike] };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;

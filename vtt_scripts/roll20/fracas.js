@@ -1142,6 +1142,26 @@ const { names: rulesetNames } = require('../rulesets');
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
 
+// The on/off settings: option → [setting, what it means on, what it means off].
+const SWITCHES = {
+  'players-attack': ['players_attack', 'players may attack with their own tokens',
+    'only the GM may attack'],
+  'players-seed': ['players_seed', 'players may choose the dice (--seed, --rolls)',
+    'only the GM chooses the dice'],
+  'players-any-layer': ['players_any_layer', 'players may target tokens on any layer',
+    'players may target only tokens on the token layer'],
+  'show-npc-body': ['show_npc_body', "public cards show NPCs' Body",
+    "public cards hide NPCs' Body"],
+  'trust-scripts': ['trust_scripts', 'commands other Mod scripts send act as the GM',
+    'commands other Mod scripts send act for the player named with --api-as, never as the GM'],
+  'players-numbers': ['players_numbers', 'players may give their own strike options, --ac, --target-FIELD and --cover',
+    "players attack with their sheet's strikes, against their targets' sheets"],
+  'defense-rolls': ['defense_rolls', "players roll defense dice against the GM's creatures (ER-22)",
+    'attackers roll their own dice'],
+  'below-min': ['below_min', 'damage may take the bar below its minimum',
+    'damage stops at the minimum'],
+};
+
 function single(option) {
   if (option.values.length !== 1) {
     throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
@@ -1164,6 +1184,12 @@ function applyOptions(config, options, knownMarkers = null) {
   const next = JSON.parse(JSON.stringify(config));
   const changes = [];
   for (const option of options) {
+    if (Object.prototype.hasOwnProperty.call(SWITCHES, option.name)) {
+      const [key, on, off] = SWITCHES[option.name];
+      next[key] = onOff(single(option), `--${option.name}`);
+      changes.push(next[key] ? on : off);
+      continue;
+    }
     switch (option.name) {
       case 'reset':
         Object.assign(next, defaultConfig());
@@ -1177,10 +1203,6 @@ function applyOptions(config, options, knownMarkers = null) {
         next.min = integer(single(option), '--min', -1000000, 1000000);
         changes.push(`damage stops at ${next.min}`);
         break;
-      case 'below-min':
-        next.below_min = onOff(single(option), '--below-min');
-        changes.push(next.below_min ? 'damage may take the bar below its minimum' : 'damage stops at the minimum');
-        break;
       case 'output': {
         const v = single(option).toLowerCase();
         if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
@@ -1188,38 +1210,6 @@ function applyOptions(config, options, knownMarkers = null) {
         changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
         break;
       }
-      case 'players-attack':
-        next.players_attack = onOff(single(option), '--players-attack');
-        changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
-        break;
-      case 'players-seed':
-        next.players_seed = onOff(single(option), '--players-seed');
-        changes.push(next.players_seed ? 'players may choose the dice (--seed, --rolls)' : 'only the GM chooses the dice');
-        break;
-      case 'players-any-layer':
-        next.players_any_layer = onOff(single(option), '--players-any-layer');
-        changes.push(next.players_any_layer ? 'players may target tokens on any layer'
-          : 'players may target only tokens on the token layer');
-        break;
-      case 'show-npc-body':
-        next.show_npc_body = onOff(single(option), '--show-npc-body');
-        changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
-        break;
-      case 'trust-scripts':
-        next.trust_scripts = onOff(single(option), '--trust-scripts');
-        changes.push(next.trust_scripts ? 'commands other Mod scripts send act as the GM'
-          : 'commands other Mod scripts send act for the player named with --api-as, never as the GM');
-        break;
-      case 'players-numbers':
-        next.players_numbers = onOff(single(option), '--players-numbers');
-        changes.push(next.players_numbers ? 'players may give their own strike options, --ac, --target-FIELD and --cover'
-          : "players attack with their sheet's strikes, against their targets' sheets");
-        break;
-      case 'defense-rolls':
-        next.defense_rolls = onOff(single(option), '--defense-rolls');
-        changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"
-          : 'attackers roll their own dice');
-        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
@@ -1283,7 +1273,7 @@ function markerFor(config, condition) {
   return config.markers[condition] || condition;
 }
 
-module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG };
+module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG, SWITCHES };
   },
   "src/schema.js": function (module, exports, require) {
 'use strict';
@@ -7566,7 +7556,7 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
 // `state.fracas.config.bar was 7 (one of 1, 2, 3): now 1`); nothing bad is used unchecked.
 
 const { defaultConfig, DEFAULT_ATTRS } = require('./store');
-const { ATTR_NAME, MARKER_TAG } = require('./config');
+const { ATTR_NAME, MARKER_TAG, SWITCHES } = require('./config');
 const { CONDITIONS } = require('../schema');
 const { names: rulesetNames } = require('../rulesets');
 
@@ -7577,20 +7567,15 @@ const bool = (v) => typeof v === 'boolean';
 const CHECKS = {
   bar: [whole(1, 3), 'one of 1, 2, 3'],
   min: [whole(-1000000, 1000000), 'a whole number from -1000000 to 1000000'],
-  below_min: [bool, 'true or false'],
   output: [(v) => v === 'public' || v === 'whisper', '"public" or "whisper"'],
-  players_attack: [bool, 'true or false'],
-  players_seed: [bool, 'true or false'],
-  players_any_layer: [bool, 'true or false'],
-  show_npc_body: [bool, 'true or false'],
   relay_chunk: [whole(200, 20000), 'a whole number from 200 to 20000'],
   relay_timeout: [whole(5, 600), 'a whole number from 5 to 600'],
   ruleset: [(v) => rulesetNames().includes(v), `one of ${rulesetNames().join(', ')}`],
   injury_bar: [(v) => v === null || whole(1, 3)(v), 'null or one of 1, 2, 3'],
-  defense_rolls: [bool, 'true or false'],
-  trust_scripts: [bool, 'true or false'],
-  players_numbers: [bool, 'true or false'],
 };
+
+// Every on/off setting of !fracas config.
+for (const [key] of Object.values(SWITCHES)) CHECKS[key] = [bool, 'true or false'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const shown = (v) => {

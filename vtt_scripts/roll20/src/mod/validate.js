@@ -5,7 +5,7 @@
 // `state.fracas.config.bar was 7 (one of 1, 2, 3): now 1`); nothing bad is used unchecked.
 
 const { defaultConfig, DEFAULT_ATTRS } = require('./store');
-const { ATTR_NAME, MARKER_TAG } = require('./config');
+const { ATTR_NAME, MARKER_TAG, SWITCHES } = require('./config');
 const { CONDITIONS } = require('../schema');
 const { names: rulesetNames } = require('../rulesets');
 
@@ -16,20 +16,15 @@ const bool = (v) => typeof v === 'boolean';
 const CHECKS = {
   bar: [whole(1, 3), 'one of 1, 2, 3'],
   min: [whole(-1000000, 1000000), 'a whole number from -1000000 to 1000000'],
-  below_min: [bool, 'true or false'],
   output: [(v) => v === 'public' || v === 'whisper', '"public" or "whisper"'],
-  players_attack: [bool, 'true or false'],
-  players_seed: [bool, 'true or false'],
-  players_any_layer: [bool, 'true or false'],
-  show_npc_body: [bool, 'true or false'],
   relay_chunk: [whole(200, 20000), 'a whole number from 200 to 20000'],
   relay_timeout: [whole(5, 600), 'a whole number from 5 to 600'],
   ruleset: [(v) => rulesetNames().includes(v), `one of ${rulesetNames().join(', ')}`],
   injury_bar: [(v) => v === null || whole(1, 3)(v), 'null or one of 1, 2, 3'],
-  defense_rolls: [bool, 'true or false'],
-  trust_scripts: [bool, 'true or false'],
-  players_numbers: [bool, 'true or false'],
 };
+
+// Every on/off setting of !fracas config.
+for (const [key] of Object.values(SWITCHES)) CHECKS[key] = [bool, 'true or false'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const shown = (v) => {

@@ -7,6 +7,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { world, notices, plain, assertSafe } = require('./world');
+const { Emulator } = require('./emulator');
 
 const FORWARDER = {
   name: 'forwarder.js',
@@ -132,4 +133,18 @@ test('--help on every command whispers that command\'s help and runs nothing', (
       assert.equal(JSON.stringify(emu.state.fracas), before, `${name} --help changed state`);
     }
   }
+});
+
+test('whispers reach a player by quoted display name; a name Roll20 cannot quote goes to the GM, saying for whom', () => {
+  const { emu, tokens, player } = table();
+  player.data._displayname = 'Pat the Bold';
+  let out = emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
+  assert.equal(out[0].to, 'pat the bold');
+  assert.ok(out[0].raw.startsWith('/w "Pat the Bold" '));
+  player.data._displayname = 'Pat "the <b>Bold</b>"';
+  out = emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
+  assert.equal(out[0].to, 'gm');
+  assert.ok(out[0].text.startsWith('&{template:default} {{name=Odds: Sir Kay'), out[0].text);
+  assert.equal(plain(Emulator.fields(out[0].text).note), 'for Pat "the <b>Bold</b>": Roll20 cannot whisper to a display name with a double quote');
+  assertSafe(assert, emu);
 });

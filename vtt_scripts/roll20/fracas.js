@@ -5917,7 +5917,7 @@ const FIELDS = {
     command: {},
   },
 };
-const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
 // A player's command may give only these without !fracas config --players-numbers on.
 const PLAYER_COMMON = COMMON;
 // Options `!fracas odds` adds (they are refused by `!fracas attack`).
@@ -5964,6 +5964,8 @@ function parse(name, options, extra = []) {
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
     } else if (option.name === 'no-apply') {
       out.apply = option.values.length ? !onOff(option.values[0], where) : false;
+    } else if (option.name === 'current-page') {
+      out.currentPage = option.values.length ? onOff(option.values.join(' '), where) : true;
     } else if (option.name === 'whisper' || option.name === 'public') {
       out.whisper = option.name === 'whisper';
     } else if (option.name.startsWith('target-') && spec.target[field.slice(7)]) {
@@ -6020,7 +6022,7 @@ function strikeLine(ruleset, s) {
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
-function readTargets(app, name, o, ids, msg) {
+function readTargets(app, name, o, ids, msg, page = null) {
   const spec = FIELDS[name];
   const names = {};
   const tokens = {};
@@ -6030,7 +6032,7 @@ function readTargets(app, name, o, ids, msg) {
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     if (msg) permissions.checkTarget(app, msg, token, id);
-    if (msg) permissions.checkPage(app, msg, token, id);
+    if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
     // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
     const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
     if (name === 'worldwalker') {
@@ -6053,7 +6055,8 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
+  const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
   // as attacker fields do: all a player's attack may use without --players-numbers.
   const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
@@ -6465,7 +6468,7 @@ function send(app, method, params, meta, idPrefix = 'r20') {
 /** `!fracas-relay FRACAS1 …`: a frame from the relay. */
 function incoming(app, msg) {
   // Only the GM's browser relays: not a player, and not another Mod script (whose
-  // messages come from 'API', which Roll20's playerIsGM counts as a GM).
+  // messages come from 'API', never the GM's here, whatever --trust-scripts says).
   if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;

@@ -98,6 +98,8 @@ test('--ac and --target-FIELD never replace a sheet for a player; the GM may; a 
   assert.equal(cellar.get('bar1_value'), '3');
   out = emu.chat(emu.gm, `!fracas attack --target ${cellar.id} --current-page`, { selected: [tokens.orc.id] });
   assert.match(plain(out[0].text), /not on the attacker's page \(--current-page\)/);
+  out = emu.chat(emu.gm, `!fracas attack --ruleset old-school --target ${cellar.id} --damage 1d4 --current-page`, { selected: [tokens.orc.id] });
+  assert.match(plain(out[0].text), /not on the attacker's page \(--current-page\)/);
   emu.chat(emu.gm, `!fracas attack --target ${cellar.id} --no-apply`, { selected: [tokens.orc.id] });
   assert.ok(lastLog().request.targets[cellar.id]);
   // Split party: the player is moved to the cellar; now the main page is out of reach (and so is the knight).

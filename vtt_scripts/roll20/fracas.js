@@ -38,7 +38,7 @@ const store = require('./store');
 const help = require('./help');
 const cards = require('./cards');
 const esc = require('./escape');
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { RequestError } = require('../errors');
 const { applyOptions } = require('./config');
 const { revert } = require('./apply');
@@ -134,8 +134,17 @@ class App {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof UsageError) this.error(msg, err.message);
-      else if (err instanceof RequestError) this.error(msg, this.explain(err, msg && msg.fracasNames));
+      const actor = (msg && msg.fracasActor) || msg;
+      if (err instanceof SheetError && actor && !this.isGM(actor) && !(err.token &&
+        require('./attack').controls(this.edge, actor.playerid, err.token))) {
+        // A sheet the player does not control: its values are the GM's.
+        const { tokenName } = require('./sheet');
+        const whose = !err.token ? 'a token' : err.token.get('layer') === 'gmlayer' ? 'a hidden creature' : tokenName(this.edge, err.token);
+        this.error(actor, `${whose}'s sheet has a value fracas cannot use; ` +
+          'the GM has been told. Nothing was rolled');
+        this.error(null, err.message);
+      } else if (err instanceof UsageError) this.error(actor, err.message);
+      else if (err instanceof RequestError) this.error(actor, this.explain(err, actor && actor.fracasNames));
       else {
         this.edge.log(`internal error: ${err && err.stack ? err.stack : err}`);
         this.error(msg, `fracas hit an internal error (${err && err.message ? err.message : err}); ` +
@@ -210,6 +219,7 @@ class App {
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
     const actor = this.actor(msg, cmd);
+    msg.fracasActor = actor; // errors go to whoever the command acts for
     // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
     if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
       this.whisper(actor.playerid, help.commandHelp(this.s().config, name));
@@ -445,6 +455,18 @@ module.exports = { parse, parseOptions, words, expandInlineRolls, MAX_TOKENS };
 // A mistake in a command: the script whispers its message back and changes nothing.
 class UsageError extends Error {}
 
+/**
+ * A value on a token's sheet that fracas cannot use. The message quotes the value: it goes
+ * whole to the GM and to a player who controls the token; another player is told only
+ * whose sheet it is (a target's sheet is the GM's business).
+ */
+class SheetError extends UsageError {
+  constructor(message, token) {
+    super(message);
+    this.token = token;
+  }
+}
+
 /** On/off words, as TokenMod reads them. */
 function onOff(value, what) {
   const v = String(value === undefined ? '' : value).toLowerCase();
@@ -462,7 +484,7 @@ function integer(value, what, low, high) {
   return n;
 }
 
-module.exports = { UsageError, onOff, integer };
+module.exports = { UsageError, SheetError, onOff, integer };
   },
   "src/bigjson.js": function (module, exports, require) {
 'use strict';
@@ -5455,7 +5477,7 @@ module.exports = {
 // (docs/ENGINE.md section 6). Attribute names come from `!fracas config --attr`;
 // conditions come from the token's markers (`!fracas config --marker`).
 
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { markerFor } = require('./config');
 const { CONDITIONS, DAMAGE_TYPES, SIZES } = require('../schema');
 
@@ -5506,7 +5528,7 @@ class SheetReader {
     const found = this.raw(field, suffix);
     if (!found) return null;
     if (!/^[+-]?\d{1,7}$/.test(found.text)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`, this.token);
     }
     return Number(found.text);
   }
@@ -5517,8 +5539,8 @@ class SheetReader {
     const list = found.text.toLowerCase().split(/[\s,;/]+/).filter(Boolean);
     for (const item of list) {
       if (!allowed.includes(item)) {
-        throw new UsageError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
-          `(one of: ${allowed.join(', ')})`);
+        throw new SheetError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
+          `(one of: ${allowed.join(', ')})`, this.token);
       }
     }
     return Array.from(new Set(list));
@@ -5534,8 +5556,8 @@ class SheetReader {
     if (!found) return null;
     const size = found.text.toLowerCase();
     if (!SIZES.includes(size)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
-        `(one of: ${SIZES.join(', ')})`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
+        `(one of: ${SIZES.join(', ')})`, this.token);
     }
     return size;
   }
@@ -5571,7 +5593,7 @@ class SheetReader {
       if (found !== null && found !== undefined && String(found).trim() !== '') {
         const text = String(found).trim();
         if (!/^[+-]?\d{1,7}$/.test(text)) {
-          throw new UsageError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`);
+          throw new SheetError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`, this.token);
         }
         byType[type] = Number(text);
       }
@@ -5887,7 +5909,7 @@ module.exports = { mayReadBody, checkDice, checkTarget, checkNumbers, checkPage,
 // for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
 // posted as a card.
 
-const { UsageError, integer, onOff } = require('./usage');
+const { UsageError, SheetError, integer, onOff } = require('./usage');
 const { SheetReader } = require('./sheet');
 const cards = require('./cards');
 const store = require('./store');
@@ -5996,7 +6018,11 @@ function fromSheet(app, token, spec, given) {
     }
     const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
     if (text !== null && text !== undefined && String(text).trim() !== '') {
-      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      try {
+        out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      } catch (err) {
+        throw err instanceof UsageError ? new SheetError(err.message, token) : err;
+      }
     }
   }
   if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);

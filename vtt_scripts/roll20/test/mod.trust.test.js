@@ -150,3 +150,24 @@ test('whispers reach a player by quoted display name; a name Roll20 cannot quote
   assert.equal(plain(Emulator.fields(out[0].text).note), 'for Pat "the <b>Bold</b>": Roll20 cannot whisper to a display name with a double quote');
   assertSafe(assert, emu);
 });
+
+test("a target's unreadable sheet value is the GM's: the player is told whose sheet, the GM the value", () => {
+  const { emu, tokens, player } = table();
+  emu.attribute(tokens.goblin.get('represents'), 'ac').set('current', '13 (secret 7)');
+  const out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
+  const toPlayer = out.filter((o) => o.to === 'pat').map((o) => plain(o.text)).join('\n');
+  const toGm = out.filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
+  assert.match(toPlayer, /Goblin's sheet has a value fracas cannot use; the GM has been told/);
+  assert.ok(!toPlayer.includes('secret'), toPlayer);
+  assert.match(toGm, /Goblin: the attribute "ac" is "13 \(secret 7\)", not a whole number/);
+  // The player's own sheet: they see the value.
+  emu.attribute(tokens.goblin.get('represents'), 'ac').set('current', '13');
+  emu.attribute(tokens.knight.get('represents'), 'strength').set('current', 'strong');
+  const own = emu.chat(player, `!fracas attack --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
+  assert.match(plain(own[0].text), /Sir Kay: the attribute "strength" is "strong"/);
+  // Engine errors name the target in table words, for whoever the command acts for.
+  emu.attribute(tokens.goblin.get('represents'), 'resilience').set('current', '9999999');
+  const engine = emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} --dice 1 --style slashing --type edged`, { selected: [tokens.orc.id] });
+  assert.match(plain(engine[0].text), /target Goblin\.save_bonus: save bonus 9999999 is out of range/);
+  assertSafe(assert, emu);
+});

@@ -9,7 +9,7 @@ const store = require('./store');
 const help = require('./help');
 const cards = require('./cards');
 const esc = require('./escape');
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { RequestError } = require('../errors');
 const { applyOptions } = require('./config');
 const { revert } = require('./apply');
@@ -105,8 +105,17 @@ class App {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof UsageError) this.error(msg, err.message);
-      else if (err instanceof RequestError) this.error(msg, this.explain(err, msg && msg.fracasNames));
+      const actor = (msg && msg.fracasActor) || msg;
+      if (err instanceof SheetError && actor && !this.isGM(actor) && !(err.token &&
+        require('./attack').controls(this.edge, actor.playerid, err.token))) {
+        // A sheet the player does not control: its values are the GM's.
+        const { tokenName } = require('./sheet');
+        const whose = !err.token ? 'a token' : err.token.get('layer') === 'gmlayer' ? 'a hidden creature' : tokenName(this.edge, err.token);
+        this.error(actor, `${whose}'s sheet has a value fracas cannot use; ` +
+          'the GM has been told. Nothing was rolled');
+        this.error(null, err.message);
+      } else if (err instanceof UsageError) this.error(actor, err.message);
+      else if (err instanceof RequestError) this.error(actor, this.explain(err, actor && actor.fracasNames));
       else {
         this.edge.log(`internal error: ${err && err.stack ? err.stack : err}`);
         this.error(msg, `fracas hit an internal error (${err && err.message ? err.message : err}); ` +
@@ -181,6 +190,7 @@ class App {
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
     const actor = this.actor(msg, cmd);
+    msg.fracasActor = actor; // errors go to whoever the command acts for
     // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
     if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
       this.whisper(actor.playerid, help.commandHelp(this.s().config, name));

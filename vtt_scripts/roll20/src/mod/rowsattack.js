@@ -12,7 +12,7 @@
 // for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
 // posted as a card.
 
-const { UsageError, integer, onOff } = require('./usage');
+const { UsageError, SheetError, integer, onOff } = require('./usage');
 const { SheetReader } = require('./sheet');
 const cards = require('./cards');
 const store = require('./store');
@@ -121,7 +121,11 @@ function fromSheet(app, token, spec, given) {
     }
     const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
     if (text !== null && text !== undefined && String(text).trim() !== '') {
-      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      try {
+        out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      } catch (err) {
+        throw err instanceof UsageError ? new SheetError(err.message, token) : err;
+      }
     }
   }
   if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);

@@ -19,7 +19,7 @@ function start() {
   app.start();
   return {
     version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe,
-    // How much work exact odds have done in this sandbox (src/odds.js units; 25 to 390 per µs of CPU).
+    // How much work exact odds have done in this sandbox (src/odds.js units; 15 to 390 per µs of CPU).
     stats: () => ({ odds_work: require('../odds').workDone() }),
   };
 }
@@ -6932,11 +6932,11 @@ const { LimitError } = require('../errors');
 
 const EXTRA = ['count', 'at-least'];
 // The most work (src/odds.js's units) odds may take in the sandbox, which every Mod script
-// shares. Measured in the emulator (node, this project's test machine) at 36,000 to 390,000
-// units per ms of CPU depending on the request (the meter over-counts some; 25,000 on a cold start), 4,000,000 is at
-// most about 160 ms there, under the 200 ms. More goes to the bridge through the
-// relay, or is refused.
-const ODDS_BUDGET = 4000000;
+// shares. Measured in the emulator on the (loaded, 2-core) test machine at 15,000 to 390,000
+// units per ms of CPU depending on the request (the meter over-counts some), cold starts
+// included, 2,500,000 is at most about 170 ms there, under the 200 ms. More goes to
+// the bridge through the relay, or is refused.
+const ODDS_BUDGET = 2500000;
 
 function pct(p) {
   if (p > 0 && p < 0.0005) return '<0.1%';

@@ -2,8 +2,8 @@
 // A CPU budget for the sandbox every Mod script shares: the worst commands the issue
 // measured (odds of 32 strikes of 5 cleaving dice at crit range 2 ×2 took 7.1 s of CPU;
 // with 8 --nearby, 4.7 s) are measured here by the work meter of the exact odds
-// (src/odds.js units, 25 to 390 per microsecond of CPU on the test machine), not by a
-// clock: no command may do more than the budget (4,000,000 units, at most about 160 ms there).
+// (src/odds.js units, 15 to 390 per microsecond of CPU on the test machine), not by a
+// clock: no command may do more than the budget (2,500,000 units, at most about 170 ms there).
 // Past it, the odds go to the bridge when the relay is linked, or are refused, clearly.
 const test = require('node:test');
 const assert = require('node:assert/strict');

@@ -11,7 +11,7 @@ function start() {
   app.start();
   return {
     version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe,
-    // How much work exact odds have done in this sandbox (src/odds.js units; 25 to 390 per µs of CPU).
+    // How much work exact odds have done in this sandbox (src/odds.js units; 15 to 390 per µs of CPU).
     stats: () => ({ odds_work: require('../odds').workDone() }),
   };
 }

@@ -5457,12 +5457,8 @@ function attackCommand(app, msg, cmd) {
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
   const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
-  // Players' card: GM-layer tokens are "a hidden creature" (Roll20's turn tracker hides them too).
-  const hidden = (token) => token && token.get('layer') === 'gmlayer';
-  const seen = Object.assign({}, names);
-  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
-  const attackerSeen = hidden(attackerToken) ? 'A hidden creature' : attacker.name;
-  app.postCard(msg, card(seen, attackerSeen), options.whisper, card(names, attacker.name));
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
   return result;
 }
 
@@ -5892,7 +5888,18 @@ function mayReadBody(app, msg, token) {
   return config.show_npc_body || !isNpc(app.edge, token);
 }
 
-module.exports = { mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * The names a card players see may show: a token on the GM layer is "a hidden creature"
+ * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName) {
+  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+}
+
+module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -6122,22 +6129,25 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
-  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
-  for (const tid of Object.keys(result.targets)) {
-    const entry = result.targets[tid];
-    let text = `${entry.damage} damage`;
-    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-    for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
-        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+  const card = (seen, attackerName) => {
+    const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      let text = `${entry.damage} damage`;
+      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      for (const a of applied[tid] || []) {
+        text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+          : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      }
+      rows.push([seen[tid], text]);
     }
-    rows.push([names[tid], text]);
-  }
-  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
-  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
-  app.postCard(msg, card, o.whisper);
+    if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
+    rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+  };
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
   return result;
 }
 
@@ -7115,9 +7125,7 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  // Players' card: a GM-layer token is "a hidden creature" (Roll20's turn tracker hides it too).
-  const seen = Object.assign({}, names);
-  for (const token of tokens) if (token.get('layer') === 'gmlayer') seen[token.id] = 'a hidden creature';
+  const seen = require('./permissions').playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '').names;
   app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
   return result;
 }

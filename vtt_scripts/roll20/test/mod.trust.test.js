@@ -120,6 +120,12 @@ test("public cards: a GM-layer token is 'a hidden creature' and GM buttons go on
   assert.ok(pub.length && !pub.includes('Hidden Ogre') && pub.includes('a hidden creature'), pub);
   assert.ok(!pub.includes('](!fracas'), pub);
   assert.ok(gm.includes('Hidden Ogre'), gm);
+  // The other rulesets' cards too.
+  emu.create('attribute', { _characterid: tokens.goblin.get('represents'), name: 'fracas_ac', current: '12' });
+  const os = emu.chat(emu.gm, `!fracas attack --ruleset old-school --target ${tokens.goblin.id} --damage 1d6 --seed 3`, { selected: [tokens.orc.id] });
+  const osPub = os.filter((o) => !o.to).map((o) => o.raw).join('\n');
+  assert.ok(osPub.length && !osPub.includes('Hidden Ogre') && osPub.includes('a hidden creature') && !osPub.includes('](!fracas'), osPub);
+  assert.ok(os.some((o) => o.to === 'gm' && plain(o.text).includes('Hidden Ogre')));
   assertSafe(assert, emu);
 });
 

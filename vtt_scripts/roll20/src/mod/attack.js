@@ -313,12 +313,8 @@ function attackCommand(app, msg, cmd) {
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
   const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
-  // Players' card: GM-layer tokens are "a hidden creature" (Roll20's turn tracker hides them too).
-  const hidden = (token) => token && token.get('layer') === 'gmlayer';
-  const seen = Object.assign({}, names);
-  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
-  const attackerSeen = hidden(attackerToken) ? 'A hidden creature' : attacker.name;
-  app.postCard(msg, card(seen, attackerSeen), options.whisper, card(names, attacker.name));
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
   return result;
 }
 

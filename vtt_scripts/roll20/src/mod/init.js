@@ -65,9 +65,7 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  // Players' card: a GM-layer token is "a hidden creature" (Roll20's turn tracker hides it too).
-  const seen = Object.assign({}, names);
-  for (const token of tokens) if (token.get('layer') === 'gmlayer') seen[token.id] = 'a hidden creature';
+  const seen = require('./permissions').playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '').names;
   app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
   return result;
 }

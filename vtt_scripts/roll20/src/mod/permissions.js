@@ -117,4 +117,15 @@ function mayReadBody(app, msg, token) {
   return config.show_npc_body || !isNpc(app.edge, token);
 }
 
-module.exports = { mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * The names a card players see may show: a token on the GM layer is "a hidden creature"
+ * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName) {
+  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+}
+
+module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };

@@ -225,22 +225,25 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
   permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
-  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
-  for (const tid of Object.keys(result.targets)) {
-    const entry = result.targets[tid];
-    let text = `${entry.damage} damage`;
-    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-    for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
-        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+  const card = (seen, attackerName) => {
+    const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      let text = `${entry.damage} damage`;
+      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      for (const a of applied[tid] || []) {
+        text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+          : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      }
+      rows.push([seen[tid], text]);
     }
-    rows.push([names[tid], text]);
-  }
-  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
-  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
-  app.postCard(msg, card, o.whisper);
+    if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
+    rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+  };
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
   return result;
 }
 

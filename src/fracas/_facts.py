@@ -78,6 +78,7 @@ SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send ag
 
 BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete')
 ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete')
+ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {

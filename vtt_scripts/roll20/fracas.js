@@ -17,7 +17,11 @@ const { VERSION } = require('./help');
 function start() {
   const app = new App(edge.fromGlobals());
   app.start();
-  return { version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe };
+  return {
+    version: VERSION, resolve, rollInitiative, checkMorale, observe: require('./observers').observe,
+    // How much work exact odds have done in this sandbox (src/odds.js units; 15 to 390 per µs of CPU).
+    stats: () => ({ odds_work: require('../odds').workDone() }),
+  };
 }
 
 module.exports = { start };
@@ -34,7 +38,7 @@ const store = require('./store');
 const help = require('./help');
 const cards = require('./cards');
 const esc = require('./escape');
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { RequestError } = require('../errors');
 const { applyOptions } = require('./config');
 const { revert } = require('./apply');
@@ -47,6 +51,9 @@ const { roundCommand } = require('./round');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
+
+// An API button of this script (esc.button writes them): `[label](!fracas …)`.
+const GM_BUTTON = /\[[^\]]*\]\(!fracas[^)]*\)/g;
 
 // Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
 const MAX_SHEET_ROUNDS = 4;
@@ -100,6 +107,7 @@ class App {
   ensureLoaded() {
     if (this.loaded) return;
     const notes = store.load(this.edge.state());
+    notes.push(...require('./validate').validate(this.s()));
     this.loaded = true;
     for (const note of notes) {
       this.edge.log(note);
@@ -126,8 +134,17 @@ class App {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof UsageError) this.error(msg, err.message);
-      else if (err instanceof RequestError) this.error(msg, this.explain(err, msg && msg.fracasNames));
+      const actor = (msg && msg.fracasActor) || msg;
+      if (err instanceof SheetError && actor && !this.isGM(actor) && !(err.token &&
+        require('./attack').controls(this.edge, actor.playerid, err.token))) {
+        // A sheet the player does not control: its values are the GM's.
+        const { tokenName } = require('./sheet');
+        const whose = !err.token ? 'a token' : err.token.get('layer') === 'gmlayer' ? 'a hidden creature' : tokenName(this.edge, err.token);
+        this.error(actor, `${whose}'s sheet has a value fracas cannot use; ` +
+          'the GM has been told. Nothing was rolled');
+        this.error(null, err.message);
+      } else if (err instanceof UsageError) this.error(actor, err.message);
+      else if (err instanceof RequestError) this.error(actor, this.explain(err, actor && actor.fracasNames));
       else {
         this.edge.log(`internal error: ${err && err.stack ? err.stack : err}`);
         this.error(msg, `fracas hit an internal error (${err && err.message ? err.message : err}); ` +
@@ -201,10 +218,56 @@ class App {
     const name = cmd.sub || 'help';
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-    if (!this.edge.isGM(msg.playerid) && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM`);
+    const actor = this.actor(msg, cmd);
+    msg.fracasActor = actor; // errors go to whoever the command acts for
+    // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
+    if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
+      this.whisper(actor.playerid, help.commandHelp(this.s().config, name));
+      return;
     }
-    command.run(this, msg, cmd);
+    if (!actor.fracasGM && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+        ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
+    }
+    command.run(this, actor, cmd);
+  }
+
+  /**
+   * Who a command acts for (the trust model, README "Who may do what"). A player's own
+   * message acts for that player, a GM's for the GM. A message another Mod script sent
+   * (playerid 'API', e.g. ScriptCards re-sending a player's text) is NOT the GM's: it acts
+   * for the player named with `--api-as <playerid>` (TokenMod's convention), or for nobody
+   * (a player who controls no token); only `!fracas config --trust-scripts on` lets such a
+   * message act as the GM. Returns a copy of `msg` with `playerid` the acting player and
+   * `fracasGM` whether it has the GM's rights; `--api-as` is taken out of `cmd.options`.
+   */
+  actor(msg, cmd) {
+    const named = cmd.options.filter((o) => o.name === 'api-as');
+    cmd.options = cmd.options.filter((o) => o.name !== 'api-as');
+    const out = Object.assign({}, msg);
+    if (msg.playerid !== 'API') {
+      if (named.length) throw new UsageError('--api-as is for commands other Mod scripts send (TokenMod\'s convention)');
+      out.fracasGM = this.edge.isGM(msg.playerid);
+      return out;
+    }
+    const trusted = !!this.s().config.trust_scripts;
+    if (!named.length) {
+      out.fracasGM = trusted;
+      return out;
+    }
+    if (named.length > 1 || named[0].values.length !== 1) throw new UsageError('--api-as takes one player id');
+    const id = named[0].values[0];
+    if (!this.edge.isPlayer(id)) throw new UsageError(`--api-as: "${id}" is not a player of this game`);
+    out.playerid = id;
+    out.viaScript = true;
+    // A script's claim that the GM sent it counts only when the GM trusts scripts.
+    out.fracasGM = trusted && this.edge.isGM(id);
+    return out;
+  }
+
+  /** Whether a command (its `msg`, as actor() made it) has the GM's rights. */
+  isGM(msg) {
+    return !!(msg && msg.fracasGM);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
@@ -225,13 +288,22 @@ class App {
   }
 
   /** Where a card goes: public, or whispered to the GM and the player who asked. */
-  postCard(msg, card, whisper) {
+  /**
+   * Post a card: public, or whispered to the GM and the player who asked. `gmCard`, when
+   * given, is the GM's version (names a players' card hides); `card` is what players see.
+   */
+  postCard(msg, card, whisper, gmCard = card) {
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
+    const buttons = card.match(GM_BUTTON) || [];
+    const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
-      this.edge.send(card);
+      this.edge.send(bare);
+      if (gmCard !== card) this.edge.whisper('gm', gmCard);
+      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
       return;
     }
-    this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid)) this.edge.whisper(msg.playerid, card);
+    this.edge.whisper('gm', gmCard);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
   undoCommand(msg) {
@@ -262,6 +334,8 @@ class App {
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `players may give their own numbers (strike options, --ac, --target-FIELD, --cover): ${c.players_numbers ? 'yes' : 'no'}`,
+      `commands other Mod scripts send act as the GM: ${c.trust_scripts ? 'yes' : 'no (they act for the player named with --api-as)'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,
@@ -381,6 +455,18 @@ module.exports = { parse, parseOptions, words, expandInlineRolls, MAX_TOKENS };
 // A mistake in a command: the script whispers its message back and changes nothing.
 class UsageError extends Error {}
 
+/**
+ * A value on a token's sheet that fracas cannot use. The message quotes the value: it goes
+ * whole to the GM and to a player who controls the token; another player is told only
+ * whose sheet it is (a target's sheet is the GM's business).
+ */
+class SheetError extends UsageError {
+  constructor(message, token) {
+    super(message);
+    this.token = token;
+  }
+}
+
 /** On/off words, as TokenMod reads them. */
 function onOff(value, what) {
   const v = String(value === undefined ? '' : value).toLowerCase();
@@ -398,7 +484,7 @@ function integer(value, what, low, high) {
   return n;
 }
 
-module.exports = { UsageError, onOff, integer };
+module.exports = { UsageError, SheetError, onOff, integer };
   },
   "src/bigjson.js": function (module, exports, require) {
 'use strict';
@@ -510,6 +596,8 @@ function defaultConfig() {
     ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
     defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
+    trust_scripts: false, // commands other Mod scripts send (playerid 'API') act as the GM
+    players_numbers: false, // players may give strike options, --ac, --target-FIELD, --cover (not only their sheet's)
   };
 }
 
@@ -634,6 +722,77 @@ const T = (s) => esc.text(s);
 const code = (s) => `<code>${T(s)}</code>`;
 const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 
+/** The help items, [command line, what it does (HTML)], in the order the help lists them. */
+function items(config) {
+  return [
+    ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
+      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
+      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
+      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
+      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'],
+    ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
+      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
+      'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
+    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
+    ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'],
+    ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+    ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
+    ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+    ['!fracas mob --target ID [--target ID…] [--each]',
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
+      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
+    ['!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'],
+    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
+    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+      '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+    ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
+    ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'],
+    ['!fracas resend ID', 'sends a relay request that got no answer again (the bridge answers a repeated id once).'],
+    ['!fracas journal ID', 'shows what the bridge journaled for a request id (through the relay).'],
+    ['!fracas replay ID', 'replays a journaled request on the bridge and says whether it matches.'],
+    ['!fracas help', 'this help (also in the handout "Help: fracas"); !fracas COMMAND --help shows one command\'s.'],
+  ];
+}
+
+/** Who may do what, in one paragraph (the README says the same). */
+function trustHtml() {
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
+    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
+    'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
+    'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
+    '!fracas config --trust-scripts on.</p>';
+}
+
 function helpHtml(config) {
   return [
     `<div style="border:1px solid #333;background:#fff;padding:4px">`,
@@ -641,59 +800,9 @@ function helpHtml(config) {
     '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
     'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
     '<b>Commands</b><ul>',
-    item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
-      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
-      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
-      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
-      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
-    item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
-      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
-      'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
-    item('!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
-      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
-      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
-      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
-    item('!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
-      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
-      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
-      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
-      '!fracas config --defense-rolls on).'),
-    item('!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
-      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
-      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'),
-    item('!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
-      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
-      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'),
-    item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
-      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
-      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
-    item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
-    item('!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
-      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
-    item('!fracas round [--new] [--undo] [--seed N]',
-      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
-      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
-      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
-      'markers; --undo takes the last round back.'),
-    item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
-    item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
-      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
-    item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
-    item('!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
-      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
-      '!fracas resend ID sends a request again.'),
-    item('!fracas help', 'this help (also in the handout "Help: fracas").'),
+    ...items(config).map(([cmd, what]) => item(cmd, what)),
     '</ul>',
+    trustHtml(),
     '<b>Sheet attributes read</b> (names as configured): ',
     T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
     `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
@@ -713,7 +822,20 @@ function ensureHandout(edge, s) {
   return true;
 }
 
-module.exports = { helpHtml, ensureHandout, VERSION, HANDOUT };
+/** `!fracas NAME --help`: the help items of one command. */
+function commandHelp(config, name) {
+  const own = items(config).filter(([cmd]) => cmd.split(' ')[1] === name);
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
+    ...own.map(([cmd, what]) => item(cmd, what)),
+    '</ul>',
+    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    '</div>',
+  ].join('');
+}
+
+module.exports = { helpHtml, commandHelp, ensureHandout, VERSION, HANDOUT };
   },
   "src/mod/escape.js": function (module, exports, require) {
 'use strict';
@@ -1042,6 +1164,26 @@ const { names: rulesetNames } = require('../rulesets');
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
 
+// The on/off settings: option → [setting, what it means on, what it means off].
+const SWITCHES = {
+  'players-attack': ['players_attack', 'players may attack with their own tokens',
+    'only the GM may attack'],
+  'players-seed': ['players_seed', 'players may choose the dice (--seed, --rolls)',
+    'only the GM chooses the dice'],
+  'players-any-layer': ['players_any_layer', 'players may target tokens on any layer',
+    'players may target only tokens on the token layer'],
+  'show-npc-body': ['show_npc_body', "public cards show NPCs' Body",
+    "public cards hide NPCs' Body"],
+  'trust-scripts': ['trust_scripts', 'commands other Mod scripts send act as the GM',
+    'commands other Mod scripts send act for the player named with --api-as, never as the GM'],
+  'players-numbers': ['players_numbers', 'players may give their own strike options, --ac, --target-FIELD and --cover',
+    "players attack with their sheet's strikes, against their targets' sheets"],
+  'defense-rolls': ['defense_rolls', "players roll defense dice against the GM's creatures (ER-22)",
+    'attackers roll their own dice'],
+  'below-min': ['below_min', 'damage may take the bar below its minimum',
+    'damage stops at the minimum'],
+};
+
 function single(option) {
   if (option.values.length !== 1) {
     throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
@@ -1064,6 +1206,12 @@ function applyOptions(config, options, knownMarkers = null) {
   const next = JSON.parse(JSON.stringify(config));
   const changes = [];
   for (const option of options) {
+    if (Object.prototype.hasOwnProperty.call(SWITCHES, option.name)) {
+      const [key, on, off] = SWITCHES[option.name];
+      next[key] = onOff(single(option), `--${option.name}`);
+      changes.push(next[key] ? on : off);
+      continue;
+    }
     switch (option.name) {
       case 'reset':
         Object.assign(next, defaultConfig());
@@ -1077,10 +1225,6 @@ function applyOptions(config, options, knownMarkers = null) {
         next.min = integer(single(option), '--min', -1000000, 1000000);
         changes.push(`damage stops at ${next.min}`);
         break;
-      case 'below-min':
-        next.below_min = onOff(single(option), '--below-min');
-        changes.push(next.below_min ? 'damage may take the bar below its minimum' : 'damage stops at the minimum');
-        break;
       case 'output': {
         const v = single(option).toLowerCase();
         if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
@@ -1088,28 +1232,6 @@ function applyOptions(config, options, knownMarkers = null) {
         changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
         break;
       }
-      case 'players-attack':
-        next.players_attack = onOff(single(option), '--players-attack');
-        changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
-        break;
-      case 'players-seed':
-        next.players_seed = onOff(single(option), '--players-seed');
-        changes.push(next.players_seed ? 'players may choose the dice (--seed, --rolls)' : 'only the GM chooses the dice');
-        break;
-      case 'players-any-layer':
-        next.players_any_layer = onOff(single(option), '--players-any-layer');
-        changes.push(next.players_any_layer ? 'players may target tokens on any layer'
-          : 'players may target only tokens on the token layer');
-        break;
-      case 'show-npc-body':
-        next.show_npc_body = onOff(single(option), '--show-npc-body');
-        changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
-        break;
-      case 'defense-rolls':
-        next.defense_rolls = onOff(single(option), '--defense-rolls');
-        changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"
-          : 'attackers roll their own dice');
-        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
@@ -1173,7 +1295,7 @@ function markerFor(config, condition) {
   return config.markers[condition] || condition;
 }
 
-module.exports = { applyOptions, markerFor };
+module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG, SWITCHES };
   },
   "src/schema.js": function (module, exports, require) {
 'use strict';
@@ -4270,6 +4392,30 @@ function toFloat(f) {
 
 const keyOf = (v) => (Array.isArray(v) ? v.join(',') : v);
 
+// A work meter for the Roll20 sandbox, where every Mod script shares one thread: each pair
+// of outcomes combined (convolve, map, mix) is one unit of work, weighted by the size of
+// the numbers multiplied. odds() with options.budget stops with a LimitError once the
+// units pass the budget (vtt_scripts/roll20/src/mod/odds.js turns that into a message).
+let meter = null;
+let spentEver = 0; // all units since the script started (Fracas.stats() shows it)
+function spend(units) {
+  // Charged before the work is done: the work that would pass the budget is never started.
+  if (meter !== null && meter.used + units > meter.limit) {
+    const err = new LimitError('$', `these odds are too much work to enumerate exactly here (over ${meter.limit.toLocaleString('en-US')} units)`);
+    err.overBudget = true;
+    throw err;
+  }
+  if (meter !== null) meter.used += units;
+  spentEver += units;
+}
+const bits = (x) => Math.max(1, Math.ceil(x.toString(16).length / 16)); // 64-bit words
+// Outcomes that are arrays (a pool's [best face, hits, …]) are keyed by a joined string:
+// measured about 2 × their length times the cost of a number's.
+const keyCost = (d) => {
+  const first = d.w.values().next().value;
+  return first && Array.isArray(first.v) ? 2 * first.v.length : 1;
+};
+
 /** Outcome → BigInt weight over `den` (weights sum to at most den). */
 class Dist {
   constructor(w, den) {
@@ -4302,12 +4448,14 @@ class Dist {
   }
 
   map(f) {
+    spend(this.w.size * bits(this.den) * keyCost(this));
     const w = new Map();
     for (const { v, x } of this.w.values()) this.add(w, f(v), x);
     return new Dist(w, this.den);
   }
 
   convolve(other, combine = (a, b) => a + b) {
+    spend(this.w.size * other.w.size * (bits(this.den) + bits(other.den)) * Math.max(keyCost(this), keyCost(other)));
     const w = new Map();
     for (const a of this.w.values()) {
       for (const b of other.w.values()) this.add(w, combine(a.v, b.v), a.x * b.x);
@@ -4359,6 +4507,7 @@ function mix(parts) {
   }
   const w = new Map();
   const out = new Dist(w, den);
+  spend(parts.reduce((n, [, d]) => n + d.w.size, 0) * bits(den));
   for (const [p, d] of parts) {
     if (p[0] === 0n) continue;
     const factor = den / (p[1] * d.den) * p[0];
@@ -4737,6 +4886,19 @@ function typeName(value) {
  * the damage distribution, mean, sd, P(hit), P(crit) (ER), P(damage >= N), P(drop).
  */
 function odds(request, options = {}) {
+  if (options.budget === undefined || options.budget === null) return oddsOf(request, options);
+  const outer = meter;
+  meter = { used: 0, limit: options.budget };
+  try {
+    const result = oddsOf(request, options);
+    result.work = meter.used;
+    return result;
+  } finally {
+    meter = outer;
+  }
+}
+
+function oddsOf(request, options) {
   const { rulesOf } = require('./rulesets');
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
@@ -4848,7 +5010,12 @@ function checkRemaining(remaining, ids) {
   }
 }
 
-module.exports = { odds, Dist, toFloat, CHAIN_DEPTH };
+/** The units of work all odds have taken since the script started. */
+function workDone() {
+  return spentEver;
+}
+
+module.exports = { odds, Dist, toFloat, CHAIN_DEPTH, workDone };
   },
   "src/mod/apply.js": function (module, exports, require) {
 'use strict';
@@ -4991,7 +5158,12 @@ const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
-  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls'];
+  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls', 'current-page'];
+// What a player's attack may say without `!fracas config --players-numbers on`: which token
+// attacks with which of its sheet's strike sets, at whom, and where the card goes. Every
+// other option is a number or a table situation, the GM's to decide (--seed and --rolls
+// have their own setting, --players-seed).
+const PLAYER_OPTIONS = ['attacker', 'use', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'ruleset', 'current-page'];
 const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
 
 /** Token ids from an option's values (`--nearby @{target|1|token_id} @{target|2|token_id}`). */
@@ -5054,6 +5226,8 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
       case 'grappling': o.grappling = (o.grappling || []).concat(tokenIds(option)); break;
       // ER-22: the target's player rolls (on/off; the campaign's setting otherwise).
       case 'defense-rolls': o.defenseRolls = onOff(oneValue(option), '--defense-rolls'); break;
+      // TokenMod's --current-page: targets only on the attacker's page.
+      case 'current-page': o.currentPage = option.values.length ? onOff(oneValue(option), '--current-page') : true; break;
       default: break;
     }
   }
@@ -5094,9 +5268,10 @@ function findAttacker(app, msg, options) {
     }
     token = selected[0];
   }
-  if (!edge.isGM(msg.playerid)) {
+  if (!app.isGM(msg)) {
     if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
     if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
+    permissions.checkPage(app, msg, token, options.attacker || 'selected', '--attacker');
   }
   return token;
 }
@@ -5165,9 +5340,11 @@ function buildAttack(app, msg, cmd, extra = []) {
   const edge = app.edge;
   const config = app.s().config;
   if (cmd.positional.length) throw new UsageError(`!fracas ${cmd.name || 'attack'} takes --options, not "${cmd.positional.join(' ')}"`);
+  permissions.checkNumbers(app, msg, cmd.options.map((o) => o.name).filter((n) => !PLAYER_OPTIONS.includes(n) && !extra.includes(n)));
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
+  const page = options.currentPage ? (attackerToken.get('_pageid') || null) : null;
   permissions.checkDice(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
   const plan = strikesFor(app, attacker, collected, options);
@@ -5181,19 +5358,22 @@ function buildAttack(app, msg, cmd, extra = []) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--target', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+    // --ac is for a token without a character; only the GM's replaces a sheet's AC.
+    const ac = options.ac !== undefined && permissions.mayOverride(app, msg, token) ? options.ac : undefined;
+    targets[id] = reader.target({ cover: options.cover, ac });
   }
   const request = {
     attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
     strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
     targets,
   };
-  situation(app, msg, request, { names, tokens, attackerToken, options });
+  situation(app, msg, request, { names, tokens, attackerToken, options, page });
   if (options.rolls) request.rolls = options.rolls;
-  return { request, names, tokens, attacker, options };
+  return { request, names, tokens, attacker, options, attackerToken };
 }
 
 /**
@@ -5201,7 +5381,7 @@ function buildAttack(app, msg, cmd, extra = []) {
  * attack (ER-20), grappling targets (ER-21), and who rolls (ER-22).
  */
 function situation(app, msg, request, ctx) {
-  const { names, tokens, attackerToken, options } = ctx;
+  const { names, tokens, attackerToken, options, page } = ctx;
   const edge = app.edge;
   const config = app.s().config;
   const aimed = Object.keys(request.targets);
@@ -5213,6 +5393,7 @@ function situation(app, msg, request, ctx) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--nearby)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--nearby', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
@@ -5253,7 +5434,7 @@ function attackCommand(app, msg, cmd) {
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
-  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
+  const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -5274,15 +5455,16 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, options.whisper, tokens, applied);
-  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
-  app.postCard(msg, card, options.whisper);
+  permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
+  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
   return result;
 }
 
 module.exports = {
   attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
-  oneValue, tokenIds,
+  oneValue, tokenIds, PLAYER_OPTIONS,
 };
   },
   "src/mod/sheet.js": function (module, exports, require) {
@@ -5291,7 +5473,7 @@ module.exports = {
 // (docs/ENGINE.md section 6). Attribute names come from `!fracas config --attr`;
 // conditions come from the token's markers (`!fracas config --marker`).
 
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { markerFor } = require('./config');
 const { CONDITIONS, DAMAGE_TYPES, SIZES } = require('../schema');
 
@@ -5342,7 +5524,7 @@ class SheetReader {
     const found = this.raw(field, suffix);
     if (!found) return null;
     if (!/^[+-]?\d{1,7}$/.test(found.text)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`, this.token);
     }
     return Number(found.text);
   }
@@ -5353,8 +5535,8 @@ class SheetReader {
     const list = found.text.toLowerCase().split(/[\s,;/]+/).filter(Boolean);
     for (const item of list) {
       if (!allowed.includes(item)) {
-        throw new UsageError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
-          `(one of: ${allowed.join(', ')})`);
+        throw new SheetError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
+          `(one of: ${allowed.join(', ')})`, this.token);
       }
     }
     return Array.from(new Set(list));
@@ -5370,8 +5552,8 @@ class SheetReader {
     if (!found) return null;
     const size = found.text.toLowerCase();
     if (!SIZES.includes(size)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
-        `(one of: ${SIZES.join(', ')})`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
+        `(one of: ${SIZES.join(', ')})`, this.token);
     }
     return size;
   }
@@ -5407,7 +5589,7 @@ class SheetReader {
       if (found !== null && found !== undefined && String(found).trim() !== '') {
         const text = String(found).trim();
         if (!/^[+-]?\d{1,7}$/.test(text)) {
-          throw new UsageError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`);
+          throw new SheetError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`, this.token);
         }
         byType[type] = Number(text);
       }
@@ -5596,7 +5778,7 @@ const { UsageError } = require('./usage');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_seed) return;
+  if (app.isGM(msg) || app.s().config.players_seed) return;
   const given = [];
   if (options.seed !== undefined) given.push('--seed');
   if (options.rolls) given.push('--rolls');
@@ -5612,10 +5794,52 @@ function checkDice(app, msg, options) {
  * player gave, never the token's name (a hidden token stays hidden).
  */
 function checkTarget(app, msg, token, id) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_any_layer) return;
+  if (app.isGM(msg) || app.s().config.players_any_layer) return;
   if (token.get('layer') !== 'objects') {
     throw new UsageError(`--target ${id}: players may target only tokens on the token layer (the GM can allow ` +
       'others with !fracas config --players-any-layer on); nothing was rolled');
+  }
+}
+
+/**
+ * Refuse a player's own numbers (the options named in `given`) unless
+ * `!fracas config --players-numbers on`: a player's attack uses the strikes the GM put on
+ * the player's character sheet and the targets' sheets, not numbers typed in chat.
+ */
+function checkNumbers(app, msg, given) {
+  if (app.isGM(msg) || app.s().config.players_numbers || !given.length) return;
+  const names = Array.from(new Set(given)).map((n) => `--${n}`);
+  throw new UsageError(`${names.join(', ')}: players attack with their character's strikes (the GM's "${app.s().config.attrs.strikes}" ` +
+    'attribute) against their targets\' sheets; the GM can allow typed numbers with !fracas config --players-numbers on. ' +
+    'Nothing was rolled');
+}
+
+/**
+ * Whether a command's target numbers (`--ac`, `--target-FIELD`) replace `token`'s own: the
+ * GM's always do; a player's (with --players-numbers on) only for a token with no character.
+ */
+function mayOverride(app, msg, token) {
+  return app.isGM(msg) || !token.get('represents') || !app.edge.getCharacter(token.get('represents'));
+}
+
+/** The page a player is on: their own (Campaign playerspecificpages) or the players' page. */
+function pageOf(app, playerId) {
+  return app.edge.playerPage(playerId);
+}
+
+/**
+ * Refuse a player's target (or attacker) on another page than the one the player is on,
+ * and, with `--current-page` (TokenMod's option), anyone's target off the attacker's page.
+ */
+function checkPage(app, msg, token, id, option = '--target', page = null) {
+  const own = token.get('_pageid') || token.get('pageid');
+  if (page && own !== page) {
+    throw new UsageError(`${option} ${id}: not on the attacker's page (--current-page); nothing was rolled`);
+  }
+  if (app.isGM(msg)) return;
+  const here = pageOf(app, msg.playerid);
+  if (here && own !== here) {
+    throw new UsageError(`${option} ${id}: players may use only tokens on the page they are on; nothing was rolled`);
   }
 }
 
@@ -5636,11 +5860,13 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a
- * public card must not show (unless `!fracas config --show-npc-body on`).
+ * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
+ * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
+ * or one whispered to a player who asked (`msg`, not the GM).
  */
-function hideNpcBody(app, whisper, tokens, applied) {
-  if (!isPublic(app, whisper) || app.s().config.show_npc_body) return applied;
+function hideNpcBody(app, whisper, tokens, applied, msg = null) {
+  if (app.s().config.show_npc_body) return applied;
+  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
   for (const tid of Object.keys(applied)) {
     const token = tokens[tid] || app.edge.getGraphic(tid);
     const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
@@ -5649,7 +5875,31 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
+/**
+ * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
+ * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
+ * NPC whose Body cards hide (--show-npc-body).
+ */
+function mayReadBody(app, msg, token) {
+  if (app.isGM(msg)) return true;
+  const config = app.s().config;
+  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
+  return config.show_npc_body || !isNpc(app.edge, token);
+}
+
+/**
+ * The names a card players see may show: a token on the GM layer is "a hidden creature"
+ * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName) {
+  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+}
+
+module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -5666,7 +5916,7 @@ module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
 // for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
 // posted as a card.
 
-const { UsageError, integer, onOff } = require('./usage');
+const { UsageError, SheetError, integer, onOff } = require('./usage');
 const { SheetReader } = require('./sheet');
 const cards = require('./cards');
 const store = require('./store');
@@ -5696,7 +5946,9 @@ const FIELDS = {
     command: {},
   },
 };
-const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
+// A player's command may give only these without !fracas config --players-numbers on.
+const PLAYER_COMMON = COMMON;
 // Options `!fracas odds` adds (they are refused by `!fracas attack`).
 const ODDS_OPTIONS = ['count', 'at-least'];
 
@@ -5741,6 +5993,8 @@ function parse(name, options, extra = []) {
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
     } else if (option.name === 'no-apply') {
       out.apply = option.values.length ? !onOff(option.values[0], where) : false;
+    } else if (option.name === 'current-page') {
+      out.currentPage = option.values.length ? onOff(option.values.join(' '), where) : true;
     } else if (option.name === 'whisper' || option.name === 'public') {
       out.whisper = option.name === 'whisper';
     } else if (option.name.startsWith('target-') && spec.target[field.slice(7)]) {
@@ -5771,7 +6025,11 @@ function fromSheet(app, token, spec, given) {
     }
     const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
     if (text !== null && text !== undefined && String(text).trim() !== '') {
-      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      try {
+        out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      } catch (err) {
+        throw err instanceof UsageError ? new SheetError(err.message, token) : err;
+      }
     }
   }
   if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);
@@ -5797,7 +6055,7 @@ function strikeLine(ruleset, s) {
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
-function readTargets(app, name, o, ids, msg) {
+function readTargets(app, name, o, ids, msg, page = null) {
   const spec = FIELDS[name];
   const names = {};
   const tokens = {};
@@ -5807,7 +6065,9 @@ function readTargets(app, name, o, ids, msg) {
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     if (msg) permissions.checkTarget(app, msg, token, id);
-    const read = fromSheet(app, token, spec.target, o.target);
+    if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
+    // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
+    const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
       if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
@@ -5822,13 +6082,17 @@ function readTargets(app, name, o, ids, msg) {
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
+  permissions.checkNumbers(app, msg, cmd.options.map((x) => x.name).filter((n) => !PLAYER_COMMON.includes(n) && !extra.includes(n)));
   const o = parse(name, cmd.options, extra);
   permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
+  // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
+  // as attacker fields do: all a player's attack may use without --players-numbers.
+  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
@@ -5864,23 +6128,26 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, o.whisper, tokens, applied);
-  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
-  for (const tid of Object.keys(result.targets)) {
-    const entry = result.targets[tid];
-    let text = `${entry.damage} damage`;
-    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-    for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
-        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+  permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
+  const card = (seen, attackerName) => {
+    const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      let text = `${entry.damage} damage`;
+      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      for (const a of applied[tid] || []) {
+        text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+          : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      }
+      rows.push([seen[tid], text]);
     }
-    rows.push([names[tid], text]);
-  }
-  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
-  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
-  app.postCard(msg, card, o.whisper);
+    if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
+    rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+  };
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
   return result;
 }
 
@@ -5906,9 +6173,10 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map();
-  const counts = {};
+  const counts = Object.create(null);
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
@@ -5923,7 +6191,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker: read.values, strikes: [strike] };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
@@ -6009,9 +6277,10 @@ function mobCommand(app, msg, cmd) {
   }
 
   // Profiles: one per character and set of conditions, in selection order.
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map(); // group key → profile id
-  const counts = {}; // profile id → target id → count
+  const counts = Object.create(null); // profile id → target id → count
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const reader = new SheetReader(edge, config, token);
@@ -6025,7 +6294,7 @@ function mobCommand(app, msg, cmd) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
@@ -6235,7 +6504,7 @@ function send(app, method, params, meta, idPrefix = 'r20') {
 /** `!fracas-relay FRACAS1 …`: a frame from the relay. */
 function incoming(app, msg) {
   // Only the GM's browser relays: not a player, and not another Mod script (whose
-  // messages come from 'API', which Roll20's playerIsGM counts as a GM).
+  // messages come from 'API', never the GM's here, whatever --trust-scripts says).
   if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
@@ -6363,8 +6632,13 @@ function showJournal(app, pending, result) {
 register('journal.get', showJournal);
 register('journal.replay', showJournal);
 
+/** The bridge methods the Mod sends through the relay (those it has an answer handler for). */
+function methods() {
+  return Object.keys(HANDLERS).sort();
+}
+
 module.exports = {
-  send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
+  methods, send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
 };
   },
   "src/protocol.js": function (module, exports, require) {
@@ -6658,11 +6932,21 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 
 const { UsageError, integer } = require('./usage');
 const cards = require('./cards');
+const esc = require('./escape');
+const permissions = require('./permissions');
 const { buildAttack, rulesetOf, findAttacker, oneValue } = require('./attack');
 const { buildRowsAttack } = require('./rowsattack');
 const rulesets = require('../rulesets');
+const relaylink = require('./relaylink');
+const { LimitError } = require('../errors');
 
 const EXTRA = ['count', 'at-least'];
+// The most work (src/odds.js's units) odds may take in the sandbox, which every Mod script
+// shares. Measured in the emulator on the (loaded, 2-core) test machine at 15,000 to 390,000
+// units per ms of CPU depending on the request (the meter over-counts some), cold starts
+// included, 2,500,000 is at most about 170 ms there, under the issue's 200 ms. More goes to
+// the bridge through the relay, or is refused.
+const ODDS_BUDGET = 2500000;
 
 function pct(p) {
   if (p > 0 && p < 0.0005) return '<0.1%';
@@ -6704,38 +6988,74 @@ function oddsCommand(app, msg, cmd) {
   const { count, at_least: atLeast } = extras(cmd);
   const remaining = {};
   for (const tid of Object.keys(tokens)) {
+    // A player learns no Body the GM keeps from them (an NPC's, a hidden bar): no P(drops) for it.
+    if (!permissions.mayReadBody(app, msg, tokens[tid])) continue;
     const left = bodyLeft(config, tokens[tid]);
     if (left !== null) remaining[tid] = left;
   }
-  const result = rulesets.odds(Object.assign({}, request, { count, remaining, at_least: atLeast }));
+  const input = Object.assign({}, request, { count, remaining, at_least: atLeast });
+  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
+  let result;
+  try {
+    result = rulesets.odds(input, { budget: ODDS_BUDGET });
+  } catch (err) {
+    if (!(err instanceof LimitError) || !err.overBudget) throw err;
+    // Too much for the sandbox every Mod script shares: the bridge works it out, if linked.
+    if (!app.s().relay.last_hello) {
+      throw new UsageError('these odds are too much work for the Roll20 sandbox (all Mod scripts share it): ask with ' +
+        'fewer strikes, dice or --count, or link the fracas relay (!fracas relay) so the bridge works them out');
+    }
+    const plainNames = {};
+    for (const id of Object.keys(names)) plainNames[id] = String(names[id]);
+    const sent = relaylink.send(app, 'attack.odds', input, { playerid: msg.playerid, title, names: plainNames });
+    app.whisper(msg.playerid, cards.notice('fracas odds', [
+      `too much work for the Roll20 sandbox: asked the bridge (request ${esc.text(sent.id)}); the odds follow when it answers`]));
+    return null;
+  }
+  app.whisper(msg.playerid, oddsCard(result, names, title));
+  return result;
+}
+
+/** The odds card: per target P(hit), P(crit), mean, thresholds, P(drops); the strays (ER-17). */
+function oddsCard(result, names, title) {
   const rows = [];
   for (const tid of Object.keys(result.targets)) {
     const t = result.targets[tid];
     const facts = [`P(hit) ${pct(t.p_hit)}`];
     if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
     facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
-    for (const n of Object.keys(t.p_at_least)) facts.push(`P(≥${n}) ${pct(t.p_at_least[n])}`);
-    if (t.p_drop !== undefined) facts.push(`<b>P(drops, ${t.remaining} left) ${pct(t.p_drop)}</b>`);
+    for (const n of Object.keys(t.p_at_least)) facts.push(`P(≥${esc.text(n)}) ${pct(t.p_at_least[n])}`);
+    if (t.p_drop !== undefined) facts.push(`<b>P(drops, ${Number(t.remaining)} left) ${pct(t.p_drop)}</b>`);
     const likely = t.distribution.slice().sort((a, b) => b[1] - a[1]).slice(0, 5).sort((a, b) => a[0] - b[0]);
-    facts.push(`most likely: ${likely.map(([v, p]) => `${v} (${pct(p)})`).join(', ')}`);
-    rows.push([names[tid], facts.join(' · ')]);
+    facts.push(`most likely: ${likely.map(([v, p]) => `${Number(v)} (${pct(p)})`).join(', ')}`);
+    rows.push([names[tid] !== undefined ? names[tid] : tid, facts.join(' · ')]);
   }
   // ER-17: where a missed shot under friendly fire may land, creature by creature.
   for (const ff of result.friendly_fire || []) {
     const lines = Object.keys(ff.bystanders).map((cid) => {
       const b = ff.bystanders[cid];
-      return `slot ${b.slot} ${names[cid] || cid}: P(hit) ${pct(b.p_hit)}` +
-        (b.mean_damage !== undefined ? `, mean ${b.mean_damage.toFixed(2)}` : '');
+      return `slot ${Number(b.slot)} ${esc.text(names[cid] || cid)}: P(hit) ${pct(b.p_hit)}` +
+        (b.mean_damage !== undefined ? `, mean ${Number(b.mean_damage).toFixed(2)}` : '');
     });
-    rows.push([`stray of strike ${ff.strike + 1}`, `P(miss ${names[ff.target] || ff.target}) ${pct(ff.p_miss)}` +
+    rows.push([`stray of strike ${Number(ff.strike) + 1}`, `P(miss ${esc.text(names[ff.target] || ff.target)}) ${pct(ff.p_miss)}` +
       (lines.length ? `<br>${lines.join('<br>')}` : '')]);
   }
-  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
-  app.whisper(msg.playerid, cards.template(title, rows.map(([label, html]) => [label, html])));
-  return result;
+  return cards.template(title, rows);
 }
 
-module.exports = { oddsCommand, bodyLeft };
+/** The bridge's answer to odds the sandbox handed over: the same card, to the one who asked. */
+function showBridgeOdds(app, pending, result) {
+  const meta = pending.meta || {};
+  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
+    app.error(null, 'the bridge answered the odds with something that is not odds');
+    return;
+  }
+  app.whisper(meta.playerid || 'gm', oddsCard(result, meta.names || {}, String(meta.title || 'Odds')));
+}
+
+relaylink.register('attack.odds', showBridgeOdds);
+
+module.exports = { oddsCommand, bodyLeft, oddsCard, ODDS_BUDGET };
   },
   "src/mod/init.js": function (module, exports, require) {
 'use strict';
@@ -6805,7 +7125,8 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  const seen = require('./permissions').playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '').names;
+  app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
   return result;
 }
 
@@ -6920,7 +7241,9 @@ function roundCommand(app, msg, cmd) {
     else if (option.name === 'public') o.whisper = false;
   }
   const fight = s.fight && typeof s.fight === 'object' && typeof s.fight.name === 'string' ? s.fight : null;
-  const meta = { playerid: msg.playerid, whisper: o.whisper === true, seed: o.seed };
+  // Roll20 keeps `state` (and so a pending request's meta) as JSON: no undefined, a big seed as digits.
+  const meta = { playerid: msg.playerid, whisper: o.whisper === true };
+  if (o.seed !== undefined) meta.seed = typeof o.seed === 'bigint' ? o.seed.toString() : o.seed;
   if (mode === 'new') {
     const ruleset = require('./attack').rulesetOf(app, cmd);
     const built = scenarioFromTurnOrder(app, ruleset, o.use);
@@ -6959,7 +7282,7 @@ function currentHp(app, fight) {
 
 function sendRound(app, fight, meta, hp) {
   const params = { name: fight.name, expect_round: fight.round };
-  if (meta.seed !== undefined) params.seed = meta.seed;
+  if (meta.seed !== undefined) params.seed = typeof meta.seed === 'string' && typeof BigInt === 'function' ? BigInt(meta.seed) : meta.seed;
   if (Object.keys(hp).length) params.hp = hp;
   return relaylink.send(app, 'encounter.round', params, Object.assign({}, meta, { name: fight.name }));
 }
@@ -6987,7 +7310,9 @@ function onNew(app, pending, result, id) {
   }
   const hp = {};
   for (const mid of Object.keys(meta.hp || {})) if (meta.hp[mid] !== s.fight.max[mid]) hp[mid] = meta.hp[mid];
-  sendRound(app, s.fight, { playerid: meta.playerid, whisper: meta.whisper, seed: meta.seed }, hp);
+  const next = { playerid: meta.playerid, whisper: meta.whisper };
+  if (meta.seed !== undefined) next.seed = meta.seed;
+  sendRound(app, s.fight, next, hp);
 }
 
 /** Set each named token's bar to `hp`, mark the fallen; returns undo changes and lines. */
@@ -7014,23 +7339,33 @@ function applyHealth(app, fight, health) {
   return changes;
 }
 
-function name(fight, mid) {
-  return esc.text((fight.names && fight.names[mid]) || mid);
+/**
+ * A member's name for a card: the GM's card names everyone; a card players see says
+ * "a hidden creature" for a token on the GM layer (Roll20's turn tracker hides those too).
+ */
+function namer(app, fight, forPlayers) {
+  return (mid) => {
+    if (forPlayers) {
+      const token = app.edge.getGraphic(mid);
+      if (token && token.get('layer') === 'gmlayer') return 'a hidden creature';
+    }
+    return esc.text((fight.names && fight.names[mid]) || mid);
+  };
 }
 
-function eventLine(fight, e) {
+function eventLine(fight, e, name) {
   if (!e || typeof e !== 'object') return null;
   if (e.type === 'attack' || e.type === 'spell') {
     const how = e.type === 'spell' ? ` casts ${esc.text(e.spell)} at` : ' →';
-    return `${name(fight, e.who)}${how} ${name(fight, e.target)}: <b>${Number(e.damage) || 0}</b>`;
+    return `${name(e.who)}${how} ${name(e.target)}: <b>${Number(e.damage) || 0}</b>`;
   }
-  if (e.type === 'down') return `&nbsp;&nbsp;${name(fight, e.who)} is down`;
-  if (e.type === 'fled') return `&nbsp;&nbsp;${name(fight, e.who)} flees (${esc.text(e.why)})`;
+  if (e.type === 'down') return `&nbsp;&nbsp;${name(e.who)} is down`;
+  if (e.type === 'fled') return `&nbsp;&nbsp;${name(e.who)} flees (${esc.text(e.why)})`;
   if (e.type === 'morale') {
     return `morale (${esc.text(e.trigger)}, ${esc.text(e.rule)}): 2d6 ${Number(e.total)} vs ${Number(e.against)}: ` +
       `${e.breaks ? 'breaks' : 'holds'}`;
   }
-  if (e.type === 'spell lost') return `${name(fight, e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
+  if (e.type === 'spell lost') return `${name(e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
   if (e.type === 'end') return `<b>${e.winner ? `${esc.text(e.winner)} win` : esc.text(e.reason)}</b>`;
   return null;
 }
@@ -7047,19 +7382,22 @@ function onRound(app, pending, result, id) {
   fight.round = result.round;
   const changes = applyHealth(app, fight, result.members && typeof result.members === 'object' ? result.members : {});
   if (changes.length) store.pushUndo(s, { id, label: `round ${result.round}`, time: app.edge.now(), changes });
-  const lines = [];
-  const order = Array.isArray(result.order) ? result.order : [];
-  if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(fight, m)).join(', ')).join('; ')}`);
-  for (const e of Array.isArray(result.events) ? result.events : []) {
-    const line = eventLine(fight, e);
-    if (line) lines.push(line);
-  }
-  const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
-  lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
-  if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
-  else lines.push(esc.button('undo round', '!fracas round --undo'));
-  const card = cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  const card = (forPlayers) => {
+    const name = namer(app, fight, forPlayers);
+    const lines = [];
+    const order = Array.isArray(result.order) ? result.order : [];
+    if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(m)).join(', ')).join('; ')}`);
+    for (const e of Array.isArray(result.events) ? result.events : []) {
+      const line = eventLine(fight, e, name);
+      if (line) lines.push(line);
+    }
+    const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
+    lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
+    else lines.push(esc.button('undo round', '!fracas round --undo'));
+    return cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
+  };
+  app.postCard({ playerid: meta.playerid }, card(true), meta.whisper, card(false));
 }
 
 /** encounter.undo answered: the tokens as the encounter now stands. */
@@ -7106,6 +7444,7 @@ function tokenOf(app, msg, id, what) {
   const token = app.edge.getGraphic(id);
   if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
   permissions.checkTarget(app, msg, token, id);
+  permissions.checkPage(app, msg, token, id, `--${what}`);
   return token;
 }
 
@@ -7161,6 +7500,7 @@ function competeCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(dice);
   permissions.checkDice(app, msg, options);
   if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
@@ -7203,6 +7543,7 @@ function impaleCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas impale does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['closed', 'forte', 'weight', 'bonus', 'type'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(rest);
   permissions.checkDice(app, msg, options);
   if (!chargerId) throw new UsageError('give the charging attacker: --charger @{target|token_id}');
@@ -7235,7 +7576,7 @@ function impaleCommand(app, msg, cmd) {
       store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
       undo = true;
     }
-    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied });
+    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
   }
   app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
     options.whisper);
@@ -7243,6 +7584,104 @@ function impaleCommand(app, msg, cmd) {
 }
 
 module.exports = { competeCommand, impaleCommand, parseSeed };
+  },
+  "src/mod/validate.js": function (module, exports, require) {
+'use strict';
+// `state.fracas` checked on load: Roll20 keeps it as JSON that a GM (or another script) can
+// edit, so every value is checked against what `!fracas config` itself would accept. A bad
+// value goes back to its default and the GM is told which, by its path (e.g.
+// `state.fracas.config.bar was 7 (one of 1, 2, 3): now 1`); nothing bad is used unchecked.
+
+const { defaultConfig, DEFAULT_ATTRS } = require('./store');
+const { ATTR_NAME, MARKER_TAG, SWITCHES } = require('./config');
+const { CONDITIONS } = require('../schema');
+const { names: rulesetNames } = require('../rulesets');
+
+const whole = (low, high) => (v) => Number.isInteger(v) && v >= low && v <= high;
+const bool = (v) => typeof v === 'boolean';
+
+// Each setting: [check, what it must be (for the note)].
+const CHECKS = {
+  bar: [whole(1, 3), 'one of 1, 2, 3'],
+  min: [whole(-1000000, 1000000), 'a whole number from -1000000 to 1000000'],
+  output: [(v) => v === 'public' || v === 'whisper', '"public" or "whisper"'],
+  relay_chunk: [whole(200, 20000), 'a whole number from 200 to 20000'],
+  relay_timeout: [whole(5, 600), 'a whole number from 5 to 600'],
+  ruleset: [(v) => rulesetNames().includes(v), `one of ${rulesetNames().join(', ')}`],
+  injury_bar: [(v) => v === null || whole(1, 3)(v), 'null or one of 1, 2, 3'],
+};
+
+// Every on/off setting of !fracas config.
+for (const [key] of Object.values(SWITCHES)) CHECKS[key] = [bool, 'true or false'];
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const shown = (v) => {
+  const text = JSON.stringify(v);
+  return text === undefined ? String(v) : text.length > 40 ? `${text.slice(0, 40)}…` : text;
+};
+
+/** Check `s` (state.fracas, current version) in place; returns the notes for the GM. */
+function validate(s) {
+  const notes = [];
+  const where = 'state.fracas.config';
+  const defaults = defaultConfig();
+  const config = s.config;
+  for (const key of Object.keys(config)) {
+    if (key === 'attrs' || key === 'markers') continue;
+    if (!Object.prototype.hasOwnProperty.call(CHECKS, key)) {
+      notes.push(`${where}.${key} is not a fracas setting: removed`);
+      delete config[key];
+    }
+  }
+  for (const [key, [ok, want]] of Object.entries(CHECKS)) {
+    if (!ok(config[key])) {
+      notes.push(`${where}.${key} was ${shown(config[key])} (${want}): now ${shown(defaults[key])}`);
+      config[key] = defaults[key];
+    }
+  }
+  const attrs = Object.create(null);
+  for (const key of Object.keys(DEFAULT_ATTRS)) {
+    const v = config.attrs[key];
+    if (typeof v === 'string' && ATTR_NAME.test(v)) attrs[key] = v;
+    else {
+      notes.push(`${where}.attrs.${key} was ${shown(v)} (an attribute name): now ${shown(DEFAULT_ATTRS[key])}`);
+      attrs[key] = DEFAULT_ATTRS[key];
+    }
+  }
+  for (const key of Object.keys(config.attrs)) {
+    if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, key)) notes.push(`${where}.attrs.${key} is not a sheet field fracas reads: removed`);
+  }
+  config.attrs = Object.assign({}, attrs);
+  const markers = {};
+  for (const key of Object.keys(config.markers)) {
+    const v = config.markers[key];
+    if (CONDITIONS.includes(key) && typeof v === 'string' && v && MARKER_TAG.test(v)) markers[key] = v.toLowerCase();
+    else notes.push(`${where}.markers.${key} was ${shown(v)} (a condition's token marker): removed, the condition's own name is used`);
+  }
+  config.markers = markers;
+  // The lists the script keeps: entries of the wrong shape are dropped.
+  const before = s.undo.length;
+  s.undo = s.undo.filter((u) => isObject(u) && Array.isArray(u.changes) && u.changes.every(isObject));
+  if (s.undo.length !== before) notes.push(`state.fracas.undo: ${before - s.undo.length} unreadable entr${before - s.undo.length === 1 ? 'y' : 'ies'} dropped`);
+  const logBefore = s.log.length;
+  s.log = s.log.filter((e) => isObject(e) && typeof e.id === 'string' && isObject(e.request));
+  if (s.log.length !== logBefore) notes.push(`state.fracas.log: ${logBefore - s.log.length} unreadable entr${logBefore - s.log.length === 1 ? 'y' : 'ies'} dropped`);
+  for (const id of Object.keys(s.relay.pending)) {
+    const p = s.relay.pending[id];
+    if (!isObject(p) || typeof p.method !== 'string' || typeof p.text !== 'string') {
+      notes.push(`state.fracas.relay.pending.${id} is not a request fracas sent: dropped`);
+      delete s.relay.pending[id];
+    }
+  }
+  if (s.relay.secret !== null && !(typeof s.relay.secret === 'string' && /^[0-9a-f]{64}$/.test(s.relay.secret))) {
+    notes.push('state.fracas.relay.secret is not 64 hex digits: a new secret is made (give it to the relay)');
+    s.relay.secret = null;
+    s.relay.secret_shown = false;
+  }
+  return notes;
+}
+
+module.exports = { validate };
   },
   "src/mod/edge.js": function (module, exports, require) {
 'use strict';
@@ -7254,6 +7693,7 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
 // globals (test/emulator.js).
 
 const SPEAKER = 'fracas';
+const { text: escapeText } = require('./escape');
 
 /**
  * A command read a sheet item the script has not fetched yet (Beacon sheets keep
@@ -7323,15 +7763,41 @@ function fromGlobals() {
     /** Whisper to a player by id ('gm' for the GMs). */
     whisper(playerId, html, options = {}) {
       let to = 'gm';
+      let body = html;
       if (playerId && playerId !== 'gm' && playerId !== 'API') {
         const player = getObj('player', playerId);
-        if (player && !playerIsGM(playerId)) to = `"${String(player.get('displayname')).replace(/"/g, '')}"`;
+        const name = player ? String(player.get('displayname') || '') : '';
+        if (player && !playerIsGM(playerId)) {
+          // Roll20 addresses a whisper by display name, quoted (`/w "Name"`); a name holding
+          // a double quote cannot be quoted (the issue: such a player got nothing). The GM
+          // gets it instead, saying for whom, so nothing is lost silently.
+          if (name && !name.includes('"')) to = `"${name}"`;
+          else {
+            const note = `for ${escapeText(name)}: Roll20 cannot whisper to a display name with a double quote`;
+            // A roll template must open the message: the note is then a field of it.
+            body = html.startsWith('&{template:') ? `${html} {{note=${note}}}` : `<div>(${note})</div>${html}`;
+          }
+        }
       }
-      sendChat(SPEAKER, `/w ${to} ${html}`, null, options.noarchive ? { noarchive: true } : undefined);
+      sendChat(SPEAKER, `/w ${to} ${body}`, null, options.noarchive ? { noarchive: true } : undefined);
     },
 
+    /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */
     isGM(playerId) {
-      return playerId === 'API' || (typeof playerIsGM === 'function' && playerIsGM(playerId) === true);
+      return playerId !== 'API' && typeof playerIsGM === 'function' && playerIsGM(playerId) === true;
+    },
+
+    /** Whether `playerId` names a player of this campaign. */
+    isPlayer(playerId) {
+      return typeof playerId === 'string' && playerId !== 'API' && !!getObj('player', playerId);
+    },
+
+    /** The page a player sees: their own split-party page, else the players' page (API:Objects, Campaign). */
+    playerPage(playerId) {
+      const campaign = Campaign();
+      const own = campaign.get('playerspecificpages');
+      if (own && typeof own === 'object' && Object.prototype.hasOwnProperty.call(own, playerId)) return String(own[playerId]);
+      return String(campaign.get('playerpageid') || '') || null;
     },
 
     playerName(playerId) {

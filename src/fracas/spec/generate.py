@@ -119,7 +119,8 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
     lines += ["", f"BRIDGE_METHODS = {tuple(facts['bridge']['methods'])!r}",
-              f"ROLLING_METHODS = {tuple(facts['bridge']['rolling_methods'])!r}", "",
+              f"ROLLING_METHODS = {tuple(facts['bridge']['rolling_methods'])!r}",
+              f"ROLL20_RELAY_METHODS = {tuple(sorted(facts['bridge']['roll20_relay']))!r}", "",
               "# Message templates: `{name}` is filled in by the caller (fracas.requests.say).",
               "MESSAGES = {"]
     for key, text in facts["messages"].items():
@@ -170,6 +171,24 @@ def foundry_facts(facts: dict[str, Any], root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def roll20_relay_methods(facts: dict[str, Any], root: Path) -> str:
+    """The Roll20 relay's allowlist: the bridge methods the spec says it carries."""
+    methods = facts["bridge"]["methods"]
+    relayed = facts["bridge"]["roll20_relay"]
+    unknown = [m for m in relayed if m not in methods]
+    if unknown:
+        raise ValueError(f"bridge.roll20_relay names methods the bridge does not have: {unknown}")
+    return "\n".join([
+        "'use strict';",
+        f"// {BANNER}",
+        "// The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):",
+        "// a signed request for any other method is refused by the worker.",
+        f"const RELAYED = Object.freeze({_js(sorted(relayed))});",
+        "",
+        "module.exports = { RELAYED };",
+    ]) + "\n"
+
+
 BIGJSON_SOURCE = "vtt_scripts/roll20/src/bigjson.js"
 
 
@@ -210,6 +229,7 @@ OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "src/fracas/_facts.py": python_facts,
     "cython_core/_layout.pxi": cython_layout,
     "vtt_scripts/roll20/src/facts.js": roll20_facts,
+    "vtt_scripts/roll20/relay/methods.js": roll20_relay_methods,
     "vtt_scripts/foundry/scripts/facts.js": foundry_facts,
     "vtt_scripts/foundry/scripts/bigjson.js": foundry_bigjson,
     "bridge/schema.json": bridge_schema,

@@ -7,14 +7,20 @@ const FracasRelayChat = (() => {
   "relay/content.js": function (module, exports, require) {
 'use strict';
 // The relay extension's content script in the Roll20 editor tab: it carries chat only.
-// FRACAS1 frames that appear in chat are hidden and handed to the background worker;
-// the answers it sends back are typed into the chat box. It never sees the bridge
+// Chat messages that look like FRACAS1 frames are handed to the background worker, which
+// checks their signature and tells this script which to hide: only verified frames are
+// hidden (a player cannot hide a message from the GM by starting it with FRACAS1).
+// The answers the worker sends back are typed into the chat box. It never sees the bridge
 // token or the relay secret, and the page's own scripts cannot reach this script.
 
 const { createAdapter } = require('./roll20-dom');
 
+const MAX_WAITING = 200; // frames waiting for the worker's verdict
+
 function start(win, chrome) {
   const adapter = createAdapter(win);
+  const waiting = new Map(); // ref → chat element, until the worker says to hide it
+  let counter = 0;
   let port = null;
   let delay = 500;
   const connect = () => {
@@ -26,6 +32,10 @@ function start(win, chrome) {
     delay = 500;
     port.onMessage.addListener((m) => {
       if (m && m.type === 'post' && typeof m.text === 'string' && m.text.startsWith('!fracas-relay ')) adapter.post(m.text);
+      if (m && m.type === 'hide' && waiting.has(m.ref)) {
+        adapter.hide(waiting.get(m.ref));
+        waiting.delete(m.ref);
+      }
     });
     port.onDisconnect.addListener(() => {
       port = null;
@@ -37,8 +47,11 @@ function start(win, chrome) {
   connect();
   adapter.watchMessages((text, element) => {
     if (!text.includes('FRACAS1')) return; // other chat stays in the page
-    adapter.hide(element);
-    if (port) port.postMessage({ type: 'chat', text });
+    if (!port) return;
+    counter += 1;
+    waiting.set(counter, element);
+    while (waiting.size > MAX_WAITING) waiting.delete(waiting.keys().next().value);
+    port.postMessage({ type: 'chat', text, ref: counter });
   });
 }
 

@@ -38,7 +38,10 @@ function start(chrome, g) {
         if (!port) throw new Error('no Roll20 tab is open to post the answer in');
         port.postMessage({ type: 'post', text });
       },
-      hide() {}, // the content script hides frames in the page itself
+      // Hide a verified frame: `ref` is the content script's number for that chat message.
+      hide(ref) {
+        if (port && Number.isSafeInteger(ref)) port.postMessage({ type: 'hide', ref });
+      },
     },
     WebSocket: g.WebSocket,
     setTimeout: (fn, ms) => g.setTimeout(fn, ms),
@@ -63,7 +66,7 @@ function start(chrome, g) {
     port = p;
     p.onMessage.addListener((m) => {
       if (port !== p || !m || m.type !== 'chat' || typeof m.text !== 'string') return;
-      relay.onChatMessage(m.text.slice(0, MAX_CHAT_TEXT), null);
+      relay.onChatMessage(m.text.slice(0, MAX_CHAT_TEXT), Number.isSafeInteger(m.ref) ? m.ref : null);
     });
     p.onDisconnect.addListener(() => { if (port === p) port = null; });
   });

@@ -9,9 +9,11 @@
 // bridge answers a repeated id from its journal, so nothing is rolled twice.
 
 const protocol = require('../src/protocol');
+// Generated from the spec (src/fracas/spec/facts.toml, [bridge] roll20_relay): what the Mod sends.
+const { RELAYED } = require('./methods');
 
 const RELAY_VERSION = '0.1.0';
-const ALLOWED = ['attack.bulk', 'attack.resolve', 'initiative.roll', 'journal.get', 'journal.replay', 'server.info'];
+const ALLOWED = RELAYED;
 const MAX_QUEUE = 50;
 
 class Relay {
@@ -230,19 +232,23 @@ class Relay {
     this.inflight.clear();
   }
 
-  /** A chat message: if it carries a request frame, collect it (and hide it). */
+  /**
+   * A chat message: if it carries a frame signed with the campaign's secret, hide it, and
+   * collect it when it is a request. A message that only looks like a frame (a player
+   * typing "FRACAS1 …" to hide what they say from the GM) is neither hidden nor forwarded.
+   */
   onChatMessage(text, element) {
     const frame = protocol.parseFrame(text);
     if (!frame) return false;
-    if (element && this.o.adapter) this.o.adapter.hide(element);
-    if (frame.kind !== 'req') return true;
-    // Only the Mod script knows the secret: a frame typed by a player or planted by a
-    // page is not signed with it, and never reaches the bridge.
-    if (!protocol.verify(frame, this.secret)) {
+    // Only the Mod script and this relay know the secret: a frame typed by a player or
+    // planted by a page is not signed with it, stays visible and never reaches the bridge.
+    if (!this.secret || !protocol.verify(frame, this.secret)) {
       this.stats.refused = (this.stats.refused || 0) + 1;
       this.o.log(`frame ${frame.id} ${frame.part}/${frame.parts} ignored: not signed with this campaign's relay secret`);
       return true;
     }
+    if (element && this.o.adapter) this.o.adapter.hide(element);
+    if (frame.kind !== 'req') return true;
     let whole;
     try {
       whole = this.reassembler.add(frame, this.o.now());

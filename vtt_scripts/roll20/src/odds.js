@@ -131,6 +131,30 @@ function toFloat(f) {
 
 const keyOf = (v) => (Array.isArray(v) ? v.join(',') : v);
 
+// A work meter for the Roll20 sandbox, where every Mod script shares one thread: each pair
+// of outcomes combined (convolve, map, mix) is one unit of work, weighted by the size of
+// the numbers multiplied. odds() with options.budget stops with a LimitError once the
+// units pass the budget (vtt_scripts/roll20/src/mod/odds.js turns that into a message).
+let meter = null;
+let spentEver = 0; // all units since the script started (Fracas.stats() shows it)
+function spend(units) {
+  // Charged before the work is done: the work that would pass the budget is never started.
+  if (meter !== null && meter.used + units > meter.limit) {
+    const err = new LimitError('$', `these odds are too much work to enumerate exactly here (over ${meter.limit.toLocaleString('en-US')} units)`);
+    err.overBudget = true;
+    throw err;
+  }
+  if (meter !== null) meter.used += units;
+  spentEver += units;
+}
+const bits = (x) => Math.max(1, Math.ceil(x.toString(16).length / 16)); // 64-bit words
+// Outcomes that are arrays (a pool's [best face, hits, …]) are keyed by a joined string:
+// measured about 2 × their length times the cost of a number's.
+const keyCost = (d) => {
+  const first = d.w.values().next().value;
+  return first && Array.isArray(first.v) ? 2 * first.v.length : 1;
+};
+
 /** Outcome → BigInt weight over `den` (weights sum to at most den). */
 class Dist {
   constructor(w, den) {
@@ -163,12 +187,14 @@ class Dist {
   }
 
   map(f) {
+    spend(this.w.size * bits(this.den) * keyCost(this));
     const w = new Map();
     for (const { v, x } of this.w.values()) this.add(w, f(v), x);
     return new Dist(w, this.den);
   }
 
   convolve(other, combine = (a, b) => a + b) {
+    spend(this.w.size * other.w.size * (bits(this.den) + bits(other.den)) * Math.max(keyCost(this), keyCost(other)));
     const w = new Map();
     for (const a of this.w.values()) {
       for (const b of other.w.values()) this.add(w, combine(a.v, b.v), a.x * b.x);
@@ -220,6 +246,7 @@ function mix(parts) {
   }
   const w = new Map();
   const out = new Dist(w, den);
+  spend(parts.reduce((n, [, d]) => n + d.w.size, 0) * bits(den));
   for (const [p, d] of parts) {
     if (p[0] === 0n) continue;
     const factor = den / (p[1] * d.den) * p[0];
@@ -598,6 +625,19 @@ function typeName(value) {
  * the damage distribution, mean, sd, P(hit), P(crit) (ER), P(damage >= N), P(drop).
  */
 function odds(request, options = {}) {
+  if (options.budget === undefined || options.budget === null) return oddsOf(request, options);
+  const outer = meter;
+  meter = { used: 0, limit: options.budget };
+  try {
+    const result = oddsOf(request, options);
+    result.work = meter.used;
+    return result;
+  } finally {
+    meter = outer;
+  }
+}
+
+function oddsOf(request, options) {
   const { rulesOf } = require('./rulesets');
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
@@ -709,4 +749,9 @@ function checkRemaining(remaining, ids) {
   }
 }
 
-module.exports = { odds, Dist, toFloat, CHAIN_DEPTH };
+/** The units of work all odds have taken since the script started. */
+function workDone() {
+  return spentEver;
+}
+
+module.exports = { odds, Dist, toFloat, CHAIN_DEPTH, workDone };

@@ -1,16 +1,35 @@
 'use strict';
-// A Roll20 Mod (API) sandbox emulator for the tests.
+// A Roll20 Mod (API) sandbox emulator for the tests: STRICT, so a test fails where
+// Roll20 would misbehave. Each behaviour names its source:
 //
-// The real Mod script file (fracas.js, as a GM pastes it) runs in a node `vm`
-// context that has Roll20's globals: on, sendChat, findObjs, filterObjs, getObj,
-// createObj, getAttrByName, playerIsGM, randomInteger, Campaign, state, log,
-// setTimeout. Campaign objects live in memory and behave like Roll20's: get/set,
-// `_`-prefixed read-only properties, `id`. It is stricter than Roll20 where
-// Roll20 would silently corrupt a game: set() with NaN, undefined, an object or a
-// read-only property throws, and so does an exception escaping a handler (in
-// Roll20 that crashes the whole sandbox, every script in it).
+// * Only Roll20's globals (wiki API:Utility Functions, API:Objects, API:Chat,
+//   API:Events): on, sendChat, findObjs, filterObjs, getAllObjs, getObj, createObj,
+//   getAttrByName, playerIsGM, randomInteger, Campaign, state, log and the timers.
+//   No require, process, Buffer or setImmediate: a script that reaches for them fails here.
+// * Every installed script is concatenated into ONE source and run in one shared
+//   scope (the wiki's Mod:Cookbook "Revealing Module Pattern" writes
+//   `var m = m || (function () {…}())` because all scripts share the global
+//   namespace): a top-level name two scripts declare is a SyntaxError for all of them.
+//   `options.scripts` adds other scripts (e.g. a forwarder like ScriptCards) beside fracas.js.
+// * A script's sendChat comes back to every chat:message handler with playerid 'API'
+//   and `who` the speakingAs name (API:Chat: "playerid: The ID of the player that sent
+//   the message"; for the sandbox that is 'API'; speakingAs "player|id" and
+//   "character|id" give that player's or character's name). The type follows the text:
+//   '!' → api, '/w' → whisper, '/em' → emote, '/desc' → desc, else general. It is
+//   delivered after the handler that sent it returns (Roll20 delivers chat asynchronously).
+// * `state` must stay JSON (API:Objects, "state": "it is persisted as JSON"): after every
+//   event, timer and promise turn the emulator walks it and fails on undefined, NaN,
+//   Infinity, functions, BigInt, Maps and other non-plain objects, and cycles.
+// * set() and createObj() know each object type's properties (API:Objects, the property
+//   tables of Graphic, Character, Attribute, Handout, Player, Page, Campaign): an unknown
+//   property, a `_` read-only one, or a value of the wrong kind (NaN, undefined, an object,
+//   a layer that is not one of Roll20's) is refused. Roll20 itself would store or ignore
+//   it silently and the game would be quietly wrong; here the test fails.
+// * playerIsGM('API') is false: 'API' is no player (TokenMod's `--api-as` exists because
+//   a script's message carries no player to check).
+// * An exception escaping a handler or timer crashes the sandbox (every script in it).
 //
-// Tests drive it with chat(), read what the script said with `outputs`, and can
+// Tests drive it with chat(), read what the scripts said with `outputs`, and can
 // reload() it (a sandbox restart: new context, same campaign, `state` kept as JSON).
 
 const fs = require('node:fs');
@@ -30,7 +49,7 @@ const DEFAULTS = {
   player: { _type: 'player', _displayname: '', _online: true },
   page: { _type: 'page', name: 'Page' },
   campaign: {
-    _type: 'campaign', turnorder: '', initiativepage: false, playerpageid: 'page-1',
+    _type: 'campaign', turnorder: '', initiativepage: false, playerpageid: 'page-1', playerspecificpages: false,
     // Roll20's own markers (a few of them) and a custom one, as Campaign().get('_token_markers') gives them.
     _token_markers: JSON.stringify(['red', 'blue', 'green', 'dead', 'skull', 'sleepy', 'back-pain', 'half-heart',
       'ninja-mask', 'snail', 'fishing-net', 'padlock', 'cobweb', 'broken-shield', 'grab', 'screaming']
@@ -38,6 +57,74 @@ const DEFAULTS = {
   },
 };
 const ASYNC_FIELDS = { handout: ['notes', 'gmnotes'], character: ['bio', 'gmnotes', 'defaulttoken'] };
+
+// The properties scripts may set, per type, with the kind of value each takes (wiki
+// API:Objects, the property table of each object). 'bar' is Roll20's bar value: a
+// string or a number. Properties starting with `_` are read-only (API:Objects: "you
+// cannot set them"). A graphic also takes `status_<marker>` (API:Objects, statusmarkers).
+const BOOL = 'bool';
+const NUM = 'num';
+const STR = 'str';
+const BAR = 'bar';
+const WRITABLE = {
+  graphic: Object.assign({
+    imgsrc: STR, bar1_link: STR, bar2_link: STR, bar3_link: STR, represents: STR, left: NUM, top: NUM, width: NUM,
+    height: NUM, rotation: NUM, layer: 'layer', isdrawing: BOOL, flipv: BOOL, fliph: BOOL, name: STR, gmnotes: STR,
+    controlledby: STR, bar1_value: BAR, bar2_value: BAR, bar3_value: BAR, bar1_max: BAR, bar2_max: BAR, bar3_max: BAR,
+    aura1_radius: BAR, aura2_radius: BAR, aura1_color: STR, aura2_color: STR, aura1_square: BOOL, aura2_square: BOOL,
+    tint_color: STR, statusmarkers: STR, showname: BOOL, showplayers_name: BOOL, showplayers_bar1: BOOL,
+    showplayers_bar2: BOOL, showplayers_bar3: BOOL, showplayers_aura1: BOOL, showplayers_aura2: BOOL,
+    playersedit_name: BOOL, playersedit_bar1: BOOL, playersedit_bar2: BOOL, playersedit_bar3: BOOL,
+    playersedit_aura1: BOOL, playersedit_aura2: BOOL, light_radius: BAR, light_dimradius: BAR,
+    light_otherplayers: BOOL, light_hassight: BOOL, light_angle: BAR, light_losangle: BAR, light_multiplier: BAR,
+    lastmove: STR, sides: STR, currentSide: NUM, tooltip: STR, show_tooltip: BOOL,
+  }),
+  character: { avatar: STR, name: STR, bio: STR, gmnotes: STR, archived: BOOL, inplayerjournals: STR, controlledby: STR },
+  attribute: { name: STR, current: BAR, max: BAR },
+  handout: { avatar: STR, name: STR, notes: STR, gmnotes: STR, inplayerjournals: STR, archived: BOOL, controlledby: STR },
+  player: { speakingas: STR, color: STR, showmacrobar: BOOL },
+  page: {
+    name: STR, showgrid: BOOL, showdarkness: BOOL, showlighting: BOOL, width: NUM, height: NUM, snapping_increment: NUM,
+    grid_opacity: NUM, fog_opacity: NUM, background_color: STR, gridcolor: STR, grid_type: STR, scale_units: STR,
+    scale_number: NUM, gridlabels: BOOL, diagonaltype: STR, archived: BOOL, lightupdatedrop: BOOL,
+    lightenforcelos: BOOL, lightrestrictmove: BOOL, lightglobalillum: BOOL,
+  },
+  // playerspecificpages: false, or an object player id → page id (API:Objects, Campaign).
+  campaign: { turnorder: STR, initiativepage: 'page', playerpageid: STR, playerspecificpages: 'pages' },
+};
+// Roll20's layers (API:Objects, Graphic: layer "gmlayer, objects, map, walls"; foreground since 2023).
+const LAYERS = ['gmlayer', 'objects', 'map', 'walls', 'foreground'];
+
+/** Why `value` is not a `kind` property value, or null when it is fine. */
+function badValue(kind, value) {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return 'a BigInt';
+  if (typeof value === 'function') return 'a function';
+  switch (kind) {
+    case BOOL: return typeof value === 'boolean' ? null : `${JSON.stringify(value)} (not true or false)`;
+    case NUM: return typeof value === 'number' ? null : `${JSON.stringify(value)} (not a number)`;
+    case STR: return typeof value === 'string' ? null : `${JSON.stringify(value)} (not a string)`;
+    case BAR: return typeof value === 'string' || typeof value === 'number' ? null : `${typeof value} (not a string or number)`;
+    case 'layer': return LAYERS.includes(value) ? null : `${JSON.stringify(value)} (not a layer: ${LAYERS.join(', ')})`;
+    case 'status': return typeof value === 'boolean' || (Number.isInteger(value) && value >= 0 && value <= 9) ? null
+      : `${JSON.stringify(value)} (a status marker is true, false or a count 0-9)`;
+    case 'page': return value === false || typeof value === 'string' ? null : `${JSON.stringify(value)} (not false or a page id)`;
+    case 'pages':
+      if (value === false) return null;
+      if (value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string')) return null;
+      return 'not false or an object of page ids';
+    default: return `a value for an unknown kind ${kind}`;
+  }
+}
+
+/** Whether `type` objects take `prop` from set() (and its kind). */
+function writableKind(type, prop) {
+  const table = WRITABLE[type] || {};
+  if (Object.prototype.hasOwnProperty.call(table, prop)) return table[prop];
+  if (type === 'graphic' && /^status_[A-Za-z0-9_:-]+$/.test(prop)) return 'status';
+  return null;
+}
 
 class SandboxCrash extends Error {}
 
@@ -48,6 +135,8 @@ class Emulator {
    */
   constructor(options = {}) {
     this.scriptPath = options.script || path.join(__dirname, '..', 'fracas.js');
+    // Other scripts installed beside fracas: [{name, source}] (before it in the concatenation).
+    this.otherScripts = options.scripts || [];
     this.objects = new Map();
     this.counter = 0;
     this.outputs = [];
@@ -85,6 +174,10 @@ class Emulator {
   create(type, props = {}) {
     if (!DEFAULTS[type]) throw new Error(`emulator: unknown object type ${type}`);
     const id = props._id || props.id || this.newId();
+    for (const k of Object.keys(props)) {
+      if (k === 'id' || Object.prototype.hasOwnProperty.call(DEFAULTS[type], k) || writableKind(type, k) || k.startsWith('_')) continue;
+      throw new Error(`emulator: ${type} has no property ${k} (API:Objects)`);
+    }
     const data = Object.assign({}, DEFAULTS[type], props, { _id: id, _type: type });
     delete data.id;
     const obj = new R20Object(this, data);
@@ -116,7 +209,11 @@ class Emulator {
 
   /** Let the sandbox's pending promises (sheet-item reads) finish. */
   async settle(rounds = 20) {
-    for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < rounds; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.checkState('after a promise turn');
+      this.drain();
+    }
   }
 
   addToken(props = {}) {
@@ -143,6 +240,9 @@ class Emulator {
   /** Load the script into a fresh context and fire `ready` (a sandbox start). */
   boot() {
     this.handlers = { ready: [], 'chat:message': [] };
+    this.echoes = [];
+    this.delivering = false;
+    this.ctxProto = null;
     const emu = this;
     const state = this.stateJSON ? JSON.parse(this.stateJSON) : {};
     this.state = state;
@@ -153,6 +253,7 @@ class Emulator {
         emu.handlers[event].push(fn);
       },
       sendChat(speakingAs, text, callback, options) {
+        if (typeof callback === 'function') throw new SandboxCrash('sendChat with a callback: the emulator does not roll dice for scripts');
         emu.record(speakingAs, text, options);
       },
       findObjs(attrs, options) { return emu.find(attrs, options); },
@@ -163,9 +264,21 @@ class Emulator {
         return obj && obj.data._type === type ? obj : undefined;
       },
       createObj(type, props) {
+        // API:Objects, createObj: scripts create graphics, text, paths, characters, attributes,
+        // abilities, handouts, macros, rollable tables… but never players, pages or the campaign.
         if (!['handout', 'attribute', 'character', 'graphic'].includes(type)) throw new SandboxCrash(`createObj: cannot create ${type}`);
-        for (const [k, v] of Object.entries(props || {})) checkValue(`createObj ${type}.${k}`, v);
-        return emu.create(type, props);
+        const clean = {};
+        for (const [k, v] of Object.entries(props || {})) {
+          if (k === '_characterid' && type === 'attribute') { clean[k] = v; continue; } // API:Objects: given at creation
+          if (k === '_pageid' && type === 'graphic') { clean[k] = v; continue; }
+          if (k === '_subtype' && type === 'graphic') { clean[k] = v; continue; }
+          const kind = writableKind(type, k);
+          if (!kind) throw new SandboxCrash(`createObj('${type}'): no settable property ${k} (API:Objects)`);
+          const bad = badValue(kind, v);
+          if (bad) throw new SandboxCrash(`createObj('${type}').${k}: ${bad}`);
+          clean[k] = v;
+        }
+        return emu.create(type, clean);
       },
       getAttrByName(characterId, name, valueType = 'current') {
         const attr = emu.attribute(characterId, name);
@@ -182,8 +295,9 @@ class Emulator {
           return new Promise((resolve) => setImmediate(() => resolve(Object.prototype.hasOwnProperty.call(items, name) ? items[name] : undefined)));
         },
       } : {}),
-      // As on Roll20: messages from other Mod scripts come from 'API', which counts as a GM.
-      playerIsGM(id) { return id === 'API' || emu.gmIds.has(id); },
+      // API:Utility Functions: playerIsGM(playerid) "returns whether a player is currently GM";
+      // 'API' (another script's message) is no player, so it is not a GM.
+      playerIsGM(id) { return emu.gmIds.has(id); },
       randomInteger(max) {
         if (!Number.isInteger(max) || max < 1) throw new SandboxCrash(`randomInteger(${max})`);
         return emu.random(max);
@@ -194,11 +308,12 @@ class Emulator {
       clearTimeout(handle) { emu.cancelTimer(handle); },
       setInterval(fn, ms) { return emu.addTimer(fn, ms, true); },
       clearInterval(handle) { emu.cancelTimer(handle); },
-      console,
     };
     this.context = vm.createContext(sandbox);
-    const source = fs.readFileSync(this.scriptPath, 'utf8');
-    vm.runInContext(source, this.context, { filename: path.basename(this.scriptPath) });
+    // One file, one scope: every script concatenated (Roll20 shows errors by line of that file).
+    const parts = this.otherScripts.map((sc) => `// ---- ${sc.name}\n${sc.source}`);
+    parts.push(`// ---- ${path.basename(this.scriptPath)}\n${fs.readFileSync(this.scriptPath, 'utf8')}`);
+    vm.runInContext(parts.join('\n'), this.context, { filename: 'api-scripts.js' });
     this.fire('ready');
   }
 
@@ -227,7 +342,49 @@ class Emulator {
       } catch (err) {
         throw new SandboxCrash(`the script threw from a ${event} handler (this crashes the Roll20 sandbox): ${err && err.stack}`);
       }
+      this.checkState(`after a ${event} handler`);
     }
+    this.drain();
+  }
+
+  /** Chat the scripts sent reaches every chat:message handler now, as 'API'. */
+  drain() {
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let n = 0; this.echoes.length; n++) {
+        if (n > 200) throw new SandboxCrash('scripts answer each other\'s chat without end (more than 200 messages)');
+        this.fire('chat:message', this.echoes.shift());
+      }
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  /** `state` must survive Roll20's JSON persistence unchanged (API:Objects, state). */
+  checkState(when) {
+    const seen = new Set();
+    const walk = (value, where) => {
+      if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+      if (typeof value === 'number') {
+        if (!Number.isFinite(value)) throw new SandboxCrash(`state${where} is ${value} ${when}: Roll20 keeps state as JSON`);
+        return;
+      }
+      if (typeof value !== 'object') throw new SandboxCrash(`state${where} is a ${typeof value} ${when}: Roll20 keeps state as JSON`);
+      if (seen.has(value)) throw new SandboxCrash(`state${where} is a cycle ${when}`);
+      const proto = Object.getPrototypeOf(value);
+      const plainObject = proto === null || proto === Object.prototype || proto === this.contextObjectProto();
+      if (!Array.isArray(value) && !plainObject) throw new SandboxCrash(`state${where} is a ${value.constructor && value.constructor.name} ${when}: Roll20 keeps state as JSON`);
+      seen.add(value);
+      for (const k of Object.keys(value)) walk(value[k], `${where}${Array.isArray(value) ? `[${k}]` : `.${k}`}`);
+      seen.delete(value);
+    };
+    walk(this.state, '');
+  }
+
+  contextObjectProto() {
+    if (!this.ctxProto) this.ctxProto = vm.runInContext('Object.prototype', this.context);
+    return this.ctxProto;
   }
 
   /**
@@ -249,6 +406,15 @@ class Emulator {
     return this.outputs.slice(before);
   }
 
+  /** Who a script's speakingAs names: "player|id" and "character|id" become that name (API:Chat). */
+  speakerName(speakingAs) {
+    const m = /^(player|character)\|(.+)$/.exec(String(speakingAs));
+    if (!m) return String(speakingAs);
+    const obj = this.objects.get(m[2]);
+    if (!obj || obj.data._type !== m[1]) return String(speakingAs);
+    return String(m[1] === 'player' ? obj.data._displayname : obj.data.name);
+  }
+
   record(speakingAs, text, options) {
     if (typeof text !== 'string') throw new SandboxCrash(`sendChat with a ${typeof text}`);
     let to = null;
@@ -264,8 +430,22 @@ class Emulator {
       if (!known) throw new SandboxCrash(`a whisper to "${to}" reaches nobody (not gm, a player or a character): ${text.slice(0, 120)}`);
     }
     const out = { from: speakingAs, to, text: body, raw: text, noarchive: !!(options && options.noarchive) };
-    this.outputs.push(out);
-    if (this.onOutput) this.onOutput(out);
+    // API:Chat: a message starting with '!' is shown to nobody, only handed to the scripts.
+    if (!text.startsWith('!')) {
+      this.outputs.push(out);
+      if (this.onOutput) this.onOutput(out);
+    }
+    // API:Chat: the message comes back to every chat:message handler, from playerid 'API'.
+    const echo = { who: this.speakerName(speakingAs), playerid: 'API', content: body, type: 'general' };
+    if (w) {
+      echo.type = 'whisper';
+      echo.target = to === 'gm' ? 'gm' : (this.find({ _type: 'player' }).find((p) => String(p.data._displayname).toLowerCase() === to) || { id: to }).id;
+    } else if (text.startsWith('!')) echo.type = 'api';
+    else if (/^\/em\s/.test(text)) { echo.type = 'emote'; echo.content = text.replace(/^\/em\s+/, ''); }
+    else if (/^\/desc\s/.test(text)) { echo.type = 'desc'; echo.content = text.replace(/^\/desc\s+/, ''); }
+    const template = /&\{template:([^}]*)\}/.exec(body);
+    if (template) echo.rolltemplate = template[1];
+    this.echoes.push(echo);
   }
 
   find(attrs, options = {}) {
@@ -310,6 +490,8 @@ class Emulator {
       } catch (err) {
         throw new SandboxCrash(`a timer threw (this crashes the Roll20 sandbox): ${err && err.stack}`);
       }
+      this.checkState('after a timer');
+      this.drain();
     }
     this.clock = end;
   }
@@ -324,13 +506,6 @@ class Emulator {
     while ((m = re.exec(text)) !== null) out[m[1]] = m[2];
     return out;
   }
-}
-
-function checkValue(where, value) {
-  if (value === undefined) throw new SandboxCrash(`${where}: set to undefined`);
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new SandboxCrash(`${where}: set to ${value}`);
-  if (value !== null && typeof value === 'object') throw new SandboxCrash(`${where}: set to an object`);
-  if (typeof value === 'bigint') throw new SandboxCrash(`${where}: set to a BigInt`);
 }
 
 class R20Object {
@@ -363,7 +538,10 @@ class R20Object {
     const props = typeof prop === 'object' && prop !== null ? prop : { [prop]: value };
     for (const [k, v] of Object.entries(props)) {
       if (k.startsWith('_') || k === 'id') throw new SandboxCrash(`set(${k}): read-only property`);
-      checkValue(`${this.data._type}.set(${k})`, v);
+      const kind = writableKind(this.data._type, k);
+      if (!kind) throw new SandboxCrash(`${this.data._type}.set(${k}): a ${this.data._type} has no such property (API:Objects)`);
+      const bad = badValue(kind, v);
+      if (bad) throw new SandboxCrash(`${this.data._type}.set(${k}): ${bad}`);
       this.changes.push({ prop: k, before: this.data[k], after: v });
       this.data[k] = v;
       // A bar linked to an attribute follows it, as on the tabletop.

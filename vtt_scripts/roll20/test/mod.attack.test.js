@@ -201,7 +201,7 @@ test('players attack only with tokens they control; cards can be whispered', () 
   let out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id}`, { selected: [tokens.orc.id] });
   assert.equal(out[0].to, 'pat');
   assert.match(plain(out[0].text), /only with a token you control/);
-  out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id} --dice 2 --style slashing --type edged --whisper`,
+  out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id} --whisper`,
     { selected: [tokens.knight.id] });
   assert.deepEqual(out.map((o) => o.to), ['gm', 'pat']);
   assert.ok(out.every((o) => o.text.startsWith('&{template:default}')));

@@ -173,10 +173,11 @@ test('a bridge error is whispered with its path; a hello is acknowledged', () =>
 test('mob mistakes are caught before anything is sent', () => {
   const w = mobWorld();
   const { emu, tokens, characters } = w;
+  const bare = emu.addToken({ name: 'Bare', represents: emu.addCharacter('Bare', { ac: 10 }).id });
   const cases = [
     ['!fracas mob', { selected: [w.skeletons[0].id] }, /no target/],
     [`!fracas mob --target ${tokens.goblin.id}`, {}, /select the attacking tokens/],
-    [`!fracas mob --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] }, /Sir Kay has no strikes/],
+    [`!fracas mob --target ${tokens.goblin.id}`, { selected: [bare.id] }, /Bare has no strikes/],
     [`!fracas mob --target ${tokens.goblin.id} --dice 1 --style slashing --type edged --target ${tokens.knight.id}`,
       { selected: [w.skeletons[0].id] }, /takes --target before any --dice/],
     [`!fracas mob --target ${tokens.goblin.id} --frob`, { selected: [w.skeletons[0].id] }, /unknown option --frob/],
@@ -251,4 +252,23 @@ test('relay secret: shown to the GM once, again on request, rotated on request; 
   }
   emu.chat(emu.gm, '!fracas relay --new-secret');
   assert.notEqual(emu.state.fracas.relay.secret, secret);
+});
+
+test('characters named __proto__, constructor or toString are mob profiles like any other', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const odd = ['__proto__', 'constructor', 'toString'].map((name) => emu.addToken({ name, represents: emu.addCharacter(name,
+    { strength: 3, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' }).id }));
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id}`, { selected: odd.map((t) => t.id) });
+  const P = require('../src/protocol');
+  const r = new P.Reassembler();
+  let request = null;
+  for (const o of out) {
+    const frame = P.parseFrame(o.text);
+    const whole = frame && r.add(frame);
+    if (whole) request = JSON.parse(whole.text).params;
+  }
+  assert.ok(request, out.map((o) => plain(o.text)).join('\n'));
+  assert.deepEqual(Object.keys(request.profiles).sort(), ['__proto__', 'constructor', 'toString']);
+  assert.deepEqual(request.attacks.map((a) => a.profile).sort(), ['__proto__', 'constructor', 'toString']);
 });

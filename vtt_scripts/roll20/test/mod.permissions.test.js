@@ -17,7 +17,7 @@ test("a player's --seed or --rolls is refused by default: nothing rolled, nothin
   const { emu, tokens, player } = world();
   for (const dice of ['--seed 3', '--rolls 20,20', '--seed 1 --rolls 20,20']) {
     const before = logLength(emu);
-    const out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} ${dice}`,
+    const out = emu.chat(player, `!fracas attack --target ${tokens.goblin.id} ${dice}`,
       { selected: [tokens.knight.id] });
     assert.equal(out.length, 1);
     assert.equal(out[0].to, 'pat', 'the refusal is whispered to the player');
@@ -26,14 +26,14 @@ test("a player's --seed or --rolls is refused by default: nothing rolled, nothin
     assert.equal(logLength(emu), before);
   }
   // The other rulesets too.
-  const out = emu.chat(player, `!fracas attack --ruleset worldwalker --target ${tokens.goblin.id} --damage 1d8 --seed 4`,
+  const out = emu.chat(player, `!fracas attack --ruleset worldwalker --target ${tokens.goblin.id} --seed 4`,
     { selected: [tokens.knight.id] });
   assert.match(plain(out[0].text), /--seed: only the GM chooses the dice/);
   // The GM always may; the GM can let players.
   emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --seed 3`, { selected: [tokens.orc.id] });
   assert.equal(emu.state.fracas.log[emu.state.fracas.log.length - 1].seed, 3);
   emu.chat(emu.gm, '!fracas config --players-seed on');
-  emu.chat(player, `!fracas attack --target ${tokens.goblin.id} ${STRIKE} --seed 5`, { selected: [tokens.knight.id] });
+  emu.chat(player, `!fracas attack --target ${tokens.goblin.id} --seed 5`, { selected: [tokens.knight.id] });
   assert.equal(emu.state.fracas.log[emu.state.fracas.log.length - 1].seed, 5);
   assertSafe(assert, emu);
 });
@@ -43,22 +43,32 @@ test('a player may target only tokens on the token layer; the refusal does not n
   const lurker = emu.addToken({ name: 'Secret Lich', layer: 'gmlayer', bar1_value: '30', bar1_max: '30' });
   const rug = emu.addToken({ name: 'Rug', layer: 'map', bar1_value: '5', bar1_max: '5' });
   for (const target of [lurker, rug]) {
-    const out = emu.chat(player, `!fracas attack --target ${target.id} ${STRIKE}`, { selected: [tokens.knight.id] });
+    const out = emu.chat(player, `!fracas attack --target ${target.id}`, { selected: [tokens.knight.id] });
     assert.equal(out.length, 1);
     const text = plain(out[0].text);
     assert.match(text, new RegExp(`--target ${target.id}: players may target only tokens on the token layer`));
     assert.ok(!text.includes('Secret Lich') && !text.includes('Rug'), text);
   }
   assert.equal(lurker.get('bar1_value'), '30');
-  const rows = emu.chat(player, `!fracas attack --ruleset old-school --target ${lurker.id} --damage 1d6`,
+  const rows = emu.chat(player, `!fracas attack --ruleset old-school --target ${lurker.id}`,
     { selected: [tokens.knight.id] });
   assert.match(plain(rows[0].text), /players may target only tokens on the token layer/);
   // The GM may; and may let players.
   const gm = emu.chat(emu.gm, `!fracas attack --target ${lurker.id} ${STRIKE} --ac 12 --seed 2`, { selected: [tokens.orc.id] });
-  assert.equal(Emulator.fields(card(gm).text).name, 'Orc attacks');
+  // The public card does not name the GM-layer token; the GM's own copy does.
+  const [shown, own] = [gm.filter((o) => !o.to), gm.filter((o) => o.to === 'gm')];
+  assert.equal(Emulator.fields(card(shown).text).name, 'Orc attacks');
+  assert.ok(!plain(shown[0].text).includes('Secret Lich') && plain(shown[0].text).includes('a hidden creature'));
+  assert.ok(plain(card(own).text).includes('Secret Lich'));
+  assert.ok(!shown[0].text.includes('](!fracas'), 'a public card carries no GM button');
+  assert.ok(own[0].text.includes('](!fracas request'), "the GM's copy keeps its buttons");
   emu.chat(emu.gm, '!fracas config --players-any-layer on');
-  const allowed = emu.chat(player, `!fracas attack --target ${lurker.id} ${STRIKE} --ac 12`, { selected: [tokens.knight.id] });
-  assert.equal(Emulator.fields(card(allowed).text).name, 'Sir Kay attacks');
+  // The lurker has no character, so its AC comes from --ac: a player's typed number, refused by default.
+  const typed = emu.chat(player, `!fracas attack --target ${lurker.id} --ac 12`, { selected: [tokens.knight.id] });
+  assert.match(plain(typed[0].text), /--ac: players attack with their character's strikes/);
+  emu.chat(emu.gm, '!fracas config --players-numbers on');
+  const allowed = emu.chat(player, `!fracas attack --target ${lurker.id} --ac 12`, { selected: [tokens.knight.id] });
+  assert.equal(Emulator.fields(card(allowed.filter((o) => !o.to)).text).name, 'Sir Kay attacks');
   assertSafe(assert, emu);
 });
 

@@ -144,3 +144,46 @@ test('state: the undo stack and attack log are bounded', () => {
   assert.equal(emu.state.fracas.log.length, store.LOG_LIMIT);
   assert.ok(JSON.stringify(emu.state).length < 200000);
 });
+
+test('state: every bad setting is reset to its default on load, and the GM is told which, by its path', () => {
+  const { emu, tokens } = world();
+  const good = copy(emu.state.fracas);
+  const bad = copy(good);
+  Object.assign(bad.config, { bar: 7, min: 'abc', output: 'loud', players_seed: 'yes', relay_chunk: 5, ruleset: 'chess',
+    injury_bar: 0, trust_scripts: 1, mystery: true });
+  bad.config.attrs.ac = { evil: 1 };
+  bad.config.attrs.strength = 'str<b>';
+  bad.config.markers = { prone: 'back-pain', stunned: 5, flying: 'x' };
+  bad.undo = [{ id: 'u1', label: 'ok', time: 0, changes: [] }, 'garbage', { changes: 'no' }];
+  bad.relay.pending = { 'r20-x-1': 3 };
+  bad.relay.secret = 'short';
+  const before = emu.outputs.length;
+  emu.setStoredState({ fracas: bad });
+  const c = emu.state.fracas.config;
+  assert.deepEqual([c.bar, c.min, c.output, c.players_seed, c.relay_chunk, c.ruleset, c.injury_bar, c.trust_scripts],
+    [1, 0, 'public', false, 1800, 'enchanted-realms', null, false]);
+  assert.equal(c.mystery, undefined);
+  assert.equal(c.attrs.ac, 'ac');
+  assert.equal(c.attrs.strength, 'strength');
+  assert.deepEqual(copy(c.markers), { prone: 'back-pain' });
+  assert.equal(emu.state.fracas.undo.length, 1);
+  assert.deepEqual(copy(emu.state.fracas.relay.pending), {});
+  assert.match(emu.state.fracas.relay.secret, /^[0-9a-f]{64}$/);
+  const told = emu.outputs.slice(before).filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
+  for (const path of ['config.bar was 7', 'config.min was "abc"', 'config.output was "loud"', 'config.players_seed was "yes"',
+    'config.relay_chunk was 5', 'config.ruleset was "chess"', 'config.injury_bar was 0', 'config.trust_scripts was 1',
+    'config.mystery is not a fracas setting', 'config.attrs.ac was {"evil":1}', 'config.attrs.strength was "str<b>"',
+    'config.markers.stunned was 5', 'config.markers.flying was "x"', 'undo: 2 unreadable entries dropped',
+    'relay.pending.r20-x-1 is not a request', 'relay.secret is not 64 hex digits']) {
+    assert.ok(told.includes(`state.fracas.${path}`), `not told: ${path}\n${told}`);
+  }
+  // The bad values are not used: an attack applies to bar 1 (not "not applied" on bar 7).
+  emu.chat(emu.gm, `!fracas attack --target ${tokens.goblin.id} --dice 2 --style slashing --type edged --rolls 20,19,3`,
+    { selected: [tokens.orc.id] });
+  assert.ok(Number(tokens.goblin.get('bar1_value')) < 12);
+  // A good state says nothing.
+  const quiet = emu.outputs.length;
+  emu.setStoredState({ fracas: good });
+  assert.ok(!emu.outputs.slice(quiet).some((o) => /state\.fracas\./.test(plain(o.text))));
+  assertSafe(assert, emu);
+});

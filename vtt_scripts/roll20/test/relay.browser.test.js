@@ -4,11 +4,17 @@
 // given the bridge URL, token and relay secret, its background worker connects to a real
 // `fracas serve` (which accepts the extension's origin by default), and the Mod script
 // (the built fracas.js in the emulated sandbox) is wired to that page's chat.
-// `!fracas mob` then makes the whole round trip: sandbox → signed whisper frames → page →
-// content script → worker → bridge (attack.bulk) → worker → chat box → sandbox → bars,
-// card, undo. The page itself never holds the token or the secret, and a frame it plants
-// is not signed, so it never reaches the bridge.
+// Every Mod command that needs the bridge then makes the whole round trip, one test each:
+// sandbox → signed whisper frames → page → content script → worker → bridge → worker →
+// chat box → sandbox → bars, cards, undo: `!fracas mob` (attack.bulk), `replay`
+// (journal.replay), `journal` (journal.get), `round --new` (encounter.new + encounter.round),
+// `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
+// budget (attack.odds) and `resend`. The extension is
+// the shipped one, unmodified but for the test page's origin in its content-script matches.
+// The page itself never holds the token or the secret, and a frame it plants is not signed,
+// so it never reaches the bridge; a plain chat line with "FRACAS1" in it stays visible.
 const test = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -82,9 +88,15 @@ async function waitFor(what, check) {
   }
 }
 
-test('relay round trip: !fracas mob through Chromium and a real fracas serve', async (t) => {
+/** One browser, bridge, page and sandbox for the whole file (the tests run in order). */
+let T = null;
+
+before(async () => {
   const pre = prerequisites();
-  if (pre.missing) return H.skipUnlessCI(t, pre.missing);
+  if (pre.missing) {
+    T = { missing: pre.missing };
+    return;
+  }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-relay-'));
   const server = await startPageServer();
   const origin = `http://127.0.0.1:${server.address().port}`;
@@ -104,19 +116,23 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       `--disable-extensions-except=${ext}`, `--load-extension=${ext}`],
   });
-  t.after(async () => {
-    await browser.close().catch(() => {});
-    bridge.child.kill('SIGTERM');
-    await new Promise((r) => server.close(r));
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
 
-  // The table: five skeletons, a goblin, a knight.
+  // The table: five skeletons, a goblin, a knight (for mob); a hero and two goblins in the turn order (for round).
   const emu = new Emulator();
   const skeleton = emu.addCharacter('Skeleton', { strength: 3, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' });
   const skeletons = [0, 1, 2, 3, 4].map((i) => emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id }));
   const goblin = emu.addToken({ name: 'Goblin', represents: emu.addCharacter('Goblin', { ac: 8 }).id, bar1_value: '40', bar1_max: '40' });
   const knight = emu.addToken({ name: 'Knight', represents: emu.addCharacter('Knight', { ac: 9, resistant: 'edged' }).id, bar1_value: '40', bar1_max: '40' });
+  const pat = emu.addPlayer('Pat');
+  const hero = emu.addCharacter('Hero', { strength: 6, agility: 4, ac: 15, fracas_strikes: '--dice 3 --style cleaving --weight 2 --type edged' },
+    { controlledby: pat.id });
+  const grunt = emu.addCharacter('Grunt', { strength: 2, agility: 3, ac: 12, fracas_strikes: '--dice 2 --style slashing --weight 1 --type edged' });
+  const fighters = {
+    hero: emu.addToken({ name: 'Hero', represents: hero.id, bar1_value: '30', bar1_max: '30', controlledby: pat.id }),
+    g1: emu.addToken({ name: 'Grunt 1', represents: grunt.id, bar1_value: '8', bar1_max: '8' }),
+    g2: emu.addToken({ name: 'Grunt 2', represents: grunt.id, bar1_value: '8', bar1_max: '8' }),
+  };
+  emu.campaign().set('turnorder', JSON.stringify(Object.values(fighters).map((tk) => ({ id: tk.id, pr: 10, custom: '' }))));
 
   const page = await browser.newPage();
   const pageErrors = [];
@@ -131,31 +147,73 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
       page.evaluate((h) => window.addMessage('whisper', h), html).catch(() => {});
     }
   }, 10);
-  t.after(() => clearInterval(pump));
 
   // The extension's worker; its id is the one its manifest key fixes (the bridge's default origin).
   let [worker] = browser.serviceWorkers();
   if (!worker) worker = await browser.waitForEvent('serviceworker', { timeout: WAIT_MS });
   const extensionId = new URL(worker.url()).host;
-  assert.equal(extensionId, 'gkdobbfmdgnlmmlkeoifkomnimlgpnaa');
-
   await page.goto(`${origin}/editor/`);
+  const popup = await browser.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  const status = () => popup.evaluate(() => new Promise((r) => chrome.runtime.sendMessage({ type: 'status' }, r)));
+  T = { tmp, server, bridge, browser, emu, page, popup, pump, pageErrors, extensionId, token, status,
+    skeletons, goblin, knight, fighters, ids: {} };
+});
+
+after(async () => {
+  if (!T || T.missing) return;
+  clearInterval(T.pump);
+  await T.browser.close().catch(() => {});
+  T.bridge.child.kill('SIGTERM');
+  await new Promise((r) => T.server.close(r));
+  fs.rmSync(T.tmp, { recursive: true, force: true });
+});
+
+/** Skip (or, under CI, fail) when Chromium, playwright-core or fracas is missing. */
+function ready(t) {
+  if (T.missing) {
+    H.skipUnlessCI(t, T.missing);
+    return false;
+  }
+  return true;
+}
+
+/** The JSON-RPC requests a command's outputs carry as frames. */
+function rpcs(outputs) {
+  const r = new P.Reassembler();
+  const out = [];
+  for (const o of outputs) {
+    const frame = P.parseFrame(o.text);
+    const whole = frame && r.add(frame);
+    if (whole) out.push(JSON.parse(whole.text));
+  }
+  return out;
+}
+
+/** Run a GM command; wait until an output after it matches `pattern` (plain text). */
+async function command(text, pattern, options = {}) {
+  const before = T.emu.outputs.length;
+  const sent = T.emu.chat(T.emu.gm, text, options);
+  const found = await waitFor(`${text} → ${pattern}`, () => T.emu.outputs.slice(before).find((o) => pattern.test(plain(o.text))));
+  return { sent, found, requests: rpcs(sent), after: () => T.emu.outputs.slice(before) };
+}
+
+test('the shipped extension links to a real fracas serve; the page holds no secret and its frames are refused', async (t) => {
+  if (!ready(t)) return;
+  const { emu, bridge, popup, page, token, status, extensionId } = T;
+  assert.equal(extensionId, 'gkdobbfmdgnlmmlkeoifkomnimlgpnaa');
   // The GM pastes the URL, the token and the secret the Mod script whispered into the popup.
   const secret = emu.state.fracas.relay.secret;
   assert.match(secret, /^[0-9a-f]{64}$/);
-  const popup = await browser.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
   await popup.fill('#url', bridge.url);
   await popup.fill('#token', token);
   await popup.fill('#secret', secret);
   await popup.click('#save');
-
   // The relay authenticates and says hello to the Mod script through the chat box.
   await waitFor('the relay hello', () => emu.state.fracas.relay.last_hello);
   assert.equal(emu.state.fracas.relay.last_hello.bridge, bridge.url);
   await waitFor('the popup status', async () => /connected to ws:\/\/127\.0\.0\.1/.test(await popup.textContent('#status')));
   assert.match(await popup.textContent('#diagnosis'), /Working/);
-  const status = () => popup.evaluate(() => new Promise((r) => chrome.runtime.sendMessage({ type: 'status' }, r)));
 
   // The page holds neither the token nor the secret, and a frame it plants is not signed:
   // the worker refuses it and nothing reaches the bridge.
@@ -166,18 +224,20 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
     params: { profiles: {}, targets: {}, attacks: [] } }))[0];
   await page.evaluate((f) => window.addMessage('general', f), planted);
   await waitFor('the planted frame refused', async () => (await status()).stats.refused === 1);
+  assert.equal((await status()).stats.forwarded, 0);
+  // …and stays visible: only frames the worker verified are hidden (a player cannot hide chat from the GM).
+  const shown = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('planted-1')).length);
+  assert.equal(shown, 1);
+});
 
-  const sent = emu.chat(emu.gm, `!fracas mob --target ${goblin.id} --target ${knight.id}`, { selected: skeletons.map((s) => s.id) });
-  const r = new P.Reassembler();
-  let rpc = null;
-  for (const o of sent) {
-    const frame = P.parseFrame(o.text);
-    const whole = frame && r.add(frame);
-    if (whole) rpc = JSON.parse(whole.text);
-  }
-  assert.ok(rpc, 'the mob request went out as frames');
-  const card = await waitFor('the mob card', () => emu.outputs.find((o) => o.text.startsWith('&{template:default}')));
-
+test('!fracas mob: attack.bulk through the relay, bars set, frames hidden', async (t) => {
+  if (!ready(t)) return;
+  const { emu, goblin, knight, skeletons, page } = T;
+  const { requests: [rpc] } = await command(`!fracas mob --target ${goblin.id} --target ${knight.id}`, /damage from/,
+    { selected: skeletons.map((s) => s.id) });
+  assert.equal(rpc.method, 'attack.bulk');
+  T.ids.mob = rpc.id;
+  const card = emu.outputs.find((o) => o.text.startsWith('&{template:default}'));
   // What the bridge rolled is what the engine rolls for that request and seed.
   const py = spawnSync(H.pythonPath(), ['-c',
     'import json,sys,fracas; r=fracas.resolve_bulk(json.load(sys.stdin)).to_dict(); print(json.dumps({k: v["damage"] for k, v in r["targets"].items()}))'],
@@ -191,20 +251,84 @@ test('relay round trip: !fracas mob through Chromium and a real fracas serve', a
   assert.match(plain(fields.Goblin), new RegExp(`^${damage[goblin.id]} damage from 3 attacks`));
   assert.match(plain(fields.Knight), new RegExp(`^${damage[knight.id]} damage from 2 attacks`));
   assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
-
   // Relay frames are hidden on the page; nothing was applied twice.
-  const visible = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('FRACAS1')).length);
+  const visible = await page.$$eval('#textchat .content .message', (els) => els.filter((e) => e.style.display !== 'none' && e.textContent.includes('FRACAS1') && !e.textContent.includes('planted-1')).length);
   assert.equal(visible, 0);
+});
 
-  // The journal has the roll under the request id, and replays it exactly.
-  const before = emu.outputs.length;
-  emu.chat(emu.gm, `!fracas replay ${rpc.id}`);
-  const replayed = await waitFor('the journal replay', () => emu.outputs.slice(before).find((o) => /journal\.replay/.test(plain(o.text))));
-  assert.match(plain(replayed.text), /✓ the replay matches the journaled result/);
+test('!fracas replay: journal.replay through the relay matches the journaled roll', async (t) => {
+  if (!ready(t) || !T.ids.mob) return;
+  const { found, requests: [rpc] } = await command(`!fracas replay ${T.ids.mob}`, /journal\.replay/);
+  assert.equal(rpc.method, 'journal.replay');
+  assert.match(plain(found.text), /✓ the replay matches the journaled result/);
+});
 
+test('!fracas journal: journal.get through the relay shows the journaled request', async (t) => {
+  if (!ready(t) || !T.ids.mob) return;
+  const { found, requests: [rpc] } = await command(`!fracas journal ${T.ids.mob}`, /journal\.get/);
+  assert.equal(rpc.method, 'journal.get');
+  assert.ok(plain(found.text).includes(T.ids.mob), plain(found.text));
+  // …and undo (the Mod's own) puts the mob's damage back.
+  T.emu.chat(T.emu.gm, '!fracas undo');
+  assert.equal(T.goblin.get('bar1_value'), '40');
+});
+
+test('!fracas round --new: encounter.new then encounter.round through the relay; round 1 played, bars set', async (t) => {
+  if (!ready(t)) return;
+  const { emu, fighters } = T;
+  const { requests: [rpc], after } = await command('!fracas round --new --seed 5', /round 1 \(seed 5\)/);
+  assert.equal(rpc.method, 'encounter.new');
+  assert.equal(emu.state.fracas.fight.round, 1);
+  const methods = rpcs(after()).map((r) => r.method);
+  assert.deepEqual(methods, ['encounter.new', 'encounter.round']);
+  // The bars hold what the bridge says the fighters have left.
+  const changed = Object.values(fighters).filter((tk) => Number(tk.get('bar1_value')) < Number(tk.get('bar1_max')));
+  assert.ok(changed.length > 0, 'round 1 changed no bar');
+  T.afterRound1 = Object.fromEntries(Object.entries(fighters).map(([k, tk]) => [k, String(tk.get('bar1_value'))]));
+});
+
+test('!fracas round: encounter.round through the relay plays round 2', async (t) => {
+  if (!ready(t) || !T.afterRound1) return;
+  const { requests: [rpc] } = await command('!fracas round', /round 2 \(seed/);
+  assert.equal(rpc.method, 'encounter.round');
+  assert.equal(rpc.params.expect_round, 1);
+  assert.equal(T.emu.state.fracas.fight.round, 2);
+});
+
+test('!fracas round --undo: encounter.undo through the relay takes round 2 back', async (t) => {
+  if (!ready(t) || !T.afterRound1) return;
+  const { emu, fighters } = T;
+  const { requests: [rpc] } = await command('!fracas round --undo', /round/);
+  assert.equal(rpc.method, 'encounter.undo');
+  await waitFor('the fight back at round 1', () => emu.state.fracas.fight.round === 1);
+  for (const [k, tk] of Object.entries(fighters)) assert.equal(String(tk.get('bar1_value')), T.afterRound1[k], k);
+});
+
+test('!fracas odds past the sandbox budget: attack.odds through the relay, the card from the bridge', async (t) => {
+  if (!ready(t)) return;
+  const { goblin, skeletons } = T;
+  const heavy = Array.from({ length: 12 }, () => '--dice 5 --style cleaving --weight 2 --type edged --crit-range 2').join(' ');
+  const { requests: [rpc], found } = await command(`!fracas odds --target ${goblin.id} ${heavy}`, /Odds: Skeleton 1/,
+    { selected: [skeletons[0].id] });
+  assert.equal(rpc.method, 'attack.odds');
+  assert.match(plain(found.text), /Goblin=P\(hit\) .*P\(drops, 40 left\)/s);
+});
+
+test('!fracas resend: a request still waiting is sent again and answered once', async (t) => {
+  if (!ready(t)) return;
+  const { emu, goblin, skeletons, status } = T;
+  // A mob request whose frames never reach the page (the GM's tab was closed): it waits.
+  const hold = emu.onOutput;
+  emu.onOutput = () => {};
+  const sent = emu.chat(emu.gm, `!fracas mob --target ${goblin.id}`, { selected: skeletons.map((s) => s.id) });
+  emu.onOutput = hold;
+  const [rpc] = rpcs(sent);
+  assert.ok(emu.state.fracas.relay.pending[rpc.id]);
+  const forwarded = (await status()).stats.forwarded;
+  await command(`!fracas resend ${rpc.id}`, /damage from/);
+  assert.equal(emu.state.fracas.relay.pending[rpc.id], undefined);
+  assert.equal((await status()).stats.forwarded, forwarded + 1);
   emu.chat(emu.gm, '!fracas undo');
   assert.equal(goblin.get('bar1_value'), '40');
-  // Only the Mod script's requests (mob, replay) reached the bridge; the planted one never did.
-  assert.equal((await status()).stats.forwarded, 2);
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(T.pageErrors, []);
 });

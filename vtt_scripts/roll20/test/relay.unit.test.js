@@ -3,6 +3,8 @@
 // heartbeat, reconnect with backoff, re-sending after a drop, refusing a bad token.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { Relay } = require('../relay/relay');
 const P = require('../src/protocol');
 const SECRET = '0123456789abcdef'.repeat(4); // a campaign's relay secret (64 hex digits)
@@ -121,6 +123,23 @@ test('authenticates first, says hello, forwards a request once and posts the ans
   assert.ok(h.posted.length > 4, 'the answer was cut into several frames');
 });
 
+test("the relay carries exactly the methods the Mod sends (the spec's [bridge] roll20_relay)", () => {
+  require('../src/mod/app'); // every command module registers its answer handler
+  const { methods } = require('../src/mod/relaylink');
+  const { ALLOWED } = require('../relay/relay');
+  assert.deepEqual(Array.from(ALLOWED), methods());
+  // …and each is a method the bridge has.
+  const facts = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'src', 'fracas', '_facts.py'), 'utf8');
+  const bridge = /BRIDGE_METHODS = \(([^)]*)\)/.exec(facts)[1];
+  for (const m of ALLOWED) assert.ok(bridge.includes(`'${m}'`), m);
+  // Every method the relay carries is sent from a command: the sources name each in a send().
+  const sources = fs.readdirSync(path.join(__dirname, '..', 'src', 'mod')).map((f) => fs.readFileSync(path.join(__dirname, '..', 'src', 'mod', f), 'utf8')).join('\n');
+  const sent = new Set();
+  for (const m of sources.matchAll(/send\(app, '([a-z]+\.[a-z]+)'/g)) sent.add(m[1]);
+  for (const m of sources.matchAll(/journalCommand\(app, msg, cmd, '([a-z]+\.[a-z]+)'\)/g)) sent.add(m[1]);
+  assert.deepEqual(Array.from(sent).sort(), methods());
+});
+
 test('only known methods are relayed; malformed frames are ignored', () => {
   const h = harness();
   h.relay.connect('ws://127.0.0.1:1', 'T', SECRET);
@@ -202,10 +221,15 @@ test('frames not signed with the relay secret never reach the bridge; the relay 
   const [good] = P.frames('req', 'x1', text, 4000, SECRET);
   const cases = [P.frames('req', 'x1', text, 4000)[0], P.frames('req', 'x1', text, 4000, 'f'.repeat(64))[0],
     good.replace(/ [0-9a-f]{32}$/, ` ${'0'.repeat(32)}`), good.replace('FRACAS1 req x1 1/1 ', 'FRACAS1 req x2 1/1 ')];
-  for (const frame of cases) assert.equal(h.relay.onChatMessage(frame, {}), true);
+  const elements = cases.map(() => ({}));
+  cases.forEach((frame, i) => assert.equal(h.relay.onChatMessage(frame, elements[i]), true));
   assert.equal(ws.sent.length, before, 'nothing forged was forwarded');
   assert.equal(h.relay.stats.refused, 4);
-  h.relay.onChatMessage(good, {});
+  // A forged frame stays visible: only verified frames are hidden (issue: a player could hide chat from the GM).
+  assert.ok(elements.every((el) => !el.hidden), 'a forged frame was hidden');
+  const goodElement = {};
+  h.relay.onChatMessage(good, goodElement);
+  assert.ok(goodElement.hidden, 'a verified frame is hidden');
   assert.equal(ws.sent[ws.sent.length - 1].id, 'x1');
   ws.reply({ jsonrpc: '2.0', id: 'x1', result: { ok: true } });
   h.advance(5000);

@@ -11,7 +11,8 @@ function world(options = {}) {
     fracas_strikes: '--dice 2 --style cleaving --weight 2 --type edged',
   });
   const goblin = emu.addCharacter('Goblin', { ac: 13, resistant: 'poison', resilience: 2, agility: 4 });
-  const knight = emu.addCharacter('Knight', { ac: 15, ac_edged: 18, resistant: 'edged, blunt', agility: 2, strength: 5 },
+  const knight = emu.addCharacter('Knight', { ac: 15, ac_edged: 18, resistant: 'edged, blunt', agility: 2, strength: 5,
+    fracas_strikes: '--dice 2 --style slashing --type edged' },
     { controlledby: player.id });
   const tokens = {
     orc: emu.addToken({ name: 'Orc', represents: orc.id }),

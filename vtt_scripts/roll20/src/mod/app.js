@@ -9,7 +9,7 @@ const store = require('./store');
 const help = require('./help');
 const cards = require('./cards');
 const esc = require('./escape');
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { RequestError } = require('../errors');
 const { applyOptions } = require('./config');
 const { revert } = require('./apply');
@@ -22,6 +22,9 @@ const { roundCommand } = require('./round');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
+
+// An API button of this script (esc.button writes them): `[label](!fracas …)`.
+const GM_BUTTON = /\[[^\]]*\]\(!fracas[^)]*\)/g;
 
 // Reruns of one command while Beacon sheet items are fetched (each fetches all a sheet needs).
 const MAX_SHEET_ROUNDS = 4;
@@ -75,6 +78,7 @@ class App {
   ensureLoaded() {
     if (this.loaded) return;
     const notes = store.load(this.edge.state());
+    notes.push(...require('./validate').validate(this.s()));
     this.loaded = true;
     for (const note of notes) {
       this.edge.log(note);
@@ -101,8 +105,17 @@ class App {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof UsageError) this.error(msg, err.message);
-      else if (err instanceof RequestError) this.error(msg, this.explain(err, msg && msg.fracasNames));
+      const actor = (msg && msg.fracasActor) || msg;
+      if (err instanceof SheetError && actor && !this.isGM(actor) && !(err.token &&
+        require('./attack').controls(this.edge, actor.playerid, err.token))) {
+        // A sheet the player does not control: its values are the GM's.
+        const { tokenName } = require('./sheet');
+        const whose = !err.token ? 'a token' : err.token.get('layer') === 'gmlayer' ? 'a hidden creature' : tokenName(this.edge, err.token);
+        this.error(actor, `${whose}'s sheet has a value fracas cannot use; ` +
+          'the GM has been told. Nothing was rolled');
+        this.error(null, err.message);
+      } else if (err instanceof UsageError) this.error(actor, err.message);
+      else if (err instanceof RequestError) this.error(actor, this.explain(err, actor && actor.fracasNames));
       else {
         this.edge.log(`internal error: ${err && err.stack ? err.stack : err}`);
         this.error(msg, `fracas hit an internal error (${err && err.message ? err.message : err}); ` +
@@ -176,10 +189,56 @@ class App {
     const name = cmd.sub || 'help';
     const command = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
     if (!command) throw new UsageError(`unknown command "${cmd.sub}": try !fracas help`);
-    if (!this.edge.isGM(msg.playerid) && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM`);
+    const actor = this.actor(msg, cmd);
+    msg.fracasActor = actor; // errors go to whoever the command acts for
+    // `--help` on any command (TokenMod and GroupCheck take it): that command's help, nothing run.
+    if (cmd.options.some((o) => o.name === 'help') || (cmd.positional[0] || '').toLowerCase() === '--help') {
+      this.whisper(actor.playerid, help.commandHelp(this.s().config, name));
+      return;
     }
-    command.run(this, msg, cmd);
+    if (!actor.fracasGM && !command.player) {
+      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+        ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
+    }
+    command.run(this, actor, cmd);
+  }
+
+  /**
+   * Who a command acts for (the trust model, README "Who may do what"). A player's own
+   * message acts for that player, a GM's for the GM. A message another Mod script sent
+   * (playerid 'API', e.g. ScriptCards re-sending a player's text) is NOT the GM's: it acts
+   * for the player named with `--api-as <playerid>` (TokenMod's convention), or for nobody
+   * (a player who controls no token); only `!fracas config --trust-scripts on` lets such a
+   * message act as the GM. Returns a copy of `msg` with `playerid` the acting player and
+   * `fracasGM` whether it has the GM's rights; `--api-as` is taken out of `cmd.options`.
+   */
+  actor(msg, cmd) {
+    const named = cmd.options.filter((o) => o.name === 'api-as');
+    cmd.options = cmd.options.filter((o) => o.name !== 'api-as');
+    const out = Object.assign({}, msg);
+    if (msg.playerid !== 'API') {
+      if (named.length) throw new UsageError('--api-as is for commands other Mod scripts send (TokenMod\'s convention)');
+      out.fracasGM = this.edge.isGM(msg.playerid);
+      return out;
+    }
+    const trusted = !!this.s().config.trust_scripts;
+    if (!named.length) {
+      out.fracasGM = trusted;
+      return out;
+    }
+    if (named.length > 1 || named[0].values.length !== 1) throw new UsageError('--api-as takes one player id');
+    const id = named[0].values[0];
+    if (!this.edge.isPlayer(id)) throw new UsageError(`--api-as: "${id}" is not a player of this game`);
+    out.playerid = id;
+    out.viaScript = true;
+    // A script's claim that the GM sent it counts only when the GM trusts scripts.
+    out.fracasGM = trusted && this.edge.isGM(id);
+    return out;
+  }
+
+  /** Whether a command (its `msg`, as actor() made it) has the GM's rights. */
+  isGM(msg) {
+    return !!(msg && msg.fracasGM);
   }
 
   /** A fresh 53-bit seed from Roll20's dice (randomInteger), exact in JSON and in Python. */
@@ -200,13 +259,22 @@ class App {
   }
 
   /** Where a card goes: public, or whispered to the GM and the player who asked. */
-  postCard(msg, card, whisper) {
+  /**
+   * Post a card: public, or whispered to the GM and the player who asked. `gmCard`, when
+   * given, is the GM's version (names a players' card hides); `card` is what players see.
+   */
+  postCard(msg, card, whisper, gmCard = card) {
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
+    const buttons = card.match(GM_BUTTON) || [];
+    const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
-      this.edge.send(card);
+      this.edge.send(bare);
+      if (gmCard !== card) this.edge.whisper('gm', gmCard);
+      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
       return;
     }
-    this.edge.whisper('gm', card);
-    if (msg && msg.playerid && !this.edge.isGM(msg.playerid)) this.edge.whisper(msg.playerid, card);
+    this.edge.whisper('gm', gmCard);
+    if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
   undoCommand(msg) {
@@ -237,6 +305,8 @@ class App {
       `players may attack: ${c.players_attack ? 'yes' : 'no'}`,
       `players may choose the dice (--seed, --rolls): ${c.players_seed ? 'yes' : 'no'}`,
       `players may target tokens off the token layer: ${c.players_any_layer ? 'yes' : 'no'}`,
+      `players may give their own numbers (strike options, --ac, --target-FIELD, --cover): ${c.players_numbers ? 'yes' : 'no'}`,
+      `commands other Mod scripts send act as the GM: ${c.trust_scripts ? 'yes' : 'no (they act for the player named with --api-as)'}`,
       `public cards show NPCs' Body: ${c.show_npc_body ? 'yes' : 'no'}`,
       `defense rolls (ER-22): ${c.defense_rolls ? "players roll against the GM's creatures" : 'off'}`,
       `attributes: ${esc.text(Object.keys(c.attrs).map((k) => `${k}=${c.attrs[k]}`).join(', '))}`,

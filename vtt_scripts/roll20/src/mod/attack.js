@@ -14,7 +14,12 @@ const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
-  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls'];
+  'flee', 'nearby', 'friendly-fire', 'grappling', 'defense-rolls', 'current-page'];
+// What a player's attack may say without `!fracas config --players-numbers on`: which token
+// attacks with which of its sheet's strike sets, at whom, and where the card goes. Every
+// other option is a number or a table situation, the GM's to decide (--seed and --rolls
+// have their own setting, --players-seed).
+const PLAYER_OPTIONS = ['attacker', 'use', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'ruleset', 'current-page'];
 const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
 
 /** Token ids from an option's values (`--nearby @{target|1|token_id} @{target|2|token_id}`). */
@@ -77,6 +82,8 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
       case 'grappling': o.grappling = (o.grappling || []).concat(tokenIds(option)); break;
       // ER-22: the target's player rolls (on/off; the campaign's setting otherwise).
       case 'defense-rolls': o.defenseRolls = onOff(oneValue(option), '--defense-rolls'); break;
+      // TokenMod's --current-page: targets only on the attacker's page.
+      case 'current-page': o.currentPage = option.values.length ? onOff(oneValue(option), '--current-page') : true; break;
       default: break;
     }
   }
@@ -117,9 +124,10 @@ function findAttacker(app, msg, options) {
     }
     token = selected[0];
   }
-  if (!edge.isGM(msg.playerid)) {
+  if (!app.isGM(msg)) {
     if (!app.s().config.players_attack) throw new UsageError('only the GM may attack (!fracas config --players-attack)');
     if (!controls(edge, msg.playerid, token)) throw new UsageError('you can attack only with a token you control');
+    permissions.checkPage(app, msg, token, options.attacker || 'selected', '--attacker');
   }
   return token;
 }
@@ -188,9 +196,11 @@ function buildAttack(app, msg, cmd, extra = []) {
   const edge = app.edge;
   const config = app.s().config;
   if (cmd.positional.length) throw new UsageError(`!fracas ${cmd.name || 'attack'} takes --options, not "${cmd.positional.join(' ')}"`);
+  permissions.checkNumbers(app, msg, cmd.options.map((o) => o.name).filter((n) => !PLAYER_OPTIONS.includes(n) && !extra.includes(n)));
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset' && !extra.includes(o.name)));
   const options = attackOptions(collected.rest);
   const attackerToken = findAttacker(app, msg, options);
+  const page = options.currentPage ? (attackerToken.get('_pageid') || null) : null;
   permissions.checkDice(app, msg, options);
   const attacker = new SheetReader(edge, config, attackerToken);
   const plan = strikesFor(app, attacker, collected, options);
@@ -204,19 +214,22 @@ function buildAttack(app, msg, cmd, extra = []) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--target', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+    // --ac is for a token without a character; only the GM's replaces a sheet's AC.
+    const ac = options.ac !== undefined && permissions.mayOverride(app, msg, token) ? options.ac : undefined;
+    targets[id] = reader.target({ cover: options.cover, ac });
   }
   const request = {
     attacker: attacker.attacker(options.obscurement ? { obscurement: options.obscurement } : {}),
     strikes: plan.strikes.map((st, i) => Object.assign(strikes.finish(st, plan.defaults, i), { target: targetIds[i] })),
     targets,
   };
-  situation(app, msg, request, { names, tokens, attackerToken, options });
+  situation(app, msg, request, { names, tokens, attackerToken, options, page });
   if (options.rolls) request.rolls = options.rolls;
-  return { request, names, tokens, attacker, options };
+  return { request, names, tokens, attacker, options, attackerToken };
 }
 
 /**
@@ -224,7 +237,7 @@ function buildAttack(app, msg, cmd, extra = []) {
  * attack (ER-20), grappling targets (ER-21), and who rolls (ER-22).
  */
 function situation(app, msg, request, ctx) {
-  const { names, tokens, attackerToken, options } = ctx;
+  const { names, tokens, attackerToken, options, page } = ctx;
   const edge = app.edge;
   const config = app.s().config;
   const aimed = Object.keys(request.targets);
@@ -236,6 +249,7 @@ function situation(app, msg, request, ctx) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--nearby)`);
     permissions.checkTarget(app, msg, token, id);
+    permissions.checkPage(app, msg, token, id, '--nearby', page);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     tokens[id] = token;
@@ -276,7 +290,7 @@ function attackCommand(app, msg, cmd) {
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
-  const { request, names, tokens, attacker, options } = buildAttack(app, msg, cmd);
+  const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
   const seed = options.seed !== undefined ? options.seed : app.newSeed();
   const result = resolve(request, { seed });
@@ -297,13 +311,14 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, options.whisper, tokens, applied);
-  const card = cards.attackCard(result, { id, attackerName: attacker.name, names, applied, undo: changes.length > 0 });
-  app.postCard(msg, card, options.whisper);
+  permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
+  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
   return result;
 }
 
 module.exports = {
   attackCommand, attackOptions, selectedTokens, controls, assignTargets, parseSeed, buildAttack, rulesetOf, findAttacker,
-  oneValue, tokenIds,
+  oneValue, tokenIds, PLAYER_OPTIONS,
 };

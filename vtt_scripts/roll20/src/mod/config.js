@@ -9,6 +9,26 @@ const { names: rulesetNames } = require('../rulesets');
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
 
+// The on/off settings: option → [setting, what it means on, what it means off].
+const SWITCHES = {
+  'players-attack': ['players_attack', 'players may attack with their own tokens',
+    'only the GM may attack'],
+  'players-seed': ['players_seed', 'players may choose the dice (--seed, --rolls)',
+    'only the GM chooses the dice'],
+  'players-any-layer': ['players_any_layer', 'players may target tokens on any layer',
+    'players may target only tokens on the token layer'],
+  'show-npc-body': ['show_npc_body', "public cards show NPCs' Body",
+    "public cards hide NPCs' Body"],
+  'trust-scripts': ['trust_scripts', 'commands other Mod scripts send act as the GM',
+    'commands other Mod scripts send act for the player named with --api-as, never as the GM'],
+  'players-numbers': ['players_numbers', 'players may give their own strike options, --ac, --target-FIELD and --cover',
+    "players attack with their sheet's strikes, against their targets' sheets"],
+  'defense-rolls': ['defense_rolls', "players roll defense dice against the GM's creatures (ER-22)",
+    'attackers roll their own dice'],
+  'below-min': ['below_min', 'damage may take the bar below its minimum',
+    'damage stops at the minimum'],
+};
+
 function single(option) {
   if (option.values.length !== 1) {
     throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
@@ -31,6 +51,12 @@ function applyOptions(config, options, knownMarkers = null) {
   const next = JSON.parse(JSON.stringify(config));
   const changes = [];
   for (const option of options) {
+    if (Object.prototype.hasOwnProperty.call(SWITCHES, option.name)) {
+      const [key, on, off] = SWITCHES[option.name];
+      next[key] = onOff(single(option), `--${option.name}`);
+      changes.push(next[key] ? on : off);
+      continue;
+    }
     switch (option.name) {
       case 'reset':
         Object.assign(next, defaultConfig());
@@ -44,10 +70,6 @@ function applyOptions(config, options, knownMarkers = null) {
         next.min = integer(single(option), '--min', -1000000, 1000000);
         changes.push(`damage stops at ${next.min}`);
         break;
-      case 'below-min':
-        next.below_min = onOff(single(option), '--below-min');
-        changes.push(next.below_min ? 'damage may take the bar below its minimum' : 'damage stops at the minimum');
-        break;
       case 'output': {
         const v = single(option).toLowerCase();
         if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
@@ -55,28 +77,6 @@ function applyOptions(config, options, knownMarkers = null) {
         changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
         break;
       }
-      case 'players-attack':
-        next.players_attack = onOff(single(option), '--players-attack');
-        changes.push(next.players_attack ? 'players may attack with their own tokens' : 'only the GM may attack');
-        break;
-      case 'players-seed':
-        next.players_seed = onOff(single(option), '--players-seed');
-        changes.push(next.players_seed ? 'players may choose the dice (--seed, --rolls)' : 'only the GM chooses the dice');
-        break;
-      case 'players-any-layer':
-        next.players_any_layer = onOff(single(option), '--players-any-layer');
-        changes.push(next.players_any_layer ? 'players may target tokens on any layer'
-          : 'players may target only tokens on the token layer');
-        break;
-      case 'show-npc-body':
-        next.show_npc_body = onOff(single(option), '--show-npc-body');
-        changes.push(next.show_npc_body ? "public cards show NPCs' Body" : "public cards hide NPCs' Body");
-        break;
-      case 'defense-rolls':
-        next.defense_rolls = onOff(single(option), '--defense-rolls');
-        changes.push(next.defense_rolls ? "players roll defense dice against the GM's creatures (ER-22)"
-          : 'attackers roll their own dice');
-        break;
       case 'attr': {
         const [field, name] = pair(option, 'FIELD');
         if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
@@ -140,4 +140,4 @@ function markerFor(config, condition) {
   return config.markers[condition] || condition;
 }
 
-module.exports = { applyOptions, markerFor };
+module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG, SWITCHES };

@@ -7,6 +7,7 @@
 // globals (test/emulator.js).
 
 const SPEAKER = 'fracas';
+const { text: escapeText } = require('./escape');
 
 /**
  * A command read a sheet item the script has not fetched yet (Beacon sheets keep
@@ -76,15 +77,41 @@ function fromGlobals() {
     /** Whisper to a player by id ('gm' for the GMs). */
     whisper(playerId, html, options = {}) {
       let to = 'gm';
+      let body = html;
       if (playerId && playerId !== 'gm' && playerId !== 'API') {
         const player = getObj('player', playerId);
-        if (player && !playerIsGM(playerId)) to = `"${String(player.get('displayname')).replace(/"/g, '')}"`;
+        const name = player ? String(player.get('displayname') || '') : '';
+        if (player && !playerIsGM(playerId)) {
+          // Roll20 addresses a whisper by display name, quoted (`/w "Name"`); a name holding
+          // a double quote cannot be quoted (the issue: such a player got nothing). The GM
+          // gets it instead, saying for whom, so nothing is lost silently.
+          if (name && !name.includes('"')) to = `"${name}"`;
+          else {
+            const note = `for ${escapeText(name)}: Roll20 cannot whisper to a display name with a double quote`;
+            // A roll template must open the message: the note is then a field of it.
+            body = html.startsWith('&{template:') ? `${html} {{note=${note}}}` : `<div>(${note})</div>${html}`;
+          }
+        }
       }
-      sendChat(SPEAKER, `/w ${to} ${html}`, null, options.noarchive ? { noarchive: true } : undefined);
+      sendChat(SPEAKER, `/w ${to} ${body}`, null, options.noarchive ? { noarchive: true } : undefined);
     },
 
+    /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */
     isGM(playerId) {
-      return playerId === 'API' || (typeof playerIsGM === 'function' && playerIsGM(playerId) === true);
+      return playerId !== 'API' && typeof playerIsGM === 'function' && playerIsGM(playerId) === true;
+    },
+
+    /** Whether `playerId` names a player of this campaign. */
+    isPlayer(playerId) {
+      return typeof playerId === 'string' && playerId !== 'API' && !!getObj('player', playerId);
+    },
+
+    /** The page a player sees: their own split-party page, else the players' page (API:Objects, Campaign). */
+    playerPage(playerId) {
+      const campaign = Campaign();
+      const own = campaign.get('playerspecificpages');
+      if (own && typeof own === 'object' && Object.prototype.hasOwnProperty.call(own, playerId)) return String(own[playerId]);
+      return String(campaign.get('playerpageid') || '') || null;
     },
 
     playerName(playerId) {

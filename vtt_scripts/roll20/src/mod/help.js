@@ -10,6 +10,77 @@ const T = (s) => esc.text(s);
 const code = (s) => `<code>${T(s)}</code>`;
 const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 
+/** The help items, [command line, what it does (HTML)], in the order the help lists them. */
+function items(config) {
+  return [
+    ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
+      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
+      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
+      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
+      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'],
+    ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
+      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
+      'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
+    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
+    ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'],
+    ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+    ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
+    ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+    ['!fracas mob --target ID [--target ID…] [--each]',
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
+      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
+    ['!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'],
+    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
+    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+      '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+    ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
+    ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'],
+    ['!fracas resend ID', 'sends a relay request that got no answer again (the bridge answers a repeated id once).'],
+    ['!fracas journal ID', 'shows what the bridge journaled for a request id (through the relay).'],
+    ['!fracas replay ID', 'replays a journaled request on the bridge and says whether it matches.'],
+    ['!fracas help', 'this help (also in the handout "Help: fracas"); !fracas COMMAND --help shows one command\'s.'],
+  ];
+}
+
+/** Who may do what, in one paragraph (the README says the same). */
+function trustHtml() {
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
+    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
+    'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
+    'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
+    '!fracas config --trust-scripts on.</p>';
+}
+
 function helpHtml(config) {
   return [
     `<div style="border:1px solid #333;background:#fff;padding:4px">`,
@@ -17,59 +88,9 @@ function helpHtml(config) {
     '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
     'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
     '<b>Commands</b><ul>',
-    item('!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
-      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
-      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
-      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
-      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'),
-    item('!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper',
-      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
-      'an AC for tokens without a sheet, a preview without damage, a whispered card.'),
-    item('!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
-      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
-      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
-      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'),
-    item('!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
-      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
-      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
-      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
-      '!fracas config --defense-rolls on).'),
-    item('!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
-      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
-      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'),
-    item('!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
-      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
-      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'),
-    item('!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
-      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
-      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'),
-    item('!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'),
-    item('!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
-      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'),
-    item('!fracas round [--new] [--undo] [--seed N]',
-      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
-      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
-      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
-      'markers; --undo takes the last round back.'),
-    item('!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'),
-    item('!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
-      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'),
-    item('!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'),
-    item('!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
-      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
-      '!fracas resend ID sends a request again.'),
-    item('!fracas help', 'this help (also in the handout "Help: fracas").'),
+    ...items(config).map(([cmd, what]) => item(cmd, what)),
     '</ul>',
+    trustHtml(),
     '<b>Sheet attributes read</b> (names as configured): ',
     T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
     `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
@@ -89,4 +110,17 @@ function ensureHandout(edge, s) {
   return true;
 }
 
-module.exports = { helpHtml, ensureHandout, VERSION, HANDOUT };
+/** `!fracas NAME --help`: the help items of one command. */
+function commandHelp(config, name) {
+  const own = items(config).filter(([cmd]) => cmd.split(' ')[1] === name);
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
+    ...own.map(([cmd, what]) => item(cmd, what)),
+    '</ul>',
+    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    '</div>',
+  ].join('');
+}
+
+module.exports = { helpHtml, commandHelp, ensureHandout, VERSION, HANDOUT };

@@ -65,7 +65,8 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(result, { names, undo: true }), false);
+  const seen = require('./permissions').playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '').names;
+  app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
   return result;
 }
 

@@ -70,9 +70,10 @@ function mobCommand(app, msg, cmd) {
   }
 
   // Profiles: one per character and set of conditions, in selection order.
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map(); // group key → profile id
-  const counts = {}; // profile id → target id → count
+  const counts = Object.create(null); // profile id → target id → count
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const reader = new SheetReader(edge, config, token);
@@ -86,7 +87,7 @@ function mobCommand(app, msg, cmd) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;

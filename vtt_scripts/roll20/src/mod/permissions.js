@@ -7,7 +7,7 @@ const { UsageError } = require('./usage');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_seed) return;
+  if (app.isGM(msg) || app.s().config.players_seed) return;
   const given = [];
   if (options.seed !== undefined) given.push('--seed');
   if (options.rolls) given.push('--rolls');
@@ -23,10 +23,52 @@ function checkDice(app, msg, options) {
  * player gave, never the token's name (a hidden token stays hidden).
  */
 function checkTarget(app, msg, token, id) {
-  if (app.edge.isGM(msg.playerid) || app.s().config.players_any_layer) return;
+  if (app.isGM(msg) || app.s().config.players_any_layer) return;
   if (token.get('layer') !== 'objects') {
     throw new UsageError(`--target ${id}: players may target only tokens on the token layer (the GM can allow ` +
       'others with !fracas config --players-any-layer on); nothing was rolled');
+  }
+}
+
+/**
+ * Refuse a player's own numbers (the options named in `given`) unless
+ * `!fracas config --players-numbers on`: a player's attack uses the strikes the GM put on
+ * the player's character sheet and the targets' sheets, not numbers typed in chat.
+ */
+function checkNumbers(app, msg, given) {
+  if (app.isGM(msg) || app.s().config.players_numbers || !given.length) return;
+  const names = Array.from(new Set(given)).map((n) => `--${n}`);
+  throw new UsageError(`${names.join(', ')}: players attack with their character's strikes (the GM's "${app.s().config.attrs.strikes}" ` +
+    'attribute) against their targets\' sheets; the GM can allow typed numbers with !fracas config --players-numbers on. ' +
+    'Nothing was rolled');
+}
+
+/**
+ * Whether a command's target numbers (`--ac`, `--target-FIELD`) replace `token`'s own: the
+ * GM's always do; a player's (with --players-numbers on) only for a token with no character.
+ */
+function mayOverride(app, msg, token) {
+  return app.isGM(msg) || !token.get('represents') || !app.edge.getCharacter(token.get('represents'));
+}
+
+/** The page a player is on: their own (Campaign playerspecificpages) or the players' page. */
+function pageOf(app, playerId) {
+  return app.edge.playerPage(playerId);
+}
+
+/**
+ * Refuse a player's target (or attacker) on another page than the one the player is on,
+ * and, with `--current-page` (TokenMod's option), anyone's target off the attacker's page.
+ */
+function checkPage(app, msg, token, id, option = '--target', page = null) {
+  const own = token.get('_pageid') || token.get('pageid');
+  if (page && own !== page) {
+    throw new UsageError(`${option} ${id}: not on the attacker's page (--current-page); nothing was rolled`);
+  }
+  if (app.isGM(msg)) return;
+  const here = pageOf(app, msg.playerid);
+  if (here && own !== here) {
+    throw new UsageError(`${option} ${id}: players may use only tokens on the page they are on; nothing was rolled`);
   }
 }
 
@@ -47,11 +89,13 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a
- * public card must not show (unless `!fracas config --show-npc-body on`).
+ * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
+ * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
+ * or one whispered to a player who asked (`msg`, not the GM).
  */
-function hideNpcBody(app, whisper, tokens, applied) {
-  if (!isPublic(app, whisper) || app.s().config.show_npc_body) return applied;
+function hideNpcBody(app, whisper, tokens, applied, msg = null) {
+  if (app.s().config.show_npc_body) return applied;
+  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
   for (const tid of Object.keys(applied)) {
     const token = tokens[tid] || app.edge.getGraphic(tid);
     const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
@@ -60,4 +104,28 @@ function hideNpcBody(app, whisper, tokens, applied) {
   return applied;
 }
 
-module.exports = { checkDice, checkTarget, isNpc, isPublic, hideNpcBody };
+/**
+ * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
+ * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
+ * NPC whose Body cards hide (--show-npc-body).
+ */
+function mayReadBody(app, msg, token) {
+  if (app.isGM(msg)) return true;
+  const config = app.s().config;
+  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
+  return config.show_npc_body || !isNpc(app.edge, token);
+}
+
+/**
+ * The names a card players see may show: a token on the GM layer is "a hidden creature"
+ * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName) {
+  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
+  const seen = Object.assign({}, names);
+  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
+  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+}
+
+module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };

@@ -99,7 +99,7 @@ function send(app, method, params, meta, idPrefix = 'r20') {
 /** `!fracas-relay FRACAS1 …`: a frame from the relay. */
 function incoming(app, msg) {
   // Only the GM's browser relays: not a player, and not another Mod script (whose
-  // messages come from 'API', which Roll20's playerIsGM counts as a GM).
+  // messages come from 'API', never the GM's here, whatever --trust-scripts says).
   if (msg.playerid === 'API' || !app.edge.isGM(msg.playerid)) return;
   const frame = protocol.parseFrame(msg.content);
   if (!frame || frame.kind === 'req') return;
@@ -227,6 +227,11 @@ function showJournal(app, pending, result) {
 register('journal.get', showJournal);
 register('journal.replay', showJournal);
 
+/** The bridge methods the Mod sends through the relay (those it has an answer handler for). */
+function methods() {
+  return Object.keys(HANDLERS).sort();
+}
+
 module.exports = {
-  send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
+  methods, send, incoming, register, statusCommand, resendCommand, journalCommand, secretOf, showSecret, MAX_PENDING,
 };

@@ -106,7 +106,9 @@ function roundCommand(app, msg, cmd) {
     else if (option.name === 'public') o.whisper = false;
   }
   const fight = s.fight && typeof s.fight === 'object' && typeof s.fight.name === 'string' ? s.fight : null;
-  const meta = { playerid: msg.playerid, whisper: o.whisper === true, seed: o.seed };
+  // Roll20 keeps `state` (and so a pending request's meta) as JSON: no undefined, a big seed as digits.
+  const meta = { playerid: msg.playerid, whisper: o.whisper === true };
+  if (o.seed !== undefined) meta.seed = typeof o.seed === 'bigint' ? o.seed.toString() : o.seed;
   if (mode === 'new') {
     const ruleset = require('./attack').rulesetOf(app, cmd);
     const built = scenarioFromTurnOrder(app, ruleset, o.use);
@@ -145,7 +147,7 @@ function currentHp(app, fight) {
 
 function sendRound(app, fight, meta, hp) {
   const params = { name: fight.name, expect_round: fight.round };
-  if (meta.seed !== undefined) params.seed = meta.seed;
+  if (meta.seed !== undefined) params.seed = typeof meta.seed === 'string' && typeof BigInt === 'function' ? BigInt(meta.seed) : meta.seed;
   if (Object.keys(hp).length) params.hp = hp;
   return relaylink.send(app, 'encounter.round', params, Object.assign({}, meta, { name: fight.name }));
 }
@@ -173,7 +175,9 @@ function onNew(app, pending, result, id) {
   }
   const hp = {};
   for (const mid of Object.keys(meta.hp || {})) if (meta.hp[mid] !== s.fight.max[mid]) hp[mid] = meta.hp[mid];
-  sendRound(app, s.fight, { playerid: meta.playerid, whisper: meta.whisper, seed: meta.seed }, hp);
+  const next = { playerid: meta.playerid, whisper: meta.whisper };
+  if (meta.seed !== undefined) next.seed = meta.seed;
+  sendRound(app, s.fight, next, hp);
 }
 
 /** Set each named token's bar to `hp`, mark the fallen; returns undo changes and lines. */
@@ -200,23 +204,33 @@ function applyHealth(app, fight, health) {
   return changes;
 }
 
-function name(fight, mid) {
-  return esc.text((fight.names && fight.names[mid]) || mid);
+/**
+ * A member's name for a card: the GM's card names everyone; a card players see says
+ * "a hidden creature" for a token on the GM layer (Roll20's turn tracker hides those too).
+ */
+function namer(app, fight, forPlayers) {
+  return (mid) => {
+    if (forPlayers) {
+      const token = app.edge.getGraphic(mid);
+      if (token && token.get('layer') === 'gmlayer') return 'a hidden creature';
+    }
+    return esc.text((fight.names && fight.names[mid]) || mid);
+  };
 }
 
-function eventLine(fight, e) {
+function eventLine(fight, e, name) {
   if (!e || typeof e !== 'object') return null;
   if (e.type === 'attack' || e.type === 'spell') {
     const how = e.type === 'spell' ? ` casts ${esc.text(e.spell)} at` : ' →';
-    return `${name(fight, e.who)}${how} ${name(fight, e.target)}: <b>${Number(e.damage) || 0}</b>`;
+    return `${name(e.who)}${how} ${name(e.target)}: <b>${Number(e.damage) || 0}</b>`;
   }
-  if (e.type === 'down') return `&nbsp;&nbsp;${name(fight, e.who)} is down`;
-  if (e.type === 'fled') return `&nbsp;&nbsp;${name(fight, e.who)} flees (${esc.text(e.why)})`;
+  if (e.type === 'down') return `&nbsp;&nbsp;${name(e.who)} is down`;
+  if (e.type === 'fled') return `&nbsp;&nbsp;${name(e.who)} flees (${esc.text(e.why)})`;
   if (e.type === 'morale') {
     return `morale (${esc.text(e.trigger)}, ${esc.text(e.rule)}): 2d6 ${Number(e.total)} vs ${Number(e.against)}: ` +
       `${e.breaks ? 'breaks' : 'holds'}`;
   }
-  if (e.type === 'spell lost') return `${name(fight, e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
+  if (e.type === 'spell lost') return `${name(e.who)} loses ${esc.text(e.spell)} (${esc.text(e.rule)})`;
   if (e.type === 'end') return `<b>${e.winner ? `${esc.text(e.winner)} win` : esc.text(e.reason)}</b>`;
   return null;
 }
@@ -233,19 +247,22 @@ function onRound(app, pending, result, id) {
   fight.round = result.round;
   const changes = applyHealth(app, fight, result.members && typeof result.members === 'object' ? result.members : {});
   if (changes.length) store.pushUndo(s, { id, label: `round ${result.round}`, time: app.edge.now(), changes });
-  const lines = [];
-  const order = Array.isArray(result.order) ? result.order : [];
-  if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(fight, m)).join(', ')).join('; ')}`);
-  for (const e of Array.isArray(result.events) ? result.events : []) {
-    const line = eventLine(fight, e);
-    if (line) lines.push(line);
-  }
-  const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
-  lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
-  if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
-  else lines.push(esc.button('undo round', '!fracas round --undo'));
-  const card = cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  const card = (forPlayers) => {
+    const name = namer(app, fight, forPlayers);
+    const lines = [];
+    const order = Array.isArray(result.order) ? result.order : [];
+    if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(m)).join(', ')).join('; ')}`);
+    for (const e of Array.isArray(result.events) ? result.events : []) {
+      const line = eventLine(fight, e, name);
+      if (line) lines.push(line);
+    }
+    const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
+    lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
+    else lines.push(esc.button('undo round', '!fracas round --undo'));
+    return cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
+  };
+  app.postCard({ playerid: meta.playerid }, card(true), meta.whisper, card(false));
 }
 
 /** encounter.undo answered: the tokens as the encounter now stands. */

@@ -12,7 +12,7 @@
 // for a seed), applied to the bar (Cartyrion injury to `--injury-bar` when set) and
 // posted as a card.
 
-const { UsageError, integer, onOff } = require('./usage');
+const { UsageError, SheetError, integer, onOff } = require('./usage');
 const { SheetReader } = require('./sheet');
 const cards = require('./cards');
 const store = require('./store');
@@ -42,7 +42,9 @@ const FIELDS = {
     command: {},
   },
 };
-const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public'];
+const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
+// A player's command may give only these without !fracas config --players-numbers on.
+const PLAYER_COMMON = COMMON;
 // Options `!fracas odds` adds (they are refused by `!fracas attack`).
 const ODDS_OPTIONS = ['count', 'at-least'];
 
@@ -87,6 +89,8 @@ function parse(name, options, extra = []) {
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
     } else if (option.name === 'no-apply') {
       out.apply = option.values.length ? !onOff(option.values[0], where) : false;
+    } else if (option.name === 'current-page') {
+      out.currentPage = option.values.length ? onOff(option.values.join(' '), where) : true;
     } else if (option.name === 'whisper' || option.name === 'public') {
       out.whisper = option.name === 'whisper';
     } else if (option.name.startsWith('target-') && spec.target[field.slice(7)]) {
@@ -117,7 +121,11 @@ function fromSheet(app, token, spec, given) {
     }
     const text = reader.character ? app.edge.attribute(reader.character.id, `fracas_${field}`) : null;
     if (text !== null && text !== undefined && String(text).trim() !== '') {
-      out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      try {
+        out[field] = sheetValue(spec[field], text, `${reader.name}'s attribute "fracas_${field}"`);
+      } catch (err) {
+        throw err instanceof UsageError ? new SheetError(err.message, token) : err;
+      }
     }
   }
   if (out.cover !== undefined && /^\d+$/.test(String(out.cover))) out.cover = Number(out.cover);
@@ -143,7 +151,7 @@ function strikeLine(ruleset, s) {
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
-function readTargets(app, name, o, ids, msg) {
+function readTargets(app, name, o, ids, msg, page = null) {
   const spec = FIELDS[name];
   const names = {};
   const tokens = {};
@@ -153,7 +161,9 @@ function readTargets(app, name, o, ids, msg) {
     const token = app.edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     if (msg) permissions.checkTarget(app, msg, token, id);
-    const read = fromSheet(app, token, spec.target, o.target);
+    if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
+    // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
+    const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
     if (name === 'worldwalker') {
       if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
       if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
@@ -168,13 +178,17 @@ function readTargets(app, name, o, ids, msg) {
 /** The request of a Worldwalker, Cartyrion or old-school command: {request, names, tokens, attacker, o}. */
 function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const spec = FIELDS[name];
+  permissions.checkNumbers(app, msg, cmd.options.map((x) => x.name).filter((n) => !PLAYER_COMMON.includes(n) && !extra.includes(n)));
   const o = parse(name, cmd.options, extra);
   permissions.checkDice(app, msg, o);
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
+  const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
+  // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
+  // as attacker fields do: all a player's attack may use without --players-numbers.
+  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
@@ -210,23 +224,26 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, o.whisper, tokens, applied);
-  const rows = result.strikes.map((st, i) => [`${i + 1} → ${names[st.target]}`, strikeLine(name, st)]);
-  for (const tid of Object.keys(result.targets)) {
-    const entry = result.targets[tid];
-    let text = `${entry.damage} damage`;
-    if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-    for (const a of applied[tid] || []) {
-      text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
-        : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+  permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
+  const card = (seen, attackerName) => {
+    const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
+    for (const tid of Object.keys(result.targets)) {
+      const entry = result.targets[tid];
+      let text = `${entry.damage} damage`;
+      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      for (const a of applied[tid] || []) {
+        text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
+          : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
+      }
+      rows.push([seen[tid], text]);
     }
-    rows.push([names[tid], text]);
-  }
-  if (result.attacker && result.attacker.stamina_cost) rows.push([attacker.name, `spends ${result.attacker.stamina_cost} stamina`]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-    `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
-  const card = cards.template(`${attacker.name} attacks (${rules.title})`, rows);
-  app.postCard(msg, card, o.whisper);
+    if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
+    rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+  };
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
   return result;
 }
 
@@ -252,9 +269,10 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
   const strike = Object.assign({ method: 'melee' }, o.strike);
-  const profiles = {};
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
   const profileOf = new Map();
-  const counts = {};
+  const counts = Object.create(null);
   const usedNames = new Set();
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
@@ -269,7 +287,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       usedNames.add(pid);
       profileOf.set(key, pid);
       profiles[pid] = { attacker: read.values, strikes: [strike] };
-      counts[pid] = {};
+      counts[pid] = Object.create(null);
     }
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;

@@ -3,7 +3,7 @@
 // (docs/ENGINE.md section 6). Attribute names come from `!fracas config --attr`;
 // conditions come from the token's markers (`!fracas config --marker`).
 
-const { UsageError } = require('./usage');
+const { UsageError, SheetError } = require('./usage');
 const { markerFor } = require('./config');
 const { CONDITIONS, DAMAGE_TYPES, SIZES } = require('../schema');
 
@@ -54,7 +54,7 @@ class SheetReader {
     const found = this.raw(field, suffix);
     if (!found) return null;
     if (!/^[+-]?\d{1,7}$/.test(found.text)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a whole number`, this.token);
     }
     return Number(found.text);
   }
@@ -65,8 +65,8 @@ class SheetReader {
     const list = found.text.toLowerCase().split(/[\s,;/]+/).filter(Boolean);
     for (const item of list) {
       if (!allowed.includes(item)) {
-        throw new UsageError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
-          `(one of: ${allowed.join(', ')})`);
+        throw new SheetError(`${this.name}: the attribute "${found.name}" names "${item}", not a ${what} ` +
+          `(one of: ${allowed.join(', ')})`, this.token);
       }
     }
     return Array.from(new Set(list));
@@ -82,8 +82,8 @@ class SheetReader {
     if (!found) return null;
     const size = found.text.toLowerCase();
     if (!SIZES.includes(size)) {
-      throw new UsageError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
-        `(one of: ${SIZES.join(', ')})`);
+      throw new SheetError(`${this.name}: the attribute "${found.name}" is "${found.text}", not a size ` +
+        `(one of: ${SIZES.join(', ')})`, this.token);
     }
     return size;
   }
@@ -119,7 +119,7 @@ class SheetReader {
       if (found !== null && found !== undefined && String(found).trim() !== '') {
         const text = String(found).trim();
         if (!/^[+-]?\d{1,7}$/.test(text)) {
-          throw new UsageError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`);
+          throw new SheetError(`${this.name}: the attribute "${this.config.attrs.ac_prefix + type}" is "${text}", not a whole number`, this.token);
         }
         byType[type] = Number(text);
       }

@@ -19,6 +19,7 @@ function tokenOf(app, msg, id, what) {
   const token = app.edge.getGraphic(id);
   if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
   permissions.checkTarget(app, msg, token, id);
+  permissions.checkPage(app, msg, token, id, `--${what}`);
   return token;
 }
 
@@ -74,6 +75,7 @@ function competeCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(dice);
   permissions.checkDice(app, msg, options);
   if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
@@ -116,6 +118,7 @@ function impaleCommand(app, msg, cmd) {
       default: throw new UsageError(`!fracas impale does not know --${option.name} (see !fracas help)`);
     }
   }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['closed', 'forte', 'weight', 'bonus', 'type'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(rest);
   permissions.checkDice(app, msg, options);
   if (!chargerId) throw new UsageError('give the charging attacker: --charger @{target|token_id}');
@@ -148,7 +151,7 @@ function impaleCommand(app, msg, cmd) {
       store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
       undo = true;
     }
-    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied });
+    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
   }
   app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
     options.whisper);

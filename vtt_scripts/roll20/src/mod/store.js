@@ -53,6 +53,8 @@ function defaultConfig() {
     ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
     defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
+    trust_scripts: false, // commands other Mod scripts send (playerid 'API') act as the GM
+    players_numbers: false, // players may give strike options, --ac, --target-FIELD, --cover (not only their sheet's)
   };
 }
 

@@ -2,6 +2,18 @@
 // A mistake in a command: the script whispers its message back and changes nothing.
 class UsageError extends Error {}
 
+/**
+ * A value on a token's sheet that fracas cannot use. The message quotes the value: it goes
+ * whole to the GM and to a player who controls the token; another player is told only
+ * whose sheet it is (a target's sheet is the GM's business).
+ */
+class SheetError extends UsageError {
+  constructor(message, token) {
+    super(message);
+    this.token = token;
+  }
+}
+
 /** On/off words, as TokenMod reads them. */
 function onOff(value, what) {
   const v = String(value === undefined ? '' : value).toLowerCase();
@@ -19,4 +31,4 @@ function integer(value, what, low, high) {
   return n;
 }
 
-module.exports = { UsageError, onOff, integer };
+module.exports = { UsageError, SheetError, onOff, integer };

@@ -61,13 +61,15 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
             raise RulesError(f"{tpath}.cover", say("os_full_cover"))
         bonus = attacker.dex_mod + F.OS_RANGE_MOD[range_]
         cover = target.cover
-    fleeing = F.OS_FLEEING_BONUS if target.fleeing else 0
-    bonus += attacker.attack_bonus + strike.modifier + fleeing - cover
-    no_shield = strike.rear or target.fleeing
+    # OS-3: "Opponents in melee with a retreating combatant gain a +2 Attack bonus against
+    # them this Round and ignore any AC bonus from their shield": melee attacks only.
+    fled_from = melee and target.fleeing
+    bonus += attacker.attack_bonus + strike.modifier + (F.OS_FLEEING_BONUS if fled_from else 0) - cover
+    no_shield = strike.rear or fled_from
     ac = target.ac - (target.shield if no_shield else 0)
     flat = modifier + (attacker.str_mod if melee else 0)
     cols = rows.row(HIT=L.X_HIT_OS, BONUS=bonus, TN=ac, DICE=dice, FACES=faces, FLAT=flat, MIN=1)
-    facts = {"method": strike.method, "range": range_, "rear": strike.rear, "fleeing": target.fleeing,
+    facts = {"method": strike.method, "range": range_, "rear": strike.rear, "fleeing": fled_from,
              "cover": cover, "attack_bonus": bonus, "ac": ac, "shield_ignored": no_shield and target.shield > 0,
              "damage_bonus": flat}
     return cols, rows.Meta("", path, facts, faces)

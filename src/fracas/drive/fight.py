@@ -572,6 +572,7 @@ class Fight:
                 faces: Optional[array[int]] = None
                 for g in checking:
                     spec, st = sc.groups[g].spec, self.groups[g]
+                    assert spec.morale is not None  # `checking` holds groups with a Morale
                     plan = sc.ruleset.compile_morale({"ruleset": sc.ruleset.name, "morale": spec.morale,
                                                       "modifier": spec.morale_modifier,
                                                       "successes": st.successes})

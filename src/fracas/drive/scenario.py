@@ -40,7 +40,8 @@ class _Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Tactic(_Spec):
-    """How a combatant picks its target, and when it leaves the fight."""
+    """How a combatant picks its target, when it leaves the fight, and its ruleset's round choices
+    (old-school action, Worldwalker reserve, Cartyrion parry and power)."""
 
     #: nearest: the closest standing enemy; weakest: the one with the least health left;
     #: random: any standing enemy, by a die; focus: the combatant or group named by
@@ -155,6 +156,17 @@ def json_schema() -> dict[str, Any]:
     combatant["attacks"]["description"] = "strikes of an attack request, without target"
     combatant["morale"].update(minimum=2, maximum=12)
     combatant["morale_modifier"].update(minimum=-2, maximum=2)
+    combatant["morale_group"]["description"] = ("old-school: members of a side that check morale apart from the"
+                                                " rest of it (OS-4; default: one check per side)")
+    tactic = defs["Tactic"]["properties"]
+    tactic["action"]["description"] = ("old-school: the one action of a round, melee or missile (default: melee"
+                                       " when it has a melee strike)")
+    tactic["reserve"].update(minimum=0, maximum=2, description="worldwalker: complex actions held in reserve"
+                             " each round for blocks or dodges (WW-5); each forgoes an attack")
+    tactic["parry"]["description"] = "cartyrion: parry its turn away with its weapon or its shield (CT-6)"
+    tactic["parry_at"]["description"] = "cartyrion: parry only on turns when its Stamina is at or below this"
+    tactic["power"]["description"] = ("cartyrion: when it power-attacks, breaking the weapon (CT-5): never,"
+                                      " first (its first turn), hurt (its first turn at half Stamina or less)")
     return schema
 
 

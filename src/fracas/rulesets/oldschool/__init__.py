@@ -6,7 +6,7 @@ one row of the shared strike-row kernel (`fracas.rulesets.rows`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
@@ -204,10 +204,8 @@ class OldSchool(rows.RowRuleset):
 
     def fight_action(self, spec: Any, phases: dict[str, list[int]]) -> str:
         """OS one action: the phase whose strikes the combatant makes this round."""
-        action = spec.tactic.action
-        if action is None:
-            action = "melee" if "melee" in phases else "missile"
-        return action
+        action: Optional[str] = spec.tactic.action
+        return action or ("melee" if "melee" in phases else "missile")
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
         """OS-1 options: `ties` (reroll or simultaneous), `wait` (sides that wait), and

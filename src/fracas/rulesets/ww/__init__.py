@@ -168,8 +168,13 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
 
 def _line(strike: dict[str, Any]) -> str:
     natural = f" (natural {strike['natural']})" if strike["natural"] else ""
-    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
-            f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
+    text = ""
+    if strike.get("feint"):
+        f = strike["feint"]
+        text = (f"feint d20 {f['roll']} vs d20 {f['defense_roll']}: "
+                f"{'no block or dodge' if f['succeeded'] else 'fails'}; ")
+    text += (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
+             f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
     if strike["reaction"]:
         r = strike["reaction"]
         text += f"; {r['kind']} {r['roll']} {r['bonus']:+d} = {r['total']}: {'negated' if r['negated'] else 'fails'}"

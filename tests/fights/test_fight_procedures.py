@@ -379,3 +379,45 @@ def test_ct_memory_survives_the_encounter_state():
     assert again.state() == state
     assert again.by_id["giant"].broken == [0] and again.by_id["hero"].parrying == "shield"
     assert again.by_id["hero"].shield_left == 30 - 2 * (3 + 4 + 3)  # double damage (CT-6)
+
+
+# -- every attack of every example replays alone, in its situation ---------------------------------
+
+@pytest.mark.parametrize("name", ["os-goblin-ambush", "ww-duel", "ct-hill-giant", "er-skeleton-horde"])
+def test_every_attack_replays_alone_from_its_seed_and_situation(name):
+    # docs/ENCOUNTERS.md: "fracas.resolve of the same strikes at that target, changed as its
+    # situation says, with that seed gives the same dice".
+    import json
+
+    import fracas
+    from fracas.drive.scenario import example
+
+    sc = compile_scenario(json.loads(example(name)))
+    groups = dict(zip(sc.member_ids, sc.member_group))
+    checked, situations = 0, set()
+    for seed in range(6):
+        fight = Fight(sc)
+        while not fight.over:
+            for e in fight.play_round(chunk_seed(seed, fight.round + 1))["events"]:
+                if e["type"] != "attack":
+                    continue
+                g, t = sc.groups[groups[e["who"]]], sc.groups[groups[e["target"]]]
+                changes = e.get("situation", {})
+                target = {**t.spec.target, **changes.get("target", {})}
+                target = {k: v for k, v in target.items() if v is not None}
+                strikes = []
+                for i in e.get("strikes", g.phases[e["phase"]]):
+                    strike = {**g.spec.attacks[i], **changes.get("strikes", {}).get(str(i), {}), "target": e["target"]}
+                    strikes.append({k: v for k, v in strike.items() if v is not None})
+                request = {"ruleset": sc.ruleset.name, "attacker": g.spec.attacker, "strikes": strikes,
+                           "targets": {e["target"]: target}}
+                result = fracas.resolve(request, seed=e["seed"]).to_dict()
+                assert result["strikes"] == e["result"]["strikes"] and result["total_damage"] == e["damage"]
+                situations.update(changes.get("target", {}))
+                for fields in changes.get("strikes", {}).values():
+                    situations.update(fields)
+                checked += 1
+    assert checked > 10
+    expected = {"os-goblin-ambush": {"fleeing"}, "ww-duel": set(), "ct-hill-giant": {"power"},
+                "er-skeleton-horde": set()}[name]
+    assert expected <= situations

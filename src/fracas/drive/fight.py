@@ -344,6 +344,9 @@ class Fight:
         g = sc.groups[m.group]
         tactic = g.spec.tactic
         m.turns += 1
+        if not (m.broken or ruleset.weapon_memory or (ruleset.one_action and len(g.phases) > 1)
+                or (ruleset.reserve_actions and tactic.reserve)):
+            return g.phases  # no procedure changes the strikes of this turn: read only
         phases = {phase: [i for i in strikes if i not in m.broken] for phase, strikes in g.phases.items()}
         phases = {phase: strikes for phase, strikes in phases.items() if strikes}
         if ruleset.weapon_memory:
@@ -365,9 +368,10 @@ class Fight:
         if ruleset.reserve_actions and tactic.reserve:
             forgone = set(ruleset.fight_forgone(g.spec))
             phases = {phase: [i for i in strikes if i not in forgone] for phase, strikes in phases.items()}
-            self._log({"type": "reserve", "who": m.id, "reserved": tactic.reserve, "actions": m.reserve,
-                       "forgoes": sorted(forgone),
-                       "rule": "WW-5", "note": "held for blocks or dodges until the end of the round"})
+            if self._events is not None:
+                self._log({"type": "reserve", "who": m.id, "reserved": tactic.reserve, "actions": m.reserve,
+                           "forgoes": sorted(forgone), "rule": "WW-5",
+                           "note": "held for blocks or dodges until the end of the round"})
         return {phase: strikes for phase, strikes in phases.items() if strikes}
 
     def _choose(self, m: Member) -> Optional[Member]:
@@ -438,9 +442,8 @@ class Fight:
             m.hp = max(0, m.hp - cost)
         if target.id not in m.attacking:
             m.attacking.append(target.id)
-        detail = result.to_dict() if (self._events is not None or sc.ruleset.reserve_actions
-                                      or sc.ruleset.weapon_memory) else None
-        if self._events is not None and detail is not None:
+        if self._events is not None:
+            detail = result.to_dict()
             event: dict[str, Any] = {"type": "spell" if key == "spell" else "attack", "who": m.id,
                                      "target": target.id, "phase": phase, "seed": seed, "damage": hp + injury}
             if key == "spell":
@@ -460,33 +463,32 @@ class Fight:
                                 for st in shown.get("strikes", [])]
             event["result"] = shown
             self._log(event)
-        if detail is not None:
-            self._after_attack(m, target, key, use, situation, detail)
+        if sc.ruleset.reserve_actions or sc.ruleset.weapon_memory:
+            self._after_attack(m, target, key, use, situation, result)
         return hp, injury
 
     def _after_attack(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
-                      situation: Situation, detail: dict[str, Any]) -> None:
+                      situation: Situation, result: Any) -> None:
         """What an attack leaves behind: a reserved action spent (WW-5), a weapon broken by a
         power attack (CT-5), a parrying weapon shattered or a shield destroyed (CT-6)."""
         ruleset = self.sc.ruleset
-        if ruleset.reserve_actions:
-            spent = sum(1 for st in detail.get("strikes", []) if st.get("reaction"))
+        if ruleset.reserve_actions and target.reserve > 0:
+            spent = ruleset.fight_reactions(result)
             if spent:
                 target.reserve -= spent
                 self._log({"type": "reserve spent", "who": target.id, "spent": spent, "left": target.reserve,
                            "rule": "WW-5"})
-        if not ruleset.weapon_memory or key == "spell":
+        if not ruleset.weapon_memory or key == "spell" or use is None:
             return
-        for strike in detail.get("strikes", []):
-            i = strike.get("index")
-            if strike.get("power") and use is not None:
-                i = use[detail["strikes"].index(strike)]
-                if i not in m.broken:
-                    m.broken.append(i)
-                    self._log({"type": "weapon broken", "who": m.id, "strike": i, "rule": "CT-5",
-                               "why": "a power attack breaks the weapon: unusable for the rest of the fight"})
+        attacks = self.sc.groups[m.group].spec.attacks
+        powered = {where[1] for where, changes in situation if where != "target" and ("power", True) in changes}
+        for i in use:
+            if (i in powered or attacks[i].get("power")) and i not in m.broken:
+                m.broken.append(i)
+                self._log({"type": "weapon broken", "who": m.id, "strike": i, "rule": "CT-5",
+                           "why": "a power attack breaks the weapon: unusable for the rest of the fight"})
         if target.parrying:
-            left = ruleset.fight_parry_left(detail)
+            left = ruleset.fight_parry_left(result)
             if left is None:
                 return
             if target.parrying == "weapon":

@@ -240,9 +240,13 @@ class Ruleset:
         """`weapon_memory`: the target fields of a combatant parrying with what it has left."""
         return ()
 
-    def fight_parry_left(self, result: dict[str, Any]) -> Optional[int]:
+    def fight_parry_left(self, result: Any) -> Optional[int]:
         """`weapon_memory`: what the parry has left after an attack result."""
         return None
+
+    def fight_reactions(self, result: Any) -> int:
+        """`reserve_actions`: the blocks or dodges an attack result rolled."""
+        return 0
 
     #: Tactic fields and their defaults, with the ruleset and rule that use each.
     _TACTICS = {"action": (None, "old-school (OS one action)"), "reserve": (0, "worldwalker (WW-5)"),

@@ -233,25 +233,22 @@ class Cartyrion(rows.RowRuleset):
         if tactic.parry_at is not None:
             check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
 
-    @staticmethod
-    def fight_parry_state(target: dict[str, Any]) -> tuple[int, int]:
+    def fight_parry_state(self, target: dict[str, Any]) -> tuple[int, int]:
         """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
         return int(target.get("weapon_magic", 0)) + 1, int(target.get("shield") or 0)
 
-    @staticmethod
-    def fight_parrying(kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
+    def fight_parrying(self, kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
         """The target fields of a combatant parrying with what it has left (CT-6)."""
         if kind == "weapon":
             return (("weapon_magic", weapon_left - 1),)
         return (("shield", shield_left),)
 
-    @staticmethod
-    def fight_parry_left(result: dict[str, Any]) -> Optional[int]:
+    def fight_parry_left(self, result: Any) -> Optional[int]:
         """What the parry has left after an attack (explosions or shield points)."""
         left = None
-        for strike in result.get("strikes", []):
-            if strike.get("parry"):
-                left = strike["parry"]["left"]
+        for s, meta in enumerate(result.plan.metas):
+            if meta.facts["parry"]:
+                left = rows.Out(result.out, s * L.XOUT_WIDTH).parry_left
         return left
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:

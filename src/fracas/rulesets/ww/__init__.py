@@ -220,6 +220,10 @@ class Worldwalker(rows.RowRuleset):
             raise RulesError(f"{path}.tactic.reserve", "reserved actions buy blocks or dodges: give the"
                                                        " combatant's target.reaction (kind and bonus, WW-5)")
 
+    def fight_reactions(self, result: Any) -> int:
+        """Blocks or dodges rolled in an attack result: the reserved actions it spent (WW-5)."""
+        return sum(1 for s in range(len(result.plan.metas)) if rows.Out(result.out, s * L.XOUT_WIDTH).react_roll)
+
     def fight_forgone(self, spec: Any) -> list[int]:
         """The strikes a combatant forgoes for its reserved actions: the off-hand's bonus
         action is reserved first, then the main one (WW-5, WW-6)."""

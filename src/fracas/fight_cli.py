@@ -139,8 +139,9 @@ def render_round(log: dict[str, Any]) -> str:
             verdict = "breaks" if e["breaks"] else "holds" + (", to the death" if e["fights_to_death"] else "")
             out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
                        f" {e['against']}: {verdict}" + (f"; {e['then']}" if e.get("then") else ""))
-        elif kind == "flight":
-            out.append("  " + _style(f"{', '.join(e['who'])} declare flight ({e['why']}, {e['rule']})", fg="yellow"))
+        elif kind in ("flight", "surrender"):
+            what = "declare flight" if kind == "flight" else "surrender"
+            out.append("  " + _style(f"{', '.join(e['who'])} {what} ({e['why']}, {e['rule']})", fg="yellow"))
         elif kind == "parry":
             out.append(f"  {e['who']} parries with its {e['with']} ({e['rule']}): no attack this turn")
         elif kind == "reserve":

@@ -105,6 +105,17 @@ def test_os4_a_fleeing_side_that_wins_initiative_is_gone_before_the_opponents_ac
     assert fight.by_id["goblin 2"].status == "fled" and fight.winner == "hero"
 
 
+def test_os4_a_broken_side_may_surrender_in_the_next_round_instead():
+    # Seed 004: "their morale breaks and they try to surrender or flee in the next Round".
+    sc = compile_scenario(os_scenario(tactic={"flee": "surrender"}))
+    fight = Scripted(sc, [[6, 1], [15, 2], [5], [6, 5]])
+    morale = events(fight.play_round(1), "morale")[0]
+    assert morale["breaks"] and morale["then"] == "surrenders next round"
+    log = fight.play_round(2)
+    assert [e["type"] for e in events(log)] == ["surrender", "end"] and log["initiative"] is None
+    assert fight.by_id["goblin 2"].status == "fled" and fight.winner == "hero"
+
+
 def test_os4_first_death_counts_the_killed_not_the_fled():
     # Seed 004: "When to check Morale: The first time a combatant on the same side is killed".
     # A goblin leaving at its flee_at is defeated, not killed: no check (1 of 4 is not half).
@@ -421,3 +432,27 @@ def test_every_attack_replays_alone_from_its_seed_and_situation(name):
     expected = {"os-goblin-ambush": {"fleeing"}, "ww-duel": set(), "ct-hill-giant": {"power"},
                 "er-skeleton-horde": set()}[name]
     assert expected <= situations
+
+
+def test_the_cli_round_shows_each_procedure_step():
+    import re
+
+    from fracas.fight_cli import render_round as styled
+
+    def render_round(log):
+        return re.sub(r"\x1b\[[0-9;]*m", "", styled(log))
+
+    fight = Scripted(compile_scenario(os_scenario()), [[6, 1], [15, 2], [5], [6, 5], [5, 2], [10, 4]])
+    first, second = render_round(fight.play_round(1)), render_round(fight.play_round(2))
+    assert "morale of goblin (first death, OS-4): 2d6 11 vs 7: breaks; flees next round" in first
+    assert "goblin 2 declare flight (its morale broke, OS-4)" in second and "[fleeing=True]" in second
+    fight = Scripted(compile_scenario(ww_scenario(reserve=1, strikes=2)), [[1, 1], [15, 16], [15, 3]])
+    text = render_round(fight.play_round(1))
+    assert "knight spends a reserved action (0 left, WW-5)" in text
+    assert "knight holds 1 action(s) in reserve to block or dodge, forgoing 1 strike(s)" in text
+    fight = Scripted(compile_scenario(ct_scenario(giant_tactic={"power": "first"}, hero_tactic={"parry": "shield"},
+                                                  hero_target={"dex": 0, "armor": 0, "shield": 4})),
+                     [[5], [3, 4]])
+    text = render_round(fight.play_round(1))
+    assert "hero parries with its shield (CT-6): no attack this turn" in text
+    assert "giant: weapon broken" in text and "hero: shield destroyed" in text and "[shield=4, strike 0 parry=shield, strike 0 power=True]" in text

@@ -215,6 +215,12 @@ class Fight:
             m.attacked, m.attacking = m.attacking, []
             m.reserve = sc.groups[m.group].spec.tactic.reserve if sc.ruleset.reserve_actions else 0
         self._declare_flight()
+        if self.over:  # the last of a side surrendered
+            ended: dict[str, Any] = {"round": self.round, "seed": seed, "over": True, "winner": self.winner}
+            if log:
+                ended.update(initiative=None, order=[], surprised=[], events=self._events)
+            self._events = None
+            return ended
         slots, initiative = self._initiative()
         acting = {mid for slot in slots for mid in slot}
         surprised = [m.id for m in self.standing() if m.id not in acting]
@@ -239,25 +245,36 @@ class Fight:
 
     def _declare_flight(self) -> None:
         """OS-4 / OS declarations: "they try to surrender or flee in the next Round", and
-        "the intention to flee from melee this Round must be declared" before initiative."""
+        "the intention to flee from melee this Round must be declared" before initiative.
+        A broken group with `flee: "surrender"` gives up here and is out of the fight."""
         if not self.sc.ruleset.flight_declared:
             return
+        surrender: dict[int, list[Member]] = {}
+        leaving: dict[tuple[int, str], list[Member]] = {}
         for m in self.members:
             m.leaving = ""
             if m.status != STANDING:
                 continue
             tactic = self.sc.groups[m.group].spec.tactic
+            if self.groups[m.group].broken and tactic.flee == "surrender":
+                surrender.setdefault(m.group, []).append(m)
+                continue
             if self.groups[m.group].broken and tactic.flee == "broken":
                 m.leaving = "its morale broke"
             elif tactic.flee_at is not None and m.hp <= tactic.flee_at:
                 m.leaving = f"hp {m.hp} <= flee_at {tactic.flee_at}"
-        leaving: dict[int, list[Member]] = {}
-        for m in self.members:
             if m.leaving:
-                leaving.setdefault(m.group, []).append(m)
-        for g, members in leaving.items():
+                leaving.setdefault((m.group, m.leaving), []).append(m)
+        for g, members in surrender.items():
+            self._log({"type": "surrender", "group": self.sc.groups[g].spec.name, "who": [m.id for m in members],
+                       "why": "its morale broke", "rule": "OS-4"})
+            for m in members:
+                m.status = FLED
+                self._note(m.unit)
+            self.decide()
+        for (g, why), members in leaving.items():
             self._log({"type": "flight", "group": self.sc.groups[g].spec.name, "who": [m.id for m in members],
-                       "why": members[0].leaving, "rule": "OS-4",
+                       "why": why, "rule": "OS-4",
                        "note": "declared before initiative: no attacks this round; opponents in melee that act"
                                " first attack at +2 ignoring the shield (OS-3)"})
 
@@ -589,8 +606,9 @@ class Fight:
                              "breaks": check["breaks"], "fights_to_death": st.to_death, "rule": "OS-4"}
                     if check["breaks"]:
                         st.broken = True
-                        event["then"] = ("flees next round (declared before initiative)"
-                                         if spec.tactic.flee == "broken" else "fights on (flee: never)")
+                        event["then"] = {"broken": "flees next round (declared before initiative)",
+                                         "surrender": "surrenders next round",
+                                         "never": "fights on (flee: never)"}[spec.tactic.flee]
                     self._log(event)
 
 

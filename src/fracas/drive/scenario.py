@@ -48,8 +48,9 @@ class Tactic(_Spec):
     #: `focus` while one stands, then the nearest.
     target: Literal["nearest", "weakest", "random", "focus"] = "nearest"
     focus: Optional[str] = None
-    #: broken: leaves the fight when its group's morale breaks; never: fights on.
-    flee: Literal["broken", "never"] = "broken"
+    #: broken: leaves the fight when its group's morale breaks (old-school: flees the next
+    #: round); surrender: old-school: gives up at the start of the next round; never: fights on.
+    flee: Literal["broken", "surrender", "never"] = "broken"
     #: Leaves the fight when its health ("hp") is at or below this.
     flee_at: Optional[int] = None
     #: Old-school: the one action of a round (OS one action): its melee strikes in the melee

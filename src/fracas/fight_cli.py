@@ -137,8 +137,15 @@ def render_round(log: dict[str, Any]) -> str:
             out.append("    " + _style(f"{e['who']} flees ({e['why']})", fg="yellow"))
         elif kind == "morale":
             verdict = "breaks" if e["breaks"] else "holds" + (", to the death" if e["fights_to_death"] else "")
-            out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
-                       f" {e['against']}: {verdict}" + (f"; {e['then']}" if e.get("then") else ""))
+            if len(e.get("groups", [])) > 1:  # one roll for the side, read against each group's Morale
+                verdict = "; ".join(f"{g['group']} vs {g['against']}: "
+                                    + ("breaks, " + g["then"] if g["breaks"] else "holds"
+                                       + (", to the death" if g["fights_to_death"] else ""))
+                                    for g in e["groups"])
+                out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']}: {verdict}")
+            else:
+                out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
+                           f" {e['against']}: {verdict}" + (f"; {e['then']}" if e.get("then") else ""))
         elif kind in ("flight", "surrender"):
             what = "declare flight" if kind == "flight" else "surrender"
             out.append("  " + _style(f"{', '.join(e['who'])} {what} ({e['why']}, {e['rule']})", fg="yellow"))

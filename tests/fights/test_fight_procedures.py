@@ -143,13 +143,18 @@ def test_os4_one_check_per_side_and_morale_groups_check_apart():
     fight = Scripted(sc, [[6, 1], [15, 2], [5], [5], [4, 4]])   # 8: the goblins (7) break, the chief (9) holds
     log = fight.play_round(1)
     checks = events(log, "morale")
-    assert [(c["group"], c["breaks"]) for c in checks] == [("goblin", True), ("chief", False)]
-    assert checks[0]["seed"] == checks[1]["seed"] and checks[0]["dice"] == checks[1]["dice"] == [4, 4]
-    assert {c["unit"] for c in checks} == {"goblins"}
+    assert len(checks) == 1  # one check for the side: one roll, one event
+    check = checks[0]
+    assert check["unit"] == check["group"] == "goblins" and check["dice"] == [4, 4] and check["total"] == 8
+    assert [(g["group"], g["against"], g["breaks"]) for g in check["groups"]] == [("goblin", 7, True),
+                                                                                ("chief", 9, False)]
+    assert check["breaks"] and check["against"] == 7
+    assert fight.state()["morale"] == {"goblin": {"successes": 0, "broken": True, "to_death": False},
+                                       "chief": {"successes": 1, "broken": False, "to_death": False}}
     scenario["sides"]["goblins"][1]["morale_group"] = "bodyguard"
     fight = Scripted(compile_scenario(scenario), [[6, 1], [15, 2], [5], [5], [4, 4]])
     checks = events(fight.play_round(1), "morale")
-    assert [c["group"] for c in checks] == ["goblin"]  # the chief's unit lost no one
+    assert [(c["unit"], c["group"]) for c in checks] == [("goblins", "goblin")]  # the chief's unit lost no one
 
 
 def test_os4_a_lone_creature_checks_when_first_harmed_and_again_at_a_quarter():

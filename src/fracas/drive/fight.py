@@ -280,7 +280,7 @@ class Fight:
 
     def _leave(self, m: Member) -> None:
         m.status = FLED
-        self._log({"type": "fled", "who": m.id, "why": f"{m.leaving}: flees as its side moves (declared)",
+        self._log({"type": "fled", "who": m.id, "why": f"{m.leaving}; leaves as its side moves, as declared",
                    "rule": "OS-4"})
         m.leaving = ""
         self._note(m.unit)
@@ -575,9 +575,10 @@ class Fight:
 
     def _morale_step(self) -> None:
         """OS-4 step 5: "The Referee makes a Morale Check for monsters and NPCs": each
-        trigger noted this round, unit by unit in scenario order, one 2d6 for the unit
-        ("a single Morale Check is made for all members of a side") read against each of
-        its groups' Morale + modifier."""
+        trigger noted this round, unit by unit in scenario order, is one check of the unit
+        ("a single Morale Check is made for all members of a side"): one 2d6, one log
+        event, read against each of its groups' Morale + modifier (a group of Morale 12,
+        or that passed two checks, is not in it)."""
         sc = self.sc
         for u, noted in enumerate(self._noted):
             name, side, groups = sc.morale_units[u]
@@ -589,6 +590,8 @@ class Fight:
                     continue
                 dice, seed = self._stream()
                 faces: Optional[array[int]] = None
+                verdicts = []
+                total = 0
                 for g in checking:
                     spec, st = sc.groups[g].spec, self.groups[g]
                     assert spec.morale is not None  # `checking` holds groups with a Morale
@@ -599,17 +602,24 @@ class Fight:
                     check = sc.ruleset.roll_morale(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
                     if faces is None:
                         faces = array("i", check["dice"])
-                    st.successes, st.to_death = check["successes"], check["fights_to_death"]
-                    event = {"type": "morale", "group": spec.name, "side": sc.sides[side], "unit": name,
-                             "trigger": trigger, "when": "end of round", "seed": seed, "dice": check["dice"],
-                             "total": check["total"], "against": spec.morale + spec.morale_modifier,
-                             "breaks": check["breaks"], "fights_to_death": st.to_death, "rule": "OS-4"}
+                    st.successes, st.to_death, st.broken = check["successes"], check["fights_to_death"], check["breaks"]
+                    verdict = {"group": spec.name, "against": spec.morale + spec.morale_modifier,
+                               "breaks": check["breaks"], "fights_to_death": st.to_death}
                     if check["breaks"]:
-                        st.broken = True
-                        event["then"] = {"broken": "flees next round (declared before initiative)",
-                                         "surrender": "surrenders next round",
-                                         "never": "fights on (flee: never)"}[spec.tactic.flee]
-                    self._log(event)
+                        verdict["then"] = {"broken": "flees next round (declared before initiative)",
+                                           "surrender": "surrenders next round",
+                                           "never": "fights on (flee: never)"}[spec.tactic.flee]
+                    verdicts.append(verdict)
+                    total = check["total"]
+                event = {"type": "morale", "group": verdicts[0]["group"] if len(verdicts) == 1 else name,
+                         "side": sc.sides[side], "unit": name, "trigger": trigger, "when": "end of round",
+                         "seed": seed, "dice": list(faces or []), "total": total,
+                         "against": min(v["against"] for v in verdicts), "breaks": any(v["breaks"] for v in verdicts),
+                         "fights_to_death": all(v["fights_to_death"] for v in verdicts), "rule": "OS-4",
+                         "groups": verdicts}
+                if len(verdicts) == 1 and "then" in verdicts[0]:
+                    event["then"] = verdicts[0]["then"]
+                self._log(event)
 
 
 def _situation_dict(situation: Situation) -> dict[str, Any]:

@@ -287,9 +287,11 @@ class Ruleset:
         return result.total_damage, 0, 0
 
     def morale_triggers(self, side: Any) -> list[str]:
-        """The morale checks a side's losses call for now (OS-4), as trigger names; `side`
-        has `.start`, `.defeated`, `.standing` (members with `.hp`, `.hp_max`, `.harmed`)
-        and `.fired` (triggers already checked). None where the rules have no morale."""
+        """The morale checks a side's losses call for (OS-4), as trigger names, noted now and
+        checked at the end of the round; `side` (a side or a morale group) has `.start`,
+        `.defeated` (down or fled), `.killed` (down), `.standing` (members with `.hp`,
+        `.hp_max`, `.harmed`) and `.fired` (triggers already noted). None where the rules
+        have no morale."""
         return []
 
     def cli_options(self) -> list[Any]:

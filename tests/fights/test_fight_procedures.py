@@ -66,6 +66,8 @@ def test_os4_morale_is_step_5_after_every_side_has_acted():
     assert morale["trigger"] == "first death" and morale["when"] == "end of round"
     assert morale["dice"] == [3, 2] and morale["against"] == 7 and not morale["breaks"]
     assert morale["rule"] == "OS-4"
+    # draw order: the k-th random event of the round draws stream k of the round seed
+    assert [e["seed"] for e in events(log, "attack", "morale")] == [chunk_seed(1, k) for k in (1, 2, 3, 4)]
 
 
 def test_os4_a_broken_side_declares_flight_and_is_attacked_at_plus_2_without_its_shield():

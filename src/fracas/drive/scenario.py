@@ -65,7 +65,7 @@ class Tactic(_Spec):
     parry: Optional[Literal["weapon", "shield"]] = None
     parry_at: Optional[int] = None
     #: Cartyrion: when it power-attacks (CT-5; the weapon breaks): never, on its first turn,
-    #: or on its first turn with Stamina at or below half.
+    #: or on its turns with Stamina at or below half (each weapon breaks in turn).
     power: Literal["never", "first", "hurt"] = "never"
 
 
@@ -167,7 +167,7 @@ def json_schema() -> dict[str, Any]:
     tactic["parry"]["description"] = "cartyrion: parry its turn away with its weapon or its shield (CT-6)"
     tactic["parry_at"]["description"] = "cartyrion: parry only on turns when its Stamina is at or below this"
     tactic["power"]["description"] = ("cartyrion: when it power-attacks, breaking the weapon (CT-5): never,"
-                                      " first (its first turn), hurt (its first turn at half Stamina or less)")
+                                      " first (its first turn), hurt (its turns at half Stamina or less)")
     return schema
 
 

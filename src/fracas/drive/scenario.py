@@ -220,6 +220,8 @@ class Compiled:
         at a time); `situation`: what the round changes in the request, as
         ((field, value), …) pairs for the target ("target") or strike i ("strike", i) —
         a value None removes the field (e.g. a fleeing target, OS-3; a parry, CT-6)."""
+        if use is not None and list(use) == self.groups[group].phases.get(phase):
+            use = None  # all of the phase's strikes: the plan compiled when the scenario loaded
         key = (group, phase, target_group, use, situation)
         plan = self._plans.get(key)
         if plan is None:

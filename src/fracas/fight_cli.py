@@ -106,6 +106,14 @@ def render_show(shown: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _situation(situation: dict[str, Any]) -> str:
+    """What the round changed in an attack (fleeing target, parry, power attack...), briefly."""
+    parts = [f"{k}={v}" for k, v in situation.get("target", {}).items()]
+    for i, fields in situation.get("strikes", {}).items():
+        parts += [f"strike {i} {k}={v}" for k, v in fields.items()]
+    return ", ".join(parts)
+
+
 def render_round(log: dict[str, Any]) -> str:
     out = [_style(f"Round {log['round']}", bold=True) + f" (seed {log['seed']})"]
     order = log.get("order") or []
@@ -120,6 +128,8 @@ def render_round(log: dict[str, Any]) -> str:
             line = f"  {e['who']}{what} {e['target']}: {e['damage']} damage"
             if e.get("injury_damage"):
                 line += f" ({e['injury_damage']} as injury)"
+            if e.get("situation"):
+                line += f" [{_situation(e['situation'])}]"
             out.append(line)
         elif kind == "down":
             out.append("    " + _style(f"{e['who']} is down", fg="red"))
@@ -127,8 +137,27 @@ def render_round(log: dict[str, Any]) -> str:
             out.append("    " + _style(f"{e['who']} flees ({e['why']})", fg="yellow"))
         elif kind == "morale":
             verdict = "breaks" if e["breaks"] else "holds" + (", to the death" if e["fights_to_death"] else "")
-            out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
-                       f" {e['against']}: {verdict}")
+            if len(e.get("groups", [])) > 1:  # one roll for the side, read against each group's Morale
+                verdict = "; ".join(f"{g['group']} vs {g['against']}: "
+                                    + ("breaks, " + g["then"] if g["breaks"] else "holds"
+                                       + (", to the death" if g["fights_to_death"] else ""))
+                                    for g in e["groups"])
+                out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']}: {verdict}")
+            else:
+                out.append(f"  morale of {e['group']} ({e['trigger']}, {e['rule']}): 2d6 {e['total']} vs"
+                           f" {e['against']}: {verdict}" + (f"; {e['then']}" if e.get("then") else ""))
+        elif kind in ("flight", "surrender"):
+            what = "declare flight" if kind == "flight" else "surrender"
+            out.append("  " + _style(f"{', '.join(e['who'])} {what} ({e['why']}, {e['rule']})", fg="yellow"))
+        elif kind == "parry":
+            out.append(f"  {e['who']} parries with its {e['with']} ({e['rule']}): no attack this turn")
+        elif kind == "reserve":
+            out.append(f"  {e['who']} holds {e['reserved']} action(s) in reserve to block or dodge, forgoing"
+                       f" {len(e['forgoes'])} strike(s); {e['actions']} left this round ({e['rule']})")
+        elif kind == "reserve spent":
+            out.append(f"    {e['who']} spends a reserved action ({e['left']} left, {e['rule']})")
+        elif kind in ("weapon broken", "weapon shattered", "shield destroyed", "no weapon"):
+            out.append("    " + _style(f"{e['who']}: {kind} ({e['why']}, {e['rule']})", fg="yellow"))
         elif kind == "spell lost":
             out.append(f"  {e['who']} loses {e['spell']} ({e['why']}, {e['rule']})")
         elif kind == "end":

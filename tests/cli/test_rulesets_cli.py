@@ -62,3 +62,33 @@ def test_a_bulk_request_file_of_another_ruleset(tmp_path):
     out = run(["attack", "--bulk", str(path), "--seed", "3"])
     assert out.exit_code == 0, out.output
     assert "Cartyrion bulk" in out.output and "500 attacks" in out.output
+
+
+def test_worldwalker_two_weapon_and_feint_flags():
+    # WW-6 (seed 002): "Dual Weapon Training talent –4 –4"; WW-7: "A successful feint leaves
+    # the target unable to actively defend against the character's next attack."
+    out = run(["attack", "--ruleset", "worldwalker", "--skill", "3", "--damage", "1d8", "--defense", "12",
+               "--two-weapon", "--talent", "dual-weapon-training", "--hand", "off", "--feint", "4",
+               "--feint-defense", "2", "--block", "5", "--rolls", "10 3 15 5", "--json"])
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    strike = result["strikes"][0]
+    assert strike["attack_bonus"] == 3 - 4 and strike["attack_total"] == 14
+    assert strike["feint"] == {"roll": 10, "defense_roll": 3, "succeeded": True}
+    assert strike["reaction"] is None and result["total_damage"] == 5
+    light = run(["attack", "--ruleset", "worldwalker", "--damage", "1d8", "--defense", "12", "--two-weapon",
+                 "--light-off-hand", "--rolls", "10", "--json"])
+    assert json.loads(light.output)["strikes"][0]["attack_bonus"] == -4  # light off hand: primary -4
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--hand", "off"], "(set it with --hand)"),
+    (["--talent", "dual-weapon-mastery"], "give --two-weapon too (WW-6)"),
+    (["--light-off-hand"], "give --two-weapon too (WW-6)"),
+    (["--feint-defense", "2"], "give --feint too (WW-7)"),
+    (["--feint", "300"], "$.strikes[0].feint.bonus"),
+    (["--two-weapon", "--talent", "ambidextrous"], "Invalid value for '--talent'"),
+])
+def test_worldwalker_two_weapon_and_feint_errors_name_the_option(flags, message):
+    out = run(["attack", "--ruleset", "worldwalker", "--damage", "1d8", "--defense", "12", *flags])
+    assert out.exit_code == 2 and message in out.output, out.output

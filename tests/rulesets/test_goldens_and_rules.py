@@ -233,6 +233,18 @@ def test_os3_rear_and_fleeing_ignore_the_shield_fleeing_adds_2():
     assert s["ac"] == 13 and s["attack_bonus"] == 1 + 1 + 2
 
 
+def test_os3_fleeing_bonus_is_for_melee_only():
+    # OS-3 (seed 004): "Opponents in melee with a retreating combatant gain a +2 Attack bonus
+    # against them this Round and ignore any AC bonus from their shield."  A missile at a
+    # fleeing target gets neither (RULES.md: "OS-3 fleeing bonus is for melee attacks only").
+    fleeing = {"ac": 14, "shield": 1, "fleeing": True}
+    missile = os_attack({"method": "missile", "range": "medium"}, target=fleeing, rolls=[12, 3])["strikes"][0]
+    assert missile["ac"] == 14 and not missile["shield_ignored"] and missile["attack_bonus"] == 1 + 2
+    assert missile["attack_total"] == 15 and missile["hit"]
+    melee = os_attack(target=fleeing, rolls=[10, 3])["strikes"][0]
+    assert melee["ac"] == 13 and melee["shield_ignored"] and melee["attack_total"] == 10 + 1 + 1 + 2
+
+
 def test_os3_cover_and_impossible_missiles():
     assert os_attack({"method": "missile"}, {"ac": 12, "cover": 3}, rolls=[1])["strikes"][0]["attack_bonus"] == 0
     with pytest.raises(fracas.RulesError) as err:

@@ -4171,9 +4171,10 @@ function compileStrike(strike, path, attacker, apath, target, tpath) {
     bonus = attacker.dex_mod + OS_RANGE_MOD[range];
     cover = target.cover;
   }
-  const fleeing = target.fleeing ? OS_FLEEING_BONUS : 0;
-  bonus += attacker.attack_bonus + strike.modifier + fleeing - cover;
-  const noShield = strike.rear || target.fleeing;
+  // OS-3: the fleeing bonus and the ignored shield are for opponents in melee only.
+  const fledFrom = melee && Boolean(target.fleeing);
+  bonus += attacker.attack_bonus + strike.modifier + (fledFrom ? OS_FLEEING_BONUS : 0) - cover;
+  const noShield = strike.rear || fledFrom;
   const ac = target.ac - (noShield ? target.shield : 0);
   const flat = modifier + (melee ? attacker.str_mod : 0);
   const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });

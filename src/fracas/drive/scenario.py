@@ -40,17 +40,33 @@ class _Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Tactic(_Spec):
-    """How a combatant picks its target, and when it leaves the fight."""
+    """How a combatant picks its target, when it leaves the fight, and its ruleset's round choices
+    (old-school action, Worldwalker reserve, Cartyrion parry and power)."""
 
     #: nearest: the closest standing enemy; weakest: the one with the least health left;
     #: random: any standing enemy, by a die; focus: the combatant or group named by
     #: `focus` while one stands, then the nearest.
     target: Literal["nearest", "weakest", "random", "focus"] = "nearest"
     focus: Optional[str] = None
-    #: broken: leaves the fight when its group's morale breaks; never: fights on.
-    flee: Literal["broken", "never"] = "broken"
+    #: broken: leaves the fight when its group's morale breaks (old-school: flees the next
+    #: round); surrender: old-school: gives up at the start of the next round; never: fights on.
+    flee: Literal["broken", "surrender", "never"] = "broken"
     #: Leaves the fight when its health ("hp") is at or below this.
     flee_at: Optional[int] = None
+    #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
+    #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
+    #: strike, else missile.
+    action: Optional[Literal["melee", "missile"]] = None
+    #: Worldwalker: complex actions held in reserve each round for blocks or dodges (WW-5);
+    #: each forgoes an attack (the off-hand's bonus action first, WW-6). Default 0.
+    reserve: int = 0
+    #: Cartyrion: parries its turn away with its weapon (its first attack) or its shield
+    #: (CT-6), on turns when its Stamina is at or below `parry_at` (every turn without it).
+    parry: Optional[Literal["weapon", "shield"]] = None
+    parry_at: Optional[int] = None
+    #: Cartyrion: when it power-attacks (CT-5; the weapon breaks): never, on its first turn,
+    #: or on its turns with Stamina at or below half (each weapon breaks in turn).
+    power: Literal["never", "first", "hurt"] = "never"
 
 
 class Spell(_Spec):
@@ -73,6 +89,9 @@ class CombatantSpec(_Spec):
     tactic: Tactic = msgspec.field(default_factory=Tactic)
     morale: Optional[int] = None
     morale_modifier: int = 0
+    #: Old-school: the members of a side that check morale together (OS-4): one check per
+    #: side by default; combatants naming a group check apart from the rest of their side.
+    morale_group: Optional[str] = None
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -138,7 +157,23 @@ def json_schema() -> dict[str, Any]:
     combatant["attacks"]["description"] = "strikes of an attack request, without target"
     combatant["morale"].update(minimum=2, maximum=12)
     combatant["morale_modifier"].update(minimum=-2, maximum=2)
+    combatant["morale_group"]["description"] = ("old-school: members of a side that check morale apart from the"
+                                                " rest of it (OS-4; default: one check per side)")
+    tactic = defs["Tactic"]["properties"]
+    tactic["action"]["description"] = ("old-school: the one action of a round, melee or missile (default: melee"
+                                       " when it has a melee strike)")
+    tactic["reserve"].update(minimum=0, maximum=2, description="worldwalker: complex actions held in reserve"
+                             " each round for blocks or dodges (WW-5); each forgoes an attack")
+    tactic["parry"]["description"] = "cartyrion: parry its turn away with its weapon or its shield (CT-6)"
+    tactic["parry_at"]["description"] = "cartyrion: parry only on turns when its Stamina is at or below this"
+    tactic["power"]["description"] = ("cartyrion: when it power-attacks, breaking the weapon (CT-5): never,"
+                                      " first (its first turn), hurt (its turns at half Stamina or less)")
     return schema
+
+
+#: What a round changes in an attack request (`Compiled.plan`): ((where, ((field, value), …)), …),
+#: where is "target" or ("strike", i).
+Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 
 
 @dataclasses.dataclass(eq=False)
@@ -171,13 +206,23 @@ class Compiled:
     setup: Any
     max_rounds: int
     has_morale: bool
-    _plans: dict[tuple[int, str, int], Any] = dataclasses.field(default_factory=dict)
+    #: OS-4 morale units: (name, side, scenario group indexes); one per side unless
+    #: combatants name a `morale_group`.
+    morale_units: list[tuple[str, int, list[int]]] = dataclasses.field(default_factory=list)
+    _plans: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
-    def plan(self, group: int, phase: str, target_group: int) -> Any:
+    def plan(self, group: int, phase: str, target_group: int, use: Optional[tuple[int, ...]] = None,
+             situation: Situation = ()) -> Any:
         """The compiled attack of `group`'s strikes of `phase` ("spell": its spell) at a
-        member of `target_group` (whose id in the plan is "t")."""
-        key = (group, phase, target_group)
+        member of `target_group` (whose id in the plan is "t"). `use`: only these strike
+        indexes of the combatant's `attacks` (a broken weapon, reserved actions, one strike
+        at a time); `situation`: what the round changes in the request, as
+        ((field, value), …) pairs for the target ("target") or strike i ("strike", i) —
+        a value None removes the field (e.g. a fleeing target, OS-3; a parry, CT-6)."""
+        if use is not None and list(use) == self.groups[group].phases.get(phase):
+            use = None  # all of the phase's strikes: the plan compiled when the scenario loaded
+        key = (group, phase, target_group, use, situation)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._compile(key)
@@ -185,8 +230,9 @@ class Compiled:
                 self._plans[key] = plan
         return plan
 
-    def _compile(self, key: tuple[int, str, int]) -> Any:
+    def _compile(self, key: tuple[Any, ...]) -> Any:
         g, phase, t = self.groups[key[0]], key[1], self.groups[key[2]]
+        use, situation = key[3], key[4]
         if phase == "spell":
             assert g.spec.spell is not None
             strikes = g.spec.spell.strikes
@@ -194,11 +240,19 @@ class Compiled:
             where = f"{g.path}.spell.strikes"
         else:
             strikes = g.spec.attacks
-            indexes = g.phases[phase]
+            indexes = list(use) if use is not None else g.phases[phase]
             where = f"{g.path}.attacks"
-        request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker,
-                   "strikes": [_aimed(strikes[i], f"{where}[{i}]") for i in indexes],
-                   "targets": {"t": t.spec.target}}
+        made = [_aimed(strikes[i], f"{where}[{i}]") for i in indexes]
+        target = dict(t.spec.target)
+        for where_, changes in situation:
+            fields = target if where_ == "target" else made[indexes.index(where_[1])]
+            for name, value in changes:
+                if value is None:
+                    fields.pop(name, None)
+                else:
+                    fields[name] = value
+        request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
+                   "targets": {"t": target}}
         try:
             return self.ruleset.compile_attack(self.ruleset.decode("attack", request))
         except RequestError as exc:
@@ -290,6 +344,10 @@ def compile_scenario(source: Any) -> Compiled:
             check_range(spec.morale_modifier, -2, 2, f"{path}.morale_modifier", "morale_modifier")
             if spec.tactic.target == "focus" and not spec.tactic.focus:
                 raise SchemaError(f"{path}.tactic.focus", "tactic focus needs the name of whom to focus on")
+            if spec.morale_group is not None:
+                if spec.morale is None:
+                    raise SchemaError(f"{path}.morale_group", "a morale group needs the combatant's morale (OS-4)")
+                _name(spec.morale_group, f"{path}.morale_group")
             if spec.spell is not None:
                 check_range(spec.spell.uses, 1, 1_000, f"{path}.spell.uses", "uses")
                 if not spec.spell.strikes:
@@ -300,6 +358,7 @@ def compile_scenario(source: Any) -> Compiled:
             for j, strike in enumerate(spec.attacks):
                 _aimed(strike, f"{path}.attacks[{j}]")
                 phases.setdefault(ruleset.fight_phase(strike), []).append(j)
+            ruleset.fight_check_tactic(spec, phases, path)
             if not isinstance(spec.attacker, dict):
                 raise SchemaError(f"{path}.attacker", "expected an object")
             groups.append(Group(len(groups), s, spec, path, phases, spec.attacker, spec.initiative))
@@ -324,10 +383,24 @@ def compile_scenario(source: Any) -> Compiled:
             raise SchemaError(f"{g.path}.tactic.focus", f"no combatant or group is named {focus!r}")
     setup = ruleset.fight_setup(scenario.initiative, sides, "$.initiative")
     compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
-                        scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups))
+                        scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups),
+                        _morale_units(sides, groups))
     _check_initiative(compiled)
     _compile_pairs(compiled)
     return compiled
+
+
+def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int, list[int]]]:
+    """OS-4 "one check per side": a unit per side of the groups with no `morale_group`,
+    and one per `morale_group` name (which belongs to one side, and is no side's name)."""
+    units: dict[str, tuple[str, int, list[int]]] = {}
+    for g in groups:
+        name = g.spec.morale_group or sides[g.side]
+        if g.spec.morale_group is not None and (name in sides or units.get(name, (name, g.side))[1] != g.side):
+            raise SchemaError(f"{g.path}.morale_group", f"morale group {name!r} is a side's name or is used on"
+                                                        " another side: a morale group is part of one side")
+        units.setdefault(name, (name, g.side, []))[2].append(g.index)
+    return list(units.values())
 
 
 def _check_initiative(sc: Compiled) -> None:

@@ -213,6 +213,43 @@ class Cartyrion(rows.RowRuleset):
     roll_initiative = staticmethod(roll_initiative)
     fight_pools = ("hp", "injury")
     initiative_rule = "CT-1"
+    weapon_memory = True
+    fight_tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
+    power_attack = (("power", True),)
+    no_sneak = (("sneak", None),)
+
+    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
+        """CT-6 in a fight: the parrying combatant's tactic parries, not an attacker's strike;
+        a shield parry needs shield points."""
+        super().fight_check_tactic(spec, phases, path)
+        for j, strike in enumerate(spec.attacks):
+            if isinstance(strike, dict) and strike.get("parry") is not None:
+                raise RulesError(f"{path}.attacks[{j}].parry", "in a fight the target parries on its own turn"
+                                                               " (its tactic.parry), not in the attacker's strike"
+                                                               " (CT-6)")
+        tactic = spec.tactic
+        if tactic.parry == "shield" and not (isinstance(spec.target, dict) and spec.target.get("shield")):
+            raise RulesError(f"{path}.tactic.parry", say("ct_shield"))
+        if tactic.parry_at is not None:
+            check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
+
+    def fight_parry_state(self, target: dict[str, Any]) -> tuple[int, int]:
+        """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
+        return int(target.get("weapon_magic", 0)) + 1, int(target.get("shield") or 0)
+
+    def fight_parrying(self, kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
+        """The target fields of a combatant parrying with what it has left (CT-6)."""
+        if kind == "weapon":
+            return (("weapon_magic", weapon_left - 1),)
+        return (("shield", shield_left),)
+
+    def fight_parry_left(self, result: Any) -> Optional[int]:
+        """What the parry has left after an attack (explosions or shield points)."""
+        left = None
+        for s, meta in enumerate(result.plan.metas):
+            if meta.facts["parry"]:
+                left = rows.Out(result.out, s * L.XOUT_WIDTH).parry_left
+        return left
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
         """CT-1 needs two sides and which is the party; `ambush` as in an initiative request."""

@@ -6,7 +6,7 @@ one row of the shared strike-row kernel (`fracas.rulesets.rows`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
@@ -61,13 +61,15 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
             raise RulesError(f"{tpath}.cover", say("os_full_cover"))
         bonus = attacker.dex_mod + F.OS_RANGE_MOD[range_]
         cover = target.cover
-    fleeing = F.OS_FLEEING_BONUS if target.fleeing else 0
-    bonus += attacker.attack_bonus + strike.modifier + fleeing - cover
-    no_shield = strike.rear or target.fleeing
+    # OS-3: "Opponents in melee with a retreating combatant gain a +2 Attack bonus against
+    # them this Round and ignore any AC bonus from their shield": melee attacks only.
+    fled_from = melee and target.fleeing
+    bonus += attacker.attack_bonus + strike.modifier + (F.OS_FLEEING_BONUS if fled_from else 0) - cover
+    no_shield = strike.rear or fled_from
     ac = target.ac - (target.shield if no_shield else 0)
     flat = modifier + (attacker.str_mod if melee else 0)
     cols = rows.row(HIT=L.X_HIT_OS, BONUS=bonus, TN=ac, DICE=dice, FACES=faces, FLAT=flat, MIN=1)
-    facts = {"method": strike.method, "range": range_, "rear": strike.rear, "fleeing": target.fleeing,
+    facts = {"method": strike.method, "range": range_, "rear": strike.rear, "fleeing": fled_from,
              "cover": cover, "attack_bonus": bonus, "ac": ac, "shield_ignored": no_shield and target.shield > 0,
              "damage_bonus": flat}
     return cols, rows.Meta("", path, facts, faces)
@@ -187,6 +189,23 @@ class OldSchool(rows.RowRuleset):
     spell_phase = "magic"
     spell_disruption = True
     initiative_rule = "OS-1"
+    flight_declared = True
+    fleeing_target = (("fleeing", True),)
+    one_action = True
+    fight_tactics = {"action": "OS one action"}
+
+    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
+        """OS one action: the tactic's `action` names a phase the combatant has strikes for."""
+        super().fight_check_tactic(spec, phases, path)
+        action = spec.tactic.action
+        if action is not None and action not in phases:
+            raise RulesError(f"{path}.tactic.action", f"action {action!r}: this combatant has no {action} strike"
+                                                      " (OS one action: a missile or a melee attack a round)")
+
+    def fight_action(self, spec: Any, phases: dict[str, list[int]]) -> str:
+        """OS one action: the phase whose strikes the combatant makes this round."""
+        action: Optional[str] = spec.tactic.action
+        return action or ("melee" if "melee" in phases else "missile")
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
         """OS-1 options: `ties` (reroll or simultaneous), `wait` (sides that wait), and
@@ -232,17 +251,22 @@ class OldSchool(rows.RowRuleset):
         return "missile" if strike.get("method") == "missile" else "melee"
 
     def morale_triggers(self, side: Any) -> list[str]:
-        """OS-4: the first death on a side; half the side defeated; a lone creature first
-        harmed and at 1/4 of its hit points or less."""
+        """OS-4 "When to check Morale: The first time a combatant on the same side is killed,
+        and when half of the side has been killed or defeated. For a creature encountered
+        alone, a Morale Check should be made when it is first harmed and when it is reduced
+        to 1/4 or less Hit Points." Killed is down (a combatant that fled is defeated, not
+        killed); a creature encountered alone is a side (or morale group) of one."""
         fired = []
-        if side.defeated >= 1 and "first death" not in side.fired:
+        if side.killed >= 1 and "first death" not in side.fired:
             fired.append("first death")
         if 2 * side.defeated >= side.start and "half the side defeated" not in side.fired:
             fired.append("half the side defeated")
-        if len(side.standing) == 1 and "lone creature" not in side.fired:
+        if side.start == 1 and side.standing:
             lone = side.standing[0]
-            if lone.harmed and 4 * lone.hp <= lone.hp_max:
-                fired.append("lone creature")
+            if lone.harmed and "lone creature harmed" not in side.fired:
+                fired.append("lone creature harmed")
+            if 4 * lone.hp <= lone.hp_max and "lone creature at 1/4 hp" not in side.fired:
+                fired.append("lone creature at 1/4 hp")
         return fired
 
 

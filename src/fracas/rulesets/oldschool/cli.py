@@ -30,7 +30,8 @@ def options() -> list[click.Option]:
         click.Option(["--target"], default="target", show_default=True, help="The target's name."),
         click.Option(["--ac"], type=int, default=None, help="The target's (ascending) AC."),
         click.Option(["--shield"], type=int, default=0, show_default=True, help="The shield's part of that AC."),
-        click.Option(["--fleeing"], is_flag=True, help="The target flees: +2 to hit, no shield bonus (OS-3)."),
+        click.Option(["--fleeing"], is_flag=True,
+                     help="The target flees: a melee attack gets +2 to hit and ignores its shield (OS-3)."),
         click.Option(["--cover"], type=click.Choice(["0", "1", "2", "3", "4", "full"]), default="0",
                      show_default=True, help="The target's cover against missiles: -1..-4, or full (OS-3)."),
     ]

@@ -6,8 +6,12 @@ from typing import Any, Optional
 
 import click
 
+from ..._facts import WW_HANDS as HANDS
+from ..._facts import WW_TWO_WEAPON
 from ..rows_cli import flag_hint as _hint
 from .schema import NAME
+
+TALENTS = tuple(WW_TWO_WEAPON)
 
 
 def options() -> list[click.Option]:
@@ -33,6 +37,17 @@ def options() -> list[click.Option]:
                      help="The target dodges with this bonus: Defense skill + DEX mod (WW-5)."),
         click.Option(["--engaged"], is_flag=True,
                      help="The target holds a ranged weapon while engaged in melee: -6 to its block/dodge (WW-5)."),
+        click.Option(["--two-weapon"], is_flag=True,
+                     help="The attacker fights with two weapons, or weapon and shield: the table's penalties (WW-6)."),
+        click.Option(["--light-off-hand"], is_flag=True, help="With --two-weapon: the off-hand weapon is light (WW-6)."),
+        click.Option(["--talent"], type=click.Choice(list(TALENTS)), default=None,
+                     help="With --two-weapon: the talent that eases the penalties (WW-6) [default: none]."),
+        click.Option(["--hand"], type=click.Choice(list(HANDS)), default=None,
+                     help="With --two-weapon: the hand that strikes [default: primary] (WW-6)."),
+        click.Option(["--feint"], type=int, default=None, metavar="BONUS",
+                     help="Feint first: weapon skill + INT mod; success denies the block or dodge (WW-7)."),
+        click.Option(["--feint-defense"], type=int, default=None, metavar="BONUS",
+                     help="With --feint: the target's defense skill + WIS mod [default: 0] (WW-7)."),
     ]
 
 
@@ -51,14 +66,30 @@ def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
             target["reaction"] = {"kind": kind, "bonus": p[kind]}
     strike = {"target": p["target"], "method": p["method"], "damage": p["damage"], "critical": p["critical"],
               "crit_multiplier": p["crit_multiplier"], "engaged": p["engaged"], "modifier": p["modifier"]}
-    return {"ruleset": NAME, "attacker": {"skill": p["skill"], "str_mod": p["str_mod"], "dex_mod": p["dex_mod"]},
-            "strikes": [strike], "targets": {p["target"]: target}}
+    attacker: dict[str, Any] = {"skill": p["skill"], "str_mod": p["str_mod"], "dex_mod": p["dex_mod"]}
+    if p.get("two_weapon"):
+        attacker["two_weapon"] = {"light": bool(p.get("light_off_hand")), "talent": p.get("talent") or "none"}
+    else:
+        for flag in ("light_off_hand", "talent"):
+            if p.get(flag):
+                raise click.UsageError(f"--{flag.replace('_', '-')} describes two-weapon fighting: give --two-weapon"
+                                       " too (WW-6)")
+    if p.get("hand") is not None:
+        strike["hand"] = p["hand"]  # an off hand without --two-weapon: the engine names --hand (WW-6)
+    if p.get("feint") is not None:
+        strike["feint"] = {"bonus": p["feint"], "defense": p.get("feint_defense") or 0}
+    elif p.get("feint_defense") is not None:
+        raise click.UsageError("--feint-defense is the target's side of a feint: give --feint too (WW-7)")
+    return {"ruleset": NAME, "attacker": attacker, "strikes": [strike], "targets": {p["target"]: target}}
 
 
 _FIELDS = {"attacker.skill": "--skill", "attacker.str_mod": "--str-mod", "attacker.dex_mod": "--dex-mod",
            "strike.damage": "--damage", "strike.critical": "--critical", "strike.crit_multiplier": "--crit-multiplier",
            "strike.modifier": "--modifier", "strike.method": "--method", "targets.defense": "--defense",
-           "targets.dex_mod": "--target-dex-mod", "targets.armor": "--armor", "targets.reaction": "--block/--dodge"}
+           "targets.dex_mod": "--target-dex-mod", "targets.armor": "--armor", "targets.reaction": "--block/--dodge",
+           "attacker.two_weapon": "--two-weapon", "attacker.two_weapon.talent": "--talent",
+           "attacker.two_weapon.light": "--light-off-hand", "strike.hand": "--hand", "strike.feint": "--feint",
+           "strike.feint.defense": "--feint-defense", "strike.engaged": "--engaged"}
 
 
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:

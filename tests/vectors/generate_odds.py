@@ -68,6 +68,21 @@ def build() -> list[dict]:
         except fracas.RequestError as exc:
             vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
         vectors.append(vector)
+    # ER-17 strays in the bystanders' own entries and the total, full cover under friendly fire
+    # (ER-16), strays and direct strikes at one creature (ER-9): their own stream again.
+    rng = random.Random(1125)
+    for i in range(30):
+        request = specials.combined_attack(rng)
+        for strike in request["strikes"]:
+            strike["dice"] = min(strike["dice"], 2)
+        if rng.random() < 0.4:
+            request["remaining"] = {rng.choice(list(request["targets"])): rng.randint(1, 6)}
+        vector = {"name": f"er-combined-odds-{i}", "request": request}
+        try:
+            vector["result"] = fracas.odds(request).to_dict()
+        except fracas.RequestError as exc:
+            vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+        vectors.append(vector)
     return vectors
 
 

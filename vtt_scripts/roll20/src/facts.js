@@ -243,7 +243,7 @@ const MESSAGES = Object.freeze({
   "flee_defending": "a defending creature makes no flee attack: defending \"removes all reactions for both rounds\" (ER-15, ER-20)",
   "flee_defensive_mover": "no flee attack: a creature that used its action to be defensive-only leaves the fray without drawing flee attacks (ER-20)",
   "impale_defending": "a defending pikeman makes no impalement: defending \"removes all reactions for both rounds\" (ER-15, ER-23)",
-  "compete_cannot_act": "a {condition} challenger cannot start a {contest}: it takes no actions (ER-14, ER-19)",
+  "compete_cannot_act": "the challenger is {condition} and takes no actions: it cannot start the {contest} (ER-14, ER-19)",
   "bulk_full_cover": "target {target} has full cover: a bulk request resolves no stray shots, so no ranged attack is possible; resolve the shot alone with friendly_fire (ER-16, ER-17)",
   "compete_same": "the challenger and the defender are both {id}: a competition has two sides (ER-19)",
   "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",

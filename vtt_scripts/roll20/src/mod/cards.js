@@ -202,7 +202,9 @@ function competeCard(result, ctx) {
     const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
     if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
     for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
-    const edge = c.advantage ? ' · advantage' : c.disadvantage ? ' · disadvantage' : '';
+    const from = (list) => (list.length ? ` (${esc.text(list.join(', '))})` : '');
+    let edge = c.advantage ? ` · advantage${from(c.advantage_from)}` : c.disadvantage ? ` · disadvantage${from(c.disadvantage_from)}` : '';
+    if (c.automatic_failure) edge = ` · ${esc.text(c.automatic_failure)}: fails automatically (ER-14)`;
     rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
       `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
   }

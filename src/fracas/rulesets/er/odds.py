@@ -224,10 +224,10 @@ def total(plan: Any) -> Optional[Dist]:
         params = {meta.target: (bool(row[L.P_ONLY_CHAIN]), row[L.P_RESIST])}
         direct = _direct(plan, s)
         hits = Dist({k: x for k, x in direct.w.items() if k[0]}, direct.den)
-        parts = [(Fraction(1), hits.map(lambda o, t=meta.target: (t, o[0], o[2])))]
+        parts = [(Fraction(1), hits.map(functools.partial(_landed_on, meta.target)))]
         for creature, sub, petrified, resist in strays[s]:
             params[creature] = (petrified, resist)
-            parts.append((Fraction(1), sub.map(lambda o, c=creature: (c, o[0], o[2]))))
+            parts.append((Fraction(1), sub.map(functools.partial(_landed_on, creature))))
         landed = mix(parts)
         outcome = mix([(Fraction(1), landed), (1 - landed.mass, Dist.point((None, False, 0)))]).reduced()
 
@@ -316,8 +316,8 @@ def _stray_at(meta: Any, row: Any, spec: Any, n: int, disadv: bool) -> Dist:
     from ..._facts import COVER_AC
 
     to_hit, ac = row[L.P_TO_HIT], row[L.P_AC]
-    # ER-16: a shot at a target behind full cover never hits it.
-    target_hit = (lambda face: False) if meta.full_cover else (lambda face: _hit(face, to_hit, ac))
+    def target_hit(face: int) -> bool:
+        return not meta.full_cover and _hit(face, to_hit, ac)  # ER-16: full cover is never hit
     covered = spec.cover == "full"  # behind full cover: a stray into its slot hits nothing
     by_ac = spec.ac_by_type.get(meta.damage_type, spec.ac) + COVER_AC[spec.cover]
     crit_thr = meta.crit_range or 0
@@ -354,6 +354,11 @@ def _stray_at(meta: Any, row: Any, spec: Any, n: int, disadv: bool) -> Dist:
         else:
             parts.append((p, Dist.point((True, False, weight))))
     return mix(parts)
+
+
+def _landed_on(creature: str, o: tuple[bool, bool, int]) -> tuple[str, bool, int]:
+    """(creature, hit, base) of a strike's outcome where it landed."""
+    return creature, o[0], o[2]
 
 
 def _crit_outcome(weight: int, chain_damage: int) -> tuple[bool, bool, int]:

@@ -19,6 +19,11 @@ COVER_AC = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 0}
 CANNOT_ATTACK = ('incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated')
 ATTACKER_DISADVANTAGE = ('blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone', 'restrained', 'frightened', 'bound')
 TARGET_ADVANTAGE = ('asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned')
+FEAT_DISADVANTAGE = ('asphyxiating', 'bound', 'frightened', 'held-breath', 'poisoned', 'restrained')
+COMPETITION_DISADVANTAGE = ('asphyxiating', 'bound', 'frightened', 'held-breath', 'poisoned')
+FEAT_ADVANTAGE = ('defending',)
+FEAT_PENALTY_2 = ('shaken', 'drowsy')
+FEAT_AUTOMATIC_FAILURE = ('paralyzed', 'petrified', 'stunned', 'unconscious')
 MAX_SKILL_DICE = 5
 MAX_STRIKES = 256
 MAX_TARGETS = 4096
@@ -122,6 +127,11 @@ MESSAGES = {
     'impale_charge_dice': "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
     'impale_charge_melee': 'a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)',
     'flee_sneak': 'a flee attack is a reaction and cannot be a sneak attack (ER-20)',
+    'flee_defending': 'a defending creature makes no flee attack: defending "removes all reactions for both rounds" (ER-15, ER-20)',
+    'flee_defensive_mover': 'no flee attack: a creature that used its action to be defensive-only leaves the fray without drawing flee attacks (ER-20)',
+    'impale_defending': 'a defending pikeman makes no impalement: defending "removes all reactions for both rounds" (ER-15, ER-23)',
+    'compete_cannot_act': 'the challenger is {condition} and takes no actions: it cannot start the {contest} (ER-14, ER-19)',
+    'bulk_full_cover': 'target {target} has full cover: a bulk request resolves no stray shots, so no ranged attack is possible; resolve the shot alone with friendly_fire (ER-16, ER-17)',
     'compete_same': 'the challenger and the defender are both {id}: a competition has two sides (ER-19)',
     'compete_strength': 'a {contest} is a Strength competition, not an Agility one (ER-19)',
     'compete_needs': 'a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)',

@@ -810,7 +810,7 @@ def morale(morale: Any, modifier: Any, successes: Any, seed: Any, rolls: Any, as
 #: What `--challenger` / `--defender KEY=VALUE,...` may set, and how each value is read.
 _SIDE_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "strength": int, "agility": int,
                               "strength_mod": int, "agility_mod": int, "size": str, "speed": int, "prone": bool,
-                              "bonus": int, "advantage": bool, "disadvantage": bool}
+                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list}
 _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, "resistant": list,
                                 "vulnerable": list, "immune": list, "condition": list}
 

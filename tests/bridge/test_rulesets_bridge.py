@@ -65,10 +65,33 @@ def test_every_kind_is_journaled_and_replays(ask, method, params):
     ("attack.resolve", {**STRAY, "flee": {"moved": -5}, "rolls": None}, errors.INVALID_PARAMS, "$.params.flee.moved"),
     ("compete.roll", {**GRAPPLE, "ruleset": "cartyrion"}, errors.RULES_ERROR, "$.params.ruleset"),
     ("compete.roll", {**GRAPPLE, "challenger": {"id": "a"}}, errors.INVALID_PARAMS, "$.params.challenger.strength"),
+    # ER-14: a challenger that takes no actions cannot start a grapple; defending removes reactions (ER-15).
+    ("compete.roll", {**GRAPPLE, "challenger": {**GRAPPLE["challenger"], "conditions": ["stunned"]}},
+     errors.RULES_ERROR, "$.params.challenger.conditions"),
+    ("impale.resolve", {**IMPALE, "pikeman": {"strength": 4, "conditions": ["defending"]}}, errors.RULES_ERROR,
+     "$.params.pikeman.conditions"),
 ])
+
+
 def test_bad_requests_name_their_path(ask, method, params, code, path):
     reply = ask(request(7, method, params))
     assert reply["error"]["code"] == code and reply["error"]["data"]["path"] == path, reply
+
+
+def test_a_competitors_conditions_through_the_bridge(ask):
+    """ER-12/ER-14: "All Body saves/feats and competitions are made at disadvantage" (bound)."""
+    params = {**GRAPPLE, "seed": None, "rolls": [11, 3, 5],
+              "challenger": {**GRAPPLE["challenger"], "conditions": ["bound"]}}
+    result = ask(request("c1", "compete.roll", params))["result"]
+    assert result["challenger"]["disadvantage_from"] == ["bound"]
+    assert result["rounds"][0]["challenger"]["dice"] == [11, 3] and result["rounds"][0]["challenger"]["kept"] == 3
+
+
+def test_a_stray_counts_in_the_bystanders_odds_through_the_bridge(ask):
+    """ER-17 in odds: the bystander's own entry has the stray's P(hit) and P(drop)."""
+    params = {**STRAY, "rolls": None, "remaining": {"bob": 1}}
+    bob = ask(request("o2", "attack.odds", params))["result"]["targets"]["bob"]
+    assert bob["p_hit"] > 0 and bob["p_drop"] == bob["p_hit"]
 
 
 def test_attack_odds_through_the_bridge_rolls_nothing(ask, journal):

@@ -253,8 +253,9 @@ def test_er13_shock_save_dc_and_roll():
     result = roll(request, rolls=[12, 2, 3, 15, 4, 2])  # hits 2 + weight 1 = 3 ≥ 6 / 2
     target = result["targets"]["goblin"]
     assert target["shock_save_dc"] == 8
-    assert target["shock_save"] == {"dc": 8, "roll": 4, "total": 5, "passed": False,
-                                    "incapacitated_actions": 2}
+    assert {k: target["shock_save"][k] for k in ("dc", "roll", "total", "passed", "incapacitated_actions")} == {
+        "dc": 8, "roll": 4, "total": 5, "passed": False, "incapacitated_actions": 2}
+    assert target["shock_save"]["dice"] == [4]  # a healthy goblin: one d20 (ER-12/ER-14: none apply)
     below = roll(attack([strike(dice=1, sneak=True)], targets={"goblin": {"ac": 10, "body_max": 10}}),
                  rolls=[12, 2, 3])
     assert below["targets"]["goblin"]["shock_save_dc"] is None

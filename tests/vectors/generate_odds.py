@@ -26,9 +26,19 @@ def _load(name: str):
     return module
 
 
-def build() -> list[dict]:
+def odds_vector(name: str, request: dict) -> dict:
+    """{name, request} and `fracas.odds(request).to_dict()` or the error it raises."""
     import fracas
 
+    vector: dict = {"name": name, "request": request}
+    try:
+        vector["result"] = fracas.odds(request).to_dict()
+    except fracas.RequestError as exc:
+        vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+    return vector
+
+
+def build() -> list[dict]:
     er, others = _load("generate"), _load("generate_rulesets")
     rng = random.Random(1123)
     vectors = []
@@ -47,12 +57,7 @@ def build() -> list[dict]:
             request["remaining"] = {targets[0]: rng.randint(1, 20)}
         if rng.random() < 0.3:
             request["at_least"] = sorted(rng.sample(range(1, 15), 2))
-        vector: dict = {"name": f"{request.get('ruleset', 'enchanted-realms')}-odds-{i}", "request": request}
-        try:
-            vector["result"] = fracas.odds(request).to_dict()
-        except fracas.RequestError as exc:
-            vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-        vectors.append(vector)
+        vectors.append(odds_vector(f"{request.get('ruleset', 'enchanted-realms')}-odds-{i}", request))
     # ER-17 stray odds per bystander, ER-20 flee attacks and ER-22 defense rolls (their own stream,
     # so the vectors above stay as they were).
     specials = _load("generate_specials")
@@ -62,12 +67,17 @@ def build() -> list[dict]:
         request = makers[i % len(makers)](rng)
         for strike in request["strikes"]:
             strike["dice"] = min(strike["dice"], 3)  # keep the exact enumeration small
-        vector = {"name": f"er-special-odds-{i}", "request": request}
-        try:
-            vector["result"] = fracas.odds(request).to_dict()
-        except fracas.RequestError as exc:
-            vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-        vectors.append(vector)
+        vectors.append(odds_vector(f"er-special-odds-{i}", request))
+    # ER-17 strays in the bystanders' own entries and the total, full cover under friendly fire
+    # (ER-16), strays and direct strikes at one creature (ER-9): their own stream again.
+    rng = random.Random(1125)
+    for i in range(30):
+        request = specials.combined_attack(rng)
+        for strike in request["strikes"]:
+            strike["dice"] = min(strike["dice"], 2)
+        if rng.random() < 0.4:
+            request["remaining"] = {rng.choice(list(request["targets"])): rng.randint(1, 6)}
+        vectors.append(odds_vector(f"er-combined-odds-{i}", request))
     return vectors
 
 

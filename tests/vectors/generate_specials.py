@@ -165,6 +165,75 @@ def impale(rng: random.Random) -> dict:
     return request
 
 
+# Conditions a roller may carry on its feats, saves and competitions (ER-12/ER-14).
+ROLLER_CONDITIONS = ["poisoned", "bound", "restrained", "shaken", "drowsy", "defending", "frightened",
+                     "held-breath", "unconscious", "paralyzed", "prone", "incapacitated", "blind"]
+
+
+def _conditions(rng: random.Random, p: float = 0.6) -> list:
+    return rng.sample(ROLLER_CONDITIONS, rng.choice([1, 1, 2])) if rng.random() < p else []
+
+
+def combined_attack(rng: random.Random) -> dict:
+    """ER situations that combine rules: strays and direct strikes at the same creatures (ER-9),
+    full cover under friendly fire (ER-16), grapplers and sneak victims with conditions
+    (ER-12/ER-14 on the ER-21 feats and the ER-13 save), a feat per strike (ER-21)."""
+    targets: dict = {"mark": {"ac": rng.randint(12, 24), "nearby": ["b0", "b1", "b2"][:rng.randint(1, 3)],
+                              "cover": rng.choice(["full", "full", "three-quarters", "none"])}}
+    for i in range(3):
+        b = _creature(rng)
+        b.pop("cover", None)
+        if rng.random() < 0.5:
+            b["grappling"] = rng.choice([{"strength": rng.randint(0, 8)}, {"strength_mod": 1}, {}])
+        b["conditions"] = _conditions(rng, 0.5)
+        if rng.random() < 0.4:
+            b.update(body_max=rng.randint(2, 6), save_bonus=rng.randint(-1, 3))
+        targets[f"b{i}"] = b
+    attacker: dict = {"agility": rng.randint(0, 8), "strength": rng.randint(0, 8)}
+    strikes = []
+    for _ in range(rng.randint(1, 4)):
+        if rng.random() < 0.5:
+            strike: dict = {"target": "mark", "method": "range", "style": rng.choice(["archery", "thrown"]),
+                            "dice": rng.randint(1, 3), "damage_type": rng.choice(TYPES), "friendly_fire": True}
+            if rng.random() < 0.3:
+                strike["crit"] = True
+        else:
+            strike = {"target": rng.choice(["b0", "b1", "b2"]), "method": "melee",
+                      "style": rng.choice(["slashing", "piercing"]), "dice": rng.randint(1, 3),
+                      "damage_type": rng.choice(TYPES), "weight": rng.randint(0, 2)}
+            if rng.random() < 0.3:
+                strike.update(sneak=True, weight=0)
+        strikes.append(strike)
+    return {"attacker": attacker, "strikes": strikes, "targets": targets}
+
+
+def combined_flee(rng: random.Random) -> dict:
+    """ER-20 under ER-12 and defending (ER-15): conditions on the attacker and the mover."""
+    request = plain_attack(rng)
+    request["strikes"] = request["strikes"][:1]
+    request["strikes"][0].pop("sneak", None)
+    if request["strikes"][0]["method"] == "range":
+        request["strikes"][0].update(method="melee", style="slashing")
+    request["flee"] = {"moved": rng.choice([20, 40, 75, 90])}
+    request["attacker"]["conditions"] = rng.choice([[], ["prone"], ["poisoned"], ["defending"], ["shaken"]])
+    request["targets"]["pc"]["conditions"] = rng.choice([[], ["prone"], ["defending"], ["bound"]])
+    return request
+
+
+def combined_compete(rng: random.Random) -> dict:
+    request = compete(rng)
+    for side in ("challenger", "defender"):
+        request[side]["conditions"] = _conditions(rng)
+    return request
+
+
+def combined_impale(rng: random.Random) -> dict:
+    request = impale(rng)
+    if rng.random() < 0.3:
+        request["pikeman"]["conditions"] = ["defending"]
+    return request
+
+
 CURATED = [
     ("ER-17 18 shifted to a natural 20 crits the bystander", "attack", {
         "rolls": [18, 2, 1, 20, 2, 12, 3],
@@ -214,6 +283,49 @@ CURATED = [
         "attacker": {"strength": 4},
         "strikes": [{"target": "rat", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
         "targets": {"rat": {"ac": 10}}}, 1),
+    ("ER-21 a poisoned grappler: two d20, the worse kept, one feat per strike", "attack", {
+        "rolls": [15, 16, 9, 14, 13, 12, 5, 18],
+        "attacker": {"strength": 2},
+        "strikes": [{"target": "bear", "method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                     "damage_type": "edged"},
+                    {"target": "bear", "method": "melee", "style": "piercing", "dice": 2, "damage_type": "piercing"}],
+        "targets": {"bear": {"ac": 12, "grappling": {"strength": 6}, "conditions": ["poisoned"]}}}, 1),
+    ("ER-13 a shaken victim's shock save at -2", "attack", {
+        "rolls": [15, 16, 3, 2, 8, 1],
+        "attacker": {"strength": 2},
+        "strikes": [{"target": "guard", "method": "melee", "style": "slashing", "dice": 2, "sneak": True,
+                     "damage_type": "edged"}],
+        "targets": {"guard": {"ac": 12, "body_max": 2, "save_bonus": 0, "conditions": ["shaken"]}}}, 1),
+    ("ER-16 full cover under friendly fire: a miss that strays", "attack", {
+        "rolls": [17, 2, 1],
+        "attacker": {"agility": 4},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 2, "damage_type": "piercing",
+                     "friendly_fire": True}],
+        "targets": {"orc": {"ac": 5, "cover": "full", "nearby": ["ally", "ogre"]}, "ally": {"ac": 10},
+                    "ogre": {"ac": 13}}}, 1),
+    ("ER-9 an earlier stray takes the modifier", "attack", {
+        "rolls": [15, 12, 1],
+        "attacker": {"agility": 4},
+        "strikes": [{"target": "orc", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing",
+                     "friendly_fire": True},
+                    {"target": "ally", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"orc": {"ac": 20, "nearby": ["ally"]}, "ally": {"ac": 10}}}, 1),
+    ("ER-20 a prone attacker's rapid flee attack drops its highest die", "attack", {
+        "rolls": [20, 7],
+        "flee": {"moved": 80},
+        "attacker": {"strength": 4, "conditions": ["prone"]},
+        "strikes": [{"target": "rat", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"rat": {"ac": 10}}}, 1),
+    ("ER-20 a defensive-only mover draws no flee attack", "attack", {
+        "flee": {"moved": 30},
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "rat", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"rat": {"ac": 10, "conditions": ["defending"]}}}, 1),
+    ("ER-19 a bound challenger keeps the worse d12", "compete", {
+        "rolls": [11, 3, 5],
+        "contest": "grapple",
+        "challenger": {"id": "ogre", "strength": 4, "conditions": ["bound"]},
+        "defender": {"id": "aria", "strength": 4}}, 1),
     ("ER-19 a tie rolled again twice", "compete", {
         "rolls": [4, 4, 7, 7, 9, 2],
         "contest": "grapple",
@@ -255,6 +367,13 @@ def build(count: int = 400) -> list[dict]:
                                                ("attack", defense_attack), ("compete", compete),
                                                ("compete", compete), ("impale", impale)]
     for i in range(count):
+        kind, make = makers[i % len(makers)]
+        vectors.append(vector(f"{kind}-{make.__name__}-{i}", kind, make(rng), rng.getrandbits(64)))
+    # The situations that combine rules, from their own stream (the vectors above keep theirs).
+    rng = random.Random(20261124)
+    makers = [("attack", combined_attack)] * 3 + [("attack", combined_flee), ("compete", combined_compete),
+                                                  ("compete", combined_compete), ("impale", combined_impale)]
+    for i in range(140):
         kind, make = makers[i % len(makers)]
         vectors.append(vector(f"{kind}-{make.__name__}-{i}", kind, make(rng), rng.getrandbits(64)))
     return vectors

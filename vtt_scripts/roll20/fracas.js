@@ -978,15 +978,23 @@ function targetBody(entry, applied) {
     line += `<br>shock: Resilience save DC ${entry.shock_save_dc}`;
     const save = entry.shock_save;
     if (save) {
-      line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
+      const lost = `incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`;
+      const failed = save.situation && save.situation.automatic_failure;
+      line += failed ? ` · fails automatically (${esc.text(failed)}, ER-14): ${lost}`
+        : ` · rolled ${save.dice.join('/')} → ${save.total}, ${save.passed ? 'passed' : `failed: ${lost}`}`;
     }
   }
   const release = entry.grapple_release;
   if (release) {
-    line += `<br>grappling: Strength feat DC ${release.dc}`;
-    if (release.roll !== null) {
-      line += ` · rolled ${release.roll} ${signed(release.modifier)} = ${release.total}, ` +
-        (release.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+    // ER-21: one Strength feat per strike that dealt body damage, until the first failure.
+    for (const feat of release.feats) {
+      line += `<br>grappling: Strength feat DC ${feat.dc}`;
+      if (feat.held !== null && feat.roll === null) {
+        line += ` · fails automatically (${esc.text(release.situation.automatic_failure)}, ER-14): ${span(STYLE.miss, 'lets go')}`;
+      } else if (feat.roll !== null) {
+        line += ` · rolled ${feat.dice.join('/')} ${signed(feat.modifier)} = ${feat.total}, ` +
+          (feat.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+      }
     }
   }
   if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
@@ -1075,7 +1083,9 @@ function competeCard(result, ctx) {
     const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
     if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
     for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
-    const edge = c.advantage ? ' · advantage' : c.disadvantage ? ' · disadvantage' : '';
+    const from = (list) => (list.length ? ` (${esc.text(list.join(', '))})` : '');
+    let edge = c.advantage ? ` · advantage${from(c.advantage_from)}` : c.disadvantage ? ` · disadvantage${from(c.disadvantage_from)}` : '';
+    if (c.automatic_failure) edge = ` · ${esc.text(c.automatic_failure)}: fails automatically (ER-14)`;
     rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
       `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
   }
@@ -1622,6 +1632,7 @@ const Competitor = T.struct('Competitor', {
   bonus: [T.int, 0],
   advantage: [T.bool, false],
   disadvantage: [T.bool, false],
+  conditions: [T.list(T.str), []],
 });
 
 const CompeteRequest = T.struct('CompeteRequest', {
@@ -1823,6 +1834,11 @@ const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full
 const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
 const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
 const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
+const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
+const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
+const FEAT_ADVANTAGE = Object.freeze(["defending"]);
+const FEAT_PENALTY_2 = Object.freeze(["shaken", "drowsy"]);
+const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned", "unconscious"]);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_STRIKES = Object.freeze(256);
 const MAX_TARGETS = Object.freeze(4096);
@@ -1907,6 +1923,11 @@ const MESSAGES = Object.freeze({
   "impale_charge_dice": "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
   "impale_charge_melee": "a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)",
   "flee_sneak": "a flee attack is a reaction and cannot be a sneak attack (ER-20)",
+  "flee_defending": "a defending creature makes no flee attack: defending \"removes all reactions for both rounds\" (ER-15, ER-20)",
+  "flee_defensive_mover": "no flee attack: a creature that used its action to be defensive-only leaves the fray without drawing flee attacks (ER-20)",
+  "impale_defending": "a defending pikeman makes no impalement: defending \"removes all reactions for both rounds\" (ER-15, ER-23)",
+  "compete_cannot_act": "the challenger is {condition} and takes no actions: it cannot start the {contest} (ER-14, ER-19)",
+  "bulk_full_cover": "target {target} has full cover: a bulk request resolves no stray shots, so no ranged attack is possible; resolve the shot alone with friendly_fire (ER-16, ER-17)",
   "compete_same": "the challenger and the defender are both {id}: a competition has two sides (ER-19)",
   "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
   "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
@@ -1944,7 +1965,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -2170,7 +2191,7 @@ function resistanceState(target, damageType) {
  * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
  */
 function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
-  actionAdvantage, actionDisadvantage, targetPath = null) {
+  actionAdvantage, actionDisadvantage, targetPath = null, strays = true) {
   // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
   targetPath = targetPath || `${path}.target`;
   choice(strike.style, STYLES, `${path}.style`, 'style');
@@ -2206,8 +2227,11 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   }
   const spec = target.spec;
   const tconds = spec.conditions;
-  if (spec.cover === 'full' && ranged) {
-    throw new RulesError(targetPath, say('full_cover', { target: pyRepr(target.id) }));
+  // ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:
+  // then it is a miss that strays (ER-17). A bulk request resolves no strays.
+  const fullCover = spec.cover === 'full' && ranged;
+  if (fullCover && !(strays && strike.friendly_fire)) {
+    throw new RulesError(targetPath, say(strays ? 'full_cover' : 'bulk_full_cover', { target: pyRepr(target.id) }));
   }
   if (ranged && attackerConditions.has('bound') && MECHANICAL_STYLES.includes(strike.style)) {
     throw new RulesError(`${path}.style`, say('bound_mechanical', { style: strike.style }));
@@ -2284,12 +2308,13 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     disadv: hasDis ? 1 : 0,
     toHit,
     ac,
-    crit: critThr,
-    autoCrit: tconds.includes('paralyzed') && !hasDis ? 1 : 0,
+    // A full-cover shot rolls its pool but cannot crit or deal damage at its target.
+    crit: fullCover ? 0 : critThr,
+    autoCrit: !fullCover && tconds.includes('paralyzed') && !hasDis ? 1 : 0,
     weight: ranged ? 0 : strike.weight,
     mod: modifier(score, explicit),
     resist,
-    onlyChain: tconds.includes('petrified') ? 1 : 0,
+    onlyChain: tconds.includes('petrified') || fullCover ? 1 : 0,
     chainDodgeable: spec.crit_proof ? 1 : 0,
     noDodge: tconds.includes('restrained') ? 1 : 0,
     target: target.index,
@@ -2302,6 +2327,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     resistance: RESISTANCE_NAMES[resist], sources,
     advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
     friendly_fire: friendlyFire,
+    full_cover: fullCover,
   };
   return { row, meta };
 }
@@ -2394,7 +2420,7 @@ function compileAttack(request, options = {}) {
     rows.push(row);
     metas.push(meta);
   });
-  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas) : null;
+  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas, conditions, targets) : null;
   if (req.defense_rolls) {
     metas.forEach((meta, i) => {
       if (meta.friendly_fire) {
@@ -2439,9 +2465,8 @@ function rollPlan(plan, dice, seed) {
   }
   let strays = new Map();
   if (!plan.defense) {
-    const modUsed = new Set();
-    records.forEach((r, s) => { if (r.modUsed) modUsed.add(plan.metas[s].target); });
-    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice, modUsed);
+    specials.fullCoverMisses(plan.metas, records);
+    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice);
   }
   const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
   return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
@@ -2458,48 +2483,60 @@ function followUps(metas, targets, records, dice, strays) {
   const releases = new Map();
   const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
   if (!sneakDamage.size && !grapplers.length) return { shock, releases };
-  const taken = new Map();
-  if (grapplers.length) {
-    for (const tid of Object.keys(targets)) taken.set(tid, 0);
-    metas.forEach((meta, s) => taken.set(meta.target, taken.get(meta.target) + records[s].damage));
-    for (const stray of strays.values()) {
-      if (stray.creature !== null) taken.set(stray.creature, taken.get(stray.creature) + stray.damage);
+  // ER-21: [strike, as a stray?, damage] per grappler, in strike order.
+  const struck = new Map(grapplers.map((tid) => [tid, []]));
+  metas.forEach((meta, s) => {
+    if (struck.has(meta.target)) struck.get(meta.target).push([s, false, records[s].damage]);
+    const stray = strays.get(s);
+    if (stray && stray.creature !== null && struck.has(stray.creature)) {
+      struck.get(stray.creature).push([s, true, stray.damage]);
     }
-  }
+  });
   for (const tid of Object.keys(targets)) {
     const target = targets[tid];
     const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
     if (save !== null) shock.set(tid, save);
-    if (target.spec.grappling !== null) {
-      const release = specials.grappleRelease(target, taken.get(tid), dice);
+    if (struck.has(tid)) {
+      const release = specials.grappleRelease(target, struck.get(tid), dice);
       if (release !== null) releases.set(tid, release);
     }
   }
   return { shock, releases };
 }
 
-/** ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known. */
+/**
+ * ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
+ * with the target's own conditions (ER-12/ER-14).
+ */
 function shockSave(target, damage, dice) {
   const bodyMax = target.spec.body_max;
   if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
-  const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
-  if (target.spec.save_bonus !== null) {
-    try {
-      save.roll = dice.die(20);
-      save.total = save.roll + target.spec.save_bonus;
+  const sit = specials.situation(target.spec.conditions, 'save');
+  const save = {
+    dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null, dice: [],
+    situation: specials.situationDict(sit),
+  };
+  try {
+    if (sit.fails !== null) {
+      save.passed = false;
+    } else if (target.spec.save_bonus !== null) {
+      const rolled = specials.rollKept(dice, 20, sit);
+      save.dice = rolled.dice;
+      save.roll = rolled.kept;
+      save.total = rolled.kept + target.spec.save_bonus + (sit.penalty ? sit.penalty[1] : 0);
       save.passed = save.total >= save.dc;
-      if (!save.passed) save.incapacitated_actions = dice.die(3);
-    } catch (err) {
-      if (!(err instanceof KernelError)) throw err;
-      if (err.code === E_ROLLS_SHORT) {
-        throw new DiceError('$.rolls', say('rolls_short', {
-          given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-        }));
-      }
-      throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-        face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+    }
+    if (save.passed === false) save.incapacitated_actions = dice.die(3);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', {
+        given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
       }));
     }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+    }));
   }
   return save;
 }
@@ -2558,7 +2595,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   }
   for (const [tid, save] of shock) {
     targets[tid].shock_save_dc = save.dc;
-    if (save.roll !== null) targets[tid].shock_save = save;
+    if (save.passed !== null) targets[tid].shock_save = save;
   }
   for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;
@@ -2691,7 +2728,7 @@ function rollAttack(rows, dice) {
       undodgeable = Math.min(damage, resist(raw, p.resist));
     }
     records.push({
-      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable,
+      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
     });
   });
   return records;
@@ -2702,20 +2739,22 @@ module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_
   "src/specials.js": function (module, exports, require) {
 'use strict';
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
-// followups.py (ER-17 stray shots, ER-21 grapple release), defense.py (ER-22),
-// attack.py's flee attacks (ER-20), compete.py (ER-19) and impale.py (ER-23).
+// followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
+// feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
+// compete.py (ER-19) and impale.py (ER-23).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { checkNames, checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
 const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const {
   LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
   ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
   ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
-  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE,
+  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
+  FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
 } = require('./facts');
 
 const { CHAIN_LIMIT } = LAYOUT;
@@ -2731,9 +2770,48 @@ function dieError(err, rolls, what) {
   return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
 }
 
+// ---- ER-12 / ER-14 on single-die Body rolls (feats.py) ----------------------------------
+
+const FEAT_DIS = { feat: FEAT_DISADVANTAGE, save: FEAT_DISADVANTAGE, competition: COMPETITION_DISADVANTAGE };
+
+/** What a roller's conditions make of one feat, save or competition roll (feats.situation). */
+function situation(conditions, kind, advantage = false, disadvantage = false) {
+  const advFrom = (advantage ? ['request'] : []).concat(FEAT_ADVANTAGE.filter((n) => conditions.includes(n)));
+  const disFrom = (disadvantage ? ['request'] : []).concat(FEAT_DIS[kind].filter((n) => conditions.includes(n)));
+  const shaken = FEAT_PENALTY_2.find((n) => conditions.includes(n));
+  const fails = FEAT_AUTOMATIC_FAILURE.find((n) => conditions.includes(n));
+  return {
+    advantage: advFrom.length > 0 && !disFrom.length,
+    disadvantage: disFrom.length > 0 && !advFrom.length,
+    advantageFrom: advFrom,
+    disadvantageFrom: disFrom,
+    penalty: shaken === undefined ? null : [shaken, -2],
+    fails: fails === undefined ? null : fails,
+  };
+}
+
+function situationDict(sit) {
+  return {
+    advantage: sit.advantage, disadvantage: sit.disadvantage, advantage_from: sit.advantageFrom.slice(),
+    disadvantage_from: sit.disadvantageFrom.slice(),
+    penalty: sit.penalty === null ? null : { condition: sit.penalty[0], value: sit.penalty[1] },
+    automatic_failure: sit.fails,
+  };
+}
+
+/** The die (or two dice, the first drawn first) and the face kept. */
+function rollKept(dice, faces, sit) {
+  if (sit.advantage || sit.disadvantage) {
+    const pair = [dice.die(faces), dice.die(faces)];
+    return { dice: pair, kept: sit.advantage ? Math.max(...pair) : Math.min(...pair) };
+  }
+  const face = dice.die(faces);
+  return { dice: [face], kept: face };
+}
+
 // ---- ER-20 flee attacks ---------------------------------------------------------------
 
-function flee(spec, strikes, rows, metas) {
+function flee(spec, strikes, rows, metas, conditions, targets) {
   const moved = spec.moved;
   if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
   if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
@@ -2742,13 +2820,19 @@ function flee(spec, strikes, rows, metas) {
     throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
   }
   if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
+  // ER-15: defending "removes all reactions for both rounds"; ER-20: a defensive-only
+  // creature leaves the fray without drawing flee attacks.
+  if (conditions.has('defending')) throw new RulesError('$.attacker.conditions', say('flee_defending'));
+  const mover = targets[strikes[0].target];
+  if (mover.spec.conditions.includes('defending')) {
+    throw new RulesError(`${mover.path}.conditions`, say('flee_defensive_mover'));
+  }
   const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
   const row = rows[0];
   if (speed === 'rapid') {
-    row.skill = 1; row.adv = 0; row.sneak = 0; row.disadv = 0;
-    metas[0].advantage = false;
-    metas[0].disadvantage = false;
-    metas[0].sources = ['skill'];
+    // "only 1d20 is permitted": a pool of one d20; ER-12 applies to it as to any pool.
+    row.skill = 1;
+    metas[0].sources = ['skill'].concat(metas[0].sources.slice(strikes[0].dice));
   }
   return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
 }
@@ -2788,17 +2872,58 @@ function rollDefense(rows, dice) {
 
 // ---- ER-17 stray shots ----------------------------------------------------------------
 
-function strayShots(metas, rows, targets, records, dice, modUsed) {
+/** ER-16: a full-cover shot under friendly fire cannot hit its target: its dice miss. */
+function fullCoverMisses(metas, records) {
+  metas.forEach((meta, s) => {
+    if (!meta.full_cover) return;
+    const r = records[s];
+    r.poolHits = r.poolHits.map(() => false);
+    r.hits = 0;
+    r.nat20 = 0;
+  });
+}
+
+/** ER-9: strike `s` loses the modifier an earlier stray took (followups.drop_modifier). */
+function dropModifier(p, r) {
+  const damage = resist(r.base, p.resist);
+  let undodgeable = 0;
+  if (p.noDodge) undodgeable = damage;
+  else if (r.nat20) {
+    undodgeable = Math.min(damage, resist((p.onlyChain ? 0 : r.nat20) + (p.chainDodgeable ? 0 : r.chainDamage), p.resist));
+  }
+  r.mod = 0;
+  r.modUsed = false;
+  r.damage = damage;
+  r.undodgeable = undodgeable;
+}
+
+function strayShots(metas, rows, targets, records, dice) {
+  // ER-9: the modifier goes to the first strike in request order that hits a creature,
+  // directly or as a stray.
+  const direct = new Map();
+  records.forEach((r, s) => { if (r.modUsed) direct.set(metas[s].target, s); });
+  const byStray = new Set();
   const strays = new Map();
   metas.forEach((meta, s) => {
     if (!meta.friendly_fire || records[s].hits) return;
     const r = records[s];
     const pool = r.pool.filter((_, i) => i !== r.discard);
+    const takes = (creature) => !byStray.has(creature) && (direct.has(creature) ? direct.get(creature) : metas.length) > s;
+    let st;
     try {
-      strays.set(s, stray(meta, rows[s], s, targets, pool, dice, modUsed));
+      st = stray(meta, rows[s], s, targets, pool, dice, takes);
     } catch (err) {
       if (!(err instanceof KernelError)) throw err;
       throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+    }
+    strays.set(s, st);
+    if (st.modifier !== null) {
+      byStray.add(st.creature);
+      if (direct.has(st.creature)) {
+        const later = direct.get(st.creature);
+        direct.delete(st.creature);
+        dropModifier(rows[later], records[later]);
+      }
     }
   });
   return strays;
@@ -2811,25 +2936,26 @@ function empty(roll, creature, why) {
   };
 }
 
-function stray(meta, row, s, targets, pool, dice, modUsed) {
+function stray(meta, row, s, targets, pool, dice, takes) {
   const nearby = targets[meta.target].spec.nearby;
   const roll = dice.die(ER_STRAY_SLOTS);
+  const lead = meta.full_cover ? `${meta.target} is behind full cover, the shot strays: ` : '';
   if (roll > nearby.length) {
     const why = roll > 8 ? `slot ${roll} is always empty`
       : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
-    return empty(roll, null, why);
+    return empty(roll, null, lead + why);
   }
   const creature = nearby[roll - 1];
   const spec = targets[creature].spec;
   if (spec.cover === 'full') {
-    return empty(roll, creature, `slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
+    return empty(roll, creature, `${lead}slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
   }
   const toHit = meta.to_hit;
   const byType = spec.ac_by_type[meta.damage_type];
   const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
   const critThr = meta.crit_range || 0;
   const conds = spec.conditions;
-  const out = empty(roll, creature, `slot ${roll} is ${creature}`);
+  const out = empty(roll, creature, `${lead}slot ${roll} is ${creature}`);
   out.ac = ac;
   out.damage_type = meta.damage_type;
   let hits = 0, nat20 = 0, critFace = false;
@@ -2862,8 +2988,7 @@ function stray(meta, row, s, targets, pool, dice, modUsed) {
   else if (onlyChain) base = chain;
   else base = hits + chain;
   out.base = base;
-  if (hits > 0 && !onlyChain && !modUsed.has(creature)) {
-    modUsed.add(creature);
+  if (hits > 0 && !onlyChain && takes(creature)) {
     out.modifier = row.mod;
     base = Math.max(0, base + row.mod);
   }
@@ -2893,21 +3018,50 @@ function strayDict(st) {
 
 // ---- ER-21 grapple release ------------------------------------------------------------
 
-function grappleRelease(target, damage, dice) {
+/**
+ * ER-21 for one target: one Strength feat per [strike, stray?, damage] in `struck`, in
+ * strike order, until the first failure (followups.grapple_release).
+ */
+function grappleRelease(target, struck, dice) {
   const hold = target.spec.grappling;
-  if (hold === null || damage <= 0) return null;
-  const release = { damage, dc: ER_RELEASE_DC + damage, roll: null, modifier: null, total: null, held: null };
-  if (hold.strength === null && hold.strength_mod === null) return release;
-  release.modifier = modifier(hold.strength, hold.strength_mod) + hold.bonus;
-  try {
-    release.roll = dice.die(20);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+  const hits = struck.filter((h) => h[2] > 0);
+  if (hold === null || !hits.length) return null;
+  const sit = situation(target.spec.conditions, 'feat');
+  let feats = hits.map(([s, isStray, damage]) => ({
+    strike: s, stray: isStray, damage, dc: ER_RELEASE_DC + damage, dice: [], roll: null, modifier: null, total: null,
+    held: null,
+  }));
+  let held = null;
+  if (sit.fails !== null) {
+    feats = [feats[0]];
+    feats[0].held = held = false;
+  } else if (hold.strength !== null || hold.strength_mod !== null) {
+    const mod = modifier(hold.strength, hold.strength_mod) + hold.bonus + (sit.penalty ? sit.penalty[1] : 0);
+    for (const feat of feats) {
+      let rolled;
+      try {
+        rolled = rollKept(dice, 20, sit);
+      } catch (err) {
+        if (!(err instanceof KernelError)) throw err;
+        throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+      }
+      feat.dice = rolled.dice;
+      feat.roll = rolled.kept;
+      feat.modifier = mod;
+      feat.total = rolled.kept + mod;
+      feat.held = feat.total >= feat.dc;
+      if (!feat.held) break;
+    }
+    feats = feats.filter((f) => f.held !== null);
+    held = feats[feats.length - 1].held;
   }
-  release.total = release.roll + release.modifier;
-  release.held = release.total >= release.dc;
-  return release;
+  // The top level repeats the feat that decided (the last rolled; the first when the table rolls).
+  const rolledFeats = feats.filter((f) => f.held !== null);
+  const decided = rolledFeats.length ? rolledFeats[rolledFeats.length - 1] : feats[0];
+  return {
+    damage: decided.damage, dc: decided.dc, roll: decided.roll, modifier: decided.modifier, total: decided.total,
+    held, damage_taken: hits.reduce((a, h) => a + h[2], 0), feats, situation: situationDict(sit),
+  };
 }
 
 // ---- shared by compete and impale -----------------------------------------------------
@@ -2952,6 +3106,7 @@ function checkCompetitor(c, path, contest) {
   choice(c.size, SIZES, `${path}.size`, 'size');
   checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
+  checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
   if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
     throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
   }
@@ -2998,9 +3153,20 @@ function compileCompete(req) {
     if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
     if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
   }
-  [chal, dfd].forEach((c, i) => { if (c.prone) extra[i].push(['prone', ER_PRONE]); });
+  if (contest !== 'plain') {
+    for (const name of CANNOT_ATTACK) {
+      if (chal.conditions.includes(name)) {
+        throw new RulesError('$.challenger.conditions', say('compete_cannot_act', { condition: name, contest }));
+      }
+    }
+  }
+  const sits = [chal, dfd].map((c) => situation(c.conditions, 'competition', c.advantage, c.disadvantage));
+  [chal, dfd].forEach((c, i) => {
+    if (c.prone || c.conditions.includes('prone')) extra[i].push(['prone', ER_PRONE]);
+    if (sits[i].penalty !== null) extra[i].push(sits[i].penalty);
+  });
   const sides = [chal, dfd].map((c, i) => ({
-    mod: mods[i], extra: extra[i], adv: c.advantage && !c.disadvantage, dis: c.disadvantage && !c.advantage,
+    mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
   }));
   const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
   return { sides, totals };
@@ -3025,6 +3191,9 @@ function keptCounts(adv, dis) {
 
 /** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
 function winChances(plan) {
+  const fails = plan.sides.map((side) => side.sit.fails !== null);
+  if (fails[0]) return [0, 1];
+  if (fails[1]) return [1, 0];
   const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
   let win = 0, tie = 0;
   for (const [fa, ca] of a.counts) {
@@ -3038,15 +3207,6 @@ function winChances(plan) {
   return [win / (total - tie), (total - tie - win) / (total - tie)];
 }
 
-function rollSide(dice, adv, dis) {
-  if (adv || dis) {
-    const pair = [dice.die(ER_COMPETITION_DIE), dice.die(ER_COMPETITION_DIE)];
-    return { dice: pair, kept: adv ? Math.max(...pair) : Math.min(...pair) };
-  }
-  const face = dice.die(ER_COMPETITION_DIE);
-  return { dice: [face], kept: face };
-}
-
 /** ER-19: a competition (the twin of fracas.compete). */
 function compete(request, options = {}) {
   const req = decode(request, CompeteRequest);
@@ -3054,13 +3214,14 @@ function compete(request, options = {}) {
   const plan = compileCompete(req);
   const { seed, dice } = stream.start();
   const rounds = [];
+  const fails = plan.sides.map((side) => side.sit.fails);
   try {
-    for (;;) {
+    while (fails[0] === null && fails[1] === null) { // a side that fails automatically rolls nothing
       if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
       const entry = {};
       ['challenger', 'defender'].forEach((name, i) => {
         const side = plan.sides[i];
-        const rolled = rollSide(dice, side.adv, side.dis);
+        const rolled = rollKept(dice, ER_COMPETITION_DIE, side.sit);
         entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
       });
       rounds.push(entry);
@@ -3074,8 +3235,9 @@ function compete(request, options = {}) {
     throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
   }
   leftOver(dice, 'the competition');
+  // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
   const last = rounds[rounds.length - 1];
-  const challengerWins = last.challenger.total > last.defender.total;
+  const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
   const c = req.challenger.id, d = req.defender.id;
   const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
   const chance = winChances(plan);
@@ -3088,6 +3250,8 @@ function compete(request, options = {}) {
       id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
       situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
       advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
+      conditions: person.conditions.slice(), advantage_from: side.sit.advantageFrom.slice(),
+      disadvantage_from: side.sit.disadvantageFrom.slice(), automatic_failure: side.sit.fails,
     };
   });
   Object.assign(result, {
@@ -3131,6 +3295,8 @@ function impale(request, options = {}) {
   if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
   checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
   if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  // ER-15: defending "removes all reactions for both rounds".
+  if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
   choice(weapon.style, STYLES, '$.weapon.style', 'style');
   if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
   choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
@@ -3216,6 +3382,7 @@ function impale(request, options = {}) {
 
 module.exports = {
   flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
+  fullCoverMisses, situation, situationDict, rollKept,
 };
   },
   "src/rng.js": function (module, exports, require) {
@@ -4613,23 +4780,131 @@ function defenseStrike(p) {
   return failures.map((f) => [f > 0 ? 1 : 0, 0, p.onlyChain ? 0 : f]);
 }
 
-function targetER(rowsOf, defense = false) {
+// ER-17: strays count where resolve counts them (the twin of odds.contributions / odds.total).
+const MISS_ER = Dist.point([0, 0, 0]);
+const ONE = [1n, 1n];
+
+function massOf(d) {
+  let m = 0n;
+  for (const { x } of d.w.values()) m += x;
+  return frac(m, d.den);
+}
+
+/** (hit, crit, base) of strike `s` at its own target; behind full cover it cannot be hit (ER-16). */
+function directER(plan, s) {
+  if (plan.metas[s].full_cover) return MISS_ER;
+  const p = plan.rows[s];
+  return plan.defense ? defenseStrike(p) : strikeER(p);
+}
+
+/** Per creature near the target of a shot under friendly fire: the part of the outcomes where
+ * the shot missed and strayed to it (weighing P(miss) x its slots / 10). */
+function straysER(plan, s) {
+  const meta = plan.metas[s];
+  if (plan.defense || !meta.friendly_fire) return [];
+  const p = plan.rows[s];
+  const n = p.skill + p.adv + p.sneak;
+  const slots = new Map();
+  for (const c of plan.targets[meta.target].spec.nearby) slots.set(c, (slots.get(c) || 0) + 1);
+  const out = [];
+  for (const [creature, k] of slots) {
+    const spec = plan.targets[creature].spec;
+    const sub = strayAt(meta, p, spec, n, !!p.disadv);
+    out.push({
+      creature, sub: mix([[[BigInt(k), BigInt(ER_STRAY_SLOTS)], sub]]),
+      petrified: spec.conditions.includes('petrified'), resist: resistanceState(spec, meta.damage_type),
+    });
+  }
+  return out;
+}
+
+function complete(sub) {
+  return mix([[ONE, sub], [fsub(ONE, massOf(sub)), MISS_ER]]).reduced();
+}
+
+/** Per creature, in request order, every strike that can land on it, directly or as a stray. */
+function contributions(plan) {
+  const by = {};
+  for (const tid of Object.keys(plan.targets)) by[tid] = [];
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    // ER-22 (defense rolls): no attribute modifier.
+    by[meta.target].push({ outcome: directER(plan, s), noMod: !!(plan.defense || p.onlyChain), mod: p.mod, resist: p.resist });
+    for (const st of straysER(plan, s)) {
+      by[st.creature].push({ outcome: complete(st.sub), noMod: st.petrified, mod: p.mod, resist: st.resist });
+    }
+  });
+  return by;
+}
+
+function targetER(steps) {
   let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
   const budget = new Budget();
-  for (const p of rowsOf) {
-    const outcome = defense ? defenseStrike(p) : strikeER(p);
-    budget.spend(state, outcome, '$.strikes');
-    state = state.convolve(outcome, (s, o) => {
+  for (const step of steps) {
+    budget.spend(state, step.outcome, '$.strikes');
+    state = state.convolve(step.outcome, (s, o) => {
       let [taken, damage, anyHit, anyCrit] = s;
       let [hit, crit, base] = o;
-      if (hit && !p.onlyChain && !defense && !taken) {
+      if (hit && !step.noMod && !taken) { // ER-9: the first hit takes the modifier
         taken = 1;
-        base = Math.max(0, base + p.mod);
+        base = Math.max(0, base + step.mod);
       }
-      return [taken, damage + resist(base, p.resist), anyHit || hit, anyCrit || crit];
+      return [taken, damage + resist(base, step.resist), anyHit || hit, anyCrit || crit];
     });
   }
   return state.map((s) => [s[1], s[2], s[3]]);
+}
+
+/** The total over all creatures when a stray is possible, folded jointly; null otherwise. */
+function totalER(plan) {
+  const strays = plan.metas.map((_, s) => straysER(plan, s));
+  if (!strays.some((list) => list.length)) return null;
+  const index = new Map(Object.keys(plan.targets).map((tid, i) => [tid, i]));
+  let state = Dist.point(['', 0]); // (indices of the creatures whose modifier is taken, total)
+  const budget = new Budget();
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    const params = new Map([[index.get(meta.target), [!!p.onlyChain, p.resist]]]);
+    const direct = directER(plan, s);
+    const hits = new Dist(new Map([...direct.w].filter(([, e]) => e.v[0])), direct.den);
+    const parts = [[ONE, hits.map((o) => [index.get(meta.target), o[0], o[2]])]];
+    for (const st of strays[s]) {
+      const i = index.get(st.creature);
+      params.set(i, [st.petrified, st.resist]);
+      parts.push([ONE, st.sub.map((o) => [i, o[0], o[2]])]);
+    }
+    const landed = mix(parts);
+    const outcome = mix([[ONE, landed], [fsub(ONE, massOf(landed)), Dist.point([-1, 0, 0])]]).reduced();
+    budget.spend(state, outcome, '$.strikes');
+    state = state.convolve(outcome, (st, o) => {
+      const [taken, damage] = st;
+      const [i, hit, base0] = o;
+      if (!hit) return st;
+      const [noMod, res] = params.get(i);
+      const had = taken !== '' && taken.split('.').includes(String(i));
+      let base = base0;
+      let now = taken;
+      if (!noMod && !had) {
+        base = Math.max(0, base + p.mod);
+        now = (taken === '' ? [] : taken.split('.').map(Number)).concat([i]).sort((x, y) => x - y).join('.');
+      }
+      return [now, damage + resist(base, res)];
+    });
+  });
+  return state.map((st) => st[1]).reduced();
+}
+
+/** Strikes that can start a crit chain, at their target or as a stray. */
+function critStrikes(plan) {
+  let count = 0;
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    const direct = !plan.defense && !meta.full_cover && !!(p.crit || p.autoCrit);
+    const stray = meta.friendly_fire && !plan.defense && plan.targets[meta.target].spec.nearby.some(
+      (c) => meta.crit_range || plan.targets[c].spec.conditions.includes('paralyzed'));
+    if (direct || stray) count += 1;
+  });
+  return count;
 }
 
 // ER-17: the stray odds of each shot under friendly fire (the twin of odds.stray_odds).
@@ -4642,7 +4917,7 @@ function strayOdds(plan) {
     const nearby = plan.targets[meta.target].spec.nearby;
     const n = p.skill + p.adv + p.sneak;
     const disadv = !!p.disadv;
-    const pMiss = pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
+    const pMiss = meta.full_cover ? ONE : pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
     const entry = { strike: s, target: meta.target, p_miss: toFloat(pMiss), p_miss_exact: fstr(pMiss), bystanders: {} };
     nearby.forEach((creature, i) => {
       const spec = plan.targets[creature].spec;
@@ -4656,7 +4931,10 @@ function strayOdds(plan) {
         info.p_crit_exact = fstr(pCrit);
       }
       if (!aimed.has(creature)) {
-        const damage = mix([[slotP, dist.map((o) => o[2])], [fsub([1n, 1n], fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
+        const petrified = spec.conditions.includes('petrified');
+        const state = resistanceState(spec, meta.damage_type);
+        const landed = (o) => resist(o[0] && !petrified ? Math.max(0, o[2] + p.mod) : o[2], state);
+        const damage = mix([[slotP, dist.map(landed)], [fsub(ONE, fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
         let mean = [0n, 1n];
         const items = damage.items();
         for (const [v, q] of items) mean = fadd(mean, fmul([BigInt(v), 1n], q));
@@ -4671,44 +4949,43 @@ function strayOdds(plan) {
   return out;
 }
 
+/** Over the pool's faces, when every counting die misses the target: the shifted dice against
+ * `spec` -> (hit, crit, base before the modifier and resistance); weights sum to P(miss). */
 function strayAt(meta, p, spec, n, disadv) {
   const { toHit, ac } = p;
   const covered = spec.cover === 'full';
   const byType = spec.ac_by_type[meta.damage_type];
   const byAc = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
   const critThr = meta.crit_range || 0;
+  // ER-16: a shot at a target behind full cover never hits it.
+  const targetHit = meta.full_cover ? () => false : (f) => hitER(f, toHit, ac);
   const shifted = (f) => Math.min(f + ER_STRAY_SHIFT, 20);
   const bHit = (f) => !covered && (shifted(f) === 20 || shifted(f) + toHit >= byAc);
   const die = Dist.uniform(D20);
   let state = Dist.point([0, 0, 0, 0, 0]);
   for (let i = 0; i < n + (disadv ? 1 : 0); i++) {
     state = state.convolve(die, (st, f) => [
-      Math.max(st[0], f), st[1] + (hitER(f, toHit, ac) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
+      Math.max(st[0], f), st[1] + (targetHit(f) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
       st[3] + (bHit(f) && shifted(f) === 20 ? 1 : 0), st[4] || (critThr && bHit(f) && shifted(f) >= critThr) ? 1 : 0]);
   }
   if (disadv) {
-    state = state.map((st) => [st[0], st[1] - (hitER(st[0], toHit, ac) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
+    state = state.map((st) => [st[0], st[1] - (targetHit(st[0]) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
       st[3] - (bHit(st[0]) && shifted(st[0]) === 20 ? 1 : 0), 0]);
   }
   const conds = spec.conditions;
   const onlyChain = conds.includes('petrified');
-  const state_ = resistanceState(spec, meta.damage_type);
   const parts = [];
   for (const { v: [, tHits, hits, , critFace], x } of state.w.values()) {
     if (tHits !== 0) continue;
     const prob = frac(x, state.den);
     const crit = hits > 0 && !disadv && (critFace || conds.includes('paralyzed'));
     if (hits === 0) {
-      parts.push([prob, Dist.point([0, 0, 0])]);
+      parts.push([prob, MISS_ER]);
       continue;
     }
-    const weight = onlyChain ? 0 : hits;
+    const weight = onlyChain ? 0 : hits; // a shot at range has no weight (ER-4)
     const chainDist = crit ? chain(toHit, byAc) : Dist.point(0);
-    parts.push([prob, chainDist.map((c) => {
-      let base = weight + c;
-      if (!onlyChain) base = Math.max(0, base + p.mod);
-      return [1, crit ? 1 : 0, resist(base, state_)];
-    })]);
+    parts.push([prob, chainDist.map((c) => [1, crit ? 1 : 0, weight + c])]);
   }
   return mix(parts);
 }
@@ -4926,18 +5203,21 @@ function oddsOf(request, options) {
   let ids;
   let rulesetName;
   const notes = {};
+  let joint = null; // ER-17: the total when the targets' damage is not independent
   if (!rules) {
     const plan = engine.compileAttack(attack, { seed: 0 });
     ids = Object.keys(plan.targets);
     rulesetName = plan.req.ruleset;
     checkRemaining(remaining, ids);
     outcomes = {};
-    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid), plan.defense);
+    const steps = contributions(plan);
+    for (const tid of ids) outcomes[tid] = targetER(steps[tid]);
+    joint = totalER(plan);
     if (count === 1) {
       const strays = strayOdds(plan);
       if (strays.length) notes.friendly_fire = strays;
     }
-    cut = fmul(CHAIN_CUT, [BigInt(plan.rows.length), 1n]);
+    cut = fmul(CHAIN_CUT, [BigInt(critStrikes(plan)), 1n]);
     hasCrit = true;
   } else {
     const plan = rows.compileAttack(rules, attack, { seed: 0 });
@@ -4989,8 +5269,9 @@ function oddsOf(request, options) {
       entry.p_drop_exact = fstr(drop);
     }
     targets[tid] = entry;
-    total = total === null ? damage : total.convolve(damage).reduced();
+    if (joint === null) total = total === null ? damage : total.convolve(damage).reduced();
   }
+  if (joint !== null) total = count > 1 ? joint.power(count).reduced() : joint;
   const totals = summary(total);
   return {
     ruleset: rulesetName, count, targets,
@@ -7449,7 +7730,8 @@ function tokenOf(app, msg, id, what) {
   return token;
 }
 
-/** One side of a competition from its token's sheet: scores, size, speed, prone. */
+/** One side of a competition from its token's sheet and markers: scores, size, speed, and its
+ * conditions (ER-12/ER-14: bound, poisoned, shaken, prone, ... change its d12). */
 function competitor(app, token, attribute) {
   const reader = new SheetReader(app.edge, app.s().config, token);
   const side = { id: token.id, attribute };
@@ -7459,7 +7741,8 @@ function competitor(app, token, attribute) {
   }
   const size = reader.size();
   if (size) side.size = size;
-  if (tokenConditions(app.s().config, token).includes('prone')) side.prone = true;
+  const conditions = tokenConditions(app.s().config, token);
+  if (conditions.length) side.conditions = conditions;
   return { side, name: reader.name };
 }
 

@@ -37,7 +37,7 @@ def _frac(p: Fraction) -> str:
 class OddsResult:
     """Per target: exact distribution, mean, spread, hit and crit odds; `to_dict()` is the wire shape."""
 
-    __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed", "notes")
+    __slots__ = ("ruleset", "count", "targets", "remaining", "at_least", "cut", "has_crit", "seed", "notes", "total")
 
     def __init__(self, ruleset: str, count: int, targets: dict[str, Any], remaining: dict[str, Any], at_least: list[Any],
                  cut: Fraction, has_crit: bool):
@@ -46,6 +46,8 @@ class OddsResult:
         self.seed = None
         #: What the ruleset adds beyond the per-target distributions (ER-17: `friendly_fire`).
         self.notes: dict[str, Any] = {}
+        #: The total's distribution when the targets' damage is not independent (ER-17 strays).
+        self.total: Optional[Dist] = None
 
     def __repr__(self) -> str:
         means = {tid: round(float(sum((v * p for v, p in d.items()), Fraction(0))), 3)
@@ -73,7 +75,10 @@ class OddsResult:
                 entry["p_drop"] = float(drop)
                 entry["p_drop_exact"] = _frac(drop)
             out_targets[tid] = entry
-            total = damage if total is None else total.convolve(damage).reduced()
+            if self.total is None:
+                total = damage if total is None else total.convolve(damage).reduced()
+        if self.total is not None:
+            total = self.total
         totals = _summary(total) if total is not None else {}
         return {"ruleset": self.ruleset, "count": self.count, "targets": out_targets,
                 "total": {k: totals[k] for k in ("mean", "mean_exact", "sd", "distribution")},
@@ -140,6 +145,9 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
             p_crit = 1 - (1 - p_crit) ** count
         targets[tid] = (damage, p_hit, p_crit)
     result = OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
+    joint = ruleset.odds_total(plan)
+    if joint is not None:
+        result.total = joint.power(count).reduced() if count > 1 else joint
     if count == 1:  # a mob's strays are not summed: ask for one attack to see them
         result.notes = ruleset.odds_notes(plan)
     return result

@@ -163,6 +163,11 @@ class Ruleset:
         the probability counted short where chains are cut, whether it has crits)."""
         raise self._unsupported("odds")
 
+    def odds_total(self, plan: Any) -> Any:
+        """The exact distribution of the total damage when the targets' damage is not
+        independent (ER-17 strays), else None: the total is then the targets' convolution."""
+        return None
+
     def odds_notes(self, plan: Any) -> dict[str, Any]:
         """Odds beyond the per-target distributions, merged into the odds result (e.g. ER-17
         stray shots per bystander); none by default."""

@@ -647,10 +647,13 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       if (!["advantage", "disadvantage"].includes(value)) throw new InputError(`${label}: "${value}" is not advantage or disadvantage`);
       return { [value]: true };
     };
+    const fromStatuses = { conditions: setting("conditionsFromStatuses") !== false };
     const request = {
       contest: options.contest ?? "plain", slick: !!options.slick,
-      challenger: readCompetitor(challenger, map, options.use ?? "strength", edge(options.challengerEdge, "challengerEdge")),
-      defender: readCompetitor(defender, map, options.against ?? "strength", edge(options.defenderEdge, "defenderEdge")),
+      challenger: readCompetitor(challenger, map, options.use ?? "strength", edge(options.challengerEdge, "challengerEdge"),
+        fromStatuses),
+      defender: readCompetitor(defender, map, options.against ?? "strength", edge(options.defenderEdge, "defenderEdge"),
+        fromStatuses),
     };
     const seed = seedOption(options);
     if (seed !== undefined && seed !== null) request.seed = seed;

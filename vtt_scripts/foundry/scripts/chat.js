@@ -155,12 +155,17 @@ function strikeHtml(s) {
     + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div>${strayHtml(s.stray)}</section>`;
 }
 
-/** ER-21: a grappler's Strength feat after taking body damage. */
+/** ER-21: a grappler's Strength feats after taking body damage, one per strike that dealt it. */
 function releaseHtml(t) {
   const r = t.grappleRelease;
   if (!r) return "";
-  const rolled = r.roll === null ? "" : `: ${esc(r.roll)} ${esc(signed(r.modifier))} = ${esc(r.total)}, ${r.held ? "keeps the hold" : "lets go"}`;
-  return `<div class="fracas-grapple">grappling: Strength feat DC ${esc(r.dc)} (ER-21)${rolled}</div>`;
+  const failed = r.situation?.automatic_failure ?? null;
+  return (r.feats ?? [r]).map((f) => {
+    let rolled = "";
+    if (f.roll !== null) rolled = `: ${esc((f.dice ?? [f.roll]).join("/"))} ${esc(signed(f.modifier))} = ${esc(f.total)}, ${f.held ? "keeps the hold" : "lets go"}`;
+    else if (failed) rolled = `: fails automatically (${esc(failed)}, ER-14), lets go`;
+    return `<div class="fracas-grapple">grappling: Strength feat DC ${esc(f.dc)} (ER-21)${rolled}</div>`;
+  }).join("");
 }
 
 function shockHtml(t) {
@@ -170,7 +175,9 @@ function shockHtml(t) {
   const verdict = save.passed
     ? "passed"
     : `failed: incapacitated for ${plural(save.incapacitated_actions, "action")}`;
-  return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc(save.roll)} → ${esc(save.total)}, ${esc(verdict)}</div>`;
+  const failed = save.situation?.automatic_failure ?? null;
+  if (failed) return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: fails automatically (${esc(failed)}, ER-14), ${esc(verdict)}</div>`;
+  return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc((save.dice ?? [save.roll]).join("/"))} → ${esc(save.total)}, ${esc(verdict)}</div>`;
 }
 
 function footerHtml(model, undoable) {
@@ -234,15 +241,23 @@ export function attackRollSpecs(model) {
   }
   for (const t of model.targets) {
     const release = t.grappleRelease;
-    if (release && release.roll !== null) {
+    for (const feat of release ? (release.feats ?? [release]) : []) {
+      if (feat.roll === null) continue;
+      // ER-12: at advantage or disadvantage two d20, the kept one active.
+      const faces = feat.dice ?? [feat.roll];
+      const kept = faces.indexOf(feat.roll);
       specs.push({ label: `grapple release of ${t.name}`, groups: [{ faces: 20, flavor: "Strength feat",
-        results: [{ result: release.roll, active: true, success: !!release.held, failure: !release.held }] }] });
+        results: faces.map((result, i) => ({ result, active: i === kept, success: i === kept && !!feat.held,
+          failure: i === kept && !feat.held })) }] });
     }
   }
   for (const t of model.targets) {
     const save = t.shockSave;
     if (!save) continue;
-    const groups = [{ faces: 20, flavor: "shock save", results: [{ result: save.roll, active: true, success: !!save.passed, failure: !save.passed }] }];
+    const faces = save.roll === null ? [] : (save.dice ?? [save.roll]);
+    const kept = faces.indexOf(save.roll);
+    const groups = faces.length ? [{ faces: 20, flavor: "shock save", results: faces.map((result, i) => ({
+      result, active: i === kept, success: i === kept && !!save.passed, failure: i === kept && !save.passed })) }] : [];
     if (!save.passed && save.incapacitated_actions) {
       groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
     }

@@ -256,9 +256,11 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
 
 /**
  * One side of an ER-19 competition from its token: the chosen attribute's score or
- * modifier, size, speed (when the speed path is set), prone from its statuses.
+ * modifier, size, speed (when the speed path is set), and its conditions from its statuses
+ * (ER-12/ER-14: a bound or poisoned side rolls two d12 and keeps the worse, a prone one is
+ * -5, ...) unless `options.conditions` is false; prone counts always (the ER-19 table).
  */
-export function readCompetitor(view, mapping, attribute = "strength", extra = {}) {
+export function readCompetitor(view, mapping, attribute = "strength", extra = {}, options = {}) {
   if (!["strength", "agility"].includes(attribute)) {
     throw new InputError(`${who(view)}: a competition is on strength or agility, not "${attribute}"`);
   }
@@ -275,7 +277,9 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
   }
   const size = optionalSize(view, mapping);
   if (size !== undefined) side.size = size;
-  if (conditionsOf(view).includes("prone")) side.prone = true;
+  const conditions = conditionsOf(view);
+  if (options.conditions !== false && conditions.length) side.conditions = conditions;
+  else if (conditions.includes("prone")) side.prone = true;
   return Object.assign(side, extra);
 }
 

@@ -28,8 +28,9 @@ function realBridge() {
   });
 }
 
-function setup({ controlled = ["archer"], targeted = ["orc"], settings = {}, owners = {} } = {}) {
-  const actor = (uuid, name, s, playerOwned = false) => Object.assign(fakeActor({ uuid, name, system: sheet(s) }),
+function setup({ controlled = ["archer"], targeted = ["orc"], settings = {}, owners = {}, statuses = {} } = {}) {
+  const actor = (uuid, name, s, playerOwned = false) => Object.assign(
+    fakeActor({ uuid, name, system: sheet(s), statuses: statuses[uuid.split(".").pop()] ?? [] }),
     { hasPlayerOwner: playerOwned });
   const actors = {
     archer: actor("Actor.archer", "Archer", { agi: 4, str: 2 }, owners.archer ?? true),
@@ -125,6 +126,24 @@ describe("ER-19 api.compete", () => {
     assert.match(card, /size: 1 category larger \+2/);
     assert.ok(card.includes(`${(100 * out.result.challenger.win_chance).toFixed(1)}% to win`));
     assert.ok(card.includes(out.result.winner === "ogre" ? "Ogre" : "Bob"));
+  });
+
+  test("ER-12/ER-14: each side's conditions come from its statuses (a bound grappler keeps the worse d12)", async () => {
+    // Seed 000, Bound: "All Body saves/feats and competitions are made at disadvantage".
+    const { api, conn, vtt } = setup({ controlled: ["ogre"], targeted: ["bob"], statuses: { ogre: ["bound"], bob: ["prone"] } });
+    const out = await api.compete({ contest: "grapple", seed: 4 });
+    const params = conn.calls[0].params;
+    assert.deepEqual(params.challenger.conditions, ["bound"]);
+    assert.deepEqual(params.defender.conditions, ["prone"]);
+    assert.equal(out.result.challenger.disadvantage, true);
+    assert.equal(out.result.rounds[0].challenger.dice.length, 2);
+    assert.match(vtt.messages[0].content, /prone -5/);
+    // With "Conditions from status effects" off, only the ER-19 table's prone counts.
+    const off = setup({ controlled: ["ogre"], targeted: ["bob"], statuses: { ogre: ["bound"], bob: ["prone"] },
+      settings: { conditionsFromStatuses: false } });
+    await off.api.compete({ contest: "grapple", seed: 4 });
+    assert.equal(off.conn.calls[0].params.challenger.conditions, undefined);
+    assert.equal(off.conn.calls[0].params.defender.prone, true);
   });
 
   test("a shove on Agility is refused with the rule (by the bridge), and nothing is posted", async () => {

@@ -79,7 +79,7 @@ function compileAttack(request, options = {}) {
     rows.push(row);
     metas.push(meta);
   });
-  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas) : null;
+  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas, conditions, targets) : null;
   if (req.defense_rolls) {
     metas.forEach((meta, i) => {
       if (meta.friendly_fire) {
@@ -124,9 +124,8 @@ function rollPlan(plan, dice, seed) {
   }
   let strays = new Map();
   if (!plan.defense) {
-    const modUsed = new Set();
-    records.forEach((r, s) => { if (r.modUsed) modUsed.add(plan.metas[s].target); });
-    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice, modUsed);
+    specials.fullCoverMisses(plan.metas, records);
+    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice);
   }
   const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
   return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
@@ -143,48 +142,60 @@ function followUps(metas, targets, records, dice, strays) {
   const releases = new Map();
   const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
   if (!sneakDamage.size && !grapplers.length) return { shock, releases };
-  const taken = new Map();
-  if (grapplers.length) {
-    for (const tid of Object.keys(targets)) taken.set(tid, 0);
-    metas.forEach((meta, s) => taken.set(meta.target, taken.get(meta.target) + records[s].damage));
-    for (const stray of strays.values()) {
-      if (stray.creature !== null) taken.set(stray.creature, taken.get(stray.creature) + stray.damage);
+  // ER-21: [strike, as a stray?, damage] per grappler, in strike order.
+  const struck = new Map(grapplers.map((tid) => [tid, []]));
+  metas.forEach((meta, s) => {
+    if (struck.has(meta.target)) struck.get(meta.target).push([s, false, records[s].damage]);
+    const stray = strays.get(s);
+    if (stray && stray.creature !== null && struck.has(stray.creature)) {
+      struck.get(stray.creature).push([s, true, stray.damage]);
     }
-  }
+  });
   for (const tid of Object.keys(targets)) {
     const target = targets[tid];
     const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
     if (save !== null) shock.set(tid, save);
-    if (target.spec.grappling !== null) {
-      const release = specials.grappleRelease(target, taken.get(tid), dice);
+    if (struck.has(tid)) {
+      const release = specials.grappleRelease(target, struck.get(tid), dice);
       if (release !== null) releases.set(tid, release);
     }
   }
   return { shock, releases };
 }
 
-/** ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known. */
+/**
+ * ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
+ * with the target's own conditions (ER-12/ER-14).
+ */
 function shockSave(target, damage, dice) {
   const bodyMax = target.spec.body_max;
   if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
-  const save = { dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null };
-  if (target.spec.save_bonus !== null) {
-    try {
-      save.roll = dice.die(20);
-      save.total = save.roll + target.spec.save_bonus;
+  const sit = specials.situation(target.spec.conditions, 'save');
+  const save = {
+    dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null, dice: [],
+    situation: specials.situationDict(sit),
+  };
+  try {
+    if (sit.fails !== null) {
+      save.passed = false;
+    } else if (target.spec.save_bonus !== null) {
+      const rolled = specials.rollKept(dice, 20, sit);
+      save.dice = rolled.dice;
+      save.roll = rolled.kept;
+      save.total = rolled.kept + target.spec.save_bonus + (sit.penalty ? sit.penalty[1] : 0);
       save.passed = save.total >= save.dc;
-      if (!save.passed) save.incapacitated_actions = dice.die(3);
-    } catch (err) {
-      if (!(err instanceof KernelError)) throw err;
-      if (err.code === E_ROLLS_SHORT) {
-        throw new DiceError('$.rolls', say('rolls_short', {
-          given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-        }));
-      }
-      throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-        face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+    }
+    if (save.passed === false) save.incapacitated_actions = dice.die(3);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', {
+        given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
       }));
     }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+    }));
   }
   return save;
 }
@@ -243,7 +254,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   }
   for (const [tid, save] of shock) {
     targets[tid].shock_save_dc = save.dc;
-    if (save.roll !== null) targets[tid].shock_save = save;
+    if (save.passed !== null) targets[tid].shock_save = save;
   }
   for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;

@@ -151,6 +151,11 @@ const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full
 const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
 const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
 const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
+const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
+const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
+const FEAT_ADVANTAGE = Object.freeze(["defending"]);
+const FEAT_PENALTY_2 = Object.freeze(["shaken", "drowsy"]);
+const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned", "unconscious"]);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_STRIKES = Object.freeze(256);
 const MAX_TARGETS = Object.freeze(4096);
@@ -235,6 +240,11 @@ const MESSAGES = Object.freeze({
   "impale_charge_dice": "the charge rolls from the impalement's stream: give seed and rolls on the impalement request, not at {path} (ER-23)",
   "impale_charge_melee": "a charge that can be impaled is a melee attack; this is a {method} strike (ER-23)",
   "flee_sneak": "a flee attack is a reaction and cannot be a sneak attack (ER-20)",
+  "flee_defending": "a defending creature makes no flee attack: defending \"removes all reactions for both rounds\" (ER-15, ER-20)",
+  "flee_defensive_mover": "no flee attack: a creature that used its action to be defensive-only leaves the fray without drawing flee attacks (ER-20)",
+  "impale_defending": "a defending pikeman makes no impalement: defending \"removes all reactions for both rounds\" (ER-15, ER-23)",
+  "compete_cannot_act": "the challenger is {condition} and takes no actions: it cannot start the {contest} (ER-14, ER-19)",
+  "bulk_full_cover": "target {target} has full cover: a bulk request resolves no stray shots, so no ranged attack is possible; resolve the shot alone with friendly_fire (ER-16, ER-17)",
   "compete_same": "the challenger and the defender are both {id}: a competition has two sides (ER-19)",
   "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
   "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
@@ -272,4 +282,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

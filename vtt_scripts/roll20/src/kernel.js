@@ -117,7 +117,7 @@ function rollAttack(rows, dice) {
       undodgeable = Math.min(damage, resist(raw, p.resist));
     }
     records.push({
-      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable,
+      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
     });
   });
   return records;

@@ -351,23 +351,131 @@ function defenseStrike(p) {
   return failures.map((f) => [f > 0 ? 1 : 0, 0, p.onlyChain ? 0 : f]);
 }
 
-function targetER(rowsOf, defense = false) {
+// ER-17: strays count where resolve counts them (the twin of odds.contributions / odds.total).
+const MISS_ER = Dist.point([0, 0, 0]);
+const ONE = [1n, 1n];
+
+function massOf(d) {
+  let m = 0n;
+  for (const { x } of d.w.values()) m += x;
+  return frac(m, d.den);
+}
+
+/** (hit, crit, base) of strike `s` at its own target; behind full cover it cannot be hit (ER-16). */
+function directER(plan, s) {
+  if (plan.metas[s].full_cover) return MISS_ER;
+  const p = plan.rows[s];
+  return plan.defense ? defenseStrike(p) : strikeER(p);
+}
+
+/** Per creature near the target of a shot under friendly fire: the part of the outcomes where
+ * the shot missed and strayed to it (weighing P(miss) x its slots / 10). */
+function straysER(plan, s) {
+  const meta = plan.metas[s];
+  if (plan.defense || !meta.friendly_fire) return [];
+  const p = plan.rows[s];
+  const n = p.skill + p.adv + p.sneak;
+  const slots = new Map();
+  for (const c of plan.targets[meta.target].spec.nearby) slots.set(c, (slots.get(c) || 0) + 1);
+  const out = [];
+  for (const [creature, k] of slots) {
+    const spec = plan.targets[creature].spec;
+    const sub = strayAt(meta, p, spec, n, !!p.disadv);
+    out.push({
+      creature, sub: mix([[[BigInt(k), BigInt(ER_STRAY_SLOTS)], sub]]),
+      petrified: spec.conditions.includes('petrified'), resist: resistanceState(spec, meta.damage_type),
+    });
+  }
+  return out;
+}
+
+function complete(sub) {
+  return mix([[ONE, sub], [fsub(ONE, massOf(sub)), MISS_ER]]).reduced();
+}
+
+/** Per creature, in request order, every strike that can land on it, directly or as a stray. */
+function contributions(plan) {
+  const by = {};
+  for (const tid of Object.keys(plan.targets)) by[tid] = [];
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    // ER-22 (defense rolls): no attribute modifier.
+    by[meta.target].push({ outcome: directER(plan, s), noMod: !!(plan.defense || p.onlyChain), mod: p.mod, resist: p.resist });
+    for (const st of straysER(plan, s)) {
+      by[st.creature].push({ outcome: complete(st.sub), noMod: st.petrified, mod: p.mod, resist: st.resist });
+    }
+  });
+  return by;
+}
+
+function targetER(steps) {
   let state = Dist.point([0, 0, 0, 0]); // modifier taken, damage, any hit, any crit
   const budget = new Budget();
-  for (const p of rowsOf) {
-    const outcome = defense ? defenseStrike(p) : strikeER(p);
-    budget.spend(state, outcome, '$.strikes');
-    state = state.convolve(outcome, (s, o) => {
+  for (const step of steps) {
+    budget.spend(state, step.outcome, '$.strikes');
+    state = state.convolve(step.outcome, (s, o) => {
       let [taken, damage, anyHit, anyCrit] = s;
       let [hit, crit, base] = o;
-      if (hit && !p.onlyChain && !defense && !taken) {
+      if (hit && !step.noMod && !taken) { // ER-9: the first hit takes the modifier
         taken = 1;
-        base = Math.max(0, base + p.mod);
+        base = Math.max(0, base + step.mod);
       }
-      return [taken, damage + resist(base, p.resist), anyHit || hit, anyCrit || crit];
+      return [taken, damage + resist(base, step.resist), anyHit || hit, anyCrit || crit];
     });
   }
   return state.map((s) => [s[1], s[2], s[3]]);
+}
+
+/** The total over all creatures when a stray is possible, folded jointly; null otherwise. */
+function totalER(plan) {
+  const strays = plan.metas.map((_, s) => straysER(plan, s));
+  if (!strays.some((list) => list.length)) return null;
+  const index = new Map(Object.keys(plan.targets).map((tid, i) => [tid, i]));
+  let state = Dist.point(['', 0]); // (indices of the creatures whose modifier is taken, total)
+  const budget = new Budget();
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    const params = new Map([[index.get(meta.target), [!!p.onlyChain, p.resist]]]);
+    const direct = directER(plan, s);
+    const hits = new Dist(new Map([...direct.w].filter(([, e]) => e.v[0])), direct.den);
+    const parts = [[ONE, hits.map((o) => [index.get(meta.target), o[0], o[2]])]];
+    for (const st of strays[s]) {
+      const i = index.get(st.creature);
+      params.set(i, [st.petrified, st.resist]);
+      parts.push([ONE, st.sub.map((o) => [i, o[0], o[2]])]);
+    }
+    const landed = mix(parts);
+    const outcome = mix([[ONE, landed], [fsub(ONE, massOf(landed)), Dist.point([-1, 0, 0])]]).reduced();
+    budget.spend(state, outcome, '$.strikes');
+    state = state.convolve(outcome, (st, o) => {
+      const [taken, damage] = st;
+      const [i, hit, base0] = o;
+      if (!hit) return st;
+      const [noMod, res] = params.get(i);
+      const had = taken !== '' && taken.split('.').includes(String(i));
+      let base = base0;
+      let now = taken;
+      if (!noMod && !had) {
+        base = Math.max(0, base + p.mod);
+        now = (taken === '' ? [] : taken.split('.').map(Number)).concat([i]).sort((x, y) => x - y).join('.');
+      }
+      return [now, damage + resist(base, res)];
+    });
+  });
+  return state.map((st) => st[1]).reduced();
+}
+
+/** Strikes that can start a crit chain, at their target or as a stray. */
+function critStrikes(plan) {
+  let count = 0;
+  plan.metas.forEach((meta, s) => {
+    const p = plan.rows[s];
+    const direct = !plan.defense && !meta.full_cover && !!(p.crit || p.autoCrit);
+    const stray = meta.friendly_fire && !plan.defense && plan.targets[meta.target].spec.nearby.some(
+      (c) => meta.crit_range || plan.targets[c].spec.conditions.includes('paralyzed'));
+    if (direct || stray) count += 1;
+  });
+  return count;
 }
 
 // ER-17: the stray odds of each shot under friendly fire (the twin of odds.stray_odds).
@@ -380,7 +488,7 @@ function strayOdds(plan) {
     const nearby = plan.targets[meta.target].spec.nearby;
     const n = p.skill + p.adv + p.sneak;
     const disadv = !!p.disadv;
-    const pMiss = pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
+    const pMiss = meta.full_cover ? ONE : pool(n, disadv, p.toHit, p.ac, 0).prob((o) => o[0] === 0);
     const entry = { strike: s, target: meta.target, p_miss: toFloat(pMiss), p_miss_exact: fstr(pMiss), bystanders: {} };
     nearby.forEach((creature, i) => {
       const spec = plan.targets[creature].spec;
@@ -394,7 +502,10 @@ function strayOdds(plan) {
         info.p_crit_exact = fstr(pCrit);
       }
       if (!aimed.has(creature)) {
-        const damage = mix([[slotP, dist.map((o) => o[2])], [fsub([1n, 1n], fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
+        const petrified = spec.conditions.includes('petrified');
+        const state = resistanceState(spec, meta.damage_type);
+        const landed = (o) => resist(o[0] && !petrified ? Math.max(0, o[2] + p.mod) : o[2], state);
+        const damage = mix([[slotP, dist.map(landed)], [fsub(ONE, fmul(slotP, pMiss)), Dist.point(0)]]).reduced();
         let mean = [0n, 1n];
         const items = damage.items();
         for (const [v, q] of items) mean = fadd(mean, fmul([BigInt(v), 1n], q));
@@ -409,44 +520,43 @@ function strayOdds(plan) {
   return out;
 }
 
+/** Over the pool's faces, when every counting die misses the target: the shifted dice against
+ * `spec` -> (hit, crit, base before the modifier and resistance); weights sum to P(miss). */
 function strayAt(meta, p, spec, n, disadv) {
   const { toHit, ac } = p;
   const covered = spec.cover === 'full';
   const byType = spec.ac_by_type[meta.damage_type];
   const byAc = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
   const critThr = meta.crit_range || 0;
+  // ER-16: a shot at a target behind full cover never hits it.
+  const targetHit = meta.full_cover ? () => false : (f) => hitER(f, toHit, ac);
   const shifted = (f) => Math.min(f + ER_STRAY_SHIFT, 20);
   const bHit = (f) => !covered && (shifted(f) === 20 || shifted(f) + toHit >= byAc);
   const die = Dist.uniform(D20);
   let state = Dist.point([0, 0, 0, 0, 0]);
   for (let i = 0; i < n + (disadv ? 1 : 0); i++) {
     state = state.convolve(die, (st, f) => [
-      Math.max(st[0], f), st[1] + (hitER(f, toHit, ac) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
+      Math.max(st[0], f), st[1] + (targetHit(f) ? 1 : 0), st[2] + (bHit(f) ? 1 : 0),
       st[3] + (bHit(f) && shifted(f) === 20 ? 1 : 0), st[4] || (critThr && bHit(f) && shifted(f) >= critThr) ? 1 : 0]);
   }
   if (disadv) {
-    state = state.map((st) => [st[0], st[1] - (hitER(st[0], toHit, ac) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
+    state = state.map((st) => [st[0], st[1] - (targetHit(st[0]) ? 1 : 0), st[2] - (bHit(st[0]) ? 1 : 0),
       st[3] - (bHit(st[0]) && shifted(st[0]) === 20 ? 1 : 0), 0]);
   }
   const conds = spec.conditions;
   const onlyChain = conds.includes('petrified');
-  const state_ = resistanceState(spec, meta.damage_type);
   const parts = [];
   for (const { v: [, tHits, hits, , critFace], x } of state.w.values()) {
     if (tHits !== 0) continue;
     const prob = frac(x, state.den);
     const crit = hits > 0 && !disadv && (critFace || conds.includes('paralyzed'));
     if (hits === 0) {
-      parts.push([prob, Dist.point([0, 0, 0])]);
+      parts.push([prob, MISS_ER]);
       continue;
     }
-    const weight = onlyChain ? 0 : hits;
+    const weight = onlyChain ? 0 : hits; // a shot at range has no weight (ER-4)
     const chainDist = crit ? chain(toHit, byAc) : Dist.point(0);
-    parts.push([prob, chainDist.map((c) => {
-      let base = weight + c;
-      if (!onlyChain) base = Math.max(0, base + p.mod);
-      return [1, crit ? 1 : 0, resist(base, state_)];
-    })]);
+    parts.push([prob, chainDist.map((c) => [1, crit ? 1 : 0, weight + c])]);
   }
   return mix(parts);
 }
@@ -664,18 +774,21 @@ function oddsOf(request, options) {
   let ids;
   let rulesetName;
   const notes = {};
+  let joint = null; // ER-17: the total when the targets' damage is not independent
   if (!rules) {
     const plan = engine.compileAttack(attack, { seed: 0 });
     ids = Object.keys(plan.targets);
     rulesetName = plan.req.ruleset;
     checkRemaining(remaining, ids);
     outcomes = {};
-    for (const tid of ids) outcomes[tid] = targetER(plan.rows.filter((_, s) => plan.metas[s].target === tid), plan.defense);
+    const steps = contributions(plan);
+    for (const tid of ids) outcomes[tid] = targetER(steps[tid]);
+    joint = totalER(plan);
     if (count === 1) {
       const strays = strayOdds(plan);
       if (strays.length) notes.friendly_fire = strays;
     }
-    cut = fmul(CHAIN_CUT, [BigInt(plan.rows.length), 1n]);
+    cut = fmul(CHAIN_CUT, [BigInt(critStrikes(plan)), 1n]);
     hasCrit = true;
   } else {
     const plan = rows.compileAttack(rules, attack, { seed: 0 });
@@ -727,8 +840,9 @@ function oddsOf(request, options) {
       entry.p_drop_exact = fstr(drop);
     }
     targets[tid] = entry;
-    total = total === null ? damage : total.convolve(damage).reduced();
+    if (joint === null) total = total === null ? damage : total.convolve(damage).reduced();
   }
+  if (joint !== null) total = count > 1 ? joint.power(count).reduced() : joint;
   const totals = summary(total);
   return {
     ruleset: rulesetName, count, targets,

@@ -139,7 +139,7 @@ function resistanceState(target, damageType) {
  * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
  */
 function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
-  actionAdvantage, actionDisadvantage, targetPath = null) {
+  actionAdvantage, actionDisadvantage, targetPath = null, strays = true) {
   // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
   targetPath = targetPath || `${path}.target`;
   choice(strike.style, STYLES, `${path}.style`, 'style');
@@ -175,8 +175,11 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   }
   const spec = target.spec;
   const tconds = spec.conditions;
-  if (spec.cover === 'full' && ranged) {
-    throw new RulesError(targetPath, say('full_cover', { target: pyRepr(target.id) }));
+  // ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:
+  // then it is a miss that strays (ER-17). A bulk request resolves no strays.
+  const fullCover = spec.cover === 'full' && ranged;
+  if (fullCover && !(strays && strike.friendly_fire)) {
+    throw new RulesError(targetPath, say(strays ? 'full_cover' : 'bulk_full_cover', { target: pyRepr(target.id) }));
   }
   if (ranged && attackerConditions.has('bound') && MECHANICAL_STYLES.includes(strike.style)) {
     throw new RulesError(`${path}.style`, say('bound_mechanical', { style: strike.style }));
@@ -253,12 +256,13 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     disadv: hasDis ? 1 : 0,
     toHit,
     ac,
-    crit: critThr,
-    autoCrit: tconds.includes('paralyzed') && !hasDis ? 1 : 0,
+    // A full-cover shot rolls its pool but cannot crit or deal damage at its target.
+    crit: fullCover ? 0 : critThr,
+    autoCrit: !fullCover && tconds.includes('paralyzed') && !hasDis ? 1 : 0,
     weight: ranged ? 0 : strike.weight,
     mod: modifier(score, explicit),
     resist,
-    onlyChain: tconds.includes('petrified') ? 1 : 0,
+    onlyChain: tconds.includes('petrified') || fullCover ? 1 : 0,
     chainDodgeable: spec.crit_proof ? 1 : 0,
     noDodge: tconds.includes('restrained') ? 1 : 0,
     target: target.index,
@@ -271,6 +275,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
     resistance: RESISTANCE_NAMES[resist], sources,
     advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
     friendly_fire: friendlyFire,
+    full_cover: fullCover,
   };
   return { row, meta };
 }

@@ -322,6 +322,7 @@ const Competitor = T.struct('Competitor', {
   bonus: [T.int, 0],
   advantage: [T.bool, false],
   disadvantage: [T.bool, false],
+  conditions: [T.list(T.str), []],
 });
 
 const CompeteRequest = T.struct('CompeteRequest', {

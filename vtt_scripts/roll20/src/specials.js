@@ -1,19 +1,21 @@
 'use strict';
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
-// followups.py (ER-17 stray shots, ER-21 grapple release), defense.py (ER-22),
-// attack.py's flee attacks (ER-20), compete.py (ER-19) and impale.py (ER-23).
+// followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
+// feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
+// compete.py (ER-19) and impale.py (ER-23).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { checkNames, checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
 const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const {
   LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
   ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
   ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
-  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE,
+  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
+  FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
 } = require('./facts');
 
 const { CHAIN_LIMIT } = LAYOUT;
@@ -29,9 +31,48 @@ function dieError(err, rolls, what) {
   return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
 }
 
+// ---- ER-12 / ER-14 on single-die Body rolls (feats.py) ----------------------------------
+
+const FEAT_DIS = { feat: FEAT_DISADVANTAGE, save: FEAT_DISADVANTAGE, competition: COMPETITION_DISADVANTAGE };
+
+/** What a roller's conditions make of one feat, save or competition roll (feats.situation). */
+function situation(conditions, kind, advantage = false, disadvantage = false) {
+  const advFrom = (advantage ? ['request'] : []).concat(FEAT_ADVANTAGE.filter((n) => conditions.includes(n)));
+  const disFrom = (disadvantage ? ['request'] : []).concat(FEAT_DIS[kind].filter((n) => conditions.includes(n)));
+  const shaken = FEAT_PENALTY_2.find((n) => conditions.includes(n));
+  const fails = FEAT_AUTOMATIC_FAILURE.find((n) => conditions.includes(n));
+  return {
+    advantage: advFrom.length > 0 && !disFrom.length,
+    disadvantage: disFrom.length > 0 && !advFrom.length,
+    advantageFrom: advFrom,
+    disadvantageFrom: disFrom,
+    penalty: shaken === undefined ? null : [shaken, -2],
+    fails: fails === undefined ? null : fails,
+  };
+}
+
+function situationDict(sit) {
+  return {
+    advantage: sit.advantage, disadvantage: sit.disadvantage, advantage_from: sit.advantageFrom.slice(),
+    disadvantage_from: sit.disadvantageFrom.slice(),
+    penalty: sit.penalty === null ? null : { condition: sit.penalty[0], value: sit.penalty[1] },
+    automatic_failure: sit.fails,
+  };
+}
+
+/** The die (or two dice, the first drawn first) and the face kept. */
+function rollKept(dice, faces, sit) {
+  if (sit.advantage || sit.disadvantage) {
+    const pair = [dice.die(faces), dice.die(faces)];
+    return { dice: pair, kept: sit.advantage ? Math.max(...pair) : Math.min(...pair) };
+  }
+  const face = dice.die(faces);
+  return { dice: [face], kept: face };
+}
+
 // ---- ER-20 flee attacks ---------------------------------------------------------------
 
-function flee(spec, strikes, rows, metas) {
+function flee(spec, strikes, rows, metas, conditions, targets) {
   const moved = spec.moved;
   if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
   if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
@@ -40,13 +81,19 @@ function flee(spec, strikes, rows, metas) {
     throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
   }
   if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
+  // ER-15: defending "removes all reactions for both rounds"; ER-20: a defensive-only
+  // creature leaves the fray without drawing flee attacks.
+  if (conditions.has('defending')) throw new RulesError('$.attacker.conditions', say('flee_defending'));
+  const mover = targets[strikes[0].target];
+  if (mover.spec.conditions.includes('defending')) {
+    throw new RulesError(`${mover.path}.conditions`, say('flee_defensive_mover'));
+  }
   const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
   const row = rows[0];
   if (speed === 'rapid') {
-    row.skill = 1; row.adv = 0; row.sneak = 0; row.disadv = 0;
-    metas[0].advantage = false;
-    metas[0].disadvantage = false;
-    metas[0].sources = ['skill'];
+    // "only 1d20 is permitted": a pool of one d20; ER-12 applies to it as to any pool.
+    row.skill = 1;
+    metas[0].sources = ['skill'].concat(metas[0].sources.slice(strikes[0].dice));
   }
   return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
 }
@@ -86,17 +133,58 @@ function rollDefense(rows, dice) {
 
 // ---- ER-17 stray shots ----------------------------------------------------------------
 
-function strayShots(metas, rows, targets, records, dice, modUsed) {
+/** ER-16: a full-cover shot under friendly fire cannot hit its target: its dice miss. */
+function fullCoverMisses(metas, records) {
+  metas.forEach((meta, s) => {
+    if (!meta.full_cover) return;
+    const r = records[s];
+    r.poolHits = r.poolHits.map(() => false);
+    r.hits = 0;
+    r.nat20 = 0;
+  });
+}
+
+/** ER-9: strike `s` loses the modifier an earlier stray took (followups.drop_modifier). */
+function dropModifier(p, r) {
+  const damage = resist(r.base, p.resist);
+  let undodgeable = 0;
+  if (p.noDodge) undodgeable = damage;
+  else if (r.nat20) {
+    undodgeable = Math.min(damage, resist((p.onlyChain ? 0 : r.nat20) + (p.chainDodgeable ? 0 : r.chainDamage), p.resist));
+  }
+  r.mod = 0;
+  r.modUsed = false;
+  r.damage = damage;
+  r.undodgeable = undodgeable;
+}
+
+function strayShots(metas, rows, targets, records, dice) {
+  // ER-9: the modifier goes to the first strike in request order that hits a creature,
+  // directly or as a stray.
+  const direct = new Map();
+  records.forEach((r, s) => { if (r.modUsed) direct.set(metas[s].target, s); });
+  const byStray = new Set();
   const strays = new Map();
   metas.forEach((meta, s) => {
     if (!meta.friendly_fire || records[s].hits) return;
     const r = records[s];
     const pool = r.pool.filter((_, i) => i !== r.discard);
+    const takes = (creature) => !byStray.has(creature) && (direct.has(creature) ? direct.get(creature) : metas.length) > s;
+    let st;
     try {
-      strays.set(s, stray(meta, rows[s], s, targets, pool, dice, modUsed));
+      st = stray(meta, rows[s], s, targets, pool, dice, takes);
     } catch (err) {
       if (!(err instanceof KernelError)) throw err;
       throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+    }
+    strays.set(s, st);
+    if (st.modifier !== null) {
+      byStray.add(st.creature);
+      if (direct.has(st.creature)) {
+        const later = direct.get(st.creature);
+        direct.delete(st.creature);
+        dropModifier(rows[later], records[later]);
+      }
     }
   });
   return strays;
@@ -109,25 +197,26 @@ function empty(roll, creature, why) {
   };
 }
 
-function stray(meta, row, s, targets, pool, dice, modUsed) {
+function stray(meta, row, s, targets, pool, dice, takes) {
   const nearby = targets[meta.target].spec.nearby;
   const roll = dice.die(ER_STRAY_SLOTS);
+  const lead = meta.full_cover ? `${meta.target} is behind full cover, the shot strays: ` : '';
   if (roll > nearby.length) {
     const why = roll > 8 ? `slot ${roll} is always empty`
       : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
-    return empty(roll, null, why);
+    return empty(roll, null, lead + why);
   }
   const creature = nearby[roll - 1];
   const spec = targets[creature].spec;
   if (spec.cover === 'full') {
-    return empty(roll, creature, `slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
+    return empty(roll, creature, `${lead}slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
   }
   const toHit = meta.to_hit;
   const byType = spec.ac_by_type[meta.damage_type];
   const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
   const critThr = meta.crit_range || 0;
   const conds = spec.conditions;
-  const out = empty(roll, creature, `slot ${roll} is ${creature}`);
+  const out = empty(roll, creature, `${lead}slot ${roll} is ${creature}`);
   out.ac = ac;
   out.damage_type = meta.damage_type;
   let hits = 0, nat20 = 0, critFace = false;
@@ -160,8 +249,7 @@ function stray(meta, row, s, targets, pool, dice, modUsed) {
   else if (onlyChain) base = chain;
   else base = hits + chain;
   out.base = base;
-  if (hits > 0 && !onlyChain && !modUsed.has(creature)) {
-    modUsed.add(creature);
+  if (hits > 0 && !onlyChain && takes(creature)) {
     out.modifier = row.mod;
     base = Math.max(0, base + row.mod);
   }
@@ -191,21 +279,50 @@ function strayDict(st) {
 
 // ---- ER-21 grapple release ------------------------------------------------------------
 
-function grappleRelease(target, damage, dice) {
+/**
+ * ER-21 for one target: one Strength feat per [strike, stray?, damage] in `struck`, in
+ * strike order, until the first failure (followups.grapple_release).
+ */
+function grappleRelease(target, struck, dice) {
   const hold = target.spec.grappling;
-  if (hold === null || damage <= 0) return null;
-  const release = { damage, dc: ER_RELEASE_DC + damage, roll: null, modifier: null, total: null, held: null };
-  if (hold.strength === null && hold.strength_mod === null) return release;
-  release.modifier = modifier(hold.strength, hold.strength_mod) + hold.bonus;
-  try {
-    release.roll = dice.die(20);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+  const hits = struck.filter((h) => h[2] > 0);
+  if (hold === null || !hits.length) return null;
+  const sit = situation(target.spec.conditions, 'feat');
+  let feats = hits.map(([s, isStray, damage]) => ({
+    strike: s, stray: isStray, damage, dc: ER_RELEASE_DC + damage, dice: [], roll: null, modifier: null, total: null,
+    held: null,
+  }));
+  let held = null;
+  if (sit.fails !== null) {
+    feats = [feats[0]];
+    feats[0].held = held = false;
+  } else if (hold.strength !== null || hold.strength_mod !== null) {
+    const mod = modifier(hold.strength, hold.strength_mod) + hold.bonus + (sit.penalty ? sit.penalty[1] : 0);
+    for (const feat of feats) {
+      let rolled;
+      try {
+        rolled = rollKept(dice, 20, sit);
+      } catch (err) {
+        if (!(err instanceof KernelError)) throw err;
+        throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+      }
+      feat.dice = rolled.dice;
+      feat.roll = rolled.kept;
+      feat.modifier = mod;
+      feat.total = rolled.kept + mod;
+      feat.held = feat.total >= feat.dc;
+      if (!feat.held) break;
+    }
+    feats = feats.filter((f) => f.held !== null);
+    held = feats[feats.length - 1].held;
   }
-  release.total = release.roll + release.modifier;
-  release.held = release.total >= release.dc;
-  return release;
+  // The top level repeats the feat that decided (the last rolled; the first when the table rolls).
+  const rolledFeats = feats.filter((f) => f.held !== null);
+  const decided = rolledFeats.length ? rolledFeats[rolledFeats.length - 1] : feats[0];
+  return {
+    damage: decided.damage, dc: decided.dc, roll: decided.roll, modifier: decided.modifier, total: decided.total,
+    held, damage_taken: hits.reduce((a, h) => a + h[2], 0), feats, situation: situationDict(sit),
+  };
 }
 
 // ---- shared by compete and impale -----------------------------------------------------
@@ -250,6 +367,7 @@ function checkCompetitor(c, path, contest) {
   choice(c.size, SIZES, `${path}.size`, 'size');
   checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
+  checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
   if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
     throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
   }
@@ -296,9 +414,20 @@ function compileCompete(req) {
     if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
     if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
   }
-  [chal, dfd].forEach((c, i) => { if (c.prone) extra[i].push(['prone', ER_PRONE]); });
+  if (contest !== 'plain') {
+    for (const name of CANNOT_ATTACK) {
+      if (chal.conditions.includes(name)) {
+        throw new RulesError('$.challenger.conditions', say('compete_cannot_act', { condition: name, contest }));
+      }
+    }
+  }
+  const sits = [chal, dfd].map((c) => situation(c.conditions, 'competition', c.advantage, c.disadvantage));
+  [chal, dfd].forEach((c, i) => {
+    if (c.prone || c.conditions.includes('prone')) extra[i].push(['prone', ER_PRONE]);
+    if (sits[i].penalty !== null) extra[i].push(sits[i].penalty);
+  });
   const sides = [chal, dfd].map((c, i) => ({
-    mod: mods[i], extra: extra[i], adv: c.advantage && !c.disadvantage, dis: c.disadvantage && !c.advantage,
+    mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
   }));
   const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
   return { sides, totals };
@@ -323,6 +452,9 @@ function keptCounts(adv, dis) {
 
 /** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
 function winChances(plan) {
+  const fails = plan.sides.map((side) => side.sit.fails !== null);
+  if (fails[0]) return [0, 1];
+  if (fails[1]) return [1, 0];
   const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
   let win = 0, tie = 0;
   for (const [fa, ca] of a.counts) {
@@ -336,15 +468,6 @@ function winChances(plan) {
   return [win / (total - tie), (total - tie - win) / (total - tie)];
 }
 
-function rollSide(dice, adv, dis) {
-  if (adv || dis) {
-    const pair = [dice.die(ER_COMPETITION_DIE), dice.die(ER_COMPETITION_DIE)];
-    return { dice: pair, kept: adv ? Math.max(...pair) : Math.min(...pair) };
-  }
-  const face = dice.die(ER_COMPETITION_DIE);
-  return { dice: [face], kept: face };
-}
-
 /** ER-19: a competition (the twin of fracas.compete). */
 function compete(request, options = {}) {
   const req = decode(request, CompeteRequest);
@@ -352,13 +475,14 @@ function compete(request, options = {}) {
   const plan = compileCompete(req);
   const { seed, dice } = stream.start();
   const rounds = [];
+  const fails = plan.sides.map((side) => side.sit.fails);
   try {
-    for (;;) {
+    while (fails[0] === null && fails[1] === null) { // a side that fails automatically rolls nothing
       if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
       const entry = {};
       ['challenger', 'defender'].forEach((name, i) => {
         const side = plan.sides[i];
-        const rolled = rollSide(dice, side.adv, side.dis);
+        const rolled = rollKept(dice, ER_COMPETITION_DIE, side.sit);
         entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
       });
       rounds.push(entry);
@@ -372,8 +496,9 @@ function compete(request, options = {}) {
     throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
   }
   leftOver(dice, 'the competition');
+  // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
   const last = rounds[rounds.length - 1];
-  const challengerWins = last.challenger.total > last.defender.total;
+  const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
   const c = req.challenger.id, d = req.defender.id;
   const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
   const chance = winChances(plan);
@@ -386,6 +511,8 @@ function compete(request, options = {}) {
       id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
       situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
       advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
+      conditions: person.conditions.slice(), advantage_from: side.sit.advantageFrom.slice(),
+      disadvantage_from: side.sit.disadvantageFrom.slice(), automatic_failure: side.sit.fails,
     };
   });
   Object.assign(result, {
@@ -429,6 +556,8 @@ function impale(request, options = {}) {
   if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
   checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
   if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  // ER-15: defending "removes all reactions for both rounds".
+  if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
   choice(weapon.style, STYLES, '$.weapon.style', 'style');
   if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
   choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
@@ -514,4 +643,5 @@ function impale(request, options = {}) {
 
 module.exports = {
   flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
+  fullCoverMisses, situation, situationDict, rollKept,
 };

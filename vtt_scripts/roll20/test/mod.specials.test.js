@@ -127,6 +127,27 @@ test('ER-19: !fracas compete reads both sheets; the card shows odds, rolls and t
   assertSafe(assert, emu);
 });
 
+test('ER-19 with ER-12/ER-14: !fracas compete reads each side\'s conditions from its token markers', () => {
+  // Seed 000, Bound: "All Body saves/feats and competitions are made at disadvantage";
+  // Shaken: "-2 penalty on all to hit, saves/feats".
+  const { emu, tokens } = world();
+  tokens.orc.set('statusmarkers', 'bound');
+  tokens.knight.set('statusmarkers', 'shaken,prone');
+  const out = emu.chat(emu.gm, `!fracas compete --contest grapple --defender ${tokens.knight.id} --rolls 11,3,5`,
+    { selected: [tokens.orc.id] });
+  const fields = Emulator.fields(card(out).text);
+  assert.ok(plain(fields.Orc).includes('disadvantage (bound)'), plain(fields.Orc));
+  assert.match(plain(fields['Sir Kay']), /prone \u22125, shaken \u22122/); // the cards sign with U+2212
+  assert.ok(plain(fields.d12).includes('11/3'), plain(fields.d12));
+  const expected = specials.compete({
+    contest: 'grapple', rolls: [11, 3, 5],
+    challenger: { id: tokens.orc.id, attribute: 'strength', strength: 6, agility: 3, size: 'medium', conditions: ['bound'] },
+    defender: { id: tokens.knight.id, attribute: 'strength', strength: 5, agility: 2, conditions: ['prone', 'shaken'] },
+  }, { seed: 1 });
+  assert.ok(plain(fields.outcome).includes(expected.winner === tokens.orc.id ? 'Orc' : 'Sir Kay'), plain(fields.outcome));
+  assertSafe(assert, emu);
+});
+
 test('ER-19: bad competitions are refused with the reason', () => {
   const { emu, tokens } = world();
   let out = emu.chat(emu.gm, `!fracas compete --contest shove --use agility --defender ${tokens.knight.id}`,

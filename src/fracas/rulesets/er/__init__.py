@@ -57,7 +57,12 @@ class EnchantedRealms(Ruleset):
     def odds(self, plan: Any) -> Any:
         from . import odds
 
-        return odds.odds(plan), odds.CHAIN_CUT * len(plan.metas), True
+        return odds.odds(plan), odds.CHAIN_CUT * odds.crit_strikes(plan), True
+
+    def odds_total(self, plan: Any) -> Any:
+        from . import odds
+
+        return odds.total(plan)
 
     def odds_notes(self, plan: Any) -> dict[str, Any]:
         from . import odds

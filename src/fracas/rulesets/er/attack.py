@@ -20,7 +20,8 @@ from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
 from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
 from .defense import roll_defense
-from .followups import Release, dice_error, grapple_release, stray_shots
+from .feats import roll_kept, situation
+from .followups import Release, dice_error, full_cover_misses, grapple_release, stray_shots
 from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Flee, Target
@@ -86,7 +87,7 @@ def compile_attack(request: Any) -> AttackPlan:
         metas.append(meta)
     flee = None
     if req.flee is not None:
-        flee = _flee(req.flee, req.strikes, plan, metas)
+        flee = _flee(req.flee, req.strikes, plan, metas, conditions, targets)
     if req.defense_rolls:
         for i, meta in enumerate(metas):
             if meta.friendly_fire:
@@ -96,7 +97,8 @@ def compile_attack(request: Any) -> AttackPlan:
     return AttackPlan(plan, metas, targets, req.ruleset, flee, req.defense_rolls, follow)
 
 
-def _flee(flee: Flee, strikes: list[Any], plan: array[int], metas: list[StrikeMeta]) -> dict[str, Any]:
+def _flee(flee: Flee, strikes: list[Any], plan: array[int], metas: list[StrikeMeta], conditions: frozenset[str],
+          targets: dict[str, TargetInfo]) -> dict[str, Any]:
     """ER-20: what a creature's movement provokes; a rapid mover is struck with one d20 only."""
     moved = flee.moved
     if moved < 0:
@@ -109,14 +111,21 @@ def _flee(flee: Flee, strikes: list[Any], plan: array[int], metas: list[StrikeMe
         raise RulesError("$.strikes[0].method", say("flee_method", method=strikes[0].method))
     if strikes[0].sneak is not False:
         raise RulesError("$.strikes[0].sneak", say("flee_sneak"))
+    # ER-15: defending "removes all reactions for both rounds"; ER-20: a creature that used
+    # its action to be defensive-only leaves the fray without drawing flee attacks.
+    if "defending" in conditions:
+        raise RulesError("$.attacker.conditions", say("flee_defending"))
+    mover = targets[strikes[0].target]
+    if "defending" in mover.spec.conditions:
+        raise RulesError(f"{mover.path}.conditions", say("flee_defensive_mover"))
     speed = "normal" if moved < ER_FLEE_RAPID else "rapid"
     if speed == "rapid":
-        # "only 1d20 is permitted": no advantage or disadvantage die joins it (the
-        # situation that gave disadvantage still forbids crits, ER-12).
-        plan[L.P_SKILL], plan[L.P_ADV], plan[L.P_SNEAK], plan[L.P_DISADV] = 1, 0, 0, 0
+        # "only 1d20 is permitted": the pool is one d20, and ER-12 applies to it as to any
+        # pool: advantage adds a counted die, disadvantage adds one and drops the highest
+        # (and forbids crits, as compiled).
+        plan[L.P_SKILL] = 1
         meta = metas[0]
-        meta.advantage = meta.disadvantage = False
-        meta.sources = ("skill",)
+        meta.sources = ("skill",) + meta.sources[strikes[0].dice:]
     dice = plan[L.P_SKILL] + plan[L.P_ADV] + plan[L.P_SNEAK] + plan[L.P_DISADV]
     return {"moved": moved, "speed": speed, "dice": dice}
 
@@ -158,8 +167,8 @@ def _finish(attack: AttackPlan, dice: Dice, seed: int, backend: str, out: Any, l
                             None, None, attack.flee, attack.defense)
     strays: dict[int, Any] = {}
     if not attack.defense:
-        mod_used = {metas[s].target for s in range(len(metas)) if out[s * L.OUT_WIDTH + L.O_MOD_USED]}
-        strays = stray_shots(metas, attack.plan, targets, out, log, dice, mod_used)
+        full_cover_misses(metas, out, log)
+        strays = stray_shots(metas, attack.plan, targets, out, log, dice)
     shock, releases = _follow_ups(metas, targets, out, dice, strays)
     return AttackResult(seed, attack.ruleset, backend, dice.rolls is not None, metas, targets, out, log, shock,
                         strays, releases, attack.flee, attack.defense)
@@ -177,40 +186,44 @@ def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out: An
     grapplers = [tid for tid, t in targets.items() if t.spec.grappling is not None]
     if not sneak_damage and not grapplers:
         return shock, releases
-    damage: dict[str, int] = {}
-    if grapplers:
-        damage = {tid: 0 for tid in targets}
-        for s, meta in enumerate(metas):
-            damage[meta.target] += out[s * L.OUT_WIDTH + L.O_DAMAGE]
-        for stray in strays.values():
-            if stray.creature is not None:
-                damage[stray.creature] += stray.damage
+    # ER-21: (strike, as a stray?, damage) per creature, in strike order.
+    struck: dict[str, list[tuple[int, bool, int]]] = {tid: [] for tid in grapplers}
+    for s, meta in enumerate(metas):
+        if meta.target in struck:
+            struck[meta.target].append((s, False, out[s * L.OUT_WIDTH + L.O_DAMAGE]))
+        stray = strays.get(s)
+        if stray is not None and stray.creature in struck:
+            struck[stray.creature].append((s, True, stray.damage))
     for tid, target in targets.items():
         save = _shock_save(target, sneak_damage.get(tid, 0), dice)
         if save is not None:
             shock[tid] = save
-        if target.spec.grappling is not None:
-            release = grapple_release(target, damage[tid], dice)
+        if tid in struck:
+            release = grapple_release(target, struck[tid], dice)
             if release is not None:
                 releases[tid] = release
     return shock, releases
 
 
 def _shock_save(target: TargetInfo, damage: int, dice: Dice) -> Optional[ShockSave]:
-    """ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known."""
+    """ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
+    with the target's own conditions (ER-12/ER-14: a Resilience save is a Body save)."""
     body_max = target.spec.body_max
     if body_max is None or damage <= 0 or 2 * damage < body_max:
         return None
-    save = ShockSave(dc=5 + damage)
-    if target.spec.save_bonus is not None:
-        try:
-            save.roll = dice.die(20)
-            save.total = save.roll + target.spec.save_bonus
+    sit = situation(target.spec.conditions, "save")
+    save = ShockSave(dc=5 + damage, situation=sit)
+    try:
+        if sit.fails is not None:  # "Automatically fails all saves/feats involving Body attributes"
+            save.passed = False
+        elif target.spec.save_bonus is not None:
+            save.dice, save.roll = roll_kept(dice, 20, sit)
+            save.total = save.roll + target.spec.save_bonus + (sit.penalty[1] if sit.penalty else 0)
             save.passed = save.total >= save.dc
-            if not save.passed:
-                save.incapacitated_actions = dice.die(3)
-        except KernelError as exc:
-            raise _follow_up_error(exc, dice.rolls, target) from None
+        if save.passed is False:
+            save.incapacitated_actions = dice.die(3)
+    except KernelError as exc:
+        raise _follow_up_error(exc, dice.rolls, target) from None
     return save
 
 

@@ -224,7 +224,8 @@ def compile_bulk(request: Any) -> BulkPlan:
                 ppath = key_path("$.profiles", group.profile)
                 row, meta = compile_strike(strike, f"{ppath}.strikes[{i}]", profile.attacker,
                                            f"{ppath}.attacker", conditions[group.profile], target,
-                                           profile.advantage, profile.disadvantage, target_path=tpath)
+                                           profile.advantage, profile.disadvantage, target_path=tpath,
+                                           strays=False)
                 if key is not None:
                     compiled[(group.profile, i, key)] = (row, meta)
             bulk.plan.extend(row)

@@ -13,9 +13,18 @@ its own `bonus`, and the situation's modifiers:
   slick ground -3 to the victim;
 - every contest: a prone competitor -5.
 
+Each side's own `conditions` count as the restriction table says (ER-12/ER-14, see
+`feats.py`): bound, poisoned, held breath, asphyxiating and frightened roll at
+disadvantage, defending at advantage, shaken or drowsy at -2, a prone condition is
+the -5 above (once, with or without the `prone` flag); a paralyzed, petrified,
+stunned or unconscious side "automatically fails" and rolls nothing: the other side
+wins (both failing: the challenger's attempt fails). A challenger that cannot act
+(incapacitated, paralyzed, petrified, stunned, unconscious, nauseated) cannot start a
+grapple, an escape, a shove or a trip.
+
 Advantage or disadvantage on a side: two d12, the better or worse kept (ER-12, a
-single-die feat). Draw order: the challenger's die (or two), then the defender's;
-on a tie both roll again, until the totals differ.
+single-die feat), the first drawn first. Draw order: the challenger's die (or two),
+then the defender's; on a tie both roll again, until the totals differ.
 
 The result carries the exact chance each side had to win (ties re-rolled), so a
 player asking "what are my odds?" gets the answer with the roll.
@@ -30,12 +39,13 @@ from typing import Any
 from ... import _layout as L
 from ...dice import Dice, KernelError
 from ...errors import DiceError, LimitError, RulesError, SchemaError
-from ...requests import check_range, choice, decode, faces, say
+from ...requests import check_names, check_range, choice, decode, faces, say
 from ..._facts import (
-    ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SLICK, ER_GRAPPLE_SPEED, ER_PRONE, ER_PUSH_SIZE,
+    CANNOT_ATTACK, CONDITIONS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SLICK, ER_GRAPPLE_SPEED, ER_PRONE, ER_PUSH_SIZE,
     ER_PUSH_SLICK, SCORE_RANGE, SIZES,
 )
 from ..rows import MAX_ROLL_OFFS, Rolled
+from .feats import Situation, kept_weights, roll_kept, situation
 from .plan import modifier
 from .schema import CompeteRequest, Competitor
 
@@ -52,8 +62,8 @@ OUTCOMES = {
 @dataclass(slots=True)
 class CompetePlan:
     request: CompeteRequest
-    #: per side: (attribute modifier, [(why, value)], advantage, disadvantage)
-    sides: list[tuple[int, list[tuple[str, int]], bool, bool]]
+    #: per side: (attribute modifier, [(why, value)], its situation: ER-12/ER-14)
+    sides: list[tuple[int, list[tuple[str, int]], Situation]]
     #: per side: everything added to its kept d12
     totals: list[int]
 
@@ -68,6 +78,7 @@ def _check(c: Competitor, path: str, contest: str) -> int:
     choice(c.size, SIZES, f"{path}.size", "size")
     check_range(c.speed, 0, 1000, f"{path}.speed", "speed")
     check_range(c.bonus, -50, 50, f"{path}.bonus", "bonus")
+    check_names(c.conditions, CONDITIONS, f"{path}.conditions", "condition")
     if contest in ("shove", "trip") and c.attribute != "strength":
         raise RulesError(f"{path}.attribute", say("compete_strength", contest=contest))
     score = c.strength if c.attribute == "strength" else c.agility
@@ -118,43 +129,35 @@ def compile_compete(request: Any) -> CompetePlan:
             extra[0 if diff > 0 else 1].append(("larger", ER_PUSH_SIZE))
         if req.slick:
             extra[1].append(("slick ground", ER_PUSH_SLICK))
+    if contest != "plain":
+        for name in CANNOT_ATTACK:
+            if name in chal.conditions:
+                raise RulesError("$.challenger.conditions", say("compete_cannot_act", condition=name,
+                                                                contest=contest))
+    sits = [situation(c.conditions, "competition", c.advantage, c.disadvantage) for c in (chal, dfd)]
     for i, c in enumerate((chal, dfd)):
-        if c.prone:
+        if c.prone or "prone" in c.conditions:
             extra[i].append(("prone", ER_PRONE))
-    sides = [(mods[i], extra[i], c.advantage and not c.disadvantage, c.disadvantage and not c.advantage)
-             for i, c in enumerate((chal, dfd))]
+        penalty = sits[i].penalty
+        if penalty is not None:
+            extra[i].append(penalty)
+    sides = [(mods[i], extra[i], sits[i]) for i in range(2)]
     totals = [mods[i] + c.bonus + sum(v for _, v in extra[i]) for i, c in enumerate((chal, dfd))]
     return CompetePlan(req, sides, totals)
 
 
-def _kept_dist(advantage: bool, disadvantage: bool) -> dict[int, Fraction]:
-    """Exact distribution of the kept d12 (one die, or the better/worse of two)."""
-    n = ER_COMPETITION_DIE
-    if not advantage and not disadvantage:
-        return {f: Fraction(1, n) for f in range(1, n + 1)}
-    dist: dict[int, Fraction] = {}
-    for a in range(1, n + 1):
-        for b in range(1, n + 1):
-            k = max(a, b) if advantage else min(a, b)
-            dist[k] = dist.get(k, Fraction(0)) + Fraction(1, n * n)
-    return dist
-
-
 def win_chances(plan: CompetePlan) -> tuple[Fraction, Fraction]:
     """Exact chance the challenger and the defender win, ties rolled again (ER-19)."""
-    a, b = ({k + shift: p for k, p in _kept_dist(adv, dis).items()}
-            for (_, _, adv, dis), shift in zip(plan.sides, plan.totals))
-    win = sum((pa * pb for ta, pa in a.items() for tb, pb in b.items() if ta > tb), Fraction(0))
-    tie = sum((pa * pb for ta, pa in a.items() for tb, pb in b.items() if ta == tb), Fraction(0))
-    return win / (1 - tie), (1 - tie - win) / (1 - tie)
-
-
-def _roll_side(dice: Dice, adv: bool, dis: bool) -> tuple[list[int], int]:
-    if adv or dis:
-        pair = [dice.die(ER_COMPETITION_DIE), dice.die(ER_COMPETITION_DIE)]
-        return pair, max(pair) if adv else min(pair)
-    face = dice.die(ER_COMPETITION_DIE)
-    return [face], face
+    fails = [sit.fails is not None for _, _, sit in plan.sides]
+    if any(fails):
+        return (Fraction(0), Fraction(1)) if fails[0] else (Fraction(1), Fraction(0))
+    (wa, na), (wb, nb) = ((({k + shift: x for k, x in kept_weights(ER_COMPETITION_DIE, sit).items()}),
+                           sum(kept_weights(ER_COMPETITION_DIE, sit).values()))
+                          for (_, _, sit), shift in zip(plan.sides, plan.totals))
+    win = sum(xa * xb for ta, xa in wa.items() for tb, xb in wb.items() if ta > tb)
+    tie = sum(xa * xb for ta, xa in wa.items() for tb, xb in wb.items() if ta == tb)
+    total = na * nb
+    return Fraction(win, total - tie), Fraction(total - tie - win, total - tie)
 
 
 def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
@@ -163,13 +166,14 @@ def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
     people = (req.challenger, req.defender)
     totals = plan.totals
     rounds: list[dict[str, dict[str, Any]]] = []
+    fails = [sit.fails for _, _, sit in plan.sides]
     try:
-        while True:
+        while fails == [None, None]:  # a side that fails automatically rolls nothing
             if len(rounds) >= MAX_ROLL_OFFS:
                 raise LimitError("$.challenger", say("tie_limit", limit=MAX_ROLL_OFFS))
             entry: dict[str, dict[str, Any]] = {}
-            for name, (mod, extra, adv, dis), total in zip(SIDES, plan.sides, totals):
-                rolled, kept = _roll_side(dice, adv, dis)
+            for name, (mod, extra, sit), total in zip(SIDES, plan.sides, totals):
+                rolled, kept = roll_kept(dice, ER_COMPETITION_DIE, sit)
                 entry[name] = {"dice": rolled, "kept": kept, "total": kept + total}
             rounds.append(entry)
             if entry["challenger"]["total"] != entry["defender"]["total"]:
@@ -182,17 +186,22 @@ def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
                                            position=exc.position)) from None
         raise DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=rolls[exc.position],
                                                          faces=ER_COMPETITION_DIE)) from None
-    last = rounds[-1]
-    challenger_wins = last["challenger"]["total"] > last["defender"]["total"]
+    if rounds:
+        last = rounds[-1]
+        challenger_wins = last["challenger"]["total"] > last["defender"]["total"]
+    else:  # ER-14: an automatic failure decides; both failing, the challenger's attempt fails
+        challenger_wins = fails[0] is None
     c, d = req.challenger.id, req.defender.id
     text = OUTCOMES[req.contest][0 if challenger_wins else 1].format(c=c, d=d)
     chance = win_chances(plan)
     sides = {}
-    for name, person, (mod, extra, adv, dis), total, p in zip(SIDES, people, plan.sides, totals, chance):
+    for name, person, (mod, extra, sit), total, p in zip(SIDES, people, plan.sides, totals, chance):
         sides[name] = {
             "id": person.id, "attribute": person.attribute, "modifier": mod, "bonus": person.bonus,
             "situation": [{"why": why, "value": value} for why, value in extra], "total_modifier": total,
-            "advantage": adv, "disadvantage": dis, "win_chance": float(p),
+            "advantage": sit.advantage, "disadvantage": sit.disadvantage, "win_chance": float(p),
+            "conditions": list(person.conditions), "advantage_from": list(sit.advantage_from),
+            "disadvantage_from": list(sit.disadvantage_from), "automatic_failure": sit.fails,
         }
     data = {
         "ruleset": req.ruleset, "seed": seed, "injected": dice.injected, "contest": req.contest,

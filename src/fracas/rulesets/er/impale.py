@@ -63,6 +63,8 @@ def compile_impale(request: Any) -> ImpalePlan:
     check_range(charger.body, 1, 1_000_000, "$.charger.body", "current Body")
     if not charger.id:
         raise SchemaError("$.charger.id", say("empty_target_id"))
+    if "defending" in req.pikeman.conditions:  # ER-15: defending "removes all reactions for both rounds"
+        raise RulesError("$.pikeman.conditions", say("impale_defending"))
     choice(weapon.style, STYLES, "$.weapon.style", "style")
     if weapon.style != "pole-arm":
         raise RulesError("$.weapon.style", say("impale_style", style=weapon.style))

@@ -49,6 +49,9 @@ class StrikeMeta:
     advantage_from: list[str] = field(default_factory=list)
     disadvantage_from: list[str] = field(default_factory=list)
     friendly_fire: bool = False
+    #: ER-16/ER-17: a shot at a creature behind full cover, asked for under friendly fire:
+    #: it cannot hit its target and is resolved as a miss that strays.
+    full_cover: bool = False
 
 
 @dataclass(slots=True)
@@ -169,11 +172,12 @@ def resistance_state(target: Target, damage_type: str) -> int:
 def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacker_path: str,
                    attacker_conditions: frozenset[str], target: TargetInfo,
                    action_advantage: bool, action_disadvantage: bool,
-                   target_path: Optional[str] = None) -> tuple[list[int], StrikeMeta]:
+                   target_path: Optional[str] = None, strays: bool = True) -> tuple[list[int], StrikeMeta]:
     """One plan row (see `_layout`) and its metadata, or an error with the strike's path.
 
     `target_path` is where the target was chosen (the strike's own `target` field by
-    default; a bulk request's `attacks` entry otherwise).
+    default; a bulk request's `attacks` entry otherwise). `strays`: whether the caller
+    resolves stray shots (ER-17; a bulk request does not).
     """
     target_path = target_path or f"{path}.target"
     choice(strike.style, STYLES, f"{path}.style", "style")
@@ -206,8 +210,14 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
                                                                attribute=attribute))
     spec = target.spec
     tconds = spec.conditions
-    if spec.cover == "full" and ranged:
-        raise RulesError(target_path, say("full_cover", target=repr(target.id)))
+    # ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:
+    # then it is a miss that strays (ER-17), "if firing upon that target anyway, the
+    # friendly fire rule would be used".
+    full_cover = spec.cover == "full" and ranged
+    if full_cover and not (strays and strike.friendly_fire):
+        if strays:
+            raise RulesError(target_path, say("full_cover", target=repr(target.id)))
+        raise RulesError(target_path, say("bulk_full_cover", target=repr(target.id)))
     if ranged and "bound" in attacker_conditions and strike.style in MECHANICAL_STYLES:
         raise RulesError(f"{path}.style", say("bound_mechanical", style=strike.style))
     if ranged and "underwater" in attacker_conditions and strike.style != "archery":
@@ -276,12 +286,14 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     row[L.P_DISADV] = int(has_dis)
     row[L.P_TO_HIT] = to_hit
     row[L.P_AC] = ac
-    row[L.P_CRIT] = crit_thr
-    row[L.P_AUTO_CRIT] = auto_crit
+    # A full-cover shot rolls its pool in strike order but cannot crit or deal damage at
+    # its target (followups.full_cover_misses marks its dice as missing).
+    row[L.P_CRIT] = 0 if full_cover else crit_thr
+    row[L.P_AUTO_CRIT] = 0 if full_cover else auto_crit
     row[L.P_WEIGHT] = 0 if ranged else strike.weight
     row[L.P_MOD] = modifier(score, explicit)
     row[L.P_RESIST] = resist
-    row[L.P_ONLY_CHAIN] = int("petrified" in tconds)
+    row[L.P_ONLY_CHAIN] = int("petrified" in tconds or full_cover)
     row[L.P_CHAIN_DODGEABLE] = int(spec.crit_proof)
     row[L.P_NO_DODGE] = int("restrained" in tconds)
     row[L.P_TARGET] = target.index
@@ -294,6 +306,6 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
         to_hit=to_hit, ac=ac, crit_range=crit_thr or None,
         resistance=RESISTANCE_NAMES[resist], sources=sources,
         advantage_from=advantage_from, disadvantage_from=disadvantage_from,
-        friendly_fire=friendly_fire,
+        friendly_fire=friendly_fire, full_cover=full_cover,
     )
     return row, meta

@@ -233,23 +233,40 @@ class TerminalRenderer(Renderer):
             text += f" · undodgeable {target['undodgeable']}"
         save = target.get("shock_save")
         if save:
-            if save.get("roll") is None:
+            edge = _edge(save.get("situation"))
+            if save.get("situation") and save["situation"]["automatic_failure"]:
+                text += (f" · shock save DC {save['dc']}: fails automatically ({edge}), incapacitated for "
+                         f"{save['incapacitated_actions']} actions")
+            elif save.get("roll") is None:
                 text += f" · shock: Resilience save DC {save['dc']} required"
             else:
                 verdict = "passed" if save["passed"] else (
                     f"failed: incapacitated for {save['incapacitated_actions']} actions")
-                text += f" · shock save DC {save['dc']}: rolled {save['roll']} → {save['total']}, {verdict}"
+                rolled = "/".join(map(str, save.get("dice") or [save["roll"]]))
+                text += (f" · shock save DC {save['dc']}: rolled {rolled}{' (' + edge + ')' if edge else ''}"
+                         f" → {save['total']}, {verdict}")
         elif target.get("shock_save_dc") is not None:
             text += f" · shock: Resilience save DC {target['shock_save_dc']} required"
         release = target.get("grapple_release")
         if release:
-            if release.get("roll") is None:
-                text += f" · grappling: Strength feat DC {release['dc']} or let go (ER-21)"
-            else:
-                verdict = "keeps the hold" if release["held"] else "lets go"
-                text += (f" · grappling: Strength feat DC {release['dc']}: rolled {release['roll']} "
-                         f"{_signed(release['modifier'])} = {release['total']}, {verdict}")
+            text += self._release(release)
         return text
+
+    def _release(self, release: Any) -> str:
+        """ER-21: one Strength feat per strike that dealt body damage, until the first failure."""
+        edge = _edge(release.get("situation"))
+        feats = release.get("feats") or [dict(release, strike=None, dice=[release.get("roll")])]
+        if release.get("situation") and release["situation"]["automatic_failure"]:
+            return f" · grappling: Strength feat DC {feats[0]['dc']} fails automatically ({edge}): lets go (ER-21)"
+        if release.get("held") is None:
+            dcs = ", then ".join(f"DC {f['dc']}" for f in feats)
+            return f" · grappling: Strength feat {dcs}{' (' + edge + ')' if edge else ''} or let go (ER-21)"
+        parts = []
+        for f in feats:
+            verdict = "holds" if f["held"] else "lets go"
+            rolled = "/".join(map(str, f["dice"]))
+            parts.append(f"DC {f['dc']}: rolled {rolled} {_signed(f['modifier'])} = {f['total']}, {verdict}")
+        return f" · grappling{' (' + edge + ')' if edge else ''}: Strength feat " + "; ".join(parts)
 
     def targets(self, rendered: Any) -> Any:
         return self.style("Targets", bold=True) + "\n" + "\n".join(rendered)
@@ -302,7 +319,9 @@ class TerminalRenderer(Renderer):
             if side["bonus"]:
                 parts.append(f"bonus {_signed(side['bonus'])}")
             parts += [f"{s['why']} {_signed(s['value'])}" for s in side["situation"]]
-            edge = " · advantage" if side["advantage"] else " · disadvantage" if side["disadvantage"] else ""
+            edge = _edge(side if "advantage_from" in side else None)
+            edge = f" · {edge}" if edge else (" · advantage" if side["advantage"] else
+                                              " · disadvantage" if side["disadvantage"] else "")
             lines.append(f"  {side['id']} ({name}): d12 {_signed(side['total_modifier'])} "
                          f"({', '.join(parts)}){edge} · {side['win_chance']:.1%} to win")
         for i, r in enumerate(result["rounds"], 1):
@@ -363,3 +382,20 @@ def table(header: list[str], rows: list[list[str]], align: str = "", indent: str
                  for i, cell in enumerate(row)]
         out.append(indent + "  ".join(cells).rstrip())
     return out
+
+
+def _edge(situation: Any) -> str:
+    """ER-12/ER-14 on a feat, save or competition roll, in words ("" when none applies)."""
+    if not situation:
+        return ""
+    if situation.get("automatic_failure"):
+        return f"{situation['automatic_failure']}: fails automatically"
+    words = []
+    if situation["advantage"]:
+        words.append(f"advantage: {', '.join(situation['advantage_from'])}")
+    if situation["disadvantage"]:
+        words.append(f"disadvantage: {', '.join(situation['disadvantage_from'])}")
+    penalty = situation.get("penalty")
+    if penalty:
+        words.append(f"{penalty['condition']} {_signed(penalty['value'])}")
+    return "; ".join(words)

@@ -6,12 +6,13 @@ every backend (and in the JavaScript resolver) but for `backend`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ... import _kernels
 from ... import _layout as L
 from ..._facts import ER_DEFENSE_DC
+from .feats import Situation
 from .plan import StrikeMeta, TargetInfo
 
 
@@ -24,10 +25,14 @@ class ShockSave:
     total: Optional[int] = None
     passed: Optional[bool] = None
     incapacitated_actions: Optional[int] = None
+    #: ER-12/ER-14: the target's conditions on the save (None: a plain d20).
+    situation: Optional[Situation] = None
+    dice: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"dc": self.dc, "roll": self.roll, "total": self.total, "passed": self.passed,
-                "incapacitated_actions": self.incapacitated_actions}
+                "incapacitated_actions": self.incapacitated_actions, "dice": list(self.dice),
+                "situation": None if self.situation is None else self.situation.to_dict()}
 
 
 class AttackResult:
@@ -112,7 +117,7 @@ class AttackResult:
             targets[tid]["grapple_release"] = release.to_dict()
         for tid, shock in self.shock.items():
             targets[tid]["shock_save_dc"] = shock.dc
-            if shock.roll is not None:
+            if shock.passed is not None:
                 targets[tid]["shock_save"] = shock.to_dict()
         return {
             "ruleset": self.ruleset, "seed": self.seed, "backend": self.backend,

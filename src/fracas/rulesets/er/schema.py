@@ -187,6 +187,8 @@ class Competitor(_Spec):
     bonus: int = 0
     advantage: bool = False
     disadvantage: bool = False
+    #: ER-12/ER-14: the competitor's own conditions (bound, poisoned, shaken, prone, ...).
+    conditions: list[str] = []
 
 
 class CompeteRequest(_Spec):

@@ -105,15 +105,23 @@ function targetBody(entry, applied) {
     line += `<br>shock: Resilience save DC ${entry.shock_save_dc}`;
     const save = entry.shock_save;
     if (save) {
-      line += ` · rolled ${save.roll} → ${save.total}, ${save.passed ? 'passed' : `failed: incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`}`;
+      const lost = `incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`;
+      const failed = save.situation && save.situation.automatic_failure;
+      line += failed ? ` · fails automatically (${esc.text(failed)}, ER-14): ${lost}`
+        : ` · rolled ${save.dice.join('/')} → ${save.total}, ${save.passed ? 'passed' : `failed: ${lost}`}`;
     }
   }
   const release = entry.grapple_release;
   if (release) {
-    line += `<br>grappling: Strength feat DC ${release.dc}`;
-    if (release.roll !== null) {
-      line += ` · rolled ${release.roll} ${signed(release.modifier)} = ${release.total}, ` +
-        (release.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+    // ER-21: one Strength feat per strike that dealt body damage, until the first failure.
+    for (const feat of release.feats) {
+      line += `<br>grappling: Strength feat DC ${feat.dc}`;
+      if (feat.held !== null && feat.roll === null) {
+        line += ` · fails automatically (${esc.text(release.situation.automatic_failure)}, ER-14): ${span(STYLE.miss, 'lets go')}`;
+      } else if (feat.roll !== null) {
+        line += ` · rolled ${feat.dice.join('/')} ${signed(feat.modifier)} = ${feat.total}, ` +
+          (feat.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+      }
     }
   }
   if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
@@ -202,7 +210,9 @@ function competeCard(result, ctx) {
     const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
     if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
     for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
-    const edge = c.advantage ? ' · advantage' : c.disadvantage ? ' · disadvantage' : '';
+    const from = (list) => (list.length ? ` (${esc.text(list.join(', '))})` : '');
+    let edge = c.advantage ? ` · advantage${from(c.advantage_from)}` : c.disadvantage ? ` · disadvantage${from(c.disadvantage_from)}` : '';
+    if (c.automatic_failure) edge = ` · ${esc.text(c.automatic_failure)}: fails automatically (ER-14)`;
     rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
       `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
   }

@@ -23,7 +23,8 @@ function tokenOf(app, msg, id, what) {
   return token;
 }
 
-/** One side of a competition from its token's sheet: scores, size, speed, prone. */
+/** One side of a competition from its token's sheet and markers: scores, size, speed, and its
+ * conditions (ER-12/ER-14: bound, poisoned, shaken, prone, ... change its d12). */
 function competitor(app, token, attribute) {
   const reader = new SheetReader(app.edge, app.s().config, token);
   const side = { id: token.id, attribute };
@@ -33,7 +34,8 @@ function competitor(app, token, attribute) {
   }
   const size = reader.size();
   if (size) side.size = size;
-  if (tokenConditions(app.s().config, token).includes('prone')) side.prone = true;
+  const conditions = tokenConditions(app.s().config, token);
+  if (conditions.length) side.conditions = conditions;
   return { side, name: reader.name };
 }
 

@@ -30,6 +30,15 @@ def say(key: str, **values: Any) -> str:
     return MESSAGES[key].format(**values)
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as JSON text for a message (``null``, ``true``, ``"x"``), not Python's repr."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def key_path(parent: str, key: str) -> str:
     """The JSONPath of `key` inside the object at `parent`."""
     if key.isascii() and key.isidentifier():  # the same test as _IDENT, a few times faster

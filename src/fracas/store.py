@@ -117,6 +117,12 @@ class EncounterStore:
                 "SELECT seq, state FROM encounter_states WHERE name = ? ORDER BY seq DESC LIMIT 1", (name,)).fetchone()
         return bytes(row[0]), row[1], seq, orjson.loads(state)
 
+    def scenario(self, name: str) -> Optional[bytes]:
+        """The scenario JSON an encounter was made from, or None (no state read)."""
+        with self._lock:
+            row = self._db.execute("SELECT scenario FROM encounters WHERE name = ?", (name,)).fetchone()
+        return None if row is None else bytes(row[0])
+
     def rounds(self, name: str, *, undone: bool = False) -> list[dict[str, Any]]:
         """The journaled rounds (round, seed, recorded_at; undone ones only when asked)."""
         with self._lock:

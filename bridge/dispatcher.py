@@ -99,6 +99,9 @@ class Read:
     reply: Reply | None = None
     #: Answered by the bulk pool (batches, bulk, odds, replays, large encounter rounds).
     heavy: bool = False
+    #: Read once the bridge was shutting down: answered -32010, nothing done. (A message
+    #: read before is answered in full: shutdown waits for it.)
+    late: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -318,12 +321,13 @@ class Dispatcher:
         """
         return self.answer(session, self.read(session, message), hold=hold)
 
-    def read(self, session: Session, message: str | bytes) -> Read:
+    def read(self, session: Session, message: str | bytes, *, late: bool | None = None) -> Read:
         """Parse one message and weigh it (which pool answers it), rolling nothing.
 
-        Before authentication this also answers it (the auth request, or a refusal)."""
+        Before authentication this also answers it (the auth request, or a refusal).
+        ``late``: whether it came once the bridge was shutting down (None: ask now)."""
         try:
-            return self._read(session, message)
+            return self._read(session, message, self._is_draining() if late is None else late)
         except Exception:  # a bug: answer, log, keep serving
             return Read(reply=self._bug(session))
 
@@ -334,7 +338,7 @@ class Dispatcher:
             reply = read.reply
         else:
             try:
-                reply = self._answer_document(session, read.document, ledger)
+                reply = self._answer_document(session, read.document, ledger, read.late)
             except Exception:  # a bug: answer, log, keep serving
                 reply = self._bug(session)
         reply = dataclasses.replace(reply, ledger=ledger)
@@ -350,7 +354,7 @@ class Dispatcher:
         error = errors.InternalError("internal error in the bridge (see its log)")
         return Reply(orjson.dumps(_failure(None, error)))
 
-    def _read(self, session: Session, message: str | bytes) -> Read:
+    def _read(self, session: Session, message: str | bytes, late: bool) -> Read:
         if not isinstance(message, str):
             error = errors.InvalidRequest(
                 "binary frames are not accepted: send JSON-RPC 2.0 as UTF-8 text frames"
@@ -371,6 +375,8 @@ class Dispatcher:
             return Read(reply=self._refuse(session, request_id, error))
         if not session.authenticated:
             return Read(reply=self._authenticate(session, document))
+        if late:
+            return Read(document=document, late=True)
         return Read(document=document, heavy=self._heavy(document))
 
     def _heavy(self, document: Any) -> bool:
@@ -400,7 +406,7 @@ class Dispatcher:
         except (orjson.JSONDecodeError, AttributeError, OSError, sqlite3.Error):
             return (0, 0)  # the round itself says what is wrong
 
-    def _answer_document(self, session: Session, document: Any, ledger: Ledger) -> Reply:
+    def _answer_document(self, session: Session, document: Any, ledger: Ledger, late: bool) -> Reply:
         if session.attacks is None:
             limits = self.limits
             session.attacks = Meter("max_connection_attacks", limits.max_connection_attacks,
@@ -409,8 +415,8 @@ class Dispatcher:
                                         "this connection")
         batch = _Batch(session, ledger, _Either(session.cancel, self.cancel_all))
         if isinstance(document, list):
-            return self._handle_batch(document, batch)
-        return Reply(orjson.dumps(self._answer_all([document], batch)[0]))
+            return self._handle_batch(document, batch, late)
+        return Reply(orjson.dumps(self._answer_all([document], batch, late)[0]))
 
     def _refuse(self, session: Session, request_id: Any, error: BridgeError) -> Reply:
         """An error reply; before authentication it also ends the connection."""
@@ -526,7 +532,7 @@ class Dispatcher:
             raise errors.InvalidParams.at("$.params", reason)
         return params
 
-    def _handle_batch(self, documents: list[Any], batch: _Batch) -> Reply:
+    def _handle_batch(self, documents: list[Any], batch: _Batch, late: bool) -> Reply:
         if not documents:
             error = errors.InvalidRequest.at("$", "empty batch")
             return Reply(orjson.dumps(_failure(None, error)))
@@ -537,11 +543,11 @@ class Dispatcher:
                 limit=self.limits.max_batch,
             )
             return Reply(orjson.dumps(_failure(None, error)))
-        return Reply(orjson.dumps(self._answer_all(documents, batch)))
+        return Reply(orjson.dumps(self._answer_all(documents, batch, late)))
 
-    def _answer_all(self, documents: list[Any], batch: _Batch) -> list[dict[str, Any]]:
+    def _answer_all(self, documents: list[Any], batch: _Batch, late: bool) -> list[dict[str, Any]]:
         """Answer the requests of one message; journal their rolls in one commit."""
-        if self._is_draining():
+        if late:
             return [self._shutting_down(document) for document in documents]
         answers: list[dict[str, Any]] = []
         rolled: list[int] = []  # indexes of answers whose result awaits the commit

@@ -593,7 +593,7 @@ class Bridge:
         dispatcher.quiet.clear()
 
         def read_and_answer_if_light() -> tuple[Read, Reply | None]:
-            read = dispatcher.read(session, message)
+            read = dispatcher.read(session, message, late=False)  # read before shutdown began (see _read)
             return read, None if read.heavy else dispatcher.answer(session, read, hold=True)
 
         try:

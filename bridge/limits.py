@@ -65,7 +65,7 @@ class Limits:
     max_unauthenticated_per_source: int = 8
     #: Connections the system queues before the bridge accepts them (listen backlog);
     #: the bridge accepts at most this many per turn of its loop, then serves the others.
-    accept_backlog: int = 32
+    accept_backlog: int = 16
     #: Seconds a socket has to finish the HTTP handshake.
     handshake_timeout: float = 5.0
     #: Seconds a new connection has to send its ``auth`` message.

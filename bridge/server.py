@@ -404,6 +404,15 @@ class Bridge:
                     _set_max_size(self.protocol, bridge.limits.max_message_bytes if self._messages == 1
                                   else bridge.limits.max_auth_message_bytes)
 
+            def data_received(self, data: bytes) -> None:
+                # A waiting socket that sends something goes to the back of the line: the
+                # first dropped are those that have been silent longest (a hanging socket),
+                # not a client whose handshake or auth just arrived.
+                for waiting in (bridge._handshaking, bridge._unauthenticated):
+                    if self in waiting:
+                        waiting.move_to_end(self)
+                super().data_received(data)
+
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
                 super().connection_made(transport)
                 peer = transport.get_extra_info("peername")
@@ -421,9 +430,9 @@ class Bridge:
 
     def _admit(self, waiting: collections.OrderedDict[ServerConnection, None],
                connection: ServerConnection, cap: int, per_source: int, what: str) -> None:
-        """Add a waiting connection. Past its source's cap, that source's oldest waiting socket
-        goes; past the cap of all, the oldest of the source with the most waiting. So a flood
-        only ever pushes out its own sockets, and idle ones never crowd out a new client."""
+        """Add a waiting connection. Past its source's cap, that source's socket silent the
+        longest goes; past the cap of all, that of the source with the most waiting. So a
+        flood only ever pushes out its own sockets, and idle ones never crowd out a new client."""
         waiting[connection] = None
         source = self._arrived.get(connection, "-")
         while True:

@@ -11,6 +11,7 @@ import threading
 
 import orjson
 import pytest
+from websockets.exceptions import InvalidHandshake
 
 from fracas.bridge.limits import Limits
 
@@ -20,6 +21,8 @@ from .test_hardening import call, port_of, sync_client
 
 #: Connections one flood opens and closes (bounded: the flood ends by itself).
 CHURN = 300
+#: Handshakes the GM's client tries before giving up.
+RETRIES = 3
 
 
 def _churn(port: int, count: int, started: threading.Event) -> None:
@@ -49,10 +52,17 @@ def test_a_connection_flood_from_loopback_does_not_keep_the_gm_out_or_fill_the_l
         flood.start()
     try:
         started.wait()
-        # The GM connects while the flood runs, from the same 127.0.0.1.
-        with sync_client(server.url) as ws:
-            assert "result" in call(ws, request(1, "attack.resolve", ATTACK))
-            assert any(flood.is_alive() for flood in floods) or True  # (the flood may be over by now)
+        # The GM connects while the flood runs, from the same 127.0.0.1 (the bridge cannot
+        # tell the two apart), and, as the Foundry module and the relay do, tries again if a
+        # handshake fails: it gets in within a few tries (it got in on none of them before).
+        for attempt in range(RETRIES):
+            try:
+                with sync_client(server.url) as ws:
+                    assert "result" in call(ws, request(1, "attack.resolve", ATTACK))
+                break
+            except (InvalidHandshake, EOFError, OSError):
+                if attempt == RETRIES - 1:
+                    raise
     finally:
         for flood in floods:
             flood.join()

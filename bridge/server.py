@@ -3,21 +3,31 @@
 Everything a browser could abuse is checked at the HTTP handshake, before a
 websocket exists: the ``Host`` header (DNS rebinding) and the ``Origin`` header
 (other web pages). Then the first message must authenticate, within
-``auth_timeout`` and ``max_auth_message_bytes``. Each later message is answered
-on a worker thread, so engine work never blocks the event loop, its pings or
-other clients: single attacks on one pool, bulk work and batches on another, so
-one client's mob never queues in front of another's single attack.
+``auth_timeout`` and ``max_auth_message_bytes`` (a request pipelined right behind
+it is read under the authenticated limits). Each later message is parsed and
+weighed on a worker thread, so engine work never blocks the event loop, its pings
+or other clients: single requests are answered on one pool, bulk work, batches and
+large encounter rounds on another (decided from the parsed request), so one
+client's mob never queues in front of another's single attack.
 
-Nothing a local process can do locks the GM out:
+Nothing a local process can do without the token locks the GM out for long:
 
-- sockets still in the HTTP handshake (``max_handshakes``) and connections
-  waiting to authenticate (``max_unauthenticated``) are capped by dropping the
-  *oldest* waiting one, so a flood of idle sockets only ever delays a real client
-  by its own round trip;
+- sockets still in the HTTP handshake and connections waiting to authenticate are
+  capped per source address (``max_handshakes_per_source``,
+  ``max_unauthenticated_per_source``) and in all (``max_handshakes``,
+  ``max_unauthenticated``); past a cap the socket of the busiest source that has
+  been silent the longest is dropped, so a flood pushes out only its own sockets;
+- the listen backlog (``accept_backlog``) bounds how many new sockets the loop
+  takes per turn, and websockets' line per connection opened or closed is logged
+  only at DEBUG (the bridge's own refusals are rate-limited);
 - failed authentications are counted across all of loopback (one count, whatever
   127.x.y.z address a guesser picks) and only make the log warn: a correct token
   is always accepted;
 - authenticated connections have their own cap (``max_connections``).
+
+The kept token's file is watched (``BridgeConfig.token_file``): a new token written
+there is taken within TOKEN_WATCH seconds, and sessions authenticated with the old
+one are closed unless ``keep_sessions``.
 
 A client that does not read its replies is dropped after ``send_timeout``; a
 connection that closes has its bulk work cancelled; shutdown lets requests in

@@ -23,7 +23,7 @@ import msgspec
 
 from .. import rulesets
 from ..errors import LimitError, RequestError, RulesError, SchemaError
-from ..requests import check_range, convert, key_path, parse_json, shown
+from ..requests import check_range, convert, key_path, parse_json, shown, type_name
 from ..rulesets.base import Ruleset, moved
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
@@ -233,7 +233,7 @@ class Compiled:
 
 def _aimed(strike: Any, path: str) -> dict[str, Any]:
     if not isinstance(strike, dict):
-        raise SchemaError(path, f"expected an object (a strike), got {type(strike).__name__}")
+        raise SchemaError(path, f"expected an object (a strike), got {type_name(strike)}")
     if "target" in strike:
         raise SchemaError(f"{path}.target", "a scenario strike names no target: the combatant's tactic picks it")
     return {**strike, "target": "t"}
@@ -269,7 +269,7 @@ def compile_scenario(source: Any) -> Compiled:
     `RequestError` naming the scenario path."""
     source = parse_json(source)
     if not isinstance(source, dict):
-        raise SchemaError("$", f"a scenario is a JSON object, got {type(source).__name__}")
+        raise SchemaError("$", f"a scenario is a JSON object, got {type_name(source)}")
     scenario = convert(source, Scenario)
     ruleset = rulesets.get(scenario.ruleset)
     check_range(scenario.max_rounds, 1, MAX_ROUNDS, "$.max_rounds", "max_rounds")

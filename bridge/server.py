@@ -517,6 +517,10 @@ class Bridge:
             self._open += 1
             self._sessions[websocket] = session
             try:
+                if session.generation != self.dispatcher.generation and not self.config.keep_sessions:
+                    # The token was rotated while the auth reply was being sent.
+                    await websocket.close(CLOSE_POLICY_VIOLATION, TOKEN_ROTATED)
+                    return
                 # Authenticated: now the full message size applies.
                 websocket.authenticated = True  # type: ignore[attr-defined]
                 _set_max_size(websocket.protocol, self.limits.max_message_bytes)

@@ -23,51 +23,54 @@ def default_journal() -> str:
 
 
 def token_file() -> str:
-    """Where the bridge keeps its access token: ``token`` in the per-user config directory."""
-    import os
+    """Where the bridge keeps its access token: ``token`` in ``$FRACAS_HOME`` when set, else in
+    the per-user config directory (see :mod:`fracas.bridge.tokenfile`)."""
+    from .tokenfile import token_file as path
 
-    import platformdirs
-
-    return os.path.join(platformdirs.user_config_dir("fracas", appauthor=False), "token")
+    return path()
 
 
 def stored_token(rotate: bool = False) -> str:
-    """The bridge's kept access token: read from `token_file()`, or made and written there
-    (readable by this user only) when there is none, it is unusable, or `rotate` asks for
-    a new one. The GM pastes it into Foundry or the Roll20 relay once, not every session."""
-    import os
+    """The kept token (made on first use, or anew with ``rotate``): :func:`fracas.bridge.tokenfile.stored_token`."""
+    from .tokenfile import stored_token as kept
 
-    from .auth import new_token
-
-    path = token_file()
-    if not rotate:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                token = handle.read().strip()
-            if len(token) >= 16:
-                return token
-        except FileNotFoundError:
-            pass
-    token = new_token()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    os.replace(temp, path)
-    return token
+    return kept(rotate)
 
 
 @click.command("token")
-@click.option("--rotate", is_flag=True, help="Make a new token (clients must be given the new one).")
+@click.option("--rotate", is_flag=True,
+              help="Make a new token. A running bridge that serves the kept token takes it within a"
+                   " second: the old token opens nothing from then on, and (unless it runs with"
+                   " --keep-sessions) the sessions authenticated with it are closed.")
 def token_command(rotate: bool) -> None:
     """Print the bridge's access token and where it is kept (made on first use)."""
+    from .tokenfile import running_bridges, wait_until_taken
+
     try:
         token = stored_token(rotate)
     except OSError as exc:
         raise click.ClickException(f"cannot keep the token at {token_file()}: {exc.strerror or exc}") from None
     click.echo(token)
     click.echo(f"(kept in {token_file()}, readable by you only{'; a new one' if rotate else ''})", err=True)
+    if not rotate:
+        return
+    if not running_bridges(token_file()):
+        click.echo("no running bridge serves this token file: the next `fracas serve` uses the new token"
+                   " (a bridge started with --token or $FRACAS_BRIDGE_TOKEN keeps the token it was given)",
+                   err=True)
+        return
+    failed = False
+    for bridge, took in wait_until_taken(token_file(), token):
+        if took:
+            click.echo(f"the running bridge at {bridge['url']} (pid {bridge['pid']}) took the new token: the old"
+                       f" one is refused; it closed {bridge['sessions_closed']} session(s) authenticated with it",
+                       err=True)
+        else:
+            failed = True
+            click.echo(f"the running bridge at {bridge['url']} (pid {bridge['pid']}) did not take the new token"
+                       " within 5 s: restart it (it still accepts the old one)", err=True)
+    if failed:
+        sys.exit(1)
 
 
 @click.command("serve")
@@ -118,11 +121,14 @@ def token_command(rotate: bool) -> None:
 @click.option("--bulk-threads", type=click.IntRange(1, 256), default=None,
               help="Engine threads one bulk request rolls on [default: all CPUs but one, at least"
                    " 1, so the GM's single attacks stay quick while a mob is rolled].")
+@click.option("--keep-sessions", is_flag=True,
+              help="When the kept token is rotated (fracas token --rotate), keep the sessions"
+                   " authenticated with the old one [default: close them].")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True, help="What to log on stderr (never the token).")
 def serve(host, port, journal, journal_sync, token, origins, no_default_origins, allow_no_origin,
           hosts, allow_remote, max_connections, max_batch, max_bulk_attacks, max_message_bytes,
-          limit_pairs, journal_max_mb, journal_keep_days, workers, bulk_threads, log_level):
+          limit_pairs, journal_max_mb, journal_keep_days, workers, bulk_threads, keep_sessions, log_level):
     """Run the websocket bridge (JSON-RPC 2.0) that VTT scripts talk to.
 
     Prints the URL and the access token, then serves until Ctrl-C or SIGTERM;
@@ -179,6 +185,8 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
         retention=Retention(max_bytes=journal_max_mb << 20, max_age_days=journal_keep_days),
         workers=workers,
         bulk_threads=bulk_threads,
+        token_file=token_file() if kept else None,
+        keep_sessions=keep_sessions,
     )
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -201,7 +209,7 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
                    f"  journal: {bridge.journal_path}")
         if kept:
             click.echo(f"  (the token is kept in {token_file()}: paste it once; fracas token --rotate"
-                       " makes a new one)")
+                       " makes a new one, which this bridge takes at once)")
         sys.stdout.flush()
 
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ import orjson
 from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
 from fracas.diff import differences
 from fracas.drive import ENGINE_CALLS
-from fracas.requests import key_path
+from fracas.requests import key_path, shown
 
 from . import errors
 from .auth import token_matches
@@ -39,6 +40,11 @@ logger = logging.getLogger("fracas.bridge")
 #: Every method, and those that roll dice (their results are journaled under the
 #: request id): from the shared spec, so schema.json and the clients list the same.
 METHODS = BRIDGE_METHODS
+
+#: Methods the bulk pool answers whatever their size (with batches; see Dispatcher._heavy).
+HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay"})
+#: An encounter round rolling more strikes than this is answered by the bulk pool.
+HEAVY_ROUND = 256
 
 _ENVELOPE_MEMBERS = frozenset({"jsonrpc", "id", "method", "params"})
 _MAX_DIFFERENCES = 20
@@ -59,6 +65,8 @@ class Session:
 
     peer: str = "-"
     authenticated: bool = False
+    #: The token generation this session authenticated with (see Dispatcher.token).
+    generation: int = 0
     cancel: threading.Event = dataclasses.field(default_factory=threading.Event)
     attacks: Meter | None = None
     reply_bytes: Meter | None = None
@@ -83,6 +91,20 @@ class Reply:
 
 
 @dataclasses.dataclass(frozen=True)
+class Read:
+    """One websocket message as read: its parsed JSON and how heavy answering it is, or,
+    when reading it already decided (not JSON, too deep, the auth message), its reply."""
+
+    document: Any = None
+    reply: Reply | None = None
+    #: Answered by the bulk pool (batches, bulk, odds, replays, large encounter rounds).
+    heavy: bool = False
+    #: Read once the bridge was shutting down: answered -32010, nothing done. (A message
+    #: read before is answered in full: shutdown waits for it.)
+    late: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
 class Call:
     """A well-formed request: its id, method and params."""
 
@@ -96,8 +118,12 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
         return "a number"
+    if isinstance(value, float):  # what the parser gives for 1.5, 1e3 and integers past 64 bits
+        return "a number with a fraction or an exponent" if not value.is_integer() or abs(value) < 2**63 \
+            else "an integer outside -2^63 … 2^64 - 1"
+
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):
@@ -192,6 +218,8 @@ _REPLY_PER_GROUP = 2048
 _REPLY_PER_TARGET = 1024
 _REPLY_PER_ROW = {"attacks": 24, "dice": 768}
 _REPLY_PER_LISTED_ATTACK = 48
+#: An encounter round's log, per member (its status, health and the strikes it made).
+_REPLY_PER_MEMBER = 1536
 
 
 class Dispatcher:
@@ -217,6 +245,9 @@ class Dispatcher:
         if engine is None:
             import fracas as engine
         self._token = token
+        #: Bumped by each token change: sessions of an older generation were authenticated
+        #: with a token that no longer opens the bridge.
+        self.generation = 0
         self._journal = journal
         self.limits = limits or Limits()
         self._engine = engine
@@ -264,23 +295,52 @@ class Dispatcher:
             (engine.RequestError, errors.InvalidParams),
         ]
 
-    # ── the one entry point ─────────────────────────────────────────────────
+    # ── the entry points ────────────────────────────────────────────────────
+
+    @property
+    def token(self) -> str:
+        return self._token
+
+    @token.setter
+    def token(self, token: str) -> None:
+        """A new token opens the bridge from now on; the old one opens nothing (sessions
+        authenticated with it keep their ``generation``, now older than the dispatcher's)."""
+        if not token:
+            raise ValueError("the access token must not be empty")
+        self._token = token
+        self.generation += 1
 
     def handle(self, session: Session, message: str | bytes, *, hold: bool = False) -> Reply:
-        """Answer one websocket message (a text frame as str, a binary frame as bytes).
+        """Answer one websocket message (a text frame as str, a binary frame as bytes):
+        :meth:`read`, then :meth:`answer`.
 
         With ``hold``, the reply bytes the message took of the connection's and the
         server's budgets stay taken until the caller calls ``reply.release()`` (once
         the reply is sent); its attacks, and everything without ``hold``, are given
         back before this returns.
         """
-        ledger = Ledger()
+        return self.answer(session, self.read(session, message), hold=hold)
+
+    def read(self, session: Session, message: str | bytes, *, late: bool | None = None) -> Read:
+        """Parse one message and weigh it (which pool answers it), rolling nothing.
+
+        Before authentication this also answers it (the auth request, or a refusal).
+        ``late``: whether it came once the bridge was shutting down (None: ask now)."""
         try:
-            reply = self._handle(session, message, ledger)
+            return self._read(session, message, self._is_draining() if late is None else late)
         except Exception:  # a bug: answer, log, keep serving
-            logger.exception("unexpected error while handling a message from %s", session.peer)
-            error = errors.InternalError("internal error in the bridge (see its log)")
-            reply = Reply(orjson.dumps(_failure(None, error)))
+            return Read(reply=self._bug(session))
+
+    def answer(self, session: Session, read: Read, *, hold: bool = False) -> Reply:
+        """The reply to a message :meth:`read` has parsed (see :meth:`handle` for ``hold``)."""
+        ledger = Ledger()
+        if read.reply is not None:
+            reply = read.reply
+        else:
+            try:
+                reply = self._answer_document(session, read.document, ledger, read.late)
+            except Exception:  # a bug: answer, log, keep serving
+                reply = self._bug(session)
         reply = dataclasses.replace(reply, ledger=ledger)
         if hold:
             ledger.release("attacks")  # the rolling is over; the reply bytes wait to be sent
@@ -288,16 +348,22 @@ class Dispatcher:
             reply.release()
         return reply
 
-    def _handle(self, session: Session, message: str | bytes, ledger: Ledger) -> Reply:
+    @staticmethod
+    def _bug(session: Session) -> Reply:
+        logger.exception("unexpected error while handling a message from %s", session.peer)
+        error = errors.InternalError("internal error in the bridge (see its log)")
+        return Reply(orjson.dumps(_failure(None, error)))
+
+    def _read(self, session: Session, message: str | bytes, late: bool) -> Read:
         if not isinstance(message, str):
             error = errors.InvalidRequest(
                 "binary frames are not accepted: send JSON-RPC 2.0 as UTF-8 text frames"
             )
-            return self._refuse(session, None, error)
+            return Read(reply=self._refuse(session, None, error))
         try:
             document = orjson.loads(message)
         except orjson.JSONDecodeError as exc:
-            return self._refuse(session, None, errors.ParseError(f"parse error: {exc}"))
+            return Read(reply=self._refuse(session, None, errors.ParseError(f"parse error: {exc}")))
         deep = _too_deep(document, self.limits.max_depth) if isinstance(document, (dict, list)) else None
         if deep is not None:
             request_id = document.get("id") if isinstance(document, dict) else None
@@ -306,9 +372,41 @@ class Dispatcher:
             error_class = errors.InvalidParams if deep.startswith("$.params") else errors.InvalidRequest
             error = error_class.at(deep, f"nested deeper than {self.limits.max_depth} levels"
                                          " of arrays and objects (max_depth)", limit=self.limits.max_depth)
-            return self._refuse(session, request_id, error)
+            return Read(reply=self._refuse(session, request_id, error))
         if not session.authenticated:
-            return self._authenticate(session, document)
+            return Read(reply=self._authenticate(session, document))
+        if late:
+            return Read(document=document, late=True)
+        return Read(document=document, heavy=self._heavy(document))
+
+    def _heavy(self, document: Any) -> bool:
+        """Whether the bulk pool answers this parsed message: batches, bulk, odds, replays, and
+        encounter rounds past HEAVY_ROUND strikes (weighed from the encounter's scenario).
+
+        The method is the parsed one (``"attack\\u002ebulk"`` is attack.bulk); a message that
+        is not a well-formed request is light: it is answered with an error at once."""
+        if isinstance(document, list):
+            return True
+        method = document.get("method") if isinstance(document, dict) else None
+        if method in HEAVY_METHODS:
+            return True
+        if method == "encounter.round":
+            params = document.get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            return isinstance(name, str) and self._round_work(name)[1] > HEAVY_ROUND
+        return False
+
+    def _round_work(self, name: str) -> tuple[int, int]:
+        """(members, strikes) a round of the encounter ``name`` may roll; (0, 0) if there is none."""
+        from fracas.drive.scenario import round_work
+
+        try:
+            scenario = self._encounters().scenario(name)
+            return round_work(orjson.loads(scenario)) if scenario is not None else (0, 0)
+        except (orjson.JSONDecodeError, AttributeError, OSError, sqlite3.Error):
+            return (0, 0)  # the round itself says what is wrong
+
+    def _answer_document(self, session: Session, document: Any, ledger: Ledger, late: bool) -> Reply:
         if session.attacks is None:
             limits = self.limits
             session.attacks = Meter("max_connection_attacks", limits.max_connection_attacks,
@@ -317,8 +415,8 @@ class Dispatcher:
                                         "this connection")
         batch = _Batch(session, ledger, _Either(session.cancel, self.cancel_all))
         if isinstance(document, list):
-            return self._handle_batch(document, batch)
-        return Reply(orjson.dumps(self._answer_all([document], batch)[0]))
+            return self._handle_batch(document, batch, late)
+        return Reply(orjson.dumps(self._answer_all([document], batch, late)[0]))
 
     def _refuse(self, session: Session, request_id: Any, error: BridgeError) -> Reply:
         """An error reply; before authentication it also ends the connection."""
@@ -338,7 +436,11 @@ class Dispatcher:
         try:
             call = self._envelope(document)
         except _Refused as refused:
-            return self._refuse(session, refused.request_id, refused.error)
+            error = refused.error
+            if isinstance(error, errors.MethodNotFound):  # which methods exist is not said before auth
+                error = errors.AuthenticationFailed.at(
+                    "$.method", f"not authenticated: the first message must be auth, not {shown(document['method'])}")
+            return self._refuse(session, refused.request_id, error)
         if call.method != "auth":
             error = errors.AuthenticationFailed.at(
                 "$.method", f"not authenticated: the first message must be auth, not {call.method}"
@@ -358,6 +460,7 @@ class Dispatcher:
             data = orjson.dumps(_failure(call.id, error))
             return Reply(data, (CLOSE_POLICY_VIOLATION, "authentication failed"))
         session.authenticated = True
+        session.generation = self.generation
         return Reply(orjson.dumps(_success(call.id, {"authenticated": True})))
 
     @staticmethod
@@ -390,6 +493,10 @@ class Dispatcher:
         request_id = document["id"]
         if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
             reason = f"must be a string or an integer, got {_type_name(request_id)}"
+            if isinstance(request_id, float) and request_id.is_integer() and abs(request_id) >= 2**63:
+                # The parser keeps integers of -2^63 … 2^64 - 1 exactly; a larger one would be
+                # echoed rounded (another id), so it is refused rather than answered under a wrong id.
+                reason += " (integer ids must be -2^63 … 2^64 - 1 to be echoed exactly; use a string id)"
             raise _Refused(None, errors.InvalidRequest.at("$.id", reason))
         if isinstance(request_id, str) and len(request_id) > self.limits.max_id_length:
             reason = (
@@ -425,7 +532,7 @@ class Dispatcher:
             raise errors.InvalidParams.at("$.params", reason)
         return params
 
-    def _handle_batch(self, documents: list[Any], batch: _Batch) -> Reply:
+    def _handle_batch(self, documents: list[Any], batch: _Batch, late: bool) -> Reply:
         if not documents:
             error = errors.InvalidRequest.at("$", "empty batch")
             return Reply(orjson.dumps(_failure(None, error)))
@@ -436,11 +543,11 @@ class Dispatcher:
                 limit=self.limits.max_batch,
             )
             return Reply(orjson.dumps(_failure(None, error)))
-        return Reply(orjson.dumps(self._answer_all(documents, batch)))
+        return Reply(orjson.dumps(self._answer_all(documents, batch, late)))
 
-    def _answer_all(self, documents: list[Any], batch: _Batch) -> list[dict[str, Any]]:
+    def _answer_all(self, documents: list[Any], batch: _Batch, late: bool) -> list[dict[str, Any]]:
         """Answer the requests of one message; journal their rolls in one commit."""
-        if self._is_draining():
+        if late:
             return [self._shutting_down(document) for document in documents]
         answers: list[dict[str, Any]] = []
         rolled: list[int] = []  # indexes of answers whose result awaits the commit
@@ -611,8 +718,9 @@ class Dispatcher:
         return self._engine.Encounter.open(params["name"], store=self._encounters())
 
     def _encounter_call(self, call: Call, batch: _Batch, allowed: set[str], run: Callable[[dict[str, Any]], Any],
-                        *, attacks: int = 1, estimate: int | None = None, journaled: bool = True) -> Any:
-        _only(call.params, allowed, required={"name"} & allowed)
+                        *, attacks: int = 1, estimate: int | None = None, journaled: bool = True,
+                        required: frozenset[str] = frozenset({"name"})) -> Any:
+        _only(call.params, allowed, required=required & allowed)
 
         def engine_call(params: dict[str, Any], **_options: Any) -> Any:
             return _Answer(run(params))
@@ -644,7 +752,7 @@ class Dispatcher:
 
         size = len(canonical(call.params))
         return self._encounter_call(call, batch, {"name", "scenario", "replace"}, run,
-                                    estimate=_REPLY_BASE + 16 * size)
+                                    estimate=_REPLY_BASE + 16 * size, required=frozenset({"name", "scenario"}))
 
     def _encounter_show(self, call: Call, batch: _Batch) -> Any:
         return self._encounter_call(call, batch, {"name"}, lambda params: self._encounter(params).show(),
@@ -663,8 +771,12 @@ class Dispatcher:
             return self._encounter(params).round(seed, request_key=key, expect_round=expect,
                                                  hp=params.get("hp"))
 
+        # Weighed before it is played, from the encounter's scenario: every member striking
+        # with every strike (its routing in the server uses the same count, HEAVY_ROUND).
+        name = call.params.get("name")
+        members, strikes = self._round_work(name) if isinstance(name, str) else (0, 0)
         return self._encounter_call(call, batch, {"name", "seed", "expect_round", "hp"}, run,
-                                    attacks=64, estimate=4 << 20)
+                                    attacks=max(1, strikes), estimate=_REPLY_BASE + _REPLY_PER_MEMBER * members)
 
     def _encounter_undo(self, call: Call, batch: _Batch) -> Any:
         def run(params: dict[str, Any]) -> Any:

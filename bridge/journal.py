@@ -6,11 +6,18 @@ the same id again gets the recorded result instead of a new roll. The file is in
 WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
 ``"normal"`` it survives the bridge being killed but maybe not the machine.
 
-The journal does not grow for ever (:class:`Retention`): entries older than
-``max_age_days`` and, past ``max_bytes``, the oldest entries are deleted when it
-opens and every ``check_every`` commits; the WAL is checkpointed then and never
-kept larger than ``WAL_LIMIT`` once checkpointed. A deleted entry's id may be
-used again (a resend that old would roll anew).
+The journal does not grow for ever (:class:`Retention`). Its size is measured after
+every commit (the pages in use: two PRAGMAs, about 10 µs); the commit that takes it past
+``max_bytes`` deletes the oldest entries (never those it just wrote) until it fits. Entries
+older than ``max_age_days`` are deleted when it opens and every ``check_every`` commits.
+The space of deleted entries goes back to the filesystem: the file uses
+``auto_vacuum = INCREMENTAL`` (set before its tables exist; an older file is converted by
+one ``VACUUM`` when the bridge opens it) and each deletion runs ``incremental_vacuum``,
+then checkpoints and truncates the WAL, which is never kept larger than the cap (at most
+``WAL_LIMIT``) once checkpointed. So the file stays within about one entry of the cap.
+The file, its ``-wal`` and ``-shm`` are readable by their owner only (0600), in a 0700
+directory when fracas makes it. A deleted entry's id may be used again (a resend that
+old would roll anew).
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import errno
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -71,6 +80,32 @@ class Retention:
 
 class JournalError(Exception):
     """The journal file cannot be opened or written (message names the file)."""
+
+
+#: Free bytes below which a failed write is put down to a full disk.
+FULL_DISK_BYTES = 1 << 20
+
+
+def _why(path: str, error: BaseException) -> str:
+    """The reason an SQLite or OS error gives, or that the disk is full when it is (SQLite
+    says "database or disk is full" only sometimes: a full disk during recovery or a WAL
+    write often comes out as "disk I/O error")."""
+    directory = os.path.dirname(os.path.abspath(path))
+    full = isinstance(error, OSError) and error.errno == errno.ENOSPC \
+        or "disk is full" in str(error)
+    if not full and isinstance(error, (sqlite3.Error, OSError)):
+        try:
+            full = shutil.disk_usage(directory).free < FULL_DISK_BYTES
+        except OSError:
+            pass
+    if full:
+        try:
+            free = f"{shutil.disk_usage(directory).free:,} bytes free"
+        except OSError:
+            free = "no space left"
+        return (f"the disk holding {directory} is full ({free}): free some space (fracas journal prune"
+                f" --max-mb MB shrinks the journal) and try again [{error}]")
+    return str(error)
 
 
 def id_key(request_id: int | str) -> str:
@@ -145,29 +180,34 @@ class Journal:
         self._commits = 0
         self._lock = threading.Lock()
         try:
-            if self.path != ":memory:":
-                parent = os.path.dirname(os.path.abspath(self.path))
-                os.makedirs(parent, exist_ok=True)
+            from fracas.store import private_file
+
+            private_file(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
-            raise JournalError(f"cannot open journal {self.path}: {error}") from error
+            raise JournalError(f"cannot open journal {self.path}: {_why(self.path, error)}") from error
         try:
             self._setup(sync)
         except sqlite3.Error as error:
             self._db.close()
-            raise JournalError(f"cannot use journal {self.path}: {error}") from error
+            raise JournalError(f"cannot use journal {self.path}: {_why(self.path, error)}") from error
         if retention is not None:
+            self._incremental()
             self.enforce_retention()
 
     def _setup(self, sync: str) -> None:
         db = self._db
         db.execute("PRAGMA busy_timeout = 10000")
+        # Before any table exists (a new file), so that deleted entries' pages can be given
+        # back to the filesystem (incremental_vacuum); an older file is converted in _incremental.
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         if self.path != ":memory:":
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal":
                 raise sqlite3.OperationalError(f"WAL mode refused (journal_mode is {mode})")
         db.execute(f"PRAGMA synchronous = {sync.upper()}")
-        db.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
+        wal_limit = WAL_LIMIT if self.retention is None else min(WAL_LIMIT, self.retention.max_bytes)
+        db.execute(f"PRAGMA journal_size_limit = {wal_limit}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA_VERSION):
             raise sqlite3.DatabaseError(
@@ -182,6 +222,20 @@ class Journal:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _incremental(self) -> None:
+        """Convert a journal made before auto_vacuum was set (one VACUUM; it needs free space
+        about the size of the file: if that fails, the journal works as before, unshrunk)."""
+        if self.path == ":memory:" or self._db.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+            return
+        logger.info("journal %s: converting it once so that deleted rolls give their space back"
+                    " (VACUUM)", self.path)
+        try:
+            self._db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            self._db.execute("VACUUM")
+        except sqlite3.Error as error:
+            logger.warning("journal %s: not converted (%s); its file will not shrink", self.path,
+                           _why(self.path, error))
 
     def lookup(self, key: str) -> Entry | None:
         """The entry journaled under ``key``, or None."""
@@ -226,12 +280,14 @@ class Journal:
             except sqlite3.Error as error:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
-                raise JournalError(f"cannot write journal {self.path}: {error}") from error
+                raise JournalError(f"cannot write journal {self.path}: {_why(self.path, error)}") from error
             self._commits += 1
-            due = self.retention is not None and self._commits % self.retention.check_every == 0
+            retention = self.retention
+            due = retention is not None and (self._commits % retention.check_every == 0
+                                             or self._used_bytes() > retention.max_bytes)
         if due:
             try:
-                self.enforce_retention()
+                self.enforce_retention(keep=[entry.id_key for entry in entries])
             except JournalError as error:  # the entries are committed; retention tries again later
                 logger.error("%s", error)
         return stored
@@ -246,35 +302,51 @@ class Journal:
         pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
         return int(pages * db.execute("PRAGMA page_size").fetchone()[0])
 
-    def enforce_retention(self, retention: Retention | None = None) -> int:
-        """Delete what ``retention`` (default: the journal's own) does not keep; how many entries."""
+    def enforce_retention(self, retention: Retention | None = None, *, keep: Iterable[str] = ()) -> int:
+        """Delete what ``retention`` (default: the journal's own) does not keep, oldest first but
+        never the entries keyed in ``keep`` (those just written), and give their space back to
+        the filesystem; how many entries."""
         retention = retention or self.retention
         if retention is None:
             return 0
         removed = 0
+        kept = list(keep)
+        spare = f" AND id_key NOT IN ({', '.join('?' * len(kept))})" if kept else ""
         with self._lock:
             db = self._db
             try:
                 if retention.max_age_days is not None:
                     before = (datetime.datetime.now(datetime.timezone.utc)
                               - datetime.timedelta(days=retention.max_age_days)).isoformat(timespec="milliseconds")
-                    removed += db.execute("DELETE FROM entries WHERE recorded_at < ?", (before,)).rowcount
+                    removed += db.execute("DELETE FROM entries WHERE recorded_at < ?" + spare,
+                                          (before, *kept)).rowcount
                 while self._used_bytes() > retention.max_bytes:
                     # The oldest tenth (at least one) at a time, until what is left fits.
-                    count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+                    count = db.execute("SELECT count(*) FROM entries WHERE 1" + spare, kept).fetchone()[0]
                     if not count:
                         break
                     removed += db.execute(
-                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries"
-                        " ORDER BY recorded_at, rowid LIMIT ?)", (max(1, count // 10),)).rowcount
-                if removed and self.path != ":memory:":
-                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE 1" + spare +
+                        " ORDER BY recorded_at, rowid LIMIT ?)", (*kept, max(1, count // 10))).rowcount
+                    self._vacuum()
+                if removed:
+                    self._vacuum()
+                    if self.path != ":memory:":
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as error:
-                raise JournalError(f"cannot apply retention to journal {self.path}: {error}") from error
+                raise JournalError(f"cannot apply retention to journal {self.path}:"
+                                   f" {_why(self.path, error)}") from error
         if removed:
             logger.info("journal %s: removed %d old entr%s (retention: %s days, %d MB)", self.path, removed,
                         "y" if removed == 1 else "ies", retention.max_age_days, retention.max_bytes >> 20)
         return removed
+
+    def _vacuum(self) -> None:
+        """Give the free pages back to the filesystem (with auto_vacuum INCREMENTAL; else nothing).
+
+        Through executescript (sqlite3_exec, stepped to the end): the sqlite3 module's
+        execute() steps this pragma once, which frees one page."""
+        self._db.executescript("PRAGMA incremental_vacuum;")
 
     def recent(self, limit: int = 20) -> list[Entry]:
         """The newest ``limit`` entries, newest first."""
@@ -289,6 +361,7 @@ class Journal:
         Their ids can then be used again (a resend of one would roll anew)."""
         with self._lock:
             cursor = self._db.execute("DELETE FROM entries WHERE recorded_at < ?", (before,))
+            self._vacuum()
             if self.path != ":memory:":
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return cursor.rowcount

@@ -59,6 +59,13 @@ class Limits:
     max_unauthenticated: int = 16
     #: Most sockets still in the HTTP handshake; past it the oldest is dropped.
     max_handshakes: int = 64
+    #: Most sockets from one source address (an IPv6 /64 counts as one) in the HTTP
+    #: handshake, and waiting to authenticate: past it that source loses one of its own.
+    max_handshakes_per_source: int = 48
+    max_unauthenticated_per_source: int = 8
+    #: Connections the system queues before the bridge accepts them (listen backlog);
+    #: the bridge accepts at most this many per turn of its loop, then serves the others.
+    accept_backlog: int = 16
     #: Seconds a socket has to finish the HTTP handshake.
     handshake_timeout: float = 5.0
     #: Seconds a new connection has to send its ``auth`` message.

@@ -3,21 +3,31 @@
 Everything a browser could abuse is checked at the HTTP handshake, before a
 websocket exists: the ``Host`` header (DNS rebinding) and the ``Origin`` header
 (other web pages). Then the first message must authenticate, within
-``auth_timeout`` and ``max_auth_message_bytes``. Each later message is answered
-on a worker thread, so engine work never blocks the event loop, its pings or
-other clients: single attacks on one pool, bulk work and batches on another, so
-one client's mob never queues in front of another's single attack.
+``auth_timeout`` and ``max_auth_message_bytes`` (a request pipelined right behind
+it is read under the authenticated limits). Each later message is parsed and
+weighed on a worker thread, so engine work never blocks the event loop, its pings
+or other clients: single requests are answered on one pool, bulk work, batches and
+large encounter rounds on another (decided from the parsed request), so one
+client's mob never queues in front of another's single attack.
 
-Nothing a local process can do locks the GM out:
+Nothing a local process can do without the token locks the GM out for long:
 
-- sockets still in the HTTP handshake (``max_handshakes``) and connections
-  waiting to authenticate (``max_unauthenticated``) are capped by dropping the
-  *oldest* waiting one, so a flood of idle sockets only ever delays a real client
-  by its own round trip;
+- sockets still in the HTTP handshake and connections waiting to authenticate are
+  capped per source address (``max_handshakes_per_source``,
+  ``max_unauthenticated_per_source``) and in all (``max_handshakes``,
+  ``max_unauthenticated``); past a cap the socket of the busiest source that has
+  been silent the longest is dropped, so a flood pushes out only its own sockets;
+- the listen backlog (``accept_backlog``) bounds how many new sockets the loop
+  takes per turn, and websockets' line per connection opened or closed is logged
+  only at DEBUG (the bridge's own refusals are rate-limited);
 - failed authentications are counted across all of loopback (one count, whatever
   127.x.y.z address a guesser picks) and only make the log warn: a correct token
   is always accepted;
 - authenticated connections have their own cap (``max_connections``).
+
+The kept token's file is watched (``BridgeConfig.token_file``): a new token written
+there is taken within TOKEN_WATCH seconds, and sessions authenticated with the old
+one are closed unless ``keep_sessions``.
 
 A client that does not read its replies is dropped after ``send_timeout``; a
 connection that closes has its bulk work cancelled; shutdown lets requests in
@@ -48,7 +58,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from .auth import Throttle
-from .dispatcher import Dispatcher, Reply, Session
+from .tokenfile import announce as _announce, file_state as _file_state, read_token as _read_token, \
+    withdraw as _withdraw
+from .dispatcher import Dispatcher, Read, Reply, Session
 from .journal import Journal, Retention
 from .limits import Limits
 
@@ -74,6 +86,10 @@ CANCEL_WAIT = 10.0
 CLOSE_TRY_AGAIN_LATER = 1013
 CLOSE_POLICY_VIOLATION = 1008
 CLOSE_GOING_AWAY = 1001
+#: Seconds between two looks at the token file (a stat: its inode, size and mtime).
+TOKEN_WATCH = 0.5
+#: The close reason of a session whose token was rotated away.
+TOKEN_ROTATED = "the access token was rotated: connect again with the new one"
 
 
 def normalize_origin(origin: str) -> str:
@@ -142,6 +158,11 @@ class BridgeConfig:
     #: Engine threads one bulk request rolls on (None: all CPUs but one, at least 1:
     #: the spare core keeps the GM's single attacks quick while a mob is rolled).
     bulk_threads: int | None = None
+    #: The kept token's file when the token came from it: the bridge watches it and takes
+    #: a new token written there (``fracas token --rotate``) within TOKEN_WATCH seconds.
+    token_file: str | None = None
+    #: On a new token, keep the sessions authenticated with the old one (default: close them).
+    keep_sessions: bool = False
 
     def engine_threads(self) -> int:
         """The thread count bulk requests get (see ``bulk_threads``)."""
@@ -195,16 +216,15 @@ def _address_key(address: str) -> str:
     return str(ip)
 
 
-def _is_heavy(message: str | bytes) -> bool:
-    """Whether a message goes to the bulk pool: batches, bulk, odds and replays.
-
-    A substring test (in C) on the raw text, before any parse: a wrong guess costs
-    only which pool answers, never the answer.
-    """
-    if isinstance(message, bytes):
-        return False
-    head = message.lstrip()[:1]
-    return head == "[" or any(name in message for name in ('"attack.bulk"', '"attack.odds"', '"journal.replay"'))
+def _source_key(address: str) -> str:
+    """Whose waiting sockets count together: one address (an IPv6 /64 as one)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and not ip.is_loopback:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class Bridge:
@@ -239,6 +259,14 @@ class Bridge:
         #: oldest first (the one dropped when a new one would pass the cap).
         self._handshaking: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         self._unauthenticated: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
+        #: Where each waiting socket comes from (for the per-source caps).
+        self._arrived: dict[ServerConnection, str] = {}
+        #: Authenticated connections and their sessions (closed when their token is rotated away).
+        self._sessions: dict[ServerConnection, Session] = {}
+        self._watcher: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self._token_seen: tuple[int, int, int] | None = None
+        self.rotations = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self._task_sockets: dict[asyncio.Task[None], ServerConnection] = {}
         self._journal: Journal | None = None
@@ -253,8 +281,10 @@ class Bridge:
     async def start(self) -> None:
         """Open the journal and start listening."""
         config = self.config
-        if wire_logger.getEffectiveLevel() < logging.INFO:
-            wire_logger.setLevel(logging.INFO)
+        # websockets logs every connection opened, refused or closed at INFO: churn a flood
+        # would fill the log with, so it shows only when the bridge logs at DEBUG. Never
+        # below INFO: at DEBUG websockets logs frame contents (the token).
+        wire_logger.setLevel(logging.INFO if logger.getEffectiveLevel() <= logging.DEBUG else logging.WARNING)
         self._journal = Journal(config.journal, sync=config.journal_sync, retention=config.retention)
         self.dispatcher = Dispatcher(
             token=config.token,
@@ -283,6 +313,7 @@ class Bridge:
                 server_header=None,
                 logger=wire_logger,
                 create_connection=self._new_connection,  # type: ignore[arg-type]
+                backlog=self.limits.accept_backlog,
             )
         except BaseException:
             self._pool.shutdown()
@@ -295,6 +326,10 @@ class Bridge:
         if not is_loopback(config.host) and config.host not in ("0.0.0.0", "::", ""):
             names.add(_url_host(config.host).lower())
         self._hosts = frozenset(f"{name}:{port}" for name in names for port in ports)
+        if config.token_file is not None:
+            self._token_seen = _file_state(config.token_file)
+            _announce(config.token_file, self.url, config.token, 0)
+            self._watcher = asyncio.create_task(self._watch_token(config.token_file))
         logger.info("listening on %s", self.url)
 
     @property
@@ -311,6 +346,9 @@ class Bridge:
             return
         self._draining = True
         assert self.dispatcher is not None
+        if self._watcher is not None:
+            self._watcher.cancel()
+            _withdraw(self.config.token_file)  # type: ignore[arg-type]
         grace = self.limits.shutdown_grace
         if self._tasks:  # no task starts once draining (see _read)
             logger.info("shutting down: finishing %d request(s) (at most %.0f s)", len(self._tasks), grace)
@@ -355,27 +393,72 @@ class Bridge:
         bridge = self
 
         class Connection(ServerConnection):
+            authenticated = False
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self._messages = 0
+                self._recv_frame = self.protocol.recv_frame
+                self.protocol.recv_frame = self._frame  # type: ignore[method-assign]
+
+            def _frame(self, frame: Any) -> None:
+                """Until authenticated: the first message (the auth request) may be
+                max_auth_message_bytes, and the one right behind it (sent before the auth
+                reply, maybe in the same TCP segment) max_message_bytes: it is read once
+                the auth has succeeded, or never. Any later one must wait for the reply."""
+                self._recv_frame(frame)
+                if self.authenticated:
+                    self.protocol.recv_frame = self._recv_frame  # type: ignore[method-assign]
+                elif frame.fin and frame.opcode in _DATA_OPCODES:
+                    self._messages += 1
+                    _set_max_size(self.protocol, bridge.limits.max_message_bytes if self._messages == 1
+                                  else bridge.limits.max_auth_message_bytes)
+
+            def data_received(self, data: bytes) -> None:
+                # A waiting socket that sends something goes to the back of the line: the
+                # first dropped are those that have been silent longest (a hanging socket),
+                # not a client whose handshake or auth just arrived.
+                for waiting in (bridge._handshaking, bridge._unauthenticated):
+                    if self in waiting:
+                        waiting.move_to_end(self)
+                super().data_received(data)
+
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
                 super().connection_made(transport)
+                peer = transport.get_extra_info("peername")
+                bridge._arrived[self] = _source_key(str(peer[0])) if peer else "-"
                 bridge._admit(bridge._handshaking, self, bridge.limits.max_handshakes,
-                              "sockets in the HTTP handshake (max_handshakes)")
+                              bridge.limits.max_handshakes_per_source, "sockets in the HTTP handshake")
 
             def connection_lost(self, exc: Exception | None) -> None:
                 bridge._handshaking.pop(self, None)
                 bridge._unauthenticated.pop(self, None)
+                bridge._arrived.pop(self, None)
                 super().connection_lost(exc)
 
         return Connection(*args, **kwargs)
 
     def _admit(self, waiting: collections.OrderedDict[ServerConnection, None],
-               connection: ServerConnection, cap: int, what: str) -> None:
-        """Add a waiting connection; past the cap, drop the oldest waiting one."""
+               connection: ServerConnection, cap: int, per_source: int, what: str) -> None:
+        """Add a waiting connection. Past its source's cap, that source's socket silent the
+        longest goes; past the cap of all, that of the source with the most waiting. So a
+        flood only ever pushes out its own sockets, and idle ones never crowd out a new client."""
         waiting[connection] = None
-        while len(waiting) > cap:
-            oldest, _ = waiting.popitem(last=False)
-            self._quiet.warning("evicted", "dropped the oldest of %d %s to make room for a new one",
-                                cap, what)
-            oldest.transport.abort()
+        source = self._arrived.get(connection, "-")
+        while True:
+            counts = collections.Counter(self._arrived.get(c, "-") for c in waiting)
+            if counts[source] > per_source:
+                busiest, scope = source, f"{per_source} {what} from {source} (the cap per source)"
+            elif len(waiting) > cap:
+                busiest, scope = counts.most_common(1)[0][0], f"{cap} {what} (the cap of all)"
+            else:
+                return
+            victim = next(c for c in waiting if self._arrived.get(c, "-") == busiest)
+            del waiting[victim]
+            self._quiet.warning("evicted", "dropped a socket from %s: past %s", busiest, scope)
+            victim.transport.abort()
+            if victim is connection:
+                return
 
     # ── the handshake ───────────────────────────────────────────────────────
 
@@ -413,7 +496,7 @@ class Bridge:
             )
         # Waiting to authenticate from now on (the cap drops the oldest waiting one).
         self._admit(self._unauthenticated, connection, self.limits.max_unauthenticated,
-                    "connections waiting to authenticate (max_unauthenticated)")
+                    self.limits.max_unauthenticated_per_source, "connections waiting to authenticate")
         return None
 
     def _refuse(self, connection: ServerConnection, address: str, status: http.HTTPStatus,
@@ -432,16 +515,20 @@ class Bridge:
             if not await self._authenticate(websocket, session, address):
                 return
             self._open += 1
+            self._sessions[websocket] = session
             try:
+                if session.generation != self.dispatcher.generation and not self.config.keep_sessions:
+                    # The token was rotated while the auth reply was being sent.
+                    await websocket.close(CLOSE_POLICY_VIOLATION, TOKEN_ROTATED)
+                    return
                 # Authenticated: now the full message size applies.
-                protocol = websocket.protocol
-                # websockets ≥ 15 names it max_message_size, earlier max_size.
-                setattr(protocol, "max_message_size" if hasattr(protocol, "max_message_size") else "max_size",
-                        self.limits.max_message_bytes)
+                websocket.authenticated = True  # type: ignore[attr-defined]
+                _set_max_size(websocket.protocol, self.limits.max_message_bytes)
                 logger.info("%s connected", session.peer)
                 await self._read(websocket, session)
             finally:
                 self._open -= 1
+                self._sessions.pop(websocket, None)
                 logger.info("%s disconnected", session.peer)
         finally:
             self._unauthenticated.pop(websocket, None)
@@ -517,29 +604,86 @@ class Bridge:
 
     async def _answer(self, websocket: ServerConnection, session: Session, message: str | bytes,
                       in_flight: asyncio.Semaphore) -> None:
-        assert self.dispatcher is not None
+        dispatcher = self.dispatcher
+        assert dispatcher is not None
         loop = asyncio.get_running_loop()
-        heavy = _is_heavy(message)
-        pool = self._pool if heavy else self._fast_pool
         reply: Reply | None = None
-        if not heavy:  # bulk work pauses at its next chunk boundary until this is answered
-            self._singles += 1
-            self.dispatcher.quiet.clear()
+        # Every message starts as a single request: parsed and weighed on the single pool
+        # (bulk work pauses at its next chunk boundary meanwhile), answered there if light;
+        # a heavy one (by its parsed method and its estimated work) moves to the bulk pool.
+        single = True
+        self._singles += 1
+        dispatcher.quiet.clear()
+
+        def read_and_answer_if_light() -> tuple[Read, Reply | None]:
+            read = dispatcher.read(session, message, late=False)  # read before shutdown began (see _read)
+            return read, None if read.heavy else dispatcher.answer(session, read, hold=True)
+
         try:
-            reply = await loop.run_in_executor(
-                pool, lambda: self.dispatcher.handle(session, message, hold=True))  # type: ignore[union-attr]
+            read, reply = await loop.run_in_executor(self._fast_pool, read_and_answer_if_light)
+            if reply is None:
+                single = False
+                self._single_done()
+                reply = await loop.run_in_executor(self._pool, lambda: dispatcher.answer(session, read, hold=True))
             if reply.data is not None and not session.cancel.is_set():
                 await self._send(websocket, session, reply)
         except ConnectionClosed:
             logger.info("%s left before its reply was sent (rolls are journaled)", session.peer)
         finally:
-            if not heavy:
-                self._singles -= 1
-                if not self._singles:
-                    self.dispatcher.quiet.set()
+            if single:
+                self._single_done()
             if reply is not None:
                 reply.release()
             in_flight.release()
+
+    def _single_done(self) -> None:
+        self._singles -= 1
+        if not self._singles:
+            self.dispatcher.quiet.set()  # type: ignore[union-attr]
+
+    # ── the token, when it is the kept one ───────────────────────────────────
+
+    async def _watch_token(self, path: str) -> None:
+        """Look at the token file every TOKEN_WATCH seconds (a stat); take a new token
+        written there. A stat of one file is cheap and needs no signal, so it works the same
+        for ``fracas token --rotate``, an editor, or a restore from a backup."""
+        while True:
+            await asyncio.sleep(TOKEN_WATCH)
+            state = _file_state(path)
+            if state == self._token_seen:
+                continue
+            self._token_seen = state
+            try:
+                self.take_token(_read_token(path))
+            except ValueError as exc:
+                self._quiet.warning("token file", "%s; the bridge keeps its token", exc)
+
+    def take_token(self, token: str) -> int:
+        """Use ``token`` from now on: a new connection with the old one is refused at once, and
+        (unless ``keep_sessions``) sessions authenticated with it are closed (1008, TOKEN_ROTATED).
+        Returns how many were closed."""
+        dispatcher = self.dispatcher
+        assert dispatcher is not None
+        if token == dispatcher.token:
+            return 0
+        dispatcher.token = token
+        self.rotations += 1
+        closed = 0
+        if not self.config.keep_sessions:
+            for websocket, session in list(self._sessions.items()):
+                if session.generation != dispatcher.generation:
+                    session.authenticated = False
+                    closed += 1
+                    task = asyncio.create_task(websocket.close(CLOSE_POLICY_VIOLATION, TOKEN_ROTATED))
+                    self._closing.add(task)
+                    task.add_done_callback(self._closing.discard)
+        logger.warning("a new access token: new connections need it from now on; %s",
+                       f"{len(self._sessions)} session(s) authenticated before are kept (--keep-sessions)"
+                       if self.config.keep_sessions else
+                       f"closed {closed} session(s) authenticated with the old one")
+        if self.config.token_file is not None:
+            _announce(self.config.token_file, self.url, token, closed)
+        return closed
 
     async def _send(self, websocket: ServerConnection, session: Session, reply: Reply) -> None:
         """Send a reply; a client that does not take it within send_timeout is dropped."""
@@ -555,6 +699,16 @@ class Bridge:
             session.cancel.set()
             websocket.transport.abort()
             raise ConnectionClosed(None, None) from None
+
+
+#: Opcodes of data frames (text, binary, continuation): RFC 6455 section 5.2.
+_DATA_OPCODES = frozenset({0x0, 0x1, 0x2})
+
+
+def _set_max_size(protocol: Any, size: int) -> None:
+    """The largest message the websocket layer buffers (websockets ≥ 15 names it
+    max_message_size, earlier max_size); it applies from the next frame parsed."""
+    setattr(protocol, "max_message_size" if hasattr(protocol, "max_message_size") else "max_size", size)
 
 
 @contextlib.asynccontextmanager

@@ -30,6 +30,27 @@ def say(key: str, **values: Any) -> str:
     return MESSAGES[key].format(**values)
 
 
+def type_name(value: Any) -> str:
+    """A JSON value's type in msgspec's words (`null`, `bool`, `int`, `str`, `array`,
+    `object`), as its decode errors say them, never Python's (`NoneType`, `list`, `dict`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as JSON text for a message (``null``, ``true``, ``"x"``), not Python's repr."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def key_path(parent: str, key: str) -> str:
     """The JSONPath of `key` inside the object at `parent`."""
     if key.isascii() and key.isidentifier():  # the same test as _IDENT, a few times faster

@@ -66,6 +66,31 @@ def default_path() -> str:
     return os.path.join(data_dir(), STORE_FILE)
 
 
+#: The SQLite files of one database: the file, its write-ahead log and its shared memory.
+SQLITE_SUFFIXES = ("", "-wal", "-shm")
+
+
+def private_file(path: str) -> None:
+    """Make ``path`` (an SQLite file that holds every request, result and encounter) private:
+    its directory is made 0700 when this makes it, and the file, its ``-wal`` and ``-shm``
+    are 0600 (the file is made empty with that mode before SQLite opens it, and SQLite gives
+    its ``-wal`` and ``-shm`` the file's mode; existing ones are tightened)."""
+    if path == ":memory:":
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        os.chmod(directory, 0o700)  # whatever the umask
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    for suffix in SQLITE_SUFFIXES:
+        try:
+            if os.stat(path + suffix).st_mode & 0o077:
+                os.chmod(path + suffix, 0o600)
+        except FileNotFoundError:
+            pass
+
+
 def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -84,9 +109,11 @@ class EncounterStore:
     def __init__(self, path: Optional[str] = None) -> None:
         self.path = path or default_path()
         try:
-            directory = os.path.dirname(os.path.abspath(self.path))
-            os.makedirs(directory, exist_ok=True)
+            private_file(self.path)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            # Space freed by deletions goes back to the filesystem (the bridge's journal
+            # retention runs incremental_vacuum); only takes effect in a new, empty file.
+            self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
@@ -116,6 +143,12 @@ class EncounterStore:
             seq, state = self._db.execute(
                 "SELECT seq, state FROM encounter_states WHERE name = ? ORDER BY seq DESC LIMIT 1", (name,)).fetchone()
         return bytes(row[0]), row[1], seq, orjson.loads(state)
+
+    def scenario(self, name: str) -> Optional[bytes]:
+        """The scenario JSON an encounter was made from, or None (no state read)."""
+        with self._lock:
+            row = self._db.execute("SELECT scenario FROM encounters WHERE name = ?", (name,)).fetchone()
+        return None if row is None else bytes(row[0])
 
     def rounds(self, name: str, *, undone: bool = False) -> list[dict[str, Any]]:
         """The journaled rounds (round, seed, recorded_at; undone ones only when asked)."""

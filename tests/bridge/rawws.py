@@ -36,6 +36,11 @@ def handshake(sock: socket.socket, port: int) -> None:
 
 
 def send_text(sock: socket.socket, text: str | bytes) -> None:
+    sock.sendall(text_frame(text))
+
+
+def text_frame(text: str | bytes) -> bytes:
+    """One masked text frame, as a client sends it (RFC 6455 section 5.2)."""
     payload = text.encode() if isinstance(text, str) else text
     mask = os.urandom(4)
     length = len(payload)
@@ -46,7 +51,7 @@ def send_text(sock: socket.socket, text: str | bytes) -> None:
     else:
         header = struct.pack("!BBQ", 0x81, 0x80 | 127, length)
     masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if length < 4096 else _mask(payload, mask)
-    sock.sendall(header + mask + masked)
+    return header + mask + masked
 
 
 def _mask(payload: bytes, mask: bytes) -> bytes:

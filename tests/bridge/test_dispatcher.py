@@ -51,7 +51,13 @@ TABLE = [
         at(None, -32600, "$.id", "must be a string or an integer, got a boolean"), id="bool-id"),
     pytest.param(
         request(1.5, "server.info"),
-        at(None, -32600, "$.id", "must be a string or an integer, got a number"), id="float-id"),
+        at(None, -32600, "$.id", "must be a string or an integer, got a number with a fraction or an exponent"),
+        id="float-id"),
+    pytest.param(
+        '{"jsonrpc": "2.0", "id": 18446744073709551616, "method": "server.info"}',
+        at(None, -32600, "$.id", "must be a string or an integer, got an integer outside -2^63 … 2^64 - 1"
+                                 " (integer ids must be -2^63 … 2^64 - 1 to be echoed exactly; use a string id)"),
+        id="id-past-64-bits"),
     pytest.param(
         request("x" * 129, "server.info"),
         at(None, -32600, "$.id", "129 characters is longer than the limit of 128"), id="long-id"),
@@ -372,6 +378,11 @@ AUTH_FAILURES = [
                  "authentication required", id="auth-in-batch"),
     pytest.param({"id": 1, "method": "auth", "params": {"token": TOKEN}},
                  at(1, -32600, "$.jsonrpc", 'must be "2.0"'), "authentication required", id="not-jsonrpc"),
+    # An unknown method before auth is -32004, as any other first message (the README's
+    # table), and the list of methods is not given to a client that has not authenticated.
+    pytest.param(request(1, "no.such"),
+                 at(1, -32004, "$.method", 'not authenticated: the first message must be auth, not "no.such"'),
+                 "authentication required", id="unknown-method-first"),
 ]
 
 
@@ -414,3 +425,11 @@ def test_batches_naming_the_same_ids_in_opposite_orders_do_not_deadlock(dispatch
     by_id = {answer["id"]: answer for answer in answers[0]}
     for batch in answers[1:]:
         assert all(answer == by_id[answer["id"]] for answer in batch)
+
+
+def test_an_id_of_2_to_the_64_minus_1_is_echoed_exactly(dispatcher, session):
+    """The largest integer id the parser keeps exactly is accepted and echoed as sent."""
+    text = '{"jsonrpc": "2.0", "id": 18446744073709551615, "method": "attack.resolve", "params": %s}' % (
+        orjson.dumps(attack(seed=3)).decode())
+    reply = dispatcher.handle(session, text)
+    assert reply.data.startswith(b'{"jsonrpc":"2.0","id":18446744073709551615,"result":')

@@ -105,3 +105,30 @@ def test_a_round_over_a_real_socket(tmp_path):
 def test_name_is_required(ask, method):
     err = _error(ask(request(1, method, {})))
     assert err["code"] == -32602 and err["data"]["path"] == "$.params.name"
+
+
+def test_new_without_a_scenario_names_the_missing_field(ask, caplog):
+    """encounter.new without scenario is -32602 at $.params.scenario, not an internal error."""
+    err = _error(ask(request(1, "encounter.new", {"name": "gob"})))
+    assert err == {"code": -32602, "message": "$.params.scenario: missing",
+                   "data": {"path": "$.params.scenario", "reason": "missing"}}
+    assert "Traceback" not in caplog.text and "KeyError" not in caplog.text
+
+
+@pytest.mark.parametrize("method", ["encounter.show", "encounter.round", "encounter.delete"])
+def test_a_null_name_is_reported_in_json_words(ask, method):
+    """`name: null` is "got null" (JSON), never Python's "None"."""
+    err = _error(ask(request(1, method, {"name": None})))
+    assert err["code"] == -32602 and err["data"]["path"] == "$.params.name"
+    assert err["message"].endswith("got null") and "None" not in err["message"]
+
+
+def test_a_null_scenario_or_strike_is_reported_as_null(ask):
+    """Python's NoneType never reaches a client: a scenario or a strike that is null says null."""
+    err = _error(ask(request(1, "encounter.new", {"name": "gob", "scenario": None})))
+    assert err["message"] == "$.params.scenario: a scenario is a JSON object, got null"
+    scenario = json.loads(json.dumps(OS))
+    first_side = next(iter(scenario["sides"]))
+    scenario["sides"][first_side][0]["attacks"] = [None]
+    err = _error(ask(request(2, "encounter.new", {"name": "gob", "scenario": scenario})))
+    assert err["code"] == -32602 and err["message"].endswith("got null") and "NoneType" not in err["message"]

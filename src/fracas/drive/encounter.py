@@ -19,7 +19,7 @@ from typing import Any, Optional
 import orjson
 
 from ..errors import RequestError, SchemaError
-from ..requests import check_seed, parse_json
+from ..requests import check_seed, parse_json, shown
 from ..rng import new_seed
 from ..store import Conflict, EncounterStore
 from .fight import Fight
@@ -35,7 +35,7 @@ class EncounterError(RequestError):
 def check_name(name: Any, path: str = "$.name") -> str:
     if not isinstance(name, str) or not _NAME.match(name):
         raise SchemaError(path, "an encounter name is 1 to 64 letters, digits, spaces or . : ' ( ) # - _,"
-                                f" starting with a letter or digit; got {name!r}")
+                                f" starting with a letter or digit; got {shown(name)}")
     return name
 
 
@@ -121,7 +121,7 @@ class Encounter:
             if member is None:
                 raise EncounterError(path, f"{self.name!r} has no member {mid!r}")
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= member.hp_max:
-                raise SchemaError(path, f"hp must be an integer 0 to {member.hp_max}, got {value!r}")
+                raise SchemaError(path, f"hp must be an integer 0 to {member.hp_max}, got {shown(value)}")
         for mid, value in hp.items():
             member = self.fight.by_id[mid]
             if member.status == "fled":

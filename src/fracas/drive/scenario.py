@@ -23,7 +23,7 @@ import msgspec
 
 from .. import rulesets
 from ..errors import LimitError, RequestError, RulesError, SchemaError
-from ..requests import check_range, convert, key_path, parse_json
+from ..requests import check_range, convert, key_path, parse_json, shown, type_name
 from ..rulesets.base import Ruleset, moved
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
@@ -104,6 +104,32 @@ class Scenario(_Spec):
     description: str = ""
     initiative: dict[str, Any] = {}
     max_rounds: int = 100
+
+
+def round_work(source: Any) -> tuple[int, int]:
+    """(members, strikes) a round of the scenario `source` (its JSON, as stored) may roll at most:
+    every member of every side attacking once with every strike of its attacks and spell.
+
+    Counted from the JSON without compiling it, so a caller (the bridge) can weigh a round
+    before playing it; malformed entries count as one member with one strike (compiling
+    refuses them later with a path)."""
+    members = strikes = 0
+    sides = source.get("sides") if isinstance(source, dict) else None
+    for entries in (sides.values() if isinstance(sides, dict) else ()):
+        for entry in (entries if isinstance(entries, list) else ()):
+            if not isinstance(entry, dict):
+                members, strikes = members + 1, strikes + 1
+                continue
+            count = entry.get("count", 1)
+            count = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
+            attacks = entry.get("attacks")
+            each = len(attacks) if isinstance(attacks, list) else 0
+            spell = entry.get("spell")
+            if isinstance(spell, dict) and isinstance(spell.get("strikes"), list):
+                each += len(spell["strikes"])
+            members += count
+            strikes += count * max(1, each)
+    return members, strikes
 
 
 def _examples_dir() -> Any:
@@ -261,7 +287,7 @@ class Compiled:
 
 def _aimed(strike: Any, path: str) -> dict[str, Any]:
     if not isinstance(strike, dict):
-        raise SchemaError(path, f"expected an object (a strike), got {type(strike).__name__}")
+        raise SchemaError(path, f"expected an object (a strike), got {type_name(strike)}")
     if "target" in strike:
         raise SchemaError(f"{path}.target", "a scenario strike names no target: the combatant's tactic picks it")
     return {**strike, "target": "t"}
@@ -288,7 +314,7 @@ def _scenario_error(exc: RequestError, g: Group, t: Group, where: str, indexes: 
 
 def _name(value: str, path: str) -> str:
     if not value or len(value) > MAX_NAME or value != value.strip():
-        raise SchemaError(path, f"a name is 1 to {MAX_NAME} characters without spaces around it, got {value!r}")
+        raise SchemaError(path, f"a name is 1 to {MAX_NAME} characters without spaces around it, got {shown(value)}")
     return value
 
 
@@ -297,7 +323,7 @@ def compile_scenario(source: Any) -> Compiled:
     `RequestError` naming the scenario path."""
     source = parse_json(source)
     if not isinstance(source, dict):
-        raise SchemaError("$", f"a scenario is a JSON object, got {type(source).__name__}")
+        raise SchemaError("$", f"a scenario is a JSON object, got {type_name(source)}")
     scenario = convert(source, Scenario)
     ruleset = rulesets.get(scenario.ruleset)
     check_range(scenario.max_rounds, 1, MAX_ROUNDS, "$.max_rounds", "max_rounds")

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any, Optional
 
@@ -328,13 +329,14 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
         bar = click.progressbar(length=runs, label="fights", file=sys.stderr)
         bar.__enter__()
     try:
-        result = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
-                         progress=bar.update if bar is not None else None)
+        outcome = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
+                          progress=bar.update if bar is not None else None)
     except MissingExtra as exc:
         raise click.UsageError(str(exc)) from None
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    result = outcome.to_dict()
     if json_out == "-":
         click.echo(_dump(result))
     else:
@@ -347,5 +349,8 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
             plot(result, plot_out)
         except MissingExtra as exc:
             raise click.UsageError(str(exc)) from None
+        click.echo(f"wrote {plot_out}", err=True)
     if result["interrupted"]:
-        sys.exit(130)
+        # 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT
+        # (and a Ctrl-C arriving as KeyboardInterrupt), 143 for SIGTERM.
+        sys.exit(128 + (signal.SIGTERM if result["stopped_by"] == "SIGTERM" else signal.SIGINT))

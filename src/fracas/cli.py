@@ -95,15 +95,23 @@ def config_file() -> str:
 
 
 def _read_toml(path: str) -> Any:
+    """The TOML file at `path`; the reader is imported only when there is a file to read."""
+    with open(path, "rb") as handle:
+        data = handle.read()
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # Python 3.10: the tomli backport (a dependency there), the same API
-        import tomli as tomllib
-    with open(path, "rb") as handle:
+    else:  # Python 3.10: the tomli backport, a dependency there (the same API)
         try:
-            return tomllib.load(handle)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config file {path}: {exc}") from None
+            import tomli as tomllib
+        except ImportError:
+            raise ConfigError(f"config file {path}: reading it on Python 3.10 needs tomli (pip install tomli)") \
+                from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
 
 
 def load_config(path: str, group: click.Group, *, named: bool = True) -> dict[str, Any]:
@@ -507,7 +515,7 @@ def render_odds(result: dict[str, Any], style: Any=None) -> str:
             facts.append(f"P(drops at {t['remaining']}) {t['p_drop']:.2%}")
         facts += [f"P(≥{n}) {p:.2%}" for n, p in t["p_at_least"].items()]
         lines.append(f"  {bold(tid)}: " + " · ".join(facts))
-        shown = [(v, p) for v, p in t["distribution"] if p >= 0.0005]
+        shown = [(v, p) for v, p in t["distribution"] if p >= SHOWN]
         peak = max((p for _, p in shown), default=0.0)
         for v, p in shown[:40]:
             lines.append(f"    {v:>5}  {p:7.2%}  {_bar(p, peak)}")
@@ -518,26 +526,47 @@ def render_odds(result: dict[str, Any], style: Any=None) -> str:
     return "\n".join(lines)
 
 
-def _plot_odds(result: dict[str, Any], path: str) -> None:
-    try:
-        import matplotlib
+#: The least probability a plot or the text histogram shows; the x-axis ends at the last such value.
+SHOWN = 0.0005
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise click.UsageError("--plot needs matplotlib: pip install matplotlib (it is in the bench extra)") from None
+
+def odds_figure(result: dict[str, Any]) -> Any:
+    """The distributions as a matplotlib figure: bars per target, whole-number ticks, the
+    x-axis ending at the last value with at least SHOWN probability (a crit chain's long
+    tail of tiny probabilities would otherwise squeeze the bars to the left)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = plt.subplots(figsize=(7, 4))
+    shown = []
     for tid, t in result["targets"].items():
         values = [v for v, _ in t["distribution"]]
         probs = [p for _, p in t["distribution"]]
         ax.bar(values, probs, alpha=0.6, label=f"{tid} (mean {t['mean']:.2f})")
+        shown += [v for v, p in t["distribution"] if p >= SHOWN]
+    if shown:
+        ax.set_xlim(min(shown) - 0.6, max(shown) + 0.6)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("damage")
     ax.set_ylabel("probability")
     ax.set_title(f"fracas odds ({result['ruleset']})")
     ax.legend()
     fig.tight_layout()
+    return fig
+
+
+def _plot_odds(result: dict[str, Any], path: str) -> None:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+    fig = odds_figure(result)
     fig.savefig(path)
     plt.close(fig)
+    click.echo(f"wrote {path}", err=True)
 
 
 def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
@@ -555,10 +584,26 @@ def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
     return out
 
 
+#: Where to turn when a mob is too large to enumerate exactly.
+MOB_HINT = ("; odds enumerate every outcome exactly, which a mob this large does not allow: estimate it by"
+            " playing it many times instead, with `fracas simulate SCENARIO --runs N` (a scenario of the fight)"
+            " or `fracas attack --bulk FILE` (one volley of many attacks)")
+
+
+def _odds_call(request: Any, **kwargs: Any) -> Any:
+    """`fracas.odds` through `_engine_call`; a count past what can be enumerated points at simulation."""
+    try:
+        return _engine_call(fracas.odds, request, **kwargs)
+    except RequestRejected as err:
+        if err.message.startswith("$.count:") and ("attacks" in err.message or "out of range" in err.message):
+            raise RequestRejected(err.message + MOB_HINT) from None
+        raise
+
+
 @main.command(cls=_AttackCommand)
 @click.option("--request", "request_file", type=click.File("rb"), default=None, metavar="FILE",
               help="An attack request in JSON ('-' for stdin) instead of attack flags.")
-@click.option("--count", type=click.IntRange(1, 10_000), default=None,
+@click.option("--count", type=click.IntRange(1), default=None,
               help="The total of this many identical attacks (a mob against its targets) [default: 1,"
                    " or the request file's count].")
 @click.option("--remaining", multiple=True, metavar="[TARGET=]N",
@@ -594,13 +639,13 @@ def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, a
         payload = _load_json(request_file.read(), "the request")
         if remaining:
             extra["remaining"] = _remaining(remaining, None)
-        result = _engine_call(fracas.odds, payload, **extra)
+        result = _odds_call(payload, **extra)
     elif flags_given:
         ruleset = rulesets.get(ruleset_name, "--ruleset")
         built = ruleset.request_from_flags(flags)
         if remaining:
             extra["remaining"] = _remaining(remaining, next(iter(built["targets"])))
-        result = _engine_call(fracas.odds, built, flags=(ruleset, flags), **extra)
+        result = _odds_call(built, flags=(ruleset, flags), **extra)
     else:
         raise click.UsageError("no attack: give flags such as --dice 3 --ac 14, or --request FILE")
     data = result.to_dict()

@@ -214,3 +214,20 @@ def test_a_bad_config_value_names_the_file_and_the_key(home, text, message):
     (home / "config.toml").write_text(text)
     out = run(["attack", "--dice", "2", "--ac", "12"])
     assert out.exit_code == 2 and f"config file {home / 'config.toml'}: {message}" in out.output, out.output
+
+
+def test_python_3_10_reads_the_config_with_tomli_and_only_when_there_is_one(home, monkeypatch):
+    """On Python 3.10 (no tomllib) the reader is the tomli backport, imported only to read a
+    file: without a config file no command needs it, and without tomli the error says so."""
+    import sys
+    import tomllib
+
+    monkeypatch.setattr(sys, "version_info", (3, 10, 13, "final", 0))
+    monkeypatch.setitem(sys.modules, "tomli", None)  # not installed
+    attack = ["attack", "--dice", "2", "--ac", "12", "--str", "3", "--seed", "1", "--json"]
+    assert run(attack).exit_code == 0  # no config file: nothing to import
+    (home / "config.toml").write_text('[attack]\ntarget = "goblin"\n')
+    out = run(attack)
+    assert out.exit_code == 2 and "reading it on Python 3.10 needs tomli (pip install tomli)" in out.output
+    monkeypatch.setitem(sys.modules, "tomli", tomllib)  # tomli is tomllib's origin: the same API
+    assert list(result_of(run(attack))["targets"]) == ["goblin"]

@@ -81,7 +81,9 @@ def _stop_once(tmp_path, signum, extra=()):
     for pid in left:  # never leave them to the next test
         os.kill(pid, signal.SIGKILL)
     result = json.loads(out.read_text())
-    return code, result, left, err.read_text()
+    stderr = err.read_text()
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
+    return code, result, left, stderr
 
 
 def test_sigint_to_the_parent_alone_stops_cleanly_every_time(tmp_path):
@@ -138,6 +140,7 @@ def test_the_python_api_returns_the_partial_result_and_the_interpreter_exits(tmp
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
     report = json.loads(out.strip().splitlines()[-1])
     assert report["interrupted"] and report["stopped_by"] == "SIGINT" and report["completed"] > 0
     time.sleep(0.2)

@@ -229,6 +229,7 @@ def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
     for future in running:
         future.cancel()
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets both
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
@@ -239,8 +240,7 @@ def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
         if process.is_alive():
             process.kill()
             process.join(1)
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:  # it notices the dead workers and ends; the interpreter's exit joins it
+    if manager is not None:  # it notices the dead workers and ends; joined here, not raced at exit
         manager.join(max(0.05, deadline - time.monotonic()))
 
 
@@ -492,13 +492,15 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     return SimulationResult(out)
 
 
-def plot(result: dict[str, Any], path: str) -> None:
-    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG."""
+def figure(result: Mapping[str, Any]) -> Any:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a matplotlib figure
+    (whole-number ticks on the rounds axis: a fight lasts 3 rounds, not 2.5)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise MissingExtra("--plot needs matplotlib: pip install 'fracas[plot]'") from None
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -512,10 +514,20 @@ def plot(result: dict[str, Any], path: str) -> None:
     left.set_title(f"Who wins ({result['completed']} fights, 95 % intervals)")
     hist = result["rounds"]["histogram"]
     right.bar([int(r) for r in hist], list(hist.values()), color="#4c72b0")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.yaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_xlabel("rounds to finish")
     right.set_ylabel("fights")
     right.set_title("How long the fights last")
     fig.suptitle(result["scenario"] or "fracas simulation")
     fig.tight_layout()
+    return fig
+
+
+def plot(result: Mapping[str, Any], path: str) -> None:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
+    fig = figure(result)
+    import matplotlib.pyplot as plt
+
     fig.savefig(path, dpi=110)
     plt.close(fig)

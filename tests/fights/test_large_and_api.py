@@ -154,3 +154,22 @@ def test_no_warning_when_pure_python_was_asked_for(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "FRACAS_PUREPYTHON": "1"})
     assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr
+
+
+def test_every_public_function_has_a_full_docstring():
+    """Google style, as the documentation's API reference renders it; the examples run
+    (tests/engine/test_docs.py doctests the package). No pointer at files an installed
+    package does not carry."""
+    import inspect
+
+    functions = [name for name in fracas.__all__ if inspect.isfunction(getattr(fracas, name, None))]
+    assert {"resolve", "resolve_bulk", "roll_initiative", "check_morale", "compete", "impale", "odds",
+            "simulate"} <= set(functions)
+    for name in functions:
+        doc = inspect.getdoc(getattr(fracas, name))
+        for section in ("Args:", "Returns:", "Raises:", "Example:", ">>> "):
+            assert section in doc, (name, section)
+        assert "docs/" not in doc and "see `fracas.drive" not in doc, name
+        for parameter in inspect.signature(getattr(fracas, name)).parameters:
+            assert f"    {parameter}: " in doc, (name, parameter)
+    assert "docs/ENGINE.md" not in fracas.__doc__

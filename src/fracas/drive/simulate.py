@@ -9,6 +9,7 @@ processes or a Dask cluster; only its `timing` differs.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import os
@@ -214,6 +215,30 @@ class _Stop:
         return signal.Signals(self.signum).name if self.signum is not None else None
 
 
+@contextlib.contextmanager
+def _children_deaf_to_sigint() -> Iterator[None]:
+    """Worker processes started inside never receive SIGINT; the parent's is delivered after.
+
+    A terminal's Ctrl-C goes to the whole process group: a worker that gets it while it
+    still imports fracas (before `_quiet_worker` runs) dies with a traceback while the
+    parent is stopping it anyway. SIGINT is blocked in the main thread while the pool
+    starts its workers (ProcessPoolExecutor spawns them from this thread, or from its
+    manager thread, started here): a signal mask is inherited by threads, by fork and
+    across exec, so the workers and the resource tracker keep SIGINT blocked for life.
+    The parent's handler stays installed, so a SIGINT sent to the parent meanwhile is
+    pending, or taken by another thread's C handler, and reaches `_Stop` either way: not
+    lost, as an ignored one would be. POSIX only; Windows has no such group signal.
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
     """Shut the pool down; after a stop or an error, without waiting for the batches running.
 
@@ -254,16 +279,18 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_quiet_worker)
     running: set[Any] = set()
     finished = False
+    queue = iter(batches)
+    pool = None
     try:
-        queue = iter(batches)
-        for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-            running.add(pool.submit(play_batch, scenario, seed, first, count))
-            if len(running) >= 2 * workers:
-                break
+        with _children_deaf_to_sigint():  # the workers start at the first submits
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_quiet_worker)
+            for first, count in queue:  # two tasks per worker in flight, the rest as they finish
+                running.add(pool.submit(play_batch, scenario, seed, first, count))
+                if len(running) >= 2 * workers:
+                    break
         while running and not stop.event.is_set():
             done, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in done:
@@ -281,7 +308,8 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
                     running.add(pool.submit(play_batch, scenario, seed, *nxt))
         finished = not running
     finally:
-        _close_pool(pool, running, finished)
+        if pool is not None:
+            _close_pool(pool, running, finished)
 
 
 def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
@@ -295,29 +323,52 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
     Client, LocalCluster, as_completed = dd.Client, dd.LocalCluster, dd.as_completed
     cluster = None
     if address == "local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        except Exception:
+            if stop.event.is_set():  # a terminal's Ctrl-C reached the workers while they started
+                return
+            raise
         client = Client(cluster)
+        # Dask starts its workers from its own threads, so _children_deaf_to_sigint cannot
+        # reach them: each is told to leave SIGINT to the parent once it runs (the function
+        # runs on the worker's event loop, its main thread).
+        client.run(_quiet_worker)
     else:
         try:
             client = Client(address, timeout="10s")
         except OSError as exc:
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    futures: list[Any] = []
+    running: set[Any] = set()
     try:
-        futures = [client.submit(play_batch, scenario, seed, first, count, pure=False) for first, count in batches]
-        arriving = as_completed(futures)
-        while not arriving.is_empty() and not stop.event.is_set():
+        # A few batches per worker thread in flight, the rest as they finish (as _local does): a
+        # stop then cancels a handful, not thousands of computed results a worker holds.
+        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
+        queue = iter(batches)
+        for first, count in queue:
+            running.add(client.submit(play_batch, scenario, seed, first, count, pure=False))
+            if len(running) >= 2 * max(workers, threads):
+                break
+        arriving = as_completed(running)
+        while running and not stop.event.is_set():
             if not arriving.has_ready():
                 stop.event.wait(0.05)  # polled: a signal only sets the flag (see _Stop)
                 continue
             for future in arriving.next_batch(block=False):
+                running.discard(future)
                 yield future.result()
+                nxt = None if stop.event.is_set() else next(queue, None)
+                if nxt is not None:
+                    more = client.submit(play_batch, scenario, seed, *nxt, pure=False)
+                    running.add(more)
+                    arriving.add(more)
     finally:
-        for future in futures:
-            future.cancel()
-        client.close()
+        if running:
+            client.cancel(list(running))  # one message for all
+            running.clear()
         if cluster is not None:
             cluster.close()
+        client.close()
 
 
 def read_scenario(scenario: Any) -> Any:

@@ -58,12 +58,13 @@ _WARNED = False
 def _warn_if_slow() -> None:
     """Warn once, as the CLI does, when the compiled core is missing: the pure-Python
     kernels are a few hundred times slower, and a silent slowdown is a bug report.
-    Not when FRACAS_PUREPYTHON=1 asked for them (that is a choice, not a fallback)."""
+    Not when FRACAS_PUREPYTHON=1 asked for them (that is a choice, not a fallback), even
+    where the core is missing."""
     global _WARNED
     if _WARNED:
         return
     _WARNED = True
-    if _kernels.missing_compiled():
+    if _kernels.missing_compiled() and not _kernels._FORCE_PURE:
         import warnings
 
         warnings.warn(f"fracas: {_kernels.why()}. Install a C compiler and reinstall, or install a wheel;"

@@ -164,3 +164,44 @@ def test_the_python_api_returns_the_partial_result_and_the_interpreter_exits(tmp
     assert report["interrupted"] and report["stopped_by"] == "SIGINT" and report["completed"] > 0
     time.sleep(0.2)
     assert _session_members(proc.pid) == []
+
+
+WINDOW_SCRIPT = """
+import multiprocessing, os, signal
+from concurrent.futures import ProcessPoolExecutor
+
+from fracas.drive.simulate import _children_deaf_to_sigint, _Stop
+
+
+def sigint_ignored():
+    with open("/proc/self/status") as status:
+        ignored = next(line for line in status if line.startswith("SigIgn:")).split()[1]
+    return bool(int(ignored, 16) & (1 << (signal.SIGINT - 1)))
+
+
+if __name__ == "__main__":
+    spawn = multiprocessing.get_context("spawn")
+    with _Stop(immediate=False) as stop:
+        with _children_deaf_to_sigint():
+            pool = ProcessPoolExecutor(1, mp_context=spawn)
+            started = pool.submit(sigint_ignored)
+            os.kill(os.getpid(), signal.SIGINT)
+            during = stop.event.is_set()
+        after = stop.name
+        later = ProcessPoolExecutor(1, mp_context=spawn)
+        print(during, after, started.result(), later.submit(sigint_ignored).result())
+        pool.shutdown()
+        later.shutdown()
+"""
+
+
+def test_workers_started_in_the_window_ignore_sigint_and_the_parent_keeps_its_own(tmp_path):
+    """The mechanism under the group test, in a fresh interpreter (no thread of another test
+    to take the signal): a worker started in the window ignores SIGINT (a blocked mask would
+    not reach it: subprocess resets the mask; an ignored disposition does), one started
+    later does not, and a SIGINT sent to the parent in the window reaches `_Stop` after it."""
+    script = tmp_path / "window.py"
+    script.write_text(WINDOW_SCRIPT)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "SIGINT", "True", "False"]

@@ -137,6 +137,7 @@ def test_a_script_without_the_main_guard_gets_one_clear_error(tmp_path):
 
 def test_the_api_warns_once_when_it_falls_back_to_pure_python(monkeypatch):
     monkeypatch.setattr(_kernels, "compiled", None)  # as when the core was never built
+    monkeypatch.setattr(_kernels, "_FORCE_PURE", False)  # and nobody asked for pure Python
     monkeypatch.setattr(fracas, "_WARNED", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

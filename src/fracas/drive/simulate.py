@@ -217,26 +217,36 @@ class _Stop:
 
 @contextlib.contextmanager
 def _children_deaf_to_sigint() -> Iterator[None]:
-    """Worker processes started inside never receive SIGINT; the parent's is delivered after.
+    """Worker processes started inside ignore SIGINT for life; the parent's is delivered after.
 
     A terminal's Ctrl-C goes to the whole process group: a worker that gets it while it
     still imports fracas (before `_quiet_worker` runs) dies with a traceback while the
-    parent is stopping it anyway. SIGINT is blocked in the main thread while the pool
-    starts its workers (ProcessPoolExecutor spawns them from this thread, or from its
-    manager thread, started here): a signal mask is inherited by threads, by fork and
-    across exec, so the workers and the resource tracker keep SIGINT blocked for life.
-    The parent's handler stays installed, so a SIGINT sent to the parent meanwhile is
-    pending, or taken by another thread's C handler, and reaches `_Stop` either way: not
-    lost, as an ignored one would be. POSIX only; Windows has no such group signal.
+    parent is stopping it anyway. So SIGINT is ignored while the pool starts its
+    workers: an ignored signal stays ignored across fork and exec (a blocked one does
+    not: subprocess resets the mask), and Python then installs no KeyboardInterrupt
+    handler. Meanwhile this thread blocks SIGINT, and so do the threads the pool starts
+    here (they inherit the mask): Linux keeps a blocked signal pending even while it is
+    ignored, so a SIGINT sent to the parent in between reaches `_Stop`'s handler once
+    that is back and the signal unblocked, instead of being lost. (A thread of the
+    caller's own that does not block SIGINT could still take it meanwhile.) Main thread
+    only (Python sets handlers nowhere else); not on Windows, which has no such signal.
     """
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    from multiprocessing import resource_tracker
+
+    # The tracker first: starting it unblocks SIGINT in this thread (bpo-33613's mask for the
+    # tracker's own start is taken off with SIG_UNBLOCK), and it ignores SIGINT itself.
+    resource_tracker.ensure_running()
+    blocked = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.signal(signal.SIGINT, handler)
+        mask(signal.SIG_SETMASK, blocked)
 
 
 def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
@@ -330,9 +340,9 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
                 return
             raise
         client = Client(cluster)
-        # Dask starts its workers from its own threads, so _children_deaf_to_sigint cannot
-        # reach them: each is told to leave SIGINT to the parent once it runs (the function
-        # runs on the worker's event loop, its main thread).
+        # Dask starts its workers from threads of its own, which would take a SIGINT meant for
+        # the parent while _children_deaf_to_sigint ignores it: each worker is told to leave
+        # SIGINT to the parent once it runs instead (on its event loop, its main thread).
         client.run(_quiet_worker)
     else:
         try:

@@ -357,7 +357,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
     interval), how many rounds fights last, who survives, and damage dealt and taken.
     Ctrl-C stops cleanly and reports the fights finished."""
-    from .drive.simulate import MissingExtra, plot, simulate as run
+    from .drive.simulate import MissingExtra, WorkersFailed, plot, simulate as run
 
     scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
@@ -386,6 +386,8 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
                           progress=bar.update if bar is not None else None)
     except MissingExtra as exc:
         raise click.UsageError(str(exc)) from None
+    except WorkersFailed as exc:  # a worker killed (out of memory?): say so, not a traceback
+        raise click.ClickException(str(exc)) from None
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

@@ -174,3 +174,14 @@ def test_every_public_function_has_a_full_docstring():
         for parameter in inspect.signature(getattr(fracas, name)).parameters:
             assert f"    {parameter}: " in doc, (name, parameter)
     assert "docs/ENGINE.md" not in fracas.__doc__
+
+
+def test_workers_that_die_are_one_line_on_the_command_line(monkeypatch):
+    from fracas.drive import simulate as simulations
+
+    def dying(*_args, **_kwargs):
+        raise simulations.WorkersFailed("the simulation's worker processes died. (…)")
+
+    monkeypatch.setattr(simulations, "simulate", dying)
+    out = run(["simulate", "@ww-duel", "--runs", "400", "--workers", "2"])
+    assert out.exit_code == 1 and out.output == "Error: the simulation's worker processes died. (…)\n"

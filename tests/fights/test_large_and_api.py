@@ -185,3 +185,18 @@ def test_workers_that_die_are_one_line_on_the_command_line(monkeypatch):
     monkeypatch.setattr(simulations, "simulate", dying)
     out = run(["simulate", "@ww-duel", "--runs", "400", "--workers", "2"])
     assert out.exit_code == 1 and out.output == "Error: the simulation's worker processes died. (…)\n"
+
+
+def test_simulate_puts_the_signal_handlers_back():
+    import signal
+
+    def mine(_signum, _frame):
+        pass
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        interrupt = signal.getsignal(signal.SIGINT)
+        fracas.simulate("@ww-duel", runs=5, seed=1)
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is interrupt
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -192,6 +192,8 @@ class _Stop:
     def __enter__(self) -> _Stop:
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(signum) is None:  # a handler set outside Python: it could not be put back
+                    continue
                 try:
                     self._previous[signum] = signal.signal(signum, self._handle)
                 except (ValueError, OSError):  # an embedded interpreter may refuse
@@ -232,7 +234,8 @@ def _children_deaf_to_sigint() -> Iterator[None]:
     only (Python sets handlers nowhere else); not on Windows, which has no such signal.
     """
     mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None or threading.current_thread() is not threading.main_thread():
+    if mask is None or threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is None:  # a handler set outside Python could not be put back
         yield
         return
     from multiprocessing import resource_tracker

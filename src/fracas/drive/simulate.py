@@ -19,6 +19,7 @@ from typing import Any, Optional
 from ..errors import LimitError, SchemaError
 from ..requests import check_seed, parse_json
 from ..rng import chunk_seed, new_seed
+from . import fastfight
 from .fight import DOWN, FLED, STANDING, Fight
 from .scenario import Compiled, compile_scenario
 
@@ -43,40 +44,55 @@ def _compiled(scenario: bytes) -> Compiled:
     return sc
 
 
-def play_batch(scenario: bytes, seed: int, first: int, count: int) -> dict[str, Any]:
-    """Fights first..first+count-1: integer totals (see `merge`)."""
+def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "auto") -> dict[str, Any]:
+    """Fights first..first+count-1: integer totals (see `merge`). `loop` "auto" plays them
+    on the compiled fight loop when it covers the scenario (`fastfight`), "python" on the
+    Python round loop; a fight the compiled loop stops is played by the Python loop."""
     sc = _compiled(scenario)
     nsides, nmembers = len(sc.sides), len(sc.member_ids)
     totals: dict[str, Any] = {
         "fights": 0, "wins": [0] * nsides, "draws": 0, "rounds": {}, "survivors": [0] * nsides,
         "dealt": [0] * nmembers, "taken": [0] * nmembers, "survived": [0] * nmembers, "fled": [0] * nmembers,
-        "down": [0] * nmembers,
+        "down": [0] * nmembers, "compiled_fights": 0, "python_fights": 0,
     }
-    wins, survivors, dealt, taken = totals["wins"], totals["survivors"], totals["dealt"], totals["taken"]
-    survived, fled, down, rounds = totals["survived"], totals["fled"], totals["down"], totals["rounds"]
-    side_index = {side: s for s, side in enumerate(sc.sides)}
-    for i in range(first, first + count):
-        fight = Fight(sc)
-        fight_seed = chunk_seed(seed, i)
-        while not fight.over:
-            fight.play_round(chunk_seed(fight_seed, fight.round + 1), log=False)
-        totals["fights"] += 1
-        if fight.winner is None:
-            totals["draws"] += 1
-        else:
-            wins[side_index[fight.winner]] += 1
-        rounds[fight.round] = rounds.get(fight.round, 0) + 1
-        for m in fight.members:
-            dealt[m.index] += m.dealt
-            taken[m.index] += m.taken
-            if m.status == STANDING:
-                survived[m.index] += 1
-                survivors[m.side] += 1
-            elif m.status == FLED:
-                fled[m.index] += 1
-            elif m.status == DOWN:
-                down[m.index] += 1
+    fast = fastfight.plan_for(sc) if loop == "auto" else None
+    i, end = first, first + count
+    while i < end:
+        if isinstance(fast, fastfight.FastPlan):
+            i = fast.play(seed, i, end, totals)
+            if i == end:
+                break
+        _play_python(sc, seed, i, totals)
+        i += 1
     return totals
+
+
+def _play_python(sc: Compiled, seed: int, i: int, totals: dict[str, Any]) -> None:
+    """Fight i on the Python round loop, added to `totals`."""
+    fight = Fight(sc)
+    fight_seed = chunk_seed(seed, i)
+    while not fight.over:
+        fight.play_round(chunk_seed(fight_seed, fight.round + 1), log=False)
+    totals["fights"] += 1
+    totals["python_fights"] += 1
+    if fight.winner is None:
+        totals["draws"] += 1
+    else:
+        totals["wins"][sc.sides.index(fight.winner)] += 1
+    rounds = totals["rounds"]
+    rounds[fight.round] = rounds.get(fight.round, 0) + 1
+    survivors, dealt, taken = totals["survivors"], totals["dealt"], totals["taken"]
+    survived, fled, down = totals["survived"], totals["fled"], totals["down"]
+    for m in fight.members:
+        dealt[m.index] += m.dealt
+        taken[m.index] += m.taken
+        if m.status == STANDING:
+            survived[m.index] += 1
+            survivors[m.side] += 1
+        elif m.status == FLED:
+            fled[m.index] += 1
+        elif m.status == DOWN:
+            down[m.index] += 1
 
 
 def merge(into: Optional[dict[str, Any]], part: dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +121,9 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> list[float]:
     return [round(max(0.0, centre - half), 6), round(min(1.0, centre + half), 6)]
 
 
-def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int) -> dict[str, Any]:
-    """The result JSON (without timing) of the merged totals."""
+def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_python: Optional[str] = None) -> dict[str, Any]:
+    """The result JSON (without timing) of the merged totals; `why_python`: why the fights
+    played on the Python round loop, if they did."""
     n = totals["fights"]
     share = (lambda k: round(k / n, 6)) if n else (lambda k: 0.0)
     rounds = {int(r): c for r, c in totals["rounds"].items()}
@@ -141,6 +158,9 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int) -> dict[s
                    "median": median, "min": ordered[0] if ordered else None, "max": ordered[-1] if ordered else None,
                    "histogram": {str(r): rounds[r] for r in ordered}},
         "combatants": combatants,
+        "fight_loop": {"compiled_fights": totals.get("compiled_fights", 0),
+                       "python_fights": totals.get("python_fights", 0),
+                       "python_why": why_python if totals.get("python_fights") else None},
     }
 
 
@@ -153,10 +173,11 @@ def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int) -> Iterator[dict[str, Any]]:
+def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int,
+           loop: str) -> Iterator[dict[str, Any]]:
     if workers == 1:
         for first, count in batches:
-            yield play_batch(scenario, seed, first, count)
+            yield play_batch(scenario, seed, first, count, loop)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -167,7 +188,7 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
         queue = iter(batches)
         running = set()
         for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-            running.add(pool.submit(play_batch, scenario, seed, first, count))
+            running.add(pool.submit(play_batch, scenario, seed, first, count, loop))
             if len(running) >= 2 * workers:
                 break
         while running:
@@ -176,13 +197,13 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
                 yield future.result()
                 nxt = next(queue, None)
                 if nxt is not None:
-                    running.add(pool.submit(play_batch, scenario, seed, *nxt))
+                    running.add(pool.submit(play_batch, scenario, seed, *nxt, loop))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
-          workers: int) -> Iterator[dict[str, Any]]:
+          workers: int, loop: str) -> Iterator[dict[str, Any]]:
     try:
         import importlib
 
@@ -201,7 +222,8 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
     futures: list[Any] = []
     try:
-        futures = [client.submit(play_batch, scenario, seed, first, count, pure=False) for first, count in batches]
+        futures = [client.submit(play_batch, scenario, seed, first, count, loop, pure=False)
+                   for first, count in batches]
         for future in as_completed(futures):
             yield future.result()
     finally:
@@ -214,27 +236,36 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
-             batch: int = BATCH) -> dict[str, Any]:
+             batch: int = BATCH, loop: str = "auto") -> dict[str, Any]:
     """Play `runs` fights of `scenario` and report who wins how often, rounds, survivors,
     and damage dealt and taken per combatant. `workers` processes on this machine, or
     `dask` (a scheduler address, or "local" for a LocalCluster of `workers` workers).
     `progress(fights_done)` is called as batches finish. On KeyboardInterrupt the fights
-    finished so far are reported (`interrupted: true`)."""
+    finished so far are reported (`interrupted: true`). `loop`: "auto" plays the fights on
+    the compiled fight loop when it covers the scenario (the same fights, faster:
+    `fastfight`), "python" on the Python round loop; `fight_loop` in the result says how
+    many fights each played, and why any played on the Python loop."""
+    import orjson
+
     source = parse_json(scenario)
     sc = compile_scenario(source)  # every error before any worker starts
+    blob = orjson.dumps(source)
+    _COMPILED.setdefault(blob, sc)  # this process plays with it (workers=1)
+    sc = _compiled(blob)
+    if loop not in ("auto", "python"):
+        raise SchemaError("loop", f"loop must be 'auto' or 'python', got {loop!r}")
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise LimitError("runs", f"runs must be 1 to {MAX_RUNS}, got {runs!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
         raise SchemaError("workers", f"workers must be 1 to 1024, got {workers!r}")
     check_seed(seed, "seed")
     seed = new_seed() if seed is None else seed
-    import orjson
-
-    blob = orjson.dumps(source)
+    fast = fastfight.plan_for(sc) if loop == "auto" else "loop 'python' was asked for"
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
-    stream = _dask(blob, seed, batches, dask, workers) if dask else _local(blob, seed, batches, workers)
+    stream = (_dask(blob, seed, batches, dask, workers, loop) if dask
+              else _local(blob, seed, batches, workers, loop))
     try:
         for part in stream:
             totals = merge(totals, part)
@@ -248,8 +279,9 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
             close()
     elapsed = time.perf_counter() - started
     if totals is None:
-        totals = merge(None, play_batch(blob, seed, 0, 0))
-    out = report(sc, totals, runs, seed)
+        totals = merge(None, play_batch(blob, seed, 0, 0, loop))
+    why = fast if isinstance(fast, str) else "the compiled fight loop stopped (the Python loop reports why)"
+    out = report(sc, totals, runs, seed, why)
     out["timing"] = {"seconds": round(elapsed, 4), "fights_per_second": round(totals["fights"] / elapsed, 1)
                      if elapsed > 0 else None, "workers": workers,
                      "executor": f"dask {dask}" if dask else ("processes" if workers > 1 else "in-process"),

@@ -1,0 +1,399 @@
+# Whole Enchanted Realms fights in C: the compiled twin of fracas.drive.fight.Fight for
+# the scenarios fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations").
+#
+# Included at the end of _core.pyx, so the round loop calls the very strike kernel
+# (`roll_attack`) that a single attack and the bulk API run: the dice of an attack in a
+# fight are the dice `fracas.resolve` rolls for it, by construction. Each round follows
+# Fight.play_round step for step for an ER scenario (ER-18 initiative every round, one
+# combatant per slot, one phase, no morale); the draw order is the round's: its k-th
+# random event (the initiative, each `random` target choice, each attack) draws from
+# stream k of the round seed, the seed of bulk chunk k (fracas.rng.chunk_seed).
+#
+# Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
+# the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
+
+from libc.stdlib cimport qsort
+from libc.string cimport memset
+
+cdef enum:
+    TAC_NEAREST = 0
+    TAC_WEAKEST = 1
+    TAC_RANDOM = 2
+    TAC_FOCUS = 3
+    ST_STANDING = 0
+    ST_DOWN = 1
+    ST_FLED = 2
+    #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
+    #: the fight stops and the Python loop reports the LimitError.
+    FF_ROLL_OFFS = 1000
+    E_FIGHT_TIES = 100
+
+
+cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
+    """fracas.rng.chunk_seed in C."""
+    if chunk == 0:
+        return seed
+    cdef uint64_t sm = seed ^ (chunk * <uint64_t>0xD6E8FEB86659FD93)
+    return _splitmix64(&sm)
+
+
+cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
+    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+    cdef uint64_t sm = seed
+    cdef uint64_t o1 = _splitmix64(&sm)
+    cdef uint64_t o2 = _splitmix64(&sm)
+    d.s0 = <uint32_t>o1
+    d.s1 = <uint32_t>(o1 >> 32)
+    d.s2 = <uint32_t>o2
+    d.s3 = <uint32_t>(o2 >> 32)
+    d.rolls = NULL
+    d.n_rolls = 0
+    d.pos = 0
+    d.error = 0
+    d.error_pos = -1
+    d.strike = -1
+
+
+cdef struct FightPlan:
+    # The scenario, flat (fastfight.FastPlan builds the arrays).
+    int64_t members
+    int64_t groups
+    int64_t sides
+    int64_t max_rounds
+    const int32_t* side        # per member
+    const int32_t* group       # per member
+    const int64_t* hp          # per member: its starting health
+    const int64_t* flee_at     # per member: leaves at or below this (INT64_MIN: never)
+    const int64_t* spell_uses  # per member
+    const int32_t* tactic      # per member: TAC_*
+    const int32_t* armed       # per member: 1 when it has strikes (else it only casts)
+    const int64_t* init_mod    # per member: ER-18 modifier (Agility modifier + bonus)
+    const int64_t* near_off    # per member: its enemies nearest first, in near[...]
+    const int32_t* near
+    const int64_t* focus_off   # per member: its focus's members nearest first
+    const int32_t* focus
+    const int32_t* plans       # strike rows (PLAN_WIDTH each)
+    const uint32_t* masks      # two words per strike row
+    const int64_t* pair        # (group * 2 + key) * groups + target group: first row, rows (key 1: spell)
+
+
+cdef struct FightState:
+    int64_t* hp
+    int32_t* status
+    int64_t* spell
+    int64_t* dealt
+    int64_t* taken
+    int64_t* near_at       # per member: where its nearest search starts (statuses only ever leave standing)
+    int64_t* focus_at
+    int64_t* side_standing
+    int32_t* casting
+    int32_t* order         # this round's initiative order
+    int64_t* keys          # scratch: initiative sort keys, random target candidates
+    int32_t* tie           # scratch: a roll-off group
+    int64_t* out           # one attack's out rows
+    int64_t stamp[1]
+    int64_t sides_left
+    bint over
+    int64_t winner         # side index, -1 for a draw
+    Dice dice
+    uint64_t round_seed
+    uint64_t k
+
+
+cdef inline void _stream(FightState* f) noexcept nogil:
+    """The round's next random event draws from stream k (Fight._stream)."""
+    _seed_dice(&f.dice, _chunk_seed(f.round_seed, f.k))
+    f.k += 1
+
+
+cdef int _cmp_keys(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0]
+    cdef int64_t y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef int _break_ties(FightState* f, int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
+    """rulesets.rows.break_ties: d20 roll-offs in listed order, highest face first, each
+    face's group again until one is left. `tied` is the caller's (overwritten)."""
+    cdef int64_t i, j, m
+    cdef int32_t* faces
+    cdef int32_t* sub
+    cdef int face, err
+    if n == 1:
+        f.order[placed[0]] = tied[0]
+        placed[0] += 1
+        return 0
+    if depth >= FF_ROLL_OFFS:
+        return E_FIGHT_TIES
+    faces = <int32_t*>malloc(2 * n * sizeof(int32_t))
+    if faces == NULL:
+        return E_FIGHT_TIES
+    sub = faces + n
+    for i in range(n):
+        faces[i] = draw_gen(&f.dice, 20)
+    err = 0
+    for face in range(20, 0, -1):
+        m = 0
+        for j in range(n):
+            if faces[j] == face:
+                sub[m] = tied[j]
+                m += 1
+        if m:
+            err = _break_ties(f, sub, m, depth + 1, placed)
+            if err:
+                break
+    free(faces)
+    return err
+
+
+cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
+    """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
+    totals highest first, ties broken by d20 roll-offs. Fills f.order."""
+    cdef int64_t i, n = 0, a, b, placed = 0
+    cdef int64_t total
+    cdef int err
+    _stream(f)
+    for i in range(p.members):
+        if f.status[i] == ST_STANDING:
+            total = draw_gen(&f.dice, 10) + p.init_mod[i]
+            # highest total first, then scenario order (the order ties are rolled off in)
+            f.keys[n] = ((<int64_t>1 << 40) - total) * (<int64_t>1 << 20) + i
+            n += 1
+    qsort(f.keys, n, sizeof(int64_t), _cmp_keys)
+    a = 0
+    while a < n:
+        b = a
+        while b < n and f.keys[b] >> 20 == f.keys[a] >> 20:
+            f.tie[b - a] = <int32_t>(f.keys[b] & 0xFFFFF)
+            b += 1
+        err = _break_ties(f, f.tie, b - a, 0, &placed)
+        if err:
+            return err
+        a = b
+    count[0] = n
+    return 0
+
+
+cdef inline int64_t _first_standing(const FightState* f, const int32_t* lst, int64_t* at, int64_t end) noexcept nogil:
+    while at[0] < end and f.status[lst[at[0]]] != ST_STANDING:
+        at[0] += 1
+    return lst[at[0]] if at[0] < end else -1
+
+
+cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Fight._choose: the target of m by its tactic among the standing enemies (-1: none)."""
+    cdef int64_t e, n, best, best_health, health
+    cdef int tactic = p.tactic[m]
+    cdef int32_t side = p.side[m]
+    if tactic == TAC_FOCUS:
+        e = _first_standing(f, p.focus, &f.focus_at[m], p.focus_off[m + 1])
+        if e >= 0:
+            return e
+        tactic = TAC_NEAREST
+    if tactic == TAC_NEAREST:
+        return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
+    if tactic == TAC_WEAKEST:
+        best = -1
+        best_health = 0
+        for e in range(p.members):
+            if f.status[e] == ST_STANDING and p.side[e] != side:
+                health = f.hp[e]
+                if best < 0 or health < best_health:
+                    best, best_health = e, health
+        return best
+    n = 0
+    for e in range(p.members):
+        if f.status[e] == ST_STANDING and p.side[e] != side:
+            f.keys[n] = e
+            n += 1
+    if n == 0:
+        return -1
+    _stream(f)
+    return f.keys[draw_gen(&f.dice, <uint32_t>n) - 1]
+
+
+cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
+    """Fight.decide: over once at most one side stands."""
+    cdef int64_t s
+    if f.sides_left <= 1 and not f.over:
+        f.over = True
+        f.winner = -1
+        for s in range(p.sides):
+            if f.side_standing[s]:
+                f.winner = s
+
+
+cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage) noexcept nogil:
+    """Fight._harm for one pool (ER Body): down at 0, else fled at its flee_at."""
+    cdef int64_t left
+    if damage <= 0:
+        return
+    left = f.hp[t] - damage
+    f.hp[t] = left if left > 0 else 0
+    if f.hp[t] == 0:
+        f.status[t] = ST_DOWN
+    elif f.hp[t] <= p.flee_at[t]:
+        f.status[t] = ST_FLED
+    else:
+        return
+    f.side_standing[p.side[t]] -= 1
+    if f.side_standing[p.side[t]] == 0:
+        f.sides_left -= 1
+    _decide(p, f)
+
+
+cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int key) noexcept nogil:
+    """Fight._attack: m's strikes (key 0) or spell (key 1) at t from the next stream."""
+    cdef int64_t at = ((p.group[m] * 2 + key) * p.groups + p.group[t]) * 2
+    cdef int64_t first = p.pair[at], n = p.pair[at + 1], s, damage = 0, logpos = 0
+    cdef int err
+    _stream(f)
+    f.stamp[0] = -1
+    err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                      NULL, 0, &logpos)
+    if err:
+        return err
+    for s in range(n):
+        damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+    f.dealt[m] += damage
+    f.taken[t] += damage
+    _harm(p, f, t, damage)
+    return 0
+
+
+cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
+    """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
+    cdef int64_t i, m, t, n, r = 0, slot
+    cdef int err
+    f.sides_left = 0
+    for i in range(p.sides):
+        f.side_standing[i] = 0
+    for i in range(p.members):
+        f.hp[i] = p.hp[i]
+        f.status[i] = ST_STANDING
+        f.spell[i] = p.spell_uses[i]
+        f.dealt[i] = 0
+        f.taken[i] = 0
+        f.near_at[i] = p.near_off[i]
+        f.focus_at[i] = p.focus_off[i]
+        f.side_standing[p.side[i]] += 1
+    for i in range(p.sides):
+        if f.side_standing[i]:
+            f.sides_left += 1
+    f.over = False
+    f.winner = -1
+    while not f.over:
+        r += 1
+        f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
+        f.k = 0
+        err = _initiative(p, f, &n)
+        if err:
+            return err
+        for i in range(p.members):  # casters with a use left cast this round
+            f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
+        for slot in range(n):
+            if f.over:
+                break
+            m = f.order[slot]
+            if f.status[m] != ST_STANDING:
+                continue
+            if f.casting[m]:
+                f.spell[m] -= 1
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, 1)
+            elif p.armed[m]:
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, 0)
+            if err:
+                return err
+        if not f.over and r >= p.max_rounds:
+            f.over = True  # max_rounds: a draw
+    rounds[0] = r
+    return 0
+
+
+cdef void* _grab(list keep, Py_ssize_t nbytes) except NULL:
+    buf = bytearray(max(nbytes, 8))
+    keep.append(buf)
+    return <void*><char*>buf
+
+
+def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[::1] totals):
+    """Fights first..first+count-1 of an ER scenario compiled by fastfight.FastPlan,
+    added to `totals` (laid out by FastPlan.totals_layout). Returns (fights played, error
+    code, the fight that stopped): on an error (a crit chain or tie past its limit) the
+    fights before it are in `totals` and the Python loop plays that fight again to
+    report the error as it always has."""
+    cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
+    cdef const int32_t[::1] armed = arrays["armed"]
+    cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
+    cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
+    cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
+    cdef const int64_t[::1] focus_off = arrays["focus_off"], pair = arrays["pair"]
+    cdef FightPlan p
+    cdef FightState f
+    cdef int64_t members = side.shape[0], groups = arrays["groups"], sides = arrays["sides"]
+    cdef int64_t max_rounds = arrays["max_rounds"], widest = arrays["widest"]
+    cdef int64_t i, fight, rounds = 0, played = 0
+    cdef int err = 0
+    cdef int64_t* tot
+    cdef list keep = []
+    if (members < 2 or members >= (1 << 20) or group.shape[0] != members or hp.shape[0] != members
+            or armed.shape[0] != members or tactic.shape[0] != members or init_mod.shape[0] != members
+            or flee_at.shape[0] != members or spell_uses.shape[0] != members):
+        raise ValueError("a fight plan's member arrays disagree")
+    if pair.shape[0] != groups * 2 * groups * 2 or near_off.shape[0] != members + 1:
+        raise ValueError("a fight plan's pair table disagrees")
+    if totals.shape[0] != 2 * sides + 1 + max_rounds + 1 + 5 * members:
+        raise ValueError("the totals buffer has the wrong length")
+    check_rows(plans, plans.shape[0] // PLAN_WIDTH, 1)
+    masks_obj = plan_masks(plans)
+    cdef const uint32_t[::1] masks = masks_obj
+    p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
+    p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
+    p.spell_uses, p.tactic, p.init_mod, p.armed = &spell_uses[0], &tactic[0], &init_mod[0], &armed[0]
+    p.near_off = &near_off[0]
+    p.near = &near[0] if near.shape[0] else NULL
+    p.focus_off = &focus_off[0]
+    p.focus = &focus[0] if focus.shape[0] else NULL
+    p.plans, p.masks, p.pair = &plans[0], &masks[0], &pair[0]
+    f.hp = <int64_t*>_grab(keep, members * 8)
+    f.status = <int32_t*>_grab(keep, members * 4)
+    f.spell = <int64_t*>_grab(keep, members * 8)
+    f.dealt = <int64_t*>_grab(keep, members * 8)
+    f.taken = <int64_t*>_grab(keep, members * 8)
+    f.near_at = <int64_t*>_grab(keep, members * 8)
+    f.focus_at = <int64_t*>_grab(keep, members * 8)
+    f.side_standing = <int64_t*>_grab(keep, sides * 8)
+    f.casting = <int32_t*>_grab(keep, members * 4)
+    f.order = <int32_t*>_grab(keep, members * 4)
+    f.keys = <int64_t*>_grab(keep, members * 8)
+    f.tie = <int32_t*>_grab(keep, members * 4)
+    f.out = <int64_t*>_grab(keep, max(widest, 1) * OUT_WIDTH * 8)
+    tot = &totals[0]
+    # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
+    # then per member dealt, taken, survived, fled, down
+    with nogil:
+        for fight in range(first, first + count):
+            err = _fight(&p, &f, _chunk_seed(seed, <uint64_t>fight), &rounds)
+            if err:
+                break
+            played += 1
+            if f.winner < 0:
+                tot[sides] += 1
+            else:
+                tot[f.winner] += 1
+            tot[2 * sides + 1 + rounds] += 1
+            for i in range(members):
+                tot[2 * sides + 2 + max_rounds + i] += f.dealt[i]
+                tot[2 * sides + 2 + max_rounds + members + i] += f.taken[i]
+                if f.status[i] == ST_STANDING:
+                    tot[2 * sides + 2 + max_rounds + 2 * members + i] += 1
+                    tot[sides + 1 + p.side[i]] += 1
+                elif f.status[i] == ST_FLED:
+                    tot[2 * sides + 2 + max_rounds + 3 * members + i] += 1
+                else:
+                    tot[2 * sides + 2 + max_rounds + 4 * members + i] += 1
+    return played, err, first + played if err else -1

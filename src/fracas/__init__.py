@@ -104,11 +104,13 @@ def impale(request: Any, *, seed: Optional[int] = None) -> Result:
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
-             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
-    """Play `runs` fights of a scenario and report who wins how often; see `fracas.drive.simulate`."""
+             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
+             loop: str = "auto") -> dict[str, Any]:
+    """Play `runs` fights of a scenario and report who wins how often; see `fracas.drive.simulate`
+    (`loop`: "auto", the compiled fight loop where it covers the scenario, or "python")."""
     from .drive.simulate import simulate as _simulate
 
-    return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress)
+    return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress, loop=loop)
 
 
 def __getattr__(name: str) -> Any:

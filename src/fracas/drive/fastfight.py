@@ -82,6 +82,8 @@ class FastPlan:
 def plan_for(sc: Compiled) -> Union[FastPlan, str]:
     """The compiled loop's plan of a scenario, or why its fights play on the Python loop
     (kept per compiled scenario)."""
+    if not hasattr(_kernels.active(), "er_fights"):  # asked each time: tests switch backends
+        return "the compiled core is not in use (pure-Python kernels)"
     made = _PLANS.get(sc)
     if made is None:
         made = _PLANS[sc] = _make(sc)
@@ -90,8 +92,6 @@ def plan_for(sc: Compiled) -> Union[FastPlan, str]:
 
 def _uncovered(sc: Compiled) -> Optional[str]:
     """Why the compiled loop cannot play this scenario's fights (None: it can)."""
-    if not hasattr(_kernels.active(), "er_fights"):
-        return "the compiled core is not in use (pure-Python kernels)"
     rs = sc.ruleset
     if rs.name != "enchanted-realms":
         return f"the compiled fight loop plays Enchanted Realms scenarios only, not {rs.title}"

@@ -1,0 +1,175 @@
+"""The compiled fight loop (fracas.drive.fastfight, cython_core/_fights.pxi) against its twin,
+the Python round loop (fracas.drive.fight): the same scenario and seed give the same fight
+(winner, rounds, survivors, damage dealt and taken, who fled and who went down), fight by
+fight, on every example and on generated scenarios (docs/ENCOUNTERS.md, "Dice": "The same
+state and round seed give the same round, in every backend")."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fracas import _kernels
+from fracas.drive import fastfight
+from fracas.drive.scenario import compile_scenario
+from fracas.drive.simulate import play_batch, simulate
+
+from .test_fights import EXAMPLES, load
+
+compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "er_fights"),
+                              reason="the compiled core is not in use (FRACAS_PUREPYTHON or no compiler)")
+
+
+def _fight(blob: bytes, seed: int, i: int, loop: str) -> dict:
+    totals = play_batch(blob, seed, i, 1, loop)
+    return {k: v for k, v in totals.items() if k not in ("compiled_fights", "python_fights")}, totals
+
+
+def _same_fights(scenario: dict, seed: int, fights: int) -> int:
+    """Fights 0..fights-1 one by one on both loops; how many the compiled loop played."""
+    blob = orjson.dumps(scenario)
+    played = 0
+    for i in range(fights):
+        fast, counts = _fight(blob, seed, i, "auto")
+        slow, _ = _fight(blob, seed, i, "python")
+        assert fast == slow, f"fight {i} of seed {seed} differs"
+        played += counts["compiled_fights"]
+    return played
+
+
+@compiled
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_plays_the_same_fights_on_both_loops(name):
+    scenario = load(name)
+    played = _same_fights(scenario, 11, 60)
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    if scenario.get("ruleset", "enchanted-realms") == "enchanted-realms":
+        # ER-18 initiative, every tactic, a spell: all on the compiled loop
+        assert isinstance(plan, fastfight.FastPlan) and played == 60
+    else:  # not compiled (yet): the Python loop plays them, and says why
+        assert isinstance(plan, str) and "Enchanted Realms scenarios only" in plan and played == 0
+
+
+@compiled
+def test_the_skeleton_horde_matches_on_many_seeds_in_batches():
+    blob = orjson.dumps(load("er-skeleton-horde.json"))
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        fast = play_batch(blob, seed, 1000, 150, "auto")
+        slow = play_batch(blob, seed, 1000, 150, "python")
+        assert fast.pop("compiled_fights") == 150 and slow.pop("python_fights") == 150
+        assert fast.pop("python_fights") == 0 and slow.pop("compiled_fights") == 0
+        assert fast == slow
+
+
+@compiled
+def test_a_simulation_reports_how_many_fights_each_loop_played():
+    horde = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64)
+    assert horde["fight_loop"] == {"compiled_fights": 400, "python_fights": 0, "python_why": None}
+    python = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64, loop="python")
+    assert python["fight_loop"] == {"compiled_fights": 0, "python_fights": 400,
+                                    "python_why": "loop 'python' was asked for"}
+    assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
+        {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
+    duel = simulate(load("ww-duel.json"), runs=50, seed=3)
+    assert duel["fight_loop"]["python_fights"] == 50
+    assert "Enchanted Realms scenarios only, not Worldwalker" in duel["fight_loop"]["python_why"]
+
+
+@compiled
+def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask():
+    pytest.importorskip("dask.distributed")
+    scenario = load("er-skeleton-horde.json")
+    runs = dict(runs=900, seed=77, batch=100)
+    one = simulate(scenario, workers=1, **runs)
+    two = simulate(scenario, workers=2, **runs)
+    on_dask = simulate(scenario, workers=2, dask="local", **runs)
+    drop = {"timing"}
+    assert one["fight_loop"]["compiled_fights"] == 900
+    assert ({k: v for k, v in one.items() if k not in drop} == {k: v for k, v in two.items() if k not in drop}
+            == {k: v for k, v in on_dask.items() if k not in drop})
+
+
+@compiled
+def test_a_follow_up_attack_keeps_the_scenario_on_the_python_loop():
+    # ER-13: a sneak attack at a target with body_max may call for a shock save, a follow-up
+    # die the compiled loop does not roll: the scenario plays on the Python loop, and says why.
+    scenario = load("er-skeleton-horde.json")
+    scenario["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    assert isinstance(plan, str) and "$.sides.skeletons[0]" in plan and "follow-up" in plan
+    assert _same_fights(scenario, 5, 3) == 0
+
+
+# -- generated Enchanted Realms scenarios --------------------------------------------------------
+
+_STRIKES = [("melee", "slashing", "edged"), ("melee", "bludgeoning", "blunt"), ("melee", "cleaving", "edged"),
+            ("range", "archery", "piercing"), ("range", "thrown", "fire")]
+
+
+@st.composite
+def _strike(draw):
+    method, style, damage_type = draw(st.sampled_from(_STRIKES))
+    strike = {"method": method, "style": style, "dice": draw(st.integers(1, 4)), "damage_type": damage_type,
+              "bonus": draw(st.integers(-2, 4))}
+    if method == "melee":
+        strike["weight"] = draw(st.integers(0, 2))
+    if draw(st.booleans()):
+        strike[draw(st.sampled_from(["advantage", "disadvantage"]))] = True
+    return strike
+
+
+@st.composite
+def _scenario(draw):
+    n_sides = draw(st.integers(2, 3))
+    names: list[str] = []
+    sides: dict[str, list] = {}
+    for s in range(n_sides):
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            entry = {"name": name, "count": draw(st.integers(1, 4)), "hp": draw(st.integers(1, 30)),
+                     "attacker": {"strength": draw(st.integers(6, 18)), "agility": draw(st.integers(6, 18))},
+                     "target": {"ac": draw(st.integers(8, 18)),
+                                "resistant": draw(st.lists(st.sampled_from(["edged", "piercing"]), unique=True)),
+                                "vulnerable": draw(st.lists(st.sampled_from(["blunt", "fire"]), unique=True))},
+                     "attacks": draw(st.lists(_strike(), min_size=1, max_size=3)),
+                     "initiative": draw(st.integers(-3, 3))}
+            if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
+                entry["target"]["vulnerable"] = []
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 10))
+            entry["tactic"] = tactic
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 3)),
+                                  "strikes": draw(st.lists(_strike(), min_size=1, max_size=2))}
+                if draw(st.booleans()):
+                    entry["attacks"] = []  # a caster with nothing else: idle once its uses are spent
+            if draw(st.booleans()):
+                entry["position"] = [draw(st.integers(-30, 30)), draw(st.integers(-30, 30))]
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    for entry in (e for es in sides.values() for e in es):
+        if entry["tactic"]["target"] == "focus":
+            entry["tactic"]["focus"] = draw(st.sampled_from(names))
+    return {"ruleset": "enchanted-realms", "max_rounds": draw(st.integers(1, 40)), "sides": sides}
+
+
+@compiled
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario=_scenario(), seed=st.integers(0, 2**64 - 1))
+def test_generated_scenarios_play_the_same_fights_on_both_loops(scenario, seed):
+    played = _same_fights(scenario, seed, 6)
+    assert played == 6, json.dumps(scenario)
+
+
+def test_on_the_pure_python_kernels_every_fight_plays_on_the_python_loop():
+    with _kernels.using("python"):
+        result = simulate(load("er-skeleton-horde.json"), runs=20, seed=3)
+    assert result["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
+                                    "python_why": "the compiled core is not in use (pure-Python kernels)"}

@@ -12,9 +12,6 @@
 # Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
 # the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
 
-from libc.stdlib cimport qsort
-from libc.string cimport memset
-
 cdef enum:
     TAC_NEAREST = 0
     TAC_WEAKEST = 1
@@ -68,6 +65,8 @@ cdef struct FightPlan:
     const int32_t* tactic      # per member: TAC_*
     const int32_t* armed       # per member: 1 when it has strikes (else it only casts)
     const int64_t* init_mod    # per member: ER-18 modifier (Agility modifier + bonus)
+    int64_t init_low           # the lowest initiative total (the lowest modifier + 1)
+    int64_t init_span          # totals from init_low to init_low + init_span - 1
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
     const int32_t* near
     const int64_t* focus_off   # per member: its focus's members nearest first
@@ -89,6 +88,7 @@ cdef struct FightState:
     int32_t* casting
     int32_t* order         # this round's initiative order
     int64_t* keys          # scratch: initiative sort keys, random target candidates
+    int64_t* bucket        # scratch: the counting sort of initiative totals
     int32_t* tie           # scratch: a roll-off group
     int64_t* out           # one attack's out rows
     int64_t stamp[1]
@@ -106,69 +106,81 @@ cdef inline void _stream(FightState* f) noexcept nogil:
     f.k += 1
 
 
-cdef int _cmp_keys(const void* a, const void* b) noexcept nogil:
-    cdef int64_t x = (<const int64_t*>a)[0]
-    cdef int64_t y = (<const int64_t*>b)[0]
-    return (x > y) - (x < y)
-
-
-cdef int _break_ties(FightState* f, int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
-    """rulesets.rows.break_ties: d20 roll-offs in listed order, highest face first, each
-    face's group again until one is left. `tied` is the caller's (overwritten)."""
-    cdef int64_t i, j, m
+cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
+    """rulesets.rows.break_ties: a d20 each in listed order, then each face's group from the
+    highest face down, again until one is left (listed order kept within a face)."""
+    cdef int32_t small[128]
     cdef int32_t* faces
     cdef int32_t* sub
-    cdef int face, err
+    cdef int64_t i, end
+    cdef int64_t at[22]
+    cdef int face, err = 0
     if n == 1:
         f.order[placed[0]] = tied[0]
         placed[0] += 1
         return 0
     if depth >= FF_ROLL_OFFS:
         return E_FIGHT_TIES
-    faces = <int32_t*>malloc(2 * n * sizeof(int32_t))
+    if n <= 64:
+        faces = &small[0]
+    else:
+        faces = <int32_t*>malloc(2 * n * sizeof(int32_t))
     if faces == NULL:
         return E_FIGHT_TIES
     sub = faces + n
+    for face in range(22):
+        at[face] = 0
     for i in range(n):
         faces[i] = draw_gen(&f.dice, 20)
-    err = 0
-    for face in range(20, 0, -1):
-        m = 0
-        for j in range(n):
-            if faces[j] == face:
-                sub[m] = tied[j]
-                m += 1
-        if m:
-            err = _break_ties(f, sub, m, depth + 1, placed)
+        at[21 - faces[i]] += 1  # runs from face 20 (slot 1) down to face 1 (slot 20)
+    for face in range(1, 21):
+        at[face] += at[face - 1]
+    for i in range(n):  # a stable counting sort, highest face first
+        sub[at[20 - faces[i]]] = tied[i]
+        at[20 - faces[i]] += 1
+    i = 0
+    for face in range(20):  # at[face] is now the end of the run of face 20 - face
+        end = at[face]
+        if end > i:
+            err = _break_ties(f, sub + i, end - i, depth + 1, placed)
             if err:
                 break
-    free(faces)
+        i = end
+    if n > 64:
+        free(faces)
     return err
 
 
 cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
     """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
     totals highest first, ties broken by d20 roll-offs. Fills f.order."""
-    cdef int64_t i, n = 0, a, b, placed = 0
-    cdef int64_t total
+    cdef int64_t i, n = 0, a, b, placed = 0, v
+    cdef int64_t span = p.init_span
     cdef int err
     _stream(f)
+    # A counting sort of the totals (they lie in init_low .. init_low + span - 1), highest
+    # first and in scenario order within a total: the order ties are rolled off in.
+    for v in range(span + 1):
+        f.bucket[v] = 0
     for i in range(p.members):
         if f.status[i] == ST_STANDING:
-            total = draw_gen(&f.dice, 10) + p.init_mod[i]
-            # highest total first, then scenario order (the order ties are rolled off in)
-            f.keys[n] = ((<int64_t>1 << 40) - total) * (<int64_t>1 << 20) + i
+            v = p.init_low + span - 1 - (draw_gen(&f.dice, 10) + p.init_mod[i])
+            f.keys[n] = v * (<int64_t>1 << 20) + i
+            f.bucket[v + 1] += 1
             n += 1
-    qsort(f.keys, n, sizeof(int64_t), _cmp_keys)
+    for v in range(span):
+        f.bucket[v + 1] += f.bucket[v]
+    for i in range(n):
+        v = f.keys[i] >> 20
+        f.tie[f.bucket[v]] = <int32_t>(f.keys[i] & 0xFFFFF)
+        f.bucket[v] += 1
     a = 0
-    while a < n:
-        b = a
-        while b < n and f.keys[b] >> 20 == f.keys[a] >> 20:
-            f.tie[b - a] = <int32_t>(f.keys[b] & 0xFFFFF)
-            b += 1
-        err = _break_ties(f, f.tie, b - a, 0, &placed)
-        if err:
-            return err
+    for v in range(span):  # f.bucket[v] is now the end of total v's run
+        b = f.bucket[v]
+        if b > a:
+            err = _break_ties(f, f.tie + a, b - a, 0, &placed)
+            if err:
+                return err
         a = b
     count[0] = n
     return 0
@@ -354,6 +366,8 @@ def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
     p.spell_uses, p.tactic, p.init_mod, p.armed = &spell_uses[0], &tactic[0], &init_mod[0], &armed[0]
+    p.init_low = min(arrays["init_mod"]) + 1
+    p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + 10
     p.near_off = &near_off[0]
     p.near = &near[0] if near.shape[0] else NULL
     p.focus_off = &focus_off[0]
@@ -371,6 +385,7 @@ def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[
     f.order = <int32_t*>_grab(keep, members * 4)
     f.keys = <int64_t*>_grab(keep, members * 8)
     f.tie = <int32_t*>_grab(keep, members * 4)
+    f.bucket = <int64_t*>_grab(keep, (p.init_span + 1) * 8)
     f.out = <int64_t*>_grab(keep, max(widest, 1) * OUT_WIDTH * 8)
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],

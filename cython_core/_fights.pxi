@@ -1,13 +1,16 @@
-# Whole Enchanted Realms fights in C: the compiled twin of fracas.drive.fight.Fight for
-# the scenarios fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations").
+# Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
+# fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms
+# and Worldwalker.
 #
-# Included at the end of _core.pyx, so the round loop calls the very strike kernel
-# (`roll_attack`) that a single attack and the bulk API run: the dice of an attack in a
-# fight are the dice `fracas.resolve` rolls for it, by construction. Each round follows
-# Fight.play_round step for step for an ER scenario (ER-18 initiative every round, one
-# combatant per slot, one phase, no morale); the draw order is the round's: its k-th
-# random event (the initiative, each `random` target choice, each attack) draws from
-# stream k of the round seed, the seed of bulk chunk k (fracas.rng.chunk_seed).
+# Included at the end of _core.pyx, so the round loop calls the very strike kernels
+# (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
+# the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
+# for it, by construction. Each round follows Fight.play_round step for step for these
+# scenarios (one combatant per slot, one phase, no morale): ER-18 initiative every round,
+# or WW-1 initiative once for the fight; WW-5 reserved actions, each Worldwalker strike
+# its own attack. The draw order is the round's: its k-th random event (the initiative,
+# each `random` target choice, each attack) draws from stream k of the round seed, the
+# seed of bulk chunk k (fracas.rng.chunk_seed).
 #
 # Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
 # the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
@@ -53,6 +56,9 @@ cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
 
 cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
+    bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
+    bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
+    int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
     int64_t members
     int64_t groups
     int64_t sides
@@ -63,17 +69,24 @@ cdef struct FightPlan:
     const int64_t* flee_at     # per member: leaves at or below this (INT64_MIN: never)
     const int64_t* spell_uses  # per member
     const int32_t* tactic      # per member: TAC_*
-    const int32_t* armed       # per member: 1 when it has strikes (else it only casts)
-    const int64_t* init_mod    # per member: ER-18 modifier (Agility modifier + bonus)
+    const int64_t* init_mod    # per member: its initiative modifier (ER-18, WW-1)
+    const int64_t* init_sub    # per member: what orders equal totals before roll-offs (WW-1: Dexterity modifier)
     int64_t init_low           # the lowest initiative total (the lowest modifier + 1)
     int64_t init_span          # totals from init_low to init_low + init_span - 1
+    int64_t sub_low            # init_sub from sub_low to sub_low + sub_span - 1
+    int64_t sub_span
+    const int64_t* units       # per group: its first attack unit, attack units, spell unit (-1: none)
+    const int64_t* reserve     # per member: complex actions it holds each round (WW-5)
+    const int32_t* reaction    # per member: 1 when it has a block or dodge to spend them on
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
     const int32_t* near
     const int64_t* focus_off   # per member: its focus's members nearest first
     const int32_t* focus
-    const int32_t* plans       # strike rows (PLAN_WIDTH each)
-    const uint32_t* masks      # two words per strike row
-    const int64_t* pair        # (group * 2 + key) * groups + target group: first row, rows (key 1: spell)
+    const int32_t* plans       # strike rows (PLAN_WIDTH or XPLAN_WIDTH each)
+    const uint32_t* masks      # ER: two words per strike row
+    const int64_t* tinit       # rows: XS_WIDTH words per pair (the target's parry state)
+    # ((attack unit * groups + target group) * 2 + no reaction left) * 2: first row, rows
+    const int64_t* pair
 
 
 cdef struct FightState:
@@ -87,6 +100,10 @@ cdef struct FightState:
     int64_t* side_standing
     int32_t* casting
     int32_t* order         # this round's initiative order
+    int32_t* once          # WW-1: the order of the fight (once_n combatants)
+    int64_t once_n
+    int64_t* reserve       # per member: reserved actions left this round (WW-5)
+    int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
     int64_t* keys          # scratch: initiative sort keys, random target candidates
     int64_t* bucket        # scratch: the counting sort of initiative totals
     int32_t* tie           # scratch: a roll-off group
@@ -155,16 +172,25 @@ cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept
     """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
     totals highest first, ties broken by d20 roll-offs. Fills f.order."""
     cdef int64_t i, n = 0, a, b, placed = 0, v
-    cdef int64_t span = p.init_span
+    cdef int64_t span = p.init_span * p.sub_span
     cdef int err
+    if p.init_once and f.once_n:  # WW-1: the fight's order, without the fallen; no dice
+        for i in range(f.once_n):
+            if f.status[f.once[i]] == ST_STANDING:
+                f.order[n] = f.once[i]
+                n += 1
+        count[0] = n
+        return 0
     _stream(f)
-    # A counting sort of the totals (they lie in init_low .. init_low + span - 1), highest
-    # first and in scenario order within a total: the order ties are rolled off in.
+    # A counting sort of the totals (they lie in init_low .. init_low + init_span - 1; with
+    # init_sub, each total's runs by init_sub), highest first and in scenario order within
+    # a run: the order ties are rolled off in.
     for v in range(span + 1):
         f.bucket[v] = 0
     for i in range(p.members):
         if f.status[i] == ST_STANDING:
-            v = p.init_low + span - 1 - (draw_gen(&f.dice, 10) + p.init_mod[i])
+            v = p.init_low + p.init_span - 1 - (draw_gen(&f.dice, p.init_die) + p.init_mod[i])
+            v = v * p.sub_span + p.sub_low + p.sub_span - 1 - p.init_sub[i]
             f.keys[n] = v * (<int64_t>1 << 20) + i
             f.bucket[v + 1] += 1
             n += 1
@@ -182,6 +208,10 @@ cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept
             if err:
                 return err
         a = b
+    if p.init_once:
+        for i in range(n):
+            f.once[i] = f.order[i]
+        f.once_n = n
     count[0] = n
     return 0
 
@@ -254,19 +284,32 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     _decide(p, f)
 
 
-cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int key) noexcept nogil:
-    """Fight._attack: m's strikes (key 0) or spell (key 1) at t from the next stream."""
-    cdef int64_t at = ((p.group[m] * 2 + key) * p.groups + p.group[t]) * 2
-    cdef int64_t first = p.pair[at], n = p.pair[at + 1], s, damage = 0, logpos = 0
+cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit) noexcept nogil:
+    """Fight._attack (and _after_attack's WW-5 reserve): m's attack `unit` at t from the
+    next stream; a target with no reserved action left cannot block or dodge (WW-5)."""
+    cdef bint spent_all = p.reaction[t] and f.reserve[t] <= 0
+    cdef int64_t at = ((unit * p.groups + p.group[t]) * 2 + spent_all) * 2
+    cdef int64_t first = p.pair[at], n = p.pair[at + 1], s, damage = 0, logpos = 0, reacted = 0
     cdef int err
     _stream(f)
-    f.stamp[0] = -1
-    err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
-                      NULL, 0, &logpos)
-    if err:
-        return err
-    for s in range(n):
-        damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+    if p.rows:
+        err = xattack(p.plans, first, first + n, &f.dice, p.tinit + (at // 2) * XS_WIDTH, f.tstate, XS_WIDTH,
+                      f.out, NULL, 0, &logpos, True)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
+        if f.reserve[t] > 0:
+            f.reserve[t] -= reacted
+    else:
+        f.stamp[0] = -1
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                          NULL, 0, &logpos)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
     f.dealt[m] += damage
     f.taken[t] += damage
     _harm(p, f, t, damage)
@@ -275,7 +318,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int ke
 
 cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
     """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
-    cdef int64_t i, m, t, n, r = 0, slot
+    cdef int64_t i, m, t, n, r = 0, slot, g, u
     cdef int err
     f.sides_left = 0
     for i in range(p.sides):
@@ -294,10 +337,13 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.sides_left += 1
     f.over = False
     f.winner = -1
+    f.once_n = 0
     while not f.over:
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
+        for i in range(p.members):  # WW-5: actions held in reserve, for this round
+            f.reserve[i] = p.reserve[i]
         err = _initiative(p, f, &n)
         if err:
             return err
@@ -309,15 +355,21 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             m = f.order[slot]
             if f.status[m] != ST_STANDING:
                 continue
+            g = p.group[m]
             if f.casting[m]:
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
                 if t >= 0:
-                    err = _attack(p, f, m, t, 1)
-            elif p.armed[m]:
+                    err = _attack(p, f, m, t, p.units[3 * g + 2])
+            elif p.units[3 * g + 1]:
                 t = _choose(p, f, m)
-                if t >= 0:
-                    err = _attack(p, f, m, t, 0)
+                # one attack, or (WW-5) one per strike while the target stands
+                for u in range(p.units[3 * g], p.units[3 * g] + p.units[3 * g + 1]):
+                    if t < 0 or f.status[t] != ST_STANDING:
+                        break
+                    err = _attack(p, f, m, t, u)
+                    if err:
+                        break
             if err:
                 return err
         if not f.over and r >= p.max_rounds:
@@ -332,14 +384,16 @@ cdef void* _grab(list keep, Py_ssize_t nbytes) except NULL:
     return <void*><char*>buf
 
 
-def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[::1] totals):
-    """Fights first..first+count-1 of an ER scenario compiled by fastfight.FastPlan,
-    added to `totals` (laid out by FastPlan.totals_layout). Returns (fights played, error
-    code, the fight that stopped): on an error (a crit chain or tie past its limit) the
-    fights before it are in `totals` and the Python loop plays that fight again to
-    report the error as it always has."""
+def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[::1] totals):
+    """Fights first..first+count-1 of a scenario compiled by fastfight.FastPlan, added to
+    `totals` (laid out as FastPlan.play reads it). Returns (fights played, error code, the
+    fight that stopped): on an error (a crit chain or tie past its limit) the fights before
+    it are in `totals` and the Python loop plays that fight again to report the error as
+    it always has."""
     cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
-    cdef const int32_t[::1] armed = arrays["armed"]
+    cdef const int32_t[::1] reaction = arrays["reaction"]
+    cdef const int64_t[::1] init_sub = arrays["init_sub"], units = arrays["units"], reserve = arrays["reserve"]
+    cdef const int64_t[::1] tinit = arrays["tinit"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
@@ -348,31 +402,62 @@ def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[
     cdef FightState f
     cdef int64_t members = side.shape[0], groups = arrays["groups"], sides = arrays["sides"]
     cdef int64_t max_rounds = arrays["max_rounds"], widest = arrays["widest"]
-    cdef int64_t i, fight, rounds = 0, played = 0
+    cdef int64_t i, g, fight, rounds = 0, played = 0
     cdef int err = 0
     cdef int64_t* tot
     cdef list keep = []
     if (members < 2 or members >= (1 << 20) or group.shape[0] != members or hp.shape[0] != members
-            or armed.shape[0] != members or tactic.shape[0] != members or init_mod.shape[0] != members
-            or flee_at.shape[0] != members or spell_uses.shape[0] != members):
+            or reaction.shape[0] != members or tactic.shape[0] != members or init_mod.shape[0] != members
+            or flee_at.shape[0] != members or spell_uses.shape[0] != members or init_sub.shape[0] != members
+            or reserve.shape[0] != members):
         raise ValueError("a fight plan's member arrays disagree")
-    if pair.shape[0] != groups * 2 * groups * 2 or near_off.shape[0] != members + 1:
-        raise ValueError("a fight plan's pair table disagrees")
+    cdef bint rows = arrays["rows"]
+    cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
+    cdef int64_t n_units = 0
+    for g in range(groups):
+        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0)
+    if (units.shape[0] != 3 * groups or pair.shape[0] != n_units * groups * 4 or near_off.shape[0] != members + 1
+            or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_units * groups * 2 * XS_WIDTH):
+        raise ValueError("a fight plan's tables disagree")
+    for g in range(groups):
+        if units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units:
+            raise ValueError("a fight plan's units disagree")
+    for u in range(n_units * groups * 2):
+        if pair[2 * u] < 0 or pair[2 * u + 1] < 0 or pair[2 * u] + pair[2 * u + 1] > n_rows:
+            raise ValueError("a fight plan's pair table is out of its rows")
+    if near_off[members] != near.shape[0] or focus_off[members] != focus.shape[0]:
+        raise ValueError("a fight plan's target lists disagree")
     if totals.shape[0] != 2 * sides + 1 + max_rounds + 1 + 5 * members:
         raise ValueError("the totals buffer has the wrong length")
-    check_rows(plans, plans.shape[0] // PLAN_WIDTH, 1)
-    masks_obj = plan_masks(plans)
+    if rows:
+        if n_rows:
+            _check_xplan(plans, _pyarray.array("q", [0, n_rows, 1]), 1, _pyarray.array("q", [0] * XS_WIDTH))
+        masks_obj = plan_masks(_pyarray.array("i"))
+    else:
+        check_rows(plans, n_rows, 1)
+        masks_obj = plan_masks(plans)
     cdef const uint32_t[::1] masks = masks_obj
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
-    p.spell_uses, p.tactic, p.init_mod, p.armed = &spell_uses[0], &tactic[0], &init_mod[0], &armed[0]
+    p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
+    p.rows, p.init_once, p.init_die = rows, arrays["init_once"], arrays["init_die"]
+    if p.init_die not in (10, 20):
+        raise ValueError("the initiative die is a d10 or a d20")
+    p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
+    p.tinit = &tinit[0] if tinit.shape[0] else NULL
     p.init_low = min(arrays["init_mod"]) + 1
-    p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + 10
+    p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + p.init_die
+    p.sub_low = min(arrays["init_sub"])
+    p.sub_span = max(arrays["init_sub"]) - p.sub_low + 1
+    if p.init_span * p.sub_span > (1 << 16):
+        raise ValueError("initiative modifiers too far apart for the counting sort")
     p.near_off = &near_off[0]
     p.near = &near[0] if near.shape[0] else NULL
     p.focus_off = &focus_off[0]
     p.focus = &focus[0] if focus.shape[0] else NULL
-    p.plans, p.masks, p.pair = &plans[0], &masks[0], &pair[0]
+    p.plans = &plans[0] if plans.shape[0] else NULL
+    p.masks = &masks[0]
+    p.pair = &pair[0] if pair.shape[0] else NULL
     f.hp = <int64_t*>_grab(keep, members * 8)
     f.status = <int32_t*>_grab(keep, members * 4)
     f.spell = <int64_t*>_grab(keep, members * 8)
@@ -385,8 +470,10 @@ def er_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[
     f.order = <int32_t*>_grab(keep, members * 4)
     f.keys = <int64_t*>_grab(keep, members * 8)
     f.tie = <int32_t*>_grab(keep, members * 4)
-    f.bucket = <int64_t*>_grab(keep, (p.init_span + 1) * 8)
-    f.out = <int64_t*>_grab(keep, max(widest, 1) * OUT_WIDTH * 8)
+    f.bucket = <int64_t*>_grab(keep, (p.init_span * p.sub_span + 1) * 8)
+    f.out = <int64_t*>_grab(keep, max(widest, 1) * max(OUT_WIDTH, XOUT_WIDTH) * 8)
+    f.once = <int32_t*>_grab(keep, members * 4)
+    f.reserve = <int64_t*>_grab(keep, members * 8)
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

@@ -20,7 +20,7 @@ from fracas.drive.simulate import play_batch, simulate
 
 from .test_fights import EXAMPLES, load
 
-compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "er_fights"),
+compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "play_fights"),
                               reason="the compiled core is not in use (FRACAS_PUREPYTHON or no compiler)")
 
 
@@ -47,11 +47,11 @@ def test_every_example_plays_the_same_fights_on_both_loops(name):
     scenario = load(name)
     played = _same_fights(scenario, 11, 60)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    if scenario.get("ruleset", "enchanted-realms") == "enchanted-realms":
-        # ER-18 initiative, every tactic, a spell: all on the compiled loop
+    if scenario.get("ruleset", "enchanted-realms") in ("enchanted-realms", "worldwalker"):
+        # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block
         assert isinstance(plan, fastfight.FastPlan) and played == 60
     else:  # not compiled (yet): the Python loop plays them, and says why
-        assert isinstance(plan, str) and "Enchanted Realms scenarios only" in plan and played == 0
+        assert isinstance(plan, str) and "Enchanted Realms and Worldwalker scenarios only" in plan and played == 0
 
 
 @compiled
@@ -74,9 +74,9 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    duel = simulate(load("ww-duel.json"), runs=50, seed=3)
-    assert duel["fight_loop"]["python_fights"] == 50
-    assert "Enchanted Realms scenarios only, not Worldwalker" in duel["fight_loop"]["python_why"]
+    giant = simulate(load("ct-hill-giant.json"), runs=50, seed=3)
+    assert giant["fight_loop"]["python_fights"] == 50
+    assert "Worldwalker scenarios only, not Cartyrion" in giant["fight_loop"]["python_why"]
 
 
 @compiled
@@ -173,3 +173,55 @@ def test_on_the_pure_python_kernels_every_fight_plays_on_the_python_loop():
         result = simulate(load("er-skeleton-horde.json"), runs=20, seed=3)
     assert result["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
                                     "python_why": "the compiled core is not in use (pure-Python kernels)"}
+
+
+_WW_STRIKES = st.fixed_dictionaries(
+    {"method": st.sampled_from(["melee", "ranged"]), "damage": st.sampled_from(["1d4", "1d6+1", "1d8", "2d6", "1d10"])},
+    optional={"critical": st.integers(0, 3), "crit_multiplier": st.integers(1, 3), "modifier": st.integers(-2, 3)})
+
+
+@st.composite
+def _ww_scenario(draw):
+    sides: dict[str, list] = {}
+    names: list[str] = []
+    for s in range(draw(st.integers(2, 3))):
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            two = draw(st.booleans())
+            attacker = {"skill": draw(st.integers(0, 6)), "str_mod": draw(st.integers(-1, 4)),
+                        "dex_mod": draw(st.integers(-1, 4))}
+            attacks = draw(st.lists(_WW_STRIKES, min_size=1, max_size=2))
+            if two:  # WW-6: a main hand and an off hand
+                attacker["two_weapon"] = {"light": draw(st.booleans()),
+                                          "talent": draw(st.sampled_from(["none", "shield-specialist"]))}
+                attacks = [attacks[0], {**draw(_WW_STRIKES), "hand": "off"}]
+            target = {"dex_mod": draw(st.integers(-1, 4)), "armor": draw(st.integers(0, 3))}
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.booleans()):
+                target["reaction"] = {"kind": draw(st.sampled_from(["block", "dodge"])), "bonus": draw(st.integers(0, 8))}
+                tactic["reserve"] = draw(st.integers(0, 2 if two else 1))
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 8))
+            entry = {"name": name, "count": draw(st.integers(1, 3)), "hp": draw(st.integers(1, 30)),
+                     "attacker": attacker, "target": target, "attacks": attacks, "tactic": tactic,
+                     "initiative": draw(st.integers(-2, 2))}
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
+                                  "strikes": draw(st.lists(_WW_STRIKES, min_size=1, max_size=2))}
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    for entry in (e for es in sides.values() for e in es):
+        if entry["tactic"]["target"] == "focus":
+            entry["tactic"]["focus"] = draw(st.sampled_from(names))
+    return {"ruleset": "worldwalker", "max_rounds": draw(st.integers(1, 40)), "sides": sides}
+
+
+@compiled
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario=_ww_scenario(), seed=st.integers(0, 2**64 - 1))
+def test_generated_worldwalker_scenarios_play_the_same_fights_on_both_loops(scenario, seed):
+    # WW-1 initiative once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons
+    played = _same_fights(scenario, seed, 6)
+    assert played == 6, json.dumps(scenario)

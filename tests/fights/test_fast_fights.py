@@ -104,7 +104,15 @@ def test_a_follow_up_attack_keeps_the_scenario_on_the_python_loop():
     assert _same_fights(scenario, 5, 3) == 0
 
 
-# -- generated Enchanted Realms scenarios --------------------------------------------------------
+# -- generated scenarios ------------------------------------------------------------------------
+
+def _finished(draw, ruleset: str, sides: dict, names: list) -> dict:
+    """A generated scenario: focus tactics name any group, up to 40 rounds."""
+    for entry in (e for es in sides.values() for e in es):
+        if entry["tactic"]["target"] == "focus":
+            entry["tactic"]["focus"] = draw(st.sampled_from(names))
+    return {"ruleset": ruleset, "max_rounds": draw(st.integers(1, 40)), "sides": sides}
+
 
 _STRIKES = [("melee", "slashing", "edged"), ("melee", "bludgeoning", "blunt"), ("melee", "cleaving", "edged"),
             ("range", "archery", "piercing"), ("range", "thrown", "fire")]
@@ -154,18 +162,7 @@ def _scenario(draw):
                 entry["position"] = [draw(st.integers(-30, 30)), draw(st.integers(-30, 30))]
             entries.append(entry)
         sides[f"side{s}"] = entries
-    for entry in (e for es in sides.values() for e in es):
-        if entry["tactic"]["target"] == "focus":
-            entry["tactic"]["focus"] = draw(st.sampled_from(names))
-    return {"ruleset": "enchanted-realms", "max_rounds": draw(st.integers(1, 40)), "sides": sides}
-
-
-@compiled
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenario=_scenario(), seed=st.integers(0, 2**64 - 1))
-def test_generated_scenarios_play_the_same_fights_on_both_loops(scenario, seed):
-    played = _same_fights(scenario, seed, 6)
-    assert played == 6, json.dumps(scenario)
+    return _finished(draw, "enchanted-realms", sides, names)
 
 
 def test_on_the_pure_python_kernels_every_fight_plays_on_the_python_loop():
@@ -212,16 +209,16 @@ def _ww_scenario(draw):
                                   "strikes": draw(st.lists(_WW_STRIKES, min_size=1, max_size=2))}
             entries.append(entry)
         sides[f"side{s}"] = entries
-    for entry in (e for es in sides.values() for e in es):
-        if entry["tactic"]["target"] == "focus":
-            entry["tactic"]["focus"] = draw(st.sampled_from(names))
-    return {"ruleset": "worldwalker", "max_rounds": draw(st.integers(1, 40)), "sides": sides}
+    return _finished(draw, "worldwalker", sides, names)
 
 
 @compiled
+@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario], ids=["enchanted-realms", "worldwalker"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(scenario=_ww_scenario(), seed=st.integers(0, 2**64 - 1))
-def test_generated_worldwalker_scenarios_play_the_same_fights_on_both_loops(scenario, seed):
-    # WW-1 initiative once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons
+@given(data=st.data(), seed=st.integers(0, 2**64 - 1))
+def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
+    # ER: ER-18 initiative, tactics, spells, resistances, flee_at; Worldwalker: WW-1 initiative
+    # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons
+    scenario = data.draw(scenarios())
     played = _same_fights(scenario, seed, 6)
     assert played == 6, json.dumps(scenario)

@@ -131,7 +131,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         if rows:
             forgone = set(rs.fight_forgone(g.spec))
             strikes = [i for i in strikes if i not in forgone]
-            made = [(g.index, "attack", (i,)) for i in strikes]
+            made: list[tuple[int, str, Optional[tuple[int, ...]]]] = [(g.index, "attack", (i,)) for i in strikes]
         else:
             made = [(g.index, "attack", tuple(strikes))] if strikes else []  # as Fight._play_slot asks
         units.extend((len(keys), len(made), -1))

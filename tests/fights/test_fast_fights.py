@@ -222,3 +222,44 @@ def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data,
     scenario = data.draw(scenarios())
     played = _same_fights(scenario, seed, 6)
     assert played == 6, json.dumps(scenario)
+
+
+@compiled
+def test_a_fight_the_compiled_loop_stops_is_played_on_the_python_loop(monkeypatch):
+    # The compiled loop stops at a fight it cannot finish (a crit chain or an initiative tie
+    # past its limit): play_batch plays that fight on the Python loop and goes on compiled.
+    real = _kernels.active()
+
+    class Stopping:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def play_fights(self, arrays, seed, first, count, totals):
+            if first <= 13 < first + count:  # fight 13 stops with error 100 (a tie past its limit)
+                played, err, stopped = real.play_fights(arrays, seed, first, 13 - first, totals)
+                return played, 100, 13
+            return real.play_fights(arrays, seed, first, count, totals)
+
+    blob = orjson.dumps(load("er-skeleton-horde.json"))
+    slow = play_batch(blob, 4, 0, 40, "python")
+    monkeypatch.setattr(fastfight._kernels, "active", lambda: Stopping())
+    fast = play_batch(blob, 4, 0, 40, "auto")
+    assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (39, 1)
+    assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 40)
+    assert fast == slow
+
+
+@compiled
+def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monkeypatch):
+    from tests.cli.helpers import run
+
+    monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
+    giant = run(["simulate", "@ct-hill-giant", "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert giant.exit_code == 0, giant.output
+    assert ("20 fights on the Python round loop (0 compiled): the compiled fight loop plays Enchanted Realms and"
+            " Worldwalker scenarios only, not Cartyrion") in giant.output
+    horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert horde.exit_code == 0 and "Python round loop" not in horde.output
+    asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])
+    assert json.loads(asked.output)["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
+                                                      "python_why": "loop 'python' was asked for"}

@@ -263,3 +263,10 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])
     assert json.loads(asked.output)["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
                                                       "python_why": "loop 'python' was asked for"}
+
+
+@compiled
+def test_a_scenario_with_too_many_attacks_to_compile_plays_on_the_python_loop(monkeypatch):
+    monkeypatch.setattr(fastfight, "MAX_PAIRS", 10)  # the horde compiles 2 × 4 × 2 + 2 × 2 × 4 + 2 × 2 = 36
+    plan = fastfight.plan_for(compile_scenario(load("er-skeleton-horde.json")))
+    assert isinstance(plan, str) and "more than 10" in plan

@@ -35,8 +35,10 @@ from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..rulesets.base import Ruleset
 from .scenario import Compiled
 
-#: Group pairs (attacker group × target group × attack or spell) the flat plan holds at most.
-MAX_PAIRS = 200_000
+#: Attacks compiled for the flat plan at most (attack unit × enemy group × reaction or not):
+#: each is a Python compile of some 20-50 µs, so a scenario of many distinct groups plays
+#: on the Python loop, which compiles only the pairs its fights meet.
+MAX_PAIRS = 20_000
 #: Combatants whose nearest-first enemy lists are built when the plan is made (M × M entries).
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
@@ -109,8 +111,6 @@ def _uncovered(sc: Compiled) -> Optional[str]:
         return "the ruleset's round has procedures the compiled fight loop does not take"
     if len(sc.member_ids) > MAX_MEMBERS:
         return f"more than {MAX_MEMBERS} combatants"
-    if len(sc.groups) ** 2 * 2 > MAX_PAIRS:
-        return f"{len(sc.groups)} combatant entries: too many attacker and target pairs to compile at once"
     return None
 
 
@@ -139,6 +139,10 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         if g.spec.spell is not None:
             units[3 * g.index + 2] = len(keys)
             keys.append((g.index, "spell", None))
+    pairs = sum(1 for g_index, _key, _use in keys for t in groups if t.side != groups[g_index].side) * 2
+    if pairs > MAX_PAIRS:
+        return (f"{n_groups} combatant entries: {pairs} attacks to compile for the compiled loop, more than"
+                f" {MAX_PAIRS}")
     plans = array("i")
     pair = array("q", bytes(8 * len(keys) * n_groups * 4))
     tinit = array("q", bytes(8 * len(keys) * n_groups * 2 * XS_WIDTH))

@@ -1,14 +1,15 @@
 # Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
-# fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms
-# and Worldwalker.
+# fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
+# Worldwalker and Cartyrion.
 #
 # Included at the end of _core.pyx, so the round loop calls the very strike kernels
 # (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
 # the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
 # for it, by construction. Each round follows Fight.play_round step for step for these
-# scenarios (one combatant per slot, one phase, no morale): ER-18 initiative every round,
-# or WW-1 initiative once for the fight; WW-5 reserved actions, each Worldwalker strike
-# its own attack. The draw order is the round's: its k-th random event (the initiative,
+# scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
+# for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
+# its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
+# broken weapons, CT-6 parries, CT-7 no repeated sneak attack. The draw order is the round's: its k-th random event (the initiative,
 # each `random` target choice, each attack) draws from stream k of the round seed, the
 # seed of bulk chunk k (fracas.rng.chunk_seed).
 #
@@ -23,6 +24,24 @@ cdef enum:
     ST_STANDING = 0
     ST_DOWN = 1
     ST_FLED = 2
+    PARRY_NONE = 0
+    PARRY_WEAPON = 1
+    PARRY_SHIELD = 2
+    POWER_NEVER = 0
+    POWER_FIRST = 1
+    POWER_HURT = 2
+    #: CT group fields (FightPlan.ct_group, CTG each): its tactic's parry, parry_at, power;
+    #: whether its strikes can break, the situation dimensions, its strikes' sneak and power bits
+    CTG = 8
+    CTG_PARRY = 0
+    CTG_PARRY_AT = 1
+    CTG_POWER = 2
+    CTG_BREAKS = 3
+    CTG_POWER_DIM = 4
+    CTG_SNEAK_DIM = 5
+    CTG_SNEAK_BITS = 6
+    CTG_STRIKES = 7
+    E_FIGHT_PLAN = 101
     #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
     #: the fight stops and the Python loop reports the LimitError.
     FF_ROLL_OFFS = 1000
@@ -58,6 +77,7 @@ cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
+    bint ct                    # Cartyrion: side initiative, two pools, weapons and parries (CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
     int64_t members
     int64_t groups
@@ -78,14 +98,23 @@ cdef struct FightPlan:
     const int64_t* units       # per group: its first attack unit, attack units, spell unit (-1: none)
     const int64_t* reserve     # per member: complex actions it holds each round (WW-5)
     const int32_t* reaction    # per member: 1 when it has a block or dodge to spend them on
+    const int64_t* injury      # per member: its Injury Points (CT-4), -1: none
+    const int64_t* weapon0     # per member: explosions its parrying weapon takes (CT-6)
+    const int64_t* shield0     # per member: its shield's points (CT-6)
+    const int64_t* ct_group    # per group: CTG fields
+    const int64_t* own_power   # per group: its strikes marked power (bits)
+    const int64_t* parry_dims  # per group, as a target: weapon parry levels, shield parry levels
+    const int64_t* ct_init     # CT-1 by (round 1 or later, d6): first side, surprised side (-1)
+    const int64_t* vbase       # per (attack unit, target group): its first variant
+    const int64_t* vcount      # per (attack unit, target group): its variants
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
     const int32_t* near
     const int64_t* focus_off   # per member: its focus's members nearest first
     const int32_t* focus
     const int32_t* plans       # strike rows (PLAN_WIDTH or XPLAN_WIDTH each)
     const uint32_t* masks      # ER: two words per strike row
-    const int64_t* tinit       # rows: XS_WIDTH words per pair (the target's parry state)
-    # ((attack unit * groups + target group) * 2 + no reaction left) * 2: first row, rows
+    const int64_t* tinit       # rows: XS_WIDTH words per variant (the target's parry state)
+    # per variant (vbase + the situation's index): first row, rows
     const int64_t* pair
 
 
@@ -103,6 +132,15 @@ cdef struct FightState:
     int32_t* once          # WW-1: the order of the fight (once_n combatants)
     int64_t once_n
     int64_t* reserve       # per member: reserved actions left this round (WW-5)
+    int64_t* injury        # per member: Injury Points left (CT-4)
+    int64_t* broken        # per member: its broken strikes, as bits (CT-5, CT-6)
+    int32_t* parrying      # per member: PARRY_* until its next turn (CT-6)
+    int64_t* weapon_left
+    int64_t* shield_left
+    int64_t* turns         # per member: turns taken (CT-5 power "first")
+    int32_t* acts          # per member: it attacks this turn (CT)
+    int32_t* attacked      # members × members: the round m last attacked t (CT-7)
+    int64_t slot_end[2]
     int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
     int64_t* keys          # scratch: initiative sort keys, random target candidates
     int64_t* bucket        # scratch: the counting sort of initiative totals
@@ -239,7 +277,7 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
         best_health = 0
         for e in range(p.members):
             if f.status[e] == ST_STANDING and p.side[e] != side:
-                health = f.hp[e]
+                health = f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)
                 if best < 0 or health < best_health:
                     best, best_health = e, health
         return best
@@ -265,14 +303,25 @@ cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
                 f.winner = s
 
 
-cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage) noexcept nogil:
-    """Fight._harm for one pool (ER Body): down at 0, else fled at its flee_at."""
+cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
+    """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
+    injury, down when they are gone), else fled at its flee_at."""
     cdef int64_t left
-    if damage <= 0:
+    cdef bint down
+    if damage + injury <= 0:
         return
-    left = f.hp[t] - damage
-    f.hp[t] = left if left > 0 else 0
-    if f.hp[t] == 0:
+    if p.injury[t] >= 0:
+        left = f.hp[t] - damage
+        f.hp[t] = left if left > 0 else 0
+        f.injury[t] = f.injury[t] - injury - (-left if left < 0 else 0)
+        if f.injury[t] < 0:
+            f.injury[t] = 0
+        down = f.injury[t] == 0
+    else:
+        left = f.hp[t] - damage - injury
+        f.hp[t] = left if left > 0 else 0
+        down = f.hp[t] == 0
+    if down:
         f.status[t] = ST_DOWN
     elif f.hp[t] <= p.flee_at[t]:
         f.status[t] = ST_FLED
@@ -284,21 +333,58 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     _decide(p, f)
 
 
-cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit) noexcept nogil:
-    """Fight._attack (and _after_attack's WW-5 reserve): m's attack `unit` at t from the
-    next stream; a target with no reserved action left cannot block or dodge (WW-5)."""
-    cdef bint spent_all = p.reaction[t] and f.reserve[t] <= 0
-    cdef int64_t at = ((unit * p.groups + p.group[t]) * 2 + spent_all) * 2
-    cdef int64_t first = p.pair[at], n = p.pair[at + 1], s, damage = 0, logpos = 0, reacted = 0
+cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
+    """Fight._power_now (CT-5): its tactic's moment for a power attack."""
+    cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
+    return (power == POWER_FIRST and f.turns[m] == 1) or (power == POWER_HURT and 2 * f.hp[m] <= p.hp[m])
+
+
+cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit, bint spell,
+                 int64_t r) noexcept nogil:
+    """Fight._attack and _after_attack: m's attack `unit` at t from the next stream, in the
+    situation the round puts it in: a target with no reserved action left cannot block or
+    dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
+    (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
+    cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left
+    cdef const int64_t* ctg = p.ct_group + g * CTG
+    cdef bint power = False
     cdef int err
+    if p.ct and not spell:
+        broken = f.broken[m] if ctg[CTG_BREAKS] else 0
+        power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
+        v = broken * ctg[CTG_POWER_DIM] + power
+        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and f.attacked[m * p.members + t] == r - 1)
+        w, sh = p.parry_dims[2 * tg], p.parry_dims[2 * tg + 1]
+        v = v * (1 + w + sh)
+        if f.parrying[t] == PARRY_WEAPON:
+            if not 1 <= f.weapon_left[t] <= w:
+                return E_FIGHT_PLAN
+            v += f.weapon_left[t]
+        elif f.parrying[t] == PARRY_SHIELD:
+            if not 1 <= f.shield_left[t] <= sh:
+                return E_FIGHT_PLAN
+            v += w + f.shield_left[t]
+    elif not p.ct:
+        v = p.reaction[t] and f.reserve[t] <= 0
+    if not 0 <= v < p.vcount[unit * p.groups + tg]:
+        return E_FIGHT_PLAN
+    at = p.vbase[unit * p.groups + tg] + v
+    first, n = p.pair[2 * at], p.pair[2 * at + 1]
+    if n <= 0:
+        return E_FIGHT_PLAN
     _stream(f)
     if p.rows:
-        err = xattack(p.plans, first, first + n, &f.dice, p.tinit + (at // 2) * XS_WIDTH, f.tstate, XS_WIDTH,
+        err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
                       f.out, NULL, 0, &logpos, True)
         if err:
             return err
         for s in range(n):
-            damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            if p.ct and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
+                injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            else:
+                damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            cost += f.out[s * XOUT_WIDTH + Y_COST]
             reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
         if f.reserve[t] > 0:
             f.reserve[t] -= reacted
@@ -310,9 +396,111 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             return err
         for s in range(n):
             damage += f.out[s * OUT_WIDTH + O_DAMAGE]
-    f.dealt[m] += damage
-    f.taken[t] += damage
-    _harm(p, f, t, damage)
+    f.dealt[m] += damage + injury
+    f.taken[t] += damage + injury
+    if p.ct:
+        if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
+            f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
+        f.attacked[m * p.members + t] = <int32_t>r
+        if not spell:
+            # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
+            for s in range(ctg[CTG_STRIKES]):
+                if not (broken >> s) & 1 and ((power and not (ctg[CTG_SNEAK_BITS] >> s) & 1)
+                                              or (p.own_power[g] >> s) & 1):
+                    f.broken[m] |= <int64_t>1 << s
+            if f.parrying[t]:
+                left = f.out[(n - 1) * XOUT_WIDTH + Y_PARRY_LEFT]
+                if f.parrying[t] == PARRY_WEAPON:
+                    f.weapon_left[t] = left
+                    if left == 0:
+                        f.broken[t] |= 1
+                        f.parrying[t] = PARRY_NONE
+                else:
+                    f.shield_left[t] = left
+                    if left == 0:
+                        f.parrying[t] = PARRY_NONE
+    _harm(p, f, t, damage, injury)
+    return 0
+
+
+cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
+    """CT-1: one d6 for the sides; a slot per side that is not surprised, its standing
+    members in scenario order (f.slot_end)."""
+    cdef int64_t roll, at, first, surprised, side, i, n = 0, slots = 0
+    _stream(f)
+    roll = draw_gen(&f.dice, 6)
+    at = ((0 if r == 1 else 1) * 6 + roll - 1) * 2
+    first, surprised = p.ct_init[at], p.ct_init[at + 1]
+    cdef int64_t turn
+    for turn in range(2):
+        side = first if turn == 0 else 1 - first
+        if side == surprised:
+            continue
+        for i in range(p.members):
+            if p.side[i] == side and f.status[i] == ST_STANDING:
+                f.order[n] = <int32_t>i
+                n += 1
+        f.slot_end[slots] = n
+        slots += 1
+    count[0] = slots
+    return 0
+
+
+cdef void _ct_turn(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Fight._turn (CT-6): a parry ends; its tactic may parry this turn instead of attacking."""
+    cdef const int64_t* ctg = p.ct_group + p.group[m] * CTG
+    cdef bint can
+    f.turns[m] += 1
+    f.parrying[m] = PARRY_NONE
+    f.acts[m] = ctg[CTG_STRIKES] > 0 and (f.broken[m] & ((<int64_t>1 << ctg[CTG_STRIKES]) - 1)) != (
+        (<int64_t>1 << ctg[CTG_STRIKES]) - 1)
+    if not f.casting[m] and ctg[CTG_PARRY] != PARRY_NONE and f.hp[m] <= ctg[CTG_PARRY_AT]:
+        if ctg[CTG_PARRY] == PARRY_WEAPON:
+            can = f.weapon_left[m] > 0 and not (f.broken[m] & 1)
+        else:
+            can = f.shield_left[m] > 0
+        if can:
+            f.parrying[m] = <int32_t>ctg[CTG_PARRY]
+            f.acts[m] = 0
+
+
+cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
+    """A Cartyrion round (Fight.play_round): side initiative, then side by side each
+    standing member's turn (all of the slot's turns start first), its attack or spell."""
+    cdef int64_t slots, slot, a = 0, b, j, m, t, g
+    cdef int err = 0
+    err = _ct_initiative(p, f, r, &slots)
+    for m in range(p.members):
+        f.casting[m] = 0
+    for j in range(f.slot_end[slots - 1] if slots else 0):  # casters that act this round
+        m = f.order[j]
+        f.casting[m] = f.spell[m] > 0
+    for slot in range(slots):
+        if f.over:
+            break
+        b = f.slot_end[slot]
+        for j in range(a, b):
+            if f.status[f.order[j]] == ST_STANDING:
+                _ct_turn(p, f, f.order[j])
+        for j in range(a, b):
+            if f.over:
+                break
+            m = f.order[j]
+            if f.status[m] != ST_STANDING:
+                continue
+            g = p.group[m]
+            if f.casting[m]:
+                f.spell[m] -= 1
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
+            elif f.acts[m]:
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, p.units[3 * g], False, r)
+            if err:
+                return err
+        a = b
     return 0
 
 
@@ -330,6 +518,12 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         f.dealt[i] = 0
         f.taken[i] = 0
         f.near_at[i] = p.near_off[i]
+        f.injury[i] = p.injury[i]
+        f.broken[i] = 0
+        f.parrying[i] = PARRY_NONE
+        f.weapon_left[i] = p.weapon0[i]
+        f.shield_left[i] = p.shield0[i]
+        f.turns[i] = 0
         f.focus_at[i] = p.focus_off[i]
         f.side_standing[p.side[i]] += 1
     for i in range(p.sides):
@@ -338,12 +532,22 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.over = False
     f.winner = -1
     f.once_n = 0
+    if p.ct:
+        for i in range(p.members * p.members):
+            f.attacked[i] = -1
     while not f.over:
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
         for i in range(p.members):  # WW-5: actions held in reserve, for this round
             f.reserve[i] = p.reserve[i]
+        if p.ct:
+            err = _ct_round(p, f, r)
+            if err:
+                return err
+            if not f.over and r >= p.max_rounds:
+                f.over = True
+            continue
         err = _initiative(p, f, &n)
         if err:
             return err
@@ -360,14 +564,14 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
                 if t >= 0:
-                    err = _attack(p, f, m, t, p.units[3 * g + 2])
+                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
             elif p.units[3 * g + 1]:
                 t = _choose(p, f, m)
                 # one attack, or (WW-5) one per strike while the target stands
                 for u in range(p.units[3 * g], p.units[3 * g] + p.units[3 * g + 1]):
                     if t < 0 or f.status[t] != ST_STANDING:
                         break
-                    err = _attack(p, f, m, t, u)
+                    err = _attack(p, f, m, t, u, False, r)
                     if err:
                         break
             if err:
@@ -393,7 +597,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
     cdef const int32_t[::1] reaction = arrays["reaction"]
     cdef const int64_t[::1] init_sub = arrays["init_sub"], units = arrays["units"], reserve = arrays["reserve"]
-    cdef const int64_t[::1] tinit = arrays["tinit"]
+    cdef const int64_t[::1] tinit = arrays["tinit"], vbase = arrays["vbase"], injury = arrays["injury"]
+    cdef const int64_t[::1] vcount = arrays["vcount"]
+    cdef const int64_t[::1] weapon0 = arrays["weapon0"], shield0 = arrays["shield0"], ct_group = arrays["ct_group"]
+    cdef const int64_t[::1] own_power = arrays["own_power"], parry_dims = arrays["parry_dims"]
+    cdef const int64_t[::1] ct_init = arrays["ct_init"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
@@ -409,20 +617,29 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if (members < 2 or members >= (1 << 20) or group.shape[0] != members or hp.shape[0] != members
             or reaction.shape[0] != members or tactic.shape[0] != members or init_mod.shape[0] != members
             or flee_at.shape[0] != members or spell_uses.shape[0] != members or init_sub.shape[0] != members
-            or reserve.shape[0] != members):
+            or reserve.shape[0] != members or injury.shape[0] != members or weapon0.shape[0] != members
+            or shield0.shape[0] != members):
         raise ValueError("a fight plan's member arrays disagree")
     cdef bint rows = arrays["rows"]
     cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
     cdef int64_t n_units = 0
     for g in range(groups):
         n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0)
-    if (units.shape[0] != 3 * groups or pair.shape[0] != n_units * groups * 4 or near_off.shape[0] != members + 1
-            or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_units * groups * 2 * XS_WIDTH):
+    cdef int64_t n_variants = pair.shape[0] // 2
+    if (units.shape[0] != 3 * groups or vbase.shape[0] != n_units * groups or vcount.shape[0] != n_units * groups or near_off.shape[0] != members + 1
+            or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_variants * XS_WIDTH
+            or ct_group.shape[0] != groups * CTG or own_power.shape[0] != groups or parry_dims.shape[0] != 2 * groups
+            or ct_init.shape[0] != 24):
         raise ValueError("a fight plan's tables disagree")
     for g in range(groups):
         if units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units:
             raise ValueError("a fight plan's units disagree")
-    for u in range(n_units * groups * 2):
+        if not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16 or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
+            raise ValueError("a fight plan's Cartyrion fields disagree")
+    for u in range(n_units * groups):  # _attack checks its variant against vcount
+        if vbase[u] < 0 or vcount[u] < 0 or vbase[u] + vcount[u] > n_variants:
+            raise ValueError("a fight plan's variant table is out of range")
+    for u in range(n_variants):
         if pair[2 * u] < 0 or pair[2 * u + 1] < 0 or pair[2 * u] + pair[2 * u + 1] > n_rows:
             raise ValueError("a fight plan's pair table is out of its rows")
     if near_off[members] != near.shape[0] or focus_off[members] != focus.shape[0]:
@@ -444,6 +661,13 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
+    p.ct = arrays["ct"]
+    if p.ct and (sides != 2 or members > 2048):
+        raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
+    p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
+    p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
+    p.vbase = &vbase[0] if vbase.shape[0] else NULL
+    p.vcount = &vcount[0] if vcount.shape[0] else NULL
     p.tinit = &tinit[0] if tinit.shape[0] else NULL
     p.init_low = min(arrays["init_mod"]) + 1
     p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + p.init_die
@@ -474,6 +698,14 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.out = <int64_t*>_grab(keep, max(widest, 1) * max(OUT_WIDTH, XOUT_WIDTH) * 8)
     f.once = <int32_t*>_grab(keep, members * 4)
     f.reserve = <int64_t*>_grab(keep, members * 8)
+    f.injury = <int64_t*>_grab(keep, members * 8)
+    f.broken = <int64_t*>_grab(keep, members * 8)
+    f.parrying = <int32_t*>_grab(keep, members * 4)
+    f.weapon_left = <int64_t*>_grab(keep, members * 8)
+    f.shield_left = <int64_t*>_grab(keep, members * 8)
+    f.turns = <int64_t*>_grab(keep, members * 8)
+    f.acts = <int32_t*>_grab(keep, members * 4)
+    f.attacked = <int32_t*>_grab(keep, (members * members if p.ct else 1) * 4)
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

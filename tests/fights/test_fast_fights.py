@@ -47,11 +47,12 @@ def test_every_example_plays_the_same_fights_on_both_loops(name):
     scenario = load(name)
     played = _same_fights(scenario, 11, 60)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    if scenario.get("ruleset", "enchanted-realms") in ("enchanted-realms", "worldwalker"):
-        # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block
+    if scenario.get("ruleset", "enchanted-realms") != "old-school":
+        # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block;
+        # CT-1 side initiative, CT-4 pools, a CT-5 power attack, a CT-6 shield parry, CT-7 sneak
         assert isinstance(plan, fastfight.FastPlan) and played == 60
     else:  # not compiled (yet): the Python loop plays them, and says why
-        assert isinstance(plan, str) and "Enchanted Realms and Worldwalker scenarios only" in plan and played == 0
+        assert isinstance(plan, str) and "Cartyrion scenarios only, not Old-school" in plan and played == 0
 
 
 @compiled
@@ -74,9 +75,9 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    giant = simulate(load("ct-hill-giant.json"), runs=50, seed=3)
-    assert giant["fight_loop"]["python_fights"] == 50
-    assert "Worldwalker scenarios only, not Cartyrion" in giant["fight_loop"]["python_why"]
+    ambush = simulate(load("os-goblin-ambush.json"), runs=50, seed=3)
+    assert ambush["fight_loop"]["python_fights"] == 50
+    assert "Cartyrion scenarios only, not Old-school" in ambush["fight_loop"]["python_why"]
 
 
 @compiled
@@ -212,13 +213,71 @@ def _ww_scenario(draw):
     return _finished(draw, "worldwalker", sides, names)
 
 
+@st.composite
+def _ct_strike(draw):
+    strike = {"method": draw(st.sampled_from(["melee", "ranged"])), "die": draw(st.sampled_from(["d4", "d6", "d8"]))}
+    if draw(st.booleans()):
+        strike["dice"] = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["plain", "plain", "power", "sneak"]))
+    if kind == "power":
+        strike["power"] = True
+    elif kind == "sneak":
+        strike["sneak"] = draw(st.sampled_from(["passed", "failed", "roll"]))
+    if strike["method"] == "ranged" and draw(st.booleans()):
+        strike["specialized"] = True
+    return strike
+
+
+@st.composite
+def _ct_scenario(draw):
+    sides: dict[str, list] = {}
+    names: list[str] = []
+    for s in range(2):  # CT-1: the party and its opponents
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            target = {"dex": draw(st.integers(0, 5)), "armor": draw(st.integers(0, 3)),
+                      "weapon_magic": draw(st.integers(0, 2))}
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"])),
+                      "power": draw(st.sampled_from(["never", "never", "first", "hurt"]))}
+            parry = draw(st.sampled_from([None, None, "weapon", "shield"]))
+            if parry:
+                tactic["parry"] = parry
+                if draw(st.booleans()):
+                    tactic["parry_at"] = draw(st.integers(0, 20))
+            if parry == "shield" or draw(st.booleans()):
+                target["shield"] = draw(st.integers(1, 8))
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 6))
+            entry = {"name": name, "count": draw(st.integers(1, 3)), "hp": draw(st.integers(1, 30)),
+                     "attacker": {"level": draw(st.integers(1, 9)), "bonus": draw(st.integers(0, 6)),
+                                  "magic": draw(st.integers(0, 2)), "awa": draw(st.integers(0, 5))},
+                     "target": target, "attacks": draw(st.lists(_ct_strike(), min_size=1, max_size=2)),
+                     "tactic": tactic}
+            if draw(st.booleans()):
+                entry["injury"] = draw(st.integers(1, 20))
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
+                                  "strikes": draw(st.lists(_ct_strike(), min_size=1, max_size=2))}
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    scenario = _finished(draw, "cartyrion", sides, names)
+    scenario["initiative"] = {"party": draw(st.sampled_from(["side0", "side1"])),
+                              "ambush": draw(st.sampled_from(["none", "party", "opponents"]))}
+    return scenario
+
+
 @compiled
-@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario], ids=["enchanted-realms", "worldwalker"])
+@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario, _ct_scenario],
+                         ids=["enchanted-realms", "worldwalker", "cartyrion"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
     # ER: ER-18 initiative, tactics, spells, resistances, flee_at; Worldwalker: WW-1 initiative
-    # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons
+    # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
+    # CT-1 side initiative and ambushes, CT-4 Stamina and Injury, ranged stamina costs, CT-5
+    # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated
     scenario = data.draw(scenarios())
     played = _same_fights(scenario, seed, 6)
     assert played == 6, json.dumps(scenario)
@@ -254,10 +313,10 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     from tests.cli.helpers import run
 
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
-    giant = run(["simulate", "@ct-hill-giant", "--runs", "20", "--seed", "1", "--workers", "1"])
-    assert giant.exit_code == 0, giant.output
-    assert ("20 fights on the Python round loop (0 compiled): the compiled fight loop plays Enchanted Realms and"
-            " Worldwalker scenarios only, not Cartyrion") in giant.output
+    ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert ambush.exit_code == 0, ambush.output
+    assert ("20 fights on the Python round loop (0 compiled): the compiled fight loop plays Enchanted Realms,"
+            " Worldwalker and Cartyrion scenarios only, not Old-school") in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert horde.exit_code == 0 and "Python round loop" not in horde.output
     asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])

@@ -15,10 +15,12 @@ both on every example and on generated scenarios.
 
 What it covers: Enchanted Realms scenarios (ER-18 initiative every round, targets by
 every tactic, spells, `flee_at`) whose attacks need no follow-up dice (no sneak attack
-at a target with a maximum Body, no friendly fire, no grapple, no defense rolls), and
+at a target with a maximum Body, no friendly fire, no grapple, no defense rolls),
 Worldwalker scenarios (WW-1 initiative once, WW-5 reserved actions spent on blocks and
-dodges strike by strike). Cartyrion and old-school scenarios play on the Python loop,
-and `plan_for` says why; so does a single fight
+dodges strike by strike) and Cartyrion scenarios (CT-1 side initiative, CT-4 pools,
+CT-5..7 weapons, parries and sneak attacks remembered; every situation an attack can be
+made in is compiled up front, see `_variants`). Old-school scenarios play on the Python
+loop, and `plan_for` says why; so does a single fight
 the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
 Python loop reports the error as it always has.
 """

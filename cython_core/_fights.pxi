@@ -139,7 +139,8 @@ cdef struct FightState:
     int64_t* shield_left
     int64_t* turns         # per member: turns taken (CT-5 power "first")
     int32_t* acts          # per member: it attacks this turn (CT)
-    int32_t* attacked      # members × members: the round m last attacked t (CT-7)
+    int64_t* attacked      # members × members: when m last attacked t (CT-7), as epoch + round
+    int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
     int64_t slot_end[2]
     int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
     int64_t* keys          # scratch: initiative sort keys, random target candidates
@@ -354,7 +355,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         broken = f.broken[m] if ctg[CTG_BREAKS] else 0
         power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
         v = broken * ctg[CTG_POWER_DIM] + power
-        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and f.attacked[m * p.members + t] == r - 1)
+        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and f.attacked[m * p.members + t] == f.epoch + r - 1)
         w, sh = p.parry_dims[2 * tg], p.parry_dims[2 * tg + 1]
         v = v * (1 + w + sh)
         if f.parrying[t] == PARRY_WEAPON:
@@ -401,7 +402,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     if p.ct:
         if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
             f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
-        f.attacked[m * p.members + t] = <int32_t>r
+        f.attacked[m * p.members + t] = f.epoch + r
         if not spell:
             # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
             for s in range(ctg[CTG_STRIKES]):
@@ -532,9 +533,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.over = False
     f.winner = -1
     f.once_n = 0
-    if p.ct:
-        for i in range(p.members * p.members):
-            f.attacked[i] = -1
+    f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
     while not f.over:
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
@@ -705,7 +704,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.shield_left = <int64_t*>_grab(keep, members * 8)
     f.turns = <int64_t*>_grab(keep, members * 8)
     f.acts = <int32_t*>_grab(keep, members * 4)
-    f.attacked = <int32_t*>_grab(keep, (members * members if p.ct else 1) * 4)
+    f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
+    f.epoch = 0
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

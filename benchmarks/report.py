@@ -108,6 +108,12 @@ def _fights(result: dict) -> list[str]:
     return table(result.get("fights"))
 
 
+def _fight_loop(result: dict) -> list[str]:
+    from .fight_loop_bench import table
+
+    return table(result.get("fight_loop"))
+
+
 def _odds(result: dict) -> list[str]:
     odds = result.get("odds")
     if not odds:
@@ -204,6 +210,8 @@ def _figure(value: Optional[float], unit: str) -> str:
         return ratio(value)
     if unit == "attacks/s":
         return rate(value) + "/s"
+    if unit == "fights/s":
+        return f"{rate(value)} fights/s"
     if unit == "":
         return _pct(value)
     return f"{value:.1f} {unit}"
@@ -228,7 +236,7 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _groups(result), _ruleset(result, "cartyrion", 5),
              _ruleset(result, "worldwalker", 6), _latency(result), _odds(result), _fights(result),
-             _scaling(result), _targets(result)]
+             _fight_loop(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

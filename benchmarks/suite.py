@@ -18,7 +18,8 @@ from typing import Callable, Optional
 import fracas
 from fracas import _kernels
 
-from . import d20_library, engine_runs, fights_bench, numpy_batch, odds_bench, randint_loop, rulesets_bench
+from . import (d20_library, engine_runs, fight_loop_bench, fights_bench, numpy_batch, odds_bench, randint_loop,
+               rulesets_bench)
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -34,6 +35,8 @@ TARGETS = {
     "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread, largest batch", 1.8, "×"),
     "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
     "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 1.2, "×"),
+    "er_fights_per_s": ("er-skeleton-horde fights, compiled fight loop, one process", 1e5, "fights/s"),
+    "fight_attacks_share": ("attacks/s inside compiled fights ÷ bulk attacks/s, 300-creature horde", 0.10, ""),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
 AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead"}
@@ -78,6 +81,13 @@ class Options:
     def fight_runs(self) -> int:
         """Simulated fights per example scenario and way of running them."""
         return max(20, int((1_000 if self.quick else 5_000) * self.scale))
+
+    @property
+    def fight_loop_sizes(self) -> tuple[int, int, int, int]:
+        """Fights on the compiled loop, fights on the Python loop, bulk attacks, logged fights."""
+        fast, slow, bulk, logged = (20_000, 200, 10**6, 50) if self.quick else (200_000, 1_000, 10**7, 200)
+        return (max(50, int(fast * self.scale)), max(10, int(slow * self.scale)), max(10**4, int(bulk * self.scale)),
+                max(5, int(logged * self.scale)))
 
     @property
     def latency_calls(self) -> int:
@@ -160,6 +170,7 @@ class Suite:
         steps += r                                           # bulk over many groups
         steps += 1                                           # odds
         steps += 1                                           # fights
+        steps += 1                                           # fight loop
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -203,6 +214,9 @@ class Suite:
         self._label = "fights"
         result["fights"] = fights_bench.run(o.fight_runs, o.cores,
                                             None if o.quick else max(20, int(10_000 * o.scale)))
+        tick()
+        self._label = "fight loop"
+        result["fight_loop"] = fight_loop_bench.run(*o.fight_loop_sizes)
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
@@ -496,6 +510,8 @@ def evaluate_targets(result: dict) -> list[dict]:
         "bulk_cores_ratio": sizes[-1].get("cores_vs_single") if sizes else None,
         "bulk_memory_mb": memory.get("delta_mb") if memory.get("large_attacks", 0) >= 10**8 else None,
         "bridge_overhead": _bridge_overhead(result.get("bridge")),
+        "er_fights_per_s": _fight_loop(result, "er-skeleton-horde", "fights_per_s"),
+        "fight_attacks_share": _fight_loop(result, fight_loop_bench.HORDE, "share_of_bulk"),
     }
     out = []
     for key, (what, threshold, unit) in TARGETS.items():
@@ -506,6 +522,15 @@ def evaluate_targets(result: dict) -> list[dict]:
         out.append({"key": key, "what": what, "target": threshold, "unit": unit,
                     "at_most": key in AT_MOST, "measured": value, "met": met})
     return out
+
+
+def _fight_loop(result: dict, scenario: str, figure: str) -> Optional[float]:
+    """A compiled-loop figure of the fight-loop section (None: not measured there)."""
+    row = (result.get("fight_loop") or {}).get("scenarios", {}).get(scenario)
+    if not row or not row["compiled"]:
+        return None
+    value = row[figure]
+    return value["compiled"] if isinstance(value, dict) else value
 
 
 def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:

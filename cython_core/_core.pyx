@@ -1285,3 +1285,4 @@ def strike_dicts(list metas, const int64_t[::1] out, const int32_t[::1] log, bin
             "defense_dc": dc_base + to_hit if defense else None,
         })
     return strikes
+include "_fights.pxi"

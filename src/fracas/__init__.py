@@ -309,7 +309,8 @@ def impale(request: Any, *, seed: Optional[int] = None) -> Result:
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
-             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> SimulationResult:
+             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
+             loop: str = "auto") -> SimulationResult:
     """Play `runs` whole fights of a scenario and report who wins how often.
 
     Fight i plays from the seed stream (seed, i), so the result is the same for any
@@ -337,6 +338,10 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
         dask: A dask.distributed scheduler address (`"tcp://host:8786"`) or `"local"`
             (needs the dask extra: `pip install 'fracas[dask]'`).
         progress: Called with the number of fights of each batch as it finishes.
+        loop: "auto" (the default) plays each fight on the compiled fight loop where it
+            covers the scenario and on the Python round loop otherwise (`fight_loop` in
+            the result counts both and says why); "python" plays every fight on the
+            Python loop. Both give the same fights for the same seed.
 
     Returns:
         A `SimulationResult`: `sides` (wins, win rate and its 95 % interval, survivors),
@@ -364,7 +369,8 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     from .drive.simulate import simulate as _simulate
 
     _warn_if_slow()
-    return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress)
+    return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress,
+                     loop=loop)
 
 
 def __getattr__(name: str) -> Any:

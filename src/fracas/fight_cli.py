@@ -357,6 +357,11 @@ def render_simulation(result: dict[str, Any]) -> str:
             out.append(f"    {label:<22} {side:<12} dealt {mean['dealt_mean']:7.2f}  taken {mean['taken_mean']:7.2f}"
                        f"  survives {100 * mean['survived_rate']:5.1f} %")
     t = result["timing"]
+    loop = result.get("fight_loop") or {}
+    if loop.get("python_fights"):  # say so when fights did not play on the compiled loop
+        out.append(_style(f"  {loop['python_fights']} fight{'s' if loop['python_fights'] != 1 else ''} on the"
+                          f" Python round loop ({loop['compiled_fights']} compiled): {loop['python_why']}",
+                          fg="yellow"))
     out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
                f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
     return "\n".join(out)
@@ -379,8 +384,11 @@ def render_simulation(result: dict[str, Any]) -> str:
 @click.option("--progress/--no-progress", default=None,
               help="A progress bar on standard error [default: when it is a terminal and the JSON is not"
                    " on standard output].")
+@click.option("--loop", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
+              help="auto: the compiled fight loop where it covers the scenario (the same fights, faster);"
+                   " python: the Python round loop.")
 def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Optional[int], dask_address: Optional[str],
-             json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool]) -> None:
+             json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool], loop: str) -> None:
     """Play many fights of a SCENARIO file ('-': standard input; @NAME: an example that ships
     with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
     interval), how many rounds fights last, who survives, and damage dealt and taken.
@@ -411,7 +419,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
         bar.__enter__()
     try:
         outcome = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
-                          progress=bar.update if bar is not None else None)
+                          progress=bar.update if bar is not None else None, loop=loop)
     except MissingExtra as exc:
         raise click.UsageError(str(exc)) from None
     except WorkersFailed as exc:  # a worker killed (out of memory?): say so, not a traceback

@@ -198,3 +198,25 @@ def test_compare_refuses_what_is_not_a_bench_output(tmp_path):
     path.write_text('{"ruleset": "x"}')
     result = CliRunner().invoke(main, ["bench", "--quick", *SMALL, "--compare", str(path)])
     assert result.exit_code == 2 and "is not the --json output of fracas bench" in result.output
+
+
+def test_the_fight_loop_section_puts_both_loops_beside_the_bulk_api(quick_run):
+    # Issue 34: fights/s and attacks/s inside fights on the compiled loop and the Python loop,
+    # and the bulk API's attacks/s for the same strikes, in one run; targets reported, not enforced.
+    result, doc, _ = quick_run
+    text = result.output
+    section = doc["fight_loop"]
+    assert set(section["scenarios"]) == {"er-skeleton-horde", "ct-hill-giant", "ww-duel", "os-goblin-ambush",
+                                         "er-horde-300"}
+    for name, row in section["scenarios"].items():
+        assert positive(row["fights_per_s"]["python"]) and positive(row["attacks_per_fight"])
+        assert positive(row["attacks_per_s"]["bulk"]) and positive(row["share_of_bulk"])
+        assert row["compiled"] is name.startswith(("er-", "ww-", "ct-"))  # the rulesets compiled today
+        if row["compiled"]:
+            assert row["python_why"] is None and positive(row["fights_per_s"]["compiled"])
+        else:
+            assert "Cartyrion scenarios only" in row["python_why"] and row["fights_per_s"]["compiled"] is None
+    targets = {t["key"]: t for t in doc["targets"]}
+    assert positive(targets["er_fights_per_s"]["measured"]) and positive(targets["fight_attacks_share"]["measured"])
+    assert targets["er_fights_per_s"]["met"] in (True, False)
+    assert "Fight loop · one process" in text and "er-horde-300" in text

@@ -22,6 +22,7 @@ from typing import Any, Optional
 from ..errors import LimitError, SchemaError
 from ..requests import check_seed, parse_json
 from ..rng import chunk_seed, new_seed
+from . import fastfight
 from .fight import DOWN, FLED, STANDING, Fight
 from .scenario import Compiled, compile_scenario
 
@@ -46,40 +47,55 @@ def _compiled(scenario: bytes) -> Compiled:
     return sc
 
 
-def play_batch(scenario: bytes, seed: int, first: int, count: int) -> dict[str, Any]:
-    """Fights first..first+count-1: integer totals (see `merge`)."""
+def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "auto") -> dict[str, Any]:
+    """Fights first..first+count-1: integer totals (see `merge`). `loop` "auto" plays them
+    on the compiled fight loop when it covers the scenario (`fastfight`), "python" on the
+    Python round loop; a fight the compiled loop stops is played by the Python loop."""
     sc = _compiled(scenario)
     nsides, nmembers = len(sc.sides), len(sc.member_ids)
     totals: dict[str, Any] = {
         "fights": 0, "wins": [0] * nsides, "draws": 0, "rounds": {}, "survivors": [0] * nsides,
         "dealt": [0] * nmembers, "taken": [0] * nmembers, "survived": [0] * nmembers, "fled": [0] * nmembers,
-        "down": [0] * nmembers,
+        "down": [0] * nmembers, "compiled_fights": 0, "python_fights": 0,
     }
-    wins, survivors, dealt, taken = totals["wins"], totals["survivors"], totals["dealt"], totals["taken"]
-    survived, fled, down, rounds = totals["survived"], totals["fled"], totals["down"], totals["rounds"]
-    side_index = {side: s for s, side in enumerate(sc.sides)}
-    for i in range(first, first + count):
-        fight = Fight(sc)
-        fight_seed = chunk_seed(seed, i)
-        while not fight.over:
-            fight.play_round(chunk_seed(fight_seed, fight.round + 1), log=False)
-        totals["fights"] += 1
-        if fight.winner is None:
-            totals["draws"] += 1
-        else:
-            wins[side_index[fight.winner]] += 1
-        rounds[fight.round] = rounds.get(fight.round, 0) + 1
-        for m in fight.members:
-            dealt[m.index] += m.dealt
-            taken[m.index] += m.taken
-            if m.status == STANDING:
-                survived[m.index] += 1
-                survivors[m.side] += 1
-            elif m.status == FLED:
-                fled[m.index] += 1
-            elif m.status == DOWN:
-                down[m.index] += 1
+    fast = fastfight.plan_for(sc) if loop == "auto" else None
+    i, end = first, first + count
+    while i < end:
+        if isinstance(fast, fastfight.FastPlan):
+            i = fast.play(seed, i, end, totals)
+            if i == end:
+                break
+        _play_python(sc, seed, i, totals)
+        i += 1
     return totals
+
+
+def _play_python(sc: Compiled, seed: int, i: int, totals: dict[str, Any]) -> None:
+    """Fight i on the Python round loop, added to `totals`."""
+    fight = Fight(sc)
+    fight_seed = chunk_seed(seed, i)
+    while not fight.over:
+        fight.play_round(chunk_seed(fight_seed, fight.round + 1), log=False)
+    totals["fights"] += 1
+    totals["python_fights"] += 1
+    if fight.winner is None:
+        totals["draws"] += 1
+    else:
+        totals["wins"][sc.sides.index(fight.winner)] += 1
+    rounds = totals["rounds"]
+    rounds[fight.round] = rounds.get(fight.round, 0) + 1
+    survivors, dealt, taken = totals["survivors"], totals["dealt"], totals["taken"]
+    survived, fled, down = totals["survived"], totals["fled"], totals["down"]
+    for m in fight.members:
+        dealt[m.index] += m.dealt
+        taken[m.index] += m.taken
+        if m.status == STANDING:
+            survived[m.index] += 1
+            survivors[m.side] += 1
+        elif m.status == FLED:
+            fled[m.index] += 1
+        elif m.status == DOWN:
+            down[m.index] += 1
 
 
 def merge(into: Optional[dict[str, Any]], part: dict[str, Any]) -> dict[str, Any]:
@@ -108,8 +124,9 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> list[float]:
     return [round(max(0.0, centre - half), 6), round(min(1.0, centre + half), 6)]
 
 
-def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int) -> dict[str, Any]:
-    """The result JSON (without timing) of the merged totals."""
+def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_python: Optional[str] = None) -> dict[str, Any]:
+    """The result JSON (without timing) of the merged totals; `why_python`: why the fights
+    played on the Python round loop, if they did."""
     n = totals["fights"]
     share = (lambda k: round(k / n, 6)) if n else (lambda k: 0.0)
     rounds = {int(r): c for r, c in totals["rounds"].items()}
@@ -144,6 +161,9 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int) -> dict[s
                    "median": median, "min": ordered[0] if ordered else None, "max": ordered[-1] if ordered else None,
                    "histogram": {str(r): rounds[r] for r in ordered}},
         "combatants": combatants,
+        "fight_loop": {"compiled_fights": totals.get("compiled_fights", 0),
+                       "python_fights": totals.get("python_fights", 0),
+                       "python_why": why_python if totals.get("python_fights") else None},
     }
 
 
@@ -283,10 +303,10 @@ def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
 
 
 def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int,
-           stop: _Stop) -> Generator[dict[str, Any], None, None]:
+           loop: str, stop: _Stop) -> Generator[dict[str, Any], None, None]:
     if workers == 1:
         for first, count in batches:
-            yield play_batch(scenario, seed, first, count)
+            yield play_batch(scenario, seed, first, count, loop)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -301,7 +321,7 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=_quiet_worker)
             for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-                running.add(pool.submit(play_batch, scenario, seed, first, count))
+                running.add(pool.submit(play_batch, scenario, seed, first, count, loop))
                 if len(running) >= 2 * workers:
                     break
         while running and not stop.event.is_set():
@@ -318,7 +338,7 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
                 yield part
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    running.add(pool.submit(play_batch, scenario, seed, *nxt))
+                    running.add(pool.submit(play_batch, scenario, seed, *nxt, loop))
         finished = not running
     finally:
         if pool is not None:
@@ -326,7 +346,7 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
 
 
 def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
-          workers: int, stop: _Stop) -> Generator[dict[str, Any], None, None]:
+          workers: int, loop: str, stop: _Stop) -> Generator[dict[str, Any], None, None]:
     try:
         import importlib
 
@@ -359,7 +379,7 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
         threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
         queue = iter(batches)
         for first, count in queue:
-            running.add(client.submit(play_batch, scenario, seed, first, count, pure=False))
+            running.add(client.submit(play_batch, scenario, seed, first, count, loop, pure=False))
             if len(running) >= 2 * max(workers, threads):
                 break
         arriving = as_completed(running)
@@ -372,7 +392,7 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
                 yield future.result()
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    more = client.submit(play_batch, scenario, seed, *nxt, pure=False)
+                    more = client.submit(play_batch, scenario, seed, *nxt, loop, pure=False)
                     running.add(more)
                     arriving.add(more)
     finally:
@@ -428,6 +448,8 @@ class SimulationResult(Mapping[str, Any]):
         combatants: Per combatant: `side`, `group`, `dealt_mean`, `taken_mean`,
             `survived_rate`, `fled_rate`, `down_rate`.
         timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
+        fight_loop: `compiled_fights` and `python_fights` (how many fights each round loop
+            played) and `python_why` (why any played on the Python loop, else None).
     """
 
     __slots__ = ("_data",)
@@ -502,13 +524,20 @@ class SimulationResult(Mapping[str, Any]):
     def timing(self) -> dict[str, Any]:
         return self._data["timing"]  # type: ignore[no-any-return]
 
+    @property
+    def fight_loop(self) -> dict[str, Any]:
+        return self._data["fight_loop"]  # type: ignore[no-any-return]
+
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
-             batch: int = BATCH) -> SimulationResult:
+             batch: int = BATCH, loop: str = "auto") -> SimulationResult:
     """Play `runs` fights of `scenario` and report who wins how often, rounds, survivors,
     and damage dealt and taken per combatant (`fracas.simulate` documents the arguments).
-    `batch` is the fights a worker plays per task.
+    `batch` is the fights a worker plays per task. `loop`: "auto" plays the fights on the
+    compiled fight loop when it covers the scenario (the same fights, faster: `fastfight`),
+    "python" on the Python round loop; `fight_loop` in the result says how many fights each
+    played, and why any played on the Python loop.
 
     SIGINT (Ctrl-C, a KeyboardInterrupt) or SIGTERM while it runs stops the workers and
     returns the fights finished so far (`interrupted`, `stopped_by`)."""
@@ -516,6 +545,11 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
 
     source = read_scenario(scenario)
     sc = compile_scenario(source)  # every error before any worker starts
+    blob = orjson.dumps(source)
+    _COMPILED.setdefault(blob, sc)  # this process plays with it (workers=1)
+    sc = _compiled(blob)
+    if loop not in ("auto", "python"):
+        raise SchemaError("loop", f"loop must be 'auto' or 'python', got {loop!r}")
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise LimitError("runs", f"runs must be 1 to {MAX_RUNS}, got {runs!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
@@ -524,15 +558,13 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     if (workers > 1 or dask) and getattr(multiprocessing.current_process(), "_inheriting", False):
         raise SystemExit(GUARD)  # in a spawned worker: one line, not a traceback per worker
     seed = new_seed() if seed is None else seed
-    import orjson
-
-    blob = orjson.dumps(source)
+    fast = fastfight.plan_for(sc) if loop == "auto" else "loop 'python' was asked for"
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
     with _Stop(immediate=workers == 1 and not dask) as stop:
-        stream = _dask(blob, seed, batches, dask, workers, stop) if dask else _local(blob, seed, batches, workers,
-                                                                                   stop)
+        stream = (_dask(blob, seed, batches, dask, workers, loop, stop) if dask
+                  else _local(blob, seed, batches, workers, loop, stop))
         try:
             for part in stream:
                 totals = merge(totals, part)
@@ -546,8 +578,9 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
             stream.close()  # ends the generator: its `finally` stops the workers
     elapsed = time.perf_counter() - started
     if totals is None:
-        totals = merge(None, play_batch(blob, seed, 0, 0))
-    out = report(sc, totals, runs, seed)
+        totals = merge(None, play_batch(blob, seed, 0, 0, loop))
+    why = fast if isinstance(fast, str) else "the compiled fight loop stopped (the Python loop reports why)"
+    out = report(sc, totals, runs, seed, why)
     out["stopped_by"] = stop.name
     out["timing"] = {"seconds": round(elapsed, 4), "fights_per_second": round(totals["fights"] / elapsed, 1)
                      if elapsed > 0 else None, "workers": workers,

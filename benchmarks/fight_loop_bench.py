@@ -1,0 +1,138 @@
+"""The fight-loop section of `fracas bench`: fights at compiled speed, beside the bulk API.
+
+For the four example scenarios and a 300-creature horde (the Enchanted Realms example
+with 299 skeletons and their captain), on one process, side by side in one run:
+
+- fights per second on the compiled fight loop (`simulate(loop="auto")`) and on the
+  Python round loop (`loop="python"`), the same fights from the same seed;
+- attacks per second inside those fights: fights/s × the attacks a fight makes (counted
+  in the round logs of the first fights, the same fights both loops play);
+- the bulk API's attacks per second for the same strikes (`fracas.resolve_bulk`, one
+  thread): every group's strikes at every enemy group's target, weighted by how many
+  members each has, and `share`: attacks/s inside compiled fights ÷ bulk attacks/s.
+
+A scenario the compiled loop does not cover says so (`python_why`): it has no compiled
+figures (`simulate` plays it on the Python loop, whose figures are shown).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+import orjson
+
+import fracas
+from fracas.drive import fastfight
+from fracas.drive.fight import Fight
+from fracas.drive.scenario import compile_scenario, example, examples
+from fracas.drive.simulate import simulate
+from fracas.rng import chunk_seed
+
+SEED = 2024
+HORDE = "er-horde-300"
+
+
+def horde() -> bytes:
+    """The 300-creature horde: the skeleton-horde example with 299 skeletons (and the captain)."""
+    scenario = orjson.loads(example("er-skeleton-horde"))
+    scenario["name"] = "Four adventurers against 300 skeletons"
+    scenario["sides"]["skeletons"][0]["count"] = 299
+    return orjson.dumps(scenario)
+
+
+def attacks_per_fight(scenario: bytes, fights: int) -> float:
+    """Attacks (and spells) per fight in fights 0..fights-1 of SEED, from their round logs."""
+    sc = compile_scenario(scenario)
+    attacks = 0
+    for i in range(fights):
+        fight = Fight(sc)
+        fight_seed = chunk_seed(SEED, i)
+        while not fight.over:
+            log = fight.play_round(chunk_seed(fight_seed, fight.round + 1))
+            attacks += sum(1 for e in log["events"] if e["type"] in ("attack", "spell"))
+    return attacks / fights
+
+
+def bulk_request(scenario: bytes, attacks: int) -> dict[str, Any]:
+    """A bulk request of the scenario's strikes: each group at each enemy group's target,
+    `attacks` in all, in proportion to attackers × targets."""
+    source = orjson.loads(scenario)
+    groups = [(side, g) for side, entries in source["sides"].items() for g in entries]
+    pairs = [(a, t) for a in groups for t in groups if a[0] != t[0] and a[1].get("attacks")]
+    weight = sum(a[1].get("count", 1) * t[1].get("count", 1) for a, t in pairs)
+    request: dict[str, Any] = {"ruleset": source.get("ruleset", "enchanted-realms"), "profiles": {}, "targets": {},
+                               "attacks": []}
+    for _side, g in groups:
+        request["targets"][g["name"]] = g["target"]
+        if g.get("attacks"):
+            request["profiles"][g["name"]] = {"attacker": g["attacker"], "strikes": g["attacks"]}
+    for a, t in pairs:
+        count = max(1, attacks * a[1].get("count", 1) * t[1].get("count", 1) // weight)
+        request["attacks"].append({"profile": a[1]["name"], "target": t[1]["name"], "count": count})
+    return request
+
+
+def _rate(scenario: bytes, runs: int, loop: str) -> tuple[float, dict[str, Any]]:
+    simulate(scenario, runs=min(runs, 20), seed=SEED, workers=1, loop=loop)  # compile and warm up
+    started = time.perf_counter()
+    result = simulate(scenario, runs=runs, seed=SEED, workers=1, loop=loop)
+    return runs / (time.perf_counter() - started), result
+
+
+def run(fast_runs: int, python_runs: int, bulk_attacks: int, logged: int) -> dict[str, Any]:
+    """The section: `fast_runs` fights on the compiled loop, `python_runs` on the Python loop,
+    `bulk_attacks` bulk attacks, attacks per fight from `logged` fights; per scenario."""
+    out: dict[str, Any] = {"seed": SEED, "fast_runs": fast_runs, "python_runs": python_runs,
+                           "bulk_attacks": bulk_attacks, "logged_fights": logged, "scenarios": {}}
+    for name in [*examples(), HORDE]:
+        scenario = horde() if name == HORDE else example(name)
+        covered = fastfight.plan_for(compile_scenario(scenario))
+        python_rate, slow = _rate(scenario, python_runs, "python")
+        if isinstance(covered, str):  # "auto" would play them on the Python loop: measured above
+            fast_rate, fast = python_rate, slow
+        else:
+            fast_rate, fast = _rate(scenario, fast_runs, "auto")
+        per_fight = attacks_per_fight(scenario, min(logged, python_runs))
+        request = bulk_request(scenario, bulk_attacks)
+        fracas.resolve_bulk(request, seed=1, threads=1)  # compile once
+        started = time.perf_counter()
+        fracas.resolve_bulk(request, seed=1, threads=1)
+        bulk_rate = sum(a["count"] for a in request["attacks"]) / (time.perf_counter() - started)
+        compiled = not isinstance(covered, str) and fast["fight_loop"]["compiled_fights"] == fast_runs
+        row = {"title": orjson.loads(scenario).get("name", name), "ruleset": fast["ruleset"],
+               "compiled": compiled, "python_why": None if compiled else covered,
+               "attacks_per_fight": round(per_fight, 2),
+               "fights_per_s": {"compiled": round(fast_rate, 1) if compiled else None,
+                                "python": round(python_rate, 1)},
+               "attacks_per_s": {"compiled": round(fast_rate * per_fight, 1) if compiled else None,
+                                 "python": round(python_rate * per_fight, 1), "bulk": round(bulk_rate, 1)},
+               "speedup": round(fast_rate / python_rate, 1) if compiled and python_rate else None}
+        in_fights = fast_rate * per_fight  # what `simulate` reaches, on whichever loop plays the scenario
+        row["share_of_bulk"] = round(in_fights / bulk_rate, 5) if bulk_rate else None
+        out["scenarios"][name] = row
+    return out
+
+
+def table(section: Optional[dict[str, Any]]) -> list[str]:
+    """The section as text lines for `fracas bench`."""
+    if not section:
+        return []
+    lines = [f"Fight loop · one process, seed {section['seed']}: {section['fast_runs']:,} fights on the compiled"
+             f" loop, {section['python_runs']:,} on the Python loop, {section['bulk_attacks']:,} bulk attacks of"
+             " the same strikes"]
+    lines.append(f"  {'scenario':<20} {'fights/s compiled':>18} {'python':>10} {'×':>7} {'attacks/fight':>14}"
+                 f" {'attacks/s in fights':>20} {'bulk attacks/s':>15} {'÷ bulk':>7}")
+    for name, row in section["scenarios"].items():
+        rates, attacks = row["fights_per_s"], row["attacks_per_s"]
+        speed = f"{row['speedup']:.0f}×" if row["speedup"] else "—"
+        share = f"{100 * row['share_of_bulk']:.2f} %" if row["share_of_bulk"] is not None else "—"
+        fast = f"{rates['compiled']:>16,.0f}/s" if row["compiled"] else f"{'—':>18}"
+        in_fights = f"{attacks['compiled']:>18,.0f}/s" if row["compiled"] else f"{attacks['python']:>18,.0f}/s"
+        lines.append(f"  {name:<20} {fast} {rates['python']:>8,.0f}/s {speed:>7}"
+                     f" {row['attacks_per_fight']:>14.1f} {in_fights} {attacks['bulk']:>13,.0f}/s {share:>7}")
+        if not row["compiled"]:
+            lines.append(f"    (on the Python loop: {row['python_why']})")
+    lines.append("  (attacks/s in fights: fights/s × attacks per fight, counted in the round logs of the first"
+                 f" {section['logged_fights']} fights, on the loop `simulate` uses; ÷ bulk: that ÷ bulk attacks/s)")
+    return lines

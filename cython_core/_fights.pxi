@@ -1,0 +1,733 @@
+# Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
+# fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
+# Worldwalker and Cartyrion.
+#
+# Included at the end of _core.pyx, so the round loop calls the very strike kernels
+# (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
+# the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
+# for it, by construction. Each round follows Fight.play_round step for step for these
+# scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
+# for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
+# its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
+# broken weapons, CT-6 parries, CT-7 no repeated sneak attack. The draw order is the round's: its k-th random event (the initiative,
+# each `random` target choice, each attack) draws from stream k of the round seed, the
+# seed of bulk chunk k (fracas.rng.chunk_seed).
+#
+# Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
+# the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
+
+cdef enum:
+    TAC_NEAREST = 0
+    TAC_WEAKEST = 1
+    TAC_RANDOM = 2
+    TAC_FOCUS = 3
+    ST_STANDING = 0
+    ST_DOWN = 1
+    ST_FLED = 2
+    PARRY_NONE = 0
+    PARRY_WEAPON = 1
+    PARRY_SHIELD = 2
+    POWER_NEVER = 0
+    POWER_FIRST = 1
+    POWER_HURT = 2
+    #: CT group fields (FightPlan.ct_group, CTG each): its tactic's parry, parry_at, power;
+    #: whether its strikes can break, the situation dimensions, its strikes' sneak and power bits
+    CTG = 8
+    CTG_PARRY = 0
+    CTG_PARRY_AT = 1
+    CTG_POWER = 2
+    CTG_BREAKS = 3
+    CTG_POWER_DIM = 4
+    CTG_SNEAK_DIM = 5
+    CTG_SNEAK_BITS = 6
+    CTG_STRIKES = 7
+    E_FIGHT_PLAN = 101
+    #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
+    #: the fight stops and the Python loop reports the LimitError.
+    FF_ROLL_OFFS = 1000
+    E_FIGHT_TIES = 100
+
+
+cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
+    """fracas.rng.chunk_seed in C."""
+    if chunk == 0:
+        return seed
+    cdef uint64_t sm = seed ^ (chunk * <uint64_t>0xD6E8FEB86659FD93)
+    return _splitmix64(&sm)
+
+
+cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
+    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+    cdef uint64_t sm = seed
+    cdef uint64_t o1 = _splitmix64(&sm)
+    cdef uint64_t o2 = _splitmix64(&sm)
+    d.s0 = <uint32_t>o1
+    d.s1 = <uint32_t>(o1 >> 32)
+    d.s2 = <uint32_t>o2
+    d.s3 = <uint32_t>(o2 >> 32)
+    d.rolls = NULL
+    d.n_rolls = 0
+    d.pos = 0
+    d.error = 0
+    d.error_pos = -1
+    d.strike = -1
+
+
+cdef struct FightPlan:
+    # The scenario, flat (fastfight.FastPlan builds the arrays).
+    bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
+    bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
+    bint ct                    # Cartyrion: side initiative, two pools, weapons and parries (CT-1, CT-4..7)
+    int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
+    int64_t members
+    int64_t groups
+    int64_t sides
+    int64_t max_rounds
+    const int32_t* side        # per member
+    const int32_t* group       # per member
+    const int64_t* hp          # per member: its starting health
+    const int64_t* flee_at     # per member: leaves at or below this (INT64_MIN: never)
+    const int64_t* spell_uses  # per member
+    const int32_t* tactic      # per member: TAC_*
+    const int64_t* init_mod    # per member: its initiative modifier (ER-18, WW-1)
+    const int64_t* init_sub    # per member: what orders equal totals before roll-offs (WW-1: Dexterity modifier)
+    int64_t init_low           # the lowest initiative total (the lowest modifier + 1)
+    int64_t init_span          # totals from init_low to init_low + init_span - 1
+    int64_t sub_low            # init_sub from sub_low to sub_low + sub_span - 1
+    int64_t sub_span
+    const int64_t* units       # per group: its first attack unit, attack units, spell unit (-1: none)
+    const int64_t* reserve     # per member: complex actions it holds each round (WW-5)
+    const int32_t* reaction    # per member: 1 when it has a block or dodge to spend them on
+    const int64_t* injury      # per member: its Injury Points (CT-4), -1: none
+    const int64_t* weapon0     # per member: explosions its parrying weapon takes (CT-6)
+    const int64_t* shield0     # per member: its shield's points (CT-6)
+    const int64_t* ct_group    # per group: CTG fields
+    const int64_t* own_power   # per group: its strikes marked power (bits)
+    const int64_t* parry_dims  # per group, as a target: weapon parry levels, shield parry levels
+    const int64_t* ct_init     # CT-1 by (round 1 or later, d6): first side, surprised side (-1)
+    const int64_t* vbase       # per (attack unit, target group): its first variant
+    const int64_t* vcount      # per (attack unit, target group): its variants
+    const int64_t* near_off    # per member: its enemies nearest first, in near[...]
+    const int32_t* near
+    const int64_t* focus_off   # per member: its focus's members nearest first
+    const int32_t* focus
+    const int32_t* plans       # strike rows (PLAN_WIDTH or XPLAN_WIDTH each)
+    const uint32_t* masks      # ER: two words per strike row
+    const int64_t* tinit       # rows: XS_WIDTH words per variant (the target's parry state)
+    # per variant (vbase + the situation's index): first row, rows
+    const int64_t* pair
+
+
+cdef struct FightState:
+    int64_t* hp
+    int32_t* status
+    int64_t* spell
+    int64_t* dealt
+    int64_t* taken
+    int64_t* near_at       # per member: where its nearest search starts (statuses only ever leave standing)
+    int64_t* focus_at
+    int64_t* side_standing
+    int32_t* casting
+    int32_t* order         # this round's initiative order
+    int32_t* once          # WW-1: the order of the fight (once_n combatants)
+    int64_t once_n
+    int64_t* reserve       # per member: reserved actions left this round (WW-5)
+    int64_t* injury        # per member: Injury Points left (CT-4)
+    int64_t* broken        # per member: its broken strikes, as bits (CT-5, CT-6)
+    int32_t* parrying      # per member: PARRY_* until its next turn (CT-6)
+    int64_t* weapon_left
+    int64_t* shield_left
+    int64_t* turns         # per member: turns taken (CT-5 power "first")
+    int32_t* acts          # per member: it attacks this turn (CT)
+    int64_t* attacked      # members × members: when m last attacked t (CT-7), as epoch + round
+    int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
+    int64_t slot_end[2]
+    int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
+    int64_t* keys          # scratch: initiative sort keys, random target candidates
+    int64_t* bucket        # scratch: the counting sort of initiative totals
+    int32_t* tie           # scratch: a roll-off group
+    int64_t* out           # one attack's out rows
+    int64_t stamp[1]
+    int64_t sides_left
+    bint over
+    int64_t winner         # side index, -1 for a draw
+    Dice dice
+    uint64_t round_seed
+    uint64_t k
+
+
+cdef inline void _stream(FightState* f) noexcept nogil:
+    """The round's next random event draws from stream k (Fight._stream)."""
+    _seed_dice(&f.dice, _chunk_seed(f.round_seed, f.k))
+    f.k += 1
+
+
+cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
+    """rulesets.rows.break_ties: a d20 each in listed order, then each face's group from the
+    highest face down, again until one is left (listed order kept within a face)."""
+    cdef int32_t small[128]
+    cdef int32_t* faces
+    cdef int32_t* sub
+    cdef int64_t i, end
+    cdef int64_t at[22]
+    cdef int face, err = 0
+    if n == 1:
+        f.order[placed[0]] = tied[0]
+        placed[0] += 1
+        return 0
+    if depth >= FF_ROLL_OFFS:
+        return E_FIGHT_TIES
+    if n <= 64:
+        faces = &small[0]
+    else:
+        faces = <int32_t*>malloc(2 * n * sizeof(int32_t))
+    if faces == NULL:
+        return E_FIGHT_TIES
+    sub = faces + n
+    for face in range(22):
+        at[face] = 0
+    for i in range(n):
+        faces[i] = draw_gen(&f.dice, 20)
+        at[21 - faces[i]] += 1  # runs from face 20 (slot 1) down to face 1 (slot 20)
+    for face in range(1, 21):
+        at[face] += at[face - 1]
+    for i in range(n):  # a stable counting sort, highest face first
+        sub[at[20 - faces[i]]] = tied[i]
+        at[20 - faces[i]] += 1
+    i = 0
+    for face in range(20):  # at[face] is now the end of the run of face 20 - face
+        end = at[face]
+        if end > i:
+            err = _break_ties(f, sub + i, end - i, depth + 1, placed)
+            if err:
+                break
+        i = end
+    if n > 64:
+        free(faces)
+    return err
+
+
+cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
+    """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
+    totals highest first, ties broken by d20 roll-offs. Fills f.order."""
+    cdef int64_t i, n = 0, a, b, placed = 0, v
+    cdef int64_t span = p.init_span * p.sub_span
+    cdef int err
+    if p.init_once and f.once_n:  # WW-1: the fight's order, without the fallen; no dice
+        for i in range(f.once_n):
+            if f.status[f.once[i]] == ST_STANDING:
+                f.order[n] = f.once[i]
+                n += 1
+        count[0] = n
+        return 0
+    _stream(f)
+    # A counting sort of the totals (they lie in init_low .. init_low + init_span - 1; with
+    # init_sub, each total's runs by init_sub), highest first and in scenario order within
+    # a run: the order ties are rolled off in.
+    for v in range(span + 1):
+        f.bucket[v] = 0
+    for i in range(p.members):
+        if f.status[i] == ST_STANDING:
+            v = p.init_low + p.init_span - 1 - (draw_gen(&f.dice, p.init_die) + p.init_mod[i])
+            v = v * p.sub_span + p.sub_low + p.sub_span - 1 - p.init_sub[i]
+            f.keys[n] = v * (<int64_t>1 << 20) + i
+            f.bucket[v + 1] += 1
+            n += 1
+    for v in range(span):
+        f.bucket[v + 1] += f.bucket[v]
+    for i in range(n):
+        v = f.keys[i] >> 20
+        f.tie[f.bucket[v]] = <int32_t>(f.keys[i] & 0xFFFFF)
+        f.bucket[v] += 1
+    a = 0
+    for v in range(span):  # f.bucket[v] is now the end of total v's run
+        b = f.bucket[v]
+        if b > a:
+            err = _break_ties(f, f.tie + a, b - a, 0, &placed)
+            if err:
+                return err
+        a = b
+    if p.init_once:
+        for i in range(n):
+            f.once[i] = f.order[i]
+        f.once_n = n
+    count[0] = n
+    return 0
+
+
+cdef inline int64_t _first_standing(const FightState* f, const int32_t* lst, int64_t* at, int64_t end) noexcept nogil:
+    while at[0] < end and f.status[lst[at[0]]] != ST_STANDING:
+        at[0] += 1
+    return lst[at[0]] if at[0] < end else -1
+
+
+cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Fight._choose: the target of m by its tactic among the standing enemies (-1: none)."""
+    cdef int64_t e, n, best, best_health, health
+    cdef int tactic = p.tactic[m]
+    cdef int32_t side = p.side[m]
+    if tactic == TAC_FOCUS:
+        e = _first_standing(f, p.focus, &f.focus_at[m], p.focus_off[m + 1])
+        if e >= 0:
+            return e
+        tactic = TAC_NEAREST
+    if tactic == TAC_NEAREST:
+        return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
+    if tactic == TAC_WEAKEST:
+        best = -1
+        best_health = 0
+        for e in range(p.members):
+            if f.status[e] == ST_STANDING and p.side[e] != side:
+                health = f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)
+                if best < 0 or health < best_health:
+                    best, best_health = e, health
+        return best
+    n = 0
+    for e in range(p.members):
+        if f.status[e] == ST_STANDING and p.side[e] != side:
+            f.keys[n] = e
+            n += 1
+    if n == 0:
+        return -1
+    _stream(f)
+    return f.keys[draw_gen(&f.dice, <uint32_t>n) - 1]
+
+
+cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
+    """Fight.decide: over once at most one side stands."""
+    cdef int64_t s
+    if f.sides_left <= 1 and not f.over:
+        f.over = True
+        f.winner = -1
+        for s in range(p.sides):
+            if f.side_standing[s]:
+                f.winner = s
+
+
+cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
+    """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
+    injury, down when they are gone), else fled at its flee_at."""
+    cdef int64_t left
+    cdef bint down
+    if damage + injury <= 0:
+        return
+    if p.injury[t] >= 0:
+        left = f.hp[t] - damage
+        f.hp[t] = left if left > 0 else 0
+        f.injury[t] = f.injury[t] - injury - (-left if left < 0 else 0)
+        if f.injury[t] < 0:
+            f.injury[t] = 0
+        down = f.injury[t] == 0
+    else:
+        left = f.hp[t] - damage - injury
+        f.hp[t] = left if left > 0 else 0
+        down = f.hp[t] == 0
+    if down:
+        f.status[t] = ST_DOWN
+    elif f.hp[t] <= p.flee_at[t]:
+        f.status[t] = ST_FLED
+    else:
+        return
+    f.side_standing[p.side[t]] -= 1
+    if f.side_standing[p.side[t]] == 0:
+        f.sides_left -= 1
+    _decide(p, f)
+
+
+cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
+    """Fight._power_now (CT-5): its tactic's moment for a power attack."""
+    cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
+    return (power == POWER_FIRST and f.turns[m] == 1) or (power == POWER_HURT and 2 * f.hp[m] <= p.hp[m])
+
+
+cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit, bint spell,
+                 int64_t r) noexcept nogil:
+    """Fight._attack and _after_attack: m's attack `unit` at t from the next stream, in the
+    situation the round puts it in: a target with no reserved action left cannot block or
+    dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
+    (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
+    cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left
+    cdef const int64_t* ctg = p.ct_group + g * CTG
+    cdef bint power = False
+    cdef int err
+    if p.ct and not spell:
+        broken = f.broken[m] if ctg[CTG_BREAKS] else 0
+        power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
+        v = broken * ctg[CTG_POWER_DIM] + power
+        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and f.attacked[m * p.members + t] == f.epoch + r - 1)
+        w, sh = p.parry_dims[2 * tg], p.parry_dims[2 * tg + 1]
+        v = v * (1 + w + sh)
+        if f.parrying[t] == PARRY_WEAPON:
+            if not 1 <= f.weapon_left[t] <= w:
+                return E_FIGHT_PLAN
+            v += f.weapon_left[t]
+        elif f.parrying[t] == PARRY_SHIELD:
+            if not 1 <= f.shield_left[t] <= sh:
+                return E_FIGHT_PLAN
+            v += w + f.shield_left[t]
+    elif not p.ct:
+        v = p.reaction[t] and f.reserve[t] <= 0
+    if not 0 <= v < p.vcount[unit * p.groups + tg]:
+        return E_FIGHT_PLAN
+    at = p.vbase[unit * p.groups + tg] + v
+    first, n = p.pair[2 * at], p.pair[2 * at + 1]
+    if n <= 0:
+        return E_FIGHT_PLAN
+    _stream(f)
+    if p.rows:
+        err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
+                      f.out, NULL, 0, &logpos, True)
+        if err:
+            return err
+        for s in range(n):
+            if p.ct and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
+                injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            else:
+                damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+            cost += f.out[s * XOUT_WIDTH + Y_COST]
+            reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
+        if f.reserve[t] > 0:
+            f.reserve[t] -= reacted
+    else:
+        f.stamp[0] = -1
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                          NULL, 0, &logpos)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+    f.dealt[m] += damage + injury
+    f.taken[t] += damage + injury
+    if p.ct:
+        if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
+            f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
+        f.attacked[m * p.members + t] = f.epoch + r
+        if not spell:
+            # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
+            for s in range(ctg[CTG_STRIKES]):
+                if not (broken >> s) & 1 and ((power and not (ctg[CTG_SNEAK_BITS] >> s) & 1)
+                                              or (p.own_power[g] >> s) & 1):
+                    f.broken[m] |= <int64_t>1 << s
+            if f.parrying[t]:
+                left = f.out[(n - 1) * XOUT_WIDTH + Y_PARRY_LEFT]
+                if f.parrying[t] == PARRY_WEAPON:
+                    f.weapon_left[t] = left
+                    if left == 0:
+                        f.broken[t] |= 1
+                        f.parrying[t] = PARRY_NONE
+                else:
+                    f.shield_left[t] = left
+                    if left == 0:
+                        f.parrying[t] = PARRY_NONE
+    _harm(p, f, t, damage, injury)
+    return 0
+
+
+cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
+    """CT-1: one d6 for the sides; a slot per side that is not surprised, its standing
+    members in scenario order (f.slot_end)."""
+    cdef int64_t roll, at, first, surprised, side, i, n = 0, slots = 0
+    _stream(f)
+    roll = draw_gen(&f.dice, 6)
+    at = ((0 if r == 1 else 1) * 6 + roll - 1) * 2
+    first, surprised = p.ct_init[at], p.ct_init[at + 1]
+    cdef int64_t turn
+    for turn in range(2):
+        side = first if turn == 0 else 1 - first
+        if side == surprised:
+            continue
+        for i in range(p.members):
+            if p.side[i] == side and f.status[i] == ST_STANDING:
+                f.order[n] = <int32_t>i
+                n += 1
+        f.slot_end[slots] = n
+        slots += 1
+    count[0] = slots
+    return 0
+
+
+cdef void _ct_turn(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Fight._turn (CT-6): a parry ends; its tactic may parry this turn instead of attacking."""
+    cdef const int64_t* ctg = p.ct_group + p.group[m] * CTG
+    cdef bint can
+    f.turns[m] += 1
+    f.parrying[m] = PARRY_NONE
+    f.acts[m] = ctg[CTG_STRIKES] > 0 and (f.broken[m] & ((<int64_t>1 << ctg[CTG_STRIKES]) - 1)) != (
+        (<int64_t>1 << ctg[CTG_STRIKES]) - 1)
+    if not f.casting[m] and ctg[CTG_PARRY] != PARRY_NONE and f.hp[m] <= ctg[CTG_PARRY_AT]:
+        if ctg[CTG_PARRY] == PARRY_WEAPON:
+            can = f.weapon_left[m] > 0 and not (f.broken[m] & 1)
+        else:
+            can = f.shield_left[m] > 0
+        if can:
+            f.parrying[m] = <int32_t>ctg[CTG_PARRY]
+            f.acts[m] = 0
+
+
+cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
+    """A Cartyrion round (Fight.play_round): side initiative, then side by side each
+    standing member's turn (all of the slot's turns start first), its attack or spell."""
+    cdef int64_t slots, slot, a = 0, b, j, m, t, g
+    cdef int err = 0
+    err = _ct_initiative(p, f, r, &slots)
+    for m in range(p.members):
+        f.casting[m] = 0
+    for j in range(f.slot_end[slots - 1] if slots else 0):  # casters that act this round
+        m = f.order[j]
+        f.casting[m] = f.spell[m] > 0
+    for slot in range(slots):
+        if f.over:
+            break
+        b = f.slot_end[slot]
+        for j in range(a, b):
+            if f.status[f.order[j]] == ST_STANDING:
+                _ct_turn(p, f, f.order[j])
+        for j in range(a, b):
+            if f.over:
+                break
+            m = f.order[j]
+            if f.status[m] != ST_STANDING:
+                continue
+            g = p.group[m]
+            if f.casting[m]:
+                f.spell[m] -= 1
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
+            elif f.acts[m]:
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, p.units[3 * g], False, r)
+            if err:
+                return err
+        a = b
+    return 0
+
+
+cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
+    """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
+    cdef int64_t i, m, t, n, r = 0, slot, g, u
+    cdef int err
+    f.sides_left = 0
+    for i in range(p.sides):
+        f.side_standing[i] = 0
+    for i in range(p.members):
+        f.hp[i] = p.hp[i]
+        f.status[i] = ST_STANDING
+        f.spell[i] = p.spell_uses[i]
+        f.dealt[i] = 0
+        f.taken[i] = 0
+        f.near_at[i] = p.near_off[i]
+        f.injury[i] = p.injury[i]
+        f.broken[i] = 0
+        f.parrying[i] = PARRY_NONE
+        f.weapon_left[i] = p.weapon0[i]
+        f.shield_left[i] = p.shield0[i]
+        f.turns[i] = 0
+        f.focus_at[i] = p.focus_off[i]
+        f.side_standing[p.side[i]] += 1
+    for i in range(p.sides):
+        if f.side_standing[i]:
+            f.sides_left += 1
+    f.over = False
+    f.winner = -1
+    f.once_n = 0
+    f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
+    while not f.over:
+        r += 1
+        f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
+        f.k = 0
+        for i in range(p.members):  # WW-5: actions held in reserve, for this round
+            f.reserve[i] = p.reserve[i]
+        if p.ct:
+            err = _ct_round(p, f, r)
+            if err:
+                return err
+            if not f.over and r >= p.max_rounds:
+                f.over = True
+            continue
+        err = _initiative(p, f, &n)
+        if err:
+            return err
+        for i in range(p.members):  # casters with a use left cast this round
+            f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
+        for slot in range(n):
+            if f.over:
+                break
+            m = f.order[slot]
+            if f.status[m] != ST_STANDING:
+                continue
+            g = p.group[m]
+            if f.casting[m]:
+                f.spell[m] -= 1
+                t = _choose(p, f, m)
+                if t >= 0:
+                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
+            elif p.units[3 * g + 1]:
+                t = _choose(p, f, m)
+                # one attack, or (WW-5) one per strike while the target stands
+                for u in range(p.units[3 * g], p.units[3 * g] + p.units[3 * g + 1]):
+                    if t < 0 or f.status[t] != ST_STANDING:
+                        break
+                    err = _attack(p, f, m, t, u, False, r)
+                    if err:
+                        break
+            if err:
+                return err
+        if not f.over and r >= p.max_rounds:
+            f.over = True  # max_rounds: a draw
+    rounds[0] = r
+    return 0
+
+
+cdef void* _grab(list keep, Py_ssize_t nbytes) except NULL:
+    buf = bytearray(max(nbytes, 8))
+    keep.append(buf)
+    return <void*><char*>buf
+
+
+def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_t[::1] totals):
+    """Fights first..first+count-1 of a scenario compiled by fastfight.FastPlan, added to
+    `totals` (laid out as FastPlan.play reads it). Returns (fights played, error code, the
+    fight that stopped): on an error (a crit chain or tie past its limit) the fights before
+    it are in `totals` and the Python loop plays that fight again to report the error as
+    it always has."""
+    cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
+    cdef const int32_t[::1] reaction = arrays["reaction"]
+    cdef const int64_t[::1] init_sub = arrays["init_sub"], units = arrays["units"], reserve = arrays["reserve"]
+    cdef const int64_t[::1] tinit = arrays["tinit"], vbase = arrays["vbase"], injury = arrays["injury"]
+    cdef const int64_t[::1] vcount = arrays["vcount"]
+    cdef const int64_t[::1] weapon0 = arrays["weapon0"], shield0 = arrays["shield0"], ct_group = arrays["ct_group"]
+    cdef const int64_t[::1] own_power = arrays["own_power"], parry_dims = arrays["parry_dims"]
+    cdef const int64_t[::1] ct_init = arrays["ct_init"]
+    cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
+    cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
+    cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
+    cdef const int64_t[::1] focus_off = arrays["focus_off"], pair = arrays["pair"]
+    cdef FightPlan p
+    cdef FightState f
+    cdef int64_t members = side.shape[0], groups = arrays["groups"], sides = arrays["sides"]
+    cdef int64_t max_rounds = arrays["max_rounds"], widest = arrays["widest"]
+    cdef int64_t i, g, fight, rounds = 0, played = 0
+    cdef int err = 0
+    cdef int64_t* tot
+    cdef list keep = []
+    if (members < 2 or members >= (1 << 20) or group.shape[0] != members or hp.shape[0] != members
+            or reaction.shape[0] != members or tactic.shape[0] != members or init_mod.shape[0] != members
+            or flee_at.shape[0] != members or spell_uses.shape[0] != members or init_sub.shape[0] != members
+            or reserve.shape[0] != members or injury.shape[0] != members or weapon0.shape[0] != members
+            or shield0.shape[0] != members):
+        raise ValueError("a fight plan's member arrays disagree")
+    cdef bint rows = arrays["rows"]
+    cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
+    cdef int64_t n_units = 0
+    for g in range(groups):
+        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0)
+    cdef int64_t n_variants = pair.shape[0] // 2
+    if (units.shape[0] != 3 * groups or vbase.shape[0] != n_units * groups or vcount.shape[0] != n_units * groups or near_off.shape[0] != members + 1
+            or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_variants * XS_WIDTH
+            or ct_group.shape[0] != groups * CTG or own_power.shape[0] != groups or parry_dims.shape[0] != 2 * groups
+            or ct_init.shape[0] != 24):
+        raise ValueError("a fight plan's tables disagree")
+    for g in range(groups):
+        if units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units:
+            raise ValueError("a fight plan's units disagree")
+        if not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16 or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
+            raise ValueError("a fight plan's Cartyrion fields disagree")
+    for u in range(n_units * groups):  # _attack checks its variant against vcount
+        if vbase[u] < 0 or vcount[u] < 0 or vbase[u] + vcount[u] > n_variants:
+            raise ValueError("a fight plan's variant table is out of range")
+    for u in range(n_variants):
+        if pair[2 * u] < 0 or pair[2 * u + 1] < 0 or pair[2 * u] + pair[2 * u + 1] > n_rows:
+            raise ValueError("a fight plan's pair table is out of its rows")
+    if near_off[members] != near.shape[0] or focus_off[members] != focus.shape[0]:
+        raise ValueError("a fight plan's target lists disagree")
+    if totals.shape[0] != 2 * sides + 1 + max_rounds + 1 + 5 * members:
+        raise ValueError("the totals buffer has the wrong length")
+    if rows:
+        if n_rows:
+            _check_xplan(plans, _pyarray.array("q", [0, n_rows, 1]), 1, _pyarray.array("q", [0] * XS_WIDTH))
+        masks_obj = plan_masks(_pyarray.array("i"))
+    else:
+        check_rows(plans, n_rows, 1)
+        masks_obj = plan_masks(plans)
+    cdef const uint32_t[::1] masks = masks_obj
+    p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
+    p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
+    p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
+    p.rows, p.init_once, p.init_die = rows, arrays["init_once"], arrays["init_die"]
+    if p.init_die not in (10, 20):
+        raise ValueError("the initiative die is a d10 or a d20")
+    p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
+    p.ct = arrays["ct"]
+    if p.ct and (sides != 2 or members > 2048):
+        raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
+    p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
+    p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
+    p.vbase = &vbase[0] if vbase.shape[0] else NULL
+    p.vcount = &vcount[0] if vcount.shape[0] else NULL
+    p.tinit = &tinit[0] if tinit.shape[0] else NULL
+    p.init_low = min(arrays["init_mod"]) + 1
+    p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + p.init_die
+    p.sub_low = min(arrays["init_sub"])
+    p.sub_span = max(arrays["init_sub"]) - p.sub_low + 1
+    if p.init_span * p.sub_span > (1 << 16):
+        raise ValueError("initiative modifiers too far apart for the counting sort")
+    p.near_off = &near_off[0]
+    p.near = &near[0] if near.shape[0] else NULL
+    p.focus_off = &focus_off[0]
+    p.focus = &focus[0] if focus.shape[0] else NULL
+    p.plans = &plans[0] if plans.shape[0] else NULL
+    p.masks = &masks[0]
+    p.pair = &pair[0] if pair.shape[0] else NULL
+    f.hp = <int64_t*>_grab(keep, members * 8)
+    f.status = <int32_t*>_grab(keep, members * 4)
+    f.spell = <int64_t*>_grab(keep, members * 8)
+    f.dealt = <int64_t*>_grab(keep, members * 8)
+    f.taken = <int64_t*>_grab(keep, members * 8)
+    f.near_at = <int64_t*>_grab(keep, members * 8)
+    f.focus_at = <int64_t*>_grab(keep, members * 8)
+    f.side_standing = <int64_t*>_grab(keep, sides * 8)
+    f.casting = <int32_t*>_grab(keep, members * 4)
+    f.order = <int32_t*>_grab(keep, members * 4)
+    f.keys = <int64_t*>_grab(keep, members * 8)
+    f.tie = <int32_t*>_grab(keep, members * 4)
+    f.bucket = <int64_t*>_grab(keep, (p.init_span * p.sub_span + 1) * 8)
+    f.out = <int64_t*>_grab(keep, max(widest, 1) * max(OUT_WIDTH, XOUT_WIDTH) * 8)
+    f.once = <int32_t*>_grab(keep, members * 4)
+    f.reserve = <int64_t*>_grab(keep, members * 8)
+    f.injury = <int64_t*>_grab(keep, members * 8)
+    f.broken = <int64_t*>_grab(keep, members * 8)
+    f.parrying = <int32_t*>_grab(keep, members * 4)
+    f.weapon_left = <int64_t*>_grab(keep, members * 8)
+    f.shield_left = <int64_t*>_grab(keep, members * 8)
+    f.turns = <int64_t*>_grab(keep, members * 8)
+    f.acts = <int32_t*>_grab(keep, members * 4)
+    f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
+    f.epoch = 0
+    tot = &totals[0]
+    # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
+    # then per member dealt, taken, survived, fled, down
+    with nogil:
+        for fight in range(first, first + count):
+            err = _fight(&p, &f, _chunk_seed(seed, <uint64_t>fight), &rounds)
+            if err:
+                break
+            played += 1
+            if f.winner < 0:
+                tot[sides] += 1
+            else:
+                tot[f.winner] += 1
+            tot[2 * sides + 1 + rounds] += 1
+            for i in range(members):
+                tot[2 * sides + 2 + max_rounds + i] += f.dealt[i]
+                tot[2 * sides + 2 + max_rounds + members + i] += f.taken[i]
+                if f.status[i] == ST_STANDING:
+                    tot[2 * sides + 2 + max_rounds + 2 * members + i] += 1
+                    tot[sides + 1 + p.side[i]] += 1
+                elif f.status[i] == ST_FLED:
+                    tot[2 * sides + 2 + max_rounds + 3 * members + i] += 1
+                else:
+                    tot[2 * sides + 2 + max_rounds + 4 * members + i] += 1
+    return played, err, first + played if err else -1

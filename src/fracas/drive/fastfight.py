@@ -1,0 +1,341 @@
+"""Whole fights in C: a scenario compiled once into flat arrays for the compiled round loop.
+
+`fracas.drive.fight.Fight` is the round loop every fight can run (encounters, round
+logs, every ruleset); a simulation only needs each fight's integer totals, so for the
+scenarios it covers, `plan_for` flattens the scenario (combatants, their strikes
+compiled at each enemy group, tactics as codes, each combatant's enemies nearest first)
+and the compiled core plays whole fights without the GIL (`cython_core/_fights.pxi`).
+
+The compiled loop is the Python loop's twin, not a model of it: the same scenario and
+seed give the same fights (winner, rounds, survivors, damage dealt and taken per
+combatant), because it takes the same steps in the same draw order (the round's k-th
+random event from stream k of the round seed) and rolls each attack with the strike
+kernel `fracas.resolve` uses, from the plan rows `Compiled.plan` made. A test plays
+both on every example and on generated scenarios.
+
+What it covers: Enchanted Realms scenarios (ER-18 initiative every round, targets by
+every tactic, spells, `flee_at`) whose attacks need no follow-up dice (no sneak attack
+at a target with a maximum Body, no friendly fire, no grapple, no defense rolls),
+Worldwalker scenarios (WW-1 initiative once, WW-5 reserved actions spent on blocks and
+dodges strike by strike) and Cartyrion scenarios (CT-1 side initiative, CT-4 pools,
+CT-5..7 weapons, parries and sneak attacks remembered; every situation an attack can be
+made in is compiled up front, see `_variants`). Old-school scenarios play on the Python
+loop, and `plan_for` says why; so does a single fight
+the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
+Python loop reports the error as it always has.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from array import array
+from typing import Any, Optional, Union
+
+from .. import _kernels
+from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
+from ..rulesets.base import Ruleset
+from .scenario import Compiled
+
+#: Attacks compiled for the flat plan at most (attack unit × enemy group × reaction or not):
+#: each is a Python compile of some 20-50 µs, so a scenario of many distinct groups plays
+#: on the Python loop, which compiles only the pairs its fights meet.
+MAX_PAIRS = 20_000
+#: Combatants whose nearest-first enemy lists are built when the plan is made (M × M entries).
+MAX_MEMBERS = 2_000
+_NEVER = -(1 << 63)
+_TACTICS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
+_COVERED = ("enchanted-realms", "worldwalker", "cartyrion")
+_PARRY = {None: 0, "weapon": 1, "shield": 2}
+_POWER = {"never": 0, "first": 1, "hurt": 2}
+_ALWAYS = (1 << 62)
+#: Cartyrion combatants at most (the loop keeps whom each attacked last: members × members).
+MAX_CT_MEMBERS = 512
+
+_PLANS: "weakref.WeakKeyDictionary[Compiled, Union[FastPlan, str]]" = weakref.WeakKeyDictionary()
+
+
+class FastPlan:
+    """A scenario flattened for `_core.er_fights`, and the totals it fills."""
+
+    def __init__(self, sc: Compiled, arrays: dict[str, Any]) -> None:
+        self.sc = sc
+        self.arrays = arrays
+        self.sides = len(sc.sides)
+        self.members = len(sc.member_ids)
+        self.max_rounds = sc.max_rounds
+
+    def play(self, seed: int, first: int, end: int, totals: dict[str, Any]) -> int:
+        """Fights first..end-1 into `totals` (simulate.play_batch's dict); returns the fight
+        it stopped at: `end`, or a fight the Python loop must play (its error)."""
+        s, m, r = self.sides, self.members, self.max_rounds
+        flat = array("q", bytes(8 * (2 * s + 1 + r + 1 + 5 * m)))
+        played, _err, stopped = _kernels.active().play_fights(self.arrays, seed, first, end - first, flat)
+        totals["fights"] += played
+        totals["compiled_fights"] += played
+        totals["draws"] += flat[s]
+        for side in range(s):
+            totals["wins"][side] += flat[side]
+            totals["survivors"][side] += flat[s + 1 + side]
+        rounds = totals["rounds"]
+        base = 2 * s + 1
+        for n in range(1, r + 1):
+            if flat[base + n]:
+                rounds[n] = rounds.get(n, 0) + flat[base + n]
+        base = 2 * s + 2 + r
+        for key, k in (("dealt", 0), ("taken", 1), ("survived", 2), ("fled", 3), ("down", 4)):
+            column = totals[key]
+            start = base + k * m
+            for i in range(m):
+                column[i] += flat[start + i]
+        return end if stopped < 0 else int(stopped)
+
+
+def plan_for(sc: Compiled) -> Union[FastPlan, str]:
+    """The compiled loop's plan of a scenario, or why its fights play on the Python loop
+    (kept per compiled scenario)."""
+    if not hasattr(_kernels.active(), "play_fights"):  # asked each time: tests switch backends
+        return "the compiled core is not in use (pure-Python kernels)"
+    made = _PLANS.get(sc)
+    if made is None:
+        made = _PLANS[sc] = _make(sc)
+    return made
+
+
+def _uncovered(sc: Compiled) -> Optional[str]:
+    """Why the compiled loop cannot play this scenario's fights (None: it can)."""
+    rs = sc.ruleset
+    if rs.name not in _COVERED:
+        return ("the compiled fight loop plays Enchanted Realms, Worldwalker and Cartyrion scenarios only,"
+                f" not {rs.title}")
+    # The round procedures the compiled loop takes; should the ruleset's fight hooks
+    # change, its scenarios go back to the Python loop rather than play differently.
+    ww, ct = rs.name == "worldwalker", rs.name == "cartyrion"
+    plain = (rs.fight_phases == ("attack",) and rs.spell_phase == "attack" and not rs.spell_disruption
+             and rs.initiative_once is ww and rs.fight_pools == (("hp", "injury") if ct else ("hp",))
+             and not rs.flight_declared and not rs.one_action and rs.reserve_actions is ww
+             and rs.weapon_memory is ct and not sc.has_morale
+             and (type(rs).fight_outcome is Ruleset.fight_outcome) is not ct
+             and (sc.setup is None) is not ct)
+    if not plain:
+        return "the ruleset's round has procedures the compiled fight loop does not take"
+    if len(sc.member_ids) > (MAX_CT_MEMBERS if ct else MAX_MEMBERS):
+        return f"more than {MAX_CT_MEMBERS if ct else MAX_MEMBERS} combatants"
+    return None
+
+
+def _ct_dims(sc: Compiled) -> tuple[list[list[int]], list[tuple[int, int]]]:
+    """Cartyrion: per group its CTG fields, and as a target its parry levels (weapon, shield)."""
+    fields, parries = [], []
+    for g in sc.groups:
+        tactic, attacks = g.spec.tactic, g.spec.attacks
+        sneak = sum(1 << i for i, a in enumerate(attacks) if a.get("sneak") is not None)
+        breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
+        fields.append([_PARRY[tactic.parry], _ALWAYS if tactic.parry_at is None else tactic.parry_at,
+                       _POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
+                       2 if sneak else 1, sneak, len(attacks)])
+        weapon, shield = sc.ruleset.fight_parry_state(g.spec.target)
+        parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
+    return fields, parries
+
+
+def _ct_situation(sc: Compiled, g: Any, use: tuple[int, ...], parry: tuple[str, int, int], power: bool,
+                  no_sneak: bool) -> Any:
+    """Fight._situation of a Cartyrion attack: the target's parry (CT-6), a power attack
+    (CT-5), no sneak attack at a target attacked the round before (CT-7)."""
+    rs = sc.ruleset
+    kind, weapon_left, shield_left = parry
+    found: list[Any] = []
+    if kind:
+        found.append(("target", rs.fight_parrying(kind, weapon_left, shield_left)))
+    for i in use:
+        changes: list[Any] = []
+        sneak = g.spec.attacks[i].get("sneak") is not None
+        if kind:
+            changes.append(("parry", kind))
+        if sneak and no_sneak:
+            changes.extend(rs.no_sneak)
+        elif not sneak and power:
+            changes.extend(rs.power_attack)
+        if changes:
+            found.append((("strike", i), tuple(changes)))
+    return tuple(found)
+
+
+def _variants(sc: Compiled, g: Any, key: str, use: Any, t: Any, fields: Any, parries: Any) -> list[tuple[Any, Any]]:
+    """The (use, situation) of every attack `g` can make at `t` with this unit, in the order
+    the compiled loop indexes them (its `_attack`): ER one; Worldwalker with and without
+    the target's reaction (WW-5); Cartyrion by broken strikes, power, no sneak, the
+    target's parry and what it has left. A use of None (every strike broken) is no attack."""
+    rs = sc.ruleset
+    if rs.name == "cartyrion":
+        if key == "spell":
+            return [(None, ())]
+        k = len(g.spec.attacks)
+        breaks, power_dim, sneak_dim = fields[g.index][3], fields[g.index][4], fields[g.index][5]
+        weapon, shield = parries[t.index]
+        parry = [("", 0, 0), *[("weapon", w, 0) for w in range(1, weapon + 1)],
+                 *[("shield", 0, left) for left in range(1, shield + 1)]]
+        out = []
+        for mask in range(1 << k if breaks else 1):
+            left = tuple(i for i in range(k) if not mask >> i & 1)
+            for power in range(power_dim):
+                for no_sneak in range(sneak_dim):
+                    for state in parry:
+                        out.append((left or None, _ct_situation(sc, g, left, state, bool(power), bool(no_sneak))
+                                    if left else ()))
+        return out
+    if rs.name == "worldwalker":
+        # WW-5: a target with a block or dodge and no reserved action left has no reaction
+        no_reaction = (("target", rs.no_reaction),) if t.spec.target.get("reaction") else ()
+        return [(use, ()), (use, no_reaction)]
+    return [(use, ()), (use, ())]
+
+
+def _make(sc: Compiled) -> Union[FastPlan, str]:
+    why = _uncovered(sc)
+    if why is not None:
+        return why
+    rs = sc.ruleset
+    rows = rs.name != "enchanted-realms"
+    ct = rs.name == "cartyrion"
+    groups = sc.groups
+    n_groups = len(groups)
+    fields, parries = _ct_dims(sc) if ct else ([[0] * 8 for _ in groups], [(0, 0)] * n_groups)
+    if ct and any(len(g.spec.attacks) > 6 for g in groups if fields[g.index][3]):
+        return "a Cartyrion combatant with more than 6 strikes that can break"
+    # Attack units: what one call of Fight._attack rolls. ER, Cartyrion: a group's strikes
+    # together; Worldwalker: each strike it does not forgo for its reserve (WW-5); its spell.
+    keys: list[tuple[int, str, Optional[tuple[int, ...]]]] = []
+    units = array("q")
+    for g in groups:
+        strikes = g.phases.get("attack", [])
+        if rs.name == "worldwalker":
+            forgone = set(rs.fight_forgone(g.spec))
+            strikes = [i for i in strikes if i not in forgone]
+            made: list[tuple[int, str, Optional[tuple[int, ...]]]] = [(g.index, "attack", (i,)) for i in strikes]
+        else:
+            made = [(g.index, "attack", tuple(strikes))] if strikes else []  # as Fight._play_slot asks
+        units.extend((len(keys), len(made), -1))
+        keys.extend(made)
+        if g.spec.spell is not None:
+            units[3 * g.index + 2] = len(keys)
+            keys.append((g.index, "spell", None))
+    todo = [(u, g_index, key, use, t) for u, (g_index, key, use) in enumerate(keys) for t in groups
+            if t.side != groups[g_index].side]
+    variants = {(u, t.index): _variants(sc, groups[g_index], key, use, t, fields, parries)
+                for u, g_index, key, use, t in todo}
+    pairs = sum(len(v) for v in variants.values())
+    if pairs > MAX_PAIRS:
+        return (f"{n_groups} combatant entries: {pairs} attacks to compile for the compiled loop, more than"
+                f" {MAX_PAIRS}")
+    plans = array("i")
+    vbase = array("q", bytes(8 * len(keys) * n_groups))
+    vcount = array("q", bytes(8 * len(keys) * n_groups))
+    pair, tinit = array("q"), array("q")
+    widest = 1
+    width = XPLAN_WIDTH if rows else PLAN_WIDTH
+    for u, g_index, key, _use, t in todo:
+        g = groups[g_index]
+        vbase[u * n_groups + t.index] = len(pair) // 2
+        vcount[u * n_groups + t.index] = len(variants[u, t.index])
+        for use, situation in variants[u, t.index]:
+            if use is None and key != "spell":  # every strike broken: no attack (the loop never asks)
+                pair.extend((0, 0))
+                tinit.extend([0] * XS_WIDTH)
+                continue
+            plan = sc.plan(g.index, key, t.index, use, situation)
+            why = _unfit(plan, rows)
+            if why:
+                return f"{g.path}: its attack at {t.path} {why}"
+            n = len(plan.metas)
+            pair.extend((len(plans) // width, n))
+            plans.extend(plan.rows if rows else plan.plan)
+            tinit.extend(plan.tinit if rows else [0] * XS_WIDTH)
+            widest = max(widest, n)
+    members = sc.member_ids
+    member_group = sc.member_group
+    sides = [groups[g].side for g in member_group]
+    specs = [groups[g].spec for g in member_group]
+    if rs.name == "worldwalker":  # WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier
+        subs = [int(spec.attacker.get("dex_mod", 0)) for spec in specs]
+        mods = [sub + spec.initiative for sub, spec in zip(subs, specs)]
+    elif ct:  # CT-1 rolls for the sides (ct_init)
+        subs = mods = [0] * len(specs)
+    else:  # ER-18: d10 + Agility modifier + bonus
+        from ..rulesets.er import initiative
+
+        request = {"combatants": [{"id": mid, "agility": spec.attacker.get("agility"),
+                                   "agility_mod": spec.attacker.get("agility_mod"), "bonus": spec.initiative}
+                                  for mid, spec in zip(members, specs)]}
+        mods = initiative.compile_initiative(request).mods
+        subs = [0] * len(mods)
+    die = 20 if rs.name == "worldwalker" else 10
+    if (max(mods) - min(mods) + die) * (max(subs) - min(subs) + 1) > (1 << 16):
+        return "initiative modifiers too far apart for the compiled loop's counting sort"
+    near, near_off, focus, focus_off = array("i"), array("q", [0]), array("i"), array("q", [0])
+    positions = sc.positions
+    for m, (x, y) in enumerate(positions):
+        enemies = [e for e in range(len(members)) if sides[e] != sides[m]]
+        # Fight._choose: min by (math.hypot, index), the same floats
+        enemies.sort(key=lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e))
+        near.extend(enemies)
+        near_off.append(len(near))
+        tactic = specs[m].tactic
+        if tactic.target == "focus":
+            focus.extend(e for e in enemies
+                         if members[e] == tactic.focus or specs[e].name == tactic.focus)
+        focus_off.append(len(focus))
+    parry_state = [rs.fight_parry_state(spec.target) if ct else (0, 0) for spec in specs]
+    arrays = {
+        "rows": rows, "ct": ct, "init_once": rs.initiative_once, "init_die": die,
+        "side": array("i", sides), "group": array("i", member_group),
+        "hp": array("q", [spec.hp for spec in specs]),
+        "injury": array("q", [-1 if spec.injury is None else spec.injury for spec in specs]),
+        "flee_at": array("q", [_NEVER if spec.tactic.flee_at is None else spec.tactic.flee_at for spec in specs]),
+        "spell_uses": array("q", [spec.spell.uses if spec.spell is not None else 0 for spec in specs]),
+        "tactic": array("i", [_TACTICS[spec.tactic.target] for spec in specs]),
+        "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units,
+        "reserve": array("q", [spec.tactic.reserve if rs.reserve_actions else 0 for spec in specs]),
+        "reaction": array("i", [1 if rs.reserve_actions and spec.target.get("reaction") else 0 for spec in specs]),
+        "weapon0": array("q", [w for w, _ in parry_state]), "shield0": array("q", [sh for _, sh in parry_state]),
+        "ct_group": array("q", [x for f in fields for x in f]),
+        "own_power": array("q", [sum(1 << i for i, a in enumerate(g.spec.attacks) if a.get("power")) if ct else 0
+                                 for g in groups]),
+        "parry_dims": array("q", [x for pd in parries for x in pd]), "ct_init": _ct_init(sc) if ct else
+        array("q", [0, -1] * 12),
+        "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off,
+        "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
+        "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
+    }
+    return FastPlan(sc, arrays)
+
+
+def _ct_init(sc: Compiled) -> array[int]:
+    """CT-1 for each d6, in the first round (with the scenario's ambush) and later: the
+    side acting first and the side surprised (-1: none), as Cartyrion.fight_initiative reads them."""
+    from ..rulesets.ct import side_initiative
+
+    setup = sc.setup
+    table = array("q")
+    for first_round in (True, False):
+        for roll in range(1, 7):
+            first, surprised = side_initiative(roll, 1 if first_round else 2, setup["ambush"] if first_round else "none")
+            table.extend((sc.sides.index(setup[first]), sc.sides.index(setup[surprised]) if surprised else -1))
+    return table
+
+
+def _unfit(plan: Any, rows: bool) -> Optional[str]:
+    """Why a compiled attack is one the compiled loop cannot roll (None: it can)."""
+    if rows:
+        from ..rulesets.rows import Plan
+
+        if not isinstance(plan, Plan) or len(plan.targets) != 1 or len(plan.tinit) != XS_WIDTH:
+            return "is not one strike-row attack at one target"
+        return None
+    from ..rulesets.er.attack import AttackPlan
+
+    if not isinstance(plan, AttackPlan) or plan.defense or plan.flee is not None or plan.follow_ups:
+        return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
+                " defense rolls")
+    return None

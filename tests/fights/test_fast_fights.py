@@ -1,0 +1,331 @@
+"""The compiled fight loop (fracas.drive.fastfight, cython_core/_fights.pxi) against its twin,
+the Python round loop (fracas.drive.fight): the same scenario and seed give the same fight
+(winner, rounds, survivors, damage dealt and taken, who fled and who went down), fight by
+fight, on every example and on generated scenarios (docs/ENCOUNTERS.md, "Dice": "The same
+state and round seed give the same round, in every backend")."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fracas import _kernels
+from fracas.drive import fastfight
+from fracas.drive.scenario import compile_scenario
+from fracas.drive.simulate import play_batch, simulate
+
+from .test_fights import EXAMPLES, load
+
+compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "play_fights"),
+                              reason="the compiled core is not in use (FRACAS_PUREPYTHON or no compiler)")
+
+
+def _fight(blob: bytes, seed: int, i: int, loop: str) -> dict:
+    totals = play_batch(blob, seed, i, 1, loop)
+    return {k: v for k, v in totals.items() if k not in ("compiled_fights", "python_fights")}, totals
+
+
+def _same_fights(scenario: dict, seed: int, fights: int) -> int:
+    """Fights 0..fights-1 one by one on both loops; how many the compiled loop played."""
+    blob = orjson.dumps(scenario)
+    played = 0
+    for i in range(fights):
+        fast, counts = _fight(blob, seed, i, "auto")
+        slow, _ = _fight(blob, seed, i, "python")
+        assert fast == slow, f"fight {i} of seed {seed} differs"
+        played += counts["compiled_fights"]
+    return played
+
+
+@compiled
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_plays_the_same_fights_on_both_loops(name):
+    scenario = load(name)
+    played = _same_fights(scenario, 11, 60)
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    if scenario.get("ruleset", "enchanted-realms") != "old-school":
+        # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block;
+        # CT-1 side initiative, CT-4 pools, a CT-5 power attack, a CT-6 shield parry, CT-7 sneak
+        assert isinstance(plan, fastfight.FastPlan) and played == 60
+    else:  # not compiled (yet): the Python loop plays them, and says why
+        assert isinstance(plan, str) and "Cartyrion scenarios only, not Old-school" in plan and played == 0
+
+
+@compiled
+def test_the_skeleton_horde_matches_on_many_seeds_in_batches():
+    blob = orjson.dumps(load("er-skeleton-horde.json"))
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        fast = play_batch(blob, seed, 1000, 150, "auto")
+        slow = play_batch(blob, seed, 1000, 150, "python")
+        assert fast.pop("compiled_fights") == 150 and slow.pop("python_fights") == 150
+        assert fast.pop("python_fights") == 0 and slow.pop("compiled_fights") == 0
+        assert fast == slow
+
+
+@compiled
+def test_a_simulation_reports_how_many_fights_each_loop_played():
+    horde = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64)
+    assert horde["fight_loop"] == {"compiled_fights": 400, "python_fights": 0, "python_why": None}
+    python = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64, loop="python")
+    assert python["fight_loop"] == {"compiled_fights": 0, "python_fights": 400,
+                                    "python_why": "loop 'python' was asked for"}
+    assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
+        {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
+    ambush = simulate(load("os-goblin-ambush.json"), runs=50, seed=3)
+    assert ambush["fight_loop"]["python_fights"] == 50
+    assert "Cartyrion scenarios only, not Old-school" in ambush["fight_loop"]["python_why"]
+
+
+@compiled
+def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask():
+    pytest.importorskip("dask.distributed")
+    scenario = load("er-skeleton-horde.json")
+    runs = dict(runs=900, seed=77, batch=100)
+    one = simulate(scenario, workers=1, **runs)
+    two = simulate(scenario, workers=2, **runs)
+    on_dask = simulate(scenario, workers=2, dask="local", **runs)
+    drop = {"timing"}
+    assert one["fight_loop"]["compiled_fights"] == 900
+    assert ({k: v for k, v in one.items() if k not in drop} == {k: v for k, v in two.items() if k not in drop}
+            == {k: v for k, v in on_dask.items() if k not in drop})
+
+
+@compiled
+def test_a_follow_up_attack_keeps_the_scenario_on_the_python_loop():
+    # ER-13: a sneak attack at a target with body_max may call for a shock save, a follow-up
+    # die the compiled loop does not roll: the scenario plays on the Python loop, and says why.
+    scenario = load("er-skeleton-horde.json")
+    scenario["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    assert isinstance(plan, str) and "$.sides.skeletons[0]" in plan and "follow-up" in plan
+    assert _same_fights(scenario, 5, 3) == 0
+
+
+# -- generated scenarios ------------------------------------------------------------------------
+
+def _finished(draw, ruleset: str, sides: dict, names: list) -> dict:
+    """A generated scenario: focus tactics name any group, up to 40 rounds."""
+    for entry in (e for es in sides.values() for e in es):
+        if entry["tactic"]["target"] == "focus":
+            entry["tactic"]["focus"] = draw(st.sampled_from(names))
+    return {"ruleset": ruleset, "max_rounds": draw(st.integers(1, 40)), "sides": sides}
+
+
+_STRIKES = [("melee", "slashing", "edged"), ("melee", "bludgeoning", "blunt"), ("melee", "cleaving", "edged"),
+            ("range", "archery", "piercing"), ("range", "thrown", "fire")]
+
+
+@st.composite
+def _strike(draw):
+    method, style, damage_type = draw(st.sampled_from(_STRIKES))
+    strike = {"method": method, "style": style, "dice": draw(st.integers(1, 4)), "damage_type": damage_type,
+              "bonus": draw(st.integers(-2, 4))}
+    if method == "melee":
+        strike["weight"] = draw(st.integers(0, 2))
+    if draw(st.booleans()):
+        strike[draw(st.sampled_from(["advantage", "disadvantage"]))] = True
+    return strike
+
+
+@st.composite
+def _scenario(draw):
+    n_sides = draw(st.integers(2, 3))
+    names: list[str] = []
+    sides: dict[str, list] = {}
+    for s in range(n_sides):
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            entry = {"name": name, "count": draw(st.integers(1, 4)), "hp": draw(st.integers(1, 30)),
+                     "attacker": {"strength": draw(st.integers(6, 18)), "agility": draw(st.integers(6, 18))},
+                     "target": {"ac": draw(st.integers(8, 18)),
+                                "resistant": draw(st.lists(st.sampled_from(["edged", "piercing"]), unique=True)),
+                                "vulnerable": draw(st.lists(st.sampled_from(["blunt", "fire"]), unique=True))},
+                     "attacks": draw(st.lists(_strike(), min_size=1, max_size=3)),
+                     "initiative": draw(st.integers(-3, 3))}
+            if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
+                entry["target"]["vulnerable"] = []
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 10))
+            entry["tactic"] = tactic
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 3)),
+                                  "strikes": draw(st.lists(_strike(), min_size=1, max_size=2))}
+                if draw(st.booleans()):
+                    entry["attacks"] = []  # a caster with nothing else: idle once its uses are spent
+            if draw(st.booleans()):
+                entry["position"] = [draw(st.integers(-30, 30)), draw(st.integers(-30, 30))]
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    return _finished(draw, "enchanted-realms", sides, names)
+
+
+def test_on_the_pure_python_kernels_every_fight_plays_on_the_python_loop():
+    with _kernels.using("python"):
+        result = simulate(load("er-skeleton-horde.json"), runs=20, seed=3)
+    assert result["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
+                                    "python_why": "the compiled core is not in use (pure-Python kernels)"}
+
+
+_WW_STRIKES = st.fixed_dictionaries(
+    {"method": st.sampled_from(["melee", "ranged"]), "damage": st.sampled_from(["1d4", "1d6+1", "1d8", "2d6", "1d10"])},
+    optional={"critical": st.integers(0, 3), "crit_multiplier": st.integers(1, 3), "modifier": st.integers(-2, 3)})
+
+
+@st.composite
+def _ww_scenario(draw):
+    sides: dict[str, list] = {}
+    names: list[str] = []
+    for s in range(draw(st.integers(2, 3))):
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            two = draw(st.booleans())
+            attacker = {"skill": draw(st.integers(0, 6)), "str_mod": draw(st.integers(-1, 4)),
+                        "dex_mod": draw(st.integers(-1, 4))}
+            attacks = draw(st.lists(_WW_STRIKES, min_size=1, max_size=2))
+            if two:  # WW-6: a main hand and an off hand
+                attacker["two_weapon"] = {"light": draw(st.booleans()),
+                                          "talent": draw(st.sampled_from(["none", "shield-specialist"]))}
+                attacks = [attacks[0], {**draw(_WW_STRIKES), "hand": "off"}]
+            target = {"dex_mod": draw(st.integers(-1, 4)), "armor": draw(st.integers(0, 3))}
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.booleans()):
+                target["reaction"] = {"kind": draw(st.sampled_from(["block", "dodge"])), "bonus": draw(st.integers(0, 8))}
+                tactic["reserve"] = draw(st.integers(0, 2 if two else 1))
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 8))
+            entry = {"name": name, "count": draw(st.integers(1, 3)), "hp": draw(st.integers(1, 30)),
+                     "attacker": attacker, "target": target, "attacks": attacks, "tactic": tactic,
+                     "initiative": draw(st.integers(-2, 2))}
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
+                                  "strikes": draw(st.lists(_WW_STRIKES, min_size=1, max_size=2))}
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    return _finished(draw, "worldwalker", sides, names)
+
+
+@st.composite
+def _ct_strike(draw):
+    strike = {"method": draw(st.sampled_from(["melee", "ranged"])), "die": draw(st.sampled_from(["d4", "d6", "d8"]))}
+    if draw(st.booleans()):
+        strike["dice"] = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(["plain", "plain", "power", "sneak"]))
+    if kind == "power":
+        strike["power"] = True
+    elif kind == "sneak":
+        strike["sneak"] = draw(st.sampled_from(["passed", "failed", "roll"]))
+    if strike["method"] == "ranged" and draw(st.booleans()):
+        strike["specialized"] = True
+    return strike
+
+
+@st.composite
+def _ct_scenario(draw):
+    sides: dict[str, list] = {}
+    names: list[str] = []
+    for s in range(2):  # CT-1: the party and its opponents
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            target = {"dex": draw(st.integers(0, 5)), "armor": draw(st.integers(0, 3)),
+                      "weapon_magic": draw(st.integers(0, 2))}
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"])),
+                      "power": draw(st.sampled_from(["never", "never", "first", "hurt"]))}
+            parry = draw(st.sampled_from([None, None, "weapon", "shield"]))
+            if parry:
+                tactic["parry"] = parry
+                if draw(st.booleans()):
+                    tactic["parry_at"] = draw(st.integers(0, 20))
+            if parry == "shield" or draw(st.booleans()):
+                target["shield"] = draw(st.integers(1, 8))
+            if draw(st.booleans()):
+                tactic["flee_at"] = draw(st.integers(0, 6))
+            entry = {"name": name, "count": draw(st.integers(1, 3)), "hp": draw(st.integers(1, 30)),
+                     "attacker": {"level": draw(st.integers(1, 9)), "bonus": draw(st.integers(0, 6)),
+                                  "magic": draw(st.integers(0, 2)), "awa": draw(st.integers(0, 5))},
+                     "target": target, "attacks": draw(st.lists(_ct_strike(), min_size=1, max_size=2)),
+                     "tactic": tactic}
+            if draw(st.booleans()):
+                entry["injury"] = draw(st.integers(1, 20))
+            if draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
+                                  "strikes": draw(st.lists(_ct_strike(), min_size=1, max_size=2))}
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    scenario = _finished(draw, "cartyrion", sides, names)
+    scenario["initiative"] = {"party": draw(st.sampled_from(["side0", "side1"])),
+                              "ambush": draw(st.sampled_from(["none", "party", "opponents"]))}
+    return scenario
+
+
+@compiled
+@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario, _ct_scenario],
+                         ids=["enchanted-realms", "worldwalker", "cartyrion"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(0, 2**64 - 1))
+def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
+    # ER: ER-18 initiative, tactics, spells, resistances, flee_at; Worldwalker: WW-1 initiative
+    # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
+    # CT-1 side initiative and ambushes, CT-4 Stamina and Injury, ranged stamina costs, CT-5
+    # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated
+    scenario = data.draw(scenarios())
+    played = _same_fights(scenario, seed, 6)
+    assert played == 6, json.dumps(scenario)
+
+
+@compiled
+def test_a_fight_the_compiled_loop_stops_is_played_on_the_python_loop(monkeypatch):
+    # The compiled loop stops at a fight it cannot finish (a crit chain or an initiative tie
+    # past its limit): play_batch plays that fight on the Python loop and goes on compiled.
+    real = _kernels.active()
+
+    class Stopping:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def play_fights(self, arrays, seed, first, count, totals):
+            if first <= 13 < first + count:  # fight 13 stops with error 100 (a tie past its limit)
+                played, err, stopped = real.play_fights(arrays, seed, first, 13 - first, totals)
+                return played, 100, 13
+            return real.play_fights(arrays, seed, first, count, totals)
+
+    blob = orjson.dumps(load("er-skeleton-horde.json"))
+    slow = play_batch(blob, 4, 0, 40, "python")
+    monkeypatch.setattr(fastfight._kernels, "active", lambda: Stopping())
+    fast = play_batch(blob, 4, 0, 40, "auto")
+    assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (39, 1)
+    assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 40)
+    assert fast == slow
+
+
+@compiled
+def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monkeypatch):
+    from tests.cli.helpers import run
+
+    monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
+    ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert ambush.exit_code == 0, ambush.output
+    assert ("20 fights on the Python round loop (0 compiled): the compiled fight loop plays Enchanted Realms,"
+            " Worldwalker and Cartyrion scenarios only, not Old-school") in ambush.output
+    horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert horde.exit_code == 0 and "Python round loop" not in horde.output
+    asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])
+    assert json.loads(asked.output)["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
+                                                      "python_why": "loop 'python' was asked for"}
+
+
+@compiled
+def test_a_scenario_with_too_many_attacks_to_compile_plays_on_the_python_loop(monkeypatch):
+    monkeypatch.setattr(fastfight, "MAX_PAIRS", 10)  # the horde compiles 2 × 4 × 2 + 2 × 2 × 4 + 2 × 2 = 36
+    plan = fastfight.plan_for(compile_scenario(load("er-skeleton-horde.json")))
+    assert isinstance(plan, str) and "more than 10" in plan

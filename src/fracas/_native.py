@@ -15,6 +15,7 @@ from array import array
 from typing import Any
 
 from .dice import Dice, KernelError
+from ._facts import CT_EXPLODE_LIMIT
 from .rng import Xoshiro128
 from .rng import seed_state as rng_seed_state
 from ._layout import (
@@ -325,7 +326,9 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
 
     Draw order (docs/ENGINE.md §2): feint d20s (attacker, defender), the sneak check's
     d20, the attack d20, the block/dodge d20 (only against a hit), the damage dice
-    and their explosions breadth first (only when the strike lands), the stamina-cost die.
+    and their explosions breadth first (only when the strike lands; at most
+    CT_EXPLODE_LIMIT explosions, after which a maximum face adds no die), the
+    stamina-cost die.
     """
     react = plan[p + X_REACT]
     feint = feint_roll = feint_def = 0
@@ -375,7 +378,7 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
                 nlog += 1
             dice_sum += face
             pending -= 1
-            if explode and face == faces:
+            if explode and face == faces and exploded < CT_EXPLODE_LIMIT:  # bounded (CT-3 decision)
                 pending += 1
                 exploded += 1
         raw = dice_sum + plan[p + X_FLAT] + plan[p + X_PER_DIE] * plan[p + X_DICE]

@@ -1857,6 +1857,7 @@ const CT_DICE = Object.freeze([4, 6, 8, 10]);
 const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
 const CT_PARRY = Object.freeze(["weapon", "shield"]);
 const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+const CT_EXPLODE_LIMIT = Object.freeze(10000);
 const OS_METHODS = Object.freeze(["melee", "missile"]);
 const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 const OS_MAX_COVER = Object.freeze(4);
@@ -1965,7 +1966,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -3642,7 +3643,7 @@ const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./err
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange, checkRolls } = require('./plan');
 const { checkSeed } = require('./engine');
-const { LAYOUT, say } = require('./facts');
+const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 
@@ -3731,7 +3732,7 @@ function xstrike(p, dice, tstate) {
       log.push(face);
       diceSum += face;
       pending -= 1;
-      if (p[L.X_EXPLODE] && face === sides) {
+      if (p[L.X_EXPLODE] && face === sides && exploded < CT_EXPLODE_LIMIT) { // bounded (CT-3 decision)
         pending += 1;
         exploded += 1;
       }
@@ -4085,13 +4086,14 @@ module.exports = {
   },
   "src/ct.js": function (module, exports, require) {
 'use strict';
-// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions are unbounded.
+// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
+// CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
 const { RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, say,
+  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, say,
 } = require('./facts');
 const rows = require('./rows');
 
@@ -4197,7 +4199,13 @@ function compileStrike(strike, path, attacker, apath, target) {
     magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
     pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
   };
-  return [cols, { target: '', path, facts }];
+  return [cols, { target: '', path, facts, faces }];
+}
+
+/** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
+ * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */
+function explosionsCut(meta, out, faces) {
+  return out.exploded >= CT_EXPLODE_LIMIT && faces.filter((face) => face === meta.faces).length > out.exploded;
 }
 
 function strikeResult(meta, out, faces) {
@@ -4213,7 +4221,8 @@ function strikeResult(meta, out, faces) {
   const cost = out.cost_roll ? { roll: out.cost_roll, cost: out.cost } : null;
   return {
     target: meta.target, method: f.method, die: f.die, dice: f.dice, power: f.power, faces,
-    exploded: out.exploded, dice_total: out.dice_sum, bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
+    exploded: out.exploded, explosions_cut: explosionsCut(meta, out, faces), dice_total: out.dice_sum,
+    bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
     dex: f.dex, armor, sneak: f.sneak, sneak_check: check, parry, pool: f.pool, damage: out.damage,
     stamina_cost: cost,
   };
@@ -6321,7 +6330,7 @@ function fromSheet(app, token, spec, given) {
 function strikeLine(ruleset, s) {
   if (ruleset === 'cartyrion') {
     let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
-    if (s.exploded) line += ` (${s.exploded} exploded)`;
+    if (s.exploded) line += ` (${s.exploded} exploded${s.explosions_cut ? ', then cut' : ''})`;
     line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
     if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? 'passed' : 'failed'}`;
     if (s.parry) line += ` · ${esc.text(s.parry.kind)} parry stops ${s.parry.absorbed}${s.parry.broken ? ' (broken)' : ''}`;

@@ -205,8 +205,6 @@ class Ruleset:
     #: Health pools a combatant of the ruleset has: "hp" always (Body, hit points or
     #: Stamina), and "injury" where damage may bypass it (Cartyrion's Injury Points, CT-4).
     fight_pools: tuple[str, ...] = ("hp",)
-    #: The rule IDs a fight follows for initiative, for the round log.
-    initiative_rule: str = ""
     #: OS-4 timing: morale is checked at the end of the round, and leaving the fight (a
     #: broken morale, `flee_at`) is declared at the start of the next: the leaver forfeits
     #: its action and is a fleeing target (`fleeing_target`) until its side moves.

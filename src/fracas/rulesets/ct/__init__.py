@@ -221,7 +221,6 @@ class Cartyrion(rows.RowRuleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
     fight_pools = ("hp", "injury")
-    initiative_rule = "CT-1"
     weapon_memory = True
     fight_tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
     power_attack = (("power", True),)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from .dice import Dice, KernelError
+from ._draw import Draw, KernelError
 from ._facts import CT_EXPLODE_LIMIT
 from .rng import Xoshiro128
 from .rng import seed_state as rng_seed_state
@@ -191,7 +191,7 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
     position; out: rolls position, log entries used, strike where an error happened,
     roll position of the error. Returns an error code.
     """
-    dice = Dice(state, rolls, info[0])
+    dice = Draw(state, rolls, info[0])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -217,7 +217,7 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
     out = [0] * (widest * OUT_WIDTH)
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     mod_stamp = [-1] * n_targets
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets
@@ -314,7 +314,7 @@ def draw_faces(state: Any, faces: Any, out: Any) -> None:
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     if faces < 1 or faces > (1 << 21):
         raise ValueError("faces must be 1..2**21")
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     for i in range(len(out)):
         out[i] = dice.die(faces)
 
@@ -438,7 +438,7 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
     (int64[5]) as for `roll_detail`, and info[4] the faces of the die an injected face
     did not fit. Returns an error code.
     """
-    dice = Dice(state, rolls, info[0])
+    dice = Draw(state, rolls, info[0])
     tstate = list(tinit)
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -460,7 +460,7 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
     out = [0] * (widest * XOUT_WIDTH)
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     tstate = list(tinit)
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets

@@ -22,7 +22,7 @@ Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk
 from __future__ import annotations
 
 from array import array
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, NamedTuple, Optional, Protocol
 
 from ..errors import RequestError, RulesError
 from ..requests import decode
@@ -119,6 +119,16 @@ def merge_columns(parts: list[Any], longest: Optional[int] = None, width: int = 
         for i in range(longest, len(total), width):
             total[i] = max(p[i] for p in parts)
     return total
+
+
+class Actor(NamedTuple):
+    """What a ruleset's initiative reads of a standing combatant (`fight_initiative`)."""
+
+    id: str
+    side: str
+    attacker: dict[str, Any]
+    initiative: int
+    path: str
 
 
 class Ruleset:

@@ -1976,34 +1976,13 @@ module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICA
 // the old-school rules share the strike-row kernel (rows.js).
 
 const { RulesError } = require('./errors');
-const { checkRuleset } = require('./plan');
+const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
-
-const OTHERS = {
-  worldwalker: require('./ww'),
-  cartyrion: require('./ct'),
-  'old-school': require('./oldschool'),
-};
-const DEFAULT = 'enchanted-realms';
-
-/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
-function rulesOf(request) {
-  let parsed = request;
-  if (typeof request === 'string') {
-    try {
-      parsed = JSON.parse(request);
-    } catch (err) {
-      return { rules: null, request }; // the decoder words the JSON error
-    }
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
-    checkRuleset(parsed.ruleset);
-    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
-  }
-  return { rules: null, request: parsed };
-}
+const { compete: competeER } = require('./specials');
+const { impale: impaleER } = require('./impale');
+const { odds: oddsOf } = require('./odds');
 
 /** Resolve one attack of any ruleset (options: seed, newSeed). */
 function resolve(request, options = {}) {
@@ -2031,24 +2010,63 @@ function checkMorale(request, options = {}) {
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
-  return require('./specials').compete(parsed, options);
+  return competeER(parsed, options);
 }
 
 /** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
 function impale(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
-  return require('./specials').impale(parsed, options);
+  return impaleER(parsed, options);
 }
 
 /** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
 function odds(request, options = {}) {
-  return require('./odds').odds(request, options);
+  return oddsOf(request, options);
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
 };
+  },
+  "src/registry.js": function (module, exports, require) {
+'use strict';
+// The rulesets this resolver knows and which module resolves a request: the twin of the
+// Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
+// and odds.js, which both look a request's rules up here.
+
+const { checkRuleset } = require('./plan');
+
+const OTHERS = {
+  worldwalker: require('./ww'),
+  cartyrion: require('./ct'),
+  'old-school': require('./oldschool'),
+};
+const DEFAULT = 'enchanted-realms';
+
+/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
+function rulesOf(request) {
+  let parsed = request;
+  if (typeof request === 'string') {
+    try {
+      parsed = JSON.parse(request);
+    } catch (err) {
+      return { rules: null, request }; // the decoder words the JSON error
+    }
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
+    checkRuleset(parsed.ruleset);
+    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
+  }
+  return { rules: null, request: parsed };
+}
+
+/** Every ruleset name, Enchanted Realms first. */
+function names() {
+  return [DEFAULT, ...Object.keys(OTHERS)];
+}
+
+module.exports = { OTHERS, DEFAULT, rulesOf, names };
   },
   "src/plan.js": function (module, exports, require) {
 'use strict';
@@ -2065,9 +2083,18 @@ const {
   CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
 } = require('./facts');
+const { seedWords } = require('./rng');
 
 const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
 const RESISTANCE_NAMES = RESISTANCES;
+
+/** A request's seed: absent, null, or 0 … 2**64 - 1 (a Number, BigInt or decimal string); returned. */
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
+  }
+  return seed;
+}
 
 /** A number within [low, high], or a SchemaError naming the bounds. */
 function checkRange(value, low, high, path, what) {
@@ -2335,1055 +2362,8 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
-  checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
+  checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
   resistanceState, compileStrike, checkGrapple,
-};
-  },
-  "src/engine.js": function (module, exports, require) {
-'use strict';
-// Resolve Enchanted Realms attacks: parse → validate → plan → roll → aggregate.
-// The twin of src/fracas/drive and rulesets/er (attack.py, result.py): same request + same seed gives the
-// same result dict (docs/ENGINE.md section 7), with backend "javascript".
-
-const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
-const {
-  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
-} = require('./plan');
-const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
-const specials = require('./specials');
-const { RulesError } = require('./errors');
-
-const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-const { Xoshiro128, seedWords } = require('./rng');
-
-const BACKEND = 'javascript';
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
-
-function kernelError(err, rolls, strikePath = '$.strikes') {
-  if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', say('rolls_short', {
-      given: faces(rolls.length), what: `${strikePath}[${err.where}]`, position: err.position,
-    }));
-  }
-  if (err.code === E_ROLL_RANGE) {
-    return new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-      face: rolls[err.position], what: `${strikePath}[${err.where}]`,
-    }));
-  }
-  if (err.code === E_CHAIN_LIMIT) {
-    return new LimitError(`${strikePath}[${err.where}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
-  }
-  return err;
-}
-
-/**
- * Check and compile an ER attack request without rolling it.
- * Returns {req, rows, metas, targets, seed, rolls}; throws a RequestError naming the path.
- */
-function compileAttack(request, options = {}) {
-  // As the Python driver: the ruleset first (it decides the schema), then the shape.
-  if (request !== null && typeof request === 'object' && !Array.isArray(request) && 'ruleset' in request) {
-    checkRuleset(request.ruleset);
-  }
-  const req = decode(request, AttackRequest);
-  checkRuleset(req.ruleset);
-  // The request's own seed is checked even when options.seed wins: a typo is still a typo.
-  checkSeed(req.seed);
-  const seed = options.seed !== undefined && options.seed !== null
-    ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls);
-  const conditions = checkAttacker(req.attacker, '$.attacker');
-  const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));
-  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes'));
-  if (req.strikes.length > MAX_STRIKES) {
-    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
-  }
-  const rows = [];
-  const metas = [];
-  req.strikes.forEach((strike, i) => {
-    const path = `$.strikes[${i}]`;
-    const target = Object.prototype.hasOwnProperty.call(targets, strike.target) ? targets[strike.target] : null;
-    if (!target) {
-      throw new SchemaError(`${path}.target`, say('unknown_target', {
-        target: pyRepr(strike.target), targets: Object.keys(targets).join(', '),
-      }));
-    }
-    const { row, meta } = compileStrike(strike, path, req.attacker, '$.attacker', conditions, target,
-      req.advantage, req.disadvantage);
-    rows.push(row);
-    metas.push(meta);
-  });
-  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas, conditions, targets) : null;
-  if (req.defense_rolls) {
-    metas.forEach((meta, i) => {
-      if (meta.friendly_fire) {
-        throw new RulesError(`$.strikes[${i}].friendly_fire`, say('defense_friendly_fire', { strike: i }));
-      }
-    });
-  }
-  return { req, rows, metas, targets, seed, rolls, flee, defense: req.defense_rolls };
-}
-
-/**
- * Resolve one ER attack. `options.seed` wins over the request's own seed; with
- * neither, `options.newSeed()` draws one (the Mod script passes Roll20's randomInteger).
- * Returns the result dict of docs/ENGINE.md section 7.
- */
-function resolve(request, options = {}) {
-  const plan = compileAttack(request, options);
-  let seed = plan.seed;
-  if (seed === null || seed === undefined) {
-    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-    seed = options.newSeed();
-  }
-  const rolls = plan.rolls;
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  const result = rollPlan(plan, dice, seed);
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
-  }
-  return result;
-}
-
-/** Roll a compiled attack from `dice` (the twin of attack.roll_attack): strikes, then follow-ups. */
-function rollPlan(plan, dice, seed) {
-  const rolls = dice.rolls;
-  let records;
-  try {
-    records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
-    throw kernelError(err, rolls);
-  }
-  let strays = new Map();
-  if (!plan.defense) {
-    specials.fullCoverMisses(plan.metas, records);
-    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice);
-  }
-  const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
-  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
-    { strays, releases, flee: plan.flee, defense: plan.defense });
-}
-
-/** Per target in request order: the ER-13 shock save, then the ER-21 grapple release. */
-function followUps(metas, targets, records, dice, strays) {
-  const sneakDamage = new Map();
-  metas.forEach((meta, s) => {
-    if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
-  });
-  const shock = new Map();
-  const releases = new Map();
-  const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
-  if (!sneakDamage.size && !grapplers.length) return { shock, releases };
-  // ER-21: [strike, as a stray?, damage] per grappler, in strike order.
-  const struck = new Map(grapplers.map((tid) => [tid, []]));
-  metas.forEach((meta, s) => {
-    if (struck.has(meta.target)) struck.get(meta.target).push([s, false, records[s].damage]);
-    const stray = strays.get(s);
-    if (stray && stray.creature !== null && struck.has(stray.creature)) {
-      struck.get(stray.creature).push([s, true, stray.damage]);
-    }
-  });
-  for (const tid of Object.keys(targets)) {
-    const target = targets[tid];
-    const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
-    if (save !== null) shock.set(tid, save);
-    if (struck.has(tid)) {
-      const release = specials.grappleRelease(target, struck.get(tid), dice);
-      if (release !== null) releases.set(tid, release);
-    }
-  }
-  return { shock, releases };
-}
-
-/**
- * ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
- * with the target's own conditions (ER-12/ER-14).
- */
-function shockSave(target, damage, dice) {
-  const bodyMax = target.spec.body_max;
-  if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
-  const sit = specials.situation(target.spec.conditions, 'save');
-  const save = {
-    dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null, dice: [],
-    situation: specials.situationDict(sit),
-  };
-  try {
-    if (sit.fails !== null) {
-      save.passed = false;
-    } else if (target.spec.save_bonus !== null) {
-      const rolled = specials.rollKept(dice, 20, sit);
-      save.dice = rolled.dice;
-      save.roll = rolled.kept;
-      save.total = rolled.kept + target.spec.save_bonus + (sit.penalty ? sit.penalty[1] : 0);
-      save.passed = save.total >= save.dc;
-    }
-    if (save.passed === false) save.incapacitated_actions = dice.die(3);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', {
-        given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
-      }));
-    }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
-      face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
-    }));
-  }
-  return save;
-}
-
-function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
-  const strays = extra.strays || new Map();
-  const releases = extra.releases || new Map();
-  const defense = Boolean(extra.defense);
-  const targets = {};
-  for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = {
-      damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
-    };
-  }
-  const strikes = metas.map((meta, s) => {
-    const r = records[s];
-    const dice = [];
-    let discarded = null;
-    r.pool.forEach((face, i) => {
-      if (i === r.discard) {
-        discarded = face;
-        return;
-      }
-      if (defense) { // ER-22: the player's die + the AC against DC 21 + the to-hit
-        dice.push({ face, total: face + meta.ac, hit: r.poolHits[i], source: meta.sources[i], avoided: !r.poolHits[i] });
-      } else {
-        dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
-      }
-    });
-    const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
-    const entry = targets[meta.target];
-    entry.damage += r.damage;
-    entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
-    entry.undodgeable += r.undodgeable;
-    return {
-      target: meta.target, method: meta.method, style: meta.style,
-      damage_type: meta.damage_type, advantage: meta.advantage,
-      disadvantage: meta.disadvantage, sneak: meta.sneak,
-      to_hit: meta.to_hit, ac: meta.ac, crit_range: meta.crit_range,
-      dice, discarded, crit_chain: chain,
-      hits: r.hits, crit: r.crit, base: r.base,
-      modifier: r.modUsed ? r.mod : null,
-      resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
-      friendly_fire: meta.friendly_fire, stray: null,
-      defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
-    };
-  });
-  for (const [s, stray] of strays) {
-    strikes[s].stray = specials.strayDict(stray);
-    if (stray.creature !== null && stray.hits) {
-      const entry = targets[stray.creature];
-      entry.damage += stray.damage;
-      entry.by_type[stray.damage_type] = (entry.by_type[stray.damage_type] || 0) + stray.damage;
-      entry.undodgeable += stray.undodgeable;
-    }
-  }
-  for (const [tid, save] of shock) {
-    targets[tid].shock_save_dc = save.dc;
-    if (save.passed !== null) targets[tid].shock_save = save;
-  }
-  for (const [tid, release] of releases) targets[tid].grapple_release = release;
-  let total = 0;
-  for (const tid of Object.keys(targets)) total += targets[tid].damage;
-  return {
-    ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
-    flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
-  };
-}
-
-module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };
-  },
-  "src/kernel.js": function (module, exports, require) {
-'use strict';
-// The strike kernel: the twin of `_roll_attack` in src/fracas/_native.py.
-// It knows no rules text and no JSON: it reads compiled strike rows, draws dice
-// in the documented order (docs/ENGINE.md section 2) and reports what happened.
-
-const { LAYOUT } = require('./facts');
-
-const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-
-class KernelError extends Error {
-  constructor(code, where, position, faces = 0) {
-    super(`kernel error ${code}`);
-    this.code = code;
-    this.where = where;
-    this.position = position;
-    this.faces = faces;
-  }
-}
-
-/** Draws faces from the generator, or from injected rolls when given. */
-class Dice {
-  constructor(generator, rolls, pos = 0) {
-    this.generator = generator;
-    this.rolls = rolls;
-    this.pos = pos;
-    this.strike = -1;
-  }
-
-  die(n) {
-    const rolls = this.rolls;
-    if (rolls) {
-      const pos = this.pos;
-      if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
-      const face = rolls[pos];
-      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
-      this.pos = pos + 1;
-      return face;
-    }
-    return this.generator.die(n);
-  }
-}
-
-function resist(amount, state) {
-  if (state === R_HALF) return Math.floor(amount / 2);
-  if (state === R_DOUBLE) return amount * 2;
-  if (state === R_IMMUNE) return 0;
-  return amount;
-}
-
-/**
- * Roll one attack: every strike row in order. `modTaken` is a Set of target indices
- * whose attribute modifier this attack has already used (ER-9). Returns one record
- * per strike: the pool faces with their hits, the discarded position, the crit chain.
- */
-function rollAttack(rows, dice) {
-  const modTaken = new Set();
-  const records = [];
-  rows.forEach((p, s) => {
-    dice.strike = s;
-    const n = p.skill + p.adv + p.sneak + p.disadv;
-    const pool = [];
-    for (let i = 0; i < n; i++) pool.push(dice.die(20));
-    let discard = -1;
-    if (p.disadv) {
-      let top = 0;
-      pool.forEach((face, i) => {
-        if (face > top) { top = face; discard = i; }
-      });
-    }
-    let hits = 0, nat20 = 0, critFace = false;
-    const poolHits = pool.map((face, i) => {
-      const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
-      if (i !== discard && hit) {
-        hits += 1;
-        if (face === 20) nat20 += 1;
-        if (p.crit && face >= p.crit) critFace = true;
-      }
-      return hit;
-    });
-    const crit = hits > 0 && !p.disadv && (critFace || p.autoCrit !== 0);
-    const chain = [];
-    let chainDamage = 0;
-    if (crit) {
-      for (;;) {
-        if (chain.length >= CHAIN_LIMIT) throw new KernelError(E_CHAIN_LIMIT, s, -1);
-        const face = dice.die(20);
-        const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
-        let d3 = 0;
-        if (hit) {
-          d3 = dice.die(3);
-          chainDamage += d3;
-        }
-        chain.push({ face, hit, d3 });
-        if (face !== 20) break;
-      }
-    }
-    let base;
-    if (hits === 0) base = 0;
-    else if (p.onlyChain) base = chainDamage;
-    else base = hits + chainDamage + p.weight;
-    const preMod = base;
-    let mod = 0, modUsed = false;
-    if (hits > 0 && !p.onlyChain && !modTaken.has(p.target)) {
-      modTaken.add(p.target);
-      modUsed = true;
-      mod = p.mod;
-      base = Math.max(0, base + mod);
-    }
-    const damage = resist(base, p.resist);
-    // ER-11: natural 20s and their chain (dodgeable again on a crit_proof target);
-    // all of it when the target may not dodge (restrained, ER-15).
-    let undodgeable = 0;
-    if (p.noDodge) {
-      undodgeable = damage;
-    } else if (nat20) {
-      const raw = (p.onlyChain ? 0 : nat20) + (p.chainDodgeable ? 0 : chainDamage);
-      undodgeable = Math.min(damage, resist(raw, p.resist));
-    }
-    records.push({
-      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
-    });
-  });
-  return records;
-}
-
-module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
-  },
-  "src/specials.js": function (module, exports, require) {
-'use strict';
-// Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
-// followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
-// feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
-// compete.py (ER-19) and impale.py (ER-23).
-// Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
-
-const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
-const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
-const { checkNames, checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
-const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
-const { Xoshiro128 } = require('./rng');
-const {
-  LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
-  ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
-  ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
-  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
-  FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
-} = require('./facts');
-
-const { CHAIN_LIMIT } = LAYOUT;
-// Resistance states by their layout index (R_NORMAL … R_IMMUNE), as the results name them.
-const RESISTANCE_NAMES = RESISTANCES;
-const MAX_ROLL_OFFS = 1000;
-
-/** The error for injected faces that ran out or do not fit a follow-up's die. */
-function dieError(err, rolls, what) {
-  if (err.code === E_ROLLS_SHORT) {
-    return new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what, position: err.position }));
-  }
-  return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
-}
-
-// ---- ER-12 / ER-14 on single-die Body rolls (feats.py) ----------------------------------
-
-const FEAT_DIS = { feat: FEAT_DISADVANTAGE, save: FEAT_DISADVANTAGE, competition: COMPETITION_DISADVANTAGE };
-
-/** What a roller's conditions make of one feat, save or competition roll (feats.situation). */
-function situation(conditions, kind, advantage = false, disadvantage = false) {
-  const advFrom = (advantage ? ['request'] : []).concat(FEAT_ADVANTAGE.filter((n) => conditions.includes(n)));
-  const disFrom = (disadvantage ? ['request'] : []).concat(FEAT_DIS[kind].filter((n) => conditions.includes(n)));
-  const shaken = FEAT_PENALTY_2.find((n) => conditions.includes(n));
-  const fails = FEAT_AUTOMATIC_FAILURE.find((n) => conditions.includes(n));
-  return {
-    advantage: advFrom.length > 0 && !disFrom.length,
-    disadvantage: disFrom.length > 0 && !advFrom.length,
-    advantageFrom: advFrom,
-    disadvantageFrom: disFrom,
-    penalty: shaken === undefined ? null : [shaken, -2],
-    fails: fails === undefined ? null : fails,
-  };
-}
-
-function situationDict(sit) {
-  return {
-    advantage: sit.advantage, disadvantage: sit.disadvantage, advantage_from: sit.advantageFrom.slice(),
-    disadvantage_from: sit.disadvantageFrom.slice(),
-    penalty: sit.penalty === null ? null : { condition: sit.penalty[0], value: sit.penalty[1] },
-    automatic_failure: sit.fails,
-  };
-}
-
-/** The die (or two dice, the first drawn first) and the face kept. */
-function rollKept(dice, faces, sit) {
-  if (sit.advantage || sit.disadvantage) {
-    const pair = [dice.die(faces), dice.die(faces)];
-    return { dice: pair, kept: sit.advantage ? Math.max(...pair) : Math.min(...pair) };
-  }
-  const face = dice.die(faces);
-  return { dice: [face], kept: face };
-}
-
-// ---- ER-20 flee attacks ---------------------------------------------------------------
-
-function flee(spec, strikes, rows, metas, conditions, targets) {
-  const moved = spec.moved;
-  if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
-  if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
-  if (strikes.length !== 1) throw new RulesError('$.strikes', say('flee_one_strike', { count: strikes.length }));
-  if (strikes[0].method === 'range') {
-    throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
-  }
-  if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
-  // ER-15: defending "removes all reactions for both rounds"; ER-20: a defensive-only
-  // creature leaves the fray without drawing flee attacks.
-  if (conditions.has('defending')) throw new RulesError('$.attacker.conditions', say('flee_defending'));
-  const mover = targets[strikes[0].target];
-  if (mover.spec.conditions.includes('defending')) {
-    throw new RulesError(`${mover.path}.conditions`, say('flee_defensive_mover'));
-  }
-  const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
-  const row = rows[0];
-  if (speed === 'rapid') {
-    // "only 1d20 is permitted": a pool of one d20; ER-12 applies to it as to any pool.
-    row.skill = 1;
-    metas[0].sources = ['skill'].concat(metas[0].sources.slice(strikes[0].dice));
-  }
-  return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
-}
-
-// ---- ER-22 defense rolls --------------------------------------------------------------
-
-/** The player's defense dice for every strike row; records as the kernel's. */
-function rollDefense(rows, dice) {
-  return rows.map((p, s) => {
-    dice.strike = s;
-    const n = p.skill + p.adv + p.sneak + p.disadv;
-    const pool = [];
-    for (let i = 0; i < n; i++) pool.push(dice.die(20));
-    let discard = -1;
-    if (p.disadv) {
-      let low = 21;
-      pool.forEach((face, i) => { if (face < low) { low = face; discard = i; } });
-    }
-    const dc = ER_DEFENSE_DC + p.toHit;
-    let failures = 0, ones = 0;
-    const poolHits = pool.map((face, i) => {
-      const avoided = face === 20 || (face !== 1 && face + p.ac >= dc);
-      if (i !== discard && !avoided) {
-        failures += 1;
-        if (face === 1) ones += 1;
-      }
-      return !avoided;
-    });
-    const base = p.onlyChain ? 0 : failures;
-    const damage = resist(base, p.resist);
-    const undodgeable = p.noDodge ? damage : Math.min(damage, resist(p.onlyChain ? 0 : ones, p.resist));
-    return {
-      pool, poolHits, discard, chain: [], hits: failures, crit: false, base, mod: 0, modUsed: false, damage, undodgeable,
-    };
-  });
-}
-
-// ---- ER-17 stray shots ----------------------------------------------------------------
-
-/** ER-16: a full-cover shot under friendly fire cannot hit its target: its dice miss. */
-function fullCoverMisses(metas, records) {
-  metas.forEach((meta, s) => {
-    if (!meta.full_cover) return;
-    const r = records[s];
-    r.poolHits = r.poolHits.map(() => false);
-    r.hits = 0;
-    r.nat20 = 0;
-  });
-}
-
-/** ER-9: strike `s` loses the modifier an earlier stray took (followups.drop_modifier). */
-function dropModifier(p, r) {
-  const damage = resist(r.base, p.resist);
-  let undodgeable = 0;
-  if (p.noDodge) undodgeable = damage;
-  else if (r.nat20) {
-    undodgeable = Math.min(damage, resist((p.onlyChain ? 0 : r.nat20) + (p.chainDodgeable ? 0 : r.chainDamage), p.resist));
-  }
-  r.mod = 0;
-  r.modUsed = false;
-  r.damage = damage;
-  r.undodgeable = undodgeable;
-}
-
-function strayShots(metas, rows, targets, records, dice) {
-  // ER-9: the modifier goes to the first strike in request order that hits a creature,
-  // directly or as a stray.
-  const direct = new Map();
-  records.forEach((r, s) => { if (r.modUsed) direct.set(metas[s].target, s); });
-  const byStray = new Set();
-  const strays = new Map();
-  metas.forEach((meta, s) => {
-    if (!meta.friendly_fire || records[s].hits) return;
-    const r = records[s];
-    const pool = r.pool.filter((_, i) => i !== r.discard);
-    const takes = (creature) => !byStray.has(creature) && (direct.has(creature) ? direct.get(creature) : metas.length) > s;
-    let st;
-    try {
-      st = stray(meta, rows[s], s, targets, pool, dice, takes);
-    } catch (err) {
-      if (!(err instanceof KernelError)) throw err;
-      throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
-    }
-    strays.set(s, st);
-    if (st.modifier !== null) {
-      byStray.add(st.creature);
-      if (direct.has(st.creature)) {
-        const later = direct.get(st.creature);
-        direct.delete(st.creature);
-        dropModifier(rows[later], records[later]);
-      }
-    }
-  });
-  return strays;
-}
-
-function empty(roll, creature, why) {
-  return {
-    roll, creature, why, ac: null, dice: [], chain: [], hits: 0, crit: false, base: 0, modifier: null,
-    resistance: null, damage: 0, undodgeable: 0, damage_type: '',
-  };
-}
-
-function stray(meta, row, s, targets, pool, dice, takes) {
-  const nearby = targets[meta.target].spec.nearby;
-  const roll = dice.die(ER_STRAY_SLOTS);
-  const lead = meta.full_cover ? `${meta.target} is behind full cover, the shot strays: ` : '';
-  if (roll > nearby.length) {
-    const why = roll > 8 ? `slot ${roll} is always empty`
-      : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
-    return empty(roll, null, lead + why);
-  }
-  const creature = nearby[roll - 1];
-  const spec = targets[creature].spec;
-  if (spec.cover === 'full') {
-    return empty(roll, creature, `${lead}slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
-  }
-  const toHit = meta.to_hit;
-  const byType = spec.ac_by_type[meta.damage_type];
-  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
-  const critThr = meta.crit_range || 0;
-  const conds = spec.conditions;
-  const out = empty(roll, creature, `${lead}slot ${roll} is ${creature}`);
-  out.ac = ac;
-  out.damage_type = meta.damage_type;
-  let hits = 0, nat20 = 0, critFace = false;
-  for (const face of pool) {
-    const shifted = Math.min(face + ER_STRAY_SHIFT, 20);
-    const hit = shifted === 20 || shifted + toHit >= ac;
-    out.dice.push({ face, shifted, total: shifted + toHit, hit });
-    if (hit) {
-      hits += 1;
-      if (shifted === 20) nat20 += 1;
-      if (critThr && shifted >= critThr) critFace = true;
-    }
-  }
-  const crit = hits > 0 && !meta.disadvantage && (critFace || conds.includes('paralyzed'));
-  let chain = 0;
-  if (crit) {
-    for (;;) {
-      if (out.chain.length >= CHAIN_LIMIT) throw new LimitError(`$.strikes[${s}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
-      const face = dice.die(20);
-      const hit = face === 20 || (face !== 1 && face + toHit >= ac);
-      const d3 = hit ? dice.die(3) : 0;
-      chain += d3;
-      out.chain.push({ face, total: face + toHit, hit, damage: d3 });
-      if (face !== 20) break;
-    }
-  }
-  const onlyChain = conds.includes('petrified');
-  let base;
-  if (hits === 0) base = 0;
-  else if (onlyChain) base = chain;
-  else base = hits + chain;
-  out.base = base;
-  if (hits > 0 && !onlyChain && takes(creature)) {
-    out.modifier = row.mod;
-    base = Math.max(0, base + row.mod);
-  }
-  const state = resistanceState(spec, meta.damage_type);
-  const damage = resist(base, state);
-  let undodgeable;
-  if (conds.includes('restrained')) undodgeable = damage;
-  else if (!nat20) undodgeable = 0;
-  else undodgeable = Math.min(damage, resist((onlyChain ? 0 : nat20) + (spec.crit_proof ? 0 : chain), state));
-  out.hits = hits;
-  out.crit = crit;
-  out.resistance = RESISTANCE_NAMES[state];
-  out.damage = damage;
-  out.undodgeable = undodgeable;
-  if (hits === 0) out.why += ': the shifted dice miss it too';
-  return out;
-}
-
-function strayDict(st) {
-  return {
-    roll: st.roll, creature: st.creature, why: st.why, ac: st.ac,
-    dice: st.dice.map((d) => Object.assign({}, d)), crit_chain: st.chain.map((c) => Object.assign({}, c)),
-    hits: st.hits, crit: st.crit, base: st.base, modifier: st.modifier, resistance: st.resistance,
-    damage: st.damage, undodgeable: st.undodgeable,
-  };
-}
-
-// ---- ER-21 grapple release ------------------------------------------------------------
-
-/**
- * ER-21 for one target: one Strength feat per [strike, stray?, damage] in `struck`, in
- * strike order, until the first failure (followups.grapple_release).
- */
-function grappleRelease(target, struck, dice) {
-  const hold = target.spec.grappling;
-  const hits = struck.filter((h) => h[2] > 0);
-  if (hold === null || !hits.length) return null;
-  const sit = situation(target.spec.conditions, 'feat');
-  let feats = hits.map(([s, isStray, damage]) => ({
-    strike: s, stray: isStray, damage, dc: ER_RELEASE_DC + damage, dice: [], roll: null, modifier: null, total: null,
-    held: null,
-  }));
-  let held = null;
-  if (sit.fails !== null) {
-    feats = [feats[0]];
-    feats[0].held = held = false;
-  } else if (hold.strength !== null || hold.strength_mod !== null) {
-    const mod = modifier(hold.strength, hold.strength_mod) + hold.bonus + (sit.penalty ? sit.penalty[1] : 0);
-    for (const feat of feats) {
-      let rolled;
-      try {
-        rolled = rollKept(dice, 20, sit);
-      } catch (err) {
-        if (!(err instanceof KernelError)) throw err;
-        throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
-      }
-      feat.dice = rolled.dice;
-      feat.roll = rolled.kept;
-      feat.modifier = mod;
-      feat.total = rolled.kept + mod;
-      feat.held = feat.total >= feat.dc;
-      if (!feat.held) break;
-    }
-    feats = feats.filter((f) => f.held !== null);
-    held = feats[feats.length - 1].held;
-  }
-  // The top level repeats the feat that decided (the last rolled; the first when the table rolls).
-  const rolledFeats = feats.filter((f) => f.held !== null);
-  const decided = rolledFeats.length ? rolledFeats[rolledFeats.length - 1] : feats[0];
-  return {
-    damage: decided.damage, dc: decided.dc, roll: decided.roll, modifier: decided.modifier, total: decided.total,
-    held, damage_taken: hits.reduce((a, h) => a + h[2], 0), feats, situation: situationDict(sit),
-  };
-}
-
-// ---- shared by compete and impale -----------------------------------------------------
-
-function streamOf(req, options) {
-  const { checkSeed } = require('./engine');
-  checkRuleset(req.ruleset);
-  checkSeed(req.seed);
-  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls);
-  return {
-    rolls,
-    start() {
-      if (seed === null || seed === undefined) {
-        if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-        seed = options.newSeed();
-      }
-      return { seed, dice: new Dice(Xoshiro128.fromSeed(seed), rolls) };
-    },
-  };
-}
-
-function leftOver(dice, what) {
-  const rolls = dice.rolls;
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
-  }
-}
-
-// ---- ER-19 competitions ---------------------------------------------------------------
-
-const OUTCOMES = {
-  grapple: ['{c} grapples {d}: {d} is held', '{d} slips free: {c} could not keep the hold'],
-  escape: ["{c} escapes {d}'s hold", "{c} stays in {d}'s hold"],
-  shove: ['{c} shoves {d} 5 ft away', '{d} stands firm'],
-  trip: ['{c} trips {d}: {d} is prone', '{d} keeps their feet'],
-  plain: ['{c} wins', '{d} wins'],
-};
-
-function checkCompetitor(c, path, contest) {
-  if (!c.id) throw new SchemaError(`${path}.id`, 'a competitor id is empty');
-  choice(c.size, SIZES, `${path}.size`, 'size');
-  checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
-  checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
-  checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
-  if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
-    throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
-  }
-  const score = c.attribute === 'strength' ? c.strength : c.agility;
-  const explicit = c.attribute === 'strength' ? c.strength_mod : c.agility_mod;
-  if (score === null && explicit === null) {
-    throw new SchemaError(`${path}.${c.attribute}`, say('compete_needs', { attribute: c.attribute }));
-  }
-  if (score !== null) checkRange(score, ...SCORE_RANGE, `${path}.${c.attribute}`, 'score');
-  if (explicit !== null) checkRange(explicit, -20, 20, `${path}.${c.attribute}_mod`, 'modifier');
-  return modifier(score, explicit);
-}
-
-function categories(n) {
-  return `size: ${n} categor${n === 1 ? 'y' : 'ies'} larger`;
-}
-
-function compileCompete(req) {
-  const contest = req.contest;
-  const chal = req.challenger, dfd = req.defender;
-  const mods = [checkCompetitor(chal, '$.challenger', contest), checkCompetitor(dfd, '$.defender', contest)];
-  if (chal.id === dfd.id) throw new SchemaError('$.defender.id', say('compete_same', { id: pyRepr(chal.id) }));
-  const extra = [[], []];
-  const diff = SIZES.indexOf(chal.size) - SIZES.indexOf(dfd.size);
-  const tenths = (a, b) => Math.floor((a - b) / 10);
-  if (contest === 'grapple') {
-    if (diff > 0) extra[0].push([categories(diff), ER_GRAPPLE_SIZE * diff]);
-    if (dfd.speed > chal.speed && tenths(dfd.speed, chal.speed)) {
-      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * tenths(dfd.speed, chal.speed)]);
-    }
-    if (req.slick) extra[1].push(['slick ground', ER_GRAPPLE_SLICK]);
-  } else if (contest === 'escape') {
-    if (diff) extra[diff > 0 ? 0 : 1].push([categories(Math.abs(diff)), ER_GRAPPLE_SIZE * Math.abs(diff)]);
-    if (chal.speed > dfd.speed && tenths(chal.speed, dfd.speed)) {
-      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * tenths(chal.speed, dfd.speed)]);
-    }
-    if (req.slick) extra[0].push(['slick ground', ER_GRAPPLE_SLICK]);
-  } else if (contest === 'shove' || contest === 'trip') {
-    if (-diff > 1) {
-      throw new RulesError('$.defender.size', say('compete_size', {
-        contest, victim: pyRepr(dfd.id), victim_size: dfd.size, pusher: pyRepr(chal.id), pusher_size: chal.size,
-      }));
-    }
-    if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
-    if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
-  }
-  if (contest !== 'plain') {
-    for (const name of CANNOT_ATTACK) {
-      if (chal.conditions.includes(name)) {
-        throw new RulesError('$.challenger.conditions', say('compete_cannot_act', { condition: name, contest }));
-      }
-    }
-  }
-  const sits = [chal, dfd].map((c) => situation(c.conditions, 'competition', c.advantage, c.disadvantage));
-  [chal, dfd].forEach((c, i) => {
-    if (c.prone || c.conditions.includes('prone')) extra[i].push(['prone', ER_PRONE]);
-    if (sits[i].penalty !== null) extra[i].push(sits[i].penalty);
-  });
-  const sides = [chal, dfd].map((c, i) => ({
-    mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
-  }));
-  const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
-  return { sides, totals };
-}
-
-/** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
-function keptCounts(adv, dis) {
-  const n = ER_COMPETITION_DIE;
-  const counts = new Map();
-  if (!adv && !dis) {
-    for (let f = 1; f <= n; f++) counts.set(f, 1);
-    return { counts, outcomes: n };
-  }
-  for (let a = 1; a <= n; a++) {
-    for (let b = 1; b <= n; b++) {
-      const k = adv ? Math.max(a, b) : Math.min(a, b);
-      counts.set(k, (counts.get(k) || 0) + 1);
-    }
-  }
-  return { counts, outcomes: n * n };
-}
-
-/** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
-function winChances(plan) {
-  const fails = plan.sides.map((side) => side.sit.fails !== null);
-  if (fails[0]) return [0, 1];
-  if (fails[1]) return [1, 0];
-  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
-  let win = 0, tie = 0;
-  for (const [fa, ca] of a.counts) {
-    for (const [fb, cb] of b.counts) {
-      const ta = fa + plan.totals[0], tb = fb + plan.totals[1];
-      if (ta > tb) win += ca * cb;
-      else if (ta === tb) tie += ca * cb;
-    }
-  }
-  const total = a.outcomes * b.outcomes;
-  return [win / (total - tie), (total - tie - win) / (total - tie)];
-}
-
-/** ER-19: a competition (the twin of fracas.compete). */
-function compete(request, options = {}) {
-  const req = decode(request, CompeteRequest);
-  const stream = streamOf(req, options);
-  const plan = compileCompete(req);
-  const { seed, dice } = stream.start();
-  const rounds = [];
-  const fails = plan.sides.map((side) => side.sit.fails);
-  try {
-    while (fails[0] === null && fails[1] === null) { // a side that fails automatically rolls nothing
-      if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
-      const entry = {};
-      ['challenger', 'defender'].forEach((name, i) => {
-        const side = plan.sides[i];
-        const rolled = rollKept(dice, ER_COMPETITION_DIE, side.sit);
-        entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
-      });
-      rounds.push(entry);
-      if (entry.challenger.total !== entry.defender.total) break;
-    }
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what: 'the competition', position: err.position }));
-    }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
-  }
-  leftOver(dice, 'the competition');
-  // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
-  const last = rounds[rounds.length - 1];
-  const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
-  const c = req.challenger.id, d = req.defender.id;
-  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
-  const chance = winChances(plan);
-  const result = {
-    ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
-  };
-  [req.challenger, req.defender].forEach((person, i) => {
-    const side = plan.sides[i];
-    result[i ? 'defender' : 'challenger'] = {
-      id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
-      situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
-      advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
-      conditions: person.conditions.slice(), advantage_from: side.sit.advantageFrom.slice(),
-      disadvantage_from: side.sit.disadvantageFrom.slice(), automatic_failure: side.sit.fails,
-    };
-  });
-  Object.assign(result, {
-    rounds, ties: rounds.length - 1, winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
-  });
-  return result;
-}
-
-// ---- ER-23 impalement -----------------------------------------------------------------
-
-function moved(err, moves) {
-  let path = err.path, reason = err.reason;
-  for (const [old, now] of moves) {
-    if (path === old || path.startsWith(`${old}.`) || path.startsWith(`${old}[`)) {
-      path = now + path.slice(old.length);
-      break;
-    }
-  }
-  for (const [old, now] of moves) if (old !== '$') reason = reason.split(old).join(now);
-  return new err.constructor(path, reason);
-}
-
-/** An attack result inside another: less what the outer one says (backend). */
-function inner(result) {
-  const copy = Object.assign({}, result);
-  delete copy.backend;
-  return copy;
-}
-
-function isRequestError(err) {
-  return err && typeof err.path === 'string' && typeof err.reason === 'string';
-}
-
-/** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
-function impale(request, options = {}) {
-  const engine = require('./engine');
-  const req = decode(request, ImpaleRequest);
-  const stream = streamOf(req, options);
-  const charger = req.charger, weapon = req.weapon;
-  checkRange(charger.closed, 0, 10000, '$.charger.closed', 'distance closed');
-  if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
-  checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
-  if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
-  // ER-15: defending "removes all reactions for both rounds".
-  if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
-  choice(weapon.style, STYLES, '$.weapon.style', 'style');
-  if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
-  choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
-  if (weapon.damage_type !== 'piercing') {
-    throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
-  }
-  const target = Object.assign({}, charger);
-  for (const key of ['id', 'body', 'closed']) delete target[key];
-  const dice = ER_IMPALE_DICE[weapon.forte ? 1 : 0];
-  const innerRequest = {
-    attacker: req.pikeman,
-    strikes: [{
-      target: charger.id, method: 'melee', style: weapon.style, dice, damage_type: weapon.damage_type,
-      weight: weapon.weight, bonus: weapon.bonus, crit: weapon.crit, crit_range: weapon.crit_range,
-    }],
-    targets: { [charger.id]: target },
-  };
-  const chargerPath = keyPath('$.targets', charger.id);
-  const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
-    [chargerPath, '$.charger'], ['$.targets', '$.charger']];
-  let impalementPlan;
-  try {
-    impalementPlan = engine.compileAttack(innerRequest);
-  } catch (err) {
-    throw isRequestError(err) ? moved(err, moves) : err;
-  }
-  let chargePlan = null;
-  if (req.charge !== null) {
-    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
-    if (ruleset !== 'enchanted-realms') {
-      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
-    }
-    for (const key of ['seed', 'rolls']) {
-      if (req.charge[key] !== undefined && req.charge[key] !== null) {
-        throw new SchemaError(`$.charge.${key}`, say('impale_charge_dice', { path: `$.charge.${key}` }));
-      }
-    }
-    try {
-      chargePlan = engine.compileAttack(req.charge);
-    } catch (err) {
-      throw isRequestError(err) ? moved(err, [['$', '$.charge']]) : err;
-    }
-    chargePlan.metas.forEach((meta, i) => {
-      if (meta.method === 'range') {
-        throw new RulesError(`$.charge.strikes[${i}].method`, say('impale_charge_melee', { method: meta.method }));
-      }
-    });
-  }
-  const { seed, dice: stream_ } = stream.start();
-  let impalement;
-  try {
-    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
-  } catch (err) {
-    if (!isRequestError(err)) throw err;
-    if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
-      throw new err.constructor(err.path, err.reason.split('$.strikes[0]').join('the impalement ($.weapon)'));
-    }
-    throw moved(err, [['$.strikes[0]', '$.weapon'], [chargerPath, '$.charger']]);
-  }
-  const damage = impalement.targets[charger.id].damage;
-  const after = charger.body - damage;
-  const incapacitated = after <= 0;
-  let charge = null;
-  if (chargePlan !== null && !incapacitated) {
-    try {
-      charge = inner(engine.rollPlan(chargePlan, stream_, seed));
-    } catch (err) {
-      if (!isRequestError(err)) throw err;
-      if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
-        throw new err.constructor(err.path, err.reason.split('$.strikes').join('$.charge.strikes'));
-      }
-      throw moved(err, [['$', '$.charge']]);
-    }
-  }
-  leftOver(stream_, 'the impalement and the charge');
-  return {
-    ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
-    impalement,
-    charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
-    charge_void: incapacitated, charge,
-  };
-}
-
-module.exports = {
-  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
-  fullCoverMisses, situation, situationDict, rollKept,
 };
   },
   "src/rng.js": function (module, exports, require) {
@@ -3550,86 +2530,175 @@ module.exports = {
   Xoshiro128, seedState, seedWords, splitmix64Next, chunkSeedWords, wordsToDecimal, TWO32,
 };
   },
-  "src/initiative.js": function (module, exports, require) {
+  "src/ww.js": function (module, exports, require) {
 'use strict';
-// ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
-// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
-// combatant in request order; then, for each group of tied totals from the highest
-// total down, one d20 per tied combatant in request order; combatants still tied
-// roll again (their group first), until every tie is broken.
+// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
 
-const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { InitiativeRequest, decode, pyRepr } = require('./schema');
-const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
-const { say } = require('./facts');
-const { checkSeed } = require('./engine');
-const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
-const { Xoshiro128 } = require('./rng');
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, choice, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const {
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
+} = require('./facts');
 const rows = require('./rows');
 
-const MAX_COMBATANTS = 10000;
+const NAME = 'worldwalker';
+const TITLE = 'Worldwalker';
+const B = [-100, 100];
+const TALENTS = Object.keys(WW_TWO_WEAPON);
 
-/** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
-function rollInitiative(request, options = {}) {
-  const req = decode(request, InitiativeRequest);
-  checkRuleset(req.ruleset);
-  checkSeed(req.seed);
-  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls);
-  if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
-  if (req.combatants.length > MAX_COMBATANTS) {
-    throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: MAX_COMBATANTS }));
+const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
+const Attacker = T.struct('Attacker', {
+  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
+});
+const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal(...WW_METHODS), REQUIRED],
+  damage: [T.str, REQUIRED],
+  critical: [T.int, 0],
+  crit_multiplier: [T.int, 1],
+  engaged: [T.bool, false],
+  hand: [T.optional(T.literal(...WW_HANDS)), null],
+  modifier: [T.int, 0],
+  feint: [T.optional(Feint), null],
+};
+const ProfileStrike = T.struct('ProfileStrike', profileStrike);
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
+const Target = T.struct('Target', {
+  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
+  reaction: [T.optional(Reaction), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
+  for (const name of ['defense', 'dex_mod', 'armor']) {
+    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
   }
-  const seen = new Set();
-  const mods = req.combatants.map((c, i) => {
-    const path = `$.combatants[${i}]`;
-    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
-    seen.add(c.id);
-    if (c.agility === null && c.agility_mod === null) {
-      throw new SchemaError(`${path}.agility`, say('initiative_needs_agility'));
-    }
-    if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
-    checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
-    return modifier(c.agility, c.agility_mod) + c.bonus;
+  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  return target;
+}
+
+const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
+
+function twoWeaponPenalty(attacker, strike, path) {
+  if (attacker.two_weapon === null) {
+    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+    return 0;
+  }
+  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
+  return table[strike.hand === 'off' ? 1 : 0];
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
+  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
+    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
+  }
+  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const penalty = twoWeaponPenalty(attacker, strike, path);
+  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
+  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
+  const critBonus = strike.critical * strike.crit_multiplier;
+  const cols = rows.row({
+    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
+    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
   });
-  if (seed === null || seed === undefined) {
-    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-    seed = options.newSeed();
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    cols[L.X_REACT] = 1;
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
   }
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  let order;
-  try {
-    order = rankAll(req.combatants, mods, dice);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
+  if (strike.feint !== null) {
+    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
+    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
+    cols[L.X_FEINT] = 1;
+    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
+    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
+  }
+  const facts = {
+    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
+    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
+    reaction: reaction === null ? null : reaction.kind,
+    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
+  const reaction = out.react_roll ? {
+    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
+  } : null;
+  return {
+    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
+    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
+    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
+    armor: f.armor, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.tn = tn(target);
+  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
+  entry.negated = strikes.filter(([, out]) => out.negated).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+    if (req.combatants.length > 10000) {
+      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
     }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
-  }
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));
-  }
-  return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
-}
+    const seen = new Set();
+    req.combatants.forEach((c, i) => {
+      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+      seen.add(c.id);
+      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
+      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const entries = req.combatants.map((c) => {
+      const roll = rows.rollOrSay(dice, 20, 'initiative');
+      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
+    });
+    const keys = new Map();
+    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
+    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
+    const order = [];
+    for (const [total, dex] of sorted) {
+      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
+      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
+    }
+    return { ruleset: NAME, seed, injected, order };
+  },
+};
 
-function rankAll(combatants, mods, dice) {
-  const entries = combatants.map((c, i) => {
-    const roll = dice.die(10);
-    return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
-  });
-  const ranked = [];
-  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
-    ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
-  }
-  return ranked;
-}
-
-function breakTies(tied, dice, depth) {
-  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
-}
-
-module.exports = { rollInitiative, MAX_COMBATANTS };
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+};
   },
   "src/rows.js": function (module, exports, require) {
 'use strict';
@@ -3641,8 +2710,7 @@ module.exports = { rollInitiative, MAX_COMBATANTS };
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls } = require('./plan');
-const { checkSeed } = require('./engine');
+const { checkRange, checkRolls, checkSeed } = require('./plan');
 const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
@@ -3914,175 +2982,133 @@ module.exports = {
   row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
 };
   },
-  "src/ww.js": function (module, exports, require) {
+  "src/kernel.js": function (module, exports, require) {
 'use strict';
-// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
+// The strike kernel: the twin of `_roll_attack` in src/fracas/_native.py.
+// It knows no rules text and no JSON: it reads compiled strike rows, draws dice
+// in the documented order (docs/ENGINE.md section 2) and reports what happened.
 
-const { LimitError, RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, choice, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
-} = require('./facts');
-const rows = require('./rows');
+const { LAYOUT } = require('./facts');
 
-const NAME = 'worldwalker';
-const TITLE = 'Worldwalker';
-const B = [-100, 100];
-const TALENTS = Object.keys(WW_TWO_WEAPON);
+const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
 
-const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
-const Attacker = T.struct('Attacker', {
-  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
-});
-const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
-const profileStrike = {
-  method: [T.literal(...WW_METHODS), REQUIRED],
-  damage: [T.str, REQUIRED],
-  critical: [T.int, 0],
-  crit_multiplier: [T.int, 1],
-  engaged: [T.bool, false],
-  hand: [T.optional(T.literal(...WW_HANDS)), null],
-  modifier: [T.int, 0],
-  feint: [T.optional(Feint), null],
-};
-const ProfileStrike = T.struct('ProfileStrike', profileStrike);
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
-const Target = T.struct('Target', {
-  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
-  reaction: [T.optional(Reaction), null],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
-  rolls: [T.optional(T.list(T.int)), null],
-});
-
-function checkAttacker(attacker, path) {
-  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  return attacker;
+class KernelError extends Error {
+  constructor(code, where, position, faces = 0) {
+    super(`kernel error ${code}`);
+    this.code = code;
+    this.where = where;
+    this.position = position;
+    this.faces = faces;
+  }
 }
 
-function checkTarget(target, path) {
-  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
-  for (const name of ['defense', 'dex_mod', 'armor']) {
-    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
+/** Draws faces from the generator, or from injected rolls when given. */
+class Dice {
+  constructor(generator, rolls, pos = 0) {
+    this.generator = generator;
+    this.rolls = rolls;
+    this.pos = pos;
+    this.strike = -1;
   }
-  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
-  return target;
+
+  die(n) {
+    const rolls = this.rolls;
+    if (rolls) {
+      const pos = this.pos;
+      if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
+      const face = rolls[pos];
+      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
+      this.pos = pos + 1;
+      return face;
+    }
+    return this.generator.die(n);
+  }
 }
 
-const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
-
-function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null) {
-    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-    return 0;
-  }
-  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
-  return table[strike.hand === 'off' ? 1 : 0];
+function resist(amount, state) {
+  if (state === R_HALF) return Math.floor(amount / 2);
+  if (state === R_DOUBLE) return amount * 2;
+  if (state === R_IMMUNE) return 0;
+  return amount;
 }
 
-function compileStrike(strike, path, attacker, apath, target) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
-  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
-    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
-  }
-  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const penalty = twoWeaponPenalty(attacker, strike, path);
-  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
-  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
-  const critBonus = strike.critical * strike.crit_multiplier;
-  const cols = rows.row({
-    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
-    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
+/**
+ * Roll one attack: every strike row in order. `modTaken` is a Set of target indices
+ * whose attribute modifier this attack has already used (ER-9). Returns one record
+ * per strike: the pool faces with their hits, the discarded position, the crit chain.
+ */
+function rollAttack(rows, dice) {
+  const modTaken = new Set();
+  const records = [];
+  rows.forEach((p, s) => {
+    dice.strike = s;
+    const n = p.skill + p.adv + p.sneak + p.disadv;
+    const pool = [];
+    for (let i = 0; i < n; i++) pool.push(dice.die(20));
+    let discard = -1;
+    if (p.disadv) {
+      let top = 0;
+      pool.forEach((face, i) => {
+        if (face > top) { top = face; discard = i; }
+      });
+    }
+    let hits = 0, nat20 = 0, critFace = false;
+    const poolHits = pool.map((face, i) => {
+      const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
+      if (i !== discard && hit) {
+        hits += 1;
+        if (face === 20) nat20 += 1;
+        if (p.crit && face >= p.crit) critFace = true;
+      }
+      return hit;
+    });
+    const crit = hits > 0 && !p.disadv && (critFace || p.autoCrit !== 0);
+    const chain = [];
+    let chainDamage = 0;
+    if (crit) {
+      for (;;) {
+        if (chain.length >= CHAIN_LIMIT) throw new KernelError(E_CHAIN_LIMIT, s, -1);
+        const face = dice.die(20);
+        const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
+        let d3 = 0;
+        if (hit) {
+          d3 = dice.die(3);
+          chainDamage += d3;
+        }
+        chain.push({ face, hit, d3 });
+        if (face !== 20) break;
+      }
+    }
+    let base;
+    if (hits === 0) base = 0;
+    else if (p.onlyChain) base = chainDamage;
+    else base = hits + chainDamage + p.weight;
+    const preMod = base;
+    let mod = 0, modUsed = false;
+    if (hits > 0 && !p.onlyChain && !modTaken.has(p.target)) {
+      modTaken.add(p.target);
+      modUsed = true;
+      mod = p.mod;
+      base = Math.max(0, base + mod);
+    }
+    const damage = resist(base, p.resist);
+    // ER-11: natural 20s and their chain (dodgeable again on a crit_proof target);
+    // all of it when the target may not dodge (restrained, ER-15).
+    let undodgeable = 0;
+    if (p.noDodge) {
+      undodgeable = damage;
+    } else if (nat20) {
+      const raw = (p.onlyChain ? 0 : nat20) + (p.chainDodgeable ? 0 : chainDamage);
+      undodgeable = Math.min(damage, resist(raw, p.resist));
+    }
+    records.push({
+      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
+    });
   });
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
-  }
-  if (strike.feint !== null) {
-    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
-    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
-    cols[L.X_FEINT] = 1;
-    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
-    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
-  }
-  const facts = {
-    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
-    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
-    reaction: reaction === null ? null : reaction.kind,
-    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
-  };
-  return [cols, { target: '', path, facts }];
+  return records;
 }
 
-function strikeResult(meta, out, faces) {
-  const f = meta.facts;
-  const roll = out.roll;
-  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
-  const reaction = out.react_roll ? {
-    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
-  } : null;
-  return {
-    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
-    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
-    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
-    armor: f.armor, damage: out.damage,
-  };
-}
-
-function targetResult(entry, target, strikes) {
-  entry.tn = tn(target);
-  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
-  entry.negated = strikes.filter(([, out]) => out.negated).length;
-}
-
-const initiative = {
-  Request: InitiativeRequest,
-  what: 'initiative',
-  compile(req) {
-    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
-    if (req.combatants.length > 10000) {
-      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
-    }
-    const seen = new Set();
-    req.combatants.forEach((c, i) => {
-      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
-      seen.add(c.id);
-      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
-      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
-    });
-  },
-  roll(req, dice, seed, injected) {
-    const entries = req.combatants.map((c) => {
-      const roll = rows.rollOrSay(dice, 20, 'initiative');
-      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
-    });
-    const keys = new Map();
-    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
-    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
-    const order = [];
-    for (const [total, dex] of sorted) {
-      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
-      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
-    }
-    return { ruleset: NAME, seed, injected, order };
-  },
-};
-
-module.exports = {
-  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
-  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
-};
+module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
   },
   "src/ct.js": function (module, exports, require) {
 'use strict';
@@ -4435,6 +3461,1010 @@ module.exports = {
   checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
 };
   },
+  "src/engine.js": function (module, exports, require) {
+'use strict';
+// Resolve Enchanted Realms attacks: parse → validate → plan → roll → aggregate.
+// The twin of src/fracas/drive and rulesets/er (attack.py, result.py): same request + same seed gives the
+// same result dict (docs/ENGINE.md section 7), with backend "javascript".
+
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
+const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
+const {
+  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
+} = require('./plan');
+const { Dice, KernelError, rollAttack } = require('./kernel');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
+const specials = require('./specials');
+const { RulesError } = require('./errors');
+
+const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
+const { Xoshiro128 } = require('./rng');
+
+const BACKEND = 'javascript';
+
+function kernelError(err, rolls, strikePath = '$.strikes') {
+  if (err.code === E_ROLLS_SHORT) {
+    return new DiceError('$.rolls', say('rolls_short', {
+      given: faces(rolls.length), what: `${strikePath}[${err.where}]`, position: err.position,
+    }));
+  }
+  if (err.code === E_ROLL_RANGE) {
+    return new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: rolls[err.position], what: `${strikePath}[${err.where}]`,
+    }));
+  }
+  if (err.code === E_CHAIN_LIMIT) {
+    return new LimitError(`${strikePath}[${err.where}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
+  }
+  return err;
+}
+
+/**
+ * Check and compile an ER attack request without rolling it.
+ * Returns {req, rows, metas, targets, seed, rolls}; throws a RequestError naming the path.
+ */
+function compileAttack(request, options = {}) {
+  // As the Python driver: the ruleset first (it decides the schema), then the shape.
+  if (request !== null && typeof request === 'object' && !Array.isArray(request) && 'ruleset' in request) {
+    checkRuleset(request.ruleset);
+  }
+  const req = decode(request, AttackRequest);
+  checkRuleset(req.ruleset);
+  // The request's own seed is checked even when options.seed wins: a typo is still a typo.
+  checkSeed(req.seed);
+  const seed = options.seed !== undefined && options.seed !== null
+    ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  const conditions = checkAttacker(req.attacker, '$.attacker');
+  const targets = checkTargets(convertMapping(req.targets, Target, '$.targets'));
+  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes'));
+  if (req.strikes.length > MAX_STRIKES) {
+    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
+  }
+  const rows = [];
+  const metas = [];
+  req.strikes.forEach((strike, i) => {
+    const path = `$.strikes[${i}]`;
+    const target = Object.prototype.hasOwnProperty.call(targets, strike.target) ? targets[strike.target] : null;
+    if (!target) {
+      throw new SchemaError(`${path}.target`, say('unknown_target', {
+        target: pyRepr(strike.target), targets: Object.keys(targets).join(', '),
+      }));
+    }
+    const { row, meta } = compileStrike(strike, path, req.attacker, '$.attacker', conditions, target,
+      req.advantage, req.disadvantage);
+    rows.push(row);
+    metas.push(meta);
+  });
+  const flee = req.flee !== null ? specials.flee(req.flee, req.strikes, rows, metas, conditions, targets) : null;
+  if (req.defense_rolls) {
+    metas.forEach((meta, i) => {
+      if (meta.friendly_fire) {
+        throw new RulesError(`$.strikes[${i}].friendly_fire`, say('defense_friendly_fire', { strike: i }));
+      }
+    });
+  }
+  return { req, rows, metas, targets, seed, rolls, flee, defense: req.defense_rolls };
+}
+
+/**
+ * Resolve one ER attack. `options.seed` wins over the request's own seed; with
+ * neither, `options.newSeed()` draws one (the Mod script passes Roll20's randomInteger).
+ * Returns the result dict of docs/ENGINE.md section 7.
+ */
+function resolve(request, options = {}) {
+  const plan = compileAttack(request, options);
+  let seed = plan.seed;
+  if (seed === null || seed === undefined) {
+    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+    seed = options.newSeed();
+  }
+  const rolls = plan.rolls;
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  const result = rollPlan(plan, dice, seed);
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'the attack', used: dice.pos }));
+  }
+  return result;
+}
+
+/** Roll a compiled attack from `dice` (the twin of attack.roll_attack): strikes, then follow-ups. */
+function rollPlan(plan, dice, seed) {
+  const rolls = dice.rolls;
+  let records;
+  try {
+    records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
+    throw kernelError(err, rolls);
+  }
+  let strays = new Map();
+  if (!plan.defense) {
+    specials.fullCoverMisses(plan.metas, records);
+    strays = specials.strayShots(plan.metas, plan.rows, plan.targets, records, dice);
+  }
+  const { shock, releases } = followUps(plan.metas, plan.targets, records, dice, strays);
+  return buildResult(seed, plan.req.ruleset, rolls !== null, plan.metas, plan.targets, records, shock,
+    { strays, releases, flee: plan.flee, defense: plan.defense });
+}
+
+/** Per target in request order: the ER-13 shock save, then the ER-21 grapple release. */
+function followUps(metas, targets, records, dice, strays) {
+  const sneakDamage = new Map();
+  metas.forEach((meta, s) => {
+    if (meta.sneak !== false) sneakDamage.set(meta.target, (sneakDamage.get(meta.target) || 0) + records[s].damage);
+  });
+  const shock = new Map();
+  const releases = new Map();
+  const grapplers = Object.keys(targets).filter((tid) => targets[tid].spec.grappling !== null);
+  if (!sneakDamage.size && !grapplers.length) return { shock, releases };
+  // ER-21: [strike, as a stray?, damage] per grappler, in strike order.
+  const struck = new Map(grapplers.map((tid) => [tid, []]));
+  metas.forEach((meta, s) => {
+    if (struck.has(meta.target)) struck.get(meta.target).push([s, false, records[s].damage]);
+    const stray = strays.get(s);
+    if (stray && stray.creature !== null && struck.has(stray.creature)) {
+      struck.get(stray.creature).push([s, true, stray.damage]);
+    }
+  });
+  for (const tid of Object.keys(targets)) {
+    const target = targets[tid];
+    const save = shockSave(target, sneakDamage.get(tid) || 0, dice);
+    if (save !== null) shock.set(tid, save);
+    if (struck.has(tid)) {
+      const release = specials.grappleRelease(target, struck.get(tid), dice);
+      if (release !== null) releases.set(tid, release);
+    }
+  }
+  return { shock, releases };
+}
+
+/**
+ * ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
+ * with the target's own conditions (ER-12/ER-14).
+ */
+function shockSave(target, damage, dice) {
+  const bodyMax = target.spec.body_max;
+  if (bodyMax === null || damage <= 0 || 2 * damage < bodyMax) return null;
+  const sit = specials.situation(target.spec.conditions, 'save');
+  const save = {
+    dc: 5 + damage, roll: null, total: null, passed: null, incapacitated_actions: null, dice: [],
+    situation: specials.situationDict(sit),
+  };
+  try {
+    if (sit.fails !== null) {
+      save.passed = false;
+    } else if (target.spec.save_bonus !== null) {
+      const rolled = specials.rollKept(dice, 20, sit);
+      save.dice = rolled.dice;
+      save.roll = rolled.kept;
+      save.total = rolled.kept + target.spec.save_bonus + (sit.penalty ? sit.penalty[1] : 0);
+      save.passed = save.total >= save.dc;
+    }
+    if (save.passed === false) save.incapacitated_actions = dice.die(3);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', {
+        given: faces(dice.rolls.length), what: `the shock save of ${target.path}`, position: err.position,
+      }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_d3', {
+      face: dice.rolls[err.position], what: `${target.path}'s failed shock save`,
+    }));
+  }
+  return save;
+}
+
+function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
+  const strays = extra.strays || new Map();
+  const releases = extra.releases || new Map();
+  const defense = Boolean(extra.defense);
+  const targets = {};
+  for (const tid of Object.keys(targetsInfo)) {
+    targets[tid] = {
+      damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
+    };
+  }
+  const strikes = metas.map((meta, s) => {
+    const r = records[s];
+    const dice = [];
+    let discarded = null;
+    r.pool.forEach((face, i) => {
+      if (i === r.discard) {
+        discarded = face;
+        return;
+      }
+      if (defense) { // ER-22: the player's die + the AC against DC 21 + the to-hit
+        dice.push({ face, total: face + meta.ac, hit: r.poolHits[i], source: meta.sources[i], avoided: !r.poolHits[i] });
+      } else {
+        dice.push({ face, total: face + meta.to_hit, hit: r.poolHits[i], source: meta.sources[i] });
+      }
+    });
+    const chain = r.chain.map((c) => ({ face: c.face, total: c.face + meta.to_hit, hit: c.hit, damage: c.d3 }));
+    const entry = targets[meta.target];
+    entry.damage += r.damage;
+    entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
+    entry.undodgeable += r.undodgeable;
+    return {
+      target: meta.target, method: meta.method, style: meta.style,
+      damage_type: meta.damage_type, advantage: meta.advantage,
+      disadvantage: meta.disadvantage, sneak: meta.sneak,
+      to_hit: meta.to_hit, ac: meta.ac, crit_range: meta.crit_range,
+      dice, discarded, crit_chain: chain,
+      hits: r.hits, crit: r.crit, base: r.base,
+      modifier: r.modUsed ? r.mod : null,
+      resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
+      friendly_fire: meta.friendly_fire, stray: null,
+      defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
+    };
+  });
+  for (const [s, stray] of strays) {
+    strikes[s].stray = specials.strayDict(stray);
+    if (stray.creature !== null && stray.hits) {
+      const entry = targets[stray.creature];
+      entry.damage += stray.damage;
+      entry.by_type[stray.damage_type] = (entry.by_type[stray.damage_type] || 0) + stray.damage;
+      entry.undodgeable += stray.undodgeable;
+    }
+  }
+  for (const [tid, save] of shock) {
+    targets[tid].shock_save_dc = save.dc;
+    if (save.passed !== null) targets[tid].shock_save = save;
+  }
+  for (const [tid, release] of releases) targets[tid].grapple_release = release;
+  let total = 0;
+  for (const tid of Object.keys(targets)) total += targets[tid].damage;
+  return {
+    ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
+    flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
+  };
+}
+
+module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };
+  },
+  "src/specials.js": function (module, exports, require) {
+'use strict';
+// Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
+// followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
+// feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
+// compete.py (ER-19); impale.js has ER-23 (it rolls whole attacks through engine.js,
+// which draws its follow-ups from here).
+// Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
+
+const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
+const { CompeteRequest, choice, decode, pyRepr } = require('./schema');
+const { checkNames, checkRange, checkRolls, checkRuleset, checkSeed, modifier, resistanceState } = require('./plan');
+const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+const {
+  LAYOUT, say, COVER_AC, SIZES, SCORE_RANGE, RESISTANCES,
+  ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
+  ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
+  ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
+  FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
+} = require('./facts');
+
+const { CHAIN_LIMIT } = LAYOUT;
+// Resistance states by their layout index (R_NORMAL … R_IMMUNE), as the results name them.
+const RESISTANCE_NAMES = RESISTANCES;
+const MAX_ROLL_OFFS = 1000;
+
+/** The error for injected faces that ran out or do not fit a follow-up's die. */
+function dieError(err, rolls, what) {
+  if (err.code === E_ROLLS_SHORT) {
+    return new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what, position: err.position }));
+  }
+  return new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
+}
+
+// ---- ER-12 / ER-14 on single-die Body rolls (feats.py) ----------------------------------
+
+const FEAT_DIS = { feat: FEAT_DISADVANTAGE, save: FEAT_DISADVANTAGE, competition: COMPETITION_DISADVANTAGE };
+
+/** What a roller's conditions make of one feat, save or competition roll (feats.situation). */
+function situation(conditions, kind, advantage = false, disadvantage = false) {
+  const advFrom = (advantage ? ['request'] : []).concat(FEAT_ADVANTAGE.filter((n) => conditions.includes(n)));
+  const disFrom = (disadvantage ? ['request'] : []).concat(FEAT_DIS[kind].filter((n) => conditions.includes(n)));
+  const shaken = FEAT_PENALTY_2.find((n) => conditions.includes(n));
+  const fails = FEAT_AUTOMATIC_FAILURE.find((n) => conditions.includes(n));
+  return {
+    advantage: advFrom.length > 0 && !disFrom.length,
+    disadvantage: disFrom.length > 0 && !advFrom.length,
+    advantageFrom: advFrom,
+    disadvantageFrom: disFrom,
+    penalty: shaken === undefined ? null : [shaken, -2],
+    fails: fails === undefined ? null : fails,
+  };
+}
+
+function situationDict(sit) {
+  return {
+    advantage: sit.advantage, disadvantage: sit.disadvantage, advantage_from: sit.advantageFrom.slice(),
+    disadvantage_from: sit.disadvantageFrom.slice(),
+    penalty: sit.penalty === null ? null : { condition: sit.penalty[0], value: sit.penalty[1] },
+    automatic_failure: sit.fails,
+  };
+}
+
+/** The die (or two dice, the first drawn first) and the face kept. */
+function rollKept(dice, faces, sit) {
+  if (sit.advantage || sit.disadvantage) {
+    const pair = [dice.die(faces), dice.die(faces)];
+    return { dice: pair, kept: sit.advantage ? Math.max(...pair) : Math.min(...pair) };
+  }
+  const face = dice.die(faces);
+  return { dice: [face], kept: face };
+}
+
+// ---- ER-20 flee attacks ---------------------------------------------------------------
+
+function flee(spec, strikes, rows, metas, conditions, targets) {
+  const moved = spec.moved;
+  if (moved < 0) throw new SchemaError('$.flee.moved', say('flee_negative', { moved }));
+  if (moved < ER_FLEE_NORMAL) throw new RulesError('$.flee.moved', say('flee_cautious', { moved }));
+  if (strikes.length !== 1) throw new RulesError('$.strikes', say('flee_one_strike', { count: strikes.length }));
+  if (strikes[0].method === 'range') {
+    throw new RulesError('$.strikes[0].method', say('flee_method', { method: strikes[0].method }));
+  }
+  if (strikes[0].sneak !== false) throw new RulesError('$.strikes[0].sneak', say('flee_sneak'));
+  // ER-15: defending "removes all reactions for both rounds"; ER-20: a defensive-only
+  // creature leaves the fray without drawing flee attacks.
+  if (conditions.has('defending')) throw new RulesError('$.attacker.conditions', say('flee_defending'));
+  const mover = targets[strikes[0].target];
+  if (mover.spec.conditions.includes('defending')) {
+    throw new RulesError(`${mover.path}.conditions`, say('flee_defensive_mover'));
+  }
+  const speed = moved < ER_FLEE_RAPID ? 'normal' : 'rapid';
+  const row = rows[0];
+  if (speed === 'rapid') {
+    // "only 1d20 is permitted": a pool of one d20; ER-12 applies to it as to any pool.
+    row.skill = 1;
+    metas[0].sources = ['skill'].concat(metas[0].sources.slice(strikes[0].dice));
+  }
+  return { moved, speed, dice: row.skill + row.adv + row.sneak + row.disadv };
+}
+
+// ---- ER-22 defense rolls --------------------------------------------------------------
+
+/** The player's defense dice for every strike row; records as the kernel's. */
+function rollDefense(rows, dice) {
+  return rows.map((p, s) => {
+    dice.strike = s;
+    const n = p.skill + p.adv + p.sneak + p.disadv;
+    const pool = [];
+    for (let i = 0; i < n; i++) pool.push(dice.die(20));
+    let discard = -1;
+    if (p.disadv) {
+      let low = 21;
+      pool.forEach((face, i) => { if (face < low) { low = face; discard = i; } });
+    }
+    const dc = ER_DEFENSE_DC + p.toHit;
+    let failures = 0, ones = 0;
+    const poolHits = pool.map((face, i) => {
+      const avoided = face === 20 || (face !== 1 && face + p.ac >= dc);
+      if (i !== discard && !avoided) {
+        failures += 1;
+        if (face === 1) ones += 1;
+      }
+      return !avoided;
+    });
+    const base = p.onlyChain ? 0 : failures;
+    const damage = resist(base, p.resist);
+    const undodgeable = p.noDodge ? damage : Math.min(damage, resist(p.onlyChain ? 0 : ones, p.resist));
+    return {
+      pool, poolHits, discard, chain: [], hits: failures, crit: false, base, mod: 0, modUsed: false, damage, undodgeable,
+    };
+  });
+}
+
+// ---- ER-17 stray shots ----------------------------------------------------------------
+
+/** ER-16: a full-cover shot under friendly fire cannot hit its target: its dice miss. */
+function fullCoverMisses(metas, records) {
+  metas.forEach((meta, s) => {
+    if (!meta.full_cover) return;
+    const r = records[s];
+    r.poolHits = r.poolHits.map(() => false);
+    r.hits = 0;
+    r.nat20 = 0;
+  });
+}
+
+/** ER-9: strike `s` loses the modifier an earlier stray took (followups.drop_modifier). */
+function dropModifier(p, r) {
+  const damage = resist(r.base, p.resist);
+  let undodgeable = 0;
+  if (p.noDodge) undodgeable = damage;
+  else if (r.nat20) {
+    undodgeable = Math.min(damage, resist((p.onlyChain ? 0 : r.nat20) + (p.chainDodgeable ? 0 : r.chainDamage), p.resist));
+  }
+  r.mod = 0;
+  r.modUsed = false;
+  r.damage = damage;
+  r.undodgeable = undodgeable;
+}
+
+function strayShots(metas, rows, targets, records, dice) {
+  // ER-9: the modifier goes to the first strike in request order that hits a creature,
+  // directly or as a stray.
+  const direct = new Map();
+  records.forEach((r, s) => { if (r.modUsed) direct.set(metas[s].target, s); });
+  const byStray = new Set();
+  const strays = new Map();
+  metas.forEach((meta, s) => {
+    if (!meta.friendly_fire || records[s].hits) return;
+    const r = records[s];
+    const pool = r.pool.filter((_, i) => i !== r.discard);
+    const takes = (creature) => !byStray.has(creature) && (direct.has(creature) ? direct.get(creature) : metas.length) > s;
+    let st;
+    try {
+      st = stray(meta, rows[s], s, targets, pool, dice, takes);
+    } catch (err) {
+      if (!(err instanceof KernelError)) throw err;
+      throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+    }
+    strays.set(s, st);
+    if (st.modifier !== null) {
+      byStray.add(st.creature);
+      if (direct.has(st.creature)) {
+        const later = direct.get(st.creature);
+        direct.delete(st.creature);
+        dropModifier(rows[later], records[later]);
+      }
+    }
+  });
+  return strays;
+}
+
+function empty(roll, creature, why) {
+  return {
+    roll, creature, why, ac: null, dice: [], chain: [], hits: 0, crit: false, base: 0, modifier: null,
+    resistance: null, damage: 0, undodgeable: 0, damage_type: '',
+  };
+}
+
+function stray(meta, row, s, targets, pool, dice, takes) {
+  const nearby = targets[meta.target].spec.nearby;
+  const roll = dice.die(ER_STRAY_SLOTS);
+  const lead = meta.full_cover ? `${meta.target} is behind full cover, the shot strays: ` : '';
+  if (roll > nearby.length) {
+    const why = roll > 8 ? `slot ${roll} is always empty`
+      : `slot ${roll} is empty (${nearby.length} creature${nearby.length !== 1 ? 's' : ''} near ${meta.target})`;
+    return empty(roll, null, lead + why);
+  }
+  const creature = nearby[roll - 1];
+  const spec = targets[creature].spec;
+  if (spec.cover === 'full') {
+    return empty(roll, creature, `${lead}slot ${roll} is ${creature}, behind full cover: the shot hits nothing`);
+  }
+  const toHit = meta.to_hit;
+  const byType = spec.ac_by_type[meta.damage_type];
+  const ac = (byType !== undefined ? byType : spec.ac) + COVER_AC[spec.cover];
+  const critThr = meta.crit_range || 0;
+  const conds = spec.conditions;
+  const out = empty(roll, creature, `${lead}slot ${roll} is ${creature}`);
+  out.ac = ac;
+  out.damage_type = meta.damage_type;
+  let hits = 0, nat20 = 0, critFace = false;
+  for (const face of pool) {
+    const shifted = Math.min(face + ER_STRAY_SHIFT, 20);
+    const hit = shifted === 20 || shifted + toHit >= ac;
+    out.dice.push({ face, shifted, total: shifted + toHit, hit });
+    if (hit) {
+      hits += 1;
+      if (shifted === 20) nat20 += 1;
+      if (critThr && shifted >= critThr) critFace = true;
+    }
+  }
+  const crit = hits > 0 && !meta.disadvantage && (critFace || conds.includes('paralyzed'));
+  let chain = 0;
+  if (crit) {
+    for (;;) {
+      if (out.chain.length >= CHAIN_LIMIT) throw new LimitError(`$.strikes[${s}]`, say('chain_limit', { limit: CHAIN_LIMIT }));
+      const face = dice.die(20);
+      const hit = face === 20 || (face !== 1 && face + toHit >= ac);
+      const d3 = hit ? dice.die(3) : 0;
+      chain += d3;
+      out.chain.push({ face, total: face + toHit, hit, damage: d3 });
+      if (face !== 20) break;
+    }
+  }
+  const onlyChain = conds.includes('petrified');
+  let base;
+  if (hits === 0) base = 0;
+  else if (onlyChain) base = chain;
+  else base = hits + chain;
+  out.base = base;
+  if (hits > 0 && !onlyChain && takes(creature)) {
+    out.modifier = row.mod;
+    base = Math.max(0, base + row.mod);
+  }
+  const state = resistanceState(spec, meta.damage_type);
+  const damage = resist(base, state);
+  let undodgeable;
+  if (conds.includes('restrained')) undodgeable = damage;
+  else if (!nat20) undodgeable = 0;
+  else undodgeable = Math.min(damage, resist((onlyChain ? 0 : nat20) + (spec.crit_proof ? 0 : chain), state));
+  out.hits = hits;
+  out.crit = crit;
+  out.resistance = RESISTANCE_NAMES[state];
+  out.damage = damage;
+  out.undodgeable = undodgeable;
+  if (hits === 0) out.why += ': the shifted dice miss it too';
+  return out;
+}
+
+function strayDict(st) {
+  return {
+    roll: st.roll, creature: st.creature, why: st.why, ac: st.ac,
+    dice: st.dice.map((d) => Object.assign({}, d)), crit_chain: st.chain.map((c) => Object.assign({}, c)),
+    hits: st.hits, crit: st.crit, base: st.base, modifier: st.modifier, resistance: st.resistance,
+    damage: st.damage, undodgeable: st.undodgeable,
+  };
+}
+
+// ---- ER-21 grapple release ------------------------------------------------------------
+
+/**
+ * ER-21 for one target: one Strength feat per [strike, stray?, damage] in `struck`, in
+ * strike order, until the first failure (followups.grapple_release).
+ */
+function grappleRelease(target, struck, dice) {
+  const hold = target.spec.grappling;
+  const hits = struck.filter((h) => h[2] > 0);
+  if (hold === null || !hits.length) return null;
+  const sit = situation(target.spec.conditions, 'feat');
+  let feats = hits.map(([s, isStray, damage]) => ({
+    strike: s, stray: isStray, damage, dc: ER_RELEASE_DC + damage, dice: [], roll: null, modifier: null, total: null,
+    held: null,
+  }));
+  let held = null;
+  if (sit.fails !== null) {
+    feats = [feats[0]];
+    feats[0].held = held = false;
+  } else if (hold.strength !== null || hold.strength_mod !== null) {
+    const mod = modifier(hold.strength, hold.strength_mod) + hold.bonus + (sit.penalty ? sit.penalty[1] : 0);
+    for (const feat of feats) {
+      let rolled;
+      try {
+        rolled = rollKept(dice, 20, sit);
+      } catch (err) {
+        if (!(err instanceof KernelError)) throw err;
+        throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+      }
+      feat.dice = rolled.dice;
+      feat.roll = rolled.kept;
+      feat.modifier = mod;
+      feat.total = rolled.kept + mod;
+      feat.held = feat.total >= feat.dc;
+      if (!feat.held) break;
+    }
+    feats = feats.filter((f) => f.held !== null);
+    held = feats[feats.length - 1].held;
+  }
+  // The top level repeats the feat that decided (the last rolled; the first when the table rolls).
+  const rolledFeats = feats.filter((f) => f.held !== null);
+  const decided = rolledFeats.length ? rolledFeats[rolledFeats.length - 1] : feats[0];
+  return {
+    damage: decided.damage, dc: decided.dc, roll: decided.roll, modifier: decided.modifier, total: decided.total,
+    held, damage_taken: hits.reduce((a, h) => a + h[2], 0), feats, situation: situationDict(sit),
+  };
+}
+
+// ---- shared by compete and impale -----------------------------------------------------
+
+function streamOf(req, options) {
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  return {
+    rolls,
+    start() {
+      if (seed === null || seed === undefined) {
+        if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+        seed = options.newSeed();
+      }
+      return { seed, dice: new Dice(Xoshiro128.fromSeed(seed), rolls) };
+    },
+  };
+}
+
+function leftOver(dice, what) {
+  const rolls = dice.rolls;
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
+  }
+}
+
+// ---- ER-19 competitions ---------------------------------------------------------------
+
+const OUTCOMES = {
+  grapple: ['{c} grapples {d}: {d} is held', '{d} slips free: {c} could not keep the hold'],
+  escape: ["{c} escapes {d}'s hold", "{c} stays in {d}'s hold"],
+  shove: ['{c} shoves {d} 5 ft away', '{d} stands firm'],
+  trip: ['{c} trips {d}: {d} is prone', '{d} keeps their feet'],
+  plain: ['{c} wins', '{d} wins'],
+};
+
+function checkCompetitor(c, path, contest) {
+  if (!c.id) throw new SchemaError(`${path}.id`, 'a competitor id is empty');
+  choice(c.size, SIZES, `${path}.size`, 'size');
+  checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
+  checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
+  checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
+  if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
+    throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
+  }
+  const score = c.attribute === 'strength' ? c.strength : c.agility;
+  const explicit = c.attribute === 'strength' ? c.strength_mod : c.agility_mod;
+  if (score === null && explicit === null) {
+    throw new SchemaError(`${path}.${c.attribute}`, say('compete_needs', { attribute: c.attribute }));
+  }
+  if (score !== null) checkRange(score, ...SCORE_RANGE, `${path}.${c.attribute}`, 'score');
+  if (explicit !== null) checkRange(explicit, -20, 20, `${path}.${c.attribute}_mod`, 'modifier');
+  return modifier(score, explicit);
+}
+
+function categories(n) {
+  return `size: ${n} categor${n === 1 ? 'y' : 'ies'} larger`;
+}
+
+function compileCompete(req) {
+  const contest = req.contest;
+  const chal = req.challenger, dfd = req.defender;
+  const mods = [checkCompetitor(chal, '$.challenger', contest), checkCompetitor(dfd, '$.defender', contest)];
+  if (chal.id === dfd.id) throw new SchemaError('$.defender.id', say('compete_same', { id: pyRepr(chal.id) }));
+  const extra = [[], []];
+  const diff = SIZES.indexOf(chal.size) - SIZES.indexOf(dfd.size);
+  const tenths = (a, b) => Math.floor((a - b) / 10);
+  if (contest === 'grapple') {
+    if (diff > 0) extra[0].push([categories(diff), ER_GRAPPLE_SIZE * diff]);
+    if (dfd.speed > chal.speed && tenths(dfd.speed, chal.speed)) {
+      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * tenths(dfd.speed, chal.speed)]);
+    }
+    if (req.slick) extra[1].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'escape') {
+    if (diff) extra[diff > 0 ? 0 : 1].push([categories(Math.abs(diff)), ER_GRAPPLE_SIZE * Math.abs(diff)]);
+    if (chal.speed > dfd.speed && tenths(chal.speed, dfd.speed)) {
+      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * tenths(chal.speed, dfd.speed)]);
+    }
+    if (req.slick) extra[0].push(['slick ground', ER_GRAPPLE_SLICK]);
+  } else if (contest === 'shove' || contest === 'trip') {
+    if (-diff > 1) {
+      throw new RulesError('$.defender.size', say('compete_size', {
+        contest, victim: pyRepr(dfd.id), victim_size: dfd.size, pusher: pyRepr(chal.id), pusher_size: chal.size,
+      }));
+    }
+    if (diff) extra[diff > 0 ? 0 : 1].push(['larger', ER_PUSH_SIZE]);
+    if (req.slick) extra[1].push(['slick ground', ER_PUSH_SLICK]);
+  }
+  if (contest !== 'plain') {
+    for (const name of CANNOT_ATTACK) {
+      if (chal.conditions.includes(name)) {
+        throw new RulesError('$.challenger.conditions', say('compete_cannot_act', { condition: name, contest }));
+      }
+    }
+  }
+  const sits = [chal, dfd].map((c) => situation(c.conditions, 'competition', c.advantage, c.disadvantage));
+  [chal, dfd].forEach((c, i) => {
+    if (c.prone || c.conditions.includes('prone')) extra[i].push(['prone', ER_PRONE]);
+    if (sits[i].penalty !== null) extra[i].push(sits[i].penalty);
+  });
+  const sides = [chal, dfd].map((c, i) => ({
+    mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
+  }));
+  const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
+  return { sides, totals };
+}
+
+/** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
+function keptCounts(adv, dis) {
+  const n = ER_COMPETITION_DIE;
+  const counts = new Map();
+  if (!adv && !dis) {
+    for (let f = 1; f <= n; f++) counts.set(f, 1);
+    return { counts, outcomes: n };
+  }
+  for (let a = 1; a <= n; a++) {
+    for (let b = 1; b <= n; b++) {
+      const k = adv ? Math.max(a, b) : Math.min(a, b);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+  }
+  return { counts, outcomes: n * n };
+}
+
+/** Exact chances (ties rolled again), as integers over one denominator, then divided once. */
+function winChances(plan) {
+  const fails = plan.sides.map((side) => side.sit.fails !== null);
+  if (fails[0]) return [0, 1];
+  if (fails[1]) return [1, 0];
+  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
+  let win = 0, tie = 0;
+  for (const [fa, ca] of a.counts) {
+    for (const [fb, cb] of b.counts) {
+      const ta = fa + plan.totals[0], tb = fb + plan.totals[1];
+      if (ta > tb) win += ca * cb;
+      else if (ta === tb) tie += ca * cb;
+    }
+  }
+  const total = a.outcomes * b.outcomes;
+  return [win / (total - tie), (total - tie - win) / (total - tie)];
+}
+
+/** ER-19: a competition (the twin of fracas.compete). */
+function compete(request, options = {}) {
+  const req = decode(request, CompeteRequest);
+  const stream = streamOf(req, options);
+  const plan = compileCompete(req);
+  const { seed, dice } = stream.start();
+  const rounds = [];
+  const fails = plan.sides.map((side) => side.sit.fails);
+  try {
+    while (fails[0] === null && fails[1] === null) { // a side that fails automatically rolls nothing
+      if (rounds.length >= MAX_ROLL_OFFS) throw new LimitError('$.challenger', say('tie_limit', { limit: MAX_ROLL_OFFS }));
+      const entry = {};
+      ['challenger', 'defender'].forEach((name, i) => {
+        const side = plan.sides[i];
+        const rolled = rollKept(dice, ER_COMPETITION_DIE, side.sit);
+        entry[name] = { dice: rolled.dice, kept: rolled.kept, total: rolled.kept + plan.totals[i] };
+      });
+      rounds.push(entry);
+      if (entry.challenger.total !== entry.defender.total) break;
+    }
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what: 'the competition', position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
+  }
+  leftOver(dice, 'the competition');
+  // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
+  const last = rounds[rounds.length - 1];
+  const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
+  const c = req.challenger.id, d = req.defender.id;
+  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  const chance = winChances(plan);
+  const result = {
+    ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
+  };
+  [req.challenger, req.defender].forEach((person, i) => {
+    const side = plan.sides[i];
+    result[i ? 'defender' : 'challenger'] = {
+      id: person.id, attribute: person.attribute, modifier: side.mod, bonus: person.bonus,
+      situation: side.extra.map(([why, value]) => ({ why, value })), total_modifier: plan.totals[i],
+      advantage: side.adv, disadvantage: side.dis, win_chance: chance[i],
+      conditions: person.conditions.slice(), advantage_from: side.sit.advantageFrom.slice(),
+      disadvantage_from: side.sit.disadvantageFrom.slice(), automatic_failure: side.sit.fails,
+    };
+  });
+  Object.assign(result, {
+    rounds, ties: rounds.length - 1, winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+  });
+  return result;
+}
+
+module.exports = {
+  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, winChances, compileCompete,
+  fullCoverMisses, situation, situationDict, rollKept, streamOf, leftOver,
+};
+  },
+  "src/initiative.js": function (module, exports, require) {
+'use strict';
+// ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
+// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
+// combatant in request order; then, for each group of tied totals from the highest
+// total down, one d20 per tied combatant in request order; combatants still tied
+// roll again (their group first), until every tie is broken.
+
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
+const { InitiativeRequest, decode, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkRuleset, checkSeed, modifier } = require('./plan');
+const { say } = require('./facts');
+const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+const rows = require('./rows');
+
+const MAX_COMBATANTS = 10000;
+
+/** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
+function rollInitiative(request, options = {}) {
+  const req = decode(request, InitiativeRequest);
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+  if (req.combatants.length > MAX_COMBATANTS) {
+    throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: MAX_COMBATANTS }));
+  }
+  const seen = new Set();
+  const mods = req.combatants.map((c, i) => {
+    const path = `$.combatants[${i}]`;
+    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+    seen.add(c.id);
+    if (c.agility === null && c.agility_mod === null) {
+      throw new SchemaError(`${path}.agility`, say('initiative_needs_agility'));
+    }
+    if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
+    checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
+    return modifier(c.agility, c.agility_mod) + c.bonus;
+  });
+  if (seed === null || seed === undefined) {
+    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+    seed = options.newSeed();
+  }
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  let order;
+  try {
+    order = rankAll(req.combatants, mods, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
+  }
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));
+  }
+  return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
+}
+
+function rankAll(combatants, mods, dice) {
+  const entries = combatants.map((c, i) => {
+    const roll = dice.die(10);
+    return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
+  });
+  const ranked = [];
+  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
+    ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
+  }
+  return ranked;
+}
+
+function breakTies(tied, dice, depth) {
+  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
+}
+
+module.exports = { rollInitiative, MAX_COMBATANTS };
+  },
+  "src/impale.js": function (module, exports, require) {
+'use strict';
+// ER-23 impalement and the charge it answers: the twin of src/fracas/rulesets/er/impale.py.
+// It compiles and rolls whole ER attacks (engine.js), so it sits above engine.js and
+// specials.js, which engine.js draws its follow-ups from.
+
+const { RulesError, SchemaError } = require('./errors');
+const { ImpaleRequest, choice, decode, keyPath } = require('./schema');
+const { checkRange } = require('./plan');
+const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
+const engine = require('./engine');
+const { streamOf, leftOver } = require('./specials');
+
+function moved(err, moves) {
+  let path = err.path, reason = err.reason;
+  for (const [old, now] of moves) {
+    if (path === old || path.startsWith(`${old}.`) || path.startsWith(`${old}[`)) {
+      path = now + path.slice(old.length);
+      break;
+    }
+  }
+  for (const [old, now] of moves) if (old !== '$') reason = reason.split(old).join(now);
+  return new err.constructor(path, reason);
+}
+
+/** An attack result inside another: less what the outer one says (backend). */
+function inner(result) {
+  const copy = Object.assign({}, result);
+  delete copy.backend;
+  return copy;
+}
+
+function isRequestError(err) {
+  return err && typeof err.path === 'string' && typeof err.reason === 'string';
+}
+
+/** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
+function impale(request, options = {}) {
+  const req = decode(request, ImpaleRequest);
+  const stream = streamOf(req, options);
+  const charger = req.charger, weapon = req.weapon;
+  checkRange(charger.closed, 0, 10000, '$.charger.closed', 'distance closed');
+  if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
+  checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
+  if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  // ER-15: defending "removes all reactions for both rounds".
+  if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
+  choice(weapon.style, STYLES, '$.weapon.style', 'style');
+  if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
+  choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
+  if (weapon.damage_type !== 'piercing') {
+    throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
+  }
+  const target = Object.assign({}, charger);
+  for (const key of ['id', 'body', 'closed']) delete target[key];
+  const dice = ER_IMPALE_DICE[weapon.forte ? 1 : 0];
+  const innerRequest = {
+    attacker: req.pikeman,
+    strikes: [{
+      target: charger.id, method: 'melee', style: weapon.style, dice, damage_type: weapon.damage_type,
+      weight: weapon.weight, bonus: weapon.bonus, crit: weapon.crit, crit_range: weapon.crit_range,
+    }],
+    targets: { [charger.id]: target },
+  };
+  const chargerPath = keyPath('$.targets', charger.id);
+  const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
+    [chargerPath, '$.charger'], ['$.targets', '$.charger']];
+  let impalementPlan;
+  try {
+    impalementPlan = engine.compileAttack(innerRequest);
+  } catch (err) {
+    throw isRequestError(err) ? moved(err, moves) : err;
+  }
+  let chargePlan = null;
+  if (req.charge !== null) {
+    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
+    if (ruleset !== 'enchanted-realms') {
+      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
+    }
+    for (const key of ['seed', 'rolls']) {
+      if (req.charge[key] !== undefined && req.charge[key] !== null) {
+        throw new SchemaError(`$.charge.${key}`, say('impale_charge_dice', { path: `$.charge.${key}` }));
+      }
+    }
+    try {
+      chargePlan = engine.compileAttack(req.charge);
+    } catch (err) {
+      throw isRequestError(err) ? moved(err, [['$', '$.charge']]) : err;
+    }
+    chargePlan.metas.forEach((meta, i) => {
+      if (meta.method === 'range') {
+        throw new RulesError(`$.charge.strikes[${i}].method`, say('impale_charge_melee', { method: meta.method }));
+      }
+    });
+  }
+  const { seed, dice: stream_ } = stream.start();
+  let impalement;
+  try {
+    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
+  } catch (err) {
+    if (!isRequestError(err)) throw err;
+    if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+      throw new err.constructor(err.path, err.reason.split('$.strikes[0]').join('the impalement ($.weapon)'));
+    }
+    throw moved(err, [['$.strikes[0]', '$.weapon'], [chargerPath, '$.charger']]);
+  }
+  const damage = impalement.targets[charger.id].damage;
+  const after = charger.body - damage;
+  const incapacitated = after <= 0;
+  let charge = null;
+  if (chargePlan !== null && !incapacitated) {
+    try {
+      charge = inner(engine.rollPlan(chargePlan, stream_, seed));
+    } catch (err) {
+      if (!isRequestError(err)) throw err;
+      if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
+        throw new err.constructor(err.path, err.reason.split('$.strikes').join('$.charge.strikes'));
+      }
+      throw moved(err, [['$', '$.charge']]);
+    }
+  }
+  leftOver(stream_, 'the impalement and the charge');
+  return {
+    ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
+    impalement,
+    charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
+    charge_void: incapacitated, charge,
+  };
+}
+
+module.exports = { impale };
+  },
   "src/odds.js": function (module, exports, require) {
 'use strict';
 // Exact odds of an attack of any ruleset, answered in the Mod script itself: the twin
@@ -4449,6 +4479,7 @@ const { checkRange, resistanceState } = require('./plan');
 const { LAYOUT: L, say, COVER_AC, ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
+const { rulesOf } = require('./registry');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const MAX_COUNT = 10000;
@@ -5186,7 +5217,6 @@ function odds(request, options = {}) {
 }
 
 function oddsOf(request, options) {
-  const { rulesOf } = require('./rulesets');
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', 'expected a JSON object');
@@ -5445,6 +5475,8 @@ const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { controls, selectedTokens, parseSeed } = require('./tokens');
+const { rowsAttackCommand } = require('./rowsattack');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
@@ -5468,17 +5500,6 @@ function tokenIds(option) {
 function oneValue(option) {
   if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
   return option.values[0];
-}
-
-/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
-function parseSeed(text) {
-  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
-  const n = Number(text);
-  if (Number.isSafeInteger(n)) return n;
-  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
-  const big = BigInt(text);
-  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
-  return big;
 }
 
 /** The command's own options (not strike options), checked. */
@@ -5523,26 +5544,6 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
     }
   }
   return o;
-}
-
-/** Whether `playerId` controls `token` (directly or through its character). */
-function controls(edge, playerId, token) {
-  const list = (value) => String(value || '').split(',').map((x) => x.trim());
-  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
-  const character = edge.getCharacter(token.get('represents'));
-  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
-}
-
-/** The selected graphics of a message, in selection order. */
-function selectedTokens(edge, msg) {
-  const out = [];
-  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
-    if (sel && sel._type === 'graphic') {
-      const token = edge.getGraphic(sel._id);
-      if (token) out.push(token);
-    }
-  }
-  return out;
 }
 
 function findAttacker(app, msg, options) {
@@ -5723,7 +5724,7 @@ function attackCommand(app, msg, cmd) {
   if (ruleset !== 'enchanted-realms') {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+    return rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
   const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
@@ -6066,6 +6067,7 @@ module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
 // sees an NPC's Body on a public card. `!fracas config` turns each on for players.
 
 const { UsageError } = require('./usage');
+const { controls } = require('./tokens');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
@@ -6174,7 +6176,7 @@ function hideNpcBody(app, whisper, tokens, applied, msg = null) {
 function mayReadBody(app, msg, token) {
   if (app.isGM(msg)) return true;
   const config = app.s().config;
-  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (controls(app.edge, msg.playerid, token)) return true;
   if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
   return config.show_npc_body || !isNpc(app.edge, token);
 }
@@ -6191,6 +6193,48 @@ function playerNames(names, tokens, attackerToken, attackerName) {
 }
 
 module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+  },
+  "src/mod/tokens.js": function (module, exports, require) {
+'use strict';
+// What a command reads of the selection and of a token: its selected graphics, who
+// controls a token, a --seed. Below attack.js, mob.js, rowsattack.js and permissions.js,
+// which all use them.
+
+const { UsageError } = require('./usage');
+
+/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
+function parseSeed(text) {
+  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
+  const n = Number(text);
+  if (Number.isSafeInteger(n)) return n;
+  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
+  const big = BigInt(text);
+  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
+  return big;
+}
+
+
+/** Whether `playerId` controls `token` (directly or through its character). */
+function controls(edge, playerId, token) {
+  const list = (value) => String(value || '').split(',').map((x) => x.trim());
+  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
+  const character = edge.getCharacter(token.get('represents'));
+  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
+}
+
+/** The selected graphics of a message, in selection order. */
+function selectedTokens(edge, msg) {
+  const out = [];
+  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
+    if (sel && sel._type === 'graphic') {
+      const token = edge.getGraphic(sel._id);
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}
+
+module.exports = { controls, selectedTokens, parseSeed };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -6214,7 +6258,10 @@ const store = require('./store');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { selectedTokens, parseSeed } = require('./tokens');
+const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
+const rows = require('../rows');
 
 // Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
 const FIELDS = {
@@ -6278,7 +6325,7 @@ function parse(name, options, extra = []) {
     } else if (option.name === 'attacker') {
       out.attackerId = value('str', option, where);
     } else if (option.name === 'seed') {
-      out.seed = require('./attack').parseSeed(value('str', option, where));
+      out.seed = parseSeed(value('str', option, where));
     } else if (option.name === 'rolls') {
       out.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 100));
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
@@ -6452,8 +6499,6 @@ function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
-  const { selectedTokens } = require('./attack');
-  const rows = require('../rows');
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
   const each = cmd.options.some((opt) => opt.name === 'each');
@@ -6487,7 +6532,7 @@ function rowsMobCommand(app, msg, cmd, name) {
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-  return require('./mob').sendMob(app, msg, {
+  return sendMob(app, msg, {
     ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
     options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
   });
@@ -6495,107 +6540,18 @@ function rowsMobCommand(app, msg, cmd, name) {
 
 module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
   },
-  "src/mod/mob.js": function (module, exports, require) {
+  "src/mod/bulk.js": function (module, exports, require) {
 'use strict';
-// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
-// detail "summary") through the browser relay. The selected tokens are grouped by
-// character (and by the conditions their markers show) into profiles; each token
-// attacks one of the targets in turn (or every target, with --each). The answer
-// applies per-target totals, with undo, and posts one compact card.
+// A mob's bulk request to the bridge (through the relay) and the card and damage of its
+// answer, in every ruleset: below mob.js (ER) and rowsattack.js (the other rulesets).
 
 const { UsageError } = require('./usage');
-const { SheetReader } = require('./sheet');
-const strikes = require('./strikes');
-const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
-const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
-const { compileAttack } = require('../engine');
-
-const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
-const MAX_TOKENS = 500;
-
-function profileStrikes(app, reader, collected, use) {
-  if (collected.strikes.length) {
-    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
-  }
-  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
-  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
-  if (text === null || text === undefined || String(text).trim() === '') {
-    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
-  }
-  let sheet;
-  try {
-    sheet = strikes.collect(args.parseOptions(text));
-  } catch (err) {
-    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
-  }
-  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
-  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
-  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
-}
-
-function mobCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
-  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
-  const targetIds = Array.from(new Set(collected.defaults.targets || []));
-  delete collected.defaults.targets;
-  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
-  const each = collected.rest.some((o) => o.name === 'each');
-  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
-  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
-  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
-  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
-  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
-
-  const names = {};
-  const targets = {};
-  const targetTokens = {};
-  for (const id of targetIds) {
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const reader = new SheetReader(edge, config, token);
-    names[id] = reader.name;
-    targetTokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
-  }
-
-  // Profiles: one per character and set of conditions, in selection order.
-  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
-  const profiles = Object.create(null);
-  const profileOf = new Map(); // group key → profile id
-  const counts = Object.create(null); // profile id → target id → count
-  const usedNames = new Set();
-  tokens.forEach((token, k) => {
-    const reader = new SheetReader(edge, config, token);
-    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
-    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
-    let pid = profileOf.get(key);
-    if (pid === undefined) {
-      const base = (reader.character && reader.character.get('name')) || reader.name;
-      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
-      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
-      usedNames.add(pid);
-      profileOf.set(key, pid);
-      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = Object.create(null);
-    }
-    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
-    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
-  });
-
-  return sendMob(app, msg, {
-    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
-    options, compile: (single) => compileAttack(single, { seed: 0 }),
-  });
-}
+const { hideNpcBody } = require('./permissions');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -6681,7 +6637,7 @@ function applyMob(app, pending, result, id) {
     if (applied[tid].change) changes.push(applied[tid].change);
   }
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
+  hideNpcBody(app, meta.whisper, {}, applied);
   const card = cards.mobCard(result, {
     id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
   });
@@ -6691,7 +6647,7 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { mobCommand, applyMob, profileStrikes, sendMob };
+module.exports = { sendMob, applyMob };
   },
   "src/mod/relaylink.js": function (module, exports, require) {
 'use strict';
@@ -7423,6 +7379,108 @@ function initCommand(app, msg, cmd) {
 
 module.exports = { initCommand, mergeTurnOrder };
   },
+  "src/mod/mob.js": function (module, exports, require) {
+'use strict';
+// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
+// detail "summary") through the browser relay. The selected tokens are grouped by
+// character (and by the conditions their markers show) into profiles; each token
+// attacks one of the targets in turn (or every target, with --each). The answer
+// applies per-target totals, with undo, and posts one compact card.
+
+const { UsageError } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const { attackOptions, rulesetOf } = require('./attack');
+const { selectedTokens } = require('./tokens');
+const { rowsMobCommand } = require('./rowsattack');
+const { sendMob, applyMob } = require('./bulk');
+const { compileAttack } = require('../engine');
+
+const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
+const MAX_TOKENS = 500;
+
+function profileStrikes(app, reader, collected, use) {
+  if (collected.strikes.length) {
+    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
+  }
+  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
+  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
+  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
+}
+
+function mobCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') return rowsMobCommand(app, msg, cmd, ruleset);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  const targetIds = Array.from(new Set(collected.defaults.targets || []));
+  delete collected.defaults.targets;
+  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
+  const each = collected.rest.some((o) => o.name === 'each');
+  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
+
+  const names = {};
+  const targets = {};
+  const targetTokens = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    targetTokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+
+  // Profiles: one per character and set of conditions, in selection order.
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
+  const profileOf = new Map(); // group key → profile id
+  const counts = Object.create(null); // profile id → target id → count
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const reader = new SheetReader(edge, config, token);
+    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
+    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const base = (reader.character && reader.character.get('name')) || reader.name;
+      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      counts[pid] = Object.create(null);
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+
+  return sendMob(app, msg, {
+    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options, compile: (single) => compileAttack(single, { seed: 0 }),
+  });
+}
+
+module.exports = { mobCommand, applyMob, profileStrikes, sendMob };
+  },
   "src/mod/round.js": function (module, exports, require) {
 'use strict';
 // `!fracas round`: the next round of a whole fight, played by `fracas serve` (the
@@ -7725,7 +7783,8 @@ const cards = require('./cards');
 const store = require('./store');
 const permissions = require('./permissions');
 const { applyDamage } = require('./apply');
-const { compete, impale } = require('../specials');
+const { compete } = require('../specials');
+const { impale } = require('../impale');
 const { ER_CONTESTS } = require('../facts');
 
 const SIDES = ['challenger', 'defender'];

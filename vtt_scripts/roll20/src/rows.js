@@ -7,8 +7,7 @@
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls } = require('./plan');
-const { checkSeed } = require('./engine');
+const { checkRange, checkRolls, checkSeed } = require('./plan');
 const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
 const { Xoshiro128 } = require('./rng');

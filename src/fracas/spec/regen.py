@@ -149,7 +149,10 @@ def write(made: dict[Path, str]) -> None:
         if path.exists() and path.read_bytes() == text.encode("utf-8"):
             continue
         path.write_text(text, encoding="utf-8", newline="\n")
-        print(f"wrote {path}", file=sys.stderr)
+        shown = path.resolve()
+        if shown.is_relative_to(Path.cwd()):
+            shown = shown.relative_to(Path.cwd())
+        print(f"wrote {shown}", file=sys.stderr)
 
 
 def main(argv: list[str], root: Optional[Path] = None) -> int:

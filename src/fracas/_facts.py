@@ -42,6 +42,7 @@ CT_DICE = (4, 6, 8, 10)
 CT_SNEAK = ('passed', 'failed', 'roll')
 CT_PARRY = ('weapon', 'shield')
 CT_AMBUSH = ('none', 'opponents', 'party')
+CT_EXPLODE_LIMIT = 10000
 OS_METHODS = ('melee', 'missile')
 OS_RANGES = ('short', 'medium', 'long', 'beyond')
 OS_MAX_COVER = 4

@@ -14,7 +14,8 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-from .dice import Dice, KernelError
+from ._draw import Draw, KernelError
+from ._facts import CT_EXPLODE_LIMIT
 from .rng import Xoshiro128
 from .rng import seed_state as rng_seed_state
 from ._layout import (
@@ -190,7 +191,7 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
     position; out: rolls position, log entries used, strike where an error happened,
     roll position of the error. Returns an error code.
     """
-    dice = Dice(state, rolls, info[0])
+    dice = Draw(state, rolls, info[0])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -216,7 +217,7 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
     out = [0] * (widest * OUT_WIDTH)
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     mod_stamp = [-1] * n_targets
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets
@@ -313,7 +314,7 @@ def draw_faces(state: Any, faces: Any, out: Any) -> None:
     """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
     if faces < 1 or faces > (1 << 21):
         raise ValueError("faces must be 1..2**21")
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     for i in range(len(out)):
         out[i] = dice.die(faces)
 
@@ -325,7 +326,9 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
 
     Draw order (docs/ENGINE.md §2): feint d20s (attacker, defender), the sneak check's
     d20, the attack d20, the block/dodge d20 (only against a hit), the damage dice
-    and their explosions breadth first (only when the strike lands), the stamina-cost die.
+    and their explosions breadth first (only when the strike lands; at most
+    CT_EXPLODE_LIMIT explosions, after which a maximum face adds no die), the
+    stamina-cost die.
     """
     react = plan[p + X_REACT]
     feint = feint_roll = feint_def = 0
@@ -375,7 +378,7 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
                 nlog += 1
             dice_sum += face
             pending -= 1
-            if explode and face == faces:
+            if explode and face == faces and exploded < CT_EXPLODE_LIMIT:  # bounded (CT-3 decision)
                 pending += 1
                 exploded += 1
         raw = dice_sum + plan[p + X_FLAT] + plan[p + X_PER_DIE] * plan[p + X_DICE]
@@ -435,7 +438,7 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
     (int64[5]) as for `roll_detail`, and info[4] the faces of the die an injected face
     did not fit. Returns an error code.
     """
-    dice = Dice(state, rolls, info[0])
+    dice = Draw(state, rolls, info[0])
     tstate = list(tinit)
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -457,7 +460,7 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
     out = [0] * (widest * XOUT_WIDTH)
-    dice = Dice(state, None, 0)
+    dice = Draw(state, None, 0)
     tstate = list(tinit)
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets

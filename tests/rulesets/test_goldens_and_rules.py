@@ -4,6 +4,7 @@ and each rule (and each decision recorded for it) as a small case. Rule IDs in n
 import pytest
 
 import fracas
+from fracas import _kernels
 
 CT = "cartyrion"
 WW = "worldwalker"
@@ -72,6 +73,49 @@ def test_ct4_ranged_is_direct_damage_and_costs_d4_stamina_halved_rounding_up():
     assert [s["stamina_cost"] for s in r["strikes"]] == [{"roll": 3, "cost": 3}, {"roll": 3, "cost": 2}]
     assert r["attacker"] == {"stamina_cost": 5}
     assert r["targets"]["t"] == {"damage": 8, "stamina": 0, "injury": 8}
+
+
+# CT-3: "each maximum face adds another die of that type, without end". Decision: a strike
+# explodes at most CT_EXPLODE_LIMIT times (the kernel's bound, as ER-8's chain stops at
+# CHAIN_LIMIT); a maximum face past it adds no die and the result says `explosions_cut`.
+LIMIT = fracas._facts.CT_EXPLODE_LIMIT
+
+
+def _backend(backend):
+    """Run on `backend` (the compiled core only where it is built)."""
+    if backend == "compiled" and backend not in _kernels.available():
+        pytest.skip("the compiled core is not built here")
+    return _kernels.using(backend)
+
+
+BOUNDED = ["python", pytest.param("compiled", marks=pytest.mark.xfail(
+    strict=True, reason="cython_core's row kernel (_xstrike in _core.pyx) still explodes without a bound"))]
+
+
+@pytest.mark.parametrize("backend", BOUNDED)
+def test_ct3_explosions_stop_at_the_bound_and_the_result_says_so(backend):
+    with _backend(backend):
+        s = ct_attack({"level": 1}, {"die": "d4"}, {}, [4] * (LIMIT + 1))["strikes"][0]
+    assert (s["exploded"], s["dice_total"], s["explosions_cut"]) == (LIMIT, 4 * (LIMIT + 1), True)
+    assert ct_attack({"level": 1}, {"die": "d4"}, {}, [3])["strikes"][0]["explosions_cut"] is False
+
+
+@pytest.mark.parametrize("backend", BOUNDED)
+def test_ct3_a_face_past_the_bound_adds_no_die(backend):
+    with _backend(backend), pytest.raises(fracas.DiceError) as caught:
+        ct_attack({"level": 1}, {"die": "d4"}, {}, [4] * (LIMIT + 1) + [2])
+    assert caught.value.path == "$.rolls"  # the extra face is left over: the cut 4 drew no die
+
+
+@pytest.mark.parametrize("backend", BOUNDED)
+def test_ct3_the_cut_is_seen_even_when_the_last_die_is_not_a_maximum(backend):
+    """Two original dice: after LIMIT explosions one pending die still shows a 4 (cut) and
+    the other a 1; reaching the bound exactly with no maximum past it is no cut."""
+    with _backend(backend):
+        s = ct_attack({"level": 1}, {"die": "d4", "dice": 2}, {}, [4] * (LIMIT + 1) + [1])["strikes"][0]
+        assert (s["exploded"], len(s["faces"]), s["explosions_cut"]) == (LIMIT, LIMIT + 2, True)
+        s = ct_attack({"level": 1}, {"die": "d4"}, {}, [4] * LIMIT + [3])["strikes"][0]
+        assert (s["exploded"], s["explosions_cut"]) == (LIMIT, False)
 
 
 def test_ct6_weapon_parry_stops_everything_until_enough_explosions_shatter_it():

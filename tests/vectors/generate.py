@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -223,7 +222,12 @@ def dumps(vectors: list[dict]) -> str:
     return json.dumps(vectors, indent=1, sort_keys=False, ensure_ascii=False) + "\n"
 
 
+def outputs() -> dict[Path, str]:
+    """What this generator writes, {path: text} (`python -m fracas.spec` writes and checks it)."""
+    return {VECTORS: dumps(build())}
+
+
 if __name__ == "__main__":
-    VECTORS.write_text(dumps(build()))
-    vs = json.loads(VECTORS.read_text())
-    print(f"wrote {len(vs)} vectors ({sum('error' in v for v in vs)} errors) to {VECTORS}", file=sys.stderr)
+    from fracas.spec import regen
+
+    regen.write(outputs())

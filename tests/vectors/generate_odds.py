@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -85,7 +84,12 @@ def dumps(vectors: list[dict]) -> str:
     return json.dumps(vectors, indent=1, sort_keys=True) + "\n"
 
 
+def outputs() -> dict[Path, str]:
+    """What this generator writes, {path: text} (`python -m fracas.spec` writes and checks it)."""
+    return {VECTORS: dumps(build())}
+
+
 if __name__ == "__main__":
-    built = build()
-    VECTORS.write_text(dumps(built))
-    print(f"wrote {VECTORS} ({len(built)} vectors, {sum('error' in v for v in built)} errors)", file=sys.stderr)
+    from fracas.spec import regen
+
+    regen.write(outputs())

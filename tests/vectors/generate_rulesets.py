@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -153,6 +152,12 @@ def dumps(vectors: list[dict]) -> str:
     return json.dumps(vectors, indent=1, sort_keys=True) + "\n"
 
 
+def outputs() -> dict[Path, str]:
+    """What this generator writes, {path: text} (`python -m fracas.spec` writes and checks it)."""
+    return {VECTORS: dumps(build())}
+
+
 if __name__ == "__main__":
-    VECTORS.write_text(dumps(build()))
-    print(f"wrote {VECTORS} ({len(build())} vectors)", file=sys.stderr)
+    from fracas.spec import regen
+
+    regen.write(outputs())

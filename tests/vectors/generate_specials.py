@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -383,9 +382,12 @@ def dumps(vectors: list[dict]) -> str:
     return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
 
 
+def outputs() -> dict[Path, str]:
+    """What this generator writes, {path: text} (`python -m fracas.spec` writes and checks it)."""
+    return {VECTORS: dumps(build())}
+
+
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parents[1] / "src"))
-    vectors = build()
-    VECTORS.write_text(dumps(vectors))
-    print(f"wrote {len(vectors)} vectors ({sum('error' in v for v in vectors)} errors) to {VECTORS}",
-          file=sys.stderr)
+    from fracas.spec import regen
+
+    regen.write(outputs())

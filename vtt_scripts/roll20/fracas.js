@@ -1857,6 +1857,7 @@ const CT_DICE = Object.freeze([4, 6, 8, 10]);
 const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
 const CT_PARRY = Object.freeze(["weapon", "shield"]);
 const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+const CT_EXPLODE_LIMIT = Object.freeze(10000);
 const OS_METHODS = Object.freeze(["melee", "missile"]);
 const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 const OS_MAX_COVER = Object.freeze(4);
@@ -1965,7 +1966,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -1975,34 +1976,13 @@ module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICA
 // the old-school rules share the strike-row kernel (rows.js).
 
 const { RulesError } = require('./errors');
-const { checkRuleset } = require('./plan');
+const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
-
-const OTHERS = {
-  worldwalker: require('./ww'),
-  cartyrion: require('./ct'),
-  'old-school': require('./oldschool'),
-};
-const DEFAULT = 'enchanted-realms';
-
-/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
-function rulesOf(request) {
-  let parsed = request;
-  if (typeof request === 'string') {
-    try {
-      parsed = JSON.parse(request);
-    } catch (err) {
-      return { rules: null, request }; // the decoder words the JSON error
-    }
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
-    checkRuleset(parsed.ruleset);
-    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
-  }
-  return { rules: null, request: parsed };
-}
+const { compete: competeER } = require('./specials');
+const { impale: impaleER } = require('./impale');
+const { odds: oddsOf } = require('./odds');
 
 /** Resolve one attack of any ruleset (options: seed, newSeed). */
 function resolve(request, options = {}) {
@@ -2030,24 +2010,63 @@ function checkMorale(request, options = {}) {
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
-  return require('./specials').compete(parsed, options);
+  return competeER(parsed, options);
 }
 
 /** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
 function impale(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
-  return require('./specials').impale(parsed, options);
+  return impaleER(parsed, options);
 }
 
 /** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
 function odds(request, options = {}) {
-  return require('./odds').odds(request, options);
+  return oddsOf(request, options);
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
 };
+  },
+  "src/registry.js": function (module, exports, require) {
+'use strict';
+// The rulesets this resolver knows and which module resolves a request: the twin of the
+// Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
+// and odds.js, which both look a request's rules up here.
+
+const { checkRuleset } = require('./plan');
+
+const OTHERS = {
+  worldwalker: require('./ww'),
+  cartyrion: require('./ct'),
+  'old-school': require('./oldschool'),
+};
+const DEFAULT = 'enchanted-realms';
+
+/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
+function rulesOf(request) {
+  let parsed = request;
+  if (typeof request === 'string') {
+    try {
+      parsed = JSON.parse(request);
+    } catch (err) {
+      return { rules: null, request }; // the decoder words the JSON error
+    }
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
+    checkRuleset(parsed.ruleset);
+    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
+  }
+  return { rules: null, request: parsed };
+}
+
+/** Every ruleset name, Enchanted Realms first. */
+function names() {
+  return [DEFAULT, ...Object.keys(OTHERS)];
+}
+
+module.exports = { OTHERS, DEFAULT, rulesOf, names };
   },
   "src/plan.js": function (module, exports, require) {
 'use strict';
@@ -2064,9 +2083,18 @@ const {
   CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
 } = require('./facts');
+const { seedWords } = require('./rng');
 
 const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
 const RESISTANCE_NAMES = RESISTANCES;
+
+/** A request's seed: absent, null, or 0 … 2**64 - 1 (a Number, BigInt or decimal string); returned. */
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
+  }
+  return seed;
+}
 
 /** A number within [low, high], or a SchemaError naming the bounds. */
 function checkRange(value, low, high, path, what) {
@@ -2334,8 +2362,1103 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
-  checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
+  checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
   resistanceState, compileStrike, checkGrapple,
+};
+  },
+  "src/rng.js": function (module, exports, require) {
+'use strict';
+// The dice generator: xoshiro128** seeded by SplitMix64, Lemire's unbiased dice.
+// The twin of src/fracas/rng.py; docs/ENGINE.md section 1 is the contract.
+//
+// SplitMix64 needs 64-bit arithmetic. It is done on pairs of unsigned 32-bit
+// words (hi, lo) rather than with BigInt, so the generator runs in any sandbox
+// Roll20 hands us. Seeds are Numbers up to 2**53, decimal strings, or BigInts.
+
+const TWO32 = 4294967296;
+
+// Full 64-bit product of two unsigned 32-bit words, as [hi, lo].
+function mul32(a, b) {
+  const a0 = a & 0xffff, a1 = a >>> 16;
+  const b0 = b & 0xffff, b1 = b >>> 16;
+  const mid = a0 * b1 + a1 * b0; // < 2**33, exact
+  const low = a0 * b0 + (mid % 65536) * 65536; // < 2**33, exact
+  const lo = low % TWO32;
+  const hi = (a1 * b1 + Math.floor(mid / 65536) + Math.floor(low / TWO32)) % TWO32;
+  return [hi, lo];
+}
+
+// (a * b) mod 2**64 for [hi, lo] pairs.
+function mul64(a, b) {
+  const [hi, lo] = mul32(a[1], b[1]);
+  return [(hi + Math.imul(a[0], b[1]) + Math.imul(a[1], b[0])) >>> 0, lo];
+}
+
+function add64(a, b) {
+  const lo = a[1] + b[1];
+  return [(a[0] + b[0] + (lo >= TWO32 ? 1 : 0)) >>> 0, lo % TWO32];
+}
+
+function xorShiftRight(z, k) { // z ^ (z >> k), 0 < k < 32
+  const lo = ((z[1] >>> k) | (z[0] << (32 - k))) >>> 0;
+  return [(z[0] ^ (z[0] >>> k)) >>> 0, (z[1] ^ lo) >>> 0];
+}
+
+const GOLDEN_GAMMA = [0x9e3779b9, 0x7f4a7c15];
+const MIX1 = [0xbf58476d, 0x1ce4e5b9];
+const MIX2 = [0x94d049bb, 0x133111eb];
+const CHUNK_MULTIPLIER = [0xd6e8feb8, 0x6659fd93];
+
+/** Advance a SplitMix64 state ([hi, lo]); returns [newState, output]. */
+function splitmix64Next(state) {
+  const next = add64(state, GOLDEN_GAMMA);
+  let z = mul64(xorShiftRight(next, 30), MIX1);
+  z = mul64(xorShiftRight(z, 27), MIX2);
+  return [next, xorShiftRight(z, 31)];
+}
+
+/** A seed as [hi, lo] words, or null when it is not an integer in 0 .. 2**64 - 1. */
+function seedWords(seed) {
+  if (typeof seed === 'number') {
+    if (!Number.isSafeInteger(seed) || seed < 0) return null;
+    return [Math.floor(seed / TWO32), seed % TWO32];
+  }
+  if (typeof seed === 'bigint') {
+    if (seed < 0n || seed >= (1n << 64n)) return null;
+    return [Number(seed >> 32n), Number(seed & 0xffffffffn)];
+  }
+  if (typeof seed === 'string' && /^[0-9]{1,20}$/.test(seed)) {
+    // Decimal digits into base 2**32 words, by schoolbook multiply-add on 16-bit limbs.
+    const limbs = [0, 0, 0, 0, 0]; // little-endian 16-bit limbs; the fifth catches overflow
+    for (const ch of seed) {
+      let carry = ch.charCodeAt(0) - 48;
+      for (let i = 0; i < limbs.length; i++) {
+        const v = limbs[i] * 10 + carry;
+        limbs[i] = v % 65536;
+        carry = Math.floor(v / 65536);
+      }
+      if (carry || limbs[4]) return null;
+    }
+    return [limbs[3] * 65536 + limbs[2], limbs[1] * 65536 + limbs[0]];
+  }
+  return null;
+}
+
+/** The xoshiro128** state of a seed: two SplitMix64 outputs, each low word first. */
+function seedState(seed) {
+  const words = seedWords(seed);
+  if (!words) throw new RangeError(`seed must be an integer 0 <= seed < 2**64, got ${String(seed)}`);
+  const [sm, o1] = splitmix64Next(words);
+  const [, o2] = splitmix64Next(sm);
+  return new Uint32Array([o1[1], o1[0], o2[1], o2[0]]);
+}
+
+/** The seed ([hi, lo]) of bulk chunk `chunk`; chunk 0 keeps the request's seed (ENGINE.md 5). */
+function chunkSeedWords(seed, chunk) {
+  const words = seedWords(seed);
+  if (!words) throw new RangeError(`seed must be an integer 0 <= seed < 2**64, got ${String(seed)}`);
+  if (chunk === 0) return words;
+  const k = mul64([Math.floor(chunk / TWO32), chunk % TWO32], CHUNK_MULTIPLIER);
+  return splitmix64Next([(words[0] ^ k[0]) >>> 0, (words[1] ^ k[1]) >>> 0])[1];
+}
+
+/** A decimal string of a [hi, lo] pair (for showing chunk seeds and >2**53 seeds). */
+function wordsToDecimal(words) {
+  let hi = words[0], lo = words[1];
+  if (hi < 2097152) return String(hi * TWO32 + lo); // below 2**53: exact
+  const digits = [];
+  // Repeated division by 10 over four 16-bit limbs; at most 20 digits.
+  let limbs = [hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff];
+  for (let guard = 0; guard < 21 && limbs.some((x) => x); guard++) {
+    let rem = 0;
+    limbs = limbs.map((limb) => {
+      const v = rem * 65536 + limb;
+      rem = v % 10;
+      return Math.floor(v / 10);
+    });
+    digits.push(rem);
+  }
+  return digits.reverse().join('') || '0';
+}
+
+function rotl(x, k) {
+  return (x << k) | (x >>> (32 - k));
+}
+
+/** xoshiro128** over a four-word Uint32Array state (shared with the caller). */
+class Xoshiro128 {
+  constructor(state) {
+    this.s = state;
+  }
+
+  static fromSeed(seed) {
+    return new Xoshiro128(seedState(seed));
+  }
+
+  next32() {
+    const s = this.s;
+    const s1 = s[1];
+    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+    const t = s1 << 9;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 11);
+    return result;
+  }
+
+  /** One die of `faces` faces (1 .. 2**21), by Lemire's multiply-and-reject. */
+  die(faces) {
+    let m = this.next32() * faces; // < 2**53: exact in a double
+    let low = m % TWO32;
+    if (low < faces) {
+      const threshold = (TWO32 - faces) % faces;
+      // Each try rejects with probability < faces / 2**32; the bound is never reached by chance.
+      for (let tries = 0; low < threshold; tries++) {
+        if (tries > 1000) throw new Error('generator stuck: 1000 rejections in a row');
+        m = this.next32() * faces;
+        low = m % TWO32;
+      }
+    }
+    return Math.floor(m / TWO32) + 1;
+  }
+}
+
+module.exports = {
+  Xoshiro128, seedState, seedWords, splitmix64Next, chunkSeedWords, wordsToDecimal, TWO32,
+};
+  },
+  "src/ww.js": function (module, exports, require) {
+'use strict';
+// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, choice, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const {
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
+} = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'worldwalker';
+const TITLE = 'Worldwalker';
+const B = [-100, 100];
+const TALENTS = Object.keys(WW_TWO_WEAPON);
+
+const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
+const Attacker = T.struct('Attacker', {
+  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
+});
+const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal(...WW_METHODS), REQUIRED],
+  damage: [T.str, REQUIRED],
+  critical: [T.int, 0],
+  crit_multiplier: [T.int, 1],
+  engaged: [T.bool, false],
+  hand: [T.optional(T.literal(...WW_HANDS)), null],
+  modifier: [T.int, 0],
+  feint: [T.optional(Feint), null],
+};
+const ProfileStrike = T.struct('ProfileStrike', profileStrike);
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
+const Target = T.struct('Target', {
+  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
+  reaction: [T.optional(Reaction), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
+  rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
+  for (const name of ['defense', 'dex_mod', 'armor']) {
+    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
+  }
+  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  return target;
+}
+
+const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
+
+function twoWeaponPenalty(attacker, strike, path) {
+  if (attacker.two_weapon === null) {
+    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+    return 0;
+  }
+  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
+  return table[strike.hand === 'off' ? 1 : 0];
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
+  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
+    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
+  }
+  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const penalty = twoWeaponPenalty(attacker, strike, path);
+  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
+  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
+  const critBonus = strike.critical * strike.crit_multiplier;
+  const cols = rows.row({
+    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
+    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
+  });
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    cols[L.X_REACT] = 1;
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
+  }
+  if (strike.feint !== null) {
+    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
+    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
+    cols[L.X_FEINT] = 1;
+    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
+    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
+  }
+  const facts = {
+    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
+    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
+    reaction: reaction === null ? null : reaction.kind,
+    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
+  const reaction = out.react_roll ? {
+    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
+  } : null;
+  return {
+    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
+    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
+    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
+    armor: f.armor, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.tn = tn(target);
+  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
+  entry.negated = strikes.filter(([, out]) => out.negated).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+    if (req.combatants.length > 10000) {
+      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
+    }
+    const seen = new Set();
+    req.combatants.forEach((c, i) => {
+      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+      seen.add(c.id);
+      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
+      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const entries = req.combatants.map((c) => {
+      const roll = rows.rollOrSay(dice, 20, 'initiative');
+      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
+    });
+    const keys = new Map();
+    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
+    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
+    const order = [];
+    for (const [total, dex] of sorted) {
+      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
+      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
+    }
+    return { ruleset: NAME, seed, injected, order };
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+};
+  },
+  "src/rows.js": function (module, exports, require) {
+'use strict';
+// What Worldwalker, Cartyrion and the old-school rules share: one strike-row kernel.
+// The twin of src/fracas/rulesets/rows.py and of `_xstrike` in src/fracas/_native.py:
+// same rows (LAYOUT.X_*), same draw order (docs/ENGINE.md section 2), same results.
+// Each ruleset module (ww.js, ct.js, oldschool.js) holds only its rules; this file
+// decodes, compiles, rolls and assembles results for all three.
+
+const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
+const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkSeed } = require('./plan');
+const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
+const { Dice, KernelError } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+
+const L = LAYOUT;
+const MAX_STRIKES = 256;
+const MAX_TARGETS = 4096;
+const MAX_DICE = 100;
+const MAX_ROLL_OFFS = 1000;
+const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
+
+/** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */
+function row(columns) {
+  const out = new Array(L.XPLAN_WIDTH).fill(0);
+  for (const name of Object.keys(columns)) out[L[`X_${name}`]] = columns[name];
+  return out;
+}
+
+function checkDie(sides, path, allowed, ruleset, rule) {
+  if (!allowed.includes(sides)) {
+    throw new RulesError(path, say('not_a_die', {
+      faces: sides, ruleset, allowed: allowed.map((n) => `d${n}`).join(', '), rule,
+    }));
+  }
+  return sides;
+}
+
+/** [dice, faces, modifier] of a damage expression like "1d8", "2d6+1", "d4-1". */
+function parseDamage(text, path, allowed, ruleset, rule) {
+  const match = typeof text === 'string' ? EXPRESSION.exec(text) : null;
+  if (!match) throw new SchemaError(path, say('dice_expression', { text: pyRepr(text), rule }));
+  const count = match[1] ? Number(match[1]) : 1;
+  const sides = Number(match[2]);
+  const modifier = Number(match[4] || 0) * (match[3] === '-' ? -1 : 1);
+  checkDie(sides, path, allowed, ruleset, rule);
+  checkRange(count, 1, MAX_DICE, path, 'dice');
+  checkRange(modifier, -100, 100, path, 'modifier');
+  return [count, sides, modifier];
+}
+
+/** One X_ row: the twin of _xstrike. `out` gets the Y_ columns by name, `log` the damage faces. */
+function xstrike(p, dice, tstate) {
+  let react = p[L.X_REACT];
+  let feint = 0; let feintRoll = 0; let feintDef = 0;
+  if (p[L.X_FEINT]) {
+    feintRoll = dice.die(20);
+    feintDef = dice.die(20);
+    if (feintRoll + p[L.X_FEINT_BONUS] > feintDef + p[L.X_FEINT_DEFENSE]) {
+      feint = 1;
+      react = 0;
+    } else {
+      feint = 2;
+    }
+  }
+  let check = 0; let checkRoll = 0;
+  if (p[L.X_CHECK]) {
+    checkRoll = dice.die(20);
+    check = checkRoll + p[L.X_CHECK_BONUS] >= p[L.X_CHECK_DC] ? 1 : 2;
+  }
+  let roll = 0; let attack = 0; let hit = 1;
+  if (p[L.X_HIT] === L.X_HIT_WW) {
+    roll = dice.die(20);
+    attack = (roll === 20 ? 30 : roll === 1 ? -10 : roll) + p[L.X_BONUS];
+    hit = attack >= p[L.X_TN] ? 1 : 0;
+  } else if (p[L.X_HIT] === L.X_HIT_OS) {
+    roll = dice.die(20);
+    attack = roll + p[L.X_BONUS];
+    hit = roll === 20 || (roll !== 1 && attack >= p[L.X_TN]) ? 1 : 0;
+  }
+  let reactRoll = 0; let reactTotal = 0; let negated = 0;
+  if (hit && react) {
+    reactRoll = dice.die(20);
+    reactTotal = reactRoll + p[L.X_REACT_BONUS];
+    negated = reactTotal >= attack ? 1 : 0;
+  }
+  let diceSum = 0; let exploded = 0; let raw = 0; let reduced = 0; let absorbed = 0; let damage = 0;
+  const t = p[L.X_TARGET];
+  const parry = p[L.X_PARRY];
+  const slot = t * L.XS_WIDTH + (parry === L.X_PARRY_SHIELD ? 1 : 0);
+  let parryLeft = parry ? tstate[slot] : 0;
+  const log = [];
+  if (hit && !negated) {
+    const sides = p[L.X_FACES];
+    let pending = p[L.X_DICE];
+    while (pending) {
+      const face = dice.die(sides);
+      log.push(face);
+      diceSum += face;
+      pending -= 1;
+      if (p[L.X_EXPLODE] && face === sides && exploded < CT_EXPLODE_LIMIT) { // bounded (CT-3 decision)
+        pending += 1;
+        exploded += 1;
+      }
+    }
+    raw = diceSum + p[L.X_FLAT] + p[L.X_PER_DIE] * p[L.X_DICE];
+    reduced = check === 1 ? p[L.X_REDUCE_PASS] : p[L.X_REDUCE];
+    damage = Math.max(raw - reduced, 0, p[L.X_MIN]);
+    if (parry === L.X_PARRY_WEAPON && parryLeft > 0) {
+      absorbed = damage;
+      damage = 0;
+      parryLeft = Math.max(0, parryLeft - exploded);
+      tstate[slot] = parryLeft;
+    } else if (parry === L.X_PARRY_SHIELD && parryLeft > 0) {
+      absorbed = Math.min(damage, Math.floor((parryLeft + 1) / 2));
+      damage -= absorbed;
+      parryLeft = Math.max(0, parryLeft - 2 * absorbed);
+      tstate[slot] = parryLeft;
+    }
+  }
+  let costRoll = 0; let cost = 0;
+  if (p[L.X_COST]) {
+    costRoll = dice.die(p[L.X_COST]);
+    cost = p[L.X_COST_HALF] ? Math.floor((costRoll + 1) / 2) : costRoll;
+  }
+  return {
+    hit, roll, attack, feint, feint_roll: feintRoll, feint_def_roll: feintDef, react_roll: reactRoll,
+    react: reactTotal, negated, check, check_roll: checkRoll, dice_sum: diceSum, exploded, raw, reduced,
+    absorbed, damage, cost_roll: costRoll, cost, parry_left: parryLeft, log,
+  };
+}
+
+function checkTargets(rules, raw, path = '$.targets') {
+  const targets = convertMapping(raw, rules.Target, path);
+  const ids = Object.keys(targets);
+  if (!ids.length) throw new SchemaError(path, say('no_targets'));
+  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
+  for (const tid of ids) {
+    if (!tid) throw new SchemaError(path, say('empty_target_id'));
+    rules.checkTarget(targets[tid], keyPath(path, tid));
+  }
+  return targets;
+}
+
+/** The shared prologue of the drivers: decode, seeds, rolls (as fracas.drive._roll). */
+function prologue(request, type, largest, options) {
+  const req = decode(request, type);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls, largest);
+  return { req, rolls, pickSeed: () => {
+    if (seed === null || seed === undefined) {
+      if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+      seed = options.newSeed();
+    }
+    return seed;
+  } };
+}
+
+function leftOver(dice, rolls, what) {
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
+  }
+}
+
+/** Check and compile an attack of `rules` into X_ rows (no dice): {req, rolls, pickSeed, targets, ids, compiled}. */
+function compileAttack(rules, request, options = {}) {
+  const { req, rolls, pickSeed } = prologue(request, rules.AttackRequest, rules.largestDie, options);
+  const attacker = rules.checkAttacker(req.attacker, '$.attacker');
+  const targets = checkTargets(rules, req.targets);
+  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes_rule', { rule: rules.attackRule }));
+  if (req.strikes.length > MAX_STRIKES) {
+    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
+  }
+  const ids = Object.keys(targets);
+  const compiled = req.strikes.map((strike, i) => {
+    const path = `$.strikes[${i}]`;
+    if (!Object.prototype.hasOwnProperty.call(targets, strike.target)) {
+      throw new SchemaError(`${path}.target`, say('unknown_target', { target: pyRepr(strike.target), targets: ids.join(', ') }));
+    }
+    const [cols, meta] = rules.compileStrike(strike, path, attacker, '$.attacker', targets[strike.target],
+      keyPath('$.targets', strike.target));
+    meta.target = strike.target;
+    cols[L.X_TARGET] = ids.indexOf(strike.target);
+    return [cols, meta];
+  });
+  return { req, rolls, pickSeed, targets, ids, compiled };
+}
+
+/** Resolve one attack of `rules` (a ruleset module's description). */
+function resolveAttack(rules, request, options = {}) {
+  const { rolls, pickSeed, targets, ids, compiled } = compileAttack(rules, request, options);
+  const seed = pickSeed();
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  const tstate = [];
+  for (const tid of ids) tstate.push(...(rules.parryState ? rules.parryState(targets[tid]) : [0, 0]));
+  const outs = [];
+  try {
+    compiled.forEach(([cols], s) => {
+      dice.strike = s;
+      outs.push(xstrike(cols, dice, tstate));
+    });
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === L.E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: `$.strikes[${err.where}]`, position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
+  }
+  leftOver(dice, rolls, 'the attack');
+  const strikes = [];
+  const byTarget = {};
+  for (const tid of ids) byTarget[tid] = [];
+  compiled.forEach(([, meta], s) => {
+    strikes.push(rules.strikeResult(meta, outs[s], outs[s].log));
+    byTarget[meta.target].push([meta, outs[s]]);
+  });
+  const resultTargets = {};
+  let total = 0;
+  for (const tid of ids) {
+    const entry = { damage: byTarget[tid].reduce((sum, [, out]) => sum + out.damage, 0) };
+    rules.targetResult(entry, targets[tid], byTarget[tid]);
+    resultTargets[tid] = entry;
+    total += entry.damage;
+  }
+  const result = {
+    ruleset: rules.name, seed, backend: 'javascript', injected: rolls !== null, strikes, targets: resultTargets,
+    total_damage: total,
+  };
+  if (rules.attackResult) rules.attackResult(result, compiled.map(([, meta], s) => [meta, outs[s]]));
+  return result;
+}
+
+/** A roll of initiative or morale by `rules`: `kind.compile(req)` then `kind.roll(req, roll, seed)`. */
+function resolveRoll(rules, kind, request, options = {}) {
+  const spec = rules[kind];
+  const { req, rolls, pickSeed } = prologue(request, spec.Request, rules.largestDie, options);
+  spec.compile(req);
+  const seed = pickSeed();
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  const result = spec.roll(req, dice, seed, rolls !== null);
+  leftOver(dice, rolls, spec.what);
+  return result;
+}
+
+/** One die for `what`; injected faces that run out or do not fit name it (rows.roll_or_say). */
+function rollOrSay(dice, sides, what) {
+  try {
+    return dice.die(sides);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === L.E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what, position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: sides }));
+  }
+}
+
+function distinctDescending(values) {
+  return Array.from(new Set(values)).sort((a, b) => b - a);
+}
+
+/** Order tied entries by repeated roll-offs, highest first (rows.break_ties). */
+function breakTies(tied, roll, path, depth = 0) {
+  if (tied.length === 1) return tied;
+  if (depth >= MAX_ROLL_OFFS) throw new LimitError(path, say('tie_limit', { limit: MAX_ROLL_OFFS }));
+  const rolled = tied.map((entry) => {
+    const face = roll();
+    entry.tiebreaks.push(face);
+    return [face, entry];
+  });
+  const ranked = [];
+  for (const face of distinctDescending(rolled.map(([f]) => f))) {
+    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), roll, path, depth + 1));
+  }
+  return ranked;
+}
+
+module.exports = {
+  row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
+};
+  },
+  "src/kernel.js": function (module, exports, require) {
+'use strict';
+// The strike kernel: the twin of `_roll_attack` in src/fracas/_native.py.
+// It knows no rules text and no JSON: it reads compiled strike rows, draws dice
+// in the documented order (docs/ENGINE.md section 2) and reports what happened.
+
+const { LAYOUT } = require('./facts');
+
+const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
+
+class KernelError extends Error {
+  constructor(code, where, position, faces = 0) {
+    super(`kernel error ${code}`);
+    this.code = code;
+    this.where = where;
+    this.position = position;
+    this.faces = faces;
+  }
+}
+
+/** Draws faces from the generator, or from injected rolls when given. */
+class Dice {
+  constructor(generator, rolls, pos = 0) {
+    this.generator = generator;
+    this.rolls = rolls;
+    this.pos = pos;
+    this.strike = -1;
+  }
+
+  die(n) {
+    const rolls = this.rolls;
+    if (rolls) {
+      const pos = this.pos;
+      if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
+      const face = rolls[pos];
+      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
+      this.pos = pos + 1;
+      return face;
+    }
+    return this.generator.die(n);
+  }
+}
+
+function resist(amount, state) {
+  if (state === R_HALF) return Math.floor(amount / 2);
+  if (state === R_DOUBLE) return amount * 2;
+  if (state === R_IMMUNE) return 0;
+  return amount;
+}
+
+/**
+ * Roll one attack: every strike row in order. `modTaken` is a Set of target indices
+ * whose attribute modifier this attack has already used (ER-9). Returns one record
+ * per strike: the pool faces with their hits, the discarded position, the crit chain.
+ */
+function rollAttack(rows, dice) {
+  const modTaken = new Set();
+  const records = [];
+  rows.forEach((p, s) => {
+    dice.strike = s;
+    const n = p.skill + p.adv + p.sneak + p.disadv;
+    const pool = [];
+    for (let i = 0; i < n; i++) pool.push(dice.die(20));
+    let discard = -1;
+    if (p.disadv) {
+      let top = 0;
+      pool.forEach((face, i) => {
+        if (face > top) { top = face; discard = i; }
+      });
+    }
+    let hits = 0, nat20 = 0, critFace = false;
+    const poolHits = pool.map((face, i) => {
+      const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
+      if (i !== discard && hit) {
+        hits += 1;
+        if (face === 20) nat20 += 1;
+        if (p.crit && face >= p.crit) critFace = true;
+      }
+      return hit;
+    });
+    const crit = hits > 0 && !p.disadv && (critFace || p.autoCrit !== 0);
+    const chain = [];
+    let chainDamage = 0;
+    if (crit) {
+      for (;;) {
+        if (chain.length >= CHAIN_LIMIT) throw new KernelError(E_CHAIN_LIMIT, s, -1);
+        const face = dice.die(20);
+        const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
+        let d3 = 0;
+        if (hit) {
+          d3 = dice.die(3);
+          chainDamage += d3;
+        }
+        chain.push({ face, hit, d3 });
+        if (face !== 20) break;
+      }
+    }
+    let base;
+    if (hits === 0) base = 0;
+    else if (p.onlyChain) base = chainDamage;
+    else base = hits + chainDamage + p.weight;
+    const preMod = base;
+    let mod = 0, modUsed = false;
+    if (hits > 0 && !p.onlyChain && !modTaken.has(p.target)) {
+      modTaken.add(p.target);
+      modUsed = true;
+      mod = p.mod;
+      base = Math.max(0, base + mod);
+    }
+    const damage = resist(base, p.resist);
+    // ER-11: natural 20s and their chain (dodgeable again on a crit_proof target);
+    // all of it when the target may not dodge (restrained, ER-15).
+    let undodgeable = 0;
+    if (p.noDodge) {
+      undodgeable = damage;
+    } else if (nat20) {
+      const raw = (p.onlyChain ? 0 : nat20) + (p.chainDodgeable ? 0 : chainDamage);
+      undodgeable = Math.min(damage, resist(raw, p.resist));
+    }
+    records.push({
+      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
+    });
+  });
+  return records;
+}
+
+module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
+  },
+  "src/ct.js": function (module, exports, require) {
+'use strict';
+// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
+// CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
+
+const { RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const {
+  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, say,
+} = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'cartyrion';
+const TITLE = 'Cartyrion';
+const B = [-100, 100];
+const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
+
+const Attacker = T.struct('Attacker', {
+  level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
+});
+const profileStrike = {
+  method: [T.literal(...CT_METHODS), REQUIRED],
+  die: [T.str, REQUIRED],
+  dice: [T.optional(T.int), null],
+  power: [T.bool, false],
+  sneak: [T.optional(T.literal(...CT_SNEAK)), null],
+  parry: [T.optional(T.literal(...CT_PARRY)), null],
+  specialized: [T.bool, false],
+};
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Target = T.struct('Target', {
+  dex: [T.int, 0], armor: [T.int, 0], weapon_magic: [T.int, 0], shield: [T.optional(T.int), null],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  round: [T.int, 1], ambush: [T.literal(...CT_AMBUSH), 'none'], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+
+/** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
+const diceForLevel = (level) => Math.floor((level + 1) / 2);
+
+function checkAttacker(attacker, path) {
+  checkRange(attacker.level, 1, 40, `${path}.level`, 'level');
+  checkRange(attacker.bonus, ...B, `${path}.bonus`, 'bonus');
+  checkRange(attacker.magic, 0, 10, `${path}.magic`, 'magic');
+  if (attacker.awa !== null) checkRange(attacker.awa, ...B, `${path}.awa`, 'awa');
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  checkRange(target.dex, ...B, `${path}.dex`, 'dex');
+  checkRange(target.armor, 0, 100, `${path}.armor`, 'armor');
+  checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, 'weapon_magic');
+  if (target.shield !== null) checkRange(target.shield, 0, 10000, `${path}.shield`, 'shield');
+  return target;
+}
+
+function parseDie(text, path) {
+  const match = DIE.exec(text);
+  if (!match) throw new SchemaError(path, say('ct_die', { text: pyRepr(text) }));
+  return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
+}
+
+function compileStrike(strike, path, attacker, apath, target) {
+  const faces = parseDie(strike.die, `${path}.die`);
+  if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
+  let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
+  if (strike.power) dice *= 2;
+  const cols = rows.row({
+    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: attacker.bonus,
+  });
+  const sneak = strike.sneak;
+  if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
+  let dex = target.dex;
+  let armor = target.armor;
+  if (sneak === null) {
+    cols[L.X_REDUCE] = dex + armor;
+  } else if (sneak === 'passed') {
+    cols[L.X_REDUCE] = 0;
+    dex = 0;
+    armor = 0;
+  } else if (sneak === 'failed') {
+    cols[L.X_REDUCE] = armor;
+    dex = 0;
+  } else {
+    if (attacker.awa === null) throw new RulesError(`${path}.sneak`, say('ct_sneak_roll'));
+    cols[L.X_CHECK] = 1;
+    cols[L.X_CHECK_BONUS] = attacker.awa;
+    cols[L.X_CHECK_DC] = 10 + armor;
+    cols[L.X_REDUCE] = armor;
+    cols[L.X_REDUCE_PASS] = 0;
+    dex = 0;
+  }
+  const injury = strike.method === 'ranged' || sneak !== null;
+  cols[L.X_POOL] = injury ? 1 : 0;
+  if (strike.method === 'ranged') {
+    cols[L.X_COST] = 4;
+    cols[L.X_COST_HALF] = strike.specialized ? 1 : 0;
+  }
+  if (strike.parry === 'weapon') {
+    cols[L.X_PARRY] = L.X_PARRY_WEAPON;
+  } else if (strike.parry === 'shield') {
+    if (target.shield === null) throw new RulesError(`${path}.parry`, say('ct_shield'));
+    cols[L.X_PARRY] = L.X_PARRY_SHIELD;
+  }
+  const facts = {
+    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus: attacker.bonus,
+    magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
+    pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
+  };
+  return [cols, { target: '', path, facts, faces }];
+}
+
+/** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
+ * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */
+function explosionsCut(meta, out, faces) {
+  return out.exploded >= CT_EXPLODE_LIMIT && faces.filter((face) => face === meta.faces).length > out.exploded;
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  let armor = f.armor;
+  let check = null;
+  if (out.check) {
+    const passed = out.check === 1;
+    check = { roll: out.check_roll, bonus: f.awa, total: out.check_roll + f.awa, dc: f.dc, passed };
+    armor = passed ? 0 : f.target_armor;
+  }
+  const parry = f.parry ? { kind: f.parry, absorbed: out.absorbed, left: out.parry_left, broken: out.parry_left === 0 } : null;
+  const cost = out.cost_roll ? { roll: out.cost_roll, cost: out.cost } : null;
+  return {
+    target: meta.target, method: f.method, die: f.die, dice: f.dice, power: f.power, faces,
+    exploded: out.exploded, explosions_cut: explosionsCut(meta, out, faces), dice_total: out.dice_sum,
+    bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
+    dex: f.dex, armor, sneak: f.sneak, sneak_check: check, parry, pool: f.pool, damage: out.damage,
+    stamina_cost: cost,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.stamina = strikes.filter(([m]) => m.facts.pool === 'stamina').reduce((s, [, o]) => s + o.damage, 0);
+  entry.injury = strikes.filter(([m]) => m.facts.pool === 'injury').reduce((s, [, o]) => s + o.damage, 0);
+}
+
+function attackResult(result, strikes) {
+  result.attacker = { stamina_cost: strikes.reduce((s, [, o]) => s + o.cost, 0) };
+}
+
+/** [side acting first, side surprised or null] for a d6 (CT-1). */
+function sideInitiative(roll, round, ambush) {
+  if (round === 1 && ambush === 'opponents') {
+    if (roll <= 2) return ['opponents', 'party'];
+    return roll === 3 ? ['opponents', null] : ['party', null];
+  }
+  if (round === 1 && ambush === 'party') {
+    if (roll >= 5) return ['party', 'opponents'];
+    return roll === 4 ? ['party', null] : ['opponents', null];
+  }
+  const first = roll <= 3 ? 'opponents' : 'party';
+  if (round === 1 && roll === 1) return [first, 'party'];
+  if (round === 1 && roll === 6) return [first, 'opponents'];
+  return [first, null];
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    checkRange(req.round, 1, 1000000, '$.round', 'round');
+    if (req.round > 1 && req.ambush !== 'none') throw new RulesError('$.ambush', say('ct_ambush_round', { round: req.round }));
+  },
+  roll(req, dice, seed, injected) {
+    const roll = rows.rollOrSay(dice, 6, 'initiative');
+    const [first, surprised] = sideInitiative(roll, req.round, req.ambush);
+    return { ruleset: NAME, seed, injected, round: req.round, ambush: req.ambush, roll, first, surprised };
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'CT-2', largestDie: 20, AttackRequest, Target, checkAttacker, checkTarget,
+  compileStrike, strikeResult, targetResult, attackResult, initiative, diceForLevel, sideInitiative,
+  parryState: (target) => [target.weapon_magic + 1, target.shield || 0],
+};
+  },
+  "src/oldschool.js": function (module, exports, require) {
+'use strict';
+// Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { T, REQUIRED, pyRepr } = require('./schema');
+const { checkRange } = require('./plan');
+const {
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, OS_METHODS, OS_RANGES, OS_TIES, say,
+} = require('./facts');
+const rows = require('./rows');
+
+const NAME = 'old-school';
+const TITLE = 'Old-school';
+const B = [-100, 100];
+
+const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
+const profileStrike = {
+  method: [T.literal(...OS_METHODS), REQUIRED],
+  damage: [T.str, REQUIRED],
+  range: [T.optional(T.literal(...OS_RANGES)), null],
+  rear: [T.bool, false],
+  modifier: [T.int, 0],
+};
+const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
+const Target = T.struct('Target', {
+  ac: [T.int, REQUIRED], shield: [T.int, 0], fleeing: [T.bool, false], cover: [T.union(T.int, T.literal('full')), 0],
+});
+const AttackRequest = T.struct('AttackRequest', {
+  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
+  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
+const InitiativeRequest = T.struct('InitiativeRequest', {
+  sides: [T.list(Side), REQUIRED], ties: [T.literal(...OS_TIES), 'reroll'], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+const MoraleRequest = T.struct('MoraleRequest', {
+  morale: [T.int, REQUIRED], modifier: [T.int, 0], successes: [T.int, 0], ruleset: [T.str, NAME],
+  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
+});
+
+function checkAttacker(attacker, path) {
+  for (const name of ['attack_bonus', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  return attacker;
+}
+
+function checkTarget(target, path) {
+  checkRange(target.ac, -100, 200, `${path}.ac`, 'AC');
+  checkRange(target.shield, 0, 100, `${path}.shield`, 'shield');
+  if (target.cover !== 'full' && !(target.cover >= 0 && target.cover <= OS_MAX_COVER)) {
+    throw new RulesError(`${path}.cover`, say('os_cover', { value: target.cover }));
+  }
+  return target;
+}
+
+function compileStrike(strike, path, attacker, apath, target, tpath) {
+  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'OS-6');
+  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
+  const melee = strike.method === 'melee';
+  let range = strike.range;
+  let bonus;
+  let cover;
+  if (melee) {
+    if (range !== null) throw new RulesError(`${path}.range`, say('os_range_melee'));
+    bonus = attacker.str_mod;
+    cover = 0;
+  } else {
+    range = range || 'medium';
+    if (range === 'beyond') throw new RulesError(`${path}.range`, say('os_range_beyond'));
+    if (target.cover === 'full') throw new RulesError(`${tpath}.cover`, say('os_full_cover'));
+    bonus = attacker.dex_mod + OS_RANGE_MOD[range];
+    cover = target.cover;
+  }
+  // OS-3: the fleeing bonus and the ignored shield are for opponents in melee only.
+  const fledFrom = melee && Boolean(target.fleeing);
+  bonus += attacker.attack_bonus + strike.modifier + (fledFrom ? OS_FLEEING_BONUS : 0) - cover;
+  const noShield = strike.rear || fledFrom;
+  const ac = target.ac - (noShield ? target.shield : 0);
+  const flat = modifier + (melee ? attacker.str_mod : 0);
+  const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
+  const facts = {
+    method: strike.method, range, rear: strike.rear, attack_bonus: bonus, ac,
+    shield_ignored: Boolean(noShield && target.shield > 0), damage_bonus: flat,
+  };
+  return [cols, { target: '', path, facts }];
+}
+
+function strikeResult(meta, out, faces) {
+  const f = meta.facts;
+  const roll = out.roll;
+  return {
+    target: meta.target, method: f.method, range: f.range, rear: f.rear, attack_roll: roll,
+    natural: roll === 1 || roll === 20 ? roll : null, attack_bonus: f.attack_bonus, attack_total: out.attack,
+    ac: f.ac, shield_ignored: f.shield_ignored, hit: Boolean(out.hit), damage_dice: faces,
+    damage_bonus: f.damage_bonus, damage: out.damage,
+  };
+}
+
+function targetResult(entry, target, strikes) {
+  entry.hits = strikes.filter(([, out]) => out.hit).length;
+}
+
+const initiative = {
+  Request: InitiativeRequest,
+  what: 'initiative',
+  compile(req) {
+    if (req.sides.length < 2) throw new SchemaError('$.sides', say('side_initiative_sides'));
+    if (req.sides.length > 64) throw new LimitError('$.sides', say('too_many', { count: req.sides.length, what: 'sides', most: 64 }));
+    const seen = new Set();
+    req.sides.forEach((side, i) => {
+      if (seen.has(side.id)) throw new SchemaError(`$.sides[${i}].id`, say('duplicate_combatant', { id: pyRepr(side.id) }));
+      seen.add(side.id);
+    });
+  },
+  roll(req, dice, seed, injected) {
+    const sides = req.sides.map((s) => ({ id: s.id, roll: null, tiebreaks: [], wait: s.wait }));
+    const rolling = sides.filter((e) => !e.wait);
+    for (const entry of rolling) entry.roll = rows.rollOrSay(dice, 6, 'side initiative');
+    const order = [];
+    for (const face of rows.distinctDescending(rolling.map((e) => e.roll))) {
+      const tied = rolling.filter((e) => e.roll === face);
+      if (req.ties === 'simultaneous' || tied.length === 1) {
+        order.push(tied.map((e) => e.id));
+        continue;
+      }
+      const ranked = rows.breakTies(tied, () => rows.rollOrSay(dice, 6, 'a side initiative re-roll'), '$.sides');
+      for (const e of ranked) order.push([e.id]);
+    }
+    for (const e of sides) if (e.wait) order.push([e.id]);
+    return { ruleset: NAME, seed, injected, ties: req.ties, sides, order };
+  },
+};
+
+const morale = {
+  Request: MoraleRequest,
+  what: 'the morale check',
+  compile(req) {
+    checkRange(req.morale, 2, 12, '$.morale', 'morale');
+    checkRange(req.modifier, -2, 2, '$.modifier', 'modifier');
+    checkRange(req.successes, 0, 2, '$.successes', 'successes');
+  },
+  roll(req, dice, seed, injected) {
+    const out = {
+      ruleset: NAME, seed, injected, morale: req.morale, modifier: req.modifier, checked: false, dice: [], total: null,
+      breaks: false, successes: req.successes, fights_to_death: req.morale === 12 || req.successes >= 2,
+    };
+    if (out.fights_to_death) return out;
+    const faces = [rows.rollOrSay(dice, 6, 'the morale check'), rows.rollOrSay(dice, 6, 'the morale check')];
+    const total = faces[0] + faces[1];
+    const breaks = total > req.morale + req.modifier;
+    const successes = req.successes + (breaks ? 0 : 1);
+    Object.assign(out, { checked: true, dice: faces, total, breaks, successes, fights_to_death: successes >= 2 });
+    return out;
+  },
+};
+
+module.exports = {
+  name: NAME, title: TITLE, attackRule: 'OS-6', largestDie: Math.max(...STANDARD_DICE), AttackRequest, Target,
+  checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
 };
   },
   "src/engine.js": function (module, exports, require) {
@@ -2347,7 +3470,7 @@ module.exports = {
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
 const {
-  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
+  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
 const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
@@ -2355,16 +3478,9 @@ const specials = require('./specials');
 const { RulesError } = require('./errors');
 
 const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-const { Xoshiro128, seedWords } = require('./rng');
+const { Xoshiro128 } = require('./rng');
 
 const BACKEND = 'javascript';
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
 
 function kernelError(err, rolls, strikePath = '$.strikes') {
   if (err.code === E_ROLLS_SHORT) {
@@ -2608,151 +3724,24 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
 
 module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };
   },
-  "src/kernel.js": function (module, exports, require) {
-'use strict';
-// The strike kernel: the twin of `_roll_attack` in src/fracas/_native.py.
-// It knows no rules text and no JSON: it reads compiled strike rows, draws dice
-// in the documented order (docs/ENGINE.md section 2) and reports what happened.
-
-const { LAYOUT } = require('./facts');
-
-const { R_HALF, R_DOUBLE, R_IMMUNE, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-
-class KernelError extends Error {
-  constructor(code, where, position, faces = 0) {
-    super(`kernel error ${code}`);
-    this.code = code;
-    this.where = where;
-    this.position = position;
-    this.faces = faces;
-  }
-}
-
-/** Draws faces from the generator, or from injected rolls when given. */
-class Dice {
-  constructor(generator, rolls, pos = 0) {
-    this.generator = generator;
-    this.rolls = rolls;
-    this.pos = pos;
-    this.strike = -1;
-  }
-
-  die(n) {
-    const rolls = this.rolls;
-    if (rolls) {
-      const pos = this.pos;
-      if (pos >= rolls.length) throw new KernelError(E_ROLLS_SHORT, this.strike, pos);
-      const face = rolls[pos];
-      if (face < 1 || face > n) throw new KernelError(E_ROLL_RANGE, this.strike, pos, n);
-      this.pos = pos + 1;
-      return face;
-    }
-    return this.generator.die(n);
-  }
-}
-
-function resist(amount, state) {
-  if (state === R_HALF) return Math.floor(amount / 2);
-  if (state === R_DOUBLE) return amount * 2;
-  if (state === R_IMMUNE) return 0;
-  return amount;
-}
-
-/**
- * Roll one attack: every strike row in order. `modTaken` is a Set of target indices
- * whose attribute modifier this attack has already used (ER-9). Returns one record
- * per strike: the pool faces with their hits, the discarded position, the crit chain.
- */
-function rollAttack(rows, dice) {
-  const modTaken = new Set();
-  const records = [];
-  rows.forEach((p, s) => {
-    dice.strike = s;
-    const n = p.skill + p.adv + p.sneak + p.disadv;
-    const pool = [];
-    for (let i = 0; i < n; i++) pool.push(dice.die(20));
-    let discard = -1;
-    if (p.disadv) {
-      let top = 0;
-      pool.forEach((face, i) => {
-        if (face > top) { top = face; discard = i; }
-      });
-    }
-    let hits = 0, nat20 = 0, critFace = false;
-    const poolHits = pool.map((face, i) => {
-      const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
-      if (i !== discard && hit) {
-        hits += 1;
-        if (face === 20) nat20 += 1;
-        if (p.crit && face >= p.crit) critFace = true;
-      }
-      return hit;
-    });
-    const crit = hits > 0 && !p.disadv && (critFace || p.autoCrit !== 0);
-    const chain = [];
-    let chainDamage = 0;
-    if (crit) {
-      for (;;) {
-        if (chain.length >= CHAIN_LIMIT) throw new KernelError(E_CHAIN_LIMIT, s, -1);
-        const face = dice.die(20);
-        const hit = face === 20 || (face !== 1 && face + p.toHit >= p.ac);
-        let d3 = 0;
-        if (hit) {
-          d3 = dice.die(3);
-          chainDamage += d3;
-        }
-        chain.push({ face, hit, d3 });
-        if (face !== 20) break;
-      }
-    }
-    let base;
-    if (hits === 0) base = 0;
-    else if (p.onlyChain) base = chainDamage;
-    else base = hits + chainDamage + p.weight;
-    const preMod = base;
-    let mod = 0, modUsed = false;
-    if (hits > 0 && !p.onlyChain && !modTaken.has(p.target)) {
-      modTaken.add(p.target);
-      modUsed = true;
-      mod = p.mod;
-      base = Math.max(0, base + mod);
-    }
-    const damage = resist(base, p.resist);
-    // ER-11: natural 20s and their chain (dodgeable again on a crit_proof target);
-    // all of it when the target may not dodge (restrained, ER-15).
-    let undodgeable = 0;
-    if (p.noDodge) {
-      undodgeable = damage;
-    } else if (nat20) {
-      const raw = (p.onlyChain ? 0 : nat20) + (p.chainDodgeable ? 0 : chainDamage);
-      undodgeable = Math.min(damage, resist(raw, p.resist));
-    }
-    records.push({
-      pool, poolHits, discard, chain, hits, crit, base: preMod, mod, modUsed, damage, undodgeable, nat20, chainDamage,
-    });
-  });
-  return records;
-}
-
-module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
-  },
   "src/specials.js": function (module, exports, require) {
 'use strict';
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
 // followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
 // feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
-// compete.py (ER-19) and impale.py (ER-23).
+// compete.py (ER-19); impale.js has ER-23 (it rolls whole attacks through engine.js,
+// which draws its follow-ups from here).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
-const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
-const { checkNames, checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { CompeteRequest, choice, decode, pyRepr } = require('./schema');
+const { checkNames, checkRange, checkRolls, checkRuleset, checkSeed, modifier, resistanceState } = require('./plan');
 const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const {
-  LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
+  LAYOUT, say, COVER_AC, SIZES, SCORE_RANGE, RESISTANCES,
   ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
-  ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
+  ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
   ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
   FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
 } = require('./facts');
@@ -3067,7 +4056,6 @@ function grappleRelease(target, struck, dice) {
 // ---- shared by compete and impale -----------------------------------------------------
 
 function streamOf(req, options) {
-  const { checkSeed } = require('./engine');
   checkRuleset(req.ruleset);
   checkSeed(req.seed);
   let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
@@ -3260,7 +4248,103 @@ function compete(request, options = {}) {
   return result;
 }
 
-// ---- ER-23 impalement -----------------------------------------------------------------
+module.exports = {
+  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, winChances, compileCompete,
+  fullCoverMisses, situation, situationDict, rollKept, streamOf, leftOver,
+};
+  },
+  "src/initiative.js": function (module, exports, require) {
+'use strict';
+// ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
+// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
+// combatant in request order; then, for each group of tied totals from the highest
+// total down, one d20 per tied combatant in request order; combatants still tied
+// roll again (their group first), until every tie is broken.
+
+const { DiceError, LimitError, SchemaError, faces } = require('./errors');
+const { InitiativeRequest, decode, pyRepr } = require('./schema');
+const { checkRange, checkRolls, checkRuleset, checkSeed, modifier } = require('./plan');
+const { say } = require('./facts');
+const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
+const rows = require('./rows');
+
+const MAX_COMBATANTS = 10000;
+
+/** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
+function rollInitiative(request, options = {}) {
+  const req = decode(request, InitiativeRequest);
+  checkRuleset(req.ruleset);
+  checkSeed(req.seed);
+  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
+  const rolls = checkRolls(req.rolls);
+  if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
+  if (req.combatants.length > MAX_COMBATANTS) {
+    throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: MAX_COMBATANTS }));
+  }
+  const seen = new Set();
+  const mods = req.combatants.map((c, i) => {
+    const path = `$.combatants[${i}]`;
+    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
+    seen.add(c.id);
+    if (c.agility === null && c.agility_mod === null) {
+      throw new SchemaError(`${path}.agility`, say('initiative_needs_agility'));
+    }
+    if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
+    checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
+    return modifier(c.agility, c.agility_mod) + c.bonus;
+  });
+  if (seed === null || seed === undefined) {
+    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
+    seed = options.newSeed();
+  }
+  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
+  let order;
+  try {
+    order = rankAll(req.combatants, mods, dice);
+  } catch (err) {
+    if (!(err instanceof KernelError)) throw err;
+    if (err.code === E_ROLLS_SHORT) {
+      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
+    }
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
+  }
+  if (rolls && dice.pos < rolls.length) {
+    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));
+  }
+  return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
+}
+
+function rankAll(combatants, mods, dice) {
+  const entries = combatants.map((c, i) => {
+    const roll = dice.die(10);
+    return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
+  });
+  const ranked = [];
+  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
+    ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
+  }
+  return ranked;
+}
+
+function breakTies(tied, dice, depth) {
+  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
+}
+
+module.exports = { rollInitiative, MAX_COMBATANTS };
+  },
+  "src/impale.js": function (module, exports, require) {
+'use strict';
+// ER-23 impalement and the charge it answers: the twin of src/fracas/rulesets/er/impale.py.
+// It compiles and rolls whole ER attacks (engine.js), so it sits above engine.js and
+// specials.js, which engine.js draws its follow-ups from.
+
+const { RulesError, SchemaError } = require('./errors');
+const { ImpaleRequest, choice, decode, keyPath } = require('./schema');
+const { checkRange } = require('./plan');
+const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
+const engine = require('./engine');
+const { streamOf, leftOver } = require('./specials');
 
 function moved(err, moves) {
   let path = err.path, reason = err.reason;
@@ -3287,7 +4371,6 @@ function isRequestError(err) {
 
 /** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
 function impale(request, options = {}) {
-  const engine = require('./engine');
   const req = decode(request, ImpaleRequest);
   const stream = streamOf(req, options);
   const charger = req.charger, weapon = req.weapon;
@@ -3380,1051 +4463,7 @@ function impale(request, options = {}) {
   };
 }
 
-module.exports = {
-  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
-  fullCoverMisses, situation, situationDict, rollKept,
-};
-  },
-  "src/rng.js": function (module, exports, require) {
-'use strict';
-// The dice generator: xoshiro128** seeded by SplitMix64, Lemire's unbiased dice.
-// The twin of src/fracas/rng.py; docs/ENGINE.md section 1 is the contract.
-//
-// SplitMix64 needs 64-bit arithmetic. It is done on pairs of unsigned 32-bit
-// words (hi, lo) rather than with BigInt, so the generator runs in any sandbox
-// Roll20 hands us. Seeds are Numbers up to 2**53, decimal strings, or BigInts.
-
-const TWO32 = 4294967296;
-
-// Full 64-bit product of two unsigned 32-bit words, as [hi, lo].
-function mul32(a, b) {
-  const a0 = a & 0xffff, a1 = a >>> 16;
-  const b0 = b & 0xffff, b1 = b >>> 16;
-  const mid = a0 * b1 + a1 * b0; // < 2**33, exact
-  const low = a0 * b0 + (mid % 65536) * 65536; // < 2**33, exact
-  const lo = low % TWO32;
-  const hi = (a1 * b1 + Math.floor(mid / 65536) + Math.floor(low / TWO32)) % TWO32;
-  return [hi, lo];
-}
-
-// (a * b) mod 2**64 for [hi, lo] pairs.
-function mul64(a, b) {
-  const [hi, lo] = mul32(a[1], b[1]);
-  return [(hi + Math.imul(a[0], b[1]) + Math.imul(a[1], b[0])) >>> 0, lo];
-}
-
-function add64(a, b) {
-  const lo = a[1] + b[1];
-  return [(a[0] + b[0] + (lo >= TWO32 ? 1 : 0)) >>> 0, lo % TWO32];
-}
-
-function xorShiftRight(z, k) { // z ^ (z >> k), 0 < k < 32
-  const lo = ((z[1] >>> k) | (z[0] << (32 - k))) >>> 0;
-  return [(z[0] ^ (z[0] >>> k)) >>> 0, (z[1] ^ lo) >>> 0];
-}
-
-const GOLDEN_GAMMA = [0x9e3779b9, 0x7f4a7c15];
-const MIX1 = [0xbf58476d, 0x1ce4e5b9];
-const MIX2 = [0x94d049bb, 0x133111eb];
-const CHUNK_MULTIPLIER = [0xd6e8feb8, 0x6659fd93];
-
-/** Advance a SplitMix64 state ([hi, lo]); returns [newState, output]. */
-function splitmix64Next(state) {
-  const next = add64(state, GOLDEN_GAMMA);
-  let z = mul64(xorShiftRight(next, 30), MIX1);
-  z = mul64(xorShiftRight(z, 27), MIX2);
-  return [next, xorShiftRight(z, 31)];
-}
-
-/** A seed as [hi, lo] words, or null when it is not an integer in 0 .. 2**64 - 1. */
-function seedWords(seed) {
-  if (typeof seed === 'number') {
-    if (!Number.isSafeInteger(seed) || seed < 0) return null;
-    return [Math.floor(seed / TWO32), seed % TWO32];
-  }
-  if (typeof seed === 'bigint') {
-    if (seed < 0n || seed >= (1n << 64n)) return null;
-    return [Number(seed >> 32n), Number(seed & 0xffffffffn)];
-  }
-  if (typeof seed === 'string' && /^[0-9]{1,20}$/.test(seed)) {
-    // Decimal digits into base 2**32 words, by schoolbook multiply-add on 16-bit limbs.
-    const limbs = [0, 0, 0, 0, 0]; // little-endian 16-bit limbs; the fifth catches overflow
-    for (const ch of seed) {
-      let carry = ch.charCodeAt(0) - 48;
-      for (let i = 0; i < limbs.length; i++) {
-        const v = limbs[i] * 10 + carry;
-        limbs[i] = v % 65536;
-        carry = Math.floor(v / 65536);
-      }
-      if (carry || limbs[4]) return null;
-    }
-    return [limbs[3] * 65536 + limbs[2], limbs[1] * 65536 + limbs[0]];
-  }
-  return null;
-}
-
-/** The xoshiro128** state of a seed: two SplitMix64 outputs, each low word first. */
-function seedState(seed) {
-  const words = seedWords(seed);
-  if (!words) throw new RangeError(`seed must be an integer 0 <= seed < 2**64, got ${String(seed)}`);
-  const [sm, o1] = splitmix64Next(words);
-  const [, o2] = splitmix64Next(sm);
-  return new Uint32Array([o1[1], o1[0], o2[1], o2[0]]);
-}
-
-/** The seed ([hi, lo]) of bulk chunk `chunk`; chunk 0 keeps the request's seed (ENGINE.md 5). */
-function chunkSeedWords(seed, chunk) {
-  const words = seedWords(seed);
-  if (!words) throw new RangeError(`seed must be an integer 0 <= seed < 2**64, got ${String(seed)}`);
-  if (chunk === 0) return words;
-  const k = mul64([Math.floor(chunk / TWO32), chunk % TWO32], CHUNK_MULTIPLIER);
-  return splitmix64Next([(words[0] ^ k[0]) >>> 0, (words[1] ^ k[1]) >>> 0])[1];
-}
-
-/** A decimal string of a [hi, lo] pair (for showing chunk seeds and >2**53 seeds). */
-function wordsToDecimal(words) {
-  let hi = words[0], lo = words[1];
-  if (hi < 2097152) return String(hi * TWO32 + lo); // below 2**53: exact
-  const digits = [];
-  // Repeated division by 10 over four 16-bit limbs; at most 20 digits.
-  let limbs = [hi >>> 16, hi & 0xffff, lo >>> 16, lo & 0xffff];
-  for (let guard = 0; guard < 21 && limbs.some((x) => x); guard++) {
-    let rem = 0;
-    limbs = limbs.map((limb) => {
-      const v = rem * 65536 + limb;
-      rem = v % 10;
-      return Math.floor(v / 10);
-    });
-    digits.push(rem);
-  }
-  return digits.reverse().join('') || '0';
-}
-
-function rotl(x, k) {
-  return (x << k) | (x >>> (32 - k));
-}
-
-/** xoshiro128** over a four-word Uint32Array state (shared with the caller). */
-class Xoshiro128 {
-  constructor(state) {
-    this.s = state;
-  }
-
-  static fromSeed(seed) {
-    return new Xoshiro128(seedState(seed));
-  }
-
-  next32() {
-    const s = this.s;
-    const s1 = s[1];
-    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
-    const t = s1 << 9;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 11);
-    return result;
-  }
-
-  /** One die of `faces` faces (1 .. 2**21), by Lemire's multiply-and-reject. */
-  die(faces) {
-    let m = this.next32() * faces; // < 2**53: exact in a double
-    let low = m % TWO32;
-    if (low < faces) {
-      const threshold = (TWO32 - faces) % faces;
-      // Each try rejects with probability < faces / 2**32; the bound is never reached by chance.
-      for (let tries = 0; low < threshold; tries++) {
-        if (tries > 1000) throw new Error('generator stuck: 1000 rejections in a row');
-        m = this.next32() * faces;
-        low = m % TWO32;
-      }
-    }
-    return Math.floor(m / TWO32) + 1;
-  }
-}
-
-module.exports = {
-  Xoshiro128, seedState, seedWords, splitmix64Next, chunkSeedWords, wordsToDecimal, TWO32,
-};
-  },
-  "src/initiative.js": function (module, exports, require) {
-'use strict';
-// ER-18 initiative: d10 + Agility modifier + other modifiers, ties by d20 roll-offs.
-// The twin of src/fracas/rulesets/er/initiative.py, with the same draw order: one d10 per
-// combatant in request order; then, for each group of tied totals from the highest
-// total down, one d20 per tied combatant in request order; combatants still tied
-// roll again (their group first), until every tie is broken.
-
-const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { InitiativeRequest, decode, pyRepr } = require('./schema');
-const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
-const { say } = require('./facts');
-const { checkSeed } = require('./engine');
-const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
-const { Xoshiro128 } = require('./rng');
-const rows = require('./rows');
-
-const MAX_COMBATANTS = 10000;
-
-/** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
-function rollInitiative(request, options = {}) {
-  const req = decode(request, InitiativeRequest);
-  checkRuleset(req.ruleset);
-  checkSeed(req.seed);
-  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls);
-  if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
-  if (req.combatants.length > MAX_COMBATANTS) {
-    throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: MAX_COMBATANTS }));
-  }
-  const seen = new Set();
-  const mods = req.combatants.map((c, i) => {
-    const path = `$.combatants[${i}]`;
-    if (seen.has(c.id)) throw new SchemaError(`${path}.id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
-    seen.add(c.id);
-    if (c.agility === null && c.agility_mod === null) {
-      throw new SchemaError(`${path}.agility`, say('initiative_needs_agility'));
-    }
-    if (c.agility !== null) checkRange(c.agility, -10, 40, `${path}.agility`, 'score');
-    checkRange(c.bonus, -100, 100, `${path}.bonus`, 'bonus');
-    return modifier(c.agility, c.agility_mod) + c.bonus;
-  });
-  if (seed === null || seed === undefined) {
-    if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-    seed = options.newSeed();
-  }
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  let order;
-  try {
-    order = rankAll(req.combatants, mods, dice);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
-    }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
-  }
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));
-  }
-  return { ruleset: req.ruleset, seed, injected: rolls !== null, order };
-}
-
-function rankAll(combatants, mods, dice) {
-  const entries = combatants.map((c, i) => {
-    const roll = dice.die(10);
-    return { id: c.id, roll, modifier: mods[i], total: roll + mods[i], tiebreaks: [] };
-  });
-  const ranked = [];
-  for (const total of rows.distinctDescending(entries.map((e) => e.total))) {
-    ranked.push(...breakTies(entries.filter((e) => e.total === total), dice, 0));
-  }
-  return ranked;
-}
-
-function breakTies(tied, dice, depth) {
-  return rows.breakTies(tied, () => dice.die(20), '$.combatants', depth);
-}
-
-module.exports = { rollInitiative, MAX_COMBATANTS };
-  },
-  "src/rows.js": function (module, exports, require) {
-'use strict';
-// What Worldwalker, Cartyrion and the old-school rules share: one strike-row kernel.
-// The twin of src/fracas/rulesets/rows.py and of `_xstrike` in src/fracas/_native.py:
-// same rows (LAYOUT.X_*), same draw order (docs/ENGINE.md section 2), same results.
-// Each ruleset module (ww.js, ct.js, oldschool.js) holds only its rules; this file
-// decodes, compiles, rolls and assembles results for all three.
-
-const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
-const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls } = require('./plan');
-const { checkSeed } = require('./engine');
-const { LAYOUT, say } = require('./facts');
-const { Dice, KernelError } = require('./kernel');
-const { Xoshiro128 } = require('./rng');
-
-const L = LAYOUT;
-const MAX_STRIKES = 256;
-const MAX_TARGETS = 4096;
-const MAX_DICE = 100;
-const MAX_ROLL_OFFS = 1000;
-const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
-
-/** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */
-function row(columns) {
-  const out = new Array(L.XPLAN_WIDTH).fill(0);
-  for (const name of Object.keys(columns)) out[L[`X_${name}`]] = columns[name];
-  return out;
-}
-
-function checkDie(sides, path, allowed, ruleset, rule) {
-  if (!allowed.includes(sides)) {
-    throw new RulesError(path, say('not_a_die', {
-      faces: sides, ruleset, allowed: allowed.map((n) => `d${n}`).join(', '), rule,
-    }));
-  }
-  return sides;
-}
-
-/** [dice, faces, modifier] of a damage expression like "1d8", "2d6+1", "d4-1". */
-function parseDamage(text, path, allowed, ruleset, rule) {
-  const match = typeof text === 'string' ? EXPRESSION.exec(text) : null;
-  if (!match) throw new SchemaError(path, say('dice_expression', { text: pyRepr(text), rule }));
-  const count = match[1] ? Number(match[1]) : 1;
-  const sides = Number(match[2]);
-  const modifier = Number(match[4] || 0) * (match[3] === '-' ? -1 : 1);
-  checkDie(sides, path, allowed, ruleset, rule);
-  checkRange(count, 1, MAX_DICE, path, 'dice');
-  checkRange(modifier, -100, 100, path, 'modifier');
-  return [count, sides, modifier];
-}
-
-/** One X_ row: the twin of _xstrike. `out` gets the Y_ columns by name, `log` the damage faces. */
-function xstrike(p, dice, tstate) {
-  let react = p[L.X_REACT];
-  let feint = 0; let feintRoll = 0; let feintDef = 0;
-  if (p[L.X_FEINT]) {
-    feintRoll = dice.die(20);
-    feintDef = dice.die(20);
-    if (feintRoll + p[L.X_FEINT_BONUS] > feintDef + p[L.X_FEINT_DEFENSE]) {
-      feint = 1;
-      react = 0;
-    } else {
-      feint = 2;
-    }
-  }
-  let check = 0; let checkRoll = 0;
-  if (p[L.X_CHECK]) {
-    checkRoll = dice.die(20);
-    check = checkRoll + p[L.X_CHECK_BONUS] >= p[L.X_CHECK_DC] ? 1 : 2;
-  }
-  let roll = 0; let attack = 0; let hit = 1;
-  if (p[L.X_HIT] === L.X_HIT_WW) {
-    roll = dice.die(20);
-    attack = (roll === 20 ? 30 : roll === 1 ? -10 : roll) + p[L.X_BONUS];
-    hit = attack >= p[L.X_TN] ? 1 : 0;
-  } else if (p[L.X_HIT] === L.X_HIT_OS) {
-    roll = dice.die(20);
-    attack = roll + p[L.X_BONUS];
-    hit = roll === 20 || (roll !== 1 && attack >= p[L.X_TN]) ? 1 : 0;
-  }
-  let reactRoll = 0; let reactTotal = 0; let negated = 0;
-  if (hit && react) {
-    reactRoll = dice.die(20);
-    reactTotal = reactRoll + p[L.X_REACT_BONUS];
-    negated = reactTotal >= attack ? 1 : 0;
-  }
-  let diceSum = 0; let exploded = 0; let raw = 0; let reduced = 0; let absorbed = 0; let damage = 0;
-  const t = p[L.X_TARGET];
-  const parry = p[L.X_PARRY];
-  const slot = t * L.XS_WIDTH + (parry === L.X_PARRY_SHIELD ? 1 : 0);
-  let parryLeft = parry ? tstate[slot] : 0;
-  const log = [];
-  if (hit && !negated) {
-    const sides = p[L.X_FACES];
-    let pending = p[L.X_DICE];
-    while (pending) {
-      const face = dice.die(sides);
-      log.push(face);
-      diceSum += face;
-      pending -= 1;
-      if (p[L.X_EXPLODE] && face === sides) {
-        pending += 1;
-        exploded += 1;
-      }
-    }
-    raw = diceSum + p[L.X_FLAT] + p[L.X_PER_DIE] * p[L.X_DICE];
-    reduced = check === 1 ? p[L.X_REDUCE_PASS] : p[L.X_REDUCE];
-    damage = Math.max(raw - reduced, 0, p[L.X_MIN]);
-    if (parry === L.X_PARRY_WEAPON && parryLeft > 0) {
-      absorbed = damage;
-      damage = 0;
-      parryLeft = Math.max(0, parryLeft - exploded);
-      tstate[slot] = parryLeft;
-    } else if (parry === L.X_PARRY_SHIELD && parryLeft > 0) {
-      absorbed = Math.min(damage, Math.floor((parryLeft + 1) / 2));
-      damage -= absorbed;
-      parryLeft = Math.max(0, parryLeft - 2 * absorbed);
-      tstate[slot] = parryLeft;
-    }
-  }
-  let costRoll = 0; let cost = 0;
-  if (p[L.X_COST]) {
-    costRoll = dice.die(p[L.X_COST]);
-    cost = p[L.X_COST_HALF] ? Math.floor((costRoll + 1) / 2) : costRoll;
-  }
-  return {
-    hit, roll, attack, feint, feint_roll: feintRoll, feint_def_roll: feintDef, react_roll: reactRoll,
-    react: reactTotal, negated, check, check_roll: checkRoll, dice_sum: diceSum, exploded, raw, reduced,
-    absorbed, damage, cost_roll: costRoll, cost, parry_left: parryLeft, log,
-  };
-}
-
-function checkTargets(rules, raw, path = '$.targets') {
-  const targets = convertMapping(raw, rules.Target, path);
-  const ids = Object.keys(targets);
-  if (!ids.length) throw new SchemaError(path, say('no_targets'));
-  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
-  for (const tid of ids) {
-    if (!tid) throw new SchemaError(path, say('empty_target_id'));
-    rules.checkTarget(targets[tid], keyPath(path, tid));
-  }
-  return targets;
-}
-
-/** The shared prologue of the drivers: decode, seeds, rolls (as fracas.drive._roll). */
-function prologue(request, type, largest, options) {
-  const req = decode(request, type);
-  checkSeed(req.seed);
-  let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
-  const rolls = checkRolls(req.rolls, largest);
-  return { req, rolls, pickSeed: () => {
-    if (seed === null || seed === undefined) {
-      if (typeof options.newSeed !== 'function') throw new Error('no seed given and no newSeed() to draw one');
-      seed = options.newSeed();
-    }
-    return seed;
-  } };
-}
-
-function leftOver(dice, rolls, what) {
-  if (rolls && dice.pos < rolls.length) {
-    throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what, used: dice.pos }));
-  }
-}
-
-/** Check and compile an attack of `rules` into X_ rows (no dice): {req, rolls, pickSeed, targets, ids, compiled}. */
-function compileAttack(rules, request, options = {}) {
-  const { req, rolls, pickSeed } = prologue(request, rules.AttackRequest, rules.largestDie, options);
-  const attacker = rules.checkAttacker(req.attacker, '$.attacker');
-  const targets = checkTargets(rules, req.targets);
-  if (!req.strikes.length) throw new SchemaError('$.strikes', say('no_strikes_rule', { rule: rules.attackRule }));
-  if (req.strikes.length > MAX_STRIKES) {
-    throw new LimitError('$.strikes', say('too_many', { count: req.strikes.length, what: 'strikes', most: MAX_STRIKES }));
-  }
-  const ids = Object.keys(targets);
-  const compiled = req.strikes.map((strike, i) => {
-    const path = `$.strikes[${i}]`;
-    if (!Object.prototype.hasOwnProperty.call(targets, strike.target)) {
-      throw new SchemaError(`${path}.target`, say('unknown_target', { target: pyRepr(strike.target), targets: ids.join(', ') }));
-    }
-    const [cols, meta] = rules.compileStrike(strike, path, attacker, '$.attacker', targets[strike.target],
-      keyPath('$.targets', strike.target));
-    meta.target = strike.target;
-    cols[L.X_TARGET] = ids.indexOf(strike.target);
-    return [cols, meta];
-  });
-  return { req, rolls, pickSeed, targets, ids, compiled };
-}
-
-/** Resolve one attack of `rules` (a ruleset module's description). */
-function resolveAttack(rules, request, options = {}) {
-  const { rolls, pickSeed, targets, ids, compiled } = compileAttack(rules, request, options);
-  const seed = pickSeed();
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  const tstate = [];
-  for (const tid of ids) tstate.push(...(rules.parryState ? rules.parryState(targets[tid]) : [0, 0]));
-  const outs = [];
-  try {
-    compiled.forEach(([cols], s) => {
-      dice.strike = s;
-      outs.push(xstrike(cols, dice, tstate));
-    });
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === L.E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: `$.strikes[${err.where}]`, position: err.position }));
-    }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces }));
-  }
-  leftOver(dice, rolls, 'the attack');
-  const strikes = [];
-  const byTarget = {};
-  for (const tid of ids) byTarget[tid] = [];
-  compiled.forEach(([, meta], s) => {
-    strikes.push(rules.strikeResult(meta, outs[s], outs[s].log));
-    byTarget[meta.target].push([meta, outs[s]]);
-  });
-  const resultTargets = {};
-  let total = 0;
-  for (const tid of ids) {
-    const entry = { damage: byTarget[tid].reduce((sum, [, out]) => sum + out.damage, 0) };
-    rules.targetResult(entry, targets[tid], byTarget[tid]);
-    resultTargets[tid] = entry;
-    total += entry.damage;
-  }
-  const result = {
-    ruleset: rules.name, seed, backend: 'javascript', injected: rolls !== null, strikes, targets: resultTargets,
-    total_damage: total,
-  };
-  if (rules.attackResult) rules.attackResult(result, compiled.map(([, meta], s) => [meta, outs[s]]));
-  return result;
-}
-
-/** A roll of initiative or morale by `rules`: `kind.compile(req)` then `kind.roll(req, roll, seed)`. */
-function resolveRoll(rules, kind, request, options = {}) {
-  const spec = rules[kind];
-  const { req, rolls, pickSeed } = prologue(request, spec.Request, rules.largestDie, options);
-  spec.compile(req);
-  const seed = pickSeed();
-  const dice = new Dice(Xoshiro128.fromSeed(seed), rolls);
-  const result = spec.roll(req, dice, seed, rolls !== null);
-  leftOver(dice, rolls, spec.what);
-  return result;
-}
-
-/** One die for `what`; injected faces that run out or do not fit name it (rows.roll_or_say). */
-function rollOrSay(dice, sides, what) {
-  try {
-    return dice.die(sides);
-  } catch (err) {
-    if (!(err instanceof KernelError)) throw err;
-    if (err.code === L.E_ROLLS_SHORT) {
-      throw new DiceError('$.rolls', say('rolls_short', { given: faces(dice.rolls.length), what, position: err.position }));
-    }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: sides }));
-  }
-}
-
-function distinctDescending(values) {
-  return Array.from(new Set(values)).sort((a, b) => b - a);
-}
-
-/** Order tied entries by repeated roll-offs, highest first (rows.break_ties). */
-function breakTies(tied, roll, path, depth = 0) {
-  if (tied.length === 1) return tied;
-  if (depth >= MAX_ROLL_OFFS) throw new LimitError(path, say('tie_limit', { limit: MAX_ROLL_OFFS }));
-  const rolled = tied.map((entry) => {
-    const face = roll();
-    entry.tiebreaks.push(face);
-    return [face, entry];
-  });
-  const ranked = [];
-  for (const face of distinctDescending(rolled.map(([f]) => f))) {
-    ranked.push(...breakTies(rolled.filter(([f]) => f === face).map(([, e]) => e), roll, path, depth + 1));
-  }
-  return ranked;
-}
-
-module.exports = {
-  row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
-};
-  },
-  "src/ww.js": function (module, exports, require) {
-'use strict';
-// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
-
-const { LimitError, RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, choice, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
-} = require('./facts');
-const rows = require('./rows');
-
-const NAME = 'worldwalker';
-const TITLE = 'Worldwalker';
-const B = [-100, 100];
-const TALENTS = Object.keys(WW_TWO_WEAPON);
-
-const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
-const Attacker = T.struct('Attacker', {
-  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
-});
-const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
-const profileStrike = {
-  method: [T.literal(...WW_METHODS), REQUIRED],
-  damage: [T.str, REQUIRED],
-  critical: [T.int, 0],
-  crit_multiplier: [T.int, 1],
-  engaged: [T.bool, false],
-  hand: [T.optional(T.literal(...WW_HANDS)), null],
-  modifier: [T.int, 0],
-  feint: [T.optional(Feint), null],
-};
-const ProfileStrike = T.struct('ProfileStrike', profileStrike);
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
-const Target = T.struct('Target', {
-  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
-  reaction: [T.optional(Reaction), null],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
-  rolls: [T.optional(T.list(T.int)), null],
-});
-
-function checkAttacker(attacker, path) {
-  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
-  for (const name of ['defense', 'dex_mod', 'armor']) {
-    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
-  }
-  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
-  return target;
-}
-
-const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
-
-function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null) {
-    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-    return 0;
-  }
-  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
-  return table[strike.hand === 'off' ? 1 : 0];
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
-  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
-    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
-  }
-  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const penalty = twoWeaponPenalty(attacker, strike, path);
-  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
-  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
-  const critBonus = strike.critical * strike.crit_multiplier;
-  const cols = rows.row({
-    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
-    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
-  });
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
-  }
-  if (strike.feint !== null) {
-    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
-    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
-    cols[L.X_FEINT] = 1;
-    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
-    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
-  }
-  const facts = {
-    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
-    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
-    reaction: reaction === null ? null : reaction.kind,
-    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
-  };
-  return [cols, { target: '', path, facts }];
-}
-
-function strikeResult(meta, out, faces) {
-  const f = meta.facts;
-  const roll = out.roll;
-  const feint = f.feint ? { roll: out.feint_roll, defense_roll: out.feint_def_roll, succeeded: out.feint === 1 } : null;
-  const reaction = out.react_roll ? {
-    kind: f.reaction, roll: out.react_roll, bonus: f.reaction_bonus, total: out.react, negated: Boolean(out.negated),
-  } : null;
-  return {
-    target: meta.target, method: f.method, attack_roll: roll, natural: roll === 1 || roll === 20 ? roll : null,
-    attack_bonus: f.attack_bonus, attack_total: out.attack, tn: f.tn, hit: Boolean(out.hit), critical: f.critical,
-    feint, reaction, negated: Boolean(out.negated), damage_dice: faces, damage_bonus: f.damage_bonus,
-    armor: f.armor, damage: out.damage,
-  };
-}
-
-function targetResult(entry, target, strikes) {
-  entry.tn = tn(target);
-  entry.hits = strikes.filter(([, out]) => out.hit && !out.negated).length;
-  entry.negated = strikes.filter(([, out]) => out.negated).length;
-}
-
-const initiative = {
-  Request: InitiativeRequest,
-  what: 'initiative',
-  compile(req) {
-    if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
-    if (req.combatants.length > 10000) {
-      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
-    }
-    const seen = new Set();
-    req.combatants.forEach((c, i) => {
-      if (seen.has(c.id)) throw new SchemaError(`$.combatants[${i}].id`, say('duplicate_combatant', { id: pyRepr(c.id) }));
-      seen.add(c.id);
-      checkRange(c.dex_mod, ...B, `$.combatants[${i}].dex_mod`, 'dex_mod');
-      checkRange(c.bonus, ...B, `$.combatants[${i}].bonus`, 'bonus');
-    });
-  },
-  roll(req, dice, seed, injected) {
-    const entries = req.combatants.map((c) => {
-      const roll = rows.rollOrSay(dice, 20, 'initiative');
-      return { id: c.id, roll, modifier: c.dex_mod + c.bonus, total: roll + c.dex_mod + c.bonus, dex_mod: c.dex_mod, tiebreaks: [] };
-    });
-    const keys = new Map();
-    for (const e of entries) keys.set(`${e.total},${e.dex_mod}`, [e.total, e.dex_mod]);
-    const sorted = Array.from(keys.values()).sort((a, b) => (b[0] - a[0]) || (b[1] - a[1]));
-    const order = [];
-    for (const [total, dex] of sorted) {
-      const tied = entries.filter((e) => e.total === total && e.dex_mod === dex);
-      order.push(...rows.breakTies(tied, () => rows.rollOrSay(dice, 20, 'an initiative roll-off'), '$.combatants'));
-    }
-    return { ruleset: NAME, seed, injected, order };
-  },
-};
-
-module.exports = {
-  name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
-  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
-};
-  },
-  "src/ct.js": function (module, exports, require) {
-'use strict';
-// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions are unbounded.
-
-const { RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, say,
-} = require('./facts');
-const rows = require('./rows');
-
-const NAME = 'cartyrion';
-const TITLE = 'Cartyrion';
-const B = [-100, 100];
-const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
-
-const Attacker = T.struct('Attacker', {
-  level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
-});
-const profileStrike = {
-  method: [T.literal(...CT_METHODS), REQUIRED],
-  die: [T.str, REQUIRED],
-  dice: [T.optional(T.int), null],
-  power: [T.bool, false],
-  sneak: [T.optional(T.literal(...CT_SNEAK)), null],
-  parry: [T.optional(T.literal(...CT_PARRY)), null],
-  specialized: [T.bool, false],
-};
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Target = T.struct('Target', {
-  dex: [T.int, 0], armor: [T.int, 0], weapon_magic: [T.int, 0], shield: [T.optional(T.int), null],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  round: [T.int, 1], ambush: [T.literal(...CT_AMBUSH), 'none'], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-
-/** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
-const diceForLevel = (level) => Math.floor((level + 1) / 2);
-
-function checkAttacker(attacker, path) {
-  checkRange(attacker.level, 1, 40, `${path}.level`, 'level');
-  checkRange(attacker.bonus, ...B, `${path}.bonus`, 'bonus');
-  checkRange(attacker.magic, 0, 10, `${path}.magic`, 'magic');
-  if (attacker.awa !== null) checkRange(attacker.awa, ...B, `${path}.awa`, 'awa');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.dex, ...B, `${path}.dex`, 'dex');
-  checkRange(target.armor, 0, 100, `${path}.armor`, 'armor');
-  checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, 'weapon_magic');
-  if (target.shield !== null) checkRange(target.shield, 0, 10000, `${path}.shield`, 'shield');
-  return target;
-}
-
-function parseDie(text, path) {
-  const match = DIE.exec(text);
-  if (!match) throw new SchemaError(path, say('ct_die', { text: pyRepr(text) }));
-  return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const faces = parseDie(strike.die, `${path}.die`);
-  if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
-  let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
-  if (strike.power) dice *= 2;
-  const cols = rows.row({
-    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: attacker.bonus,
-  });
-  const sneak = strike.sneak;
-  if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
-  let dex = target.dex;
-  let armor = target.armor;
-  if (sneak === null) {
-    cols[L.X_REDUCE] = dex + armor;
-  } else if (sneak === 'passed') {
-    cols[L.X_REDUCE] = 0;
-    dex = 0;
-    armor = 0;
-  } else if (sneak === 'failed') {
-    cols[L.X_REDUCE] = armor;
-    dex = 0;
-  } else {
-    if (attacker.awa === null) throw new RulesError(`${path}.sneak`, say('ct_sneak_roll'));
-    cols[L.X_CHECK] = 1;
-    cols[L.X_CHECK_BONUS] = attacker.awa;
-    cols[L.X_CHECK_DC] = 10 + armor;
-    cols[L.X_REDUCE] = armor;
-    cols[L.X_REDUCE_PASS] = 0;
-    dex = 0;
-  }
-  const injury = strike.method === 'ranged' || sneak !== null;
-  cols[L.X_POOL] = injury ? 1 : 0;
-  if (strike.method === 'ranged') {
-    cols[L.X_COST] = 4;
-    cols[L.X_COST_HALF] = strike.specialized ? 1 : 0;
-  }
-  if (strike.parry === 'weapon') {
-    cols[L.X_PARRY] = L.X_PARRY_WEAPON;
-  } else if (strike.parry === 'shield') {
-    if (target.shield === null) throw new RulesError(`${path}.parry`, say('ct_shield'));
-    cols[L.X_PARRY] = L.X_PARRY_SHIELD;
-  }
-  const facts = {
-    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus: attacker.bonus,
-    magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
-    pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
-  };
-  return [cols, { target: '', path, facts }];
-}
-
-function strikeResult(meta, out, faces) {
-  const f = meta.facts;
-  let armor = f.armor;
-  let check = null;
-  if (out.check) {
-    const passed = out.check === 1;
-    check = { roll: out.check_roll, bonus: f.awa, total: out.check_roll + f.awa, dc: f.dc, passed };
-    armor = passed ? 0 : f.target_armor;
-  }
-  const parry = f.parry ? { kind: f.parry, absorbed: out.absorbed, left: out.parry_left, broken: out.parry_left === 0 } : null;
-  const cost = out.cost_roll ? { roll: out.cost_roll, cost: out.cost } : null;
-  return {
-    target: meta.target, method: f.method, die: f.die, dice: f.dice, power: f.power, faces,
-    exploded: out.exploded, dice_total: out.dice_sum, bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
-    dex: f.dex, armor, sneak: f.sneak, sneak_check: check, parry, pool: f.pool, damage: out.damage,
-    stamina_cost: cost,
-  };
-}
-
-function targetResult(entry, target, strikes) {
-  entry.stamina = strikes.filter(([m]) => m.facts.pool === 'stamina').reduce((s, [, o]) => s + o.damage, 0);
-  entry.injury = strikes.filter(([m]) => m.facts.pool === 'injury').reduce((s, [, o]) => s + o.damage, 0);
-}
-
-function attackResult(result, strikes) {
-  result.attacker = { stamina_cost: strikes.reduce((s, [, o]) => s + o.cost, 0) };
-}
-
-/** [side acting first, side surprised or null] for a d6 (CT-1). */
-function sideInitiative(roll, round, ambush) {
-  if (round === 1 && ambush === 'opponents') {
-    if (roll <= 2) return ['opponents', 'party'];
-    return roll === 3 ? ['opponents', null] : ['party', null];
-  }
-  if (round === 1 && ambush === 'party') {
-    if (roll >= 5) return ['party', 'opponents'];
-    return roll === 4 ? ['party', null] : ['opponents', null];
-  }
-  const first = roll <= 3 ? 'opponents' : 'party';
-  if (round === 1 && roll === 1) return [first, 'party'];
-  if (round === 1 && roll === 6) return [first, 'opponents'];
-  return [first, null];
-}
-
-const initiative = {
-  Request: InitiativeRequest,
-  what: 'initiative',
-  compile(req) {
-    checkRange(req.round, 1, 1000000, '$.round', 'round');
-    if (req.round > 1 && req.ambush !== 'none') throw new RulesError('$.ambush', say('ct_ambush_round', { round: req.round }));
-  },
-  roll(req, dice, seed, injected) {
-    const roll = rows.rollOrSay(dice, 6, 'initiative');
-    const [first, surprised] = sideInitiative(roll, req.round, req.ambush);
-    return { ruleset: NAME, seed, injected, round: req.round, ambush: req.ambush, roll, first, surprised };
-  },
-};
-
-module.exports = {
-  name: NAME, title: TITLE, attackRule: 'CT-2', largestDie: 20, AttackRequest, Target, checkAttacker, checkTarget,
-  compileStrike, strikeResult, targetResult, attackResult, initiative, diceForLevel, sideInitiative,
-  parryState: (target) => [target.weapon_magic + 1, target.shield || 0],
-};
-  },
-  "src/oldschool.js": function (module, exports, require) {
-'use strict';
-// Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
-
-const { LimitError, RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, OS_METHODS, OS_RANGES, OS_TIES, say,
-} = require('./facts');
-const rows = require('./rows');
-
-const NAME = 'old-school';
-const TITLE = 'Old-school';
-const B = [-100, 100];
-
-const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
-const profileStrike = {
-  method: [T.literal(...OS_METHODS), REQUIRED],
-  damage: [T.str, REQUIRED],
-  range: [T.optional(T.literal(...OS_RANGES)), null],
-  rear: [T.bool, false],
-  modifier: [T.int, 0],
-};
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Target = T.struct('Target', {
-  ac: [T.int, REQUIRED], shield: [T.int, 0], fleeing: [T.bool, false], cover: [T.union(T.int, T.literal('full')), 0],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  sides: [T.list(Side), REQUIRED], ties: [T.literal(...OS_TIES), 'reroll'], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const MoraleRequest = T.struct('MoraleRequest', {
-  morale: [T.int, REQUIRED], modifier: [T.int, 0], successes: [T.int, 0], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-
-function checkAttacker(attacker, path) {
-  for (const name of ['attack_bonus', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.ac, -100, 200, `${path}.ac`, 'AC');
-  checkRange(target.shield, 0, 100, `${path}.shield`, 'shield');
-  if (target.cover !== 'full' && !(target.cover >= 0 && target.cover <= OS_MAX_COVER)) {
-    throw new RulesError(`${path}.cover`, say('os_cover', { value: target.cover }));
-  }
-  return target;
-}
-
-function compileStrike(strike, path, attacker, apath, target, tpath) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'OS-6');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const melee = strike.method === 'melee';
-  let range = strike.range;
-  let bonus;
-  let cover;
-  if (melee) {
-    if (range !== null) throw new RulesError(`${path}.range`, say('os_range_melee'));
-    bonus = attacker.str_mod;
-    cover = 0;
-  } else {
-    range = range || 'medium';
-    if (range === 'beyond') throw new RulesError(`${path}.range`, say('os_range_beyond'));
-    if (target.cover === 'full') throw new RulesError(`${tpath}.cover`, say('os_full_cover'));
-    bonus = attacker.dex_mod + OS_RANGE_MOD[range];
-    cover = target.cover;
-  }
-  // OS-3: the fleeing bonus and the ignored shield are for opponents in melee only.
-  const fledFrom = melee && Boolean(target.fleeing);
-  bonus += attacker.attack_bonus + strike.modifier + (fledFrom ? OS_FLEEING_BONUS : 0) - cover;
-  const noShield = strike.rear || fledFrom;
-  const ac = target.ac - (noShield ? target.shield : 0);
-  const flat = modifier + (melee ? attacker.str_mod : 0);
-  const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
-  const facts = {
-    method: strike.method, range, rear: strike.rear, attack_bonus: bonus, ac,
-    shield_ignored: Boolean(noShield && target.shield > 0), damage_bonus: flat,
-  };
-  return [cols, { target: '', path, facts }];
-}
-
-function strikeResult(meta, out, faces) {
-  const f = meta.facts;
-  const roll = out.roll;
-  return {
-    target: meta.target, method: f.method, range: f.range, rear: f.rear, attack_roll: roll,
-    natural: roll === 1 || roll === 20 ? roll : null, attack_bonus: f.attack_bonus, attack_total: out.attack,
-    ac: f.ac, shield_ignored: f.shield_ignored, hit: Boolean(out.hit), damage_dice: faces,
-    damage_bonus: f.damage_bonus, damage: out.damage,
-  };
-}
-
-function targetResult(entry, target, strikes) {
-  entry.hits = strikes.filter(([, out]) => out.hit).length;
-}
-
-const initiative = {
-  Request: InitiativeRequest,
-  what: 'initiative',
-  compile(req) {
-    if (req.sides.length < 2) throw new SchemaError('$.sides', say('side_initiative_sides'));
-    if (req.sides.length > 64) throw new LimitError('$.sides', say('too_many', { count: req.sides.length, what: 'sides', most: 64 }));
-    const seen = new Set();
-    req.sides.forEach((side, i) => {
-      if (seen.has(side.id)) throw new SchemaError(`$.sides[${i}].id`, say('duplicate_combatant', { id: pyRepr(side.id) }));
-      seen.add(side.id);
-    });
-  },
-  roll(req, dice, seed, injected) {
-    const sides = req.sides.map((s) => ({ id: s.id, roll: null, tiebreaks: [], wait: s.wait }));
-    const rolling = sides.filter((e) => !e.wait);
-    for (const entry of rolling) entry.roll = rows.rollOrSay(dice, 6, 'side initiative');
-    const order = [];
-    for (const face of rows.distinctDescending(rolling.map((e) => e.roll))) {
-      const tied = rolling.filter((e) => e.roll === face);
-      if (req.ties === 'simultaneous' || tied.length === 1) {
-        order.push(tied.map((e) => e.id));
-        continue;
-      }
-      const ranked = rows.breakTies(tied, () => rows.rollOrSay(dice, 6, 'a side initiative re-roll'), '$.sides');
-      for (const e of ranked) order.push([e.id]);
-    }
-    for (const e of sides) if (e.wait) order.push([e.id]);
-    return { ruleset: NAME, seed, injected, ties: req.ties, sides, order };
-  },
-};
-
-const morale = {
-  Request: MoraleRequest,
-  what: 'the morale check',
-  compile(req) {
-    checkRange(req.morale, 2, 12, '$.morale', 'morale');
-    checkRange(req.modifier, -2, 2, '$.modifier', 'modifier');
-    checkRange(req.successes, 0, 2, '$.successes', 'successes');
-  },
-  roll(req, dice, seed, injected) {
-    const out = {
-      ruleset: NAME, seed, injected, morale: req.morale, modifier: req.modifier, checked: false, dice: [], total: null,
-      breaks: false, successes: req.successes, fights_to_death: req.morale === 12 || req.successes >= 2,
-    };
-    if (out.fights_to_death) return out;
-    const faces = [rows.rollOrSay(dice, 6, 'the morale check'), rows.rollOrSay(dice, 6, 'the morale check')];
-    const total = faces[0] + faces[1];
-    const breaks = total > req.morale + req.modifier;
-    const successes = req.successes + (breaks ? 0 : 1);
-    Object.assign(out, { checked: true, dice: faces, total, breaks, successes, fights_to_death: successes >= 2 });
-    return out;
-  },
-};
-
-module.exports = {
-  name: NAME, title: TITLE, attackRule: 'OS-6', largestDie: Math.max(...STANDARD_DICE), AttackRequest, Target,
-  checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
-};
+module.exports = { impale };
   },
   "src/odds.js": function (module, exports, require) {
 'use strict';
@@ -4440,6 +4479,7 @@ const { checkRange, resistanceState } = require('./plan');
 const { LAYOUT: L, say, COVER_AC, ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
+const { rulesOf } = require('./registry');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const MAX_COUNT = 10000;
@@ -5177,7 +5217,6 @@ function odds(request, options = {}) {
 }
 
 function oddsOf(request, options) {
-  const { rulesOf } = require('./rulesets');
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', 'expected a JSON object');
@@ -5436,6 +5475,8 @@ const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { controls, selectedTokens, parseSeed } = require('./tokens');
+const { rowsAttackCommand } = require('./rowsattack');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
@@ -5459,17 +5500,6 @@ function tokenIds(option) {
 function oneValue(option) {
   if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
   return option.values[0];
-}
-
-/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
-function parseSeed(text) {
-  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
-  const n = Number(text);
-  if (Number.isSafeInteger(n)) return n;
-  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
-  const big = BigInt(text);
-  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
-  return big;
 }
 
 /** The command's own options (not strike options), checked. */
@@ -5514,26 +5544,6 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
     }
   }
   return o;
-}
-
-/** Whether `playerId` controls `token` (directly or through its character). */
-function controls(edge, playerId, token) {
-  const list = (value) => String(value || '').split(',').map((x) => x.trim());
-  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
-  const character = edge.getCharacter(token.get('represents'));
-  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
-}
-
-/** The selected graphics of a message, in selection order. */
-function selectedTokens(edge, msg) {
-  const out = [];
-  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
-    if (sel && sel._type === 'graphic') {
-      const token = edge.getGraphic(sel._id);
-      if (token) out.push(token);
-    }
-  }
-  return out;
 }
 
 function findAttacker(app, msg, options) {
@@ -5714,7 +5724,7 @@ function attackCommand(app, msg, cmd) {
   if (ruleset !== 'enchanted-realms') {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+    return rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
   const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;
@@ -6057,6 +6067,7 @@ module.exports = { collect, finish, inferMethod, STRIKE_OPTIONS };
 // sees an NPC's Body on a public card. `!fracas config` turns each on for players.
 
 const { UsageError } = require('./usage');
+const { controls } = require('./tokens');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
@@ -6165,7 +6176,7 @@ function hideNpcBody(app, whisper, tokens, applied, msg = null) {
 function mayReadBody(app, msg, token) {
   if (app.isGM(msg)) return true;
   const config = app.s().config;
-  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (controls(app.edge, msg.playerid, token)) return true;
   if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
   return config.show_npc_body || !isNpc(app.edge, token);
 }
@@ -6182,6 +6193,48 @@ function playerNames(names, tokens, attackerToken, attackerName) {
 }
 
 module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+  },
+  "src/mod/tokens.js": function (module, exports, require) {
+'use strict';
+// What a command reads of the selection and of a token: its selected graphics, who
+// controls a token, a --seed. Below attack.js, mob.js, rowsattack.js and permissions.js,
+// which all use them.
+
+const { UsageError } = require('./usage');
+
+/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
+function parseSeed(text) {
+  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
+  const n = Number(text);
+  if (Number.isSafeInteger(n)) return n;
+  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
+  const big = BigInt(text);
+  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
+  return big;
+}
+
+
+/** Whether `playerId` controls `token` (directly or through its character). */
+function controls(edge, playerId, token) {
+  const list = (value) => String(value || '').split(',').map((x) => x.trim());
+  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
+  const character = edge.getCharacter(token.get('represents'));
+  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
+}
+
+/** The selected graphics of a message, in selection order. */
+function selectedTokens(edge, msg) {
+  const out = [];
+  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
+    if (sel && sel._type === 'graphic') {
+      const token = edge.getGraphic(sel._id);
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}
+
+module.exports = { controls, selectedTokens, parseSeed };
   },
   "src/mod/rowsattack.js": function (module, exports, require) {
 'use strict';
@@ -6205,7 +6258,10 @@ const store = require('./store');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { selectedTokens, parseSeed } = require('./tokens');
+const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
+const rows = require('../rows');
 
 // Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
 const FIELDS = {
@@ -6269,7 +6325,7 @@ function parse(name, options, extra = []) {
     } else if (option.name === 'attacker') {
       out.attackerId = value('str', option, where);
     } else if (option.name === 'seed') {
-      out.seed = require('./attack').parseSeed(value('str', option, where));
+      out.seed = parseSeed(value('str', option, where));
     } else if (option.name === 'rolls') {
       out.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 100));
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
@@ -6321,7 +6377,7 @@ function fromSheet(app, token, spec, given) {
 function strikeLine(ruleset, s) {
   if (ruleset === 'cartyrion') {
     let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
-    if (s.exploded) line += ` (${s.exploded} exploded)`;
+    if (s.exploded) line += ` (${s.exploded} exploded${s.explosions_cut ? ', then cut' : ''})`;
     line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
     if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? 'passed' : 'failed'}`;
     if (s.parry) line += ` · ${esc.text(s.parry.kind)} parry stops ${s.parry.absorbed}${s.parry.broken ? ' (broken)' : ''}`;
@@ -6443,8 +6499,6 @@ function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
-  const { selectedTokens } = require('./attack');
-  const rows = require('../rows');
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
   const each = cmd.options.some((opt) => opt.name === 'each');
@@ -6478,7 +6532,7 @@ function rowsMobCommand(app, msg, cmd, name) {
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-  return require('./mob').sendMob(app, msg, {
+  return sendMob(app, msg, {
     ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
     options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
   });
@@ -6486,107 +6540,18 @@ function rowsMobCommand(app, msg, cmd, name) {
 
 module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
   },
-  "src/mod/mob.js": function (module, exports, require) {
+  "src/mod/bulk.js": function (module, exports, require) {
 'use strict';
-// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
-// detail "summary") through the browser relay. The selected tokens are grouped by
-// character (and by the conditions their markers show) into profiles; each token
-// attacks one of the targets in turn (or every target, with --each). The answer
-// applies per-target totals, with undo, and posts one compact card.
+// A mob's bulk request to the bridge (through the relay) and the card and damage of its
+// answer, in every ruleset: below mob.js (ER) and rowsattack.js (the other rulesets).
 
 const { UsageError } = require('./usage');
-const { SheetReader } = require('./sheet');
-const strikes = require('./strikes');
-const args = require('./args');
 const cards = require('./cards');
 const store = require('./store');
 const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
-const { attackOptions, selectedTokens, rulesetOf } = require('./attack');
-const { compileAttack } = require('../engine');
-
-const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
-const MAX_TOKENS = 500;
-
-function profileStrikes(app, reader, collected, use) {
-  if (collected.strikes.length) {
-    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
-  }
-  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
-  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
-  if (text === null || text === undefined || String(text).trim() === '') {
-    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
-  }
-  let sheet;
-  try {
-    sheet = strikes.collect(args.parseOptions(text));
-  } catch (err) {
-    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
-  }
-  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
-  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
-  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
-}
-
-function mobCommand(app, msg, cmd) {
-  const edge = app.edge;
-  const s = app.s();
-  const config = s.config;
-  const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') return require('./rowsattack').rowsMobCommand(app, msg, cmd, ruleset);
-  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
-  const targetIds = Array.from(new Set(collected.defaults.targets || []));
-  delete collected.defaults.targets;
-  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
-  const each = collected.rest.some((o) => o.name === 'each');
-  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
-  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
-  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
-  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
-  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
-
-  const names = {};
-  const targets = {};
-  const targetTokens = {};
-  for (const id of targetIds) {
-    const token = edge.getGraphic(id);
-    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
-    const reader = new SheetReader(edge, config, token);
-    names[id] = reader.name;
-    targetTokens[id] = token;
-    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
-  }
-
-  // Profiles: one per character and set of conditions, in selection order.
-  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
-  const profiles = Object.create(null);
-  const profileOf = new Map(); // group key → profile id
-  const counts = Object.create(null); // profile id → target id → count
-  const usedNames = new Set();
-  tokens.forEach((token, k) => {
-    const reader = new SheetReader(edge, config, token);
-    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
-    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
-    let pid = profileOf.get(key);
-    if (pid === undefined) {
-      const base = (reader.character && reader.character.get('name')) || reader.name;
-      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
-      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
-      usedNames.add(pid);
-      profileOf.set(key, pid);
-      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
-      counts[pid] = Object.create(null);
-    }
-    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
-    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
-  });
-
-  return sendMob(app, msg, {
-    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
-    options, compile: (single) => compileAttack(single, { seed: 0 }),
-  });
-}
+const { hideNpcBody } = require('./permissions');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -6672,7 +6637,7 @@ function applyMob(app, pending, result, id) {
     if (applied[tid].change) changes.push(applied[tid].change);
   }
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  require('./permissions').hideNpcBody(app, meta.whisper, {}, applied);
+  hideNpcBody(app, meta.whisper, {}, applied);
   const card = cards.mobCard(result, {
     id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
   });
@@ -6682,7 +6647,7 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { mobCommand, applyMob, profileStrikes, sendMob };
+module.exports = { sendMob, applyMob };
   },
   "src/mod/relaylink.js": function (module, exports, require) {
 'use strict';
@@ -7414,6 +7379,108 @@ function initCommand(app, msg, cmd) {
 
 module.exports = { initCommand, mergeTurnOrder };
   },
+  "src/mod/mob.js": function (module, exports, require) {
+'use strict';
+// `!fracas mob`: many attackers at once, resolved by `fracas serve` (attack.bulk,
+// detail "summary") through the browser relay. The selected tokens are grouped by
+// character (and by the conditions their markers show) into profiles; each token
+// attacks one of the targets in turn (or every target, with --each). The answer
+// applies per-target totals, with undo, and posts one compact card.
+
+const { UsageError } = require('./usage');
+const { SheetReader } = require('./sheet');
+const strikes = require('./strikes');
+const args = require('./args');
+const { attackOptions, rulesetOf } = require('./attack');
+const { selectedTokens } = require('./tokens');
+const { rowsMobCommand } = require('./rowsattack');
+const { sendMob, applyMob } = require('./bulk');
+const { compileAttack } = require('../engine');
+
+const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
+const MAX_TOKENS = 500;
+
+function profileStrikes(app, reader, collected, use) {
+  if (collected.strikes.length) {
+    return collected.strikes.map((st, i) => strikes.finish(st, collected.defaults, i));
+  }
+  const attr = app.s().config.attrs.strikes + (use ? `_${use}` : '');
+  const text = reader.character ? app.edge.attribute(reader.character.id, attr) : null;
+  if (text === null || text === undefined || String(text).trim() === '') {
+    throw new UsageError(`${reader.name} has no strikes: put them in its "${attr}" attribute, or give --dice …`);
+  }
+  let sheet;
+  try {
+    sheet = strikes.collect(args.parseOptions(text));
+  } catch (err) {
+    throw new UsageError(`${reader.name}'s "${attr}" attribute: ${err.message}`);
+  }
+  if (!sheet.strikes.length || sheet.rest.length) throw new UsageError(`${reader.name}'s "${attr}" attribute has no usable --dice strikes`);
+  const defaults = Object.assign({}, sheet.defaults, collected.defaults);
+  return sheet.strikes.map((st, i) => strikes.finish(st, defaults, i));
+}
+
+function mobCommand(app, msg, cmd) {
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const ruleset = rulesetOf(app, cmd);
+  if (ruleset !== 'enchanted-realms') return rowsMobCommand(app, msg, cmd, ruleset);
+  const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
+  const targetIds = Array.from(new Set(collected.defaults.targets || []));
+  delete collected.defaults.targets;
+  if (collected.strikes.some((st) => st.targets)) throw new UsageError('!fracas mob takes --target before any --dice');
+  const each = collected.rest.some((o) => o.name === 'each');
+  const options = attackOptions(collected.rest.filter((o) => o.name !== 'each'), MOB_OPTIONS);
+  if (!targetIds.length) throw new UsageError('no target: add --target @{target|token_id} (repeat for more)');
+  const tokens = selectedTokens(edge, msg).filter((t) => !targetIds.includes(t.id));
+  if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
+  if (tokens.length > MAX_TOKENS) throw new UsageError(`${tokens.length} tokens selected, the most is ${MAX_TOKENS}`);
+
+  const names = {};
+  const targets = {};
+  const targetTokens = {};
+  for (const id of targetIds) {
+    const token = edge.getGraphic(id);
+    if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
+    const reader = new SheetReader(edge, config, token);
+    names[id] = reader.name;
+    targetTokens[id] = token;
+    targets[id] = reader.target({ cover: options.cover, ac: options.ac });
+  }
+
+  // Profiles: one per character and set of conditions, in selection order.
+  // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
+  const profiles = Object.create(null);
+  const profileOf = new Map(); // group key → profile id
+  const counts = Object.create(null); // profile id → target id → count
+  const usedNames = new Set();
+  tokens.forEach((token, k) => {
+    const reader = new SheetReader(edge, config, token);
+    const attacker = reader.attacker(options.obscurement ? { obscurement: options.obscurement } : {});
+    const key = `${reader.character ? reader.character.id : token.id}|${(attacker.conditions || []).join(',')}`;
+    let pid = profileOf.get(key);
+    if (pid === undefined) {
+      const base = (reader.character && reader.character.get('name')) || reader.name;
+      pid = attacker.conditions ? `${base} (${attacker.conditions.join(', ')})` : String(base);
+      for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
+      usedNames.add(pid);
+      profileOf.set(key, pid);
+      profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
+      counts[pid] = Object.create(null);
+    }
+    const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
+    for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
+  });
+
+  return sendMob(app, msg, {
+    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    options, compile: (single) => compileAttack(single, { seed: 0 }),
+  });
+}
+
+module.exports = { mobCommand, applyMob, profileStrikes, sendMob };
+  },
   "src/mod/round.js": function (module, exports, require) {
 'use strict';
 // `!fracas round`: the next round of a whole fight, played by `fracas serve` (the
@@ -7716,7 +7783,8 @@ const cards = require('./cards');
 const store = require('./store');
 const permissions = require('./permissions');
 const { applyDamage } = require('./apply');
-const { compete, impale } = require('../specials');
+const { compete } = require('../specials');
+const { impale } = require('../impale');
 const { ER_CONTESTS } = require('../facts');
 
 const SIDES = ['challenger', 'defender'];

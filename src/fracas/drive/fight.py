@@ -45,19 +45,10 @@ from typing import Any, NamedTuple, Optional
 
 from ..dice import Dice
 from ..rng import chunk_seed
+from ..rulesets.base import Actor as Actor  # what a ruleset's initiative reads (re-exported)
 from .scenario import Compiled, Situation
 
 STANDING, DOWN, FLED = "standing", "down", "fled"
-
-
-class Actor(NamedTuple):
-    """What a ruleset's initiative reads of a standing combatant."""
-
-    id: str
-    side: str
-    attacker: dict[str, Any]
-    initiative: int
-    path: str
 
 
 class Member:

@@ -24,7 +24,8 @@ import msgspec
 from .. import rulesets
 from ..errors import LimitError, RequestError, RulesError, SchemaError
 from ..requests import check_range, convert, key_path, parse_json, shown, type_name
-from ..rulesets.base import Ruleset, moved
+from ..dice import Dice
+from ..rulesets.base import Actor, Ruleset, moved
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
 MAX_SIDES = 16
@@ -432,9 +433,6 @@ def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int,
 def _check_initiative(sc: Compiled) -> None:
     """Roll a throwaway initiative once: its errors (an ER combatant without Agility) name
     the scenario field before any fight starts."""
-    from ..dice import Dice
-    from .fight import Actor
-
     actors = [Actor(member, sc.sides[sc.groups[g].side],
                     sc.groups[g].attacker, sc.groups[g].initiative, sc.groups[g].path)
               for member, g in zip(sc.member_ids, sc.member_group)]

@@ -22,7 +22,7 @@ Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk
 from __future__ import annotations
 
 from array import array
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, NamedTuple, Optional, Protocol
 
 from ..errors import RequestError, RulesError
 from ..requests import decode
@@ -121,6 +121,16 @@ def merge_columns(parts: list[Any], longest: Optional[int] = None, width: int = 
     return total
 
 
+class Actor(NamedTuple):
+    """What a ruleset's initiative reads of a standing combatant (`fight_initiative`)."""
+
+    id: str
+    side: str
+    attacker: dict[str, Any]
+    initiative: int
+    path: str
+
+
 class Ruleset:
     """One game system. Subclasses set the class attributes and override the calls
     they support; the rest answer with a RulesError naming the ruleset."""
@@ -205,8 +215,6 @@ class Ruleset:
     #: Health pools a combatant of the ruleset has: "hp" always (Body, hit points or
     #: Stamina), and "injury" where damage may bypass it (Cartyrion's Injury Points, CT-4).
     fight_pools: tuple[str, ...] = ("hp",)
-    #: The rule IDs a fight follows for initiative, for the round log.
-    initiative_rule: str = ""
     #: OS-4 timing: morale is checked at the end of the round, and leaving the fight (a
     #: broken morale, `flee_at`) is declared at the start of the next: the leaver forfeits
     #: its action and is a fleeing target (`fleeing_target`) until its side moves.

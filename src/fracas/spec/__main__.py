@@ -1,7 +1,7 @@
-"""`python -m fracas.spec [--check]`: see `fracas.spec`."""
+"""`python -m fracas.spec [--check]`: see `fracas.spec.regen`."""
 
 import sys
 
-from .generate import main
+from .regen import main
 
 sys.exit(main(sys.argv[1:]))

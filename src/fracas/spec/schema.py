@@ -75,17 +75,16 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
 def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
     from .. import rulesets
     from ..rulesets.base import KINDS
-    from .generate import _enums
 
     schema: dict[str, Any] = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
     defs = schema["$defs"]
     defs["request"]["properties"]["method"]["enum"] = list(facts["bridge"]["methods"])
     defs["failure"]["properties"]["error"]["properties"]["code"]["oneOf"] = [
         {"const": value, "description": doc} for value, doc in facts["error_codes"].values()]
-    enums = _enums(facts)
-    for key, name in (("style", "STYLES"), ("damage_type", "DAMAGE_TYPES"), ("size", "SIZES"),
-                      ("cover", "COVERS"), ("condition", "CONDITIONS")):
-        defs[key] = {"type": "string", "enum": enums[name]}
+    enums = facts["enums"]  # the names, as fracas._facts has them (STYLES: the styles table's keys)
+    for key, name in (("style", "styles"), ("damage_type", "damage_types"), ("size", "sizes"),
+                      ("cover", "covers"), ("condition", "conditions")):
+        defs[key] = {"type": "string", "enum": list(enums[name])}
     defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
                        "description": "absent: enchanted-realms"}
     by_kind: dict[str, list[str]] = {kind: [] for kind in KINDS}

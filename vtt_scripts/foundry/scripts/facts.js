@@ -40,6 +40,7 @@ export const CT_DICE = Object.freeze([4, 6, 8, 10]);
 export const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
 export const CT_PARRY = Object.freeze(["weapon", "shield"]);
 export const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+export const CT_EXPLODE_LIMIT = Object.freeze(10000);
 export const OS_METHODS = Object.freeze(["melee", "missile"]);
 export const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 export const OS_MAX_COVER = Object.freeze(4);

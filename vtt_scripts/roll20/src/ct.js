@@ -1,11 +1,12 @@
 'use strict';
-// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions are unbounded.
+// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
+// CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
 const { RulesError, SchemaError } = require('./errors');
 const { T, REQUIRED, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, say,
+  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, say,
 } = require('./facts');
 const rows = require('./rows');
 
@@ -111,7 +112,13 @@ function compileStrike(strike, path, attacker, apath, target) {
     magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
     pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
   };
-  return [cols, { target: '', path, facts }];
+  return [cols, { target: '', path, facts, faces }];
+}
+
+/** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
+ * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */
+function explosionsCut(meta, out, faces) {
+  return out.exploded >= CT_EXPLODE_LIMIT && faces.filter((face) => face === meta.faces).length > out.exploded;
 }
 
 function strikeResult(meta, out, faces) {
@@ -127,7 +134,8 @@ function strikeResult(meta, out, faces) {
   const cost = out.cost_roll ? { roll: out.cost_roll, cost: out.cost } : null;
   return {
     target: meta.target, method: f.method, die: f.die, dice: f.dice, power: f.power, faces,
-    exploded: out.exploded, dice_total: out.dice_sum, bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
+    exploded: out.exploded, explosions_cut: explosionsCut(meta, out, faces), dice_total: out.dice_sum,
+    bonus: f.bonus, magic_bonus: f.magic_bonus, raw: out.raw,
     dex: f.dex, armor, sneak: f.sneak, sneak_check: check, parry, pool: f.pool, damage: out.damage,
     stamina_cost: cost,
   };

@@ -6,7 +6,7 @@
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
 const {
-  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkTargets, compileStrike,
+  MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
 const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
@@ -14,16 +14,9 @@ const specials = require('./specials');
 const { RulesError } = require('./errors');
 
 const { E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT } = LAYOUT;
-const { Xoshiro128, seedWords } = require('./rng');
+const { Xoshiro128 } = require('./rng');
 
 const BACKEND = 'javascript';
-
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
 
 function kernelError(err, rolls, strikePath = '$.strikes') {
   if (err.code === E_ROLLS_SHORT) {

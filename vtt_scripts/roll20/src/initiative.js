@@ -7,9 +7,8 @@
 
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
 const { InitiativeRequest, decode, pyRepr } = require('./schema');
-const { checkRange, checkRolls, checkRuleset, modifier } = require('./plan');
+const { checkRange, checkRolls, checkRuleset, checkSeed, modifier } = require('./plan');
 const { say } = require('./facts');
-const { checkSeed } = require('./engine');
 const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const rows = require('./rows');

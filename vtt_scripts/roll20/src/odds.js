@@ -11,6 +11,7 @@ const { checkRange, resistanceState } = require('./plan');
 const { LAYOUT: L, say, COVER_AC, ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS } = require('./facts');
 const engine = require('./engine');
 const rows = require('./rows');
+const { rulesOf } = require('./registry');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const MAX_COUNT = 10000;
@@ -748,7 +749,6 @@ function odds(request, options = {}) {
 }
 
 function oddsOf(request, options) {
-  const { rulesOf } = require('./rulesets');
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', 'expected a JSON object');

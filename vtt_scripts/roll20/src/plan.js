@@ -12,9 +12,18 @@ const {
   CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
 } = require('./facts');
+const { seedWords } = require('./rng');
 
 const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
 const RESISTANCE_NAMES = RESISTANCES;
+
+/** A request's seed: absent, null, or 0 … 2**64 - 1 (a Number, BigInt or decimal string); returned. */
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
+  }
+  return seed;
+}
 
 /** A number within [low, high], or a SchemaError naming the bounds. */
 function checkRange(value, low, high, path, what) {
@@ -282,6 +291,6 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
-  checkRange, checkRuleset, checkRolls, checkNames, checkAttacker, checkTargets, modifier,
+  checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
   resistanceState, compileStrike, checkGrapple,
 };

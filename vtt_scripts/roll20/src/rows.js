@@ -7,9 +7,8 @@
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
-const { checkRange, checkRolls } = require('./plan');
-const { checkSeed } = require('./engine');
-const { LAYOUT, say } = require('./facts');
+const { checkRange, checkRolls, checkSeed } = require('./plan');
+const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
 const { Dice, KernelError } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 
@@ -98,7 +97,7 @@ function xstrike(p, dice, tstate) {
       log.push(face);
       diceSum += face;
       pending -= 1;
-      if (p[L.X_EXPLODE] && face === sides) {
+      if (p[L.X_EXPLODE] && face === sides && exploded < CT_EXPLODE_LIMIT) { // bounded (CT-3 decision)
         pending += 1;
         exploded += 1;
       }

@@ -5,34 +5,13 @@
 // the old-school rules share the strike-row kernel (rows.js).
 
 const { RulesError } = require('./errors');
-const { checkRuleset } = require('./plan');
+const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
-
-const OTHERS = {
-  worldwalker: require('./ww'),
-  cartyrion: require('./ct'),
-  'old-school': require('./oldschool'),
-};
-const DEFAULT = 'enchanted-realms';
-
-/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
-function rulesOf(request) {
-  let parsed = request;
-  if (typeof request === 'string') {
-    try {
-      parsed = JSON.parse(request);
-    } catch (err) {
-      return { rules: null, request }; // the decoder words the JSON error
-    }
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
-    checkRuleset(parsed.ruleset);
-    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
-  }
-  return { rules: null, request: parsed };
-}
+const { compete: competeER } = require('./specials');
+const { impale: impaleER } = require('./impale');
+const { odds: oddsOf } = require('./odds');
 
 /** Resolve one attack of any ruleset (options: seed, newSeed). */
 function resolve(request, options = {}) {
@@ -60,21 +39,21 @@ function checkMorale(request, options = {}) {
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
-  return require('./specials').compete(parsed, options);
+  return competeER(parsed, options);
 }
 
 /** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
 function impale(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
-  return require('./specials').impale(parsed, options);
+  return impaleER(parsed, options);
 }
 
 /** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
 function odds(request, options = {}) {
-  return require('./odds').odds(request, options);
+  return oddsOf(request, options);
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names: () => [DEFAULT, ...Object.keys(OTHERS)],
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
 };

@@ -2,18 +2,19 @@
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
 // followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
 // feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
-// compete.py (ER-19) and impale.py (ER-23).
+// compete.py (ER-19); impale.js has ER-23 (it rolls whole attacks through engine.js,
+// which draws its follow-ups from here).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
-const { CompeteRequest, ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
-const { checkNames, checkRange, checkRolls, checkRuleset, modifier, resistanceState } = require('./plan');
+const { CompeteRequest, choice, decode, pyRepr } = require('./schema');
+const { checkNames, checkRange, checkRolls, checkRuleset, checkSeed, modifier, resistanceState } = require('./plan');
 const { Dice, KernelError, E_ROLLS_SHORT, resist } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const {
-  LAYOUT, say, COVER_AC, SIZES, STYLES, DAMAGE_TYPES, SCORE_RANGE, RESISTANCES,
+  LAYOUT, say, COVER_AC, SIZES, SCORE_RANGE, RESISTANCES,
   ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC,
-  ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
+  ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
   ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
   FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
 } = require('./facts');
@@ -328,7 +329,6 @@ function grappleRelease(target, struck, dice) {
 // ---- shared by compete and impale -----------------------------------------------------
 
 function streamOf(req, options) {
-  const { checkSeed } = require('./engine');
   checkRuleset(req.ruleset);
   checkSeed(req.seed);
   let seed = options.seed !== undefined && options.seed !== null ? checkSeed(options.seed, 'seed') : req.seed;
@@ -521,127 +521,7 @@ function compete(request, options = {}) {
   return result;
 }
 
-// ---- ER-23 impalement -----------------------------------------------------------------
-
-function moved(err, moves) {
-  let path = err.path, reason = err.reason;
-  for (const [old, now] of moves) {
-    if (path === old || path.startsWith(`${old}.`) || path.startsWith(`${old}[`)) {
-      path = now + path.slice(old.length);
-      break;
-    }
-  }
-  for (const [old, now] of moves) if (old !== '$') reason = reason.split(old).join(now);
-  return new err.constructor(path, reason);
-}
-
-/** An attack result inside another: less what the outer one says (backend). */
-function inner(result) {
-  const copy = Object.assign({}, result);
-  delete copy.backend;
-  return copy;
-}
-
-function isRequestError(err) {
-  return err && typeof err.path === 'string' && typeof err.reason === 'string';
-}
-
-/** ER-23: the impalement, then the charge unless it is void (the twin of fracas.impale). */
-function impale(request, options = {}) {
-  const engine = require('./engine');
-  const req = decode(request, ImpaleRequest);
-  const stream = streamOf(req, options);
-  const charger = req.charger, weapon = req.weapon;
-  checkRange(charger.closed, 0, 10000, '$.charger.closed', 'distance closed');
-  if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
-  checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
-  if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
-  // ER-15: defending "removes all reactions for both rounds".
-  if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
-  choice(weapon.style, STYLES, '$.weapon.style', 'style');
-  if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
-  choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
-  if (weapon.damage_type !== 'piercing') {
-    throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
-  }
-  const target = Object.assign({}, charger);
-  for (const key of ['id', 'body', 'closed']) delete target[key];
-  const dice = ER_IMPALE_DICE[weapon.forte ? 1 : 0];
-  const innerRequest = {
-    attacker: req.pikeman,
-    strikes: [{
-      target: charger.id, method: 'melee', style: weapon.style, dice, damage_type: weapon.damage_type,
-      weight: weapon.weight, bonus: weapon.bonus, crit: weapon.crit, crit_range: weapon.crit_range,
-    }],
-    targets: { [charger.id]: target },
-  };
-  const chargerPath = keyPath('$.targets', charger.id);
-  const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
-    [chargerPath, '$.charger'], ['$.targets', '$.charger']];
-  let impalementPlan;
-  try {
-    impalementPlan = engine.compileAttack(innerRequest);
-  } catch (err) {
-    throw isRequestError(err) ? moved(err, moves) : err;
-  }
-  let chargePlan = null;
-  if (req.charge !== null) {
-    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
-    if (ruleset !== 'enchanted-realms') {
-      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
-    }
-    for (const key of ['seed', 'rolls']) {
-      if (req.charge[key] !== undefined && req.charge[key] !== null) {
-        throw new SchemaError(`$.charge.${key}`, say('impale_charge_dice', { path: `$.charge.${key}` }));
-      }
-    }
-    try {
-      chargePlan = engine.compileAttack(req.charge);
-    } catch (err) {
-      throw isRequestError(err) ? moved(err, [['$', '$.charge']]) : err;
-    }
-    chargePlan.metas.forEach((meta, i) => {
-      if (meta.method === 'range') {
-        throw new RulesError(`$.charge.strikes[${i}].method`, say('impale_charge_melee', { method: meta.method }));
-      }
-    });
-  }
-  const { seed, dice: stream_ } = stream.start();
-  let impalement;
-  try {
-    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
-  } catch (err) {
-    if (!isRequestError(err)) throw err;
-    if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
-      throw new err.constructor(err.path, err.reason.split('$.strikes[0]').join('the impalement ($.weapon)'));
-    }
-    throw moved(err, [['$.strikes[0]', '$.weapon'], [chargerPath, '$.charger']]);
-  }
-  const damage = impalement.targets[charger.id].damage;
-  const after = charger.body - damage;
-  const incapacitated = after <= 0;
-  let charge = null;
-  if (chargePlan !== null && !incapacitated) {
-    try {
-      charge = inner(engine.rollPlan(chargePlan, stream_, seed));
-    } catch (err) {
-      if (!isRequestError(err)) throw err;
-      if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
-        throw new err.constructor(err.path, err.reason.split('$.strikes').join('$.charge.strikes'));
-      }
-      throw moved(err, [['$', '$.charge']]);
-    }
-  }
-  leftOver(stream_, 'the impalement and the charge');
-  return {
-    ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
-    impalement,
-    charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
-    charge_void: incapacitated, charge,
-  };
-}
-
 module.exports = {
-  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, impale, winChances, compileCompete,
-  fullCoverMisses, situation, situationDict, rollKept,
+  flee, rollDefense, strayShots, strayDict, grappleRelease, dieError, compete, winChances, compileCompete,
+  fullCoverMisses, situation, situationDict, rollKept, streamOf, leftOver,
 };

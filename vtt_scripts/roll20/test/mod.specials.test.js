@@ -167,7 +167,7 @@ test('ER-23: !fracas impale strikes the charger first, applies the damage, and s
     tokens.goblin.set('bar1_value', '3');
     const out = emu.chat(emu.gm, `!fracas impale --charger ${tokens.goblin.id} --closed 30 --forte --seed ${seed}`,
       { selected: [pikeman.id] });
-    const expected = specials.impale({
+    const expected = require('../src/impale').impale({
       pikeman: { strength: 4 }, weapon: { forte: true },
       charger: { ac: 13, resistant: ['poison'], body_max: 12, save_bonus: 2, id: tokens.goblin.id, body: 3, closed: 30 },
     }, { seed });

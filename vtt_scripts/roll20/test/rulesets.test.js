@@ -52,6 +52,23 @@ test('CT goldens: Tombril 31, the giant 43 with four explosions, Cedryk 12 or 9'
   assert.equal(ct({ level: 3, bonus: 4 }, { die: 'd4', sneak: 'failed' }, { dex: 2, armor: 3 }, [4, 2, 2]).total_damage, 9);
 });
 
+test('CT-3 explosions stop at CT_EXPLODE_LIMIT and the strike says explosions_cut, as in Python', () => {
+  // CT-3: "each maximum face adds another die of that type, without end"; decision: a bound.
+  const { CT_EXPLODE_LIMIT: LIMIT } = require('../src/facts');
+  const ct = (strike, rolls) => resolve({
+    ruleset: 'cartyrion', attacker: { level: 1 }, strikes: [Object.assign({ target: 't', method: 'melee', die: 'd4' }, strike)],
+    targets: { t: {} }, rolls,
+  }, { seed: 1 }).strikes[0];
+  const fours = (n) => new Array(n).fill(4);
+  let s = ct({}, fours(LIMIT + 1));
+  assert.deepEqual([s.exploded, s.dice_total, s.explosions_cut], [LIMIT, 4 * (LIMIT + 1), true]);
+  s = ct({ dice: 2 }, fours(LIMIT + 1).concat([1])); // a pending 4 past the bound, then a 1
+  assert.deepEqual([s.exploded, s.faces.length, s.explosions_cut], [LIMIT, LIMIT + 2, true]);
+  s = ct({}, fours(LIMIT).concat([3])); // the bound reached, nothing past it
+  assert.deepEqual([s.exploded, s.explosions_cut], [LIMIT, false]);
+  assert.throws(() => ct({}, fours(LIMIT + 1).concat([2])), (err) => err.name === 'DiceError' && err.path === '$.rolls');
+});
+
 test('bad input names its path and rule, as in Python', () => {
   assert.throws(() => resolve({ ruleset: 'cartyrion', attacker: {}, strikes: [{ target: 't', method: 'melee', die: 'd7' }], targets: { t: {} } }),
     (err) => err.name === 'RulesError' && err.path === '$.strikes[0].die' && /CT-3/.test(err.reason));

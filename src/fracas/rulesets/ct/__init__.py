@@ -1,8 +1,9 @@
 """Cartyrion (CT-1 … CT-7): no attack roll, exploding damage dice, stamina and injuries.
 
 The rules in the project's words: docs/rules/cartyrion.md. A strike compiles into
-one row of the shared strike-row kernel (`fracas.rulesets.rows`); its explosions are
-unbounded, in the compiled core and in its Python twin.
+one row of the shared strike-row kernel (`fracas.rulesets.rows`); its explosions stop
+at `CT_EXPLODE_LIMIT` (a maximum face past it adds no die, and the strike result says
+`explosions_cut`), as ER's crit chains stop at `CHAIN_LIMIT`.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
     return cols, rows.Meta("", path, facts, faces)
 
 
+def explosions_cut(meta: rows.Meta, out: rows.Out, faces: list[int]) -> bool:
+    """Whether a maximum face added no die because the strike had exploded
+    CT_EXPLODE_LIMIT times (every other maximum face explodes: CT-3)."""
+    exploded = out.exploded
+    return exploded >= F.CT_EXPLODE_LIMIT and faces.count(meta.faces) > exploded
+
+
 def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str, Any]:
     f = meta.facts
     dex, armor = f["dex"], f["armor"]
@@ -122,7 +130,8 @@ def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str,
         cost = {"roll": out.cost_roll, "cost": out.cost}
     return {
         "target": meta.target, "method": f["method"], "die": f["die"], "dice": f["dice"], "power": f["power"],
-        "faces": faces, "exploded": out.exploded, "dice_total": out.dice_sum, "bonus": f["bonus"],
+        "faces": faces, "exploded": out.exploded, "explosions_cut": explosions_cut(meta, out, faces),
+        "dice_total": out.dice_sum, "bonus": f["bonus"],
         "magic_bonus": f["magic_bonus"], "raw": out.raw, "dex": dex, "armor": armor,
         "sneak": f["sneak"], "sneak_check": check, "parry": parry, "pool": f["pool"],
         "damage": out.damage, "stamina_cost": cost,
@@ -187,7 +196,7 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
 def _line(strike: dict[str, Any]) -> str:
     text = f"{strike['dice']}{strike['die']} {'+'.join(map(str, strike['faces'])) or '-'}"
     if strike["exploded"]:
-        text += f" ({strike['exploded']} exploded)"
+        text += f" ({strike['exploded']} exploded{', then cut' if strike['explosions_cut'] else ''})"
     text += f" {strike['bonus'] + strike['magic_bonus']:+d} - {strike['dex'] + strike['armor']} to {strike['pool']}"
     if strike["sneak_check"]:
         c = strike["sneak_check"]
@@ -212,7 +221,6 @@ class Cartyrion(rows.RowRuleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
     fight_pools = ("hp", "injury")
-    initiative_rule = "CT-1"
     weapon_memory = True
     fight_tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
     power_attack = (("power", True),)

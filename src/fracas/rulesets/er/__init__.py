@@ -34,7 +34,6 @@ class EnchantedRealms(Ruleset):
     compile_impale = staticmethod(impale.compile_impale)
     roll_impale = staticmethod(impale.roll_impale)
 
-    initiative_rule = "ER-18"
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
                          seed: int) -> tuple[list[list[str]], dict[str, Any]]:

@@ -30,7 +30,6 @@ from ...exact import Budget, Dist, depth_for, mix
 from ..._facts import ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS
 from .followups import resist as _resist
 
-D3 = Dist.uniform((1, 2, 3))
 CHAIN_DEPTH = depth_for(20)
 #: The probability whose damage is counted short where a crit chain is cut.
 CHAIN_CUT = Fraction(1, 20 ** CHAIN_DEPTH)

@@ -73,10 +73,6 @@ class AttackResult:
     def __repr__(self) -> str:
         return f"<{self.ruleset} attack seed={self.seed} total_damage={self.total_damage}>"
 
-    def strike_damage(self, index: int) -> int:
-        """Final damage of strike `index`."""
-        return int(self.out[index * L.OUT_WIDTH + L.O_DAMAGE])
-
     @property
     def target_damage(self) -> dict[str, int]:
         """Damage per target id, every target of the request (a fresh dict)."""

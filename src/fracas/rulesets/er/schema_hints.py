@@ -15,7 +15,6 @@ SEED = {"type": ["integer", "null"], "minimum": 0, "maximum": 184467440737095516
 ROLLS = {"type": ["array", "null"], "items": {"type": "integer", "minimum": 1}, "minItems": 1,
          "description": "injected faces, consumed in draw order (docs/ENGINE.md §2)"}
 RULESET = {"$ref": "#/$defs/ruleset"}
-OPTIONAL_INT = {"type": ["integer", "null"]}
 _strike = {
     "method": {"enum": ["melee", "range", "savage"], "description": "the method the style belongs to (ER-2)"},
     "style": {"$ref": "#/$defs/style"},

@@ -188,7 +188,6 @@ class OldSchool(rows.RowRuleset):
     fight_phases = ("missile", "magic", "melee")
     spell_phase = "magic"
     spell_disruption = True
-    initiative_rule = "OS-1"
     flight_declared = True
     fleeing_target = (("fleeing", True),)
     one_action = True

@@ -197,7 +197,6 @@ class Worldwalker(rows.RowRuleset):
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
     initiative_once = True
-    initiative_rule = "WW-1"
     reserve_actions = True
     fight_tactics = {"reserve": "WW-5"}
     #: A target that has no reserved action left cannot block or dodge (WW-5).

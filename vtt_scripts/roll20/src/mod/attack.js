@@ -10,6 +10,8 @@ const cards = require('./cards');
 const store = require('./store');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { controls, selectedTokens, parseSeed } = require('./tokens');
+const { rowsAttackCommand } = require('./rowsattack');
 const { resolve, names: rulesetNames } = require('../rulesets');
 const { COVERS } = require('../schema');
 
@@ -33,17 +35,6 @@ function tokenIds(option) {
 function oneValue(option) {
   if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
   return option.values[0];
-}
-
-/** A seed from a command: 0 … 2**64 - 1, as a Number when exact, else a BigInt. */
-function parseSeed(text) {
-  if (!/^\d{1,20}$/.test(text)) throw new UsageError(`--seed takes a whole number from 0 to 2^64 - 1, not "${text}"`);
-  const n = Number(text);
-  if (Number.isSafeInteger(n)) return n;
-  if (typeof BigInt !== 'function') throw new UsageError('this sandbox cannot hold seeds past 2^53');
-  const big = BigInt(text);
-  if (big >= (1n << 64n)) throw new UsageError(`--seed ${text} is past 2^64 - 1`);
-  return big;
 }
 
 /** The command's own options (not strike options), checked. */
@@ -88,26 +79,6 @@ function attackOptions(rest, allowed = ATTACK_OPTIONS) {
     }
   }
   return o;
-}
-
-/** Whether `playerId` controls `token` (directly or through its character). */
-function controls(edge, playerId, token) {
-  const list = (value) => String(value || '').split(',').map((x) => x.trim());
-  if (list(token.get('controlledby')).some((p) => p === playerId || p === 'all')) return true;
-  const character = edge.getCharacter(token.get('represents'));
-  return !!character && list(character.get('controlledby')).some((p) => p === playerId || p === 'all');
-}
-
-/** The selected graphics of a message, in selection order. */
-function selectedTokens(edge, msg) {
-  const out = [];
-  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
-    if (sel && sel._type === 'graphic') {
-      const token = edge.getGraphic(sel._id);
-      if (token) out.push(token);
-    }
-  }
-  return out;
 }
 
 function findAttacker(app, msg, options) {
@@ -288,7 +259,7 @@ function attackCommand(app, msg, cmd) {
   if (ruleset !== 'enchanted-realms') {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
-    return require('./rowsattack').rowsAttackCommand(app, msg, cmd, ruleset, token);
+    return rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
   const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
   msg.fracasNames = names;

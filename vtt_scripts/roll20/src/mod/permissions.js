@@ -4,6 +4,7 @@
 // sees an NPC's Body on a public card. `!fracas config` turns each on for players.
 
 const { UsageError } = require('./usage');
+const { controls } = require('./tokens');
 
 /** Refuse a player's --seed or --rolls unless `!fracas config --players-seed on`. */
 function checkDice(app, msg, options) {
@@ -112,7 +113,7 @@ function hideNpcBody(app, whisper, tokens, applied, msg = null) {
 function mayReadBody(app, msg, token) {
   if (app.isGM(msg)) return true;
   const config = app.s().config;
-  if (require('./attack').controls(app.edge, msg.playerid, token)) return true;
+  if (controls(app.edge, msg.playerid, token)) return true;
   if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
   return config.show_npc_body || !isNpc(app.edge, token);
 }

@@ -19,7 +19,10 @@ const store = require('./store');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
+const { selectedTokens, parseSeed } = require('./tokens');
+const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
+const rows = require('../rows');
 
 // Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
 const FIELDS = {
@@ -83,7 +86,7 @@ function parse(name, options, extra = []) {
     } else if (option.name === 'attacker') {
       out.attackerId = value('str', option, where);
     } else if (option.name === 'seed') {
-      out.seed = require('./attack').parseSeed(value('str', option, where));
+      out.seed = parseSeed(value('str', option, where));
     } else if (option.name === 'rolls') {
       out.rolls = option.values.join(',').split(/[\s,]+/).filter(Boolean).map((f) => integer(f, '--rolls', 1, 100));
       if (!out.rolls.length) throw new UsageError('--rolls takes the faces in draw order, e.g. --rolls 5,3,4');
@@ -135,7 +138,7 @@ function fromSheet(app, token, spec, given) {
 function strikeLine(ruleset, s) {
   if (ruleset === 'cartyrion') {
     let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
-    if (s.exploded) line += ` (${s.exploded} exploded)`;
+    if (s.exploded) line += ` (${s.exploded} exploded${s.explosions_cut ? ', then cut' : ''})`;
     line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
     if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? 'passed' : 'failed'}`;
     if (s.parry) line += ` · ${esc.text(s.parry.kind)} parry stops ${s.parry.absorbed}${s.parry.broken ? ' (broken)' : ''}`;
@@ -257,8 +260,6 @@ function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
-  const { selectedTokens } = require('./attack');
-  const rows = require('../rows');
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
   const each = cmd.options.some((opt) => opt.name === 'each');
@@ -292,7 +293,7 @@ function rowsMobCommand(app, msg, cmd, name) {
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
-  return require('./mob').sendMob(app, msg, {
+  return sendMob(app, msg, {
     ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
     options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
   });

@@ -9,7 +9,8 @@ const cards = require('./cards');
 const store = require('./store');
 const permissions = require('./permissions');
 const { applyDamage } = require('./apply');
-const { compete, impale } = require('../specials');
+const { compete } = require('../specials');
+const { impale } = require('../impale');
 const { ER_CONTESTS } = require('../facts');
 
 const SIDES = ['challenger', 'defender'];

@@ -3,16 +3,20 @@
     python er_fuzz.py fuzz SEED COUNT     random requests (valid and not), resolved
     python er_fuzz.py battery             one wrong value at every field of a request
     python er_fuzz.py fixture             both, the set kept in test/fixtures/er_cross_check.json
-    python er_fuzz.py initiative SEED COUNT   ER-18 initiative requests (test/fixtures/initiative_cross_check.json)
+    python er_fuzz.py initiative SEED COUNT   ER-18 initiative requests
+    python er_fuzz.py write               write both committed fixtures (FIXTURES below)
 
 Prints a JSON list of {"name", "request", "seed", "result"} (the result without
 `backend`) or {"name", "request", "seed", "error": {"path", "message"}}.
+`python -m fracas.spec` runs the `write` mode, and `--check` fails when a committed
+fixture is not what this makes now.
 """
 
 import copy
 import json
 import random
 import sys
+from pathlib import Path
 
 from fracas import resolve, roll_initiative
 from fracas.rulesets.er.schema import CONDITIONS, DAMAGE_TYPES, SIZES, STYLE_METHOD, STYLES
@@ -180,8 +184,28 @@ def initiative(seed, count):
     return out
 
 
+def dumps(vectors):
+    """One vector a line, the way the fixtures are committed."""
+    return "[\n" + ",\n".join(json.dumps(v, separators=(",", ":")) for v in vectors) + "\n]\n"
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def outputs():
+    """The committed fixtures, {path: text}: the battery and 200 fuzzed ER requests, and
+    300 ER-18 initiative requests."""
+    return {FIXTURES / "er_cross_check.json": dumps(battery() + fuzz(20240601, 200)),
+            FIXTURES / "initiative_cross_check.json": dumps(initiative(5, 300))}
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "fixture"
+    if mode == "write":
+        from fracas.spec import regen
+
+        regen.write(outputs())
+        return
     if mode == "fuzz":
         vectors = fuzz(int(argv[2]), int(argv[3]))
     elif mode == "initiative":
@@ -190,7 +214,7 @@ def main(argv):
         vectors = battery()
     else:
         vectors = battery() + fuzz(20240601, 200)
-    sys.stdout.write("[\n" + ",\n".join(json.dumps(v, separators=(",", ":")) for v in vectors) + "\n]\n")
+    sys.stdout.write(dumps(vectors))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,107 @@
+'use strict';
+// A mob's bulk request to the bridge (through the relay) and the card and damage of its
+// answer, in every ruleset: below mob.js (ER) and rowsattack.js (the other rulesets).
+
+const { UsageError } = require('./usage');
+const cards = require('./cards');
+const store = require('./store');
+const relaylink = require('./relaylink');
+const esc = require('./escape');
+const { applyDamage } = require('./apply');
+const { hideNpcBody } = require('./permissions');
+
+/**
+ * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
+ * its targets with the local resolver (`compile`), so a mistake is reported now, in table
+ * words, not after a round trip; then the groups are counted (profiles in selection order,
+ * targets in command order) and the bulk request goes to the bridge through the relay.
+ * Returns what relaylink.send returns.
+ */
+function sendMob(app, msg, mob) {
+  const { ruleset, profiles, counts, targetIds, targets, names, options } = mob;
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of Object.keys(counts[pid])) {
+      const single = {
+        attacker: profiles[pid].attacker,
+        strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
+        targets: { [tid]: targets[tid] },
+      };
+      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
+      try {
+        mob.compile(single);
+      } catch (err) {
+        if (err.path === undefined) throw err;
+        throw new UsageError(`${pid} against ${names[tid]}: ${app.explain(err, names)}`);
+      }
+    }
+  }
+
+  const attacks = [];
+  const groups = [];
+  let total = 0;
+  for (const pid of Object.keys(profiles)) {
+    for (const tid of targetIds) {
+      const count = counts[pid][tid];
+      if (!count) continue;
+      attacks.push({ profile: pid, target: tid, count });
+      groups.push(`${count} × ${pid} → ${names[tid]}`);
+      total += count;
+    }
+  }
+  const request = {
+    ruleset,
+    seed: options.seed !== undefined ? options.seed : app.newSeed(),
+    profiles, targets, attacks, detail: 'summary',
+  };
+  const meta = {
+    names, groups, apply: options.apply, whisper: options.whisper === true,
+    title: `${mob.label}: ${mob.tokens} attacker${mob.tokens === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
+    playerid: msg.playerid,
+  };
+  const sent = relaylink.send(app, 'attack.bulk', request, meta);
+  app.whisper(msg.playerid, cards.notice('fracas mob', [
+    `${total} attack${total === 1 ? '' : 's'} sent to the bridge as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
+  ]));
+  return sent;
+}
+
+/** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
+function applyMob(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  const applied = {};
+  const changes = [];
+  const missing = [];
+  if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
+    throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
+  }
+  for (const tid of Object.keys(result.targets)) {
+    // Only the tokens the request named: an answer cannot aim damage anywhere else.
+    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
+      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+      continue;
+    }
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      missing.push(meta.names[tid] || tid);
+      continue;
+    }
+    applied[tid] = applyDamage(edge, s.config, token, damage);
+    if (applied[tid].change) changes.push(applied[tid].change);
+  }
+  if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
+  hideNpcBody(app, meta.whisper, {}, applied);
+  const card = cards.mobCard(result, {
+    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  });
+  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+relaylink.register('attack.bulk', applyMob);
+
+module.exports = { sendMob, applyMob };

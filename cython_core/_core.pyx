@@ -18,6 +18,11 @@ BACKEND = "compiled"
 
 include "_layout.pxi"
 
+from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
+# CT-3 decision: explosions in one strike before a maximum face adds no die (the spec's
+# ct_explode_limit, as fracas._native bounds it; the strike result says explosions_cut).
+cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
+
 
 cdef extern from "lanes.h" nogil:
     enum: FL_LANES
@@ -879,7 +884,7 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
                 nlog += 1
             dice_sum += face
             pending -= 1
-            if p[X_EXPLODE] and face == faces:
+            if p[X_EXPLODE] and face == faces and exploded < CT_EXPLODE_LIMIT:
                 pending += 1
                 exploded += 1
         raw = dice_sum + p[X_FLAT] + <int64_t>p[X_PER_DIE] * p[X_DICE]

@@ -543,6 +543,8 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     returns the fights finished so far (`interrupted`, `stopped_by`)."""
     import multiprocessing
 
+    import orjson
+
     source = read_scenario(scenario)
     sc = compile_scenario(source)  # every error before any worker starts
     blob = orjson.dumps(source)

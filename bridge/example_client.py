@@ -1,7 +1,8 @@
 """Resolve one attack through a running bridge:  python example_client.py URL TOKEN
 
 Start the bridge so that it accepts programs (browsers send an Origin, programs
-don't):  fracas serve --allow-no-origin
+don't):  fracas serve --allow-no-origin. A bridge that refuses the connection says
+why (a 403 without --allow-no-origin), and this client prints it.
 """
 
 import asyncio
@@ -10,11 +11,11 @@ import sys
 import uuid
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus  # the bridge refused: its reply says why
 
-ATTACK = {"attacker": {"strength": 6},
+ATTACK = {"attacker": {"strength": 6}, "targets": {"goblin": {"ac": 14}},
           "strikes": [{"target": "goblin", "method": "melee", "style": "slashing",
-                       "dice": 3, "weight": 1, "damage_type": "edged"}],
-          "targets": {"goblin": {"ac": 14}}}
+                       "dice": 3, "weight": 1, "damage_type": "edged"}]}
 
 
 async def main(url, token):
@@ -35,4 +36,7 @@ async def main(url, token):
         print(f"dice {faces}: {result['total_damage']} damage (seed {result['seed']})")
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+try:
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
+except InvalidStatus as refused:  # e.g. 403 "missing Origin header: ... --allow-no-origin"
+    sys.exit(f"the bridge refused the connection: {refused.response.body.decode().strip()}")

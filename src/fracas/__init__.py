@@ -11,8 +11,13 @@
     3
 
 Every request may name its `"ruleset"` (Enchanted Realms when absent);
-`fracas.rulesets()` lists the ones this install resolves. The draw order, the
-request and the result are documented in docs/ENGINE.md, the rules in docs/rules/.
+`fracas.rulesets()` lists the ones this install resolves. A request is a dict,
+JSON text or bytes, or a typed request (`fracas.AttackRequest` and the others);
+every result has `to_dict()`, the JSON the bridge answers with. Errors a caller
+can cause are `fracas.RequestError` subclasses whose `path` names the field.
+
+The requests, results and rules of each ruleset, and this API, are documented
+at https://fracas-vtt.github.io/fracas/.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from .rulesets.er.schema import (
 if TYPE_CHECKING:
     from .drive.encounter import Encounter
     from .drive.odds import OddsResult
+    from .drive.simulate import SimulationResult, WorkersFailed
     from .rulesets.base import AttackOutcome, BulkOutcome, Result
 
 __version__ = "0.1.0"
@@ -38,25 +44,75 @@ __all__ = [
     "resolve", "resolve_bulk", "roll_initiative", "check_morale", "compete", "impale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
-    "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate",
+    "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate", "SimulationResult", "WorkersFailed",
 ]
 
 
 #: The drivers, imported on the first call (keeps `import fracas` light for the CLI),
 #: then kept: a single attack is a hot path.
 _DRIVE: Any = None
+#: The pure-Python fallback was reported (once per process, `_warn_if_slow`).
+_WARNED = False
+
+
+def _warn_if_slow() -> None:
+    """Warn once, as the CLI does, when the compiled core is missing: the pure-Python
+    kernels are a few hundred times slower, and a silent slowdown is a bug report.
+    Not when FRACAS_PUREPYTHON=1 asked for them (that is a choice, not a fallback), even
+    where the core is missing."""
+    global _WARNED
+    if _WARNED:
+        return
+    _WARNED = True
+    if _kernels.missing_compiled() and not _kernels._FORCE_PURE:
+        import warnings
+
+        warnings.warn(f"fracas: {_kernels.why()}. Install a C compiler and reinstall, or install a wheel;"
+                      " `fracas doctor` says more.", RuntimeWarning, stacklevel=3)
 
 
 def _load_drive() -> Any:
     global _DRIVE
     from . import drive
 
+    _warn_if_slow()
     _DRIVE = drive
     return drive
 
 
 def resolve(request: Any, *, seed: Optional[int] = None) -> AttackOutcome:
-    """Resolve one attack of any ruleset; see `fracas.drive.resolve`."""
+    """Resolve one attack: every die, hit, crit chain and damage per target.
+
+    Args:
+        request: An attack request of any ruleset: a dict, JSON text or bytes, or a typed
+            request such as `fracas.AttackRequest`. `"ruleset"` names the ruleset
+            (Enchanted Realms when absent); `"rolls"` injects the table's own dice in draw
+            order instead of the generator.
+        seed: The seed to roll from; it wins over the request's own `"seed"`. With neither,
+            one is drawn from the operating system and reported in the result, so any roll
+            can be replayed.
+
+    Returns:
+        The ruleset's attack result: its attributes are the result's fields and
+        `to_dict()` gives the JSON shape (`seed`, `strikes` with every die, `targets`,
+        `total_damage`, ...).
+
+    Raises:
+        SchemaError: The request is malformed; `error.path` names the field
+            (`$.strikes[0].dice`). A bulk request (with `attacks`) is refused at
+            `$.attacks`: it goes to `resolve_bulk`.
+        RulesError: The rules forbid the attack (the rule ID is in the message).
+        DiceError: Injected `rolls` run out, are left over, or do not fit their die.
+        LimitError: More than the engine resolves in one call.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.resolve({"attacker": {"strength": 4}, "strikes": [{"target": "goblin",
+        ...     "method": "melee", "style": "slashing", "dice": 2, "weight": 1, "damage_type": "edged"}],
+        ...     "targets": {"goblin": {"ac": 14}}}, seed=42)
+        >>> result.to_dict()["total_damage"], result.to_dict()["seed"]
+        (3, 42)
+    """
     result: AttackOutcome = (_DRIVE or _load_drive()).resolve(request, seed=seed)
     return result
 
@@ -64,7 +120,42 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> AttackOutcome:
 def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[int] = None,
                  max_attacks: Optional[int] = None, max_listed: Optional[int] = None, cancel: Any = None,
                  admit: Optional[Callable[[int, int, str], None]] = None) -> BulkOutcome:
-    """Resolve many attacks in one request; see `fracas.drive.resolve_bulk`."""
+    """Resolve many attacks in one call: profiles x targets x counts (a mob's charge).
+
+    Args:
+        request: A bulk request: `profiles` (attacker and strikes by name), `targets`, and
+            `attacks` ([{"profile", "target", "count"}]); optional `detail` ("summary",
+            "groups" or "strikes") and `ruleset`. A dict, JSON text or bytes, or a
+            `fracas.BulkRequest`.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+        threads: Threads to roll on [default: the CPUs this process may use]. The result is
+            the same for any count.
+        max_attacks: The caller's limit on attacks, checked before a die is rolled.
+        max_listed: The caller's limit on strike rows listed one by one (any detail but
+            "summary").
+        cancel: Anything with `is_set()` (a `threading.Event`): once set, rolling stops at
+            the next chunk and `Cancelled` is raised.
+        admit: Called as `admit(attacks, rows, detail)` once the request is compiled and
+            before rolling; it may raise `LimitError` to refuse the work.
+
+    Returns:
+        The bulk result: totals per target and per group (`to_dict()`: `attacks_total`,
+        `targets`, `groups`, `total_damage`, ...).
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` or `LimitError` naming the field path.
+        Cancelled: `cancel` was set while rolling (nothing is returned).
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.resolve_bulk({"profiles": {"skeleton": {"attacker": {"strength": 4},
+        ...     "strikes": [{"method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+        ...                  "damage_type": "edged"}]}},
+        ...     "targets": {"ogre": {"ac": 14}},
+        ...     "attacks": [{"profile": "skeleton", "target": "ogre", "count": 100}]}, seed=1)
+        >>> result.to_dict()["targets"]["ogre"]["attacks"]
+        100
+    """
     result: BulkOutcome = (_DRIVE or _load_drive()).resolve_bulk(
         request, seed=seed, threads=threads, max_attacks=max_attacks, max_listed=max_listed, cancel=cancel,
         admit=admit)
@@ -72,42 +163,207 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
 
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None) -> Result:
-    """Initiative for a list of combatants by the request's ruleset; see `fracas.drive`."""
+    """Roll initiative by the request's ruleset: combatants (ER-18, WW-1) or sides (CT-1, OS-1).
+
+    Args:
+        request: An initiative request: `combatants` ([{"id", "agility"}] for Enchanted
+            Realms, [{"id", "dex_mod"}] for Worldwalker), or `sides` for old-school, or
+            `round` and `ambush` for Cartyrion; with its `ruleset`. A dict, JSON text or
+            bytes, or a `fracas.InitiativeRequest`.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+
+    Returns:
+        The ruleset's initiative result; `to_dict()["order"]` is the acting order with
+        each roll, modifier and tie-break.
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` or `DiceError` naming the field path.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.roll_initiative({"combatants": [{"id": "rogue", "agility": 6},
+        ...                                                 {"id": "ogre", "agility": 2}]}, seed=1)
+        >>> [c["id"] for c in result.to_dict()["order"]]
+        ['rogue', 'ogre']
+    """
     result: Result = (_DRIVE or _load_drive()).roll_initiative(request, seed=seed)
     return result
 
 
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
          at_least: Optional[list[Any]] = None) -> OddsResult:
-    """Exact damage distributions of an attack request of any ruleset; see `fracas.drive.odds`."""
+    """The exact damage distribution of an attack, per target: no dice are rolled.
+
+    Args:
+        request: An attack request of any ruleset, as `resolve` takes it (without `seed`
+            and `rolls`); it may carry `count`, `remaining` and `at_least` itself.
+        count: The distribution of the total of this many identical attacks (a mob),
+            1 to 10,000 while the enumeration stays small; a larger mob is estimated
+            with `simulate` instead.
+        remaining: {target id: Body/Stamina/hit points left}: adds the chance it drops.
+        at_least: Damage figures N: adds P(damage >= N) for each.
+
+    Returns:
+        The odds: `distribution(target)` gives [(damage, exact Fraction)], `to_dict()`
+        the mean, spread, P(hit), P(crit) and the distribution as floats and exact
+        fractions.
+
+    Raises:
+        RequestError: The request is invalid (`SchemaError`, `RulesError`), or the
+            enumeration would be too large (`LimitError` at `$.count`).
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.odds({"attacker": {"strength": 4}, "strikes": [{"target": "goblin",
+        ...     "method": "melee", "style": "slashing", "dice": 2, "weight": 1, "damage_type": "edged"}],
+        ...     "targets": {"goblin": {"ac": 14}}})
+        >>> round(result.to_dict()["targets"]["goblin"]["mean"], 3)
+        2.808
+    """
     from .drive.odds import odds as _odds
 
+    _warn_if_slow()
     return _odds(request, count=count, remaining=remaining, at_least=at_least)
 
 
 def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:
-    """A morale check by the request's ruleset (old-school OS-4); see `fracas.drive.check_morale`."""
+    """A morale check by the request's ruleset (old-school OS-4: 2d6 above Morale breaks).
+
+    Args:
+        request: A morale request: {"ruleset": "old-school", "morale": 2..12, "modifier"?,
+            "successes"?}; a dict or JSON text or bytes.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+
+    Returns:
+        The morale result; `to_dict()` has `dice`, `total`, `breaks` and
+        `fights_to_death`.
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` (a ruleset without morale) or
+            `DiceError` naming the field path.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.check_morale({"ruleset": "old-school", "morale": 7}, seed=1)
+        >>> result.to_dict()["total"], result.to_dict()["breaks"]
+        (5, False)
+    """
     result: Result = (_DRIVE or _load_drive()).check_morale(request, seed=seed)
     return result
 
 
 def compete(request: Any, *, seed: Optional[int] = None) -> Result:
-    """A competition (Enchanted Realms ER-19: grapple, escape, shove, trip); see `fracas.drive.compete`."""
+    """A competition (Enchanted Realms ER-19): a grapple, an escape, a shove or a trip.
+
+    Args:
+        request: A competition request: `contest` ("plain", "grapple", "escape", "shove"
+            or "trip"), `challenger` and `defender` ({"id", "attribute", "strength" or
+            "agility", "size"?, ...}), `slick`?; a dict or JSON text or bytes.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+
+    Returns:
+        The competition result; `to_dict()` has each side's modifiers and exact
+        `win_chance`, the `rounds` rolled (ties are rolled again), `winner` and `outcome`.
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` or `DiceError` naming the field path.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.compete({"contest": "grapple",
+        ...     "challenger": {"id": "ogre", "strength": 6, "size": "large"},
+        ...     "defender": {"id": "aria", "agility": 5, "attribute": "agility"}}, seed=1)
+        >>> result.to_dict()["winner"]
+        'ogre'
+    """
     result: Result = (_DRIVE or _load_drive()).compete(request, seed=seed)
     return result
 
 
 def impale(request: Any, *, seed: Optional[int] = None) -> Result:
-    """An impalement before a charge (Enchanted Realms ER-23); see `fracas.drive.impale`."""
+    """An impalement before a charge (Enchanted Realms ER-23), and the charge if it is not void.
+
+    Args:
+        request: An impalement request: `pikeman` ({"strength"}), `charger` (a target with
+            `id`, `ac`, `body` and `closed`: the feet it closed, 25 or more), `weapon`
+            ({"forte"?, "weight"?, "bonus"?}) and optionally `charge` (the charger's attack
+            request); a dict or JSON text or bytes.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+
+    Returns:
+        The impalement result; `to_dict()` has the `dice`, the `impalement`, whether the
+        `charge_void` and the `charge` resolved otherwise.
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` or `DiceError` naming the field path.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.impale({"pikeman": {"strength": 4}, "weapon": {"weight": 1},
+        ...     "charger": {"id": "ogre", "ac": 12, "body": 8, "closed": 30}}, seed=1)
+        >>> sorted(result.to_dict())[:3]
+        ['charge', 'charge_void', 'charger']
+    """
     result: Result = (_DRIVE or _load_drive()).impale(request, seed=seed)
     return result
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
-             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
-    """Play `runs` fights of a scenario and report who wins how often; see `fracas.drive.simulate`."""
+             dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None) -> SimulationResult:
+    """Play `runs` whole fights of a scenario and report who wins how often.
+
+    Fight i plays from the seed stream (seed, i), so the result is the same for any
+    `workers` or Dask cluster; only `timing` differs.
+
+    Worker processes (`workers` > 1, and Dask's) start with the **spawn** method, which
+    imports the main script again in each worker: a script must call `simulate` under
+    `if __name__ == "__main__":`. Without the guard the workers exit and `WorkersFailed`
+    says so in one line.
+
+    SIGINT (Ctrl-C, a notebook's interrupt, `kill -INT`) or SIGTERM while it runs stops
+    the workers (none is left behind) and returns the fights finished so far:
+    `interrupted` is True and `stopped_by` names the signal. A program that must end on
+    SIGTERM checks `stopped_by` and exits (the CLI exits 130 or 143).
+
+    Args:
+        scenario: A scenario (sides of combatants, see the documentation's Encounters
+            page): a dict, JSON text or bytes, a file path (str or `pathlib.Path`), or
+            `"@NAME"` for an example that ships with fracas (`"@er-skeleton-horde"`,
+            `"@ct-hill-giant"`, `"@ww-duel"`, `"@os-goblin-ambush"`).
+        runs: Fights to play, 1 to 10,000,000.
+        seed: The seed; drawn from the OS when None (the result reports it).
+        workers: Processes on this machine (1: in this process); with `dask="local"`,
+            the LocalCluster's workers.
+        dask: A dask.distributed scheduler address (`"tcp://host:8786"`) or `"local"`
+            (needs the dask extra: `pip install 'fracas[dask]'`).
+        progress: Called with the number of fights of each batch as it finishes.
+
+    Returns:
+        A `SimulationResult`: `sides` (wins, win rate and its 95 % interval, survivors),
+        `draws`, `rounds` (mean, median, histogram), `combatants` (damage dealt and
+        taken, survival), `completed`, `interrupted`, `stopped_by` and `timing`;
+        `to_dict()` is the JSON that `fracas simulate --json` writes. It is also a
+        read-only mapping of those fields (`result["sides"]`), as the dict returned
+        before 0.1.0's typed result.
+
+    Raises:
+        SchemaError: The scenario is invalid, unreadable or not JSON (the path names the
+            field: `$.sides.knight[0].attacks[0].method`), or `workers` is out of range.
+        LimitError: `runs` is out of range.
+        WorkersFailed: The worker processes died (a script without the `__main__` guard,
+            or a worker killed).
+        MissingExtra: `dask` without dask.distributed installed, or a scheduler that
+            cannot be reached.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.simulate("@er-skeleton-horde", runs=50, seed=1)
+        >>> result.completed, result.interrupted, sorted(result.sides)
+        (50, False, ['party', 'skeletons'])
+    """
     from .drive.simulate import simulate as _simulate
 
+    _warn_if_slow()
     return _simulate(scenario, runs=runs, seed=seed, workers=workers, dask=dask, progress=progress)
 
 
@@ -119,5 +375,9 @@ def __getattr__(name: str) -> Any:
         from .drive.encounter import Encounter
 
         return Encounter
+    if name in ("SimulationResult", "WorkersFailed"):  # loaded on first use, with the simulations
+        from .drive import simulate as _simulations
+
+        return getattr(_simulations, name)
     raise AttributeError(f"module 'fracas' has no attribute {name!r}")
 

@@ -32,6 +32,28 @@ class RequestRejected(click.ClickException):
     exit_code = 2
 
 
+#: The short IDs the rules and the docs use (the rule-ID prefixes: ER-1, WW-1, CT-1, OS-1).
+SHORT_IDS = {"er": "enchanted-realms", "ww": "worldwalker", "ct": "cartyrion", "os": "old-school"}
+
+
+def ruleset_named(value: str, option: str = "--ruleset") -> rulesets.Ruleset:
+    """The ruleset a user means by `value`: its name, title or short ID (`ct`, `CT`,
+    `Cartyrion`, `cartyrion`), in any case; anything else is a usage error listing them."""
+    key = value.strip().lower()
+    key = SHORT_IDS.get(key, key)
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        if key in (name.lower(), ruleset.title.lower(), ruleset.title.lower().replace(" ", "-")):
+            return ruleset
+    short = {name: code.upper() for code, name in SHORT_IDS.items()}
+    known = ", ".join(f"{name} ({short[name]})" if name in short else name for name in rulesets.names())
+    raise click.BadParameter(f"unknown ruleset {value!r} (one of: {known}; any case)", param_hint=option)
+
+
+def _ruleset_option(_ctx: click.Context, _param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    return None if value is None else ruleset_named(value).name
+
+
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
@@ -57,6 +79,13 @@ def style(text: str, **styles: Any) -> str:
 CONFIG_ENV = "FRACAS_CONFIG"
 
 
+class ConfigError(click.ClickException):
+    """The config file is missing (when named), unreadable or wrong: the message names the file
+    and the table and key; a user's mistake, so exit code 2 like a usage error."""
+
+    exit_code = 2
+
+
 def config_file() -> str:
     """The config file: $FRACAS_CONFIG, else config.toml in the fracas config directory."""
     import platformdirs
@@ -65,21 +94,45 @@ def config_file() -> str:
                                                       "config.toml")
 
 
-def load_config(path: str, group: click.Group) -> dict[str, Any]:
-    """A config file as click defaults: one table per command (`[attack]`, `[serve]`,
-    `[journal.list]`), keys named like the long options (`ruleset`, `port`, `allow-origin`).
-    Anything unknown is an error naming the file and the key: a typo must not pass silently."""
+def _read_toml(path: str) -> Any:
+    """The TOML file at `path`; the reader is imported only when there is a file to read."""
+    with open(path, "rb") as handle:
+        data = handle.read()
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # Python 3.10
-        import tomli as tomllib
+    else:  # Python 3.10: the tomli backport, a dependency there (the same API)
+        try:
+            import tomli as tomllib
+        except ImportError:
+            raise ConfigError(f"config file {path}: reading it on Python 3.10 needs tomli (pip install tomli)") \
+                from None
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+
+
+def load_config(path: str, group: click.Group, *, named: bool = True) -> dict[str, Any]:
+    """A config file as click defaults: one table per command (`[attack]`, `[serve]`,
+    `[journal.list]`), keys named like the long options (`ruleset`, `port`, `allow-origin`).
+
+    Anything unknown or of the wrong type is an error naming the file and the key: a typo
+    must not pass silently. A file or folder option's relative path (`profiles =
+    "profiles.json"`) is read from the config file's folder, wherever fracas runs. A
+    missing file is an error when it was `named` (--config, $FRACAS_CONFIG); the default
+    file may be absent.
+    """
+    try:
+        data = _read_toml(path)
     except FileNotFoundError:
+        if named:
+            raise ConfigError(f"config file {path}: no such file") from None
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise click.ClickException(f"config file {path}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror or exc}") from None
+    folder = os.path.dirname(os.path.abspath(path))
 
     def convert(table: Any, command: click.Command, where: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -88,38 +141,64 @@ def load_config(path: str, group: click.Group) -> dict[str, Any]:
                 name = f"{where}.{key}" if where else key
                 sub = command.commands.get(key)
                 if sub is None:
-                    raise click.ClickException(f"config file {path}: [{name}]: no such command"
-                                               f" (commands: {', '.join(sorted(command.commands))})")
+                    raise ConfigError(f"config file {path}: [{name}]: no such command"
+                                      f" (commands: {', '.join(sorted(command.commands))})")
                 if not isinstance(value, dict):
-                    raise click.ClickException(f"config file {path}: [{name}] must be a table of options")
+                    raise ConfigError(f"config file {path}: [{name}] must be a table of options")
                 out[key] = convert(value, sub, name)
             return out
         ctx = click.Context(command)
         if isinstance(table.get("ruleset"), str):
-            ctx.meta["fracas.ruleset"] = table["ruleset"]  # `fracas attack` takes that ruleset's flags
+            try:  # `fracas attack` takes that ruleset's flags
+                ctx.meta["fracas.ruleset"] = ruleset_named(table["ruleset"]).name
+            except click.BadParameter as exc:
+                raise ConfigError(f"config file {path}: [{where}] ruleset: {exc.message}") from None
         options = {opt.lstrip("-"): param for param in command.get_params(ctx) if isinstance(param, click.Option)
                    for opt in param.opts if opt.startswith("--")}
         for key, value in table.items():
             param = options.get(key) or options.get(key.replace("_", "-"))
             if param is None or param.name in ("help",):
-                raise click.ClickException(
+                raise ConfigError(
                     f"config file {path}: [{where}] {key}: no such option of fracas {where.replace('.', ' ')}"
                     f" (options: {', '.join(sorted(o for o in options if o != 'help'))})")
-            out[param.name] = value
+            if isinstance(param.type, (click.Path, click.File)) and isinstance(value, str) and value != "-":
+                value = os.path.join(folder, os.path.expanduser(value))  # an absolute path stays as it is
+            elif not isinstance(param.type, click.File):  # a file is opened when the command runs
+                try:
+                    param.type_cast_value(ctx, value)
+                except click.BadParameter as exc:
+                    raise ConfigError(f"config file {path}: [{where}] {key}: {exc.message}") from None
+            out[str(param.name)] = value
         return out
 
     return convert(data, group, "")
 
 
 class _Main(click.Group):
-    """The `fracas` group: reads the config file (its defaults) before any command runs."""
+    """The `fracas` group: reads the config file (its defaults) before any command runs, and
+    makes the console streams safe for any encoding (`fracas.console`)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from .console import protect
+
+        protect()
+        return super().main(*args, **kwargs)
 
     def make_context(self, info_name: Optional[str], args: list[str], parent: Optional[click.Context] = None,
                      **extra: Any) -> click.Context:
-        path = _config_in(args) or config_file()
+        problem: Optional[ConfigError] = None
+        given = _config_in(args)
+        path = given or config_file()
         if "default_map" not in extra:
-            extra["default_map"] = load_config(path, self)
-        return super().make_context(info_name, args, parent, **extra)
+            try:
+                extra["default_map"] = load_config(path, self, named=bool(given or os.environ.get(CONFIG_ENV)))
+            except ConfigError as err:
+                if _command_in(args) != "doctor":
+                    raise
+                problem = err  # doctor reports it, with everything else it checks
+        ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta["fracas.config"] = (path, problem)
+        return ctx
 
 
 def _config_in(args: list[str]) -> Optional[str]:
@@ -130,6 +209,19 @@ def _config_in(args: list[str]) -> Optional[str]:
             return arg.split("=", 1)[1]
         if not arg.startswith("-"):
             break  # the command: --config belongs before it
+    return None
+
+
+def _command_in(args: list[str]) -> Optional[str]:
+    """The command named among the group's arguments (after its own options)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--config":
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
     return None
 
 
@@ -144,8 +236,11 @@ def _config_in(args: list[str]) -> Optional[str]:
 def main() -> None:
     """fracas: tabletop combat resolution, fast and reproducible.
 
-    Resolves Enchanted Realms attacks (every die, crit chain and resistance), whole
-    mob charges in one request, and replays any roll from its seed.
+    Resolves attacks of four rulesets, every die, crit and resistance shown:
+    Enchanted Realms (ER), Worldwalker (WW), Cartyrion (CT) and old-school (OS);
+    `--ruleset` takes a name or its short ID, in any case. Also whole mob charges in
+    one request, exact odds, initiative and morale, fights played round by round or
+    simulated many times, and a replay of any roll from its seed.
     """
 
 
@@ -268,12 +363,13 @@ class _AttackCommand(click.Command):
     _options: dict[rulesets.Ruleset, list[click.Option]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        name = ctx.meta["fracas.ruleset"] = _ruleset_in(args) or (ctx.default_map or {}).get("ruleset_name")
-        if name is not None and name not in rulesets.names():
+        name = _ruleset_in(args) or (ctx.default_map or {}).get("ruleset_name")
+        if name is not None:
             try:
-                rulesets.get(name, "--ruleset")
-            except RequestError as err:
-                raise click.BadParameter(err.reason, ctx=ctx, param_hint="--ruleset") from None
+                ctx.meta["fracas.ruleset"] = ruleset_named(name).name
+            except click.BadParameter as err:
+                err.ctx = ctx
+                raise
         return super().parse_args(ctx, args)
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
@@ -318,6 +414,7 @@ def _ruleset_in(args: list[str]) -> Optional[str]:
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Threads for --bulk [default: every core]; the result is the same for any count.")
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
+              callback=_ruleset_option,
               help="The ruleset whose flags describe the attack (a request file names its own).")
 @click.option("--as", "profile_name", default=None, metavar="PROFILE",
               help="Attack as a kept profile (its attacker and strikes, from the profiles file); the"
@@ -376,10 +473,7 @@ def attack(ctx: click.Context, /, request: Any, bulk: Any, seed: Any, as_json: A
             raise click.BadParameter(err.reason, param_hint="--as") from None
         result = _engine_call(fracas.resolve, _with_rolls(built, faces), seed=seed, flags=(ruleset, flags))
     elif flags_given:
-        try:
-            ruleset = rulesets.get(ruleset_name, "--ruleset")
-        except RequestError as err:
-            raise click.BadParameter(err.reason, param_hint="--ruleset") from None
+        ruleset = rulesets.get(ruleset_name, "--ruleset")
         built = ruleset.request_from_flags(flags)
         result = _engine_call(fracas.resolve, _with_rolls(built, faces), seed=seed, flags=(ruleset, flags))
     elif not sys.stdin.isatty():
@@ -421,7 +515,7 @@ def render_odds(result: dict[str, Any], style: Any=None) -> str:
             facts.append(f"P(drops at {t['remaining']}) {t['p_drop']:.2%}")
         facts += [f"P(≥{n}) {p:.2%}" for n, p in t["p_at_least"].items()]
         lines.append(f"  {bold(tid)}: " + " · ".join(facts))
-        shown = [(v, p) for v, p in t["distribution"] if p >= 0.0005]
+        shown = [(v, p) for v, p in t["distribution"] if p >= SHOWN]
         peak = max((p for _, p in shown), default=0.0)
         for v, p in shown[:40]:
             lines.append(f"    {v:>5}  {p:7.2%}  {_bar(p, peak)}")
@@ -432,26 +526,47 @@ def render_odds(result: dict[str, Any], style: Any=None) -> str:
     return "\n".join(lines)
 
 
-def _plot_odds(result: dict[str, Any], path: str) -> None:
-    try:
-        import matplotlib
+#: The least probability a plot or the text histogram shows; the x-axis ends at the last such value.
+SHOWN = 0.0005
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise click.UsageError("--plot needs matplotlib: pip install matplotlib (it is in the bench extra)") from None
+
+def odds_figure(result: dict[str, Any]) -> Any:
+    """The distributions as a matplotlib figure: bars per target, whole-number ticks, the
+    x-axis ending at the last value with at least SHOWN probability (a crit chain's long
+    tail of tiny probabilities would otherwise squeeze the bars to the left)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = plt.subplots(figsize=(7, 4))
+    shown = []
     for tid, t in result["targets"].items():
         values = [v for v, _ in t["distribution"]]
         probs = [p for _, p in t["distribution"]]
         ax.bar(values, probs, alpha=0.6, label=f"{tid} (mean {t['mean']:.2f})")
+        shown += [v for v, p in t["distribution"] if p >= SHOWN]
+    if shown:
+        ax.set_xlim(min(shown) - 0.6, max(shown) + 0.6)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("damage")
     ax.set_ylabel("probability")
     ax.set_title(f"fracas odds ({result['ruleset']})")
     ax.legend()
     fig.tight_layout()
+    return fig
+
+
+def _plot_odds(result: dict[str, Any], path: str) -> None:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+    fig = odds_figure(result)
     fig.savefig(path)
     plt.close(fig)
+    click.echo(f"wrote {path}", err=True)
 
 
 def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
@@ -469,10 +584,26 @@ def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
     return out
 
 
+#: Where to turn when a mob is too large to enumerate exactly.
+MOB_HINT = ("; odds enumerate every outcome exactly, which a mob this large does not allow: estimate it by"
+            " playing it many times instead, with `fracas simulate SCENARIO --runs N` (a scenario of the fight)"
+            " or `fracas attack --bulk FILE` (one volley of many attacks)")
+
+
+def _odds_call(request: Any, **kwargs: Any) -> Any:
+    """`fracas.odds` through `_engine_call`; a count past what can be enumerated points at simulation."""
+    try:
+        return _engine_call(fracas.odds, request, **kwargs)
+    except RequestRejected as err:
+        if err.message.startswith("$.count:") and ("attacks" in err.message or "out of range" in err.message):
+            raise RequestRejected(err.message + MOB_HINT) from None
+        raise
+
+
 @main.command(cls=_AttackCommand)
 @click.option("--request", "request_file", type=click.File("rb"), default=None, metavar="FILE",
               help="An attack request in JSON ('-' for stdin) instead of attack flags.")
-@click.option("--count", type=click.IntRange(1, 10_000), default=None,
+@click.option("--count", type=click.IntRange(1), default=None,
               help="The total of this many identical attacks (a mob against its targets) [default: 1,"
                    " or the request file's count].")
 @click.option("--remaining", multiple=True, metavar="[TARGET=]N",
@@ -483,6 +614,7 @@ def _remaining(items: tuple[str, ...], target: Optional[str]) -> dict[str, Any]:
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None, metavar="FILE.png",
               help="Draw the distributions (needs matplotlib: the plot extra).")
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
+              callback=_ruleset_option,
               help="The ruleset whose flags describe the attack (a request file names its own).")
 @click.pass_context
 def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, at_least: Any, as_json: Any, plot: Any, ruleset_name: Any, **flags: Any) -> None:
@@ -507,16 +639,13 @@ def odds(ctx: click.Context, /, request_file: Any, count: Any, remaining: Any, a
         payload = _load_json(request_file.read(), "the request")
         if remaining:
             extra["remaining"] = _remaining(remaining, None)
-        result = _engine_call(fracas.odds, payload, **extra)
+        result = _odds_call(payload, **extra)
     elif flags_given:
-        try:
-            ruleset = rulesets.get(ruleset_name, "--ruleset")
-        except RequestError as err:
-            raise click.BadParameter(err.reason, param_hint="--ruleset") from None
+        ruleset = rulesets.get(ruleset_name, "--ruleset")
         built = ruleset.request_from_flags(flags)
         if remaining:
             extra["remaining"] = _remaining(remaining, next(iter(built["targets"])))
-        result = _engine_call(fracas.odds, built, flags=(ruleset, flags), **extra)
+        result = _odds_call(built, flags=(ruleset, flags), **extra)
     else:
         raise click.UsageError("no attack: give flags such as --dice 3 --ac 14, or --request FILE")
     data = result.to_dict()
@@ -746,6 +875,7 @@ def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, int]]:
 @main.command()
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
+              callback=_ruleset_option,
               help="The ruleset of the flags below (a request file names its own).")
 @click.option("--combatant", "combatants", multiple=True, metavar="ID=N",
               help="A combatant: its Agility score (enchanted-realms, ER-18) or Dexterity modifier "
@@ -769,10 +899,7 @@ def initiative(request: Any, ruleset_name: Any, combatants: Any, sides: Any, wai
     if request is not None:
         payload = _load_json(request.read(), "the request")
     else:
-        try:
-            name = rulesets.get(ruleset_name, "--ruleset").name
-        except RequestError as err:
-            raise click.BadParameter(err.reason, param_hint="--ruleset") from None
+        name = rulesets.get(ruleset_name, "--ruleset").name
         if name == "cartyrion":
             payload = {"ruleset": name, "round": round_, "ambush": ambush}
         elif name == "old-school":
@@ -900,9 +1027,11 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
 @main.command()
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="The bridge port to check.")
-def doctor(port: int) -> None:
+@click.pass_context
+def doctor(ctx: click.Context, port: int) -> None:
     """Check this install: which dice backend runs and why, how fast it rolls, where the
-    journal and the bridge token live, and whether the bridge's port is free."""
+    journal and the bridge token live, whether the config file reads, and whether the
+    bridge's port is free. Exits 1 when it reports a [problem]."""
     import socket
     import time
 
@@ -910,8 +1039,15 @@ def doctor(port: int) -> None:
 
     ok = style("ok", fg="green")
     bad = style("problem", fg="red", bold=True)
+    problems = 0
+
+    def verdict(fine: bool) -> str:
+        nonlocal problems
+        problems += not fine
+        return ok if fine else bad
+
     click.echo(f"fracas {fracas.__version__}, Python {sys.version.split()[0]} ({sys.executable})")
-    click.echo(f"  backend   {fracas.backend}: {_kernels.why()} [{bad if _kernels.missing_compiled() else ok}]")
+    click.echo(f"  backend   {fracas.backend}: {_kernels.why()} [{verdict(not _kernels.missing_compiled())}]")
     n = 200_000 if fracas.backend == "compiled" else 5_000
     request = {"profiles": {"p": {"attacker": {"strength": 2, "strength_mod": 1}, "strikes": [
                    {"method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}]}},
@@ -920,23 +1056,30 @@ def doctor(port: int) -> None:
     fracas.resolve_bulk(request, seed=1, threads=1)
     rate = n / (time.perf_counter() - start)
     click.echo(f"  speed     {rate:,.0f} typical attacks/s on one thread (3d20 +2 vs AC 14; fracas bench measures more)")
+    path, config_problem = ctx.meta.get("fracas.config", (config_file(), None))
+    if config_problem is not None:
+        click.echo(f"  config    {config_problem.message} [{verdict(False)}]")
+    else:
+        click.echo(f"  config    {path} ({'read' if os.path.exists(path) else 'none: defaults'})")
+    click.echo(f"  profiles  {profiles_file()} ({'exists' if os.path.exists(profiles_file()) else 'none yet'})")
     try:
         from fracas.bridge.cli import default_journal, token_file
     except ImportError:
-        click.echo(f"  bridge    not installed [{bad}]")
-        return
-    journal, token = default_journal(), token_file()
-    click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
-    click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
-    click.echo(f"  config    {config_file()} ({'read' if os.path.exists(config_file()) else 'none: defaults'})")
-    click.echo(f"  profiles  {profiles_file()} ({'exists' if os.path.exists(profiles_file()) else 'none yet'})")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-            click.echo(f"  port      127.0.0.1:{port} is free for fracas serve [{ok}]")
-        except OSError:
-            click.echo(f"  port      127.0.0.1:{port} is in use: a fracas serve already running, or another "
-                       f"program (fracas serve --port N picks another) [{bad}]")
+        click.echo(f"  bridge    not installed [{verdict(False)}]")
+    else:
+        journal, token = default_journal(), token_file()
+        click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
+        click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+                click.echo(f"  port      127.0.0.1:{port} is free for fracas serve [{verdict(True)}]")
+            except OSError:
+                click.echo(f"  port      127.0.0.1:{port} is in use: a fracas serve already running, or another "
+                           f"program (fracas serve --port N picks another) [{verdict(False)}]")
+    if problems:
+        click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
+        ctx.exit(1)
 
 
 # -- whole fights ------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any, Optional
 
@@ -64,12 +65,16 @@ def _store(path: Optional[str]) -> Any:
 _COMMAND_LINE = {"$.name": "NAME"}
 
 
+def _rejected(err: RequestError) -> _Rejected:
+    place = _COMMAND_LINE.get(err.path)
+    return _Rejected(f"{place}: {err.reason}" if place else str(err))
+
+
 def _engine(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return call(*args, **kwargs)
     except RequestError as err:
-        place = _COMMAND_LINE.get(err.path)
-        raise _Rejected(f"{place}: {err.reason}" if place else str(err)) from None
+        raise _rejected(err) from None
 
 
 def _dump(data: Any) -> str:
@@ -113,12 +118,32 @@ def _situation(situation: dict[str, Any]) -> str:
         parts += [f"strike {i} {k}={v}" for k, v in fields.items()]
     return ", ".join(parts)
 
+#: Names an `order:` line shows before it sums up the rest (a 300-creature fight's line ran
+#: to 3,000 characters; `--json` has them all).
+ORDER_SHOWN = 24
+
+
+def _order_line(order: list[list[str]]) -> str:
+    """The acting order, slot by slot ("a, b; c"): at most ORDER_SHOWN names, then "… and N more"."""
+    shown: list[str] = []
+    left = ORDER_SHOWN
+    for slot in order:
+        if left <= 0:
+            break
+        shown.append(", ".join(slot[:left]))
+        left -= len(slot)
+    line = "; ".join(shown)
+    total = sum(len(slot) for slot in order)
+    if total > ORDER_SHOWN:
+        line += f" … and {total - ORDER_SHOWN} more (--json lists them)"
+    return line
+
 
 def render_round(log: dict[str, Any]) -> str:
     out = [_style(f"Round {log['round']}", bold=True) + f" (seed {log['seed']})"]
     order = log.get("order") or []
     if order:
-        out.append("  order: " + "; ".join(", ".join(slot) for slot in order))
+        out.append("  order: " + _order_line(order))
     if log.get("surprised"):
         out.append("  surprised: " + ", ".join(log["surprised"]))
     for e in log.get("events", []):
@@ -190,7 +215,13 @@ def encounter_new(store_path: Optional[str], name: str, scenario_file: Any, repl
     from .drive.encounter import Encounter
 
     scenario = _read_scenario(scenario_file, "--scenario")
-    enc = _engine(Encounter.new, name, scenario, store=_store(store_path), replace=replace)
+    try:
+        enc = Encounter.new(name, scenario, store=_store(store_path), replace=replace)
+    except RequestError as err:
+        if err.path == "$.name" and "exists already" in err.reason:  # say how, in this command's words
+            raise _Rejected(f"NAME: an encounter named {name!r} exists already: add --replace to replace it,"
+                            f" or delete it first (fracas encounter delete {name})") from None
+        raise _rejected(err) from None
     shown = enc.show()
     click.echo(_dump(shown) if as_json else render_show(shown))
 
@@ -286,6 +317,18 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+#: Combatants a simulation report lists one by one; more are rolled up per group.
+ROLL_UP = 16
+
+
+def _groups(combatants: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The combatants per (side, group), in the scenario's order."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in combatants.values():
+        groups.setdefault((c["side"], c["group"]), []).append(c)
+    return groups
+
+
 def render_simulation(result: dict[str, Any]) -> str:
     out = [_style(result["scenario"] or "simulation", bold=True) + f" ({result['ruleset']}): "
            f"{result['completed']} of {result['runs']} fights, seed {result['seed']}"]
@@ -299,10 +342,20 @@ def render_simulation(result: dict[str, Any]) -> str:
         out.append(f"  {'draws':<14}      {100 * result['draws']['rate']:5.1f} %")
     r = result["rounds"]
     out.append(f"  rounds: mean {r['mean']:.2f}, median {r['median']}, {r['min']} to {r['max']}")
-    out.append("  per combatant (means per fight):")
-    for member, c in result["combatants"].items():
-        out.append(f"    {member:<22} {c['side']:<12} dealt {c['dealt_mean']:7.2f}  taken {c['taken_mean']:7.2f}"
-                   f"  survives {100 * c['survived_rate']:5.1f} %")
+    combatants = result["combatants"]
+    if len(combatants) <= ROLL_UP:
+        out.append("  per combatant (means per fight):")
+        for member, c in combatants.items():
+            out.append(f"    {member:<22} {c['side']:<12} dealt {c['dealt_mean']:7.2f}  taken {c['taken_mean']:7.2f}"
+                       f"  survives {100 * c['survived_rate']:5.1f} %")
+    else:
+        out.append(f"  per group of {len(combatants)} combatants (means per fight and member; --json has each):")
+        for (side, group), members in _groups(combatants).items():
+            n = len(members)
+            label = f"{group} x{n}" if n > 1 else group
+            mean = {key: sum(c[key] for c in members) / n for key in ("dealt_mean", "taken_mean", "survived_rate")}
+            out.append(f"    {label:<22} {side:<12} dealt {mean['dealt_mean']:7.2f}  taken {mean['taken_mean']:7.2f}"
+                       f"  survives {100 * mean['survived_rate']:5.1f} %")
     t = result["timing"]
     out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
                f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
@@ -332,7 +385,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
     interval), how many rounds fights last, who survives, and damage dealt and taken.
     Ctrl-C stops cleanly and reports the fights finished."""
-    from .drive.simulate import MissingExtra, plot, simulate as run
+    from .drive.simulate import MissingExtra, WorkersFailed, plot, simulate as run
 
     scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
@@ -357,13 +410,16 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
         bar = click.progressbar(length=runs, label="fights", file=sys.stderr)
         bar.__enter__()
     try:
-        result = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
-                         progress=bar.update if bar is not None else None)
+        outcome = _engine(run, scenario, runs=runs, seed=seed, workers=workers, dask=dask_address,
+                          progress=bar.update if bar is not None else None)
     except MissingExtra as exc:
         raise click.UsageError(str(exc)) from None
+    except WorkersFailed as exc:  # a worker killed (out of memory?): say so, not a traceback
+        raise click.ClickException(str(exc)) from None
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    result = outcome.to_dict()
     if json_out == "-":
         click.echo(_dump(result))
     else:
@@ -376,5 +432,8 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
             plot(result, plot_out)
         except MissingExtra as exc:
             raise click.UsageError(str(exc)) from None
+        click.echo(f"wrote {plot_out}", err=True)
     if result["interrupted"]:
-        sys.exit(130)
+        # 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT
+        # (and a Ctrl-C arriving as KeyboardInterrupt), 143 for SIGTERM.
+        sys.exit(128 + (signal.SIGTERM if result["stopped_by"] == "SIGTERM" else signal.SIGINT))

@@ -148,3 +148,20 @@ def test_top_readme_hardening_claims_are_the_defaults():
     assert "at most 10^8 attacks and 16 MiB of reply per message" in text
     assert retention.max_age_days == 365 and retention.max_bytes == 512 << 20
     assert "the journal keeps 365 days or 512 MB" in text
+
+
+def test_example_client_explains_a_refused_connection(tmp_path):
+    """Issue 28: against a bridge started without --allow-no-origin the client died with a
+    bare `InvalidStatus ... 403`; it prints the bridge's reason, which names the fix."""
+    async def scenario():
+        async with serving(tmp_path, allow_no_origin=False) as bridge:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, str(EXAMPLE), bridge.url, TOKEN,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            _, err = await process.communicate()
+            return process.returncode, err.decode()
+
+    returncode, err = run(scenario())
+    assert returncode == 1 and "Traceback" not in err
+    assert err == ("the bridge refused the connection: missing Origin header: browsers always send one;"
+                   " to accept other programs, start the bridge with --allow-no-origin\n")

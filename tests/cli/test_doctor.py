@@ -2,6 +2,8 @@
 
 import socket
 
+import pytest
+
 from fracas import _kernels
 
 from .helpers import run
@@ -15,7 +17,8 @@ def test_doctor_reports_backend_speed_paths_and_port(monkeypatch, tmp_path):
         busy.listen()
         port = busy.getsockname()[1]
         out = run(["doctor", "--port", str(port)])
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # it reports a [problem]: the busy port
+    assert out.output.rstrip().endswith("found") and "problem" in out.output.splitlines()[-1]
     assert f"backend   {_kernels.name()}" in out.output
     assert "typical attacks/s" in out.output
     assert str(tmp_path / "config" / "fracas" / "token") in out.output
@@ -29,3 +32,28 @@ def test_a_missing_compiled_core_is_said_loudly(monkeypatch):
     assert "warning: the compiled core is not installed" in out.output and "fracas doctor" in out.output
     out = run(["doctor", "--port", "1"])
     assert "not installed" in out.output and "problem" in out.output
+
+
+def test_doctor_exits_0_when_nothing_is_wrong(monkeypatch, tmp_path):
+    if _kernels.missing_compiled():
+        pytest.skip("an install without the compiled core: doctor rightly reports that")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("FRACAS_CONFIG", raising=False)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    out = run(["doctor", "--port", str(port)])
+    assert "[problem]" not in out.output and out.exit_code == 0, out.output
+
+
+def test_doctor_reports_a_broken_config_with_the_rest(monkeypatch, tmp_path):
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[serve]\nport = \"eighty\"\n")
+    monkeypatch.setenv("FRACAS_CONFIG", str(broken))
+    out = run(["doctor", "--port", "1"])
+    assert out.exit_code == 1
+    assert f"config    config file {broken}: [serve] port: 'eighty' is not a valid integer" in out.output
+    assert "[problem]" in out.output and "backend" in out.output and "profiles" in out.output  # the rest still ran
+    out = run(["attack", "--dice", "2", "--ac", "12"])  # any other command refuses it
+    assert out.exit_code == 2 and str(broken) in out.output and "[serve] port" in out.output

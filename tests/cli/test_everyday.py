@@ -176,3 +176,58 @@ def test_doctor_shows_the_config_and_profiles(home):
     out = run(["doctor"])
     assert f"config    {home / 'config.toml'} (none: defaults)" in out.output
     assert f"profiles  {home / 'profiles.json'} (none yet)" in out.output
+
+
+def test_a_named_config_file_that_is_missing_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("FRACAS_CONFIG", raising=False)
+    missing = tmp_path / "nothere.toml"
+    out = run(["--config", str(missing), "attack", "--dice", "2", "--ac", "12"])
+    assert out.exit_code == 2 and f"config file {missing}: no such file" in out.output
+    monkeypatch.setenv("FRACAS_CONFIG", str(missing))
+    out = run(["attack", "--dice", "2", "--ac", "12"])
+    assert out.exit_code == 2 and f"config file {missing}: no such file" in out.output
+
+
+def test_the_default_config_file_may_be_absent(home):
+    assert run(["attack", "--dice", "2", "--ac", "12", "--str", "3", "--seed", "1"]).exit_code == 0
+
+
+def test_a_relative_profiles_path_is_read_from_the_config_files_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "table"
+    folder.mkdir()
+    (folder / "monsters.json").write_text(json.dumps({"skeleton": SKELETON}))
+    (folder / "config.toml").write_text('[attack]\nprofiles = "monsters.json"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # not the config's folder
+    out = result_of(run(["--config", str(folder / "config.toml"), "attack", "--as", "skeleton", "--ac", "12",
+                         "--seed", "1", "--json"]))
+    assert out["strikes"][0]["ac"] == 12
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[serve]\nport = "eighty"\n', "[serve] port: 'eighty' is not a valid integer"),
+    ('[journal.list]\nlimit = 0\n', "[journal.list] limit: 0 is not in the range"),
+    ('[attack]\nruleset = "chess"\n', "[attack] ruleset: unknown ruleset 'chess'"),
+])
+def test_a_bad_config_value_names_the_file_and_the_key(home, text, message):
+    (home / "config.toml").write_text(text)
+    out = run(["attack", "--dice", "2", "--ac", "12"])
+    assert out.exit_code == 2 and f"config file {home / 'config.toml'}: {message}" in out.output, out.output
+
+
+def test_python_3_10_reads_the_config_with_tomli_and_only_when_there_is_one(home, monkeypatch):
+    """On Python 3.10 (no tomllib) the reader is the tomli backport, imported only to read a
+    file: without a config file no command needs it, and without tomli the error says so."""
+    import sys
+    import tomllib
+
+    monkeypatch.setattr(sys, "version_info", (3, 10, 13, "final", 0))
+    monkeypatch.setitem(sys.modules, "tomli", None)  # not installed
+    attack = ["attack", "--dice", "2", "--ac", "12", "--str", "3", "--seed", "1", "--json"]
+    assert run(attack).exit_code == 0  # no config file: nothing to import
+    (home / "config.toml").write_text('[attack]\ntarget = "goblin"\n')
+    out = run(attack)
+    assert out.exit_code == 2 and "reading it on Python 3.10 needs tomli (pip install tomli)" in out.output
+    monkeypatch.setitem(sys.modules, "tomli", tomllib)  # tomli is tomllib's origin: the same API
+    assert list(result_of(run(attack))["targets"]) == ["goblin"]

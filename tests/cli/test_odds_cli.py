@@ -51,3 +51,27 @@ def test_odds_plot(tmp_path):
 def test_bad_odds_input_exits_2(args, message):
     out = run(args)
     assert out.exit_code == 2 and message in out.output, out.output
+
+
+@pytest.mark.parametrize("count", ["10000", "100000"])
+def test_a_mob_too_large_to_enumerate_points_at_simulate(count):
+    out = run(["odds", *TYPICAL_FLAGS, "--count", count])
+    assert out.exit_code == 2 and "$.count:" in out.output
+    assert "fracas simulate SCENARIO --runs N" in out.output and "fracas attack --bulk FILE" in out.output
+
+
+def test_odds_plot_says_where_and_its_axis_ends_near_the_last_mass(tmp_path):
+    pytest.importorskip("matplotlib")
+    from fracas.cli import SHOWN, odds_figure
+
+    png = tmp_path / "odds.png"
+    out = run(["odds", *TYPICAL_FLAGS, "--plot", str(png)])
+    assert f"wrote {png}" in out.output
+    data = json.loads(run(["odds", *TYPICAL_FLAGS, "--json"]).output)
+    distribution = data["targets"]["target"]["distribution"]
+    last = max(v for v, p in distribution if p >= SHOWN)
+    assert max(v for v, _ in distribution) > last + 5  # a crit chain's long tail, cut from the axis
+    ax = odds_figure(data).axes[0]
+    assert last < ax.get_xlim()[1] < last + 1
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(t == int(t) for t in ticks)

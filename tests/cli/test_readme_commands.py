@@ -45,6 +45,11 @@ def test_the_readme_block_has_commands():
 @pytest.mark.parametrize("command", readme_commands())
 def test_each_readme_command_runs(command, at_top):
     out = run(shlex.split(command)[1:])
+    if command.startswith("fracas doctor") and out.exit_code == 1:
+        # doctor exits 1 when it reports a problem of this machine, not of fracas: port 8765
+        # taken by another program, or an install without the compiled core.
+        assert "[problem]" in out.output and out.output.rstrip().endswith("found"), out.output
+        return
     assert out.exit_code == 0, f"{command}\n{out.output}"
 
 

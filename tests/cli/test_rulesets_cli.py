@@ -92,3 +92,34 @@ def test_worldwalker_two_weapon_and_feint_flags():
 def test_worldwalker_two_weapon_and_feint_errors_name_the_option(flags, message):
     out = run(["attack", "--ruleset", "worldwalker", "--damage", "1d8", "--defense", "12", *flags])
     assert out.exit_code == 2 and message in out.output, out.output
+
+@pytest.mark.parametrize("spelling", ["ct", "CT", "Cartyrion", "cartyrion", "CARTYRION"])
+def test_ruleset_takes_the_short_id_the_docs_use_and_any_case(spelling):
+    out = run(["attack", "--ruleset", spelling, "--level", "9", "--bonus", "8", "--magic", "2", "--die", "d6",
+               "--dex", "3", "--armor", "1", "--rolls", "5 3 4 3 2", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["ruleset"] == "cartyrion"
+
+
+@pytest.mark.parametrize(("spelling", "name"), [("er", "enchanted-realms"), ("Enchanted Realms", "enchanted-realms"),
+                                                ("WW", "worldwalker"), ("os", "old-school"), ("Old-School", "old-school")])
+def test_every_short_id_and_title(spelling, name):
+    out = run(["initiative", "--ruleset", spelling, "--side", "party", "--side", "goblins", "--combatant", "a=1",
+               "--combatant", "b=2", "--seed", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["ruleset"] == name
+    assert run(["odds", "--ruleset", spelling, "--help"]).exit_code == 0
+
+
+def test_an_unknown_ruleset_lists_the_names_and_short_ids():
+    out = run(["attack", "--ruleset", "chess", "--dice", "2"])
+    assert out.exit_code == 2
+    assert ("unknown ruleset 'chess' (one of: enchanted-realms (ER), worldwalker (WW), cartyrion (CT),"
+            " old-school (OS); any case)") in out.output
+
+
+def test_the_main_help_describes_all_four_rulesets():
+    out = run(["--help"]).output
+    for title, short in (("Enchanted Realms", "ER"), ("Worldwalker", "WW"), ("Cartyrion", "CT"),
+                         ("old-school", "OS")):
+        assert f"{title} ({short})" in " ".join(out.split()), title

@@ -142,3 +142,18 @@ def test_ctrl_c_stops_a_multiprocess_simulation_with_the_partial_result(home):
     result = json.loads(out)
     assert result["interrupted"] is True and result["completed"] < result["runs"] == 1_000_000
     assert "Traceback" not in err
+
+
+def test_simulate_plot_says_where_with_whole_round_ticks(tmp_path):
+    pytest.importorskip("matplotlib")
+    from fracas.drive.simulate import figure
+
+    png = tmp_path / "sim.png"
+    out = run(["simulate", ER, "--runs", "40", "--seed", "1", "--workers", "1", "--plot", str(png)])
+    assert f"wrote {png}" in out.output
+    result = json.loads(run(["simulate", ER, "--runs", "40", "--seed", "1", "--workers", "1", "--json", "-"]).output)
+    assert len(result["rounds"]["histogram"]) < 6  # few distinct lengths: matplotlib would pick 0.5 steps
+    rounds = figure(result).axes[1]
+    low, high = rounds.get_xlim()
+    ticks = [t for t in rounds.get_xticks() if low <= t <= high]
+    assert ticks and all(t == int(t) for t in ticks)

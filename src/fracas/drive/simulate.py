@@ -9,11 +9,14 @@ processes or a Dask cluster; only its `timing` differs.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import math
 import os
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any, Optional
 
 from ..errors import LimitError, SchemaError
@@ -148,41 +151,182 @@ def _batches(runs: int, batch: int) -> list[tuple[int, int]]:
     return [(first, min(batch, runs - first)) for first in range(0, runs, batch)]
 
 
+#: What a worker says when a script without the `__main__` guard calls `simulate` again while the
+#: worker imports it (the spawn start method runs the main script in every worker).
+GUARD = ("fracas.simulate(workers > 1) was called while a worker process imported the main script: simulations"
+         " start their workers with the spawn method, which runs the script again in each worker. Call it under"
+         " `if __name__ == \"__main__\":`, or use workers=1.")
+
+
+class WorkersFailed(RuntimeError):
+    """The simulation's worker processes died (killed, out of memory, or a script without the
+    `if __name__ == "__main__":` guard); the message says which is likely."""
+
+
 def _quiet_worker() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them cleanly."""
+    """Workers leave SIGINT to the parent, which stops them (a terminal's Ctrl-C reaches the
+    whole process group; the parent alone decides what is kept)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int) -> Iterator[dict[str, Any]]:
+class _Stop:
+    """SIGINT and SIGTERM while a simulation runs: the first one stops it, and the fights
+    finished so far are reported (`interrupted`, `stopped_by`).
+
+    With worker processes or Dask the handler only sets a flag, which the parent polls:
+    a KeyboardInterrupt raised at an arbitrary point of concurrent.futures or Dask code can
+    leave a lock held, and the shutdown then hangs (the way `fracas simulate` used to hang
+    on `timeout -s INT`). Further signals while the workers are stopped are ignored, so a
+    second Ctrl-C cannot orphan them. In-process, the handler raises KeyboardInterrupt at
+    once: there is nothing to clean up. Handlers are installed only on the main thread
+    (Python allows no other) and restored afterwards; elsewhere a KeyboardInterrupt still
+    stops the run.
+    """
+
+    def __init__(self, immediate: bool) -> None:
+        self.immediate = immediate
+        self.signum: Optional[int] = None
+        self.event = threading.Event()
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(signum) is None:  # a handler set outside Python: it could not be put back
+                    continue
+                try:
+                    self._previous[signum] = signal.signal(signum, self._handle)
+                except (ValueError, OSError):  # an embedded interpreter may refuse
+                    pass
+        return self
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        first = self.signum is None
+        if first:
+            self.signum = signum
+        self.event.set()
+        if self.immediate and first:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *_exc: Any) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    @property
+    def name(self) -> Optional[str]:
+        return signal.Signals(self.signum).name if self.signum is not None else None
+
+
+@contextlib.contextmanager
+def _children_deaf_to_sigint() -> Iterator[None]:
+    """Worker processes started inside ignore SIGINT for life; the parent's is delivered after.
+
+    A terminal's Ctrl-C goes to the whole process group: a worker that gets it while it
+    still imports fracas (before `_quiet_worker` runs) dies with a traceback while the
+    parent is stopping it anyway. So SIGINT is ignored while the pool starts its
+    workers: an ignored signal stays ignored across fork and exec (a blocked one does
+    not: subprocess resets the mask), and Python then installs no KeyboardInterrupt
+    handler. Meanwhile this thread blocks SIGINT, and so do the threads the pool starts
+    here (they inherit the mask): Linux keeps a blocked signal pending even while it is
+    ignored, so a SIGINT sent to the parent in between reaches `_Stop`'s handler once
+    that is back and the signal unblocked, instead of being lost. (A thread of the
+    caller's own that does not block SIGINT could still take it meanwhile.) Main thread
+    only (Python sets handlers nowhere else); not on Windows, which has no such signal.
+    """
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is None:  # a handler set outside Python could not be put back
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    # The tracker first: starting it unblocks SIGINT in this thread (bpo-33613's mask for the
+    # tracker's own start is taken off with SIG_UNBLOCK), and it ignores SIGINT itself.
+    resource_tracker.ensure_running()
+    blocked = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        mask(signal.SIG_SETMASK, blocked)
+
+
+def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
+    """Shut the pool down; after a stop or an error, without waiting for the batches running.
+
+    `shutdown(cancel_futures=True)` alone waits for every running batch, and a worker
+    that is never told to stop keeps the interpreter's exit waiting; so the workers are
+    terminated, joined with a deadline and killed if they linger. `_processes` is the
+    executor's own table of its workers (CPython has no public handle on them; it is
+    what `ProcessPoolExecutor.terminate_workers` of Python 3.14 uses).
+    """
+    if finished:
+        pool.shutdown(wait=True)
+        return
+    for future in running:
+        future.cancel()
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets both
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + 5
+    for process in processes:
+        process.join(max(0.05, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join(1)
+    if manager is not None:  # it notices the dead workers and ends; joined here, not raced at exit
+        manager.join(max(0.05, deadline - time.monotonic()))
+
+
+def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int,
+           stop: _Stop) -> Generator[dict[str, Any], None, None]:
     if workers == 1:
         for first, count in batches:
             yield play_batch(scenario, seed, first, count)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_quiet_worker)
+    running: set[Any] = set()
+    finished = False
+    queue = iter(batches)
+    pool = None
     try:
-        queue = iter(batches)
-        running = set()
-        for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-            running.add(pool.submit(play_batch, scenario, seed, first, count))
-            if len(running) >= 2 * workers:
-                break
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
+        with _children_deaf_to_sigint():  # the workers start at the first submits
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_quiet_worker)
+            for first, count in queue:  # two tasks per worker in flight, the rest as they finish
+                running.add(pool.submit(play_batch, scenario, seed, first, count))
+                if len(running) >= 2 * workers:
+                    break
+        while running and not stop.event.is_set():
+            done, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in done:
-                yield future.result()
-                nxt = next(queue, None)
+                try:
+                    part = future.result()
+                except BrokenProcessPool:
+                    raise WorkersFailed(
+                        "the simulation's worker processes died. Workers start with the spawn method, which"
+                        " imports the main script again in each: a script must call fracas.simulate(workers > 1)"
+                        " under `if __name__ == \"__main__\":` (or use workers=1); otherwise a worker was"
+                        " killed (out of memory?)") from None
+                yield part
+                nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
                     running.add(pool.submit(play_batch, scenario, seed, *nxt))
+        finished = not running
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            _close_pool(pool, running, finished)
 
 
 def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
-          workers: int) -> Iterator[dict[str, Any]]:
+          workers: int, stop: _Stop) -> Generator[dict[str, Any], None, None]:
     try:
         import importlib
 
@@ -192,41 +336,193 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
     Client, LocalCluster, as_completed = dd.Client, dd.LocalCluster, dd.as_completed
     cluster = None
     if address == "local":
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        except Exception:
+            if stop.event.is_set():  # a terminal's Ctrl-C reached the workers while they started
+                return
+            raise
         client = Client(cluster)
+        # Dask starts its workers from threads of its own, which would take a SIGINT meant for
+        # the parent while _children_deaf_to_sigint ignores it: each worker is told to leave
+        # SIGINT to the parent once it runs instead (on its event loop, its main thread).
+        client.run(_quiet_worker)
     else:
         try:
             client = Client(address, timeout="10s")
         except OSError as exc:
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    futures: list[Any] = []
+    running: set[Any] = set()
     try:
-        futures = [client.submit(play_batch, scenario, seed, first, count, pure=False) for first, count in batches]
-        for future in as_completed(futures):
-            yield future.result()
+        # A few batches per worker thread in flight, the rest as they finish (as _local does): a
+        # stop then cancels a handful, not thousands of computed results a worker holds.
+        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
+        queue = iter(batches)
+        for first, count in queue:
+            running.add(client.submit(play_batch, scenario, seed, first, count, pure=False))
+            if len(running) >= 2 * max(workers, threads):
+                break
+        arriving = as_completed(running)
+        while running and not stop.event.is_set():
+            if not arriving.has_ready():
+                stop.event.wait(0.05)  # polled: a signal only sets the flag (see _Stop)
+                continue
+            for future in arriving.next_batch(block=False):
+                running.discard(future)
+                yield future.result()
+                nxt = None if stop.event.is_set() else next(queue, None)
+                if nxt is not None:
+                    more = client.submit(play_batch, scenario, seed, *nxt, pure=False)
+                    running.add(more)
+                    arriving.add(more)
     finally:
-        for future in futures:
-            future.cancel()
-        client.close()
+        if running:
+            client.cancel(list(running))  # one message for all
+            running.clear()
         if cluster is not None:
             cluster.close()
+        client.close()
+
+
+def read_scenario(scenario: Any) -> Any:
+    """A scenario as `simulate` and `Encounter.new` take it: a dict, JSON text or bytes, a
+    file path (str or `os.PathLike`) or `@NAME` (an example that ships with fracas)."""
+    from .scenario import example
+
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and not scenario.lstrip().startswith(("{", "["))
+                                             and not scenario.startswith("@")):
+        path = os.fspath(scenario)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise SchemaError("scenario", f"cannot read the scenario file {path!r}: {exc.strerror or exc}") from None
+        try:
+            return parse_json(data)
+        except SchemaError as exc:
+            raise SchemaError("scenario", f"the scenario file {path!r} is not valid JSON: {exc.reason}") from None
+    if isinstance(scenario, str) and scenario.startswith("@"):
+        return parse_json(example(scenario[1:]))
+    return parse_json(scenario)
+
+
+class SimulationResult(Mapping[str, Any]):
+    """What `simulate` reports: who wins how often, how long fights last, who survives.
+
+    The attributes are the result's fields; `to_dict()` gives the JSON shape (what
+    `fracas simulate --json` writes). It is also a read-only mapping of the same fields
+    (`result["sides"]`), as the plain dict `simulate` returned before.
+
+    Attributes:
+        scenario: The scenario's `name` (None when it has none).
+        ruleset: The ruleset the fights were played by.
+        seed: The seed: fight i plays from (seed, i), so the same seed repeats the result.
+        runs: Fights asked for.
+        completed: Fights played (fewer than `runs` when the run was interrupted).
+        interrupted: True when a signal or KeyboardInterrupt stopped the run early.
+        stopped_by: "SIGINT" or "SIGTERM" when a signal stopped it, else None.
+        sides: Per side: `wins`, `win_rate`, `win_rate_ci95` (95 % Wilson interval),
+            `combatants`, `survivors_mean`.
+        draws: `count`, `rate`, `rate_ci95`.
+        rounds: `mean`, `median`, `min`, `max` and `histogram` ({rounds: fights}).
+        combatants: Per combatant: `side`, `group`, `dealt_mean`, `taken_mean`,
+            `survived_rate`, `fled_rate`, `down_rate`.
+        timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        rates = {side: s["win_rate"] for side, s in self._data["sides"].items()}
+        return (f"<SimulationResult {self._data['scenario'] or 'scenario'} ({self._data['ruleset']})"
+                f" {self._data['completed']}/{self._data['runs']} fights win_rate={rates}"
+                f"{' interrupted' if self._data['interrupted'] else ''}>")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
+        return copy.deepcopy(self._data)
+
+    @property
+    def scenario(self) -> Optional[str]:
+        return self._data["scenario"]  # type: ignore[no-any-return]
+
+    @property
+    def ruleset(self) -> str:
+        return str(self._data["ruleset"])
+
+    @property
+    def seed(self) -> int:
+        return int(self._data["seed"])
+
+    @property
+    def runs(self) -> int:
+        return int(self._data["runs"])
+
+    @property
+    def completed(self) -> int:
+        return int(self._data["completed"])
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self._data["interrupted"])
+
+    @property
+    def stopped_by(self) -> Optional[str]:
+        return self._data["stopped_by"]  # type: ignore[no-any-return]
+
+    @property
+    def sides(self) -> dict[str, Any]:
+        return self._data["sides"]  # type: ignore[no-any-return]
+
+    @property
+    def draws(self) -> dict[str, Any]:
+        return self._data["draws"]  # type: ignore[no-any-return]
+
+    @property
+    def rounds(self) -> dict[str, Any]:
+        return self._data["rounds"]  # type: ignore[no-any-return]
+
+    @property
+    def combatants(self) -> dict[str, Any]:
+        return self._data["combatants"]  # type: ignore[no-any-return]
+
+    @property
+    def timing(self) -> dict[str, Any]:
+        return self._data["timing"]  # type: ignore[no-any-return]
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
-             batch: int = BATCH) -> dict[str, Any]:
+             batch: int = BATCH) -> SimulationResult:
     """Play `runs` fights of `scenario` and report who wins how often, rounds, survivors,
-    and damage dealt and taken per combatant. `workers` processes on this machine, or
-    `dask` (a scheduler address, or "local" for a LocalCluster of `workers` workers).
-    `progress(fights_done)` is called as batches finish. On KeyboardInterrupt the fights
-    finished so far are reported (`interrupted: true`)."""
-    source = parse_json(scenario)
+    and damage dealt and taken per combatant (`fracas.simulate` documents the arguments).
+    `batch` is the fights a worker plays per task.
+
+    SIGINT (Ctrl-C, a KeyboardInterrupt) or SIGTERM while it runs stops the workers and
+    returns the fights finished so far (`interrupted`, `stopped_by`)."""
+    import multiprocessing
+
+    source = read_scenario(scenario)
     sc = compile_scenario(source)  # every error before any worker starts
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise LimitError("runs", f"runs must be 1 to {MAX_RUNS}, got {runs!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
         raise SchemaError("workers", f"workers must be 1 to 1024, got {workers!r}")
     check_seed(seed, "seed")
+    if (workers > 1 or dask) and getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise SystemExit(GUARD)  # in a spawned worker: one line, not a traceback per worker
     seed = new_seed() if seed is None else seed
     import orjson
 
@@ -234,36 +530,41 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
-    stream = _dask(blob, seed, batches, dask, workers) if dask else _local(blob, seed, batches, workers)
-    try:
-        for part in stream:
-            totals = merge(totals, part)
-            if progress is not None:
-                progress(part["fights"])
-    except KeyboardInterrupt:
-        pass
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
+    with _Stop(immediate=workers == 1 and not dask) as stop:
+        stream = _dask(blob, seed, batches, dask, workers, stop) if dask else _local(blob, seed, batches, workers,
+                                                                                   stop)
+        try:
+            for part in stream:
+                totals = merge(totals, part)
+                if progress is not None:
+                    progress(part["fights"])
+                if stop.event.is_set():
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stream.close()  # ends the generator: its `finally` stops the workers
     elapsed = time.perf_counter() - started
     if totals is None:
         totals = merge(None, play_batch(blob, seed, 0, 0))
     out = report(sc, totals, runs, seed)
+    out["stopped_by"] = stop.name
     out["timing"] = {"seconds": round(elapsed, 4), "fights_per_second": round(totals["fights"] / elapsed, 1)
                      if elapsed > 0 else None, "workers": workers,
                      "executor": f"dask {dask}" if dask else ("processes" if workers > 1 else "in-process"),
                      "cpus": os.cpu_count()}
-    return out
+    return SimulationResult(out)
 
 
-def plot(result: dict[str, Any], path: str) -> None:
-    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG."""
+def figure(result: Mapping[str, Any]) -> Any:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a matplotlib figure
+    (whole-number ticks on the rounds axis: a fight lasts 3 rounds, not 2.5)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise MissingExtra("--plot needs matplotlib: pip install 'fracas[plot]'") from None
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -277,10 +578,20 @@ def plot(result: dict[str, Any], path: str) -> None:
     left.set_title(f"Who wins ({result['completed']} fights, 95 % intervals)")
     hist = result["rounds"]["histogram"]
     right.bar([int(r) for r in hist], list(hist.values()), color="#4c72b0")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.yaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_xlabel("rounds to finish")
     right.set_ylabel("fights")
     right.set_title("How long the fights last")
     fig.suptitle(result["scenario"] or "fracas simulation")
     fig.tight_layout()
+    return fig
+
+
+def plot(result: Mapping[str, Any], path: str) -> None:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
+    fig = figure(result)
+    import matplotlib.pyplot as plt
+
     fig.savefig(path, dpi=110)
     plt.close(fig)

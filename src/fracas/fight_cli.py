@@ -1,9 +1,10 @@
-"""`fracas encounter …` and `fracas simulate`: whole fights from a scenario file.
+"""`fracas encounter …`, `fracas simulate` and `fracas sweep`: whole fights from a scenario file.
 
     fracas encounter new crypt --scenario examples/scenarios/er-skeleton-horde.json
     fracas encounter round crypt --seed 7
     fracas encounter undo crypt
     fracas simulate examples/scenarios/er-skeleton-horde.json --runs 10000 --seed 1
+    fracas sweep @er-skeleton-horde --vary '$.sides.skeletons[0].count=4..12' --runs 2000 --target 0.5
 """
 
 from __future__ import annotations
@@ -436,4 +437,130 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     if result["interrupted"]:
         # 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT
         # (and a Ctrl-C arriving as KeyboardInterrupt), 143 for SIGTERM.
+        sys.exit(128 + (signal.SIGTERM if result["stopped_by"] == "SIGTERM" else signal.SIGINT))
+
+
+# -- fracas sweep ------------------------------------------------------------------------
+
+#: The sweep's own arguments, as the command line names them (scenario paths stay as they are).
+_SWEEP_OPTIONS = {"vary": "--vary", "target": "--target", "side": "--side", "runs": "--runs", "workers": "--workers",
+                  "seed": "--seed"}
+
+
+def _sweep_rejected(err: RequestError) -> _Rejected:
+    option = _SWEEP_OPTIONS.get(err.path.split("[", 1)[0])
+    if option is not None:
+        return _Rejected(f"{option}: {err.reason}")
+    if err.path.startswith("$") and err.path != "$" and not err.path.startswith("$:"):
+        return _Rejected(f"--vary {err.path}: {err.reason}")  # a varied field or a point the scenario refuses
+    return _Rejected(str(err))
+
+
+def _extras(dask_address: Optional[str], plot_out: Optional[str]) -> None:
+    """--dask and --plot name their extra before anything runs."""
+    if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:
+        raise click.BadParameter(f"{dask_address!r} is neither 'local' nor a scheduler address like"
+                                 " tcp://127.0.0.1:8786", param_hint="--dask")
+    if dask_address is not None:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
+    if plot_out is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+
+
+@click.command("sweep")
+@click.argument("scenario_file", metavar="SCENARIO")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="PATH=VALUES",
+              help="A field to vary and its values: a range a..b (a..b:step) or a list a,b,c, e.g."
+                   " '$.sides.skeletons[0].count=4..40'. Once or twice (a grid).")
+@click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
+              help="Fights per point.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Point p plays from a stream of (seed, p): the table is the same for any --workers or --dask.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Processes on this machine [default: its cores]; with --dask local, the cluster's workers.")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local",
+              help="Play on a dask.distributed scheduler (tcp://host:8786), or 'local' for a LocalCluster"
+                   " (needs pip install 'fracas[dask]').")
+@click.option("--target", type=click.FloatRange(0, 1), default=None, metavar="RATE",
+              help="Mark where a side's win rate crosses RATE (e.g. 0.5), interpolated between points.")
+@click.option("--side", default=None, metavar="NAME", help="The side --target follows [default: the first side].")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="OUT",
+              help="Write the result as JSON to OUT ('-': standard output, no text).")
+@click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
+              help="Draw win rates against the field (a heatmap for two; needs pip install 'fracas[plot]').")
+@click.option("--progress/--no-progress", default=None,
+              help="A progress bar on standard error [default: when it is a terminal and the JSON is not"
+                   " on standard output].")
+def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[int], workers: Optional[int],
+          dask_address: Optional[str], target: Optional[float], side: Optional[str], json_out: Optional[str],
+          plot_out: Optional[str], progress: Optional[bool]) -> None:
+    """Play RUNS fights of a SCENARIO at every value of one or two fields and report each
+    side's win rate (with a 95 % interval), draws, mean rounds and survivors per point,
+    and where a side's win rate crosses --target. Every point is checked before any
+    fight starts; Ctrl-C stops cleanly and reports the points finished (exit 130)."""
+    from .drive.simulate import MissingExtra, WorkersFailed
+    from .drive.sweep import MAX_FIELDS, plot, render, sweep as run
+
+    if len(vary) > MAX_FIELDS:
+        raise click.BadParameter(f"a sweep varies 1 or {MAX_FIELDS} fields, got {len(vary)}", param_hint="--vary")
+    scenario = _read_scenario(scenario_file, "SCENARIO")
+    if workers is None:
+        workers = max(1, _cores())
+    _extras(dask_address, plot_out)
+    if progress is None:
+        progress = sys.stderr.isatty() and json_out != "-"
+    bar: Any = None
+    total = [0]
+
+    def tick(fights: int) -> None:
+        if bar is None:
+            return
+        bar.update(fights)
+
+    try:
+        if progress:
+            from .drive.sweep import parse_vary
+
+            size = 1
+            for i, spec in enumerate(vary):  # the bar's length; errors are the sweep's own, below
+                try:
+                    size *= len(parse_vary(spec, i).values)
+                except RequestError:
+                    size = 0
+            total[0] = size * runs
+            if total[0]:
+                bar = click.progressbar(length=total[0], label="fights", file=sys.stderr)
+                bar.__enter__()
+        outcome = run(scenario, list(vary), runs=runs, seed=seed, workers=workers, dask=dask_address,
+                      target=target, side=side, progress=tick)
+    except RequestError as err:
+        raise _sweep_rejected(err) from None
+    except MissingExtra as exc:
+        raise click.UsageError(str(exc)) from None
+    except WorkersFailed as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    result = outcome.to_dict()
+    if json_out == "-":
+        click.echo(_dump(result))
+    else:
+        if json_out:
+            with open(json_out, "w", encoding="utf-8") as out:
+                out.write(_dump(result) + "\n")
+        click.echo(render(result, _style))
+    if plot_out:
+        try:
+            plot(result, plot_out)
+        except MissingExtra as exc:
+            raise click.UsageError(str(exc)) from None
+        click.echo(f"wrote {plot_out}", err=True)
+    if result["interrupted"]:
         sys.exit(128 + (signal.SIGTERM if result["stopped_by"] == "SIGTERM" else signal.SIGINT))

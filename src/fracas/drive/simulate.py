@@ -16,7 +16,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any, Optional
 
 from ..errors import LimitError, SchemaError
@@ -252,7 +252,7 @@ def _children_deaf_to_sigint() -> Iterator[None]:
         mask(signal.SIG_SETMASK, blocked)
 
 
-def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
+def _close_pool(pool: Any, running: Iterable[Any], finished: bool) -> None:
     """Shut the pool down; after a stop or an error, without waiting for the batches running.
 
     `shutdown(cancel_futures=True)` alone waits for every running batch, and a worker
@@ -282,31 +282,37 @@ def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
         manager.join(max(0.05, deadline - time.monotonic()))
 
 
-def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int,
-           stop: _Stop) -> Generator[dict[str, Any], None, None]:
+#: A task: `play_batch`'s arguments (scenario, seed, first, count).
+Task = tuple[bytes, int, int, int]
+
+
+def _local(tasks: list[Task], workers: int, stop: _Stop) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """Play the tasks in this process or on `workers` processes; yields (task index, totals)
+    as each finishes, at most two tasks per worker in flight, in the tasks' order."""
     if workers == 1:
-        for first, count in batches:
-            yield play_batch(scenario, seed, first, count)
+        for i, task in enumerate(tasks):
+            yield i, play_batch(*task)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    running: set[Any] = set()
+    running: dict[Any, int] = {}
     finished = False
-    queue = iter(batches)
+    queue = enumerate(tasks)
     pool = None
     try:
         with _children_deaf_to_sigint():  # the workers start at the first submits
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=_quiet_worker)
-            for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-                running.add(pool.submit(play_batch, scenario, seed, first, count))
+            for i, task in queue:  # two tasks per worker in flight, the rest as they finish
+                running[pool.submit(play_batch, *task)] = i
                 if len(running) >= 2 * workers:
                     break
         while running and not stop.event.is_set():
-            done, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in done:
+                index = running.pop(future)
                 try:
                     part = future.result()
                 except BrokenProcessPool:
@@ -315,18 +321,20 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
                         " imports the main script again in each: a script must call fracas.simulate(workers > 1)"
                         " under `if __name__ == \"__main__\":` (or use workers=1); otherwise a worker was"
                         " killed (out of memory?)") from None
-                yield part
+                yield index, part
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    running.add(pool.submit(play_batch, scenario, seed, *nxt))
+                    running[pool.submit(play_batch, *nxt[1])] = nxt[0]
         finished = not running
     finally:
         if pool is not None:
             _close_pool(pool, running, finished)
 
 
-def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
-          workers: int, stop: _Stop) -> Generator[dict[str, Any], None, None]:
+def _dask(tasks: list[Task], address: str, workers: int,
+          stop: _Stop) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """Play the tasks on a Dask cluster (`address`, or "local": a LocalCluster of `workers`);
+    yields (task index, totals) as each finishes."""
     try:
         import importlib
 
@@ -352,14 +360,14 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
             client = Client(address, timeout="10s")
         except OSError as exc:
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    running: set[Any] = set()
+    running: dict[Any, int] = {}
     try:
         # A few batches per worker thread in flight, the rest as they finish (as _local does): a
         # stop then cancels a handful, not thousands of computed results a worker holds.
         threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
-        queue = iter(batches)
-        for first, count in queue:
-            running.add(client.submit(play_batch, scenario, seed, first, count, pure=False))
+        queue = enumerate(tasks)
+        for i, task in queue:
+            running[client.submit(play_batch, *task, pure=False)] = i
             if len(running) >= 2 * max(workers, threads):
                 break
         arriving = as_completed(running)
@@ -368,12 +376,12 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
                 stop.event.wait(0.05)  # polled: a signal only sets the flag (see _Stop)
                 continue
             for future in arriving.next_batch(block=False):
-                running.discard(future)
-                yield future.result()
+                index = running.pop(future)
+                yield index, future.result()
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    more = client.submit(play_batch, scenario, seed, *nxt, pure=False)
-                    running.add(more)
+                    more = client.submit(play_batch, *nxt[1], pure=False)
+                    running[more] = nxt[0]
                     arriving.add(more)
     finally:
         if running:
@@ -531,10 +539,10 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
     with _Stop(immediate=workers == 1 and not dask) as stop:
-        stream = _dask(blob, seed, batches, dask, workers, stop) if dask else _local(blob, seed, batches, workers,
-                                                                                   stop)
+        tasks = [(blob, seed, first, count) for first, count in batches]
+        stream = _dask(tasks, dask, workers, stop) if dask else _local(tasks, workers, stop)
         try:
-            for part in stream:
+            for _task, part in stream:
                 totals = merge(totals, part)
                 if progress is not None:
                     progress(part["fights"])

@@ -505,11 +505,13 @@ def render(result: Mapping[str, Any], style: Callable[..., str] = lambda text, *
     names = [p.rsplit(".", 1)[-1] if len(p) > 14 else p for p in paths]
     widths = [max(len(n), *(len(_shown_value(x)) for x in v["values"])) for n, v in zip(names, result["vary"])]
     head = "  " + "  ".join(n.rjust(w) for n, w in zip(names, widths))
+    win = {side: max(24, len(side) + 14) for side in result["sides"]}
+    left = {side: max(14, len(side) + 5) for side in result["sides"]}
     for side in result["sides"]:
-        head += f"  {(side + ' win % (95 %)')[:24]:>24}"
+        head += "  " + f"{side} win % (95 %)".rjust(win[side])
     head += f"  {'draw %':>6}  {'rounds':>6}"
     for side in result["sides"]:
-        head += f"  {(side + ' left')[:14]:>14}"
+        head += "  " + f"{side} left".rjust(left[side])
     out.append(head)
     for point in result["points"]:
         line = "  " + "  ".join(_shown_value(point["values"][p]).rjust(w) for p, w in zip(paths, widths))
@@ -517,12 +519,12 @@ def render(result: Mapping[str, Any], style: Callable[..., str] = lambda text, *
             s = point["sides"][side]
             lo, hi = s["win_rate_ci95"]
             cell = f"{_percent(s['win_rate'])} ({100 * lo:.1f}–{100 * hi:.1f})"
-            line += f"  {cell:>24}"
+            line += "  " + cell.rjust(win[side])
         line += f"  {_percent(point['draws']['rate']):>6}  {point['rounds']['mean']:6.2f}"
         for side in result["sides"]:
             s = point["sides"][side]
             cell = f"{s['survivors_mean']:.2f} of {s['combatants']}"
-            line += f"  {cell:>14}"
+            line += "  " + cell.rjust(left[side])
         out.append(line)
     if len(paths) > 1 or any(n != p for n, p in zip(names, paths)):
         out.append("  (" + "; ".join(f"{n}: {p}" for n, p in zip(names, paths) if n != p or len(paths) > 1) + ")")

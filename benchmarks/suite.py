@@ -19,6 +19,7 @@ import fracas
 from fracas import _kernels
 
 from . import d20_library, engine_runs, fights_bench, numpy_batch, odds_bench, randint_loop, rulesets_bench
+from . import sweep_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -34,9 +35,10 @@ TARGETS = {
     "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread, largest batch", 1.8, "×"),
     "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
     "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 1.2, "×"),
+    "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
-AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead"}
+AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s"}
 
 
 @dataclass
@@ -78,6 +80,11 @@ class Options:
     def fight_runs(self) -> int:
         """Simulated fights per example scenario and way of running them."""
         return max(20, int((1_000 if self.quick else 5_000) * self.scale))
+
+    @property
+    def sweep_runs(self) -> int:
+        """Fights per point of the 20-point sweep: the target's 10,000 (a few dozen with --quick)."""
+        return max(10, int((40 if self.quick else 10_000) * self.scale))
 
     @property
     def latency_calls(self) -> int:
@@ -160,6 +167,7 @@ class Suite:
         steps += r                                           # bulk over many groups
         steps += 1                                           # odds
         steps += 1                                           # fights
+        steps += 1                                           # sweep
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -203,6 +211,9 @@ class Suite:
         self._label = "fights"
         result["fights"] = fights_bench.run(o.fight_runs, o.cores,
                                             None if o.quick else max(20, int(10_000 * o.scale)))
+        tick()
+        self._label = "sweep"
+        result["sweep"] = sweep_bench.run(o.sweep_runs, o.cores)
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
@@ -496,6 +507,7 @@ def evaluate_targets(result: dict) -> list[dict]:
         "bulk_cores_ratio": sizes[-1].get("cores_vs_single") if sizes else None,
         "bulk_memory_mb": memory.get("delta_mb") if memory.get("large_attacks", 0) >= 10**8 else None,
         "bridge_overhead": _bridge_overhead(result.get("bridge")),
+        "sweep_cores_s": _sweep_seconds(result.get("sweep")),
     }
     out = []
     for key, (what, threshold, unit) in TARGETS.items():
@@ -506,6 +518,13 @@ def evaluate_targets(result: dict) -> list[dict]:
         out.append({"key": key, "what": what, "target": threshold, "unit": unit,
                     "at_most": key in AT_MOST, "measured": value, "met": met})
     return out
+
+
+def _sweep_seconds(sweep: Optional[dict]) -> Optional[float]:
+    """The sweep's wall time on the local cores, when it played the target's 10,000 fights per point."""
+    if not isinstance(sweep, dict) or sweep.get("runs_per_point", 0) < 10_000:
+        return None
+    return sweep["seconds"]["local_cores"]  # type: ignore[no-any-return]
 
 
 def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:

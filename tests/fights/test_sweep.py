@@ -283,3 +283,11 @@ def test_cli_sigint_exits_130_with_the_points_finished(tmp_path):
     result = json.loads(out.read_text())
     assert result["interrupted"] and result["stopped_by"] == "SIGINT" and result["completed_points"] < 20
     assert all(p["completed"] == 400 for p in result["points"])
+
+
+def test_cli_a_bad_scenario_is_named_as_the_scenario_not_as_vary(tmp_path):
+    scenario = json.loads(example("ww-duel"))
+    scenario["sides"]["knight"][0]["attacks"] = [{"method": "thrown", "damage": "1d4"}]
+    (tmp_path / "bad.json").write_text(json.dumps(scenario))
+    out = run(["sweep", str(tmp_path / "bad.json"), "--vary", "$.sides.knight[0].hp=5,10", "--runs", "5"])
+    assert out.exit_code == 2 and "Error: $.sides.knight[0].attacks[0].method" in out.output, out.output

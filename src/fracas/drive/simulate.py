@@ -392,6 +392,28 @@ def _dask(tasks: list[Task], address: str, workers: int,
         client.close()
 
 
+def play(tasks: list[Task], workers: int, dask: Optional[str], add: Callable[[int, dict[str, Any]], None],
+         progress: Optional[Callable[[int], None]] = None) -> _Stop:
+    """Play the tasks on the executor asked for, giving each one's totals to `add` (task
+    index, totals) as it finishes, until all are done or SIGINT, SIGTERM or a
+    KeyboardInterrupt stops them (no worker left running); returns the `_Stop`, which
+    names the signal."""
+    with _Stop(immediate=workers == 1 and not dask) as stop:
+        stream = _dask(tasks, dask, workers, stop) if dask else _local(tasks, workers, stop)
+        try:
+            for task, part in stream:
+                add(task, part)
+                if progress is not None:
+                    progress(part["fights"])
+                if stop.event.is_set():
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stream.close()  # ends the generator: its `finally` stops the workers
+    return stop
+
+
 def read_scenario(scenario: Any) -> Any:
     """A scenario as `simulate` and `Encounter.new` take it: a dict, JSON text or bytes, a
     file path (str or `os.PathLike`) or `@NAME` (an example that ships with fracas)."""
@@ -414,7 +436,58 @@ def read_scenario(scenario: Any) -> Any:
     return parse_json(scenario)
 
 
-class SimulationResult(Mapping[str, Any]):
+class Result(Mapping[str, Any]):
+    """A result of fights played (`SimulationResult`, `SweepResult`): JSON-ready data with
+    its fields as attributes, and a read-only mapping of the same fields."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
+        return copy.deepcopy(self._data)
+
+    @property
+    def scenario(self) -> Optional[str]:
+        return self._data["scenario"]  # type: ignore[no-any-return]
+
+    @property
+    def ruleset(self) -> str:
+        return str(self._data["ruleset"])
+
+    @property
+    def seed(self) -> int:
+        return int(self._data["seed"])
+
+    @property
+    def runs(self) -> int:
+        return int(self._data["runs"])
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self._data["interrupted"])
+
+    @property
+    def stopped_by(self) -> Optional[str]:
+        return self._data["stopped_by"]  # type: ignore[no-any-return]
+
+    @property
+    def timing(self) -> dict[str, Any]:
+        return self._data["timing"]  # type: ignore[no-any-return]
+
+
+class SimulationResult(Result):
     """What `simulate` reports: who wins how often, how long fights last, who survives.
 
     The attributes are the result's fields; `to_dict()` gives the JSON shape (what
@@ -438,19 +511,7 @@ class SimulationResult(Mapping[str, Any]):
         timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
     """
 
-    __slots__ = ("_data",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
+    __slots__ = ()
 
     def __repr__(self) -> str:
         rates = {side: s["win_rate"] for side, s in self._data["sides"].items()}
@@ -458,37 +519,9 @@ class SimulationResult(Mapping[str, Any]):
                 f" {self._data['completed']}/{self._data['runs']} fights win_rate={rates}"
                 f"{' interrupted' if self._data['interrupted'] else ''}>")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
-        return copy.deepcopy(self._data)
-
-    @property
-    def scenario(self) -> Optional[str]:
-        return self._data["scenario"]  # type: ignore[no-any-return]
-
-    @property
-    def ruleset(self) -> str:
-        return str(self._data["ruleset"])
-
-    @property
-    def seed(self) -> int:
-        return int(self._data["seed"])
-
-    @property
-    def runs(self) -> int:
-        return int(self._data["runs"])
-
     @property
     def completed(self) -> int:
         return int(self._data["completed"])
-
-    @property
-    def interrupted(self) -> bool:
-        return bool(self._data["interrupted"])
-
-    @property
-    def stopped_by(self) -> Optional[str]:
-        return self._data["stopped_by"]  # type: ignore[no-any-return]
 
     @property
     def sides(self) -> dict[str, Any]:
@@ -505,10 +538,6 @@ class SimulationResult(Mapping[str, Any]):
     @property
     def combatants(self) -> dict[str, Any]:
         return self._data["combatants"]  # type: ignore[no-any-return]
-
-    @property
-    def timing(self) -> dict[str, Any]:
-        return self._data["timing"]  # type: ignore[no-any-return]
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
@@ -538,20 +567,12 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
-    with _Stop(immediate=workers == 1 and not dask) as stop:
-        tasks = [(blob, seed, first, count) for first, count in batches]
-        stream = _dask(tasks, dask, workers, stop) if dask else _local(tasks, workers, stop)
-        try:
-            for _task, part in stream:
-                totals = merge(totals, part)
-                if progress is not None:
-                    progress(part["fights"])
-                if stop.event.is_set():
-                    break
-        except KeyboardInterrupt:
-            pass
-        finally:
-            stream.close()  # ends the generator: its `finally` stops the workers
+
+    def add(_task: int, part: dict[str, Any]) -> None:
+        nonlocal totals
+        totals = merge(totals, part)
+
+    stop = play([(blob, seed, first, count) for first, count in batches], workers, dask, add, progress)
     elapsed = time.perf_counter() - started
     if totals is None:
         totals = merge(None, play_batch(blob, seed, 0, 0))
@@ -596,10 +617,14 @@ def figure(result: Mapping[str, Any]) -> Any:
     return fig
 
 
-def plot(result: Mapping[str, Any], path: str) -> None:
-    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
-    fig = figure(result)
+def save_png(fig: Any, path: str) -> None:
+    """Write a matplotlib figure as a PNG at `path` and free it."""
     import matplotlib.pyplot as plt
 
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot(result: Mapping[str, Any], path: str) -> None:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
+    save_png(figure(result), path)

@@ -20,7 +20,7 @@ import copy
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -29,7 +29,7 @@ from ..requests import check_seed, key_path, shown
 from ..rng import chunk_seed, new_seed
 from .scenario import compile_scenario
 from .simulate import (
-    BATCH, GUARD, MAX_RUNS, MissingExtra, Task, _dask, _local, _Stop, merge, play_batch, read_scenario, report,
+    BATCH, GUARD, MAX_RUNS, MissingExtra, Result, Task, merge, play, read_scenario, report, save_png,
 )
 
 #: Points of one sweep (a 100 × 100 grid).
@@ -232,7 +232,7 @@ def crossings(xs: Sequence[Value], rates: Sequence[Optional[float]], target: flo
     return out
 
 
-class SweepResult(Mapping[str, Any]):
+class SweepResult(Result):
     """What `sweep` reports: one row per point, and where a side's win rate crosses a target.
 
     The attributes are the result's fields; `to_dict()` gives the JSON shape (what
@@ -260,19 +260,7 @@ class SweepResult(Mapping[str, Any]):
         timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
     """
 
-    __slots__ = ("_data",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
+    __slots__ = ()
 
     def __repr__(self) -> str:
         fields = " × ".join(v["path"] for v in self._data["vary"])
@@ -282,26 +270,6 @@ class SweepResult(Mapping[str, Any]):
         return (f"<SweepResult {self._data['scenario'] or 'scenario'} ({self._data['ruleset']}) {fields}:"
                 f" {self._data['completed_points']}/{total} points of {self._data['runs']} fights"
                 f"{' interrupted' if self._data['interrupted'] else ''}>")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
-        return copy.deepcopy(self._data)
-
-    @property
-    def scenario(self) -> Optional[str]:
-        return self._data["scenario"]  # type: ignore[no-any-return]
-
-    @property
-    def ruleset(self) -> str:
-        return str(self._data["ruleset"])
-
-    @property
-    def seed(self) -> int:
-        return int(self._data["seed"])
-
-    @property
-    def runs(self) -> int:
-        return int(self._data["runs"])
 
     @property
     def vary(self) -> list[dict[str, Any]]:
@@ -320,20 +288,8 @@ class SweepResult(Mapping[str, Any]):
         return int(self._data["completed_points"])
 
     @property
-    def interrupted(self) -> bool:
-        return bool(self._data["interrupted"])
-
-    @property
-    def stopped_by(self) -> Optional[str]:
-        return self._data["stopped_by"]  # type: ignore[no-any-return]
-
-    @property
     def target(self) -> Optional[dict[str, Any]]:
         return self._data["target"]  # type: ignore[no-any-return]
-
-    @property
-    def timing(self) -> dict[str, Any]:
-        return self._data["timing"]  # type: ignore[no-any-return]
 
 
 def _point_report(sc: Any, totals: dict[str, Any], runs: int, seed: int) -> dict[str, Any]:
@@ -396,7 +352,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
     check_seed(seed, "seed")
     for v in varies:
         _locate(source, v)
-    grid = [(x,) for x in varies[0].values] if len(varies) == 1 else \
+    grid: list[tuple[Value, ...]] = [(x,) for x in varies[0].values] if len(varies) == 1 else \
         [(x, y) for y in varies[1].values for x in varies[0].values]
     if len(grid) > MAX_POINTS:
         raise LimitError("vary", f"{len(grid):,} points; a sweep has at most {MAX_POINTS:,}")
@@ -425,20 +381,11 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
             owner.append(p)
     totals: list[Optional[dict[str, Any]]] = [None] * len(grid)
     started = time.perf_counter()
-    with _Stop(immediate=workers == 1 and not dask) as stop:
-        stream = _dask(tasks, dask, workers, stop) if dask else _local(tasks, workers, stop)
-        try:
-            for task, part in stream:
-                p = owner[task]
-                totals[p] = merge(totals[p], part)
-                if progress is not None:
-                    progress(part["fights"])
-                if stop.event.is_set():
-                    break
-        except KeyboardInterrupt:
-            pass
-        finally:
-            stream.close()  # ends the generator: its `finally` stops the workers
+
+    def add(task: int, part: dict[str, Any]) -> None:
+        totals[owner[task]] = merge(totals[owner[task]], part)
+
+    stop = play(tasks, workers, dask, add, progress)
     elapsed = time.perf_counter() - started
     points = []
     fights = 0
@@ -559,7 +506,7 @@ def figure(result: Mapping[str, Any]) -> Any:
     position = {repr(x): (x if numeric else i) for i, x in enumerate(first["values"])}
 
     def place(x: Any) -> float:
-        return position[repr(x)]  # type: ignore[no-any-return]
+        return position[repr(x)]
 
     title = result["scenario"] or "fracas sweep"
     if len(vary) == 1:
@@ -627,8 +574,4 @@ def figure(result: Mapping[str, Any]) -> Any:
 
 def plot(result: Mapping[str, Any], path: str) -> None:
     """The sweep's figure (`figure`) as a PNG at `path`."""
-    fig = figure(result)
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_png(figure(result), path)

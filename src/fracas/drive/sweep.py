@@ -525,7 +525,7 @@ def figure(result: Mapping[str, Any]) -> Any:
             for c in goal["rows"][0]["crossings"]:
                 at = c["at"] if c["at"] is not None else (place(c["between"][0]) + place(c["between"][1])) / 2
                 ax.axvline(at, color="black", lw=0.8)
-                label = f"{c['at']:g}" if c["at"] is not None else "crossing"
+                label = f"{c['at']:.3g}" if c["at"] is not None else "crossing"
                 ax.annotate(f"{goal['side']} {100 * goal['win_rate']:g} %: {label}", (at, goal["win_rate"]),
                             xytext=(5, 8), textcoords="offset points", fontsize=8)
         if not numeric:
@@ -534,7 +534,7 @@ def figure(result: Mapping[str, Any]) -> Any:
         ax.set_xlabel(first["path"])
         ax.set_ylabel("share of fights (95 % band)")
         ax.legend(loc="best", fontsize=8)
-        ax.set_title(f"{title}: {result['runs']:,} fights per point", fontsize=10)
+        ax.set_title(f"{title}\n{result['runs']:,} fights per point", fontsize=10)
     else:
         import numpy as np
 
@@ -544,7 +544,7 @@ def figure(result: Mapping[str, Any]) -> Any:
         for p in points:
             grid[p["index"] // len(first["values"]), p["index"] % len(first["values"])] = \
                 p["sides"][side]["win_rate"]
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(first["values"]) + 3), max(4.0, 0.4 * len(second["values"])
+        fig, ax = plt.subplots(figsize=(max(8.0, 0.45 * len(first["values"]) + 3), max(4.0, 0.4 * len(second["values"])
                                                                                          + 2)))
         image = ax.imshow(grid, origin="lower", aspect="auto", vmin=0, vmax=1, cmap="RdYlBu")
         fig.colorbar(image, ax=ax, label=f"{side} win rate")
@@ -567,7 +567,7 @@ def figure(result: Mapping[str, Any]) -> Any:
                 ax.legend(loc="upper right", fontsize=8)
         ax.set_xlabel(first["path"])
         ax.set_ylabel(second["path"])
-        ax.set_title(f"{title}: {side} win rate, {result['runs']:,} fights per point", fontsize=10)
+        ax.set_title(f"{title}\n{side} win rate, {result['runs']:,} fights per point", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -114,6 +114,12 @@ def _fight_loop(result: dict) -> list[str]:
     return table(result.get("fight_loop"))
 
 
+def _sweep(result: dict) -> list[str]:
+    from .sweep_bench import table
+
+    return table(result.get("sweep"))
+
+
 def _odds(result: dict) -> list[str]:
     odds = result.get("odds")
     if not odds:
@@ -236,7 +242,7 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _groups(result), _ruleset(result, "cartyrion", 5),
              _ruleset(result, "worldwalker", 6), _latency(result), _odds(result), _fights(result),
-             _fight_loop(result), _scaling(result), _targets(result)]
+             _fight_loop(result), _sweep(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

@@ -20,6 +20,8 @@ from fracas import _kernels
 
 from . import (d20_library, engine_runs, fight_loop_bench, fights_bench, numpy_batch, odds_bench, randint_loop,
                rulesets_bench)
+
+from . import sweep_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -37,9 +39,11 @@ TARGETS = {
     "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 1.2, "×"),
     "er_fights_per_s": ("er-skeleton-horde fights, compiled fight loop, one process", 1e5, "fights/s"),
     "fight_attacks_share": ("attacks/s inside compiled fights ÷ bulk attacks/s, 300-creature horde", 0.10, ""),
+
+    "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
-AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead"}
+AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s"}
 
 
 @dataclass
@@ -88,6 +92,10 @@ class Options:
         fast, slow, bulk, logged = (20_000, 200, 10**6, 50) if self.quick else (200_000, 1_000, 10**7, 200)
         return (max(50, int(fast * self.scale)), max(10, int(slow * self.scale)), max(10**4, int(bulk * self.scale)),
                 max(5, int(logged * self.scale)))
+
+    def sweep_runs(self) -> int:
+        """Fights per point of the 20-point sweep: the target's 10,000 (a few dozen with --quick)."""
+        return max(10, int((40 if self.quick else 10_000) * self.scale))
 
     @property
     def latency_calls(self) -> int:
@@ -171,6 +179,7 @@ class Suite:
         steps += 1                                           # odds
         steps += 1                                           # fights
         steps += 1                                           # fight loop
+        steps += 1                                           # sweep
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -217,6 +226,9 @@ class Suite:
         tick()
         self._label = "fight loop"
         result["fight_loop"] = fight_loop_bench.run(*o.fight_loop_sizes)
+        tick()
+        self._label = "sweep"
+        result["sweep"] = sweep_bench.run(o.sweep_runs, o.cores)
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
@@ -512,6 +524,8 @@ def evaluate_targets(result: dict) -> list[dict]:
         "bridge_overhead": _bridge_overhead(result.get("bridge")),
         "er_fights_per_s": _fight_loop(result, "er-skeleton-horde", "fights_per_s"),
         "fight_attacks_share": _fight_loop(result, fight_loop_bench.HORDE, "share_of_bulk"),
+
+        "sweep_cores_s": _sweep_seconds(result.get("sweep")),
     }
     out = []
     for key, (what, threshold, unit) in TARGETS.items():
@@ -531,6 +545,12 @@ def _fight_loop(result: dict, scenario: str, figure: str) -> Optional[float]:
         return None
     value = row[figure]
     return value["compiled"] if isinstance(value, dict) else value
+
+def _sweep_seconds(sweep: Optional[dict]) -> Optional[float]:
+    """The sweep's wall time on the local cores, when it played the target's 10,000 fights per point."""
+    if not isinstance(sweep, dict) or sweep.get("runs_per_point", 0) < 10_000:
+        return None
+    return sweep["seconds"]["local_cores"]  # type: ignore[no-any-return]
 
 
 def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:

@@ -22,7 +22,7 @@ at https://fracas-vtt.github.io/fracas/.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from . import _kernels
 from . import rulesets
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .drive.encounter import Encounter
     from .drive.odds import OddsResult
     from .drive.simulate import SimulationResult, WorkersFailed
+    from .drive.sweep import SweepResult
     from .rulesets.base import AttackOutcome, BulkOutcome, Result
 
 __version__ = "0.1.0"
@@ -45,6 +46,7 @@ __all__ = [
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate", "SimulationResult", "WorkersFailed",
+    "sweep", "SweepResult",
 ]
 
 
@@ -373,6 +375,73 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
                      loop=loop)
 
 
+def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] = None, workers: int = 1,
+          dask: Optional[str] = None, target: Optional[float] = None, side: Optional[str] = None,
+          progress: Optional[Callable[[int], None]] = None) -> SweepResult:
+    """Vary one or two fields of a scenario and play `runs` fights at every point.
+
+    A balance sweep: "how many skeletons make this fight hard but fair?". Each point is
+    the scenario with the fields set to one combination of their values (the first
+    field varies fastest); every point's scenario is checked before any fight starts.
+    Point p plays from the seed stream (seed, p), fight i of it from (that, i), so the
+    table is the same for any `workers` or Dask cluster; only `timing` differs.
+
+    Worker processes start with the spawn method, as `simulate`'s: call `sweep` under
+    `if __name__ == "__main__":` with `workers` > 1 or Dask. SIGINT or SIGTERM while it
+    runs stops the workers and returns the points finished (`interrupted`, `stopped_by`).
+
+    Args:
+        scenario: A scenario, as `simulate` takes it (a dict, JSON text or bytes, a file
+            path, or `"@NAME"` for an example that ships with fracas).
+        vary: One or two fields: each the text `"PATH=VALUES"`, where PATH is the field's
+            path in the scenario's JSON-path style (`$.sides.skeletons[0].count`,
+            `$.sides['the party'][1].target.ac`) and VALUES a range `a..b` (step 1, or
+            `a..b:step`) or a comma list (`14,16,18`, `nearest,weakest`); or a pair
+            (PATH, list of values).
+        runs: Fights per point, 1 to 10,000,000.
+        seed: The seed; drawn from the OS when None (the result reports it).
+        workers: Processes on this machine (1: in this process); with `dask="local"`,
+            the LocalCluster's workers.
+        dask: A dask.distributed scheduler address or `"local"` (needs the dask extra).
+        target: A win rate (0 to 1): the result reports where the side's win rate
+            crosses it along the first field (for each value of the second), by linear
+            interpolation between the two points around the crossing.
+        side: The side `target` follows (default: the scenario's first side).
+        progress: Called with the number of fights of each batch as it finishes.
+
+    Returns:
+        A `SweepResult`: `points` (per point: the values, each side's wins, win rate
+        and 95 % Wilson interval and mean survivors, draws, rounds), `target` (the
+        crossings, empty when the rate never crosses), `completed_points`,
+        `interrupted`, `stopped_by` and `timing`; `to_dict()` is the JSON that
+        `fracas sweep --json` writes.
+
+    Raises:
+        SchemaError: The scenario is invalid; a path does not exist in it (the error's
+            path is the varied field's, e.g. `$.sides.skeleton[0].count`); a value is
+            not a range or list; or a point's scenario is refused (the error's path is
+            the point, `$.sides.skeletons[0].count=0`, and its reason names the scenario
+            field and what is wrong).
+        LimitError: `runs` is out of range, or there are more than 10,000 points.
+        WorkersFailed: The worker processes died.
+        MissingExtra: `dask` without dask.distributed installed.
+
+    Example:
+        >>> import fracas
+        >>> result = fracas.sweep("@er-skeleton-horde", ["$.sides.skeletons[0].count=5..9:2"],
+        ...                       runs=40, seed=1, target=0.5)
+        >>> [p["values"]["$.sides.skeletons[0].count"] for p in result.points]
+        [5, 7, 9]
+        >>> len(result.target["rows"][0]["crossings"])
+        1
+    """
+    from .drive.sweep import sweep as _sweep
+
+    _warn_if_slow()
+    return _sweep(scenario, vary, runs=runs, seed=seed, workers=workers, dask=dask, target=target, side=side,
+                  progress=progress)
+
+
 def __getattr__(name: str) -> Any:
     # `fracas.backend` follows the active kernels, also after `_kernels.use()`.
     if name == "backend":
@@ -385,5 +454,9 @@ def __getattr__(name: str) -> Any:
         from .drive import simulate as _simulations
 
         return getattr(_simulations, name)
+    if name == "SweepResult":
+        from .drive.sweep import SweepResult
+
+        return SweepResult
     raise AttributeError(f"module 'fracas' has no attribute {name!r}")
 

@@ -1084,9 +1084,11 @@ def doctor(ctx: click.Context, port: int) -> None:
 
 # -- whole fights ------------------------------------------------------------------------
 from .fight_cli import encounter as _encounter_group, simulate as _simulate_command  # noqa: E402
+from .fight_cli import sweep as _sweep_command  # noqa: E402
 
 main.add_command(_encounter_group)
 main.add_command(_simulate_command)
+main.add_command(_sweep_command)
 
 
 # -- serve (the bridge registers its own command) --------------------------------------

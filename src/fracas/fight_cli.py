@@ -1,9 +1,10 @@
-"""`fracas encounter …` and `fracas simulate`: whole fights from a scenario file.
+"""`fracas encounter …`, `fracas simulate` and `fracas sweep`: whole fights from a scenario file.
 
     fracas encounter new crypt --scenario examples/scenarios/er-skeleton-horde.json
     fracas encounter round crypt --seed 7
     fracas encounter undo crypt
     fracas simulate examples/scenarios/er-skeleton-horde.json --runs 10000 --seed 1
+    fracas sweep @er-skeleton-horde --vary '$.sides.skeletons[0].count=4..12' --runs 2000 --target 0.5
 """
 
 from __future__ import annotations
@@ -317,6 +318,23 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+def _extras(dask_address: Optional[str], plot_out: Optional[str]) -> None:
+    """--dask and --plot name their extra before anything runs."""
+    if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:
+        raise click.BadParameter(f"{dask_address!r} is neither 'local' nor a scheduler address like"
+                                 " tcp://127.0.0.1:8786", param_hint="--dask")
+    if dask_address is not None:
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
+    if plot_out is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+
+
 #: Combatants a simulation report lists one by one; more are rolled up per group.
 ROLL_UP = 16
 
@@ -367,23 +385,33 @@ def render_simulation(result: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _executor(command: Any) -> Any:
+    """--workers and --dask, as `simulate` and `sweep` take them."""
+    command = click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local",
+                           help="Play on a dask.distributed scheduler (tcp://host:8786), or 'local' for a"
+                                " LocalCluster (needs pip install 'fracas[dask]').")(command)
+    return click.option("--workers", type=click.IntRange(1, 1024), default=None,
+                        help="Processes on this machine [default: its cores]; with --dask local, the cluster's"
+                             " workers.")(command)
+
+
+_json_out = click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                         metavar="OUT", help="Write the result as JSON to OUT ('-': standard output, no text).")
+_progress = click.option("--progress/--no-progress", default=None,
+                         help="A progress bar on standard error [default: when it is a terminal and the JSON is"
+                              " not on standard output].")
+
+
 @click.command("simulate")
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True, help="Fights to play.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Fight i plays from a stream of (seed, i): the result is the same for any --workers or --dask.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="Processes on this machine [default: its cores]; with --dask local, the cluster's workers.")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS|local",
-              help="Play on a dask.distributed scheduler (tcp://host:8786), or 'local' for a LocalCluster"
-                   " (needs pip install 'fracas[dask]').")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True), default=None, metavar="OUT",
-              help="Write the result as JSON to OUT ('-': standard output, no text).")
+@_executor
+@_json_out
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
               help="Draw win rates and the rounds histogram (needs pip install 'fracas[plot]').")
-@click.option("--progress/--no-progress", default=None,
-              help="A progress bar on standard error [default: when it is a terminal and the JSON is not"
-                   " on standard output].")
+@_progress
 @click.option("--loop", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
               help="auto: the compiled fight loop where it covers the scenario (the same fights, faster);"
                    " python: the Python round loop.")
@@ -398,19 +426,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
         workers = 1 if runs <= 200 and not dask_address else max(1, _cores())
-    if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:
-        raise click.BadParameter(f"{dask_address!r} is neither 'local' nor a scheduler address like"
-                                 " tcp://127.0.0.1:8786", param_hint="--dask")
-    if dask_address is not None:
-        try:
-            import dask.distributed  # noqa: F401
-        except ImportError:
-            raise click.UsageError("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
-    if plot_out is not None:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise click.UsageError("--plot needs matplotlib: pip install 'fracas[plot]'") from None
+    _extras(dask_address, plot_out)
     if progress is None:
         progress = sys.stderr.isatty() and json_out != "-"
     bar: Any = None
@@ -427,14 +443,21 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    result = outcome.to_dict()
+    _write(outcome.to_dict(), json_out, plot_out, render_simulation, plot)
+
+
+def _write(result: dict[str, Any], json_out: Optional[str], plot_out: Optional[str], text: Any, plot: Any) -> None:
+    """A simulation's or a sweep's result: JSON (to a file, or alone on standard output),
+    the text report, the plot; then the exit code of the signal that stopped it, if any."""
+    from .drive.simulate import MissingExtra
+
     if json_out == "-":
         click.echo(_dump(result))
     else:
         if json_out:
             with open(json_out, "w", encoding="utf-8") as out:
                 out.write(_dump(result) + "\n")
-        click.echo(render_simulation(result))
+        click.echo(text(result))
     if plot_out:
         try:
             plot(result, plot_out)
@@ -445,3 +468,85 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
         # 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT
         # (and a Ctrl-C arriving as KeyboardInterrupt), 143 for SIGTERM.
         sys.exit(128 + (signal.SIGTERM if result["stopped_by"] == "SIGTERM" else signal.SIGINT))
+
+
+# -- fracas sweep ------------------------------------------------------------------------
+
+#: The sweep's own arguments, as the command line names them (scenario paths stay as they are).
+_SWEEP_OPTIONS = {"vary": "--vary", "target": "--target", "side": "--side", "runs": "--runs", "workers": "--workers",
+                  "seed": "--seed"}
+
+
+def _sweep_rejected(err: RequestError) -> _Rejected:
+    option = _SWEEP_OPTIONS.get(err.path.split("[", 1)[0])
+    if option is not None:
+        return _Rejected(f"{option}: {err.reason}")
+    if err.path.startswith("$") and err.path != "$" and not err.path.startswith("$:"):
+        return _Rejected(f"--vary {err.path}: {err.reason}")  # a varied field or a point the scenario refuses
+    return _Rejected(str(err))
+
+
+@click.command("sweep")
+@click.argument("scenario_file", metavar="SCENARIO")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="PATH=VALUES",
+              help="A field to vary and its values: a range a..b (a..b:step) or a list a,b,c, e.g."
+                   " '$.sides.skeletons[0].count=4..40'. Once or twice (a grid).")
+@click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
+              help="Fights per point.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Point p plays from a stream of (seed, p): the table is the same for any --workers or --dask.")
+@_executor
+@click.option("--target", type=click.FloatRange(0, 1), default=None, metavar="RATE",
+              help="Mark where a side's win rate crosses RATE (e.g. 0.5), interpolated between points.")
+@click.option("--side", default=None, metavar="NAME", help="The side --target follows [default: the first side].")
+@_json_out
+@click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
+              help="Draw win rates against the field (a heatmap for two; needs pip install 'fracas[plot]').")
+@_progress
+def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[int], workers: Optional[int],
+          dask_address: Optional[str], target: Optional[float], side: Optional[str], json_out: Optional[str],
+          plot_out: Optional[str], progress: Optional[bool]) -> None:
+    """Play RUNS fights of a SCENARIO at every value of one or two fields and report each
+    side's win rate (with a 95 % interval), draws, mean rounds and survivors per point,
+    and where a side's win rate crosses --target. Every point is checked before any
+    fight starts; Ctrl-C stops cleanly and reports the points finished (exit 130)."""
+    from .drive.simulate import MissingExtra, WorkersFailed
+    from .drive.sweep import MAX_FIELDS, plot, render, sweep as run
+
+    if len(vary) > MAX_FIELDS:
+        raise click.BadParameter(f"a sweep varies 1 or {MAX_FIELDS} fields, got {len(vary)}", param_hint="--vary")
+    scenario = _read_scenario(scenario_file, "SCENARIO")
+    from .drive.scenario import compile_scenario
+
+    _engine(compile_scenario, scenario)  # the scenario's own errors first: what `sweep` says after is of --vary
+    if workers is None:
+        workers = max(1, _cores())
+    _extras(dask_address, plot_out)
+    if progress is None:
+        progress = sys.stderr.isatty() and json_out != "-"
+    bar: Any = None
+    try:
+        if progress:
+            from .drive.sweep import parse_vary
+
+            fights = runs
+            for i, spec in enumerate(vary):  # the bar's length (a wrong --vary is the sweep's error, below)
+                try:
+                    fights *= len(parse_vary(spec, i).values)
+                except RequestError:
+                    fights = 0
+            if fights:
+                bar = click.progressbar(length=fights, label="fights", file=sys.stderr)
+                bar.__enter__()
+        outcome = run(scenario, list(vary), runs=runs, seed=seed, workers=workers, dask=dask_address,
+                      target=target, side=side, progress=bar.update if bar is not None else None)
+    except RequestError as err:
+        raise _sweep_rejected(err) from None
+    except MissingExtra as exc:
+        raise click.UsageError(str(exc)) from None
+    except WorkersFailed as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    _write(outcome.to_dict(), json_out, plot_out, lambda result: render(result, _style), plot)

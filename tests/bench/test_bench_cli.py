@@ -106,6 +106,10 @@ def test_targets_are_reported_not_enforced(quick_run):
         if fights["dask_workers"]:
             assert positive(row["fights_per_s"]["dask"]) and positive(row["dask_vs_local"])
     assert fights["er_big"] is None  # the 10,000-fight run belongs to the full benchmark
+    # A 20-point sweep, three ways, the same table each way; its 10 s target needs 10,000 fights a point.
+    sweep = doc["sweep"]
+    assert sweep["points"] == 20 and sweep["identical"] is True and positive(sweep["seconds"]["local_cores"])
+    assert {t["key"]: t for t in doc["targets"]}["sweep_cores_s"]["measured"] is None
     memory = next(t for t in doc["targets"] if t["key"] == "bulk_memory_mb")
     assert memory["met"] is None        # 10^8 is not measured in a quick run
 

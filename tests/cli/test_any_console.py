@@ -31,6 +31,8 @@ COMMANDS = [
     ("odds", ["odds", "--dice", "3", "--bonus", "2", "--ac", "14", "--weight", "1", "--str", "4",
               "--at-least", "5"], 0, "P(>=5)"),
     ("simulate", ["simulate", "@ww-duel", "--runs", "20", "--seed", "1", "--workers", "1"], 0, "wins"),
+    ("sweep", ["sweep", "@ww-duel", "--vary", "$.sides.knight[0].hp=5,10", "--runs", "10", "--seed", "1",
+               "--workers", "1", "--target", "0.5"], 0, "never crosses"),
     ("encounter", ["encounter", "new", "crypt", "--scenario", "@er-skeleton-horde"], 0, "standing"),
     ("round", ["encounter", "round", "crypt", "--seed", "3"], 0, "->"),
     ("show", ["encounter", "show", "crypt"], 0, "standing"),

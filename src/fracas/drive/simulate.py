@@ -16,8 +16,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
-from typing import Any, Optional
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from typing import Any, Optional, Union
 
 from ..errors import LimitError, SchemaError
 from ..requests import check_seed, parse_json
@@ -272,7 +272,7 @@ def _children_deaf_to_sigint() -> Iterator[None]:
         mask(signal.SIG_SETMASK, blocked)
 
 
-def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
+def _close_pool(pool: Any, running: Iterable[Any], finished: bool) -> None:
     """Shut the pool down; after a stop or an error, without waiting for the batches running.
 
     `shutdown(cancel_futures=True)` alone waits for every running batch, and a worker
@@ -302,31 +302,37 @@ def _close_pool(pool: Any, running: set[Any], finished: bool) -> None:
         manager.join(max(0.05, deadline - time.monotonic()))
 
 
-def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: int,
-           loop: str, stop: _Stop) -> Generator[dict[str, Any], None, None]:
+#: A task: `play_batch`'s arguments (scenario, seed, first, count[, loop]).
+Task = Union[tuple[bytes, int, int, int], tuple[bytes, int, int, int, str]]
+
+
+def _local(tasks: list[Task], workers: int, stop: _Stop) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """Play the tasks in this process or on `workers` processes; yields (task index, totals)
+    as each finishes, at most two tasks per worker in flight, in the tasks' order."""
     if workers == 1:
-        for first, count in batches:
-            yield play_batch(scenario, seed, first, count, loop)
+        for i, task in enumerate(tasks):
+            yield i, play_batch(*task)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    running: set[Any] = set()
+    running: dict[Any, int] = {}
     finished = False
-    queue = iter(batches)
+    queue = enumerate(tasks)
     pool = None
     try:
         with _children_deaf_to_sigint():  # the workers start at the first submits
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=_quiet_worker)
-            for first, count in queue:  # two tasks per worker in flight, the rest as they finish
-                running.add(pool.submit(play_batch, scenario, seed, first, count, loop))
+            for i, task in queue:  # two tasks per worker in flight, the rest as they finish
+                running[pool.submit(play_batch, *task)] = i
                 if len(running) >= 2 * workers:
                     break
         while running and not stop.event.is_set():
-            done, running = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in done:
+                index = running.pop(future)
                 try:
                     part = future.result()
                 except BrokenProcessPool:
@@ -335,18 +341,20 @@ def _local(scenario: bytes, seed: int, batches: list[tuple[int, int]], workers: 
                         " imports the main script again in each: a script must call fracas.simulate(workers > 1)"
                         " under `if __name__ == \"__main__\":` (or use workers=1); otherwise a worker was"
                         " killed (out of memory?)") from None
-                yield part
+                yield index, part
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    running.add(pool.submit(play_batch, scenario, seed, *nxt, loop))
+                    running[pool.submit(play_batch, *nxt[1])] = nxt[0]
         finished = not running
     finally:
         if pool is not None:
             _close_pool(pool, running, finished)
 
 
-def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: str,
-          workers: int, loop: str, stop: _Stop) -> Generator[dict[str, Any], None, None]:
+def _dask(tasks: list[Task], address: str, workers: int,
+          stop: _Stop) -> Generator[tuple[int, dict[str, Any]], None, None]:
+    """Play the tasks on a Dask cluster (`address`, or "local": a LocalCluster of `workers`);
+    yields (task index, totals) as each finishes."""
     try:
         import importlib
 
@@ -372,14 +380,14 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
             client = Client(address, timeout="10s")
         except OSError as exc:
             raise MissingExtra(f"--dask {address}: cannot reach the scheduler ({exc})") from None
-    running: set[Any] = set()
+    running: dict[Any, int] = {}
     try:
         # A few batches per worker thread in flight, the rest as they finish (as _local does): a
         # stop then cancels a handful, not thousands of computed results a worker holds.
         threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
-        queue = iter(batches)
-        for first, count in queue:
-            running.add(client.submit(play_batch, scenario, seed, first, count, loop, pure=False))
+        queue = enumerate(tasks)
+        for i, task in queue:
+            running[client.submit(play_batch, *task, pure=False)] = i
             if len(running) >= 2 * max(workers, threads):
                 break
         arriving = as_completed(running)
@@ -388,12 +396,12 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
                 stop.event.wait(0.05)  # polled: a signal only sets the flag (see _Stop)
                 continue
             for future in arriving.next_batch(block=False):
-                running.discard(future)
-                yield future.result()
+                index = running.pop(future)
+                yield index, future.result()
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
-                    more = client.submit(play_batch, scenario, seed, *nxt, loop, pure=False)
-                    running.add(more)
+                    more = client.submit(play_batch, *nxt[1], pure=False)
+                    running[more] = nxt[0]
                     arriving.add(more)
     finally:
         if running:
@@ -402,6 +410,28 @@ def _dask(scenario: bytes, seed: int, batches: list[tuple[int, int]], address: s
         if cluster is not None:
             cluster.close()
         client.close()
+
+
+def play(tasks: list[Task], workers: int, dask: Optional[str], add: Callable[[int, dict[str, Any]], None],
+         progress: Optional[Callable[[int], None]] = None) -> _Stop:
+    """Play the tasks on the executor asked for, giving each one's totals to `add` (task
+    index, totals) as it finishes, until all are done or SIGINT, SIGTERM or a
+    KeyboardInterrupt stops them (no worker left running); returns the `_Stop`, which
+    names the signal."""
+    with _Stop(immediate=workers == 1 and not dask) as stop:
+        stream = _dask(tasks, dask, workers, stop) if dask else _local(tasks, workers, stop)
+        try:
+            for task, part in stream:
+                add(task, part)
+                if progress is not None:
+                    progress(part["fights"])
+                if stop.event.is_set():
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stream.close()  # ends the generator: its `finally` stops the workers
+    return stop
 
 
 def read_scenario(scenario: Any) -> Any:
@@ -426,7 +456,58 @@ def read_scenario(scenario: Any) -> Any:
     return parse_json(scenario)
 
 
-class SimulationResult(Mapping[str, Any]):
+class Result(Mapping[str, Any]):
+    """A result of fights played (`SimulationResult`, `SweepResult`): JSON-ready data with
+    its fields as attributes, and a read-only mapping of the same fields."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
+        return copy.deepcopy(self._data)
+
+    @property
+    def scenario(self) -> Optional[str]:
+        return self._data["scenario"]  # type: ignore[no-any-return]
+
+    @property
+    def ruleset(self) -> str:
+        return str(self._data["ruleset"])
+
+    @property
+    def seed(self) -> int:
+        return int(self._data["seed"])
+
+    @property
+    def runs(self) -> int:
+        return int(self._data["runs"])
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self._data["interrupted"])
+
+    @property
+    def stopped_by(self) -> Optional[str]:
+        return self._data["stopped_by"]  # type: ignore[no-any-return]
+
+    @property
+    def timing(self) -> dict[str, Any]:
+        return self._data["timing"]  # type: ignore[no-any-return]
+
+
+class SimulationResult(Result):
     """What `simulate` reports: who wins how often, how long fights last, who survives.
 
     The attributes are the result's fields; `to_dict()` gives the JSON shape (what
@@ -452,19 +533,7 @@ class SimulationResult(Mapping[str, Any]):
             played) and `python_why` (why any played on the Python loop, else None).
     """
 
-    __slots__ = ("_data",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
+    __slots__ = ()
 
     def __repr__(self) -> str:
         rates = {side: s["win_rate"] for side, s in self._data["sides"].items()}
@@ -472,37 +541,13 @@ class SimulationResult(Mapping[str, Any]):
                 f" {self._data['completed']}/{self._data['runs']} fights win_rate={rates}"
                 f"{' interrupted' if self._data['interrupted'] else ''}>")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data (a copy: changing it leaves the result as it is)."""
-        return copy.deepcopy(self._data)
-
-    @property
-    def scenario(self) -> Optional[str]:
-        return self._data["scenario"]  # type: ignore[no-any-return]
-
-    @property
-    def ruleset(self) -> str:
-        return str(self._data["ruleset"])
-
-    @property
-    def seed(self) -> int:
-        return int(self._data["seed"])
-
-    @property
-    def runs(self) -> int:
-        return int(self._data["runs"])
-
     @property
     def completed(self) -> int:
         return int(self._data["completed"])
 
     @property
-    def interrupted(self) -> bool:
-        return bool(self._data["interrupted"])
-
-    @property
-    def stopped_by(self) -> Optional[str]:
-        return self._data["stopped_by"]  # type: ignore[no-any-return]
+    def fight_loop(self) -> dict[str, Any]:
+        return self._data["fight_loop"]  # type: ignore[no-any-return]
 
     @property
     def sides(self) -> dict[str, Any]:
@@ -519,14 +564,6 @@ class SimulationResult(Mapping[str, Any]):
     @property
     def combatants(self) -> dict[str, Any]:
         return self._data["combatants"]  # type: ignore[no-any-return]
-
-    @property
-    def timing(self) -> dict[str, Any]:
-        return self._data["timing"]  # type: ignore[no-any-return]
-
-    @property
-    def fight_loop(self) -> dict[str, Any]:
-        return self._data["fight_loop"]  # type: ignore[no-any-return]
 
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
@@ -564,20 +601,12 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
-    with _Stop(immediate=workers == 1 and not dask) as stop:
-        stream = (_dask(blob, seed, batches, dask, workers, loop, stop) if dask
-                  else _local(blob, seed, batches, workers, loop, stop))
-        try:
-            for part in stream:
-                totals = merge(totals, part)
-                if progress is not None:
-                    progress(part["fights"])
-                if stop.event.is_set():
-                    break
-        except KeyboardInterrupt:
-            pass
-        finally:
-            stream.close()  # ends the generator: its `finally` stops the workers
+
+    def add(_task: int, part: dict[str, Any]) -> None:
+        nonlocal totals
+        totals = merge(totals, part)
+
+    stop = play([(blob, seed, first, count, loop) for first, count in batches], workers, dask, add, progress)
     elapsed = time.perf_counter() - started
     if totals is None:
         totals = merge(None, play_batch(blob, seed, 0, 0, loop))
@@ -623,10 +652,14 @@ def figure(result: Mapping[str, Any]) -> Any:
     return fig
 
 
-def plot(result: Mapping[str, Any], path: str) -> None:
-    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
-    fig = figure(result)
+def save_png(fig: Any, path: str) -> None:
+    """Write a matplotlib figure as a PNG at `path` and free it."""
     import matplotlib.pyplot as plt
 
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot(result: Mapping[str, Any], path: str) -> None:
+    """Win rates (with their 95 % intervals) and the rounds histogram, as a PNG at `path`."""
+    save_png(figure(result), path)

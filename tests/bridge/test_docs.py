@@ -148,3 +148,13 @@ def test_top_readme_hardening_claims_are_the_defaults():
     assert "at most 10^8 attacks and 16 MiB of reply per message" in text
     assert retention.max_age_days == 365 and retention.max_bytes == 512 << 20
     assert "the journal keeps 365 days or 512 MB" in text
+
+
+def test_the_main_readme_names_every_method():
+    """The README's bridge section lists what the dispatcher answers (compete.roll,
+    impale.resolve and the encounter.* methods were once missing)."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## The bridge"):]
+    section = section[:section.index("\n## ", 1)]
+    missing = [method for method in METHODS if method != "auth" and f"`{method}`" not in section]
+    assert not missing, f"README.md's bridge section lacks {missing}"

@@ -17,7 +17,8 @@ import pathlib
 import re
 
 SUFFIXES = {".py", ".pyx", ".h", ".js"}
-SKIP_DIRS = {"node_modules", ".venv", "build", "dist", "__pycache__", ".git", "bench-results"}
+# .test: scripts/test.sh's venvs and dist; site: a built documentation site
+SKIP_DIRS = {"node_modules", ".venv", ".test", "site", "build", "dist", "__pycache__", ".git", "bench-results"}
 SKIP_PREFIXES = ("#", "//", "*", "/*", '"""', "import ", "from ")
 
 

@@ -19,7 +19,7 @@ WORK=${FRACAS_TEST_DIR:-$ROOT/.test}
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 unset FRACAS_PUREPYTHON PYTHONPATH
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s  [%s]\n' "$*" "$(date -u +%H:%M:%S)"; }
 die() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
 LOGS=$(mktemp -d)
 trap 'rm -rf "$LOGS"' EXIT
@@ -105,6 +105,9 @@ step "install the wheel into $WHEEL_VENV"
 
 step "install the sdist into a fresh venv on $(version_of "$OLDEST"): $SDIST_VENV"
 fresh_venv "$OLDEST" "$SDIST_VENV" || die "could not make a venv with $OLDEST"
+# pip caches the wheel it builds from a local sdist, by the sdist's path: a wheel built
+# from an earlier run's sdist (or without a compiler) must not stand in for this build.
+"$SDIST_VENV/bin/python" -m pip cache remove -q 'fracas' >/dev/null 2>&1 || true
 FRACAS_REQUIRE_COMPILED=1 "$SDIST_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$SDIST" \
   || die "the sdist did not install"
 
@@ -117,6 +120,7 @@ assert fracas.backend == "compiled", fracas.backend
 print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.split()[0], "from", where)' \
     || die "$venv: fracas is not installed with its compiled core"
 done
+echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python $(version_of "$NEWEST")"
 
 step "node: npm install"
 npm install --no-audit --no-fund --loglevel=error || die "npm install failed"

@@ -30,7 +30,10 @@ def compilerless(tmp_path_factory, sdist):
     # The dependencies (and pip, setuptools, Cython) come from this environment: no network needed.
     ours = [sysconfig.get_paths()["purelib"], *site.getsitepackages()]
     Path(purelib, "outer.pth").write_text("\n".join(dict.fromkeys(ours)) + "\n")
-    env = {**os.environ, "CC": "false", "CXX": "false", "LDSHARED": "false", "PIP_NO_INDEX": "1"}
+    # PIP_NO_CACHE_DIR: pip caches a wheel built from a local sdist by its path; this one,
+    # built without a compiler, must not stand in for the next install of the same sdist.
+    env = {**os.environ, "CC": "false", "CXX": "false", "LDSHARED": "false", "PIP_NO_INDEX": "1",
+           "PIP_NO_CACHE_DIR": "1"}
     for name in ("FRACAS_REQUIRE_COMPILED", "FRACAS_PUREPYTHON", "CIBUILDWHEEL"):  # the fallback is allowed here
         env.pop(name, None)
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",

@@ -164,8 +164,8 @@ def _slug(name: str) -> str:
 class _Types:
     """Renders JSON Schema types as Markdown, linking the page's own definitions."""
 
-    def __init__(self, defs: dict[str, Any], local: dict[str, str], shared: set[str]):
-        self.defs, self.local, self.shared = defs, local, shared
+    def __init__(self, local: dict[str, str], shared: set[str]):
+        self.local, self.shared = local, shared
 
     def name(self, schema: dict[str, Any]) -> str:
         if "$ref" in schema:
@@ -261,7 +261,7 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
                                    getattr(package, "SCHEMA_TYPES", []), default=name == rulesets.DEFAULT)
         local = {def_name: def_name.replace("_", " ").title().replace(" ", "") for def_name in defs}
         shared: set[str] = set()
-        types = _Types({**protocol, **defs}, local, shared)
+        types = _Types(local, shared)
         rules = f"../{ruleset.doc[len('docs/'):]}" if ruleset.doc.startswith("docs/") else None
         title = ruleset.title or name
         lines = [f"# {title}: requests and results", "",

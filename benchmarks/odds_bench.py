@@ -31,7 +31,7 @@ def request() -> dict:
 def available_icepool() -> bool:
     try:
         import icepool  # noqa: F401
-    except ImportError:
+    except Exception:  # noqa: BLE001 - absent, or an install that cannot import on this Python
         return False
     return True
 

@@ -203,6 +203,34 @@ class _Quiet:
             state[2] += 1
 
 
+class _HandshakeNoise(logging.Filter):
+    """websockets before 17 (the newest on Python 3.10 is 16) logs every opening handshake
+    that ends early at ERROR with a traceback: each half-open socket the bridge drops to
+    make room (``max_handshakes``), each client that leaves mid-request. A flood of them
+    then floods stderr, and where stderr is a pipe nobody reads, blocks the event loop in
+    the write, so the bridge stops accepting anyone. Such records become the rate-limited
+    warning that later versions' silence amounts to; any other handshake error still logs.
+    """
+
+    _EARLY = (EOFError, ConnectionError, TimeoutError)
+
+    def __init__(self, quiet: _Quiet) -> None:
+        super().__init__()
+        self.quiet = quiet
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "opening handshake failed" or not record.exc_info:
+            return True
+        exc: BaseException | None = record.exc_info[1]
+        while exc is not None and not isinstance(exc, self._EARLY):
+            exc = exc.__cause__ or exc.__context__
+        if exc is None:
+            return True
+        self.quiet.warning("handshake ended early", "a connection ended during its opening handshake (%s)",
+                           type(exc).__name__)
+        return False
+
+
 def _address_key(address: str) -> str:
     """Whose failed authentications count together: all of loopback is one client."""
     try:
@@ -285,6 +313,10 @@ class Bridge:
         # would fill the log with, so it shows only when the bridge logs at DEBUG. Never
         # below INFO: at DEBUG websockets logs frame contents (the token).
         wire_logger.setLevel(logging.INFO if logger.getEffectiveLevel() <= logging.DEBUG else logging.WARNING)
+        # websockets 16 logs a half-open handshake dropped by the client as a traceback at
+        # ERROR: that goes through the bridge's rate-limited warning instead.
+        self._handshake_noise = _HandshakeNoise(self._quiet)
+        wire_logger.addFilter(self._handshake_noise)
         self._journal = Journal(config.journal, sync=config.journal_sync, retention=config.retention)
         self.dispatcher = Dispatcher(
             token=config.token,
@@ -319,6 +351,7 @@ class Bridge:
             self._pool.shutdown()
             self._fast_pool.shutdown()
             self._journal.close()
+            wire_logger.removeFilter(self._handshake_noise)
             raise
         ports = {sock.getsockname()[1] for sock in self._server.sockets}
         self.port = self._server.sockets[0].getsockname()[1]
@@ -378,6 +411,7 @@ class Bridge:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._fast_pool.shutdown(wait=False, cancel_futures=True)
         self._journal.close()
+        wire_logger.removeFilter(self._handshake_noise)
         logger.info("stopped")
 
     async def __aenter__(self) -> Bridge:

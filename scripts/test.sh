@@ -1,70 +1,174 @@
 #!/usr/bin/env bash
-# Install everything the tests need (idempotently) and run every test:
-# Python on the compiled core, Python again on the pure-Python kernels,
-# JavaScript (node --test, headless Chromium), then the quick benchmark.
+# Test what is shipped. Installs what the tests need (idempotently), then:
+#   1. builds the sdist and, from it, a wheel (python -m build), as a release does;
+#   2. installs the sdist into a fresh venv on the OLDEST supported Python this machine
+#      has (its compiled core is built from the sdist's sources) and the wheel into a
+#      fresh venv on the NEWEST, and runs the Python suite against each installed package;
+#   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1);
+#   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark.
+# Supported Pythons are the classifiers in pyproject.toml; an interpreter is looked for in
+# pyenv's versions folder and on PATH (python3.X), never downloaded. The run fails only
+# when a present interpreter's run fails, and closes with `fracas: N passed, N failed`.
 #
-#   bash scripts/test.sh            (FRACAS_VENV=DIR to use another virtualenv)
-set -euo pipefail
+#   bash scripts/test.sh      (FRACAS_TEST_DIR=DIR keeps the venvs and dist/ elsewhere;
+#                              FRACAS_TEST_PYTHONS="python3.12" tests on the interpreters named)
+set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
-VENV=${FRACAS_VENV:-$ROOT/.venv}
+WORK=${FRACAS_TEST_DIR:-$ROOT/.test}
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+unset FRACAS_PUREPYTHON PYTHONPATH
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s  [%s]\n' "$*" "$(date -u +%H:%M:%S)"; }
+die() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
 LOGS=$(mktemp -d)
 trap 'rm -rf "$LOGS"' EXIT
+FAILED_STEPS=()
 
-# System packages: a C compiler for the core, node for the VTT scripts, Debian's chromium.
 need=()
+# The interpreters: every supported version this machine has, oldest first.
+find_python() {  # find_python 3.10 -> the path of a working python3.10 with venv, or nothing
+  local version=$1 candidate
+  local candidates=()
+  for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".* 2>/dev/null | sort -V -r); do
+    candidates+=("$candidate/bin/python$version")
+  done
+  candidate=$(command -v "python$version" 2>/dev/null) && candidates+=("$candidate")
+  for candidate in "${candidates[@]}"; do
+    # A pyenv shim that is not selected answers with an error: the check below rejects it.
+    if [ -x "$candidate" ] && "$candidate" -c "import sys, venv, ensurepip; assert '%d.%d' % sys.version_info[:2] == '$version'" 2>/dev/null; then
+      echo "$candidate"; return 0
+    fi
+  done
+  return 1
+}
+mapfile -t SUPPORTED < <(grep -oP '"Programming Language :: Python :: \K3\.[0-9]+(?=")' pyproject.toml)
+[ ${#SUPPORTED[@]} -gt 0 ] || die "no 'Programming Language :: Python :: 3.X' classifiers in pyproject.toml"
+PRESENT=(); MISSING=()
+if [ -n "${FRACAS_TEST_PYTHONS:-}" ]; then  # CI's matrix names its interpreter(s): oldest first
+  for named in $FRACAS_TEST_PYTHONS; do
+    found=$(command -v "$named") && "$found" -c 'import venv, ensurepip' 2>/dev/null \
+      || die "FRACAS_TEST_PYTHONS names $named, which is not a Python with venv"
+    PRESENT+=("$found")
+  done
+else
+  for version in "${SUPPORTED[@]}"; do
+    if found=$(find_python "$version"); then PRESENT+=("$found"); else MISSING+=("$version"); fi
+  done
+fi
+if [ ${#PRESENT[@]} -eq 0 ]; then  # none by version: the system python3, with Debian's venv module
+  PRESENT=("$(command -v python3)") || die "no supported Python (${SUPPORTED[*]}) found"
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+fi
+# System packages: a C compiler for the core, node for the VTT scripts, Debian's chromium.
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 [ -x /usr/bin/chromium ] || need+=(chromium)
-python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   step "apt-get install ${need[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo -n"
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  $SUDO apt-get update -qq || die "apt-get update failed"
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || die "apt-get install failed"
 fi
 
-step "python: $VENV"
-[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
+OLDEST=${PRESENT[0]}
+NEWEST=${PRESENT[${#PRESENT[@]}-1]}
+version_of() { "$1" -c 'import platform; print(platform.python_version())'; }
+step "interpreters: supported ${SUPPORTED[*]}; present ${#PRESENT[@]}${MISSING:+, absent ${MISSING[*]}}"
+echo "sdist: Python $(version_of "$OLDEST") ($OLDEST)"
+echo "wheel: Python $(version_of "$NEWEST") ($NEWEST)"
+
+fresh_venv() {  # fresh_venv PYTHON DIR: a new venv with a current pip
+  rm -rf "$2"
+  "$1" -m venv "$2" && "$2/bin/python" -m pip install -q --upgrade pip
+}
+mkdir -p "$WORK"
+SDIST_VENV=$WORK/sdist-venv
+WHEEL_VENV=$WORK/wheel-venv
+DIST=$WORK/dist
+
+step "python -m build (sdist, then a wheel built from it) on $(version_of "$NEWEST")"
+rm -rf "$DIST"
+fresh_venv "$NEWEST" "$WHEEL_VENV" || die "could not make a venv with $NEWEST"
+"$WHEEL_VENV/bin/python" -m pip install -q build || die "could not install build"
 # The compiled core is mandatory here: a build failure must fail the run, not fall back.
-FRACAS_REQUIRE_COMPILED=1 "$VENV/bin/python" -m pip install -q ".[test,bench]"
-export FRACAS_PYTHON="$VENV/bin/python"
-PATH="$VENV/bin:$PATH"
+FRACAS_REQUIRE_COMPILED=1 "$WHEEL_VENV/bin/python" -m build --outdir "$DIST" . >"$LOGS/build.txt" 2>&1 \
+  || { tail -40 "$LOGS/build.txt"; die "python -m build failed"; }
+SDIST=$(ls "$DIST"/fracas-*.tar.gz)
+WHEEL=$(ls "$DIST"/fracas-*.whl)
+echo "$(basename "$SDIST")  $(basename "$WHEEL")"
+export FRACAS_SDIST=$SDIST  # tests/release/test_packaging.py reads the shipped sdist
+
+step "install the wheel into $WHEEL_VENV"
+"$WHEEL_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$WHEEL" || die "the wheel did not install"
+
+step "install the sdist into a fresh venv on $(version_of "$OLDEST"): $SDIST_VENV"
+fresh_venv "$OLDEST" "$SDIST_VENV" || die "could not make a venv with $OLDEST"
+# pip caches the wheel it builds from a local sdist, by the sdist's path: a wheel built
+# from an earlier run's sdist (or without a compiler) must not stand in for this build.
+"$SDIST_VENV/bin/python" -m pip cache remove -q 'fracas' >/dev/null 2>&1 || true
+FRACAS_REQUIRE_COMPILED=1 "$SDIST_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$SDIST" \
+  || die "the sdist did not install"
+
+for venv in "$SDIST_VENV" "$WHEEL_VENV"; do
+  # The package under test is the installed one, with its compiled core.
+  "$venv/bin/python" -c 'import fracas, sys
+where = fracas.__file__
+assert where.startswith(sys.prefix), f"fracas imported from {where}, not from {sys.prefix}"
+assert fracas.backend == "compiled", fracas.backend
+print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.split()[0], "from", where)' \
+    || die "$venv: fracas is not installed with its compiled core"
+done
+echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python $(version_of "$NEWEST")"
 
 step "node: npm install"
-npm install --no-audit --no-fund --loglevel=error
+npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 
-step "pytest (compiled core)"
-# Run from the tests folder's parent with the installed package (not src/) on the path.
-"$VENV/bin/python" -c 'import fracas, sys; assert fracas.backend == "compiled", fracas.backend; print("fracas", fracas.__version__, fracas.backend)'
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests | tee "$LOGS/pytest-compiled.log"
-
-step "pytest (pure-Python kernels, FRACAS_PUREPYTHON=1)"
-FRACAS_PUREPYTHON=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests | tee "$LOGS/pytest-python.log"
+run_pytest() {  # run_pytest LABEL VENV [ENV=VALUE...]: the Python suite, from the checkout, on VENV's fracas
+  local label=$1 venv=$2; shift 2
+  step "pytest ($label)"
+  # Run from the tests folder's parent with the installed package (not src/) on the path.
+  env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests | tee "$LOGS/pytest-$label.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || FAILED_STEPS+=("pytest ($label)")
+}
+run_pytest "sdist, Python $(version_of "$OLDEST"), compiled core" "$SDIST_VENV"
+run_pytest "wheel, Python $(version_of "$NEWEST"), compiled core" "$WHEEL_VENV"
+run_pytest "wheel, Python $(version_of "$NEWEST"), pure-Python kernels" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
 
 step "node --test (Roll20 Mod script, relay, Foundry module)"
-npm test | tee "$LOGS/node.log"
+export FRACAS_PYTHON="$WHEEL_VENV/bin/python"
+PATH="$WHEEL_VENV/bin:$PATH" npm test | tee "$LOGS/node.log"
+[ "${PIPESTATUS[0]}" = 0 ] || FAILED_STEPS+=("node --test")
 
 step "fracas bench --quick"
 mkdir -p bench-results
-"$VENV/bin/fracas" bench --quick --json bench-results/quick.json
+"$WHEEL_VENV/bin/fracas" bench --quick --json bench-results/quick.json || FAILED_STEPS+=("fracas bench --quick")
 
-# One closing line for all three runs (the benchmark above is not a test).
-"$VENV/bin/python" - "$LOGS" <<'PY'
+# One closing line for all the runs (the benchmark above is not a test).
+"$WHEEL_VENV/bin/python" - "$LOGS" <<'PY'
 import pathlib, re, sys
 logs = pathlib.Path(sys.argv[1])
 passed = failed = 0
 for log in sorted(logs.glob("pytest-*.log")):
-    last = [line for line in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", line)][-1]
-    passed += sum(int(n) for n in re.findall(r"(\d+) passed", last))
-    failed += sum(int(n) for n in re.findall(r"(\d+) failed", last))
+    lines = [line for line in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", line)]
+    if not lines:  # the run died before its summary: count it as a failure
+        print(f"no pytest summary in {log.name}")
+        failed += 1
+        continue
+    passed += sum(int(n) for n in re.findall(r"(\d+) passed", lines[-1]))
+    failed += sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)\b", lines[-1]))
 node = (logs / "node.log").read_text()
-passed += int(re.search(r"^ℹ pass (\d+)", node, re.M).group(1))
-failed += int(re.search(r"^ℹ fail (\d+)", node, re.M).group(1))
+found = re.search(r"^ℹ pass (\d+)", node, re.M), re.search(r"^ℹ fail (\d+)", node, re.M)
+if all(found):
+    passed += int(found[0].group(1))
+    failed += int(found[1].group(1))
+else:
+    print("no node --test summary")
+    failed += 1
 print(f"\nfracas: {passed} passed, {failed} failed")
 PY
+if [ ${#FAILED_STEPS[@]} -gt 0 ]; then
+  printf 'failed: %s\n' "${FAILED_STEPS[@]}" >&2
+  exit 1
+fi

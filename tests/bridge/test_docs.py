@@ -165,3 +165,12 @@ def test_example_client_explains_a_refused_connection(tmp_path):
     assert returncode == 1 and "Traceback" not in err
     assert err == ("the bridge refused the connection: missing Origin header: browsers always send one;"
                    " to accept other programs, start the bridge with --allow-no-origin\n")
+
+def test_the_main_readme_names_every_method():
+    """The README's bridge section lists what the dispatcher answers (compete.roll,
+    impale.resolve and the encounter.* methods were once missing)."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## The bridge"):]
+    section = section[:section.index("\n## ", 1)]
+    missing = [method for method in METHODS if method != "auth" and f"`{method}`" not in section]
+    assert not missing, f"README.md's bridge section lacks {missing}"

@@ -514,3 +514,31 @@ def test_bulk_leaves_a_core_for_single_attacks_by_default(tmp_path):
             return (await ask(ws, request(1, "server.info")))["result"]["bulk_threads"]
 
     assert run(scenario()) == max(1, cpus - 1)
+
+
+def test_handshakes_that_end_early_are_a_rate_limited_warning_not_a_traceback():
+    """websockets < 17 (the newest on Python 3.10) logs each dropped half-open socket at
+    ERROR with a traceback; 300 of them filled an unread stderr pipe and stalled the bridge."""
+    import logging
+    import sys as _sys
+
+    from fracas.bridge.server import _HandshakeNoise, _Quiet
+
+    warned = []
+    quiet = _Quiet(burst=2)
+    quiet.warning = lambda kind, message, *args: warned.append(message % args)  # type: ignore[method-assign]
+    noise = _HandshakeNoise(quiet)
+
+    def record(exc):
+        try:
+            raise RuntimeError("did not receive a valid HTTP request") from exc
+        except RuntimeError:
+            info = _sys.exc_info()
+        return logging.LogRecord("fracas.bridge.websockets", logging.ERROR, __file__, 1,
+                                 "opening handshake failed", (), info)
+
+    assert noise.filter(record(EOFError("stream ends after 0 bytes"))) is False
+    assert warned == ["a connection ended during its opening handshake (EOFError)"]
+    assert noise.filter(record(ValueError("a real bug"))) is True  # anything else still logs
+    plain = logging.LogRecord("fracas.bridge.websockets", logging.INFO, __file__, 1, "server closing", (), None)
+    assert noise.filter(plain) is True

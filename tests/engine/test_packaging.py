@@ -5,7 +5,10 @@ from pathlib import Path
 
 import pytest
 
-tomllib = pytest.importorskip("tomllib")
+try:
+    import tomllib
+except ImportError:  # Python 3.10: tomli is a dependency there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -211,13 +211,17 @@ def foundry_bigjson(facts: dict[str, Any], root: Path) -> str:
 def bridge_schema(facts: dict[str, Any], root: Path) -> str:
     from fracas.spec.schema import protocol_schema  # needs fracas importable: written last
 
-    return json.dumps(protocol_schema(facts), indent=2, ensure_ascii=False) + "\n"
+    from fracas.spec.schema import clean_descriptions
+
+    return json.dumps(clean_descriptions(protocol_schema(facts)), indent=2, ensure_ascii=False) + "\n"
 
 
 def scenario_schema(facts: dict[str, Any], root: Path) -> str:
     from fracas.drive.scenario import json_schema  # needs fracas importable: written last
 
-    schema = json_schema()
+    from fracas.spec.schema import clean_descriptions
+
+    schema = clean_descriptions(json_schema())
     ref = schema.pop("$ref")
     return json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
                        "$id": "https://fracas.invalid/scenario.schema.json",

@@ -10,6 +10,7 @@ package: {"Struct.field": {JSON Schema for that field}}.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import re
 from pathlib import Path
@@ -35,6 +36,18 @@ def _rename_refs(node: Any, names: dict[str, str]) -> Any:
         return out
     if isinstance(node, list):
         return [_rename_refs(item, names) for item in node]
+    return node
+
+
+def clean_descriptions(node: Any) -> Any:
+    """Descriptions as `inspect.cleandoc` gives them: msgspec copies a Struct's `__doc__`,
+    which Python 3.13 dedents when it compiles and older Pythons keep indented, so the
+    generated schema would differ by the Python that wrote it."""
+    if isinstance(node, dict):
+        return {k: inspect.cleandoc(v) if k == "description" and isinstance(v, str) else clean_descriptions(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [clean_descriptions(v) for v in node]
     return node
 
 

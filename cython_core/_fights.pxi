@@ -1,6 +1,6 @@
 # Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
 # fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
-# Worldwalker and Cartyrion.
+# Worldwalker, Cartyrion and old-school.
 #
 # Included at the end of _core.pyx, so the round loop calls the very strike kernels
 # (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
@@ -9,7 +9,10 @@
 # scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
 # for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
 # its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
-# broken weapons, CT-6 parries, CT-7 no repeated sneak attack. The draw order is the round's: its k-th random event (the initiative,
+# broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
+# OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
+# with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
+# fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
 # each `random` target choice, each attack) draws from stream k of the round seed, the
 # seed of bulk chunk k (fracas.rng.chunk_seed).
 #
@@ -607,6 +610,13 @@ cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
     return 0
 
 
+cdef inline bint _os_checks(const FightPlan* p, const FightState* f, int64_t g, int64_t u) noexcept nogil:
+    """Group g checks unit u's morale (Fight._morale_step): it has a Morale, has not broken,
+    does not fight to the death, and has a member standing."""
+    return (p.group_unit[g] == u and p.morale[g] >= 0 and not f.g_broken[g] and not f.g_death[g]
+            and f.g_standing[g] > 0)
+
+
 cdef int _os_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int32_t* out,
                   int64_t* placed) noexcept nogil:
     """rulesets.rows.break_ties for OS-1 sides: a d6 each in listed order, then each face's
@@ -795,8 +805,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
         for c in range(noted[0]):
             checks = False
             for g in range(p.groups):
-                if (p.group_unit[g] == u and p.morale[g] >= 0 and not f.g_broken[g] and not f.g_death[g]
-                        and f.g_standing[g] > 0):
+                if _os_checks(p, f, g, u):
                     checks = True
             if not checks:
                 continue
@@ -804,8 +813,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
             total = draw_gen(&f.dice, 6)
             total += draw_gen(&f.dice, 6)
             for g in range(p.groups):
-                if (p.group_unit[g] == u and p.morale[g] >= 0 and not f.g_broken[g] and not f.g_death[g]
-                        and f.g_standing[g] > 0):
+                if _os_checks(p, f, g, u):
                     f.g_broken[g] = total > p.morale[g] + p.morale_mod[g]
                     f.g_succ[g] += not f.g_broken[g]
                     f.g_death[g] = f.g_succ[g] >= 2

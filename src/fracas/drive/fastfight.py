@@ -19,9 +19,10 @@ at a target with a maximum Body, no friendly fire, no grapple, no defense rolls)
 Worldwalker scenarios (WW-1 initiative once, WW-5 reserved actions spent on blocks and
 dodges strike by strike) and Cartyrion scenarios (CT-1 side initiative, CT-4 pools,
 CT-5..7 weapons, parries and sneak attacks remembered; every situation an attack can be
-made in is compiled up front, see `_variants`). Old-school scenarios play on the Python
-loop, and `plan_for` says why; so does a single fight
-the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
+made in is compiled up front, see `_variants`) and old-school scenarios (OS-1 side
+initiative, OS-2 phases and one action, OS-3 fleeing targets, OS-4 declared flight,
+surrender and morale, OS-5 spells lost). What it does not cover plays on the Python loop,
+and `plan_for` says why; so does a single fight the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
 Python loop reports the error as it always has.
 """
 

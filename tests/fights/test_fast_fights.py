@@ -70,6 +70,28 @@ def test_the_goblin_ambush_matches_on_many_seeds_in_batches():
 
 
 @compiled
+@pytest.mark.parametrize("initiative", [{"ties": "simultaneous", "surprised": ["party"]},
+                                        {"ties": "reroll", "wait": ["goblins"]}])
+def test_a_large_war_band_with_a_surrendering_morale_group_matches(initiative):
+    # OS-1 "If both sides tie, they act simultaneously" (or re-roll), a waiting side acts
+    # last, a surprised side loses round 1; OS-4 "a single Morale Check is made for all
+    # members of a side", a morale_group apart, its breaking archers surrendering
+    scenario = load("os-goblin-ambush.json")
+    scenario["initiative"] = initiative
+    scenario["sides"]["goblins"][0]["count"] = 60
+    scenario["sides"]["party"][0]["count"] = 12
+    scenario["sides"]["goblins"][1].update(morale_group="archers", tactic={"target": "weakest", "flee": "surrender"})
+    blob = orjson.dumps(scenario)
+    fast = play_batch(blob, 5, 0, 100, "auto")
+    slow = play_batch(blob, 5, 0, 100, "python")
+    assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (100, 0)
+    assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 100)
+    assert fast == slow
+    archers = [i for i, g in enumerate(compile_scenario(scenario).member_group) if g == 5]
+    assert len(archers) == 3 and sum(fast["fled"][i] for i in archers) > 0  # they surrendered in some fights
+
+
+@compiled
 def test_the_skeleton_horde_matches_on_many_seeds_in_batches():
     blob = orjson.dumps(load("er-skeleton-horde.json"))
     for seed in (0, 1, 2**64 - 1, 123456789):

@@ -145,7 +145,8 @@ def _os_uncovered(sc: Compiled) -> Optional[str]:
             and not rs.reserve_actions and not rs.weapon_memory and rs.fight_pools == ("hp",)
             and rs.fleeing_target == (("fleeing", True),) and cls.fight_outcome is Ruleset.fight_outcome
             and cls.fight_initiative is OldSchool.fight_initiative and cls.fight_action is OldSchool.fight_action
-            and cls.morale_triggers is OldSchool.morale_triggers and cls.roll_morale is OldSchool.roll_morale
+            and cls.morale_triggers is OldSchool.morale_triggers
+            and getattr(cls, "roll_morale") is getattr(OldSchool, "roll_morale")
             and sc.setup is not None)
     if not same:
         return "the ruleset's round has procedures the compiled fight loop does not take"
@@ -161,13 +162,13 @@ def _os_uncovered(sc: Compiled) -> Optional[str]:
 def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
     """The old-school tables (OS-1 setup, OS-4 morale units and groups); neutral ones for
     the other rulesets."""
-    groups, n = sc.groups, len(sc.member_ids)
+    groups = sc.groups
     os_ = sc.ruleset.name == "old-school"
     units = sc.morale_units if os_ else [("", 0, [g.index for g in groups])]
     group_unit = [0] * len(groups)
-    for u, (_name, _side, members) in enumerate(units):
-        for g in members:
-            group_unit[g] = u
+    for u, (_name, _side, in_unit) in enumerate(units):
+        for k in in_unit:
+            group_unit[k] = u
     member_unit = [group_unit[g] for g in sc.member_group]
     setup = sc.setup if os_ else {"ties": "reroll", "wait": [], "surprised": []}
     action: dict[int, str] = {}
@@ -279,12 +280,13 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     units = array("q")
     for g in groups:
         strikes = g.phases.get("attack", [])
+        made: list[tuple[int, str, Optional[tuple[int, ...]]]]
         if os_:  # OS one action: its phase's strikes, as Fight._turn leaves them
             made = [(g.index, action[g.index], tuple(g.phases[action[g.index]]))] if g.index in action else []
         elif rs.name == "worldwalker":
             forgone = set(rs.fight_forgone(g.spec))
             strikes = [i for i in strikes if i not in forgone]
-            made: list[tuple[int, str, Optional[tuple[int, ...]]]] = [(g.index, "attack", (i,)) for i in strikes]
+            made = [(g.index, "attack", (i,)) for i in strikes]
         else:
             made = [(g.index, "attack", tuple(strikes))] if strikes else []  # as Fight._play_slot asks
         units.extend((len(keys), len(made), -1))

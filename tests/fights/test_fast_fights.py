@@ -133,6 +133,38 @@ def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask():
 
 
 @compiled
+def test_the_goblin_ambush_is_identical_on_one_and_two_processes():
+    scenario = load("os-goblin-ambush.json")
+    one = simulate(scenario, workers=1, runs=600, seed=8, batch=100)
+    two = simulate(scenario, workers=2, runs=600, seed=8, batch=100)
+    assert one["fight_loop"]["compiled_fights"] == 600
+    assert {k: v for k, v in one.items() if k != "timing"} == {k: v for k, v in two.items() if k != "timing"}
+
+
+@compiled
+def test_an_old_school_round_changed_elsewhere_goes_back_to_the_python_loop():
+    # The compiled loop takes OldSchool's round procedures as they stand: an old-school
+    # ruleset whose OS-4 morale triggers or OS-1 initiative differ is not played by it.
+    import dataclasses
+
+    from fracas.rulesets.oldschool import OldSchool
+
+    class NoMorale(OldSchool):
+        def morale_triggers(self, side):
+            return []
+
+    class Simultaneous(OldSchool):
+        def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+            return [[a.id for a in actors]], {}
+
+    sc = compile_scenario(load("os-goblin-ambush.json"))
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    for ruleset in (NoMorale(), Simultaneous()):
+        plan = fastfight.plan_for(dataclasses.replace(sc, ruleset=ruleset))
+        assert plan == "the ruleset's round has procedures the compiled fight loop does not take"
+
+
+@compiled
 def test_a_follow_up_attack_keeps_the_scenario_on_the_python_loop():
     # ER-13: a sneak attack at a target with body_max may call for a shock save, a follow-up
     # die the compiled loop does not roll: the scenario plays on the Python loop, and says why.

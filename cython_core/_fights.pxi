@@ -1,6 +1,6 @@
 # Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
 # fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
-# Worldwalker and Cartyrion.
+# Worldwalker, Cartyrion and old-school.
 #
 # Included at the end of _core.pyx, so the round loop calls the very strike kernels
 # (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
@@ -9,7 +9,10 @@
 # scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
 # for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
 # its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
-# broken weapons, CT-6 parries, CT-7 no repeated sneak attack. The draw order is the round's: its k-th random event (the initiative,
+# broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
+# OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
+# with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
+# fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
 # each `random` target choice, each attack) draws from stream k of the round seed, the
 # seed of bulk chunk k (fracas.rng.chunk_seed).
 #
@@ -46,6 +49,11 @@ cdef enum:
     #: the fight stops and the Python loop reports the LimitError.
     FF_ROLL_OFFS = 1000
     E_FIGHT_TIES = 100
+    OS_FLEE_NEVER = 0
+    OS_FLEE_BROKEN = 1
+    OS_FLEE_SURRENDER = 2
+    OS_TRIGGERS = 4
+    OS_MAX_SIDES = 64
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -116,6 +124,20 @@ cdef struct FightPlan:
     const int64_t* tinit       # rows: XS_WIDTH words per variant (the target's parry state)
     # per variant (vbase + the situation's index): first row, rows
     const int64_t* pair
+    # Old-school (OS-1..5)
+    bint os
+    bint has_morale
+    int64_t os_ties            # OS-1: 0 re-roll ties, 1 tied sides act together
+    int64_t units_n            # morale units (a side, or a morale_group)
+    const int64_t* os_side     # per side: bit 0 surprised in round 1, bit 1 waits
+    const int64_t* os_phase    # per group: its one action's phase (0 missile, 2 melee), -1: none
+    const int64_t* os_flee     # per group: OS_FLEE_*
+    const int64_t* morale      # per group: Morale (-1: none)
+    const int64_t* morale_mod  # per group: its modifier
+    const int64_t* group_unit  # per group: its morale unit
+    const int64_t* unit_start  # per unit: members at the start
+    const int64_t* unit_first  # per unit: its first member (the lone creature of a unit of one)
+    const int32_t* member_unit # per member
 
 
 cdef struct FightState:
@@ -154,6 +176,24 @@ cdef struct FightState:
     Dice dice
     uint64_t round_seed
     uint64_t k
+    # Old-school
+    int32_t* leaving       # per member: declared flight this round (OS-4)
+    int32_t* hurt          # per member: harmed this round (OS-5)
+    int64_t* g_standing    # per group: members standing
+    int64_t* g_succ        # per group: morale checks passed (OS-4)
+    int32_t* g_broken
+    int32_t* g_death       # fights to the death
+    int64_t* u_standing    # per unit: members standing
+    int64_t* u_killed      # per unit: members down
+    int64_t* u_fired       # per unit: triggers noted in the fight (bits)
+    int64_t* u_noted       # per unit: this round's triggers (OS_TRIGGERS + 1 each: count, codes)
+    int64_t* os_slot_end   # per slot: the end of its members in f.order
+    int32_t* os_together   # per slot: it holds more than one side (simultaneous)
+    int32_t* os_able
+    bint defer
+    int64_t pend_n
+    int64_t* pend_t        # a simultaneous phase's damage, landing at its end
+    int64_t* pend_d
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -334,6 +374,61 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     _decide(p, f)
 
 
+cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed) noexcept nogil:
+    """Fight._note with OldSchool.morale_triggers (OS-4): the triggers a loss of unit u
+    calls for, each once a fight, noted for the end of the round: the first death, half the
+    unit defeated, a lone creature first harmed and at 1/4 hp or less."""
+    cdef int64_t start, standing, lone, code
+    cdef int64_t* noted
+    cdef bint fire[OS_TRIGGERS]
+    if not p.has_morale:
+        return
+    start, standing = p.unit_start[u], f.u_standing[u]
+    lone = p.unit_first[u]
+    fire[0] = f.u_killed[u] >= 1
+    fire[1] = 2 * (start - standing) >= start
+    fire[2] = start == 1 and standing > 0 and lone == harmed
+    fire[3] = start == 1 and standing > 0 and 4 * f.hp[lone] <= p.hp[lone]
+    noted = f.u_noted + u * (OS_TRIGGERS + 1)
+    for code in range(OS_TRIGGERS):
+        if fire[code] and not (f.u_fired[u] >> code) & 1:
+            f.u_fired[u] |= <int64_t>1 << code
+            noted[1 + noted[0]] = code
+            noted[0] += 1
+
+
+cdef void _os_out(const FightPlan* p, FightState* f, int64_t m, int32_t status) noexcept nogil:
+    """A standing combatant goes down or leaves: the counts sides, groups and units keep."""
+    f.status[m] = status
+    f.side_standing[p.side[m]] -= 1
+    if f.side_standing[p.side[m]] == 0:
+        f.sides_left -= 1
+    f.g_standing[p.group[m]] -= 1
+    f.u_standing[p.member_unit[m]] -= 1
+    if status == ST_DOWN:
+        f.u_killed[p.member_unit[m]] += 1
+
+
+cdef void _os_leave(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Fight._leave (OS-4): a combatant that declared flight leaves as its side moves."""
+    _os_out(p, f, m, ST_FLED)
+    f.leaving[m] = 0
+    _os_note(p, f, p.member_unit[m], -1)
+    _decide(p, f)
+
+
+cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage) noexcept nogil:
+    """Fight._harm where flight is declared (OS): down at 0 hp; the loss's morale triggers."""
+    if damage <= 0:
+        return
+    f.hurt[t] = 1
+    f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
+    if f.hp[t] == 0:
+        _os_out(p, f, t, ST_DOWN)
+    _os_note(p, f, p.member_unit[t], t)
+    _decide(p, f)
+
+
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
     """Fight._power_now (CT-5): its tactic's moment for a power attack."""
     cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
@@ -366,6 +461,8 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             if not 1 <= f.shield_left[t] <= sh:
                 return E_FIGHT_PLAN
             v += w + f.shield_left[t]
+    elif p.os:
+        v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
     elif not p.ct:
         v = p.reaction[t] and f.reserve[t] <= 0
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
@@ -420,6 +517,14 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     f.shield_left[t] = left
                     if left == 0:
                         f.parrying[t] = PARRY_NONE
+    if p.os:  # OS: a slot of several sides lands a phase's damage when the phase ends
+        if f.defer:
+            f.pend_t[f.pend_n] = t
+            f.pend_d[f.pend_n] = damage
+            f.pend_n += 1
+        else:
+            _os_harm(p, f, t, damage)
+        return 0
     _harm(p, f, t, damage, injury)
     return 0
 
@@ -505,6 +610,216 @@ cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
     return 0
 
 
+cdef inline bint _os_checks(const FightPlan* p, const FightState* f, int64_t g, int64_t u) noexcept nogil:
+    """Group g checks unit u's morale (Fight._morale_step): it has a Morale, has not broken,
+    does not fight to the death, and has a member standing."""
+    return (p.group_unit[g] == u and p.morale[g] >= 0 and not f.g_broken[g] and not f.g_death[g]
+            and f.g_standing[g] > 0)
+
+
+cdef int _os_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int32_t* out,
+                  int64_t* placed) noexcept nogil:
+    """rulesets.rows.break_ties for OS-1 sides: a d6 each in listed order, then each face's
+    group from the highest face down, again until one is left."""
+    cdef int32_t faces[OS_MAX_SIDES]
+    cdef int32_t sub[OS_MAX_SIDES]
+    cdef int64_t i, k
+    cdef int face, err
+    if n == 1:
+        out[placed[0]] = tied[0]
+        placed[0] += 1
+        return 0
+    if depth >= FF_ROLL_OFFS:
+        return E_FIGHT_TIES
+    for i in range(n):
+        faces[i] = draw_gen(&f.dice, 6)
+    for face in range(6, 0, -1):
+        k = 0
+        for i in range(n):
+            if faces[i] == face:
+                sub[k] = tied[i]
+                k += 1
+        if k:
+            err = _os_ties(f, sub, k, depth + 1, out, placed)
+            if err:
+                return err
+    return 0
+
+
+cdef int _os_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
+    """OldSchool.fight_initiative (OS-1): a d6 per present side that does not wait, in side
+    order, highest first; ties re-rolled side by side or acting together; waiting sides
+    last; sides surprised lose round 1; one side present rolls nothing. Fills f.order,
+    f.os_slot_end and f.os_together."""
+    cdef int32_t present[OS_MAX_SIDES]
+    cdef int32_t faces[OS_MAX_SIDES]
+    cdef int32_t tied[OS_MAX_SIDES]
+    cdef int32_t ranked[OS_MAX_SIDES]
+    cdef int32_t slot_of[OS_MAX_SIDES]
+    cdef int64_t s, i, n = 0, slots = 0, k, placed, j, members = 0
+    cdef int face, err
+    _stream(f)
+    for s in range(p.sides):
+        slot_of[s] = -1
+        if f.side_standing[s] and not (r == 1 and p.os_side[s] & 1):
+            present[n] = <int32_t>s
+            n += 1
+    if n < 2:
+        for i in range(n):
+            slot_of[present[i]] = <int32_t>slots
+            f.os_together[slots] = 0
+            slots += 1
+    else:
+        for i in range(n):
+            faces[i] = draw_gen(&f.dice, 6) if not p.os_side[present[i]] & 2 else 0
+        for face in range(6, 0, -1):
+            k = 0
+            for i in range(n):
+                if faces[i] == face:
+                    tied[k] = present[i]
+                    k += 1
+            if k == 0:
+                continue
+            if p.os_ties == 1 or k == 1:
+                for i in range(k):
+                    slot_of[tied[i]] = <int32_t>slots
+                f.os_together[slots] = k > 1
+                slots += 1
+                continue
+            placed = 0
+            err = _os_ties(f, tied, k, 0, ranked, &placed)
+            if err:
+                return err
+            for i in range(k):
+                slot_of[ranked[i]] = <int32_t>slots
+                f.os_together[slots] = 0
+                slots += 1
+        for i in range(n):  # waiting sides act last, in side order
+            if p.os_side[present[i]] & 2:
+                slot_of[present[i]] = <int32_t>slots
+                f.os_together[slots] = 0
+                slots += 1
+    for j in range(slots):  # each slot's standing members in scenario order
+        for i in range(p.members):
+            if f.status[i] == ST_STANDING and slot_of[p.side[i]] == j:
+                f.order[members] = <int32_t>i
+                members += 1
+        f.os_slot_end[j] = members
+    count[0] = slots
+    return 0
+
+
+cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
+    """An old-school round (Fight.play_round): flight and surrender declared (OS-4), side
+    initiative (OS-1), slot by slot the declared leave, casters harmed before their slot
+    lose the spell (OS-5), then the missile, magic and melee phases (OS-2), each combatant
+    its one action or its spell; morale at the end of the round (OS-4)."""
+    cdef int64_t m, g, u, slots, slot, a = 0, b, j, t, phase, unit, c, code, i
+    cdef bint together, any_left = False, checks
+    cdef int64_t* noted
+    cdef int64_t total
+    cdef int err = 0
+    for u in range(p.units_n):
+        f.u_noted[u * (OS_TRIGGERS + 1)] = 0
+    for m in range(p.members):  # declarations, before initiative
+        f.hurt[m] = 0
+        f.leaving[m] = 0
+        if f.status[m] != ST_STANDING:
+            continue
+        g = p.group[m]
+        if f.g_broken[g] and p.os_flee[g] == OS_FLEE_SURRENDER:
+            _os_out(p, f, m, ST_FLED)  # it surrenders: out of the fight
+            _os_note(p, f, p.member_unit[m], -1)
+            _decide(p, f)
+        elif (f.g_broken[g] and p.os_flee[g] == OS_FLEE_BROKEN) or f.hp[m] <= p.flee_at[m]:
+            f.leaving[m] = 1
+    if f.over:
+        return 0
+    err = _os_initiative(p, f, r, &slots)
+    if err:
+        return err
+    for m in range(p.members):
+        f.casting[m] = 0
+    for j in range(f.os_slot_end[slots - 1] if slots else 0):  # casters that act this round
+        m = f.order[j]
+        f.casting[m] = f.spell[m] > 0 and not f.leaving[m]
+    for slot in range(slots):
+        if f.over:
+            break
+        b = f.os_slot_end[slot]
+        together = f.os_together[slot]
+        for j in range(a, b):  # those who declared flight leave
+            m = f.order[j]
+            if f.leaving[m] and f.status[m] == ST_STANDING:
+                _os_leave(p, f, m)
+                if f.over:
+                    return 0
+        for j in range(a, b):  # OS-5: a caster harmed this round before its slot loses the spell
+            m = f.order[j]
+            f.os_able[m] = f.status[m] == ST_STANDING
+            if f.casting[m] and f.hurt[m] and f.status[m] == ST_STANDING:
+                f.casting[m] = 0
+                f.spell[m] -= 1
+                f.os_able[m] = 0
+        for phase in range(3):
+            f.pend_n = 0
+            f.defer = together
+            for j in range(a, b):
+                m = f.order[j]
+                if not f.os_able[m]:
+                    continue
+                if f.over:
+                    f.defer = False
+                    return 0
+                if f.status[m] != ST_STANDING and not together:
+                    continue
+                g = p.group[m]
+                if f.casting[m]:
+                    if phase != 1:
+                        continue
+                    f.spell[m] -= 1
+                    unit = p.units[3 * g + 2]
+                elif phase == p.os_phase[g] and p.units[3 * g + 1]:
+                    unit = p.units[3 * g]
+                else:
+                    continue
+                t = _choose(p, f, m)
+                if t < 0:
+                    continue
+                err = _attack(p, f, m, t, unit, f.casting[m] != 0, r)
+                if err:
+                    f.defer = False
+                    return err
+            f.defer = False
+            for i in range(f.pend_n):  # simultaneous: the phase's damage lands now
+                if f.status[f.pend_t[i]] == ST_STANDING:
+                    _os_harm(p, f, f.pend_t[i], f.pend_d[i])
+        a = b
+    for m in range(p.members):  # declared flight but had no slot (surprised): gone now
+        if f.status[m] == ST_STANDING and f.leaving[m] and not f.over:
+            _os_leave(p, f, m)
+    if f.over or not p.has_morale:
+        return 0
+    for u in range(p.units_n):  # OS-4: one 2d6 per unit and trigger, read by each of its groups
+        noted = f.u_noted + u * (OS_TRIGGERS + 1)
+        for c in range(noted[0]):
+            checks = False
+            for g in range(p.groups):
+                if _os_checks(p, f, g, u):
+                    checks = True
+            if not checks:
+                continue
+            _stream(f)
+            total = draw_gen(&f.dice, 6)
+            total += draw_gen(&f.dice, 6)
+            for g in range(p.groups):
+                if _os_checks(p, f, g, u):
+                    f.g_broken[g] = total > p.morale[g] + p.morale_mod[g]
+                    f.g_succ[g] += not f.g_broken[g]
+                    f.g_death[g] = f.g_succ[g] >= 2
+    return 0
+
+
 cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
     """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
     cdef int64_t i, m, t, n, r = 0, slot, g, u
@@ -534,12 +849,32 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.winner = -1
     f.once_n = 0
     f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
+    if p.os:  # OS-4: every group's morale afresh, each unit's counts
+        for g in range(p.groups):
+            f.g_standing[g] = 0
+            f.g_succ[g] = 0
+            f.g_broken[g] = 0
+            f.g_death[g] = p.morale[g] == 12
+        for u in range(p.units_n):
+            f.u_standing[u] = 0
+            f.u_killed[u] = 0
+            f.u_fired[u] = 0
+        for i in range(p.members):
+            f.g_standing[p.group[i]] += 1
+            f.u_standing[p.member_unit[i]] += 1
     while not f.over:
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
         for i in range(p.members):  # WW-5: actions held in reserve, for this round
             f.reserve[i] = p.reserve[i]
+        if p.os:
+            err = _os_round(p, f, r)
+            if err:
+                return err
+            if not f.over and r >= p.max_rounds:
+                f.over = True
+            continue
         if p.ct:
             err = _ct_round(p, f, r)
             if err:
@@ -605,6 +940,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
     cdef const int64_t[::1] focus_off = arrays["focus_off"], pair = arrays["pair"]
+    cdef const int64_t[::1] os_side = arrays["os_side"], os_phase = arrays["os_phase"], os_flee = arrays["os_flee"]
+    cdef const int64_t[::1] morale = arrays["morale"], morale_mod = arrays["morale_mod"]
+    cdef const int64_t[::1] group_unit = arrays["group_unit"], unit_start = arrays["unit_start"]
+    cdef const int64_t[::1] unit_first = arrays["unit_first"]
+    cdef const int32_t[::1] member_unit = arrays["member_unit"]
     cdef FightPlan p
     cdef FightState f
     cdef int64_t members = side.shape[0], groups = arrays["groups"], sides = arrays["sides"]
@@ -661,6 +1001,28 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
     p.ct = arrays["ct"]
+    p.os = arrays["os"]
+    p.has_morale = arrays["has_morale"]
+    p.os_ties = arrays["os_ties"]
+    p.units_n = unit_start.shape[0]
+    if p.os and (p.ct or not p.rows or sides > OS_MAX_SIDES):
+        raise ValueError("an old-school fight plan is of strike rows and at most 64 sides")
+    if (os_side.shape[0] != sides or os_phase.shape[0] != groups or os_flee.shape[0] != groups
+            or morale.shape[0] != groups or morale_mod.shape[0] != groups or group_unit.shape[0] != groups
+            or unit_first.shape[0] != p.units_n or member_unit.shape[0] != members or p.units_n < 1):
+        raise ValueError("a fight plan's old-school tables disagree")
+    for g in range(groups):
+        if not 0 <= group_unit[g] < p.units_n:
+            raise ValueError("a fight plan's morale units disagree")
+    for i in range(members):
+        if not 0 <= member_unit[i] < p.units_n or member_unit[i] != group_unit[group[i]]:
+            raise ValueError("a fight plan's morale units disagree")
+    for i in range(p.units_n):
+        if not 0 <= unit_first[i] < members or unit_start[i] < 1:
+            raise ValueError("a fight plan's morale units disagree")
+    p.os_side, p.os_phase, p.os_flee = &os_side[0], &os_phase[0], &os_flee[0]
+    p.morale, p.morale_mod, p.group_unit = &morale[0], &morale_mod[0], &group_unit[0]
+    p.unit_start, p.unit_first, p.member_unit = &unit_start[0], &unit_first[0], &member_unit[0]
     if p.ct and (sides != 2 or members > 2048):
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
@@ -706,6 +1068,22 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.acts = <int32_t*>_grab(keep, members * 4)
     f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
     f.epoch = 0
+    f.leaving = <int32_t*>_grab(keep, members * 4)
+    f.hurt = <int32_t*>_grab(keep, members * 4)
+    f.os_able = <int32_t*>_grab(keep, members * 4)
+    f.g_standing = <int64_t*>_grab(keep, groups * 8)
+    f.g_succ = <int64_t*>_grab(keep, groups * 8)
+    f.g_broken = <int32_t*>_grab(keep, groups * 4)
+    f.g_death = <int32_t*>_grab(keep, groups * 4)
+    f.u_standing = <int64_t*>_grab(keep, p.units_n * 8)
+    f.u_killed = <int64_t*>_grab(keep, p.units_n * 8)
+    f.u_fired = <int64_t*>_grab(keep, p.units_n * 8)
+    f.u_noted = <int64_t*>_grab(keep, p.units_n * (OS_TRIGGERS + 1) * 8)
+    f.os_slot_end = <int64_t*>_grab(keep, sides * 8)
+    f.os_together = <int32_t*>_grab(keep, sides * 4)
+    f.pend_t = <int64_t*>_grab(keep, members * 8)
+    f.pend_d = <int64_t*>_grab(keep, members * 8)
+    f.defer = False
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

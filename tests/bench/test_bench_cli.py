@@ -215,11 +215,8 @@ def test_the_fight_loop_section_puts_both_loops_beside_the_bulk_api(quick_run):
     for name, row in section["scenarios"].items():
         assert positive(row["fights_per_s"]["python"]) and positive(row["attacks_per_fight"])
         assert positive(row["attacks_per_s"]["bulk"]) and positive(row["share_of_bulk"])
-        assert row["compiled"] is name.startswith(("er-", "ww-", "ct-"))  # the rulesets compiled today
-        if row["compiled"]:
-            assert row["python_why"] is None and positive(row["fights_per_s"]["compiled"])
-        else:
-            assert "Cartyrion scenarios only" in row["python_why"] and row["fights_per_s"]["compiled"] is None
+        assert row["compiled"] is True  # every example, old-school included, plays on the compiled loop
+        assert row["python_why"] is None and positive(row["fights_per_s"]["compiled"])
     targets = {t["key"]: t for t in doc["targets"]}
     assert positive(targets["er_fights_per_s"]["measured"]) and positive(targets["fight_attacks_share"]["measured"])
     assert targets["er_fights_per_s"]["met"] in (True, False)

@@ -47,12 +47,48 @@ def test_every_example_plays_the_same_fights_on_both_loops(name):
     scenario = load(name)
     played = _same_fights(scenario, 11, 60)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    if scenario.get("ruleset", "enchanted-realms") != "old-school":
-        # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block;
-        # CT-1 side initiative, CT-4 pools, a CT-5 power attack, a CT-6 shield parry, CT-7 sneak
-        assert isinstance(plan, fastfight.FastPlan) and played == 60
-    else:  # not compiled (yet): the Python loop plays them, and says why
-        assert isinstance(plan, str) and "Cartyrion scenarios only, not Old-school" in plan and played == 0
+    # ER-18 initiative, every tactic, a spell; WW-1 initiative once, a WW-5 reserved block;
+    # CT-1 side initiative, CT-4 pools, a CT-5 power attack, a CT-6 shield parry, CT-7 sneak;
+    # OS-1 side initiative, OS-2 phases, OS-4 goblin morale and flight, OS-5 a spell to lose
+    assert isinstance(plan, fastfight.FastPlan) and played == 60
+
+
+@compiled
+def test_the_goblin_ambush_matches_on_many_seeds_in_batches():
+    # OS-4 "When to check Morale: The first time a combatant on the same side is killed, and
+    # when half of the side has been killed or defeated": the goblins break, flee (opponents
+    # acting first attack them as fleeing targets, OS-3) and fight to the death after two
+    # passed checks; OS-5 the magic-user loses her spell when hurt before her side acts.
+    blob = orjson.dumps(load("os-goblin-ambush.json"))
+    for seed in (0, 1, 2**64 - 1, 987654321):
+        fast = play_batch(blob, seed, 500, 200, "auto")
+        slow = play_batch(blob, seed, 500, 200, "python")
+        assert fast.pop("compiled_fights") == 200 and slow.pop("python_fights") == 200
+        assert fast.pop("python_fights") == 0 and slow.pop("compiled_fights") == 0
+        assert fast == slow
+        assert sum(fast["fled"]) > 0 and sum(fast["down"]) > 0  # morale broke in some fights
+
+
+@compiled
+@pytest.mark.parametrize("initiative", [{"ties": "simultaneous", "surprised": ["party"]},
+                                        {"ties": "reroll", "wait": ["goblins"]}])
+def test_a_large_war_band_with_a_surrendering_morale_group_matches(initiative):
+    # OS-1 "If both sides tie, they act simultaneously" (or re-roll), a waiting side acts
+    # last, a surprised side loses round 1; OS-4 "a single Morale Check is made for all
+    # members of a side", a morale_group apart, its breaking archers surrendering
+    scenario = load("os-goblin-ambush.json")
+    scenario["initiative"] = initiative
+    scenario["sides"]["goblins"][0]["count"] = 60
+    scenario["sides"]["party"][0]["count"] = 12
+    scenario["sides"]["goblins"][1].update(morale_group="archers", tactic={"target": "weakest", "flee": "surrender"})
+    blob = orjson.dumps(scenario)
+    fast = play_batch(blob, 5, 0, 100, "auto")
+    slow = play_batch(blob, 5, 0, 100, "python")
+    assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (100, 0)
+    assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 100)
+    assert fast == slow
+    archers = [i for i, g in enumerate(compile_scenario(scenario).member_group) if g == 5]
+    assert len(archers) == 3 and sum(fast["fled"][i] for i in archers) > 0  # they surrendered in some fights
 
 
 @compiled
@@ -75,9 +111,11 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    ambush = simulate(load("os-goblin-ambush.json"), runs=50, seed=3)
-    assert ambush["fight_loop"]["python_fights"] == 50
-    assert "Cartyrion scenarios only, not Old-school" in ambush["fight_loop"]["python_why"]
+    sneaky = load("er-skeleton-horde.json")
+    sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
+    fallback = simulate(sneaky, runs=50, seed=3)
+    assert fallback["fight_loop"]["python_fights"] == 50
+    assert "follow-up dice" in fallback["fight_loop"]["python_why"]
 
 
 @compiled
@@ -92,6 +130,38 @@ def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask():
     assert one["fight_loop"]["compiled_fights"] == 900
     assert ({k: v for k, v in one.items() if k not in drop} == {k: v for k, v in two.items() if k not in drop}
             == {k: v for k, v in on_dask.items() if k not in drop})
+
+
+@compiled
+def test_the_goblin_ambush_is_identical_on_one_and_two_processes():
+    scenario = load("os-goblin-ambush.json")
+    one = simulate(scenario, workers=1, runs=600, seed=8, batch=100)
+    two = simulate(scenario, workers=2, runs=600, seed=8, batch=100)
+    assert one["fight_loop"]["compiled_fights"] == 600
+    assert {k: v for k, v in one.items() if k != "timing"} == {k: v for k, v in two.items() if k != "timing"}
+
+
+@compiled
+def test_an_old_school_round_changed_elsewhere_goes_back_to_the_python_loop():
+    # The compiled loop takes OldSchool's round procedures as they stand: an old-school
+    # ruleset whose OS-4 morale triggers or OS-1 initiative differ is not played by it.
+    import dataclasses
+
+    from fracas.rulesets.oldschool import OldSchool
+
+    class NoMorale(OldSchool):
+        def morale_triggers(self, side):
+            return []
+
+    class Simultaneous(OldSchool):
+        def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+            return [[a.id for a in actors]], {}
+
+    sc = compile_scenario(load("os-goblin-ambush.json"))
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    for ruleset in (NoMorale(), Simultaneous()):
+        plan = fastfight.plan_for(dataclasses.replace(sc, ruleset=ruleset))
+        assert plan == "the ruleset's round has procedures the compiled fight loop does not take"
 
 
 @compiled
@@ -268,16 +338,66 @@ def _ct_scenario(draw):
     return scenario
 
 
+_OS_STRIKES = st.fixed_dictionaries(
+    {"method": st.sampled_from(["melee", "missile"]), "damage": st.sampled_from(["1d4", "1d6", "1d6+1", "1d8", "2d4"])},
+    optional={"modifier": st.integers(-2, 3), "range": st.sampled_from(["short", "medium", "long"])}).map(
+    lambda strike: {k: v for k, v in strike.items() if k != "range" or strike["method"] == "missile"})
+
+
+@st.composite
+def _os_scenario(draw):
+    sides: dict[str, list] = {}
+    names: list[str] = []
+    n_sides = draw(st.integers(2, 3))
+    for s in range(n_sides):
+        entries = []
+        for g in range(draw(st.integers(1, 3))):
+            name = f"s{s}g{g}"
+            names.append(name)
+            attacks = draw(st.lists(_OS_STRIKES, max_size=2))
+            tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"])),
+                      "flee": draw(st.sampled_from(["broken", "broken", "surrender", "never"]))}
+            methods = sorted({a["method"] for a in attacks})
+            if len(methods) > 1 and draw(st.booleans()):  # OS one action: the tactic's choice
+                tactic["action"] = draw(st.sampled_from(methods))
+            if draw(st.integers(0, 3)) == 0:
+                tactic["flee_at"] = draw(st.integers(0, 6))
+            entry = {"name": name, "count": draw(st.integers(1, 4)), "hp": draw(st.integers(1, 16)),
+                     "attacker": {"attack_bonus": draw(st.integers(0, 4)), "str_mod": draw(st.integers(-1, 2)),
+                                  "dex_mod": draw(st.integers(-1, 2))},
+                     "target": {"ac": draw(st.integers(10, 18)), "shield": draw(st.integers(0, 1))},
+                     "attacks": attacks, "tactic": tactic}
+            if draw(st.integers(0, 3)):
+                entry["morale"] = draw(st.integers(2, 12))
+                entry["morale_modifier"] = draw(st.integers(-2, 2))
+                if draw(st.integers(0, 3)) == 0:
+                    entry["morale_group"] = f"band{s}"
+            if not attacks or draw(st.integers(0, 3)) == 0:
+                entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
+                                  "strikes": draw(st.lists(_OS_STRIKES, min_size=1, max_size=2))}
+            entries.append(entry)
+        sides[f"side{s}"] = entries
+    scenario = _finished(draw, "old-school", sides, names)
+    side_names = list(sides)
+    scenario["initiative"] = {"ties": draw(st.sampled_from(["reroll", "simultaneous"])),
+                              "wait": draw(st.lists(st.sampled_from(side_names), unique=True, max_size=1)),
+                              "surprised": draw(st.lists(st.sampled_from(side_names), unique=True, max_size=2))}
+    return scenario
+
+
 @compiled
-@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario, _ct_scenario],
-                         ids=["enchanted-realms", "worldwalker", "cartyrion"])
+@pytest.mark.parametrize("scenarios", [_scenario, _ww_scenario, _ct_scenario, _os_scenario],
+                         ids=["enchanted-realms", "worldwalker", "cartyrion", "old-school"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
     # ER: ER-18 initiative, tactics, spells, resistances, flee_at; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
     # CT-1 side initiative and ambushes, CT-4 Stamina and Injury, ranged stamina costs, CT-5
-    # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated
+    # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated; old
+    # school: OS-1 side initiative with ties re-rolled or simultaneous, waiting and surprised
+    # sides, OS-2 phases and one action, OS-3 fleeing targets, OS-4 morale by side and
+    # morale_group (flee, surrender, fight on), OS-5 spells lost
     scenario = data.draw(scenarios())
     played = _same_fights(scenario, seed, 6)
     assert played == 6, json.dumps(scenario)
@@ -313,10 +433,15 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     from tests.cli.helpers import run
 
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
+    sneaky = load("er-skeleton-horde.json")
+    sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
+    (tmp_path / "sneaky.json").write_text(json.dumps(sneaky))
+    fallback = run(["simulate", str(tmp_path / "sneaky.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
+    assert fallback.exit_code == 0, fallback.output
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: its attack at"
+            in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
-    assert ambush.exit_code == 0, ambush.output
-    assert ("20 fights on the Python round loop (0 compiled): the compiled fight loop plays Enchanted Realms,"
-            " Worldwalker and Cartyrion scenarios only, not Old-school") in ambush.output
+    assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert horde.exit_code == 0 and "Python round loop" not in horde.output
     asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])

@@ -19,9 +19,10 @@ at a target with a maximum Body, no friendly fire, no grapple, no defense rolls)
 Worldwalker scenarios (WW-1 initiative once, WW-5 reserved actions spent on blocks and
 dodges strike by strike) and Cartyrion scenarios (CT-1 side initiative, CT-4 pools,
 CT-5..7 weapons, parries and sneak attacks remembered; every situation an attack can be
-made in is compiled up front, see `_variants`). Old-school scenarios play on the Python
-loop, and `plan_for` says why; so does a single fight
-the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
+made in is compiled up front, see `_variants`) and old-school scenarios (OS-1 side
+initiative, OS-2 phases and one action, OS-3 fleeing targets, OS-4 declared flight,
+surrender and morale, OS-5 spells lost). What it does not cover plays on the Python loop,
+and `plan_for` says why; so does a single fight the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
 Python loop reports the error as it always has.
 """
 
@@ -45,7 +46,11 @@ MAX_PAIRS = 20_000
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
 _TACTICS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
-_COVERED = ("enchanted-realms", "worldwalker", "cartyrion")
+_COVERED = ("enchanted-realms", "worldwalker", "cartyrion", "old-school")
+_OS_PHASE = {"missile": 0, "melee": 2}
+_OS_FLEE = {"never": 0, "broken": 1, "surrender": 2}
+#: Sides at most in an old-school scenario the compiled loop plays (OS-1's side initiative limit).
+OS_MAX_SIDES = 64
 _PARRY = {None: 0, "weapon": 1, "shield": 2}
 _POWER = {"never": 0, "first": 1, "hurt": 2}
 _ALWAYS = (1 << 62)
@@ -106,8 +111,10 @@ def _uncovered(sc: Compiled) -> Optional[str]:
     """Why the compiled loop cannot play this scenario's fights (None: it can)."""
     rs = sc.ruleset
     if rs.name not in _COVERED:
-        return ("the compiled fight loop plays Enchanted Realms, Worldwalker and Cartyrion scenarios only,"
-                f" not {rs.title}")
+        return ("the compiled fight loop plays Enchanted Realms, Worldwalker, Cartyrion and old-school scenarios"
+                f" only, not {rs.title}")
+    if rs.name == "old-school":
+        return _os_uncovered(sc)
     # The round procedures the compiled loop takes; should the ruleset's fight hooks
     # change, its scenarios go back to the Python loop rather than play differently.
     ww, ct = rs.name == "worldwalker", rs.name == "cartyrion"
@@ -122,6 +129,65 @@ def _uncovered(sc: Compiled) -> Optional[str]:
     if len(sc.member_ids) > (MAX_CT_MEMBERS if ct else MAX_MEMBERS):
         return f"more than {MAX_CT_MEMBERS if ct else MAX_MEMBERS} combatants"
     return None
+
+
+def _os_uncovered(sc: Compiled) -> Optional[str]:
+    """Why the compiled loop cannot play an old-school scenario (None: it can): the round
+    procedures it takes are OldSchool's as they stand (OS-1 side initiative, OS-2 phases,
+    one action, OS-4 declared flight and morale, OS-5 disruption); should those hooks
+    change, the scenarios go back to the Python loop rather than play differently."""
+    from ..rulesets.oldschool import OldSchool
+
+    rs = sc.ruleset
+    cls = type(rs)
+    same = (rs.fight_phases == ("missile", "magic", "melee") and rs.spell_phase == "magic"
+            and rs.spell_disruption and rs.flight_declared and rs.one_action and not rs.initiative_once
+            and not rs.reserve_actions and not rs.weapon_memory and rs.fight_pools == ("hp",)
+            and rs.fleeing_target == (("fleeing", True),) and cls.fight_outcome is Ruleset.fight_outcome
+            and cls.fight_initiative is OldSchool.fight_initiative and cls.fight_action is OldSchool.fight_action
+            and cls.morale_triggers is OldSchool.morale_triggers
+            and getattr(cls, "roll_morale") is getattr(OldSchool, "roll_morale")
+            and sc.setup is not None)
+    if not same:
+        return "the ruleset's round has procedures the compiled fight loop does not take"
+    if any(set(g.phases) - set(_OS_PHASE) for g in sc.groups):
+        return "a strike in a phase other than missile or melee"
+    if len(sc.sides) > OS_MAX_SIDES:
+        return f"more than {OS_MAX_SIDES} sides"
+    if len(sc.member_ids) > MAX_MEMBERS:
+        return f"more than {MAX_MEMBERS} combatants"
+    return None
+
+
+def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
+    """The old-school tables (OS-1 setup, OS-4 morale units and groups); neutral ones for
+    the other rulesets."""
+    groups = sc.groups
+    os_ = sc.ruleset.name == "old-school"
+    units = sc.morale_units if os_ else [("", 0, [g.index for g in groups])]
+    group_unit = [0] * len(groups)
+    for u, (_name, _side, in_unit) in enumerate(units):
+        for k in in_unit:
+            group_unit[k] = u
+    member_unit = [group_unit[g] for g in sc.member_group]
+    setup = sc.setup if os_ else {"ties": "reroll", "wait": [], "surprised": []}
+    action: dict[int, str] = {}
+    for g in groups:
+        phases = g.phases
+        if os_ and phases:  # Fight._turn: one action (the phase it has, or fight_action's)
+            action[g.index] = next(iter(phases)) if len(phases) == 1 else sc.ruleset.fight_action(g.spec, phases)
+    return {
+        "os": os_, "has_morale": bool(os_ and sc.has_morale), "os_ties": 1 if setup["ties"] == "simultaneous" else 0,
+        "os_side": array("q", [(1 if s in setup["surprised"] else 0) | (2 if s in setup["wait"] else 0)
+                               for s in sc.sides]),
+        "os_phase": array("q", [_OS_PHASE[action[g.index]] if g.index in action else -1 for g in groups]),
+        "os_flee": array("q", [_OS_FLEE[g.spec.tactic.flee] for g in groups]),
+        "morale": array("q", [-1 if g.spec.morale is None else g.spec.morale for g in groups]),
+        "morale_mod": array("q", [g.spec.morale_modifier for g in groups]),
+        "group_unit": array("q", group_unit), "member_unit": array("i", member_unit),
+        "unit_start": array("q", [sum(1 for u in member_unit if u == k) for k in range(len(units))]),
+        "unit_first": array("q", [member_unit.index(k) for k in range(len(units))]),
+    }, action
 
 
 def _ct_dims(sc: Compiled) -> tuple[list[list[int]], list[tuple[int, int]]]:
@@ -189,6 +255,8 @@ def _variants(sc: Compiled, g: Any, key: str, use: Any, t: Any, fields: Any, par
         # WW-5: a target with a block or dodge and no reserved action left has no reaction
         no_reaction = (("target", rs.no_reaction),) if t.spec.target.get("reaction") else ()
         return [(use, ()), (use, no_reaction)]
+    if rs.name == "old-school":  # OS-3: at a target that declared flight (Fight._situation)
+        return [(use, ()), (use, (("target", rs.fleeing_target),))]
     return [(use, ()), (use, ())]
 
 
@@ -206,14 +274,19 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         return "a Cartyrion combatant with more than 6 strikes that can break"
     # Attack units: what one call of Fight._attack rolls. ER, Cartyrion: a group's strikes
     # together; Worldwalker: each strike it does not forgo for its reserve (WW-5); its spell.
+    os_ = rs.name == "old-school"
+    os_tables, action = _os_arrays(sc)
     keys: list[tuple[int, str, Optional[tuple[int, ...]]]] = []
     units = array("q")
     for g in groups:
         strikes = g.phases.get("attack", [])
-        if rs.name == "worldwalker":
+        made: list[tuple[int, str, Optional[tuple[int, ...]]]]
+        if os_:  # OS one action: its phase's strikes, as Fight._turn leaves them
+            made = [(g.index, action[g.index], tuple(g.phases[action[g.index]]))] if g.index in action else []
+        elif rs.name == "worldwalker":
             forgone = set(rs.fight_forgone(g.spec))
             strikes = [i for i in strikes if i not in forgone]
-            made: list[tuple[int, str, Optional[tuple[int, ...]]]] = [(g.index, "attack", (i,)) for i in strikes]
+            made = [(g.index, "attack", (i,)) for i in strikes]
         else:
             made = [(g.index, "attack", tuple(strikes))] if strikes else []  # as Fight._play_slot asks
         units.extend((len(keys), len(made), -1))
@@ -260,7 +333,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     if rs.name == "worldwalker":  # WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier
         subs = [int(spec.attacker.get("dex_mod", 0)) for spec in specs]
         mods = [sub + spec.initiative for sub, spec in zip(subs, specs)]
-    elif ct:  # CT-1 rolls for the sides (ct_init)
+    elif ct or os_:  # CT-1, OS-1 roll for the sides
         subs = mods = [0] * len(specs)
     else:  # ER-18: d10 + Agility modifier + bonus
         from ..rulesets.er import initiative
@@ -306,7 +379,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         array("q", [0, -1] * 12),
         "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off,
         "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
-        "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
+        "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest, **os_tables,
     }
     return FastPlan(sc, arrays)
 

@@ -93,6 +93,7 @@ class Options:
         return (max(50, int(fast * self.scale)), max(10, int(slow * self.scale)), max(10**4, int(bulk * self.scale)),
                 max(5, int(logged * self.scale)))
 
+    @property
     def sweep_runs(self) -> int:
         """Fights per point of the 20-point sweep: the target's 10,000 (a few dozen with --quick)."""
         return max(10, int((40 if self.quick else 10_000) * self.scale))

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
 from fracas.diff import differences
-from fracas.drive import ENGINE_CALLS
+from fracas.drive import ENGINE_CALLS, Encoded
 from fracas.requests import key_path, shown
 
 from . import errors
@@ -106,11 +106,13 @@ class Read:
 
 @dataclasses.dataclass(frozen=True)
 class Call:
-    """A well-formed request: its id, method and params."""
+    """A well-formed request: its id, method and params, and the id's journal key."""
 
     id: int | str
     method: str
     params: dict[str, Any]
+    #: ``id_key(id)``, made once per request: the claims, the journal, the log and errors use it.
+    key: str
 
 
 def _type_name(value: Any) -> str:
@@ -475,14 +477,16 @@ class Dispatcher:
 
     # ── envelopes and batches ───────────────────────────────────────────────
 
-    def _envelope(self, document: Any) -> Call:
-        """Check the JSON-RPC 2.0 request object; raise _Refused if it is not one."""
+    def _envelope(self, document: Any, key: str | None = None) -> Call:
+        """Check the JSON-RPC 2.0 request object; raise _Refused if it is not one.
+        ``key`` is its id's journal key when the caller has made it already."""
         if not isinstance(document, dict):
             reason = f"expected a JSON-RPC request object, got {_type_name(document)}"
             raise _Refused(None, errors.InvalidRequest.at("$", reason))
         request_id = self._request_id(document)
         try:
-            return Call(request_id, self._method(document), self._params(document))
+            return Call(request_id, self._method(document), self._params(document),
+                        id_key(request_id) if key is None else key)
         except BridgeError as error:
             raise _Refused(request_id, error) from None
 
@@ -551,12 +555,13 @@ class Dispatcher:
             return [self._shutting_down(document) for document in documents]
         answers: list[dict[str, Any]] = []
         rolled: list[int] = []  # indexes of answers whose result awaits the commit
-        keys = _rolling_keys(documents)
+        by_document = _rolling_keys(documents)
+        keys = list({key for key in by_document if key is not None})
         self._claims.acquire(keys)
         try:
-            for document in documents:
+            for document, key in zip(documents, by_document):
                 try:
-                    call = self._envelope(document)
+                    call = self._envelope(document, key)
                 except _Refused as refused:
                     answers.append(_failure(refused.request_id, refused.error))
                     continue
@@ -569,7 +574,7 @@ class Dispatcher:
                     answers.append(_failure(call.id, error))
                     continue
                 except Exception:  # a bug: this request fails, the others stand
-                    logger.exception("unexpected error in %s id=%s", call.method, id_key(call.id))
+                    logger.exception("unexpected error in %s id=%s", call.method, call.key)
                     error = errors.InternalError(f"internal error in {call.method} (see the bridge log)")
                     answers.append(_failure(call.id, error))
                     continue
@@ -626,7 +631,7 @@ class Dispatcher:
             logger.debug(
                 "%s id=%s answered in %.1f ms",
                 call.method,
-                id_key(call.id),
+                call.key,
                 (time.perf_counter() - started) * 1e3,
             )
 
@@ -759,7 +764,7 @@ class Dispatcher:
                                     estimate=_REPLY_BASE + (1 << 20), journaled=False)
 
     def _encounter_round(self, call: Call, batch: _Batch) -> Any:
-        key = id_key(call.id)
+        key = call.key
 
         def run(params: dict[str, Any]) -> Any:
             seed = params.get("seed")
@@ -877,8 +882,8 @@ class Dispatcher:
         limit = self.limits.max_reply_bytes
         if batch.reply_bytes <= limit:
             return
-        where = (f"it was rolled and is journaled under id {id_key(call.id)}: fetch it alone with journal.get"
-                 f" (if it fits) or with `fracas journal show {id_key(call.id)}`") if journaled \
+        where = (f"it was rolled and is journaled under id {call.key}: fetch it alone with journal.get"
+                 f" (if it fits) or with `fracas journal show {call.key}`") if journaled \
             else "ask for less"
         raise errors.LimitExceeded.at(
             "$.params", f"the answer is {size:,} bytes, which takes this message's reply past the bridge's"
@@ -889,8 +894,8 @@ class Dispatcher:
     def _roll(self, call: Call, batch: _Batch, engine_call: Callable[..., Any], *, attacks: int = 1,
               estimate: int | None = None) -> Any:
         """Answer a rolling request once per id: from the journal, or by rolling."""
-        key = id_key(call.id)
-        params = canonical(call.params)
+        key = call.key
+        params = canonical(call.params)  # the one encoding: the journal's and the plan cache's
         request_digest = digest(call.method, params)
         entry = batch.pending.get(key) or self._journal.lookup(key)
         if entry is not None:
@@ -906,7 +911,8 @@ class Dispatcher:
         self._spend(batch, "$.params.attacks" if call.method == "attack.bulk" else "$.params",
                     attacks=attacks, reply_bytes=estimate)
         try:
-            outcome = self._engine_call(engine_call, call.params)
+            request = Encoded(call.params, params) if call.method in _PLAN_CACHED else call.params
+            outcome = self._engine_call(engine_call, request)
         except BridgeError:
             self._settle(batch, before, _REPLY_BASE)  # an error reply holds little
             raise
@@ -1070,15 +1076,23 @@ def _too_deep(document: Any, limit: int) -> str | None:
     return None
 
 
-def _rolling_keys(documents: list[Any]) -> list[str]:
-    """The journal keys a message may roll under (claimed before it starts)."""
-    keys = set()
+#: The methods whose engine call keeps compiled plans by the request's canonical encoding:
+#: they are given the encoding the journal made (fracas.drive.Encoded), not a second one.
+_PLAN_CACHED = frozenset({"attack.resolve", "attack.bulk"})
+
+
+def _rolling_keys(documents: list[Any]) -> list[str | None]:
+    """Per document, the journal key it may roll under (claimed before the message starts),
+    or None for one that does not roll; its Call takes the key along."""
+    keys: list[str | None] = []
     for document in documents:
+        key = None
         if isinstance(document, dict) and document.get("method") in ROLLING_METHODS:
             request_id = document.get("id")
             if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
-                keys.add(id_key(request_id))
-    return list(keys)
+                key = id_key(request_id)
+        keys.append(key)
+    return keys
 
 
 def _id_reused(request_id: int | str, entry: Entry) -> errors.IdReused:

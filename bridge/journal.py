@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
+from fracas.drive import canonical  # params as JSON with sorted keys: the engine's one encoding
 
 SCHEMA_VERSION = 1
 
@@ -111,11 +112,6 @@ def _why(path: str, error: BaseException) -> str:
 def id_key(request_id: int | str) -> str:
     """The journal key of a JSON-RPC id."""
     return orjson.dumps(request_id).decode()
-
-
-def canonical(params: Any) -> bytes:
-    """Params as JSON with sorted keys, so equal requests have equal bytes."""
-    return orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
 
 
 def digest(method: str, canonical_params: bytes) -> str:

@@ -140,3 +140,22 @@ def test_alike_targets_compile_once_and_keep_their_own_index_and_id():
 
     assert [job.plan[s * L.PLAN_WIDTH + L.P_TARGET] for s in range(40)] == list(range(40))
     assert len({job.plan[s * L.PLAN_WIDTH + L.P_AC] for s in range(40)}) == 3
+
+
+def test_an_encoded_request_is_keyed_by_its_given_encoding_and_rolls_the_same():
+    """The bridge encodes a request once (its journal's bytes) and hands the encoding on
+    (`drive.Encoded`): the plan cache keys on those very bytes, which are the key it would
+    make itself; with seed or rolls it still keys on the content without them."""
+    request = {"attacker": {"strength": 4}, "targets": {"g": {"ac": 14}},
+               "strikes": [{"target": "g", "method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                            "damage_type": "edged"}]}
+    encoded = drive.canonical(request)
+    given = drive.Encoded(request, encoded)
+    assert drive._plan_key(given) is encoded and encoded == drive._plan_key(request)
+    seeded = {**request, "seed": 5, "rolls": [20, 3]}
+    assert drive._plan_key(drive.Encoded(seeded, drive.canonical(seeded))) == drive._plan_key(request)
+    for seed in (1, 2):
+        clear_plan_cache()
+        fresh = fracas.resolve(copy.deepcopy(request), seed=seed).to_dict()
+        assert fracas.resolve(drive.Encoded(request, encoded), seed=seed).to_dict() == fresh  # compiles
+        assert fracas.resolve(drive.Encoded(request, encoded), seed=seed).to_dict() == fresh  # from the cache

@@ -444,7 +444,7 @@ def test_every_attack_replays_alone_from_its_seed_and_situation(name):
 def test_the_cli_round_shows_each_procedure_step():
     import re
 
-    from fracas.fight_cli import render_round as styled
+    from fracas.cli.fights import render_round as styled
 
     def render_round(log):
         return re.sub(r"\x1b\[[0-9;]*m", "", styled(log))

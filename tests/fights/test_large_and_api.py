@@ -20,7 +20,7 @@ import fracas
 from fracas import _kernels
 from fracas.drive.simulate import SimulationResult
 from fracas.errors import SchemaError
-from fracas.fight_cli import ORDER_SHOWN, ROLL_UP
+from fracas.cli.fights import ORDER_SHOWN, ROLL_UP
 from tests.cli.helpers import run
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

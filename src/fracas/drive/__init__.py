@@ -59,13 +59,32 @@ class _SeedAndRolls(msgspec.Struct, forbid_unknown_fields=False):
     rolls: Optional[list[int]] = None
 
 
+def canonical(request: Any) -> bytes:
+    """A request's one canonical encoding: JSON with sorted keys, so equal requests have
+    equal bytes. The bridge journals it and digests it; seed and rolls aside, it is the
+    plan caches' key."""
+    return orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+
+
+class Encoded(dict[str, Any]):
+    """A request mapping with its `canonical` encoding, made once by the caller (the bridge
+    made it for its journal): the plan caches key on those bytes instead of encoding the
+    request again. It must be the encoding of exactly this mapping."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, request: dict[str, Any], encoded: bytes) -> None:
+        super().__init__(request)
+        self.encoded = encoded
+
+
 def _plan_key(request: Any) -> Optional[bytes]:
     """The cache key of a mapping request (its content without seed and rolls), or None."""
     if not isinstance(request, dict):
         return None
     try:
         if "seed" not in request and "rolls" not in request:
-            return orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+            return request.encoded if type(request) is Encoded else canonical(request)
         return orjson.dumps({k: v for k, v in request.items() if k != "seed" and k != "rolls"},
                             option=orjson.OPT_SORT_KEYS)
     except TypeError:  # not plain JSON data (a typed object inside): not cached

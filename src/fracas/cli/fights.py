@@ -16,17 +16,12 @@ from typing import Any, Optional
 
 import click
 
-from .errors import RequestError
+from ..errors import RequestError
+from .common import style as _style
 
 
 class _Rejected(click.ClickException):
     exit_code = 2
-
-
-def _style(text: str, **styles: Any) -> str:
-    from .cli import style
-
-    return style(text, **styles)
 
 
 def _read_scenario(where: str, option: str) -> Any:
@@ -35,7 +30,7 @@ def _read_scenario(where: str, option: str) -> Any:
 
     data: bytes
     if where.startswith("@"):
-        from .drive.scenario import example
+        from ..drive.scenario import example
 
         data = _engine(example, where[1:])
     elif where == "-":
@@ -53,7 +48,7 @@ def _read_scenario(where: str, option: str) -> Any:
 
 
 def _store(path: Optional[str]) -> Any:
-    from .store import EncounterStore, StoreError
+    from ..store import EncounterStore, StoreError
 
     try:
         return EncounterStore(path)
@@ -213,7 +208,7 @@ def encounter(ctx: click.Context, store_path: Optional[str]) -> None:
 @click.pass_obj
 def encounter_new(store_path: Optional[str], name: str, scenario_file: Any, replace: bool, as_json: bool) -> None:
     """Make encounter NAME from a scenario file (nothing is kept unless the file is valid)."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     scenario = _read_scenario(scenario_file, "--scenario")
     try:
@@ -233,7 +228,7 @@ def encounter_new(store_path: Optional[str], name: str, scenario_file: Any, repl
 @click.pass_obj
 def encounter_show(store_path: Optional[str], name: str, as_json: bool) -> None:
     """Show encounter NAME as it stands."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     shown = _engine(Encounter.open, name, store=_store(store_path)).show()
     click.echo(_dump(shown) if as_json else render_show(shown))
@@ -247,7 +242,7 @@ def encounter_show(store_path: Optional[str], name: str, as_json: bool) -> None:
 @click.pass_obj
 def encounter_round(store_path: Optional[str], name: str, seed: Optional[int], as_json: bool) -> None:
     """Play the next round of encounter NAME and keep it."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     enc = _engine(Encounter.open, name, store=_store(store_path))
     log = _engine(enc.round, seed)
@@ -260,7 +255,7 @@ def encounter_round(store_path: Optional[str], name: str, seed: Optional[int], a
 @click.pass_obj
 def encounter_undo(store_path: Optional[str], name: str, as_json: bool) -> None:
     """Take back the last round of encounter NAME (exactly: state and seeds as before it)."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     shown = _engine(_engine(Encounter.open, name, store=_store(store_path)).undo)
     click.echo(_dump(shown) if as_json else render_show(shown))
@@ -273,7 +268,7 @@ def encounter_undo(store_path: Optional[str], name: str, as_json: bool) -> None:
 @click.pass_obj
 def encounter_log(store_path: Optional[str], name: str, round_: Optional[int], as_json: bool) -> None:
     """Show the kept log of a round of encounter NAME (every attack with its seed)."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     log = _engine(Encounter.open, name, store=_store(store_path)).last_round(round_)
     if log is None:
@@ -286,7 +281,7 @@ def encounter_log(store_path: Optional[str], name: str, round_: Optional[int], a
 @click.pass_obj
 def encounter_list(store_path: Optional[str], as_json: bool) -> None:
     """List the kept encounters."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     found = Encounter.list(store=_store(store_path))
     if as_json:
@@ -304,7 +299,7 @@ def encounter_list(store_path: Optional[str], as_json: bool) -> None:
 @click.pass_obj
 def encounter_delete(store_path: Optional[str], name: str) -> None:
     """Delete encounter NAME and its rounds."""
-    from .drive.encounter import Encounter
+    from ..drive.encounter import Encounter
 
     _engine(Encounter.delete, name, store=_store(store_path))
     click.echo(f"deleted {name}")
@@ -421,7 +416,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
     with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
     interval), how many rounds fights last, who survives, and damage dealt and taken.
     Ctrl-C stops cleanly and reports the fights finished."""
-    from .drive.simulate import MissingExtra, WorkersFailed, plot, simulate as run
+    from ..drive.simulate import MissingExtra, WorkersFailed, plot, simulate as run
 
     scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
@@ -449,7 +444,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
 def _write(result: dict[str, Any], json_out: Optional[str], plot_out: Optional[str], text: Any, plot: Any) -> None:
     """A simulation's or a sweep's result: JSON (to a file, or alone on standard output),
     the text report, the plot; then the exit code of the signal that stopped it, if any."""
-    from .drive.simulate import MissingExtra
+    from ..drive.simulate import MissingExtra
 
     if json_out == "-":
         click.echo(_dump(result))
@@ -510,13 +505,13 @@ def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[i
     side's win rate (with a 95 % interval), draws, mean rounds and survivors per point,
     and where a side's win rate crosses --target. Every point is checked before any
     fight starts; Ctrl-C stops cleanly and reports the points finished (exit 130)."""
-    from .drive.simulate import MissingExtra, WorkersFailed
-    from .drive.sweep import MAX_FIELDS, plot, render, sweep as run
+    from ..drive.simulate import MissingExtra, WorkersFailed
+    from ..drive.sweep import MAX_FIELDS, plot, render, sweep as run
 
     if len(vary) > MAX_FIELDS:
         raise click.BadParameter(f"a sweep varies 1 or {MAX_FIELDS} fields, got {len(vary)}", param_hint="--vary")
     scenario = _read_scenario(scenario_file, "SCENARIO")
-    from .drive.scenario import compile_scenario
+    from ..drive.scenario import compile_scenario
 
     _engine(compile_scenario, scenario)  # the scenario's own errors first: what `sweep` says after is of --vary
     if workers is None:
@@ -527,7 +522,7 @@ def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[i
     bar: Any = None
     try:
         if progress:
-            from .drive.sweep import parse_vary
+            from ..drive.sweep import parse_vary
 
             fights = runs
             for i, spec in enumerate(vary):  # the bar's length (a wrong --vary is the sweep's error, below)

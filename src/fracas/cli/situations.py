@@ -1,0 +1,102 @@
+"""`fracas compete` and `fracas impale`: the Enchanted Realms table situations,
+competitions (ER-19) and impalement (ER-23)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import click
+
+import fracas
+
+from .common import _emit, _engine_call, _load_json, _parse_rolls, _with_rolls
+
+
+# Their KEY=VALUE,... options are read by the one reader of `--strike` (rulesets.er.cli.key_values).
+#: What `--challenger` / `--defender KEY=VALUE,...` may set, and how each value is read.
+_SIDE_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "strength": int, "agility": int,
+                              "strength_mod": int, "agility_mod": int, "size": str, "speed": int, "prone": bool,
+                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list}
+_TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, "resistant": list,
+                                "vulnerable": list, "immune": list, "condition": list}
+
+
+@click.command()
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--contest", type=click.Choice(["plain", "grapple", "escape", "shove", "trip"]), default="plain",
+              show_default=True, help="What is contested: a grapple, an escape from one, a shove or a trip (ER-19).")
+@click.option("--challenger", metavar="KEY=VALUE,...",
+              help="Who starts it (the grappler, the one escaping, the one shoving), e.g. "
+                   "id=ogre,strength=6,size=large; keys: " + ", ".join(_SIDE_KEYS) + ".")
+@click.option("--defender", metavar="KEY=VALUE,...", help="The other side, the same keys, e.g. "
+              "id=aria,agility=5,attribute=agility,speed=40.")
+@click.option("--slick", is_flag=True, help="Rainy, icy or slick ground (ER-19).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical d12s, in draw order.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def compete(request: Any, contest: str, challenger: Optional[str], defender: Optional[str], slick: bool,
+            seed: Any, rolls: Any, as_json: bool) -> None:
+    """An Enchanted Realms competition (ER-19): opposed d12 + Strength or Agility modifier,
+    with the grapple and shove/trip modifiers; ties are rolled again. Prints each side's
+    exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
+    flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large
+    --defender id=aria,agility=5,attribute=agility,speed=40`."""
+    from ..rulesets.er.cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if not challenger or not defender:
+            raise click.UsageError("give both sides: --challenger id=ogre,strength=6 --defender id=aria,strength=3"
+                                   " (or a request file)")
+        payload = {"contest": contest, "slick": slick,
+                   "challenger": key_values(challenger, _SIDE_KEYS, "--challenger"),
+                   "defender": key_values(defender, _SIDE_KEYS, "--defender")}
+    result = _engine_call(fracas.compete, _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)
+
+
+@click.command()
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--str", "strength", type=int, default=None, help="The pikeman's Strength score.")
+@click.option("--str-mod", "strength_mod", type=int, default=None,
+              help="The pikeman's Strength modifier, when it is not floor((score - 2) / 2).")
+@click.option("--forte", is_flag=True, help="Weapon forte in this pole-arm: 4d20 instead of 3d20 (ER-23).")
+@click.option("--weight", type=int, default=0, show_default=True, help="Pole-arm weight: 0, 1 or 2.")
+@click.option("--bonus", type=int, default=0, show_default=True, help="Other bonuses on every die.")
+@click.option("--charger", metavar="KEY=VALUE,...",
+              help="The charging attacker: id, ac, body (its Body now), size, resistant, vulnerable, immune, "
+                   "condition, e.g. id=ogre,ac=13,body=12.")
+@click.option("--closed", type=int, default=None, metavar="FEET",
+              help="How far the charger closed this turn (25 ft or more, ER-23).")
+@click.option("--charge", "charge_file", type=click.File("rb"), default=None, metavar="FILE",
+              help="The charge itself (an attack request without seed or rolls): resolved unless it is void.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical dice, in draw order.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], forte: bool, weight: int, bonus: int,
+           charger: Optional[str], closed: Optional[int], charge_file: Any, seed: Any, rolls: Any,
+           as_json: bool) -> None:
+    """An Enchanted Realms impalement (ER-23): a pikeman's 3d20 (4d20 with forte) at a charger
+    that closed 25 ft or more, before the charge; if it brings the charger to 0 Body the
+    charge is void. REQUEST is a JSON impalement request ('-' for stdin), or use the flags,
+    e.g. `fracas impale --str 4 --charger id=ogre,ac=12,body=8 --closed 30`."""
+    from ..rulesets.er.cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if charger is None or closed is None or strength is None:
+            raise click.UsageError("give --str, --charger id=ogre,ac=12,body=8 and --closed FEET (or a request file)")
+        pikeman: dict[str, Any] = {"strength": strength}
+        if strength_mod is not None:
+            pikeman["strength_mod"] = strength_mod
+        target = key_values(charger, _TARGET_KEYS, "--charger")
+        payload = {"pikeman": pikeman, "charger": {**target, "closed": closed},
+                   "weapon": {"forte": forte, "weight": weight, "bonus": bonus}}
+        if charge_file is not None:
+            payload["charge"] = _load_json(charge_file.read(), "--charge")
+    result = _engine_call(fracas.impale, _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)

@@ -211,7 +211,7 @@ def test_the_fight_loop_section_puts_both_loops_beside_the_bulk_api(quick_run):
     text = result.output
     section = doc["fight_loop"]
     assert set(section["scenarios"]) == {"er-skeleton-horde", "ct-hill-giant", "ww-duel", "os-goblin-ambush",
-                                         "er-horde-300"}
+                                         "er-horde-300", "er-horde-300-long"}
     for name, row in section["scenarios"].items():
         assert positive(row["fights_per_s"]["python"]) and positive(row["attacks_per_fight"])
         assert positive(row["attacks_per_s"]["bulk"]) and positive(row["share_of_bulk"])

@@ -137,6 +137,17 @@ def test_bad_odds_requests_name_the_path(call, error, path):
     assert caught.value.path == path
 
 
+@pytest.mark.parametrize("value, said", [(None, "null"), ([3], "array"), ({"n": 3}, "object"), ("3", "str")])
+def test_a_count_of_the_wrong_type_is_named_in_json_words(value, said):
+    """The bridge audit's nit: `count: null` said "got NoneType" (Python's word, not JSON's)."""
+    with pytest.raises(fracas.SchemaError) as caught:
+        fracas.odds({**TYPICAL, "count": value})
+    assert caught.value.path == "$.count" and str(caught.value).endswith(f"expected int, got {said}")
+    with pytest.raises(fracas.SchemaError) as caught:
+        fracas.odds(TYPICAL, remaining={"g": value})
+    assert str(caught.value).endswith(f"expected int, got {said}")
+
+
 def test_the_shared_odds_vectors_reproduce_and_the_generator_is_in_sync():
     """tests/vectors/odds_vectors.json: the JavaScript resolver gives the same answers."""
     import importlib.util

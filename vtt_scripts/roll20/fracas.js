@@ -5190,13 +5190,14 @@ function summary(damage) {
   };
 }
 
+/** A JSON value's type in msgspec's words, as fracas.requests.type_name says it. */
 function typeName(value) {
-  if (value === null) return 'NoneType';
-  if (Array.isArray(value)) return 'list';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
   if (typeof value === 'string') return 'str';
   if (typeof value === 'boolean') return 'bool';
-  return 'dict';
+  return 'object';
 }
 
 /**

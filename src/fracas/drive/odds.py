@@ -21,7 +21,7 @@ from typing import Any, Optional
 from .. import rulesets
 from ..errors import LimitError, SchemaError
 from ..exact import Dist
-from ..requests import check_range, key_path, parse_json
+from ..requests import check_range, key_path, parse_json, type_name
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
@@ -109,7 +109,7 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
     remaining = extra.get("remaining", {}) if remaining is None else remaining
     at_least = extra.get("at_least", []) if at_least is None else at_least
     if isinstance(count, bool) or not isinstance(count, int):
-        raise SchemaError("$.count", f"expected int, got {type(count).__name__}")
+        raise SchemaError("$.count", f"expected int, got {type_name(count)}")
     check_range(count, 1, MAX_COUNT, "$.count", "count")
     if not isinstance(remaining, dict):
         raise SchemaError("$.remaining", "expected an object of target id → Body/Stamina/HP left")
@@ -124,7 +124,7 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
         if tid not in plan.targets:
             raise SchemaError(key_path("$.remaining", tid), f"unknown target {tid!r}")
         if isinstance(left, bool) or not isinstance(left, int):
-            raise SchemaError(key_path("$.remaining", tid), f"expected int, got {type(left).__name__}")
+            raise SchemaError(key_path("$.remaining", tid), f"expected int, got {type_name(left)}")
         check_range(left, 1, 10**9, key_path("$.remaining", tid), "remaining")
     outcomes, cut, has_crit = ruleset.odds(plan)
     targets = {}

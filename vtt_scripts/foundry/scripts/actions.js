@@ -11,7 +11,8 @@ import {
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
   renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
 } from "./chat.js";
-import { planDamage, planUndo } from "./damage.js";
+import { ActorQueue, planDamage, undoValue } from "./damage.js";
+import { damageAdapter } from "./systems.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
@@ -109,6 +110,12 @@ function explained(error, ctx) {
 }
 
 /**
+ * What one user may ask of the holding client: a request of at most `maxBytes` of JSON,
+ * `maxTargets` targets, `perWindow` requests in `windowMs`, `inFlight` at once.
+ */
+export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, perWindow: 5, windowMs: 10000, inFlight: 2 });
+
+/**
  * The module API over an adapter and the connection.
  * @param {object} deps
  * @param {Vtt} deps.vtt
@@ -116,8 +123,10 @@ function explained(error, ctx) {
  *   the live connection, or null when this client does not hold it
  * @param {() => string} deps.newId
  * @param {(error: unknown) => void} [deps.log]
+ * @param {() => number} [deps.now]  the clock the per-player rate limit reads (ms)
  */
-export function createActions({ vtt, connection, newId, log = () => {} }) {
+export function createActions(deps) {
+  const { vtt, connection, newId, log = () => {} } = deps;
   const mapping = () => readMapping((key) => vtt.setting(key));
   const setting = (key) => vtt.setting(key);
 
@@ -150,11 +159,12 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return seed;
   }
 
-  function viewsOf(refs, label) {
+  /** Token refs as views, on `scene` (a player's scene, by id) or else the canvas's. */
+  function viewsOf(refs, label, scene = undefined) {
     if (refs === undefined) return undefined;
     const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
     return list.map((ref) => {
-      const view = vtt.toView(ref);
+      const view = vtt.toView(ref, scene);
       if (!view) throw new InputError(`${label}: ${JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref))} is not a token on this scene`);
       return view;
     });
@@ -186,14 +196,10 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return typeof n === "number" && Number.isFinite(n) ? n : undefined;
   };
 
-  /**
-   * Apply planned changes, all or none. An actor with the game system's own damage method
-   * (actor.applyDamage, e.g. dnd5e: temporary HP first) takes the damage through it, when
-   * the setting allows; the others get the Body path written. Each change records what it
-   * found before (Body and temporary Body) so Undo restores exactly that; a target brought
-   * to 0 is marked defeated (when the setting allows), and Undo takes that back too.
-   */
-  async function applyChanges(changes) {
+  /** Every damage and undo of an actor, in order, on this (the holding) client. */
+  const queue = deps.queue ?? new ActorQueue();
+
+  async function documentsOf(changes, what) {
     const docs = [];
     for (const c of changes) {
       let doc = null;
@@ -202,22 +208,46 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       } catch {
         doc = null;
       }
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was changed`);
+      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was ${what}`);
       docs.push(doc);
     }
+    return docs;
+  }
+
+  /**
+   * Apply planned changes, all or none, on the actors' queue: each change's Body is read
+   * when its turn comes and the damage taken from that value (never from the value the
+   * attack saw when it was sent). The game system's adapter (systems.js, by
+   * game.system.id) takes the damage where there is one and the setting allows; otherwise
+   * the Body path is written. Each change records what it found and left (Body and
+   * temporary Body), so Undo gives back exactly the difference; a target brought to 0 is
+   * marked defeated (when the setting allows), and Undo takes that back too.
+   */
+  function applyChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), () => applyNow(changes));
+  }
+
+  async function applyNow(changes) {
+    const docs = await documentsOf(changes, "changed");
     const done = [];
     const tempPath = mapping().bodyTemp;
+    const adapter = setting("damageThroughSystem") !== false ? damageAdapter(vtt.systemId?.()) : null;
+    const floor = setting("floorBodyAtZero") !== false;
     for (let i = 0; i < changes.length; i++) {
       const c = changes[i];
       const doc = docs[i];
       try {
+        const { value: current, problem } = readInteger(doc, c.path);
+        if (problem) throw new InputError(`Body: ${problem}`);
+        c.before = current;
+        c.after = Math.min(current, floor ? Math.max(0, current - c.damage) : current - c.damage);
         if (tempPath) {
           c.tempPath = tempPath;
           c.tempBefore = numberAt(doc, tempPath) ?? null;
         }
-        if (setting("damageThroughSystem") !== false && typeof doc.applyDamage === "function") {
-          await doc.applyDamage(c.damage);
-          c.system = true;
+        if (adapter) {
+          await adapter.apply(doc, c.damage, vtt.tokenDocument?.(c.targets?.[0]) ?? null);
+          c.system = adapter.id;
           const after = numberAt(doc, c.path);
           if (after !== undefined) c.after = after;
         } else {
@@ -245,23 +275,68 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     }
   }
 
-  /** Put one applied change back: Body (and temporary Body) as before, the defeated mark off. */
+  /**
+   * Give back one applied change by delta (Body and temporary Body), the defeated mark
+   * off when Body is above 0 again. Returns what was written and what a maximum kept back.
+   */
   async function revertOne(c, doc) {
-    const data = { [c.path]: c.before };
-    if (c.tempPath && c.tempBefore !== null && c.tempBefore !== undefined) data[c.tempPath] = c.tempBefore;
-    await vtt.updateDocument(doc, data);
-    if (c.defeated && vtt.setDefeated) await vtt.setDefeated(doc, false);
-  }
-
-  async function revertChanges(changes) {
-    for (const c of changes) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (doc) await revertOne(c, doc);
+    const { value: current, problem } = readInteger(doc, c.path);
+    if (problem) throw new FracasError(`Body: ${problem}`);
+    const max = mapping().bodyMax ? numberAt(doc, mapping().bodyMax) : undefined;
+    const { value, taken, lost } = undoValue(c, current, max);
+    /** @type {Record<string, number>} */
+    const data = { [c.path]: value };
+    if (c.tempPath && Number.isFinite(c.tempBefore) && Number.isFinite(c.tempAfter)) {
+      const temp = numberAt(doc, c.tempPath) ?? 0;
+      data[c.tempPath] = temp + Math.max(0, c.tempBefore - c.tempAfter);
     }
+    await vtt.updateDocument(doc, data);
+    if (c.defeated && vtt.setDefeated && value > 0) await vtt.setDefeated(doc, false);
+    return { value, taken, lost };
   }
 
-  function cardFlags(kind, requestId, seed, changes, targets = []) {
-    return { [MODULE_ID]: { kind, requestId, seed, changes, targets, undone: null } };
+  function revertChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), async () => {
+      for (const c of changes) {
+        const doc = await vtt.getDocument(c.uuid);
+        if (doc) await revertOne(c, doc);
+      }
+    });
+  }
+
+  /**
+   * Undo `changes` on their actors' queues, each on its own: what was given back, and
+   * exactly what could not be (an actor gone, a Body no longer a number, a maximum).
+   */
+  function undoChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), async () => {
+      const restored = [];
+      const failed = [];
+      for (const c of [...changes].reverse()) {
+        let doc = null;
+        try {
+          doc = await vtt.getDocument(c.uuid);
+        } catch {
+          doc = null;
+        }
+        if (!doc) {
+          failed.push({ change: c, why: t("FRACAS.Undo.Gone", { name: c.name }) });
+          continue;
+        }
+        try {
+          const out = await revertOne(c, doc);
+          restored.push({ change: c, ...out });
+          if (out.lost) failed.push({ change: c, partial: true, why: t("FRACAS.Undo.Capped", { name: c.name, lost: out.lost, taken: out.taken }) });
+        } catch (error) {
+          failed.push({ change: c, why: `${c.name}: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      }
+      return { restored: restored.reverse(), failed };
+    });
+  }
+
+  function cardFlags(kind, requestId, seed, changes, targets = [], total = null) {
+    return { [MODULE_ID]: { kind, requestId, seed, total, changes, targets, undone: null } };
   }
 
   /** The card's targets as kept in its flags: what each may take (per-target buttons). */
@@ -281,7 +356,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     requireGM("resolve attacks with fracas");
     const conn = link();
     const attacker = attackerOf(options);
-    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
     const ruleset = options.ruleset ?? "enchanted-realms";
@@ -296,7 +371,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       options: {
         advantage: options.advantage, disadvantage: options.disadvantage, seed: seedOption(options),
         rolls: options.rolls, conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
-        nearby: viewsOf(options.nearby, "nearby"), flee: options.flee, grappling: options.grappling,
+        nearby: viewsOf(options.nearby, "nearby", options.scene), flee: options.flee, grappling: options.grappling,
         defenseRolls: options.defenseRolls, defenseRollsSetting: setting("defenseRolls") === true,
       },
     });
@@ -317,7 +392,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
       rolls,
-      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used)),
+      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -349,15 +424,53 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     });
   }
 
-  /** What a player's attack request may carry to the GM (the dice are the GM's to choose). */
-  const PLAYER_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby",
-    "flee", "grappling", "item"];
+  // ── requests from other clients (players, and GMs whose tab does not hold the bridge) ──
+  //
+  // A player describes *which* attack, never its numbers: the attacking token, one of its
+  // actor's own attacks (an item carrying flags.fracas.strikes, or an entry of the actor's
+  // flags.fracas.strikes) and the targets. The holding GM's client reads every number
+  // (dice, bonus, weight, crit range, attacker and target data) from the actors, takes the
+  // ruleset from the world setting, and refuses anything else, unless the GM has turned
+  // on free-form player attacks. Limits on size, targets and rate are checked first,
+  // before anything is looked up or sent.
+
+  /** What a free-form player request may carry (only when the GM allows free-form attacks). */
+  const FREE_FORM_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby", "flee", "grappling"];
+
+  const now = deps.now ?? (() => Date.now());
+  /** @type {Map<string, number[]>} user id → when its recent requests arrived */
+  const recent = new Map();
+  /** @type {Map<string, number>} user id → requests being worked on */
+  const busy = new Map();
+  /** @type {Map<string, Promise<object>>} "user:request id" → its answer (a resent request gets the same) */
+  const answered = new Map();
 
   /**
-   * A player's attack: only the active GM's client reaches the bridge, so the request goes
-   * there (vtt.askGM: Foundry's socket, which names the sender) and the GM's client checks
-   * that this user owns the attacking token, resolves it, applies the damage and posts the
-   * card. The player gets the outcome, or a clear message when no GM is connected.
+   * The request a player's client sends for `attack(options)`: ids and the choice of attack.
+   * @returns {Record<string, any>}
+   */
+  function playerRequest(options, attacker, targets) {
+    /** @type {Record<string, any>} */
+    const request = { attacker: attacker.id, targets: targets.map((v) => v.id) };
+    const scene = vtt.sceneId?.();
+    if (scene) request.scene = scene;
+    if (options.item !== undefined) request.item = String(options.item?.id ?? options.item);
+    if (options.strike !== undefined) request.strike = options.strike;
+    if (setting("playerFreeForm") === true) {
+      for (const key of FREE_FORM_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
+      if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
+    } else {
+      const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+      if (extra.length) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    }
+    return request;
+  }
+
+  /**
+   * A player's attack: only the holding GM client reaches the bridge, so the request goes
+   * there (vtt.askGM: Foundry's module socket, whose server names the sender) and that
+   * client checks the sender owns the attacker, resolves it from the actors' own data,
+   * applies the damage and posts the card. The player gets the outcome, or a clear message.
    */
   async function playerAttack(options) {
     if (options.seed !== undefined || options.rolls !== undefined) {
@@ -367,34 +480,146 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const request = { attacker: attacker.id, targets: targets.map((v) => v.id) };
-    for (const key of PLAYER_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
-    if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
-    const answer = await vtt.askGM("attack", request);
+    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    if (options.item === undefined && options.strike === undefined && setting("playerFreeForm") !== true) {
+      throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+    }
+    return relay("attack", playerRequest(options, attacker, targets));
+  }
+
+  /** Send a request to the holding client and turn its answer into a result or an error. */
+  async function relay(action, data) {
+    const answer = await vtt.askGM(action, data);
     if (!answer || answer.error) throw new FracasError(answer?.error ?? "the GM's client gave no answer");
     return answer;
   }
 
-  /**
-   * The GM's side of a player's attack (`senderId`: the user Foundry says sent it). Refuses
-   * a token that user does not own; answers {requestId, messageId, total_damage} or {error}.
-   */
-  async function answerPlayerAttack(request, senderId) {
-    try {
-      if (!vtt.isGM() || !vtt.holdsConnection()) return null; // another GM's client answers
-      if (!request || typeof request !== "object" || typeof request.attacker !== "string") {
-        return { error: "a malformed attack request" };
-      }
-      const [attacker] = viewsOf(request.attacker, "attacker");
-      if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
-      const options = { attacker: attacker.id, targets: Array.isArray(request.targets) ? request.targets : [] };
-      for (const key of PLAYER_OPTIONS) if (request[key] !== undefined) options[key] = request[key];
-      const out = await attack(options);
-      return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
-    } catch (error) {
-      if (!(error instanceof FracasError)) log(error);
-      return { error: describeError(error) };
+  /** "Longsword, strike 1 (melee slashing)" : the attacks a token's actor has, for messages. */
+  function describeAttacks(view) {
+    const names = weaponsOf(view).map((w) => w.name);
+    const own = getPath(view?.actor, "flags.fracas.strikes");
+    if (Array.isArray(own)) own.forEach((s, i) => names.push(`strike ${i + 1} (${[s?.method, s?.style].filter(Boolean).join(" ")})`));
+    return names.join(", ") || "none";
+  }
+
+  /** The strikes of one of the attacker's own attacks, chosen by item (id or name) or flag index. */
+  function ownAttack(attacker, request) {
+    if (request.item !== undefined) {
+      if (typeof request.item !== "string") throw new InputError("item: give the item's id");
+      return itemStrikes(attacker, request.item);
     }
+    if (request.strike !== undefined) {
+      const own = getPath(attacker.actor, "flags.fracas.strikes");
+      const i = request.strike;
+      if (!Array.isArray(own) || !Number.isInteger(i) || i < 0 || i >= own.length) {
+        throw new InputError(t("FRACAS.Player.NoSuchAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+      }
+      const spec = own[i];
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(`${who(attacker)}: strike ${i + 1} in flags.fracas.strikes is not an object`);
+      const { target: _aimed, ...rest } = spec;
+      return [rest];
+    }
+    throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+  }
+
+  /** Size, target count and rate limits for one sender; a refusal names the limit. */
+  function checkLimits(data, senderId) {
+    let size;
+    try {
+      size = JSON.stringify(data).length;
+    } catch {
+      return t("FRACAS.Player.Malformed");
+    }
+    if (size > LIMITS.maxBytes) return t("FRACAS.Player.TooLarge", { size, max: LIMITS.maxBytes });
+    if (Array.isArray(data?.targets) && data.targets.length > LIMITS.maxTargets) {
+      return t("FRACAS.Player.TooManyTargets", { count: data.targets.length, max: LIMITS.maxTargets });
+    }
+    const at = now();
+    const times = (recent.get(senderId) ?? []).filter((x) => at - x < LIMITS.windowMs);
+    if (times.length >= LIMITS.perWindow) {
+      recent.set(senderId, times);
+      return t("FRACAS.Player.TooFast", { count: LIMITS.perWindow, seconds: LIMITS.windowMs / 1000 });
+    }
+    if ((busy.get(senderId) ?? 0) >= LIMITS.inFlight) return t("FRACAS.Player.Busy", { count: LIMITS.inFlight });
+    times.push(at);
+    recent.set(senderId, times);
+    return null;
+  }
+
+  /**
+   * The holding client's side of a request from another client (`senderId`: the user the
+   * server says sent it). Players may only "attack"; a GM-role user (an assistant GM, or
+   * another tab that does not hold the bridge) may run any action. A request resent with
+   * the same id gets the first answer, without rolling or applying anything again.
+   * @returns {Promise<object|null>} the answer, or null when this client does not answer
+   */
+  async function answerRequest(message, senderId) {
+    if (!vtt.isGM() || !vtt.holdsConnection()) return null; // the holder answers
+    if (!message || typeof message !== "object" || typeof senderId !== "string") return null;
+    const id = message.id;
+    if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return { error: t("FRACAS.Player.Malformed") };
+    const key = `${senderId}:${id}`;
+    if (answered.has(key)) return answered.get(key);
+    // A resend after the answer was lost (or after another tab took over): the card says what happened.
+    const bridgeId = `player-${senderId}-${id}`.slice(0, 120);
+    const posted = vtt.findCard?.(bridgeId);
+    if (posted) return { requestId: bridgeId, messageId: posted.id, total_damage: posted.total ?? null, resent: true };
+    const refusal = checkLimits(message.data, senderId);
+    if (refusal) return { error: refusal };
+    busy.set(senderId, (busy.get(senderId) ?? 0) + 1);
+    const work = (async () => {
+      try {
+        const fromGM = vtt.userIsGM?.(senderId) === true;
+        if (message.action === "attack" && !fromGM) return await resolvePlayerAttack(message.data, senderId, bridgeId);
+        if (fromGM && typeof message.action === "string" && Object.prototype.hasOwnProperty.call(RELAYED, message.action)) {
+          const data = message.data && typeof message.data === "object" && !Array.isArray(message.data) ? message.data : {};
+          const out = await RELAYED[message.action]({ ...data, requestId: data.requestId ?? bridgeId });
+          return summarize(out);
+        }
+        return { error: t("FRACAS.Player.Refused", { action: String(message.action) }) };
+      } catch (error) {
+        if (!(error instanceof FracasError)) log(error);
+        return { error: describeError(error) };
+      } finally {
+        busy.set(senderId, (busy.get(senderId) ?? 1) - 1);
+      }
+    })();
+    answered.set(key, work);
+    return work;
+  }
+
+  /** What goes back over the socket: ids and totals, never the GM-only detail. */
+  function summarize(out) {
+    if (!out || typeof out !== "object") return { error: "the action gave no result" };
+    return { requestId: out.requestId ?? null, messageId: out.messageId ?? null, total_damage: out.result?.total_damage ?? null };
+  }
+
+  async function resolvePlayerAttack(request, senderId, bridgeId) {
+    if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)) {
+      return { error: t("FRACAS.Player.Malformed") };
+    }
+    const scene = typeof request.scene === "string" ? request.scene : undefined;
+    const [attacker] = viewsOf(request.attacker, "attacker", scene);
+    if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
+    if (!request.targets.every((x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
+    const targets = uniqueViews(viewsOf(request.targets, "targets", scene));
+    if (!targets.length) return { error: "no targets: target at least one token (T key)" };
+    /** @type {Record<string, any>} */
+    const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
+    const freeForm = setting("playerFreeForm") === true;
+    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
+    if (!freeForm && extra.length) return { error: t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }) };
+    if (freeForm && extra.length) {
+      for (const key of extra) options[key] = request[key];
+      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((x) => typeof x === "string");
+    } else {
+      const list = ownAttack(attacker, request);
+      options.ruleset = setting("ruleset") || "enchanted-realms";
+      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
+    }
+    const out = await attack(options);
+    return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
   }
 
   /** `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card. */
@@ -609,7 +834,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
 
   /** The attacker: `options.attacker` (a token, its id or name), or the one controlled token. */
   function attackerOf(options) {
-    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker")[0];
+    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker", options.scene)[0];
     const controlled = vtt.controlled();
     if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
     return controlled[0];
@@ -718,30 +943,53 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   }
 
   /** Undo the damage of a fracas chat card: restore every exact previous value. */
+  /** Cards whose damage is being applied or undone now: one button press at a time per card. */
+  const cardBusy = new Set();
+
+  /** Run `fn` for one card at a time (two quick clicks on Undo give back the damage once). */
+  async function onCard(messageId, fn) {
+    if (cardBusy.has(messageId)) throw new InputError(t("FRACAS.Undo.Busy"));
+    cardBusy.add(messageId);
+    try {
+      return await fn();
+    } finally {
+      cardBusy.delete(messageId);
+    }
+  }
+
+  /** Tell the GM what an undo gave back and, one by one, what it could not. */
+  function reportUndo({ restored, failed }) {
+    const back = restored.filter((r) => !failed.some((f) => f.change === r.change && !f.partial));
+    if (back.length) {
+      vtt.notify("info", t("FRACAS.Undo.Done", { list: back.map((r) => t("FRACAS.Undo.Back", { name: r.change.name, value: r.value })).join(", ") }));
+    }
+    if (failed.length) vtt.notify("warn", t("FRACAS.Undo.NotRestored", { list: failed.map((f) => f.why).join("; ") }));
+  }
+
+  /**
+   * Undo the damage of a fracas chat card, by delta: each actor gets back what the card
+   * took, whatever happened to it since; what cannot be given back is named, and stays
+   * on the card to undo later.
+   */
   async function undo(messageId) {
     requireGM("undo fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    if (flags.undone) throw new InputError("this damage was already undone");
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
-    const docs = new Map();
-    for (const c of changes) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
-      docs.set(c.uuid, doc);
-    }
-    const { writes, drifted } = planUndo(changes, (c) => {
-      const raw = getPath(docs.get(c.uuid), c.path);
-      return typeof raw === "string" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError("this chat message is not a fracas result");
+      if (flags.undone) throw new InputError("this damage was already undone");
+      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
+      const out = await undoChanges(changes);
+      const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
+      await vtt.setMessageFlags(messageId, kept.length
+        ? { changes: changes.filter((c) => kept.some((k) => k.uuid === c.uuid)) }
+        : { undone: { at: new Date().toISOString() } });
+      reportUndo(out);
+      return {
+        restored: out.restored.map((r) => ({ uuid: r.change.uuid, name: r.change.name, value: r.value, given: r.taken - r.lost })),
+        failed: out.failed.map((f) => f.why),
+      };
     });
-    for (const c of [...changes].reverse()) await revertOne(c, docs.get(c.uuid));
-    await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
-    vtt.notify("info", `fracas: damage undone (${changes.map((c) => `${c.name} back to ${c.before}`).join(", ")})`);
-    if (drifted.length) {
-      vtt.notify("warn", `fracas: ${drifted.map((d) => `${d.name}'s Body had changed since the attack (${d.expected} expected, ${d.current} found)`).join("; ")}; restored to the value from before the attack anyway`);
-    }
-    return { restored: writes.map((w) => ({ uuid: w.uuid, name: w.name, value: w.value })), drifted };
   }
 
   /**
@@ -750,45 +998,41 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
    */
   async function applyTarget(messageId, targetId, multiplier = 1) {
     requireGM("apply fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    const target = (flags.targets ?? []).find((x) => x.id === targetId);
-    if (!target) throw new InputError("this card has no damage for that target");
-    if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
-      throw new InputError(`${target.name} already took this damage: undo it first`);
-    }
-    if (!target.uuid) throw new InputError(`${target.name}: the token has no actor to take damage`);
-    const doc = await vtt.getDocument(target.uuid);
-    if (!doc) throw new FracasError(`${target.name}: the actor is gone (${target.uuid}); nothing was applied`);
-    const map = mapping();
-    const { value: before, problem } = readInteger(doc, map.body);
-    if (problem) throw new InputError(`${target.name}: Body: ${problem}; nothing was applied`);
-    const damage = Math.floor(target.damage * multiplier);
-    const floor = setting("floorBodyAtZero") !== false;
-    const change = { uuid: target.uuid, name: target.name, path: map.body, before, damage,
-      after: Math.min(before, floor ? Math.max(0, before - damage) : before - damage), targets: [targetId], multiplier };
-    await applyChanges([change]);
-    await vtt.setMessageFlags(messageId, { changes: [...changes, change], undone: null });
-    return change;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError("this chat message is not a fracas result");
+      const target = (flags.targets ?? []).find((x) => x.id === targetId);
+      if (!target) throw new InputError("this card has no damage for that target");
+      if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
+      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
+        throw new InputError(`${target.name} already took this damage: undo it first`);
+      }
+      if (!target.uuid) throw new InputError(`${target.name}: the token has no actor to take damage`);
+      const damage = Math.floor(target.damage * multiplier);
+      // before and after are measured on the actor's queue, when the damage lands.
+      const change = { uuid: target.uuid, name: target.name, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
+      await applyChanges([change]);
+      await vtt.setMessageFlags(messageId, { changes: [...changes, change], undone: null });
+      return change;
+    });
   }
 
   async function undoTarget(messageId, targetId) {
     requireGM("undo fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
-    if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
-    for (const c of [...mine].reverse()) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
-      await revertOne(c, doc);
-    }
-    const rest = changes.filter((c) => !mine.includes(c));
-    await vtt.setMessageFlags(messageId, { changes: rest, undone: rest.length ? null : flags.undone });
-    return mine;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError("this chat message is not a fracas result");
+      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
+      if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
+      const out = await undoChanges(mine);
+      const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
+      const rest = changes.filter((c) => !mine.includes(c) || kept.includes(c));
+      await vtt.setMessageFlags(messageId, { changes: rest, undone: rest.length ? null : flags.undone });
+      reportUndo(out);
+      return mine;
+    });
   }
 
   async function askStrike(title, attackerName, targets, weapons = []) {
@@ -800,27 +1044,48 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return parsed;
   }
 
-  /** The ready-made macro: ask for the weapon, one strike at each target. */
+  /** The attacks a token's actor offers in the dialog: its weapon items, then its own flag strikes. */
+  function attackChoices(view) {
+    const choices = weaponsOf(view).map((w) => ({ id: w.id, name: w.name }));
+    const own = getPath(view?.actor, "flags.fracas.strikes");
+    if (Array.isArray(own)) {
+      own.forEach((s, i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${[s?.method, s?.style].filter(Boolean).join(" ")})` }));
+    }
+    return choices;
+  }
+
+  /**
+   * The ready-made macro: ask for the weapon, one strike at each target. A player's choice
+   * goes to the holding GM client as "this attack of my actor", never as numbers (unless
+   * the GM allows free-form player attacks).
+   */
   async function attackDialog() {
-    if (vtt.isGM()) link(); // a player's attack goes through the GM's client
+    if (vtt.isGM() && vtt.holdsConnection()) link();
     const controlled = vtt.controlled();
     if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, weaponsOf(controlled[0]));
+    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, attackChoices(controlled[0]));
     if (!parsed) return null;
-    // A weapon item's strikes, or the dialog's strike, at each target.
-    const strikes = parsed.weapon
-      ? targets.flatMap((x) => itemStrikes(controlled[0], parsed.weapon).map((st) => ({ ...st, target: x.id })))
-      : targets.map((x) => ({ ...parsed.strike, target: x.id }));
-    const options = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id), strikes };
-    return parsed.action === "odds" ? odds(options) : attack(options);
+    const base = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id) };
+    const flagIndex = /^strike:(\d+)$/.exec(parsed.weapon ?? "");
+    if (!vtt.isGM() && parsed.action !== "odds" && setting("playerFreeForm") !== true) {
+      // Only which attack: the GM's side reads its numbers from the actor.
+      const choice = flagIndex ? { strike: Number(flagIndex[1]) } : parsed.weapon ? { item: parsed.weapon } : {};
+      return attack({ attacker: base.attacker, targets: base.targets, ...choice });
+    }
+    // A weapon item's strikes, an own strike, or the dialog's strike, at each target.
+    const list = flagIndex ? ownAttack(controlled[0], { strike: Number(flagIndex[1]) })
+      : parsed.weapon ? itemStrikes(controlled[0], parsed.weapon) : [parsed.strike];
+    const strikes = targets.flatMap((x) => list.map((st) => ({ ...st, target: x.id })));
+    const options = { ...base, strikes };
+    return parsed.action === "odds" ? viaHolder("odds", odds)(options) : viaHolder("attack", attack)(options);
   }
 
   /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
   async function mobDialog() {
     requireGM("resolve mob attacks with fracas");
-    link();
+    if (vtt.holdsConnection()) link();
     const attackers = vtt.controlled();
     if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
     const targets = uniqueViews(vtt.targeted());
@@ -828,7 +1093,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
     if (!parsed) return null;
     if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");
-    return mob({ ...parsed.options, strikes: [parsed.strike] });
+    return viaHolder("mob", mob)({ ...parsed.options, strikes: [parsed.strike] });
   }
 
   /** The combat's standing combatants by token id (their views), for a fight's members. */
@@ -929,19 +1194,65 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return shown;
   }
 
+  // ── a GM whose tab does not hold the bridge (an assistant GM, a second tab) ──
+  // Its actions go to the holding client like a player's request, with the selection of
+  // this tab (controlled and targeted tokens) written out as token ids.
+
+  const idOf = (ref) => (ref && typeof ref === "object" ? ref.document?.id ?? ref.id : ref);
+  const idsOf = (refs) => (refs === undefined ? undefined : (Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs]).map(idOf));
+  const controlledIds = () => vtt.controlled().map((v) => v.id);
+  const targetedIds = () => uniqueViews(vtt.targeted()).map((v) => v.id);
+  const oneControlled = () => (vtt.controlled().length === 1 ? vtt.controlled()[0].id : undefined);
+  /** Each relayed action: how this tab's selection fills its options. */
+  const SELECTION = {
+    attack: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds(), nearby: idsOf(o.nearby),
+      scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
+    odds: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds() }),
+    mob: (o) => ({ attackers: idsOf(o.attackers) ?? controlledIds(), targets: idsOf(o.targets) ?? targetedIds() }),
+    compete: (o) => ({ challenger: idOf(o.challenger) ?? oneControlled(), defender: idOf(o.defender) ?? targetedIds()[0] }),
+    impale: (o) => ({ pikeman: idOf(o.pikeman) ?? oneControlled(), charger: idOf(o.charger) ?? targetedIds()[0] }),
+    initiative: () => ({}),
+    round: () => ({}),
+    roundUndo: () => ({}),
+  };
+  /** The holder's side: the actions a GM-role sender may run there. */
+  const RELAYED = {
+    attack: (o) => attack(o), odds: (o) => odds(o), mob: (o) => mob(o), compete: (o) => compete(o),
+    impale: (o) => impale(o), initiative: (o) => initiative(o), round: (o) => round(o), roundUndo: () => roundUndo(),
+    undo: (o) => undo(o.messageId), applyTarget: (o) => applyTarget(o.messageId, o.targetId, o.multiplier),
+    undoTarget: (o) => undoTarget(o.messageId, o.targetId),
+  };
+
+  /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */
+  const viaHolder = (name, fn) => async (...args) => {
+    if (!vtt.isGM() || vtt.holdsConnection()) return fn(...args);
+    /** @type {Record<string, any>} */
+    let data;
+    if (name === "undo") data = { messageId: args[0] };
+    else if (name === "applyTarget") data = { messageId: args[0], targetId: args[1], multiplier: args[2] ?? 1 };
+    else if (name === "undoTarget") data = { messageId: args[0], targetId: args[1] };
+    else {
+      const options = { ...(args[0] ?? {}) };
+      data = { ...options, ...SELECTION[name](options) };
+      for (const [k, v] of Object.entries(data)) if (v === undefined) delete data[k];
+    }
+    return relay(name, data);
+  };
+
   return {
-    answerPlayerAttack,
-    round: guarded(round),
-    roundUndo: guarded(roundUndo),
-    attack: guarded(attack),
-    odds: guarded(odds),
-    mob: guarded(mob),
-    initiative: guarded(initiative),
-    applyTarget: guarded(applyTarget),
-    undoTarget: guarded(undoTarget),
-    compete: guarded(compete),
-    impale: guarded(impale),
-    undo: guarded(undo),
+    answerRequest,
+    LIMITS,
+    round: guarded(viaHolder("round", round)),
+    roundUndo: guarded(viaHolder("roundUndo", roundUndo)),
+    attack: guarded(viaHolder("attack", attack)),
+    odds: guarded(viaHolder("odds", odds)),
+    mob: guarded(viaHolder("mob", mob)),
+    initiative: guarded(viaHolder("initiative", initiative)),
+    applyTarget: guarded(viaHolder("applyTarget", applyTarget)),
+    undoTarget: guarded(viaHolder("undoTarget", undoTarget)),
+    compete: guarded(viaHolder("compete", compete)),
+    impale: guarded(viaHolder("impale", impale)),
+    undo: guarded(viaHolder("undo", undo)),
     attackDialog: guarded(attackDialog),
     mobDialog: guarded(mobDialog),
   };

@@ -5,14 +5,27 @@ import { t } from "./i18n.js";
 // engine's faces filled in (so Foundry's dice tooltips and Dice So Nice show the
 // dice that were actually rolled, hit or miss).
 
-// HTML-escaped, and with the characters Foundry's enrichers look for ([[…]] inline
-// rolls, @UUID[…]{…} links, &Reference[…]) as entities too: a name typed into a token
-// or an actor is shown as written, never rolled or linked.
-const esc = (value) => String(value)
+// Text from the world (token and actor names, item names) goes into a card escaped, and
+// made unable to become a roll, a link or an embed. Escaping alone is not enough: v13's
+// ChatMessage#renderHTML runs TextEditor.enrichHTML, which walks the card's text nodes
+// and matches its patterns ([[…]] inline rolls, @UUID[…]{…} content links, @Embed[…],
+// &Reference[…]) against each node's decoded textContent (foundry.js
+// TextEditor#_getTextNodes and #_replaceTextContent), so "&#91;&#91;" is "[[" again by
+// then. So every character a pattern starts or closes with is followed by an empty <wbr>
+// element: the text reads the same and copies the same, but no single text node holds
+// "[[" or "@UUID[" any more, and no pattern can match across the break.
+const BREAKERS = { "[": "&#91;", "]": "&#93;", "@": "&#64;", "{": "&#123;", "}": "&#125;", "&": "&amp;" };
+
+/** Escaped for an attribute value (the enricher never reads attributes). */
+const attr = (value) => String(value)
   .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;").replace(/'/g, "&#39;")
-  .replace(/\[/g, "&#91;").replace(/\]/g, "&#93;").replace(/@/g, "&#64;")
-  .replace(/\{/g, "&#123;").replace(/\}/g, "&#125;");
+  .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+/** Escaped for text, with enrichment patterns broken apart. */
+const esc = (value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
+  if (c in BREAKERS) return `${BREAKERS[c]}<wbr>`;
+  return { "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+});
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
@@ -103,7 +116,7 @@ function dieItem(faces, face, { hit, discarded, title }) {
   else if (hit === false) cls.push("failure");
   if (face === faces) cls.push("max");
   if (face === 1) cls.push("min");
-  return `<li class="${cls.join(" ")}" title="${esc(title)}">${esc(face)}</li>`;
+  return `<li class="${cls.join(" ")}" title="${attr(title)}">${esc(face)}</li>`;
 }
 
 /** ER-17: where a missed shot under friendly fire went. */
@@ -189,15 +202,15 @@ export function renderAttackCard(model, { undoable = false } = {}) {
   const rows = model.targets.map((t) => {
     const types = Object.entries(t.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
     const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
-    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+    return `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
       + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
-      + `<span class="fracas-target-actions" data-target="${esc(t.id)}"></span>`
+      + `<span class="fracas-target-actions" data-target="${attr(t.id)}"></span>`
       + `${shockHtml(t)}${releaseHtml(t)}</li>`;
   });
   const notes = [];
   if (model.flee) notes.push(`flee attack (ER-20): moved ${model.flee.moved} ft, ${model.flee.speed}: ${model.flee.dice}d20`);
   if (model.defenseRolls) notes.push("defense rolls (ER-22): the target's player rolls d20 + AC against DC 21 + to-hit");
-  return `<div class="fracas-card fracas-attack" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-attack" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + notes.map((n) => `<div class="fracas-note">${esc(n)}</div>`).join("")
     + model.strikes.map(strikeHtml).join("")
@@ -293,11 +306,11 @@ export function renderInitiativeCard(model) {
     const ties = e.tiebreaks.length
       ? ` <span class="fracas-tiebreak">roll-off ${e.tiebreaks.map((f) => dieItem(20, f, { title: `roll-off d20: ${f}` })).join("")}</span>`
       : "";
-    return `<li class="fracas-init" data-combatant="${esc(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
+    return `<li class="fracas-init" data-combatant="${attr(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
       + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
       + `${esc(signed(e.modifier))} = <span class="fracas-total">${esc(e.total)}</span>${ties}</li>`;
   });
-  return `<div class="fracas-card fracas-initiative" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-initiative" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header><ol class="fracas-order">${rows.join("")}</ol>`
     + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(model.seed)}${model.injected ? " · dice given" : ""}</span></footer></div>`;
 }
@@ -347,10 +360,10 @@ export function renderMobCard(model, { undoable = false } = {}) {
     if (t.crits) extra.push(plural(t.crits, "crit"));
     if (t.longestChain > 1) extra.push(`longest chain ${t.longestChain}`);
     if (t.undodgeable) extra.push(`${t.undodgeable} undodgeable`);
-    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+    return `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
       + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})</li>`;
   });
-  return `<div class="fracas-card fracas-mob" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + `<table class="fracas-groups"><thead><tr><th>attackers</th><th>attacks</th><th>hit</th><th>rate</th><th>damage</th></tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
@@ -404,13 +417,13 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
 
 /** The chat card HTML of a Worldwalker, Cartyrion or old-school attack. */
 export function renderRulesetCard(model, { undoable = false } = {}) {
-  const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${esc(s.target)}">`
+  const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
     + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
     + `<div class="fracas-outcome">${esc(s.line)} → ${esc(s.damage)}</div></div>`);
-  const rows = model.targets.map((t) => `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
+  const rows = model.targets.map((t) => `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
     + `<span class="fracas-damage">${esc(t.damage)}</span> damage${t.split ? ` (${esc(t.split)})` : ""}</li>`);
   const cost = model.staminaCost ? `<div class="fracas-cost">the attacker spends ${esc(model.staminaCost)} stamina</div>` : "";
-  return `<div class="fracas-card fracas-attack fracas-${esc(model.ruleset)}" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-attack fracas-${attr(model.ruleset)}" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + strikes.join("") + `<ul class="fracas-targets">${rows.join("")}</ul>` + cost
     + footerHtml(model, undoable) + "</div>";
@@ -426,7 +439,7 @@ export function renderOddsCard(result, { attackerName, names }) {
     facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
     for (const [n, p] of Object.entries(t.p_at_least ?? {})) facts.push(`P(≥${n}) ${pct(p)}`);
     if (t.p_drop !== undefined) facts.push(`P(drops, ${t.remaining} left) ${pct(t.p_drop)}`);
-    return `<li class="fracas-target" data-target="${esc(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
+    return `<li class="fracas-target" data-target="${attr(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
       + `<span class="fracas-odds">${esc(facts.join(" · "))}</span></li>`;
   });
   const mob = result.count > 1 ? ` ×${result.count}` : "";
@@ -462,7 +475,7 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
   const model = attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId });
   const ch = result.charger;
   const verdict = result.charge_void ? "incapacitated: the charge is void" : "still standing: the charge goes on";
-  return `<div class="fracas-card fracas-impale" data-request-id="${esc(requestId)}">`
+  return `<div class="fracas-card fracas-impale" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(pikemanName)} impales ${esc(chargerName)} (ER-23, ${esc(result.dice)}d20)</header>`
     + model.strikes.map(strikeHtml).join("")
     + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} damage, Body ${esc(ch.body)} → `
@@ -516,7 +529,7 @@ export function renderRoundCard(log, { names, requestId }, { undoable = false } 
   const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.map(name).join(", ")).join("; ");
   const standing = Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
   const model = { requestId, seed: String(log.seed), backend: null, injected: false };
-  return `<div class="fracas-card fracas-round" data-request-id="${esc(requestId)}">`
+  return `<div class="fracas-card fracas-round" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Round.Title", { round: log.round }))}</header>`
     + (order ? `<div class="fracas-order">${esc(t("FRACAS.Round.Order"))}: ${order}</div>` : "")
     + `<ul class="fracas-events">${lines.join("")}</ul>`

@@ -2,8 +2,10 @@
 // a set of values so that either all of them land or none does.
 //
 // A change is { uuid, name, path, before, after, damage } for one actor. Two targeted
-// tokens of one linked actor are one change (their damage adds up), so Undo restores
-// the actor's exact value from before the attack.
+// tokens of one linked actor are one change (their damage adds up). `before` and
+// `after` are measured when the change is applied, on the actor's queue (ActorQueue),
+// and Undo gives back their difference: it never writes an old value over damage or
+// healing that landed since.
 
 import { FracasError, InputError } from "./errors.js";
 import { readInteger } from "./paths.js";
@@ -45,21 +47,61 @@ export function planDamage({ targets, damageById, path, floorAtZero = true }) {
 }
 
 /**
- * Undo of `changes` given the actors' current values.
- * @param {object[]} changes  as planned by planDamage (kept in the message flags)
- * @param {(change: object) => unknown} currentOf  the value at change.path now
- * @returns {{writes: object[], drifted: object[]}} writes restore `before`; drifted
- *   lists actors whose value changed since the attack (restored all the same)
+ * The Body an undo restores for one change, by delta: what the change took (before −
+ * after, as measured when it was applied) is given back to the value found now, so
+ * damage or healing that landed in between is kept. A known maximum caps it, and what
+ * the cap kept back is reported.
+ * @param {{before: number, after: number}} change
+ * @param {number} current   the Body now
+ * @param {number|undefined} max  the Body maximum, when known
+ * @returns {{value: number, taken: number, lost: number}} the value to write, what the
+ *   change took, and how much of that could not be given back
  */
-export function planUndo(changes, currentOf) {
-  const writes = [];
-  const drifted = [];
-  for (const c of changes) {
-    const current = currentOf(c);
-    writes.push({ uuid: c.uuid, name: c.name, path: c.path, value: c.before, restore: current });
-    if (current !== c.after) drifted.push({ name: c.name, expected: c.after, current });
+export function undoValue(change, current, max) {
+  const taken = Math.max(0, change.before - change.after);
+  let value = current + taken;
+  let lost = 0;
+  if (Number.isFinite(max) && value > max) {
+    lost = Math.min(taken, value - Math.max(/** @type {number} */ (max), current));
+    value = current + taken - lost;
   }
-  return { writes, drifted };
+  return { value, taken, lost };
+}
+
+/**
+ * One ordered queue per actor: every damage and undo of an actor runs after the ones
+ * queued before it, so each reads the value the previous one wrote (five attacks at
+ * once on one target all land). A task on several actors waits for all of them; it
+ * takes its place on every actor's queue at once, so two tasks never wait on each other.
+ */
+export class ActorQueue {
+  /** @type {Map<string, Promise<void>>} */
+  #tails = new Map();
+
+  /**
+   * Run `task` once every task queued before it on any of `keys` has finished.
+   * @template T
+   * @param {string[]} keys    actor uuids
+   * @param {() => Promise<T>} task
+   * @returns {Promise<T>}
+   */
+  run(keys, task) {
+    const unique = [...new Set(keys)];
+    const before = unique.map((k) => this.#tails.get(k) ?? Promise.resolve());
+    const result = Promise.all(before).then(() => task());
+    /** @type {Promise<void>} */
+    const done = result.then(() => undefined, () => undefined);
+    for (const k of unique) this.#tails.set(k, done);
+    done.then(() => {
+      for (const k of unique) if (this.#tails.get(k) === done) this.#tails.delete(k);
+    });
+    return result;
+  }
+
+  /** How many actors have work queued (for tests). */
+  get size() {
+    return this.#tails.size;
+  }
 }
 
 /**

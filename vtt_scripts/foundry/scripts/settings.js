@@ -64,6 +64,15 @@ export const SETTINGS = [
   { key: "defenseRolls", scope: "world", config: true, type: "boolean", default: false,
     name: "Defense rolls (ER-22)",
     hint: "When a creature no player owns attacks only player characters, the players roll d20 + AC against DC 21 + the monster's to-hit instead." },
+  // Players' attacks: by default a player picks one of the attacker's own attacks and the
+  // GM's data decides every number; the GM may allow players to describe strikes instead.
+  { key: "playerFreeForm", scope: "world", config: true, type: "boolean", default: false,
+    name: "Free-form player attacks",
+    hint: "Let players describe their own strikes (dice, bonus, weight, ruleset, advantage). Off: a player only picks one of the attacker's own attacks and the GM's data decides every number." },
+  { key: "ruleset", scope: "world", config: true, type: "string", default: "enchanted-realms",
+    choices: { "enchanted-realms": "Enchanted Realms", worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "old-school" },
+    name: "Ruleset of players' attacks",
+    hint: "The ruleset a player's attack is resolved with; the numbers come from the actors." },
   { key: "conditionsFromStatuses", scope: "world", config: true, type: "boolean", default: true,
     name: "Conditions from status effects", hint: "Send tokens' status effects (prone, blind, restrained …) as ER conditions." },
   { key: "requestTimeoutSeconds", scope: "world", config: true, type: "number", default: 10,

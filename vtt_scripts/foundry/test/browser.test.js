@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 
 import { launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
 
@@ -32,6 +32,13 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     browser = await launchChromium(join(tmp.dir, "profile"));
   });
 
+  // Every page a test opened is closed after it, passed or failed: a GM page left open
+  // would stay the holder of the bridge for the tests after it (as a real open tab would).
+  const opened = [];
+  afterEach(async () => {
+    for (const page of opened.splice(0)) if (!page.isClosed()) await page.close();
+  });
+
   after(async () => {
     await browser?.close();
     await bridge?.stop();
@@ -40,11 +47,12 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   });
 
   /** A page of the test world, booted and (unless told otherwise) connected. */
-  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present" } = {}) {
+  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present", extra = {} } = {}) {
     const page = await browser.newPage();
+    opened.push(page);
     const errors = [];
     page.on("pageerror", (e) => errors.push(e));
-    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token, user, gm });
+    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token, user, gm, ...extra });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
     if (expect) await page.waitForSelector(`#fracas-status[data-state="${expect}"]`);
@@ -258,6 +266,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
 
   test("players: no connection, no status light, no Undo button, no Body values", async () => {
     const page = await browser.newPage();
+    opened.push(page);
     const query = new URLSearchParams({ gen: "13", user: "player", gm: "absent", bridgeUrl: bridge.url, bridgeToken: TOKEN });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
@@ -274,7 +283,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         + '<button type="button" data-fracas-action="undo">Undo damage</button></footer></div>';
       const m = await ChatMessage.create({ content, flags: { fracas: { kind: "attack", changes, undone: null } } });
       const el = document.querySelector(`[data-message-id="${m.id}"]`);
-      const attack = await game.modules.get("fracas").api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 1, damage_type: "edged" }] });
+      const attack = await game.modules.get("fracas").api.attack({ item: "Longsword" });
       return {
         status: game.modules.get("fracas").api.status(),
         light: !!document.getElementById("fracas-status"),

@@ -6,6 +6,7 @@ import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
   renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
 } from "../scripts/chat.js";
+import { enrichments, textNodes } from "./enrich.js";
 
 // The engine's own known-answer vectors (tests/vectors): real results, every shape.
 const vectors = JSON.parse(readFileSync(new URL("../../../tests/vectors/er_vectors.json", import.meta.url), "utf8"))
@@ -153,9 +154,14 @@ describe("names from the table are shown, never enriched", () => {
     const goblin = Object.keys(example.targets)[0];
     const html = renderAttackCard(attackCardModel(example, { attackerName: evil, names: { [goblin]: evil }, requestId: "r" }));
     for (const pattern of ["[[", "]]", "@UUID[", "{Click}", "<img"]) assert.ok(!html.includes(pattern), `${pattern} in ${html}`);
-    assert.ok(html.includes("Gob &#91;&#91;/r 1d20&#93;&#93; &#64;UUID&#91;Actor.abc123&#93;&#123;Click&#125;"));
+    // v13 enriches each text node's decoded text: escaping alone would give "[[" back there.
+    assert.deepEqual(enrichments(html), []);
+    assert.ok(textNodes(html).join("").includes(evil.replace(/<img.*$/, "")), "the name still reads as written");
     const mob = renderMobCard(mobCardModel({ targets: { t: { damage: 3, attacks: 1, attacks_hit: 1, crits: 0 } }, seed: 1 },
       { names: { t: evil }, groups: [], requestId: "m" }));
     for (const pattern of ["[[", "@UUID[", "<img"]) assert.ok(!mob.includes(pattern), `${pattern} in ${mob}`);
+    assert.deepEqual(enrichments(mob), []);
+    // Escaping alone would not do: the enricher decodes the entities first.
+    assert.equal(enrichments("Gob &#91;&#91;/r 1d20&#93;&#93;").length, 1, "the model finds what v13 finds");
   });
 });

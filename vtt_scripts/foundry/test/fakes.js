@@ -195,6 +195,10 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
     },
     notify: (level, text) => vtt.notes.push({ level, text }),
     forgetDocument: (uuid) => docs.delete(uuid),
+    system: "worldbuilding",
+    systemId: () => vtt.system,
+    /** The token document of a token id (what pf2e's applyDamage takes). */
+    tokenDocument: (id) => (byId.has(id) ? { id, documentName: "Token", name: byId.get(id).name } : null),
   };
   return vtt;
 }

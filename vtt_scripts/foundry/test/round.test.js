@@ -12,6 +12,7 @@ import { createActions } from "../scripts/actions.js";
 import { buildScenario } from "../scripts/request.js";
 import { readMapping } from "../scripts/settings.js";
 import { fakeActor, fakeVtt, sheet, view } from "./fakes.js";
+import { enrichments } from "./enrich.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const PYTHON = process.env.FRACAS_PYTHON || path.join(REPO, ".venv", "bin", "python");
@@ -99,7 +100,8 @@ describe("api.round", () => {
     assert.equal(vtt.flag.round, 1);
     const card = vtt.messages[0].content;
     assert.match(card, /fracas · round 1/);
-    assert.ok(!card.includes("[[1d20]]") && card.includes("&#91;&#91;1d20&#93;&#93;"), "names are escaped, never enriched");
+    assert.ok(!card.includes("[[1d20]]"), "names are escaped");
+    assert.deepEqual(enrichments(card), [], "and never enriched, even after decoding");
   });
 
   test("the next round reads the Body as it is now; roundUndo takes it back", async (t) => {

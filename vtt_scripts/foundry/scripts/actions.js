@@ -9,7 +9,7 @@
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
-  renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
+  renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, roundRollSpecs, rulesetCardModel,
 } from "./chat.js";
 import { ActorQueue, planDamage, undoValue } from "./damage.js";
 import { damageAdapter } from "./systems.js";
@@ -31,7 +31,7 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {() => boolean} isGM
  * @property {() => object[]} controlled     token views of the controlled tokens
  * @property {() => object[]} targeted       token views of the user's targets
- * @property {(ref: unknown) => object|null} toView  a token, token document, id or name → view
+ * @property {(ref: unknown, sceneId?: string) => object|null} toView  a token, token document, id or name → view
  * @property {(key: string) => unknown} setting
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
  * @property {(specs: object[]) => Promise<object[]>} makeRolls
@@ -50,7 +50,16 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(view: object) => boolean} ownsToken      this user owns the token's actor
  * @property {(userId: string, view: object) => boolean} userOwnsToken  that user owns it (GM side)
  * @property {() => boolean} holdsConnection    this client holds the bridge connection
- * @property {(action: string, data: object) => Promise<any>} askGM  a request to the active GM's client
+ * @property {(action: string, data: object) => Promise<any>} askGM  a request to the holding GM client
+ * @property {(changes: object[]) => Promise<string|null>} [postLedger]  a GM-only ledger of Body values; its id
+ * @property {(id: string) => object[]|null} [ledger]          a ledger's changes
+ * @property {(id: string, changes: object[]) => Promise<unknown>} [setLedger]
+ * @property {() => string|null} [systemId]                   game.system.id (the damage adapter)
+ * @property {(tokenId: string) => object|null} [tokenDocument]  a token id's document (pf2e's applyDamage)
+ * @property {() => string|null} [sceneId]                    the scene this client shows
+ * @property {(requestId: string) => {id: string, total: number|null}|null} [findCard]  the card of a request id
+ * @property {(userId: string) => boolean} [userIsGM]         whether a user has a GM role
+ * @property {() => string} [defeatedStatus]                  the status id of a defeated token
  */
 
 /** Names for the chat card: token names, numbered when two targets share one. */
@@ -124,6 +133,7 @@ export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, perWindow: 
  * @param {() => string} deps.newId
  * @param {(error: unknown) => void} [deps.log]
  * @param {() => number} [deps.now]  the clock the per-player rate limit reads (ms)
+ * @param {ActorQueue} [deps.queue]  the per-actor damage queue (one per client)
  */
 export function createActions(deps) {
   const { vtt, connection, newId, log = () => {} } = deps;
@@ -177,6 +187,13 @@ export function createActions(deps) {
   async function applyAndPost(changes, card) {
     await applyChanges(changes);
     try {
+      // Body values are the GM's: on a card players see, the flags keep only what the card
+      // shows (who took how much); before and after go to a GM-only ledger (a whisper).
+      const flags = card.flags?.[MODULE_ID];
+      if (flags && changes.length && !card.whisperToGM && vtt.postLedger) {
+        flags.ledger = await vtt.postLedger(changes);
+        flags.changes = publicChanges(changes);
+      }
       return await vtt.postCard(card);
     } catch (error) {
       let tail = "the damage was taken back";
@@ -186,6 +203,25 @@ export function createActions(deps) {
         tail = `and taking the damage back failed too (${inner.message})`;
       }
       throw new FracasError(`posting the chat card failed (${error?.message ?? error}); ${tail}`);
+    }
+  }
+
+  /** What the flags of a card players see may say of its changes: no Body values. */
+  const publicChanges = (changes) => changes.map((c) => ({ uuid: c.uuid, name: c.name, damage: c.damage, targets: c.targets ?? [] }));
+
+  /** A card's changes with their Body values (from its GM-only ledger when it has one). */
+  function changesOf(flags) {
+    const list = flags.ledger ? vtt.ledger?.(flags.ledger) : flags.changes;
+    return Array.isArray(list) ? list : [];
+  }
+
+  /** Keep a card's changes (and other flags): Body values in its ledger, the rest on the card. */
+  async function saveChanges(messageId, flags, changes, extra = {}) {
+    if (flags.ledger) {
+      await vtt.setLedger(flags.ledger, changes);
+      await vtt.setMessageFlags(messageId, { ...extra, changes: publicChanges(changes) });
+    } else {
+      await vtt.setMessageFlags(messageId, { ...extra, changes });
     }
   }
 
@@ -387,7 +423,6 @@ export function createActions(deps) {
         path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
       })
       : [];
-    for (const c of changes) c.targets = used.filter((v) => v.actorUuid === c.uuid).map((v) => v.id);
     const rolls = await vtt.makeRolls(attackRollSpecs(model));
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
@@ -704,7 +739,12 @@ export function createActions(deps) {
   async function mob(options = {}) {
     requireGM("resolve mob attacks with fracas");
     const conn = link();
-    const attackers = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
+    const chosen = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
+    // Defeated tokens do not attack: left out, and named on the card.
+    const out = vtt.defeatedStatus?.() ?? "dead";
+    const attackers = chosen.filter((v) => !(v.statuses ?? []).includes(out));
+    const skipped = chosen.filter((v) => !attackers.includes(v)).map((v) => v.name ?? v.id);
+    if (chosen.length && !attackers.length) throw new InputError(t("FRACAS.Notify.AllDefeated", { names: skipped.join(", ") }));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
@@ -727,7 +767,7 @@ export function createActions(deps) {
     const result = await conn.call("attack.bulk", request, { id: requestId }).catch((error) => {
       throw explained(error, { names, profileNames });
     });
-    const model = mobCardModel(result, { names, profileNames, requestId });
+    const model = { ...mobCardModel(result, { names, profileNames, requestId }), skipped };
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
@@ -737,7 +777,7 @@ export function createActions(deps) {
     const message = await applyAndPost(changes, {
       content: renderMobCard(model, { undoable: changes.length > 0 }),
       rolls: [],
-      flags: cardFlags("mob", requestId, model.seed, changes),
+      flags: cardFlags("mob", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: null,
       whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -791,7 +831,11 @@ export function createActions(deps) {
         flags, speaker: null, whisperToGM: true,
       });
     }
-    const visible = { ...model, order: model.order.filter((e) => !hidden.has(e.id)).map((e, i) => ({ ...e, rank: i + 1 })) };
+    // A roll-off shows only when someone visible tied: a tie with a hidden combatant alone
+    // would tell the players it is there.
+    const shown = model.order.filter((e) => !hidden.has(e.id));
+    const visible = { ...model, order: shown.map((e, i) => ({ ...e, rank: i + 1,
+      tiebreaks: shown.some((o) => o !== e && o.total === e.total) ? e.tiebreaks : [] })) };
     if (everyone && visible.order.length) {
       message = await vtt.postCard({
         content: renderInitiativeCard(visible), rolls: await vtt.makeRolls(initiativeRollSpecs(visible)),
@@ -977,13 +1021,12 @@ export function createActions(deps) {
       const flags = vtt.messageFlags(messageId);
       if (!flags) throw new InputError("this chat message is not a fracas result");
       if (flags.undone) throw new InputError("this damage was already undone");
-      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      const changes = changesOf(flags);
       if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
       const out = await undoChanges(changes);
       const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
-      await vtt.setMessageFlags(messageId, kept.length
-        ? { changes: changes.filter((c) => kept.some((k) => k.uuid === c.uuid)) }
-        : { undone: { at: new Date().toISOString() } });
+      if (kept.length) await saveChanges(messageId, flags, changes.filter((c) => kept.some((k) => k.uuid === c.uuid)));
+      else await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
       reportUndo(out);
       return {
         restored: out.restored.map((r) => ({ uuid: r.change.uuid, name: r.change.name, value: r.value, given: r.taken - r.lost })),
@@ -1004,7 +1047,7 @@ export function createActions(deps) {
       const target = (flags.targets ?? []).find((x) => x.id === targetId);
       if (!target) throw new InputError("this card has no damage for that target");
       if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
-      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      const changes = changesOf(flags);
       if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
         throw new InputError(`${target.name} already took this damage: undo it first`);
       }
@@ -1013,7 +1056,7 @@ export function createActions(deps) {
       // before and after are measured on the actor's queue, when the damage lands.
       const change = { uuid: target.uuid, name: target.name, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
       await applyChanges([change]);
-      await vtt.setMessageFlags(messageId, { changes: [...changes, change], undone: null });
+      await saveChanges(messageId, flags, [...changes, change], { undone: null });
       return change;
     });
   }
@@ -1023,13 +1066,13 @@ export function createActions(deps) {
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
       if (!flags) throw new InputError("this chat message is not a fracas result");
-      const changes = Array.isArray(flags.changes) ? flags.changes : [];
+      const changes = changesOf(flags);
       const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
       if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
       const out = await undoChanges(mine);
       const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
       const rest = changes.filter((c) => !mine.includes(c) || kept.includes(c));
-      await vtt.setMessageFlags(messageId, { changes: rest, undone: rest.length ? null : flags.undone });
+      await saveChanges(messageId, flags, rest, { undone: rest.length ? null : flags.undone });
       reportUndo(out);
       return mine;
     });
@@ -1156,13 +1199,26 @@ export function createActions(deps) {
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const changes = apply ? planDamage({ targets: hit, damageById, path: map.body,
       floorAtZero: setting("floorBodyAtZero") !== false }) : [];
+    // Hidden combatants are the GM's: with any in the fight, the whole round goes to the
+    // GMs (with its Undo), and the players get a card without them.
+    const hidden = new Set(combat.combatants.filter((c) => c.hidden && c.view?.id).map((c) => c.view.id));
+    // Who took damage this round, for the card's per-target buttons (Undo, Apply, Half, Double).
+    const hurt = hit.map((v) => ({ id: v.id, name: state.names[v.id] ?? v.name, uuid: v.actorUuid ?? null, damage: damageById[v.id] }));
+    const everyone = setting("chatVisibility") !== "gm";
     const message = await applyAndPost(changes, {
-      content: renderRoundCard(log, { names: state.names, requestId }, { undoable: changes.length > 0 }),
-      rolls: [],
-      flags: cardFlags("round", requestId, String(log.seed), changes),
+      content: renderRoundCard(log, { names: state.names, requestId, hurt }, { undoable: changes.length > 0 }),
+      rolls: await vtt.makeRolls(roundRollSpecs(log, new Set(), state.names)),
+      flags: cardFlags("round", requestId, String(log.seed), changes, hurt),
       speaker: null,
-      whisperToGM: setting("chatVisibility") === "gm",
+      whisperToGM: !everyone || hidden.size > 0,
     });
+    if (everyone && hidden.size) {
+      await vtt.postCard({
+        content: renderRoundCard(log, { names: state.names, requestId, hidden }),
+        rolls: await vtt.makeRolls(roundRollSpecs(log, hidden, state.names)),
+        flags: { [MODULE_ID]: { kind: "round-public", requestId } }, speaker: null, whisperToGM: false,
+      });
+    }
     await vtt.setCombatFlag(combat, { ...state, round: log.round });
     return { requestId, result: log, messageId: message?.id ?? null, changes };
   }

@@ -361,10 +361,13 @@ export function renderMobCard(model, { undoable = false } = {}) {
     if (t.longestChain > 1) extra.push(`longest chain ${t.longestChain}`);
     if (t.undodgeable) extra.push(`${t.undodgeable} undodgeable`);
     return `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
-      + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})</li>`;
+      + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})`
+      + `<span class="fracas-target-actions" data-target="${attr(t.id)}"></span></li>`;
   });
+  const skipped = model.skipped?.length
+    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "";
   return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
-    + `<header class="fracas-title">${esc(model.title)}</header>`
+    + `<header class="fracas-title">${esc(model.title)}</header>${skipped}`
     + `<table class="fracas-groups"><thead><tr><th>attackers</th><th>attacks</th><th>hit</th><th>rate</th><th>damage</th></tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
@@ -506,10 +509,32 @@ export function renderSideInitiativeCard(result) {
  * @param {any} log  the round's log
  * @param {{names: Record<string,string>, requestId: string}} ctx
  */
-export function renderRoundCard(log, { names, requestId }, { undoable = false } = {}) {
+/**
+ * The dice of a round, as roll specs: each attack's dice (Enchanted Realms results carry
+ * every face), skipping what `hidden` members did or suffered.
+ * @param {any} log  the encounter.round answer
+ * @param {Set<string>} hidden
+ * @param {Record<string, string>} names
+ */
+export function roundRollSpecs(log, hidden, names) {
+  const specs = [];
+  for (const e of Array.isArray(log.events) ? log.events : []) {
+    if ((e.type !== "attack" && e.type !== "spell") || hidden.has(e.who) || hidden.has(e.target)) continue;
+    const strikes = e.result?.strikes;
+    if (!Array.isArray(strikes) || !strikes.every((st) => Array.isArray(st.dice) && st.dice.every((d) => Number.isInteger(d.face)))) continue;
+    const model = attackCardModel(e.result, { attackerName: names[e.who] ?? e.who, names, requestId: "" });
+    specs.push(...attackRollSpecs(model).map((spec) => ({ ...spec, label: `${names[e.who] ?? e.who}: ${spec.label}` })));
+  }
+  return specs;
+}
+
+export function renderRoundCard(log, { names, requestId, hidden = new Set(), hurt = [] }, { undoable = false } = {}) {
   const name = (id) => esc(names[id] ?? id);
   const lines = [];
-  for (const e of Array.isArray(log.events) ? log.events : []) {
+  // For the players' card: nothing a hidden member did or suffered, no order slot or
+  // count of its side that would betray it (the GM's card, a whisper, has everything).
+  const seen = (e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group);
+  for (const e of (Array.isArray(log.events) ? log.events : []).filter(seen)) {
     if (e.type === "attack" || e.type === "spell") {
       const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
       lines.push(`<li>${name(e.who)}${how}${name(e.target)}: <span class="fracas-damage">${esc(e.damage)}</span></li>`);
@@ -526,13 +551,17 @@ export function renderRoundCard(log, { names, requestId }, { undoable = false } 
       lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: e.winner }) : e.reason)}</strong></li>`);
     }
   }
-  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.map(name).join(", ")).join("; ");
-  const standing = Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
+  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.filter((id) => !hidden.has(id)).map(name).join(", "))
+    .filter(Boolean).join("; ");
+  const standing = hidden.size ? "" : Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
   const model = { requestId, seed: String(log.seed), backend: null, injected: false };
   return `<div class="fracas-card fracas-round" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Round.Title", { round: log.round }))}</header>`
     + (order ? `<div class="fracas-order">${esc(t("FRACAS.Round.Order"))}: ${order}</div>` : "")
     + `<ul class="fracas-events">${lines.join("")}</ul>`
-    + `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>`
+    + (hurt.length ? `<ul class="fracas-targets">${hurt.map((h) => `<li class="fracas-target" data-target="${attr(h.id)}">`
+      + `<strong>${esc(h.name)}</strong>: <span class="fracas-damage">${esc(h.damage)}</span>`
+      + `<span class="fracas-target-actions" data-target="${attr(h.id)}"></span></li>`).join("")}</ul>` : "")
+    + (standing ? `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>` : "")
     + footerHtml(model, undoable) + "</div>";
 }

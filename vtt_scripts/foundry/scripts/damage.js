@@ -33,16 +33,18 @@ export function planDamage({ targets, damageById, path, floorAtZero = true }) {
     if (!entry) {
       const { value, problem } = readInteger(t.actor, path);
       if (problem) throw new InputError(`${t.name}: Body: ${problem}; nothing was applied`);
-      entry = { uuid: t.actorUuid, name: t.name, path, before: value, damage: 0 };
+      entry = { uuid: t.actorUuid, name: t.name, path, before: value, damage: 0, targets: [] };
       byActor.set(t.actorUuid, entry);
     } else if (!entry.name.split(", ").includes(t.name)) {
       entry.name = `${entry.name}, ${t.name}`;
     }
     entry.damage += damage;
+    if (!entry.targets.includes(t.id)) entry.targets.push(t.id);
   }
   return [...byActor.values()].map((e) => {
     const after = floorAtZero ? Math.max(0, e.before - e.damage) : e.before - e.damage;
-    return { ...e, after: Math.min(after, e.before) };
+    const { targets: hit, ...rest } = e;
+    return { ...rest, after: Math.min(after, e.before), targets: hit };
   });
 }
 

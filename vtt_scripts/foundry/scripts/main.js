@@ -147,6 +147,24 @@ const vtt = {
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
   setMessageFlags: (id, values) => game.messages.get(id).update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
+  /**
+   * A card's GM-only ledger: its Body values before and after, in a message whispered to
+   * the GMs (the server sends a whisper to its recipients only, so players never receive
+   * it), hidden from the chat log. Returns the ledger's message id.
+   */
+  postLedger: async (changes) => {
+    /** @type {any} the module's flags are its own */
+    const data = {
+      content: `<span class="fracas-ledger"></span>`,
+      whisper: ChatMessage.getWhisperRecipients("GM").map((/** @type {any} */ u) => u.id),
+      flags: { [MODULE_ID]: { kind: "ledger", changes } },
+      speaker: ChatMessage.getSpeaker({ alias: "fracas" }),
+    };
+    const message = await ChatMessage.create(data);
+    return message?.id ?? null;
+  },
+  ledger: (id) => game.messages.get(id)?.flags?.[MODULE_ID]?.changes ?? null,
+  setLedger: (id, changes) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ [`flags.${MODULE_ID}.changes`]: changes })),
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
@@ -175,6 +193,8 @@ const vtt = {
   holdsConnection: () => holdsConnection(),
   /** Whether the user `userId` has a GM role (a GM or an assistant GM): its tab may relay any action. */
   userIsGM: (userId) => !!game.users?.get(userId)?.isGM,
+  /** The status id that marks a token defeated (CONFIG.specialStatusEffects.DEFEATED). */
+  defeatedStatus: () => CONFIG.specialStatusEffects?.DEFEATED ?? "dead",
   /** The game system's id (game.system.id): it picks the damage adapter (systems.js). */
   systemId: () => game.system?.id ?? null,
   /** A token id's document on the canvas (pf2e's applyDamage takes the token hit). */
@@ -455,9 +475,19 @@ Hooks.once("init", () => {
 
   const onRender = (message, html) => {
     try {
-      const flags = message?.flags?.[MODULE_ID];
+      let flags = message?.flags?.[MODULE_ID];
       const root = html instanceof HTMLElement ? html : html?.[0];
       if (!flags || !root) return;
+      // A ledger is data, not something to read: it stays out of the chat log.
+      if (flags.kind === "ledger") {
+        root.hidden = true;
+        return;
+      }
+      // A GM sees the Body values, kept in the card's GM-only ledger.
+      if (game.user?.isGM && flags.ledger) {
+        const changes = game.messages.get(flags.ledger)?.flags?.[MODULE_ID]?.changes;
+        if (Array.isArray(changes)) flags = { ...flags, changes };
+      }
       decorateCard(root, flags, {
         isGM: !!game.user?.isGM,
         onUndo: () => api.undo(message.id),

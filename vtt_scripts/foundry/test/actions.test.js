@@ -58,10 +58,16 @@ describe("api.attack", () => {
     assert.equal(gob2Actor.system.health.value, 0);
     const [message] = vtt.messages;
     assert.equal(out.messageId, message.id);
+    // A public card's flags say who took how much; the Body values are in a GM-only ledger.
     assert.deepEqual(message.flags.fracas.changes, [
+      { uuid: gobActor.uuid, name: "Goblin", damage: 5, targets: ["g1"] },
+      { uuid: gob2Actor.uuid, name: "Goblin", damage: 6, targets: ["g2"] },
+    ]);
+    assert.deepEqual(vtt.ledger(message.flags.fracas.ledger), [
       { uuid: gobActor.uuid, name: "Goblin", path, before: 7, damage: 5, after: 2, targets: ["g1"] },
       { uuid: gob2Actor.uuid, name: "Goblin", path, before: 4, damage: 6, after: 0, targets: ["g2"] },
     ]);
+    assert.ok(!JSON.stringify(message.flags).includes('"before"'), "no Body value in public flags");
     assert.equal(message.flags.fracas.requestId, "id-1");
     assert.equal(message.flags.fracas.seed, "42");
     assert.equal(message.rolls.length, 2, "one roll per strike");
@@ -283,6 +289,23 @@ describe("api.initiative", () => {
     assert.equal(everyone.rolls[0].groups[0].results.length, 2, "the public card shows the visible combatants' dice only");
   });
 
+  test("a roll-off is shown to the players only when someone they can see tied (a tie with a hidden one alone is not)", async () => {
+    const { vtt, tokens } = setup();
+    vtt.combatState = { id: "c", current: null, combatants: [
+      { id: "cA", name: "Aldric", view: tokens[0] }, { id: "cL", name: "Lich", view: tokens[1], hidden: true },
+      { id: "cG", name: "Goblin", view: tokens[1] }, { id: "cH", name: "Hob", view: tokens[2] }] };
+    const conn = fakeConnection(() => ({ seed: 3, injected: false, order: [
+      { id: "cL", roll: 9, modifier: 0, total: 9, tiebreaks: [15] }, { id: "cA", roll: 9, modifier: 0, total: 9, tiebreaks: [4] },
+      { id: "cG", roll: 5, modifier: 0, total: 5, tiebreaks: [12] }, { id: "cH", roll: 5, modifier: 0, total: 5, tiebreaks: [3] }] }));
+    const api = createActions({ vtt, connection: () => conn, newId: () => "ini-3" });
+    await api.initiative({});
+    const [gm, everyone] = vtt.messages;
+    assert.match(gm.content, /roll-off/);
+    const row = (id) => everyone.content.split('data-combatant="').find((x) => x.startsWith(id)) ?? "";
+    assert.doesNotMatch(row("cA"), /roll-off/, "Aldric tied only with the hidden Lich");
+    assert.match(row("cG"), /roll-off/, "Goblin and Hob tied, both visible");
+  });
+
   test("every combatant defeated: nothing is rolled, and the GM is told why", async () => {
     const { vtt, tokens } = setup();
     vtt.combatState = { id: "c", combatants: [{ id: "cD", name: "Dead Orc", view: tokens[1], defeated: true }] };
@@ -340,6 +363,34 @@ describe("api.mob", () => {
     assert.deepEqual(Object.values(params.profiles)[0], { attacker: { level: 3, bonus: 1 }, strikes: [{ method: "melee", die: "d6" }] });
     assert.deepEqual(params.targets, { g1: { armor: 1 } });
     assert.equal(gobActor.system.health.value, Math.max(0, before - 6));
+  });
+});
+
+describe("api.mob and defeated tokens", () => {
+  test("defeated tokens are left out and named on the card; each target gets its own Undo slot and flag", async () => {
+    const { vtt, tokens } = setup();
+    const skel = (id, statuses = []) => view(id, "Skeleton", fakeActor({ uuid: `Scene.s.Token.${id}.Actor.sk`, name: "Skeleton", system: sheet({ hp: 5 }), statuses,
+      flags: { fracas: { strikes: [sword] } } }));
+    const mobTokens = [skel("s1"), skel("s2", ["dead"]), skel("s3")];
+    const all = [...tokens, ...mobTokens];
+    const v = fakeVtt({ tokens: all, controlled: ["s1", "s2", "s3"], targeted: ["g1"] });
+    const conn = fakeConnection((method, params) => ({ seed: 1, total_damage: 4, attacks_total: params.attacks.reduce((n, a) => n + a.count, 0),
+      groups: params.attacks.map((a) => ({ ...a, attacks_hit: 1, hit_rate: 0.5, damage: 4 })),
+      targets: { g1: { damage: 4, attacks: 2, attacks_hit: 1, crits: 0 } } }));
+    const api = createActions({ vtt: v, connection: () => conn, newId: () => "mob-1" });
+    const out = await api.mob({});
+    assert.ok(out, JSON.stringify(v.notes));
+    assert.deepEqual(conn.calls[0].params.attacks.map((a) => a.count), [2], "two standing skeletons, not three");
+    const card = v.messages[0];
+    assert.match(card.content, /left out \(defeated\): Skeleton/);
+    assert.deepEqual(card.flags.fracas.targets.map((x) => [x.id, x.damage]), [["g1", 4]]);
+    assert.match(card.content, /fracas-target-actions" data-target="g1"/);
+    await api.undoTarget(out.messageId, "g1");
+    assert.equal(tokens[1].actor.system.health.value, 7);
+    v.controlled = () => [mobTokens[1]];
+    assert.equal(await api.mob({}), null);
+    assert.match(v.notes.at(-1).text, /every selected token is defeated \(Skeleton\): nobody attacks/);
+    assert.equal(vtt.messages.length, 0);
   });
 });
 

@@ -21,8 +21,8 @@ describe("planDamage", () => {
     const targets = [view("t1", "Aldric", hero), view("t2", "Aldric (mirror)", hero), view("t3", "Ogre", ogre), view("t4", "Ghost", null)];
     const changes = planDamage({ targets, damageById: { t1: 2, t2: 3, t3: 5, t4: 0 }, path });
     assert.deepEqual(changes, [
-      { uuid: "Actor.hero", name: "Aldric, Aldric (mirror)", path, before: 12, damage: 5, after: 7 },
-      { uuid: "Actor.ogre", name: "Ogre", path, before: 3, damage: 5, after: 0 },
+      { uuid: "Actor.hero", name: "Aldric, Aldric (mirror)", path, before: 12, damage: 5, after: 7, targets: ["t1", "t2"] },
+      { uuid: "Actor.ogre", name: "Ogre", path, before: 3, damage: 5, after: 0, targets: ["t3"] },
     ]);
     const negative = planDamage({ targets: [view("t3", "Ogre", ogre)], damageById: { t3: 5 }, path, floorAtZero: false });
     assert.equal(negative[0].after, -2);

@@ -9,8 +9,8 @@ import { InputError, describeError } from "./errors.js";
 import { newRequestId } from "./ids.js";
 import { MACROS } from "./macros.js";
 import { HolderElection } from "./holder.js";
-import { ENGLISH, t } from "./i18n.js";
-import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingLabelKey } from "./settings.js";
+import { t } from "./i18n.js";
+import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingChoiceKey, settingLabelKey } from "./settings.js";
 
 let connection = null;
 let lastState = null;
@@ -444,8 +444,8 @@ const TYPES = { string: String, boolean: Boolean, number: Number, object: Object
 
 Hooks.once("init", () => {
   // Names and hints as translation keys: Foundry's settings window localizes them (the
-  // translations load after init). A setting without a key (hidden ones) keeps its text.
-  const label = (key, part, text) => (ENGLISH[settingLabelKey(key, part)] ? settingLabelKey(key, part) : text);
+  // translations load after init). Hidden settings are never shown and keep their text.
+  const label = (key, part, text) => (SETTINGS.find((x) => x.key === key)?.config ? settingLabelKey(key, part) : text);
   for (const s of SETTINGS) {
     /** @type {any} a setting's registration (its type is the value's constructor) */
     const config = {
@@ -454,8 +454,7 @@ Hooks.once("init", () => {
     };
     if (s.choices) {
       config.choices = Object.fromEntries(Object.entries(s.choices).map(([value, text]) => {
-        const key = `FRACAS.Settings.${s.key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
-        return [value, ENGLISH[key] ? key : text];
+        return [value, settingChoiceKey(s.key, value)];
       }));
     }
     if (s.restricted) config.restricted = true;

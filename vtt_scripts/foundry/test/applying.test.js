@@ -7,7 +7,8 @@ import { describe, test } from "node:test";
 
 import { createActions } from "../scripts/actions.js";
 import { decorateCard } from "../scripts/card.js";
-import { ENGLISH, t } from "../scripts/i18n.js";
+import { t } from "../scripts/i18n.js";
+import { ENGLISH } from "./english.js";
 import { fakeActor, fakeConnection, fakeVtt, sheet, view } from "./fakes.js";
 
 const sword = { method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" };
@@ -176,7 +177,8 @@ describe("translatable strings", () => {
     assert.ok(used.size >= 30, `only ${used.size} keys used`);
     for (const key of used) assert.ok(ENGLISH[key], `${key} is not in lang/en.json`);
     const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url), "utf8"));
-    assert.deepEqual(module.languages, [{ lang: "en", name: "English", path: "lang/en.json" }]);
+    assert.deepEqual(module.languages, [{ lang: "en", name: "English", path: "lang/en.json" },
+      { lang: "de", name: "Deutsch", path: "lang/de.json" }]);
     assert.equal(t("FRACAS.Dialog.Intro", { attacker: "A", targets: "B" }), "A → B: one strike at each target.");
     // A translation from game.i18n wins; a missing one falls back to English.
     globalThis.game = { i18n: { has: (k) => k === "FRACAS.Card.Half", localize: () => "Moitié" } };

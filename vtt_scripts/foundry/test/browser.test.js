@@ -4,6 +4,7 @@
 // it through the chat card's button, rolls initiative, resolves a mob, and rides
 // out a bridge restart.
 
+import "./english.js";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";

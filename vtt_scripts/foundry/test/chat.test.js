@@ -1,3 +1,4 @@
+import "./english.js";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";

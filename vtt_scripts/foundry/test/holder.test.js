@@ -1,6 +1,7 @@
 // Exactly one holder of the bridge connection among one GM's tabs (issue: two tabs of
 // the same GM both resolved a player's attack, with two rolls and double damage).
 
+import "./english.js";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 

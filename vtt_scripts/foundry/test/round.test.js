@@ -1,5 +1,6 @@
 // api.round / api.roundUndo: a whole fight from the combat tracker, played by the real
 // bridge dispatcher (Python, one process per call, one journal file), applied to the actors.
+import "./english.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -2,6 +2,7 @@
 // competitions (ER-19), flee attacks (ER-20), grapple release (ER-21), defense rolls
 // (ER-22), impalement (ER-23). The bridge is stood in for by the JavaScript resolver
 // (the Roll20 script's, which answers exactly as the Python engine: shared vectors).
+import "./english.js";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";

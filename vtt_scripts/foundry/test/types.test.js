@@ -2,6 +2,7 @@
 // (@league-of-foundry-developers/foundry-vtt-types, with tsc --checkJs): a call with the
 // wrong arguments, a misspelt document property or a setting the module never registered
 // fails here before it fails in a GM's browser.
+import "./english.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

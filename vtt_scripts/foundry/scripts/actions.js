@@ -10,6 +10,7 @@ import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
   renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, roundRollSpecs, rulesetCardModel,
+  competeRollSpecs, impaleRollSpecs, rulesetRollSpecs, sideInitiativeRollSpecs,
 } from "./chat.js";
 import { ActorQueue, planDamage, undoValue } from "./damage.js";
 import { damageAdapter } from "./systems.js";
@@ -678,7 +679,7 @@ export function createActions(deps) {
       : [];
     const message = await applyAndPost(changes, {
       content: renderRulesetCard(model, { undoable: changes.length > 0 }),
-      rolls: [],
+      rolls: await vtt.makeRolls(rulesetRollSpecs(result)),
       flags: cardFlags("attack", requestId, model.seed, changes),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",
@@ -869,7 +870,7 @@ export function createActions(deps) {
     const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((g) => g.includes(sideOf(c))) }));
     await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
     const message = await vtt.postCard({
-      content: renderSideInitiativeCard(result), rolls: [],
+      content: renderSideInitiativeCard(result), rolls: await vtt.makeRolls(sideInitiativeRollSpecs(result)),
       flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: String(result.seed), changes: [], undone: null } },
       speaker: null, whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -928,7 +929,7 @@ export function createActions(deps) {
     const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
     const names = displayNames([challenger, defender]);
     const message = await vtt.postCard({
-      content: renderCompeteCard(result, { names }), rolls: [],
+      content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
       flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
       speaker: challenger, whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -979,7 +980,7 @@ export function createActions(deps) {
     const message = await applyAndPost(changes, {
       content: renderImpaleCard(result, { pikemanName: pikeman.name, chargerName: charger.name, requestId },
         { undoable: changes.length > 0 }),
-      rolls: [],
+      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name, chargerName: charger.name })),
       flags: cardFlags("impale", requestId, String(result.seed), changes),
       speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
     });

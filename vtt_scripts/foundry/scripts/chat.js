@@ -565,3 +565,42 @@ export function renderRoundCard(log, { names, requestId, hidden = new Set(), hur
     + (standing ? `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>` : "")
     + footerHtml(model, undoable) + "</div>";
 }
+
+// ── the dice of the other cards, as roll specs (real Foundry rolls; Dice So Nice shows them) ──
+
+/** @param {number} r  a face */
+const rolled = (r) => ({ result: r, active: true });
+
+/** Worldwalker / old-school: each strike's d20; Cartyrion: each strike's pool of its die. */
+export function rulesetRollSpecs(result) {
+  return result.strikes.map((s, i) => {
+    if (result.ruleset === "cartyrion") {
+      const faces = Number(String(s.die ?? "").replace(/^d/, ""));
+      return { label: `strike ${i + 1}`, groups: Number.isInteger(faces) && faces > 0 && Array.isArray(s.faces) && s.faces.length
+        ? [{ faces, flavor: "pool", results: s.faces.map((r) => rolled(r)) }] : [], total: s.damage };
+    }
+    return { label: `strike ${i + 1}`, groups: Number.isInteger(s.attack_roll)
+      ? [{ faces: 20, flavor: "attack", results: [{ result: s.attack_roll, active: true, success: !!s.hit, failure: !s.hit }] }] : [], total: s.damage };
+  }).filter((spec) => spec.groups.length);
+}
+
+/** ER-19: each round's d12s, the challenger's and the defender's. */
+export function competeRollSpecs(result, names) {
+  return result.rounds.map((r, i) => ({
+    label: `round ${i + 1}`,
+    groups: ["challenger", "defender"].map((side) => ({ faces: 12, flavor: names[result[side].id] ?? result[side].id,
+      results: r[side].dice.map((face) => rolled(face)) })),
+  }));
+}
+
+/** CT-1: the d6; OS-1: each side's d6 and its tie rolls. */
+export function sideInitiativeRollSpecs(result) {
+  if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: "initiative", results: [{ result: result.roll, active: true }] }] }] : [];
+  return [{ label: "initiative", groups: result.sides.map((x) => ({ faces: 6, flavor: x.id,
+    results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
+}
+
+/** ER-23: the impalement's strike, as an attack's dice. */
+export function impaleRollSpecs(result, { pikemanName, chargerName }) {
+  return attackRollSpecs(attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId: "" }));
+}

@@ -63,8 +63,8 @@ export function undoValue(change, current, max) {
   const taken = Math.max(0, change.before - change.after);
   let value = current + taken;
   let lost = 0;
-  if (Number.isFinite(max) && value > max) {
-    lost = Math.min(taken, value - Math.max(/** @type {number} */ (max), current));
+  if (max !== undefined && Number.isFinite(max) && value > max) {
+    lost = Math.min(taken, value - Math.max(max, current));
     value = current + taken - lost;
   }
   return { value, taken, lost };
@@ -110,7 +110,7 @@ export class ActorQueue {
  * Write `writes` ({uuid, name, path, value, restore}) to their documents, all or none:
  * every document is looked up before the first write, and when a write fails the
  * ones already made are written back to `restore`.
- * @param {object[]} writes
+ * @param {{uuid: string, name: string, path: string, value: unknown, restore: unknown}[]} writes
  * @param {{getDocument: (uuid: string) => Promise<object|null>,
  *          update: (doc: object, data: object) => Promise<unknown>}} io
  */

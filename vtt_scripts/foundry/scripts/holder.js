@@ -29,7 +29,9 @@ export class HolderElection {
   #peers = new Map();
   #listening = true;
   #started = false;
+  /** @type {unknown} the beacon timer */
   #beacon = null;
+  /** @type {unknown} the listening timer */
   #listen = null;
   #holds = false;
 
@@ -128,12 +130,14 @@ export class HolderElection {
     this.#set(!older);
   }
 
+  /** @param {boolean} holds */
   #set(holds) {
     if (holds === this.#holds) return;
     this.#holds = holds;
     this.#opts.onChange(holds);
   }
 
+  /** @param {"hello"|"here"|"bye"} kind */
   #send(kind) {
     try {
       this.#opts.emit({ type: "holder", kind, client: this.#opts.clientId, since: this.#opts.since });

@@ -89,17 +89,28 @@ export const SETTINGS = [
     name: "Macros installed", hint: "" },
 ];
 
-/** The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name. */
+/**
+ * The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name.
+ * @param {string} key
+ * @param {"Name"|"Hint"} part
+ */
 export function settingLabelKey(key, part) {
   return `FRACAS.Settings.${key}.${part}`;
 }
 
-/** The translation key of one of a setting's choices, e.g. FRACAS.Settings.chatVisibility.GM. */
+/**
+ * The translation key of one of a setting's choices, e.g. FRACAS.Settings.chatVisibility.GM.
+ * @param {string} key
+ * @param {string} value
+ */
 export function settingChoiceKey(key, value) {
   return `FRACAS.Settings.${key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
 }
 
-/** The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free). */
+/**
+ * The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free).
+ * @param {string} key
+ */
 export function pathSettingKey(key) {
   return `path${key[0].toUpperCase()}${key.slice(1)}`;
 }

@@ -220,12 +220,15 @@ describe("initiative of every ruleset", () => {
     assert.deepEqual(vtt.initiativeOptions, { keepTurnOf: "c-orc" });
     assert.match(vtt.messages[0].content, /opponents, then party/);
     assert.ok(!vtt.messages[0].content.includes("Orc"), "a hidden combatant is not named");
+    assert.deepEqual(vtt.messages[0].rolls[0].groups.map((g) => [g.flavor, g.faces, g.results.map((r) => r.result)]),
+      [["party", 6, [3]], ["opponents", 6, [5]]], "each side's d6 as a real roll");
   });
 
   test("Cartyrion: the round from the combat, the side that acts first", async () => {
-    const { api, conn } = combatSetup(() => ({ ruleset: "cartyrion", seed: 3, injected: false, round: 2, ambush: "none",
+    const { api, conn, vtt } = combatSetup(() => ({ ruleset: "cartyrion", seed: 3, injected: false, round: 2, ambush: "none",
       roll: 5, first: "party", surprised: null }));
     const out = await api.initiative({ ruleset: "cartyrion" });
+    assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.map((r) => r.result), [5], "CT-1's d6 as a real roll");
     assert.deepEqual(conn.calls[0].params, { ruleset: "cartyrion", round: 2, ambush: "none" });
     assert.deepEqual(out.values, [{ id: "c-pc", value: 2 }, { id: "c-orc", value: 1 }]);
   });

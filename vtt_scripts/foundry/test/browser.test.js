@@ -130,10 +130,12 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         attackerData: { level: 9, bonus: 8, magic: 2 }, targetData: { dex: 3, armor: 1 },
       });
       const bad = await api.attack({ ruleset: "cartyrion", strikes: [{ method: "melee", die: "d7" }], attackerData: { level: 1 } });
-      return { total: r.result.total_damage, ruleset: r.result.ruleset, messageId: r.messageId, changes: r.changes, bad,
-        notes: __world.notes.map((n) => `${n.level}: ${n.text}`) };
+      const dice = game.messages.get(r.messageId).rolls.map((roll) => roll.dice.map((d) => [d.faces, d.values]));
+      return { total: r.result.total_damage, ruleset: r.result.ruleset, messageId: r.messageId, changes: r.changes, bad, dice,
+        faces: r.result.strikes.map((st) => st.faces), notes: __world.notes.map((n) => `${n.level}: ${n.text}`) };
     });
     assert.equal(out.ruleset, "cartyrion");
+    assert.deepEqual(out.dice, out.faces.map((f) => [[6, f]]), "the Cartyrion pool as real d6 rolls");
     assert.equal(out.total, 31);
     assert.equal(await hp(page, "tokGob"), 0, "12 Body, 31 damage, floored at 0");
     const card = page.locator(`[data-message-id="${out.messageId}"] .fracas-card`);

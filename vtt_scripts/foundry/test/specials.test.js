@@ -126,6 +126,11 @@ describe("ER-19 api.compete", () => {
     assert.match(card, /size: 1 category larger \+2/);
     assert.ok(card.includes(`${(100 * out.result.challenger.win_chance).toFixed(1)}% to win`));
     assert.ok(card.includes(out.result.winner === "ogre" ? "Ogre" : "Bob"));
+    // Every round's d12s as real rolls (Dice So Nice shows them), named by side.
+    const rolls = vtt.messages[0].rolls;
+    assert.equal(rolls.length, out.result.rounds.length);
+    assert.deepEqual(rolls[0].groups.map((g) => [g.flavor, g.faces, g.results.map((r) => r.result)]),
+      [["Ogre", 12, out.result.rounds[0].challenger.dice], ["Bob", 12, out.result.rounds[0].defender.dice]]);
   });
 
   test("a shove on Agility is refused with the rule (by the bridge), and nothing is posted", async () => {
@@ -145,6 +150,9 @@ describe("ER-23 api.impale", () => {
       const out = await api.impale({ closed: 30, forte: true, seed });
       assert.equal(out.result.dice, 4);
       assert.equal(actors.ogre.system.health.value, Math.max(0, 3 - out.result.charger.damage));
+      // The impalement's pool as real rolls: its d20 faces.
+      assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.filter((r) => r.active).map((r) => r.result),
+        out.result.impalement.strikes[0].dice.map((d) => d.face));
       if (out.result.charge_void) {
         assert.match(vtt.messages[0].content, /incapacitated: the charge is void/);
         await api.undo(vtt.messages[0].id);

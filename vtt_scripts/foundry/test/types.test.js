@@ -22,3 +22,13 @@ test("tsc --checkJs against Foundry v13's types finds no error in scripts/", (t)
   const run = spawnSync(process.execPath, [TSC, "-p", "vtt_scripts/foundry/tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
   assert.equal(run.status, 0, `tsc found errors:\n${run.stdout}${run.stderr}`);
 });
+
+test("tsc with strict: true finds no error in the files tsconfig.strict.json lists", (t) => {
+  if (!existsSync(TSC) || !existsSync(TYPES)) {
+    if (process.env.CI) assert.fail("typescript and the Foundry types are not installed: run npm install");
+    t.skip("npm install has not been run");
+    return;
+  }
+  const run = spawnSync(process.execPath, [TSC, "-p", "vtt_scripts/foundry/tsconfig.strict.json"], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(run.status, 0, `tsc (strict) found errors:\n${run.stdout}${run.stderr}`);
+});

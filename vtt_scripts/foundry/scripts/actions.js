@@ -510,12 +510,12 @@ export function createActions(deps) {
    */
   async function playerAttack(options) {
     if (options.seed !== undefined || options.rolls !== undefined) {
-      throw new InputError("only the GM chooses the dice (seed, physical dice); attack without them");
+      throw new InputError(t("FRACAS.Player.NoDice"));
     }
     const attacker = attackerOf(options);
     if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
     const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
     if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
     if (options.item === undefined && options.strike === undefined && setting("playerFreeForm") !== true) {
@@ -527,7 +527,7 @@ export function createActions(deps) {
   /** Send a request to the holding client and turn its answer into a result or an error. */
   async function relay(action, data) {
     const answer = await vtt.askGM(action, data);
-    if (!answer || answer.error) throw new FracasError(answer?.error ?? "the GM's client gave no answer");
+    if (!answer || answer.error) throw new FracasError(answer?.error ?? t("FRACAS.Player.NoAnswer"));
     return answer;
   }
 
@@ -622,6 +622,9 @@ export function createActions(deps) {
       }
     })();
     answered.set(key, work);
+    // Keep the answers of the latest requests only (a resend comes within seconds; an
+    // older one is answered from its card).
+    if (answered.size > 500) answered.delete(answered.keys().next().value);
     return work;
   }
 
@@ -640,7 +643,7 @@ export function createActions(deps) {
     if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
     if (!request.targets.every((x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
     const targets = uniqueViews(viewsOf(request.targets, "targets", scene));
-    if (!targets.length) return { error: "no targets: target at least one token (T key)" };
+    if (!targets.length) return { error: t("FRACAS.Notify.NoTargets") };
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
     const freeForm = setting("playerFreeForm") === true;
@@ -881,7 +884,7 @@ export function createActions(deps) {
   function attackerOf(options) {
     if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker", options.scene)[0];
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     return controlled[0];
   }
 
@@ -1106,9 +1109,9 @@ export function createActions(deps) {
   async function attackDialog() {
     if (vtt.isGM() && vtt.holdsConnection()) link();
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     const targets = uniqueViews(vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
     const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, attackChoices(controlled[0]));
     if (!parsed) return null;
     const base = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id) };
@@ -1133,7 +1136,7 @@ export function createActions(deps) {
     const attackers = vtt.controlled();
     if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
     const targets = uniqueViews(vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
     const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
     if (!parsed) return null;
     if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");

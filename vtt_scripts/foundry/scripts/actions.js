@@ -153,20 +153,20 @@ export function createActions(deps) {
   };
 
   function requireGM(what) {
-    if (!vtt.isGM()) throw new InputError(`only a GM can ${what}: the GM's browser is the one connected to the bridge`);
+    if (!vtt.isGM()) throw new InputError(t("FRACAS.Error.Actions01", { what }));
   }
 
   function link() {
     const conn = connection();
     if (!conn) {
-      throw new ConnectionError("this browser does not hold the bridge connection: only the active GM's client connects");
+      throw new ConnectionError(t("FRACAS.Error.Actions02"));
     }
     return conn;
   }
 
   function seedOption(options) {
     const seed = normalizeSeed(options.seed);
-    if (seed === null) throw new InputError(`seed ${String(options.seed)} is not a whole number from 0 to 2^64 − 1`);
+    if (seed === null) throw new InputError(t("FRACAS.Error.Actions03", { p0: String(options.seed) }));
     return seed;
   }
 
@@ -176,7 +176,7 @@ export function createActions(deps) {
     const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
     return list.map((ref) => {
       const view = vtt.toView(ref, scene);
-      if (!view) throw new InputError(`${label}: ${JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref))} is not a token on this scene`);
+      if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref)) }));
       return view;
     });
   }
@@ -203,7 +203,7 @@ export function createActions(deps) {
       } catch (inner) {
         tail = `and taking the damage back failed too (${inner.message})`;
       }
-      throw new FracasError(`posting the chat card failed (${error?.message ?? error}); ${tail}`);
+      throw new FracasError(t("FRACAS.Error.Actions05", { p0: error?.message ?? error, tail }));
     }
   }
 
@@ -236,7 +236,7 @@ export function createActions(deps) {
   /** Every damage and undo of an actor, in order, on this (the holding) client. */
   const queue = deps.queue ?? new ActorQueue();
 
-  async function documentsOf(changes, what) {
+  async function documentsOf(changes) {
     const docs = [];
     for (const c of changes) {
       let doc = null;
@@ -245,7 +245,7 @@ export function createActions(deps) {
       } catch {
         doc = null;
       }
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was ${what}`);
+      if (!doc) throw new FracasError(t("FRACAS.Error.Actions06", { name: c.name, uuid: c.uuid }));
       docs.push(doc);
     }
     return docs;
@@ -265,7 +265,7 @@ export function createActions(deps) {
   }
 
   async function applyNow(changes) {
-    const docs = await documentsOf(changes, "changed");
+    const docs = await documentsOf(changes);
     const done = [];
     const tempPath = mapping().bodyTemp;
     const adapter = setting("damageThroughSystem") !== false ? damageAdapter(vtt.systemId?.()) : null;
@@ -275,7 +275,7 @@ export function createActions(deps) {
       const doc = docs[i];
       try {
         const { value: current, problem } = readInteger(doc, c.path);
-        if (problem) throw new InputError(`Body: ${problem}`);
+        if (problem) throw new InputError(t("FRACAS.Error.Actions07", { problem }));
         c.before = current;
         c.after = Math.min(current, floor ? Math.max(0, current - c.damage) : current - c.damage);
         if (tempPath) {
@@ -307,7 +307,7 @@ export function createActions(deps) {
         }
         const why = error instanceof Error ? error.message : String(error);
         const tail = failedBack.length ? `; could not put back ${failedBack.join(", ")}: check them by hand` : "; nothing was changed";
-        throw new FracasError(`updating ${c.name} failed (${why})${tail}`);
+        throw new FracasError(t("FRACAS.Error.Actions08", { name: c.name, why, tail }));
       }
     }
   }
@@ -318,7 +318,7 @@ export function createActions(deps) {
    */
   async function revertOne(c, doc) {
     const { value: current, problem } = readInteger(doc, c.path);
-    if (problem) throw new FracasError(`Body: ${problem}`);
+    if (problem) throw new FracasError(t("FRACAS.Error.Actions09", { problem }));
     const max = mapping().bodyMax ? numberAt(doc, mapping().bodyMax) : undefined;
     const { value, taken, lost } = undoValue(c, current, max);
     /** @type {Record<string, number>} */
@@ -454,7 +454,7 @@ export function createActions(deps) {
         + `weapons with them: ${weapons.map((w) => w.name).join(", ") || "none"}`);
     }
     return found[0].strikes.map((st) => {
-      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(`${found[0].name}: a strike in flags.fracas.strikes is not an object`);
+      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(t("FRACAS.Error.Actions10", { p0: found[0].name }));
       const { target: _ignored, ...rest } = st;
       return rest;
     });
@@ -542,7 +542,7 @@ export function createActions(deps) {
   /** The strikes of one of the attacker's own attacks, chosen by item (id or name) or flag index. */
   function ownAttack(attacker, request) {
     if (request.item !== undefined) {
-      if (typeof request.item !== "string") throw new InputError("item: give the item's id");
+      if (typeof request.item !== "string") throw new InputError(t("FRACAS.Error.Actions11"));
       return itemStrikes(attacker, request.item);
     }
     if (request.strike !== undefined) {
@@ -552,7 +552,7 @@ export function createActions(deps) {
         throw new InputError(t("FRACAS.Player.NoSuchAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
       }
       const spec = own[i];
-      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(`${who(attacker)}: strike ${i + 1} in flags.fracas.strikes is not an object`);
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Actions12", { p0: who(attacker), p1: i + 1 }));
       const { target: _aimed, ...rest } = spec;
       return [rest];
     }
@@ -630,7 +630,7 @@ export function createActions(deps) {
 
   /** What goes back over the socket: ids and totals, never the GM-only detail. */
   function summarize(out) {
-    if (!out || typeof out !== "object") return { error: "the action gave no result" };
+    if (!out || typeof out !== "object") return { error: t("FRACAS.Error.Actions13") };
     return { requestId: out.requestId ?? null, messageId: out.messageId ?? null, total_damage: out.result?.total_damage ?? null };
   }
 
@@ -793,10 +793,10 @@ export function createActions(deps) {
     requireGM("roll initiative with fracas");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions14"));
     // Defeated combatants roll nothing and keep their place.
     const standing = combat.combatants.filter((c) => !c.defeated);
-    if (!standing.length) throw new InputError("every combatant is defeated: nobody rolls initiative");
+    if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
     const ruleset = options.ruleset ?? "enchanted-realms";
     if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
     /** @type {Record<string, any>} */
@@ -805,7 +805,7 @@ export function createActions(deps) {
       // WW-1: d20 + Dexterity modifier, from the actor flag flags.fracas.worldwalker.dex_mod.
       request = { ruleset, combatants: standing.map((c) => {
         const dex = getPath(c.view?.actor, "flags.fracas.worldwalker.dex_mod");
-        if (!Number.isInteger(dex)) throw new InputError(`${c.name}: no Dexterity modifier in flags.fracas.worldwalker.dex_mod (WW-1)`);
+        if (!Number.isInteger(dex)) throw new InputError(t("FRACAS.Error.Actions16", { name: c.name }));
         return { id: c.id, dex_mod: dex };
       }) };
       const seed = seedOption(options);
@@ -892,7 +892,7 @@ export function createActions(deps) {
   function oneToken(ref, label) {
     if (ref !== undefined) return viewsOf(ref, label)[0];
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one token as the ${label} (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Error.Actions17", { label, length: controlled.length }));
     return controlled[0];
   }
 
@@ -910,14 +910,14 @@ export function createActions(deps) {
     if (options.defender !== undefined) [defender] = viewsOf(options.defender, "defender");
     else {
       const targeted = uniqueViews(vtt.targeted());
-      if (targeted.length !== 1) throw new InputError(`target exactly one token as the defender (${targeted.length} are targeted)`);
+      if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions18", { length: targeted.length }));
       [defender] = targeted;
     }
-    if (challenger.id === defender.id) throw new InputError("a competition has two sides: target another token");
+    if (challenger.id === defender.id) throw new InputError(t("FRACAS.Error.Actions19"));
     const map = mapping();
     const edge = (value, label) => {
       if (value === undefined || value === null) return {};
-      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(`${label}: "${value}" is not advantage or disadvantage`);
+      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(t("FRACAS.Error.Actions20", { label, value }));
       return { [value]: true };
     };
     const request = {
@@ -953,14 +953,14 @@ export function createActions(deps) {
     if (options.charger !== undefined) [charger] = viewsOf(options.charger, "charger");
     else {
       const targeted = uniqueViews(vtt.targeted());
-      if (targeted.length !== 1) throw new InputError(`target exactly one charging token (${targeted.length} are targeted)`);
+      if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions21", { length: targeted.length }));
       [charger] = targeted;
     }
-    if (!Number.isInteger(options.closed)) throw new InputError("closed: give the feet the charger closed this turn (25 or more)");
+    if (!Number.isInteger(options.closed)) throw new InputError(t("FRACAS.Error.Actions22"));
     const map = mapping();
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const body = Number(getPath(charger.actor, map.body));
-    if (!Number.isInteger(body)) throw new InputError(`${who(charger)}: no Body at ${map.body || "(no data path set)"}: impalement needs it`);
+    if (!Number.isInteger(body)) throw new InputError(t("FRACAS.Error.Actions23", { p0: who(charger), p1: map.body || "(no data path set)" }));
     const { request: strikeRequest } = buildAttackRequest({
       attacker: pikeman, targets: [charger], mapping: map,
       strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],
@@ -1023,10 +1023,10 @@ export function createActions(deps) {
     requireGM("undo fracas damage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
-      if (!flags) throw new InputError("this chat message is not a fracas result");
-      if (flags.undone) throw new InputError("this damage was already undone");
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions24"));
+      if (flags.undone) throw new InputError(t("FRACAS.Error.Actions25"));
       const changes = changesOf(flags);
-      if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
+      if (!changes.length) throw new InputError(t("FRACAS.Error.Actions26"));
       const out = await undoChanges(changes);
       const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
       if (kept.length) await saveChanges(messageId, flags, changes.filter((c) => kept.some((k) => k.uuid === c.uuid)));
@@ -1047,15 +1047,15 @@ export function createActions(deps) {
     requireGM("apply fracas damage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
-      if (!flags) throw new InputError("this chat message is not a fracas result");
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions27"));
       const target = (flags.targets ?? []).find((x) => x.id === targetId);
-      if (!target) throw new InputError("this card has no damage for that target");
-      if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
+      if (!target) throw new InputError(t("FRACAS.Error.Actions28"));
+      if (![1, 0.5, 2].includes(multiplier)) throw new InputError(t("FRACAS.Error.Actions29", { multiplier }));
       const changes = changesOf(flags);
       if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
-        throw new InputError(`${target.name} already took this damage: undo it first`);
+        throw new InputError(t("FRACAS.Error.Actions30", { name: target.name }));
       }
-      if (!target.uuid) throw new InputError(`${target.name}: the token has no actor to take damage`);
+      if (!target.uuid) throw new InputError(t("FRACAS.Error.Actions31", { name: target.name }));
       const damage = Math.floor(target.damage * multiplier);
       // before and after are measured on the actor's queue, when the damage lands.
       const change = { uuid: target.uuid, name: target.name, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
@@ -1069,10 +1069,10 @@ export function createActions(deps) {
     requireGM("undo fracas damage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
-      if (!flags) throw new InputError("this chat message is not a fracas result");
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions32"));
       const changes = changesOf(flags);
       const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
-      if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
+      if (!mine.length) throw new InputError(t("FRACAS.Error.Actions33"));
       const out = await undoChanges(mine);
       const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
       const rest = changes.filter((c) => !mine.includes(c) || kept.includes(c));
@@ -1134,12 +1134,12 @@ export function createActions(deps) {
     requireGM("resolve mob attacks with fracas");
     if (vtt.holdsConnection()) link();
     const attackers = vtt.controlled();
-    if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
+    if (!attackers.length) throw new InputError(t("FRACAS.Error.Actions34"));
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
     const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
     if (!parsed) return null;
-    if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");
+    if (parsed.options.rolls) throw new InputError(t("FRACAS.Error.Actions35"));
     return viaHolder("mob", mob)({ ...parsed.options, strikes: [parsed.strike] });
   }
 
@@ -1162,7 +1162,7 @@ export function createActions(deps) {
     requireGM("play fracas rounds");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions36"));
     const map = mapping();
     let state = options.new ? null : vtt.combatFlag(combat);
     if (!state || typeof state.name !== "string") {
@@ -1232,9 +1232,9 @@ export function createActions(deps) {
     requireGM("undo fracas rounds");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions37"));
     const state = vtt.combatFlag(combat);
-    if (!state || typeof state.name !== "string" || !state.round) throw new InputError("this combat has no fracas round to undo");
+    if (!state || typeof state.name !== "string" || !state.round) throw new InputError(t("FRACAS.Error.Actions38"));
     const shown = /** @type {any} */ (await conn.call("encounter.undo", { name: state.name, expect_round: state.round },
       { id: newId() }));
     const map = mapping();

@@ -16,6 +16,7 @@
 
 import { BridgeError, ConnectionError, TimeoutError, formatSeconds } from "./errors.js";
 import { decodeMessage, encodeMessage, makeRequest } from "./jsonrpc.js";
+import { t } from "./i18n.js";
 
 export const STATES = Object.freeze({
   IDLE: "idle",
@@ -111,7 +112,7 @@ export class BridgeConnection {
   stop(reason = "the connection was stopped") {
     this.#teardown();
     this.#setStatus(STATES.STOPPED, reason);
-    this.#failAll(new ConnectionError(`not connected to the bridge: ${reason}`));
+    this.#failAll(new ConnectionError(t("FRACAS.Error.Connection01", { reason })));
   }
 
   /**
@@ -124,11 +125,11 @@ export class BridgeConnection {
   call(method, params, { id, timeoutMs } = {}) {
     const state = this.#status.state;
     if (state === STATES.REFUSED || state === STATES.STOPPED || state === STATES.UNCONFIGURED || state === STATES.IDLE) {
-      return Promise.reject(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      return Promise.reject(new ConnectionError(t("FRACAS.Error.Connection02", { p0: describeState(this.#status) })));
     }
     const requestId = id ?? this.#opts.newId();
     if (this.#pending.has(requestId)) {
-      return Promise.reject(new ConnectionError(`request ${requestId} is already waiting for an answer`));
+      return Promise.reject(new ConnectionError(t("FRACAS.Error.Connection03", { requestId })));
     }
     const ms = timeoutMs ?? this.#opts.requestTimeoutMs;
     return new Promise((resolve, reject) => {
@@ -150,7 +151,7 @@ export class BridgeConnection {
     const { url, token } = this.#opts;
     if (!url || !token) {
       this.#setStatus(STATES.UNCONFIGURED, !url ? "no bridge URL is set" : "no access token is set: paste the token `fracas serve` printed into the module settings");
-      this.#failAll(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      this.#failAll(new ConnectionError(t("FRACAS.Error.Connection04", { p0: describeState(this.#status) })));
       return;
     }
     let ws;
@@ -158,7 +159,7 @@ export class BridgeConnection {
       ws = new this.#opts.WebSocketImpl(url);
     } catch (error) {
       this.#setStatus(STATES.REFUSED, `bad bridge URL ${JSON.stringify(url)}: ${error?.message ?? error}`);
-      this.#failAll(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      this.#failAll(new ConnectionError(t("FRACAS.Error.Connection05", { p0: describeState(this.#status) })));
       return;
     }
     this.#ws = ws;
@@ -202,7 +203,7 @@ export class BridgeConnection {
   #refuse(detail) {
     this.#teardown();
     this.#setStatus(STATES.REFUSED, detail);
-    this.#failAll(new ConnectionError(`not connected to the bridge: ${detail}`));
+    this.#failAll(new ConnectionError(t("FRACAS.Error.Connection06", { detail })));
   }
 
   /** Give up on the current socket (dead or misbehaving) and schedule a reconnect. */

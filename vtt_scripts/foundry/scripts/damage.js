@@ -9,6 +9,7 @@
 
 import { FracasError, InputError } from "./errors.js";
 import { readInteger } from "./paths.js";
+import { t } from "./i18n.js";
 
 /**
  * The Body changes for an attack's per-target damage.
@@ -20,26 +21,26 @@ import { readInteger } from "./paths.js";
  * @returns {object[]} changes, in target order, only for actors that take damage
  */
 export function planDamage({ targets, damageById, path, floorAtZero = true }) {
-  if (!path) throw new InputError("no data path is set for Body; set it in the fracas module settings");
+  if (!path) throw new InputError(t("FRACAS.Error.Damage01"));
   const byActor = new Map();
-  for (const t of targets) {
-    const damage = damageById[t.id] ?? 0;
+  for (const tv of targets) {
+    const damage = damageById[tv.id] ?? 0;
     if (!Number.isInteger(damage) || damage < 0) {
-      throw new FracasError(`the bridge reported damage ${JSON.stringify(damage)} for ${t.name}; nothing was applied`);
+      throw new FracasError(t("FRACAS.Error.Damage02", { p0: JSON.stringify(damage), name: tv.name }));
     }
     if (damage === 0) continue;
-    if (!t.actorUuid || !t.actor) throw new InputError(`${t.name}: the token has no actor to take damage`);
-    let entry = byActor.get(t.actorUuid);
+    if (!tv.actorUuid || !tv.actor) throw new InputError(t("FRACAS.Error.Damage03", { name: tv.name }));
+    let entry = byActor.get(tv.actorUuid);
     if (!entry) {
-      const { value, problem } = readInteger(t.actor, path);
-      if (problem) throw new InputError(`${t.name}: Body: ${problem}; nothing was applied`);
-      entry = { uuid: t.actorUuid, name: t.name, path, before: value, damage: 0, targets: [] };
-      byActor.set(t.actorUuid, entry);
-    } else if (!entry.name.split(", ").includes(t.name)) {
-      entry.name = `${entry.name}, ${t.name}`;
+      const { value, problem } = readInteger(tv.actor, path);
+      if (problem) throw new InputError(t("FRACAS.Error.Damage04", { name: tv.name, problem }));
+      entry = { uuid: tv.actorUuid, name: tv.name, path, before: value, damage: 0, targets: [] };
+      byActor.set(tv.actorUuid, entry);
+    } else if (!entry.name.split(", ").includes(tv.name)) {
+      entry.name = `${entry.name}, ${tv.name}`;
     }
     entry.damage += damage;
-    if (!entry.targets.includes(t.id)) entry.targets.push(t.id);
+    if (!entry.targets.includes(tv.id)) entry.targets.push(tv.id);
   }
   return [...byActor.values()].map((e) => {
     const after = floorAtZero ? Math.max(0, e.before - e.damage) : e.before - e.damage;
@@ -123,7 +124,7 @@ export async function writeAll(writes, io) {
     } catch {
       doc = null;
     }
-    if (!doc) throw new FracasError(`${w.name}: the actor is gone (${w.uuid}); nothing was changed`);
+    if (!doc) throw new FracasError(t("FRACAS.Error.Damage05", { name: w.name, uuid: w.uuid }));
     docs.push(doc);
   }
   const done = [];
@@ -145,7 +146,7 @@ export async function writeAll(writes, io) {
       const tail = failedBack.length
         ? `; could not put back ${failedBack.join(", ")}: check them by hand`
         : "; nothing was changed";
-      throw new FracasError(`updating ${w.name} failed (${why})${tail}`);
+      throw new FracasError(t("FRACAS.Error.Damage06", { name: w.name, why, tail }));
     }
   }
 }

@@ -55,7 +55,7 @@ export function attackFormHtml(values, { targets = [], attacker = "", weapons = 
 
 function integer(obj, key, label) {
   const raw = String(obj[key] ?? "").trim();
-  if (!/^-?\d+$/.test(raw)) throw new InputError(`${label}: "${raw}" is not a whole number`);
+  if (!/^-?\d+$/.test(raw)) throw new InputError(t("FRACAS.Error.Dialog01", { label, raw }));
   return Number(raw);
 }
 
@@ -66,7 +66,7 @@ function integer(obj, key, label) {
 export function parseAttackForm(obj) {
   const pick = (key, list, label) => {
     const value = String(obj[key] ?? "");
-    if (!list.includes(value)) throw new InputError(`${label}: "${value}" is not one of ${list.join(", ")}`);
+    if (!list.includes(value)) throw new InputError(t("FRACAS.Error.Dialog02", { label, value, p2: list.join(", ") }));
     return value;
   };
   const strike = {
@@ -92,7 +92,7 @@ export function parseAttackForm(obj) {
   if (rollsText) {
     const faces = rollsText.split(/[\s,]+/);
     if (!faces.every((f) => /^\d+$/.test(f))) {
-      throw new InputError(`physical dice: "${rollsText}" is not a list of faces like "12 7 20 3"`);
+      throw new InputError(t("FRACAS.Error.Dialog03", { rollsText }));
     }
     options.rolls = faces.map(Number);
   }

@@ -124,7 +124,7 @@ function currentCombat() {
 
 async function promptForm(content, title) {
   const DialogV2 = foundry.applications?.api?.DialogV2;
-  if (!DialogV2) throw new Error("this Foundry version has no DialogV2; call the fracas API directly");
+  if (!DialogV2) throw new Error(t("FRACAS.Error.Main01"));
   return DialogV2.prompt({
     window: { title },
     content,
@@ -429,7 +429,7 @@ export const api = {
   /** A raw bridge call (e.g. journal.get), with the same errors as the actions. */
   bridge: async (method, params, options) => {
     try {
-      if (!connection) throw new Error("this browser does not hold the bridge connection");
+      if (!connection) throw new Error(t("FRACAS.Error.Main02"));
       return await connection.call(method, params, options);
     } catch (error) {
       ui.notifications?.warn(describeError(error));

@@ -10,6 +10,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
+import { t } from "./i18n.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
 
@@ -35,7 +36,7 @@ function needInteger(view, mapping, key, label, why) {
       + "set it in the fracas module settings");
   }
   const { value, problem } = readInteger(view.actor, path);
-  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem} (${why})`);
+  if (problem) throw new InputError(t("FRACAS.Error.Request01", { p0: who(view), label, problem, why }));
   return value;
 }
 
@@ -45,7 +46,7 @@ function optionalInteger(view, mapping, key, label) {
   const raw = getPath(view.actor, path);
   if (raw === undefined || raw === null || raw === "") return undefined;
   const { value, problem } = readInteger(view.actor, path);
-  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem}`);
+  if (problem) throw new InputError(t("FRACAS.Error.Request02", { p0: who(view), label, problem }));
   return value;
 }
 
@@ -53,7 +54,7 @@ function optionalSize(view, mapping) {
   const size = readWord(view.actor, mapping.size);
   if (size === undefined) return undefined;
   if (!SIZES.includes(size)) {
-    throw new InputError(`${who(view)}: size "${size}" at ${mapping.size} is not one of ${SIZES.join(", ")}`);
+    throw new InputError(t("FRACAS.Error.Request03", { p0: who(view), size, p2: mapping.size, p3: SIZES.join(", ") }));
   }
   return size;
 }
@@ -161,14 +162,14 @@ export function resolveTargetRef(ref, targets, index) {
   if (typeof ref === "object" && typeof ref.id === "string") ref = ref.id;
   if (typeof ref === "number") {
     if (Number.isInteger(ref) && ref >= 0 && ref < targets.length) return targets[ref].id;
-    throw new InputError(`${where}: target index ${ref} is out of range (${targets.length} targeted tokens)`);
+    throw new InputError(t("FRACAS.Error.Request04", { where, ref, length: targets.length }));
   }
   const byId = targets.find((t) => t.id === ref);
   if (byId) return byId.id;
   const byName = targets.filter((t) => t.name === ref);
   if (byName.length === 1) return byName[0].id;
   if (byName.length > 1) {
-    throw new InputError(`${where}: ${byName.length} targeted tokens are named "${ref}"; use the token id`);
+    throw new InputError(t("FRACAS.Error.Request05", { where, length: byName.length, ref }));
   }
   throw new InputError(`${where}: "${ref}" is not one of the targeted tokens `
     + `(${targets.map(who).join(", ") || "none"})`);
@@ -176,15 +177,15 @@ export function resolveTargetRef(ref, targets, index) {
 
 function checkStrikeKeys(spec, where, allowed) {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
-    throw new InputError(`${where} is not an object like {method, style, dice, damage_type}`);
+    throw new InputError(t("FRACAS.Error.Request06", { where }));
   }
   for (const key of Object.keys(spec)) {
     if (!allowed.includes(key)) {
-      throw new InputError(`${where}: unknown field "${key}" (known: ${allowed.join(", ")})`);
+      throw new InputError(t("FRACAS.Error.Request07", { where, key, p2: allowed.join(", ") }));
     }
   }
   for (const key of ["method", "style", "dice", "damage_type"]) {
-    if (spec[key] === undefined) throw new InputError(`${where}: "${key}" is missing`);
+    if (spec[key] === undefined) throw new InputError(t("FRACAS.Error.Request08", { where, key }));
   }
 }
 
@@ -199,11 +200,11 @@ function checkStrikeKeys(spec, where, allowed) {
  * @returns {{request: object, targets: object[]}}
  */
 export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
-  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  if (!attacker) throw new InputError(t("FRACAS.Error.Request09"));
   targets = uniqueViews(targets ?? []);
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request10"));
   if (!Array.isArray(strikes) || !strikes.length) {
-    throw new InputError("no strikes: give at least one {method, style, dice, damage_type}");
+    throw new InputError(t("FRACAS.Error.Request11"));
   }
   const engineStrikes = strikes.map((spec, i) => {
     checkStrikeKeys(spec, `strike ${i + 1}`, STRIKE_KEYS);
@@ -227,7 +228,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   // ER-17: creatures near the targets (slots 1-8 in this order) that a missed shot may hit.
   const nearby = uniqueViews(options.nearby ?? []);
   for (const view of nearby) {
-    if (aimed.has(view.id)) throw new InputError(`${who(view)} is a target of this attack, not a creature nearby`);
+    if (aimed.has(view.id)) throw new InputError(t("FRACAS.Error.Request12", { p0: who(view) }));
     request.targets[view.id] = readTarget(view, mapping, { conditions, needBody: options.needBody });
     used.push(view);
   }
@@ -237,7 +238,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   // ER-21: targets that hold someone make a Strength feat when hurt.
   for (const ref of options.grappling ?? []) {
     const view = used.find((t) => t.id === ref || t.name === ref);
-    if (!view) throw new InputError(`grappling: "${ref}" is not a target of this attack`);
+    if (!view) throw new InputError(t("FRACAS.Error.Request13", { ref }));
     const hold = {};
     const strength = optionalInteger(view, mapping, "strength", "Strength score");
     const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
@@ -260,7 +261,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
  */
 export function readCompetitor(view, mapping, attribute = "strength", extra = {}) {
   if (!["strength", "agility"].includes(attribute)) {
-    throw new InputError(`${who(view)}: a competition is on strength or agility, not "${attribute}"`);
+    throw new InputError(t("FRACAS.Error.Request14", { p0: who(view), attribute }));
   }
   const side = { id: view.id, attribute };
   for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
@@ -287,10 +288,10 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
  * @param {{seed?: unknown, rolls?: number[]}} [args.options]
  */
 export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
-  if (!combatants?.length) throw new InputError("no combatants: add tokens to the combat encounter first");
+  if (!combatants?.length) throw new InputError(t("FRACAS.Error.Request15"));
   const list = combatants.map((c) => {
     const view = { ...c.view, name: c.name ?? c.view?.name, id: c.id };
-    if (!c.view?.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    if (!c.view?.actor) throw new InputError(t("FRACAS.Error.Request16", { p0: who(view) }));
     const entry = { id: c.id };
     const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
     const agility = optionalInteger(view, mapping, "agility", "Agility score");
@@ -334,10 +335,10 @@ const byText = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1
 export function buildBulkRequest({ attackers, targets, strikes, assign = "split", mapping, options = {} }) {
   attackers = uniqueViews(attackers ?? []);
   targets = uniqueViews(targets ?? []);
-  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!attackers.length) throw new InputError(t("FRACAS.Error.Request17"));
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request18"));
   if (assign !== "split" && assign !== "each") {
-    throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
+    throw new InputError(t("FRACAS.Error.Request19", { p0: JSON.stringify(assign) }));
   }
   const conditions = options.conditions !== false;
   // Each token is read on its own (an unlinked token has its own statuses), and tokens
@@ -355,7 +356,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     if (list === undefined) list = getPath(view.actor, "flags.fracas.strikes");
     if (list === undefined && Array.isArray(strikes)) list = strikes;
     if (!Array.isArray(list) || !list.length) {
-      throw new InputError(`${label}: no strikes for this actor; pass strikes to api.mob or set the actor flag fracas.strikes`);
+      throw new InputError(t("FRACAS.Error.Request20", { label }));
     }
     const profileStrikes = list.map((spec, i) => {
       checkStrikeKeys(spec, `${label} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
@@ -407,16 +408,16 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
  *   options ({seed, rolls, needBody})
  */
 export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes, attackerData, targetData, mapping, options = {} }) {
-  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  if (!attacker) throw new InputError(t("FRACAS.Error.Request21"));
   targets = uniqueViews(targets ?? []);
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-  if (!Array.isArray(strikes) || !strikes.length) throw new InputError(`no strikes: give at least one ${ruleset} strike`);
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request22"));
+  if (!Array.isArray(strikes) || !strikes.length) throw new InputError(t("FRACAS.Error.Request23", { ruleset }));
   const flagsOf = (view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
   const engineStrikes = strikes.map((spec, i) => {
-    if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(`strike ${i + 1}: expected an object`);
+    if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Request24", { p0: i + 1 }));
     const { target, ...rest } = spec;
     return { ...rest, target: resolveTargetRef(target, targets, i) };
   });
@@ -452,9 +453,9 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   mapping, options = {} }) {
   attackers = uniqueViews(attackers ?? []);
   targets = uniqueViews(targets ?? []);
-  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-  if (assign !== "split" && assign !== "each") throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
+  if (!attackers.length) throw new InputError(t("FRACAS.Error.Request25"));
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request26"));
+  if (assign !== "split" && assign !== "each") throw new InputError(t("FRACAS.Error.Request27", { p0: JSON.stringify(assign) }));
   const flagsOf = (view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
@@ -476,7 +477,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   for (const group of [...groups.values()].sort((a, b) => byText(a.key, b.key))) {
     const label = group.name ?? group.key;
     const list = Array.isArray(strikes) ? strikes : strikes?.[group.name] ?? strikes?.[group.key];
-    if (!Array.isArray(list) || !list.length) throw new InputError(`${label}: no ${ruleset} strikes for this actor`);
+    if (!Array.isArray(list) || !list.length) throw new InputError(t("FRACAS.Error.Request28", { label, ruleset }));
     variants[group.key] = (variants[group.key] ?? 0) + 1;
     const id = variants[group.key] === 1 ? group.key : `${group.key}-${variants[group.key]}`;
     profiles[id] = {
@@ -529,7 +530,7 @@ function pick(data, keys) {
  */
 export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
   const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);
-  if (!standing.length) throw new InputError("no standing combatant with a token in the combat encounter");
+  if (!standing.length) throw new InputError(t("FRACAS.Error.Request29"));
   const sides = { party: [], foes: [] };
   const names = {};
   const hp = {};
@@ -537,7 +538,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
   for (const c of standing) {
     const view = { ...c.view, name: c.name ?? c.view.name };
     if (names[view.id] !== undefined) continue;
-    if (!view.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
     const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
     const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
     const hpMax = Math.max(1, most ?? body);
@@ -545,7 +546,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     if (ruleset === "enchanted-realms") {
       const strikes = getPath(view.actor, "flags.fracas.strikes");
       if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(`${who(view)}: no strikes for this actor; set the actor flag fracas.strikes`);
+        throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));
       }
       entry.attacks = strikes.map((spec, i) => {
         checkStrikeKeys(spec, `${who(view)} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
@@ -557,15 +558,15 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       if (bonus) entry.initiative = bonus;
     } else {
       const fields = RULESET_FIELDS[ruleset];
-      if (!fields) throw new InputError(`unknown ruleset ${JSON.stringify(ruleset)}`);
+      if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
       const data = getPath(view.actor, `flags.fracas.${ruleset}`);
-      if (!data || typeof data !== "object") throw new InputError(`${who(view)}: no ${ruleset} data in flags.fracas.${ruleset}`);
+      if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));
       const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
       entry.attacker = nested ? { ...(data.attacker ?? {}) } : pick(data, fields.attacker);
       entry.target = nested ? { ...(data.target ?? {}) } : pick(data, fields.target);
       const strikes = data.strikes ?? getPath(view.actor, "flags.fracas.strikes");
       if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(`${who(view)}: no ${ruleset} strikes in flags.fracas.${ruleset}.strikes`);
+        throw new InputError(t("FRACAS.Error.Request34", { p0: who(view), ruleset }));
       }
       entry.attacks = strikes.map((spec) => {
         const { target: _aimed, ...rest } = spec ?? {};
@@ -579,7 +580,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     views.push(view);
   }
   if (!sides.party.length || !sides.foes.length) {
-    throw new InputError("a fight needs two sides: combatants a player owns (the party) and the GM's (the foes)");
+    throw new InputError(t("FRACAS.Error.Request35"));
   }
   /** @type {Record<string, any>} */
   const scenario = { ruleset, name: "Foundry combat", sides };

@@ -10,6 +10,8 @@
 //            "applyDamage({ damage, token, ... }: ApplyDamageParams)").
 //   others   the Body data path set in the settings is written (a generic fallback).
 
+import { t } from "./i18n.js";
+
 /** The systems with an adapter of their own. */
 export const SYSTEM_ADAPTERS = ["dnd5e", "pf2e"];
 
@@ -26,7 +28,7 @@ export function damageAdapter(systemId) {
     return {
       id: "pf2e",
       apply: (actor, damage, token) => {
-        if (!token) throw new Error("pf2e applies damage to a token: the target's token is gone");
+        if (!token) throw new Error(t("FRACAS.Error.Systems01"));
         return actor.applyDamage({ damage, token });
       },
     };

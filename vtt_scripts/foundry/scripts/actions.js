@@ -450,8 +450,7 @@ export function createActions(deps) {
     const weapons = weaponsOf(view);
     const found = weapons.filter((w) => w.id === ref || w.name === ref);
     if (found.length !== 1) {
-      throw new InputError(`${who(view)}: no single weapon "${ref}" with fracas strikes (flags.fracas.strikes); `
-        + `weapons with them: ${weapons.map((w) => w.name).join(", ") || "none"}`);
+      throw new InputError(t("FRACAS.Error.NoWeapon", { name: who(view), ref, weapons: weapons.map((w) => w.name).join(", ") || t("FRACAS.Word.None") }));
     }
     return found[0].strikes.map((st) => {
       if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(t("FRACAS.Error.Actions10", { p0: found[0].name }));

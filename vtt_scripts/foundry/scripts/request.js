@@ -32,8 +32,7 @@ export function who(view) {
 function needInteger(view, mapping, key, label, why) {
   const path = mapping[key];
   if (!path) {
-    throw new InputError(`${who(view)}: no data path is set for ${label} (${why}); `
-      + "set it in the fracas module settings");
+    throw new InputError(t("FRACAS.Error.NoPath", { name: who(view), label, why }));
   }
   const { value, problem } = readInteger(view.actor, path);
   if (problem) throw new InputError(t("FRACAS.Error.Request01", { p0: who(view), label, problem, why }));
@@ -63,8 +62,7 @@ function damageTypes(view, mapping, key, label) {
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {
     if (!DAMAGE_TYPES.includes(name)) {
-      throw new InputError(`${who(view)}: ${label} "${name}" at ${mapping[key]} is not a damage type `
-        + `(${DAMAGE_TYPES.join(", ")})`);
+      throw new InputError(t("FRACAS.Error.NotDamageType", { who: who(view), label, name, path: mapping[key], types: DAMAGE_TYPES.join(", ") }));
     }
   }
   return names;
@@ -156,8 +154,7 @@ export function resolveTargetRef(ref, targets, index) {
   const where = `strike ${index + 1}`;
   if (ref === undefined || ref === null || ref === "") {
     if (targets.length === 1) return targets[0].id;
-    throw new InputError(`${where} has no target and ${targets.length} tokens are targeted; `
-      + "give each strike a target (a token name or id)");
+    throw new InputError(t("FRACAS.Error.NoStrikeTarget", { where, count: targets.length }));
   }
   if (typeof ref === "object" && typeof ref.id === "string") ref = ref.id;
   if (typeof ref === "number") {
@@ -171,8 +168,7 @@ export function resolveTargetRef(ref, targets, index) {
   if (byName.length > 1) {
     throw new InputError(t("FRACAS.Error.Request05", { where, length: byName.length, ref }));
   }
-  throw new InputError(`${where}: "${ref}" is not one of the targeted tokens `
-    + `(${targets.map(who).join(", ") || "none"})`);
+  throw new InputError(t("FRACAS.Error.NotTargeted", { where, ref, targets: targets.map(who).join(", ") || t("FRACAS.Word.None") }));
 }
 
 function checkStrikeKeys(spec, where, allowed) {
@@ -271,8 +267,7 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
     if (value !== undefined) side[field] = value;
   }
   if (side[attribute] === undefined && side[`${attribute}_mod`] === undefined) {
-    throw new InputError(`${who(view)}: no ${attribute} score at ${mapping[attribute] || "(no data path set)"} `
-      + "(a competition adds its modifier, ER-19)");
+    throw new InputError(t("FRACAS.Error.NoCompeteScore", { name: who(view), attribute, path: mapping[attribute] || t("FRACAS.Word.NoPath") }));
   }
   const size = optionalSize(view, mapping);
   if (size !== undefined) side.size = size;
@@ -298,8 +293,7 @@ export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
     if (agilityMod !== undefined) entry.agility_mod = agilityMod;
     if (agility !== undefined) entry.agility = agility;
     if (agility === undefined && agilityMod === undefined) {
-      throw new InputError(`${who(view)}: no Agility score at ${mapping.agility || "(no data path set)"} `
-        + "(initiative adds its modifier, ER-18)");
+      throw new InputError(t("FRACAS.Error.NoAgility", { name: who(view), path: mapping.agility || t("FRACAS.Word.NoPath") }));
     }
     const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
     if (bonus !== undefined) entry.bonus = bonus;

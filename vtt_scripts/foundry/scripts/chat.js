@@ -27,7 +27,8 @@ const esc = (value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
   return { "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
 });
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** "1 hit", "3 hits" in the user's language (FRACAS.Count.<Word>.One / .Other). */
+const plural = (/** @type {number} */ n, /** @type {string} */ word) => t(`FRACAS.Count.${word}.${n === 1 ? "One" : "Other"}`, { n });
 const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
 
 /**
@@ -77,7 +78,7 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     kind: "attack",
     flee: result.flee ? { ...result.flee } : null,
     defenseRolls: !!result.defense_rolls,
-    title: `${attackerName} attacks`,
+    title: t("FRACAS.Card.Attacks", { name: attackerName }),
     attackerName,
     requestId,
     seed: String(result.seed),
@@ -91,14 +92,16 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
 
 /** A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage". */
 export function strikeOutcome(s) {
-  if (!s.hits) return "miss";
-  const parts = [plural(s.hits, "hit")];
-  if (s.crit) parts.push(s.chain.length > 1 ? `crit (chain of ${s.chain.length})` : "crit");
-  let dmg = `${s.damage} ${s.damageType} damage`;
+  if (!s.hits) return t("FRACAS.Card.Miss");
+  const parts = [plural(s.hits, "Hit")];
+  if (s.crit) parts.push(s.chain.length > 1 ? t("FRACAS.Card.CritChain", { n: s.chain.length }) : t("FRACAS.Card.Crit"));
+  let dmg = t("FRACAS.Card.TypedDamage", { damage: s.damage, type: s.damageType });
   const notes = [];
-  if (s.modifier !== null && s.modifier !== 0) notes.push(`${signed(s.modifier)} modifier`);
-  if (s.resistance !== "normal") notes.push(s.resistance === "half" ? "resisted" : s.resistance === "double" ? "vulnerable" : s.resistance);
-  if (s.undodgeable) notes.push(`${s.undodgeable} undodgeable`);
+  if (s.modifier !== null && s.modifier !== 0) notes.push(t("FRACAS.Card.Modifier", { value: signed(s.modifier) }));
+  if (s.resistance !== "normal") {
+    notes.push(s.resistance === "half" ? t("FRACAS.Card.Resisted") : s.resistance === "double" ? t("FRACAS.Card.Vulnerable") : s.resistance);
+  }
+  if (s.undodgeable) notes.push(t("FRACAS.Card.Undodgeable", { n: s.undodgeable }));
   if (notes.length) dmg += ` (${notes.join(", ")})`;
   parts.push(dmg);
   return parts.join(" · ");
@@ -182,13 +185,13 @@ function shockHtml(t) {
   if (!save) return `<div class="fracas-shock">shock: Resilience save DC ${esc(t.shockSaveDc)} (ER-13)</div>`;
   const verdict = save.passed
     ? "passed"
-    : `failed: incapacitated for ${plural(save.incapacitated_actions, "action")}`;
+    : `failed: incapacitated for ${plural(save.incapacitated_actions, "Action")}`;
   return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc(save.roll)} → ${esc(save.total)}, ${esc(verdict)}</div>`;
 }
 
 function footerHtml(model, undoable) {
-  const bits = [`seed ${esc(model.seed)}`];
-  if (model.injected) bits.push("dice given");
+  const bits = [esc(t("FRACAS.Card.Seed", { seed: model.seed }))];
+  if (model.injected) bits.push(esc(t("FRACAS.Card.DiceGiven")));
   if (model.backend) bits.push(esc(model.backend));
   const undo = undoable
     ? `<button type="button" class="fracas-undo" data-fracas-action="undo">${esc(t("FRACAS.Card.Undo"))}</button>`
@@ -199,13 +202,13 @@ function footerHtml(model, undoable) {
 
 /** The chat card HTML of an attack. `undoable`: damage was applied, offer Undo. */
 export function renderAttackCard(model, { undoable = false } = {}) {
-  const rows = model.targets.map((t) => {
-    const types = Object.entries(t.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
-    const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
-    return `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
-      + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
-      + `<span class="fracas-target-actions" data-target="${attr(t.id)}"></span>`
-      + `${shockHtml(t)}${releaseHtml(t)}</li>`;
+  const rows = model.targets.map((x) => {
+    const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
+    const extra = x.undodgeable ? ` · ${t("FRACAS.Card.Undodgeable", { n: x.undodgeable })}` : "";
+    return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${types ? ` (${esc(types)})` : ""}${esc(extra)}`
+      + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span>`
+      + `${shockHtml(x)}${releaseHtml(x)}</li>`;
   });
   const notes = [];
   if (model.flee) notes.push(`flee attack (ER-20): moved ${model.flee.moved} ft, ${model.flee.speed}: ${model.flee.dice}d20`);
@@ -229,37 +232,37 @@ export function attackRollSpecs(model) {
   for (const s of model.strikes) {
     const pool = s.dice.map((d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
     if (s.discarded !== null) pool.push({ result: s.discarded, active: false, discarded: true });
-    const groups = [{ faces: 20, flavor: "pool", results: pool }];
+    const groups = [{ faces: 20, flavor: t("FRACAS.Dice.Pool"), results: pool }];
     if (s.chain.length) {
-      groups.push({ faces: 20, flavor: "crit", results: s.chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+      groups.push({ faces: 20, flavor: t("FRACAS.Dice.Crit"), results: s.chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
       const d3 = s.chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
-      if (d3.length) groups.push({ faces: 3, flavor: "crit damage", results: d3 });
+      if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.CritDamage"), results: d3 });
     }
     if (s.stray) {
-      groups.push({ faces: 10, flavor: "stray slot", results: [{ result: s.stray.roll, active: true }] });
+      groups.push({ faces: 10, flavor: t("FRACAS.Dice.StraySlot"), results: [{ result: s.stray.roll, active: true }] });
       if (s.stray.crit_chain.length) {
-        groups.push({ faces: 20, flavor: "stray crit", results: s.stray.crit_chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+        groups.push({ faces: 20, flavor: t("FRACAS.Dice.StrayCrit"), results: s.stray.crit_chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
         const d3 = s.stray.crit_chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
-        if (d3.length) groups.push({ faces: 3, flavor: "stray crit damage", results: d3 });
+        if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.StrayCritDamage"), results: d3 });
       }
     }
     specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups, total: s.damage });
   }
-  for (const t of model.targets) {
-    const release = t.grappleRelease;
+  for (const x of model.targets) {
+    const release = x.grappleRelease;
     if (release && release.roll !== null) {
-      specs.push({ label: `grapple release of ${t.name}`, groups: [{ faces: 20, flavor: "Strength feat",
+      specs.push({ label: `grapple release of ${x.name}`, groups: [{ faces: 20, flavor: t("FRACAS.Dice.StrengthFeat"),
         results: [{ result: release.roll, active: true, success: !!release.held, failure: !release.held }] }] });
     }
   }
-  for (const t of model.targets) {
-    const save = t.shockSave;
+  for (const x of model.targets) {
+    const save = x.shockSave;
     if (!save) continue;
-    const groups = [{ faces: 20, flavor: "shock save", results: [{ result: save.roll, active: true, success: !!save.passed, failure: !save.passed }] }];
+    const groups = [{ faces: 20, flavor: t("FRACAS.Dice.ShockSave"), results: [{ result: save.roll, active: true, success: !!save.passed, failure: !save.passed }] }];
     if (!save.passed && save.incapacitated_actions) {
-      groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
+      groups.push({ faces: 3, flavor: t("FRACAS.Dice.ActionsLost"), results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
     }
-    specs.push({ label: `shock save of ${t.name}`, groups, total: save.total });
+    specs.push({ label: `shock save of ${x.name}`, groups, total: save.total });
   }
   return specs;
 }
@@ -268,7 +271,7 @@ export function attackRollSpecs(model) {
 export function initiativeCardModel(result, { names, requestId }) {
   return {
     kind: "initiative",
-    title: "Initiative",
+    title: t("FRACAS.Card.Initiative"),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
@@ -312,14 +315,14 @@ export function renderInitiativeCard(model) {
   });
   return `<div class="fracas-card fracas-initiative" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header><ol class="fracas-order">${rows.join("")}</ol>`
-    + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(model.seed)}${model.injected ? " · dice given" : ""}</span></footer></div>`;
+    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: model.seed }))}${model.injected ? ` · ${esc(t("FRACAS.Card.DiceGiven"))}` : ""}</span></footer></div>`;
 }
 
 /** Initiative dice: one d10 per combatant, then the roll-off d20s. */
 export function initiativeRollSpecs(model) {
-  const groups = [{ faces: 10, flavor: "initiative", results: model.order.map((e) => ({ result: e.roll, active: true })) }];
+  const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((e) => ({ result: e.roll, active: true })) }];
   const ties = model.order.flatMap((e) => e.tiebreaks.map((f) => ({ result: f, active: true })));
-  if (ties.length) groups.push({ faces: 20, flavor: "roll-off", results: ties });
+  if (ties.length) groups.push({ faces: 20, flavor: t("FRACAS.Dice.RollOff"), results: ties });
   return [{ label: "initiative", groups }];
 }
 
@@ -341,7 +344,7 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
   }));
   return {
     kind: "mob",
-    title: `Mob attack: ${plural(result.attacks_total ?? groups.reduce((n, g) => n + g.count, 0), "attack")}`,
+    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((n, g) => n + g.count, 0), "Attack") }),
     requestId,
     seed: String(result.seed),
     backend: result.backend ?? null,
@@ -355,20 +358,20 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
 export function renderMobCard(model, { undoable = false } = {}) {
   const groups = model.groups.map((g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
     + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
-  const targets = model.targets.map((t) => {
-    const extra = [`${plural(t.attacksHit, "hit")} of ${t.attacks}`];
-    if (t.crits) extra.push(plural(t.crits, "crit"));
-    if (t.longestChain > 1) extra.push(`longest chain ${t.longestChain}`);
-    if (t.undodgeable) extra.push(`${t.undodgeable} undodgeable`);
-    return `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
-      + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})`
-      + `<span class="fracas-target-actions" data-target="${attr(t.id)}"></span></li>`;
+  const targets = model.targets.map((x) => {
+    const extra = [t("FRACAS.Card.HitsOf", { hits: plural(x.attacksHit, "Hit"), attacks: x.attacks })];
+    if (x.crits) extra.push(plural(x.crits, "Crit"));
+    if (x.longestChain > 1) extra.push(t("FRACAS.Card.LongestChain", { n: x.longestChain }));
+    if (x.undodgeable) extra.push(t("FRACAS.Card.Undodgeable", { n: x.undodgeable }));
+    return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))} (${esc(extra.join(", "))})`
+      + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span></li>`;
   });
   const skipped = model.skipped?.length
     ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "";
   return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>${skipped}`
-    + `<table class="fracas-groups"><thead><tr><th>attackers</th><th>attacks</th><th>hit</th><th>rate</th><th>damage</th></tr></thead>`
+    + `<table class="fracas-groups"><thead><tr>${["Attackers", "Attacks", "Hit", "Rate", "Damage"].map((h) => `<th>${esc(t(`FRACAS.Card.Column.${h}`))}</th>`).join("")}</tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
     + footerHtml(model, undoable) + "</div>";
@@ -380,7 +383,7 @@ const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school
 function rulesetStrikeLine(ruleset, s) {
   if (ruleset === "cartyrion") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
-    if (s.exploded) line += ` (${plural(s.exploded, "explosion")})`;
+    if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;
     line += ` ${signed(s.bonus + s.magic_bonus)} − ${s.dex + s.armor} to ${s.pool}`;
     if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? "passed" : "failed"}`;
     if (s.parry) line += ` · ${s.parry.kind} parry stops ${s.parry.absorbed}`;
@@ -402,7 +405,7 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
   return {
     kind: "attack",
     ruleset,
-    title: `${attackerName} attacks (${TITLES[ruleset] ?? ruleset})`,
+    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: TITLES[ruleset] ?? ruleset }),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
@@ -446,9 +449,9 @@ export function renderOddsCard(result, { attackerName, names }) {
       + `<span class="fracas-odds">${esc(facts.join(" · "))}</span></li>`;
   });
   const mob = result.count > 1 ? ` ×${result.count}` : "";
-  return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(`Odds: ${attackerName}${mob}`)}</header>`
+  return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(t("FRACAS.Card.Odds", { name: attackerName, count: mob }))}</header>`
     + `<ul class="fracas-targets">${rows.join("")}</ul>`
-    + `<footer class="fracas-footer"><span class="fracas-seed">exact · nothing rolled</span></footer></div>`;
+    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Exact"))}</span></footer></div>`;
 }
 
 /** The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome. */
@@ -467,7 +470,7 @@ export function renderCompeteCard(result, { names }) {
     + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
   let outcome = result.outcome;
   for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
-  return `<div class="fracas-card fracas-compete"><header class="fracas-title">Competition: ${esc(result.contest)} (ER-19)</header>`
+  return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: result.contest }))}</header>`
     + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
     + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>`
     + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
@@ -479,7 +482,7 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
   const ch = result.charger;
   const verdict = result.charge_void ? "incapacitated: the charge is void" : "still standing: the charge goes on";
   return `<div class="fracas-card fracas-impale" data-request-id="${attr(requestId)}">`
-    + `<header class="fracas-title">${esc(pikemanName)} impales ${esc(chargerName)} (ER-23, ${esc(result.dice)}d20)</header>`
+    + `<header class="fracas-title">${esc(t("FRACAS.Card.Impales", { pikeman: pikemanName, charger: chargerName, dice: result.dice }))}</header>`
     + model.strikes.map(strikeHtml).join("")
     + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} damage, Body ${esc(ch.body)} → `
     + `${esc(ch.body_after)} · ${esc(verdict)}</div>`
@@ -498,7 +501,7 @@ export function renderSideInitiativeCard(result) {
     const order = result.order.map((g) => g.join(" and ")).join(", then ");
     body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
   }
-  return `<div class="fracas-card fracas-initiative"><header class="fracas-title">Side initiative, round ${esc(result.round ?? "")}</header>`
+  return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`
     + `${body}<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
 }
 
@@ -577,10 +580,10 @@ export function rulesetRollSpecs(result) {
     if (result.ruleset === "cartyrion") {
       const faces = Number(String(s.die ?? "").replace(/^d/, ""));
       return { label: `strike ${i + 1}`, groups: Number.isInteger(faces) && faces > 0 && Array.isArray(s.faces) && s.faces.length
-        ? [{ faces, flavor: "pool", results: s.faces.map((r) => rolled(r)) }] : [], total: s.damage };
+        ? [{ faces, flavor: t("FRACAS.Dice.Pool"), results: s.faces.map((r) => rolled(r)) }] : [], total: s.damage };
     }
     return { label: `strike ${i + 1}`, groups: Number.isInteger(s.attack_roll)
-      ? [{ faces: 20, flavor: "attack", results: [{ result: s.attack_roll, active: true, success: !!s.hit, failure: !s.hit }] }] : [], total: s.damage };
+      ? [{ faces: 20, flavor: t("FRACAS.Dice.Attack"), results: [{ result: s.attack_roll, active: true, success: !!s.hit, failure: !s.hit }] }] : [], total: s.damage };
   }).filter((spec) => spec.groups.length);
 }
 
@@ -595,7 +598,7 @@ export function competeRollSpecs(result, names) {
 
 /** CT-1: the d6; OS-1: each side's d6 and its tie rolls. */
 export function sideInitiativeRollSpecs(result) {
-  if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: "initiative", results: [{ result: result.roll, active: true }] }] }] : [];
+  if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
   return [{ label: "initiative", groups: result.sides.map((x) => ({ faces: 6, flavor: x.id,
     results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
 }

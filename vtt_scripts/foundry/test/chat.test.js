@@ -166,3 +166,24 @@ describe("names from the table are shown, never enriched", () => {
     assert.equal(enrichments("Gob &#91;&#91;/r 1d20&#93;&#93;").length, 1, "the model finds what v13 finds");
   });
 });
+
+describe("cards in the user's language", () => {
+  test("with German loaded in game.i18n, the attack and mob cards and the dice flavours are German", () => {
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      const model = attackCardModel(example, { attackerName: "Aldric", names: {}, requestId: "r" });
+      const html = renderAttackCard(model);
+      assert.match(html, /Aldric greift an/);
+      assert.match(html, /Seed \d+/);
+      assert.doesNotMatch(textNodes(html).join(" "), /\b(attacks|damage|seed|hits?)\b/, "no English word left on the attack card");
+      assert.ok(attackRollSpecs(model).every((spec) => spec.groups.every((g) => !["pool", "crit", "crit damage"].includes(g.flavor))));
+      const mob = renderMobCard(mobCardModel({ targets: { t: { damage: 3, attacks: 2, attacks_hit: 1, crits: 0 } }, seed: 1, attacks_total: 2 },
+        { names: { t: "Orc" }, profileNames: {}, requestId: "m" }));
+      assert.match(mob, /Massenangriff: 2 Angriffe/);
+      assert.match(mob, /1 Treffer von 2/);
+    } finally {
+      delete globalThis.game;
+    }
+  });
+});

@@ -109,7 +109,7 @@ export class BridgeConnection {
   }
 
   /** Close for good; waiting requests fail. */
-  stop(reason = "the connection was stopped") {
+  stop(reason = t("FRACAS.Conn.Stopped")) {
     this.#teardown();
     this.#setStatus(STATES.STOPPED, reason);
     this.#failAll(new ConnectionError(t("FRACAS.Error.Connection01", { reason })));
@@ -150,7 +150,7 @@ export class BridgeConnection {
   #open() {
     const { url, token } = this.#opts;
     if (!url || !token) {
-      this.#setStatus(STATES.UNCONFIGURED, !url ? "no bridge URL is set" : "no access token is set: paste the token `fracas serve` printed into the module settings");
+      this.#setStatus(STATES.UNCONFIGURED, !url ? t("FRACAS.Conn.NoUrl") : t("FRACAS.Conn.NoToken"));
       this.#failAll(new ConnectionError(t("FRACAS.Error.Connection04", { p0: describeState(this.#status) })));
       return;
     }
@@ -158,19 +158,19 @@ export class BridgeConnection {
     try {
       ws = new this.#opts.WebSocketImpl(url);
     } catch (error) {
-      this.#setStatus(STATES.REFUSED, `bad bridge URL ${JSON.stringify(url)}: ${error?.message ?? error}`);
+      this.#setStatus(STATES.REFUSED, t("FRACAS.Conn.BadUrl", { url: JSON.stringify(url), why: error?.message ?? error }));
       this.#failAll(new ConnectionError(t("FRACAS.Error.Connection05", { p0: describeState(this.#status) })));
       return;
     }
     this.#ws = ws;
     this.#authId = null;
-    const detail = this.#attempt ? `attempt ${this.#attempt + 1}; last try: ${this.#lastFailure}` : "";
+    const detail = this.#attempt ? t("FRACAS.Conn.Attempt", { n: this.#attempt + 1, last: this.#lastFailure }) : "";
     this.#setStatus(STATES.CONNECTING, detail, { attempt: this.#attempt });
     ws.onopen = () => {
       if (ws !== this.#ws) return;
       this.#authId = `auth-${this.#opts.newId()}`;
       this.#authTimer = this.#opts.clock.setTimeout(() => {
-        if (ws === this.#ws) this.#drop(`no answer to auth within ${formatSeconds(this.#opts.requestTimeoutMs)}`);
+        if (ws === this.#ws) this.#drop(t("FRACAS.Conn.NoAuthAnswer", { time: formatSeconds(this.#opts.requestTimeoutMs) }));
       }, this.#opts.requestTimeoutMs);
       this.#send(encodeMessage(makeRequest(this.#authId, "auth", { token: this.#opts.token })));
     };
@@ -189,15 +189,15 @@ export class BridgeConnection {
     const authorising = this.#status.state === STATES.CONNECTING;
     this.#detach();
     if (this.#status.state === STATES.REFUSED) return;
-    const why = reason ? `${reason} (close code ${code})` : `close code ${code ?? "unknown"}`;
+    const why = reason ? t("FRACAS.Conn.CloseReason", { reason, code: String(code) }) : t("FRACAS.Conn.CloseCode", { code: code ?? "?" });
     // Closed while authenticating, on purpose: a wrong token or a policy refusal, which
     // retrying cannot fix. Overload and restarts (1001, 1012, 1013) are worth a retry.
     const transient = code === 1001 || code === 1012 || code === 1013;
     if (authorising && !transient && (reason || code === 1008 || (code >= 4000 && code < 5000))) {
-      this.#refuse(`the bridge refused the connection: ${why}`);
+      this.#refuse(t("FRACAS.Conn.Refused", { why }));
       return;
     }
-    this.#scheduleRetry(wasConnected ? `connection lost: ${why}` : `could not reach the bridge at ${this.#opts.url} (${why}); is \`fracas serve\` running and does it allow this page's origin?`);
+    this.#scheduleRetry(wasConnected ? t("FRACAS.Conn.Lost", { why }) : t("FRACAS.Conn.Unreachable", { url: this.#opts.url, why }));
   }
 
   #refuse(detail) {
@@ -247,7 +247,7 @@ export class BridgeConnection {
       this.#heartbeatId = `hb-${this.#opts.newId()}`;
       this.#heartbeatWait = clock.setTimeout(() => {
         this.#heartbeatWait = null;
-        this.#drop(`no heartbeat answer within ${formatSeconds(heartbeatTimeoutMs)}`);
+        this.#drop(t("FRACAS.Conn.NoHeartbeat", { time: formatSeconds(heartbeatTimeoutMs) }));
       }, heartbeatTimeoutMs);
       this.#send(encodeMessage(makeRequest(this.#heartbeatId, this.#opts.heartbeatMethod)));
     }, heartbeatMs);
@@ -267,7 +267,7 @@ export class BridgeConnection {
     if (!reply || typeof reply !== "object") return;
     const { id } = reply;
     if (id !== null && id === this.#authId) {
-      if (reply.error) this.#refuse(`the bridge refused the token: ${reply.error.message ?? "auth failed"}`);
+      if (reply.error) this.#refuse(t("FRACAS.Conn.TokenRefused", { why: reply.error.message ?? "auth failed" }));
       else this.#connected();
       return;
     }
@@ -339,12 +339,13 @@ export class BridgeConnection {
 /** A short phrase for a status: "retrying in 4 s (attempt 3): connection lost …". */
 export function describeState(status) {
   switch (status.state) {
-    case STATES.CONNECTED: return "connected";
-    case STATES.CONNECTING: return status.detail ? `connecting (${status.detail})` : "connecting";
-    case STATES.RETRYING: return `retrying in ${formatSeconds(Math.round((status.retryInMs ?? 0) / 100) * 100)} (attempt ${status.attempt}): ${status.detail}`;
-    case STATES.REFUSED: return `refused: ${status.detail}`;
-    case STATES.UNCONFIGURED: return `not configured: ${status.detail}`;
-    case STATES.STOPPED: return `stopped: ${status.detail}`;
-    default: return "not started";
+    case STATES.CONNECTED: return t("FRACAS.State.Connected");
+    case STATES.CONNECTING: return status.detail ? t("FRACAS.State.ConnectingDetail", { detail: status.detail }) : t("FRACAS.State.Connecting");
+    case STATES.RETRYING: return t("FRACAS.State.Retrying", { time: formatSeconds(Math.round((status.retryInMs ?? 0) / 100) * 100),
+      attempt: status.attempt, detail: status.detail });
+    case STATES.REFUSED: return t("FRACAS.State.Refused", { detail: status.detail });
+    case STATES.UNCONFIGURED: return t("FRACAS.State.Unconfigured", { detail: status.detail });
+    case STATES.STOPPED: return t("FRACAS.State.Stopped", { detail: status.detail });
+    default: return t("FRACAS.State.NotStarted");
   }
 }

@@ -324,13 +324,13 @@ function newConnection() {
 
 function syncConnection({ rebuild = false } = {}) {
   if (!holdsConnection()) {
-    if (connection) connection.stop("another tab or GM holds the connection");
+    if (connection) connection.stop(t("FRACAS.Conn.Elsewhere"));
     connection = null;
     renderStatus(null);
     return;
   }
   if (connection && !rebuild) return;
-  connection?.stop("settings changed");
+  connection?.stop(t("FRACAS.Conn.SettingsChanged"));
   connection = newConnection();
   connection.onStatus(onStatus);
   connection.start();

@@ -126,67 +126,68 @@ function dieItem(faces, face, { hit, discarded, title }) {
 function strayHtml(st) {
   if (!st) return "";
   if (st.creature === null || st.ac === null) {
-    const why = st.creature === null ? "an empty slot: the shot hits nothing" : `${st.creatureName}, behind full cover: the shot hits nothing`;
-    return `<div class="fracas-stray">stray (ER-17): d10 ${esc(st.roll)} · ${esc(why)}</div>`;
+    const why = st.creature === null ? t("FRACAS.Card.StrayEmpty") : t("FRACAS.Card.StrayCover", { name: st.creatureName });
+    return `<div class="fracas-stray">${esc(t("FRACAS.Card.Stray", { roll: st.roll }))} · ${esc(why)}</div>`;
   }
   const dice = st.dice.map((d) => dieItem(20, d.shifted, {
-    hit: d.hit, title: `${d.face} + 2 = ${d.shifted} → ${d.total} vs AC ${st.ac}: ${d.hit ? "hit" : "miss"}`,
+    hit: d.hit, title: t("FRACAS.Card.StrayDie", { face: d.face, shifted: d.shifted, total: d.total, ac: st.ac, outcome: hitWord(d.hit) }),
   }));
-  const outcome = st.hits ? `${st.damage} damage to ${st.creatureName}` : `misses ${st.creatureName} too`;
-  return `<div class="fracas-stray"><span class="fracas-label">stray (ER-17): d10 ${esc(st.roll)} → ${esc(st.creatureName)}, `
-    + `faces +2 vs AC ${esc(st.ac)}</span><ol class="dice-rolls">${dice.join("")}</ol>`
+  const outcome = st.hits ? t("FRACAS.Card.StrayHits", { damage: st.damage, name: st.creatureName }) : t("FRACAS.Card.StrayMisses", { name: st.creatureName });
+  return `<div class="fracas-stray"><span class="fracas-label">${esc(t("FRACAS.Card.Stray", { roll: st.roll }))} → ${esc(st.creatureName)}, `
+    + `${esc(t("FRACAS.Card.StrayFaces", { ac: st.ac }))}</span><ol class="dice-rolls">${dice.join("")}</ol>`
     + `<div class="fracas-outcome">${esc(outcome)}</div></div>`;
 }
 
+/** "hit" or "miss" in the user's language. */
+const hitWord = (/** @type {boolean} */ hit) => t(hit ? "FRACAS.Card.Hit" : "FRACAS.Card.Miss");
+
 function strikeHtml(s) {
   const tags = [s.method, s.style, s.damageType];
-  if (s.advantage) tags.push("advantage");
-  if (s.disadvantage) tags.push("disadvantage");
-  if (s.sneak) tags.push(s.sneak === "advantage-only" ? "sneak (advantage only)" : "sneak");
+  if (s.advantage) tags.push(t("FRACAS.Dialog.AdvantageYes"));
+  if (s.disadvantage) tags.push(t("FRACAS.Dialog.Disadvantage"));
+  if (s.sneak) tags.push(s.sneak === "advantage-only" ? t("FRACAS.Card.SneakAdvantageOnly") : t("FRACAS.Card.Sneak"));
   const defense = s.defenseDc !== null;
   const dice = s.dice.map((d) => dieItem(20, d.face, {
     hit: defense ? !d.hit : d.hit,
     title: defense
-      ? `defense die: ${d.face} + AC ${s.ac} = ${d.total} vs DC ${s.defenseDc}: ${d.hit ? "hit" : "avoided"}`
-      : `${d.source}: ${d.face} → ${d.total} vs AC ${s.ac}: ${d.hit ? "hit" : "miss"}`,
+      ? t("FRACAS.Card.DefenseDie", { face: d.face, ac: s.ac, total: d.total, dc: s.defenseDc, outcome: d.hit ? t("FRACAS.Card.Hit") : t("FRACAS.Card.Avoided") })
+      : t("FRACAS.Card.PoolDie", { source: d.source, face: d.face, total: d.total, ac: s.ac, outcome: hitWord(d.hit) }),
   }));
   if (s.discarded !== null) {
-    dice.push(dieItem(20, s.discarded, { discarded: true, title: `${s.discarded}: discarded (disadvantage)` }));
+    dice.push(dieItem(20, s.discarded, { discarded: true, title: t("FRACAS.Card.Discarded", { face: s.discarded }) }));
   }
   let chain = "";
   if (s.chain.length) {
     const items = [];
     for (const c of s.chain) {
-      items.push(dieItem(20, c.face, { hit: c.hit, title: `crit die: ${c.face} → ${c.total}: ${c.hit ? "hit" : "miss"}` }));
-      if (c.hit) items.push(dieItem(3, c.damage, { title: `crit damage d3: ${c.damage}` }));
+      items.push(dieItem(20, c.face, { hit: c.hit, title: t("FRACAS.Card.CritDie", { face: c.face, total: c.total, outcome: hitWord(c.hit) }) }));
+      if (c.hit) items.push(dieItem(3, c.damage, { title: t("FRACAS.Card.CritDamageDie", { damage: c.damage }) }));
     }
-    chain = `<div class="fracas-chain"><span class="fracas-label">crit chain</span><ol class="dice-rolls">${items.join("")}</ol></div>`;
+    chain = `<div class="fracas-chain"><span class="fracas-label">${esc(t("FRACAS.Card.CritChainLabel"))}</span><ol class="dice-rolls">${items.join("")}</ol></div>`;
   }
   return `<section class="fracas-strike" data-strike="${s.n}">`
     + `<div class="fracas-strike-head"><strong>${esc(s.targetName)}</strong> `
     + `<span class="fracas-tags">${esc(tags.join(" · "))} · `
-    + (defense ? `defense d20 + AC ${esc(s.ac)} vs DC ${esc(s.defenseDc)} (ER-22)` : `${esc(signed(s.toHit))} vs AC ${esc(s.ac)}`)
+    + esc(defense ? t("FRACAS.Card.DefenseRoll", { ac: s.ac, dc: s.defenseDc }) : t("FRACAS.Card.VsAc", { toHit: signed(s.toHit), ac: s.ac }))
     + "</span></div>"
     + `<ol class="dice-rolls">${dice.join("")}</ol>${chain}`
     + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div>${strayHtml(s.stray)}</section>`;
 }
 
 /** ER-21: a grappler's Strength feat after taking body damage. */
-function releaseHtml(t) {
-  const r = t.grappleRelease;
+function releaseHtml(x) {
+  const r = x.grappleRelease;
   if (!r) return "";
-  const rolled = r.roll === null ? "" : `: ${esc(r.roll)} ${esc(signed(r.modifier))} = ${esc(r.total)}, ${r.held ? "keeps the hold" : "lets go"}`;
-  return `<div class="fracas-grapple">grappling: Strength feat DC ${esc(r.dc)} (ER-21)${rolled}</div>`;
+  const rolled = r.roll === null ? "" : `: ${esc(r.roll)} ${esc(signed(r.modifier))} = ${esc(r.total)}, ${esc(t(r.held ? "FRACAS.Card.KeepsHold" : "FRACAS.Card.LetsGo"))}`;
+  return `<div class="fracas-grapple">${esc(t("FRACAS.Card.Grappling", { dc: r.dc }))}${rolled}</div>`;
 }
 
-function shockHtml(t) {
-  if (t.shockSaveDc === null) return "";
-  const save = t.shockSave;
-  if (!save) return `<div class="fracas-shock">shock: Resilience save DC ${esc(t.shockSaveDc)} (ER-13)</div>`;
-  const verdict = save.passed
-    ? "passed"
-    : `failed: incapacitated for ${plural(save.incapacitated_actions, "Action")}`;
-  return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc(save.roll)} → ${esc(save.total)}, ${esc(verdict)}</div>`;
+function shockHtml(x) {
+  if (x.shockSaveDc === null) return "";
+  const save = x.shockSave;
+  if (!save) return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockDc", { dc: x.shockSaveDc }))}</div>`;
+  const verdict = save.passed ? t("FRACAS.Card.Passed") : t("FRACAS.Card.Incapacitated", { actions: plural(save.incapacitated_actions, "Action") });
+  return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockSave", { dc: save.dc, roll: save.roll, total: save.total, verdict }))}</div>`;
 }
 
 function footerHtml(model, undoable) {

@@ -308,7 +308,7 @@ export function initiativeValues(order) {
 export function renderInitiativeCard(model) {
   const rows = model.order.map((e) => {
     const ties = e.tiebreaks.length
-      ? ` <span class="fracas-tiebreak">roll-off ${e.tiebreaks.map((f) => dieItem(20, f, { title: `roll-off d20: ${f}` })).join("")}</span>`
+      ? ` <span class="fracas-tiebreak">${esc(t("FRACAS.Card.RollOff"))} ${e.tiebreaks.map((f) => dieItem(20, f, { title: t("FRACAS.Card.RollOffDie", { face: f }) })).join("")}</span>`
       : "";
     return `<li class="fracas-init" data-combatant="${attr(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
       + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
@@ -385,17 +385,22 @@ function rulesetStrikeLine(ruleset, s) {
   if (ruleset === "cartyrion") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
     if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;
-    line += ` ${signed(s.bonus + s.magic_bonus)} − ${s.dex + s.armor} to ${s.pool}`;
-    if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? "passed" : "failed"}`;
-    if (s.parry) line += ` · ${s.parry.kind} parry stops ${s.parry.absorbed}`;
-    if (s.stamina_cost) line += ` · costs ${s.stamina_cost.cost} stamina`;
+    line += ` ${t("FRACAS.Ruleset.Pool", { bonus: signed(s.bonus + s.magic_bonus), minus: s.dex + s.armor, pool: s.pool })}`;
+    if (s.sneak_check) {
+      line += ` · ${t("FRACAS.Ruleset.SneakCheck", { total: s.sneak_check.total, dc: s.sneak_check.dc,
+        outcome: t(s.sneak_check.passed ? "FRACAS.Card.Passed" : "FRACAS.Ruleset.Failed") })}`;
+    }
+    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: s.parry.kind, absorbed: s.parry.absorbed })}`;
+    if (s.stamina_cost) line += ` · ${t("FRACAS.Ruleset.Costs", { cost: s.stamina_cost.cost })}`;
     return line;
   }
-  const natural = s.natural ? ` (natural ${s.natural})` : "";
+  const natural = s.natural ? ` (${t("FRACAS.Ruleset.Natural", { n: s.natural })})` : "";
   const against = ruleset === "worldwalker" ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${s.hit ? "hit" : "miss"}`;
-  if (s.reaction) line += ` · ${s.reaction.kind} ${s.reaction.total}: ${s.reaction.negated ? "negated" : "fails"}`;
-  if (s.damage_dice?.length) line += ` · damage ${s.damage_dice.join("+")} ${signed(s.damage_bonus)}`;
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${hitWord(s.hit)}`;
+  if (s.reaction) {
+    line += ` · ${s.reaction.kind} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
+  }
+  if (s.damage_dice?.length) line += ` · ${t("FRACAS.Ruleset.Damage", { dice: s.damage_dice.join("+"), bonus: signed(s.damage_bonus) })}`;
   return line;
 }
 
@@ -414,9 +419,9 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
     strikes: result.strikes.map((s, i) => ({
       n: i + 1, target: s.target, targetName: nameOf(s.target), line: rulesetStrikeLine(ruleset, s), damage: s.damage,
     })),
-    targets: Object.entries(result.targets).map(([id, t]) => ({
-      id, name: nameOf(id), damage: t.damage,
-      split: ruleset === "cartyrion" ? `stamina ${t.stamina}, injury ${t.injury}` : null,
+    targets: Object.entries(result.targets).map(([id, x]) => ({
+      id, name: nameOf(id), damage: x.damage,
+      split: ruleset === "cartyrion" ? t("FRACAS.Ruleset.Split", { stamina: x.stamina, injury: x.injury }) : null,
     })),
     staminaCost: result.attacker?.stamina_cost ?? 0,
   };
@@ -427,9 +432,9 @@ export function renderRulesetCard(model, { undoable = false } = {}) {
   const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
     + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
     + `<div class="fracas-outcome">${esc(s.line)} → ${esc(s.damage)}</div></div>`);
-  const rows = model.targets.map((t) => `<li class="fracas-target" data-target="${attr(t.id)}"><strong>${esc(t.name)}</strong>: `
-    + `<span class="fracas-damage">${esc(t.damage)}</span> damage${t.split ? ` (${esc(t.split)})` : ""}</li>`);
-  const cost = model.staminaCost ? `<div class="fracas-cost">the attacker spends ${esc(model.staminaCost)} stamina</div>` : "";
+  const rows = model.targets.map((x) => `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+    + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${x.split ? ` (${esc(x.split)})` : ""}</li>`);
+  const cost = model.staminaCost ? `<div class="fracas-cost">${esc(t("FRACAS.Ruleset.Spends", { cost: model.staminaCost }))}</div>` : "";
   return `<div class="fracas-card fracas-attack fracas-${attr(model.ruleset)}" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + strikes.join("") + `<ul class="fracas-targets">${rows.join("")}</ul>` + cost
@@ -440,12 +445,12 @@ const pct = (p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.
 
 /** The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops. */
 export function renderOddsCard(result, { attackerName, names }) {
-  const rows = Object.entries(result.targets).map(([id, t]) => {
-    const facts = [`P(hit) ${pct(t.p_hit)}`];
-    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
-    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
-    for (const [n, p] of Object.entries(t.p_at_least ?? {})) facts.push(`P(≥${n}) ${pct(p)}`);
-    if (t.p_drop !== undefined) facts.push(`P(drops, ${t.remaining} left) ${pct(t.p_drop)}`);
+  const rows = Object.entries(result.targets).map(([id, x]) => {
+    const facts = [t("FRACAS.Odds.Hit", { p: pct(x.p_hit) })];
+    if (x.p_crit !== undefined) facts.push(t("FRACAS.Odds.Crit", { p: pct(x.p_crit) }));
+    facts.push(t("FRACAS.Odds.Mean", { mean: x.mean.toFixed(2), sd: x.sd.toFixed(2) }));
+    for (const [n, p] of Object.entries(x.p_at_least ?? {})) facts.push(t("FRACAS.Odds.AtLeast", { n, p: pct(p) }));
+    if (x.p_drop !== undefined) facts.push(t("FRACAS.Odds.Drops", { left: x.remaining, p: pct(x.p_drop) }));
     return `<li class="fracas-target" data-target="${attr(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
       + `<span class="fracas-odds">${esc(facts.join(" · "))}</span></li>`;
   });
@@ -461,11 +466,11 @@ export function renderCompeteCard(result, { names }) {
   const sides = ["challenger", "defender"].map((side) => {
     const c = result[side];
     const parts = [`${c.attribute} ${signed(c.modifier)}`];
-    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    if (c.bonus) parts.push(t("FRACAS.Card.Bonus", { value: signed(c.bonus) }));
     for (const x of c.situation) parts.push(`${x.why} ${signed(x.value)}`);
-    const edge = c.advantage ? " · advantage" : c.disadvantage ? " · disadvantage" : "";
+    const edge = c.advantage ? ` · ${t("FRACAS.Dialog.AdvantageYes")}` : c.disadvantage ? ` · ${t("FRACAS.Dialog.Disadvantage")}` : "";
     return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
-      + `${esc(edge)} · ${esc((100 * c.win_chance).toFixed(1))}% to win</li>`;
+      + `${esc(edge)} · ${esc(t("FRACAS.Card.ToWin", { p: (100 * c.win_chance).toFixed(1) }))}</li>`;
   });
   const rounds = result.rounds.map((r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
     + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
@@ -481,7 +486,7 @@ export function renderCompeteCard(result, { names }) {
 export function renderImpaleCard(result, { pikemanName, chargerName, requestId }, { undoable = false } = {}) {
   const model = attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId });
   const ch = result.charger;
-  const verdict = result.charge_void ? "incapacitated: the charge is void" : "still standing: the charge goes on";
+  const verdict = t(result.charge_void ? "FRACAS.Card.ChargeVoid" : "FRACAS.Card.ChargeGoesOn");
   return `<div class="fracas-card fracas-impale" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Card.Impales", { pikeman: pikemanName, charger: chargerName, dice: result.dice }))}</header>`
     + model.strikes.map(strikeHtml).join("")
@@ -495,11 +500,11 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
 export function renderSideInitiativeCard(result) {
   let body;
   if (result.ruleset === "cartyrion") {
-    const surprised = result.surprised ? ` · ${result.surprised} surprised` : "";
-    body = `<div>d6 ${esc(result.roll)} → <strong>${esc(result.first)}</strong> act first${esc(surprised)} (CT-1)</div>`;
+    const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: result.surprised })}` : "";
+    body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: result.first }))}${esc(surprised)} (CT-1)</div>`;
   } else {
-    const rolls = result.sides.map((x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (ties: ${x.tiebreaks.join(", ")})` : ""}`);
-    const order = result.order.map((g) => g.join(" and ")).join(", then ");
+    const rolls = result.sides.map((x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
+    const order = result.order.map((g) => g.join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
     body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
   }
   return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`

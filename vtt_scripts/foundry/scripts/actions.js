@@ -719,6 +719,7 @@ export function createActions(deps) {
       const body = Number(getPath(t.actor, map.body));
       if (Number.isInteger(body) && body > 0) remaining[t.id] = body;
     }
+    /** @type {Record<string, any>} the odds request: the attack's, with what the targets have left */
     const params = { ...request, remaining };
     if (options.count !== undefined) params.count = options.count;
     if (options.atLeast !== undefined) params.at_least = options.atLeast;

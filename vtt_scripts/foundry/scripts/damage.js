@@ -14,7 +14,7 @@ import { t } from "./i18n.js";
 /**
  * The Body changes for an attack's per-target damage.
  * @param {object} args
- * @param {{id: string, name: string, actorUuid: string, actor: object}[]} args.targets
+ * @param {{id: string, name?: string, actorUuid?: string|null, actor?: unknown}[]} args.targets
  * @param {Record<string, number>} args.damageById  damage per target (token) id
  * @param {string} args.path        the Body data path
  * @param {boolean} [args.floorAtZero=true]
@@ -34,9 +34,9 @@ export function planDamage({ targets, damageById, path, floorAtZero = true }) {
     if (!entry) {
       const { value, problem } = readInteger(tv.actor, path);
       if (problem) throw new InputError(t("FRACAS.Error.Damage04", { name: tv.name, problem }));
-      entry = { uuid: tv.actorUuid, name: tv.name, path, before: value, damage: 0, targets: [] };
+      entry = { uuid: tv.actorUuid, name: tv.name ?? tv.id, path, before: value, damage: 0, targets: /** @type {string[]} */ ([]) };
       byActor.set(tv.actorUuid, entry);
-    } else if (!entry.name.split(", ").includes(tv.name)) {
+    } else if (tv.name && !entry.name.split(", ").includes(tv.name)) {
       entry.name = `${entry.name}, ${tv.name}`;
     }
     entry.damage += damage;

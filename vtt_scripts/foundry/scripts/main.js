@@ -198,7 +198,14 @@ const vtt = {
   /** The game system's id (game.system.id): it picks the damage adapter (systems.js). */
   systemId: () => game.system?.id ?? null,
   /** A token id's document on the canvas (pf2e's applyDamage takes the token hit). */
-  tokenDocument: (id) => (id ? canvas.tokens?.get(id)?.document ?? null : null),
+  tokenDocument: (id) => {
+    if (!id) return null;
+    // The canvas's scene first; a player's attack may have hit a token on another scene.
+    const onCanvas = canvas.tokens?.get(id)?.document;
+    if (onCanvas) return onCanvas;
+    const scene = game.scenes?.find((/** @type {any} */ s) => !!s.tokens?.get(id));
+    return scene?.tokens?.get(id) ?? null;
+  },
   /** The scene this client shows (a player's request names it). */
   sceneId: () => canvas.scene?.id ?? null,
   /** The fracas card of a request id, if one was posted ({id, total}). */

@@ -21,24 +21,58 @@ export const STATUS_CONDITIONS = {
   sleep: "unconscious", stun: "stunned", unconscious: "unconscious",
 };
 
+/**
+ * A token as the pure modules read it (made at the edge, main.js tokenView).
+ * @typedef {object} TokenView
+ * @property {string} id
+ * @property {string} [name]
+ * @property {string|null} [actorId]
+ * @property {string|null} [actorUuid]
+ * @property {string|null} [actorName]
+ * @property {any} [actor]  an Actor document: its data is the game system's, which has no fixed type
+ * @property {string[]} [statuses]
+ * @property {unknown} [tokenDocument]
+ */
+
+/** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
+/** @typedef {Record<string, any>} Json  a request (or part) for the bridge, which checks every field: any JSON value */
+
 const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
   "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"];
 
-/** How a token is named in messages: its name, and its id when names repeat. */
+/**
+ * How a token is named in messages: its name, and its id when names repeat.
+ * @param {{id: string, name?: string}} view
+ */
 export function who(view) {
   return view.name ? `${view.name}` : `token ${view.id}`;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ * @param {string} why
+ * @returns {number}
+ */
 function needInteger(view, mapping, key, label, why) {
   const path = mapping[key];
   if (!path) {
     throw new InputError(t("FRACAS.Error.NoPath", { name: who(view), label, why }));
   }
   const { value, problem } = readInteger(view.actor, path);
-  if (problem) throw new InputError(t("FRACAS.Error.Request01", { p0: who(view), label, problem, why }));
+  if (problem || value === undefined) throw new InputError(t("FRACAS.Error.Request01", { p0: who(view), label, problem, why }));
   return value;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ * @returns {number|undefined}
+ */
 function optionalInteger(view, mapping, key, label) {
   const path = mapping[key];
   if (!path) return undefined;
@@ -49,6 +83,10 @@ function optionalInteger(view, mapping, key, label) {
   return value;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ */
 function optionalSize(view, mapping) {
   const size = readWord(view.actor, mapping.size);
   if (size === undefined) return undefined;
@@ -58,6 +96,12 @@ function optionalSize(view, mapping) {
   return size;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ */
 function damageTypes(view, mapping, key, label) {
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {
@@ -68,12 +112,15 @@ function damageTypes(view, mapping, key, label) {
   return names;
 }
 
-/** ER conditions from a token's status effects; unknown statuses are not conditions. */
+/**
+ * ER conditions from a token's status effects; unknown statuses are not conditions.
+ * @param {TokenView} view
+ */
 export function conditionsOf(view) {
   const out = new Set();
   for (const status of view.statuses ?? []) {
     const id = String(status).toLowerCase();
-    const name = CONDITIONS.includes(id) ? id : STATUS_CONDITIONS[id];
+    const name = CONDITIONS.includes(id) ? id : /** @type {Record<string, string>} */ (STATUS_CONDITIONS)[id];
     if (name) out.add(name);
   }
   return [...out].sort();
@@ -81,13 +128,14 @@ export function conditionsOf(view) {
 
 /**
  * The engine's `attacker` for a token making `strikes`.
- * @param {object} view
- * @param {Record<string,string>} mapping  data paths (settings.readMapping)
- * @param {{method: string}[]} strikes
+ * @param {TokenView} view
+ * @param {Mapping} mapping  data paths (settings.readMapping)
+ * @param {Json[]} strikes
  * @param {{conditions?: boolean}} [options]
  */
 export function readAttacker(view, mapping, strikes, { conditions = true } = {}) {
   const methods = new Set(strikes.map((s) => s.method));
+  /** @type {Json} */
   const attacker = {};
   const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
   const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
@@ -116,11 +164,12 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
 
 /**
  * The engine's entry in `targets` for a token.
- * @param {object} view
- * @param {Record<string,string>} mapping
+ * @param {TokenView} view
+ * @param {Mapping} mapping
  * @param {{conditions?: boolean, needBody?: boolean}} [options]
  */
 export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
+  /** @type {Json} */
   const target = { ac: needInteger(view, mapping, "ac", "AC", "every target needs one") };
   if (needBody) needInteger(view, mapping, "body", "Body", "damage is applied there");
   const size = optionalSize(view, mapping);
@@ -140,7 +189,12 @@ export function readTarget(view, mapping, { conditions = true, needBody = false 
   return target;
 }
 
-/** Remove repeated tokens (the same id twice), keeping the first. */
+/**
+ * Remove repeated tokens (the same id twice), keeping the first.
+ * @template {{id: string}} V
+ * @param {V[]} views
+ * @returns {V[]}
+ */
 export function uniqueViews(views) {
   const seen = new Set();
   return views.filter((v) => (seen.has(v.id) ? false : (seen.add(v.id), true)));
@@ -149,6 +203,10 @@ export function uniqueViews(views) {
 /**
  * The target id a strike aims at. `ref` may be a token id, a token name, an index
  * into `targets`, a token view, or absent when exactly one token is targeted.
+ * @param {unknown} ref
+ * @param {TokenView[]} targets
+ * @param {number} index
+ * @returns {string}
  */
 export function resolveTargetRef(ref, targets, index) {
   const where = `strike ${index + 1}`;
@@ -156,7 +214,7 @@ export function resolveTargetRef(ref, targets, index) {
     if (targets.length === 1) return targets[0].id;
     throw new InputError(t("FRACAS.Error.NoStrikeTarget", { where, count: targets.length }));
   }
-  if (typeof ref === "object" && typeof ref.id === "string") ref = ref.id;
+  if (ref && typeof ref === "object" && "id" in ref && typeof ref.id === "string") ref = ref.id;
   if (typeof ref === "number") {
     if (Number.isInteger(ref) && ref >= 0 && ref < targets.length) return targets[ref].id;
     throw new InputError(t("FRACAS.Error.Request04", { where, ref, length: targets.length }));
@@ -171,6 +229,11 @@ export function resolveTargetRef(ref, targets, index) {
   throw new InputError(t("FRACAS.Error.NotTargeted", { where, ref, targets: targets.map(who).join(", ") || t("FRACAS.Word.None") }));
 }
 
+/**
+ * @param {any} spec  a strike as given (anything: it is checked here)
+ * @param {string} where
+ * @param {string[]} allowed
+ */
 function checkStrikeKeys(spec, where, allowed) {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
     throw new InputError(t("FRACAS.Error.Request06", { where }));
@@ -188,12 +251,12 @@ function checkStrikeKeys(spec, where, allowed) {
 /**
  * An attack request for `attacker` striking `targets`.
  * @param {object} args
- * @param {object} args.attacker   token view
- * @param {object[]} args.targets  token views (the user's targets)
- * @param {object[]} args.strikes  strike specs; `target` optional with one target
- * @param {Record<string,string>} args.mapping
- * @param {object} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
- * @returns {{request: object, targets: object[]}}
+ * @param {TokenView} args.attacker   token view
+ * @param {TokenView[]} args.targets  token views (the user's targets)
+ * @param {Json[]} args.strikes  strike specs; `target` optional with one target
+ * @param {Mapping} args.mapping
+ * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
+ * @returns {{request: Json, targets: TokenView[]}}
  */
 export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
   if (!attacker) throw new InputError(t("FRACAS.Error.Request09"));
@@ -212,6 +275,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   const aimed = new Set(engineStrikes.map((s) => s.target));
   const used = targets.filter((t) => aimed.has(t.id));
   const conditions = options.conditions !== false;
+  /** @type {Json} */
   const request = {
     attacker: readAttacker(attacker, mapping, engineStrikes, { conditions }),
     strikes: engineStrikes,
@@ -255,10 +319,17 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
  * One side of an ER-19 competition from its token: the chosen attribute's score or
  * modifier, size, speed (when the speed path is set), prone from its statuses.
  */
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} [attribute]
+ * @param {Json} [extra]
+ */
 export function readCompetitor(view, mapping, attribute = "strength", extra = {}) {
   if (!["strength", "agility"].includes(attribute)) {
     throw new InputError(t("FRACAS.Error.Request14", { p0: who(view), attribute }));
   }
+  /** @type {Json} */
   const side = { id: view.id, attribute };
   for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
     ["strengthMod", "strength_mod", "Strength modifier"], ["agilityMod", "agility_mod", "Agility modifier"],
@@ -279,7 +350,7 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
  * An ER-18 initiative request (`initiative.roll`).
  * @param {object} args
  * @param {{id: string, name: string, view: any}[]} args.combatants  view: the combatant's token view
- * @param {Record<string,string>} args.mapping
+ * @param {Mapping} args.mapping
  * @param {{seed?: unknown, rolls?: number[]}} [args.options]
  */
 export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
@@ -287,6 +358,7 @@ export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
   const list = combatants.map((c) => {
     const view = { ...c.view, name: c.name ?? c.view?.name, id: c.id };
     if (!c.view?.actor) throw new InputError(t("FRACAS.Error.Request16", { p0: who(view) }));
+    /** @type {Json} */
     const entry = { id: c.id };
     const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
     const agility = optionalInteger(view, mapping, "agility", "Agility score");
@@ -299,31 +371,36 @@ export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
     if (bonus !== undefined) entry.bonus = bonus;
     return entry;
   });
+  /** @type {Json} */
   const request = { combatants: list };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
   return request;
 }
 
-/** Split `n` attacks across `k` targets as evenly as possible, first targets first. */
+/**
+ * Split `n` attacks across `k` targets as evenly as possible, first targets first.
+ * @param {number} n
+ * @param {number} k
+ */
 export function splitCounts(n, k) {
   return Array.from({ length: k }, (_, i) => Math.floor(n / k) + (i < n % k ? 1 : 0));
 }
 
 /** Order by text, the same in every browser (ids and keys; not the locale's collation). */
-const byText = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+const byText = (/** @type {unknown} */ a, /** @type {unknown} */ b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
 
 /**
  * A bulk request (`attack.bulk`, detail "summary") for a mob: the attacking tokens
  * grouped by actor as profiles.
  * @param {object} args
- * @param {object[]} args.attackers  token views (the selected tokens)
- * @param {object[]} args.targets    token views
- * @param {object[]|Record<string, object[]>} [args.strikes]  profile strikes keyed by
+ * @param {TokenView[]} args.attackers  token views (the selected tokens)
+ * @param {TokenView[]} args.targets    token views
+ * @param {Json[]|Record<string, Json[]>} [args.strikes]  profile strikes keyed by
  *   actor name or id, or one list for every actor without its own `flags.fracas.strikes`
  * @param {"split"|"each"} [args.assign]  split the mob across the targets, or every
  *   token attacks every target
- * @param {Record<string,string>} args.mapping
+ * @param {Mapping} args.mapping
  * @param {Record<string, any>} [args.options]  seed, advantage, disadvantage, conditions, needBody
  */
 export function buildBulkRequest({ attackers, targets, strikes, assign = "split", mapping, options = {} }) {
@@ -363,9 +440,13 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   }
   // Profile ids: the actor's key, numbered when its tokens differ (e.g. some are prone).
   const sortedGroups = [...groups.values()].sort((a, b) => byText(a.actorKey, b.actorKey));
+  /** @type {Record<string, number>} */
   const variants = {};
+  /** @type {Record<string, Json>} */
   const profiles = {};
+  /** @type {Json[]} */
   const attacks = [];
+  /** @type {Record<string, string>} */
   const profileNames = {};
   for (const group of sortedGroups) {
     variants[group.actorKey] = (variants[group.actorKey] ?? 0) + 1;
@@ -381,6 +462,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     });
   }
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
+  /** @type {Json} */
   const request = {
     profiles,
     targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
@@ -398,7 +480,8 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
  * `attackerData` / `targetData` (one object for every target, or one per token id);
  * strikes are the ruleset's strike objects, `target` as for ER strikes. The bridge
  * checks every field and names the path of anything wrong.
- * @param {Record<string, any>} args  ruleset, attacker, targets, strikes, attackerData, targetData, mapping,
+ * @param {{ruleset: string, attacker: TokenView, targets: TokenView[], strikes: Json[], attackerData?: Json, targetData?: Json,
+ *   mapping: Mapping, options?: Json}} args  ruleset, attacker, targets, strikes, attackerData, targetData, mapping,
  *   options ({seed, rolls, needBody})
  */
 export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes, attackerData, targetData, mapping, options = {} }) {
@@ -406,7 +489,7 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
   targets = uniqueViews(targets ?? []);
   if (!targets.length) throw new InputError(t("FRACAS.Error.Request22"));
   if (!Array.isArray(strikes) || !strikes.length) throw new InputError(t("FRACAS.Error.Request23", { ruleset }));
-  const flagsOf = (view) => {
+  const flagsOf = (/** @type {TokenView} */ view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
@@ -417,9 +500,9 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
   });
   const aimed = new Set(engineStrikes.map((s) => s.target));
   const used = targets.filter((t) => aimed.has(t.id));
-  const dataFor = (t) => {
+  const dataFor = (/** @type {TokenView} */ t) => {
     if (targetData && typeof targetData === "object" && targetData[t.id] && typeof targetData[t.id] === "object") return targetData[t.id];
-    return targetData && typeof targetData === "object" && !used.some((u) => u.id in targetData) ? targetData : {};
+    return targetData && typeof targetData === "object" && !used.some((/** @type {TokenView} */ u) => u.id in targetData) ? targetData : {};
   };
   /** @type {Record<string, any>} */
   const request = {
@@ -441,7 +524,8 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
  * by actor, each actor's attacker fields from its flag `flags.fracas.<ruleset>` (then
  * `attackerData`), its strikes from `strikes` (keyed by actor name or id, or one list for
  * all); targets as in buildRulesetAttackRequest.
- * @param {Record<string, any>} args  as buildRulesetAttackRequest's, with attackers and assign
+ * @param {{ruleset: string, attackers: TokenView[], targets: TokenView[], strikes: Json[]|Record<string, Json[]>, attackerData?: Json,
+ *   targetData?: Json, assign?: string, mapping: Mapping, options?: Json}} args  as buildRulesetAttackRequest's, with attackers and assign
  */
 export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, attackerData, targetData, assign = "split",
   mapping, options = {} }) {
@@ -450,7 +534,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   if (!attackers.length) throw new InputError(t("FRACAS.Error.Request25"));
   if (!targets.length) throw new InputError(t("FRACAS.Error.Request26"));
   if (assign !== "split" && assign !== "each") throw new InputError(t("FRACAS.Error.Request27", { p0: JSON.stringify(assign) }));
-  const flagsOf = (view) => {
+  const flagsOf = (/** @type {TokenView} */ view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
@@ -464,9 +548,13 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
     if (!groups.has(signature)) groups.set(signature, { key, name: view.actorName ?? view.name, attacker, views: [] });
     groups.get(signature).views.push(view);
   }
+  /** @type {Record<string, Json>} */
   const profiles = {};
+  /** @type {Json[]} */
   const attacks = [];
+  /** @type {Record<string, string>} */
   const profileNames = {};
+  /** @type {Record<string, number>} */
   const variants = {};
   for (const group of [...groups.values()].sort((a, b) => byText(a.key, b.key))) {
     const label = group.name ?? group.key;
@@ -508,6 +596,10 @@ const RULESET_FIELDS = {
   "old-school": { attacker: ["attack_bonus", "str_mod", "dex_mod"], target: ["ac", "shield", "fleeing", "cover"] },
 };
 
+/**
+ * @param {Json} data
+ * @param {string[]} keys
+ */
 function pick(data, keys) {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
 }
@@ -522,20 +614,28 @@ function pick(data, keys) {
  * the Body path (its maximum from the Body maximum path, else its current value).
  * Returns {scenario, names: {token id: name}, hp: {token id: current}, views}.
  */
+/**
+ * @param {{ruleset?: string, combatants: {name?: string, defeated?: boolean, view?: TokenView}[], mapping: Mapping}} args
+ */
 export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
   const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);
   if (!standing.length) throw new InputError(t("FRACAS.Error.Request29"));
+  /** @type {{party: Json[], foes: Json[]}} */
   const sides = { party: [], foes: [] };
+  /** @type {Record<string, string>} */
   const names = {};
+  /** @type {Record<string, number>} */
   const hp = {};
+  /** @type {TokenView[]} */
   const views = [];
   for (const c of standing) {
-    const view = { ...c.view, name: c.name ?? c.view.name };
+    const view = /** @type {TokenView} */ ({ ...c.view, name: c.name ?? c.view?.name });
     if (names[view.id] !== undefined) continue;
     if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
     const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
     const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
     const hpMax = Math.max(1, most ?? body);
+    /** @type {Json} */
     const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
     if (ruleset === "enchanted-realms") {
       const strikes = getPath(view.actor, "flags.fracas.strikes");
@@ -551,7 +651,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
       if (bonus) entry.initiative = bonus;
     } else {
-      const fields = RULESET_FIELDS[ruleset];
+      const fields = /** @type {Record<string, {attacker: string[], target: string[]}>} */ (RULESET_FIELDS)[ruleset];
       if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
       const data = getPath(view.actor, `flags.fracas.${ruleset}`);
       if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));

@@ -33,24 +33,53 @@ const OPEN = 1;
 /**
  * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at max,
  * with "equal jitter" (between half and all of it) so many clients do not retry in step.
+ * @param {number} attempt
+ * @param {{baseMs?: number, maxMs?: number}} [backoff]
+ * @param {() => number} [random]
  */
 export function backoffDelay(attempt, { baseMs = 500, maxMs = 30000 } = {}, random = Math.random) {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
+/**
+ * The connection's options with their defaults filled in.
+ * @typedef {object} ConnectionOptions
+ * @property {string} url
+ * @property {string} token
+ * @property {new (url: string) => WebSocket} WebSocketImpl
+ * @property {{setTimeout: (fn: () => void, ms: number) => unknown, clearTimeout: (timer: unknown) => void}} clock
+ * @property {() => string} newId
+ * @property {() => number} random
+ * @property {{baseMs: number, maxMs: number}} backoff
+ * @property {number} heartbeatMs
+ * @property {number} heartbeatTimeoutMs
+ * @property {number} requestTimeoutMs
+ * @property {string} heartbeatMethod
+ */
+
 export class BridgeConnection {
+  /** @type {ConnectionOptions} */
   #opts;
+  /** @type {WebSocket|null} */
   #ws = null;
+  /** @type {string|null} */
   #authId = null;
+  /** @type {unknown} */
   #authTimer = null;
+  /** @type {unknown} */
   #retryTimer = null;
+  /** @type {unknown} */
   #heartbeatTimer = null;
+  /** @type {unknown} */
   #heartbeatWait = null;
+  /** @type {string|null} */
   #heartbeatId = null;
   #attempt = 0;
   #lastFailure = "";
+  /** @type {Map<string, {method: string, text: string, resolve: (value: unknown) => void, reject: (error: Error) => void, timer: unknown}>} */
   #pending = new Map();
+  /** @type {Set<(status: object) => void>} */
   #listeners = new Set();
   /** @type {{state: string, detail: string, [key: string]: unknown}} */
   #status = { state: STATES.IDLE, detail: "" };
@@ -60,7 +89,7 @@ export class BridgeConnection {
    * @param {string} opts.url              ws://127.0.0.1:8765
    * @param {string} opts.token            the bridge's access token
    * @param {new (url: string) => WebSocket} opts.WebSocketImpl  the WebSocket class
-   * @param {{setTimeout: Function, clearTimeout: Function}} [opts.clock]
+   * @param {{setTimeout: (fn: () => void, ms: number) => unknown, clearTimeout: (timer: unknown) => void}} [opts.clock]
    * @param {() => string} opts.newId      request ids (UUIDs)
    * @param {() => number} [opts.random]   jitter source in [0, 1)
    * @param {{baseMs: number, maxMs: number}} [opts.backoff]
@@ -71,7 +100,10 @@ export class BridgeConnection {
    */
   constructor(opts) {
     this.#opts = {
-      clock: { setTimeout: globalThis.setTimeout.bind(globalThis), clearTimeout: globalThis.clearTimeout.bind(globalThis) },
+      clock: {
+        setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => globalThis.setTimeout(fn, ms),
+        clearTimeout: (/** @type {unknown} */ timer) => globalThis.clearTimeout(/** @type {ReturnType<typeof setTimeout>} */ (timer)),
+      },
       random: Math.random,
       backoff: { baseMs: 500, maxMs: 30000 },
       heartbeatMs: 15000,
@@ -87,7 +119,10 @@ export class BridgeConnection {
     return { ...this.#status, url: this.#opts.url };
   }
 
-  /** Call `listener(status)` on every change; returns an unsubscribe function. */
+  /**
+   * Call `listener(status)` on every change; returns an unsubscribe function.
+   * @param {(status: any) => void} listener
+   */
   onStatus(listener) {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -133,6 +168,7 @@ export class BridgeConnection {
     }
     const ms = timeoutMs ?? this.#opts.requestTimeoutMs;
     return new Promise((resolve, reject) => {
+      /** @type {{method: string, text: string, resolve: (value: unknown) => void, reject: (error: Error) => void, timer: unknown}} */
       const entry = { method, text: encodeMessage(makeRequest(requestId, method, params)), resolve, reject, timer: null };
       entry.timer = this.#opts.clock.setTimeout(() => {
         if (this.#pending.get(requestId) !== entry) return;
@@ -154,11 +190,12 @@ export class BridgeConnection {
       this.#failAll(new ConnectionError(t("FRACAS.Error.Connection04", { p0: describeState(this.#status) })));
       return;
     }
+    /** @type {WebSocket} */
     let ws;
     try {
       ws = new this.#opts.WebSocketImpl(url);
     } catch (error) {
-      this.#setStatus(STATES.REFUSED, t("FRACAS.Conn.BadUrl", { url: JSON.stringify(url), why: error?.message ?? error }));
+      this.#setStatus(STATES.REFUSED, t("FRACAS.Conn.BadUrl", { url: JSON.stringify(url), why: error instanceof Error ? error.message : String(error) }));
       this.#failAll(new ConnectionError(t("FRACAS.Error.Connection05", { p0: describeState(this.#status) })));
       return;
     }
@@ -193,13 +230,14 @@ export class BridgeConnection {
     // Closed while authenticating, on purpose: a wrong token or a policy refusal, which
     // retrying cannot fix. Overload and restarts (1001, 1012, 1013) are worth a retry.
     const transient = code === 1001 || code === 1012 || code === 1013;
-    if (authorising && !transient && (reason || code === 1008 || (code >= 4000 && code < 5000))) {
+    if (authorising && !transient && (reason || code === 1008 || (code !== undefined && code >= 4000 && code < 5000))) {
       this.#refuse(t("FRACAS.Conn.Refused", { why }));
       return;
     }
     this.#scheduleRetry(wasConnected ? t("FRACAS.Conn.Lost", { why }) : t("FRACAS.Conn.Unreachable", { url: this.#opts.url, why }));
   }
 
+  /** @param {string} detail */
   #refuse(detail) {
     this.#teardown();
     this.#setStatus(STATES.REFUSED, detail);
@@ -207,6 +245,7 @@ export class BridgeConnection {
   }
 
   /** Give up on the current socket (dead or misbehaving) and schedule a reconnect. */
+  /** @param {string} detail */
   #drop(detail) {
     const ws = this.#ws;
     this.#detach();
@@ -218,6 +257,7 @@ export class BridgeConnection {
     this.#scheduleRetry(detail);
   }
 
+  /** @param {string} detail */
   #scheduleRetry(detail) {
     const delay = backoffDelay(this.#attempt, this.#opts.backoff, this.#opts.random);
     this.#attempt += 1;
@@ -253,6 +293,7 @@ export class BridgeConnection {
     }, heartbeatMs);
   }
 
+  /** @param {unknown} data */
   #receive(data) {
     let message;
     try {
@@ -263,6 +304,7 @@ export class BridgeConnection {
     for (const reply of Array.isArray(message) ? message : [message]) this.#settle(reply);
   }
 
+  /** @param {any} reply  a JSON-RPC reply as received (checked here) */
   #settle(reply) {
     if (!reply || typeof reply !== "object") return;
     const { id } = reply;
@@ -286,6 +328,7 @@ export class BridgeConnection {
     else entry.resolve(reply.result);
   }
 
+  /** @param {string} text */
   #send(text) {
     if (this.#ws && this.#ws.readyState === OPEN) this.#ws.send(text);
   }
@@ -315,6 +358,7 @@ export class BridgeConnection {
     }
   }
 
+  /** @param {Error} error */
   #failAll(error) {
     for (const [id, entry] of this.#pending) {
       this.#opts.clock.clearTimeout(entry.timer);
@@ -323,6 +367,11 @@ export class BridgeConnection {
     }
   }
 
+  /**
+   * @param {string} state
+   * @param {string} detail
+   * @param {Record<string, unknown>} [extra]
+   */
   #setStatus(state, detail, extra = {}) {
     this.#status = { state, detail, ...extra };
     const snapshot = this.status;
@@ -336,7 +385,10 @@ export class BridgeConnection {
   }
 }
 
-/** A short phrase for a status: "retrying in 4 s (attempt 3): connection lost …". */
+/**
+ * A short phrase for a status: "retrying in 4 s (attempt 3): connection lost …".
+ * @param {{state: string, detail?: string, retryInMs?: number, attempt?: number}} status
+ */
 export function describeState(status) {
   switch (status.state) {
     case STATES.CONNECTED: return t("FRACAS.State.Connected");

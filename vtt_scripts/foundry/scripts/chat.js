@@ -14,30 +14,39 @@ import { t } from "./i18n.js";
 // then. So every character a pattern starts or closes with is followed by an empty <wbr>
 // element: the text reads the same and copies the same, but no single text node holds
 // "[[" or "@UUID[" any more, and no pattern can match across the break.
+/**
+ * An answer of the bridge: JSON as docs/ENGINE.md §7 describes it (the bridge's schema
+ * checks it before it leaves); the module reads it field by field. No TS type exists.
+ * @typedef {Record<string, any>} EngineResult
+ */
+/** @typedef {Record<string, any>} CardModel  a card's plain data, as the *CardModel functions make it */
+/** @typedef {Record<string, string>} Names  display names by token or combatant id */
+
+/** @type {Record<string, string>} */
 const BREAKERS = { "[": "&#91;", "]": "&#93;", "@": "&#64;", "{": "&#123;", "}": "&#125;", "&": "&amp;" };
 
 /** Escaped for an attribute value (the enricher never reads attributes). */
-const attr = (value) => String(value)
+const attr = (/** @type {unknown} */ value) => String(value)
   .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** Escaped for text, with enrichment patterns broken apart. */
-const esc = (value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
+const esc = (/** @type {unknown} */ value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
   if (c in BREAKERS) return `${BREAKERS[c]}<wbr>`;
-  return { "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+  return /** @type {Record<string, string>} */ ({ "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c];
 });
 
 /** "1 hit", "3 hits" in the user's language (FRACAS.Count.<Word>.One / .Other). */
 const plural = (/** @type {number} */ n, /** @type {string} */ word) => t(`FRACAS.Count.${word}.${n === 1 ? "One" : "Other"}`, { n });
-const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
+const signed = (/** @type {number} */ n) => (n >= 0 ? `+${n}` : `${n}`);
 
 /**
  * The card model of an attack result (docs/ENGINE.md §7).
- * @param {object} result  the engine result
- * @param {{attackerName: string, names: Record<string,string>, requestId: string}} ctx
+ * @param {EngineResult} result  the engine result
+ * @param {{attackerName: string, names: Names, requestId: string}} ctx
  */
 export function attackCardModel(result, { attackerName, names, requestId }) {
-  const nameOf = (id) => names[id] ?? id;
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const strikes = result.strikes.map((s, i) => ({
     n: i + 1,
     target: s.target,
@@ -90,7 +99,10 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
   };
 }
 
-/** A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage". */
+/**
+ * A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage".
+ * @param {Record<string, any>} s  a strike of an attack card model
+ */
 export function strikeOutcome(s) {
   if (!s.hits) return t("FRACAS.Card.Miss");
   const parts = [plural(s.hits, "Hit")];
@@ -122,7 +134,10 @@ function dieItem(faces, face, { hit, discarded, title }) {
   return `<li class="${cls.join(" ")}" title="${attr(title)}">${esc(face)}</li>`;
 }
 
-/** ER-17: where a missed shot under friendly fire went. */
+/**
+ * ER-17: where a missed shot under friendly fire went.
+ * @param {Record<string, any>|null} st  a strike's stray (ER-17)
+ */
 function strayHtml(st) {
   if (!st) return "";
   if (st.creature === null || st.ac === null) {
@@ -141,6 +156,7 @@ function strayHtml(st) {
 /** "hit" or "miss" in the user's language. */
 const hitWord = (/** @type {boolean} */ hit) => t(hit ? "FRACAS.Card.Hit" : "FRACAS.Card.Miss");
 
+/** @param {Record<string, any>} s  a strike of an attack card model */
 function strikeHtml(s) {
   const tags = [s.method, s.style, s.damageType];
   if (s.advantage) tags.push(t("FRACAS.Dialog.AdvantageYes"));
@@ -174,7 +190,10 @@ function strikeHtml(s) {
     + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div>${strayHtml(s.stray)}</section>`;
 }
 
-/** ER-21: a grappler's Strength feat after taking body damage. */
+/**
+ * ER-21: a grappler's Strength feat after taking body damage.
+ * @param {Record<string, any>} x  a target of an attack card model
+ */
 function releaseHtml(x) {
   const r = x.grappleRelease;
   if (!r) return "";
@@ -182,6 +201,7 @@ function releaseHtml(x) {
   return `<div class="fracas-grapple">${esc(t("FRACAS.Card.Grappling", { dc: r.dc }))}${rolled}</div>`;
 }
 
+/** @param {Record<string, any>} x  a target of an attack card model */
 function shockHtml(x) {
   if (x.shockSaveDc === null) return "";
   const save = x.shockSave;
@@ -190,6 +210,10 @@ function shockHtml(x) {
   return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockSave", { dc: save.dc, roll: save.roll, total: save.total, verdict }))}</div>`;
 }
 
+/**
+ * @param {CardModel} model
+ * @param {boolean} undoable
+ */
 function footerHtml(model, undoable) {
   const bits = [esc(t("FRACAS.Card.Seed", { seed: model.seed }))];
   if (model.injected) bits.push(esc(t("FRACAS.Card.DiceGiven")));
@@ -201,7 +225,10 @@ function footerHtml(model, undoable) {
     + `<span class="fracas-applied"></span>${undo}</footer>`;
 }
 
-/** The chat card HTML of an attack. `undoable`: damage was applied, offer Undo. */
+/**
+ * The chat card HTML of an attack. `undoable`: damage was applied, offer Undo.
+ * @param {CardModel} model @param {{undoable?: boolean}} [options]
+ */
 export function renderAttackCard(model, { undoable = false } = {}) {
   const rows = model.targets.map((x) => {
     const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
@@ -227,6 +254,7 @@ export function renderAttackCard(model, { undoable = false } = {}) {
  * The dice of an attack as roll specs: one roll per strike (pool d20s with the
  * discarded die inactive, crit d20s, their d3s), one per rolled shock save.
  * @returns {{label: string, groups: {faces: number, flavor: string, results: object[]}[]}[]}
+ * @param {CardModel} model
  */
 export function attackRollSpecs(model) {
   const specs = [];
@@ -268,7 +296,11 @@ export function attackRollSpecs(model) {
   return specs;
 }
 
-/** Initiative (ER-18) card model from `initiative.roll`'s result. */
+/**
+ * Initiative (ER-18) card model from `initiative.roll`'s result.
+ * @param {EngineResult} result
+ * @param {{names: Names, requestId: string}} ctx
+ */
 export function initiativeCardModel(result, { names, requestId }) {
   return {
     kind: "initiative",
@@ -286,6 +318,7 @@ export function initiativeCardModel(result, { names, requestId }) {
 /**
  * Tracker values keeping the engine's order: tied totals get decimals from their
  * roll-offs (7.2, 7.1, 7.0), since Foundry would otherwise order ties by name.
+ * @param {{id: string, total: number}[]} order
  */
 export function initiativeValues(order) {
   const values = [];
@@ -305,6 +338,7 @@ export function initiativeValues(order) {
   return values;
 }
 
+/** @param {CardModel} model */
 export function renderInitiativeCard(model) {
   const rows = model.order.map((e) => {
     const ties = e.tiebreaks.length
@@ -319,7 +353,10 @@ export function renderInitiativeCard(model) {
     + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: model.seed }))}${model.injected ? ` · ${esc(t("FRACAS.Card.DiceGiven"))}` : ""}</span></footer></div>`;
 }
 
-/** Initiative dice: one d10 per combatant, then the roll-off d20s. */
+/**
+ * Initiative dice: one d10 per combatant, then the roll-off d20s.
+ * @param {CardModel} model
+ */
 export function initiativeRollSpecs(model) {
   const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((e) => ({ result: e.roll, active: true })) }];
   const ties = model.order.flatMap((e) => e.tiebreaks.map((f) => ({ result: f, active: true })));
@@ -327,7 +364,11 @@ export function initiativeRollSpecs(model) {
   return [{ label: "initiative", groups }];
 }
 
-/** The compact card model of a bulk (mob) summary. */
+/**
+ * The compact card model of a bulk (mob) summary.
+ * @param {EngineResult} result
+ * @param {{names: Names, profileNames: Names, requestId: string}} ctx
+ */
 export function mobCardModel(result, { names, profileNames, requestId }) {
   const targets = Object.entries(result.targets).map(([id, t]) => ({
     id, name: names[id] ?? id, damage: t.damage, byType: { ...(t.by_type ?? {}) },
@@ -356,6 +397,7 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
   };
 }
 
+/** @param {CardModel} model @param {{undoable?: boolean}} [options] */
 export function renderMobCard(model, { undoable = false } = {}) {
   const groups = model.groups.map((g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
     + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
@@ -380,7 +422,11 @@ export function renderMobCard(model, { undoable = false } = {}) {
 
 const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };
 
-/** One line for a Worldwalker, Cartyrion or old-school strike. */
+/**
+ * One line for a Worldwalker, Cartyrion or old-school strike.
+ * @param {string} ruleset
+ * @param {Record<string, any>} s  a strike of the engine result
+ */
 function rulesetStrikeLine(ruleset, s) {
   if (ruleset === "cartyrion") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
@@ -404,9 +450,13 @@ function rulesetStrikeLine(ruleset, s) {
   return line;
 }
 
-/** The card model of a Worldwalker, Cartyrion or old-school attack result. */
+/**
+ * The card model of a Worldwalker, Cartyrion or old-school attack result.
+ * @param {EngineResult} result
+ * @param {{attackerName: string, names: Names, requestId: string}} ctx
+ */
 export function rulesetCardModel(result, { attackerName, names, requestId }) {
-  const nameOf = (id) => names[id] ?? id;
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const ruleset = result.ruleset;
   return {
     kind: "attack",
@@ -427,7 +477,10 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
   };
 }
 
-/** The chat card HTML of a Worldwalker, Cartyrion or old-school attack. */
+/**
+ * The chat card HTML of a Worldwalker, Cartyrion or old-school attack.
+ * @param {CardModel} model @param {{undoable?: boolean}} [options]
+ */
 export function renderRulesetCard(model, { undoable = false } = {}) {
   const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
     + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
@@ -441,9 +494,13 @@ export function renderRulesetCard(model, { undoable = false } = {}) {
     + footerHtml(model, undoable) + "</div>";
 }
 
-const pct = (p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
+const pct = (/** @type {number} */ p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
 
-/** The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops. */
+/**
+ * The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops.
+ * @param {EngineResult} result
+ * @param {{attackerName: string, names: Names}} ctx
+ */
 export function renderOddsCard(result, { attackerName, names }) {
   const rows = Object.entries(result.targets).map(([id, x]) => {
     const facts = [t("FRACAS.Odds.Hit", { p: pct(x.p_hit) })];
@@ -460,9 +517,13 @@ export function renderOddsCard(result, { attackerName, names }) {
     + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Exact"))}</span></footer></div>`;
 }
 
-/** The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome. */
+/**
+ * The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome.
+ * @param {EngineResult} result
+ * @param {{names: Names}} ctx
+ */
 export function renderCompeteCard(result, { names }) {
-  const nameOf = (id) => names[id] ?? id;
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const sides = ["challenger", "defender"].map((side) => {
     const c = result[side];
     const parts = [`${c.attribute} ${signed(c.modifier)}`];
@@ -482,7 +543,12 @@ export function renderCompeteCard(result, { names }) {
     + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
 }
 
-/** The chat card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+/**
+ * The chat card of an ER-23 impalement: the strike at the charger, and whether the charge is void.
+ * @param {EngineResult} result
+ * @param {{pikemanName: string, chargerName: string, requestId: string}} ctx
+ * @param {{undoable?: boolean}} [options]
+ */
 export function renderImpaleCard(result, { pikemanName, chargerName, requestId }, { undoable = false } = {}) {
   const model = attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId });
   const ch = result.charger;
@@ -496,7 +562,10 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
     + "</div>";
 }
 
-/** The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first. */
+/**
+ * The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first.
+ * @param {EngineResult} result
+ */
 export function renderSideInitiativeCard(result) {
   let body;
   if (result.ruleset === "cartyrion") {
@@ -537,6 +606,11 @@ export function roundRollSpecs(log, hidden, names) {
   return specs;
 }
 
+/**
+ * @param {EngineResult} log  the encounter.round answer
+ * @param {{names: Names, requestId: string, hidden?: Set<string>, hurt?: {id: string, name: string, damage: number}[]}} ctx
+ * @param {{undoable?: boolean}} [options]
+ */
 export function renderRoundCard(log, { names, requestId, hidden = new Set(), hurt = [] }, { undoable = false } = {}) {
   const name = (id) => esc(names[id] ?? id);
   const lines = [];
@@ -578,9 +652,12 @@ export function renderRoundCard(log, { names, requestId, hidden = new Set(), hur
 // ── the dice of the other cards, as roll specs (real Foundry rolls; Dice So Nice shows them) ──
 
 /** @param {number} r  a face */
-const rolled = (r) => ({ result: r, active: true });
+const rolled = (/** @type {number} */ r) => ({ result: r, active: true });
 
-/** Worldwalker / old-school: each strike's d20; Cartyrion: each strike's pool of its die. */
+/**
+ * Worldwalker / old-school: each strike's d20; Cartyrion: each strike's pool of its die.
+ * @param {EngineResult} result
+ */
 export function rulesetRollSpecs(result) {
   return result.strikes.map((s, i) => {
     if (result.ruleset === "cartyrion") {
@@ -593,7 +670,11 @@ export function rulesetRollSpecs(result) {
   }).filter((spec) => spec.groups.length);
 }
 
-/** ER-19: each round's d12s, the challenger's and the defender's. */
+/**
+ * ER-19: each round's d12s, the challenger's and the defender's.
+ * @param {EngineResult} result
+ * @param {Names} names
+ */
 export function competeRollSpecs(result, names) {
   return result.rounds.map((r, i) => ({
     label: `round ${i + 1}`,
@@ -602,14 +683,21 @@ export function competeRollSpecs(result, names) {
   }));
 }
 
-/** CT-1: the d6; OS-1: each side's d6 and its tie rolls. */
+/**
+ * CT-1: the d6; OS-1: each side's d6 and its tie rolls.
+ * @param {EngineResult} result
+ */
 export function sideInitiativeRollSpecs(result) {
   if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
   return [{ label: "initiative", groups: result.sides.map((x) => ({ faces: 6, flavor: x.id,
     results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
 }
 
-/** ER-23: the impalement's strike, as an attack's dice. */
+/**
+ * ER-23: the impalement's strike, as an attack's dice.
+ * @param {EngineResult} result
+ * @param {{pikemanName: string, chargerName: string}} names
+ */
 export function impaleRollSpecs(result, { pikemanName, chargerName }) {
   return attackRollSpecs(attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId: "" }));
 }

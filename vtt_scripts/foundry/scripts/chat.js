@@ -47,7 +47,7 @@ const signed = (/** @type {number} */ n) => (n >= 0 ? `+${n}` : `${n}`);
  */
 export function attackCardModel(result, { attackerName, names, requestId }) {
   const nameOf = (/** @type {string} */ id) => names[id] ?? id;
-  const strikes = result.strikes.map((s, i) => ({
+  const strikes = result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => ({
     n: i + 1,
     target: s.target,
     targetName: nameOf(s.target),
@@ -60,9 +60,9 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     disadvantage: !!s.disadvantage,
     sneak: s.sneak ?? false,
     critRange: s.crit_range ?? null,
-    dice: s.dice.map((d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
+    dice: s.dice.map((/** @type {Record<string, any>} */ d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
     discarded: s.discarded ?? null,
-    chain: (s.crit_chain ?? []).map((c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
+    chain: (s.crit_chain ?? []).map((/** @type {Record<string, any>} */ c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
     hits: s.hits,
     crit: !!s.crit,
     base: s.base,
@@ -144,7 +144,7 @@ function strayHtml(st) {
     const why = st.creature === null ? t("FRACAS.Card.StrayEmpty") : t("FRACAS.Card.StrayCover", { name: st.creatureName });
     return `<div class="fracas-stray">${esc(t("FRACAS.Card.Stray", { roll: st.roll }))} · ${esc(why)}</div>`;
   }
-  const dice = st.dice.map((d) => dieItem(20, d.shifted, {
+  const dice = st.dice.map((/** @type {Record<string, any>} */ d) => dieItem(20, d.shifted, {
     hit: d.hit, title: t("FRACAS.Card.StrayDie", { face: d.face, shifted: d.shifted, total: d.total, ac: st.ac, outcome: hitWord(d.hit) }),
   }));
   const outcome = st.hits ? t("FRACAS.Card.StrayHits", { damage: st.damage, name: st.creatureName }) : t("FRACAS.Card.StrayMisses", { name: st.creatureName });
@@ -163,7 +163,7 @@ function strikeHtml(s) {
   if (s.disadvantage) tags.push(t("FRACAS.Dialog.Disadvantage"));
   if (s.sneak) tags.push(s.sneak === "advantage-only" ? t("FRACAS.Card.SneakAdvantageOnly") : t("FRACAS.Card.Sneak"));
   const defense = s.defenseDc !== null;
-  const dice = s.dice.map((d) => dieItem(20, d.face, {
+  const dice = s.dice.map((/** @type {Record<string, any>} */ d) => dieItem(20, d.face, {
     hit: defense ? !d.hit : d.hit,
     title: defense
       ? t("FRACAS.Card.DefenseDie", { face: d.face, ac: s.ac, total: d.total, dc: s.defenseDc, outcome: d.hit ? t("FRACAS.Card.Hit") : t("FRACAS.Card.Avoided") })
@@ -230,7 +230,7 @@ function footerHtml(model, undoable) {
  * @param {CardModel} model @param {{undoable?: boolean}} [options]
  */
 export function renderAttackCard(model, { undoable = false } = {}) {
-  const rows = model.targets.map((x) => {
+  const rows = model.targets.map((/** @type {Record<string, any>} */ x) => {
     const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
     const extra = x.undodgeable ? ` · ${t("FRACAS.Card.Undodgeable", { n: x.undodgeable })}` : "";
     return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
@@ -259,19 +259,19 @@ export function renderAttackCard(model, { undoable = false } = {}) {
 export function attackRollSpecs(model) {
   const specs = [];
   for (const s of model.strikes) {
-    const pool = s.dice.map((d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
+    const pool = s.dice.map((/** @type {Record<string, any>} */ d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
     if (s.discarded !== null) pool.push({ result: s.discarded, active: false, discarded: true });
     const groups = [{ faces: 20, flavor: t("FRACAS.Dice.Pool"), results: pool }];
     if (s.chain.length) {
-      groups.push({ faces: 20, flavor: t("FRACAS.Dice.Crit"), results: s.chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
-      const d3 = s.chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
+      groups.push({ faces: 20, flavor: t("FRACAS.Dice.Crit"), results: s.chain.map((/** @type {Record<string, any>} */ c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+      const d3 = s.chain.filter((/** @type {Record<string, any>} */ c) => c.hit).map((/** @type {Record<string, any>} */ c) => ({ result: c.damage, active: true }));
       if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.CritDamage"), results: d3 });
     }
     if (s.stray) {
       groups.push({ faces: 10, flavor: t("FRACAS.Dice.StraySlot"), results: [{ result: s.stray.roll, active: true }] });
       if (s.stray.crit_chain.length) {
-        groups.push({ faces: 20, flavor: t("FRACAS.Dice.StrayCrit"), results: s.stray.crit_chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
-        const d3 = s.stray.crit_chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
+        groups.push({ faces: 20, flavor: t("FRACAS.Dice.StrayCrit"), results: s.stray.crit_chain.map((/** @type {Record<string, any>} */ c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+        const d3 = s.stray.crit_chain.filter((/** @type {Record<string, any>} */ c) => c.hit).map((/** @type {Record<string, any>} */ c) => ({ result: c.damage, active: true }));
         if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.StrayCritDamage"), results: d3 });
       }
     }
@@ -308,7 +308,7 @@ export function initiativeCardModel(result, { names, requestId }) {
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
-    order: result.order.map((e, i) => ({
+    order: result.order.map((/** @type {Record<string, any>} */ e, /** @type {number} */ i) => ({
       rank: i + 1, id: e.id, name: names[e.id] ?? e.id, roll: e.roll, modifier: e.modifier,
       total: e.total, tiebreaks: [...(e.tiebreaks ?? [])],
     })),
@@ -340,9 +340,9 @@ export function initiativeValues(order) {
 
 /** @param {CardModel} model */
 export function renderInitiativeCard(model) {
-  const rows = model.order.map((e) => {
+  const rows = model.order.map((/** @type {Record<string, any>} */ e) => {
     const ties = e.tiebreaks.length
-      ? ` <span class="fracas-tiebreak">${esc(t("FRACAS.Card.RollOff"))} ${e.tiebreaks.map((f) => dieItem(20, f, { title: t("FRACAS.Card.RollOffDie", { face: f }) })).join("")}</span>`
+      ? ` <span class="fracas-tiebreak">${esc(t("FRACAS.Card.RollOff"))} ${e.tiebreaks.map((/** @type {number} */ f) => dieItem(20, f, { title: t("FRACAS.Card.RollOffDie", { face: f }) })).join("")}</span>`
       : "";
     return `<li class="fracas-init" data-combatant="${attr(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
       + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
@@ -358,8 +358,8 @@ export function renderInitiativeCard(model) {
  * @param {CardModel} model
  */
 export function initiativeRollSpecs(model) {
-  const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((e) => ({ result: e.roll, active: true })) }];
-  const ties = model.order.flatMap((e) => e.tiebreaks.map((f) => ({ result: f, active: true })));
+  const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((/** @type {Record<string, any>} */ e) => ({ result: e.roll, active: true })) }];
+  const ties = model.order.flatMap((/** @type {Record<string, any>} */ e) => e.tiebreaks.map((/** @type {number} */ f) => ({ result: f, active: true })));
   if (ties.length) groups.push({ faces: 20, flavor: t("FRACAS.Dice.RollOff"), results: ties });
   return [{ label: "initiative", groups }];
 }
@@ -375,10 +375,10 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
     attacks: t.attacks, attacksHit: t.attacks_hit, crits: t.crits ?? 0,
     longestChain: t.longest_chain ?? 0, undodgeable: t.undodgeable ?? 0,
   }));
-  const groups = (result.groups ?? []).map((g) => ({
+  const groups = (result.groups ?? []).map((/** @type {Record<string, any>} */ g) => ({
     profile: g.profile,
     profileName: profileNames[g.profile] ?? g.profile,
-    targetName: Array.isArray(g.target) ? g.target.map((id) => names[id] ?? id).join(", ") : names[g.target] ?? g.target,
+    targetName: Array.isArray(g.target) ? g.target.map((/** @type {string} */ id) => names[id] ?? id).join(", ") : names[g.target] ?? g.target,
     count: g.count,
     attacksHit: g.attacks_hit,
     hitRate: g.hit_rate,
@@ -386,7 +386,7 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
   }));
   return {
     kind: "mob",
-    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((n, g) => n + g.count, 0), "Attack") }),
+    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0), "Attack") }),
     requestId,
     seed: String(result.seed),
     backend: result.backend ?? null,
@@ -399,9 +399,9 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
 
 /** @param {CardModel} model @param {{undoable?: boolean}} [options] */
 export function renderMobCard(model, { undoable = false } = {}) {
-  const groups = model.groups.map((g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
+  const groups = model.groups.map((/** @type {Record<string, any>} */ g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
     + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
-  const targets = model.targets.map((x) => {
+  const targets = model.targets.map((/** @type {Record<string, any>} */ x) => {
     const extra = [t("FRACAS.Card.HitsOf", { hits: plural(x.attacksHit, "Hit"), attacks: x.attacks })];
     if (x.crits) extra.push(plural(x.crits, "Crit"));
     if (x.longestChain > 1) extra.push(t("FRACAS.Card.LongestChain", { n: x.longestChain }));
@@ -461,12 +461,12 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
   return {
     kind: "attack",
     ruleset,
-    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: TITLES[ruleset] ?? ruleset }),
+    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: /** @type {Record<string, string>} */ (TITLES)[ruleset] ?? ruleset }),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
     backend: result.backend,
-    strikes: result.strikes.map((s, i) => ({
+    strikes: result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => ({
       n: i + 1, target: s.target, targetName: nameOf(s.target), line: rulesetStrikeLine(ruleset, s), damage: s.damage,
     })),
     targets: Object.entries(result.targets).map(([id, x]) => ({
@@ -482,10 +482,10 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
  * @param {CardModel} model @param {{undoable?: boolean}} [options]
  */
 export function renderRulesetCard(model, { undoable = false } = {}) {
-  const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
+  const strikes = model.strikes.map((/** @type {Record<string, any>} */ s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
     + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
     + `<div class="fracas-outcome">${esc(s.line)} → ${esc(s.damage)}</div></div>`);
-  const rows = model.targets.map((x) => `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+  const rows = model.targets.map((/** @type {Record<string, any>} */ x) => `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
     + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${x.split ? ` (${esc(x.split)})` : ""}</li>`);
   const cost = model.staminaCost ? `<div class="fracas-cost">${esc(t("FRACAS.Ruleset.Spends", { cost: model.staminaCost }))}</div>` : "";
   return `<div class="fracas-card fracas-attack fracas-${attr(model.ruleset)}" data-request-id="${attr(model.requestId)}">`
@@ -533,7 +533,7 @@ export function renderCompeteCard(result, { names }) {
     return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
       + `${esc(edge)} · ${esc(t("FRACAS.Card.ToWin", { p: (100 * c.win_chance).toFixed(1) }))}</li>`;
   });
-  const rounds = result.rounds.map((r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
+  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
     + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
   let outcome = result.outcome;
   for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
@@ -572,8 +572,8 @@ export function renderSideInitiativeCard(result) {
     const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: result.surprised })}` : "";
     body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: result.first }))}${esc(surprised)} (CT-1)</div>`;
   } else {
-    const rolls = result.sides.map((x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
-    const order = result.order.map((g) => g.join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
+    const rolls = result.sides.map((/** @type {Record<string, any>} */ x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
+    const order = result.order.map((/** @type {Record<string, any>} */ g) => g.join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
     body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
   }
   return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`
@@ -599,7 +599,7 @@ export function roundRollSpecs(log, hidden, names) {
   for (const e of Array.isArray(log.events) ? log.events : []) {
     if ((e.type !== "attack" && e.type !== "spell") || hidden.has(e.who) || hidden.has(e.target)) continue;
     const strikes = e.result?.strikes;
-    if (!Array.isArray(strikes) || !strikes.every((st) => Array.isArray(st.dice) && st.dice.every((d) => Number.isInteger(d.face)))) continue;
+    if (!Array.isArray(strikes) || !strikes.every((st) => Array.isArray(st.dice) && st.dice.every((/** @type {Record<string, any>} */ d) => Number.isInteger(d.face)))) continue;
     const model = attackCardModel(e.result, { attackerName: names[e.who] ?? e.who, names, requestId: "" });
     specs.push(...attackRollSpecs(model).map((spec) => ({ ...spec, label: `${names[e.who] ?? e.who}: ${spec.label}` })));
   }
@@ -612,11 +612,11 @@ export function roundRollSpecs(log, hidden, names) {
  * @param {{undoable?: boolean}} [options]
  */
 export function renderRoundCard(log, { names, requestId, hidden = new Set(), hurt = [] }, { undoable = false } = {}) {
-  const name = (id) => esc(names[id] ?? id);
+  const name = (/** @type {string} */ id) => esc(names[id] ?? id);
   const lines = [];
   // For the players' card: nothing a hidden member did or suffered, no order slot or
   // count of its side that would betray it (the GM's card, a whisper, has everything).
-  const seen = (e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group);
+  const seen = (/** @type {Record<string, any>} */ e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group);
   for (const e of (Array.isArray(log.events) ? log.events : []).filter(seen)) {
     if (e.type === "attack" || e.type === "spell") {
       const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
@@ -634,7 +634,7 @@ export function renderRoundCard(log, { names, requestId, hidden = new Set(), hur
       lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: e.winner }) : e.reason)}</strong></li>`);
     }
   }
-  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.filter((id) => !hidden.has(id)).map(name).join(", "))
+  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.filter((/** @type {string} */ id) => !hidden.has(id)).map(name).join(", "))
     .filter(Boolean).join("; ");
   const standing = hidden.size ? "" : Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
   const model = { requestId, seed: String(log.seed), backend: null, injected: false };
@@ -659,15 +659,15 @@ const rolled = (/** @type {number} */ r) => ({ result: r, active: true });
  * @param {EngineResult} result
  */
 export function rulesetRollSpecs(result) {
-  return result.strikes.map((s, i) => {
+  return result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => {
     if (result.ruleset === "cartyrion") {
       const faces = Number(String(s.die ?? "").replace(/^d/, ""));
       return { label: `strike ${i + 1}`, groups: Number.isInteger(faces) && faces > 0 && Array.isArray(s.faces) && s.faces.length
-        ? [{ faces, flavor: t("FRACAS.Dice.Pool"), results: s.faces.map((r) => rolled(r)) }] : [], total: s.damage };
+        ? [{ faces, flavor: t("FRACAS.Dice.Pool"), results: s.faces.map((/** @type {number} */ r) => rolled(r)) }] : [], total: s.damage };
     }
     return { label: `strike ${i + 1}`, groups: Number.isInteger(s.attack_roll)
       ? [{ faces: 20, flavor: t("FRACAS.Dice.Attack"), results: [{ result: s.attack_roll, active: true, success: !!s.hit, failure: !s.hit }] }] : [], total: s.damage };
-  }).filter((spec) => spec.groups.length);
+  }).filter((/** @type {Record<string, any>} */ spec) => spec.groups.length);
 }
 
 /**
@@ -676,10 +676,10 @@ export function rulesetRollSpecs(result) {
  * @param {Names} names
  */
 export function competeRollSpecs(result, names) {
-  return result.rounds.map((r, i) => ({
+  return result.rounds.map((/** @type {Record<string, any>} */ r, /** @type {number} */ i) => ({
     label: `round ${i + 1}`,
     groups: ["challenger", "defender"].map((side) => ({ faces: 12, flavor: names[result[side].id] ?? result[side].id,
-      results: r[side].dice.map((face) => rolled(face)) })),
+      results: r[side].dice.map((/** @type {number} */ face) => rolled(face)) })),
   }));
 }
 
@@ -689,7 +689,7 @@ export function competeRollSpecs(result, names) {
  */
 export function sideInitiativeRollSpecs(result) {
   if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
-  return [{ label: "initiative", groups: result.sides.map((x) => ({ faces: 6, flavor: x.id,
+  return [{ label: "initiative", groups: result.sides.map((/** @type {Record<string, any>} */ x) => ({ faces: 6, flavor: x.id,
     results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
 }
 

@@ -12,7 +12,9 @@ import { HolderElection } from "./holder.js";
 import { t } from "./i18n.js";
 import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingChoiceKey, settingLabelKey } from "./settings.js";
 
+/** @type {BridgeConnection|null} */
 let connection = null;
+/** @type {string|null} */
 let lastState = null;
 let troubled = false; // a failure since the last connect: announce the next one
 
@@ -136,13 +138,14 @@ async function promptForm(content, title) {
   });
 }
 
+/** @type {import("./actions.js").Vtt} */
 const vtt = {
   isGM: () => !!game.user?.isGM,
   controlled: () => (canvas.tokens?.controlled ?? []).map(tokenView),
   targeted: () => [...(game.user?.targets ?? [])].map(tokenView),
   toView,
   setting,
-  setSetting: (key, value) => game.settings.set(MODULE_ID, key, value),
+  setSetting: (key, value) => game.settings.set(MODULE_ID, /** @type {"lastStrike"} the one setting the actions write */ (key), /** @type {object} the dialog's last answers */ (value)),
   makeRolls: async (specs) => makeRolls(specs),
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,

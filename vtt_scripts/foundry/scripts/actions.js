@@ -984,7 +984,8 @@ export function createActions(deps) {
       content: renderImpaleCard(result, { pikemanName: pikeman.name, chargerName: charger.name, requestId },
         { undoable: changes.length > 0 }),
       rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name, chargerName: charger.name })),
-      flags: cardFlags("impale", requestId, String(result.seed), changes),
+      flags: cardFlags("impale", requestId, String(result.seed), changes,
+        result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
       speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };

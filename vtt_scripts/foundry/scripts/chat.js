@@ -556,8 +556,10 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
   return `<div class="fracas-card fracas-impale" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Card.Impales", { pikeman: pikemanName, charger: chargerName, dice: result.dice }))}</header>`
     + model.strikes.map(strikeHtml).join("")
-    + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} damage, Body ${esc(ch.body)} → `
-    + `${esc(ch.body_after)} · ${esc(verdict)}</div>`
+    // No Body values: the card may be public, and the charger's Body is the GM's (its
+    // before and after are in the card's GM-only ledger).
+    + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} ${esc(t("FRACAS.Card.DamageWord"))} · `
+    + `${esc(verdict)}<span class="fracas-target-actions" data-target="${attr(ch.id)}"></span></div>`
     + footerHtml({ ...model, seed: String(result.seed) }, undoable)
     + "</div>";
 }

@@ -153,6 +153,12 @@ describe("ER-23 api.impale", () => {
       // The impalement's pool as real rolls: its d20 faces.
       assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.filter((r) => r.active).map((r) => r.result),
         out.result.impalement.strikes[0].dice.map((d) => d.face));
+      assert.doesNotMatch(vtt.messages[0].content, /Body/, "the charger's Body is the GM's, not the card's");
+      // The charger gets the per-target buttons (Undo, Apply, Half, Double) on the card.
+      if (out.result.charger.damage > 0) {
+        assert.deepEqual(vtt.messages[0].flags.fracas.targets.map((x) => [x.id, x.damage]), [["ogre", out.result.charger.damage]]);
+        assert.match(vtt.messages[0].content, /fracas-target-actions" data-target="ogre"/);
+      }
       if (out.result.charge_void) {
         assert.match(vtt.messages[0].content, /incapacitated: the charge is void/);
         await api.undo(vtt.messages[0].id);

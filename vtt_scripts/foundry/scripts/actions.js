@@ -9,9 +9,11 @@
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
   mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
-  renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, rulesetCardModel,
+  renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, roundRollSpecs, rulesetCardModel,
+  competeRollSpecs, impaleRollSpecs, rulesetRollSpecs, sideInitiativeRollSpecs,
 } from "./chat.js";
-import { planDamage, planUndo } from "./damage.js";
+import { ActorQueue, planDamage, undoValue } from "./damage.js";
+import { damageAdapter } from "./systems.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
@@ -30,7 +32,7 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {() => boolean} isGM
  * @property {() => object[]} controlled     token views of the controlled tokens
  * @property {() => object[]} targeted       token views of the user's targets
- * @property {(ref: unknown) => object|null} toView  a token, token document, id or name → view
+ * @property {(ref: unknown, sceneId?: string) => object|null} toView  a token, token document, id or name → view
  * @property {(key: string) => unknown} setting
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
  * @property {(specs: object[]) => Promise<object[]>} makeRolls
@@ -49,7 +51,16 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(view: object) => boolean} ownsToken      this user owns the token's actor
  * @property {(userId: string, view: object) => boolean} userOwnsToken  that user owns it (GM side)
  * @property {() => boolean} holdsConnection    this client holds the bridge connection
- * @property {(action: string, data: object) => Promise<any>} askGM  a request to the active GM's client
+ * @property {(action: string, data: object) => Promise<any>} askGM  a request to the holding GM client
+ * @property {(changes: object[]) => Promise<string|null>} [postLedger]  a GM-only ledger of Body values; its id
+ * @property {(id: string) => object[]|null} [ledger]          a ledger's changes
+ * @property {(id: string, changes: object[]) => Promise<unknown>} [setLedger]
+ * @property {() => string|null} [systemId]                   game.system.id (the damage adapter)
+ * @property {(tokenId: string) => object|null} [tokenDocument]  a token id's document (pf2e's applyDamage)
+ * @property {() => string|null} [sceneId]                    the scene this client shows
+ * @property {(requestId: string) => {id: string, total: number|null}|null} [findCard]  the card of a request id
+ * @property {(userId: string) => boolean} [userIsGM]         whether a user has a GM role
+ * @property {() => string} [defeatedStatus]                  the status id of a defeated token
  */
 
 /** Names for the chat card: token names, numbered when two targets share one. */
@@ -109,6 +120,12 @@ function explained(error, ctx) {
 }
 
 /**
+ * What one user may ask of the holding client: a request of at most `maxBytes` of JSON,
+ * `maxTargets` targets, `perWindow` requests in `windowMs`, `inFlight` at once.
+ */
+export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, perWindow: 5, windowMs: 10000, inFlight: 2 });
+
+/**
  * The module API over an adapter and the connection.
  * @param {object} deps
  * @param {Vtt} deps.vtt
@@ -116,8 +133,11 @@ function explained(error, ctx) {
  *   the live connection, or null when this client does not hold it
  * @param {() => string} deps.newId
  * @param {(error: unknown) => void} [deps.log]
+ * @param {() => number} [deps.now]  the clock the per-player rate limit reads (ms)
+ * @param {ActorQueue} [deps.queue]  the per-actor damage queue (one per client)
  */
-export function createActions({ vtt, connection, newId, log = () => {} }) {
+export function createActions(deps) {
+  const { vtt, connection, newId, log = () => {} } = deps;
   const mapping = () => readMapping((key) => vtt.setting(key));
   const setting = (key) => vtt.setting(key);
 
@@ -133,29 +153,30 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   };
 
   function requireGM(what) {
-    if (!vtt.isGM()) throw new InputError(`only a GM can ${what}: the GM's browser is the one connected to the bridge`);
+    if (!vtt.isGM()) throw new InputError(t("FRACAS.Error.Actions01", { what }));
   }
 
   function link() {
     const conn = connection();
     if (!conn) {
-      throw new ConnectionError("this browser does not hold the bridge connection: only the active GM's client connects");
+      throw new ConnectionError(t("FRACAS.Error.Actions02"));
     }
     return conn;
   }
 
   function seedOption(options) {
     const seed = normalizeSeed(options.seed);
-    if (seed === null) throw new InputError(`seed ${String(options.seed)} is not a whole number from 0 to 2^64 − 1`);
+    if (seed === null) throw new InputError(t("FRACAS.Error.Actions03", { p0: String(options.seed) }));
     return seed;
   }
 
-  function viewsOf(refs, label) {
+  /** Token refs as views, on `scene` (a player's scene, by id) or else the canvas's. */
+  function viewsOf(refs, label, scene = undefined) {
     if (refs === undefined) return undefined;
     const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
     return list.map((ref) => {
-      const view = vtt.toView(ref);
-      if (!view) throw new InputError(`${label}: ${JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref))} is not a token on this scene`);
+      const view = vtt.toView(ref, scene);
+      if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref)) }));
       return view;
     });
   }
@@ -167,6 +188,13 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   async function applyAndPost(changes, card) {
     await applyChanges(changes);
     try {
+      // Body values are the GM's: on a card players see, the flags keep only what the card
+      // shows (who took how much); before and after go to a GM-only ledger (a whisper).
+      const flags = card.flags?.[MODULE_ID];
+      if (flags && changes.length && !card.whisperToGM && vtt.postLedger) {
+        flags.ledger = await vtt.postLedger(changes);
+        flags.changes = publicChanges(changes);
+      }
       return await vtt.postCard(card);
     } catch (error) {
       let tail = "the damage was taken back";
@@ -175,7 +203,26 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       } catch (inner) {
         tail = `and taking the damage back failed too (${inner.message})`;
       }
-      throw new FracasError(`posting the chat card failed (${error?.message ?? error}); ${tail}`);
+      throw new FracasError(t("FRACAS.Error.Actions05", { p0: error?.message ?? error, tail }));
+    }
+  }
+
+  /** What the flags of a card players see may say of its changes: no Body values. */
+  const publicChanges = (changes) => changes.map((c) => ({ uuid: c.uuid, name: c.name, damage: c.damage, targets: c.targets ?? [] }));
+
+  /** A card's changes with their Body values (from its GM-only ledger when it has one). */
+  function changesOf(flags) {
+    const list = flags.ledger ? vtt.ledger?.(flags.ledger) : flags.changes;
+    return Array.isArray(list) ? list : [];
+  }
+
+  /** Keep a card's changes (and other flags): Body values in its ledger, the rest on the card. */
+  async function saveChanges(messageId, flags, changes, extra = {}) {
+    if (flags.ledger) {
+      await vtt.setLedger(flags.ledger, changes);
+      await vtt.setMessageFlags(messageId, { ...extra, changes: publicChanges(changes) });
+    } else {
+      await vtt.setMessageFlags(messageId, { ...extra, changes });
     }
   }
 
@@ -186,14 +233,10 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return typeof n === "number" && Number.isFinite(n) ? n : undefined;
   };
 
-  /**
-   * Apply planned changes, all or none. An actor with the game system's own damage method
-   * (actor.applyDamage, e.g. dnd5e: temporary HP first) takes the damage through it, when
-   * the setting allows; the others get the Body path written. Each change records what it
-   * found before (Body and temporary Body) so Undo restores exactly that; a target brought
-   * to 0 is marked defeated (when the setting allows), and Undo takes that back too.
-   */
-  async function applyChanges(changes) {
+  /** Every damage and undo of an actor, in order, on this (the holding) client. */
+  const queue = deps.queue ?? new ActorQueue();
+
+  async function documentsOf(changes) {
     const docs = [];
     for (const c of changes) {
       let doc = null;
@@ -202,22 +245,46 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       } catch {
         doc = null;
       }
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was changed`);
+      if (!doc) throw new FracasError(t("FRACAS.Error.Actions06", { name: c.name, uuid: c.uuid }));
       docs.push(doc);
     }
+    return docs;
+  }
+
+  /**
+   * Apply planned changes, all or none, on the actors' queue: each change's Body is read
+   * when its turn comes and the damage taken from that value (never from the value the
+   * attack saw when it was sent). The game system's adapter (systems.js, by
+   * game.system.id) takes the damage where there is one and the setting allows; otherwise
+   * the Body path is written. Each change records what it found and left (Body and
+   * temporary Body), so Undo gives back exactly the difference; a target brought to 0 is
+   * marked defeated (when the setting allows), and Undo takes that back too.
+   */
+  function applyChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), () => applyNow(changes));
+  }
+
+  async function applyNow(changes) {
+    const docs = await documentsOf(changes);
     const done = [];
     const tempPath = mapping().bodyTemp;
+    const adapter = setting("damageThroughSystem") !== false ? damageAdapter(vtt.systemId?.()) : null;
+    const floor = setting("floorBodyAtZero") !== false;
     for (let i = 0; i < changes.length; i++) {
       const c = changes[i];
       const doc = docs[i];
       try {
+        const { value: current, problem } = readInteger(doc, c.path);
+        if (problem) throw new InputError(t("FRACAS.Error.Actions07", { problem }));
+        c.before = current;
+        c.after = Math.min(current, floor ? Math.max(0, current - c.damage) : current - c.damage);
         if (tempPath) {
           c.tempPath = tempPath;
           c.tempBefore = numberAt(doc, tempPath) ?? null;
         }
-        if (setting("damageThroughSystem") !== false && typeof doc.applyDamage === "function") {
-          await doc.applyDamage(c.damage);
-          c.system = true;
+        if (adapter) {
+          await adapter.apply(doc, c.damage, vtt.tokenDocument?.(c.targets?.[0]) ?? null);
+          c.system = adapter.id;
           const after = numberAt(doc, c.path);
           if (after !== undefined) c.after = after;
         } else {
@@ -240,28 +307,73 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
         }
         const why = error instanceof Error ? error.message : String(error);
         const tail = failedBack.length ? `; could not put back ${failedBack.join(", ")}: check them by hand` : "; nothing was changed";
-        throw new FracasError(`updating ${c.name} failed (${why})${tail}`);
+        throw new FracasError(t("FRACAS.Error.Actions08", { name: c.name, why, tail }));
       }
     }
   }
 
-  /** Put one applied change back: Body (and temporary Body) as before, the defeated mark off. */
+  /**
+   * Give back one applied change by delta (Body and temporary Body), the defeated mark
+   * off when Body is above 0 again. Returns what was written and what a maximum kept back.
+   */
   async function revertOne(c, doc) {
-    const data = { [c.path]: c.before };
-    if (c.tempPath && c.tempBefore !== null && c.tempBefore !== undefined) data[c.tempPath] = c.tempBefore;
-    await vtt.updateDocument(doc, data);
-    if (c.defeated && vtt.setDefeated) await vtt.setDefeated(doc, false);
-  }
-
-  async function revertChanges(changes) {
-    for (const c of changes) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (doc) await revertOne(c, doc);
+    const { value: current, problem } = readInteger(doc, c.path);
+    if (problem) throw new FracasError(t("FRACAS.Error.Actions09", { problem }));
+    const max = mapping().bodyMax ? numberAt(doc, mapping().bodyMax) : undefined;
+    const { value, taken, lost } = undoValue(c, current, max);
+    /** @type {Record<string, number>} */
+    const data = { [c.path]: value };
+    if (c.tempPath && Number.isFinite(c.tempBefore) && Number.isFinite(c.tempAfter)) {
+      const temp = numberAt(doc, c.tempPath) ?? 0;
+      data[c.tempPath] = temp + Math.max(0, c.tempBefore - c.tempAfter);
     }
+    await vtt.updateDocument(doc, data);
+    if (c.defeated && vtt.setDefeated && value > 0) await vtt.setDefeated(doc, false);
+    return { value, taken, lost };
   }
 
-  function cardFlags(kind, requestId, seed, changes, targets = []) {
-    return { [MODULE_ID]: { kind, requestId, seed, changes, targets, undone: null } };
+  function revertChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), async () => {
+      for (const c of changes) {
+        const doc = await vtt.getDocument(c.uuid);
+        if (doc) await revertOne(c, doc);
+      }
+    });
+  }
+
+  /**
+   * Undo `changes` on their actors' queues, each on its own: what was given back, and
+   * exactly what could not be (an actor gone, a Body no longer a number, a maximum).
+   */
+  function undoChanges(changes) {
+    return queue.run(changes.map((c) => c.uuid), async () => {
+      const restored = [];
+      const failed = [];
+      for (const c of [...changes].reverse()) {
+        let doc = null;
+        try {
+          doc = await vtt.getDocument(c.uuid);
+        } catch {
+          doc = null;
+        }
+        if (!doc) {
+          failed.push({ change: c, why: t("FRACAS.Undo.Gone", { name: c.name }) });
+          continue;
+        }
+        try {
+          const out = await revertOne(c, doc);
+          restored.push({ change: c, ...out });
+          if (out.lost) failed.push({ change: c, partial: true, why: t("FRACAS.Undo.Capped", { name: c.name, lost: out.lost, taken: out.taken }) });
+        } catch (error) {
+          failed.push({ change: c, why: `${c.name}: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      }
+      return { restored: restored.reverse(), failed };
+    });
+  }
+
+  function cardFlags(kind, requestId, seed, changes, targets = [], total = null) {
+    return { [MODULE_ID]: { kind, requestId, seed, total, changes, targets, undone: null } };
   }
 
   /** The card's targets as kept in its flags: what each may take (per-target buttons). */
@@ -281,7 +393,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     requireGM("resolve attacks with fracas");
     const conn = link();
     const attacker = attackerOf(options);
-    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
     const ruleset = options.ruleset ?? "enchanted-realms";
@@ -296,7 +408,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       options: {
         advantage: options.advantage, disadvantage: options.disadvantage, seed: seedOption(options),
         rolls: options.rolls, conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
-        nearby: viewsOf(options.nearby, "nearby"), flee: options.flee, grappling: options.grappling,
+        nearby: viewsOf(options.nearby, "nearby", options.scene), flee: options.flee, grappling: options.grappling,
         defenseRolls: options.defenseRolls, defenseRollsSetting: setting("defenseRolls") === true,
       },
     });
@@ -312,12 +424,11 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
         path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
       })
       : [];
-    for (const c of changes) c.targets = used.filter((v) => v.actorUuid === c.uuid).map((v) => v.id);
     const rolls = await vtt.makeRolls(attackRollSpecs(model));
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
       rolls,
-      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used)),
+      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -339,62 +450,214 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const weapons = weaponsOf(view);
     const found = weapons.filter((w) => w.id === ref || w.name === ref);
     if (found.length !== 1) {
-      throw new InputError(`${who(view)}: no single weapon "${ref}" with fracas strikes (flags.fracas.strikes); `
-        + `weapons with them: ${weapons.map((w) => w.name).join(", ") || "none"}`);
+      throw new InputError(t("FRACAS.Error.NoWeapon", { name: who(view), ref, weapons: weapons.map((w) => w.name).join(", ") || t("FRACAS.Word.None") }));
     }
     return found[0].strikes.map((st) => {
-      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(`${found[0].name}: a strike in flags.fracas.strikes is not an object`);
+      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(t("FRACAS.Error.Actions10", { p0: found[0].name }));
       const { target: _ignored, ...rest } = st;
       return rest;
     });
   }
 
-  /** What a player's attack request may carry to the GM (the dice are the GM's to choose). */
-  const PLAYER_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby",
-    "flee", "grappling", "item"];
+  // ── requests from other clients (players, and GMs whose tab does not hold the bridge) ──
+  //
+  // A player describes *which* attack, never its numbers: the attacking token, one of its
+  // actor's own attacks (an item carrying flags.fracas.strikes, or an entry of the actor's
+  // flags.fracas.strikes) and the targets. The holding GM's client reads every number
+  // (dice, bonus, weight, crit range, attacker and target data) from the actors, takes the
+  // ruleset from the world setting, and refuses anything else, unless the GM has turned
+  // on free-form player attacks. Limits on size, targets and rate are checked first,
+  // before anything is looked up or sent.
+
+  /** What a free-form player request may carry (only when the GM allows free-form attacks). */
+  const FREE_FORM_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby", "flee", "grappling"];
+
+  const now = deps.now ?? (() => Date.now());
+  /** @type {Map<string, number[]>} user id → when its recent requests arrived */
+  const recent = new Map();
+  /** @type {Map<string, number>} user id → requests being worked on */
+  const busy = new Map();
+  /** @type {Map<string, Promise<object>>} "user:request id" → its answer (a resent request gets the same) */
+  const answered = new Map();
 
   /**
-   * A player's attack: only the active GM's client reaches the bridge, so the request goes
-   * there (vtt.askGM: Foundry's socket, which names the sender) and the GM's client checks
-   * that this user owns the attacking token, resolves it, applies the damage and posts the
-   * card. The player gets the outcome, or a clear message when no GM is connected.
+   * The request a player's client sends for `attack(options)`: ids and the choice of attack.
+   * @returns {Record<string, any>}
+   */
+  function playerRequest(options, attacker, targets) {
+    /** @type {Record<string, any>} */
+    const request = { attacker: attacker.id, targets: targets.map((v) => v.id) };
+    const scene = vtt.sceneId?.();
+    if (scene) request.scene = scene;
+    if (options.item !== undefined) request.item = String(options.item?.id ?? options.item);
+    if (options.strike !== undefined) request.strike = options.strike;
+    if (setting("playerFreeForm") === true) {
+      for (const key of FREE_FORM_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
+      if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
+    } else {
+      const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+      if (extra.length) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    }
+    return request;
+  }
+
+  /**
+   * A player's attack: only the holding GM client reaches the bridge, so the request goes
+   * there (vtt.askGM: Foundry's module socket, whose server names the sender) and that
+   * client checks the sender owns the attacker, resolves it from the actors' own data,
+   * applies the damage and posts the card. The player gets the outcome, or a clear message.
    */
   async function playerAttack(options) {
     if (options.seed !== undefined || options.rolls !== undefined) {
-      throw new InputError("only the GM chooses the dice (seed, physical dice); attack without them");
+      throw new InputError(t("FRACAS.Player.NoDice"));
     }
     const attacker = attackerOf(options);
     if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const request = { attacker: attacker.id, targets: targets.map((v) => v.id) };
-    for (const key of PLAYER_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
-    if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
-    const answer = await vtt.askGM("attack", request);
-    if (!answer || answer.error) throw new FracasError(answer?.error ?? "the GM's client gave no answer");
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
+    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    if (options.item === undefined && options.strike === undefined && setting("playerFreeForm") !== true) {
+      throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+    }
+    return relay("attack", playerRequest(options, attacker, targets));
+  }
+
+  /** Send a request to the holding client and turn its answer into a result or an error. */
+  async function relay(action, data) {
+    const answer = await vtt.askGM(action, data);
+    if (!answer || answer.error) throw new FracasError(answer?.error ?? t("FRACAS.Player.NoAnswer"));
     return answer;
   }
 
-  /**
-   * The GM's side of a player's attack (`senderId`: the user Foundry says sent it). Refuses
-   * a token that user does not own; answers {requestId, messageId, total_damage} or {error}.
-   */
-  async function answerPlayerAttack(request, senderId) {
-    try {
-      if (!vtt.isGM() || !vtt.holdsConnection()) return null; // another GM's client answers
-      if (!request || typeof request !== "object" || typeof request.attacker !== "string") {
-        return { error: "a malformed attack request" };
-      }
-      const [attacker] = viewsOf(request.attacker, "attacker");
-      if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
-      const options = { attacker: attacker.id, targets: Array.isArray(request.targets) ? request.targets : [] };
-      for (const key of PLAYER_OPTIONS) if (request[key] !== undefined) options[key] = request[key];
-      const out = await attack(options);
-      return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
-    } catch (error) {
-      if (!(error instanceof FracasError)) log(error);
-      return { error: describeError(error) };
+  /** "Longsword, strike 1 (melee slashing)" : the attacks a token's actor has, for messages. */
+  function describeAttacks(view) {
+    const names = weaponsOf(view).map((w) => w.name);
+    const own = getPath(view?.actor, "flags.fracas.strikes");
+    if (Array.isArray(own)) own.forEach((s, i) => names.push(`strike ${i + 1} (${[s?.method, s?.style].filter(Boolean).join(" ")})`));
+    return names.join(", ") || "none";
+  }
+
+  /** The strikes of one of the attacker's own attacks, chosen by item (id or name) or flag index. */
+  function ownAttack(attacker, request) {
+    if (request.item !== undefined) {
+      if (typeof request.item !== "string") throw new InputError(t("FRACAS.Error.Actions11"));
+      return itemStrikes(attacker, request.item);
     }
+    if (request.strike !== undefined) {
+      const own = getPath(attacker.actor, "flags.fracas.strikes");
+      const i = request.strike;
+      if (!Array.isArray(own) || !Number.isInteger(i) || i < 0 || i >= own.length) {
+        throw new InputError(t("FRACAS.Player.NoSuchAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+      }
+      const spec = own[i];
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Actions12", { p0: who(attacker), p1: i + 1 }));
+      const { target: _aimed, ...rest } = spec;
+      return [rest];
+    }
+    throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+  }
+
+  /** Size, target count and rate limits for one sender; a refusal names the limit. */
+  function checkLimits(data, senderId) {
+    let size;
+    try {
+      size = JSON.stringify(data).length;
+    } catch {
+      return t("FRACAS.Player.Malformed");
+    }
+    if (size > LIMITS.maxBytes) return t("FRACAS.Player.TooLarge", { size, max: LIMITS.maxBytes });
+    if (Array.isArray(data?.targets) && data.targets.length > LIMITS.maxTargets) {
+      return t("FRACAS.Player.TooManyTargets", { count: data.targets.length, max: LIMITS.maxTargets });
+    }
+    const at = now();
+    const times = (recent.get(senderId) ?? []).filter((x) => at - x < LIMITS.windowMs);
+    if (times.length >= LIMITS.perWindow) {
+      recent.set(senderId, times);
+      return t("FRACAS.Player.TooFast", { count: LIMITS.perWindow, seconds: LIMITS.windowMs / 1000 });
+    }
+    if ((busy.get(senderId) ?? 0) >= LIMITS.inFlight) return t("FRACAS.Player.Busy", { count: LIMITS.inFlight });
+    times.push(at);
+    recent.set(senderId, times);
+    return null;
+  }
+
+  /**
+   * The holding client's side of a request from another client (`senderId`: the user the
+   * server says sent it). Players may only "attack"; a GM-role user (an assistant GM, or
+   * another tab that does not hold the bridge) may run any action. A request resent with
+   * the same id gets the first answer, without rolling or applying anything again.
+   * @returns {Promise<object|null>} the answer, or null when this client does not answer
+   */
+  async function answerRequest(message, senderId) {
+    if (!vtt.isGM() || !vtt.holdsConnection()) return null; // the holder answers
+    if (!message || typeof message !== "object" || typeof senderId !== "string") return null;
+    const id = message.id;
+    if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return { error: t("FRACAS.Player.Malformed") };
+    const key = `${senderId}:${id}`;
+    if (answered.has(key)) return answered.get(key);
+    // A resend after the answer was lost (or after another tab took over): the card says what happened.
+    const bridgeId = `player-${senderId}-${id}`.slice(0, 120);
+    const posted = vtt.findCard?.(bridgeId);
+    if (posted) return { requestId: bridgeId, messageId: posted.id, total_damage: posted.total ?? null, resent: true };
+    const refusal = checkLimits(message.data, senderId);
+    if (refusal) return { error: refusal };
+    busy.set(senderId, (busy.get(senderId) ?? 0) + 1);
+    const work = (async () => {
+      try {
+        const fromGM = vtt.userIsGM?.(senderId) === true;
+        if (message.action === "attack" && !fromGM) return await resolvePlayerAttack(message.data, senderId, bridgeId);
+        if (fromGM && typeof message.action === "string" && Object.prototype.hasOwnProperty.call(RELAYED, message.action)) {
+          const data = message.data && typeof message.data === "object" && !Array.isArray(message.data) ? message.data : {};
+          const out = await RELAYED[message.action]({ ...data, requestId: data.requestId ?? bridgeId });
+          return summarize(out);
+        }
+        return { error: t("FRACAS.Player.Refused", { action: String(message.action) }) };
+      } catch (error) {
+        if (!(error instanceof FracasError)) log(error);
+        return { error: describeError(error) };
+      } finally {
+        busy.set(senderId, (busy.get(senderId) ?? 1) - 1);
+      }
+    })();
+    answered.set(key, work);
+    // Keep the answers of the latest requests only (a resend comes within seconds; an
+    // older one is answered from its card).
+    if (answered.size > 500) answered.delete(answered.keys().next().value);
+    return work;
+  }
+
+  /** What goes back over the socket: ids and totals, never the GM-only detail. */
+  function summarize(out) {
+    if (!out || typeof out !== "object") return { error: t("FRACAS.Error.Actions13") };
+    return { requestId: out.requestId ?? null, messageId: out.messageId ?? null, total_damage: out.result?.total_damage ?? null };
+  }
+
+  async function resolvePlayerAttack(request, senderId, bridgeId) {
+    if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)) {
+      return { error: t("FRACAS.Player.Malformed") };
+    }
+    const scene = typeof request.scene === "string" ? request.scene : undefined;
+    const [attacker] = viewsOf(request.attacker, "attacker", scene);
+    if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
+    if (!request.targets.every((x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
+    const targets = uniqueViews(viewsOf(request.targets, "targets", scene));
+    if (!targets.length) return { error: t("FRACAS.Notify.NoTargets") };
+    /** @type {Record<string, any>} */
+    const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
+    const freeForm = setting("playerFreeForm") === true;
+    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
+    if (!freeForm && extra.length) return { error: t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }) };
+    if (freeForm && extra.length) {
+      for (const key of extra) options[key] = request[key];
+      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((x) => typeof x === "string");
+    } else {
+      const list = ownAttack(attacker, request);
+      options.ruleset = setting("ruleset") || "enchanted-realms";
+      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
+    }
+    const out = await attack(options);
+    return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
   }
 
   /** `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card. */
@@ -418,7 +681,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       : [];
     const message = await applyAndPost(changes, {
       content: renderRulesetCard(model, { undoable: changes.length > 0 }),
-      rolls: [],
+      rolls: await vtt.makeRolls(rulesetRollSpecs(result)),
       flags: cardFlags("attack", requestId, model.seed, changes),
       speaker: attacker,
       whisperToGM: setting("chatVisibility") === "gm",
@@ -456,6 +719,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       const body = Number(getPath(t.actor, map.body));
       if (Number.isInteger(body) && body > 0) remaining[t.id] = body;
     }
+    /** @type {Record<string, any>} the odds request: the attack's, with what the targets have left */
     const params = { ...request, remaining };
     if (options.count !== undefined) params.count = options.count;
     if (options.atLeast !== undefined) params.at_least = options.atLeast;
@@ -479,7 +743,12 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   async function mob(options = {}) {
     requireGM("resolve mob attacks with fracas");
     const conn = link();
-    const attackers = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
+    const chosen = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
+    // Defeated tokens do not attack: left out, and named on the card.
+    const out = vtt.defeatedStatus?.() ?? "dead";
+    const attackers = chosen.filter((v) => !(v.statuses ?? []).includes(out));
+    const skipped = chosen.filter((v) => !attackers.includes(v)).map((v) => v.name ?? v.id);
+    if (chosen.length && !attackers.length) throw new InputError(t("FRACAS.Notify.AllDefeated", { names: skipped.join(", ") }));
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
@@ -502,7 +771,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const result = await conn.call("attack.bulk", request, { id: requestId }).catch((error) => {
       throw explained(error, { names, profileNames });
     });
-    const model = mobCardModel(result, { names, profileNames, requestId });
+    const model = { ...mobCardModel(result, { names, profileNames, requestId }), skipped };
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
@@ -512,7 +781,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const message = await applyAndPost(changes, {
       content: renderMobCard(model, { undoable: changes.length > 0 }),
       rolls: [],
-      flags: cardFlags("mob", requestId, model.seed, changes),
+      flags: cardFlags("mob", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: null,
       whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -524,10 +793,10 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     requireGM("roll initiative with fracas");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions14"));
     // Defeated combatants roll nothing and keep their place.
     const standing = combat.combatants.filter((c) => !c.defeated);
-    if (!standing.length) throw new InputError("every combatant is defeated: nobody rolls initiative");
+    if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
     const ruleset = options.ruleset ?? "enchanted-realms";
     if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
     /** @type {Record<string, any>} */
@@ -536,7 +805,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
       // WW-1: d20 + Dexterity modifier, from the actor flag flags.fracas.worldwalker.dex_mod.
       request = { ruleset, combatants: standing.map((c) => {
         const dex = getPath(c.view?.actor, "flags.fracas.worldwalker.dex_mod");
-        if (!Number.isInteger(dex)) throw new InputError(`${c.name}: no Dexterity modifier in flags.fracas.worldwalker.dex_mod (WW-1)`);
+        if (!Number.isInteger(dex)) throw new InputError(t("FRACAS.Error.Actions16", { name: c.name }));
         return { id: c.id, dex_mod: dex };
       }) };
       const seed = seedOption(options);
@@ -566,7 +835,11 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
         flags, speaker: null, whisperToGM: true,
       });
     }
-    const visible = { ...model, order: model.order.filter((e) => !hidden.has(e.id)).map((e, i) => ({ ...e, rank: i + 1 })) };
+    // A roll-off shows only when someone visible tied: a tie with a hidden combatant alone
+    // would tell the players it is there.
+    const shown = model.order.filter((e) => !hidden.has(e.id));
+    const visible = { ...model, order: shown.map((e, i) => ({ ...e, rank: i + 1,
+      tiebreaks: shown.some((o) => o !== e && o.total === e.total) ? e.tiebreaks : [] })) };
     if (everyone && visible.order.length) {
       message = await vtt.postCard({
         content: renderInitiativeCard(visible), rolls: await vtt.makeRolls(initiativeRollSpecs(visible)),
@@ -600,7 +873,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((g) => g.includes(sideOf(c))) }));
     await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
     const message = await vtt.postCard({
-      content: renderSideInitiativeCard(result), rolls: [],
+      content: renderSideInitiativeCard(result), rolls: await vtt.makeRolls(sideInitiativeRollSpecs(result)),
       flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: String(result.seed), changes: [], undone: null } },
       speaker: null, whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -609,9 +882,9 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
 
   /** The attacker: `options.attacker` (a token, its id or name), or the one controlled token. */
   function attackerOf(options) {
-    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker")[0];
+    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker", options.scene)[0];
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     return controlled[0];
   }
 
@@ -619,7 +892,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
   function oneToken(ref, label) {
     if (ref !== undefined) return viewsOf(ref, label)[0];
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one token as the ${label} (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Error.Actions17", { label, length: controlled.length }));
     return controlled[0];
   }
 
@@ -637,14 +910,14 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (options.defender !== undefined) [defender] = viewsOf(options.defender, "defender");
     else {
       const targeted = uniqueViews(vtt.targeted());
-      if (targeted.length !== 1) throw new InputError(`target exactly one token as the defender (${targeted.length} are targeted)`);
+      if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions18", { length: targeted.length }));
       [defender] = targeted;
     }
-    if (challenger.id === defender.id) throw new InputError("a competition has two sides: target another token");
+    if (challenger.id === defender.id) throw new InputError(t("FRACAS.Error.Actions19"));
     const map = mapping();
     const edge = (value, label) => {
       if (value === undefined || value === null) return {};
-      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(`${label}: "${value}" is not advantage or disadvantage`);
+      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(t("FRACAS.Error.Actions20", { label, value }));
       return { [value]: true };
     };
     const fromStatuses = { conditions: setting("conditionsFromStatuses") !== false };
@@ -662,7 +935,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
     const names = displayNames([challenger, defender]);
     const message = await vtt.postCard({
-      content: renderCompeteCard(result, { names }), rolls: [],
+      content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
       flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
       speaker: challenger, whisperToGM: setting("chatVisibility") === "gm",
     });
@@ -683,14 +956,14 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     if (options.charger !== undefined) [charger] = viewsOf(options.charger, "charger");
     else {
       const targeted = uniqueViews(vtt.targeted());
-      if (targeted.length !== 1) throw new InputError(`target exactly one charging token (${targeted.length} are targeted)`);
+      if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions21", { length: targeted.length }));
       [charger] = targeted;
     }
-    if (!Number.isInteger(options.closed)) throw new InputError("closed: give the feet the charger closed this turn (25 or more)");
+    if (!Number.isInteger(options.closed)) throw new InputError(t("FRACAS.Error.Actions22"));
     const map = mapping();
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const body = Number(getPath(charger.actor, map.body));
-    if (!Number.isInteger(body)) throw new InputError(`${who(charger)}: no Body at ${map.body || "(no data path set)"}: impalement needs it`);
+    if (!Number.isInteger(body)) throw new InputError(t("FRACAS.Error.Actions23", { p0: who(charger), p1: map.body || "(no data path set)" }));
     const { request: strikeRequest } = buildAttackRequest({
       attacker: pikeman, targets: [charger], mapping: map,
       strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],
@@ -713,38 +986,61 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const message = await applyAndPost(changes, {
       content: renderImpaleCard(result, { pikemanName: pikeman.name, chargerName: charger.name, requestId },
         { undoable: changes.length > 0 }),
-      rolls: [],
-      flags: cardFlags("impale", requestId, String(result.seed), changes),
+      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name, chargerName: charger.name })),
+      flags: cardFlags("impale", requestId, String(result.seed), changes,
+        result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
       speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }
 
   /** Undo the damage of a fracas chat card: restore every exact previous value. */
+  /** Cards whose damage is being applied or undone now: one button press at a time per card. */
+  const cardBusy = new Set();
+
+  /** Run `fn` for one card at a time (two quick clicks on Undo give back the damage once). */
+  async function onCard(messageId, fn) {
+    if (cardBusy.has(messageId)) throw new InputError(t("FRACAS.Undo.Busy"));
+    cardBusy.add(messageId);
+    try {
+      return await fn();
+    } finally {
+      cardBusy.delete(messageId);
+    }
+  }
+
+  /** Tell the GM what an undo gave back and, one by one, what it could not. */
+  function reportUndo({ restored, failed }) {
+    const back = restored.filter((r) => !failed.some((f) => f.change === r.change && !f.partial));
+    if (back.length) {
+      vtt.notify("info", t("FRACAS.Undo.Done", { list: back.map((r) => t("FRACAS.Undo.Back", { name: r.change.name, value: r.value })).join(", ") }));
+    }
+    if (failed.length) vtt.notify("warn", t("FRACAS.Undo.NotRestored", { list: failed.map((f) => f.why).join("; ") }));
+  }
+
+  /**
+   * Undo the damage of a fracas chat card, by delta: each actor gets back what the card
+   * took, whatever happened to it since; what cannot be given back is named, and stays
+   * on the card to undo later.
+   */
   async function undo(messageId) {
     requireGM("undo fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    if (flags.undone) throw new InputError("this damage was already undone");
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    if (!changes.length) throw new InputError("this card applied no damage: nothing to undo");
-    const docs = new Map();
-    for (const c of changes) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
-      docs.set(c.uuid, doc);
-    }
-    const { writes, drifted } = planUndo(changes, (c) => {
-      const raw = getPath(docs.get(c.uuid), c.path);
-      return typeof raw === "string" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions24"));
+      if (flags.undone) throw new InputError(t("FRACAS.Error.Actions25"));
+      const changes = changesOf(flags);
+      if (!changes.length) throw new InputError(t("FRACAS.Error.Actions26"));
+      const out = await undoChanges(changes);
+      const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
+      if (kept.length) await saveChanges(messageId, flags, changes.filter((c) => kept.some((k) => k.uuid === c.uuid)));
+      else await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
+      reportUndo(out);
+      return {
+        restored: out.restored.map((r) => ({ uuid: r.change.uuid, name: r.change.name, value: r.value, given: r.taken - r.lost })),
+        failed: out.failed.map((f) => f.why),
+      };
     });
-    for (const c of [...changes].reverse()) await revertOne(c, docs.get(c.uuid));
-    await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
-    vtt.notify("info", `fracas: damage undone (${changes.map((c) => `${c.name} back to ${c.before}`).join(", ")})`);
-    if (drifted.length) {
-      vtt.notify("warn", `fracas: ${drifted.map((d) => `${d.name}'s Body had changed since the attack (${d.expected} expected, ${d.current} found)`).join("; ")}; restored to the value from before the attack anyway`);
-    }
-    return { restored: writes.map((w) => ({ uuid: w.uuid, name: w.name, value: w.value })), drifted };
   }
 
   /**
@@ -753,45 +1049,41 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
    */
   async function applyTarget(messageId, targetId, multiplier = 1) {
     requireGM("apply fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    const target = (flags.targets ?? []).find((x) => x.id === targetId);
-    if (!target) throw new InputError("this card has no damage for that target");
-    if (![1, 0.5, 2].includes(multiplier)) throw new InputError(`multiplier ${multiplier}: apply 1, 0.5 (half) or 2 (double)`);
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
-      throw new InputError(`${target.name} already took this damage: undo it first`);
-    }
-    if (!target.uuid) throw new InputError(`${target.name}: the token has no actor to take damage`);
-    const doc = await vtt.getDocument(target.uuid);
-    if (!doc) throw new FracasError(`${target.name}: the actor is gone (${target.uuid}); nothing was applied`);
-    const map = mapping();
-    const { value: before, problem } = readInteger(doc, map.body);
-    if (problem) throw new InputError(`${target.name}: Body: ${problem}; nothing was applied`);
-    const damage = Math.floor(target.damage * multiplier);
-    const floor = setting("floorBodyAtZero") !== false;
-    const change = { uuid: target.uuid, name: target.name, path: map.body, before, damage,
-      after: Math.min(before, floor ? Math.max(0, before - damage) : before - damage), targets: [targetId], multiplier };
-    await applyChanges([change]);
-    await vtt.setMessageFlags(messageId, { changes: [...changes, change], undone: null });
-    return change;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions27"));
+      const target = (flags.targets ?? []).find((x) => x.id === targetId);
+      if (!target) throw new InputError(t("FRACAS.Error.Actions28"));
+      if (![1, 0.5, 2].includes(multiplier)) throw new InputError(t("FRACAS.Error.Actions29", { multiplier }));
+      const changes = changesOf(flags);
+      if (changes.some((c) => (c.targets ?? []).includes(targetId))) {
+        throw new InputError(t("FRACAS.Error.Actions30", { name: target.name }));
+      }
+      if (!target.uuid) throw new InputError(t("FRACAS.Error.Actions31", { name: target.name }));
+      const damage = Math.floor(target.damage * multiplier);
+      // before and after are measured on the actor's queue, when the damage lands.
+      const change = { uuid: target.uuid, name: target.name, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
+      await applyChanges([change]);
+      await saveChanges(messageId, flags, [...changes, change], { undone: null });
+      return change;
+    });
   }
 
   async function undoTarget(messageId, targetId) {
     requireGM("undo fracas damage");
-    const flags = vtt.messageFlags(messageId);
-    if (!flags) throw new InputError("this chat message is not a fracas result");
-    const changes = Array.isArray(flags.changes) ? flags.changes : [];
-    const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
-    if (!mine.length) throw new InputError("nothing was applied to that target: nothing to undo");
-    for (const c of [...mine].reverse()) {
-      const doc = await vtt.getDocument(c.uuid);
-      if (!doc) throw new FracasError(`${c.name}: the actor is gone (${c.uuid}); nothing was undone`);
-      await revertOne(c, doc);
-    }
-    const rest = changes.filter((c) => !mine.includes(c));
-    await vtt.setMessageFlags(messageId, { changes: rest, undone: rest.length ? null : flags.undone });
-    return mine;
+    return onCard(messageId, async () => {
+      const flags = vtt.messageFlags(messageId);
+      if (!flags) throw new InputError(t("FRACAS.Error.Actions32"));
+      const changes = changesOf(flags);
+      const mine = changes.filter((c) => (c.targets ?? []).includes(targetId));
+      if (!mine.length) throw new InputError(t("FRACAS.Error.Actions33"));
+      const out = await undoChanges(mine);
+      const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
+      const rest = changes.filter((c) => !mine.includes(c) || kept.includes(c));
+      await saveChanges(messageId, flags, rest, { undone: rest.length ? null : flags.undone });
+      reportUndo(out);
+      return mine;
+    });
   }
 
   async function askStrike(title, attackerName, targets, weapons = []) {
@@ -803,35 +1095,56 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return parsed;
   }
 
-  /** The ready-made macro: ask for the weapon, one strike at each target. */
+  /** The attacks a token's actor offers in the dialog: its weapon items, then its own flag strikes. */
+  function attackChoices(view) {
+    const choices = weaponsOf(view).map((w) => ({ id: w.id, name: w.name }));
+    const own = getPath(view?.actor, "flags.fracas.strikes");
+    if (Array.isArray(own)) {
+      own.forEach((s, i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${[s?.method, s?.style].filter(Boolean).join(" ")})` }));
+    }
+    return choices;
+  }
+
+  /**
+   * The ready-made macro: ask for the weapon, one strike at each target. A player's choice
+   * goes to the holding GM client as "this attack of my actor", never as numbers (unless
+   * the GM allows free-form player attacks).
+   */
   async function attackDialog() {
-    if (vtt.isGM()) link(); // a player's attack goes through the GM's client
+    if (vtt.isGM() && vtt.holdsConnection()) link();
     const controlled = vtt.controlled();
-    if (controlled.length !== 1) throw new InputError(`select exactly one attacking token (${controlled.length} are selected)`);
+    if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     const targets = uniqueViews(vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, weaponsOf(controlled[0]));
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
+    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, attackChoices(controlled[0]));
     if (!parsed) return null;
-    // A weapon item's strikes, or the dialog's strike, at each target.
-    const strikes = parsed.weapon
-      ? targets.flatMap((x) => itemStrikes(controlled[0], parsed.weapon).map((st) => ({ ...st, target: x.id })))
-      : targets.map((x) => ({ ...parsed.strike, target: x.id }));
-    const options = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id), strikes };
-    return parsed.action === "odds" ? odds(options) : attack(options);
+    const base = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id) };
+    const flagIndex = /^strike:(\d+)$/.exec(parsed.weapon ?? "");
+    if (!vtt.isGM() && parsed.action !== "odds" && setting("playerFreeForm") !== true) {
+      // Only which attack: the GM's side reads its numbers from the actor.
+      const choice = flagIndex ? { strike: Number(flagIndex[1]) } : parsed.weapon ? { item: parsed.weapon } : {};
+      return attack({ attacker: base.attacker, targets: base.targets, ...choice });
+    }
+    // A weapon item's strikes, an own strike, or the dialog's strike, at each target.
+    const list = flagIndex ? ownAttack(controlled[0], { strike: Number(flagIndex[1]) })
+      : parsed.weapon ? itemStrikes(controlled[0], parsed.weapon) : [parsed.strike];
+    const strikes = targets.flatMap((x) => list.map((st) => ({ ...st, target: x.id })));
+    const options = { ...base, strikes };
+    return parsed.action === "odds" ? viaHolder("odds", odds)(options) : viaHolder("attack", attack)(options);
   }
 
   /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
   async function mobDialog() {
     requireGM("resolve mob attacks with fracas");
-    link();
+    if (vtt.holdsConnection()) link();
     const attackers = vtt.controlled();
-    if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
+    if (!attackers.length) throw new InputError(t("FRACAS.Error.Actions34"));
     const targets = uniqueViews(vtt.targeted());
-    if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
     const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
     if (!parsed) return null;
-    if (parsed.options.rolls) throw new InputError("physical dice are for single attacks; a mob attack rolls its own");
-    return mob({ ...parsed.options, strikes: [parsed.strike] });
+    if (parsed.options.rolls) throw new InputError(t("FRACAS.Error.Actions35"));
+    return viaHolder("mob", mob)({ ...parsed.options, strikes: [parsed.strike] });
   }
 
   /** The combat's standing combatants by token id (their views), for a fight's members. */
@@ -853,7 +1166,7 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     requireGM("play fracas rounds");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter: start one in the combat tracker");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions36"));
     const map = mapping();
     let state = options.new ? null : vtt.combatFlag(combat);
     if (!state || typeof state.name !== "string") {
@@ -894,13 +1207,26 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const changes = apply ? planDamage({ targets: hit, damageById, path: map.body,
       floorAtZero: setting("floorBodyAtZero") !== false }) : [];
+    // Hidden combatants are the GM's: with any in the fight, the whole round goes to the
+    // GMs (with its Undo), and the players get a card without them.
+    const hidden = new Set(combat.combatants.filter((c) => c.hidden && c.view?.id).map((c) => c.view.id));
+    // Who took damage this round, for the card's per-target buttons (Undo, Apply, Half, Double).
+    const hurt = hit.map((v) => ({ id: v.id, name: state.names[v.id] ?? v.name, uuid: v.actorUuid ?? null, damage: damageById[v.id] }));
+    const everyone = setting("chatVisibility") !== "gm";
     const message = await applyAndPost(changes, {
-      content: renderRoundCard(log, { names: state.names, requestId }, { undoable: changes.length > 0 }),
-      rolls: [],
-      flags: cardFlags("round", requestId, String(log.seed), changes),
+      content: renderRoundCard(log, { names: state.names, requestId, hurt }, { undoable: changes.length > 0 }),
+      rolls: await vtt.makeRolls(roundRollSpecs(log, new Set(), state.names)),
+      flags: cardFlags("round", requestId, String(log.seed), changes, hurt),
       speaker: null,
-      whisperToGM: setting("chatVisibility") === "gm",
+      whisperToGM: !everyone || hidden.size > 0,
     });
+    if (everyone && hidden.size) {
+      await vtt.postCard({
+        content: renderRoundCard(log, { names: state.names, requestId, hidden }),
+        rolls: await vtt.makeRolls(roundRollSpecs(log, hidden, state.names)),
+        flags: { [MODULE_ID]: { kind: "round-public", requestId } }, speaker: null, whisperToGM: false,
+      });
+    }
     await vtt.setCombatFlag(combat, { ...state, round: log.round });
     return { requestId, result: log, messageId: message?.id ?? null, changes };
   }
@@ -910,9 +1236,9 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     requireGM("undo fracas rounds");
     const conn = link();
     const combat = vtt.combat();
-    if (!combat) throw new InputError("no active combat encounter");
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions37"));
     const state = vtt.combatFlag(combat);
-    if (!state || typeof state.name !== "string" || !state.round) throw new InputError("this combat has no fracas round to undo");
+    if (!state || typeof state.name !== "string" || !state.round) throw new InputError(t("FRACAS.Error.Actions38"));
     const shown = /** @type {any} */ (await conn.call("encounter.undo", { name: state.name, expect_round: state.round },
       { id: newId() }));
     const map = mapping();
@@ -932,19 +1258,65 @@ export function createActions({ vtt, connection, newId, log = () => {} }) {
     return shown;
   }
 
+  // ── a GM whose tab does not hold the bridge (an assistant GM, a second tab) ──
+  // Its actions go to the holding client like a player's request, with the selection of
+  // this tab (controlled and targeted tokens) written out as token ids.
+
+  const idOf = (ref) => (ref && typeof ref === "object" ? ref.document?.id ?? ref.id : ref);
+  const idsOf = (refs) => (refs === undefined ? undefined : (Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs]).map(idOf));
+  const controlledIds = () => vtt.controlled().map((v) => v.id);
+  const targetedIds = () => uniqueViews(vtt.targeted()).map((v) => v.id);
+  const oneControlled = () => (vtt.controlled().length === 1 ? vtt.controlled()[0].id : undefined);
+  /** Each relayed action: how this tab's selection fills its options. */
+  const SELECTION = {
+    attack: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds(), nearby: idsOf(o.nearby),
+      scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
+    odds: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds() }),
+    mob: (o) => ({ attackers: idsOf(o.attackers) ?? controlledIds(), targets: idsOf(o.targets) ?? targetedIds() }),
+    compete: (o) => ({ challenger: idOf(o.challenger) ?? oneControlled(), defender: idOf(o.defender) ?? targetedIds()[0] }),
+    impale: (o) => ({ pikeman: idOf(o.pikeman) ?? oneControlled(), charger: idOf(o.charger) ?? targetedIds()[0] }),
+    initiative: () => ({}),
+    round: () => ({}),
+    roundUndo: () => ({}),
+  };
+  /** The holder's side: the actions a GM-role sender may run there. */
+  const RELAYED = {
+    attack: (o) => attack(o), odds: (o) => odds(o), mob: (o) => mob(o), compete: (o) => compete(o),
+    impale: (o) => impale(o), initiative: (o) => initiative(o), round: (o) => round(o), roundUndo: () => roundUndo(),
+    undo: (o) => undo(o.messageId), applyTarget: (o) => applyTarget(o.messageId, o.targetId, o.multiplier),
+    undoTarget: (o) => undoTarget(o.messageId, o.targetId),
+  };
+
+  /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */
+  const viaHolder = (name, fn) => async (...args) => {
+    if (!vtt.isGM() || vtt.holdsConnection()) return fn(...args);
+    /** @type {Record<string, any>} */
+    let data;
+    if (name === "undo") data = { messageId: args[0] };
+    else if (name === "applyTarget") data = { messageId: args[0], targetId: args[1], multiplier: args[2] ?? 1 };
+    else if (name === "undoTarget") data = { messageId: args[0], targetId: args[1] };
+    else {
+      const options = { ...(args[0] ?? {}) };
+      data = { ...options, ...SELECTION[name](options) };
+      for (const [k, v] of Object.entries(data)) if (v === undefined) delete data[k];
+    }
+    return relay(name, data);
+  };
+
   return {
-    answerPlayerAttack,
-    round: guarded(round),
-    roundUndo: guarded(roundUndo),
-    attack: guarded(attack),
-    odds: guarded(odds),
-    mob: guarded(mob),
-    initiative: guarded(initiative),
-    applyTarget: guarded(applyTarget),
-    undoTarget: guarded(undoTarget),
-    compete: guarded(compete),
-    impale: guarded(impale),
-    undo: guarded(undo),
+    answerRequest,
+    LIMITS,
+    round: guarded(viaHolder("round", round)),
+    roundUndo: guarded(viaHolder("roundUndo", roundUndo)),
+    attack: guarded(viaHolder("attack", attack)),
+    odds: guarded(viaHolder("odds", odds)),
+    mob: guarded(viaHolder("mob", mob)),
+    initiative: guarded(viaHolder("initiative", initiative)),
+    applyTarget: guarded(viaHolder("applyTarget", applyTarget)),
+    undoTarget: guarded(viaHolder("undoTarget", undoTarget)),
+    compete: guarded(viaHolder("compete", compete)),
+    impale: guarded(viaHolder("impale", impale)),
+    undo: guarded(viaHolder("undo", undo)),
     attackDialog: guarded(attackDialog),
     mobDialog: guarded(mobDialog),
   };

@@ -2,6 +2,7 @@
 // (@league-of-foundry-developers/foundry-vtt-types, with tsc --checkJs): a call with the
 // wrong arguments, a misspelt document property or a setting the module never registered
 // fails here before it fails in a GM's browser.
+import "./english.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,12 +13,21 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TSC = `${ROOT}node_modules/typescript/bin/tsc`;
 const TYPES = `${ROOT}node_modules/@league-of-foundry-developers/foundry-vtt-types/package.json`;
 
-test("tsc --checkJs against Foundry v13's types finds no error in scripts/", (t) => {
+/** Run tsc with `config`; skipped (or failed under CI) without npm install. */
+function typecheck(t, config, what) {
   if (!existsSync(TSC) || !existsSync(TYPES)) {
     if (process.env.CI) assert.fail("typescript and the Foundry types are not installed: run npm install");
     t.skip("npm install has not been run");
     return;
   }
-  const run = spawnSync(process.execPath, [TSC, "-p", "vtt_scripts/foundry/tsconfig.json"], { cwd: ROOT, encoding: "utf8" });
-  assert.equal(run.status, 0, `tsc found errors:\n${run.stdout}${run.stderr}`);
+  const run = spawnSync(process.execPath, [TSC, "-p", config], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(run.status, 0, `${what} found errors:\n${run.stdout}${run.stderr}`);
+}
+
+test("tsc --checkJs against Foundry v13's types finds no error in scripts/", (t) => {
+  typecheck(t, "vtt_scripts/foundry/tsconfig.json", "tsc");
+});
+
+test("tsc with strict: true finds no error in the files tsconfig.strict.json lists", (t) => {
+  typecheck(t, "vtt_scripts/foundry/tsconfig.strict.json", "tsc (strict)");
 });

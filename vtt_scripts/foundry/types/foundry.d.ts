@@ -13,6 +13,8 @@ declare global {
     "fracas.damageThroughSystem": boolean;
     "fracas.markDefeated": boolean;
     "fracas.defenseRolls": boolean;
+    "fracas.playerFreeForm": boolean;
+    "fracas.ruleset": string;
     "fracas.floorBodyAtZero": boolean;
     "fracas.conditionsFromStatuses": boolean;
     "fracas.requestTimeoutSeconds": number;

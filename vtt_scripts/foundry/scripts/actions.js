@@ -26,32 +26,49 @@ import {
 import { t } from "./i18n.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
+/** @typedef {import("./request.js").TokenView} TokenView */
+/**
+ * A roll for the chat card: dice groups with the engine's faces (chat.js's *RollSpecs).
+ * @typedef {{label?: string, total?: number, groups: {faces: number, flavor?: string,
+ *   results: {result: number, active?: boolean, success?: boolean, failure?: boolean}[]}[]}} RollSpec
+ */
+/**
+ * A combatant of the current combat, with its token's view.
+ * @typedef {{id: string, name: string, defeated: boolean, hidden: boolean, view: Partial<TokenView>}} CombatantView
+ */
+/**
+ * The current combat: its document (fvtt-types' Combat), its combatants, whose turn it is.
+ * @typedef {{id: string, document: any, combatants: CombatantView[], current: string|null}} CombatView
+ *   document: a Combat, typed `any` because its flags (`fracas.encounter`) are the module's own
+ */
+
 /**
  * The VTT adapter the actions use.
  * @typedef {object} Vtt
  * @property {() => boolean} isGM
- * @property {() => object[]} controlled     token views of the controlled tokens
- * @property {() => object[]} targeted       token views of the user's targets
- * @property {(ref: unknown, sceneId?: string) => object|null} toView  a token, token document, id or name → view
+ * @property {() => (TokenView|null)[]} controlled     token views of the controlled tokens
+ * @property {() => (TokenView|null)[]} targeted       token views of the user's targets
+ * @property {(ref: unknown, sceneId?: string) => TokenView|null} toView  a token, token document, id or name → view
  * @property {(key: string) => unknown} setting
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
- * @property {(specs: object[]) => Promise<object[]>} makeRolls
- * @property {(card: object) => Promise<{id: string}>} postCard
- * @property {(id: string) => object|null} messageFlags   the message's fracas flags
+ * @property {(specs: RollSpec[]) => Promise<object[]>} makeRolls
+ * @property {(card: {content: string, rolls?: any[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean}) => Promise<{id?: string|null}|null|undefined>} postCard
+ *   rolls: Foundry Rolls (makeRolls' answer)
+ * @property {(id: string) => Record<string, any>|null} messageFlags   the message's fracas flags (the module's own data)
  * @property {(id: string, flags: object) => Promise<unknown>} setMessageFlags
- * @property {(uuid: string) => Promise<object|null>} getDocument
- * @property {(doc: object, data: object) => Promise<unknown>} updateDocument
- * @property {() => object|null} combat     {id, combatants: [{id, name, view}]}
- * @property {(combat: object, values: object[], options?: {keepTurnOf?: string|null}) => Promise<unknown>} setInitiative
- * @property {(combat: any) => any} combatFlag  the fracas encounter a combat plays (its flags), or null
- * @property {(combat: any, value: object) => Promise<unknown>} setCombatFlag
- * @property {(html: string, title: string) => Promise<object|null>} promptForm
+ * @property {(uuid: string) => Promise<any>} getDocument  a document (an Actor: its data is the game system's, untyped)
+ * @property {(doc: any, data: object) => Promise<unknown>} updateDocument  doc: a document from getDocument
+ * @property {() => CombatView|null} combat
+ * @property {(combat: CombatView, values: {id: string, value: number}[], options?: {keepTurnOf?: string|null}) => Promise<unknown>} setInitiative
+ * @property {(combat: CombatView) => any} combatFlag  the fracas encounter a combat plays (its flags: the module's own data), or null
+ * @property {(combat: CombatView, value: object) => Promise<unknown>} setCombatFlag
+ * @property {(html: string, title: string) => Promise<Record<string, unknown>|null>} promptForm
  * @property {(level: "info"|"warn"|"error", text: string) => void} notify
- * @property {(actor: object, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark
- * @property {(view: object) => boolean} ownsToken      this user owns the token's actor
- * @property {(userId: string, view: object) => boolean} userOwnsToken  that user owns it (GM side)
+ * @property {(actor: any, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark (actor: an Actor, the system's)
+ * @property {(view: TokenView|null) => boolean} ownsToken      this user owns the token's actor
+ * @property {(userId: string, view: TokenView|null) => boolean} userOwnsToken  that user owns it (GM side)
  * @property {() => boolean} holdsConnection    this client holds the bridge connection
- * @property {(action: string, data: object) => Promise<any>} askGM  a request to the holding GM client
+ * @property {(action: string, data: object) => Promise<any>} askGM  a request to the holding GM client (its answer: JSON from another client)
  * @property {(changes: object[]) => Promise<string|null>} [postLedger]  a GM-only ledger of Body values; its id
  * @property {(id: string) => object[]|null} [ledger]          a ledger's changes
  * @property {(id: string, changes: object[]) => Promise<unknown>} [setLedger]

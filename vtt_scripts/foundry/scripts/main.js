@@ -12,17 +12,27 @@ import { HolderElection } from "./holder.js";
 import { t } from "./i18n.js";
 import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingChoiceKey, settingLabelKey } from "./settings.js";
 
+/** @typedef {import("./request.js").TokenView} TokenView */
+/** @typedef {import("./actions.js").RollSpec} RollSpec */
+/** @typedef {import("./actions.js").CombatView} CombatView */
+/** @typedef {{state: string, detail?: string, retryInMs?: number, attempt?: number}} Status  a connection's status */
+
 /** @type {BridgeConnection|null} */
 let connection = null;
 /** @type {string|null} */
 let lastState = null;
 let troubled = false; // a failure since the last connect: announce the next one
 
-const setting = (key) => game.settings.get(MODULE_ID, key);
+/** @param {string} key  one of the module's settings (settings.js) */
+const setting = (key) => game.settings.get(MODULE_ID, /** @type {any} a key of SettingConfig (types/foundry.d.ts), checked by settings.js's list */ (key));
 
 // ── tokens as plain views ──────────────────────────────────────────────────────────
 
-/** A token (placeable or document) as the plain view the pure modules read. */
+/**
+ * A token (placeable or document) as the plain view the pure modules read.
+ * @param {any} token  a Token placeable or a TokenDocument (fvtt-types gives the two no common type)
+ * @returns {TokenView|null}
+ */
 function tokenView(token) {
   const doc = token?.document ?? token;
   if (!doc) return null;
@@ -43,21 +53,25 @@ function tokenView(token) {
  * A token reference as a view: a token or its document, or an id (or a unique name) on
  * the scene `sceneId` (a player's request names the scene the player is on) or else on
  * the scene this client shows.
+ * @param {unknown} ref
+ * @param {string} [sceneId]
+ * @returns {TokenView|null}
  */
 function toView(ref, sceneId = undefined) {
   if (ref === null || ref === undefined) return null;
-  if (typeof ref === "string" && sceneId && sceneId !== canvas.scene?.id) {
+  if (typeof ref === "string" && sceneId && sceneId !== canvas?.scene?.id) {
     const scene = game.scenes?.get(sceneId);
     const doc = scene?.tokens?.get(ref);
     return doc ? tokenView(doc) : null;
   }
   if (typeof ref === "string") {
-    const byId = canvas.tokens?.get(ref);
+    const byId = canvas?.tokens?.get(ref);
     if (byId) return tokenView(byId);
-    const byName = (canvas.tokens?.placeables ?? []).filter((t) => t.name === ref);
+    const byName = (canvas?.tokens?.placeables ?? []).filter((t) => t.name === ref);
     return byName.length === 1 ? tokenView(byName[0]) : null;
   }
-  if (ref.document || ref.documentName === "Token") return tokenView(ref);
+  const doc = /** @type {{document?: unknown, documentName?: unknown}} */ (ref);
+  if (typeof ref === "object" && (doc.document || doc.documentName === "Token")) return tokenView(ref);
   return null;
 }
 
@@ -68,10 +82,14 @@ function diceClasses() {
   return { Die: terms.Die, OperatorTerm: terms.OperatorTerm };
 }
 
-/** Roll specs → evaluated Rolls whose Die terms hold the engine's faces. */
+/**
+ * Roll specs → evaluated Rolls whose Die terms hold the engine's faces.
+ * @param {RollSpec[]} specs
+ */
 function makeRolls(specs) {
   const { Die, OperatorTerm } = diceClasses();
   return specs.map((spec) => {
+    /** @type {foundry.dice.terms.RollTerm[]} */
     const terms = [];
     spec.groups.forEach((group, i) => {
       if (i) terms.push(OperatorTerm.fromData({ class: "OperatorTerm", operator: "+", evaluated: true }));
@@ -88,6 +106,9 @@ function makeRolls(specs) {
   });
 }
 
+/**
+ * @param {{content: string, rolls?: Roll[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean}} card
+ */
 async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
   /** @type {any} the module's flags are its own (not in Foundry's core flag types) */
   const data = {
@@ -97,15 +118,16 @@ async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
     // A token with an actor speaks as that token; one without (a tile-like token, a
     // deleted actor) gets its name as an alias, not a speaker that points nowhere.
     speaker: speaker?.tokenDocument && speaker.actor
-      ? ChatMessage.getSpeaker({ token: speaker.tokenDocument, actor: speaker.actor })
+      ? ChatMessage.getSpeaker({ token: /** @type {TokenDocument} tokenView keeps the document */ (speaker.tokenDocument), actor: speaker.actor })
       : ChatMessage.getSpeaker({ alias: speaker?.name ?? "fracas" }),
   };
   if (whisperToGM) data.whisper = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
   return ChatMessage.create(data);
 }
 
+/** @param {string} uuid */
 async function getDocument(uuid) {
-  return (await fromUuid(uuid)) ?? null;
+  return (await fromUuid(/** @type {Parameters<typeof fromUuid>[0]} any document's uuid */ (uuid))) ?? null;
 }
 
 function currentCombat() {
@@ -124,6 +146,11 @@ function currentCombat() {
   return { id: combat.id, document: combat, combatants, current: combat.combatant?.id ?? null };
 }
 
+/**
+ * @param {string} content
+ * @param {string} title
+ * @returns {Promise<Record<string, unknown>|null>}
+ */
 async function promptForm(content, title) {
   const DialogV2 = foundry.applications?.api?.DialogV2;
   if (!DialogV2) throw new Error(t("FRACAS.Error.Main01"));
@@ -133,7 +160,7 @@ async function promptForm(content, title) {
     rejectClose: false,
     ok: {
       label: t("FRACAS.Dialog.Roll"),
-      callback: (_event, button) => Object.fromEntries(new FormData(button.form).entries()),
+      callback: (_event, button) => Object.fromEntries(new FormData(button.form ?? undefined).entries()),
     },
   });
 }
@@ -141,7 +168,7 @@ async function promptForm(content, title) {
 /** @type {import("./actions.js").Vtt} */
 const vtt = {
   isGM: () => !!game.user?.isGM,
-  controlled: () => (canvas.tokens?.controlled ?? []).map(tokenView),
+  controlled: () => (canvas?.tokens?.controlled ?? []).map(tokenView),
   targeted: () => [...(game.user?.targets ?? [])].map(tokenView),
   toView,
   setting,
@@ -149,7 +176,7 @@ const vtt = {
   makeRolls: async (specs) => makeRolls(specs),
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
-  setMessageFlags: (id, values) => game.messages.get(id).update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
+  setMessageFlags: async (id, values) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
   /**
    * A card's GM-only ledger: its Body values before and after, in a message whispered to
    * the GMs (the server sends a whisper to its recipients only, so players never receive
@@ -167,7 +194,7 @@ const vtt = {
     return message?.id ?? null;
   },
   ledger: (id) => game.messages.get(id)?.flags?.[MODULE_ID]?.changes ?? null,
-  setLedger: (id, changes) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ [`flags.${MODULE_ID}.changes`]: changes })),
+  setLedger: async (id, changes) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ [`flags.${MODULE_ID}.changes`]: changes })),
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
@@ -178,7 +205,7 @@ const vtt = {
     await combat.document.updateEmbeddedDocuments("Combatant", values.map((v) => ({ _id: v.id, initiative: v.value })));
     // The tracker re-sorts: keep the turn with the combatant whose turn it was.
     if (keepTurnOf) {
-      const turn = combat.document.turns.findIndex((t) => t.id === keepTurnOf);
+      const turn = combat.document.turns.findIndex((/** @type {{id: string}} */ t) => t.id === keepTurnOf);
       if (turn >= 0 && turn !== combat.document.turn) await combat.document.update({ turn });
     }
   },
@@ -204,13 +231,13 @@ const vtt = {
   tokenDocument: (id) => {
     if (!id) return null;
     // The canvas's scene first; a player's attack may have hit a token on another scene.
-    const onCanvas = canvas.tokens?.get(id)?.document;
+    const onCanvas = canvas?.tokens?.get(id)?.document;
     if (onCanvas) return onCanvas;
     const scene = game.scenes?.find((/** @type {any} */ s) => !!s.tokens?.get(id));
     return scene?.tokens?.get(id) ?? null;
   },
   /** The scene this client shows (a player's request names it). */
-  sceneId: () => canvas.scene?.id ?? null,
+  sceneId: () => canvas?.scene?.id ?? null,
   /** The fracas card of a request id, if one was posted ({id, total}). */
   findCard: (requestId) => {
     const message = game.messages?.find((/** @type {any} */ m) => m.flags?.[MODULE_ID]?.requestId === requestId);
@@ -245,6 +272,11 @@ const ASK_TIMEOUT_MS = 15000;
 const ASK_TRIES = 2;
 const waiting = new Map(); // request id → {resolve, timer}
 
+/**
+ * @param {string} action
+ * @param {unknown} data
+ * @returns {Promise<unknown>}
+ */
 function askGM(action, data) {
   const gmUser = game.users?.activeGM;
   if (!gmUser) return Promise.reject(new InputError(t("FRACAS.Notify.NoGM")));
@@ -269,6 +301,10 @@ function askGM(action, data) {
   });
 }
 
+/**
+ * @param {any} message  whatever another client sent: every field is checked before use
+ * @param {unknown} senderId
+ */
 async function onSocket(message, senderId) {
   if (!message || typeof message !== "object" || typeof senderId !== "string") return;
   if (message.type === "holder") {
@@ -318,7 +354,7 @@ function holdsConnection() {
 }
 
 function newConnection() {
-  const seconds = (key, fallback) => {
+  const seconds = (/** @type {string} */ key, /** @type {number} */ fallback) => {
     const v = Number(setting(key));
     return Number.isFinite(v) && v > 0 ? v * 1000 : fallback;
   };
@@ -348,6 +384,7 @@ function syncConnection({ rebuild = false } = {}) {
   if (!setting("macrosInstalled")) installMacros();
 }
 
+/** @param {Status} status */
 function onStatus(status) {
   renderStatus(status);
   const previous = lastState;
@@ -371,6 +408,7 @@ function onStatus(status) {
  * (bottom left), above the names, where it covers nothing of Foundry's own UI; without
  * that list it floats at the top of the left column, clear of the scene controls.
  */
+/** @param {Status|null} status */
 function renderStatus(status) {
   if (!game.user?.isGM) return;
   let el = document.getElementById("fracas-status");
@@ -437,6 +475,11 @@ export const api = {
   /** Drop the link and connect again now. */
   reconnect: () => (connection ? connection.restart() : syncConnection()),
   /** A raw bridge call (e.g. journal.get), with the same errors as the actions. */
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @param {{timeoutMs?: number}} [options]
+   */
   bridge: async (method, params, options) => {
     try {
       if (!connection) throw new Error(t("FRACAS.Error.Main02"));
@@ -455,7 +498,7 @@ const TYPES = { string: String, boolean: Boolean, number: Number, object: Object
 Hooks.once("init", () => {
   // Names and hints as translation keys: Foundry's settings window localizes them (the
   // translations load after init). Hidden settings are never shown and keep their text.
-  const label = (key, part, text) => (SETTINGS.find((x) => x.key === key)?.config ? settingLabelKey(key, part) : text);
+  const label = (/** @type {string} */ key, /** @type {"Name"|"Hint"} */ part, /** @type {string} */ text) => (SETTINGS.find((x) => x.key === key)?.config ? settingLabelKey(key, part) : text);
   for (const s of SETTINGS) {
     /** @type {any} a setting's registration (its type is the value's constructor) */
     const config = {
@@ -482,10 +525,15 @@ Hooks.once("init", () => {
     },
   });
 
+  /**
+   * @param {ChatMessage} message
+   * @param {unknown} html  v13: an HTMLElement; v12: a jQuery object
+   */
   const onRender = (message, html) => {
     try {
       let flags = message?.flags?.[MODULE_ID];
-      const root = html instanceof HTMLElement ? html : html?.[0];
+      const first = /** @type {ArrayLike<unknown>|null|undefined} */ (html)?.[0];
+      const root = html instanceof HTMLElement ? html : first instanceof HTMLElement ? first : null;
       if (!flags || !root) return;
       // A ledger is data, not something to read: it stays out of the chat log.
       if (flags.kind === "ledger") {

@@ -618,7 +618,7 @@ function pick(data, keys) {
  * Returns {scenario, names: {token id: name}, hp: {token id: current}, views}.
  */
 /**
- * @param {{ruleset?: string, combatants: {name?: string, defeated?: boolean, view?: TokenView}[], mapping: Mapping}} args
+ * @param {{ruleset?: string, combatants: {name?: string, defeated?: boolean, view?: Partial<TokenView>}[], mapping: Mapping}} args
  */
 export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
   const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);

@@ -27,10 +27,20 @@ import { t } from "./i18n.js";
 import { MODULE_ID, readMapping } from "./settings.js";
 
 /** @typedef {import("./request.js").TokenView} TokenView */
+/** @typedef {import("./request.js").Json} Json  options from a macro or another client: any JSON, every field checked */
+/** @typedef {import("./damage.js").Change} Change */
+/**
+ * What a card's fracas flags hold (the module's own data).
+ * @typedef {{kind?: string, requestId?: string, seed?: unknown, total?: number|null, changes?: object[],
+ *   targets?: {id: string, name?: string, uuid?: string|null, damage?: number}[], undone?: unknown, ledger?: string|null,
+ *   [key: string]: unknown}} Flags
+ */
+/** @typedef {Parameters<Vtt["postCard"]>[0]} Post  a card to post */
+/** @typedef {{error?: string, requestId?: string|null, messageId?: string|null, total_damage?: number|null, resent?: boolean}} Answer  a request's answer to another client */
 /**
  * A roll for the chat card: dice groups with the engine's faces (chat.js's *RollSpecs).
  * @typedef {{label?: string, total?: number, groups: {faces: number, flavor?: string,
- *   results: {result: number, active?: boolean, success?: boolean, failure?: boolean}[]}[]}} RollSpec
+ *   results: object[]}[]}} RollSpec  results: Foundry Die results ({result, active, success, failure})
  */
 /**
  * A combatant of the current combat, with its token's view.
@@ -46,15 +56,15 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * The VTT adapter the actions use.
  * @typedef {object} Vtt
  * @property {() => boolean} isGM
- * @property {() => (TokenView|null)[]} controlled     token views of the controlled tokens
- * @property {() => (TokenView|null)[]} targeted       token views of the user's targets
+ * @property {() => TokenView[]} controlled     token views of the controlled tokens
+ * @property {() => TokenView[]} targeted       token views of the user's targets
  * @property {(ref: unknown, sceneId?: string) => TokenView|null} toView  a token, token document, id or name → view
  * @property {(key: string) => unknown} setting
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
- * @property {(specs: RollSpec[]) => Promise<object[]>} makeRolls
- * @property {(card: {content: string, rolls?: any[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean}) => Promise<{id?: string|null}|null|undefined>} postCard
+ * @property {(specs: RollSpec[]) => Promise<any[]>} makeRolls  Foundry Rolls (handed to postCard only)
+ * @property {(card: {content: string, rolls?: any[], flags: Record<string, Flags>, speaker?: TokenView|null, whisperToGM?: boolean}) => Promise<{id?: string|null}|null|undefined>} postCard
  *   rolls: Foundry Rolls (makeRolls' answer)
- * @property {(id: string) => Record<string, any>|null} messageFlags   the message's fracas flags (the module's own data)
+ * @property {(id: string) => Flags|null} messageFlags   the message's fracas flags
  * @property {(id: string, flags: object) => Promise<unknown>} setMessageFlags
  * @property {(uuid: string) => Promise<any>} getDocument  a document (an Actor: its data is the game system's, untyped)
  * @property {(doc: any, data: object) => Promise<unknown>} updateDocument  doc: a document from getDocument
@@ -69,9 +79,9 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(userId: string, view: TokenView|null) => boolean} userOwnsToken  that user owns it (GM side)
  * @property {() => boolean} holdsConnection    this client holds the bridge connection
  * @property {(action: string, data: object) => Promise<any>} askGM  a request to the holding GM client (its answer: JSON from another client)
- * @property {(changes: object[]) => Promise<string|null>} [postLedger]  a GM-only ledger of Body values; its id
- * @property {(id: string) => object[]|null} [ledger]          a ledger's changes
- * @property {(id: string, changes: object[]) => Promise<unknown>} [setLedger]
+ * @property {(changes: Change[]) => Promise<string|null>} [postLedger]  a GM-only ledger of Body values; its id
+ * @property {(id: string) => Change[]|null} [ledger]          a ledger's changes
+ * @property {(id: string, changes: Change[]) => Promise<unknown>} [setLedger]
  * @property {() => string|null} [systemId]                   game.system.id (the damage adapter)
  * @property {(tokenId: string) => object|null} [tokenDocument]  a token id's document (pf2e's applyDamage)
  * @property {() => string|null} [sceneId]                    the scene this client shows
@@ -80,19 +90,23 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {() => string} [defeatedStatus]                  the status id of a defeated token
  */
 
-/** Names for the chat card: token names, numbered when two targets share one. */
+/**
+ * Names for the chat card: token names, numbered when two targets share one.
+ * @param {{id: string, name?: string}[]} views
+ */
 export function displayNames(views) {
   /** @type {Record<string, number>} */
   const counts = {};
-  for (const v of views) counts[v.name] = (counts[v.name] ?? 0) + 1;
+  for (const v of views) counts[String(v.name)] = (counts[String(v.name)] ?? 0) + 1;
   /** @type {Record<string, number>} */
   const seen = {};
   /** @type {Record<string, string>} */
   const names = {};
   for (const v of views) {
-    if (counts[v.name] > 1) {
-      seen[v.name] = (seen[v.name] ?? 0) + 1;
-      names[v.id] = `${v.name} #${seen[v.name]}`;
+    const name = String(v.name);
+    if (counts[name] > 1) {
+      seen[name] = (seen[name] ?? 0) + 1;
+      names[v.id] = `${v.name} #${seen[name]}`;
     } else {
       names[v.id] = v.name ?? v.id;
     }
@@ -103,6 +117,8 @@ export function displayNames(views) {
 /**
  * Where a bridge error points, in the GM's words: "$.params.strikes[1].dice" is
  * "strike 2, at Goblin"; "$.params.targets.<token id>.ac" is "target Goblin".
+ * @param {unknown} path
+ * @param {ExplainContext} [ctx]
  * @returns {string} a phrase, or "" when the path says nothing more
  */
 export function explainPath(path, { strikes = [], names = {}, attackerName = "", profileNames = {} } = {}) {
@@ -110,7 +126,7 @@ export function explainPath(path, { strikes = [], names = {}, attackerName = "",
   let m = /^\$\.params\.strikes\[(\d+)\]/.exec(path);
   if (m) {
     const strike = strikes[Number(m[1])];
-    const at = strike && names[strike.target] ? `, at ${names[strike.target]}` : "";
+    const at = strike?.target && names[strike.target] ? `, at ${names[strike.target]}` : "";
     return `strike ${Number(m[1]) + 1}${at}`;
   }
   m = /^\$\.params\.targets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/.exec(path);
@@ -127,7 +143,16 @@ export function explainPath(path, { strikes = [], names = {}, attackerName = "",
   return "";
 }
 
-/** Add the GM's words for a bridge error's path to its message. */
+/**
+ * @typedef {{strikes?: {target?: string}[], names?: Record<string, string>, attackerName?: string,
+ *   profileNames?: Record<string, string>}} ExplainContext
+ */
+
+/**
+ * Add the GM's words for a bridge error's path to its message.
+ * @param {unknown} error
+ * @param {ExplainContext} ctx
+ */
 function explained(error, ctx) {
   if (error instanceof BridgeError) {
     const where = explainPath(error.path, ctx);
@@ -156,9 +181,15 @@ export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, perWindow: 
 export function createActions(deps) {
   const { vtt, connection, newId, log = () => {} } = deps;
   const mapping = () => readMapping((key) => vtt.setting(key));
-  const setting = (key) => vtt.setting(key);
+  const setting = (/** @type {string} */ key) => vtt.setting(key);
 
-  /** Run `fn`; on failure notify the GM, log, and resolve null instead of throwing. */
+  /**
+   * Run `fn`; on failure notify the GM, log, and resolve null instead of throwing.
+   * @template {unknown[]} A
+   * @template R
+   * @param {(...args: A) => Promise<R>} fn
+   * @returns {(...args: A) => Promise<R|null>}
+   */
   const guarded = (fn) => async (...args) => {
     try {
       return await fn(...args);
@@ -169,6 +200,7 @@ export function createActions(deps) {
     }
   };
 
+  /** @param {string} what */
   function requireGM(what) {
     if (!vtt.isGM()) throw new InputError(t("FRACAS.Error.Actions01", { what }));
   }
@@ -181,19 +213,26 @@ export function createActions(deps) {
     return conn;
   }
 
+  /** @param {Json} options */
   function seedOption(options) {
     const seed = normalizeSeed(options.seed);
     if (seed === null) throw new InputError(t("FRACAS.Error.Actions03", { p0: String(options.seed) }));
     return seed;
   }
 
-  /** Token refs as views, on `scene` (a player's scene, by id) or else the canvas's. */
+  /**
+   * Token refs as views, on `scene` (a player's scene, by id) or else the canvas's.
+   * @param {unknown} refs
+   * @param {string} label
+   * @param {string} [scene]
+   * @returns {TokenView[]|undefined}
+   */
   function viewsOf(refs, label, scene = undefined) {
     if (refs === undefined) return undefined;
     const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
     return list.map((ref) => {
       const view = vtt.toView(ref, scene);
-      if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : ref?.id ?? String(ref)) }));
+      if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : /** @type {{id?: unknown}|null} */ (ref)?.id ?? String(ref)) }));
       return view;
     });
   }
@@ -201,6 +240,8 @@ export function createActions(deps) {
   /**
    * Apply `changes` (all or none), then post the card; if posting fails the damage
    * is taken back, so the world never holds damage without its Undo button.
+   * @param {Change[]} changes
+   * @param {Post} card
    */
   async function applyAndPost(changes, card) {
     await applyChanges(changes);
@@ -218,24 +259,35 @@ export function createActions(deps) {
       try {
         await revertChanges(changes);
       } catch (inner) {
-        tail = `and taking the damage back failed too (${inner.message})`;
+        tail = `and taking the damage back failed too (${inner instanceof Error ? inner.message : String(inner)})`;
       }
-      throw new FracasError(t("FRACAS.Error.Actions05", { p0: error?.message ?? error, tail }));
+      throw new FracasError(t("FRACAS.Error.Actions05", { p0: error instanceof Error ? error.message : String(error), tail }));
     }
   }
 
   /** What the flags of a card players see may say of its changes: no Body values. */
-  const publicChanges = (changes) => changes.map((c) => ({ uuid: c.uuid, name: c.name, damage: c.damage, targets: c.targets ?? [] }));
+  const publicChanges = (/** @type {Change[]} */ changes) => changes.map((c) => ({ uuid: c.uuid, name: c.name, damage: c.damage, targets: c.targets ?? [] }));
 
-  /** A card's changes with their Body values (from its GM-only ledger when it has one). */
+  /**
+   * A card's changes with their Body values (from its GM-only ledger when it has one).
+   * @param {Flags} flags
+   * @returns {Change[]}
+   */
   function changesOf(flags) {
     const list = flags.ledger ? vtt.ledger?.(flags.ledger) : flags.changes;
-    return Array.isArray(list) ? list : [];
+    // a card's own flags keep the changes applyAndPost wrote (a ledger's, or the public ones)
+    return Array.isArray(list) ? /** @type {Change[]} */ (list) : [];
   }
 
-  /** Keep a card's changes (and other flags): Body values in its ledger, the rest on the card. */
+  /**
+   * Keep a card's changes (and other flags): Body values in its ledger, the rest on the card.
+   * @param {string} messageId
+   * @param {Flags} flags
+   * @param {Change[]} changes
+   * @param {Json} [extra]
+   */
   async function saveChanges(messageId, flags, changes, extra = {}) {
-    if (flags.ledger) {
+    if (flags.ledger && vtt.setLedger) {
       await vtt.setLedger(flags.ledger, changes);
       await vtt.setMessageFlags(messageId, { ...extra, changes: publicChanges(changes) });
     } else {
@@ -243,7 +295,7 @@ export function createActions(deps) {
     }
   }
 
-  const numberAt = (doc, path) => {
+  const numberAt = (/** @type {unknown} */ doc, /** @type {string|null|undefined} */ path) => {
     if (!path) return undefined;
     const raw = getPath(doc, path);
     const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
@@ -253,6 +305,10 @@ export function createActions(deps) {
   /** Every damage and undo of an actor, in order, on this (the holding) client. */
   const queue = deps.queue ?? new ActorQueue();
 
+  /**
+   * @param {Change[]} changes
+   * @returns {Promise<any[]>} the actors (documents of the game system's, untyped)
+   */
   async function documentsOf(changes) {
     const docs = [];
     for (const c of changes) {
@@ -277,12 +333,15 @@ export function createActions(deps) {
    * temporary Body), so Undo gives back exactly the difference; a target brought to 0 is
    * marked defeated (when the setting allows), and Undo takes that back too.
    */
+  /** @param {Change[]} changes */
   function applyChanges(changes) {
     return queue.run(changes.map((c) => c.uuid), () => applyNow(changes));
   }
 
+  /** @param {Change[]} changes */
   async function applyNow(changes) {
     const docs = await documentsOf(changes);
+    /** @type {number[]} */
     const done = [];
     const tempPath = mapping().bodyTemp;
     const adapter = setting("damageThroughSystem") !== false ? damageAdapter(vtt.systemId?.()) : null;
@@ -293,6 +352,7 @@ export function createActions(deps) {
       try {
         const { value: current, problem } = readInteger(doc, c.path);
         if (problem) throw new InputError(t("FRACAS.Error.Actions07", { problem }));
+        if (current === undefined) throw new InputError(t("FRACAS.Error.Actions07", { problem: c.path }));
         c.before = current;
         c.after = Math.min(current, floor ? Math.max(0, current - c.damage) : current - c.damage);
         if (tempPath) {
@@ -300,7 +360,7 @@ export function createActions(deps) {
           c.tempBefore = numberAt(doc, tempPath) ?? null;
         }
         if (adapter) {
-          await adapter.apply(doc, c.damage, vtt.tokenDocument?.(c.targets?.[0]) ?? null);
+          await adapter.apply(doc, c.damage, vtt.tokenDocument?.(c.targets[0]) ?? null);
           c.system = adapter.id;
           const after = numberAt(doc, c.path);
           if (after !== undefined) c.after = after;
@@ -314,6 +374,7 @@ export function createActions(deps) {
         }
         done.push(i);
       } catch (error) {
+        /** @type {string[]} */
         const failedBack = [];
         for (const j of done.reverse()) {
           try {
@@ -332,15 +393,17 @@ export function createActions(deps) {
   /**
    * Give back one applied change by delta (Body and temporary Body), the defeated mark
    * off when Body is above 0 again. Returns what was written and what a maximum kept back.
+   * @param {Change} c
+   * @param {any} doc  the actor (the game system's document, untyped)
    */
   async function revertOne(c, doc) {
     const { value: current, problem } = readInteger(doc, c.path);
-    if (problem) throw new FracasError(t("FRACAS.Error.Actions09", { problem }));
+    if (problem || current === undefined) throw new FracasError(t("FRACAS.Error.Actions09", { problem: problem ?? c.path }));
     const max = mapping().bodyMax ? numberAt(doc, mapping().bodyMax) : undefined;
     const { value, taken, lost } = undoValue(c, current, max);
     /** @type {Record<string, number>} */
     const data = { [c.path]: value };
-    if (c.tempPath && Number.isFinite(c.tempBefore) && Number.isFinite(c.tempAfter)) {
+    if (c.tempPath && typeof c.tempBefore === "number" && typeof c.tempAfter === "number" && Number.isFinite(c.tempBefore) && Number.isFinite(c.tempAfter)) {
       const temp = numberAt(doc, c.tempPath) ?? 0;
       data[c.tempPath] = temp + Math.max(0, c.tempBefore - c.tempAfter);
     }
@@ -349,6 +412,7 @@ export function createActions(deps) {
     return { value, taken, lost };
   }
 
+  /** @param {Change[]} changes */
   function revertChanges(changes) {
     return queue.run(changes.map((c) => c.uuid), async () => {
       for (const c of changes) {
@@ -361,10 +425,13 @@ export function createActions(deps) {
   /**
    * Undo `changes` on their actors' queues, each on its own: what was given back, and
    * exactly what could not be (an actor gone, a Body no longer a number, a maximum).
+   * @param {Change[]} changes
    */
   function undoChanges(changes) {
     return queue.run(changes.map((c) => c.uuid), async () => {
+      /** @type {{change: Change, value: number, taken: number, lost: number}[]} */
       const restored = [];
+      /** @type {{change: Change, why: string, partial?: boolean}[]} */
       const failed = [];
       for (const c of [...changes].reverse()) {
         let doc = null;
@@ -389,13 +456,28 @@ export function createActions(deps) {
     });
   }
 
+  /**
+   * @param {string} kind
+   * @param {string} requestId
+   * @param {unknown} seed
+   * @param {object[]} changes
+   * @param {Flags["targets"]} [targets]
+   * @param {number|null} [total]
+   * @returns {Record<string, Flags>}
+   */
   function cardFlags(kind, requestId, seed, changes, targets = [], total = null) {
     return { [MODULE_ID]: { kind, requestId, seed, total, changes, targets, undone: null } };
   }
 
-  /** The card's targets as kept in its flags: what each may take (per-target buttons). */
+  /**
+   * The card's targets as kept in its flags: what each may take (per-target buttons).
+   * @param {import("./chat.js").CardModel} model
+   * @param {TokenView[]} used
+   */
   function flagTargets(model, used) {
-    return model.targets.filter((t) => t.damage > 0).map((t) => {
+    /** @type {{id: string, name: string, damage: number}[]} */
+    const list = model.targets;
+    return list.filter((t) => t.damage > 0).map((t) => {
       const view = used.find((v) => v.id === t.id);
       return { id: t.id, name: t.name, uuid: view?.actorUuid ?? null, damage: t.damage };
     });
@@ -404,6 +486,9 @@ export function createActions(deps) {
   /**
    * Resolve an attack: the controlled token (or `attacker`) strikes the user's
    * targets (or `targets`). Returns { requestId, result, messageId, changes }.
+   * @param {Json} [options]
+   * @returns {Promise<any>} a player's answer, or {requestId, result, messageId, changes}
+   *   (result: the engine's JSON)
    */
   async function attack(options = {}) {
     if (!vtt.isGM()) return playerAttack(options);
@@ -417,7 +502,7 @@ export function createActions(deps) {
     if (options.item !== undefined && options.strikes === undefined) {
       // A weapon item's strikes (flags.fracas.strikes): each at every target.
       const list = itemStrikes(attacker, options.item);
-      options = { ...options, strikes: targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id }))) };
+      options = { ...options, strikes: targets.flatMap((tv) => list.map((/** @type {Json} */ st) => ({ ...st, target: tv.id }))) };
     }
     if (ruleset !== "enchanted-realms") return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used } = buildAttackRequest({
@@ -434,7 +519,7 @@ export function createActions(deps) {
     const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
       throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
     });
-    const model = attackCardModel(result, { attackerName: attacker.name, names, requestId });
+    const model = attackCardModel(result, { attackerName: attacker.name ?? attacker.id, names, requestId });
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
@@ -452,8 +537,12 @@ export function createActions(deps) {
     return { requestId, result, messageId: message?.id ?? null, changes };
   }
 
-  /** The fracas weapons of a token's actor: items whose flags.fracas.strikes (or .strike) hold strikes. */
+  /**
+   * The fracas weapons of a token's actor: items whose flags.fracas.strikes (or .strike) hold strikes.
+   * @param {TokenView|null|undefined} view
+   */
   function weaponsOf(view) {
+    /** @type {{id: string, name: string, strikes: unknown[]}[]} */
     const out = [];
     for (const item of view?.actor?.items ?? []) {
       const data = item?.flags?.[MODULE_ID];
@@ -463,6 +552,11 @@ export function createActions(deps) {
     return out;
   }
 
+  /**
+   * @param {TokenView} view
+   * @param {unknown} ref  an item's id or name
+   * @returns {Json[]}
+   */
   function itemStrikes(view, ref) {
     const weapons = weaponsOf(view);
     const found = weapons.filter((w) => w.id === ref || w.name === ref);
@@ -471,7 +565,7 @@ export function createActions(deps) {
     }
     return found[0].strikes.map((st) => {
       if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(t("FRACAS.Error.Actions10", { p0: found[0].name }));
-      const { target: _ignored, ...rest } = st;
+      const { target: _ignored, ...rest } = /** @type {Json} */ (st);
       return rest;
     });
   }
@@ -494,12 +588,15 @@ export function createActions(deps) {
   const recent = new Map();
   /** @type {Map<string, number>} user id → requests being worked on */
   const busy = new Map();
-  /** @type {Map<string, Promise<object>>} "user:request id" → its answer (a resent request gets the same) */
+  /** @type {Map<string, Promise<Answer>>} "user:request id" → its answer (a resent request gets the same) */
   const answered = new Map();
 
   /**
    * The request a player's client sends for `attack(options)`: ids and the choice of attack.
-   * @returns {Record<string, any>}
+   * @param {Json} options
+   * @param {TokenView} attacker
+   * @param {TokenView[]} targets
+   * @returns {Json}
    */
   function playerRequest(options, attacker, targets) {
     /** @type {Record<string, any>} */
@@ -510,7 +607,7 @@ export function createActions(deps) {
     if (options.strike !== undefined) request.strike = options.strike;
     if (setting("playerFreeForm") === true) {
       for (const key of FREE_FORM_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
-      if (Array.isArray(request.nearby)) request.nearby = viewsOf(request.nearby, "nearby").map((v) => v.id);
+      if (Array.isArray(request.nearby)) request.nearby = (viewsOf(request.nearby, "nearby") ?? []).map((v) => v.id);
     } else {
       const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
       if (extra.length) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
@@ -523,6 +620,7 @@ export function createActions(deps) {
    * there (vtt.askGM: Foundry's module socket, whose server names the sender) and that
    * client checks the sender owns the attacker, resolves it from the actors' own data,
    * applies the damage and posts the card. The player gets the outcome, or a clear message.
+   * @param {Json} options
    */
   async function playerAttack(options) {
     if (options.seed !== undefined || options.rolls !== undefined) {
@@ -540,7 +638,12 @@ export function createActions(deps) {
     return relay("attack", playerRequest(options, attacker, targets));
   }
 
-  /** Send a request to the holding client and turn its answer into a result or an error. */
+  /**
+   * Send a request to the holding client and turn its answer into a result or an error.
+   * @param {string} action
+   * @param {Json} data
+   * @returns {Promise<Answer>}
+   */
   async function relay(action, data) {
     const answer = await vtt.askGM(action, data);
     if (!answer || answer.error) throw new FracasError(answer?.error ?? t("FRACAS.Player.NoAnswer"));
@@ -548,14 +651,20 @@ export function createActions(deps) {
   }
 
   /** "Longsword, strike 1 (melee slashing)" : the attacks a token's actor has, for messages. */
+  /** @param {TokenView} view */
   function describeAttacks(view) {
     const names = weaponsOf(view).map((w) => w.name);
     const own = getPath(view?.actor, "flags.fracas.strikes");
-    if (Array.isArray(own)) own.forEach((s, i) => names.push(`strike ${i + 1} (${[s?.method, s?.style].filter(Boolean).join(" ")})`));
+    if (Array.isArray(own)) own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => names.push(`strike ${i + 1} (${[s?.method, s?.style].filter(Boolean).join(" ")})`));
     return names.join(", ") || "none";
   }
 
   /** The strikes of one of the attacker's own attacks, chosen by item (id or name) or flag index. */
+  /**
+   * @param {TokenView} attacker
+   * @param {Json} request
+   * @returns {Json[]}
+   */
   function ownAttack(attacker, request) {
     if (request.item !== undefined) {
       if (typeof request.item !== "string") throw new InputError(t("FRACAS.Error.Actions11"));
@@ -576,6 +685,10 @@ export function createActions(deps) {
   }
 
   /** Size, target count and rate limits for one sender; a refusal names the limit. */
+  /**
+   * @param {unknown} data
+   * @param {string} senderId
+   */
   function checkLimits(data, senderId) {
     let size;
     try {
@@ -584,8 +697,9 @@ export function createActions(deps) {
       return t("FRACAS.Player.Malformed");
     }
     if (size > LIMITS.maxBytes) return t("FRACAS.Player.TooLarge", { size, max: LIMITS.maxBytes });
-    if (Array.isArray(data?.targets) && data.targets.length > LIMITS.maxTargets) {
-      return t("FRACAS.Player.TooManyTargets", { count: data.targets.length, max: LIMITS.maxTargets });
+    const aimed = /** @type {{targets?: unknown}|null} */ (data)?.targets;
+    if (Array.isArray(aimed) && aimed.length > LIMITS.maxTargets) {
+      return t("FRACAS.Player.TooManyTargets", { count: aimed.length, max: LIMITS.maxTargets });
     }
     const at = now();
     const times = (recent.get(senderId) ?? []).filter((x) => at - x < LIMITS.windowMs);
@@ -604,7 +718,9 @@ export function createActions(deps) {
    * server says sent it). Players may only "attack"; a GM-role user (an assistant GM, or
    * another tab that does not hold the bridge) may run any action. A request resent with
    * the same id gets the first answer, without rolling or applying anything again.
-   * @returns {Promise<object|null>} the answer, or null when this client does not answer
+   * @param {any} message  what another client sent: every field is checked here
+   * @param {unknown} senderId
+   * @returns {Promise<Answer|null>} the answer, or null when this client does not answer
    */
   async function answerRequest(message, senderId) {
     if (!vtt.isGM() || !vtt.holdsConnection()) return null; // the holder answers
@@ -612,7 +728,8 @@ export function createActions(deps) {
     const id = message.id;
     if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return { error: t("FRACAS.Player.Malformed") };
     const key = `${senderId}:${id}`;
-    if (answered.has(key)) return answered.get(key);
+    const known = answered.get(key);
+    if (known) return known;
     // A resend after the answer was lost (or after another tab took over): the card says what happened.
     const bridgeId = `player-${senderId}-${id}`.slice(0, 120);
     const posted = vtt.findCard?.(bridgeId);
@@ -640,25 +757,36 @@ export function createActions(deps) {
     answered.set(key, work);
     // Keep the answers of the latest requests only (a resend comes within seconds; an
     // older one is answered from its card).
-    if (answered.size > 500) answered.delete(answered.keys().next().value);
+    const oldest = answered.keys().next().value;
+    if (answered.size > 500 && oldest !== undefined) answered.delete(oldest);
     return work;
   }
 
-  /** What goes back over the socket: ids and totals, never the GM-only detail. */
+  /**
+   * What goes back over the socket: ids and totals, never the GM-only detail.
+   * @param {any} out  an action's answer (its result: the engine's JSON)
+   * @returns {Answer}
+   */
   function summarize(out) {
     if (!out || typeof out !== "object") return { error: t("FRACAS.Error.Actions13") };
     return { requestId: out.requestId ?? null, messageId: out.messageId ?? null, total_damage: out.result?.total_damage ?? null };
   }
 
+  /**
+   * @param {any} request  a player's request: every field is checked here
+   * @param {string} senderId
+   * @param {string} bridgeId
+   * @returns {Promise<Answer>}
+   */
   async function resolvePlayerAttack(request, senderId, bridgeId) {
     if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)) {
       return { error: t("FRACAS.Player.Malformed") };
     }
     const scene = typeof request.scene === "string" ? request.scene : undefined;
-    const [attacker] = viewsOf(request.attacker, "attacker", scene);
+    const attacker = firstOf(request.attacker, "attacker", scene);
     if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
-    if (!request.targets.every((x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
-    const targets = uniqueViews(viewsOf(request.targets, "targets", scene));
+    if (!request.targets.every((/** @type {unknown} */ x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
+    const targets = uniqueViews(viewsOf(request.targets, "targets", scene) ?? []);
     if (!targets.length) return { error: t("FRACAS.Notify.NoTargets") };
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
@@ -667,7 +795,7 @@ export function createActions(deps) {
     if (!freeForm && extra.length) return { error: t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }) };
     if (freeForm && extra.length) {
       for (const key of extra) options[key] = request[key];
-      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((x) => typeof x === "string");
+      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
     } else {
       const list = ownAttack(attacker, request);
       options.ruleset = setting("ruleset") || "enchanted-realms";
@@ -677,7 +805,16 @@ export function createActions(deps) {
     return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
   }
 
-  /** `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card. */
+  /**
+   * `attack({ruleset, …})` for Worldwalker, Cartyrion and old-school: same steps, the ruleset's card.
+   * @param {import("./connection.js").BridgeConnection} conn
+   * @param {string} ruleset
+   * @param {TokenView} attacker
+   * @param {TokenView[]} targets
+   * @param {boolean} apply
+   * @param {import("./request.js").Mapping} map
+   * @param {Json} options
+   */
   async function rulesetAttack(conn, ruleset, attacker, targets, apply, map, options) {
     const { request, targets: used } = buildRulesetAttackRequest({
       ruleset, attacker, targets, strikes: options.strikes, attackerData: options.attackerData,
@@ -689,7 +826,7 @@ export function createActions(deps) {
     const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
       throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
     });
-    const model = rulesetCardModel(result, { attackerName: attacker.name, names, requestId });
+    const model = rulesetCardModel(result, { attackerName: attacker.name ?? attacker.id, names, requestId });
     const changes = apply
       ? planDamage({
         targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
@@ -712,6 +849,7 @@ export function createActions(deps) {
    * configured path) is read for the chance it drops; `count` (a mob of identical
    * attacks) and `atLeast` (damage thresholds) are optional. Shows a card to the GM
    * and returns the bridge's answer.
+   * @param {Json} [options]
    */
   async function odds(options = {}) {
     requireGM("ask fracas for odds");
@@ -731,6 +869,7 @@ export function createActions(deps) {
         targetData: options.targetData, mapping: map,
       });
     const { request, targets: used } = built;
+    /** @type {Record<string, number>} */
     const remaining = {};
     for (const t of used) {
       const body = Number(getPath(t.actor, map.body));
@@ -745,7 +884,7 @@ export function createActions(deps) {
       throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
     });
     const message = await vtt.postCard({
-      content: renderOddsCard(result, { attackerName: attacker.name, names }),
+      content: renderOddsCard(result, { attackerName: attacker.name ?? attacker.id, names }),
       rolls: [], flags: { [MODULE_ID]: { kind: "odds" } }, speaker: attacker, whisperToGM: true,
     });
     return { result, messageId: message?.id ?? null };
@@ -805,7 +944,10 @@ export function createActions(deps) {
     return { requestId, result, messageId: message?.id ?? null, changes };
   }
 
-  /** ER-18 initiative for the active combat; sets the tracker and posts the dice. */
+  /**
+   * ER-18 initiative for the active combat; sets the tracker and posts the dice.
+   * @param {Json} [options]
+   */
   async function initiative(options = {}) {
     requireGM("roll initiative with fracas");
     const conn = link();
@@ -854,7 +996,9 @@ export function createActions(deps) {
     }
     // A roll-off shows only when someone visible tied: a tie with a hidden combatant alone
     // would tell the players it is there.
-    const shown = model.order.filter((e) => !hidden.has(e.id));
+    /** @type {{id: string, total: number, tiebreaks: number[]}[]} */
+    const order = model.order;
+    const shown = order.filter((e) => !hidden.has(e.id));
     const visible = { ...model, order: shown.map((e, i) => ({ ...e, rank: i + 1,
       tiebreaks: shown.some((o) => o !== e && o.total === e.total) ? e.tiebreaks : [] })) };
     if (everyone && visible.order.length) {
@@ -871,6 +1015,11 @@ export function createActions(deps) {
    * and its opponents (the rest) roll as sides; every combatant of the side that acts first
    * gets the higher initiative (sides acting together get the same). The card names the
    * sides, not the combatants, so hidden ones stay hidden.
+   * @param {import("./connection.js").BridgeConnection} conn
+   * @param {string} ruleset
+   * @param {import("./actions.js").CombatView & {round?: number}} combat
+   * @param {import("./actions.js").CombatantView[]} standing
+   * @param {Json} options
    */
   async function sideInitiative(conn, ruleset, combat, standing, options) {
     /** @type {Record<string, any>} */
@@ -881,13 +1030,13 @@ export function createActions(deps) {
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;
     const requestId = options.requestId ?? newId();
-    const result = /** @type {any} */ (await conn.call("initiative.roll", request, { id: requestId }));
-    const sideOf = (c) => (c.view?.actor?.hasPlayerOwner ? "party" : "opponents");
+    const result = await conn.call("initiative.roll", request, { id: requestId });
+    const sideOf = (/** @type {import("./actions.js").CombatantView} */ c) => (c.view?.actor?.hasPlayerOwner ? "party" : "opponents");
     // Groups of sides in acting order: CT-1 names who goes first; OS-1 gives the groups.
     const groups = ruleset === "cartyrion"
       ? [[result.first], [result.first === "party" ? "opponents" : "party"]]
       : result.order;
-    const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((g) => g.includes(sideOf(c))) }));
+    const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((/** @type {string[]} */ g) => g.includes(sideOf(c))) }));
     await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
     const message = await vtt.postCard({
       content: renderSideInitiativeCard(result), rolls: await vtt.makeRolls(sideInitiativeRollSpecs(result)),
@@ -898,16 +1047,38 @@ export function createActions(deps) {
   }
 
   /** The attacker: `options.attacker` (a token, its id or name), or the one controlled token. */
+  /**
+   * @param {Json} options
+   * @returns {TokenView}
+   */
   function attackerOf(options) {
-    if (options.attacker !== undefined) return viewsOf(options.attacker, "attacker", options.scene)[0];
+    if (options.attacker !== undefined) return firstOf(options.attacker, "attacker", options.scene);
     const controlled = vtt.controlled();
     if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     return controlled[0];
   }
 
-  /** The one controlled token, or `ref` (a token, its id or name). */
+  /**
+   * The view of a single ref (viewsOf refuses one it cannot find).
+   * @param {unknown} ref
+   * @param {string} label
+   * @param {string} [scene]
+   * @returns {TokenView}
+   */
+  function firstOf(ref, label, scene = undefined) {
+    const [view] = viewsOf(ref, label, scene) ?? [];
+    if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(String(ref)) }));
+    return view;
+  }
+
+  /**
+   * The one controlled token, or `ref` (a token, its id or name).
+   * @param {unknown} ref
+   * @param {string} label
+   * @returns {TokenView}
+   */
   function oneToken(ref, label) {
-    if (ref !== undefined) return viewsOf(ref, label)[0];
+    if (ref !== undefined) return firstOf(ref, label);
     const controlled = vtt.controlled();
     if (controlled.length !== 1) throw new InputError(t("FRACAS.Error.Actions17", { label, length: controlled.length }));
     return controlled[0];
@@ -918,13 +1089,14 @@ export function createActions(deps) {
    * the one targeted token). `contest`: plain, grapple, escape, shove, trip; `use` /
    * `against`: each side's attribute (strength or agility); `slick`, `challengerEdge` /
    * `defenderEdge`: "advantage" or "disadvantage". Posts the card; nothing is applied.
+   * @param {Json} [options]
    */
   async function compete(options = {}) {
     requireGM("resolve competitions with fracas");
     const conn = link();
     const challenger = oneToken(options.challenger, "challenger");
     let defender;
-    if (options.defender !== undefined) [defender] = viewsOf(options.defender, "defender");
+    if (options.defender !== undefined) defender = firstOf(options.defender, "defender");
     else {
       const targeted = uniqueViews(vtt.targeted());
       if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions18", { length: targeted.length }));
@@ -932,12 +1104,13 @@ export function createActions(deps) {
     }
     if (challenger.id === defender.id) throw new InputError(t("FRACAS.Error.Actions19"));
     const map = mapping();
-    const edge = (value, label) => {
+    const edge = (/** @type {unknown} */ value, /** @type {string} */ label) => {
       if (value === undefined || value === null) return {};
-      if (!["advantage", "disadvantage"].includes(value)) throw new InputError(t("FRACAS.Error.Actions20", { label, value }));
+      if (typeof value !== "string" || !["advantage", "disadvantage"].includes(value)) throw new InputError(t("FRACAS.Error.Actions20", { label, value }));
       return { [value]: true };
     };
     const fromStatuses = { conditions: setting("conditionsFromStatuses") !== false };
+    /** @type {Json} */
     const request = {
       contest: options.contest ?? "plain", slick: !!options.slick,
       challenger: readCompetitor(challenger, map, options.use ?? "strength", edge(options.challengerEdge, "challengerEdge"),
@@ -964,13 +1137,14 @@ export function createActions(deps) {
    * charger (or `charger`) that closed `closed` feet, before its charge. `forte`,
    * `weight`, `bonus` describe the pole-arm. The damage is applied with Undo; the card
    * says whether the charge is void.
+   * @param {Json} [options]
    */
   async function impale(options = {}) {
     requireGM("resolve impalements with fracas");
     const conn = link();
     const pikeman = oneToken(options.pikeman, "pikeman");
     let charger;
-    if (options.charger !== undefined) [charger] = viewsOf(options.charger, "charger");
+    if (options.charger !== undefined) charger = firstOf(options.charger, "charger");
     else {
       const targeted = uniqueViews(vtt.targeted());
       if (targeted.length !== 1) throw new InputError(t("FRACAS.Error.Actions21", { length: targeted.length }));
@@ -986,6 +1160,7 @@ export function createActions(deps) {
       strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],
       options: { conditions: setting("conditionsFromStatuses") !== false, needBody: apply },
     });
+    /** @type {Json} */
     const request = {
       pikeman: strikeRequest.attacker,
       weapon: { forte: !!options.forte, weight: options.weight ?? 0, bonus: options.bonus ?? 0 },
@@ -1001,9 +1176,9 @@ export function createActions(deps) {
         floorAtZero: setting("floorBodyAtZero") !== false })
       : [];
     const message = await applyAndPost(changes, {
-      content: renderImpaleCard(result, { pikemanName: pikeman.name, chargerName: charger.name, requestId },
+      content: renderImpaleCard(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id, requestId },
         { undoable: changes.length > 0 }),
-      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name, chargerName: charger.name })),
+      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id })),
       flags: cardFlags("impale", requestId, String(result.seed), changes,
         result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
       speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
@@ -1013,9 +1188,16 @@ export function createActions(deps) {
 
   /** Undo the damage of a fracas chat card: restore every exact previous value. */
   /** Cards whose damage is being applied or undone now: one button press at a time per card. */
+  /** @type {Set<string>} */
   const cardBusy = new Set();
 
-  /** Run `fn` for one card at a time (two quick clicks on Undo give back the damage once). */
+  /**
+   * Run `fn` for one card at a time (two quick clicks on Undo give back the damage once).
+   * @template T
+   * @param {string} messageId
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
   async function onCard(messageId, fn) {
     if (cardBusy.has(messageId)) throw new InputError(t("FRACAS.Undo.Busy"));
     cardBusy.add(messageId);
@@ -1026,7 +1208,10 @@ export function createActions(deps) {
     }
   }
 
-  /** Tell the GM what an undo gave back and, one by one, what it could not. */
+  /**
+   * Tell the GM what an undo gave back and, one by one, what it could not.
+   * @param {Awaited<ReturnType<typeof undoChanges>>} out
+   */
   function reportUndo({ restored, failed }) {
     const back = restored.filter((r) => !failed.some((f) => f.change === r.change && !f.partial));
     if (back.length) {
@@ -1039,6 +1224,7 @@ export function createActions(deps) {
    * Undo the damage of a fracas chat card, by delta: each actor gets back what the card
    * took, whatever happened to it since; what cannot be given back is named, and stays
    * on the card to undo later.
+   * @param {string} messageId
    */
   async function undo(messageId) {
     requireGM("undo fracas damage");
@@ -1063,6 +1249,9 @@ export function createActions(deps) {
   /**
    * The per-target buttons of a card: apply `multiplier` (1, 0.5 or 2) of the damage the
    * target took in that attack (half rounds down), or undo what was applied to it.
+   * @param {string} messageId
+   * @param {string} targetId
+   * @param {number} [multiplier]
    */
   async function applyTarget(messageId, targetId, multiplier = 1) {
     requireGM("apply fracas damage");
@@ -1077,15 +1266,20 @@ export function createActions(deps) {
         throw new InputError(t("FRACAS.Error.Actions30", { name: target.name }));
       }
       if (!target.uuid) throw new InputError(t("FRACAS.Error.Actions31", { name: target.name }));
-      const damage = Math.floor(target.damage * multiplier);
+      const damage = Math.floor((target.damage ?? 0) * multiplier);
       // before and after are measured on the actor's queue, when the damage lands.
-      const change = { uuid: target.uuid, name: target.name, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
+      /** @type {Change & {multiplier: number}} */
+      const change = { uuid: target.uuid, name: target.name ?? targetId, path: mapping().body, before: 0, damage, after: 0, targets: [targetId], multiplier };
       await applyChanges([change]);
       await saveChanges(messageId, flags, [...changes, change], { undone: null });
       return change;
     });
   }
 
+  /**
+   * @param {string} messageId
+   * @param {string} targetId
+   */
   async function undoTarget(messageId, targetId) {
     requireGM("undo fracas damage");
     return onCard(messageId, async () => {
@@ -1103,8 +1297,14 @@ export function createActions(deps) {
     });
   }
 
+  /**
+   * @param {string} title
+   * @param {string} attackerName
+   * @param {TokenView[]} targets
+   * @param {{id: string, name: string}[]} [weapons]
+   */
   async function askStrike(title, attackerName, targets, weapons = []) {
-    const last = vtt.setting("lastStrike");
+    const last = /** @type {Record<string, any>|null} the dialog's last answers (a setting the dialog wrote) */ (vtt.setting("lastStrike") ?? null);
     const form = await vtt.promptForm(attackFormHtml(last, { attacker: attackerName, targets: targets.map(who), weapons }), title);
     if (!form) return null;
     const parsed = parseAttackForm(form);
@@ -1113,11 +1313,12 @@ export function createActions(deps) {
   }
 
   /** The attacks a token's actor offers in the dialog: its weapon items, then its own flag strikes. */
+  /** @param {TokenView} view */
   function attackChoices(view) {
     const choices = weaponsOf(view).map((w) => ({ id: w.id, name: w.name }));
     const own = getPath(view?.actor, "flags.fracas.strikes");
     if (Array.isArray(own)) {
-      own.forEach((s, i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${[s?.method, s?.style].filter(Boolean).join(" ")})` }));
+      own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${[s?.method, s?.style].filter(Boolean).join(" ")})` }));
     }
     return choices;
   }
@@ -1133,7 +1334,7 @@ export function createActions(deps) {
     if (controlled.length !== 1) throw new InputError(t("FRACAS.Notify.OneAttacker", { count: controlled.length }));
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
-    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name, targets, attackChoices(controlled[0]));
+    const parsed = await askStrike(t("FRACAS.Dialog.Title"), controlled[0].name ?? controlled[0].id, targets, attackChoices(controlled[0]));
     if (!parsed) return null;
     const base = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id) };
     const flagIndex = /^strike:(\d+)$/.exec(parsed.weapon ?? "");
@@ -1165,9 +1366,14 @@ export function createActions(deps) {
   }
 
   /** The combat's standing combatants by token id (their views), for a fight's members. */
+  /**
+   * @param {CombatView} combat
+   * @returns {Map<string, TokenView>}
+   */
   function membersOf(combat) {
+    /** @type {Map<string, TokenView>} */
     const byToken = new Map();
-    for (const c of combat.combatants) if (c.view?.id) byToken.set(c.view.id, { ...c.view, name: c.name ?? c.view.name });
+    for (const c of combat.combatants) if (c.view?.id) byToken.set(c.view.id, { ...c.view, id: c.view.id, name: c.name ?? c.view.name });
     return byToken;
   }
 
@@ -1178,6 +1384,7 @@ export function createActions(deps) {
    * member's Body as it is now, applies the damage (the system's damage API where there
    * is one, defeated at 0) and posts the round's card with Undo. The encounter's name and
    * round are kept in the combat's flags.
+   * @param {Json} [options]
    */
   async function round(options = {}) {
     requireGM("play fracas rounds");
@@ -1189,14 +1396,16 @@ export function createActions(deps) {
     if (!state || typeof state.name !== "string") {
       const built = buildScenario({ ruleset: options.ruleset ?? "enchanted-realms", combatants: combat.combatants, mapping: map });
       const name = `foundry-${String(combat.id).replace(/[^A-Za-z0-9]/g, "").slice(0, 20)}-${newId().slice(0, 8)}`;
-      const made = /** @type {any} */ (await conn.call("encounter.new", { name, scenario: built.scenario, replace: true },
-        { id: newId() }));
+      const made = await conn.call("encounter.new", { name, scenario: built.scenario, replace: true },
+        { id: newId() });
+      /** @type {Record<string, number>} */
       const max = {};
       for (const side of Object.values(made.sides ?? {})) for (const m of /** @type {any[]} */ (side)) max[m.id] = m.hp_max;
       state = { name, round: 0, names: built.names, max };
       await vtt.setCombatFlag(combat, state);
     }
     const views = membersOf(combat);
+    /** @type {Record<string, number>} */
     const hp = {};
     for (const id of Object.keys(state.names)) {
       const view = views.get(id);
@@ -1208,17 +1417,19 @@ export function createActions(deps) {
     const seed = seedOption(options);
     if (seed !== undefined && seed !== null) params.seed = seed;
     const requestId = options.requestId ?? newId();
-    const log = /** @type {any} */ (await conn.call("encounter.round", params, { id: requestId }));
+    const log = await conn.call("encounter.round", params, { id: requestId });
     /** @type {Record<string, number>} */
     const damageById = {};
+    /** @type {TokenView[]} */
     const hit = [];
     for (const [id, m] of Object.entries(log.members ?? {})) {
       // Only this fight's tokens: an answer cannot reach any other.
       if (!Object.prototype.hasOwnProperty.call(state.names, id) || hp[id] === undefined) continue;
-      const taken = hp[id] - /** @type {any} */ (m).hp;
-      if (Number.isInteger(taken) && taken > 0 && views.get(id)) {
+      const taken = hp[id] - m.hp;
+      const view = views.get(id);
+      if (Number.isInteger(taken) && taken > 0 && view) {
         damageById[id] = taken;
-        hit.push(views.get(id));
+        hit.push(view);
       }
     }
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
@@ -1226,7 +1437,9 @@ export function createActions(deps) {
       floorAtZero: setting("floorBodyAtZero") !== false }) : [];
     // Hidden combatants are the GM's: with any in the fight, the whole round goes to the
     // GMs (with its Undo), and the players get a card without them.
-    const hidden = new Set(combat.combatants.filter((c) => c.hidden && c.view?.id).map((c) => c.view.id));
+    /** @type {Set<string>} */
+    const hidden = new Set();
+    for (const c of combat.combatants) if (c.hidden && c.view?.id) hidden.add(c.view.id);
     // Who took damage this round, for the card's per-target buttons (Undo, Apply, Half, Double).
     const hurt = hit.map((v) => ({ id: v.id, name: state.names[v.id] ?? v.name, uuid: v.actorUuid ?? null, damage: damageById[v.id] }));
     const everyone = setting("chatVisibility") !== "gm";
@@ -1256,8 +1469,8 @@ export function createActions(deps) {
     if (!combat) throw new InputError(t("FRACAS.Error.Actions37"));
     const state = vtt.combatFlag(combat);
     if (!state || typeof state.name !== "string" || !state.round) throw new InputError(t("FRACAS.Error.Actions38"));
-    const shown = /** @type {any} */ (await conn.call("encounter.undo", { name: state.name, expect_round: state.round },
-      { id: newId() }));
+    const shown = await conn.call("encounter.undo", { name: state.name, expect_round: state.round },
+      { id: newId() });
     const map = mapping();
     const views = membersOf(combat);
     for (const side of Object.values(shown.sides ?? {})) {
@@ -1279,12 +1492,15 @@ export function createActions(deps) {
   // Its actions go to the holding client like a player's request, with the selection of
   // this tab (controlled and targeted tokens) written out as token ids.
 
+  /** @param {any} ref  a token, a token document or an id, from a macro */
   const idOf = (ref) => (ref && typeof ref === "object" ? ref.document?.id ?? ref.id : ref);
+  /** @param {unknown} refs */
   const idsOf = (refs) => (refs === undefined ? undefined : (Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs]).map(idOf));
   const controlledIds = () => vtt.controlled().map((v) => v.id);
   const targetedIds = () => uniqueViews(vtt.targeted()).map((v) => v.id);
   const oneControlled = () => (vtt.controlled().length === 1 ? vtt.controlled()[0].id : undefined);
   /** Each relayed action: how this tab's selection fills its options. */
+  /** @type {Record<string, (o: Json) => Json>} */
   const SELECTION = {
     attack: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds(), nearby: idsOf(o.nearby),
       scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
@@ -1297,6 +1513,7 @@ export function createActions(deps) {
     roundUndo: () => ({}),
   };
   /** The holder's side: the actions a GM-role sender may run there. */
+  /** @type {Record<string, (o: Json) => Promise<unknown>>} the actions another GM tab may relay */
   const RELAYED = {
     attack: (o) => attack(o), odds: (o) => odds(o), mob: (o) => mob(o), compete: (o) => compete(o),
     impale: (o) => impale(o), initiative: (o) => initiative(o), round: (o) => round(o), roundUndo: () => roundUndo(),
@@ -1305,7 +1522,11 @@ export function createActions(deps) {
   };
 
   /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */
-  const viaHolder = (name, fn) => async (...args) => {
+  /**
+   * @param {string} name
+   * @param {(...args: any[]) => Promise<unknown>} fn  one of the actions (each with its own arguments)
+   */
+  const viaHolder = (name, fn) => async (/** @type {any[]} */ ...args) => {
     if (!vtt.isGM() || vtt.holdsConnection()) return fn(...args);
     /** @type {Record<string, any>} */
     let data;

@@ -155,7 +155,8 @@ export class BridgeConnection {
    * @param {string} method
    * @param {object} [params]
    * @param {{id?: string, timeoutMs?: number}} [options]  reuse `id` to resend a request
-   * @returns {Promise<unknown>} the result; rejects with BridgeError, TimeoutError or ConnectionError
+   * @returns {Promise<any>} the result (the method's JSON, its shape the spec's schema for it: no static type); rejects
+   *   with BridgeError, TimeoutError or ConnectionError
    */
   call(method, params, { id, timeoutMs } = {}) {
     const state = this.#status.state;

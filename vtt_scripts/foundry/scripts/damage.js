@@ -12,13 +12,31 @@ import { readInteger } from "./paths.js";
 import { t } from "./i18n.js";
 
 /**
+ * One actor's Body change: planned by planDamage, then filled in when applied (what was
+ * found and left, the system adapter used, the defeated mark) so Undo can give it back.
+ * @typedef {object} Change
+ * @property {string} uuid      the actor's uuid
+ * @property {string} name      its tokens' names
+ * @property {string} path      the Body data path
+ * @property {number} before
+ * @property {number} after
+ * @property {number} damage
+ * @property {string[]} targets  the token ids hit
+ * @property {string} [tempPath]
+ * @property {number|null} [tempBefore]
+ * @property {number|null} [tempAfter]
+ * @property {string} [system]   the game system adapter that took the damage
+ * @property {boolean} [defeated]
+ */
+
+/**
  * The Body changes for an attack's per-target damage.
  * @param {object} args
  * @param {{id: string, name?: string, actorUuid?: string|null, actor?: unknown}[]} args.targets
  * @param {Record<string, number>} args.damageById  damage per target (token) id
  * @param {string} args.path        the Body data path
  * @param {boolean} [args.floorAtZero=true]
- * @returns {object[]} changes, in target order, only for actors that take damage
+ * @returns {Change[]} changes, in target order, only for actors that take damage
  */
 export function planDamage({ targets, damageById, path, floorAtZero = true }) {
   if (!path) throw new InputError(t("FRACAS.Error.Damage01"));
@@ -34,7 +52,7 @@ export function planDamage({ targets, damageById, path, floorAtZero = true }) {
     if (!entry) {
       const { value, problem } = readInteger(tv.actor, path);
       if (problem) throw new InputError(t("FRACAS.Error.Damage04", { name: tv.name, problem }));
-      entry = { uuid: tv.actorUuid, name: tv.name ?? tv.id, path, before: value, damage: 0, targets: /** @type {string[]} */ ([]) };
+      entry = { uuid: tv.actorUuid, name: tv.name ?? tv.id, path, before: /** @type {number} no problem: an integer */ (value), damage: 0, targets: /** @type {string[]} */ ([]) };
       byActor.set(tv.actorUuid, entry);
     } else if (tv.name && !entry.name.split(", ").includes(tv.name)) {
       entry.name = `${entry.name}, ${tv.name}`;

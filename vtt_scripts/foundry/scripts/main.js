@@ -50,6 +50,21 @@ function tokenView(token) {
 }
 
 /**
+ * Views of tokens, leaving out any that is not one.
+ * @param {unknown[]} tokens
+ * @returns {TokenView[]}
+ */
+function viewsOfTokens(tokens) {
+  /** @type {TokenView[]} */
+  const views = [];
+  for (const token of tokens) {
+    const view = tokenView(token);
+    if (view) views.push(view);
+  }
+  return views;
+}
+
+/**
  * A token reference as a view: a token or its document, or an id (or a unique name) on
  * the scene `sceneId` (a player's request names the scene the player is on) or else on
  * the scene this client shows.
@@ -168,8 +183,8 @@ async function promptForm(content, title) {
 /** @type {import("./actions.js").Vtt} */
 const vtt = {
   isGM: () => !!game.user?.isGM,
-  controlled: () => (canvas?.tokens?.controlled ?? []).map(tokenView),
-  targeted: () => [...(game.user?.targets ?? [])].map(tokenView),
+  controlled: () => viewsOfTokens(canvas?.tokens?.controlled ?? []),
+  targeted: () => viewsOfTokens([...(game.user?.targets ?? [])]),
   toView,
   setting,
   setSetting: (key, value) => game.settings.set(MODULE_ID, /** @type {"lastStrike"} the one setting the actions write */ (key), /** @type {object} the dialog's last answers */ (value)),
@@ -193,7 +208,7 @@ const vtt = {
     const message = await ChatMessage.create(data);
     return message?.id ?? null;
   },
-  ledger: (id) => game.messages.get(id)?.flags?.[MODULE_ID]?.changes ?? null,
+  ledger: (id) => /** @type {import("./damage.js").Change[]|undefined} what postLedger wrote */ (game.messages.get(id)?.flags?.[MODULE_ID]?.changes) ?? null,
   setLedger: async (id, changes) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ [`flags.${MODULE_ID}.changes`]: changes })),
   getDocument,
   updateDocument: (doc, data) => doc.update(data),

@@ -1400,7 +1400,7 @@ export function createActions(deps) {
         { id: newId() });
       /** @type {Record<string, number>} */
       const max = {};
-      for (const side of Object.values(made.sides ?? {})) for (const m of /** @type {any[]} */ (side)) max[m.id] = m.hp_max;
+      for (const side of Object.values(made.sides ?? {})) for (const m of side) max[m.id] = m.hp_max;
       state = { name, round: 0, names: built.names, max };
       await vtt.setCombatFlag(combat, state);
     }
@@ -1474,7 +1474,7 @@ export function createActions(deps) {
     const map = mapping();
     const views = membersOf(combat);
     for (const side of Object.values(shown.sides ?? {})) {
-      for (const m of /** @type {any[]} */ (side)) {
+      for (const m of side) {
         const view = views.get(m.id);
         if (!view?.actorUuid || !Object.prototype.hasOwnProperty.call(state.names, m.id)) continue;
         const doc = await vtt.getDocument(view.actorUuid);
@@ -1526,7 +1526,7 @@ export function createActions(deps) {
    * @param {string} name
    * @param {(...args: any[]) => Promise<unknown>} fn  one of the actions (each with its own arguments)
    */
-  const viaHolder = (name, fn) => async (/** @type {any[]} */ ...args) => {
+  const viaHolder = (name, fn) => async (/** @type {any[]} the action's own arguments, passed on as they are */ ...args) => {
     if (!vtt.isGM() || vtt.holdsConnection()) return fn(...args);
     /** @type {Record<string, any>} */
     let data;

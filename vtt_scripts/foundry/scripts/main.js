@@ -148,11 +148,11 @@ async function getDocument(uuid) {
 function currentCombat() {
   const combat = game.combat;
   if (!combat) return null;
-  const combatants = [...combat.combatants].map((/** @type {any} */ c) => {
+  const combatants = [...combat.combatants].map((/** @type {any} fvtt-types has no usable Combatant type without strictNullChecks (the lenient check) */ c) => {
     const view = c.token ? tokenView(c.token) : null;
     return {
-      id: c.id,
-      name: c.name,
+      id: String(c.id), // a combat's combatants are stored documents: their id is set
+      name: c.name ?? view?.name ?? "",
       defeated: !!(c.isDefeated ?? c.defeated),
       hidden: !!c.hidden,
       view: { ...(view ?? {}), actor: c.actor ?? view?.actor ?? null },
@@ -201,7 +201,7 @@ const vtt = {
     /** @type {any} the module's flags are its own */
     const data = {
       content: `<span class="fracas-ledger"></span>`,
-      whisper: ChatMessage.getWhisperRecipients("GM").map((/** @type {any} */ u) => u.id),
+      whisper: ChatMessage.getWhisperRecipients("GM").map((u) => u.id),
       flags: { [MODULE_ID]: { kind: "ledger", changes } },
       speaker: ChatMessage.getSpeaker({ alias: "fracas" }),
     };
@@ -248,14 +248,14 @@ const vtt = {
     // The canvas's scene first; a player's attack may have hit a token on another scene.
     const onCanvas = canvas?.tokens?.get(id)?.document;
     if (onCanvas) return onCanvas;
-    const scene = game.scenes?.find((/** @type {any} */ s) => !!s.tokens?.get(id));
+    const scene = game.scenes?.find((s) => !!s.tokens?.get(id));
     return scene?.tokens?.get(id) ?? null;
   },
   /** The scene this client shows (a player's request names it). */
   sceneId: () => canvas?.scene?.id ?? null,
   /** The fracas card of a request id, if one was posted ({id, total}). */
   findCard: (requestId) => {
-    const message = game.messages?.find((/** @type {any} */ m) => m.flags?.[MODULE_ID]?.requestId === requestId);
+    const message = game.messages?.find((m) => m.flags?.[MODULE_ID]?.requestId === requestId);
     return message ? { id: message.id, total: message.flags[MODULE_ID].total ?? null } : null;
   },
   /** Ask the active GM's client to run `action` with `data`; resolves with its answer. */
@@ -264,7 +264,7 @@ const vtt = {
   setDefeated: async (actor, on) => {
     const id = CONFIG.specialStatusEffects?.DEFEATED ?? "dead";
     if (typeof actor.toggleStatusEffect === "function") await actor.toggleStatusEffect(id, { active: on, overlay: true });
-    for (const combatant of /** @type {any[]} */ ([...(game.combat?.combatants ?? [])])) {
+    for (const combatant of /** @type {any[]} as above: Combatants, untyped for the lenient check */ ([...(game.combat?.combatants ?? [])])) {
       if (combatant.actor === actor && !!combatant.defeated !== on) await combatant.update({ defeated: on });
     }
   },
@@ -462,7 +462,7 @@ async function installMacros() {
   try {
     const made = [];
     for (const m of MACROS) {
-      const exists = game.macros.find((/** @type {any} */ macro) => macro.flags?.[MODULE_ID]?.macro === m.key);
+      const exists = game.macros.find((macro) => macro.flags?.[MODULE_ID]?.macro === m.key);
       if (exists) continue;
       /** @type {any} the module's flag is its own */
       const data = {
@@ -608,7 +608,7 @@ Hooks.on("renderCombatTracker", (/** @type {any} */ _app, /** @type {any} v12: j
 });
 
 Hooks.once("ready", () => {
-  game.socket?.on(SOCKET, (/** @type {any} */ message, /** @type {string} */ senderId) => {
+  game.socket?.on(SOCKET, (/** @type {any} what another client sent: onSocket checks every field */ message, /** @type {string} */ senderId) => {
     onSocket(message, senderId).catch((error) => console.error("fracas |", error));
   });
   // A closing tab hands the bridge over at once (the others would wait for its beacon otherwise).

@@ -5,14 +5,20 @@
 
 import { t } from "./i18n.js";
 
-/** A button that runs `action` once at a time; a failed action (null) leaves it usable. */
+/**
+ * A button that runs `action` once at a time; a failed action (null) leaves it usable.
+ * @param {Document} doc
+ * @param {string} label
+ * @param {string} kind
+ * @param {() => Promise<unknown>} action
+ */
 function actionButton(doc, label, kind, action) {
   const button = doc.createElement("button");
   button.type = "button";
   button.className = `fracas-target-button fracas-${kind}`;
   button.dataset.fracasAction = kind;
   button.textContent = label;
-  button.addEventListener("click", async (event) => {
+  button.addEventListener("click", async (/** @type {Event} */ event) => {
     event.preventDefault();
     if (button.disabled) return;
     button.disabled = true;
@@ -22,8 +28,16 @@ function actionButton(doc, label, kind, action) {
 }
 
 /**
+ * A card's fracas flags, as far as the buttons read them.
+ * @typedef {object} CardFlags
+ * @property {{name: string, before?: number, after?: number, targets?: string[]}[]} [changes]
+ * @property {{id: string}[]} [targets]
+ * @property {unknown} [undone]
+ */
+
+/**
  * @param {HTMLElement} root   the rendered chat message
- * @param {object} flags       the message's fracas flags ({changes, targets, undone})
+ * @param {CardFlags} flags    the message's fracas flags ({changes, targets, undone})
  * @param {{isGM: boolean, onUndo: () => Promise<unknown>,
  *          onApply?: (targetId: string, multiplier: number) => Promise<unknown>,
  *          onUndoTarget?: (targetId: string) => Promise<unknown>}} ctx
@@ -45,7 +59,7 @@ export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget 
   // Per target, for GMs: apply the damage (whole, half or double), or undo it.
   for (const slot of /** @type {NodeListOf<HTMLElement>} */ (card.querySelectorAll(".fracas-target-actions"))) {
     slot.replaceChildren();
-    const id = slot.dataset.target;
+    const id = slot.dataset.target ?? "";
     const target = (flags?.targets ?? []).find((x) => x.id === id);
     if (!isGM || !target || !onApply || !onUndoTarget || flags.undone) continue;
     const doc = slot.ownerDocument;

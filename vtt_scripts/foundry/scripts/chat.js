@@ -5,26 +5,49 @@ import { t } from "./i18n.js";
 // engine's faces filled in (so Foundry's dice tooltips and Dice So Nice show the
 // dice that were actually rolled, hit or miss).
 
-// HTML-escaped, and with the characters Foundry's enrichers look for ([[…]] inline
-// rolls, @UUID[…]{…} links, &Reference[…]) as entities too: a name typed into a token
-// or an actor is shown as written, never rolled or linked.
-const esc = (value) => String(value)
-  .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-  .replace(/"/g, "&quot;").replace(/'/g, "&#39;")
-  .replace(/\[/g, "&#91;").replace(/\]/g, "&#93;").replace(/@/g, "&#64;")
-  .replace(/\{/g, "&#123;").replace(/\}/g, "&#125;");
+// Text from the world (token and actor names, item names) goes into a card escaped, and
+// made unable to become a roll, a link or an embed. Escaping alone is not enough: v13's
+// ChatMessage#renderHTML runs TextEditor.enrichHTML, which walks the card's text nodes
+// and matches its patterns ([[…]] inline rolls, @UUID[…]{…} content links, @Embed[…],
+// &Reference[…]) against each node's decoded textContent (foundry.js
+// TextEditor#_getTextNodes and #_replaceTextContent), so "&#91;&#91;" is "[[" again by
+// then. So every character a pattern starts or closes with is followed by an empty <wbr>
+// element: the text reads the same and copies the same, but no single text node holds
+// "[[" or "@UUID[" any more, and no pattern can match across the break.
+/**
+ * An answer of the bridge: JSON as docs/ENGINE.md §7 describes it (the bridge's schema
+ * checks it before it leaves); the module reads it field by field. No TS type exists.
+ * @typedef {Record<string, any>} EngineResult
+ */
+/** @typedef {Record<string, any>} CardModel  a card's plain data, as the *CardModel functions make it */
+/** @typedef {Record<string, string>} Names  display names by token or combatant id */
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const signed = (n) => (n >= 0 ? `+${n}` : `${n}`);
+/** @type {Record<string, string>} */
+const BREAKERS = { "[": "&#91;", "]": "&#93;", "@": "&#64;", "{": "&#123;", "}": "&#125;", "&": "&amp;" };
+
+/** Escaped for an attribute value (the enricher never reads attributes). */
+const attr = (/** @type {unknown} */ value) => String(value)
+  .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+
+/** Escaped for text, with enrichment patterns broken apart. */
+const esc = (/** @type {unknown} */ value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
+  if (c in BREAKERS) return `${BREAKERS[c]}<wbr>`;
+  return /** @type {Record<string, string>} */ ({ "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c];
+});
+
+/** "1 hit", "3 hits" in the user's language (FRACAS.Count.<Word>.One / .Other). */
+const plural = (/** @type {number} */ n, /** @type {string} */ word) => t(`FRACAS.Count.${word}.${n === 1 ? "One" : "Other"}`, { n });
+const signed = (/** @type {number} */ n) => (n >= 0 ? `+${n}` : `${n}`);
 
 /**
  * The card model of an attack result (docs/ENGINE.md §7).
- * @param {object} result  the engine result
- * @param {{attackerName: string, names: Record<string,string>, requestId: string}} ctx
+ * @param {EngineResult} result  the engine result
+ * @param {{attackerName: string, names: Names, requestId: string}} ctx
  */
 export function attackCardModel(result, { attackerName, names, requestId }) {
-  const nameOf = (id) => names[id] ?? id;
-  const strikes = result.strikes.map((s, i) => ({
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
+  const strikes = result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => ({
     n: i + 1,
     target: s.target,
     targetName: nameOf(s.target),
@@ -37,9 +60,9 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     disadvantage: !!s.disadvantage,
     sneak: s.sneak ?? false,
     critRange: s.crit_range ?? null,
-    dice: s.dice.map((d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
+    dice: s.dice.map((/** @type {Record<string, any>} */ d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
     discarded: s.discarded ?? null,
-    chain: (s.crit_chain ?? []).map((c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
+    chain: (s.crit_chain ?? []).map((/** @type {Record<string, any>} */ c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
     hits: s.hits,
     crit: !!s.crit,
     base: s.base,
@@ -64,7 +87,7 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     kind: "attack",
     flee: result.flee ? { ...result.flee } : null,
     defenseRolls: !!result.defense_rolls,
-    title: `${attackerName} attacks`,
+    title: t("FRACAS.Card.Attacks", { name: attackerName }),
     attackerName,
     requestId,
     seed: String(result.seed),
@@ -76,16 +99,21 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
   };
 }
 
-/** A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage". */
+/**
+ * A line saying what a strike did, e.g. "2 hits · crit (chain of 2) · 5 edged damage".
+ * @param {Record<string, any>} s  a strike of an attack card model
+ */
 export function strikeOutcome(s) {
-  if (!s.hits) return "miss";
-  const parts = [plural(s.hits, "hit")];
-  if (s.crit) parts.push(s.chain.length > 1 ? `crit (chain of ${s.chain.length})` : "crit");
-  let dmg = `${s.damage} ${s.damageType} damage`;
+  if (!s.hits) return t("FRACAS.Card.Miss");
+  const parts = [plural(s.hits, "Hit")];
+  if (s.crit) parts.push(s.chain.length > 1 ? t("FRACAS.Card.CritChain", { n: s.chain.length }) : t("FRACAS.Card.Crit"));
+  let dmg = t("FRACAS.Card.TypedDamage", { damage: s.damage, type: s.damageType });
   const notes = [];
-  if (s.modifier !== null && s.modifier !== 0) notes.push(`${signed(s.modifier)} modifier`);
-  if (s.resistance !== "normal") notes.push(s.resistance === "half" ? "resisted" : s.resistance === "double" ? "vulnerable" : s.resistance);
-  if (s.undodgeable) notes.push(`${s.undodgeable} undodgeable`);
+  if (s.modifier !== null && s.modifier !== 0) notes.push(t("FRACAS.Card.Modifier", { value: signed(s.modifier) }));
+  if (s.resistance !== "normal") {
+    notes.push(s.resistance === "half" ? t("FRACAS.Card.Resisted") : s.resistance === "double" ? t("FRACAS.Card.Vulnerable") : s.resistance);
+  }
+  if (s.undodgeable) notes.push(t("FRACAS.Card.Undodgeable", { n: s.undodgeable }));
   if (notes.length) dmg += ` (${notes.join(", ")})`;
   parts.push(dmg);
   return parts.join(" · ");
@@ -103,86 +131,111 @@ function dieItem(faces, face, { hit, discarded, title }) {
   else if (hit === false) cls.push("failure");
   if (face === faces) cls.push("max");
   if (face === 1) cls.push("min");
-  return `<li class="${cls.join(" ")}" title="${esc(title)}">${esc(face)}</li>`;
+  return `<li class="${cls.join(" ")}" title="${attr(title)}">${esc(face)}</li>`;
 }
 
-/** ER-17: where a missed shot under friendly fire went. */
+/**
+ * ER-17: where a missed shot under friendly fire went.
+ * @param {Record<string, any>|null} st  a strike's stray (ER-17)
+ */
 function strayHtml(st) {
   if (!st) return "";
   if (st.creature === null || st.ac === null) {
-    const why = st.creature === null ? "an empty slot: the shot hits nothing" : `${st.creatureName}, behind full cover: the shot hits nothing`;
-    return `<div class="fracas-stray">stray (ER-17): d10 ${esc(st.roll)} · ${esc(why)}</div>`;
+    const why = st.creature === null ? t("FRACAS.Card.StrayEmpty") : t("FRACAS.Card.StrayCover", { name: st.creatureName });
+    return `<div class="fracas-stray">${esc(t("FRACAS.Card.Stray", { roll: st.roll }))} · ${esc(why)}</div>`;
   }
-  const dice = st.dice.map((d) => dieItem(20, d.shifted, {
-    hit: d.hit, title: `${d.face} + 2 = ${d.shifted} → ${d.total} vs AC ${st.ac}: ${d.hit ? "hit" : "miss"}`,
+  const dice = st.dice.map((/** @type {Record<string, any>} */ d) => dieItem(20, d.shifted, {
+    hit: d.hit, title: t("FRACAS.Card.StrayDie", { face: d.face, shifted: d.shifted, total: d.total, ac: st.ac, outcome: hitWord(d.hit) }),
   }));
-  const outcome = st.hits ? `${st.damage} damage to ${st.creatureName}` : `misses ${st.creatureName} too`;
-  return `<div class="fracas-stray"><span class="fracas-label">stray (ER-17): d10 ${esc(st.roll)} → ${esc(st.creatureName)}, `
-    + `faces +2 vs AC ${esc(st.ac)}</span><ol class="dice-rolls">${dice.join("")}</ol>`
+  const outcome = st.hits ? t("FRACAS.Card.StrayHits", { damage: st.damage, name: st.creatureName }) : t("FRACAS.Card.StrayMisses", { name: st.creatureName });
+  return `<div class="fracas-stray"><span class="fracas-label">${esc(t("FRACAS.Card.Stray", { roll: st.roll }))} → ${esc(st.creatureName)}, `
+    + `${esc(t("FRACAS.Card.StrayFaces", { ac: st.ac }))}</span><ol class="dice-rolls">${dice.join("")}</ol>`
     + `<div class="fracas-outcome">${esc(outcome)}</div></div>`;
 }
 
+/** "hit" or "miss" in the user's language. */
+const hitWord = (/** @type {boolean} */ hit) => t(hit ? "FRACAS.Card.Hit" : "FRACAS.Card.Miss");
+
+/** @param {Record<string, any>} s  a strike of an attack card model */
 function strikeHtml(s) {
   const tags = [s.method, s.style, s.damageType];
-  if (s.advantage) tags.push("advantage");
-  if (s.disadvantage) tags.push("disadvantage");
-  if (s.sneak) tags.push(s.sneak === "advantage-only" ? "sneak (advantage only)" : "sneak");
+  if (s.advantage) tags.push(t("FRACAS.Dialog.AdvantageYes"));
+  if (s.disadvantage) tags.push(t("FRACAS.Dialog.Disadvantage"));
+  if (s.sneak) tags.push(s.sneak === "advantage-only" ? t("FRACAS.Card.SneakAdvantageOnly") : t("FRACAS.Card.Sneak"));
   const defense = s.defenseDc !== null;
-  const dice = s.dice.map((d) => dieItem(20, d.face, {
+  const dice = s.dice.map((/** @type {Record<string, any>} */ d) => dieItem(20, d.face, {
     hit: defense ? !d.hit : d.hit,
     title: defense
-      ? `defense die: ${d.face} + AC ${s.ac} = ${d.total} vs DC ${s.defenseDc}: ${d.hit ? "hit" : "avoided"}`
-      : `${d.source}: ${d.face} → ${d.total} vs AC ${s.ac}: ${d.hit ? "hit" : "miss"}`,
+      ? t("FRACAS.Card.DefenseDie", { face: d.face, ac: s.ac, total: d.total, dc: s.defenseDc, outcome: d.hit ? t("FRACAS.Card.Hit") : t("FRACAS.Card.Avoided") })
+      : t("FRACAS.Card.PoolDie", { source: d.source, face: d.face, total: d.total, ac: s.ac, outcome: hitWord(d.hit) }),
   }));
   if (s.discarded !== null) {
-    dice.push(dieItem(20, s.discarded, { discarded: true, title: `${s.discarded}: discarded (disadvantage)` }));
+    dice.push(dieItem(20, s.discarded, { discarded: true, title: t("FRACAS.Card.Discarded", { face: s.discarded }) }));
   }
   let chain = "";
   if (s.chain.length) {
     const items = [];
     for (const c of s.chain) {
-      items.push(dieItem(20, c.face, { hit: c.hit, title: `crit die: ${c.face} → ${c.total}: ${c.hit ? "hit" : "miss"}` }));
-      if (c.hit) items.push(dieItem(3, c.damage, { title: `crit damage d3: ${c.damage}` }));
+      items.push(dieItem(20, c.face, { hit: c.hit, title: t("FRACAS.Card.CritDie", { face: c.face, total: c.total, outcome: hitWord(c.hit) }) }));
+      if (c.hit) items.push(dieItem(3, c.damage, { title: t("FRACAS.Card.CritDamageDie", { damage: c.damage }) }));
     }
-    chain = `<div class="fracas-chain"><span class="fracas-label">crit chain</span><ol class="dice-rolls">${items.join("")}</ol></div>`;
+    chain = `<div class="fracas-chain"><span class="fracas-label">${esc(t("FRACAS.Card.CritChainLabel"))}</span><ol class="dice-rolls">${items.join("")}</ol></div>`;
   }
   return `<section class="fracas-strike" data-strike="${s.n}">`
     + `<div class="fracas-strike-head"><strong>${esc(s.targetName)}</strong> `
     + `<span class="fracas-tags">${esc(tags.join(" · "))} · `
-    + (defense ? `defense d20 + AC ${esc(s.ac)} vs DC ${esc(s.defenseDc)} (ER-22)` : `${esc(signed(s.toHit))} vs AC ${esc(s.ac)}`)
+    + esc(defense ? t("FRACAS.Card.DefenseRoll", { ac: s.ac, dc: s.defenseDc }) : t("FRACAS.Card.VsAc", { toHit: signed(s.toHit), ac: s.ac }))
     + "</span></div>"
     + `<ol class="dice-rolls">${dice.join("")}</ol>${chain}`
     + `<div class="fracas-outcome">${esc(strikeOutcome(s))}</div>${strayHtml(s.stray)}</section>`;
 }
 
-/** ER-21: a grappler's Strength feats after taking body damage, one per strike that dealt it. */
-function releaseHtml(t) {
-  const r = t.grappleRelease;
+/**
+ * ER-21: a grappler's Strength feats after taking body damage, one per strike that dealt it;
+ * at advantage or disadvantage (ER-12) both d20 are shown, and a feat a condition fails
+ * outright (ER-14) says so.
+ * @param {Record<string, any>} x  a target of an attack card model
+ */
+function releaseHtml(x) {
+  const r = x.grappleRelease;
   if (!r) return "";
+  /** @type {string | null} */
   const failed = r.situation?.automatic_failure ?? null;
-  return (r.feats ?? [r]).map((f) => {
+  /** @type {Record<string, any>[]} */
+  const feats = r.feats ?? [r];
+  return feats.map((f) => {
     let rolled = "";
-    if (f.roll !== null) rolled = `: ${esc((f.dice ?? [f.roll]).join("/"))} ${esc(signed(f.modifier))} = ${esc(f.total)}, ${f.held ? "keeps the hold" : "lets go"}`;
-    else if (failed) rolled = `: fails automatically (${esc(failed)}, ER-14), lets go`;
-    return `<div class="fracas-grapple">grappling: Strength feat DC ${esc(f.dc)} (ER-21)${rolled}</div>`;
+    const verdict = t(f.held ? "FRACAS.Card.KeepsHold" : "FRACAS.Card.LetsGo");
+    if (f.roll !== null) rolled = `: ${esc((f.dice ?? [f.roll]).join("/"))} ${esc(signed(f.modifier))} = ${esc(f.total)}, ${esc(verdict)}`;
+    else if (failed) rolled = `: ${esc(t("FRACAS.Card.AutoFail", { reason: failed }))}, ${esc(t("FRACAS.Card.LetsGo"))}`;
+    return `<div class="fracas-grapple">${esc(t("FRACAS.Card.Grappling", { dc: f.dc }))}${rolled}</div>`;
   }).join("");
 }
 
-function shockHtml(t) {
-  if (t.shockSaveDc === null) return "";
-  const save = t.shockSave;
-  if (!save) return `<div class="fracas-shock">shock: Resilience save DC ${esc(t.shockSaveDc)} (ER-13)</div>`;
-  const verdict = save.passed
-    ? "passed"
-    : `failed: incapacitated for ${plural(save.incapacitated_actions, "action")}`;
+/**
+ * ER-13: the shock save; both d20 at advantage or disadvantage (ER-12), or the condition
+ * that fails it outright (ER-14).
+ * @param {Record<string, any>} x  a target of an attack card model
+ */
+function shockHtml(x) {
+  if (x.shockSaveDc === null) return "";
+  const save = x.shockSave;
+  if (!save) return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockDc", { dc: x.shockSaveDc }))}</div>`;
+  const verdict = save.passed ? t("FRACAS.Card.Passed") : t("FRACAS.Card.Incapacitated", { actions: plural(save.incapacitated_actions, "Action") });
+  /** @type {string | null} */
   const failed = save.situation?.automatic_failure ?? null;
-  if (failed) return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: fails automatically (${esc(failed)}, ER-14), ${esc(verdict)}</div>`;
-  return `<div class="fracas-shock">shock save DC ${esc(save.dc)}: ${esc((save.dice ?? [save.roll]).join("/"))} → ${esc(save.total)}, ${esc(verdict)}</div>`;
+  if (failed) return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockAutoFail", { dc: save.dc, reason: failed, verdict }))}</div>`;
+  const roll = (save.dice ?? [save.roll]).join("/");
+  return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockSave", { dc: save.dc, roll, total: save.total, verdict }))}</div>`;
 }
 
+/**
+ * @param {CardModel} model
+ * @param {boolean} undoable
+ */
 function footerHtml(model, undoable) {
-  const bits = [`seed ${esc(model.seed)}`];
-  if (model.injected) bits.push("dice given");
+  const bits = [esc(t("FRACAS.Card.Seed", { seed: model.seed }))];
+  if (model.injected) bits.push(esc(t("FRACAS.Card.DiceGiven")));
   if (model.backend) bits.push(esc(model.backend));
   const undo = undoable
     ? `<button type="button" class="fracas-undo" data-fracas-action="undo">${esc(t("FRACAS.Card.Undo"))}</button>`
@@ -191,20 +244,23 @@ function footerHtml(model, undoable) {
     + `<span class="fracas-applied"></span>${undo}</footer>`;
 }
 
-/** The chat card HTML of an attack. `undoable`: damage was applied, offer Undo. */
+/**
+ * The chat card HTML of an attack. `undoable`: damage was applied, offer Undo.
+ * @param {CardModel} model @param {{undoable?: boolean}} [options]
+ */
 export function renderAttackCard(model, { undoable = false } = {}) {
-  const rows = model.targets.map((t) => {
-    const types = Object.entries(t.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
-    const extra = t.undodgeable ? ` · ${t.undodgeable} undodgeable` : "";
-    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
-      + `<span class="fracas-damage">${esc(t.damage)}</span> damage${types ? ` (${esc(types)})` : ""}${esc(extra)}`
-      + `<span class="fracas-target-actions" data-target="${esc(t.id)}"></span>`
-      + `${shockHtml(t)}${releaseHtml(t)}</li>`;
+  const rows = model.targets.map((/** @type {Record<string, any>} */ x) => {
+    const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
+    const extra = x.undodgeable ? ` · ${t("FRACAS.Card.Undodgeable", { n: x.undodgeable })}` : "";
+    return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${types ? ` (${esc(types)})` : ""}${esc(extra)}`
+      + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span>`
+      + `${shockHtml(x)}${releaseHtml(x)}</li>`;
   });
   const notes = [];
   if (model.flee) notes.push(`flee attack (ER-20): moved ${model.flee.moved} ft, ${model.flee.speed}: ${model.flee.dice}d20`);
   if (model.defenseRolls) notes.push("defense rolls (ER-22): the target's player rolls d20 + AC against DC 21 + to-hit");
-  return `<div class="fracas-card fracas-attack" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-attack" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + notes.map((n) => `<div class="fracas-note">${esc(n)}</div>`).join("")
     + model.strikes.map(strikeHtml).join("")
@@ -217,64 +273,74 @@ export function renderAttackCard(model, { undoable = false } = {}) {
  * The dice of an attack as roll specs: one roll per strike (pool d20s with the
  * discarded die inactive, crit d20s, their d3s), one per rolled shock save.
  * @returns {{label: string, groups: {faces: number, flavor: string, results: object[]}[]}[]}
+ * @param {CardModel} model
  */
 export function attackRollSpecs(model) {
   const specs = [];
   for (const s of model.strikes) {
-    const pool = s.dice.map((d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
+    const pool = s.dice.map((/** @type {Record<string, any>} */ d) => ({ result: d.face, active: true, success: d.hit, failure: !d.hit }));
     if (s.discarded !== null) pool.push({ result: s.discarded, active: false, discarded: true });
-    const groups = [{ faces: 20, flavor: "pool", results: pool }];
+    const groups = [{ faces: 20, flavor: t("FRACAS.Dice.Pool"), results: pool }];
     if (s.chain.length) {
-      groups.push({ faces: 20, flavor: "crit", results: s.chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
-      const d3 = s.chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
-      if (d3.length) groups.push({ faces: 3, flavor: "crit damage", results: d3 });
+      groups.push({ faces: 20, flavor: t("FRACAS.Dice.Crit"), results: s.chain.map((/** @type {Record<string, any>} */ c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+      const d3 = s.chain.filter((/** @type {Record<string, any>} */ c) => c.hit).map((/** @type {Record<string, any>} */ c) => ({ result: c.damage, active: true }));
+      if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.CritDamage"), results: d3 });
     }
     if (s.stray) {
-      groups.push({ faces: 10, flavor: "stray slot", results: [{ result: s.stray.roll, active: true }] });
+      groups.push({ faces: 10, flavor: t("FRACAS.Dice.StraySlot"), results: [{ result: s.stray.roll, active: true }] });
       if (s.stray.crit_chain.length) {
-        groups.push({ faces: 20, flavor: "stray crit", results: s.stray.crit_chain.map((c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
-        const d3 = s.stray.crit_chain.filter((c) => c.hit).map((c) => ({ result: c.damage, active: true }));
-        if (d3.length) groups.push({ faces: 3, flavor: "stray crit damage", results: d3 });
+        groups.push({ faces: 20, flavor: t("FRACAS.Dice.StrayCrit"), results: s.stray.crit_chain.map((/** @type {Record<string, any>} */ c) => ({ result: c.face, active: true, success: c.hit, failure: !c.hit })) });
+        const d3 = s.stray.crit_chain.filter((/** @type {Record<string, any>} */ c) => c.hit).map((/** @type {Record<string, any>} */ c) => ({ result: c.damage, active: true }));
+        if (d3.length) groups.push({ faces: 3, flavor: t("FRACAS.Dice.StrayCritDamage"), results: d3 });
       }
     }
     specs.push({ label: `strike ${s.n} at ${s.targetName}`, groups, total: s.damage });
   }
-  for (const t of model.targets) {
-    const release = t.grappleRelease;
-    for (const feat of release ? (release.feats ?? [release]) : []) {
+  for (const x of model.targets) {
+    const release = x.grappleRelease;
+    /** @type {Record<string, any>[]} */
+    const feats = release ? (release.feats ?? [release]) : [];
+    for (const feat of feats) {
       if (feat.roll === null) continue;
       // ER-12: at advantage or disadvantage two d20, the kept one active.
+      /** @type {number[]} */
       const faces = feat.dice ?? [feat.roll];
       const kept = faces.indexOf(feat.roll);
-      specs.push({ label: `grapple release of ${t.name}`, groups: [{ faces: 20, flavor: "Strength feat",
+      specs.push({ label: `grapple release of ${x.name}`, groups: [{ faces: 20, flavor: t("FRACAS.Dice.StrengthFeat"),
         results: faces.map((result, i) => ({ result, active: i === kept, success: i === kept && !!feat.held,
           failure: i === kept && !feat.held })) }] });
     }
   }
-  for (const t of model.targets) {
-    const save = t.shockSave;
+  for (const x of model.targets) {
+    const save = x.shockSave;
     if (!save) continue;
+    // ER-14: a save failed outright rolls no die; ER-12: two d20, the kept one active.
+    /** @type {number[]} */
     const faces = save.roll === null ? [] : (save.dice ?? [save.roll]);
     const kept = faces.indexOf(save.roll);
-    const groups = faces.length ? [{ faces: 20, flavor: "shock save", results: faces.map((result, i) => ({
+    const groups = faces.length ? [{ faces: 20, flavor: t("FRACAS.Dice.ShockSave"), results: faces.map((result, i) => ({
       result, active: i === kept, success: i === kept && !!save.passed, failure: i === kept && !save.passed })) }] : [];
     if (!save.passed && save.incapacitated_actions) {
-      groups.push({ faces: 3, flavor: "actions lost", results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
+      groups.push({ faces: 3, flavor: t("FRACAS.Dice.ActionsLost"), results: [{ result: save.incapacitated_actions, active: true, success: false, failure: false }] });
     }
-    specs.push({ label: `shock save of ${t.name}`, groups, total: save.total });
+    specs.push({ label: `shock save of ${x.name}`, groups, total: save.total });
   }
   return specs;
 }
 
-/** Initiative (ER-18) card model from `initiative.roll`'s result. */
+/**
+ * Initiative (ER-18) card model from `initiative.roll`'s result.
+ * @param {EngineResult} result
+ * @param {{names: Names, requestId: string}} ctx
+ */
 export function initiativeCardModel(result, { names, requestId }) {
   return {
     kind: "initiative",
-    title: "Initiative",
+    title: t("FRACAS.Card.Initiative"),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
-    order: result.order.map((e, i) => ({
+    order: result.order.map((/** @type {Record<string, any>} */ e, /** @type {number} */ i) => ({
       rank: i + 1, id: e.id, name: names[e.id] ?? e.id, roll: e.roll, modifier: e.modifier,
       total: e.total, tiebreaks: [...(e.tiebreaks ?? [])],
     })),
@@ -284,6 +350,7 @@ export function initiativeCardModel(result, { names, requestId }) {
 /**
  * Tracker values keeping the engine's order: tied totals get decimals from their
  * roll-offs (7.2, 7.1, 7.0), since Foundry would otherwise order ties by name.
+ * @param {{id: string, total: number}[]} order
  */
 export function initiativeValues(order) {
   const values = [];
@@ -303,39 +370,47 @@ export function initiativeValues(order) {
   return values;
 }
 
+/** @param {CardModel} model */
 export function renderInitiativeCard(model) {
-  const rows = model.order.map((e) => {
+  const rows = model.order.map((/** @type {Record<string, any>} */ e) => {
     const ties = e.tiebreaks.length
-      ? ` <span class="fracas-tiebreak">roll-off ${e.tiebreaks.map((f) => dieItem(20, f, { title: `roll-off d20: ${f}` })).join("")}</span>`
+      ? ` <span class="fracas-tiebreak">${esc(t("FRACAS.Card.RollOff"))} ${e.tiebreaks.map((/** @type {number} */ f) => dieItem(20, f, { title: t("FRACAS.Card.RollOffDie", { face: f }) })).join("")}</span>`
       : "";
-    return `<li class="fracas-init" data-combatant="${esc(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
+    return `<li class="fracas-init" data-combatant="${attr(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
       + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
       + `${esc(signed(e.modifier))} = <span class="fracas-total">${esc(e.total)}</span>${ties}</li>`;
   });
-  return `<div class="fracas-card fracas-initiative" data-request-id="${esc(model.requestId)}">`
+  return `<div class="fracas-card fracas-initiative" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header><ol class="fracas-order">${rows.join("")}</ol>`
-    + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(model.seed)}${model.injected ? " · dice given" : ""}</span></footer></div>`;
+    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: model.seed }))}${model.injected ? ` · ${esc(t("FRACAS.Card.DiceGiven"))}` : ""}</span></footer></div>`;
 }
 
-/** Initiative dice: one d10 per combatant, then the roll-off d20s. */
+/**
+ * Initiative dice: one d10 per combatant, then the roll-off d20s.
+ * @param {CardModel} model
+ */
 export function initiativeRollSpecs(model) {
-  const groups = [{ faces: 10, flavor: "initiative", results: model.order.map((e) => ({ result: e.roll, active: true })) }];
-  const ties = model.order.flatMap((e) => e.tiebreaks.map((f) => ({ result: f, active: true })));
-  if (ties.length) groups.push({ faces: 20, flavor: "roll-off", results: ties });
+  const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((/** @type {Record<string, any>} */ e) => ({ result: e.roll, active: true })) }];
+  const ties = model.order.flatMap((/** @type {Record<string, any>} */ e) => e.tiebreaks.map((/** @type {number} */ f) => ({ result: f, active: true })));
+  if (ties.length) groups.push({ faces: 20, flavor: t("FRACAS.Dice.RollOff"), results: ties });
   return [{ label: "initiative", groups }];
 }
 
-/** The compact card model of a bulk (mob) summary. */
+/**
+ * The compact card model of a bulk (mob) summary.
+ * @param {EngineResult} result
+ * @param {{names: Names, profileNames: Names, requestId: string}} ctx
+ */
 export function mobCardModel(result, { names, profileNames, requestId }) {
   const targets = Object.entries(result.targets).map(([id, t]) => ({
     id, name: names[id] ?? id, damage: t.damage, byType: { ...(t.by_type ?? {}) },
     attacks: t.attacks, attacksHit: t.attacks_hit, crits: t.crits ?? 0,
     longestChain: t.longest_chain ?? 0, undodgeable: t.undodgeable ?? 0,
   }));
-  const groups = (result.groups ?? []).map((g) => ({
+  const groups = (result.groups ?? []).map((/** @type {Record<string, any>} */ g) => ({
     profile: g.profile,
     profileName: profileNames[g.profile] ?? g.profile,
-    targetName: Array.isArray(g.target) ? g.target.map((id) => names[id] ?? id).join(", ") : names[g.target] ?? g.target,
+    targetName: Array.isArray(g.target) ? g.target.map((/** @type {string} */ id) => names[id] ?? id).join(", ") : names[g.target] ?? g.target,
     count: g.count,
     attacksHit: g.attacks_hit,
     hitRate: g.hit_rate,
@@ -343,7 +418,7 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
   }));
   return {
     kind: "mob",
-    title: `Mob attack: ${plural(result.attacks_total ?? groups.reduce((n, g) => n + g.count, 0), "attack")}`,
+    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0), "Attack") }),
     requestId,
     seed: String(result.seed),
     backend: result.backend ?? null,
@@ -354,20 +429,24 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
   };
 }
 
+/** @param {CardModel} model @param {{undoable?: boolean}} [options] */
 export function renderMobCard(model, { undoable = false } = {}) {
-  const groups = model.groups.map((g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
+  const groups = model.groups.map((/** @type {Record<string, any>} */ g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
     + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
-  const targets = model.targets.map((t) => {
-    const extra = [`${plural(t.attacksHit, "hit")} of ${t.attacks}`];
-    if (t.crits) extra.push(plural(t.crits, "crit"));
-    if (t.longestChain > 1) extra.push(`longest chain ${t.longestChain}`);
-    if (t.undodgeable) extra.push(`${t.undodgeable} undodgeable`);
-    return `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
-      + `<span class="fracas-damage">${esc(t.damage)}</span> damage (${esc(extra.join(", "))})</li>`;
+  const targets = model.targets.map((/** @type {Record<string, any>} */ x) => {
+    const extra = [t("FRACAS.Card.HitsOf", { hits: plural(x.attacksHit, "Hit"), attacks: x.attacks })];
+    if (x.crits) extra.push(plural(x.crits, "Crit"));
+    if (x.longestChain > 1) extra.push(t("FRACAS.Card.LongestChain", { n: x.longestChain }));
+    if (x.undodgeable) extra.push(t("FRACAS.Card.Undodgeable", { n: x.undodgeable }));
+    return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+      + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))} (${esc(extra.join(", "))})`
+      + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span></li>`;
   });
-  return `<div class="fracas-card fracas-mob" data-request-id="${esc(model.requestId)}">`
-    + `<header class="fracas-title">${esc(model.title)}</header>`
-    + `<table class="fracas-groups"><thead><tr><th>attackers</th><th>attacks</th><th>hit</th><th>rate</th><th>damage</th></tr></thead>`
+  const skipped = model.skipped?.length
+    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "";
+  return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
+    + `<header class="fracas-title">${esc(model.title)}</header>${skipped}`
+    + `<table class="fracas-groups"><thead><tr>${["Attackers", "Attacks", "Hit", "Rate", "Damage"].map((h) => `<th>${esc(t(`FRACAS.Card.Column.${h}`))}</th>`).join("")}</tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
     + footerHtml(model, undoable) + "</div>";
@@ -375,129 +454,163 @@ export function renderMobCard(model, { undoable = false } = {}) {
 
 const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };
 
-/** One line for a Worldwalker, Cartyrion or old-school strike. */
+/**
+ * One line for a Worldwalker, Cartyrion or old-school strike.
+ * @param {string} ruleset
+ * @param {Record<string, any>} s  a strike of the engine result
+ */
 function rulesetStrikeLine(ruleset, s) {
   if (ruleset === "cartyrion") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
-    if (s.exploded) line += ` (${plural(s.exploded, "explosion")})`;
-    line += ` ${signed(s.bonus + s.magic_bonus)} − ${s.dex + s.armor} to ${s.pool}`;
-    if (s.sneak_check) line += ` · sneak check ${s.sneak_check.total} vs ${s.sneak_check.dc}: ${s.sneak_check.passed ? "passed" : "failed"}`;
-    if (s.parry) line += ` · ${s.parry.kind} parry stops ${s.parry.absorbed}`;
-    if (s.stamina_cost) line += ` · costs ${s.stamina_cost.cost} stamina`;
+    if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;
+    line += ` ${t("FRACAS.Ruleset.Pool", { bonus: signed(s.bonus + s.magic_bonus), minus: s.dex + s.armor, pool: s.pool })}`;
+    if (s.sneak_check) {
+      line += ` · ${t("FRACAS.Ruleset.SneakCheck", { total: s.sneak_check.total, dc: s.sneak_check.dc,
+        outcome: t(s.sneak_check.passed ? "FRACAS.Card.Passed" : "FRACAS.Ruleset.Failed") })}`;
+    }
+    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: s.parry.kind, absorbed: s.parry.absorbed })}`;
+    if (s.stamina_cost) line += ` · ${t("FRACAS.Ruleset.Costs", { cost: s.stamina_cost.cost })}`;
     return line;
   }
-  const natural = s.natural ? ` (natural ${s.natural})` : "";
+  const natural = s.natural ? ` (${t("FRACAS.Ruleset.Natural", { n: s.natural })})` : "";
   const against = ruleset === "worldwalker" ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${s.hit ? "hit" : "miss"}`;
-  if (s.reaction) line += ` · ${s.reaction.kind} ${s.reaction.total}: ${s.reaction.negated ? "negated" : "fails"}`;
-  if (s.damage_dice?.length) line += ` · damage ${s.damage_dice.join("+")} ${signed(s.damage_bonus)}`;
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${hitWord(s.hit)}`;
+  if (s.reaction) {
+    line += ` · ${s.reaction.kind} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
+  }
+  if (s.damage_dice?.length) line += ` · ${t("FRACAS.Ruleset.Damage", { dice: s.damage_dice.join("+"), bonus: signed(s.damage_bonus) })}`;
   return line;
 }
 
-/** The card model of a Worldwalker, Cartyrion or old-school attack result. */
+/**
+ * The card model of a Worldwalker, Cartyrion or old-school attack result.
+ * @param {EngineResult} result
+ * @param {{attackerName: string, names: Names, requestId: string}} ctx
+ */
 export function rulesetCardModel(result, { attackerName, names, requestId }) {
-  const nameOf = (id) => names[id] ?? id;
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const ruleset = result.ruleset;
   return {
     kind: "attack",
     ruleset,
-    title: `${attackerName} attacks (${TITLES[ruleset] ?? ruleset})`,
+    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: /** @type {Record<string, string>} */ (TITLES)[ruleset] ?? ruleset }),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
     backend: result.backend,
-    strikes: result.strikes.map((s, i) => ({
+    strikes: result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => ({
       n: i + 1, target: s.target, targetName: nameOf(s.target), line: rulesetStrikeLine(ruleset, s), damage: s.damage,
     })),
-    targets: Object.entries(result.targets).map(([id, t]) => ({
-      id, name: nameOf(id), damage: t.damage,
-      split: ruleset === "cartyrion" ? `stamina ${t.stamina}, injury ${t.injury}` : null,
+    targets: Object.entries(result.targets).map(([id, x]) => ({
+      id, name: nameOf(id), damage: x.damage,
+      split: ruleset === "cartyrion" ? t("FRACAS.Ruleset.Split", { stamina: x.stamina, injury: x.injury }) : null,
     })),
     staminaCost: result.attacker?.stamina_cost ?? 0,
   };
 }
 
-/** The chat card HTML of a Worldwalker, Cartyrion or old-school attack. */
+/**
+ * The chat card HTML of a Worldwalker, Cartyrion or old-school attack.
+ * @param {CardModel} model @param {{undoable?: boolean}} [options]
+ */
 export function renderRulesetCard(model, { undoable = false } = {}) {
-  const strikes = model.strikes.map((s) => `<div class="fracas-strike" data-target="${esc(s.target)}">`
+  const strikes = model.strikes.map((/** @type {Record<string, any>} */ s) => `<div class="fracas-strike" data-target="${attr(s.target)}">`
     + `<div class="fracas-strike-head">${esc(s.n)} → ${esc(s.targetName)}</div>`
     + `<div class="fracas-outcome">${esc(s.line)} → ${esc(s.damage)}</div></div>`);
-  const rows = model.targets.map((t) => `<li class="fracas-target" data-target="${esc(t.id)}"><strong>${esc(t.name)}</strong>: `
-    + `<span class="fracas-damage">${esc(t.damage)}</span> damage${t.split ? ` (${esc(t.split)})` : ""}</li>`);
-  const cost = model.staminaCost ? `<div class="fracas-cost">the attacker spends ${esc(model.staminaCost)} stamina</div>` : "";
-  return `<div class="fracas-card fracas-attack fracas-${esc(model.ruleset)}" data-request-id="${esc(model.requestId)}">`
+  const rows = model.targets.map((/** @type {Record<string, any>} */ x) => `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
+    + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${x.split ? ` (${esc(x.split)})` : ""}</li>`);
+  const cost = model.staminaCost ? `<div class="fracas-cost">${esc(t("FRACAS.Ruleset.Spends", { cost: model.staminaCost }))}</div>` : "";
+  return `<div class="fracas-card fracas-attack fracas-${attr(model.ruleset)}" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + strikes.join("") + `<ul class="fracas-targets">${rows.join("")}</ul>` + cost
     + footerHtml(model, undoable) + "</div>";
 }
 
-const pct = (p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
+const pct = (/** @type {number} */ p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
 
-/** The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops. */
+/**
+ * The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops.
+ * @param {EngineResult} result
+ * @param {{attackerName: string, names: Names}} ctx
+ */
 export function renderOddsCard(result, { attackerName, names }) {
-  const rows = Object.entries(result.targets).map(([id, t]) => {
-    const facts = [`P(hit) ${pct(t.p_hit)}`];
-    if (t.p_crit !== undefined) facts.push(`P(crit) ${pct(t.p_crit)}`);
-    facts.push(`mean ${t.mean.toFixed(2)} ± ${t.sd.toFixed(2)}`);
-    for (const [n, p] of Object.entries(t.p_at_least ?? {})) facts.push(`P(≥${n}) ${pct(p)}`);
-    if (t.p_drop !== undefined) facts.push(`P(drops, ${t.remaining} left) ${pct(t.p_drop)}`);
-    return `<li class="fracas-target" data-target="${esc(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
+  const rows = Object.entries(result.targets).map(([id, x]) => {
+    const facts = [t("FRACAS.Odds.Hit", { p: pct(x.p_hit) })];
+    if (x.p_crit !== undefined) facts.push(t("FRACAS.Odds.Crit", { p: pct(x.p_crit) }));
+    facts.push(t("FRACAS.Odds.Mean", { mean: x.mean.toFixed(2), sd: x.sd.toFixed(2) }));
+    for (const [n, p] of Object.entries(x.p_at_least ?? {})) facts.push(t("FRACAS.Odds.AtLeast", { n, p: pct(p) }));
+    if (x.p_drop !== undefined) facts.push(t("FRACAS.Odds.Drops", { left: x.remaining, p: pct(x.p_drop) }));
+    return `<li class="fracas-target" data-target="${attr(id)}"><strong>${esc(names[id] ?? id)}</strong>: `
       + `<span class="fracas-odds">${esc(facts.join(" · "))}</span></li>`;
   });
   const mob = result.count > 1 ? ` ×${result.count}` : "";
-  return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(`Odds: ${attackerName}${mob}`)}</header>`
+  return `<div class="fracas-card fracas-odds-card"><header class="fracas-title">${esc(t("FRACAS.Card.Odds", { name: attackerName, count: mob }))}</header>`
     + `<ul class="fracas-targets">${rows.join("")}</ul>`
-    + `<footer class="fracas-footer"><span class="fracas-seed">exact · nothing rolled</span></footer></div>`;
+    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Exact"))}</span></footer></div>`;
 }
 
-/** The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome. */
+/**
+ * The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome.
+ * @param {EngineResult} result
+ * @param {{names: Names}} ctx
+ */
 export function renderCompeteCard(result, { names }) {
-  const nameOf = (id) => names[id] ?? id;
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const sides = ["challenger", "defender"].map((side) => {
     const c = result[side];
     const parts = [`${c.attribute} ${signed(c.modifier)}`];
-    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    if (c.bonus) parts.push(t("FRACAS.Card.Bonus", { value: signed(c.bonus) }));
     for (const x of c.situation) parts.push(`${x.why} ${signed(x.value)}`);
-    const edge = c.advantage ? " · advantage" : c.disadvantage ? " · disadvantage" : "";
+    const edge = c.advantage ? ` · ${t("FRACAS.Dialog.AdvantageYes")}` : c.disadvantage ? ` · ${t("FRACAS.Dialog.Disadvantage")}` : "";
     return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
-      + `${esc(edge)} · ${esc((100 * c.win_chance).toFixed(1))}% to win</li>`;
+      + `${esc(edge)} · ${esc(t("FRACAS.Card.ToWin", { p: (100 * c.win_chance).toFixed(1) }))}</li>`;
   });
-  const rounds = result.rounds.map((r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
+  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
     + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
   let outcome = result.outcome;
   for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
-  return `<div class="fracas-card fracas-compete"><header class="fracas-title">Competition: ${esc(result.contest)} (ER-19)</header>`
+  return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: result.contest }))}</header>`
     + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
     + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>`
     + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
 }
 
-/** The chat card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+/**
+ * The chat card of an ER-23 impalement: the strike at the charger, and whether the charge is void.
+ * @param {EngineResult} result
+ * @param {{pikemanName: string, chargerName: string, requestId: string}} ctx
+ * @param {{undoable?: boolean}} [options]
+ */
 export function renderImpaleCard(result, { pikemanName, chargerName, requestId }, { undoable = false } = {}) {
   const model = attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId });
   const ch = result.charger;
-  const verdict = result.charge_void ? "incapacitated: the charge is void" : "still standing: the charge goes on";
-  return `<div class="fracas-card fracas-impale" data-request-id="${esc(requestId)}">`
-    + `<header class="fracas-title">${esc(pikemanName)} impales ${esc(chargerName)} (ER-23, ${esc(result.dice)}d20)</header>`
+  const verdict = t(result.charge_void ? "FRACAS.Card.ChargeVoid" : "FRACAS.Card.ChargeGoesOn");
+  return `<div class="fracas-card fracas-impale" data-request-id="${attr(requestId)}">`
+    + `<header class="fracas-title">${esc(t("FRACAS.Card.Impales", { pikeman: pikemanName, charger: chargerName, dice: result.dice }))}</header>`
     + model.strikes.map(strikeHtml).join("")
-    + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} damage, Body ${esc(ch.body)} → `
-    + `${esc(ch.body_after)} · ${esc(verdict)}</div>`
+    // No Body values: the card may be public, and the charger's Body is the GM's (its
+    // before and after are in the card's GM-only ledger).
+    + `<div class="fracas-outcome"><strong>${esc(chargerName)}</strong>: ${esc(ch.damage)} ${esc(t("FRACAS.Card.DamageWord"))} · `
+    + `${esc(verdict)}<span class="fracas-target-actions" data-target="${attr(ch.id)}"></span></div>`
     + footerHtml({ ...model, seed: String(result.seed) }, undoable)
     + "</div>";
 }
 
-/** The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first. */
+/**
+ * The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first.
+ * @param {EngineResult} result
+ */
 export function renderSideInitiativeCard(result) {
   let body;
   if (result.ruleset === "cartyrion") {
-    const surprised = result.surprised ? ` · ${result.surprised} surprised` : "";
-    body = `<div>d6 ${esc(result.roll)} → <strong>${esc(result.first)}</strong> act first${esc(surprised)} (CT-1)</div>`;
+    const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: result.surprised })}` : "";
+    body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: result.first }))}${esc(surprised)} (CT-1)</div>`;
   } else {
-    const rolls = result.sides.map((x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (ties: ${x.tiebreaks.join(", ")})` : ""}`);
-    const order = result.order.map((g) => g.join(" and ")).join(", then ");
+    const rolls = result.sides.map((/** @type {Record<string, any>} */ x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
+    const order = result.order.map((/** @type {Record<string, any>} */ g) => g.join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
     body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
   }
-  return `<div class="fracas-card fracas-initiative"><header class="fracas-title">Side initiative, round ${esc(result.round ?? "")}</header>`
+  return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`
     + `${body}<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
 }
 
@@ -508,10 +621,37 @@ export function renderSideInitiativeCard(result) {
  * @param {any} log  the round's log
  * @param {{names: Record<string,string>, requestId: string}} ctx
  */
-export function renderRoundCard(log, { names, requestId }, { undoable = false } = {}) {
-  const name = (id) => esc(names[id] ?? id);
-  const lines = [];
+/**
+ * The dice of a round, as roll specs: each attack's dice (Enchanted Realms results carry
+ * every face), skipping what `hidden` members did or suffered.
+ * @param {any} log  the encounter.round answer
+ * @param {Set<string>} hidden
+ * @param {Record<string, string>} names
+ */
+export function roundRollSpecs(log, hidden, names) {
+  const specs = [];
   for (const e of Array.isArray(log.events) ? log.events : []) {
+    if ((e.type !== "attack" && e.type !== "spell") || hidden.has(e.who) || hidden.has(e.target)) continue;
+    const strikes = e.result?.strikes;
+    if (!Array.isArray(strikes) || !strikes.every((st) => Array.isArray(st.dice) && st.dice.every((/** @type {Record<string, any>} */ d) => Number.isInteger(d.face)))) continue;
+    const model = attackCardModel(e.result, { attackerName: names[e.who] ?? e.who, names, requestId: "" });
+    specs.push(...attackRollSpecs(model).map((spec) => ({ ...spec, label: `${names[e.who] ?? e.who}: ${spec.label}` })));
+  }
+  return specs;
+}
+
+/**
+ * @param {EngineResult} log  the encounter.round answer
+ * @param {{names: Names, requestId: string, hidden?: Set<string>, hurt?: {id: string, name: string, damage: number}[]}} ctx
+ * @param {{undoable?: boolean}} [options]
+ */
+export function renderRoundCard(log, { names, requestId, hidden = new Set(), hurt = [] }, { undoable = false } = {}) {
+  const name = (/** @type {string} */ id) => esc(names[id] ?? id);
+  const lines = [];
+  // For the players' card: nothing a hidden member did or suffered, no order slot or
+  // count of its side that would betray it (the GM's card, a whisper, has everything).
+  const seen = (/** @type {Record<string, any>} */ e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group);
+  for (const e of (Array.isArray(log.events) ? log.events : []).filter(seen)) {
     if (e.type === "attack" || e.type === "spell") {
       const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
       lines.push(`<li>${name(e.who)}${how}${name(e.target)}: <span class="fracas-damage">${esc(e.damage)}</span></li>`);
@@ -528,13 +668,70 @@ export function renderRoundCard(log, { names, requestId }, { undoable = false } 
       lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: e.winner }) : e.reason)}</strong></li>`);
     }
   }
-  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.map(name).join(", ")).join("; ");
-  const standing = Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
+  const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.filter((/** @type {string} */ id) => !hidden.has(id)).map(name).join(", "))
+    .filter(Boolean).join("; ");
+  const standing = hidden.size ? "" : Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
   const model = { requestId, seed: String(log.seed), backend: null, injected: false };
-  return `<div class="fracas-card fracas-round" data-request-id="${esc(requestId)}">`
+  return `<div class="fracas-card fracas-round" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Round.Title", { round: log.round }))}</header>`
     + (order ? `<div class="fracas-order">${esc(t("FRACAS.Round.Order"))}: ${order}</div>` : "")
     + `<ul class="fracas-events">${lines.join("")}</ul>`
-    + `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>`
+    + (hurt.length ? `<ul class="fracas-targets">${hurt.map((h) => `<li class="fracas-target" data-target="${attr(h.id)}">`
+      + `<strong>${esc(h.name)}</strong>: <span class="fracas-damage">${esc(h.damage)}</span>`
+      + `<span class="fracas-target-actions" data-target="${attr(h.id)}"></span></li>`).join("")}</ul>` : "")
+    + (standing ? `<div class="fracas-standing">${esc(t("FRACAS.Round.Standing"))}: ${standing}</div>` : "")
     + footerHtml(model, undoable) + "</div>";
+}
+
+// ── the dice of the other cards, as roll specs (real Foundry rolls; Dice So Nice shows them) ──
+
+/** @param {number} r  a face */
+const rolled = (/** @type {number} */ r) => ({ result: r, active: true });
+
+/**
+ * Worldwalker / old-school: each strike's d20; Cartyrion: each strike's pool of its die.
+ * @param {EngineResult} result
+ */
+export function rulesetRollSpecs(result) {
+  return result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => {
+    if (result.ruleset === "cartyrion") {
+      const faces = Number(String(s.die ?? "").replace(/^d/, ""));
+      return { label: `strike ${i + 1}`, groups: Number.isInteger(faces) && faces > 0 && Array.isArray(s.faces) && s.faces.length
+        ? [{ faces, flavor: t("FRACAS.Dice.Pool"), results: s.faces.map((/** @type {number} */ r) => rolled(r)) }] : [], total: s.damage };
+    }
+    return { label: `strike ${i + 1}`, groups: Number.isInteger(s.attack_roll)
+      ? [{ faces: 20, flavor: t("FRACAS.Dice.Attack"), results: [{ result: s.attack_roll, active: true, success: !!s.hit, failure: !s.hit }] }] : [], total: s.damage };
+  }).filter((/** @type {Record<string, any>} */ spec) => spec.groups.length);
+}
+
+/**
+ * ER-19: each round's d12s, the challenger's and the defender's.
+ * @param {EngineResult} result
+ * @param {Names} names
+ */
+export function competeRollSpecs(result, names) {
+  return result.rounds.map((/** @type {Record<string, any>} */ r, /** @type {number} */ i) => ({
+    label: `round ${i + 1}`,
+    groups: ["challenger", "defender"].map((side) => ({ faces: 12, flavor: names[result[side].id] ?? result[side].id,
+      results: r[side].dice.map((/** @type {number} */ face) => rolled(face)) })),
+  }));
+}
+
+/**
+ * CT-1: the d6; OS-1: each side's d6 and its tie rolls.
+ * @param {EngineResult} result
+ */
+export function sideInitiativeRollSpecs(result) {
+  if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
+  return [{ label: "initiative", groups: result.sides.map((/** @type {Record<string, any>} */ x) => ({ faces: 6, flavor: x.id,
+    results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
+}
+
+/**
+ * ER-23: the impalement's strike, as an attack's dice.
+ * @param {EngineResult} result
+ * @param {{pikemanName: string, chargerName: string}} names
+ */
+export function impaleRollSpecs(result, { pikemanName, chargerName }) {
+  return attackRollSpecs(attackCardModel(result.impalement, { attackerName: pikemanName, names: { [result.charger.id]: chargerName }, requestId: "" }));
 }

@@ -16,6 +16,7 @@
 
 import { BridgeError, ConnectionError, TimeoutError, formatSeconds } from "./errors.js";
 import { decodeMessage, encodeMessage, makeRequest } from "./jsonrpc.js";
+import { t } from "./i18n.js";
 
 export const STATES = Object.freeze({
   IDLE: "idle",
@@ -32,24 +33,53 @@ const OPEN = 1;
 /**
  * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at max,
  * with "equal jitter" (between half and all of it) so many clients do not retry in step.
+ * @param {number} attempt
+ * @param {{baseMs?: number, maxMs?: number}} [backoff]
+ * @param {() => number} [random]
  */
 export function backoffDelay(attempt, { baseMs = 500, maxMs = 30000 } = {}, random = Math.random) {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
   return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }
 
+/**
+ * The connection's options with their defaults filled in.
+ * @typedef {object} ConnectionOptions
+ * @property {string} url
+ * @property {string} token
+ * @property {new (url: string) => WebSocket} WebSocketImpl
+ * @property {{setTimeout: (fn: () => void, ms: number) => unknown, clearTimeout: (timer: unknown) => void}} clock
+ * @property {() => string} newId
+ * @property {() => number} random
+ * @property {{baseMs: number, maxMs: number}} backoff
+ * @property {number} heartbeatMs
+ * @property {number} heartbeatTimeoutMs
+ * @property {number} requestTimeoutMs
+ * @property {string} heartbeatMethod
+ */
+
 export class BridgeConnection {
+  /** @type {ConnectionOptions} */
   #opts;
+  /** @type {WebSocket|null} */
   #ws = null;
+  /** @type {string|null} */
   #authId = null;
+  /** @type {unknown} */
   #authTimer = null;
+  /** @type {unknown} */
   #retryTimer = null;
+  /** @type {unknown} */
   #heartbeatTimer = null;
+  /** @type {unknown} */
   #heartbeatWait = null;
+  /** @type {string|null} */
   #heartbeatId = null;
   #attempt = 0;
   #lastFailure = "";
+  /** @type {Map<string, {method: string, text: string, resolve: (value: unknown) => void, reject: (error: Error) => void, timer: unknown}>} */
   #pending = new Map();
+  /** @type {Set<(status: object) => void>} */
   #listeners = new Set();
   /** @type {{state: string, detail: string, [key: string]: unknown}} */
   #status = { state: STATES.IDLE, detail: "" };
@@ -59,7 +89,7 @@ export class BridgeConnection {
    * @param {string} opts.url              ws://127.0.0.1:8765
    * @param {string} opts.token            the bridge's access token
    * @param {new (url: string) => WebSocket} opts.WebSocketImpl  the WebSocket class
-   * @param {{setTimeout: Function, clearTimeout: Function}} [opts.clock]
+   * @param {{setTimeout: (fn: () => void, ms: number) => unknown, clearTimeout: (timer: unknown) => void}} [opts.clock]
    * @param {() => string} opts.newId      request ids (UUIDs)
    * @param {() => number} [opts.random]   jitter source in [0, 1)
    * @param {{baseMs: number, maxMs: number}} [opts.backoff]
@@ -70,7 +100,10 @@ export class BridgeConnection {
    */
   constructor(opts) {
     this.#opts = {
-      clock: { setTimeout: globalThis.setTimeout.bind(globalThis), clearTimeout: globalThis.clearTimeout.bind(globalThis) },
+      clock: {
+        setTimeout: (/** @type {() => void} */ fn, /** @type {number} */ ms) => globalThis.setTimeout(fn, ms),
+        clearTimeout: (/** @type {unknown} */ timer) => globalThis.clearTimeout(/** @type {ReturnType<typeof setTimeout>} */ (timer)),
+      },
       random: Math.random,
       backoff: { baseMs: 500, maxMs: 30000 },
       heartbeatMs: 15000,
@@ -86,7 +119,10 @@ export class BridgeConnection {
     return { ...this.#status, url: this.#opts.url };
   }
 
-  /** Call `listener(status)` on every change; returns an unsubscribe function. */
+  /**
+   * Call `listener(status)` on every change; returns an unsubscribe function.
+   * @param {(status: any) => void} listener
+   */
   onStatus(listener) {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -108,10 +144,10 @@ export class BridgeConnection {
   }
 
   /** Close for good; waiting requests fail. */
-  stop(reason = "the connection was stopped") {
+  stop(reason = t("FRACAS.Conn.Stopped")) {
     this.#teardown();
     this.#setStatus(STATES.STOPPED, reason);
-    this.#failAll(new ConnectionError(`not connected to the bridge: ${reason}`));
+    this.#failAll(new ConnectionError(t("FRACAS.Error.Connection01", { reason })));
   }
 
   /**
@@ -119,19 +155,21 @@ export class BridgeConnection {
    * @param {string} method
    * @param {object} [params]
    * @param {{id?: string, timeoutMs?: number}} [options]  reuse `id` to resend a request
-   * @returns {Promise<unknown>} the result; rejects with BridgeError, TimeoutError or ConnectionError
+   * @returns {Promise<any>} the result (the method's JSON, its shape the spec's schema for it: no static type); rejects
+   *   with BridgeError, TimeoutError or ConnectionError
    */
   call(method, params, { id, timeoutMs } = {}) {
     const state = this.#status.state;
     if (state === STATES.REFUSED || state === STATES.STOPPED || state === STATES.UNCONFIGURED || state === STATES.IDLE) {
-      return Promise.reject(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      return Promise.reject(new ConnectionError(t("FRACAS.Error.Connection02", { p0: describeState(this.#status) })));
     }
     const requestId = id ?? this.#opts.newId();
     if (this.#pending.has(requestId)) {
-      return Promise.reject(new ConnectionError(`request ${requestId} is already waiting for an answer`));
+      return Promise.reject(new ConnectionError(t("FRACAS.Error.Connection03", { requestId })));
     }
     const ms = timeoutMs ?? this.#opts.requestTimeoutMs;
     return new Promise((resolve, reject) => {
+      /** @type {{method: string, text: string, resolve: (value: unknown) => void, reject: (error: Error) => void, timer: unknown}} */
       const entry = { method, text: encodeMessage(makeRequest(requestId, method, params)), resolve, reject, timer: null };
       entry.timer = this.#opts.clock.setTimeout(() => {
         if (this.#pending.get(requestId) !== entry) return;
@@ -149,27 +187,28 @@ export class BridgeConnection {
   #open() {
     const { url, token } = this.#opts;
     if (!url || !token) {
-      this.#setStatus(STATES.UNCONFIGURED, !url ? "no bridge URL is set" : "no access token is set: paste the token `fracas serve` printed into the module settings");
-      this.#failAll(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      this.#setStatus(STATES.UNCONFIGURED, !url ? t("FRACAS.Conn.NoUrl") : t("FRACAS.Conn.NoToken"));
+      this.#failAll(new ConnectionError(t("FRACAS.Error.Connection04", { p0: describeState(this.#status) })));
       return;
     }
+    /** @type {WebSocket} */
     let ws;
     try {
       ws = new this.#opts.WebSocketImpl(url);
     } catch (error) {
-      this.#setStatus(STATES.REFUSED, `bad bridge URL ${JSON.stringify(url)}: ${error?.message ?? error}`);
-      this.#failAll(new ConnectionError(`not connected to the bridge: ${describeState(this.#status)}`));
+      this.#setStatus(STATES.REFUSED, t("FRACAS.Conn.BadUrl", { url: JSON.stringify(url), why: error instanceof Error ? error.message : String(error) }));
+      this.#failAll(new ConnectionError(t("FRACAS.Error.Connection05", { p0: describeState(this.#status) })));
       return;
     }
     this.#ws = ws;
     this.#authId = null;
-    const detail = this.#attempt ? `attempt ${this.#attempt + 1}; last try: ${this.#lastFailure}` : "";
+    const detail = this.#attempt ? t("FRACAS.Conn.Attempt", { n: this.#attempt + 1, last: this.#lastFailure }) : "";
     this.#setStatus(STATES.CONNECTING, detail, { attempt: this.#attempt });
     ws.onopen = () => {
       if (ws !== this.#ws) return;
       this.#authId = `auth-${this.#opts.newId()}`;
       this.#authTimer = this.#opts.clock.setTimeout(() => {
-        if (ws === this.#ws) this.#drop(`no answer to auth within ${formatSeconds(this.#opts.requestTimeoutMs)}`);
+        if (ws === this.#ws) this.#drop(t("FRACAS.Conn.NoAuthAnswer", { time: formatSeconds(this.#opts.requestTimeoutMs) }));
       }, this.#opts.requestTimeoutMs);
       this.#send(encodeMessage(makeRequest(this.#authId, "auth", { token: this.#opts.token })));
     };
@@ -188,24 +227,26 @@ export class BridgeConnection {
     const authorising = this.#status.state === STATES.CONNECTING;
     this.#detach();
     if (this.#status.state === STATES.REFUSED) return;
-    const why = reason ? `${reason} (close code ${code})` : `close code ${code ?? "unknown"}`;
+    const why = reason ? t("FRACAS.Conn.CloseReason", { reason, code: String(code) }) : t("FRACAS.Conn.CloseCode", { code: code ?? "?" });
     // Closed while authenticating, on purpose: a wrong token or a policy refusal, which
     // retrying cannot fix. Overload and restarts (1001, 1012, 1013) are worth a retry.
     const transient = code === 1001 || code === 1012 || code === 1013;
-    if (authorising && !transient && (reason || code === 1008 || (code >= 4000 && code < 5000))) {
-      this.#refuse(`the bridge refused the connection: ${why}`);
+    if (authorising && !transient && (reason || code === 1008 || (code !== undefined && code >= 4000 && code < 5000))) {
+      this.#refuse(t("FRACAS.Conn.Refused", { why }));
       return;
     }
-    this.#scheduleRetry(wasConnected ? `connection lost: ${why}` : `could not reach the bridge at ${this.#opts.url} (${why}); is \`fracas serve\` running and does it allow this page's origin?`);
+    this.#scheduleRetry(wasConnected ? t("FRACAS.Conn.Lost", { why }) : t("FRACAS.Conn.Unreachable", { url: this.#opts.url, why }));
   }
 
+  /** @param {string} detail */
   #refuse(detail) {
     this.#teardown();
     this.#setStatus(STATES.REFUSED, detail);
-    this.#failAll(new ConnectionError(`not connected to the bridge: ${detail}`));
+    this.#failAll(new ConnectionError(t("FRACAS.Error.Connection06", { detail })));
   }
 
   /** Give up on the current socket (dead or misbehaving) and schedule a reconnect. */
+  /** @param {string} detail */
   #drop(detail) {
     const ws = this.#ws;
     this.#detach();
@@ -217,6 +258,7 @@ export class BridgeConnection {
     this.#scheduleRetry(detail);
   }
 
+  /** @param {string} detail */
   #scheduleRetry(detail) {
     const delay = backoffDelay(this.#attempt, this.#opts.backoff, this.#opts.random);
     this.#attempt += 1;
@@ -246,12 +288,13 @@ export class BridgeConnection {
       this.#heartbeatId = `hb-${this.#opts.newId()}`;
       this.#heartbeatWait = clock.setTimeout(() => {
         this.#heartbeatWait = null;
-        this.#drop(`no heartbeat answer within ${formatSeconds(heartbeatTimeoutMs)}`);
+        this.#drop(t("FRACAS.Conn.NoHeartbeat", { time: formatSeconds(heartbeatTimeoutMs) }));
       }, heartbeatTimeoutMs);
       this.#send(encodeMessage(makeRequest(this.#heartbeatId, this.#opts.heartbeatMethod)));
     }, heartbeatMs);
   }
 
+  /** @param {unknown} data */
   #receive(data) {
     let message;
     try {
@@ -262,11 +305,12 @@ export class BridgeConnection {
     for (const reply of Array.isArray(message) ? message : [message]) this.#settle(reply);
   }
 
+  /** @param {any} reply  a JSON-RPC reply as received (checked here) */
   #settle(reply) {
     if (!reply || typeof reply !== "object") return;
     const { id } = reply;
     if (id !== null && id === this.#authId) {
-      if (reply.error) this.#refuse(`the bridge refused the token: ${reply.error.message ?? "auth failed"}`);
+      if (reply.error) this.#refuse(t("FRACAS.Conn.TokenRefused", { why: reply.error.message ?? "auth failed" }));
       else this.#connected();
       return;
     }
@@ -285,6 +329,7 @@ export class BridgeConnection {
     else entry.resolve(reply.result);
   }
 
+  /** @param {string} text */
   #send(text) {
     if (this.#ws && this.#ws.readyState === OPEN) this.#ws.send(text);
   }
@@ -314,6 +359,7 @@ export class BridgeConnection {
     }
   }
 
+  /** @param {Error} error */
   #failAll(error) {
     for (const [id, entry] of this.#pending) {
       this.#opts.clock.clearTimeout(entry.timer);
@@ -322,6 +368,11 @@ export class BridgeConnection {
     }
   }
 
+  /**
+   * @param {string} state
+   * @param {string} detail
+   * @param {Record<string, unknown>} [extra]
+   */
   #setStatus(state, detail, extra = {}) {
     this.#status = { state, detail, ...extra };
     const snapshot = this.status;
@@ -335,15 +386,19 @@ export class BridgeConnection {
   }
 }
 
-/** A short phrase for a status: "retrying in 4 s (attempt 3): connection lost …". */
+/**
+ * A short phrase for a status: "retrying in 4 s (attempt 3): connection lost …".
+ * @param {{state: string, detail?: string, retryInMs?: number, attempt?: number}} status
+ */
 export function describeState(status) {
   switch (status.state) {
-    case STATES.CONNECTED: return "connected";
-    case STATES.CONNECTING: return status.detail ? `connecting (${status.detail})` : "connecting";
-    case STATES.RETRYING: return `retrying in ${formatSeconds(Math.round((status.retryInMs ?? 0) / 100) * 100)} (attempt ${status.attempt}): ${status.detail}`;
-    case STATES.REFUSED: return `refused: ${status.detail}`;
-    case STATES.UNCONFIGURED: return `not configured: ${status.detail}`;
-    case STATES.STOPPED: return `stopped: ${status.detail}`;
-    default: return "not started";
+    case STATES.CONNECTED: return t("FRACAS.State.Connected");
+    case STATES.CONNECTING: return status.detail ? t("FRACAS.State.ConnectingDetail", { detail: status.detail }) : t("FRACAS.State.Connecting");
+    case STATES.RETRYING: return t("FRACAS.State.Retrying", { time: formatSeconds(Math.round((status.retryInMs ?? 0) / 100) * 100),
+      attempt: status.attempt, detail: status.detail });
+    case STATES.REFUSED: return t("FRACAS.State.Refused", { detail: status.detail });
+    case STATES.UNCONFIGURED: return t("FRACAS.State.Unconfigured", { detail: status.detail });
+    case STATES.STOPPED: return t("FRACAS.State.Stopped", { detail: status.detail });
+    default: return t("FRACAS.State.NotStarted");
   }
 }

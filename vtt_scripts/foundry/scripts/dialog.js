@@ -10,13 +10,26 @@ export const DEFAULT_STRIKE = Object.freeze({
   crit_range: 20, mode: "normal", sneak: "no",
 });
 
-const esc = (v) => String(v).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
+const esc = (/** @type {unknown} */ v) => String(v).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
 
+/**
+ * @param {string} name
+ * @param {string} label
+ * @param {[string|number, string][]} options  value and text
+ * @param {unknown} value
+ */
 function select(name, label, options, value) {
   const opts = options.map(([v, text]) => `<option value="${esc(v)}"${String(v) === String(value) ? " selected" : ""}>${esc(text)}</option>`);
   return `<div class="form-group"><label>${esc(label)}</label><select name="${name}">${opts.join("")}</select></div>`;
 }
 
+/**
+ * @param {string} name
+ * @param {string} label
+ * @param {unknown} value
+ * @param {number} min
+ * @param {number} max
+ */
 function number(name, label, value, min, max) {
   return `<div class="form-group"><label>${esc(label)}</label>`
     + `<input type="number" name="${name}" value="${esc(value)}" min="${min}" max="${max}" step="1"></div>`;
@@ -24,16 +37,17 @@ function number(name, label, value, min, max) {
 
 /**
  * The form's HTML, filled with `values` (the last used, or the defaults).
- * @param {object} values
+ * @param {Record<string, any>|null} values  the last answers (a client setting: any JSON the form once gave)
  * @param {{targets?: string[], attacker?: string, weapons?: {id: string, name: string}[]}} [ctx]  names of the
  *   targeted tokens and the attacker, shown as a reminder; the attacker's weapon items with fracas strikes
  */
 export function attackFormHtml(values, { targets = [], attacker = "", weapons = [] } = {}) {
+  /** @type {Record<string, any>} */
   const v = { ...DEFAULT_STRIKE, ...(values ?? {}) };
-  const pairs = (list) => list.map((x) => [x, x]);
+  const pairs = (/** @type {readonly string[]} */ list) => list.map((x) => /** @type {[string, string]} */ ([x, x]));
   // Weapon items that carry fracas strike data (flags.fracas.strikes): choosing one uses its strikes.
   const weapon = weapons.length
-    ? select("weapon", t("FRACAS.Dialog.Weapon"), [["", t("FRACAS.Dialog.WeaponNone")], ...weapons.map((w) => [w.id, w.name])], v.weapon ?? "")
+    ? select("weapon", t("FRACAS.Dialog.Weapon"), [["", t("FRACAS.Dialog.WeaponNone")], ...weapons.map((w) => /** @type {[string, string]} */ ([w.id, w.name]))], v.weapon ?? "")
     : "";
   return `<div class="fracas-dialog">`
     + `<p>${esc(t("FRACAS.Dialog.Intro", { attacker: attacker || t("FRACAS.Dialog.Attacker"), targets: targets.join(", ") || t("FRACAS.Dialog.NoTargets") }))}</p>`
@@ -53,22 +67,29 @@ export function attackFormHtml(values, { targets = [], attacker = "", weapons = 
     + `</div>`;
 }
 
+/**
+ * @param {Record<string, unknown>} obj
+ * @param {string} key
+ * @param {string} label
+ */
 function integer(obj, key, label) {
   const raw = String(obj[key] ?? "").trim();
-  if (!/^-?\d+$/.test(raw)) throw new InputError(`${label}: "${raw}" is not a whole number`);
+  if (!/^-?\d+$/.test(raw)) throw new InputError(t("FRACAS.Error.Dialog01", { label, raw }));
   return Number(raw);
 }
 
 /**
  * Read the submitted form (a name → value object) into a strike spec without target,
  * the attack options, and the values to remember for next time.
+ * @param {Record<string, unknown>} obj
  */
 export function parseAttackForm(obj) {
-  const pick = (key, list, label) => {
+  const pick = (/** @type {string} */ key, /** @type {readonly string[]} */ list, /** @type {string} */ label) => {
     const value = String(obj[key] ?? "");
-    if (!list.includes(value)) throw new InputError(`${label}: "${value}" is not one of ${list.join(", ")}`);
+    if (!list.includes(value)) throw new InputError(t("FRACAS.Error.Dialog02", { label, value, p2: list.join(", ") }));
     return value;
   };
+  /** @type {Record<string, any>} */
   const strike = {
     method: pick("method", METHODS, "method"),
     style: pick("style", STYLES, "style"),
@@ -85,6 +106,7 @@ export function parseAttackForm(obj) {
   if (sneak === "yes") strike.sneak = true;
   if (sneak === "advantage-only") strike.sneak = "advantage-only";
   const mode = pick("mode", ["normal", "advantage", "disadvantage"], "advantage");
+  /** @type {Record<string, any>} */
   const options = {};
   if (mode === "advantage") options.advantage = true;
   if (mode === "disadvantage") options.disadvantage = true;
@@ -92,7 +114,7 @@ export function parseAttackForm(obj) {
   if (rollsText) {
     const faces = rollsText.split(/[\s,]+/);
     if (!faces.every((f) => /^\d+$/.test(f))) {
-      throw new InputError(`physical dice: "${rollsText}" is not a list of faces like "12 7 20 3"`);
+      throw new InputError(t("FRACAS.Error.Dialog03", { rollsText }));
     }
     options.rolls = faces.map(Number);
   }

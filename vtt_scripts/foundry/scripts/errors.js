@@ -37,6 +37,12 @@ export class BridgeError extends FracasError {
 }
 
 export class TimeoutError extends FracasError {
+  /**
+   * @param {string} method
+   * @param {string} requestId
+   * @param {number} ms
+   * @param {string} [status]
+   */
   constructor(method, requestId, ms, status = "") {
     super(`the bridge did not answer ${method} within ${formatSeconds(ms)}`
       + `${status ? ` (connection: ${status})` : ""}; nothing was applied (request id ${requestId})`);
@@ -47,7 +53,10 @@ export class TimeoutError extends FracasError {
 
 export class ConnectionError extends FracasError {}
 
-/** "10 s", "1.5 s": durations as a GM reads them. */
+/**
+ * "10 s", "1.5 s": durations as a GM reads them.
+ * @param {number} ms
+ */
 export function formatSeconds(ms) {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;

@@ -6,14 +6,25 @@
 
 import { parse, stringify } from "./bigjson.js";
 
-/** A JSON-RPC request object. */
+/**
+ * A JSON-RPC request object.
+ * @param {string|number|null} id
+ * @param {string} method
+ * @param {unknown} [params]
+ * @returns {{jsonrpc: "2.0", id: string|number|null, method: string, params?: unknown}}
+ */
 export function makeRequest(id, method, params) {
+  /** @type {{jsonrpc: "2.0", id: string|number|null, method: string, params?: unknown}} */
   const message = { jsonrpc: "2.0", id, method };
   if (params !== undefined) message.params = params;
   return message;
 }
 
-/** JSON text for `value`, writing BigInt values as plain integer literals. */
+/**
+ * JSON text for `value`, writing BigInt values as plain integer literals.
+ * @param {unknown} value
+ * @returns {string}
+ */
 export function encodeMessage(value) {
   return stringify(value);
 }
@@ -21,6 +32,8 @@ export function encodeMessage(value) {
 /**
  * Parse JSON text; integer literals too large for a double become BigInt.
  * Throws SyntaxError on invalid JSON, as JSON.parse does.
+ * @param {string} text
+ * @returns {any} any JSON value (a reply's shape is checked where it is read)
  */
 export function decodeMessage(text) {
   return parse(text);
@@ -29,6 +42,8 @@ export function decodeMessage(text) {
 /**
  * A seed as the engine takes it (0 ≤ seed < 2^64): a number, a BigInt, or a string
  * of digits. Returns undefined for undefined/null/"", and null when invalid.
+ * @param {unknown} seed
+ * @returns {number|bigint|null|undefined}
  */
 export function normalizeSeed(seed) {
   if (seed === undefined || seed === null || seed === "") return undefined;

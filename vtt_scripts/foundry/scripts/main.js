@@ -8,18 +8,31 @@ import { BridgeConnection, STATES, describeState } from "./connection.js";
 import { InputError, describeError } from "./errors.js";
 import { newRequestId } from "./ids.js";
 import { MACROS } from "./macros.js";
-import { ENGLISH, t } from "./i18n.js";
-import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingLabelKey } from "./settings.js";
+import { HolderElection } from "./holder.js";
+import { t } from "./i18n.js";
+import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingChoiceKey, settingLabelKey } from "./settings.js";
 
+/** @typedef {import("./request.js").TokenView} TokenView */
+/** @typedef {import("./actions.js").RollSpec} RollSpec */
+/** @typedef {import("./actions.js").CombatView} CombatView */
+/** @typedef {{state: string, detail?: string, retryInMs?: number, attempt?: number}} Status  a connection's status */
+
+/** @type {BridgeConnection|null} */
 let connection = null;
+/** @type {string|null} */
 let lastState = null;
 let troubled = false; // a failure since the last connect: announce the next one
 
-const setting = (key) => game.settings.get(MODULE_ID, key);
+/** @param {string} key  one of the module's settings (settings.js) */
+const setting = (key) => game.settings.get(MODULE_ID, /** @type {any} a key of SettingConfig (types/foundry.d.ts), checked by settings.js's list */ (key));
 
 // ── tokens as plain views ──────────────────────────────────────────────────────────
 
-/** A token (placeable or document) as the plain view the pure modules read. */
+/**
+ * A token (placeable or document) as the plain view the pure modules read.
+ * @param {any} token  a Token placeable or a TokenDocument (fvtt-types gives the two no common type)
+ * @returns {TokenView|null}
+ */
 function tokenView(token) {
   const doc = token?.document ?? token;
   if (!doc) return null;
@@ -36,15 +49,44 @@ function tokenView(token) {
   };
 }
 
-function toView(ref) {
+/**
+ * Views of tokens, leaving out any that is not one.
+ * @param {unknown[]} tokens
+ * @returns {TokenView[]}
+ */
+function viewsOfTokens(tokens) {
+  /** @type {TokenView[]} */
+  const views = [];
+  for (const token of tokens) {
+    const view = tokenView(token);
+    if (view) views.push(view);
+  }
+  return views;
+}
+
+/**
+ * A token reference as a view: a token or its document, or an id (or a unique name) on
+ * the scene `sceneId` (a player's request names the scene the player is on) or else on
+ * the scene this client shows.
+ * @param {unknown} ref
+ * @param {string} [sceneId]
+ * @returns {TokenView|null}
+ */
+function toView(ref, sceneId = undefined) {
   if (ref === null || ref === undefined) return null;
+  if (typeof ref === "string" && sceneId && sceneId !== canvas?.scene?.id) {
+    const scene = game.scenes?.get(sceneId);
+    const doc = scene?.tokens?.get(ref);
+    return doc ? tokenView(doc) : null;
+  }
   if (typeof ref === "string") {
-    const byId = canvas.tokens?.get(ref);
+    const byId = canvas?.tokens?.get(ref);
     if (byId) return tokenView(byId);
-    const byName = (canvas.tokens?.placeables ?? []).filter((t) => t.name === ref);
+    const byName = (canvas?.tokens?.placeables ?? []).filter((t) => t.name === ref);
     return byName.length === 1 ? tokenView(byName[0]) : null;
   }
-  if (ref.document || ref.documentName === "Token") return tokenView(ref);
+  const doc = /** @type {{document?: unknown, documentName?: unknown}} */ (ref);
+  if (typeof ref === "object" && (doc.document || doc.documentName === "Token")) return tokenView(ref);
   return null;
 }
 
@@ -55,10 +97,14 @@ function diceClasses() {
   return { Die: terms.Die, OperatorTerm: terms.OperatorTerm };
 }
 
-/** Roll specs → evaluated Rolls whose Die terms hold the engine's faces. */
+/**
+ * Roll specs → evaluated Rolls whose Die terms hold the engine's faces.
+ * @param {RollSpec[]} specs
+ */
 function makeRolls(specs) {
   const { Die, OperatorTerm } = diceClasses();
   return specs.map((spec) => {
+    /** @type {foundry.dice.terms.RollTerm[]} */
     const terms = [];
     spec.groups.forEach((group, i) => {
       if (i) terms.push(OperatorTerm.fromData({ class: "OperatorTerm", operator: "+", evaluated: true }));
@@ -75,6 +121,9 @@ function makeRolls(specs) {
   });
 }
 
+/**
+ * @param {{content: string, rolls?: Roll[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean}} card
+ */
 async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
   /** @type {any} the module's flags are its own (not in Foundry's core flag types) */
   const data = {
@@ -84,25 +133,26 @@ async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
     // A token with an actor speaks as that token; one without (a tile-like token, a
     // deleted actor) gets its name as an alias, not a speaker that points nowhere.
     speaker: speaker?.tokenDocument && speaker.actor
-      ? ChatMessage.getSpeaker({ token: speaker.tokenDocument, actor: speaker.actor })
+      ? ChatMessage.getSpeaker({ token: /** @type {TokenDocument} tokenView keeps the document */ (speaker.tokenDocument), actor: speaker.actor })
       : ChatMessage.getSpeaker({ alias: speaker?.name ?? "fracas" }),
   };
   if (whisperToGM) data.whisper = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
   return ChatMessage.create(data);
 }
 
+/** @param {string} uuid */
 async function getDocument(uuid) {
-  return (await fromUuid(uuid)) ?? null;
+  return (await fromUuid(/** @type {Parameters<typeof fromUuid>[0]} any document's uuid */ (uuid))) ?? null;
 }
 
 function currentCombat() {
   const combat = game.combat;
   if (!combat) return null;
-  const combatants = [...combat.combatants].map((/** @type {any} */ c) => {
+  const combatants = [...combat.combatants].map((/** @type {any} fvtt-types has no usable Combatant type without strictNullChecks (the lenient check) */ c) => {
     const view = c.token ? tokenView(c.token) : null;
     return {
-      id: c.id,
-      name: c.name,
+      id: String(c.id), // a combat's combatants are stored documents: their id is set
+      name: c.name ?? view?.name ?? "",
       defeated: !!(c.isDefeated ?? c.defeated),
       hidden: !!c.hidden,
       view: { ...(view ?? {}), actor: c.actor ?? view?.actor ?? null },
@@ -111,31 +161,55 @@ function currentCombat() {
   return { id: combat.id, document: combat, combatants, current: combat.combatant?.id ?? null };
 }
 
+/**
+ * @param {string} content
+ * @param {string} title
+ * @returns {Promise<Record<string, unknown>|null>}
+ */
 async function promptForm(content, title) {
   const DialogV2 = foundry.applications?.api?.DialogV2;
-  if (!DialogV2) throw new Error("this Foundry version has no DialogV2; call the fracas API directly");
+  if (!DialogV2) throw new Error(t("FRACAS.Error.Main01"));
   return DialogV2.prompt({
     window: { title },
     content,
     rejectClose: false,
     ok: {
       label: t("FRACAS.Dialog.Roll"),
-      callback: (_event, button) => Object.fromEntries(new FormData(button.form).entries()),
+      callback: (_event, button) => Object.fromEntries(new FormData(button.form ?? undefined).entries()),
     },
   });
 }
 
+/** @type {import("./actions.js").Vtt} */
 const vtt = {
   isGM: () => !!game.user?.isGM,
-  controlled: () => (canvas.tokens?.controlled ?? []).map(tokenView),
-  targeted: () => [...(game.user?.targets ?? [])].map(tokenView),
+  controlled: () => viewsOfTokens(canvas?.tokens?.controlled ?? []),
+  targeted: () => viewsOfTokens([...(game.user?.targets ?? [])]),
   toView,
   setting,
-  setSetting: (key, value) => game.settings.set(MODULE_ID, key, value),
+  setSetting: (key, value) => game.settings.set(MODULE_ID, /** @type {"lastStrike"} the one setting the actions write */ (key), /** @type {object} the dialog's last answers */ (value)),
   makeRolls: async (specs) => makeRolls(specs),
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
-  setMessageFlags: (id, values) => game.messages.get(id).update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
+  setMessageFlags: async (id, values) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ flags: { [MODULE_ID]: values } })),
+  /**
+   * A card's GM-only ledger: its Body values before and after, in a message whispered to
+   * the GMs (the server sends a whisper to its recipients only, so players never receive
+   * it), hidden from the chat log. Returns the ledger's message id.
+   */
+  postLedger: async (changes) => {
+    /** @type {any} the module's flags are its own */
+    const data = {
+      content: `<span class="fracas-ledger"></span>`,
+      whisper: ChatMessage.getWhisperRecipients("GM").map((u) => u.id),
+      flags: { [MODULE_ID]: { kind: "ledger", changes } },
+      speaker: ChatMessage.getSpeaker({ alias: "fracas" }),
+    };
+    const message = await ChatMessage.create(data);
+    return message?.id ?? null;
+  },
+  ledger: (id) => /** @type {import("./damage.js").Change[]|undefined} what postLedger wrote */ (game.messages.get(id)?.flags?.[MODULE_ID]?.changes) ?? null,
+  setLedger: async (id, changes) => game.messages.get(id)?.update(/** @type {any} the module's own flags */ ({ [`flags.${MODULE_ID}.changes`]: changes })),
   getDocument,
   updateDocument: (doc, data) => doc.update(data),
   combat: currentCombat,
@@ -146,7 +220,7 @@ const vtt = {
     await combat.document.updateEmbeddedDocuments("Combatant", values.map((v) => ({ _id: v.id, initiative: v.value })));
     // The tracker re-sorts: keep the turn with the combatant whose turn it was.
     if (keepTurnOf) {
-      const turn = combat.document.turns.findIndex((t) => t.id === keepTurnOf);
+      const turn = combat.document.turns.findIndex((/** @type {{id: string}} */ t) => t.id === keepTurnOf);
       if (turn >= 0 && turn !== combat.document.turn) await combat.document.update({ turn });
     }
   },
@@ -162,42 +236,97 @@ const vtt = {
     return typeof view.actor.testUserPermission === "function" ? view.actor.testUserPermission(user, owner) : false;
   },
   holdsConnection: () => holdsConnection(),
+  /** Whether the user `userId` has a GM role (a GM or an assistant GM): its tab may relay any action. */
+  userIsGM: (userId) => !!game.users?.get(userId)?.isGM,
+  /** The status id that marks a token defeated (CONFIG.specialStatusEffects.DEFEATED). */
+  defeatedStatus: () => CONFIG.specialStatusEffects?.DEFEATED ?? "dead",
+  /** The game system's id (game.system.id): it picks the damage adapter (systems.js). */
+  systemId: () => game.system?.id ?? null,
+  /** A token id's document on the canvas (pf2e's applyDamage takes the token hit). */
+  tokenDocument: (id) => {
+    if (!id) return null;
+    // The canvas's scene first; a player's attack may have hit a token on another scene.
+    const onCanvas = canvas?.tokens?.get(id)?.document;
+    if (onCanvas) return onCanvas;
+    const scene = game.scenes?.find((s) => !!s.tokens?.get(id));
+    return scene?.tokens?.get(id) ?? null;
+  },
+  /** The scene this client shows (a player's request names it). */
+  sceneId: () => canvas?.scene?.id ?? null,
+  /** The fracas card of a request id, if one was posted ({id, total}). */
+  findCard: (requestId) => {
+    const message = game.messages?.find((m) => m.flags?.[MODULE_ID]?.requestId === requestId);
+    return message ? { id: message.id, total: message.flags[MODULE_ID].total ?? null } : null;
+  },
   /** Ask the active GM's client to run `action` with `data`; resolves with its answer. */
   askGM: (action, data) => askGM(action, data),
   /** Mark an actor's tokens defeated (or not): the status effect, and its combatants. */
   setDefeated: async (actor, on) => {
     const id = CONFIG.specialStatusEffects?.DEFEATED ?? "dead";
     if (typeof actor.toggleStatusEffect === "function") await actor.toggleStatusEffect(id, { active: on, overlay: true });
-    for (const combatant of /** @type {any[]} */ ([...(game.combat?.combatants ?? [])])) {
+    for (const combatant of /** @type {any[]} as above: Combatants, untyped for the lenient check */ ([...(game.combat?.combatants ?? [])])) {
       if (combatant.actor === actor && !!combatant.defeated !== on) await combatant.update({ defeated: on });
     }
   },
 };
 
-// ── players' requests, answered by the active GM's client ──────────────────────────
-// Foundry's module socket relays a message to the other clients and tells the receiver
-// who sent it (the server names the sender: a player cannot pose as another user).
+// ── requests to the holding GM client ──────────────────────────────────────────────
+// The transport is the module socket, which module.json asks the server for with
+// `"socket": true` (without it a v12/v13 server relays no `module.fracas` message at all;
+// https://foundryvtt.com/article/module-development/ "socket", and
+// https://foundryvtt.wiki/en/development/api/sockets). The server relays a message to
+// the other clients and hands the receiver the sender's user id, so a player cannot pose
+// as another user (socketlib relies on the same argument: `_onSocketReceived(message,
+// senderId)`). v13's CONFIG.queries/User#query would also do, but it exists on v13 only,
+// while the manifest supports v12.
+// A request that gets no answer is sent again with the same id: the holder answers a
+// known id from what it already did (the card it posted), never by rolling again.
 
 const SOCKET = `module.${MODULE_ID}`;
-const ASK_TIMEOUT_MS = 30000;
+const ASK_TIMEOUT_MS = 15000;
+const ASK_TRIES = 2;
 const waiting = new Map(); // request id → {resolve, timer}
 
+/**
+ * @param {string} action
+ * @param {unknown} data
+ * @returns {Promise<unknown>}
+ */
 function askGM(action, data) {
   const gmUser = game.users?.activeGM;
   if (!gmUser) return Promise.reject(new InputError(t("FRACAS.Notify.NoGM")));
   const id = newRequestId();
+  const message = { type: "ask", id, action, data, to: gmUser.id };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      reject(new InputError("the GM's client did not answer within 30 s: is the GM's game open?"));
-    }, ASK_TIMEOUT_MS);
-    waiting.set(id, { resolve, timer });
-    game.socket.emit(SOCKET, { type: "ask", id, action, data, to: gmUser.id });
+    let tries = 0;
+    const send = () => {
+      tries += 1;
+      const timer = setTimeout(() => {
+        if (tries < ASK_TRIES) {
+          send();
+          return;
+        }
+        waiting.delete(id);
+        reject(new InputError(t("FRACAS.Notify.GMSilent", { seconds: (ASK_TIMEOUT_MS * ASK_TRIES) / 1000 })));
+      }, ASK_TIMEOUT_MS);
+      waiting.set(id, { resolve, timer });
+      game.socket.emit(SOCKET, message);
+    };
+    send();
   });
 }
 
+/**
+ * @param {any} message  whatever another client sent: every field is checked before use
+ * @param {unknown} senderId
+ */
 async function onSocket(message, senderId) {
-  if (!message || typeof message !== "object") return;
+  if (!message || typeof message !== "object" || typeof senderId !== "string") return;
+  if (message.type === "holder") {
+    // Only this user's own tabs take part in choosing the holder.
+    if (senderId === game.user?.id) election?.receive(message);
+    return;
+  }
   if (message.type === "answer" && message.to === game.user?.id) {
     const entry = waiting.get(message.id);
     if (!entry) return;
@@ -206,20 +335,41 @@ async function onSocket(message, senderId) {
     entry.resolve(message.answer);
     return;
   }
-  if (message.type === "ask" && message.to === game.user?.id && message.action === "attack" && typeof senderId === "string") {
-    const answer = await actions.answerPlayerAttack(message.data, senderId);
+  if (message.type === "ask" && message.to === game.user?.id) {
+    const answer = await actions.answerRequest(message, senderId);
     if (answer) game.socket.emit(SOCKET, { type: "answer", id: message.id, to: senderId, answer });
   }
 }
 
-// ── the connection, held by the active GM's client only ────────────────────────────
+// ── the connection, held by one tab of the active GM only ──────────────────────────
+
+/** @type {HolderElection|null} this tab's part in choosing the holder (active GM tabs only) */
+let election = null;
+
+/** Join or leave the choice of the holder as this user becomes or stops being the active GM. */
+function syncElection() {
+  const activeGM = !!game.user?.isGM && game.users?.activeGM?.id === game.user.id;
+  if (activeGM && !election) {
+    election = new HolderElection({
+      clientId: newRequestId(), since: Date.now(),
+      emit: (message) => game.socket?.emit(SOCKET, message),
+      clock: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (timer) => clearTimeout(/** @type {number} */ (timer)), now: () => Date.now() },
+      onChange: () => syncConnection(),
+    });
+    election.start();
+  } else if (!activeGM && election) {
+    election.stop();
+    election = null;
+  }
+  syncConnection();
+}
 
 function holdsConnection() {
-  return !!game.user?.isGM && game.users?.activeGM?.id === game.user.id;
+  return !!game.user?.isGM && game.users?.activeGM?.id === game.user.id && !!election?.holds;
 }
 
 function newConnection() {
-  const seconds = (key, fallback) => {
+  const seconds = (/** @type {string} */ key, /** @type {number} */ fallback) => {
     const v = Number(setting(key));
     return Number.isFinite(v) && v > 0 ? v * 1000 : fallback;
   };
@@ -235,19 +385,21 @@ function newConnection() {
 
 function syncConnection({ rebuild = false } = {}) {
   if (!holdsConnection()) {
-    if (connection) connection.stop("another GM's client holds the connection");
+    if (connection) connection.stop(t("FRACAS.Conn.Elsewhere"));
     connection = null;
     renderStatus(null);
     return;
   }
   if (connection && !rebuild) return;
-  connection?.stop("settings changed");
+  connection?.stop(t("FRACAS.Conn.SettingsChanged"));
   connection = newConnection();
   connection.onStatus(onStatus);
   connection.start();
   renderStatus(connection.status);
+  if (!setting("macrosInstalled")) installMacros();
 }
 
+/** @param {Status} status */
 function onStatus(status) {
   renderStatus(status);
   const previous = lastState;
@@ -271,6 +423,7 @@ function onStatus(status) {
  * (bottom left), above the names, where it covers nothing of Foundry's own UI; without
  * that list it floats at the top of the left column, clear of the scene controls.
  */
+/** @param {Status|null} status */
 function renderStatus(status) {
   if (!game.user?.isGM) return;
   let el = document.getElementById("fracas-status");
@@ -309,7 +462,7 @@ async function installMacros() {
   try {
     const made = [];
     for (const m of MACROS) {
-      const exists = game.macros.find((/** @type {any} */ macro) => macro.flags?.[MODULE_ID]?.macro === m.key);
+      const exists = game.macros.find((macro) => macro.flags?.[MODULE_ID]?.macro === m.key);
       if (exists) continue;
       /** @type {any} the module's flag is its own */
       const data = {
@@ -337,9 +490,14 @@ export const api = {
   /** Drop the link and connect again now. */
   reconnect: () => (connection ? connection.restart() : syncConnection()),
   /** A raw bridge call (e.g. journal.get), with the same errors as the actions. */
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @param {{timeoutMs?: number}} [options]
+   */
   bridge: async (method, params, options) => {
     try {
-      if (!connection) throw new Error("this browser does not hold the bridge connection");
+      if (!connection) throw new Error(t("FRACAS.Error.Main02"));
       return await connection.call(method, params, options);
     } catch (error) {
       ui.notifications?.warn(describeError(error));
@@ -354,8 +512,8 @@ const TYPES = { string: String, boolean: Boolean, number: Number, object: Object
 
 Hooks.once("init", () => {
   // Names and hints as translation keys: Foundry's settings window localizes them (the
-  // translations load after init). A setting without a key (hidden ones) keeps its text.
-  const label = (key, part, text) => (ENGLISH[settingLabelKey(key, part)] ? settingLabelKey(key, part) : text);
+  // translations load after init). Hidden settings are never shown and keep their text.
+  const label = (/** @type {string} */ key, /** @type {"Name"|"Hint"} */ part, /** @type {string} */ text) => (SETTINGS.find((x) => x.key === key)?.config ? settingLabelKey(key, part) : text);
   for (const s of SETTINGS) {
     /** @type {any} a setting's registration (its type is the value's constructor) */
     const config = {
@@ -364,8 +522,7 @@ Hooks.once("init", () => {
     };
     if (s.choices) {
       config.choices = Object.fromEntries(Object.entries(s.choices).map(([value, text]) => {
-        const key = `FRACAS.Settings.${s.key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
-        return [value, ENGLISH[key] ? key : text];
+        return [value, settingChoiceKey(s.key, value)];
       }));
     }
     if (s.restricted) config.restricted = true;
@@ -383,11 +540,26 @@ Hooks.once("init", () => {
     },
   });
 
+  /**
+   * @param {ChatMessage} message
+   * @param {unknown} html  v13: an HTMLElement; v12: a jQuery object
+   */
   const onRender = (message, html) => {
     try {
-      const flags = message?.flags?.[MODULE_ID];
-      const root = html instanceof HTMLElement ? html : html?.[0];
+      let flags = message?.flags?.[MODULE_ID];
+      const first = /** @type {ArrayLike<unknown>|null|undefined} */ (html)?.[0];
+      const root = html instanceof HTMLElement ? html : first instanceof HTMLElement ? first : null;
       if (!flags || !root) return;
+      // A ledger is data, not something to read: it stays out of the chat log.
+      if (flags.kind === "ledger") {
+        root.hidden = true;
+        return;
+      }
+      // A GM sees the Body values, kept in the card's GM-only ledger.
+      if (game.user?.isGM && flags.ledger) {
+        const changes = game.messages.get(flags.ledger)?.flags?.[MODULE_ID]?.changes;
+        if (Array.isArray(changes)) flags = { ...flags, changes };
+      }
       decorateCard(root, flags, {
         isGM: !!game.user?.isGM,
         onUndo: () => api.undo(message.id),
@@ -436,12 +608,13 @@ Hooks.on("renderCombatTracker", (/** @type {any} */ _app, /** @type {any} v12: j
 });
 
 Hooks.once("ready", () => {
-  game.socket?.on(SOCKET, (message, senderId) => {
+  game.socket?.on(SOCKET, (/** @type {any} what another client sent: onSocket checks every field */ message, /** @type {string} */ senderId) => {
     onSocket(message, senderId).catch((error) => console.error("fracas |", error));
   });
-  syncConnection();
-  if (game.user?.isGM && holdsConnection() && !setting("macrosInstalled")) installMacros();
+  // A closing tab hands the bridge over at once (the others would wait for its beacon otherwise).
+  globalThis.addEventListener?.("pagehide", () => election?.stop());
+  syncElection();
 });
 
 // The active GM changes when GMs join or leave: the connection follows it.
-Hooks.on("userConnected", () => syncConnection());
+Hooks.on("userConnected", () => syncElection());

@@ -3,9 +3,15 @@
 // comma-separated strings; these readers accept all of them and say what they found
 // when it is none of them.
 
-/** The value at a dotted `path` inside `source`, or undefined. */
+/**
+ * The value at a dotted `path` inside `source`, or undefined.
+ * @param {unknown} source
+ * @param {string|null|undefined} path
+ * @returns {any} whatever the document holds there (actor data has no fixed type)
+ */
 export function getPath(source, path) {
   if (!path) return undefined;
+  /** @type {any} a step into any document's data */
   let node = source;
   for (const key of path.split(".")) {
     if (node === null || node === undefined) return undefined;
@@ -16,6 +22,8 @@ export function getPath(source, path) {
 
 /**
  * An integer at `path`, or `undefined` when the path is empty or holds nothing.
+ * @param {unknown} source
+ * @param {string|null|undefined} path
  * @returns {{value?: number, problem?: string}}
  */
 export function readInteger(source, path) {
@@ -30,7 +38,12 @@ export function readInteger(source, path) {
   return { value };
 }
 
-/** A list of lower-case names at `path` (array, Set, or "fire, cold"); [] when absent. */
+/**
+ * A list of lower-case names at `path` (array, Set, or "fire, cold"); [] when absent.
+ * @param {unknown} source
+ * @param {string|null|undefined} path
+ * @returns {string[]}
+ */
 export function readNames(source, path) {
   if (!path) return [];
   const raw = getPath(source, path);
@@ -43,7 +56,12 @@ export function readNames(source, path) {
   return [...new Set(items.map((s) => String(s).trim().toLowerCase()).filter(Boolean))];
 }
 
-/** A lower-case word at `path` ("large"), or undefined when absent. */
+/**
+ * A lower-case word at `path` ("large"), or undefined when absent.
+ * @param {unknown} source
+ * @param {string|null|undefined} path
+ * @returns {string|undefined}
+ */
 export function readWord(source, path) {
   if (!path) return undefined;
   const raw = getPath(source, path);

@@ -10,6 +10,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
+import { t } from "./i18n.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
 
@@ -20,61 +21,106 @@ export const STATUS_CONDITIONS = {
   sleep: "unconscious", stun: "stunned", unconscious: "unconscious",
 };
 
+/**
+ * A token as the pure modules read it (made at the edge, main.js tokenView).
+ * @typedef {object} TokenView
+ * @property {string} id
+ * @property {string} [name]
+ * @property {string|null} [actorId]
+ * @property {string|null} [actorUuid]
+ * @property {string|null} [actorName]
+ * @property {any} [actor]  an Actor document: its data is the game system's, which has no fixed type
+ * @property {string[]} [statuses]
+ * @property {unknown} [tokenDocument]
+ */
+
+/** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
+/** @typedef {Record<string, any>} Json  a request (or part) for the bridge, which checks every field: any JSON value */
+
 const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
   "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"];
 
-/** How a token is named in messages: its name, and its id when names repeat. */
+/**
+ * How a token is named in messages: its name, and its id when names repeat.
+ * @param {{id: string, name?: string}} view
+ */
 export function who(view) {
   return view.name ? `${view.name}` : `token ${view.id}`;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ * @param {string} why
+ * @returns {number}
+ */
 function needInteger(view, mapping, key, label, why) {
   const path = mapping[key];
   if (!path) {
-    throw new InputError(`${who(view)}: no data path is set for ${label} (${why}); `
-      + "set it in the fracas module settings");
+    throw new InputError(t("FRACAS.Error.NoPath", { name: who(view), label, why }));
   }
   const { value, problem } = readInteger(view.actor, path);
-  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem} (${why})`);
+  if (problem || value === undefined) throw new InputError(t("FRACAS.Error.Request01", { p0: who(view), label, problem, why }));
   return value;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ * @returns {number|undefined}
+ */
 function optionalInteger(view, mapping, key, label) {
   const path = mapping[key];
   if (!path) return undefined;
   const raw = getPath(view.actor, path);
   if (raw === undefined || raw === null || raw === "") return undefined;
   const { value, problem } = readInteger(view.actor, path);
-  if (problem) throw new InputError(`${who(view)}: ${label}: ${problem}`);
+  if (problem) throw new InputError(t("FRACAS.Error.Request02", { p0: who(view), label, problem }));
   return value;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ */
 function optionalSize(view, mapping) {
   const size = readWord(view.actor, mapping.size);
   if (size === undefined) return undefined;
   if (!SIZES.includes(size)) {
-    throw new InputError(`${who(view)}: size "${size}" at ${mapping.size} is not one of ${SIZES.join(", ")}`);
+    throw new InputError(t("FRACAS.Error.Request03", { p0: who(view), size, p2: mapping.size, p3: SIZES.join(", ") }));
   }
   return size;
 }
 
+/**
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} key
+ * @param {string} label
+ */
 function damageTypes(view, mapping, key, label) {
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {
     if (!DAMAGE_TYPES.includes(name)) {
-      throw new InputError(`${who(view)}: ${label} "${name}" at ${mapping[key]} is not a damage type `
-        + `(${DAMAGE_TYPES.join(", ")})`);
+      throw new InputError(t("FRACAS.Error.NotDamageType", { who: who(view), label, name, path: mapping[key], types: DAMAGE_TYPES.join(", ") }));
     }
   }
   return names;
 }
 
-/** ER conditions from a token's status effects; unknown statuses are not conditions. */
+/**
+ * ER conditions from a token's status effects; unknown statuses are not conditions.
+ * @param {TokenView} view
+ */
 export function conditionsOf(view) {
   const out = new Set();
   for (const status of view.statuses ?? []) {
     const id = String(status).toLowerCase();
-    const name = CONDITIONS.includes(id) ? id : STATUS_CONDITIONS[id];
+    const name = CONDITIONS.includes(id) ? id : /** @type {Record<string, string>} */ (STATUS_CONDITIONS)[id];
     if (name) out.add(name);
   }
   return [...out].sort();
@@ -82,13 +128,14 @@ export function conditionsOf(view) {
 
 /**
  * The engine's `attacker` for a token making `strikes`.
- * @param {object} view
- * @param {Record<string,string>} mapping  data paths (settings.readMapping)
- * @param {{method: string}[]} strikes
+ * @param {TokenView} view
+ * @param {Mapping} mapping  data paths (settings.readMapping)
+ * @param {Json[]} strikes
  * @param {{conditions?: boolean}} [options]
  */
 export function readAttacker(view, mapping, strikes, { conditions = true } = {}) {
   const methods = new Set(strikes.map((s) => s.method));
+  /** @type {Json} */
   const attacker = {};
   const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
   const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
@@ -117,11 +164,12 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
 
 /**
  * The engine's entry in `targets` for a token.
- * @param {object} view
- * @param {Record<string,string>} mapping
+ * @param {TokenView} view
+ * @param {Mapping} mapping
  * @param {{conditions?: boolean, needBody?: boolean}} [options]
  */
 export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
+  /** @type {Json} */
   const target = { ac: needInteger(view, mapping, "ac", "AC", "every target needs one") };
   if (needBody) needInteger(view, mapping, "body", "Body", "damage is applied there");
   const size = optionalSize(view, mapping);
@@ -141,7 +189,12 @@ export function readTarget(view, mapping, { conditions = true, needBody = false 
   return target;
 }
 
-/** Remove repeated tokens (the same id twice), keeping the first. */
+/**
+ * Remove repeated tokens (the same id twice), keeping the first.
+ * @template {{id: string}} V
+ * @param {V[]} views
+ * @returns {V[]}
+ */
 export function uniqueViews(views) {
   const seen = new Set();
   return views.filter((v) => (seen.has(v.id) ? false : (seen.add(v.id), true)));
@@ -150,60 +203,67 @@ export function uniqueViews(views) {
 /**
  * The target id a strike aims at. `ref` may be a token id, a token name, an index
  * into `targets`, a token view, or absent when exactly one token is targeted.
+ * @param {unknown} ref
+ * @param {TokenView[]} targets
+ * @param {number} index
+ * @returns {string}
  */
 export function resolveTargetRef(ref, targets, index) {
   const where = `strike ${index + 1}`;
   if (ref === undefined || ref === null || ref === "") {
     if (targets.length === 1) return targets[0].id;
-    throw new InputError(`${where} has no target and ${targets.length} tokens are targeted; `
-      + "give each strike a target (a token name or id)");
+    throw new InputError(t("FRACAS.Error.NoStrikeTarget", { where, count: targets.length }));
   }
-  if (typeof ref === "object" && typeof ref.id === "string") ref = ref.id;
+  if (ref && typeof ref === "object" && "id" in ref && typeof ref.id === "string") ref = ref.id;
   if (typeof ref === "number") {
     if (Number.isInteger(ref) && ref >= 0 && ref < targets.length) return targets[ref].id;
-    throw new InputError(`${where}: target index ${ref} is out of range (${targets.length} targeted tokens)`);
+    throw new InputError(t("FRACAS.Error.Request04", { where, ref, length: targets.length }));
   }
   const byId = targets.find((t) => t.id === ref);
   if (byId) return byId.id;
   const byName = targets.filter((t) => t.name === ref);
   if (byName.length === 1) return byName[0].id;
   if (byName.length > 1) {
-    throw new InputError(`${where}: ${byName.length} targeted tokens are named "${ref}"; use the token id`);
+    throw new InputError(t("FRACAS.Error.Request05", { where, length: byName.length, ref }));
   }
-  throw new InputError(`${where}: "${ref}" is not one of the targeted tokens `
-    + `(${targets.map(who).join(", ") || "none"})`);
+  throw new InputError(t("FRACAS.Error.NotTargeted", { where, ref, targets: targets.map(who).join(", ") || t("FRACAS.Word.None") }));
 }
 
+/**
+ * @param {any} spec  a strike as given (anything: it is checked here)
+ * @param {string} where
+ * @param {string[]} allowed
+ */
 function checkStrikeKeys(spec, where, allowed) {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
-    throw new InputError(`${where} is not an object like {method, style, dice, damage_type}`);
+    throw new InputError(t("FRACAS.Error.Request06", { where }));
   }
   for (const key of Object.keys(spec)) {
     if (!allowed.includes(key)) {
-      throw new InputError(`${where}: unknown field "${key}" (known: ${allowed.join(", ")})`);
+      throw new InputError(t("FRACAS.Error.Request07", { where, key, p2: allowed.join(", ") }));
     }
   }
   for (const key of ["method", "style", "dice", "damage_type"]) {
-    if (spec[key] === undefined) throw new InputError(`${where}: "${key}" is missing`);
+    if (spec[key] === undefined) throw new InputError(t("FRACAS.Error.Request08", { where, key }));
   }
 }
 
 /**
  * An attack request for `attacker` striking `targets`.
  * @param {object} args
- * @param {object} args.attacker   token view
- * @param {object[]} args.targets  token views (the user's targets)
- * @param {object[]} args.strikes  strike specs; `target` optional with one target
- * @param {Record<string,string>} args.mapping
- * @param {object} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
- * @returns {{request: object, targets: object[]}}
+ * @param {TokenView} args.attacker   token view
+ * @param {TokenView[]} args.targets  token views (the user's targets)
+ * @param {Json[]} args.strikes  strike specs; `target` optional with one target
+ * @param {Mapping} args.mapping
+ * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
+ * @returns {{request: Json, targets: TokenView[]}}
  */
 export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
-  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  if (!attacker) throw new InputError(t("FRACAS.Error.Request09"));
   targets = uniqueViews(targets ?? []);
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request10"));
   if (!Array.isArray(strikes) || !strikes.length) {
-    throw new InputError("no strikes: give at least one {method, style, dice, damage_type}");
+    throw new InputError(t("FRACAS.Error.Request11"));
   }
   const engineStrikes = strikes.map((spec, i) => {
     checkStrikeKeys(spec, `strike ${i + 1}`, STRIKE_KEYS);
@@ -215,6 +275,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   const aimed = new Set(engineStrikes.map((s) => s.target));
   const used = targets.filter((t) => aimed.has(t.id));
   const conditions = options.conditions !== false;
+  /** @type {Json} */
   const request = {
     attacker: readAttacker(attacker, mapping, engineStrikes, { conditions }),
     strikes: engineStrikes,
@@ -227,7 +288,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   // ER-17: creatures near the targets (slots 1-8 in this order) that a missed shot may hit.
   const nearby = uniqueViews(options.nearby ?? []);
   for (const view of nearby) {
-    if (aimed.has(view.id)) throw new InputError(`${who(view)} is a target of this attack, not a creature nearby`);
+    if (aimed.has(view.id)) throw new InputError(t("FRACAS.Error.Request12", { p0: who(view) }));
     request.targets[view.id] = readTarget(view, mapping, { conditions, needBody: options.needBody });
     used.push(view);
   }
@@ -237,7 +298,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
   // ER-21: targets that hold someone make a Strength feat when hurt.
   for (const ref of options.grappling ?? []) {
     const view = used.find((t) => t.id === ref || t.name === ref);
-    if (!view) throw new InputError(`grappling: "${ref}" is not a target of this attack`);
+    if (!view) throw new InputError(t("FRACAS.Error.Request13", { ref }));
     const hold = {};
     const strength = optionalInteger(view, mapping, "strength", "Strength score");
     const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
@@ -259,11 +320,17 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
  * modifier, size, speed (when the speed path is set), and its conditions from its statuses
  * (ER-12/ER-14: a bound or poisoned side rolls two d12 and keeps the worse, a prone one is
  * -5, ...) unless `options.conditions` is false; prone counts always (the ER-19 table).
+ * @param {TokenView} view
+ * @param {Mapping} mapping
+ * @param {string} [attribute]
+ * @param {Json} [extra]
+ * @param {{conditions?: boolean}} [options]
  */
 export function readCompetitor(view, mapping, attribute = "strength", extra = {}, options = {}) {
   if (!["strength", "agility"].includes(attribute)) {
-    throw new InputError(`${who(view)}: a competition is on strength or agility, not "${attribute}"`);
+    throw new InputError(t("FRACAS.Error.Request14", { p0: who(view), attribute }));
   }
+  /** @type {Json} */
   const side = { id: view.id, attribute };
   for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
     ["strengthMod", "strength_mod", "Strength modifier"], ["agilityMod", "agility_mod", "Agility modifier"],
@@ -272,8 +339,7 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
     if (value !== undefined) side[field] = value;
   }
   if (side[attribute] === undefined && side[`${attribute}_mod`] === undefined) {
-    throw new InputError(`${who(view)}: no ${attribute} score at ${mapping[attribute] || "(no data path set)"} `
-      + "(a competition adds its modifier, ER-19)");
+    throw new InputError(t("FRACAS.Error.NoCompeteScore", { name: who(view), attribute, path: mapping[attribute] || t("FRACAS.Word.NoPath") }));
   }
   const size = optionalSize(view, mapping);
   if (size !== undefined) side.size = size;
@@ -287,61 +353,66 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
  * An ER-18 initiative request (`initiative.roll`).
  * @param {object} args
  * @param {{id: string, name: string, view: any}[]} args.combatants  view: the combatant's token view
- * @param {Record<string,string>} args.mapping
+ * @param {Mapping} args.mapping
  * @param {{seed?: unknown, rolls?: number[]}} [args.options]
  */
 export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
-  if (!combatants?.length) throw new InputError("no combatants: add tokens to the combat encounter first");
+  if (!combatants?.length) throw new InputError(t("FRACAS.Error.Request15"));
   const list = combatants.map((c) => {
     const view = { ...c.view, name: c.name ?? c.view?.name, id: c.id };
-    if (!c.view?.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    if (!c.view?.actor) throw new InputError(t("FRACAS.Error.Request16", { p0: who(view) }));
+    /** @type {Json} */
     const entry = { id: c.id };
     const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
     const agility = optionalInteger(view, mapping, "agility", "Agility score");
     if (agilityMod !== undefined) entry.agility_mod = agilityMod;
     if (agility !== undefined) entry.agility = agility;
     if (agility === undefined && agilityMod === undefined) {
-      throw new InputError(`${who(view)}: no Agility score at ${mapping.agility || "(no data path set)"} `
-        + "(initiative adds its modifier, ER-18)");
+      throw new InputError(t("FRACAS.Error.NoAgility", { name: who(view), path: mapping.agility || t("FRACAS.Word.NoPath") }));
     }
     const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
     if (bonus !== undefined) entry.bonus = bonus;
     return entry;
   });
+  /** @type {Json} */
   const request = { combatants: list };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   if (options.rolls !== undefined && options.rolls !== null) request.rolls = options.rolls;
   return request;
 }
 
-/** Split `n` attacks across `k` targets as evenly as possible, first targets first. */
+/**
+ * Split `n` attacks across `k` targets as evenly as possible, first targets first.
+ * @param {number} n
+ * @param {number} k
+ */
 export function splitCounts(n, k) {
   return Array.from({ length: k }, (_, i) => Math.floor(n / k) + (i < n % k ? 1 : 0));
 }
 
 /** Order by text, the same in every browser (ids and keys; not the locale's collation). */
-const byText = (a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+const byText = (/** @type {unknown} */ a, /** @type {unknown} */ b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
 
 /**
  * A bulk request (`attack.bulk`, detail "summary") for a mob: the attacking tokens
  * grouped by actor as profiles.
  * @param {object} args
- * @param {object[]} args.attackers  token views (the selected tokens)
- * @param {object[]} args.targets    token views
- * @param {object[]|Record<string, object[]>} [args.strikes]  profile strikes keyed by
+ * @param {TokenView[]} args.attackers  token views (the selected tokens)
+ * @param {TokenView[]} args.targets    token views
+ * @param {Json[]|Record<string, Json[]>} [args.strikes]  profile strikes keyed by
  *   actor name or id, or one list for every actor without its own `flags.fracas.strikes`
  * @param {"split"|"each"} [args.assign]  split the mob across the targets, or every
  *   token attacks every target
- * @param {Record<string,string>} args.mapping
+ * @param {Mapping} args.mapping
  * @param {Record<string, any>} [args.options]  seed, advantage, disadvantage, conditions, needBody
  */
 export function buildBulkRequest({ attackers, targets, strikes, assign = "split", mapping, options = {} }) {
   attackers = uniqueViews(attackers ?? []);
   targets = uniqueViews(targets ?? []);
-  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
+  if (!attackers.length) throw new InputError(t("FRACAS.Error.Request17"));
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request18"));
   if (assign !== "split" && assign !== "each") {
-    throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
+    throw new InputError(t("FRACAS.Error.Request19", { p0: JSON.stringify(assign) }));
   }
   const conditions = options.conditions !== false;
   // Each token is read on its own (an unlinked token has its own statuses), and tokens
@@ -359,7 +430,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     if (list === undefined) list = getPath(view.actor, "flags.fracas.strikes");
     if (list === undefined && Array.isArray(strikes)) list = strikes;
     if (!Array.isArray(list) || !list.length) {
-      throw new InputError(`${label}: no strikes for this actor; pass strikes to api.mob or set the actor flag fracas.strikes`);
+      throw new InputError(t("FRACAS.Error.Request20", { label }));
     }
     const profileStrikes = list.map((spec, i) => {
       checkStrikeKeys(spec, `${label} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
@@ -372,9 +443,13 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   }
   // Profile ids: the actor's key, numbered when its tokens differ (e.g. some are prone).
   const sortedGroups = [...groups.values()].sort((a, b) => byText(a.actorKey, b.actorKey));
+  /** @type {Record<string, number>} */
   const variants = {};
+  /** @type {Record<string, Json>} */
   const profiles = {};
+  /** @type {Json[]} */
   const attacks = [];
+  /** @type {Record<string, string>} */
   const profileNames = {};
   for (const group of sortedGroups) {
     variants[group.actorKey] = (variants[group.actorKey] ?? 0) + 1;
@@ -390,6 +465,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     });
   }
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
+  /** @type {Json} */
   const request = {
     profiles,
     targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
@@ -407,28 +483,29 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
  * `attackerData` / `targetData` (one object for every target, or one per token id);
  * strikes are the ruleset's strike objects, `target` as for ER strikes. The bridge
  * checks every field and names the path of anything wrong.
- * @param {Record<string, any>} args  ruleset, attacker, targets, strikes, attackerData, targetData, mapping,
+ * @param {{ruleset: string, attacker: TokenView, targets: TokenView[], strikes: Json[], attackerData?: Json, targetData?: Json,
+ *   mapping: Mapping, options?: Json}} args  ruleset, attacker, targets, strikes, attackerData, targetData, mapping,
  *   options ({seed, rolls, needBody})
  */
 export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes, attackerData, targetData, mapping, options = {} }) {
-  if (!attacker) throw new InputError("no attacker: select (control) the attacking token");
+  if (!attacker) throw new InputError(t("FRACAS.Error.Request21"));
   targets = uniqueViews(targets ?? []);
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-  if (!Array.isArray(strikes) || !strikes.length) throw new InputError(`no strikes: give at least one ${ruleset} strike`);
-  const flagsOf = (view) => {
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request22"));
+  if (!Array.isArray(strikes) || !strikes.length) throw new InputError(t("FRACAS.Error.Request23", { ruleset }));
+  const flagsOf = (/** @type {TokenView} */ view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
   const engineStrikes = strikes.map((spec, i) => {
-    if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(`strike ${i + 1}: expected an object`);
+    if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Request24", { p0: i + 1 }));
     const { target, ...rest } = spec;
     return { ...rest, target: resolveTargetRef(target, targets, i) };
   });
   const aimed = new Set(engineStrikes.map((s) => s.target));
   const used = targets.filter((t) => aimed.has(t.id));
-  const dataFor = (t) => {
+  const dataFor = (/** @type {TokenView} */ t) => {
     if (targetData && typeof targetData === "object" && targetData[t.id] && typeof targetData[t.id] === "object") return targetData[t.id];
-    return targetData && typeof targetData === "object" && !used.some((u) => u.id in targetData) ? targetData : {};
+    return targetData && typeof targetData === "object" && !used.some((/** @type {TokenView} */ u) => u.id in targetData) ? targetData : {};
   };
   /** @type {Record<string, any>} */
   const request = {
@@ -450,16 +527,17 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
  * by actor, each actor's attacker fields from its flag `flags.fracas.<ruleset>` (then
  * `attackerData`), its strikes from `strikes` (keyed by actor name or id, or one list for
  * all); targets as in buildRulesetAttackRequest.
- * @param {Record<string, any>} args  as buildRulesetAttackRequest's, with attackers and assign
+ * @param {{ruleset: string, attackers: TokenView[], targets: TokenView[], strikes: Json[]|Record<string, Json[]>, attackerData?: Json,
+ *   targetData?: Json, assign?: string, mapping: Mapping, options?: Json}} args  as buildRulesetAttackRequest's, with attackers and assign
  */
 export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, attackerData, targetData, assign = "split",
   mapping, options = {} }) {
   attackers = uniqueViews(attackers ?? []);
   targets = uniqueViews(targets ?? []);
-  if (!attackers.length) throw new InputError("no attackers: select (control) the tokens of the mob");
-  if (!targets.length) throw new InputError("no targets: target at least one token (T key)");
-  if (assign !== "split" && assign !== "each") throw new InputError(`assign must be "split" or "each", not ${JSON.stringify(assign)}`);
-  const flagsOf = (view) => {
+  if (!attackers.length) throw new InputError(t("FRACAS.Error.Request25"));
+  if (!targets.length) throw new InputError(t("FRACAS.Error.Request26"));
+  if (assign !== "split" && assign !== "each") throw new InputError(t("FRACAS.Error.Request27", { p0: JSON.stringify(assign) }));
+  const flagsOf = (/** @type {TokenView} */ view) => {
     const data = getPath(view.actor, `flags.fracas.${ruleset}`);
     return data && typeof data === "object" ? data : {};
   };
@@ -473,14 +551,18 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
     if (!groups.has(signature)) groups.set(signature, { key, name: view.actorName ?? view.name, attacker, views: [] });
     groups.get(signature).views.push(view);
   }
+  /** @type {Record<string, Json>} */
   const profiles = {};
+  /** @type {Json[]} */
   const attacks = [];
+  /** @type {Record<string, string>} */
   const profileNames = {};
+  /** @type {Record<string, number>} */
   const variants = {};
   for (const group of [...groups.values()].sort((a, b) => byText(a.key, b.key))) {
     const label = group.name ?? group.key;
     const list = Array.isArray(strikes) ? strikes : strikes?.[group.name] ?? strikes?.[group.key];
-    if (!Array.isArray(list) || !list.length) throw new InputError(`${label}: no ${ruleset} strikes for this actor`);
+    if (!Array.isArray(list) || !list.length) throw new InputError(t("FRACAS.Error.Request28", { label, ruleset }));
     variants[group.key] = (variants[group.key] ?? 0) + 1;
     const id = variants[group.key] === 1 ? group.key : `${group.key}-${variants[group.key]}`;
     profiles[id] = {
@@ -517,6 +599,10 @@ const RULESET_FIELDS = {
   "old-school": { attacker: ["attack_bonus", "str_mod", "dex_mod"], target: ["ac", "shield", "fleeing", "cover"] },
 };
 
+/**
+ * @param {Json} data
+ * @param {string[]} keys
+ */
 function pick(data, keys) {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
 }
@@ -531,25 +617,33 @@ function pick(data, keys) {
  * the Body path (its maximum from the Body maximum path, else its current value).
  * Returns {scenario, names: {token id: name}, hp: {token id: current}, views}.
  */
+/**
+ * @param {{ruleset?: string, combatants: {name?: string, defeated?: boolean, view?: Partial<TokenView>}[], mapping: Mapping}} args
+ */
 export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
   const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);
-  if (!standing.length) throw new InputError("no standing combatant with a token in the combat encounter");
+  if (!standing.length) throw new InputError(t("FRACAS.Error.Request29"));
+  /** @type {{party: Json[], foes: Json[]}} */
   const sides = { party: [], foes: [] };
+  /** @type {Record<string, string>} */
   const names = {};
+  /** @type {Record<string, number>} */
   const hp = {};
+  /** @type {TokenView[]} */
   const views = [];
   for (const c of standing) {
-    const view = { ...c.view, name: c.name ?? c.view.name };
+    const view = /** @type {TokenView} */ ({ ...c.view, name: c.name ?? c.view?.name });
     if (names[view.id] !== undefined) continue;
-    if (!view.actor) throw new InputError(`${who(view)}: the combatant has no actor`);
+    if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
     const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
     const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
     const hpMax = Math.max(1, most ?? body);
+    /** @type {Json} */
     const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
     if (ruleset === "enchanted-realms") {
       const strikes = getPath(view.actor, "flags.fracas.strikes");
       if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(`${who(view)}: no strikes for this actor; set the actor flag fracas.strikes`);
+        throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));
       }
       entry.attacks = strikes.map((spec, i) => {
         checkStrikeKeys(spec, `${who(view)} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
@@ -560,16 +654,16 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
       if (bonus) entry.initiative = bonus;
     } else {
-      const fields = RULESET_FIELDS[ruleset];
-      if (!fields) throw new InputError(`unknown ruleset ${JSON.stringify(ruleset)}`);
+      const fields = /** @type {Record<string, {attacker: string[], target: string[]}>} */ (RULESET_FIELDS)[ruleset];
+      if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
       const data = getPath(view.actor, `flags.fracas.${ruleset}`);
-      if (!data || typeof data !== "object") throw new InputError(`${who(view)}: no ${ruleset} data in flags.fracas.${ruleset}`);
+      if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));
       const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
       entry.attacker = nested ? { ...(data.attacker ?? {}) } : pick(data, fields.attacker);
       entry.target = nested ? { ...(data.target ?? {}) } : pick(data, fields.target);
       const strikes = data.strikes ?? getPath(view.actor, "flags.fracas.strikes");
       if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(`${who(view)}: no ${ruleset} strikes in flags.fracas.${ruleset}.strikes`);
+        throw new InputError(t("FRACAS.Error.Request34", { p0: who(view), ruleset }));
       }
       entry.attacks = strikes.map((spec) => {
         const { target: _aimed, ...rest } = spec ?? {};
@@ -583,7 +677,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     views.push(view);
   }
   if (!sides.party.length || !sides.foes.length) {
-    throw new InputError("a fight needs two sides: combatants a player owns (the party) and the GM's (the foes)");
+    throw new InputError(t("FRACAS.Error.Request35"));
   }
   /** @type {Record<string, any>} */
   const scenario = { ruleset, name: "Foundry combat", sides };

@@ -13,7 +13,7 @@ export const DATA_PATHS = [
   { key: "ac", default: "system.attributes.ac.value", label: "AC", hint: "Armour class of a target (ER-6). Required for targets." },
   { key: "body", default: "system.health.value", label: "Body (current HP)", hint: "Damage is taken from here; Undo restores it." },
   { key: "bodyTemp", default: "", label: "temporary Body", hint: "Optional: temporary hit points the system's damage method uses up first; Undo restores them too." },
-  { key: "bodyMax", default: "system.health.max", label: "Body maximum", hint: "Used for the sneak-attack shock save (ER-13). Optional." },
+  { key: "bodyMax", default: "system.health.max", label: "Body maximum", hint: "Used for the sneak-attack shock save (ER-13) and as the ceiling of an Undo. Optional." },
   { key: "strength", default: "system.attributes.strength.value", label: "Strength score", hint: "Melee and savage to-hit (ER-4)." },
   { key: "agility", default: "system.attributes.agility.value", label: "Agility score", hint: "Range to-hit (ER-4) and initiative (ER-18)." },
   { key: "strengthMod", default: "", label: "Strength modifier", hint: "Optional: an explicit modifier wins over floor((score − 2) / 2)." },
@@ -56,7 +56,7 @@ export const SETTINGS = [
     name: "Apply damage", hint: "Take the damage from each target's Body path (with an Undo button on the card)." },
   { key: "damageThroughSystem", scope: "world", config: true, type: "boolean", default: true,
     name: "Damage through the game system",
-    hint: "When the actor has the system's own damage method (actor.applyDamage, e.g. dnd5e), use it, so temporary HP and the system's rules apply; otherwise the Body data path is written." },
+    hint: "In a dnd5e or pf2e world, apply damage through the system's own damage method (temporary HP first, the system's rules); in any other system, or with this off, the Body data path is written." },
   { key: "markDefeated", scope: "world", config: true, type: "boolean", default: true,
     name: "Mark the defeated", hint: "Give a target brought to 0 Body the defeated status (Undo takes it away again)." },
   { key: "floorBodyAtZero", scope: "world", config: true, type: "boolean", default: true,
@@ -64,6 +64,15 @@ export const SETTINGS = [
   { key: "defenseRolls", scope: "world", config: true, type: "boolean", default: false,
     name: "Defense rolls (ER-22)",
     hint: "When a creature no player owns attacks only player characters, the players roll d20 + AC against DC 21 + the monster's to-hit instead." },
+  // Players' attacks: by default a player picks one of the attacker's own attacks and the
+  // GM's data decides every number; the GM may allow players to describe strikes instead.
+  { key: "playerFreeForm", scope: "world", config: true, type: "boolean", default: false,
+    name: "Free-form player attacks",
+    hint: "Let players describe their own strikes (dice, bonus, weight, ruleset, advantage). Off: a player only picks one of the attacker's own attacks and the GM's data decides every number." },
+  { key: "ruleset", scope: "world", config: true, type: "string", default: "enchanted-realms",
+    choices: { "enchanted-realms": "Enchanted Realms", worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "old-school" },
+    name: "Ruleset of players' attacks",
+    hint: "The ruleset a player's attack is resolved with; the numbers come from the actors." },
   { key: "conditionsFromStatuses", scope: "world", config: true, type: "boolean", default: true,
     name: "Conditions from status effects", hint: "Send tokens' status effects (prone, blind, restrained …) as ER conditions." },
   { key: "requestTimeoutSeconds", scope: "world", config: true, type: "number", default: 10,
@@ -80,12 +89,28 @@ export const SETTINGS = [
     name: "Macros installed", hint: "" },
 ];
 
-/** The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name. */
+/**
+ * The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name.
+ * @param {string} key
+ * @param {"Name"|"Hint"} part
+ */
 export function settingLabelKey(key, part) {
   return `FRACAS.Settings.${key}.${part}`;
 }
 
-/** The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free). */
+/**
+ * The translation key of one of a setting's choices, e.g. FRACAS.Settings.chatVisibility.GM.
+ * @param {string} key
+ * @param {string} value
+ */
+export function settingChoiceKey(key, value) {
+  return `FRACAS.Settings.${key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
+}
+
+/**
+ * The setting key of a data path: "ac" → "pathAc" (Foundry keys stay dot-free).
+ * @param {string} key
+ */
 export function pathSettingKey(key) {
   return `path${key[0].toUpperCase()}${key.slice(1)}`;
 }

@@ -7,7 +7,8 @@ import { describe, test } from "node:test";
 
 import { createActions } from "../scripts/actions.js";
 import { decorateCard } from "../scripts/card.js";
-import { ENGLISH, t } from "../scripts/i18n.js";
+import { t } from "../scripts/i18n.js";
+import { ENGLISH } from "./english.js";
 import { fakeActor, fakeConnection, fakeVtt, sheet, view } from "./fakes.js";
 
 const sword = { method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" };
@@ -55,18 +56,45 @@ function setup({ damage = { g1: 5 }, actors, settings = {} } = {}) {
 }
 
 describe("damage through the game system", () => {
-  test("an actor with applyDamage takes it there (temporary HP first); Undo restores HP and temporary HP", async () => {
+  test("dnd5e: Actor5e#applyDamage(amount) takes it (temporary HP first); Undo gives back HP and temporary HP", async () => {
     const actors = { g1: systemActor("Actor.g1", "Ogre", 10, 3) };
     const { api, vtt } = setup({ damage: { g1: 5 }, actors, settings: { pathBodyTemp: "system.health.temp" } });
+    vtt.system = "dnd5e";
     const out = await api.attack({ strikes: [{ ...sword, target: "g1" }] });
     assert.deepEqual(actors.g1.damageCalls, [5]);
     assert.equal(actors.g1.system.health.temp, 0);
     assert.equal(actors.g1.system.health.value, 8);
-    assert.equal(out.changes[0].system, true);
+    assert.equal(out.changes[0].system, "dnd5e");
     assert.deepEqual([out.changes[0].before, out.changes[0].after, out.changes[0].tempBefore, out.changes[0].tempAfter], [10, 8, 3, 0]);
     await api.undo(vtt.messages[0].id);
     assert.equal(actors.g1.system.health.value, 10);
     assert.equal(actors.g1.system.health.temp, 3);
+  });
+
+  test("pf2e: ActorPF2e#applyDamage({damage, token}) with the target's token document, never a bare number", async () => {
+    const actor = fakeActor({ uuid: "Actor.g1", name: "Ogre", system: sheet({ hp: 10 }) });
+    actor.calls = [];
+    // pf2e's signature (src/module/actor/base.ts): one object; a number has no `damage` and no `token`.
+    actor.applyDamage = async (params) => {
+      if (typeof params !== "object" || params === null || !params.token) throw new TypeError("Cannot destructure 'damage' of a number");
+      actor.calls.push({ damage: params.damage, token: params.token.id });
+      await actor.update({ "system.health.value": actor.system.health.value - params.damage });
+    };
+    const { api, vtt } = setup({ damage: { g1: 4 }, actors: { g1: actor } });
+    vtt.system = "pf2e";
+    const out = await api.attack({ strikes: [{ ...sword, target: "g1" }] });
+    assert.deepEqual(actor.calls, [{ damage: 4, token: "g1" }]);
+    assert.equal(actor.system.health.value, 6);
+    assert.equal(out.changes[0].system, "pf2e");
+  });
+
+  test("another system: a method that happens to be called applyDamage is not guessed at; the Body path is written", async () => {
+    const actors = { g1: systemActor("Actor.g1", "Ogre", 10, 3) };
+    const { api, vtt } = setup({ damage: { g1: 5 }, actors });
+    vtt.system = "worldbuilding";
+    await api.attack({ strikes: [{ ...sword, target: "g1" }] });
+    assert.deepEqual(actors.g1.damageCalls, []);
+    assert.equal(actors.g1.system.health.value, 5);
   });
 
   test("with the setting off, the Body path is written even when the system has a damage method", async () => {
@@ -92,8 +120,8 @@ describe("damage through the game system", () => {
 describe("per-target buttons", () => {
   test("undo one target, then apply half, then double, then undo: each exact", async () => {
     const actors = {
-      g1: fakeActor({ uuid: "Actor.g1", name: "Goblin", system: sheet({ hp: 20 }) }),
-      g2: fakeActor({ uuid: "Actor.g2", name: "Orc", system: sheet({ hp: 20 }) }),
+      g1: fakeActor({ uuid: "Actor.g1", name: "Goblin", system: sheet({ hp: 20, hpMax: 20 }) }),
+      g2: fakeActor({ uuid: "Actor.g2", name: "Orc", system: sheet({ hp: 20, hpMax: 20 }) }),
     };
     const { api, vtt } = setup({ damage: { g1: 5, g2: 7 }, actors });
     await api.attack({ strikes: [{ ...sword, target: "g1" }, { ...sword, target: "g2" }] });
@@ -101,7 +129,7 @@ describe("per-target buttons", () => {
     assert.equal(actors.g1.system.health.value, 15);
     assert.deepEqual(vtt.messages[0].flags.fracas.targets.map((x) => [x.id, x.damage]), [["g1", 5], ["g2", 7]]);
     await api.undoTarget(id, "g1");
-    assert.equal(actors.g1.system.health.value, 20);
+    assert.equal(actors.g1.system.health.value, 20, JSON.stringify(vtt.notes));
     assert.equal(actors.g2.system.health.value, 13, "the other target keeps its damage");
     await api.applyTarget(id, "g1", 0.5);
     assert.equal(actors.g1.system.health.value, 18, "half of 5, rounded down");
@@ -149,7 +177,8 @@ describe("translatable strings", () => {
     assert.ok(used.size >= 30, `only ${used.size} keys used`);
     for (const key of used) assert.ok(ENGLISH[key], `${key} is not in lang/en.json`);
     const module = JSON.parse(readFileSync(new URL("../module.json", import.meta.url), "utf8"));
-    assert.deepEqual(module.languages, [{ lang: "en", name: "English", path: "lang/en.json" }]);
+    assert.deepEqual(module.languages, [{ lang: "en", name: "English", path: "lang/en.json" },
+      { lang: "de", name: "Deutsch", path: "lang/de.json" }]);
     assert.equal(t("FRACAS.Dialog.Intro", { attacker: "A", targets: "B" }), "A → B: one strike at each target.");
     // A translation from game.i18n wins; a missing one falls back to English.
     globalThis.game = { i18n: { has: (k) => k === "FRACAS.Card.Half", localize: () => "Moitié" } };
@@ -191,12 +220,15 @@ describe("initiative of every ruleset", () => {
     assert.deepEqual(vtt.initiativeOptions, { keepTurnOf: "c-orc" });
     assert.match(vtt.messages[0].content, /opponents, then party/);
     assert.ok(!vtt.messages[0].content.includes("Orc"), "a hidden combatant is not named");
+    assert.deepEqual(vtt.messages[0].rolls[0].groups.map((g) => [g.flavor, g.faces, g.results.map((r) => r.result)]),
+      [["party", 6, [3]], ["opponents", 6, [5]]], "each side's d6 as a real roll");
   });
 
   test("Cartyrion: the round from the combat, the side that acts first", async () => {
-    const { api, conn } = combatSetup(() => ({ ruleset: "cartyrion", seed: 3, injected: false, round: 2, ambush: "none",
+    const { api, conn, vtt } = combatSetup(() => ({ ruleset: "cartyrion", seed: 3, injected: false, round: 2, ambush: "none",
       roll: 5, first: "party", surprised: null }));
     const out = await api.initiative({ ruleset: "cartyrion" });
+    assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.map((r) => r.result), [5], "CT-1's d6 as a real roll");
     assert.deepEqual(conn.calls[0].params, { ruleset: "cartyrion", round: 2, ambush: "none" });
     assert.deepEqual(out.values, [{ id: "c-pc", value: 2 }, { id: "c-orc", value: 1 }]);
   });

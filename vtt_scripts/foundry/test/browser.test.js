@@ -4,9 +4,10 @@
 // it through the chat card's button, rolls initiative, resolves a mob, and rides
 // out a bridge restart.
 
+import "./english.js";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 
 import { launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
 
@@ -32,6 +33,13 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     browser = await launchChromium(join(tmp.dir, "profile"));
   });
 
+  // Every page a test opened is closed after it, passed or failed: a GM page left open
+  // would stay the holder of the bridge for the tests after it (as a real open tab would).
+  const opened = [];
+  afterEach(async () => {
+    for (const page of opened.splice(0)) if (!page.isClosed()) await page.close();
+  });
+
   after(async () => {
     await browser?.close();
     await bridge?.stop();
@@ -40,11 +48,12 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   });
 
   /** A page of the test world, booted and (unless told otherwise) connected. */
-  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present" } = {}) {
+  async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present", extra = {} } = {}) {
     const page = await browser.newPage();
+    opened.push(page);
     const errors = [];
     page.on("pageerror", (e) => errors.push(e));
-    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token, user, gm });
+    const query = new URLSearchParams({ gen: String(gen), bridgeUrl: url, bridgeToken: token, user, gm, ...extra });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
     if (expect) await page.waitForSelector(`#fracas-status[data-state="${expect}"]`);
@@ -121,10 +130,12 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         attackerData: { level: 9, bonus: 8, magic: 2 }, targetData: { dex: 3, armor: 1 },
       });
       const bad = await api.attack({ ruleset: "cartyrion", strikes: [{ method: "melee", die: "d7" }], attackerData: { level: 1 } });
-      return { total: r.result.total_damage, ruleset: r.result.ruleset, messageId: r.messageId, changes: r.changes, bad,
-        notes: __world.notes.map((n) => `${n.level}: ${n.text}`) };
+      const dice = game.messages.get(r.messageId).rolls.map((roll) => roll.dice.map((d) => [d.faces, d.values]));
+      return { total: r.result.total_damage, ruleset: r.result.ruleset, messageId: r.messageId, changes: r.changes, bad, dice,
+        faces: r.result.strikes.map((st) => st.faces), notes: __world.notes.map((n) => `${n.level}: ${n.text}`) };
     });
     assert.equal(out.ruleset, "cartyrion");
+    assert.deepEqual(out.dice, out.faces.map((f) => [[6, f]]), "the Cartyrion pool as real d6 rolls");
     assert.equal(out.total, 31);
     assert.equal(await hp(page, "tokGob"), 0, "12 Body, 31 damage, floored at 0");
     const card = page.locator(`[data-message-id="${out.messageId}"] .fracas-card`);
@@ -258,6 +269,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
 
   test("players: no connection, no status light, no Undo button, no Body values", async () => {
     const page = await browser.newPage();
+    opened.push(page);
     const query = new URLSearchParams({ gen: "13", user: "player", gm: "absent", bridgeUrl: bridge.url, bridgeToken: TOKEN });
     await page.goto(`${site.origin}/testenv/index.html?${query}`);
     await page.waitForFunction(() => window.__booted === true);
@@ -274,7 +286,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         + '<button type="button" data-fracas-action="undo">Undo damage</button></footer></div>';
       const m = await ChatMessage.create({ content, flags: { fracas: { kind: "attack", changes, undone: null } } });
       const el = document.querySelector(`[data-message-id="${m.id}"]`);
-      const attack = await game.modules.get("fracas").api.attack({ strikes: [{ method: "melee", style: "slashing", dice: 1, damage_type: "edged" }] });
+      const attack = await game.modules.get("fracas").api.attack({ item: "Longsword" });
       return {
         status: game.modules.get("fracas").api.status(),
         light: !!document.getElementById("fracas-status"),
@@ -326,6 +338,119 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(await gmSide.page.evaluate(() => __world.actor("tokHero").system.health.value), 20);
     await playerSide.page.close();
     await gmSide.page.close();
+  });
+
+  // ── the issue's acceptance, in a stricter world: a manifest-gated socket, v13-faithful
+  // enrichment, two tabs of one GM and an assistant GM ─────────────────────────────
+
+  const cardsOf = (side) => side.page.evaluate(() => [...game.messages.values()].filter((m) => m.flags.fracas?.kind === "attack").length);
+  const gobHp = (side) => side.page.evaluate(() => __world.actor("tokGob").system.health.value);
+
+  test("two tabs of one GM and an assistant GM: one holder; a player's attack lands once; the assistant's is relayed; hand-over on close", async () => {
+    const first = await openWorld();
+    const second = await openWorld({ expect: "elsewhere" });
+    const assistant = await openWorld({ user: "assistant", expect: "elsewhere" });
+    const player = await openWorld({ user: "player", expect: null });
+    assert.equal(await second.page.evaluate(() => game.modules.get("fracas").api.status()), null, "the second tab holds nothing");
+    // The player is on scene 1; the holding GM looks at scene 2.
+    await first.page.evaluate(() => __world.viewScene("scene2"));
+    const answer = await player.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Longsword" }));
+    assert.ok(answer && typeof answer.total_damage === "number", JSON.stringify(answer));
+    assert.deepEqual([await cardsOf(first), await cardsOf(second)], [1, 0], "resolved by the holder only");
+    assert.equal(await gobHp(first), Math.max(0, 12 - answer.total_damage));
+    assert.equal(await gobHp(second), 12, "the second tab applied nothing");
+    const journal = await first.page.evaluate((id) => game.modules.get("fracas").api.bridge("journal.get", { id }), answer.requestId);
+    assert.equal(journal.result.total_damage, answer.total_damage, "one roll, journaled under the player's request id");
+
+    // The assistant GM's attack (any strike: it is a GM) goes to the holder too.
+    await first.page.evaluate(() => __world.viewScene("scene1"));
+    const relayed = await assistant.page.evaluate(([strike, rolls]) => game.modules.get("fracas").api.attack({
+      attacker: "tokHero", targets: ["tokGob"], strikes: [{ ...strike, target: "tokGob" }], rolls }), [sword, TWO_CRITS]);
+    assert.equal(relayed.total_damage, 6, JSON.stringify(relayed));
+    assert.deepEqual([await cardsOf(first), await cardsOf(second), await cardsOf(assistant)], [2, 0, 0]);
+
+    // The holder closes: the next oldest tab takes over and answers the player.
+    await first.page.close();
+    await second.page.waitForSelector('#fracas-status[data-state="connected"]');
+    const after = await player.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Longsword" }));
+    assert.ok(after && typeof after.total_damage === "number", JSON.stringify(after));
+    assert.equal(await cardsOf(second), 1);
+    assert.deepEqual([...first.errors, ...second.errors, ...assistant.errors, ...player.errors], []);
+  });
+
+  test("a forged socket request: numbers the actor does not have are refused, a burst is cut off, nothing lands", async () => {
+    const gm = await openWorld();
+    const player = await openWorld({ user: "player", expect: null });
+    const forge = (page, data, count = 1) => page.evaluate(([d, n]) => new Promise((resolve) => {
+      const answers = [];
+      game.socket.on("module.fracas", (m) => {
+        if (m.type === "answer") answers.push(m.answer);
+        if (answers.length === n) resolve(answers);
+      });
+      for (let i = 0; i < n; i++) {
+        game.socket.emit("module.fracas", { type: "ask", id: `forged-${String(i).padStart(4, "0")}-${Math.random().toString(36).slice(2, 10)}`,
+          action: "attack", to: "userGM000000001", data: d });
+      }
+    }), [data, count]);
+    const ogre = { method: "melee", style: "slashing", dice: 5, weight: 2, bonus: 20, crit_range: 2, damage_type: "edged", target: "tokGob" };
+    const [numbers] = await forge(player.page, { attacker: "tokHero", targets: ["tokGob"], strikes: Array(10).fill(ogre),
+      ruleset: "cartyrion", attackerData: { level: 20, bonus: 99 } });
+    assert.match(numbers.error, /has not allowed free-form player attacks/);
+    const [big] = await forge(player.page, { attacker: "tokHero", targets: ["tokGob"], strikes: Array(40).fill(ogre) });
+    assert.match(big.error, /too large/);
+    const [notMine] = await forge(player.page, { attacker: "tokGob", targets: ["tokHero"], item: "itSword" });
+    assert.match(notMine.error, /only with a token you own/);
+    assert.equal(await gobHp(gm), 12, "nothing landed");
+    assert.equal(await cardsOf(gm), 0);
+    // A burst of 30 of the actor's own attack: at most five are resolved, the rest refused by name.
+    const burst = await forge(player.page, { attacker: "tokHero", targets: ["tokGob"], item: "itSword" }, 30);
+    const refused = burst.filter((a) => /too many requests|still being resolved/.test(a.error ?? ""));
+    assert.equal(burst.length - refused.length, await cardsOf(gm));
+    assert.ok(await cardsOf(gm) <= 5, `${await cardsOf(gm)} cards`);
+    assert.ok(refused.length >= 25);
+  });
+
+  test("a manifest without \"socket\": true: the server relays nothing (the shim drops it), as a v13 world would", async () => {
+    await openWorld();
+    const player = await openWorld({ user: "player", expect: null, extra: { socket: "undeclared" } });
+    const dropped = await player.page.evaluate(() => {
+      game.modules.get("fracas").api.attack({ item: "Longsword" }); // never answered: nobody hears it
+      return __world.dropped.map((d) => [d.name, d.data.type, d.data.action]);
+    });
+    assert.deepEqual(dropped, [["module.fracas", "ask", "attack"]]);
+  });
+
+  test("five concurrent attacks of 6 on a 200-Body target leave 170; undoing all five gives back 200", async () => {
+    const { page, errors } = await openWorld();
+    const out = await page.evaluate(async ([strike, rolls]) => {
+      const goblin = __world.actor("tokGob");
+      goblin.system.health.value = 200;
+      goblin.system.health.max = 200;
+      const api = game.modules.get("fracas").api;
+      const results = await Promise.all([1, 2, 3, 4, 5].map(() => api.attack({ strikes: [strike], rolls })));
+      const after = goblin.system.health.value;
+      await Promise.all(results.map((r) => api.undo(r.messageId)));
+      return { after, damage: results.map((r) => r.result.total_damage), restored: goblin.system.health.value };
+    }, [sword, TWO_CRITS]);
+    assert.deepEqual(out.damage, [6, 6, 6, 6, 6]);
+    assert.equal(out.after, 170);
+    assert.equal(out.restored, 200);
+    assert.deepEqual(errors, []);
+  });
+
+  test("the shim enriches as v13 does (decoded text nodes): escaped brackets alone would become a roll; the module's names never do", async () => {
+    const { page } = await openWorld();
+    const shim = await page.evaluate(async () => {
+      const m = await ChatMessage.create({ content: "<p>&#91;&#91;1d20&#93;&#93; &#64;UUID&#91;Actor.x&#93;&#123;Boss&#125;</p>" });
+      const el = document.querySelector(`[data-message-id="${m.id}"]`);
+      return el.querySelectorAll("a.inline-roll, a.content-link").length;
+    });
+    assert.equal(shim, 2, "entity-escaping alone does not stop v13's enricher");
+    await page.evaluate(() => { canvas.tokens.get("tokGob").document.name = "[[/r 1d20]] @UUID[Actor.x]{Boss}"; });
+    const id = await page.evaluate(async ([strike, rolls]) => (await game.modules.get("fracas").api.attack({ strikes: [strike], rolls })).messageId, [sword, TWO_CRITS]);
+    const message = page.locator(`[data-message-id="${id}"]`);
+    assert.equal(await message.locator("a.inline-roll, a.content-link").count(), 0);
+    assert.match(await message.locator(".fracas-target strong").first().textContent(), /^\[\[\/r 1d20\]\] @UUID\[Actor\.x\]\{Boss\}$/);
   });
 
   test("per-target buttons: undo one target, apply half, the defeated mark at 0 and off again", async () => {

@@ -1,3 +1,4 @@
+import "./english.js";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
@@ -6,6 +7,7 @@ import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
   renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
 } from "../scripts/chat.js";
+import { enrichments, textNodes } from "./enrich.js";
 
 // The engine's own known-answer vectors (tests/vectors): real results, every shape.
 const vectors = JSON.parse(readFileSync(new URL("../../../tests/vectors/er_vectors.json", import.meta.url), "utf8"))
@@ -89,6 +91,39 @@ describe("attack card", () => {
     r.targets.goblin.shock_save = null;
     assert.match(renderAttackCard(attackCardModel(r, { attackerName: "A", names: {}, requestId: "x" })), /Resilience save DC 12/);
   });
+
+  test("ER-12/ER-14: both d20 of a save at disadvantage are shown, the kept one active; a failure outright rolls none", () => {
+    // ER-12: "roll two d20 and keep the worse"; ER-14 (stunned): "Automatically fails all
+    // saves/feats involving Body attributes".
+    const r = structuredClone(example);
+    r.targets.goblin.shock_save_dc = 12;
+    r.targets.goblin.shock_save = { dc: 12, roll: 4, dice: [15, 4], total: 6, passed: false, incapacitated_actions: 1,
+      situation: { advantage_from: [], disadvantage_from: ["poisoned"], automatic_failure: null } };
+    r.targets.goblin.grapple_release = { dc: 11, roll: 3, held: false, modifier: 1, total: 4,
+      situation: { advantage_from: [], disadvantage_from: ["poisoned"], automatic_failure: null },
+      feats: [{ strike: 0, dc: 11, dice: [17, 3], roll: 3, modifier: 1, total: 4, held: false }] };
+    let model = attackCardModel(r, { attackerName: "A", names: {}, requestId: "x" });
+    let html = renderAttackCard(model);
+    assert.match(html, /shock save DC 12: 15\/4 → 6, failed: incapacitated for 1 action/);
+    assert.match(html, /Strength feat DC 11 \(ER-21\): 17\/3 \+1 = 4, lets go/);
+    const specs = attackRollSpecs(model);
+    const release = specs.find((s) => s.label.startsWith("grapple release"));
+    assert.deepEqual(release.groups[0].results.map((x) => [x.result, x.active]), [[17, false], [3, true]]);
+    const shock = specs.find((s) => s.label.startsWith("shock save"));
+    assert.deepEqual(shock.groups[0].results.map((x) => [x.result, x.active]), [[15, false], [4, true]]);
+
+    const stunned = { advantage_from: [], disadvantage_from: [], automatic_failure: "stunned" };
+    r.targets.goblin.shock_save = { dc: 12, roll: null, dice: [], total: null, passed: false, incapacitated_actions: 2, situation: stunned };
+    r.targets.goblin.grapple_release = { dc: 11, roll: null, held: false, situation: stunned,
+      feats: [{ strike: 0, dc: 11, dice: [], roll: null, modifier: 1, total: null, held: false }] };
+    model = attackCardModel(r, { attackerName: "A", names: {}, requestId: "x" });
+    html = renderAttackCard(model);
+    assert.match(html, /shock save DC 12: fails automatically \(stunned, ER-14\), failed: incapacitated for 2 actions/);
+    assert.match(html, /Strength feat DC 11 \(ER-21\): fails automatically \(stunned, ER-14\), lets go/);
+    const rolled = attackRollSpecs(model).filter((s) => /grapple release|shock save/.test(s.label));
+    assert.deepEqual(rolled.map((s) => s.groups.filter((g) => g.faces === 20).length), [0],
+      "no d20 for a failure outright: the release has no spec, the save only its lost actions");
+  });
 });
 
 describe("initiative card", () => {
@@ -153,9 +188,35 @@ describe("names from the table are shown, never enriched", () => {
     const goblin = Object.keys(example.targets)[0];
     const html = renderAttackCard(attackCardModel(example, { attackerName: evil, names: { [goblin]: evil }, requestId: "r" }));
     for (const pattern of ["[[", "]]", "@UUID[", "{Click}", "<img"]) assert.ok(!html.includes(pattern), `${pattern} in ${html}`);
-    assert.ok(html.includes("Gob &#91;&#91;/r 1d20&#93;&#93; &#64;UUID&#91;Actor.abc123&#93;&#123;Click&#125;"));
+    // v13 enriches each text node's decoded text: escaping alone would give "[[" back there.
+    assert.deepEqual(enrichments(html), []);
+    assert.ok(textNodes(html).join("").includes(evil.replace(/<img.*$/, "")), "the name still reads as written");
     const mob = renderMobCard(mobCardModel({ targets: { t: { damage: 3, attacks: 1, attacks_hit: 1, crits: 0 } }, seed: 1 },
       { names: { t: evil }, groups: [], requestId: "m" }));
     for (const pattern of ["[[", "@UUID[", "<img"]) assert.ok(!mob.includes(pattern), `${pattern} in ${mob}`);
+    assert.deepEqual(enrichments(mob), []);
+    // Escaping alone would not do: the enricher decodes the entities first.
+    assert.equal(enrichments("Gob &#91;&#91;/r 1d20&#93;&#93;").length, 1, "the model finds what v13 finds");
+  });
+});
+
+describe("cards in the user's language", () => {
+  test("with German loaded in game.i18n, the attack and mob cards and the dice flavours are German", () => {
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      const model = attackCardModel(example, { attackerName: "Aldric", names: {}, requestId: "r" });
+      const html = renderAttackCard(model);
+      assert.match(html, /Aldric greift an/);
+      assert.match(html, /Seed \d+/);
+      assert.doesNotMatch(textNodes(html).join(" "), /\b(attacks|damage|seed|hits?)\b/, "no English word left on the attack card");
+      assert.ok(attackRollSpecs(model).every((spec) => spec.groups.every((g) => !["pool", "crit", "crit damage"].includes(g.flavor))));
+      const mob = renderMobCard(mobCardModel({ targets: { t: { damage: 3, attacks: 2, attacks_hit: 1, crits: 0 } }, seed: 1, attacks_total: 2 },
+        { names: { t: "Orc" }, profileNames: {}, requestId: "m" }));
+      assert.match(mob, /Massenangriff: 2 Angriffe/);
+      assert.match(mob, /1 Treffer von 2/);
+    } finally {
+      delete globalThis.game;
+    }
   });
 });

@@ -1,7 +1,8 @@
+import "./english.js";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { planDamage, planUndo, writeAll } from "../scripts/damage.js";
+import { ActorQueue, planDamage, undoValue, writeAll } from "../scripts/damage.js";
 import { FracasError } from "../scripts/errors.js";
 import { fakeActor, sheet, view } from "./fakes.js";
 
@@ -21,8 +22,8 @@ describe("planDamage", () => {
     const targets = [view("t1", "Aldric", hero), view("t2", "Aldric (mirror)", hero), view("t3", "Ogre", ogre), view("t4", "Ghost", null)];
     const changes = planDamage({ targets, damageById: { t1: 2, t2: 3, t3: 5, t4: 0 }, path });
     assert.deepEqual(changes, [
-      { uuid: "Actor.hero", name: "Aldric, Aldric (mirror)", path, before: 12, damage: 5, after: 7 },
-      { uuid: "Actor.ogre", name: "Ogre", path, before: 3, damage: 5, after: 0 },
+      { uuid: "Actor.hero", name: "Aldric, Aldric (mirror)", path, before: 12, damage: 5, after: 7, targets: ["t1", "t2"] },
+      { uuid: "Actor.ogre", name: "Ogre", path, before: 3, damage: 5, after: 0, targets: ["t3"] },
     ]);
     const negative = planDamage({ targets: [view("t3", "Ogre", ogre)], damageById: { t3: 5 }, path, floorAtZero: false });
     assert.equal(negative[0].after, -2);
@@ -36,16 +37,42 @@ describe("planDamage", () => {
   });
 });
 
-describe("planUndo", () => {
-  test("restores exact previous values and reports values that moved since", () => {
-    const changes = [
-      { uuid: "A", name: "Aldric", path, before: 12, after: 7 },
-      { uuid: "B", name: "Ogre", path, before: 3, after: 0 },
-    ];
-    const current = { A: 7, B: 2 };
-    const { writes, drifted } = planUndo(changes, (c) => current[c.uuid]);
-    assert.deepEqual(writes.map((w) => [w.uuid, w.value, w.restore]), [["A", 12, 7], ["B", 3, 2]]);
-    assert.deepEqual(drifted, [{ name: "Ogre", expected: 0, current: 2 }]);
+describe("undoValue: undo by delta", () => {
+  test("gives back what the change took to the value found now; a maximum caps it and says how much", () => {
+    assert.deepEqual(undoValue({ before: 12, after: 7 }, 7, 12), { value: 12, taken: 5, lost: 0 });
+    assert.deepEqual(undoValue({ before: 12, after: 7 }, 3, 12), { value: 8, taken: 5, lost: 0 }, "a later blow of 4 is kept");
+    assert.deepEqual(undoValue({ before: 12, after: 7 }, 10, 12), { value: 12, taken: 5, lost: 3 }, "healed meanwhile: 3 would go over");
+    assert.deepEqual(undoValue({ before: 12, after: 7 }, 14, 12), { value: 14, taken: 5, lost: 5 }, "already above the maximum: nothing added");
+    assert.deepEqual(undoValue({ before: 3, after: 0 }, 0, undefined), { value: 3, taken: 3, lost: 0 });
+  });
+});
+
+describe("ActorQueue", () => {
+  test("tasks on one actor run one after the other, in the order queued; other actors do not wait", async () => {
+    const queue = new ActorQueue();
+    const log = [];
+    const step = (name, ms) => async () => {
+      log.push(`${name} start`);
+      await new Promise((r) => setTimeout(r, ms));
+      log.push(`${name} end`);
+      return name;
+    };
+    const out = await Promise.all([
+      queue.run(["A"], step("a1", 5)), queue.run(["A"], step("a2", 1)), queue.run(["B"], step("b1", 1)), queue.run(["A", "B"], step("ab", 1)),
+    ]);
+    assert.deepEqual(out, ["a1", "a2", "b1", "ab"]);
+    assert.ok(log.indexOf("a1 end") < log.indexOf("a2 start"));
+    assert.ok(log.indexOf("b1 start") < log.indexOf("a1 end"), "B does not wait for A");
+    assert.ok(log.indexOf("a2 end") < log.indexOf("ab start") && log.indexOf("b1 end") < log.indexOf("ab start"));
+    assert.equal(queue.size, 0, "nothing left behind");
+  });
+
+  test("a failing task does not stop the ones behind it", async () => {
+    const queue = new ActorQueue();
+    const failed = queue.run(["A"], async () => { throw new Error("no"); });
+    const next = queue.run(["A"], async () => "ran");
+    await assert.rejects(failed, /no/);
+    assert.equal(await next, "ran");
   });
 });
 

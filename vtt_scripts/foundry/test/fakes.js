@@ -195,6 +195,19 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
     },
     notify: (level, text) => vtt.notes.push({ level, text }),
     forgetDocument: (uuid) => docs.delete(uuid),
+    /** GM-only ledgers (whispered messages in Foundry): a card's Body values. */
+    ledgers: new Map(),
+    postLedger: async (changes) => {
+      const id = `ledger${vtt.ledgers.size + 1}`;
+      vtt.ledgers.set(id, structuredClone(changes));
+      return id;
+    },
+    ledger: (id) => structuredClone(vtt.ledgers.get(id) ?? null),
+    setLedger: async (id, changes) => { vtt.ledgers.set(id, structuredClone(changes)); },
+    system: "worldbuilding",
+    systemId: () => vtt.system,
+    /** The token document of a token id (what pf2e's applyDamage takes). */
+    tokenDocument: (id) => (byId.has(id) ? { id, documentName: "Token", name: byId.get(id).name } : null),
   };
   return vtt;
 }

@@ -1,3 +1,4 @@
+import "./english.js";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
@@ -62,4 +63,62 @@ test("settings: unique dot-free keys; the bridge URL is the world's (GM only), t
   const token = SETTINGS.find((s) => s.key === "bridgeToken");
   assert.deepEqual([url.scope, url.restricted], ["world", true]);
   assert.deepEqual([token.scope, token.restricted], ["client", true]);
+});
+
+describe("languages, the Foundry way", () => {
+  const manifest = JSON.parse(read("module.json"));
+  const files = Object.fromEntries(manifest.languages.map((l) => [l.lang, JSON.parse(read(l.path))]));
+  const placeholders = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+  test("module.json asks for the module socket (a v12/v13 server relays module.fracas only then)", () => {
+    assert.equal(manifest.socket, true);
+  });
+
+  test("the manifest lists English and German; both have every key, with the same placeholders", () => {
+    assert.deepEqual(manifest.languages.map((l) => l.lang), ["en", "de"]);
+    assert.deepEqual(Object.keys(files.de).sort(), Object.keys(files.en).sort());
+    for (const [key, text] of Object.entries(files.en)) {
+      assert.deepEqual(placeholders(files.de[key]), placeholders(text), `${key}: the German has other placeholders`);
+      assert.notEqual(files.de[key], "", key);
+    }
+  });
+
+  test("no script imports JSON (import attributes stop the module from parsing on Firefox ESR 128)", () => {
+    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js"))) {
+      const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n");
+      assert.doesNotMatch(code, /^\s*import\b[^;]*(\bwith\s*\{|\bassert\s*\{|\.json["'])/m, `scripts/${file}`);
+    }
+  });
+
+  test("every setting shown in the settings window has a name and a hint in each language", () => {
+    for (const [lang, strings] of Object.entries(files)) {
+      for (const s of SETTINGS.filter((x) => x.config)) {
+        for (const part of ["Name", "Hint"]) assert.ok(strings[`FRACAS.Settings.${s.key}.${part}`], `${lang}: ${s.key}.${part}`);
+      }
+    }
+  });
+});
+
+describe("user-visible messages go through game.i18n", () => {
+  // A message written as a literal (an error's text, a notification, a refusal sent to a
+  // player) would be English for everyone: every one goes through t() and lang/*.json.
+  const REMAINING = {};
+  const PATTERNS = [/new (?:InputError|FracasError|ConnectionError|Error)\(\s*["'`]/g, /notify\(\s*"(?:info|warn|error)"\s*,\s*["'`]/g,
+    /notifications\?\.\w+\??\.?\(\s*["'`]/g, /\{\s*error:\s*["'`]/g];
+
+  test("no hard-coded message: errors, notifications and refusals all go through t()", () => {
+    const found = {};
+    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && !["bigjson.js", "facts.js"].includes(f))) {
+      const code = read(`scripts/${file}`);
+      const n = PATTERNS.reduce((k, p) => k + [...code.matchAll(p)].length, 0);
+      if (n) found[file] = n;
+    }
+    assert.deepEqual(found, REMAINING, "a message literal: use t() and lang/*.json");
+  });
+
+  test("the scan sees a literal message where there is one", () => {
+    const sample = 'throw new InputError(`no ${x}`); vtt.notify("warn", "oops"); ui.notifications?.error?.("x"); return { error: "no" };';
+    assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 4);
+    assert.equal(PATTERNS.reduce((k, p) => k + [...'throw new InputError(t("FRACAS.X"))'.matchAll(p)].length, 0), 0);
+  });
 });

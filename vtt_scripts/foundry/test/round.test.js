@@ -1,5 +1,6 @@
 // api.round / api.roundUndo: a whole fight from the combat tracker, played by the real
 // bridge dispatcher (Python, one process per call, one journal file), applied to the actors.
+import "./english.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -12,6 +13,7 @@ import { createActions } from "../scripts/actions.js";
 import { buildScenario } from "../scripts/request.js";
 import { readMapping } from "../scripts/settings.js";
 import { fakeActor, fakeVtt, sheet, view } from "./fakes.js";
+import { enrichments } from "./enrich.js";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const PYTHON = process.env.FRACAS_PYTHON || path.join(REPO, ".venv", "bin", "python");
@@ -99,7 +101,33 @@ describe("api.round", () => {
     assert.equal(vtt.flag.round, 1);
     const card = vtt.messages[0].content;
     assert.match(card, /fracas · round 1/);
-    assert.ok(!card.includes("[[1d20]]") && card.includes("&#91;&#91;1d20&#93;&#93;"), "names are escaped, never enriched");
+    assert.ok(!card.includes("[[1d20]]"), "names are escaped");
+    assert.deepEqual(enrichments(card), [], "and never enriched, even after decoding");
+  });
+
+  test("a hidden combatant: the round goes whole to the GMs; the players' card has no trace of it; real dice on both", async (t) => {
+    if (!havePython()) {
+      if (process.env.CI) assert.fail("no Python with fracas (CI is set)");
+      return t.skip("no Python with fracas");
+    }
+    const { api, vtt } = setup();
+    vtt.combatState.combatants[1].hidden = true;
+    vtt.combatState.combatants[1].name = "Secret Assassin";
+    vtt.combatState.combatants[1].view = { ...vtt.combatState.combatants[1].view, name: "Secret Assassin" };
+    const out = await api.round({ seed: 4 });
+    assert.ok(out, JSON.stringify(vtt.notes));
+    const [gm, everyone] = vtt.messages;
+    assert.equal(gm.whisperToGM, true);
+    assert.match(gm.content, /Secret Assassin/);
+    assert.equal(everyone.whisperToGM, false);
+    assert.doesNotMatch(everyone.content, /Secret Assassin|tGob"|foes/);
+    assert.doesNotMatch(JSON.stringify(everyone.flags), /Secret Assassin|before|after/);
+    assert.ok(gm.rolls.length > 0, "the GM's card carries the round's dice as rolls");
+    assert.ok(everyone.rolls.length < gm.rolls.length, "the players' card only the dice of what they may see");
+    // Per-target buttons on the round card: each member hurt this round has a slot and a flag entry.
+    const hurt = gm.flags.fracas.targets.map((x) => x.id);
+    assert.ok(hurt.length > 0);
+    for (const id of hurt) assert.match(gm.content, new RegExp(`fracas-target-actions" data-target="${id}"`));
   });
 
   test("the next round reads the Body as it is now; roundUndo takes it back", async (t) => {

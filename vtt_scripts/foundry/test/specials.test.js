@@ -2,6 +2,7 @@
 // competitions (ER-19), flee attacks (ER-20), grapple release (ER-21), defense rolls
 // (ER-22), impalement (ER-23). The bridge is stood in for by the JavaScript resolver
 // (the Roll20 script's, which answers exactly as the Python engine: shared vectors).
+import "./english.js";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
@@ -126,6 +127,11 @@ describe("ER-19 api.compete", () => {
     assert.match(card, /size: 1 category larger \+2/);
     assert.ok(card.includes(`${(100 * out.result.challenger.win_chance).toFixed(1)}% to win`));
     assert.ok(card.includes(out.result.winner === "ogre" ? "Ogre" : "Bob"));
+    // Every round's d12s as real rolls (Dice So Nice shows them), named by side.
+    const rolls = vtt.messages[0].rolls;
+    assert.equal(rolls.length, out.result.rounds.length);
+    assert.deepEqual(rolls[0].groups.map((g) => [g.flavor, g.faces, g.results.map((r) => r.result)]),
+      [["Ogre", 12, out.result.rounds[0].challenger.dice], ["Bob", 12, out.result.rounds[0].defender.dice]]);
   });
 
   test("ER-12/ER-14: each side's conditions come from its statuses (a bound grappler keeps the worse d12)", async () => {
@@ -163,6 +169,15 @@ describe("ER-23 api.impale", () => {
       const out = await api.impale({ closed: 30, forte: true, seed });
       assert.equal(out.result.dice, 4);
       assert.equal(actors.ogre.system.health.value, Math.max(0, 3 - out.result.charger.damage));
+      // The impalement's pool as real rolls: its d20 faces.
+      assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.filter((r) => r.active).map((r) => r.result),
+        out.result.impalement.strikes[0].dice.map((d) => d.face));
+      assert.doesNotMatch(vtt.messages[0].content, /Body/, "the charger's Body is the GM's, not the card's");
+      // The charger gets the per-target buttons (Undo, Apply, Half, Double) on the card.
+      if (out.result.charger.damage > 0) {
+        assert.deepEqual(vtt.messages[0].flags.fracas.targets.map((x) => [x.id, x.damage]), [["ogre", out.result.charger.damage]]);
+        assert.match(vtt.messages[0].content, /fracas-target-actions" data-target="ogre"/);
+      }
       if (out.result.charge_void) {
         assert.match(vtt.messages[0].content, /incapacitated: the charge is void/);
         await api.undo(vtt.messages[0].id);

@@ -11,6 +11,9 @@ for (const key of ["bridgeUrl", "bridgeToken"]) {
 if (!params.has("macros")) __world.preset("macrosInstalled", true);
 
 const manifest = await (await fetch("../module.json")).json();
+// ?socket=undeclared: the manifest as it was before it asked for a socket (the server then relays nothing).
+if (params.get("socket") === "undeclared") delete manifest.socket;
+__world.manifest(manifest);
 for (const path of manifest.esmodules) await import(`../${path}`);
 
 // Foundry's order: init (no user, no translations yet), i18nInit (translations), setup, ready.

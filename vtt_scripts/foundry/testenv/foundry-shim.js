@@ -5,6 +5,12 @@
 // evaluated and unevaluated terms, messages render into a chat log and fire the
 // render hook of the chosen generation (?gen=12 → renderChatMessage with a jQuery-
 // like array, ?gen=13 → renderChatMessageHTML with an HTMLElement).
+//
+// Stricter than a kind shim, as Foundry's server and client are:
+//   * the module socket relays only for a package whose manifest says `"socket": true`;
+//   * rendering a message enriches it as v13 does: text node by text node, decoded;
+//   * one user may have several tabs (?tab=…), and there is an assistant GM (?user=assistant);
+//   * tokens live on scenes, and the canvas shows one of them (?scene=…).
 
 const params = new URLSearchParams(location.search);
 const generation = Number(params.get("gen") ?? 13);
@@ -105,11 +111,20 @@ class Actor {
 }
 
 class TokenDocument {
-  constructor({ id, name, actor }) {
+  constructor({ id, name, actor, parent }) {
     this.id = id;
     this.name = name;
     this.actor = actor;
+    this.parent = parent;
     this.documentName = "Token";
+  }
+}
+
+/** A scene: its tokens (TokenDocuments) by id, as Scene#tokens. */
+class Scene {
+  constructor(id) {
+    this.id = id;
+    this.tokens = new Collection();
   }
 }
 
@@ -355,13 +370,65 @@ class ChatMessage {
 }
 
 /**
- * As Foundry's TextEditor.enrichHTML does to message content: [[…]] becomes an inline
- * roll and @UUID[…]{…} a content link. Text a user typed must reach it escaped.
+ * As v13's TextEditor.enrichHTML does to message content (ChatMessage#renderHTML calls it):
+ * the HTML is parsed, its text nodes are collected (TextEditor#_getTextNodes walks every
+ * child node) and each pattern is matched against a text node's textContent, which is
+ * the *decoded* text (TextEditor#_replaceTextContent): "&#91;&#91;1d20&#93;&#93;" in
+ * the HTML is "[[1d20]]" there and becomes an inline roll. Patterns of foundry.js v13:
+ * inline rolls /\[\[(\/[a-zA-Z]+\s)?(.*?)(]{2,3})(?:{([^}]+)})?/gi and content links
+ * /@(\w+)\[([^#\]]+)(?:#([^\]]+))?](?:{([^}]+)})?/g.
  */
 function enrich(html) {
-  return html
-    .replace(/\[\[([^\]]*)\]\]/g, (m, formula) => `<a class="inline-roll" data-formula="${formula}">${formula}</a>`)
-    .replace(/@UUID\[([^\]]*)\](?:\{([^}]*)\})?/g, (m, uuid, label) => `<a class="content-link" data-uuid="${uuid}">${label ?? uuid}</a>`);
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  const texts = [];
+  const walk = (node) => {
+    if (node.hasChildNodes()) for (const child of node.childNodes) walk(child);
+    else if (node.nodeType === Node.TEXT_NODE) texts.push(node);
+  };
+  walk(template.content);
+  const patterns = [
+    [/\[\[(\/[a-zA-Z]+\s)?(.*?)(]{2,3})(?:{([^}]+)})?/gi, (m) => {
+      const a = document.createElement("a");
+      a.className = "inline-roll";
+      a.dataset.formula = m[2];
+      a.textContent = m[4] ?? m[2];
+      return a;
+    }],
+    [/@(\w+)\[([^#\]]+)(?:#([^\]]+))?](?:{([^}]+)})?/g, (m) => {
+      const a = document.createElement("a");
+      a.className = "content-link";
+      a.dataset.uuid = m[2];
+      a.textContent = m[4] ?? m[2];
+      return a;
+    }],
+  ];
+  for (const [rgx, make] of patterns) {
+    for (const text of [...texts]) {
+      const content = text.textContent;
+      const matches = [...content.matchAll(rgx)];
+      if (!matches.length) continue;
+      const parts = [];
+      let at = 0;
+      for (const m of matches) {
+        parts.push(document.createTextNode(content.slice(at, m.index)), make(m));
+        at = m.index + m[0].length;
+      }
+      parts.push(document.createTextNode(content.slice(at)));
+      text.replaceWith(...parts);
+      texts.splice(texts.indexOf(text), 1, ...parts.filter((n) => n.nodeType === Node.TEXT_NODE));
+    }
+  }
+  const out = document.createElement("div");
+  out.append(template.content);
+  return out.innerHTML;
+}
+
+/** As Foundry's WorldCollection (a Map with Array-like finders): game.messages, game.scenes, game.users. */
+class Collection extends Map {
+  find(fn) { return [...this.values()].find(fn); }
+  filter(fn) { return [...this.values()].filter(fn); }
+  get contents() { return [...this.values()]; }
 }
 
 class Macro {
@@ -490,18 +557,34 @@ function renderControls() {
 }
 
 // ── The world ─────────────────────────────────────────────────────────────────────
-const gm = { id: "userGM000000001", name: "Gamemaster", isGM: true, active: true, targets: new Set() };
-const player = { id: "userPL000000001", name: "Player", isGM: false, active: true, targets: new Set() };
-const asPlayer = params.get("user") === "player";
-const me = asPlayer ? player : gm;
+// Roles as CONST.USER_ROLES: 1 player, 3 assistant GM, 4 GM; isGM is role >= 3 (an
+// assistant GM is a GM for isGM), as foundry.documents.BaseUser#isGM.
+const gm = { id: "userGM000000001", name: "Gamemaster", role: 4, isGM: true, active: true, targets: new Set() };
+const assistant = { id: "userAS000000001", name: "Assistant", role: 3, isGM: true, active: params.get("assistant") === "present", targets: new Set() };
+const player = { id: "userPL000000001", name: "Player", isGM: false, role: 1, active: true, targets: new Set() };
+const me = { player, assistant, gm }[params.get("user") ?? "gm"] ?? gm;
+me.active = true;
 
-const users = new Map([[gm.id, gm], [player.id, player]]);
-// ?gm=absent: no GM is connected (a player alone in the world).
-users.activeGM = params.get("gm") === "absent" ? null : gm;
+const users = new Collection([[gm.id, gm], [assistant.id, assistant], [player.id, player]]);
+// ?gm=absent: the GM is not connected. Users#activeGM is the connected GM-role user of the
+// highest role (then lowest id), as foundry.documents.collections.Users#activeGM.
+if (params.get("gm") === "absent") gm.active = false;
+Object.defineProperty(users, "activeGM", {
+  get() {
+    return this.filter((u) => u.active && u.isGM).sort((a, b) => (b.role - a.role) || (a.id < b.id ? -1 : 1))[0] ?? null;
+  },
+});
 
 // ── The module socket between pages of the test (one page per client) ────────────
-// As Foundry's server does, a message goes to the other clients only, and the
-// receiver learns who sent it (the sender cannot name itself).
+// As Foundry's server does: a message goes to the other clients only (every other tab
+// too, also the same user's), and the receiver learns who sent it (the sender cannot
+// name itself). The server opens a package's channel only when its manifest asks for it
+// with `"socket": true` (https://foundryvtt.com/article/module-development/, "socket";
+// https://foundryvtt.wiki/en/development/api/sockets: "Before a package can send and
+// receive socket events, it must request a socket namespace from the server"): a module
+// without it emits into nothing. Dropped messages are kept in __world.dropped for tests.
+const manifests = new Map(); // package id → its manifest, as boot.js read it
+const dropped = [];
 const channel = new BroadcastChannel("fracas-test-socket");
 const socketListeners = new Map();
 channel.onmessage = (event) => {
@@ -512,6 +595,11 @@ const socket = {
   emit(name, data) {
     if (!name.startsWith("module.") && !name.startsWith("system.")) throw new Error(`socket event ${name} is not a module's`);
     JSON.stringify(data);
+    const id = name.slice(name.indexOf(".") + 1);
+    if (manifests.get(id)?.socket !== true) {
+      dropped.push({ name, data: structuredClone(data) });
+      return;
+    }
     channel.postMessage({ name, data, sender: me.id });
   },
   on(name, fn) {
@@ -530,7 +618,10 @@ const i18n = {
   async load(path) { Object.assign(translations, await (await fetch(path)).json()); },
 };
 
-const tokens = new Map();
+const scenes = new Collection([["scene1", new Scene("scene1")], ["scene2", new Scene("scene2")]]);
+let viewed = scenes.get(params.get("scene") ?? "scene1");
+const placeables = new Map(); // token id → Token, for every scene
+const tokens = { get: (id) => (viewed.tokens.has(id) ? placeables.get(id) : undefined), values: () => [...viewed.tokens.keys()].map((id) => placeables.get(id)) };
 const notes = [];
 
 globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } }, specialStatusEffects: { DEFEATED: "dead" } };
@@ -556,12 +647,16 @@ globalThis.game = {
   keybindings,
   settings,
   modules: new Map([["fracas", { id: "fracas", active: true }]]),
-  messages: new Map(),
+  world: { id: "fracas-test-world" },
+  system: { id: params.get("system") ?? "worldbuilding" },
+  scenes,
+  messages: new Collection(),
   macros: new Map(),
   combat: null,
 };
 game.macros.find = function find(fn) { return [...this.values()].find(fn); };
 globalThis.canvas = {
+  get scene() { return viewed; },
   tokens: {
     controlled: [],
     get placeables() { return [...tokens.values()]; },
@@ -588,19 +683,27 @@ globalThis.__world = {
     keybindings.close();
     renderControls();
   },
-  addToken({ id, name, actor }) {
+  addToken({ id, name, actor, scene = "scene1" }) {
     // A token's actor may name the users who own it (`owners`) and carry items.
     const a = actor instanceof Actor ? actor : new Actor(actor);
-    const t = new Token(new TokenDocument({ id, name, actor: a }));
-    tokens.set(id, t);
+    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene) });
+    for (const s of scenes.values()) s.tokens.delete(id);
+    scenes.get(scene).tokens.set(id, doc);
+    const t = new Token(doc);
+    placeables.set(id, t);
     return t;
   },
+  /** Show another scene on this client's canvas. */
+  viewScene(id) { viewed = scenes.get(id); },
+  /** What boot.js calls with each package's manifest. */
+  manifest(m) { manifests.set(m.id, m); },
+  dropped,
   control(ids) { canvas.tokens.controlled = ids.map((id) => tokens.get(id)); },
   target(ids) { game.user.targets = new Set(ids.map((id) => tokens.get(id))); },
-  actor: (id) => tokens.get(id).actor,
+  actor: (id) => placeables.get(id).actor,
   startCombat(ids, { defeated = [], hidden = [] } = {}) {
-    game.combat = new Combat(ids.map((id, i) => new Combatant({ id: `cmb${i}`, name: tokens.get(id).name, token: tokens.get(id).document,
-      actor: tokens.get(id).actor, defeated: defeated.includes(id), hidden: hidden.includes(id) })));
+    game.combat = new Combat(ids.map((id, i) => new Combatant({ id: `cmb${i}`, name: placeables.get(id).name, token: placeables.get(id).document,
+      actor: placeables.get(id).actor, defeated: defeated.includes(id), hidden: hidden.includes(id) })));
     return game.combat;
   },
   Actor,

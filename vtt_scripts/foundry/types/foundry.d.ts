@@ -13,6 +13,8 @@ declare global {
     "fracas.damageThroughSystem": boolean;
     "fracas.markDefeated": boolean;
     "fracas.defenseRolls": boolean;
+    "fracas.playerFreeForm": boolean;
+    "fracas.ruleset": string;
     "fracas.floorBodyAtZero": boolean;
     "fracas.conditionsFromStatuses": boolean;
     "fracas.requestTimeoutSeconds": number;
@@ -34,6 +36,29 @@ declare global {
     "fracas.pathSpeed": string;
     "fracas.lastStrike": object;
     "fracas.macrosInstalled": boolean;
+  }
+
+  /** The module's flags on Foundry's documents (fvtt-types reads a document's flags from here). */
+  interface FlagConfig {
+    ChatMessage: {
+      fracas: {
+        /** "ledger" on a card's GM-only ledger of Body values; a card's kind otherwise */
+        kind?: string;
+        /** a ledger's Body changes (before and after, per target) */
+        changes?: { name: string; before?: number; after?: number; targets?: string[] }[];
+        /** the targets a card applied damage to */
+        targets?: { id: string }[];
+        /** the id of a card's ledger message */
+        ledger?: string;
+        requestId?: string;
+        total?: number | null;
+        /** the rest of a card's flags (card.js's CardFlags) */
+        [key: string]: unknown;
+      };
+    };
+    Macro: {
+      fracas: { macro?: string };
+    };
   }
 }
 

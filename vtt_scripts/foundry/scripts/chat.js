@@ -258,8 +258,8 @@ export function renderAttackCard(model, { undoable = false } = {}) {
       + `${shockHtml(x)}${releaseHtml(x)}</li>`;
   });
   const notes = [];
-  if (model.flee) notes.push(`flee attack (ER-20): moved ${model.flee.moved} ft, ${model.flee.speed}: ${model.flee.dice}d20`);
-  if (model.defenseRolls) notes.push("defense rolls (ER-22): the target's player rolls d20 + AC against DC 21 + to-hit");
+  if (model.flee) notes.push(t("FRACAS.Card.FleeNote", { moved: model.flee.moved, speed: model.flee.speed, dice: model.flee.dice }));
+  if (model.defenseRolls) notes.push(t("FRACAS.Card.DefenseRollsNote"));
   return `<div class="fracas-card fracas-attack" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>`
     + notes.map((n) => `<div class="fracas-note">${esc(n)}</div>`).join("")

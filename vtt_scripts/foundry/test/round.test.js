@@ -71,7 +71,9 @@ function setup() {
   vtt.defeated = [];
   vtt.setDefeated = async (actor, on) => vtt.defeated.push([actor.uuid, on]);
   let n = 0;
-  const journal = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "fracas-foundry-round-")), "journal.sqlite3");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fracas-foundry-round-"));
+  process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));  // no journal left in /tmp
+  const journal = path.join(dir, "journal.sqlite3");
   const conn = bridgeConnection(journal);
   const api = createActions({ vtt, connection: () => conn, newId: () => `id-${++n}-0000-0000` });
   return { api, vtt, conn, hero, gob, gob2 };

@@ -212,12 +212,19 @@ def test_the_fight_loop_section_puts_both_loops_beside_the_bulk_api(quick_run):
     section = doc["fight_loop"]
     assert set(section["scenarios"]) == {"er-skeleton-horde", "ct-hill-giant", "ww-duel", "os-goblin-ambush",
                                          "er-horde-300", "er-horde-300-long"}
+    compiled_core = _kernels.name() == "compiled"
     for name, row in section["scenarios"].items():
         assert positive(row["fights_per_s"]["python"]) and positive(row["attacks_per_fight"])
         assert positive(row["attacks_per_s"]["bulk"]) and positive(row["share_of_bulk"])
-        assert row["compiled"] is True  # every example, old-school included, plays on the compiled loop
-        assert row["python_why"] is None and positive(row["fights_per_s"]["compiled"])
+        if compiled_core:  # every example, old-school included, plays on the compiled loop
+            assert row["compiled"] is True
+            assert row["python_why"] is None and positive(row["fights_per_s"]["compiled"])
+        else:  # on the pure-Python kernels every fight plays on the Python loop, and the row says why
+            assert row["compiled"] is False and row["python_why"] and row["fights_per_s"]["compiled"] is None
     targets = {t["key"]: t for t in doc["targets"]}
-    assert positive(targets["er_fights_per_s"]["measured"]) and positive(targets["fight_attacks_share"]["measured"])
-    assert targets["er_fights_per_s"]["met"] in (True, False)
+    if compiled_core:
+        assert positive(targets["er_fights_per_s"]["measured"]) and positive(targets["fight_attacks_share"]["measured"])
+        assert targets["er_fights_per_s"]["met"] in (True, False)
+    else:  # the compiled loop's targets are not measured on the Python loop
+        assert targets["er_fights_per_s"]["measured"] is None
     assert "Fight loop · one process" in text and "er-horde-300" in text

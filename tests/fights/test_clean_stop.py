@@ -83,8 +83,9 @@ def _stop_once(tmp_path, signum, extra=(), group=False, quiet=True):
     left = _session_members(proc.pid)
     for pid in left:  # never leave them to the next test
         os.kill(pid, signal.SIGKILL)
-    result = json.loads(out.read_text())
     stderr = err.read_text()
+    assert out.exists(), f"no result written (exit code {code}); stderr:\n{stderr}"
+    result = json.loads(out.read_text())
     if quiet:
         assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
     return code, result, left, stderr
@@ -205,3 +206,112 @@ def test_workers_started_in_the_window_ignore_sigint_and_the_parent_keeps_its_ow
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "SIGINT", "True", "False"]
+
+
+class _FakeDask:
+    """A stand-in for dask.distributed whose `Client.run` or futures fail the way a worker
+    that a terminal's Ctrl-C killed makes them fail (CommClosedError, KilledWorker): the
+    signal reaches the parent's handler a moment after (`late`) or before the failure."""
+
+    def __init__(self, stop, fail_in, late):
+        self.stop, self.fail_in, self.late, self.closed = stop, fail_in, late, []
+        fake = self
+
+        class LocalCluster:
+            def __init__(self, **_kw):
+                pass
+
+            def close(self):
+                fake.closed.append("cluster")
+
+        class Client:
+            def __init__(self, _cluster, **_kw):
+                pass
+
+            def run(self, _fn):
+                if fake.fail_in == "run":
+                    fake.signal()
+                    raise OSError("CommClosedError: the worker is gone")
+
+            def scheduler_info(self):
+                return {"workers": {"w1": {"nthreads": 1}}}
+
+            def submit(self, *_args, **_kw):
+                return _Future(fake)
+
+            def cancel(self, _futures):
+                pass
+
+            def close(self):
+                fake.closed.append("client")
+
+        class AsCompleted:
+            def __init__(self, futures):
+                self.futures = list(futures)
+
+            def has_ready(self):
+                return bool(self.futures)
+
+            def next_batch(self, block=False):
+                ready, self.futures = self.futures[:1], self.futures[1:]
+                return ready
+
+            def add(self, future):
+                self.futures.append(future)
+
+        self.LocalCluster, self.Client, self.as_completed = LocalCluster, Client, AsCompleted
+
+    def signal(self):
+        import threading
+        if self.late:  # the handler runs after the failure is raised, from another thread here
+            threading.Timer(0.1, self.stop.event.set).start()
+        else:
+            self.stop.event.set()
+
+
+class _Future:
+    def __init__(self, fake):
+        self.fake = fake
+
+    def result(self):
+        if self.fake.fail_in == "result":
+            self.fake.signal()
+            raise RuntimeError("KilledWorker: the worker died")
+        return {"fights": 1}
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["signal-first", "failure-first"])
+@pytest.mark.parametrize("fail_in", ["run", "result"])
+def test_a_worker_killed_by_the_groups_ctrl_c_is_the_stop_not_an_error(monkeypatch, fail_in, late):
+    """A terminal's Ctrl-C reaches Dask's workers too: the cluster's start or a batch then
+    fails. The parent reports the stop (the fights finished so far, none here), whether its
+    own handler ran before or just after the failure, and closes the client and cluster."""
+    import importlib
+
+    from fracas.drive import simulate as sim
+
+    stop = sim._Stop(immediate=False)
+    fake = _FakeDask(stop, fail_in, late)
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module",
+                        lambda name, *a: fake if name == "dask.distributed" else real(name, *a))
+    tasks = [(b"{}", 1, 0, 1)] * 3
+    assert list(sim._dask(tasks, "local", 2, stop)) == []
+    assert stop.event.is_set()
+    assert fake.closed == ["client", "cluster"]
+
+
+def test_a_dask_failure_without_a_stop_is_an_error(monkeypatch):
+    import importlib
+
+    from fracas.drive import simulate as sim
+
+    stop = sim._Stop(immediate=False)
+    fake = _FakeDask(stop, "result", False)
+    fake.signal = lambda: None  # no signal: a real failure
+    real = importlib.import_module
+    monkeypatch.setattr(importlib, "import_module",
+                        lambda name, *a: fake if name == "dask.distributed" else real(name, *a))
+    with pytest.raises(RuntimeError, match="KilledWorker"):
+        list(sim._dask([(b"{}", 1, 0, 1)], "local", 2, stop))
+    assert fake.closed == ["client", "cluster"]

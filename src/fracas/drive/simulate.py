@@ -362,19 +362,22 @@ def _dask(tasks: list[Task], address: str, workers: int,
     except ImportError:
         raise MissingExtra("--dask needs dask.distributed: pip install 'fracas[dask]'") from None
     Client, LocalCluster, as_completed = dd.Client, dd.LocalCluster, dd.as_completed
-    cluster = None
+    cluster = client = None
     if address == "local":
         try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            client = Client(cluster)
+            # Dask starts its workers from threads of its own, which would take a SIGINT meant for
+            # the parent while _children_deaf_to_sigint ignores it: each worker is told to leave
+            # SIGINT to the parent once it runs instead (on its event loop, its main thread).
+            client.run(_quiet_worker)
         except Exception:
-            if stop.event.is_set():  # a terminal's Ctrl-C reached the workers while they started
+            # A terminal's Ctrl-C reaches the workers too: one still starting dies of it, and the
+            # cluster's start, the client or `run` fails. That is the stop, not an error.
+            _close_dask(client, cluster)
+            if _stopping(stop):
                 return
             raise
-        client = Client(cluster)
-        # Dask starts its workers from threads of its own, which would take a SIGINT meant for
-        # the parent while _children_deaf_to_sigint ignores it: each worker is told to leave
-        # SIGINT to the parent once it runs instead (on its event loop, its main thread).
-        client.run(_quiet_worker)
     else:
         try:
             client = Client(address, timeout="10s")
@@ -397,7 +400,13 @@ def _dask(tasks: list[Task], address: str, workers: int,
                 continue
             for future in arriving.next_batch(block=False):
                 index = running.pop(future)
-                yield index, future.result()
+                try:
+                    part = future.result()
+                except Exception:
+                    if _stopping(stop):  # a worker the group's Ctrl-C reached: the stop, not an error
+                        return
+                    raise
+                yield index, part
                 nxt = None if stop.event.is_set() else next(queue, None)
                 if nxt is not None:
                     more = client.submit(play_batch, *nxt[1], pure=False)
@@ -407,9 +416,22 @@ def _dask(tasks: list[Task], address: str, workers: int,
         if running:
             client.cancel(list(running))  # one message for all
             running.clear()
-        if cluster is not None:
-            cluster.close()
-        client.close()
+        _close_dask(client, cluster)
+
+
+def _stopping(stop: _Stop) -> bool:
+    """Whether a stop signal came: already handled, or arriving with the failure it caused
+    (a signal sent to the whole group reaches a worker, which fails the parent's call a
+    moment before the parent's own handler runs)."""
+    return stop.event.wait(0.5)
+
+
+def _close_dask(client: Any, cluster: Any) -> None:
+    """Close a Dask client and its local cluster, whatever state a stop left them in."""
+    for closing in (client, cluster):
+        if closing is not None:
+            with contextlib.suppress(Exception):
+                closing.close()
 
 
 def play(tasks: list[Task], workers: int, dask: Optional[str], add: Callable[[int, dict[str, Any]], None],

@@ -35,7 +35,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from fracas.drive import canonical  # params as JSON with sorted keys: the engine's one encoding
 
 SCHEMA_VERSION = 1
 

@@ -116,21 +116,21 @@ def method_table(methods: Methods) -> dict[str, Handler]:
     }
 
 
+@dataclasses.dataclass
 class Methods:
     """The handlers, and what they share: the engine, the limits, the encounter store
     (``encounters()`` gives it), the bridge's ``quiet`` event (clear while single requests
     are answered: bulk work pauses between chunks), the bridge's (attacks, reply bytes)
     meters for ``server.info``, and the engine threads of a bulk request."""
 
-    def __init__(self, *, engine: Any, limits: Limits, encounters: Callable[[], Any], quiet: threading.Event,
-                 server: tuple[Meter, Meter], bulk_threads: int | None = None) -> None:
-        self.engine = engine
-        self.limits = limits
-        self.encounters = encounters
-        self.quiet = quiet
-        self.server = server
-        self.bulk_threads = bulk_threads
-        self.names: tuple[str, ...] = ()  # set by the core: every method, for server.info
+    engine: Any
+    limits: Limits
+    encounters: Callable[[], Any]
+    quiet: threading.Event
+    server: tuple[Meter, Meter]
+    bulk_threads: int | None = None
+    #: Every method, in the spec's order, as ``server.info`` lists them.
+    names: tuple[str, ...] = ()
 
     # ── rolling: once per id ────────────────────────────────────────────────
 

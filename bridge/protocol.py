@@ -138,8 +138,8 @@ class Protocol:
         self.server_attacks = Meter("max_server_attacks", self.limits.max_server_attacks, "the bridge")
         self.server_reply_bytes = Meter("max_server_reply_bytes", self.limits.max_server_reply_bytes, "the bridge")
         self.methods = Methods(engine=engine, limits=self.limits, encounters=encounters, quiet=self.quiet,
-                               server=(self.server_attacks, self.server_reply_bytes), bulk_threads=bulk_threads)
-        self.methods.names = METHODS
+                               server=(self.server_attacks, self.server_reply_bytes), bulk_threads=bulk_threads,
+                               names=METHODS)
         self.handlers: dict[str, Handler] = method_table(self.methods)
         missing = (set(METHODS) - {"auth"}) ^ set(self.handlers)
         if missing:
@@ -296,11 +296,9 @@ class Turn:
     def __init__(self, protocol: Protocol, documents: list[Any], *, reply: Reply | None = None,
                  batch: bool = False, spending: Spending | None = None, cancel: Either | None = None) -> None:
         self.reply = reply
-        self._protocol = protocol
-        self._documents = documents
-        self._batch = batch
-        self._spending = spending
-        self._cancel = cancel
+        self._protocol, self._documents, self._batch = protocol, documents, batch
+        #: What the message may spend, and when it stops (None when it is answered already).
+        self._work = None if spending is None or cancel is None else (spending, cancel)
         self._keys = policy.rolling_keys(documents)
         #: The journal keys this message may roll under, each once.
         self.claims: list[str] = policy.claims(self._keys)
@@ -313,9 +311,10 @@ class Turn:
         """Answer every request of the message from ``read`` (the journal entry under each key
         of :attr:`reads`, None if there is none, or the exception reading it raised, which
         fails the requests that need it); return what must be journaled before replying."""
-        assert self.reply is None and self._spending is not None and self._cancel is not None
+        assert self.reply is None and self._work is not None
         protocol = self._protocol
-        message = Message(self._spending, Journaling(read), self._cancel)
+        spending, cancel = self._work
+        message = Message(spending, Journaling(read), cancel)
         answers, rolled = self._answers, self._rolled
         for document, key in zip(self._documents, self._keys):
             try:

@@ -61,8 +61,8 @@ class Dispatcher:
     """Answers JSON-RPC messages with the journal at hand; thread-safe.
 
     ``engine`` is the :mod:`fracas` module unless a test passes another object
-    with the same functions; ``encounters`` is the encounter store (by default one
-    in the journal's file, made on first use).
+    with the same functions (raising fracas.errors' exceptions); ``encounters`` is the
+    encounter store (by default one in the journal's file, made on first use).
     """
 
     def __init__(

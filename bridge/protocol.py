@@ -113,7 +113,8 @@ class Protocol:
     """The bridge's logic for every connection; thread-safe, and does no I/O.
 
     ``engine`` is the :mod:`fracas` module unless a test passes another object with the
-    same functions; ``encounters()`` gives the engine's encounter store.
+    same functions (raising fracas.errors' exceptions); ``encounters()`` gives the
+    engine's encounter store (read, too, to weigh an encounter round before it is played).
     """
 
     def __init__(self, *, token: str, limits: Limits | None = None, engine: Any = None,

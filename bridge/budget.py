@@ -12,6 +12,9 @@ the bridge's memory growing. Attacks are given back as soon as the work is done.
 from __future__ import annotations
 
 import threading
+from typing import Any
+
+from . import errors
 
 
 class Meter:
@@ -87,3 +90,75 @@ class Ledger:
                     del self._taken[meter]
         for meter, amount in taken.items():
             meter.give(amount)
+
+
+class Spending:
+    """What one message spends, request by request: its own counts (bounded per message by
+    ``limits``) and what it takes of its connection's meters and the server's (in ``ledger``).
+
+    A request asks before it starts (:meth:`spend`), settles its estimate to the real size
+    of its reply once done (:meth:`settle`), and is refused after the fact if that real size
+    took the message past ``max_reply_bytes`` (:meth:`check_reply`).
+    """
+
+    def __init__(self, limits: Any, ledger: Ledger, connection: tuple[Meter, Meter],
+                 server: tuple[Meter, Meter]) -> None:
+        self.limits = limits
+        self.ledger = ledger
+        #: (attacks, reply bytes) meters of the connection and of the whole bridge.
+        self.connection, self.server = connection, server
+        self.attacks = 0
+        self.rows = 0
+        self.reply_bytes = 0
+
+    def spend(self, path: str, *, attacks: int = 0, reply_bytes: int = 0, rows: int = 0,
+              shared: bool = True) -> None:
+        """Take a request's work and reply from the message's, connection's and server's
+        budgets before it starts; raise LimitExceeded (nothing taken) if one would overflow.
+        Without ``shared``, from the message's budget only."""
+        limits = self.limits
+        for spent, more, limit, name, what, advice in (
+            (self.attacks, attacks, limits.max_message_attacks, "max_message_attacks", "attacks",
+             "send them in several messages"),
+            (self.rows, rows, limits.max_detail_rows, "max_detail_rows", "strike rows listed one by one",
+             "ask for fewer attacks in detail, or detail 'summary'"),
+            (self.reply_bytes, reply_bytes, limits.max_reply_bytes, "max_reply_bytes", "bytes of reply",
+             "ask for less detail, or send the requests in several messages"),
+        ):
+            if more and spent + more > limit:
+                raise errors.LimitExceeded.at(
+                    path, f"this message would need {spent + more:,} {what}, more than the bridge's limit of"
+                          f" {limit:,} per message ({name}); {advice}", limit=limit, limit_name=name)
+        if shared:
+            (connection_attacks, connection_bytes), (server_attacks, server_bytes) = self.connection, self.server
+            refused = self.ledger.take([(connection_attacks, attacks), (server_attacks, attacks),
+                                        (connection_bytes, reply_bytes), (server_bytes, reply_bytes)])
+            if refused is not None:
+                more, what = (attacks, "attacks") if refused.name.endswith("attacks") else (reply_bytes, "bytes of reply")
+                raise errors.LimitExceeded.at(
+                    path, f"{refused.scope} already has {refused.used:,} {what} in flight; {more:,} more would pass"
+                          f" its limit of {refused.limit:,} ({refused.name}); nothing was done, try again once"
+                          " earlier requests are answered", limit=refused.limit, limit_name=refused.name)
+        self.attacks += attacks
+        self.rows += rows
+        self.reply_bytes += reply_bytes
+
+    def settle(self, before: int, actual: int) -> None:
+        """The work is done: hold the reply's real size instead of what was estimated for it
+        (everything the message's reply grew by since ``before``, its size when the request began)."""
+        change = actual - (self.reply_bytes - before)
+        self.reply_bytes += change
+        self.ledger.force([(self.connection[1], change), (self.server[1], change)])
+
+    def check_reply(self, key: str, size: int, *, journaled: bool) -> None:
+        """Past ``max_reply_bytes`` once measured (an estimate fell short): refuse this answer
+        (``key``: the request id's journal key, named when the result is journaled)."""
+        limit = self.limits.max_reply_bytes
+        if self.reply_bytes <= limit:
+            return
+        where = (f"it was rolled and is journaled under id {key}: fetch it alone with journal.get"
+                 f" (if it fits) or with `fracas journal show {key}`") if journaled \
+            else "ask for less"
+        raise errors.LimitExceeded.at(
+            "$.params", f"the answer is {size:,} bytes, which takes this message's reply past the bridge's"
+                        f" limit of {limit:,} (max_reply_bytes); {where}", limit=limit, limit_name="max_reply_bytes")

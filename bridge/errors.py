@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fracas import errors as engine
 from fracas._facts import (  # noqa: F401 - the codes, from the shared spec
     AUTHENTICATION_FAILED, DICE_ERROR, ID_REUSED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     LIMIT_EXCEEDED, METHOD_NOT_FOUND, NOT_IN_JOURNAL, PARSE_ERROR, RULES_ERROR, SHUTTING_DOWN,
@@ -103,6 +104,23 @@ class NotInJournal(BridgeError):
 
 class ShuttingDown(BridgeError):
     code = SHUTTING_DOWN
+
+
+#: The one map from the engine's request errors (fracas.errors) to the bridge's, and so to
+#: JSON-RPC codes: most specific first (every engine request error is a RequestError).
+ENGINE_ERRORS: tuple[tuple[type[engine.RequestError], type[BridgeError]], ...] = (
+    (engine.SchemaError, InvalidParams),
+    (engine.RulesError, RulesError),
+    (engine.DiceError, DiceError),
+    (engine.LimitError, LimitExceeded),
+    (engine.RequestError, InvalidParams),
+)
+
+
+def from_engine(error: engine.RequestError) -> BridgeError:
+    """The reply to a request the engine refused: same reason, its path under ``$.params``."""
+    bridge_class = next(bridge for engine_class, bridge in ENGINE_ERRORS if isinstance(error, engine_class))
+    return bridge_class.at(params_path(error.path), error.reason)
 
 
 def params_path(engine_path: str) -> str:

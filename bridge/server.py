@@ -61,6 +61,7 @@ from .auth import Throttle
 from .tokenfile import announce as _announce, file_state as _file_state, read_token as _read_token, \
     withdraw as _withdraw
 from .dispatcher import Dispatcher, Read, Reply, Session
+from .protocol import CLOSE_POLICY_VIOLATION, CLOSE_TRY_AGAIN_LATER
 from .journal import Journal, Retention
 from .limits import Limits
 
@@ -83,8 +84,6 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 #: Seconds a cancelled request may take to reach its next chunk and answer -32010 at shutdown.
 CANCEL_WAIT = 10.0
 
-CLOSE_TRY_AGAIN_LATER = 1013
-CLOSE_POLICY_VIOLATION = 1008
 CLOSE_GOING_AWAY = 1001
 #: Seconds between two looks at the token file (a stat: its inode, size and mtime).
 TOKEN_WATCH = 0.5

@@ -10,12 +10,11 @@
 
 Every message names the field path (`$.strikes[1].dice`) and the reason, and
 `str(error)` is `"<path>: <reason>"`. The CLI maps the family to exit code 2, the
-bridge to JSON-RPC errors (`code` below).
+bridge each class to a JSON-RPC error code (its one map: `fracas.bridge.errors.ENGINE_ERRORS`);
+the engine itself knows no transport.
 """
 
 from __future__ import annotations
-
-from ._facts import DICE_ERROR, INVALID_PARAMS, LIMIT_EXCEEDED, RULES_ERROR
 
 
 class FracasError(Exception):
@@ -24,9 +23,6 @@ class FracasError(Exception):
 
 class RequestError(FracasError, ValueError):
     """A request fracas will not resolve; `path` says where, `reason` why."""
-
-    #: JSON-RPC error code the bridge answers with.
-    code = INVALID_PARAMS
 
     def __init__(self, path: str, reason: str):
         self.path = path
@@ -42,25 +38,17 @@ class RequestError(FracasError, ValueError):
 class SchemaError(RequestError):
     """Malformed request: a wrong type, an unknown field, a value out of range."""
 
-    code = INVALID_PARAMS
-
 
 class RulesError(RequestError):
     """A well-formed request the rules forbid (a stunned attacker, a sneak attack at disadvantage)."""
-
-    code = RULES_ERROR
 
 
 class DiceError(RequestError):
     """Injected `rolls` that run out, are left over, or do not fit their die."""
 
-    code = DICE_ERROR
-
 
 class LimitError(RequestError):
     """A request larger than fracas accepts (crit chain safety cap, bulk detail size)."""
-
-    code = LIMIT_EXCEEDED
 
 
 class Cancelled(FracasError):

@@ -174,3 +174,21 @@ def test_the_main_readme_names_every_method():
     section = section[:section.index("\n## ", 1)]
     missing = [method for method in METHODS if method != "auth" and f"`{method}`" not in section]
     assert not missing, f"README.md's bridge section lacks {missing}"
+
+
+def test_the_layout_names_every_module_and_only_modules_that_exist():
+    """bridge/README.md's Layout and the package docstring describe the files there are."""
+    section = README[README.index("## Layout"):]
+    named = set(re.findall(r"`([a-z_]+\.py)`", section))
+    files = {path.name for path in BRIDGE_DIR.glob("*.py")} - {"__init__.py", "__main__.py", "example_client.py"}
+    assert named - {"test_protocol.py", "bench_bridge.py"} == files
+    docstring = fracas.bridge.__doc__
+    assert set(re.findall(r"^\s+([a-z_]+\.py) ", docstring, re.M)) == files
+
+
+def test_the_method_table_is_the_spec_s_methods():
+    """methods.method_table answers every method of the shared spec (auth is answered first)."""
+    from fracas.bridge.protocol import Protocol
+
+    protocol = Protocol(token=TOKEN, encounters=lambda: None)
+    assert list(protocol.handlers) == [method for method in METHODS if method != "auth"]

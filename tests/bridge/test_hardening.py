@@ -139,7 +139,7 @@ def test_a_result_past_the_reply_limit_is_journaled_and_refused(journal):
     assert 'it was rolled and is journaled under id "m"' in error["message"]
     assert "fracas journal show" in error["message"]
     assert journal.lookup('"m"') is not None
-    assert dispatcher._server_bytes.used == 0 and session.reply_bytes.used == 0
+    assert dispatcher.protocol.server_reply_bytes.used == 0 and session.reply_bytes.used == 0
 
 
 # ── 2. work per message, per connection, per server ─────────────────────────
@@ -224,11 +224,11 @@ def test_work_in_flight_is_bounded_per_connection_and_per_server(small):
         engine.entered.acquire()
         third, _ = send(session(), request(4, "attack.bulk", bulk(900)))
         assert error_of(third)["data"]["limit_name"] == "max_server_attacks"
-        assert dispatcher._server_attacks.used == 1800
+        assert dispatcher.protocol.server_attacks.used == 1800
         engine.gate.set()
         assert "result" in first.result()[0] and "result" in second.result()[0]
     # Once rolled, the attacks are free again.
-    assert dispatcher._server_attacks.used == 0 and gm.attacks.used == 0
+    assert dispatcher.protocol.server_attacks.used == 0 and gm.attacks.used == 0
     assert "result" in send(gm, request(5, "attack.bulk", bulk(900)))[0]
 
 
@@ -499,9 +499,9 @@ def test_what_a_reply_holds_is_its_real_size_once_made(small):
                             request(2, "attack.bulk", {**bulk(10), "attacks": [{"profile": "nope"}]})], hold=True)
     assert "result" in reply[0] and "error" in reply[1]
     made = len(orjson.dumps(reply[0]["result"]))
-    assert made <= gm.reply_bytes.used == dispatcher._server_bytes.used <= made + 4096
+    assert made <= gm.reply_bytes.used == dispatcher.protocol.server_reply_bytes.used <= made + 4096
     held.release()
-    assert gm.reply_bytes.used == dispatcher._server_bytes.used == 0
+    assert gm.reply_bytes.used == dispatcher.protocol.server_reply_bytes.used == 0
 
 
 def test_bulk_leaves_a_core_for_single_attacks_by_default(tmp_path):

@@ -270,9 +270,6 @@ class Dispatcher:
             "attack.resolve": self._attack_resolve,
             "attack.bulk": self._attack_bulk,
             "initiative.roll": self._initiative_roll,
-            "morale.check": self._morale_check,
-            "compete.roll": self._compete_roll,
-            "impale.resolve": self._impale_resolve,
             "attack.odds": self._attack_odds,
             "journal.get": self._journal_get,
             "journal.replay": self._journal_replay,
@@ -283,6 +280,10 @@ class Dispatcher:
             "encounter.list": self._encounter_list,
             "encounter.delete": self._encounter_delete,
         }
+        # The rulesets' own kinds (old-school's morale.check, ER's compete.roll and
+        # impale.resolve, ...): each rolled by its engine call (fracas.rulesets kinds).
+        for method, call in ENGINE_CALLS.items():
+            self._methods.setdefault(method, lambda c, b, call=call: self._roll(c, b, getattr(self._engine, call)))
         self._store: Any = encounters
         self._store_lock = threading.Lock()
         from fracas.errors import Cancelled
@@ -688,15 +689,6 @@ class Dispatcher:
 
     def _initiative_roll(self, call: Call, batch: _Batch) -> Any:
         return self._roll(call, batch, self._engine.roll_initiative)
-
-    def _morale_check(self, call: Call, batch: _Batch) -> Any:
-        return self._roll(call, batch, self._engine.check_morale)
-
-    def _compete_roll(self, call: Call, batch: _Batch) -> Any:
-        return self._roll(call, batch, self._engine.compete)
-
-    def _impale_resolve(self, call: Call, batch: _Batch) -> Any:
-        return self._roll(call, batch, self._engine.impale)
 
     def _attack_odds(self, call: Call, batch: _Batch) -> Any:
         # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)

@@ -281,7 +281,8 @@ class Compiled:
         request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
                    "targets": {"t": target}}
         try:
-            return self.ruleset.compile_attack(self.ruleset.decode("attack", request))
+            attack = self.ruleset.kind("attack")
+            return attack.compile(attack.decode(request))
         except RequestError as exc:
             raise _scenario_error(exc, g, t, where, indexes) from None
 

@@ -171,7 +171,7 @@ def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
     if seed is None:
         seed = new_seed()
     dice = Dice.from_seed(seed, rolls)
-    result = bound.roll(plan, dice, seed)  # type: ignore[misc]
+    result = bound.roll(plan, dice, seed)
     if rolls is not None and dice.pos < len(rolls):
         raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=bound.kind.what,
                                        used=dice.pos))

@@ -188,11 +188,7 @@ def _discover() -> None:
             register_package(info.name)
     from importlib import metadata
 
-    try:
-        points = metadata.entry_points(group=_manifest.ENTRY_POINTS)
-    except TypeError:  # pragma: no cover - Python 3.9's API; 3.10 has `group=`
-        points = metadata.entry_points().get(_manifest.ENTRY_POINTS, [])  # type: ignore[attr-defined]
-    for point in points:
+    for point in metadata.entry_points(group=_manifest.ENTRY_POINTS):
         where = f"entry point {point.name!r} = {point.value!r} (group {_manifest.ENTRY_POINTS})"
         registered = register_package(point.value.split(":", 1)[0], where)
         if registered is not None and registered.name != point.name:

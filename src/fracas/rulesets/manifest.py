@@ -23,6 +23,8 @@ list are all read from the manifests; nothing else names a ruleset.
     row_kernel = "success-count"       # optional: a compiled kernel mode it asks for
     [constants]                        # optional: its own numbers
     [messages]                         # optional: its own message templates
+    [requests]                         # one request of each kind: the conformance suite
+                                       # (tests/conformance/) compiles, rolls and checks them
 
 The built-in rulesets' constants and messages that the JavaScript resolver shares stay
 in `fracas/spec/facts.toml` (the spec generates both languages' copies from there); a
@@ -54,7 +56,7 @@ CLIENTS = ("python", "roll20", "foundry")
 _REQUIRED: dict[str, type] = {"name": str, "id": str, "title": str, "object": str, "kinds": list, "rules": str,
                               "status": str, "examples": list, "clients": list}
 _OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, "constants": dict,
-                              "messages": dict}
+                              "messages": dict, "requests": dict}
 #: The compiled kernel modes a ruleset may ask for (the row kernel's success-counting mode
 #: is another engineer's; until it lands such a ruleset rolls on its Python calls).
 ROW_KERNEL_MODES = ("strike-rows", "success-count")
@@ -82,6 +84,7 @@ class Manifest:
     row_kernel: Optional[str] = None
     constants: dict[str, Any] = dataclasses.field(default_factory=dict)
     messages: dict[str, str] = dataclasses.field(default_factory=dict)
+    requests: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def say(self, key: str, **values: Any) -> str:
         """One of its own message templates, filled in (`{name}` placeholders)."""
@@ -103,20 +106,20 @@ def parse(text: str, source: str, package: str) -> Manifest:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetInvalid(f"{source}: not TOML ({exc})") from None
-    for field, kind in _REQUIRED.items():
+    for field in _REQUIRED:
         if field not in data:
             raise RulesetInvalid(f"{source}: missing field {field!r} (a manifest has "
                                  f"{', '.join(_REQUIRED)})")
     for field, value in data.items():
-        kind = _REQUIRED.get(field) or _OPTIONAL.get(field)
-        if kind is None:
+        expected = _REQUIRED.get(field) or _OPTIONAL.get(field)
+        if expected is None:
             raise RulesetInvalid(f"{source}: unknown field {field!r} (fields: "
                                  f"{', '.join([*_REQUIRED, *_OPTIONAL])})")
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise RulesetInvalid(f"{source}: field {field!r} must be a TOML {_TOML[kind]}, got {value!r}")
-        if kind is str and not value.strip():
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise RulesetInvalid(f"{source}: field {field!r} must be a TOML {_TOML[expected]}, got {value!r}")
+        if isinstance(value, str) and not value.strip():
             raise RulesetInvalid(f"{source}: field {field!r} is empty")
-        if kind is list and not all(isinstance(item, str) and item for item in value):
+        if isinstance(value, list) and not all(isinstance(item, str) and item for item in value):
             raise RulesetInvalid(f"{source}: field {field!r} must list names (strings), got {value!r}")
     if not data["kinds"]:
         raise RulesetInvalid(f"{source}: field 'kinds' lists no kind of request")
@@ -129,6 +132,9 @@ def parse(text: str, source: str, package: str) -> Manifest:
     if data.get("row_kernel") not in (None, *ROW_KERNEL_MODES):
         raise RulesetInvalid(f"{source}: unknown row_kernel {data['row_kernel']!r} (one of: "
                              f"{', '.join(ROW_KERNEL_MODES)})")
+    for key in data.get("requests", {}):
+        if key not in data["kinds"]:
+            raise RulesetInvalid(f"{source}: [requests] {key}: not one of its kinds ({', '.join(data['kinds'])})")
     for key, template in data.get("messages", {}).items():
         if not isinstance(template, str):
             raise RulesetInvalid(f"{source}: [messages] {key} must be a string template, got {template!r}")
@@ -137,7 +143,7 @@ def parse(text: str, source: str, package: str) -> Manifest:
                     examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
                     order=data.get("order", 1000), default=data.get("default", False),
                     row_kernel=data.get("row_kernel"), constants=dict(data.get("constants", {})),
-                    messages=dict(data.get("messages", {})))
+                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
 
 
 _TOML = {str: "string", list: "array", int: "integer", bool: "boolean", dict: "table"}

@@ -109,8 +109,8 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         ruleset_def, kinds = ruleset_defs(ruleset, prefix, hints, getattr(package, "SCHEMA_TYPES", []),
                                           default=name == rulesets.DEFAULT)
         defs.update(ruleset_def)
-        for kind, def_name in kinds.items():
-            by_kind[kind].append(def_name)
+        for kind_name, def_name in kinds.items():
+            by_kind[kind_name].append(def_name)
     for kind in all_kinds.values():
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind.name]]
         if refs:

@@ -38,8 +38,11 @@ from .limits import Limits
 logger = logging.getLogger("fracas.bridge")
 
 #: Every method, and those that roll dice (their results are journaled under the
-#: request id): from the shared spec, so schema.json and the clients list the same.
-METHODS = BRIDGE_METHODS
+#: request id): from the shared spec, so schema.json and the clients list the same; and
+#: the rolled method of each kind an installed ruleset brings that the spec does not list
+#: (a third-party ruleset's own kind: fracas.rulesets kinds, `Kind.method`).
+KIND_METHODS = tuple(method for method in ENGINE_CALLS if method not in BRIDGE_METHODS)
+METHODS = BRIDGE_METHODS + KIND_METHODS
 
 #: Methods the bulk pool answers whatever their size (with batches; see Dispatcher._heavy).
 HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay"})
@@ -1079,7 +1082,8 @@ def _rolling_keys(documents: list[Any]) -> list[str | None]:
     keys: list[str | None] = []
     for document in documents:
         key = None
-        if isinstance(document, dict) and document.get("method") in ROLLING_METHODS:
+        if isinstance(document, dict) and (document.get("method") in ROLLING_METHODS
+                                           or document.get("method") in KIND_METHODS):
             request_id = document.get("id")
             if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
                 key = id_key(request_id)

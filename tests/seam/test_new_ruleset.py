@@ -72,6 +72,15 @@ bad = ask(6, "attack.resolve", dict(attack, strikes=[{"target": "orc", "dice": 4
 out["bridge"] = ["d6-pool" in info["rulesets"], res == r, blk["attacks_total"] == 500, "targets" in od,
                  [e["id"] for e in ini["order"]] != [], bad["data"]["path"] == "$.params.strikes[0].dice",
                  "a pool is 1 to 20 dice (DP-1)" in bad["message"]]
+own = fracas.roll("pool", {"ruleset": "d6-pool", "dice": 5}, seed=8).to_dict()
+from fracas.spec.schema import protocol_schema
+out["own kind"] = [own["hits"] == sum(1 for f in own["faces"] if f >= 5), len(own["faces"]) == 5,
+                   fracas.roll_pool({"ruleset": "d6-pool", "dice": 5}, seed=8).to_dict() == own,
+                   ask(7, "pool.roll", {"ruleset": "d6-pool", "dice": 5, "seed": 8})["result"] == own,
+                   ask(7, "pool.roll", {"ruleset": "d6-pool", "dice": 5, "seed": 8})["result"] == own,  # journaled
+                   ask(8, "journal.replay", {"id": 7})["result"]["matches"],
+                   json.loads(runner.invoke(main, ["pool", "--dice", "5", "--seed", "8"]).output) == own,
+                   "params.pool.roll" in protocol_schema(generate.load())["$defs"]]
 index = fracas.rulesets.docs_index()
 row = next(line for line in index.splitlines() if "`d6-pool`" in line)
 out["docs"] = [row.startswith("| D6 pool |"), "| python |" in row, "d6-pool" in generate.rules_index({}, generate.repo_root())]
@@ -100,6 +109,23 @@ def test_a_fifth_ruleset_installed_as_a_package_works_everywhere(tmp_path):
     assert found.pop("rulesets")[-1] == "d6-pool"
     failed = {area: checks for area, checks in found.items() if not all(checks)}
     assert not failed, failed
+
+
+def test_the_conformance_suite_checks_it_too(tmp_path):
+    """tests/conformance runs over fracas.rulesets(): with the package installed, over it too."""
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "d6-pool",
+                           str(HERE.parent / "conformance")], cwd=HERE.parents[1], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    import re
+
+    passed = re.search(r"(\d+) passed", done.stdout)
+    # manifest, docs row, examples, its four kinds, odds, errors, kinds it lacks, injected faces
+    assert passed is not None and int(passed.group(1)) >= 11, done.stdout[-2000:]
 
 
 def test_without_the_package_it_is_not_there():

@@ -10,12 +10,13 @@ from __future__ import annotations
 from array import array
 from typing import Any, Optional
 
+import click
 import msgspec
 
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
 from fracas.exact import Dist
-from fracas.rulesets import Ruleset
+from fracas.rulesets import Kind, Ruleset
 from fracas.rulesets.manifest import read
 
 MANIFEST = read(__name__)
@@ -76,6 +77,21 @@ class InitiativeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class PoolRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A bare pool, no target (DP-1): how many of `dice` d6 hit."""
+
+    dice: int
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+#: A kind of request of its own: `fracas.roll("pool", ...)`, `fracas.roll_pool`, the bridge's
+#: `pool.roll` and `fracas pool`, with nothing of fracas edited.
+POOL = Kind("pool", "pool.roll", "roll_pool", "the pool", "bare pool", "compile_pool", "roll_pool",
+            command="d6pool:pool_command")
 
 
 class Plan(msgspec.Struct):
@@ -198,7 +214,19 @@ class BulkJob:
 class D6Pool(Ruleset):
     name = NAME
     largest_die = FACES
-    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
+                     "pool": PoolRequest}
+    own_kinds = (POOL,)
+
+    def compile_pool(self, request: PoolRequest) -> PoolRequest:
+        if not 1 <= request.dice <= MOST:
+            raise SchemaError("$.dice", MANIFEST.say("dice_range", dice=request.dice, most=MOST))
+        return request
+
+    def roll_pool(self, plan: PoolRequest, dice: Dice, seed: int) -> Rolled:
+        faces, hits = _hits(plan.dice, dice.die)
+        return Rolled(seed, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "faces": faces,
+                             "hits": hits, "total_damage": hits})
 
     def compile_attack(self, request: AttackRequest) -> Plan:
         return Plan(_pools(request.attacker, request.strikes, request.targets, "$"), request.targets)
@@ -256,3 +284,19 @@ def _pool(one: Dist, n: int, both: Any) -> Dist:
 
 
 D6_POOL = D6Pool()
+
+
+@click.command("pool")
+@click.option("--dice", type=int, required=True, help="Dice in the pool, 1-20 (DP-1).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+def pool_command(dice: int, seed: Optional[int]) -> None:
+    """Roll a bare d6 pool (DP-1) and print the result as JSON."""
+    import json
+
+    import fracas
+
+    try:
+        result = fracas.roll("pool", {"ruleset": NAME, "dice": dice}, seed=seed)
+    except fracas.RequestError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(result.to_dict()))

@@ -9,7 +9,11 @@ this file). Nothing here is copied by hand; at every build:
   msgspec types that decode its requests (`Ruleset.request_types`, through the same JSON
   Schema code as bridge/schema.json) and from an example request resolved by the engine;
 - the Python API reference lists `fracas.__all__` and renders each name's docstrings with
-  mkdocstrings (static analysis by griffe: what a docstring says is what the page says).
+  mkdocstrings (static analysis by griffe: what a docstring says is what the page says);
+- the Rules section lists every registered ruleset's rules page from its manifest (a page
+  kept in the ruleset's folder joins the site as `rules/<name>.md`), and the rules index's
+  table is the manifests' (`fracas.rulesets.docs_index`), so an installed ruleset that
+  fracas does not ship is in the site too.
 
 The approach follows mkdocs' own hook mechanism (`hooks:` in mkdocs.yml, the `on_config`,
 `on_files` and `on_page_markdown` events of mkdocs 1.6, and `File.generated`), as the
@@ -40,6 +44,7 @@ BESIDE_THE_CODE = {
 #: Where the generated sections go in mkdocs.yml's nav (the entries are placeholders).
 API_INDEX = "api/index.md"
 REFERENCE_INDEX = "reference/index.md"
+RULES_INDEX = "rules/README.md"
 
 _LINK = re.compile(r"(?<!!)(\[[^\]\n]*\]\()([^)\s]+)(\))")
 
@@ -64,6 +69,8 @@ def on_config(config: Any) -> Any:
     api = _api_pages()
     config["extra"]["fracas_pages"].update(reference)
     config["extra"]["fracas_pages"].update(api)
+    rules = _rules_pages()
+    config["extra"]["fracas_pages"].update({path: meta for path, meta in rules.items() if "content" in meta})
 
     def expand(entries: list[Any]) -> list[Any]:
         out = []
@@ -73,6 +80,8 @@ def on_config(config: Any) -> Any:
                 if value == REFERENCE_INDEX:
                     value = [REFERENCE_INDEX] + [{meta["title"]: path} for path, meta in reference.items()
                                                  if path != REFERENCE_INDEX]
+                elif isinstance(value, list) and value and value[0] == RULES_INDEX:
+                    value = [RULES_INDEX] + [{meta["title"]: path} for path, meta in rules.items()]
                 elif value == API_INDEX:
                     value = [API_INDEX] + [{meta["title"]: path} for path, meta in api.items() if path != API_INDEX]
                 elif isinstance(value, list):
@@ -96,8 +105,31 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
+def _rules_pages() -> dict[str, dict[str, Any]]:
+    """Site path → title (and content, for a page kept in a ruleset's folder) of each
+    registered ruleset's rules page, from its manifest."""
+    from fracas import rulesets
+
+    pages: dict[str, dict[str, Any]] = {}
+    for manifest in rulesets.manifests():
+        path = f"rules/{manifest.rules_page}"
+        pages[path] = {"title": manifest.title}
+        if not manifest.rules.startswith("docs/"):
+            pages[path].update(content=manifest.rules_text())
+    return pages
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """Point each relative link at the site page that holds its target (or the repository)."""
+    """Point each relative link at the site page that holds its target (or the repository);
+    the rules index's table is the registered rulesets' (their manifests)."""
+    if page.file.src_uri == RULES_INDEX:
+        from fracas import rulesets
+        from fracas.spec.generate import INDEX_BEGIN, INDEX_END
+
+        head, begin, rest = markdown.partition(INDEX_BEGIN)
+        _, end, tail = rest.partition(INDEX_END)
+        if begin and end:
+            markdown = f"{head}{begin}\n{rulesets.docs_index()}{end}{tail}"
     pages = _site_pages(config)
     by_site = {site: repo for repo, site in pages.items()}
     here_site = page.file.src_uri

@@ -132,3 +132,29 @@ def test_without_the_package_it_is_not_there():
     import fracas
 
     assert "d6-pool" not in fracas.rulesets()
+
+
+def test_the_docs_site_builds_with_it(tmp_path):
+    """`mkdocs build --strict` with the package installed: its rules page (kept in its folder),
+    its request reference and its row of the rules index are in the site."""
+    import importlib.util
+
+    import pytest
+
+    for module in ("mkdocs", "material", "mkdocstrings_handlers", "mkdocs_click"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed (the docs extra: pip install 'fracas[docs]')")
+    root = HERE.parents[1]
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    out = tmp_path / "built"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
+                           "-d", str(out)], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "**DP-1**" not in (rules := (out / "rules" / "d6-pool" / "index.html").read_text()) and "DP-1" in rules
+    assert "D6 pool" in (out / "reference" / "d6-pool" / "index.html").read_text()
+    index = (out / "rules" / "index.html").read_text()
+    assert "<code>d6-pool</code>" in index and 'href="d6-pool/"' in index

@@ -173,8 +173,7 @@ def docs_index(link: Any = None) -> str:
     from its manifest; `link(manifest)` gives the rules-page cell (default: the page's name
     beside the index)."""
     def default_link(m: Manifest) -> str:
-        page = m.rules.rsplit("/", 1)[-1]
-        return f"[{page}]({page})"
+        return f"[{m.rules_page}]({m.rules_page})"
 
     rows = ["| ruleset | request `\"ruleset\"` | status | clients | page |", "|---|---|---|---|---|"]
     rows += [m.docs_row((link or default_link)(m)) for m in manifests()]

@@ -93,6 +93,20 @@ class Manifest:
         except KeyError as exc:
             raise RulesetInvalid(f"{self.source}: no message {key!r} in [messages] (or no value for {exc})") from None
 
+    @property
+    def rules_page(self) -> str:
+        """Its rules page in the docs tree (`docs/rules/` beside the index): the page itself
+        when `rules` is there, else `<name>.md`, which the docs site fills from the folder."""
+        if self.rules.startswith("docs/rules/"):
+            return self.rules[len("docs/rules/"):]
+        return f"{self.name}.md"
+
+    def rules_text(self) -> str:
+        """The text of a rules page kept in the ruleset's folder (`rules` not under docs/)."""
+        from importlib import resources
+
+        return resources.files(self.package).joinpath(self.rules).read_text(encoding="utf-8")
+
     def docs_row(self, rules_link: str) -> str:
         """Its row of the docs index table (docs/rules/README.md)."""
         default = " (the default)" if self.default else ""

@@ -39,9 +39,14 @@ def test_every_source_package_is_discovered_and_none_is_listed_by_hand():
 def test_a_ruleset_folder_is_a_package_with_its_manifest_as_package_data():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert "manifest.toml" in config["package-data"]["*"]
+    import fracas
+
     folders = [p.parent for p in (ROOT / "src" / "fracas" / "rulesets").glob("*/manifest.toml")]
-    assert {f.name for f in folders} == {"er", "ww", "ct", "oldschool"}
+    # every folder with a manifest is a package, and registered (the built-ins among them)
     assert all((f / "__init__.py").is_file() for f in folders)
+    packages = {m.package for m in fracas.rulesets.manifests()}
+    assert {f"fracas.rulesets.{f.name}" for f in folders} <= packages
+    assert {"fracas.rulesets.er", "fracas.rulesets.ww", "fracas.rulesets.ct", "fracas.rulesets.oldschool"} <= packages
     # the setup script calls setup() only as a script: importing it (above) builds nothing
     tree = ast.parse((ROOT / "setup.py").read_text())
     assert not any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)

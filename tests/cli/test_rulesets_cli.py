@@ -122,8 +122,11 @@ def test_an_unknown_ruleset_lists_the_names_and_short_ids():
     assert f"unknown ruleset 'chess' (one of: {listed}; any case)" in out.output
 
 
-def test_the_main_help_describes_all_four_rulesets():
-    out = run(["--help"]).output
+def test_the_main_help_describes_every_installed_ruleset():
+    out = " ".join(run(["--help"]).output.split())
+    manifests = fracas.rulesets.manifests()
+    assert f"Resolves attacks of {len(manifests)} rulesets:" in out
     for title, short in (("Enchanted Realms", "ER"), ("Worldwalker", "WW"), ("Cartyrion", "CT"),
-                         ("old-school", "OS")):
-        assert f"{title} ({short})" in " ".join(out.split()), title
+                         ("Old-school", "OS")):
+        assert f"{title} ({short})" in out, title
+    assert all(f"{m.title} ({m.id.upper()})" in out for m in manifests)

@@ -115,12 +115,24 @@ def _command_in(args: list[str]) -> Optional[str]:
 def main() -> None:
     """fracas: tabletop combat resolution, fast and reproducible.
 
-    Resolves attacks of four rulesets, every die, crit and resistance shown:
-    Enchanted Realms (ER), Worldwalker (WW), Cartyrion (CT) and old-school (OS);
+    Resolves attacks of {rulesets}, every die, crit and resistance shown;
     `--ruleset` takes a name or its short ID, in any case. Also whole mob charges in
     one request, exact odds, initiative and morale, fights played round by round or
     simulated many times, and a replay of any roll from its seed.
     """
+
+
+def _listed_rulesets() -> str:
+    """The installed rulesets with their short IDs, from their manifests."""
+    from .. import rulesets
+
+    named = [f"{m.title} ({m.id.upper()})" for m in rulesets.manifests()]
+    if len(named) < 2:
+        return f"the ruleset {''.join(named)}"
+    return f"{len(named)} rulesets: {', '.join(named[:-1])} and {named[-1]}"
+
+
+main.help = (main.help or "").replace("{rulesets}", _listed_rulesets())
 
 
 for _command in (attack, odds, replay, bench, initiative, doctor, encounter, simulate, sweep):

@@ -124,3 +124,21 @@ def test_injected_faces_left_over_are_refused_at_rolls(name):
     with pytest.raises(fracas.DiceError) as err:
         fracas.resolve(dict(request, rolls=[1] * 10_000))
     assert err.value.path == "$.rolls" and "10000 faces given" in err.value.reason.replace(",", "")
+
+
+@pytest.mark.parametrize(("name", "kind"), _kind_cases())
+def test_each_kind_is_in_the_protocol_schema(name, kind):
+    """The spec iterates kinds: each kind's params (its rulesets' request types) and, where the
+    kind names one, its result schema are in the protocol's JSON Schema."""
+    from fracas.spec.generate import load
+    from fracas.spec.schema import _snake, protocol_schema
+
+    ruleset = fracas.rulesets.get(name)
+    bound = ruleset.kind(kind).kind
+    defs = protocol_schema(load())["$defs"]
+    params = defs[f"params.{bound.method}"]
+    refs = [ref["$ref"] for ref in params.get("oneOf", [params])]
+    prefix = "" if name == fracas.rulesets.DEFAULT else f"{name}."
+    assert f"#/$defs/{prefix}{_snake(ruleset.request_types[kind].__name__)}" in refs, refs
+    if bound.result is not None:
+        assert bound.result in defs, bound.result

@@ -169,16 +169,40 @@ def _outside_code_blocks(markdown: str, change: Any) -> str:
 
 # -- the request and result reference ----------------------------------------------------
 
-_KIND_USE = {
-    "attack": "`fracas.resolve`, `fracas.odds`; the bridge's `attack.resolve` and `attack.odds`; `fracas attack`, `fracas odds`",
-    "bulk": "`fracas.resolve_bulk`; the bridge's `attack.bulk`; `fracas attack --bulk`",
-    "initiative": "`fracas.roll_initiative`; the bridge's `initiative.roll`; `fracas initiative`",
-    "morale": "`fracas.check_morale`; the bridge's `morale.check`; `fracas morale`",
-    "compete": "`fracas.compete`; the bridge's `compete.roll`; `fracas compete`",
-    "impale": "`fracas.impale`; the bridge's `impale.resolve`; `fracas impale`",
+#: How the shared kinds are reached beyond their own call, method and command (exact odds
+#: read an attack request too; a bulk request goes through `fracas attack --bulk`).
+_KIND_EXTRA = {
+    "attack": ("`fracas.odds`", "`attack.odds`", "`fracas odds`"),
+    "bulk": ((), (), "`fracas attack --bulk`"),
 }
-_KIND_RESULT = {"attack": "attack_result", "bulk": "bulk_result", "initiative": "initiative_result",
-                "morale": "morale_result", "compete": "compete_result", "impale": "impale_result"}
+
+
+def _kind_use(name: str) -> str:
+    """Where a kind of request is used: its `fracas` function, bridge method and command,
+    read from its `Kind` (fracas.rulesets.base)."""
+    from fracas import rulesets
+
+    kind = rulesets.kinds()[name]
+    calls, methods, commands = [f"`fracas.{kind.call}`"], [f"`{kind.method}`"], []
+    if kind.command is not None:
+        import importlib
+
+        module, _, attr = kind.command.partition(":")
+        commands.append(f"`fracas {getattr(importlib.import_module(module), attr).name}`")
+    extra = _KIND_EXTRA.get(name)
+    if extra:
+        calls += [extra[0]] if extra[0] else []
+        methods += [extra[1]] if extra[1] else []
+        commands += [extra[2]]
+    out = f"{', '.join(calls)}; the bridge's {' and '.join(methods)}"
+    return out + (f"; {', '.join(commands)}" if commands else "")
+
+
+def _kind_result(name: str) -> str:
+    """The protocol's result definition of a kind (`Kind.result`, which may be a $ref)."""
+    from fracas import rulesets
+
+    return rulesets.kinds()[name].result or ""
 
 
 def _protocol() -> dict[str, Any]:
@@ -304,7 +328,7 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
                  "## Requests", ""]
         for kind, def_name in kinds.items():
             spec = ruleset.request_types[kind]
-            lines += [f"### {kind}: {local[def_name]} {{#{_slug(local[def_name])}}}", "", f"Used by {_KIND_USE.get(kind, kind)}.", ""]
+            lines += [f"### {kind}: {local[def_name]} {{#{_slug(local[def_name])}}}", "", f"Used by {_kind_use(kind)}.", ""]
             doc = defs[def_name].get("description") or (spec.__doc__ or "").strip().split("\n\n")[0]
             if doc:
                 lines += [" ".join(doc.split()), ""]
@@ -322,7 +346,9 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
                   "Every result is a JSON object (`.to_dict()` of the Python result); it names its",
                   "`ruleset` and the `seed` that replays it.", ""]
         for kind in kinds:
-            result = protocol.get(_KIND_RESULT.get(kind, ""))
+            result = protocol.get(_kind_result(kind))
+            while result and "$ref" in result:  # result.<method> names the result's definition
+                result = protocol.get(result["$ref"].rsplit("/", 1)[-1])
             if not result:
                 continue
             lines += [f"### {kind} result {{#{kind}-result}}", ""]

@@ -318,7 +318,8 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
         local = {def_name: def_name.replace("_", " ").title().replace(" ", "") for def_name in defs}
         shared: set[str] = set()
         types = _Types(local, shared)
-        rules = f"../{ruleset.doc[len('docs/'):]}" if ruleset.doc.startswith("docs/") else None
+        # its rules page in the site's Rules section (`_rules_pages`), from its manifest
+        rules = f"../rules/{ruleset.manifest.rules_page}" if ruleset.manifest is not None else None
         title = ruleset.title or name
         lines = [f"# {title}: requests and results", "",
                  f"Requests with `\"ruleset\": \"{name}\"`"

@@ -182,11 +182,9 @@ def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> "Result":
     """Roll a request of any kind its ruleset resolves (`fracas.rulesets.kinds()`): "attack",
     "initiative", or a ruleset's own, such as Enchanted Realms' "compete" and "impale" or
     old-school's "morale". A ruleset without that kind is a `RulesError` at `$.ruleset`."""
-    request = parse_json(request)
-    if kind == "attack" and _is_bulk(request):
-        raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
-                                       " resolve takes one attack")
-    result: Result = _roll(kind, request, seed)
+    if kind == "attack":
+        return resolve(request, seed=seed)
+    result: Result = _roll(kind, parse_json(request), seed)
     return result
 
 
@@ -198,7 +196,11 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     subclass naming the field path for anything invalid or impossible; a bulk
     request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
-    result: AttackOutcome = roll("attack", request, seed=seed)  # type: ignore[assignment]
+    request = parse_json(request)  # `roll("attack", ...)` without its frame: a single attack is a hot path
+    if _is_bulk(request):
+        raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
+                                       " resolve takes one attack")
+    result: AttackOutcome = _roll("attack", request, seed)
     return result
 
 

@@ -142,3 +142,15 @@ def test_each_kind_is_in_the_protocol_schema(name, kind):
     assert f"#/$defs/{prefix}{_snake(ruleset.request_types[kind].__name__)}" in refs, refs
     if bound.result is not None:
         assert bound.result in defs, bound.result
+
+
+@pytest.mark.parametrize(("name", "kind"), [(n, k) for n, k in _kind_cases()
+                                            if "roll20" in fracas.rulesets.get(n).manifest.clients])
+def test_a_kind_the_javascript_clients_share_is_in_the_spec(name, kind):
+    """A kind of a ruleset with JavaScript clients is in facts.toml's [bridge] lists, which
+    the clients are generated from (a ruleset installed alone is served by the bridge's
+    kind methods instead: bridge.dispatcher.KIND_METHODS)."""
+    from fracas import _facts
+
+    method = fracas.rulesets.get(name).kind(kind).kind.method
+    assert method in _facts.BRIDGE_METHODS and method in _facts.ROLLING_METHODS, method

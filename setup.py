@@ -1,6 +1,8 @@
 """Build the compiled core `fracas._core` from `cython_core/`.
 
-Static metadata lives in pyproject.toml; this file only computes the extension.
+Static metadata lives in pyproject.toml; this file computes the extension and the package
+list: every package under src/ (so a new ruleset folder needs no edit anywhere) and the
+three that pyproject's package-dir maps from other folders.
 The extension is optional for source installs (a machine without a C compiler still
 gets the pure-Python kernels) and mandatory in wheel builds (CIBUILDWHEEL=1) or when
 FRACAS_REQUIRE_COMPILED=1.
@@ -9,7 +11,7 @@ FRACAS_REQUIRE_COMPILED=1.
 import os
 import sys
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 REQUIRED = os.environ.get("CIBUILDWHEEL") == "1" or os.environ.get("FRACAS_REQUIRE_COMPILED") == "1"
@@ -66,4 +68,13 @@ def extensions():
     )
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
+#: Packages kept outside src/ (pyproject.toml's [tool.setuptools.package-dir] says where).
+ELSEWHERE = ["fracas.bridge", "fracas.benchmarks", "fracas.scenarios"]
+
+
+def packages():
+    return sorted(find_packages("src", include=["fracas", "fracas.*"])) + ELSEWHERE
+
+
+if __name__ == "__main__":
+    setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt}, packages=packages())

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 from fracas.diff import differences
+from fracas._facts import BRIDGE_METHODS
 from fracas.drive import ENGINE_CALLS, Encoded, canonical
 from fracas.errors import Cancelled, RequestError, SchemaError
 
@@ -31,7 +32,7 @@ from .budget import Meter, Spending
 from .errors import BridgeError
 from .journal import Entry, digest, id_key, now_utc
 from .limits import Limits
-from .policy import Journaling
+from .policy import KIND_METHODS, Journaling
 from .rpc import Call, only, type_name
 
 logger = logging.getLogger("fracas.bridge")
@@ -93,18 +94,25 @@ class _Checkpoint:
         return self._cancel.is_set()
 
 
+
 def method_table(methods: Methods) -> dict[str, Handler]:
     """Every method the bridge answers once a connection is authenticated, and its handler
-    (the shared spec's BRIDGE_METHODS but ``auth``, in the same order)."""
-    return {
+    (the shared spec's BRIDGE_METHODS but ``auth``, then KIND_METHODS).
+
+    The rulesets' own request kinds (old-school's ``morale.check``, ER's ``compete.roll`` and
+    ``impale.resolve``, a third-party ruleset's kind) each roll with their engine call
+    (``Kind.method`` → ``ENGINE_CALLS``), in the spec's order where the spec lists them."""
+    table: dict[str, Handler] = {
         "server.info": methods.server_info,
         "attack.resolve": methods.attack_resolve,
         "attack.bulk": methods.attack_bulk,
         "attack.odds": methods.attack_odds,
         "initiative.roll": methods.rolling("roll_initiative"),
-        "morale.check": methods.rolling("check_morale"),
-        "compete.roll": methods.rolling("compete"),
-        "impale.resolve": methods.rolling("impale"),
+    }
+    for method in (*BRIDGE_METHODS, *KIND_METHODS):
+        if method in ENGINE_CALLS and method not in table:
+            table[method] = methods.rolling(ENGINE_CALLS[method])
+    table.update({
         "journal.get": methods.journal_get,
         "journal.replay": methods.journal_replay,
         "encounter.new": methods.encounter_new,
@@ -113,7 +121,8 @@ def method_table(methods: Methods) -> dict[str, Handler]:
         "encounter.undo": methods.encounter_undo,
         "encounter.list": methods.encounter_list,
         "encounter.delete": methods.encounter_delete,
-    }
+    })
+    return table
 
 
 @dataclasses.dataclass

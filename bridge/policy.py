@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from fracas._facts import ROLLING_METHODS
+from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
+from fracas.drive import ENGINE_CALLS
 
 from . import errors
 from .journal import Entry, id_key
@@ -34,6 +35,11 @@ from .rpc import failure, valid_id
 
 #: The bridge's own methods that read a journaled entry named by ``params.id``.
 READING_METHODS = frozenset({"journal.get", "journal.replay"})
+#: The rolled method of each kind an installed ruleset brings that the spec does not list
+#: (a third-party ruleset's own kind: fracas.rulesets kinds, ``Kind.method``): journaled
+#: under its request id like the spec's rolling methods.
+KIND_METHODS = tuple(method for method in ENGINE_CALLS if method not in BRIDGE_METHODS)
+ROLLING = frozenset(ROLLING_METHODS) | frozenset(KIND_METHODS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +64,7 @@ def rolling_keys(documents: list[Any]) -> list[str | None]:
     for document in documents:
         key = None
         if isinstance(document, dict) and isinstance(document.get("method"), str) \
-                and document["method"] in ROLLING_METHODS:
+                and document["method"] in ROLLING:
             request_id = document.get("id")
             if valid_id(request_id):
                 key = id_key(request_id)

@@ -42,13 +42,13 @@ from .errors import BridgeError
 from .journal import Entry
 from .limits import Limits
 from .methods import Either, Handler, Message, Methods, cancelled, method_table
-from .policy import Commit, Journaling, Pending
+from .policy import KIND_METHODS, Commit, Journaling, Pending
 from .rpc import Call, Refused, failure, success
 
 logger = logging.getLogger("fracas.bridge")
 
 #: Every method (from the shared spec, so schema.json and the clients list the same).
-METHODS = BRIDGE_METHODS
+METHODS = BRIDGE_METHODS + KIND_METHODS
 
 #: Methods the bulk pool answers whatever their size (with batches; see Protocol.heavy).
 HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay"})

@@ -9,7 +9,11 @@ this file). Nothing here is copied by hand; at every build:
   msgspec types that decode its requests (`Ruleset.request_types`, through the same JSON
   Schema code as bridge/schema.json) and from an example request resolved by the engine;
 - the Python API reference lists `fracas.__all__` and renders each name's docstrings with
-  mkdocstrings (static analysis by griffe: what a docstring says is what the page says).
+  mkdocstrings (static analysis by griffe: what a docstring says is what the page says);
+- the Rules section lists every registered ruleset's rules page from its manifest (a page
+  kept in the ruleset's folder joins the site as `rules/<name>.md`), and the rules index's
+  table is the manifests' (`fracas.rulesets.docs_index`), so an installed ruleset that
+  fracas does not ship is in the site too.
 
 The approach follows mkdocs' own hook mechanism (`hooks:` in mkdocs.yml, the `on_config`,
 `on_files` and `on_page_markdown` events of mkdocs 1.6, and `File.generated`), as the
@@ -40,6 +44,7 @@ BESIDE_THE_CODE = {
 #: Where the generated sections go in mkdocs.yml's nav (the entries are placeholders).
 API_INDEX = "api/index.md"
 REFERENCE_INDEX = "reference/index.md"
+RULES_INDEX = "rules/README.md"
 
 _LINK = re.compile(r"(?<!!)(\[[^\]\n]*\]\()([^)\s]+)(\))")
 
@@ -64,6 +69,8 @@ def on_config(config: Any) -> Any:
     api = _api_pages()
     config["extra"]["fracas_pages"].update(reference)
     config["extra"]["fracas_pages"].update(api)
+    rules = _rules_pages()
+    config["extra"]["fracas_pages"].update({path: meta for path, meta in rules.items() if "content" in meta})
 
     def expand(entries: list[Any]) -> list[Any]:
         out = []
@@ -73,6 +80,8 @@ def on_config(config: Any) -> Any:
                 if value == REFERENCE_INDEX:
                     value = [REFERENCE_INDEX] + [{meta["title"]: path} for path, meta in reference.items()
                                                  if path != REFERENCE_INDEX]
+                elif isinstance(value, list) and value and value[0] == RULES_INDEX:
+                    value = [RULES_INDEX] + [{meta["title"]: path} for path, meta in rules.items()]
                 elif value == API_INDEX:
                     value = [API_INDEX] + [{meta["title"]: path} for path, meta in api.items() if path != API_INDEX]
                 elif isinstance(value, list):
@@ -96,8 +105,31 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
+def _rules_pages() -> dict[str, dict[str, Any]]:
+    """Site path → title (and content, for a page kept in a ruleset's folder) of each
+    registered ruleset's rules page, from its manifest."""
+    from fracas import rulesets
+
+    pages: dict[str, dict[str, Any]] = {}
+    for manifest in rulesets.manifests():
+        path = f"rules/{manifest.rules_page}"
+        pages[path] = {"title": manifest.title}
+        if not manifest.rules.startswith("docs/"):
+            pages[path].update(content=manifest.rules_text())
+    return pages
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """Point each relative link at the site page that holds its target (or the repository)."""
+    """Point each relative link at the site page that holds its target (or the repository);
+    the rules index's table is the registered rulesets' (their manifests)."""
+    if page.file.src_uri == RULES_INDEX:
+        from fracas import rulesets
+        from fracas.spec.generate import INDEX_BEGIN, INDEX_END
+
+        head, begin, rest = markdown.partition(INDEX_BEGIN)
+        _, end, tail = rest.partition(INDEX_END)
+        if begin and end:
+            markdown = f"{head}{begin}\n{rulesets.docs_index()}{end}{tail}"
     pages = _site_pages(config)
     by_site = {site: repo for repo, site in pages.items()}
     here_site = page.file.src_uri
@@ -137,16 +169,40 @@ def _outside_code_blocks(markdown: str, change: Any) -> str:
 
 # -- the request and result reference ----------------------------------------------------
 
-_KIND_USE = {
-    "attack": "`fracas.resolve`, `fracas.odds`; the bridge's `attack.resolve` and `attack.odds`; `fracas attack`, `fracas odds`",
-    "bulk": "`fracas.resolve_bulk`; the bridge's `attack.bulk`; `fracas attack --bulk`",
-    "initiative": "`fracas.roll_initiative`; the bridge's `initiative.roll`; `fracas initiative`",
-    "morale": "`fracas.check_morale`; the bridge's `morale.check`; `fracas morale`",
-    "compete": "`fracas.compete`; the bridge's `compete.roll`; `fracas compete`",
-    "impale": "`fracas.impale`; the bridge's `impale.resolve`; `fracas impale`",
+#: How the shared kinds are reached beyond their own call, method and command (exact odds
+#: read an attack request too; a bulk request goes through `fracas attack --bulk`).
+_KIND_EXTRA = {
+    "attack": ("`fracas.odds`", "`attack.odds`", "`fracas odds`"),
+    "bulk": ((), (), "`fracas attack --bulk`"),
 }
-_KIND_RESULT = {"attack": "attack_result", "bulk": "bulk_result", "initiative": "initiative_result",
-                "morale": "morale_result", "compete": "compete_result", "impale": "impale_result"}
+
+
+def _kind_use(name: str) -> str:
+    """Where a kind of request is used: its `fracas` function, bridge method and command,
+    read from its `Kind` (fracas.rulesets.base)."""
+    from fracas import rulesets
+
+    kind = rulesets.kinds()[name]
+    calls, methods, commands = [f"`fracas.{kind.call}`"], [f"`{kind.method}`"], []
+    if kind.command is not None:
+        import importlib
+
+        module, _, attr = kind.command.partition(":")
+        commands.append(f"`fracas {getattr(importlib.import_module(module), attr).name}`")
+    extra = _KIND_EXTRA.get(name)
+    if extra:
+        calls += [extra[0]] if extra[0] else []
+        methods += [extra[1]] if extra[1] else []
+        commands += [extra[2]]
+    out = f"{', '.join(calls)}; the bridge's {' and '.join(methods)}"
+    return out + (f"; {', '.join(commands)}" if commands else "")
+
+
+def _kind_result(name: str) -> str:
+    """The protocol's result definition of a kind (`Kind.result`, which may be a $ref)."""
+    from fracas import rulesets
+
+    return rulesets.kinds()[name].result or ""
 
 
 def _protocol() -> dict[str, Any]:
@@ -262,7 +318,8 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
         local = {def_name: def_name.replace("_", " ").title().replace(" ", "") for def_name in defs}
         shared: set[str] = set()
         types = _Types(local, shared)
-        rules = f"../{ruleset.doc[len('docs/'):]}" if ruleset.doc.startswith("docs/") else None
+        # its rules page in the site's Rules section (`_rules_pages`), from its manifest
+        rules = f"../rules/{ruleset.manifest.rules_page}" if ruleset.manifest is not None else None
         title = ruleset.title or name
         lines = [f"# {title}: requests and results", "",
                  f"Requests with `\"ruleset\": \"{name}\"`"
@@ -272,7 +329,7 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
                  "## Requests", ""]
         for kind, def_name in kinds.items():
             spec = ruleset.request_types[kind]
-            lines += [f"### {kind}: {local[def_name]} {{#{_slug(local[def_name])}}}", "", f"Used by {_KIND_USE.get(kind, kind)}.", ""]
+            lines += [f"### {kind}: {local[def_name]} {{#{_slug(local[def_name])}}}", "", f"Used by {_kind_use(kind)}.", ""]
             doc = defs[def_name].get("description") or (spec.__doc__ or "").strip().split("\n\n")[0]
             if doc:
                 lines += [" ".join(doc.split()), ""]
@@ -290,7 +347,9 @@ def _reference_pages() -> dict[str, dict[str, Any]]:
                   "Every result is a JSON object (`.to_dict()` of the Python result); it names its",
                   "`ruleset` and the `seed` that replays it.", ""]
         for kind in kinds:
-            result = protocol.get(_KIND_RESULT.get(kind, ""))
+            result = protocol.get(_kind_result(kind))
+            while result and "$ref" in result:  # result.<method> names the result's definition
+                result = protocol.get(result["$ref"].rsplit("/", 1)[-1])
             if not result:
                 continue
             lines += [f"### {kind} result {{#{kind}-result}}", ""]

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "resolve", "resolve_bulk", "roll_initiative", "check_morale", "compete", "impale", "odds", "rulesets", "backend", "__version__",
+    "resolve", "resolve_bulk", "roll_initiative", "roll", "check_morale", "compete", "impale", "odds", "rulesets", "backend", "__version__",
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate", "SimulationResult", "WorkersFailed",
@@ -192,6 +192,34 @@ def roll_initiative(request: Any, *, seed: Optional[int] = None) -> Result:
     return result
 
 
+def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> Result:
+    """Roll a request of any kind a ruleset declares: the kinds every ruleset may have
+    ("attack", "initiative") and those that are one ruleset's own, such as Enchanted
+    Realms' "compete" (ER-19) and "impale" (ER-23) or old-school's "morale" (OS-4);
+    `fracas.rulesets.kinds()` lists them. `check_morale`, `compete` and `impale` are this
+    call under their old names.
+
+    Args:
+        kind: The kind's name (`Kind.name`).
+        request: Its request: a dict, JSON text or bytes, or a typed request.
+        seed: The seed (wins over the request's); drawn from the OS when neither gives one.
+
+    Returns:
+        The ruleset's result for that kind; `to_dict()` is its JSON.
+
+    Raises:
+        RequestError: A `SchemaError`, `RulesError` (a ruleset without that kind, at
+            `$.ruleset`) or `DiceError` naming the field path.
+
+    Example:
+        >>> import fracas
+        >>> fracas.roll("morale", {"ruleset": "old-school", "morale": 7}, seed=1).to_dict()["breaks"]
+        False
+    """
+    result: Result = (_DRIVE or _load_drive()).roll(kind, request, seed=seed)
+    return result
+
+
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
          at_least: Optional[list[Any]] = None) -> OddsResult:
     """The exact damage distribution of an attack, per target: no dice are rolled.
@@ -250,7 +278,7 @@ def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:
         >>> result.to_dict()["total"], result.to_dict()["breaks"]
         (5, False)
     """
-    result: Result = (_DRIVE or _load_drive()).check_morale(request, seed=seed)
+    result: Result = (_DRIVE or _load_drive()).roll("morale", request, seed=seed)
     return result
 
 
@@ -278,7 +306,7 @@ def compete(request: Any, *, seed: Optional[int] = None) -> Result:
         >>> result.to_dict()["winner"]
         'ogre'
     """
-    result: Result = (_DRIVE or _load_drive()).compete(request, seed=seed)
+    result: Result = (_DRIVE or _load_drive()).roll("compete", request, seed=seed)
     return result
 
 
@@ -306,7 +334,7 @@ def impale(request: Any, *, seed: Optional[int] = None) -> Result:
         >>> sorted(result.to_dict())[:3]
         ['charge', 'charge_void', 'charger']
     """
-    result: Result = (_DRIVE or _load_drive()).impale(request, seed=seed)
+    result: Result = (_DRIVE or _load_drive()).roll("impale", request, seed=seed)
     return result
 
 
@@ -458,5 +486,13 @@ def __getattr__(name: str) -> Any:
         from .drive.sweep import SweepResult
 
         return SweepResult
+    for kind in rulesets.kinds().values():  # a ruleset's own kind: its `fracas` function
+        if kind.call == name and not kind.bulk:
+            def call(request: Any, *, seed: Optional[int] = None, _kind: str = kind.name) -> Result:
+                return roll(_kind, request, seed=seed)
+
+            call.__name__ = call.__qualname__ = name
+            call.__doc__ = f"`fracas.roll({kind.name!r}, request, seed=seed)`: {kind.what} (a ruleset's own kind)."
+            return call
     raise AttributeError(f"module 'fracas' has no attribute {name!r}")
 

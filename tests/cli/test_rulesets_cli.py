@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+import fracas
+
 from .helpers import run
 
 
@@ -114,12 +116,17 @@ def test_every_short_id_and_title(spelling, name):
 def test_an_unknown_ruleset_lists_the_names_and_short_ids():
     out = run(["attack", "--ruleset", "chess", "--dice", "2"])
     assert out.exit_code == 2
-    assert ("unknown ruleset 'chess' (one of: enchanted-realms (ER), worldwalker (WW), cartyrion (CT),"
-            " old-school (OS); any case)") in out.output
+    # every registered ruleset with its short ID, from the manifests
+    listed = ", ".join(f"{m.name} ({m.id.upper()})" for m in fracas.rulesets.manifests())
+    assert listed.startswith("enchanted-realms (ER), worldwalker (WW), cartyrion (CT), old-school (OS)")
+    assert f"unknown ruleset 'chess' (one of: {listed}; any case)" in out.output
 
 
-def test_the_main_help_describes_all_four_rulesets():
-    out = run(["--help"]).output
+def test_the_main_help_describes_every_installed_ruleset():
+    out = " ".join(run(["--help"]).output.split())
+    manifests = fracas.rulesets.manifests()
+    assert f"Resolves attacks of {len(manifests)} rulesets:" in out
     for title, short in (("Enchanted Realms", "ER"), ("Worldwalker", "WW"), ("Cartyrion", "CT"),
-                         ("old-school", "OS")):
-        assert f"{title} ({short})" in " ".join(out.split()), title
+                         ("Old-school", "OS")):
+        assert f"{title} ({short})" in out, title
+    assert all(f"{m.title} ({m.id.upper()})" in out for m in manifests)

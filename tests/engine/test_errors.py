@@ -68,7 +68,7 @@ CASES = [
      fracas.RulesError, "$.strikes[0].sneak", "a sneak attack cannot be made at disadvantage (disadvantage from: target invisible) (ER-13)"),
     (edit(("seed",), -1), fracas.SchemaError, "$.seed", "seed -1 is out of range"),
     (edit(("seed",), 2**64), fracas.SchemaError, "$.seed", "out of range"),
-    (edit(("ruleset",), "chess"), fracas.SchemaError, "$.ruleset", "unknown ruleset 'chess' (one of: enchanted-realms, worldwalker, cartyrion, old-school)"),
+    (edit(("ruleset",), "chess"), fracas.SchemaError, "$.ruleset", f"unknown ruleset 'chess' (one of: {', '.join(fracas.rulesets())})"),
     (edit(("ruleset",), "d&d"), fracas.SchemaError, "$.ruleset", "unknown ruleset 'd&d'"),
     (edit(("rolls",), []), fracas.SchemaError, "$.rolls", "an empty list"),
     (edit(("rolls",), [12, 21]), fracas.DiceError, "$.rolls[1]", "face 21 is out of range (1 to 20)"),

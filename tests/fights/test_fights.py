@@ -50,7 +50,11 @@ def store(tmp_path):
 # -- the examples: one per ruleset -----------------------------------------------------------
 
 def test_there_is_an_example_scenario_per_ruleset():
-    assert {load(name)["ruleset"] for name in EXAMPLES} == set(fracas.rulesets())
+    # the shipped examples and those a ruleset folder carries (its manifest's `examples`)
+    from fracas.drive.scenario import example, examples
+
+    assert {json.loads(example(name))["ruleset"] for name in examples()} == set(fracas.rulesets())
+    assert {name[:-5] for name in EXAMPLES} <= set(examples())
 
 
 @pytest.mark.parametrize("name", EXAMPLES)

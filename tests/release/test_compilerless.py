@@ -69,3 +69,17 @@ def test_doctor_says_which_backend_and_why(compilerless):
     result = run(python, env, cwd, "doctor")
     assert "python" in result.stdout
     assert "the compiled core is not installed" in result.stdout + result.stderr
+
+
+def test_the_installed_package_finds_every_ruleset_by_its_manifest(compilerless):
+    """The packages are discovered (setup.py) and each ruleset folder's manifest.toml and
+    the example scenarios ship as package data: the installed fracas registers them all."""
+    python, env, cwd = compilerless
+    probe = subprocess.run([str(python), "-c", "import fracas; print(*(m.source for m in fracas.rulesets.manifests()));"
+                            " print(*fracas.rulesets()); import fracas.drive.scenario as s; print(*s.examples())"],
+                           capture_output=True, text=True, env=env, cwd=cwd)
+    assert probe.returncode == 0, probe.stderr
+    sources, names, examples = probe.stdout.splitlines()
+    assert names.split() == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
+    assert sources.split() == [f"fracas/rulesets/{folder}/manifest.toml" for folder in ("er", "ww", "ct", "oldschool")]
+    assert {"er-skeleton-horde", "ww-duel", "ct-hill-giant", "os-goblin-ambush"} <= set(examples.split())

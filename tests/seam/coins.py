@@ -73,6 +73,10 @@ class CoinBulkJob:
     def __init__(self, req: CoinBulk):
         self.req, self.total, self.detail = req, req.attacks, req.detail
         self.guard = req.targets[req.target].guard
+        # What the bulk driver and the bridge's budget read of every job (base.REQUIREMENTS
+        # "bulk"): one group of all the attacks, one strike row each (first row 0, end row 1).
+        self.groups = array("q", [0, 1, req.attacks])
+        self.group_info = [("coins", req.target, req.attacks)]
 
     def new_totals(self) -> list[int]:
         return [0, 0]  # damage, attacks that did damage

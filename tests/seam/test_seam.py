@@ -12,9 +12,10 @@ import json
 import orjson
 import pytest
 
-BUILT_IN = ("enchanted-realms", "worldwalker", "cartyrion", "old-school")
-
 import fracas
+
+#: The rulesets this install declares (their manifests), before the test registers its own.
+BUILT_IN = tuple(m.name for m in fracas.rulesets.manifests())
 from fracas.bridge.dispatcher import Dispatcher, Session
 from fracas.bridge.journal import Journal
 

@@ -11,8 +11,10 @@ Every error a user can cause exits with code 2 and the engine's message, which
 names the field (`$.strikes[0].dice: …`); a replay that does not match exits 1.
 
 The commands live one family to a module: attack, odds, replay, bench, initiative,
-morale, situations (ER's compete and impale), doctor, fights (encounter, simulate,
-sweep) and config (the config file); the bridge brings serve, token and journal.
+doctor, fights (encounter, simulate, sweep) and config (the config file); the bridge
+brings serve, token and journal. A ruleset's own kinds of request bring their commands
+from its folder (`Kind.command`: old-school's `morale`, Enchanted Realms' `compete` and
+`impale`).
 """
 
 from __future__ import annotations
@@ -32,10 +34,8 @@ from .config import CONFIG_ENV, ConfigError, config_file, load_config, profiles_
 from .doctor import doctor
 from .fights import encounter, simulate, sweep
 from .initiative import initiative
-from .morale import morale
 from .odds import MOB_HINT, SHOWN, odds, odds_figure, render_odds
 from .replay import replay
-from .situations import compete, impale
 
 #: What other code imports from `fracas.cli` (the bridge's serve: warn_if_slow; tests; the
 #: console script: main).
@@ -115,17 +115,57 @@ def _command_in(args: list[str]) -> Optional[str]:
 def main() -> None:
     """fracas: tabletop combat resolution, fast and reproducible.
 
-    Resolves attacks of four rulesets, every die, crit and resistance shown:
-    Enchanted Realms (ER), Worldwalker (WW), Cartyrion (CT) and old-school (OS);
+    Resolves attacks of {rulesets}, every die, crit and resistance shown;
     `--ruleset` takes a name or its short ID, in any case. Also whole mob charges in
     one request, exact odds, initiative and morale, fights played round by round or
     simulated many times, and a replay of any roll from its seed.
     """
 
 
-for _command in (attack, odds, replay, bench, initiative, morale, compete, impale, doctor, encounter, simulate,
-                 sweep):
+def _listed_rulesets() -> str:
+    """The installed rulesets with their short IDs, from their manifests."""
+    from .. import rulesets
+
+    named = [f"{m.title} ({m.id.upper()})" for m in rulesets.manifests()]
+    if len(named) < 2:
+        return f"the ruleset {''.join(named)}"
+    return f"{len(named)} rulesets: {', '.join(named[:-1])} and {named[-1]}"
+
+
+main.help = (main.help or "").replace("{rulesets}", _listed_rulesets())
+
+
+for _command in (attack, odds, replay, bench, initiative, doctor, encounter, simulate, sweep):
     main.add_command(_command)
+
+
+def kind_commands() -> dict[str, click.Command]:
+    """The commands of the registered rulesets' own kinds (`Kind.command`), by name."""
+    import importlib
+
+    from .. import rulesets
+
+    found: dict[str, click.Command] = {}
+    for kind in rulesets.kinds().values():
+        if kind.command is None:
+            continue
+        module, _, attr = kind.command.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        found[command.name or attr] = command
+    return found
+
+
+for _name, _command in kind_commands().items():
+    if _name not in main.commands:
+        main.add_command(_command)
+
+
+def __getattr__(name: str) -> Any:
+    # `fracas.cli.morale`, `.compete`, `.impale`: those commands live in their rulesets' folders now.
+    commands = kind_commands()
+    if name in commands:
+        return commands[name]
+    raise AttributeError(f"module 'fracas.cli' has no attribute {name!r}")
 
 
 # -- serve (the bridge registers its own command) --------------------------------------

@@ -19,20 +19,22 @@ class RequestRejected(click.ClickException):
     exit_code = 2
 
 
-#: The short IDs the rules and the docs use (the rule-ID prefixes: ER-1, WW-1, CT-1, OS-1).
-SHORT_IDS = {"er": "enchanted-realms", "ww": "worldwalker", "ct": "cartyrion", "os": "old-school"}
+#: The short IDs the rules and the docs use (the rule-ID prefixes: ER-1, WW-1, CT-1, OS-1),
+#: from the rulesets' manifests (`id`): short ID → ruleset name.
+SHORT_IDS = rulesets.short_ids()
 
 
 def ruleset_named(value: str, option: str = "--ruleset") -> rulesets.Ruleset:
     """The ruleset a user means by `value`: its name, title or short ID (`ct`, `CT`,
     `Cartyrion`, `cartyrion`), in any case; anything else is a usage error listing them."""
+    short_ids = rulesets.short_ids()  # a ruleset registered since import has its own
     key = value.strip().lower()
-    key = SHORT_IDS.get(key, key)
+    key = short_ids.get(key, key)
     for name in rulesets.names():
         ruleset = rulesets.get(name)
         if key in (name.lower(), ruleset.title.lower(), ruleset.title.lower().replace(" ", "-")):
             return ruleset
-    short = {name: code.upper() for code, name in SHORT_IDS.items()}
+    short = {name: code.upper() for code, name in short_ids.items()}
     known = ", ".join(f"{name} ({short[name]})" if name in short else name for name in rulesets.names())
     raise click.BadParameter(f"unknown ruleset {value!r} (one of: {known}; any case)", param_hint=option)
 

@@ -13,6 +13,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
 import msgspec
@@ -24,7 +25,7 @@ from ..dice import Dice
 from ..errors import Cancelled, DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, convert, faces, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
-from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result
+from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result, check_bulk_job
 
 
 def _pick_seed(request_seed: Optional[int], seed: Optional[int]) -> Optional[int]:
@@ -37,11 +38,27 @@ def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
 
+class _EngineCalls(Mapping[str, str]):
+    """Bridge method → the `fracas` function that runs it, read from the registered
+    rulesets' kinds (`Kind.method`, `Kind.call`) each time, so a ruleset registered later
+    brings its kinds' methods too."""
+
+    def _calls(self) -> dict[str, str]:
+        return {kind.method: kind.call for kind in rulesets.kinds().values()}
+
+    def __getitem__(self, method: str) -> str:
+        return self._calls()[method]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._calls())
+
+    def __len__(self) -> int:
+        return len(self._calls())
+
+
 #: The engine call (a `fracas` function) behind each rolling bridge method: the one map
 #: the bridge's journal.replay, `fracas journal replay` and `fracas replay` share.
-ENGINE_CALLS = {"attack.resolve": "resolve", "attack.bulk": "resolve_bulk",
-                "initiative.roll": "roll_initiative", "morale.check": "check_morale",
-                "compete.roll": "compete", "impale.resolve": "impale"}
+ENGINE_CALLS: Mapping[str, str] = _EngineCalls()
 
 
 #: Compiled attacks of recent request shapes, by content (seed and rolls aside): a GM's
@@ -125,15 +142,16 @@ def clear_plan_cache() -> None:
         _BULK_PLANS.clear()
 
 
-def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
-    """One attack or one initiative roll: ruleset → decode → seed and faces → compile → roll.
+def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
+    """One request of a rolled kind (an attack, initiative, a ruleset's own kind): ruleset →
+    its `kind` → decode → seed and faces → compile → roll.
 
     `request` is already decoded from JSON (a mapping or a typed request). An attack
     whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
     key = _plan_key(request) if kind == "attack" else None
     cached = _recall(_PLANS, key)
     if cached is not None:
-        ruleset, plan = cached
+        ruleset, bound, plan = cached
         given_seed, given_rolls = request.get("seed"), request.get("rolls")
         if given_rolls is not None or (given_seed is not None and type(given_seed) is not int):
             extras = convert({"seed": given_seed, "rolls": given_rolls}, _SeedAndRolls)
@@ -142,17 +160,31 @@ def _roll(kind: str, request: Any, seed: Optional[int], what: str) -> Any:
         rolls = check_rolls(given_rolls, ruleset.largest_die)
     else:
         ruleset = rulesets.for_request(request)
-        typed = ruleset.decode(kind, request)
+        bound = ruleset.kind(kind)
+        if bound.roll is None:  # a bulk kind: its jobs are rolled by resolve_bulk
+            raise SchemaError("$", f"a {kind} request goes to fracas.{bound.kind.call}")
+        typed = bound.decode(request)
         seed = _pick_seed(typed.seed, seed)
         rolls = check_rolls(typed.rolls, ruleset.largest_die)
-        plan = getattr(ruleset, f"compile_{kind}")(typed)
-        _keep(_PLANS, key, (ruleset, plan), PLAN_CACHE_SIZE)
+        plan = bound.compile(typed)
+        _keep(_PLANS, key, (ruleset, bound, plan), PLAN_CACHE_SIZE)
     if seed is None:
         seed = new_seed()
     dice = Dice.from_seed(seed, rolls)
-    result = getattr(ruleset, f"roll_{kind}")(plan, dice, seed)
+    result = bound.roll(plan, dice, seed)
     if rolls is not None and dice.pos < len(rolls):
-        raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=what, used=dice.pos))
+        raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=bound.kind.what,
+                                       used=dice.pos))
+    return result
+
+
+def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> "Result":
+    """Roll a request of any kind its ruleset resolves (`fracas.rulesets.kinds()`): "attack",
+    "initiative", or a ruleset's own, such as Enchanted Realms' "compete" and "impale" or
+    old-school's "morale". A ruleset without that kind is a `RulesError` at `$.ruleset`."""
+    if kind == "attack":
+        return resolve(request, seed=seed)
+    result: Result = _roll(kind, parse_json(request), seed)
     return result
 
 
@@ -164,36 +196,32 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     subclass naming the field path for anything invalid or impossible; a bulk
     request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
-    request = parse_json(request)
+    request = parse_json(request)  # `roll("attack", ...)` without its frame: a single attack is a hot path
     if _is_bulk(request):
         raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
                                        " resolve takes one attack")
-    result: AttackOutcome = _roll("attack", request, seed, "the attack")
+    result: AttackOutcome = _roll("attack", request, seed)
     return result
 
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None) -> "Result":
     """Roll initiative for the combatants of a request, by its ruleset's rules."""
-    result: Result = _roll("initiative", parse_json(request), seed, "initiative")
-    return result
+    return roll("initiative", request, seed=seed)
 
 
 def check_morale(request: Any, *, seed: Optional[int] = None) -> "Result":
-    """Roll a morale check by the request's ruleset (old-school: OS-4, 2d6 against Morale)."""
-    result: Result = _roll("morale", parse_json(request), seed, "the morale check")
-    return result
+    """`roll("morale", ...)`, kept by its name (old-school OS-4's kind, from its folder)."""
+    return roll("morale", request, seed=seed)
 
 
 def compete(request: Any, *, seed: Optional[int] = None) -> "Result":
-    """A competition by the request's ruleset (Enchanted Realms ER-19: opposed d12s)."""
-    result: Result = _roll("compete", parse_json(request), seed, "the competition")
-    return result
+    """`roll("compete", ...)`, kept by its name (Enchanted Realms ER-19's kind)."""
+    return roll("compete", request, seed=seed)
 
 
 def impale(request: Any, *, seed: Optional[int] = None) -> "Result":
-    """An impalement and the charge it answers (Enchanted Realms ER-23)."""
-    result: Result = _roll("impale", parse_json(request), seed, "the impalement and the charge")
-    return result
+    """`roll("impale", ...)`, kept by its name (Enchanted Realms ER-23's kind)."""
+    return roll("impale", request, seed=seed)
 
 
 # -- bulk --------------------------------------------------------------------------------
@@ -260,9 +288,11 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         seed = _pick_seed(given, seed)
     else:
         ruleset = rulesets.for_request(request)
-        typed = ruleset.decode("bulk", request)
+        bound = ruleset.kind("bulk")
+        typed = bound.decode(request)
         seed = _pick_seed(typed.seed, seed)
-        job = ruleset.compile_bulk(typed)
+        job = bound.compile(typed)
+        check_bulk_job(job, ruleset.name)
         _keep(_BULK_PLANS, key, job, BULK_PLAN_CACHE_SIZE)
     if max_attacks is not None and job.total > max_attacks:
         raise LimitError("$.attacks", f"{job.total:,} attacks is more than the limit of {max_attacks:,}")

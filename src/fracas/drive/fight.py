@@ -586,11 +586,12 @@ class Fight:
                 for g in checking:
                     spec, st = sc.groups[g].spec, self.groups[g]
                     assert spec.morale is not None  # `checking` holds groups with a Morale
-                    plan = sc.ruleset.compile_morale({"ruleset": sc.ruleset.name, "morale": spec.morale,
-                                                      "modifier": spec.morale_modifier,
-                                                      "successes": st.successes})
+                    morale = sc.ruleset.kind("morale")
+                    plan = morale.compile({"ruleset": sc.ruleset.name, "morale": spec.morale,
+                                           "modifier": spec.morale_modifier, "successes": st.successes})
                     roll_dice = dice if faces is None else Dice.from_seed(seed, faces)
-                    check = sc.ruleset.roll_morale(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
+                    assert morale.roll is not None  # a rolled kind
+                    check = morale.roll(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
                     if faces is None:
                         faces = array("i", check["dice"])
                     st.successes, st.to_death, st.broken = check["successes"], check["fights_to_death"], check["breaks"]

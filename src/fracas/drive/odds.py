@@ -22,6 +22,7 @@ from .. import rulesets
 from ..errors import LimitError, SchemaError
 from ..exact import Dist
 from ..requests import check_range, key_path, parse_json, type_name
+from ..rulesets.base import check_odds_plan
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
@@ -118,8 +119,9 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
     if len(at_least) > 100:
         raise LimitError("$.at_least", f"{len(at_least)} thresholds, the most is 100")
     ruleset = rulesets.for_request(attack)
-    typed = ruleset.decode("attack", attack)
-    plan = ruleset.compile_attack(typed)
+    bound = ruleset.kind("attack")
+    plan = bound.compile(bound.decode(attack))
+    check_odds_plan(plan, ruleset.name)
     for tid, left in remaining.items():
         if tid not in plan.targets:
             raise SchemaError(key_path("$.remaining", tid), f"unknown target {tid!r}")

@@ -146,12 +146,27 @@ def _examples_dir() -> Any:
         return checkout if checkout.is_dir() else None
 
 
+def _ruleset_examples() -> dict[str, Any]:
+    """The example scenarios a ruleset folder carries itself (`examples/NAME.json` beside
+    its manifest, named in the manifest's `examples`): a new ruleset brings its own."""
+    from importlib import resources
+
+    found = {}
+    for manifest in rulesets.manifests():
+        folder = resources.files(manifest.package).joinpath("examples")
+        for name in manifest.examples:
+            file = folder.joinpath(f"{name}.json")
+            if file.is_file():
+                found[name] = file
+    return found
+
+
 def examples() -> list[str]:
-    """Names of the example scenarios that ship with fracas (one per ruleset at least)."""
+    """Names of the example scenarios that ship with fracas and its rulesets (one per
+    ruleset at least: each manifest's `examples`)."""
     where = _examples_dir()
-    if where is None:
-        return []
-    return sorted(p.name[:-5] for p in where.iterdir() if p.name.endswith(".json"))
+    shared = [] if where is None else [p.name[:-5] for p in where.iterdir() if p.name.endswith(".json")]
+    return sorted({*shared, *_ruleset_examples()})
 
 
 def example(name: str) -> bytes:
@@ -159,7 +174,8 @@ def example(name: str) -> bytes:
     known = examples()
     if name not in known:
         raise SchemaError("scenario", f"no example scenario {name!r} (examples: {', '.join(known) or 'none installed'})")
-    data: bytes = _examples_dir().joinpath(f"{name}.json").read_bytes()
+    own = _ruleset_examples().get(name)
+    data: bytes = (own if own is not None else _examples_dir().joinpath(f"{name}.json")).read_bytes()
     return data
 
 
@@ -281,7 +297,8 @@ class Compiled:
         request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
                    "targets": {"t": target}}
         try:
-            return self.ruleset.compile_attack(self.ruleset.decode("attack", request))
+            attack = self.ruleset.kind("attack")
+            return attack.compile(attack.decode(request))
         except RequestError as exc:
             raise _scenario_error(exc, g, t, where, indexes) from None
 

@@ -1,38 +1,130 @@
 """The registry of rulesets: name → `Ruleset` (see `fracas.rulesets.base`).
 
-The built-in rulesets register themselves when this package is imported; a project
-may register its own with `register()` (tests do, to prove the seam).
+Rulesets declare themselves (`fracas.rulesets.manifest`): every folder of this package
+with a `manifest.toml`, and every package named in the entry-point group
+`fracas.rulesets` of an installed distribution, registers when this package is first
+imported. A project may also register a `Ruleset` object itself with `register()`
+(tests do, to prove the seam). Registration checks the protocol (`base.check_ruleset`)
+and the manifest, and says what is missing and where.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, Optional
 
 from ..errors import SchemaError
-from .base import KINDS, BulkJob, Result, Ruleset
+from . import manifest as _manifest
+from .base import KINDS, KNOWN_KINDS, SHARED_KINDS, BulkJob, Kind, Result, Ruleset, RulesetInvalid, check_ruleset
+from .manifest import Manifest
 
-__all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "register", "unregister", "get", "names",
-           "for_request", "DEFAULT"]
+__all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "RulesetInvalid", "register",
+           "register_package", "unregister", "get", "names", "for_request", "kinds", "kind_named", "short_ids",
+           "manifests", "docs_index", "DEFAULT"]
 
-#: The ruleset of a request that names none.
+#: The ruleset of a request that names none (the manifest with `default = true`).
 DEFAULT = "enchanted-realms"
 
 _REGISTRY: dict[str, Ruleset] = {}
 
 
-def register(ruleset: Ruleset) -> Ruleset:
-    """Add a ruleset under its `name` (replacing one of the same name); returns it."""
-    if not ruleset.name:
-        raise ValueError("a ruleset needs a name")
+def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optional[str] = None) -> Ruleset:
+    """Add a ruleset under its `name` (replacing one of the same name); returns it.
+
+    With its `manifest` (how discovered rulesets register), the manifest's name, title,
+    rules page and kinds are the ruleset's, and must agree with what the object has.
+    Raises `RulesetInvalid` naming the folder and what is missing."""
+    place = where or (manifest.source if manifest is not None else f"ruleset {ruleset!r}")
+    if manifest is not None:
+        _adopt(ruleset, manifest)
+    check_ruleset(ruleset, place)
+    for kind in ruleset.own_kinds:
+        other = KNOWN_KINDS.get(kind.name)
+        if other is not None and other != kind:
+            raise RulesetInvalid(f"{place}: its kind {kind.name!r} differs from the {kind.name!r} kind already known"
+                                 f" (method {other.method}); a kind's name is one kind everywhere")
+        KNOWN_KINDS[kind.name] = kind
     _REGISTRY[ruleset.name] = ruleset
+    listing = sorted(_REGISTRY.items(), key=_listing)  # stable: equal orders keep registration order
+    _REGISTRY.clear()
+    _REGISTRY.update(listing)
     return ruleset
+
+
+def _listing(item: tuple[str, Ruleset]) -> int:
+    """Manifests with an `order` first, by it; the rest in the order they registered."""
+    manifest = item[1].manifest
+    return manifest.order if manifest is not None else 1000
+
+
+def _adopt(ruleset: Ruleset, manifest: Manifest) -> None:
+    """The manifest's facts on the ruleset; what the object sets itself must agree."""
+    for attr, value in (("name", manifest.name), ("title", manifest.title)):
+        own = getattr(ruleset, attr)
+        if own and own != value:
+            raise RulesetInvalid(f"{manifest.source}: {attr} {value!r} but the ruleset object says {own!r}")
+        setattr(ruleset, attr, value)
+    declared = set(manifest.kinds)
+    given = set(ruleset.request_types)
+    if declared != given:
+        missing = sorted(declared - given)
+        extra = sorted(given - declared)
+        raise RulesetInvalid(f"{manifest.source}: kinds {list(manifest.kinds)} but the ruleset has request types for "
+                             f"{list(ruleset.request_types)}" + (f" (no request type for {missing})" if missing else "")
+                             + (f" (not in the manifest: {extra})" if extra else ""))
+    ruleset.doc = manifest.rules
+    ruleset.manifest = manifest
+    if manifest.default:
+        global DEFAULT
+        DEFAULT = manifest.name
+
+
+def register_package(package: str, where: Optional[str] = None) -> Optional[Ruleset]:
+    """Register the ruleset whose folder is the package `package` (its `manifest.toml`
+    names the object); None when the folder has no manifest."""
+    found = _manifest.read(package)
+    if found is None:
+        if where is not None:  # an entry point must lead to a ruleset
+            raise RulesetInvalid(f"{where}: the package {package!r} has no {_manifest.FILENAME}")
+        return None
+    module = importlib.import_module(package)
+    ruleset = getattr(module, found.object, None)
+    if not isinstance(ruleset, Ruleset):
+        raise RulesetInvalid(f"{found.source}: object {found.object!r} is "
+                             + ("missing from the package" if ruleset is None else f"{ruleset!r}, not a Ruleset"))
+    return register(ruleset, found)
 
 
 def unregister(name: str) -> None:
     """Remove a ruleset (tests that registered one clean up with this)."""
     _REGISTRY.pop(name, None)
+
+
+def kinds() -> dict[str, Kind]:
+    """Every kind of request a registered ruleset resolves (the shared ones first)."""
+    found = {kind.name: kind for kind in SHARED_KINDS}
+    for ruleset in _REGISTRY.values():
+        for bound in ruleset.kinds.values():
+            found.setdefault(bound.kind.name, bound.kind)
+    return found
+
+
+def kind_named(name: str) -> Kind:
+    """The kind called `name` (`KeyError` when no registered ruleset has it)."""
+    return kinds()[name]
+
+
+def manifests() -> list[Manifest]:
+    """The manifests of the registered rulesets, in listing order."""
+    return [r.manifest for r in _REGISTRY.values() if r.manifest is not None]
+
+
+def short_ids() -> dict[str, str]:
+    """Short ID (`er`) → ruleset name, from the manifests."""
+    return {m.id: m.name for m in manifests()}
 
 
 def names() -> tuple[str, ...]:
@@ -74,10 +166,32 @@ class _Registry(ModuleType):
 
 sys.modules[__name__].__class__ = _Registry
 
-from .er import ENCHANTED_REALMS  # noqa: E402  (registers the built-in rulesets)
-from .ww import WORLDWALKER  # noqa: E402
-from .ct import CARTYRION  # noqa: E402
-from .oldschool import OLD_SCHOOL  # noqa: E402
 
-for _builtin in (ENCHANTED_REALMS, WORLDWALKER, CARTYRION, OLD_SCHOOL):
-    register(_builtin)
+
+def docs_index(link: Any = None) -> str:
+    """The docs index table (docs/rules/README.md) of the registered rulesets, one row each
+    from its manifest; `link(manifest)` gives the rules-page cell (default: the page's name
+    beside the index)."""
+    def default_link(m: Manifest) -> str:
+        return f"[{m.rules_page}]({m.rules_page})"
+
+    rows = ["| ruleset | request `\"ruleset\"` | status | clients | page |", "|---|---|---|---|---|"]
+    rows += [m.docs_row((link or default_link)(m)) for m in manifests()]
+    return "\n".join(rows) + "\n"
+
+
+def _discover() -> None:
+    """Register every ruleset folder of this package, then every entry point's."""
+    for info in pkgutil.iter_modules(__path__, prefix=__name__ + "."):
+        if info.ispkg:
+            register_package(info.name)
+    from importlib import metadata
+
+    for point in metadata.entry_points(group=_manifest.ENTRY_POINTS):
+        where = f"entry point {point.name!r} = {point.value!r} (group {_manifest.ENTRY_POINTS})"
+        registered = register_package(point.value.split(":", 1)[0], where)
+        if registered is not None and registered.name != point.name:
+            raise RulesetInvalid(f"{where}: the entry point's name must be the ruleset's name {registered.name!r}")
+
+
+_discover()

@@ -17,18 +17,176 @@ subclasses `Ruleset`, overrides what it supports, and registers an instance.
                                     render(result_dict, style) -> text for the terminal
 
 Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk.
+
+**Request kinds are objects** (`Kind`): the kinds every driver knows (`ATTACK`, `BULK`,
+`INITIATIVE`) are here; a ruleset adds its own (Enchanted Realms' `compete` and
+`impale`, old-school's `morale`) from its folder. A kind names its request type's key,
+the ruleset calls that compile and roll it, its bridge method, its `fracas` function,
+its result schema and its CLI command; the drivers, the spec and the CLI iterate over
+kinds and never spell a call by string.
+
+**What the protocol requires, written down** (`REQUIREMENTS`; `check_ruleset` checks
+the static ones when a ruleset registers, `check_bulk_job` and `check_odds_plan` the
+shapes its compiled objects must have the first time a driver sees them; each error
+names the ruleset, the kind and what is missing):
+
+- every kind the manifest lists has a msgspec request type with `seed` (and `rolls`,
+  except bulk), and the ruleset's compile (and, except bulk, roll) call for it;
+- a bulk job has `total`, `detail`, `groups` (3 ints per `attacks` entry: first strike
+  row, end row, count), `group_info` ((profile, target, count) per entry), `gil_free`,
+  `new_totals`, `roll_chunk`, `merge`, `roll_listed` and `result`
+  (`fracas.drive.listed_rows` and the bridge's budget read `groups` and `group_info`);
+- exact odds read the compiled attack's `plan.targets` (target ids in request order);
+- whole fights build `{"attacker", "strikes", "targets"}` attack requests
+  (`fracas.drive.scenario`), so a ruleset that plays fights (overrides
+  `fight_initiative`) has an attack request type with those three fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from array import array
 from typing import Any, Callable, NamedTuple, Optional, Protocol
 
-from ..errors import RequestError, RulesError
+from ..errors import FracasError, RequestError, RulesError
 from ..requests import decode
 
-#: The kinds of request a ruleset may accept, and the driver that runs each.
-KINDS = ("attack", "bulk", "initiative", "morale", "compete", "impale")
+
+class RulesetInvalid(FracasError, ValueError):
+    """A ruleset that does not keep the protocol (a missing manifest field, a kind without
+    its request type or calls, a bulk job without `groups`): a programmer's error, raised
+    when the ruleset registers or when a driver first meets what it compiled."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """One kind of request: what the drivers, the bridge, the spec and the CLI need to know
+    of it. A ruleset supports a kind by listing it in its manifest's `kinds`, giving its
+    request type in `request_types[name]` and defining the calls named here."""
+
+    #: The key in `Ruleset.request_types` and in a manifest's `kinds`.
+    name: str
+    #: The bridge's JSON-RPC method for it.
+    method: str
+    #: The `fracas` function that runs it (`fracas.resolve`); `fracas.roll(name, ...)` too.
+    call: str
+    #: How a leftover-faces error names the roll: "3 faces given, but {what} used only 2".
+    what: str
+    #: How an unsupported kind is named: "does not resolve {label} requests".
+    label: str
+    #: The ruleset's calls: compile (request → plan) and roll (plan, dice, seed → result).
+    compile: str
+    roll: Optional[str]
+    #: The result's JSON Schema in the protocol (`bridge/schema.json` $defs), if written.
+    result: Optional[str] = None
+    #: The CLI command that runs it, "module:attribute" of a click command, if any.
+    command: Optional[str] = None
+    #: Bulk: compiled to a `BulkJob` the bulk driver rolls, not rolled by the ruleset.
+    bulk: bool = False
+
+    def bind(self, ruleset: "Ruleset") -> "BoundKind":
+        """This kind's request type and calls of `ruleset` (looked up once, at registration)."""
+        return BoundKind(self, ruleset.request_types[self.name], getattr(ruleset, self.compile),
+                         getattr(ruleset, self.roll) if self.roll else None)
+
+
+class BoundKind(NamedTuple):
+    """A kind as one ruleset resolves it: the drivers call these."""
+
+    kind: Kind
+    request_type: type
+    compile: Callable[[Any], Any]
+    roll: Optional[Callable[[Any, Any, int], Any]]
+
+    def decode(self, request: Any) -> Any:
+        """The typed request (`seed`, `rolls`) from a mapping, JSON or a typed object."""
+        return decode(request, self.request_type)
+
+
+#: The kinds every driver knows; rulesets add their own (`Ruleset.own_kinds`).
+ATTACK = Kind("attack", "attack.resolve", "resolve", "the attack", "attack", "compile_attack", "roll_attack",
+              result="result.attack.resolve", command="fracas.cli.attack:attack")
+BULK = Kind("bulk", "attack.bulk", "resolve_bulk", "the bulk request", "bulk", "compile_bulk", None,
+            result="result.attack.bulk", bulk=True)
+INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiative", "initiative",
+                  "compile_initiative", "roll_initiative", result="result.initiative.roll",
+                  command="fracas.cli.initiative:initiative")
+SHARED_KINDS: tuple[Kind, ...] = (ATTACK, BULK, INITIATIVE)
+
+#: The names of the kinds every driver knows (a ruleset's own kinds: `fracas.rulesets.kinds()`).
+KINDS = tuple(kind.name for kind in SHARED_KINDS)
+
+#: Every kind known to this process: the shared ones and those of registered rulesets
+#: (the registry adds them), so a ruleset without a kind still names it in its error.
+KNOWN_KINDS: dict[str, Kind] = {kind.name: kind for kind in SHARED_KINDS}
+
+#: The protocol's requirements (module docstring), by what reads them.
+REQUIREMENTS = {
+    "kinds": "each kind listed has a request type with seed (and rolls, except bulk) and its compile/roll calls",
+    "bulk": "a bulk job has total, detail, groups, group_info, gil_free, new_totals, roll_chunk, merge, "
+            "roll_listed and result (drive.listed_rows and the bridge's budget read groups and group_info)",
+    "odds": "a compiled attack has plan.targets (target ids in request order) for exact odds",
+    "fights": "a ruleset that plays fights has an attack request with attacker, strikes and targets fields",
+}
+
+_BULK_JOB = ("total", "detail", "groups", "group_info", "gil_free", "new_totals", "roll_chunk", "merge",
+             "roll_listed", "result")
+
+
+def _fields(request_type: type) -> tuple[str, ...]:
+    fields: tuple[str, ...] = getattr(request_type, "__struct_fields__", ())
+    return fields
+
+
+def check_ruleset(ruleset: "Ruleset", where: str) -> None:
+    """The protocol's static requirements (`REQUIREMENTS`), checked when `ruleset`
+    registers; `where` names it (its folder or entry point) in the error."""
+    if not ruleset.name:
+        raise RulesetInvalid(f"{where}: a ruleset needs a name")
+    for kind in ruleset.own_kinds:
+        if not isinstance(kind, Kind):
+            raise RulesetInvalid(f"{where}: own_kinds holds {kind!r}, not a fracas.rulesets.base.Kind")
+    known = {kind.name: kind for kind in (*SHARED_KINDS, *ruleset.own_kinds)}
+    for name in ruleset.request_types:
+        if name not in known:
+            raise RulesetInvalid(f"{where}: request_types[{name!r}] is no kind it knows (one of: "
+                                 f"{', '.join(known)}); a kind of its own goes in own_kinds")
+        kind = known[name]
+        request_type = ruleset.request_types[name]
+        fields = _fields(request_type)
+        if not fields:
+            raise RulesetInvalid(f"{where}: request_types[{name!r}] is {request_type!r}, not a msgspec Struct")
+        for needed in ("seed",) if kind.bulk else ("seed", "rolls"):
+            if needed not in fields:
+                raise RulesetInvalid(f"{where}: the {name} request {request_type.__name__} has no {needed!r}"
+                                     f" field (the driver reads it: {REQUIREMENTS['kinds']})")
+        for call in (kind.compile, kind.roll):
+            if call is None:
+                continue
+            own = getattr(type(ruleset), call, None)
+            if own is None or own is getattr(Ruleset, call, None) or not callable(getattr(ruleset, call)):
+                raise RulesetInvalid(f"{where}: the {name} kind needs the ruleset's {call}() call")
+    if type(ruleset).fight_initiative is not Ruleset.fight_initiative:
+        attack = ruleset.request_types.get("attack")
+        missing = [f for f in ("attacker", "strikes", "targets") if attack is None or f not in _fields(attack)]
+        if missing:
+            raise RulesetInvalid(f"{where}: it plays whole fights (fight_initiative), so its attack request needs"
+                                 f" the field(s) {', '.join(missing)} ({REQUIREMENTS['fights']})")
+
+
+def check_bulk_job(job: Any, ruleset: str) -> None:
+    """A compiled bulk request has what the bulk driver reads (`REQUIREMENTS["bulk"]`)."""
+    missing = [name for name in _BULK_JOB if not hasattr(job, name)]
+    if missing:
+        raise RulesetInvalid(f"the {ruleset} ruleset's bulk job {type(job).__name__} lacks {', '.join(missing)}"
+                             f" ({REQUIREMENTS['bulk']})")
+
+
+def check_odds_plan(plan: Any, ruleset: str) -> None:
+    """A compiled attack has `targets`, which the odds driver reads (`REQUIREMENTS["odds"]`)."""
+    if not hasattr(plan, "targets"):
+        raise RulesetInvalid(f"the {ruleset} ruleset's compiled attack {type(plan).__name__} has no targets"
+                             f" ({REQUIREMENTS['odds']})")
 
 
 class Result(Protocol):
@@ -143,15 +301,34 @@ class Ruleset:
     largest_die: int = 20
     #: Where the project documents its rules (a path from the top of the checkout).
     doc: str = ""
-    #: msgspec Struct types of its requests, by kind (KINDS); the bridge schema uses them.
+    #: msgspec Struct types of its requests, by kind name (`Kind.name`); the bridge schema uses them.
     request_types: dict[str, type] = {}
+    #: The kinds of request that are this ruleset's own (beyond `SHARED_KINDS`).
+    own_kinds: tuple[Kind, ...] = ()
+    #: Its manifest (`fracas.rulesets.manifest.Manifest`), set when it registers from one.
+    manifest: Any = None
+
+    @property
+    def kinds(self) -> dict[str, BoundKind]:
+        """The kinds it resolves, bound to its calls, in `request_types` order."""
+        bound: Optional[dict[str, BoundKind]] = self.__dict__.get("_bound_kinds")
+        if bound is None:
+            known = {kind.name: kind for kind in (*SHARED_KINDS, *self.own_kinds)}
+            bound = {name: known[name].bind(self) for name in self.request_types if name in known}
+            self.__dict__["_bound_kinds"] = bound
+        return bound
+
+    def kind(self, name: str) -> BoundKind:
+        """The kind `name` as this ruleset resolves it, or a RulesError at `$.ruleset`."""
+        bound = self.kinds.get(name)
+        if bound is None:
+            known = KNOWN_KINDS.get(name)
+            raise self._unsupported(known.label if known is not None else name)
+        return bound
 
     def decode(self, kind: str, request: Any) -> Any:
         """The typed request of `kind`; it must have `seed` and `rolls` (or `seed` for bulk)."""
-        spec = self.request_types.get(kind)
-        if spec is None:
-            raise self._unsupported({"compete": "competition", "impale": "impalement"}.get(kind, kind))
-        return decode(request, spec)
+        return self.kind(kind).decode(request)
 
     def compile_attack(self, request: Any, /) -> Any:
         raise self._unsupported("attack")
@@ -182,24 +359,6 @@ class Ruleset:
         """Odds beyond the per-target distributions, merged into the odds result (e.g. ER-17
         stray shots per bystander); none by default."""
         return {}
-
-    def compile_morale(self, request: Any, /) -> Any:
-        raise self._unsupported("morale")
-
-    def roll_morale(self, plan: Any, dice: Any, seed: int, /) -> Any:
-        raise self._unsupported("morale")
-
-    def compile_compete(self, request: Any, /) -> Any:
-        raise self._unsupported("competition")
-
-    def roll_compete(self, plan: Any, dice: Any, seed: int, /) -> Any:
-        raise self._unsupported("competition")
-
-    def compile_impale(self, request: Any, /) -> Any:
-        raise self._unsupported("impalement")
-
-    def roll_impale(self, plan: Any, dice: Any, seed: int, /) -> Any:
-        raise self._unsupported("impalement")
 
     # -- whole fights (fracas.drive.fight: encounters and simulations) ----------------------
 

@@ -87,7 +87,6 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
 
 def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
     from .. import rulesets
-    from ..rulesets.base import KINDS
 
     schema: dict[str, Any] = json.loads((HERE / "protocol.json").read_text(encoding="utf-8"))
     defs = schema["$defs"]
@@ -100,7 +99,8 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         defs[key] = {"type": "string", "enum": list(enums[name])}
     defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
                        "description": "absent: enchanted-realms"}
-    by_kind: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    all_kinds = rulesets.kinds()  # the shared kinds, then each ruleset's own
+    by_kind: dict[str, list[str]] = {kind: [] for kind in all_kinds}
     for name in rulesets.names():
         ruleset = rulesets.get(name)
         package = __import__(type(ruleset).__module__, fromlist=["SCHEMA_HINTS"])
@@ -109,13 +109,12 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         ruleset_def, kinds = ruleset_defs(ruleset, prefix, hints, getattr(package, "SCHEMA_TYPES", []),
                                           default=name == rulesets.DEFAULT)
         defs.update(ruleset_def)
-        for kind, def_name in kinds.items():
-            by_kind[kind].append(def_name)
-    for kind, method in (("attack", "attack.resolve"), ("bulk", "attack.bulk"), ("initiative", "initiative.roll"),
-                         ("morale", "morale.check"), ("compete", "compete.roll"), ("impale", "impale.resolve")):
-        refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind]]
+        for kind_name, def_name in kinds.items():
+            by_kind[kind_name].append(def_name)
+    for kind in all_kinds.values():
+        refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind.name]]
         if refs:
-            defs[f"params.{method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
+            defs[f"params.{kind.method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
     defs.update(scenario_defs("scenario"))
     return schema
 

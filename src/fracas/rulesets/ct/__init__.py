@@ -212,7 +212,6 @@ class Cartyrion(rows.RowRuleset):
     name = NAME
     title = TITLE
     largest_die = 20
-    doc = "docs/rules/cartyrion.md"
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
     rules = RULES
     cli_module = __name__ + ".cli"

@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ..base import Ruleset
+from ..base import Kind, Ruleset
 from . import attack, bulk, compete, impale, initiative
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest
 
 
+#: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
+COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competition", "compile_compete",
+               "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
+IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
+              "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
+
+
 class EnchantedRealms(Ruleset):
     name = NAME
-    title = "Enchanted Realms"
     largest_die = 20
-    doc = "docs/rules/enchanted-realms.md"
+    own_kinds = (COMPETE, IMPALE)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest}
 

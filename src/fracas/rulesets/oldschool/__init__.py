@@ -13,6 +13,7 @@ from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
+from ..base import Kind
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
                      Strike, Target)
 
@@ -170,11 +171,16 @@ def _line(strike: dict[str, Any]) -> str:
     return text
 
 
+#: OS-4: a morale check, a kind of request only the old-school rules have.
+MORALE = Kind("morale", "morale.check", "check_morale", "the morale check", "morale", "compile_morale",
+              "roll_morale", result="result.morale.check", command="fracas.rulesets.oldschool.commands:morale")
+
+
 class OldSchool(rows.RowRuleset):
     name = NAME
-    title = TITLE
+    title = TITLE  # the manifest's title: registration checks they agree
     largest_die = max(DICE)
-    doc = "docs/rules/old-school.md"
+    own_kinds = (MORALE,)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "morale": MoraleRequest}
     rules = RULES

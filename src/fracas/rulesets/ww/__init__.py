@@ -186,9 +186,8 @@ def _line(strike: dict[str, Any]) -> str:
 
 class Worldwalker(rows.RowRuleset):
     name = NAME
-    title = TITLE
+    title = TITLE  # the manifest's title: registration checks they agree
     largest_die = max(DICE)
-    doc = "docs/rules/worldwalker.md"
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
     rules = RULES
     cli_module = __name__ + ".cli"

@@ -8,7 +8,7 @@ import click
 
 import fracas
 
-from .common import _emit, _engine_call, _parse_rolls
+from ...cli.common import _emit, _engine_call, _parse_rolls
 
 
 @click.command()

@@ -9,7 +9,7 @@ import click
 
 import fracas
 
-from .common import _emit, _engine_call, _load_json, _parse_rolls, _with_rolls
+from ...cli.common import _emit, _engine_call, _load_json, _parse_rolls, _with_rolls
 
 
 # Their KEY=VALUE,... options are read by the one reader of `--strike` (rulesets.er.cli.key_values).
@@ -41,7 +41,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
     exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
     flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
-    from ..rulesets.er.cli import key_values
+    from .cli import key_values
 
     faces = _parse_rolls(rolls) if rolls is not None else None
     if request is not None:
@@ -82,7 +82,7 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
     that closed 25 ft or more, before the charge; if it brings the charger to 0 Body the
     charge is void. REQUEST is a JSON impalement request ('-' for stdin), or use the flags,
     e.g. `fracas impale --str 4 --charger id=ogre,ac=12,body=8 --closed 30`."""
-    from ..rulesets.er.cli import key_values
+    from .cli import key_values
 
     faces = _parse_rolls(rolls) if rolls is not None else None
     if request is not None:

@@ -1,0 +1,182 @@
+"""A ruleset declares itself: the `manifest.toml` in its folder.
+
+Every folder `fracas/rulesets/<name>/` with a `manifest.toml` is a ruleset (package
+discovery), and so is every package another distribution names in the entry-point
+group `fracas.rulesets` (a third-party ruleset: `[project.entry-points."fracas.rulesets"]
+d6-pool = "d6pool"`, the package whose folder holds the manifest). The registry, the
+bridge's method table, the CLI's ruleset names, the docs index and the spec's ruleset
+list are all read from the manifests; nothing else names a ruleset.
+
+    name = "enchanted-realms"          # what requests give in "ruleset"
+    id = "er"                          # the short ID: rule IDs (ER-1), --ruleset er
+    title = "Enchanted Realms"
+    object = "ENCHANTED_REALMS"        # the Ruleset instance in the package
+    kinds = ["attack", "bulk", "initiative", "compete", "impale"]
+    rules = "docs/rules/enchanted-realms.md"   # its rules page (from the checkout's top, or
+                                               # a file in the folder)
+    status = "resolved: ER-1 … ER-23"  # the docs index's status column
+    examples = ["er-skeleton-horde"]   # example scenarios: `examples/<name>.json` in the
+                                       # folder, or one shipped in fracas.scenarios
+    clients = ["python", "roll20", "foundry"]  # who resolves it: Python always
+    order = 1                          # optional: where it lists (built-ins first)
+    default = true                     # optional: the ruleset of a request naming none
+    row_kernel = "success-count"       # optional: a compiled kernel mode it asks for
+    [constants]                        # optional: its own numbers
+    [messages]                         # optional: its own message templates
+    [requests]                         # one request of each kind: the conformance suite
+                                       # (tests/conformance/) compiles, rolls and checks them
+
+The built-in rulesets' constants and messages that the JavaScript resolver shares stay
+in `fracas/spec/facts.toml` (the spec generates both languages' copies from there); a
+ruleset's `[constants]` and `[messages]` are for what is its own alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any, Optional
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the tomli backport is a dependency there
+    import tomli as tomllib
+
+from .base import RulesetInvalid
+
+#: The file that makes a folder a ruleset.
+FILENAME = "manifest.toml"
+#: The entry-point group third-party rulesets are found in.
+ENTRY_POINTS = "fracas.rulesets"
+#: Who may resolve a ruleset: the Python engine (always), the Roll20 Mod script's offline
+#: resolver, the Foundry module's own dialogs. A ruleset without "roll20" is resolved
+#: through the relay and the bridge.
+CLIENTS = ("python", "roll20", "foundry")
+
+_REQUIRED: dict[str, type] = {"name": str, "id": str, "title": str, "object": str, "kinds": list, "rules": str,
+                              "status": str, "examples": list, "clients": list}
+_OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, "constants": dict,
+                              "messages": dict, "requests": dict}
+#: The compiled kernel modes a ruleset may ask for (the row kernel's success-counting mode
+#: is another engineer's; until it lands such a ruleset rolls on its Python calls).
+ROW_KERNEL_MODES = ("strike-rows", "success-count")
+
+
+@dataclasses.dataclass(frozen=True)
+class Manifest:
+    """One ruleset's `manifest.toml`, checked."""
+
+    name: str
+    id: str
+    title: str
+    object: str
+    kinds: tuple[str, ...]
+    rules: str
+    status: str
+    examples: tuple[str, ...]
+    clients: tuple[str, ...]
+    #: Where it came from: the file's place, for errors and the docs.
+    source: str
+    #: The package that holds it (`fracas.rulesets.er`, or a third-party package).
+    package: str
+    order: int = 1000
+    default: bool = False
+    row_kernel: Optional[str] = None
+    constants: dict[str, Any] = dataclasses.field(default_factory=dict)
+    messages: dict[str, str] = dataclasses.field(default_factory=dict)
+    requests: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def say(self, key: str, **values: Any) -> str:
+        """One of its own message templates, filled in (`{name}` placeholders)."""
+        try:
+            return self.messages[key].format(**values)
+        except KeyError as exc:
+            raise RulesetInvalid(f"{self.source}: no message {key!r} in [messages] (or no value for {exc})") from None
+
+    @property
+    def rules_page(self) -> str:
+        """Its rules page in the docs tree (`docs/rules/` beside the index): the page itself
+        when `rules` is there, else `<name>.md`, which the docs site fills from the folder."""
+        if self.rules.startswith("docs/rules/"):
+            return self.rules[len("docs/rules/"):]
+        return f"{self.name}.md"
+
+    def rules_text(self) -> str:
+        """The text of a rules page kept in the ruleset's folder (`rules` not under docs/)."""
+        from importlib import resources
+
+        return resources.files(self.package).joinpath(self.rules).read_text(encoding="utf-8")
+
+    def docs_row(self, rules_link: str) -> str:
+        """Its row of the docs index table (docs/rules/README.md)."""
+        default = " (the default)" if self.default else ""
+        clients = ", ".join(self.clients)
+        return f"| {self.title} | `{self.name}`{default} | {self.status} | {clients} | {rules_link} |"
+
+
+def parse(text: str, source: str, package: str) -> Manifest:
+    """A manifest from its TOML text; `source` names the file in every error."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetInvalid(f"{source}: not TOML ({exc})") from None
+    for field in _REQUIRED:
+        if field not in data:
+            raise RulesetInvalid(f"{source}: missing field {field!r} (a manifest has "
+                                 f"{', '.join(_REQUIRED)})")
+    for field, value in data.items():
+        expected = _REQUIRED.get(field) or _OPTIONAL.get(field)
+        if expected is None:
+            raise RulesetInvalid(f"{source}: unknown field {field!r} (fields: "
+                                 f"{', '.join([*_REQUIRED, *_OPTIONAL])})")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise RulesetInvalid(f"{source}: field {field!r} must be a TOML {_TOML[expected]}, got {value!r}")
+        if isinstance(value, str) and not value.strip():
+            raise RulesetInvalid(f"{source}: field {field!r} is empty")
+        if isinstance(value, list) and not all(isinstance(item, str) and item for item in value):
+            raise RulesetInvalid(f"{source}: field {field!r} must list names (strings), got {value!r}")
+    if not data["kinds"]:
+        raise RulesetInvalid(f"{source}: field 'kinds' lists no kind of request")
+    clients = data["clients"]
+    if "python" not in clients:
+        raise RulesetInvalid(f"{source}: field 'clients' must include \"python\" (the engine resolves every ruleset)")
+    for client in clients:
+        if client not in CLIENTS:
+            raise RulesetInvalid(f"{source}: unknown client {client!r} in 'clients' (one of: {', '.join(CLIENTS)})")
+    if data.get("row_kernel") not in (None, *ROW_KERNEL_MODES):
+        raise RulesetInvalid(f"{source}: unknown row_kernel {data['row_kernel']!r} (one of: "
+                             f"{', '.join(ROW_KERNEL_MODES)})")
+    for key in data.get("requests", {}):
+        if key not in data["kinds"]:
+            raise RulesetInvalid(f"{source}: [requests] {key}: not one of its kinds ({', '.join(data['kinds'])})")
+    for key, template in data.get("messages", {}).items():
+        if not isinstance(template, str):
+            raise RulesetInvalid(f"{source}: [messages] {key} must be a string template, got {template!r}")
+    return Manifest(name=data["name"], id=data["id"].lower(), title=data["title"], object=data["object"],
+                    kinds=tuple(data["kinds"]), rules=data["rules"], status=data["status"],
+                    examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
+                    order=data.get("order", 1000), default=data.get("default", False),
+                    row_kernel=data.get("row_kernel"), constants=dict(data.get("constants", {})),
+                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
+
+
+_TOML = {str: "string", list: "array", int: "integer", bool: "boolean", dict: "table"}
+
+
+def read(package: str) -> Optional[Manifest]:
+    """The manifest in the folder of `package` (an importable package name), or None when
+    the folder has none (a plain helper package)."""
+    from importlib import resources
+
+    try:
+        where = resources.files(package).joinpath(FILENAME)
+    except (ModuleNotFoundError, TypeError):
+        return None
+    if not where.is_file():
+        return None
+    return parse(where.read_text(encoding="utf-8"), _place(package), package)
+
+
+def _place(package: str) -> str:
+    """The manifest's place as a reader finds it: `fracas/rulesets/er/manifest.toml`."""
+    return package.replace(".", "/") + "/" + FILENAME

@@ -1,0 +1,156 @@
+"""One conformance suite for every registered ruleset, parametrised over `fracas.rulesets()`:
+a new ruleset (a folder with its manifest, or a third-party package) is checked by these
+tests without a line added here.
+
+Each ruleset's manifest is valid; its example scenarios load and play; each kind its
+manifest lists compiles and rolls its `[requests]` sample through the public API, the
+same for the same seed; its odds sum to 1; its errors name a field path.
+"""
+
+from __future__ import annotations
+
+import copy
+from fractions import Fraction
+
+import pytest
+
+import fracas
+from fracas.drive.scenario import examples
+from fracas.rulesets import base, manifest as manifest_module
+
+NAMES = fracas.rulesets()
+
+
+def _sample(name: str, kind: str) -> dict:
+    ruleset = fracas.rulesets.get(name)
+    request = copy.deepcopy(ruleset.manifest.requests[kind])
+    request["ruleset"] = name
+    return request
+
+
+def _kind_cases() -> list[tuple[str, str]]:
+    return [(name, kind) for name in NAMES for kind in fracas.rulesets.get(name).kinds]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_manifest_is_valid_and_agrees_with_the_ruleset(name):
+    ruleset = fracas.rulesets.get(name)
+    manifest = ruleset.manifest
+    assert manifest is not None, f"{name} registered without a manifest"
+    assert (manifest.name, manifest.title, manifest.rules) == (ruleset.name, ruleset.title, ruleset.doc)
+    assert list(manifest.kinds) == list(ruleset.request_types) == list(ruleset.kinds)
+    assert "python" in manifest.clients and set(manifest.clients) <= set(manifest_module.CLIENTS)
+    assert fracas.rulesets.short_ids()[manifest.id] == name
+    # every kind has a sample request the suite can run (its [requests] table)
+    assert set(manifest.requests) == set(manifest.kinds), f"{manifest.source}: [requests] lacks a kind"
+    # the protocol's static requirements hold (registration checked them; again here for the record)
+    base.check_ruleset(ruleset, manifest.source)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_docs_index_row_and_rules_page(name):
+    manifest = fracas.rulesets.get(name).manifest
+    index = fracas.rulesets.docs_index()
+    row = next(line for line in index.splitlines() if f"`{name}`" in line)
+    assert row.startswith(f"| {manifest.title} |") and manifest.status in row
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_its_examples_load_and_fight(name):
+    manifest = fracas.rulesets.get(name).manifest
+    assert manifest.examples, f"{manifest.source}: no example scenario"
+    for example in manifest.examples:
+        assert example in examples(), f"{manifest.source}: example {example!r} is not installed"
+        first = fracas.simulate(f"@{example}", runs=4, seed=3, loop="python").to_dict()
+        again = fracas.simulate(f"@{example}", runs=4, seed=3, loop="python").to_dict()
+        assert first["completed"] == 4
+        assert {k: v for k, v in first.items() if k != "timing"} == {k: v for k, v in again.items() if k != "timing"}
+
+
+@pytest.mark.parametrize(("name", "kind"), _kind_cases())
+def test_each_kind_compiles_and_rolls_the_same_for_the_same_seed(name, kind):
+    request = _sample(name, kind)
+    bound = fracas.rulesets.get(name).kind(kind)
+    if bound.kind.bulk:
+        first = fracas.resolve_bulk(request, seed=17, threads=1).to_dict()
+        assert first == fracas.resolve_bulk(request, seed=17, threads=2).to_dict()
+        assert first["ruleset"] == name and first["seed"] == 17
+        detail = fracas.resolve_bulk(dict(request, detail="attacks"), seed=17).to_dict()
+        assert detail["total_damage"] == first["total_damage"]
+        return
+    first = fracas.roll(kind, request, seed=17).to_dict()
+    assert first == fracas.roll(kind, request, seed=17).to_dict()
+    assert first["ruleset"] == name and first["seed"] == 17
+    # its bridge method and fracas function run the same kind (ENGINE_CALLS is read from kinds)
+    from fracas.drive import ENGINE_CALLS
+
+    assert getattr(fracas, ENGINE_CALLS[bound.kind.method])(request, seed=17).to_dict() == first
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if "attack" in fracas.rulesets.get(n).kinds])
+def test_odds_sum_to_one(name):
+    result = fracas.odds(_sample(name, "attack"))
+    for target in result.to_dict()["targets"]:
+        total = sum((p for _, p in result.distribution(target)), Fraction(0))
+        assert total == 1, (name, target, total)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_errors_name_a_path(name):
+    for kind in fracas.rulesets.get(name).kinds:
+        request = dict(_sample(name, kind), no_such_field=1)
+        call = fracas.resolve_bulk if kind == "bulk" else (lambda r, k=kind: fracas.roll(k, r))
+        with pytest.raises(fracas.SchemaError) as err:
+            call(request)
+        assert err.value.path.startswith("$"), (kind, err.value.path)
+        assert "no_such_field" in str(err.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_kind_it_lacks_is_refused_naming_the_ruleset(name):
+    ruleset = fracas.rulesets.get(name)
+    for kind in fracas.rulesets.kinds().values():
+        if kind.name in ruleset.kinds:
+            continue
+        with pytest.raises(fracas.RulesError) as err:
+            fracas.roll(kind.name, {"ruleset": name})
+        assert err.value.path == "$.ruleset"
+        assert f"the {ruleset.title} ruleset does not resolve {kind.label} requests" == err.value.reason
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_injected_faces_left_over_are_refused_at_rolls(name):
+    request = _sample(name, "attack")
+    with pytest.raises(fracas.DiceError) as err:
+        fracas.resolve(dict(request, rolls=[1] * 10_000))
+    assert err.value.path == "$.rolls" and "10000 faces given" in err.value.reason.replace(",", "")
+
+
+@pytest.mark.parametrize(("name", "kind"), _kind_cases())
+def test_each_kind_is_in_the_protocol_schema(name, kind):
+    """The spec iterates kinds: each kind's params (its rulesets' request types) and, where the
+    kind names one, its result schema are in the protocol's JSON Schema."""
+    from fracas.spec.generate import load
+    from fracas.spec.schema import _snake, protocol_schema
+
+    ruleset = fracas.rulesets.get(name)
+    bound = ruleset.kind(kind).kind
+    defs = protocol_schema(load())["$defs"]
+    params = defs[f"params.{bound.method}"]
+    refs = [ref["$ref"] for ref in params.get("oneOf", [params])]
+    prefix = "" if name == fracas.rulesets.DEFAULT else f"{name}."
+    assert f"#/$defs/{prefix}{_snake(ruleset.request_types[kind].__name__)}" in refs, refs
+    if bound.result is not None:
+        assert bound.result in defs, bound.result
+
+
+@pytest.mark.parametrize(("name", "kind"), [(n, k) for n, k in _kind_cases()
+                                            if "roll20" in fracas.rulesets.get(n).manifest.clients])
+def test_a_kind_the_javascript_clients_share_is_in_the_spec(name, kind):
+    """A kind of a ruleset with JavaScript clients is in facts.toml's [bridge] lists, which
+    the clients are generated from (a ruleset installed alone is served by the bridge's
+    kind methods instead: bridge.dispatcher.KIND_METHODS)."""
+    from fracas import _facts
+
+    method = fracas.rulesets.get(name).kind(kind).kind.method
+    assert method in _facts.BRIDGE_METHODS and method in _facts.ROLLING_METHODS, method

@@ -1,0 +1,160 @@
+"""The acceptance test of issue 33: a fifth ruleset, added to a temporary install as a
+third-party package (tests/seam/d6pool: a d6 pool, each 5-6 hits for 1, Python only),
+is accepted by the API, the CLI, the bridge, odds, bulk, fights and the docs index with
+no file of fracas edited. It is installed the way pip would: the package on `sys.path`
+and a dist-info whose entry point `d6-pool = d6pool` is in the group `fracas.rulesets`.
+
+The manifest asks for the compiled success-counting mode (`row_kernel`); until the row
+kernel has it, the bulk runs on the ruleset's own Python calls: this test checks that the
+bulk works, not its speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHECKS = r'''
+import json, orjson
+from fractions import Fraction
+import fracas
+from click.testing import CliRunner
+from fracas.cli import main
+from fracas.bridge.dispatcher import Dispatcher, Session
+from fracas.bridge.journal import Journal
+from fracas.spec import generate
+
+out = {}
+out["rulesets"] = list(fracas.rulesets())
+m = fracas.rulesets.get("d6-pool").manifest
+attack = dict(m.requests["attack"], ruleset="d6-pool")
+r = fracas.resolve(attack, seed=4).to_dict()
+out["api"] = [r["total_damage"] == sum(s["hits"] for s in r["strikes"]),
+              [s["hits"] for s in r["strikes"]] == [sum(1 for f in s["faces"] if f >= 5) for s in r["strikes"]],
+              fracas.resolve(dict(attack, rolls=[5, 6, 1, 2, 6, 4, 5]), seed=1).to_dict()["total_damage"] == 4]
+odds = fracas.odds(attack)
+orc = dict(odds.distribution("orc"))
+out["odds"] = [sum(orc.values()) == 1, orc[0] == Fraction(2, 3) ** 4, orc[4] == Fraction(1, 3) ** 4]
+bulk = fracas.resolve_bulk(dict(m.requests["bulk"], ruleset="d6-pool"), seed=2, threads=2).to_dict()
+out["bulk"] = [bulk["attacks_total"] == 500, 500 * 4 / 3 * 0.85 < bulk["total_damage"] < 500 * 4 / 3 * 1.15,
+               m.row_kernel == "success-count"]
+fight = fracas.simulate("@d6-skirmish", runs=20, seed=1).to_dict()
+out["fights"] = [fight["completed"] == 20, sorted(fight["sides"]) == ["guards", "raiders"]]
+runner = CliRunner()
+with open("attack.json", "w") as fh:
+    json.dump(attack, fh)
+cli = runner.invoke(main, ["attack", "attack.json", "--seed", "4", "--json"])
+sim = runner.invoke(main, ["simulate", "@d6-skirmish", "--runs", "5", "--seed", "1"])
+odd = runner.invoke(main, ["odds", "--request", "attack.json", "--json"])
+out["cli"] = [cli.exit_code == 0 and json.loads(cli.output) == r, sim.exit_code == 0, odd.exit_code == 0,
+              "d6-pool (DP)" in runner.invoke(main, ["attack", "--ruleset", "chess"]).output]
+journal = Journal(":memory:")
+d = Dispatcher(token="t" * 32, journal=journal)
+s = Session(peer="test")
+def ask(i, method, params=None):
+    msg = {"jsonrpc": "2.0", "id": i, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return orjson.loads(d.handle(s, orjson.dumps(msg).decode()).data)
+ask(0, "auth", {"token": "t" * 32})
+info = ask(1, "server.info")["result"]
+res = ask(2, "attack.resolve", dict(attack, seed=4))["result"]
+blk = ask(3, "attack.bulk", dict(m.requests["bulk"], ruleset="d6-pool", seed=2))["result"]
+od = ask(4, "attack.odds", attack)["result"]
+ini = ask(5, "initiative.roll", dict(m.requests["initiative"], ruleset="d6-pool", seed=3))["result"]
+bad = ask(6, "attack.resolve", dict(attack, strikes=[{"target": "orc", "dice": 40}]))["error"]
+out["bridge"] = ["d6-pool" in info["rulesets"], res == r, blk["attacks_total"] == 500, "targets" in od,
+                 [e["id"] for e in ini["order"]] != [], bad["data"]["path"] == "$.params.strikes[0].dice",
+                 "a pool is 1 to 20 dice (DP-1)" in bad["message"]]
+own = fracas.roll("pool", {"ruleset": "d6-pool", "dice": 5}, seed=8).to_dict()
+from fracas.spec.schema import protocol_schema
+out["own kind"] = [own["hits"] == sum(1 for f in own["faces"] if f >= 5), len(own["faces"]) == 5,
+                   fracas.roll_pool({"ruleset": "d6-pool", "dice": 5}, seed=8).to_dict() == own,
+                   ask(7, "pool.roll", {"ruleset": "d6-pool", "dice": 5, "seed": 8})["result"] == own,
+                   ask(7, "pool.roll", {"ruleset": "d6-pool", "dice": 5, "seed": 8})["result"] == own,  # journaled
+                   ask(8, "journal.replay", {"id": 7})["result"]["matches"],
+                   json.loads(runner.invoke(main, ["pool", "--dice", "5", "--seed", "8"]).output) == own,
+                   "params.pool.roll" in protocol_schema(generate.load())["$defs"]]
+index = fracas.rulesets.docs_index()
+row = next(line for line in index.splitlines() if "`d6-pool`" in line)
+out["docs"] = [row.startswith("| D6 pool |"), "| python |" in row, "d6-pool" in generate.rules_index({}, generate.repo_root())]
+print(json.dumps(out))
+'''
+
+
+def _install(site: Path) -> None:
+    """The package and a dist-info with its entry point: what `pip install` leaves."""
+    shutil.copytree(HERE / "d6pool" / "d6pool", site / "d6pool")
+    info = site / "fracas_d6pool-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fracas-d6pool\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[fracas.rulesets]\nd6-pool = d6pool\n")
+
+
+def test_a_fifth_ruleset_installed_as_a_package_works_everywhere(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run([sys.executable, "-c", CHECKS], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found.pop("rulesets")[-1] == "d6-pool"
+    failed = {area: checks for area, checks in found.items() if not all(checks)}
+    assert not failed, failed
+
+
+def test_the_conformance_suite_checks_it_too(tmp_path):
+    """tests/conformance runs over fracas.rulesets(): with the package installed, over it too."""
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "d6-pool",
+                           str(HERE.parent / "conformance")], cwd=HERE.parents[1], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    import re
+
+    passed = re.search(r"(\d+) passed", done.stdout)
+    # manifest, docs row, examples, its four kinds, odds, errors, kinds it lacks, injected faces
+    assert passed is not None and int(passed.group(1)) >= 11, done.stdout[-2000:]
+
+
+def test_without_the_package_it_is_not_there():
+    import fracas
+
+    assert "d6-pool" not in fracas.rulesets()
+
+
+def test_the_docs_site_builds_with_it(tmp_path):
+    """`mkdocs build --strict` with the package installed: its rules page (kept in its folder),
+    its request reference and its row of the rules index are in the site."""
+    import importlib.util
+
+    import pytest
+
+    for module in ("mkdocs", "material", "mkdocstrings_handlers", "mkdocs_click"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed (the docs extra: pip install 'fracas[docs]')")
+    root = HERE.parents[1]
+    site = tmp_path / "site"
+    site.mkdir()
+    _install(site)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1",
+               PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    out = tmp_path / "built"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
+                           "-d", str(out)], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "**DP-1**" not in (rules := (out / "rules" / "d6-pool" / "index.html").read_text()) and "DP-1" in rules
+    assert "D6 pool" in (out / "reference" / "d6-pool" / "index.html").read_text()
+    index = (out / "rules" / "index.html").read_text()
+    assert "<code>d6-pool</code>" in index and 'href="d6-pool/"' in index

@@ -1,0 +1,57 @@
+"""Registration says what is missing and where: a manifest's field, a kind's request type
+or calls, the fields whole fights need, a bulk job's groups (fracas.rulesets.base)."""
+
+from __future__ import annotations
+
+import pytest
+
+import fracas
+from fracas.rulesets import RulesetInvalid, manifest
+from fracas.rulesets.base import check_bulk_job
+
+from .coins import COIN_TOSS, CoinToss
+
+GOOD = """name = "coin-toss"\nid = "co"\ntitle = "Coin toss (tests only)"\nobject = "COIN_TOSS"
+kinds = ["attack", "bulk"]\nrules = "rules.md"\nstatus = "tests only"\nexamples = []\nclients = ["python"]
+"""
+
+
+def test_a_manifest_missing_a_field_names_the_file_and_the_field():
+    with pytest.raises(RulesetInvalid, match=r"^coins/manifest.toml: missing field 'title'"):
+        manifest.parse(GOOD.replace('title = "Coin toss (tests only)"\n', ""), "coins/manifest.toml", "coins")
+    with pytest.raises(RulesetInvalid, match=r"^coins/manifest.toml: field 'clients' must include \"python\""):
+        manifest.parse(GOOD.replace('["python"]', '["roll20"]'), "coins/manifest.toml", "coins")
+    with pytest.raises(RulesetInvalid, match=r"unknown field 'colour'"):
+        manifest.parse(GOOD + 'colour = "red"\n', "coins/manifest.toml", "coins")
+
+
+def test_manifest_kinds_must_match_the_request_types():
+    listed = manifest.parse(GOOD.replace('["attack", "bulk"]', '["attack", "bulk", "initiative"]'),
+                            "coins/manifest.toml", "coins")
+    with pytest.raises(RulesetInvalid, match=r"coins/manifest.toml: kinds .* \(no request type for \['initiative'\]\)"):
+        fracas.rulesets.register(CoinToss(), listed)
+    assert "coin-toss" not in fracas.rulesets()
+
+
+def test_a_kind_without_its_calls_or_seed_is_refused():
+    class NoRoll(CoinToss):
+        roll_attack = None  # type: ignore[assignment]
+
+    with pytest.raises(RulesetInvalid, match=r"the attack kind needs the ruleset's roll_attack\(\) call"):
+        fracas.rulesets.register(NoRoll())
+
+    class Fighter(CoinToss):
+        def fight_initiative(self, *args):
+            return [], {}
+
+    with pytest.raises(RulesetInvalid, match=r"plays whole fights .* needs the field\(s\) attacker, strikes"):
+        fracas.rulesets.register(Fighter())
+    assert "coin-toss" not in fracas.rulesets()
+
+
+def test_a_bulk_job_without_groups_is_named():
+    class Job:
+        total, detail, gil_free = 1, "summary", False
+
+    with pytest.raises(RulesetInvalid, match=r"the coin-toss ruleset's bulk job Job lacks groups, group_info"):
+        check_bulk_job(Job(), COIN_TOSS.name)

@@ -8047,6 +8047,7 @@ module.exports = { validate };
 
 const SPEAKER = 'fracas';
 const { text: escapeText } = require('./escape');
+const { whisperTarget } = require('./whisperto');
 
 /**
  * A command read a sheet item the script has not fetched yet (Beacon sheets keep
@@ -8063,6 +8064,7 @@ class NeedSheetItems extends Error {
 
 function fromGlobals() {
   const sheetItems = new Map(); // "characterId\u0000name" → value (null: none), for the command being run
+  const unreachable = new Set(); // players Roll20 cannot whisper to whom the GM has been told about
   let misses = [];
   return {
     /** Whether this sandbox can read Beacon sheet items. */
@@ -8117,22 +8119,30 @@ function fromGlobals() {
     whisper(playerId, html, options = {}) {
       let to = 'gm';
       let body = html;
+      const archive = options.noarchive ? { noarchive: true } : undefined;
       if (playerId && playerId !== 'gm' && playerId !== 'API') {
         const player = getObj('player', playerId);
         const name = player ? String(player.get('displayname') || '') : '';
         if (player && !playerIsGM(playerId)) {
-          // Roll20 addresses a whisper by display name, quoted (`/w "Name"`); a name holding
-          // a double quote cannot be quoted (the issue: such a player got nothing). The GM
-          // gets it instead, saying for whom, so nothing is lost silently.
-          if (name && !name.includes('"')) to = `"${name}"`;
+          // The `/w` target that reaches this player and nobody else (whisperto.js: the
+          // quoted display name, else a unique first word, else a character only they
+          // control). When none does, the GM gets it, saying for whom, and is told once why.
+          const players = findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') }));
+          const characters = findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') }));
+          const target = whisperTarget(playerId, players, characters);
+          if (target) to = target.to;
           else {
-            const note = `for ${escapeText(name)}: Roll20 cannot whisper to a display name with a double quote`;
+            const note = `for ${escapeText(name)}`;
             // A roll template must open the message: the note is then a field of it.
             body = html.startsWith('&{template:') ? `${html} {{note=${note}}}` : `<div>(${note})</div>${html}`;
+            if (!unreachable.has(playerId)) {
+              unreachable.add(playerId);
+              sendChat(SPEAKER, `/w gm <div>Roll20 cannot whisper to the player ${escapeText(name)}: a display name with a double quote cannot be quoted in /w, its first word is not unique here, and they control no character of their own with a unique name. Their whispers come to you (marked "for ${escapeText(name)}"). A display name without a double quote, or a character controlled by them alone, fixes it.</div>`, null, archive);
+            }
           }
         }
       }
-      sendChat(SPEAKER, `/w ${to} ${body}`, null, options.noarchive ? { noarchive: true } : undefined);
+      sendChat(SPEAKER, `/w ${to} ${body}`, null, archive);
     },
 
     /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */
@@ -8285,6 +8295,58 @@ function fromGlobals() {
 }
 
 module.exports = { NeedSheetItems, fromGlobals, SPEAKER };
+  },
+  "src/mod/whisperto.js": function (module, exports, require) {
+'use strict';
+// How to address a Roll20 whisper (`/w <target> text`) so it reaches one player, whatever
+// their display name. Roll20's `/w` reads its target as either a double-quoted name, up to
+// the next `"`, or one word up to the first space (wiki "Text Chat", Whispers: "/w Robert
+// ...", `/w "John Smith" ...`, quotation marks for a name with spaces); the target is a
+// player's display name or a character's name, and a whisper to a character goes to every
+// player in its "controlled by" list (same page). A bare word also reaches the one name it
+// begins: real Mod scripts whisper a player by the first word of the display name
+// (Roll20/roll20-api-scripts: Sequence/Sequence.js `/w ${displayname.split(' ')[0]}`,
+// DSA4_1-CritChecker `'/w ' + name.split(' ')[0]`). No escape lets a quoted target hold a
+// `"` (Earthdawn.js in the same repository warns "contains a double quote mark, which makes
+// it impossible to send a whisper to that person"), so a name with one is reached, in order:
+//   1. by its first word, when that word has no `"` and begins no other player's or
+//      character's name (else the whisper could reach someone else);
+//   2. by the name of a character only this player controls, quoted, when no other player or
+//      character has that name;
+//   3. not at all: the caller sends it to the GM, saying for whom.
+// The test emulator (test/emulator.js) parses `/w` the same way and fails on a target that
+// reaches nobody or more than one name.
+
+const lower = (s) => String(s).toLowerCase();
+
+/**
+ * The `/w` target that reaches the player `playerId` only, or null when none does.
+ * `players`: [{ id, name }] (display names); `characters`: [{ name, controlledby }] with
+ * `controlledby` Roll20's comma-separated player ids ('all' for everyone).
+ */
+function whisperTarget(playerId, players, characters) {
+  const me = players.find((p) => p.id === playerId);
+  if (!me) return null;
+  const name = String(me.name || '');
+  const names = [...players.map((p) => ({ name: lower(p.name), player: p.id })),
+    ...characters.map((c) => ({ name: lower(c.name), player: null }))];
+  const isGm = (s) => lower(s) === 'gm'; // `/w gm` whispers to the GMs (wiki "Text Chat")
+  if (name && !name.includes('"') && !isGm(name)) return { to: `"${name}"`, via: 'name' };
+  const word = name.split(/\s/)[0];
+  if (word && !word.includes('"') && !isGm(word)) {
+    const begun = names.filter((n) => n.name.startsWith(lower(word)));
+    if (begun.length === 1 && begun[0].player === playerId) return { to: word, via: 'word' };
+  }
+  for (const c of characters) {
+    const owners = String(c.controlledby || '').split(',').map((s) => s.trim()).filter(Boolean);
+    const cname = String(c.name || '');
+    if (owners.length !== 1 || owners[0] !== playerId || !cname || cname.includes('"') || isGm(cname)) continue;
+    if (names.filter((n) => n.name === lower(cname)).length === 1) return { to: `"${cname}"`, via: 'character', character: cname };
+  }
+  return null;
+}
+
+module.exports = { whisperTarget };
   },
   };
   const cache = {};

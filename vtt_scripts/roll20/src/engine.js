@@ -112,7 +112,7 @@ function rollPlan(plan, dice, seed) {
     records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
   } catch (err) {
     if (!(err instanceof KernelError)) throw err;
-    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
+    if (plan.defense) throw specials.dieError(err, rolls, say('rolls_for_defense', { strike: err.where }));
     throw kernelError(err, rolls);
   }
   let strays = new Map();

@@ -273,7 +273,28 @@ const MESSAGES = Object.freeze({
   "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
   "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
   "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)",
-  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target"
+  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target",
+  "msgspec_type": "expected {expected}, got {got}",
+  "msgspec_enum": "invalid enum value {value}",
+  "msgspec_unknown_field": "object contains unknown field {field}",
+  "msgspec_missing_field": "object missing required field {field}",
+  "invalid_json": "invalid JSON ({detail})",
+  "json_object": "expected a JSON object, got {got}",
+  "id_mapping": "expected an object of id → {what}",
+  "ruleset_unsupported": "the {title} ruleset does not resolve {kind} requests",
+  "impale_charge_ruleset": "the charge is an Enchanted Realms attack, as the impalement is",
+  "competitor_empty_id": "a competitor id is empty",
+  "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
+  "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
+  "rolls_for_release": "the grapple release of {path}",
+  "odds_work": "these odds are too much work to enumerate exactly here (over {limit} units)",
+  "odds_dice": "{dice} damage dice: exact odds enumerate at most {most} per strike",
+  "odds_object": "expected a JSON object",
+  "odds_remaining": "expected an object of target id → Body/Stamina/HP left",
+  "odds_at_least": "expected a list of whole numbers",
+  "odds_remaining_target": "unknown target {target}",
+  "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
+  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */

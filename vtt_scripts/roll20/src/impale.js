@@ -74,7 +74,7 @@ function impale(request, options = {}) {
   if (req.charge !== null) {
     const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
     if (ruleset !== 'enchanted-realms') {
-      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
+      throw new SchemaError('$.charge.ruleset', say('impale_charge_ruleset'));
     }
     for (const key of ['seed', 'rolls']) {
       if (req.charge[key] !== undefined && req.charge[key] !== null) {

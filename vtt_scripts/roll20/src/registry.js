@@ -4,13 +4,13 @@
 // and odds.js, which both look a request's rules up here.
 
 const { checkRuleset } = require('./plan');
+const { DEFAULT_RULESET: DEFAULT } = require('./contract');
 
 const OTHERS = {
   worldwalker: require('./ww'),
   cartyrion: require('./ct'),
   'old-school': require('./oldschool'),
 };
-const DEFAULT = 'enchanted-realms';
 
 /** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
 function rulesOf(request) {

@@ -73,6 +73,7 @@ MESSAGE_CHUNK = 16
 _STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`""")
 _ARRAY = re.compile(r"""\[\s*((?:'[^'\n]*'|"[^"\n]*")(?:\s*,\s*(?:'[^'\n]*'|"[^"\n]*"))+)\s*,?\s*\]""")
 _CONST = re.compile(r"\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*(-?\d[\d_]*|'[^']*'|\"[^\"]*\")\s*;")
+_RANGE = re.compile(r"\bconst\s+([A-Z][A-Z0-9_]*)\s*=\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]")
 _LIMIT_USE = re.compile(r"(?:\.length\s*>=?|most:)\s*(\d[\d_]{1,})\b")
 
 
@@ -106,7 +107,8 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     limits.update({name: value for name, (value, _doc) in facts["layout"]["constants"].items()})
     limits.update({name.upper(): value for name, value in facts["rules"].items() if isinstance(value, int)})
     limits.update(contract["LIMITS"])
-    return {"messages": dict(facts["messages"]), "lists": lists, "limits": limits,
+    ranges = {f"{name.upper()}": tuple(value) for name, value in facts["enums"]["limits"].items() if isinstance(value, list)}
+    return {"ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
             "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
             "names": [r["name"] for r in contract["RULESETS"]]}
 
@@ -191,6 +193,11 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                 same = [k for k, v in limits.items() if str(v) == value and (k == name or k.endswith("_" + name))]
                 if same:
                     found.append((where, line(m.start()), "limit", f"{name} = {value}: the spec's {same[0]}"))
+            for m in _RANGE.finditer(text):
+                pair = (int(m.group(2)), int(m.group(3)))
+                same = [k for k, v in facts["ranges"].items() if v == pair]  # type: ignore[attr-defined]
+                if same:
+                    found.append((where, line(m.start()), "limit", f"{m.group(1)} = {list(pair)}: the spec's {same[0]}"))
             if path.name not in CROSS_ARITHMETIC:
                 for m in _LIMIT_USE.finditer(text):
                     value = int(m.group(1).replace("_", ""))

@@ -68,6 +68,9 @@ STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
+# Result layouts: each result object's keys, in order.
+ER_STRIKE_KEYS = ('target', 'method', 'style', 'damage_type', 'advantage', 'disadvantage', 'sneak', 'to_hit', 'ac', 'crit_range', 'dice', 'discarded', 'crit_chain', 'hits', 'crit', 'base', 'modifier', 'resistance', 'damage', 'undodgeable', 'friendly_fire', 'stray', 'defense_dc')
+
 # JSON-RPC error codes.
 PARSE_ERROR = -32700  # parse error: the message is not JSON
 INVALID_REQUEST = -32600  # not a JSON-RPC 2.0 request (data.path says where); also binary frames, an empty batch, a second auth

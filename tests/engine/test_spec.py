@@ -107,3 +107,18 @@ def test_bridge_error_codes_come_from_the_spec():
 
     for name, value in generate.load()["error_codes"].items():
         assert getattr(errors, name) == value[0]
+
+
+def test_an_er_strike_result_has_the_spec_layout():
+    """[results] er_strike is the one list of an ER strike result's keys: the backend under
+    test (compiled, or pure Python with FRACAS_PUREPYTHON=1) builds exactly these, in order;
+    the Roll20 engine.js lays its result out from the same list (facts.js)."""
+    import fracas
+
+    request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
+        {"method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged", "target": "g"},
+        {"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing", "target": "g"}],
+        "targets": {"g": {"ac": 12}}}
+    result = fracas.resolve(request, seed=7).to_dict()
+    for strike in result["strikes"]:
+        assert tuple(strike) == _facts.ER_STRIKE_KEYS

@@ -1775,6 +1775,7 @@ const ER_PRONE = Object.freeze(-5);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
+const ER_STRIKE_KEYS = Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", "dice", "discarded", "crit_chain", "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", "stray", "defense_dc"]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -1880,7 +1881,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
   },
   "src/contract.js": function (module, exports, require) {
 'use strict';
@@ -2880,13 +2881,13 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say,
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const TALENTS = Object.keys(WW_TWO_WEAPON);
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
@@ -3428,12 +3429,12 @@ const { RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, say,
+  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 
 const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
@@ -3591,13 +3592,13 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, say,
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('old-school');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const { Attacker, AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {
@@ -3735,7 +3736,7 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC, ER_STRIKE_KEYS } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -3919,6 +3920,23 @@ function shockSave(target, damage, dice) {
   return save;
 }
 
+/**
+ * `values` with its keys in the order of `keys`, the result layout of the spec
+ * ([results] in facts.toml, which the Python backends build too); a key missing or
+ * extra is a bug here, so it throws.
+ */
+function laidOut(keys, values) {
+  const out = {};
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(values, key)) throw new Error(`result layout: no ${key}`);
+    out[key] = values[key];
+  }
+  if (Object.keys(values).length !== keys.length) {
+    throw new Error(`result layout: keys beyond the spec's: ${Object.keys(values).filter((k) => !keys.includes(k))}`);
+  }
+  return out;
+}
+
 function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
   const strays = extra.strays || new Map();
   const releases = extra.releases || new Map();
@@ -3949,7 +3967,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
     entry.damage += r.damage;
     entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
     entry.undodgeable += r.undodgeable;
-    return {
+    return laidOut(ER_STRIKE_KEYS, {
       target: meta.target, method: meta.method, style: meta.style,
       damage_type: meta.damage_type, advantage: meta.advantage,
       disadvantage: meta.disadvantage, sneak: meta.sneak,
@@ -3960,7 +3978,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
       resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
       friendly_fire: meta.friendly_fire, stray: null,
       defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
-    };
+    });
   });
   for (const [s, stray] of strays) {
     strikes[s].stray = specials.strayDict(stray);

@@ -115,6 +115,9 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
         if isinstance(value, list):
             value = tuple(value)
         lines.append(f"{name} = {value!r}")
+    lines += ["", "# Result layouts: each result object's keys, in order."]
+    for name, keys in facts["results"].items():
+        lines.append(f"{name.upper()}_KEYS = {tuple(keys)!r}")
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
@@ -146,6 +149,9 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     for name, value in _enums(facts).items():
         lines.append(f"const {name} = Object.freeze({_js(value)});")
         names.append(name)
+    for name, keys in facts["results"].items():
+        lines.append(f"const {name.upper()}_KEYS = Object.freeze({_js(keys)});")
+        names.append(f"{name.upper()}_KEYS")
     lines.append(f"const ERROR_CODES = Object.freeze({_js(_codes(facts))});")
     lines.append(f"const MESSAGES = Object.freeze({json.dumps(facts['messages'], ensure_ascii=False, indent=2)});")
     lines += [

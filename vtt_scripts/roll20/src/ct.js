@@ -6,12 +6,12 @@ const { RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, say,
+  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 
 const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 

@@ -5,13 +5,13 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, say,
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('old-school');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const { Attacker, AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {

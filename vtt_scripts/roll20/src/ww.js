@@ -5,13 +5,13 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, say,
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
-const B = [-100, 100];
+const B = BONUS_RANGE;
 const TALENTS = Object.keys(WW_TWO_WEAPON);
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 

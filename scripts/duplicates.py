@@ -178,8 +178,9 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                     if chunk in body:
                         found.append((where, line(m.start()), "message", f"the words of message {key!r}: {chunk.strip()!r}"))
                         break
-                if body in titles:
-                    found.append((where, line(m.start()), "title", f"the title of {titles[body]}"))
+            for title, name in titles.items():  # also inside a template literal's ${…}
+                for m in re.finditer(r"""(['"])""" + re.escape(title) + r"\1", text):
+                    found.append((where, line(m.start()), "title", f"the title of {name}"))
             for m in _ARRAY.finditer(text):
                 items = tuple(sorted(re.findall(r"""'([^']*)'|"([^"]*)\"""", m.group(1))))
                 values = tuple(sorted(a or b for a, b in items))

@@ -87,7 +87,7 @@ SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send ag
 
 BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete')
 ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete')
-ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
+ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {
@@ -185,4 +185,5 @@ MESSAGES = {
     'odds_remaining_target': 'unknown target {target}',
     'odds_support': "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
     'odds_convolve': '{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here',
+    'no_offline_resolver': 'the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it',
 }

@@ -61,8 +61,9 @@ PYTHON_LITERAL = {"ruleset_unsupported": "rulesets/base.py", "competitor_empty_i
                   "impale_charge_ruleset": "rulesets/er/impale.py", "rolls_for_defense": "rulesets/er/attack.py",
                   "rolls_for_stray": "rulesets/er/followups.py", "rolls_for_release": "rulesets/er/followups.py",
                   "odds_dice": "rulesets/rows_odds.py"}
-#: The Roll20 sandbox's own CPU meter (odds.js): Python has no such budget.
-JAVASCRIPT_ONLY = {"odds_work"}
+#: The Roll20 sandbox's own CPU meter (odds.js) and its offline/bridge routing (registry.js):
+#: Python has no such budget and resolves every ruleset itself.
+JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
 
 
 @pytest.mark.parametrize("key, template", sorted(_facts.MESSAGES.items()))

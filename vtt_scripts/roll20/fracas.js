@@ -1871,7 +1871,8 @@ const MESSAGES = Object.freeze({
   "odds_at_least": "expected a list of whole numbers",
   "odds_remaining_target": "unknown target {target}",
   "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here"
+  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
+  "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -2319,7 +2320,7 @@ module.exports = { RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };
 const { RulesError } = require('./errors');
 const { say } = require('./facts');
 const { rulesetInfo } = require('./schema');
-const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
+const { OTHERS, DEFAULT, rulesOf, names, offline, entry } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
@@ -2369,23 +2370,36 @@ function odds(request, options = {}) {
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
 };
   },
   "src/registry.js": function (module, exports, require) {
 'use strict';
 // The rulesets this resolver knows and which module resolves a request: the twin of the
 // Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
-// and odds.js, which both look a request's rules up here.
+// and odds.js, which both look a request's rules up here. Every ruleset the engine
+// registers is listed in contract.js; the ones with a JavaScript port (roll20: true and
+// a module here) resolve offline, the others only through the relay and the bridge.
 
+const { RulesError } = require('./errors');
 const { checkRuleset } = require('./plan');
-const { DEFAULT_RULESET: DEFAULT } = require('./contract');
+const { say } = require('./facts');
+const { RULESETS, DEFAULT_RULESET: DEFAULT } = require('./contract');
 
-const OTHERS = {
-  worldwalker: require('./ww'),
-  cartyrion: require('./ct'),
-  'old-school': require('./oldschool'),
-};
+// The JavaScript ports beside Enchanted Realms (engine.js), by the ruleset they implement.
+const PORTS = [require('./ww'), require('./ct'), require('./oldschool')];
+const OTHERS = Object.fromEntries(PORTS.map((rules) => [rules.name, rules]));
+
+/** The contract's entry of ruleset `name` (name, title, requests, roll20), or undefined. */
+function entry(name) {
+  return RULESETS.find((r) => r.name === name);
+}
+
+/** Whether this resolver answers `name` itself: the spec says it has a port, and it is here. */
+function offline(name) {
+  const known = entry(name);
+  return !!known && known.roll20 && (name === DEFAULT || Object.prototype.hasOwnProperty.call(OTHERS, name));
+}
 
 /** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
 function rulesOf(request) {
@@ -2399,17 +2413,20 @@ function rulesOf(request) {
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
     checkRuleset(parsed.ruleset);
+    if (!offline(parsed.ruleset)) {
+      throw new RulesError('$.ruleset', say('no_offline_resolver', { title: entry(parsed.ruleset).title }));
+    }
     return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
   }
   return { rules: null, request: parsed };
 }
 
-/** Every ruleset name, Enchanted Realms first. */
+/** Every ruleset name the engine registers, Enchanted Realms first. */
 function names() {
-  return [DEFAULT, ...Object.keys(OTHERS)];
+  return RULESETS.map((r) => r.name);
 }
 
-module.exports = { OTHERS, DEFAULT, rulesOf, names };
+module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry };
   },
   "src/plan.js": function (module, exports, require) {
 'use strict';
@@ -5759,7 +5776,10 @@ const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
 const { controls, selectedTokens, parseSeed } = require('./tokens');
 const { rowsAttackCommand } = require('./rowsattack');
-const { resolve, names: rulesetNames } = require('../rulesets');
+const { bridgeAttackCommand } = require('./bridgeattack');
+const rulesets = require('../rulesets');
+
+const { resolve, names: rulesetNames } = rulesets;
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
@@ -6003,9 +6023,11 @@ function attackCommand(app, msg, cmd) {
   const config = s.config;
   if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') {
+  if (ruleset !== rulesets.DEFAULT) {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    // A ruleset without a JavaScript port (the spec's roll20 flag) is resolved by the bridge.
+    if (!rulesets.offline(ruleset)) return bridgeAttackCommand(app, msg, cmd, ruleset, token);
     return rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
   const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);
@@ -6544,28 +6566,29 @@ const { selectedTokens, parseSeed } = require('./tokens');
 const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
 const rows = require('../rows');
+const { STRUCTS } = require('../contract');
 
-// Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
-const FIELDS = {
-  worldwalker: {
-    attacker: { skill: 'int', str_mod: 'int', dex_mod: 'int' },
-    strike: { method: 'str', damage: 'str', critical: 'int', crit_multiplier: 'int', engaged: 'bool', modifier: 'int', hand: 'str' },
-    target: { defense: 'int', dex_mod: 'int', armor: 'int' },
-    command: { block: 'int', dodge: 'int' },
-  },
-  cartyrion: {
-    attacker: { level: 'int', bonus: 'int', magic: 'int', awa: 'int' },
-    strike: { method: 'str', die: 'str', dice: 'int', power: 'bool', sneak: 'str', parry: 'str', specialized: 'bool' },
-    target: { dex: 'int', armor: 'int', weapon_magic: 'int', shield: 'int' },
-    command: {},
-  },
-  'old-school': {
-    attacker: { attack_bonus: 'int', str_mod: 'int', dex_mod: 'int' },
-    strike: { method: 'str', damage: 'str', range: 'str', rear: 'bool', modifier: 'int' },
-    target: { ac: 'int', shield: 'int', fleeing: 'bool', cover: 'str' },
-    command: {},
-  },
-};
+// Options that build a nested part of a request (Worldwalker's target reaction, WW-5).
+const COMMAND = { worldwalker: { block: 'int', dodge: 'int' } };
+
+/** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
+function kindOf(type) {
+  if (typeof type === 'string') return type === 'int' || type === 'bool' || type === 'str' ? type : null;
+  if (type.optional !== undefined) return kindOf(type.optional);
+  if (type.literal !== undefined) return 'str';
+  if (type.union !== undefined) return 'str'; // e.g. old-school cover: a number or "full"
+  return null;
+}
+
+/** Field name → kind, by part of the request, for ruleset `name`: from its request structs
+ * (contract.js, generated from the Python engine), so a new field or ruleset needs no edit here. */
+function fieldsOf(name) {
+  const structs = STRUCTS[name];
+  const scalar = (struct, skip = []) => Object.fromEntries((structs[struct] || [])
+    .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
+  return { attacker: scalar('Attacker'), strike: scalar('Strike', ['target']), target: scalar('Target'), command: COMMAND[name] || {} };
+}
+const FIELDS = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
 // A player's command may give only these without !fracas config --players-numbers on.
 const PLAYER_COMMON = COMMON;
@@ -6573,6 +6596,9 @@ const PLAYER_COMMON = COMMON;
 const ODDS_OPTIONS = ['count', 'at-least'];
 
 const dash = (field) => field.replace(/_/g, '-');
+
+/** A strike is melee unless the command or sheet says otherwise (when the ruleset's strikes have a method). */
+const defaultMethod = (spec) => (spec.strike.method ? { method: 'melee' } : {});
 
 function value(kind, option, where) {
   if (kind === 'bool') return option.values.length ? onOff(option.values.join(' '), where) : true;
@@ -6712,7 +6738,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
   // as attacker fields do: all a player's attack may use without --players-numbers.
-  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
+  const strike = Object.assign(defaultMethod(spec), fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
@@ -6781,6 +6807,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
+  const title = rulesets.entry(name).title;
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
   const each = cmd.options.some((opt) => opt.name === 'each');
@@ -6790,7 +6817,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const strike = Object.assign(defaultMethod(spec), o.strike);
   // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
   const profiles = Object.create(null);
   const profileOf = new Map();
@@ -6815,8 +6842,9 @@ function rowsMobCommand(app, msg, cmd, name) {
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
-    options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    // Checked here first when this script has the ruleset's port; else the bridge checks it.
+    options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });
 }
 
@@ -7450,6 +7478,101 @@ function sameText(a, b) {
 
 module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
   },
+  "src/mod/bridgeattack.js": function (module, exports, require) {
+'use strict';
+// `!fracas attack --ruleset NAME` for a ruleset the engine has but this Mod script cannot
+// resolve itself (the spec says it has no Roll20 port: contract.js `roll20: false`). The
+// request is built as for the other rulesets (rowsattack.js: options and sheet attributes
+// named after the request's fields, which come from the ruleset's own request structs),
+// sent to the bridge as attack.resolve through the relay, and its answer applied and
+// posted when it comes back. The GM (and the player who asked) is told it went to the bridge.
+
+const { UsageError } = require('./usage');
+const cards = require('./cards');
+const store = require('./store');
+const esc = require('./escape');
+const relaylink = require('./relaylink');
+const permissions = require('./permissions');
+const { applyDamage } = require('./apply');
+const { buildRowsAttack } = require('./rowsattack');
+const rulesets = require('../rulesets');
+
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+
+function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
+  const title = rulesets.entry(name).title;
+  const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
+  request.seed = o.seed !== undefined ? o.seed : app.newSeed();
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  const meta = {
+    ruleset: name, title, names, seen, attacker: attacker.name, attackerSeen, apply: o.apply,
+    whisper: o.whisper === undefined ? null : o.whisper, playerid: msg.playerid,
+  };
+  const sent = relaylink.send(app, 'attack.resolve', request, meta, 'a');
+  store.pushLog(app.s(), { id: sent.id, request, seed: typeof request.seed === 'bigint' ? request.seed.toString() : request.seed });
+  app.whisper(msg.playerid, cards.notice('fracas attack', [
+    `${esc.text(title)} has no offline resolver: sent to the bridge as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`,
+  ]));
+  return sent;
+}
+
+/** The bridge's attack.resolve answer: damage off the named targets' bars, one undo entry, the card. */
+function applyBridgeAttack(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  if (!own(result, 'targets') || typeof result.targets !== 'object' || !Array.isArray(result.strikes)) {
+    throw new UsageError(`the bridge's answer to ${id} is not an attack result (no targets and strikes)`);
+  }
+  const applied = {};
+  const changes = [];
+  const missing = [];
+  const targets = Object.keys(result.targets).filter((tid) => {
+    // Only the tokens the request named: an answer cannot aim damage anywhere else.
+    if (own(meta.names, tid)) return true;
+    edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+    return false;
+  });
+  for (const tid of targets) {
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      missing.push(meta.names[tid]);
+      continue;
+    }
+    applied[tid] = applyDamage(edge, s.config, token, damage);
+    if (applied[tid].change) changes.push(applied[tid].change);
+  }
+  if (changes.length) store.pushUndo(s, { id, label: `${meta.attacker}'s attack`, time: edge.now(), changes });
+  const asker = { playerid: meta.playerid };
+  permissions.hideNpcBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);
+  const card = (names, attackerName) => {
+    const rows = result.strikes.map((st, i) => {
+      const target = own(names, st && st.target) ? names[st.target] : '?';
+      const hit = st && typeof st.hit === 'boolean' ? `${st.hit ? '✓ hit' : '✗ miss'} · ` : '';
+      return [`${i + 1} → ${target}`, `${hit}${Number.isInteger(st && st.damage) ? st.damage : 0} damage`];
+    });
+    for (const tid of targets) {
+      const a = applied[tid];
+      let text = `${Number(result.targets[tid] && result.targets[tid].damage) || 0} damage`;
+      if (a) text += a.skipped ? ` · ${esc.text(a.skipped)}` : a.hidden ? ' · bar lowered' : ` · bar ${a.before} → ${a.after}`;
+      rows.push([names[tid], text]);
+    }
+    rows.push(['seed', `${esc.text(String(result.seed))} (the bridge) ${esc.button('request', `!fracas request ${id}`)}` +
+      `${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    return cards.template(`${attackerName} attacks (${meta.title})`, rows);
+  };
+  app.postCard(asker, card(meta.seen, meta.attackerSeen), meta.whisper === null ? undefined : meta.whisper,
+    card(meta.names, meta.attacker));
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+relaylink.register('attack.resolve', applyBridgeAttack);
+
+module.exports = { bridgeAttackCommand, applyBridgeAttack };
+  },
   "src/mod/odds.js": function (module, exports, require) {
 'use strict';
 // `!fracas odds …`: the exact odds of the attack `!fracas attack …` with the same options
@@ -7523,7 +7646,18 @@ function oddsCommand(app, msg, cmd) {
     if (left !== null) remaining[tid] = left;
   }
   const input = Object.assign({}, request, { count, remaining, at_least: atLeast });
-  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
+  const rulesetTitle = rulesets.entry(ruleset).title;
+  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesetTitle})`;
+  const toBridge = (why) => {
+    const plainNames = {};
+    for (const id of Object.keys(names)) plainNames[id] = String(names[id]);
+    const sent = relaylink.send(app, 'attack.odds', input, { playerid: msg.playerid, title, names: plainNames });
+    app.whisper(msg.playerid, cards.notice('fracas odds', [
+      `${why}: asked the bridge (request ${esc.text(sent.id)}); the odds follow when it answers`]));
+    return null;
+  };
+  // A ruleset without a JavaScript port (the spec's roll20 flag): only the bridge knows its odds.
+  if (!rulesets.offline(ruleset)) return toBridge(`${esc.text(rulesetTitle)} has no offline resolver`);
   let result;
   try {
     result = rulesets.odds(input, { budget: ODDS_BUDGET });
@@ -7534,12 +7668,7 @@ function oddsCommand(app, msg, cmd) {
       throw new UsageError('these odds are too much work for the Roll20 sandbox (all Mod scripts share it): ask with ' +
         'fewer strikes, dice or --count, or link the fracas relay (!fracas relay) so the bridge works them out');
     }
-    const plainNames = {};
-    for (const id of Object.keys(names)) plainNames[id] = String(names[id]);
-    const sent = relaylink.send(app, 'attack.odds', input, { playerid: msg.playerid, title, names: plainNames });
-    app.whisper(msg.playerid, cards.notice('fracas odds', [
-      `too much work for the Roll20 sandbox: asked the bridge (request ${esc.text(sent.id)}); the odds follow when it answers`]));
-    return null;
+    return toBridge('too much work for the Roll20 sandbox');
   }
   app.whisper(msg.playerid, oddsCard(result, names, title));
   return result;

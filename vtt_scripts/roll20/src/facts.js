@@ -295,7 +295,8 @@ const MESSAGES = Object.freeze({
   "odds_at_least": "expected a list of whole numbers",
   "odds_remaining_target": "unknown target {target}",
   "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here"
+  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
+  "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */

@@ -7,7 +7,7 @@
 const { RulesError } = require('./errors');
 const { say } = require('./facts');
 const { rulesetInfo } = require('./schema');
-const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
+const { OTHERS, DEFAULT, rulesOf, names, offline, entry } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
@@ -57,5 +57,5 @@ function odds(request, options = {}) {
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
 };

@@ -1,0 +1,105 @@
+'use strict';
+// A ruleset the engine registers without a Roll20 port (its manifest's clients leave out
+// roll20: contract.js says `roll20: false`): the Mod script resolves nothing of it offline,
+// sends its attacks and odds to the bridge through the relay, and says so. The fixture is
+// the Mod bundle with one more ruleset in its contract, as `python -m fracas.spec` writes
+// it for such a ruleset (a d6 pool: each die of 5 or 6 hits for 1).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { world, card, plain, assertSafe } = require('./world');
+const { Emulator } = require('./emulator');
+const P = require('../src/protocol');
+
+const POOL = { name: 'd6-pool', title: 'D6 Pool', requests: { attack: 'AttackRequest' }, roll20: false };
+const POOL_STRUCTS = {
+  AttackRequest: [['attacker', { struct: 'Attacker' }], ['strikes', { list: { struct: 'Strike' } }], ['targets', { dict: 'any' }],
+    ['ruleset', 'str', 'd6-pool'], ['seed', { optional: 'int' }, null], ['rolls', { optional: { list: 'int' } }, null]],
+  Attacker: [['pool', 'int', 1]],
+  Strike: [['dice', 'int', 1], ['target', 'str']],
+  Target: [['armor', 'int', 0]],
+};
+
+/** The built fracas.js with the d6 pool in its generated contract, as a script file. */
+function poolScript() {
+  const source = fs.readFileSync(path.join(__dirname, '..', 'fracas.js'), 'utf8');
+  const exportLine = 'module.exports = { RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };';
+  assert.equal(source.split(exportLine).length, 2, 'the bundle holds contract.js once');
+  const patched = source.replace(exportLine, `module.exports = { RULESETS: [...RULESETS, ${JSON.stringify(POOL)}], ` +
+    `DEFAULT_RULESET, STRUCTS: Object.assign({}, STRUCTS, { 'd6-pool': ${JSON.stringify(POOL_STRUCTS)} }), LIMITS };`);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-pool-')), 'fracas.js');
+  fs.writeFileSync(file, patched);
+  return file;
+}
+
+/** The JSON-RPC requests in the relay frames of some outputs. */
+function requests(outputs) {
+  const r = new P.Reassembler();
+  const out = [];
+  for (const o of outputs) {
+    const frame = P.parseFrame(o.text);
+    if (!frame) continue;
+    assert.equal(o.to, 'gm', 'relay frames go to the GM only');
+    const whole = r.add(frame);
+    if (whole) out.push(JSON.parse(whole.text));
+  }
+  return out;
+}
+
+function answer(emu, message) {
+  const outs = [];
+  for (const frame of P.frames('res', message.id, JSON.stringify(message), 300, emu.state.fracas.relay.secret)) {
+    outs.push(...emu.chat(emu.gm, `!fracas-relay ${frame}`));
+  }
+  return outs;
+}
+
+test('a ruleset without a Roll20 port: the attack goes to the bridge, the Mod says so, the answer is applied once', () => {
+  const w = world({ script: poolScript() });
+  const { emu, tokens } = w;
+  emu.create('attribute', { _characterid: w.characters.orc.id, name: 'fracas_pool', current: '4' });
+  const out = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] });
+  const notice = out.filter((o) => !P.parseFrame(o.text)).map((o) => plain(o.text)).join('\n');
+  assert.match(notice, /D6 Pool has no offline resolver: sent to the bridge as a\S+ \(1 relay frame\)/);
+  const [sent] = requests(out);
+  assert.equal(sent.method, 'attack.resolve');
+  assert.deepEqual(sent.params.attacker, { pool: 4 }, 'attacker fields from the sheet, named by the ruleset\'s structs');
+  assert.deepEqual(sent.params.strikes, [{ dice: 3, target: tokens.goblin.id }], 'no ER/rows defaults (method) it does not have');
+  assert.equal(sent.params.ruleset, 'd6-pool');
+  assert.equal(tokens.goblin.get('bar1_value'), '12', 'nothing applied before the bridge answers');
+
+  const result = { ruleset: 'd6-pool', seed: sent.params.seed, strikes: [{ target: tokens.goblin.id, hit: true, damage: 2 }],
+    targets: { [tokens.goblin.id]: { damage: 2 }, elsewhere: { damage: 50 } } };
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result });
+  assert.equal(String(tokens.goblin.get('bar1_value')), '10');
+  const c = card(shown);
+  const fields = Emulator.fields(c.text);
+  assert.equal(plain(fields.name), 'Orc attacks (D6 Pool)');
+  assert.equal(plain(fields['1 → Goblin']), '✓ hit · 2 damage');
+  assert.equal(plain(fields.Goblin), '2 damage · bar lowered', 'a public card hides an NPC\'s Body');
+  assert.ok(!Object.keys(fields).includes('elsewhere') && !Object.values(fields).some((v) => plain(v).includes('50 damage')),
+    'a target the request did not name is ignored');
+  // The same answer again (a resend, a replayed chat): never applied twice.
+  answer(emu, { jsonrpc: '2.0', id: sent.id, result });
+  assert.equal(String(tokens.goblin.get('bar1_value')), '10');
+  assertSafe(assert, emu);
+});
+
+test("a ruleset without a Roll20 port: odds come from the bridge; what needs the offline resolver says it has none", () => {
+  const w = world({ script: poolScript() });
+  const { emu, tokens } = w;
+  const out = emu.chat(emu.gm, `!fracas odds --ruleset d6-pool --target ${tokens.goblin.id} --dice 2 --pool 3`, { selected: [tokens.orc.id] });
+  assert.match(out.filter((o) => !P.parseFrame(o.text)).map((o) => plain(o.text)).join('\n'),
+    /D6 Pool has no offline resolver: asked the bridge \(request \S+\)/);
+  const [sent] = requests(out);
+  assert.equal(sent.method, 'attack.odds');
+  assert.equal(sent.params.ruleset, 'd6-pool');
+  // The built-in rulesets still resolve offline, in the same sandbox.
+  const own = emu.chat(emu.gm, `!fracas attack --ruleset old-school --target ${tokens.goblin.id} --attack-bonus 2 --damage 1d6 --target-ac 12`,
+    { selected: [tokens.orc.id] });
+  assert.equal(requests(own).length, 0);
+  assert.match(plain(card(own).text), /attacks \(Old-school\)/);
+  assertSafe(assert, emu);
+});

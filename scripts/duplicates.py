@@ -108,7 +108,7 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     limits.update({name.upper(): value for name, value in facts["rules"].items() if isinstance(value, int)})
     limits.update(contract["LIMITS"])
     ranges = {f"{name.upper()}": tuple(value) for name, value in facts["enums"]["limits"].items() if isinstance(value, list)}
-    return {"ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
+    return {"version": contract["VERSION"], "ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
             "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
             "names": [r["name"] for r in contract["RULESETS"]]}
 
@@ -190,6 +190,9 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                 name, value = m.group(1), m.group(2).strip("'\"").replace("_", "")
                 if value in names:
                     found.append((where, line(m.start()), "name", f"{name}: the ruleset name {value!r}"))
+                    continue
+                if value == facts["version"]:
+                    found.append((where, line(m.start()), "version", f"{name}: fracas's version {value!r}"))
                     continue
                 same = [k for k, v in limits.items() if str(v) == value and (k == name or k.endswith("_" + name))]
                 if same:

@@ -190,8 +190,10 @@ def roll20_relay_methods(facts: dict[str, Any], root: Path) -> str:
         "// The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):",
         "// a signed request for any other method is refused by the worker.",
         f"const RELAYED = Object.freeze({_js(sorted(relayed))});",
+        "// fracas's version, which the relay says in its hello.",
+        f"const VERSION = {_js(_version())};",
         "",
-        "module.exports = { RELAYED };",
+        "module.exports = { RELAYED, VERSION };",
     ]) + "\n"
 
 
@@ -294,8 +296,19 @@ def contract_facts() -> dict[str, Any]:
         structs_by_ruleset[name] = {n: s["fields"] for n, s in structs.items()}
         registry.append({"name": name, "title": ruleset.title, "requests": kinds, "roll20": roll20_port(ruleset)})
     limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
-    return {"RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT, "STRUCTS": structs_by_ruleset,
-            "LIMITS": limits}
+    return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
+            "STRUCTS": structs_by_ruleset, "LIMITS": limits}
+
+
+def _version() -> str:
+    """fracas's version, as the package says it (read from its source, so it works before import)."""
+    import re
+
+    text = (HERE.parent / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
+    if not match:
+        raise ValueError("src/fracas/__init__.py has no __version__")
+    return match.group(1)
 
 
 def roll20_contract(facts: dict[str, Any], root: Path) -> str:
@@ -307,7 +320,8 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
              "// ruleset offline (roll20: false sends its requests to the bridge). STRUCTS: per ruleset,",
              "// each struct's fields as [name, type] (required) or [name, type, default], in",
              "// declaration order (schema.js builds its validators from them). LIMITS: the",
-             "// engine's own bounds.", ""]
+             "// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).", ""]
+    lines.append(f"const VERSION = {_js(data['VERSION'])};")
     one = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731 - one JSON line
     lines.append("const RULESETS = Object.freeze([")
     lines += [f"  {one(entry)}," for entry in data["RULESETS"]]

@@ -124,9 +124,8 @@ module.exports = { start, diagnose };
 
 const protocol = require('../src/protocol');
 // Generated from the spec (src/fracas/spec/facts.toml, [bridge] roll20_relay): what the Mod sends.
-const { RELAYED } = require('./methods');
+const { RELAYED, VERSION: RELAY_VERSION } = require('./methods');
 
-const RELAY_VERSION = '0.1.0';
 const ALLOWED = RELAYED;
 const MAX_QUEUE = 50;
 
@@ -716,8 +715,10 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 // The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):
 // a signed request for any other method is refused by the worker.
 const RELAYED = Object.freeze(["attack.bulk", "attack.odds", "attack.resolve", "encounter.new", "encounter.round", "encounter.undo", "journal.get", "journal.replay"]);
+// fracas's version, which the relay says in its hello.
+const VERSION = "0.1.0";
 
-module.exports = { RELAYED };
+module.exports = { RELAYED, VERSION };
   },
   };
   const cache = {};

@@ -3,5 +3,7 @@
 // The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):
 // a signed request for any other method is refused by the worker.
 const RELAYED = Object.freeze(["attack.bulk", "attack.odds", "attack.resolve", "encounter.new", "encounter.round", "encounter.undo", "journal.get", "journal.replay"]);
+// fracas's version, which the relay says in its hello.
+const VERSION = "0.1.0";
 
-module.exports = { RELAYED };
+module.exports = { RELAYED, VERSION };

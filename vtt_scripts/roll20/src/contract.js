@@ -5,8 +5,9 @@
 // ruleset offline (roll20: false sends its requests to the bridge). STRUCTS: per ruleset,
 // each struct's fields as [name, type] (required) or [name, type, default], in
 // declaration order (schema.js builds its validators from them). LIMITS: the
-// engine's own bounds.
+// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).
 
+const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
   {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
@@ -421,4 +422,4 @@ const LIMITS = Object.freeze({
   ODDS_MAX_THRESHOLDS: 100,
 });
 
-module.exports = { RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };

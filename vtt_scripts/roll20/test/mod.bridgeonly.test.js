@@ -25,10 +25,12 @@ const POOL_STRUCTS = {
 /** The built fracas.js with the d6 pool in its generated contract, as a script file. */
 function poolScript() {
   const source = fs.readFileSync(path.join(__dirname, '..', 'fracas.js'), 'utf8');
-  const exportLine = 'module.exports = { RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };';
-  assert.equal(source.split(exportLine).length, 2, 'the bundle holds contract.js once');
-  const patched = source.replace(exportLine, `module.exports = { RULESETS: [...RULESETS, ${JSON.stringify(POOL)}], ` +
-    `DEFAULT_RULESET, STRUCTS: Object.assign({}, STRUCTS, { 'd6-pool': ${JSON.stringify(POOL_STRUCTS)} }), LIMITS };`);
+  // Spliced into the generated lists, where the generator would write the ruleset.
+  const lists = ['const RULESETS = Object.freeze([', 'const STRUCTS = Object.freeze({'];
+  for (const line of lists) assert.equal(source.split(line).length, 2, `the bundle holds contract.js once (${line})`);
+  const patched = source
+    .replace(lists[0], `${lists[0]}\n  ${JSON.stringify(POOL)},`)
+    .replace(lists[1], `${lists[1]}\n  'd6-pool': ${JSON.stringify(POOL_STRUCTS)},`);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-pool-')), 'fracas.js');
   fs.writeFileSync(file, patched);
   return file;

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { world, card, plain, assertSafe } = require('./world');
+const { world, card, plain, assertSafe, relayRequests: requests, relayAnswer: answer } = require('./world');
 const { Emulator } = require('./emulator');
 const P = require('../src/protocol');
 
@@ -34,28 +34,6 @@ function poolScript() {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-pool-')), 'fracas.js');
   fs.writeFileSync(file, patched);
   return file;
-}
-
-/** The JSON-RPC requests in the relay frames of some outputs. */
-function requests(outputs) {
-  const r = new P.Reassembler();
-  const out = [];
-  for (const o of outputs) {
-    const frame = P.parseFrame(o.text);
-    if (!frame) continue;
-    assert.equal(o.to, 'gm', 'relay frames go to the GM only');
-    const whole = r.add(frame);
-    if (whole) out.push(JSON.parse(whole.text));
-  }
-  return out;
-}
-
-function answer(emu, message) {
-  const outs = [];
-  for (const frame of P.frames('res', message.id, JSON.stringify(message), 300, emu.state.fracas.relay.secret)) {
-    outs.push(...emu.chat(emu.gm, `!fracas-relay ${frame}`));
-  }
-  return outs;
 }
 
 test('a ruleset without a Roll20 port: the attack goes to the bridge, the Mod says so, the answer is applied once', () => {

@@ -12,7 +12,7 @@ const store = require('./store');
 const esc = require('./escape');
 const relaylink = require('./relaylink');
 const permissions = require('./permissions');
-const { applyDamage } = require('./apply');
+const { applyAnswer } = require('./bulk');
 const { buildRowsAttack } = require('./rowsattack');
 const rulesets = require('../rulesets');
 
@@ -44,26 +44,7 @@ function applyBridgeAttack(app, pending, result, id) {
   if (!own(result, 'targets') || typeof result.targets !== 'object' || !Array.isArray(result.strikes)) {
     throw new UsageError(`the bridge's answer to ${id} is not an attack result (no targets and strikes)`);
   }
-  const applied = {};
-  const changes = [];
-  const missing = [];
-  const targets = Object.keys(result.targets).filter((tid) => {
-    // Only the tokens the request named: an answer cannot aim damage anywhere else.
-    if (own(meta.names, tid)) return true;
-    edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
-    return false;
-  });
-  for (const tid of targets) {
-    const damage = Number(result.targets[tid] && result.targets[tid].damage);
-    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
-    const token = edge.getGraphic(tid);
-    if (!token) {
-      missing.push(meta.names[tid]);
-      continue;
-    }
-    applied[tid] = applyDamage(edge, s.config, token, damage);
-    if (applied[tid].change) changes.push(applied[tid].change);
-  }
+  const { named: targets, applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: `${meta.attacker}'s attack`, time: edge.now(), changes });
   const asker = { playerid: meta.playerid };
   permissions.hideNpcBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);

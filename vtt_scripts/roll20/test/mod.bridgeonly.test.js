@@ -67,7 +67,7 @@ test('a ruleset without a Roll20 port: the attack goes to the bridge, the Mod sa
   assertSafe(assert, emu);
 });
 
-test("a ruleset without a Roll20 port: odds come from the bridge; what needs the offline resolver says it has none", () => {
+test("a ruleset without a Roll20 port: odds come from the bridge; the script's offline API refuses it", () => {
   const w = world({ script: poolScript() });
   const { emu, tokens } = w;
   const out = emu.chat(emu.gm, `!fracas odds --ruleset d6-pool --target ${tokens.goblin.id} --dice 2 --pool 3`, { selected: [tokens.orc.id] });
@@ -76,6 +76,10 @@ test("a ruleset without a Roll20 port: odds come from the bridge; what needs the
   const [sent] = requests(out);
   assert.equal(sent.method, 'attack.odds');
   assert.equal(sent.params.ruleset, 'd6-pool');
+  // The script's API resolves offline only: it refuses the ruleset, saying why, in the spec's words.
+  const api = require('node:vm').runInContext('Fracas', emu.context);
+  assert.throws(() => api.resolve({ ruleset: 'd6-pool', attacker: {}, strikes: [{ target: 'g' }], targets: { g: {} } }, { seed: 1 }),
+    (err) => err.path === '$.ruleset' && err.reason === 'the D6 Pool ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it');
   // The built-in rulesets still resolve offline, in the same sandbox.
   const own = emu.chat(emu.gm, `!fracas attack --ruleset old-school --target ${tokens.goblin.id} --attack-bonus 2 --damage 1d6 --target-ac 12`,
     { selected: [tokens.orc.id] });

@@ -123,3 +123,24 @@ def test_an_er_strike_result_has_the_spec_layout():
     result = fracas.resolve(request, seed=7).to_dict()
     for strike in result["strikes"]:
         assert tuple(strike) == _facts.ER_STRIKE_KEYS
+
+
+def test_the_contract_marks_a_ruleset_without_a_roll20_port():
+    """generate.roll20_port is the one place the Roll20 flag is decided: the built-in
+    rulesets have ports; a ruleset whose clients leave Roll20 out is bridge-only in the Mod,
+    with its own request structs in the contract (tests/seam/d6pool.py)."""
+    import fracas.rulesets
+    from tests.seam.d6pool import D6_POOL
+
+    fracas.rulesets.register(D6_POOL)
+    try:
+        contract = generate.contract_facts()
+    finally:
+        fracas.rulesets.unregister(D6_POOL.name)
+    by_name = {r["name"]: r for r in contract["RULESETS"]}
+    assert {name: r["roll20"] for name, r in by_name.items()} == {
+        "enchanted-realms": True, "worldwalker": True, "cartyrion": True, "old-school": True, "d6-pool": False}
+    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 Pool", "requests": {"attack": "AttackRequest"},
+                                  "roll20": False}
+    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int", 1], ["target", "str"]]
+    assert contract["STRUCTS"]["d6-pool"]["Target"] == [["armor", "int", 0]]

@@ -6581,13 +6581,32 @@ function kindOf(type) {
   return null;
 }
 
+/**
+ * The structs of ruleset `name`'s attack request (contract.js): {attacker, strike, target}
+ * struct names, or null when its attack is not `attacker` + `strikes` + `targets` (the shape
+ * every built-in ruleset's attack has, and the one this Mod script builds).
+ */
+function attackShape(name) {
+  const structs = STRUCTS[name] || {};
+  const request = structs.AttackRequest || [];
+  const field = (wanted) => (request.find(([f]) => f === wanted) || [])[1];
+  const attacker = field('attacker');
+  const strikes = field('strikes');
+  if (!field('targets') || !attacker || !attacker.struct || !strikes || !strikes.list || !strikes.list.struct) return null;
+  return { attacker: attacker.struct, strike: strikes.list.struct, target: 'Target' };
+}
+
 /** Field name → kind, by part of the request, for ruleset `name`: from its request structs
  * (contract.js, generated from the Python engine), so a new field or ruleset needs no edit here. */
 function fieldsOf(name) {
   const structs = STRUCTS[name];
+  const shape = attackShape(name) || { attacker: 'Attacker', strike: 'Strike', target: 'Target' };
   const scalar = (struct, skip = []) => Object.fromEntries((structs[struct] || [])
     .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
-  return { attacker: scalar('Attacker'), strike: scalar('Strike', ['target']), target: scalar('Target'), command: COMMAND[name] || {} };
+  return {
+    attacker: scalar(shape.attacker), strike: scalar(shape.strike, ['target']), target: scalar(shape.target),
+    command: COMMAND[name] || {},
+  };
 }
 const FIELDS = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
@@ -6849,7 +6868,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   });
 }
 
-module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, attackShape, ODDS_OPTIONS };
   },
   "src/mod/bulk.js": function (module, exports, require) {
 'use strict';
@@ -7504,13 +7523,17 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { applyAnswer } = require('./bulk');
-const { buildRowsAttack } = require('./rowsattack');
+const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   const title = rulesets.entry(name).title;
+  if (!attackShape(name)) {
+    throw new UsageError(`the ${title} ruleset's attack is not an attacker, strikes and targets: ` +
+      'this script cannot build it from tokens (send it to the bridge from another client)');
+  }
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   request.seed = o.seed !== undefined ? o.seed : app.newSeed();
   const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);

@@ -3,38 +3,27 @@
 // roll20: contract.js says `roll20: false`): the Mod script resolves nothing of it offline,
 // sends its attacks and odds to the bridge through the relay, and says so. The fixture is
 // the Mod bundle with one more ruleset in its contract, as `python -m fracas.spec` writes
-// it for such a ruleset (a d6 pool: each die of 5 or 6 hits for 1).
+// it for tests/seam/d6pool.py (a d6 pool: each die of 5 or 6 hits for 1; the Python test
+// test_the_contract_marks_a_ruleset_without_a_roll20_port checks the generator writes these
+// structs, and relay.browser.test.js plays the ruleset through a real bridge).
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const { world, card, plain, assertSafe, relayRequests: requests, relayAnswer: answer } = require('./world');
 const { Emulator } = require('./emulator');
+const { bundleWithRulesets } = require('./helpers');
 const P = require('../src/protocol');
 
 const POOL = { name: 'd6-pool', title: 'D6 Pool', requests: { attack: 'AttackRequest' }, roll20: false };
 const POOL_STRUCTS = {
   AttackRequest: [['attacker', { struct: 'Attacker' }], ['strikes', { list: { struct: 'Strike' } }], ['targets', { dict: 'any' }],
     ['ruleset', 'str', 'd6-pool'], ['seed', { optional: 'int' }, null], ['rolls', { optional: { list: 'int' } }, null]],
-  Attacker: [['pool', 'int', 1]],
+  Attacker: [['pool', 'int', 0]],
   Strike: [['dice', 'int', 1], ['target', 'str']],
   Target: [['armor', 'int', 0]],
 };
 
 /** The built fracas.js with the d6 pool in its generated contract, as a script file. */
-function poolScript() {
-  const source = fs.readFileSync(path.join(__dirname, '..', 'fracas.js'), 'utf8');
-  // Spliced into the generated lists, where the generator would write the ruleset.
-  const lists = ['const RULESETS = Object.freeze([', 'const STRUCTS = Object.freeze({'];
-  for (const line of lists) assert.equal(source.split(line).length, 2, `the bundle holds contract.js once (${line})`);
-  const patched = source
-    .replace(lists[0], `${lists[0]}\n  ${JSON.stringify(POOL)},`)
-    .replace(lists[1], `${lists[1]}\n  'd6-pool': ${JSON.stringify(POOL_STRUCTS)},`);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-pool-')), 'fracas.js');
-  fs.writeFileSync(file, patched);
-  return file;
-}
+const poolScript = () => bundleWithRulesets([{ entry: POOL, structs: POOL_STRUCTS }]);
 
 test('a ruleset without a Roll20 port: the attack goes to the bridge, the Mod says so, the answer is applied once', () => {
   const w = world({ script: poolScript() });
@@ -86,4 +75,17 @@ test("a ruleset without a Roll20 port: odds come from the bridge; the script's o
   assert.equal(requests(own).length, 0);
   assert.match(plain(card(own).text), /attacks \(Old-school\)/);
   assertSafe(assert, emu);
+});
+
+test('a bridge-only ruleset whose attack is not attacker + strikes + targets is refused with the reason', () => {
+  // The seam's coin toss (tests/seam/coins.py): {coins, target, targets}.
+  const coins = { name: 'coin-toss', title: 'Coin toss (tests only)', requests: { attack: 'CoinAttack' }, roll20: false };
+  const structs = { CoinAttack: [['coins', 'int'], ['target', 'str'], ['targets', { dict: { struct: 'Guarded' } }],
+    ['ruleset', 'str', 'coin-toss'], ['seed', { optional: 'int' }, null], ['rolls', { optional: { list: 'int' } }, null]],
+  Guarded: [['guard', 'int', 0]] };
+  const w = world({ script: bundleWithRulesets([{ entry: coins, structs }]) });
+  const out = w.emu.chat(w.emu.gm, `!fracas attack --ruleset coin-toss --target ${w.tokens.goblin.id}`, { selected: [w.tokens.orc.id] });
+  assert.equal(requests(out).length, 0);
+  assert.match(plain(out[0].text), /the Coin toss \(tests only\) ruleset's attack is not an attacker, strikes and targets/);
+  assertSafe(assert, w.emu);
 });

@@ -13,13 +13,17 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { applyAnswer } = require('./bulk');
-const { buildRowsAttack } = require('./rowsattack');
+const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   const title = rulesets.entry(name).title;
+  if (!attackShape(name)) {
+    throw new UsageError(`the ${title} ruleset's attack is not an attacker, strikes and targets: ` +
+      'this script cannot build it from tokens (send it to the bridge from another client)');
+  }
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   request.seed = o.seed !== undefined ? o.seed : app.newSeed();
   const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);

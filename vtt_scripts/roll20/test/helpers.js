@@ -32,6 +32,18 @@ function skipUnlessCI(t, reason) {
 }
 
 /**
+ * Whether this resolver should replay a vector of `request`: its ruleset has a Roll20 port
+ * (the contract's `roll20`, from the ruleset's declared clients). A ruleset the contract
+ * does not know is replayed (its vectors expect the unknown-ruleset error); a bridge-only
+ * ruleset's vectors are for the Python backends alone.
+ */
+function hasRoll20Port(request, registry = require('../src/contract').RULESETS) {
+  const name = request !== null && typeof request === 'object' && typeof request.ruleset === 'string' ? request.ruleset : null;
+  const entry = name === null ? undefined : registry.find((r) => r.name === name);
+  return !entry || entry.roll20;
+}
+
+/**
  * The built fracas.js with more rulesets in its generated contract, as `python -m fracas.spec`
  * writes a ruleset registered beside the built-in ones: `extra` is [{entry, structs}] (a
  * RULESETS entry and its STRUCTS). Written to a temporary file; returns its path.
@@ -90,4 +102,5 @@ function checkVector(resolve, vector, options = {}) {
 
 module.exports = {
   ROLL20_DIR, REPO_ROOT, pythonPath, pythonHasFracas, skipUnlessCI, checkVector, bundleWithRulesets, d6PoolContract, WITH_D6_POOL,
+  hasRoll20Port,
 };

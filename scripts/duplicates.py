@@ -108,7 +108,7 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     limits.update({name.upper(): value for name, value in facts["rules"].items() if isinstance(value, int)})
     limits.update(contract["LIMITS"])
     ranges = {f"{name.upper()}": tuple(value) for name, value in facts["enums"]["limits"].items() if isinstance(value, list)}
-    return {"version": contract["VERSION"], "ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
+    return {"version": contract["VERSION"], "default": contract["DEFAULT_RULESET"], "ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
             "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
             "names": [r["name"] for r in contract["RULESETS"]]}
 
@@ -178,6 +178,8 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                     if chunk in body:
                         found.append((where, line(m.start()), "message", f"the words of message {key!r}: {chunk.strip()!r}"))
                         break
+            for m in re.finditer(r"""(['"])""" + re.escape(str(facts["default"])) + r"\1", text):
+                found.append((where, line(m.start()), "name", f"the default ruleset's name {facts['default']!r} (DEFAULT_RULESET)"))
             for title, name in titles.items():  # also inside a template literal's ${…}
                 for m in re.finditer(r"""(['"])""" + re.escape(title) + r"\1", text):
                     found.append((where, line(m.start()), "title", f"the title of {name}"))

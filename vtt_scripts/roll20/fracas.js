@@ -555,6 +555,8 @@ module.exports = { parse, stringify };
 //   2  settings in `config`, undo entries with `changes`, attribute names per sheet field
 //   3  relay bookkeeping (`relay`: pending requests, applied ids) and the attack log (`log`)
 
+const { DEFAULT_RULESET } = require('../contract');
+
 const SCHEMA_VERSION = 3;
 const UNDO_LIMIT = 20;
 const LOG_LIMIT = 30;
@@ -593,7 +595,7 @@ function defaultConfig() {
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame
     relay_timeout: 30, // seconds before a relay request is reported unanswered
-    ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
+    ruleset: DEFAULT_RULESET, // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
     defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
     trust_scripts: false, // commands other Mod scripts send (playerid 'API') act as the GM
@@ -708,167 +710,6 @@ function markApplied(s, id) {
 module.exports = {
   SCHEMA_VERSION, UNDO_LIMIT, LOG_LIMIT, DEFAULT_ATTRS, defaults, defaultConfig, load, pushUndo, pushLog, markApplied,
 };
-  },
-  "src/mod/help.js": function (module, exports, require) {
-'use strict';
-// `!fracas help`: the whispered help, and the "Help: fracas" handout kept current.
-
-const esc = require('./escape');
-
-const { VERSION } = require('../contract');
-const HANDOUT = 'Help: fracas';
-
-const T = (s) => esc.text(s);
-const code = (s) => `<code>${T(s)}</code>`;
-const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
-
-/** The help items, [command line, what it does (HTML)], in the order the help lists them. */
-function items(config) {
-  return [
-    ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
-      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
-      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
-      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
-      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
-      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'],
-    ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
-      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
-      'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
-    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
-      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
-      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
-      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
-    ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
-      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
-      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
-      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
-      '!fracas config --defense-rolls on).'],
-    ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
-      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
-      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
-    ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
-      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
-      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
-    ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
-      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
-      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
-    ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
-    ['!fracas mob --target ID [--target ID…] [--each]',
-      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
-      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
-    ['!fracas round [--new] [--undo] [--seed N]',
-      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
-      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
-      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
-      'markers; --undo takes the last round back.'],
-    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
-    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
-      '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
-      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
-    ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
-    ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
-      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
-      '!fracas resend ID sends a request again.'],
-    ['!fracas resend ID', 'sends a relay request that got no answer again (the bridge answers a repeated id once).'],
-    ['!fracas journal ID', 'shows what the bridge journaled for a request id (through the relay).'],
-    ['!fracas replay ID', 'replays a journaled request on the bridge and says whether it matches.'],
-    ['!fracas help', 'this help (also in the handout "Help: fracas"); !fracas COMMAND --help shows one command\'s.'],
-  ];
-}
-
-/** Who may do what, in one paragraph (the README says the same). */
-function trustHtml() {
-  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
-    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
-    'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
-    'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
-    'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
-    '!fracas config --trust-scripts on.</p>';
-}
-
-function helpHtml(config) {
-  return [
-    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
-    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — Enchanted Realms combat</div>`,
-    '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
-    'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
-    '<b>Commands</b><ul>',
-    ...items(config).map(([cmd, what]) => item(cmd, what)),
-    '</ul>',
-    trustHtml(),
-    '<b>Sheet attributes read</b> (names as configured): ',
-    T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
-    `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
-    '(prone, blind, invisible, …) or as set with --marker.',
-    `<p>Damage goes to bar ${config.bar}${config.below_min ? '' : `, never below ${config.min}`}.</p>`,
-    '</div>',
-  ].join('');
-}
-
-/** Create or refresh the help handout when this version has not written it yet. */
-function ensureHandout(edge, s) {
-  if (s.help_version === VERSION) return false;
-  const handout = edge.handout(HANDOUT);
-  if (!handout) return false;
-  handout.set('notes', helpHtml(s.config));
-  s.help_version = VERSION;
-  return true;
-}
-
-/** `!fracas NAME --help`: the help items of one command. */
-function commandHelp(config, name) {
-  const own = items(config).filter(([cmd]) => cmd.split(' ')[1] === name);
-  return [
-    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
-    `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
-    ...own.map(([cmd, what]) => item(cmd, what)),
-    '</ul>',
-    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
-    '</div>',
-  ].join('');
-}
-
-module.exports = { helpHtml, commandHelp, ensureHandout, VERSION, HANDOUT };
-  },
-  "src/mod/escape.js": function (module, exports, require) {
-'use strict';
-// Making text safe for Roll20 chat. Roll20 expands `@{…}` (attributes), `%{…}`
-// (abilities), `[[…]]` (inline rolls) and `{{…}}` (roll template fields) in what a
-// script sends, and renders HTML. Anything that came from a user (token names,
-// ids, arguments) goes through `text()`, which turns every such character into an
-// HTML entity: it reads the same, and nothing in it runs.
-
-const ENTITIES = {
-  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
-  '@': '&#64;', '%': '&#37;', '{': '&#123;', '}': '&#125;', '[': '&#91;', ']': '&#93;',
-  '|': '&#124;', '*': '&#42;', '`': '&#96;', '\n': '<br>',
-};
-
-/** User-supplied text, safe to put anywhere in a chat message or roll template. */
-function text(value) {
-  return String(value === undefined || value === null ? '' : value).replace(/[&<>"'@%{}[\]|*`\n]/g, (c) => ENTITIES[c]);
-}
-
-/** A command for an API button: `[label](!fracas …)`, with the command's own text escaped. */
-function button(label, command) {
-  // Inside a button link Roll20 reads ')' as the end; entities keep it literal.
-  const safeCommand = String(command).replace(/[&<>"'@%{}[\]|*`()]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `[${text(label)}](${safeCommand})`;
-}
-
-/** Whether a finished message still holds a sequence Roll20 would expand (used by tests). */
-function hasExpansion(message) {
-  return /@\{|%\{|\[\[|\]\]|&\{(?!template:)/.test(message);
-}
-
-module.exports = { text, button, hasExpansion };
   },
   "src/contract.js": function (module, exports, require) {
 'use strict';
@@ -1296,6 +1137,167 @@ const LIMITS = Object.freeze({
 });
 
 module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };
+  },
+  "src/mod/help.js": function (module, exports, require) {
+'use strict';
+// `!fracas help`: the whispered help, and the "Help: fracas" handout kept current.
+
+const esc = require('./escape');
+
+const { VERSION } = require('../contract');
+const HANDOUT = 'Help: fracas';
+
+const T = (s) => esc.text(s);
+const code = (s) => `<code>${T(s)}</code>`;
+const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
+
+/** The help items, [command line, what it does (HTML)], in the order the help lists them. */
+function items(config) {
+  return [
+    ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
+      'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
+      '--method melee|range|savage, --style, --type (damage type), --weight 0-2|light|medium|heavy, --bonus N, ' +
+      '--crit / --no-crit, --crit-range 19, --adv, --disadv, --sneak [advantage-only], --reach, --sneak-ok, --target ID. ' +
+      'Without --dice the strikes come from the attacker\'s sheet attribute ' + code(config.attrs.strikes) +
+      ' (or ' + code(`${config.attrs.strikes}_NAME`) + ' with --use NAME), written with the same options.'],
+    ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
+      'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
+      'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
+    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+      'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
+      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
+      ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
+    ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
+      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
+      'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
+      'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
+      '!fracas config --defense-rolls on).'],
+    ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
+      'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
+      '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+    ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
+      'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
+      'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
+      'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
+      'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
+    ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+    ['!fracas mob --target ID [--target ID…] [--each]',
+      'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
+      'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
+    ['!fracas round [--new] [--undo] [--seed N]',
+      'a whole fight on the fracas bridge (through the relay): --new makes it from the tokens in the turn order (the ' +
+      'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
+      'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
+      'markers; --undo takes the last round back.'],
+    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
+    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+      '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
+      '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+    ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
+    ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
+      '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
+      '!fracas resend ID sends a request again.'],
+    ['!fracas resend ID', 'sends a relay request that got no answer again (the bridge answers a repeated id once).'],
+    ['!fracas journal ID', 'shows what the bridge journaled for a request id (through the relay).'],
+    ['!fracas replay ID', 'replays a journaled request on the bridge and says whether it matches.'],
+    ['!fracas help', 'this help (also in the handout "Help: fracas"); !fracas COMMAND --help shows one command\'s.'],
+  ];
+}
+
+/** Who may do what, in one paragraph (the README says the same). */
+function trustHtml() {
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
+    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
+    'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
+    'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
+    '!fracas config --trust-scripts on.</p>';
+}
+
+function helpHtml(config) {
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — Enchanted Realms combat</div>`,
+    '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
+    'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
+    '<b>Commands</b><ul>',
+    ...items(config).map(([cmd, what]) => item(cmd, what)),
+    '</ul>',
+    trustHtml(),
+    '<b>Sheet attributes read</b> (names as configured): ',
+    T(Object.keys(config.attrs).map((k) => `${k}: ${config.attrs[k]}`).join(', ')),
+    `. AC by damage type: ${code(`${config.attrs.ac_prefix}edged`)} and so on. Conditions come from token markers named like the condition `,
+    '(prone, blind, invisible, …) or as set with --marker.',
+    `<p>Damage goes to bar ${config.bar}${config.below_min ? '' : `, never below ${config.min}`}.</p>`,
+    '</div>',
+  ].join('');
+}
+
+/** Create or refresh the help handout when this version has not written it yet. */
+function ensureHandout(edge, s) {
+  if (s.help_version === VERSION) return false;
+  const handout = edge.handout(HANDOUT);
+  if (!handout) return false;
+  handout.set('notes', helpHtml(s.config));
+  s.help_version = VERSION;
+  return true;
+}
+
+/** `!fracas NAME --help`: the help items of one command. */
+function commandHelp(config, name) {
+  const own = items(config).filter(([cmd]) => cmd.split(' ')[1] === name);
+  return [
+    `<div style="border:1px solid #333;background:#fff;padding:4px">`,
+    `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
+    ...own.map(([cmd, what]) => item(cmd, what)),
+    '</ul>',
+    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    '</div>',
+  ].join('');
+}
+
+module.exports = { helpHtml, commandHelp, ensureHandout, VERSION, HANDOUT };
+  },
+  "src/mod/escape.js": function (module, exports, require) {
+'use strict';
+// Making text safe for Roll20 chat. Roll20 expands `@{…}` (attributes), `%{…}`
+// (abilities), `[[…]]` (inline rolls) and `{{…}}` (roll template fields) in what a
+// script sends, and renders HTML. Anything that came from a user (token names,
+// ids, arguments) goes through `text()`, which turns every such character into an
+// HTML entity: it reads the same, and nothing in it runs.
+
+const ENTITIES = {
+  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
+  '@': '&#64;', '%': '&#37;', '{': '&#123;', '}': '&#125;', '[': '&#91;', ']': '&#93;',
+  '|': '&#124;', '*': '&#42;', '`': '&#96;', '\n': '<br>',
+};
+
+/** User-supplied text, safe to put anywhere in a chat message or roll template. */
+function text(value) {
+  return String(value === undefined || value === null ? '' : value).replace(/[&<>"'@%{}[\]|*`\n]/g, (c) => ENTITIES[c]);
+}
+
+/** A command for an API button: `[label](!fracas …)`, with the command's own text escaped. */
+function button(label, command) {
+  // Inside a button link Roll20 reads ')' as the end; entities keep it literal.
+  const safeCommand = String(command).replace(/[&<>"'@%{}[\]|*`()]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `[${text(label)}](${safeCommand})`;
+}
+
+/** Whether a finished message still holds a sequence Roll20 would expand (used by tests). */
+function hasExpansion(message) {
+  return /@\{|%\{|\[\[|\]\]|&\{(?!template:)/.test(message);
+}
+
+module.exports = { text, button, hasExpansion };
   },
   "src/mod/cards.js": function (module, exports, require) {
 'use strict';
@@ -4643,6 +4645,7 @@ const { checkRange } = require('./plan');
 const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
 const engine = require('./engine');
 const { streamOf, leftOver } = require('./specials');
+const { DEFAULT_RULESET } = require('./contract');
 
 function moved(err, moves) {
   let path = err.path, reason = err.reason;
@@ -4706,8 +4709,8 @@ function impale(request, options = {}) {
   }
   let chargePlan = null;
   if (req.charge !== null) {
-    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
-    if (ruleset !== 'enchanted-realms') {
+    const ruleset = req.charge.ruleset === undefined ? DEFAULT_RULESET : req.charge.ruleset;
+    if (ruleset !== DEFAULT_RULESET) {
       throw new SchemaError('$.charge.ruleset', say('impale_charge_ruleset'));
     }
     for (const key of ['seed', 'rolls']) {
@@ -5920,7 +5923,7 @@ function assignTargets(defaultTargets, list) {
 function rulesetOf(app, cmd) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
-  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || 'enchanted-realms');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || rulesets.DEFAULT);
   if (!rulesetNames().includes(ruleset)) {
     throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
   }
@@ -6882,6 +6885,7 @@ const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const { hideNpcBody } = require('./permissions');
+const { DEFAULT_RULESET } = require('../contract');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -6899,7 +6903,7 @@ function sendMob(app, msg, mob) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
-      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
+      if (ruleset !== DEFAULT_RULESET) single.ruleset = ruleset;
       try {
         mob.compile(single);
       } catch (err) {
@@ -7643,7 +7647,7 @@ function oddsCommand(app, msg, cmd) {
   const config = app.s().config;
   const ruleset = rulesetOf(app, cmd);
   let built;
-  if (ruleset === 'enchanted-realms') {
+  if (ruleset === rulesets.DEFAULT) {
     built = buildAttack(app, msg, cmd, EXTRA);
   } else {
     const by = cmd.options.filter((o) => o.name === 'attacker');
@@ -7821,6 +7825,7 @@ const { selectedTokens } = require('./tokens');
 const { rowsMobCommand } = require('./rowsattack');
 const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
+const { DEFAULT_RULESET } = require('../contract');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
 const MAX_TOKENS = 500;
@@ -7850,7 +7855,7 @@ function mobCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') return rowsMobCommand(app, msg, cmd, ruleset);
+  if (ruleset !== DEFAULT_RULESET) return rowsMobCommand(app, msg, cmd, ruleset);
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const targetIds = Array.from(new Set(collected.defaults.targets || []));
   delete collected.defaults.targets;
@@ -7899,7 +7904,7 @@ function mobCommand(app, msg, cmd) {
   });
 
   return sendMob(app, msg, {
-    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }
@@ -7931,6 +7936,7 @@ const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
+const { DEFAULT_RULESET } = require('../contract');
 
 const MAX_TOKENS = 300;
 const OPTIONS = ['new', 'undo', 'seed', 'use', 'ruleset', 'whisper', 'public'];
@@ -7945,7 +7951,7 @@ function combatantOf(app, token, ruleset, use) {
   if (now === null) throw new UsageError(`${reader.name}: bar ${s.config.bar} holds no number, so its health is unknown`);
   const hpMax = Math.max(1, Math.round(max !== null && max >= 1 ? max : now));
   const out = { name: token.id, label: String(reader.name).slice(0, 200), hp: hpMax };
-  if (ruleset === 'enchanted-realms') {
+  if (ruleset === DEFAULT_RULESET) {
     const { profileStrikes } = require('./mob');
     const attacker = reader.attacker();
     delete attacker.conditions; // a fight applies damage only: markers stay the GM's

@@ -155,7 +155,7 @@ function assignTargets(defaultTargets, list) {
 function rulesetOf(app, cmd) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
-  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || 'enchanted-realms');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || rulesets.DEFAULT);
   if (!rulesetNames().includes(ruleset)) {
     throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
   }

@@ -9,6 +9,7 @@ const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const { hideNpcBody } = require('./permissions');
+const { DEFAULT_RULESET } = require('../contract');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -26,7 +27,7 @@ function sendMob(app, msg, mob) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
-      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
+      if (ruleset !== DEFAULT_RULESET) single.ruleset = ruleset;
       try {
         mob.compile(single);
       } catch (err) {

@@ -322,15 +322,14 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
              "// declaration order (schema.js builds its validators from them). LIMITS: the",
              "// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).", ""]
     lines.append(f"const VERSION = {_js(data['VERSION'])};")
-    one = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731 - one JSON line
     lines.append("const RULESETS = Object.freeze([")
-    lines += [f"  {one(entry)}," for entry in data["RULESETS"]]
-    lines += ["]);", f"const DEFAULT_RULESET = {one(data['DEFAULT_RULESET'])};", "const STRUCTS = Object.freeze({"]
+    lines += [f"  {_js(entry)}," for entry in data["RULESETS"]]
+    lines += ["]);", f"const DEFAULT_RULESET = {_js(data['DEFAULT_RULESET'])};", "const STRUCTS = Object.freeze({"]
     for ruleset, structs in data["STRUCTS"].items():
-        lines.append(f"  {one(ruleset)}: {{")
+        lines.append(f"  {_js(ruleset)}: {{")
         for name, fields in structs.items():
-            lines.append(f"    {one(name)}: [")
-            lines += [f"      {one(field)}," for field in fields]
+            lines.append(f"    {_js(name)}: [")
+            lines += [f"      {_js(field)}," for field in fields]
             lines.append("    ],")
         lines.append("  },")
     lines += ["});", "const LIMITS = Object.freeze({"]

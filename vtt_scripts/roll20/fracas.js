@@ -8557,9 +8557,10 @@ function fromGlobals() {
           // The `/w` target that reaches this player and nobody else (whisperto.js: the
           // quoted display name, else a unique first word, else a character only they
           // control). When none does, the GM gets it, saying for whom, and is told once why.
-          const players = findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') }));
-          const characters = findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') }));
-          const target = whisperTarget(playerId, players, characters);
+          const target = whisperTarget(playerId, name, () => ({
+            players: findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') })),
+            characters: findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') })),
+          }));
           if (target) to = target.to;
           else {
             const note = `for ${escapeText(name)}`;
@@ -8750,18 +8751,18 @@ module.exports = { NeedSheetItems, fromGlobals, SPEAKER };
 const lower = (s) => String(s).toLowerCase();
 
 /**
- * The `/w` target that reaches the player `playerId` only, or null when none does.
- * `players`: [{ id, name }] (display names); `characters`: [{ name, controlledby }] with
- * `controlledby` Roll20's comma-separated player ids ('all' for everyone).
+ * The `/w` target that reaches the player `playerId`, whose display name is `name`, only;
+ * or null when none does. `game()` gives the campaign's names, asked only for a name that
+ * cannot be quoted: { players: [{ id, name }] (display names), characters: [{ name,
+ * controlledby }] } with `controlledby` Roll20's comma-separated player ids ('all': everyone).
  */
-function whisperTarget(playerId, players, characters) {
-  const me = players.find((p) => p.id === playerId);
-  if (!me) return null;
-  const name = String(me.name || '');
-  const names = [...players.map((p) => ({ name: lower(p.name), player: p.id })),
-    ...characters.map((c) => ({ name: lower(c.name), player: null }))];
+function whisperTarget(playerId, name, game) {
+  name = String(name || '');
   const isGm = (s) => lower(s) === 'gm'; // `/w gm` whispers to the GMs (wiki "Text Chat")
   if (name && !name.includes('"') && !isGm(name)) return { to: `"${name}"`, via: 'name' };
+  const { players, characters } = game();
+  const names = [...players.map((p) => ({ name: lower(p.name), player: p.id })),
+    ...characters.map((c) => ({ name: lower(c.name), player: null }))];
   const word = name.split(/\s/)[0];
   if (word && !word.includes('"') && !isGm(word)) {
     const begun = names.filter((n) => n.name.startsWith(lower(word)));

@@ -88,9 +88,10 @@ function fromGlobals() {
           // The `/w` target that reaches this player and nobody else (whisperto.js: the
           // quoted display name, else a unique first word, else a character only they
           // control). When none does, the GM gets it, saying for whom, and is told once why.
-          const players = findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') }));
-          const characters = findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') }));
-          const target = whisperTarget(playerId, players, characters);
+          const target = whisperTarget(playerId, name, () => ({
+            players: findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') })),
+            characters: findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') })),
+          }));
           if (target) to = target.to;
           else {
             const note = `for ${escapeText(name)}`;

@@ -68,6 +68,9 @@ STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
+# Result layouts: each result object's keys, in order.
+ER_STRIKE_KEYS = ('target', 'method', 'style', 'damage_type', 'advantage', 'disadvantage', 'sneak', 'to_hit', 'ac', 'crit_range', 'dice', 'discarded', 'crit_chain', 'hits', 'crit', 'base', 'modifier', 'resistance', 'damage', 'undodgeable', 'friendly_fire', 'stray', 'defense_dc')
+
 # JSON-RPC error codes.
 PARSE_ERROR = -32700  # parse error: the message is not JSON
 INVALID_REQUEST = -32600  # not a JSON-RPC 2.0 request (data.path says where); also binary frames, an empty batch, a second auth
@@ -84,7 +87,7 @@ SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send ag
 
 BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete')
 ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete')
-ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
+ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say).
 MESSAGES = {
@@ -161,4 +164,26 @@ MESSAGES = {
     'ct_ambush_round': 'an ambush is rolled for the first round only; this is round {round} (CT-1)',
     'ct_die': '{text} is not a damage die: write dF, e.g. d6 (CT-3)',
     'odds_too_large': 'exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target',
+    'msgspec_type': 'expected {expected}, got {got}',
+    'msgspec_enum': 'invalid enum value {value}',
+    'msgspec_unknown_field': 'object contains unknown field {field}',
+    'msgspec_missing_field': 'object missing required field {field}',
+    'invalid_json': 'invalid JSON ({detail})',
+    'json_object': 'expected a JSON object, got {got}',
+    'id_mapping': 'expected an object of id → {what}',
+    'ruleset_unsupported': 'the {title} ruleset does not resolve {kind} requests',
+    'impale_charge_ruleset': 'the charge is an Enchanted Realms attack, as the impalement is',
+    'competitor_empty_id': 'a competitor id is empty',
+    'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
+    'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
+    'rolls_for_release': 'the grapple release of {path}',
+    'odds_work': 'these odds are too much work to enumerate exactly here (over {limit} units)',
+    'odds_dice': '{dice} damage dice: exact odds enumerate at most {most} per strike',
+    'odds_object': 'expected a JSON object',
+    'odds_remaining': 'expected an object of target id → Body/Stamina/HP left',
+    'odds_at_least': 'expected a list of whole numbers',
+    'odds_remaining_target': 'unknown target {target}',
+    'odds_support': "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
+    'odds_convolve': '{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here',
+    'no_offline_resolver': 'the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it',
 }

@@ -80,7 +80,7 @@ def convert(obj: Any, spec: type[S], path: str = "$") -> S:
 def convert_mapping(obj: Any, spec: type[S], path: str) -> dict[str, S]:
     """Type-check each value of an id → object mapping, with the key in the path."""
     if not isinstance(obj, dict):
-        raise SchemaError(path, f"expected an object of id → {spec.__name__.lower()}")
+        raise SchemaError(path, say("id_mapping", what=spec.__name__.lower()))
     return {key: convert(value, spec, key_path(path, key)) for key, value in obj.items()}
 
 
@@ -90,7 +90,7 @@ def parse_json(request: Any) -> Any:
         try:
             return orjson.loads(request)
         except ValueError as exc:
-            raise SchemaError("$", f"invalid JSON ({exc})") from None
+            raise SchemaError("$", say("invalid_json", detail=exc)) from None
     return request
 
 
@@ -100,7 +100,7 @@ def decode(request: Any, spec: type[S]) -> S:
         return request
     request = parse_json(request)
     if not isinstance(request, dict):
-        raise SchemaError("$", f"expected a JSON object, got {type(request).__name__}")
+        raise SchemaError("$", say("json_object", got=type(request).__name__))
     return convert(request, spec)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,15 +50,57 @@ def test_layout_widths_match_their_columns():
     assert _layout.N_TYPES == len(_facts.DAMAGE_TYPES)
 
 
+#: Templates Python does not fill in itself: msgspec words these decode errors (the JS
+#: decoder says the same; test_msgspec_words_its_errors_as_the_spec_says checks msgspec).
+SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msgspec_missing_field"}
+#: Templates the rulesets' Python still writes as literals (src/fracas/rulesets is being
+#: reorganised on another branch): the JS resolver says them through the spec, and
+#: test_python_literals_still_say_the_spec_words checks the Python words agree, so the
+#: folding into say() there is a rename, not a rewording.
+PYTHON_LITERAL = {"ruleset_unsupported": "rulesets/base.py", "competitor_empty_id": "rulesets/er/compete.py",
+                  "impale_charge_ruleset": "rulesets/er/impale.py", "rolls_for_defense": "rulesets/er/attack.py",
+                  "rolls_for_stray": "rulesets/er/followups.py", "rolls_for_release": "rulesets/er/followups.py",
+                  "odds_dice": "rulesets/rows_odds.py"}
+#: The Roll20 sandbox's own CPU meter (odds.js) and its offline/bridge routing (registry.js):
+#: Python has no such budget and resolves every ruleset itself.
+JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
+
+
 @pytest.mark.parametrize("key, template", sorted(_facts.MESSAGES.items()))
 def test_every_message_template_is_used_by_python_and_javascript(key, template):
     """A template that no code says is dead; one only Python says would drift from the JS resolver."""
     python = "\n".join(p.read_text() for p in (REPO / "src" / "fracas").rglob("*.py")
                        if p.name not in ("_facts.py",))
     js = "\n".join(p.read_text() for p in (REPO / "vtt_scripts" / "roll20" / "src").rglob("*.js")
-                   if p.name != "facts.js")
-    assert f'"{key}"' in python or f"'{key}'" in python, f"{key} is not used in Python"
+                   if p.name not in ("facts.js", "contract.js"))
+    if key not in SAID_BY_MSGSPEC | set(PYTHON_LITERAL) | JAVASCRIPT_ONLY:
+        assert f'"{key}"' in python or f"'{key}'" in python, f"{key} is not used in Python"
     assert f"'{key}'" in js, f"{key} is not used by the JavaScript resolver"
+
+
+@pytest.mark.parametrize("key", sorted(PYTHON_LITERAL))
+def test_python_literals_still_say_the_spec_words(key):
+    source = (REPO / "src" / "fracas" / PYTHON_LITERAL[key]).read_text()
+    for words in re.split(r"\{\w+\}", _facts.MESSAGES[key]):
+        assert words in source, f"{PYTHON_LITERAL[key]} no longer says {words!r} ({key}): update the spec or fold it"
+
+
+def test_msgspec_words_its_errors_as_the_spec_says():
+    """The JS decoder copies msgspec's wording through these templates; a msgspec upgrade that
+    rewords them fails here, not in a vector diff."""
+    from fracas.errors import SchemaError
+    from fracas.requests import convert, say
+    from fracas.rulesets.er.schema import Attacker, Strike
+
+    cases = [({"strength": "x"}, Attacker, say("msgspec_type", expected="int | null", got="str")),
+             ({"method": "magic", "style": "s", "dice": 1, "damage_type": "edged", "target": "t"}, Strike,
+              say("msgspec_enum", value="'magic'")),
+             ({"bogus": 1}, Attacker, say("msgspec_unknown_field", field="bogus")),
+             ({"method": "melee"}, Strike, say("msgspec_missing_field", field="style"))]
+    for value, spec, reason in cases:
+        with pytest.raises(SchemaError) as caught:
+            convert(value, spec)
+        assert caught.value.reason == reason
 
 
 def test_bridge_error_codes_come_from_the_spec():
@@ -65,3 +108,39 @@ def test_bridge_error_codes_come_from_the_spec():
 
     for name, value in generate.load()["error_codes"].items():
         assert getattr(errors, name) == value[0]
+
+
+def test_an_er_strike_result_has_the_spec_layout():
+    """[results] er_strike is the one list of an ER strike result's keys: the backend under
+    test (compiled, or pure Python with FRACAS_PUREPYTHON=1) builds exactly these, in order;
+    the Roll20 engine.js lays its result out from the same list (facts.js)."""
+    import fracas
+
+    request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
+        {"method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged", "target": "g"},
+        {"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing", "target": "g"}],
+        "targets": {"g": {"ac": 12}}}
+    result = fracas.resolve(request, seed=7).to_dict()
+    for strike in result["strikes"]:
+        assert tuple(strike) == _facts.ER_STRIKE_KEYS
+
+
+def test_the_contract_marks_a_ruleset_without_a_roll20_port():
+    """generate.roll20_port is the one place the Roll20 flag is decided: the built-in
+    rulesets have ports; a ruleset whose clients leave Roll20 out is bridge-only in the Mod,
+    with its own request structs in the contract (tests/seam/d6pool.py)."""
+    import fracas.rulesets
+    from tests.seam.d6pool import D6_POOL
+
+    fracas.rulesets.register(D6_POOL)
+    try:
+        contract = generate.contract_facts()
+    finally:
+        fracas.rulesets.unregister(D6_POOL.name)
+    by_name = {r["name"]: r for r in contract["RULESETS"]}
+    assert {name: r["roll20"] for name, r in by_name.items()} == {
+        "enchanted-realms": True, "worldwalker": True, "cartyrion": True, "old-school": True, "d6-pool": False}
+    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 Pool", "requests": {"attack": "AttackRequest"},
+                                  "roll20": False}
+    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int", 1], ["target", "str"]]
+    assert contract["STRUCTS"]["d6-pool"]["Target"] == [["armor", "int", 0]]

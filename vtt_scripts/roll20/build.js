@@ -18,7 +18,7 @@ const fs = require('fs');
 const path = require('path');
 
 const ROOT = __dirname;
-const VERSION = '0.1.0';
+const { VERSION } = require('./src/contract'); // fracas's version (generated from the package)
 
 /** Module sources reachable from `entry`, in first-require order (entry first). */
 function collect(entry) {

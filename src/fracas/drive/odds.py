@@ -21,13 +21,15 @@ from typing import Any, Optional
 from .. import rulesets
 from ..errors import LimitError, SchemaError
 from ..exact import Dist
-from ..requests import check_range, key_path, parse_json, type_name
+from ..requests import check_range, key_path, parse_json, say, type_name
 from ..rulesets.base import check_odds_plan
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
 #: (values of one attack's distribution × count)², the convolution work a mob may ask for.
 MAX_MOB_WORK = 10_000_000
+#: `at_least` thresholds one odds request may ask about.
+MAX_THRESHOLDS = 100
 ODDS_FIELDS = ("count", "remaining", "at_least")
 
 
@@ -102,7 +104,7 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
     """Exact odds of an attack request of any ruleset; see the module docstring."""
     request = parse_json(request)
     if not isinstance(request, dict):
-        raise SchemaError("$", "expected a JSON object")
+        raise SchemaError("$", say("odds_object"))
     extra = {k: request[k] for k in ODDS_FIELDS if k in request}
     # Odds roll nothing: the request's seed and rolls are not read (nor checked).
     attack = {k: v for k, v in request.items() if k not in ODDS_FIELDS and k not in ("seed", "rolls")}
@@ -110,23 +112,23 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
     remaining = extra.get("remaining", {}) if remaining is None else remaining
     at_least = extra.get("at_least", []) if at_least is None else at_least
     if isinstance(count, bool) or not isinstance(count, int):
-        raise SchemaError("$.count", f"expected int, got {type_name(count)}")
+        raise SchemaError("$.count", say("msgspec_type", expected="int", got=type_name(count)))
     check_range(count, 1, MAX_COUNT, "$.count", "count")
     if not isinstance(remaining, dict):
-        raise SchemaError("$.remaining", "expected an object of target id → Body/Stamina/HP left")
+        raise SchemaError("$.remaining", say("odds_remaining"))
     if not isinstance(at_least, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in at_least):
-        raise SchemaError("$.at_least", "expected a list of whole numbers")
-    if len(at_least) > 100:
-        raise LimitError("$.at_least", f"{len(at_least)} thresholds, the most is 100")
+        raise SchemaError("$.at_least", say("odds_at_least"))
+    if len(at_least) > MAX_THRESHOLDS:
+        raise LimitError("$.at_least", say("too_many", count=len(at_least), what="thresholds", most=MAX_THRESHOLDS))
     ruleset = rulesets.for_request(attack)
     bound = ruleset.kind("attack")
     plan = bound.compile(bound.decode(attack))
     check_odds_plan(plan, ruleset.name)
     for tid, left in remaining.items():
         if tid not in plan.targets:
-            raise SchemaError(key_path("$.remaining", tid), f"unknown target {tid!r}")
+            raise SchemaError(key_path("$.remaining", tid), say("odds_remaining_target", target=repr(tid)))
         if isinstance(left, bool) or not isinstance(left, int):
-            raise SchemaError(key_path("$.remaining", tid), f"expected int, got {type_name(left)}")
+            raise SchemaError(key_path("$.remaining", tid), say("msgspec_type", expected="int", got=type_name(left)))
         check_range(left, 1, 10**9, key_path("$.remaining", tid), "remaining")
     outcomes, cut, has_crit = ruleset.odds(plan)
     targets = {}
@@ -136,12 +138,10 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
         p_crit = dist.prob(lambda o: o[2])
         if count > 1:
             if len(damage.w) * count > MAX_SUPPORT:
-                raise LimitError("$.count", f"{count} attacks: the total's distribution would have over "
-                                 f"{MAX_SUPPORT:,} values to enumerate exactly")
+                raise LimitError("$.count", say("odds_support", count=count, most=f"{MAX_SUPPORT:,}"))
             if (len(damage.w) * count) ** 2 > MAX_MOB_WORK:
                 most = max(1, int(MAX_MOB_WORK ** 0.5) // len(damage.w))
-                raise LimitError("$.count", f"{count} attacks of {len(damage.w)} possible damage values each is "
-                                 f"too much to convolve exactly in reasonable time; at most {most} here")
+                raise LimitError("$.count", say("odds_convolve", count=count, size=len(damage.w), most=most))
             damage = damage.power(count).reduced()
             p_hit = 1 - (1 - p_hit) ** count
             p_crit = 1 - (1 - p_crit) ** count

@@ -115,6 +115,9 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
         if isinstance(value, list):
             value = tuple(value)
         lines.append(f"{name} = {value!r}")
+    lines += ["", "# Result layouts: each result object's keys, in order."]
+    for name, keys in facts["results"].items():
+        lines.append(f"{name.upper()}_KEYS = {tuple(keys)!r}")
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
@@ -146,6 +149,9 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     for name, value in _enums(facts).items():
         lines.append(f"const {name} = Object.freeze({_js(value)});")
         names.append(name)
+    for name, keys in facts["results"].items():
+        lines.append(f"const {name.upper()}_KEYS = Object.freeze({_js(keys)});")
+        names.append(f"{name.upper()}_KEYS")
     lines.append(f"const ERROR_CODES = Object.freeze({_js(_codes(facts))});")
     lines.append(f"const MESSAGES = Object.freeze({json.dumps(facts['messages'], ensure_ascii=False, indent=2)});")
     lines += [
@@ -184,9 +190,156 @@ def roll20_relay_methods(facts: dict[str, Any], root: Path) -> str:
         "// The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):",
         "// a signed request for any other method is refused by the worker.",
         f"const RELAYED = Object.freeze({_js(sorted(relayed))});",
+        "// fracas's version, which the relay says in its hello.",
+        f"const VERSION = {_js(_version())};",
         "",
-        "module.exports = { RELAYED };",
+        "module.exports = { RELAYED, VERSION };",
     ]) + "\n"
+
+
+# -- the Roll20 resolver's contract (vtt_scripts/roll20/src/contract.js) ----------------
+
+#: Limits the Python engine declares as module constants, which the Roll20 resolver
+#: enforces too: JavaScript name → (module, attribute). The Python constant is the one
+#: written place; contract.js carries its value (scripts/duplicates.py fails on a copy).
+PYTHON_LIMITS: dict[str, tuple[str, str]] = {
+    "ER_MAX_COMBATANTS": ("fracas.rulesets.er.initiative", "MAX_COMBATANTS"),
+    "WW_MAX_COMBATANTS": ("fracas.rulesets.ww", "MAX_COMBATANTS"),
+    "OS_MAX_SIDES": ("fracas.rulesets.oldschool", "MAX_SIDES"),
+    "ROWS_MAX_DICE": ("fracas.rulesets.rows", "MAX_DICE"),
+    "MAX_ROLL_OFFS": ("fracas.rulesets.rows", "MAX_ROLL_OFFS"),
+    "MAX_ODDS_DICE": ("fracas.rulesets.rows_odds", "MAX_ODDS_DICE"),
+    "ODDS_MAX_COUNT": ("fracas.drive.odds", "MAX_COUNT"),
+    "ODDS_MAX_SUPPORT": ("fracas.drive.odds", "MAX_SUPPORT"),
+    "ODDS_MAX_MOB_WORK": ("fracas.drive.odds", "MAX_MOB_WORK"),
+    "ODDS_MAX_WORK": ("fracas.exact", "MAX_WORK"),
+    "ODDS_MAX_THRESHOLDS": ("fracas.drive.odds", "MAX_THRESHOLDS"),
+}
+
+
+def roll20_port(ruleset: Any) -> bool:
+    """Whether the Roll20 Mod resolves `ruleset` offline (else it sends the ruleset's
+    requests to the bridge through the relay). The one place this is decided: a ruleset's
+    declared clients (`clients`, when its manifest lists them), else true, as for the
+    four built-in rulesets, which all have a JavaScript port."""
+    manifest = getattr(ruleset, "manifest", None)
+    clients = getattr(manifest, "clients", None) if manifest is not None else None
+    if clients is None:
+        clients = getattr(ruleset, "clients", None)
+    return True if clients is None else "roll20" in clients
+
+
+def _js_type(info: Any, structs: dict[str, Any]) -> Any:
+    """A msgspec.inspect type as the contract's JSON: "int", {"optional": …}, {"struct": name}…"""
+    import msgspec.inspect as mi
+
+    simple = {mi.IntType: "int", mi.StrType: "str", mi.BoolType: "bool", mi.AnyType: "any", mi.FloatType: "float"}
+    for kind, name in simple.items():
+        if isinstance(info, kind):
+            return name
+    if isinstance(info, mi.LiteralType):
+        return {"literal": list(info.values)}
+    if isinstance(info, mi.ListType):
+        return {"list": _js_type(info.item_type, structs)}
+    if isinstance(info, mi.DictType):
+        if not isinstance(info.key_type, mi.StrType):
+            raise ValueError(f"a JSON object's keys are strings, not {info.key_type}")
+        return {"dict": _js_type(info.value_type, structs)}
+    if isinstance(info, mi.StructType):
+        _js_struct(info, structs)
+        return {"struct": info.cls.__name__}
+    if isinstance(info, mi.UnionType):
+        members = [t for t in info.types if not isinstance(t, mi.NoneType)]
+        inner = [_js_type(t, structs) for t in members]
+        one = inner[0] if len(inner) == 1 else {"union": inner}
+        return {"optional": one} if len(members) < len(info.types) else one
+    raise ValueError(f"the Roll20 contract cannot express the request field type {info}")
+
+
+def _js_struct(info: Any, structs: dict[str, Any]) -> None:
+    import msgspec
+
+    name = info.cls.__name__
+    if name in structs:
+        if structs[name] is not None and structs[name]["cls"] is not info.cls:
+            raise ValueError(f"two request structs named {name} in one ruleset")
+        return
+    structs[name] = None  # being written (a struct may refer to itself)
+    fields = []
+    for field in info.fields:
+        entry: list[Any] = [field.name, _js_type(field.type, structs)]
+        if not field.required:
+            default = field.default if field.default_factory is msgspec.NODEFAULT else field.default_factory()
+            entry.append(msgspec.to_builtins(default))
+        fields.append(entry)
+    structs[name] = {"cls": info.cls, "fields": fields}
+
+
+def contract_facts() -> dict[str, Any]:
+    """What the Roll20 resolver reads from the Python engine: each ruleset's request
+    structs (msgspec's field lists, types and defaults), its title and request kinds,
+    whether the Mod resolves it offline, and the limits the engine declares."""
+    import importlib
+
+    import msgspec.inspect as mi
+
+    from fracas import rulesets
+
+    registry = []
+    structs_by_ruleset: dict[str, dict[str, Any]] = {}
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        package = importlib.import_module(type(ruleset).__module__)
+        structs: dict[str, Any] = {}
+        kinds = {}
+        for kind, spec in ruleset.request_types.items():
+            kinds[kind] = _js_type(mi.type_info(spec), structs)["struct"]
+        for extra in getattr(package, "SCHEMA_TYPES", []):
+            _js_type(mi.type_info(extra), structs)
+        structs_by_ruleset[name] = {n: s["fields"] for n, s in structs.items()}
+        registry.append({"name": name, "title": ruleset.title, "requests": kinds, "roll20": roll20_port(ruleset)})
+    limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
+    return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
+            "STRUCTS": structs_by_ruleset, "LIMITS": limits}
+
+
+def _version() -> str:
+    """fracas's version, as the package says it (read from its source, so it works before import)."""
+    import re
+
+    text = (HERE.parent / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"$', text, re.M)
+    if not match:
+        raise ValueError("src/fracas/__init__.py has no __version__")
+    return match.group(1)
+
+
+def roll20_contract(facts: dict[str, Any], root: Path) -> str:
+    data = contract_facts()  # needs fracas importable: written after the Python files
+    lines = ["'use strict';",
+             "// Generated by `python -m fracas.spec` from the Python engine's request types",
+             "// (msgspec structs), its ruleset registry and its limits: do not edit.",
+             "// RULESETS: name, title, request struct by kind, and whether this Mod resolves the",
+             "// ruleset offline (roll20: false sends its requests to the bridge). STRUCTS: per ruleset,",
+             "// each struct's fields as [name, type] (required) or [name, type, default], in",
+             "// declaration order (schema.js builds its validators from them). LIMITS: the",
+             "// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).", ""]
+    lines.append(f"const VERSION = {_js(data['VERSION'])};")
+    lines.append("const RULESETS = Object.freeze([")
+    lines += [f"  {_js(entry)}," for entry in data["RULESETS"]]
+    lines += ["]);", f"const DEFAULT_RULESET = {_js(data['DEFAULT_RULESET'])};", "const STRUCTS = Object.freeze({"]
+    for ruleset, structs in data["STRUCTS"].items():
+        lines.append(f"  {_js(ruleset)}: {{")
+        for name, fields in structs.items():
+            lines.append(f"    {_js(name)}: [")
+            lines += [f"      {_js(field)}," for field in fields]
+            lines.append("    ],")
+        lines.append("  },")
+    lines += ["});", "const LIMITS = Object.freeze({"]
+    lines += [f"  {name}: {value}," for name, value in data["LIMITS"].items()]
+    lines.append("});")
+    lines += ["", "module.exports = { " + ", ".join(data) + " };"]
+    return "\n".join(lines) + "\n"
 
 
 BIGJSON_SOURCE = "vtt_scripts/roll20/src/bigjson.js"
@@ -254,6 +407,7 @@ OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "vtt_scripts/foundry/scripts/facts.js": foundry_facts,
     "vtt_scripts/foundry/scripts/bigjson.js": foundry_bigjson,
     "bridge/schema.json": bridge_schema,
+    "vtt_scripts/roll20/src/contract.js": roll20_contract,
     "docs/scenario.schema.json": scenario_schema,
     "docs/rules/README.md": rules_index,
 }

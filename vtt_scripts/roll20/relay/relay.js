@@ -10,9 +10,8 @@
 
 const protocol = require('../src/protocol');
 // Generated from the spec (src/fracas/spec/facts.toml, [bridge] roll20_relay): what the Mod sends.
-const { RELAYED } = require('./methods');
+const { RELAYED, VERSION: RELAY_VERSION } = require('./methods');
 
-const RELAY_VERSION = '0.1.0';
 const ALLOWED = RELAYED;
 const MAX_QUEUE = 50;
 

@@ -3,42 +3,17 @@
 // CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
 const { RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, pyRepr } = require('./schema');
+const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, CT_DICE, CT_METHODS, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, say,
+  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 
-const NAME = 'cartyrion';
-const TITLE = 'Cartyrion';
-const B = [-100, 100];
+const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
+const B = BONUS_RANGE;
 const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
-
-const Attacker = T.struct('Attacker', {
-  level: [T.int, 1], bonus: [T.int, 0], magic: [T.int, 0], awa: [T.optional(T.int), null],
-});
-const profileStrike = {
-  method: [T.literal(...CT_METHODS), REQUIRED],
-  die: [T.str, REQUIRED],
-  dice: [T.optional(T.int), null],
-  power: [T.bool, false],
-  sneak: [T.optional(T.literal(...CT_SNEAK)), null],
-  parry: [T.optional(T.literal(...CT_PARRY)), null],
-  specialized: [T.bool, false],
-};
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Target = T.struct('Target', {
-  dex: [T.int, 0], armor: [T.int, 0], weapon_magic: [T.int, 0], shield: [T.optional(T.int), null],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  round: [T.int, 1], ambush: [T.literal(...CT_AMBUSH), 'none'], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
+const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
 /** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
 const diceForLevel = (level) => Math.floor((level + 1) / 2);

@@ -9,7 +9,7 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC, ER_STRIKE_KEYS } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -112,7 +112,7 @@ function rollPlan(plan, dice, seed) {
     records = plan.defense ? specials.rollDefense(plan.rows, dice) : rollAttack(plan.rows, dice);
   } catch (err) {
     if (!(err instanceof KernelError)) throw err;
-    if (plan.defense) throw specials.dieError(err, rolls, `the defense rolls against $.strikes[${err.where}]`);
+    if (plan.defense) throw specials.dieError(err, rolls, say('rolls_for_defense', { strike: err.where }));
     throw kernelError(err, rolls);
   }
   let strays = new Map();
@@ -193,6 +193,23 @@ function shockSave(target, damage, dice) {
   return save;
 }
 
+/**
+ * `values` with its keys in the order of `keys`, the result layout of the spec
+ * ([results] in facts.toml, which the Python backends build too); a key missing or
+ * extra is a bug here, so it throws.
+ */
+function laidOut(keys, values) {
+  const out = {};
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(values, key)) throw new Error(`result layout: no ${key}`);
+    out[key] = values[key];
+  }
+  if (Object.keys(values).length !== keys.length) {
+    throw new Error(`result layout: keys beyond the spec's: ${Object.keys(values).filter((k) => !keys.includes(k))}`);
+  }
+  return out;
+}
+
 function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock, extra = {}) {
   const strays = extra.strays || new Map();
   const releases = extra.releases || new Map();
@@ -223,7 +240,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
     entry.damage += r.damage;
     entry.by_type[meta.damage_type] = (entry.by_type[meta.damage_type] || 0) + r.damage;
     entry.undodgeable += r.undodgeable;
-    return {
+    return laidOut(ER_STRIKE_KEYS, {
       target: meta.target, method: meta.method, style: meta.style,
       damage_type: meta.damage_type, advantage: meta.advantage,
       disadvantage: meta.disadvantage, sneak: meta.sneak,
@@ -234,7 +251,7 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
       resistance: meta.resistance, damage: r.damage, undodgeable: r.undodgeable,
       friendly_fire: meta.friendly_fire, stray: null,
       defense_dc: defense ? ER_DEFENSE_DC + meta.to_hit : null,
-    };
+    });
   });
   for (const [s, stray] of strays) {
     strikes[s].stray = specials.strayDict(stray);

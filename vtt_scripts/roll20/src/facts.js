@@ -199,6 +199,7 @@ const ER_PRONE = Object.freeze(-5);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
+const ER_STRIKE_KEYS = Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", "dice", "discarded", "crit_chain", "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", "stray", "defense_dc"]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -273,7 +274,29 @@ const MESSAGES = Object.freeze({
   "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
   "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
   "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)",
-  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target"
+  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target",
+  "msgspec_type": "expected {expected}, got {got}",
+  "msgspec_enum": "invalid enum value {value}",
+  "msgspec_unknown_field": "object contains unknown field {field}",
+  "msgspec_missing_field": "object missing required field {field}",
+  "invalid_json": "invalid JSON ({detail})",
+  "json_object": "expected a JSON object, got {got}",
+  "id_mapping": "expected an object of id → {what}",
+  "ruleset_unsupported": "the {title} ruleset does not resolve {kind} requests",
+  "impale_charge_ruleset": "the charge is an Enchanted Realms attack, as the impalement is",
+  "competitor_empty_id": "a competitor id is empty",
+  "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
+  "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
+  "rolls_for_release": "the grapple release of {path}",
+  "odds_work": "these odds are too much work to enumerate exactly here (over {limit} units)",
+  "odds_dice": "{dice} damage dice: exact odds enumerate at most {most} per strike",
+  "odds_object": "expected a JSON object",
+  "odds_remaining": "expected an object of target id → Body/Stamina/HP left",
+  "odds_at_least": "expected a list of whole numbers",
+  "odds_remaining_target": "unknown target {target}",
+  "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
+  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
+  "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -283,4 +306,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };

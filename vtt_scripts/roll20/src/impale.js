@@ -9,6 +9,7 @@ const { checkRange } = require('./plan');
 const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
 const engine = require('./engine');
 const { streamOf, leftOver } = require('./specials');
+const { DEFAULT_RULESET } = require('./contract');
 
 function moved(err, moves) {
   let path = err.path, reason = err.reason;
@@ -72,9 +73,9 @@ function impale(request, options = {}) {
   }
   let chargePlan = null;
   if (req.charge !== null) {
-    const ruleset = req.charge.ruleset === undefined ? 'enchanted-realms' : req.charge.ruleset;
-    if (ruleset !== 'enchanted-realms') {
-      throw new SchemaError('$.charge.ruleset', 'the charge is an Enchanted Realms attack, as the impalement is');
+    const ruleset = req.charge.ruleset === undefined ? DEFAULT_RULESET : req.charge.ruleset;
+    if (ruleset !== DEFAULT_RULESET) {
+      throw new SchemaError('$.charge.ruleset', say('impale_charge_ruleset'));
     }
     for (const key of ['seed', 'rolls']) {
       if (req.charge[key] !== undefined && req.charge[key] !== null) {

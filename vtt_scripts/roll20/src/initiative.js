@@ -13,7 +13,7 @@ const { Dice, KernelError, E_ROLLS_SHORT } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 const rows = require('./rows');
 
-const MAX_COMBATANTS = 10000;
+const { ER_MAX_COMBATANTS: MAX_COMBATANTS } = require('./contract').LIMITS;
 
 /** Roll ER-18 initiative for `request.combatants`; returns {ruleset, seed, injected, order}. */
 function rollInitiative(request, options = {}) {

@@ -14,10 +14,10 @@ const rows = require('./rows');
 const { rulesOf } = require('./registry');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
-const MAX_COUNT = 10000;
-const MAX_SUPPORT = 200000;
-const MAX_MOB_WORK = 10000000;
-const MAX_WORK = 1000000;
+const {
+  ODDS_MAX_COUNT: MAX_COUNT, ODDS_MAX_SUPPORT: MAX_SUPPORT, ODDS_MAX_MOB_WORK: MAX_MOB_WORK, ODDS_MAX_WORK: MAX_WORK,
+  ODDS_MAX_THRESHOLDS: MAX_THRESHOLDS, MAX_ODDS_DICE,
+} = require('./contract').LIMITS;
 
 /** Counts the pairings a fold is about to do; refuses past MAX_WORK, before doing them. */
 class Budget {
@@ -30,7 +30,6 @@ class Budget {
     if (this.used > MAX_WORK) throw new LimitError(path, say('odds_too_large', { most: MAX_WORK.toLocaleString('en-US') }));
   }
 }
-const MAX_ODDS_DICE = 24;
 
 const bigAbs = (a) => (a < 0n ? -a : a);
 function gcd(a, b) {
@@ -141,7 +140,7 @@ let spentEver = 0; // all units since the script started (Fracas.stats() shows i
 function spend(units) {
   // Charged before the work is done: the work that would pass the budget is never started.
   if (meter !== null && meter.used + units > meter.limit) {
-    const err = new LimitError('$', `these odds are too much work to enumerate exactly here (over ${meter.limit.toLocaleString('en-US')} units)`);
+    const err = new LimitError('$', say('odds_work', { limit: meter.limit.toLocaleString('en-US') }));
     err.overBudget = true;
     throw err;
   }
@@ -634,7 +633,7 @@ function countFaces(pred, sizes) {
 
 function strikeX(row) {
   if (row[L.X_DICE] > MAX_ODDS_DICE) {
-    throw new LimitError('$.strikes', `${row[L.X_DICE]} damage dice: exact odds enumerate at most ${MAX_ODDS_DICE} per strike`);
+    throw new LimitError('$.strikes', say('odds_dice', { dice: row[L.X_DICE], most: MAX_ODDS_DICE }));
   }
   let pReact = [BigInt(row[L.X_REACT]), 1n];
   if (row[L.X_FEINT]) {
@@ -752,7 +751,7 @@ function odds(request, options = {}) {
 function oddsOf(request, options) {
   let parsed = request;
   if (typeof request === 'string') parsed = JSON.parse(request);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', 'expected a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SchemaError('$', say('odds_object'));
   const attack = {};
   // Odds roll nothing: the request's seed and rolls are not read (nor checked).
   for (const key of Object.keys(parsed)) {
@@ -761,13 +760,15 @@ function oddsOf(request, options) {
   const count = options.count !== undefined && options.count !== null ? options.count : ('count' in parsed ? parsed.count : 1);
   const remaining = options.remaining || ('remaining' in parsed ? parsed.remaining : {});
   const atLeast = options.at_least || ('at_least' in parsed ? parsed.at_least : []);
-  if (typeof count !== 'number' || !Number.isInteger(count)) throw new SchemaError('$.count', `expected int, got ${typeName(count)}`);
+  if (typeof count !== 'number' || !Number.isInteger(count)) throw new SchemaError('$.count', say('msgspec_type', { expected: 'int', got: typeName(count) }));
   checkRange(count, 1, MAX_COUNT, '$.count', 'count');
   if (remaining === null || typeof remaining !== 'object' || Array.isArray(remaining)) {
-    throw new SchemaError('$.remaining', 'expected an object of target id → Body/Stamina/HP left');
+    throw new SchemaError('$.remaining', say('odds_remaining'));
   }
-  if (!Array.isArray(atLeast) || !atLeast.every((n) => Number.isInteger(n))) throw new SchemaError('$.at_least', 'expected a list of whole numbers');
-  if (atLeast.length > 100) throw new LimitError('$.at_least', `${atLeast.length} thresholds, the most is 100`);
+  if (!Array.isArray(atLeast) || !atLeast.every((n) => Number.isInteger(n))) throw new SchemaError('$.at_least', say('odds_at_least'));
+  if (atLeast.length > MAX_THRESHOLDS) {
+    throw new LimitError('$.at_least', say('too_many', { count: atLeast.length, what: 'thresholds', most: MAX_THRESHOLDS }));
+  }
   const { rules } = rulesOf(attack);
   let outcomes;
   let cut = [0n, 1n];
@@ -813,11 +814,11 @@ function oddsOf(request, options) {
     let pCrit = outcomes[tid].prob((o) => !!o[2]);
     if (count > 1) {
       if (damage.size * count > MAX_SUPPORT) {
-        throw new LimitError('$.count', `${count} attacks: the total's distribution would have over ${MAX_SUPPORT.toLocaleString('en-US')} values to enumerate exactly`);
+        throw new LimitError('$.count', say('odds_support', { count, most: MAX_SUPPORT.toLocaleString('en-US') }));
       }
       if ((damage.size * count) ** 2 > MAX_MOB_WORK) {
         const most = Math.max(1, Math.floor(Math.floor(Math.sqrt(MAX_MOB_WORK)) / damage.size));
-        throw new LimitError('$.count', `${count} attacks of ${damage.size} possible damage values each is too much to convolve exactly in reasonable time; at most ${most} here`);
+        throw new LimitError('$.count', say('odds_convolve', { count, size: damage.size, most }));
       }
       damage = damage.power(count).reduced();
       const miss = fsub([1n, 1n], pHit);
@@ -857,9 +858,9 @@ function oddsOf(request, options) {
 function checkRemaining(remaining, ids) {
   for (const tid of Object.keys(remaining)) {
     const path = keyPath('$.remaining', tid);
-    if (!ids.includes(tid)) throw new SchemaError(path, `unknown target ${pyRepr(tid)}`);
+    if (!ids.includes(tid)) throw new SchemaError(path, say('odds_remaining_target', { target: pyRepr(tid) }));
     const left = remaining[tid];
-    if (typeof left !== 'number' || !Number.isInteger(left)) throw new SchemaError(path, `expected int, got ${typeName(left)}`);
+    if (typeof left !== 'number' || !Number.isInteger(left)) throw new SchemaError(path, say('msgspec_type', { expected: 'int', got: typeName(left) }));
     checkRange(left, 1, 1e9, path, 'remaining');
   }
 }

@@ -2,45 +2,21 @@
 // Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
 
 const { LimitError, RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, pyRepr } = require('./schema');
+const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, OS_METHODS, OS_RANGES, OS_TIES, say,
+  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
+const { LIMITS } = require('./contract');
 
-const NAME = 'old-school';
-const TITLE = 'Old-school';
-const B = [-100, 100];
-
-const Attacker = T.struct('Attacker', { attack_bonus: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0] });
-const profileStrike = {
-  method: [T.literal(...OS_METHODS), REQUIRED],
-  damage: [T.str, REQUIRED],
-  range: [T.optional(T.literal(...OS_RANGES)), null],
-  rear: [T.bool, false],
-  modifier: [T.int, 0],
-};
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Target = T.struct('Target', {
-  ac: [T.int, REQUIRED], shield: [T.int, 0], fleeing: [T.bool, false], cover: [T.union(T.int, T.literal('full')), 0],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const Side = T.struct('Side', { id: [T.str, REQUIRED], wait: [T.bool, false] });
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  sides: [T.list(Side), REQUIRED], ties: [T.literal(...OS_TIES), 'reroll'], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const MoraleRequest = T.struct('MoraleRequest', {
-  morale: [T.int, REQUIRED], modifier: [T.int, 0], successes: [T.int, 0], ruleset: [T.str, NAME],
-  seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
+const { name: NAME, title: TITLE } = rulesetInfo('old-school');
+const B = BONUS_RANGE;
+const { Attacker, AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {
-  for (const name of ['attack_bonus', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
+  // Every field of the attacker is a bonus or modifier in the same range (OS-6).
+  for (const name of Object.keys(Attacker.fields)) checkRange(attacker[name], ...B, `${path}.${name}`, name);
   return attacker;
 }
 
@@ -105,7 +81,9 @@ const initiative = {
   what: 'initiative',
   compile(req) {
     if (req.sides.length < 2) throw new SchemaError('$.sides', say('side_initiative_sides'));
-    if (req.sides.length > 64) throw new LimitError('$.sides', say('too_many', { count: req.sides.length, what: 'sides', most: 64 }));
+    if (req.sides.length > LIMITS.OS_MAX_SIDES) {
+      throw new LimitError('$.sides', say('too_many', { count: req.sides.length, what: 'sides', most: LIMITS.OS_MAX_SIDES }));
+    }
     const seen = new Set();
     req.sides.forEach((side, i) => {
       if (seen.has(side.id)) throw new SchemaError(`$.sides[${i}].id`, say('duplicate_combatant', { id: pyRepr(side.id) }));

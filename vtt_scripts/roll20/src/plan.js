@@ -35,8 +35,8 @@ function checkRange(value, low, high, path, what) {
 
 function checkRuleset(ruleset) {
   if (RULESETS.includes(ruleset)) return;
-  if (typeof ruleset !== 'string') throw new SchemaError('$.ruleset', `expected str, got ${jsonType(ruleset)}`);
-  throw new SchemaError('$.ruleset', `unknown ruleset ${pyRepr(ruleset)} (one of: ${RULESETS.join(', ')})`);
+  if (typeof ruleset !== 'string') throw new SchemaError('$.ruleset', say('msgspec_type', { expected: 'str', got: jsonType(ruleset) }));
+  throw new SchemaError('$.ruleset', say('unknown_name', { what: 'ruleset', value: pyRepr(ruleset), allowed: RULESETS.join(', ') }));
 }
 
 function checkRolls(rolls, largest = 20) {

@@ -1,16 +1,29 @@
 'use strict';
 // The rulesets this resolver knows and which module resolves a request: the twin of the
 // Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
-// and odds.js, which both look a request's rules up here.
+// and odds.js, which both look a request's rules up here. Every ruleset the engine
+// registers is listed in contract.js; the ones with a JavaScript port (roll20: true and
+// a module here) resolve offline, the others only through the relay and the bridge.
 
+const { RulesError } = require('./errors');
 const { checkRuleset } = require('./plan');
+const { say } = require('./facts');
+const { RULESETS, DEFAULT_RULESET: DEFAULT } = require('./contract');
 
-const OTHERS = {
-  worldwalker: require('./ww'),
-  cartyrion: require('./ct'),
-  'old-school': require('./oldschool'),
-};
-const DEFAULT = 'enchanted-realms';
+// The JavaScript ports beside Enchanted Realms (engine.js), by the ruleset they implement.
+const PORTS = [require('./ww'), require('./ct'), require('./oldschool')];
+const OTHERS = Object.fromEntries(PORTS.map((rules) => [rules.name, rules]));
+
+/** The contract's entry of ruleset `name` (name, title, requests, roll20), or undefined. */
+function entry(name) {
+  return RULESETS.find((r) => r.name === name);
+}
+
+/** Whether this resolver answers `name` itself: the spec says it has a port, and it is here. */
+function offline(name) {
+  const known = entry(name);
+  return !!known && known.roll20 && (name === DEFAULT || Object.prototype.hasOwnProperty.call(OTHERS, name));
+}
 
 /** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
 function rulesOf(request) {
@@ -24,14 +37,17 @@ function rulesOf(request) {
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
     checkRuleset(parsed.ruleset);
+    if (!offline(parsed.ruleset)) {
+      throw new RulesError('$.ruleset', say('no_offline_resolver', { title: entry(parsed.ruleset).title }));
+    }
     return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
   }
   return { rules: null, request: parsed };
 }
 
-/** Every ruleset name, Enchanted Realms first. */
+/** Every ruleset name the engine registers, Enchanted Realms first. */
 function names() {
-  return [DEFAULT, ...Object.keys(OTHERS)];
+  return RULESETS.map((r) => r.name);
 }
 
-module.exports = { OTHERS, DEFAULT, rulesOf, names };
+module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry };

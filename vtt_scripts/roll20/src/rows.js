@@ -8,15 +8,13 @@
 const { DiceError, LimitError, RulesError, SchemaError, faces } = require('./errors');
 const { convertMapping, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange, checkRolls, checkSeed } = require('./plan');
-const { LAYOUT, CT_EXPLODE_LIMIT, say } = require('./facts');
+const { LAYOUT, CT_EXPLODE_LIMIT, MAX_STRIKES, MAX_TARGETS, say } = require('./facts');
+const { LIMITS } = require('./contract');
 const { Dice, KernelError } = require('./kernel');
 const { Xoshiro128 } = require('./rng');
 
 const L = LAYOUT;
-const MAX_STRIKES = 256;
-const MAX_TARGETS = 4096;
-const MAX_DICE = 100;
-const MAX_ROLL_OFFS = 1000;
+const { ROWS_MAX_DICE: MAX_DICE, MAX_ROLL_OFFS } = LIMITS;
 const EXPRESSION = /^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$/;
 
 /** An X_ row from column names ({TARGET: …, HIT: …}); the rest are 0. */

@@ -5,7 +5,9 @@
 // the old-school rules share the strike-row kernel (rows.js).
 
 const { RulesError } = require('./errors');
-const { OTHERS, DEFAULT, rulesOf, names } = require('./registry');
+const { say } = require('./facts');
+const { rulesetInfo } = require('./schema');
+const { OTHERS, DEFAULT, rulesOf, names, offline, entry } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
@@ -29,8 +31,8 @@ function rollInitiative(request, options = {}) {
 function checkMorale(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
   if (!rules || !rules.morale) {
-    const title = rules ? rules.title : 'Enchanted Realms';
-    throw new RulesError('$.ruleset', `the ${title} ruleset does not resolve morale requests`);
+    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
+    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'morale' }));
   }
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
@@ -38,14 +40,14 @@ function checkMorale(request, options = {}) {
 /** An ER-19 competition (Enchanted Realms only). */
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
-  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve competition requests`);
+  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'competition' }));
   return competeER(parsed, options);
 }
 
 /** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
 function impale(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
-  if (rules) throw new RulesError('$.ruleset', `the ${rules.title} ruleset does not resolve impalement requests`);
+  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'impalement' }));
   return impaleER(parsed, options);
 }
 
@@ -55,5 +57,5 @@ function odds(request, options = {}) {
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names,
+  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
 };

@@ -22,7 +22,7 @@ const {
 const { CHAIN_LIMIT } = LAYOUT;
 // Resistance states by their layout index (R_NORMAL … R_IMMUNE), as the results name them.
 const RESISTANCE_NAMES = RESISTANCES;
-const MAX_ROLL_OFFS = 1000;
+const { MAX_ROLL_OFFS } = require('./contract').LIMITS;
 
 /** The error for injected faces that ran out or do not fit a follow-up's die. */
 function dieError(err, rolls, what) {
@@ -176,7 +176,7 @@ function strayShots(metas, rows, targets, records, dice) {
       st = stray(meta, rows[s], s, targets, pool, dice, takes);
     } catch (err) {
       if (!(err instanceof KernelError)) throw err;
-      throw dieError(err, dice.rolls, `the stray shot of $.strikes[${s}]`);
+      throw dieError(err, dice.rolls, say('rolls_for_stray', { strike: s }));
     }
     strays.set(s, st);
     if (st.modifier !== null) {
@@ -305,7 +305,7 @@ function grappleRelease(target, struck, dice) {
         rolled = rollKept(dice, 20, sit);
       } catch (err) {
         if (!(err instanceof KernelError)) throw err;
-        throw dieError(err, dice.rolls, `the grapple release of ${target.path}`);
+        throw dieError(err, dice.rolls, say('rolls_for_release', { path: target.path }));
       }
       feat.dice = rolled.dice;
       feat.roll = rolled.kept;
@@ -363,7 +363,7 @@ const OUTCOMES = {
 };
 
 function checkCompetitor(c, path, contest) {
-  if (!c.id) throw new SchemaError(`${path}.id`, 'a competitor id is empty');
+  if (!c.id) throw new SchemaError(`${path}.id`, say('competitor_empty_id'));
   choice(c.size, SIZES, `${path}.size`, 'size');
   checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');

@@ -2,49 +2,18 @@
 // Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
 
 const { LimitError, RulesError, SchemaError } = require('./errors');
-const { T, REQUIRED, choice, pyRepr } = require('./schema');
+const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_METHODS, WW_HANDS, WW_REACTIONS, say,
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
+const { LIMITS } = require('./contract');
 
-const NAME = 'worldwalker';
-const TITLE = 'Worldwalker';
-const B = [-100, 100];
+const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
+const B = BONUS_RANGE;
 const TALENTS = Object.keys(WW_TWO_WEAPON);
-
-const TwoWeapon = T.struct('TwoWeapon', { light: [T.bool, false], talent: [T.str, 'none'] });
-const Attacker = T.struct('Attacker', {
-  skill: [T.int, 0], str_mod: [T.int, 0], dex_mod: [T.int, 0], two_weapon: [T.optional(TwoWeapon), null],
-});
-const Feint = T.struct('Feint', { bonus: [T.int, 0], defense: [T.int, 0] });
-const profileStrike = {
-  method: [T.literal(...WW_METHODS), REQUIRED],
-  damage: [T.str, REQUIRED],
-  critical: [T.int, 0],
-  crit_multiplier: [T.int, 1],
-  engaged: [T.bool, false],
-  hand: [T.optional(T.literal(...WW_HANDS)), null],
-  modifier: [T.int, 0],
-  feint: [T.optional(Feint), null],
-};
-const ProfileStrike = T.struct('ProfileStrike', profileStrike);
-const Strike = T.struct('Strike', Object.assign({}, profileStrike, { target: [T.str, REQUIRED] }));
-const Reaction = T.struct('Reaction', { kind: [T.literal(...WW_REACTIONS), REQUIRED], bonus: [T.int, 0] });
-const Target = T.struct('Target', {
-  defense: [T.optional(T.int), null], dex_mod: [T.optional(T.int), null], armor: [T.int, 0],
-  reaction: [T.optional(Reaction), null],
-});
-const AttackRequest = T.struct('AttackRequest', {
-  attacker: [Attacker, REQUIRED], strikes: [T.list(Strike), REQUIRED], targets: [T.dict(T.any), REQUIRED],
-  ruleset: [T.str, NAME], seed: [T.optional(T.int), null], rolls: [T.optional(T.list(T.int)), null],
-});
-const Combatant = T.struct('Combatant', { id: [T.str, REQUIRED], dex_mod: [T.int, 0], bonus: [T.int, 0] });
-const InitiativeRequest = T.struct('InitiativeRequest', {
-  combatants: [T.list(Combatant), REQUIRED], ruleset: [T.str, NAME], seed: [T.optional(T.int), null],
-  rolls: [T.optional(T.list(T.int)), null],
-});
+const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {
   for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
@@ -134,8 +103,8 @@ const initiative = {
   what: 'initiative',
   compile(req) {
     if (!req.combatants.length) throw new SchemaError('$.combatants', say('no_combatants'));
-    if (req.combatants.length > 10000) {
-      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: 10000 }));
+    if (req.combatants.length > LIMITS.WW_MAX_COMBATANTS) {
+      throw new LimitError('$.combatants', say('too_many', { count: req.combatants.length, what: 'combatants', most: LIMITS.WW_MAX_COMBATANTS }));
     }
     const seen = new Set();
     req.combatants.forEach((c, i) => {

@@ -419,17 +419,12 @@ class Emulator {
     if (typeof text !== 'string') throw new SandboxCrash(`sendChat with a ${typeof text}`);
     let to = null;
     let body = text;
-    const w = /^\/w\s+(?:"([^"]+)"|(\S+))\s+/.exec(text);
+    let recipients = null;
+    const w = /^\/w\s+/.exec(text);
     if (w) {
-      to = (w[1] || w[2]).toLowerCase();
-      body = text.slice(w[0].length);
-      // Roll20 delivers a whisper only to "gm", a player's display name or a character's
-      // name; anything else is lost. Here that is a failure, so the tests see it.
-      const known = to === 'gm' || this.find({ _type: 'player' }).some((p) => String(p.data._displayname).toLowerCase() === to)
-        || this.find({ _type: 'character' }).some((c) => String(c.data.name).toLowerCase() === to);
-      if (!known) throw new SandboxCrash(`a whisper to "${to}" reaches nobody (not gm, a player or a character): ${text.slice(0, 120)}`);
+      ({ to, body, recipients } = this.whisperTarget(text.slice(w[0].length), text));
     }
-    const out = { from: speakingAs, to, text: body, raw: text, noarchive: !!(options && options.noarchive) };
+    const out = { from: speakingAs, to, players: recipients, text: body, raw: text, noarchive: !!(options && options.noarchive) };
     // API:Chat: a message starting with '!' is shown to nobody, only handed to the scripts.
     if (!text.startsWith('!')) {
       this.outputs.push(out);
@@ -439,13 +434,46 @@ class Emulator {
     const echo = { who: this.speakerName(speakingAs), playerid: 'API', content: body, type: 'general' };
     if (w) {
       echo.type = 'whisper';
-      echo.target = to === 'gm' ? 'gm' : (this.find({ _type: 'player' }).find((p) => String(p.data._displayname).toLowerCase() === to) || { id: to }).id;
+      // API:Chat: "target: The player ID the message was whispered to", comma-separated for several.
+      echo.target = recipients.join(',');
     } else if (text.startsWith('!')) echo.type = 'api';
     else if (/^\/em\s/.test(text)) { echo.type = 'emote'; echo.content = text.replace(/^\/em\s+/, ''); }
     else if (/^\/desc\s/.test(text)) { echo.type = 'desc'; echo.content = text.replace(/^\/desc\s+/, ''); }
     const template = /&\{template:([^}]*)\}/.exec(body);
     if (template) echo.rolltemplate = template[1];
     this.echoes.push(echo);
+  }
+
+  /**
+   * Roll20's reading of `/w <target> <text>` (wiki "Text Chat", Whispers): the target is a
+   * double-quoted name up to the next `"` (no escape: Earthdawn.js in Roll20/roll20-api-scripts,
+   * "contains a double quote mark, which makes it impossible to send a whisper to that person"),
+   * or one word up to the first space; `gm` is the GMs. It names a player's display name or a
+   * character's name, case-insensitively; a character's whisper goes to the players in its
+   * "controlled by" list (same page). A bare word also reaches the one name it begins (real
+   * scripts whisper by a display name's first word: Sequence/Sequence.js, DSA4_1-CritChecker).
+   * Strict: a target that reaches nobody, a word that begins several names (which one Roll20
+   * picks is not documented), or a character controlled by all players is a failure here.
+   */
+  whisperTarget(rest, text) {
+    const quoted = /^"([^"]*)"\s*/.exec(rest);
+    const bare = quoted ? null : /^(\S+)\s*/.exec(rest);
+    const m = quoted || bare;
+    if (!m || !m[1]) throw new SandboxCrash(`a whisper without a target: ${text.slice(0, 120)}`);
+    const to = m[1].toLowerCase();
+    const body = rest.slice(m[0].length);
+    if (to === 'gm') return { to, body, recipients: ['gm'] };
+    const named = [
+      ...this.find({ _type: 'player' }).map((p) => ({ name: String(p.data._displayname).toLowerCase(), players: [p.id], what: `player ${p.data._displayname}` })),
+      ...this.find({ _type: 'character' }).map((c) => ({ name: String(c.data.name).toLowerCase(), what: `character ${c.data.name}`,
+        players: String(c.data.controlledby || '').split(',').map((s) => s.trim()).filter(Boolean) })),
+    ];
+    let hit = named.filter((n) => n.name === to);
+    if (!hit.length && bare) hit = named.filter((n) => n.name.startsWith(to));
+    if (!hit.length) throw new SandboxCrash(`a whisper to "${to}" reaches nobody (not gm, a player or a character): ${text.slice(0, 120)}`);
+    if (hit.length > 1) throw new SandboxCrash(`a whisper to "${to}" names ${hit.map((n) => n.what).join(' and ')}: it may reach the wrong one: ${text.slice(0, 120)}`);
+    if (hit[0].players.includes('all')) throw new SandboxCrash(`a whisper to "${to}" reaches every player (${hit[0].what} is controlled by all): ${text.slice(0, 120)}`);
+    return { to, body, recipients: hit[0].players };
   }
 
   find(attrs, options = {}) {

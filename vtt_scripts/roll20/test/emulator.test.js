@@ -91,3 +91,32 @@ test("playerIsGM('API') is false: another script's message carries no player", (
   const emu = withScript("on('ready', () => { state.api = playerIsGM('API'); });");
   assert.equal(emu.state.api, false);
 });
+
+test("/w reads its target as Roll20 does: a quoted name up to the next quote, or one word that begins one name", () => {
+  const emu = withScript(`on('chat:message', (msg) => {
+    if (msg.type === 'api' && msg.content.startsWith('!say ')) sendChat('t', msg.content.slice(5));
+  });`);
+  const bob = emu.addPlayer('Bob "The Axe" Jones');
+  emu.addCharacter('Axe', {}, { controlledby: bob.id });
+  const say = (text) => emu.chat(emu.gm, `!say ${text}`);
+  // Exact names, quoted or as one word, any case; `gm` is the GMs.
+  assert.deepEqual(json(say('/w gm hi')[0].players), ['gm']);
+  assert.deepEqual(json(say('/w "axe" hi')[0].players), [bob.id], 'a character reaches its controllers');
+  // A bare word reaches the one name it begins (Sequence.js whispers a display name's first word).
+  const out = say('/w Bob hi');
+  assert.deepEqual(json(out[0].players), [bob.id]);
+  assert.equal(out[0].text, 'hi');
+  // The quote ends at the next `"`: quoting a name that holds one addresses `Bob `, nobody.
+  assert.throws(() => say('/w "Bob "The Axe" Jones" hi'), /a whisper to "bob " reaches nobody/);
+  // No escape either (Earthdawn.js: such a name cannot be whispered to by quoting).
+  assert.throws(() => say('/w "Bob \\"The Axe\\" Jones" hi'), /reaches nobody/);
+  // A quoted target is a whole name, never a prefix.
+  assert.throws(() => say('/w "Bob" hi'), /reaches nobody/);
+  // A word that begins two names could reach the wrong one.
+  emu.addPlayer('Bobby');
+  assert.throws(() => say('/w Bob hi'), /names player Bob "The Axe" Jones and player Bobby/);
+  assert.throws(() => say('/w Nobody hi'), /reaches nobody/);
+  // A character controlled by all would tell everyone.
+  emu.addCharacter('Crowd', {}, { controlledby: 'all' });
+  assert.throws(() => say('/w "Crowd" hi'), /reaches every player/);
+});

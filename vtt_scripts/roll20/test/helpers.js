@@ -1,6 +1,7 @@
 'use strict';
 // Shared by the tests: where the repository and its Python are, and how a vector is checked.
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const assert = require('node:assert/strict');
@@ -31,6 +32,49 @@ function skipUnlessCI(t, reason) {
 }
 
 /**
+ * Whether this resolver should replay a vector of `request`: its ruleset has a Roll20 port
+ * (the contract's `roll20`, from the ruleset's declared clients). A ruleset the contract
+ * does not know is replayed (its vectors expect the unknown-ruleset error); a bridge-only
+ * ruleset's vectors are for the Python backends alone.
+ */
+function hasRoll20Port(request, registry = require('../src/contract').RULESETS) {
+  const name = request !== null && typeof request === 'object' && typeof request.ruleset === 'string' ? request.ruleset : null;
+  const entry = name === null ? undefined : registry.find((r) => r.name === name);
+  return !entry || entry.roll20;
+}
+
+/**
+ * The built fracas.js with more rulesets in its generated contract, as `python -m fracas.spec`
+ * writes a ruleset registered beside the built-in ones: `extra` is [{entry, structs}] (a
+ * RULESETS entry and its STRUCTS). Written to a temporary file; returns its path.
+ */
+function bundleWithRulesets(extra) {
+  const source = fs.readFileSync(path.join(ROLL20_DIR, 'fracas.js'), 'utf8');
+  const lists = ['const RULESETS = Object.freeze([', 'const STRUCTS = Object.freeze({'];
+  for (const line of lists) assert.equal(source.split(line).length, 2, `the bundle holds contract.js once (${line})`);
+  const patched = source
+    .replace(lists[0], `${lists[0]}\n${extra.map((x) => `  ${JSON.stringify(x.entry)},`).join('\n')}`)
+    .replace(lists[1], `${lists[1]}\n${extra.map((x) => `  ${JSON.stringify(x.entry.name)}: ${JSON.stringify(x.structs)},`).join('\n')}`);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-bundle-')), 'fracas.js');
+  fs.writeFileSync(file, patched);
+  return file;
+}
+
+/** Python that registers the tests' d6 pool (tests/seam/d6pool.py, no Roll20 port) and then runs `code`. */
+const WITH_D6_POOL = 'import sys; sys.path.insert(0, "."); import fracas.rulesets; ' +
+  'from tests.seam.d6pool import D6_POOL; fracas.rulesets.register(D6_POOL)\n';
+
+/** The d6 pool's contract entry and structs, as the generator writes them ({entry, structs}). */
+function d6PoolContract() {
+  const py = spawnSync(pythonPath(), ['-c', `${WITH_D6_POOL}import json; from fracas.spec import generate
+c = generate.contract_facts()
+print(json.dumps({"entry": next(r for r in c["RULESETS"] if r["name"] == "d6-pool"), "structs": c["STRUCTS"]["d6-pool"]}))`],
+  { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  return JSON.parse(py.stdout);
+}
+
+/**
  * Run one known-answer vector through `resolve` and compare: the whole result dict
  * (without `backend`) for a result, the path and reason for an error.
  */
@@ -56,4 +100,7 @@ function checkVector(resolve, vector, options = {}) {
   return 'result';
 }
 
-module.exports = { ROLL20_DIR, REPO_ROOT, pythonPath, pythonHasFracas, skipUnlessCI, checkVector };
+module.exports = {
+  ROLL20_DIR, REPO_ROOT, pythonPath, pythonHasFracas, skipUnlessCI, checkVector, bundleWithRulesets, d6PoolContract, WITH_D6_POOL,
+  hasRoll20Port,
+};

@@ -3,33 +3,13 @@
 // the frames whispered to the GM, the answer typed back as `!fracas-relay`, applied once.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { world, card, plain, assertSafe } = require('./world');
+const { world, card, plain, assertSafe, relayRequests, relayAnswer } = require('./world');
 const { Emulator } = require('./emulator');
 const P = require('../src/protocol');
 
-/** Collect the request frames the script whispered, as whole JSON-RPC messages. */
-function requests(outputs) {
-  const r = new P.Reassembler();
-  const out = [];
-  for (const o of outputs) {
-    assert.equal(o.to, 'gm', 'relay frames go to the GM only');
-    assert.ok(o.noarchive, 'relay frames stay out of the chat archive');
-    const frame = P.parseFrame(o.text);
-    if (!frame) continue;
-    const whole = r.add(frame);
-    if (whole) out.push(JSON.parse(whole.text));
-  }
-  return out;
-}
-
-/** The relay's answer, typed into chat by the GM's browser. */
-function answer(emu, player, message, chunk = 300) {
-  const outs = [];
-  for (const frame of P.frames('res', message.id, JSON.stringify(message), chunk, emu.state.fracas.relay.secret)) {
-    outs.push(...emu.chat(player, `!fracas-relay ${frame}`));
-  }
-  return outs;
-}
+const requests = relayRequests;
+/** The relay's answer, typed into chat by `player` (mob's tests say who). */
+const answer = (emu, player, message, chunk = 300) => relayAnswer(emu, message, player, chunk);
 
 function mobWorld() {
   const w = world();

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { plain, assertSafe } = require('./world');
+const { plain, assertSafe, relayTexts } = require('./world');
 const { Emulator } = require('./emulator');
 const P = require('../src/protocol');
 const { pythonPath, pythonHasFracas, skipUnlessCI, REPO_ROOT } = require('./helpers');
@@ -24,17 +24,7 @@ d.handle(s, orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "auth", "params":
 sys.stdout.write(d.handle(s, sys.stdin.read()).data.decode())
 `;
 
-function requests(outputs) {
-  const r = new P.Reassembler();
-  const out = [];
-  for (const o of outputs) {
-    const frame = P.parseFrame(o.text);
-    if (!frame) continue;
-    const whole = r.add(frame);
-    if (whole) out.push(whole.text);
-  }
-  return out;
-}
+const requests = relayTexts;
 
 /** The bridge answers a request text (a real Dispatcher on `journal`). */
 function bridge(journal, text) {

@@ -145,15 +145,48 @@ test('--help on every command whispers that command\'s help and runs nothing', (
 
 test('whispers reach a player by quoted display name; a name Roll20 cannot quote goes to the GM, saying for whom', () => {
   const { emu, tokens, player } = table();
+  const odds = () => emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
   player.data._displayname = 'Pat the Bold';
-  let out = emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
+  let out = odds();
   assert.equal(out[0].to, 'pat the bold');
+  assert.deepEqual(out[0].players, [player.id]);
   assert.ok(out[0].raw.startsWith('/w "Pat the Bold" '));
+  // A double quote cannot be quoted in /w: the first word reaches the player when it begins no other name.
+  player.data._displayname = 'Bob "The Axe" Jones';
+  out = odds();
+  assert.equal(out.length, 1);
+  assert.ok(out[0].raw.startsWith('/w Bob &{template:default} {{name=Odds: Sir Kay'), out[0].raw);
+  assert.deepEqual(out[0].players, [player.id]);
+  // A second player whose name begins "Bob": the word would be ambiguous, so the character
+  // only Bob controls (Knight) carries the whisper.
+  emu.addPlayer('Bobby');
+  out = odds();
+  assert.ok(out[0].raw.startsWith('/w "Knight" '), out[0].raw);
+  assert.deepEqual(out[0].players, [player.id]);
+  // Only quotes: no first word to use; the character still reaches them.
+  player.data._displayname = '"""';
+  out = odds();
+  assert.ok(out[0].raw.startsWith('/w "Knight" '), out[0].raw);
+  assert.deepEqual(out[0].players, [player.id]);
+  assertSafe(assert, emu);
+});
+
+test('a player Roll20 cannot whisper to: the GM gets their whispers, saying for whom, and is told why once', () => {
+  const { emu, tokens, player, characters } = table();
+  const odds = () => emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
   player.data._displayname = 'Pat "the <b>Bold</b>"';
-  out = emu.chat(player, `!fracas odds --target ${tokens.goblin.id}`, { selected: [tokens.knight.id] });
-  assert.equal(out[0].to, 'gm');
-  assert.ok(out[0].text.startsWith('&{template:default} {{name=Odds: Sir Kay'), out[0].text);
-  assert.equal(plain(Emulator.fields(out[0].text).note), 'for Pat "the <b>Bold</b>": Roll20 cannot whisper to a display name with a double quote');
+  emu.addPlayer('Patricia');
+  // Knight shared with another player would reach them too: not a way to reach Pat alone.
+  const other = emu.addPlayer('Quinn');
+  characters.knight.set('controlledby', `${player.id},${other.id}`);
+  let out = odds();
+  assert.deepEqual(out.map((o) => o.to), ['gm', 'gm']);
+  assert.match(plain(out[0].text), /^Roll20 cannot whisper to the player Pat "the <b>Bold<\/b>": a display name with a double quote/);
+  assert.ok(out[1].text.startsWith('&{template:default} {{name=Odds: Sir Kay'), out[1].text);
+  assert.equal(plain(Emulator.fields(out[1].text).note), 'for Pat "the <b>Bold</b>"');
+  out = odds();
+  assert.deepEqual(out.map((o) => o.to), ['gm'], 'told once');
+  assert.equal(plain(Emulator.fields(out[0].text).note), 'for Pat "the <b>Bold</b>"');
   assertSafe(assert, emu);
 });
 

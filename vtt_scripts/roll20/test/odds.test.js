@@ -11,8 +11,13 @@ const H = require('./helpers');
 
 test('the shared odds vectors: identical exact answers in Python and JavaScript', (t) => {
   const vectors = JSON.parse(fs.readFileSync(path.join(H.REPO_ROOT, 'tests', 'vectors', 'odds_vectors.json'), 'utf8'));
-  const counts = { result: 0, error: 0 };
+  const counts = { result: 0, error: 0, bridgeOnly: 0 };
   for (const v of vectors) {
+    // Vectors follow each ruleset's declared clients: no Roll20 port, no replay here.
+    if (!H.hasRoll20Port(v.request)) {
+      counts.bridgeOnly += 1;
+      continue;
+    }
     let got;
     try {
       got = odds(v.request);
@@ -27,7 +32,7 @@ test('the shared odds vectors: identical exact answers in Python and JavaScript'
     counts.result += 1;
   }
   assert.ok(counts.result >= 50 && counts.error >= 10, JSON.stringify(counts));
-  t.diagnostic(`${counts.result} answers and ${counts.error} errors identical`);
+  t.diagnostic(`${counts.result} answers and ${counts.error} errors identical; ${counts.bridgeOnly} of bridge-only rulesets left to Python`);
 });
 
 test('the reference answer: 3d20+2 vs AC 14 hits with 6669/8000, mean 11979/3800 up to the stated cut', () => {

@@ -9,7 +9,9 @@
 // chat box → sandbox → bars, cards, undo: `!fracas mob` (attack.bulk), `replay`
 // (journal.replay), `journal` (journal.get), `round --new` (encounter.new + encounter.round),
 // `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
-// budget (attack.odds) and `resend`. The extension is
+// budget (attack.odds), an attack of a ruleset without a Roll20 port (attack.resolve: the
+// tests' d6 pool, registered in that bridge and in the Mod's contract as the generator
+// writes it) and `resend`. The extension is
 // the shipped one, unmodified but for the test page's origin in its content-script matches.
 // The page itself never holds the token or the secret, and a frame it plants is not signed,
 // so it never reaches the bridge; a plain chat line with "FRACAS1" in it stays visible.
@@ -59,8 +61,10 @@ function startPageServer() {
 /** Start `fracas serve` (python -m fracas.bridge) and read its URL from the banner. */
 function startBridge(journal, token) {
   // No --allow-origin: the relay extension's origin is one of the bridge's defaults.
-  const child = spawn(H.pythonPath(), ['-m', 'fracas.bridge', '--port', '0', '--token', token,
-    '--journal', journal], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `fracas serve` with the tests' d6 pool registered (a ruleset without a Roll20 port).
+  const child = spawn(H.pythonPath(), ['-c', `${H.WITH_D6_POOL}from fracas.bridge.cli import serve
+serve(prog_name="fracas serve", args=sys.argv[1:])`, '--port', '0', '--token', token,
+  '--journal', journal], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
@@ -118,11 +122,13 @@ before(async () => {
   });
 
   // The table: five skeletons, a goblin, a knight (for mob); a hero and two goblins in the turn order (for round).
-  const emu = new Emulator();
+  // The Mod script with the d6 pool in its contract, as `python -m fracas.spec` writes it.
+  const emu = new Emulator({ script: H.bundleWithRulesets([H.d6PoolContract()]) });
   const skeleton = emu.addCharacter('Skeleton', { strength: 3, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' });
   const skeletons = [0, 1, 2, 3, 4].map((i) => emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id }));
   const goblin = emu.addToken({ name: 'Goblin', represents: emu.addCharacter('Goblin', { ac: 8 }).id, bar1_value: '40', bar1_max: '40' });
   const knight = emu.addToken({ name: 'Knight', represents: emu.addCharacter('Knight', { ac: 9, resistant: 'edged' }).id, bar1_value: '40', bar1_max: '40' });
+  const ogre = emu.addToken({ name: 'Ogre', represents: emu.addCharacter('Ogre', { fracas_armor: 0 }).id, bar1_value: '40', bar1_max: '40' });
   const pat = emu.addPlayer('Pat');
   const hero = emu.addCharacter('Hero', { strength: 6, agility: 4, ac: 15, fracas_strikes: '--dice 3 --style cleaving --weight 2 --type edged' },
     { controlledby: pat.id });
@@ -157,7 +163,7 @@ before(async () => {
   await popup.goto(`chrome-extension://${extensionId}/popup.html`);
   const status = () => popup.evaluate(() => new Promise((r) => chrome.runtime.sendMessage({ type: 'status' }, r)));
   T = { tmp, server, bridge, browser, emu, page, popup, pump, pageErrors, extensionId, token, status,
-    skeletons, goblin, knight, fighters, ids: {} };
+    skeletons, goblin, knight, ogre, fighters, ids: {} };
 });
 
 after(async () => {
@@ -312,6 +318,25 @@ test('!fracas odds past the sandbox budget: attack.odds through the relay, the c
     { selected: [skeletons[0].id] });
   assert.equal(rpc.method, 'attack.odds');
   assert.match(plain(found.text), /Goblin=P\(hit\) .*P\(drops, 40 left\)/s);
+});
+
+test('a ruleset without a Roll20 port: attack.resolve through the relay, the bridge rolls, the bar is set', async (t) => {
+  if (!ready(t)) return;
+  const { emu, ogre, skeletons } = T;
+  const { sent, requests: [rpc], found } = await command(
+    `!fracas attack --ruleset d6-pool --target ${ogre.id} --dice 4 --pool 2`, /attacks \(D6 Pool\)/, { selected: [skeletons[0].id] });
+  assert.match(sent.map((o) => plain(o.text)).join('\n'), /D6 Pool has no offline resolver: sent to the bridge/);
+  assert.equal(rpc.method, 'attack.resolve');
+  assert.deepEqual(rpc.params.strikes, [{ dice: 4, target: ogre.id }]);
+  // What the bridge rolled is what the engine rolls for that request and seed.
+  const py = spawnSync(H.pythonPath(), ['-c', `${H.WITH_D6_POOL}import json
+print(json.dumps(fracas.resolve(json.load(sys.stdin)).to_dict()))`],
+  { cwd: H.REPO_ROOT, input: JSON.stringify(rpc.params), encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const damage = JSON.parse(py.stdout).targets[ogre.id].damage;
+  assert.equal(String(ogre.get('bar1_value')), String(40 - damage));
+  assert.equal(plain(Emulator.fields(found.text)['1 → Ogre']).endsWith(`${damage} damage`), true);
+  assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
 });
 
 test('!fracas resend: a request still waiting is sent again and answered once', async (t) => {

@@ -2,6 +2,7 @@
 // A small table for the Mod script tests: an orc, a goblin, an archer, a player.
 const { Emulator } = require('./emulator');
 const { hasExpansion } = require('../src/mod/escape');
+const P = require('../src/protocol');
 
 function world(options = {}) {
   const emu = new Emulator(options);
@@ -50,4 +51,35 @@ function assertSafe(assert, emu) {
   }
 }
 
-module.exports = { world, card, notices, plain, assertSafe };
+/**
+ * The JSON-RPC requests the Mod whispered as relay frames among `outputs`: their texts
+ * (as the relay would forward them), each checked to go to the GM only and unarchived.
+ */
+function relayTexts(outputs) {
+  const r = new P.Reassembler();
+  const out = [];
+  for (const o of outputs) {
+    const frame = P.parseFrame(o.text);
+    if (!frame) continue;
+    if (o.to !== 'gm' || !o.noarchive) throw new Error(`a relay frame went to ${o.to} (archived: ${!o.noarchive})`);
+    const whole = r.add(frame);
+    if (whole) out.push(whole.text);
+  }
+  return out;
+}
+
+/** The same requests, decoded. */
+function relayRequests(outputs) {
+  return relayTexts(outputs).map((text) => JSON.parse(text));
+}
+
+/** The relay's answer `message`, typed into chat by the GM's browser (`player`, default the GM). */
+function relayAnswer(emu, message, player = emu.gm, chunk = 300) {
+  const outs = [];
+  for (const frame of P.frames('res', message.id, JSON.stringify(message), chunk, emu.state.fracas.relay.secret)) {
+    outs.push(...emu.chat(player, `!fracas-relay ${frame}`));
+  }
+  return outs;
+}
+
+module.exports = { world, card, notices, plain, assertSafe, relayTexts, relayRequests, relayAnswer };

@@ -12,7 +12,10 @@ const { applyDamage } = require('./apply');
 const permissions = require('./permissions');
 const { controls, selectedTokens, parseSeed } = require('./tokens');
 const { rowsAttackCommand } = require('./rowsattack');
-const { resolve, names: rulesetNames } = require('../rulesets');
+const { bridgeAttackCommand } = require('./bridgeattack');
+const rulesets = require('../rulesets');
+
+const { resolve, names: rulesetNames } = rulesets;
 const { COVERS } = require('../schema');
 
 const ATTACK_OPTIONS = ['attacker', 'use', 'cover', 'obscurement', 'seed', 'rolls', 'ac', 'no-apply', 'whisper', 'public',
@@ -152,7 +155,7 @@ function assignTargets(defaultTargets, list) {
 function rulesetOf(app, cmd) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
-  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || 'enchanted-realms');
+  const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || rulesets.DEFAULT);
   if (!rulesetNames().includes(ruleset)) {
     throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
   }
@@ -256,9 +259,11 @@ function attackCommand(app, msg, cmd) {
   const config = s.config;
   if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') {
+  if (ruleset !== rulesets.DEFAULT) {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
+    // A ruleset without a JavaScript port (the spec's roll20 flag) is resolved by the bridge.
+    if (!rulesets.offline(ruleset)) return bridgeAttackCommand(app, msg, cmd, ruleset, token);
     return rowsAttackCommand(app, msg, cmd, ruleset, token);
   }
   const { request, names, tokens, attacker, options, attackerToken } = buildAttack(app, msg, cmd);

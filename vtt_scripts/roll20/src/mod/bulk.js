@@ -9,6 +9,7 @@ const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const { hideNpcBody } = require('./permissions');
+const { DEFAULT_RULESET } = require('../contract');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -26,7 +27,7 @@ function sendMob(app, msg, mob) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
-      if (ruleset !== 'enchanted-realms') single.ruleset = ruleset;
+      if (ruleset !== DEFAULT_RULESET) single.ruleset = ruleset;
       try {
         mob.compile(single);
       } catch (err) {
@@ -66,33 +67,42 @@ function sendMob(app, msg, mob) {
   return sent;
 }
 
+/**
+ * The per-target damage of a bridge answer (`result.targets[id].damage`) off the Body bars
+ * of the tokens the request named (`meta.names`), when `meta.apply`: an answer cannot aim
+ * damage anywhere else. Returns {named (target ids kept), applied, changes, missing}.
+ */
+function applyAnswer(app, id, meta, result) {
+  const edge = app.edge;
+  const out = { named: [], applied: {}, changes: [], missing: [] };
+  for (const tid of Object.keys(result.targets)) {
+    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
+      edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
+      continue;
+    }
+    out.named.push(tid);
+    const damage = Number(result.targets[tid] && result.targets[tid].damage);
+    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
+    const token = edge.getGraphic(tid);
+    if (!token) {
+      out.missing.push(meta.names[tid] || tid);
+      continue;
+    }
+    out.applied[tid] = applyDamage(edge, app.s().config, token, damage);
+    if (out.applied[tid].change) out.changes.push(out.applied[tid].change);
+  }
+  return out;
+}
+
 /** Apply a bulk summary: per-target totals off the Body bars, one undo entry, one card. */
 function applyMob(app, pending, result, id) {
   const edge = app.edge;
   const s = app.s();
   const meta = pending.meta;
-  const applied = {};
-  const changes = [];
-  const missing = [];
   if (!result || typeof result !== 'object' || !result.targets || typeof result.targets !== 'object') {
     throw new UsageError(`the bridge's answer to ${id} has no per-target totals`);
   }
-  for (const tid of Object.keys(result.targets)) {
-    // Only the tokens the request named: an answer cannot aim damage anywhere else.
-    if (!Object.prototype.hasOwnProperty.call(meta.names || {}, tid)) {
-      app.edge.log(`relay answer ${id} names a target the request did not (${tid}): ignored`);
-      continue;
-    }
-    const damage = Number(result.targets[tid] && result.targets[tid].damage);
-    if (!meta.apply || !Number.isInteger(damage) || damage <= 0) continue;
-    const token = edge.getGraphic(tid);
-    if (!token) {
-      missing.push(meta.names[tid] || tid);
-      continue;
-    }
-    applied[tid] = applyDamage(edge, s.config, token, damage);
-    if (applied[tid].change) changes.push(applied[tid].change);
-  }
+  const { applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
   hideNpcBody(app, meta.whisper, {}, applied);
   const card = cards.mobCard(result, {
@@ -104,4 +114,4 @@ function applyMob(app, pending, result, id) {
 
 relaylink.register('attack.bulk', applyMob);
 
-module.exports = { sendMob, applyMob };
+module.exports = { sendMob, applyMob, applyAnswer };

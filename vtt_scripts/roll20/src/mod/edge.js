@@ -8,6 +8,7 @@
 
 const SPEAKER = 'fracas';
 const { text: escapeText } = require('./escape');
+const { whisperTarget } = require('./whisperto');
 
 /**
  * A command read a sheet item the script has not fetched yet (Beacon sheets keep
@@ -24,6 +25,7 @@ class NeedSheetItems extends Error {
 
 function fromGlobals() {
   const sheetItems = new Map(); // "characterId\u0000name" → value (null: none), for the command being run
+  const unreachable = new Set(); // players Roll20 cannot whisper to whom the GM has been told about
   let misses = [];
   return {
     /** Whether this sandbox can read Beacon sheet items. */
@@ -78,22 +80,31 @@ function fromGlobals() {
     whisper(playerId, html, options = {}) {
       let to = 'gm';
       let body = html;
+      const archive = options.noarchive ? { noarchive: true } : undefined;
       if (playerId && playerId !== 'gm' && playerId !== 'API') {
         const player = getObj('player', playerId);
         const name = player ? String(player.get('displayname') || '') : '';
         if (player && !playerIsGM(playerId)) {
-          // Roll20 addresses a whisper by display name, quoted (`/w "Name"`); a name holding
-          // a double quote cannot be quoted (the issue: such a player got nothing). The GM
-          // gets it instead, saying for whom, so nothing is lost silently.
-          if (name && !name.includes('"')) to = `"${name}"`;
+          // The `/w` target that reaches this player and nobody else (whisperto.js: the
+          // quoted display name, else a unique first word, else a character only they
+          // control). When none does, the GM gets it, saying for whom, and is told once why.
+          const target = whisperTarget(playerId, name, () => ({
+            players: findObjs({ _type: 'player' }).map((p) => ({ id: p.id, name: p.get('displayname') })),
+            characters: findObjs({ _type: 'character' }).map((c) => ({ name: c.get('name'), controlledby: c.get('controlledby') })),
+          }));
+          if (target) to = target.to;
           else {
-            const note = `for ${escapeText(name)}: Roll20 cannot whisper to a display name with a double quote`;
+            const note = `for ${escapeText(name)}`;
             // A roll template must open the message: the note is then a field of it.
             body = html.startsWith('&{template:') ? `${html} {{note=${note}}}` : `<div>(${note})</div>${html}`;
+            if (!unreachable.has(playerId)) {
+              unreachable.add(playerId);
+              sendChat(SPEAKER, `/w gm <div>Roll20 cannot whisper to the player ${escapeText(name)}: a display name with a double quote cannot be quoted in /w, its first word is not unique here, and they control no character of their own with a unique name. Their whispers come to you (marked "for ${escapeText(name)}"). A display name without a double quote, or a character controlled by them alone, fixes it.</div>`, null, archive);
+            }
           }
         }
       }
-      sendChat(SPEAKER, `/w ${to} ${body}`, null, options.noarchive ? { noarchive: true } : undefined);
+      sendChat(SPEAKER, `/w ${to} ${body}`, null, archive);
     },
 
     /** Whether a player is a GM. 'API' (another script's message) is no player, so never. */

@@ -3,7 +3,7 @@
 
 const esc = require('./escape');
 
-const VERSION = '0.1.0';
+const { VERSION } = require('../contract');
 const HANDOUT = 'Help: fracas';
 
 const T = (s) => esc.text(s);

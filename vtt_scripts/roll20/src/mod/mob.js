@@ -14,6 +14,7 @@ const { selectedTokens } = require('./tokens');
 const { rowsMobCommand } = require('./rowsattack');
 const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
+const { DEFAULT_RULESET } = require('../contract');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
 const MAX_TOKENS = 500;
@@ -43,7 +44,7 @@ function mobCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== 'enchanted-realms') return rowsMobCommand(app, msg, cmd, ruleset);
+  if (ruleset !== DEFAULT_RULESET) return rowsMobCommand(app, msg, cmd, ruleset);
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const targetIds = Array.from(new Set(collected.defaults.targets || []));
   delete collected.defaults.targets;
@@ -92,7 +93,7 @@ function mobCommand(app, msg, cmd) {
   });
 
   return sendMob(app, msg, {
-    ruleset: 'enchanted-realms', label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }

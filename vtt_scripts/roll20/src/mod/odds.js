@@ -53,7 +53,7 @@ function oddsCommand(app, msg, cmd) {
   const config = app.s().config;
   const ruleset = rulesetOf(app, cmd);
   let built;
-  if (ruleset === 'enchanted-realms') {
+  if (ruleset === rulesets.DEFAULT) {
     built = buildAttack(app, msg, cmd, EXTRA);
   } else {
     const by = cmd.options.filter((o) => o.name === 'attacker');
@@ -70,7 +70,18 @@ function oddsCommand(app, msg, cmd) {
     if (left !== null) remaining[tid] = left;
   }
   const input = Object.assign({}, request, { count, remaining, at_least: atLeast });
-  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesets.OTHERS[ruleset] ? rulesets.OTHERS[ruleset].title : 'Enchanted Realms'})`;
+  const rulesetTitle = rulesets.entry(ruleset).title;
+  const title = `Odds: ${attacker.name}${count > 1 ? ` ×${count}` : ''} (${rulesetTitle})`;
+  const toBridge = (why) => {
+    const plainNames = {};
+    for (const id of Object.keys(names)) plainNames[id] = String(names[id]);
+    const sent = relaylink.send(app, 'attack.odds', input, { playerid: msg.playerid, title, names: plainNames });
+    app.whisper(msg.playerid, cards.notice('fracas odds', [
+      `${why}: asked the bridge (request ${esc.text(sent.id)}); the odds follow when it answers`]));
+    return null;
+  };
+  // A ruleset without a JavaScript port (the spec's roll20 flag): only the bridge knows its odds.
+  if (!rulesets.offline(ruleset)) return toBridge(`${esc.text(rulesetTitle)} has no offline resolver`);
   let result;
   try {
     result = rulesets.odds(input, { budget: ODDS_BUDGET });
@@ -81,12 +92,7 @@ function oddsCommand(app, msg, cmd) {
       throw new UsageError('these odds are too much work for the Roll20 sandbox (all Mod scripts share it): ask with ' +
         'fewer strikes, dice or --count, or link the fracas relay (!fracas relay) so the bridge works them out');
     }
-    const plainNames = {};
-    for (const id of Object.keys(names)) plainNames[id] = String(names[id]);
-    const sent = relaylink.send(app, 'attack.odds', input, { playerid: msg.playerid, title, names: plainNames });
-    app.whisper(msg.playerid, cards.notice('fracas odds', [
-      `too much work for the Roll20 sandbox: asked the bridge (request ${esc.text(sent.id)}); the odds follow when it answers`]));
-    return null;
+    return toBridge('too much work for the Roll20 sandbox');
   }
   app.whisper(msg.playerid, oddsCard(result, names, title));
   return result;

@@ -22,6 +22,7 @@ const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
+const { DEFAULT_RULESET } = require('../contract');
 
 const MAX_TOKENS = 300;
 const OPTIONS = ['new', 'undo', 'seed', 'use', 'ruleset', 'whisper', 'public'];
@@ -36,7 +37,7 @@ function combatantOf(app, token, ruleset, use) {
   if (now === null) throw new UsageError(`${reader.name}: bar ${s.config.bar} holds no number, so its health is unknown`);
   const hpMax = Math.max(1, Math.round(max !== null && max >= 1 ? max : now));
   const out = { name: token.id, label: String(reader.name).slice(0, 200), hp: hpMax };
-  if (ruleset === 'enchanted-realms') {
+  if (ruleset === DEFAULT_RULESET) {
     const { profileStrikes } = require('./mob');
     const attacker = reader.attacker();
     delete attacker.conditions; // a fight applies damage only: markers stay the GM's

@@ -23,28 +23,48 @@ const { selectedTokens, parseSeed } = require('./tokens');
 const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
 const rows = require('../rows');
+const { STRUCTS } = require('../contract');
 
-// Field name → kind ('int', 'bool', 'str'), by ruleset and part of the request.
-const FIELDS = {
-  worldwalker: {
-    attacker: { skill: 'int', str_mod: 'int', dex_mod: 'int' },
-    strike: { method: 'str', damage: 'str', critical: 'int', crit_multiplier: 'int', engaged: 'bool', modifier: 'int', hand: 'str' },
-    target: { defense: 'int', dex_mod: 'int', armor: 'int' },
-    command: { block: 'int', dodge: 'int' },
-  },
-  cartyrion: {
-    attacker: { level: 'int', bonus: 'int', magic: 'int', awa: 'int' },
-    strike: { method: 'str', die: 'str', dice: 'int', power: 'bool', sneak: 'str', parry: 'str', specialized: 'bool' },
-    target: { dex: 'int', armor: 'int', weapon_magic: 'int', shield: 'int' },
-    command: {},
-  },
-  'old-school': {
-    attacker: { attack_bonus: 'int', str_mod: 'int', dex_mod: 'int' },
-    strike: { method: 'str', damage: 'str', range: 'str', rear: 'bool', modifier: 'int' },
-    target: { ac: 'int', shield: 'int', fleeing: 'bool', cover: 'str' },
-    command: {},
-  },
-};
+// Options that build a nested part of a request (Worldwalker's target reaction, WW-5).
+const COMMAND = { worldwalker: { block: 'int', dodge: 'int' } };
+
+/** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
+function kindOf(type) {
+  if (typeof type === 'string') return type === 'int' || type === 'bool' || type === 'str' ? type : null;
+  if (type.optional !== undefined) return kindOf(type.optional);
+  if (type.literal !== undefined) return 'str';
+  if (type.union !== undefined) return 'str'; // e.g. old-school cover: a number or "full"
+  return null;
+}
+
+/**
+ * The structs of ruleset `name`'s attack request (contract.js): {attacker, strike, target}
+ * struct names, or null when its attack is not `attacker` + `strikes` + `targets` (the shape
+ * every built-in ruleset's attack has, and the one this Mod script builds).
+ */
+function attackShape(name) {
+  const structs = STRUCTS[name] || {};
+  const request = structs.AttackRequest || [];
+  const field = (wanted) => (request.find(([f]) => f === wanted) || [])[1];
+  const attacker = field('attacker');
+  const strikes = field('strikes');
+  if (!field('targets') || !attacker || !attacker.struct || !strikes || !strikes.list || !strikes.list.struct) return null;
+  return { attacker: attacker.struct, strike: strikes.list.struct, target: 'Target' };
+}
+
+/** Field name → kind, by part of the request, for ruleset `name`: from its request structs
+ * (contract.js, generated from the Python engine), so a new field or ruleset needs no edit here. */
+function fieldsOf(name) {
+  const structs = STRUCTS[name];
+  const shape = attackShape(name) || { attacker: 'Attacker', strike: 'Strike', target: 'Target' };
+  const scalar = (struct, skip = []) => Object.fromEntries((structs[struct] || [])
+    .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
+  return {
+    attacker: scalar(shape.attacker), strike: scalar(shape.strike, ['target']), target: scalar(shape.target),
+    command: COMMAND[name] || {},
+  };
+}
+const FIELDS = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
 // A player's command may give only these without !fracas config --players-numbers on.
 const PLAYER_COMMON = COMMON;
@@ -52,6 +72,9 @@ const PLAYER_COMMON = COMMON;
 const ODDS_OPTIONS = ['count', 'at-least'];
 
 const dash = (field) => field.replace(/_/g, '-');
+
+/** A strike is melee unless the command or sheet says otherwise (when the ruleset's strikes have a method). */
+const defaultMethod = (spec) => (spec.strike.method ? { method: 'melee' } : {});
 
 function value(kind, option, where) {
   if (kind === 'bool') return option.values.length ? onOff(option.values.join(' '), where) : true;
@@ -191,7 +214,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
   // as attacker fields do: all a player's attack may use without --players-numbers.
-  const strike = Object.assign({ method: 'melee' }, fromSheet(app, attackerToken, spec.strike, o.strike).values);
+  const strike = Object.assign(defaultMethod(spec), fromSheet(app, attackerToken, spec.strike, o.strike).values);
   const request = {
     ruleset: name, attacker: attacker.values,
     strikes: Object.keys(targets).map((id) => Object.assign({}, strike, { target: id })), targets,
@@ -260,6 +283,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const edge = app.edge;
   const spec = FIELDS[name];
   const rules = rulesets.OTHERS[name];
+  const title = rulesets.entry(name).title;
   const o = parse(name, cmd.options, ['each']);
   if (o.rolls) throw new UsageError('physical dice are for single attacks; a mob attack rolls its own');
   const each = cmd.options.some((opt) => opt.name === 'each');
@@ -269,7 +293,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   if (!tokens.length) throw new UsageError('select the attacking tokens (the targets are not counted)');
   if (tokens.length > 500) throw new UsageError(`${tokens.length} tokens selected, the most is 500`);
   const { names, targets } = readTargets(app, name, o, targetIds, msg);
-  const strike = Object.assign({ method: 'melee' }, o.strike);
+  const strike = Object.assign(defaultMethod(spec), o.strike);
   // Keyed by character names, which may be "__proto__" or "constructor": maps without a prototype.
   const profiles = Object.create(null);
   const profileOf = new Map();
@@ -294,9 +318,10 @@ function rowsMobCommand(app, msg, cmd, name) {
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${rules.title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
-    options: o, compile: (single) => rows.compileAttack(rules, single, { seed: 0 }),
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    // Checked here first when this script has the ruleset's port; else the bridge checks it.
+    options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });
 }
 
-module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, ODDS_OPTIONS };
+module.exports = { rowsAttackCommand, rowsMobCommand, buildRowsAttack, fromSheet, FIELDS, parse, attackShape, ODDS_OPTIONS };

@@ -12,6 +12,8 @@
 //   2  settings in `config`, undo entries with `changes`, attribute names per sheet field
 //   3  relay bookkeeping (`relay`: pending requests, applied ids) and the attack log (`log`)
 
+const { DEFAULT_RULESET } = require('../contract');
+
 const SCHEMA_VERSION = 3;
 const UNDO_LIMIT = 20;
 const LOG_LIMIT = 30;
@@ -50,7 +52,7 @@ function defaultConfig() {
     markers: {}, // condition → token marker tag, where they differ
     relay_chunk: 1800, // data characters per relay frame
     relay_timeout: 30, // seconds before a relay request is reported unanswered
-    ruleset: 'enchanted-realms', // the ruleset of `!fracas attack` without --ruleset
+    ruleset: DEFAULT_RULESET, // the ruleset of `!fracas attack` without --ruleset
     injury_bar: null, // Cartyrion: the bar that takes injury (null: the Body bar takes all)
     defense_rolls: false, // ER-22: players roll defense dice against the GM's creatures
     trust_scripts: false, // commands other Mod scripts send (playerid 'API') act as the GM

@@ -14,6 +14,7 @@ import {
 } from "./chat.js";
 import { ActorQueue, planDamage, undoValue } from "./damage.js";
 import { damageAdapter } from "./systems.js";
+import { bystandersOf } from "./bystanders.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
@@ -88,6 +89,8 @@ import { MODULE_ID, readMapping } from "./settings.js";
  * @property {(requestId: string) => {id: string, total: number|null}|null} [findCard]  the card of a request id
  * @property {(userId: string) => boolean} [userIsGM]         whether a user has a GM role
  * @property {() => string} [defeatedStatus]                  the status id of a defeated token
+ * @property {(sceneId?: string) => {grid: import("./bystanders.js").Grid, views: TokenView[]}|null} [sceneTokens]
+ *   every token of a scene (by id, else the one this client shows) with its place, and the scene's grid
  */
 
 /**
@@ -505,36 +508,101 @@ export function createActions(deps) {
       options = { ...options, strikes: targets.flatMap((tv) => list.map((/** @type {Json} */ st) => ({ ...st, target: tv.id }))) };
     }
     if (ruleset !== "enchanted-realms") return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
-    const { request, targets: used } = buildAttackRequest({
+    const { request, targets: used, unread } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
       options: {
         advantage: options.advantage, disadvantage: options.disadvantage, seed: seedOption(options),
         rolls: options.rolls, conditions: setting("conditionsFromStatuses") !== false, needBody: apply,
         nearby: viewsOf(options.nearby, "nearby", options.scene), flee: options.flee, grappling: options.grappling,
+        bystanders: options.nearby === undefined ? sceneBystanders(attacker, targets, options) : undefined,
         defenseRolls: options.defenseRolls, defenseRollsSetting: setting("defenseRolls") === true,
       },
     });
+    for (const { view, why } of unread) vtt.notify("warn", t("FRACAS.Notify.BystanderUnread", { name: who(view), why }));
     const requestId = options.requestId ?? newId();
     const names = displayNames(used);
     const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
       throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
     });
-    const model = attackCardModel(result, { attackerName: attacker.name ?? attacker.id, names, requestId });
+    const aimed = new Set(request.strikes.map((/** @type {{target: string}} */ s) => s.target));
+    const model = shownTargets(attackCardModel(result, { attackerName: attacker.name ?? attacker.id, names, requestId }), aimed);
     const changes = apply
       ? planDamage({
-        targets: used, damageById: Object.fromEntries(model.targets.map((t) => [t.id, t.damage])),
+        targets: used, damageById: Object.fromEntries(model.targets.map((/** @type {{id: string, damage: number}} */ x) => [x.id, x.damage])),
         path: map.body, floorAtZero: setting("floorBodyAtZero") !== false,
       })
       : [];
-    const rolls = await vtt.makeRolls(attackRollSpecs(model));
+    // A hidden bystander the shot touched (hit, or picked by the stray die) is the GM's:
+    // the card with its name and buttons goes to the GMs, and everyone else gets one that
+    // calls it "someone unseen" and leaves out its damage.
+    const secret = new Set(used.filter((v) => v.hidden && !aimed.has(v.id)).map((v) => v.id));
+    const touched = model.targets.some((/** @type {{id: string}} */ x) => secret.has(x.id));
+    const everyone = setting("chatVisibility") !== "gm";
+    /** @type {import("./chat.js").CardModel|null} the card everyone sees, when it differs */
+    let open = null;
+    if (everyone && touched) {
+      const unseen = Object.fromEntries([...secret].map((id) => [id, t("FRACAS.Card.Unseen")]));
+      open = shownTargets(attackCardModel(result, { attackerName: attacker.name ?? attacker.id, names: { ...names, ...unseen }, requestId }), aimed);
+      open.targets = open.targets.filter((/** @type {{id: string}} */ x) => !secret.has(x.id));
+      open.totalDamage = open.targets.reduce((/** @type {number} */ sum, /** @type {{damage: number}} */ x) => sum + x.damage, 0);
+    }
+    // What a resent request and a player's answer say: the total the players' card shows.
+    const shownTotal = open ? open.totalDamage : model.totalDamage;
     const message = await applyAndPost(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
-      rolls,
-      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
+      rolls: await vtt.makeRolls(attackRollSpecs(model)),
+      flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), shownTotal),
       speaker: attacker,
-      whisperToGM: setting("chatVisibility") === "gm",
+      whisperToGM: !everyone || touched,
     });
-    return { requestId, result, messageId: message?.id ?? null, changes };
+    if (open) {
+      await vtt.postCard({
+        content: renderAttackCard(open), rolls: await vtt.makeRolls(attackRollSpecs(open)),
+        flags: { [MODULE_ID]: { kind: "attack-public" } }, speaker: attacker, whisperToGM: false,
+      });
+    }
+    return { requestId, result, messageId: message?.id ?? null, changes, shownTotal };
+  }
+
+  /**
+   * ER-17 bystanders from the scene (bystanders.js), per target, for an attack with a
+   * ranged strike when the GM's setting allows: the creatures around each target and in
+   * the line of fire, hidden ones included, the defeated and tokens without an actor not.
+   * Undefined when there is nothing to derive (no scene, no ranged strike, the setting off).
+   * @param {TokenView} attacker
+   * @param {TokenView[]} targets
+   * @param {Json} options
+   * @returns {Record<string, TokenView[]>|undefined}
+   */
+  function sceneBystanders(attacker, targets, options) {
+    if (setting("bystandersFromScene") === false || !vtt.sceneTokens) return undefined;
+    const ranged = Array.isArray(options.strikes) && options.strikes.some((/** @type {Json|null} */ s) => s?.method === "range");
+    if (!ranged) return undefined;
+    const scene = vtt.sceneTokens(typeof options.scene === "string" ? options.scene : undefined);
+    if (!scene) return undefined;
+    const out = vtt.defeatedStatus?.() ?? "dead";
+    const others = scene.views.filter((v) => v.actor && !(v.statuses ?? []).includes(out));
+    const placed = (/** @type {TokenView} */ v) => scene.views.find((x) => x.id === v.id) ?? null;
+    const from = placed(attacker);
+    /** @type {Record<string, TokenView[]>} */
+    const found = {};
+    for (const tv of targets) {
+      const here = placed(tv);
+      if (here) found[tv.id] = bystandersOf({ target: here, attacker: from, others, grid: scene.grid });
+    }
+    return found;
+  }
+
+  /**
+   * An attack card's targets as shown: the ones aimed at, and any bystander the shot
+   * touched (took damage, or the stray die picked it); untouched bystanders stay off.
+   * @param {import("./chat.js").CardModel} model
+   * @param {Set<string>} aimed
+   */
+  function shownTargets(model, aimed) {
+    const picked = new Set(model.strikes.map((/** @type {{stray: {creature?: string|null}|null}} */ s) => s.stray?.creature).filter(Boolean));
+    model.targets = model.targets.filter((/** @type {{id: string, damage: number}} */ x) => aimed.has(x.id) || x.damage > 0 || picked.has(x.id));
+    return model;
   }
 
   /**
@@ -802,7 +870,8 @@ export function createActions(deps) {
       options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
     }
     const out = await attack(options);
-    return { requestId: out.requestId, messageId: out.messageId, total_damage: out.result.total_damage };
+    // What the player's table saw: a hidden bystander's damage is not in it.
+    return { requestId: out.requestId, messageId: out.messageId, total_damage: out.shownTotal ?? out.result.total_damage };
   }
 
   /**

@@ -32,6 +32,8 @@ export const STATUS_CONDITIONS = {
  * @property {any} [actor]  an Actor document: its data is the game system's, which has no fixed type
  * @property {string[]} [statuses]
  * @property {unknown} [tokenDocument]
+ * @property {boolean} [hidden]  the token is hidden from players (GM only)
+ * @property {import("./bystanders.js").Place|null} [place]  where it stands on its scene (ER-17 bystanders)
  */
 
 /** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
@@ -255,8 +257,10 @@ function checkStrikeKeys(spec, where, allowed) {
  * @param {TokenView[]} args.targets  token views (the user's targets)
  * @param {Json[]} args.strikes  strike specs; `target` optional with one target
  * @param {Mapping} args.mapping
- * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
- * @returns {{request: Json, targets: TokenView[]}}
+ * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody; nearby (views,
+ *   one list for every target) or bystanders (views by target id, ER-17 from the scene)
+ * @returns {{request: Json, targets: TokenView[], unread: {view: TokenView, why: string}[]}}
+ *   unread: bystanders left out because their sheet could not be read
  */
 export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
   if (!attacker) throw new InputError(t("FRACAS.Error.Request09"));
@@ -293,6 +297,29 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     used.push(view);
   }
   if (nearby.length) for (const id of aimed) request.targets[id].nearby = nearby.map((v) => v.id);
+  // ER-17 from the scene: each target's own bystanders (the holder derived them; another
+  // target may be one). A creature whose sheet cannot be read is left out, and said so.
+  /** @type {{view: TokenView, why: string}[]} */
+  const unread = [];
+  if (!nearby.length && options.bystanders) {
+    for (const id of aimed) {
+      const around = [];
+      for (const view of uniqueViews(options.bystanders[id] ?? [])) {
+        if (view.id === id) continue;
+        if (!request.targets[view.id]) {
+          try {
+            request.targets[view.id] = readTarget(view, mapping, { conditions, needBody: options.needBody });
+          } catch (error) {
+            if (!unread.some((u) => u.view.id === view.id)) unread.push({ view, why: error instanceof Error ? error.message : String(error) });
+            continue;
+          }
+          used.push(view);
+        }
+        around.push(view.id);
+      }
+      if (around.length) request.targets[id].nearby = around;
+    }
+  }
   // ER-20: a flee attack at a creature that moved `flee` feet.
   if (options.flee !== undefined && options.flee !== null) request.flee = { moved: options.flee };
   // ER-21: targets that hold someone make a Strength feat when hurt.
@@ -312,7 +339,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     && used.filter((t) => aimed.has(t.id)).every((t) => !!t.actor?.hasPlayerOwner)
     && !engineStrikes.some((st) => st.friendly_fire === true));
   if (defense) request.defense_rolls = true;
-  return { request, targets: used };
+  return { request, targets: used, unread };
 }
 
 /**

@@ -340,6 +340,50 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await gmSide.page.close();
   });
 
+  test("ER-17: a player's shot into a melee gets its bystanders from the GM's scene; a hidden one is never named to players", async () => {
+    // "The GM will determine the hexes that could be potentially hit. This will be all
+    // adjacent hexes surrounding the original target, as well as the hex 10-feet in front
+    // and behind the target in direct line of sight." (ER-17)
+    const placeAll = () => {
+      const sheet = (ac, hp) => ({ health: { value: hp, max: hp }, attributes: { ac: { value: ac }, strength: { value: 2 }, agility: { value: 4 } } });
+      const bow = { method: "range", style: "archery", dice: 2, damage_type: "piercing", friendly_fire: true };
+      __world.addToken({ id: "tokHero", name: "Aldric", x: 0, y: 500, actor: { id: "hero", name: "Aldric", system: sheet(13, 20),
+        owners: ["userPL000000001"], items: [{ id: "itBow", name: "Shortbow", flags: { fracas: { strikes: [bow] } } }] } });
+      __world.addToken({ id: "tokGob", name: "Goblin", x: 500, y: 500, actor: { id: "gob", name: "Goblin", uuid: "Scene.s1.Token.tokGob.Actor.gob", system: sheet(30, 12) } });
+      __world.addToken({ id: "tokBob", name: "Bob", x: 500, y: 400, actor: { id: "bob", name: "Bob", system: sheet(3, 10) } });
+      __world.addToken({ id: "tokSin", name: "Secret Assassin", x: 700, y: 500, hidden: true, actor: { id: "sin", name: "Secret Assassin", system: sheet(3, 10) } });
+      __world.control(["tokHero"]);
+      __world.target(["tokGob"]);
+    };
+    const gmSide = await openWorld();
+    const playerSide = await openWorld({ user: "player", expect: null });
+    await gmSide.page.evaluate(placeAll);
+    await playerSide.page.evaluate(placeAll);
+    // The player may not name bystanders; the GM's client finds them.
+    const refused = await playerSide.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Shortbow", nearby: ["tokGob"] }));
+    assert.equal(refused, null);
+    /** @type {any[]} */
+    const answers = [];
+    let strayedOnHidden = false;
+    // Up to 4 shots (the rate limit allows 5 in 10 s): each is journaled with its bystanders.
+    for (let i = 0; i < 4 && !strayedOnHidden; i++) {
+      const answer = await playerSide.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Shortbow" }));
+      assert.ok(answer && typeof answer.total_damage === "number", JSON.stringify(answer));
+      answers.push(answer);
+      const journal = await gmSide.page.evaluate((id) => game.modules.get("fracas").api.bridge("journal.get", { id }), answer.requestId);
+      assert.deepEqual(journal.params.targets.tokGob.nearby, ["tokBob", "tokSin"], "Bob next to the goblin, the assassin 10 ft behind it");
+      assert.equal(journal.params.targets.tokSin.ac, 3, "the hidden creature's AC from the GM's actor");
+      strayedOnHidden = journal.result.strikes[0].stray?.creature === "tokSin";
+    }
+    const seen = await gmSide.page.evaluate(() => [...game.messages.values()].map((m) => ({
+      whisper: m.whisper.length > 0, kind: m.flags.fracas?.kind, text: `${m.content} ${JSON.stringify(m.flags)} ${JSON.stringify(m.rolls)}` })));
+    const open = seen.filter((m) => !m.whisper);
+    assert.ok(open.length >= answers.length, "every shot has a card the players see");
+    for (const m of open) assert.doesNotMatch(m.text, /Assassin|tokSin/, "a public card or its flags name the hidden creature");
+    if (strayedOnHidden) assert.ok(seen.some((m) => m.whisper && m.kind === "attack" && /Secret Assassin/.test(m.text)));
+    assert.deepEqual([...gmSide.errors, ...playerSide.errors], []);
+  });
+
   // ── the issue's acceptance, in a stricter world: a manifest-gated socket, v13-faithful
   // enrichment, two tabs of one GM and an assistant GM ─────────────────────────────
 

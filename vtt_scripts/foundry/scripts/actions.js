@@ -8,7 +8,7 @@
 
 import {
   attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues,
-  mobCardModel, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
+  mobCardModel, mobRollSpecs, renderAttackCard, renderCompeteCard, renderImpaleCard, renderInitiativeCard, renderMobCard,
   renderOddsCard, renderRoundCard, renderRulesetCard, renderSideInitiativeCard, roundRollSpecs, rulesetCardModel,
   competeRollSpecs, impaleRollSpecs, rulesetRollSpecs, sideInitiativeRollSpecs,
 } from "./chat.js";
@@ -1005,7 +1005,7 @@ export function createActions(deps) {
       : [];
     const message = await applyAndPost(changes, {
       content: renderMobCard(model, { undoable: changes.length > 0 }),
-      rolls: [],
+      rolls: await vtt.makeRolls(mobRollSpecs(result, { names, profileNames })),
       flags: cardFlags("mob", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: null,
       whisperToGM: setting("chatVisibility") === "gm",

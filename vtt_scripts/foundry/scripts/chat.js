@@ -1,4 +1,5 @@
 import { t } from "./i18n.js";
+import { MOB_DICE_ATTACKS } from "./request.js";
 
 // Engine results → chat: a model of the card (plain data, testable), the card's HTML,
 // and the dice as "roll specs" that the edge turns into Foundry Die terms with the
@@ -416,9 +417,17 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
     hitRate: g.hit_rate,
     damage: g.damage,
   }));
+  const total = result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0);
+  // Which dice the card carries: every attack's up to MOB_DICE_SHOWN, the first ones of a
+  // larger mob, none when the bridge answered a summary (a mob too large for its dice).
+  const listed = result.detail === "dice" && Array.isArray(result.attacks) ? result.attacks.length : 0;
+  let diceNote = null;
+  if (!listed) diceNote = t("FRACAS.Card.MobNoDice", { attacks: total, most: MOB_DICE_ATTACKS });
+  else if (listed > MOB_DICE_SHOWN) diceNote = t("FRACAS.Card.MobDiceFirst", { shown: MOB_DICE_SHOWN, attacks: total });
   return {
     kind: "mob",
-    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0), "Attack") }),
+    title: t("FRACAS.Card.Mob", { attacks: plural(total, "Attack") }),
+    diceNote,
     requestId,
     seed: String(result.seed),
     backend: result.backend ?? null,
@@ -442,14 +451,40 @@ export function renderMobCard(model, { undoable = false } = {}) {
       + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))} (${esc(extra.join(", "))})`
       + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span></li>`;
   });
-  const skipped = model.skipped?.length
-    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "";
+  const skipped = (model.skipped?.length
+    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "")
+    + (model.diceNote ? `<div class="fracas-note fracas-dice-note">${esc(model.diceNote)}</div>` : "");
   return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>${skipped}`
     + `<table class="fracas-groups"><thead><tr>${["Attackers", "Attacks", "Hit", "Rate", "Damage"].map((h) => `<th>${esc(t(`FRACAS.Card.Column.${h}`))}</th>`).join("")}</tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
     + footerHtml(model, undoable) + "</div>";
+}
+
+/** The most attacks of a mob whose dice one card carries (Dice So Nice throws every one). */
+export const MOB_DICE_SHOWN = 24;
+
+/**
+ * A mob's dice from an answer with `detail: "dice"`: one roll per attack (every die of its
+ * strikes, as an attack card's or a ruleset card's), for the first MOB_DICE_SHOWN attacks;
+ * none for a summary.
+ * @param {EngineResult} result
+ * @param {{names: Names, profileNames: Names}} ctx
+ */
+export function mobRollSpecs(result, { names, profileNames }) {
+  if (result.detail !== "dice" || !Array.isArray(result.attacks)) return [];
+  const er = !result.ruleset || result.ruleset === "enchanted-realms";
+  return result.attacks.slice(0, MOB_DICE_SHOWN).map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => {
+    const group = result.groups?.[a.group] ?? {};
+    const aimed = (Array.isArray(group.target) ? group.target : [group.target]).map((/** @type {string} */ id) => names[id] ?? id).join(", ");
+    const strikes = Array.isArray(a.strikes) ? a.strikes.filter((/** @type {unknown} */ s) => s && typeof s === "object") : [];
+    const specs = er
+      ? attackRollSpecs(attackCardModel({ strikes, targets: {}, seed: result.seed, total_damage: a.damage }, { attackerName: "", names, requestId: "" }))
+      : rulesetRollSpecs({ ruleset: result.ruleset, strikes });
+    return { label: `attack ${i + 1}: ${profileNames[group.profile] ?? group.profile} → ${aimed}`,
+      groups: specs.flatMap((/** @type {{groups: object[]}} */ spec) => spec.groups), total: a.damage };
+  }).filter((/** @type {{groups: object[]}} */ spec) => spec.groups.length);
 }
 
 const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };

@@ -497,10 +497,25 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     profiles,
     targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
     attacks,
-    detail: "summary",
+    detail: bulkDetail(attacks),
   };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   return { request, targets: used, profileNames };
+}
+
+/**
+ * A mob of at most this many attacks asks the bridge for every attack's dice (its
+ * `detail: "dice"`, docs/ENGINE.md; the bridge allows it up to 10,000 attacks), so the
+ * card can carry real dice; a larger one asks for the summary only.
+ */
+export const MOB_DICE_ATTACKS = 200;
+
+/**
+ * The `detail` of a bulk request: "dice" for a mob small enough to show its dice.
+ * @param {Json[]} attacks  the request's attacks ({profile, target, count})
+ */
+export function bulkDetail(attacks) {
+  return attacks.reduce((n, a) => n + Number(a.count), 0) <= MOB_DICE_ATTACKS ? "dice" : "summary";
 }
 
 /**
@@ -608,7 +623,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
   /** @type {Record<string, any>} */
   const request = {
-    ruleset, profiles, attacks, detail: "summary",
+    ruleset, profiles, attacks, detail: bulkDetail(attacks),
     targets: Object.fromEntries(used.map((t) => {
       if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
       return [t.id, { ...flagsOf(t), ...(targetData ?? {}) }];

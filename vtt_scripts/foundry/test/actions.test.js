@@ -338,10 +338,12 @@ describe("api.mob", () => {
     const api = createActions({ vtt, connection: () => conn, newId: () => "mob-1" });
     const out = await api.mob({ strikes: [sword], attackers: ["hero"], assign: "each" });
     assert.equal(conn.calls[0].method, "attack.bulk");
-    assert.equal(conn.calls[0].params.detail, "summary");
+    assert.equal(conn.calls[0].params.detail, "dice");
     assert.equal(gobActor.system.health.value, 3);
     assert.equal(gob2Actor.system.health.value, 0);
+    // A summary answer (the bridge's choice): no dice, and the card says so.
     assert.equal(vtt.messages[0].rolls.length, 0);
+    assert.match(vtt.messages[0].content, /no dice on this card: 2 attacks/);
     assert.match(vtt.messages[0].content, /Mob attack: 2 attacks/);
     await api.undo(out.messageId);
     assert.equal(gob2Actor.system.health.value, 4);

@@ -255,9 +255,19 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         after,
         restored: { hero: __world.actor("tokHero").system.health.value, gob: __world.actor("tokGob").system.health.value },
         card: game.messages.get(r.messageId).content,
+        // Each attack's dice as the bridge listed them (detail "dice"), and the card's Rolls.
+        listed: r.result.attacks.map((a) => a.strikes.flatMap((s) => [...s.dice.map((d) => d.face), ...(s.discarded === null ? [] : [s.discarded]),
+          ...s.crit_chain.flatMap((c) => (c.hit ? [c.face, c.damage] : [c.face]))])),
+        rolls: game.messages.get(r.messageId).rolls.map((roll) => roll.dice.flatMap((d) => d.results.map((x) => x.result))),
+        classes: game.messages.get(r.messageId).rolls.map((roll) => roll.dice.map((d) => d.constructor.name)),
       };
     });
     assert.equal(out.attacks, 6);
+    // Real dice on the mob card: one Roll per attack with the faces the bridge rolled.
+    assert.equal(out.rolls.length, 6);
+    assert.deepEqual(out.rolls.map((faces) => [...faces].sort()), out.listed.map((faces) => [...faces].sort()));
+    assert.ok(out.classes.flat().every((c) => c === "Die"));
+    assert.doesNotMatch(out.card, /no dice on this card/);
     assert.deepEqual(out.sent, [["skel", "tokHero", 3], ["skel", "tokGob", 3]], "six tokens of one actor: one profile, split across the targets");
     assert.equal(out.after.hero, Math.max(0, 20 - out.damage.hero));
     assert.equal(out.after.gob, Math.max(0, 12 - out.damage.gob));

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import {
-  attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
-  renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
+  MOB_DICE_SHOWN, attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
+  mobRollSpecs, renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
 } from "../scripts/chat.js";
 import { enrichments, textNodes } from "./enrich.js";
 
@@ -179,6 +179,44 @@ describe("mob card", () => {
     assert.match(html, /Bryn<\/strong>: <span class="fracas-damage">50<\/span> damage \(30 hits of 80\)/);
     assert.match(html, /3 crits, longest chain 2, 4 undodgeable/);
     assert.doesNotMatch(html, /class="roll die/);
+  });
+});
+
+describe("mob card dice", () => {
+  // An answer with detail "dice": each listed attack's strikes are attack.resolve strikes
+  // (docs/ENGINE.md); the known-answer vectors give real ones.
+  const strikes = vectors.flatMap((v) => v.result.strikes).filter((s) => s.dice.length);
+  const diceAnswer = (n) => ({
+    ruleset: "enchanted-realms", seed: 5, backend: "compiled", detail: "dice", attacks_total: n, total_damage: 0,
+    targets: { pc1: { damage: 0, by_type: {}, attacks: n, attacks_hit: 0, crits: 0, longest_chain: 0, undodgeable: 0 } },
+    groups: [{ profile: "skel", target: "pc1", count: n, attacks_hit: 0, hit_rate: 0, damage: 0, mean_damage: 0, crits: 0, histogram: [n] }],
+    attacks: Array.from({ length: n }, (_, i) => ({ group: 0, damage: strikes[i % strikes.length].damage, strikes: [strikes[i % strikes.length]] })),
+  });
+  const ctx = { names: { pc1: "Aldric" }, profileNames: { skel: "Skeleton" }, requestId: "m2" };
+
+  test("one roll per attack with every die the bridge listed; the card says nothing of missing dice", () => {
+    const answer = diceAnswer(3);
+    const specs = mobRollSpecs(answer, ctx);
+    assert.equal(specs.length, 3);
+    answer.attacks.forEach((a, i) => {
+      assert.deepEqual(specs[i].groups, attackRollSpecs(attackCardModel({ strikes: a.strikes, targets: {}, seed: 5, total_damage: a.damage },
+        { attackerName: "", names: ctx.names, requestId: "" })).flatMap((s) => s.groups));
+      assert.equal(specs[i].total, a.damage);
+    });
+    assert.doesNotMatch(renderMobCard(mobCardModel(answer, ctx)), /dice/);
+  });
+
+  test("a mob larger than MOB_DICE_SHOWN: the first attacks' dice, and the card says how many of how many", () => {
+    const answer = diceAnswer(MOB_DICE_SHOWN + 6);
+    assert.equal(mobRollSpecs(answer, ctx).length, MOB_DICE_SHOWN);
+    assert.match(renderMobCard(mobCardModel(answer, ctx)), new RegExp(`the dice of the first ${MOB_DICE_SHOWN} of ${MOB_DICE_SHOWN + 6} attacks`));
+  });
+
+  test("a summary (a mob too large for its dice): no rolls, and the card says why", () => {
+    const answer = { ...diceAnswer(1), detail: "summary", attacks_total: 5000 };
+    delete answer.attacks;
+    assert.deepEqual(mobRollSpecs(answer, ctx), []);
+    assert.match(renderMobCard(mobCardModel(answer, ctx)), /no dice on this card: 5000 attacks \(a mob of up to 200 attacks carries its dice\)/);
   });
 });
 

@@ -15,6 +15,7 @@ import {
 import { ActorQueue, planDamage, undoValue } from "./damage.js";
 import { damageAdapter } from "./systems.js";
 import { bystandersOf } from "./bystanders.js";
+import { word } from "./words.js";
 import { attackFormHtml, parseAttackForm } from "./dialog.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "./errors.js";
 import { normalizeSeed } from "./jsonrpc.js";
@@ -37,7 +38,11 @@ import { MODULE_ID, readMapping } from "./settings.js";
  *   [key: string]: unknown}} Flags
  */
 /** @typedef {Parameters<Vtt["postCard"]>[0]} Post  a card to post */
-/** @typedef {{error?: string, requestId?: string|null, messageId?: string|null, total_damage?: number|null, resent?: boolean}} Answer  a request's answer to another client */
+/**
+ * A request's answer to another client (a refusal also as its key and data, for the asker's language).
+ * @typedef {{error?: string, i18n?: {key: string, data: Record<string, string|number>}, requestId?: string|null,
+ *   messageId?: string|null, total_damage?: number|null, resent?: boolean}} Answer
+ */
 /**
  * A roll for the chat card: dice groups with the engine's faces (chat.js's *RollSpecs).
  * @typedef {{label?: string, total?: number, groups: {faces: number, flavor?: string,
@@ -118,6 +123,12 @@ export function displayNames(views) {
 }
 
 /**
+ * "melee slashing" in the user's language: a strike's method and style, for lists of attacks.
+ * @param {Json|null} s
+ */
+const strikeWords = (s) => [s?.method && word("Method", s.method), s?.style && word("Style", s.style)].filter(Boolean).join(" ");
+
+/**
  * Where a bridge error points, in the GM's words: "$.params.strikes[1].dice" is
  * "strike 2, at Goblin"; "$.params.targets.<token id>.ac" is "target Goblin".
  * @param {unknown} path
@@ -129,20 +140,20 @@ export function explainPath(path, { strikes = [], names = {}, attackerName = "",
   let m = /^\$\.params\.strikes\[(\d+)\]/.exec(path);
   if (m) {
     const strike = strikes[Number(m[1])];
-    const at = strike?.target && names[strike.target] ? `, at ${names[strike.target]}` : "";
-    return `strike ${Number(m[1]) + 1}${at}`;
+    const n = Number(m[1]) + 1;
+    return strike?.target && names[strike.target] ? t("FRACAS.Where.StrikeAt", { n, name: names[strike.target] }) : t("FRACAS.Where.Strike", { n });
   }
   m = /^\$\.params\.targets(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/.exec(path);
   if (m) {
     const id = m[1] ?? m[2].replace(/\\(.)/g, "$1");
-    return names[id] ? `target ${names[id]}` : "";
+    return names[id] ? t("FRACAS.Where.Target", { name: names[id] }) : "";
   }
   m = /^\$\.params\.profiles(?:\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\])/.exec(path);
   if (m) {
     const id = m[1] ?? m[2].replace(/\\(.)/g, "$1");
-    return profileNames[id] ? `attackers ${profileNames[id]}` : "";
+    return profileNames[id] ? t("FRACAS.Where.Attackers", { name: profileNames[id] }) : "";
   }
-  if (path.startsWith("$.params.attacker") && attackerName) return `attacker ${attackerName}`;
+  if (path.startsWith("$.params.attacker") && attackerName) return t("FRACAS.Where.Attacker", { name: attackerName });
   return "";
 }
 
@@ -203,9 +214,9 @@ export function createActions(deps) {
     }
   };
 
-  /** @param {string} what */
+  /** @param {string} what  the action (FRACAS.GMOnly.<what>) */
   function requireGM(what) {
-    if (!vtt.isGM()) throw new InputError(t("FRACAS.Error.Actions01", { what }));
+    if (!vtt.isGM()) throw new InputError(t("FRACAS.Error.Actions01", { what: t(`FRACAS.GMOnly.${what}`) }));
   }
 
   function link() {
@@ -258,11 +269,11 @@ export function createActions(deps) {
       }
       return await vtt.postCard(card);
     } catch (error) {
-      let tail = "the damage was taken back";
+      let tail = t("FRACAS.Damage.TakenBack");
       try {
         await revertChanges(changes);
       } catch (inner) {
-        tail = `and taking the damage back failed too (${inner instanceof Error ? inner.message : String(inner)})`;
+        tail = t("FRACAS.Damage.TakeBackFailed", { why: inner instanceof Error ? inner.message : String(inner) });
       }
       throw new FracasError(t("FRACAS.Error.Actions05", { p0: error instanceof Error ? error.message : String(error), tail }));
     }
@@ -387,7 +398,7 @@ export function createActions(deps) {
           }
         }
         const why = error instanceof Error ? error.message : String(error);
-        const tail = failedBack.length ? `; could not put back ${failedBack.join(", ")}: check them by hand` : "; nothing was changed";
+        const tail = failedBack.length ? t("FRACAS.Damage.NotPutBack", { names: failedBack.join(", ") }) : t("FRACAS.Damage.NothingChanged");
         throw new FracasError(t("FRACAS.Error.Actions08", { name: c.name, why, tail }));
       }
     }
@@ -495,7 +506,7 @@ export function createActions(deps) {
    */
   async function attack(options = {}) {
     if (!vtt.isGM()) return playerAttack(options);
-    requireGM("resolve attacks with fracas");
+    requireGM("Attacks");
     const conn = link();
     const attacker = attackerOf(options);
     const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
@@ -714,8 +725,34 @@ export function createActions(deps) {
    */
   async function relay(action, data) {
     const answer = await vtt.askGM(action, data);
-    if (!answer || answer.error) throw new FracasError(answer?.error ?? t("FRACAS.Player.NoAnswer"));
+    if (!answer || answer.error) throw new FracasError(refusalText(answer) ?? t("FRACAS.Player.NoAnswer"));
     return answer;
+  }
+
+  /**
+   * A refusal for another client: the text in the holder's language, and its key and
+   * data so the asking client says it in its user's language.
+   * @param {string} key
+   * @param {Record<string, string|number>} [data]
+   * @returns {Answer}
+   */
+  function refusal(key, data = {}) {
+    return { error: t(key, data), i18n: { key, data } };
+  }
+
+  /**
+   * An answer's refusal in this user's language: its key when it is one of the module's
+   * player messages (data: plain values only), else the text as sent.
+   * @param {Answer|null|undefined} answer
+   */
+  function refusalText(answer) {
+    const i18n = answer?.i18n;
+    const data = i18n?.data;
+    if (i18n && typeof i18n.key === "string" && /^FRACAS\.(Player|Notify)\.[A-Za-z]+$/.test(i18n.key) && data && typeof data === "object"
+      && Object.values(data).every((v) => typeof v === "string" || typeof v === "number")) {
+      return t(i18n.key, /** @type {Record<string, string|number>} */ (data));
+    }
+    return answer?.error ?? null;
   }
 
   /** "Longsword, strike 1 (melee slashing)" : the attacks a token's actor has, for messages. */
@@ -723,8 +760,8 @@ export function createActions(deps) {
   function describeAttacks(view) {
     const names = weaponsOf(view).map((w) => w.name);
     const own = getPath(view?.actor, "flags.fracas.strikes");
-    if (Array.isArray(own)) own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => names.push(`strike ${i + 1} (${[s?.method, s?.style].filter(Boolean).join(" ")})`));
-    return names.join(", ") || "none";
+    if (Array.isArray(own)) own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => names.push(`${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${strikeWords(s)})`));
+    return names.join(", ") || t("FRACAS.Word.None");
   }
 
   /** The strikes of one of the attacker's own attacks, chosen by item (id or name) or flag index. */
@@ -762,20 +799,20 @@ export function createActions(deps) {
     try {
       size = JSON.stringify(data).length;
     } catch {
-      return t("FRACAS.Player.Malformed");
+      return refusal("FRACAS.Player.Malformed");
     }
-    if (size > LIMITS.maxBytes) return t("FRACAS.Player.TooLarge", { size, max: LIMITS.maxBytes });
+    if (size > LIMITS.maxBytes) return refusal("FRACAS.Player.TooLarge", { size, max: LIMITS.maxBytes });
     const aimed = /** @type {{targets?: unknown}|null} */ (data)?.targets;
     if (Array.isArray(aimed) && aimed.length > LIMITS.maxTargets) {
-      return t("FRACAS.Player.TooManyTargets", { count: aimed.length, max: LIMITS.maxTargets });
+      return refusal("FRACAS.Player.TooManyTargets", { count: aimed.length, max: LIMITS.maxTargets });
     }
     const at = now();
     const times = (recent.get(senderId) ?? []).filter((x) => at - x < LIMITS.windowMs);
     if (times.length >= LIMITS.perWindow) {
       recent.set(senderId, times);
-      return t("FRACAS.Player.TooFast", { count: LIMITS.perWindow, seconds: LIMITS.windowMs / 1000 });
+      return refusal("FRACAS.Player.TooFast", { count: LIMITS.perWindow, seconds: LIMITS.windowMs / 1000 });
     }
-    if ((busy.get(senderId) ?? 0) >= LIMITS.inFlight) return t("FRACAS.Player.Busy", { count: LIMITS.inFlight });
+    if ((busy.get(senderId) ?? 0) >= LIMITS.inFlight) return refusal("FRACAS.Player.Busy", { count: LIMITS.inFlight });
     times.push(at);
     recent.set(senderId, times);
     return null;
@@ -794,7 +831,7 @@ export function createActions(deps) {
     if (!vtt.isGM() || !vtt.holdsConnection()) return null; // the holder answers
     if (!message || typeof message !== "object" || typeof senderId !== "string") return null;
     const id = message.id;
-    if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return { error: t("FRACAS.Player.Malformed") };
+    if (typeof id !== "string" || !/^[A-Za-z0-9-]{8,64}$/.test(id)) return refusal("FRACAS.Player.Malformed");
     const key = `${senderId}:${id}`;
     const known = answered.get(key);
     if (known) return known;
@@ -802,8 +839,8 @@ export function createActions(deps) {
     const bridgeId = `player-${senderId}-${id}`.slice(0, 120);
     const posted = vtt.findCard?.(bridgeId);
     if (posted) return { requestId: bridgeId, messageId: posted.id, total_damage: posted.total ?? null, resent: true };
-    const refusal = checkLimits(message.data, senderId);
-    if (refusal) return { error: refusal };
+    const refused = checkLimits(message.data, senderId);
+    if (refused) return refused;
     busy.set(senderId, (busy.get(senderId) ?? 0) + 1);
     const work = (async () => {
       try {
@@ -814,10 +851,11 @@ export function createActions(deps) {
           const out = await RELAYED[message.action]({ ...data, requestId: data.requestId ?? bridgeId });
           return summarize(out);
         }
-        return { error: t("FRACAS.Player.Refused", { action: String(message.action) }) };
+        return refusal("FRACAS.Player.Refused", { action: String(message.action) });
       } catch (error) {
         if (!(error instanceof FracasError)) log(error);
-        return { error: describeError(error) };
+        // A player is not told the bridge's own (English, GM-only) detail.
+        return { error: describeError(error, { forPlayers: vtt.userIsGM?.(senderId) !== true }) };
       } finally {
         busy.set(senderId, (busy.get(senderId) ?? 1) - 1);
       }
@@ -848,19 +886,19 @@ export function createActions(deps) {
    */
   async function resolvePlayerAttack(request, senderId, bridgeId) {
     if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)) {
-      return { error: t("FRACAS.Player.Malformed") };
+      return refusal("FRACAS.Player.Malformed");
     }
     const scene = typeof request.scene === "string" ? request.scene : undefined;
     const attacker = firstOf(request.attacker, "attacker", scene);
-    if (!vtt.userOwnsToken(senderId, attacker)) return { error: t("FRACAS.Notify.NotYourToken") };
-    if (!request.targets.every((/** @type {unknown} */ x) => typeof x === "string")) return { error: t("FRACAS.Player.Malformed") };
+    if (!vtt.userOwnsToken(senderId, attacker)) return refusal("FRACAS.Notify.NotYourToken");
+    if (!request.targets.every((/** @type {unknown} */ x) => typeof x === "string")) return refusal("FRACAS.Player.Malformed");
     const targets = uniqueViews(viewsOf(request.targets, "targets", scene) ?? []);
-    if (!targets.length) return { error: t("FRACAS.Notify.NoTargets") };
+    if (!targets.length) return refusal("FRACAS.Notify.NoTargets");
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
     const freeForm = setting("playerFreeForm") === true;
     const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
-    if (!freeForm && extra.length) return { error: t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }) };
+    if (!freeForm && extra.length) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
     if (freeForm && extra.length) {
       for (const key of extra) options[key] = request[key];
       if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
@@ -921,7 +959,7 @@ export function createActions(deps) {
    * @param {Json} [options]
    */
   async function odds(options = {}) {
-    requireGM("ask fracas for odds");
+    requireGM("Odds");
     const conn = link();
     const attacker = attackerOf(options);
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
@@ -966,7 +1004,7 @@ export function createActions(deps) {
    *   advantage, disadvantage, ruleset, attackerData, targetData, applyDamage, requestId
    */
   async function mob(options = {}) {
-    requireGM("resolve mob attacks with fracas");
+    requireGM("Mobs");
     const conn = link();
     const chosen = viewsOf(options.attackers, "attackers") ?? vtt.controlled();
     // Defeated tokens do not attack: left out, and named on the card.
@@ -1018,7 +1056,7 @@ export function createActions(deps) {
    * @param {Json} [options]
    */
   async function initiative(options = {}) {
-    requireGM("roll initiative with fracas");
+    requireGM("Initiative");
     const conn = link();
     const combat = vtt.combat();
     if (!combat) throw new InputError(t("FRACAS.Error.Actions14"));
@@ -1161,7 +1199,7 @@ export function createActions(deps) {
    * @param {Json} [options]
    */
   async function compete(options = {}) {
-    requireGM("resolve competitions with fracas");
+    requireGM("Competitions");
     const conn = link();
     const challenger = oneToken(options.challenger, "challenger");
     let defender;
@@ -1209,7 +1247,7 @@ export function createActions(deps) {
    * @param {Json} [options]
    */
   async function impale(options = {}) {
-    requireGM("resolve impalements with fracas");
+    requireGM("Impalements");
     const conn = link();
     const pikeman = oneToken(options.pikeman, "pikeman");
     let charger;
@@ -1296,7 +1334,7 @@ export function createActions(deps) {
    * @param {string} messageId
    */
   async function undo(messageId) {
-    requireGM("undo fracas damage");
+    requireGM("UndoDamage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
       if (!flags) throw new InputError(t("FRACAS.Error.Actions24"));
@@ -1323,7 +1361,7 @@ export function createActions(deps) {
    * @param {number} [multiplier]
    */
   async function applyTarget(messageId, targetId, multiplier = 1) {
-    requireGM("apply fracas damage");
+    requireGM("ApplyDamage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
       if (!flags) throw new InputError(t("FRACAS.Error.Actions27"));
@@ -1350,7 +1388,7 @@ export function createActions(deps) {
    * @param {string} targetId
    */
   async function undoTarget(messageId, targetId) {
-    requireGM("undo fracas damage");
+    requireGM("UndoDamage");
     return onCard(messageId, async () => {
       const flags = vtt.messageFlags(messageId);
       if (!flags) throw new InputError(t("FRACAS.Error.Actions32"));
@@ -1387,7 +1425,7 @@ export function createActions(deps) {
     const choices = weaponsOf(view).map((w) => ({ id: w.id, name: w.name }));
     const own = getPath(view?.actor, "flags.fracas.strikes");
     if (Array.isArray(own)) {
-      own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${[s?.method, s?.style].filter(Boolean).join(" ")})` }));
+      own.forEach((/** @type {Json|null} */ s, /** @type {number} */ i) => choices.push({ id: `strike:${i}`, name: `${t("FRACAS.Dialog.OwnStrike", { n: i + 1 })} (${strikeWords(s)})` }));
     }
     return choices;
   }
@@ -1422,7 +1460,7 @@ export function createActions(deps) {
 
   /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
   async function mobDialog() {
-    requireGM("resolve mob attacks with fracas");
+    requireGM("Mobs");
     if (vtt.holdsConnection()) link();
     const attackers = vtt.controlled();
     if (!attackers.length) throw new InputError(t("FRACAS.Error.Actions34"));
@@ -1456,7 +1494,7 @@ export function createActions(deps) {
    * @param {Json} [options]
    */
   async function round(options = {}) {
-    requireGM("play fracas rounds");
+    requireGM("Rounds");
     const conn = link();
     const combat = vtt.combat();
     if (!combat) throw new InputError(t("FRACAS.Error.Actions36"));
@@ -1532,7 +1570,7 @@ export function createActions(deps) {
 
   /** Take the last round back on the bridge, and set every member's Body (and defeated mark) to match. */
   async function roundUndo() {
-    requireGM("undo fracas rounds");
+    requireGM("UndoRounds");
     const conn = link();
     const combat = vtt.combat();
     if (!combat) throw new InputError(t("FRACAS.Error.Actions37"));

@@ -11,6 +11,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
 import { t } from "./i18n.js";
+import { words } from "./words.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
 
@@ -54,11 +55,13 @@ export function who(view) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
- * @param {string} why
+ * @param {string} field  what it is: FRACAS.Field.<field>
+ * @param {string} because  why it is needed: FRACAS.Why.<because>
  * @returns {number}
  */
-function needInteger(view, mapping, key, label, why) {
+function needInteger(view, mapping, key, field, because) {
+  const label = t(`FRACAS.Field.${field}`);
+  const why = t(`FRACAS.Why.${because}`);
   const path = mapping[key];
   if (!path) {
     throw new InputError(t("FRACAS.Error.NoPath", { name: who(view), label, why }));
@@ -72,10 +75,11 @@ function needInteger(view, mapping, key, label, why) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
+ * @param {string} field  what it is: FRACAS.Field.<field>
  * @returns {number|undefined}
  */
-function optionalInteger(view, mapping, key, label) {
+function optionalInteger(view, mapping, key, field) {
+  const label = t(`FRACAS.Field.${field}`);
   const path = mapping[key];
   if (!path) return undefined;
   const raw = getPath(view.actor, path);
@@ -102,9 +106,10 @@ function optionalSize(view, mapping) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
+ * @param {string} field  what it is: FRACAS.Field.<field>
  */
-function damageTypes(view, mapping, key, label) {
+function damageTypes(view, mapping, key, field) {
+  const label = t(`FRACAS.Field.${field}`);
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {
     if (!DAMAGE_TYPES.includes(name)) {
@@ -139,18 +144,18 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
   const methods = new Set(strikes.map((s) => s.method));
   /** @type {Json} */
   const attacker = {};
-  const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
-  const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
+  const strengthMod = optionalInteger(view, mapping, "strengthMod", "StrengthMod");
+  const agilityMod = optionalInteger(view, mapping, "agilityMod", "AgilityMod");
   if (methods.has("melee") || methods.has("savage")) {
-    attacker.strength = needInteger(view, mapping, "strength", "Strength score", "melee and savage strikes add it to hit");
+    attacker.strength = needInteger(view, mapping, "strength", "Strength", "MeleeToHit");
   } else {
-    const s = optionalInteger(view, mapping, "strength", "Strength score");
+    const s = optionalInteger(view, mapping, "strength", "Strength");
     if (s !== undefined) attacker.strength = s;
   }
   if (methods.has("range")) {
-    attacker.agility = needInteger(view, mapping, "agility", "Agility score", "range strikes add it to hit");
+    attacker.agility = needInteger(view, mapping, "agility", "Agility", "RangeToHit");
   } else {
-    const a = optionalInteger(view, mapping, "agility", "Agility score");
+    const a = optionalInteger(view, mapping, "agility", "Agility");
     if (a !== undefined) attacker.agility = a;
   }
   if (strengthMod !== undefined) attacker.strength_mod = strengthMod;
@@ -172,11 +177,11 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
  */
 export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
   /** @type {Json} */
-  const target = { ac: needInteger(view, mapping, "ac", "AC", "every target needs one") };
-  if (needBody) needInteger(view, mapping, "body", "Body", "damage is applied there");
+  const target = { ac: needInteger(view, mapping, "ac", "AC", "TargetNeedsOne") };
+  if (needBody) needInteger(view, mapping, "body", "Body", "DamageThere");
   const size = optionalSize(view, mapping);
   if (size !== undefined) target.size = size;
-  for (const [key, label] of [["resistant", "resistance"], ["vulnerable", "vulnerability"], ["immune", "immunity"]]) {
+  for (const [key, label] of [["resistant", "Resistances"], ["vulnerable", "Vulnerabilities"], ["immune", "Immunities"]]) {
     const list = damageTypes(view, mapping, key, label);
     if (list.length) target[key] = list;
   }
@@ -184,9 +189,9 @@ export function readTarget(view, mapping, { conditions = true, needBody = false 
     const list = conditionsOf(view);
     if (list.length) target.conditions = list;
   }
-  const bodyMax = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+  const bodyMax = optionalInteger(view, mapping, "bodyMax", "BodyMax");
   if (bodyMax !== undefined) target.body_max = bodyMax;
-  const saveBonus = optionalInteger(view, mapping, "saveBonus", "Resilience save bonus");
+  const saveBonus = optionalInteger(view, mapping, "saveBonus", "SaveBonus");
   if (saveBonus !== undefined) target.save_bonus = saveBonus;
   return target;
 }
@@ -327,8 +332,8 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     const view = used.find((t) => t.id === ref || t.name === ref);
     if (!view) throw new InputError(t("FRACAS.Error.Request13", { ref }));
     const hold = {};
-    const strength = optionalInteger(view, mapping, "strength", "Strength score");
-    const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
+    const strength = optionalInteger(view, mapping, "strength", "Strength");
+    const strengthMod = optionalInteger(view, mapping, "strengthMod", "StrengthMod");
     if (strength !== undefined) hold.strength = strength;
     if (strengthMod !== undefined) hold.strength_mod = strengthMod;
     request.targets[view.id].grappling = hold;
@@ -359,9 +364,9 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
   }
   /** @type {Json} */
   const side = { id: view.id, attribute };
-  for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
-    ["strengthMod", "strength_mod", "Strength modifier"], ["agilityMod", "agility_mod", "Agility modifier"],
-    ["speed", "speed", "speed"]]) {
+  for (const [key, field, label] of [["strength", "strength", "Strength"], ["agility", "agility", "Agility"],
+    ["strengthMod", "strength_mod", "StrengthMod"], ["agilityMod", "agility_mod", "AgilityMod"],
+    ["speed", "speed", "Speed"]]) {
     const value = optionalInteger(view, mapping, key, label);
     if (value !== undefined) side[field] = value;
   }
@@ -390,14 +395,14 @@ export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
     if (!c.view?.actor) throw new InputError(t("FRACAS.Error.Request16", { p0: who(view) }));
     /** @type {Json} */
     const entry = { id: c.id };
-    const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
-    const agility = optionalInteger(view, mapping, "agility", "Agility score");
+    const agilityMod = optionalInteger(view, mapping, "agilityMod", "AgilityMod");
+    const agility = optionalInteger(view, mapping, "agility", "Agility");
     if (agilityMod !== undefined) entry.agility_mod = agilityMod;
     if (agility !== undefined) entry.agility = agility;
     if (agility === undefined && agilityMod === undefined) {
       throw new InputError(t("FRACAS.Error.NoAgility", { name: who(view), path: mapping.agility || t("FRACAS.Word.NoPath") }));
     }
-    const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+    const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
     if (bonus !== undefined) entry.bonus = bonus;
     return entry;
   });
@@ -481,7 +486,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   for (const group of sortedGroups) {
     variants[group.actorKey] = (variants[group.actorKey] ?? 0) + 1;
     const key = variants[group.actorKey] === 1 ? group.actorKey : `${group.actorKey}-${variants[group.actorKey]}`;
-    const shown = group.attacker.conditions?.length ? `${group.label} (${group.attacker.conditions.join(", ")})` : group.label;
+    const shown = group.attacker.conditions?.length ? `${group.label} (${words("Condition", group.attacker.conditions)})` : group.label;
     profiles[key] = { attacker: group.attacker, strikes: group.strikes };
     if (options.advantage) profiles[key].advantage = true;
     if (options.disadvantage) profiles[key].disadvantage = true;
@@ -555,7 +560,7 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
     attacker: { ...flagsOf(attacker), ...(attackerData ?? {}) },
     strikes: engineStrikes,
     targets: Object.fromEntries(used.map((t) => {
-      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
       return [t.id, { ...flagsOf(t), ...dataFor(t) }];
     })),
   };
@@ -625,7 +630,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   const request = {
     ruleset, profiles, attacks, detail: bulkDetail(attacks),
     targets: Object.fromEntries(used.map((t) => {
-      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
       return [t.id, { ...flagsOf(t), ...(targetData ?? {}) }];
     })),
   };
@@ -677,8 +682,8 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     const view = /** @type {TokenView} */ ({ ...c.view, name: c.name ?? c.view?.name });
     if (names[view.id] !== undefined) continue;
     if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
-    const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
-    const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+    const body = needInteger(view, mapping, "body", "Body", "FightDamage");
+    const most = optionalInteger(view, mapping, "bodyMax", "BodyMax");
     const hpMax = Math.max(1, most ?? body);
     /** @type {Json} */
     const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
@@ -693,7 +698,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       });
       entry.attacker = readAttacker(view, mapping, entry.attacks, { conditions: false });
       entry.target = readTarget(view, mapping, { conditions: false });
-      const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+      const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
       if (bonus) entry.initiative = bonus;
     } else {
       const fields = /** @type {Record<string, {attacker: string[], target: string[]}>} */ (RULESET_FIELDS)[ruleset];

@@ -85,7 +85,7 @@ describe("api.attack", () => {
       },
     });
     assert.equal(await api.attack({ strikes: [{ ...sword, dice: 6, target: "g1" }] }), null);
-    assert.deepEqual(vtt.notes, [{ level: "warn", text: "fracas: attack.resolve failed: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)" }]);
+    assert.deepEqual(vtt.notes, [{ level: "warn", text: "fracas: attack.resolve failed: a value of the request is wrong: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)" }]);
     assert.deepEqual(gobActor.updates, []);
     assert.deepEqual(vtt.messages, []);
   });
@@ -465,7 +465,7 @@ test("bridge error paths are told in the GM's words", async () => {
     },
   });
   await api.attack({ strikes: strikesAtBoth });
-  assert.equal(vtt.notes[0].text, "fracas: attack.resolve failed: $.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (code -32001) [attacker Aldric]");
+  assert.equal(vtt.notes[0].text, "fracas: attack.resolve failed: the rules forbid this: $.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (code -32001) [attacker Aldric]");
 });
 
 describe("requests from other clients, answered by the holding GM client", () => {

@@ -180,7 +180,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(out.added, 0);
     assert.equal(await hp(page, "tokGob"), 12);
     assert.equal(out.notes.length, 1, out.notes.join("\n"));
-    assert.match(out.notes[0], /^warn: fracas: attack\.resolve failed: \$\.params\.strikes\[0\]\.dice: .*\(code -32602\) \[strike 1, at Goblin\]$/);
+    assert.match(out.notes[0], /^warn: fracas: attack\.resolve failed: a value of the request is wrong: \$\.params\.strikes\[0\]\.dice: .*\(code -32602\) \[strike 1, at Goblin\]$/);
 
     // The v12 render hook (jQuery-like argument) wires the Undo button too.
     const messageId = await page.evaluate(async ([strike, rolls]) => (await game.modules.get("fracas").api.attack({ strikes: [strike], rolls })).messageId, [sword, TWO_CRITS]);

@@ -8,6 +8,8 @@ import { SETTINGS } from "../scripts/settings.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(new URL(rel, root), "utf8");
+/** Every script of the module, its folders too (scripts/actions/…), relative to scripts/. */
+const scriptFiles = () => readdirSync(new URL("scripts/", root), { recursive: true }).map(String).filter((f) => f.endsWith(".js")).sort();
 
 describe("module.json", () => {
   const manifest = JSON.parse(read("module.json"));
@@ -27,7 +29,7 @@ describe("the Foundry edge", () => {
   const pattern = new RegExp(`(?<![.\\w"'\`])(${globals.join("|")})\\s*[.(\\[]`);
 
   test("no other module touches a Foundry global", () => {
-    const files = readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && f !== "main.js");
+    const files = scriptFiles().filter((f) => f !== "main.js");
     assert.ok(files.length >= 8);
     for (const file of files) {
       const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n")
@@ -84,7 +86,7 @@ describe("languages, the Foundry way", () => {
   });
 
   test("no script imports JSON (import attributes stop the module from parsing on Firefox ESR 128)", () => {
-    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js"))) {
+    for (const file of scriptFiles()) {
       const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n");
       assert.doesNotMatch(code, /^\s*import\b[^;]*(\bwith\s*\{|\bassert\s*\{|\.json["'])/m, `scripts/${file}`);
     }
@@ -145,7 +147,7 @@ describe("user-visible messages go through game.i18n", () => {
 
   test("no hard-coded message: errors, notifications and refusals all go through t()", () => {
     const found = {};
-    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && !["bigjson.js", "facts.js"].includes(f))) {
+    for (const file of scriptFiles().filter((f) => !["bigjson.js", "facts.js"].includes(f))) {
       const code = read(`scripts/${file}`);
       const n = PATTERNS.reduce((k, p) => k + [...code.matchAll(p)].length, 0);
       if (n) found[file] = n;

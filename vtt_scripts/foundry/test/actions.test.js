@@ -1,5 +1,6 @@
 import "./english.js";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import { LIMITS, createActions, displayNames, explainPath } from "../scripts/actions.js";
@@ -121,6 +122,29 @@ describe("api.attack", () => {
     await api.attack({ strikes: strikesAtBoth, advantage: true });
     assert.deepEqual(vtt.asked.at(-1).data, { attacker: "hero", targets: ["g1", "g2"], strikes: strikesAtBoth, advantage: true });
     assert.equal(conn.calls.length, 0, "a player's client never calls the bridge");
+  });
+
+  test("a refusal from the GM's client is shown in the player's own language (its key), else as sent", async () => {
+    const { api, vtt } = setup({ isGM: false });
+    vtt.owned.add("hero");
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    // The GM's client writes English; the player reads German.
+    vtt.gmAnswers = () => ({ error: "too many requests: at most 5 in 10 s; wait a moment and try again",
+      i18n: { key: "FRACAS.Player.TooFast", data: { count: 5, seconds: 10 } } });
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      assert.equal(await api.attack({ item: "Longsword" }), null);
+      assert.equal(vtt.notes.at(-1).text, "fracas: zu viele Anfragen: höchstens 5 in 10 s; warte kurz und versuche es erneut");
+      // Only the module's player messages, with plain values, are taken as keys.
+      vtt.gmAnswers = () => ({ error: "as sent", i18n: { key: "FRACAS.Error.Actions13", data: {} } });
+      await api.attack({ item: "Longsword" });
+      assert.equal(vtt.notes.at(-1).text, "fracas: as sent");
+      vtt.gmAnswers = () => ({ error: "as sent too", i18n: { key: "FRACAS.Player.TooFast", data: { count: { x: 1 } } } });
+      await api.attack({ item: "Longsword" });
+      assert.equal(vtt.notes.at(-1).text, "fracas: as sent too");
+    } finally {
+      delete globalThis.game;
+    }
   });
 
   test("no connection on this client: a clear message", async () => {

@@ -505,15 +505,15 @@ function rulesetStrikeLine(ruleset, s) {
       line += ` · ${t("FRACAS.Ruleset.SneakCheck", { total: s.sneak_check.total, dc: s.sneak_check.dc,
         outcome: t(s.sneak_check.passed ? "FRACAS.Card.Passed" : "FRACAS.Ruleset.Failed") })}`;
     }
-    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: s.parry.kind, absorbed: s.parry.absorbed })}`;
+    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: word("Parry", s.parry.kind), absorbed: s.parry.absorbed })}`;
     if (s.stamina_cost) line += ` · ${t("FRACAS.Ruleset.Costs", { cost: s.stamina_cost.cost })}`;
     return line;
   }
   const natural = s.natural ? ` (${t("FRACAS.Ruleset.Natural", { n: s.natural })})` : "";
-  const against = ruleset === "worldwalker" ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${hitWord(s.hit)}`;
+  const against = ruleset === "worldwalker" ? t("FRACAS.Ruleset.VsTn", { n: s.tn }) : t("FRACAS.Ruleset.VsAc", { n: s.ac });
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} ${against}: ${hitWord(s.hit)}`;
   if (s.reaction) {
-    line += ` · ${s.reaction.kind} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
+    line += ` · ${word("Reaction", s.reaction.kind)} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
   }
   if (s.damage_dice?.length) line += ` · ${t("FRACAS.Ruleset.Damage", { dice: s.damage_dice.join("+"), bonus: signed(s.damage_bonus) })}`;
   return line;
@@ -602,7 +602,7 @@ export function renderCompeteCard(result, { names }) {
     return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
       + `${esc(edge)} · ${esc(t("FRACAS.Card.ToWin", { p: (100 * c.win_chance).toFixed(1) }))}</li>`;
   });
-  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
+  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} ${esc(t("FRACAS.Card.Versus"))} `
     + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? ` (${t("FRACAS.Card.Tie")})` : ""}</li>`);
   // The outcome line in the user's language (src/fracas/rulesets/er/compete.py OUTCOMES),
   // else the engine's own with the ids replaced by names.

@@ -27,6 +27,7 @@ export const WORD_KINDS = Object.freeze({
   Attribute: ["strength", "agility"],
   Trigger: ["first death", "half the side defeated", "lone creature harmed", "lone creature at 1/4 hp"],
   Parry: ["weapon", "shield"],
+  Reaction: ["block", "dodge"],
 });
 
 /** A translation key's last part: the word with spaces and slashes made key-safe. */

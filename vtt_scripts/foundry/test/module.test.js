@@ -105,7 +105,7 @@ describe("the engine's words and texts on the cards go through game.i18n", () =>
   // A card shows the engine's names (methods, styles, damage types, conditions, sides …)
   // and its round log's texts (an end's reason, a flight's why, a morale trigger) through
   // words.js; a field of a result put on a card as it is would be English for everyone.
-  const FIELDS = /\b\w+\.(method|style|damageType|damage_type|reason|why|trigger|contest|attribute|winner|first|surprised|source|then)\b/g;
+  const FIELDS = /(?<![\w.?])\w+(?:\??\.\w+)*\??\.(method|style|damageType|damage_type|reason|why|trigger|contest|attribute|winner|first|surprised|source|then|kind)\b/g;
   /** Where reading such a field is not showing it: a model's copy, a test, an argument of word()/logText(), part of a key. */
   const allowed = (line, at) => /^\s*\w+: \w+\.\w+(?:,| }\)+,)?$/.test(line.trim()) || /(?:word\("\w+", |logText\(|words\("\w+", |`FRACAS\.[\w.]*\$\{)$/.test(line.slice(0, at))
     || /^\s*(?:===|!==|\?|&&|\|\||\)\s*(?:\?|&&))/.test(line.slice(at).replace(/^\w+\.\w+/, ""));

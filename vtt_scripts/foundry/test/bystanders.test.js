@@ -155,6 +155,18 @@ describe("a player's shot gets its bystanders from the scene, on the GM's side",
     assert.deepEqual(conn.calls[1].params.targets.orc.nearby, ["bob"]);
   });
 
+  test("the odds of a shot see the same bystanders (ER-17 in odds: a stray's damage counts for the creature it hits)", async () => {
+    const { vtt } = world();
+    const calls = [];
+    const conn = fakeConnection((method, params) => {
+      calls.push(params);
+      return { ruleset: "enchanted-realms", exact: true, targets: {}, total: { mean: 0 } };
+    });
+    const odds = createActions({ vtt, connection: () => conn, newId: () => "odds-1" });
+    await odds.odds({ strikes: [{ ...bow, target: "orc" }] });
+    assert.deepEqual(calls[0].targets.orc.nearby, ["bob", "sin"]);
+  });
+
   test("a bystander whose sheet cannot be read is left out and the GM told why; the shot goes on", async () => {
     const { api, conn, vtt, actors } = world();
     delete actors.bob.system.attributes.ac;

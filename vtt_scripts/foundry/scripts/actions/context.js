@@ -120,6 +120,7 @@ export function explained(error, ctx) {
  * @property {(view: TokenView, ref: unknown) => Json[]} itemStrikes
  * @property {(attacker: TokenView, request: Json) => Json[]} ownAttack
  * @property {(view: TokenView) => string} describeAttacks
+ * @property {(attacker: TokenView, targets: TokenView[], options: Json) => Record<string, TokenView[]>|undefined} sceneBystanders
  * @property {(name: string, fn: (...args: any[]) => Promise<unknown>) => (...args: any[]) => Promise<unknown>} viaHolder
  *   (any[]: each action's own arguments, passed on as they are)
  * @property {Record<string, (o: Json) => Promise<unknown>>} RELAYED

@@ -35,7 +35,11 @@ export function oddsActions(ctx) {
       ? buildAttackRequest({
         attacker, targets, strikes: options.strikes, mapping: map,
         options: { advantage: options.advantage, disadvantage: options.disadvantage,
-          conditions: setting("conditionsFromStatuses") !== false },
+          conditions: setting("conditionsFromStatuses") !== false,
+          // ER-17 in odds: a stray's damage counts for the creature it would hit, so the odds
+          // see the same bystanders the attack would.
+          nearby: viewsOf(options.nearby, "nearby"),
+          bystanders: options.nearby === undefined ? ctx.sceneBystanders(attacker, targets, options) : undefined },
       })
       : buildRulesetAttackRequest({
         ruleset, attacker, targets, strikes: options.strikes, attackerData: options.attackerData,

@@ -16,6 +16,24 @@ export class FracasError extends Error {
   get name() {
     return this.constructor.name;
   }
+
+  /**
+   * The error with the message `key` (filled from `data`) in this user's language, keeping
+   * the key and data: sent to another client, it is said in that user's language there.
+   * @template {typeof FracasError} C
+   * @this {C}
+   * @param {string} key
+   * @param {Record<string, string|number>} [data]
+   * @returns {InstanceType<C>}
+   */
+  static of(key, data = {}) {
+    const error = /** @type {InstanceType<C>} */ (new this(t(key, data)));
+    error.i18n = { key, data };
+    return error;
+  }
+
+  /** @type {{key: string, data: Record<string, string|number>}|undefined} its message key, when made by of() */
+  i18n = undefined;
 }
 
 export class InputError extends FracasError {}
@@ -82,8 +100,17 @@ export function formatSeconds(ms) {
  * @param {{forPlayers?: boolean}} [options]
  */
 export function describeError(error, { forPlayers = false } = {}) {
-  if (error instanceof BridgeError && forPlayers) return t("FRACAS.Error.Prefixed", { text: error.forPlayers });
-  if (error instanceof FracasError) return t("FRACAS.Error.Prefixed", { text: error.message });
-  const text = error instanceof Error ? error.message : String(error);
-  return t("FRACAS.Error.Unexpected", { text });
+  return t("FRACAS.Error.Prefixed", { text: errorText(error, { forPlayers }) });
+}
+
+/**
+ * What an error says, without the "fracas:" of a notification: ours verbatim (a bridge
+ * error without its detail for players), anything else marked unexpected.
+ * @param {unknown} error
+ * @param {{forPlayers?: boolean}} [options]
+ */
+export function errorText(error, { forPlayers = false } = {}) {
+  if (error instanceof BridgeError && forPlayers) return error.forPlayers;
+  if (error instanceof FracasError) return error.message;
+  return t("FRACAS.Error.UnexpectedText", { text: error instanceof Error ? error.message : String(error) });
 }

@@ -136,7 +136,7 @@ describe("api.attack", () => {
       assert.equal(await api.attack({ item: "Longsword" }), null);
       assert.equal(vtt.notes.at(-1).text, "fracas: zu viele Anfragen: höchstens 5 in 10 s; warte kurz und versuche es erneut");
       // Only the module's player messages, with plain values, are taken as keys.
-      vtt.gmAnswers = () => ({ error: "as sent", i18n: { key: "FRACAS.Error.Actions13", data: {} } });
+      vtt.gmAnswers = () => ({ error: "as sent", i18n: { key: "FRACAS.Settings.bridgeUrl.Name", data: {} } });
       await api.attack({ item: "Longsword" });
       assert.equal(vtt.notes.at(-1).text, "fracas: as sent");
       vtt.gmAnswers = () => ({ error: "as sent too", i18n: { key: "FRACAS.Player.TooFast", data: { count: { x: 1 } } } });
@@ -514,6 +514,14 @@ describe("requests from other clients, answered by the holding GM client", () =>
     const refused = await api.answerRequest(ask({ attacker: "hero", targets: ["g1"], item: "itSword" }), "player2");
     assert.match(refused.error, /only with a token you own/);
     assert.equal(conn.calls.length, 0);
+  });
+
+  test("a refusal from the sheets travels with its key, so the player reads it in their language", async () => {
+    const { api } = gmSide();
+    const answer = await api.answerRequest(ask({ attacker: "hero", targets: ["g1"], item: "Warhammer" }), "player1");
+    assert.equal(answer.i18n.key, "FRACAS.Error.NoWeapon");
+    assert.deepEqual(answer.i18n.data, { name: "Aldric", ref: "Warhammer", weapons: "Longsword" });
+    assert.equal(answer.error, `Aldric: no single weapon "Warhammer" with fracas strikes (flags.fracas.strikes); weapons with them: Longsword`);
   });
 
   test("a forged request with numbers the actor does not have is refused; the actor's own attack is what is resolved", async () => {

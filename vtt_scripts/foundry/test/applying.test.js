@@ -171,7 +171,7 @@ describe("translatable strings", () => {
     const used = new Set();
     for (const file of readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".js"))) {
       const text = readFileSync(new URL(String(file), dir), "utf8");
-      for (const m of text.matchAll(/\bt\("(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
+      for (const m of text.matchAll(/(?:\bt|Error\.of)\("(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
       for (const m of text.matchAll(/label: "(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
       // Keys made from a name: requireGM("Attacks") → FRACAS.GMOnly.Attacks; a sheet field and why it is needed.
       for (const m of text.matchAll(/requireGM\("(\w+)"\)/g)) used.add(`FRACAS.GMOnly.${m[1]}`);

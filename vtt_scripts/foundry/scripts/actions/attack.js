@@ -158,10 +158,10 @@ export function attackActions(ctx) {
     const weapons = weaponsOf(view);
     const found = weapons.filter((w) => w.id === ref || w.name === ref);
     if (found.length !== 1) {
-      throw new InputError(t("FRACAS.Error.NoWeapon", { name: who(view), ref, weapons: weapons.map((w) => w.name).join(", ") || t("FRACAS.Word.None") }));
+      throw InputError.of("FRACAS.Error.NoWeapon", { name: who(view), ref: String(ref), weapons: weapons.map((w) => w.name).join(", ") || t("FRACAS.Word.None") });
     }
     return found[0].strikes.map((st) => {
-      if (st === null || typeof st !== "object" || Array.isArray(st)) throw new InputError(t("FRACAS.Error.Actions10", { p0: found[0].name }));
+      if (st === null || typeof st !== "object" || Array.isArray(st)) throw InputError.of("FRACAS.Error.Actions10", { p0: found[0].name });
       const { target: _ignored, ...rest } = /** @type {Json} */ (st);
       return rest;
     });
@@ -184,21 +184,21 @@ export function attackActions(ctx) {
    */
   function ownAttack(attacker, request) {
     if (request.item !== undefined) {
-      if (typeof request.item !== "string") throw new InputError(t("FRACAS.Error.Actions11"));
+      if (typeof request.item !== "string") throw InputError.of("FRACAS.Error.Actions11");
       return itemStrikes(attacker, request.item);
     }
     if (request.strike !== undefined) {
       const own = getPath(attacker.actor, "flags.fracas.strikes");
       const i = request.strike;
       if (!Array.isArray(own) || !Number.isInteger(i) || i < 0 || i >= own.length) {
-        throw new InputError(t("FRACAS.Player.NoSuchAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+        throw InputError.of("FRACAS.Player.NoSuchAttack", { name: who(attacker), attacks: describeAttacks(attacker) });
       }
       const spec = own[i];
-      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Actions12", { p0: who(attacker), p1: i + 1 }));
+      if (spec === null || typeof spec !== "object" || Array.isArray(spec)) throw InputError.of("FRACAS.Error.Actions12", { p0: who(attacker), p1: i + 1 });
       const { target: _aimed, ...rest } = spec;
       return [rest];
     }
-    throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) }));
+    throw InputError.of("FRACAS.Player.PickAttack", { name: who(attacker), attacks: describeAttacks(attacker) });
   }
 
   /**

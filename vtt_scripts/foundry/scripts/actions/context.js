@@ -198,7 +198,7 @@ export function makeContext(deps) {
     const list = Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs];
     return list.map((ref) => {
       const view = vtt.toView(ref, scene);
-      if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : /** @type {{id?: unknown}|null} */ (ref)?.id ?? String(ref)) }));
+      if (!view) throw InputError.of("FRACAS.Error.Actions04", { label, p1: JSON.stringify(typeof ref === "string" ? ref : /** @type {{id?: unknown}|null} */ (ref)?.id ?? String(ref)) });
       return view;
     });
   }
@@ -257,7 +257,7 @@ export function makeContext(deps) {
    */
   function firstOf(ref, label, scene = undefined) {
     const [view] = viewsOf(ref, label, scene) ?? [];
-    if (!view) throw new InputError(t("FRACAS.Error.Actions04", { label, p1: JSON.stringify(String(ref)) }));
+    if (!view) throw InputError.of("FRACAS.Error.Actions04", { label, p1: JSON.stringify(String(ref)) });
     return view;
   }
 

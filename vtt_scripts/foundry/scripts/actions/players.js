@@ -1,7 +1,7 @@
 // Requests from other clients (players, and GMs whose tab does not hold the bridge),
 // answered by the holding client, and a player's own attack sent there.
 
-import { FracasError, InputError, describeError } from "../errors.js";
+import { FracasError, InputError, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { uniqueViews, who } from "../request.js";
 
@@ -121,9 +121,10 @@ export function playersActions(ctx) {
   function refusalText(answer) {
     const i18n = answer?.i18n;
     const data = i18n?.data;
-    if (i18n && typeof i18n.key === "string" && /^FRACAS\.(Player|Notify)\.[A-Za-z]+$/.test(i18n.key) && data && typeof data === "object"
+    if (i18n && typeof i18n.key === "string" && /^FRACAS\.(Player|Notify|Error)\.[A-Za-z0-9]+$/.test(i18n.key) && data && typeof data === "object"
       && Object.values(data).every((v) => typeof v === "string" || typeof v === "number")) {
-      return t(i18n.key, /** @type {Record<string, string|number>} */ (data));
+      const text = t(i18n.key, /** @type {Record<string, string|number>} */ (data));
+      if (text !== i18n.key) return text;
     }
     return answer?.error ?? null;
   }
@@ -193,8 +194,11 @@ export function playersActions(ctx) {
         return refusal("FRACAS.Player.Refused", { action: String(message.action) });
       } catch (error) {
         if (!(error instanceof FracasError)) log(error);
-        // A player is not told the bridge's own (English, GM-only) detail.
-        return { error: describeError(error, { forPlayers: vtt.userIsGM?.(senderId) !== true }) };
+        // A player is not told the bridge's own (English, GM-only) detail, and reads a
+        // message that has its key in the player's own language (refusalText).
+        const forPlayers = vtt.userIsGM?.(senderId) !== true;
+        const text = errorText(error, { forPlayers });
+        return error instanceof FracasError && error.i18n ? { error: text, i18n: error.i18n } : { error: text };
       } finally {
         busy.set(senderId, (busy.get(senderId) ?? 1) - 1);
       }

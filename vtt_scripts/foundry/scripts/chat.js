@@ -1,4 +1,6 @@
 import { t } from "./i18n.js";
+import { MOB_DICE_ATTACKS } from "./request.js";
+import { logText, word, words } from "./words.js";
 
 // Engine results → chat: a model of the card (plain data, testable), the card's HTML,
 // and the dice as "roll specs" that the edge turns into Foundry Die terms with the
@@ -60,7 +62,8 @@ export function attackCardModel(result, { attackerName, names, requestId }) {
     disadvantage: !!s.disadvantage,
     sneak: s.sneak ?? false,
     critRange: s.crit_range ?? null,
-    dice: s.dice.map((/** @type {Record<string, any>} */ d) => ({ face: d.face, total: d.total, hit: !!d.hit, source: d.source })),
+    dice: s.dice.map((/** @type {Record<string, any>} */ d) => ({ face: d.face, total: d.total, hit: !!d.hit,
+      source: d.source })),
     discarded: s.discarded ?? null,
     chain: (s.crit_chain ?? []).map((/** @type {Record<string, any>} */ c) => ({ face: c.face, total: c.total, hit: !!c.hit, damage: c.damage })),
     hits: s.hits,
@@ -107,11 +110,11 @@ export function strikeOutcome(s) {
   if (!s.hits) return t("FRACAS.Card.Miss");
   const parts = [plural(s.hits, "Hit")];
   if (s.crit) parts.push(s.chain.length > 1 ? t("FRACAS.Card.CritChain", { n: s.chain.length }) : t("FRACAS.Card.Crit"));
-  let dmg = t("FRACAS.Card.TypedDamage", { damage: s.damage, type: s.damageType });
+  let dmg = t("FRACAS.Card.TypedDamage", { damage: s.damage, type: word("DamageType", s.damageType) });
   const notes = [];
   if (s.modifier !== null && s.modifier !== 0) notes.push(t("FRACAS.Card.Modifier", { value: signed(s.modifier) }));
   if (s.resistance !== "normal") {
-    notes.push(s.resistance === "half" ? t("FRACAS.Card.Resisted") : s.resistance === "double" ? t("FRACAS.Card.Vulnerable") : s.resistance);
+    notes.push(s.resistance === "half" ? t("FRACAS.Card.Resisted") : s.resistance === "double" ? t("FRACAS.Card.Vulnerable") : word("Resistance", s.resistance));
   }
   if (s.undodgeable) notes.push(t("FRACAS.Card.Undodgeable", { n: s.undodgeable }));
   if (notes.length) dmg += ` (${notes.join(", ")})`;
@@ -158,7 +161,7 @@ const hitWord = (/** @type {boolean} */ hit) => t(hit ? "FRACAS.Card.Hit" : "FRA
 
 /** @param {Record<string, any>} s  a strike of an attack card model */
 function strikeHtml(s) {
-  const tags = [s.method, s.style, s.damageType];
+  const tags = [word("Method", s.method), word("Style", s.style), word("DamageType", s.damageType)];
   if (s.advantage) tags.push(t("FRACAS.Dialog.AdvantageYes"));
   if (s.disadvantage) tags.push(t("FRACAS.Dialog.Disadvantage"));
   if (s.sneak) tags.push(s.sneak === "advantage-only" ? t("FRACAS.Card.SneakAdvantageOnly") : t("FRACAS.Card.Sneak"));
@@ -167,7 +170,7 @@ function strikeHtml(s) {
     hit: defense ? !d.hit : d.hit,
     title: defense
       ? t("FRACAS.Card.DefenseDie", { face: d.face, ac: s.ac, total: d.total, dc: s.defenseDc, outcome: d.hit ? t("FRACAS.Card.Hit") : t("FRACAS.Card.Avoided") })
-      : t("FRACAS.Card.PoolDie", { source: d.source, face: d.face, total: d.total, ac: s.ac, outcome: hitWord(d.hit) }),
+      : t("FRACAS.Card.PoolDie", { source: word("Source", d.source), face: d.face, total: d.total, ac: s.ac, outcome: hitWord(d.hit) }),
   }));
   if (s.discarded !== null) {
     dice.push(dieItem(20, s.discarded, { discarded: true, title: t("FRACAS.Card.Discarded", { face: s.discarded }) }));
@@ -207,7 +210,7 @@ function releaseHtml(x) {
     let rolled = "";
     const verdict = t(f.held ? "FRACAS.Card.KeepsHold" : "FRACAS.Card.LetsGo");
     if (f.roll !== null) rolled = `: ${esc((f.dice ?? [f.roll]).join("/"))} ${esc(signed(f.modifier))} = ${esc(f.total)}, ${esc(verdict)}`;
-    else if (failed) rolled = `: ${esc(t("FRACAS.Card.AutoFail", { reason: failed }))}, ${esc(t("FRACAS.Card.LetsGo"))}`;
+    else if (failed) rolled = `: ${esc(t("FRACAS.Card.AutoFail", { reason: word("Condition", failed) }))}, ${esc(t("FRACAS.Card.LetsGo"))}`;
     return `<div class="fracas-grapple">${esc(t("FRACAS.Card.Grappling", { dc: f.dc }))}${rolled}</div>`;
   }).join("");
 }
@@ -224,7 +227,7 @@ function shockHtml(x) {
   const verdict = save.passed ? t("FRACAS.Card.Passed") : t("FRACAS.Card.Incapacitated", { actions: plural(save.incapacitated_actions, "Action") });
   /** @type {string | null} */
   const failed = save.situation?.automatic_failure ?? null;
-  if (failed) return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockAutoFail", { dc: save.dc, reason: failed, verdict }))}</div>`;
+  if (failed) return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockAutoFail", { dc: save.dc, reason: word("Condition", failed), verdict }))}</div>`;
   const roll = (save.dice ?? [save.roll]).join("/");
   return `<div class="fracas-shock">${esc(t("FRACAS.Card.ShockSave", { dc: save.dc, roll, total: save.total, verdict }))}</div>`;
 }
@@ -250,7 +253,7 @@ function footerHtml(model, undoable) {
  */
 export function renderAttackCard(model, { undoable = false } = {}) {
   const rows = model.targets.map((/** @type {Record<string, any>} */ x) => {
-    const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(", ");
+    const types = Object.entries(x.byType).filter(([, v]) => v).map(([k, v]) => `${v} ${word("DamageType", k)}`).join(", ");
     const extra = x.undodgeable ? ` · ${t("FRACAS.Card.Undodgeable", { n: x.undodgeable })}` : "";
     return `<li class="fracas-target" data-target="${attr(x.id)}"><strong>${esc(x.name)}</strong>: `
       + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))}${types ? ` (${esc(types)})` : ""}${esc(extra)}`
@@ -416,9 +419,17 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
     hitRate: g.hit_rate,
     damage: g.damage,
   }));
+  const total = result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0);
+  // Which dice the card carries: every attack's up to MOB_DICE_SHOWN, the first ones of a
+  // larger mob, none when the bridge answered a summary (a mob too large for its dice).
+  const listed = result.detail === "dice" && Array.isArray(result.attacks) ? result.attacks.length : 0;
+  let diceNote = null;
+  if (!listed) diceNote = t("FRACAS.Card.MobNoDice", { attacks: total, most: MOB_DICE_ATTACKS });
+  else if (listed > MOB_DICE_SHOWN) diceNote = t("FRACAS.Card.MobDiceFirst", { shown: MOB_DICE_SHOWN, attacks: total });
   return {
     kind: "mob",
-    title: t("FRACAS.Card.Mob", { attacks: plural(result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0), "Attack") }),
+    title: t("FRACAS.Card.Mob", { attacks: plural(total, "Attack") }),
+    diceNote,
     requestId,
     seed: String(result.seed),
     backend: result.backend ?? null,
@@ -442,14 +453,40 @@ export function renderMobCard(model, { undoable = false } = {}) {
       + `<span class="fracas-damage">${esc(x.damage)}</span> ${esc(t("FRACAS.Card.DamageWord"))} (${esc(extra.join(", "))})`
       + `<span class="fracas-target-actions" data-target="${attr(x.id)}"></span></li>`;
   });
-  const skipped = model.skipped?.length
-    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "";
+  const skipped = (model.skipped?.length
+    ? `<div class="fracas-note">${esc(t("FRACAS.Card.SkippedDefeated", { names: model.skipped.join(", ") }))}</div>` : "")
+    + (model.diceNote ? `<div class="fracas-note fracas-dice-note">${esc(model.diceNote)}</div>` : "");
   return `<div class="fracas-card fracas-mob" data-request-id="${attr(model.requestId)}">`
     + `<header class="fracas-title">${esc(model.title)}</header>${skipped}`
     + `<table class="fracas-groups"><thead><tr>${["Attackers", "Attacks", "Hit", "Rate", "Damage"].map((h) => `<th>${esc(t(`FRACAS.Card.Column.${h}`))}</th>`).join("")}</tr></thead>`
     + `<tbody>${groups.join("")}</tbody></table>`
     + `<ul class="fracas-targets">${targets.join("")}</ul>`
     + footerHtml(model, undoable) + "</div>";
+}
+
+/** The most attacks of a mob whose dice one card carries (Dice So Nice throws every one). */
+export const MOB_DICE_SHOWN = 24;
+
+/**
+ * A mob's dice from an answer with `detail: "dice"`: one roll per attack (every die of its
+ * strikes, as an attack card's or a ruleset card's), for the first MOB_DICE_SHOWN attacks;
+ * none for a summary.
+ * @param {EngineResult} result
+ * @param {{names: Names, profileNames: Names}} ctx
+ */
+export function mobRollSpecs(result, { names, profileNames }) {
+  if (result.detail !== "dice" || !Array.isArray(result.attacks)) return [];
+  const er = !result.ruleset || result.ruleset === "enchanted-realms";
+  return result.attacks.slice(0, MOB_DICE_SHOWN).map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => {
+    const group = result.groups?.[a.group] ?? {};
+    const aimed = (Array.isArray(group.target) ? group.target : [group.target]).map((/** @type {string} */ id) => names[id] ?? id).join(", ");
+    const strikes = Array.isArray(a.strikes) ? a.strikes.filter((/** @type {unknown} */ s) => s && typeof s === "object") : [];
+    const specs = er
+      ? attackRollSpecs(attackCardModel({ strikes, targets: {}, seed: result.seed, total_damage: a.damage }, { attackerName: "", names, requestId: "" }))
+      : rulesetRollSpecs({ ruleset: result.ruleset, strikes });
+    return { label: `attack ${i + 1}: ${profileNames[group.profile] ?? group.profile} → ${aimed}`,
+      groups: specs.flatMap((/** @type {{groups: object[]}} */ spec) => spec.groups), total: a.damage };
+  }).filter((/** @type {{groups: object[]}} */ spec) => spec.groups.length);
 }
 
 const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };
@@ -468,15 +505,15 @@ function rulesetStrikeLine(ruleset, s) {
       line += ` · ${t("FRACAS.Ruleset.SneakCheck", { total: s.sneak_check.total, dc: s.sneak_check.dc,
         outcome: t(s.sneak_check.passed ? "FRACAS.Card.Passed" : "FRACAS.Ruleset.Failed") })}`;
     }
-    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: s.parry.kind, absorbed: s.parry.absorbed })}`;
+    if (s.parry) line += ` · ${t("FRACAS.Ruleset.Parry", { kind: word("Parry", s.parry.kind), absorbed: s.parry.absorbed })}`;
     if (s.stamina_cost) line += ` · ${t("FRACAS.Ruleset.Costs", { cost: s.stamina_cost.cost })}`;
     return line;
   }
   const natural = s.natural ? ` (${t("FRACAS.Ruleset.Natural", { n: s.natural })})` : "";
-  const against = ruleset === "worldwalker" ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} vs ${against}: ${hitWord(s.hit)}`;
+  const against = ruleset === "worldwalker" ? t("FRACAS.Ruleset.VsTn", { n: s.tn }) : t("FRACAS.Ruleset.VsAc", { n: s.ac });
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} ${against}: ${hitWord(s.hit)}`;
   if (s.reaction) {
-    line += ` · ${s.reaction.kind} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
+    line += ` · ${word("Reaction", s.reaction.kind)} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
   }
   if (s.damage_dice?.length) line += ` · ${t("FRACAS.Ruleset.Damage", { dice: s.damage_dice.join("+"), bonus: signed(s.damage_bonus) })}`;
   return line;
@@ -558,21 +595,27 @@ export function renderCompeteCard(result, { names }) {
   const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const sides = ["challenger", "defender"].map((side) => {
     const c = result[side];
-    const parts = [`${c.attribute} ${signed(c.modifier)}`];
+    const parts = [`${word("Attribute", c.attribute)} ${signed(c.modifier)}`];
     if (c.bonus) parts.push(t("FRACAS.Card.Bonus", { value: signed(c.bonus) }));
-    for (const x of c.situation) parts.push(`${x.why} ${signed(x.value)}`);
+    for (const x of c.situation) parts.push(`${logText(x.why)} ${signed(x.value)}`);
     const edge = c.advantage ? ` · ${t("FRACAS.Dialog.AdvantageYes")}` : c.disadvantage ? ` · ${t("FRACAS.Dialog.Disadvantage")}` : "";
     return `<li><strong>${esc(nameOf(c.id))}</strong>: d12 ${esc(signed(c.total_modifier))} (${esc(parts.join(", "))})`
       + `${esc(edge)} · ${esc(t("FRACAS.Card.ToWin", { p: (100 * c.win_chance).toFixed(1) }))}</li>`;
   });
-  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} vs `
-    + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? " (tie)" : ""}</li>`);
-  let outcome = result.outcome;
-  for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
-  return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: result.contest }))}</header>`
+  const rounds = result.rounds.map((/** @type {Record<string, any>} */ r) => `<li>${esc(r.challenger.dice.join("/"))} → ${esc(r.challenger.total)} ${esc(t("FRACAS.Card.Versus"))} `
+    + `${esc(r.defender.dice.join("/"))} → ${esc(r.defender.total)}${r.challenger.total === r.defender.total ? ` (${t("FRACAS.Card.Tie")})` : ""}</li>`);
+  // The outcome line in the user's language (src/fracas/rulesets/er/compete.py OUTCOMES),
+  // else the engine's own with the ids replaced by names.
+  const key = `FRACAS.Compete.Outcome.${result.contest}.${result.winner === result.challenger.id ? "Won" : "Lost"}`;
+  let outcome = t(key, { c: nameOf(result.challenger.id), d: nameOf(result.defender.id) });
+  if (outcome === key) {
+    outcome = String(result.outcome);
+    for (const side of ["challenger", "defender"]) outcome = outcome.split(result[side].id).join(nameOf(result[side].id));
+  }
+  return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: word("Contest", result.contest) }))}</header>`
     + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
     + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>`
-    + `<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
+    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: String(result.seed) }))}</span></footer></div>`;
 }
 
 /**
@@ -603,15 +646,15 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
 export function renderSideInitiativeCard(result) {
   let body;
   if (result.ruleset === "cartyrion") {
-    const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: result.surprised })}` : "";
-    body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: result.first }))}${esc(surprised)} (CT-1)</div>`;
+    const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: word("Side", result.surprised) })}` : "";
+    body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: word("Side", result.first) }))}${esc(surprised)} (CT-1)</div>`;
   } else {
-    const rolls = result.sides.map((/** @type {Record<string, any>} */ x) => `${x.id} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
-    const order = result.order.map((/** @type {Record<string, any>} */ g) => g.join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
+    const rolls = result.sides.map((/** @type {Record<string, any>} */ x) => `${word("Side", x.id)} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
+    const order = result.order.map((/** @type {string[]} */ g) => g.map((side) => word("Side", side)).join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
     body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
   }
   return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`
-    + `${body}<footer class="fracas-footer"><span class="fracas-seed">seed ${esc(String(result.seed))}</span></footer></div>`;
+    + `${body}<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: String(result.seed) }))}</span></footer></div>`;
 }
 
 /**
@@ -650,27 +693,52 @@ export function renderRoundCard(log, { names, requestId, hidden = new Set(), hur
   const lines = [];
   // For the players' card: nothing a hidden member did or suffered, no order slot or
   // count of its side that would betray it (the GM's card, a whisper, has everything).
-  const seen = (/** @type {Record<string, any>} */ e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group);
+  const seen = (/** @type {Record<string, any>} */ e) => !hidden.has(e.who) && !hidden.has(e.target) && !hidden.has(e.group)
+    && (!Array.isArray(e.who) || e.who.some((/** @type {string} */ id) => !hidden.has(id)));
+  /** Names of a flight's or surrender's members the card may show. */
+  const some = (/** @type {unknown} */ ids) => (Array.isArray(ids) ? ids : [ids]).filter((id) => !hidden.has(id)).map((id) => names[id] ?? id).join(", ");
+  const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   for (const e of (Array.isArray(log.events) ? log.events : []).filter(seen)) {
-    if (e.type === "attack" || e.type === "spell") {
-      const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
-      lines.push(`<li>${name(e.who)}${how}${name(e.target)}: <span class="fracas-damage">${esc(e.damage)}</span></li>`);
-    } else if (e.type === "down") {
-      lines.push(`<li class="fracas-down">${esc(t("FRACAS.Round.Down", { name: names[e.who] ?? e.who }))}</li>`);
-    } else if (e.type === "fled") {
-      lines.push(`<li class="fracas-fled">${esc(t("FRACAS.Round.Fled", { name: names[e.who] ?? e.who, why: e.why }))}</li>`);
-    } else if (e.type === "morale") {
-      lines.push(`<li>${esc(t("FRACAS.Round.Morale", { group: names[e.group] ?? e.group, trigger: e.trigger, total: e.total,
-        against: e.against, outcome: e.breaks ? t("FRACAS.Round.Breaks") : t("FRACAS.Round.Holds") }))}</li>`);
-    } else if (e.type === "spell lost") {
-      lines.push(`<li>${esc(t("FRACAS.Round.SpellLost", { name: names[e.who] ?? e.who, spell: e.spell }))}</li>`);
-    } else if (e.type === "end") {
-      lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: e.winner }) : e.reason)}</strong></li>`);
+    /** @type {string|null} a line's text (escaped below), or null for an attack's own markup */
+    let text = null;
+    let cls = "";
+    switch (e.type) {
+      case "attack":
+      case "spell": {
+        const how = e.type === "spell" ? ` ${esc(t("FRACAS.Round.Casts", { spell: e.spell }))} ` : " → ";
+        lines.push(`<li>${name(e.who)}${how}${name(e.target)}: <span class="fracas-damage">${esc(e.damage)}</span></li>`);
+        break;
+      }
+      case "down": text = t("FRACAS.Round.Down", { name: nameOf(e.who) }); cls = "fracas-down"; break;
+      case "fled": text = t("FRACAS.Round.Fled", { name: nameOf(e.who), why: logText(e.why) }); cls = "fracas-fled"; break;
+      case "flight": text = t("FRACAS.Round.Flight", { names: some(e.who), why: logText(e.why) }); cls = "fracas-fled"; break;
+      case "surrender": text = t("FRACAS.Round.Surrender", { names: some(e.who), why: logText(e.why) }); cls = "fracas-fled"; break;
+      case "morale": {
+        const outcome = e.breaks ? t("FRACAS.Round.Breaks") : t("FRACAS.Round.Holds");
+        text = t("FRACAS.Round.Morale", { group: nameOf(e.group), trigger: word("Trigger", e.trigger), total: e.total, against: e.against,
+          outcome: e.then ? `${outcome}: ${logText(e.then)}` : outcome });
+        break;
+      }
+      case "spell lost": text = t("FRACAS.Round.SpellLost", { name: nameOf(e.who), spell: e.spell }); break;
+      case "parry": text = t("FRACAS.Round.Parry", { name: nameOf(e.who), with: word("Parry", e.with), left: e.left }); break;
+      case "no weapon": text = t("FRACAS.Round.NoWeapon", { name: nameOf(e.who), why: logText(e.why) }); break;
+      case "reserve": text = t("FRACAS.Round.Reserve", { name: nameOf(e.who), actions: plural(Number(e.actions) || 0, "Action") }); break;
+      case "reserve spent": text = t("FRACAS.Round.ReserveSpent", { name: nameOf(e.who), spent: plural(Number(e.spent) || 0, "Action"), left: e.left }); break;
+      case "weapon broken": text = t("FRACAS.Round.WeaponBroken", { name: nameOf(e.who), n: Number(e.strike) + 1 }); break;
+      case "weapon shattered": text = t("FRACAS.Round.WeaponShattered", { name: nameOf(e.who) }); break;
+      case "shield destroyed": text = t("FRACAS.Round.ShieldDestroyed", { name: nameOf(e.who) }); break;
+      case "target": if (hidden.size) break; // "among" would count hidden enemies
+        text = t("FRACAS.Round.Target", { name: nameOf(e.who), target: nameOf(e.target), among: e.among }); break;
+      case "end":
+        lines.push(`<li class="fracas-end"><strong>${esc(e.winner ? t("FRACAS.Round.Wins", { side: word("Side", e.winner) }) : logText(e.reason))}</strong></li>`);
+        break;
+      default: break; // a kind this module does not know yet: the GM's log on the bridge has it
     }
+    if (text !== null) lines.push(`<li${cls ? ` class="${cls}"` : ""}>${esc(text)}</li>`);
   }
   const order = (Array.isArray(log.order) ? log.order : []).map((slot) => slot.filter((/** @type {string} */ id) => !hidden.has(id)).map(name).join(", "))
     .filter(Boolean).join("; ");
-  const standing = hidden.size ? "" : Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(side)} ${esc(n)}`).join(", ");
+  const standing = hidden.size ? "" : Object.entries(log.standing ?? {}).map(([side, n]) => `${esc(word("Side", side))} ${esc(n)}`).join(", ");
   const model = { requestId, seed: String(log.seed), backend: null, injected: false };
   return `<div class="fracas-card fracas-round" data-request-id="${attr(requestId)}">`
     + `<header class="fracas-title">${esc(t("FRACAS.Round.Title", { round: log.round }))}</header>`

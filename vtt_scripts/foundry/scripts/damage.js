@@ -126,6 +126,28 @@ export class ActorQueue {
 }
 
 /**
+ * The documents of `items` ({uuid, name}), every one looked up before anything is
+ * written: one that is gone (or cannot be read) stops it all, named.
+ * @param {{uuid: string, name: string}[]} items
+ * @param {(uuid: string) => Promise<any>} getDocument  (any: an Actor, the game system's document)
+ * @returns {Promise<any[]>}
+ */
+export async function documentsOf(items, getDocument) {
+  const docs = [];
+  for (const item of items) {
+    let doc = null;
+    try {
+      doc = await getDocument(item.uuid);
+    } catch {
+      doc = null;
+    }
+    if (!doc) throw new FracasError(t("FRACAS.Error.Damage05", { name: item.name, uuid: item.uuid }));
+    docs.push(doc);
+  }
+  return docs;
+}
+
+/**
  * Write `writes` ({uuid, name, path, value, restore}) to their documents, all or none:
  * every document is looked up before the first write, and when a write fails the
  * ones already made are written back to `restore`.
@@ -134,17 +156,7 @@ export class ActorQueue {
  *          update: (doc: object, data: object) => Promise<unknown>}} io
  */
 export async function writeAll(writes, io) {
-  const docs = [];
-  for (const w of writes) {
-    let doc = null;
-    try {
-      doc = await io.getDocument(w.uuid);
-    } catch {
-      doc = null;
-    }
-    if (!doc) throw new FracasError(t("FRACAS.Error.Damage05", { name: w.name, uuid: w.uuid }));
-    docs.push(doc);
-  }
+  const docs = await documentsOf(writes, io.getDocument);
   const done = [];
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i];
@@ -161,9 +173,7 @@ export async function writeAll(writes, io) {
         }
       }
       const why = error instanceof Error ? error.message : String(error);
-      const tail = failedBack.length
-        ? `; could not put back ${failedBack.join(", ")}: check them by hand`
-        : "; nothing was changed";
+      const tail = failedBack.length ? t("FRACAS.Damage.NotPutBack", { names: failedBack.join(", ") }) : t("FRACAS.Damage.NothingChanged");
       throw new FracasError(t("FRACAS.Error.Damage06", { name: w.name, why, tail }));
     }
   }

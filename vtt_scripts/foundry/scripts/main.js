@@ -46,6 +46,25 @@ function tokenView(token) {
     actor,
     statuses: actor?.statuses ? [...actor.statuses] : [],
     tokenDocument: doc,
+    hidden: !!doc.hidden,
+    // TokenDocument#x/#y: the top-left corner in pixels; #width/#height: grid spaces.
+    place: Number.isFinite(doc.x) && Number.isFinite(doc.y) ? { x: doc.x, y: doc.y, width: doc.width ?? 1, height: doc.height ?? 1 } : null,
+  };
+}
+
+/**
+ * Every token of a scene (by id; else the one this client shows) with its place, and the
+ * scene's grid (Scene#grid in v12 and v13: size in pixels, type, distance and units per
+ * space), for ER-17 bystanders.
+ * @param {string} [sceneId]
+ */
+function sceneTokens(sceneId = undefined) {
+  const scene = sceneId ? game.scenes?.get(sceneId) : canvas?.scene;
+  if (!scene) return null;
+  const grid = /** @type {{size: number, type: number, distance?: number, units?: string}} v12/v13 Scene#grid */ (scene.grid);
+  return {
+    grid: { size: Number(grid?.size) || 100, type: Number(grid?.type ?? 1), distance: Number(grid?.distance) || 5, units: String(grid?.units ?? "ft") },
+    views: viewsOfTokens([...(scene.tokens ?? [])]),
   };
 }
 
@@ -253,6 +272,7 @@ const vtt = {
   },
   /** The scene this client shows (a player's request names it). */
   sceneId: () => canvas?.scene?.id ?? null,
+  sceneTokens,
   /** The fracas card of a request id, if one was posted ({id, total}). */
   findCard: (requestId) => {
     const message = game.messages?.find((m) => m.flags?.[MODULE_ID]?.requestId === requestId);

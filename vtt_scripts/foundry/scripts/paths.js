@@ -3,6 +3,8 @@
 // comma-separated strings; these readers accept all of them and say what they found
 // when it is none of them.
 
+import { t } from "./i18n.js";
+
 /**
  * The value at a dotted `path` inside `source`, or undefined.
  * @param {unknown} source
@@ -29,12 +31,12 @@ export function getPath(source, path) {
 export function readInteger(source, path) {
   if (!path) return {};
   const raw = getPath(source, path);
-  if (raw === undefined || raw === null || raw === "") return { problem: `nothing at ${path}` };
+  if (raw === undefined || raw === null || raw === "") return { problem: t("FRACAS.Path.Nothing", { path }) };
   const value = typeof raw === "string" ? Number(raw.trim()) : raw;
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    return { problem: `${path} holds ${JSON.stringify(raw)}, not a number` };
+    return { problem: t("FRACAS.Path.NotNumber", { path, value: JSON.stringify(raw) }) };
   }
-  if (!Number.isInteger(value)) return { problem: `${path} holds ${value}, not a whole number` };
+  if (!Number.isInteger(value)) return { problem: t("FRACAS.Path.NotWhole", { path, value }) };
   return { value };
 }
 

@@ -11,6 +11,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
 import { t } from "./i18n.js";
+import { words } from "./words.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
 
@@ -32,6 +33,8 @@ export const STATUS_CONDITIONS = {
  * @property {any} [actor]  an Actor document: its data is the game system's, which has no fixed type
  * @property {string[]} [statuses]
  * @property {unknown} [tokenDocument]
+ * @property {boolean} [hidden]  the token is hidden from players (GM only)
+ * @property {import("./bystanders.js").Place|null} [place]  where it stands on its scene (ER-17 bystanders)
  */
 
 /** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
@@ -52,11 +55,13 @@ export function who(view) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
- * @param {string} why
+ * @param {string} field  what it is: FRACAS.Field.<field>
+ * @param {string} because  why it is needed: FRACAS.Why.<because>
  * @returns {number}
  */
-function needInteger(view, mapping, key, label, why) {
+function needInteger(view, mapping, key, field, because) {
+  const label = t(`FRACAS.Field.${field}`);
+  const why = t(`FRACAS.Why.${because}`);
   const path = mapping[key];
   if (!path) {
     throw new InputError(t("FRACAS.Error.NoPath", { name: who(view), label, why }));
@@ -70,10 +75,11 @@ function needInteger(view, mapping, key, label, why) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
+ * @param {string} field  what it is: FRACAS.Field.<field>
  * @returns {number|undefined}
  */
-function optionalInteger(view, mapping, key, label) {
+function optionalInteger(view, mapping, key, field) {
+  const label = t(`FRACAS.Field.${field}`);
   const path = mapping[key];
   if (!path) return undefined;
   const raw = getPath(view.actor, path);
@@ -100,9 +106,10 @@ function optionalSize(view, mapping) {
  * @param {TokenView} view
  * @param {Mapping} mapping
  * @param {string} key
- * @param {string} label
+ * @param {string} field  what it is: FRACAS.Field.<field>
  */
-function damageTypes(view, mapping, key, label) {
+function damageTypes(view, mapping, key, field) {
+  const label = t(`FRACAS.Field.${field}`);
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {
     if (!DAMAGE_TYPES.includes(name)) {
@@ -137,18 +144,18 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
   const methods = new Set(strikes.map((s) => s.method));
   /** @type {Json} */
   const attacker = {};
-  const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
-  const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
+  const strengthMod = optionalInteger(view, mapping, "strengthMod", "StrengthMod");
+  const agilityMod = optionalInteger(view, mapping, "agilityMod", "AgilityMod");
   if (methods.has("melee") || methods.has("savage")) {
-    attacker.strength = needInteger(view, mapping, "strength", "Strength score", "melee and savage strikes add it to hit");
+    attacker.strength = needInteger(view, mapping, "strength", "Strength", "MeleeToHit");
   } else {
-    const s = optionalInteger(view, mapping, "strength", "Strength score");
+    const s = optionalInteger(view, mapping, "strength", "Strength");
     if (s !== undefined) attacker.strength = s;
   }
   if (methods.has("range")) {
-    attacker.agility = needInteger(view, mapping, "agility", "Agility score", "range strikes add it to hit");
+    attacker.agility = needInteger(view, mapping, "agility", "Agility", "RangeToHit");
   } else {
-    const a = optionalInteger(view, mapping, "agility", "Agility score");
+    const a = optionalInteger(view, mapping, "agility", "Agility");
     if (a !== undefined) attacker.agility = a;
   }
   if (strengthMod !== undefined) attacker.strength_mod = strengthMod;
@@ -170,11 +177,11 @@ export function readAttacker(view, mapping, strikes, { conditions = true } = {})
  */
 export function readTarget(view, mapping, { conditions = true, needBody = false } = {}) {
   /** @type {Json} */
-  const target = { ac: needInteger(view, mapping, "ac", "AC", "every target needs one") };
-  if (needBody) needInteger(view, mapping, "body", "Body", "damage is applied there");
+  const target = { ac: needInteger(view, mapping, "ac", "AC", "TargetNeedsOne") };
+  if (needBody) needInteger(view, mapping, "body", "Body", "DamageThere");
   const size = optionalSize(view, mapping);
   if (size !== undefined) target.size = size;
-  for (const [key, label] of [["resistant", "resistance"], ["vulnerable", "vulnerability"], ["immune", "immunity"]]) {
+  for (const [key, label] of [["resistant", "Resistances"], ["vulnerable", "Vulnerabilities"], ["immune", "Immunities"]]) {
     const list = damageTypes(view, mapping, key, label);
     if (list.length) target[key] = list;
   }
@@ -182,9 +189,9 @@ export function readTarget(view, mapping, { conditions = true, needBody = false 
     const list = conditionsOf(view);
     if (list.length) target.conditions = list;
   }
-  const bodyMax = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+  const bodyMax = optionalInteger(view, mapping, "bodyMax", "BodyMax");
   if (bodyMax !== undefined) target.body_max = bodyMax;
-  const saveBonus = optionalInteger(view, mapping, "saveBonus", "Resilience save bonus");
+  const saveBonus = optionalInteger(view, mapping, "saveBonus", "SaveBonus");
   if (saveBonus !== undefined) target.save_bonus = saveBonus;
   return target;
 }
@@ -255,8 +262,10 @@ function checkStrikeKeys(spec, where, allowed) {
  * @param {TokenView[]} args.targets  token views (the user's targets)
  * @param {Json[]} args.strikes  strike specs; `target` optional with one target
  * @param {Mapping} args.mapping
- * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody
- * @returns {{request: Json, targets: TokenView[]}}
+ * @param {Json} [args.options]  advantage, disadvantage, seed, rolls, conditions, needBody; nearby (views,
+ *   one list for every target) or bystanders (views by target id, ER-17 from the scene)
+ * @returns {{request: Json, targets: TokenView[], unread: {view: TokenView, why: string}[]}}
+ *   unread: bystanders left out because their sheet could not be read
  */
 export function buildAttackRequest({ attacker, targets, strikes, mapping, options = {} }) {
   if (!attacker) throw new InputError(t("FRACAS.Error.Request09"));
@@ -293,6 +302,29 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     used.push(view);
   }
   if (nearby.length) for (const id of aimed) request.targets[id].nearby = nearby.map((v) => v.id);
+  // ER-17 from the scene: each target's own bystanders (the holder derived them; another
+  // target may be one). A creature whose sheet cannot be read is left out, and said so.
+  /** @type {{view: TokenView, why: string}[]} */
+  const unread = [];
+  if (!nearby.length && options.bystanders) {
+    for (const id of aimed) {
+      const around = [];
+      for (const view of uniqueViews(options.bystanders[id] ?? [])) {
+        if (view.id === id) continue;
+        if (!request.targets[view.id]) {
+          try {
+            request.targets[view.id] = readTarget(view, mapping, { conditions, needBody: options.needBody });
+          } catch (error) {
+            if (!unread.some((u) => u.view.id === view.id)) unread.push({ view, why: error instanceof Error ? error.message : String(error) });
+            continue;
+          }
+          used.push(view);
+        }
+        around.push(view.id);
+      }
+      if (around.length) request.targets[id].nearby = around;
+    }
+  }
   // ER-20: a flee attack at a creature that moved `flee` feet.
   if (options.flee !== undefined && options.flee !== null) request.flee = { moved: options.flee };
   // ER-21: targets that hold someone make a Strength feat when hurt.
@@ -300,8 +332,8 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     const view = used.find((t) => t.id === ref || t.name === ref);
     if (!view) throw new InputError(t("FRACAS.Error.Request13", { ref }));
     const hold = {};
-    const strength = optionalInteger(view, mapping, "strength", "Strength score");
-    const strengthMod = optionalInteger(view, mapping, "strengthMod", "Strength modifier");
+    const strength = optionalInteger(view, mapping, "strength", "Strength");
+    const strengthMod = optionalInteger(view, mapping, "strengthMod", "StrengthMod");
     if (strength !== undefined) hold.strength = strength;
     if (strengthMod !== undefined) hold.strength_mod = strengthMod;
     request.targets[view.id].grappling = hold;
@@ -312,7 +344,7 @@ export function buildAttackRequest({ attacker, targets, strikes, mapping, option
     && used.filter((t) => aimed.has(t.id)).every((t) => !!t.actor?.hasPlayerOwner)
     && !engineStrikes.some((st) => st.friendly_fire === true));
   if (defense) request.defense_rolls = true;
-  return { request, targets: used };
+  return { request, targets: used, unread };
 }
 
 /**
@@ -332,9 +364,9 @@ export function readCompetitor(view, mapping, attribute = "strength", extra = {}
   }
   /** @type {Json} */
   const side = { id: view.id, attribute };
-  for (const [key, field, label] of [["strength", "strength", "Strength score"], ["agility", "agility", "Agility score"],
-    ["strengthMod", "strength_mod", "Strength modifier"], ["agilityMod", "agility_mod", "Agility modifier"],
-    ["speed", "speed", "speed"]]) {
+  for (const [key, field, label] of [["strength", "strength", "Strength"], ["agility", "agility", "Agility"],
+    ["strengthMod", "strength_mod", "StrengthMod"], ["agilityMod", "agility_mod", "AgilityMod"],
+    ["speed", "speed", "Speed"]]) {
     const value = optionalInteger(view, mapping, key, label);
     if (value !== undefined) side[field] = value;
   }
@@ -363,14 +395,14 @@ export function buildInitiativeRequest({ combatants, mapping, options = {} }) {
     if (!c.view?.actor) throw new InputError(t("FRACAS.Error.Request16", { p0: who(view) }));
     /** @type {Json} */
     const entry = { id: c.id };
-    const agilityMod = optionalInteger(view, mapping, "agilityMod", "Agility modifier");
-    const agility = optionalInteger(view, mapping, "agility", "Agility score");
+    const agilityMod = optionalInteger(view, mapping, "agilityMod", "AgilityMod");
+    const agility = optionalInteger(view, mapping, "agility", "Agility");
     if (agilityMod !== undefined) entry.agility_mod = agilityMod;
     if (agility !== undefined) entry.agility = agility;
     if (agility === undefined && agilityMod === undefined) {
       throw new InputError(t("FRACAS.Error.NoAgility", { name: who(view), path: mapping.agility || t("FRACAS.Word.NoPath") }));
     }
-    const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+    const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
     if (bonus !== undefined) entry.bonus = bonus;
     return entry;
   });
@@ -454,7 +486,7 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
   for (const group of sortedGroups) {
     variants[group.actorKey] = (variants[group.actorKey] ?? 0) + 1;
     const key = variants[group.actorKey] === 1 ? group.actorKey : `${group.actorKey}-${variants[group.actorKey]}`;
-    const shown = group.attacker.conditions?.length ? `${group.label} (${group.attacker.conditions.join(", ")})` : group.label;
+    const shown = group.attacker.conditions?.length ? `${group.label} (${words("Condition", group.attacker.conditions)})` : group.label;
     profiles[key] = { attacker: group.attacker, strikes: group.strikes };
     if (options.advantage) profiles[key].advantage = true;
     if (options.disadvantage) profiles[key].disadvantage = true;
@@ -470,10 +502,25 @@ export function buildBulkRequest({ attackers, targets, strikes, assign = "split"
     profiles,
     targets: Object.fromEntries(used.map((t) => [t.id, readTarget(t, mapping, { conditions, needBody: options.needBody })])),
     attacks,
-    detail: "summary",
+    detail: bulkDetail(attacks),
   };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
   return { request, targets: used, profileNames };
+}
+
+/**
+ * A mob of at most this many attacks asks the bridge for every attack's dice (its
+ * `detail: "dice"`, docs/ENGINE.md; the bridge allows it up to 10,000 attacks), so the
+ * card can carry real dice; a larger one asks for the summary only.
+ */
+export const MOB_DICE_ATTACKS = 200;
+
+/**
+ * The `detail` of a bulk request: "dice" for a mob small enough to show its dice.
+ * @param {Json[]} attacks  the request's attacks ({profile, target, count})
+ */
+export function bulkDetail(attacks) {
+  return attacks.reduce((n, a) => n + Number(a.count), 0) <= MOB_DICE_ATTACKS ? "dice" : "summary";
 }
 
 /**
@@ -513,7 +560,7 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
     attacker: { ...flagsOf(attacker), ...(attackerData ?? {}) },
     strikes: engineStrikes,
     targets: Object.fromEntries(used.map((t) => {
-      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
       return [t.id, { ...flagsOf(t), ...dataFor(t) }];
     })),
   };
@@ -581,9 +628,9 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   const used = targets.filter((t) => attacks.some((a) => a.target === t.id));
   /** @type {Record<string, any>} */
   const request = {
-    ruleset, profiles, attacks, detail: "summary",
+    ruleset, profiles, attacks, detail: bulkDetail(attacks),
     targets: Object.fromEntries(used.map((t) => {
-      if (options.needBody) needInteger(t, mapping, "body", "Body", "damage is applied there");
+      if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
       return [t.id, { ...flagsOf(t), ...(targetData ?? {}) }];
     })),
   };
@@ -635,8 +682,8 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     const view = /** @type {TokenView} */ ({ ...c.view, name: c.name ?? c.view?.name });
     if (names[view.id] !== undefined) continue;
     if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
-    const body = needInteger(view, mapping, "body", "Body", "a fight takes damage from it");
-    const most = optionalInteger(view, mapping, "bodyMax", "Body maximum");
+    const body = needInteger(view, mapping, "body", "Body", "FightDamage");
+    const most = optionalInteger(view, mapping, "bodyMax", "BodyMax");
     const hpMax = Math.max(1, most ?? body);
     /** @type {Json} */
     const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
@@ -651,7 +698,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       });
       entry.attacker = readAttacker(view, mapping, entry.attacks, { conditions: false });
       entry.target = readTarget(view, mapping, { conditions: false });
-      const bonus = optionalInteger(view, mapping, "initiativeBonus", "initiative bonus");
+      const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
       if (bonus) entry.initiative = bonus;
     } else {
       const fields = /** @type {Record<string, {attacker: string[], target: string[]}>} */ (RULESET_FIELDS)[ruleset];

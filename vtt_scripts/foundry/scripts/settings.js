@@ -73,6 +73,11 @@ export const SETTINGS = [
     choices: { "enchanted-realms": "Enchanted Realms", worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "old-school" },
     name: "Ruleset of players' attacks",
     hint: "The ruleset a player's attack is resolved with; the numbers come from the actors." },
+  // ER-17: a ranged attack's strays may hit the creatures around its target; the holding
+  // GM client finds them on the scene (bystanders.js), for players' attacks and the GM's own.
+  { key: "bystandersFromScene", scope: "world", config: true, type: "boolean", default: true,
+    name: "Bystanders from the scene (ER-17)",
+    hint: "A ranged attack that misses under the friendly-fire rule may stray into the creatures next to its target and 10 ft in front and behind it, found from the tokens on the scene (hidden ones too, never named to players). Off: only creatures an attack names itself." },
   { key: "conditionsFromStatuses", scope: "world", config: true, type: "boolean", default: true,
     name: "Conditions from status effects", hint: "Send tokens' status effects (prone, blind, restrained …) as ER conditions." },
   { key: "requestTimeoutSeconds", scope: "world", config: true, type: "number", default: 10,

@@ -1,5 +1,6 @@
 import "./english.js";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import { LIMITS, createActions, displayNames, explainPath } from "../scripts/actions.js";
@@ -85,7 +86,7 @@ describe("api.attack", () => {
       },
     });
     assert.equal(await api.attack({ strikes: [{ ...sword, dice: 6, target: "g1" }] }), null);
-    assert.deepEqual(vtt.notes, [{ level: "warn", text: "fracas: attack.resolve failed: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)" }]);
+    assert.deepEqual(vtt.notes, [{ level: "warn", text: "fracas: attack.resolve failed: a value of the request is wrong: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)" }]);
     assert.deepEqual(gobActor.updates, []);
     assert.deepEqual(vtt.messages, []);
   });
@@ -121,6 +122,29 @@ describe("api.attack", () => {
     await api.attack({ strikes: strikesAtBoth, advantage: true });
     assert.deepEqual(vtt.asked.at(-1).data, { attacker: "hero", targets: ["g1", "g2"], strikes: strikesAtBoth, advantage: true });
     assert.equal(conn.calls.length, 0, "a player's client never calls the bridge");
+  });
+
+  test("a refusal from the GM's client is shown in the player's own language (its key), else as sent", async () => {
+    const { api, vtt } = setup({ isGM: false });
+    vtt.owned.add("hero");
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    // The GM's client writes English; the player reads German.
+    vtt.gmAnswers = () => ({ error: "too many requests: at most 5 in 10 s; wait a moment and try again",
+      i18n: { key: "FRACAS.Player.TooFast", data: { count: 5, seconds: 10 } } });
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      assert.equal(await api.attack({ item: "Longsword" }), null);
+      assert.equal(vtt.notes.at(-1).text, "fracas: zu viele Anfragen: höchstens 5 in 10 s; warte kurz und versuche es erneut");
+      // Only the module's player messages, with plain values, are taken as keys.
+      vtt.gmAnswers = () => ({ error: "as sent", i18n: { key: "FRACAS.Settings.bridgeUrl.Name", data: {} } });
+      await api.attack({ item: "Longsword" });
+      assert.equal(vtt.notes.at(-1).text, "fracas: as sent");
+      vtt.gmAnswers = () => ({ error: "as sent too", i18n: { key: "FRACAS.Player.TooFast", data: { count: { x: 1 } } } });
+      await api.attack({ item: "Longsword" });
+      assert.equal(vtt.notes.at(-1).text, "fracas: as sent too");
+    } finally {
+      delete globalThis.game;
+    }
   });
 
   test("no connection on this client: a clear message", async () => {
@@ -338,10 +362,12 @@ describe("api.mob", () => {
     const api = createActions({ vtt, connection: () => conn, newId: () => "mob-1" });
     const out = await api.mob({ strikes: [sword], attackers: ["hero"], assign: "each" });
     assert.equal(conn.calls[0].method, "attack.bulk");
-    assert.equal(conn.calls[0].params.detail, "summary");
+    assert.equal(conn.calls[0].params.detail, "dice");
     assert.equal(gobActor.system.health.value, 3);
     assert.equal(gob2Actor.system.health.value, 0);
+    // A summary answer (the bridge's choice): no dice, and the card says so.
     assert.equal(vtt.messages[0].rolls.length, 0);
+    assert.match(vtt.messages[0].content, /no dice on this card: 2 attacks/);
     assert.match(vtt.messages[0].content, /Mob attack: 2 attacks/);
     await api.undo(out.messageId);
     assert.equal(gob2Actor.system.health.value, 4);
@@ -463,7 +489,7 @@ test("bridge error paths are told in the GM's words", async () => {
     },
   });
   await api.attack({ strikes: strikesAtBoth });
-  assert.equal(vtt.notes[0].text, "fracas: attack.resolve failed: $.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (code -32001) [attacker Aldric]");
+  assert.equal(vtt.notes[0].text, "fracas: attack.resolve failed: the rules forbid this: $.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (code -32001) [attacker Aldric]");
 });
 
 describe("requests from other clients, answered by the holding GM client", () => {
@@ -488,6 +514,14 @@ describe("requests from other clients, answered by the holding GM client", () =>
     const refused = await api.answerRequest(ask({ attacker: "hero", targets: ["g1"], item: "itSword" }), "player2");
     assert.match(refused.error, /only with a token you own/);
     assert.equal(conn.calls.length, 0);
+  });
+
+  test("a refusal from the sheets travels with its key, so the player reads it in their language", async () => {
+    const { api } = gmSide();
+    const answer = await api.answerRequest(ask({ attacker: "hero", targets: ["g1"], item: "Warhammer" }), "player1");
+    assert.equal(answer.i18n.key, "FRACAS.Error.NoWeapon");
+    assert.deepEqual(answer.i18n.data, { name: "Aldric", ref: "Warhammer", weapons: "Longsword" });
+    assert.equal(answer.error, `Aldric: no single weapon "Warhammer" with fracas strikes (flags.fracas.strikes); weapons with them: Longsword`);
   });
 
   test("a forged request with numbers the actor does not have is refused; the actor's own attack is what is resolved", async () => {

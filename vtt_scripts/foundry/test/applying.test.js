@@ -169,10 +169,16 @@ describe("translatable strings", () => {
   test("every t() key and every setting name in the sources is in lang/en.json; module.json lists it", () => {
     const dir = new URL("../scripts/", import.meta.url);
     const used = new Set();
-    for (const file of readdirSync(dir)) {
-      const text = readFileSync(new URL(file, dir), "utf8");
-      for (const m of text.matchAll(/\bt\("(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
+    for (const file of readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".js"))) {
+      const text = readFileSync(new URL(String(file), dir), "utf8");
+      for (const m of text.matchAll(/(?:\bt|Error\.of)\("(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
       for (const m of text.matchAll(/label: "(FRACAS\.[A-Za-z0-9.]+)"/g)) used.add(m[1]);
+      // Keys made from a name: requireGM("Attacks") → FRACAS.GMOnly.Attacks; a sheet field and why it is needed.
+      for (const m of text.matchAll(/requireGM\("(\w+)"\)/g)) used.add(`FRACAS.GMOnly.${m[1]}`);
+      for (const m of text.matchAll(/(?:need|optional)Integer\(\w+, mapping, (?:"\w+"|\w+), "(\w+)"(?:, "(\w+)")?\)/g)) {
+        used.add(`FRACAS.Field.${m[1]}`);
+        if (m[2]) used.add(`FRACAS.Why.${m[2]}`);
+      }
     }
     assert.ok(used.size >= 30, `only ${used.size} keys used`);
     for (const key of used) assert.ok(ENGLISH[key], `${key} is not in lang/en.json`);

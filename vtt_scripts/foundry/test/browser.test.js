@@ -180,7 +180,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(out.added, 0);
     assert.equal(await hp(page, "tokGob"), 12);
     assert.equal(out.notes.length, 1, out.notes.join("\n"));
-    assert.match(out.notes[0], /^warn: fracas: attack\.resolve failed: \$\.params\.strikes\[0\]\.dice: .*\(code -32602\) \[strike 1, at Goblin\]$/);
+    assert.match(out.notes[0], /^warn: fracas: attack\.resolve failed: a value of the request is wrong: \$\.params\.strikes\[0\]\.dice: .*\(code -32602\) \[strike 1, at Goblin\]$/);
 
     // The v12 render hook (jQuery-like argument) wires the Undo button too.
     const messageId = await page.evaluate(async ([strike, rolls]) => (await game.modules.get("fracas").api.attack({ strikes: [strike], rolls })).messageId, [sword, TWO_CRITS]);
@@ -255,9 +255,19 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
         after,
         restored: { hero: __world.actor("tokHero").system.health.value, gob: __world.actor("tokGob").system.health.value },
         card: game.messages.get(r.messageId).content,
+        // Each attack's dice as the bridge listed them (detail "dice"), and the card's Rolls.
+        listed: r.result.attacks.map((a) => a.strikes.flatMap((s) => [...s.dice.map((d) => d.face), ...(s.discarded === null ? [] : [s.discarded]),
+          ...s.crit_chain.flatMap((c) => (c.hit ? [c.face, c.damage] : [c.face]))])),
+        rolls: game.messages.get(r.messageId).rolls.map((roll) => roll.dice.flatMap((d) => d.results.map((x) => x.result))),
+        classes: game.messages.get(r.messageId).rolls.map((roll) => roll.dice.map((d) => d.constructor.name)),
       };
     });
     assert.equal(out.attacks, 6);
+    // Real dice on the mob card: one Roll per attack with the faces the bridge rolled.
+    assert.equal(out.rolls.length, 6);
+    assert.deepEqual(out.rolls.map((faces) => [...faces].sort()), out.listed.map((faces) => [...faces].sort()));
+    assert.ok(out.classes.flat().every((c) => c === "Die"));
+    assert.doesNotMatch(out.card, /no dice on this card/);
     assert.deepEqual(out.sent, [["skel", "tokHero", 3], ["skel", "tokGob", 3]], "six tokens of one actor: one profile, split across the targets");
     assert.equal(out.after.hero, Math.max(0, 20 - out.damage.hero));
     assert.equal(out.after.gob, Math.max(0, 12 - out.damage.gob));
@@ -338,6 +348,50 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(await gmSide.page.evaluate(() => __world.actor("tokHero").system.health.value), 20);
     await playerSide.page.close();
     await gmSide.page.close();
+  });
+
+  test("ER-17: a player's shot into a melee gets its bystanders from the GM's scene; a hidden one is never named to players", async () => {
+    // "The GM will determine the hexes that could be potentially hit. This will be all
+    // adjacent hexes surrounding the original target, as well as the hex 10-feet in front
+    // and behind the target in direct line of sight." (ER-17)
+    const placeAll = () => {
+      const sheet = (ac, hp) => ({ health: { value: hp, max: hp }, attributes: { ac: { value: ac }, strength: { value: 2 }, agility: { value: 4 } } });
+      const bow = { method: "range", style: "archery", dice: 2, damage_type: "piercing", friendly_fire: true };
+      __world.addToken({ id: "tokHero", name: "Aldric", x: 0, y: 500, actor: { id: "hero", name: "Aldric", system: sheet(13, 20),
+        owners: ["userPL000000001"], items: [{ id: "itBow", name: "Shortbow", flags: { fracas: { strikes: [bow] } } }] } });
+      __world.addToken({ id: "tokGob", name: "Goblin", x: 500, y: 500, actor: { id: "gob", name: "Goblin", uuid: "Scene.s1.Token.tokGob.Actor.gob", system: sheet(30, 12) } });
+      __world.addToken({ id: "tokBob", name: "Bob", x: 500, y: 400, actor: { id: "bob", name: "Bob", system: sheet(3, 10) } });
+      __world.addToken({ id: "tokSin", name: "Secret Assassin", x: 700, y: 500, hidden: true, actor: { id: "sin", name: "Secret Assassin", system: sheet(3, 10) } });
+      __world.control(["tokHero"]);
+      __world.target(["tokGob"]);
+    };
+    const gmSide = await openWorld();
+    const playerSide = await openWorld({ user: "player", expect: null });
+    await gmSide.page.evaluate(placeAll);
+    await playerSide.page.evaluate(placeAll);
+    // The player may not name bystanders; the GM's client finds them.
+    const refused = await playerSide.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Shortbow", nearby: ["tokGob"] }));
+    assert.equal(refused, null);
+    /** @type {any[]} */
+    const answers = [];
+    let strayedOnHidden = false;
+    // Up to 4 shots (the rate limit allows 5 in 10 s): each is journaled with its bystanders.
+    for (let i = 0; i < 4 && !strayedOnHidden; i++) {
+      const answer = await playerSide.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Shortbow" }));
+      assert.ok(answer && typeof answer.total_damage === "number", JSON.stringify(answer));
+      answers.push(answer);
+      const journal = await gmSide.page.evaluate((id) => game.modules.get("fracas").api.bridge("journal.get", { id }), answer.requestId);
+      assert.deepEqual(journal.params.targets.tokGob.nearby, ["tokBob", "tokSin"], "Bob next to the goblin, the assassin 10 ft behind it");
+      assert.equal(journal.params.targets.tokSin.ac, 3, "the hidden creature's AC from the GM's actor");
+      strayedOnHidden = journal.result.strikes[0].stray?.creature === "tokSin";
+    }
+    const seen = await gmSide.page.evaluate(() => [...game.messages.values()].map((m) => ({
+      whisper: m.whisper.length > 0, kind: m.flags.fracas?.kind, text: `${m.content} ${JSON.stringify(m.flags)} ${JSON.stringify(m.rolls)}` })));
+    const open = seen.filter((m) => !m.whisper);
+    assert.ok(open.length >= answers.length, "every shot has a card the players see");
+    for (const m of open) assert.doesNotMatch(m.text, /Assassin|tokSin/, "a public card or its flags name the hidden creature");
+    if (strayedOnHidden) assert.ok(seen.some((m) => m.whisper && m.kind === "attack" && /Secret Assassin/.test(m.text)));
+    assert.deepEqual([...gmSide.errors, ...playerSide.errors], []);
   });
 
   // ── the issue's acceptance, in a stricter world: a manifest-gated socket, v13-faithful

@@ -4,10 +4,12 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import {
-  attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
-  renderAttackCard, renderInitiativeCard, renderMobCard, strikeOutcome,
+  MOB_DICE_SHOWN, attackCardModel, attackRollSpecs, initiativeCardModel, initiativeRollSpecs, initiativeValues, mobCardModel,
+  mobRollSpecs, renderAttackCard, renderRoundCard, renderInitiativeCard, renderMobCard, strikeOutcome,
 } from "../scripts/chat.js";
 import { enrichments, textNodes } from "./enrich.js";
+import { BridgeError, describeError } from "../scripts/errors.js";
+import { WORD_KINDS } from "../scripts/words.js";
 
 // The engine's own known-answer vectors (tests/vectors): real results, every shape.
 const vectors = JSON.parse(readFileSync(new URL("../../../tests/vectors/er_vectors.json", import.meta.url), "utf8"))
@@ -182,6 +184,44 @@ describe("mob card", () => {
   });
 });
 
+describe("mob card dice", () => {
+  // An answer with detail "dice": each listed attack's strikes are attack.resolve strikes
+  // (docs/ENGINE.md); the known-answer vectors give real ones.
+  const strikes = vectors.flatMap((v) => v.result.strikes).filter((s) => s.dice.length);
+  const diceAnswer = (n) => ({
+    ruleset: "enchanted-realms", seed: 5, backend: "compiled", detail: "dice", attacks_total: n, total_damage: 0,
+    targets: { pc1: { damage: 0, by_type: {}, attacks: n, attacks_hit: 0, crits: 0, longest_chain: 0, undodgeable: 0 } },
+    groups: [{ profile: "skel", target: "pc1", count: n, attacks_hit: 0, hit_rate: 0, damage: 0, mean_damage: 0, crits: 0, histogram: [n] }],
+    attacks: Array.from({ length: n }, (_, i) => ({ group: 0, damage: strikes[i % strikes.length].damage, strikes: [strikes[i % strikes.length]] })),
+  });
+  const ctx = { names: { pc1: "Aldric" }, profileNames: { skel: "Skeleton" }, requestId: "m2" };
+
+  test("one roll per attack with every die the bridge listed; the card says nothing of missing dice", () => {
+    const answer = diceAnswer(3);
+    const specs = mobRollSpecs(answer, ctx);
+    assert.equal(specs.length, 3);
+    answer.attacks.forEach((a, i) => {
+      assert.deepEqual(specs[i].groups, attackRollSpecs(attackCardModel({ strikes: a.strikes, targets: {}, seed: 5, total_damage: a.damage },
+        { attackerName: "", names: ctx.names, requestId: "" })).flatMap((s) => s.groups));
+      assert.equal(specs[i].total, a.damage);
+    });
+    assert.doesNotMatch(renderMobCard(mobCardModel(answer, ctx)), /dice/);
+  });
+
+  test("a mob larger than MOB_DICE_SHOWN: the first attacks' dice, and the card says how many of how many", () => {
+    const answer = diceAnswer(MOB_DICE_SHOWN + 6);
+    assert.equal(mobRollSpecs(answer, ctx).length, MOB_DICE_SHOWN);
+    assert.match(renderMobCard(mobCardModel(answer, ctx)), new RegExp(`the dice of the first ${MOB_DICE_SHOWN} of ${MOB_DICE_SHOWN + 6} attacks`));
+  });
+
+  test("a summary (a mob too large for its dice): no rolls, and the card says why", () => {
+    const answer = { ...diceAnswer(1), detail: "summary", attacks_total: 5000 };
+    delete answer.attacks;
+    assert.deepEqual(mobRollSpecs(answer, ctx), []);
+    assert.match(renderMobCard(mobCardModel(answer, ctx)), /no dice on this card: 5000 attacks \(a mob of up to 200 attacks carries its dice\)/);
+  });
+});
+
 describe("names from the table are shown, never enriched", () => {
   test("inline rolls, @UUID links and markup in a token's name reach the card as text", () => {
     const evil = "Gob [[/r 1d20]] @UUID[Actor.abc123]{Click} <img src=x onerror=alert(1)>";
@@ -215,8 +255,88 @@ describe("cards in the user's language", () => {
         { names: { t: "Orc" }, profileNames: {}, requestId: "m" }));
       assert.match(mob, /Massenangriff: 2 Angriffe/);
       assert.match(mob, /1 Treffer von 2/);
+      // The engine's words too: method, style and damage type of every strike.
+      const words = Object.values(WORD_KINDS.Method).concat(WORD_KINDS.Style, WORD_KINDS.DamageType).filter((w) => !["savage", "normal"].includes(w));
+      const tags = textNodes(html).join(" ");
+      for (const w of words) assert.doesNotMatch(tags, new RegExp(`\\b${w}\\b`), `the engine word ${w} is left in English`);
+      assert.match(html, /Nahkampf · Hieb · Schneide/);
     } finally {
       delete globalThis.game;
     }
+  });
+
+  test("a bridge error: the code's meaning in the user's language; the bridge's English detail for the GM only", () => {
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      const error = new BridgeError("attack.resolve", { code: -32001, message: "a stunned attacker cannot attack (ER-14)", data: { path: "$.params.attacker.conditions" } });
+      assert.equal(describeError(error), "fracas: attack.resolve fehlgeschlagen: die Regeln verbieten das. Meldung der Brücke: "
+        + "$.params.attacker.conditions: a stunned attacker cannot attack (ER-14) (Code -32001)");
+      assert.equal(describeError(error, { forPlayers: true }), "fracas: attack.resolve fehlgeschlagen: die Regeln verbieten das (ER-14)");
+    } finally {
+      delete globalThis.game;
+    }
+    const english = new BridgeError("attack.bulk", { code: -32003, message: "too many attacks" });
+    assert.equal(describeError(english, { forPlayers: true }), "fracas: attack.bulk failed: the request is too large");
+    assert.equal(new BridgeError("x.y", { code: -1, message: "odd" }).message, "x.y failed: odd (code -1)", "an unknown code keeps the bridge's text");
+  });
+});
+
+describe("round cards: every event the fight log writes (src/fracas/drive/fight.py)", () => {
+  const names = { a: "Aldric", b: "Bryn", g: "Goblin", s: "Shade" };
+  const log = {
+    round: 3, seed: 9, order: [["a"], ["g", "s"], ["b"]], standing: { party: 2, foes: 1 },
+    events: [
+      { type: "surrender", group: "g", who: ["g", "s"], why: "its morale broke", rule: "OS-4" },
+      { type: "flight", group: "s", who: ["s"], why: "hp 2 <= flee_at 3", rule: "OS-4" },
+      { type: "fled", who: "g", why: "hp 2 <= flee_at 3; leaves as its side moves, as declared", rule: "OS-4" },
+      { type: "spell lost", who: "b", spell: "sleep", rule: "OS-5", why: "harmed this round before its side acted" },
+      { type: "parry", who: "a", with: "shield", rule: "CT-6", left: 4, note: "" },
+      { type: "no weapon", who: "g", rule: "CT-5", why: "every weapon it attacks with is broken" },
+      { type: "reserve", who: "b", reserved: "dodge", actions: 2, forgoes: [1], rule: "WW-5", note: "" },
+      { type: "target", who: "g", target: "a", seed: 4, among: 2 },
+      { type: "attack", who: "g", target: "a", damage: 3 },
+      { type: "reserve spent", who: "a", spent: 1, left: 0, rule: "WW-5" },
+      { type: "weapon broken", who: "a", strike: 0, rule: "CT-5", why: "" },
+      { type: "weapon shattered", who: "g", strike: 0, rule: "CT-6", why: "" },
+      { type: "shield destroyed", who: "b", rule: "CT-6", why: "" },
+      { type: "down", who: "g" },
+      { type: "morale", group: "g", trigger: "first death", total: 5, against: 7, breaks: true, then: "flees next round (declared before initiative)" },
+      { type: "end", winner: null, reason: "max_rounds 3 reached: a draw" },
+    ],
+  };
+
+  test("each kind has its line, with the rule it follows", () => {
+    const text = textNodes(renderRoundCard(log, { names, requestId: "r" })).join(" ");
+    for (const line of [/Goblin, Shade surrender \(its morale broke, OS-4\)/, /Shade declare flight \(2 HP, at or below its flight threshold 3, OS-4\)/,
+      /Goblin flees \(2 HP, at or below its flight threshold 3; leaves as its side moves, as declared\)/, /Bryn loses sleep \(OS-5\)/,
+      /Aldric parries with its shield \(4 left, CT-6\)/, /Goblin has no weapon to attack with \(every weapon it attacks with is broken, CT-5\)/,
+      /Bryn holds 2 actions in reserve/, /Goblin picks Aldric \(at random among 2\)/, /Aldric spends 1 action reserved \(WW-5\), 0 left/,
+      /Aldric's weapon 1 breaks/, /Goblin's parrying weapon shatters/, /Bryn's shield is destroyed/, /Goblin is down/,
+      /morale of Goblin \(first death\): 2d6 5 vs 7: breaks: flees next round/, /3 rounds played: a draw/]) {
+      assert.match(text, line);
+    }
+  });
+
+  test("in German, no English word of the log is left", () => {
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    globalThis.game = { i18n: { has: (k) => k in de, localize: (k) => de[k] } };
+    try {
+      const text = textNodes(renderRoundCard(log, { names, requestId: "r" })).join(" ");
+      assert.match(text, /3 Runden gespielt: unentschieden/);
+      assert.match(text, /Moral von Goblin \(erster Tod\)/);
+      assert.match(text, /Gruppe 2, Gegner 1/);
+      assert.doesNotMatch(text, /\b(surrender|flees?|flight|morale|broke|reached|draw|weapon|shield|reserve|first death|party|foes|harmed|left)\b/);
+    } finally {
+      delete globalThis.game;
+    }
+  });
+
+  test("on the players' card a hidden member is in no line, order or count; a flight names only the seen", () => {
+    const text = textNodes(renderRoundCard(log, { names, requestId: "r", hidden: new Set(["s"]) })).join(" ");
+    assert.doesNotMatch(text, /Shade/);
+    assert.match(text, /Goblin surrender/);
+    assert.doesNotMatch(text, /among/, "a random pick would count the hidden enemies");
+    assert.doesNotMatch(text, /standing/);
   });
 });

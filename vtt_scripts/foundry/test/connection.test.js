@@ -82,12 +82,12 @@ describe("BridgeConnection", () => {
     const pending = conn.call("attack.resolve", {}, { id: "r" });
     ws.reply({ jsonrpc: "2.0", id: "r", error: { code: -32602, message: "$.strikes[0].dice: 6 skill dice, the most is 5 (ER-3)", data: { path: "$.strikes[0].dice" } } });
     await assert.rejects(pending, (e) => e instanceof BridgeError && e.path === "$.strikes[0].dice" && e.code === -32602
-      && e.message === "attack.resolve failed: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)");
+      && e.message === "attack.resolve failed: a value of the request is wrong: $.strikes[0].dice: 6 skill dice, the most is 5 (ER-3) (code -32602)");
   });
 
   test("a path missing from the message is put in front of it", () => {
     const e = new BridgeError("attack.bulk", { code: -32602, message: "too many attacks", data: { path: "$.attacks" } });
-    assert.equal(e.message, "attack.bulk failed: $.attacks: too many attacks (code -32602)");
+    assert.equal(e.message, "attack.bulk failed: a value of the request is wrong: $.attacks: too many attacks (code -32602)");
   });
 
   test("a wrong token closes the socket with a reason: refused, no retry, calls fail at once", async () => {

@@ -121,9 +121,11 @@ export function fakeActor({ uuid, name, system, statuses = [], flags = {} }) {
   return actor;
 }
 
-/** A token view around an actor, as the edge builds them. */
-export function view(id, name, actor) {
-  return { id, name, actorId: actor?.id ?? null, actorUuid: actor?.uuid ?? null, actorName: actor?.name ?? null, actor, statuses: actor ? [...actor.statuses] : [] };
+/** A token view around an actor, as the edge builds them; `at`: [column, row] on a 100-px grid. */
+export function view(id, name, actor, { at, hidden = false, size = 1 } = {}) {
+  const v = { id, name, actorId: actor?.id ?? null, actorUuid: actor?.uuid ?? null, actorName: actor?.name ?? null, actor, statuses: actor ? [...actor.statuses] : [] };
+  if (at) Object.assign(v, { hidden, place: { x: at[0] * 100, y: at[1] * 100, width: size, height: size } });
+  return v;
 }
 
 /** Simple Worldbuilding-like system data. */
@@ -206,6 +208,10 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
     setLedger: async (id, changes) => { vtt.ledgers.set(id, structuredClone(changes)); },
     system: "worldbuilding",
     systemId: () => vtt.system,
+    /** The scene's tokens with their places and its grid (a 5-ft square grid of 100 px). */
+    grid: { size: 100, type: 1, distance: 5, units: "ft" },
+    sceneTokens: () => ({ grid: vtt.grid, views: [...byId.values()] }),
+    defeatedStatus: () => "dead",
     /** The token document of a token id (what pf2e's applyDamage takes). */
     tokenDocument: (id) => (byId.has(id) ? { id, documentName: "Token", name: byId.get(id).name } : null),
   };

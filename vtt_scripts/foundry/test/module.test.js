@@ -8,6 +8,8 @@ import { SETTINGS } from "../scripts/settings.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(new URL(rel, root), "utf8");
+/** Every script of the module, its folders too (scripts/actions/…), relative to scripts/. */
+const scriptFiles = () => readdirSync(new URL("scripts/", root), { recursive: true }).map(String).filter((f) => f.endsWith(".js")).sort();
 
 describe("module.json", () => {
   const manifest = JSON.parse(read("module.json"));
@@ -27,7 +29,7 @@ describe("the Foundry edge", () => {
   const pattern = new RegExp(`(?<![.\\w"'\`])(${globals.join("|")})\\s*[.(\\[]`);
 
   test("no other module touches a Foundry global", () => {
-    const files = readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && f !== "main.js");
+    const files = scriptFiles().filter((f) => f !== "main.js");
     assert.ok(files.length >= 8);
     for (const file of files) {
       const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n")
@@ -84,7 +86,7 @@ describe("languages, the Foundry way", () => {
   });
 
   test("no script imports JSON (import attributes stop the module from parsing on Firefox ESR 128)", () => {
-    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js"))) {
+    for (const file of scriptFiles()) {
       const code = read(`scripts/${file}`).split("\n").filter((line) => !/^\s*(\/\/|\*)/.test(line)).join("\n");
       assert.doesNotMatch(code, /^\s*import\b[^;]*(\bwith\s*\{|\bassert\s*\{|\.json["'])/m, `scripts/${file}`);
     }
@@ -99,16 +101,53 @@ describe("languages, the Foundry way", () => {
   });
 });
 
+describe("the engine's words and texts on the cards go through game.i18n", () => {
+  // A card shows the engine's names (methods, styles, damage types, conditions, sides …)
+  // and its round log's texts (an end's reason, a flight's why, a morale trigger) through
+  // words.js; a field of a result put on a card as it is would be English for everyone.
+  const FIELDS = /(?<![\w.?])\w+(?:\??\.\w+)*\??\.(method|style|damageType|damage_type|reason|why|trigger|contest|attribute|winner|first|surprised|source|then|kind)\b/g;
+  /** Where reading such a field is not showing it: a model's copy, a test, an argument of word()/logText(), part of a key. */
+  const allowed = (line, at) => /^\s*\w+: \w+\.\w+(?:,| }\)+,)?$/.test(line.trim()) || /(?:word\("\w+", |logText\(|words\("\w+", |`FRACAS\.[\w.]*\$\{)$/.test(line.slice(0, at))
+    || /^\s*(?:===|!==|\?|&&|\|\||\)\s*(?:\?|&&))/.test(line.slice(at).replace(/^\w+\.\w+/, ""));
+
+  test("chat.js shows no engine field raw", () => {
+    const code = read("scripts/chat.js").split("\n").filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line));
+    const raw = [];
+    for (const line of code) for (const m of line.matchAll(FIELDS)) if (!allowed(line, m.index)) raw.push(line.trim());
+    assert.deepEqual(raw, [], "an engine word shown raw: wrap it in word(kind, value) or logText(text)");
+  });
+
+  test("the check sees a raw field where there is one", () => {
+    const line = "const tags = [s.method, word(\"Style\", s.style)]; text = e.reason;";
+    assert.deepEqual([...line.matchAll(FIELDS)].filter((m) => !allowed(line, m.index)).map((m) => m[1]), ["method", "reason"]);
+  });
+
+  test("every engine word has its translation in each language", () => {
+    const manifest = JSON.parse(read("module.json"));
+    return import("../scripts/words.js").then(({ WORD_KINDS }) => {
+      for (const l of manifest.languages) {
+        const strings = JSON.parse(read(l.path));
+        for (const [kind, list] of Object.entries(WORD_KINDS)) {
+          for (const w of list) assert.ok(strings[`FRACAS.Engine.${kind}.${w.replace(/[^A-Za-z0-9-]+/g, "_")}`], `${l.lang}: ${kind} ${w}`);
+        }
+      }
+    });
+  });
+});
+
 describe("user-visible messages go through game.i18n", () => {
   // A message written as a literal (an error's text, a notification, a refusal sent to a
   // player) would be English for everyone: every one goes through t() and lang/*.json.
   const REMAINING = {};
   const PATTERNS = [/new (?:InputError|FracasError|ConnectionError|Error)\(\s*["'`]/g, /notify\(\s*"(?:info|warn|error)"\s*,\s*["'`]/g,
-    /notifications\?\.\w+\??\.?\(\s*["'`]/g, /\{\s*error:\s*["'`]/g];
+    /notifications\?\.\w+\??\.?\(\s*["'`]/g, /\{\s*error:\s*["'`]/g,
+    // an error class's own text, a message's tail or reason, a data path's problem, a "where" phrase, a word for nothing
+    /super\(\s*["'`]/g, /\b(?:tail|why|reason|problem|what)\s*[:=]\s*["'`][a-z]/g, /return\s+`(?:strike|target|attackers?) /g,
+    /\|\|\s*["'`](?:none|unknown)/g];
 
   test("no hard-coded message: errors, notifications and refusals all go through t()", () => {
     const found = {};
-    for (const file of readdirSync(new URL("scripts/", root)).filter((f) => f.endsWith(".js") && !["bigjson.js", "facts.js"].includes(f))) {
+    for (const file of scriptFiles().filter((f) => !["bigjson.js", "facts.js"].includes(f))) {
       const code = read(`scripts/${file}`);
       const n = PATTERNS.reduce((k, p) => k + [...code.matchAll(p)].length, 0);
       if (n) found[file] = n;
@@ -117,8 +156,10 @@ describe("user-visible messages go through game.i18n", () => {
   });
 
   test("the scan sees a literal message where there is one", () => {
-    const sample = 'throw new InputError(`no ${x}`); vtt.notify("warn", "oops"); ui.notifications?.error?.("x"); return { error: "no" };';
-    assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 4);
+    const sample = 'throw new InputError(`no ${x}`); vtt.notify("warn", "oops"); ui.notifications?.error?.("x"); return { error: "no" };'
+      + ' super(`the bridge did not answer`); let tail = "the damage was taken back"; return { problem: `nothing at ${p}` };'
+      + ' return `strike ${n}`; return names.join(", ") || "none";';
+    assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 9);
     assert.equal(PATTERNS.reduce((k, p) => k + [...'throw new InputError(t("FRACAS.X"))'.matchAll(p)].length, 0), 0);
   });
 });

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import { InputError } from "../scripts/errors.js";
 import { getPath, readInteger, readNames } from "../scripts/paths.js";
 import {
-  buildAttackRequest, buildBulkRequest, buildInitiativeRequest, conditionsOf, resolveTargetRef, splitCounts,
+  MOB_DICE_ATTACKS, buildAttackRequest, buildBulkRequest, buildInitiativeRequest, bulkDetail, conditionsOf, resolveTargetRef, splitCounts,
 } from "../scripts/request.js";
 import { DATA_PATHS, SETTINGS, readMapping } from "../scripts/settings.js";
 import { fakeActor, sheet, view } from "./fakes.js";
@@ -170,7 +170,8 @@ describe("buildBulkRequest", () => {
       { profile: "arch", target: "pc1", count: 1 }, { profile: "arch", target: "pc2", count: 1 },
       { profile: "skel", target: "pc1", count: 4 }, { profile: "skel", target: "pc2", count: 3 },
     ]);
-    assert.equal(request.detail, "summary");
+    // 9 attacks: small enough for every attack's dice (the card carries them).
+    assert.equal(request.detail, "dice");
     assert.equal(request.seed, 9);
     assert.deepEqual(profileNames, { skel: "Skeleton", arch: "Archer" });
     assert.deepEqual(targets.map((t) => t.id), ["pc1", "pc2"]);
@@ -201,5 +202,13 @@ describe("buildBulkRequest", () => {
       /Skeleton: no strikes for this actor; pass strikes to api\.mob or set the actor flag fracas\.strikes/);
     assert.throws(() => buildBulkRequest({ attackers: skeletons, targets: pcs, strikes: [{ ...bone, target: "pc1" }], mapping }),
       /Skeleton strike 1: unknown field "target"/);
+  });
+});
+
+describe("a mob's detail", () => {
+  test("up to MOB_DICE_ATTACKS attacks ask for every attack's dice; a larger mob for the summary only", () => {
+    assert.equal(MOB_DICE_ATTACKS, 200);
+    assert.equal(bulkDetail([{ count: 150 }, { count: 50 }]), "dice");
+    assert.equal(bulkDetail([{ count: 150 }, { count: 51 }]), "summary");
   });
 });

@@ -110,23 +110,33 @@ class Actor {
   }
 }
 
+/**
+ * As BaseToken's schema (foundry.documents.BaseToken, v12/v13 API docs): x and y are the
+ * top-left corner in pixels, width and height in grid spaces, hidden is the GM-only flag.
+ */
 class TokenDocument {
-  constructor({ id, name, actor, parent }) {
+  constructor({ id, name, actor, parent, x, y, width = 1, height = 1, hidden = false }) {
     this.id = id;
     this.name = name;
     this.actor = actor;
     this.parent = parent;
     this.documentName = "Token";
+    Object.assign(this, { x, y, width, height, hidden });
   }
 }
 
-/** A scene: its tokens (TokenDocuments) by id, as Scene#tokens. */
+/**
+ * A scene: its tokens (TokenDocuments) by id, as Scene#tokens, and its grid (Scene#grid,
+ * v12/v13: a BaseGrid with size in pixels, type 1 square, distance and units per space).
+ */
 class Scene {
   constructor(id) {
     this.id = id;
     this.tokens = new Collection();
+    this.grid = Object.freeze({ size: 100, type: 1, distance: 5, units: "ft" });
   }
 }
+let placed = 0; // tokens without a place given stand 5 spaces apart, never next to each other
 
 class Token {
   constructor(doc) {
@@ -426,6 +436,9 @@ function enrich(html) {
 
 /** As Foundry's WorldCollection (a Map with Array-like finders): game.messages, game.scenes, game.users. */
 class Collection extends Map {
+  // foundry.utils.Collection (client/common/utils/collection.mjs, v12/v13): "When iterating
+  // over a Collection, we should iterate over its values instead of over its entries".
+  [Symbol.iterator]() { return this.values(); }
   find(fn) { return [...this.values()].find(fn); }
   filter(fn) { return [...this.values()].filter(fn); }
   get contents() { return [...this.values()]; }
@@ -683,10 +696,11 @@ globalThis.__world = {
     keybindings.close();
     renderControls();
   },
-  addToken({ id, name, actor, scene = "scene1" }) {
+  addToken({ id, name, actor, scene = "scene1", x, y, width, height, hidden }) {
     // A token's actor may name the users who own it (`owners`) and carry items.
     const a = actor instanceof Actor ? actor : new Actor(actor);
-    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene) });
+    if (x === undefined || y === undefined) [x, y] = [(placed++) * 500, 5000];
+    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene), x, y, width, height, hidden });
     for (const s of scenes.values()) s.tokens.delete(id);
     scenes.get(scene).tokens.set(id, doc);
     const t = new Token(doc);

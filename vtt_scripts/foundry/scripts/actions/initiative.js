@@ -1,0 +1,124 @@
+// Initiative for the active combat: ER-18 and WW-1 per combatant, CT-1 and OS-1 per side.
+
+import { initiativeCardModel, initiativeRollSpecs, initiativeValues, renderInitiativeCard, renderSideInitiativeCard, sideInitiativeRollSpecs } from "../chat.js";
+import { InputError } from "../errors.js";
+import { t } from "../i18n.js";
+import { getPath } from "../paths.js";
+import { buildInitiativeRequest, who } from "../request.js";
+import { MODULE_ID } from "../settings.js";
+
+/** @typedef {import("../actions.js").Json} Json */
+/** @typedef {import("../actions.js").CombatantView} CombatantView */
+/** @typedef {import("../actions.js").CombatView} CombatView */
+
+/**
+ * The initiative actions over the shared context (context.js).
+ * @param {import("./context.js").Ctx} ctx
+ */
+export function initiativeActions(ctx) {
+  const { vtt, newId, mapping, setting, requireGM, link, seedOption } = ctx;
+
+  /**
+   * ER-18 initiative for the active combat; sets the tracker and posts the dice.
+   * @param {Json} [options]
+   */
+  async function initiative(options = {}) {
+    requireGM("Initiative");
+    const conn = link();
+    const combat = vtt.combat();
+    if (!combat) throw new InputError(t("FRACAS.Error.Actions14"));
+    // Defeated combatants roll nothing and keep their place.
+    const standing = combat.combatants.filter((c) => !c.defeated);
+    if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
+    const ruleset = options.ruleset ?? "enchanted-realms";
+    if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
+    /** @type {Record<string, any>} */
+    let request;
+    if (ruleset === "worldwalker") {
+      // WW-1: d20 + Dexterity modifier, from the actor flag flags.fracas.worldwalker.dex_mod.
+      request = { ruleset, combatants: standing.map((c) => {
+        const dex = getPath(c.view?.actor, "flags.fracas.worldwalker.dex_mod");
+        if (!Number.isInteger(dex)) throw new InputError(t("FRACAS.Error.Actions16", { name: c.name }));
+        return { id: c.id, dex_mod: dex };
+      }) };
+      const seed = seedOption(options);
+      if (seed !== undefined && seed !== null) request.seed = seed;
+      if (options.rolls) request.rolls = options.rolls;
+    } else {
+      request = buildInitiativeRequest({
+        combatants: standing, mapping: mapping(),
+        options: { seed: seedOption(options), rolls: options.rolls },
+      });
+    }
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("initiative.roll", request, { id: requestId });
+    const names = Object.fromEntries(standing.map((c) => [c.id, c.name]));
+    const model = initiativeCardModel(result, { names, requestId });
+    const values = initiativeValues(model.order);
+    await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
+    const flags = { [MODULE_ID]: { kind: "initiative", requestId, seed: model.seed, changes: [], undone: null } };
+    // Hidden combatants are the GM's: the whole order goes to the GM; a public card
+    // (when chat is public) shows only the combatants the players can see.
+    const hidden = new Set(standing.filter((c) => c.hidden).map((c) => c.id));
+    const everyone = setting("chatVisibility") !== "gm";
+    let message;
+    if (!everyone || hidden.size) {
+      message = await vtt.postCard({
+        content: renderInitiativeCard(model), rolls: await vtt.makeRolls(initiativeRollSpecs(model)),
+        flags, speaker: null, whisperToGM: true,
+      });
+    }
+    // A roll-off shows only when someone visible tied: a tie with a hidden combatant alone
+    // would tell the players it is there.
+    /** @type {{id: string, total: number, tiebreaks: number[]}[]} */
+    const order = model.order;
+    const shown = order.filter((e) => !hidden.has(e.id));
+    const visible = { ...model, order: shown.map((e, i) => ({ ...e, rank: i + 1,
+      tiebreaks: shown.some((o) => o !== e && o.total === e.total) ? e.tiebreaks : [] })) };
+    if (everyone && visible.order.length) {
+      message = await vtt.postCard({
+        content: renderInitiativeCard(visible), rolls: await vtt.makeRolls(initiativeRollSpecs(visible)),
+        flags, speaker: null, whisperToGM: false,
+      });
+    }
+    return { requestId, result, values, messageId: message?.id ?? null };
+  }
+
+  /**
+   * Side initiative (Cartyrion CT-1, old-school OS-1): the party (combatants a player owns)
+   * and its opponents (the rest) roll as sides; every combatant of the side that acts first
+   * gets the higher initiative (sides acting together get the same). The card names the
+   * sides, not the combatants, so hidden ones stay hidden.
+   * @param {import("../connection.js").BridgeConnection} conn
+   * @param {string} ruleset
+   * @param {import("../actions.js").CombatView & {round?: number}} combat
+   * @param {import("../actions.js").CombatantView[]} standing
+   * @param {Json} options
+   */
+  async function sideInitiative(conn, ruleset, combat, standing, options) {
+    /** @type {Record<string, any>} */
+    const request = ruleset === "cartyrion"
+      ? { ruleset, round: combat.round ?? options.round ?? 1, ambush: options.ambush ?? "none" }
+      : { ruleset, sides: [{ id: "party" }, { id: "opponents" }], ties: options.ties ?? "reroll" };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = await conn.call("initiative.roll", request, { id: requestId });
+    const sideOf = (/** @type {import("../actions.js").CombatantView} */ c) => (c.view?.actor?.hasPlayerOwner ? "party" : "opponents");
+    // Groups of sides in acting order: CT-1 names who goes first; OS-1 gives the groups.
+    const groups = ruleset === "cartyrion"
+      ? [[result.first], [result.first === "party" ? "opponents" : "party"]]
+      : result.order;
+    const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((/** @type {string[]} */ g) => g.includes(sideOf(c))) }));
+    await vtt.setInitiative(combat, values, { keepTurnOf: combat.current ?? null });
+    const message = await vtt.postCard({
+      content: renderSideInitiativeCard(result), rolls: await vtt.makeRolls(sideInitiativeRollSpecs(result)),
+      flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: String(result.seed), changes: [], undone: null } },
+      speaker: null, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, values, messageId: message?.id ?? null };
+  }
+
+  return { initiative, sideInitiative };
+}

@@ -1,0 +1,68 @@
+// A GM tab that does not hold the bridge (an assistant GM, a second tab): its actions go
+// to the holding client like a player's request, with this tab's selection as token ids.
+
+import { uniqueViews } from "../request.js";
+
+/** @typedef {import("../actions.js").Json} Json */
+
+/**
+ * The relay actions over the shared context (context.js).
+ * @param {import("./context.js").Ctx} ctx
+ */
+export function relayActions(ctx) {
+  const { vtt } = ctx;
+
+  /** @param {any} ref  a token, a token document or an id, from a macro */
+  const idOf = (ref) => (ref && typeof ref === "object" ? ref.document?.id ?? ref.id : ref);
+
+  /** @param {unknown} refs */
+  const idsOf = (refs) => (refs === undefined ? undefined : (Array.isArray(refs) || refs instanceof Set ? [...refs] : [refs]).map(idOf));
+  const controlledIds = () => vtt.controlled().map((v) => v.id);
+  const targetedIds = () => uniqueViews(vtt.targeted()).map((v) => v.id);
+  const oneControlled = () => (vtt.controlled().length === 1 ? vtt.controlled()[0].id : undefined);
+
+  /** Each relayed action: how this tab's selection fills its options. */
+  /** @type {Record<string, (o: Json) => Json>} */
+  const SELECTION = {
+    attack: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds(), nearby: idsOf(o.nearby),
+      scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
+    odds: (o) => ({ attacker: idOf(o.attacker) ?? oneControlled(), targets: idsOf(o.targets) ?? targetedIds() }),
+    mob: (o) => ({ attackers: idsOf(o.attackers) ?? controlledIds(), targets: idsOf(o.targets) ?? targetedIds() }),
+    compete: (o) => ({ challenger: idOf(o.challenger) ?? oneControlled(), defender: idOf(o.defender) ?? targetedIds()[0] }),
+    impale: (o) => ({ pikeman: idOf(o.pikeman) ?? oneControlled(), charger: idOf(o.charger) ?? targetedIds()[0] }),
+    initiative: () => ({}),
+    round: () => ({}),
+    roundUndo: () => ({}),
+  };
+
+  /** The holder's side: the actions a GM-role sender may run there. */
+  /** @type {Record<string, (o: Json) => Promise<unknown>>} the actions another GM tab may relay */
+  const RELAYED = {
+    attack: (o) => ctx.attack(o), odds: (o) => ctx.odds(o), mob: (o) => ctx.mob(o), compete: (o) => ctx.compete(o),
+    impale: (o) => ctx.impale(o), initiative: (o) => ctx.initiative(o), round: (o) => ctx.round(o), roundUndo: () => ctx.roundUndo(),
+    undo: (o) => ctx.undo(o.messageId), applyTarget: (o) => ctx.applyTarget(o.messageId, o.targetId, o.multiplier),
+    undoTarget: (o) => ctx.undoTarget(o.messageId, o.targetId),
+  };
+
+  /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */
+  /**
+   * @param {string} name
+   * @param {(...args: any[]) => Promise<unknown>} fn  one of the actions (each with its own arguments)
+   */
+  const viaHolder = (name, fn) => async (/** @type {any[]} the action's own arguments, passed on as they are */ ...args) => {
+    if (!vtt.isGM() || vtt.holdsConnection()) return fn(...args);
+    /** @type {Record<string, any>} */
+    let data;
+    if (name === "undo") data = { messageId: args[0] };
+    else if (name === "applyTarget") data = { messageId: args[0], targetId: args[1], multiplier: args[2] ?? 1 };
+    else if (name === "undoTarget") data = { messageId: args[0], targetId: args[1] };
+    else {
+      const options = { ...(args[0] ?? {}) };
+      data = { ...options, ...SELECTION[name](options) };
+      for (const [k, v] of Object.entries(data)) if (v === undefined) delete data[k];
+    }
+    return ctx.relay(name, data);
+  };
+
+  return { idOf, idsOf, controlledIds, targetedIds, oneControlled, SELECTION, RELAYED, viaHolder };
+}

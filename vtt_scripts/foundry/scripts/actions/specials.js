@@ -1,0 +1,123 @@
+// ER-19 competitions and ER-23 impalements.
+
+import { competeRollSpecs, impaleRollSpecs, renderCompeteCard, renderImpaleCard } from "../chat.js";
+import { InputError } from "../errors.js";
+import { t } from "../i18n.js";
+import { getPath } from "../paths.js";
+import { buildAttackRequest, readCompetitor, uniqueViews, who } from "../request.js";
+import { MODULE_ID } from "../settings.js";
+import { displayNames } from "./context.js";
+
+/** @typedef {import("../actions.js").TokenView} TokenView */
+/** @typedef {import("../actions.js").Json} Json */
+
+/**
+ * The specials actions over the shared context (context.js).
+ * @param {import("./context.js").Ctx} ctx
+ */
+export function specialsActions(ctx) {
+  const { vtt, newId, mapping, setting, requireGM, link, seedOption, cardFlags, firstOf, oneToken, planChanges } = ctx;
+
+  /**
+   * `ref` (a token, its id or name), or else the user's one targeted token.
+   * @param {unknown} ref
+   * @param {string} label
+   * @param {(count: number) => string} notOne  the message when not exactly one token is targeted
+   * @returns {TokenView}
+   */
+  function oneTargeted(ref, label, notOne) {
+    if (ref !== undefined) return firstOf(ref, label);
+    const targeted = uniqueViews(vtt.targeted());
+    if (targeted.length !== 1) throw new InputError(notOne(targeted.length));
+    return targeted[0];
+  }
+
+  /**
+   * An ER-19 competition: the controlled token (or `challenger`) against `defender` (or
+   * the one targeted token). `contest`: plain, grapple, escape, shove, trip; `use` /
+   * `against`: each side's attribute (strength or agility); `slick`, `challengerEdge` /
+   * `defenderEdge`: "advantage" or "disadvantage". Posts the card; nothing is applied.
+   * @param {Json} [options]
+   */
+  async function compete(options = {}) {
+    requireGM("Competitions");
+    const conn = link();
+    const challenger = oneToken(options.challenger, "challenger");
+    const defender = oneTargeted(options.defender, "defender", (n) => t("FRACAS.Error.Actions18", { length: n }));
+    if (challenger.id === defender.id) throw new InputError(t("FRACAS.Error.Actions19"));
+    const map = mapping();
+    const edge = (/** @type {unknown} */ value, /** @type {string} */ label) => {
+      if (value === undefined || value === null) return {};
+      if (typeof value !== "string" || !["advantage", "disadvantage"].includes(value)) throw new InputError(t("FRACAS.Error.Actions20", { label, value }));
+      return { [value]: true };
+    };
+    const fromStatuses = { conditions: setting("conditionsFromStatuses") !== false };
+    /** @type {Json} */
+    const request = {
+      contest: options.contest ?? "plain", slick: !!options.slick,
+      challenger: readCompetitor(challenger, map, options.use ?? "strength", edge(options.challengerEdge, "challengerEdge"),
+        fromStatuses),
+      defender: readCompetitor(defender, map, options.against ?? "strength", edge(options.defenderEdge, "defenderEdge"),
+        fromStatuses),
+    };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
+    const names = displayNames([challenger, defender]);
+    const message = await vtt.postCard({
+      content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
+      flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
+      speaker: challenger, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null };
+  }
+
+  /**
+   * An ER-23 impalement: the controlled pikeman (or `pikeman`) strikes the targeted
+   * charger (or `charger`) that closed `closed` feet, before its charge. `forte`,
+   * `weight`, `bonus` describe the pole-arm. The damage is applied with Undo; the card
+   * says whether the charge is void.
+   * @param {Json} [options]
+   */
+  async function impale(options = {}) {
+    requireGM("Impalements");
+    const conn = link();
+    const pikeman = oneToken(options.pikeman, "pikeman");
+    const charger = oneTargeted(options.charger, "charger", (n) => t("FRACAS.Error.Actions21", { length: n }));
+    if (!Number.isInteger(options.closed)) throw new InputError(t("FRACAS.Error.Actions22"));
+    const map = mapping();
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    const body = Number(getPath(charger.actor, map.body));
+    if (!Number.isInteger(body)) throw new InputError(t("FRACAS.Error.Actions23", { p0: who(charger), p1: map.body || "(no data path set)" }));
+    const { request: strikeRequest } = buildAttackRequest({
+      attacker: pikeman, targets: [charger], mapping: map,
+      strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],
+      options: { conditions: setting("conditionsFromStatuses") !== false, needBody: apply },
+    });
+    /** @type {Json} */
+    const request = {
+      pikeman: strikeRequest.attacker,
+      weapon: { forte: !!options.forte, weight: options.weight ?? 0, bonus: options.bonus ?? 0 },
+      charger: { ...strikeRequest.targets[charger.id], id: charger.id, body, closed: options.closed },
+    };
+    const seed = seedOption(options);
+    if (seed !== undefined && seed !== null) request.seed = seed;
+    if (options.rolls) request.rolls = options.rolls;
+    const requestId = options.requestId ?? newId();
+    const result = /** @type {any} the engine's impalement result */ (await conn.call("impale.resolve", request, { id: requestId }));
+    const changes = planChanges(apply, [charger], { [charger.id]: result.charger.damage });
+    const message = await ctx.applyAndPost(changes, {
+      content: renderImpaleCard(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id, requestId },
+        { undoable: changes.length > 0 }),
+      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id })),
+      flags: cardFlags("impale", requestId, String(result.seed), changes,
+        result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
+      speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
+    });
+    return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  return { compete, impale };
+}

@@ -106,6 +106,21 @@ def test_simulate_returns_a_typed_result_that_is_also_a_mapping():
     assert "SimulationResult" in repr(result) and "40/40" in repr(result)
 
 
+def test_encounter_new_takes_a_scenario_as_simulate_does():
+    """`fracas encounter new NAME --scenario @ww-duel` works, and so must the Python API: a
+    dict, JSON text or bytes, a path, a `Path` or `@NAME` (issue 28: "a Python API as good
+    as the CLI"; `fracas.Encounter.new("x", "@ww-duel")` was "$: invalid JSON")."""
+    duel = ROOT / "examples" / "scenarios" / "ww-duel.json"
+    text = duel.read_text()
+    expected = fracas.Encounter.new("by-name", "@ww-duel").show()
+    for n, scenario in enumerate((json.loads(text), text, text.encode(), str(duel), duel)):
+        shown = fracas.Encounter.new(f"form {n}", scenario).show()
+        assert {**shown, "name": "by-name"} == expected, type(scenario)
+    with pytest.raises(SchemaError, match="cannot read the scenario file 'no/such.json'"):
+        fracas.Encounter.new("missing", "no/such.json")
+    assert [e["name"] for e in fracas.Encounter.list()] == ["by-name"] + [f"form {n}" for n in range(5)]
+
+
 @pytest.mark.parametrize(("scenario", "message"), [
     ("@nothere", "no example scenario 'nothere'"),
     ("no/such/file.json", "cannot read the scenario file 'no/such/file.json'"),

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import orjson
 
 from ..errors import RequestError, SchemaError
-from ..requests import check_seed, parse_json, shown
+from ..requests import check_seed, shown
 from ..rng import new_seed
 from ..store import Conflict, EncounterStore
 from .fight import Fight
@@ -50,10 +50,37 @@ class Encounter:
     @classmethod
     def new(cls, name: str, scenario: Any, *, store: Optional[EncounterStore] = None,
             replace: bool = False) -> "Encounter":
-        """Check `scenario` (a mapping or JSON text) and store a new encounter at round 0.
-        Nothing is stored unless the whole scenario is valid."""
+        """Check a scenario and store it as a new encounter at round 0.
+
+        Nothing is stored unless the whole scenario is valid.
+
+        Args:
+            name: The encounter's name: 1 to 64 letters, digits, spaces or `. : ' ( ) # - _`,
+                starting with a letter or digit.
+            scenario: A scenario, as `fracas.simulate` takes it: a dict, JSON text or bytes,
+                a file path (str or `os.PathLike`) or `@NAME` (an example that ships with fracas).
+            store: The encounter store (default: `journal.sqlite3`, the bridge's journal file,
+                in `$FRACAS_HOME` when that is set, else in the user data directory).
+            replace: Replace an encounter of that name instead of refusing.
+
+        Returns:
+            The new encounter, at round 0.
+
+        Raises:
+            SchemaError: The name, or a field of the scenario, is invalid (its `path` names it),
+                or the file cannot be read.
+            RulesError: The scenario asks for what its ruleset does not allow.
+            EncounterError: An encounter of that name exists and `replace` is false.
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> enc.show()["round"], enc.show()["ruleset"]
+            (0, 'worldwalker')
+        """
+        from .simulate import read_scenario
+
         check_name(name)
-        source = parse_json(scenario)
+        source = read_scenario(scenario)
         compiled = compile_scenario(source)
         store = store or EncounterStore()
         fight = Fight(compiled)

@@ -191,6 +191,34 @@ def test_every_public_function_has_a_full_docstring():
     assert "docs/ENGINE.md" not in fracas.__doc__
 
 
+def test_every_public_method_of_encounter_has_a_full_docstring_whose_examples_run():
+    """`fracas.Encounter` is public API (`fracas.__all__`, a page of the documentation site):
+    its methods are documented like the functions (issue 28: "Every public function has a
+    real docstring (arguments, return, errors, an example)"), and the examples run."""
+    import doctest
+    import inspect
+
+    encounter = fracas.Encounter
+    methods = [name for name, value in vars(encounter).items()
+               if not name.startswith("_") and callable(getattr(encounter, name))]
+    assert {"new", "open", "list", "delete", "show", "round", "undo", "last_round"} <= set(methods)
+    for name in methods:
+        function = getattr(encounter, name)
+        doc = inspect.getdoc(function) or ""
+        for section in ("Returns:", "Example:", ">>> "):
+            assert section in doc, (name, section)
+        for parameter in inspect.signature(function).parameters:
+            if parameter not in ("self", "cls"):
+                assert f"    {parameter}: " in doc, (name, parameter)
+        assert "docs/" not in doc, name
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = finder.find(encounter, "Encounter", globs={"fracas": fracas})
+    assert len([test for test in tests if test.examples]) >= len(methods) + 1
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
 def test_workers_that_die_are_one_line_on_the_command_line(monkeypatch):
     from fracas.drive import simulate as simulations
 

@@ -55,6 +55,22 @@ def test_no_help_names_a_file_of_the_checkout(helps):
     assert named == {}
 
 
+def test_no_help_uses_click_s_no_rewrap_marker():
+    """mkdocs-click copies a command's help into the site's CLI page line by line, so a "\\b"
+    marker (click's "do not rewrap") would land there as a raw control character."""
+    marked = []
+
+    def walk(command: click.Command, path: list[str]) -> None:
+        if "\b" in (command.help or ""):
+            marked.append(" ".join(path))
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+
+    walk(main, ["fracas"])
+    assert marked == []
+
+
 def test_the_site_pages_the_help_names_are_built_from_the_repository(helps):
     # mkdocs.yml: site_url is SITE and use_directory_urls is its default (PAGE.md -> PAGE/).
     pages = {address for text in helps.values() for address in re.findall(re.escape(SITE) + r"([\w/.-]*)", text)}

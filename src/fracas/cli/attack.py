@@ -81,8 +81,8 @@ def attack(ctx: click.Context, /, request: Any, bulk: Any, seed: Any, as_json: A
     of Enchanted Realms; `--ruleset NAME --help` lists another ruleset's
     (worldwalker, cartyrion, old-school).
 
-    \b
-    Each ruleset's request and result fields, on the documentation site:
+    Each ruleset's request and result fields are on the documentation site:
+
     https://fracas-vtt.github.io/fracas/reference/
     """
     warn_if_slow()

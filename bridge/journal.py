@@ -7,14 +7,17 @@ WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
 ``"normal"`` it survives the bridge being killed but maybe not the machine.
 
 The journal does not grow for ever (:class:`Retention`). Its size is measured after
-every commit (the pages in use: two PRAGMAs, about 10 µs); the commit that takes it past
-``max_bytes`` deletes the oldest entries (never those it just wrote) until it fits. Entries
+every commit (the pages in use: two PRAGMAs, about 10 µs, less the pages of the file's
+other tables, the encounter store, as last measured); the commit that takes the entries
+past ``max_bytes`` deletes the oldest entries (never those it just wrote) until they fit.
+Encounters are never deleted by retention and do not count toward the cap. Entries
 older than ``max_age_days`` are deleted when it opens and every ``check_every`` commits.
 The space of deleted entries goes back to the filesystem: the file uses
 ``auto_vacuum = INCREMENTAL`` (set before its tables exist; an older file is converted by
 one ``VACUUM`` when the bridge opens it) and each deletion runs ``incremental_vacuum``,
 then checkpoints and truncates the WAL, which is never kept larger than the cap (at most
-``WAL_LIMIT``) once checkpointed. So the file stays within about one entry of the cap.
+``WAL_LIMIT``) once checkpointed. So the file stays within about one entry of the cap,
+plus the encounters it keeps.
 The file, its ``-wal`` and ``-shm`` are readable by their owner only (0600), in a 0700
 directory when fracas makes it. A deleted entry's id may be used again (a resend that
 old would roll anew).
@@ -54,6 +57,14 @@ CREATE TABLE IF NOT EXISTS entries (
 
 _INDEX = "CREATE INDEX IF NOT EXISTS entries_recorded_at ON entries (recorded_at)"
 
+#: The bytes of entries: their columns (id_key and recorded_at twice: the table and its
+#: indexes) and, per row, ENTRY_OVERHEAD for rowids, record headers and cell pointers.
+#: length() reads a blob's size from its record header, not its pages.
+_ENTRY_BYTES = ("SELECT count(*), coalesce(sum(2 * length(id_key) + length(method) + length(digest)"
+                " + length(params) + length(result) + length(backend) + length(version)"
+                " + 2 * length(recorded_at)), 0) FROM entries")
+ENTRY_OVERHEAD = 48
+
 SYNC_MODES = ("full", "normal")
 
 #: Bytes the WAL file is truncated to after a checkpoint (SQLite's journal_size_limit).
@@ -66,7 +77,8 @@ logger = logging.getLogger("fracas.bridge")
 class Retention:
     """How long and how large the journal may grow; the oldest entries go first."""
 
-    #: Bytes of entries (pages in use) past which the oldest are deleted.
+    #: Bytes of entries past which the oldest are deleted (other tables of the file, the
+    #: encounter store, are not counted).
     max_bytes: int = 512 << 20
     #: Entries older than this many days are deleted (None: kept whatever their age).
     max_age_days: float | None = 365
@@ -174,6 +186,9 @@ class Journal:
         self.path = os.fspath(path)
         self.retention = retention
         self._commits = 0
+        # Bytes of the file's pages in use that are not the journal's entries (the encounter
+        # store the bridge keeps in the same file), as last measured.
+        self._others = 0
         self._lock = threading.Lock()
         try:
             from fracas.store import private_file
@@ -280,7 +295,7 @@ class Journal:
             self._commits += 1
             retention = self.retention
             due = retention is not None and (self._commits % retention.check_every == 0
-                                             or self._used_bytes() > retention.max_bytes)
+                                             or self._over(retention.max_bytes))
         if due:
             try:
                 self.enforce_retention(keep=[entry.id_key for entry in entries])
@@ -297,6 +312,21 @@ class Journal:
         db = self._db
         pages = db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count").fetchone()[0]
         return int(pages * db.execute("PRAGMA page_size").fetchone()[0])
+
+    def _entry_bytes(self, where: str = "", args: Iterable[Any] = ()) -> int:
+        count, size = self._db.execute(_ENTRY_BYTES + where, tuple(args)).fetchone()
+        return int(size) + ENTRY_OVERHEAD * int(count)
+
+    def _over(self, max_bytes: int) -> bool:
+        """Whether the entries take more than ``max_bytes``: the pages in use (two PRAGMAs)
+        less the other tables' as last measured; measured again (one pass over the entries'
+        record headers) only when that looks past the cap, so that encounters growing in
+        the same file never count as rolls."""
+        used = self._used_bytes()
+        if used - self._others <= max_bytes:
+            return False
+        self._others = max(0, used - self._entry_bytes())
+        return used - self._others > max_bytes
 
     def enforce_retention(self, retention: Retention | None = None, *, keep: Iterable[str] = ()) -> int:
         """Delete what ``retention`` (default: the journal's own) does not keep, oldest first but
@@ -316,19 +346,23 @@ class Journal:
                               - datetime.timedelta(days=retention.max_age_days)).isoformat(timespec="milliseconds")
                     removed += db.execute("DELETE FROM entries WHERE recorded_at < ?" + spare,
                                           (before, *kept)).rowcount
-                while self._used_bytes() > retention.max_bytes:
+                entries = self._entry_bytes()
+                while entries > retention.max_bytes:
                     # The oldest tenth (at least one) at a time, until what is left fits.
                     count = db.execute("SELECT count(*) FROM entries WHERE 1" + spare, kept).fetchone()[0]
                     if not count:
                         break
-                    removed += db.execute(
-                        "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE 1" + spare +
-                        " ORDER BY recorded_at, rowid LIMIT ?)", (*kept, max(1, count // 10))).rowcount
+                    oldest = (" WHERE rowid IN (SELECT rowid FROM entries WHERE 1" + spare +
+                              " ORDER BY recorded_at, rowid LIMIT ?)")
+                    batch = (*kept, max(1, count // 10))
+                    entries -= self._entry_bytes(oldest, batch)
+                    removed += db.execute("DELETE FROM entries" + oldest, batch).rowcount
                     self._vacuum()
                 if removed:
                     self._vacuum()
                     if self.path != ":memory:":
                         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._others = max(0, self._used_bytes() - entries)
             except sqlite3.Error as error:
                 raise JournalError(f"cannot apply retention to journal {self.path}:"
                                    f" {_why(self.path, error)}") from error

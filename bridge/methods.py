@@ -26,6 +26,7 @@ from fracas.diff import differences
 from fracas._facts import BRIDGE_METHODS
 from fracas.drive import ENGINE_CALLS, Encoded, canonical
 from fracas.errors import Cancelled, RequestError, SchemaError
+from fracas.requests import type_name as json_type  # the engine's words: "got null", "got str"
 
 from . import errors
 from .budget import Meter, Spending
@@ -298,8 +299,13 @@ class Methods:
 
             if not isinstance(params.get("replace", False), bool):
                 raise SchemaError("$.replace", "expected a boolean")
+            scenario = params["scenario"]
+            if not isinstance(scenario, dict):
+                # The Python API also reads a scenario from a path or @NAME: a client must not
+                # make the GM's machine open a file it names, so the bridge takes objects only.
+                raise SchemaError("$.scenario", f"a scenario is a JSON object, got {json_type(scenario)}")
             try:
-                enc = self.engine.Encounter.new(params["name"], params["scenario"], store=self.encounters(),
+                enc = self.engine.Encounter.new(params["name"], scenario, store=self.encounters(),
                                                 replace=params.get("replace", False))
             except RequestError as exc:
                 if isinstance(exc, EncounterError) or exc.path.startswith("$.name"):

@@ -176,10 +176,10 @@ class BridgeConfig:
 
 
 class _Quiet:
-    """Log refusals without letting a flood of them flood the log.
+    """Log refusals and connection churn without letting a flood of them flood the log.
 
     At most ``burst`` lines per kind in ``window`` seconds; the rest are counted
-    and summed up in one line when the kind may speak again.
+    and summed up in one line, at the kind's level, when the kind may speak again.
     """
 
     def __init__(self, burst: int = 10, window: float = 60.0,
@@ -188,16 +188,19 @@ class _Quiet:
         self._kinds: dict[str, list[float]] = {}  # kind -> [window start, lines, suppressed]
 
     def warning(self, kind: str, message: str, *args: Any) -> None:
+        self.log(logging.WARNING, kind, message, *args)
+
+    def log(self, level: int, kind: str, message: str, *args: Any) -> None:
         now = self._clock()
         state = self._kinds.get(kind)
         if state is None or now - state[0] >= self.window:
             if state is not None and state[2]:
-                logger.warning("(%d more like it in the last %.0f s were not logged: %s)",
-                               int(state[2]), self.window, kind)
+                logger.log(level, "(%d more like it in the last %.0f s were not logged: %s)",
+                           int(state[2]), self.window, kind)
             state = self._kinds[kind] = [now, 0, 0]
         if state[1] < self.burst:
             state[1] += 1
-            logger.warning(message, *args)
+            logger.log(level, message, *args)
         else:
             state[2] += 1
 
@@ -557,12 +560,13 @@ class Bridge:
                 # Authenticated: now the full message size applies.
                 websocket.authenticated = True  # type: ignore[attr-defined]
                 _set_max_size(websocket.protocol, self.limits.max_message_bytes)
-                logger.info("%s connected", session.peer)
+                # Churn from a client that reconnects in a loop is rate-limited (issue 31, item 4).
+                self._quiet.log(logging.INFO, "connected", "%s connected", session.peer)
                 await self._read(websocket, session)
             finally:
                 self._open -= 1
                 self._sessions.pop(websocket, None)
-                logger.info("%s disconnected", session.peer)
+                self._quiet.log(logging.INFO, "disconnected", "%s disconnected", session.peer)
         finally:
             self._unauthenticated.pop(websocket, None)
             # Work still running for this connection stops at its next chunk.

@@ -115,6 +115,17 @@ def test_new_without_a_scenario_names_the_missing_field(ask, caplog):
     assert "Traceback" not in caplog.text and "KeyError" not in caplog.text
 
 
+@pytest.mark.parametrize("scenario", ["@os-goblin-ambush", json.dumps(OS), str(SCENARIOS / "os-goblin-ambush.json"),
+                                      "/etc/passwd"])
+def test_a_scenario_is_an_object_never_text_a_path_or_an_example_name(ask, scenario):
+    """The Python API reads a scenario from a file path or `@NAME` too; a client of the bridge
+    must not make the GM's machine open a file it names (nor learn whether one exists): the
+    bridge takes the scenario as a JSON object only, as its schema says."""
+    err = _error(ask(request(1, "encounter.new", {"name": "gob", "scenario": scenario})))
+    assert err == {"code": -32602, "message": "$.params.scenario: a scenario is a JSON object, got str",
+                   "data": {"path": "$.params.scenario", "reason": "a scenario is a JSON object, got str"}}
+
+
 @pytest.mark.parametrize("method", ["encounter.show", "encounter.round", "encounter.delete"])
 def test_a_null_name_is_reported_in_json_words(ask, method):
     """`name: null` is "got null" (JSON), never Python's "None"."""

@@ -6,6 +6,7 @@ a duration: the GM's connection must simply succeed while the flood runs.
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 
@@ -16,7 +17,7 @@ from websockets.exceptions import InvalidHandshake
 from fracas.bridge.limits import Limits
 
 from . import rawws
-from .helpers import ATTACK, TOKEN, request, start_server
+from .helpers import ATTACK, TOKEN, ask, client, request, run, serving, start_server
 from .test_hardening import call, port_of, sync_client
 
 #: Connections one flood opens and closes (bounded: the flood ends by itself).
@@ -127,3 +128,22 @@ def test_sockets_of_another_source_never_push_out_the_gm(tmp_path):
                                    "accept_backlog"])
 def test_the_flood_limits_are_limits(limit):
     assert limit in Limits().to_dict() and getattr(Limits(), limit) > 0
+
+
+def test_a_client_that_reconnects_in_a_loop_does_not_fill_the_log(tmp_path, caplog):
+    """Issue 31, item 4: "every log line of connection churn rate-limited or at DEBUG". A
+    client holding the token that connects, authenticates and leaves in a loop (a relay or
+    module stuck reconnecting) is churn too: its "connected" / "disconnected" lines are
+    rate-limited like the refusals (10 a kind a minute, then one summary)."""
+    caplog.set_level(logging.INFO, logger="fracas.bridge")
+
+    async def scenario():
+        async with serving(tmp_path) as bridge:
+            for _ in range(40):
+                async with client(bridge.url) as websocket:
+                    assert "result" in await ask(websocket, request(1, "attack.resolve", ATTACK))
+
+    run(scenario())
+    said = [record.getMessage() for record in caplog.records]
+    assert sum(line.endswith(" connected") for line in said) == 10
+    assert sum(line.endswith(" disconnected") for line in said) == 10

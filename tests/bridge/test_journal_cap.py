@@ -13,7 +13,7 @@ import pytest
 from fracas.bridge import journal as journal_module
 from fracas.bridge.journal import Entry, Journal, JournalError, Retention, now_utc
 
-from .helpers import bulk, client, request, run, start_server
+from .helpers import REPO, bulk, client, request, run, start_server
 
 MB = 1 << 20
 
@@ -151,3 +151,42 @@ def test_an_io_error_with_free_space_is_not_called_a_full_disk(tmp_path, monkeyp
     with pytest.raises(JournalError, match="disk I/O error") as raised:
         Journal(tmp_path / "journal.sqlite3")
     assert "full" not in str(raised.value)
+
+
+def test_encounters_in_the_same_file_neither_count_toward_the_cap_nor_wipe_the_journal(tmp_path):
+    """The bridge keeps its encounters in the journal's file. Their rounds are not the
+    journal's rolls and retention never deletes them; measured with them, a file past the cap
+    made every commit delete every older roll (a resend of any of them would then roll anew)
+    while the file stayed past the cap all the same."""
+    from fracas.drive.encounter import Encounter
+    from fracas.store import EncounterStore
+
+    path = tmp_path / "journal.sqlite3"
+    cap = 128 << 10
+    journal = Journal(path, retention=Retention(max_bytes=cap, max_age_days=None))
+    store = EncounterStore(str(path))
+    try:
+        horde = orjson.loads((REPO / "examples" / "scenarios" / "er-skeleton-horde.json").read_bytes())
+        horde["sides"]["skeletons"][0]["count"] = 100
+        for k in range(4):
+            encounter = Encounter.new(f"crypt {k}", horde, store=store)
+            for seed in range(3):
+                if not encounter.fight.over:
+                    encounter.round(seed=seed)
+        assert journal.used_bytes() > 2 * cap  # the encounters alone are past the cap
+        rounds = {e["name"]: e["round"] for e in Encounter.list(store=store)}
+        small = [_entry(i, 2_000) for i in range(30)]  # ~60 KB of rolls: within the cap
+        for entry in small:
+            journal.record([entry])
+        assert all(journal.lookup(entry.id_key) == entry for entry in small)
+        # Rolls past the cap still go, oldest first, and the encounters stay as they were.
+        large = [_entry(100 + i, 20_000) for i in range(20)]  # ~400 KB more
+        for entry in large:
+            journal.record([entry])
+        assert journal.lookup(small[0].id_key) is None and journal.lookup(large[-1].id_key) == large[-1]
+        kept = sum(journal.lookup(entry.id_key) is not None for entry in small + large)
+        assert 4 <= kept < len(small) + len(large)
+        assert {e["name"]: e["round"] for e in Encounter.list(store=store)} == rounds
+    finally:
+        store.close()
+        journal.close()

@@ -457,3 +457,15 @@ def test_odds_report_no_cut_chain_for_strikes_that_cannot_crit():
     assert fracas.odds(bow).to_dict()["cut"] == 0.0
     sword = attack([strike("goblin", dice=3)], attacker={"strength": 4})
     assert fracas.odds(sword).to_dict()["cut"] > 0
+
+
+@pytest.mark.parametrize("conditions", [[], ["poisoned"], ["unconscious"], ["defending"]])
+def test_odds_are_of_damage_the_feats_and_saves_after_it_do_not_change_them(conditions):
+    """docs/ENGINE.md §11: odds are of damage; the ER-21 grapple-release feat and the ER-13
+    shock save come after the damage (step 3) and change no die of it, so a grappler's
+    conditions change its odds only as ER-15 changes the attack (defending: disadvantage)."""
+    held = attack([strike("bear", dice=2, weight=1)], attacker={"strength": 2},
+                  targets={"bear": {"ac": 12, "grappling": {"strength": 6}, "conditions": conditions}})
+    free = attack([strike("bear", dice=2, weight=1)], attacker={"strength": 2},
+                  targets={"bear": {"ac": 12, "conditions": conditions}})
+    assert fracas.odds(held).to_dict() == fracas.odds(free).to_dict()

@@ -106,6 +106,21 @@ def test_simulate_returns_a_typed_result_that_is_also_a_mapping():
     assert "SimulationResult" in repr(result) and "40/40" in repr(result)
 
 
+def test_encounter_new_takes_a_scenario_as_simulate_does():
+    """`fracas encounter new NAME --scenario @ww-duel` works, and so must the Python API: a
+    dict, JSON text or bytes, a path, a `Path` or `@NAME` (issue 28: "a Python API as good
+    as the CLI"; `fracas.Encounter.new("x", "@ww-duel")` was "$: invalid JSON")."""
+    duel = ROOT / "examples" / "scenarios" / "ww-duel.json"
+    text = duel.read_text()
+    expected = fracas.Encounter.new("by-name", "@ww-duel").show()
+    for n, scenario in enumerate((json.loads(text), text, text.encode(), str(duel), duel)):
+        shown = fracas.Encounter.new(f"form {n}", scenario).show()
+        assert {**shown, "name": "by-name"} == expected, type(scenario)
+    with pytest.raises(SchemaError, match="cannot read the scenario file 'no/such.json'"):
+        fracas.Encounter.new("missing", "no/such.json")
+    assert [e["name"] for e in fracas.Encounter.list()] == ["by-name"] + [f"form {n}" for n in range(5)]
+
+
 @pytest.mark.parametrize(("scenario", "message"), [
     ("@nothere", "no example scenario 'nothere'"),
     ("no/such/file.json", "cannot read the scenario file 'no/such/file.json'"),
@@ -174,6 +189,34 @@ def test_every_public_function_has_a_full_docstring():
         for parameter in inspect.signature(getattr(fracas, name)).parameters:
             assert f"    {parameter}: " in doc, (name, parameter)
     assert "docs/ENGINE.md" not in fracas.__doc__
+
+
+def test_every_public_method_of_encounter_has_a_full_docstring_whose_examples_run():
+    """`fracas.Encounter` is public API (`fracas.__all__`, a page of the documentation site):
+    its methods are documented like the functions (issue 28: "Every public function has a
+    real docstring (arguments, return, errors, an example)"), and the examples run."""
+    import doctest
+    import inspect
+
+    encounter = fracas.Encounter
+    methods = [name for name, value in vars(encounter).items()
+               if not name.startswith("_") and callable(getattr(encounter, name))]
+    assert {"new", "open", "list", "delete", "show", "round", "undo", "last_round"} <= set(methods)
+    for name in methods:
+        function = getattr(encounter, name)
+        doc = inspect.getdoc(function) or ""
+        for section in ("Returns:", "Example:", ">>> "):
+            assert section in doc, (name, section)
+        for parameter in inspect.signature(function).parameters:
+            if parameter not in ("self", "cls"):
+                assert f"    {parameter}: " in doc, (name, parameter)
+        assert "docs/" not in doc, name
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = finder.find(encounter, "Encounter", globs={"fracas": fracas})
+    assert len([test for test in tests if test.examples]) >= len(methods) + 1
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
 
 
 def test_workers_that_die_are_one_line_on_the_command_line(monkeypatch):

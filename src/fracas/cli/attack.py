@@ -11,8 +11,8 @@ import fracas
 
 from .. import rulesets
 from ..errors import RequestError
-from .common import (_AttackCommand, _emit, _engine_call, _load_json, _parse_rolls, _ruleset_option, _with_rolls,
-                     warn_if_slow)
+from .common import (_AttackCommand, _emit, _engine_call, _load_json, _parse_rolls, _ruleset_option,
+                     _with_rolls, warn_if_slow)
 from .config import profiles_file
 
 
@@ -54,8 +54,9 @@ def _resolve_any(payload: Any, *, seed: Optional[int] = None) -> Any:
               help="Roll from this seed (wins over the request's own); the same seed replays the same dice.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of a breakdown.")
 @click.option("--rolls", "rolls", default=None, metavar="FACES",
-              help="Physical dice instead of the generator: the faces in draw order, comma-"
-                   "separated, e.g. 12,7,20,3 (docs/ENGINE.md §2). Overrides a request's rolls.")
+              help="Physical dice instead of the generator: the faces in draw order (the documentation"
+                   " site's Engine internals, §2), comma-separated, e.g. 12,7,20,3. Overrides a request's"
+                   " rolls.")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="Threads for --bulk [default: every core]; the result is the same for any count.")
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
@@ -72,13 +73,17 @@ def attack(ctx: click.Context, /, request: Any, bulk: Any, seed: Any, as_json: A
            profiles_path: Any, **flags: Any) -> None:
     """Resolve one attack and show every die, hit, crit chain and damage per target.
 
-    REQUEST is a JSON request file (docs/ENGINE.md), or '-' for stdin; without one,
-    the flags describe a single strike, e.g.
+    REQUEST is a JSON request file, or '-' for stdin; without one, the flags describe
+    a single strike, e.g.
     `fracas attack --dice 3 --bonus 2 --ac 14 --weight 1 --str 4 --style slashing`.
     A request with `attacks` (or --bulk FILE) is a bulk request: many attacks of a
     few profiles, shown as a summary per target and per group. The flags are those
     of Enchanted Realms; `--ruleset NAME --help` lists another ruleset's
     (worldwalker, cartyrion, old-school).
+
+    Each ruleset's request and result fields are on the documentation site:
+
+    https://fracas-vtt.github.io/fracas/reference/
     """
     warn_if_slow()
     flags_given = [name for name in flags

@@ -19,7 +19,7 @@ from typing import Any, Optional
 import orjson
 
 from ..errors import RequestError, SchemaError
-from ..requests import check_seed, parse_json, shown
+from ..requests import check_seed, shown
 from ..rng import new_seed
 from ..store import Conflict, EncounterStore
 from .fight import Fight
@@ -40,7 +40,20 @@ def check_name(name: Any, path: str = "$.name") -> str:
 
 
 class Encounter:
-    """One stored encounter: its compiled scenario and current state."""
+    """One stored encounter: its compiled scenario and current state, played a round at a
+    time and kept in the encounter store between rounds (`fracas encounter` in Python).
+
+    Make one with `Encounter.new`, find it again with `Encounter.open`; `round()` plays and
+    keeps the next round, `undo()` takes it back, `show()` is the state as it stands.
+
+    Example:
+        >>> enc = fracas.Encounter.new("crypt", "@er-skeleton-horde", replace=True)
+        >>> log = enc.round(seed=42)
+        >>> log["round"], enc.show()["round"]
+        (1, 1)
+        >>> enc.undo()["round"]
+        0
+    """
 
     def __init__(self, name: str, compiled: Compiled, fight: Fight, seq: int, store: EncounterStore) -> None:
         self.name, self.compiled, self.fight, self.seq, self.store = name, compiled, fight, seq, store
@@ -50,10 +63,37 @@ class Encounter:
     @classmethod
     def new(cls, name: str, scenario: Any, *, store: Optional[EncounterStore] = None,
             replace: bool = False) -> "Encounter":
-        """Check `scenario` (a mapping or JSON text) and store a new encounter at round 0.
-        Nothing is stored unless the whole scenario is valid."""
+        """Check a scenario and store it as a new encounter at round 0.
+
+        Nothing is stored unless the whole scenario is valid.
+
+        Args:
+            name: The encounter's name: 1 to 64 letters, digits, spaces or `. : ' ( ) # - _`,
+                starting with a letter or digit.
+            scenario: A scenario, as `fracas.simulate` takes it: a dict, JSON text or bytes,
+                a file path (str or `os.PathLike`) or `@NAME` (an example that ships with fracas).
+            store: The encounter store (default: `journal.sqlite3`, the bridge's journal file,
+                in `$FRACAS_HOME` when that is set, else in the user data directory).
+            replace: Replace an encounter of that name instead of refusing.
+
+        Returns:
+            The new encounter, at round 0.
+
+        Raises:
+            SchemaError: The name, or a field of the scenario, is invalid (its `path` names it),
+                or the file cannot be read.
+            RulesError: The scenario asks for what its ruleset does not allow.
+            EncounterError: An encounter of that name exists and `replace` is false.
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> enc.show()["round"], enc.show()["ruleset"]
+            (0, 'worldwalker')
+        """
+        from .simulate import read_scenario
+
         check_name(name)
-        source = parse_json(scenario)
+        source = read_scenario(scenario)
         compiled = compile_scenario(source)
         store = store or EncounterStore()
         fight = Fight(compiled)
@@ -64,6 +104,24 @@ class Encounter:
 
     @classmethod
     def open(cls, name: str, *, store: Optional[EncounterStore] = None) -> "Encounter":
+        """The stored encounter `name`, as its last kept round left it.
+
+        Args:
+            name: The encounter's name.
+            store: The encounter store (default: the one `Encounter.new` uses).
+
+        Returns:
+            The encounter.
+
+        Raises:
+            SchemaError: `name` is not an encounter name.
+            EncounterError: There is no encounter of that name (the message lists those there are).
+
+        Example:
+            >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> fracas.Encounter.open("duel").show()["scenario"]
+            'A Worldwalker duel at the bridge'
+        """
         check_name(name)
         store = store or EncounterStore()
         found = store.load(name)
@@ -78,11 +136,45 @@ class Encounter:
 
     @staticmethod
     def list(*, store: Optional[EncounterStore] = None) -> list[dict[str, Any]]:
-        """Every stored encounter: name, ruleset, round, over, winner, updated_at."""
+        """Every stored encounter, by name.
+
+        Args:
+            store: The encounter store (default: the one `Encounter.new` uses).
+
+        Returns:
+            One dict per encounter: `name`, `ruleset`, `round`, `over`, `winner`, `updated_at`.
+
+        Raises:
+            StoreError: The store cannot be opened.
+
+        Example:
+            >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> [e["name"] for e in fracas.Encounter.list() if e["name"] == "duel"]
+            ['duel']
+        """
         return (store or EncounterStore()).summaries()
 
     @staticmethod
     def delete(name: str, *, store: Optional[EncounterStore] = None) -> None:
+        """Delete the encounter `name` and the rounds kept with it.
+
+        Args:
+            name: The encounter's name.
+            store: The encounter store (default: the one `Encounter.new` uses).
+
+        Returns:
+            None.
+
+        Raises:
+            SchemaError: `name` is not an encounter name.
+            EncounterError: There is no encounter of that name.
+
+        Example:
+            >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> fracas.Encounter.delete("duel")
+            >>> "duel" in [e["name"] for e in fracas.Encounter.list()]
+            False
+        """
         check_name(name)
         if not (store or EncounterStore()).delete(name):
             raise EncounterError("$.name", f"no encounter named {name!r}")
@@ -90,7 +182,19 @@ class Encounter:
     # -- playing ---------------------------------------------------------------------------
 
     def show(self) -> dict[str, Any]:
-        """The encounter as it stands: sides and members, morale, rounds played (with seeds)."""
+        """The encounter as it stands.
+
+        Returns:
+            `name`, `scenario` (its title), `ruleset`, `round`, whether it is `over` and its
+            `winner`, `sides` (each member's id, status, health and more), `standing` (members
+            standing per side) and `rounds` (each round kept, with its seed). It is a function
+            of the kept state only: `show()` after a round and its undo equals `show()` before.
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> enc.show()["standing"]
+            {'swordmaster': 1, 'knight': 1}
+        """
         sc, state = self.compiled, self.fight.state()
         sides: dict[str, list[dict[str, Any]]] = {side: [] for side in sc.sides}
         labels = {g.spec.name: g.spec.label for g in sc.groups if g.spec.label}
@@ -132,9 +236,31 @@ class Encounter:
 
     def round(self, seed: Optional[int] = None, *, request_key: Optional[str] = None,
               expect_round: Optional[int] = None, hp: Optional[dict[str, int]] = None) -> dict[str, Any]:
-        """Play and keep the next round (seed from the OS when None); returns its log.
-        `expect_round` refuses unless the encounter is at that round; `hp` sets members'
-        health first (the VTT's bars); `request_key` makes a resend return the same round."""
+        """Play the next round and keep it.
+
+        Args:
+            seed: The round's seed (0 to 2**64 - 1); the same state and seed play the same
+                round. None: a seed from the operating system (the log says which).
+            request_key: A key (the bridge's request id): a resend with the same key returns
+                the round it played instead of playing another.
+            expect_round: Refuse unless the encounter is at this round (it changed elsewhere).
+            hp: Members' health to set first, `{member id: hp}` (a GM edited a token's bar).
+
+        Returns:
+            The round's log: `round`, `seed`, the order, every attack with its situation and
+            result, each procedure step (morale, flight, reserves, parries), and each member's
+            status and health after it.
+
+        Raises:
+            SchemaError: `seed` or `hp` is invalid (the path names it).
+            EncounterError: The fight is over, `expect_round` does not match, `hp` names no
+                member, or another round was kept meanwhile (nothing is kept then).
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> enc.round(seed=7)["round"]
+            1
+        """
         if request_key is not None:
             played = self.store.played_by(self.name, request_key)
             if played is not None:
@@ -164,7 +290,24 @@ class Encounter:
         return log
 
     def undo(self, *, expect_round: Optional[int] = None) -> dict[str, Any]:
-        """Go back to the state before the last round kept; returns `show()`."""
+        """Go back to the state before the last round kept.
+
+        Args:
+            expect_round: Refuse unless the encounter is at this round (it changed elsewhere).
+
+        Returns:
+            `show()` of the state it went back to.
+
+        Raises:
+            EncounterError: No round was kept, `expect_round` does not match, or the encounter
+                changed meanwhile (nothing is undone then).
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> _ = enc.round(seed=7)
+            >>> enc.undo()["round"]
+            0
+        """
         self._expect(expect_round)
         if self.seq == 0:
             raise EncounterError("$.name", f"{self.name!r} has no round to undo")
@@ -179,5 +322,19 @@ class Encounter:
         return self.show()
 
     def last_round(self, round_: Optional[int] = None) -> Optional[dict[str, Any]]:
-        """The kept log of round `round_` (the last one when None)."""
+        """The kept log of a round played.
+
+        Args:
+            round_: The round's number (the last one when None).
+
+        Returns:
+            The log `round()` returned for it, or None when no such round is kept.
+
+        Example:
+            >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
+            >>> enc.last_round() is None
+            True
+            >>> enc.round(seed=7) == enc.last_round(1)
+            True
+        """
         return self.store.round_log(self.name, round_)

@@ -10,6 +10,7 @@ the one spec (src/fracas/spec/facts.toml).
 
 from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
 from cpython cimport array
 import array as _pyarray
 cimport cython
@@ -297,18 +298,19 @@ cdef inline int64_t strike_damage(const int32_t* p, const Roll* r, bint take_mod
 
 cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                             Dice* shared, int64_t* mod_stamp, int64_t stamp, int64_t* out,
-                            int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
-    """Roll one attack with the generator state in a local copy (kept in registers)."""
+                            int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1) noexcept nogil:
+    """Roll one attack with the generator state in a local copy (kept in registers).
+    `injected` 0 (a constant at the call site): the dice come from the generator only."""
     cdef Dice local = shared[0]
     cdef int err = roll_strikes(plan, masks, begin, end, &local, mod_stamp, stamp, out,
-                                log, log_cap, logpos)
+                                log, log_cap, logpos, injected)
     shared[0] = local
     return err
 
 
 cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                              Dice* dice, int64_t* mod_stamp, int64_t stamp, int64_t* out,
-                             int32_t* log, int64_t log_cap, int64_t* logpos) noexcept nogil:
+                             int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1) noexcept nogil:
     """Roll strikes begin..end-1 as one attack; out gets one row per strike.
 
     `masks` holds two words per plan row (hit mask, crit mask). With log NULL
@@ -326,7 +328,7 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
         dice.strike = s
         if log != NULL:
             o[O_LOG] = logpos[0]
-        err = roll_dice(p, masks[2 * s], masks[2 * s + 1], dice, 1, &r, log, log_cap, logpos)
+        err = roll_dice(p, masks[2 * s], masks[2 * s + 1], dice, injected, &r, log, log_cap, logpos)
         if err:
             return err
         target = p[P_TARGET]

@@ -298,23 +298,27 @@ cdef inline int64_t strike_damage(const int32_t* p, const Roll* r, bint take_mod
 
 cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                             Dice* shared, int64_t* mod_stamp, int64_t stamp, int64_t* out,
-                            int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1) noexcept nogil:
+                            int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1,
+                            int64_t* damage_total=NULL) noexcept nogil:
     """Roll one attack with the generator state in a local copy (kept in registers).
-    `injected` 0 (a constant at the call site): the dice come from the generator only."""
+    `injected` 0 (a constant at the call site): the dice come from the generator only;
+    `out` NULL: only the damage, added to `damage_total` (a fight's attack)."""
     cdef Dice local = shared[0]
     cdef int err = roll_strikes(plan, masks, begin, end, &local, mod_stamp, stamp, out,
-                                log, log_cap, logpos, injected)
+                                log, log_cap, logpos, injected, damage_total)
     shared[0] = local
     return err
 
 
 cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                              Dice* dice, int64_t* mod_stamp, int64_t stamp, int64_t* out,
-                             int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1) noexcept nogil:
+                             int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1,
+                             int64_t* damage_total=NULL) noexcept nogil:
     """Roll strikes begin..end-1 as one attack; out gets one row per strike.
 
     `masks` holds two words per plan row (hit mask, crit mask). With log NULL
-    nothing is logged. Returns an error code.
+    nothing is logged. With out NULL (and log NULL) no row is written: the strikes'
+    damage is added to `damage_total`. Returns an error code.
     """
     cdef Roll r
     cdef int64_t s, base, undodgeable, damage
@@ -324,7 +328,7 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
     cdef int64_t* o
     for s in range(begin, end):
         p = plan + s * PLAN_WIDTH
-        o = out + (s - begin) * OUT_WIDTH
+        o = out + (s - begin) * OUT_WIDTH if out != NULL else NULL
         dice.strike = s
         if log != NULL:
             o[O_LOG] = logpos[0]
@@ -336,6 +340,9 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
         if take_mod:
             mod_stamp[target] = stamp
         damage = strike_damage(p, &r, take_mod, &base, &undodgeable)
+        if out == NULL:
+            damage_total[0] += damage
+            continue
         o[O_HITS] = r.hits
         o[O_CRIT] = r.crit
         o[O_CHAIN_LEN] = r.chain_len

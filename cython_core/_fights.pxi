@@ -66,8 +66,8 @@ cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
     return _splitmix64(&sm)
 
 
-cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
-    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+cdef inline void _seed_words(Dice* d, uint64_t seed) noexcept nogil:
+    """The generator words of the stream at `seed` (fracas.rng.seed_state)."""
     cdef uint64_t sm = seed
     cdef uint64_t o1 = _splitmix64(&sm)
     cdef uint64_t o2 = _splitmix64(&sm)
@@ -75,6 +75,11 @@ cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
     d.s1 = <uint32_t>(o1 >> 32)
     d.s2 = <uint32_t>o2
     d.s3 = <uint32_t>(o2 >> 32)
+
+
+cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
+    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+    _seed_words(d, seed)
     d.rolls = NULL
     d.n_rolls = 0
     d.pos = 0
@@ -200,8 +205,9 @@ cdef struct FightState:
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
-    """The round's next random event draws from stream k (Fight._stream)."""
-    _seed_dice(&f.dice, _chunk_seed(f.round_seed, f.k))
+    """The round's next random event draws from stream k (Fight._stream). Only the words
+    change: a fight injects no faces, so the rest of f.dice stays as play_fights set it."""
+    _seed_words(&f.dice, _chunk_seed(f.round_seed, f.k))
     f.k += 1
 
 
@@ -546,12 +552,10 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             f.reserve[t] -= reacted
     else:
         f.stamp[0] = -1
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
-                          NULL, 0, &logpos, 0)
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                          NULL, 0, &logpos, 0, &damage)
         if err:
             return err
-        for s in range(n):
-            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
     f.dealt[m] += damage + injury
     f.taken[t] += damage + injury
     if p.ct:
@@ -1150,6 +1154,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.pend_t = <int64_t*>_grab(keep, members * 8)
     f.pend_d = <int64_t*>_grab(keep, members * 8)
     f.defer = False
+    _seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

@@ -371,12 +371,16 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
     if tactic == TAC_NEAREST:
         return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
     if tactic == TAC_WEAKEST:
+        # the least health, the first in scenario order among equals: over m's enemies only
+        # (its nearest-first list holds them all), so a captain among 300 skeletons looks
+        # at the 4 adventurers, not at every combatant
         best = -1
         best_health = 0
-        for e in range(p.members):
-            if f.status[e] == ST_STANDING and p.side[e] != side:
+        for n in range(p.near_off[m], p.near_off[m + 1]):
+            e = p.near[n]
+            if f.status[e] == ST_STANDING:
                 health = f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)
-                if best < 0 or health < best_health:
+                if best < 0 or health < best_health or (health == best_health and e < best):
                     best, best_health = e, health
         return best
     # random: the k-th of the standing enemies in scenario order, k rolled on their count

@@ -510,8 +510,8 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
         total += groups[a * 3 + 2]
     if first < 0 or count < 0 or first + count > total:
         raise ValueError("attack range out of the groups")
-    if info.shape[0] < 4:
-        raise ValueError("info needs 4 entries")  # written unchecked below
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")  # written unchecked below
     mod_stamp_buf = bytearray(8 * max(n_targets, 1))
     cdef int64_t[::1] mod_stamp = memoryview(mod_stamp_buf).cast("q")
     for a in range(n_targets):
@@ -532,7 +532,7 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
     if out.shape[0] < row * OUT_WIDTH:
         raise ValueError("out is too small: %d rows needed" % row)
     cdef uint32_t[::1] masks = plan_masks(plan)
-    start_dice(&dice, state, rolls, info[0], &info[0])
+    start_dice(&dice, state, rolls, info[I_POS], &info[I_POS])
     row = 0
     with nogil:
         g = find_group(groups, first, &left)
@@ -550,10 +550,10 @@ def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_ta
                 break
             row += end - begin
         store_state(&dice, state)
-    info[0] = dice.pos
-    info[1] = logpos
-    info[2] = dice.strike if err else -1
-    info[3] = dice.error_pos if err else -1
+    info[I_POS] = dice.pos
+    info[I_LOGPOS] = logpos
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = dice.error_pos if err else -1
     return err
 
 
@@ -586,7 +586,7 @@ def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64
         raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
     if n < 1 or n > FL_LANES or counts.shape[0] != n or states.shape[0] != 4 * n:
         raise ValueError(f"roll_summary_lanes takes 1 to {FL_LANES} chunks, with 4 state words each")
-    if FL_HIST != HIST_BINS or info.shape[0] < 4:
+    if FL_HIST != HIST_BINS or info.shape[0] < INFO_WIDTH:
         raise ValueError("the lane kernel's histogram or info size does not match")
     for k in range(n):
         if firsts[k] < 0 or counts[k] < 0 or firsts[k] + counts[k] > groups[2]:
@@ -614,7 +614,7 @@ def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64
     with nogil:
         err = fracas_summary_lanes(&row, <int>n, &states[0], &counts[0], &acc)
     if err:
-        info[2] = strike
+        info[I_STRIKE] = strike
         return err
     tb = &targets[t * T_WIDTH]
     tb[T_DAMAGE] += acc.damage
@@ -634,8 +634,8 @@ def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64
     hist = gacc + G_WIDTH
     for i in range(HIST_BINS):
         hist[i] += acc.hist[i]
-    info[2] = -1
-    info[3] = -1
+    info[I_STRIKE] = -1
+    info[I_ERROR_POS] = -1
     return E_OK
 
 
@@ -673,8 +673,8 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
         widest = max(widest, groups[g * 3 + 1] - groups[g * 3])
     if first < 0 or count < 0 or first + count > attacks_total:
         raise ValueError("attack range out of the groups")
-    if info.shape[0] < 4:
-        raise ValueError("info needs 4 entries")  # written unchecked below
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")  # written unchecked below
     if targets.shape[0] < n_targets * T_WIDTH or by_type.shape[0] < n_targets * N_TYPES:
         raise ValueError("target accumulators too small")
     if group_acc.shape[0] < n_groups * stride:
@@ -750,8 +750,8 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 a += 1
             left -= take
         store_state(&dice, state)
-    info[2] = dice.strike if err else -1
-    info[3] = -1
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = -1
     return err
 
 
@@ -1034,8 +1034,8 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     cdef int64_t total = _check_xplan(plan, groups, n_targets, tinit)
     if first < 0 or count < 0 or first + count > total:
         raise ValueError("attack range out of the groups")
-    if info.shape[0] < 5:
-        raise ValueError("info needs 5 entries")  # written unchecked below
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")  # written unchecked below
     g = find_group(groups, first, &left)
     a = 0
     while a < count:
@@ -1052,7 +1052,7 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     tstate_buf = bytearray(8 * max(n_targets * XS_WIDTH, 1))
     cdef int64_t[::1] tstate = memoryview(tstate_buf).cast("q")
     cdef const int64_t* tinit_p = &tinit[0] if tinit.shape[0] else <const int64_t*>&tstate[0]
-    start_dice(&dice, state, rolls, info[0], &info[0])
+    start_dice(&dice, state, rolls, info[I_POS], &info[I_POS])
     cdef int32_t* log_p = &log[0] if log is not None and log.shape[0] else NULL
     cdef int64_t log_cap = log.shape[0] if log is not None else 0
     with nogil:
@@ -1070,11 +1070,11 @@ def xroll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 break
             row += end - begin
         store_state(&dice, state)
-    info[0] = dice.pos
-    info[1] = logpos
-    info[2] = dice.strike if err else -1
-    info[3] = dice.error_pos if err else -1
-    info[4] = dice.error_faces if err == E_ROLL_RANGE else 0
+    info[I_POS] = dice.pos
+    info[I_LOGPOS] = logpos
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = dice.error_pos if err else -1
+    info[I_ERROR_FACES] = dice.error_faces if err == E_ROLL_RANGE else 0
     return err
 
 
@@ -1096,8 +1096,8 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
         widest = max(widest, groups[g * 3 + 1] - groups[g * 3])
     if first < 0 or count < 0 or first + count > attacks_total:
         raise ValueError("attack range out of the groups")
-    if info.shape[0] < 5:
-        raise ValueError("info needs 5 entries")  # written unchecked below
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")  # written unchecked below
     if targets.shape[0] < n_targets * U_WIDTH or group_acc.shape[0] < n_groups * stride:
         raise ValueError("accumulators too small")
     out_buf = bytearray(8 * widest * XOUT_WIDTH)
@@ -1175,8 +1175,8 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
                 a += 1
             left -= take
         store_state(&dice, state)
-    info[2] = dice.strike if err else -1
-    info[3] = -1
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = -1
     return err
 
 
@@ -1201,8 +1201,8 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     cdef uint32_t* masks
     if n < 1 or n > 4096:
         raise ValueError("one attack has 1 to 4096 strikes")
-    if info.shape[0] < 4:
-        raise ValueError("info needs 4 entries")
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")
     if n_targets < 1:
         raise ValueError("an attack needs a target")
     check_rows(plan, n, n_targets)
@@ -1214,7 +1214,7 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
         raise MemoryError()
     try:
         fill_masks(&plan[0], n, masks)
-        start_dice(&dice, state, rolls, info[0], &info[0])
+        start_dice(&dice, state, rolls, info[I_POS], &info[I_POS])
         start = dice
         while True:
             out = array.clone(_Q, n * OUT_WIDTH, zero=True)
@@ -1232,10 +1232,10 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     finally:
         free(stamp)
         free(masks)
-    info[0] = dice.pos
-    info[1] = logpos
-    info[2] = dice.strike if err else -1
-    info[3] = dice.error_pos if err else -1
+    info[I_POS] = dice.pos
+    info[I_LOGPOS] = logpos
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = dice.error_pos if err else -1
     return err, out, log
 
 

@@ -118,6 +118,13 @@ cdef enum:
     K_DAMAGE = 1
     K_EXPLODED = 2
     K_WIDTH = 3
+    # Call info of the ER and row kernels: INFO_WIDTH int64 the caller passes in and the kernel fills.
+    I_POS = 0
+    I_LOGPOS = 1
+    I_STRIKE = 2
+    I_ERROR_POS = 3
+    I_ERROR_FACES = 4
+    INFO_WIDTH = 5
     # Constants.
     X_HIT_NONE = 0
     X_HIT_WW = 1
@@ -251,6 +258,12 @@ LAYOUT = {
     'K_DAMAGE': K_DAMAGE,
     'K_EXPLODED': K_EXPLODED,
     'K_WIDTH': K_WIDTH,
+    'I_POS': I_POS,
+    'I_LOGPOS': I_LOGPOS,
+    'I_STRIKE': I_STRIKE,
+    'I_ERROR_POS': I_ERROR_POS,
+    'I_ERROR_FACES': I_ERROR_FACES,
+    'INFO_WIDTH': INFO_WIDTH,
     'X_HIT_NONE': X_HIT_NONE,
     'X_HIT_WW': X_HIT_WW,
     'X_HIT_OS': X_HIT_OS,

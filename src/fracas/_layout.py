@@ -131,6 +131,14 @@ K_DAMAGE = 1  # damage dealt
 K_EXPLODED = 2  # dice added by explosions
 K_WIDTH = 3  # row width
 
+# Call info of the ER and row kernels: INFO_WIDTH int64 the caller passes in and the kernel fills.
+I_POS = 0  # in: the first injected face to use; out: the next one
+I_LOGPOS = 1  # out: log entries written
+I_STRIKE = 2  # out: the strike (plan row) an error stopped at, -1 if none
+I_ERROR_POS = 3  # out: the position of the injected face an error names, -1 if none
+I_ERROR_FACES = 4  # out, row kernels: the faces of the die an out-of-range injected face was for, 0 if none
+INFO_WIDTH = 5  # row width
+
 # Constants.
 X_HIT_NONE = 0  # no attack roll (CT-2)
 X_HIT_WW = 1  # Worldwalker attack roll (WW-2)

@@ -19,6 +19,7 @@ from ._facts import CT_EXPLODE_LIMIT
 from .rng import Xoshiro128
 from .rng import seed_state as rng_seed_state
 from ._layout import (
+    I_ERROR_FACES, I_ERROR_POS, I_LOGPOS, I_POS, I_STRIKE, INFO_WIDTH,
     CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK,
     G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
     O_BASE, O_CHAIN_DMG, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG,
@@ -187,11 +188,11 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
     """Roll attacks first..first+count-1, every strike into `out`, every die into `log`.
 
     `groups` is int64 triples (first strike, end strike, attack count). `rolls` is an
-    int32 buffer of injected faces or None. `info` (int64[4]) carries in: the rolls
-    position; out: rolls position, log entries used, strike where an error happened,
-    roll position of the error. Returns an error code.
+    int32 buffer of injected faces or None. `info` (int64[INFO_WIDTH], the I_ slots)
+    carries in: the rolls position; out: rolls position, log entries used, strike where
+    an error happened, roll position of the error. Returns an error code.
     """
-    dice = Draw(state, rolls, info[0])
+    dice = Draw(state, rolls, info[I_POS])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -201,9 +202,9 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
             logpos = _roll_attack(plan, begin, end, dice, mod_stamp, a, out, row, log, logpos)
             row += end - begin
     except KernelError as err:
-        info[0], info[1], info[2], info[3] = dice.pos, logpos, err.where, err.position
+        info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS] = dice.pos, logpos, err.where, err.position
         return err.code
-    info[0], info[1], info[2], info[3] = dice.pos, logpos, -1, -1
+    info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS] = dice.pos, logpos, -1, -1
     return E_OK
 
 
@@ -255,7 +256,7 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
             group_acc[gb + G_CRITS] += crits
             group_acc[gb + G_WIDTH + min(total, HIST_BINS - 1)] += 1
     except KernelError as err:
-        info[2], info[3] = err.where, err.position
+        info[I_STRIKE], info[I_ERROR_POS] = err.where, err.position
         return err.code
     return E_OK
 
@@ -434,11 +435,11 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
     """The X_ kernel's `roll_detail`: every strike into `out`, every damage die into `log`.
 
     `tinit` is int64[n_targets * XS_WIDTH], the parry state every attack starts from;
-    `log` holds one int32 face per damage die (None or empty: log nothing). `info`
-    (int64[5]) as for `roll_detail`, and info[4] the faces of the die an injected face
-    did not fit. Returns an error code.
+    `log` holds one int32 face per damage die (None or empty: log nothing). `info` as
+    for `roll_detail`, and info[I_ERROR_FACES] the faces of the die an injected face did
+    not fit. Returns an error code.
     """
-    dice = Draw(state, rolls, info[0])
+    dice = Draw(state, rolls, info[I_POS])
     tstate = list(tinit)
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -448,9 +449,9 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
             logpos = _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos)
             row += end - begin
     except KernelError as err:
-        info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, err.where, err.position, err.faces
+        info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS], info[I_ERROR_FACES] = dice.pos, logpos, err.where, err.position, err.faces
         return err.code
-    info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, -1, -1, 0
+    info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS], info[I_ERROR_FACES] = dice.pos, logpos, -1, -1, 0
     return E_OK
 
 
@@ -504,7 +505,7 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
             group_acc[gb + K_EXPLODED] += exploded
             group_acc[gb + K_WIDTH + min(total, HIST_BINS - 1)] += 1
     except KernelError as err:
-        info[2], info[3] = err.where, err.position
+        info[I_STRIKE], info[I_ERROR_POS] = err.where, err.position
         return err.code
     return E_OK
 
@@ -517,16 +518,16 @@ def roll_single(plan: Any, n_targets: Any, state: Any, rolls: Any, info: Any) ->
     n = len(plan) // PLAN_WIDTH
     if not 1 <= n <= 4096:
         raise ValueError("one attack has 1 to 4096 strikes")
-    if len(info) < 4:
-        raise ValueError("info needs 4 entries")
+    if len(info) < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")
     groups = array("q", (0, n, 1))
     capacity = n * 24
     start = array("I", state)
-    pos = info[0]
+    pos = info[I_POS]
     while True:
         out = array("q", [0]) * (n * OUT_WIDTH)
         log = array("i", [0]) * (2 * capacity)
-        info[0] = pos
+        info[I_POS] = pos
         err = roll_detail(plan, groups, n_targets, 0, 1, state, rolls, out, log, info)
         if err != E_LOG_FULL:
             return err, out, log

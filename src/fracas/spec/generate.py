@@ -37,10 +37,14 @@ def load() -> dict[str, Any]:
 
 # -- the layout, as (name, value, doc) --------------------------------------------------
 
-def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
+def layout_entries(facts: dict[str, Any], js: bool = False) -> list[tuple[str, int, str]]:
+    """The layout's names, values and docs; `js`: only what the JavaScript resolvers read
+    (a block marked `js = false` is Python's and Cython's alone)."""
     entries: list[tuple[str, int, str]] = []
-    for block in ("plan", "out", "target_acc", "group_acc", "xplan", "xout", "xtarget", "xgroup"):
+    for block in ("plan", "out", "target_acc", "group_acc", "xplan", "xout", "xtarget", "xgroup", "info"):
         spec = facts["layout"][block]
+        if js and not spec.get("js", True):
+            continue
         entries.append((f"# {spec['doc']}", 0, ""))
         for index, (name, doc) in enumerate(spec["columns"]):
             entries.append((spec["prefix"] + name, index, doc))
@@ -138,7 +142,7 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
              "// The kernel layout, Enchanted Realms names, error codes and message templates,",
              "// the same numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
     lines.append("const LAYOUT = Object.freeze({")
-    for name, value, _doc in layout_entries(facts):
+    for name, value, _doc in layout_entries(facts, js=True):
         if not name.startswith("#"):
             lines.append(f"  {name}: {value},")
     lines += ["});", ""]

@@ -835,6 +835,7 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
     `gen_only` (a constant at each call site, so the C compiler drops the other branch):
     no injected faces, hence no error to check after a draw."""
     cdef int react = p[X_REACT]
+    cdef bint counting = p[X_HIT] == X_HIT_COUNT  # a dice pool: no d20, the dice count successes
     cdef int feint = 0, feint_roll = 0, feint_def = 0, check = 0, check_roll = 0
     cdef int roll = 0, hit = 1, react_roll = 0, negated = 0, face, faces, cost_roll = 0
     cdef int64_t attack = 0, react_total = 0, dice_sum = 0, exploded = 0, raw = 0, reduced = 0
@@ -891,11 +892,14 @@ cdef inline int xstrike(const int32_t* p, Dice* dice, int64_t* tstate, int64_t* 
                 log[logpos[0]] = face
                 logpos[0] += 1
                 nlog += 1
-            dice_sum += face
+            dice_sum += <int>(face >= p[X_TN]) if counting else face
             pending -= 1
             if p[X_EXPLODE] and face == faces and exploded < CT_EXPLODE_LIMIT:
                 pending += 1
                 exploded += 1
+        if counting and dice_sum == 0:
+            hit = 0  # no success: the pool missed (no maximum face either, so nothing exploded)
+    if hit and not negated:
         raw = dice_sum + p[X_FLAT] + <int64_t>p[X_PER_DIE] * p[X_DICE]
         reduced = p[X_REDUCE_PASS] if check == 1 else p[X_REDUCE]
         damage = raw - reduced
@@ -1021,6 +1025,10 @@ def _check_xplan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
             raise ValueError("strike %d targets no known target" % s)
         if not (2 <= p[X_FACES] <= 1000) or not (0 <= p[X_DICE] <= 100000) or not (0 <= p[X_COST] <= 1000):
             raise ValueError("strike %d has no valid dice" % s)
+        if not (X_HIT_NONE <= p[X_HIT] <= X_HIT_COUNT):
+            raise ValueError("strike %d has no known hit mode" % s)
+        if p[X_HIT] == X_HIT_COUNT and (not (1 <= p[X_TN] <= p[X_FACES]) or p[X_REACT] or p[X_FEINT] or p[X_CHECK]):
+            raise ValueError("strike %d counts successes: its TN is a face, with no block, dodge, feint or check" % s)
     return total
 
 

@@ -147,6 +147,7 @@ cdef enum:
     N_TYPES = 10
     HIST_BINS = 64
     CHUNK_SIZE = 65536
+    X_HIT_COUNT = 3
 
 # Python-visible copy, so a test can compare with fracas._layout.
 LAYOUT = {
@@ -285,4 +286,5 @@ LAYOUT = {
     'N_TYPES': N_TYPES,
     'HIST_BINS': HIST_BINS,
     'CHUNK_SIZE': CHUNK_SIZE,
+    'X_HIT_COUNT': X_HIT_COUNT,
 }

@@ -61,7 +61,7 @@ G_WIDTH = 3  # row width
 
 # Plan of the Worldwalker, Cartyrion and old-school kernel: one row of XPLAN_WIDTH int32 per strike.
 X_TARGET = 0  # target index
-X_HIT = 1  # attack roll: X_HIT_NONE (Cartyrion), X_HIT_WW (natural 20 counts 30, 1 counts -10), X_HIT_OS (natural 20 hits, 1 misses)
+X_HIT = 1  # attack roll: X_HIT_NONE (Cartyrion), X_HIT_WW (natural 20 counts 30, 1 counts -10), X_HIT_OS (natural 20 hits, 1 misses), X_HIT_COUNT (no d20: the damage dice count successes)
 X_BONUS = 2  # added to the d20 attack roll
 X_TN = 3  # what the attack total must meet: Passive Defense TN (WW-2) or AC (OS-6)
 X_REACT = 4  # 1 if the target blocks or dodges (WW-5)
@@ -87,7 +87,7 @@ X_COST_HALF = 23  # 1 to halve the stamina cost, rounding up (weapon specializat
 XPLAN_WIDTH = 24  # row width
 
 # Results of that kernel: one row of XOUT_WIDTH int64 per strike rolled.
-Y_HIT = 0  # 1 if the strike hit (always, with no attack roll)
+Y_HIT = 0  # 1 if the strike hit (always, with no attack roll; with X_HIT_COUNT, one success or more)
 Y_ROLL = 1  # the attack d20 face, 0 if none
 Y_ATTACK = 2  # the attack total (substituted natural face + BONUS)
 Y_FEINT = 3  # 0 no feint, 1 the feint succeeded, 2 it failed
@@ -98,7 +98,7 @@ Y_REACT = 7  # the block/dodge total
 Y_NEGATED = 8  # 1 if the block/dodge negated the attack
 Y_CHECK = 9  # 0 no check, 1 passed, 2 failed
 Y_CHECK_ROLL = 10  # the check's d20
-Y_DICE_SUM = 11  # sum of every damage die, explosions included
+Y_DICE_SUM = 11  # sum of every damage die, explosions included; with X_HIT_COUNT, the successes
 Y_EXPLODED = 12  # dice added by explosions
 Y_RAW = 13  # damage before reduction: DICE_SUM + FLAT + PER_DIE x DICE
 Y_REDUCED = 14  # the amount subtracted
@@ -161,3 +161,4 @@ CHAIN_LIMIT = 10000  # crit dice in one chain before the engine stops with a Lim
 N_TYPES = 10  # damage types (the length of enums.damage_types)
 HIST_BINS = 64  # bins of a bulk group's damage histogram
 CHUNK_SIZE = 65536  # attacks per bulk chunk, each with its own generator stream
+X_HIT_COUNT = 3  # success counting, a dice pool: each of the X_DICE dice (X_FACES faces, a maximum explodes with X_EXPLODE) showing X_TN or more is one success; one or more hits, and the successes are the dice's total

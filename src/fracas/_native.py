@@ -32,7 +32,7 @@ from ._layout import (
     U_ABSORBED, U_ATTACKS, U_ATTACKS_HIT, U_COST, U_DAMAGE, U_EXPLODED, U_INJURY, U_LONGEST,
     U_NEGATED, U_STRIKES, U_STRIKES_HIT, U_WIDTH,
     X_BONUS, X_CHECK, X_CHECK_BONUS, X_CHECK_DC, X_COST, X_COST_HALF, X_DICE, X_EXPLODE, X_FACES,
-    X_FEINT, X_FEINT_BONUS, X_FEINT_DEFENSE, X_FLAT, X_HIT, X_HIT_OS, X_HIT_WW, X_MIN, X_PARRY,
+    X_FEINT, X_FEINT_BONUS, X_FEINT_DEFENSE, X_FLAT, X_HIT, X_HIT_COUNT, X_HIT_OS, X_HIT_WW, X_MIN, X_PARRY,
     X_PARRY_SHIELD, X_PARRY_WEAPON, X_PER_DIE, X_POOL, X_REACT, X_REACT_BONUS, X_REDUCE,
     X_REDUCE_PASS, X_TARGET, X_TN, XPLAN_WIDTH, XS_WIDTH, XOUT_WIDTH,
     Y_ABSORBED, Y_ATTACK, Y_CHECK, Y_CHECK_ROLL, Y_COST, Y_COST_ROLL, Y_DAMAGE, Y_DICE_SUM,
@@ -329,7 +329,8 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
     d20, the attack d20, the block/dodge d20 (only against a hit), the damage dice
     and their explosions breadth first (only when the strike lands; at most
     CT_EXPLODE_LIMIT explosions, after which a maximum face adds no die), the
-    stamina-cost die.
+    stamina-cost die. With X_HIT_COUNT there is no d20: the damage dice are a pool whose
+    faces of X_TN or more are successes, and no success is a miss.
     """
     react = plan[p + X_REACT]
     feint = feint_roll = feint_def = 0
@@ -369,6 +370,8 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
         faces = plan[p + X_FACES]
         explode = plan[p + X_EXPLODE]
         pending = plan[p + X_DICE]
+        counting = mode == X_HIT_COUNT  # a dice pool: no d20, the dice count successes
+        tn = plan[p + X_TN]
         while pending:
             face = dice.die(faces)
             if log is not None:
@@ -377,11 +380,14 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
                 log[logpos] = face
                 logpos += 1
                 nlog += 1
-            dice_sum += face
+            dice_sum += (face >= tn) if counting else face
             pending -= 1
             if explode and face == faces and exploded < CT_EXPLODE_LIMIT:  # bounded (CT-3 decision)
                 pending += 1
                 exploded += 1
+        if counting and dice_sum == 0:
+            hit = 0  # no success: the pool missed (no maximum face either, so nothing exploded)
+    if hit and not negated:
         raw = dice_sum + plan[p + X_FLAT] + plan[p + X_PER_DIE] * plan[p + X_DICE]
         reduced = plan[p + X_REDUCE_PASS] if check == 1 else plan[p + X_REDUCE]
         damage = max(raw - reduced, 0, plan[p + X_MIN])

@@ -52,6 +52,9 @@ def layout_entries(facts: dict[str, Any], js: bool = False) -> list[tuple[str, i
     entries.append(("# Constants.", 0, ""))
     for name, (value, doc) in facts["layout"]["constants"].items():
         entries.append((name, value, doc))
+    if not js:
+        for name, (value, doc) in facts["layout"].get("kernel_constants", {}).items():
+            entries.append((name, value, doc))
     if facts["layout"]["constants"]["N_TYPES"][0] != len(facts["enums"]["damage_types"]):
         raise ValueError("N_TYPES must equal the number of damage types")
     return entries

@@ -319,7 +319,7 @@ class Suite:
                 "labels": {c.key: c.label for c in contestants}}
 
     def _ruleset(self, key: str, tick) -> dict:
-        """A Cartyrion or Worldwalker scenario: fracas beside a randint loop and NumPy, same rule."""
+        """A Cartyrion, Worldwalker or d6-pool scenario: fracas beside a randint loop and NumPy, same rule."""
         title, description, _profile, _target = rulesets_bench.SCENARIOS[key]
         own = rulesets_bench.CONTESTANTS[key]
         contestants = [

@@ -2,7 +2,7 @@
 # fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
 # Worldwalker, Cartyrion and old-school.
 #
-# Included at the end of _core.pyx, so the round loop calls the very strike kernels
+# Included last by _core.pyx, so the round loop calls the very strike kernels
 # (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
 # the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
 # for it, by construction. Each round follows Fight.play_round step for step for these

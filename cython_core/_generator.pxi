@@ -1,0 +1,161 @@
+# The generator (docs/ENGINE.md "Dice"): xoshiro128** seeded by SplitMix64, a die of n
+# faces by Lemire's multiply-and-reject, and injected faces in its place. Its state is a
+# plain struct every kernel passes by pointer and copies into locals in its loop (in the
+# shape of numpy.random's bit generators: a state struct and inline `next` functions,
+# never a global), loaded from and stored back to the caller's uint32[4] buffer.
+
+
+cdef struct Dice:
+    uint32_t s0
+    uint32_t s1
+    uint32_t s2
+    uint32_t s3
+    const int32_t* rolls     # NULL: draw from the generator
+    int64_t n_rolls
+    int64_t pos
+    int64_t strike
+    int error
+    int64_t error_pos
+    int error_faces
+
+
+cdef inline uint32_t next32(Dice* d) noexcept nogil:
+    cdef uint32_t s1 = d.s1
+    cdef uint32_t x = s1 * 5u
+    cdef uint32_t result = ((x << 7) | (x >> 25)) * 9u
+    cdef uint32_t t = s1 << 9
+    d.s2 ^= d.s0
+    d.s3 ^= d.s1
+    d.s1 ^= d.s2
+    d.s0 ^= d.s3
+    d.s2 ^= t
+    d.s3 = (d.s3 << 11) | (d.s3 >> 21)
+    return result
+
+
+cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
+    cdef uint64_t m = <uint64_t>next32(d) * n
+    cdef uint32_t low = <uint32_t>m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = (0u - n) % n
+        while low < threshold:
+            m = <uint64_t>next32(d) * n
+            low = <uint32_t>m
+    return <int>(m >> 32) + 1
+
+
+cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n, or 0 with d.error set (injected rolls short or out of range)."""
+    cdef int32_t face
+    if d.rolls != NULL:
+        if d.pos >= d.n_rolls:
+            d.error = E_ROLLS_SHORT
+            d.error_pos = d.pos
+            return 0
+        face = d.rolls[d.pos]
+        if face < 1 or face > <int32_t>n:
+            d.error = E_ROLL_RANGE
+            d.error_pos = d.pos
+            d.error_faces = <int>n
+            return 0
+        d.pos += 1
+        return face
+    return draw_gen(d, n)
+
+
+cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    d.s0 = state[0]
+    d.s1 = state[1]
+    d.s2 = state[2]
+    d.s3 = state[3]
+
+
+cdef void store_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    state[0] = d.s0
+    state[1] = d.s1
+    state[2] = d.s2
+    state[3] = d.s3
+
+
+cdef void start_dice(Dice* d, uint32_t[::1] state, const int32_t[::1] rolls, int64_t pos,
+                     const void* empty) noexcept:
+    """A stream at `state`: from the generator (`rolls` None), or injected faces from `pos`.
+    An empty list is injected too (its first draw is an error): `empty` is then its
+    non-NULL pointer."""
+    load_state(d, state)
+    if rolls is None:
+        d.rolls = NULL
+        d.n_rolls = 0
+    else:
+        d.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>empty
+        d.n_rolls = rolls.shape[0]
+    d.pos = pos
+    d.error = 0
+    d.error_pos = -1
+    d.strike = -1
+
+
+cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+def seed_state(uint64_t seed, uint32_t[::1] state):
+    """Write the xoshiro128** state of a 64-bit seed into `state` (four words): two
+    SplitMix64 outputs, low word first (fracas.rng.seed_state, in C)."""
+    if state.shape[0] < 4:
+        raise ValueError("the state needs four words")
+    cdef uint64_t sm = seed
+    cdef uint64_t o1 = _splitmix64(&sm)
+    cdef uint64_t o2 = _splitmix64(&sm)
+    state[0] = <uint32_t>(o1 & 0xFFFFFFFF)
+    state[1] = <uint32_t>(o1 >> 32)
+    state[2] = <uint32_t>(o2 & 0xFFFFFFFF)
+    state[3] = <uint32_t>(o2 >> 32)
+
+
+def generator_words(uint32_t[::1] state, int64_t count):
+    """Draw `count` raw 32-bit words and return their XOR (the generator's speed limit)."""
+    cdef Dice dice
+    cdef int64_t i
+    cdef uint32_t acc = 0
+    load_state(&dice, state)
+    with nogil:
+        for i in range(count):
+            acc ^= next32(&dice)
+        store_state(&dice, state)
+    return acc
+
+
+def die(uint32_t[::1] state, uint32_t faces):
+    """One face 1..faces from the generator state (four words, advanced in place): the
+    follow-up dice rulesets draw outside the kernels (fracas.dice.Dice.die), in C."""
+    if state.shape[0] < 4:
+        raise ValueError("the state needs four words")
+    if faces < 1 or faces > (1u << 21):
+        raise ValueError("faces must be 1..2**21")
+    cdef Dice dice
+    load_state(&dice, state)
+    cdef int face = draw_gen(&dice, faces)
+    store_state(&dice, state)
+    return face
+
+
+def draw_faces(uint32_t[::1] state, int faces, int32_t[::1] out):
+    """Fill `out` with dice of `faces` faces from `state` (fairness tests, benchmarks)."""
+    cdef Dice dice
+    cdef int64_t i
+    if faces < 1 or faces > (1 << 21):
+        raise ValueError("faces must be 1..2**21")
+    load_state(&dice, state)
+    dice.rolls = NULL
+    dice.error = 0
+    with nogil:
+        for i in range(out.shape[0]):
+            out[i] = draw(&dice, faces)
+        store_state(&dice, state)

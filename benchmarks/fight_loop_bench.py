@@ -117,7 +117,8 @@ def _side_by_side(scenario: bytes, runs: int, request: dict[str, Any], rounds: i
     simulate(scenario, runs=min(runs, 20), seed=SEED, workers=1)  # compile and warm up
     fracas.resolve_bulk(request, seed=1, threads=1)
     attacks = sum(a["count"] for a in request["attacks"])
-    size = max(1, runs // rounds)
+    rounds = max(1, min(rounds, runs))  # a round plays one fight at least
+    size = runs // rounds
     fights, bulks, ratios = [], [], []
     played: Optional[dict[str, Any]] = None
     for r in range(rounds):

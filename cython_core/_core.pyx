@@ -17,6 +17,9 @@ cimport cython
 
 BACKEND = "compiled"
 
+from _layout cimport *
+from _generator cimport *
+
 include "_layout.pxi"
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
@@ -25,7 +28,8 @@ from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 
 
-# One file per concern, in this order (each uses only those before it): the generator,
+# One file per concern, in this order (each uses only those before it): the generator
+# (its C-level API in _generator.pxd, cimported above; here what Python calls),
 # the Enchanted Realms kernel, the lane kernel, the strike-row kernel, the single-attack
 # path, and whole fights on all of them.
 include "_generator.pxi"

@@ -63,14 +63,14 @@ cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
     if chunk == 0:
         return seed
     cdef uint64_t sm = seed ^ (chunk * <uint64_t>0xD6E8FEB86659FD93)
-    return _splitmix64(&sm)
+    return splitmix64(&sm)
 
 
 cdef inline void _seed_words(Dice* d, uint64_t seed) noexcept nogil:
     """The generator words of the stream at `seed` (fracas.rng.seed_state)."""
     cdef uint64_t sm = seed
-    cdef uint64_t o1 = _splitmix64(&sm)
-    cdef uint64_t o2 = _splitmix64(&sm)
+    cdef uint64_t o1 = splitmix64(&sm)
+    cdef uint64_t o2 = splitmix64(&sm)
     d.s0 = <uint32_t>o1
     d.s1 = <uint32_t>(o1 >> 32)
     d.s2 = <uint32_t>o2

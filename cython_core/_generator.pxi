@@ -1,68 +1,6 @@
-# The generator (docs/ENGINE.md "Dice"): xoshiro128** seeded by SplitMix64, a die of n
-# faces by Lemire's multiply-and-reject, and injected faces in its place. Its state is a
-# plain struct every kernel passes by pointer and copies into locals in its loop (in the
-# shape of numpy.random's bit generators: a state struct and inline `next` functions,
-# never a global), loaded from and stored back to the caller's uint32[4] buffer.
-
-
-cdef struct Dice:
-    uint32_t s0
-    uint32_t s1
-    uint32_t s2
-    uint32_t s3
-    const int32_t* rolls     # NULL: draw from the generator
-    int64_t n_rolls
-    int64_t pos
-    int64_t strike
-    int error
-    int64_t error_pos
-    int error_faces
-
-
-cdef inline uint32_t next32(Dice* d) noexcept nogil:
-    cdef uint32_t s1 = d.s1
-    cdef uint32_t x = s1 * 5u
-    cdef uint32_t result = ((x << 7) | (x >> 25)) * 9u
-    cdef uint32_t t = s1 << 9
-    d.s2 ^= d.s0
-    d.s3 ^= d.s1
-    d.s1 ^= d.s2
-    d.s0 ^= d.s3
-    d.s2 ^= t
-    d.s3 = (d.s3 << 11) | (d.s3 >> 21)
-    return result
-
-
-cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
-    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
-    cdef uint64_t m = <uint64_t>next32(d) * n
-    cdef uint32_t low = <uint32_t>m
-    cdef uint32_t threshold
-    if low < n:
-        threshold = (0u - n) % n
-        while low < threshold:
-            m = <uint64_t>next32(d) * n
-            low = <uint32_t>m
-    return <int>(m >> 32) + 1
-
-
-cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
-    """One face 1..n, or 0 with d.error set (injected rolls short or out of range)."""
-    cdef int32_t face
-    if d.rolls != NULL:
-        if d.pos >= d.n_rolls:
-            d.error = E_ROLLS_SHORT
-            d.error_pos = d.pos
-            return 0
-        face = d.rolls[d.pos]
-        if face < 1 or face > <int32_t>n:
-            d.error = E_ROLL_RANGE
-            d.error_pos = d.pos
-            d.error_faces = <int>n
-            return 0
-        d.pos += 1
-        return face
-    return draw_gen(d, n)
+# The generator's Python-facing functions (seeding, words, dice for `fracas.dice.Dice`) and
+# the load/store of its state from the callers' uint32[4] buffers; the generator itself is
+# _generator.pxd.
 
 
 cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
@@ -97,22 +35,14 @@ cdef void start_dice(Dice* d, uint32_t[::1] state, const int32_t[::1] rolls, int
     d.strike = -1
 
 
-cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
-    state[0] += <uint64_t>0x9E3779B97F4A7C15
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
-
-
 def seed_state(uint64_t seed, uint32_t[::1] state):
     """Write the xoshiro128** state of a 64-bit seed into `state` (four words): two
     SplitMix64 outputs, low word first (fracas.rng.seed_state, in C)."""
     if state.shape[0] < 4:
         raise ValueError("the state needs four words")
     cdef uint64_t sm = seed
-    cdef uint64_t o1 = _splitmix64(&sm)
-    cdef uint64_t o2 = _splitmix64(&sm)
+    cdef uint64_t o1 = splitmix64(&sm)
+    cdef uint64_t o2 = splitmix64(&sm)
     state[0] = <uint32_t>(o1 & 0xFFFFFFFF)
     state[1] = <uint32_t>(o1 >> 32)
     state[2] = <uint32_t>(o2 & 0xFFFFFFFF)

@@ -53,14 +53,14 @@ def test_layout_widths_match_their_columns():
 def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
     """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in
     five places; its slots are the spec's [layout.info] now (I_POS … I_ERROR_FACES), in
-    Python and Cython, and no kernel or caller indexes it by a bare number. The JavaScript
+    Python and Cython (the generated _layout.pxd the kernels cimport), and no kernel or caller indexes it by a bare number. The JavaScript
     resolvers throw their errors and have no info array: the block is not in facts.js."""
     facts = generate.load()
     names = [name for name, _doc in facts["layout"]["info"]["columns"]]
     assert [getattr(_layout, "I_" + name) for name in names] == list(range(len(names))) == \
         list(range(_layout.INFO_WIDTH))
-    pxi = (REPO / "cython_core" / "_layout.pxi").read_text()
-    assert all(f"I_{name} = {i}" in pxi for i, name in enumerate(names))
+    pxd = (REPO / "cython_core" / "_layout.pxd").read_text()
+    assert all(f"I_{name} = {i}" in pxd for i, name in enumerate(names))
     assert "INFO_WIDTH" not in (REPO / "vtt_scripts" / "roll20" / "src" / "facts.js").read_text()
     sources = [*(REPO / "cython_core").glob("*.py*"), *(REPO / "src" / "fracas").rglob("*.py"),
                *(REPO / "benchmarks").glob("*.py")]

@@ -62,7 +62,7 @@ def layout_entries(facts: dict[str, Any], js: bool = False) -> list[tuple[str, i
 
 def python_layout(facts: dict[str, Any], root: Path) -> str:
     lines = [f'"""Column layout of the flat arrays the kernels read and write.\n\n{BANNER}\n'
-             'The compiled core includes the same numbers (cython_core/_layout.pxi) and the\n'
+             'The compiled core cimports the same numbers (cython_core/_layout.pxd) and the\n'
              'Roll20 resolver reads them from vtt_scripts/roll20/src/facts.js. Every array\n'
              'is a flat `array.array`, row-major.\n"""', ""]
     for name, value, doc in layout_entries(facts):
@@ -73,16 +73,19 @@ def python_layout(facts: dict[str, Any], root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cython_layout_pxd(facts: dict[str, Any], root: Path) -> str:
+    """The layout as C enums in a .pxd, which the kernels' files cimport (the generator's
+    .pxd takes its error codes from it)."""
+    lines = [f"# {BANNER}", "# The kernel array layout (fracas._layout in Python), as C constants.", "", "cdef enum:"]
+    for name, value, _doc in layout_entries(facts):
+        lines.append(f"    {name}" if name.startswith("#") else f"    {name} = {value}")
+    return "\n".join(lines) + "\n"
+
+
 def cython_layout(facts: dict[str, Any], root: Path) -> str:
-    lines = [f"# {BANNER}", "# The kernel array layout (fracas._layout in Python).", "", "cdef enum:"]
-    names = []
-    for name, value, doc in layout_entries(facts):
-        if name.startswith("#"):
-            lines.append(f"    {name}")
-            continue
-        names.append(name)
-        lines.append(f"    {name} = {value}")
-    lines += ["", "# Python-visible copy, so a test can compare with fracas._layout.", "LAYOUT = {"]
+    names = [name for name, _value, _doc in layout_entries(facts) if not name.startswith("#")]
+    lines = [f"# {BANNER}", "# The kernel array layout's Python-visible copy in the compiled core, so a test can",
+             "# compare it with fracas._layout (the constants themselves are in _layout.pxd).", "", "LAYOUT = {"]
     lines += [f"    {name!r}: {name}," for name in names]
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -238,6 +241,7 @@ def scenario_schema(facts: dict[str, Any], root: Path) -> str:
 OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "src/fracas/_layout.py": python_layout,
     "src/fracas/_facts.py": python_facts,
+    "cython_core/_layout.pxd": cython_layout_pxd,
     "cython_core/_layout.pxi": cython_layout,
     "vtt_scripts/roll20/src/facts.js": roll20_facts,
     "vtt_scripts/roll20/relay/methods.js": roll20_relay_methods,

@@ -52,12 +52,15 @@ def extensions():
     ext = Extension(
         "fracas._core",
         ["cython_core/_core.pyx"],
-        depends=["cython_core/_layout.pxi", "cython_core/_fights.pxi", "cython_core/lanes.h",
-                 "cython_core/lanes_body.h"],
+        depends=["cython_core/_layout.pxd", "cython_core/_layout.pxi", "cython_core/_generator.pxd",
+                 "cython_core/_generator.pxi", "cython_core/_er.pxi",
+                 "cython_core/_lanes.pxi", "cython_core/_rows.pxi", "cython_core/_single.pxi",
+                 "cython_core/_fights.pxi", "cython_core/lanes.h", "cython_core/lanes_body.h"],
         extra_compile_args=compile_args,
     )
     return cythonize(
         [ext],
+        include_path=["cython_core"],  # the .pxd files _core.pyx cimports (_layout, _generator)
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,

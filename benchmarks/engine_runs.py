@@ -55,7 +55,7 @@ def kernel(scenario: Scenario, module=None) -> Callable[[int, int], Tally]:
         targets = array("q", bytes(8 * n_targets * L.T_WIDTH))
         by_type = array("q", bytes(8 * n_targets * L.N_TYPES))
         groups_acc = array("q", bytes(8 * (L.G_WIDTH + L.HIST_BINS)))
-        info = array("q", bytes(32))
+        info = array("q", bytes(8 * L.INFO_WIDTH))
         err = module.roll_summary(plan, scenario.groups(n), n_targets, 0, n, state,
                                   targets, by_type, groups_acc, info)
         if err:

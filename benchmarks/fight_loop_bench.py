@@ -11,12 +11,19 @@ with 299 skeletons and their captain), on one process, side by side in one run:
   thread): every group's strikes at every enemy group's target, weighted by how many
   members each has, and `share`: attacks/s inside compiled fights ÷ bulk attacks/s.
 
+The compiled fights and the bulk request are timed in interleaved rounds, as the rest of
+`fracas bench` is (benchmarks/harness.py: the machines are shared and noisy): each
+round plays a slice of the fights and resolves the bulk request once, in turn; the
+rates are the medians over rounds and `share` the median of the same-round ratios.
+
 A scenario the compiled loop does not cover says so (`python_why`): it has no compiled
 figures (`simulate` plays it on the Python loop, whose figures are shown).
 """
 
 from __future__ import annotations
 
+import gc
+import statistics
 import time
 from typing import Any, Optional
 
@@ -92,27 +99,76 @@ def _rate(scenario: bytes, runs: int, loop: str) -> tuple[float, dict[str, Any]]
     return runs / (time.perf_counter() - started), result
 
 
-def run(fast_runs: int, python_runs: int, bulk_attacks: int, logged: int) -> dict[str, Any]:
+def _seconds(call: Any) -> float:
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        call()
+        return max(time.perf_counter() - started, 1e-9)
+    finally:
+        gc.enable()
+
+
+def _side_by_side(scenario: bytes, runs: int, request: dict[str, Any], rounds: int
+                  ) -> tuple[float, float, float, dict[str, Any]]:
+    """Compiled fights/s, bulk attacks/s and their same-round ratio (medians over `rounds`
+    interleaved rounds, who goes first alternating); `runs` fights in all, a slice a round
+    (the first fights of SEED), and how many of them each loop played."""
+    simulate(scenario, runs=min(runs, 20), seed=SEED, workers=1)  # compile and warm up
+    fracas.resolve_bulk(request, seed=1, threads=1)
+    attacks = sum(a["count"] for a in request["attacks"])
+    rounds = max(1, min(rounds, runs))  # a round plays one fight at least
+    size = runs // rounds
+    fights, bulks, ratios = [], [], []
+    played: Optional[dict[str, Any]] = None
+    for r in range(rounds):
+        gc.collect(1)
+        count = size if r < rounds - 1 else runs - size * (rounds - 1)
+        result: list[Any] = []
+
+        def fight() -> None:
+            result.append(simulate(scenario, runs=count, seed=SEED, workers=1, batch=max(count, 1)))
+
+        def bulk() -> None:
+            fracas.resolve_bulk(request, seed=1 + r, threads=1)
+
+        first, second = (fight, bulk) if r % 2 == 0 else (bulk, fight)
+        one, two = _seconds(first), _seconds(second)
+        fight_s, bulk_s = (one, two) if r % 2 == 0 else (two, one)
+        fights.append(count / fight_s)
+        bulks.append(attacks / bulk_s)
+        ratios.append(fights[-1] / bulks[-1])
+        loop = result[0]["fight_loop"]
+        if played is None:
+            played = {"compiled_fights": 0, "python_fights": 0}
+        played["compiled_fights"] += loop["compiled_fights"]
+        played["python_fights"] += loop["python_fights"]
+    assert played is not None
+    return statistics.median(fights), statistics.median(bulks), statistics.median(ratios), played
+
+
+def run(fast_runs: int, python_runs: int, bulk_attacks: int, logged: int, rounds: int = 5) -> dict[str, Any]:
     """The section: `fast_runs` fights on the compiled loop, `python_runs` on the Python loop,
-    `bulk_attacks` bulk attacks, attacks per fight from `logged` fights; per scenario."""
+    `bulk_attacks` bulk attacks, attacks per fight from `logged` fights; per scenario. The
+    compiled fights and the bulk request share `rounds` interleaved rounds."""
     out: dict[str, Any] = {"seed": SEED, "fast_runs": fast_runs, "python_runs": python_runs,
-                           "bulk_attacks": bulk_attacks, "logged_fights": logged, "scenarios": {}}
+                           "bulk_attacks": bulk_attacks, "logged_fights": logged, "rounds": rounds, "scenarios": {}}
     for name in [*examples(), HORDE, LONG_HORDE]:
         scenario = horde() if name == HORDE else horde(TOUGHER) if name == LONG_HORDE else example(name)
         covered = fastfight.plan_for(compile_scenario(scenario))
         python_rate, slow = _rate(scenario, python_runs, "python")
-        if isinstance(covered, str):  # "auto" would play them on the Python loop: measured above
-            fast_rate, fast = python_rate, slow
-        else:
-            fast_rate, fast = _rate(scenario, fast_runs, "auto")
         per_fight = attacks_per_fight(scenario, min(logged, python_runs))
         request = bulk_request(scenario, bulk_attacks)
-        fracas.resolve_bulk(request, seed=1, threads=1)  # compile once
-        started = time.perf_counter()
-        fracas.resolve_bulk(request, seed=1, threads=1)
-        bulk_rate = sum(a["count"] for a in request["attacks"]) / (time.perf_counter() - started)
-        compiled = not isinstance(covered, str) and fast["fight_loop"]["compiled_fights"] == fast_runs
-        row = {"title": orjson.loads(scenario).get("name", name), "ruleset": fast["ruleset"],
+        if isinstance(covered, str):  # "auto" would play them on the Python loop: measured above
+            fast_rate, played = python_rate, slow["fight_loop"]
+            fracas.resolve_bulk(request, seed=1, threads=1)  # compile once
+            bulk_rate = sum(a["count"] for a in request["attacks"]) / _seconds(
+                lambda: fracas.resolve_bulk(request, seed=1, threads=1))
+            fights_to_bulk = fast_rate / bulk_rate
+        else:
+            fast_rate, bulk_rate, fights_to_bulk, played = _side_by_side(scenario, fast_runs, request, rounds)
+        compiled = not isinstance(covered, str) and played["compiled_fights"] == fast_runs
+        row = {"title": orjson.loads(scenario).get("name", name), "ruleset": slow["ruleset"],
                "compiled": compiled, "python_why": None if compiled else covered,
                "attacks_per_fight": round(per_fight, 2),
                "fights_per_s": {"compiled": round(fast_rate, 1) if compiled else None,
@@ -120,8 +176,8 @@ def run(fast_runs: int, python_runs: int, bulk_attacks: int, logged: int) -> dic
                "attacks_per_s": {"compiled": round(fast_rate * per_fight, 1) if compiled else None,
                                  "python": round(python_rate * per_fight, 1), "bulk": round(bulk_rate, 1)},
                "speedup": round(fast_rate / python_rate, 1) if compiled and python_rate else None}
-        in_fights = fast_rate * per_fight  # what `simulate` reaches, on whichever loop plays the scenario
-        row["share_of_bulk"] = round(in_fights / bulk_rate, 5) if bulk_rate else None
+        # attacks/s inside fights (on whichever loop `simulate` plays the scenario) ÷ bulk attacks/s
+        row["share_of_bulk"] = round(fights_to_bulk * per_fight, 5) if bulk_rate else None
         out["scenarios"][name] = row
     return out
 
@@ -132,7 +188,7 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
         return []
     lines = [f"Fight loop · one process, seed {section['seed']}: {section['fast_runs']:,} fights on the compiled"
              f" loop, {section['python_runs']:,} on the Python loop, {section['bulk_attacks']:,} bulk attacks of"
-             " the same strikes"]
+             f" the same strikes, the compiled fights and the bulk in {section.get('rounds', 1)} interleaved rounds"]
     lines.append(f"  {'scenario':<20} {'fights/s compiled':>18} {'python':>10} {'×':>7} {'attacks/fight':>14}"
                  f" {'attacks/s in fights':>20} {'bulk attacks/s':>15} {'÷ bulk':>7}")
     for name, row in section["scenarios"].items():
@@ -146,5 +202,6 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
         if not row["compiled"]:
             lines.append(f"    (on the Python loop: {row['python_why']})")
     lines.append("  (attacks/s in fights: fights/s × attacks per fight, counted in the round logs of the first"
-                 f" {section['logged_fights']} fights, on the loop `simulate` uses; ÷ bulk: that ÷ bulk attacks/s)")
+                 f" {section['logged_fights']} fights, on the loop `simulate` uses; rates: medians over the rounds;"
+                 " ÷ bulk: the median of the same-round ratios)")
     return lines

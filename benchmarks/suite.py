@@ -319,12 +319,13 @@ class Suite:
                 "labels": {c.key: c.label for c in contestants}}
 
     def _ruleset(self, key: str, tick) -> dict:
-        """A Cartyrion or Worldwalker scenario: fracas beside a randint loop and NumPy, same rule."""
+        """A Cartyrion, Worldwalker or d6-pool scenario: fracas beside a randint loop and NumPy, same rule."""
         title, description, _profile, _target = rulesets_bench.SCENARIOS[key]
         own = rulesets_bench.CONTESTANTS[key]
+        way = "row kernel" if key == "pool" else "public API"  # no shipped ruleset rolls the pool yet
         contestants = [
-            Contestant("compiled", "fracas compiled (public API)", rulesets_bench.api(key, "compiled")),
-            Contestant("python", "fracas pure Python (public API)", rulesets_bench.api(key, "python")),
+            Contestant("compiled", f"fracas compiled ({way})", rulesets_bench.api(key, "compiled")),
+            Contestant("python", f"fracas pure Python ({way})", rulesets_bench.api(key, "python")),
             Contestant("randint", "random.randint loop", own["randint"]),
         ]
         if self.has_numpy:

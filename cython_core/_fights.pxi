@@ -2,7 +2,7 @@
 # fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
 # Worldwalker, Cartyrion and old-school.
 #
-# Included at the end of _core.pyx, so the round loop calls the very strike kernels
+# Included last by _core.pyx, so the round loop calls the very strike kernels
 # (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
 # the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
 # for it, by construction. Each round follows Fight.play_round step for step for these
@@ -48,6 +48,8 @@ cdef enum:
     #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
     #: the fight stops and the Python loop reports the LimitError.
     FF_ROLL_OFFS = 1000
+    #: Roll-off groups this small are sorted by insertion, larger ones by counting faces.
+    FF_FEW = 16
     E_FIGHT_TIES = 100
     OS_FLEE_NEVER = 0
     OS_FLEE_BROKEN = 1
@@ -61,18 +63,23 @@ cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
     if chunk == 0:
         return seed
     cdef uint64_t sm = seed ^ (chunk * <uint64_t>0xD6E8FEB86659FD93)
-    return _splitmix64(&sm)
+    return splitmix64(&sm)
 
 
-cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
-    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+cdef inline void _seed_words(Dice* d, uint64_t seed) noexcept nogil:
+    """The generator words of the stream at `seed` (fracas.rng.seed_state)."""
     cdef uint64_t sm = seed
-    cdef uint64_t o1 = _splitmix64(&sm)
-    cdef uint64_t o2 = _splitmix64(&sm)
+    cdef uint64_t o1 = splitmix64(&sm)
+    cdef uint64_t o2 = splitmix64(&sm)
     d.s0 = <uint32_t>o1
     d.s1 = <uint32_t>(o1 >> 32)
     d.s2 = <uint32_t>o2
     d.s3 = <uint32_t>(o2 >> 32)
+
+
+cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
+    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
+    _seed_words(d, seed)
     d.rolls = NULL
     d.n_rolls = 0
     d.pos = 0
@@ -84,6 +91,7 @@ cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
 cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
+    bint spells                # some member has spell uses
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
     bint ct                    # Cartyrion: side initiative, two pools, weapons and parries (CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
@@ -197,26 +205,71 @@ cdef struct FightState:
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
-    """The round's next random event draws from stream k (Fight._stream)."""
-    _seed_dice(&f.dice, _chunk_seed(f.round_seed, f.k))
+    """The round's next random event draws from stream k (Fight._stream). Only the words
+    change: a fight injects no faces, so the rest of f.dice stays as play_fights set it."""
+    _seed_words(&f.dice, _chunk_seed(f.round_seed, f.k))
     f.k += 1
+
+
+cdef inline void _place(FightState* f, int32_t m, int64_t* placed) noexcept nogil:
+    f.order[placed[0]] = m
+    placed[0] += 1
 
 
 cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
     """rulesets.rows.break_ties: a d20 each in listed order, then each face's group from the
-    highest face down, again until one is left (listed order kept within a face)."""
+    highest face down, again until one is left (listed order kept within a face).
+
+    Roll-offs are most of a big horde's initiative (ER-18: 300 skeletons share ten d10
+    totals, some 30 to a total), so this walks them without waste: a lone entry is placed
+    where it is found, never through a call; a pair, the common case below the first
+    roll-off, redraws in a loop while its faces are equal; a few are sorted by insertion,
+    more by counting their faces in a small table. The draws are the recursion's, in its
+    order."""
     cdef int32_t small[128]
     cdef int32_t* faces
     cdef int32_t* sub
-    cdef int64_t i, end
-    cdef int64_t at[22]
-    cdef int face, err = 0
+    cdef int64_t i, j, end
+    cdef int32_t at[24]
+    cdef int face, other, err = 0
+    while n == 2:  # a pair: the higher face first; equal faces roll off again, in listed order
+        if depth >= FF_ROLL_OFFS:
+            return E_FIGHT_TIES
+        face = draw_gen(&f.dice, 20)
+        other = draw_gen(&f.dice, 20)
+        if face != other:
+            _place(f, tied[0] if face > other else tied[1], placed)
+            _place(f, tied[1] if face > other else tied[0], placed)
+            return 0
+        depth += 1
     if n == 1:
-        f.order[placed[0]] = tied[0]
-        placed[0] += 1
+        _place(f, tied[0], placed)
         return 0
     if depth >= FF_ROLL_OFFS:
         return E_FIGHT_TIES
+    if n <= FF_FEW:  # a few: an insertion sort, highest face first, listed order within a face
+        for i in range(n):
+            face = draw_gen(&f.dice, 20)
+            j = i
+            while j > 0 and small[j - 1] < face:
+                small[j] = small[j - 1]
+                small[FF_FEW + j] = small[FF_FEW + j - 1]
+                j -= 1
+            small[j] = face
+            small[FF_FEW + j] = tied[i]
+        i = 0
+        while i < n:
+            end = i + 1
+            while end < n and small[end] == small[i]:
+                end += 1
+            if end == i + 1:
+                _place(f, small[FF_FEW + i], placed)
+            else:
+                err = _break_ties(f, small + FF_FEW + i, end - i, depth + 1, placed)
+                if err:
+                    return err
+            i = end
+        return 0
     if n <= 64:
         faces = &small[0]
     else:
@@ -224,7 +277,7 @@ cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t dept
     if faces == NULL:
         return E_FIGHT_TIES
     sub = faces + n
-    for face in range(22):
+    for face in range(24):
         at[face] = 0
     for i in range(n):
         faces[i] = draw_gen(&f.dice, 20)
@@ -237,7 +290,9 @@ cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t dept
     i = 0
     for face in range(20):  # at[face] is now the end of the run of face 20 - face
         end = at[face]
-        if end > i:
+        if end == i + 1:
+            _place(f, sub[i], placed)
+        elif end > i:
             err = _break_ties(f, sub + i, end - i, depth + 1, placed)
             if err:
                 break
@@ -282,7 +337,9 @@ cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept
     a = 0
     for v in range(span):  # f.bucket[v] is now the end of total v's run
         b = f.bucket[v]
-        if b > a:
+        if b == a + 1:
+            _place(f, f.tie[a], &placed)
+        elif b > a:
             err = _break_ties(f, f.tie + a, b - a, 0, &placed)
             if err:
                 return err
@@ -314,23 +371,34 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
     if tactic == TAC_NEAREST:
         return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
     if tactic == TAC_WEAKEST:
+        # the least health, the first in scenario order among equals: over m's enemies only
+        # (its nearest-first list holds them all), so a captain among 300 skeletons looks
+        # at the 4 adventurers, not at every combatant
         best = -1
         best_health = 0
-        for e in range(p.members):
-            if f.status[e] == ST_STANDING and p.side[e] != side:
+        for n in range(p.near_off[m], p.near_off[m + 1]):
+            e = p.near[n]
+            if f.status[e] == ST_STANDING:
                 health = f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)
-                if best < 0 or health < best_health:
+                if best < 0 or health < best_health or (health == best_health and e < best):
                     best, best_health = e, health
         return best
+    # random: the k-th of the standing enemies in scenario order, k rolled on their count
+    # (the side counts say how many stand, so the scan stops at the one rolled)
     n = 0
-    for e in range(p.members):
-        if f.status[e] == ST_STANDING and p.side[e] != side:
-            f.keys[n] = e
-            n += 1
+    for e in range(p.sides):
+        if e != side:
+            n += f.side_standing[e]
     if n == 0:
         return -1
     _stream(f)
-    return f.keys[draw_gen(&f.dice, <uint32_t>n) - 1]
+    n = draw_gen(&f.dice, <uint32_t>n)
+    for e in range(p.members):
+        if f.status[e] == ST_STANDING and p.side[e] != side:
+            n -= 1
+            if n == 0:
+                return e
+    return -1
 
 
 cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
@@ -488,12 +556,10 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             f.reserve[t] -= reacted
     else:
         f.stamp[0] = -1
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
-                          NULL, 0, &logpos)
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                          NULL, 0, &logpos, 0, &damage)
         if err:
             return err
-        for s in range(n):
-            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
     f.dealt[m] += damage + injury
     f.taken[t] += damage + injury
     if p.ct:
@@ -827,20 +893,24 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.sides_left = 0
     for i in range(p.sides):
         f.side_standing[i] = 0
+    # Every member afresh, in bulk copies: a horde's fight is short next to its 300 members
+    # (ST_STANDING and PARRY_NONE are 0).
+    memcpy(f.hp, p.hp, p.members * sizeof(int64_t))
+    memset(f.status, 0, p.members * sizeof(int32_t))
+    memcpy(f.spell, p.spell_uses, p.members * sizeof(int64_t))
+    memset(f.dealt, 0, p.members * sizeof(int64_t))
+    memset(f.taken, 0, p.members * sizeof(int64_t))
+    memcpy(f.near_at, p.near_off, p.members * sizeof(int64_t))
+    memcpy(f.focus_at, p.focus_off, p.members * sizeof(int64_t))
+    memcpy(f.injury, p.injury, p.members * sizeof(int64_t))
+    memset(f.casting, 0, p.members * sizeof(int32_t))
+    if p.ct:
+        memset(f.broken, 0, p.members * sizeof(int64_t))
+        memset(f.parrying, 0, p.members * sizeof(int32_t))
+        memcpy(f.weapon_left, p.weapon0, p.members * sizeof(int64_t))
+        memcpy(f.shield_left, p.shield0, p.members * sizeof(int64_t))
+        memset(f.turns, 0, p.members * sizeof(int64_t))
     for i in range(p.members):
-        f.hp[i] = p.hp[i]
-        f.status[i] = ST_STANDING
-        f.spell[i] = p.spell_uses[i]
-        f.dealt[i] = 0
-        f.taken[i] = 0
-        f.near_at[i] = p.near_off[i]
-        f.injury[i] = p.injury[i]
-        f.broken[i] = 0
-        f.parrying[i] = PARRY_NONE
-        f.weapon_left[i] = p.weapon0[i]
-        f.shield_left[i] = p.shield0[i]
-        f.turns[i] = 0
-        f.focus_at[i] = p.focus_off[i]
         f.side_standing[p.side[i]] += 1
     for i in range(p.sides):
         if f.side_standing[i]:
@@ -866,8 +936,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
-        for i in range(p.members):  # WW-5: actions held in reserve, for this round
-            f.reserve[i] = p.reserve[i]
+        memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
         if p.os:
             err = _os_round(p, f, r)
             if err:
@@ -885,8 +954,9 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         err = _initiative(p, f, &n)
         if err:
             return err
-        for i in range(p.members):  # casters with a use left cast this round
-            f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
+        if p.spells:  # casters with a use left cast this round (with no spell, none ever does)
+            for i in range(p.members):
+                f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
         for slot in range(n):
             if f.over:
                 break
@@ -996,6 +1066,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
     p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
+    p.spells = False
+    for i in range(members):
+        if spell_uses[i] > 0:
+            p.spells = True
     p.rows, p.init_once, p.init_die = rows, arrays["init_once"], arrays["init_die"]
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
@@ -1084,6 +1158,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.pend_t = <int64_t*>_grab(keep, members * 8)
     f.pend_d = <int64_t*>_grab(keep, members * 8)
     f.defer = False
+    _seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

@@ -405,7 +405,7 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
 
 def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] = None, workers: int = 1,
           dask: Optional[str] = None, target: Optional[float] = None, side: Optional[str] = None,
-          progress: Optional[Callable[[int], None]] = None) -> SweepResult:
+          progress: Optional[Callable[[int], None]] = None, loop: str = "auto") -> SweepResult:
     """Vary one or two fields of a scenario and play `runs` fights at every point.
 
     A balance sweep: "how many skeletons make this fight hard but fair?". Each point is
@@ -436,10 +436,14 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
             interpolation between the two points around the crossing.
         side: The side `target` follows (default: the scenario's first side).
         progress: Called with the number of fights of each batch as it finishes.
+        loop: "auto" plays each point on the compiled fight loop where it covers the
+            point's scenario, "python" on the Python round loop (the same fights).
 
     Returns:
         A `SweepResult`: `points` (per point: the values, each side's wins, win rate
-        and 95 % Wilson interval and mean survivors, draws, rounds), `target` (the
+        and 95 % Wilson interval and mean survivors, draws, rounds, and `fight_loop`:
+        how many fights each round loop played and why any played on the Python
+        loop, as `simulate` reports it), `target` (the
         crossings, empty when the rate never crosses), `completed_points`,
         `interrupted`, `stopped_by` and `timing`; `to_dict()` is the JSON that
         `fracas sweep --json` writes.
@@ -467,7 +471,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
 
     _warn_if_slow()
     return _sweep(scenario, vary, runs=runs, seed=seed, workers=workers, dask=dask, target=target, side=side,
-                  progress=progress)
+                  progress=progress, loop=loop)
 
 
 def __getattr__(name: str) -> Any:

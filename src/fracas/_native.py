@@ -19,6 +19,7 @@ from ._facts import CT_EXPLODE_LIMIT
 from .rng import Xoshiro128
 from .rng import seed_state as rng_seed_state
 from ._layout import (
+    I_ERROR_FACES, I_ERROR_POS, I_LOGPOS, I_POS, I_STRIKE, INFO_WIDTH,
     CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK,
     G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
     O_BASE, O_CHAIN_DMG, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG,
@@ -31,7 +32,7 @@ from ._layout import (
     U_ABSORBED, U_ATTACKS, U_ATTACKS_HIT, U_COST, U_DAMAGE, U_EXPLODED, U_INJURY, U_LONGEST,
     U_NEGATED, U_STRIKES, U_STRIKES_HIT, U_WIDTH,
     X_BONUS, X_CHECK, X_CHECK_BONUS, X_CHECK_DC, X_COST, X_COST_HALF, X_DICE, X_EXPLODE, X_FACES,
-    X_FEINT, X_FEINT_BONUS, X_FEINT_DEFENSE, X_FLAT, X_HIT, X_HIT_OS, X_HIT_WW, X_MIN, X_PARRY,
+    X_FEINT, X_FEINT_BONUS, X_FEINT_DEFENSE, X_FLAT, X_HIT, X_HIT_COUNT, X_HIT_OS, X_HIT_WW, X_MIN, X_PARRY,
     X_PARRY_SHIELD, X_PARRY_WEAPON, X_PER_DIE, X_POOL, X_REACT, X_REACT_BONUS, X_REDUCE,
     X_REDUCE_PASS, X_TARGET, X_TN, XPLAN_WIDTH, XS_WIDTH, XOUT_WIDTH,
     Y_ABSORBED, Y_ATTACK, Y_CHECK, Y_CHECK_ROLL, Y_COST, Y_COST_ROLL, Y_DAMAGE, Y_DICE_SUM,
@@ -187,11 +188,11 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
     """Roll attacks first..first+count-1, every strike into `out`, every die into `log`.
 
     `groups` is int64 triples (first strike, end strike, attack count). `rolls` is an
-    int32 buffer of injected faces or None. `info` (int64[4]) carries in: the rolls
-    position; out: rolls position, log entries used, strike where an error happened,
-    roll position of the error. Returns an error code.
+    int32 buffer of injected faces or None. `info` (int64[INFO_WIDTH], the I_ slots)
+    carries in: the rolls position; out: rolls position, log entries used, strike where
+    an error happened, roll position of the error. Returns an error code.
     """
-    dice = Draw(state, rolls, info[0])
+    dice = Draw(state, rolls, info[I_POS])
     mod_stamp = [-1] * n_targets
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -201,9 +202,9 @@ def roll_detail(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any, 
             logpos = _roll_attack(plan, begin, end, dice, mod_stamp, a, out, row, log, logpos)
             row += end - begin
     except KernelError as err:
-        info[0], info[1], info[2], info[3] = dice.pos, logpos, err.where, err.position
+        info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS] = dice.pos, logpos, err.where, err.position
         return err.code
-    info[0], info[1], info[2], info[3] = dice.pos, logpos, -1, -1
+    info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS] = dice.pos, logpos, -1, -1
     return E_OK
 
 
@@ -255,7 +256,7 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
             group_acc[gb + G_CRITS] += crits
             group_acc[gb + G_WIDTH + min(total, HIST_BINS - 1)] += 1
     except KernelError as err:
-        info[2], info[3] = err.where, err.position
+        info[I_STRIKE], info[I_ERROR_POS] = err.where, err.position
         return err.code
     return E_OK
 
@@ -328,7 +329,8 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
     d20, the attack d20, the block/dodge d20 (only against a hit), the damage dice
     and their explosions breadth first (only when the strike lands; at most
     CT_EXPLODE_LIMIT explosions, after which a maximum face adds no die), the
-    stamina-cost die.
+    stamina-cost die. With X_HIT_COUNT there is no d20: the damage dice are a pool whose
+    faces of X_TN or more are successes, and no success is a miss.
     """
     react = plan[p + X_REACT]
     feint = feint_roll = feint_def = 0
@@ -368,6 +370,8 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
         faces = plan[p + X_FACES]
         explode = plan[p + X_EXPLODE]
         pending = plan[p + X_DICE]
+        counting = mode == X_HIT_COUNT  # a dice pool: no d20, the dice count successes
+        tn = plan[p + X_TN]
         while pending:
             face = dice.die(faces)
             if log is not None:
@@ -376,11 +380,14 @@ def _xstrike(plan: Any, p: Any, dice: Any, tstate: Any, out: Any, o: Any, log: A
                 log[logpos] = face
                 logpos += 1
                 nlog += 1
-            dice_sum += face
+            dice_sum += (face >= tn) if counting else face
             pending -= 1
             if explode and face == faces and exploded < CT_EXPLODE_LIMIT:  # bounded (CT-3 decision)
                 pending += 1
                 exploded += 1
+        if counting and dice_sum == 0:
+            hit = 0  # no success: the pool missed (no maximum face either, so nothing exploded)
+    if hit and not negated:
         raw = dice_sum + plan[p + X_FLAT] + plan[p + X_PER_DIE] * plan[p + X_DICE]
         reduced = plan[p + X_REDUCE_PASS] if check == 1 else plan[p + X_REDUCE]
         damage = max(raw - reduced, 0, plan[p + X_MIN])
@@ -434,11 +441,11 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
     """The X_ kernel's `roll_detail`: every strike into `out`, every damage die into `log`.
 
     `tinit` is int64[n_targets * XS_WIDTH], the parry state every attack starts from;
-    `log` holds one int32 face per damage die (None or empty: log nothing). `info`
-    (int64[5]) as for `roll_detail`, and info[4] the faces of the die an injected face
-    did not fit. Returns an error code.
+    `log` holds one int32 face per damage die (None or empty: log nothing). `info` as
+    for `roll_detail`, and info[I_ERROR_FACES] the faces of the die an injected face did
+    not fit. Returns an error code.
     """
-    dice = Draw(state, rolls, info[0])
+    dice = Draw(state, rolls, info[I_POS])
     tstate = list(tinit)
     row = logpos = 0
     if log is not None and len(log) == 0:
@@ -448,9 +455,9 @@ def xroll_detail(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any,
             logpos = _xattack(plan, begin, end, dice, tinit, tstate, out, row, log, logpos)
             row += end - begin
     except KernelError as err:
-        info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, err.where, err.position, err.faces
+        info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS], info[I_ERROR_FACES] = dice.pos, logpos, err.where, err.position, err.faces
         return err.code
-    info[0], info[1], info[2], info[3], info[4] = dice.pos, logpos, -1, -1, 0
+    info[I_POS], info[I_LOGPOS], info[I_STRIKE], info[I_ERROR_POS], info[I_ERROR_FACES] = dice.pos, logpos, -1, -1, 0
     return E_OK
 
 
@@ -504,7 +511,7 @@ def xroll_summary(plan: Any, groups: Any, n_targets: Any, tinit: Any, first: Any
             group_acc[gb + K_EXPLODED] += exploded
             group_acc[gb + K_WIDTH + min(total, HIST_BINS - 1)] += 1
     except KernelError as err:
-        info[2], info[3] = err.where, err.position
+        info[I_STRIKE], info[I_ERROR_POS] = err.where, err.position
         return err.code
     return E_OK
 
@@ -517,16 +524,16 @@ def roll_single(plan: Any, n_targets: Any, state: Any, rolls: Any, info: Any) ->
     n = len(plan) // PLAN_WIDTH
     if not 1 <= n <= 4096:
         raise ValueError("one attack has 1 to 4096 strikes")
-    if len(info) < 4:
-        raise ValueError("info needs 4 entries")
+    if len(info) < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")
     groups = array("q", (0, n, 1))
     capacity = n * 24
     start = array("I", state)
-    pos = info[0]
+    pos = info[I_POS]
     while True:
         out = array("q", [0]) * (n * OUT_WIDTH)
         log = array("i", [0]) * (2 * capacity)
-        info[0] = pos
+        info[I_POS] = pos
         err = roll_detail(plan, groups, n_targets, 0, 1, state, rolls, out, log, info)
         if err != E_LOG_FULL:
             return err, out, log

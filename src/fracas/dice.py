@@ -13,11 +13,22 @@ from typing import Optional
 
 from . import _kernels
 from ._draw import Draw, KernelError
+from ._layout import I_POS, INFO_WIDTH
 from .rng import SEED_LIMIT, Xoshiro128
 
-__all__ = ["Dice", "KernelError"]
+__all__ = ["Dice", "KernelError", "kernel_info"]
 
 _FOUR_ZEROS = (0, 0, 0, 0)
+
+
+def kernel_info(pos: int = 0) -> array[int]:
+    """The call info an ER or row kernel reads and fills (the spec's I_ slots): the
+    injected faces start at `pos`; the kernel writes where they stopped, the log entries
+    it used and where an error happened."""
+    info = array("q", bytes(8 * INFO_WIDTH))
+    info[I_POS] = pos
+    return info
+
 #: The largest die the compiled `die` draws (larger ones take the Python generator).
 _C_DIE_LIMIT = 1 << 21
 

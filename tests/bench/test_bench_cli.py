@@ -38,7 +38,7 @@ def test_json_has_the_documented_shape(quick_run):
     _, doc, _ = quick_run
     # issue 3: {"scenarios": {"typical": {"attacks_per_s": {...}}, "heavy", "multi", "bulk"},
     #           "generator": {...}, "api": {"single_resolve_us": ...}}
-    assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk", "cartyrion", "worldwalker"}
+    assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk", "cartyrion", "worldwalker", "pool"}
     typical = doc["scenarios"]["typical"]["attacks_per_s"]
     for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple"):
         assert positive(typical[key]), key
@@ -64,8 +64,8 @@ def test_json_has_the_documented_shape(quick_run):
     odds = doc["odds"]
     assert positive(odds["seconds"]["fracas_cold"]) and positive(odds["seconds"]["fracas_warm"])
     assert odds["icepool_matches"] in (True, None) and odds["monte_carlo_max_gap"] < 0.01
-    # The Cartyrion and Worldwalker scenarios: fracas beside a randint loop and NumPy, same rule.
-    for name in ("cartyrion", "worldwalker"):
+    # The Cartyrion, Worldwalker and d6-pool scenarios: fracas beside a randint loop and NumPy, same rule.
+    for name in ("cartyrion", "worldwalker", "pool"):
         sc = doc["scenarios"][name]
         assert all(positive(sc["attacks_per_s"][k]) for k in ("compiled", "python", "randint", "numpy"))
         assert all(positive(sc["ratios"][f"compiled_vs_{k}"]) for k in ("python", "randint", "numpy"))

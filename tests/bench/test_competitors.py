@@ -105,10 +105,13 @@ def test_exact_variance_is_that_of_the_distribution():
     assert 2.5 < VARIANCE < 3.0
 
 
-@pytest.mark.parametrize("key, exact_mean", [("cartyrion", 5 * 3.5 * 6 / 5 + 8 + 10 - 4), ("worldwalker", None)])
+@pytest.mark.parametrize("key, exact_mean", [("cartyrion", 5 * 3.5 * 6 / 5 + 8 + 10 - 4), ("worldwalker", None),
+                                             ("pool", 10 * (1 / 6 * 6 / 5 + 1 / 5))])
 def test_ruleset_scenario_contestants_roll_the_same_rule_as_fracas(key, exact_mean):
-    """The randint loop and the NumPy batch of the CT and WW scenarios agree with fracas
-    (and, for Cartyrion, with the exact mean 5 × E[exploding d6] + 14)."""
+    """The randint loop and the NumPy batch of the CT, WW and d6-pool scenarios agree with
+    fracas (and with the exact mean: for Cartyrion 5 × E[exploding d6] + 14; for the pool,
+    10 dice × E[successes of one exploding d6] = 10 × (1/5 + 1/6 × 6/5): its explosions
+    number 1/5 on average, each a success, and its final face (1-5) is a 5 one time in 5)."""
     from fracas.benchmarks import rulesets_bench as rb
 
     n = 100_000

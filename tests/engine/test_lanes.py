@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 import fracas
 from fracas import _kernels
 from fracas import _layout as L
+from fracas.dice import kernel_info
 from fracas.rng import chunk_seed, seed_state
 from fracas.rulesets.er.bulk import compile_bulk
 
@@ -37,14 +38,14 @@ def scalar_and_lanes(job, items):
     states_one = []
     for state, first, count in items:
         st_ = array("I", state)
-        info = array("q", (0, 0, 0, 0))
+        info = kernel_info()
         assert kernel.roll_summary(job.plan, job.groups, len(job.targets), first, count, st_, *one, info) == 0
         states_one.append(list(st_))
     lanes = job.new_totals()
     states = array("I")
     for state, _f, _c in items:
         states.extend(state)
-    info = array("q", (0, 0, 0, 0))
+    info = kernel_info()
     err = kernel.roll_summary_lanes(job.plan, job.groups, len(job.targets), array("q", [f for _s, f, _c in items]),
                                     array("q", [c for _s, _f, c in items]), states, *lanes, info)
     assert err == 0
@@ -122,7 +123,7 @@ def test_plans_the_lanes_do_not_take():
     assert not kernel.lanes_fit(job.plan, job.groups)
     with pytest.raises(ValueError):
         kernel.roll_summary_lanes(job.plan, job.groups, 1, array("q", [0]), array("q", [10]), array("I", [1, 2, 3, 4]),
-                                  *job.new_totals(), array("q", (0, 0, 0, 0)))
+                                  *job.new_totals(), kernel_info())
 
 
 def test_bulk_results_do_not_depend_on_threads_or_lanes():
@@ -153,6 +154,6 @@ def test_the_pure_python_twin_takes_the_same_call():
     for state, _f, _c in items:
         states.extend(state)
     assert _native.roll_summary_lanes(job.plan, job.groups, 1, array("q", [0, 70, 120]), array("q", counts), states,
-                                      *totals, array("q", (0, 0, 0, 0))) == 0
+                                      *totals, kernel_info()) == 0
     assert [list(x) for x in totals] == [list(x) for x in one]
     assert [list(states[4 * k:4 * k + 4]) for k in range(3)] == s1

@@ -65,6 +65,24 @@ PYTHON_LITERAL = {"ruleset_unsupported": "rulesets/base.py", "competitor_empty_i
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
 
+def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
+    """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in
+    five places; its slots are the spec's [layout.info] now (I_POS … I_ERROR_FACES), in
+    Python and Cython (the generated _layout.pxd the kernels cimport), and no kernel or caller indexes it by a bare number. The JavaScript
+    resolvers throw their errors and have no info array: the block is not in facts.js."""
+    facts = generate.load()
+    names = [name for name, _doc in facts["layout"]["info"]["columns"]]
+    assert [getattr(_layout, "I_" + name) for name in names] == list(range(len(names))) == \
+        list(range(_layout.INFO_WIDTH))
+    pxd = (REPO / "cython_core" / "_layout.pxd").read_text()
+    assert all(f"I_{name} = {i}" in pxd for i, name in enumerate(names))
+    assert "INFO_WIDTH" not in (REPO / "vtt_scripts" / "roll20" / "src" / "facts.js").read_text()
+    sources = [*(REPO / "cython_core").glob("*.py*"), *(REPO / "src" / "fracas").rglob("*.py"),
+               *(REPO / "benchmarks").glob("*.py")]
+    bare = [f"{p.relative_to(REPO)}:{n}" for p in sources for n, line in enumerate(p.read_text().splitlines(), 1)
+            if re.search(r"\binfo\[\d\]", line) and "group_info" not in line]  # a group's (name, …) tuple
+    assert bare == []
+
 
 @pytest.mark.parametrize("key, template", sorted(_facts.MESSAGES.items()))
 def test_every_message_template_is_used_by_python_and_javascript(key, template):

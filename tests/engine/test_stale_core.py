@@ -75,7 +75,8 @@ def test_the_compiled_kernels_refuse_a_short_info_buffer():
         "profiles": {"p": {"attacker": {"strength": 4}, "strikes": [strike]}}, "targets": {"t": {"ac": 14}},
         "attacks": [{"profile": "p", "target": "t", "count": 1}]}))
     acc_t, acc_b, acc_g = job.new_totals()
-    with pytest.raises(ValueError, match="info needs 4 entries"):
+    # the call info is the spec's I_ slots ([layout.info]), INFO_WIDTH of them for every kernel
+    with pytest.raises(ValueError, match=f"info needs {_layout.INFO_WIDTH} entries"):
         core.roll_summary(job.plan, job.groups, 1, 0, 1, state, acc_t, acc_b, acc_g, array("q", (0, 0)))
     ww = rulesets.get("worldwalker")
     xjob = ww.compile_bulk(ww.decode("bulk", {
@@ -83,5 +84,5 @@ def test_the_compiled_kernels_refuse_a_short_info_buffer():
                                                      "strikes": [{"method": "melee", "damage": "1d8"}]}},
         "targets": {"t": {"defense": 12}}, "attacks": [{"profile": "p", "target": "t", "count": 1}]}))
     x_t, x_g = xjob.new_totals()
-    with pytest.raises(ValueError, match="info needs 5 entries"):
+    with pytest.raises(ValueError, match=f"info needs {_layout.INFO_WIDTH} entries"):
         core.xroll_summary(xjob.rows, xjob.groups, 1, xjob.tinit, 0, 1, state, x_t, x_g, array("q", (0,)))

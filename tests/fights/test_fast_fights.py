@@ -103,6 +103,29 @@ def test_the_skeleton_horde_matches_on_many_seeds_in_batches():
 
 
 @compiled
+def test_a_300_creature_horde_matches_with_its_roll_offs():
+    # ER-18 "Ties are broken by rolling a d20 (repeat until the tie is broken)": 299
+    # skeletons share a d10 + modifier, some 30 to a total, so every round's initiative
+    # walks each path of the compiled roll-offs (a group counted by faces, a few sorted by
+    # insertion, pairs that tie again) in the Python loop's draw order; the party is
+    # twelve times as tough, so the fights last two rounds of some 300 attacks (the
+    # benchmark's long horde), and Pip's random target is rolled among ~300 skeletons.
+    scenario = load("er-skeleton-horde.json")
+    scenario["sides"]["skeletons"][0]["count"] = 299
+    for member in scenario["sides"]["party"]:
+        member["hp"] *= 12
+        member["target"]["body_max"] *= 12
+    blob = orjson.dumps(scenario)
+    for seed in (0, 2**64 - 1):
+        fast = play_batch(blob, seed, 40, 6, "auto")
+        slow = play_batch(blob, seed, 40, 6, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (6, 0)
+        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 6)
+        assert fast == slow
+        assert sum(fast["rounds"].values()) == 6 and sum(fast["down"]) > 0
+
+
+@compiled
 def test_a_simulation_reports_how_many_fights_each_loop_played():
     horde = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64)
     assert horde["fight_loop"] == {"compiled_fights": 400, "python_fights": 0, "python_why": None}

@@ -203,6 +203,60 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
     assert never.target["rows"][0]["crossings"] == []  # four adventurers always beat one or two skeletons
 
 
+def _sneaky_horde() -> dict:
+    """The horde with its skeletons' sneak attack allowed ("sneak_ok": true): switched on,
+    the attack has follow-up dice (ER-13 "when one attack's sneak damage to a target
+    reaches half its maximum Body (`body_max`), a Resilience save is due"), a situation the
+    compiled fight loop does not cover, so those points play on the Python loop."""
+    scenario = json.loads(example("er-skeleton-horde"))
+    scenario["sides"]["skeletons"][0]["attacks"][0]["sneak_ok"] = True
+    return scenario
+
+
+SNEAK = "$.sides.skeletons[0].attacks[0].sneak"
+
+
+def test_each_point_reports_how_many_fights_each_loop_played():
+    """A point's `fight_loop` is what `simulate` reports for its scenario: a point the
+    compiled loop covers plays there, one it does not cover on the Python loop, with why."""
+    result = sweep(_sneaky_horde(), [f"{SNEAK}=false,true", f"{COUNT}=4,6"], runs=30, seed=3)
+    assert [p["values"][SNEAK] for p in result.points] == [False, True, False, True]
+    for p, point in enumerate(result.points):
+        scenario = _sneaky_horde()
+        scenario["sides"]["skeletons"][0]["attacks"][0]["sneak"] = point["values"][SNEAK]
+        scenario["sides"]["skeletons"][0]["count"] = point["values"][COUNT]
+        alone = simulate(scenario, runs=30, seed=chunk_seed(3, p))
+        assert point["fight_loop"] == alone.fight_loop
+        assert point["sides"] == alone.sides
+    sneaking = [p["fight_loop"] for p in result.points if p["values"][SNEAK]]
+    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in sneaking)
+    assert all("follow-up dice" in f["python_why"] for f in sneaking) or fracas.backend != "compiled"
+    plain = [p["fight_loop"] for p in result.points if not p["values"][SNEAK]]
+    if fracas.backend == "compiled":
+        assert plain == [{"compiled_fights": 30, "python_fights": 0, "python_why": None}] * 2
+    else:  # the pure-Python kernels: every fight on the Python loop, and the report says why
+        assert all(f["python_fights"] == 30 and "pure-Python" in f["python_why"] for f in plain)
+
+
+def test_a_forced_python_loop_plays_the_same_table_and_says_so():
+    vary = [f"{COUNT}=4..8:2"]
+    auto = sweep("@er-skeleton-horde", vary, runs=40, seed=9, target=0.5)
+    python = sweep("@er-skeleton-horde", vary, runs=40, seed=9, target=0.5, loop="python")
+    assert [p["fight_loop"] for p in python.points] == \
+        [{"compiled_fights": 0, "python_fights": 40, "python_why": "loop 'python' was asked for"}] * 3
+
+    def table(result):
+        out = _without_timing(result)
+        for point in out["points"]:
+            del point["fight_loop"]
+        return out
+
+    assert table(auto) == table(python)
+    with pytest.raises(SchemaError) as caught:
+        sweep("@er-skeleton-horde", vary, runs=4, seed=1, loop="fast")
+    assert caught.value.path == "loop"
+
+
 def test_the_public_api_and_its_typed_result():
     result = fracas.sweep("@ww-duel", [("$.sides.knight[0].hp", [5, 10])], runs=10, seed=1)
     assert isinstance(result, fracas.SweepResult) and result.completed_points == 2 and not result.interrupted
@@ -225,6 +279,31 @@ def test_cli_prints_the_table_and_the_crossing_and_writes_json(tmp_path):
                  "--workers", "2", "--target", "0.5", "--json", "-"])
     same = json.loads(again.output)
     assert {k: v for k, v in same.items() if k != "timing"} == {k: v for k, v in written.items() if k != "timing"}
+
+
+def test_cli_shows_the_fights_each_point_played_on_the_python_loop(tmp_path):
+    path = tmp_path / "sneaky.json"
+    path.write_text(json.dumps(_sneaky_horde()))
+    out = run(["sweep", str(path), "--vary", f"{SNEAK}=false,true", "--runs", "20", "--seed", "4", "--workers", "1",
+               "--json", str(tmp_path / "sweep.json")])
+    assert out.exit_code == 0, out.output
+    head, first, second = out.output.splitlines()[1:4]
+    assert head.endswith("python loop") and first.split()[-1] == ("0" if fracas.backend == "compiled" else "20")
+    assert second.split()[-1] == "20"
+    assert "python loop: " in out.output and "played on the Python round loop: " in out.output
+    written = json.loads((tmp_path / "sweep.json").read_text())
+    assert written["points"][1]["fight_loop"]["python_fights"] == 20
+    forced = run(["sweep", "@ww-duel", "--vary", "$.sides.knight[0].hp=5,10", "--runs", "10", "--seed", "1",
+                  "--workers", "1", "--loop", "python", "--json", "-"])
+    assert forced.exit_code == 0, forced.output
+    assert [p["fight_loop"]["python_why"] for p in json.loads(forced.output)["points"]] == \
+        ["loop 'python' was asked for"] * 2
+    if fracas.backend == "compiled":  # every fight compiled: no column, no note
+        plain = run(["sweep", "@ww-duel", "--vary", "$.sides.knight[0].hp=5,10", "--runs", "10", "--seed", "1",
+                     "--workers", "1"])
+        assert plain.exit_code == 0 and "python loop" not in plain.output
+    bad = run(["sweep", "@ww-duel", "--vary", "$.sides.knight[0].hp=5,10", "--runs", "10", "--loop", "fast"])
+    assert bad.exit_code == 2 and "--loop" in bad.output
 
 
 def test_cli_says_never_crosses():

@@ -28,7 +28,7 @@ def shipped(sdist):
 
 def test_the_sdist_carries_the_sources_its_build_compiles(shipped):
     members, _, _ = shipped
-    # setup.py cythonizes _core.pyx, which includes _layout.pxi and the lane kernels' headers.
+    # setup.py cythonizes _core.pyx, which includes its .pxi files and the lane kernels' headers.
     sources = [name for name in tracked_files() if name.startswith("cython_core/")]
     assert {"cython_core/_core.pyx", "cython_core/_layout.pxi", "cython_core/lanes.h"} <= set(sources)
     missing = [name for name in sources if name not in members]
@@ -36,6 +36,10 @@ def test_the_sdist_carries_the_sources_its_build_compiles(shipped):
     includes = re.findall(r'^\s*(?:include|cdef extern from)\s+"([^"]+)"',
                           (ROOT / "cython_core" / "_core.pyx").read_text(), re.M)
     assert includes and all(f"cython_core/{name}" in members for name in includes), includes
+    # and the .pxd files it cimports (the generated layout, the generator's C-level API)
+    cimported = re.findall(r"^from\s+(\w+)\s+cimport", (ROOT / "cython_core" / "_core.pyx").read_text(), re.M)
+    ours = [name for name in cimported if (ROOT / "cython_core" / f"{name}.pxd").exists()]
+    assert {"_layout", "_generator"} <= set(ours) and all(f"cython_core/{name}.pxd" in members for name in ours)
 
 
 def test_the_sdist_carries_the_licence_the_tests_and_the_docs(shipped):

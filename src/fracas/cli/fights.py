@@ -396,6 +396,10 @@ _progress = click.option("--progress/--no-progress", default=None,
                          help="A progress bar on standard error [default: when it is a terminal and the JSON is"
                               " not on standard output].")
 
+_loop = click.option("--loop", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
+                     help="auto: the compiled fight loop where it covers the scenario (the same fights, faster);"
+                          " python: the Python round loop.")
+
 
 @click.command("simulate")
 @click.argument("scenario_file", metavar="SCENARIO")
@@ -407,9 +411,7 @@ _progress = click.option("--progress/--no-progress", default=None,
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
               help="Draw win rates and the rounds histogram (needs pip install 'fracas[plot]').")
 @_progress
-@click.option("--loop", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
-              help="auto: the compiled fight loop where it covers the scenario (the same fights, faster);"
-                   " python: the Python round loop.")
+@_loop
 def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Optional[int], dask_address: Optional[str],
              json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool], loop: str) -> None:
     """Play many fights of a SCENARIO file ('-': standard input; @NAME: an example that ships
@@ -469,7 +471,7 @@ def _write(result: dict[str, Any], json_out: Optional[str], plot_out: Optional[s
 
 #: The sweep's own arguments, as the command line names them (scenario paths stay as they are).
 _SWEEP_OPTIONS = {"vary": "--vary", "target": "--target", "side": "--side", "runs": "--runs", "workers": "--workers",
-                  "seed": "--seed"}
+                  "seed": "--seed", "loop": "--loop"}
 
 
 def _sweep_rejected(err: RequestError) -> _Rejected:
@@ -498,9 +500,10 @@ def _sweep_rejected(err: RequestError) -> _Rejected:
 @click.option("--plot", "plot_out", type=click.Path(dir_okay=False), default=None, metavar="OUT.png",
               help="Draw win rates against the field (a heatmap for two; needs pip install 'fracas[plot]').")
 @_progress
+@_loop
 def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[int], workers: Optional[int],
           dask_address: Optional[str], target: Optional[float], side: Optional[str], json_out: Optional[str],
-          plot_out: Optional[str], progress: Optional[bool]) -> None:
+          plot_out: Optional[str], progress: Optional[bool], loop: str) -> None:
     """Play RUNS fights of a SCENARIO at every value of one or two fields and report each
     side's win rate (with a 95 % interval), draws, mean rounds and survivors per point,
     and where a side's win rate crosses --target. Every point is checked before any
@@ -534,7 +537,7 @@ def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[i
                 bar = click.progressbar(length=fights, label="fights", file=sys.stderr)
                 bar.__enter__()
         outcome = run(scenario, list(vary), runs=runs, seed=seed, workers=workers, dask=dask_address,
-                      target=target, side=side, progress=bar.update if bar is not None else None)
+                      target=target, side=side, progress=bar.update if bar is not None else None, loop=loop)
     except RequestError as err:
         raise _sweep_rejected(err) from None
     except MissingExtra as exc:

@@ -167,6 +167,22 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_pytho
     }
 
 
+def why_python(sc: Compiled, loop: str) -> str:
+    """Why fights of `sc` played on the Python round loop, if any did with `loop`: it was
+    asked for, the compiled loop does not cover the scenario (`fastfight.plan_for` says
+    why), or the compiled loop stopped a fight (a limit the Python loop reports)."""
+    if loop == "python":
+        return "loop 'python' was asked for"
+    fast = fastfight.plan_for(sc)
+    return fast if isinstance(fast, str) else "the compiled fight loop stopped (the Python loop reports why)"
+
+
+def check_loop(loop: Any) -> None:
+    """`loop` is "auto" or "python"."""
+    if loop not in ("auto", "python"):
+        raise SchemaError("loop", f"loop must be 'auto' or 'python', got {loop!r}")
+
+
 def _batches(runs: int, batch: int) -> list[tuple[int, int]]:
     return [(first, min(batch, runs - first)) for first in range(0, runs, batch)]
 
@@ -609,8 +625,7 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     blob = orjson.dumps(source)
     _COMPILED.setdefault(blob, sc)  # this process plays with it (workers=1)
     sc = _compiled(blob)
-    if loop not in ("auto", "python"):
-        raise SchemaError("loop", f"loop must be 'auto' or 'python', got {loop!r}")
+    check_loop(loop)
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise LimitError("runs", f"runs must be 1 to {MAX_RUNS}, got {runs!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
@@ -619,7 +634,6 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     if (workers > 1 or dask) and getattr(multiprocessing.current_process(), "_inheriting", False):
         raise SystemExit(GUARD)  # in a spawned worker: one line, not a traceback per worker
     seed = new_seed() if seed is None else seed
-    fast = fastfight.plan_for(sc) if loop == "auto" else "loop 'python' was asked for"
     batches = _batches(runs, max(1, batch))
     started = time.perf_counter()
     totals: Optional[dict[str, Any]] = None
@@ -632,8 +646,7 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     elapsed = time.perf_counter() - started
     if totals is None:
         totals = merge(None, play_batch(blob, seed, 0, 0, loop))
-    why = fast if isinstance(fast, str) else "the compiled fight loop stopped (the Python loop reports why)"
-    out = report(sc, totals, runs, seed, why)
+    out = report(sc, totals, runs, seed, why_python(sc, loop))
     out["stopped_by"] = stop.name
     out["timing"] = {"seconds": round(elapsed, 4), "fights_per_second": round(totals["fights"] / elapsed, 1)
                      if elapsed > 0 else None, "workers": workers,

@@ -29,7 +29,8 @@ from ..requests import check_seed, key_path, shown
 from ..rng import chunk_seed, new_seed
 from .scenario import compile_scenario
 from .simulate import (
-    BATCH, GUARD, MAX_RUNS, MissingExtra, Result, Task, merge, play, read_scenario, report, save_png,
+    BATCH, GUARD, MAX_RUNS, MissingExtra, Result, Task, check_loop, merge, play, read_scenario, report, save_png,
+    why_python,
 )
 
 #: Points of one sweep (a 100 × 100 grid).
@@ -248,8 +249,10 @@ class SweepResult(Result):
         points: One per point, the first field varying fastest: `index`, `values`
             ({path: value}), `seed`, `completed`, `sides` (per side: `wins`, `win_rate`,
             `win_rate_ci95`, `survivors_mean`, `combatants`), `draws` (`count`, `rate`,
-            `rate_ci95`) and `rounds` (`mean`, `median`, `min`, `max`). Only points whose
-            fights all finished are listed (an interrupted sweep lists fewer).
+            `rate_ci95`), `rounds` (`mean`, `median`, `min`, `max`) and `fight_loop`
+            (`compiled_fights` and `python_fights`: how many of its fights each round loop
+            played, and `python_why`: why any played on the Python loop, else None). Only
+            points whose fights all finished are listed (an interrupted sweep lists fewer).
         completed_points: How many points finished.
         interrupted: True when a signal or KeyboardInterrupt stopped the sweep early.
         stopped_by: "SIGINT" or "SIGTERM" when a signal stopped it, else None.
@@ -292,10 +295,11 @@ class SweepResult(Result):
         return self._data["target"]  # type: ignore[no-any-return]
 
 
-def _point_report(sc: Any, totals: dict[str, Any], runs: int, seed: int) -> dict[str, Any]:
-    full = report(sc, totals, runs, seed)
+def _point_report(sc: Any, totals: dict[str, Any], runs: int, seed: int, loop: str) -> dict[str, Any]:
+    full = report(sc, totals, runs, seed, why_python(sc, loop) if totals.get("python_fights") else None)
     return {"seed": seed, "completed": full["completed"], "sides": full["sides"], "draws": full["draws"],
-            "rounds": {k: full["rounds"][k] for k in ("mean", "median", "min", "max")}}
+            "rounds": {k: full["rounds"][k] for k in ("mean", "median", "min", "max")},
+            "fight_loop": full["fight_loop"]}
 
 
 def _target(varies: Sequence[Vary], points: list[dict[str, Any]], target: float, side: str) -> dict[str, Any]:
@@ -321,7 +325,8 @@ def _batch_size(runs: int, points: int, workers: int) -> int:
 
 def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] = None, workers: int = 1,
           dask: Optional[str] = None, target: Optional[float] = None, side: Optional[str] = None,
-          progress: Optional[Callable[[int], None]] = None, batch: Optional[int] = None) -> SweepResult:
+          progress: Optional[Callable[[int], None]] = None, batch: Optional[int] = None,
+          loop: str = "auto") -> SweepResult:
     """Play `runs` fights at every point of one or two varied fields (`fracas.sweep`
     documents the arguments). `batch` is the fights a task plays (default: chosen from
     the runs, points and workers; the result does not depend on it)."""
@@ -350,6 +355,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
         raise SchemaError("batch", f"batch is a positive number of fights, got {shown(batch)}")
     check_seed(seed, "seed")
+    check_loop(loop)
     for v in varies:
         _locate(source, v)
     grid: list[tuple[Value, ...]] = [(x,) for x in varies[0].values] if len(varies) == 1 else \
@@ -377,7 +383,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
     owner: list[int] = []
     for p, blob in enumerate(blobs):
         for first in range(0, runs, size):
-            tasks.append((blob, seeds[p], first, min(size, runs - first)))
+            tasks.append((blob, seeds[p], first, min(size, runs - first), loop))
             owner.append(p)
     totals: list[Optional[dict[str, Any]]] = [None] * len(grid)
     started = time.perf_counter()
@@ -395,7 +401,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
             continue
         fights += done["fights"]
         points.append({"index": p, "values": {v.path: x for v, x in zip(varies, values)},
-                       **_point_report(compiled[p], done, runs, seeds[p])})
+                       **_point_report(compiled[p], done, runs, seeds[p], loop)})
     interrupted = len(points) < len(grid)
     out: dict[str, Any] = {
         "scenario": compiled[0].name, "ruleset": compiled[0].ruleset.name, "seed": seed, "runs": runs,
@@ -440,7 +446,8 @@ def _crossing_text(row: dict[str, Any]) -> str:
 
 def render(result: Mapping[str, Any], style: Callable[..., str] = lambda text, **_: text) -> str:
     """The sweep as a text table: a row per point (win % with its 95 % interval per side,
-    draws, mean rounds, mean survivors per side), then the target's crossings."""
+    draws, mean rounds, mean survivors per side, and the fights it played on the Python
+    round loop when any point played some, with why), then the target's crossings."""
     paths = [v["path"] for v in result["vary"]]
     total = 1
     for v in result["vary"]:
@@ -459,6 +466,11 @@ def render(result: Mapping[str, Any], style: Callable[..., str] = lambda text, *
     head += f"  {'draw %':>6}  {'rounds':>6}"
     for side in result["sides"]:
         head += "  " + f"{side} left".rjust(left[side])
+    # Fights on the Python round loop (as `fracas simulate` says them): a column only when
+    # some point had any, and each reason once under the table.
+    slow = [p for p in result["points"] if (p.get("fight_loop") or {}).get("python_fights")]
+    if slow:
+        head += f"  {'python loop':>11}"
     out.append(head)
     for point in result["points"]:
         line = "  " + "  ".join(_shown_value(point["values"][p]).rjust(w) for p, w in zip(paths, widths))
@@ -472,9 +484,18 @@ def render(result: Mapping[str, Any], style: Callable[..., str] = lambda text, *
             s = point["sides"][side]
             cell = f"{s['survivors_mean']:.2f} of {s['combatants']}"
             line += "  " + cell.rjust(left[side])
+        if slow:
+            line += f"  {(point.get('fight_loop') or {}).get('python_fights', 0):>11,}"
         out.append(line)
     if len(paths) > 1 or any(n != p for n, p in zip(names, paths)):
         out.append("  (" + "; ".join(f"{n}: {p}" for n, p in zip(names, paths) if n != p or len(paths) > 1) + ")")
+    reasons: dict[str, int] = {}
+    for point in slow:
+        why = point["fight_loop"]["python_why"]
+        reasons[why] = reasons.get(why, 0) + 1
+    for why, count in reasons.items():
+        out.append(style(f"  python loop: {count} point{'s' if count != 1 else ''} played on the Python round loop: {why}",
+                         fg="yellow"))
     goal = result.get("target")
     if goal:
         out.append(style(f"  {goal['side']} wins {100 * goal['win_rate']:g} % of fights along {goal['along']}:",

@@ -25,7 +25,7 @@ import msgspec
 
 from .. import _kernels
 from .. import _layout as L
-from ..dice import Dice, KernelError
+from ..dice import Dice, KernelError, kernel_info
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
 from .base import Ruleset, merge_columns
@@ -223,13 +223,14 @@ def _detail(rows: array[int], groups: array[int], n_targets: int, tinit: array[i
         state[:] = start
         out = array("q", bytes(8 * width * count * L.XOUT_WIDTH))
         log = array("i", bytes(4 * capacity))
-        info = array("q", (pos, 0, 0, 0, 0))
+        info = kernel_info(pos)
         err = kernel.xroll_detail(rows, groups, n_targets, tinit, first, count, state, rolls, out, log, info)
         if err != L.E_LOG_FULL:
             break
         capacity *= 4
     if err:
-        raise kernel_error(err, info[2], info[3], info[4], rolls, strike_path(info[2]))
+        raise kernel_error(err, info[L.I_STRIKE], info[L.I_ERROR_POS], info[L.I_ERROR_FACES], rolls,
+                           strike_path(info[L.I_STRIKE]))
     return out, log, info
 
 
@@ -239,7 +240,7 @@ def roll_attack(plan: Plan, dice: Dice, seed: int) -> "AttackResult":
     groups = array("q", (0, n, 1))
     out, log, info = _detail(plan.rows, groups, len(plan.targets), plan.tinit, 0, 1, dice.state, dice.rolls,
                              n, lambda _w: "$.strikes", dice.pos)
-    dice.pos = info[0]
+    dice.pos = info[L.I_POS]
     return AttackResult(plan, seed, _kernels.active().BACKEND, dice.injected, out, log)
 
 
@@ -322,7 +323,7 @@ class BulkJob:
 
     def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_g = totals
-        info = array("q", (0, 0, 0, 0, 0))
+        info = kernel_info()
         err = _kernels.active().xroll_summary(self.rows, self.groups, len(self.targets), self.tinit, first,
                                               count, state, acc_t, acc_g, info)
         if err:

@@ -1,7 +1,8 @@
 """Exact odds of a Worldwalker, Cartyrion or old-school attack, from its X_ rows.
 
 Each strike: the feint (two d20s), the sneak check (a d20), the attack d20 and the
-block/dodge d20 are counted face by face; the damage dice in closed form (plain dice
+block/dodge d20 are counted face by face (a success-counting pool, X_HIT_COUNT, by
+its successes); the damage dice in closed form (plain dice
 convolved; exploding dice as F x explosions + the final faces, the explosions a
 negative binomial summed until less than 1e-15 is left, that remainder kept as a
 lower bound so no mass is lost: only the damage it carries, `cut`, is counted short). A target's strikes are folded in
@@ -71,6 +72,28 @@ def dice(n: int, faces: int, explode: bool) -> Dist:
     return k_dist.convolve(_faces_sum(n, 1, faces - 1), lambda k, t: (faces * k + t, k)).reduced()
 
 
+@lru_cache(maxsize=256)
+def successes(n: int, faces: int, tn: int, explode: bool) -> Dist:
+    """(successes, explosions) of a pool of n dice counting the faces of `tn` or more
+    (X_HIT_COUNT). Plain, a sum of n two-sided dice; exploding, each die is its
+    explosions (maximum faces, each one a success) and a final face 1..F-1, so the
+    successes are K, the negative binomial of `dice`, plus the final faces' successes."""
+    def counted(sides: int, hits: int) -> Dist:
+        return Dist({v: w for v, w in ((0, sides - hits), (1, hits)) if w}, sides)
+
+    if explode:
+        if n == 0:
+            return Dist.point((0, 0))
+        die = counted(faces - 1, faces - tn)
+        k_dist = _explosions(n, faces)[0]
+    else:
+        die, k_dist = counted(faces, faces - tn + 1), Dist.point(0)
+    total = Dist.point(0)
+    for _ in range(n):
+        total = total.convolve(die)
+    return k_dist.convolve(total, lambda k, hits: (k + hits, k)).reduced()
+
+
 def explosion_cut(n: int, faces: int) -> Fraction:
     return _explosions(n, faces)[1] if n else Fraction(0)
 
@@ -90,6 +113,11 @@ def strike(row: Any) -> Dist:
     path = "$.strikes"
     if row[L.X_DICE] > MAX_ODDS_DICE:
         raise LimitError(path, f"{row[L.X_DICE]} damage dice: exact odds enumerate at most {MAX_ODDS_DICE} per strike")
+    if row[L.X_HIT] == L.X_HIT_COUNT:  # a pool: no success is a miss (no block, feint or check with it)
+        base, least, reduce = row[L.X_FLAT] + row[L.X_PER_DIE] * row[L.X_DICE], row[L.X_MIN], row[L.X_REDUCE]
+        pool = successes(row[L.X_DICE], row[L.X_FACES], row[L.X_TN], bool(row[L.X_EXPLODE]))
+        return pool.map(lambda o: (True, max(o[0] + base - reduce, 0, least), o[1]) if o[0]
+                        else (False, 0, 0)).reduced()
     p_react = Fraction(row[L.X_REACT])
     if row[L.X_FEINT]:
         fb, fd = row[L.X_FEINT_BONUS], row[L.X_FEINT_DEFENSE]

@@ -37,10 +37,14 @@ def load() -> dict[str, Any]:
 
 # -- the layout, as (name, value, doc) --------------------------------------------------
 
-def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
+def layout_entries(facts: dict[str, Any], js: bool = False) -> list[tuple[str, int, str]]:
+    """The layout's names, values and docs; `js`: only what the JavaScript resolvers read
+    (a block marked `js = false` is Python's and Cython's alone)."""
     entries: list[tuple[str, int, str]] = []
-    for block in ("plan", "out", "target_acc", "group_acc", "xplan", "xout", "xtarget", "xgroup"):
+    for block in ("plan", "out", "target_acc", "group_acc", "xplan", "xout", "xtarget", "xgroup", "info"):
         spec = facts["layout"][block]
+        if js and not spec.get("js", True):
+            continue
         entries.append((f"# {spec['doc']}", 0, ""))
         for index, (name, doc) in enumerate(spec["columns"]):
             entries.append((spec["prefix"] + name, index, doc))
@@ -48,6 +52,9 @@ def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
     entries.append(("# Constants.", 0, ""))
     for name, (value, doc) in facts["layout"]["constants"].items():
         entries.append((name, value, doc))
+    if not js:
+        for name, (value, doc) in facts["layout"].get("kernel_constants", {}).items():
+            entries.append((name, value, doc))
     if facts["layout"]["constants"]["N_TYPES"][0] != len(facts["enums"]["damage_types"]):
         raise ValueError("N_TYPES must equal the number of damage types")
     return entries
@@ -55,7 +62,7 @@ def layout_entries(facts: dict[str, Any]) -> list[tuple[str, int, str]]:
 
 def python_layout(facts: dict[str, Any], root: Path) -> str:
     lines = [f'"""Column layout of the flat arrays the kernels read and write.\n\n{BANNER}\n'
-             'The compiled core includes the same numbers (cython_core/_layout.pxi) and the\n'
+             'The compiled core cimports the same numbers (cython_core/_layout.pxd) and the\n'
              'Roll20 resolver reads them from vtt_scripts/roll20/src/facts.js. Every array\n'
              'is a flat `array.array`, row-major.\n"""', ""]
     for name, value, doc in layout_entries(facts):
@@ -66,16 +73,19 @@ def python_layout(facts: dict[str, Any], root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cython_layout_pxd(facts: dict[str, Any], root: Path) -> str:
+    """The layout as C enums in a .pxd, which the kernels' files cimport (the generator's
+    .pxd takes its error codes from it)."""
+    lines = [f"# {BANNER}", "# The kernel array layout (fracas._layout in Python), as C constants.", "", "cdef enum:"]
+    for name, value, _doc in layout_entries(facts):
+        lines.append(f"    {name}" if name.startswith("#") else f"    {name} = {value}")
+    return "\n".join(lines) + "\n"
+
+
 def cython_layout(facts: dict[str, Any], root: Path) -> str:
-    lines = [f"# {BANNER}", "# The kernel array layout (fracas._layout in Python).", "", "cdef enum:"]
-    names = []
-    for name, value, doc in layout_entries(facts):
-        if name.startswith("#"):
-            lines.append(f"    {name}")
-            continue
-        names.append(name)
-        lines.append(f"    {name} = {value}")
-    lines += ["", "# Python-visible copy, so a test can compare with fracas._layout.", "LAYOUT = {"]
+    names = [name for name, _value, _doc in layout_entries(facts) if not name.startswith("#")]
+    lines = [f"# {BANNER}", "# The kernel array layout's Python-visible copy in the compiled core, so a test can",
+             "# compare it with fracas._layout (the constants themselves are in _layout.pxd).", "", "LAYOUT = {"]
     lines += [f"    {name!r}: {name}," for name in names]
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -141,7 +151,7 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
              "// The kernel layout, Enchanted Realms names, error codes and message templates,",
              "// the same numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
     lines.append("const LAYOUT = Object.freeze({")
-    for name, value, _doc in layout_entries(facts):
+    for name, value, _doc in layout_entries(facts, js=True):
         if not name.startswith("#"):
             lines.append(f"  {name}: {value},")
     lines += ["});", ""]
@@ -401,6 +411,7 @@ def rules_index(facts: dict[str, Any], root: Path) -> str:
 OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "src/fracas/_layout.py": python_layout,
     "src/fracas/_facts.py": python_facts,
+    "cython_core/_layout.pxd": cython_layout_pxd,
     "cython_core/_layout.pxi": cython_layout,
     "vtt_scripts/roll20/src/facts.js": roll20_facts,
     "vtt_scripts/roll20/relay/methods.js": roll20_relay_methods,

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from ... import _kernels
 from ... import _layout as L
-from ...dice import Dice, KernelError
+from ...dice import Dice, KernelError, kernel_info
 from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
 from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
@@ -137,14 +137,13 @@ def roll_attack(attack: AttackPlan, dice: Dice, seed: int) -> AttackResult:
     if attack.defense:
         return _roll_defense(attack, dice, seed, kernel.BACKEND)
     rolls = dice.rolls
-    info = _ZERO_Q * 4
-    info[0] = dice.pos
+    info = kernel_info(dice.pos)
     # The kernel makes the out and log buffers, and rolls again with a larger log when a
     # crit chain outgrows it (the same dice from the same state).
     err, out, log = kernel.roll_single(attack.plan, len(attack.targets), dice.state, rolls, info)
     if err:
-        raise kernel_error(err, info[2], info[3], rolls)
-    dice.pos = info[0]
+        raise kernel_error(err, info[L.I_STRIKE], info[L.I_ERROR_POS], rolls)
+    dice.pos = info[L.I_POS]
     return _finish(attack, dice, seed, kernel.BACKEND, out, log)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from ... import _kernels
 from ... import _layout as L
+from ...dice import kernel_info
 from ...errors import LimitError, RequestError, SchemaError
 from ...requests import check_range, convert_mapping, decode, key_path
 from ..base import merge_columns
@@ -65,11 +66,11 @@ class BulkPlan:
 
     def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_b, acc_g = totals
-        info = array("q", (0, 0, 0, 0))
+        info = kernel_info()
         err = _kernels.active().roll_summary(self.plan, self.groups, len(self.targets), first, count, state,
                                              acc_t, acc_b, acc_g, info)
         if err:
-            raise self._error(err, info[2])
+            raise self._error(err, info[L.I_STRIKE])
 
     @property
     def lanes(self) -> int:
@@ -91,12 +92,12 @@ class BulkPlan:
         states = array("I")
         for state, _first, _count in items:
             states.extend(state)
-        info = array("q", (0, 0, 0, 0))
+        info = kernel_info()
         err = _kernels.active().roll_summary_lanes(
             self.plan, self.groups, len(self.targets), array("q", [f for _s, f, _c in items]),
             array("q", [c for _s, _f, c in items]), states, acc_t, acc_b, acc_g, info)
         if err:
-            raise self._error(err, info[2])
+            raise self._error(err, info[L.I_STRIKE])
 
     def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
         """Every worker's totals added up (the longest chain: the largest)."""
@@ -115,14 +116,14 @@ class BulkPlan:
             rows = count * widest
             out = array("q", bytes(8 * rows * L.OUT_WIDTH))
             log = array("i", bytes(4 * 2 * (capacity if want_dice else 0)))
-            info = array("q", (0, 0, 0, 0))
+            info = kernel_info()
             err = kernel.roll_detail(self.plan, self.groups, len(self.targets), first, count, state,
                                      None, out, log, info)
             if err != L.E_LOG_FULL or not want_dice:
                 break
             capacity *= 4
         if err:
-            raise self._error(err, info[2])
+            raise self._error(err, info[L.I_STRIKE])
         listed = []
         row = 0
         for a in range(first, first + count):

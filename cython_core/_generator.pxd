@@ -1,0 +1,79 @@
+# cython: language_level=3
+# The generator's C-level API (docs/ENGINE.md "Dice"), in the shape of numpy.random's bit
+# generators: a state struct every kernel passes by pointer (and copies into locals in
+# its loop), inline functions that draw from it, no global state. xoshiro128** seeded by
+# SplitMix64, a die of n faces by Lemire's multiply-and-reject, and injected faces in its
+# place (`draw`). Declarations and inline code only: a kernel file that cimports it gets
+# the code compiled in, with no module to import at run time.
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+
+from _layout cimport E_ROLLS_SHORT, E_ROLL_RANGE
+
+
+cdef struct Dice:
+    uint32_t s0
+    uint32_t s1
+    uint32_t s2
+    uint32_t s3
+    const int32_t* rolls     # NULL: draw from the generator
+    int64_t n_rolls
+    int64_t pos
+    int64_t strike
+    int error
+    int64_t error_pos
+    int error_faces
+
+
+cdef inline uint32_t next32(Dice* d) noexcept nogil:
+    cdef uint32_t s1 = d.s1
+    cdef uint32_t x = s1 * 5u
+    cdef uint32_t result = ((x << 7) | (x >> 25)) * 9u
+    cdef uint32_t t = s1 << 9
+    d.s2 ^= d.s0
+    d.s3 ^= d.s1
+    d.s1 ^= d.s2
+    d.s0 ^= d.s3
+    d.s2 ^= t
+    d.s3 = (d.s3 << 11) | (d.s3 >> 21)
+    return result
+
+
+cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n from the generator (never injected rolls): the bulk fast path."""
+    cdef uint64_t m = <uint64_t>next32(d) * n
+    cdef uint32_t low = <uint32_t>m
+    cdef uint32_t threshold
+    if low < n:
+        threshold = (0u - n) % n
+        while low < threshold:
+            m = <uint64_t>next32(d) * n
+            low = <uint32_t>m
+    return <int>(m >> 32) + 1
+
+
+cdef inline int draw(Dice* d, uint32_t n) noexcept nogil:
+    """One face 1..n, or 0 with d.error set (injected rolls short or out of range)."""
+    cdef int32_t face
+    if d.rolls != NULL:
+        if d.pos >= d.n_rolls:
+            d.error = E_ROLLS_SHORT
+            d.error_pos = d.pos
+            return 0
+        face = d.rolls[d.pos]
+        if face < 1 or face > <int32_t>n:
+            d.error = E_ROLL_RANGE
+            d.error_pos = d.pos
+            d.error_faces = <int>n
+            return 0
+        d.pos += 1
+        return face
+    return draw_gen(d, n)
+
+
+cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)

@@ -1,0 +1,130 @@
+# The lane kernel: the one-strike ER mob of a bulk request, rolled on FL_LANES chunk
+# streams side by side (lanes.h, lanes_body.h: AVX2 where the CPU has it), with the same
+# dice per stream as the summary kernel rolls.
+
+
+cdef extern from "lanes.h" nogil:
+    enum: FL_LANES
+    enum: FL_HIST
+    ctypedef struct fl_row:
+        int32_t pool
+        uint32_t hmask
+        uint32_t cmask
+        int32_t auto_crit
+        int32_t only_chain
+        int32_t weight
+        int32_t mod
+        int32_t resist
+        int32_t no_dodge
+        int32_t chain_dodgeable
+        int32_t chain_limit
+    ctypedef struct fl_totals:
+        int64_t damage
+        int64_t attacks_hit
+        int64_t crits
+        int64_t undodgeable
+        int64_t longest
+        int64_t hist[64]
+        int error
+    int fracas_summary_lanes(const fl_row* r, int lanes, uint32_t* states, const int64_t* counts,
+                             fl_totals* out)
+    const char* fracas_lanes_isa()
+
+#: Chunk streams the lane kernel rolls side by side (roll_summary_lanes).
+LANES = FL_LANES
+#: The instruction set the lane kernel runs with here: "avx2", "vector" or "scalar".
+LANES_ISA = fracas_lanes_isa().decode()
+
+
+def lanes_fit(const int32_t[::1] plan, const int64_t[::1] groups):
+    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no disadvantage."""
+    if groups.shape[0] != 3 or groups[1] - groups[0] != 1:
+        return False
+    return plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0
+
+
+def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
+                       const int64_t[::1] firsts, const int64_t[::1] counts, uint32_t[::1] states,
+                       int64_t[::1] targets, int64_t[::1] by_type, int64_t[::1] group_acc, int64_t[::1] info):
+    """Up to LANES chunks at once: chunk k is attacks firsts[k]..firsts[k]+counts[k]-1 rolled
+    from states[4k..4k+3] (advanced in place), exactly as roll_summary would roll each.
+
+    Only for plans `lanes_fit` accepts; the totals are added to the same accumulators
+    as roll_summary's. Returns an error code.
+    """
+    cdef int64_t k, n = firsts.shape[0], total = 0, strike, t
+    cdef fl_row row
+    cdef fl_totals acc
+    cdef int err, i
+    cdef const int32_t* p
+    cdef int64_t* tb
+    cdef int64_t* gacc
+    cdef int64_t* hist
+    _check_plan(plan, groups, n_targets)
+    if not lanes_fit(plan, groups):
+        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
+    if n < 1 or n > FL_LANES or counts.shape[0] != n or states.shape[0] != 4 * n:
+        raise ValueError(f"roll_summary_lanes takes 1 to {FL_LANES} chunks, with 4 state words each")
+    if FL_HIST != HIST_BINS or info.shape[0] < INFO_WIDTH:
+        raise ValueError("the lane kernel's histogram or info size does not match")
+    for k in range(n):
+        if firsts[k] < 0 or counts[k] < 0 or firsts[k] + counts[k] > groups[2]:
+            raise ValueError("attack range out of the groups")
+        total += counts[k]
+    strike = groups[0]
+    t = plan[strike * PLAN_WIDTH + P_TARGET]
+    if targets.shape[0] < n_targets * T_WIDTH or by_type.shape[0] < n_targets * N_TYPES:
+        raise ValueError("target accumulators too small")
+    if group_acc.shape[0] < G_WIDTH + HIST_BINS:
+        raise ValueError("group accumulators too small")
+    p = &plan[strike * PLAN_WIDTH]
+    row.pool = p[P_SKILL] + p[P_ADV] + p[P_SNEAK]
+    row.hmask = hit_mask(p)
+    row.cmask = crit_mask(p, row.hmask)
+    row.auto_crit = p[P_AUTO_CRIT] != 0
+    row.only_chain = p[P_ONLY_CHAIN]
+    row.weight = p[P_WEIGHT]
+    row.mod = p[P_MOD]
+    row.resist = p[P_RESIST]
+    row.no_dodge = p[P_NO_DODGE]
+    row.chain_dodgeable = p[P_CHAIN_DODGEABLE]
+    row.chain_limit = CHAIN_LIMIT
+    memset_totals(&acc)
+    with nogil:
+        err = fracas_summary_lanes(&row, <int>n, &states[0], &counts[0], &acc)
+    if err:
+        info[I_STRIKE] = strike
+        return err
+    tb = &targets[t * T_WIDTH]
+    tb[T_DAMAGE] += acc.damage
+    tb[T_ATTACKS] += total
+    tb[T_ATTACKS_HIT] += acc.attacks_hit
+    tb[T_STRIKES] += total
+    tb[T_STRIKES_HIT] += acc.attacks_hit
+    tb[T_CRITS] += acc.crits
+    if acc.longest > tb[T_LONGEST]:
+        tb[T_LONGEST] = acc.longest
+    tb[T_UNDODGEABLE] += acc.undodgeable
+    by_type[t * N_TYPES + p[P_TYPE]] += acc.damage
+    gacc = &group_acc[0]
+    gacc[G_ATTACKS_HIT] += acc.attacks_hit
+    gacc[G_DAMAGE] += acc.damage
+    gacc[G_CRITS] += acc.crits
+    hist = gacc + G_WIDTH
+    for i in range(HIST_BINS):
+        hist[i] += acc.hist[i]
+    info[I_STRIKE] = -1
+    info[I_ERROR_POS] = -1
+    return E_OK
+
+
+cdef void memset_totals(fl_totals* acc) noexcept nogil:
+    cdef int i
+    acc.damage = 0
+    acc.attacks_hit = 0
+    acc.crits = 0
+    acc.undodgeable = 0
+    acc.longest = 0
+    acc.error = 0
+    for i in range(FL_HIST):
+        acc.hist[i] = 0

@@ -11,9 +11,11 @@ The pure-Python twin mirrors the compiled core on purpose (docs/ENGINE.md).
 `--cross` lists hand copies ACROSS languages instead: facts of the spec
 (src/fracas/spec/facts.toml and the Python engine's request types, registry and limits,
 which `python -m fracas.spec` writes into generated JavaScript) written literally again
-in hand-written JavaScript (default root: vtt_scripts/roll20): a request struct's field
-list, a message template's words, a name list, a ruleset's title or name constant, a
-limit. Each finding names the file, line, kind and the spec fact it copies.
+in hand-written JavaScript (default roots: vtt_scripts/roll20 and vtt_scripts/foundry): a
+request struct's field list, a message template's words, a name list, a ruleset's title or
+name constant, a limit; and a ruleset's title as a translation (lang/*.json) other than the
+generated FRACAS.Ruleset.Title.<name> keys. Each finding names the file, line, kind and the
+spec fact it copies.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ def by_files(found: dict[str, list[tuple[str, int]]]) -> collections.Counter[tup
 # -- cross-language copies ---------------------------------------------------------------
 
 #: Hand-written JavaScript the cross-language scan reads (tests may restate facts to check them).
-CROSS_ROOTS = ("vtt_scripts/roll20",)
+CROSS_ROOTS = ("vtt_scripts/roll20", "vtt_scripts/foundry")
+#: The translation keys `python -m fracas.spec` writes into lang/*.json: a ruleset's title.
+GENERATED_TITLE_KEY = "FRACAS.Ruleset.Title."
 #: Files whose numbers are byte and word arithmetic, not rules (SHA-256's 64-byte blocks, 64-bit seeds).
 CROSS_ARITHMETIC = {"hmac.js", "rng.js", "protocol.js", "bigjson.js"}
 #: A message template's fixed words this long or longer count as a copy when a literal holds them.
@@ -145,7 +149,7 @@ def _chunks(template: str) -> list[str]:
 
 def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                    facts: dict[str, object] | None = None) -> list[tuple[str, int, str, str]]:
-    """Hand copies of spec facts in hand-written JavaScript: (file, line, kind, what)."""
+    """Hand copies of spec facts in hand-written JavaScript and translations: (file, line, kind, what)."""
     facts = facts if facts is not None else spec_facts(root)
     messages: dict[str, str] = facts["messages"]  # type: ignore[assignment]
     lists: dict[str, list[object]] = facts["lists"]  # type: ignore[assignment]
@@ -160,6 +164,14 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
         base = root / top
         if not base.exists():
             continue
+        for path in sorted(base.rglob("lang/*.json")):
+            rel = path.relative_to(root)
+            if SKIP_DIRS & set(rel.parts) or "test" in rel.parts:
+                continue
+            for number, text in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = re.match(r'\s*"([^"]+)":\s*"([^"]*)"', text)
+                if m and not m.group(1).startswith(GENERATED_TITLE_KEY) and m.group(2) in titles:
+                    found.append((rel.as_posix(), number, "title", f"the title of {titles[m.group(2)]} ({m.group(1)})"))
         for path in sorted(base.rglob("*.js")):
             rel = path.relative_to(root)
             if SKIP_DIRS & set(rel.parts) or "test" in rel.parts:
@@ -218,7 +230,8 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=8, help="lines per window (default 8)")
     parser.add_argument("--show", nargs="*", default=[], help="print the shared lines of sets naming these")
     parser.add_argument("--cross", nargs="*", default=None, metavar="ROOT",
-                        help="list spec facts copied into hand-written JavaScript (default root: vtt_scripts/roll20)")
+                        help="list spec facts copied into hand-written JavaScript (default roots: "
+                             "vtt_scripts/roll20 and vtt_scripts/foundry)")
     args = parser.parse_args()
     if args.cross is not None:
         root = pathlib.Path(__file__).resolve().parent.parent

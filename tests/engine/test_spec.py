@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -53,14 +52,6 @@ def test_layout_widths_match_their_columns():
 #: Templates Python does not fill in itself: msgspec words these decode errors (the JS
 #: decoder says the same; test_msgspec_words_its_errors_as_the_spec_says checks msgspec).
 SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msgspec_missing_field"}
-#: Templates the rulesets' Python still writes as literals (src/fracas/rulesets is being
-#: reorganised on another branch): the JS resolver says them through the spec, and
-#: test_python_literals_still_say_the_spec_words checks the Python words agree, so the
-#: folding into say() there is a rename, not a rewording.
-PYTHON_LITERAL = {"ruleset_unsupported": "rulesets/base.py", "competitor_empty_id": "rulesets/er/compete.py",
-                  "impale_charge_ruleset": "rulesets/er/impale.py", "rolls_for_defense": "rulesets/er/attack.py",
-                  "rolls_for_stray": "rulesets/er/followups.py", "rolls_for_release": "rulesets/er/followups.py",
-                  "odds_dice": "rulesets/rows_odds.py"}
 #: The Roll20 sandbox's own CPU meter (odds.js) and its offline/bridge routing (registry.js):
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
@@ -73,16 +64,22 @@ def test_every_message_template_is_used_by_python_and_javascript(key, template):
                        if p.name not in ("_facts.py",))
     js = "\n".join(p.read_text() for p in (REPO / "vtt_scripts" / "roll20" / "src").rglob("*.js")
                    if p.name not in ("facts.js", "contract.js"))
-    if key not in SAID_BY_MSGSPEC | set(PYTHON_LITERAL) | JAVASCRIPT_ONLY:
+    if key not in SAID_BY_MSGSPEC | JAVASCRIPT_ONLY:
         assert f'"{key}"' in python or f"'{key}'" in python, f"{key} is not used in Python"
     assert f"'{key}'" in js, f"{key} is not used by the JavaScript resolver"
 
 
-@pytest.mark.parametrize("key", sorted(PYTHON_LITERAL))
-def test_python_literals_still_say_the_spec_words(key):
-    source = (REPO / "src" / "fracas" / PYTHON_LITERAL[key]).read_text()
-    for words in re.split(r"\{\w+\}", _facts.MESSAGES[key]):
-        assert words in source, f"{PYTHON_LITERAL[key]} no longer says {words!r} ({key}): update the spec or fold it"
+def test_python_says_every_template_through_say():
+    """No message of the spec is written literally in the Python engine (every one goes
+    through `say()`), and no limit facts.toml has is declared again: scripts/duplicates.py's
+    Python scan finds none (tests/release/test_duplicates.py shows it can find one)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("duplicates", REPO / "scripts" / "duplicates.py")
+    scanner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scanner)
+    copies = scanner.python_copies(REPO)
+    assert copies == [], "\n".join(f"{where}:{line}: {kind}: {what}" for where, line, kind, what in copies)
 
 
 def test_msgspec_words_its_errors_as_the_spec_says():

@@ -19,6 +19,7 @@ from functools import lru_cache
 from .. import _layout as L
 from ..errors import LimitError
 from ..exact import Budget, Dist, TAIL, mix
+from ..requests import say
 
 MAX_ODDS_DICE = 24
 D20 = range(1, 21)
@@ -89,7 +90,7 @@ def strike(row: Any) -> Dist:
     """(landed, damage, explosions) of one row, before any parry."""
     path = "$.strikes"
     if row[L.X_DICE] > MAX_ODDS_DICE:
-        raise LimitError(path, f"{row[L.X_DICE]} damage dice: exact odds enumerate at most {MAX_ODDS_DICE} per strike")
+        raise LimitError(path, say("odds_dice", dice=row[L.X_DICE], most=MAX_ODDS_DICE))
     p_react = Fraction(row[L.X_REACT])
     if row[L.X_FEINT]:
         fb, fd = row[L.X_FEINT_BONUS], row[L.X_FEINT_DEFENSE]

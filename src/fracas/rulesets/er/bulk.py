@@ -22,16 +22,12 @@ from ..base import merge_columns
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
 from .result import AttackResult
-from ..rows import group_index
+# A bulk job's bounds are every ruleset's (fracas.rulesets.rows declares them once).
+from ..rows import DETAIL_LIMITS, MAX_ATTACKS, MAX_GROUPS, MAX_PROFILE_STRIKES, group_index
 from .schema import BulkRequest, Profile, Target
 
-MAX_ATTACKS = 10**10
-MAX_GROUPS = 10_000
-MAX_PROFILE_STRIKES = 64
 #: Fewest chunks worth the lane kernel: with fewer, its unused lanes cost more than they save.
 LANES_MIN = 4
-#: Largest request for each detail level (the per-attack output grows with it).
-DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
 
 
 class BulkPlan:

@@ -124,20 +124,36 @@ def test_an_er_strike_result_has_the_spec_layout():
 
 def test_the_contract_marks_a_ruleset_without_a_roll20_port():
     """generate.roll20_port is the one place the Roll20 flag is decided: the built-in
-    rulesets have ports; a ruleset whose clients leave Roll20 out is bridge-only in the Mod,
-    with its own request structs in the contract (tests/seam/d6pool.py)."""
-    import fracas.rulesets
-    from tests.seam.d6pool import D6_POOL
+    rulesets have ports; a ruleset whose manifest's clients leave Roll20 out (the package
+    tests/seam/d6pool, registered through the public registry) is bridge-only in the Mod,
+    with its own request structs in the contract; the JavaScript tests read that entry from
+    vtt_scripts/roll20/test/fixtures/d6pool_contract.json, which is what the generator writes."""
+    import json
+    import sys
 
-    fracas.rulesets.register(D6_POOL)
+    import fracas.rulesets
+
+    sys.path.insert(0, str(REPO / "tests" / "seam" / "d6pool"))
     try:
-        contract = generate.contract_facts()
+        pool = fracas.rulesets.register_package("d6pool")
+        assert pool is not None
+        try:
+            contract = generate.contract_facts()
+            foundry = generate.foundry_contract(generate.load(), REPO)
+        finally:
+            fracas.rulesets.unregister(pool.name)
     finally:
-        fracas.rulesets.unregister(D6_POOL.name)
+        sys.path.remove(str(REPO / "tests" / "seam" / "d6pool"))
     by_name = {r["name"]: r for r in contract["RULESETS"]}
     assert {name: r["roll20"] for name, r in by_name.items()} == {
         "enchanted-realms": True, "worldwalker": True, "cartyrion": True, "old-school": True, "d6-pool": False}
-    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 Pool", "requests": {"attack": "AttackRequest"},
-                                  "roll20": False}
-    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int", 1], ["target", "str"]]
-    assert contract["STRUCTS"]["d6-pool"]["Target"] == [["armor", "int", 0]]
+    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 pool", "roll20": False, "requests": {
+        "attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "pool": "PoolRequest"}}
+    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int"], ["target", "str", ""]]
+    assert contract["STRUCTS"]["d6-pool"]["Attacker"] == [["extra", "int", 0]]
+    fixture = json.loads((REPO / "vtt_scripts" / "roll20" / "test" / "fixtures" / "d6pool_contract.json").read_text())
+    assert fixture == {"entry": by_name["d6-pool"], "structs": contract["STRUCTS"]["d6-pool"]}
+    # Foundry's contract: the module does not offer it (its manifest leaves Foundry out).
+    assert '"name": "d6-pool", "title": "D6 pool", "titleKey": "FRACAS.Ruleset.Title.d6-pool"' in foundry
+    assert '"foundry": false' in foundry and 'Attacker: Object.freeze(["extra"])' in foundry
+    assert "d6-pool" not in fracas.rulesets.names()

@@ -120,6 +120,40 @@ def test_an_er_strike_result_has_the_spec_layout():
     result = fracas.resolve(request, seed=7).to_dict()
     for strike in result["strikes"]:
         assert tuple(strike) == _facts.ER_STRIKE_KEYS
+    assert tuple(result) == _facts.ER_ATTACK_KEYS
+    assert all(tuple(target) == _facts.ER_TARGET_KEYS for target in result["targets"].values())
+
+
+def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
+    """bridge/schema.json's ER result schemas are made from [results]: every key required,
+    no other; attack.resolve's result for Enchanted Realms must be one. A result the engine
+    builds (strays, shock saves and grapple releases in it) has exactly those keys at each level."""
+    import json
+
+    import fracas
+
+    defs = json.loads((REPO / "bridge" / "schema.json").read_text())["$defs"]
+    for layout, keys in generate.load()["results"].items():
+        made = defs[f"{layout}_result"]
+        assert made["required"] == list(keys) and made["additionalProperties"] is False
+        assert list(made["properties"]) == list(keys)
+    assert defs["er_attack_result"]["properties"]["strikes"]["items"] == {"$ref": "#/$defs/er_strike_result"}
+    assert defs["er_attack_result"]["properties"]["targets"]["additionalProperties"] == {"$ref": "#/$defs/er_target_result"}
+    assert defs["er_attack_result"]["properties"]["seed"] == {"type": "integer", "minimum": 0}  # protocol.json's type
+    assert defs["attack_result"]["allOf"][0]["then"] == {"$ref": "#/$defs/er_attack_result"}
+    request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
+        {"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing", "target": "g", "friendly_fire": True}],
+        "targets": {"g": {"ac": 30, "nearby": ["n"], "body_max": 20, "save_bonus": 0}, "n": {"ac": 1}}}
+    result = fracas.resolve(request, seed=3).to_dict()
+
+    def keys_of(value: dict, layout: str) -> None:
+        assert sorted(value) == sorted(defs[f"{layout}_result"]["required"]), layout
+
+    keys_of(result, "er_attack")
+    for strike in result["strikes"]:
+        keys_of(strike, "er_strike")
+    for target in result["targets"].values():
+        keys_of(target, "er_target")
 
 
 def test_the_contract_marks_a_ruleset_without_a_roll20_port():

@@ -17,7 +17,7 @@ from typing import Any, Optional
 from ... import _kernels
 from ... import _layout as L
 from ...errors import LimitError, RequestError, SchemaError
-from ...requests import check_range, convert_mapping, decode, key_path
+from ...requests import check_range, convert_mapping, decode, key_path, say
 from ..base import merge_columns
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
@@ -181,13 +181,13 @@ def compile_bulk(request: Any) -> BulkPlan:
         if not profile.strikes:
             raise SchemaError(f"{ppath}.strikes", "no strikes: a profile needs at least one (ER-1)")
         if len(profile.strikes) > MAX_PROFILE_STRIKES:
-            raise LimitError(f"{ppath}.strikes", f"{len(profile.strikes)} strikes, the most is "
-                             f"{MAX_PROFILE_STRIKES}")
+            raise LimitError(f"{ppath}.strikes", say("too_many", count=len(profile.strikes), what="strikes",
+                                                     most=MAX_PROFILE_STRIKES))
     bulk.targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))
     if not req.attacks:
         raise SchemaError("$.attacks", "no attacks: give at least one entry")
     if len(req.attacks) > MAX_GROUPS:
-        raise LimitError("$.attacks", f"{len(req.attacks)} entries, the most is {MAX_GROUPS}")
+        raise LimitError("$.attacks", say("too_many", count=len(req.attacks), what="entries", most=MAX_GROUPS))
     # Alike targets (the same fields, no bystanders) compile alike: a profile's strike at
     # the second of them reuses the first's row with its own target index, so a request
     # of many groups at look-alike targets compiles in time that does not grow with them.

@@ -11,9 +11,12 @@ The pure-Python twin mirrors the compiled core on purpose (docs/ENGINE.md).
 `--cross` lists hand copies ACROSS languages instead: facts of the spec
 (src/fracas/spec/facts.toml and the Python engine's request types, registry and limits,
 which `python -m fracas.spec` writes into generated JavaScript) written literally again
-in hand-written JavaScript (default root: vtt_scripts/roll20): a request struct's field
-list, a message template's words, a name list, a ruleset's title or name constant, a
-limit. Each finding names the file, line, kind and the spec fact it copies.
+in hand-written JavaScript (default roots: vtt_scripts/roll20 and vtt_scripts/foundry): a
+request struct's field list, a message template's words, a name list, a ruleset's title or
+name constant, a limit; and a ruleset's title as a translation (lang/*.json) other than the
+generated FRACAS.Ruleset.Title.<name> keys. It also lists facts.toml's message words and
+limits written literally again in the hand-written Python engine (src/fracas). Each finding
+names the file, line, kind and the spec fact it copies.
 """
 
 from __future__ import annotations
@@ -64,7 +67,9 @@ def by_files(found: dict[str, list[tuple[str, int]]]) -> collections.Counter[tup
 # -- cross-language copies ---------------------------------------------------------------
 
 #: Hand-written JavaScript the cross-language scan reads (tests may restate facts to check them).
-CROSS_ROOTS = ("vtt_scripts/roll20",)
+CROSS_ROOTS = ("vtt_scripts/roll20", "vtt_scripts/foundry")
+#: The translation keys `python -m fracas.spec` writes into lang/*.json: a ruleset's title.
+GENERATED_TITLE_KEY = "FRACAS.Ruleset.Title."
 #: Files whose numbers are byte and word arithmetic, not rules (SHA-256's 64-byte blocks, 64-bit seeds).
 CROSS_ARITHMETIC = {"hmac.js", "rng.js", "protocol.js", "bigjson.js"}
 #: A message template's fixed words this long or longer count as a copy when a literal holds them.
@@ -106,10 +111,11 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     limits = {name.upper(): value for name, value in facts["enums"]["limits"].items() if isinstance(value, int)}
     limits.update({name: value for name, (value, _doc) in facts["layout"]["constants"].items()})
     limits.update({name.upper(): value for name, value in facts["rules"].items() if isinstance(value, int)})
+    spec_limits = dict(limits)  # facts.toml's own; contract LIMITS are Python's constants
     limits.update(contract["LIMITS"])
     ranges = {f"{name.upper()}": tuple(value) for name, value in facts["enums"]["limits"].items() if isinstance(value, list)}
     return {"version": contract["VERSION"], "default": contract["DEFAULT_RULESET"], "ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
-            "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
+            "spec_limits": spec_limits, "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
             "names": [r["name"] for r in contract["RULESETS"]]}
 
 
@@ -145,7 +151,7 @@ def _chunks(template: str) -> list[str]:
 
 def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
                    facts: dict[str, object] | None = None) -> list[tuple[str, int, str, str]]:
-    """Hand copies of spec facts in hand-written JavaScript: (file, line, kind, what)."""
+    """Hand copies of spec facts in hand-written JavaScript and translations: (file, line, kind, what)."""
     facts = facts if facts is not None else spec_facts(root)
     messages: dict[str, str] = facts["messages"]  # type: ignore[assignment]
     lists: dict[str, list[object]] = facts["lists"]  # type: ignore[assignment]
@@ -160,6 +166,14 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
         base = root / top
         if not base.exists():
             continue
+        for path in sorted(base.rglob("lang/*.json")):
+            rel = path.relative_to(root)
+            if SKIP_DIRS & set(rel.parts) or "test" in rel.parts:
+                continue
+            for number, text in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = re.match(r'\s*"([^"]+)":\s*"([^"]*)"', text)
+                if m and not m.group(1).startswith(GENERATED_TITLE_KEY) and m.group(2) in titles:
+                    found.append((rel.as_posix(), number, "title", f"the title of {titles[m.group(2)]} ({m.group(1)})"))
         for path in sorted(base.rglob("*.js")):
             rel = path.relative_to(root)
             if SKIP_DIRS & set(rel.parts) or "test" in rel.parts:
@@ -213,20 +227,83 @@ def cross_language(root: pathlib.Path, roots: tuple[str, ...] = CROSS_ROOTS,
     return found
 
 
+#: The Python engine the cross-language scan reads for copies of facts.toml.
+PYTHON_ROOT = "src/fracas"
+
+
+def _int(node: object) -> int | None:
+    """The value of an int literal (`256`, `-100`) in a Python syntax tree, else None."""
+    import ast
+
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def python_copies(root: pathlib.Path, facts: dict[str, object] | None = None) -> list[tuple[str, int, str, str]]:
+    """Facts of facts.toml written literally again in the hand-written Python engine (the
+    generated `_facts.py` and `_layout.py` are where they belong): a message template's
+    words in a string (f-strings' fixed parts too), a limit or a range assigned to a name
+    the spec gives it (`MAX_STRIKES = 256`, `B = (-100, 100)`). (file, line, kind, what)."""
+    import ast
+
+    facts = facts if facts is not None else spec_facts(root)
+    messages: dict[str, str] = facts["messages"]  # type: ignore[assignment]
+    limits: dict[str, int] = facts["spec_limits"]  # type: ignore[assignment]
+    ranges: dict[str, tuple[int, int]] = facts["ranges"]  # type: ignore[assignment]
+    chunks = [(key, chunk) for key, text in messages.items() for chunk in _chunks(text)]
+    found: list[tuple[str, int, str, str]] = []
+    for path in sorted((root / PYTHON_ROOT).rglob("*.py")):
+        rel = path.relative_to(root)
+        text = path.read_text(errors="replace")
+        if SKIP_DIRS & set(rel.parts) or any("generated by" in line.lower() for line in text.splitlines()[:3]):
+            continue
+        where = rel.as_posix()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                for key, chunk in chunks:
+                    if chunk in node.value:
+                        found.append((where, node.lineno, "message", f"the words of message {key!r}: {chunk.strip()!r}"))
+                        break
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if not isinstance(target, ast.Name):
+                        continue
+                    name = target.id.lstrip("_").upper()
+                    value = _int(node.value)
+                    same = [k for k, v in limits.items() if v == value and (k == name or k.endswith("_" + name))]
+                    if value is not None and same:
+                        found.append((where, node.lineno, "limit", f"{target.id} = {value}: the spec's {same[0]}"))
+                    if isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == 2:
+                        pair = tuple(_int(e) for e in node.value.elts)
+                        hits = [k for k, v in ranges.items() if v == pair]
+                        if hits:
+                            found.append((where, node.lineno, "limit", f"{target.id} = {list(pair)}: the spec's {hits[0]}"))
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--window", type=int, default=8, help="lines per window (default 8)")
     parser.add_argument("--show", nargs="*", default=[], help="print the shared lines of sets naming these")
     parser.add_argument("--cross", nargs="*", default=None, metavar="ROOT",
-                        help="list spec facts copied into hand-written JavaScript (default root: vtt_scripts/roll20)")
+                        help="list spec facts copied into hand-written JavaScript (default roots: "
+                             "vtt_scripts/roll20 and vtt_scripts/foundry)")
     args = parser.parse_args()
     if args.cross is not None:
         root = pathlib.Path(__file__).resolve().parent.parent
-        copies = cross_language(root, tuple(args.cross) or CROSS_ROOTS)
-        for where, line, kind, what in copies:
-            print(f"{where}:{line}: {kind}: {what}")
-        kinds = collections.Counter(kind for _, _, kind, _ in copies)
-        print(f"{len(copies)} cross-language copies" + (f" ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})" if kinds else ""))
+        facts = spec_facts(root)
+        for label, copies in (("JavaScript", cross_language(root, tuple(args.cross) or CROSS_ROOTS, facts)),
+                              ("Python", python_copies(root, facts))):
+            for where, line, kind, what in copies:
+                print(f"{where}:{line}: {kind}: {what}")
+            kinds = collections.Counter(kind for _, _, kind, _ in copies)
+            print(f"{len(copies)} cross-language copies in {label}"
+                  + (f" ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})" if kinds else ""))
         return
     found = shared(pathlib.Path(__file__).resolve().parent.parent, args.window)
     for text, places in found.items():

@@ -69,6 +69,8 @@ WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
 # Result layouts: each result object's keys, in order.
+ER_ATTACK_KEYS = ('ruleset', 'seed', 'backend', 'injected', 'strikes', 'targets', 'total_damage', 'flee', 'defense_rolls')
+ER_TARGET_KEYS = ('damage', 'by_type', 'undodgeable', 'shock_save_dc', 'shock_save', 'grapple_release')
 ER_STRIKE_KEYS = ('target', 'method', 'style', 'damage_type', 'advantage', 'disadvantage', 'sneak', 'to_hit', 'ac', 'crit_range', 'dice', 'discarded', 'crit_chain', 'hits', 'crit', 'base', 'modifier', 'resistance', 'damage', 'undodgeable', 'friendly_fire', 'stray', 'defense_dc')
 
 # JSON-RPC error codes.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -53,14 +52,6 @@ def test_layout_widths_match_their_columns():
 #: Templates Python does not fill in itself: msgspec words these decode errors (the JS
 #: decoder says the same; test_msgspec_words_its_errors_as_the_spec_says checks msgspec).
 SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msgspec_missing_field"}
-#: Templates the rulesets' Python still writes as literals (src/fracas/rulesets is being
-#: reorganised on another branch): the JS resolver says them through the spec, and
-#: test_python_literals_still_say_the_spec_words checks the Python words agree, so the
-#: folding into say() there is a rename, not a rewording.
-PYTHON_LITERAL = {"ruleset_unsupported": "rulesets/base.py", "competitor_empty_id": "rulesets/er/compete.py",
-                  "impale_charge_ruleset": "rulesets/er/impale.py", "rolls_for_defense": "rulesets/er/attack.py",
-                  "rolls_for_stray": "rulesets/er/followups.py", "rolls_for_release": "rulesets/er/followups.py",
-                  "odds_dice": "rulesets/rows_odds.py"}
 #: The Roll20 sandbox's own CPU meter (odds.js) and its offline/bridge routing (registry.js):
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
@@ -91,16 +82,22 @@ def test_every_message_template_is_used_by_python_and_javascript(key, template):
                        if p.name not in ("_facts.py",))
     js = "\n".join(p.read_text() for p in (REPO / "vtt_scripts" / "roll20" / "src").rglob("*.js")
                    if p.name not in ("facts.js", "contract.js"))
-    if key not in SAID_BY_MSGSPEC | set(PYTHON_LITERAL) | JAVASCRIPT_ONLY:
+    if key not in SAID_BY_MSGSPEC | JAVASCRIPT_ONLY:
         assert f'"{key}"' in python or f"'{key}'" in python, f"{key} is not used in Python"
     assert f"'{key}'" in js, f"{key} is not used by the JavaScript resolver"
 
 
-@pytest.mark.parametrize("key", sorted(PYTHON_LITERAL))
-def test_python_literals_still_say_the_spec_words(key):
-    source = (REPO / "src" / "fracas" / PYTHON_LITERAL[key]).read_text()
-    for words in re.split(r"\{\w+\}", _facts.MESSAGES[key]):
-        assert words in source, f"{PYTHON_LITERAL[key]} no longer says {words!r} ({key}): update the spec or fold it"
+def test_python_says_every_template_through_say():
+    """No message of the spec is written literally in the Python engine (every one goes
+    through `say()`), and no limit facts.toml has is declared again: scripts/duplicates.py's
+    Python scan finds none (tests/release/test_duplicates.py shows it can find one)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("duplicates", REPO / "scripts" / "duplicates.py")
+    scanner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scanner)
+    copies = scanner.python_copies(REPO)
+    assert copies == [], "\n".join(f"{where}:{line}: {kind}: {what}" for where, line, kind, what in copies)
 
 
 def test_msgspec_words_its_errors_as_the_spec_says():
@@ -141,24 +138,74 @@ def test_an_er_strike_result_has_the_spec_layout():
     result = fracas.resolve(request, seed=7).to_dict()
     for strike in result["strikes"]:
         assert tuple(strike) == _facts.ER_STRIKE_KEYS
+    assert tuple(result) == _facts.ER_ATTACK_KEYS
+    assert all(tuple(target) == _facts.ER_TARGET_KEYS for target in result["targets"].values())
+
+
+def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
+    """bridge/schema.json's ER result schemas are made from [results]: every key required,
+    no other; attack.resolve's result for Enchanted Realms must be one. A result the engine
+    builds (strays, shock saves and grapple releases in it) has exactly those keys at each level."""
+    import json
+
+    import fracas
+
+    defs = json.loads((REPO / "bridge" / "schema.json").read_text())["$defs"]
+    for layout, keys in generate.load()["results"].items():
+        made = defs[f"{layout}_result"]
+        assert made["required"] == list(keys) and made["additionalProperties"] is False
+        assert list(made["properties"]) == list(keys)
+    assert defs["er_attack_result"]["properties"]["strikes"]["items"] == {"$ref": "#/$defs/er_strike_result"}
+    assert defs["er_attack_result"]["properties"]["targets"]["additionalProperties"] == {"$ref": "#/$defs/er_target_result"}
+    assert defs["er_attack_result"]["properties"]["seed"] == {"type": "integer", "minimum": 0}  # protocol.json's type
+    assert defs["attack_result"]["allOf"][0]["then"] == {"$ref": "#/$defs/er_attack_result"}
+    request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
+        {"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing", "target": "g", "friendly_fire": True}],
+        "targets": {"g": {"ac": 30, "nearby": ["n"], "body_max": 20, "save_bonus": 0}, "n": {"ac": 1}}}
+    result = fracas.resolve(request, seed=3).to_dict()
+
+    def keys_of(value: dict, layout: str) -> None:
+        assert sorted(value) == sorted(defs[f"{layout}_result"]["required"]), layout
+
+    keys_of(result, "er_attack")
+    for strike in result["strikes"]:
+        keys_of(strike, "er_strike")
+    for target in result["targets"].values():
+        keys_of(target, "er_target")
 
 
 def test_the_contract_marks_a_ruleset_without_a_roll20_port():
     """generate.roll20_port is the one place the Roll20 flag is decided: the built-in
-    rulesets have ports; a ruleset whose clients leave Roll20 out is bridge-only in the Mod,
-    with its own request structs in the contract (tests/seam/d6pool.py)."""
-    import fracas.rulesets
-    from tests.seam.d6pool import D6_POOL
+    rulesets have ports; a ruleset whose manifest's clients leave Roll20 out (the package
+    tests/seam/d6pool, registered through the public registry) is bridge-only in the Mod,
+    with its own request structs in the contract; the JavaScript tests read that entry from
+    vtt_scripts/roll20/test/fixtures/d6pool_contract.json, which is what the generator writes."""
+    import json
+    import sys
 
-    fracas.rulesets.register(D6_POOL)
+    import fracas.rulesets
+
+    sys.path.insert(0, str(REPO / "tests" / "seam" / "d6pool"))
     try:
-        contract = generate.contract_facts()
+        pool = fracas.rulesets.register_package("d6pool")
+        assert pool is not None
+        try:
+            contract = generate.contract_facts()
+            foundry = generate.foundry_contract(generate.load(), REPO)
+        finally:
+            fracas.rulesets.unregister(pool.name)
     finally:
-        fracas.rulesets.unregister(D6_POOL.name)
+        sys.path.remove(str(REPO / "tests" / "seam" / "d6pool"))
     by_name = {r["name"]: r for r in contract["RULESETS"]}
     assert {name: r["roll20"] for name, r in by_name.items()} == {
         "enchanted-realms": True, "worldwalker": True, "cartyrion": True, "old-school": True, "d6-pool": False}
-    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 Pool", "requests": {"attack": "AttackRequest"},
-                                  "roll20": False}
-    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int", 1], ["target", "str"]]
-    assert contract["STRUCTS"]["d6-pool"]["Target"] == [["armor", "int", 0]]
+    assert by_name["d6-pool"] == {"name": "d6-pool", "title": "D6 pool", "roll20": False, "requests": {
+        "attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "pool": "PoolRequest"}}
+    assert contract["STRUCTS"]["d6-pool"]["Strike"] == [["dice", "int"], ["target", "str", ""]]
+    assert contract["STRUCTS"]["d6-pool"]["Attacker"] == [["extra", "int", 0]]
+    fixture = json.loads((REPO / "vtt_scripts" / "roll20" / "test" / "fixtures" / "d6pool_contract.json").read_text())
+    assert fixture == {"entry": by_name["d6-pool"], "structs": contract["STRUCTS"]["d6-pool"]}
+    # Foundry's contract: the module does not offer it (its manifest leaves Foundry out).
+    assert '"name": "d6-pool", "title": "D6 pool", "titleKey": "FRACAS.Ruleset.Title.d6-pool"' in foundry
+    assert '"foundry": false' in foundry and 'Attacker: Object.freeze(["extra"])' in foundry
+    assert "d6-pool" not in fracas.rulesets.names()

@@ -53,12 +53,13 @@ def test_the_steps_run_in_order():
 
 
 def _fixture_copy(tmp_path: Path) -> tuple[Path, list[regen.Step]]:
-    """A checkout holding only the Roll20 fixture tools and their fixtures."""
-    for folder in (TOOLS, FIXTURES):
+    """A checkout holding only the Roll20 fixture tools, their fixtures and the d6-pool
+    package one of them reads (tests/seam/d6pool)."""
+    for folder in (TOOLS, FIXTURES, "tests/seam/d6pool"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     (tmp_path / "cython_core").mkdir()
     steps = [step for step in regen.STEPS if step.command.startswith(f"python {TOOLS}/")]
-    assert len(steps) == 2
+    assert len(steps) == 3
     return tmp_path, steps
 
 
@@ -80,7 +81,7 @@ def test_an_edited_fixture_is_stale_and_named_with_its_command(tmp_path, monkeyp
     assert fixture.read_bytes() == (ROOT / FIXTURES / "rng_known_answers.json").read_bytes()
     capsys.readouterr()
     assert regen.main(["--check"], root=root) == 0
-    assert "3 generated and fixture files are up to date" in capsys.readouterr().out
+    assert "4 generated and fixture files are up to date" in capsys.readouterr().out
 
 
 def test_a_missing_fixture_is_stale(tmp_path):
@@ -88,6 +89,24 @@ def test_a_missing_fixture_is_stale(tmp_path):
     (root / FIXTURES / "initiative_cross_check.json").unlink()
     assert regen.check(root, steps).stale == [
         (f"{FIXTURES}/initiative_cross_check.json", f"python {TOOLS}/er_fuzz.py write")]
+
+
+def test_the_d6_pool_contract_follows_the_package(tmp_path):
+    """The JavaScript tests' copy of the d6 pool's contract entry is made from the package
+    (tests/seam/d6pool): a field added to its Attacker makes the fixture stale."""
+    root, steps = _fixture_copy(tmp_path)
+    package = root / "tests" / "seam" / "d6pool" / "d6pool" / "__init__.py"
+    package.write_text(package.read_text().replace("    extra: int = 0\n", "    extra: int = 0\n    luck: int = 0\n", 1))
+    import sys
+
+    held = sys.modules.pop("d6pool", None)  # the package as edited, not one imported before
+    try:
+        stale = regen.check(root, steps).stale
+    finally:
+        sys.modules.pop("d6pool", None)
+        if held is not None:
+            sys.modules["d6pool"] = held
+    assert stale == [(f"{FIXTURES}/d6pool_contract.json", f"python {TOOLS}/d6pool_contract.py")]
 
 
 def test_without_node_the_bundles_are_skipped_with_a_message(monkeypatch, capsys, tmp_path):

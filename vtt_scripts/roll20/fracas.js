@@ -2204,6 +2204,8 @@ const ER_PRONE = Object.freeze(-5);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
+const ER_ATTACK_KEYS = Object.freeze(["ruleset", "seed", "backend", "injected", "strikes", "targets", "total_damage", "flee", "defense_rolls"]);
+const ER_TARGET_KEYS = Object.freeze(["damage", "by_type", "undodgeable", "shock_save_dc", "shock_save", "grapple_release"]);
 const ER_STRIKE_KEYS = Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", "dice", "discarded", "crit_chain", "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", "stray", "defense_dc"]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
@@ -2311,7 +2313,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -3756,7 +3758,7 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC, ER_STRIKE_KEYS } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC, ER_ATTACK_KEYS, ER_STRIKE_KEYS, ER_TARGET_KEYS } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -3963,9 +3965,9 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   const defense = Boolean(extra.defense);
   const targets = {};
   for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = {
+    targets[tid] = laidOut(ER_TARGET_KEYS, {
       damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
-    };
+    });
   }
   const strikes = metas.map((meta, s) => {
     const r = records[s];
@@ -4016,10 +4018,10 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;
   for (const tid of Object.keys(targets)) total += targets[tid].damage;
-  return {
+  return laidOut(ER_ATTACK_KEYS, {
     ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
     flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
-  };
+  });
 }
 
 module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };

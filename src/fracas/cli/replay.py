@@ -10,6 +10,7 @@ import click
 import fracas
 
 from ..diff import differences, render_differences
+from ..requests import say
 from .common import RequestRejected, _emit, _engine_call, _load_json, style
 
 
@@ -40,8 +41,7 @@ def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict[str, Any]]]:
     - a bare request that carries its seed.
     """
     if not isinstance(record, dict):
-        raise RequestRejected("$: expected a JSON object (a request, a journal entry or a "
-                              "JSON-RPC request)")
+        raise RequestRejected(f"$: {say('odds_object')} (a request, a journal entry or a JSON-RPC request)")
     if "params" in record and "method" in record:
         from ..drive import ENGINE_CALLS  # here, not at import: `fracas --help` stays quick
 

@@ -49,7 +49,7 @@ from array import array
 from typing import Any, Callable, NamedTuple, Optional, Protocol
 
 from ..errors import FracasError, RequestError, RulesError
-from ..requests import decode
+from ..requests import decode, say
 
 
 class RulesetInvalid(FracasError, ValueError):
@@ -490,7 +490,7 @@ class Ruleset:
         return json.dumps(result, indent=2, ensure_ascii=False)
 
     def _unsupported(self, kind: str) -> RulesError:
-        return RulesError("$.ruleset", f"the {self.title or self.name} ruleset does not resolve {kind} requests")
+        return RulesError("$.ruleset", say("ruleset_unsupported", title=self.title or self.name, kind=kind))
 
     def __repr__(self) -> str:
         return f"<ruleset {self.name}>"

@@ -28,14 +28,14 @@ from .. import _layout as L
 from ..dice import Dice, KernelError, kernel_info
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
+from .._facts import MAX_STRIKES, MAX_TARGETS  # the spec's (facts.toml [enums.limits]), as for ER
 from .base import Ruleset, merge_columns
 
-MAX_STRIKES = 256
-MAX_TARGETS = 4096
 MAX_ATTACKS = 10**10
 MAX_GROUPS = 10_000
 MAX_PROFILE_STRIKES = 64
 MAX_DICE = 100
+#: Largest request for each detail level (the per-attack output grows with it).
 DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
 _LOG_PER_STRIKE = 32  # damage dice logged per strike before the log grows (explosions may need more)
 

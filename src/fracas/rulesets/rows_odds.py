@@ -20,6 +20,7 @@ from functools import lru_cache
 from .. import _layout as L
 from ..errors import LimitError
 from ..exact import Budget, Dist, TAIL, mix
+from ..requests import say
 
 MAX_ODDS_DICE = 24
 D20 = range(1, 21)
@@ -112,7 +113,7 @@ def strike(row: Any) -> Dist:
     """(landed, damage, explosions) of one row, before any parry."""
     path = "$.strikes"
     if row[L.X_DICE] > MAX_ODDS_DICE:
-        raise LimitError(path, f"{row[L.X_DICE]} damage dice: exact odds enumerate at most {MAX_ODDS_DICE} per strike")
+        raise LimitError(path, say("odds_dice", dice=row[L.X_DICE], most=MAX_ODDS_DICE))
     if row[L.X_HIT] == L.X_HIT_COUNT:  # a pool: no success is a miss (no block, feint or check with it)
         base, least, reduce = row[L.X_FLAT] + row[L.X_PER_DIE] * row[L.X_DICE], row[L.X_MIN], row[L.X_REDUCE]
         pool = successes(row[L.X_DICE], row[L.X_FACES], row[L.X_TN], bool(row[L.X_EXPLODE]))

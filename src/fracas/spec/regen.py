@@ -114,6 +114,7 @@ STEPS: list[Step] = [
     script("tests/vectors/generate_odds.py"),
     script("vtt_scripts/roll20/test/tools/er_fuzz.py", "write"),
     script("vtt_scripts/roll20/test/tools/rng_answers.py"),
+    script("vtt_scripts/roll20/test/tools/d6pool_contract.py"),
 ]
 
 

@@ -85,6 +85,43 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
     return defs, {kind: names[spec.__name__] for kind, spec in kinds}
 
 
+#: Where one result layout of facts.toml [results] holds another: (layout, key) → how
+#: ("array": a list of, "object": an object whose values are) and which layout.
+RESULT_NESTING = {("er_attack", "strikes"): ("array", "er_strike"), ("er_attack", "targets"): ("object", "er_target")}
+#: The generic result whose shape a layout fixes for the default ruleset (attack.resolve).
+RESULT_FOR_DEFAULT = {"er_attack": "attack_result"}
+
+
+def result_defs(facts: dict[str, Any], defs: dict[str, Any], default: str) -> dict[str, Any]:
+    """Each result layout of facts.toml [results] as an object schema `<layout>_result`:
+    every key in it, required, and no other key (the backends build exactly these). A key's
+    value schema is the generic result's (protocol.json) where it gives one, a nested
+    layout's where RESULT_NESTING says so, else any JSON. The generic result the layout is
+    the default ruleset's shape of gets it as a condition on its `ruleset`."""
+    made: dict[str, Any] = {}
+    for layout, keys in facts["results"].items():
+        generic = defs.get(RESULT_FOR_DEFAULT.get(layout, ""), {}).get("properties", {})
+        properties: dict[str, Any] = {}
+        for key in keys:
+            nested = RESULT_NESTING.get((layout, key))
+            if nested is not None:
+                shape, inner = nested
+                ref = {"$ref": f"#/$defs/{inner}_result"}
+                properties[key] = {"type": "array", "items": ref} if shape == "array" else \
+                    {"type": "object", "additionalProperties": ref}
+            else:
+                properties[key] = copy.deepcopy(generic.get(key, {}))
+        made[f"{layout}_result"] = {
+            "type": "object", "required": list(keys), "additionalProperties": False, "properties": properties,
+            "description": f"generated from facts.toml [results] {layout}: the keys every backend builds, in order"}
+    for layout, generic_name in RESULT_FOR_DEFAULT.items():
+        if layout in facts["results"] and generic_name in defs:
+            defs[generic_name]["allOf"] = [{
+                "if": {"properties": {"ruleset": {"const": default}}, "required": ["ruleset"]},
+                "then": {"$ref": f"#/$defs/{layout}_result"}}]
+    return made
+
+
 def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
     from .. import rulesets
 
@@ -115,6 +152,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind.name]]
         if refs:
             defs[f"params.{kind.method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
+    defs.update(result_defs(facts, defs, rulesets.DEFAULT))
     defs.update(scenario_defs("scenario"))
     return schema
 

@@ -1,5 +1,6 @@
 import { t } from "./i18n.js";
 import { MOB_DICE_ATTACKS } from "./request.js";
+import { DEFAULT_RULESET, rulesetTitle } from "./rulesets.js";
 import { logText, word, words } from "./words.js";
 
 // Engine results → chat: a model of the card (plain data, testable), the card's HTML,
@@ -476,7 +477,7 @@ export const MOB_DICE_SHOWN = 24;
  */
 export function mobRollSpecs(result, { names, profileNames }) {
   if (result.detail !== "dice" || !Array.isArray(result.attacks)) return [];
-  const er = !result.ruleset || result.ruleset === "enchanted-realms";
+  const er = !result.ruleset || result.ruleset === DEFAULT_RULESET;
   return result.attacks.slice(0, MOB_DICE_SHOWN).map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => {
     const group = result.groups?.[a.group] ?? {};
     const aimed = (Array.isArray(group.target) ? group.target : [group.target]).map((/** @type {string} */ id) => names[id] ?? id).join(", ");
@@ -488,8 +489,6 @@ export function mobRollSpecs(result, { names, profileNames }) {
       groups: specs.flatMap((/** @type {{groups: object[]}} */ spec) => spec.groups), total: a.damage };
   }).filter((/** @type {{groups: object[]}} */ spec) => spec.groups.length);
 }
-
-const TITLES = { worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "Old-school" };
 
 /**
  * One line for a Worldwalker, Cartyrion or old-school strike.
@@ -530,7 +529,7 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
   return {
     kind: "attack",
     ruleset,
-    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: /** @type {Record<string, string>} */ (TITLES)[ruleset] ?? ruleset }),
+    title: t("FRACAS.Card.AttacksRuleset", { name: attackerName, ruleset: rulesetTitle(ruleset) }),
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,

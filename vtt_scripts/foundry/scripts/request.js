@@ -11,6 +11,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
 import { t } from "./i18n.js";
+import { DEFAULT_RULESET, structFields } from "./rulesets.js";
 import { words } from "./words.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
@@ -40,8 +41,8 @@ export const STATUS_CONDITIONS = {
 /** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
 /** @typedef {Record<string, any>} Json  a request (or part) for the bridge, which checks every field: any JSON value */
 
-const STRIKE_KEYS = ["target", "method", "style", "dice", "damage_type", "bonus", "weight", "crit",
-  "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"];
+// An Enchanted Realms strike's fields, as the engine's Strike struct has them (contract.js).
+const STRIKE_KEYS = /** @type {readonly string[]} */ (structFields(DEFAULT_RULESET, "Strike"));
 
 /**
  * How a token is named in messages: its name, and its id when names repeat.
@@ -239,7 +240,7 @@ export function resolveTargetRef(ref, targets, index) {
 /**
  * @param {any} spec  a strike as given (anything: it is checked here)
  * @param {string} where
- * @param {string[]} allowed
+ * @param {readonly string[]} allowed
  */
 function checkStrikeKeys(spec, where, allowed) {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) {
@@ -639,16 +640,21 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
 }
 
 // Which fields of a flat `flags.fracas.<ruleset>` object are the attacker's and which the
-// target's (a field in both lists goes to both); `{attacker, target, strikes}` is read as it is.
-const RULESET_FIELDS = {
-  worldwalker: { attacker: ["skill", "str_mod", "dex_mod", "two_weapon"], target: ["defense", "dex_mod", "armor", "reaction"] },
-  cartyrion: { attacker: ["level", "bonus", "magic", "awa"], target: ["dex", "armor", "weapon_magic", "shield"] },
-  "old-school": { attacker: ["attack_bonus", "str_mod", "dex_mod"], target: ["ac", "shield", "fleeing", "cover"] },
-};
+// target's (a field in both lists goes to both): the ruleset's Attacker and Target request
+// structs (contract.js); `{attacker, target, strikes}` is read as it is.
+/**
+ * @param {string} ruleset
+ * @returns {{attacker: readonly string[], target: readonly string[]}|null}
+ */
+function rulesetFields(ruleset) {
+  const attacker = structFields(ruleset, "Attacker");
+  const target = structFields(ruleset, "Target");
+  return attacker && target ? { attacker, target } : null;
+}
 
 /**
  * @param {Json} data
- * @param {string[]} keys
+ * @param {readonly string[]} keys
  */
 function pick(data, keys) {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
@@ -667,7 +673,7 @@ function pick(data, keys) {
 /**
  * @param {{ruleset?: string, combatants: {name?: string, defeated?: boolean, view?: Partial<TokenView>}[], mapping: Mapping}} args
  */
-export function buildScenario({ ruleset = "enchanted-realms", combatants, mapping }) {
+export function buildScenario({ ruleset = DEFAULT_RULESET, combatants, mapping }) {
   const standing = (combatants ?? []).filter((c) => !c.defeated && c.view?.id);
   if (!standing.length) throw new InputError(t("FRACAS.Error.Request29"));
   /** @type {{party: Json[], foes: Json[]}} */
@@ -687,7 +693,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
     const hpMax = Math.max(1, most ?? body);
     /** @type {Json} */
     const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
-    if (ruleset === "enchanted-realms") {
+    if (ruleset === DEFAULT_RULESET) {
       const strikes = getPath(view.actor, "flags.fracas.strikes");
       if (!Array.isArray(strikes) || !strikes.length) {
         throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));
@@ -701,7 +707,7 @@ export function buildScenario({ ruleset = "enchanted-realms", combatants, mappin
       const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
       if (bonus) entry.initiative = bonus;
     } else {
-      const fields = /** @type {Record<string, {attacker: string[], target: string[]}>} */ (RULESET_FIELDS)[ruleset];
+      const fields = rulesetFields(ruleset);
       if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
       const data = getPath(view.actor, `flags.fracas.${ruleset}`);
       if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));

@@ -3,7 +3,12 @@
 // health bar and attributes named ac, strength, agility …); README.md shows how to
 // map other systems.
 
+import { DEFAULT_RULESET, RULESETS } from "./contract.js";
+
 export const MODULE_ID = "fracas";
+
+/** The rulesets a world may choose (contract.js: their manifests list the client `foundry`). */
+const OFFERED = RULESETS.filter((r) => r.foundry);
 
 /** Settings whose change means: drop the connection and connect again. */
 export const CONNECTION_KEYS = ["bridgeUrl", "bridgeToken", "heartbeatSeconds", "requestTimeoutSeconds"];
@@ -38,6 +43,7 @@ export const DATA_PATHS = [
  * @property {string} name
  * @property {string} hint
  * @property {Record<string, string>} [choices]
+ * @property {Record<string, string>} [choiceKeys]  a choice's translation key, where it is not settingChoiceKey's
  * @property {boolean} [restricted]
  */
 
@@ -69,8 +75,9 @@ export const SETTINGS = [
   { key: "playerFreeForm", scope: "world", config: true, type: "boolean", default: false,
     name: "Free-form player attacks",
     hint: "Let players describe their own strikes (dice, bonus, weight, ruleset, advantage). Off: a player only picks one of the attacker's own attacks and the GM's data decides every number." },
-  { key: "ruleset", scope: "world", config: true, type: "string", default: "enchanted-realms",
-    choices: { "enchanted-realms": "Enchanted Realms", worldwalker: "Worldwalker", cartyrion: "Cartyrion", "old-school": "old-school" },
+  { key: "ruleset", scope: "world", config: true, type: "string", default: DEFAULT_RULESET,
+    choices: Object.fromEntries(OFFERED.map((r) => [r.name, r.title])),
+    choiceKeys: Object.fromEntries(OFFERED.map((r) => [r.name, r.titleKey])),
     name: "Ruleset of players' attacks",
     hint: "The ruleset a player's attack is resolved with; the numbers come from the actors." },
   // ER-17: a ranged attack's strays may hit the creatures around its target; the holding
@@ -104,11 +111,14 @@ export function settingLabelKey(key, part) {
 }
 
 /**
- * The translation key of one of a setting's choices, e.g. FRACAS.Settings.chatVisibility.GM.
+ * The translation key of one of a setting's choices, e.g. FRACAS.Settings.chatVisibility.GM;
+ * a ruleset's is its title's (FRACAS.Ruleset.Title.<name>, generated from its manifest).
  * @param {string} key
  * @param {string} value
  */
 export function settingChoiceKey(key, value) {
+  const own = SETTINGS.find((s) => s.key === key)?.choiceKeys?.[value];
+  if (own) return own;
   return `FRACAS.Settings.${key}.${value === "gm" ? "GM" : value[0].toUpperCase() + value.slice(1)}`;
 }
 

@@ -7,7 +7,7 @@
 // English detail (its path and reason) is kept for the GM only, after the localized
 // summary of its code.
 
-import { CONDITIONS, DAMAGE_TYPES, ERROR_CODES, METHODS, RESISTANCES, SIZES, STYLES } from "./facts.js";
+import { CONDITIONS, CT_PARRY, DAMAGE_TYPES, ER_CONTESTS, ERROR_CODES, METHODS, RESISTANCES, SIZES, STYLES, WW_REACTIONS } from "./facts.js";
 import { t } from "./i18n.js";
 
 /**
@@ -22,12 +22,12 @@ export const WORD_KINDS = Object.freeze({
   Size: [...SIZES],
   Resistance: [...RESISTANCES, "half", "double"],
   Source: ["skill", "advantage", "disadvantage", "sneak"],
-  Contest: ["plain", "grapple", "escape", "shove", "trip"],
+  Contest: [...ER_CONTESTS],
   Side: ["party", "foes", "opponents"],
   Attribute: ["strength", "agility"],
   Trigger: ["first death", "half the side defeated", "lone creature harmed", "lone creature at 1/4 hp"],
-  Parry: ["weapon", "shield"],
-  Reaction: ["block", "dodge"],
+  Parry: [...CT_PARRY],
+  Reaction: [...WW_REACTIONS],
 });
 
 /** A translation key's last part: the word with spaces and slashes made key-safe. */

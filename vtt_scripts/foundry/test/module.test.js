@@ -4,7 +4,9 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import { MACROS } from "../scripts/macros.js";
-import { SETTINGS } from "../scripts/settings.js";
+import { DEFAULT_RULESET, FIELDS, RULESETS } from "../scripts/contract.js";
+import { offeredRulesets, rulesetTitle, structFields } from "../scripts/rulesets.js";
+import { SETTINGS, settingChoiceKey } from "../scripts/settings.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(new URL(rel, root), "utf8");
@@ -161,5 +163,44 @@ describe("user-visible messages go through game.i18n", () => {
       + ' return `strike ${n}`; return names.join(", ") || "none";';
     assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 9);
     assert.equal(PATTERNS.reduce((k, p) => k + [...'throw new InputError(t("FRACAS.X"))'.matchAll(p)].length, 0), 0);
+  });
+});
+
+describe("the rulesets come from the engine's contract (contract.js, generated)", () => {
+  const files = Object.fromEntries(["en", "de"].map((lang) => [lang, JSON.parse(read(`lang/${lang}.json`))]));
+
+  test("the ruleset setting offers each ruleset whose manifest lists Foundry, by its title's key", () => {
+    const setting = SETTINGS.find((s) => s.key === "ruleset");
+    assert.equal(setting.default, DEFAULT_RULESET);
+    assert.deepEqual(Object.keys(setting.choices), offeredRulesets());
+    assert.deepEqual(offeredRulesets(), RULESETS.filter((r) => r.foundry).map((r) => r.name));
+    for (const r of RULESETS.filter((x) => x.foundry)) {
+      assert.equal(setting.choices[r.name], r.title);
+      assert.equal(settingChoiceKey("ruleset", r.name), `FRACAS.Ruleset.Title.${r.name}`);
+      for (const [lang, strings] of Object.entries(files)) assert.ok(strings[r.titleKey], `${lang}: ${r.titleKey}`);
+    }
+    // Other settings keep their own choice keys.
+    assert.equal(settingChoiceKey("chatVisibility", "gm"), "FRACAS.Settings.chatVisibility.GM");
+  });
+
+  test("a title is the user's language's, else the engine's; an unknown ruleset shows its name", () => {
+    const ww = RULESETS.find((r) => r.name === "worldwalker");
+    assert.equal(rulesetTitle("worldwalker"), ww.title);
+    globalThis.game = { i18n: { has: (k) => k === ww.titleKey, localize: () => "Weltenwanderer" } };
+    try {
+      assert.equal(rulesetTitle("worldwalker"), "Weltenwanderer");
+      assert.equal(rulesetTitle("cartyrion"), "Cartyrion");  // no translation: the engine's title
+    } finally {
+      delete globalThis.game;
+    }
+    assert.equal(rulesetTitle("d6-pool"), "d6-pool");
+  });
+
+  test("struct fields are the engine's: Enchanted Realms' Strike, another ruleset's Attacker and Target", () => {
+    assert.ok(structFields(DEFAULT_RULESET, "Strike").includes("crit_range"));
+    assert.deepEqual(structFields("worldwalker", "Attacker"), FIELDS.worldwalker.Attacker);
+    assert.ok(structFields("old-school", "Target").includes("ac"));
+    assert.equal(structFields("worldwalker", "Nothing"), null);
+    assert.equal(structFields("no-such-ruleset", "Attacker"), null);
   });
 });

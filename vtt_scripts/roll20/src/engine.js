@@ -9,7 +9,7 @@ const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC, ER_STRIKE_KEYS } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC, ER_ATTACK_KEYS, ER_STRIKE_KEYS, ER_TARGET_KEYS } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -216,9 +216,9 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   const defense = Boolean(extra.defense);
   const targets = {};
   for (const tid of Object.keys(targetsInfo)) {
-    targets[tid] = {
+    targets[tid] = laidOut(ER_TARGET_KEYS, {
       damage: 0, by_type: {}, undodgeable: 0, shock_save_dc: null, shock_save: null, grapple_release: null,
-    };
+    });
   }
   const strikes = metas.map((meta, s) => {
     const r = records[s];
@@ -269,10 +269,10 @@ function buildResult(seed, ruleset, injected, metas, targetsInfo, records, shock
   for (const [tid, release] of releases) targets[tid].grapple_release = release;
   let total = 0;
   for (const tid of Object.keys(targets)) total += targets[tid].damage;
-  return {
+  return laidOut(ER_ATTACK_KEYS, {
     ruleset, seed, backend: BACKEND, injected, strikes, targets, total_damage: total,
     flee: extra.flee ? Object.assign({}, extra.flee) : null, defense_rolls: defense,
-  };
+  });
 }
 
 module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BACKEND };

@@ -324,8 +324,8 @@ test('a ruleset without a Roll20 port: attack.resolve through the relay, the bri
   if (!ready(t)) return;
   const { emu, ogre, skeletons } = T;
   const { sent, requests: [rpc], found } = await command(
-    `!fracas attack --ruleset d6-pool --target ${ogre.id} --dice 4 --pool 2`, /attacks \(D6 Pool\)/, { selected: [skeletons[0].id] });
-  assert.match(sent.map((o) => plain(o.text)).join('\n'), /D6 Pool has no offline resolver: sent to the bridge/);
+    `!fracas attack --ruleset d6-pool --target ${ogre.id} --dice 4 --extra 2`, /attacks \(D6 pool\)/, { selected: [skeletons[0].id] });
+  assert.match(sent.map((o) => plain(o.text)).join('\n'), /D6 pool has no offline resolver: sent to the bridge/);
   assert.equal(rpc.method, 'attack.resolve');
   assert.deepEqual(rpc.params.strikes, [{ dice: 4, target: ogre.id }]);
   // What the bridge rolled is what the engine rolls for that request and seed.

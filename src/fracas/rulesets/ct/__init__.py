@@ -20,7 +20,7 @@ from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeReques
 
 TITLE = "Cartyrion"
 DICE = tuple(F.CT_DICE)
-_B = (-100, 100)
+_B = F.BONUS_RANGE  # a bonus or modifier, as for Enchanted Realms (facts.toml bonus_range)
 _DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d+)\s*$")
 
 

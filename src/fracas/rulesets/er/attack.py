@@ -154,7 +154,7 @@ def _roll_defense(attack: AttackPlan, dice: Dice, seed: int, backend: str) -> At
     try:
         roll_defense(attack.plan, n, dice, out, log)
     except KernelError as exc:
-        raise dice_error(exc, dice.rolls, f"the defense rolls against $.strikes[{exc.where}]") from None
+        raise dice_error(exc, dice.rolls, say("rolls_for_defense", strike=exc.where)) from None
     return _finish(attack, dice, seed, backend, out, log)
 
 

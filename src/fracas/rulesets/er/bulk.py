@@ -18,21 +18,17 @@ from ... import _kernels
 from ... import _layout as L
 from ...dice import kernel_info
 from ...errors import LimitError, RequestError, SchemaError
-from ...requests import check_range, convert_mapping, decode, key_path
+from ...requests import check_range, convert_mapping, decode, key_path, say
 from ..base import merge_columns
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
 from .result import AttackResult
-from ..rows import group_index
+# A bulk job's bounds are every ruleset's (fracas.rulesets.rows declares them once).
+from ..rows import DETAIL_LIMITS, MAX_ATTACKS, MAX_GROUPS, MAX_PROFILE_STRIKES, group_index
 from .schema import BulkRequest, Profile, Target
 
-MAX_ATTACKS = 10**10
-MAX_GROUPS = 10_000
-MAX_PROFILE_STRIKES = 64
 #: Fewest chunks worth the lane kernel: with fewer, its unused lanes cost more than they save.
 LANES_MIN = 4
-#: Largest request for each detail level (the per-attack output grows with it).
-DETAIL_LIMITS = {"summary": MAX_ATTACKS, "attacks": 1_000_000, "dice": 10_000}
 
 
 class BulkPlan:
@@ -186,13 +182,13 @@ def compile_bulk(request: Any) -> BulkPlan:
         if not profile.strikes:
             raise SchemaError(f"{ppath}.strikes", "no strikes: a profile needs at least one (ER-1)")
         if len(profile.strikes) > MAX_PROFILE_STRIKES:
-            raise LimitError(f"{ppath}.strikes", f"{len(profile.strikes)} strikes, the most is "
-                             f"{MAX_PROFILE_STRIKES}")
+            raise LimitError(f"{ppath}.strikes", say("too_many", count=len(profile.strikes), what="strikes",
+                                                     most=MAX_PROFILE_STRIKES))
     bulk.targets = check_targets(convert_mapping(req.targets, Target, "$.targets"))
     if not req.attacks:
         raise SchemaError("$.attacks", "no attacks: give at least one entry")
     if len(req.attacks) > MAX_GROUPS:
-        raise LimitError("$.attacks", f"{len(req.attacks)} entries, the most is {MAX_GROUPS}")
+        raise LimitError("$.attacks", say("too_many", count=len(req.attacks), what="entries", most=MAX_GROUPS))
     # Alike targets (the same fields, no bystanders) compile alike: a profile's strike at
     # the second of them reuses the first's row with its own target index, so a request
     # of many groups at look-alike targets compiles in time that does not grow with them.

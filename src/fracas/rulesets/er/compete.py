@@ -74,7 +74,7 @@ def _size(name: str) -> int:
 
 def _check(c: Competitor, path: str, contest: str) -> int:
     if not c.id:
-        raise SchemaError(f"{path}.id", "a competitor id is empty")
+        raise SchemaError(f"{path}.id", say("competitor_empty_id"))
     choice(c.size, SIZES, f"{path}.size", "size")
     check_range(c.speed, 0, 1000, f"{path}.speed", "speed")
     check_range(c.bonus, -50, 50, f"{path}.bonus", "bonus")

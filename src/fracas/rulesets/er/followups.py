@@ -142,7 +142,7 @@ def stray_shots(metas: list[StrikeMeta], plan: Any, targets: dict[str, TargetInf
     for s, meta in enumerate(metas):
         if not meta.friendly_fire or out[s * L.OUT_WIDTH + L.O_HITS]:
             continue
-        what = f"the stray shot of $.strikes[{s}]"
+        what = say("rolls_for_stray", strike=s)
 
         def takes(creature: str, s: int = s) -> bool:
             return creature not in by_stray and direct.get(creature, len(metas)) > s
@@ -293,7 +293,7 @@ def grapple_release(target: TargetInfo, struck: list[tuple[int, bool, int]], dic
         try:
             feat.dice, feat.roll = roll_kept(dice, 20, sit)
         except KernelError as exc:
-            raise dice_error(exc, dice.rolls, f"the grapple release of {target.path}") from None
+            raise dice_error(exc, dice.rolls, say("rolls_for_release", path=target.path)) from None
         feat.modifier = mod
         feat.total = feat.roll + mod
         feat.held = feat.total >= feat.dc

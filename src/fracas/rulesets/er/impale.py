@@ -89,7 +89,7 @@ def compile_impale(request: Any) -> ImpalePlan:
     charge = None
     if req.charge is not None:
         if req.charge.get("ruleset", NAME) != NAME:
-            raise SchemaError("$.charge.ruleset", "the charge is an Enchanted Realms attack, as the impalement is")
+            raise SchemaError("$.charge.ruleset", say("impale_charge_ruleset"))
         for key in ("seed", "rolls"):
             if req.charge.get(key) is not None:
                 raise SchemaError(f"$.charge.{key}", say("impale_charge_dice", path=f"$.charge.{key}"))

@@ -19,7 +19,7 @@ from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeReque
 TITLE = "Worldwalker"
 TALENTS = tuple(F.WW_TWO_WEAPON)
 DICE = tuple(F.STANDARD_DICE)
-_B = (-100, 100)
+_B = F.BONUS_RANGE  # a bonus or modifier, as for Enchanted Realms (facts.toml bonus_range)
 
 
 #: Types the requests hold as `Any` (checked by the engine), and what the schema says beyond types.

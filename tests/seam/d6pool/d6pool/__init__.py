@@ -236,7 +236,9 @@ class D6Pool(Ruleset):
         try:
             for target, n in plan.pools:
                 faces, hits = _hits(n, dice.die)
-                strikes.append({"target": target, "faces": faces, "hits": hits})
+                # DP-1: each hit is 1 damage; `hit` and `damage` are what every attack result's
+                # strikes say (a client that knows nothing of the ruleset reads them).
+                strikes.append({"target": target, "faces": faces, "hits": hits, "hit": hits > 0, "damage": hits})
                 damage[target] += hits
         except KernelError as exc:
             raise DiceError("$.rolls", f"the pools need another d6 (position {exc.position})") from None

@@ -7,6 +7,7 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildAttackRequest, buildRulesetAttackRequest, uniqueViews, who } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames, explained, strikeWords } from "./context.js";
 
@@ -35,13 +36,13 @@ export function attackActions(ctx) {
     const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
-    const ruleset = options.ruleset ?? "enchanted-realms";
+    const ruleset = options.ruleset ?? DEFAULT_RULESET;
     if (options.item !== undefined && options.strikes === undefined) {
       // A weapon item's strikes (flags.fracas.strikes): each at every target.
       const list = itemStrikes(attacker, options.item);
       options = { ...options, strikes: targets.flatMap((tv) => list.map((/** @type {Json} */ st) => ({ ...st, target: tv.id }))) };
     }
-    if (ruleset !== "enchanted-realms") return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
+    if (ruleset !== DEFAULT_RULESET) return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used, unread } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
       options: {

@@ -5,6 +5,7 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildInitiativeRequest, who } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 
 /** @typedef {import("../actions.js").Json} Json */
@@ -30,7 +31,7 @@ export function initiativeActions(ctx) {
     // Defeated combatants roll nothing and keep their place.
     const standing = combat.combatants.filter((c) => !c.defeated);
     if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
-    const ruleset = options.ruleset ?? "enchanted-realms";
+    const ruleset = options.ruleset ?? DEFAULT_RULESET;
     if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
     /** @type {Record<string, any>} */
     let request;

@@ -4,6 +4,7 @@ import { mobCardModel, mobRollSpecs, renderMobCard } from "../chat.js";
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { buildBulkRequest, buildRulesetBulkRequest, uniqueViews } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 import { displayNames, explained } from "./context.js";
 
 /**
@@ -31,8 +32,8 @@ export function mobActions(ctx) {
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
-    const ruleset = options.ruleset ?? "enchanted-realms";
-    const { request, targets: used, profileNames } = ruleset === "enchanted-realms"
+    const ruleset = options.ruleset ?? DEFAULT_RULESET;
+    const { request, targets: used, profileNames } = ruleset === DEFAULT_RULESET
       ? buildBulkRequest({
         attackers, targets, strikes: options.strikes, assign: options.assign, mapping: map,
         options: {

@@ -4,6 +4,7 @@ import { renderOddsCard } from "../chat.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildAttackRequest, buildRulesetAttackRequest, uniqueViews } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames, explained } from "./context.js";
 
@@ -30,8 +31,8 @@ export function oddsActions(ctx) {
     const attacker = attackerOf(options);
     const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
     const map = mapping();
-    const ruleset = options.ruleset ?? "enchanted-realms";
-    const built = ruleset === "enchanted-realms"
+    const ruleset = options.ruleset ?? DEFAULT_RULESET;
+    const built = ruleset === DEFAULT_RULESET
       ? buildAttackRequest({
         attacker, targets, strikes: options.strikes, mapping: map,
         options: { advantage: options.advantage, disadvantage: options.disadvantage,

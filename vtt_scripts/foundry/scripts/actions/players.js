@@ -4,6 +4,7 @@
 import { FracasError, InputError, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { uniqueViews, who } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 
 /** @typedef {import("../actions.js").TokenView} TokenView */
 /** @typedef {import("../actions.js").Json} Json */
@@ -247,7 +248,7 @@ export function playersActions(ctx) {
       if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
     } else {
       const list = ctx.ownAttack(attacker, request);
-      options.ruleset = setting("ruleset") || "enchanted-realms";
+      options.ruleset = setting("ruleset") || DEFAULT_RULESET;
       options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
     }
     const out = await ctx.attack(options);

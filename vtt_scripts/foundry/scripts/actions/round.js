@@ -4,6 +4,7 @@ import { renderRoundCard, roundRollSpecs } from "../chat.js";
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { buildScenario } from "../request.js";
+import { DEFAULT_RULESET } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 
 /** @typedef {import("../actions.js").TokenView} TokenView */
@@ -46,7 +47,7 @@ export function roundActions(ctx) {
     const map = mapping();
     let state = options.new ? null : vtt.combatFlag(combat);
     if (!state || typeof state.name !== "string") {
-      const built = buildScenario({ ruleset: options.ruleset ?? "enchanted-realms", combatants: combat.combatants, mapping: map });
+      const built = buildScenario({ ruleset: options.ruleset ?? DEFAULT_RULESET, combatants: combat.combatants, mapping: map });
       const name = `foundry-${String(combat.id).replace(/[^A-Za-z0-9]/g, "").slice(0, 20)}-${newId().slice(0, 8)}`;
       const made = await conn.call("encounter.new", { name, scenario: built.scenario, replace: true },
         { id: newId() });

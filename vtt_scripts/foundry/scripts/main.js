@@ -347,7 +347,10 @@ async function onSocket(message, senderId) {
     if (senderId === game.user?.id) election?.receive(message);
     return;
   }
-  if (message.type === "answer" && message.to === game.user?.id) {
+  // An answer counts only from a GM's client (the holder): every client sees each "ask" go
+  // by, so a player could otherwise answer another player's request first, with a made-up
+  // refusal or result. The server names the sender; the message cannot.
+  if (message.type === "answer" && message.to === game.user?.id && game.users?.get(senderId)?.isGM === true) {
     const entry = waiting.get(message.id);
     if (!entry) return;
     waiting.delete(message.id);

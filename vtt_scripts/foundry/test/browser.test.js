@@ -464,6 +464,27 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.ok(refused.length >= 25);
   });
 
+  test("a forged answer: another player's answer to a player's request is ignored; only a GM's client answers", async () => {
+    // The player's page sees the assistant as the active GM (the GM is away); the assistant's
+    // tab holds nothing and answers by hand, after a second tab of a player has answered first.
+    const asker = await openWorld({ user: "player", expect: null, gm: "absent", extra: { assistant: "present" } });
+    const forger = await openWorld({ user: "player", expect: null });
+    const assistant = await openWorld({ user: "assistant", expect: "elsewhere" });
+    const answerAsks = (page, answer, delay) => page.evaluate(([a, ms]) => {
+      game.socket.on("module.fracas", (m) => {
+        if (m.type === "ask") setTimeout(() => game.socket.emit("module.fracas", { type: "answer", id: m.id, to: "userPL000000001", answer: a }), ms);
+      });
+    }, [answer, delay]);
+    await answerAsks(forger.page, { error: "forged by a player" }, 0);
+    await answerAsks(assistant.page, { error: "answered by a GM" }, 500);
+    const notes = await asker.page.evaluate(async () => {
+      await game.modules.get("fracas").api.attack({ item: "Longsword" });
+      return __world.notes.map((n) => n.text);
+    });
+    assert.ok(!notes.some((n) => /forged by a player/.test(n)), notes.join("\n"));
+    assert.ok(notes.some((n) => /answered by a GM/.test(n)), notes.join("\n"));
+  });
+
   test("a manifest without \"socket\": true: the server relays nothing (the shim drops it), as a v13 world would", async () => {
     await openWorld();
     const player = await openWorld({ user: "player", expect: null, extra: { socket: "undeclared" } });

@@ -257,6 +257,8 @@ const vtt = {
   holdsConnection: () => holdsConnection(),
   /** Whether the user `userId` has a GM role (a GM or an assistant GM): its tab may relay any action. */
   userIsGM: (userId) => !!game.users?.get(userId)?.isGM,
+  /** The scene a user is viewing: User#viewedScene (v12/v13, "The ID of the Scene currently being viewed by this User"). */
+  userScene: (userId) => game.users?.get(userId)?.viewedScene ?? null,
   /** The status id that marks a token defeated (CONFIG.specialStatusEffects.DEFEATED). */
   defeatedStatus: () => CONFIG.specialStatusEffects?.DEFEATED ?? "dead",
   /** The game system's id (game.system.id): it picks the damage adapter (systems.js). */

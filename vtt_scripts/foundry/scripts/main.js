@@ -614,7 +614,7 @@ Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records 
 });
 
 // The combat tracker gets a "fracas round" button (GMs): the next round of the fight on the bridge.
-Hooks.on("renderCombatTracker", (/** @type {any} */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
+Hooks.on("renderCombatTracker", (/** @type {any} the tracker application (unused; v12 and v13 render different classes) */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
   if (!game.user?.isGM) return;
   const root = html instanceof HTMLElement ? html : html?.[0];
   if (!root || root.querySelector(".fracas-round-button") || !game.combat) return;

@@ -488,6 +488,27 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(await cardsOf(gm), 0);
   });
 
+  test("a request the GM's client did not hear is sent again with the same id, and answered once", async () => {
+    // The player asks before any GM client is up: nobody hears the first send. The GM's client
+    // comes up; the resend (same id) is answered; a second player tab sees both sends.
+    const player = await openWorld({ user: "player", expect: null });
+    const watcher = await openWorld({ user: "player", expect: null });
+    await watcher.page.evaluate(() => {
+      window.__asks = [];
+      game.socket.on("module.fracas", (m) => { if (m.type === "ask") window.__asks.push(m.id); });
+    });
+    await player.page.evaluate(() => { window.__answer = game.modules.get("fracas").api.attack({ item: "Longsword" }); });
+    await watcher.page.waitForFunction(() => window.__asks.length === 1);
+    const gm = await openWorld();
+    const answer = await player.page.evaluate(() => window.__answer);
+    assert.ok(answer && typeof answer.total_damage === "number", JSON.stringify(answer));
+    const asks = await watcher.page.evaluate(() => window.__asks);
+    assert.equal(asks.length, 2, JSON.stringify(asks));
+    assert.equal(asks[0], asks[1], "the resend carries the first request's id");
+    assert.equal(answer.requestId, `player-userPL000000001-${asks[0]}`);
+    assert.equal(await cardsOf(gm), 1);
+  });
+
   test("a forged answer: another player's answer to a player's request is ignored; only a GM's client answers", async () => {
     // The player's page sees the assistant as the active GM (the GM is away); the assistant's
     // tab holds nothing and answers by hand, after a second tab of a player has answered first.

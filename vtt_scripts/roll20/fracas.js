@@ -6848,6 +6848,8 @@ function rowsMobCommand(app, msg, cmd, name) {
   const profileOf = new Map();
   const counts = Object.create(null);
   const usedNames = new Set();
+  // Target ids and profile ids of GM-layer tokens (players' cards hide their names).
+  const hidden = targetIds.filter((id) => { const t = edge.getGraphic(id); return !!t && t.get('layer') === 'gmlayer'; });
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
     const key = represents || token.id;
@@ -6863,11 +6865,12 @@ function rowsMobCommand(app, msg, cmd, name) {
       profiles[pid] = { attacker: read.values, strikes: [strike] };
       counts[pid] = Object.create(null);
     }
+    if (token.get('layer') === 'gmlayer') hidden.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
     // Checked here first when this script has the ruleset's port; else the bridge checks it.
     options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });
@@ -6915,8 +6918,14 @@ function sendMob(app, msg, mob) {
     }
   }
 
+  // What players see: a GM-layer target or attacker group is "a hidden creature" (Roll20's
+  // turn tracker hides GM-layer tokens from players too); the GM's card names them.
+  const hidden = new Set(mob.hidden || []);
+  const seenNames = Object.assign({}, names);
+  for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
   const attacks = [];
   const groups = [];
+  const seenGroups = [];
   let total = 0;
   for (const pid of Object.keys(profiles)) {
     for (const tid of targetIds) {
@@ -6924,6 +6933,7 @@ function sendMob(app, msg, mob) {
       if (!count) continue;
       attacks.push({ profile: pid, target: tid, count });
       groups.push(`${count} × ${pid} → ${names[tid]}`);
+      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : pid} → ${seenNames[tid]}`);
       total += count;
     }
   }
@@ -6933,7 +6943,7 @@ function sendMob(app, msg, mob) {
     profiles, targets, attacks, detail: 'summary',
   };
   const meta = {
-    names, groups, apply: options.apply, whisper: options.whisper === true,
+    names, groups, seen: { names: seenNames, groups: seenGroups }, apply: options.apply, whisper: options.whisper === true,
     title: `${mob.label}: ${mob.tokens} attacker${mob.tokens === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
     playerid: msg.playerid,
   };
@@ -6983,10 +6993,14 @@ function applyMob(app, pending, result, id) {
   const { applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
   hideNpcBody(app, meta.whisper, {}, applied);
-  const card = cards.mobCard(result, {
-    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  const card = (names, groups) => cards.mobCard(result, {
+    id, title: meta.title, names, groups, applied, undo: changes.length > 0,
   });
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  // A request sent before players' names were kept (meta.seen) shows what it has to the GM only.
+  const seen = meta.seen && typeof meta.seen === 'object' ? meta.seen : null;
+  const gmCard = card(meta.names, meta.groups);
+  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups), meta.whisper, gmCard);
+  else app.postCard({ playerid: 'gm' }, gmCard, true);
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }
 
@@ -7872,12 +7886,14 @@ function mobCommand(app, msg, cmd) {
   const names = {};
   const targets = {};
   const targetTokens = {};
+  const hidden = []; // target ids and profile ids of GM-layer tokens (players' cards hide their names)
   for (const id of targetIds) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     targetTokens[id] = token;
+    if (token.get('layer') === 'gmlayer') hidden.push(id);
     targets[id] = reader.target({ cover: options.cover, ac: options.ac });
   }
 
@@ -7901,12 +7917,13 @@ function mobCommand(app, msg, cmd) {
       profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
       counts[pid] = Object.create(null);
     }
+    if (token.get('layer') === 'gmlayer') hidden.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
 
   return sendMob(app, msg, {
-    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }
@@ -8174,7 +8191,14 @@ function onRound(app, pending, result, id) {
       if (line) lines.push(line);
     }
     const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
-    lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    // The count of each side would tell players how many hidden creatures there are: theirs leaves it out then.
+    const hiddenHere = Object.keys(fight.names || {}).some((mid) => {
+      const token = app.edge.getGraphic(mid);
+      return !!token && token.get('layer') === 'gmlayer';
+    });
+    if (!(forPlayers && hiddenHere)) {
+      lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    }
     if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
     else lines.push(esc.button('undo round', '!fracas round --undo'));
     return cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);
@@ -8302,7 +8326,12 @@ function competeCommand(app, msg, cmd) {
   const request = { contest: o.contest, slick: o.slick, challenger: a.side, defender: b.side };
   if (options.rolls) request.rolls = options.rolls;
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
-  app.postCard(msg, cards.competeCard(result, { names }), options.whisper);
+  // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
+  const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
+  const seen = permissions.playerNames(names, tokens, null, '').names;
+  seen.challenger = seen[challengerToken.id];
+  seen.defender = seen[defenderToken.id];
+  app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
   return result;
 }
 
@@ -8363,8 +8392,10 @@ function impaleCommand(app, msg, cmd) {
     }
     permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
   }
-  app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
-    options.whisper);
+  const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
+  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name);
+  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id] }), options.whisper,
+    card({ pikeman: pikeman.name, charger: charger.name }));
   return result;
 }
 

@@ -91,6 +91,7 @@ export { LIMITS } from "./actions/players.js";
  * @property {() => string|null} [sceneId]                    the scene this client shows
  * @property {(requestId: string) => {id: string, total: number|null}|null} [findCard]  the card of a request id
  * @property {(userId: string) => boolean} [userIsGM]         whether a user has a GM role
+ * @property {(userId: string) => string|null} [userScene]    the scene a user is viewing (User#viewedScene), null when unknown
  * @property {() => string} [defeatedStatus]                  the status id of a defeated token
  * @property {(sceneId?: string) => {grid: import("./bystanders.js").Grid, views: TokenView[]}|null} [sceneTokens]
  *   every token of a scene (by id, else the one this client shows) with its place, and the scene's grid

@@ -257,6 +257,8 @@ const vtt = {
   holdsConnection: () => holdsConnection(),
   /** Whether the user `userId` has a GM role (a GM or an assistant GM): its tab may relay any action. */
   userIsGM: (userId) => !!game.users?.get(userId)?.isGM,
+  /** The scene a user is viewing: User#viewedScene (v12/v13, "The ID of the Scene currently being viewed by this User"). */
+  userScene: (userId) => game.users?.get(userId)?.viewedScene ?? null,
   /** The status id that marks a token defeated (CONFIG.specialStatusEffects.DEFEATED). */
   defeatedStatus: () => CONFIG.specialStatusEffects?.DEFEATED ?? "dead",
   /** The game system's id (game.system.id): it picks the damage adapter (systems.js). */
@@ -347,7 +349,10 @@ async function onSocket(message, senderId) {
     if (senderId === game.user?.id) election?.receive(message);
     return;
   }
-  if (message.type === "answer" && message.to === game.user?.id) {
+  // An answer counts only from a GM's client (the holder): every client sees each "ask" go
+  // by, so a player could otherwise answer another player's request first, with a made-up
+  // refusal or result. The server names the sender; the message cannot.
+  if (message.type === "answer" && message.to === game.user?.id && game.users?.get(senderId)?.isGM === true) {
     const entry = waiting.get(message.id);
     if (!entry) return;
     waiting.delete(message.id);
@@ -609,7 +614,7 @@ Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records 
 });
 
 // The combat tracker gets a "fracas round" button (GMs): the next round of the fight on the bridge.
-Hooks.on("renderCombatTracker", (/** @type {any} */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
+Hooks.on("renderCombatTracker", (/** @type {any} the tracker application (unused; v12 and v13 render different classes) */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
   if (!game.user?.isGM) return;
   const root = html instanceof HTMLElement ? html : html?.[0];
   if (!root || root.querySelector(".fracas-round-button") || !game.combat) return;

@@ -457,6 +457,14 @@ describe("the attack dialog", () => {
     assert.deepEqual(conn.calls[0].params.rolls, [12, 7]);
   });
 
+  test("the mob dialog names its attackers in no language's words (the first four, then a count)", async () => {
+    const { api, vtt } = setup({ controlled: ["hero", "g1", "g2"], targeted: ["hero"] });
+    vtt.formAnswer = null;
+    assert.equal(await api.mobDialog(), null);
+    assert.match(vtt.formHtml, /Aldric, Goblin, Goblin/);
+    assert.doesNotMatch(vtt.formHtml, /\d+ tokens/);
+  });
+
   test("a cancelled dialog sends nothing; a bad field is named", async () => {
     const { api, vtt, conn } = setup();
     vtt.formAnswer = null;

@@ -464,6 +464,72 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.ok(refused.length >= 25);
   });
 
+  test("a forged request cannot reach a hidden token, nor a scene the player is not viewing (User#viewedScene)", async () => {
+    const gm = await openWorld();
+    const player = await openWorld({ user: "player", expect: null });
+    await gm.page.evaluate(() => {
+      const sheet = { health: { value: 30, max: 30 }, attributes: { ac: { value: 10 }, strength: { value: 2 }, agility: { value: 2 } } };
+      __world.addToken({ id: "tokSpy", name: "Secret Spy", hidden: true, actor: { id: "spy", name: "Secret Spy", system: structuredClone(sheet) } });
+      // The player's hero has a token on the GM's other scene too (a linked actor), beside a rat.
+      __world.addToken({ id: "tokHero2", name: "Aldric", scene: "scene2", actor: __world.actor("tokHero") });
+      __world.addToken({ id: "tokRat", name: "Rat", scene: "scene2", actor: { id: "rat", name: "Rat", system: structuredClone(sheet) } });
+    });
+    const forge = (data) => player.page.evaluate((d) => new Promise((resolve) => {
+      game.socket.on("module.fracas", (m) => { if (m.type === "answer") resolve(m.answer); });
+      game.socket.emit("module.fracas", { type: "ask", id: `forged-${Math.random().toString(36).slice(2, 12)}`, action: "attack", to: "userGM000000001", data: d });
+    }), data);
+    const hidden = await forge({ attacker: "tokHero", targets: ["tokSpy"], item: "itSword" });
+    assert.ok(hidden.error, JSON.stringify(hidden));
+    assert.ok(!/Secret Spy/.test(hidden.error), hidden.error);
+    const elsewhere = await forge({ attacker: "tokHero2", scene: "scene2", targets: ["tokRat"], item: "itSword" });
+    assert.ok(elsewhere.error, JSON.stringify(elsewhere));
+    const hp = (id) => gm.page.evaluate((t) => __world.actor(t).system.health.value, id);
+    assert.deepEqual([await hp("tokSpy"), await gm.page.evaluate(() => game.scenes.get("scene2").tokens.get("tokRat").actor.system.health.value)], [30, 30]);
+    assert.equal(await cardsOf(gm), 0);
+  });
+
+  test("a request the GM's client did not hear is sent again with the same id, and answered once", async () => {
+    // The player asks before any GM client is up: nobody hears the first send. The GM's client
+    // comes up; the resend (same id) is answered; a second player tab sees both sends.
+    const player = await openWorld({ user: "player", expect: null });
+    const watcher = await openWorld({ user: "player", expect: null });
+    await watcher.page.evaluate(() => {
+      window.__asks = [];
+      game.socket.on("module.fracas", (m) => { if (m.type === "ask") window.__asks.push(m.id); });
+    });
+    await player.page.evaluate(() => { window.__answer = game.modules.get("fracas").api.attack({ item: "Longsword" }); });
+    await watcher.page.waitForFunction(() => window.__asks.length === 1);
+    const gm = await openWorld();
+    const answer = await player.page.evaluate(() => window.__answer);
+    assert.ok(answer && typeof answer.total_damage === "number", JSON.stringify(answer));
+    const asks = await watcher.page.evaluate(() => window.__asks);
+    assert.equal(asks.length, 2, JSON.stringify(asks));
+    assert.equal(asks[0], asks[1], "the resend carries the first request's id");
+    assert.equal(answer.requestId, `player-userPL000000001-${asks[0]}`);
+    assert.equal(await cardsOf(gm), 1);
+  });
+
+  test("a forged answer: another player's answer to a player's request is ignored; only a GM's client answers", async () => {
+    // The player's page sees the assistant as the active GM (the GM is away); the assistant's
+    // tab holds nothing and answers by hand, after a second tab of a player has answered first.
+    const asker = await openWorld({ user: "player", expect: null, gm: "absent", extra: { assistant: "present" } });
+    const forger = await openWorld({ user: "player", expect: null });
+    const assistant = await openWorld({ user: "assistant", expect: "elsewhere" });
+    const answerAsks = (page, answer, delay) => page.evaluate(([a, ms]) => {
+      game.socket.on("module.fracas", (m) => {
+        if (m.type === "ask") setTimeout(() => game.socket.emit("module.fracas", { type: "answer", id: m.id, to: "userPL000000001", answer: a }), ms);
+      });
+    }, [answer, delay]);
+    await answerAsks(forger.page, { error: "forged by a player" }, 0);
+    await answerAsks(assistant.page, { error: "answered by a GM" }, 500);
+    const notes = await asker.page.evaluate(async () => {
+      await game.modules.get("fracas").api.attack({ item: "Longsword" });
+      return __world.notes.map((n) => n.text);
+    });
+    assert.ok(!notes.some((n) => /forged by a player/.test(n)), notes.join("\n"));
+    assert.ok(notes.some((n) => /answered by a GM/.test(n)), notes.join("\n"));
+  });
+
   test("a manifest without \"socket\": true: the server relays nothing (the shim drops it), as a v13 world would", async () => {
     await openWorld();
     const player = await openWorld({ user: "player", expect: null, extra: { socket: "undeclared" } });

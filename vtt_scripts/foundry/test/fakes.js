@@ -184,7 +184,7 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
       vtt.initiativeUpdates.push(values);
       vtt.initiativeOptions = options;
     },
-    promptForm: async () => vtt.formAnswer,
+    promptForm: async (html) => { vtt.formHtml = html; return vtt.formAnswer; },
     owned: new Set(), // token ids this (player) user owns
     ownsToken: (v) => vtt.owned.has(v?.id),
     userOwnsToken: (userId, v) => (vtt.ownersOf?.[v?.id] ?? []).includes(userId),

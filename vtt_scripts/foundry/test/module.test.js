@@ -145,7 +145,9 @@ describe("user-visible messages go through game.i18n", () => {
     /notifications\?\.\w+\??\.?\(\s*["'`]/g, /\{\s*error:\s*["'`]/g,
     // an error class's own text, a message's tail or reason, a data path's problem, a "where" phrase, a word for nothing
     /super\(\s*["'`]/g, /\b(?:tail|why|reason|problem|what)\s*[:=]\s*["'`][a-z]/g, /return\s+`(?:strike|target|attackers?) /g,
-    /\|\|\s*["'`](?:none|unknown)/g];
+    /\|\|\s*["'`](?:none|unknown)/g,
+    // a count with an English word after it ("3 tokens")
+    /`\$\{[^}]*\.length\}\s+[a-z]/g];
 
   test("no hard-coded message: errors, notifications and refusals all go through t()", () => {
     const found = {};
@@ -160,8 +162,8 @@ describe("user-visible messages go through game.i18n", () => {
   test("the scan sees a literal message where there is one", () => {
     const sample = 'throw new InputError(`no ${x}`); vtt.notify("warn", "oops"); ui.notifications?.error?.("x"); return { error: "no" };'
       + ' super(`the bridge did not answer`); let tail = "the damage was taken back"; return { problem: `nothing at ${p}` };'
-      + ' return `strike ${n}`; return names.join(", ") || "none";';
-    assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 9);
+      + ' return `strike ${n}`; return names.join(", ") || "none"; ask(`${attackers.length} tokens`);';
+    assert.equal(PATTERNS.reduce((k, p) => k + [...sample.matchAll(p)].length, 0), 10);
     assert.equal(PATTERNS.reduce((k, p) => k + [...'throw new InputError(t("FRACAS.X"))'.matchAll(p)].length, 0), 0);
   });
 });

@@ -575,6 +575,10 @@ function renderControls() {
 const gm = { id: "userGM000000001", name: "Gamemaster", role: 4, isGM: true, active: true, targets: new Set() };
 const assistant = { id: "userAS000000001", name: "Assistant", role: 3, isGM: true, active: params.get("assistant") === "present", targets: new Set() };
 const player = { id: "userPL000000001", name: "Player", isGM: false, role: 1, active: true, targets: new Set() };
+// User#viewedScene: "The ID of the Scene currently being viewed by this User" (foundry.documents.User,
+// v12/v13 API); the server keeps it for every user, so the GM's client knows the player's (?playerScene=…).
+gm.viewedScene = assistant.viewedScene = "scene1";
+player.viewedScene = params.get("playerScene") ?? "scene1";
 const me = { player, assistant, gm }[params.get("user") ?? "gm"] ?? gm;
 me.active = true;
 

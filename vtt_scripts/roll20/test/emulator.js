@@ -25,6 +25,8 @@
 //   property, a `_` read-only one, or a value of the wrong kind (NaN, undefined, an object,
 //   a layer that is not one of Roll20's) is refused. Roll20 itself would store or ignore
 //   it silently and the game would be quietly wrong; here the test fails.
+// * A GM's chat message has `who` "Name (GM)" (PowerCards in Roll20/roll20-api-scripts strips
+//   it with msg.who.replace(" (GM)", "")).
 // * playerIsGM('API') is false: 'API' is no player (TokenMod's `--api-as` exists because
 //   a script's message carries no player to check).
 // * An exception escaping a handler or timer crashes the sandbox (every script in it).
@@ -394,8 +396,12 @@ class Emulator {
   chat(player, content, options = {}) {
     const playerObj = typeof player === 'string' ? this.get(player) : player;
     const before = this.outputs.length;
+    // A GM's message says so in `who`: "Name (GM)" (real scripts strip it: PowerCards in
+    // Roll20/roll20-api-scripts does `msg.who = msg.who.replace(" (GM)", "")`), so a script
+    // that whispers back to msg.who, or looks a player up by it, fails here as on Roll20.
+    const isGM = !!playerObj && this.gmIds.has(playerObj.id);
     const msg = {
-      who: playerObj ? playerObj.data._displayname : 'API',
+      who: playerObj ? `${playerObj.data._displayname}${isGM ? ' (GM)' : ''}` : 'API',
       playerid: playerObj ? playerObj.id : 'API',
       type: content.startsWith('!') ? 'api' : 'general',
       content,

@@ -28,6 +28,15 @@ test('all scripts share one scope: a top-level name declared twice breaks the wh
   assert.equal(emu.state.seen, 42);
 });
 
+test('a GM\'s message says "(GM)" in who, a player\'s does not (PowerCards strips it)', () => {
+  const emu = withScript(`
+    on('chat:message', (msg) => { if (msg.content === '!who') { state.who = state.who || []; state.who.push(msg.who); } });
+  `);
+  emu.chat(emu.addPlayer('Pat'), '!who');
+  emu.chat(emu.gm, '!who');
+  assert.deepEqual(json(emu.state.who), ['Pat', 'GM (GM)']);
+});
+
 test("a script's sendChat reaches every chat:message handler as playerid 'API'", () => {
   const emu = withScript(`
     on('chat:message', (msg) => {

@@ -120,6 +120,24 @@ test('!fracas round plays the next round with the bars as they are, and --undo t
   assert.equal(tokens.g1.get('bar1_value'), afterOne.g1);
 });
 
+test('a GM-layer member: the players\' round card names it "a hidden creature" and counts no side (the GM\'s card has both)', (t) => {
+  if (!pythonHasFracas()) return skipUnlessCI(t, 'no Python with fracas to answer as the bridge');
+  const journal = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-round-')), 'journal.sqlite3');
+  const { emu, tokens } = fightWorld();
+  tokens.g2.set('layer', 'gmlayer');
+  tokens.g2.set('name', 'Secret Assassin');
+  const outs = relay(emu, journal, emu.chat(emu.gm, '!fracas round --new --seed 5'));
+  const pub = outs.filter((o) => !o.to && plain(o.text).includes('round 1')).map((o) => plain(o.text)).join('\n');
+  const gm = outs.filter((o) => o.to === 'gm' && plain(o.text).includes('round 1')).map((o) => plain(o.text)).join('\n');
+  assert.ok(pub, outs.map((o) => o.raw).join('\n'));
+  assert.ok(!pub.includes('Secret Assassin'), pub);
+  // "standing: foes 2" would tell the players how many hidden creatures there are.
+  assert.ok(!/standing/.test(pub), pub);
+  assert.match(gm, /Secret Assassin/);
+  assert.match(gm, /standing: /);
+  assertSafe(assert, emu);
+});
+
 test('!fracas round: clear refusals, GM only, nothing sent', () => {
   const { emu, player } = fightWorld();
   let out = emu.chat(emu.gm, '!fracas round');

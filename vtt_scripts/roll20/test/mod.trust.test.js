@@ -6,7 +6,7 @@
 // message comes back to fracas from playerid 'API', as on Roll20.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { world, notices, plain, assertSafe } = require('./world');
+const { world, notices, plain, assertSafe, relayRequests, relayAnswer } = require('./world');
 const { Emulator } = require('./emulator');
 
 const FORWARDER = {
@@ -126,6 +126,37 @@ test("public cards: a GM-layer token is 'a hidden creature' and GM buttons go on
   const osPub = os.filter((o) => !o.to).map((o) => o.raw).join('\n');
   assert.ok(osPub.length && !osPub.includes('Hidden Ogre') && osPub.includes('a hidden creature') && !osPub.includes('](!fracas'), osPub);
   assert.ok(os.some((o) => o.to === 'gm' && plain(o.text).includes('Hidden Ogre')));
+  assertSafe(assert, emu);
+});
+
+test("public cards of compete, impale and mob: a GM-layer token is 'a hidden creature'; the GM's whisper names it", () => {
+  const { emu, tokens } = table();
+  tokens.goblin.set('layer', 'gmlayer');
+  tokens.goblin.set('name', 'Hidden Ogre');
+  emu.create('attribute', { _characterid: tokens.goblin.get('represents'), name: 'strength', current: '5' });
+  const ambusher = emu.addCharacter('Secret Assassin', { strength: 4, agility: 4,
+    fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' });
+  const hiddenMob = [1, 2].map((n) => emu.addToken({ name: `Secret Assassin ${n}`, represents: ambusher.id, layer: 'gmlayer' }));
+  const check = (what, out) => {
+    const pub = out.filter((o) => !o.to).map((o) => o.raw).join('\n');
+    const gm = out.filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
+    assert.ok(pub.length, `${what}: no public card`);
+    assert.ok(!/Hidden Ogre|Secret Assassin/.test(pub), `${what} names a GM-layer token in public: ${pub}`);
+    assert.match(pub, /a hidden creature|hidden creatures/i, what);
+    assert.match(gm, /Hidden Ogre|Secret Assassin/, `${what}: the GM's whisper names it`);
+  };
+  check('compete (defender)', emu.chat(emu.gm, `!fracas compete --contest grapple --defender ${tokens.goblin.id} --seed 1`, { selected: [tokens.orc.id] }));
+  check('compete (challenger)', emu.chat(emu.gm, `!fracas compete --contest grapple --challenger ${tokens.goblin.id} --defender ${tokens.knight.id} --seed 1`));
+  check('impale', emu.chat(emu.gm, `!fracas impale --charger ${tokens.goblin.id} --closed 30 --seed 1`, { selected: [tokens.orc.id] }));
+  // A mob: a hidden target (the ogre) and hidden attackers (the assassins), the card from the bridge's answer.
+  const sent = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id} --target ${tokens.knight.id} --each`, { selected: hiddenMob.map((t) => t.id) });
+  const rpc = relayRequests(sent)[0];
+  assert.equal(rpc.method, 'attack.bulk');
+  const result = { ruleset: 'enchanted-realms', seed: 7, backend: 'compiled', detail: 'summary', targets: {}, groups: [] };
+  for (const id of [tokens.goblin.id, tokens.knight.id]) {
+    result.targets[id] = { damage: 2, by_type: { edged: 2 }, attacks: 2, attacks_hit: 1, strikes: 2, strikes_hit: 1, crits: 0, longest_chain: 0, undodgeable: 0 };
+  }
+  check('mob', relayAnswer(emu, { jsonrpc: '2.0', id: rpc.id, result }));
   assertSafe(assert, emu);
 });
 

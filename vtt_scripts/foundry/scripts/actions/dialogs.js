@@ -7,6 +7,9 @@ import { getPath } from "../paths.js";
 import { uniqueViews, who } from "../request.js";
 import { strikeWords } from "./context.js";
 
+/** How many attackers the mob dialog names before it counts the rest. */
+const MOB_NAMES_SHOWN = 4;
+
 /** @typedef {import("../actions.js").TokenView} TokenView */
 /** @typedef {import("../actions.js").Json} Json */
 
@@ -79,7 +82,10 @@ export function dialogsActions(ctx) {
     if (!attackers.length) throw new InputError(t("FRACAS.Error.Actions34"));
     const targets = uniqueViews(vtt.targeted());
     if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
-    const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), `${attackers.length} tokens`, targets);
+    // The attackers by name (no English word: the dialog is in the GM's language), the first few and a count.
+    const more = attackers.length - MOB_NAMES_SHOWN;
+    const named = attackers.slice(0, MOB_NAMES_SHOWN).map(who).join(", ") + (more > 0 ? `, … (+${more})` : "");
+    const parsed = await askStrike(t("FRACAS.Dialog.MobTitle"), named, targets);
     if (!parsed) return null;
     if (parsed.options.rolls) throw new InputError(t("FRACAS.Error.Actions35"));
     return ctx.viaHolder("mob", ctx.mob)({ ...parsed.options, strikes: [parsed.strike] });

@@ -232,11 +232,16 @@ export function playersActions(ctx) {
     if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)) {
       return refusal("FRACAS.Player.Malformed");
     }
-    const scene = typeof request.scene === "string" ? request.scene : undefined;
+    // The scene is the one the server says the player is viewing, not one the request names
+    // (a request could name the GM's other scenes); the request's only when Foundry does not say.
+    const scene = vtt.userScene?.(senderId) ?? (typeof request.scene === "string" ? request.scene : undefined);
     const attacker = firstOf(request.attacker, "attacker", scene);
     if (!vtt.userOwnsToken(senderId, attacker)) return refusal("FRACAS.Notify.NotYourToken");
     if (!request.targets.every((/** @type {unknown} */ x) => typeof x === "string")) return refusal("FRACAS.Player.Malformed");
     const targets = uniqueViews(viewsOf(request.targets, "targets", scene) ?? []);
+    // A hidden token is the GM's: to a player it is not there (named by the id they sent, never its name).
+    const unseen = targets.find((v) => v.hidden);
+    if (unseen) throw InputError.of("FRACAS.Error.Actions04", { label: "targets", p1: JSON.stringify(unseen.id) });
     if (!targets.length) return refusal("FRACAS.Notify.NoTargets");
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };

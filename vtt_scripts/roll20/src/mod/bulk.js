@@ -37,8 +37,14 @@ function sendMob(app, msg, mob) {
     }
   }
 
+  // What players see: a GM-layer target or attacker group is "a hidden creature" (Roll20's
+  // turn tracker hides GM-layer tokens from players too); the GM's card names them.
+  const hidden = new Set(mob.hidden || []);
+  const seenNames = Object.assign({}, names);
+  for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
   const attacks = [];
   const groups = [];
+  const seenGroups = [];
   let total = 0;
   for (const pid of Object.keys(profiles)) {
     for (const tid of targetIds) {
@@ -46,6 +52,7 @@ function sendMob(app, msg, mob) {
       if (!count) continue;
       attacks.push({ profile: pid, target: tid, count });
       groups.push(`${count} × ${pid} → ${names[tid]}`);
+      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : pid} → ${seenNames[tid]}`);
       total += count;
     }
   }
@@ -55,7 +62,7 @@ function sendMob(app, msg, mob) {
     profiles, targets, attacks, detail: 'summary',
   };
   const meta = {
-    names, groups, apply: options.apply, whisper: options.whisper === true,
+    names, groups, seen: { names: seenNames, groups: seenGroups }, apply: options.apply, whisper: options.whisper === true,
     title: `${mob.label}: ${mob.tokens} attacker${mob.tokens === 1 ? '' : 's'}, ${total} attack${total === 1 ? '' : 's'}`,
     playerid: msg.playerid,
   };
@@ -105,10 +112,14 @@ function applyMob(app, pending, result, id) {
   const { applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
   hideNpcBody(app, meta.whisper, {}, applied);
-  const card = cards.mobCard(result, {
-    id, title: meta.title, names: meta.names, groups: meta.groups, applied, undo: changes.length > 0,
+  const card = (names, groups) => cards.mobCard(result, {
+    id, title: meta.title, names, groups, applied, undo: changes.length > 0,
   });
-  app.postCard({ playerid: meta.playerid }, card, meta.whisper);
+  // A request sent before players' names were kept (meta.seen) shows what it has to the GM only.
+  const seen = meta.seen && typeof meta.seen === 'object' ? meta.seen : null;
+  const gmCard = card(meta.names, meta.groups);
+  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups), meta.whisper, gmCard);
+  else app.postCard({ playerid: 'gm' }, gmCard, true);
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }
 

@@ -59,12 +59,14 @@ function mobCommand(app, msg, cmd) {
   const names = {};
   const targets = {};
   const targetTokens = {};
+  const hidden = []; // target ids and profile ids of GM-layer tokens (players' cards hide their names)
   for (const id of targetIds) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
     const reader = new SheetReader(edge, config, token);
     names[id] = reader.name;
     targetTokens[id] = token;
+    if (token.get('layer') === 'gmlayer') hidden.push(id);
     targets[id] = reader.target({ cover: options.cover, ac: options.ac });
   }
 
@@ -88,12 +90,13 @@ function mobCommand(app, msg, cmd) {
       profiles[pid] = { attacker, strikes: profileStrikes(app, reader, collected, options.use) };
       counts[pid] = Object.create(null);
     }
+    if (token.get('layer') === 'gmlayer') hidden.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
 
   return sendMob(app, msg, {
-    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }

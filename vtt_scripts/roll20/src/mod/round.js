@@ -258,7 +258,14 @@ function onRound(app, pending, result, id) {
       if (line) lines.push(line);
     }
     const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
-    lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    // The count of each side would tell players how many hidden creatures there are: theirs leaves it out then.
+    const hiddenHere = Object.keys(fight.names || {}).some((mid) => {
+      const token = app.edge.getGraphic(mid);
+      return !!token && token.get('layer') === 'gmlayer';
+    });
+    if (!(forPlayers && hiddenHere)) {
+      lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
+    }
     if (!result.over) lines.push(esc.button('next round', '!fracas round') + ' ' + esc.button('undo round', '!fracas round --undo'));
     else lines.push(esc.button('undo round', '!fracas round --undo'));
     return cards.notice(`fracas · round ${result.round} (seed ${esc.text(String(result.seed))})`, lines);

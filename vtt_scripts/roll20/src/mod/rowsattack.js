@@ -299,6 +299,8 @@ function rowsMobCommand(app, msg, cmd, name) {
   const profileOf = new Map();
   const counts = Object.create(null);
   const usedNames = new Set();
+  // Target ids and profile ids of GM-layer tokens (players' cards hide their names).
+  const hidden = targetIds.filter((id) => { const t = edge.getGraphic(id); return !!t && t.get('layer') === 'gmlayer'; });
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
     const key = represents || token.id;
@@ -314,11 +316,12 @@ function rowsMobCommand(app, msg, cmd, name) {
       profiles[pid] = { attacker: read.values, strikes: [strike] };
       counts[pid] = Object.create(null);
     }
+    if (token.get('layer') === 'gmlayer') hidden.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names,
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
     // Checked here first when this script has the ruleset's port; else the bridge checks it.
     options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });

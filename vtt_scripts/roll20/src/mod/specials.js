@@ -95,7 +95,12 @@ function competeCommand(app, msg, cmd) {
   const request = { contest: o.contest, slick: o.slick, challenger: a.side, defender: b.side };
   if (options.rolls) request.rolls = options.rolls;
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
-  app.postCard(msg, cards.competeCard(result, { names }), options.whisper);
+  // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
+  const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
+  const seen = permissions.playerNames(names, tokens, null, '').names;
+  seen.challenger = seen[challengerToken.id];
+  seen.defender = seen[defenderToken.id];
+  app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
   return result;
 }
 
@@ -156,8 +161,10 @@ function impaleCommand(app, msg, cmd) {
     }
     permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
   }
-  app.postCard(msg, cards.impaleCard(result, { pikeman: pikeman.name, charger: charger.name, applied, undo }),
-    options.whisper);
+  const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
+  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name);
+  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id] }), options.whisper,
+    card({ pikeman: pikeman.name, charger: charger.name }));
   return result;
 }
 

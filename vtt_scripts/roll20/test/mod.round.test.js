@@ -131,6 +131,14 @@ test('a GM-layer member: the players\' round card names it "a hidden creature" a
   const gm = outs.filter((o) => o.to === 'gm' && plain(o.text).includes('round 1')).map((o) => plain(o.text)).join('\n');
   assert.ok(pub, outs.map((o) => o.raw).join('\n'));
   assert.ok(!pub.includes('Secret Assassin'), pub);
+  // Roll20's turn tracker hides a GM-layer token's entry from players: so does the order line.
+  const rows = (to) => outs.filter((o) => (o.to || undefined) === to && plain(o.text).includes('round 1'))
+    .flatMap((o) => o.text.split('<div>').map((row) => plain(row)));
+  const orderOf = (to) => rows(to).find((row) => row.startsWith('order: ')) || '';
+  assert.ok(orderOf(undefined) && !/hidden/.test(orderOf(undefined)), orderOf(undefined));
+  assert.match(orderOf('gm'), /Secret Assassin/);
+  // Nothing only the hidden member does among the hidden (going down, fleeing) reaches players.
+  assert.ok(!/a hidden creature (is down|flees)/.test(pub), pub);
   // "standing: foes 2" would tell the players how many hidden creatures there are.
   assert.ok(!/standing/.test(pub), pub);
   assert.match(gm, /Secret Assassin/);

@@ -110,14 +110,18 @@ test('--ac and --target-FIELD never replace a sheet for a player; the GM may; a 
   assertSafe(assert, emu);
 });
 
-test("public cards: a GM-layer token is 'a hidden creature' and GM buttons go only to the GM (init, attack)", () => {
+test("public cards: a GM-layer token is left out of initiative, 'a hidden creature' on an attack, and GM buttons go only to the GM", () => {
   const { emu, tokens } = table();
   tokens.goblin.set('layer', 'gmlayer');
   tokens.goblin.set('name', 'Hidden Ogre');
   const out = emu.chat(emu.gm, '!fracas init --seed 2', { selected: [tokens.orc.id, tokens.goblin.id] });
   const pub = out.filter((o) => !o.to).map((o) => o.raw).join('\n');
   const gm = out.filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
-  assert.ok(pub.length && !pub.includes('Hidden Ogre') && pub.includes('a hidden creature'), pub);
+  // Roll20's turn tracker hides a GM-layer token's entry from players: so does the card (no
+  // name, no "hidden creature" row, one row only).
+  assert.ok(pub.length && !pub.includes('Hidden Ogre') && !/hidden creature/i.test(pub), pub);
+  assert.ok(/1\. /.test(plain(pub)) && !/2\. /.test(plain(pub)), pub);
+  assert.ok(/1\. /.test(gm) && /2\. /.test(gm), gm);
   assert.ok(!pub.includes('](!fracas'), pub);
   assert.ok(gm.includes('Hidden Ogre'), gm);
   // The other rulesets' cards too.

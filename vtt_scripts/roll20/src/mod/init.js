@@ -65,9 +65,23 @@ function initCommand(app, msg, cmd) {
   edge.openTurnTracker();
   const id = app.newId('i');
   store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  const seen = require('./permissions').playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '').names;
-  app.postCard(msg, cards.initiativeCard(result, { names: seen, undo: true }), false, cards.initiativeCard(result, { names, undo: true }));
+  app.postCard(msg, cards.initiativeCard(visibleOrder(result, tokens), { names, undo: true }), false,
+    cards.initiativeCard(result, { names, undo: true }));
   return result;
 }
 
-module.exports = { initCommand, mergeTurnOrder };
+/**
+ * The initiative players may see: GM-layer tokens left out, as Roll20's turn tracker hides
+ * their entries from players (wiki "Turn Tracker": "tokens on the GM layer ... are hidden from
+ * players"); a tie broken against only hidden ones is not shown as a tie (it would tell there is one).
+ */
+function visibleOrder(result, tokens) {
+  const hidden = new Set(tokens.filter((t) => t.get('layer') === 'gmlayer').map((t) => t.id));
+  if (!hidden.size) return result;
+  const order = result.order.filter((e) => !hidden.has(e.id));
+  const shownTotals = {};
+  for (const e of order) shownTotals[e.total] = (shownTotals[e.total] || 0) + 1;
+  return { ...result, order: order.map((e) => (shownTotals[e.total] > 1 ? e : { ...e, tiebreaks: [] })) };
+}
+
+module.exports = { initCommand, mergeTurnOrder, visibleOrder };

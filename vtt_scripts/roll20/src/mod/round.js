@@ -205,16 +205,19 @@ function applyHealth(app, fight, health) {
   return changes;
 }
 
+/** Whether the member's token is on the GM layer (hidden from players). */
+function isHidden(app, mid) {
+  const token = typeof mid === 'string' ? app.edge.getGraphic(mid) : null;
+  return !!token && token.get('layer') === 'gmlayer';
+}
+
 /**
  * A member's name for a card: the GM's card names everyone; a card players see says
  * "a hidden creature" for a token on the GM layer (Roll20's turn tracker hides those too).
  */
 function namer(app, fight, forPlayers) {
   return (mid) => {
-    if (forPlayers) {
-      const token = app.edge.getGraphic(mid);
-      if (token && token.get('layer') === 'gmlayer') return 'a hidden creature';
-    }
+    if (forPlayers && isHidden(app, mid)) return 'a hidden creature';
     return esc.text((fight.names && fight.names[mid]) || mid);
   };
 }
@@ -251,18 +254,23 @@ function onRound(app, pending, result, id) {
   const card = (forPlayers) => {
     const name = namer(app, fight, forPlayers);
     const lines = [];
-    const order = Array.isArray(result.order) ? result.order : [];
-    if (order.length) lines.push(`order: ${order.map((slot) => (Array.isArray(slot) ? slot : []).map((m) => name(m)).join(', ')).join('; ')}`);
+    // Players' card: GM-layer members are left out of the order (Roll20's turn tracker hides
+    // them from players), and so is what only they do among themselves (one going down,
+    // fleeing, losing a spell; a hidden attacker on a hidden target). An attack on a member
+    // players see stays, its attacker "a hidden creature": its damage shows on the bar anyway.
+    const unseen = (mid) => forPlayers && isHidden(app, mid);
+    const order = (Array.isArray(result.order) ? result.order : [])
+      .map((slot) => (Array.isArray(slot) ? slot : []).filter((m) => !unseen(m)))
+      .filter((slot) => slot.length);
+    if (order.length) lines.push(`order: ${order.map((slot) => slot.map((m) => name(m)).join(', ')).join('; ')}`);
     for (const e of Array.isArray(result.events) ? result.events : []) {
+      if (e && typeof e === 'object' && unseen(e.who) && (e.target === undefined || unseen(e.target))) continue;
       const line = eventLine(fight, e, name);
       if (line) lines.push(line);
     }
     const standing = result.standing && typeof result.standing === 'object' ? result.standing : {};
     // The count of each side would tell players how many hidden creatures there are: theirs leaves it out then.
-    const hiddenHere = Object.keys(fight.names || {}).some((mid) => {
-      const token = app.edge.getGraphic(mid);
-      return !!token && token.get('layer') === 'gmlayer';
-    });
+    const hiddenHere = Object.keys(fight.names || {}).some((mid) => isHidden(app, mid));
     if (!(forPlayers && hiddenHere)) {
       lines.push(`standing: ${Object.keys(standing).map((side) => `${esc.text(side)} ${Number(standing[side]) || 0}`).join(', ')}`);
     }

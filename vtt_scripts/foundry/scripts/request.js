@@ -49,7 +49,7 @@ const STRIKE_KEYS = /** @type {readonly string[]} */ (structFields(DEFAULT_RULES
  * @param {{id: string, name?: string}} view
  */
 export function who(view) {
-  return view.name ? `${view.name}` : `token ${view.id}`;
+  return view.name ? `${view.name}` : t("FRACAS.Token.Unnamed", { id: view.id });
 }
 
 /**

@@ -75,6 +75,10 @@ def _adopt(ruleset: Ruleset, manifest: Manifest) -> None:
         raise RulesetInvalid(f"{manifest.source}: kinds {list(manifest.kinds)} but the ruleset has request types for "
                              f"{list(ruleset.request_types)}" + (f" (no request type for {missing})" if missing else "")
                              + (f" (not in the manifest: {extra})" if extra else ""))
+    if manifest.row_kernel is not None and manifest.row_kernel != ruleset.row_kernel:
+        raise RulesetInvalid(f"{manifest.source}: row_kernel {manifest.row_kernel!r} but the ruleset object "
+                             + (f"runs on {ruleset.row_kernel!r}" if ruleset.row_kernel else
+                                "rolls on its own calls (a fracas.rulesets.rows.RowRuleset runs on the row kernel)"))
     ruleset.doc = manifest.rules
     ruleset.manifest = manifest
     if manifest.default:

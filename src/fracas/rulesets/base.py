@@ -309,6 +309,13 @@ class Ruleset:
     manifest: Any = None
 
     @property
+    def row_kernel(self) -> Optional[str]:
+        """The compiled row kernel mode its attacks and bulk requests run on
+        (`fracas.rulesets.rows.RowRuleset` says which), or None when it rolls on its own
+        calls; a manifest's `row_kernel` must say the same."""
+        return None
+
+    @property
     def kinds(self) -> dict[str, BoundKind]:
         """The kinds it resolves, bound to its calls, in `request_types` order."""
         bound: Optional[dict[str, BoundKind]] = self.__dict__.get("_bound_kinds")

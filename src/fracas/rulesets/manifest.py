@@ -20,7 +20,8 @@ list are all read from the manifests; nothing else names a ruleset.
     clients = ["python", "roll20", "foundry"]  # who resolves it: Python always
     order = 1                          # optional: where it lists (built-ins first)
     default = true                     # optional: the ruleset of a request naming none
-    row_kernel = "success-count"       # optional: a compiled kernel mode it asks for
+    row_kernel = "success-count"       # optional: the compiled row kernel mode it runs on
+                                       # (its object a rows.RowRuleset of that mode)
     [constants]                        # optional: its own numbers
     [messages]                         # optional: its own message templates
     [requests]                         # one request of each kind: the conformance suite
@@ -57,8 +58,9 @@ _REQUIRED: dict[str, type] = {"name": str, "id": str, "title": str, "object": st
                               "status": str, "examples": list, "clients": list}
 _OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, "constants": dict,
                               "messages": dict, "requests": dict}
-#: The compiled kernel modes a ruleset may ask for (the row kernel's success-counting mode
-#: is another engineer's; until it lands such a ruleset rolls on its Python calls).
+#: The modes of the compiled row kernel a ruleset may declare it runs on: "strike-rows"
+#: (d20 attack rows: Worldwalker, Cartyrion, old-school) and "success-count" (dice pools,
+#: `rows.pool_row`). The object must agree: a `rows.RowRuleset` whose `Rules.kernel` is it.
 ROW_KERNEL_MODES = ("strike-rows", "success-count")
 
 

@@ -9,8 +9,13 @@ attacks and for bulk requests, so a ruleset folder holds only its rules:
 
     compile_strike(strike, path, attacker, attacker_path, target, target_path) -> (row, meta)
 
-A row is a dict of column name → value (missing columns are 0); `meta` the strike's
-static facts for the result (`Meta`). Draw order: docs/ENGINE.md §2.
+A row is a list of the `X_` columns (`row(HIT=…, DICE=…)`, missing columns 0); `meta`
+the strike's static facts for the result (`Meta`). Draw order: docs/ENGINE.md §2.
+
+**Any ruleset may use it, built in or not** (`RowRuleset`, below): a dice-pool ruleset
+compiles each strike with `pool_row` (the kernel's success-counting mode, `X_HIT_COUNT`)
+and declares `kernel="success-count"` in its `Rules`, and its attacks, bulk requests and
+exact odds run on the same compiled kernel as the built-in three (docs/ADDING_A_RULESET.md).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from ..dice import Dice, KernelError, kernel_info
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
 from .._facts import MAX_STRIKES, MAX_TARGETS  # the spec's (facts.toml [enums.limits]), as for ER
-from .base import Ruleset, merge_columns
+from .base import Ruleset, RulesetInvalid, merge_columns
+from .manifest import ROW_KERNEL_MODES
 
 MAX_ATTACKS = 10**10
 MAX_GROUPS = 10_000
@@ -81,6 +87,36 @@ def check_die(sides: int, path: str, allowed: tuple[int, ...], ruleset: str, rul
     return sides
 
 
+#: The row kernel's modes (`Rules.kernel`, a manifest's `row_kernel`): "strike-rows", the
+#: d20 attack modes (any hit mode); "success-count", every strike a dice pool (`pool_row`).
+KERNEL_MODES = ROW_KERNEL_MODES
+
+
+def pool_row(dice: int, faces: int, success_on: int, *, explode: bool = False, flat: int = 0, per_die: int = 0,
+             reduce: int = 0, least: int = 0) -> list[int]:
+    """A strike row of the success-counting mode (`X_HIT_COUNT`): a pool of `dice` dice of
+    `faces` faces, each showing `success_on` or more one success (a maximum face rolls
+    one more die with `explode`, as bounded as every explosion of the kernel). One
+    success or more hits for the successes + `flat` + `per_die` x `dice` - `reduce`, at
+    least `least`; no success is a miss (0 damage). No d20 is rolled, nor any feint,
+    check, block or dodge (the compiled core refuses a pool row with them).
+
+    The arguments are the ruleset's, after it checked the request: a value the kernel
+    cannot roll is the ruleset's mistake (`RulesetInvalid`), not the user's."""
+    if not 2 <= faces <= 1000:
+        raise RulesetInvalid(f"pool_row: {faces} faces (a pool die has 2 to 1000)")
+    if not 1 <= success_on <= faces:
+        raise RulesetInvalid(f"pool_row: success on {success_on} of a d{faces} (1 to {faces})")
+    if not 0 <= dice <= MAX_DICE:
+        raise RulesetInvalid(f"pool_row: {dice} dice (0 to {MAX_DICE}; check the request's pool first)")
+    return row(HIT=L.X_HIT_COUNT, DICE=dice, FACES=faces, TN=success_on, EXPLODE=int(explode), FLAT=flat,
+               PER_DIE=per_die, REDUCE=reduce, MIN=least)
+
+
+def _no_fields(entry: dict[str, Any], target: Any, strikes: list[Any]) -> None:
+    """A target's result holds its damage only."""
+
+
 @dataclass(slots=True)
 class Meta:
     """A strike's static facts: its target, the path it came from, what the result shows."""
@@ -110,13 +146,21 @@ class Rules:
     #: (meta, out row as a mapping of Y_ names, damage faces) -> the strike's result dict
     strike_result: Callable[[Meta, "Out", list[int]], dict[str, Any]]
     #: (target dict so far, target spec) -> None: extra per-target fields of a single attack
-    target_result: Callable[[dict[str, Any], Any, list[tuple[Meta, "Out"]]], None]
+    target_result: Callable[[dict[str, Any], Any, list[tuple[Meta, "Out"]]], None] = _no_fields
     #: initial parry state (weapon explosions left, shield points) of a target
     parry_state: Callable[[Any], tuple[int, int]] = lambda target: (0, 0)
     #: per-target bulk totals this ruleset reports beyond the common ones
     bulk_fields: tuple[str, ...] = ()
     #: (result dict, [(meta, out)]) -> None: fields of a single attack's result beyond strikes and targets
     attack_result: Optional[Callable[[dict[str, Any], list[Any]], None]] = None
+    #: the kernel mode its rows use (`KERNEL_MODES`); "success-count": every strike must
+    #: compile to a `pool_row`, checked as it compiles (a manifest's `row_kernel` says the same)
+    kernel: str = "strike-rows"
+
+    def __post_init__(self) -> None:
+        if self.kernel not in KERNEL_MODES:
+            raise RulesetInvalid(f"the {self.name} rules table: kernel {self.kernel!r} is not one of "
+                                 f"{', '.join(KERNEL_MODES)}")
 
 
 #: Y_ column by the name `Out` reads it with (`damage` for Y_DAMAGE).
@@ -192,13 +236,21 @@ def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
     for i, strike in enumerate(req.strikes):
         path = f"$.strikes[{i}]"
         target = _target_of(strike.target, targets, f"{path}.target")
-        cols, meta = rules.compile_strike(strike, path, attacker, "$.attacker", target,
-                                          key_path("$.targets", strike.target))
-        meta.target = strike.target
-        cols[L.X_TARGET] = index[strike.target]
-        rows.extend(cols)
-        metas.append(meta)
+        metas.append(_strike_row(rules, rows, strike, path, attacker, "$.attacker", target, strike.target, index))
     return Plan(rules, rows, metas, targets, index, _tinit(rules, targets), req)
+
+
+def _strike_row(rules: Rules, rows: array[int], strike: Any, path: str, attacker: Any, attacker_path: str,
+                target: Any, tid: str, index: dict[str, int]) -> Meta:
+    """One strike compiled by the ruleset, aimed at target `tid`, appended to `rows`."""
+    cols, meta = rules.compile_strike(strike, path, attacker, attacker_path, target, key_path("$.targets", tid))
+    if rules.kernel == "success-count" and cols[L.X_HIT] != L.X_HIT_COUNT:
+        raise RulesetInvalid(f"the {rules.name} rules table says kernel 'success-count', but {path} compiled to "
+                             f"hit mode {cols[L.X_HIT]}, not a pool (rows.pool_row)")
+    meta.target = tid
+    cols[L.X_TARGET] = index[tid]
+    rows.extend(cols)
+    return meta
 
 
 def kernel_error(code: int, where: int, position: int, die: int, rolls: Optional[array[int]],
@@ -421,6 +473,9 @@ class BulkResult:
 def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
     """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
     req: Any = decode(request, request_type)
+    if req.detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
+        raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(req.detail),
+                                          allowed=", ".join(DETAIL_LIMITS)))
     job = BulkJob(rules)
     job.detail = req.detail
     profiles: dict[str, Any] = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
@@ -458,12 +513,8 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
         for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
             tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
             target = _target_of(tid, job.targets, tpath)
-            cols, meta = rules.compile_strike(strike, f"{ppath}.strikes[{i}]", attackers[group.profile],
-                                              f"{ppath}.attacker", target, key_path("$.targets", tid))
-            meta.target = tid
-            cols[L.X_TARGET] = index[tid]
-            job.rows.extend(cols)
-            job.metas.append(meta)
+            job.metas.append(_strike_row(rules, job.rows, strike, f"{ppath}.strikes[{i}]", attackers[group.profile],
+                                         f"{ppath}.attacker", target, tid, index))
         job.groups.extend((begin, len(job.metas), group.count))
         job.group_info.append((group.profile, group.target, group.count))
         job.total += group.count
@@ -475,8 +526,9 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
     return job
 
 
-__all__ = ["Rules", "Meta", "Out", "Plan", "row", "parse_damage", "check_die", "compile_attack", "roll_attack",
-           "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index"]
+__all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
+           "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
+           "RowRuleset", "Rolled", "roll_or_say", "break_ties"]
 
 
 # -- request pieces the three share ------------------------------------------------------------
@@ -547,16 +599,29 @@ class Rolled:
 
 
 class RowRuleset(Ruleset):
-    """A ruleset on the shared row kernel (Worldwalker, Cartyrion, old-school): it names
-    its rules table, its command-line flags module and its strike line; compiling,
-    rolling, odds, flags and rendering are the same for all of them."""
+    """A ruleset on the shared row kernel: Worldwalker, Cartyrion, old-school, and any
+    other ruleset, built in or installed as its own package, whose strikes fit a row.
+
+    A subclass names its rules table (`rules`, a `Rules`: how a strike compiles to a row
+    and how a rolled row reads as a result) and its `request_types`; compiling, rolling
+    single attacks and bulk requests (on the compiled core when it is built: a bulk
+    result's `backend` says which), exact odds (`rows_odds`) and rendering are this
+    class's. Optional: `cli_module` (a module with `options`, `request_from_flags` and
+    `flag_hint`: `fracas attack --ruleset …` flags; without it, request files only) and
+    `strike_line` (one strike as text; without it the terminal shows the result's JSON).
+    A dice pool: `rules = Rules(..., kernel="success-count")` and `pool_row` strikes."""
 
     #: The ruleset's row compiler table (its `Rules`).
     rules: Rules
     #: The module with its `options`, `request_from_flags` and `flag_hint` (imported on use).
     cli_module: str = ""
-    #: One strike of a result as a line of text (the ruleset's own wording).
-    strike_line: Callable[[dict[str, Any]], str]
+    #: One strike of a result as a line of text (the ruleset's own wording), or None.
+    strike_line: Optional[Callable[[dict[str, Any]], str]] = None
+
+    @property
+    def row_kernel(self) -> Optional[str]:
+        """The kernel mode its rows use (`Rules.kernel`): what its manifest's `row_kernel` says."""
+        return self.rules.kernel
 
     def compile_attack(self, request: Any) -> Plan:
         return compile_attack(self.rules, self.request_types["attack"], request)
@@ -578,17 +643,24 @@ class RowRuleset(Ruleset):
         return importlib.import_module(self.cli_module)
 
     def cli_options(self) -> Any:
-        return self._cli().options()
+        return self._cli().options() if self.cli_module else super().cli_options()
 
     def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        if not self.cli_module:
+            return super().request_from_flags(flags)
         request: dict[str, Any] = self._cli().request_from_flags(flags)
         return request
 
     def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
+        if not self.cli_module:
+            return None
         hint: Optional[str] = self._cli().flag_hint(path, flags)
         return hint
 
     def render(self, result: dict[str, Any], style: Optional[Callable[..., str]] = None) -> str:
+        line = type(self).strike_line
+        if line is None:
+            return super().render(result, style)
         from .render_rows import render
 
-        return render(result, style, self.title, type(self).strike_line)
+        return render(result, style, self.title, line)

@@ -55,3 +55,29 @@ def test_a_bulk_job_without_groups_is_named():
 
     with pytest.raises(RulesetInvalid, match=r"the coin-toss ruleset's bulk job Job lacks groups, group_info"):
         check_bulk_job(Job(), COIN_TOSS.name)
+
+
+def test_a_ruleset_registered_anew_under_a_name_never_gets_its_predecessors_plans():
+    """The drivers cache compiled plans by request content: a ruleset registered again under
+    the same name (a new version of a plugin, a test's double) must compile its own, not be
+    handed the plans the one before it compiled (fracas.rulesets.on_change)."""
+    from .coins import NAME
+
+    request = {"ruleset": NAME, "coins": 4, "target": "t", "targets": {"t": {"guard": 1}}, "rolls": [2, 2, 2, 2]}
+    fracas.rulesets.register(CoinToss())
+    try:
+        first = fracas.resolve(request)
+        assert first.to_dict()["total_damage"] == 3
+        calls = []
+
+        class Counting(CoinToss):
+            def compile_attack(self, req):
+                calls.append(req)
+                return super().compile_attack(req)
+
+        fracas.rulesets.register(Counting())
+        again = fracas.resolve(request)
+        assert calls, "the new ruleset's compile was not called: it got the old ruleset's cached plan"
+        assert again.to_dict()["total_damage"] == 3
+    finally:
+        fracas.rulesets.unregister(NAME)

@@ -142,6 +142,9 @@ def clear_plan_cache() -> None:
         _BULK_PLANS.clear()
 
 
+rulesets.on_change(clear_plan_cache)  # a plan is its ruleset's: one registered anew compiles its own
+
+
 def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
     """One request of a rolled kind (an attack, initiative, a ruleset's own kind): ruleset →
     its `kind` → decode → seed and faces → compile → roll.

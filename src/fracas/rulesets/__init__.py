@@ -14,7 +14,7 @@ import importlib
 import pkgutil
 import sys
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..errors import SchemaError
 from . import manifest as _manifest
@@ -23,7 +23,7 @@ from .manifest import Manifest
 
 __all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "RulesetInvalid", "register",
            "register_package", "unregister", "get", "names", "for_request", "kinds", "kind_named", "short_ids",
-           "manifests", "docs_index", "DEFAULT"]
+           "manifests", "docs_index", "on_change", "DEFAULT"]
 
 #: The ruleset of a request that names none (the manifest with `default = true`).
 DEFAULT = "enchanted-realms"
@@ -51,7 +51,24 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
     listing = sorted(_REGISTRY.items(), key=_listing)  # stable: equal orders keep registration order
     _REGISTRY.clear()
     _REGISTRY.update(listing)
+    _changed()
     return ruleset
+
+
+#: Called after every register/unregister: what keeps work of a ruleset by its name (the
+#: drivers' plan caches) forgets it, so a ruleset registered anew under a name never gets
+#: the plans its predecessor compiled.
+_ON_CHANGE: list[Callable[[], None]] = []
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call `callback` whenever a ruleset is registered or unregistered."""
+    _ON_CHANGE.append(callback)
+
+
+def _changed() -> None:
+    for callback in _ON_CHANGE:
+        callback()
 
 
 def _listing(item: tuple[str, Ruleset]) -> int:
@@ -104,7 +121,8 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
 
 def unregister(name: str) -> None:
     """Remove a ruleset (tests that registered one clean up with this)."""
-    _REGISTRY.pop(name, None)
+    if _REGISTRY.pop(name, None) is not None:
+        _changed()
 
 
 def kinds() -> dict[str, Kind]:

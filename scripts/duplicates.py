@@ -85,10 +85,17 @@ _LIMIT_USE = re.compile(r"(?:\.length\s*>=?|most:)\s*(\d[\d_]{1,})\b")
 def spec_facts(root: pathlib.Path) -> dict[str, object]:
     """The facts the scan looks for: message templates, name lists, titles, ruleset names,
     limits (name → value), struct field lists; read from the checkout at `root`."""
+    import importlib.util
     import sys
 
-    sys.path.insert(0, str(root / "src"))
-    from fracas.spec import generate
+    if "fracas" in sys.modules or importlib.util.find_spec("fracas") is not None:
+        from fracas.spec import generate  # the fracas installed (or under test): never a second one
+    else:  # run from a checkout without fracas installed: its sources, for this import only
+        sys.path.insert(0, str(root / "src"))
+        try:
+            from fracas.spec import generate
+        finally:
+            sys.path.remove(str(root / "src"))
 
     facts = generate.load()
     contract = generate.contract_facts()

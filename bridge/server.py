@@ -665,7 +665,9 @@ class Bridge:
             if reply.data is not None and not session.cancel.is_set():
                 await self._send(websocket, session, reply)
         except ConnectionClosed:
-            logger.info("%s left before its reply was sent (rolls are journaled)", session.peer)
+            # A client that sends and leaves in a loop could flood the log: rate-limited like churn.
+            self._quiet.log(logging.INFO, "left early", "%s left before its reply was sent (rolls are journaled)",
+                            session.peer)
         finally:
             if single:
                 self._single_done()

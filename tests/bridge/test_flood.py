@@ -147,3 +147,44 @@ def test_a_client_that_reconnects_in_a_loop_does_not_fill_the_log(tmp_path, capl
     said = [record.getMessage() for record in caplog.records]
     assert sum(line.endswith(" connected") for line in said) == 10
     assert sum(line.endswith(" disconnected") for line in said) == 10
+
+
+def test_a_client_that_leaves_before_its_replies_does_not_fill_the_log(tmp_path, caplog, monkeypatch):
+    """Issue 31, item 4, for the last churn line: a client that sends and leaves before
+    its reply goes out gets "left before its reply was sent" once per reply, which a
+    client doing so in a loop would turn into a flood. It is rate-limited like the
+    connection lines (10 a minute, then one summary). The departure is made certain by
+    a send that raises as a closed connection does, for the replies to "lost" ids."""
+    from websockets.exceptions import ConnectionClosedOK
+
+    from fracas.bridge import server
+
+    caplog.set_level(logging.INFO, logger="fracas.bridge")
+    real_send = server.Bridge._send
+    lost = []
+
+    async def send(self, websocket, session, reply):
+        if b'"lost-' in bytes(reply.data):
+            lost.append(reply)
+            raise ConnectionClosedOK(None, None)
+        await real_send(self, websocket, session, reply)
+
+    monkeypatch.setattr(server.Bridge, "_send", send)
+
+    async def scenario():
+        import asyncio
+
+        async with serving(tmp_path) as bridge:
+            async with client(bridge.url) as websocket:
+                for n in range(40):
+                    await websocket.send(orjson.dumps(request(f"lost-{n}", "attack.resolve", ATTACK)).decode())
+                assert "result" in await ask(websocket, request("kept", "attack.resolve", ATTACK))
+                for _ in range(500):  # bounded: the lost replies are answered concurrently
+                    if len(lost) == 40:
+                        break
+                    await asyncio.sleep(0.01)
+
+    run(scenario())
+    assert len(lost) == 40
+    said = [record.getMessage() for record in caplog.records]
+    assert sum("left before its reply was sent" in line for line in said) == 10

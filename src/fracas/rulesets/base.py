@@ -84,8 +84,9 @@ class Kind:
     #: The ruleset's calls: compile (request → plan) and roll (plan, dice, seed → result).
     compile: str
     roll: Optional[str]
-    #: The result's JSON Schema in the protocol (`bridge/schema.json` $defs): the spec makes
-    #: it from each ruleset's `result_types[name]`, one per ruleset, chosen by `ruleset`.
+    #: The result's JSON Schema in the protocol (`bridge/schema.json` $defs; None:
+    #: `result.<method>`): the spec makes it from each ruleset's `result_types[name]`, the
+    #: shape of the ruleset the result names in `ruleset`.
     result: Optional[str] = None
     #: The CLI command that runs it, "module:attribute" of a click command, if any.
     command: Optional[str] = None

@@ -24,7 +24,7 @@ from msgspec import UNSET, UnsetType
 
 __all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
            "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsTarget", "OddsResult",
-           "check", "ShapeError", "RowBulkGroup", "row_result_types", "Probability", "Fraction"]
+           "check", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
 
 
 class Shape(msgspec.Struct, forbid_unknown_fields=True):
@@ -167,13 +167,20 @@ def check(value: Any, shape: type, path: str = "$") -> Any:
 
 # -- rulesets on the shared strike-row kernel (fracas.rulesets.rows) -------------------------
 
+class Damage(Shape):
+    """A target of an attack that reports its damage only (`rows.Rules` without a
+    `target_result`)."""
+
+    damage: Count
+
+
 class RowBulkGroup(BulkGroup):
     """One `attacks` entry of a row-kernel bulk request, with its exploded dice."""
 
     exploded: Count
 
 
-def row_result_types(module: str, strike: type, target: type, bulk_target: type = BulkTotals,
+def row_result_types(module: str, strike: type, target: type = Damage, bulk_target: type = BulkTotals,
                      attack: type = Attack) -> dict[str, type]:
     """The attack and bulk result shapes of a `rows.RowRuleset` (`Ruleset.result_types`),
     from its strike and target shapes (what its `Rules.strike_result` and `target_result`

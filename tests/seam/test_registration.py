@@ -1,5 +1,5 @@
-"""Registration says what is missing and where: a manifest's field, a kind's request type
-or calls, the fields whole fights need, a bulk job's groups (fracas.rulesets.base)."""
+"""Registration says what is missing and where: a manifest's field, a kind's request type,
+calls or result shape, the fields whole fights need, a bulk job's groups (fracas.rulesets.base)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,31 @@ def test_a_kind_without_its_calls_or_seed_is_refused():
 
     with pytest.raises(RulesetInvalid, match=r"plays whole fights .* needs the field\(s\) attacker, strikes"):
         fracas.rulesets.register(Fighter())
+    assert "coin-toss" not in fracas.rulesets()
+
+
+def test_a_kind_without_its_result_shape_is_refused():
+    """base.REQUIREMENTS["results"]: each kind's result shape is declared (a msgspec Struct in
+    `result_types`), so the bridge schema holds the exact result of every kind."""
+    class NoBulkResult(CoinToss):
+        result_types = {"attack": CoinToss.result_types["attack"]}
+
+    with pytest.raises(RulesetInvalid, match=r"^ruleset <ruleset coin-toss>: no result shape for the kind\(s\) bulk: "
+                                             r"each kind has its result's shape in result_types"):
+        fracas.rulesets.register(NoBulkResult())
+
+    class DictResult(CoinToss):
+        result_types = {**CoinToss.result_types, "bulk": dict}
+
+    with pytest.raises(RulesetInvalid, match=r"result_types\['bulk'\] is <class 'dict'>, not a msgspec Struct"):
+        fracas.rulesets.register(DictResult())
+
+    class Stranger(CoinToss):
+        result_types = {**CoinToss.result_types, "morale": CoinToss.result_types["bulk"]}
+
+    with pytest.raises(RulesetInvalid, match=r"result_types\['morale'\] is no kind it resolves \(one of: attack, bulk,"
+                                             r" or 'odds'\)"):
+        fracas.rulesets.register(Stranger())
     assert "coin-toss" not in fracas.rulesets()
 
 

@@ -17,6 +17,7 @@ what it builds; the engine does not call it on its hot paths.
 
 from __future__ import annotations
 
+from types import GenericAlias
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
@@ -187,14 +188,17 @@ def row_result_types(module: str, strike: type, target: type = Damage, bulk_targ
     build), its bulk totals (`BulkTotals` + its `Rules.bulk_fields`) and the top of its
     attack result (`Attack` + what its `Rules.attack_result` adds). `module` is where the
     shapes are declared (the schema names them by ruleset)."""
-    listed = msgspec.defstruct("Listed", [("group", Count), ("damage", Count), ("strikes", list[Union[Count, strike]])],
+    # Types made from the arguments at run time (GenericAlias: a checker sees no type here).
+    strikes, targets = GenericAlias(list, (strike,)), GenericAlias(dict, (str, target))
+    listed = msgspec.defstruct("Listed", [("group", Count), ("damage", Count),
+                                          ("strikes", GenericAlias(list, (Count | strike,)))],
                                bases=(Shape,), module=module)
     made = {
-        "attack": msgspec.defstruct("AttackResult", [("strikes", list[strike]), ("targets", dict[str, target])],
+        "attack": msgspec.defstruct("AttackResult", [("strikes", strikes), ("targets", targets)],
                                     bases=(attack,), module=module),
         "bulk": msgspec.defstruct("BulkResult", [
-            ("targets", dict[str, bulk_target]), ("groups", list[RowBulkGroup]),
-            ("attacks", Union[list[listed], UnsetType], UNSET)], bases=(Bulk,), module=module)}
+            ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", list[RowBulkGroup]),
+            ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
     listed.__doc__ = LISTED
     made["attack"].__doc__ = "An attack (`attack.resolve`): each strike's result and each target's."
     made["bulk"].__doc__ = "A bulk request (`attack.bulk`): totals per target and per `attacks` entry."

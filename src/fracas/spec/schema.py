@@ -162,8 +162,8 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         shapes, by_result = ruleset_results(ruleset)
         defs.update(shapes)
         for kind_name, shape in by_result.items():
-            kind = all_kinds.get(kind_name)
-            result = ODDS_RESULT if kind is None else kind.result or f"result.{kind.method}"
+            named = all_kinds.get(kind_name)  # None: "odds", no kind of its own
+            result = ODDS_RESULT if named is None else named.result or f"result.{named.method}"
             results.setdefault(result, {})[name] = shape
     for result, shapes_by_ruleset in results.items():
         defs[result] = result_dispatch(result[len("result."):], shapes_by_ruleset)

@@ -359,10 +359,12 @@ class OddsResult(R.OddsResult, kw_only=True):
     """Exact odds of an attack (`attack.odds`): crits per target, stray shots (ER-17) per
     bystander when a strike has friendly fire."""
 
-    targets: dict[str, OddsTarget]
+    # Each target's odds with its crits: the shared shape's targets, narrowed (msgspec keeps
+    # the field's place; dict is invariant for mypy, not for the wire).
+    targets: dict[str, OddsTarget]  # type: ignore[assignment]
     friendly_fire: Union[list[StrayOdds], R.UnsetType] = R.UNSET
 
 
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
-RESULT_TYPES = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
+RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
                 "compete": CompeteResult, "impale": ImpaleResult, "odds": OddsResult}

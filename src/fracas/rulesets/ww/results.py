@@ -83,4 +83,4 @@ class InitiativeResult(R.Rolled):
 
 
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
-RESULT_TYPES = {**R.row_result_types(__name__, Strike, Target, BulkTarget), "initiative": InitiativeResult}
+RESULT_TYPES: dict[str, type] = {**R.row_result_types(__name__, Strike, Target, BulkTarget), "initiative": InitiativeResult}

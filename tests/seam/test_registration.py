@@ -74,6 +74,26 @@ def test_a_kind_without_its_result_shape_is_refused():
     assert "coin-toss" not in fracas.rulesets()
 
 
+def test_a_ruleset_folder_that_fails_to_import_is_an_error_not_a_missing_ruleset(tmp_path, monkeypatch):
+    """Discovery reads each folder's manifest; a ruleset package whose import raises (here a
+    TypeError, as a mistyped result shape does) stops discovery with its own error instead
+    of leaving the ruleset silently out of `fracas.rulesets()`."""
+    import sys
+
+    folder = tmp_path / "broken_ruleset"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("raise TypeError('a mistake in the ruleset')\n")
+    (folder / "manifest.toml").write_text(GOOD)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(TypeError, match="a mistake in the ruleset"):
+            manifest.read("broken_ruleset")
+    finally:
+        sys.modules.pop("broken_ruleset", None)
+    assert manifest.read("fracas.rulesets.base") is None  # a plain module: no manifest
+    assert manifest.read("no_such_package.anywhere") is None
+
+
 def test_a_bulk_job_without_groups_is_named():
     class Job:
         total, detail, gil_free = 1, "summary", False

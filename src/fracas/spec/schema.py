@@ -167,6 +167,10 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
             results.setdefault(result, {})[name] = shape
     for result, shapes_by_ruleset in results.items():
         defs[result] = result_dispatch(result[len("result."):], shapes_by_ruleset)
+    from ..drive.fight import EVENT_TYPES
+
+    event_type = defs["result.encounter.round"]["properties"]["events"]["items"]["properties"]["type"]
+    event_type["oneOf"] = [{"const": name, "description": what} for name, what in EVENT_TYPES.items()]
     defs.update(scenario_defs("scenario"))
     return schema
 

@@ -106,3 +106,26 @@ def test_attack_odds_through_the_bridge_rolls_nothing(ask, journal):
     assert ct["count"] == 2 and abs(ct["targets"]["giant"]["mean"] - 70) < 1e-9
     reply = ask(request("o3", "attack.odds", {**CT_ATTACK, "count": 0}))
     assert reply["error"]["code"] == errors.INVALID_PARAMS and reply["error"]["data"]["path"] == "$.params.count"
+
+
+@pytest.mark.parametrize(("method", "params"), [
+    ("attack.resolve", CT_ATTACK), ("attack.resolve", WW_ATTACK), ("attack.bulk", OS_BULK),
+    ("attack.bulk", dict(OS_BULK, detail="dice", attacks=[{"profile": "g", "target": "pc", "count": 3}])),
+    ("initiative.roll", OS_SIDES), ("initiative.roll", CT_SIDES), ("morale.check", MORALE),
+    ("compete.roll", GRAPPLE), ("impale.resolve", IMPALE), ("attack.resolve", STRAY),
+    ("attack.odds", {k: v for k, v in WW_ATTACK.items() if k != "seed"}),
+    ("attack.odds", {k: v for k, v in STRAY.items() if k != "rolls"})])
+def test_each_answer_is_the_result_the_published_schema_gives_its_ruleset(ask, method, params):
+    """bridge/schema.json's `result.<method>` is the exact result shape of the ruleset the
+    result names (generated from each ruleset's result_types): what the bridge answers
+    validates, and the same answer with a key more does not."""
+    import json
+    from pathlib import Path
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).resolve().parents[2] / "bridge" / "schema.json").read_text())
+    root = {"$schema": schema["$schema"], "$ref": f"#/$defs/result.{method}", "$defs": schema["$defs"]}
+    validator = jsonschema.validators.validator_for(root)(root)
+    result = ask(request(1, method, params))["result"]
+    assert [e.message for e in validator.iter_errors(result)] == []
+    assert list(validator.iter_errors(dict(result, surplus=True)))

@@ -4,17 +4,23 @@ tests without a line added here.
 
 Each ruleset's manifest is valid; its example scenarios load and play; each kind its
 manifest lists compiles and rolls its `[requests]` sample through the public API, the
-same for the same seed; its odds sum to 1; its errors name a field path.
+same for the same seed; its odds sum to 1; its errors name a field path; every result
+(each kind's sample on each backend, and every result in the shared vectors) is the exact
+shape its ruleset declares, as the protocol's JSON Schema says it.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 import fracas
+from fracas import _kernels
 from fracas.drive.scenario import examples
 from fracas.rulesets import base, manifest as manifest_module
 
@@ -140,8 +146,7 @@ def test_each_kind_is_in_the_protocol_schema(name, kind):
     refs = [ref["$ref"] for ref in params.get("oneOf", [params])]
     prefix = "" if name == fracas.rulesets.DEFAULT else f"{name}."
     assert f"#/$defs/{prefix}{_snake(ruleset.request_types[kind].__name__)}" in refs, refs
-    if bound.result is not None:
-        assert bound.result in defs, bound.result
+    assert (bound.result or f"result.{bound.method}") in defs, bound
 
 
 @pytest.mark.parametrize(("name", "kind"), [(n, k) for n, k in _kind_cases()
@@ -154,3 +159,152 @@ def test_a_kind_the_javascript_clients_share_is_in_the_spec(name, kind):
 
     method = fracas.rulesets.get(name).kind(kind).kind.method
     assert method in _facts.BRIDGE_METHODS and method in _facts.ROLLING_METHODS, method
+
+
+# -- results: each is the exact shape its ruleset declares (Ruleset.result_types) -------------
+
+@functools.lru_cache(maxsize=None)
+def _protocol() -> dict:
+    """The protocol schema as the spec writes it for the rulesets registered now (the
+    committed bridge/schema.json is this for the built-in four: `python -m fracas.spec --check`)."""
+    from fracas.spec.generate import load
+    from fracas.spec.schema import protocol_schema
+
+    return protocol_schema(load())
+
+
+def _validator(def_name: str):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = _protocol()
+    root = {"$schema": schema["$schema"], "$ref": f"#/$defs/{def_name}", "$defs": schema["$defs"]}
+    return jsonschema.validators.validator_for(root)(root)
+
+
+def _result_def(name: str, kind: str) -> str:
+    from fracas.spec.schema import ODDS_RESULT
+
+    if kind == "odds":
+        return ODDS_RESULT
+    bound = fracas.rulesets.get(name).kind(kind).kind
+    return bound.result or f"result.{bound.method}"
+
+
+def _refused(def_name: str, result: dict) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in _validator(def_name).iter_errors(result)]
+
+
+def _results(name: str, kind: str) -> list[dict]:
+    """What the kind's sample request gives: a bulk request at every detail level."""
+    request = _sample(name, kind)
+    if fracas.rulesets.get(name).kind(kind).kind.bulk:
+        return [fracas.resolve_bulk(dict(request, detail=detail), seed=17).to_dict()
+                for detail in ("summary", "attacks", "dice")]
+    return [fracas.roll(kind, request, seed=17).to_dict()]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_kind_declares_its_exact_result_shape(name):
+    """base.REQUIREMENTS["results"]: each kind (and the attack's odds) has a result shape, and
+    every object of it in the protocol schema lists its keys as required (but for the keys
+    only some results have) and allows no other."""
+    from fracas.rulesets import results
+
+    ruleset = fracas.rulesets.get(name)
+    assert set(ruleset.kinds) <= set(ruleset.result_types), f"{ruleset.manifest.source}: a kind lacks its result"
+    defs = _protocol()["$defs"]
+    own = {key: schema for key, schema in defs.items() if key.startswith(f"results.{name}.")}
+    assert own, f"no result shapes of {name} in the protocol schema"
+    for key, schema in own.items():
+        assert schema["type"] == "object" and schema["additionalProperties"] is False, key
+        assert set(schema["required"]) <= set(schema["properties"]), key
+    for kind in ruleset.kinds:
+        shape = ruleset.result_types[kind]
+        optional = {f for f, default in zip(shape.__struct_fields__[-len(shape.__struct_defaults__ or ()):],
+                                            shape.__struct_defaults__ or ()) if default is results.UNSET}
+        conditions = defs[_result_def(name, kind)]["allOf"]
+        then = [c["then"]["$ref"] for c in conditions if c["if"]["properties"]["ruleset"] == {"const": name}]
+        assert len(then) == 1, (kind, conditions)
+        made = defs[then[0][len("#/$defs/"):]]
+        assert set(made["required"]) == set(shape.__struct_fields__) - optional, kind
+
+
+@pytest.mark.parametrize("backend", _kernels.available())
+@pytest.mark.parametrize(("name", "kind"), _kind_cases())
+def test_each_result_validates_against_its_schema(name, kind, backend):
+    """The sample request's result (a bulk request's at every detail level) on each backend
+    is what the protocol schema says for its ruleset: every key, no other, the right types."""
+    from fracas.rulesets import results
+
+    shape = fracas.rulesets.get(name).result_types[kind]
+    with _kernels.using(backend):
+        made = _results(name, kind)
+    for result in made:
+        assert _refused(_result_def(name, kind), result) == [], (kind, result.get("detail"))
+        results.check(result, shape)  # and the Struct itself agrees
+
+
+@pytest.mark.parametrize("backend", _kernels.available())
+@pytest.mark.parametrize("name", [n for n in NAMES if "attack" in fracas.rulesets.get(n).kinds])
+def test_its_odds_validate_against_their_schema(name, backend):
+    request = dict(_sample(name, "attack"), remaining={t: 3 for t in _sample(name, "attack")["targets"]},
+                   at_least=[1, 4])
+    with _kernels.using(backend):
+        result = fracas.odds(request).to_dict()
+    assert _refused("result.attack.odds", result) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_result_with_a_key_extra_or_missing_is_refused(name):
+    """The check can fail: the schema (and the shape) refuse a result with an extra key at
+    the top or in a strike, with a key missing, or with a value of the wrong type."""
+    from fracas.rulesets import results
+
+    kind = "attack" if "attack" in fracas.rulesets.get(name).kinds else next(iter(fracas.rulesets.get(name).kinds))
+    good = _results(name, kind)[0]
+    where = _result_def(name, kind)
+    shape = fracas.rulesets.get(name).result_types[kind]
+    bad = [dict(good, surplus=1), {k: v for k, v in good.items() if k != "seed"}, dict(good, seed="17")]
+    if good.get("strikes"):
+        deeper = copy.deepcopy(good)
+        deeper["strikes"][0]["surplus"] = 1
+        fewer = copy.deepcopy(good)
+        del fewer["strikes"][0]["target"]
+        bad += [deeper, fewer]
+    for result in bad:
+        assert _refused(where, result), result
+        with pytest.raises(results.ShapeError):
+            results.check(result, shape)
+
+
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+
+
+def _vector_results() -> dict[tuple[str, str], list[dict]]:
+    """The full results in the shared vectors, by (file, kind)."""
+    found: dict[tuple[str, str], list[dict]] = {}
+    for path in sorted(VECTORS.glob("*.json")):
+        for vector in json.loads(path.read_text(encoding="utf-8")):
+            if "result" in vector:
+                kind = vector.get("kind", "odds" if "odds" in path.name else "attack")
+                found.setdefault((path.name, kind), []).append(vector["result"])
+    return found
+
+
+VECTOR_RESULTS = _vector_results()
+
+
+@pytest.mark.parametrize(("file", "kind"), list(VECTOR_RESULTS))
+def test_every_result_in_the_shared_vectors_validates(file, kind):
+    """The results the JavaScript resolver must reproduce (tests/vectors/*.json) are what the
+    protocol schema says; a vector leaves out `backend` (the same for every backend), so the
+    check puts one back where the shape has it."""
+    checked = 0
+    for result in VECTOR_RESULTS[(file, kind)]:
+        name = result["ruleset"]
+        if name not in NAMES:
+            continue
+        if "backend" in fracas.rulesets.get(name).result_types[kind].__struct_fields__:
+            result = dict(result, backend="python")
+        assert _refused(_result_def(name, kind), result) == [], (file, kind, result)
+        checked += 1
+    assert checked, f"{file}: no {kind} result of an installed ruleset"

@@ -144,29 +144,40 @@ def test_an_er_strike_result_has_the_spec_layout():
 
 
 def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
-    """bridge/schema.json's ER result schemas are made from [results]: every key required,
-    no other; attack.resolve's result for Enchanted Realms must be one. A result the engine
-    builds (strays, shock saves and grapple releases in it) has exactly those keys at each level."""
+    """bridge/schema.json's ER attack result schemas are made from the ruleset's result shapes
+    (fracas/rulesets/er/results.py), whose keys are facts.toml [results]' (which the kernels
+    build in that order): every key required, no other; attack.resolve's result for
+    Enchanted Realms must be one. A result the engine builds (strays, shock saves and grapple
+    releases in it) has exactly those keys at each level."""
     import json
 
     import fracas
+    from fracas.rulesets.er import results
 
     defs = json.loads((REPO / "bridge" / "schema.json").read_text())["$defs"]
+    shapes = {"er_attack": (results.AttackResult, "attack_result"), "er_target": (results.Target, "target"),
+              "er_strike": (results.Strike, "strike")}
+    assert set(shapes) == set(generate.load()["results"])
     for layout, keys in generate.load()["results"].items():
-        made = defs[f"{layout}_result"]
-        assert made["required"] == list(keys) and made["additionalProperties"] is False
-        assert list(made["properties"]) == list(keys)
-    assert defs["er_attack_result"]["properties"]["strikes"]["items"] == {"$ref": "#/$defs/er_strike_result"}
-    assert defs["er_attack_result"]["properties"]["targets"]["additionalProperties"] == {"$ref": "#/$defs/er_target_result"}
-    assert defs["er_attack_result"]["properties"]["seed"] == {"type": "integer", "minimum": 0}  # protocol.json's type
-    assert defs["attack_result"]["allOf"][0]["then"] == {"$ref": "#/$defs/er_attack_result"}
+        shape, name = shapes[layout]
+        assert sorted(shape.__struct_fields__) == sorted(keys), layout
+        made = defs[f"results.enchanted-realms.{name}"]
+        assert sorted(made["required"]) == sorted(keys) and made["additionalProperties"] is False
+        assert sorted(made["properties"]) == sorted(keys)
+    attack = defs["results.enchanted-realms.attack_result"]["properties"]
+    assert attack["strikes"]["items"] == {"$ref": "#/$defs/results.enchanted-realms.strike"}
+    assert attack["targets"]["additionalProperties"] == {"$ref": "#/$defs/results.enchanted-realms.target"}
+    assert attack["seed"] == {"type": "integer", "minimum": 0}
+    then = [c["then"] for c in defs["result.attack.resolve"]["allOf"]
+            if c["if"]["properties"]["ruleset"] == {"const": "enchanted-realms"}]
+    assert then == [{"$ref": "#/$defs/results.enchanted-realms.attack_result"}]
     request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
         {"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing", "target": "g", "friendly_fire": True}],
         "targets": {"g": {"ac": 30, "nearby": ["n"], "body_max": 20, "save_bonus": 0}, "n": {"ac": 1}}}
     result = fracas.resolve(request, seed=3).to_dict()
 
     def keys_of(value: dict, layout: str) -> None:
-        assert sorted(value) == sorted(defs[f"{layout}_result"]["required"]), layout
+        assert sorted(value) == sorted(generate.load()["results"][layout]), layout
 
     keys_of(result, "er_attack")
     for strike in result["strikes"]:

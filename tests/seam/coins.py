@@ -10,14 +10,14 @@ flips `count` such attacks. It has no initiative.
 from __future__ import annotations
 
 from array import array
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import click
 import msgspec
 
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
-from fracas.rulesets import Ruleset
+from fracas.rulesets import Ruleset, results
 
 NAME = "coin-toss"
 
@@ -43,6 +43,32 @@ class CoinBulk(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ruleset: str = NAME
     seed: Optional[int] = None
     detail: str = "summary"
+
+
+class Damage(results.Shape):
+    damage: results.Count
+
+
+class CoinAttackResult(results.Rolled):
+    """Its attack result (a ruleset declares each result's shape: `result_types`)."""
+
+    faces: list[int]
+    targets: dict[str, Damage]
+    total_damage: results.Count
+
+
+class CoinTotals(results.Shape):
+    damage: results.Count
+    attacks_hit: results.Count
+
+
+class CoinBulkResult(results.Shape, kw_only=True):
+    ruleset: str
+    seed: results.Seed
+    attacks_total: results.Count
+    targets: dict[str, CoinTotals]
+    total_damage: results.Count
+    attacks: Union[list[Damage], results.UnsetType] = results.UNSET
 
 
 class CoinResult:
@@ -120,6 +146,7 @@ class CoinToss(Ruleset):
     title = "Coin toss (tests only)"
     largest_die = 2
     request_types = {"attack": CoinAttack, "bulk": CoinBulk}
+    result_types = {"attack": CoinAttackResult, "bulk": CoinBulkResult}
 
     def compile_attack(self, request: CoinAttack) -> CoinAttack:
         _check(request)

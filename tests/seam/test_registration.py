@@ -1,5 +1,5 @@
-"""Registration says what is missing and where: a manifest's field, a kind's request type
-or calls, the fields whole fights need, a bulk job's groups (fracas.rulesets.base)."""
+"""Registration says what is missing and where: a manifest's field, a kind's request type,
+calls or result shape, the fields whole fights need, a bulk job's groups (fracas.rulesets.base)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,51 @@ def test_a_kind_without_its_calls_or_seed_is_refused():
     with pytest.raises(RulesetInvalid, match=r"plays whole fights .* needs the field\(s\) attacker, strikes"):
         fracas.rulesets.register(Fighter())
     assert "coin-toss" not in fracas.rulesets()
+
+
+def test_a_kind_without_its_result_shape_is_refused():
+    """base.REQUIREMENTS["results"]: each kind's result shape is declared (a msgspec Struct in
+    `result_types`), so the bridge schema holds the exact result of every kind."""
+    class NoBulkResult(CoinToss):
+        result_types = {"attack": CoinToss.result_types["attack"]}
+
+    with pytest.raises(RulesetInvalid, match=r"^ruleset <ruleset coin-toss>: no result shape for the kind\(s\) bulk: "
+                                             r"each kind has its result's shape in result_types"):
+        fracas.rulesets.register(NoBulkResult())
+
+    class DictResult(CoinToss):
+        result_types = {**CoinToss.result_types, "bulk": dict}
+
+    with pytest.raises(RulesetInvalid, match=r"result_types\['bulk'\] is <class 'dict'>, not a msgspec Struct"):
+        fracas.rulesets.register(DictResult())
+
+    class Stranger(CoinToss):
+        result_types = {**CoinToss.result_types, "morale": CoinToss.result_types["bulk"]}
+
+    with pytest.raises(RulesetInvalid, match=r"result_types\['morale'\] is no kind it resolves \(one of: attack, bulk,"
+                                             r" or 'odds'\)"):
+        fracas.rulesets.register(Stranger())
+    assert "coin-toss" not in fracas.rulesets()
+
+
+def test_a_ruleset_folder_that_fails_to_import_is_an_error_not_a_missing_ruleset(tmp_path, monkeypatch):
+    """Discovery reads each folder's manifest; a ruleset package whose import raises (here a
+    TypeError, as a mistyped result shape does) stops discovery with its own error instead
+    of leaving the ruleset silently out of `fracas.rulesets()`."""
+    import sys
+
+    folder = tmp_path / "broken_ruleset"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("raise TypeError('a mistake in the ruleset')\n")
+    (folder / "manifest.toml").write_text(GOOD)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(TypeError, match="a mistake in the ruleset"):
+            manifest.read("broken_ruleset")
+    finally:
+        sys.modules.pop("broken_ruleset", None)
+    assert manifest.read("fracas.rulesets.base") is None  # a plain module: no manifest
+    assert manifest.read("no_such_package.anywhere") is None
 
 
 def test_a_bulk_job_without_groups_is_named():

@@ -17,7 +17,7 @@ import pytest
 
 import fracas
 from fracas import _kernels
-from fracas.rulesets import RulesetInvalid, manifest, rows
+from fracas.rulesets import RulesetInvalid, manifest, results, rows
 
 from .coins import CoinToss
 
@@ -65,6 +65,14 @@ def _result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str, Any]:
             "damage": out.damage}
 
 
+class StrikeResult(results.Shape):
+    target: str
+    faces: list[int]
+    successes: results.Count
+    hit: bool
+    damage: results.Count
+
+
 def _same(value: Any, path: str) -> Any:
     return value
 
@@ -73,6 +81,7 @@ class D10Pool(rows.RowRuleset):
     name = NAME
     largest_die = 10
     request_types = {"attack": Attack, "bulk": Bulk}
+    result_types = results.row_result_types(__name__, StrikeResult)
     rules = rows.Rules(NAME, "P-1", _strike, _same, _same, Nobody, Profile, _result, kernel="success-count")
 
 

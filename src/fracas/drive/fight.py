@@ -50,6 +50,29 @@ from .scenario import Compiled, Situation
 
 STANDING, DOWN, FLED = "standing", "down", "fled"
 
+#: Every kind of event a round's log holds (`{"type": …}`), and what it says: the protocol
+#: schema's encounter.round result lists these names (`fracas.spec`), and a test holds
+#: the list to the events this module logs.
+EVENT_TYPES = {
+    "target": "who picks which enemy to attack (and the seed of the pick)",
+    "attack": "an attack: who, at whom, in which phase, the damage",
+    "spell": "a spell cast instead of an attack (OS-5)",
+    "spell lost": "a caster harmed before its side acted loses its spell (OS-5)",
+    "down": "a combatant out of the fight",
+    "fled": "a combatant leaves the fight (flee_at, or a flight declared: OS-4)",
+    "morale": "a morale check at the end of the round (OS-4)",
+    "surrender": "a group whose morale broke surrenders (OS-4)",
+    "flight": "a group whose morale broke declares flight (OS-4)",
+    "reserve": "complex actions held in reserve for blocks and dodges (WW-5)",
+    "reserve spent": "reserved actions spent on blocks or dodges (WW-5)",
+    "parry": "a combatant parries until its next turn (CT-6)",
+    "no weapon": "every weapon a combatant attacks with is broken (CT-5)",
+    "weapon broken": "a power attack broke the weapon (CT-5)",
+    "weapon shattered": "an exploding die shattered the parrying weapon (CT-6)",
+    "shield destroyed": "the parrying shield took its points (CT-6)",
+    "end": "the fight is over: the winner, or a draw at max_rounds",
+}
+
 
 class Member:
     """One combatant in the fight (a group of `count` has `count` members)."""

@@ -37,6 +37,11 @@ names the ruleset, the kind and what is missing):
   `new_totals`, `roll_chunk`, `merge`, `roll_listed` and `result`
   (`fracas.drive.listed_rows` and the bridge's budget read `groups` and `group_info`);
 - exact odds read the compiled attack's `plan.targets` (target ids in request order);
+- each kind's result has its shape declared, a msgspec Struct in `result_types[name]`
+  (and the attack's exact odds in `result_types["odds"]`, default
+  `fracas.rulesets.results.OddsResult`): the spec writes the bridge's exact result
+  schemas from them, and the conformance suite checks every result against them
+  (`fracas.rulesets.results` has the shared parts);
 - whole fights build `{"attacker", "strikes", "targets"}` attack requests
   (`fracas.drive.scenario`), so a ruleset that plays fights (overrides
   `fight_initiative`) has an attack request type with those three fields.
@@ -47,6 +52,8 @@ from __future__ import annotations
 import dataclasses
 from array import array
 from typing import Any, Callable, NamedTuple, Optional, Protocol
+
+import msgspec
 
 from ..errors import FracasError, RequestError, RulesError
 from ..requests import decode, say
@@ -77,7 +84,9 @@ class Kind:
     #: The ruleset's calls: compile (request → plan) and roll (plan, dice, seed → result).
     compile: str
     roll: Optional[str]
-    #: The result's JSON Schema in the protocol (`bridge/schema.json` $defs), if written.
+    #: The result's JSON Schema in the protocol (`bridge/schema.json` $defs; None:
+    #: `result.<method>`): the spec makes it from each ruleset's `result_types[name]`, the
+    #: shape of the ruleset the result names in `ruleset`.
     result: Optional[str] = None
     #: The CLI command that runs it, "module:attribute" of a click command, if any.
     command: Optional[str] = None
@@ -126,6 +135,8 @@ REQUIREMENTS = {
     "bulk": "a bulk job has total, detail, groups, group_info, gil_free, new_totals, roll_chunk, merge, "
             "roll_listed and result (drive.listed_rows and the bridge's budget read groups and group_info)",
     "odds": "a compiled attack has plan.targets (target ids in request order) for exact odds",
+    "results": "each kind has its result's shape in result_types (a msgspec Struct; odds: result_types['odds'],"
+               " default fracas.rulesets.results.OddsResult), from which the bridge schema is written",
     "fights": "a ruleset that plays fights has an attack request with attacker, strikes and targets fields",
 }
 
@@ -166,6 +177,17 @@ def check_ruleset(ruleset: "Ruleset", where: str) -> None:
             own = getattr(type(ruleset), call, None)
             if own is None or own is getattr(Ruleset, call, None) or not callable(getattr(ruleset, call)):
                 raise RulesetInvalid(f"{where}: the {name} kind needs the ruleset's {call}() call")
+    for name, result_type in ruleset.result_types.items():
+        if name != "odds" and name not in ruleset.request_types:
+            raise RulesetInvalid(f"{where}: result_types[{name!r}] is no kind it resolves (one of: "
+                                 f"{', '.join(ruleset.request_types)}, or 'odds')")
+        if not (isinstance(result_type, type) and issubclass(result_type, msgspec.Struct)):
+            raise RulesetInvalid(f"{where}: result_types[{name!r}] is {result_type!r}, not a msgspec Struct"
+                                 f" ({REQUIREMENTS['results']})")
+    missing = [name for name in ruleset.request_types if name not in ruleset.result_types]
+    if missing:
+        raise RulesetInvalid(f"{where}: no result shape for the kind(s) {', '.join(missing)}: "
+                             f"{REQUIREMENTS['results']}")
     if type(ruleset).fight_initiative is not Ruleset.fight_initiative:
         attack = ruleset.request_types.get("attack")
         missing = [f for f in ("attacker", "strikes", "targets") if attack is None or f not in _fields(attack)]
@@ -303,6 +325,9 @@ class Ruleset:
     doc: str = ""
     #: msgspec Struct types of its requests, by kind name (`Kind.name`); the bridge schema uses them.
     request_types: dict[str, type] = {}
+    #: msgspec Struct types of its results, by kind name, and "odds" for `fracas.odds`
+    #: (`fracas.rulesets.results`); the bridge schema's exact result schemas are made from them.
+    result_types: dict[str, type] = {}
     #: The kinds of request that are this ruleset's own (beyond `SHARED_KINDS`).
     own_kinds: tuple[Kind, ...] = ()
     #: Its manifest (`fracas.rulesets.manifest.Manifest`), set when it registers from one.

@@ -168,12 +168,18 @@ _TOML = {str: "string", list: "array", int: "integer", bool: "boolean", dict: "t
 def read(package: str) -> Optional[Manifest]:
     """The manifest in the folder of `package` (an importable package name), or None when
     the folder has none (a plain helper package)."""
+    import importlib.util
     from importlib import resources
 
     try:
-        where = resources.files(package).joinpath(FILENAME)
-    except (ModuleNotFoundError, TypeError):
+        spec = importlib.util.find_spec(package)
+    except ModuleNotFoundError:  # a parent package is missing
         return None
+    if spec is None or spec.submodule_search_locations is None:
+        return None  # no such package, or a plain module
+    # This imports the package: an error in it propagates (a ruleset that fails to import is
+    # a broken ruleset, never one silently left out of the registry).
+    where = resources.files(package).joinpath(FILENAME)
     if not where.is_file():
         return None
     return parse(where.read_text(encoding="utf-8"), _place(package), package)

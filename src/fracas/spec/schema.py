@@ -1,6 +1,9 @@
 """The bridge protocol as JSON Schema: a hand-written frame (`protocol.json`: the
-JSON-RPC envelope, results, the bridge's own methods) filled in from the spec and
-from every built-in ruleset's request types (msgspec emits their JSON Schema).
+JSON-RPC envelope, the bridge's own methods and their results) filled in from the spec
+and from every registered ruleset's request and result types (msgspec emits their JSON
+Schema): each kind's params are one of its rulesets' request types, and its result
+(`Kind.result`, `result.<method>`) the result shape of the ruleset the result names
+(`Ruleset.result_types`, exact: every key required, no other).
 
 A ruleset may add per-field constraints and descriptions that msgspec cannot know
 (the engine checks ranges itself, to word its own errors) with `SCHEMA_HINTS` in its
@@ -85,41 +88,42 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
     return defs, {kind: names[spec.__name__] for kind, spec in kinds}
 
 
-#: Where one result layout of facts.toml [results] holds another: (layout, key) → how
-#: ("array": a list of, "object": an object whose values are) and which layout.
-RESULT_NESTING = {("er_attack", "strikes"): ("array", "er_strike"), ("er_attack", "targets"): ("object", "er_target")}
-#: The generic result whose shape a layout fixes for the default ruleset (attack.resolve).
-RESULT_FOR_DEFAULT = {"er_attack": "attack_result"}
+#: The result of exact odds (`fracas.odds`, the bridge's attack.odds): not a kind of its own
+#: (it compiles an attack), so a ruleset names its shape as `result_types["odds"]`.
+ODDS_RESULT = "result.attack.odds"
 
 
-def result_defs(facts: dict[str, Any], defs: dict[str, Any], default: str) -> dict[str, Any]:
-    """Each result layout of facts.toml [results] as an object schema `<layout>_result`:
-    every key in it, required, and no other key (the backends build exactly these). A key's
-    value schema is the generic result's (protocol.json) where it gives one, a nested
-    layout's where RESULT_NESTING says so, else any JSON. The generic result the layout is
-    the default ruleset's shape of gets it as a condition on its `ruleset`."""
-    made: dict[str, Any] = {}
-    for layout, keys in facts["results"].items():
-        generic = defs.get(RESULT_FOR_DEFAULT.get(layout, ""), {}).get("properties", {})
-        properties: dict[str, Any] = {}
-        for key in keys:
-            nested = RESULT_NESTING.get((layout, key))
-            if nested is not None:
-                shape, inner = nested
-                ref = {"$ref": f"#/$defs/{inner}_result"}
-                properties[key] = {"type": "array", "items": ref} if shape == "array" else \
-                    {"type": "object", "additionalProperties": ref}
-            else:
-                properties[key] = copy.deepcopy(generic.get(key, {}))
-        made[f"{layout}_result"] = {
-            "type": "object", "required": list(keys), "additionalProperties": False, "properties": properties,
-            "description": f"generated from facts.toml [results] {layout}: the keys every backend builds, in order"}
-    for layout, generic_name in RESULT_FOR_DEFAULT.items():
-        if layout in facts["results"] and generic_name in defs:
-            defs[generic_name]["allOf"] = [{
-                "if": {"properties": {"ruleset": {"const": default}}, "required": ["ruleset"]},
-                "then": {"$ref": f"#/$defs/{layout}_result"}}]
-    return made
+def ruleset_results(ruleset: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """JSON Schema definitions of a ruleset's result shapes (`Ruleset.result_types`, msgspec
+    Structs: every field required unless it defaults to UNSET, no other key), named
+    `results.<ruleset>.<shape>`, and the def name of each kind's result (and of "odds")."""
+    from ..rulesets.results import OddsResult
+
+    types = dict(ruleset.result_types)
+    if "attack" in ruleset.request_types:
+        types.setdefault("odds", OddsResult)
+    refs, components = msgspec.json.schema_components(list(types.values()), ref_template="#/$defs/{name}")
+    names = {name: f"results.{ruleset.name}.{_snake(name.rsplit('.', 1)[-1])}" for name in components}
+    if len(set(names.values())) != len(names):
+        raise ValueError(f"the {ruleset.name} ruleset's result shapes have two of one name: {sorted(components)}")
+    defs = {names[name]: _strip_titles(_rename_refs(schema, names)) for name, schema in components.items()}
+    for schema in defs.values():
+        schema.setdefault("required", [])
+        if "ruleset" in schema.get("properties", {}):  # a result names its own ruleset
+            schema["properties"]["ruleset"] = {"const": ruleset.name}
+    by_kind = {kind: names[ref["$ref"][len("#/$defs/"):]] for kind, ref in zip(types, refs)}
+    return defs, by_kind
+
+
+def result_dispatch(method: str, shapes: dict[str, str]) -> dict[str, Any]:
+    """A method's result: the shape of the ruleset it names in `ruleset` (`shapes`: ruleset
+    name → def name), as if/then on `ruleset`; a ruleset installed after the schema was
+    written is held to the generic top only (an object naming its ruleset)."""
+    return {"type": "object", "required": ["ruleset"], "properties": {"ruleset": {"type": "string"}},
+            "description": f"the result of {method}: the shape of the ruleset it names (generated from each "
+                           "ruleset's result_types)",
+            "allOf": [{"if": {"properties": {"ruleset": {"const": name}}, "required": ["ruleset"]},
+                       "then": {"$ref": f"#/$defs/{ref}"}} for name, ref in shapes.items()]}
 
 
 def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
@@ -152,7 +156,21 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
         refs = [{"$ref": f"#/$defs/{name}"} for name in by_kind[kind.name]]
         if refs:
             defs[f"params.{kind.method}"] = refs[0] if len(refs) == 1 else {"oneOf": refs}
-    defs.update(result_defs(facts, defs, rulesets.DEFAULT))
+    results: dict[str, dict[str, str]] = {}  # result def → ruleset → its shape's def
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        shapes, by_result = ruleset_results(ruleset)
+        defs.update(shapes)
+        for kind_name, shape in by_result.items():
+            named = all_kinds.get(kind_name)  # None: "odds", no kind of its own
+            result = ODDS_RESULT if named is None else named.result or f"result.{named.method}"
+            results.setdefault(result, {})[name] = shape
+    for result, shapes_by_ruleset in results.items():
+        defs[result] = result_dispatch(result[len("result."):], shapes_by_ruleset)
+    from ..drive.fight import EVENT_TYPES
+
+    event_type = defs["result.encounter.round"]["properties"]["events"]["items"]["properties"]["type"]
+    event_type["oneOf"] = [{"const": name, "description": what} for name, what in EVENT_TYPES.items()]
     defs.update(scenario_defs("scenario"))
     return schema
 

@@ -16,6 +16,7 @@ from ... import _layout as L
 from ...errors import RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
+from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike, Target
 
 TITLE = "Cartyrion"
@@ -213,6 +214,7 @@ class Cartyrion(rows.RowRuleset):
     title = TITLE
     largest_die = 20
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+    result_types = RESULT_TYPES
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 from ..base import Kind, Ruleset
 from . import attack, bulk, compete, impale, initiative
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
+from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest
 
 
@@ -28,6 +29,7 @@ class EnchantedRealms(Ruleset):
     own_kinds = (COMPETE, IMPALE)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest}
+    result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
     compile_attack = staticmethod(attack.compile_attack)

@@ -14,6 +14,7 @@ from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
 from ..base import Kind
+from .results import RESULT_TYPES
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
                      Strike, Target)
 
@@ -183,6 +184,7 @@ class OldSchool(rows.RowRuleset):
     own_kinds = (MORALE,)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "morale": MoraleRequest}
+    result_types = RESULT_TYPES
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)

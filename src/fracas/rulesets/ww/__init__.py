@@ -13,6 +13,7 @@ from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, say
 from .. import rows
+from .results import RESULT_TYPES
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike,
                      Target)
 
@@ -189,6 +190,7 @@ class Worldwalker(rows.RowRuleset):
     title = TITLE  # the manifest's title: registration checks they agree
     largest_die = max(DICE)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+    result_types = RESULT_TYPES
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)

@@ -17,7 +17,7 @@ import msgspec
 
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
-from fracas.rulesets import Kind, rows
+from fracas.rulesets import Kind, results, rows
 from fracas.rulesets.manifest import read
 
 MANIFEST = read(__name__)
@@ -120,6 +120,43 @@ def strike_result(meta: rows.Meta, out: rows.Out, faces: list[int]) -> dict[str,
     return {"target": meta.target, "faces": faces, "hits": out.dice_sum, "hit": bool(out.hit), "damage": out.damage}
 
 
+class StrikeResult(results.Shape):
+    """One strike's pool (DP-1): its faces, its successes, and the damage they deal."""
+
+    target: str
+    faces: list[int]
+    hits: results.Count
+    hit: bool
+    damage: results.Count
+
+
+class Ranked(results.Shape):
+    """DP-2: a combatant's d6 and its total with the initiative bonus."""
+
+    id: str
+    roll: int
+    total: int
+
+
+class InitiativeResult(results.Rolled):
+    """DP-2 initiative: highest total first."""
+
+    total_damage: results.Count
+    order: list[Ranked]
+
+
+class PoolResult(results.Rolled):
+    """A bare pool (DP-1): its faces and successes."""
+
+    faces: list[int]
+    hits: results.Count
+    total_damage: results.Count
+
+
+RESULT_TYPES = {**results.row_result_types(__name__, StrikeResult),
+                "initiative": InitiativeResult, "pool": PoolResult}
+
+
 RULES = rows.Rules(NAME, "DP-1", compile_strike, check_attacker, check_target, Target, Profile, strike_result,
                    kernel="success-count")
 
@@ -152,6 +189,7 @@ class D6Pool(rows.RowRuleset):
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "pool": PoolRequest}
     own_kinds = (POOL,)
+    result_types = RESULT_TYPES
     rules = RULES
 
     def compile_pool(self, request: PoolRequest) -> PoolRequest:

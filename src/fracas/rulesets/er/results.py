@@ -1,0 +1,370 @@
+"""Enchanted Realms results, declared once (`fracas.rulesets.results`): the spec writes
+the bridge's exact result schemas from these; the compiled core, the pure-Python kernel
+and the Roll20 engine build these keys (an attack's, a target's and a strike's keys are
+facts.toml [results] er_attack, er_target and er_strike, which the kernels read: a test
+holds the two the same, in order).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal, Optional, Union
+
+import msgspec
+
+from ..._facts import CONDITIONS, DAMAGE_TYPES, RESISTANCES, STYLES
+from .. import results as R
+from ..results import Count, Shape
+from .schema import Method, Sneak
+
+if TYPE_CHECKING:  # for mypy: the names come from facts.toml when the module loads
+    DamageType = str
+    Style = str
+    Resistance = str
+    Condition = str
+else:
+    DamageType = Literal[DAMAGE_TYPES]
+    Style = Literal[STYLES]
+    Resistance = Literal[RESISTANCES]
+    Condition = Literal[CONDITIONS]
+
+#: ER-12: where a die of the pool came from.
+Source = Literal["skill", "advantage", "sneak", "disadvantage"]
+D20 = Annotated[int, msgspec.Meta(ge=1, le=20)]
+Probability = R.Probability
+
+
+class Die(Shape):
+    """One counted d20 of a strike's pool (ER-5): its face, face + to-hit, and whether it hit;
+    `avoided` only in a defense roll (ER-22: the player rolls against DC 21 + to-hit)."""
+
+    face: D20
+    total: int
+    hit: bool
+    source: Source
+    avoided: Union[bool, R.UnsetType] = R.UNSET
+
+
+class ChainLink(Shape):
+    """One roll of a crit chain (ER-7): a hit adds d3 damage, a 20 rolls again."""
+
+    face: D20
+    total: int
+    hit: bool
+    damage: Annotated[int, msgspec.Meta(ge=0, le=3)]
+
+
+class StrayDie(Shape):
+    """A missed die of a friendly-fire shot, shifted toward a nearby creature (ER-17)."""
+
+    face: D20
+    shifted: D20
+    total: int
+    hit: bool
+
+
+class Stray(Shape):
+    """Where a missed shot under friendly fire went (ER-17): the d8 slot, the creature there
+    (None: empty), why, and the shot's dice and damage against it."""
+
+    roll: Annotated[int, msgspec.Meta(ge=1)]
+    creature: Optional[str]
+    why: str
+    ac: Optional[int]
+    dice: list[StrayDie]
+    crit_chain: list[ChainLink]
+    hits: Count
+    crit: bool
+    base: Count
+    modifier: Optional[int]
+    resistance: Optional[Resistance]
+    damage: Count
+    undodgeable: Count
+
+
+class Strike(Shape):
+    """One strike of an attack (docs/ENGINE.md §7; keys: facts.toml [results] er_strike)."""
+
+    target: str
+    method: Method
+    style: Style
+    damage_type: DamageType
+    advantage: bool
+    disadvantage: bool
+    sneak: Sneak
+    to_hit: int
+    ac: int
+    crit_range: Optional[int]
+    dice: list[Die]
+    discarded: Optional[D20]
+    crit_chain: list[ChainLink]
+    hits: Count
+    crit: bool
+    base: Count
+    modifier: Optional[int]
+    resistance: Resistance
+    damage: Count
+    undodgeable: Count
+    friendly_fire: bool
+    stray: Optional[Stray]
+    defense_dc: Optional[int]
+
+
+class Penalty(Shape):
+    """ER-14: the strongest condition penalty on a roll, as a negative number."""
+
+    condition: Condition
+    value: int
+
+
+class Situation(Shape):
+    """What a roller's conditions make of a single-die roll (ER-12, ER-14)."""
+
+    advantage: bool
+    disadvantage: bool
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+    penalty: Optional[Penalty]
+    automatic_failure: Optional[Condition]
+
+
+class ShockSave(Shape):
+    """ER-13: a Resilience save called for by a heavy sneak attack."""
+
+    dc: int
+    roll: Optional[int]
+    total: Optional[int]
+    passed: Optional[bool]
+    incapacitated_actions: Optional[Count]
+    dice: list[D20]
+    situation: Optional[Situation]
+
+
+class Feat(Shape):
+    """ER-21: one Strength feat of a grappler, for one strike that dealt it body damage."""
+
+    strike: Count
+    stray: bool
+    damage: Count
+    dc: int
+    dice: list[D20]
+    roll: Optional[int]
+    modifier: Optional[int]
+    total: Optional[int]
+    held: Optional[bool]
+
+
+class Release(Shape):
+    """ER-21: whether a grappler keeps its hold: the feat that decided, and every feat."""
+
+    damage: Count
+    dc: int
+    roll: Optional[int]
+    modifier: Optional[int]
+    total: Optional[int]
+    held: Optional[bool]
+    damage_taken: Count
+    feats: list[Feat]
+    situation: Situation
+
+
+class Target(Shape):
+    """One target of an attack (keys: facts.toml [results] er_target)."""
+
+    damage: Count
+    by_type: dict[DamageType, Count]
+    undodgeable: Count
+    shock_save_dc: Optional[int]
+    shock_save: Optional[ShockSave]
+    grapple_release: Optional[Release]
+
+
+class Flee(Shape):
+    """ER-20: a flee attack: how far the mover moved, at which speed, with how many dice."""
+
+    moved: Count
+    speed: Literal["normal", "rapid"]
+    dice: Count
+
+
+class Impalement(R.Rolled):
+    """An attack inside another result (ER-23's impalement and charge): an attack result
+    less `backend`, which the outer result gives."""
+
+    strikes: list[Strike]
+    targets: dict[str, Target]
+    total_damage: Count
+    flee: Optional[Flee]
+    defense_rolls: bool
+
+
+class AttackResult(Impalement, kw_only=True):
+    """An attack (`attack.resolve`; keys: facts.toml [results] er_attack)."""
+
+    backend: R.Backend
+
+
+class BulkTarget(R.BulkTotals):
+    """One target's totals over a bulk request: damage by type, crits, the longest chain."""
+
+    by_type: dict[DamageType, Count]
+    crits: Count
+    longest_chain: Count
+    undodgeable: Count
+
+
+class BulkGroup(R.BulkGroup):
+    """One `attacks` entry of a bulk request, with its crits."""
+
+    crits: Count
+
+
+class Listed(Shape):
+    __doc__ = R.LISTED
+
+    group: Count
+    damage: Count
+    strikes: list[Union[Count, Strike]]
+
+
+class BulkResult(R.Bulk, kw_only=True):
+    """A bulk request (`attack.bulk`)."""
+
+    targets: dict[str, BulkTarget]
+    groups: list[BulkGroup]
+    attacks: Union[list[Listed], R.UnsetType] = R.UNSET
+
+
+class Ranked(R.Ranked):
+    """ER-18: one combatant's d10 + Agility modifier, highest first."""
+
+
+class InitiativeResult(R.Rolled):
+    """ER-18 initiative (`initiative.roll`)."""
+
+    order: list[Ranked]
+
+
+class Bonus(Shape):
+    """A situational modifier of a competition, and why (ER-19)."""
+
+    why: str
+    value: int
+
+
+class Side(Shape):
+    """One side of a competition (ER-19): its attribute, modifiers and conditions, its
+    chance to win, and what gave it advantage or disadvantage."""
+
+    id: str
+    attribute: Literal["strength", "agility"]
+    modifier: int
+    bonus: int
+    situation: list[Bonus]
+    total_modifier: int
+    advantage: bool
+    disadvantage: bool
+    win_chance: Probability
+    conditions: list[Condition]
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+    automatic_failure: Optional[Condition]
+
+
+class SideRoll(Shape):
+    """One side's roll of a competition round: the d20s, the one kept, the total."""
+
+    dice: list[D20]
+    kept: D20
+    total: int
+
+
+class Round(Shape):
+    """One round of a competition (ties roll again)."""
+
+    challenger: SideRoll
+    defender: SideRoll
+
+
+class CompeteResult(R.Rolled):
+    """ER-19 competition (`compete.roll`)."""
+
+    contest: Literal["plain", "grapple", "escape", "shove", "trip"]
+    slick: bool
+    challenger: Side
+    defender: Side
+    rounds: list[Round]
+    #: Rounds tied: one less than `rounds`, so -1 when an automatic failure (ER-14) decided
+    #: without a roll (what every backend and the JavaScript resolver build).
+    ties: Annotated[int, msgspec.Meta(ge=-1)]
+    winner: str
+    loser: str
+    outcome: str
+
+
+class Charger(Shape):
+    """ER-23: the charger's Body before and after the impalement."""
+
+    id: str
+    body: int
+    damage: Count
+    body_after: int
+    incapacitated: bool
+
+
+class ImpaleResult(R.Rolled):
+    """ER-23 impalement (`impale.resolve`): the impalement (an attack result), the charger,
+    and the charge's attack result (None when void or not given)."""
+
+    closed: int
+    dice: Count
+    impalement: Impalement
+    charger: Charger
+    charge_void: bool
+    charge: Optional[Impalement]
+
+
+class Bystander(Shape):
+    """ER-17: the chance a shot's stray lands on one nearby creature and hits (and crits,
+    where it can); its exact damage there when no strike of the attack aims at it."""
+
+    slot: Annotated[int, msgspec.Meta(ge=1)]
+    p_hit: Probability
+    p_hit_exact: R.Fraction
+    p_crit: Union[Probability, R.UnsetType] = R.UNSET
+    p_crit_exact: Union[R.Fraction, R.UnsetType] = R.UNSET
+    mean_damage: Union[float, R.UnsetType] = R.UNSET
+    mean_damage_exact: Union[R.Fraction, R.UnsetType] = R.UNSET
+    damage: Union[list[tuple[int, float]], R.UnsetType] = R.UNSET
+
+
+class StrayOdds(Shape):
+    """ER-17: one shot under friendly fire: the chance it misses entirely, and each
+    bystander's odds."""
+
+    strike: Count
+    target: str
+    p_miss: Probability
+    p_miss_exact: R.Fraction
+    bystanders: dict[str, Bystander]
+
+
+class OddsTarget(R.OddsTarget, kw_only=True):
+    """One target's exact odds, with its chance of a crit (ER-7)."""
+
+    p_crit: Probability
+    p_crit_exact: R.Fraction
+
+
+class OddsResult(R.OddsResult, kw_only=True):
+    """Exact odds of an attack (`attack.odds`): crits per target, stray shots (ER-17) per
+    bystander when a strike has friendly fire."""
+
+    # Each target's odds with its crits: the shared shape's targets, narrowed (msgspec keeps
+    # the field's place; dict is invariant for mypy, not for the wire).
+    targets: dict[str, OddsTarget]  # type: ignore[assignment]
+    friendly_fire: Union[list[StrayOdds], R.UnsetType] = R.UNSET
+
+
+#: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
+RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
+                "compete": CompeteResult, "impale": ImpaleResult, "odds": OddsResult}

@@ -1,0 +1,205 @@
+"""What a result looks like, declared once: msgspec Structs a ruleset names for each kind
+of request it resolves (`Ruleset.result_types`), from which the spec writes the bridge's
+exact result schemas (`bridge/schema.json`: every key the backends build required, no
+other key, value types as precise as they are true).
+
+The shapes here are the ones several rulesets share: the top of every attack and bulk
+result, the bulk groups and totals, listed attacks, initiative entries and the exact
+odds (`fracas.odds`, the same driver for every ruleset). A ruleset subclasses them and
+adds its own fields in its folder (`fracas/rulesets/er/results.py`); a key only some
+results have (a bulk request's `attacks`, only when `detail` lists them) is a field
+defaulting to `UNSET`, so the schema leaves it optional.
+
+`check(value, shape, path)` decodes a built result against its shape (msgspec refuses an
+extra key, a missing key, a wrong type), for tests and for a ruleset that wants to prove
+what it builds; the engine does not call it on its hot paths.
+"""
+
+from __future__ import annotations
+
+from types import GenericAlias
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+__all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
+           "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsTarget", "OddsResult",
+           "check", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
+
+
+class Shape(msgspec.Struct, forbid_unknown_fields=True):
+    """A result object: every field is a key the backends build (`UNSET` defaults: keys
+    only some results have), and no other key is allowed."""
+
+
+#: A seed: what the generator was started from (docs/ENGINE.md §2).
+Seed = Annotated[int, msgspec.Meta(ge=0)]
+#: A count of dice, hits, attacks: never negative.
+Count = Annotated[int, msgspec.Meta(ge=0)]
+#: Which backend rolled: the compiled core or the pure-Python one.
+Backend = Literal["compiled", "python"]
+#: A bulk request's detail level (what `attacks` lists).
+Detail = Literal["summary", "attacks", "dice"]
+#: An exact probability, "numerator/denominator".
+Fraction = Annotated[str, msgspec.Meta(pattern=r"^\d+/\d+$")]
+#: A probability, 0 to 1.
+Probability = Annotated[float, msgspec.Meta(ge=0, le=1)]
+
+
+class Rolled(Shape):
+    """The top of every result that rolled dice: its ruleset, seed, and whether the faces
+    were injected (`rolls`)."""
+
+    ruleset: str
+    seed: Seed
+    injected: bool
+
+
+class Attack(Shape):
+    """The top of an attack result (`attack.resolve`): a ruleset adds `strikes` and
+    `targets` of its own shapes (and what else its attacks report)."""
+
+    ruleset: str
+    seed: Seed
+    backend: Backend
+    injected: bool
+    total_damage: Count
+
+
+class BulkTotals(Shape):
+    """One target's totals over a bulk request, as every ruleset counts them."""
+
+    damage: Count
+    attacks: Count
+    attacks_hit: Count
+    strikes: Count
+    strikes_hit: Count
+
+
+class BulkGroup(Shape):
+    """One `attacks` entry of a bulk request: its profile, target(s) and what it did
+    (`histogram`: attacks by damage, up to the last damage any dealt)."""
+
+    profile: str
+    target: Union[str, list[str]]
+    count: Count
+    attacks_hit: Count
+    hit_rate: Probability
+    damage: Count
+    mean_damage: Annotated[float, msgspec.Meta(ge=0)]
+    histogram: list[Count]
+
+
+#: What a listed attack of a bulk request is (its shape is the ruleset's: its strikes').
+LISTED = ("One attack of a bulk request listed (`detail` \"attacks\" or \"dice\"): its group, its damage, and each"
+          " strike's damage (\"attacks\") or result (\"dice\").")
+
+
+class Bulk(Shape):
+    """The top of a bulk result (`attack.bulk`): a ruleset adds `targets`, `groups` and
+    `attacks` (present unless `detail` is "summary") of its own shapes."""
+
+    ruleset: str
+    seed: Seed
+    backend: Backend
+    detail: Detail
+    attacks_total: Count
+    total_damage: Count
+
+
+class Ranked(Shape):
+    """One combatant of an initiative order, highest first: its d-roll, modifier, total and
+    the roll-off faces that broke its ties."""
+
+    id: str
+    roll: int
+    modifier: int
+    total: int
+    tiebreaks: list[int]
+
+
+class OddsSummary(Shape):
+    """An exact damage distribution: mean, spread, and [[damage, p]] ascending."""
+
+    mean: float
+    mean_exact: Fraction
+    sd: Annotated[float, msgspec.Meta(ge=0)]
+    distribution: list[tuple[int, float]]
+
+
+class OddsTarget(OddsSummary):
+    """One target's exact odds (`fracas.odds`); `remaining`, `p_drop` and `p_drop_exact`
+    only for a target the request gave `remaining` for."""
+
+    exact: list[tuple[int, Fraction]]
+    p_hit: Probability
+    p_hit_exact: Fraction
+    p_at_least: dict[str, Probability]
+    remaining: Union[Annotated[int, msgspec.Meta(ge=1)], UnsetType] = UNSET
+    p_drop: Union[Probability, UnsetType] = UNSET
+    p_drop_exact: Union[Fraction, UnsetType] = UNSET
+
+
+class OddsResult(Shape):
+    """Exact odds of an attack (`attack.odds`) for a ruleset without crits: per target and
+    in total, and the probability counted short where an endless chain is cut."""
+
+    ruleset: str
+    count: Annotated[int, msgspec.Meta(ge=1)]
+    targets: dict[str, OddsTarget]
+    total: OddsSummary
+    cut: Probability
+    cut_note: str
+
+
+class ShapeError(ValueError):
+    """A built result that is not its declared shape (a programmer's error)."""
+
+
+def check(value: Any, shape: type, path: str = "$") -> Any:
+    """`value` (a JSON-ready result) decoded as `shape`: raises `ShapeError` naming the
+    first key that is extra, missing or of the wrong type."""
+    try:
+        return msgspec.json.decode(msgspec.json.encode(value), type=shape)
+    except msgspec.ValidationError as exc:
+        raise ShapeError(f"{shape.__name__} at {path}: {exc}") from None
+
+
+# -- rulesets on the shared strike-row kernel (fracas.rulesets.rows) -------------------------
+
+class Damage(Shape):
+    """A target of an attack that reports its damage only (`rows.Rules` without a
+    `target_result`)."""
+
+    damage: Count
+
+
+class RowBulkGroup(BulkGroup):
+    """One `attacks` entry of a row-kernel bulk request, with its exploded dice."""
+
+    exploded: Count
+
+
+def row_result_types(module: str, strike: type, target: type = Damage, bulk_target: type = BulkTotals,
+                     attack: type = Attack) -> dict[str, type]:
+    """The attack and bulk result shapes of a `rows.RowRuleset` (`Ruleset.result_types`),
+    from its strike and target shapes (what its `Rules.strike_result` and `target_result`
+    build), its bulk totals (`BulkTotals` + its `Rules.bulk_fields`) and the top of its
+    attack result (`Attack` + what its `Rules.attack_result` adds). `module` is where the
+    shapes are declared (the schema names them by ruleset)."""
+    # Types made from the arguments at run time (GenericAlias: a checker sees no type here).
+    strikes, targets = GenericAlias(list, (strike,)), GenericAlias(dict, (str, target))
+    listed = msgspec.defstruct("Listed", [("group", Count), ("damage", Count),
+                                          ("strikes", GenericAlias(list, (Count | strike,)))],
+                               bases=(Shape,), module=module)
+    made = {
+        "attack": msgspec.defstruct("AttackResult", [("strikes", strikes), ("targets", targets)],
+                                    bases=(attack,), module=module),
+        "bulk": msgspec.defstruct("BulkResult", [
+            ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", list[RowBulkGroup]),
+            ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
+    listed.__doc__ = LISTED
+    made["attack"].__doc__ = "An attack (`attack.resolve`): each strike's result and each target's."
+    made["bulk"].__doc__ = "A bulk request (`attack.bulk`): totals per target and per `attacks` entry."
+    return {**made, "odds": OddsResult}

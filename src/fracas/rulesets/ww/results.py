@@ -1,0 +1,86 @@
+"""Worldwalker results, declared once (`fracas.rulesets.results`): the spec writes the
+bridge's exact result schemas from these; `strike_result`, `target_result` (this folder)
+and the Roll20 resolver build these keys."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import msgspec
+
+from .. import results as R
+from ..results import Count, Shape
+from .schema import WwMethods, WwReactions
+
+D20 = Annotated[int, msgspec.Meta(ge=1, le=20)]
+
+
+class Feint(Shape):
+    """WW-7: the feint's d20 against the defender's; success forbids the block or dodge."""
+
+    roll: D20
+    defense_roll: D20
+    succeeded: bool
+
+
+class Reaction(Shape):
+    """WW-5: the target's block or dodge against a hit, and whether it negated it."""
+
+    kind: WwReactions
+    roll: D20
+    bonus: int
+    total: int
+    negated: bool
+
+
+class Strike(Shape):
+    """One strike: d20 + bonus against the TN (WW-2), the critical attack (WW-4), the
+    damage dice less armor (WW-3)."""
+
+    target: str
+    method: WwMethods
+    attack_roll: D20
+    natural: Optional[D20]
+    attack_bonus: int
+    attack_total: int
+    tn: int
+    hit: bool
+    critical: Annotated[int, msgspec.Meta(ge=0, le=5)]
+    feint: Optional[Feint]
+    reaction: Optional[Reaction]
+    negated: bool
+    damage_dice: list[Annotated[int, msgspec.Meta(ge=1)]]
+    damage_bonus: int
+    armor: int
+    damage: Count
+
+
+class Target(Shape):
+    """One target: its damage, TN, hits that landed and hits its reactions negated."""
+
+    damage: Count
+    tn: int
+    hits: Count
+    negated: Count
+
+
+class BulkTarget(R.BulkTotals):
+    """One target's totals over a bulk request, with the hits its reactions negated."""
+
+    negated: Count
+
+
+class Ranked(R.Ranked):
+    """WW-1: d20 + Dexterity modifier + bonus; ties go to the higher Dexterity modifier."""
+
+    dex_mod: int
+
+
+class InitiativeResult(R.Rolled):
+    """WW-1 initiative (`initiative.roll`)."""
+
+    order: list[Ranked]
+
+
+#: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
+RESULT_TYPES: dict[str, type] = {**R.row_result_types(__name__, Strike, Target, BulkTarget), "initiative": InitiativeResult}

@@ -32,22 +32,8 @@ MAX_ROLLS = 200000
 SCORE_RANGE = (-10, 40)
 BONUS_RANGE = (-100, 100)
 AC_RANGE = (-100, 200)
-WW_METHODS = ('melee', 'ranged')
-WW_REACTIONS = ('block', 'dodge')
-WW_HANDS = ('primary', 'off')
-WW_MAX_CRITICAL = 5
-WW_RANGED_ENGAGED = -6
-CT_METHODS = ('melee', 'ranged')
-CT_DICE = (4, 6, 8, 10)
-CT_SNEAK = ('passed', 'failed', 'roll')
-CT_PARRY = ('weapon', 'shield')
-CT_AMBUSH = ('none', 'opponents', 'party')
 CT_EXPLODE_LIMIT = 10000
-OS_METHODS = ('melee', 'missile')
-OS_RANGES = ('short', 'medium', 'long', 'beyond')
-OS_MAX_COVER = 4
-OS_FLEEING_BONUS = 2
-OS_TIES = ('reroll', 'simultaneous')
+STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
 ER_STRAY_SHIFT = 2
 ER_STRAY_SLOTS = 10
 ER_FLEE_NORMAL = 20
@@ -64,8 +50,22 @@ ER_GRAPPLE_SLICK = 3
 ER_PUSH_SIZE = 2
 ER_PUSH_SLICK = -3
 ER_PRONE = -5
-STANDARD_DICE = (2, 3, 4, 6, 8, 10, 12, 20, 100)
+WW_METHODS = ('melee', 'ranged')
+WW_REACTIONS = ('block', 'dodge')
+WW_HANDS = ('primary', 'off')
+WW_MAX_CRITICAL = 5
+WW_RANGED_ENGAGED = -6
 WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
+CT_METHODS = ('melee', 'ranged')
+CT_DICE = (4, 6, 8, 10)
+CT_SNEAK = ('passed', 'failed', 'roll')
+CT_PARRY = ('weapon', 'shield')
+CT_AMBUSH = ('none', 'opponents', 'party')
+OS_METHODS = ('melee', 'missile')
+OS_RANGES = ('short', 'medium', 'long', 'beyond')
+OS_MAX_COVER = 4
+OS_FLEEING_BONUS = 2
+OS_TIES = ('reroll', 'simultaneous')
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
 # Result layouts: each result object's keys, in order.
@@ -87,11 +87,13 @@ ID_REUSED = -32005  # the id was journaled for a different request: use a new id
 NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request has that id
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
-BRIDGE_METHODS = ('auth', 'server.info', 'attack.resolve', 'attack.bulk', 'attack.odds', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete')
-ROLLING_METHODS = ('attack.resolve', 'attack.bulk', 'initiative.roll', 'morale.check', 'compete.roll', 'impale.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete')
+# The bridge's methods: its own, then each request kind's (Kind.method).
+BRIDGE_METHODS = ('auth', 'server.info', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay')
 
-# Message templates: `{name}` is filled in by the caller (fracas.requests.say).
+# Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
+# shared ones (facts.toml), then each built-in ruleset's own (its manifest's [messages]).
 MESSAGES = {
     'unknown_name': 'unknown {what} {value} (one of: {allowed})',
     'out_of_range': '{what} {value} is out of range ({low} to {high})',
@@ -101,14 +103,38 @@ MESSAGES = {
     'face_range': 'face {face} is out of range (1 to {largest})',
     'rolls_short': '{given} given, but {what} needs another die (position {position} in draw order)',
     'rolls_left_over': '{given} given, but {what} used only {used}: remove the extra faces',
-    'face_range_d3': 'face {face} is out of range for the d3 that {what} draws there (1 to 3)',
     'face_range_die': 'face {face} is out of range for the d{faces} drawn there (1 to {faces})',
-    'chain_limit': "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
-    'no_strikes': 'no strikes: an attack needs at least one (ER-1)',
     'too_many': '{count} {what}, the most is {most}',
     'no_targets': 'no targets: give at least one',
     'empty_target_id': 'a target id is empty',
     'unknown_target': 'unknown target {target} (targets: {targets})',
+    'duplicate_combatant': 'duplicate combatant id {id}',
+    'no_combatants': 'no combatants: give at least one',
+    'tie_limit': 'a tie survived {limit} d20 roll-offs',
+    'dice_expression': '{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})',
+    'not_a_die': 'd{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})',
+    'no_strikes_rule': 'no strikes: an attack needs at least one ({rule})',
+    'odds_too_large': 'exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target',
+    'msgspec_type': 'expected {expected}, got {got}',
+    'msgspec_enum': 'invalid enum value {value}',
+    'msgspec_unknown_field': 'object contains unknown field {field}',
+    'msgspec_missing_field': 'object missing required field {field}',
+    'invalid_json': 'invalid JSON ({detail})',
+    'json_object': 'expected a JSON object, got {got}',
+    'id_mapping': 'expected an object of id → {what}',
+    'ruleset_unsupported': 'the {title} ruleset does not resolve {kind} requests',
+    'odds_work': 'these odds are too much work to enumerate exactly here (over {limit} units)',
+    'odds_dice': '{dice} damage dice: exact odds enumerate at most {most} per strike',
+    'odds_object': 'expected a JSON object',
+    'odds_remaining': 'expected an object of target id → Body/Stamina/HP left',
+    'odds_at_least': 'expected a list of whole numbers',
+    'odds_remaining_target': 'unknown target {target}',
+    'odds_support': "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
+    'odds_convolve': '{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here',
+    'no_offline_resolver': 'the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it',
+    'face_range_d3': 'face {face} is out of range for the d3 that {what} draws there (1 to 3)',
+    'chain_limit': "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
+    'no_strikes': 'no strikes: an attack needs at least one (ER-1)',
     'cannot_attack': 'a {condition} attacker cannot attack (ER-14)',
     'skill_dice_max': '{dice} skill dice, the most is {most} (ER-3)',
     'skill_dice_min': '{dice} skill dice, a strike needs at least 1 (ER-3)',
@@ -146,46 +172,27 @@ MESSAGES = {
     'impale_style': 'impalement is a pole-arm maneuver, not a {style} one (ER-23)',
     'impale_damage': 'impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)',
     'initiative_needs_agility': 'give the agility score or agility_mod (ER-18)',
-    'duplicate_combatant': 'duplicate combatant id {id}',
-    'no_combatants': 'no combatants: give at least one',
-    'tie_limit': 'a tie survived {limit} d20 roll-offs',
-    'dice_expression': '{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})',
-    'not_a_die': 'd{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})',
+    'impale_charge_ruleset': 'the charge is an Enchanted Realms attack, as the impalement is',
+    'competitor_empty_id': 'a competitor id is empty',
+    'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
+    'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
+    'rolls_for_release': 'the grapple release of {path}',
     'ww_critical': 'critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)',
     'ww_defense': "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
     'ww_off_hand': "an off-hand strike needs the attacker's two_weapon (WW-6)",
     'ct_sneak_power': 'a sneak attack cannot also be a power attack (CT-7)',
     'ct_sneak_roll': "sneak 'roll' needs the attacker's awa bonus (CT-7)",
     'ct_shield': "a shield parry needs the target's shield points (CT-6)",
+    'ct_ambush_round': 'an ambush is rolled for the first round only; this is round {round} (CT-1)',
+    'ct_die': '{text} is not a damage die: write dF, e.g. d6 (CT-3)',
     'os_range_beyond': 'beyond long range no missile attack is possible (OS-3)',
     'os_range_melee': 'range applies to missile attacks only (OS-3)',
     'os_full_cover': 'this target has full cover: no missile attack can hit it (OS-3)',
     'os_cover': 'cover {value}: a penalty of 1 to 4, 0 for none, or "full" (OS-3)',
     'side_initiative_sides': 'side initiative needs at least two sides (OS-1)',
-    'no_strikes_rule': 'no strikes: an attack needs at least one ({rule})',
-    'ct_ambush_round': 'an ambush is rolled for the first round only; this is round {round} (CT-1)',
-    'ct_die': '{text} is not a damage die: write dF, e.g. d6 (CT-3)',
-    'odds_too_large': 'exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target',
-    'msgspec_type': 'expected {expected}, got {got}',
-    'msgspec_enum': 'invalid enum value {value}',
-    'msgspec_unknown_field': 'object contains unknown field {field}',
-    'msgspec_missing_field': 'object missing required field {field}',
-    'invalid_json': 'invalid JSON ({detail})',
-    'json_object': 'expected a JSON object, got {got}',
-    'id_mapping': 'expected an object of id → {what}',
-    'ruleset_unsupported': 'the {title} ruleset does not resolve {kind} requests',
-    'impale_charge_ruleset': 'the charge is an Enchanted Realms attack, as the impalement is',
-    'competitor_empty_id': 'a competitor id is empty',
-    'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
-    'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
-    'rolls_for_release': 'the grapple release of {path}',
-    'odds_work': 'these odds are too much work to enumerate exactly here (over {limit} units)',
-    'odds_dice': '{dice} damage dice: exact odds enumerate at most {most} per strike',
-    'odds_object': 'expected a JSON object',
-    'odds_remaining': 'expected an object of target id → Body/Stamina/HP left',
-    'odds_at_least': 'expected a list of whole numbers',
-    'odds_remaining_target': 'unknown target {target}',
-    'odds_support': "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-    'odds_convolve': '{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here',
-    'no_offline_resolver': 'the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it',
 }
+
+# The names and message keys of the shared facts (facts.toml): an installed ruleset's
+# manifest may use neither (fracas.rulesets refuses the clash when it registers).
+SHARED_NAMES = frozenset(('AC_RANGE', 'ATTACKER_DISADVANTAGE', 'AUTHENTICATION_FAILED', 'BONUS_RANGE', 'BRIDGE_METHODS', 'CANNOT_ATTACK', 'COMPETITION_DISADVANTAGE', 'CONDITIONS', 'COVERS', 'COVER_AC', 'CRIT_STYLES', 'CT_EXPLODE_LIMIT', 'DAMAGE_TYPES', 'DICE_ERROR', 'ERROR_CODES', 'ER_ATTACK_KEYS', 'ER_STRIKE_KEYS', 'ER_TARGET_KEYS', 'FEAT_ADVANTAGE', 'FEAT_AUTOMATIC_FAILURE', 'FEAT_DISADVANTAGE', 'FEAT_PENALTY_2', 'ID_REUSED', 'INTERNAL_ERROR', 'INVALID_PARAMS', 'INVALID_REQUEST', 'LAYOUT', 'LIMIT_EXCEEDED', 'MAX_NEARBY', 'MAX_ROLLS', 'MAX_SKILL_DICE', 'MAX_STRIKES', 'MAX_TARGETS', 'MECHANICAL_STYLES', 'MESSAGES', 'METHODS', 'METHOD_NOT_FOUND', 'NOT_IN_JOURNAL', 'PARSE_ERROR', 'RESISTANCES', 'ROLL20_RELAY_METHODS', 'ROLLING_METHODS', 'RULES_ERROR', 'SCORE_RANGE', 'SHARED_MESSAGES', 'SHARED_NAMES', 'SHUTTING_DOWN', 'SIZES', 'SIZE_BONUS', 'STANDARD_DICE', 'STYLES', 'STYLE_DAMAGE', 'STYLE_METHOD', 'TARGET_ADVANTAGE'))
+SHARED_MESSAGES = frozenset(('unknown_name', 'out_of_range', 'seed_range', 'rolls_empty', 'rolls_too_many', 'face_range', 'rolls_short', 'rolls_left_over', 'face_range_die', 'too_many', 'no_targets', 'empty_target_id', 'unknown_target', 'duplicate_combatant', 'no_combatants', 'tie_limit', 'dice_expression', 'not_a_die', 'no_strikes_rule', 'odds_too_large', 'msgspec_type', 'msgspec_enum', 'msgspec_unknown_field', 'msgspec_missing_field', 'invalid_json', 'json_object', 'id_mapping', 'ruleset_unsupported', 'odds_work', 'odds_dice', 'odds_object', 'odds_remaining', 'odds_at_least', 'odds_remaining_target', 'odds_support', 'odds_convolve', 'no_offline_resolver'))

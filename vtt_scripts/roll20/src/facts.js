@@ -164,22 +164,8 @@ const MAX_ROLLS = Object.freeze(200000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const BONUS_RANGE = Object.freeze([-100, 100]);
 const AC_RANGE = Object.freeze([-100, 200]);
-const WW_METHODS = Object.freeze(["melee", "ranged"]);
-const WW_REACTIONS = Object.freeze(["block", "dodge"]);
-const WW_HANDS = Object.freeze(["primary", "off"]);
-const WW_MAX_CRITICAL = Object.freeze(5);
-const WW_RANGED_ENGAGED = Object.freeze(-6);
-const CT_METHODS = Object.freeze(["melee", "ranged"]);
-const CT_DICE = Object.freeze([4, 6, 8, 10]);
-const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
-const CT_PARRY = Object.freeze(["weapon", "shield"]);
-const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
 const CT_EXPLODE_LIMIT = Object.freeze(10000);
-const OS_METHODS = Object.freeze(["melee", "missile"]);
-const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
-const OS_MAX_COVER = Object.freeze(4);
-const OS_FLEEING_BONUS = Object.freeze(2);
-const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const ER_STRAY_SHIFT = Object.freeze(2);
 const ER_STRAY_SLOTS = Object.freeze(10);
 const ER_FLEE_NORMAL = Object.freeze(20);
@@ -196,8 +182,22 @@ const ER_GRAPPLE_SLICK = Object.freeze(3);
 const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
-const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
+const WW_METHODS = Object.freeze(["melee", "ranged"]);
+const WW_REACTIONS = Object.freeze(["block", "dodge"]);
+const WW_HANDS = Object.freeze(["primary", "off"]);
+const WW_MAX_CRITICAL = Object.freeze(5);
+const WW_RANGED_ENGAGED = Object.freeze(-6);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
+const CT_METHODS = Object.freeze(["melee", "ranged"]);
+const CT_DICE = Object.freeze([4, 6, 8, 10]);
+const CT_SNEAK = Object.freeze(["passed", "failed", "roll"]);
+const CT_PARRY = Object.freeze(["weapon", "shield"]);
+const CT_AMBUSH = Object.freeze(["none", "opponents", "party"]);
+const OS_METHODS = Object.freeze(["melee", "missile"]);
+const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
+const OS_MAX_COVER = Object.freeze(4);
+const OS_FLEEING_BONUS = Object.freeze(2);
+const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
 const ER_ATTACK_KEYS = Object.freeze(["ruleset", "seed", "backend", "injected", "strikes", "targets", "total_damage", "flee", "defense_rolls"]);
 const ER_TARGET_KEYS = Object.freeze(["damage", "by_type", "undodgeable", "shock_save_dc", "shock_save", "grapple_release"]);
@@ -212,14 +212,38 @@ const MESSAGES = Object.freeze({
   "face_range": "face {face} is out of range (1 to {largest})",
   "rolls_short": "{given} given, but {what} needs another die (position {position} in draw order)",
   "rolls_left_over": "{given} given, but {what} used only {used}: remove the extra faces",
-  "face_range_d3": "face {face} is out of range for the d3 that {what} draws there (1 to 3)",
   "face_range_die": "face {face} is out of range for the d{faces} drawn there (1 to {faces})",
-  "chain_limit": "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
-  "no_strikes": "no strikes: an attack needs at least one (ER-1)",
   "too_many": "{count} {what}, the most is {most}",
   "no_targets": "no targets: give at least one",
   "empty_target_id": "a target id is empty",
   "unknown_target": "unknown target {target} (targets: {targets})",
+  "duplicate_combatant": "duplicate combatant id {id}",
+  "no_combatants": "no combatants: give at least one",
+  "tie_limit": "a tie survived {limit} d20 roll-offs",
+  "dice_expression": "{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})",
+  "not_a_die": "d{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})",
+  "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
+  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target",
+  "msgspec_type": "expected {expected}, got {got}",
+  "msgspec_enum": "invalid enum value {value}",
+  "msgspec_unknown_field": "object contains unknown field {field}",
+  "msgspec_missing_field": "object missing required field {field}",
+  "invalid_json": "invalid JSON ({detail})",
+  "json_object": "expected a JSON object, got {got}",
+  "id_mapping": "expected an object of id → {what}",
+  "ruleset_unsupported": "the {title} ruleset does not resolve {kind} requests",
+  "odds_work": "these odds are too much work to enumerate exactly here (over {limit} units)",
+  "odds_dice": "{dice} damage dice: exact odds enumerate at most {most} per strike",
+  "odds_object": "expected a JSON object",
+  "odds_remaining": "expected an object of target id → Body/Stamina/HP left",
+  "odds_at_least": "expected a list of whole numbers",
+  "odds_remaining_target": "unknown target {target}",
+  "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
+  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
+  "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it",
+  "face_range_d3": "face {face} is out of range for the d3 that {what} draws there (1 to 3)",
+  "chain_limit": "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
+  "no_strikes": "no strikes: an attack needs at least one (ER-1)",
   "cannot_attack": "a {condition} attacker cannot attack (ER-14)",
   "skill_dice_max": "{dice} skill dice, the most is {most} (ER-3)",
   "skill_dice_min": "{dice} skill dice, a strike needs at least 1 (ER-3)",
@@ -257,48 +281,24 @@ const MESSAGES = Object.freeze({
   "impale_style": "impalement is a pole-arm maneuver, not a {style} one (ER-23)",
   "impale_damage": "impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)",
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
-  "duplicate_combatant": "duplicate combatant id {id}",
-  "no_combatants": "no combatants: give at least one",
-  "tie_limit": "a tie survived {limit} d20 roll-offs",
-  "dice_expression": "{text} is not a damage roll: write NdF or NdF+M, e.g. 1d8 or 2d6+1 ({rule})",
-  "not_a_die": "d{faces} is not a die of the {ruleset} rules: use {allowed} ({rule})",
+  "impale_charge_ruleset": "the charge is an Enchanted Realms attack, as the impalement is",
+  "competitor_empty_id": "a competitor id is empty",
+  "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
+  "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
+  "rolls_for_release": "the grapple release of {path}",
   "ww_critical": "critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)",
   "ww_defense": "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
   "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
   "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
   "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
   "ct_shield": "a shield parry needs the target's shield points (CT-6)",
+  "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
+  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)",
   "os_range_beyond": "beyond long range no missile attack is possible (OS-3)",
   "os_range_melee": "range applies to missile attacks only (OS-3)",
   "os_full_cover": "this target has full cover: no missile attack can hit it (OS-3)",
   "os_cover": "cover {value}: a penalty of 1 to 4, 0 for none, or \"full\" (OS-3)",
-  "side_initiative_sides": "side initiative needs at least two sides (OS-1)",
-  "no_strikes_rule": "no strikes: an attack needs at least one ({rule})",
-  "ct_ambush_round": "an ambush is rolled for the first round only; this is round {round} (CT-1)",
-  "ct_die": "{text} is not a damage die: write dF, e.g. d6 (CT-3)",
-  "odds_too_large": "exact odds of these strikes would take more than {most} steps to enumerate: ask about fewer strikes per target",
-  "msgspec_type": "expected {expected}, got {got}",
-  "msgspec_enum": "invalid enum value {value}",
-  "msgspec_unknown_field": "object contains unknown field {field}",
-  "msgspec_missing_field": "object missing required field {field}",
-  "invalid_json": "invalid JSON ({detail})",
-  "json_object": "expected a JSON object, got {got}",
-  "id_mapping": "expected an object of id → {what}",
-  "ruleset_unsupported": "the {title} ruleset does not resolve {kind} requests",
-  "impale_charge_ruleset": "the charge is an Enchanted Realms attack, as the impalement is",
-  "competitor_empty_id": "a competitor id is empty",
-  "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
-  "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
-  "rolls_for_release": "the grapple release of {path}",
-  "odds_work": "these odds are too much work to enumerate exactly here (over {limit} units)",
-  "odds_dice": "{dice} damage dice: exact odds enumerate at most {most} per strike",
-  "odds_object": "expected a JSON object",
-  "odds_remaining": "expected an object of target id → Body/Stamina/HP left",
-  "odds_at_least": "expected a list of whole numbers",
-  "odds_remaining_target": "unknown target {target}",
-  "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
-  "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it"
+  "side_initiative_sides": "side initiative needs at least two sides (OS-1)"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -308,4 +308,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, CT_EXPLODE_LIMIT, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, STANDARD_DICE, WW_TWO_WEAPON, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };

@@ -248,7 +248,9 @@ def _codes(facts: dict[str, Any]) -> dict[str, int]:
 
 def python_facts(facts: dict[str, Any], root: Path) -> str:
     enums = _enums(facts)
-    lines = [f'"""Enchanted Realms names, JSON-RPC error codes and message templates.\n\n{BANNER}\n"""', ""]
+    lines = [f'"""Enchanted Realms names, JSON-RPC error codes, bridge methods and message templates,\n'
+             'and the built-in rulesets\' own constants and messages.\n\n'
+             f'{BANNER}\nThe rulesets\' own come from their folders\' manifest.toml ([constants], [messages]).\n"""', ""]
     for name, value in enums.items():
         if isinstance(value, list):
             value = tuple(value)
@@ -282,8 +284,9 @@ def _js(value: Any) -> str:
 
 def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     lines = ["'use strict';", f"// {BANNER}",
-             "// The kernel layout, Enchanted Realms names, error codes and message templates,",
-             "// the same numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
+             "// The kernel layout, Enchanted Realms names, error codes and message templates, and",
+             "// the built-in rulesets' own constants and messages (their manifest.toml), the same",
+             "// numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
     lines.append("const LAYOUT = Object.freeze({")
     for name, value, _doc in layout_entries(facts, js=True):
         if not name.startswith("#"):
@@ -314,7 +317,8 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
 
 def foundry_facts(facts: dict[str, Any], root: Path) -> str:
     lines = [f"// {BANNER}",
-             "// Enchanted Realms names and the bridge's JSON-RPC error codes, as the engine has them.", ""]
+             "// Enchanted Realms names, the built-in rulesets' own constants (their manifest.toml) and",
+             "// the bridge's JSON-RPC error codes, as the engine has them.", ""]
     for name, value in _enums(facts).items():
         lines.append(f"export const {name} = Object.freeze({_js(value)});")
     lines.append(f"export const ERROR_CODES = Object.freeze({_js(_codes(facts))});")

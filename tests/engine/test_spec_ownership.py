@@ -74,11 +74,12 @@ def misplaced(shared: dict[str, Any], manifests: list[manifest.Manifest], source
         elif len(users) == 1 and next(iter(users)) in folder:
             found.append(f"facts.toml [messages] {key} is said only by {folder[next(iter(users))].source}'s"
                          " ruleset: it belongs in its [messages]")
-    for key in shared["rules"]:
-        users = _constant_users(key, sources)
-        if len(users) == 1 and next(iter(users)) in folder:
-            found.append(f"facts.toml [rules] {key} is read only by the {folder[next(iter(users))].name}"
-                         " ruleset: it belongs in its manifest's [constants]")
+    for table, keys in (("rules", shared["rules"]), ("enums.limits", shared["enums"]["limits"])):
+        for key in keys:
+            users = _constant_users(key, sources)
+            if len(users) == 1 and next(iter(users)) in folder:
+                found.append(f"facts.toml [{table}] {key} is read only by the {folder[next(iter(users))].name}"
+                             " ruleset: it belongs in its manifest's [constants]")
     for name, m in folder.items():
         for key, text in m.messages.items():
             other = _cited(text, ids) - {m.id.upper()}
@@ -99,18 +100,21 @@ def test_every_fact_is_where_the_rule_says():
 
 
 def test_a_ruleset_only_fact_put_back_into_facts_toml_is_found():
-    """WW-4's `ww_critical` and ER-17's `er_stray_shift`, and a message only Cartyrion's
-    code says without citing a rule, each moved back to the shared spec."""
+    """WW-4's `ww_critical`, ER-17's `er_stray_shift`, ER-3's `max_skill_dice`, and a
+    message only Cartyrion's code says without citing a rule, each moved back to the
+    shared spec."""
     shared = generate.load_shared()
     ww, ct = (fracas.rulesets.get(n).manifest for n in ("worldwalker", "cartyrion"))
     er = fracas.rulesets.get("enchanted-realms").manifest
     shared["messages"]["ww_critical"] = ww.messages["ww_critical"]
     shared["messages"]["ct_sneak_roll"] = ct.messages["ct_sneak_roll"].replace(" (CT-7)", "")
     shared["rules"]["er_stray_shift"] = er.constants["er_stray_shift"]
+    shared["enums"]["limits"]["max_skill_dice"] = er.constants["max_skill_dice"]
     found = misplaced(shared, _builtins(), _sources())
     assert any(f.startswith("facts.toml [messages] ww_critical cites only WW") for f in found), found
     assert any(f.startswith("facts.toml [messages] ct_sneak_roll is said only by") for f in found), found
     assert any(f.startswith("facts.toml [rules] er_stray_shift is read only by the enchanted-realms") for f in found)
+    assert any(f.startswith("facts.toml [enums.limits] max_skill_dice is read only by the enchanted") for f in found)
 
 
 def test_a_shared_message_moved_into_one_manifest_is_found():

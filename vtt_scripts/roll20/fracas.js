@@ -2152,24 +2152,10 @@ const SIZES = Object.freeze(["tiny", "small", "medium", "large", "huge", "giant"
 const COVERS = Object.freeze(["none", "half", "three-quarters", "full"]);
 const CONDITIONS = Object.freeze(["asphyxiating", "blind", "bound", "charmed", "deaf", "defending", "drowsy", "frightened", "grappled", "held-breath", "incapacitated", "invisible", "maimed", "nauseated", "paralyzed", "petrified", "poisoned", "prone", "restrained", "shaken", "stunned", "unconscious", "underwater"]);
 const RESISTANCES = Object.freeze(["normal", "resistant", "vulnerable", "immune"]);
-const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
-const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
-const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
-const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
-const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
-const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
-const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
-const FEAT_ADVANTAGE = Object.freeze(["defending"]);
-const FEAT_PENALTY_2 = Object.freeze(["shaken", "drowsy"]);
-const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned", "unconscious"]);
-const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_STRIKES = Object.freeze(256);
 const MAX_TARGETS = Object.freeze(4096);
-const MAX_NEARBY = Object.freeze(8);
 const MAX_ROLLS = Object.freeze(200000);
-const SCORE_RANGE = Object.freeze([-10, 40]);
 const BONUS_RANGE = Object.freeze([-100, 100]);
-const AC_RANGE = Object.freeze([-100, 200]);
 const CT_EXPLODE_LIMIT = Object.freeze(10000);
 const STANDARD_DICE = Object.freeze([2, 3, 4, 6, 8, 10, 12, 20, 100]);
 const ER_STRAY_SHIFT = Object.freeze(2);
@@ -2188,6 +2174,20 @@ const ER_GRAPPLE_SLICK = Object.freeze(3);
 const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
+const MAX_SKILL_DICE = Object.freeze(5);
+const MAX_NEARBY = Object.freeze(8);
+const SCORE_RANGE = Object.freeze([-10, 40]);
+const AC_RANGE = Object.freeze([-100, 200]);
+const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
+const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
+const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
+const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
+const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
+const FEAT_ADVANTAGE = Object.freeze(["defending"]);
+const FEAT_PENALTY_2 = Object.freeze(["shaken", "drowsy"]);
+const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned", "unconscious"]);
+const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
+const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
 const WW_METHODS = Object.freeze(["melee", "ranged"]);
 const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
@@ -2314,7 +2314,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, SIZE_BONUS, COVER_AC, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';

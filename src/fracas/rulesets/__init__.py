@@ -42,7 +42,12 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
     place = where or (manifest.source if manifest is not None else f"ruleset {ruleset!r}")
     if manifest is not None:
         others = [r.manifest for r in _REGISTRY.values() if r.manifest is not None and r.name != manifest.name]
-        clash = _manifest.clashes(manifest, SHARED_NAMES, SHARED_MESSAGES, others)
+        # A built-in ruleset's names are in the generated SHARED_* sets' file itself, and the
+        # generator refuses their clash with facts.toml (fracas.spec.generate.load): only an
+        # installed ruleset's are checked against the shared facts here.
+        builtin = manifest.package.startswith(__name__ + ".")
+        clash = _manifest.clashes(manifest, frozenset() if builtin else SHARED_NAMES,
+                                  frozenset() if builtin else SHARED_MESSAGES, others)
         if clash:
             raise RulesetInvalid(f"{manifest.source}: {clash}; a name means one thing in fracas's generated"
                                  " files, so prefix the ruleset's own with its short ID")

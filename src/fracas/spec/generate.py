@@ -234,9 +234,6 @@ def _enums(facts: dict[str, Any]) -> dict[str, Any]:
         "COVERS": list(enums["covers"]),
         "CONDITIONS": list(enums["conditions"]),
         "RESISTANCES": list(enums["resistances"]),
-        "SIZE_BONUS": dict(enums["size_bonus"]),
-        "COVER_AC": dict(enums["cover_ac"]),
-        **{name.upper(): value for name, value in enums["condition_effects"].items()},
         **{name.upper(): value for name, value in enums["limits"].items()},
         **{name.upper(): value for name, value in facts.get("rules", {}).items()},
     }
@@ -248,9 +245,9 @@ def _codes(facts: dict[str, Any]) -> dict[str, int]:
 
 def python_facts(facts: dict[str, Any], root: Path) -> str:
     enums = _enums(facts)
-    lines = [f'"""Enchanted Realms names, JSON-RPC error codes, bridge methods and message templates,\n'
-             'and the built-in rulesets\' own constants and messages.\n\n'
-             f'{BANNER}\nThe rulesets\' own come from their folders\' manifest.toml ([constants], [messages]).\n"""', ""]
+    lines = [f'"""Enchanted Realms names, JSON-RPC error codes, bridge methods and message templates.\n\n'
+             f'{BANNER}\nThe built-in rulesets\' own constants and messages are here too, from their folders\'\n'
+             'manifest.toml ([constants], [messages]).\n"""', ""]
     for name, value in enums.items():
         if isinstance(value, list):
             value = tuple(value)

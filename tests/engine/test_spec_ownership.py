@@ -232,3 +232,22 @@ def test_the_bridge_method_lists_are_the_bridge_s_own_and_the_kinds():
     assert policy.ROLLING == frozenset(_facts.ROLLING_METHODS)
     for kind in kinds:
         assert kind.method in policy.ROLLING and kind.method not in own
+
+
+def test_the_check_covers_the_manifests(monkeypatch):
+    """`python -m fracas.spec --check` reads the manifests: an ER constant changed in
+    fracas/rulesets/er/manifest.toml (here ER-19's prone modifier, -5 → -6) makes the
+    Python and JavaScript facts stale."""
+    import dataclasses
+
+    real = generate.builtin_facts
+
+    def changed() -> list[generate.Own]:
+        return [dataclasses.replace(own, constants={**own.constants, "er_prone": -6}) if own.name ==
+                "enchanted-realms" else own for own in real()]
+
+    assert generate.stale() == []
+    monkeypatch.setattr(generate, "builtin_facts", changed)
+    stale = generate.stale()
+    assert {"src/fracas/_facts.py", "vtt_scripts/roll20/src/facts.js", "vtt_scripts/foundry/scripts/facts.js"} \
+        <= set(stale), stale

@@ -153,12 +153,14 @@ def test_the_generated_files_carry_the_manifests_facts_under_the_same_names():
 
 
 @pytest.mark.parametrize("manifests, message", [
-    ({"aa": '[constants]\nmax_strikes = 3\n'}, r"aa/manifest.toml: \[constants\] max_strikes: MAX_STRIKES is already"),
-    ({"bb": '[messages]\nno_targets = "none"\n'}, r"bb/manifest.toml: \[messages\] no_targets: already a message"),
+    ({"aa": '[constants]\nmax_strikes = 3\n'},
+     r"aa/manifest.toml: \[constants\] max_strikes: MAX_STRIKES is already a name of fracas/spec/facts.toml"),
+    ({"bb": '[messages]\nno_targets = "none"\n'},
+     r"bb/manifest.toml: \[messages\] no_targets: already a message of fracas/spec/facts.toml"),
     ({"cc": '[constants]\ncc_x = 1\n', "dd": '[constants]\ncc_x = 2\n'},
-     r"dd/manifest.toml: \[constants\] cc_x: CC_X is already a name"),
+     r"dd/manifest.toml: \[constants\] cc_x: CC_X is already a name of fracas/rulesets/cc/manifest.toml"),
     ({"cc": '[messages]\ncc_m = "m"\n', "dd": '[messages]\ncc_m = "n"\n'},
-     r"dd/manifest.toml: \[messages\] cc_m: already a message"),
+     r"dd/manifest.toml: \[messages\] cc_m: already a message of fracas/rulesets/cc/manifest.toml"),
 ])
 def test_a_clash_in_the_built_in_manifests_stops_the_generator(tmp_path, monkeypatch, manifests, message):
     for folder, body in manifests.items():

@@ -74,21 +74,20 @@ def load() -> dict[str, Any]:
     `shared` keeps which names and message keys are facts.toml's (the generated
     SHARED_NAMES and SHARED_MESSAGES: registration refuses an installed ruleset's clash)."""
     facts = load_shared()
-    names = shared_names(facts)
-    messages = set(facts["messages"])
+    names = dict.fromkeys(shared_names(facts), "fracas/spec/facts.toml")  # name → where it is from
+    messages = dict.fromkeys(facts["messages"], "fracas/spec/facts.toml")
     facts["shared"] = {"names": sorted(names), "messages": list(facts["messages"])}
     for own in builtin_facts():
         for key, value in own.constants.items():
             if key.upper() in names:
                 raise ValueError(f"{own.source}: [constants] {key}: {key.upper()} is already a name of "
-                                 "facts.toml or of another ruleset's manifest")
-            names.add(key.upper())
+                                 f"{names[key.upper()]}")
+            names[key.upper()] = own.source
             facts["rules"][key] = value
         for key, text in own.messages.items():
             if key in messages:
-                raise ValueError(f"{own.source}: [messages] {key}: already a message of facts.toml or of "
-                                 "another ruleset's manifest")
-            messages.add(key)
+                raise ValueError(f"{own.source}: [messages] {key}: already a message of {messages[key]}")
+            messages[key] = own.source
             facts["messages"][key] = text
     facts["bridge"] = bridge_methods(facts["bridge"]["own"])
     return facts
@@ -141,10 +140,11 @@ def _builtin_kinds() -> list[Any]:
         for module in [m for m in sys.modules if m == "fracas" or m.startswith("fracas.")]:
             del sys.modules[module]  # half imported: import afresh once _facts.py is written
         return _committed_kinds()
-    builtin = [rulesets.get(n) for n in rulesets.names()
-               if (getattr(rulesets.get(n).manifest, "package", "") or "").startswith("fracas.rulesets.")]
     found = {kind.name: kind for kind in rulesets.base.SHARED_KINDS}
-    for ruleset in builtin:
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        if ruleset.manifest is None or not ruleset.manifest.package.startswith("fracas.rulesets."):
+            continue
         for bound in ruleset.kinds.values():
             found.setdefault(bound.kind.name, bound.kind)
     return list(found.values())

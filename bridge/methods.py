@@ -97,23 +97,18 @@ class _Checkpoint:
 
 
 def method_table(methods: Methods) -> dict[str, Handler]:
-    """Every method the bridge answers once a connection is authenticated, and its handler
-    (the shared spec's BRIDGE_METHODS but ``auth``, then KIND_METHODS).
+    """Every method the bridge answers once a connection is authenticated, and its handler,
+    in the order of the generated spec (its BRIDGE_METHODS but ``auth``, then KIND_METHODS).
 
-    The rulesets' own request kinds (old-school's ``morale.check``, ER's ``compete.roll`` and
-    ``impale.resolve``, a third-party ruleset's kind) each roll with their engine call
-    (``Kind.method`` → ``ENGINE_CALLS``), in the spec's order where the spec lists them."""
-    table: dict[str, Handler] = {
+    The bridge's own methods have their own handlers; every request kind's method (the
+    shared kinds', old-school's ``morale.check``, ER's ``compete.roll`` and
+    ``impale.resolve``, a third-party ruleset's kind) rolls with its engine call
+    (``Kind.method`` → ``ENGINE_CALLS``), journaled."""
+    own: dict[str, Handler] = {
         "server.info": methods.server_info,
         "attack.resolve": methods.attack_resolve,
         "attack.bulk": methods.attack_bulk,
         "attack.odds": methods.attack_odds,
-        "initiative.roll": methods.rolling("roll_initiative"),
-    }
-    for method in (*BRIDGE_METHODS, *KIND_METHODS):
-        if method in ENGINE_CALLS and method not in table:
-            table[method] = methods.rolling(ENGINE_CALLS[method])
-    table.update({
         "journal.get": methods.journal_get,
         "journal.replay": methods.journal_replay,
         "encounter.new": methods.encounter_new,
@@ -122,7 +117,13 @@ def method_table(methods: Methods) -> dict[str, Handler]:
         "encounter.undo": methods.encounter_undo,
         "encounter.list": methods.encounter_list,
         "encounter.delete": methods.encounter_delete,
-    })
+    }
+    table: dict[str, Handler] = {}
+    for method in (*BRIDGE_METHODS, *KIND_METHODS):
+        if method in own:
+            table[method] = own[method]
+        elif method in ENGINE_CALLS:
+            table[method] = methods.rolling(ENGINE_CALLS[method])
     return table
 
 

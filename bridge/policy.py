@@ -35,10 +35,12 @@ from .rpc import failure, valid_id
 
 #: The bridge's own methods that read a journaled entry named by ``params.id``.
 READING_METHODS = frozenset({"journal.get", "journal.replay"})
-#: The rolled method of each kind an installed ruleset brings that the spec does not list
-#: (a third-party ruleset's own kind: fracas.rulesets kinds, ``Kind.method``): journaled
-#: under its request id like the spec's rolling methods.
+#: The method of each kind an installed ruleset brings that the generated spec does not
+#: list (a third-party ruleset's own kind: ``fracas.rulesets.kinds()``, ``Kind.method``).
 KIND_METHODS = tuple(method for method in ENGINE_CALLS if method not in BRIDGE_METHODS)
+#: What is journaled: one rule, the spec's (fracas.spec.generate.bridge_methods): the
+#: bridge's own rolling methods (facts.toml ``[bridge.own]`` with ``rolls``) and every
+#: request kind's method, the built-in ones' in ROLLING_METHODS, an installed ruleset's here.
 ROLLING = frozenset(ROLLING_METHODS) | frozenset(KIND_METHODS)
 
 

@@ -102,12 +102,11 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     lists: dict[str, list[object]] = {}
     for group in ("enums", "rules"):
         for name, value in facts[group].items():
-            if isinstance(value, list) and len(value) > 1 and all(isinstance(v, (str, int)) for v in value):
+            if isinstance(value, list) and len(value) > 1 and all(isinstance(v, (str, int)) for v in value) \
+                    and not name.endswith("_range"):  # a range is a pair of bounds: `ranges` below
                 lists[f"{group}.{name}"] = value
             elif isinstance(value, dict) and group == "enums" and name != "limits":
                 lists[f"{group}.{name} (keys)"] = list(value)
-    for name, value in facts["enums"]["condition_effects"].items():
-        lists[f"enums.condition_effects.{name}"] = value
     for name, value in facts.get("results", {}).items():
         lists[f"results.{name}"] = value
     lists["bridge.methods"] = facts["bridge"]["methods"]
@@ -121,6 +120,8 @@ def spec_facts(root: pathlib.Path) -> dict[str, object]:
     spec_limits = dict(limits)  # facts.toml's own; contract LIMITS are Python's constants
     limits.update(contract["LIMITS"])
     ranges = {f"{name.upper()}": tuple(value) for name, value in facts["enums"]["limits"].items() if isinstance(value, list)}
+    ranges.update({name.upper(): tuple(value) for name, value in facts["rules"].items()  # a ruleset's own bounds
+                   if name.endswith("_range") and isinstance(value, list) and len(value) == 2})
     return {"version": contract["VERSION"], "default": contract["DEFAULT_RULESET"], "ranges": ranges, "messages": dict(facts["messages"]), "lists": lists, "limits": limits,
             "spec_limits": spec_limits, "titles": {r["title"]: r["name"] for r in contract["RULESETS"]},
             "names": [r["name"] for r in contract["RULESETS"]]}

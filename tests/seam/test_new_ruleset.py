@@ -106,6 +106,14 @@ out["own kind"] = [own["hits"] == sum(1 for f in own["faces"] if f >= 5), len(ow
 index = fracas.rulesets.docs_index()
 row = next(line for line in index.splitlines() if "`d6-pool`" in line)
 out["docs"] = [row.startswith("| D6 pool |"), "| python |" in row, "d6-pool" in generate.rules_index({}, Path(sys.argv[1]))]
+# Its own constants and messages (manifest [constants], [messages]) are read from its manifest
+# at run time; fracas's generated files are made from the built-in rulesets' alone.
+facts = generate.load()
+made = generate.python_facts(facts, Path(sys.argv[1])) + generate.roll20_facts(facts, Path(sys.argv[1]))
+out["own facts"] = [m.constants["dp_most_dice"] == 20, m.say("dp_dice_range", dice=0, most=20).endswith("(DP-1)"),
+                    "dp_dice_range" not in facts["messages"], "dp_most_dice" not in facts["rules"],
+                    "pool.roll" not in facts["bridge"]["methods"], "DP-1" not in made and "DP_MOST_DICE" not in made,
+                    "pool.roll" in fracas.rulesets.kinds()["pool"].method]
 print(json.dumps(out))
 '''
 

@@ -5,7 +5,8 @@ with a `manifest.toml`, and every package named in the entry-point group
 `fracas.rulesets` of an installed distribution, registers when this package is first
 imported. A project may also register a `Ruleset` object itself with `register()`
 (tests do, to prove the seam). Registration checks the protocol (`base.check_ruleset`)
-and the manifest, and says what is missing and where.
+and the manifest (its constants and messages named nowhere else: `manifest.clashes`), and
+says what is missing and where.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from types import ModuleType
 from typing import Any, Callable, Optional
 
+from .._facts import SHARED_MESSAGES, SHARED_NAMES
 from ..errors import SchemaError
 from . import manifest as _manifest
 from .base import KINDS, KNOWN_KINDS, SHARED_KINDS, BulkJob, Kind, Result, Ruleset, RulesetInvalid, check_ruleset
@@ -39,6 +41,16 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
     Raises `RulesetInvalid` naming the folder and what is missing."""
     place = where or (manifest.source if manifest is not None else f"ruleset {ruleset!r}")
     if manifest is not None:
+        others = [r.manifest for r in _REGISTRY.values() if r.manifest is not None and r.name != manifest.name]
+        # A built-in ruleset's names are in the generated SHARED_* sets' file itself, and the
+        # generator refuses their clash with facts.toml (fracas.spec.generate.load): only an
+        # installed ruleset's are checked against the shared facts here.
+        builtin = manifest.package.startswith(__name__ + ".")
+        clash = _manifest.clashes(manifest, frozenset() if builtin else SHARED_NAMES,
+                                  frozenset() if builtin else SHARED_MESSAGES, others)
+        if clash:
+            raise RulesetInvalid(f"{manifest.source}: {clash}; a name means one thing in fracas's generated"
+                                 " files, so prefix the ruleset's own with its short ID")
         _adopt(ruleset, manifest)
     check_ruleset(ruleset, place)
     for kind in ruleset.own_kinds:

@@ -21,8 +21,9 @@ Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk
 **Request kinds are objects** (`Kind`): the kinds every driver knows (`ATTACK`, `BULK`,
 `INITIATIVE`) are here; a ruleset adds its own (Enchanted Realms' `compete` and
 `impale`, old-school's `morale`) from its folder. A kind names its request type's key,
-the ruleset calls that compile and roll it, its bridge method, its `fracas` function,
-its result schema and its CLI command; the drivers, the spec and the CLI iterate over
+the ruleset calls that compile and roll it, its bridge method (journaled; on the Roll20
+relay's allowlist with `relay`), its `fracas` function, its result schema and its CLI
+command; the drivers, the spec and the CLI iterate over
 kinds and never spell a call by string.
 
 **What the protocol requires, written down** (`REQUIREMENTS`; `check_ruleset` checks
@@ -92,6 +93,12 @@ class Kind:
     command: Optional[str] = None
     #: Bulk: compiled to a `BulkJob` the bulk driver rolls, not rolled by the ruleset.
     bulk: bool = False
+    #: Whether the Roll20 relay extension carries `method` from the Mod script to the bridge:
+    #: only what the Mod sends (attacks of a ruleset without a JavaScript port, mobs' bulk
+    #: requests). The relay's allowlist is generated from this (fracas.spec); a test checks
+    #: it against the Mod script's answer handlers. (A kind's method always rolls: the
+    #: bridge journals it under its id.)
+    relay: bool = False
 
     def bind(self, ruleset: "Ruleset") -> "BoundKind":
         """This kind's request type and calls of `ruleset` (looked up once, at registration)."""
@@ -114,9 +121,9 @@ class BoundKind(NamedTuple):
 
 #: The kinds every driver knows; rulesets add their own (`Ruleset.own_kinds`).
 ATTACK = Kind("attack", "attack.resolve", "resolve", "the attack", "attack", "compile_attack", "roll_attack",
-              result="result.attack.resolve", command="fracas.cli.attack:attack")
+              result="result.attack.resolve", command="fracas.cli.attack:attack", relay=True)
 BULK = Kind("bulk", "attack.bulk", "resolve_bulk", "the bulk request", "bulk", "compile_bulk", None,
-            result="result.attack.bulk", bulk=True)
+            result="result.attack.bulk", bulk=True, relay=True)
 INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiative", "initiative",
                   "compile_initiative", "roll_initiative", result="result.initiative.roll",
                   command="fracas.cli.initiative:initiative")

@@ -22,20 +22,35 @@ list are all read from the manifests; nothing else names a ruleset.
     default = true                     # optional: the ruleset of a request naming none
     row_kernel = "success-count"       # optional: the compiled row kernel mode it runs on
                                        # (its object a rows.RowRuleset of that mode)
-    [constants]                        # optional: its own numbers
+    [constants]                        # optional: its own numbers, names and tables
+    er_stray_shift = 2
     [messages]                         # optional: its own message templates
+    flee_negative = "…{moved} (ER-20)"       # `{name}` filled in by the caller
     [requests]                         # one request of each kind: the conformance suite
                                        # (tests/conformance/) compiles, rolls and checks them
 
-The built-in rulesets' constants and messages that the JavaScript resolver shares stay
-in `fracas/spec/facts.toml` (the spec generates both languages' copies from there); a
-ruleset's `[constants]` and `[messages]` are for what is its own alone.
+A ruleset's own constants and messages are in its manifest: those only its code reads,
+and the messages citing only its rule IDs (`fracas/spec/facts.toml` keeps what fracas
+shares, and says the rule). A key is lower-case letters, digits and underscores; a
+constant is a number, string or boolean, or an array or table of them; a message's
+`{name}` placeholders are plain names. Its code reads them as `manifest.constants[key]`
+and `manifest.say(key, **values)`. For a built-in ruleset `python -m fracas.spec` also
+writes them into the generated files beside the shared facts (the constant upper-cased:
+`mr_reach` → `fracas._facts.MR_REACH` and facts.js's; the message into
+`MESSAGES`, said by `fracas.requests.say` and the Roll20 resolver's `say`), so the names
+are one namespace: registration refuses a constant or message named by the shared facts
+or by another registered ruleset's manifest (prefix yours with the short ID). A ruleset
+installed as a separate package is in no generated file: its code reads its manifest.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import string
 import sys
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Optional
 
 if sys.version_info >= (3, 11):
@@ -84,7 +99,9 @@ class Manifest:
     order: int = 1000
     default: bool = False
     row_kernel: Optional[str] = None
-    constants: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: Its own numbers, names and tables (`[constants]`; read-only): `manifest.constants["faces"]`.
+    constants: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: Its own message templates (`[messages]`), said with `say(key, **values)`.
     messages: dict[str, str] = dataclasses.field(default_factory=dict)
     requests: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -151,18 +168,81 @@ def parse(text: str, source: str, package: str) -> Manifest:
     for key in data.get("requests", {}):
         if key not in data["kinds"]:
             raise RulesetInvalid(f"{source}: [requests] {key}: not one of its kinds ({', '.join(data['kinds'])})")
+    for key, value in data.get("constants", {}).items():
+        _check_constant(source, key, value)
     for key, template in data.get("messages", {}).items():
-        if not isinstance(template, str):
-            raise RulesetInvalid(f"{source}: [messages] {key} must be a string template, got {template!r}")
+        _check_message(source, key, template)
     return Manifest(name=data["name"], id=data["id"].lower(), title=data["title"], object=data["object"],
                     kinds=tuple(data["kinds"]), rules=data["rules"], status=data["status"],
                     examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
                     order=data.get("order", 1000), default=data.get("default", False),
-                    row_kernel=data.get("row_kernel"), constants=dict(data.get("constants", {})),
+                    row_kernel=data.get("row_kernel"), constants=MappingProxyType(dict(data.get("constants", {}))),
                     messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
 
 
 _TOML = {str: "string", list: "array", int: "integer", bool: "boolean", dict: "table"}
+
+#: A constant's or a message's key: upper-cased (constants) it is a name in Python and
+#: JavaScript, so lower-case letters, digits and underscores, starting with a letter.
+_KEY = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+def _check_key(source: str, table: str, key: str) -> None:
+    if not _KEY.match(key):
+        raise RulesetInvalid(f"{source}: [{table}] {key!r}: a key is lower-case letters, digits and underscores,"
+                             " starting with a letter (it becomes a name in Python and JavaScript)")
+
+
+def _check_constant(source: str, key: str, value: Any, where: str = "") -> None:
+    """A `[constants]` entry: a key as `_KEY` says, and a value JSON can carry (a number,
+    string, boolean, or arrays and tables of them; not a TOML date or time)."""
+    if not where:
+        _check_key(source, "constants", key)
+    place = where or key
+    if isinstance(value, dict):
+        for inner, item in value.items():
+            _check_constant(source, key, item, f"{place}.{inner}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_constant(source, key, item, f"{place}[{index}]")
+    elif not isinstance(value, (bool, int, float, str)):
+        raise RulesetInvalid(f"{source}: [constants] {place} is a TOML {type(value).__name__}: a constant is a"
+                             " number, string or boolean, or an array or table of them")
+
+
+def _check_message(source: str, key: str, template: Any) -> None:
+    """A `[messages]` entry: a non-empty string whose `{name}` placeholders are plain names."""
+    _check_key(source, "messages", key)
+    if not isinstance(template, str) or not template.strip():
+        raise RulesetInvalid(f"{source}: [messages] {key} must be a non-empty string template, got {template!r}")
+    try:
+        fields = [name for _text, name, _spec, _conv in string.Formatter().parse(template) if name is not None]
+    except ValueError as exc:
+        raise RulesetInvalid(f"{source}: [messages] {key}: {exc} (write {{{{ and }}}} for a literal brace)") from None
+    for name in fields:
+        if not name.isidentifier():
+            raise RulesetInvalid(f"{source}: [messages] {key}: placeholder {{{name}}} is not a plain name"
+                                 " ({value}, {most}: the caller fills each in by name)")
+
+
+def clashes(mine: Manifest, shared_names: Any, shared_messages: Any, others: Any) -> Optional[str]:
+    """What in `mine`'s `[constants]` and `[messages]` is already named elsewhere: by the
+    shared facts (their names, upper-cased as generated, and message keys) or by another
+    registered ruleset's manifest (`others`); None when nothing is. The generated files
+    share one namespace, so a name means one thing everywhere."""
+    for key in mine.constants:
+        if key.upper() in shared_names:
+            return f"[constants] {key}: {key.upper()} is a name of fracas's shared facts (fracas/spec/facts.toml)"
+        for other in others:
+            if any(k.upper() == key.upper() for k in other.constants):
+                return f"[constants] {key}: the {other.name} ruleset's manifest ({other.source}) has it too"
+    for key in mine.messages:
+        if key in shared_messages:
+            return f"[messages] {key}: a message of fracas's shared facts (fracas/spec/facts.toml)"
+        for other in others:
+            if key in other.messages:
+                return f"[messages] {key}: the {other.name} ruleset's manifest ({other.source}) has it too"
+    return None
 
 
 def read(package: str) -> Optional[Manifest]:

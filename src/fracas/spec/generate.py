@@ -9,6 +9,8 @@ and compare with what is committed. Generated files start with a banner saying s
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -29,10 +31,136 @@ def repo_root() -> Path:
     return HERE.parents[2]
 
 
-def load() -> dict[str, Any]:
+def load_shared() -> dict[str, Any]:
+    """`facts.toml` as written: the shared facts alone."""
     with open(FACTS, "rb") as handle:
         facts: dict[str, Any] = tomllib.load(handle)
         return facts
+
+
+#: Where the built-in rulesets' folders are (each with its `manifest.toml`).
+RULESETS_DIR = HERE.parent / "rulesets"
+
+
+@dataclasses.dataclass(frozen=True)
+class Own:
+    """A built-in ruleset's own facts, as its manifest declares them."""
+
+    source: str                  # fracas/rulesets/<folder>/manifest.toml
+    name: str
+    constants: dict[str, Any]
+    messages: dict[str, str]
+
+
+def builtin_facts() -> list[Own]:
+    """The `[constants]` and `[messages]` of the built-in rulesets' manifests (the folders
+    of fracas.rulesets), in listing order. Read from the files, without importing fracas,
+    so the script mode below works while a generated file lacks a name; registration
+    checks the manifests in full (fracas.rulesets.manifest)."""
+    found = []
+    for path in sorted(RULESETS_DIR.glob("*/manifest.toml")):
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+        source = f"fracas/rulesets/{path.parent.name}/manifest.toml"
+        found.append((data.get("order", 1000), Own(source, data["name"], dict(data.get("constants", {})),
+                                                   dict(data.get("messages", {})))))
+    return [own for _order, own in sorted(found, key=lambda item: item[0])]
+
+
+def load() -> dict[str, Any]:
+    """The shared facts with the built-in rulesets' own merged in, as the generated files
+    carry them: their constants beside `[rules]`, their messages after `[messages]`; and
+    `[bridge]`'s method lists made from the bridge's own methods and the request kinds.
+    `shared` keeps which names and message keys are facts.toml's (the generated
+    SHARED_NAMES and SHARED_MESSAGES: registration refuses an installed ruleset's clash)."""
+    facts = load_shared()
+    names = dict.fromkeys(shared_names(facts), "fracas/spec/facts.toml")  # name → where it is from
+    messages = dict.fromkeys(facts["messages"], "fracas/spec/facts.toml")
+    facts["shared"] = {"names": sorted(names), "messages": list(facts["messages"])}
+    for own in builtin_facts():
+        for key, value in own.constants.items():
+            if key.upper() in names:
+                raise ValueError(f"{own.source}: [constants] {key}: {key.upper()} is already a name of "
+                                 f"{names[key.upper()]}")
+            names[key.upper()] = own.source
+            facts["rules"][key] = value
+        for key, text in own.messages.items():
+            if key in messages:
+                raise ValueError(f"{own.source}: [messages] {key}: already a message of {messages[key]}")
+            messages[key] = own.source
+            facts["messages"][key] = text
+    facts["bridge"] = bridge_methods(facts["bridge"]["own"])
+    return facts
+
+
+def shared_names(facts: dict[str, Any]) -> set[str]:
+    """Every name the shared facts give the generated fracas._facts and facts.js."""
+    return {*_enums(facts), *(f"{name.upper()}_KEYS" for name in facts["results"]), *facts["error_codes"],
+            "BRIDGE_METHODS", "ROLLING_METHODS", "ROLL20_RELAY_METHODS", "MESSAGES", "SHARED_NAMES",
+            "SHARED_MESSAGES", "LAYOUT", "ERROR_CODES"}
+
+
+# -- the bridge's methods: its own (facts.toml [bridge.own]) and the request kinds' ------
+
+def bridge_methods(own: dict[str, dict[str, bool]]) -> dict[str, Any]:
+    """The method lists the generated files carry: every method (the bridge's own, then each
+    built-in kind's `Kind.method`), the journaled ones (own with `rolls`, and every kind's:
+    a kind's method always rolls) and the Roll20 relay's (own and kinds with `relay`)."""
+    kinds = _builtin_kinds()
+    for name, flags in own.items():
+        unknown = set(flags) - {"rolls", "relay"}
+        if unknown:
+            raise ValueError(f"facts.toml [bridge.own] {name}: unknown flag(s) {sorted(unknown)} (rolls, relay)")
+    clash = [k.method for k in kinds if k.method in own]
+    if clash:
+        raise ValueError(f"facts.toml [bridge.own] lists {clash}, which request kinds have as their method")
+    return {
+        "own": own,
+        "methods": [*own, *(k.method for k in kinds)],
+        "rolling_methods": [*(m for m, f in own.items() if f.get("rolls")), *(k.method for k in kinds)],
+        "roll20_relay": sorted([*(m for m, f in own.items() if f.get("relay")), *(k.method for k in kinds if k.relay)]),
+    }
+
+
+#: Set by the script mode (`python src/fracas/spec/generate.py`): when fracas cannot be
+#: imported yet (a generated file lacks a name its code reads), the kinds' methods are
+#: taken from the committed fracas/_facts.py for this run; run it again once written.
+_BOOTSTRAP = False
+
+
+def _builtin_kinds() -> list[Any]:
+    """The request kinds of the built-in rulesets (the shared ones first), not those of a
+    ruleset installed as a separate package: theirs are served at run time, and never
+    land in a generated file."""
+    try:
+        from fracas import rulesets
+    except Exception:
+        if not _BOOTSTRAP:
+            raise
+        for module in [m for m in sys.modules if m == "fracas" or m.startswith("fracas.")]:
+            del sys.modules[module]  # half imported: import afresh once _facts.py is written
+        return _committed_kinds()
+    found = {kind.name: kind for kind in rulesets.base.SHARED_KINDS}
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        if ruleset.manifest is None or not ruleset.manifest.package.startswith("fracas.rulesets."):
+            continue
+        for bound in ruleset.kinds.values():
+            found.setdefault(bound.kind.name, bound.kind)
+    return list(found.values())
+
+
+def _committed_kinds() -> list[Any]:
+    """Stand-ins for the kinds (method, relay) from the committed fracas/_facts.py."""
+    import ast
+
+    text = (HERE.parent / "_facts.py").read_text(encoding="utf-8")
+    values = {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse(text).body
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+              and node.targets[0].id in ("BRIDGE_METHODS", "ROLL20_RELAY_METHODS")}
+    own = load_shared()["bridge"]["own"]
+    stand_in = collections.namedtuple("stand_in", "method relay")
+    return [stand_in(m, m in values["ROLL20_RELAY_METHODS"]) for m in values["BRIDGE_METHODS"] if m not in own]
 
 
 # -- the layout, as (name, value, doc) --------------------------------------------------
@@ -106,9 +234,6 @@ def _enums(facts: dict[str, Any]) -> dict[str, Any]:
         "COVERS": list(enums["covers"]),
         "CONDITIONS": list(enums["conditions"]),
         "RESISTANCES": list(enums["resistances"]),
-        "SIZE_BONUS": dict(enums["size_bonus"]),
-        "COVER_AC": dict(enums["cover_ac"]),
-        **{name.upper(): value for name, value in enums["condition_effects"].items()},
         **{name.upper(): value for name, value in enums["limits"].items()},
         **{name.upper(): value for name, value in facts.get("rules", {}).items()},
     }
@@ -120,7 +245,9 @@ def _codes(facts: dict[str, Any]) -> dict[str, int]:
 
 def python_facts(facts: dict[str, Any], root: Path) -> str:
     enums = _enums(facts)
-    lines = [f'"""Enchanted Realms names, JSON-RPC error codes and message templates.\n\n{BANNER}\n"""', ""]
+    lines = [f'"""Enchanted Realms names, JSON-RPC error codes, bridge methods and message templates.\n\n'
+             f'{BANNER}\nThe built-in rulesets\' own constants and messages are here too, from their folders\'\n'
+             'manifest.toml ([constants], [messages]).\n"""', ""]
     for name, value in enums.items():
         if isinstance(value, list):
             value = tuple(value)
@@ -131,14 +258,20 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
-    lines += ["", f"BRIDGE_METHODS = {tuple(facts['bridge']['methods'])!r}",
+    lines += ["", "# The bridge's methods: its own, then each request kind's (Kind.method).",
+              f"BRIDGE_METHODS = {tuple(facts['bridge']['methods'])!r}",
               f"ROLLING_METHODS = {tuple(facts['bridge']['rolling_methods'])!r}",
-              f"ROLL20_RELAY_METHODS = {tuple(sorted(facts['bridge']['roll20_relay']))!r}", "",
-              "# Message templates: `{name}` is filled in by the caller (fracas.requests.say).",
+              f"ROLL20_RELAY_METHODS = {tuple(facts['bridge']['roll20_relay'])!r}", "",
+              "# Message templates: `{name}` is filled in by the caller (fracas.requests.say); the",
+              "# shared ones (facts.toml), then each built-in ruleset's own (its manifest's [messages]).",
               "MESSAGES = {"]
     for key, text in facts["messages"].items():
         lines.append(f"    {key!r}: {text!r},")
-    lines.append("}")
+    lines += ["}", "",
+              "# The names and message keys of the shared facts (facts.toml): an installed ruleset's",
+              "# manifest may use neither (fracas.rulesets refuses the clash when it registers).",
+              f"SHARED_NAMES = frozenset({tuple(facts['shared']['names'])!r})",
+              f"SHARED_MESSAGES = frozenset({tuple(facts['shared']['messages'])!r})"]
     return "\n".join(lines) + "\n"
 
 
@@ -148,8 +281,9 @@ def _js(value: Any) -> str:
 
 def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     lines = ["'use strict';", f"// {BANNER}",
-             "// The kernel layout, Enchanted Realms names, error codes and message templates,",
-             "// the same numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
+             "// The kernel layout, Enchanted Realms names, error codes and message templates, and",
+             "// the built-in rulesets' own constants and messages (their manifest.toml), the same",
+             "// numbers and words as src/fracas/_layout.py and src/fracas/_facts.py.", ""]
     lines.append("const LAYOUT = Object.freeze({")
     for name, value, _doc in layout_entries(facts, js=True):
         if not name.startswith("#"):
@@ -180,7 +314,8 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
 
 def foundry_facts(facts: dict[str, Any], root: Path) -> str:
     lines = [f"// {BANNER}",
-             "// Enchanted Realms names and the bridge's JSON-RPC error codes, as the engine has them.", ""]
+             "// Enchanted Realms names, the built-in rulesets' own constants (their manifest.toml) and",
+             "// the bridge's JSON-RPC error codes, as the engine has them.", ""]
     for name, value in _enums(facts).items():
         lines.append(f"export const {name} = Object.freeze({_js(value)});")
     lines.append(f"export const ERROR_CODES = Object.freeze({_js(_codes(facts))});")
@@ -197,7 +332,8 @@ def roll20_relay_methods(facts: dict[str, Any], root: Path) -> str:
     return "\n".join([
         "'use strict';",
         f"// {BANNER}",
-        "// The bridge methods the relay extension carries from the Mod script ([bridge] roll20_relay):",
+        "// The bridge methods the relay extension carries from the Mod script (facts.toml [bridge.own]",
+        "// `relay`, and the request kinds with Kind.relay):",
         "// a signed request for any other method is refused by the worker.",
         f"const RELAYED = Object.freeze({_js(sorted(relayed))});",
         "// fracas's version, which the relay says in its hello.",
@@ -461,7 +597,7 @@ INDEX_END = "<!-- end of the generated rulesets -->"
 
 def rules_index(facts: dict[str, Any], root: Path) -> str:
     """docs/rules/README.md with its table of rulesets made from the manifests."""
-    from .. import rulesets
+    from fracas import rulesets
 
     text = (root / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
     head, begin, rest = text.partition(INDEX_BEGIN)
@@ -525,5 +661,6 @@ if __name__ == "__main__":
     # generated Python file is missing a name the package needs (after adding a fact),
     # where `-m fracas.spec` (everything, see fracas.spec.regen) cannot import the package.
     sys.path.insert(0, str(HERE.parents[1]))
+    _BOOTSTRAP = True
     for written in write_all(repo_root()):
         print(f"wrote {written}")

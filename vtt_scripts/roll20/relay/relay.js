@@ -9,7 +9,7 @@
 // bridge answers a repeated id from its journal, so nothing is rolled twice.
 
 const protocol = require('../src/protocol');
-// Generated from the spec (src/fracas/spec/facts.toml, [bridge] roll20_relay): what the Mod sends.
+// Generated from the spec (src/fracas/spec/facts.toml [bridge.own] `relay`, and Kind.relay): what the Mod sends.
 const { RELAYED, VERSION: RELAY_VERSION } = require('./methods');
 
 const ALLOWED = RELAYED;

@@ -123,7 +123,7 @@ test('authenticates first, says hello, forwards a request once and posts the ans
   assert.ok(h.posted.length > 4, 'the answer was cut into several frames');
 });
 
-test("the relay carries exactly the methods the Mod sends (the spec's [bridge] roll20_relay)", () => {
+test("the relay carries exactly the methods the Mod sends (the spec's [bridge.own] relay and Kind.relay)", () => {
   require('../src/mod/app'); // every command module registers its answer handler
   const { methods } = require('../src/mod/relaylink');
   const { ALLOWED } = require('../relay/relay');

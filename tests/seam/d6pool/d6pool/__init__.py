@@ -23,7 +23,7 @@ from fracas.rulesets.manifest import read
 MANIFEST = read(__name__)
 assert MANIFEST is not None
 NAME = MANIFEST.name
-HIT_ON, FACES, MOST = (MANIFEST.constants[k] for k in ("hit_on", "faces", "most_dice"))
+HIT_ON, FACES, MOST = (MANIFEST.constants[k] for k in ("dp_hit_on", "dp_faces", "dp_most_dice"))
 
 
 class Attacker(msgspec.Struct, forbid_unknown_fields=True):
@@ -109,7 +109,7 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
     of the row kernel's success-counting mode."""
     dice = strike.dice + attacker.extra
     if not 1 <= dice <= MOST:
-        raise SchemaError(f"{path}.dice", MANIFEST.say("dice_range", dice=dice, most=MOST))
+        raise SchemaError(f"{path}.dice", MANIFEST.say("dp_dice_range", dice=dice, most=MOST))
     return rows.pool_row(dice, FACES, HIT_ON), rows.Meta("", path, {}, FACES)
 
 
@@ -194,7 +194,7 @@ class D6Pool(rows.RowRuleset):
 
     def compile_pool(self, request: PoolRequest) -> PoolRequest:
         if not 1 <= request.dice <= MOST:
-            raise SchemaError("$.dice", MANIFEST.say("dice_range", dice=request.dice, most=MOST))
+            raise SchemaError("$.dice", MANIFEST.say("dp_dice_range", dice=request.dice, most=MOST))
         return request
 
     def roll_pool(self, plan: PoolRequest, dice: Dice, seed: int) -> Rolled:

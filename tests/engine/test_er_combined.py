@@ -198,6 +198,7 @@ def test_er19_an_unconscious_defender_loses_without_a_roll():
     r = fracas.compete(contest(defender={"conditions": ["unconscious"]}, seed=3)).to_dict()
     assert r["rounds"] == [] and r["winner"] == "ogre" and r["challenger"]["win_chance"] == 1.0
     assert r["defender"]["automatic_failure"] == "unconscious"
+    assert r["ties"] == 0  # no round rolled, so none tied (it said -1 before)
 
 
 def test_er19_a_challenger_that_cannot_act_cannot_start_a_grapple():

@@ -516,7 +516,7 @@ function compete(request, options = {}) {
     };
   });
   Object.assign(result, {
-    rounds, ties: rounds.length - 1, winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+    rounds, ties: Math.max(rounds.length - 1, 0), winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
   });
   return result;
 }

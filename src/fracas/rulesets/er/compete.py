@@ -205,7 +205,7 @@ def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
         }
     data = {
         "ruleset": req.ruleset, "seed": seed, "injected": dice.injected, "contest": req.contest,
-        "slick": req.slick, **sides, "rounds": rounds, "ties": len(rounds) - 1,
+        "slick": req.slick, **sides, "rounds": rounds, "ties": max(len(rounds) - 1, 0),
         "winner": c if challenger_wins else d, "loser": d if challenger_wins else c, "outcome": text,
     }
     return Rolled(seed, req.ruleset, data)

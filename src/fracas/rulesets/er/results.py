@@ -293,9 +293,9 @@ class CompeteResult(R.Rolled):
     challenger: Side
     defender: Side
     rounds: list[Round]
-    #: Rounds tied: one less than `rounds`, so -1 when an automatic failure (ER-14) decided
-    #: without a roll (what every backend and the JavaScript resolver build).
-    ties: Annotated[int, msgspec.Meta(ge=-1)]
+    #: Rounds tied: one less than `rounds`; 0 when an automatic failure (ER-14) decided
+    #: without a roll (no round, so none tied).
+    ties: Annotated[int, msgspec.Meta(ge=0)]
     winner: str
     loser: str
     outcome: str

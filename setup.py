@@ -58,7 +58,7 @@ def extensions():
                  "cython_core/_fights.pxi", "cython_core/lanes.h", "cython_core/lanes_body.h"],
         extra_compile_args=compile_args,
     )
-    return cythonize(
+    kernels = cythonize(
         [ext],
         include_path=["cython_core"],  # the .pxd files _core.pyx cimports (_layout, _generator)
         compiler_directives={
@@ -69,6 +69,23 @@ def extensions():
             "initializedcheck": False,
         },
     )
+    return kernels + cythonize(
+        [Extension(name, [path], extra_compile_args=compile_args) for name, path in PURE_PYTHON],
+        compiler_directives={
+            "language_level": "3",
+            "annotation_typing": False,  # its types are in the .pxd beside it; the hints are for mypy
+            "boundscheck": True,  # it reads the arrays where they say: a bad position raises, never reads past
+            "wraparound": False,
+        },
+    )
+
+
+#: Plain-Python modules of the rulesets that setup.py also compiles with Cython ("pure Python
+#: mode": the same .py, typed by the .pxd beside it), so their result building runs at C
+#: speed; without a compiler they import as the .py they are.
+PURE_PYTHON = [
+    ("fracas.rulesets.er.strikes", "src/fracas/rulesets/er/strikes.py"),
+]
 
 
 #: Packages kept outside src/ (pyproject.toml's [tool.setuptools.package-dir] says where).

@@ -1,5 +1,6 @@
 # One ER attack on the single-call path: the buffers made here, a crit chain too long for
-# the log rolled again with a larger one, and its strike dicts for the result.
+# the log rolled again with a larger one. Its result's strike entries are built in the
+# ruleset (src/fracas/rulesets/er/strikes.py): the kernels return arrays only.
 
 
 # ── one attack: the single-call path, buffers made here ───────────────────────────
@@ -60,64 +61,3 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     info[I_ERROR_POS] = dice.error_pos if err else -1
     return err, out, log
 
-
-# ── results: the strike entries of an Enchanted Realms attack, built in C ──────────
-
-@cython.boundscheck(True)
-def strike_dicts(list metas, const int64_t[::1] out, const int32_t[::1] log, bint defense, int64_t dc_base):
-    """The `strikes` of an ER attack result (docs/ENGINE.md §7) from the kernel's out rows
-    and die log: the twin of `_native.strike_dicts`, key for key and value for value."""
-    cdef Py_ssize_t s, i, n = len(metas)
-    cdef int64_t o, pool, pos, discard, chain_len, face, d3, to_hit, ac
-    cdef bint hit
-    cdef list strikes = [], dice, chain
-    cdef object meta, sources, discarded
-    if out.shape[0] < n * OUT_WIDTH:
-        raise ValueError("the out buffer is shorter than the strikes")
-    for s in range(n):
-        meta = metas[s]
-        o = s * OUT_WIDTH
-        to_hit = meta.to_hit
-        ac = meta.ac
-        sources = meta.sources
-        pos = out[o + O_LOG]
-        pool = out[o + O_POOL]
-        discard = out[o + O_DISCARD]
-        dice = []
-        discarded = None
-        for i in range(pool):
-            face = log[2 * (pos + i)]
-            if i == discard:
-                discarded = face
-                continue
-            hit = log[2 * (pos + i) + 1] != 0
-            if defense:  # ER-22: the player's die + the AC against DC 21 + the to-hit
-                dice.append({"face": face, "total": face + ac, "hit": hit, "source": sources[i], "avoided": not hit})
-            else:
-                dice.append({"face": face, "total": face + to_hit, "hit": hit, "source": sources[i]})
-        pos += pool
-        chain = []
-        chain_len = out[o + O_CHAIN_LEN]
-        for i in range(chain_len):
-            face = log[2 * pos]
-            hit = log[2 * pos + 1] != 0
-            pos += 1
-            d3 = 0
-            if hit:
-                d3 = log[2 * pos]
-                pos += 1
-            chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
-        strikes.append({
-            "target": meta.target, "method": meta.method, "style": meta.style,
-            "damage_type": meta.damage_type, "advantage": meta.advantage,
-            "disadvantage": meta.disadvantage, "sneak": meta.sneak,
-            "to_hit": to_hit, "ac": ac, "crit_range": meta.crit_range,
-            "dice": dice, "discarded": discarded, "crit_chain": chain,
-            "hits": out[o + O_HITS], "crit": out[o + O_CRIT] != 0,
-            "base": out[o + O_BASE],
-            "modifier": out[o + O_MOD] if out[o + O_MOD_USED] else None,
-            "resistance": meta.resistance, "damage": out[o + O_DAMAGE], "undodgeable": out[o + O_UNDODGEABLE],
-            "friendly_fire": meta.friendly_fire, "stray": None,
-            "defense_dc": dc_base + to_hit if defense else None,
-        })
-    return strikes

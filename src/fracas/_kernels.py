@@ -7,7 +7,9 @@ with `use()` / `using()`; the public API always asks `active()`.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import sys
 from types import ModuleType
 
 from . import _native as python
@@ -107,6 +109,29 @@ def why() -> str:
     if _FORCE_PURE:
         return "FRACAS_PUREPYTHON is set: the pure-Python kernels run although the compiled core is installed"
     return "the compiled core is installed and in use"
+
+
+def pure_python(module: ModuleType) -> ModuleType:
+    """The plain-Python source of `module`, a .py file setup.py may also have compiled with
+    Cython ("pure Python mode", e.g. `fracas.rulesets.er.strikes`): `module` itself when it
+    runs as Python, else its .py file loaded once more under the name `<name>_py`. The
+    pure-Python backend runs this one, so the test suite checks the source and its
+    compiled build against each other (a build older than its .py shows as a difference)."""
+    source = str(getattr(module, "__file__", "") or "")
+    if source.endswith(".py"):
+        return module
+    name = f"{module.__name__}_py"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    path = os.path.join(os.path.dirname(source), module.__name__.rpartition(".")[2] + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not os.path.exists(path):  # a wheel stripped of its .py
+        return module
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def missing_compiled() -> bool:

@@ -23,15 +23,18 @@ from . import _layout
 
 def stale_reason(module: ModuleType) -> Optional[str]:
     """Why a compiled core does not fit this fracas (built from an older checkout: a
-    stale build/ reused), or None when it fits: it must have the same array layout
-    and every kernel the pure-Python twin has."""
-    layout = getattr(module, "LAYOUT", None)
-    if not isinstance(layout, dict):
-        return "it has no layout table"
-    names = set(layout) | {name for name in vars(_layout) if name.isupper()}
-    differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
-    if differ:
-        return f"its array layout differs ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
+    stale build/ reused), or None when it fits: it (and each extension module it lists
+    in `MODULES`) must have the same array layout, and it every kernel the pure-Python
+    twin has."""
+    for part in [module, *getattr(module, "MODULES", ())]:  # the package, then each extension module
+        layout = getattr(part, "LAYOUT", None)
+        where = "" if part is module else f" in {part.__name__}"
+        if not isinstance(layout, dict):
+            return f"it has no layout table{where}"
+        names = set(layout) | {name for name in vars(_layout) if name.isupper()}
+        differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
+        if differ:
+            return f"its array layout differs{where} ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
     kernels = [name for name, value in vars(python).items()
                if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == python.__name__]
     missing = sorted(name for name in kernels if not hasattr(module, name))
@@ -42,14 +45,17 @@ def stale_reason(module: ModuleType) -> Optional[str]:
 
 #: Why the compiled core that is installed is not used (None when it is, or is absent).
 stale: Optional[str] = None
+#: The compiled core, the package `fracas._core` gathering its extension modules (None when
+#: it is not built, or stale).
+compiled: Optional[ModuleType]
 try:
-    from . import _core as compiled
-except ImportError:  # a source install without a C compiler
+    from . import _core as _built
+except ImportError:  # a source install without a C compiler: its extension modules are absent
     compiled = None
 else:
-    stale = stale_reason(compiled)
-    if stale is not None:  # never run kernels that disagree with the Python side
-        compiled = None
+    stale = stale_reason(_built)
+    # never run kernels that disagree with the Python side
+    compiled = _built if stale is None else None
 
 _FORCE_PURE = os.environ.get("FRACAS_PUREPYTHON", "") not in ("", "0")
 
@@ -57,7 +63,8 @@ _active: ModuleType = python if (_FORCE_PURE or compiled is None) else compiled
 
 
 def active() -> ModuleType:
-    """The kernel module in use (`fracas._core` or `fracas._native`)."""
+    """The kernel backend in use: `fracas._core` (a package gathering the compiled
+    modules' kernels) or `fracas._native`."""
     return _active
 
 

@@ -1,9 +1,22 @@
-# One ER attack on the single-call path: the buffers made here, a crit chain too long for
-# the log rolled again with a larger one. Its result's strike entries are built in the
-# ruleset (src/fracas/rulesets/er/strikes.py): the kernels return arrays only.
+# cython: language_level=3
+"""One ER attack on the single-call path (`fracas.resolve`): the buffers made here, a crit
+chain too long for the log rolled again with a larger one. The twin of
+`fracas._native.roll_single`. Its result's strike entries are built in the ruleset
+(src/fracas/rulesets/er/strikes.py): the kernels return arrays only."""
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from cpython cimport array
+import array as _pyarray
+
+from _layout cimport *
+from _generator cimport *
+from _er cimport *
+
+# The layout table (generated): the stale-core check compares it with fracas._layout.
+include "_layout.pxi"
 
 
-# ── one attack: the single-call path, buffers made here ───────────────────────────
 
 cdef array.array _Q = _pyarray.array("q", [])
 cdef array.array _I = _pyarray.array("i", [])
@@ -60,4 +73,3 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     info[I_STRIKE] = dice.strike if err else -1
     info[I_ERROR_POS] = dice.error_pos if err else -1
     return err, out, log
-

@@ -1,9 +1,11 @@
 # cython: language_level=3
 # The generator's C-level API (docs/ENGINE.md "Dice"), in the shape of numpy.random's bit
-# generators (numpy/random/_bit_generator.pxd declares a `bitgen_t` struct of state and
-# draw-function pointers that numpy/random/c_distributions.pxd's samplers take by
-# pointer): here a state struct every kernel module passes by pointer (and copies into
-# locals in its loop), inline functions that draw from it, no global state. The draws are
+# generators: numpy's `bitgen_t` (numpy/random/bitgen.h, declared for Cython in
+# numpy/random/__init__.pxd) is a state pointer plus draw-function pointers, each
+# BitGenerator of numpy/random/_bit_generator.pxd holds one, and the samplers of
+# numpy/random/c_distributions.pxd take it by pointer. Here: a state struct every kernel
+# module passes by pointer (and copies into locals in its loop), inline functions that
+# draw from it, no global state. The draws are
 # inline, not function pointers, because every kernel's hot loop draws: a call through a
 # pointer into another module per die would cost the bulk path its speed. xoshiro128**
 # seeded by SplitMix64, a die of n faces by Lemire's multiply-and-reject, and injected

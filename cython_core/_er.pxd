@@ -188,8 +188,6 @@ cdef inline int64_t strike_damage(const int32_t* p, const Roll* r, bint take_mod
     return damage
 
 
-
-
 cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                              Dice* dice, int64_t* mod_stamp, int64_t stamp, int64_t* out,
                              int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1,
@@ -238,7 +236,6 @@ cdef inline int roll_strikes(const int32_t* plan, const uint32_t* masks, int64_t
     return E_OK
 
 
-
 cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t begin, int64_t end,
                             Dice* shared, int64_t* mod_stamp, int64_t stamp, int64_t* out,
                             int32_t* log, int64_t log_cap, int64_t* logpos, bint injected=1,
@@ -251,7 +248,6 @@ cdef inline int roll_attack(const int32_t* plan, const uint32_t* masks, int64_t 
                                 log, log_cap, logpos, injected, damage_total)
     shared[0] = local
     return err
-
 
 
 cdef inline object plan_masks(const int32_t[::1] plan):
@@ -270,7 +266,6 @@ cdef inline void fill_masks(const int32_t* plan, int64_t n, uint32_t* masks) noe
     for s in range(n):
         masks[2 * s] = hit_mask(&plan[s * PLAN_WIDTH])
         masks[2 * s + 1] = crit_mask(&plan[s * PLAN_WIDTH], masks[2 * s])
-
 
 
 cdef inline int64_t find_group(const int64_t[::1] groups, int64_t attack, int64_t* left) noexcept nogil:

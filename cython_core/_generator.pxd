@@ -86,8 +86,6 @@ cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 
-
-
 cdef inline void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
     d.s0 = state[0]
     d.s1 = state[1]

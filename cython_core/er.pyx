@@ -62,7 +62,6 @@ cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_
     return E_OK
 
 
-
 def roll_detail(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
                 int64_t first, int64_t count, uint32_t[::1] state,
                 const int32_t[::1] rolls, int64_t[::1] out, int32_t[::1] log,

@@ -17,7 +17,6 @@ from _er cimport *
 include "_layout.pxi"
 
 
-
 cdef array.array _Q = _pyarray.array("q", [])
 cdef array.array _I = _pyarray.array("i", [])
 

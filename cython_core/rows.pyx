@@ -19,11 +19,11 @@ from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 
 
-# The cold helpers the .pxd files share, called out of line here on purpose. setup.py forces
-# every `cdef inline` function inline (for xstrike's sake); inlined into xroll_summary these
-# cold ones enlarged it, and the C compiler kept less of its hot loop in registers: the
-# Worldwalker bulk scenario ran about 12% slower and the d6 pool 8% slower than when they
-# were calls, as they were in the one-module core.
+# The cold helpers the .pxd files share, called out of line here on purpose (they were calls
+# in the one-module core too). setup.py forces every `cdef inline` function inline (for
+# xstrike's sake); with these inlined into xroll_summary the Worldwalker bulk scenario ran
+# about 12% slower and the d6 pool 8% slower (measured: start_dice and store_state count
+# most; the C compiler then keeps less of the hot loop's state in registers).
 
 cdef int64_t checked_xplan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
                            const int64_t[::1] tinit) except -1:
@@ -51,10 +51,9 @@ cdef inline int xsummary_single(const int32_t* p, int64_t count, Dice* dice, int
     cdef int64_t sum_damage = 0, hits = 0, negated = 0, exploded = 0, longest = tb[U_LONGEST]
     cdef int64_t absorbed = 0, cost = 0
     cdef int64_t* hist = gacc + K_WIDTH
-    cdef int64_t limit = CT_EXPLODE_LIMIT  # a local: the stores below cannot change it
     cdef int err
     for a in range(count):
-        err = xstrike(p, dice, NULL, o, NULL, 0, &logpos, True, limit)
+        err = xstrike(p, dice, NULL, o, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
         if err:
             return err
         damage = o[Y_DAMAGE]

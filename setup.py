@@ -1,6 +1,6 @@
 """Build the compiled core, the package `fracas._core` of extension modules, from `cython_core/`.
 
-Static metadata lives in pyproject.toml; this file computes the extension and the package
+Static metadata lives in pyproject.toml; this file computes the extensions and the package
 list: every package under src/ (so a new ruleset folder needs no edit anywhere) and the
 three that pyproject's package-dir maps from other folders.
 The extensions are optional for source installs (a machine without a C compiler still

@@ -1,9 +1,9 @@
-"""Build the compiled core `fracas._core` from `cython_core/`.
+"""Build the compiled core, the package `fracas._core` of extension modules, from `cython_core/`.
 
-Static metadata lives in pyproject.toml; this file computes the extension and the package
+Static metadata lives in pyproject.toml; this file computes the extensions and the package
 list: every package under src/ (so a new ruleset folder needs no edit anywhere) and the
 three that pyproject's package-dir maps from other folders.
-The extension is optional for source installs (a machine without a C compiler still
+The extensions are optional for source installs (a machine without a C compiler still
 gets the pure-Python kernels) and mandatory in wheel builds (CIBUILDWHEEL=1) or when
 FRACAS_REQUIRE_COMPILED=1.
 """
@@ -49,18 +49,24 @@ def extensions():
     # row to memory on every strike (the Worldwalker bulk scenario ran 1.3x slower).
     compile_args = [] if sys.platform == "win32" else [
         "-O3", "-Wno-psabi", "-DCYTHON_INLINE=inline __attribute__((always_inline))"]
-    ext = Extension(
-        "fracas._core",
-        ["cython_core/_core.pyx"],
-        depends=["cython_core/_layout.pxd", "cython_core/_layout.pxi", "cython_core/_generator.pxd",
-                 "cython_core/_generator.pxi", "cython_core/_er.pxi",
-                 "cython_core/_lanes.pxi", "cython_core/_rows.pxi", "cython_core/_single.pxi",
-                 "cython_core/_fights.pxi", "cython_core/lanes.h", "cython_core/lanes_body.h"],
-        extra_compile_args=compile_args,
-    )
-    return cythonize(
-        [ext],
-        include_path=["cython_core"],  # the .pxd files _core.pyx cimports (_layout, _generator)
+    # One extension per concern (see src/fracas/_core/__init__.py), each cimporting the
+    # inline C code it shares with the others from the .pxd files (no run-time calls
+    # between modules), and each including the generated layout table.
+    shared = ["cython_core/_layout.pxd", "cython_core/_layout.pxi", "cython_core/_generator.pxd"]
+    depends = {
+        "generator": [],
+        "er": ["cython_core/_er.pxd"],
+        "lanes": ["cython_core/_er.pxd", "cython_core/lanes.h", "cython_core/lanes_body.h"],
+        "rows": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
+        "single": ["cython_core/_er.pxd"],
+        "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
+    }
+    exts = [Extension(f"fracas._core.{name}", [f"cython_core/{name}.pyx"], depends=shared + extra,
+                      include_dirs=["cython_core"], extra_compile_args=compile_args)
+            for name, extra in depends.items()]
+    kernels = cythonize(
+        exts,
+        include_path=["cython_core"],  # the .pxd files the modules cimport
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,
@@ -69,6 +75,23 @@ def extensions():
             "initializedcheck": False,
         },
     )
+    return kernels + cythonize(
+        [Extension(name, [path], extra_compile_args=compile_args) for name, path in PURE_PYTHON],
+        compiler_directives={
+            "language_level": "3",
+            "annotation_typing": False,  # its types are in the .pxd beside it; the hints are for mypy
+            "boundscheck": True,  # it reads the arrays where they say: a bad position raises, never reads past
+            "wraparound": False,
+        },
+    )
+
+
+#: Plain-Python modules of the rulesets that setup.py also compiles with Cython ("pure Python
+#: mode": the same .py, typed by the .pxd beside it), so their result building runs at C
+#: speed; without a compiler they import as the .py they are.
+PURE_PYTHON = [
+    ("fracas.rulesets.er.strikes", "src/fracas/rulesets/er/strikes.py"),
+]
 
 
 #: Packages kept outside src/ (pyproject.toml's [tool.setuptools.package-dir] says where).

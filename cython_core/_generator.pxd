@@ -1,10 +1,17 @@
 # cython: language_level=3
 # The generator's C-level API (docs/ENGINE.md "Dice"), in the shape of numpy.random's bit
-# generators: a state struct every kernel passes by pointer (and copies into locals in
-# its loop), inline functions that draw from it, no global state. xoshiro128** seeded by
-# SplitMix64, a die of n faces by Lemire's multiply-and-reject, and injected faces in its
-# place (`draw`). Declarations and inline code only: a kernel file that cimports it gets
-# the code compiled in, with no module to import at run time.
+# generators: numpy's `bitgen_t` (numpy/random/bitgen.h, declared for Cython in
+# numpy/random/__init__.pxd) is a state pointer plus draw-function pointers, each
+# BitGenerator of numpy/random/_bit_generator.pxd holds one, and the samplers of
+# numpy/random/c_distributions.pxd take it by pointer. Here: a state struct every kernel
+# module passes by pointer (and copies into locals in its loop), inline functions that
+# draw from it, no global state. The draws are
+# inline, not function pointers, because every kernel's hot loop draws: a call through a
+# pointer into another module per die would cost the bulk path its speed. xoshiro128**
+# seeded by SplitMix64, a die of n faces by Lemire's multiply-and-reject, and injected
+# faces in its place (`draw`). Declarations and inline code only: a kernel module that
+# cimports it gets the code compiled in, with no module to import at run time. What
+# Python calls (seeding, raw words, dice) is generator.pyx.
 
 from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
 
@@ -77,3 +84,35 @@ cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
     return z ^ (z >> 31)
+
+
+cdef inline void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    d.s0 = state[0]
+    d.s1 = state[1]
+    d.s2 = state[2]
+    d.s3 = state[3]
+
+
+cdef inline void store_state(Dice* d, uint32_t[::1] state) noexcept nogil:
+    state[0] = d.s0
+    state[1] = d.s1
+    state[2] = d.s2
+    state[3] = d.s3
+
+
+cdef inline void start_dice(Dice* d, uint32_t[::1] state, const int32_t[::1] rolls, int64_t pos,
+                     const void* empty) noexcept:
+    """A stream at `state`: from the generator (`rolls` None), or injected faces from `pos`.
+    An empty list is injected too (its first draw is an error): `empty` is then its
+    non-NULL pointer."""
+    load_state(d, state)
+    if rolls is None:
+        d.rolls = NULL
+        d.n_rolls = 0
+    else:
+        d.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>empty
+        d.n_rolls = rolls.shape[0]
+    d.pos = pos
+    d.error = 0
+    d.error_pos = -1
+    d.strike = -1

@@ -1,4 +1,4 @@
-/* fracas: the lane-parallel bulk kernel (included by _core.pyx).
+/* fracas: the lane-parallel bulk kernel (included by lanes.pyx).
  *
  * Eight chunk streams side by side in one thread: lane k rolls attacks of its own
  * bulk chunk from its own xoshiro128** state, exactly as the scalar kernel would
@@ -12,7 +12,7 @@
  * baseline), chosen at run time. Elsewhere (MSVC) the same code runs lane by lane
  * through the scalar fallback below, with the same results.
  *
- * One strike per attack (the common mob: `summary_single` in _core.pyx), no
+ * One strike per attack (the common mob: `summary_single` in er.pyx), no
  * disadvantage (its discard needs the whole pool); the caller falls back otherwise.
  */
 #ifndef FRACAS_LANES_H
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define FL_LANES 8
-#define FL_HIST 64   /* = HIST_BINS (checked by _core.pyx) */
+#define FL_HIST 64   /* = HIST_BINS (checked by lanes.pyx) */
 
 typedef struct {
     int32_t pool;            /* dice in the pool: skill + advantage + sneak */

@@ -7,7 +7,9 @@ with `use()` / `using()`; the public API always asks `active()`.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
+import sys
 from types import ModuleType
 
 from . import _native as python
@@ -21,15 +23,18 @@ from . import _layout
 
 def stale_reason(module: ModuleType) -> Optional[str]:
     """Why a compiled core does not fit this fracas (built from an older checkout: a
-    stale build/ reused), or None when it fits: it must have the same array layout
-    and every kernel the pure-Python twin has."""
-    layout = getattr(module, "LAYOUT", None)
-    if not isinstance(layout, dict):
-        return "it has no layout table"
-    names = set(layout) | {name for name in vars(_layout) if name.isupper()}
-    differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
-    if differ:
-        return f"its array layout differs ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
+    stale build/ reused), or None when it fits: it (and each extension module it lists
+    in `MODULES`) must have the same array layout, and it every kernel the pure-Python
+    twin has."""
+    for part in [module, *getattr(module, "MODULES", ())]:  # the package, then each extension module
+        layout = getattr(part, "LAYOUT", None)
+        where = "" if part is module else f" in {part.__name__}"
+        if not isinstance(layout, dict):
+            return f"it has no layout table{where}"
+        names = set(layout) | {name for name in vars(_layout) if name.isupper()}
+        differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
+        if differ:
+            return f"its array layout differs{where} ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
     kernels = [name for name, value in vars(python).items()
                if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == python.__name__]
     missing = sorted(name for name in kernels if not hasattr(module, name))
@@ -40,14 +45,17 @@ def stale_reason(module: ModuleType) -> Optional[str]:
 
 #: Why the compiled core that is installed is not used (None when it is, or is absent).
 stale: Optional[str] = None
+#: The compiled core, the package `fracas._core` gathering its extension modules (None when
+#: it is not built, or stale).
+compiled: Optional[ModuleType]
 try:
-    from . import _core as compiled
-except ImportError:  # a source install without a C compiler
+    from . import _core as _built
+except ImportError:  # a source install without a C compiler: its extension modules are absent
     compiled = None
 else:
-    stale = stale_reason(compiled)
-    if stale is not None:  # never run kernels that disagree with the Python side
-        compiled = None
+    stale = stale_reason(_built)
+    # never run kernels that disagree with the Python side
+    compiled = _built if stale is None else None
 
 _FORCE_PURE = os.environ.get("FRACAS_PUREPYTHON", "") not in ("", "0")
 
@@ -55,7 +63,8 @@ _active: ModuleType = python if (_FORCE_PURE or compiled is None) else compiled
 
 
 def active() -> ModuleType:
-    """The kernel module in use (`fracas._core` or `fracas._native`)."""
+    """The kernel backend in use: `fracas._core` (a package gathering the compiled
+    modules' kernels) or `fracas._native`."""
     return _active
 
 
@@ -107,6 +116,29 @@ def why() -> str:
     if _FORCE_PURE:
         return "FRACAS_PUREPYTHON is set: the pure-Python kernels run although the compiled core is installed"
     return "the compiled core is installed and in use"
+
+
+def pure_python(module: ModuleType) -> ModuleType:
+    """The plain-Python source of `module`, a .py file setup.py may also have compiled with
+    Cython ("pure Python mode", e.g. `fracas.rulesets.er.strikes`): `module` itself when it
+    runs as Python, else its .py file loaded once more under the name `<name>_py`. The
+    pure-Python backend runs this one, so the test suite checks the source and its
+    compiled build against each other (a build older than its .py shows as a difference)."""
+    source = str(getattr(module, "__file__", "") or "")
+    if source.endswith(".py"):
+        return module
+    name = f"{module.__name__}_py"
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    path = os.path.join(os.path.dirname(source), module.__name__.rpartition(".")[2] + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not os.path.exists(path):  # a wheel stripped of its .py
+        return module
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[name] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def missing_compiled() -> bool:

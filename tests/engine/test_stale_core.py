@@ -86,3 +86,15 @@ def test_the_compiled_kernels_refuse_a_short_info_buffer():
     x_t, x_g = xjob.new_totals()
     with pytest.raises(ValueError, match=f"info needs {_layout.INFO_WIDTH} entries"):
         core.xroll_summary(xjob.rows, xjob.groups, 1, xjob.tinit, 0, 1, state, x_t, x_g, array("q", (0,)))
+
+
+def test_one_stale_extension_module_makes_the_core_stale():
+    """The compiled core is several extension modules (fracas._core.MODULES): one built
+    from an older layout than the rest is found by name."""
+    module = fake_core()
+    part = types.ModuleType("fracas._core.rows")
+    part.LAYOUT = dict(module.LAYOUT, XPLAN_WIDTH=99)
+    module.MODULES = (part,)
+    assert _kernels.stale_reason(module) == "its array layout differs in fracas._core.rows (XPLAN_WIDTH)"
+    del part.LAYOUT
+    assert _kernels.stale_reason(module) == "it has no layout table in fracas._core.rows"

@@ -1,4 +1,4 @@
-"""The compiled fight loop (fracas.drive.fastfight, cython_core/_fights.pxi) against its twin,
+"""The compiled fight loop (fracas.drive.fastfight, cython_core/fights.pyx) against its twin,
 the Python round loop (fracas.drive.fight): the same scenario and seed give the same fight
 (winner, rounds, survivors, damage dealt and taken, who fled and who went down), fight by
 fight, on every example and on generated scenarios (docs/ENCOUNTERS.md, "Dice": "The same

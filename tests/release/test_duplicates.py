@@ -10,8 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 JUSTIFIED = {
     ("src/fracas/rulesets/ct/schema.py", "src/fracas/rulesets/oldschool/schema.py",
      "src/fracas/rulesets/ww/schema.py"): (10, "per-ruleset msgspec request structs: their field types differ"),
-    ("cython_core/_core.pyx",): (6, "the group walk of the ER and X-row summary kernels, inside their nogil loops"),
-    ("cython_core/_core.pyx", "src/fracas/_native.py"): (3, "the pure-Python twin mirrors the compiled core"),
+    ("cython_core/er.pyx", "cython_core/rows.pyx"): (
+        2, "the group walk of the ER and X-row summary kernels, inside their nogil loops"),
+    ("cython_core/fights.pyx",): (1, "the turn loop of the OS phases and of the other rulesets' slots"),
 }
 
 

@@ -28,18 +28,25 @@ def shipped(sdist):
 
 def test_the_sdist_carries_the_sources_its_build_compiles(shipped):
     members, _, _ = shipped
-    # setup.py cythonizes _core.pyx, which includes its .pxi files and the lane kernels' headers.
+    # setup.py cythonizes one .pyx per kernel module (the package fracas._core), each including
+    # the generated layout table and cimporting the shared inline code of the .pxd files, and
+    # the ER strike builder's .py with its .pxd (Cython's pure Python mode).
     sources = [name for name in tracked_files() if name.startswith("cython_core/")]
-    assert {"cython_core/_core.pyx", "cython_core/_layout.pxi", "cython_core/lanes.h"} <= set(sources)
+    modules = sorted((ROOT / "cython_core").glob("*.pyx"))
+    assert {"generator", "er", "lanes", "rows", "single", "fights"} <= {path.stem for path in modules}
+    assert {"cython_core/_layout.pxi", "cython_core/_er.pxd", "cython_core/_rows.pxd", "cython_core/lanes.h"} <= set(sources)
     missing = [name for name in sources if name not in members]
     assert not missing, f"the sdist lacks {missing}"
-    includes = re.findall(r'^\s*(?:include|cdef extern from)\s+"([^"]+)"',
-                          (ROOT / "cython_core" / "_core.pyx").read_text(), re.M)
-    assert includes and all(f"cython_core/{name}" in members for name in includes), includes
-    # and the .pxd files it cimports (the generated layout, the generator's C-level API)
-    cimported = re.findall(r"^from\s+(\w+)\s+cimport", (ROOT / "cython_core" / "_core.pyx").read_text(), re.M)
+    cimported = set()
+    for path in modules:
+        text = path.read_text()
+        includes = re.findall(r'^\s*(?:include|cdef extern from)\s+"([^"]+)"', text, re.M)
+        assert includes and all(f"cython_core/{name}" in members for name in includes), (path.name, includes)
+        cimported |= set(re.findall(r"^from\s+(\w+)\s+cimport", text, re.M))
     ours = [name for name in cimported if (ROOT / "cython_core" / f"{name}.pxd").exists()]
-    assert {"_layout", "_generator"} <= set(ours) and all(f"cython_core/{name}.pxd" in members for name in ours)
+    assert {"_layout", "_generator", "_er", "_rows"} <= set(ours)
+    assert all(f"cython_core/{name}.pxd" in members for name in ours)
+    assert {"src/fracas/rulesets/er/strikes.py", "src/fracas/rulesets/er/strikes.pxd"} <= members
 
 
 def test_the_sdist_carries_the_licence_the_tests_and_the_docs(shipped):

@@ -4,7 +4,7 @@
 logs, every ruleset); a simulation only needs each fight's integer totals, so for the
 scenarios it covers, `plan_for` flattens the scenario (combatants, their strikes
 compiled at each enemy group, tactics as codes, each combatant's enemies nearest first)
-and the compiled core plays whole fights without the GIL (`cython_core/_fights.pxi`).
+and the compiled core plays whole fights without the GIL (`cython_core/fights.pyx`).
 
 The compiled loop is the Python loop's twin, not a model of it: the same scenario and
 seed give the same fights (winner, rounds, survivors, damage dealt and taken per

@@ -12,8 +12,13 @@ from typing import Any, Optional
 from ... import _kernels
 from ... import _layout as L
 from ..._facts import ER_DEFENSE_DC
+from . import strikes as _strikes
 from .feats import Situation
 from .plan import StrikeMeta, TargetInfo
+
+#: The strike-entry builder by backend: its compiled build where setup.py made one, its
+#: .py source on the pure-Python backend (the same file; see strikes.py).
+_STRIKE_DICTS = {"compiled": _strikes.strike_dicts, "python": _kernels.pure_python(_strikes).strike_dicts}
 
 
 @dataclass(slots=True)
@@ -94,7 +99,7 @@ class AttackResult:
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None, "grapple_release": None} for tid in self.targets_info}
         defense = self.defense
-        strikes = _kernels.active().strike_dicts(self.strikes_meta, out, log, defense, ER_DEFENSE_DC)
+        strikes = _STRIKE_DICTS[_kernels.name()](self.strikes_meta, out, log, defense, ER_DEFENSE_DC)
         for strike in strikes:
             damage = strike["damage"]
             entry = targets[strike["target"]]

@@ -1,23 +1,42 @@
-# Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
-# fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
-# Worldwalker, Cartyrion and old-school.
-#
-# Included last by _core.pyx, so the round loop calls the very strike kernels
-# (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
-# the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
-# for it, by construction. Each round follows Fight.play_round step for step for these
-# scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
-# for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
-# its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
-# broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
-# OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
-# with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
-# fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
-# each `random` target choice, each attack) draws from stream k of the round seed, the
-# seed of bulk chunk k (fracas.rng.chunk_seed).
-#
-# Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
-# the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
+# cython: language_level=3
+"""Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
+fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
+Worldwalker, Cartyrion and old-school.
+
+The round loop compiles in the very strike kernels
+(`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
+the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
+for it, by construction. Each round follows Fight.play_round step for step for these
+scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
+for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
+its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
+broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
+OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
+with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
+fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
+each `random` target choice, each attack) draws from stream k of the round seed, the
+seed of bulk chunk k (fracas.rng.chunk_seed).
+
+Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
+the two loops' results are compared number for number (tests/fights/test_fast_fights.py)."""
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+import array as _pyarray
+
+from _layout cimport *
+from _generator cimport *
+from _er cimport *
+from _rows cimport *
+
+# The layout table (generated): the stale-core check compares it with fracas._layout.
+include "_layout.pxi"
+
+from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
+# CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
+cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
+
 
 cdef enum:
     TAC_NEAREST = 0
@@ -542,7 +561,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     _stream(f)
     if p.rows:
         err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
-                      f.out, NULL, 0, &logpos, True)
+                      f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
         if err:
             return err
         for s in range(n):
@@ -1057,7 +1076,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("the totals buffer has the wrong length")
     if rows:
         if n_rows:
-            _check_xplan(plans, _pyarray.array("q", [0, n_rows, 1]), 1, _pyarray.array("q", [0] * XS_WIDTH))
+            check_xplan(plans, _pyarray.array("q", [0, n_rows, 1]), 1, _pyarray.array("q", [0] * XS_WIDTH))
         masks_obj = plan_masks(_pyarray.array("i"))
     else:
         check_rows(plans, n_rows, 1)

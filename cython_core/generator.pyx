@@ -1,38 +1,14 @@
-# The generator's Python-facing functions (seeding, words, dice for `fracas.dice.Dice`) and
-# the load/store of its state from the callers' uint32[4] buffers; the generator itself is
-# _generator.pxd.
+# cython: language_level=3
+"""The generator as Python sees it: seeding, raw words and dice for `fracas.dice.Dice`,
+from the C-level API in _generator.pxd (docs/ENGINE.md "Dice")."""
 
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
 
-cdef void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
-    d.s0 = state[0]
-    d.s1 = state[1]
-    d.s2 = state[2]
-    d.s3 = state[3]
+from _layout cimport *
+from _generator cimport *
 
-
-cdef void store_state(Dice* d, uint32_t[::1] state) noexcept nogil:
-    state[0] = d.s0
-    state[1] = d.s1
-    state[2] = d.s2
-    state[3] = d.s3
-
-
-cdef void start_dice(Dice* d, uint32_t[::1] state, const int32_t[::1] rolls, int64_t pos,
-                     const void* empty) noexcept:
-    """A stream at `state`: from the generator (`rolls` None), or injected faces from `pos`.
-    An empty list is injected too (its first draw is an error): `empty` is then its
-    non-NULL pointer."""
-    load_state(d, state)
-    if rolls is None:
-        d.rolls = NULL
-        d.n_rolls = 0
-    else:
-        d.rolls = &rolls[0] if rolls.shape[0] else <const int32_t*>empty
-        d.n_rolls = rolls.shape[0]
-    d.pos = pos
-    d.error = 0
-    d.error_pos = -1
-    d.strike = -1
+# The layout table (generated): the stale-core check compares it with fracas._layout.
+include "_layout.pxi"
 
 
 def seed_state(uint64_t seed, uint32_t[::1] state):

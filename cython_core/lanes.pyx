@@ -1,6 +1,16 @@
-# The lane kernel: the one-strike ER mob of a bulk request, rolled on FL_LANES chunk
-# streams side by side (lanes.h, lanes_body.h: AVX2 where the CPU has it), with the same
-# dice per stream as the summary kernel rolls.
+# cython: language_level=3
+"""The lane kernel: the one-strike ER mob of a bulk request, rolled on FL_LANES chunk
+streams side by side (lanes.h, lanes_body.h: AVX2 where the CPU has it), with the same
+dice per stream as the summary kernel rolls."""
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+
+from _layout cimport *
+from _generator cimport *
+from _er cimport check_plan, crit_mask, hit_mask
+
+# The layout table (generated): the stale-core check compares it with fracas._layout.
+include "_layout.pxi"
 
 
 cdef extern from "lanes.h" nogil:
@@ -60,7 +70,7 @@ def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64
     cdef int64_t* tb
     cdef int64_t* gacc
     cdef int64_t* hist
-    _check_plan(plan, groups, n_targets)
+    check_plan(plan, groups, n_targets)
     if not lanes_fit(plan, groups):
         raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
     if n < 1 or n > FL_LANES or counts.shape[0] != n or states.shape[0] != 4 * n:

@@ -1,0 +1,74 @@
+# cython: language_level=3
+"""One ER attack on the single-call path (`fracas.resolve`): the buffers made here, a crit
+chain too long for the log rolled again with a larger one. The twin of
+`fracas._native.roll_single`. Its result's strike entries are built in the ruleset
+(src/fracas/rulesets/er/strikes.py): the kernels return arrays only."""
+
+from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from cpython cimport array
+import array as _pyarray
+
+from _layout cimport *
+from _generator cimport *
+from _er cimport *
+
+# The layout table (generated): the stale-core check compares it with fracas._layout.
+include "_layout.pxi"
+
+
+cdef array.array _Q = _pyarray.array("q", [])
+cdef array.array _I = _pyarray.array("i", [])
+
+
+def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state, const int32_t[::1] rolls,
+                int64_t[::1] info):
+    """One attack: strikes 0..n-1 of `plan`, as roll_detail with one group of count 1, but
+    the out and log buffers are made here (new arrays, 'q' and 'i') and a crit chain too
+    long for the log is rolled again from the same state with a larger log. Returns
+    (error code, out, log); `info` as for roll_detail. The twin of `_native.roll_single`."""
+    cdef int64_t n = plan.shape[0] // PLAN_WIDTH
+    cdef int64_t t, capacity = n * 24, logpos
+    cdef int err
+    cdef Dice dice, start
+    cdef array.array out, log
+    cdef int64_t* stamp
+    cdef uint32_t* masks
+    if n < 1 or n > 4096:
+        raise ValueError("one attack has 1 to 4096 strikes")
+    if info.shape[0] < INFO_WIDTH:
+        raise ValueError(f"info needs {INFO_WIDTH} entries")
+    if n_targets < 1:
+        raise ValueError("an attack needs a target")
+    check_rows(plan, n, n_targets)
+    stamp = <int64_t*>malloc(n_targets * sizeof(int64_t))
+    masks = <uint32_t*>malloc(2 * n * sizeof(uint32_t))
+    if stamp == NULL or masks == NULL:
+        free(stamp)
+        free(masks)
+        raise MemoryError()
+    try:
+        fill_masks(&plan[0], n, masks)
+        start_dice(&dice, state, rolls, info[I_POS], &info[I_POS])
+        start = dice
+        while True:
+            out = array.clone(_Q, n * OUT_WIDTH, zero=True)
+            log = array.clone(_I, 2 * capacity, zero=True)
+            for t in range(n_targets):
+                stamp[t] = -1
+            logpos = 0
+            err = roll_attack(&plan[0], masks, 0, n, &dice, stamp, 0, <int64_t*>out.data.as_longlongs, <int32_t*>log.data.as_ints,
+                              capacity, &logpos)
+            if err != E_LOG_FULL:
+                break
+            dice = start  # the chain outgrew the log: roll the same dice again with room for it
+            capacity *= 4
+        store_state(&dice, state)
+    finally:
+        free(stamp)
+        free(masks)
+    info[I_POS] = dice.pos
+    info[I_LOGPOS] = logpos
+    info[I_STRIKE] = dice.strike if err else -1
+    info[I_ERROR_POS] = dice.error_pos if err else -1
+    return err, out, log

@@ -1,0 +1,16 @@
+# cython: language_level=3
+# C types for strikes.py when setup.py compiles it (Cython's "augmenting .pxd": the .py
+# stays plain Python, this file only types it). The layout numbers are C integers here,
+# assigned once at import from fracas._layout, so the index arithmetic stays in C.
+
+cimport cython
+from libc.stdint cimport int32_t, int64_t
+
+cdef Py_ssize_t LOG_WIDTH, O_BASE, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG, O_MOD
+cdef Py_ssize_t O_MOD_USED, O_POOL, O_UNDODGEABLE, OUT_WIDTH
+
+
+@cython.locals(n=Py_ssize_t, s=Py_ssize_t, i=Py_ssize_t, o=Py_ssize_t, pos=int64_t, pool=int64_t,
+               discard=int64_t, chain_len=int64_t, face=int64_t, d3=int64_t, to_hit=int64_t, ac=int64_t,
+               hit=bint, strikes=list, dice=list, chain=list)
+cpdef list strike_dicts(list metas, const int64_t[::1] out, const int32_t[::1] log, bint defense, int64_t dc_base)

@@ -197,16 +197,33 @@ class Impalement(R.Rolled):
     defense_rolls: bool
 
 
-class AttackResult(Impalement, kw_only=True):
+# Impalement's fields with `backend` after `seed`, where results hold it: written out, not
+# subclassed, since a field's place is the key order the Roll20 contract's layouts check.
+class AttackResult(Shape):
     """An attack (`attack.resolve`; keys: facts.toml [results] er_attack)."""
 
+    ruleset: str
+    seed: R.Seed
     backend: R.Backend
+    injected: bool
+    strikes: list[Strike]
+    targets: dict[str, Target]
+    total_damage: Count
+    flee: Optional[Flee]
+    defense_rolls: bool
 
 
-class BulkTarget(R.BulkTotals):
+# The shared BulkTotals' keys with by_type after damage, where results hold it (a subclass
+# would append it): the field order is the key order the Roll20 contract's layouts check.
+class BulkTarget(Shape):
     """One target's totals over a bulk request: damage by type, crits, the longest chain."""
 
+    damage: Count
     by_type: dict[DamageType, Count]
+    attacks: Count
+    attacks_hit: Count
+    strikes: Count
+    strikes_hit: Count
     crits: Count
     longest_chain: Count
     undodgeable: Count
@@ -226,11 +243,12 @@ class Listed(Shape):
     strikes: list[Union[Count, Strike]]
 
 
-class BulkResult(R.Bulk, kw_only=True):
+class BulkResult(R.Bulk):
     """A bulk request (`attack.bulk`)."""
 
     targets: dict[str, BulkTarget]
     groups: list[BulkGroup]
+    total_damage: Count
     attacks: Union[list[Listed], R.UnsetType] = R.UNSET
 
 
@@ -348,14 +366,16 @@ class StrayOdds(Shape):
     bystanders: dict[str, Bystander]
 
 
-class OddsTarget(R.OddsTarget, kw_only=True):
+# p_crit and p_crit_exact come after p_hit_exact, where results hold them: the shared
+# shape's later fields are keyword-only, which msgspec places after these.
+class OddsTarget(R.OddsTarget):
     """One target's exact odds, with its chance of a crit (ER-7)."""
 
     p_crit: Probability
     p_crit_exact: R.Fraction
 
 
-class OddsResult(R.OddsResult, kw_only=True):
+class OddsResult(R.OddsResult):
     """Exact odds of an attack (`attack.odds`): crits per target, stray shots (ER-17) per
     bystander when a strike has friendly fire."""
 

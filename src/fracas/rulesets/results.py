@@ -25,7 +25,7 @@ from msgspec import UNSET, UnsetType
 
 __all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
            "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsHit", "OddsTarget", "GroupDamage", "OddsResult",
-           "check", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
+           "check", "check_order", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
 
 
 class Shape(msgspec.Struct, forbid_unknown_fields=True):
@@ -178,6 +178,40 @@ def check(value: Any, shape: type, path: str = "$") -> Any:
         return msgspec.json.decode(msgspec.json.encode(value), type=shape)
     except msgspec.ValidationError as exc:
         raise ShapeError(f"{shape.__name__} at {path}: {exc}") from None
+
+
+def check_order(value: Any, shape: type, path: str = "$") -> None:
+    """Raise `ShapeError` naming the first object of `value` (a JSON-ready result, as built:
+    dicts keep their insertion order) whose keys are not in its shape's field order, which
+    is the order results hold (the Roll20 contract's layouts, written from the same fields,
+    hold the JavaScript resolver to it). Keys a result may leave out are skipped; which keys
+    are there at all is `check`'s business."""
+    import msgspec.inspect as mi
+
+    def walk(value: Any, info: Any, path: str) -> None:
+        if isinstance(info, mi.Metadata):
+            walk(value, info.type, path)
+        elif isinstance(info, mi.StructType) and isinstance(value, dict):
+            fields = {field.encode_name: field for field in info.fields}
+            order = [key for key in value if key in fields]
+            declared = [name for name in fields if name in value]
+            if order != declared:
+                raise ShapeError(f"{info.cls.__name__} at {path}: keys in the order {', '.join(order)}; the shape "
+                                 f"has {', '.join(declared)}")
+            for key in declared:
+                walk(value[key], fields[key].type, f"{path}.{key}")
+        elif isinstance(info, mi.ListType) and isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, info.item_type, f"{path}[{index}]")
+        elif isinstance(info, mi.DictType) and isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, info.value_type, f"{path}.{key}")
+        elif isinstance(info, mi.UnionType) and isinstance(value, dict):
+            for member in info.types:  # an object is the union's one shape (the layouts allow one)
+                if isinstance(member, mi.StructType):
+                    walk(value, member, path)
+
+    walk(value, mi.type_info(shape), path)
 
 
 # -- rulesets on the shared strike-row kernel (fracas.rulesets.rows) -------------------------

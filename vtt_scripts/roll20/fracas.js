@@ -2116,6 +2116,13 @@ function layoutProblems(ruleset, kind, result, layouts = RESULTS) {
   return problems;
 }
 
+/** The keys of result shape `shape` of `ruleset` in order (contract.js RESULTS), for a builder to lay out. */
+function layoutKeys(ruleset, shape) {
+  const entries = hasOwn(RESULTS, ruleset) ? RESULTS[ruleset].shapes[shape] : undefined;
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${shape} of ruleset ${ruleset}`);
+  return Object.freeze(entries.map((entry) => (typeof entry === 'string' ? entry : entry[0])));
+}
+
 /** `value` against a layout's `nest`: null (a plain value), a shape's name, or {list|dict|nullable|or_scalar}. */
 function checkNest(shapes, nest, value, path, problems) {
   if (nest === null) return;
@@ -2166,7 +2173,7 @@ function checkShape(shapes, name, value, path, problems) {
 }
 
 module.exports = {
-  RULESETS, layoutProblems, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  RULESETS, layoutProblems, layoutKeys, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   REGISTRY, DEFAULT_RULESET, T, REQUIRED, structsOf, rulesetInfo, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
@@ -2375,9 +2382,6 @@ const OS_MAX_COVER = Object.freeze(4);
 const OS_FLEEING_BONUS = Object.freeze(2);
 const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
-const ER_ATTACK_KEYS = Object.freeze(["ruleset", "seed", "backend", "injected", "strikes", "targets", "total_damage", "flee", "defense_rolls"]);
-const ER_TARGET_KEYS = Object.freeze(["damage", "by_type", "undodgeable", "shock_save_dc", "shock_save", "grapple_release"]);
-const ER_STRIKE_KEYS = Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", "dice", "discarded", "crit_chain", "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", "stray", "defense_dc"]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -2484,7 +2488,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -3924,12 +3928,14 @@ module.exports = {
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
+const {
+  AttackRequest, Target, convertMapping, decode, pyRepr, layoutKeys, DEFAULT_RULESET,
+} = require('./schema');
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC, ER_ATTACK_KEYS, ER_STRIKE_KEYS, ER_TARGET_KEYS } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -4113,10 +4119,15 @@ function shockSave(target, damage, dice) {
   return save;
 }
 
+// The keys of an attack result, a strike and a target, in order: Enchanted Realms' declared
+// result shapes (er/results.py, in contract.js RESULTS), which the Python backends build too.
+const ER_ATTACK_KEYS = layoutKeys(DEFAULT_RULESET, 'AttackResult');
+const ER_STRIKE_KEYS = layoutKeys(DEFAULT_RULESET, 'Strike');
+const ER_TARGET_KEYS = layoutKeys(DEFAULT_RULESET, 'Target');
+
 /**
- * `values` with its keys in the order of `keys`, the result layout of the spec
- * ([results] in facts.toml, which the Python backends build too); a key missing or
- * extra is a bug here, so it throws.
+ * `values` with its keys in the order of `keys` (a result layout above); a key missing
+ * or extra is a bug here, so it throws.
  */
 function laidOut(keys, values) {
   const out = {};

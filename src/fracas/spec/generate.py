@@ -95,7 +95,7 @@ def load() -> dict[str, Any]:
 
 def shared_names(facts: dict[str, Any]) -> set[str]:
     """Every name the shared facts give the generated fracas._facts and facts.js."""
-    return {*_enums(facts), *(f"{name.upper()}_KEYS" for name in facts["results"]), *facts["error_codes"],
+    return {*_enums(facts), *facts["error_codes"],
             "BRIDGE_METHODS", "ROLLING_METHODS", "ROLL20_RELAY_METHODS", "MESSAGES", "SHARED_NAMES",
             "SHARED_MESSAGES", "LAYOUT", "ERROR_CODES"}
 
@@ -252,9 +252,6 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
         if isinstance(value, list):
             value = tuple(value)
         lines.append(f"{name} = {value!r}")
-    lines += ["", "# Result layouts: each result object's keys, in order."]
-    for name, keys in facts["results"].items():
-        lines.append(f"{name.upper()}_KEYS = {tuple(keys)!r}")
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
@@ -293,9 +290,6 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     for name, value in _enums(facts).items():
         lines.append(f"const {name} = Object.freeze({_js(value)});")
         names.append(name)
-    for name, keys in facts["results"].items():
-        lines.append(f"const {name.upper()}_KEYS = Object.freeze({_js(keys)});")
-        names.append(f"{name.upper()}_KEYS")
     lines.append(f"const ERROR_CODES = Object.freeze({_js(_codes(facts))});")
     lines.append(f"const MESSAGES = Object.freeze({json.dumps(facts['messages'], ensure_ascii=False, indent=2)});")
     lines += [

@@ -276,6 +276,13 @@ function layoutProblems(ruleset, kind, result, layouts = RESULTS) {
   return problems;
 }
 
+/** The keys of result shape `shape` of `ruleset` in order (contract.js RESULTS), for a builder to lay out. */
+function layoutKeys(ruleset, shape) {
+  const entries = hasOwn(RESULTS, ruleset) ? RESULTS[ruleset].shapes[shape] : undefined;
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${shape} of ruleset ${ruleset}`);
+  return Object.freeze(entries.map((entry) => (typeof entry === 'string' ? entry : entry[0])));
+}
+
 /** `value` against a layout's `nest`: null (a plain value), a shape's name, or {list|dict|nullable|or_scalar}. */
 function checkNest(shapes, nest, value, path, problems) {
   if (nest === null) return;
@@ -326,7 +333,7 @@ function checkShape(shapes, name, value, path, problems) {
 }
 
 module.exports = {
-  RULESETS, layoutProblems, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  RULESETS, layoutProblems, layoutKeys, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   REGISTRY, DEFAULT_RULESET, T, REQUIRED, structsOf, rulesetInfo, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,

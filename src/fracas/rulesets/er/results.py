@@ -1,8 +1,8 @@
 """Enchanted Realms results, declared once (`fracas.rulesets.results`): the spec writes
-the bridge's exact result schemas from these; the compiled core, the pure-Python kernel
-and the Roll20 engine build these keys (an attack's, a target's and a strike's keys are
-facts.toml [results] er_attack, er_target and er_strike, which the kernels read: a test
-holds the two the same, in order).
+the bridge's exact result schemas and the Roll20 contract's result layouts from these; the
+compiled core, the pure-Python kernel and the Roll20 engine build these keys, in this
+order (the field order: the conformance suite and the Roll20 layout test hold all three
+to it).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class Stray(Shape):
 
 
 class Strike(Shape):
-    """One strike of an attack (docs/ENGINE.md §7; keys: facts.toml [results] er_strike)."""
+    """One strike of an attack (docs/ENGINE.md §7)."""
 
     target: str
     method: Method
@@ -168,7 +168,7 @@ class Release(Shape):
 
 
 class Target(Shape):
-    """One target of an attack (keys: facts.toml [results] er_target)."""
+    """One target of an attack."""
 
     damage: Count
     by_type: dict[DamageType, Count]
@@ -200,7 +200,7 @@ class Impalement(R.Rolled):
 # Impalement's fields with `backend` after `seed`, where results hold it: written out, not
 # subclassed, since a field's place is the key order the Roll20 contract's layouts check.
 class AttackResult(Shape):
-    """An attack (`attack.resolve`; keys: facts.toml [results] er_attack)."""
+    """An attack (`attack.resolve`)."""
 
     ruleset: str
     seed: R.Seed

@@ -8,10 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional, Union
 
+import msgspec
 import pytest
 
 from fracas import _facts, _layout
+from fracas.rulesets import results as results_module
 from fracas.spec import generate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -225,3 +228,64 @@ def test_the_contract_marks_a_ruleset_without_a_roll20_port():
     assert '"name": "d6-pool", "title": "D6 pool", "titleKey": "FRACAS.Ruleset.Title.d6-pool"' in foundry
     assert '"foundry": false' in foundry and 'Attacker: Object.freeze(["extra"])' in foundry
     assert "d6-pool" not in fracas.rulesets.names()
+
+
+
+# Shapes for the layout test below, at module level (this file's annotations are strings,
+# which msgspec resolves in the module's namespace).
+class _Inner(results_module.Shape):
+    face: int
+
+
+class _Heads(results_module.Shape, tag=True):  # msgspec unions two shapes only when tagged
+    face: int
+
+
+class _Tails(results_module.Shape, tag=True):
+    side: str
+
+
+class _Outer(results_module.Rolled):
+    one: _Inner
+    many: list[_Inner]
+    by_id: dict[str, _Inner]
+    maybe: Optional[_Inner]
+    mixed: list[Union[int, _Inner]]
+    plain: list[int]
+    tagged: _Heads
+    some: Union[list[_Inner], results_module.UnsetType] = results_module.UNSET
+
+
+class _Two(results_module.Shape):
+    either: Union[_Heads, _Tails]
+
+
+class _Tupled(results_module.Shape):
+    pair: tuple[int, _Inner]
+
+
+class _LaidOut:
+    """A ruleset as far as generate.result_layouts reads one."""
+
+    name = "test"
+    request_types: dict = {}
+
+    def __init__(self, shape: type):
+        self.result_types = {"roll": shape}
+
+
+def test_result_layouts_name_nested_shapes_and_refuse_what_the_contract_cannot_say():
+    """generate.result_layouts: a shape's keys in field order, the nested shape a key holds
+    (itself, a list or object of it, nullable, or a plain value or it), a key only some
+    results have marked optional; a union of two shapes, or a shape in a tuple, is refused
+    naming the field (the Roll20 checker could not tell which shape to hold it to)."""
+    assert generate.result_layouts(_LaidOut(_Outer)) == {"kinds": {"roll": "_Outer"}, "shapes": {
+        "_Outer": ["ruleset", "seed", "injected", ["one", "_Inner"], ["many", {"list": "_Inner"}],
+                   ["by_id", {"dict": "_Inner"}], ["maybe", {"nullable": "_Inner"}],
+                   ["mixed", {"list": {"or_scalar": "_Inner"}}], "plain", ["tagged", "_Heads"],
+                   ["some", {"list": "_Inner"}, "optional"]],
+        "_Inner": ["face"], "_Heads": ["type", "face"]}}
+    assert list(msgspec.to_builtins(_Heads(face=3))) == ["type", "face"]  # the tag, first
+    for shape, field in ((_Two, "_Two.either"), (_Tupled, "_Tupled.pair")):
+        with pytest.raises(ValueError, match=field):
+            generate.result_layouts(_LaidOut(shape))

@@ -473,6 +473,8 @@ def _layout_shape(info: Any, shapes: dict[str, Any]) -> None:
         return
     shapes[name] = (info.cls, [])  # reserved first: a shape may hold itself
     entries = shapes[name][1]
+    if info.tag_field is not None:  # msgspec writes a tagged struct's tag first
+        entries.append(info.tag_field)
     for field in info.fields:
         nest = _layout_nest(field.type, shapes, f"{name}.{field.encode_name}")
         if field.required:
@@ -556,7 +558,7 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
              "// the result shape of each kind; `shapes`, each shape's keys in the order results hold them:",
              "// a name (a plain value), [name, nest] (a shape inside: \"Shape\", or {list|dict|nullable|",
              "// or_scalar: nest}), [name, nest|null, \"optional\"] (a key only some results have).",
-             "// registry.js layoutProblems checks a built result against them.", ""]
+             "// schema.js layoutProblems checks a built result against them.", ""]
     lines.append(f"const VERSION = {_js(data['VERSION'])};")
     lines.append("const RULESETS = Object.freeze([")
     lines += [f"  {_js(entry)}," for entry in data["RULESETS"]]

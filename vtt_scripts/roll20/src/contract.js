@@ -10,7 +10,7 @@
 // the result shape of each kind; `shapes`, each shape's keys in the order results hold them:
 // a name (a plain value), [name, nest] (a shape inside: "Shape", or {list|dict|nullable|
 // or_scalar: nest}), [name, nest|null, "optional"] (a key only some results have).
-// registry.js layoutProblems checks a built result against them.
+// schema.js layoutProblems checks a built result against them.
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([

@@ -70,11 +70,6 @@ OS_FLEEING_BONUS = 2
 OS_TIES = ('reroll', 'simultaneous')
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
-# Result layouts: each result object's keys, in order.
-ER_ATTACK_KEYS = ('ruleset', 'seed', 'backend', 'injected', 'strikes', 'targets', 'total_damage', 'flee', 'defense_rolls')
-ER_TARGET_KEYS = ('damage', 'by_type', 'undodgeable', 'shock_save_dc', 'shock_save', 'grapple_release')
-ER_STRIKE_KEYS = ('target', 'method', 'style', 'damage_type', 'advantage', 'disadvantage', 'sneak', 'to_hit', 'ac', 'crit_range', 'dice', 'discarded', 'crit_chain', 'hits', 'crit', 'base', 'modifier', 'resistance', 'damage', 'undodgeable', 'friendly_fire', 'stray', 'defense_dc')
-
 # JSON-RPC error codes.
 PARSE_ERROR = -32700  # parse error: the message is not JSON
 INVALID_REQUEST = -32600  # not a JSON-RPC 2.0 request (data.path says where); also binary frames, an empty batch, a second auth
@@ -196,5 +191,5 @@ MESSAGES = {
 
 # The names and message keys of the shared facts (facts.toml): an installed ruleset's
 # manifest may use neither (fracas.rulesets refuses the clash when it registers).
-SHARED_NAMES = frozenset(('AUTHENTICATION_FAILED', 'BONUS_RANGE', 'BRIDGE_METHODS', 'CONDITIONS', 'COVERS', 'CRIT_STYLES', 'CT_EXPLODE_LIMIT', 'DAMAGE_TYPES', 'DICE_ERROR', 'ERROR_CODES', 'ER_ATTACK_KEYS', 'ER_STRIKE_KEYS', 'ER_TARGET_KEYS', 'ID_REUSED', 'INTERNAL_ERROR', 'INVALID_PARAMS', 'INVALID_REQUEST', 'LAYOUT', 'LIMIT_EXCEEDED', 'MAX_ROLLS', 'MAX_STRIKES', 'MAX_TARGETS', 'MECHANICAL_STYLES', 'MESSAGES', 'METHODS', 'METHOD_NOT_FOUND', 'NOT_IN_JOURNAL', 'PARSE_ERROR', 'RESISTANCES', 'ROLL20_RELAY_METHODS', 'ROLLING_METHODS', 'RULES_ERROR', 'SHARED_MESSAGES', 'SHARED_NAMES', 'SHUTTING_DOWN', 'SIZES', 'STANDARD_DICE', 'STYLES', 'STYLE_DAMAGE', 'STYLE_METHOD'))
+SHARED_NAMES = frozenset(('AUTHENTICATION_FAILED', 'BONUS_RANGE', 'BRIDGE_METHODS', 'CONDITIONS', 'COVERS', 'CRIT_STYLES', 'CT_EXPLODE_LIMIT', 'DAMAGE_TYPES', 'DICE_ERROR', 'ERROR_CODES', 'ID_REUSED', 'INTERNAL_ERROR', 'INVALID_PARAMS', 'INVALID_REQUEST', 'LAYOUT', 'LIMIT_EXCEEDED', 'MAX_ROLLS', 'MAX_STRIKES', 'MAX_TARGETS', 'MECHANICAL_STYLES', 'MESSAGES', 'METHODS', 'METHOD_NOT_FOUND', 'NOT_IN_JOURNAL', 'PARSE_ERROR', 'RESISTANCES', 'ROLL20_RELAY_METHODS', 'ROLLING_METHODS', 'RULES_ERROR', 'SHARED_MESSAGES', 'SHARED_NAMES', 'SHUTTING_DOWN', 'SIZES', 'STANDARD_DICE', 'STYLES', 'STYLE_DAMAGE', 'STYLE_METHOD'))
 SHARED_MESSAGES = frozenset(('unknown_name', 'out_of_range', 'seed_range', 'rolls_empty', 'rolls_too_many', 'face_range', 'rolls_short', 'rolls_left_over', 'face_range_die', 'too_many', 'no_targets', 'empty_target_id', 'unknown_target', 'duplicate_combatant', 'no_combatants', 'tie_limit', 'dice_expression', 'not_a_die', 'no_strikes_rule', 'odds_too_large', 'msgspec_type', 'msgspec_enum', 'msgspec_unknown_field', 'msgspec_missing_field', 'invalid_json', 'json_object', 'id_mapping', 'ruleset_unsupported', 'odds_work', 'odds_dice', 'odds_object', 'odds_remaining', 'odds_at_least', 'odds_remaining_target', 'odds_support', 'odds_convolve', 'no_offline_resolver'))

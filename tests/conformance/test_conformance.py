@@ -241,16 +241,21 @@ def test_each_result_validates_against_its_schema(name, kind, backend):
     for result in made:
         assert _refused(_result_def(name, kind), result) == [], (kind, result.get("detail"))
         results.check(result, shape)  # and the Struct itself agrees
+        results.check_order(result, shape)  # in the order the Roll20 contract's layouts hold
 
 
 @pytest.mark.parametrize("backend", _kernels.available())
 @pytest.mark.parametrize("name", [n for n in NAMES if "attack" in fracas.rulesets.get(n).kinds])
 def test_its_odds_validate_against_their_schema(name, backend):
+    from fracas.rulesets import results
+    from fracas.spec.schema import result_types
+
     request = dict(_sample(name, "attack"), remaining={t: 3 for t in _sample(name, "attack")["targets"]},
                    at_least=[1, 4])
     with _kernels.using(backend):
         result = fracas.odds(request).to_dict()
     assert _refused("result.attack.odds", result) == []
+    results.check_order(result, result_types(fracas.rulesets.get(name))["odds"])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -274,6 +279,27 @@ def test_a_result_with_a_key_extra_or_missing_is_refused(name):
         assert _refused(where, result), result
         with pytest.raises(results.ShapeError):
             results.check(result, shape)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_result_with_keys_out_of_order_is_refused(name):
+    """The order check can fail: two keys swapped at the top, or in a strike, is named."""
+    from fracas.rulesets import results
+
+    kind = "attack" if "attack" in fracas.rulesets.get(name).kinds else next(iter(fracas.rulesets.get(name).kinds))
+    good = _results(name, kind)[0]
+    shape = fracas.rulesets.get(name).result_types[kind]
+    results.check_order(good, shape)
+    first, second, *rest = good
+    swapped = {second: good[second], first: good[first], **{key: good[key] for key in rest}}
+    with pytest.raises(results.ShapeError, match=rf"at \$: keys in the order {second}, {first}"):
+        results.check_order(swapped, shape)
+    if good.get("strikes") and isinstance(good["strikes"][0], dict):
+        deeper = copy.deepcopy(good)
+        strike = deeper["strikes"][0]
+        deeper["strikes"][0] = dict(reversed(strike.items()))
+        with pytest.raises(results.ShapeError, match=r"at \$\.strikes\[0\]: keys in the order"):
+            results.check_order(deeper, shape)
 
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"

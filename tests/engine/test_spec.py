@@ -8,10 +8,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional, Union
 
+import msgspec
 import pytest
 
 from fracas import _facts, _layout
+from fracas.rulesets import results as results_module
 from fracas.spec import generate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -127,10 +130,12 @@ def test_bridge_error_codes_come_from_the_spec():
 
 
 def test_an_er_strike_result_has_the_spec_layout():
-    """[results] er_strike is the one list of an ER strike result's keys: the backend under
-    test (compiled, or pure Python with FRACAS_PUREPYTHON=1) builds exactly these, in order;
-    the Roll20 engine.js lays its result out from the same list (facts.js)."""
+    """The ER result shapes' fields (er/results.py) are the one list of an ER attack's,
+    strike's and target's keys: the backend under test (compiled, or pure Python with
+    FRACAS_PUREPYTHON=1) builds exactly these, in order; the Roll20 engine.js lays its
+    result out from the same lists (contract.js RESULTS, written from the shapes)."""
     import fracas
+    from fracas.rulesets.er import results
 
     request = {"attacker": {"strength": 6, "agility": 4}, "strikes": [
         {"method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged", "target": "g"},
@@ -138,15 +143,19 @@ def test_an_er_strike_result_has_the_spec_layout():
         "targets": {"g": {"ac": 12}}}
     result = fracas.resolve(request, seed=7).to_dict()
     for strike in result["strikes"]:
-        assert tuple(strike) == _facts.ER_STRIKE_KEYS
-    assert tuple(result) == _facts.ER_ATTACK_KEYS
-    assert all(tuple(target) == _facts.ER_TARGET_KEYS for target in result["targets"].values())
+        assert tuple(strike) == results.Strike.__struct_fields__
+    assert tuple(result) == results.AttackResult.__struct_fields__
+    assert all(tuple(target) == results.Target.__struct_fields__ for target in result["targets"].values())
+    contract = generate.contract_facts()["RESULTS"]["enchanted-realms"]["shapes"]
+    for shape in (results.Strike, results.AttackResult, results.Target):
+        keys = [entry if isinstance(entry, str) else entry[0] for entry in contract[shape.__name__]]
+        assert tuple(keys) == shape.__struct_fields__, shape.__name__
 
 
 def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
     """bridge/schema.json's ER attack result schemas are made from the ruleset's result shapes
-    (fracas/rulesets/er/results.py), whose keys are facts.toml [results]' (which the kernels
-    build in that order): every key required, no other; attack.resolve's result for
+    (fracas/rulesets/er/results.py), whose fields are the keys the kernels build, in that
+    order: every key required, no other; attack.resolve's result for
     Enchanted Realms must be one. A result the engine builds (strays, shock saves and grapple
     releases in it) has exactly those keys at each level."""
     import json
@@ -157,10 +166,8 @@ def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
     defs = json.loads((REPO / "bridge" / "schema.json").read_text())["$defs"]
     shapes = {"er_attack": (results.AttackResult, "attack_result"), "er_target": (results.Target, "target"),
               "er_strike": (results.Strike, "strike")}
-    assert set(shapes) == set(generate.load()["results"])
-    for layout, keys in generate.load()["results"].items():
-        shape, name = shapes[layout]
-        assert sorted(shape.__struct_fields__) == sorted(keys), layout
+    for layout, (shape, name) in shapes.items():
+        keys = shape.__struct_fields__
         made = defs[f"results.enchanted-realms.{name}"]
         assert sorted(made["required"]) == sorted(keys) and made["additionalProperties"] is False
         assert sorted(made["properties"]) == sorted(keys)
@@ -177,7 +184,7 @@ def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
     result = fracas.resolve(request, seed=3).to_dict()
 
     def keys_of(value: dict, layout: str) -> None:
-        assert sorted(value) == sorted(generate.load()["results"][layout]), layout
+        assert sorted(value) == sorted(shapes[layout][0].__struct_fields__), layout
 
     keys_of(result, "er_attack")
     for strike in result["strikes"]:
@@ -221,3 +228,64 @@ def test_the_contract_marks_a_ruleset_without_a_roll20_port():
     assert '"name": "d6-pool", "title": "D6 pool", "titleKey": "FRACAS.Ruleset.Title.d6-pool"' in foundry
     assert '"foundry": false' in foundry and 'Attacker: Object.freeze(["extra"])' in foundry
     assert "d6-pool" not in fracas.rulesets.names()
+
+
+
+# Shapes for the layout test below, at module level (this file's annotations are strings,
+# which msgspec resolves in the module's namespace).
+class _Inner(results_module.Shape):
+    face: int
+
+
+class _Heads(results_module.Shape, tag=True):  # msgspec unions two shapes only when tagged
+    face: int
+
+
+class _Tails(results_module.Shape, tag=True):
+    side: str
+
+
+class _Outer(results_module.Rolled):
+    one: _Inner
+    many: list[_Inner]
+    by_id: dict[str, _Inner]
+    maybe: Optional[_Inner]
+    mixed: list[Union[int, _Inner]]
+    plain: list[int]
+    tagged: _Heads
+    some: Union[list[_Inner], results_module.UnsetType] = results_module.UNSET
+
+
+class _Two(results_module.Shape):
+    either: Union[_Heads, _Tails]
+
+
+class _Tupled(results_module.Shape):
+    pair: tuple[int, _Inner]
+
+
+class _LaidOut:
+    """A ruleset as far as generate.result_layouts reads one."""
+
+    name = "test"
+    request_types: dict = {}
+
+    def __init__(self, shape: type):
+        self.result_types = {"roll": shape}
+
+
+def test_result_layouts_name_nested_shapes_and_refuse_what_the_contract_cannot_say():
+    """generate.result_layouts: a shape's keys in field order, the nested shape a key holds
+    (itself, a list or object of it, nullable, or a plain value or it), a key only some
+    results have marked optional; a union of two shapes, or a shape in a tuple, is refused
+    naming the field (the Roll20 checker could not tell which shape to hold it to)."""
+    assert generate.result_layouts(_LaidOut(_Outer)) == {"kinds": {"roll": "_Outer"}, "shapes": {
+        "_Outer": ["ruleset", "seed", "injected", ["one", "_Inner"], ["many", {"list": "_Inner"}],
+                   ["by_id", {"dict": "_Inner"}], ["maybe", {"nullable": "_Inner"}],
+                   ["mixed", {"list": {"or_scalar": "_Inner"}}], "plain", ["tagged", "_Heads"],
+                   ["some", {"list": "_Inner"}, "optional"]],
+        "_Inner": ["face"], "_Heads": ["type", "face"]}}
+    assert list(msgspec.to_builtins(_Heads(face=3))) == ["type", "face"]  # the tag, first
+    for shape, field in ((_Two, "_Two.either"), (_Tupled, "_Tupled.pair")):
+        with pytest.raises(ValueError, match=field):
+            generate.result_layouts(_LaidOut(shape))

@@ -720,6 +720,11 @@ module.exports = {
 // each struct's fields as [name, type] (required) or [name, type, default], in
 // declaration order (schema.js builds its validators from them). LIMITS: the
 // engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).
+// RESULTS: per ruleset this Mod resolves, from its result types (msgspec structs): `kinds`,
+// the result shape of each kind; `shapes`, each shape's keys in the order results hold them:
+// a name (a plain value), [name, nest] (a shape inside: "Shape", or {list|dict|nullable|
+// or_scalar: nest}), [name, nest|null, "optional"] (a key only some results have).
+// schema.js layoutProblems checks a built result against them.
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
@@ -1135,8 +1140,104 @@ const LIMITS = Object.freeze({
   ODDS_MAX_WORK: 1000000,
   ODDS_MAX_THRESHOLDS: 100,
 });
+const RESULTS = Object.freeze({
+  "enchanted-realms": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "odds": "OddsResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
+      Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
+      Die: ["face", "total", "hit", "source", ["avoided", null, "optional"]],
+      ChainLink: ["face", "total", "hit", "damage"],
+      Stray: ["roll", "creature", "why", "ac", ["dice", {"list": "StrayDie"}], ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable"],
+      StrayDie: ["face", "shifted", "total", "hit"],
+      Target: ["damage", "by_type", "undodgeable", "shock_save_dc", ["shock_save", {"nullable": "ShockSave"}], ["grapple_release", {"nullable": "Release"}]],
+      ShockSave: ["dc", "roll", "total", "passed", "incapacitated_actions", "dice", ["situation", {"nullable": "Situation"}]],
+      Situation: ["advantage", "disadvantage", "advantage_from", "disadvantage_from", ["penalty", {"nullable": "Penalty"}], "automatic_failure"],
+      Penalty: ["condition", "value"],
+      Release: ["damage", "dc", "roll", "modifier", "total", "held", "damage_taken", ["feats", {"list": "Feat"}], ["situation", "Situation"]],
+      Feat: ["strike", "stray", "damage", "dc", "dice", "roll", "modifier", "total", "held"],
+      Flee: ["moved", "speed", "dice"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "BulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "by_type", "attacks", "attacks_hit", "strikes", "strikes_hit", "crits", "longest_chain", "undodgeable"],
+      BulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "crits", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
+      Ranked: ["id", "roll", "modifier", "total", "tiebreaks"],
+      CompeteResult: ["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome"],
+      Side: ["id", "attribute", "modifier", "bonus", ["situation", {"list": "Bonus"}], "total_modifier", "advantage", "disadvantage", "win_chance", "conditions", "advantage_from", "disadvantage_from", "automatic_failure"],
+      Bonus: ["why", "value"],
+      Round: [["challenger", "SideRoll"], ["defender", "SideRoll"]],
+      SideRoll: ["dice", "kept", "total"],
+      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}]],
+      Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
+      Charger: ["id", "body", "damage", "body_after", "incapacitated"],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note", ["friendly_fire", {"list": "StrayOdds"}, "optional"]],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_crit", "p_crit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      StrayOdds: ["strike", "target", "p_miss", "p_miss_exact", ["bystanders", {"dict": "Bystander"}]],
+      Bystander: ["slot", "p_hit", "p_hit_exact", ["p_crit", null, "optional"], ["p_crit_exact", null, "optional"], ["mean_damage", null, "optional"], ["mean_damage_exact", null, "optional"], ["damage", null, "optional"]],
+    },
+  },
+  "worldwalker": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
+      Strike: ["target", "method", "attack_roll", "natural", "attack_bonus", "attack_total", "tn", "hit", "critical", ["feint", {"nullable": "Feint"}], ["reaction", {"nullable": "Reaction"}], "negated", "damage_dice", "damage_bonus", "armor", "damage"],
+      Feint: ["roll", "defense_roll", "succeeded"],
+      Reaction: ["kind", "roll", "bonus", "total", "negated"],
+      Target: ["damage", "tn", "hits", "negated"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit", "negated"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
+      Ranked: ["id", "roll", "modifier", "total", "dex_mod", "tiebreaks"],
+    },
+  },
+  "cartyrion": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["attacker", "Attacker"]],
+      Strike: ["target", "method", "die", "dice", "power", "faces", "exploded", "explosions_cut", "dice_total", "bonus", "magic_bonus", "raw", "dex", "armor", "sneak", ["sneak_check", {"nullable": "SneakCheck"}], ["parry", {"nullable": "Parry"}], "pool", "damage", ["stamina_cost", {"nullable": "StaminaCost"}]],
+      SneakCheck: ["roll", "bonus", "total", "dc", "passed"],
+      Parry: ["kind", "absorbed", "left", "broken"],
+      StaminaCost: ["roll", "cost"],
+      Target: ["damage", "stamina", "injury"],
+      Attacker: ["stamina_cost"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit", "stamina", "injury", "exploded", "longest_explosion", "absorbed", "stamina_cost"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", "round", "ambush", "roll", "first", "surprised"],
+    },
+  },
+  "old-school": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
+      Strike: ["target", "method", "range", "rear", "attack_roll", "natural", "attack_bonus", "attack_total", "ac", "shield_ignored", "hit", "damage_dice", "damage_bonus", "damage"],
+      Target: ["damage", "hits"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTotals"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTotals: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", "ties", ["sides", {"list": "Side"}], "order"],
+      Side: ["id", "roll", "tiebreaks", "wait"],
+      MoraleResult: ["ruleset", "seed", "injected", "morale", "modifier", "checked", "dice", "total", "breaks", "successes", "fights_to_death"],
+    },
+  },
+});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS };
   },
   "src/mod/help.js": function (module, exports, require) {
 'use strict';
@@ -1750,7 +1851,7 @@ const { say } = require('./facts');
 const {
   METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
 } = require('./facts');
-const { RULESETS: REGISTRY, DEFAULT_RULESET, STRUCTS } = require('./contract');
+const { RULESETS: REGISTRY, DEFAULT_RULESET, STRUCTS, RESULTS } = require('./contract');
 
 // The rulesets the Python engine registers (contract.js): the names a request may give.
 const RULESETS = REGISTRY.map((r) => r.name);
@@ -1995,8 +2096,84 @@ const {
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
 } = structsOf(DEFAULT_RULESET);
 
+// ---- Result layouts (contract.js RESULTS, from the rulesets' msgspec result types) ----
+
+const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
+/**
+ * What is wrong with `result`, a result of `kind` (attack, initiative, odds, …) built for
+ * `ruleset`, against the layout the Python engine declares for it: each problem a string
+ * naming its path (a key missing, a key more, the keys out of order, a value that is not
+ * the shape it should hold), nested shapes included; [] when the result is laid out as
+ * declared. One pass over the keys; the resolvers do not call it on their normal path
+ * (the tests do, on every result they build). `layouts`: RESULTS, or a test's own.
+ */
+function layoutProblems(ruleset, kind, result, layouts = RESULTS) {
+  const layout = hasOwn(layouts, ruleset) ? layouts[ruleset] : null;
+  if (!layout || !hasOwn(layout.kinds, kind)) return [`$: no ${kind} result layout for ruleset ${ruleset}`];
+  const problems = [];
+  checkShape(layout.shapes, layout.kinds[kind], result, '$', problems);
+  return problems;
+}
+
+/** The keys of result shape `shape` of `ruleset` in order (contract.js RESULTS), for a builder to lay out. */
+function layoutKeys(ruleset, shape) {
+  const entries = hasOwn(RESULTS, ruleset) ? RESULTS[ruleset].shapes[shape] : undefined;
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${shape} of ruleset ${ruleset}`);
+  return Object.freeze(entries.map((entry) => (typeof entry === 'string' ? entry : entry[0])));
+}
+
+/** `value` against a layout's `nest`: null (a plain value), a shape's name, or {list|dict|nullable|or_scalar}. */
+function checkNest(shapes, nest, value, path, problems) {
+  if (nest === null) return;
+  if (typeof nest === 'string') {
+    checkShape(shapes, nest, value, path, problems);
+  } else if (hasOwn(nest, 'list')) {
+    if (!Array.isArray(value)) problems.push(`${path}: expected an array, got ${jsonType(value)}`);
+    else value.forEach((item, i) => checkNest(shapes, nest.list, item, `${path}[${i}]`, problems));
+  } else if (hasOwn(nest, 'dict')) {
+    if (!isPlainObject(value)) problems.push(`${path}: expected an object, got ${jsonType(value)}`);
+    else for (const key of Object.keys(value)) checkNest(shapes, nest.dict, value[key], keyPath(path, key), problems);
+  } else if (hasOwn(nest, 'nullable')) {
+    if (value !== null) checkNest(shapes, nest.nullable, value, path, problems);
+  } else if (hasOwn(nest, 'or_scalar')) {
+    if (value !== null && typeof value === 'object') checkNest(shapes, nest.or_scalar, value, path, problems);
+  } else {
+    throw new Error(`contract.js RESULTS: unknown nest ${JSON.stringify(nest)} at ${path}`);
+  }
+}
+
+/** The object `value` against the shape `name`: every key, no other, in the layout's order. */
+function checkShape(shapes, name, value, path, problems) {
+  const entries = shapes[name];
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${name} (at ${path})`);
+  if (!isPlainObject(value)) {
+    problems.push(`${path}: expected an object (${name}), got ${jsonType(value)}`);
+    return;
+  }
+  const known = new Set();
+  const expected = [];
+  for (const entry of entries) {
+    const [key, nest, optional] = typeof entry === 'string' ? [entry, null, null] : entry;
+    known.add(key);
+    if (!hasOwn(value, key) || value[key] === undefined) { // JSON drops an undefined value
+      if (!optional) problems.push(`${path}: no key ${key} (${name})`);
+      continue;
+    }
+    expected.push(key);
+    checkNest(shapes, nest, value[key], keyPath(path, key), problems);
+  }
+  const keys = Object.keys(value).filter((key) => value[key] !== undefined);
+  const extra = keys.filter((key) => !known.has(key));
+  if (extra.length > 0) problems.push(`${path}: key(s) ${extra.join(', ')} not in the ${name} layout`);
+  const order = keys.filter((key) => known.has(key));
+  if (order.join(',') !== expected.join(',')) {
+    problems.push(`${path}: keys in the order ${order.join(', ')}; the ${name} layout has ${expected.join(', ')}`);
+  }
+}
+
 module.exports = {
-  RULESETS, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  RULESETS, layoutProblems, layoutKeys, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   REGISTRY, DEFAULT_RULESET, T, REQUIRED, structsOf, rulesetInfo, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
@@ -2205,9 +2382,6 @@ const OS_MAX_COVER = Object.freeze(4);
 const OS_FLEEING_BONUS = Object.freeze(2);
 const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
-const ER_ATTACK_KEYS = Object.freeze(["ruleset", "seed", "backend", "injected", "strikes", "targets", "total_damage", "flee", "defense_rolls"]);
-const ER_TARGET_KEYS = Object.freeze(["damage", "by_type", "undodgeable", "shock_save_dc", "shock_save", "grapple_release"]);
-const ER_STRIKE_KEYS = Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", "dice", "discarded", "crit_chain", "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", "stray", "defense_dc"]);
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
   "unknown_name": "unknown {what} {value} (one of: {allowed})",
@@ -2314,7 +2488,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ER_ATTACK_KEYS, ER_TARGET_KEYS, ER_STRIKE_KEYS, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -3754,12 +3928,14 @@ module.exports = {
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
+const {
+  AttackRequest, Target, convertMapping, decode, pyRepr, layoutKeys, DEFAULT_RULESET,
+} = require('./schema');
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC, ER_ATTACK_KEYS, ER_STRIKE_KEYS, ER_TARGET_KEYS } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -3943,10 +4119,15 @@ function shockSave(target, damage, dice) {
   return save;
 }
 
+// The keys of an attack result, a strike and a target, in order: Enchanted Realms' declared
+// result shapes (er/results.py, in contract.js RESULTS), which the Python backends build too.
+const ER_ATTACK_KEYS = layoutKeys(DEFAULT_RULESET, 'AttackResult');
+const ER_STRIKE_KEYS = layoutKeys(DEFAULT_RULESET, 'Strike');
+const ER_TARGET_KEYS = layoutKeys(DEFAULT_RULESET, 'Target');
+
 /**
- * `values` with its keys in the order of `keys`, the result layout of the spec
- * ([results] in facts.toml, which the Python backends build too); a key missing or
- * extra is a bug here, so it throws.
+ * `values` with its keys in the order of `keys` (a result layout above); a key missing
+ * or extra is a bug here, so it throws.
  */
 function laidOut(keys, values) {
   const out = {};

@@ -24,8 +24,8 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 __all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
-           "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsTarget", "OddsResult",
-           "check", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
+           "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsHit", "OddsTarget", "GroupDamage", "OddsResult",
+           "check", "check_order", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
 
 
 class Shape(msgspec.Struct, forbid_unknown_fields=True):
@@ -77,9 +77,8 @@ class BulkTotals(Shape):
     strikes_hit: Count
 
 
-class BulkGroup(Shape):
-    """One `attacks` entry of a bulk request: its profile, target(s) and what it did
-    (`histogram`: attacks by damage, up to the last damage any dealt)."""
+class GroupDamage(Shape):
+    """What one `attacks` entry of a bulk request did (`BulkGroup`'s first fields)."""
 
     profile: str
     target: Union[str, list[str]]
@@ -88,6 +87,14 @@ class BulkGroup(Shape):
     hit_rate: Probability
     damage: Count
     mean_damage: Annotated[float, msgspec.Meta(ge=0)]
+
+
+# `histogram` is keyword-only, which msgspec places after every positional field: a
+# ruleset's own (ER's crits, the row kernel's exploded) come before it, where results hold them.
+class BulkGroup(GroupDamage, kw_only=True):
+    """One `attacks` entry of a bulk request: its profile, target(s) and what it did
+    (`histogram`: attacks by damage, up to the last damage any dealt)."""
+
     histogram: list[Count]
 
 
@@ -97,15 +104,15 @@ LISTED = ("One attack of a bulk request listed (`detail` \"attacks\" or \"dice\"
 
 
 class Bulk(Shape):
-    """The top of a bulk result (`attack.bulk`): a ruleset adds `targets`, `groups` and
-    `attacks` (present unless `detail` is "summary") of its own shapes."""
+    """The top of a bulk result (`attack.bulk`): a ruleset adds `targets` and `groups` of
+    its own shapes, `total_damage`, and `attacks` (present unless `detail` is "summary"),
+    in that order, as results hold them."""
 
     ruleset: str
     seed: Seed
     backend: Backend
     detail: Detail
     attacks_total: Count
-    total_damage: Count
 
 
 class Ranked(Shape):
@@ -128,13 +135,20 @@ class OddsSummary(Shape):
     distribution: list[tuple[int, float]]
 
 
-class OddsTarget(OddsSummary):
-    """One target's exact odds (`fracas.odds`); `remaining`, `p_drop` and `p_drop_exact`
-    only for a target the request gave `remaining` for."""
+class OddsHit(OddsSummary):
+    """A target's exact odds up to its chance to be hit (`OddsTarget`'s first fields)."""
 
     exact: list[tuple[int, Fraction]]
     p_hit: Probability
     p_hit_exact: Fraction
+
+
+# The fields here are keyword-only, which msgspec places after every positional one: a
+# ruleset's own (ER's p_crit) come after p_hit_exact, where results hold them.
+class OddsTarget(OddsHit, kw_only=True):
+    """One target's exact odds (`fracas.odds`); `remaining`, `p_drop` and `p_drop_exact`
+    only for a target the request gave `remaining` for."""
+
     p_at_least: dict[str, Probability]
     remaining: Union[Annotated[int, msgspec.Meta(ge=1)], UnsetType] = UNSET
     p_drop: Union[Probability, UnsetType] = UNSET
@@ -166,6 +180,40 @@ def check(value: Any, shape: type, path: str = "$") -> Any:
         raise ShapeError(f"{shape.__name__} at {path}: {exc}") from None
 
 
+def check_order(value: Any, shape: type, path: str = "$") -> None:
+    """Raise `ShapeError` naming the first object of `value` (a JSON-ready result, as built:
+    dicts keep their insertion order) whose keys are not in its shape's field order, which
+    is the order results hold (the Roll20 contract's layouts, written from the same fields,
+    hold the JavaScript resolver to it). Keys a result may leave out are skipped; which keys
+    are there at all is `check`'s business."""
+    import msgspec.inspect as mi
+
+    def walk(value: Any, info: Any, path: str) -> None:
+        if isinstance(info, mi.Metadata):
+            walk(value, info.type, path)
+        elif isinstance(info, mi.StructType) and isinstance(value, dict):
+            fields = {field.encode_name: field for field in info.fields}
+            order = [key for key in value if key in fields]
+            declared = [name for name in fields if name in value]
+            if order != declared:
+                raise ShapeError(f"{info.cls.__name__} at {path}: keys in the order {', '.join(order)}; the shape "
+                                 f"has {', '.join(declared)}")
+            for key in declared:
+                walk(value[key], fields[key].type, f"{path}.{key}")
+        elif isinstance(info, mi.ListType) and isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, info.item_type, f"{path}[{index}]")
+        elif isinstance(info, mi.DictType) and isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, info.value_type, f"{path}.{key}")
+        elif isinstance(info, mi.UnionType) and isinstance(value, dict):
+            for member in info.types:  # an object is the union's one shape (the layouts allow one)
+                if isinstance(member, mi.StructType):
+                    walk(value, member, path)
+
+    walk(value, mi.type_info(shape), path)
+
+
 # -- rulesets on the shared strike-row kernel (fracas.rulesets.rows) -------------------------
 
 class Damage(Shape):
@@ -193,12 +241,16 @@ def row_result_types(module: str, strike: type, target: type = Damage, bulk_targ
     listed = msgspec.defstruct("Listed", [("group", Count), ("damage", Count),
                                           ("strikes", GenericAlias(list, (Count | strike,)))],
                                bases=(Shape,), module=module)
+    # Results hold strikes and targets before total_damage (the Roll20 contract's layouts
+    # check that order), so the fields are placed there, not appended to `attack`'s.
+    top = [(field.name, field.type) for field in msgspec.structs.fields(attack)]
+    before = [name for name, _type in top].index("total_damage")
     made = {
-        "attack": msgspec.defstruct("AttackResult", [("strikes", strikes), ("targets", targets)],
-                                    bases=(attack,), module=module),
+        "attack": msgspec.defstruct("AttackResult", [*top[:before], ("strikes", strikes), ("targets", targets),
+                                                     *top[before:]], bases=(Shape,), module=module),
         "bulk": msgspec.defstruct("BulkResult", [
             ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", list[RowBulkGroup]),
-            ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
+            ("total_damage", Count), ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
     listed.__doc__ = LISTED
     made["attack"].__doc__ = "An attack (`attack.resolve`): each strike's result and each target's."
     made["bulk"].__doc__ = "A bulk request (`attack.bulk`): totals per target and per `attacks` entry."

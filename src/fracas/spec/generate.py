@@ -95,7 +95,7 @@ def load() -> dict[str, Any]:
 
 def shared_names(facts: dict[str, Any]) -> set[str]:
     """Every name the shared facts give the generated fracas._facts and facts.js."""
-    return {*_enums(facts), *(f"{name.upper()}_KEYS" for name in facts["results"]), *facts["error_codes"],
+    return {*_enums(facts), *facts["error_codes"],
             "BRIDGE_METHODS", "ROLLING_METHODS", "ROLL20_RELAY_METHODS", "MESSAGES", "SHARED_NAMES",
             "SHARED_MESSAGES", "LAYOUT", "ERROR_CODES"}
 
@@ -252,9 +252,6 @@ def python_facts(facts: dict[str, Any], root: Path) -> str:
         if isinstance(value, list):
             value = tuple(value)
         lines.append(f"{name} = {value!r}")
-    lines += ["", "# Result layouts: each result object's keys, in order."]
-    for name, keys in facts["results"].items():
-        lines.append(f"{name.upper()}_KEYS = {tuple(keys)!r}")
     lines += ["", "# JSON-RPC error codes."]
     for name, (value, doc) in facts["error_codes"].items():
         lines.append(f"{name} = {value}  # {doc}")
@@ -293,9 +290,6 @@ def roll20_facts(facts: dict[str, Any], root: Path) -> str:
     for name, value in _enums(facts).items():
         lines.append(f"const {name} = Object.freeze({_js(value)});")
         names.append(name)
-    for name, keys in facts["results"].items():
-        lines.append(f"const {name.upper()}_KEYS = Object.freeze({_js(keys)});")
-        names.append(f"{name.upper()}_KEYS")
     lines.append(f"const ERROR_CODES = Object.freeze({_js(_codes(facts))});")
     lines.append(f"const MESSAGES = Object.freeze({json.dumps(facts['messages'], ensure_ascii=False, indent=2)});")
     lines += [
@@ -426,10 +420,92 @@ def _js_struct(info: Any, structs: dict[str, Any]) -> None:
     structs[name] = {"cls": info.cls, "fields": fields}
 
 
+# Result layouts: where a field holds a nested shape, as the contract writes it (None: a
+# plain value, checked for presence and place only).
+SCALARS = ("IntType", "FloatType", "StrType", "BoolType", "LiteralType", "NoneType")
+
+
+def _layout_nest(info: Any, shapes: dict[str, Any], where: str) -> Any:
+    """What a result field's value is, as far as shapes go: None (no shape inside), a
+    shape's name, or {"list"|"dict"|"nullable"|"or_scalar": that}; `where` names the field
+    in an error."""
+    import msgspec.inspect as mi
+
+    if isinstance(info, mi.Metadata):
+        return _layout_nest(info.type, shapes, where)
+    if isinstance(info, mi.StructType):
+        _layout_shape(info, shapes)
+        return info.cls.__name__
+    if isinstance(info, mi.ListType):
+        inner = _layout_nest(info.item_type, shapes, where)
+        return None if inner is None else {"list": inner}
+    if isinstance(info, mi.DictType):
+        inner = _layout_nest(info.value_type, shapes, where)
+        return None if inner is None else {"dict": inner}
+    if isinstance(info, mi.UnionType):
+        nested = [(member, _layout_nest(member, shapes, where)) for member in info.types]
+        holding = [nest for _member, nest in nested if nest is not None]
+        others = [type(member).__name__ for member, nest in nested if nest is None]
+        if not holding:
+            return None
+        if len(holding) > 1 or not set(others) <= set(SCALARS):
+            raise ValueError(f"the Roll20 contract cannot lay out the result field {where}: a union of a shape "
+                             f"with {others or 'another shape'} (one shape, with null or plain values, only)")
+        if not others:
+            return holding[0]
+        return {"nullable" if others == ["NoneType"] else "or_scalar": holding[0]}
+    if isinstance(info, (mi.TupleType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
+        items = info.item_types if isinstance(info, mi.TupleType) else (info.item_type,)
+        if any(_layout_nest(item, {}, where) is not None for item in items):
+            raise ValueError(f"the Roll20 contract cannot lay out the result field {where}: a shape in a "
+                             f"{type(info).__name__[:-4].lower()} (a list or an object of shapes, only)")
+    return None
+
+
+def _layout_shape(info: Any, shapes: dict[str, Any]) -> None:
+    """Add a result shape (a msgspec Struct) and the shapes inside it to `shapes`: name →
+    its keys in order, each a name (a plain value) or [name, nest] (a shape inside), and
+    [name, nest, "optional"] for a key only some results have (an UNSET default)."""
+    name = info.cls.__name__
+    if name in shapes:
+        if shapes[name][0] is not info.cls:
+            raise ValueError(f"two result shapes named {name} in one ruleset: {shapes[name][0]} and {info.cls}")
+        return
+    shapes[name] = (info.cls, [])  # reserved first: a shape may hold itself
+    entries = shapes[name][1]
+    if info.tag_field is not None:  # msgspec writes a tagged struct's tag first
+        entries.append(info.tag_field)
+    for field in info.fields:
+        nest = _layout_nest(field.type, shapes, f"{name}.{field.encode_name}")
+        if field.required:
+            entries.append(field.encode_name if nest is None else [field.encode_name, nest])
+        else:
+            entries.append([field.encode_name, nest, "optional"])
+
+
+def result_layouts(ruleset: Any) -> dict[str, Any]:
+    """A ruleset's result layouts as the Roll20 contract carries them: {"kinds": kind →
+    its result shape's name (fracas.spec.schema.result_types), "shapes": name → its keys}."""
+    import msgspec.inspect as mi
+
+    from fracas.spec.schema import result_types
+
+    shapes: dict[str, Any] = {}
+    kinds = {}
+    for kind, shape in result_types(ruleset).items():
+        info = mi.type_info(shape)
+        if not isinstance(info, mi.StructType):
+            raise ValueError(f"{ruleset.name}: result_types[{kind!r}] is {shape!r}, not a msgspec Struct")
+        _layout_shape(info, shapes)
+        kinds[kind] = info.cls.__name__
+    return {"kinds": kinds, "shapes": {name: entries for name, (_cls, entries) in shapes.items()}}
+
+
 def contract_facts() -> dict[str, Any]:
     """What the Roll20 resolver reads from the Python engine: each ruleset's request
     structs (msgspec's field lists, types and defaults), its title and request kinds,
-    whether the Mod resolves it offline, and the limits the engine declares."""
+    whether the Mod resolves it offline, the limits the engine declares, and the result
+    layouts of each ruleset it resolves offline."""
     import importlib
 
     import msgspec.inspect as mi
@@ -438,6 +514,7 @@ def contract_facts() -> dict[str, Any]:
 
     registry = []
     structs_by_ruleset: dict[str, dict[str, Any]] = {}
+    results: dict[str, dict[str, Any]] = {}
     for name in rulesets.names():
         ruleset = rulesets.get(name)
         package = importlib.import_module(type(ruleset).__module__)
@@ -449,9 +526,11 @@ def contract_facts() -> dict[str, Any]:
             _js_type(mi.type_info(extra), structs)
         structs_by_ruleset[name] = {n: s["fields"] for n, s in structs.items()}
         registry.append({"name": name, "title": ruleset.title, "requests": kinds, "roll20": roll20_port(ruleset)})
+        if roll20_port(ruleset):
+            results[name] = result_layouts(ruleset)
     limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
     return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
-            "STRUCTS": structs_by_ruleset, "LIMITS": limits}
+            "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results}
 
 
 def _version() -> str:
@@ -474,7 +553,12 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
              "// ruleset offline (roll20: false sends its requests to the bridge). STRUCTS: per ruleset,",
              "// each struct's fields as [name, type] (required) or [name, type, default], in",
              "// declaration order (schema.js builds its validators from them). LIMITS: the",
-             "// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).", ""]
+             "// engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).",
+             "// RESULTS: per ruleset this Mod resolves, from its result types (msgspec structs): `kinds`,",
+             "// the result shape of each kind; `shapes`, each shape's keys in the order results hold them:",
+             "// a name (a plain value), [name, nest] (a shape inside: \"Shape\", or {list|dict|nullable|",
+             "// or_scalar: nest}), [name, nest|null, \"optional\"] (a key only some results have).",
+             "// schema.js layoutProblems checks a built result against them.", ""]
     lines.append(f"const VERSION = {_js(data['VERSION'])};")
     lines.append("const RULESETS = Object.freeze([")
     lines += [f"  {_js(entry)}," for entry in data["RULESETS"]]
@@ -488,6 +572,11 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
         lines.append("  },")
     lines += ["});", "const LIMITS = Object.freeze({"]
     lines += [f"  {name}: {value}," for name, value in data["LIMITS"].items()]
+    lines += ["});", "const RESULTS = Object.freeze({"]
+    for ruleset, layouts in data["RESULTS"].items():
+        lines += [f"  {_js(ruleset)}: {{", f"    kinds: {_js(layouts['kinds'])},", "    shapes: {"]
+        lines += [f"      {name}: {_js(entries)}," for name, entries in layouts["shapes"].items()]
+        lines += ["    },", "  },"]
     lines.append("});")
     lines += ["", "module.exports = { " + ", ".join(data) + " };"]
     return "\n".join(lines) + "\n"

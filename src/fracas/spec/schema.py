@@ -93,15 +93,22 @@ def ruleset_defs(ruleset: Any, prefix: str, hints: dict[str, Any], extra: list[t
 ODDS_RESULT = "result.attack.odds"
 
 
-def ruleset_results(ruleset: Any) -> tuple[dict[str, Any], dict[str, str]]:
-    """JSON Schema definitions of a ruleset's result shapes (`Ruleset.result_types`, msgspec
-    Structs: every field required unless it defaults to UNSET, no other key), named
-    `results.<ruleset>.<shape>`, and the def name of each kind's result (and of "odds")."""
+def result_types(ruleset: Any) -> dict[str, type]:
+    """A ruleset's result shape by kind (`Ruleset.result_types`), with the shared exact-odds
+    shape under "odds" for a ruleset that resolves attacks and names none of its own."""
     from ..rulesets.results import OddsResult
 
     types = dict(ruleset.result_types)
     if "attack" in ruleset.request_types:
         types.setdefault("odds", OddsResult)
+    return types
+
+
+def ruleset_results(ruleset: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """JSON Schema definitions of a ruleset's result shapes (`Ruleset.result_types`, msgspec
+    Structs: every field required unless it defaults to UNSET, no other key), named
+    `results.<ruleset>.<shape>`, and the def name of each kind's result (and of "odds")."""
+    types = result_types(ruleset)
     refs, components = msgspec.json.schema_components(list(types.values()), ref_template="#/$defs/{name}")
     names = {name: f"results.{ruleset.name}.{_snake(name.rsplit('.', 1)[-1])}" for name in components}
     if len(set(names.values())) != len(names):

@@ -6,6 +6,11 @@
 // each struct's fields as [name, type] (required) or [name, type, default], in
 // declaration order (schema.js builds its validators from them). LIMITS: the
 // engine's own bounds. VERSION: fracas's version (the help handout and the relay say it).
+// RESULTS: per ruleset this Mod resolves, from its result types (msgspec structs): `kinds`,
+// the result shape of each kind; `shapes`, each shape's keys in the order results hold them:
+// a name (a plain value), [name, nest] (a shape inside: "Shape", or {list|dict|nullable|
+// or_scalar: nest}), [name, nest|null, "optional"] (a key only some results have).
+// schema.js layoutProblems checks a built result against them.
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
@@ -421,5 +426,101 @@ const LIMITS = Object.freeze({
   ODDS_MAX_WORK: 1000000,
   ODDS_MAX_THRESHOLDS: 100,
 });
+const RESULTS = Object.freeze({
+  "enchanted-realms": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "odds": "OddsResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
+      Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
+      Die: ["face", "total", "hit", "source", ["avoided", null, "optional"]],
+      ChainLink: ["face", "total", "hit", "damage"],
+      Stray: ["roll", "creature", "why", "ac", ["dice", {"list": "StrayDie"}], ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable"],
+      StrayDie: ["face", "shifted", "total", "hit"],
+      Target: ["damage", "by_type", "undodgeable", "shock_save_dc", ["shock_save", {"nullable": "ShockSave"}], ["grapple_release", {"nullable": "Release"}]],
+      ShockSave: ["dc", "roll", "total", "passed", "incapacitated_actions", "dice", ["situation", {"nullable": "Situation"}]],
+      Situation: ["advantage", "disadvantage", "advantage_from", "disadvantage_from", ["penalty", {"nullable": "Penalty"}], "automatic_failure"],
+      Penalty: ["condition", "value"],
+      Release: ["damage", "dc", "roll", "modifier", "total", "held", "damage_taken", ["feats", {"list": "Feat"}], ["situation", "Situation"]],
+      Feat: ["strike", "stray", "damage", "dc", "dice", "roll", "modifier", "total", "held"],
+      Flee: ["moved", "speed", "dice"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "BulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "by_type", "attacks", "attacks_hit", "strikes", "strikes_hit", "crits", "longest_chain", "undodgeable"],
+      BulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "crits", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
+      Ranked: ["id", "roll", "modifier", "total", "tiebreaks"],
+      CompeteResult: ["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome"],
+      Side: ["id", "attribute", "modifier", "bonus", ["situation", {"list": "Bonus"}], "total_modifier", "advantage", "disadvantage", "win_chance", "conditions", "advantage_from", "disadvantage_from", "automatic_failure"],
+      Bonus: ["why", "value"],
+      Round: [["challenger", "SideRoll"], ["defender", "SideRoll"]],
+      SideRoll: ["dice", "kept", "total"],
+      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}]],
+      Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
+      Charger: ["id", "body", "damage", "body_after", "incapacitated"],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note", ["friendly_fire", {"list": "StrayOdds"}, "optional"]],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_crit", "p_crit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      StrayOdds: ["strike", "target", "p_miss", "p_miss_exact", ["bystanders", {"dict": "Bystander"}]],
+      Bystander: ["slot", "p_hit", "p_hit_exact", ["p_crit", null, "optional"], ["p_crit_exact", null, "optional"], ["mean_damage", null, "optional"], ["mean_damage_exact", null, "optional"], ["damage", null, "optional"]],
+    },
+  },
+  "worldwalker": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
+      Strike: ["target", "method", "attack_roll", "natural", "attack_bonus", "attack_total", "tn", "hit", "critical", ["feint", {"nullable": "Feint"}], ["reaction", {"nullable": "Reaction"}], "negated", "damage_dice", "damage_bonus", "armor", "damage"],
+      Feint: ["roll", "defense_roll", "succeeded"],
+      Reaction: ["kind", "roll", "bonus", "total", "negated"],
+      Target: ["damage", "tn", "hits", "negated"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit", "negated"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
+      Ranked: ["id", "roll", "modifier", "total", "dex_mod", "tiebreaks"],
+    },
+  },
+  "cartyrion": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["attacker", "Attacker"]],
+      Strike: ["target", "method", "die", "dice", "power", "faces", "exploded", "explosions_cut", "dice_total", "bonus", "magic_bonus", "raw", "dex", "armor", "sneak", ["sneak_check", {"nullable": "SneakCheck"}], ["parry", {"nullable": "Parry"}], "pool", "damage", ["stamina_cost", {"nullable": "StaminaCost"}]],
+      SneakCheck: ["roll", "bonus", "total", "dc", "passed"],
+      Parry: ["kind", "absorbed", "left", "broken"],
+      StaminaCost: ["roll", "cost"],
+      Target: ["damage", "stamina", "injury"],
+      Attacker: ["stamina_cost"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTarget: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit", "stamina", "injury", "exploded", "longest_explosion", "absorbed", "stamina_cost"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", "round", "ambush", "roll", "first", "surprised"],
+    },
+  },
+  "old-school": {
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult"},
+    shapes: {
+      AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
+      Strike: ["target", "method", "range", "rear", "attack_roll", "natural", "attack_bonus", "attack_total", "ac", "shield_ignored", "hit", "damage_dice", "damage_bonus", "damage"],
+      Target: ["damage", "hits"],
+      BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTotals"}], ["groups", {"list": "RowBulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
+      BulkTotals: ["damage", "attacks", "attacks_hit", "strikes", "strikes_hit"],
+      RowBulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "exploded", "histogram"],
+      Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
+      OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note"],
+      OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
+      OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
+      InitiativeResult: ["ruleset", "seed", "injected", "ties", ["sides", {"list": "Side"}], "order"],
+      Side: ["id", "roll", "tiebreaks", "wait"],
+      MoraleResult: ["ruleset", "seed", "injected", "morale", "modifier", "checked", "dice", "total", "breaks", "successes", "fights_to_death"],
+    },
+  },
+});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS };

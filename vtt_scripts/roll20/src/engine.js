@@ -4,12 +4,14 @@
 // same result dict (docs/ENGINE.md section 7), with backend "javascript".
 
 const { DiceError, LimitError, SchemaError, faces } = require('./errors');
-const { AttackRequest, Target, convertMapping, decode, pyRepr } = require('./schema');
+const {
+  AttackRequest, Target, convertMapping, decode, pyRepr, layoutKeys, DEFAULT_RULESET,
+} = require('./schema');
 const {
   MAX_STRIKES, checkAttacker, checkRolls, checkRuleset, checkSeed, checkTargets, compileStrike,
 } = require('./plan');
 const { Dice, KernelError, rollAttack } = require('./kernel');
-const { LAYOUT, say, ER_DEFENSE_DC, ER_ATTACK_KEYS, ER_STRIKE_KEYS, ER_TARGET_KEYS } = require('./facts');
+const { LAYOUT, say, ER_DEFENSE_DC } = require('./facts');
 const specials = require('./specials');
 const { RulesError } = require('./errors');
 
@@ -193,10 +195,15 @@ function shockSave(target, damage, dice) {
   return save;
 }
 
+// The keys of an attack result, a strike and a target, in order: Enchanted Realms' declared
+// result shapes (er/results.py, in contract.js RESULTS), which the Python backends build too.
+const ER_ATTACK_KEYS = layoutKeys(DEFAULT_RULESET, 'AttackResult');
+const ER_STRIKE_KEYS = layoutKeys(DEFAULT_RULESET, 'Strike');
+const ER_TARGET_KEYS = layoutKeys(DEFAULT_RULESET, 'Target');
+
 /**
- * `values` with its keys in the order of `keys`, the result layout of the spec
- * ([results] in facts.toml, which the Python backends build too); a key missing or
- * extra is a bug here, so it throws.
+ * `values` with its keys in the order of `keys` (a result layout above); a key missing
+ * or extra is a bug here, so it throws.
  */
 function laidOut(keys, values) {
   const out = {};

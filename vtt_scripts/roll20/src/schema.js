@@ -11,7 +11,7 @@ const { say } = require('./facts');
 const {
   METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
 } = require('./facts');
-const { RULESETS: REGISTRY, DEFAULT_RULESET, STRUCTS } = require('./contract');
+const { RULESETS: REGISTRY, DEFAULT_RULESET, STRUCTS, RESULTS } = require('./contract');
 
 // The rulesets the Python engine registers (contract.js): the names a request may give.
 const RULESETS = REGISTRY.map((r) => r.name);
@@ -256,8 +256,84 @@ const {
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,
 } = structsOf(DEFAULT_RULESET);
 
+// ---- Result layouts (contract.js RESULTS, from the rulesets' msgspec result types) ----
+
+const hasOwn = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
+
+/**
+ * What is wrong with `result`, a result of `kind` (attack, initiative, odds, …) built for
+ * `ruleset`, against the layout the Python engine declares for it: each problem a string
+ * naming its path (a key missing, a key more, the keys out of order, a value that is not
+ * the shape it should hold), nested shapes included; [] when the result is laid out as
+ * declared. One pass over the keys; the resolvers do not call it on their normal path
+ * (the tests do, on every result they build). `layouts`: RESULTS, or a test's own.
+ */
+function layoutProblems(ruleset, kind, result, layouts = RESULTS) {
+  const layout = hasOwn(layouts, ruleset) ? layouts[ruleset] : null;
+  if (!layout || !hasOwn(layout.kinds, kind)) return [`$: no ${kind} result layout for ruleset ${ruleset}`];
+  const problems = [];
+  checkShape(layout.shapes, layout.kinds[kind], result, '$', problems);
+  return problems;
+}
+
+/** The keys of result shape `shape` of `ruleset` in order (contract.js RESULTS), for a builder to lay out. */
+function layoutKeys(ruleset, shape) {
+  const entries = hasOwn(RESULTS, ruleset) ? RESULTS[ruleset].shapes[shape] : undefined;
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${shape} of ruleset ${ruleset}`);
+  return Object.freeze(entries.map((entry) => (typeof entry === 'string' ? entry : entry[0])));
+}
+
+/** `value` against a layout's `nest`: null (a plain value), a shape's name, or {list|dict|nullable|or_scalar}. */
+function checkNest(shapes, nest, value, path, problems) {
+  if (nest === null) return;
+  if (typeof nest === 'string') {
+    checkShape(shapes, nest, value, path, problems);
+  } else if (hasOwn(nest, 'list')) {
+    if (!Array.isArray(value)) problems.push(`${path}: expected an array, got ${jsonType(value)}`);
+    else value.forEach((item, i) => checkNest(shapes, nest.list, item, `${path}[${i}]`, problems));
+  } else if (hasOwn(nest, 'dict')) {
+    if (!isPlainObject(value)) problems.push(`${path}: expected an object, got ${jsonType(value)}`);
+    else for (const key of Object.keys(value)) checkNest(shapes, nest.dict, value[key], keyPath(path, key), problems);
+  } else if (hasOwn(nest, 'nullable')) {
+    if (value !== null) checkNest(shapes, nest.nullable, value, path, problems);
+  } else if (hasOwn(nest, 'or_scalar')) {
+    if (value !== null && typeof value === 'object') checkNest(shapes, nest.or_scalar, value, path, problems);
+  } else {
+    throw new Error(`contract.js RESULTS: unknown nest ${JSON.stringify(nest)} at ${path}`);
+  }
+}
+
+/** The object `value` against the shape `name`: every key, no other, in the layout's order. */
+function checkShape(shapes, name, value, path, problems) {
+  const entries = shapes[name];
+  if (entries === undefined) throw new Error(`contract.js RESULTS: no shape ${name} (at ${path})`);
+  if (!isPlainObject(value)) {
+    problems.push(`${path}: expected an object (${name}), got ${jsonType(value)}`);
+    return;
+  }
+  const known = new Set();
+  const expected = [];
+  for (const entry of entries) {
+    const [key, nest, optional] = typeof entry === 'string' ? [entry, null, null] : entry;
+    known.add(key);
+    if (!hasOwn(value, key) || value[key] === undefined) { // JSON drops an undefined value
+      if (!optional) problems.push(`${path}: no key ${key} (${name})`);
+      continue;
+    }
+    expected.push(key);
+    checkNest(shapes, nest, value[key], keyPath(path, key), problems);
+  }
+  const keys = Object.keys(value).filter((key) => value[key] !== undefined);
+  const extra = keys.filter((key) => !known.has(key));
+  if (extra.length > 0) problems.push(`${path}: key(s) ${extra.join(', ')} not in the ${name} layout`);
+  const order = keys.filter((key) => known.has(key));
+  if (order.join(',') !== expected.join(',')) {
+    problems.push(`${path}: keys in the order ${order.join(', ')}; the ${name} layout has ${expected.join(', ')}`);
+  }
+}
+
 module.exports = {
-  RULESETS, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
+  RULESETS, layoutProblems, layoutKeys, METHODS, STYLES, CRIT_STYLES, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS,
   REGISTRY, DEFAULT_RULESET, T, REQUIRED, structsOf, rulesetInfo, convert, convertMapping, decode, choice, keyPath, pyRepr, jsonType,
   Attacker, ProfileStrike, Strike, Target, AttackRequest, Profile, AttackGroup, BulkRequest,
   Combatant, InitiativeRequest, Grapple, Flee, Competitor, CompeteRequest, ImpaleWeapon, Charger, ImpaleRequest,

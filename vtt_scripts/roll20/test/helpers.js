@@ -77,6 +77,14 @@ function d6PoolContract() {
 }
 
 /**
+ * The shared known-answer vectors tests/vectors/<file> (`parse`: bigjson's, which keeps
+ * integers past 2^53 exact; odds.test.js reads its file with JSON.parse).
+ */
+function loadVectors(file, parse = require('../src/bigjson').parse) {
+  return parse(fs.readFileSync(path.join(REPO_ROOT, 'tests', 'vectors', file), 'utf8'));
+}
+
+/**
  * Run one known-answer vector through `resolve` and compare: the whole result dict
  * (without `backend`) for a result, the path and reason for an error.
  */
@@ -104,5 +112,5 @@ function checkVector(resolve, vector, options = {}) {
 
 module.exports = {
   ROLL20_DIR, REPO_ROOT, pythonPath, pythonHasFracas, skipUnlessCI, checkVector, bundleWithRulesets, d6PoolContract, WITH_D6_POOL,
-  hasRoll20Port,
+  hasRoll20Port, loadVectors,
 };

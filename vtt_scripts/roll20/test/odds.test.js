@@ -4,13 +4,11 @@
 // answer, exact fractions and floats alike, and error for error.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const path = require('node:path');
 const { odds } = require('../src/rulesets');
 const H = require('./helpers');
 
 test('the shared odds vectors: identical exact answers in Python and JavaScript', (t) => {
-  const vectors = JSON.parse(fs.readFileSync(path.join(H.REPO_ROOT, 'tests', 'vectors', 'odds_vectors.json'), 'utf8'));
+  const vectors = H.loadVectors('odds_vectors.json', JSON.parse);
   const counts = { result: 0, error: 0, bridgeOnly: 0 };
   for (const v of vectors) {
     // Vectors follow each ruleset's declared clients: no Roll20 port, no replay here.

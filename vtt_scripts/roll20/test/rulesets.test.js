@@ -4,17 +4,13 @@
 // and error for error (type, path, reason), and the texts' goldens hold here too.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const path = require('node:path');
 const { resolve, rollInitiative, checkMorale } = require('../src/rulesets');
 const H = require('./helpers');
-const bigjson = require('../src/bigjson');
 
 const CALLS = { attack: resolve, initiative: rollInitiative, morale: checkMorale };
 
 test('the shared vectors of the three rulesets', (t) => {
-  const file = path.join(H.REPO_ROOT, 'tests', 'vectors', 'rulesets_vectors.json');
-  const vectors = bigjson.parse(fs.readFileSync(file, 'utf8'));
+  const vectors = H.loadVectors('rulesets_vectors.json');
   const counts = { result: 0, error: 0, bridgeOnly: 0 };
   for (const v of vectors) {
     // Vectors follow each ruleset's declared clients: no Roll20 port, no replay here.

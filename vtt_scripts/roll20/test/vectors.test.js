@@ -49,8 +49,7 @@ test('fresh random vectors from the Python engine as it is now', (t) => {
 test('the ER specials vectors (tests/vectors/er_specials_vectors.json): ER-17, ER-19 … ER-23', (t) => {
   const { compete } = require('../src/specials');
   const { impale } = require('../src/impale');
-  const file = path.join(H.REPO_ROOT, 'tests', 'vectors', 'er_specials_vectors.json');
-  const vectors = bigjson.parse(fs.readFileSync(file, 'utf8'));
+  const vectors = H.loadVectors('er_specials_vectors.json');
   const calls = { attack: resolve, compete, impale };
   const counts = { result: 0, error: 0 };
   for (const vector of vectors) {

@@ -1,8 +1,8 @@
 """Enchanted Realms results, declared once (`fracas.rulesets.results`): the spec writes
-the bridge's exact result schemas from these; the compiled core, the pure-Python kernel
-and the Roll20 engine build these keys (an attack's, a target's and a strike's keys are
-facts.toml [results] er_attack, er_target and er_strike, which the kernels read: a test
-holds the two the same, in order).
+the bridge's exact result schemas and the Roll20 contract's result layouts from these; the
+compiled core, the pure-Python kernel and the Roll20 engine build these keys, in this
+order (the field order: the conformance suite and the Roll20 layout test hold all three
+to it).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class Stray(Shape):
 
 
 class Strike(Shape):
-    """One strike of an attack (docs/ENGINE.md §7; keys: facts.toml [results] er_strike)."""
+    """One strike of an attack (docs/ENGINE.md §7)."""
 
     target: str
     method: Method
@@ -168,7 +168,7 @@ class Release(Shape):
 
 
 class Target(Shape):
-    """One target of an attack (keys: facts.toml [results] er_target)."""
+    """One target of an attack."""
 
     damage: Count
     by_type: dict[DamageType, Count]
@@ -197,16 +197,33 @@ class Impalement(R.Rolled):
     defense_rolls: bool
 
 
-class AttackResult(Impalement, kw_only=True):
-    """An attack (`attack.resolve`; keys: facts.toml [results] er_attack)."""
+# Impalement's fields with `backend` after `seed`, where results hold it: written out, not
+# subclassed, since a field's place is the key order the Roll20 contract's layouts check.
+class AttackResult(Shape):
+    """An attack (`attack.resolve`)."""
 
+    ruleset: str
+    seed: R.Seed
     backend: R.Backend
+    injected: bool
+    strikes: list[Strike]
+    targets: dict[str, Target]
+    total_damage: Count
+    flee: Optional[Flee]
+    defense_rolls: bool
 
 
-class BulkTarget(R.BulkTotals):
+# The shared BulkTotals' keys with by_type after damage, where results hold it (a subclass
+# would append it): the field order is the key order the Roll20 contract's layouts check.
+class BulkTarget(Shape):
     """One target's totals over a bulk request: damage by type, crits, the longest chain."""
 
+    damage: Count
     by_type: dict[DamageType, Count]
+    attacks: Count
+    attacks_hit: Count
+    strikes: Count
+    strikes_hit: Count
     crits: Count
     longest_chain: Count
     undodgeable: Count
@@ -226,11 +243,12 @@ class Listed(Shape):
     strikes: list[Union[Count, Strike]]
 
 
-class BulkResult(R.Bulk, kw_only=True):
+class BulkResult(R.Bulk):
     """A bulk request (`attack.bulk`)."""
 
     targets: dict[str, BulkTarget]
     groups: list[BulkGroup]
+    total_damage: Count
     attacks: Union[list[Listed], R.UnsetType] = R.UNSET
 
 
@@ -348,14 +366,16 @@ class StrayOdds(Shape):
     bystanders: dict[str, Bystander]
 
 
-class OddsTarget(R.OddsTarget, kw_only=True):
+# p_crit and p_crit_exact come after p_hit_exact, where results hold them: the shared
+# shape's later fields are keyword-only, which msgspec places after these.
+class OddsTarget(R.OddsTarget):
     """One target's exact odds, with its chance of a crit (ER-7)."""
 
     p_crit: Probability
     p_crit_exact: R.Fraction
 
 
-class OddsResult(R.OddsResult, kw_only=True):
+class OddsResult(R.OddsResult):
     """Exact odds of an attack (`attack.odds`): crits per target, stray shots (ER-17) per
     bystander when a strike has friendly fire."""
 

@@ -70,10 +70,17 @@ class BulkTarget(R.BulkTotals):
     negated: Count
 
 
-class Ranked(R.Ranked):
+# The shared Ranked's keys with dex_mod before tiebreaks, where results hold it (a
+# subclass would append it): the Roll20 contract's layouts check the order.
+class Ranked(Shape):
     """WW-1: d20 + Dexterity modifier + bonus; ties go to the higher Dexterity modifier."""
 
+    id: str
+    roll: int
+    modifier: int
+    total: int
     dex_mod: int
+    tiebreaks: list[int]
 
 
 class InitiativeResult(R.Rolled):

@@ -61,8 +61,12 @@ def extensions():
         "single": ["cython_core/_er.pxd"],
         "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
     }
+    # The strike-row kernel's build marks Lemire's rejection rare (see _generator.pxd): its
+    # damage-dice loop then holds no rejection code and keeps its flags in registers.
+    macros = {"rows": [("FRACAS_REJECTION_RARE", "1")]}
     exts = [Extension(f"fracas._core.{name}", [f"cython_core/{name}.pyx"], depends=shared + extra,
-                      include_dirs=["cython_core"], extra_compile_args=compile_args)
+                      include_dirs=["cython_core"], extra_compile_args=compile_args,
+                      define_macros=macros.get(name, []))
             for name, extra in depends.items()]
     kernels = cythonize(
         exts,

@@ -18,6 +18,21 @@ from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
 from _layout cimport E_ROLLS_SHORT, E_ROLL_RANGE
 
 
+cdef extern from *:
+    """
+    /* Lemire's rejection (draw_gen) is rare: a first word below n, n / 2^32 of draws. A
+       module built with FRACAS_REJECTION_RARE (setup.py: the strike-row kernel) tells the
+       C compiler so, which lays the rejection loop out of the hot dice loop; the other
+       modules keep the plain test (with the hint their loops measured slower). */
+    #if defined(FRACAS_REJECTION_RARE) && (defined(__GNUC__) || defined(__clang__))
+    #define FRACAS_REJECTION(x) __builtin_expect(!!(x), 0)
+    #else
+    #define FRACAS_REJECTION(x) (x)
+    #endif
+    """
+    bint rejection "FRACAS_REJECTION"(bint) noexcept nogil
+
+
 cdef struct Dice:
     uint32_t s0
     uint32_t s1
@@ -51,7 +66,7 @@ cdef inline int draw_gen(Dice* d, uint32_t n) noexcept nogil:
     cdef uint64_t m = <uint64_t>next32(d) * n
     cdef uint32_t low = <uint32_t>m
     cdef uint32_t threshold
-    if low < n:
+    if rejection(low < n):
         threshold = (0u - n) % n
         while low < threshold:
             m = <uint64_t>next32(d) * n

@@ -19,11 +19,19 @@ from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 
 
-# The cold helpers the .pxd files share, called out of line here on purpose (they were calls
-# in the one-module core too). setup.py forces every `cdef inline` function inline (for
-# xstrike's sake); with these inlined into xroll_summary the Worldwalker bulk scenario ran
-# about 12% slower and the d6 pool 8% slower (measured: start_dice and store_state count
-# most; the C compiler then keeps less of the hot loop's state in registers).
+# The cold helpers the .pxd files share, as plain `cdef` functions here (setup.py forces
+# every `cdef inline` function inline, for xstrike's sake). GCC inlines these small static
+# ones anyway (rows.so has no symbol for them), so the 8-12% the bulk scenarios lost with
+# them `cdef inline` was no call saved or paid.
+#
+# The row kernel's speed depends on where its damage-dice loop lands. The one-module core
+# and rows.so ran the same instructions (callgrind: 90.5 and 90.3 million for 200,000 d6
+# pool attacks), yet rows.so was 3-6% slower; moving only that loop's head in the assembly
+# moved the pool by 4% (its head 0 or 16 bytes into a 64-byte line fast, 32, 48 or 53
+# slow; the one-module core's sat at 0, by chance). setup.py builds this module with
+# FRACAS_REJECTION_RARE (see _generator.pxd), which takes Lemire's rare rejection out of
+# that loop: 116 bytes instead of 172, its counting and explode flags in registers instead
+# of on the stack, and the pool and Cartyrion at the one-module speed or better.
 
 cdef int64_t checked_xplan(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
                            const int64_t[::1] tinit) except -1:

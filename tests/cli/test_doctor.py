@@ -1,6 +1,7 @@
 """`fracas doctor`, and the warning when the compiled core is missing."""
 
 import socket
+import sys
 
 import pytest
 
@@ -57,3 +58,26 @@ def test_doctor_reports_a_broken_config_with_the_rest(monkeypatch, tmp_path):
     assert "[problem]" in out.output and "backend" in out.output and "profiles" in out.output  # the rest still ran
     out = run(["attack", "--dice", "2", "--ac", "12"])  # any other command refuses it
     assert out.exit_code == 2 and str(broken) in out.output and "[serve] port" in out.output
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="TIME_WAIT blocks a plain bind on Linux; the probe is checked there")
+def test_a_port_in_time_wait_is_free_as_fracas_serve_sees_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    # A listener that closes its side of a connection first leaves that port in TIME_WAIT.
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = listener.accept()
+        accepted.close()
+        client.recv(1)  # the FIN arrived
+        client.close()
+    with socket.socket() as plain:  # the situation is real: a bind without SO_REUSEADDR fails
+        with pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    out = run(["doctor", "--port", str(port)])
+    assert f"127.0.0.1:{port} is free for fracas serve" in out.output, out.output
+    assert f"{port} is in use" not in out.output

@@ -60,6 +60,11 @@ def doctor(ctx: click.Context, port: int) -> None:
         click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
         click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            if os.name == "posix":
+                # as fracas serve binds (asyncio's reuse_address, on by default on POSIX): a port
+                # whose last connection is in TIME_WAIT is free for it. Not on Windows, where
+                # SO_REUSEADDR would let the probe bind a port another program listens on.
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(("127.0.0.1", port))
                 click.echo(f"  port      127.0.0.1:{port} is free for fracas serve [{verdict(True)}]")

@@ -124,3 +124,12 @@ def test_without_node_the_bundles_are_skipped_with_a_message(monkeypatch, capsys
 def test_a_wrong_argument_is_refused(capsys):
     assert regen.main(["--chek"]) == 2
     assert "usage: python -m fracas.spec [--check]" in capsys.readouterr().err
+
+
+def test_an_install_that_is_not_a_checkout_says_what_it_needs(capsys, tmp_path):
+    # What `pip install .` gives: the package in site-packages, whose top level has no cython_core/.
+    assert regen.main(["--check"], root=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path} is not a source checkout" in err
+    assert "source checkout with an editable install" in err and "`pip install -e .`" in err
+    assert str(Path(regen.generate.__file__).resolve().parents[1]) in err  # where this fracas runs from

@@ -156,13 +156,23 @@ def write(made: dict[Path, str]) -> None:
         print(f"wrote {shown}", file=sys.stderr)
 
 
+def not_a_checkout(root: Path) -> str:
+    """Why `python -m fracas.spec` cannot run from this install, and what to do instead."""
+    package = Path(generate.__file__).resolve().parents[1]
+    return (f"fracas.spec: {root} is not a source checkout (it has no cython_core/): this fracas runs from "
+            f"{package}, a copy that `pip install .` made, and the files it checks and regenerates live in a "
+            "clone of the repository. It needs a source checkout with an editable install: in the clone "
+            "(git clone https://github.com/fracas-vtt/fracas), run `pip install -e .`, then "
+            "`python -m fracas.spec --check` from the same environment.")
+
+
 def main(argv: list[str], root: Optional[Path] = None) -> int:
     root = root or generate.repo_root()
     if argv not in ([], ["--check"]):
         print("usage: python -m fracas.spec [--check]", file=sys.stderr)
         return 2
     if not (root / "cython_core").is_dir():
-        print(f"fracas.spec: {root} is not a source checkout (no cython_core/)", file=sys.stderr)
+        print(not_a_checkout(root), file=sys.stderr)
         return 2
     if argv == ["--check"]:
         report = check(root)

@@ -130,3 +130,58 @@ def test_the_main_help_describes_every_installed_ruleset():
                          ("Old-school", "OS")):
         assert f"{title} ({short})" in out, title
     assert all(f"{m.title} ({m.id.upper()})" in out for m in manifests)
+
+
+# The breakdown of every ruleset reads as Enchanted Realms' does: the dice, the total,
+# against what, what it did; no raw field names (`tn 14, hits 1, negated 0`, `stamina_cost`).
+RAW_NAMES = ("stamina_cost", "negated 0", "hits 1,", "tn 14", "damage_bonus", "attack_total", "_")
+
+
+@pytest.mark.parametrize("args, lines", [
+    (["--ruleset", "worldwalker", "--skill", "3", "--str-mod", "2", "--damage", "1d8", "--critical", "2",
+      "--crit-multiplier", "2", "--defense", "14", "--armor", "2", "--block", "6", "--rolls", "16,3,6"],
+     ["Worldwalker attack · seed", "Strike 1 → target: melee · d20 +3 vs TN 14 · critical attack: −2 to hit",
+      "  attack      d20 16 +3 = 19 vs TN 14: hit",
+      "  block       d20 3 +6 = 9 vs the attack's 19: falls short (WW-5)",
+      "  damage      dice 6 +6 − armor 2 = 10",
+      "  target: 10 damage (TN 14; 1 hit landed)", "Total damage: 10"]),
+    (["--ruleset", "worldwalker", "--skill", "3", "--damage", "1d8", "--defense", "14", "--dodge", "9",
+      "--rolls", "20,18,4"],
+     ["  attack      d20 20 (natural 20, counts as 30) +3 = 33 vs TN 14: hit",
+      "  dodge       d20 18 +9 = 27 vs the attack's 33: falls short (WW-5)"]),
+    (["--ruleset", "worldwalker", "--skill", "3", "--damage", "1d8", "--defense", "14", "--dodge", "9",
+      "--rolls", "12,10"],
+     ["  dodge       d20 10 +9 = 19 vs the attack's 15: reaches it, the hit is negated (WW-5)",
+      "  damage      0: the dodge negated the hit", "(TN 14; 0 hits landed, 1 negated by its block or dodge)"]),
+    (["--ruleset", "cartyrion", "--level", "12", "--bonus", "9", "--die", "d6", "--dex", "5", "--armor", "3",
+      "--rolls", "6,5,3,6,2,6,5,1,6,2"],
+     ["Cartyrion attack · seed", "Strike 1 → target: melee · 6d6, a 6 explodes",
+      "  dice        6 · 5 · 3 · 6 · 2 · 6 · 5 · 1 · 6 · 2 (4 exploded) = 42",
+      "  total       42 +9 bonus = 51", "  stopped     − DEX 5 − armor 3 = 43",
+      "  damage      43 to stamina", "  target: 43 damage (43 to stamina, 0 to injury)", "Total damage: 43"]),
+    (["--ruleset", "cartyrion", "--level", "3", "--bonus", "4", "--die", "d4", "--dex", "2", "--armor", "3",
+      "--method", "ranged", "--sneak", "roll", "--awa", "2", "--rolls", "4,2,2,1"],
+     ["  sneak       d20 4 +2 = 6 vs DC 13: failed, armor counts (CT-7)",
+      "  stopped     no DEX on a sneak attack, − armor 3 = 5 (CT-7)",
+      "  damage      5 to injury (direct damage, CT-4)",
+      "  cost        d4 1: the attacker spends 1 stamina (CT-4)",
+      "Attacker: spent 1 stamina on ranged strikes (CT-4)"]),
+    (["--ruleset", "old-school", "--attack-bonus", "1", "--dex-mod", "2", "--method", "missile", "--range", "short",
+      "--damage", "1d6", "--ac", "14", "--rolls", "16,1"],
+     ["Old-school attack · seed", "Strike 1 → target: missile, short range · d20 +4 vs AC 14",
+      "  attack      d20 16 +4 = 20 vs AC 14: hit", "  damage      dice 1 +0 = 1",
+      "  target: 1 damage (1 hit)", "Total damage: 1"]),
+    (["--ruleset", "old-school", "--attack-bonus", "1", "--str-mod", "1", "--damage", "1d6", "--ac", "14",
+      "--shield", "1", "--rear", "--rolls", "1"],
+     ["Strike 1 → target: melee, from behind · d20 +2 vs AC 13",
+      "  attack      d20 1 (natural 1: always misses) +2 = 3 vs AC 13: miss",
+      "  shield      its AC bonus does not count: an attack from behind (OS-3)",
+      "  damage      0: a miss", "  target: 0 damage (0 hits)"]),
+])
+def test_every_rulesets_breakdown_reads_as_er_does(args, lines):
+    out = run(["attack", *args])
+    assert out.exit_code == 0, out.output
+    for line in lines:
+        assert line in out.output, (line, out.output)
+    for raw in RAW_NAMES:
+        assert raw not in out.output, (raw, out.output)

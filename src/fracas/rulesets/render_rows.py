@@ -8,25 +8,64 @@ are read by their keys. Plain text when `style` is None, colours with `click.sty
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence, Union
+
+
+#: One strike as text: a line (the strike's summary), or a list whose first item heads the
+#: strike and whose other items are its rows (`row(label, text)`), as Enchanted Realms':
+#: the dice, the total, against what, what it did (the damage row last).
+StrikeText = Union[str, Sequence[str]]
+
+
+def row(label: str, text: str) -> str:
+    """One row under a strike's heading: a label, then what it says."""
+    return f"{label:<11} {text}"
+
+
+def signed(value: int) -> str:
+    return f"+{value}" if value >= 0 else f"−{-value}"
+
+
+def faces(dice: Sequence[int]) -> str:
+    return " + ".join(map(str, dice))
 
 
 def render(result: dict[str, Any], style: Optional[Callable[..., str]], title: str,
-           line: Callable[[dict[str, Any]], str]) -> str:
+           line: Callable[[dict[str, Any]], StrikeText],
+           target_line: Optional[Callable[[dict[str, Any]], str]] = None,
+           attacker_line: Optional[Callable[[dict[str, Any]], Optional[str]]] = None) -> str:
     def bold(text: str) -> str:
         return style(text, bold=True) if style else text
 
     out: list[str] = []
     if "strikes" in result:
-        out.append(bold(f"{title} attack") + f" (seed {result['seed']}{', injected dice' if result['injected'] else ''})")
+        bits = [f"seed {result['seed']}"]
+        if result.get("backend"):
+            bits.append(f"{result['backend']} backend")
+        if result.get("injected"):
+            bits.append("injected dice")
+        out.append(bold(f"{title} attack") + " · " + " · ".join(bits))
         for i, strike in enumerate(result["strikes"]):
-            out.append(f"  strike {i + 1} → {strike['target']}: {line(strike)} → {bold(str(strike['damage']))} damage")
+            text = line(strike)
+            if isinstance(text, str):
+                out.append(f"Strike {i + 1} → {strike['target']}: {text} → {bold(str(strike['damage']))} damage")
+            else:
+                head, *rows = text
+                out.append(bold(f"Strike {i + 1} → {strike['target']}: {head}"))
+                out += [f"  {r}" for r in rows]
+        out.append(bold("Targets"))
         for tid, target in result["targets"].items():
-            extra = ", ".join(f"{k} {v}" for k, v in target.items() if k != "damage" and not isinstance(v, dict))
+            if target_line is not None:
+                extra = target_line(target)
+            else:
+                extra = ", ".join(f"{k} {v}" for k, v in target.items() if k != "damage" and not isinstance(v, dict))
             out.append(f"  {tid}: {bold(str(target['damage']))} damage" + (f" ({extra})" if extra else ""))
         if "attacker" in result:
-            out.append("  attacker: " + ", ".join(f"{k} {v}" for k, v in result["attacker"].items()))
-        out.append(f"  total: {bold(str(result['total_damage']))} damage")
+            said = attacker_line(result["attacker"]) if attacker_line is not None else \
+                ", ".join(f"{k} {v}" for k, v in result["attacker"].items())
+            if said:
+                out.append(f"Attacker: {said}")
+        out.append(f"Total damage: {bold(str(result['total_damage']))}")
     elif "groups" in result:
         out.append(bold(f"{title} bulk") + f": {result['attacks_total']:,} attacks (seed {result['seed']})")
         for tid, target in result["targets"].items():

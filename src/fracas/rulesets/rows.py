@@ -615,8 +615,13 @@ class RowRuleset(Ruleset):
     rules: Rules
     #: The module with its `options`, `request_from_flags` and `flag_hint` (imported on use).
     cli_module: str = ""
-    #: One strike of a result as a line of text (the ruleset's own wording), or None.
-    strike_line: Optional[Callable[[dict[str, Any]], str]] = None
+    #: One strike of a result as text (the ruleset's own wording), or None: a line, or a
+    #: heading and its rows (`render_rows.StrikeText`).
+    strike_line: Optional[Callable[[dict[str, Any]], Any]] = None
+    #: What a target's result adds to its damage, in words (None: its fields as they are).
+    target_line: Optional[Callable[[dict[str, Any]], str]] = None
+    #: What the attack did to the attacker, in words, or None to say nothing.
+    attacker_line: Optional[Callable[[dict[str, Any]], Optional[str]]] = None
 
     @property
     def row_kernel(self) -> Optional[str]:
@@ -663,4 +668,4 @@ class RowRuleset(Ruleset):
             return super().render(result, style)
         from .render_rows import render
 
-        return render(result, style, self.title, line)
+        return render(result, style, self.title, line, type(self).target_line, type(self).attacker_line)

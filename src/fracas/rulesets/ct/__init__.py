@@ -194,19 +194,59 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
                                     "ambush": req.ambush, "roll": roll, "first": first, "surprised": surprised})
 
 
-def _line(strike: dict[str, Any]) -> str:
-    text = f"{strike['dice']}{strike['die']} {'+'.join(map(str, strike['faces'])) or '-'}"
+def _line(strike: dict[str, Any]) -> list[str]:
+    """One strike in words: the exploding dice (CT-3), the bonuses (CT-2), what DEX and
+    armor stop, the sneak check (CT-7), the parry (CT-6), where the damage goes and what a
+    ranged strike costs (CT-4)."""
+    from ..render_rows import row, signed
+
+    head = f"{strike['method']} · {strike['dice']}{strike['die']}, a {strike['die'][1:]} explodes"
+    if strike["power"]:
+        head += " · power attack: doubled dice, the weapon breaks (CT-5)"
+    if strike["sneak"]:
+        head += " · sneak attack (CT-7)"
+    rows = [head]
+    dice = " · ".join(map(str, strike["faces"])) or "none"
     if strike["exploded"]:
-        text += f" ({strike['exploded']} exploded{', then cut' if strike['explosions_cut'] else ''})"
-    text += f" {strike['bonus'] + strike['magic_bonus']:+d} - {strike['dex'] + strike['armor']} to {strike['pool']}"
+        dice += (f" ({strike['exploded']} exploded"
+                 + (", then cut at the bound of 10,000" if strike["explosions_cut"] else "") + ")")
+    rows.append(row("dice", f"{dice} = {strike['dice_total']}"))
+    raw = f"{strike['dice_total']} {signed(strike['bonus'])} bonus"
+    if strike["magic_bonus"]:
+        raw += f" {signed(strike['magic_bonus'])} magic (per original die)"
+    rows.append(row("total", f"{raw} = {strike['raw']}"))
     if strike["sneak_check"]:
         c = strike["sneak_check"]
-        text += f"; sneak check {c['total']} vs {c['dc']}: {'passed' if c['passed'] else 'failed'}"
+        rows.append(row("sneak", f"d20 {c['roll']} {signed(c['bonus'])} = {c['total']} vs DC {c['dc']}: "
+                                 + ("passed, armor ignored (CT-7)" if c["passed"] else "failed, armor counts (CT-7)")))
+    stopped = strike["dex"] + strike["armor"]
+    through = max(0, strike["raw"] - stopped)
+    floor = " (never below 0)" if strike["raw"] < stopped else ""
+    if strike["sneak"]:
+        passed = strike["sneak"] == "passed" or bool(strike["sneak_check"] and strike["sneak_check"]["passed"])
+        armor = "armor ignored" if passed else f"− armor {strike['armor']}"
+        rows.append(row("stopped", f"no DEX on a sneak attack, {armor} = {through}{floor} (CT-7)"))
+    else:
+        rows.append(row("stopped", f"− DEX {strike['dex']} − armor {strike['armor']} = {through}{floor}"))
     if strike["parry"]:
-        text += f"; {strike['parry']['kind']} parry stops {strike['parry']['absorbed']}"
+        p = strike["parry"]
+        rows.append(row("parry", f"the {p['kind']} absorbs {p['absorbed']}"
+                                 + (" and breaks" if p["broken"] else f", {p['left']} left") + " (CT-6)"))
+    rows.append(row("damage", f"{strike['damage']} to {strike['pool']}"
+                              + (" (direct damage, CT-4)" if strike["pool"] == "injury" else "")))
     if strike["stamina_cost"]:
-        text += f"; costs {strike['stamina_cost']['cost']} stamina"
-    return text
+        cost = strike["stamina_cost"]
+        rows.append(row("cost", f"d4 {cost['roll']}: the attacker spends {cost['cost']} stamina (CT-4)"))
+    return rows
+
+
+def _target(target: dict[str, Any]) -> str:
+    return f"{target['stamina']} to stamina, {target['injury']} to injury"
+
+
+def _attacker(attacker: dict[str, Any]) -> Optional[str]:
+    cost = attacker["stamina_cost"]
+    return f"spent {cost} stamina on ranged strikes (CT-4)" if cost else None
 
 
 class Cartyrion(rows.RowRuleset):
@@ -218,6 +258,8 @@ class Cartyrion(rows.RowRuleset):
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)
+    target_line = staticmethod(_target)
+    attacker_line = staticmethod(_attacker)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)

@@ -163,13 +163,34 @@ def roll_morale(req: MoraleRequest, dice: Any, seed: int) -> rows.Rolled:
     return rows.Rolled(seed, NAME, out)
 
 
-def _line(strike: dict[str, Any]) -> str:
-    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
-    text = (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
-            f"vs AC {strike['ac']}: {'hit' if strike['hit'] else 'miss'}")
-    if strike["damage_dice"]:
-        text += f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
-    return text
+def _line(strike: dict[str, Any]) -> list[str]:
+    """One strike in words: d20 + bonus against the AC (OS-6, with OS-3's modifiers), the
+    damage dice + bonus."""
+    from ..render_rows import faces, row, signed
+
+    head = strike["method"] + (f", {strike['range']} range" if strike["range"] else "")
+    if strike["rear"]:
+        head += ", from behind"
+    head += f" · d20 {signed(strike['attack_bonus'])} vs AC {strike['ac']}"
+    rows = [head]
+    natural = {20: " (natural 20: always hits)", 1: " (natural 1: always misses)"}.get(strike["natural"] or 0, "")
+    rows.append(row("attack", f"d20 {strike['attack_roll']}{natural} {signed(strike['attack_bonus'])} = "
+                              f"{strike['attack_total']} vs AC {strike['ac']}: {'hit' if strike['hit'] else 'miss'}"))
+    if strike["shield_ignored"]:
+        why = "an attack from behind" if strike["rear"] else "a melee attack at a fleeing target"
+        rows.append(row("shield", f"its AC bonus does not count: {why} (OS-3)"))
+    if not strike["hit"]:
+        rows.append(row("damage", "0: a miss"))
+    else:
+        dice = strike["damage_dice"]
+        low = sum(dice) + strike["damage_bonus"] < 1
+        rows.append(row("damage", f"dice {faces(dice)} {signed(strike['damage_bonus'])} = {strike['damage']}"
+                                  + (" (at least 1 on a hit, OS-6)" if low else "")))
+    return rows
+
+
+def _target(target: dict[str, Any]) -> str:
+    return f"{target['hits']} hit{'s' if target['hits'] != 1 else ''}"
 
 
 #: OS-4: a morale check, a kind of request only the old-school rules have.
@@ -188,6 +209,7 @@ class OldSchool(rows.RowRuleset):
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)
+    target_line = staticmethod(_target)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)

@@ -167,22 +167,44 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "order": order})
 
 
-def _line(strike: dict[str, Any]) -> str:
-    natural = f" (natural {strike['natural']})" if strike["natural"] else ""
-    text = ""
+def _line(strike: dict[str, Any]) -> list[str]:
+    """One strike in words: the feint (WW-7), the attack roll against the TN (WW-2), the
+    block or dodge (WW-5), the damage less armor (WW-3)."""
+    from ..render_rows import faces, row, signed
+
+    head = f"{strike['method']} · d20 {signed(strike['attack_bonus'])} vs TN {strike['tn']}"
+    if strike["critical"]:
+        head += f" · critical attack: −{strike['critical']} to hit, more damage on a hit (WW-4)"
+    rows = [head]
     if strike.get("feint"):
         f = strike["feint"]
-        text = (f"feint d20 {f['roll']} vs d20 {f['defense_roll']}: "
-                f"{'no block or dodge' if f['succeeded'] else 'fails'}; ")
-    text += (f"d20 {strike['attack_roll']}{natural} {strike['attack_bonus']:+d} = {strike['attack_total']} "
-             f"vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}")
+        rows.append(row("feint", f"d20 {f['roll']} vs the defender's d20 {f['defense_roll']}: "
+                                 + ("succeeds, no block or dodge (WW-7)" if f["succeeded"] else "fails (WW-7)")))
+    natural = {20: " (natural 20, counts as 30)", 1: " (natural 1, counts as −10)"}.get(strike["natural"] or 0, "")
+    rows.append(row("attack", f"d20 {strike['attack_roll']}{natural} {signed(strike['attack_bonus'])} = "
+                              f"{strike['attack_total']} vs TN {strike['tn']}: {'hit' if strike['hit'] else 'miss'}"))
     if strike["reaction"]:
         r = strike["reaction"]
-        text += f"; {r['kind']} {r['roll']} {r['bonus']:+d} = {r['total']}: {'negated' if r['negated'] else 'fails'}"
-    if strike["damage_dice"]:
-        text += (f"; damage {'+'.join(map(str, strike['damage_dice']))} {strike['damage_bonus']:+d}"
-                 f" - armor {strike['armor']}")
-    return text
+        rows.append(row(r["kind"], f"d20 {r['roll']} {signed(r['bonus'])} = {r['total']} vs the attack's "
+                                   f"{strike['attack_total']}: "
+                                   + ("reaches it, the hit is negated (WW-5)" if r["negated"] else "falls short (WW-5)")))
+    if not strike["hit"]:
+        rows.append(row("damage", "0: a miss"))
+    elif strike["negated"]:
+        rows.append(row("damage", f"0: the {strike['reaction']['kind'] if strike['reaction'] else 'reaction'} "
+                                  "negated the hit"))
+    else:
+        dice = strike["damage_dice"]
+        total = sum(dice) + strike["damage_bonus"] - strike["armor"]
+        rows.append(row("damage", f"dice {faces(dice)} {signed(strike['damage_bonus'])} − armor {strike['armor']} = "
+                                  f"{strike['damage']}" + (" (never below 0)" if total < 0 else "")))
+    return rows
+
+
+def _target(target: dict[str, Any]) -> str:
+    hits, negated = target["hits"], target["negated"]
+    return (f"TN {target['tn']}; {hits} hit{'s' if hits != 1 else ''} landed"
+            + (f", {negated} negated by its block or dodge" if negated else ""))
 
 
 class Worldwalker(rows.RowRuleset):
@@ -194,6 +216,7 @@ class Worldwalker(rows.RowRuleset):
     rules = RULES
     cli_module = __name__ + ".cli"
     strike_line = staticmethod(_line)
+    target_line = staticmethod(_target)
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)

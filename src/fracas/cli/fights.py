@@ -313,6 +313,19 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+def _default_workers(scenario: Any, fights: int, loop: str, dask_address: Optional[str]) -> int:
+    """--workers when it is not given: the cores on --dask; on this machine, one process
+    unless the run is large enough to pay for starting more (`drive.simulate.default_workers`;
+    the estimate is of the scenario as given, for every point of a sweep)."""
+    if dask_address:
+        return max(1, _cores())
+    from ..drive.scenario import compile_scenario
+    from ..drive.simulate import default_workers, fight_cost
+
+    sc = _engine(compile_scenario, scenario)
+    return default_workers(fights, fight_cost(sc, loop), _cores())
+
+
 def _extras(dask_address: Optional[str], plot_out: Optional[str]) -> None:
     """--dask and --plot name their extra before anything runs."""
     if dask_address is not None and dask_address != "local" and "://" not in dask_address and ":" not in dask_address:
@@ -386,8 +399,11 @@ def _executor(command: Any) -> Any:
                            help="Play on a dask.distributed scheduler (tcp://host:8786), or 'local' for a"
                                 " LocalCluster (needs pip install 'fracas[dask]').")(command)
     return click.option("--workers", type=click.IntRange(1, 1024), default=None,
-                        help="Processes on this machine [default: its cores]; with --dask local, the cluster's"
-                             " workers.")(command)
+                        help="Processes on this machine [default: one when fights × combatants is under"
+                             " 3,000,000, or under 10,000 when the fights play on the Python round loop (--loop"
+                             " python, or a scenario the compiled loop does not cover): starting processes costs"
+                             " more than such a run takes; above that, one per core]; with --dask, the cluster's"
+                             " workers [default: the cores]. The result is the same for any count.")(command)
 
 
 _json_out = click.option("--json", "json_out", type=click.Path(dir_okay=False, allow_dash=True), default=None,
@@ -422,7 +438,7 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
 
     scenario = _read_scenario(scenario_file, "SCENARIO")
     if workers is None:
-        workers = 1 if runs <= 200 and not dask_address else max(1, _cores())
+        workers = _default_workers(scenario, runs, loop, dask_address)
     _extras(dask_address, plot_out)
     if progress is None:
         progress = sys.stderr.isatty() and json_out != "-"
@@ -509,7 +525,7 @@ def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[i
     and where a side's win rate crosses --target. Every point is checked before any
     fight starts; Ctrl-C stops cleanly and reports the points finished (exit 130)."""
     from ..drive.simulate import MissingExtra, WorkersFailed
-    from ..drive.sweep import MAX_FIELDS, plot, render, sweep as run
+    from ..drive.sweep import MAX_FIELDS, parse_vary, plot, render, sweep as run
 
     if len(vary) > MAX_FIELDS:
         raise click.BadParameter(f"a sweep varies 1 or {MAX_FIELDS} fields, got {len(vary)}", param_hint="--vary")
@@ -518,15 +534,19 @@ def sweep(scenario_file: Any, vary: tuple[str, ...], runs: int, seed: Optional[i
 
     _engine(compile_scenario, scenario)  # the scenario's own errors first: what `sweep` says after is of --vary
     if workers is None:
-        workers = max(1, _cores())
+        points = 1
+        for i, spec in enumerate(vary):
+            try:
+                points *= len(parse_vary(spec, i).values)
+            except RequestError as err:  # the sweep's own error, with its option
+                raise _sweep_rejected(err) from None
+        workers = _default_workers(scenario, runs * points, loop, dask_address)
     _extras(dask_address, plot_out)
     if progress is None:
         progress = sys.stderr.isatty() and json_out != "-"
     bar: Any = None
     try:
         if progress:
-            from ..drive.sweep import parse_vary
-
             fights = runs
             for i, spec in enumerate(vary):  # the bar's length (a wrong --vary is the sweep's error, below)
                 try:

@@ -32,6 +32,15 @@ BATCH = 200
 
 _COMPILED: dict[bytes, Compiled] = {}
 
+#: When worker processes pay off (`default_workers`). A run's work is estimated as fights ×
+#: combatants, a fight on the Python round loop counting PYTHON_LOOP_COST times one on the
+#: compiled fight loop. Starting processes (the spawn method: each imports fracas) costs
+#: more than a small run saves: below PROCESS_WORK units one process finishes first.
+#: Measured with the four shipped examples at 1,000 to 100,000 fights on each loop, one
+#: process against two (benchmarks/README.md, "Processes for simulations").
+PROCESS_WORK = 3_000_000
+PYTHON_LOOP_COST = 300
+
 
 class MissingExtra(Exception):
     """An optional dependency (dask, matplotlib) is not installed; the message says how."""
@@ -165,6 +174,20 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_pytho
                        "python_fights": totals.get("python_fights", 0),
                        "python_why": why_python if totals.get("python_fights") else None},
     }
+
+
+def fight_cost(sc: Compiled, loop: str = "auto") -> int:
+    """A fight's estimated work in `PROCESS_WORK` units: its combatants, times
+    PYTHON_LOOP_COST when its fights play on the Python round loop."""
+    compiled = loop == "auto" and isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    return len(sc.member_ids) * (1 if compiled else PYTHON_LOOP_COST)
+
+
+def default_workers(fights: int, cost: int, cores: int) -> int:
+    """The processes `fracas simulate` and `fracas sweep` use when --workers is not given:
+    one when the work (fights × `fight_cost`) is under PROCESS_WORK, else one per core.
+    The result does not depend on it (fight i plays from (seed, i) on any count)."""
+    return 1 if cores < 2 or fights * cost < PROCESS_WORK else cores
 
 
 def why_python(sc: Compiled, loop: str) -> str:

@@ -6,13 +6,21 @@ three that pyproject's package-dir maps from other folders.
 The extensions are optional for source installs (a machine without a C compiler still
 gets the pure-Python kernels) and mandatory in wheel builds (CIBUILDWHEEL=1) or when
 FRACAS_REQUIRE_COMPILED=1.
+build_py also writes the VTT clients into the package (fracas/vtt: the Foundry module, the
+Roll20 Mod script and the relay extension), from the committed files of vtt_scripts/, each
+checked to state the package's version (src/fracas/release: package_data). No node needed.
 """
 
+import importlib.util
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
 
 REQUIRED = os.environ.get("CIBUILDWHEEL") == "1" or os.environ.get("FRACAS_REQUIRE_COMPILED") == "1"
 
@@ -35,6 +43,34 @@ class OptionalBuildExt(build_ext):
             if REQUIRED:
                 raise
             print(f"warning: {ext.name} not built ({exc}); using pure Python", file=sys.stderr)
+
+
+def _release():
+    """src/fracas/release, loaded by its path (the package is not importable while it builds)."""
+    spec = importlib.util.spec_from_file_location("_fracas_release", HERE / "src" / "fracas" / "release" / "__init__.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks itself up there
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildPyWithClients(build_py):
+    """build_py, then the VTT clients into fracas/vtt: the build's copy of the package, or, in
+    an editable install, the source package (as build_ext --inplace puts the compiled core)."""
+
+    def run(self):
+        super().run()
+        release = _release()
+        if getattr(self, "editable_mode", False):
+            target = Path(self.get_package_dir("fracas")) / release.FOLDER
+        else:
+            target = Path(self.build_lib) / "fracas" / release.FOLDER
+        try:
+            files = release.package_data(HERE, self.distribution.get_version())
+        except release.ClientsError as err:
+            sys.exit(f"error: the VTT clients: {err}")
+        release.write_tree(target, files, clean=True)
+        self.announce(f"wrote the VTT clients ({len(files)} files) to {target}", level=2)
 
 
 def extensions():
@@ -107,4 +143,5 @@ def packages():
 
 
 if __name__ == "__main__":
-    setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt}, packages=packages())
+    setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithClients},
+          packages=packages())

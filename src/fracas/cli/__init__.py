@@ -29,6 +29,7 @@ import fracas
 
 from .attack import attack, load_profile
 from .bench import bench
+from .clients import clients
 from .common import SHORT_IDS, RequestRejected, _no_color, ruleset_named, style, warn_if_slow
 from .config import CONFIG_ENV, ConfigError, config_file, load_config, profiles_file
 from .doctor import doctor
@@ -137,6 +138,7 @@ main.help = (main.help or "").replace("{rulesets}", _listed_rulesets())
 
 for _command in (attack, odds, replay, bench, initiative, doctor, encounter, simulate, sweep):
     main.add_command(_command)
+main.add_command(clients)  # the VTT clients this fracas carries
 
 
 def kind_commands() -> dict[str, click.Command]:

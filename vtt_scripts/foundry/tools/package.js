@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// Package the module for installation in Foundry: writes OUT/fracas.zip (module.json,
-// scripts/, styles/, README.md at the archive root, as Foundry's installer expects)
-// and OUT/module.json. With --base-url, both manifests carry
-//   "manifest": "<base>/module.json", "download": "<base>/fracas.zip"
-// so hosting the two files at that URL makes "Install Module → Manifest URL" work.
+// Package the module for installation in Foundry: writes the zip (module.json, README.md,
+// scripts/, styles/, lang/ at the archive root, as Foundry's installer expects) and
+// OUT/module.json. Both manifests point at the project's GitHub release of this version,
+// as the release's own assets do (python -m fracas.release makes those, with the same
+// layout; tests/release/test_release_assets.py compares the two):
+//   "manifest": ".../releases/latest/download/module.json",
+//   "download": ".../releases/download/v<version>/fracas-foundry-<version>.zip"
+// With --base-url (hosting it yourself) they are "<base>/module.json" and "<base>/fracas.zip".
+// The zip is named after its download address: OUT/fracas-foundry-<version>.zip, or OUT/fracas.zip.
 //
 //   node vtt_scripts/foundry/tools/package.js --out dist/foundry [--base-url https://host/path]
 
@@ -12,6 +16,8 @@ import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const MODULE_DIR = fileURLToPath(new URL("../", import.meta.url));
+/** The project's repository, whose releases host the module (fracas.release: REPOSITORY). */
+export const REPOSITORY = "https://github.com/fracas-vtt/fracas";
 const SHIPPED = ["module.json", "README.md", "scripts", "styles", "lang"];
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -86,26 +92,36 @@ function filesUnder(path) {
   return readdirSync(path).sort().flatMap((name) => filesUnder(join(path, name)));
 }
 
-/** module.json with the manifest and download URLs for `baseUrl` (if any). */
+/** module.json with the manifest and download URLs of `baseUrl`, or of the GitHub release. */
 export function manifestFor(baseUrl) {
   const manifest = JSON.parse(readFileSync(join(MODULE_DIR, "module.json"), "utf8"));
   if (baseUrl) {
     const base = baseUrl.replace(/\/+$/, "");
     manifest.manifest = `${base}/module.json`;
     manifest.download = `${base}/fracas.zip`;
+  } else {
+    const { version } = manifest;
+    Object.assign(manifest, {
+      url: REPOSITORY,
+      manifest: `${REPOSITORY}/releases/latest/download/module.json`,
+      download: `${REPOSITORY}/releases/download/v${version}/fracas-foundry-${version}.zip`,
+      bugs: `${REPOSITORY}/issues`,
+      changelog: `${REPOSITORY}/blob/main/CHANGELOG.md`,
+    });
   }
   return manifest;
 }
 
 /** Write OUT/fracas.zip and OUT/module.json; returns their paths and the zip's entry names. */
 export function packageModule({ out, baseUrl }) {
-  const manifestText = `${JSON.stringify(manifestFor(baseUrl), null, 2)}\n`;
+  const manifest = manifestFor(baseUrl);
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   const entries = SHIPPED.flatMap((item) => filesUnder(join(MODULE_DIR, item))).map((file) => {
     const name = relative(MODULE_DIR, file).split(sep).join("/");
     return { name, data: name === "module.json" ? Buffer.from(manifestText) : readFileSync(file) };
   });
   mkdirSync(out, { recursive: true });
-  const zipPath = join(out, "fracas.zip");
+  const zipPath = join(out, manifest.download.split("/").pop());
   const manifestPath = join(out, "module.json");
   writeFileSync(zipPath, zip(entries));
   writeFileSync(manifestPath, manifestText);

@@ -46,7 +46,7 @@ def _resolve_any(payload: Any, *, seed: Optional[int] = None) -> Any:
     return fracas.resolve(payload, seed=seed)
 
 
-@click.command(cls=_AttackCommand)
+@click.command(cls=_AttackCommand, short_help="Resolve one attack, or many at once, and show every die and the damage.")
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--bulk", "bulk", type=click.File("rb"), metavar="FILE",
               help="Resolve a bulk request (profiles × targets × counts) from FILE ('-' for stdin).")

@@ -13,7 +13,7 @@ from .common import style
 from .config import config_file, profiles_file
 
 
-@click.command()
+@click.command(short_help="Check this install: backend, speed, files, config and the bridge's port.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
               help="The bridge port to check.")
 @click.pass_context

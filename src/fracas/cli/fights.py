@@ -189,7 +189,7 @@ def render_round(log: dict[str, Any]) -> str:
 
 # -- fracas encounter --------------------------------------------------------------------
 
-@click.group("encounter")
+@click.group("encounter", short_help="Fights a GM plays one round at a time, kept between runs (undo included).")
 @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="The store file [default: journal.sqlite3 in $FRACAS_HOME or the fracas data directory].")
 @click.pass_context
@@ -417,7 +417,7 @@ _loop = click.option("--loop", type=click.Choice(["auto", "python"]), default="a
                           " python: the Python round loop.")
 
 
-@click.command("simulate")
+@click.command("simulate", short_help="Play many fights of a scenario and report who wins how often.")
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option("--runs", type=click.IntRange(1, 10_000_000), default=1000, show_default=True, help="Fights to play.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
@@ -499,7 +499,7 @@ def _sweep_rejected(err: RequestError) -> _Rejected:
     return _Rejected(str(err))
 
 
-@click.command("sweep")
+@click.command("sweep", short_help="Play a scenario at every value of one or two fields and report win rates.")
 @click.argument("scenario_file", metavar="SCENARIO")
 @click.option("--vary", "vary", multiple=True, required=True, metavar="PATH=VALUES",
               help="A field to vary and its values: a range a..b (a..b:step) or a list a,b,c, e.g."

@@ -25,7 +25,7 @@ def _pairs(items: tuple[str, ...], option: str) -> list[tuple[str, int]]:
     return out
 
 
-@click.command()
+@click.command(short_help="Roll initiative by a ruleset's rules (ER-18, WW-1, CT-1 or OS-1).")
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--ruleset", "ruleset_name", default=rulesets.DEFAULT, show_default=True, metavar="NAME",
               callback=_ruleset_option,

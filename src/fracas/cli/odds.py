@@ -124,7 +124,7 @@ def _odds_call(request: Any, **kwargs: Any) -> Any:
         raise
 
 
-@click.command(cls=_AttackCommand)
+@click.command(cls=_AttackCommand, short_help="Exact odds of an attack: damage distribution, P(hit), P(crit), P(drop).")
 @click.option("--request", "request_file", type=click.File("rb"), default=None, metavar="FILE",
               help="An attack request in JSON ('-' for stdin) instead of attack flags.")
 @click.option("--count", type=click.IntRange(1), default=None,

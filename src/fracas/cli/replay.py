@@ -71,7 +71,7 @@ def _without_backend(result: Any) -> Any:
     return result
 
 
-@click.command()
+@click.command(short_help="Re-resolve a recorded roll from its seed, and check it matches.")
 @click.argument("record", type=click.File("rb"))
 @click.option("--expect", type=click.File("rb"), metavar="RESULT.json",
               help="Check the replay against this result (a result, a JSON-RPC response or a "

@@ -21,7 +21,7 @@ _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, 
                                 "vulnerable": list, "immune": list, "condition": list}
 
 
-@click.command()
+@click.command(short_help="An Enchanted Realms competition (ER-19): grapple, escape, shove, trip.")
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--contest", type=click.Choice(["plain", "grapple", "escape", "shove", "trip"]), default="plain",
               show_default=True, help="What is contested: a grapple, an escape from one, a shove or a trip (ER-19).")
@@ -57,7 +57,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
     _emit(result.to_dict(), as_json)
 
 
-@click.command()
+@click.command(short_help="An Enchanted Realms impalement (ER-23): a pikeman's strike at a charger.")
 @click.argument("request", type=click.File("rb"), required=False)
 @click.option("--str", "strength", type=int, default=None, help="The pikeman's Strength score.")
 @click.option("--str-mod", "strength_mod", type=int, default=None,

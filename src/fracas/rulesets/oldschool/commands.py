@@ -11,7 +11,7 @@ import fracas
 from ...cli.common import _emit, _engine_call, _parse_rolls
 
 
-@click.command()
+@click.command(short_help="An old-school morale check (OS-4): 2d6 above Morale + modifier breaks.")
 @click.option("--morale", type=int, required=True, help="The side's Morale score, 2-12 (OS-4).")
 @click.option("--modifier", type=int, default=0, show_default=True, help="Situational modifier, -2..+2.")
 @click.option("--successes", type=int, default=0, show_default=True, help="Checks this side already passed.")

@@ -15,6 +15,15 @@ this file). Nothing here is copied by hand; at every build:
   table is the manifests' (`fracas.rulesets.docs_index`), so an installed ruleset that
   fracas does not ship is in the site too.
 
+- each rule of a rules page gets an anchor of its ID (`ER-3` → `#er-3`), so a rule cited
+  by an error message or another page links to it (`rules/enchanted-realms.md#er-3`);
+- the CLI reference gains each ruleset's `fracas attack` / `fracas odds` flags (from the
+  rulesets' own click options, which `--ruleset NAME --help` lists);
+- a page kept beside its code says where its files are in the repository, since the site
+  carries only the page;
+- code in a Markdown table cell keeps its `|` (written `\|` there, which GitHub shows as
+  `|` but Python-Markdown keeps inside code: a Roll20 command pasted from the site works).
+
 The approach follows mkdocs' own hook mechanism (`hooks:` in mkdocs.yml, the `on_config`,
 `on_files` and `on_page_markdown` events of mkdocs 1.6, and `File.generated`), as the
 mkdocs-gen-files plugin does for generated pages, without adding that plugin.
@@ -130,6 +139,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         _, end, tail = rest.partition(INDEX_END)
         if begin and end:
             markdown = f"{head}{begin}\n{rulesets.docs_index()}{end}{tail}"
+    markdown = _outside_code_blocks(markdown, _pipes_in_table_code)
+    if page.file.src_uri.startswith("rules/") and page.file.src_uri != RULES_INDEX:
+        markdown = _outside_code_blocks(markdown, _rule_anchors)
+    if page.file.src_uri == CLI_PAGE:
+        markdown += _ruleset_flags()
     pages = _site_pages(config)
     by_site = {site: repo for repo, site in pages.items()}
     here_site = page.file.src_uri
@@ -137,6 +151,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     if here_repo is None:  # a generated page: its links are written for the site already
         return markdown
     repo_url = (config.get("repo_url") or "").rstrip("/")
+    if here_repo in BESIDE_THE_CODE:
+        markdown = _where_it_lives(markdown, here_repo, repo_url)
 
     def fix(match: re.Match[str]) -> str:
         target = match.group(2)
@@ -154,6 +170,93 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
         return f"{match.group(1)}{new}{'#' + anchor if anchor else ''}{match.group(3)}"
 
     return _outside_code_blocks(markdown, lambda text: _LINK.sub(fix, text))
+
+
+#: The CLI reference's page (mkdocs-click renders the commands; `_ruleset_flags` adds the rest).
+CLI_PAGE = "cli.md"
+
+#: A rule's definition on a rules page: a list item that opens with its bold ID ("- **ER-3 …").
+_RULE = re.compile(r"^(\s*[-*]\s+)(\*\*([A-Z]{2,}-\d+)\b)", re.M)
+_TABLE_CODE = re.compile(r"`([^`\n]*\\\|[^`\n]*)`")
+
+
+def _rule_anchors(text: str) -> str:
+    """An anchor of each rule's ID before its definition: `ER-3` → `#er-3`."""
+    return _RULE.sub(lambda m: f'{m.group(1)}<a id="{m.group(3).lower()}"></a>{m.group(2)}', text)
+
+
+def _pipes_in_table_code(text: str) -> str:
+    """`a\\|b` in a table row → <code>a&#124;b</code>: the cell still splits right, and the
+    code shows (and copies as) `a|b`, as GitHub shows the Markdown."""
+    def cell(match: re.Match[str]) -> str:
+        return f"<code>{_literal(match.group(1).replace(chr(92) + '|', '|'))}</code>"
+
+    return "\n".join(_TABLE_CODE.sub(cell, line) if line.lstrip().startswith("|") else line
+                     for line in text.split("\n"))
+
+
+def _rule_links(text: str, rules_dir: str) -> str:
+    """Each rule ID of a registered ruleset (`WW-4`) as a link to its anchor on its rules page."""
+    from fracas import rulesets
+
+    pages = {m.id.upper(): m.rules_page for m in rulesets.manifests()}
+
+    def link(match: re.Match[str]) -> str:
+        page = pages.get(match.group(1))
+        return f"[{match.group(0)}]({rules_dir}{page}#{match.group(0).lower()})" if page else match.group(0)
+
+    return re.sub(r"\b([A-Z]{2,})-\d+\b", link, text)
+
+
+def _literal(text: str) -> str:
+    """Text for raw HTML that Markdown leaves alone: every sign as a character reference
+    (Markdown still reads `[x]`, `*x*` or `\\` inside an HTML tag), letters and digits as they are."""
+    return "".join(c if c.isalnum() or c == " " else f"&#{ord(c)};" for c in text)
+
+
+def _where_it_lives(markdown: str, repo_path: str, repo_url: str) -> str:
+    """A page kept beside its code names files of its folder; on the site, say where they are."""
+    folder = posixpath.dirname(repo_path)
+    where = (f"[`{folder}/`]({repo_url}/tree/main/{folder})" if folder else f"[the repository]({repo_url})")
+    note = (f"*This page is [`{repo_path}`]({repo_url}/blob/main/{repo_path}) of the repository: the files it names"
+            f" are in {where}.*")
+    head, sep, rest = markdown.partition("\n")
+    if head.startswith("# "):
+        return f"{head}\n\n{note}\n{rest}"
+    return f"{note}\n\n{markdown}"
+
+
+def _ruleset_flags() -> str:
+    """Each ruleset's attack flags (`fracas attack --ruleset NAME`, `fracas odds --ruleset
+    NAME`), from the click options the ruleset gives (`Ruleset.cli_options`)."""
+    import click
+
+    from fracas import rulesets
+
+    lines = ["", "## Each ruleset's attack flags", "",
+             "`fracas attack` and `fracas odds` describe one attack with the flags of the ruleset that",
+             "`--ruleset NAME` names (Enchanted Realms' when it is not given; `fracas attack --ruleset",
+             "NAME --help` lists them). A request file or a kept profile (`--as`) names its own ruleset.", ""]
+    ctx = click.Context(click.Command("attack"))
+    for name in rulesets.names():
+        ruleset = rulesets.get(name)
+        options = ruleset.cli_options()
+        title = ruleset.title or name
+        lines += [f"### {title} {{#flags-{name}}}", ""]
+        if not options:
+            lines += [f"{title} has no flags: give a request file.", ""]
+            continue
+        lines += [f"`--ruleset {name}`" + (" (the default)" if name == rulesets.DEFAULT else ""), "",
+                  "| flag | what it says |", "|---|---|"]
+        for option in options:
+            record = option.get_help_record(ctx)
+            if record is None:
+                continue
+            flag, meaning = record
+            meaning = _rule_links(" ".join(meaning.split()).replace("|", "\\|"), "rules/")
+            lines.append(f"| <code>{_literal(flag)}</code> | {meaning} |")  # a choice's | kept in the cell
+        lines.append("")
+    return "\n".join(lines)
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:

@@ -143,3 +143,103 @@ def test_the_addresses_agree():
     readme = (ROOT / "README.md").read_text()
     assert urls["Documentation"] in readme  # the README links into the site
     assert urls["Issues"].startswith(urls["Source"]) and urls["Changelog"].startswith(urls["Source"])
+
+
+def _pages(site: Path):
+    for html in sorted(site.rglob("*.html")):
+        if html.name != "404.html":  # its links are absolute, for any address that is missing
+            yield html, html.read_text(encoding="utf-8")
+
+
+def _text(fragment: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_rendered_code_is_pasteable_no_escaped_pipe(site):
+    # `@{target\|token_id}` in a Markdown table: GitHub shows `|`, Python-Markdown kept the
+    # backslash inside code, and a Roll20 command pasted from the site broke.
+    found = []
+    for path, html in _pages(site):
+        for code in re.findall(r"<code[^>]*>(.*?)</code>", html, re.S):
+            if "\\|" in _text(code):
+                found.append((str(path.relative_to(site)), _text(code)[:80]))
+    assert found == []
+    roll20 = _text(page(site, "roll20"))
+    assert "@{target|token_id}" in roll20 and "--output public|whisper" in roll20
+
+
+def _summaries():
+    """(`fracas NAME …`, the summary the CLI reference shows) of every command and subcommand:
+    mkdocs-click shows the short help, or the help's first line."""
+    from fracas.cli import main
+
+    for name, command in main.commands.items():
+        yield f"fracas {name}", command
+        for sub, subcommand in getattr(command, "commands", {}).items():
+            yield f"fracas {name} {sub}", subcommand
+
+
+def test_every_command_summary_is_whole(site):
+    import html as escape
+
+    text = _text(page(site, "cli"))
+    for path, command in _summaries():
+        shown = (command.short_help or command.help or "").splitlines()[0].strip()
+        assert shown.endswith((".", ")")), (
+            f"{path}: the CLI reference cuts its summary at a line break: {shown!r}; give the command a one-line"
+            " short_help (a whole sentence), or a first line that is one")
+        assert escape.unescape(shown) in text, (path, shown)
+
+
+def test_every_rulesets_flags_are_in_the_cli_reference(site):
+    html = page(site, "cli")
+    for name in fracas.rulesets.names():
+        ruleset = fracas.rulesets.get(name)
+        at = html.find(f'id="flags-{name}"')
+        assert at >= 0, f"no section of {name}'s flags"
+        section = _text(html[at:html.find("<h3", at + 1) if "<h3" in html[at + 1:] else None])
+        for option in ruleset.cli_options():
+            for flag in option.opts:
+                assert flag in section, (name, flag)
+
+
+def _rule_ids() -> dict[str, str]:
+    """Rule-ID prefix (ER) → rules page path (rules/enchanted-realms), of the registered rulesets."""
+    return {m.id.upper(): f"rules/{m.rules_page.removesuffix('.md')}" for m in fracas.rulesets.manifests()}
+
+
+def test_every_rule_id_has_an_anchor_on_its_rules_page(site):
+    prefixes = _rule_ids()
+    anchors = {prefix: set(re.findall(r'id="([a-z]+-\d+)"', page(site, path))) for prefix, path in prefixes.items()}
+    cited: set[str] = set()
+    for _path, html in _pages(site):  # every rule ID the site cites, error messages' included
+        cited |= set(re.findall(rf"\b(?:{'|'.join(prefixes)})-\d+\b", _text(html)))
+    pattern = re.compile(rf"\b(?:{'|'.join(prefixes)})-\d+\b")
+    for manifest in fracas.rulesets.manifests():  # the messages a ruleset's errors are made from
+        cited |= set(pattern.findall(" ".join(manifest.messages.values())))
+    for source in (ROOT / "src" / "fracas").rglob("*.py"):  # and the errors the code raises
+        cited |= set(pattern.findall(source.read_text(encoding="utf-8")))
+    assert cited
+    missing = sorted(rule for rule in cited if rule.lower() not in anchors[rule.split("-")[0]])
+    assert missing == [], f"rule IDs without an anchor on their rules page: {missing}"
+    rules = page(site, "rules/enchanted-realms")
+    assert '<a id="er-3"></a><strong>ER-3' in rules  # the anchor stands at the rule's definition
+    assert 'href="../rules/worldwalker/#ww-4"' in page(site, "cli")  # and the reference links to it
+
+
+def test_no_page_points_at_a_file_the_site_lacks(site):
+    missing = []
+    for path, html in _pages(site):
+        for href in re.findall(r'(?:href|src)="([^"#?]+)', html):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or href.startswith("//"):
+                continue
+            target = (path.parent / href).resolve()
+            if href.endswith("/"):
+                target = target / "index.html"
+            if not target.exists():
+                missing.append((str(path.relative_to(site)), href))
+    assert missing == []
+    roll20 = page(site, "roll20")  # a page kept beside its code says where its files are
+    assert "https://github.com/fracas-vtt/fracas/tree/main/vtt_scripts/roll20" in roll20

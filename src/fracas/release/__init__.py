@@ -322,7 +322,7 @@ def extension_problems(manifest: Mapping[str, Any], browser: str, names: Iterabl
     for script in manifest.get("content_scripts", []):
         scripts += script.get("js", [])
     scripts.append(manifest.get("action", {}).get("default_popup"))
-    problems += [f"{name} is named but not in the archive" for name in scripts if name not in present]
+    problems += [f"{name} is named but not in the archive" for name in scripts if name and name not in present]
     return problems
 
 

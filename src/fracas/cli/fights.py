@@ -104,7 +104,16 @@ def render_show(shown: dict[str, Any]) -> str:
         state = "broken" if morale["broken"] else "to the death" if morale["to_death"] else \
             f"{morale['successes']} check(s) passed"
         out.append(f"  morale of {group}: {state}")
+    rounds = shown.get("rounds") or []
+    if rounds:  # each round's seed: `fracas encounter round --seed` plays it again from the state before it
+        listed = [f"{r['round']} (seed {r['seed']})" for r in rounds[-ROUNDS_SHOWN:]]
+        more = f"{len(rounds) - ROUNDS_SHOWN} earlier in --json, " if len(rounds) > ROUNDS_SHOWN else ""
+        out.append(f"  rounds: {more}{', '.join(listed)}")
     return "\n".join(out)
+
+
+#: Rounds whose seeds `encounter show` lists (the latest; --json has them all).
+ROUNDS_SHOWN = 12
 
 
 def _situation(situation: dict[str, Any]) -> str:
@@ -267,12 +276,20 @@ def encounter_undo(store_path: Optional[str], name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")
 @click.pass_obj
 def encounter_log(store_path: Optional[str], name: str, round_: Optional[int], as_json: bool) -> None:
-    """Show the kept log of a round of encounter NAME (every attack with its seed)."""
+    """Show the kept log of a round of encounter NAME: its seed, initiative, every attack's
+    damage and who fell (--json: every event, each attack with its seed and result). An
+    undo takes its round back, log included."""
     from ..drive.encounter import Encounter
 
-    log = _engine(Encounter.open, name, store=_store(store_path)).last_round(round_)
+    enc = _engine(Encounter.open, name, store=_store(store_path))
+    log = enc.last_round(round_)
     if log is None:
-        raise _Rejected(f"--round: {name!r} has no round {round_ if round_ else ''} kept".replace("  ", " "))
+        kept = f"rounds kept: 1 to {enc.seq}" if enc.seq > 1 else "round kept: 1" if enc.seq == 1 else None
+        if round_ is None or kept is None:
+            where = f"--round {round_}: " if round_ is not None else "NAME: "
+            raise _Rejected(f"{where}{name!r} has no round kept yet: play one with fracas encounter round {name}")
+        raise _Rejected(f"--round {round_}: {name!r} has no round {round_} kept ({kept}; an undone round is taken"
+                        " back, log and all)")
     click.echo(_dump(log) if as_json else render_round(log))
 
 

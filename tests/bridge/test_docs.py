@@ -192,3 +192,17 @@ def test_the_method_table_is_the_spec_s_methods():
 
     protocol = Protocol(token=TOKEN, encounters=lambda: None)
     assert list(protocol.handlers) == [method for method in METHODS if method != "auth"]
+
+
+def test_the_main_readme_says_how_to_run_the_example_client():
+    """Issue 38: the README's set-up (`fracas serve`) refused the README's example client and
+    never said so. The set-up names the flag, the command, and the refusal word for word
+    (the refusal itself: test_example_client_explains_a_refused_connection)."""
+    text = " ".join((REPO / "README.md").read_text().split())
+    setup = text[text.index("## Set-up: two commands"):text.index("**Run every test**")]
+    assert "fracas serve --allow-no-origin" in setup
+    assert "bridge/example_client.py ws://127.0.0.1:8765 TOKEN" in setup
+    assert ("the bridge refused the connection: missing Origin header: browsers always send one; to accept"
+            " other programs, start the bridge with --allow-no-origin") in setup
+    assert "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/fracas serve" in setup  # Linux, macOS
+    assert ".venv\\Scripts\\fracas serve" in setup  # Windows (PowerShell)

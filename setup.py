@@ -6,9 +6,10 @@ three that pyproject's package-dir maps from other folders.
 The extensions are optional for source installs (a machine without a C compiler still
 gets the pure-Python kernels) and mandatory in wheel builds (CIBUILDWHEEL=1) or when
 FRACAS_REQUIRE_COMPILED=1.
-build_py also writes the VTT clients into the package (fracas/vtt: the Foundry module, the
-Roll20 Mod script and the relay extension), from the committed files of vtt_scripts/, each
-checked to state the package's version (src/fracas/release: package_data). No node needed.
+build_py also writes the VTT clients into the package (fracas/clients.zip: the Foundry
+module, the Roll20 Mod script and the relay extension), from the committed files of
+vtt_scripts/, each checked to state the package's version (src/fracas/release:
+package_data). No node needed.
 """
 
 import importlib.util
@@ -55,21 +56,23 @@ def _release():
 
 
 class BuildPyWithClients(build_py):
-    """build_py, then the VTT clients into fracas/vtt: the build's copy of the package, or, in
-    an editable install, the source package (as build_ext --inplace puts the compiled core)."""
+    """build_py, then the VTT clients into fracas/clients.zip: in the build's copy of the
+    package, or, in an editable install, in the source package (as build_ext --inplace
+    puts the compiled core there)."""
 
     def run(self):
         super().run()
         release = _release()
         if getattr(self, "editable_mode", False):
-            target = Path(self.get_package_dir("fracas")) / release.FOLDER
+            target = Path(self.get_package_dir("fracas")) / release.ARCHIVE
         else:
-            target = Path(self.build_lib) / "fracas" / release.FOLDER
+            target = Path(self.build_lib) / "fracas" / release.ARCHIVE
         try:
             files = release.package_data(HERE, self.distribution.get_version())
         except release.ClientsError as err:
             sys.exit(f"error: the VTT clients: {err}")
-        release.write_tree(target, files, clean=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(release.zip_bytes(files.items()))
         self.announce(f"wrote the VTT clients ({len(files)} files) to {target}", level=2)
 
 

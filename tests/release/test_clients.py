@@ -104,13 +104,19 @@ def test_the_packaged_clients_are_the_committed_files(clients):
 
 def test_a_changed_file_is_caught(clients, tmp_path, monkeypatch):
     """installed() checks every file against the SHA-256 it was stamped with."""
-    base = tmp_path / "fracas"
-    release.write_tree(base / release.FOLDER, {**clients.files, release.INDEX: json.dumps({
-        "version": clients.version,
-        "files": [{"path": p, "sha256": "0" * 64 if p == "roll20/fracas.js" else hashlib.sha256(d).hexdigest()}
-                  for p, d in clients.files.items()]}).encode()})
-    monkeypatch.setattr(release.importlib.resources, "files", lambda _name: base)
-    with pytest.raises(release.ClientsError, match=r"roll20/fracas.js is not the file this fracas was built with"):
+    index = {"version": clients.version,
+             "files": [{"path": p, "sha256": "0" * 64 if p == "roll20/fracas.js" else hashlib.sha256(d).hexdigest()}
+                       for p, d in clients.files.items()]}
+    (tmp_path / release.ARCHIVE).write_bytes(release.zip_bytes(
+        [(release.INDEX, json.dumps(index).encode()), *clients.files.items()]))
+    monkeypatch.setattr(release.importlib.resources, "files", lambda _name: tmp_path)
+    with pytest.raises(release.ClientsError, match=r"roll20/fracas.js in .* is not the file this fracas was built with"):
+        release.installed()
+    (tmp_path / release.ARCHIVE).write_bytes(b"not a zip")
+    with pytest.raises(release.ClientsError, match=r"clients.zip is damaged"):
+        release.installed()
+    (tmp_path / release.ARCHIVE).unlink()
+    with pytest.raises(release.ClientsError, match=r"this fracas carries no VTT clients"):
         release.installed()
 
 
@@ -151,7 +157,7 @@ def test_the_sdist_carries_what_the_clients_are_built_from(sdist, clients, tmp_p
         else:
             archive.extractall(tmp_path)
     unpacked = tmp_path / top
-    assert not (unpacked / "src/fracas/vtt").exists(), "an editable install's copy went into the sdist"
+    assert not (unpacked / "src/fracas" / release.ARCHIVE).exists(), "an editable install's copy went into the sdist"
     spec = importlib.util.spec_from_file_location("_sdist_release", unpacked / "src/fracas/release/__init__.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

@@ -2,8 +2,8 @@
 installs things: the Foundry module into Foundry's user data folder, the Roll20 Mod script
 into a file (or the clipboard), the relay extension unpacked and as its store zips.
 
-The files are the package data `fracas/vtt` (fracas.release), stamped with this fracas's
-version; nothing here reads a source checkout."""
+The files are the package data `fracas/clients.zip` (fracas.release), stamped with this
+fracas's version; nothing here reads a source checkout."""
 
 from __future__ import annotations
 
@@ -244,9 +244,8 @@ def clients() -> None:
 def foundry(data: Optional[Path], force: bool) -> None:
     """Install the Foundry VTT module into Foundry's user data folder (Data/modules/fracas).
 
-    \b
-    fracas clients foundry
-    fracas clients foundry --data /srv/foundrydata
+    For example `fracas clients foundry`, or `fracas clients foundry --data /srv/foundrydata`
+    for a Foundry kept elsewhere.
     """
     bundle = _clients()
     folder = foundry_data_folder(data)
@@ -269,10 +268,8 @@ def foundry(data: Optional[Path], force: bool) -> None:
 def roll20(out: Optional[Path], clipboard: bool, force: bool) -> None:
     """Write the Roll20 Mod script (fracas.js), to paste into a game's Mod scripts.
 
-    \b
-    fracas clients roll20
-    fracas clients roll20 --clipboard
-    fracas clients roll20 --out ~/Desktop/fracas.js
+    For example `fracas clients roll20` (fracas.js in this folder), or `fracas clients
+    roll20 --clipboard` to paste it straight into Roll20.
     """
     bundle = _clients()
     size = f"{len(bundle.roll20_script) // 1024:,} KB"

@@ -1,10 +1,11 @@
 """The VTT clients as fracas ships them, and the release assets made from them.
 
-The wheel and the sdist carry three clients as package data, in the folder `fracas/vtt`:
+The wheel carries three clients as package data, in one archive, `fracas/clients.zip`:
 the Foundry module as packaged (`foundry/`, its module.json pointing at the GitHub
 release), the Roll20 Mod script (`roll20/fracas.js`) and the relay browser extension
 (`extension/`), with `index.json`: the version they were stamped with and each file's
-SHA-256. `fracas clients` hands them out; `python -m fracas.release --out DIR` makes a
+SHA-256. (One archive, not a folder of .js files: an editable install writes it into the
+source package, where it must not read as a second copy of vtt_scripts/.) `fracas clients` hands them out; `python -m fracas.release --out DIR` makes a
 release's assets from them (the Foundry zip and its module.json, the Roll20 One-Click
 folder, the extension's Chrome Web Store and Firefox zips).
 
@@ -29,8 +30,8 @@ from typing import Any, Optional
 
 #: The project's GitHub repository: its releases host the Foundry manifest and zip.
 REPOSITORY = "https://github.com/fracas-vtt/fracas"
-#: The folder of the package `fracas` that holds the clients.
-FOLDER = "vtt"
+#: The package data of `fracas` that holds the clients, and the archive's index.
+ARCHIVE = "clients.zip"
 INDEX = "index.json"
 #: What the Foundry package holds, in this order (vtt_scripts/foundry/tools/package.js: SHIPPED).
 FOUNDRY_SHIPPED = ("module.json", "README.md", "scripts", "styles", "lang")
@@ -192,15 +193,15 @@ def _json(value: Any) -> bytes:
 
 
 def package_data(root: Path, version: str) -> dict[str, bytes]:
-    """The folder `fracas/vtt` for `version`, from the checkout at `root`: the clients'
-    committed files (each checked to state `version`), module.json stamped with the
-    release's addresses, and `index.json`."""
+    """The contents of `fracas/clients.zip` for `version`, from the checkout at `root`: the
+    clients' committed files (each checked to state `version`), module.json stamped with
+    the release's addresses, and `index.json` (first)."""
     files, where = checkout_files(root)
     check_versions(files, version, where)
     files["foundry/module.json"] = _json(foundry_manifest(json.loads(files["foundry/module.json"]), version))
     index = {"version": version, "files": [{"path": path, "sha256": hashlib.sha256(data).hexdigest()}
                                            for path, data in files.items()]}
-    return {**files, INDEX: _json(index)}
+    return {INDEX: _json(index), **files}
 
 
 def write_tree(target: Path, files: Mapping[str, bytes], clean: bool = False) -> None:
@@ -237,20 +238,21 @@ class Clients:
 def installed() -> Clients:
     """The clients of the installed fracas (its package data), each file checked against
     the SHA-256 its index was stamped with."""
-    base = importlib.resources.files("fracas").joinpath(FOLDER)
-    index_file = base.joinpath(INDEX)
-    if not index_file.is_file():
-        raise ClientsError(f"this fracas ({base}) carries no VTT clients ({FOLDER}/{INDEX} is missing). Reinstall it"
-                           " (pip install --force-reinstall fracas; from a source checkout, pip install -e . writes them)")
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    files: dict[str, bytes] = {}
+    source = importlib.resources.files("fracas").joinpath(ARCHIVE)
+    if not source.is_file():
+        raise ClientsError(f"this fracas carries no VTT clients ({source} is missing). Reinstall it"
+                           " (pip install --force-reinstall fracas; from a source checkout, pip install -e . writes it)")
+    try:
+        with zipfile.ZipFile(io.BytesIO(source.read_bytes())) as archive:
+            index = json.loads(archive.read(INDEX))
+            files = {entry["path"]: archive.read(entry["path"]) for entry in index["files"]}
+    except (zipfile.BadZipFile, KeyError, ValueError) as err:
+        raise ClientsError(f"{source} is damaged ({err}): reinstall fracas") from None
     for entry in index["files"]:
-        data = base.joinpath(*entry["path"].split("/")).read_bytes()
-        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise ClientsError(f"{base}/{entry['path']} is not the file this fracas was built with (its SHA-256"
-                               " differs from index.json): reinstall fracas")
-        files[entry["path"]] = data
-    return Clients(str(index["version"]), files, str(base))
+        if hashlib.sha256(files[entry["path"]]).hexdigest() != entry["sha256"]:
+            raise ClientsError(f"{entry['path']} in {source} is not the file this fracas was built with (its"
+                               " SHA-256 differs from the index): reinstall fracas")
+    return Clients(str(index["version"]), files, str(source))
 
 
 # -- release assets -----------------------------------------------------------------------

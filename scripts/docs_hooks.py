@@ -141,7 +141,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             markdown = f"{head}{begin}\n{rulesets.docs_index()}{end}{tail}"
     markdown = _outside_code_blocks(markdown, _pipes_in_table_code)
     if page.file.src_uri.startswith("rules/") and page.file.src_uri != RULES_INDEX:
-        markdown = _outside_code_blocks(markdown, _rule_anchors)
+        anchored: set[str] = set()
+        markdown = _outside_code_blocks(markdown, lambda text: _rule_anchors(text, anchored))
     if page.file.src_uri == CLI_PAGE:
         markdown += _ruleset_flags()
     pages = _site_pages(config)
@@ -180,9 +181,19 @@ _RULE = re.compile(r"^(\s*[-*]\s+)(\*\*([A-Z]{2,}-\d+)\b)", re.M)
 _TABLE_CODE = re.compile(r"`([^`\n]*\\\|[^`\n]*)`")
 
 
-def _rule_anchors(text: str) -> str:
-    """An anchor of each rule's ID before its definition: `ER-3` → `#er-3`."""
-    return _RULE.sub(lambda m: f'{m.group(1)}<a id="{m.group(3).lower()}"></a>{m.group(2)}', text)
+def _rule_anchors(text: str, seen: set[str]) -> str:
+    """An anchor of each rule's ID before its definition, the first item that opens with it
+    (an "In a fight" note on the same rule comes later): `ER-3` → `#er-3`. `seen`: the IDs
+    anchored already, in the page's earlier parts."""
+
+    def anchor(match: re.Match[str]) -> str:
+        rule = match.group(3).lower()
+        if rule in seen:
+            return match.group(0)
+        seen.add(rule)
+        return f'{match.group(1)}<a id="{rule}"></a>{match.group(2)}'
+
+    return _RULE.sub(anchor, text)
 
 
 def _pipes_in_table_code(text: str) -> str:

@@ -224,6 +224,9 @@ def test_every_rule_id_has_an_anchor_on_its_rules_page(site):
     assert cited
     missing = sorted(rule for rule in cited if rule.lower() not in anchors[rule.split("-")[0]])
     assert missing == [], f"rule IDs without an anchor on their rules page: {missing}"
+    for prefix, path in prefixes.items():  # one anchor an ID: a later note on the rule links to its definition
+        ids = re.findall(r'id="([a-z]+-\d+)"', page(site, path))
+        assert len(ids) == len(set(ids)), (path, sorted(i for i in ids if ids.count(i) > 1))
     rules = page(site, "rules/enchanted-realms")
     assert '<a id="er-3"></a><strong>ER-3' in rules  # the anchor stands at the rule's definition
     assert 'href="../rules/worldwalker/#ww-4"' in page(site, "cli")  # and the reference links to it

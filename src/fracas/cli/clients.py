@@ -225,7 +225,7 @@ def _replacing(replaced: Optional[str], version: str) -> str:
     return " (it was already there)" if replaced == version else f" (replacing {replaced})"
 
 
-@click.group()
+@click.group(short_help="Install the Foundry module, the Roll20 Mod script or the relay extension.")
 def clients() -> None:
     """Install the VTT clients that come with fracas: the Foundry VTT module, the Roll20 Mod
     script and the Roll20 relay browser extension.
@@ -235,7 +235,7 @@ def clients() -> None:
     """
 
 
-@clients.command()
+@clients.command(short_help="Install the Foundry VTT module into Foundry's user data folder.")
 @click.option("--data", "data", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Foundry's user data folder (the one holding Data, or Data itself) [default: where Foundry keeps"
                    " it: ~/.local/share/FoundryVTT on Linux, ~/Library/Application Support/FoundryVTT on macOS,"
@@ -257,7 +257,7 @@ def foundry(data: Optional[Path], force: bool) -> None:
     click.echo(f"Foundry checks for updates at {manifest['manifest']}")
 
 
-@clients.command()
+@clients.command(short_help="Write the Roll20 Mod script to a file, or copy it to the clipboard.")
 @click.option("--out", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Where to write the script (a folder: fracas.js in it) [default: fracas.js here; with"
                    " --clipboard, no file].")
@@ -290,9 +290,9 @@ def roll20(out: Optional[Path], clipboard: bool, force: bool) -> None:
     click.echo(ROLL20_STEPS.replace("paste the whole script", f"paste the whole of {path.name}"))
 
 
-@clients.command()
-@click.option("--out", type=click.Path(path_type=Path), default=Path("."), show_default="this folder", metavar="DIR",
-              help="The folder to write fracas-relay/ and the two store zips into.")
+@clients.command(short_help="Write the relay browser extension, unpacked and as its store zips.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("."), metavar="DIR",
+              help="The folder to write fracas-relay/ and the two store zips into [default: this folder].")
 @click.option("--force", is_flag=True,
               help="Replace fracas-relay/ even when it holds a newer extension or something else.")
 def extension(out: Path, force: bool) -> None:

@@ -266,7 +266,8 @@ def test_roll20_writes_the_generated_script(clients, tmp_path):
     written = (tmp_path / "mod.js").read_bytes()
     assert written == clients.roll20_script
     if CHECKOUT:
-        assert written == (ROOT / "vtt_scripts/roll20/fracas.js").read_bytes()
+        assert written == (ROOT / "vtt_scripts/roll20/fracas.js").read_bytes(), (
+            "the installed script is not vtt_scripts/roll20/fracas.js: reinstall fracas (pip install -e . for a checkout)")
     assert f"Wrote the fracas Roll20 Mod script {clients.version}" in done.stdout
     assert "Mod (API) Scripts → New Script" in done.stdout
     default = fracas_cli("clients", "roll20", cwd=tmp_path)  # fracas.js here; an older one is replaced
@@ -358,4 +359,4 @@ def test_every_clients_command_has_help(tmp_path):
         done = fracas_cli("clients", *command, "--help", cwd=tmp_path)
         assert done.returncode == 0 and "Usage: fracas clients" in done.stdout
     top = fracas_cli("--help", cwd=tmp_path)
-    assert re.search(r"^  clients\s+Install the VTT clients", top.stdout, re.M), top.stdout
+    assert re.search(r"^  clients\s+Install the Foundry module, the Roll20 Mod script or the relay", top.stdout, re.M)

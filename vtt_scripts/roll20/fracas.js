@@ -67,7 +67,7 @@ const COMMANDS = {
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   round: { run: (app, msg, cmd) => roundCommand(app, msg, cmd) },
-  undo: { run: (app, msg) => app.undoCommand(msg) },
+  undo: { run: (app, msg, cmd) => app.undoCommand(msg, cmd) },
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
   request: { run: (app, msg, cmd) => app.requestCommand(msg, cmd) },
@@ -293,28 +293,49 @@ class App {
    * given, is the GM's version (names a players' card hides); `card` is what players see.
    */
   postCard(msg, card, whisper, gmCard = card) {
-    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
-    const buttons = card.match(GM_BUTTON) || [];
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM. Beside a
+    // public card the GM gets ONE whispered card, and only when the public one leaves something
+    // out: the rows that differ (real names, Body) and the buttons, under the card's title
+    // (ScriptCards' model: its GM-only lines go out as one whispered card beside the public one,
+    // scriptcards.js lines 1031-1044 and 1142-1147). A roll template card cannot be shown in
+    // part, so the GM's rows cannot ride on the public message itself.
     const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
       this.edge.send(bare);
-      if (gmCard !== card) this.edge.whisper('gm', gmCard);
-      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
+      const companion = cards.gmCompanion(bare, gmCard);
+      if (companion) this.edge.whisper('gm', companion);
       return;
     }
     this.edge.whisper('gm', gmCard);
     if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
-  undoCommand(msg) {
+  /**
+   * `!fracas undo ID` (a card's button): take back that card's changes, by delta, per target
+   * (apply.revert); `!fracas undo` alone takes back the newest card not undone yet.
+   */
+  undoCommand(msg, cmd = { positional: [], options: [] }) {
     const s = this.s();
-    const entry = s.undo.pop();
-    if (!entry) throw new UsageError('nothing to undo');
+    if (cmd.options.length || cmd.positional.length > 1) throw new UsageError('!fracas undo takes the id of a card (its undo button gives it), or nothing');
+    const id = cmd.positional[0];
+    let entry;
+    if (id !== undefined) {
+      entry = s.undo.find((e) => e && e.id === id);
+      if (!entry) {
+        throw new UsageError(`no card "${id}" to undo: only the last ${store.UNDO_LIMIT} cards that changed something can be undone`);
+      }
+      if (entry.undone) throw new UsageError(`${entry.label} (${id}) was already undone`);
+    } else {
+      entry = s.undo.slice().reverse().find((e) => e && !e.undone);
+      if (!entry) throw new UsageError('nothing to undo');
+    }
     const report = revert(this.edge, entry);
+    entry.undone = true;
+    const left = s.undo.filter((e) => e && !e.undone).length;
     this.whisper(msg.playerid, cards.notice('fracas: undone', [
       `${esc.text(entry.label)}: ${report.restored} change${report.restored === 1 ? '' : 's'} put back.`,
       ...report.notes.map(esc.text),
-      s.undo.length ? `${s.undo.length} earlier command${s.undo.length === 1 ? '' : 's'} can be undone.` : '',
+      left ? `${left} other card${left === 1 ? '' : 's'} can be undone.` : '',
     ].filter(Boolean)));
   }
 
@@ -1297,11 +1318,11 @@ function items(config) {
       'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
       'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
       'markers; --undo takes the last round back.'],
-    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
-    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+    ['!fracas undo [ID]', "takes back one card's changes by delta (its undo button names it); alone, the newest card not undone."],
+    ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (Cartyrion injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
@@ -1547,7 +1568,7 @@ function attackCard(result, ctx) {
   }
   rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (dice given)' : ''}` +
     `<br>${span(STYLE.note, `replay: ${esc.button('request', `!fracas request ${ctx.id}`)} → fracas replay FILE`)}` +
-    (ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : '')]);
+    (ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : '')]);
   return template(`${ctx.attackerName} attacks`, rows);
 }
 
@@ -1558,7 +1579,7 @@ function initiativeCard(result, ctx) {
     if (e.tiebreaks.length) line += ` · tie broken by d20 ${e.tiebreaks.join(', ')}`;
     return [`${i + 1}. ${ctx.names[e.id] || e.id}`, line];
   });
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template('Initiative (ER-18)', rows);
 }
 
@@ -1593,8 +1614,30 @@ function mobCard(result, ctx) {
   }
   rows.push(['mob', ctx.groups.map((g) => `${esc.text(g)}`).join('<br>')]);
   rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
-    `${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(ctx.title, rows);
+}
+
+/** The `{{label=html}}` fields of a roll template card, in order (name first). */
+function templateFields(text) {
+  return String(text).match(/\{\{(?:(?!\}\}).)*\}\}/gs) || [];
+}
+
+/**
+ * The GM's one whispered card beside a public card `shown`: the fields of the GM's version
+ * `gmCard` that the public one does not carry as they are (real names, Body, the buttons),
+ * under the same title marked "(GM)"; null when nothing is left out. A card that is no roll
+ * template (a notice) goes whole when it differs.
+ */
+function gmCompanion(shown, gmCard) {
+  if (!String(gmCard).startsWith('&{template:')) return gmCard === shown ? null : gmCard;
+  const fields = templateFields(gmCard);
+  const name = fields.find((f) => f.startsWith('{{name='));
+  const have = new Set(templateFields(shown));
+  const rows = fields.filter((f) => f !== name && !have.has(f));
+  if (!rows.length) return null;
+  const title = name ? `${name.slice(0, -2)} (GM)}}` : '{{name=fracas (GM)}}';
+  return `&{template:default} ${title} ${rows.join(' ')}`;
 }
 
 /** A short whispered notice (errors, confirmations). */
@@ -1643,11 +1686,11 @@ function impaleCard(result, ctx) {
   line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
     : '<br>still standing: the charge goes on';
   rows.push([ctx.charger, line]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template };
+module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion };
   },
   "src/errors.js": function (module, exports, require) {
 'use strict';
@@ -1758,7 +1801,7 @@ function applyOptions(config, options, knownMarkers = null) {
         changes.push('all settings back to their defaults');
         break;
       case 'bar':
-        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 3);
+        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 4);
         changes.push(`Body is on bar ${next.bar}`);
         break;
       case 'min':
@@ -1818,7 +1861,7 @@ function applyOptions(config, options, knownMarkers = null) {
       }
       case 'injury-bar': {
         const v = single(option).toLowerCase();
-        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 3);
+        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
         changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
         break;
       }
@@ -5827,20 +5870,32 @@ module.exports = { odds, Dist, toFloat, CHAIN_DEPTH, workDone };
   },
   "src/mod/apply.js": function (module, exports, require) {
 'use strict';
-// Applying damage to the Body bar, and taking it back (`!fracas undo`).
-// Never sets NaN or undefined: a bar that does not hold a number is left alone and
-// the card says so.
+// Applying damage to the Body bar, and taking one card's damage back (`!fracas undo ID`).
+// Never sets NaN or undefined: a bar that does not hold a number is left alone and the card
+// says so. Where Body lives: the bar itself, the attribute the bar links to, or a Beacon
+// sheet's computed property the bar links to (written through setComputed, as TokenMod does:
+// TokenMod.js lines 3833-3856). Undo is per card and by delta (README "Undo").
 
 const { setProp } = require('./observers');
 
-/** Where a token's Body lives: its linked attribute, or the bar itself. */
+/** Where a token's Body lives: its linked attribute, its linked computed property, or the bar itself. */
 function bodyHolder(edge, config, token) {
-  const link = token.get(`bar${config.bar}_link`);
+  const bar = config.bar;
+  const link = token.get(`bar${bar}_link`);
   if (link) {
     const attr = edge.getObject('attribute', link);
     if (attr) return { type: 'attribute', obj: attr, prop: 'current', maxProp: 'max' };
+    // A Beacon sheet: the bar links to a computed property by its name (TokenMod.js 3748-3753).
+    const computed = edge.computedInfo ? edge.computedInfo(link) : null;
+    const characterId = token.get('represents');
+    if (computed && characterId) {
+      return {
+        type: 'computed', obj: token, prop: `bar${bar}_value`, maxProp: `bar${bar}_max`, property: String(link),
+        characterId: String(characterId), readonly: computed.readonly !== false,
+      };
+    }
   }
-  return { type: 'graphic', obj: token, prop: `bar${config.bar}_value`, maxProp: `bar${config.bar}_max` };
+  return { type: 'graphic', obj: token, prop: `bar${bar}_value`, maxProp: `bar${bar}_max` };
 }
 
 function asNumber(value) {
@@ -5850,13 +5905,28 @@ function asNumber(value) {
   return Number.isFinite(n) ? n : null;
 }
 
+/** Write `value` where `holder` keeps Body: a computed property through setComputed and its bar. */
+function write(edge, holder, value) {
+  if (holder.type === 'computed') edge.setComputed(holder.characterId, holder.property, value);
+  setProp(holder.obj, holder.prop, value, edge.log);
+}
+
+/** What undo calls a changed object in its notes. */
+function labelOf(obj, holder) {
+  if (holder.type === 'attribute') return `the attribute ${obj.get('name')}`;
+  return String(obj.get('name') || obj.id);
+}
+
 /**
  * Take `amount` off a token's Body. Returns {before, after, change} when applied, or
- * {skipped: reason}. `change` is what undo needs to put it back.
+ * {skipped: reason}. `change` is what undo needs to put it back (by delta).
  */
 function applyDamage(edge, config, token, amount) {
   if (!Number.isInteger(amount) || amount <= 0) return { skipped: 'no damage' };
   const holder = bodyHolder(edge, config, token);
+  if (holder.type === 'computed' && holder.readonly) {
+    return { skipped: `bar ${config.bar} shows the sheet's read-only "${holder.property}"` };
+  }
   const raw = holder.obj.get(holder.prop);
   const before = asNumber(raw);
   if (before === null) {
@@ -5865,15 +5935,28 @@ function applyDamage(edge, config, token, amount) {
   let after = before - amount;
   if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
   if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
-  setProp(holder.obj, holder.prop, after, edge.log);
-  return {
-    before,
-    after,
-    change: { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after },
-  };
+  write(edge, holder, after);
+  const change = { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after, name: labelOf(holder.obj, holder) };
+  if (holder.type === 'computed') Object.assign(change, { character: holder.characterId, property: holder.property });
+  return { before, after, change };
 }
 
-/** Put back every change of one undo entry, newest first. Returns notes for the GM. */
+/** The object a change was made to, and how to write it back. */
+function holderOf(edge, c) {
+  const obj = edge.getObject(c.type === 'computed' ? 'graphic' : c.type, c.id);
+  if (!obj) return null;
+  if (c.type === 'computed') {
+    return { type: 'computed', obj, prop: c.prop, maxProp: String(c.prop).replace(/_value$/, '_max'), property: c.property, characterId: c.character };
+  }
+  return { type: c.type, obj, prop: c.prop, maxProp: c.type === 'attribute' ? 'max' : String(c.prop).replace(/_value$/, '_max') };
+}
+
+/**
+ * Take back one undo entry (one card), newest change first, by delta: each target gets back
+ * what this card took, whatever happened since (healing and later damage stay). Returns
+ * {restored, notes} (notes for the GM: a token gone, a bar without a number, a value capped
+ * at its maximum, a turn order changed since).
+ */
 function revert(edge, entry) {
   const notes = [];
   let restored = 0;
@@ -5882,21 +5965,42 @@ function revert(edge, entry) {
     const c = changes[i];
     if (!c || c.before === undefined || c.before === null) continue;
     if (c.type === 'turnorder') {
+      // The turn order is one list: put it back only while it is as this card left it.
+      if (c.after !== undefined && edge.turnOrderText() !== String(c.after)) {
+        notes.push('the turn order has changed since this card (a turn passed, or tokens were added): left as it is');
+        continue;
+      }
       edge.setTurnOrderText(String(c.before));
       restored += 1;
       continue;
     }
-    const obj = edge.getObject(c.type, c.id);
-    if (!obj) {
-      notes.push(`a ${c.type} changed by this command is gone`);
+    const holder = holderOf(edge, c);
+    const what = c.name ? String(c.name) : c.id;
+    if (!holder) {
+      notes.push(`${what} is gone (deleted since): nothing to put back`);
       continue;
     }
-    const now = obj.get(c.prop);
-    if (c.after !== undefined && asNumber(now) !== asNumber(c.after)) {
-      notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
-        `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
+    const nowRaw = holder.obj.get(holder.prop);
+    const now = asNumber(nowRaw);
+    const before = asNumber(c.before);
+    const after = asNumber(c.after);
+    if (before === null || after === null) {
+      // An entry from an old version (no `after`): only the value before is known.
+      write(edge, holder, typeof c.before === 'number' ? c.before : String(c.before));
+      restored += 1;
+      continue;
     }
-    setProp(obj, c.prop, typeof c.before === 'number' ? c.before : String(c.before), edge.log);
+    if (now === null) {
+      notes.push(`${what} holds "${String(nowRaw === undefined ? '' : nowRaw)}", not a number: ${before - after} not put back`);
+      continue;
+    }
+    let back = now + (before - after);
+    const max = asNumber(holder.obj.get(holder.maxProp));
+    if (max !== null && before - after > 0 && back > max && now <= max) {
+      notes.push(`${what}: ${now} + ${before - after} is past its maximum ${max}; set to ${max}`);
+      back = max;
+    }
+    write(edge, holder, back);
     restored += 1;
   }
   return { restored, notes };
@@ -6239,10 +6343,11 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
-  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
-  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
-  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
+  const seenApplied = permissions.hideBody(app, options.whisper, tokens, applied, msg);
+  const undo = changes.length > 0 ? id : null;
+  const card = (seen, attackerName, shown) => cards.attackCard(result, { id, attackerName, names: seen, applied: shown, undo });
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
+  app.postCard(msg, card(seen.names, seen.attacker, seenApplied), options.whisper, card(names, attacker.name, applied));
   return result;
 }
 
@@ -6645,46 +6750,103 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
- * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
- * or one whispered to a player who asked (`msg`, not the GM).
+ * Who sees the numbers on a token's bar `bar` on the tabletop (Roll20's "bar permission",
+ * barN_num_permission: '' editors only, the default; 'hidden' nobody; 'everyone' everyone who
+ * sees the bar: TokenMod.js lines 2312 and 336-345). Players who are not editors see a bar at
+ * all only when showplayers_barN is on (API:Objects, Graphic).
  */
-function hideNpcBody(app, whisper, tokens, applied, msg = null) {
-  if (app.s().config.show_npc_body) return applied;
-  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
-  for (const tid of Object.keys(applied)) {
-    const token = tokens[tid] || app.edge.getGraphic(tid);
-    const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
-    if (token && isNpc(app.edge, token)) for (const entry of entries) if (entry) entry.hidden = true;
-  }
-  return applied;
+function barNumbers(token, bar) {
+  const perm = token.get(`bar${bar}_num_permission`);
+  if (perm === 'hidden') return 'nobody';
+  if (perm === 'everyone' && token.get(`showplayers_bar${bar}`) === true) return 'everyone';
+  return 'editors';
+}
+
+/**
+ * Whether every player may learn the Body on `token`'s bar. A GM's creature (an NPC): only with
+ * `--show-npc-body on`, the GM's choice for cards, and not when its bar numbers are hidden even
+ * from editors ('hidden'). A player's token: when Roll20 shows its bar numbers to every player
+ * (showplayers_barN on and barN_num_permission 'everyone'), or all players control it.
+ */
+function everyoneReadsBody(app, token) {
+  const config = app.s().config;
+  if (isNpc(app.edge, token)) return !!config.show_npc_body && barNumbers(token, config.bar) !== 'nobody';
+  return listed(token.get('controlledby')).includes('all') || barNumbers(token, config.bar) === 'everyone';
 }
 
 /**
  * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
- * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
- * NPC whose Body cards hide (--show-npc-body).
+ * control (they edit its bar), or one whose Body every player may read (everyoneReadsBody).
  */
 function mayReadBody(app, msg, token) {
   if (app.isGM(msg)) return true;
-  const config = app.s().config;
   if (controls(app.edge, msg.playerid, token)) return true;
-  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
-  return config.show_npc_body || !isNpc(app.edge, token);
+  return everyoneReadsBody(app, token);
 }
 
 /**
- * The names a card players see may show: a token on the GM layer is "a hidden creature"
- * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ * The `applied` (token id → what applyDamage did, or a list of them) of a card players see:
+ * a copy in which the Body of a token they may not read is marked `hidden` (the card then
+ * says the damage was applied, not the numbers). A public card shows only the Body every
+ * player may read (everyoneReadsBody); one whispered to a player who asked (`msg`, not the
+ * GM), what that player may read (mayReadBody). The GM's card keeps `applied` whole.
  */
-function playerNames(names, tokens, attackerToken, attackerName) {
-  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
-  const seen = Object.assign({}, names);
-  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
-  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+function hideBody(app, whisper, tokens, applied, msg = null) {
+  const out = {};
+  const pub = isPublic(app, whisper);
+  const player = !pub && msg && !app.isGM(msg) ? msg : null;
+  for (const tid of Object.keys(applied || {})) {
+    const token = (tokens && tokens[tid]) || app.edge.getGraphic(tid);
+    const hide = !!token && (pub ? !everyoneReadsBody(app, token) : player ? !mayReadBody(app, player, token) : false);
+    const copy = (entry) => (entry && typeof entry === 'object' ? Object.assign({}, entry, hide ? { hidden: true } : {}) : entry);
+    out[tid] = Array.isArray(applied[tid]) ? applied[tid].map(copy) : copy(applied[tid]);
+  }
+  return out;
 }
 
-module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * How players know `token` when its name must not show, or null when they may read its name:
+ * a token on the GM layer is "a hidden creature" (Roll20's turn tracker hides such tokens from
+ * players too); a GM's creature whose nameplate players do not see (showplayers_name off,
+ * Roll20's default: API:Objects, Graphic; TokenMod.js line 21 sets it) is "an unnamed
+ * creature". A player's token is named: its players know it (`edge` tells; without it, only
+ * the token's own controlledby).
+ */
+function unnamedAs(token, edge) {
+  if (!token || typeof token.get !== 'function') return null;
+  if (token.get('layer') === 'gmlayer') return 'a hidden creature';
+  if (token.get('showplayers_name') === true) return null;
+  const npc = edge ? isNpc(edge, token) : !listed(token.get('controlledby')).length;
+  return npc ? 'an unnamed creature' : null;
+}
+
+/**
+ * The names a card players see may show (unnamedAs), numbered when several tokens on one card
+ * go unnamed ("an unnamed creature (2)"). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName, edge = null) {
+  const seen = Object.assign({}, names);
+  const ids = Object.keys(tokens).filter((tid) => unnamedAs(tokens[tid], edge));
+  if (attackerToken && unnamedAs(attackerToken, edge) && !ids.includes(attackerToken.id)) ids.unshift(attackerToken.id);
+  const count = {};
+  for (const tid of ids) { const as = unnamedAs(tokens[tid] || attackerToken, edge); count[as] = (count[as] || 0) + 1; }
+  const nth = {};
+  const label = {};
+  for (const tid of ids) {
+    const as = unnamedAs(tokens[tid] || attackerToken, edge);
+    nth[as] = (nth[as] || 0) + 1;
+    label[tid] = count[as] > 1 ? `${as} (${nth[as]})` : as;
+    if (Object.prototype.hasOwnProperty.call(tokens, tid)) seen[tid] = label[tid];
+  }
+  const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const attacker = attackerToken && label[attackerToken.id] ? cap(label[attackerToken.id]) : attackerName;
+  return { names: seen, attacker };
+}
+
+module.exports = {
+  playerNames, mayReadBody, everyoneReadsBody, barNumbers, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc,
+  isPublic, hideBody, unnamedAs,
+};
   },
   "src/mod/tokens.js": function (module, exports, require) {
 'use strict';
@@ -6981,14 +7143,14 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
-  const card = (seen, attackerName) => {
+  const seenApplied = permissions.hideBody(app, o.whisper, tokens, applied, msg);
+  const card = (seen, attackerName, shown) => {
     const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
       let text = `${entry.damage} damage`;
       if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-      for (const a of applied[tid] || []) {
+      for (const a of shown[tid] || []) {
         text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
           : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
       }
@@ -6996,11 +7158,11 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     }
     if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
     rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
     return cards.template(`${attackerName} attacks (${rules.title})`, rows);
   };
-  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
-  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
+  app.postCard(msg, card(seen, attackerSeen, seenApplied), o.whisper, card(names, attacker.name, applied));
   return result;
 }
 
@@ -7071,7 +7233,7 @@ const store = require('./store');
 const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
-const { hideNpcBody } = require('./permissions');
+const { hideBody, playerNames } = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
 
 /**
@@ -7105,6 +7267,10 @@ function sendMob(app, msg, mob) {
   const hidden = new Set(mob.hidden || []);
   const seenNames = Object.assign({}, names);
   for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
+  // A GM's creature whose nameplate players do not see (showplayers_name off) goes unnamed too.
+  const targetTokens = {};
+  for (const tid of targetIds) if (!hidden.has(tid) && app.edge.getGraphic(tid)) targetTokens[tid] = app.edge.getGraphic(tid);
+  Object.assign(seenNames, playerNames({}, targetTokens, null, '', app.edge).names);
   const attacks = [];
   const groups = [];
   const seenGroups = [];
@@ -7174,14 +7340,14 @@ function applyMob(app, pending, result, id) {
   }
   const { applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  hideNpcBody(app, meta.whisper, {}, applied);
-  const card = (names, groups) => cards.mobCard(result, {
-    id, title: meta.title, names, groups, applied, undo: changes.length > 0,
+  const seenApplied = hideBody(app, meta.whisper, {}, applied);
+  const card = (names, groups, shown = applied) => cards.mobCard(result, {
+    id, title: meta.title, names, groups, applied: shown, undo: changes.length > 0 ? id : null,
   });
   // A request sent before players' names were kept (meta.seen) shows what it has to the GM only.
   const seen = meta.seen && typeof meta.seen === 'object' ? meta.seen : null;
   const gmCard = card(meta.names, meta.groups);
-  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups), meta.whisper, gmCard);
+  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups, seenApplied), meta.whisper, gmCard);
   else app.postCard({ playerid: 'gm' }, gmCard, true);
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }
@@ -7738,7 +7904,7 @@ function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   }
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   request.seed = o.seed !== undefined ? o.seed : app.newSeed();
-  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
   const meta = {
     ruleset: name, title, names, seen, attacker: attacker.name, attackerSeen, apply: o.apply,
     whisper: o.whisper === undefined ? null : o.whisper, playerid: msg.playerid,
@@ -7763,25 +7929,25 @@ function applyBridgeAttack(app, pending, result, id) {
   const { named: targets, applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: `${meta.attacker}'s attack`, time: edge.now(), changes });
   const asker = { playerid: meta.playerid };
-  permissions.hideNpcBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);
-  const card = (names, attackerName) => {
+  const seenApplied = permissions.hideBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);
+  const card = (names, attackerName, shown) => {
     const rows = result.strikes.map((st, i) => {
       const target = own(names, st && st.target) ? names[st.target] : '?';
       const hit = st && typeof st.hit === 'boolean' ? `${st.hit ? '✓ hit' : '✗ miss'} · ` : '';
       return [`${i + 1} → ${target}`, `${hit}${Number.isInteger(st && st.damage) ? st.damage : 0} damage`];
     });
     for (const tid of targets) {
-      const a = applied[tid];
+      const a = shown[tid];
       let text = `${Number(result.targets[tid] && result.targets[tid].damage) || 0} damage`;
       if (a) text += a.skipped ? ` · ${esc.text(a.skipped)}` : a.hidden ? ' · bar lowered' : ` · bar ${a.before} → ${a.after}`;
       rows.push([names[tid], text]);
     }
     rows.push(['seed', `${esc.text(String(result.seed))} (the bridge) ${esc.button('request', `!fracas request ${id}`)}` +
-      `${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+      `${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
     return cards.template(`${attackerName} attacks (${meta.title})`, rows);
   };
-  app.postCard(asker, card(meta.seen, meta.attackerSeen), meta.whisper === null ? undefined : meta.whisper,
-    card(meta.names, meta.attacker));
+  app.postCard(asker, card(meta.seen, meta.attackerSeen, seenApplied), meta.whisper === null ? undefined : meta.whisper,
+    card(meta.names, meta.attacker, applied));
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }
 
@@ -7940,6 +8106,7 @@ const { SheetReader } = require('./sheet');
 const { selectedTokens, parseSeed } = require('./attack');
 const cards = require('./cards');
 const store = require('./store');
+const permissions = require('./permissions');
 const { rollInitiative } = require('../initiative');
 
 /**
@@ -7995,12 +8162,16 @@ function initCommand(app, msg, cmd) {
   tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
   const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
   const before = edge.turnOrderText();
-  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
-  edge.openTurnTracker();
+  const after = JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked));
+  edge.setTurnOrderText(after);
+  // The tracker opens on the rolled tokens' page (GroupInitiative.js lines 1453-1455 set
+  // initiativepage to the tokens' page id: Campaign initiativepage is `string | false`).
+  edge.openTurnTracker(tokens[0].get('_pageid'));
   const id = app.newId('i');
-  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(visibleOrder(result, tokens), { names, undo: true }), false,
-    cards.initiativeCard(result, { names, undo: true }));
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before, after }] });
+  const seen = permissions.playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '', edge).names;
+  app.postCard(msg, cards.initiativeCard(visibleOrder(result, tokens), { names: seen, undo: id }), false,
+    cards.initiativeCard(result, { names, undo: id }));
   return result;
 }
 
@@ -8346,7 +8517,10 @@ function isHidden(app, mid) {
  */
 function namer(app, fight, forPlayers) {
   return (mid) => {
-    if (forPlayers && isHidden(app, mid)) return 'a hidden creature';
+    if (forPlayers) {
+      const as = permissions.unnamedAs(typeof mid === 'string' ? app.edge.getGraphic(mid) : null, app.edge);
+      if (as) return as;
+    }
     return esc.text((fight.names && fight.names[mid]) || mid);
   };
 }
@@ -8532,7 +8706,7 @@ function competeCommand(app, msg, cmd) {
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
   const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
-  const seen = permissions.playerNames(names, tokens, null, '').names;
+  const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
   app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
@@ -8587,18 +8761,19 @@ function impaleCommand(app, msg, cmd) {
   const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   const s = app.s();
   let applied = null;
-  let undo = false;
+  let seenApplied = null;
+  let undo = null;
   if (options.apply && result.charger.damage > 0) {
     applied = applyDamage(edge, config, chargerToken, result.charger.damage);
     if (applied.change) {
-      store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
-      undo = true;
+      undo = app.newId('m');
+      store.pushUndo(s, { id: undo, label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
     }
-    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
+    seenApplied = permissions.hideBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg)[chargerToken.id];
   }
   const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
-  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name);
-  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id] }), options.whisper,
+  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name, edge);
+  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id], applied: seenApplied }), options.whisper,
     card({ pikeman: pikeman.name, charger: charger.name }));
   return result;
 }
@@ -8610,7 +8785,7 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
 // `state.fracas` checked on load: Roll20 keeps it as JSON that a GM (or another script) can
 // edit, so every value is checked against what `!fracas config` itself would accept. A bad
 // value goes back to its default and the GM is told which, by its path (e.g.
-// `state.fracas.config.bar was 7 (one of 1, 2, 3): now 1`); nothing bad is used unchecked.
+// `state.fracas.config.bar was 7 (one of 1, 2, 3, 4): now 1`); nothing bad is used unchecked.
 
 const { defaultConfig, DEFAULT_ATTRS } = require('./store');
 const { ATTR_NAME, MARKER_TAG, SWITCHES } = require('./config');
@@ -8622,13 +8797,13 @@ const bool = (v) => typeof v === 'boolean';
 
 // Each setting: [check, what it must be (for the note)].
 const CHECKS = {
-  bar: [whole(1, 3), 'one of 1, 2, 3'],
+  bar: [whole(1, 4), 'one of 1, 2, 3, 4'],
   min: [whole(-1000000, 1000000), 'a whole number from -1000000 to 1000000'],
   output: [(v) => v === 'public' || v === 'whisper', '"public" or "whisper"'],
   relay_chunk: [whole(200, 20000), 'a whole number from 200 to 20000'],
   relay_timeout: [whole(5, 600), 'a whole number from 5 to 600'],
   ruleset: [(v) => rulesetNames().includes(v), `one of ${rulesetNames().join(', ')}`],
-  injury_bar: [(v) => v === null || whole(1, 3)(v), 'null or one of 1, 2, 3'],
+  injury_bar: [(v) => v === null || whole(1, 4)(v), 'null or one of 1, 2, 3, 4'],
 };
 
 // Every on/off setting of !fracas config.
@@ -8706,13 +8881,16 @@ module.exports = { validate };
   "src/mod/edge.js": function (module, exports, require) {
 'use strict';
 /* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName,
-   getSheetItem */
+   getSheetItem, setComputed */
 // The edge: the one file that touches Roll20's Mod (API) globals. Everything else
 // talks to the small object `fromGlobals()` returns, so a change in Roll20's API
 // breaks this file and not the resolver. The test emulator provides the same
 // globals (test/emulator.js).
 
 const SPEAKER = 'fracas';
+// Roll20's built-in status markers: the colour dots and `dead` (Roll20/roll20-api-scripts
+// libTokenMarkers/libTokenMarkers.js lines 109-117; TokenMod/TokenMod.js lines 1299-1307).
+const BUILTIN_MARKERS = ['red', 'blue', 'green', 'brown', 'purple', 'pink', 'yellow', 'dead'];
 const { text: escapeText } = require('./escape');
 const { whisperTarget } = require('./whisperto');
 
@@ -8884,6 +9062,29 @@ function fromGlobals() {
       return null;
     },
 
+    /**
+     * The Beacon computed property `name` as Campaign().computedSummary describes it
+     * ({tokenBarValue, readonly}), or null (TokenMod.js lines 1626-1630 read it as a plain
+     * property of the campaign object).
+     */
+    computedInfo(name) {
+      const campaign = Campaign();
+      const summary = campaign ? campaign.computedSummary : null;
+      if (!summary || typeof summary !== 'object' || typeof name !== 'string') return null;
+      const info = Object.prototype.hasOwnProperty.call(summary, name) ? summary[name] : null;
+      return info && typeof info === 'object' ? info : null;
+    },
+
+    /**
+     * Write a Beacon computed property (setComputed({characterId, property, args: [value]}), as
+     * TokenMod.js lines 3841-3844 do); a rejection is logged, never left unhandled.
+     */
+    setComputed(characterId, property, value) {
+      if (typeof setComputed !== 'function') throw new Error('this sandbox has no setComputed for a Beacon sheet');
+      const done = setComputed({ characterId, property, args: [value] });
+      if (done && typeof done.then === 'function') done.then(null, (err) => log(`fracas: setComputed ${property} failed: ${err && err.message}`));
+    },
+
     randomInteger(max) {
       return randomInteger(max);
     },
@@ -8912,8 +9113,10 @@ function fromGlobals() {
     },
 
     /**
-     * The campaign's token marker tags and names (lower case), built-in and custom, from
-     * Campaign's _token_markers; null when the sandbox does not say (then nothing is checked).
+     * The campaign's token marker tags and names (lower case): Roll20's built-in ones, which
+     * every token takes and `_token_markers` does not list (the colour dots and `dead`:
+     * libTokenMarkers.js lines 109-117, TokenMod.js lines 1299-1307), then the campaign's
+     * from Campaign's _token_markers; null when the sandbox does not say (nothing is checked).
      */
     tokenMarkers() {
       let list;
@@ -8923,7 +9126,7 @@ function fromGlobals() {
         return null;
       }
       if (!Array.isArray(list)) return null;
-      const out = [];
+      const out = BUILTIN_MARKERS.slice();
       for (const m of list) {
         if (m && typeof m.tag === 'string') out.push(m.tag.toLowerCase(), m.tag.toLowerCase().split('::')[0]);
         if (m && typeof m.name === 'string') out.push(m.name.toLowerCase());
@@ -8931,10 +9134,17 @@ function fromGlobals() {
       return Array.from(new Set(out));
     },
 
-    /** Open the turn tracker (on the players' page) if it is closed. */
-    openTurnTracker() {
+    /**
+     * Open the turn tracker, if it is closed, on `pageId` (else the players' page). Campaign
+     * initiativepage is a page id or false, never true (roll20-api-scripts .types/index.d.ts
+     * line 37, `initiativepage: string | false`; GroupInitiative.js lines 1453-1455 and
+     * 1900-1907 set a page id). With no page to name, it stays as it is.
+     */
+    openTurnTracker(pageId) {
       const campaign = Campaign();
-      if (!campaign.get('initiativepage')) campaign.set('initiativepage', campaign.get('playerpageid') || true);
+      if (campaign.get('initiativepage')) return;
+      const page = [pageId, campaign.get('playerpageid')].find((p) => typeof p === 'string' && p && getObj('page', p));
+      if (page) campaign.set('initiativepage', page);
     },
 
     /** Find the handout `name`, creating it (visible to all) when missing. */
@@ -8962,7 +9172,7 @@ function fromGlobals() {
   };
 }
 
-module.exports = { NeedSheetItems, fromGlobals, SPEAKER };
+module.exports = { NeedSheetItems, fromGlobals, SPEAKER, BUILTIN_MARKERS };
   },
   "src/mod/whisperto.js": function (module, exports, require) {
 'use strict';

@@ -43,17 +43,31 @@ const DEFAULTS = {
     _type: 'graphic', _subtype: 'token', _pageid: 'page-1', name: '', represents: '', layer: 'objects',
     statusmarkers: '', controlledby: '', left: 0, top: 0, width: 70, height: 70,
     bar1_value: '', bar1_max: '', bar1_link: '', bar2_value: '', bar2_max: '', bar2_link: '',
-    bar3_value: '', bar3_max: '', bar3_link: '',
+    bar3_value: '', bar3_max: '', bar3_link: '', bar4_value: '', bar4_max: '', bar4_link: '',
+    // Who sees a bar's numbers: '' editors only (the default), 'hidden' nobody, 'everyone'
+    // (TokenMod/TokenMod.js lines 2312 "To only show it to editors (the default) ... leave the
+    // field blank" and 336-345, the values it writes: '', 'hidden', 'everyone').
+    bar1_num_permission: '', bar2_num_permission: '', bar3_num_permission: '', bar4_num_permission: '',
+    // API:Objects, Graphic: showname and showplayers_name default to false (no nameplate players see).
+    showname: false, showplayers_name: false,
+    showplayers_bar1: false, showplayers_bar2: false, showplayers_bar3: false, showplayers_bar4: false,
   },
   character: { _type: 'character', name: '', controlledby: '', inplayerjournals: '', archived: false },
   attribute: { _type: 'attribute', _characterid: '', name: '', current: '', max: '' },
   handout: { _type: 'handout', name: '', inplayerjournals: '', archived: false, notes: '', gmnotes: '' },
-  player: { _type: 'player', _displayname: '', _online: true },
+  // _lastpage: the page the player last viewed (roll20-api-scripts .types/index.d.ts PlayerProperties).
+  player: { _type: 'player', _displayname: '', _online: true, _lastpage: '' },
   page: { _type: 'page', name: 'Page' },
   campaign: {
     _type: 'campaign', turnorder: '', initiativepage: false, playerpageid: 'page-1', playerspecificpages: false,
-    // Roll20's own markers (a few of them) and a custom one, as Campaign().get('_token_markers') gives them.
-    _token_markers: JSON.stringify(['red', 'blue', 'green', 'dead', 'skull', 'sleepy', 'back-pain', 'half-heart',
+    // A real campaign's list, as Campaign().get('_token_markers') gives it: the token marker
+    // sets the GM installed (here the default set, a few of them) and a custom one. It does NOT
+    // hold the colour dots (red, blue, green, brown, purple, pink, yellow) nor `dead`: those are
+    // built into every token, and scripts add them themselves (Roll20/roll20-api-scripts
+    // libTokenMarkers/libTokenMarkers.js lines 109-117 `buildStaticMarkers` inserts the seven
+    // ColorDotTokenMarkers and ColorTextTokenMarker('dead', 'X') before line 121-123 reads
+    // `_token_markers`; TokenMod/TokenMod.js lines 1299-1307 and 1328 do the same).
+    _token_markers: JSON.stringify(['skull', 'sleepy', 'back-pain', 'half-heart',
       'ninja-mask', 'snail', 'fishing-net', 'padlock', 'cobweb', 'broken-shield', 'grab', 'screaming']
       .map((tag, i) => ({ id: i + 1, name: tag, tag, url: '' })).concat([{ id: 99, name: 'Hexed', tag: 'Hexed::4242', url: '' }])),
   },
@@ -80,6 +94,14 @@ const WRITABLE = {
     playersedit_aura1: BOOL, playersedit_aura2: BOOL, light_radius: BAR, light_dimradius: BAR,
     light_otherplayers: BOOL, light_hassight: BOOL, light_angle: BAR, light_losangle: BAR, light_multiplier: BAR,
     lastmove: STR, sides: STR, currentSide: NUM, tooltip: STR, show_tooltip: BOOL,
+    // Bar 4 (Roll20 added a fourth bar: TokenMod/TokenMod.js lines 25, 32, 108, 112, 143 list
+    // showplayers_bar4, playersedit_bar4, bar4_value, bar4_max, bar4_link beside bars 1-3).
+    bar4_link: STR, bar4_value: BAR, bar4_max: BAR, showplayers_bar4: BOOL, playersedit_bar4: BOOL,
+    // TokenMod/TokenMod.js lines 144-147 (bar1..bar4_num_permission), 336-345 (their values).
+    bar1_num_permission: 'numperm', bar2_num_permission: 'numperm', bar3_num_permission: 'numperm',
+    bar4_num_permission: 'numperm',
+    // .types/index.d.ts GraphicProperties: bar_location, compact_bar.
+    bar_location: 'barloc', compact_bar: 'compact',
   }),
   character: { avatar: STR, name: STR, bio: STR, gmnotes: STR, archived: BOOL, inplayerjournals: STR, controlledby: STR },
   attribute: { name: STR, current: BAR, max: BAR },
@@ -92,7 +114,7 @@ const WRITABLE = {
     lightenforcelos: BOOL, lightrestrictmove: BOOL, lightglobalillum: BOOL,
   },
   // playerspecificpages: false, or an object player id → page id (API:Objects, Campaign).
-  campaign: { turnorder: STR, initiativepage: 'page', playerpageid: STR, playerspecificpages: 'pages' },
+  campaign: { turnorder: STR, initiativepage: 'page', playerpageid: 'page', playerspecificpages: 'pages' },
 };
 // Roll20's layers (API:Objects, Graphic: layer "gmlayer, objects, map, walls"; foreground since 2023).
 const LAYERS = ['gmlayer', 'objects', 'map', 'walls', 'foreground'];
@@ -111,6 +133,14 @@ function badValue(kind, value) {
     case 'layer': return LAYERS.includes(value) ? null : `${JSON.stringify(value)} (not a layer: ${LAYERS.join(', ')})`;
     case 'status': return typeof value === 'boolean' || (Number.isInteger(value) && value >= 0 && value <= 9) ? null
       : `${JSON.stringify(value)} (a status marker is true, false or a count 0-9)`;
+    case 'numperm': return ['', 'hidden', 'everyone'].includes(value) ? null
+      : `${JSON.stringify(value)} (a bar's number permission is '' (editors), 'hidden' or 'everyone': TokenMod.js 336-345)`;
+    case 'barloc': return [null, 'overlap_top', 'overlap_bottom', 'below', 'above', 'bottom'].includes(value) ? null
+      : `${JSON.stringify(value)} (not a bar location)`;
+    case 'compact': return ['compact', '', null].includes(value) ? null : `${JSON.stringify(value)} (not 'compact' or '')`;
+    // Campaign initiativepage is `string | false` (roll20-api-scripts .types/index.d.ts line 37;
+    // GroupInitiative/GroupInitiative.js lines 1453-1455 and 1896-1907 set a page id or false):
+    // here the id of a page of this campaign.
     case 'page': return value === false || typeof value === 'string' ? null : `${JSON.stringify(value)} (not false or a page id)`;
     case 'pages':
       if (value === false) return null;
@@ -153,12 +183,20 @@ class Emulator {
     this.beacon = !!options.beacon;
     this.sheetItems = {};
     this.sheetItemReads = 0;
+    // Beacon computed properties, as Campaign().computedSummary gives them: name → {tokenBarValue,
+    // readonly} (TokenMod/TokenMod.js lines 1626-1630 read `Campaign().computedSummary` as a plain
+    // property, not through get(); lines 1647-1653: tokenBarValue says a bar may link to it,
+    // readonly (true when absent) that setComputed may not write it). A bar linked to one holds
+    // the property's name in barN_link (TokenMod.js lines 3748-3753: `mods[k]=f[0]`).
+    this.computed = options.computed || (this.beacon ? { hp: { tokenBarValue: true, readonly: false } } : {});
+    this.computedWrites = [];
     let lcg = options.randomSeed === undefined ? 12345 : options.randomSeed;
     this.random = options.random || ((max) => {
       lcg = (lcg * 1103515245 + 12345) % 2147483648;
       return 1 + Math.floor((lcg / 2147483648) * max);
     });
     this.create('campaign', { _id: 'root' });
+    if (this.beacon) this.campaign().computedSummary = JSON.parse(JSON.stringify(this.computed));
     this.create('page', { _id: 'page-1' });
     this.workerSaw = []; // attribute changes sheet workers heard (setWithWorker)
     this.gm = this.addPlayer('GM', true);
@@ -295,6 +333,38 @@ class Emulator {
           emu.sheetItemReads += 1;
           const items = emu.sheetItems[characterId] || {};
           return new Promise((resolve) => setImmediate(() => resolve(Object.prototype.hasOwnProperty.call(items, name) ? items[name] : undefined)));
+        },
+        // setComputed({characterId, property, args: [value]}) writes a Beacon computed property
+        // (TokenMod/TokenMod.js lines 3841-3844 and 3863-3866, only for a property of
+        // computedSummary that is not readonly); getComputed({characterId, property}) reads one,
+        // asynchronously (lines 1617-1619, 1636). Strict: an unknown or read-only property, a
+        // character without a Beacon sheet, or args that are not [a number or string] crash here.
+        setComputed(spec) {
+          const { characterId, property, args } = spec || {};
+          const info = Object.prototype.hasOwnProperty.call(emu.computed, property) ? emu.computed[property] : null;
+          if (!info) throw new SandboxCrash(`setComputed: "${property}" is not in Campaign().computedSummary`);
+          if (info.readonly !== false) throw new SandboxCrash(`setComputed: "${property}" is read-only (computedSummary readonly)`);
+          if (!emu.sheetItems[characterId]) throw new SandboxCrash(`setComputed: ${characterId} is no character with a Beacon sheet`);
+          if (!Array.isArray(args) || args.length !== 1 || !['number', 'string'].includes(typeof args[0]) ||
+            (typeof args[0] === 'number' && !Number.isFinite(args[0]))) {
+            throw new SandboxCrash(`setComputed: args must be [a value], not ${JSON.stringify(args)}`);
+          }
+          emu.sheetItems[characterId][property] = args[0];
+          emu.computedWrites.push({ characterId, property, value: args[0] });
+          // The sheet pushes the property to every bar linked to it (a linked bar shows the sheet's value).
+          for (const obj of emu.objects.values()) {
+            for (const n of [1, 2, 3, 4]) {
+              if (obj.data._type === 'graphic' && obj.data.represents === characterId && obj.data[`bar${n}_link`] === property) {
+                obj.data[`bar${n}_value`] = args[0];
+              }
+            }
+          }
+          return Promise.resolve(true);
+        },
+        getComputed(spec) {
+          const { characterId, property } = spec || {};
+          const items = emu.sheetItems[characterId] || {};
+          return new Promise((resolve) => setImmediate(() => resolve(Object.prototype.hasOwnProperty.call(items, property) ? items[property] : undefined)));
         },
       } : {}),
       // API:Utility Functions: playerIsGM(playerid) "returns whether a player is currently GM";
@@ -562,6 +632,12 @@ class R20Object {
       return undefined;
     }
     if (prop === 'id') return this.data._id;
+    if (type === 'graphic' && /^status_/.test(prop)) {
+      const tag = prop.slice('status_'.length);
+      const found = String(this.data.statusmarkers || '').split(',').find((m) => m.split('@')[0] === tag);
+      if (found === undefined) return false;
+      return found.includes('@') ? Number(found.split('@')[1]) : true;
+    }
     if (Object.prototype.hasOwnProperty.call(this.data, prop)) return this.data[prop];
     if (Object.prototype.hasOwnProperty.call(this.data, `_${prop}`)) return this.data[`_${prop}`];
     if (type === 'player' && prop === 'displayname') return this.data._displayname;
@@ -576,12 +652,25 @@ class R20Object {
       if (!kind) throw new SandboxCrash(`${this.data._type}.set(${k}): a ${this.data._type} has no such property (API:Objects)`);
       const bad = badValue(kind, v);
       if (bad) throw new SandboxCrash(`${this.data._type}.set(${k}): ${bad}`);
+      if (kind === 'page' && v !== false && !(this.emu.get(v) && this.emu.get(v).data._type === 'page')) {
+        throw new SandboxCrash(`${this.data._type}.set(${k}): ${JSON.stringify(v)} is no page of this campaign`);
+      }
       this.changes.push({ prop: k, before: this.data[k], after: v });
+      if (kind === 'status') {
+        // status_<tag> edits the token's statusmarkers list, "tag" or "tag@N" (API:Objects,
+        // Graphic statusmarkers; libTokenMarkers.js lines 40-47 apply and remove markers this
+        // way; TokenMod.js line 1388 writes `dead` without a count).
+        const tag = k.slice('status_'.length);
+        const list = String(this.data.statusmarkers || '').split(',').filter((m) => m && m.split('@')[0] !== tag);
+        if (v !== false) list.push(v === true || tag === 'dead' ? tag : `${tag}@${v}`);
+        this.data.statusmarkers = list.join(',');
+        continue;
+      }
       this.data[k] = v;
       // A bar linked to an attribute follows it, as on the tabletop.
       if (this.data._type === 'attribute' && k === 'current') {
         for (const obj of this.emu.objects.values()) {
-          for (const n of [1, 2, 3]) {
+          for (const n of [1, 2, 3, 4]) {
             if (obj.data._type === 'graphic' && obj.data[`bar${n}_link`] === this.id) obj.data[`bar${n}_value`] = v;
           }
         }

@@ -178,22 +178,23 @@ test('a bar linked to an attribute: the attribute takes the damage, undo puts it
   assert.equal(tokens.goblin.get('bar1_value'), 6);
   const out = emu.chat(emu.gm, '!fracas undo');
   assert.match(plain(out[0].text), /Orc's attack: 1 change put back/);
-  assert.equal(body.get('current'), '12');
+  assert.equal(body.get('current'), 12);
   assert.match(plain(emu.chat(emu.gm, '!fracas undo')[0].text), /nothing to undo/);
 });
 
-test('undo goes back one command at a time, and says when a value changed since', () => {
+test('undo without an id takes back the newest card not undone, by delta: a hand edit since stays', () => {
   const { emu, tokens } = world();
   const a = `!fracas attack --target ${tokens.goblin.id} --dice 1 --style slashing --type edged --rolls 15`;
   emu.chat(emu.gm, a, { selected: [tokens.orc.id] }); // 1 hit + 2 Str = 3
   emu.chat(emu.gm, a, { selected: [tokens.orc.id] });
   assert.equal(tokens.goblin.get('bar1_value'), 6);
-  tokens.goblin.set('bar1_value', 5); // the GM edits the bar by hand
+  tokens.goblin.set('bar1_value', 5); // the GM takes 1 more off by hand
   const out = emu.chat(emu.gm, '!fracas undo');
-  assert.match(plain(out[0].text), /Goblin had changed since \(5 instead of 6\); set back to 9 anyway/);
-  assert.equal(tokens.goblin.get('bar1_value'), 9);
+  assert.match(plain(out[0].text), /Orc's attack: 1 change put back/);
+  assert.equal(tokens.goblin.get('bar1_value'), 8, "the card's 3 come back; the GM's 1 stays off");
   emu.chat(emu.gm, '!fracas undo');
-  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  assert.equal(tokens.goblin.get('bar1_value'), 11);
+  assert.match(plain(emu.chat(emu.gm, '!fracas undo')[0].text), /nothing to undo/);
 });
 
 test('players attack only with tokens they control; cards can be whispered', () => {

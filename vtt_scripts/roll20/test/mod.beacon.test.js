@@ -31,8 +31,8 @@ test('an attack reads a Beacon sheet\'s items, rolls once, and applies the damag
   assert.deepEqual(request.targets[tokens.goblin.id], { ac: 13, ac_by_type: { fire: 9 }, resistant: ['edged'], body_max: 12 });
   const expected = resolve(request, { seed: 42 });
   assert.equal(tokens.goblin.get('bar1_value'), Math.max(0, 12 - expected.targets[tokens.goblin.id].damage));
-  const cards = emu.outputs.filter((o) => o.text.startsWith('&{template:default}'));
-  assert.equal(cards.length, 1, 'one card');
+  const cards = emu.outputs.filter((o) => o.text.startsWith('&{template:default}') && !o.to);
+  assert.equal(cards.length, 1, 'one public card (and the GM\'s companion beside it)');
   assert.ok(emu.sheetItemReads > 0 && emu.sheetItemReads < 80, `${emu.sheetItemReads} sheet-item reads`);
   assertSafe(assert, emu);
 });

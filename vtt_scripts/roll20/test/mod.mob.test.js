@@ -92,8 +92,8 @@ test('the answer is applied once: per-target totals off the bars, one card, one 
   assert.deepEqual(answer(emu, emu.gm, reply, 50), []);
   assert.equal(tokens.goblin.get('bar1_value'), 7);
   emu.chat(emu.gm, '!fracas undo');
-  assert.equal(tokens.goblin.get('bar1_value'), '12');
-  assert.equal(tokens.knight.get('bar1_value'), '20');
+  assert.equal(tokens.goblin.get('bar1_value'), 12);
+  assert.equal(tokens.knight.get('bar1_value'), 20);
   assertSafe(assert, emu);
 });
 

@@ -173,12 +173,12 @@ test('conventions: attributes through setWithWorker, other scripts observe chang
   assert.ok(emu.logs.some((l) => /a Fracas.observe\('change'\) listener failed: a broken listener/.test(l)));
   // Undo goes the same way.
   emu.chat(emu.gm, '!fracas undo');
-  assert.equal(hp.get('current'), '12');
+  assert.equal(hp.get('current'), 12);
   assert.equal(emu.workerSaw.length, 2);
   // !fracas init fills the turn order and opens the tracker.
   assert.equal(emu.campaign().get('initiativepage'), false);
   emu.chat(emu.gm, '!fracas init --seed 2', { selected: [tokens.orc.id, tokens.goblin.id] });
-  assert.ok(emu.campaign().get('initiativepage'));
+  assert.equal(emu.campaign().get('initiativepage'), 'page-1', "the tokens' page");
   assertSafe(assert, emu);
 });
 

@@ -13,8 +13,8 @@ function table() {
   const tombril = emu.addCharacter('Tombril', { fracas_level: 9, fracas_bonus: 8, fracas_magic: 2, fracas_dex: 5, fracas_armor: 3 });
   const giant = emu.addCharacter('Hill Giant', { fracas_dex: 3, fracas_armor: 1, fracas_level: 12, fracas_bonus: 9 });
   const tokens = {
-    tombril: emu.addToken({ name: 'Tombril', represents: tombril.id, bar1_value: '55', bar1_max: '55', bar2_value: '20' }),
-    giant: emu.addToken({ name: 'Hill Giant', represents: giant.id, bar1_value: '68', bar1_max: '68' }),
+    tombril: emu.addToken({ name: 'Tombril', represents: tombril.id, bar1_value: '55', bar1_max: '55', bar2_value: '20', showplayers_name: true }),
+    giant: emu.addToken({ name: 'Hill Giant', represents: giant.id, bar1_value: '68', bar1_max: '68', showplayers_name: true }),
   };
   return { emu, tokens };
 }

@@ -57,7 +57,7 @@ test('!fracas config: shows and changes settings, refuses bad values, and Body m
   out = emu.chat(emu.gm, '!fracas config --bar 2 --attr ac=armor_class --output whisper');
   assert.match(plain(out[0].text), /Body is on bar 2/);
   assert.match(plain(out[0].text), /ac is read from the attribute "armor_class"/);
-  for (const [bad, pattern] of [['--bar 4', /--bar must be 1 to 3/], ['--attr nope=x', /unknown field "nope"/],
+  for (const [bad, pattern] of [['--bar 5', /--bar must be 1 to 4/], ['--attr nope=x', /unknown field "nope"/],
     ['--marker dizzy=x', /unknown condition "dizzy"/], ['--output loud', /--output takes public or whisper/],
     ['--below-min maybe', /takes on or off/], ['--colour red', /does not know --colour/], ['oops', /takes --options/]]) {
     out = emu.chat(emu.gm, `!fracas config ${bad}`);
@@ -88,7 +88,7 @@ test('state: a fresh campaign gets the current version; settings and undo surviv
   emu.reload();
   assert.equal(emu.state.fracas.config.min, -5);
   emu.chat(emu.gm, '!fracas undo');
-  assert.equal(tokens.goblin.get('bar1_value'), '12');
+  assert.equal(tokens.goblin.get('bar1_value'), 12);
 });
 
 test('state: version 1 (flat settings, old undo entries) migrates to the current version', () => {

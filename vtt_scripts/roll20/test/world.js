@@ -15,19 +15,35 @@ function world(options = {}) {
   const knight = emu.addCharacter('Knight', { ac: 15, ac_edged: 18, resistant: 'edged, blunt', agility: 2, strength: 5,
     fracas_strikes: '--dice 2 --style slashing --type edged' },
     { controlledby: player.id });
+  // Nameplates players see (showplayers_name: Roll20's default is off), and the party's Body
+  // bar with its numbers shown to everyone (showplayers_bar1, bar1_num_permission 'everyone'),
+  // as a GM sets them up; the goblin's bar numbers stay editors-only (Roll20's default).
+  const named = { showplayers_name: true };
   const tokens = {
-    orc: emu.addToken({ name: 'Orc', represents: orc.id }),
-    goblin: emu.addToken({ name: 'Goblin', represents: goblin.id, bar1_value: '12', bar1_max: '12' }),
-    knight: emu.addToken({ name: 'Sir Kay', represents: knight.id, bar1_value: '20', bar1_max: '20', controlledby: player.id }),
+    orc: emu.addToken({ name: 'Orc', represents: orc.id, ...named }),
+    goblin: emu.addToken({ name: 'Goblin', represents: goblin.id, bar1_value: '12', bar1_max: '12', ...named }),
+    knight: emu.addToken({ name: 'Sir Kay', represents: knight.id, bar1_value: '20', bar1_max: '20', controlledby: player.id, ...named,
+      showplayers_bar1: true, bar1_num_permission: 'everyone' }),
   };
   return { emu, player, characters: { orc, goblin, knight }, tokens };
 }
 
-/** The one output of a chat command that is a roll template card. */
+/**
+ * The one output of a chat command that is a roll template card (beside a public card, the
+ * GM's whispered companion card, titled "… (GM)", is left out: gmCard() gives it).
+ */
 function card(outputs) {
-  const cards = outputs.filter((o) => o.text.startsWith('&{template:default}'));
+  let cards = outputs.filter((o) => o.text.startsWith('&{template:default}'));
+  if (cards.length > 1) cards = cards.filter((o) => !/^&\{template:default\} \{\{name=[^}]* \(GM\)\}\}/.test(o.text));
   if (cards.length !== 1) throw new Error(`expected one card, got ${cards.length}: ${outputs.map((o) => o.raw).join('\n')}`);
   return cards[0];
+}
+
+/** The GM's whispered companion card beside a public card, or null. */
+function gmCard(outputs) {
+  const found = outputs.filter((o) => o.to === 'gm' && /^&\{template:default\} \{\{name=[^}]* \(GM\)\}\}/.test(o.text));
+  if (found.length > 1) throw new Error(`expected at most one GM card, got ${found.length}`);
+  return found[0] || null;
 }
 
 /** Whispered notices of some outputs, as plain text. */
@@ -82,4 +98,4 @@ function relayAnswer(emu, message, player = emu.gm, chunk = 300) {
   return outs;
 }
 
-module.exports = { world, card, notices, plain, assertSafe, relayTexts, relayRequests, relayAnswer };
+module.exports = { world, card, gmCard, notices, plain, assertSafe, relayTexts, relayRequests, relayAnswer };

@@ -38,7 +38,7 @@ const COMMANDS = {
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   round: { run: (app, msg, cmd) => roundCommand(app, msg, cmd) },
-  undo: { run: (app, msg) => app.undoCommand(msg) },
+  undo: { run: (app, msg, cmd) => app.undoCommand(msg, cmd) },
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
   request: { run: (app, msg, cmd) => app.requestCommand(msg, cmd) },
@@ -264,28 +264,49 @@ class App {
    * given, is the GM's version (names a players' card hides); `card` is what players see.
    */
   postCard(msg, card, whisper, gmCard = card) {
-    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM.
-    const buttons = card.match(GM_BUTTON) || [];
+    // A card's buttons ([request], [undo], …) run GM commands: they go only to the GM. Beside a
+    // public card the GM gets ONE whispered card, and only when the public one leaves something
+    // out: the rows that differ (real names, Body) and the buttons, under the card's title
+    // (ScriptCards' model: its GM-only lines go out as one whispered card beside the public one,
+    // scriptcards.js lines 1031-1044 and 1142-1147). A roll template card cannot be shown in
+    // part, so the GM's rows cannot ride on the public message itself.
     const bare = card.replace(GM_BUTTON, '').replace(/ +(?=\}\})/g, '');
     if (!whisper && this.s().config.output === 'public') {
       this.edge.send(bare);
-      if (gmCard !== card) this.edge.whisper('gm', gmCard);
-      else if (buttons.length) this.edge.whisper('gm', cards.notice('fracas', [buttons.join(' ')]), { noarchive: true });
+      const companion = cards.gmCompanion(bare, gmCard);
+      if (companion) this.edge.whisper('gm', companion);
       return;
     }
     this.edge.whisper('gm', gmCard);
     if (msg && msg.playerid && !this.edge.isGM(msg.playerid) && msg.playerid !== 'API') this.edge.whisper(msg.playerid, bare);
   }
 
-  undoCommand(msg) {
+  /**
+   * `!fracas undo ID` (a card's button): take back that card's changes, by delta, per target
+   * (apply.revert); `!fracas undo` alone takes back the newest card not undone yet.
+   */
+  undoCommand(msg, cmd = { positional: [], options: [] }) {
     const s = this.s();
-    const entry = s.undo.pop();
-    if (!entry) throw new UsageError('nothing to undo');
+    if (cmd.options.length || cmd.positional.length > 1) throw new UsageError('!fracas undo takes the id of a card (its undo button gives it), or nothing');
+    const id = cmd.positional[0];
+    let entry;
+    if (id !== undefined) {
+      entry = s.undo.find((e) => e && e.id === id);
+      if (!entry) {
+        throw new UsageError(`no card "${id}" to undo: only the last ${store.UNDO_LIMIT} cards that changed something can be undone`);
+      }
+      if (entry.undone) throw new UsageError(`${entry.label} (${id}) was already undone`);
+    } else {
+      entry = s.undo.slice().reverse().find((e) => e && !e.undone);
+      if (!entry) throw new UsageError('nothing to undo');
+    }
     const report = revert(this.edge, entry);
+    entry.undone = true;
+    const left = s.undo.filter((e) => e && !e.undone).length;
     this.whisper(msg.playerid, cards.notice('fracas: undone', [
       `${esc.text(entry.label)}: ${report.restored} change${report.restored === 1 ? '' : 's'} put back.`,
       ...report.notes.map(esc.text),
-      s.undo.length ? `${s.undo.length} earlier command${s.undo.length === 1 ? '' : 's'} can be undone.` : '',
+      left ? `${left} other card${left === 1 ? '' : 's'} can be undone.` : '',
     ].filter(Boolean)));
   }
 

@@ -1,18 +1,30 @@
 'use strict';
-// Applying damage to the Body bar, and taking it back (`!fracas undo`).
-// Never sets NaN or undefined: a bar that does not hold a number is left alone and
-// the card says so.
+// Applying damage to the Body bar, and taking one card's damage back (`!fracas undo ID`).
+// Never sets NaN or undefined: a bar that does not hold a number is left alone and the card
+// says so. Where Body lives: the bar itself, the attribute the bar links to, or a Beacon
+// sheet's computed property the bar links to (written through setComputed, as TokenMod does:
+// TokenMod.js lines 3833-3856). Undo is per card and by delta (README "Undo").
 
 const { setProp } = require('./observers');
 
-/** Where a token's Body lives: its linked attribute, or the bar itself. */
+/** Where a token's Body lives: its linked attribute, its linked computed property, or the bar itself. */
 function bodyHolder(edge, config, token) {
-  const link = token.get(`bar${config.bar}_link`);
+  const bar = config.bar;
+  const link = token.get(`bar${bar}_link`);
   if (link) {
     const attr = edge.getObject('attribute', link);
     if (attr) return { type: 'attribute', obj: attr, prop: 'current', maxProp: 'max' };
+    // A Beacon sheet: the bar links to a computed property by its name (TokenMod.js 3748-3753).
+    const computed = edge.computedInfo ? edge.computedInfo(link) : null;
+    const characterId = token.get('represents');
+    if (computed && characterId) {
+      return {
+        type: 'computed', obj: token, prop: `bar${bar}_value`, maxProp: `bar${bar}_max`, property: String(link),
+        characterId: String(characterId), readonly: computed.readonly !== false,
+      };
+    }
   }
-  return { type: 'graphic', obj: token, prop: `bar${config.bar}_value`, maxProp: `bar${config.bar}_max` };
+  return { type: 'graphic', obj: token, prop: `bar${bar}_value`, maxProp: `bar${bar}_max` };
 }
 
 function asNumber(value) {
@@ -22,13 +34,28 @@ function asNumber(value) {
   return Number.isFinite(n) ? n : null;
 }
 
+/** Write `value` where `holder` keeps Body: a computed property through setComputed and its bar. */
+function write(edge, holder, value) {
+  if (holder.type === 'computed') edge.setComputed(holder.characterId, holder.property, value);
+  setProp(holder.obj, holder.prop, value, edge.log);
+}
+
+/** What undo calls a changed object in its notes. */
+function labelOf(obj, holder) {
+  if (holder.type === 'attribute') return `the attribute ${obj.get('name')}`;
+  return String(obj.get('name') || obj.id);
+}
+
 /**
  * Take `amount` off a token's Body. Returns {before, after, change} when applied, or
- * {skipped: reason}. `change` is what undo needs to put it back.
+ * {skipped: reason}. `change` is what undo needs to put it back (by delta).
  */
 function applyDamage(edge, config, token, amount) {
   if (!Number.isInteger(amount) || amount <= 0) return { skipped: 'no damage' };
   const holder = bodyHolder(edge, config, token);
+  if (holder.type === 'computed' && holder.readonly) {
+    return { skipped: `bar ${config.bar} shows the sheet's read-only "${holder.property}"` };
+  }
   const raw = holder.obj.get(holder.prop);
   const before = asNumber(raw);
   if (before === null) {
@@ -37,15 +64,28 @@ function applyDamage(edge, config, token, amount) {
   let after = before - amount;
   if (!config.below_min) after = Math.max(after, Math.min(config.min, before));
   if (!Number.isFinite(after)) return { skipped: 'the new value would not be a number' };
-  setProp(holder.obj, holder.prop, after, edge.log);
-  return {
-    before,
-    after,
-    change: { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after },
-  };
+  write(edge, holder, after);
+  const change = { type: holder.type, id: holder.obj.id, prop: holder.prop, before: raw, after, name: labelOf(holder.obj, holder) };
+  if (holder.type === 'computed') Object.assign(change, { character: holder.characterId, property: holder.property });
+  return { before, after, change };
 }
 
-/** Put back every change of one undo entry, newest first. Returns notes for the GM. */
+/** The object a change was made to, and how to write it back. */
+function holderOf(edge, c) {
+  const obj = edge.getObject(c.type === 'computed' ? 'graphic' : c.type, c.id);
+  if (!obj) return null;
+  if (c.type === 'computed') {
+    return { type: 'computed', obj, prop: c.prop, maxProp: String(c.prop).replace(/_value$/, '_max'), property: c.property, characterId: c.character };
+  }
+  return { type: c.type, obj, prop: c.prop, maxProp: c.type === 'attribute' ? 'max' : String(c.prop).replace(/_value$/, '_max') };
+}
+
+/**
+ * Take back one undo entry (one card), newest change first, by delta: each target gets back
+ * what this card took, whatever happened since (healing and later damage stay). Returns
+ * {restored, notes} (notes for the GM: a token gone, a bar without a number, a value capped
+ * at its maximum, a turn order changed since).
+ */
 function revert(edge, entry) {
   const notes = [];
   let restored = 0;
@@ -54,21 +94,42 @@ function revert(edge, entry) {
     const c = changes[i];
     if (!c || c.before === undefined || c.before === null) continue;
     if (c.type === 'turnorder') {
+      // The turn order is one list: put it back only while it is as this card left it.
+      if (c.after !== undefined && edge.turnOrderText() !== String(c.after)) {
+        notes.push('the turn order has changed since this card (a turn passed, or tokens were added): left as it is');
+        continue;
+      }
       edge.setTurnOrderText(String(c.before));
       restored += 1;
       continue;
     }
-    const obj = edge.getObject(c.type, c.id);
-    if (!obj) {
-      notes.push(`a ${c.type} changed by this command is gone`);
+    const holder = holderOf(edge, c);
+    const what = c.name ? String(c.name) : c.id;
+    if (!holder) {
+      notes.push(`${what} is gone (deleted since): nothing to put back`);
       continue;
     }
-    const now = obj.get(c.prop);
-    if (c.after !== undefined && asNumber(now) !== asNumber(c.after)) {
-      notes.push(`${c.type === 'graphic' && obj.get('name') ? obj.get('name') : c.id} had changed since ` +
-        `(${now} instead of ${c.after}); set back to ${c.before} anyway`);
+    const nowRaw = holder.obj.get(holder.prop);
+    const now = asNumber(nowRaw);
+    const before = asNumber(c.before);
+    const after = asNumber(c.after);
+    if (before === null || after === null) {
+      // An entry from an old version (no `after`): only the value before is known.
+      write(edge, holder, typeof c.before === 'number' ? c.before : String(c.before));
+      restored += 1;
+      continue;
     }
-    setProp(obj, c.prop, typeof c.before === 'number' ? c.before : String(c.before), edge.log);
+    if (now === null) {
+      notes.push(`${what} holds "${String(nowRaw === undefined ? '' : nowRaw)}", not a number: ${before - after} not put back`);
+      continue;
+    }
+    let back = now + (before - after);
+    const max = asNumber(holder.obj.get(holder.maxProp));
+    if (max !== null && before - after > 0 && back > max && now <= max) {
+      notes.push(`${what}: ${now} + ${before - after} is past its maximum ${max}; set to ${max}`);
+      back = max;
+    }
+    write(edge, holder, back);
     restored += 1;
   }
   return { restored, notes };

@@ -287,10 +287,11 @@ function attackCommand(app, msg, cmd) {
   }
   // Roll20 keeps state as JSON: a BigInt seed is kept as its digits.
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, options.whisper, tokens, applied, msg);
-  const card = (seen, attackerName) => cards.attackCard(result, { id, attackerName, names: seen, applied, undo: changes.length > 0 });
-  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name);
-  app.postCard(msg, card(seen.names, seen.attacker), options.whisper, card(names, attacker.name));
+  const seenApplied = permissions.hideBody(app, options.whisper, tokens, applied, msg);
+  const undo = changes.length > 0 ? id : null;
+  const card = (seen, attackerName, shown) => cards.attackCard(result, { id, attackerName, names: seen, applied: shown, undo });
+  const seen = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
+  app.postCard(msg, card(seen.names, seen.attacker, seenApplied), options.whisper, card(names, attacker.name, applied));
   return result;
 }
 

@@ -26,7 +26,7 @@ function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   }
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
   request.seed = o.seed !== undefined ? o.seed : app.newSeed();
-  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
   const meta = {
     ruleset: name, title, names, seen, attacker: attacker.name, attackerSeen, apply: o.apply,
     whisper: o.whisper === undefined ? null : o.whisper, playerid: msg.playerid,
@@ -51,25 +51,25 @@ function applyBridgeAttack(app, pending, result, id) {
   const { named: targets, applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: `${meta.attacker}'s attack`, time: edge.now(), changes });
   const asker = { playerid: meta.playerid };
-  permissions.hideNpcBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);
-  const card = (names, attackerName) => {
+  const seenApplied = permissions.hideBody(app, meta.whisper === null ? undefined : meta.whisper, {}, applied, asker);
+  const card = (names, attackerName, shown) => {
     const rows = result.strikes.map((st, i) => {
       const target = own(names, st && st.target) ? names[st.target] : '?';
       const hit = st && typeof st.hit === 'boolean' ? `${st.hit ? '✓ hit' : '✗ miss'} · ` : '';
       return [`${i + 1} → ${target}`, `${hit}${Number.isInteger(st && st.damage) ? st.damage : 0} damage`];
     });
     for (const tid of targets) {
-      const a = applied[tid];
+      const a = shown[tid];
       let text = `${Number(result.targets[tid] && result.targets[tid].damage) || 0} damage`;
       if (a) text += a.skipped ? ` · ${esc.text(a.skipped)}` : a.hidden ? ' · bar lowered' : ` · bar ${a.before} → ${a.after}`;
       rows.push([names[tid], text]);
     }
     rows.push(['seed', `${esc.text(String(result.seed))} (the bridge) ${esc.button('request', `!fracas request ${id}`)}` +
-      `${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+      `${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
     return cards.template(`${attackerName} attacks (${meta.title})`, rows);
   };
-  app.postCard(asker, card(meta.seen, meta.attackerSeen), meta.whisper === null ? undefined : meta.whisper,
-    card(meta.names, meta.attacker));
+  app.postCard(asker, card(meta.seen, meta.attackerSeen, seenApplied), meta.whisper === null ? undefined : meta.whisper,
+    card(meta.names, meta.attacker, applied));
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }
 

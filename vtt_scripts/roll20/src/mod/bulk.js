@@ -8,7 +8,7 @@ const store = require('./store');
 const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
-const { hideNpcBody } = require('./permissions');
+const { hideBody, playerNames } = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
 
 /**
@@ -42,6 +42,10 @@ function sendMob(app, msg, mob) {
   const hidden = new Set(mob.hidden || []);
   const seenNames = Object.assign({}, names);
   for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
+  // A GM's creature whose nameplate players do not see (showplayers_name off) goes unnamed too.
+  const targetTokens = {};
+  for (const tid of targetIds) if (!hidden.has(tid) && app.edge.getGraphic(tid)) targetTokens[tid] = app.edge.getGraphic(tid);
+  Object.assign(seenNames, playerNames({}, targetTokens, null, '', app.edge).names);
   const attacks = [];
   const groups = [];
   const seenGroups = [];
@@ -111,14 +115,14 @@ function applyMob(app, pending, result, id) {
   }
   const { applied, changes, missing } = applyAnswer(app, id, meta, result);
   if (changes.length) store.pushUndo(s, { id, label: meta.title, time: edge.now(), changes });
-  hideNpcBody(app, meta.whisper, {}, applied);
-  const card = (names, groups) => cards.mobCard(result, {
-    id, title: meta.title, names, groups, applied, undo: changes.length > 0,
+  const seenApplied = hideBody(app, meta.whisper, {}, applied);
+  const card = (names, groups, shown = applied) => cards.mobCard(result, {
+    id, title: meta.title, names, groups, applied: shown, undo: changes.length > 0 ? id : null,
   });
   // A request sent before players' names were kept (meta.seen) shows what it has to the GM only.
   const seen = meta.seen && typeof meta.seen === 'object' ? meta.seen : null;
   const gmCard = card(meta.names, meta.groups);
-  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups), meta.whisper, gmCard);
+  if (seen) app.postCard({ playerid: meta.playerid }, card(seen.names, seen.groups, seenApplied), meta.whisper, gmCard);
   else app.postCard({ playerid: 'gm' }, gmCard, true);
   if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
 }

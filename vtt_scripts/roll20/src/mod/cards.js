@@ -144,7 +144,7 @@ function attackCard(result, ctx) {
   }
   rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (dice given)' : ''}` +
     `<br>${span(STYLE.note, `replay: ${esc.button('request', `!fracas request ${ctx.id}`)} → fracas replay FILE`)}` +
-    (ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : '')]);
+    (ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : '')]);
   return template(`${ctx.attackerName} attacks`, rows);
 }
 
@@ -155,7 +155,7 @@ function initiativeCard(result, ctx) {
     if (e.tiebreaks.length) line += ` · tie broken by d20 ${e.tiebreaks.join(', ')}`;
     return [`${i + 1}. ${ctx.names[e.id] || e.id}`, line];
   });
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template('Initiative (ER-18)', rows);
 }
 
@@ -190,8 +190,30 @@ function mobCard(result, ctx) {
   }
   rows.push(['mob', ctx.groups.map((g) => `${esc.text(g)}`).join('<br>')]);
   rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
-    `${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+    `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(ctx.title, rows);
+}
+
+/** The `{{label=html}}` fields of a roll template card, in order (name first). */
+function templateFields(text) {
+  return String(text).match(/\{\{(?:(?!\}\}).)*\}\}/gs) || [];
+}
+
+/**
+ * The GM's one whispered card beside a public card `shown`: the fields of the GM's version
+ * `gmCard` that the public one does not carry as they are (real names, Body, the buttons),
+ * under the same title marked "(GM)"; null when nothing is left out. A card that is no roll
+ * template (a notice) goes whole when it differs.
+ */
+function gmCompanion(shown, gmCard) {
+  if (!String(gmCard).startsWith('&{template:')) return gmCard === shown ? null : gmCard;
+  const fields = templateFields(gmCard);
+  const name = fields.find((f) => f.startsWith('{{name='));
+  const have = new Set(templateFields(shown));
+  const rows = fields.filter((f) => f !== name && !have.has(f));
+  if (!rows.length) return null;
+  const title = name ? `${name.slice(0, -2)} (GM)}}` : '{{name=fracas (GM)}}';
+  return `&{template:default} ${title} ${rows.join(' ')}`;
 }
 
 /** A short whispered notice (errors, confirmations). */
@@ -240,8 +262,8 @@ function impaleCard(result, ctx) {
   line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
     : '<br>still standing: the charge goes on';
   rows.push([ctx.charger, line]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template };
+module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion };

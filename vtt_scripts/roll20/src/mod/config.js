@@ -63,7 +63,7 @@ function applyOptions(config, options, knownMarkers = null) {
         changes.push('all settings back to their defaults');
         break;
       case 'bar':
-        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 3);
+        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 4);
         changes.push(`Body is on bar ${next.bar}`);
         break;
       case 'min':
@@ -123,7 +123,7 @@ function applyOptions(config, options, knownMarkers = null) {
       }
       case 'injury-bar': {
         const v = single(option).toLowerCase();
-        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 3);
+        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
         changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
         break;
       }

@@ -1,12 +1,15 @@
 'use strict';
 /* global on, sendChat, findObjs, getObj, createObj, playerIsGM, randomInteger, Campaign, state, log, getAttrByName,
-   getSheetItem */
+   getSheetItem, setComputed */
 // The edge: the one file that touches Roll20's Mod (API) globals. Everything else
 // talks to the small object `fromGlobals()` returns, so a change in Roll20's API
 // breaks this file and not the resolver. The test emulator provides the same
 // globals (test/emulator.js).
 
 const SPEAKER = 'fracas';
+// Roll20's built-in status markers: the colour dots and `dead` (Roll20/roll20-api-scripts
+// libTokenMarkers/libTokenMarkers.js lines 109-117; TokenMod/TokenMod.js lines 1299-1307).
+const BUILTIN_MARKERS = ['red', 'blue', 'green', 'brown', 'purple', 'pink', 'yellow', 'dead'];
 const { text: escapeText } = require('./escape');
 const { whisperTarget } = require('./whisperto');
 
@@ -178,6 +181,29 @@ function fromGlobals() {
       return null;
     },
 
+    /**
+     * The Beacon computed property `name` as Campaign().computedSummary describes it
+     * ({tokenBarValue, readonly}), or null (TokenMod.js lines 1626-1630 read it as a plain
+     * property of the campaign object).
+     */
+    computedInfo(name) {
+      const campaign = Campaign();
+      const summary = campaign ? campaign.computedSummary : null;
+      if (!summary || typeof summary !== 'object' || typeof name !== 'string') return null;
+      const info = Object.prototype.hasOwnProperty.call(summary, name) ? summary[name] : null;
+      return info && typeof info === 'object' ? info : null;
+    },
+
+    /**
+     * Write a Beacon computed property (setComputed({characterId, property, args: [value]}), as
+     * TokenMod.js lines 3841-3844 do); a rejection is logged, never left unhandled.
+     */
+    setComputed(characterId, property, value) {
+      if (typeof setComputed !== 'function') throw new Error('this sandbox has no setComputed for a Beacon sheet');
+      const done = setComputed({ characterId, property, args: [value] });
+      if (done && typeof done.then === 'function') done.then(null, (err) => log(`fracas: setComputed ${property} failed: ${err && err.message}`));
+    },
+
     randomInteger(max) {
       return randomInteger(max);
     },
@@ -206,8 +232,10 @@ function fromGlobals() {
     },
 
     /**
-     * The campaign's token marker tags and names (lower case), built-in and custom, from
-     * Campaign's _token_markers; null when the sandbox does not say (then nothing is checked).
+     * The campaign's token marker tags and names (lower case): Roll20's built-in ones, which
+     * every token takes and `_token_markers` does not list (the colour dots and `dead`:
+     * libTokenMarkers.js lines 109-117, TokenMod.js lines 1299-1307), then the campaign's
+     * from Campaign's _token_markers; null when the sandbox does not say (nothing is checked).
      */
     tokenMarkers() {
       let list;
@@ -217,7 +245,7 @@ function fromGlobals() {
         return null;
       }
       if (!Array.isArray(list)) return null;
-      const out = [];
+      const out = BUILTIN_MARKERS.slice();
       for (const m of list) {
         if (m && typeof m.tag === 'string') out.push(m.tag.toLowerCase(), m.tag.toLowerCase().split('::')[0]);
         if (m && typeof m.name === 'string') out.push(m.name.toLowerCase());
@@ -225,10 +253,17 @@ function fromGlobals() {
       return Array.from(new Set(out));
     },
 
-    /** Open the turn tracker (on the players' page) if it is closed. */
-    openTurnTracker() {
+    /**
+     * Open the turn tracker, if it is closed, on `pageId` (else the players' page). Campaign
+     * initiativepage is a page id or false, never true (roll20-api-scripts .types/index.d.ts
+     * line 37, `initiativepage: string | false`; GroupInitiative.js lines 1453-1455 and
+     * 1900-1907 set a page id). With no page to name, it stays as it is.
+     */
+    openTurnTracker(pageId) {
       const campaign = Campaign();
-      if (!campaign.get('initiativepage')) campaign.set('initiativepage', campaign.get('playerpageid') || true);
+      if (campaign.get('initiativepage')) return;
+      const page = [pageId, campaign.get('playerpageid')].find((p) => typeof p === 'string' && p && getObj('page', p));
+      if (page) campaign.set('initiativepage', page);
     },
 
     /** Find the handout `name`, creating it (visible to all) when missing. */
@@ -256,4 +291,4 @@ function fromGlobals() {
   };
 }
 
-module.exports = { NeedSheetItems, fromGlobals, SPEAKER };
+module.exports = { NeedSheetItems, fromGlobals, SPEAKER, BUILTIN_MARKERS };

@@ -55,11 +55,11 @@ function items(config) {
       'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
       'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
       'markers; --undo takes the last round back.'],
-    ['!fracas undo', 'takes back what the last command changed (bars, turn order); repeat for earlier ones.'],
-    ['!fracas config', 'shows the settings; change them with --bar 1-3, --min N, --below-min on|off, --output public|whisper, ' +
+    ['!fracas undo [ID]', "takes back one card's changes by delta (its undo button names it); alone, the newest card not undone."],
+    ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-3|off (Cartyrion injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (Cartyrion injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +

@@ -6,6 +6,7 @@ const { SheetReader } = require('./sheet');
 const { selectedTokens, parseSeed } = require('./attack');
 const cards = require('./cards');
 const store = require('./store');
+const permissions = require('./permissions');
 const { rollInitiative } = require('../initiative');
 
 /**
@@ -61,12 +62,16 @@ function initCommand(app, msg, cmd) {
   tokens.forEach((t) => { pageOf[t.id] = t.get('_pageid'); });
   const ranked = result.order.map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: pageOf[e.id] }));
   const before = edge.turnOrderText();
-  edge.setTurnOrderText(JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked)));
-  edge.openTurnTracker();
+  const after = JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked));
+  edge.setTurnOrderText(after);
+  // The tracker opens on the rolled tokens' page (GroupInitiative.js lines 1453-1455 set
+  // initiativepage to the tokens' page id: Campaign initiativepage is `string | false`).
+  edge.openTurnTracker(tokens[0].get('_pageid'));
   const id = app.newId('i');
-  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before }] });
-  app.postCard(msg, cards.initiativeCard(visibleOrder(result, tokens), { names, undo: true }), false,
-    cards.initiativeCard(result, { names, undo: true }));
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before, after }] });
+  const seen = permissions.playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '', edge).names;
+  app.postCard(msg, cards.initiativeCard(visibleOrder(result, tokens), { names: seen, undo: id }), false,
+    cards.initiativeCard(result, { names, undo: id }));
   return result;
 }
 

@@ -90,43 +90,100 @@ function isPublic(app, whisper) {
 }
 
 /**
- * Mark, in `applied` (token id → what applyDamage did), the NPC targets whose Body a card
- * a player sees must not show (unless `!fracas config --show-npc-body on`): a public card,
- * or one whispered to a player who asked (`msg`, not the GM).
+ * Who sees the numbers on a token's bar `bar` on the tabletop (Roll20's "bar permission",
+ * barN_num_permission: '' editors only, the default; 'hidden' nobody; 'everyone' everyone who
+ * sees the bar: TokenMod.js lines 2312 and 336-345). Players who are not editors see a bar at
+ * all only when showplayers_barN is on (API:Objects, Graphic).
  */
-function hideNpcBody(app, whisper, tokens, applied, msg = null) {
-  if (app.s().config.show_npc_body) return applied;
-  if (!isPublic(app, whisper) && !(msg && !app.isGM(msg))) return applied;
-  for (const tid of Object.keys(applied)) {
-    const token = tokens[tid] || app.edge.getGraphic(tid);
-    const entries = Array.isArray(applied[tid]) ? applied[tid] : [applied[tid]];
-    if (token && isNpc(app.edge, token)) for (const entry of entries) if (entry) entry.hidden = true;
-  }
-  return applied;
+function barNumbers(token, bar) {
+  const perm = token.get(`bar${bar}_num_permission`);
+  if (perm === 'hidden') return 'nobody';
+  if (perm === 'everyone' && token.get(`showplayers_bar${bar}`) === true) return 'everyone';
+  return 'editors';
+}
+
+/**
+ * Whether every player may learn the Body on `token`'s bar. A GM's creature (an NPC): only with
+ * `--show-npc-body on`, the GM's choice for cards, and not when its bar numbers are hidden even
+ * from editors ('hidden'). A player's token: when Roll20 shows its bar numbers to every player
+ * (showplayers_barN on and barN_num_permission 'everyone'), or all players control it.
+ */
+function everyoneReadsBody(app, token) {
+  const config = app.s().config;
+  if (isNpc(app.edge, token)) return !!config.show_npc_body && barNumbers(token, config.bar) !== 'nobody';
+  return listed(token.get('controlledby')).includes('all') || barNumbers(token, config.bar) === 'everyone';
 }
 
 /**
  * Whether a player (`msg`, not the GM) may learn the Body on `token`'s bar: a token they
- * control, or one whose bar the GM shows players (showplayers_barN) and that is not an
- * NPC whose Body cards hide (--show-npc-body).
+ * control (they edit its bar), or one whose Body every player may read (everyoneReadsBody).
  */
 function mayReadBody(app, msg, token) {
   if (app.isGM(msg)) return true;
-  const config = app.s().config;
   if (controls(app.edge, msg.playerid, token)) return true;
-  if (token.get(`showplayers_bar${config.bar}`) !== true) return false;
-  return config.show_npc_body || !isNpc(app.edge, token);
+  return everyoneReadsBody(app, token);
 }
 
 /**
- * The names a card players see may show: a token on the GM layer is "a hidden creature"
- * (Roll20's turn tracker hides such tokens from players too). Returns {names, attacker}.
+ * The `applied` (token id → what applyDamage did, or a list of them) of a card players see:
+ * a copy in which the Body of a token they may not read is marked `hidden` (the card then
+ * says the damage was applied, not the numbers). A public card shows only the Body every
+ * player may read (everyoneReadsBody); one whispered to a player who asked (`msg`, not the
+ * GM), what that player may read (mayReadBody). The GM's card keeps `applied` whole.
  */
-function playerNames(names, tokens, attackerToken, attackerName) {
-  const hidden = (token) => !!token && token.get('layer') === 'gmlayer';
-  const seen = Object.assign({}, names);
-  for (const tid of Object.keys(tokens)) if (hidden(tokens[tid])) seen[tid] = 'a hidden creature';
-  return { names: seen, attacker: hidden(attackerToken) ? 'A hidden creature' : attackerName };
+function hideBody(app, whisper, tokens, applied, msg = null) {
+  const out = {};
+  const pub = isPublic(app, whisper);
+  const player = !pub && msg && !app.isGM(msg) ? msg : null;
+  for (const tid of Object.keys(applied || {})) {
+    const token = (tokens && tokens[tid]) || app.edge.getGraphic(tid);
+    const hide = !!token && (pub ? !everyoneReadsBody(app, token) : player ? !mayReadBody(app, player, token) : false);
+    const copy = (entry) => (entry && typeof entry === 'object' ? Object.assign({}, entry, hide ? { hidden: true } : {}) : entry);
+    out[tid] = Array.isArray(applied[tid]) ? applied[tid].map(copy) : copy(applied[tid]);
+  }
+  return out;
 }
 
-module.exports = { playerNames, mayReadBody, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc, isPublic, hideNpcBody };
+/**
+ * How players know `token` when its name must not show, or null when they may read its name:
+ * a token on the GM layer is "a hidden creature" (Roll20's turn tracker hides such tokens from
+ * players too); a GM's creature whose nameplate players do not see (showplayers_name off,
+ * Roll20's default: API:Objects, Graphic; TokenMod.js line 21 sets it) is "an unnamed
+ * creature". A player's token is named: its players know it (`edge` tells; without it, only
+ * the token's own controlledby).
+ */
+function unnamedAs(token, edge) {
+  if (!token || typeof token.get !== 'function') return null;
+  if (token.get('layer') === 'gmlayer') return 'a hidden creature';
+  if (token.get('showplayers_name') === true) return null;
+  const npc = edge ? isNpc(edge, token) : !listed(token.get('controlledby')).length;
+  return npc ? 'an unnamed creature' : null;
+}
+
+/**
+ * The names a card players see may show (unnamedAs), numbered when several tokens on one card
+ * go unnamed ("an unnamed creature (2)"). Returns {names, attacker}.
+ */
+function playerNames(names, tokens, attackerToken, attackerName, edge = null) {
+  const seen = Object.assign({}, names);
+  const ids = Object.keys(tokens).filter((tid) => unnamedAs(tokens[tid], edge));
+  if (attackerToken && unnamedAs(attackerToken, edge) && !ids.includes(attackerToken.id)) ids.unshift(attackerToken.id);
+  const count = {};
+  for (const tid of ids) { const as = unnamedAs(tokens[tid] || attackerToken, edge); count[as] = (count[as] || 0) + 1; }
+  const nth = {};
+  const label = {};
+  for (const tid of ids) {
+    const as = unnamedAs(tokens[tid] || attackerToken, edge);
+    nth[as] = (nth[as] || 0) + 1;
+    label[tid] = count[as] > 1 ? `${as} (${nth[as]})` : as;
+    if (Object.prototype.hasOwnProperty.call(tokens, tid)) seen[tid] = label[tid];
+  }
+  const cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const attacker = attackerToken && label[attackerToken.id] ? cap(label[attackerToken.id]) : attackerName;
+  return { names: seen, attacker };
+}
+
+module.exports = {
+  playerNames, mayReadBody, everyoneReadsBody, barNumbers, checkDice, checkTarget, checkNumbers, checkPage, mayOverride, isNpc,
+  isPublic, hideBody, unnamedAs,
+};

@@ -217,7 +217,10 @@ function isHidden(app, mid) {
  */
 function namer(app, fight, forPlayers) {
   return (mid) => {
-    if (forPlayers && isHidden(app, mid)) return 'a hidden creature';
+    if (forPlayers) {
+      const as = permissions.unnamedAs(typeof mid === 'string' ? app.edge.getGraphic(mid) : null, app.edge);
+      if (as) return as;
+    }
     return esc.text((fight.names && fight.names[mid]) || mid);
   };
 }

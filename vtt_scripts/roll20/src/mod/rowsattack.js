@@ -250,14 +250,14 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (changes.length) store.pushUndo(s, { id, label: `${attacker.name}'s attack`, time: edge.now(), changes });
   }
   store.pushLog(s, { id, request, seed: typeof seed === 'bigint' ? seed.toString() : seed });
-  permissions.hideNpcBody(app, o.whisper, tokens, applied, msg);
-  const card = (seen, attackerName) => {
+  const seenApplied = permissions.hideBody(app, o.whisper, tokens, applied, msg);
+  const card = (seen, attackerName, shown) => {
     const rows = result.strikes.map((st, i) => [`${i + 1} → ${seen[st.target]}`, strikeLine(name, st)]);
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
       let text = `${entry.damage} damage`;
       if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
-      for (const a of applied[tid] || []) {
+      for (const a of shown[tid] || []) {
         text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
           : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
       }
@@ -265,11 +265,11 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     }
     if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
     rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
-      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', '!fracas undo')}` : ''}`]);
+      `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
     return cards.template(`${attackerName} attacks (${rules.title})`, rows);
   };
-  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name);
-  app.postCard(msg, card(seen, attackerSeen), o.whisper, card(names, attacker.name));
+  const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
+  app.postCard(msg, card(seen, attackerSeen, seenApplied), o.whisper, card(names, attacker.name, applied));
   return result;
 }
 

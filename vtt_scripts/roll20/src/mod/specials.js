@@ -97,7 +97,7 @@ function competeCommand(app, msg, cmd) {
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
   const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
-  const seen = permissions.playerNames(names, tokens, null, '').names;
+  const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
   app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
@@ -152,18 +152,19 @@ function impaleCommand(app, msg, cmd) {
   const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   const s = app.s();
   let applied = null;
-  let undo = false;
+  let seenApplied = null;
+  let undo = null;
   if (options.apply && result.charger.damage > 0) {
     applied = applyDamage(edge, config, chargerToken, result.charger.damage);
     if (applied.change) {
-      store.pushUndo(s, { id: app.newId('m'), label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
-      undo = true;
+      undo = app.newId('m');
+      store.pushUndo(s, { id: undo, label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
     }
-    permissions.hideNpcBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg);
+    seenApplied = permissions.hideBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg)[chargerToken.id];
   }
   const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
-  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name);
-  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id] }), options.whisper,
+  const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name, edge);
+  app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id], applied: seenApplied }), options.whisper,
     card({ pikeman: pikeman.name, charger: charger.name }));
   return result;
 }

@@ -2,7 +2,7 @@
 // `state.fracas` checked on load: Roll20 keeps it as JSON that a GM (or another script) can
 // edit, so every value is checked against what `!fracas config` itself would accept. A bad
 // value goes back to its default and the GM is told which, by its path (e.g.
-// `state.fracas.config.bar was 7 (one of 1, 2, 3): now 1`); nothing bad is used unchecked.
+// `state.fracas.config.bar was 7 (one of 1, 2, 3, 4): now 1`); nothing bad is used unchecked.
 
 const { defaultConfig, DEFAULT_ATTRS } = require('./store');
 const { ATTR_NAME, MARKER_TAG, SWITCHES } = require('./config');
@@ -14,13 +14,13 @@ const bool = (v) => typeof v === 'boolean';
 
 // Each setting: [check, what it must be (for the note)].
 const CHECKS = {
-  bar: [whole(1, 3), 'one of 1, 2, 3'],
+  bar: [whole(1, 4), 'one of 1, 2, 3, 4'],
   min: [whole(-1000000, 1000000), 'a whole number from -1000000 to 1000000'],
   output: [(v) => v === 'public' || v === 'whisper', '"public" or "whisper"'],
   relay_chunk: [whole(200, 20000), 'a whole number from 200 to 20000'],
   relay_timeout: [whole(5, 600), 'a whole number from 5 to 600'],
   ruleset: [(v) => rulesetNames().includes(v), `one of ${rulesetNames().join(', ')}`],
-  injury_bar: [(v) => v === null || whole(1, 3)(v), 'null or one of 1, 2, 3'],
+  injury_bar: [(v) => v === null || whole(1, 4)(v), 'null or one of 1, 2, 3, 4'],
 };
 
 // Every on/off setting of !fracas config.

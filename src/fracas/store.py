@@ -73,16 +73,28 @@ SQLITE_SUFFIXES = ("", "-wal", "-shm")
 def private_file(path: str) -> None:
     """Make ``path`` (an SQLite file that holds every request, result and encounter) private:
     its directory is made 0700 when this makes it, and the file, its ``-wal`` and ``-shm``
-    are 0600 (the file is made empty with that mode before SQLite opens it, and SQLite gives
-    its ``-wal`` and ``-shm`` the file's mode; existing ones are tightened)."""
+    are 0600 (a new file is made empty with that mode before SQLite opens it, and SQLite gives
+    its ``-wal`` and ``-shm`` the file's mode; existing ones are tightened).
+
+    An existing file is never opened here, only stat'ed and chmod'ed by name: on POSIX,
+    closing *any* descriptor of a file releases every lock this process holds on it, SQLite's
+    included ("How To Corrupt An SQLite Database File", §2.2.1). The bridge opens its encounter
+    store in the journal's file while the journal's connection is open; an ``open``/``close``
+    here once dropped that connection's locks, and the next outside reader then took the file
+    for unused and deleted the live ``-wal`` under the bridge (issue 46)."""
     if path == ":memory:":
         return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         os.makedirs(directory, mode=0o700, exist_ok=True)
         os.chmod(directory, 0o700)  # whatever the umask
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    os.close(fd)
+    try:
+        # O_EXCL: made by this call, so no connection of this process can hold a lock on it.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        os.close(fd)
     for suffix in SQLITE_SUFFIXES:
         try:
             if os.stat(path + suffix).st_mode & 0o077:

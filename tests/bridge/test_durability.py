@@ -15,7 +15,7 @@ import orjson
 from websockets.exceptions import ConnectionClosed
 
 from .helpers import (
-    INITIATIVE, TOKEN, ask, attack, big_bulk_count, bulk, client, request, run, start_server,
+    INITIATIVE, REPO, TOKEN, ask, attack, big_bulk_count, bulk, client, request, run, start_server,
 )
 
 ROUNDS = 4
@@ -130,3 +130,114 @@ def test_sigterm_answers_and_journals_the_request_in_flight(tmp_path):
     with sqlite3.connect(journal) as db:
         stored = db.execute("SELECT result FROM entries WHERE id_key = ?", ('"last"',)).fetchone()
     assert orjson.loads(stored[0]) == reply["result"]
+
+
+# ── kill -9 at random points, with encounters and outside readers (issue 46) ──
+
+SCENARIO = orjson.loads((REPO / "examples" / "scenarios" / "os-goblin-ambush.json").read_bytes())
+
+#: An outside reader in its own process, as the README's `sqlite3 journal.sqlite3 "select …"`
+#: is: it opens the journal, reads, closes. One at a time, with the bridge otherwise busy
+#: only with the GM's traffic: two outside connections open at once would each keep the
+#: other's close from taking the file for unused, and so hide what a lone reader does.
+ONE_READ = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+db.execute("SELECT count(*) FROM entries").fetchone()
+db.close()
+"""
+
+
+async def mixed_traffic_until_killed(server, cycle, chooser, acknowledged):
+    """Rolls on one connection, encounters played round by round on another, an outside
+    reader after some rounds (chosen by ``chooser``); SIGKILL the bridge after a number of
+    acknowledgements ``chooser`` picks."""
+    import sys
+
+    kill_after = chooser.randint(15, 120)
+    received = 0
+    killed = asyncio.Event()
+
+    def acknowledge(response):
+        nonlocal received
+        acknowledged[response["id"]] = response["result"]
+        received += 1
+        if received == kill_after:
+            server.kill()
+            killed.set()
+
+    async def rolls():
+        # One request at a time, as a table sends them: a flood checkpoints the journal's WAL
+        # into its file so often that an unlinked WAL would lose little (the test above floods).
+        async with client(server.url) as ws:
+            try:
+                for message in messages(100 + cycle):
+                    reply = await ask(ws, message)
+                    for response in reply if isinstance(reply, list) else [reply]:
+                        assert "result" in response, response
+                        acknowledge(response)
+            except ConnectionClosed:
+                pass
+
+    async def encounters():
+        async with client(server.url) as ws:
+            try:
+                for game in range(1000):
+                    name = f"e{cycle}-{game}"
+                    made = await ask(ws, request(name, "encounter.new", {"name": name, "scenario": SCENARIO}))
+                    assert "result" in made, made
+                    acknowledge(made)
+                    for step in range(20):
+                        reply = await ask(ws, request(f"{name}-r{step}", "encounter.round", {"name": name}))
+                        if "error" in reply:
+                            assert "is over" in reply["error"]["message"], reply
+                            break
+                        acknowledge(reply)
+                        if chooser.random() < 0.5:
+                            read = await asyncio.create_subprocess_exec(sys.executable, "-c", ONE_READ,
+                                                                        server.journal)
+                            assert await read.wait() in (0, 1)  # 1: the bridge was killed under it
+            except ConnectionClosed:
+                pass
+
+    await asyncio.gather(rolls(), encounters())
+    assert killed.is_set(), "the bridge should be killed mid-traffic"
+
+
+def test_sigkill_at_random_points_under_mixed_traffic_with_outside_readers(tmp_path):
+    """Rolls, bulk, batches and encounter rounds, outside readers opening and closing the
+    journal now and then, kill -9 at a random point (seeded): after a restart every
+    acknowledged id answers its journaled result, and every acknowledged round is still
+    played in its encounter."""
+    import random
+
+    journal = tmp_path / "journal.sqlite3"
+    chooser = random.Random(46)
+    acknowledged: dict[str, dict] = {}
+    for cycle in range(4):
+        server = start_server(journal)
+        run(mixed_traffic_until_killed(server, cycle, chooser, acknowledged))
+
+    server = start_server(journal)
+
+    async def check():
+        async with client(server.url) as ws:
+            for name, result in acknowledged.items():
+                entry = await ask(ws, request("check", "journal.get", {"id": name}))
+                assert "result" in entry, (name, entry)
+                assert entry["result"]["result"] == result, name
+            rounds: dict[str, int] = {}
+            for name, result in acknowledged.items():
+                if name.startswith("e") and "-r" in name:
+                    encounter = name.rsplit("-r", 1)[0]
+                    rounds[encounter] = max(rounds.get(encounter, 0), result["round"])
+            assert rounds, "no encounter round was acknowledged"
+            for encounter, played in rounds.items():
+                shown = await ask(ws, request("show", "encounter.show", {"name": encounter}))
+                assert shown["result"]["round"] >= played, (encounter, shown)
+
+    run(check())
+    returncode, stderr = server.terminate()
+    assert returncode == 0, stderr
+    with sqlite3.connect(journal) as db:
+        assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

@@ -150,6 +150,15 @@ async def ask(websocket: ClientConnection, message: Any) -> Any:
     return orjson.loads(await websocket.recv())
 
 
+async def assert_journaled(websocket: ClientConnection, acknowledged: dict[Any, Any]) -> None:
+    """Every acknowledged id (id → the result its reply carried) answers that result from
+    the journal (``journal.get``): nothing a client received was lost."""
+    for name, result in acknowledged.items():
+        entry = await ask(websocket, request("check", "journal.get", {"id": name}))
+        assert "result" in entry, (name, entry)
+        assert entry["result"]["result"] == result, name
+
+
 # ── a real server, as a subprocess ─────────────────────────────────────────
 
 

@@ -15,7 +15,7 @@ import orjson
 from websockets.exceptions import ConnectionClosed
 
 from .helpers import (
-    INITIATIVE, REPO, TOKEN, ask, attack, big_bulk_count, bulk, client, request, run, start_server,
+    INITIATIVE, REPO, TOKEN, ask, assert_journaled, attack, big_bulk_count, bulk, client, request, run, start_server,
 )
 
 ROUNDS = 4
@@ -222,10 +222,7 @@ def test_sigkill_at_random_points_under_mixed_traffic_with_outside_readers(tmp_p
 
     async def check():
         async with client(server.url) as ws:
-            for name, result in acknowledged.items():
-                entry = await ask(ws, request("check", "journal.get", {"id": name}))
-                assert "result" in entry, (name, entry)
-                assert entry["result"]["result"] == result, name
+            await assert_journaled(ws, acknowledged)
             rounds: dict[str, int] = {}
             for name, result in acknowledged.items():
                 if name.startswith("e") and "-r" in name:

@@ -25,7 +25,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .helpers import INITIATIVE, attack, ask, client, request, run, start_server
+from .helpers import INITIATIVE, ask, assert_journaled, attack, client, request, run, start_server
 
 SCENARIO = orjson.loads((Path(__file__).resolve().parents[2] / "examples" / "scenarios"
                          / "os-goblin-ambush.json").read_bytes())
@@ -120,10 +120,7 @@ def test_an_outside_reader_of_a_running_bridge_loses_no_acknowledged_roll(tmp_pa
 
     async def check():
         async with client(restarted.url) as ws:
-            for name, result in acknowledged.items():
-                entry = await ask(ws, request("check", "journal.get", {"id": name}))
-                assert "result" in entry, (name, entry)
-                assert entry["result"]["result"] == result, name
+            await assert_journaled(ws, acknowledged)
 
     run(check())
     returncode, stderr = restarted.terminate()

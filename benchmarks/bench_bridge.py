@@ -20,6 +20,20 @@ share a GIL; the client is a plain ``websockets`` sync client over loopback.
   in-process bulk calls do, so their ratios compare like with like.
 
 Every request has a fresh id, so the journal never answers in the engine's place.
+The issue-40 targets, side by side in the same run (:func:`targets`):
+
+- **server CPU per small request**: the bridge process's CPU time (``/proc``) over a run of
+  typical ``attack.resolve`` requests from one client, per request, against the in-process
+  ``resolve`` + ``to_dict()`` + JSON (target ≤ 10×);
+- **throughput**: small requests answered per second by 8 clients together against one
+  client alone (target ≥ 1.5×);
+- **probes**: a GM (its own process) sends one small attack every 100 ms while another
+  client does something hostile (fills the attack budget with 10^8-attack bulks from two
+  connections, asks for a huge ``encounter.show`` 8 at a time, sends 1 MB messages of
+  ``{}``, asks for long ``attack.odds``, sends batches of 1,000 attacks, floods pings
+  without reading); per probe its p50/p99 and how many of its requests were refused
+  (target p99 ≤ 250 ms and none refused).
+
 ``fracas bench --bridge`` calls :func:`run` and prints :func:`format`.
 """
 
@@ -45,6 +59,8 @@ from fracas.benchmarks.scenarios import TYPICAL
 
 _TOKEN = "bench-bridge-token-not-secret-0123"
 _ids = itertools.count()
+#: The process id of each bridge subprocess, by URL (for its CPU time and memory).
+_PIDS: dict[str, int] = {}
 
 
 @contextlib.contextmanager
@@ -58,7 +74,9 @@ def _bridge(journal: str, *options: str) -> Iterator[str]:
         banner = [process.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
         if not banner[1].strip().startswith("url:"):
             raise RuntimeError(f"the bridge did not start: {process.stderr.read()}")  # type: ignore[union-attr]
-        yield banner[1].split("url:", 1)[1].strip()
+        url = banner[1].split("url:", 1)[1].strip()
+        _PIDS[url] = process.pid
+        yield url
     finally:
         process.terminate()
         process.communicate(timeout=60)
@@ -193,6 +211,273 @@ def _contention(url: str, calls: int, flood_attacks: int) -> dict[str, Any]:
             "flooded_p50_us": busy[0], "flooded_p99_us": busy[1]}
 
 
+# ── the issue-40 targets ───────────────────────────────────────────────────────
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), or None where there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _server_cpu(url: str, calls: int) -> dict[str, Any]:
+    """The bridge's CPU time per small attack.resolve, against the same work in-process."""
+    request = TYPICAL.single_request()
+    with _connected(url) as client:
+        for _ in range(min(calls, 50)):
+            client.call("attack.resolve", request)
+        before = _cpu_seconds(_PIDS[url])
+        for _ in range(calls):
+            client.call("attack.resolve", request)
+        after = _cpu_seconds(_PIDS[url])
+    for _ in range(min(calls, 50)):
+        orjson.dumps(fracas.resolve(request).to_dict())
+    start = time.process_time()
+    for _ in range(calls):
+        orjson.dumps(fracas.resolve(request).to_dict())
+    local = (time.process_time() - start) / calls
+    server = None if before is None or after is None else (after - before) / calls
+    return {"requests": calls, "server_cpu_us": None if server is None else server * 1e6,
+            "in_process_cpu_us": local * 1e6, "ratio": None if server is None else server / local}
+
+
+async def _async_rate(url: str, clients: int, seconds: float) -> float:
+    """Small requests answered per second by ``clients`` connections, each one at a time."""
+    import asyncio
+
+    from websockets.asyncio.client import connect
+
+    request = TYPICAL.single_request()
+    sockets = [await connect(url, max_size=None, compression=None) for _ in range(clients)]
+    try:
+        for websocket in sockets:
+            await websocket.send(orjson.dumps({"jsonrpc": "2.0", "id": "auth", "method": "auth",
+                                               "params": {"token": _TOKEN}}).decode())
+            await websocket.recv()
+        answered = 0
+        end = time.perf_counter() + seconds
+
+        async def one(websocket: Any) -> None:
+            nonlocal answered
+            while time.perf_counter() < end:
+                await websocket.send(orjson.dumps({"jsonrpc": "2.0", "id": f"rate-{os.getpid()}-{next(_ids)}",
+                                                   "method": "attack.resolve", "params": request}).decode())
+                reply = orjson.loads(await websocket.recv())
+                if "result" in reply:
+                    answered += 1
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(websocket) for websocket in sockets))
+        return answered / (time.perf_counter() - start)
+    finally:
+        for websocket in sockets:
+            await websocket.close()
+
+
+def _throughput(url: str, seconds: float) -> dict[str, Any]:
+    import asyncio
+
+    one = asyncio.run(_async_rate(url, 1, seconds))
+    eight = asyncio.run(_async_rate(url, 8, seconds))
+    return {"seconds": seconds, "one_client_per_s": one, "eight_clients_per_s": eight, "ratio": eight / one}
+
+
+def gm(url: str, seconds: float) -> None:
+    """The GM, in its own process: one small attack every 100 ms for ``seconds``; prints
+    its latencies (µs) and the error codes it got, as JSON."""
+    request = TYPICAL.single_request()
+    latencies_us: list[float] = []
+    refused: list[int] = []
+    with _connected(url) as client:
+        print("ready", flush=True)
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            start = time.perf_counter()
+            reply = client.send({"jsonrpc": "2.0", "id": f"gm-{os.getpid()}-{next(_ids)}",
+                                 "method": "attack.resolve", "params": request})
+            latencies_us.append((time.perf_counter() - start) * 1e6)
+            if "error" in reply:
+                refused.append(reply["error"]["code"])
+            time.sleep(max(0.0, 0.1 - (time.perf_counter() - start)))
+    print(orjson.dumps({"latencies_us": latencies_us, "refused": refused}).decode(), flush=True)
+
+
+def _huge_scenario(groups: int) -> dict[str, Any]:
+    """An old-school encounter of ``groups`` groups a side (one member each)."""
+    def side(name: str) -> list[dict[str, Any]]:
+        return [{"name": f"{name} {i}", "hp": 8, "attacker": {"attack_bonus": 1, "str_mod": 1},
+                 "target": {"ac": 14}, "attacks": [{"method": "melee", "damage": "1d6"}]} for i in range(groups)]
+
+    return {"ruleset": "old-school", "name": "huge", "sides": {"left": side("l"), "right": side("r")}}
+
+
+async def _probe(url: str, kind: str, seconds: float, quick: bool) -> dict[str, Any]:
+    """Run one hostile client (``kind``) while the GM's process sends its small attacks."""
+    import asyncio
+    import socket
+
+    from websockets.asyncio.client import connect
+
+    async def authed() -> Any:
+        websocket = await connect(url, max_size=None, compression=None, ping_interval=None)
+        await websocket.send(orjson.dumps({"jsonrpc": "2.0", "id": "auth", "method": "auth",
+                                           "params": {"token": _TOKEN}}).decode())
+        await websocket.recv()
+        return websocket
+
+    def message(method: str, params: Any) -> str:
+        return orjson.dumps({"jsonrpc": "2.0", "id": f"probe-{os.getpid()}-{next(_ids)}", "method": method,
+                             "params": params}).decode()
+
+    stop = asyncio.Event()
+    opened: list[Any] = []
+
+    async def keep_sending(websocket: Any, make: Any, in_flight: int) -> None:
+        """``in_flight`` messages outstanding at once until told to stop."""
+        async def reader() -> None:
+            try:
+                async for _ in websocket:
+                    if not stop.is_set():
+                        await websocket.send(make())
+            except Exception:  # noqa: BLE001 - the probe only loads the bridge
+                pass
+
+        for _ in range(in_flight):
+            await websocket.send(make())
+        task = asyncio.create_task(reader())
+        await stop.wait()
+        task.cancel()
+
+    jobs: list[Any] = []
+    if kind == "budget":  # two connections, two 10^8-attack bulks each: the server-wide attack budget full
+        big = TYPICAL.bulk_request(10**8 if fracas.backend == "compiled" else 10**6)
+        for _ in range(2):
+            websocket = await authed()
+            opened.append(websocket)
+            jobs.append(keep_sending(websocket, lambda: message("attack.bulk", big), 2))
+    elif kind == "show":
+        websocket = await authed()
+        opened.append(websocket)
+        await websocket.send(message("encounter.new", {"name": "huge", "replace": True,
+                                                       "scenario": _huge_scenario(100 if quick else 940)}))
+        await websocket.recv()
+        jobs.append(keep_sending(websocket, lambda: message("encounter.show", {"name": "huge"}), 8))
+    elif kind == "deep":
+        websocket = await authed()
+        opened.append(websocket)
+        text = "[" + ",".join(["{}"] * ((1 << 20) // 3 - 1)) + "]"
+        jobs.append(keep_sending(websocket, lambda: text, 8))
+    elif kind == "odds":
+        websocket = await authed()
+        opened.append(websocket)
+        odds = {**TYPICAL.single_request(), "count": 40}
+        odds.pop("seed", None)
+        jobs.append(keep_sending(websocket, lambda: message("attack.odds", odds), 2))
+    elif kind == "batch":
+        websocket = await authed()
+        opened.append(websocket)
+        single = TYPICAL.single_request()
+        jobs.append(keep_sending(websocket, lambda: orjson.dumps([
+            {"jsonrpc": "2.0", "id": f"probe-{os.getpid()}-{next(_ids)}", "method": "attack.resolve",
+             "params": single} for _ in range(1000)]).decode(), 2))
+    elif kind == "ping":  # a raw socket that sends pings and never reads
+        import base64
+        import struct
+
+        host, port = url.rsplit("/", 1)[-1].rsplit(":", 1)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((host.strip("[]"), int(port)))
+        sock.sendall((f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+
+        def frame(opcode: int, payload: bytes) -> bytes:
+            mask = os.urandom(4)
+            body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            length = len(payload)
+            head = struct.pack("!BB", 0x80 | opcode, 0x80 | length) if length < 126 else \
+                struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, length)
+            return head + mask + body
+
+        sock.sendall(frame(1, orjson.dumps({"jsonrpc": "2.0", "id": "auth", "method": "auth",
+                                             "params": {"token": _TOKEN}})))
+        ping = frame(9, b"p" * 125) * 64
+        sock.setblocking(False)
+
+        async def flood() -> None:
+            loop = asyncio.get_running_loop()
+            while not stop.is_set():
+                try:
+                    await asyncio.wait_for(loop.sock_sendall(sock, ping), 0.5)
+                except (OSError, asyncio.TimeoutError):
+                    await asyncio.sleep(0.05)  # the window is full or the bridge closed it
+
+        jobs.append(flood())
+        opened.append(sock)
+    rss_before = _rss_mb(_PIDS[url])
+    gm_process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from fracas.benchmarks.bench_bridge import gm;"
+         " gm(sys.argv[1], float(sys.argv[2]))", url, str(seconds)], stdout=subprocess.PIPE, text=True)
+    running = [asyncio.create_task(job) for job in jobs]
+    try:
+        await asyncio.to_thread(gm_process.stdout.readline)  # type: ignore[union-attr]
+        out = await asyncio.to_thread(gm_process.stdout.read)  # type: ignore[union-attr]
+        gm_process.wait()
+    finally:
+        rss_after = _rss_mb(_PIDS[url])
+        stop.set()
+        await asyncio.gather(*running, return_exceptions=True)
+        for thing in opened:
+            try:
+                if isinstance(thing, socket.socket):
+                    thing.close()
+                else:
+                    await asyncio.wait_for(thing.close(), 5)
+            except Exception:  # noqa: BLE001
+                pass
+    seen = orjson.loads(out.strip().splitlines()[-1])
+    p50, p99 = _percentiles([us / 1e6 for us in seen["latencies_us"]]) if seen["latencies_us"] else (0.0, 0.0)
+    return {"probe": kind, "gm_requests": len(seen["latencies_us"]), "gm_p50_us": p50, "gm_p99_us": p99,
+            "gm_max_us": max(seen["latencies_us"], default=0.0), "gm_refused": len(seen["refused"]),
+            "server_rss_mb_before": rss_before, "server_rss_mb_after": rss_after}
+
+
+PROBES = ("budget", "show", "deep", "odds", "batch", "ping")
+
+
+def targets(scratch: str, quick: bool) -> dict[str, Any]:
+    """The issue-40 targets: server CPU per small request, 8 clients against 1, the GM under probes."""
+    import asyncio
+
+    result: dict[str, Any] = {}
+    with _bridge(os.path.join(scratch, "targets.sqlite3")) as url:
+        result["server_cpu"] = _server_cpu(url, 500 if quick else 3000)
+        result["throughput"] = _throughput(url, 3.0 if quick else 8.0)
+    probes = []
+    for kind in PROBES:
+        # A bridge of its own for each probe, so one probe's leftovers do not weigh on the next.
+        with _bridge(os.path.join(scratch, f"probe-{kind}.sqlite3")) as url:
+            probes.append(asyncio.run(_probe(url, kind, 4.0 if quick else 10.0, quick)))
+    result["probes"] = probes
+    return result
+
+
 def run(quick: bool) -> dict[str, Any]:
     """Measure the bridge against in-process calls; a JSON-ready dict.
 
@@ -204,11 +489,11 @@ def run(quick: bool) -> dict[str, Any]:
     if fracas.backend != "compiled":
         sizes = [size // 10 for size in sizes]
     return measure(calls=300 if quick else 3000, bulk_sizes=sizes, rounds=5 if quick else 9,
-                   batch=200 if quick else 1000, flood_attacks=sizes[0])
+                   batch=200 if quick else 1000, flood_attacks=sizes[0], with_targets=True, quick=quick)
 
 
 def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int,
-            flood_attacks: int = 10**5) -> dict[str, Any]:
+            flood_attacks: int = 10**5, with_targets: bool = False, quick: bool = True) -> dict[str, Any]:
     """The measurements of :func:`run`, at the sizes given."""
     result: dict[str, Any] = {"backend": fracas.backend, "journal_sync": "full", "transport": "loopback"}
     with tempfile.TemporaryDirectory(prefix="fracas-bench-bridge-") as scratch:
@@ -230,6 +515,8 @@ def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int,
         with _bridge(os.path.join(scratch, "flood-all.sqlite3"), "--bulk-threads", str(cpus)) as url:
             result["contention_all_cpus"] = _contention(url, calls, flood_attacks)
         result["cpus"] = cpus
+        if with_targets:
+            result["targets"] = targets(scratch, quick)
     result["overhead_ratio"] = result["bulk"][0]["overhead_ratio"]
     result["overhead_attacks"] = result["bulk"][0]["attacks"]
     return result
@@ -272,4 +559,39 @@ def format(result: dict[str, Any]) -> str:
                      f" answered meanwhile)")
     lines.append(f"round trip p50 with --journal-sync normal (no fsync per roll):"
                  f" {latency['bridge_p50_us_sync_normal']:,.0f} µs over {latency['requests_sync_normal']:,} requests")
+    if "targets" in result:
+        lines.extend(format_targets(result["targets"], result["overhead_ratio"]))
     return "\n".join(lines)
+
+
+def format_targets(found: dict[str, Any], bulk_ratio: float) -> list[str]:
+    """The issue-40 targets, each figure beside its target."""
+    cpu, rate_ = found["server_cpu"], found["throughput"]
+    lines = ["targets (issue 40), side by side in this run:"]
+    if cpu["ratio"] is not None:
+        lines.append(f"  server CPU per small attack.resolve: {cpu['server_cpu_us']:,.0f} µs against"
+                     f" {cpu['in_process_cpu_us']:,.1f} µs in-process (resolve + to_dict + JSON):"
+                     f" {cpu['ratio']:.1f}× (target ≤ 10×)")
+    lines.append(f"  small requests answered per second: {rate_['one_client_per_s']:,.0f} by 1 client,"
+                 f" {rate_['eight_clients_per_s']:,.0f} by 8: {rate_['ratio']:.2f}× (target ≥ 1.5×)")
+    lines.append(f"  10^6-attack bulk through the bridge ÷ in-process: {bulk_ratio:.2f}× (target ≤ 1.2×)")
+    lines.append("  GM (one small attack every 100 ms, its own process) during each probe"
+                 " (target p99 ≤ 250 ms, none refused):")
+    for probe in found["probes"]:
+        memory = ""
+        if probe["server_rss_mb_before"] is not None and probe["server_rss_mb_after"] is not None:
+            memory = f"; bridge RSS {probe['server_rss_mb_before']:,.0f} → {probe['server_rss_mb_after']:,.0f} MB"
+        lines.append(f"    {_PROBE_WORDS[probe['probe']]}: p50 {probe['gm_p50_us'] / 1e3:,.1f} ms,"
+                     f" p99 {probe['gm_p99_us'] / 1e3:,.1f} ms, max {probe['gm_max_us'] / 1e3:,.1f} ms,"
+                     f" {probe['gm_refused']} of {probe['gm_requests']} refused{memory}")
+    return lines
+
+
+_PROBE_WORDS = {
+    "budget": "two connections fill the attack budget (10^8-attack bulks, 2 each)",
+    "show": "a huge encounter.show, 8 in flight",
+    "deep": "1 MB messages of {} (the depth check), 8 in flight",
+    "odds": "attack.odds of a 40-attack mob, 2 in flight",
+    "batch": "batches of 1,000 attacks, 2 in flight",
+    "ping": "a ping flood from a client that never reads",
+}

@@ -66,8 +66,10 @@ export { LIMITS } from "./actions/players.js";
  * @property {(key: string) => unknown} setting
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
  * @property {(specs: RollSpec[]) => Promise<any[]>} makeRolls  Foundry Rolls (handed to postCard only)
- * @property {(card: {content: string, rolls?: any[], flags: Record<string, Flags>, speaker?: TokenView|null, whisperToGM?: boolean}) => Promise<{id?: string|null}|null|undefined>} postCard
- *   rolls: Foundry Rolls (makeRolls' answer)
+ * @property {(card: {content: string, rolls?: any[], flags: Record<string, Flags>, speaker?: TokenView|null, whisperToGM?: boolean,
+ *   rollMode?: string, requester?: string|null}) => Promise<{id?: string|null}|null|undefined>} postCard
+ *   rolls: Foundry Rolls (makeRolls' answer); whisperToGM: GMs only, whatever the roll mode; else rollMode
+ *   (audience.js) for the player `requester` (null: the GM's own card) decides who sees it
  * @property {(id: string) => Flags|null} messageFlags   the message's fracas flags
  * @property {(id: string, flags: object) => Promise<unknown>} setMessageFlags
  * @property {(uuid: string) => Promise<any>} getDocument  a document (an Actor: its data is the game system's, untyped)
@@ -91,6 +93,7 @@ export { LIMITS } from "./actions/players.js";
  * @property {() => string|null} [sceneId]                    the scene this client shows
  * @property {(requestId: string) => {id: string, total: number|null}|null} [findCard]  the card of a request id
  * @property {(userId: string) => boolean} [userIsGM]         whether a user has a GM role
+ * @property {() => string} [rollMode]                       this user's chat roll mode (core.rollMode)
  * @property {(userId: string) => string|null} [userScene]    the scene a user is viewing (User#viewedScene), null when unknown
  * @property {() => string} [defeatedStatus]                  the status id of a defeated token
  * @property {(sceneId?: string) => {grid: import("./bystanders.js").Grid, views: TokenView[]}|null} [sceneTokens]

@@ -3,6 +3,7 @@
 // something breaks this file and nothing else. Checked against v12 and v13 APIs.
 
 import { createActions } from "./actions.js";
+import { capRolls, playerAudience } from "./audience.js";
 import { decorateCard } from "./card.js";
 import { BridgeConnection, STATES, describeState } from "./connection.js";
 import { InputError, describeError } from "./errors.js";
@@ -10,7 +11,7 @@ import { newRequestId } from "./ids.js";
 import { MACROS } from "./macros.js";
 import { HolderElection } from "./holder.js";
 import { t } from "./i18n.js";
-import { CONNECTION_KEYS, MODULE_ID, SETTINGS, settingChoiceKey, settingLabelKey } from "./settings.js";
+import { CONNECTION_KEYS, MODULE_ID, SETTINGS, TOKEN_MENU, settingChoiceKey, settingLabelKey } from "./settings.js";
 
 /** @typedef {import("./request.js").TokenView} TokenView */
 /** @typedef {import("./actions.js").RollSpec} RollSpec */
@@ -141,13 +142,48 @@ function makeRolls(specs) {
 }
 
 /**
- * @param {{content: string, rolls?: Roll[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean}} card
+ * Dice So Nice's maxDiceNumber when it is active (its world setting, default 20), else Infinity.
+ * @returns {number}
  */
-async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
+function diceSoNiceMax() {
+  const dice3d = /** @type {any} Dice So Nice's API object (not in fvtt-types) */ (game).dice3d;
+  if (!dice3d || !game.modules.get("dice-so-nice")?.active) return Infinity;
+  try {
+    const max = Number(game.settings.get(/** @type {any} Dice So Nice's namespace */ ("dice-so-nice"), /** @type {any} its setting */ ("maxDiceNumber")));
+    return Number.isFinite(max) && max > 0 ? max : 20;
+  } catch {
+    return 20;
+  }
+}
+
+/** @param {Roll} roll */
+const diceCount = (roll) => roll.dice.reduce((n, d) => n + d.results.length, 0);
+
+/**
+ * Post a card. Who sees it (README: Who sees a card): `whisperToGM` → the GMs only;
+ * otherwise the roll mode, as ChatMessage.applyRollMode applies it to the GM's own card
+ * (v13 client/documents/chat-message.mjs l. 152-172) and as the asking player would have
+ * posted it (audience.js's playerAudience). A whispered card carries no rolls: v13's
+ * ChatMessage#visible (l. 102-108) makes a whisper *with rolls* visible to every user, so
+ * every client would receive it, names, flags and all. Its dice are in the card's own HTML,
+ * and Dice So Nice throws them for the recipients only through its API (showForRoll(roll,
+ * user, synchronize, users, blind), module/Dice3D.js): on this screen alone when only GMs
+ * see the card. A public card keeps whole rolls while Dice So Nice can throw their dice
+ * (audience.js's capRolls) and says when it could not throw them all.
+ * @param {{content: string, rolls?: Roll[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean,
+ *   rollMode?: string, requester?: string|null}} card
+ */
+async function postCard({ content, rolls = [], flags, speaker, whisperToGM, rollMode = "publicroll", requester = null }) {
+  const gmIds = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
+  const cap = capRolls(rolls.map(diceCount), diceSoNiceMax());
+  const kept = rolls.slice(0, cap.keep);
+  if (cap.keep < rolls.length) {
+    const note = t("FRACAS.Card.DiceSoNiceCap", { shown: cap.shown, total: cap.total, max: diceSoNiceMax() });
+    content += `<p class="fracas-dsn-note">${escapeText(note)}</p>`;
+  }
   /** @type {any} the module's flags are its own (not in Foundry's core flag types) */
   const data = {
     content,
-    rolls,
     flags,
     // A token with an actor speaks as that token; one without (a tile-like token, a
     // deleted actor) gets its name as an alias, not a speaker that points nowhere.
@@ -155,8 +191,33 @@ async function postCard({ content, rolls, flags, speaker, whisperToGM }) {
       ? ChatMessage.getSpeaker({ token: /** @type {TokenDocument} tokenView keeps the document */ (speaker.tokenDocument), actor: speaker.actor })
       : ChatMessage.getSpeaker({ alias: speaker?.name ?? "fracas" }),
   };
-  if (whisperToGM) data.whisper = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
-  return ChatMessage.create(data);
+  if (whisperToGM) Object.assign(data, { whisper: gmIds, blind: false });
+  else if (requester) Object.assign(data, playerAudience(rollMode, requester, gmIds));
+  else ChatMessage.applyRollMode(data, /** @type {any} one of CONST.DICE_ROLL_MODES (audience.js checked it) */ (rollMode));
+  const whisper = /** @type {string[]} */ (data.whisper ?? []);
+  if (!whisper.length) {
+    data.rolls = kept;
+    return ChatMessage.create(data);
+  }
+  data.rolls = [];
+  const message = await ChatMessage.create(data);
+  const dice3d = /** @type {any} Dice So Nice's API object (not in fvtt-types) */ (game).dice3d;
+  if (dice3d?.showForRoll && kept.length) {
+    const othersSee = whisper.some((id) => !gmIds.includes(id));
+    for (const roll of kept) {
+      // Never let a failed animation fail the card.
+      Promise.resolve().then(() => dice3d.showForRoll(roll, game.user, othersSee, othersSee ? whisper : null, false))
+        .catch((/** @type {unknown} */ error) => console.warn("fracas | Dice So Nice", error));
+    }
+  }
+  return message;
+}
+
+/** @param {string} text */
+function escapeText(text) {
+  const span = document.createElement("span");
+  span.textContent = text;
+  return span.innerHTML;
 }
 
 /** @param {string} uuid */
@@ -257,7 +318,19 @@ const vtt = {
   holdsConnection: () => holdsConnection(),
   /** Whether the user `userId` has a GM role (a GM or an assistant GM): its tab may relay any action. */
   userIsGM: (userId) => !!game.users?.get(userId)?.isGM,
-  /** The scene a user is viewing: User#viewedScene (v12/v13, "The ID of the Scene currently being viewed by this User"). */
+  /** This user's chat roll mode: the core client setting "rollMode" (CONST.DICE_ROLL_MODES' values). */
+  rollMode: () => {
+    try {
+      return String(game.settings.get("core", "rollMode") ?? "publicroll");
+    } catch {
+      return "publicroll";
+    }
+  },
+  /**
+   * The scene a user is viewing: User#viewedScene (v12/v13, "The ID of the Scene currently being
+   * viewed by this User"; `string | null`, foundry-vtt-types 13.x user.d.mts l. 528): null when
+   * not known (a GM who connected after the player may read null), and the caller then falls back.
+   */
   userScene: (userId) => game.users?.get(userId)?.viewedScene ?? null,
   /** The status id that marks a token defeated (CONFIG.specialStatusEffects.DEFEATED). */
   defeatedStatus: () => CONFIG.specialStatusEffects?.DEFEATED ?? "dead",
@@ -458,14 +531,12 @@ function renderStatus(status) {
     el = button;
     el.id = "fracas-status";
     el.addEventListener("click", () => connection?.restart());
-    const players = document.getElementById("players");
-    if (players) {
-      el.classList.add("fracas-in-players");
-      players.prepend(el);
-    } else {
-      document.body.append(el);
-    }
   }
+  // Foundry re-renders the players list whenever a user joins or leaves (its contents are
+  // replaced): the light is put back from the render hook (below), and here, wherever it is.
+  const players = document.getElementById("players");
+  if (players && el.parentElement !== players) players.prepend(el);
+  else if (!players && !el.isConnected) document.body.append(el);
   const state = status?.state ?? "elsewhere";
   const text = status ? describeState(status) : t("FRACAS.Status.Elsewhere");
   el.className = `fracas-status fracas-${state}${el.parentElement?.id === "players" ? " fracas-in-players" : ""}`;
@@ -531,6 +602,35 @@ export const api = {
   },
 };
 
+/**
+ * The token menu's "application": Foundry's settings window makes one (`new menu.type()`) and
+ * renders it; it asks for the token in a dialog and keeps it in this browser. A player never
+ * gets here (the menu is restricted); should one, nothing is shown or saved.
+ */
+class TokenMenu {
+  /** @param {unknown} [_options] */
+  async render(_options) {
+    try {
+      if (!game.user?.isGM) return this;
+      const DialogV2 = foundry.applications?.api?.DialogV2;
+      if (!DialogV2) throw new Error(t("FRACAS.Error.Main01"));
+      const current = String(setting(TOKEN_MENU.setting) ?? "");
+      const content = `<p>${escapeText(t(`FRACAS.Settings.${TOKEN_MENU.key}.Hint`))}</p>`
+        + `<label>${escapeText(t(`FRACAS.Settings.${TOKEN_MENU.setting}.Name`))} <input type="password" name="token" autocomplete="off" value="${escapeText(current).replace(/"/g, "&quot;")}"></label>`;
+      const answer = await DialogV2.prompt({
+        window: { title: t(`FRACAS.Settings.${TOKEN_MENU.key}.Name`) }, content, rejectClose: false,
+        ok: { label: t(`FRACAS.Settings.${TOKEN_MENU.key}.Save`),
+          callback: (_event, button) => String(new FormData(button.form ?? undefined).get("token") ?? "") },
+      });
+      if (typeof answer === "string") await game.settings.set(MODULE_ID, /** @type {any} the module's own setting */ (TOKEN_MENU.setting), answer.trim());
+    } catch (error) {
+      ui.notifications?.error(describeError(error));
+      console.error("fracas |", error);
+    }
+    return this;
+  }
+}
+
 // ── hooks ──────────────────────────────────────────────────────────────────────────
 
 const TYPES = { string: String, boolean: Boolean, number: Number, object: Object };
@@ -550,10 +650,14 @@ Hooks.once("init", () => {
         return [value, settingChoiceKey(s.key, value)];
       }));
     }
-    if (s.restricted) config.restricted = true;
     if (CONNECTION_KEYS.includes(s.key)) config.onChange = () => syncConnection({ rebuild: true });
     game.settings.register(MODULE_ID, /** @type {any} one of SettingConfig's keys (types/foundry.d.ts) */ (s.key), config);
   }
+  // The token: a restricted menu (GMs only), never a field of the settings window (settings.js).
+  game.settings.registerMenu(MODULE_ID, TOKEN_MENU.key, /** @type {any} a menu whose type renders a dialog, not a FormApplication */ ({
+    name: `FRACAS.Settings.${TOKEN_MENU.key}.Name`, label: `FRACAS.Settings.${TOKEN_MENU.key}.Label`,
+    hint: `FRACAS.Settings.${TOKEN_MENU.key}.Hint`, icon: TOKEN_MENU.icon, type: TokenMenu, restricted: TOKEN_MENU.restricted,
+  }));
   const module = /** @type {any} the module's api is its own */ (game.modules.get(MODULE_ID));
   if (module) module.api = api;
   game.keybindings?.register(MODULE_ID, "attack", {
@@ -640,6 +744,21 @@ Hooks.once("ready", () => {
   globalThis.addEventListener?.("pagehide", () => election?.stop());
   syncElection();
 });
+
+// The players list is re-rendered when users join or leave, its old contents thrown away: the
+// light goes back in on every render. ApplicationV2#render calls `render${name}` for the class
+// and each parent: v13's Players (foundry.applications.ui.Players, foundry-vtt-types 13.x
+// client-esm/applications/ui/players.d.mts) → "renderPlayers"; v12's PlayerList (an
+// Application) → "renderPlayerList".
+for (const hook of ["renderPlayers", "renderPlayerList"]) {
+  Hooks.on(/** @type {any} a render hook of the players list (v12 or v13) */ (hook), () => {
+    try {
+      renderStatus(connection?.status ?? null);
+    } catch (error) {
+      console.error("fracas |", error);
+    }
+  });
+}
 
 // The active GM changes when GMs join or leave: the connection follows it.
 Hooks.on("userConnected", () => syncElection());

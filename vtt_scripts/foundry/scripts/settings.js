@@ -44,17 +44,20 @@ export const DATA_PATHS = [
  * @property {string} hint
  * @property {Record<string, string>} [choices]
  * @property {Record<string, string>} [choiceKeys]  a choice's translation key, where it is not settingChoiceKey's
- * @property {boolean} [restricted]
  */
 
 /** @type {SettingSpec[]} */
 export const SETTINGS = [
-  // The bridge runs on the GM's machine: one URL for the world, set by the GM; the token
-  // stays in the GM's own browser (client scope) and is shown to GMs only (restricted).
-  { key: "bridgeUrl", scope: "world", restricted: true, config: true, type: "string", default: "ws://127.0.0.1:8765",
+  // The bridge runs on the GM's machine: one URL for the world, set by the GM (a world setting:
+  // the settings window shows those to users who may configure the world only). The token
+  // stays in the GM's own browser (client scope: never stored on the server, never sent to a
+  // player) and is not in the settings window (config: false), where Foundry shows every
+  // client setting to every user, `restricted` or not (SettingsConfig reads `restricted` on
+  // menus only): it is edited through TOKEN_MENU, a menu registered `restricted: true`.
+  { key: "bridgeUrl", scope: "world", config: true, type: "string", default: "ws://127.0.0.1:8765",
     name: "Bridge URL", hint: "Where `fracas serve` listens, as it printed it (ws://127.0.0.1:8765)." },
-  { key: "bridgeToken", scope: "client", restricted: true, config: true, type: "string", default: "",
-    name: "Bridge access token", hint: "The token `fracas serve` printed. Kept in this browser only (GMs only)." },
+  { key: "bridgeToken", scope: "client", config: false, type: "string", default: "",
+    name: "Bridge access token", hint: "The token `fracas serve` printed. Kept in this browser only." },
   { key: "chatVisibility", scope: "world", config: true, type: "string", default: "public",
     choices: { public: "Public: everyone sees the dice", gm: "Whispered to GMs" },
     name: "Results in chat", hint: "Who sees fracas result cards." },
@@ -100,6 +103,14 @@ export const SETTINGS = [
   { key: "macrosInstalled", scope: "world", config: false, type: "boolean", default: false,
     name: "Macros installed", hint: "" },
 ];
+
+/**
+ * The menu (game.settings.registerMenu) through which a GM sets the bridge token: `restricted`,
+ * so SettingsConfig shows it only to users who may configure settings (v13
+ * client/applications/settings/config.mjs, _prepareCategoryData: `if ( menu.restricted &&
+ * !canConfigure ) continue;`). Its translation keys: FRACAS.Settings.bridgeTokenMenu.*.
+ */
+export const TOKEN_MENU = Object.freeze({ key: "bridgeTokenMenu", setting: "bridgeToken", restricted: true, icon: "fa-solid fa-key" });
 
 /**
  * The translation key of a setting's name or hint ("Name" | "Hint"), e.g. FRACAS.Settings.bridgeUrl.Name.

@@ -179,7 +179,8 @@ describe("api.attack", () => {
     assert.equal(gobActor.system.health.value, 7);
     assert.deepEqual(vtt.messages[0].flags.fracas.changes, []);
     assert.doesNotMatch(vtt.messages[0].content, /data-fracas-action="undo"/);
-    assert.equal(vtt.messages[0].whisperToGM, true);
+    // "Results in chat: GM" makes the GM's public roll a private GM roll (audience.js); main.js whispers it.
+    assert.deepEqual([vtt.messages[0].rollMode, vtt.messages[0].requester], ["gmroll", null]);
   });
 
   test("an unexpected exception is reported and logged, never thrown", async () => {

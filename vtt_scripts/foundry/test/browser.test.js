@@ -397,7 +397,12 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   // ── the issue's acceptance, in a stricter world: a manifest-gated socket, v13-faithful
   // enrichment, two tabs of one GM and an assistant GM ─────────────────────────────
 
-  const cardsOf = (side) => side.page.evaluate(() => [...game.messages.values()].filter((m) => m.flags.fracas?.kind === "attack").length);
+  // Cards this page posted itself: every client now also holds the cards other clients post
+  // (the test page delivers each message to every page whose user may see it, as Foundry does).
+  const cardsOf = (side) => side.page.evaluate(() => {
+    const arrived = new Set(__world.received.map((d) => d._id));
+    return [...game.messages.values()].filter((m) => m.flags.fracas?.kind === "attack" && !arrived.has(m.id)).length;
+  });
   const gobHp = (side) => side.page.evaluate(() => __world.actor("tokGob").system.health.value);
 
   test("two tabs of one GM and an assistant GM: one holder; a player's attack lands once; the assistant's is relayed; hand-over on close", async () => {
@@ -705,5 +710,140 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.equal(await hp(page, "tokGob"), 6);
     assert.ok(out.notes.includes("fracas: connected to the bridge"), out.notes.join("\n"));
     await page.close();
+  });
+
+  // ── issue 39: what a player's client receives, settings by scope, roll modes, Dice So Nice ──
+
+  /** Every message document the player's page received, as one string each (the hostile player's console). */
+  const receivedBy = (side) => side.page.evaluate(() => __world.received.map((d) => JSON.stringify(d)));
+  const bodyKeys = /"(before|after|tempBefore|tempAfter)"/;
+
+  test("a hostile player's client receives no document naming a hidden token or carrying Body, in every card type", async () => {
+    const gmSide = await openWorld();
+    const hostile = await openWorld({ user: "player", expect: null });
+    const place = () => {
+      const sheet = (ac, hp) => ({ health: { value: hp, max: hp }, attributes: { ac: { value: ac }, strength: { value: 2 }, agility: { value: 4 } } });
+      __world.addToken({ id: "tokSin", name: "Secret Assassin", x: 700, y: 5000, hidden: true,
+        actor: { id: "sin", name: "Secret Assassin", uuid: "Scene.s1.Token.tokSin.Actor.sin", system: sheet(3, 10) } });
+    };
+    await gmSide.page.evaluate(place);
+    // 1. An attack whose stray hits the hidden bystander (public chat): seeds until one does.
+    const stray = await gmSide.page.evaluate(async () => {
+      const api = game.modules.get("fracas").api;
+      const bow = { method: "range", style: "archery", dice: 2, damage_type: "piercing", friendly_fire: true };
+      for (let seed = 1; seed < 60; seed++) {
+        const r = await api.attack({ strikes: [{ ...bow, target: "tokGob" }], nearby: ["tokSin"], seed });
+        if (r?.result.strikes.some((st) => st.stray?.creature === "tokSin")) return { seed, hit: true };
+      }
+      return { hit: false };
+    });
+    assert.ok(stray.hit, "some seed strays into the hidden creature");
+    // 2. Initiative with a hidden combatant.
+    await gmSide.page.evaluate(async () => {
+      // A round needs each member's own strikes (the actor flag fracas.strikes).
+      for (const id of ["tokHero", "tokGob", "tokSin"]) {
+        __world.actor(id).flags = { fracas: { strikes: [{ method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" }] } };
+      }
+      __world.startCombat(["tokHero", "tokGob", "tokSin"], { hidden: ["tokSin"] });
+      await game.modules.get("fracas").api.initiative({ seed: 4 });
+    });
+    // 3. A round of a fight with a hidden member.
+    const round = await gmSide.page.evaluate(async () => {
+      const r = await game.modules.get("fracas").api.round({ seed: 9 });
+      return { ok: !!r, notes: __world.notes.map((n) => n.text) };
+    });
+    // 4. Results in chat = GM: an ordinary attack on the goblin.
+    await gmSide.page.evaluate(async ([strike, rolls]) => {
+      await game.settings.set("fracas", "chatVisibility", "gm");
+      await game.modules.get("fracas").api.attack({ strikes: [{ ...strike, target: "tokGob" }], rolls });
+    }, [sword, TWO_CRITS]);
+    await gmSide.page.waitForTimeout(300);
+    const got = await receivedBy(hostile);
+    assert.ok(got.length > 0, "the player received the public cards");
+    for (const doc of got) {
+      assert.doesNotMatch(doc, /Assassin|tokSin|Scene\.s1\.Token\.tokSin/, `a document naming the hidden token reached the player: ${doc.slice(0, 300)}`);
+      assert.doesNotMatch(doc, bodyKeys, `a document carrying Body values reached the player: ${doc.slice(0, 300)}`);
+    }
+    // The GM-only cards exist on the GM's side, without rolls (v13 ChatMessage#visible), and the GM sees them.
+    const gmCards = await gmSide.page.evaluate(() => [...game.messages.values()].filter((m) => m.whisper.length && m.flags.fracas?.kind !== "ledger")
+      .map((m) => ({ rolls: m.rolls.length, kind: m.flags.fracas?.kind, visible: m.visible })));
+    assert.ok(gmCards.length >= 3, JSON.stringify(gmCards));
+    assert.ok(gmCards.every((m) => m.rolls === 0 && m.visible), JSON.stringify(gmCards));
+    assert.ok(round.ok, round.notes.join("\n"));
+    // The Results-in-chat=GM attack reached the player in no form.
+    assert.ok(!got.some((d) => /"requestId"/.test(d) && /12 → 6/.test(d)));
+    assert.deepEqual([...gmSide.errors, ...hostile.errors], []);
+  });
+
+  test("the roll mode: the GM's private roll reaches no player; a player's private roll reaches that player, without rolls", async () => {
+    const gmSide = await openWorld({ extra: { rollMode: "gmroll" } });
+    const player = await openWorld({ user: "player", expect: null, extra: { rollMode: "gmroll" } });
+    await gmSide.page.evaluate(async ([strike, rolls]) => {
+      await game.modules.get("fracas").api.attack({ strikes: [{ ...strike, target: "tokGob" }], rolls });
+    }, [sword, TWO_CRITS]);
+    await gmSide.page.waitForTimeout(200);
+    assert.deepEqual(await receivedBy(player), [], "a GM's private roll is whispered without rolls: nobody else receives it");
+    const answer = await player.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Longsword" }));
+    assert.ok(answer?.requestId, JSON.stringify(answer));
+    await player.page.waitForFunction(() => __world.received.length > 0);
+    const [card] = await player.page.evaluate(() => __world.received);
+    assert.deepEqual([card.whisper.includes("userPL000000001"), card.whisper.includes("userGM000000001"), card.rolls.length], [true, true, 0]);
+    // Blind: the player learns it was made, not what it did, and receives nothing.
+    await player.page.evaluate(() => game.settings.set("core", "rollMode", "blindroll"));
+    const blind = await player.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Longsword" }));
+    assert.equal(blind.total_damage, null);
+    await gmSide.page.waitForTimeout(200);
+    assert.equal(await player.page.evaluate(() => __world.received.length), 1);
+    assert.deepEqual([...gmSide.errors, ...player.errors], []);
+  });
+
+  test("settings by scope: a player sees no token field and no token menu; the GM opens the restricted menu", async () => {
+    const player = await openWorld({ user: "player", expect: null });
+    const seen = await player.page.evaluate(() => __world.settingsView());
+    assert.ok(!seen.settings.some((k) => /bridge/i.test(k)), seen.settings.join(", "));
+    assert.ok(!seen.menus.some((k) => /bridge/i.test(k)), seen.menus.join(", "));
+    const gm = await openWorld();
+    const gmSeen = await gm.page.evaluate(() => __world.settingsView());
+    assert.ok(gmSeen.menus.includes("fracas.bridgeTokenMenu"));
+    assert.ok(!gmSeen.settings.includes("fracas.bridgeToken"), "the token is a menu, not a field");
+    await gm.page.evaluate(() => { __world.openMenu("fracas.bridgeTokenMenu"); });
+    const dialog = gm.page.locator("dialog");
+    await dialog.waitFor();
+    assert.equal(await dialog.locator('input[name="token"]').getAttribute("type"), "password");
+    await dialog.locator('input[name="token"]').fill(` ${TOKEN} `);
+    await dialog.locator('[data-action="ok"]').click();
+    assert.equal(await gm.page.evaluate(() => game.settings.get("fracas", "bridgeToken")), TOKEN);
+    assert.deepEqual([...player.errors, ...gm.errors], []);
+  });
+
+  test("Dice So Nice: no die dropped silently past maxDiceNumber; whispered cards thrown for the GM alone", async () => {
+    const { page, errors } = await openWorld({ extra: { dsn: "on" } });
+    const out = await page.evaluate(async (strike) => {
+      const api = game.modules.get("fracas").api;
+      const r = await api.attack({ strikes: Array.from({ length: 12 }, () => ({ ...strike, target: "tokGob" })), seed: 2, applyDamage: false });
+      const m = game.messages.get(r.messageId);
+      await game.settings.set("core", "rollMode", "gmroll");
+      await api.attack({ strikes: [{ ...strike, target: "tokGob" }], seed: 3, applyDamage: false });
+      return { log: __world.dsn, note: m.content.includes("fracas-dsn-note"), text: document.querySelector(`[data-message-id="${r.messageId}"] .fracas-dsn-note`)?.textContent ?? "" };
+    }, sword);
+    const thrown = out.log.filter((e) => e.message);
+    assert.ok(thrown.length >= 1);
+    for (const e of out.log) assert.equal(e.shown, e.dice, `Dice So Nice would drop ${e.dice - e.shown} dice: ${JSON.stringify(e)}`);
+    assert.ok(out.note, "the card says Dice So Nice did not throw every die");
+    assert.match(out.text, /Dice So Nice throws \d+ of these \d+ dice/);
+    const direct = out.log.filter((e) => !e.message);
+    assert.ok(direct.length >= 1 && direct.every((e) => e.synchronize === false), JSON.stringify(direct));
+    assert.deepEqual(errors, []);
+  });
+
+  test("the status light survives the players list re-rendering; a player's User#viewedScene may be null", async () => {
+    const gmSide = await openWorld({ extra: { playerScene: "none" } });
+    await gmSide.page.evaluate(() => __world.renderPlayers());
+    assert.equal(await gmSide.page.evaluate(() => document.getElementById("fracas-status")?.parentElement?.id ?? null), "players");
+    await gmSide.page.waitForSelector('#players #fracas-status[data-state="connected"]');
+    const player = await openWorld({ user: "player", expect: null });
+    const answer = await player.page.evaluate(() => game.modules.get("fracas").api.attack({ item: "Longsword" }));
+    assert.ok(answer?.requestId, JSON.stringify(answer));
+    assert.deepEqual([...gmSide.errors, ...player.errors], []);
   });
 });

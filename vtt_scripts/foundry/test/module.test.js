@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { MACROS } from "../scripts/macros.js";
 import { DEFAULT_RULESET, FIELDS, RULESETS } from "../scripts/contract.js";
 import { offeredRulesets, rulesetTitle, structFields } from "../scripts/rulesets.js";
-import { SETTINGS, settingChoiceKey } from "../scripts/settings.js";
+import { SETTINGS, TOKEN_MENU, settingChoiceKey } from "../scripts/settings.js";
 
 const root = new URL("../", import.meta.url);
 const read = (rel) => readFileSync(new URL(rel, root), "utf8");
@@ -59,14 +59,18 @@ describe("macros", () => {
   });
 });
 
-test("settings: unique dot-free keys; the bridge URL is the world's (GM only), the token the GM's browser's", () => {
+test("settings: unique dot-free keys; the bridge URL is the world's (GM only), the token the GM's browser's behind a restricted menu", () => {
   const keys = SETTINGS.map((s) => s.key);
   assert.equal(new Set(keys).size, keys.length);
   for (const k of keys) assert.doesNotMatch(k, /\./);
   const url = SETTINGS.find((s) => s.key === "bridgeUrl");
   const token = SETTINGS.find((s) => s.key === "bridgeToken");
-  assert.deepEqual([url.scope, url.restricted], ["world", true]);
-  assert.deepEqual([token.scope, token.restricted], ["client", true]);
+  // v13 SettingsConfig#_prepareCategoryData shows a world setting to users who may configure
+  // settings only, a client setting with config: true to everyone (restricted is read on menus only).
+  assert.equal(url.scope, "world");
+  assert.deepEqual([token.scope, token.config], ["client", false], "the token is never a field of the settings window");
+  assert.ok(SETTINGS.every((s) => !("restricted" in s)), "restricted on a setting is ignored by Foundry: none claims it");
+  assert.deepEqual([TOKEN_MENU.setting, TOKEN_MENU.restricted], ["bridgeToken", true]);
 });
 
 describe("languages, the Foundry way", () => {

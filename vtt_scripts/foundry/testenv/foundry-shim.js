@@ -40,7 +40,9 @@ globalThis.Hooks = {
 
 // ── utils ──────────────────────────────────────────────────────────────────────────
 let idCounter = 0;
-const randomID = () => `id${(++idCounter).toString().padStart(14, "0")}`;
+// Documents travel between the pages of a test (one page per client): ids are unique per page.
+const pagePrefix = Math.random().toString(36).slice(2, 6).padEnd(4, "x");
+const randomID = () => `${pagePrefix}${(++idCounter).toString().padStart(12, "0")}`;
 
 function setProperty(object, path, value) {
   const keys = path.split(".");
@@ -89,6 +91,9 @@ class Actor {
 
   get isOwner() { return this.testUserPermission(game.user, 3); }
 
+  /** ClientDocumentMixin#hasPlayerOwner (v12/v13): "Test whether this Document is owned by any non-Gamemaster User." */
+  get hasPlayerOwner() { return [...this.owners].some((id) => game.users.get(id)?.isGM === false); }
+
   async toggleStatusEffect(id, { active, overlay = false } = {}) {
     await new Promise((r) => setTimeout(r, 5));
     if (typeof id !== "string") throw new Error("toggleStatusEffect needs a status id");
@@ -115,8 +120,10 @@ class Actor {
  * top-left corner in pixels, width and height in grid spaces, hidden is the GM-only flag.
  */
 class TokenDocument {
-  constructor({ id, name, actor, parent, x, y, width = 1, height = 1, hidden = false }) {
+  constructor({ id, name, actor, parent, x, y, width = 1, height = 1, hidden = false, displayName = 0 }) {
     this.id = id;
+    // BaseToken#displayName: a CONST.TOKEN_DISPLAY_MODES value, NONE (0) by default (BaseToken schema).
+    this.displayName = displayName;
     this.name = name;
     this.actor = actor;
     this.parent = parent;
@@ -173,6 +180,17 @@ class Combat {
   }
 
   get combatant() { return this.turns[this.turn] ?? null; }
+
+  // ClientDocumentMixin#getFlag/#setFlag (v12/v13): flags[scope][key], set through an update.
+  getFlag(scope, key) { return this.flags?.[scope]?.[key]; }
+
+  async setFlag(scope, key, value) {
+    await new Promise((r) => setTimeout(r, 5));
+    JSON.stringify(value);
+    this.flags ??= {};
+    this.flags[scope] = { ...(this.flags[scope] ?? {}), [key]: structuredClone(value) };
+    return this;
+  }
 
   async update(data) {
     await new Promise((r) => setTimeout(r, 5));
@@ -317,15 +335,40 @@ class Roll {
 }
 
 // ── Chat ───────────────────────────────────────────────────────────────────────────
+// As Foundry v13 core client/documents/chat-message.mjs (quoted in full by the stored
+// copy the foundry-vtt-types 13.x declarations describe: src/foundry/client/data/documents/
+// chat-message.d.mts lines 590-626 declare the same members):
+//   * `get isAuthor()` (l. 64): `game.user === this.author`;
+//   * `get isContentVisible()` (l. 75-83): for a roll, a whisper's content is visible to its
+//     recipients and to its author unless blind; a message without rolls: `this.visible`;
+//   * `get isRoll()` (l. 91): `this.rolls.length > 0`;
+//   * `get visible()` (l. 102-108): a whisper *with rolls* is visible to everyone (its
+//     content then rendered as "<user> rolled privately", #renderRollContent); a whisper
+//     without rolls to its author and recipients only;
+//   * `static applyRollMode(chatData, rollMode)` (l. 152-172): public → whisper [], self →
+//     [game.user.id], private/blind → the GMs unless whisper is already set; blind = BLIND;
+//   * ChatLog#postOne returns for a message that is not `visible`; `_onUpdate` (l. ~420)
+//     removes a message that stopped being visible.
+// Delivery: every client holds every message it can see (the issue 39 rule: the server
+// sends each client the documents `visible` says it may see; a player's console reads
+// them whole, flags included). The shim relays each created or updated message to the
+// other pages and keeps it there only when `visible` is true for that page's user; every
+// document a page receives is logged in __world.received (the hostile player's log).
+const DICE_ROLL_MODES = Object.freeze({ PUBLIC: "publicroll", PRIVATE: "gmroll", BLIND: "blindroll", SELF: "selfroll" });
+const documentChannel = new BroadcastChannel("fracas-test-documents");
+const received = [];
+
 class ChatMessage {
   constructor(data) {
-    this.id = randomID();
+    this.id = data._id ?? randomID();
     this.content = data.content ?? "";
     this.flags = structuredClone(data.flags ?? {});
     this.speaker = data.speaker ?? {};
-    this.whisper = data.whisper ?? [];
+    this.whisper = [...(data.whisper ?? [])];
+    this.blind = !!data.blind;
+    this.author = data.author ?? game.user?.id ?? null;
     this.rolls = (data.rolls ?? []).map((r) => {
-      if (!(r instanceof Roll)) throw new Error("ChatMessage rolls must be Roll instances");
+      if (!(r instanceof Roll)) r = Roll.fromData(r); // a relayed message's rolls arrive as JSON
       if (!r._evaluated) throw new Error("ChatMessage rolls must be evaluated");
       JSON.stringify(r); // the database stores rolls as JSON: this must not throw
       return r;
@@ -334,13 +377,51 @@ class ChatMessage {
   }
 
   get isRoll() { return this.rolls.length > 0; }
+  get isAuthor() { return game.user?.id === this.author; }
+
+  get visible() {
+    if (this.whisper.length) {
+      if (this.isRoll) return true;
+      return this.isAuthor || this.whisper.includes(game.user?.id);
+    }
+    return true;
+  }
+
+  get isContentVisible() {
+    if (this.isRoll) {
+      const isBlind = this.whisper.length && this.blind;
+      if (this.whisper.length) return this.whisper.includes(game.user?.id) || (this.isAuthor && !isBlind);
+      return true;
+    }
+    return this.visible;
+  }
+
+  static applyRollMode(chatData, rollMode) {
+    if (rollMode === "roll") rollMode = game.settings.get("core", "rollMode");
+    let whisper;
+    if (rollMode === DICE_ROLL_MODES.PUBLIC) whisper = [];
+    else if (rollMode === DICE_ROLL_MODES.SELF) whisper = [game.user.id];
+    else if (chatData.whisper?.length) whisper = chatData.whisper;
+    else whisper = game.users.filter((u) => u.isGM).map((u) => u.id);
+    chatData.whisper = whisper;
+    chatData.blind = rollMode === DICE_ROLL_MODES.BLIND;
+    return chatData;
+  }
+
+  /** The stored document, as the server sends it to a client (rolls as JSON). */
+  toJSON() {
+    return { _id: this.id, content: this.content, flags: this.flags, speaker: this.speaker, whisper: this.whisper,
+      blind: this.blind, author: this.author, rolls: this.rolls.map((r) => r.toJSON()) };
+  }
 
   static async create(data) {
     await new Promise((r) => setTimeout(r, 5));
     const message = new this(data);
     game.messages.set(message.id, message);
-    message.render();
+    if (message.visible) message.render();
     Hooks.callAll("createChatMessage", message);
+    documentChannel.postMessage({ op: "create", doc: message.toJSON() });
+    dice3d?.onCreate(message);
     return message;
   }
 
@@ -362,22 +443,50 @@ class ChatMessage {
     mergeObject(this, expandObject(Object.fromEntries(Object.entries(changes).filter(([k]) => k.includes(".")))));
     for (const [k, v] of Object.entries(changes)) if (!k.includes(".")) mergeObject(this, { [k]: v });
     this.render();
+    documentChannel.postMessage({ op: "update", doc: this.toJSON() });
     return this;
   }
 
   render() {
     const log = document.getElementById("chat-log");
+    const old = log.querySelector(`[data-message-id="${this.id}"]`);
+    if (!this.visible) {
+      old?.remove();
+      return;
+    }
     const li = document.createElement("li");
     li.className = "chat-message message";
     li.dataset.messageId = this.id;
-    li.innerHTML = `<header class="message-header">${this.speaker.alias ?? ""}</header><div class="message-content">${enrich(this.content)}</div>`;
-    const old = log.querySelector(`[data-message-id="${this.id}"]`);
+    // #renderRollContent: content not visible → "<author> rolled privately" and the dice hidden.
+    const content = this.isContentVisible ? enrich(this.content) : `<span class="private-roll">${game.users.get(this.author)?.name ?? "Unknown"} rolled privately</span>`;
+    li.innerHTML = `<header class="message-header">${this.isContentVisible ? (this.speaker.alias ?? "") : ""}</header><div class="message-content">${content}</div>`;
     if (old) old.replaceWith(li);
     else log.append(li);
     if (generation >= 13) Hooks.callAll("renderChatMessageHTML", this, li, {});
     else Hooks.callAll("renderChatMessage", this, [li], {}); // jQuery-like: element at [0]
   }
 }
+
+// Another client created or updated a message: this client gets it only when it may see it.
+documentChannel.onmessage = (event) => {
+  const { op, doc } = event.data ?? {};
+  if (!game.user || !doc) return;
+  const message = new ChatMessage(doc);
+  if (!message.visible) {
+    if (op === "update" && game.messages.has(message.id)) {
+      game.messages.delete(message.id);
+      message.render(); // removes it from the log
+    }
+    return;
+  }
+  received.push(structuredClone(doc));
+  game.messages.set(message.id, message);
+  message.render();
+  if (op === "create") {
+    Hooks.callAll("createChatMessage", message);
+    dice3d?.onCreate(message);
+  }
+};
 
 /**
  * As v13's TextEditor.enrichHTML does to message content (ChatMessage#renderHTML calls it):
@@ -486,9 +595,17 @@ class DialogV2 {
 }
 
 // ── Settings: client values persist like localStorage; onChange fires on set ───────
+// What the settings window shows, as v13's SettingsConfig#_prepareCategoryData
+// (client/applications/settings/config.mjs; quoted in the stored copies of the core
+// file): `canConfigure = game.user.can("SETTINGS_MODIFY")`; a menu is left out when
+// `menu.restricted && !canConfigure`; a setting when `!setting.config || (!canConfigure
+// && setting.scope === "world")`. `restricted` is read on menus only: a client-scope
+// setting with `config: true` is shown to every user, whatever else it says.
+// SETTINGS_MODIFY: CONST.USER_PERMISSIONS.SETTINGS_MODIFY, defaultRole ASSISTANT (3).
 class Settings {
   #defs = new Map();
   #values = new Map();
+  menus = new Map();
 
   preset(namespace, key, value) {
     this.#values.set(`${namespace}.${key}`, value);
@@ -499,7 +616,13 @@ class Settings {
     const id = `${namespace}.${key}`;
     if (this.#defs.has(id)) throw new Error(`setting ${id} registered twice`);
     for (const field of ["scope", "type"]) if (config[field] === undefined) throw new Error(`setting ${id} has no ${field}`);
-    this.#defs.set(id, config);
+    this.#defs.set(id, { ...config, namespace, key });
+  }
+
+  registerMenu(namespace, key, data) {
+    if (!namespace || !key) throw new Error("You must specify both namespace and key portions of the menu");
+    if (typeof data?.type !== "function") throw new Error(`menu ${namespace}.${key} needs an Application class as its type`);
+    this.menus.set(`${namespace}.${key}`, { ...data, key: `${namespace}.${key}`, namespace });
   }
 
   get(namespace, key) {
@@ -516,6 +639,23 @@ class Settings {
     this.#values.set(id, cast);
     def.onChange?.(cast);
     return cast;
+  }
+
+  /** What the settings window shows this user: menus and settings, by the rule above. */
+  view() {
+    const canConfigure = (game.user?.role ?? 0) >= 3;
+    const menus = [...this.menus.values()].filter((m) => !(m.restricted && !canConfigure)).map((m) => m.key);
+    const settings = [...this.#defs.values()].filter((d) => d.config && !(!canConfigure && d.scope === "world")).map((d) => `${d.namespace}.${d.key}`);
+    return { menus, settings };
+  }
+
+  /** A click on a menu's button: v13 SettingsConfig#onOpenSubmenu makes the class and renders it. */
+  openMenu(key) {
+    const menu = this.menus.get(key);
+    if (!menu) throw new Error(`no menu ${key}`);
+    if (!this.view().menus.includes(key)) throw new Error(`menu ${key} is not shown to this user`);
+    const app = new menu.type();
+    return app.render({ force: true });
   }
 }
 
@@ -577,8 +717,12 @@ const assistant = { id: "userAS000000001", name: "Assistant", role: 3, isGM: tru
 const player = { id: "userPL000000001", name: "Player", isGM: false, role: 1, active: true, targets: new Set() };
 // User#viewedScene: "The ID of the Scene currently being viewed by this User" (foundry.documents.User,
 // v12/v13 API); the server keeps it for every user, so the GM's client knows the player's (?playerScene=…).
-gm.viewedScene = assistant.viewedScene = "scene1";
-player.viewedScene = params.get("playerScene") ?? "scene1";
+// It is null until the user views a scene, and on a GM's client a user who connected before the GM
+// can read null there (issue 39): ?playerScene=none and ?gmScene=none give null.
+const sceneParam = (name) => (params.get(name) === "none" ? null : params.get(name) ?? "scene1");
+gm.viewedScene = sceneParam("gmScene");
+assistant.viewedScene = "scene1";
+player.viewedScene = sceneParam("playerScene");
 const me = { player, assistant, gm }[params.get("user") ?? "gm"] ?? gm;
 me.active = true;
 
@@ -642,7 +786,10 @@ const tokens = { get: (id) => (viewed.tokens.has(id) ? placeables.get(id) : unde
 const notes = [];
 
 globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } }, specialStatusEffects: { DEFEATED: "dead" } };
-globalThis.CONST = { DOCUMENT_OWNERSHIP_LEVELS: { NONE: 0, LIMITED: 1, OBSERVER: 2, OWNER: 3 } };
+// CONST as foundry-vtt-types 13.x src/foundry/common/constants.d.mts: DICE_ROLL_MODES (l. 393-412),
+// TOKEN_DISPLAY_MODES (l. 1006-1036: NONE 0, CONTROL 10, OWNER_HOVER 20, HOVER 30, OWNER 40, ALWAYS 50).
+globalThis.CONST = { DOCUMENT_OWNERSHIP_LEVELS: { NONE: 0, LIMITED: 1, OBSERVER: 2, OWNER: 3 }, DICE_ROLL_MODES,
+  TOKEN_DISPLAY_MODES: Object.freeze({ NONE: 0, CONTROL: 10, OWNER_HOVER: 20, HOVER: 30, OWNER: 40, ALWAYS: 50 }) };
 globalThis.foundry = {
   utils: { randomID, setProperty, mergeObject, fromUuid: async (uuid) => documents.get(uuid) ?? null },
   dice: { Roll, terms: { RollTerm, DiceTerm, Die, OperatorTerm } },
@@ -653,6 +800,39 @@ globalThis.Roll = Roll;
 globalThis.ChatMessage = ChatMessage;
 globalThis.Macro = Macro;
 const settings = new Settings();
+// core.rollMode: a client setting of the core (the chat's roll-mode select writes it), "publicroll" by default.
+settings.register("core", "rollMode", { scope: "client", config: false, type: String, default: "publicroll" });
+if (params.has("rollMode")) settings.preset("core", "rollMode", params.get("rollMode"));
+
+// ── Dice So Nice (?dsn=on): how many dice it throws ────────────────────────────────
+// Dice So Nice module/DiceNotation.js (Daedalus11069/dice-so-nice-fork, the DiceNotation
+// constructor): `let maxDiceNumber = game.settings.get("dice-so-nice", "maxDiceNumber")` then,
+// die by die, `if(++diceNumber >= maxDiceNumber) return true;`: a roll's dice beyond
+// maxDiceNumber − 1 are dropped, without a word. The setting (module/main.js) is a world
+// setting, default 20, range 20-100. DSN throws a message's rolls on createChatMessage when
+// their content is visible, and `showForRoll(roll, user, synchronize, users, blind, …)`
+// (module/Dice3D.js) throws one roll for the listed users (all when null) — through the same
+// DiceNotation. Every throw is logged in __world.dsn: the dice counted and the dice thrown.
+const dsnLog = [];
+const dice3d = params.get("dsn") === "on" ? {
+  // One count per message (issue 39: "at most maxDiceNumber dice per message"), over all its rolls.
+  thrown(rolls) {
+    const max = settings.get("dice-so-nice", "maxDiceNumber");
+    let n = 0;
+    let shown = 0;
+    for (const roll of rolls) for (const die of roll.dice) for (const _ of die.results) if (++n < max) shown += 1;
+    return { dice: n, shown };
+  },
+  onCreate(message) {
+    if (!message.isRoll || !message.isContentVisible) return;
+    dsnLog.push({ message: message.id, user: game.user.id, ...this.thrown(message.rolls) });
+  },
+  async showForRoll(roll, user = game.user, synchronize = false, users = null, blind = false) {
+    dsnLog.push({ message: null, user: user?.id ?? null, synchronize: !!synchronize, users, blind: !!blind, ...this.thrown([roll]) });
+    return true;
+  },
+} : null;
+if (dice3d) settings.register("dice-so-nice", "maxDiceNumber", { scope: "world", config: true, type: Number, default: 20 });
 // game.user is set when the world is ready to play (after init), as in Foundry: code
 // that reads it during init finds nothing.
 globalThis.game = {
@@ -663,8 +843,9 @@ globalThis.game = {
   i18n,
   keybindings,
   settings,
-  modules: new Map([["fracas", { id: "fracas", active: true }]]),
+  modules: new Map([["fracas", { id: "fracas", active: true }], ...(dice3d ? [["dice-so-nice", { id: "dice-so-nice", active: true }]] : [])]),
   world: { id: "fracas-test-world" },
+  dice3d: dice3d ?? undefined,
   system: { id: params.get("system") ?? "worldbuilding" },
   scenes,
   messages: new Collection(),
@@ -700,11 +881,11 @@ globalThis.__world = {
     keybindings.close();
     renderControls();
   },
-  addToken({ id, name, actor, scene = "scene1", x, y, width, height, hidden }) {
+  addToken({ id, name, actor, scene = "scene1", x, y, width, height, hidden, displayName }) {
     // A token's actor may name the users who own it (`owners`) and carry items.
     const a = actor instanceof Actor ? actor : new Actor(actor);
     if (x === undefined || y === undefined) [x, y] = [(placed++) * 500, 5000];
-    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene), x, y, width, height, hidden });
+    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene), x, y, width, height, hidden, displayName });
     for (const s of scenes.values()) s.tokens.delete(id);
     scenes.get(scene).tokens.set(id, doc);
     const t = new Token(doc);
@@ -726,4 +907,21 @@ globalThis.__world = {
   },
   Actor,
   messages: () => [...game.messages.values()],
+  /** Every message document this client received from another client (the hostile player's log). */
+  received,
+  /** What Dice So Nice threw on this client. */
+  dsn: dsnLog,
+  /** What the settings window shows this user. */
+  settingsView: () => settings.view(),
+  openMenu: (key) => settings.openMenu(key),
+  /**
+   * Foundry re-renders the players list (a user joins or leaves): the element's contents are
+   * replaced and the render hook fires, as ApplicationV2#render calls `render${Class}` for the
+   * class and its parents (v13 Players → "renderPlayers"; v12's PlayerList → "renderPlayerList").
+   */
+  renderPlayers() {
+    const el = document.getElementById("players");
+    el.innerHTML = `<ol class="players-list">${game.users.filter((u) => u.active).map((u) => `<li>${u.name}</li>`).join("")}</ol>`;
+    Hooks.callAll(generation >= 13 ? "renderPlayers" : "renderPlayerList", { id: "players" }, generation >= 13 ? el : [el], {});
+  },
 };

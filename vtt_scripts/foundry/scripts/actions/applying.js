@@ -1,6 +1,7 @@
 // Damage and undo on the holding client: every change of an actor's Body runs on that
 // actor's queue, all or none, and Undo gives back by delta (README: Damage and Undo).
 
+import { gmOnly } from "../audience.js";
 import { ActorQueue, documentsOf, undoValue } from "../damage.js";
 import { FracasError, InputError } from "../errors.js";
 import { t } from "../i18n.js";
@@ -33,7 +34,7 @@ export function applyingActions(ctx) {
       // Body values are the GM's: on a card players see, the flags keep only what the card
       // shows (who took how much); before and after go to a GM-only ledger (a whisper).
       const flags = card.flags?.[MODULE_ID];
-      if (flags && changes.length && !card.whisperToGM && vtt.postLedger) {
+      if (flags && changes.length && !card.whisperToGM && !gmOnly(card.rollMode ?? "publicroll", card.requester) && vtt.postLedger) {
         flags.ledger = await vtt.postLedger(changes);
         flags.changes = publicChanges(changes);
       }

@@ -1,6 +1,7 @@
 // Attacks: the controlled token strikes its targets (Enchanted Realms, with ER-17
 // bystanders from the scene, or another ruleset), damage applied with Undo.
 
+import { gmOnly } from "../audience.js";
 import { bystandersOf } from "../bystanders.js";
 import { attackCardModel, attackRollSpecs, renderAttackCard, renderRulesetCard, rulesetCardModel, rulesetRollSpecs } from "../chat.js";
 import { InputError } from "../errors.js";
@@ -67,7 +68,9 @@ export function attackActions(ctx) {
     // calls it "someone unseen" and leaves out its damage.
     const secret = new Set(used.filter((v) => v.hidden && !aimed.has(v.id)).map((v) => v.id));
     const touched = model.targets.some((/** @type {{id: string}} */ x) => secret.has(x.id));
-    const everyone = setting("chatVisibility") !== "gm";
+    // Who sees the card: the roll mode of whoever asked, with the world setting (audience.js).
+    const audience = ctx.audienceOf(options);
+    const everyone = !gmOnly(audience.rollMode, audience.requester);
     /** @type {import("../chat.js").CardModel|null} the card everyone sees, when it differs */
     let open = null;
     if (everyone && touched) {
@@ -83,12 +86,13 @@ export function attackActions(ctx) {
       rolls: await vtt.makeRolls(attackRollSpecs(model)),
       flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), shownTotal),
       speaker: attacker,
-      whisperToGM: !everyone || touched,
+      whisperToGM: touched,
+      ...audience,
     });
     if (open) {
       await vtt.postCard({
         content: renderAttackCard(open), rolls: await vtt.makeRolls(attackRollSpecs(open)),
-        flags: { [MODULE_ID]: { kind: "attack-public" } }, speaker: attacker, whisperToGM: false,
+        flags: { [MODULE_ID]: { kind: "attack-public" } }, speaker: attacker, whisperToGM: false, ...audience,
       });
     }
     return { requestId, result, messageId: message?.id ?? null, changes, shownTotal };
@@ -230,7 +234,7 @@ export function attackActions(ctx) {
       rolls: await vtt.makeRolls(rulesetRollSpecs(result)),
       flags: cardFlags("attack", requestId, model.seed, changes),
       speaker: attacker,
-      whisperToGM: setting("chatVisibility") === "gm",
+      ...ctx.audienceOf(options),
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }

@@ -3,6 +3,7 @@
 // flags; with the GM's words for a bridge error's path. The actions themselves are one
 // module per feature in this folder, composed by ../actions.js (createActions).
 
+import { effectiveRollMode } from "../audience.js";
 import { planDamage } from "../damage.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "../errors.js";
 import { t } from "../i18n.js";
@@ -291,5 +292,18 @@ export function makeContext(deps) {
    */
   const damageOf = (model) => /** @type {Record<string, number>} */ (Object.fromEntries(model.targets.map((/** @type {{id: string, damage: number}} */ x) => [x.id, x.damage])));
 
-  return { vtt, connection, newId, log, deps, planChanges, damageOf, mapping, setting, guarded, requireGM, link, seedOption, viewsOf, numberAt, cardFlags, flagTargets, attackerOf, firstOf, oneToken };
+  /**
+   * Who a card is for (audience.js): the roll mode of the user who asked (a player's request
+   * says its own; the GM's is this client's core.rollMode) with the world setting "Results in
+   * chat" applied, and the player who asked (null for the GM's own).
+   * @param {Json} options
+   * @returns {{rollMode: string, requester: string|null}}
+   */
+  function audienceOf(options) {
+    const requester = typeof options?.requester === "string" ? options.requester : null;
+    const asked = options?.rollMode ?? (requester ? "publicroll" : vtt.rollMode?.());
+    return { rollMode: effectiveRollMode(asked, setting("chatVisibility")), requester };
+  }
+
+  return { vtt, connection, newId, log, deps, planChanges, damageOf, mapping, setting, guarded, requireGM, link, seedOption, viewsOf, numberAt, cardFlags, flagTargets, attackerOf, firstOf, oneToken, audienceOf };
 }

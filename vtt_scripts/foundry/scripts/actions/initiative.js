@@ -1,6 +1,7 @@
 // Initiative for the active combat: ER-18 and WW-1 per combatant, CT-1 and OS-1 per side.
 
 import { initiativeCardModel, initiativeRollSpecs, initiativeValues, renderInitiativeCard, renderSideInitiativeCard, sideInitiativeRollSpecs } from "../chat.js";
+import { gmOnly } from "../audience.js";
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
@@ -61,7 +62,8 @@ export function initiativeActions(ctx) {
     // Hidden combatants are the GM's: the whole order goes to the GM; a public card
     // (when chat is public) shows only the combatants the players can see.
     const hidden = new Set(standing.filter((c) => c.hidden).map((c) => c.id));
-    const everyone = setting("chatVisibility") !== "gm";
+    const audience = ctx.audienceOf(options);
+    const everyone = !gmOnly(audience.rollMode, audience.requester);
     let message;
     if (!everyone || hidden.size) {
       message = await vtt.postCard({
@@ -79,7 +81,7 @@ export function initiativeActions(ctx) {
     if (everyone && visible.order.length) {
       message = await vtt.postCard({
         content: renderInitiativeCard(visible), rolls: await vtt.makeRolls(initiativeRollSpecs(visible)),
-        flags, speaker: null, whisperToGM: false,
+        flags, speaker: null, whisperToGM: false, ...audience,
       });
     }
     return { requestId, result, values, messageId: message?.id ?? null };
@@ -116,7 +118,7 @@ export function initiativeActions(ctx) {
     const message = await vtt.postCard({
       content: renderSideInitiativeCard(result), rolls: await vtt.makeRolls(sideInitiativeRollSpecs(result)),
       flags: { [MODULE_ID]: { kind: "initiative", requestId, seed: String(result.seed), changes: [], undone: null } },
-      speaker: null, whisperToGM: setting("chatVisibility") === "gm",
+      speaker: null, ...ctx.audienceOf(options),
     });
     return { requestId, result, values, messageId: message?.id ?? null };
   }

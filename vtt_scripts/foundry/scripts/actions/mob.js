@@ -58,7 +58,7 @@ export function mobActions(ctx) {
       rolls: await vtt.makeRolls(mobRollSpecs(result, { names, profileNames })),
       flags: cardFlags("mob", requestId, model.seed, changes, flagTargets(model, used), model.totalDamage),
       speaker: null,
-      whisperToGM: setting("chatVisibility") === "gm",
+      ...ctx.audienceOf(options),
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }

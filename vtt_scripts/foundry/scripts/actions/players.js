@@ -1,6 +1,7 @@
 // Requests from other clients (players, and GMs whose tab does not hold the bridge),
 // answered by the holding client, and a player's own attack sent there.
 
+import { ROLL_MODES } from "../audience.js";
 import { FracasError, InputError, errorText } from "../errors.js";
 import { t } from "../i18n.js";
 import { uniqueViews, who } from "../request.js";
@@ -58,6 +59,10 @@ export function playersActions(ctx) {
     if (scene) request.scene = scene;
     if (options.item !== undefined) request.item = String(options.item?.id ?? options.item);
     if (options.strike !== undefined) request.strike = options.strike;
+    // The player's chat roll mode (core.rollMode): the GM's client posts the card as the
+    // player would have (audience.js), the world setting applied on top.
+    const rollMode = options.rollMode ?? vtt.rollMode?.();
+    if (typeof rollMode === "string") request.rollMode = rollMode;
     if (setting("playerFreeForm") === true) {
       for (const key of FREE_FORM_OPTIONS) if (options[key] !== undefined) request[key] = options[key];
       if (Array.isArray(request.nearby)) request.nearby = (viewsOf(request.nearby, "nearby") ?? []).map((v) => v.id);
@@ -243,8 +248,9 @@ export function playersActions(ctx) {
     const unseen = targets.find((v) => v.hidden);
     if (unseen) throw InputError.of("FRACAS.Error.Actions04", { label: "targets", p1: JSON.stringify(unseen.id) });
     if (!targets.length) return refusal("FRACAS.Notify.NoTargets");
+    const rollMode = typeof request.rollMode === "string" && ROLL_MODES.includes(request.rollMode) ? request.rollMode : "publicroll";
     /** @type {Record<string, any>} */
-    const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId };
+    const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId, requester: senderId, rollMode };
     const freeForm = setting("playerFreeForm") === true;
     const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
     if (!freeForm && extra.length) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
@@ -258,7 +264,9 @@ export function playersActions(ctx) {
     }
     const out = await ctx.attack(options);
     // What the player's table saw: a hidden bystander's damage is not in it.
-    return { requestId: out.requestId, messageId: out.messageId, total_damage: out.shownTotal ?? out.result.total_damage };
+    // A blind roll: the player learns that it was made, not what it did.
+    const blind = ctx.audienceOf(options).rollMode === "blindroll";
+    return { requestId: out.requestId, messageId: out.messageId, total_damage: blind ? null : out.shownTotal ?? out.result.total_damage };
   }
 
   return { playerRequest, playerAttack, relay, refusal, refusalText, checkLimits, answerRequest, summarize, resolvePlayerAttack };

@@ -1,6 +1,7 @@
 // Whole fights, one round per call, from the combat tracker (docs/ENCOUNTERS.md).
 
 import { renderRoundCard, roundRollSpecs } from "../chat.js";
+import { gmOnly } from "../audience.js";
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { buildScenario } from "../request.js";
@@ -94,19 +95,21 @@ export function roundActions(ctx) {
     for (const c of combat.combatants) if (c.hidden && c.view?.id) hidden.add(c.view.id);
     // Who took damage this round, for the card's per-target buttons (Undo, Apply, Half, Double).
     const hurt = hit.map((v) => ({ id: v.id, name: state.names[v.id] ?? v.name, uuid: v.actorUuid ?? null, damage: damageById[v.id] }));
-    const everyone = setting("chatVisibility") !== "gm";
+    const audience = ctx.audienceOf(options);
+    const everyone = !gmOnly(audience.rollMode, audience.requester);
     const message = await ctx.applyAndPost(changes, {
       content: renderRoundCard(log, { names: state.names, requestId, hurt }, { undoable: changes.length > 0 }),
       rolls: await vtt.makeRolls(roundRollSpecs(log, new Set(), state.names)),
       flags: cardFlags("round", requestId, String(log.seed), changes, hurt),
       speaker: null,
-      whisperToGM: !everyone || hidden.size > 0,
+      whisperToGM: hidden.size > 0,
+      ...audience,
     });
     if (everyone && hidden.size) {
       await vtt.postCard({
         content: renderRoundCard(log, { names: state.names, requestId, hidden }),
         rolls: await vtt.makeRolls(roundRollSpecs(log, hidden, state.names)),
-        flags: { [MODULE_ID]: { kind: "round-public", requestId } }, speaker: null, whisperToGM: false,
+        flags: { [MODULE_ID]: { kind: "round-public", requestId } }, speaker: null, whisperToGM: false, ...audience,
       });
     }
     await vtt.setCombatFlag(combat, { ...state, round: log.round });

@@ -69,7 +69,7 @@ export function specialsActions(ctx) {
     const message = await vtt.postCard({
       content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
       flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
-      speaker: challenger, whisperToGM: setting("chatVisibility") === "gm",
+      speaker: challenger, ...ctx.audienceOf(options),
     });
     return { requestId, result, messageId: message?.id ?? null };
   }
@@ -114,7 +114,7 @@ export function specialsActions(ctx) {
       rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id })),
       flags: cardFlags("impale", requestId, String(result.seed), changes,
         result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
-      speaker: pikeman, whisperToGM: setting("chatVisibility") === "gm",
+      speaker: pikeman, ...ctx.audienceOf(options),
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }

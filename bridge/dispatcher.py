@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from .budget import Ledger
-from .journal import Entry, Journal, JournalError
+from .journal import Entry, Journal, JournalDamaged, JournalError
 from .limits import Limits
 from .protocol import HEAVY_METHODS, HEAVY_ROUND, METHODS, Protocol, Read, Reply, Session, Turn
 
@@ -110,7 +110,15 @@ class Dispatcher:
             if self._store is None:
                 from fracas.store import EncounterStore
 
-                self._store = EncounterStore(getattr(self._journal, "path", None) or ":memory:")
+                journal = self._journal
+                path = getattr(journal, "path", None) or ":memory:"
+                if path == ":memory:" and isinstance(journal, Journal):
+                    # One in-memory database: the store's tables beside the journal's, one lock.
+                    self._store = EncounterStore(path, connection=journal._db, lock=journal._lock)
+                else:
+                    self._store = EncounterStore(path, busy_wait=getattr(journal, "busy_wait", 30.0))
+                # Encounter changes are journaled in the store's transactions (methods.py).
+                self._store.journal = journal
             return self._store
 
     # ── the entry points ────────────────────────────────────────────────────
@@ -157,14 +165,15 @@ class Dispatcher:
         self._claims.acquire(turn.claims)
         try:
             commit = turn.run({key: self._lookup(key) for key in turn.reads})
-            stored: list[Entry] | None = []
+            stored: list[Entry] | JournalError = []
             if commit.entries:
                 try:
                     stored = self._journal.record(commit.entries)
                 except JournalError as exc:
-                    logger.error("%s", exc)
-                    stored = None
-            return turn.finish(stored)
+                    if not isinstance(exc, JournalDamaged):  # logged once by the journal
+                        logger.error("%s", exc)
+                    stored = exc
+            return turn.finish(stored)  # type: ignore[arg-type] - settle says why it failed
         finally:
             self._claims.release(turn.claims)
 

@@ -18,9 +18,25 @@ one ``VACUUM`` when the bridge opens it) and each deletion runs ``incremental_va
 then checkpoints and truncates the WAL, which is never kept larger than the cap (at most
 ``WAL_LIMIT``) once checkpointed. So the file stays within about one entry of the cap,
 plus the encounters it keeps.
+The logs of undone encounter rounds (kept in the same file by the encounter store) count
+toward ``max_bytes`` with the entries, and go with them oldest first (by the time they
+were recorded; the store also keeps only the newest ``UNDONE_KEPT`` undone rounds per
+encounter).
+
 The file, its ``-wal`` and ``-shm`` are readable by their owner only (0600), in a 0700
 directory when fracas makes it. A deleted entry's id may be used again (a resend that
 old would roll anew).
+
+Locks: lookups read through a connection of their own (WAL readers never wait for a
+writer), so another process holding the write lock stalls only writes; a write waits at
+most ``busy_wait`` seconds (BUSY_WAIT) for it, then fails with :class:`JournalBusy`,
+nothing written.
+
+Damage is never papered over: the journal is checked (``PRAGMA quick_check``) when it
+opens, and a damaged one is refused (:class:`JournalDamaged`, saying how to recover); a
+journal that was made before (its ``.made`` marker says so) but is now missing or empty
+is refused too, never recreated empty (``fracas.store.check_kept``); a file deleted or
+replaced while the bridge runs stops every write (nothing more is acknowledged).
 """
 
 from __future__ import annotations
@@ -34,6 +50,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -70,6 +87,14 @@ SYNC_MODES = ("full", "normal")
 #: Bytes the WAL file is truncated to after a checkpoint (SQLite's journal_size_limit).
 WAL_LIMIT = 64 << 20
 
+#: Seconds a write waits for another process's write lock before it fails (JournalBusy).
+BUSY_WAIT = 2.0
+
+#: The bytes of undone rounds' logs (the encounter store's), counted with the entries.
+_UNDONE_BYTES = ("SELECT count(*), coalesce(sum(length(log) + 2 * length(name) + length(seed)"
+                 " + 2 * length(recorded_at) + coalesce(length(request_key), 0)), 0)"
+                 " FROM encounter_rounds WHERE undone = 1")
+
 logger = logging.getLogger("fracas.bridge")
 
 
@@ -95,11 +120,35 @@ class JournalError(Exception):
     """The journal file cannot be opened or written (message names the file)."""
 
 
+class JournalBusy(JournalError):
+    """Another process held the journal's write lock for longer than the bounded wait."""
+
+
+class JournalDamaged(JournalError):
+    """The journal file is damaged, missing or replaced (the message says how to recover)."""
+
+
+def recovery(path: str) -> str:
+    """How to recover from a damaged journal (the same words at start, in replies and in doctor)."""
+    return (f"stop every fracas serve using it, move it aside (mv {path} {path}.damaged, and its -wal"
+            f" and -shm beside it), then restore a backup copy to {path}, or salvage what is readable"
+            f" (sqlite3 {path}.damaged .recover | sqlite3 {path}), or start a new empty journal by"
+            f" deleting {path}.made too (every roll and encounter in it is then gone from the bridge);"
+            " fracas doctor checks the journal")
+
+
+def _damage(error: BaseException) -> bool:
+    """Whether an SQLite error says the file is damaged (not busy, not full)."""
+    text = str(error).lower()
+    return isinstance(error, sqlite3.DatabaseError) and any(
+        word in text for word in ("malformed", "not a database", "disk image", "corrupt", "file is not"))
+
+
 #: Free bytes below which a failed write is put down to a full disk.
 FULL_DISK_BYTES = 1 << 20
 
 
-def _why(path: str, error: BaseException) -> str:
+def _why(path: str, error: BaseException, wait: float | None = None) -> str:
     """The reason an SQLite or OS error gives, or that the disk is full when it is (SQLite
     says "database or disk is full" only sometimes: a full disk during recovery or a WAL
     write often comes out as "disk I/O error")."""
@@ -118,6 +167,12 @@ def _why(path: str, error: BaseException) -> str:
             free = "no space left"
         return (f"the disk holding {directory} is full ({free}): free some space (fracas journal prune"
                 f" --max-mb MB shrinks the journal) and try again [{error}]")
+    if wait is not None and "locked" in str(error).lower():
+        return (f"another process holds its write lock (waited {wait:g} s for it: another fracas serve,"
+                f" fracas journal prune or a program with the file open in a write transaction)"
+                f" [{error}]")
+    if _damage(error):
+        return f"{error}: the file is damaged (or not a journal), so it is not used; to recover, {recovery(path)}"
     return str(error)
 
 
@@ -180,35 +235,135 @@ class Journal:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, sync: str = "full",
-                 retention: Retention | None = None) -> None:
+                 retention: Retention | None = None, busy_wait: float = BUSY_WAIT,
+                 check: bool = True) -> None:
         if sync not in SYNC_MODES:
             raise ValueError(f"journal sync must be one of {SYNC_MODES}, got {sync!r}")
         self.path = os.fspath(path)
         self.retention = retention
+        #: Seconds a write waits for another process's write lock.
+        self.busy_wait = busy_wait
         self._commits = 0
         # Bytes of the file's pages in use that are not the journal's entries (the encounter
         # store the bridge keeps in the same file), as last measured.
         self._others = 0
+        #: The write connection's lock (writes, retention); reads have their own.
         self._lock = threading.Lock()
+        self._read_lock = self._lock
+        self._identity: tuple[int, int] | None = None
+        self._damage_logged = False
         try:
-            from fracas.store import private_file
+            from fracas.store import StoreError, check_kept, private_file
 
+            check_kept(self.path)
             private_file(self.path)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except StoreError as error:
+            raise JournalDamaged(str(error)) from None
         except (OSError, sqlite3.Error) as error:
             raise JournalError(f"cannot open journal {self.path}: {_why(self.path, error)}") from error
+        self._reader = self._db
         try:
             self._setup(sync)
+            if check and self.path != ":memory:":
+                self._check()
+            if self.path != ":memory:":
+                self._reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._reader.execute("PRAGMA query_only = ON")
+                self._read_lock = threading.Lock()
+                stat = os.stat(self.path)
+                self._identity = (stat.st_dev, stat.st_ino)
         except sqlite3.Error as error:
-            self._db.close()
+            self._close_all()
+            if _damage(error):
+                raise JournalDamaged(f"cannot use journal {self.path}: {_why(self.path, error)}") from error
             raise JournalError(f"cannot use journal {self.path}: {_why(self.path, error)}") from error
+        except OSError as error:
+            self._close_all()
+            raise JournalError(f"cannot use journal {self.path}: {_why(self.path, error)}") from error
+        except JournalError:
+            self._close_all()
+            raise
+        if self.path != ":memory:":
+            from fracas.store import mark_kept
+
+            mark_kept(self.path)
         if retention is not None:
             self._incremental()
-            self.enforce_retention()
+            try:
+                self.enforce_retention()
+            except JournalError:
+                self._close_all()
+                raise
+
+    def _close_all(self) -> None:
+        if self._reader is not self._db:
+            self._reader.close()
+        self._db.close()
+
+    def _check(self) -> None:
+        """Refuse a damaged file (``PRAGMA quick_check``: every page read once, about a second per GB)."""
+        problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)").fetchall()]
+        if problems != ["ok"]:
+            raise JournalDamaged(f"cannot use journal {self.path}: it is damaged (PRAGMA quick_check: "
+                                 f"{'; '.join(problems)}), so it is not used; to recover, {recovery(self.path)}")
+
+    def check_file(self) -> None:
+        """Raise JournalDamaged if the file was deleted or replaced since it was opened: a
+        write would then go to a file nobody finds again (its rolls lost at the next start)."""
+        if self._identity is None:
+            return
+        try:
+            stat = os.stat(self.path)
+            now = (stat.st_dev, stat.st_ino)
+        except OSError:
+            now = None
+        if now != self._identity:
+            error = JournalDamaged(
+                f"journal {self.path} was {'deleted' if now is None else 'replaced'} while the bridge ran,"
+                " so nothing more is journaled or answered with a roll: restore it (or move the new file"
+                " aside) and restart the bridge, which will say what it finds")
+            self._log_damage(error)
+            raise error
+
+    def _log_damage(self, error: BaseException) -> None:
+        """Log a damaged journal once (not once per request)."""
+        if not self._damage_logged:
+            self._damage_logged = True
+            logger.error("%s", error)
+
+    def _failed(self, doing: str, error: sqlite3.Error, wait: float | None = None) -> JournalError:
+        """The JournalError of a failed statement: busy, damaged (logged once) or else."""
+        if wait is not None and "locked" in str(error).lower():
+            return JournalBusy(f"cannot {doing} journal {self.path}: {_why(self.path, error, wait)}")
+        if _damage(error):
+            damaged = JournalDamaged(f"cannot {doing} journal {self.path}: {_why(self.path, error)}")
+            self._log_damage(damaged)
+            return damaged
+        return JournalError(f"cannot {doing} journal {self.path}: {_why(self.path, error)}")
+
+    def _begin(self) -> float:
+        """Take the write lock (this process's, then SQLite's) within ``busy_wait`` seconds;
+        raise JournalBusy past it. The caller holds ``self._lock`` after this returns."""
+        deadline = time.monotonic() + self.busy_wait
+        if not self._lock.acquire(timeout=self.busy_wait):
+            raise JournalBusy(f"cannot write journal {self.path}: another write of this bridge has waited"
+                              f" {self.busy_wait:g} s for its write lock (another process holds it)")
+        try:
+            left = max(0.0, deadline - time.monotonic())
+            self._db.execute(f"PRAGMA busy_timeout = {int(left * 1000)}")
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            self._lock.release()
+            raise self._failed("write", error, self.busy_wait) from error
+        except BaseException:
+            self._lock.release()
+            raise
+        return deadline
 
     def _setup(self, sync: str) -> None:
         db = self._db
-        db.execute("PRAGMA busy_timeout = 10000")
+        db.execute(f"PRAGMA busy_timeout = {int(self.busy_wait * 1000)}")
         # Before any table exists (a new file), so that deleted entries' pages can be given
         # back to the filesystem (incremental_vacuum); an older file is converted in _incremental.
         db.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -250,12 +405,15 @@ class Journal:
 
     def lookup(self, key: str) -> Entry | None:
         """The entry journaled under ``key``, or None."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT id_key, method, digest, params, result, backend, version, recorded_at"
-                " FROM entries WHERE id_key = ?",
-                (key,),
-            ).fetchone()
+        with self._read_lock:
+            try:
+                row = self._reader.execute(
+                    "SELECT id_key, method, digest, params, result, backend, version, recorded_at"
+                    " FROM entries WHERE id_key = ?",
+                    (key,),
+                ).fetchone()
+            except sqlite3.Error as error:
+                raise self._failed("read", error) from error
         return None if row is None else Entry(*row)
 
     def record(self, entries: Iterable[Entry]) -> list[Entry]:
@@ -268,40 +426,49 @@ class Journal:
         entries = list(entries)
         if not entries:
             return []
-        stored: list[Entry] = []
-        with self._lock:
+        self.check_file()
+        self._begin()
+        try:
             db = self._db
             try:
-                db.execute("BEGIN IMMEDIATE")
-                for entry in entries:
-                    cursor = db.execute(
-                        "INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        entry.row(),
-                    )
-                    if cursor.rowcount == 1:
-                        stored.append(entry)
-                    else:
-                        row = db.execute(
-                            "SELECT id_key, method, digest, params, result, backend, version,"
-                            " recorded_at FROM entries WHERE id_key = ?",
-                            (entry.id_key,),
-                        ).fetchone()
-                        stored.append(Entry(*row))
+                stored = [insert(db, entry) for entry in entries]
                 db.execute("COMMIT")
             except sqlite3.Error as error:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
-                raise JournalError(f"cannot write journal {self.path}: {_why(self.path, error)}") from error
+                raise self._failed("write", error) from error
             self._commits += 1
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_wait * 1000)}")
             retention = self.retention
             due = retention is not None and (self._commits % retention.check_every == 0
                                              or self._over(retention.max_bytes))
+        finally:
+            self._lock.release()
         if due:
             try:
                 self.enforce_retention(keep=[entry.id_key for entry in entries])
             except JournalError as error:  # the entries are committed; retention tries again later
                 logger.error("%s", error)
         return stored
+
+    def committed(self) -> None:
+        """Count a commit made elsewhere on the file (an encounter change written with its entry
+        by the encounter store): retention runs when it is due, as after :meth:`record`."""
+        retention = self.retention
+        if retention is None:
+            return
+        with self._lock:
+            self._commits += 1
+            try:
+                due = self._commits % retention.check_every == 0 or self._over(retention.max_bytes)
+            except sqlite3.Error as error:
+                logger.error("%s", self._failed("measure", error))
+                return
+        if due:
+            try:
+                self.enforce_retention()
+            except JournalError as error:
+                logger.error("%s", error)
 
     def used_bytes(self) -> int:
         """Bytes of the database's pages in use (deleted entries' pages are reused, not counted)."""
@@ -317,6 +484,16 @@ class Journal:
         count, size = self._db.execute(_ENTRY_BYTES + where, tuple(args)).fetchone()
         return int(size) + ENTRY_OVERHEAD * int(count)
 
+    def _undone_bytes(self, where: str = "", args: Iterable[Any] = ()) -> int:
+        """Bytes of the undone rounds' logs (0 when the file has no encounter store)."""
+        try:
+            count, size = self._db.execute(_UNDONE_BYTES + where, tuple(args)).fetchone()
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):
+                return 0
+            raise
+        return int(size) + ENTRY_OVERHEAD * int(count)
+
     def _over(self, max_bytes: int) -> bool:
         """Whether the entries take more than ``max_bytes``: the pages in use (two PRAGMAs)
         less the other tables' as last measured; measured again (one pass over the entries'
@@ -325,7 +502,7 @@ class Journal:
         used = self._used_bytes()
         if used - self._others <= max_bytes:
             return False
-        self._others = max(0, used - self._entry_bytes())
+        self._others = max(0, used - self._entry_bytes() - self._undone_bytes())
         return used - self._others > max_bytes
 
     def enforce_retention(self, retention: Retention | None = None, *, keep: Iterable[str] = ()) -> int:
@@ -341,22 +518,35 @@ class Journal:
         with self._lock:
             db = self._db
             try:
+                rounds = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                                    " AND name = 'encounter_rounds'").fetchone() is not None
                 if retention.max_age_days is not None:
                     before = (datetime.datetime.now(datetime.timezone.utc)
                               - datetime.timedelta(days=retention.max_age_days)).isoformat(timespec="milliseconds")
                     removed += db.execute("DELETE FROM entries WHERE recorded_at < ?" + spare,
                                           (before, *kept)).rowcount
-                entries = self._entry_bytes()
+                    if rounds:
+                        removed += db.execute("DELETE FROM encounter_rounds WHERE undone = 1 AND recorded_at < ?",
+                                              (before,)).rowcount
+                entries = self._entry_bytes() + (self._undone_bytes() if rounds else 0)
+                # Both kinds, oldest first: journal entries (kind 0) and undone rounds' logs (kind 1).
+                both = (f"SELECT 0 AS kind, rowid AS r, recorded_at AS at FROM entries WHERE 1{spare}"
+                        + (" UNION ALL SELECT 1, rowid, recorded_at FROM encounter_rounds WHERE undone = 1"
+                           if rounds else ""))
                 while entries > retention.max_bytes:
                     # The oldest tenth (at least one) at a time, until what is left fits.
-                    count = db.execute("SELECT count(*) FROM entries WHERE 1" + spare, kept).fetchone()[0]
+                    count = db.execute(f"SELECT count(*) FROM ({both})", kept).fetchone()[0]
                     if not count:
                         break
-                    oldest = (" WHERE rowid IN (SELECT rowid FROM entries WHERE 1" + spare +
-                              " ORDER BY recorded_at, rowid LIMIT ?)")
-                    batch = (*kept, max(1, count // 10))
-                    entries -= self._entry_bytes(oldest, batch)
-                    removed += db.execute("DELETE FROM entries" + oldest, batch).rowcount
+                    picked = db.execute(f"SELECT kind, r FROM ({both}) ORDER BY at, kind, r LIMIT ?",
+                                        (*kept, max(1, count // 10))).fetchall()
+                    ids = [orjson.dumps([r for kind, r in picked if kind == k]).decode() for k in (0, 1)]
+                    chosen = " WHERE rowid IN (SELECT value FROM json_each(?))"
+                    entries -= self._entry_bytes(chosen, (ids[0],))
+                    removed += db.execute("DELETE FROM entries" + chosen, (ids[0],)).rowcount
+                    if rounds:
+                        entries -= self._undone_bytes(" AND rowid IN (SELECT value FROM json_each(?))", (ids[1],))
+                        removed += db.execute("DELETE FROM encounter_rounds" + chosen, (ids[1],)).rowcount
                     self._vacuum()
                 if removed:
                     self._vacuum()
@@ -364,8 +554,7 @@ class Journal:
                         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._others = max(0, self._used_bytes() - entries)
             except sqlite3.Error as error:
-                raise JournalError(f"cannot apply retention to journal {self.path}:"
-                                   f" {_why(self.path, error)}") from error
+                raise self._failed("apply retention to", error) from error
         if removed:
             logger.info("journal %s: removed %d old entr%s (retention: %s days, %d MB)", self.path, removed,
                         "y" if removed == 1 else "ies", retention.max_age_days, retention.max_bytes >> 20)
@@ -380,8 +569,8 @@ class Journal:
 
     def recent(self, limit: int = 20) -> list[Entry]:
         """The newest ``limit`` entries, newest first."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._read_lock:
+            rows = self._reader.execute(
                 "SELECT id_key, method, digest, params, result, backend, version, recorded_at"
                 " FROM entries ORDER BY recorded_at DESC, rowid DESC LIMIT ?", (limit,)).fetchall()
         return [Entry(*row) for row in rows]
@@ -398,8 +587,8 @@ class Journal:
 
     def count(self) -> int:
         """Number of journaled entries."""
-        with self._lock:
-            return self._db.execute("SELECT count(*) FROM entries").fetchone()[0]
+        with self._read_lock:
+            return self._reader.execute("SELECT count(*) FROM entries").fetchone()[0]
 
     def close(self) -> None:
         """Checkpoint the WAL and close the file."""
@@ -408,4 +597,14 @@ class Journal:
                 if self.path != ":memory:":
                     self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
-                self._db.close()
+                self._close_all()
+
+
+def insert(db: sqlite3.Connection, entry: Entry) -> Entry:
+    """Write ``entry`` in the transaction open on ``db``; what the journal now holds under its key
+    (an entry another writer journaled first is not overwritten: it is returned instead)."""
+    if db.execute("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)", entry.row()).rowcount == 1:
+        return entry
+    row = db.execute("SELECT id_key, method, digest, params, result, backend, version, recorded_at"
+                     " FROM entries WHERE id_key = ?", (entry.id_key,)).fetchone()
+    return Entry(*row)

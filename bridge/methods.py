@@ -2,11 +2,13 @@
 
 A handler takes a checked request (:class:`~.rpc.Call`) and the :class:`Message` it is
 part of (the message's budgets, its view of the journal, its cancel events) and returns
-the request's result, or raises a :class:`~.errors.BridgeError`. It never reads or
-writes the journal file: a rolling method asks the message's journal view for an answer
-already journaled under its id (:meth:`~.policy.Journaling.recall`) and hands what it
-rolled back to it (:meth:`~.policy.Journaling.add`), to be written by the edge before
-any reply is sent. The engine is given (``fracas`` unless a test passes a stand-in with
+the request's result, or raises a :class:`~.errors.BridgeError`. A rolling method asks
+the message's journal view for an answer already journaled under its id
+(:meth:`~.policy.Journaling.recall`) and hands what it rolled back to it
+(:meth:`~.policy.Journaling.add`), to be written by the edge before any reply is sent.
+An encounter change is the exception: its entry is written (:func:`~.journal.insert`)
+inside the encounter store's transaction that makes the change, so the two commit
+together or not at all, and a failed write says truly that nothing was applied. The engine is given (``fracas`` unless a test passes a stand-in with
 the same functions), and so is the engine's encounter store.
 
 :func:`method_table` is the one place that says which handler answers which method.
@@ -26,12 +28,13 @@ from fracas.diff import differences
 from fracas._facts import BRIDGE_METHODS
 from fracas.drive import ENGINE_CALLS, Encoded, canonical
 from fracas.errors import Cancelled, RequestError, SchemaError
+from fracas.store import StoreError
 from fracas.requests import type_name as json_type  # the engine's words: "got null", "got str"
 
 from . import errors
 from .budget import Meter, Spending
 from .errors import BridgeError
-from .journal import Entry, digest, id_key, now_utc
+from .journal import Entry, JournalError, digest, id_key, insert, now_utc
 from .limits import Limits
 from .policy import KIND_METHODS, Journaling
 from .rpc import Call, only, type_name
@@ -155,8 +158,11 @@ class Methods:
         return handler
 
     def roll(self, call: Call, message: Message, engine_call: Callable[..., Any], *, attacks: int = 1,
-             estimate: int | None = None) -> Any:
-        """Answer a rolling request once per id: from the journal, or by rolling."""
+             estimate: int | None = None, together: bool = False) -> Any:
+        """Answer a rolling request once per id: from the journal, or by rolling.
+
+        ``together``: an encounter change; ``engine_call`` takes ``within``, called inside the
+        store's transaction with the change's result, where the entry is written."""
         params = canonical(call.params)  # the one encoding: the journal's and the plan cache's
         request_digest = digest(call.method, params)
         seen = message.journal.recall(call.id, call.key, request_digest)
@@ -171,17 +177,37 @@ class Methods:
         before = spending.reply_bytes
         spending.spend("$.params.attacks" if call.method == "attack.bulk" else "$.params",
                        attacks=attacks, reply_bytes=estimate)
+        def entry(result: bytes) -> Entry:
+            return Entry(id_key=call.key, method=call.method, digest=request_digest, params=params, result=result,
+                         backend=self.engine.backend, version=self.engine.__version__, recorded_at=now_utc())
+
+        together_with = _Together(entry, getattr(self.encounters(), "journal", None)) if together else None
         try:
             request = Encoded(call.params, params) if call.method in _PLAN_CACHED else call.params
-            outcome = self.engine_call(engine_call, request)
+            if together_with is None:
+                outcome = self.engine_call(engine_call, request)
+            else:
+                outcome = self.engine_call(engine_call, request, within=together_with)
+        except _AlreadyJournaled as first:  # another bridge on the file journaled this id first
+            spending.settle(before, len(first.entry.result))
+            if first.entry.digest != request_digest:
+                from .policy import id_reused
+
+                raise id_reused(call.id, first.entry) from None
+            return orjson.Fragment(first.entry.result)
         except BridgeError:
             spending.settle(before, REPLY_BASE)  # an error reply holds little
             raise
+        if together_with is not None and together_with.entry is not None:  # committed with the change
+            done = together_with.entry
+            message.journal.done(done)
+            if together_with.journal is not None:
+                together_with.journal.committed()
+            spending.settle(before, len(done.result))
+            spending.check_reply(call.key, len(done.result), journaled=True)
+            return orjson.Fragment(done.result)
         result = orjson.dumps(outcome.to_dict())
-        pending = message.journal.add(Entry(
-            id_key=call.key, method=call.method, digest=request_digest, params=params, result=result,
-            backend=self.engine.backend, version=self.engine.__version__, recorded_at=now_utc(),
-        ))
+        pending = message.journal.add(entry(result))
         spending.settle(before, len(result))
         spending.check_reply(call.key, len(result), journaled=True)
         return pending
@@ -195,6 +221,12 @@ class Methods:
             raise cancelled() from None
         except RequestError as exc:
             raise errors.from_engine(exc) from exc
+        except (StoreError, JournalError, sqlite3.Error) as exc:
+            # The journal file (the encounter store's too): busy past the bounded wait, damaged,
+            # full. A write's transaction was rolled back: nothing of this request was applied.
+            why = str(exc) if not isinstance(exc, sqlite3.Error) else _why_file(exc)
+            raise errors.InternalError(f"{why}; nothing was applied (the journal and any encounter are"
+                                       " as they were), send the request again", reason=why) from None
 
     def _answered(self, call: Call, message: Message, run: Callable[[], Any], *, attacks: int = 1,
                   estimate: int = REPLY_BASE) -> orjson.Fragment:
@@ -294,7 +326,7 @@ class Methods:
     # ── encounters: in the engine's store; the changing methods are journaled ──
 
     def encounter_new(self, call: Call, message: Message) -> Any:
-        def run(params: dict[str, Any]) -> Any:
+        def run(params: dict[str, Any], within: Any = None) -> Any:
             from fracas.drive.encounter import EncounterError
             from fracas.rulesets.base import moved
 
@@ -307,7 +339,7 @@ class Methods:
                 raise SchemaError("$.scenario", f"a scenario is a JSON object, got {json_type(scenario)}")
             try:
                 enc = self.engine.Encounter.new(params["name"], scenario, store=self.encounters(),
-                                                replace=params.get("replace", False))
+                                                replace=params.get("replace", False), within=within)
             except RequestError as exc:
                 if isinstance(exc, EncounterError) or exc.path.startswith("$.name"):
                     raise
@@ -315,7 +347,8 @@ class Methods:
             return enc.show()
 
         only(call.params, {"name", "scenario", "replace"}, required={"name", "scenario"})
-        return self.roll(call, message, _answer(run), estimate=REPLY_BASE + 16 * len(canonical(call.params)))
+        return self.roll(call, message, _answer(run), estimate=REPLY_BASE + 16 * len(canonical(call.params)),
+                         together=True)
 
     def encounter_show(self, call: Call, message: Message) -> Any:
         only(call.params, {"name"}, required={"name"})
@@ -326,24 +359,26 @@ class Methods:
     def encounter_round(self, call: Call, message: Message) -> Any:
         key = call.key
 
-        def run(params: dict[str, Any]) -> Any:
+        def run(params: dict[str, Any], within: Any = None) -> Any:
             seed = params.get("seed")
             if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
                 raise SchemaError("$.seed", "expected an integer 0 to 2**64 - 1")
             return self._encounter(params).round(seed, request_key=key, expect_round=_expect_round(params),
-                                                 hp=params.get("hp"))
+                                                 hp=params.get("hp"), within=within)
 
         only(call.params, {"name", "seed", "expect_round", "hp"}, required={"name"})
         # Weighed before it is played, from the encounter's scenario: every member striking
         # with every strike (its routing uses the same count, protocol.HEAVY_ROUND).
         members, strikes = self.round_work(call.params["name"]) if isinstance(call.params["name"], str) else (0, 0)
         return self.roll(call, message, _answer(run), attacks=max(1, strikes),
-                         estimate=REPLY_BASE + _REPLY_PER_MEMBER * members)
+                         estimate=REPLY_BASE + _REPLY_PER_MEMBER * members, together=True)
 
     def encounter_undo(self, call: Call, message: Message) -> Any:
         only(call.params, {"name", "expect_round"}, required={"name"})
         return self.roll(call, message, _answer(
-            lambda params: self._encounter(params).undo(expect_round=_expect_round(params))), estimate=1 << 20)
+            lambda params, within=None: self._encounter(params).undo(expect_round=_expect_round(params),
+                                                                     within=within)),
+            estimate=1 << 20, together=True)
 
     def encounter_list(self, call: Call, message: Message) -> Any:
         only(call.params, ())
@@ -352,12 +387,14 @@ class Methods:
             estimate=256 << 10)
 
     def encounter_delete(self, call: Call, message: Message) -> Any:
-        def run(params: dict[str, Any]) -> Any:
-            self.engine.Encounter.delete(params["name"], store=self.encounters())
-            return {"deleted": params["name"]}
+        def run(params: dict[str, Any], within: Any = None) -> Any:
+            deleted = {"deleted": params["name"]}
+            self.engine.Encounter.delete(params["name"], store=self.encounters(),
+                                         within=None if within is None else (lambda db, _: within(db, deleted)))
+            return deleted
 
         only(call.params, {"name"}, required={"name"})
-        return self.roll(call, message, _answer(run))
+        return self.roll(call, message, _answer(run), together=True)
 
     def round_work(self, name: str) -> tuple[int, int]:
         """(members, strikes) a round of the encounter ``name`` may roll; (0, 0) if there is none."""
@@ -438,6 +475,39 @@ class Methods:
         return total
 
 
+class _AlreadyJournaled(Exception):
+    """Raised inside an encounter change's transaction (rolling it back): its id is journaled
+    already (another bridge on the same file wrote it first)."""
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(entry.id_key)
+        self.entry = entry
+
+
+class _Together:
+    """The ``within`` of an encounter change: writes its journal entry in the store's
+    transaction (``entry`` makes it from the result's JSON); ``entry`` is then the one written."""
+
+    def __init__(self, make: Callable[[bytes], Entry], journal: Any) -> None:
+        self._make, self.journal = make, journal
+        self.entry: Entry | None = None
+
+    def __call__(self, db: sqlite3.Connection, result: Any) -> None:
+        if self.journal is not None:
+            self.journal.check_file()  # a deleted or replaced file: nothing is written
+        entry = self._make(orjson.dumps(result))
+        stored = insert(db, entry)
+        if stored is not entry:
+            raise _AlreadyJournaled(stored)
+        self.entry = entry
+
+
+def _why_file(error: sqlite3.Error) -> str:
+    from .journal import _why
+
+    return f"the journal file: {error}" if "locked" in str(error) else f"the journal file: {_why('the journal', error)}"
+
+
 class _Answer:
     """A plain result (an encounter's) with the `to_dict()` the rolling path reads."""
 
@@ -453,8 +523,9 @@ class _Answer:
 def _answer(run: Callable[[dict[str, Any]], Any]) -> Callable[..., _Answer]:
     """An engine call made of ``run`` (params in, a JSON value out)."""
 
-    def engine_call(params: dict[str, Any], **_options: Any) -> _Answer:
-        return _Answer(run(params))
+    def engine_call(params: dict[str, Any], **options: Any) -> _Answer:
+        within = options.get("within")
+        return _Answer(run(params) if within is None else run(params, within))
 
     return engine_call
 

@@ -17,6 +17,11 @@ under ``id_key(id)``; the same id with the same method and canonical params is t
 journaled result, byte for byte; with anything else it is -32005 (:func:`id_reused`).
 Errors are not journaled (the id stays free). ``journal.get`` and ``journal.replay``
 read the journal as it was when the message began.
+
+An encounter change (``encounter.new``, ``round``, ``undo``, ``delete``) is journaled in
+the encounter store's own transaction, with the change: the handler hands the committed
+entry over with :meth:`Journaling.done`, and its answer is sent whatever becomes of the
+message's other writes (it was applied, and a resend gets it from the journal).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from fracas._facts import BRIDGE_METHODS, ROLLING_METHODS
 from fracas.drive import ENGINE_CALLS
 
 from . import errors
-from .journal import Entry, id_key
+from .journal import Entry, JournalError, id_key
 from .rpc import failure, valid_id
 
 #: The bridge's own methods that read a journaled entry named by ``params.id``.
@@ -101,6 +106,8 @@ class Journaling:
     def __init__(self, read: Mapping[str, Entry | None | Exception]) -> None:
         self._read = read
         self.pending: dict[str, Entry] = {}
+        #: Entries committed during the message (with an encounter change).
+        self.committed: dict[str, Entry] = {}
 
     def journaled(self, key: str) -> Entry | None:
         """The entry the journal held under ``key`` when the message began (a failed read
@@ -110,6 +117,8 @@ class Journaling:
         except KeyError:
             raise LookupError(f"journal key {key} was not read for this message: a method that reads"
                               " or rolls must be in READING_METHODS or ROLLING_METHODS") from None
+        if isinstance(entry, JournalError):
+            raise errors.InternalError(f"{entry}; nothing was done for this request", reason=str(entry)) from None
         if isinstance(entry, Exception):
             raise entry
         return entry
@@ -118,7 +127,7 @@ class Journaling:
         """What answers a request whose id was seen before: its journaled entry, or its Pending
         when it was rolled earlier in this message; None when the id is new. Raise IdReused when
         the id was used for another request (another method, other params)."""
-        entry = self.pending.get(key) or self.journaled(key)
+        entry = self.pending.get(key) or self.committed.get(key) or self.journaled(key)
         if entry is None:
             return None
         if entry.digest != digest:
@@ -130,22 +139,29 @@ class Journaling:
         self.pending[entry.id_key] = entry
         return Pending(entry.id_key, entry.digest)
 
+    def done(self, entry: Entry) -> None:
+        """An entry already committed (with an encounter change): a repeat of its id in this
+        message is answered from it."""
+        self.committed[entry.id_key] = entry
+
     def commit(self) -> Commit:
         """The entries to write before any answer of this message is sent."""
         return Commit(tuple(self.pending.values()))
 
 
-def settle(answers: list[dict[str, Any]], rolled: list[int], stored: list[Entry] | None) -> None:
+def settle(answers: list[dict[str, Any]], rolled: list[int], stored: list[Entry] | Exception | None) -> None:
     """Put the journaled results in the answers at ``rolled`` (those holding a Pending).
 
     ``stored`` is what the journal holds for the committed entries (another bridge on
     the same file may have journaled an id first: its entry wins, and a different request
-    under that id is -32005), or None when the write failed: then no rolled result is sent.
+    under that id is -32005), or None (or the JournalError) when the write failed: then no
+    rolled result is sent, and the error says why.
     """
-    if stored is None:
+    if stored is None or isinstance(stored, Exception):
+        why = f" ({stored})" if stored is not None else ""
         error = errors.InternalError(
-            "the result could not be journaled, so it is not sent; nothing was applied,"
-            " send the request again"
+            f"the result could not be journaled{why}, so it is not sent; nothing was applied,"
+            " send the request again", **({"reason": str(stored)} if stored is not None else {})
         )
         for index in rolled:
             answers[index] = failure(answers[index]["id"], error)

@@ -8,7 +8,14 @@ the ``fracas encounter`` commands can use it at the same time.
 An encounter is its scenario, a stack of states (state 0 when it was made, state n
 after its n-th round) and the journal of its rounds (seed and log, kept also when a
 round is undone). A round writes its state and its log in one transaction, so a
-crash or a bad scenario never leaves half an encounter behind.
+crash or a bad scenario never leaves half an encounter behind. Each write takes an
+``also`` callback run inside its transaction, before the commit: the bridge writes the
+request's journal entry there, so that an encounter change and its entry commit
+together or not at all (a resend never applies twice).
+
+The logs of undone rounds are kept only while they are among the last ``UNDONE_KEPT``
+undone rounds of their encounter: an older one is deleted when a round is undone, so
+round/undo cycles never grow the file without bound.
 """
 
 from __future__ import annotations
@@ -17,11 +24,18 @@ import datetime
 import os
 import sqlite3
 import threading
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import orjson
 
 HOME_ENV = "FRACAS_HOME"
+#: Logs of undone rounds kept per encounter (the newest ones; older ones are deleted at the next undo).
+UNDONE_KEPT = 3
+#: Seconds a write waits for another process's write lock before it fails (StoreError, nothing written).
+BUSY_WAIT = 30.0
+
+#: Run inside a write's transaction, on its connection, before the commit (raise to roll it back).
+Also = Optional[Callable[[sqlite3.Connection], None]]
 STORE_FILE = "journal.sqlite3"
 
 _SCHEMA = """
@@ -103,6 +117,52 @@ def private_file(path: str) -> None:
             pass
 
 
+#: Beside a journal file, the marker that says it was made there (``journal.sqlite3.made``).
+MARKER_SUFFIX = ".made"
+
+
+def check_kept(path: str) -> None:
+    """Refuse (StoreError) a journal file that was made before, as its marker says, but is now
+    missing or empty: opening it would silently make a new, empty one in its place (every
+    roll and encounter gone, every old request id rolling anew). A first use has no marker."""
+    if path == ":memory:":
+        return
+    marker = path + MARKER_SUFFIX
+    if not os.path.exists(marker):
+        return
+    try:
+        size: Optional[int] = os.stat(path).st_size
+    except FileNotFoundError:
+        size = None
+    if size:
+        return
+    try:
+        with open(marker, encoding="utf-8") as made:
+            when = made.read().strip().splitlines()[0]
+    except (OSError, IndexError, UnicodeDecodeError):
+        when = "earlier"
+    raise StoreError(
+        f"the journal {path} is {'missing' if size is None else 'empty (0 bytes)'}, but one was made there"
+        f" ({when}; {marker} says so): its rolls and encounters are not in it, so it is not replaced by a new"
+        f" empty one. Restore it from a backup (with its -wal, if it had one); or, to start a new empty"
+        f" journal on purpose, delete {marker} and start again")
+
+
+def mark_kept(path: str) -> None:
+    """Write the marker of a journal made (or opened) at ``path``, if it has none (see check_kept)."""
+    if path == ":memory:":
+        return
+    try:
+        fd = os.open(path + MARKER_SUFFIX, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # a read-only directory: no marker, as before
+    with os.fdopen(fd, "w", encoding="utf-8") as marker:
+        marker.write(f"made {now_utc()}\nfracas keeps this file beside its journal: while it exists, a missing or"
+                     " empty journal is an error, never replaced by a new one\n")
+
+
 def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -118,11 +178,27 @@ class Conflict(Exception):
 class EncounterStore:
     """Encounters in one SQLite file (thread-safe: one connection behind a lock)."""
 
-    def __init__(self, path: Optional[str] = None) -> None:
+    def __init__(self, path: Optional[str] = None, *, busy_wait: float = BUSY_WAIT,
+                 connection: Optional[sqlite3.Connection] = None, lock: Any = None) -> None:
+        """``busy_wait``: seconds a write waits for another process's write lock. ``connection``
+        and ``lock``: an open connection (and the lock that guards it) to share, e.g. an
+        in-memory journal's, whose tables then live in the same database."""
         self.path = path or default_path()
+        self.busy_wait = busy_wait
+        self._lock = lock or threading.Lock()
+        #: The bridge's journal in the same file, when the bridge opened this store (its
+        #: encounter changes are journaled in the store's transactions).
+        self.journal: Any = None
         try:
+            if connection is not None:
+                self._db = connection
+                with self._lock:
+                    self._db.executescript(_SCHEMA)
+                return
+            check_kept(self.path)
             private_file(self.path)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(self.path, timeout=busy_wait, isolation_level=None,
+                                       check_same_thread=False)
             # Space freed by deletions goes back to the filesystem (the bridge's journal
             # retention runs incremental_vacuum); only takes effect in a new, empty file.
             self._db.execute("PRAGMA auto_vacuum=INCREMENTAL")
@@ -131,7 +207,6 @@ class EncounterStore:
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the encounter store {self.path}: {exc}") from None
-        self._lock = threading.Lock()
 
     def close(self) -> None:
         with self._lock:
@@ -155,6 +230,13 @@ class EncounterStore:
             seq, state = self._db.execute(
                 "SELECT seq, state FROM encounter_states WHERE name = ? ORDER BY seq DESC LIMIT 1", (name,)).fetchone()
         return bytes(row[0]), row[1], seq, orjson.loads(state)
+
+    def state_at(self, name: str, seq: int) -> Optional[dict[str, Any]]:
+        """State ``seq`` of an encounter (0 when made, n after round n), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT state FROM encounter_states WHERE name = ? AND seq = ?",
+                                   (name, seq)).fetchone()
+        return None if row is None else orjson.loads(row[0])
 
     def scenario(self, name: str) -> Optional[bytes]:
         """The scenario JSON an encounter was made from, or None (no state read)."""
@@ -204,8 +286,10 @@ class EncounterStore:
 
     # -- writing -------------------------------------------------------------------------
 
-    def create(self, name: str, scenario: bytes, ruleset: str, state: dict[str, Any], *, replace: bool) -> bool:
-        """Store a new encounter (False if the name is taken and not `replace`)."""
+    def create(self, name: str, scenario: bytes, ruleset: str, state: dict[str, Any], *, replace: bool,
+               also: Also = None) -> bool:
+        """Store a new encounter (False if the name is taken and not `replace`: nothing written,
+        ``also`` not run)."""
         at = now_utc()
         with self._tx() as db:
             if db.execute("SELECT 1 FROM encounters WHERE name = ?", (name,)).fetchone():
@@ -214,10 +298,12 @@ class EncounterStore:
                 self._erase(db, name)
             db.execute("INSERT INTO encounters VALUES (?, ?, ?, ?, ?)", (name, scenario, ruleset, at, at))
             db.execute("INSERT INTO encounter_states VALUES (?, 0, ?)", (name, orjson.dumps(state)))
+            if also is not None:
+                also(db)
         return True
 
     def advance(self, name: str, seq: int, state: dict[str, Any], log: dict[str, Any],
-                request_key: Optional[str] = None) -> None:
+                request_key: Optional[str] = None, also: Also = None) -> None:
         """Keep the state after a round played from state `seq`, and the round's log."""
         with self._tx() as db:
             self._check_top(db, name, seq)
@@ -226,20 +312,32 @@ class EncounterStore:
                        " VALUES (?, ?, ?, ?, ?, ?)",
                        (name, log["round"], str(log["seed"]), request_key, orjson.dumps(log), now_utc()))
             db.execute("UPDATE encounters SET updated_at = ? WHERE name = ?", (now_utc(), name))
+            if also is not None:
+                also(db)
 
-    def undo(self, name: str, seq: int) -> None:
-        """Drop state `seq` (the latest, > 0) and mark its round undone."""
+    def undo(self, name: str, seq: int, *, also: Also = None) -> None:
+        """Drop state `seq` (the latest, > 0) and mark its round undone; delete the logs of the
+        encounter's undone rounds but the newest UNDONE_KEPT (the pruning rule)."""
         with self._tx() as db:
             self._check_top(db, name, seq)
             db.execute("DELETE FROM encounter_states WHERE name = ? AND seq = ?", (name, seq))
             db.execute("UPDATE encounter_rounds SET undone = 1 WHERE rowid = (SELECT MAX(rowid) FROM"
                        " encounter_rounds WHERE name = ? AND undone = 0)", (name,))
+            db.execute("DELETE FROM encounter_rounds WHERE name = ? AND undone = 1 AND rowid NOT IN"
+                       " (SELECT rowid FROM encounter_rounds WHERE name = ? AND undone = 1"
+                       " ORDER BY rowid DESC LIMIT ?)", (name, name, UNDONE_KEPT))
             db.execute("UPDATE encounters SET updated_at = ? WHERE name = ?", (now_utc(), name))
+            if also is not None:
+                also(db)
 
-    def delete(self, name: str) -> bool:
+    def delete(self, name: str, *, also: Also = None) -> bool:
+        """Delete an encounter and its rounds; False (nothing written, ``also`` not run) if there is none."""
         with self._tx() as db:
             found = db.execute("SELECT 1 FROM encounters WHERE name = ?", (name,)).fetchone() is not None
-            self._erase(db, name)
+            if found:
+                self._erase(db, name)
+                if also is not None:
+                    also(db)
         return found
 
     @staticmethod
@@ -266,7 +364,9 @@ class _Transaction:
             self.store._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             self.store._lock.release()
-            raise StoreError(f"cannot write the encounter store {self.store.path}: {exc}") from None
+            why = (f"another process holds its write lock (waited {self.store.busy_wait:g} s for it) [{exc}]"
+                   if "locked" in str(exc).lower() else str(exc))
+            raise StoreError(f"cannot write the encounter store {self.store.path}: {why}") from None
         return self.store._db
 
     def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:

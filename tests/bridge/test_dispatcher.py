@@ -306,8 +306,9 @@ def test_a_journal_that_cannot_be_written_sends_no_result(dispatcher, journal, m
     session = Session(authenticated=True)
     reply = orjson.loads(dispatcher.handle(
         session, orjson.dumps([request(1, "attack.resolve", ATTACK), request(2, "server.info")]).decode()).data)
-    assert reply[0] == error(1, -32603, "the result could not be journaled, so it is not sent;"
-                                        " nothing was applied, send the request again")
+    why = "cannot write journal x: database or disk is full"
+    assert reply[0] == error(1, -32603, f"the result could not be journaled ({why}), so it is not sent;"
+                                        " nothing was applied, send the request again", reason=why)
     assert "result" in reply[1]
     assert journal.lookup("1") is None
 

@@ -14,7 +14,7 @@ round (`fracas.drive.fight` says which die comes from which stream).
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import orjson
 
@@ -24,6 +24,11 @@ from ..rng import new_seed
 from ..store import Conflict, EncounterStore
 from .fight import Fight
 from .scenario import Compiled, compile_scenario
+
+#: Run inside the store's write transaction with the change's result (`Encounter.new`, `round`,
+#: `undo`, `delete` take one as `within`): the bridge journals the request there, so that the
+#: change and its journal entry commit together or not at all. Raising rolls the change back.
+Within = Optional[Callable[[Any, Any], None]]
 
 _NAME = re.compile(r"[\w][\w .:'()#-]{0,63}\Z")
 
@@ -62,7 +67,7 @@ class Encounter:
 
     @classmethod
     def new(cls, name: str, scenario: Any, *, store: Optional[EncounterStore] = None,
-            replace: bool = False) -> "Encounter":
+            replace: bool = False, within: Within = None) -> "Encounter":
         """Check a scenario and store it as a new encounter at round 0.
 
         Nothing is stored unless the whole scenario is valid.
@@ -75,6 +80,8 @@ class Encounter:
             store: The encounter store (default: `journal.sqlite3`, the bridge's journal file,
                 in `$FRACAS_HOME` when that is set, else in the user data directory).
             replace: Replace an encounter of that name instead of refusing.
+            within: Called inside the store's transaction with the connection and `show()`
+                of the new encounter (see `Within`).
 
         Returns:
             The new encounter, at round 0.
@@ -97,10 +104,13 @@ class Encounter:
         compiled = compile_scenario(source)
         store = store or EncounterStore()
         fight = Fight(compiled)
-        if not store.create(name, orjson.dumps(source), compiled.ruleset.name, fight.state(), replace=replace):
+        made = cls(name, compiled, fight, 0, store)
+        also = None if within is None else (lambda db: within(db, made._show([])))
+        if not store.create(name, orjson.dumps(source), compiled.ruleset.name, fight.state(), replace=replace,
+                            also=also):
             raise EncounterError("$.name", f"an encounter named {name!r} exists already"
                                            " (delete it first, or replace it)")
-        return cls(name, compiled, fight, 0, store)
+        return made
 
     @classmethod
     def open(cls, name: str, *, store: Optional[EncounterStore] = None) -> "Encounter":
@@ -155,12 +165,13 @@ class Encounter:
         return (store or EncounterStore()).summaries()
 
     @staticmethod
-    def delete(name: str, *, store: Optional[EncounterStore] = None) -> None:
+    def delete(name: str, *, store: Optional[EncounterStore] = None, within: Within = None) -> None:
         """Delete the encounter `name` and the rounds kept with it.
 
         Args:
             name: The encounter's name.
             store: The encounter store (default: the one `Encounter.new` uses).
+            within: Called inside the store's transaction with the connection and None.
 
         Returns:
             None.
@@ -176,7 +187,8 @@ class Encounter:
             False
         """
         check_name(name)
-        if not (store or EncounterStore()).delete(name):
+        also = None if within is None else (lambda db: within(db, None))
+        if not (store or EncounterStore()).delete(name, also=also):
             raise EncounterError("$.name", f"no encounter named {name!r}")
 
     # -- playing ---------------------------------------------------------------------------
@@ -195,6 +207,10 @@ class Encounter:
             >>> enc.show()["standing"]
             {'swordmaster': 1, 'knight': 1}
         """
+        return self._show(self.store.rounds(self.name))
+
+    def _show(self, rounds: list[dict[str, Any]]) -> dict[str, Any]:
+        """`show()` with the rounds kept given (`rounds` of the store)."""
         sc, state = self.compiled, self.fight.state()
         sides: dict[str, list[dict[str, Any]]] = {side: [] for side in sc.sides}
         labels = {g.spec.name: g.spec.label for g in sc.groups if g.spec.label}
@@ -205,7 +221,7 @@ class Encounter:
             sides[side].append(member)
         return {"name": self.name, "scenario": sc.name, "ruleset": sc.ruleset.name, **state, "sides": sides,
                 "standing": {side: sum(1 for m in ms if m["status"] == "standing") for side, ms in sides.items()},
-                "rounds": self.store.rounds(self.name)}
+                "rounds": rounds}
 
     def _expect(self, expect_round: Optional[int]) -> None:
         if expect_round is not None and expect_round != self.fight.round:
@@ -235,7 +251,8 @@ class Encounter:
                 member.status = DOWN if value == 0 else STANDING
 
     def round(self, seed: Optional[int] = None, *, request_key: Optional[str] = None,
-              expect_round: Optional[int] = None, hp: Optional[dict[str, int]] = None) -> dict[str, Any]:
+              expect_round: Optional[int] = None, hp: Optional[dict[str, int]] = None,
+              within: Within = None) -> dict[str, Any]:
         """Play the next round and keep it.
 
         Args:
@@ -245,6 +262,8 @@ class Encounter:
                 the round it played instead of playing another.
             expect_round: Refuse unless the encounter is at this round (it changed elsewhere).
             hp: Members' health to set first, `{member id: hp}` (a GM edited a token's bar).
+            within: Called inside the store's transaction with the connection and the log
+                (not for a resend answered with the round it played).
 
         Returns:
             The round's log: `round`, `seed`, the order, every attack with its situation and
@@ -282,18 +301,20 @@ class Encounter:
         log["members"] = {m.id: {"status": m.status, "hp": m.hp, **({"injury": m.injury} if m.injury_max else {})}
                           for m in self.fight.members}
         try:
-            self.store.advance(self.name, self.seq, self.fight.state(), log, request_key)
+            self.store.advance(self.name, self.seq, self.fight.state(), log, request_key,
+                               also=None if within is None else (lambda db: within(db, log)))
         except Conflict:
             raise EncounterError("$.name", f"{self.name!r} changed while this round was played (another round"
                                            " or undo); nothing was kept, show it and play again") from None
         self.seq += 1
         return log
 
-    def undo(self, *, expect_round: Optional[int] = None) -> dict[str, Any]:
+    def undo(self, *, expect_round: Optional[int] = None, within: Within = None) -> dict[str, Any]:
         """Go back to the state before the last round kept.
 
         Args:
             expect_round: Refuse unless the encounter is at this round (it changed elsewhere).
+            within: Called inside the store's transaction with the connection and the result.
 
         Returns:
             `show()` of the state it went back to.
@@ -311,15 +332,21 @@ class Encounter:
         self._expect(expect_round)
         if self.seq == 0:
             raise EncounterError("$.name", f"{self.name!r} has no round to undo")
+        # The result is made before the write (the state before the last round, the rounds
+        # kept but that one), so that it is journaled in the same transaction; the write
+        # checks that nothing changed meanwhile.
+        state = self.store.state_at(self.name, self.seq - 1)
+        rounds = self.store.rounds(self.name)[:-1]
+        if state is None:
+            raise EncounterError("$.name", f"{self.name!r} changed meanwhile; nothing was undone")
+        back = Encounter(self.name, self.compiled, Fight(self.compiled, state), self.seq - 1, self.store)
+        shown = back._show(rounds)
         try:
-            self.store.undo(self.name, self.seq)
+            self.store.undo(self.name, self.seq, also=None if within is None else (lambda db: within(db, shown)))
         except Conflict:
             raise EncounterError("$.name", f"{self.name!r} changed meanwhile; nothing was undone") from None
-        found = self.store.load(self.name)
-        assert found is not None
-        _scenario, _ruleset, self.seq, state = found
-        self.fight = Fight(self.compiled, state)
-        return self.show()
+        self.seq, self.fight = back.seq, back.fight
+        return shown
 
     def last_round(self, round_: Optional[int] = None) -> Optional[dict[str, Any]]:
         """The kept log of a round played.

@@ -270,7 +270,7 @@ def encounter_undo(store_path: Optional[str], name: str, as_json: bool) -> None:
     click.echo(_dump(shown) if as_json else render_show(shown))
 
 
-@encounter.command("log")
+@encounter.command("log", short_help="Show the kept log of a round of encounter NAME.")
 @click.argument("name")
 @click.option("--round", "round_", type=click.IntRange(1), default=None, help="This round [default: the last].")
 @click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")

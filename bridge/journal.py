@@ -347,8 +347,8 @@ class Journal:
         raise JournalBusy past it. The caller holds ``self._lock`` after this returns."""
         deadline = time.monotonic() + self.busy_wait
         if not self._lock.acquire(timeout=self.busy_wait):
-            raise JournalBusy(f"cannot write journal {self.path}: another write of this bridge has waited"
-                              f" {self.busy_wait:g} s for its write lock (another process holds it)")
+            raise JournalBusy(f"cannot write journal {self.path}: another process holds its write lock (this"
+                              f" bridge's writes waited {self.busy_wait:g} s for it)")
         try:
             left = max(0.0, deadline - time.monotonic())
             self._db.execute(f"PRAGMA busy_timeout = {int(left * 1000)}")

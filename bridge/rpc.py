@@ -85,7 +85,9 @@ def parse(message: str | bytes, max_depth: int) -> Any:
 
     A binary frame, text that is not JSON, and a value nested past ``max_depth`` are
     refused (the last with the request's id when it can be read, and -32602 when the
-    culprit is inside params)."""
+    culprit is inside params). In a batch, an entry nested too deep is refused alone (a
+    :class:`TooDeep` in its place, which :func:`envelope` refuses with its own error and
+    path): the other entries are answered."""
     if not isinstance(message, str):
         raise Refused(None, errors.InvalidRequest(
             "binary frames are not accepted: send JSON-RPC 2.0 as UTF-8 text frames"))
@@ -93,15 +95,38 @@ def parse(message: str | bytes, max_depth: int) -> Any:
         document = orjson.loads(message)
     except orjson.JSONDecodeError as exc:
         raise Refused(None, errors.ParseError(f"parse error: {exc}")) from None
-    deep = too_deep(document, max_depth) if isinstance(document, (dict, list)) else None
+    if isinstance(document, list):
+        # Each entry on its own, one level less (the batch array is the first).
+        return [TooDeep(*deep) if (deep := _too_deep_request(entry, max_depth - 1, max_depth)) else entry
+                for entry in document]
+    deep = _too_deep_request(document, max_depth, max_depth) if isinstance(document, dict) else None
     if deep is not None:
-        request_id = document.get("id") if isinstance(document, dict) else None
-        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
-            request_id = None
-        error_class = errors.InvalidParams if deep.startswith("$.params") else errors.InvalidRequest
-        raise Refused(request_id, error_class.at(
-            deep, f"nested deeper than {max_depth} levels of arrays and objects (max_depth)", limit=max_depth))
+        raise Refused(*deep)
     return document
+
+
+class TooDeep:
+    """A batch entry nested past max_depth, in its place: refused alone (see :func:`envelope`)."""
+
+    __slots__ = ("request_id", "error")
+
+    def __init__(self, request_id: int | str | None, error: BridgeError) -> None:
+        self.request_id, self.error = request_id, error
+
+
+def _too_deep_request(document: Any, limit: int, max_depth: int) -> tuple[int | str | None, BridgeError] | None:
+    """(id, error) of a request nested past ``limit`` levels (its path from the request object), or None."""
+    if not isinstance(document, (dict, list)):
+        return None
+    deep = too_deep(document, limit)
+    if deep is None:
+        return None
+    request_id = document.get("id") if isinstance(document, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        request_id = None
+    error_class = errors.InvalidParams if deep.startswith("$.params") else errors.InvalidRequest
+    return request_id, error_class.at(
+        deep, f"nested deeper than {max_depth} levels of arrays and objects (max_depth)", limit=max_depth)
 
 
 def too_deep(document: Any, limit: int) -> str | None:
@@ -145,6 +170,8 @@ def envelope(document: Any, methods: Collection[str], max_id_length: int, key: s
 
     ``methods`` are the names that exist (listed, in order, in the method-not-found
     error); ``key`` is the id's journal key when the caller has made it already."""
+    if isinstance(document, TooDeep):
+        raise Refused(document.request_id, document.error)
     if not isinstance(document, dict):
         raise Refused(None, errors.InvalidRequest.at(
             "$", f"expected a JSON-RPC request object, got {type_name(document)}"))

@@ -20,7 +20,8 @@ from .config import config_file, profiles_file
 def doctor(ctx: click.Context, port: int) -> None:
     """Check this install: which dice backend runs and why, how fast it rolls, where the
     journal and the bridge token live, whether the config file reads, and whether the
-    bridge's port is free. Exits 1 when it reports a [problem]."""
+    bridge's port is free, and the journal's integrity (read only: PRAGMA quick_check).
+    Exits 1 when it reports a [problem]."""
     import socket
     import time
 
@@ -57,7 +58,8 @@ def doctor(ctx: click.Context, port: int) -> None:
         click.echo(f"  bridge    not installed [{verdict(False)}]")
     else:
         journal, token = default_journal(), token_file()
-        click.echo(f"  journal   {journal} ({'exists' if os.path.exists(journal) else 'made on the first fracas serve'})")
+        fine, said = check_journal(journal)
+        click.echo(f"  journal   {journal} ({said})" + ("" if fine is None else f" [{verdict(fine)}]"))
         click.echo(f"  token     {token} ({'exists' if os.path.exists(token) else 'made on the first fracas serve'})")
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             if os.name == "posix":
@@ -74,3 +76,41 @@ def doctor(ctx: click.Context, port: int) -> None:
     if problems:
         click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
         ctx.exit(1)
+
+
+def check_journal(path: str) -> tuple[bool | None, str]:
+    """(fine, what to say) of the journal at ``path``; fine is None when there is none yet.
+
+    Read only, and only through SQLite (``PRAGMA quick_check``): the file is never opened
+    here otherwise, since closing any descriptor of it would drop the locks a running
+    bridge's SQLite holds (issue 46). With no ``-wal`` beside it (no bridge running, all
+    checkpointed) it is read as immutable, so that not even a ``-shm`` is made."""
+    import sqlite3
+    import urllib.parse
+
+    from ..store import StoreError, check_kept
+
+    try:
+        check_kept(path)
+    except StoreError as exc:
+        return False, str(exc)
+    if not os.path.exists(path):
+        return None, "none yet: made on the first fracas serve"
+    if os.path.getsize(path) == 0:
+        return None, "empty: fracas serve makes its tables"
+    immutable = not os.path.exists(path + "-wal")
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=5)
+        try:
+            problems = [row[0] for row in db.execute("PRAGMA quick_check(5)").fetchall()]
+            entries = db.execute("SELECT count(*) FROM entries").fetchone()[0] if problems == ["ok"] else 0
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return True, f"intact (PRAGMA quick_check), {entries:,} journaled entr{'y' if entries == 1 else 'ies'}"
+    from fracas.bridge.journal import recovery
+
+    return False, f"damaged (PRAGMA quick_check: {'; '.join(problems)}): to recover, {recovery(path)}"

@@ -12,6 +12,7 @@
     auth.py        token compare, throttling of failed authentications
     tokenfile.py   the kept token, and how a running bridge says it took a new one
     limits.py      every bound on what a client can make the bridge do
+    workers.py     odds in worker processes: out of the GIL, killed when cancelled
     errors.py      the JSON-RPC error codes, and the map from engine errors to them
     schema.json    the protocol as JSON Schema; README.md documents every method
 

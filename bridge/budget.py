@@ -7,6 +7,12 @@ request is refused with -32003 naming the limit, and nothing is rolled. What a
 message took is given back once its reply has been sent (or its connection is
 gone), so a client that does not read its replies keeps its budget used up, not
 the bridge's memory growing. Attacks are given back as soon as the work is done.
+
+**Fair shares.** The bridge-wide meters (and a remote source address's) are a wall only
+for large work: a small request (at most ``max_light_attacks`` attacks and
+LIGHT_REPLY_BYTES of reply) is counted there but never refused by them, only by its own
+connection's meters. So clients filling the bridge with bulk work lock out nobody but
+themselves: everyone else's single attacks, initiative and small rounds are answered.
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ import threading
 from typing import Any
 
 from . import errors
+
+#: The largest reply a small request may be budgeted (an encounter's show or undo is
+#: estimated at 1 MiB before it is measured): past it a request is large.
+LIGHT_REPLY_BYTES = 2 << 20
 
 
 class Meter:
@@ -102,11 +112,12 @@ class Spending:
     """
 
     def __init__(self, limits: Any, ledger: Ledger, connection: tuple[Meter, Meter],
-                 server: tuple[Meter, Meter]) -> None:
+                 server: tuple[Meter, Meter], source: tuple[Meter, Meter] | None = None) -> None:
         self.limits = limits
         self.ledger = ledger
-        #: (attacks, reply bytes) meters of the connection and of the whole bridge.
-        self.connection, self.server = connection, server
+        #: (attacks, reply bytes) meters of the connection and of the whole bridge, and of the
+        #: connection's source address (None on loopback: each local connection is its own).
+        self.connection, self.server, self.source = connection, server, source
         self.attacks = 0
         self.rows = 0
         self.reply_bytes = 0
@@ -131,8 +142,15 @@ class Spending:
                           f" {limit:,} per message ({name}); {advice}", limit=limit, limit_name=name)
         if shared:
             (connection_attacks, connection_bytes), (server_attacks, server_bytes) = self.connection, self.server
-            refused = self.ledger.take([(connection_attacks, attacks), (server_attacks, attacks),
-                                        (connection_bytes, reply_bytes), (server_bytes, reply_bytes)])
+            wide = [(server_attacks, attacks), (server_bytes, reply_bytes)]
+            if self.source is not None:
+                wide += [(self.source[0], attacks), (self.source[1], reply_bytes)]
+            light = attacks <= limits.max_light_attacks and reply_bytes <= LIGHT_REPLY_BYTES
+            own = [(connection_attacks, attacks), (connection_bytes, reply_bytes)]
+            # A small request is refused only by its own connection's budget (see the module).
+            refused = self.ledger.take(own if light else own + wide)
+            if refused is None and light:
+                self.ledger.force(wide)
             if refused is not None:
                 more, what = (attacks, "attacks") if refused.name.endswith("attacks") else (reply_bytes, "bytes of reply")
                 raise errors.LimitExceeded.at(
@@ -142,6 +160,16 @@ class Spending:
         self.attacks += attacks
         self.rows += rows
         self.reply_bytes += reply_bytes
+
+    def room(self, taken: int) -> tuple[int, str]:
+        """The reply bytes the request being answered may still grow to (it has ``taken``
+        already, its estimate), and the limit that says so: the message's, its connection's
+        or its source's, whichever is least."""
+        rooms = [(self.limits.max_reply_bytes - self.reply_bytes + taken, "max_reply_bytes")]
+        for meters in (self.connection, self.source):
+            if meters is not None:
+                rooms.append((meters[1].limit - meters[1].used + taken, meters[1].name))
+        return min(rooms)
 
     def settle(self, before: int, actual: int) -> None:
         """The work is done: hold the reply's real size instead of what was estimated for it

@@ -200,12 +200,18 @@ def serve(host, port, journal, journal_sync, token, origins, no_default_origins,
         click.echo(f"warning: listening on {host}: other machines can reach the bridge, and"
                    " ws:// is not encrypted (the token and the rolls travel in clear)", err=True)
 
+    # A token from $FRACAS_BRIDGE_TOKEN is kept out of ps: not printed either (the banner
+    # often lands in a log); one given with --token is on the command line already.
+    from_environment = (click.get_current_context().get_parameter_source("token")
+                        == click.core.ParameterSource.ENVIRONMENT)
+    shown_token = f"(from ${TOKEN_ENV}, not shown)" if from_environment else config.token
+
     def banner(bridge) -> None:
         import fracas
 
         click.echo(f"fracas bridge {fracas.__version__} (backend {fracas.backend})\n"
                    f"  url:     {bridge.url}\n"
-                   f"  token:   {config.token}\n"
+                   f"  token:   {shown_token}\n"
                    f"  journal: {bridge.journal_path}")
         if kept:
             click.echo(f"  (the token is kept in {token_file()}: paste it once; fracas token --rotate"

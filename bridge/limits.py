@@ -50,6 +50,19 @@ class Limits:
     max_server_attacks: int = 400_000_000
     #: Most reply bytes in flight for all clients together.
     max_server_reply_bytes: int = 128 << 20
+    #: Most attacks and reply bytes in flight for one remote source address (an IPv6 /64
+    #: as one; each loopback connection counts as its own source).
+    max_source_attacks: int = 200_000_000
+    max_source_reply_bytes: int = 64 << 20
+    #: A request of at most this many attacks (and at most 2 MiB of reply) is small: the
+    #: bridge-wide and per-source budgets never refuse it, only its own connection's.
+    max_light_attacks: int = 10_000
+    #: Messages larger than this (or with more than 256 arrays and objects) are parsed and
+    #: answered off the fast path, one at a time per connection, like bulk work.
+    max_light_message_bytes: int = 64 << 10
+    #: Heavy messages (bulk, odds, replays, batches, large rounds and encounters, large
+    #: messages) of one connection worked on at once; its others wait their turn.
+    max_heavy_per_connection: int = 1
 
     # ── connections ─────────────────────────────────────────────────────────
     #: Most authenticated connections at once (unauthenticated ones do not count).
@@ -76,6 +89,13 @@ class Limits:
     #: Seconds a reply may wait for a client to read it; past that the client is
     #: dropped and what it held is freed.
     send_timeout: float = 10.0
+    #: Unread bytes a connection may hold before its pings go unanswered (a client that does
+    #: not read gets no more pongs), and pings left unanswered so before it is closed.
+    max_unread_pong_bytes: int = 64 << 10
+    max_unanswered_pings: int = 1000
+    #: Frames (a first one and its continuations) in one message: more closes the connection
+    #: (1009). websockets before 17 counts none: empty continuation frames grew it unbounded.
+    max_fragments: int = 1024
     #: Failed authentications (counted across all of loopback, per address
     #: otherwise) within ``auth_window`` seconds before the log says someone is
     #: guessing. They never refuse a correct token.

@@ -35,7 +35,7 @@ import orjson
 from fracas._facts import BRIDGE_METHODS
 from fracas.requests import shown
 
-from . import errors, policy, rpc
+from . import errors, policy, rpc, workers
 from .auth import token_matches
 from .budget import Ledger, Meter, Spending
 from .errors import BridgeError
@@ -54,6 +54,13 @@ METHODS = BRIDGE_METHODS + KIND_METHODS
 HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay"})
 #: An encounter round rolling more strikes than this is answered by the bulk pool.
 HEAVY_ROUND = 256
+#: An encounter of more members than this is heavy to show or undo (its state and reply
+#: grow with them: 940 groups a side took ~2 s to show).
+HEAVY_MEMBERS = 128
+#: Methods weighed from the stored encounter they name before they are answered.
+ENCOUNTER_WEIGHED = frozenset({"encounter.round", "encounter.show", "encounter.undo"})
+#: Methods answered on the event loop itself: they need no journal, store or engine.
+NOW_METHODS = frozenset({"server.info", "auth"})
 
 # Close codes sent with a reply that ends the connection (RFC 6455, section 7.4.1).
 CLOSE_POLICY_VIOLATION = 1008
@@ -75,6 +82,11 @@ class Session:
     cancel: threading.Event = dataclasses.field(default_factory=threading.Event)
     attacks: Meter | None = None
     reply_bytes: Meter | None = None
+    #: (attacks, reply bytes) meters of the connection's remote source address, shared by
+    #: its connections (None on loopback, where each connection is its own source).
+    source: tuple[Meter, Meter] | None = None
+    #: The server's turn-taking for this connection's heavy messages (opaque here).
+    lane: Any = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,6 +119,10 @@ class Read:
     #: Read once the bridge was shutting down: answered -32010, nothing done. (A message
     #: read before is answered in full: shutdown waits for it.)
     late: bool = False
+    #: Where it is answered when read without weighing (:meth:`Protocol.read` with
+    #: ``weigh=False``): "now" (needs no I/O: on the event loop), "fast" (a single request),
+    #: "weigh" (named encounter to weigh first) or "heavy".
+    lane: str = "fast"
 
 
 class Protocol:
@@ -161,20 +177,38 @@ class Protocol:
 
     # ── reading: parse, authenticate, weigh ─────────────────────────────────
 
-    def read(self, session: Session, message: str | bytes, late: bool) -> Read:
+    def read(self, session: Session, message: str | bytes, late: bool, *, weigh: bool = True) -> Read:
         """Parse one message and weigh it (which pool answers it), rolling nothing.
 
         Before authentication this also answers it (the auth request, or a refusal).
-        ``late``: whether it came once the bridge was shutting down."""
+        ``late``: whether it came once the bridge was shutting down. Without ``weigh`` no
+        stored encounter is read: ``lane`` says where the message goes (its method, or
+        "weigh" when :meth:`heavy` must still look at the encounter it names)."""
         try:
             document = rpc.parse(message, self.limits.max_depth)
         except Refused as refused:
-            return Read(reply=self._refuse(session, refused.request_id, refused.error))
+            return Read(reply=self._refuse(session, refused.request_id, refused.error), lane="now")
         if not session.authenticated:
-            return Read(reply=self._authenticate(session, document))
+            return Read(reply=self._authenticate(session, document), lane="now")
         if late:
-            return Read(document=document, late=True)
-        return Read(document=document, heavy=self.heavy(document))
+            return Read(document=document, late=True, lane="now")
+        if weigh:
+            return Read(document=document, heavy=self.heavy(document))
+        lane = self.lane(document)
+        return Read(document=document, heavy=lane == "heavy", lane=lane)
+
+    def lane(self, document: Any) -> str:
+        """Where a parsed message is answered, from its shape and method alone (no I/O)."""
+        if isinstance(document, list):
+            return "heavy"
+        method = document.get("method") if isinstance(document, dict) else None
+        if not isinstance(method, str) or method in NOW_METHODS or method not in self.handlers:
+            return "now"  # answered with an error, or server.info: no journal, no engine
+        if method in HEAVY_METHODS:
+            return "heavy"
+        if method in ENCOUNTER_WEIGHED:
+            return "weigh"
+        return "fast"
 
     def heavy(self, document: Any) -> bool:
         """Whether the bulk pool answers this parsed message: batches, bulk, odds, replays, and
@@ -189,10 +223,15 @@ class Protocol:
             return False
         if method in HEAVY_METHODS:
             return True
-        if method == "encounter.round":
+        if method in ENCOUNTER_WEIGHED:
             params = document.get("params")
             name = params.get("name") if isinstance(params, dict) else None
-            return isinstance(name, str) and self.methods.round_work(name)[1] > HEAVY_ROUND
+            if not isinstance(name, str):
+                return False
+            members, strikes = self.methods.round_work(name)
+            if method == "encounter.round":  # its strikes are its work (and its attack budget)
+                return strikes > HEAVY_ROUND
+            return members > HEAVY_MEMBERS
         return False
 
     def _refuse(self, session: Session, request_id: Any, error: BridgeError) -> Reply:
@@ -275,7 +314,7 @@ class Protocol:
             answers = [self._shutting_down(item) for item in documents]
             return Turn(self, [], reply=Reply(orjson.dumps(answers if batch else answers[0])))
         spending = Spending(self.limits, ledger, (session.attacks, session.reply_bytes),
-                            (self.server_attacks, self.server_reply_bytes))
+                            (self.server_attacks, self.server_reply_bytes), session.source)
         return Turn(self, documents, batch=batch, spending=spending, cancel=Either(session.cancel, self.cancel_all))
 
     def _shutting_down(self, document: Any) -> dict[str, Any]:
@@ -313,9 +352,16 @@ class Turn:
         of :attr:`reads`, None if there is none, or the exception reading it raised, which
         fails the requests that need it); return what must be journaled before replying."""
         assert self.reply is None and self._work is not None
-        protocol = self._protocol
         spending, cancel = self._work
         message = Message(spending, Journaling(read), cancel)
+        workers.current.message = message  # for work handed to a worker process
+        try:
+            return self._run(message)
+        finally:
+            workers.current.message = None
+
+    def _run(self, message: Message) -> Commit:
+        protocol = self._protocol
         answers, rolled = self._answers, self._rolled
         for document, key in zip(self._documents, self._keys):
             try:

@@ -54,14 +54,17 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import MultipleValuesError
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ProtocolError
 from websockets.http11 import Request, Response
 
 from .auth import Throttle
 from .tokenfile import announce as _announce, file_state as _file_state, read_token as _read_token, \
     withdraw as _withdraw
+from .budget import Meter
 from .dispatcher import Dispatcher, Read, Reply, Session
+from .methods import _REPLY_ODDS
 from .protocol import CLOSE_POLICY_VIOLATION, CLOSE_TRY_AGAIN_LATER
+from .workers import Offloaded, Workers, current as _current
 from .journal import Journal, Retention
 from .limits import Limits
 
@@ -247,14 +250,24 @@ def _address_key(address: str) -> str:
 
 
 def _source_key(address: str) -> str:
-    """Whose waiting sockets count together: one address (an IPv6 /64 as one)."""
+    """Whose waiting sockets count together: one address (an IPv6 /64 as one), and all of
+    loopback as one (127.0.1.x aliases are the same machine: counted apart, they got
+    around the per-source caps)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return address
-    if isinstance(ip, ipaddress.IPv6Address) and not ip.is_loopback:
+    if ip.is_loopback or (isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None
+                          and ip.ipv4_mapped.is_loopback):
+        return "loopback"
+    if isinstance(ip, ipaddress.IPv6Address):
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+#: A message with more arrays and objects than this is weighed off the event loop (its
+#: depth check walks every one of them).
+LIGHT_CONTAINERS = 256
 
 
 class Bridge:
@@ -290,7 +303,9 @@ class Bridge:
         self._handshaking: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         self._unauthenticated: collections.OrderedDict[ServerConnection, None] = collections.OrderedDict()
         #: Where each waiting socket comes from (for the per-source caps).
-        self._arrived: dict[ServerConnection, str] = {}
+        #: (source, address): the source is what the caps count (all of loopback is one);
+        #: within a source the busiest address loses a socket first.
+        self._arrived: dict[ServerConnection, tuple[str, str]] = {}
         #: Authenticated connections and their sessions (closed when their token is rotated away).
         self._sessions: dict[ServerConnection, Session] = {}
         self._watcher: asyncio.Task[None] | None = None
@@ -300,6 +315,13 @@ class Bridge:
         self._tasks: set[asyncio.Task[None]] = set()
         self._task_sockets: dict[asyncio.Task[None], ServerConnection] = {}
         self._journal: Journal | None = None
+        #: Odds (and other pure-Python engine work) in worker processes (see workers.py).
+        self.workers: Workers | None = None
+        #: Budgets shared by the connections of one remote source address: key -> [meters, connections].
+        self._sources: dict[str, list[Any]] = {}
+        #: Set by close() when a worker thread was still busy past every deadline: run() then
+        #: exits the process rather than wait for it (a thread cannot be stopped).
+        self.abandoned = False
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._fast_pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._server: Server | None = None
@@ -320,11 +342,19 @@ class Bridge:
         self._handshake_noise = _HandshakeNoise(self._quiet)
         wire_logger.addFilter(self._handshake_noise)
         self._journal = Journal(config.journal, sync=config.journal_sync, retention=config.retention)
+        engine = self._engine
+        self.workers = Workers(config.engine_threads())
+        if engine is None:
+            import fracas
+
+            # Odds enumerate in pure Python for up to tens of seconds: in a worker process,
+            # out of the GIL the GM's requests need, and killed when cancelled.
+            engine = Offloaded(fracas, self.workers, self._reply_room)
         self.dispatcher = Dispatcher(
             token=config.token,
             journal=self._journal,
             limits=self.limits,
-            engine=self._engine,
+            engine=engine,
             is_draining=lambda: self._draining,
             bulk_threads=config.engine_threads(),
         )
@@ -352,6 +382,7 @@ class Bridge:
         except BaseException:
             self._pool.shutdown()
             self._fast_pool.shutdown()
+            self.workers.close()
             self._journal.close()
             wire_logger.removeFilter(self._handshake_noise)
             raise
@@ -396,11 +427,17 @@ class Bridge:
                 # a loaded machine) and its -32010 goes out; a reply that a client does not
                 # take by then is not waited for.
                 _, stuck = await asyncio.wait(late, timeout=max(grace, CANCEL_WAIT))
+                if self.workers is not None:
+                    self.workers.close()  # anything still in a worker: killed, its request -32010
+                    _, stuck = await asyncio.wait(stuck, timeout=1) if stuck else (set(), set())
                 for task in stuck:
                     websocket = self._task_sockets.get(task)
                     if websocket is not None:
                         websocket.transport.abort()
                     task.cancel()
+                if stuck:
+                    # A thread still in the engine cannot be stopped: run() exits without it.
+                    self.abandoned = True
         self._server.close(code=CLOSE_GOING_AWAY, reason="server shutting down")
         try:
             await asyncio.wait_for(self._server.wait_closed(), 5)
@@ -412,6 +449,8 @@ class Bridge:
         # A worker stuck in the engine past every deadline is not waited for.
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._fast_pool.shutdown(wait=False, cancel_futures=True)
+        if self.workers is not None:
+            self.workers.close()
         self._journal.close()
         wire_logger.removeFilter(self._handshake_noise)
         logger.info("stopped")
@@ -434,21 +473,49 @@ class Bridge:
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 super().__init__(*args, **kwargs)
                 self._messages = 0
+                self._fragments = 0  # frames of the message being received
+                self._unanswered = 0  # pings not answered because the client does not read
                 self._recv_frame = self.protocol.recv_frame
                 self.protocol.recv_frame = self._frame  # type: ignore[method-assign]
 
             def _frame(self, frame: Any) -> None:
-                """Until authenticated: the first message (the auth request) may be
-                max_auth_message_bytes, and the one right behind it (sent before the auth
-                reply, maybe in the same TCP segment) max_message_bytes: it is read once
+                """Every frame: pings of a client that does not read its pongs go unanswered
+                (then it is closed), and a message's fragments are counted (websockets before
+                17 counts none). Until authenticated: the first message (the auth request)
+                may be max_auth_message_bytes, and the one right behind it (sent before the
+                auth reply, maybe in the same TCP segment) max_message_bytes: it is read once
                 the auth has succeeded, or never. Any later one must wait for the reply."""
+                limits = bridge.limits
+                opcode = frame.opcode
+                if opcode == _PING:
+                    transport = self.transport
+                    if transport.get_write_buffer_size() > limits.max_unread_pong_bytes:
+                        self._unanswered += 1
+                        if self._unanswered > limits.max_unanswered_pings:
+                            bridge._quiet.warning(
+                                "ping flood", "closed a connection from %s: %d pings sent while it read none of"
+                                " the replies (max_unanswered_pings)", self._peer(), self._unanswered - 1)
+                            transport.abort()
+                        return  # no pong: the client has not read what it was sent
+                    self._unanswered = 0
+                elif opcode in _DATA_OPCODES:
+                    self._fragments = self._fragments + 1 if opcode == _CONTINUATION else 1
+                    if self._fragments > limits.max_fragments:
+                        bridge._quiet.warning("fragments", "closed a connection from %s: a message of more than"
+                                              " %d frames (max_fragments)", self._peer(), limits.max_fragments)
+                        # The parser closes the connection with 1002 and this reason.
+                        raise ProtocolError(f"a message of more than {limits.max_fragments} frames (max_fragments)")
+                    if frame.fin:
+                        self._fragments = 0
                 self._recv_frame(frame)
-                if self.authenticated:
-                    self.protocol.recv_frame = self._recv_frame  # type: ignore[method-assign]
-                elif frame.fin and frame.opcode in _DATA_OPCODES:
+                if not self.authenticated and frame.fin and opcode in _DATA_OPCODES:
                     self._messages += 1
                     _set_max_size(self.protocol, bridge.limits.max_message_bytes if self._messages == 1
                                   else bridge.limits.max_auth_message_bytes)
+
+            def _peer(self) -> str:
+                peer = self.transport.get_extra_info("peername") if self.transport else None
+                return f"{peer[0]}:{peer[1]}" if peer else "-"
 
             def data_received(self, data: bytes) -> None:
                 # A waiting socket that sends something goes to the back of the line: the
@@ -462,7 +529,7 @@ class Bridge:
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
                 super().connection_made(transport)
                 peer = transport.get_extra_info("peername")
-                bridge._arrived[self] = _source_key(str(peer[0])) if peer else "-"
+                bridge._arrived[self] = (_source_key(str(peer[0])), str(peer[0])) if peer else ("-", "-")
                 bridge._admit(bridge._handshaking, self, bridge.limits.max_handshakes,
                               bridge.limits.max_handshakes_per_source, "sockets in the HTTP handshake")
 
@@ -477,21 +544,28 @@ class Bridge:
     def _admit(self, waiting: collections.OrderedDict[ServerConnection, None],
                connection: ServerConnection, cap: int, per_source: int, what: str) -> None:
         """Add a waiting connection. Past its source's cap, that source's socket silent the
-        longest goes; past the cap of all, that of the source with the most waiting. So a
-        flood only ever pushes out its own sockets, and idle ones never crowd out a new client."""
+        longest goes; past the cap of all, that of the source with the most waiting. Within
+        a source (all of loopback is one: 127.0.1.x aliases do not get around the caps), the
+        socket goes from the address with the most waiting. So a flood only ever pushes out
+        its own sockets, and idle ones never crowd out a new client."""
         waiting[connection] = None
-        source = self._arrived.get(connection, "-")
+        unknown = ("-", "-")
+        source = self._arrived.get(connection, unknown)[0]
         while True:
-            counts = collections.Counter(self._arrived.get(c, "-") for c in waiting)
+            counts = collections.Counter(self._arrived.get(c, unknown)[0] for c in waiting)
             if counts[source] > per_source:
                 busiest, scope = source, f"{per_source} {what} from {source} (the cap per source)"
             elif len(waiting) > cap:
                 busiest, scope = counts.most_common(1)[0][0], f"{cap} {what} (the cap of all)"
             else:
                 return
-            victim = next(c for c in waiting if self._arrived.get(c, "-") == busiest)
+            members = [c for c in waiting if self._arrived.get(c, unknown)[0] == busiest]
+            addresses = collections.Counter(self._arrived.get(c, unknown)[1] for c in members)
+            most = max(addresses.values())
+            victim = next(c for c in members if addresses[self._arrived.get(c, unknown)[1]] == most)
             del waiting[victim]
-            self._quiet.warning("evicted", "dropped a socket from %s: past %s", busiest, scope)
+            self._quiet.warning("evicted", "dropped a socket from %s: past %s",
+                                self._arrived.get(victim, unknown)[1], scope)
             victim.transport.abort()
             if victim is connection:
                 return
@@ -552,6 +626,7 @@ class Bridge:
                 return
             self._open += 1
             self._sessions[websocket] = session
+            source = self._join_source(session, address)
             try:
                 if session.generation != self.dispatcher.generation and not self.config.keep_sessions:
                     # The token was rotated while the auth reply was being sent.
@@ -566,6 +641,7 @@ class Bridge:
             finally:
                 self._open -= 1
                 self._sessions.pop(websocket, None)
+                self._leave_source(source)
                 self._quiet.log(logging.INFO, "disconnected", "%s disconnected", session.peer)
         finally:
             self._unauthenticated.pop(websocket, None)
@@ -615,6 +691,37 @@ class Bridge:
         else:
             self._quiet.warning("auth failed", "%s failed to authenticate", session.peer)
 
+    def _join_source(self, session: Session, address: str) -> str | None:
+        """Give a remote connection its source address's shared budgets (loopback: none, each
+        local connection is its own source; the GM is local)."""
+        key = _source_key(address)
+        if key == "loopback":
+            return None
+        shared = self._sources.get(key)
+        if shared is None:
+            limits = self.limits
+            shared = self._sources[key] = [
+                (Meter("max_source_attacks", limits.max_source_attacks, f"the source address {key}"),
+                 Meter("max_source_reply_bytes", limits.max_source_reply_bytes, f"the source address {key}")), 0]
+        shared[1] += 1
+        session.source = shared[0]
+        return key
+
+    def _leave_source(self, key: str | None) -> None:
+        if key is None:
+            return
+        shared = self._sources[key]
+        shared[1] -= 1
+        if not shared[1] and not any(meter.used for meter in shared[0]):
+            del self._sources[key]
+
+    def _reply_room(self) -> tuple[int, str]:
+        """The reply bytes the odds request being answered on this thread may still take."""
+        message = getattr(_current, "message", None)
+        if message is None:
+            return self.limits.max_reply_bytes, "max_reply_bytes"
+        return message.spending.room(_REPLY_ODDS)
+
     async def _read(self, websocket: ServerConnection, session: Session) -> None:
         in_flight = asyncio.Semaphore(self.limits.max_in_flight)
         try:
@@ -641,27 +748,50 @@ class Bridge:
 
     async def _answer(self, websocket: ServerConnection, session: Session, message: str | bytes,
                       in_flight: asyncio.Semaphore) -> None:
+        """Answer one message where its cost says (the fairness rule, bridge/README.md):
+
+        - a small message (at most ``max_light_message_bytes`` and LIGHT_CONTAINERS arrays
+          and objects) is parsed here, on the loop (microseconds); if it needs no journal,
+          store or engine (server.info, an error) it is answered here too, with no thread hop;
+        - a single request goes to the single-request pool, one hop; an encounter method is
+          weighed there first from the encounter it names (members, strikes);
+        - anything heavy (a large message, a batch, bulk, odds, replays, large encounters)
+          waits for its connection's turn (``max_heavy_per_connection`` at once) and goes
+          to the bulk pool: one client's heavy work queues behind its own, never in front
+          of another client's small request.
+        """
         dispatcher = self.dispatcher
         assert dispatcher is not None
         loop = asyncio.get_running_loop()
         reply: Reply | None = None
-        # Every message starts as a single request: parsed and weighed on the single pool
-        # (bulk work pauses at its next chunk boundary meanwhile), answered there if light;
-        # a heavy one (by its parsed method and its estimated work) moves to the bulk pool.
-        single = True
-        self._singles += 1
-        dispatcher.quiet.clear()
-
-        def read_and_answer_if_light() -> tuple[Read, Reply | None]:
-            read = dispatcher.read(session, message, late=False)  # read before shutdown began (see _read)
-            return read, None if read.heavy else dispatcher.answer(session, read, hold=True)
-
+        single = False
         try:
-            read, reply = await loop.run_in_executor(self._fast_pool, read_and_answer_if_light)
-            if reply is None:
+            read: Read | None = None
+            if isinstance(message, bytes) or (len(message) <= self.limits.max_light_message_bytes
+                                              and message.count("{") + message.count("[") <= LIGHT_CONTAINERS):
+                try:
+                    read = dispatcher.protocol.read(session, message, False, weigh=False)
+                except Exception:  # a bug: answer, log, keep serving
+                    read = Read(reply=dispatcher.protocol.bug(session), lane="now")
+                if read.lane == "now":
+                    reply = dispatcher.answer(session, read, hold=True)
+            if reply is None and read is not None and read.lane != "heavy":
+                single = True
+                self._singles += 1
+                dispatcher.quiet.clear()
+                parsed = read
+
+                def weigh_and_answer_if_light() -> tuple[Read, Reply | None]:
+                    weighed = parsed
+                    if weighed.lane == "weigh":  # reads the stored encounter it names
+                        weighed = Read(document=parsed.document, heavy=dispatcher.protocol.heavy(parsed.document))
+                    return weighed, None if weighed.heavy else dispatcher.answer(session, weighed, hold=True)
+
+                read, reply = await loop.run_in_executor(self._fast_pool, weigh_and_answer_if_light)
                 single = False
                 self._single_done()
-                reply = await loop.run_in_executor(self._pool, lambda: dispatcher.answer(session, read, hold=True))
+            if reply is None:
+                reply = await self._heavy(session, message, read)
             if reply.data is not None and not session.cancel.is_set():
                 await self._send(websocket, session, reply)
         except ConnectionClosed:
@@ -674,6 +804,20 @@ class Bridge:
             if reply is not None:
                 reply.release()
             in_flight.release()
+
+    async def _heavy(self, session: Session, message: str | bytes, read: Read | None) -> Reply:
+        """Answer a heavy message on the bulk pool, in its connection's turn."""
+        dispatcher = self.dispatcher
+        assert dispatcher is not None
+        if session.lane is None:
+            session.lane = asyncio.Semaphore(self.limits.max_heavy_per_connection)
+        async with session.lane:
+            if read is None:  # a large message: parsed (and its depth checked) off the loop too
+                return await asyncio.get_running_loop().run_in_executor(
+                    self._pool, lambda: dispatcher.answer(session, dispatcher.read(session, message, late=False),
+                                                          hold=True))
+            return await asyncio.get_running_loop().run_in_executor(
+                self._pool, lambda: dispatcher.answer(session, read, hold=True))
 
     def _single_done(self) -> None:
         self._singles -= 1
@@ -740,8 +884,10 @@ class Bridge:
             raise ConnectionClosed(None, None) from None
 
 
-#: Opcodes of data frames (text, binary, continuation): RFC 6455 section 5.2.
+#: Opcodes of data frames (text, binary, continuation) and of a ping: RFC 6455 section 5.2.
 _DATA_OPCODES = frozenset({0x0, 0x1, 0x2})
+_CONTINUATION = 0x0
+_PING = 0x9
 
 
 def _set_max_size(protocol: Any, size: int) -> None:
@@ -795,6 +941,16 @@ async def run(config: BridgeConfig, *, on_ready: Callable[[Bridge], None] | None
             on_ready(bridge)
         await stop.wait()
         logger.info("signal received: shutting down (again to force)")
+    if bridge.abandoned:
+        # A worker thread is still in the engine (it cannot be stopped): the interpreter would
+        # wait for it at exit. Everything is answered or cancelled and the journal is closed.
+        logger.warning("exiting without waiting for engine work still running on a thread")
+        logging.shutdown()
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def _on_signals(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:

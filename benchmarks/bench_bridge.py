@@ -451,7 +451,12 @@ async def _probe(url: str, kind: str, seconds: float, quick: bool) -> dict[str, 
                     await asyncio.wait_for(thing.close(), 5)
             except Exception:  # noqa: BLE001
                 pass
-    seen = orjson.loads(out.strip().splitlines()[-1])
+    lines = out.strip().splitlines()
+    if not lines:  # the GM could not connect or failed: say so rather than stop the bench
+        return {"probe": kind, "gm_requests": 0, "gm_p50_us": 0.0, "gm_p99_us": 0.0, "gm_max_us": 0.0,
+                "gm_refused": 0, "gm_failed": True, "server_rss_mb_before": rss_before,
+                "server_rss_mb_after": rss_after}
+    seen = orjson.loads(lines[-1])
     p50, p99 = _percentiles([us / 1e6 for us in seen["latencies_us"]]) if seen["latencies_us"] else (0.0, 0.0)
     return {"probe": kind, "gm_requests": len(seen["latencies_us"]), "gm_p50_us": p50, "gm_p99_us": p99,
             "gm_max_us": max(seen["latencies_us"], default=0.0), "gm_refused": len(seen["refused"]),
@@ -581,6 +586,9 @@ def format_targets(found: dict[str, Any], bulk_ratio: float) -> list[str]:
         memory = ""
         if probe["server_rss_mb_before"] is not None and probe["server_rss_mb_after"] is not None:
             memory = f"; bridge RSS {probe['server_rss_mb_before']:,.0f} → {probe['server_rss_mb_after']:,.0f} MB"
+        if probe.get("gm_failed"):
+            lines.append(f"    {_PROBE_WORDS[probe['probe']]}: the GM could not connect or failed{memory}")
+            continue
         lines.append(f"    {_PROBE_WORDS[probe['probe']]}: p50 {probe['gm_p50_us'] / 1e3:,.1f} ms,"
                      f" p99 {probe['gm_p99_us'] / 1e3:,.1f} ms, max {probe['gm_max_us'] / 1e3:,.1f} ms,"
                      f" {probe['gm_refused']} of {probe['gm_requests']} refused{memory}")

@@ -487,8 +487,10 @@ class Bridge:
                 the auth has succeeded, or never. Any later one must wait for the reply."""
                 limits = bridge.limits
                 opcode = frame.opcode
+                transport = self.transport
+                if transport.is_closing():
+                    return  # closed here (below) with frames still to parse: nothing more to do
                 if opcode == _PING:
-                    transport = self.transport
                     if transport.get_write_buffer_size() > limits.max_unread_pong_bytes:
                         self._unanswered += 1
                         if self._unanswered > limits.max_unanswered_pings:

@@ -13,6 +13,7 @@ round (`fracas.drive.fight` says which die comes from which stream).
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Any, Callable, Optional
 
@@ -209,7 +210,7 @@ class Encounter:
         """
         return self._show(self.store.rounds(self.name))
 
-    def _show(self, rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    def _show(self, rounds: "builtins.list[dict[str, Any]]") -> dict[str, Any]:
         """`show()` with the rounds kept given (`rounds` of the store)."""
         sc, state = self.compiled, self.fight.state()
         sides: dict[str, list[dict[str, Any]]] = {side: [] for side in sc.sides}

@@ -39,7 +39,8 @@ export { LIMITS } from "./actions/players.js";
 /**
  * A request's answer to another client (a refusal also as its key and data, for the asker's language).
  * @typedef {{error?: string, i18n?: {key: string, data: Record<string, string|number>}, requestId?: string|null,
- *   messageId?: string|null, total_damage?: number|null, resent?: boolean}} Answer
+ *   messageId?: string|null, total_damage?: number|null, resent?: boolean, result?: any}} Answer
+ *   result: a player's odds (the bridge's attack.odds answer)
  */
 /**
  * A roll for the chat card: dice groups with the engine's faces (chat.js's *RollSpecs).
@@ -67,9 +68,10 @@ export { LIMITS } from "./actions/players.js";
  * @property {(key: string, value: unknown) => Promise<unknown>} setSetting
  * @property {(specs: RollSpec[]) => Promise<any[]>} makeRolls  Foundry Rolls (handed to postCard only)
  * @property {(card: {content: string, rolls?: any[], flags: Record<string, Flags>, speaker?: TokenView|null, whisperToGM?: boolean,
- *   rollMode?: string, requester?: string|null}) => Promise<{id?: string|null}|null|undefined>} postCard
+ *   rollMode?: string, requester?: string|null, gmRequester?: boolean}) => Promise<{id?: string|null}|null|undefined>} postCard
  *   rolls: Foundry Rolls (makeRolls' answer); whisperToGM: GMs only, whatever the roll mode; else rollMode
- *   (audience.js) for the player `requester` (null: the GM's own card) decides who sees it
+ *   (audience.js) for the user `requester` on another client (null: this client's own card; gmRequester: that
+ *   user has a GM role) decides who sees it; a `masked` speaker is named by its alias only
  * @property {(id: string) => Flags|null} messageFlags   the message's fracas flags
  * @property {(id: string, flags: object) => Promise<unknown>} setMessageFlags
  * @property {(uuid: string) => Promise<any>} getDocument  a document (an Actor: its data is the game system's, untyped)

@@ -23,11 +23,15 @@ export function effectiveRollMode(userMode, chatVisibility) {
  * Whether a card posted in `mode` is seen by GMs only: a blind roll, or the GM's own private
  * or self roll. A player's private roll is seen by that player too, a player's self roll by
  * that player (and the GM whose client posts it).
+ * A GM-role user whose tab does not hold the bridge (an assistant GM, the GM's second tab) asks
+ * like a player (`requester`, so a self roll goes to that user alone) but sees as a GM
+ * (`gmRequester`: its private and self rolls are GM-only too).
  * @param {string} mode
- * @param {string|null} [requester]  the player who asked (null: the GM's own card)
+ * @param {string|null} [requester]  the user who asked on another client (null: this client's own card)
+ * @param {boolean} [gmRequester]  that user has a GM role
  */
-export function gmOnly(mode, requester = null) {
-  return mode === "blindroll" || (!requester && (mode === "gmroll" || mode === "selfroll"));
+export function gmOnly(mode, requester = null, gmRequester = false) {
+  return mode === "blindroll" || ((!requester || gmRequester) && (mode === "gmroll" || mode === "selfroll"));
 }
 
 /**
@@ -68,4 +72,33 @@ export function capRolls(counts, maxDiceNumber) {
     keep += 1;
   }
   return { keep, shown, total };
+}
+
+/**
+ * CONST.TOKEN_DISPLAY_MODES (foundry-vtt-types 13.x common/constants.d.mts l. 1006-1036): NONE 0
+ * "No information is displayed", CONTROL 10 "Displayed when the token is controlled",
+ * OWNER_HOVER 20 "Displayed when hovered by a GM or a user who owns the actor", HOVER 30
+ * "Displayed when hovered by any user", OWNER 40 "Always displayed for a GM or for a user who owns
+ * the actor", ALWAYS 50 "Always displayed for everyone". TokenDocument#displayName holds one
+ * (client/data/documents/token.d.mts l. 246-252, initial NONE).
+ */
+export const TOKEN_DISPLAY_MODES = Object.freeze({ NONE: 0, CONTROL: 10, OWNER_HOVER: 20, HOVER: 30, OWNER: 40, ALWAYS: 50 });
+
+/** CONST.TOKEN_DISPOSITIONS.SECRET (common/constants.d.mts l. 1047): no nameplate for non-owners. */
+export const SECRET_DISPOSITION = -2;
+
+/**
+ * Whether a player who does not own a token sees its nameplate. v13's Token#_refreshState sets
+ * `this.nameplate.visible = !isSecret && this._canViewMode(this.document.displayName)`, and
+ * Token#_canViewMode (client/canvas/placeables/token.mjs) answers NONE → false, ALWAYS → true,
+ * CONTROL → `this.controlled`, HOVER → `this.hover || this.layer.highlightObjects`, OWNER_HOVER →
+ * `this.isOwner && (hover …)`, OWNER → `this.isOwner`, anything else → false. A non-owner cannot
+ * control a token (only owners may), so only HOVER and ALWAYS show it the name; a SECRET
+ * disposition (TokenDocument#isSecret: SECRET and not an owner) hides it whatever the mode.
+ * @param {unknown} displayName  TokenDocument#displayName
+ * @param {unknown} [disposition]  TokenDocument#disposition
+ */
+export function othersSeeName(displayName, disposition) {
+  if (disposition === SECRET_DISPOSITION) return false;
+  return displayName === TOKEN_DISPLAY_MODES.HOVER || displayName === TOKEN_DISPLAY_MODES.ALWAYS;
 }

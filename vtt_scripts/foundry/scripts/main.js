@@ -3,7 +3,7 @@
 // something breaks this file and nothing else. Checked against v12 and v13 APIs.
 
 import { createActions } from "./actions.js";
-import { capRolls, playerAudience } from "./audience.js";
+import { capRolls, othersSeeName, playerAudience } from "./audience.js";
 import { decorateCard } from "./card.js";
 import { BridgeConnection, STATES, describeState } from "./connection.js";
 import { InputError, describeError } from "./errors.js";
@@ -48,6 +48,10 @@ function tokenView(token) {
     statuses: actor?.statuses ? [...actor.statuses] : [],
     tokenDocument: doc,
     hidden: !!doc.hidden,
+    // Whether players who do not own it see its nameplate (TokenDocument#displayName, a
+    // CONST.TOKEN_DISPLAY_MODES value, and #disposition: audience.js othersSeeName). A token some
+    // player owns (Actor#hasPlayerOwner, v12/v13 ClientDocumentMixin) is named: its players know it.
+    unnamed: !actor?.hasPlayerOwner && !othersSeeName(doc.displayName, doc.disposition),
     // TokenDocument#x/#y: the top-left corner in pixels; #width/#height: grid spaces.
     place: Number.isFinite(doc.x) && Number.isFinite(doc.y) ? { x: doc.x, y: doc.y, width: doc.width ?? 1, height: doc.height ?? 1 } : null,
   };
@@ -171,7 +175,8 @@ const diceCount = (roll) => roll.dice.reduce((n, d) => n + d.results.length, 0);
  * see the card. A public card keeps whole rolls while Dice So Nice can throw their dice
  * (audience.js's capRolls) and says when it could not throw them all.
  * @param {{content: string, rolls?: Roll[], flags: Record<string, unknown>, speaker?: TokenView|null, whisperToGM?: boolean,
- *   rollMode?: string, requester?: string|null}} card
+ *   rollMode?: string, requester?: string|null, gmRequester?: boolean}} card  (a GM-role requester's whisper list is a player's:
+ *   playerAudience gives a self roll to that user, private and blind to the GMs)
  */
 async function postCard({ content, rolls = [], flags, speaker, whisperToGM, rollMode = "publicroll", requester = null }) {
   const gmIds = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
@@ -187,9 +192,13 @@ async function postCard({ content, rolls = [], flags, speaker, whisperToGM, roll
     flags,
     // A token with an actor speaks as that token; one without (a tile-like token, a
     // deleted actor) gets its name as an alias, not a speaker that points nowhere.
-    speaker: speaker?.tokenDocument && speaker.actor
+    // A speaker without one (or one whose name players may not read: `masked`) is its alias
+    // alone: ChatMessage.getSpeaker({alias}) would infer the speaker from this user's controlled
+    // tokens (v13 client/documents/chat-message.mjs getSpeaker, "CASE 4 - Infer from controlled
+    // tokens"), putting the GM's selected token (the attacker, a mob member) on the message.
+    speaker: speaker?.tokenDocument && speaker.actor && !speaker.masked
       ? ChatMessage.getSpeaker({ token: /** @type {TokenDocument} tokenView keeps the document */ (speaker.tokenDocument), actor: speaker.actor })
-      : ChatMessage.getSpeaker({ alias: speaker?.name ?? "fracas" }),
+      : { scene: null, actor: null, token: null, alias: speaker?.name ?? "fracas" },
   };
   if (whisperToGM) Object.assign(data, { whisper: gmIds, blind: false });
   else if (requester) Object.assign(data, playerAudience(rollMode, requester, gmIds));

@@ -35,6 +35,9 @@ export const STATUS_CONDITIONS = {
  * @property {string[]} [statuses]
  * @property {unknown} [tokenDocument]
  * @property {boolean} [hidden]  the token is hidden from players (GM only)
+ * @property {boolean} [unnamed]  players who do not own it cannot see its nameplate (audience.js othersSeeName);
+ *   a token some player owns is never unnamed (its players know it)
+ * @property {boolean} [masked]  a speaker standing for a token whose name players may not read (name: what they read)
  * @property {import("./bystanders.js").Place|null} [place]  where it stands on its scene (ER-17 bystanders)
  */
 

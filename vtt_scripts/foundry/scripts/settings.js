@@ -78,6 +78,11 @@ export const SETTINGS = [
   { key: "playerFreeForm", scope: "world", config: true, type: "boolean", default: false,
     name: "Free-form player attacks",
     hint: "Let players describe their own strikes (dice, bonus, weight, ruleset, advantage). Off: a player only picks one of the attacker's own attacks and the GM's data decides every number." },
+  // Players' mobs (Mob Attack Tool's world setting `playerAccess`, default off): a player may
+  // run a mob of tokens it owns; the GM's client checks every token and reads every number.
+  { key: "playerMobs", scope: "world", config: true, type: "boolean", default: false,
+    name: "Players' mobs",
+    hint: "Let players run a mob attack with tokens they own (summons, familiars, hirelings). The strikes and numbers come from each actor's data; the GM's client checks every token." },
   { key: "ruleset", scope: "world", config: true, type: "string", default: DEFAULT_RULESET,
     choices: Object.fromEntries(OFFERED.map((r) => [r.name, r.title])),
     choiceKeys: Object.fromEntries(OFFERED.map((r) => [r.name, r.titleKey])),

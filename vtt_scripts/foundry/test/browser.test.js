@@ -63,7 +63,9 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
       __world.addToken({ id: "tokHero", name: "Aldric", actor: { id: "hero", name: "Aldric", system: sheet(13, 20, 4, 3),
         owners: ["userPL000000001"], items: [{ id: "itSword", name: "Longsword",
           flags: { fracas: { strikes: [{ method: "melee", style: "slashing", dice: 2, weight: 1, damage_type: "edged" }] } } }] } });
-      __world.addToken({ id: "tokGob", name: "Goblin", actor: { id: "gob", name: "Goblin", uuid: "Scene.s1.Token.tokGob.Actor.gob", system: sheet(12, 12, 2, 2) } });
+      // The GM shows the goblin's nameplate to everyone (CONST.TOKEN_DISPLAY_MODES.ALWAYS): the cards
+      // players see may name it (a token's mode is NONE unless set, as BaseToken's initial value).
+      __world.addToken({ id: "tokGob", name: "Goblin", displayName: 50, actor: { id: "gob", name: "Goblin", uuid: "Scene.s1.Token.tokGob.Actor.gob", system: sheet(12, 12, 2, 2) } });
       __world.control(["tokHero"]);
       __world.target(["tokGob"]);
     });
@@ -239,7 +241,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
       const ids = [];
       for (let i = 0; i < 6; i++) {
         const id = `tokSkel${i}`;
-        __world.addToken({ id, name: "Skeleton", actor: { id: "skel", name: "Skeleton", uuid: `Scene.s1.Token.${id}.Actor.skel`, system: bones } });
+        __world.addToken({ id, name: "Skeleton", displayName: 50, actor: { id: "skel", name: "Skeleton", uuid: `Scene.s1.Token.${id}.Actor.skel`, system: bones } });
         ids.push(id);
       }
       __world.control(ids);
@@ -773,6 +775,64 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     // The Results-in-chat=GM attack reached the player in no form.
     assert.ok(!got.some((d) => /"requestId"/.test(d) && /12 → 6/.test(d)));
     assert.deepEqual([...gmSide.errors, ...hostile.errors], []);
+  });
+
+  test("token name display modes: a player's client receives no document naming a token whose nameplate it cannot see", async () => {
+    const gmSide = await openWorld();
+    const hostile = await openWorld({ user: "player", expect: null });
+    const place = () => {
+      const sheet = (ac, hp) => ({ health: { value: hp, max: hp }, attributes: { ac: { value: ac }, strength: { value: 4 }, agility: { value: 2 } } });
+      // OWNER_HOVER (20): only owners (the GM) see "Ogre Warlord"'s nameplate.
+      __world.addToken({ id: "tokOgre", name: "Ogre Warlord", displayName: 20,
+        actor: { id: "ogre", name: "Ogre Warlord", uuid: "Scene.s1.Token.tokOgre.Actor.ogre", system: sheet(10, 40) } });
+    };
+    await gmSide.page.evaluate(place);
+    const out = await gmSide.page.evaluate(async ([strike, rolls]) => {
+      __world.control(["tokOgre"]); // getSpeaker would infer this controlled token (v13 CASE 4)
+      const api = game.modules.get("fracas").api;
+      const r = await api.attack({ attacker: "tokOgre", targets: ["tokHero"], strikes: [{ ...strike, target: "tokHero" }], rolls });
+      return { id: r?.messageId, notes: __world.notes.map((n) => n.text),
+        mine: [...game.messages.values()].map((m) => ({ content: m.content, whisper: m.whisper, speaker: m.speaker, rolls: m.rolls.length })) };
+    }, [sword, TWO_CRITS]);
+    assert.ok(out.id, out.notes.join("\n"));
+    await hostile.page.waitForFunction(() => __world.received.length > 0);
+    const got = await receivedBy(hostile);
+    for (const doc of got) assert.doesNotMatch(doc, /Ogre|tokOgre/, `a document naming the unnamed token reached the player: ${doc.slice(0, 300)}`);
+    assert.ok(got.some((d) => /an unnamed creature/.test(d) && /Aldric/.test(d)), "the player's copy, with its dice");
+    const gmCard = out.mine.find((m) => /Ogre Warlord/.test(m.content));
+    assert.ok(gmCard && gmCard.whisper.length && gmCard.rolls === 0, JSON.stringify(out.mine));
+    assert.deepEqual([...gmSide.errors, ...hostile.errors], []);
+  });
+
+  test("a player's mob of its own summons, through the GM's client; refused while the GM does not allow it", async () => {
+    const gmSide = await openWorld();
+    const player = await openWorld({ user: "player", expect: null });
+    const place = () => {
+      const wolf = { health: { value: 6, max: 6 }, attributes: { ac: { value: 11 }, strength: { value: 4 }, agility: { value: 3 } } };
+      for (const id of ["tokWolf1", "tokWolf2"]) {
+        __world.addToken({ id, name: "Wolf", actor: { id: "wolf", name: "Wolf", uuid: `Scene.s1.Token.${id}.Actor.wolf`, system: wolf, owners: ["userPL000000001"],
+          flags: { fracas: { strikes: [{ method: "melee", style: "slashing", dice: 1, weight: 0, damage_type: "edged" }] } } } });
+      }
+    };
+    await gmSide.page.evaluate(place);
+    await player.page.evaluate(place);
+    const ask = () => player.page.evaluate(async () => {
+      __world.control(["tokWolf1", "tokWolf2"]);
+      __world.target(["tokGob"]);
+      const r = await game.modules.get("fracas").api.mob({ assign: "each" });
+      return { r, notes: __world.notes.map((n) => n.text) };
+    });
+    const refused = await ask();
+    assert.equal(refused.r, null);
+    assert.match(refused.notes.at(-1), /has not allowed players' mobs/);
+    await gmSide.page.evaluate(() => game.settings.set("fracas", "playerMobs", true));
+    // A world setting reaches every client (the test page keeps each client's store: it is set there too).
+    await player.page.evaluate(() => __world.preset("playerMobs", true));
+    const before = await hp(gmSide.page, "tokGob");
+    const done = await ask();
+    assert.ok(done.r?.requestId?.startsWith("player-"), JSON.stringify(done));
+    assert.equal(await hp(gmSide.page, "tokGob"), Math.max(0, before - done.r.total_damage));
+    assert.deepEqual([...gmSide.errors, ...player.errors], []);
   });
 
   test("the roll mode: the GM's private roll reaches no player; a player's private roll reaches that player, without rolls", async () => {

@@ -425,9 +425,21 @@ class ChatMessage {
     return message;
   }
 
+  /**
+   * As v13 client/documents/chat-message.mjs getSpeaker: CASE 1, a token given → that token
+   * (alias: the given alias or its name); CASE 4, "Infer from controlled tokens": with none
+   * given, the first token this user controls speaks (`controlled.shift().document`, the alias
+   * kept); CASE 6, the user. (CASE 2, 3 and 5 — an actor given, another scene, an impersonated
+   * actor — are not used by the module.)
+   */
   static getSpeaker({ token, alias } = {}) {
-    if (token) return { scene: "scene1", token: token.id, actor: token.actor?.id ?? null, alias: token.name };
-    return { alias: alias ?? game.user.name };
+    if (token) return { scene: "scene1", token: token.id, actor: token.actor?.id ?? null, alias: alias || token.name };
+    const controlled = [...(canvas.tokens.controlled ?? [])];
+    if (controlled.length) {
+      const doc = controlled.shift().document;
+      return { scene: "scene1", token: doc.id, actor: doc.actor?.id ?? null, alias: alias || doc.name };
+    }
+    return { scene: null, actor: null, token: null, alias: alias ?? game.user.name };
   }
 
   static getWhisperRecipients(name) {

@@ -14,6 +14,7 @@ declare global {
     "fracas.markDefeated": boolean;
     "fracas.defenseRolls": boolean;
     "fracas.playerFreeForm": boolean;
+    "fracas.playerMobs": boolean;
     "fracas.ruleset": string;
     "fracas.floorBodyAtZero": boolean;
     "fracas.conditionsFromStatuses": boolean;

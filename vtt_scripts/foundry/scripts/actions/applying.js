@@ -34,7 +34,7 @@ export function applyingActions(ctx) {
       // Body values are the GM's: on a card players see, the flags keep only what the card
       // shows (who took how much); before and after go to a GM-only ledger (a whisper).
       const flags = card.flags?.[MODULE_ID];
-      if (flags && changes.length && !card.whisperToGM && !gmOnly(card.rollMode ?? "publicroll", card.requester) && vtt.postLedger) {
+      if (flags && changes.length && !card.whisperToGM && !gmOnly(card.rollMode ?? "publicroll", card.requester, card.gmRequester) && vtt.postLedger) {
         flags.ledger = await vtt.postLedger(changes);
         flags.changes = publicChanges(changes);
       }

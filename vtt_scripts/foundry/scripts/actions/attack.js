@@ -65,36 +65,35 @@ export function attackActions(ctx) {
     const changes = planChanges(apply, used, damageOf(model));
     // A hidden bystander the shot touched (hit, or picked by the stray die) is the GM's:
     // the card with its name and buttons goes to the GMs, and everyone else gets one that
-    // calls it "someone unseen" and leaves out its damage.
+    // calls it "someone unseen" and leaves out its damage. A token whose nameplate players
+    // do not see (its display mode), or a hidden one aimed at, is named on the players' copy
+    // as they know it ("an unnamed creature", "someone unseen"), the speaker too.
     const secret = new Set(used.filter((v) => v.hidden && !aimed.has(v.id)).map((v) => v.id));
     const touched = model.targets.some((/** @type {{id: string}} */ x) => secret.has(x.id));
+    const shown = new Set(model.targets.map((/** @type {{id: string}} */ x) => x.id));
+    const masked = ctx.shownNames([attacker, ...used.filter((v) => shown.has(v.id) || aimed.has(v.id))], { ...names, [attacker.id]: attacker.name ?? attacker.id });
     // Who sees the card: the roll mode of whoever asked, with the world setting (audience.js).
     const audience = ctx.audienceOf(options);
-    const everyone = !gmOnly(audience.rollMode, audience.requester);
+    const everyone = !gmOnly(audience.rollMode, audience.requester, audience.gmRequester);
     /** @type {import("../chat.js").CardModel|null} the card everyone sees, when it differs */
     let open = null;
-    if (everyone && touched) {
+    if (everyone && (touched || masked)) {
       const unseen = Object.fromEntries([...secret].map((id) => [id, t("FRACAS.Card.Unseen")]));
-      open = shownTargets(attackCardModel(result, { attackerName: attacker.name ?? attacker.id, names: { ...names, ...unseen }, requestId }), aimed);
+      const shownAs = { ...names, ...(masked ?? {}), ...unseen };
+      open = shownTargets(attackCardModel(result, { attackerName: shownAs[attacker.id] ?? attacker.name ?? attacker.id, names: shownAs, requestId }), aimed);
       open.targets = open.targets.filter((/** @type {{id: string}} */ x) => !secret.has(x.id));
       open.totalDamage = open.targets.reduce((/** @type {number} */ sum, /** @type {{damage: number}} */ x) => sum + x.damage, 0);
     }
     // What a resent request and a player's answer say: the total the players' card shows.
     const shownTotal = open ? open.totalDamage : model.totalDamage;
-    const message = await ctx.applyAndPost(changes, {
+    const message = await ctx.postWithCopy(changes, {
       content: renderAttackCard(model, { undoable: changes.length > 0 }),
       rolls: await vtt.makeRolls(attackRollSpecs(model)),
       flags: cardFlags("attack", requestId, model.seed, changes, flagTargets(model, used), shownTotal),
       speaker: attacker,
-      whisperToGM: touched,
+      whisperToGM: false, // true when there is a players' copy (postWithCopy)
       ...audience,
-    });
-    if (open) {
-      await vtt.postCard({
-        content: renderAttackCard(open), rolls: await vtt.makeRolls(attackRollSpecs(open)),
-        flags: { [MODULE_ID]: { kind: "attack-public" } }, speaker: attacker, whisperToGM: false, ...audience,
-      });
-    }
+    }, open && { content: renderAttackCard(open), rolls: await vtt.makeRolls(attackRollSpecs(open)), speaker: ctx.speakerAs(attacker, masked), kind: "attack" });
     return { requestId, result, messageId: message?.id ?? null, changes, shownTotal };
   }
 
@@ -229,12 +228,17 @@ export function attackActions(ctx) {
     });
     const model = rulesetCardModel(result, { attackerName: attacker.name ?? attacker.id, names, requestId });
     const changes = planChanges(apply, used, damageOf(model));
-    const message = await ctx.applyAndPost(changes, {
+    // Hidden tokens and hidden nameplates: the GM's card whole, the players' copy as they know them.
+    const masked = ctx.shownNames([attacker, ...used], { ...names, [attacker.id]: attacker.name ?? attacker.id });
+    const message = await ctx.postWithCopy(changes, {
       content: renderRulesetCard(model, { undoable: changes.length > 0 }),
       rolls: await vtt.makeRolls(rulesetRollSpecs(result)),
       flags: cardFlags("attack", requestId, model.seed, changes),
       speaker: attacker,
       ...ctx.audienceOf(options),
+    }, masked && {
+      content: renderRulesetCard(rulesetCardModel(result, { attackerName: masked[attacker.id], names: masked, requestId })),
+      rolls: await vtt.makeRolls(rulesetRollSpecs(result)), speaker: ctx.speakerAs(attacker, masked), kind: "attack",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }

@@ -3,7 +3,7 @@
 // flags; with the GM's words for a bridge error's path. The actions themselves are one
 // module per feature in this folder, composed by ../actions.js (createActions).
 
-import { effectiveRollMode } from "../audience.js";
+import { effectiveRollMode, gmOnly } from "../audience.js";
 import { planDamage } from "../damage.js";
 import { BridgeError, ConnectionError, FracasError, InputError, describeError } from "../errors.js";
 import { t } from "../i18n.js";
@@ -116,6 +116,8 @@ export function explained(error, ctx) {
  * @property {(messageId: string, targetId: string, multiplier?: number) => Promise<unknown>} applyTarget
  * @property {(messageId: string, targetId: string) => Promise<unknown>} undoTarget
  * @property {(options: Json) => Promise<Answer>} playerAttack
+ * @property {(options: Json) => Promise<Answer>} playerMob
+ * @property {(options: Json) => Promise<Answer>} playerOdds
  * @property {(action: string, data: Json) => Promise<Answer>} relay
  * @property {(view: TokenView|null|undefined) => {id: string, name: string, strikes: unknown[]}[]} weaponsOf
  * @property {(view: TokenView, ref: unknown) => Json[]} itemStrikes
@@ -297,13 +299,71 @@ export function makeContext(deps) {
    * says its own; the GM's is this client's core.rollMode) with the world setting "Results in
    * chat" applied, and the player who asked (null for the GM's own).
    * @param {Json} options
-   * @returns {{rollMode: string, requester: string|null}}
+   * @returns {{rollMode: string, requester: string|null, gmRequester: boolean}}
    */
   function audienceOf(options) {
     const requester = typeof options?.requester === "string" ? options.requester : null;
     const asked = options?.rollMode ?? (requester ? "publicroll" : vtt.rollMode?.());
-    return { rollMode: effectiveRollMode(asked, setting("chatVisibility")), requester };
+    // A GM-role user on another tab (relayed): its own roll mode, seen as a GM's (audience.js gmOnly).
+    const gmRequester = !!requester && vtt.userIsGM?.(requester) === true;
+    return { rollMode: effectiveRollMode(asked, setting("chatVisibility")), requester, gmRequester };
   }
 
-  return { vtt, connection, newId, log, deps, planChanges, damageOf, mapping, setting, guarded, requireGM, link, seedOption, viewsOf, numberAt, cardFlags, flagTargets, attackerOf, firstOf, oneToken, audienceOf };
+  /**
+   * The names players may read on a card, or null when they may read every one: a hidden token
+   * is "someone unseen" (the GM's, README: Bystanders), a token whose nameplate players do not
+   * see (TokenView#unnamed: its display mode, audience.js othersSeeName) "an unnamed creature",
+   * numbered when a card has several.
+   * @param {(TokenView|null|undefined)[]} views  everyone the card names
+   * @param {Record<string, string>} names  the GM's names by token id
+   * @returns {Record<string, string>|null}
+   */
+  function shownNames(views, names) {
+    /** @type {Map<string, TokenView>} */
+    const byId = new Map();
+    for (const v of views) if (v?.id && !byId.has(v.id)) byId.set(v.id, v);
+    const unnamed = [...byId.values()].filter((v) => !v.hidden && v.unnamed);
+    if (!unnamed.length && ![...byId.values()].some((v) => v.hidden)) return null;
+    const out = { ...names };
+    let n = 0;
+    for (const v of byId.values()) {
+      if (v.hidden) out[v.id] = t("FRACAS.Card.Unseen");
+      else if (v.unnamed) out[v.id] = unnamed.length > 1 ? t("FRACAS.Card.UnnamedN", { n: ++n }) : t("FRACAS.Card.Unnamed");
+    }
+    return out;
+  }
+
+  /**
+   * Post a card whose players' copy differs (names masked, hidden members left out): the GM's
+   * card whole, to the GMs only (with its buttons and ledger), and `copy` to whoever the roll
+   * mode gives the card. Without a copy, or when only GMs see the card anyway, the one card.
+   * @param {Change[]} changes
+   * @param {Post} card
+   * @param {{content: string, rolls: any[], speaker?: TokenView|null, kind: string}|null} copy
+   */
+  async function postWithCopy(changes, card, copy) {
+    const everyone = !gmOnly(card.rollMode ?? "publicroll", card.requester ?? null, card.gmRequester ?? false);
+    // The features (applying.js's applyAndPost among them) are added to this same object.
+    const ctx = /** @type {Ctx} */ (/** @type {unknown} */ (self));
+    if (!copy || !everyone) return ctx.applyAndPost(changes, card);
+    const message = await ctx.applyAndPost(changes, { ...card, whisperToGM: true });
+    await vtt.postCard({
+      content: copy.content, rolls: copy.rolls, flags: { [MODULE_ID]: { kind: `${copy.kind}-public`, requestId: card.flags?.[MODULE_ID]?.requestId } },
+      speaker: copy.speaker ?? null, whisperToGM: false, rollMode: card.rollMode, requester: card.requester, gmRequester: card.gmRequester,
+    });
+    return message;
+  }
+
+  /**
+   * A token as the speaker of the players' copy: its masked name, and no token or actor to
+   * look up (postCard builds such a speaker from the alias alone).
+   * @param {TokenView} view
+   * @param {Record<string, string>|null} masked  shownNames' answer
+   * @returns {TokenView}
+   */
+  const speakerAs = (view, masked) => (masked && masked[view.id] !== undefined && (view.hidden || view.unnamed)
+    ? { id: view.id, name: masked[view.id], masked: true } : view);
+
+  const self = { vtt, connection, newId, log, deps, planChanges, damageOf, mapping, setting, guarded, requireGM, link, seedOption, viewsOf, numberAt, cardFlags, flagTargets, attackerOf, firstOf, oneToken, audienceOf, shownNames, postWithCopy, speakerAs };
+  return self;
 }

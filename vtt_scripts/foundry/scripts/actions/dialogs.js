@@ -61,10 +61,10 @@ export function dialogsActions(ctx) {
     if (!parsed) return null;
     const base = { ...parsed.options, attacker: controlled[0].id, targets: targets.map((x) => x.id) };
     const flagIndex = /^strike:(\d+)$/.exec(parsed.weapon ?? "");
-    if (!vtt.isGM() && parsed.action !== "odds" && setting("playerFreeForm") !== true) {
-      // Only which attack: the GM's side reads its numbers from the actor.
+    if (!vtt.isGM() && setting("playerFreeForm") !== true) {
+      // Only which attack: the GM's side reads its numbers from the actor (the odds' too).
       const choice = flagIndex ? { strike: Number(flagIndex[1]) } : parsed.weapon ? { item: parsed.weapon } : {};
-      return ctx.attack({ attacker: base.attacker, targets: base.targets, ...choice });
+      return (parsed.action === "odds" ? ctx.odds : ctx.attack)({ attacker: base.attacker, targets: base.targets, ...choice });
     }
     // A weapon item's strikes, an own strike, or the dialog's strike, at each target.
     const list = flagIndex ? ctx.ownAttack(controlled[0], { strike: Number(flagIndex[1]) })
@@ -76,6 +76,8 @@ export function dialogsActions(ctx) {
 
   /** The mob macro: the dialog's strike for every actor without its own strikes flag. */
   async function mobDialog() {
+    // A player's mob (the world setting "Players' mobs"): its tokens' own strikes, no dialog.
+    if (!vtt.isGM()) return ctx.mob({});
     requireGM("Mobs");
     if (vtt.holdsConnection()) link();
     const attackers = vtt.controlled();

@@ -63,7 +63,7 @@ export function initiativeActions(ctx) {
     // (when chat is public) shows only the combatants the players can see.
     const hidden = new Set(standing.filter((c) => c.hidden).map((c) => c.id));
     const audience = ctx.audienceOf(options);
-    const everyone = !gmOnly(audience.rollMode, audience.requester);
+    const everyone = !gmOnly(audience.rollMode, audience.requester, audience.gmRequester);
     let message;
     if (!everyone || hidden.size) {
       message = await vtt.postCard({

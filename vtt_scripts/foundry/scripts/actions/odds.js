@@ -26,10 +26,11 @@ export function oddsActions(ctx) {
    * @param {Json} [options]
    */
   async function odds(options = {}) {
+    if (!vtt.isGM()) return ctx.playerOdds(options);
     requireGM("Odds");
     const conn = link();
     const attacker = attackerOf(options);
-    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
     const map = mapping();
     const ruleset = options.ruleset ?? DEFAULT_RULESET;
     const built = ruleset === DEFAULT_RULESET
@@ -39,7 +40,7 @@ export function oddsActions(ctx) {
           conditions: setting("conditionsFromStatuses") !== false,
           // ER-17 in odds: a stray's damage counts for the creature it would hit, so the odds
           // see the same bystanders the attack would.
-          nearby: viewsOf(options.nearby, "nearby"),
+          nearby: viewsOf(options.nearby, "nearby", options.scene),
           bystanders: options.nearby === undefined ? ctx.sceneBystanders(attacker, targets, options) : undefined },
       })
       : buildRulesetAttackRequest({
@@ -49,7 +50,11 @@ export function oddsActions(ctx) {
     const { request, targets: used } = built;
     /** @type {Record<string, number>} */
     const remaining = {};
+    // A player's odds (requester) give the chance to drop only for the tokens whose Body that
+    // player may read (readsBody: the ones it owns); the GM's, for every target.
+    const reads = Array.isArray(options.readsBody) ? new Set(options.readsBody) : null;
     for (const t of used) {
+      if (reads && !reads.has(t.id)) continue;
       const body = Number(getPath(t.actor, map.body));
       if (Number.isInteger(body) && body > 0) remaining[t.id] = body;
     }
@@ -58,12 +63,17 @@ export function oddsActions(ctx) {
     if (options.count !== undefined) params.count = options.count;
     if (options.atLeast !== undefined) params.at_least = options.atLeast;
     const names = displayNames(used);
-    const result = await conn.call("attack.odds", params, { id: newId() }).catch((error) => {
+    const result = await conn.call("attack.odds", params, { id: options.requestId ?? newId() }).catch((error) => {
       throw explained(error, { strikes: request.strikes, names, attackerName: attacker.name });
     });
+    const requester = typeof options.requester === "string" ? options.requester : null;
+    // A player's odds go to that player and the GMs (a private roll), named as the player
+    // knows the tokens (hidden nameplates masked); the GM's own, to the GMs.
+    const shownAs = requester ? ctx.shownNames([attacker, ...used], { ...names, [attacker.id]: attacker.name ?? attacker.id }) : null;
     const message = await vtt.postCard({
-      content: renderOddsCard(result, { attackerName: attacker.name ?? attacker.id, names }),
-      rolls: [], flags: { [MODULE_ID]: { kind: "odds" } }, speaker: attacker, whisperToGM: true,
+      content: renderOddsCard(result, { attackerName: shownAs?.[attacker.id] ?? attacker.name ?? attacker.id, names: shownAs ?? names }),
+      rolls: [], flags: { [MODULE_ID]: { kind: "odds" } }, speaker: ctx.speakerAs(attacker, shownAs),
+      ...(requester ? { rollMode: "gmroll", requester } : { whisperToGM: true }),
     });
     return { result, messageId: message?.id ?? null };
   }

@@ -13,9 +13,9 @@ import { DEFAULT_RULESET } from "../rulesets.js";
 
 /**
  * What one user may ask of the holding client: a request of at most `maxBytes` of JSON,
- * `maxTargets` targets, `perWindow` requests in `windowMs`, `inFlight` at once.
+ * `maxTargets` targets, a mob of `maxMob` tokens, `perWindow` requests in `windowMs`, `inFlight` at once.
  */
-export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, perWindow: 5, windowMs: 10000, inFlight: 2 });
+export const LIMITS = Object.freeze({ maxBytes: 4096, maxTargets: 8, maxMob: 48, perWindow: 5, windowMs: 10000, inFlight: 2 });
 
 /**
  * The players actions over the shared context (context.js).
@@ -34,6 +34,8 @@ export function playersActions(ctx) {
 
   /** What a free-form player request may carry (only when the GM allows free-form attacks). */
   const FREE_FORM_OPTIONS = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData", "nearby", "flee", "grappling"];
+  /** What a player's mob may carry only with free-form attacks on. */
+  const MOB_FREE_FORM = ["strikes", "advantage", "disadvantage", "ruleset", "attackerData", "targetData"];
   const now = deps.now ?? (() => Date.now());
 
   /** @type {Map<string, number[]>} user id → when its recent requests arrived */
@@ -94,6 +96,59 @@ export function playersActions(ctx) {
       throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: ctx.describeAttacks(attacker) }));
     }
     return relay("attack", playerRequest(options, attacker, targets));
+  }
+
+  /**
+   * A player's mob of its own tokens (summons, familiars, hirelings), when the GM allows it
+   * (the world setting "Players' mobs", as Mob Attack Tool's `playerAccess`): the controlled
+   * tokens (or `attackers`), every one the player's, at the targets. The player chooses the
+   * tokens, the targets and `assign`; each actor's strikes and numbers are the GM's data
+   * (flags.fracas.strikes), read on the holding GM client, which checks all of it again.
+   * @param {Json} options
+   */
+  async function playerMob(options) {
+    if (setting("playerMobs") !== true) throw new InputError(t("FRACAS.Player.MobsOff"));
+    if (options.seed !== undefined || options.rolls !== undefined) throw new InputError(t("FRACAS.Player.NoDice"));
+    const attackers = uniqueViews(viewsOf(options.attackers, "attackers") ?? vtt.controlled());
+    if (!attackers.length) throw new InputError(t("FRACAS.Error.Request17"));
+    const notMine = attackers.find((v) => !vtt.ownsToken(v));
+    if (notMine) throw new InputError(t("FRACAS.Notify.NotYourToken"));
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
+    /** @type {Record<string, any>} */
+    const request = { attackers: attackers.map((v) => v.id), targets: targets.map((v) => v.id) };
+    const scene = vtt.sceneId?.();
+    if (scene) request.scene = scene;
+    if (options.assign !== undefined) request.assign = options.assign;
+    const rollMode = options.rollMode ?? vtt.rollMode?.();
+    if (typeof rollMode === "string") request.rollMode = rollMode;
+    const extra = MOB_FREE_FORM.filter((key) => options[key] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    for (const key of extra) request[key] = options[key];
+    return relay("mob", request);
+  }
+
+  /**
+   * A player's "what are my odds?" (as Roll20's `!fracas odds`): the attack `attack(options)`
+   * would make with the player's own token, its odds computed through the holding GM client;
+   * nothing is rolled. Returns {result, messageId}; the card goes to the player and the GMs.
+   * @param {Json} options
+   */
+  async function playerOdds(options) {
+    const attacker = attackerOf(options);
+    if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
+    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    if (options.item === undefined && options.strike === undefined && !extra.length) {
+      throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: ctx.describeAttacks(attacker) }));
+    }
+    const request = playerRequest(options, attacker, targets);
+    delete request.rollMode; // odds are the asker's own: to the player and the GMs
+    if (options.count !== undefined) request.count = options.count;
+    if (options.atLeast !== undefined) request.atLeast = options.atLeast;
+    return relay("odds", request);
   }
 
   /**
@@ -192,9 +247,14 @@ export function playersActions(ctx) {
       try {
         const fromGM = vtt.userIsGM?.(senderId) === true;
         if (message.action === "attack" && !fromGM) return await resolvePlayerAttack(message.data, senderId, bridgeId);
+        if (message.action === "mob" && !fromGM) return await resolvePlayerMob(message.data, senderId, bridgeId);
+        if (message.action === "odds" && !fromGM) return await resolvePlayerOdds(message.data, senderId, bridgeId);
         if (fromGM && typeof message.action === "string" && Object.prototype.hasOwnProperty.call(ctx.RELAYED, message.action)) {
           const data = message.data && typeof message.data === "object" && !Array.isArray(message.data) ? message.data : {};
-          const out = await ctx.RELAYED[message.action]({ ...data, requestId: data.requestId ?? bridgeId });
+          // The card goes where the asking GM-role user's own roll mode sends it (a self roll to
+          // that user, not to this tab's); an unknown mode counts as public.
+          const rollMode = typeof data.rollMode === "string" && ROLL_MODES.includes(data.rollMode) ? data.rollMode : "publicroll";
+          const out = await ctx.RELAYED[message.action]({ ...data, requestId: data.requestId ?? bridgeId, requester: senderId, rollMode });
           return summarize(out);
         }
         return refusal("FRACAS.Player.Refused", { action: String(message.action) });
@@ -269,5 +329,84 @@ export function playersActions(ctx) {
     return { requestId: out.requestId, messageId: out.messageId, total_damage: blind ? null : out.shownTotal ?? out.result.total_damage };
   }
 
-  return { playerRequest, playerAttack, relay, refusal, refusalText, checkLimits, answerRequest, summarize, resolvePlayerAttack };
+  /**
+   * The holder's side of a player's mob (playerMob): allowed by the world setting, every
+   * attacker the sender's own token on the sender's scene, visible targets, at most
+   * LIMITS.maxMob tokens; the strikes are each actor's own (the GM's data), the ruleset the
+   * world's; the player's `assign` ("split" | "each") and roll mode are its choices.
+   * @param {any} request  a player's request: every field is checked here
+   * @param {string} senderId
+   * @param {string} bridgeId
+   * @returns {Promise<Answer>}
+   */
+  async function resolvePlayerMob(request, senderId, bridgeId) {
+    if (setting("playerMobs") !== true) return refusal("FRACAS.Player.MobsOff");
+    if (!request || typeof request !== "object" || !Array.isArray(request.attackers) || !Array.isArray(request.targets)
+      || ![...request.attackers, ...request.targets].every((x) => typeof x === "string")) return refusal("FRACAS.Player.Malformed");
+    if (!request.attackers.length) return refusal("FRACAS.Player.Malformed");
+    if (request.attackers.length > LIMITS.maxMob) return refusal("FRACAS.Player.TooManyAttackers", { count: request.attackers.length, max: LIMITS.maxMob });
+    if (request.assign !== undefined && request.assign !== "split" && request.assign !== "each") return refusal("FRACAS.Player.Malformed");
+    const scene = vtt.userScene?.(senderId) ?? (typeof request.scene === "string" ? request.scene : undefined);
+    const attackers = uniqueViews(viewsOf(request.attackers, "attackers", scene) ?? []);
+    if (attackers.some((v) => !vtt.userOwnsToken(senderId, v))) return refusal("FRACAS.Notify.NotYourToken");
+    const targets = uniqueViews(viewsOf(request.targets, "targets", scene) ?? []);
+    const unseen = targets.find((v) => v.hidden);
+    if (unseen) throw InputError.of("FRACAS.Error.Actions04", { label: "targets", p1: JSON.stringify(unseen.id) });
+    if (!targets.length) return refusal("FRACAS.Notify.NoTargets");
+    const rollMode = typeof request.rollMode === "string" && ROLL_MODES.includes(request.rollMode) ? request.rollMode : "publicroll";
+    /** @type {Record<string, any>} */
+    const options = { attackers: attackers.map((v) => v.id), targets: targets.map((v) => v.id), scene, requestId: bridgeId,
+      requester: senderId, rollMode, ruleset: setting("ruleset") || DEFAULT_RULESET };
+    if (request.assign !== undefined) options.assign = request.assign;
+    const extra = MOB_FREE_FORM.filter((k) => request[k] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
+    for (const key of extra) options[key] = request[key];
+    const out = await ctx.mob(options);
+    const blind = ctx.audienceOf(options).rollMode === "blindroll";
+    return { requestId: out.requestId, messageId: out.messageId, total_damage: blind ? null : out.shownTotal ?? out.result.total_damage };
+  }
+
+  /**
+   * The holder's side of a player's odds (playerOdds): the sender's own token and one of its
+   * own attacks (or, with free-form attacks on, the player's strikes), visible targets; the
+   * chance a target drops only for a token whose Body the player may read (one it owns), as
+   * Roll20's odds give no P(drops) for a Body the GM keeps. Nothing is rolled; the card goes to
+   * the player and the GMs, named as the player knows the tokens.
+   * @param {any} request
+   * @param {string} senderId
+   * @param {string} bridgeId
+   * @returns {Promise<Answer>}
+   */
+  async function resolvePlayerOdds(request, senderId, bridgeId) {
+    if (!request || typeof request !== "object" || typeof request.attacker !== "string" || !Array.isArray(request.targets)
+      || !request.targets.every((/** @type {unknown} */ x) => typeof x === "string")) return refusal("FRACAS.Player.Malformed");
+    const scene = vtt.userScene?.(senderId) ?? (typeof request.scene === "string" ? request.scene : undefined);
+    const attacker = firstOf(request.attacker, "attacker", scene);
+    if (!vtt.userOwnsToken(senderId, attacker)) return refusal("FRACAS.Notify.NotYourToken");
+    const targets = uniqueViews(viewsOf(request.targets, "targets", scene) ?? []);
+    const unseen = targets.find((v) => v.hidden);
+    if (unseen) throw InputError.of("FRACAS.Error.Actions04", { label: "targets", p1: JSON.stringify(unseen.id) });
+    if (!targets.length) return refusal("FRACAS.Notify.NoTargets");
+    const count = request.count ?? 1;
+    if (!Number.isInteger(count) || count < 1 || count > 10000) return refusal("FRACAS.Player.Malformed");
+    const atLeast = request.atLeast ?? [];
+    if (!Array.isArray(atLeast) || atLeast.length > 8 || !atLeast.every((x) => Number.isInteger(x) && x >= 0 && x <= 100000)) return refusal("FRACAS.Player.Malformed");
+    /** @type {Record<string, any>} */
+    const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId, requester: senderId,
+      count, atLeast: atLeast.length ? atLeast : undefined, readsBody: targets.filter((v) => vtt.userOwnsToken(senderId, v)).map((v) => v.id) };
+    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
+    if (extra.length) {
+      for (const key of extra) options[key] = request[key];
+      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
+    } else {
+      const list = ctx.ownAttack(attacker, request);
+      options.ruleset = setting("ruleset") || DEFAULT_RULESET;
+      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
+    }
+    const out = await ctx.odds(options);
+    return { requestId: bridgeId, messageId: out.messageId, result: out.result };
+  }
+
+  return { playerMob, playerOdds, resolvePlayerMob, resolvePlayerOdds, playerRequest, playerAttack, relay, refusal, refusalText, checkLimits, answerRequest, summarize, resolvePlayerAttack };
 }

@@ -58,7 +58,10 @@ export function relayActions(ctx) {
     else if (name === "undoTarget") data = { messageId: args[0], targetId: args[1] };
     else {
       const options = { ...(args[0] ?? {}) };
-      data = { ...options, ...SELECTION[name](options) };
+      // This tab's chat roll mode (core.rollMode): the holder posts the card as this user would
+      // (a self roll to this user alone, private and blind to the GMs), not with the holder's mode.
+      const rollMode = options.rollMode ?? vtt.rollMode?.();
+      data = { ...options, ...SELECTION[name](options), rollMode };
       for (const [k, v] of Object.entries(data)) if (v === undefined) delete data[k];
     }
     return ctx.relay(name, data);

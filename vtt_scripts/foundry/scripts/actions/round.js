@@ -96,7 +96,7 @@ export function roundActions(ctx) {
     // Who took damage this round, for the card's per-target buttons (Undo, Apply, Half, Double).
     const hurt = hit.map((v) => ({ id: v.id, name: state.names[v.id] ?? v.name, uuid: v.actorUuid ?? null, damage: damageById[v.id] }));
     const audience = ctx.audienceOf(options);
-    const everyone = !gmOnly(audience.rollMode, audience.requester);
+    const everyone = !gmOnly(audience.rollMode, audience.requester, audience.gmRequester);
     const message = await ctx.applyAndPost(changes, {
       content: renderRoundCard(log, { names: state.names, requestId, hurt }, { undoable: changes.length > 0 }),
       rolls: await vtt.makeRolls(roundRollSpecs(log, new Set(), state.names)),

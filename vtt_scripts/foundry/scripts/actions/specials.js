@@ -66,10 +66,15 @@ export function specialsActions(ctx) {
     const requestId = options.requestId ?? newId();
     const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
     const names = displayNames([challenger, defender]);
-    const message = await vtt.postCard({
+    // Hidden tokens and hidden nameplates: the GM's card whole, the players' copy as they know them.
+    const masked = ctx.shownNames([challenger, defender], names);
+    const message = await ctx.postWithCopy([], {
       content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
       flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
       speaker: challenger, ...ctx.audienceOf(options),
+    }, masked && {
+      content: renderCompeteCard(result, { names: masked }), kind: "compete", speaker: ctx.speakerAs(challenger, masked),
+      rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: masked[challenger.id], [defender.id]: masked[defender.id] })),
     });
     return { requestId, result, messageId: message?.id ?? null };
   }
@@ -108,13 +113,19 @@ export function specialsActions(ctx) {
     const requestId = options.requestId ?? newId();
     const result = /** @type {any} the engine's impalement result */ (await conn.call("impale.resolve", request, { id: requestId }));
     const changes = planChanges(apply, [charger], { [charger.id]: result.charger.damage });
-    const message = await ctx.applyAndPost(changes, {
-      content: renderImpaleCard(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id, requestId },
-        { undoable: changes.length > 0 }),
-      rolls: await vtt.makeRolls(impaleRollSpecs(result, { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id })),
+    const named = { pikemanName: pikeman.name ?? pikeman.id, chargerName: charger.name ?? charger.id };
+    // Hidden tokens and hidden nameplates: the GM's card whole, the players' copy as they know them.
+    const masked = ctx.shownNames([pikeman, charger], { [pikeman.id]: named.pikemanName, [charger.id]: named.chargerName });
+    const shownAs = masked && { pikemanName: masked[pikeman.id], chargerName: masked[charger.id] };
+    const message = await ctx.postWithCopy(changes, {
+      content: renderImpaleCard(result, { ...named, requestId }, { undoable: changes.length > 0 }),
+      rolls: await vtt.makeRolls(impaleRollSpecs(result, named)),
       flags: cardFlags("impale", requestId, String(result.seed), changes,
         result.charger.damage > 0 ? [{ id: charger.id, name: charger.name, uuid: charger.actorUuid ?? null, damage: result.charger.damage }] : []),
       speaker: pikeman, ...ctx.audienceOf(options),
+    }, shownAs && {
+      content: renderImpaleCard(result, { ...shownAs, requestId }), rolls: await vtt.makeRolls(impaleRollSpecs(result, shownAs)),
+      speaker: ctx.speakerAs(pikeman, masked), kind: "impale",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
   }

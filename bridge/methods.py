@@ -62,6 +62,27 @@ _MAX_DIFFERENCES = 20
 _PLAN_CACHED = frozenset({"attack.resolve", "attack.bulk"})
 
 
+_contract_lock = threading.Lock()
+#: The served contract's JSON by the rulesets registered when it was made (names and objects).
+_contract_cache: dict[tuple[tuple[str, int], ...], bytes] = {}
+
+
+def served_contract() -> bytes:
+    """``server.contract``'s result as JSON: :func:`fracas.spec.generate.served_contract`
+    (the code that writes the clients' contract.js) run on the rulesets registered now,
+    plug-ins included; made once per set of registered rulesets."""
+    from fracas import rulesets
+    from fracas.spec.generate import served_contract as make
+
+    key = tuple((name, id(rulesets.get(name))) for name in rulesets.names())
+    with _contract_lock:
+        made = _contract_cache.get(key)
+        if made is None:
+            _contract_cache.clear()
+            made = _contract_cache[key] = orjson.dumps(make())
+        return made
+
+
 class Either:
     """Set when either event is (the connection's, or the whole bridge's on shutdown)."""
 
@@ -109,6 +130,7 @@ def method_table(methods: Methods) -> dict[str, Handler]:
     (``Kind.method`` → ``ENGINE_CALLS``), journaled."""
     own: dict[str, Handler] = {
         "server.info": methods.server_info,
+        "server.contract": methods.server_contract,
         "attack.resolve": methods.attack_resolve,
         "attack.bulk": methods.attack_bulk,
         "attack.odds": methods.attack_odds,
@@ -259,6 +281,12 @@ class Methods:
             "bulk_threads": self.bulk_threads,
             "in_flight": in_flight,
         }
+
+    def server_contract(self, call: Call, message: Message) -> Any:
+        only(call.params, ())
+        contract = served_contract()
+        # Not journaled, no attack: its bytes (known before it is sent) are its cost.
+        return self._answered(call, message, lambda: orjson.Fragment(contract), attacks=0, estimate=len(contract))
 
     def attack_resolve(self, call: Call, message: Message) -> Any:
         if "attacks" in call.params:

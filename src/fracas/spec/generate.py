@@ -501,11 +501,12 @@ def result_layouts(ruleset: Any) -> dict[str, Any]:
     return {"kinds": kinds, "shapes": {name: entries for name, (_cls, entries) in shapes.items()}}
 
 
-def contract_facts() -> dict[str, Any]:
+def contract_facts(every_layout: bool = False) -> dict[str, Any]:
     """What the Roll20 resolver reads from the Python engine: each ruleset's request
     structs (msgspec's field lists, types and defaults), its title and request kinds,
     whether the Mod resolves it offline, the limits the engine declares, and the result
-    layouts of each ruleset it resolves offline."""
+    layouts of each ruleset it resolves offline (of every ruleset with `every_layout`:
+    what the bridge serves, :func:`served_contract`)."""
     import importlib
 
     import msgspec.inspect as mi
@@ -526,11 +527,23 @@ def contract_facts() -> dict[str, Any]:
             _js_type(mi.type_info(extra), structs)
         structs_by_ruleset[name] = {n: s["fields"] for n, s in structs.items()}
         registry.append({"name": name, "title": ruleset.title, "requests": kinds, "roll20": roll20_port(ruleset)})
-        if roll20_port(ruleset):
+        if every_layout or roll20_port(ruleset):
             results[name] = result_layouts(ruleset)
     limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
     return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
             "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results}
+
+
+def served_contract() -> dict[str, Any]:
+    """The contract the bridge serves (``server.contract``), made at run time from the
+    rulesets registered then, plug-ins included, by the same code that writes contract.js:
+    {version, default_ruleset, rulesets: [{name, title, requests: kind → struct, roll20}],
+    structs: ruleset → struct → fields, limits, results: ruleset → {kinds, shapes}}: contract.js's
+    RULESETS, STRUCTS, LIMITS and RESULTS, with every ruleset's result layouts (not only
+    those the Roll20 Mod resolves offline)."""
+    data = contract_facts(every_layout=True)
+    return {"version": data["VERSION"], "default_ruleset": data["DEFAULT_RULESET"], "rulesets": data["RULESETS"],
+            "structs": data["STRUCTS"], "limits": data["LIMITS"], "results": data["RESULTS"]}
 
 
 def _version() -> str:

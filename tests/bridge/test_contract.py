@@ -1,0 +1,77 @@
+"""server.contract (issue 39 item 12): the bridge serves the clients' contract, made at run
+time from the rulesets registered then, so a plug-in ruleset reaches the VTT clients."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import fracas.bridge
+import fracas.rulesets
+from fracas.spec import generate
+
+from .helpers import REPO, request
+
+SCHEMA = json.loads((Path(fracas.bridge.__file__).parent / "schema.json").read_text())
+D6POOL = REPO / "tests" / "seam" / "d6pool"
+FIXTURE = json.loads((REPO / "vtt_scripts" / "roll20" / "test" / "fixtures" / "d6pool_contract.json").read_text())
+
+
+def result_schema():
+    return {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/result.server.contract"}
+
+
+@pytest.fixture
+def d6pool():
+    sys.path.insert(0, str(D6POOL))
+    ruleset = fracas.rulesets.register_package("d6pool")
+    try:
+        yield ruleset
+    finally:
+        fracas.rulesets.unregister(ruleset.name)
+        sys.path.remove(str(D6POOL))
+
+
+def test_the_contract_is_what_contract_js_carries(ask):
+    reply = ask(request(1, "server.contract"))
+    contract = reply["result"]
+    jsonschema.validate(contract, result_schema())
+    made = generate.contract_facts()
+    assert contract["rulesets"] == made["RULESETS"]
+    assert contract["structs"] == json.loads(json.dumps(made["STRUCTS"]))
+    assert contract["limits"] == made["LIMITS"]
+    assert contract["default_ruleset"] == made["DEFAULT_RULESET"] and contract["version"] == made["VERSION"]
+    for name, layouts in made["RESULTS"].items():  # the offline rulesets' layouts, as contract.js has them
+        assert contract["results"][name] == json.loads(json.dumps(layouts))
+    assert set(contract["results"]) == set(fracas.rulesets.names())
+
+
+def test_a_plug_in_ruleset_is_served_with_its_fields_and_layouts(ask, d6pool):
+    contract = ask(request(1, "server.contract"))["result"]
+    jsonschema.validate(contract, result_schema())
+    entry = next(r for r in contract["rulesets"] if r["name"] == "d6-pool")
+    assert entry == FIXTURE["entry"]  # what the Roll20 tests' fixture says contract.js would carry
+    assert contract["structs"]["d6-pool"] == FIXTURE["structs"]
+    layout = contract["results"]["d6-pool"]
+    assert layout["kinds"]["attack"] == "AttackResult"
+    assert ["targets", {"dict": "Damage"}] in layout["shapes"]["AttackResult"]
+    assert layout["shapes"]["Damage"] == ["damage"]
+
+
+def test_the_contract_follows_the_registry(ask, d6pool):
+    assert "d6-pool" in ask(request(1, "server.contract"))["result"]["structs"]
+    fracas.rulesets.unregister("d6-pool")
+    try:
+        assert "d6-pool" not in ask(request(2, "server.contract"))["result"]["structs"]
+    finally:
+        fracas.rulesets.register(d6pool)
+
+
+def test_params_are_refused_where_they_are(ask):
+    reply = ask(request(1, "server.contract", {"ruleset": "d6-pool"}))
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["data"]["path"] == "$.params.ruleset"

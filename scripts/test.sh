@@ -125,21 +125,41 @@ echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python 
 step "node: npm install"
 npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 
-run_pytest() {  # run_pytest LABEL VENV [ENV=VALUE...]: the Python suite, from the checkout, on VENV's fracas
-  local label=$1 venv=$2; shift 2
-  step "pytest ($label)"
-  # Run from the tests folder's parent with the installed package (not src/) on the path.
-  env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests | tee "$LOGS/pytest-$label.log"
-  [ "${PIPESTATUS[0]}" = 0 ] || FAILED_STEPS+=("pytest ($label)")
+# The four runs go two at a time, one per core of a 2-core machine: each in the background
+# with its log in a file (printed whole when it ends) and home folders of its own (XDG_*),
+# so that two runs never share a token file, a journal or a config.
+JOBS=()
+start_job() {  # start_job NAME COMMAND...: run COMMAND in the background, its output in $LOGS/NAME.log
+  local name=$1; shift
+  local own; own=$(mktemp -d -p "$LOGS")
+  step "start: $name"
+  ( env XDG_DATA_HOME="$own/data" XDG_CONFIG_HOME="$own/config" XDG_STATE_HOME="$own/state" \
+        XDG_CACHE_HOME="$own/cache" "$@" >"$LOGS/$name.log" 2>&1
+    echo $? >"$LOGS/$name.rc" ) &
+  JOBS+=("$name")
 }
-run_pytest "sdist, Python $(version_of "$OLDEST"), compiled core" "$SDIST_VENV"
-run_pytest "wheel, Python $(version_of "$NEWEST"), compiled core" "$WHEEL_VENV"
-run_pytest "wheel, Python $(version_of "$NEWEST"), pure-Python kernels" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
-
-step "node --test (Roll20 Mod script, relay, Foundry module)"
+wait_jobs() {  # wait for the jobs started, print each log, note the failed ones
+  wait
+  local name
+  for name in "${JOBS[@]}"; do
+    step "$name (ended)"
+    cat "$LOGS/$name.log"
+    [ "$(cat "$LOGS/$name.rc" 2>/dev/null)" = 0 ] || FAILED_STEPS+=("$name")
+  done
+  JOBS=()
+}
+pytest_job() {  # pytest_job LABEL VENV [ENV=VALUE...]: the Python suite, from the checkout, on VENV's fracas
+  local label=$1 venv=$2; shift 2
+  # Run from the tests folder's parent with the installed package (not src/) on the path.
+  start_job "pytest-$label" env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+}
+pytest_job "sdist, Python $(version_of "$OLDEST"), compiled core" "$SDIST_VENV"
+pytest_job "wheel, Python $(version_of "$NEWEST"), compiled core" "$WHEEL_VENV"
+wait_jobs
+pytest_job "wheel, Python $(version_of "$NEWEST"), pure-Python kernels" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
 export FRACAS_PYTHON="$WHEEL_VENV/bin/python"
-PATH="$WHEEL_VENV/bin:$PATH" npm test | tee "$LOGS/node.log"
-[ "${PIPESTATUS[0]}" = 0 ] || FAILED_STEPS+=("node --test")
+start_job "node" env PATH="$WHEEL_VENV/bin:$PATH" npm test
+wait_jobs
 
 step "fracas bench --quick"
 mkdir -p bench-results

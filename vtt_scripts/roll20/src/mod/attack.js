@@ -13,6 +13,7 @@ const permissions = require('./permissions');
 const { controls, selectedTokens, parseSeed } = require('./tokens');
 const { rowsAttackCommand } = require('./rowsattack');
 const { bridgeAttackCommand } = require('./bridgeattack');
+const served = require('./served');
 const rulesets = require('../rulesets');
 
 const { resolve, names: rulesetNames } = rulesets;
@@ -152,12 +153,14 @@ function assignTargets(defaultTargets, list) {
 /**
  * The ruleset of a command (--ruleset, else the campaign's), checked. Returns its name.
  */
-function rulesetOf(app, cmd) {
+function rulesetOf(app, cmd, options = {}) {
   const named = cmd.options.filter((o) => o.name === 'ruleset');
   if (named.length > 1) throw new UsageError('--ruleset is given more than once');
   const ruleset = named.length ? oneValue(named[0]).toLowerCase() : (app.s().config.ruleset || rulesets.DEFAULT);
-  if (!rulesetNames().includes(ruleset)) {
-    throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${rulesetNames().join(', ')})`);
+  // options.served: a ruleset the bridge serves (served.js) is one too (!fracas attack only).
+  const known = options.served ? rulesetNames().concat(served.names()) : rulesetNames();
+  if (!known.includes(ruleset)) {
+    throw new UsageError(`unknown ruleset "${ruleset}" (--ruleset: one of ${known.join(', ')})`);
   }
   return ruleset;
 }
@@ -258,7 +261,10 @@ function attackCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   if (cmd.positional.length) throw new UsageError(`!fracas attack takes --options, not "${cmd.positional.join(' ')}"`);
-  const ruleset = rulesetOf(app, cmd);
+  // A ruleset this script does not have built in: ask the bridge for it first (served.js).
+  const asked = served.askIfUnknown(app, msg, cmd);
+  if (asked) return asked;
+  const ruleset = rulesetOf(app, cmd, { served: true });
   if (ruleset !== rulesets.DEFAULT) {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });

@@ -15,11 +15,12 @@ const permissions = require('./permissions');
 const { applyAnswer } = require('./bulk');
 const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
+const served = require('./served');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
-  const title = rulesets.entry(name).title;
+  const title = (rulesets.entry(name) || served.entry(name)).title;
   if (!attackShape(name)) {
     throw new UsageError(`the ${title} ruleset's attack is not an attacker, strikes and targets: ` +
       'this script cannot build it from tokens (send it to the bridge from another client)');
@@ -56,7 +57,7 @@ function applyBridgeAttack(app, pending, result, id) {
     const rows = result.strikes.map((st, i) => {
       const target = own(names, st && st.target) ? names[st.target] : '?';
       const hit = st && typeof st.hit === 'boolean' ? `${st.hit ? '✓ hit' : '✗ miss'} · ` : '';
-      return [`${i + 1} → ${target}`, `${hit}${Number.isInteger(st && st.damage) ? st.damage : 0} damage`];
+      return [`${i + 1} → ${target}`, `${served.strikeDetail(meta.ruleset, st)}${hit}${Number.isInteger(st && st.damage) ? st.damage : 0} damage`];
     });
     for (const tid of targets) {
       const a = shown[tid];

@@ -24,6 +24,10 @@ const { sendMob } = require('./bulk');
 const rulesets = require('../rulesets');
 const rows = require('../rows');
 const { STRUCTS } = require('../contract');
+const served = require('./served');
+
+/** Ruleset `name`'s request structs: contract.js's, else the bridge's (served.js). */
+const structsOf = (name) => STRUCTS[name] || served.structs(name);
 
 // Options that build a nested part of a request (Worldwalker's target reaction, WW-5).
 const COMMAND = { worldwalker: { block: 'int', dodge: 'int' } };
@@ -43,7 +47,7 @@ function kindOf(type) {
  * every built-in ruleset's attack has, and the one this Mod script builds).
  */
 function attackShape(name) {
-  const structs = STRUCTS[name] || {};
+  const structs = structsOf(name) || {};
   const request = structs.AttackRequest || [];
   const field = (wanted) => (request.find(([f]) => f === wanted) || [])[1];
   const attacker = field('attacker');
@@ -55,7 +59,7 @@ function attackShape(name) {
 /** Field name → kind, by part of the request, for ruleset `name`: from its request structs
  * (contract.js, generated from the Python engine), so a new field or ruleset needs no edit here. */
 function fieldsOf(name) {
-  const structs = STRUCTS[name];
+  const structs = structsOf(name);
   const shape = attackShape(name) || { attacker: 'Attacker', strike: 'Strike', target: 'Target' };
   const scalar = (struct, skip = []) => Object.fromEntries((structs[struct] || [])
     .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
@@ -64,7 +68,12 @@ function fieldsOf(name) {
     command: COMMAND[name] || {},
   };
 }
-const FIELDS = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
+const BUILT = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
+/** Field kinds by ruleset: contract.js's, and a served ruleset's made when asked for. */
+const FIELDS = new Proxy(BUILT, {
+  get: (built, name) => (typeof name === 'string' && !Object.prototype.hasOwnProperty.call(built, name) && served.structs(name)
+    ? fieldsOf(name) : built[name]),
+});
 const COMMON = ['ruleset', 'attacker', 'target', 'seed', 'rolls', 'no-apply', 'whisper', 'public', 'current-page'];
 // A player's command may give only these without !fracas config --players-numbers on.
 const PLAYER_COMMON = COMMON;

@@ -1,0 +1,98 @@
+'use strict';
+// Issue 39 item 12: a ruleset installed as a plug-in in `fracas serve` is in no contract.js
+// built before it. The shipped bundle (no contract patched in) asks the bridge for its
+// contract (server.contract) when an attack names a ruleset it does not know, builds the
+// attack from the served request structs, renders the card from the served result layout
+// and applies damage from the per-target totals; a contract that is not usable is refused
+// saying where, and nothing is sent. relay.browser.test.js plays this against a real bridge.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { world, card, plain, assertSafe, relayRequests: requests, relayAnswer: answer } = require('./world');
+const { Emulator } = require('./emulator');
+const { d6PoolContract } = require('./helpers');
+const P = require('../src/protocol');
+
+const POOL = d6PoolContract();
+// The d6 pool's result layouts as server.contract serves them (tests/bridge/test_contract.py checks the bridge's).
+const LAYOUT = { kinds: { attack: 'AttackResult' }, shapes: {
+  AttackResult: ['ruleset', 'seed', 'backend', 'injected', ['strikes', { list: 'StrikeResult' }], ['targets', { dict: 'Damage' }], 'total_damage'],
+  StrikeResult: ['target', 'faces', 'hits', 'hit', 'damage'], Damage: ['damage'] } };
+const served = (changes = {}) => Object.assign({ version: '0', default_ruleset: 'enchanted-realms', rulesets: [POOL.entry],
+  structs: { 'd6-pool': POOL.structs }, limits: {}, results: { 'd6-pool': LAYOUT } }, changes);
+
+function hello(emu) {
+  for (const frame of P.frames('hello', 'h1', JSON.stringify({ bridge: 'ws://127.0.0.1:8765', version: '0' }), 300, emu.state.fracas.relay.secret)) {
+    emu.chat(emu.gm, `!fracas-relay ${frame}`);
+  }
+}
+
+/** The shipped bundle (its contract.js lists no d6 pool), a relay that said hello. */
+function shipped() {
+  const w = world();
+  w.emu.chat(w.emu.gm, '!fracas relay'); // makes the relay secret
+  hello(w.emu);
+  return w;
+}
+
+test('the shipped bundle asks the bridge for a ruleset it lacks, then sends the attack built from the served structs', () => {
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_extra', current: '4' });
+  const out = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] });
+  const [ask] = requests(out);
+  assert.equal(ask.method, 'server.contract', 'asked, not refused as unknown');
+  assert.match(out.filter((o) => !P.parseFrame(o.text)).map((o) => plain(o.text)).join('\n'), /no ruleset "d6-pool" built in: asked the bridge/);
+
+  const again = answer(emu, { jsonrpc: '2.0', id: ask.id, result: served() });
+  const [sent] = requests(again);
+  assert.equal(sent.method, 'attack.resolve');
+  assert.equal(sent.params.ruleset, 'd6-pool');
+  assert.deepEqual(sent.params.attacker, { extra: 4 }, 'the attacker field from the sheet, named by the served struct');
+  assert.deepEqual(sent.params.strikes, [{ dice: 3, target: tokens.goblin.id }]);
+
+  const result = { ruleset: 'd6-pool', seed: sent.params.seed, backend: 'python', injected: false,
+    strikes: [{ target: tokens.goblin.id, faces: [5, 6, 2], hits: 2, hit: true, damage: 2 }],
+    targets: { [tokens.goblin.id]: { damage: 2 } }, total_damage: 2 };
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result });
+  assert.equal(String(tokens.goblin.get('bar1_value')), '10', 'damage from the per-target totals');
+  const fields = Emulator.fields(card(shown).text);
+  assert.equal(plain(fields.name), `Orc attacks (${POOL.entry.title})`);
+  assert.equal(plain(fields['1 → Goblin']), 'faces 5, 6, 2 · hits 2 · ✓ hit · 2 damage', 'the strike in the served layout\'s order');
+  // Known now: the next attack goes straight to the bridge.
+  const next = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 1`, { selected: [tokens.orc.id] });
+  assert.deepEqual(requests(next).map((r) => r.method), ['attack.resolve']);
+  // An unknown option names the served fields.
+  const wrong = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dise 1`, { selected: [tokens.orc.id] });
+  assert.match(plain(wrong.map((o) => o.text).join('\n')), /unknown option --dise for the d6-pool ruleset \(options: .*--extra --dice\)/);
+  assertSafe(assert, emu);
+});
+
+test('a served contract that is not usable is refused, saying where; nothing is sent and the name stays unknown', () => {
+  const broken = [
+    [served({ structs: {} }), /\$\.structs: no request structs for d6-pool/],
+    [served({ rulesets: [Object.assign({}, POOL.entry, { title: 7 })] }), /\$\.rulesets\[0\]\.title: not a title/],
+    [served({ structs: { 'd6-pool': { AttackRequest: [['attacker', { weird: 1 }]] } } }), /\$\.structs\.d6-pool\.AttackRequest\[0\]\[1\]: unknown type key "weird"/],
+    [null, /\$: not an object/],
+  ];
+  for (const [contract, why] of broken) {
+    const { emu, tokens } = shipped();
+    const [ask] = requests(emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] }));
+    const out = answer(emu, { jsonrpc: '2.0', id: ask.id, result: contract });
+    assert.equal(requests(out).length, 0);
+    const text = plain(out.map((o) => o.text).join('\n'));
+    assert.match(text, why);
+    assert.match(text, /server\.contract\) cannot be used/);
+    const later = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] });
+    assert.equal(requests(later)[0].method, 'server.contract', 'asked again, not taken from a refused contract');
+    assertSafe(assert, emu);
+  }
+});
+
+test('the bridge does not have the ruleset either: unknown, after one question', () => {
+  const { emu, tokens } = shipped();
+  const [ask] = requests(emu.chat(emu.gm, `!fracas attack --ruleset wild-die --target ${tokens.goblin.id}`, { selected: [tokens.orc.id] }));
+  assert.equal(ask.method, 'server.contract');
+  const out = answer(emu, { jsonrpc: '2.0', id: ask.id, result: served() });
+  assert.equal(requests(out).length, 0);
+  assert.match(plain(out.map((o) => o.text).join('\n')), /unknown ruleset "wild-die" \(--ruleset: one of enchanted-realms, .*d6-pool\)/);
+  assertSafe(assert, emu);
+});

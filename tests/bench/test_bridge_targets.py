@@ -1,0 +1,27 @@
+"""The bridge benchmark's issue-40 targets keep their documented shape (no timing asserted)."""
+
+from __future__ import annotations
+
+from fracas.benchmarks import bench_bridge
+
+
+def _probe(kind: str, **changes):
+    probe = {"probe": kind, "gm_requests": 40, "gm_p50_us": 12_000.0, "gm_p99_us": 90_000.0,
+             "gm_max_us": 95_000.0, "gm_refused": 0, "server_rss_mb_before": 36.0, "server_rss_mb_after": 37.0}
+    probe.update(changes)
+    return probe
+
+
+def test_every_target_is_printed_beside_its_figure():
+    found = {
+        "server_cpu": {"requests": 500, "server_cpu_us": 900.0, "in_process_cpu_us": 30.0, "ratio": 30.0},
+        "throughput": {"seconds": 3.0, "one_client_per_s": 400.0, "eight_clients_per_s": 600.0, "ratio": 1.5},
+        "probes": [_probe(kind) for kind in bench_bridge.PROBES[:-1]] + [_probe("ping", gm_failed=True)],
+    }
+    lines = bench_bridge.format_targets(found, 1.4)
+    text = "\n".join(lines)
+    assert "30.0× (target ≤ 10×)" in text and "1.50× (target ≥ 1.5×)" in text and "1.40× (target ≤ 1.2×)" in text
+    for kind in bench_bridge.PROBES[:-1]:
+        assert any(line.strip().startswith(bench_bridge._PROBE_WORDS[kind]) and "0 of 40 refused" in line
+                   for line in lines), kind
+    assert "a ping flood from a client that never reads: the GM could not connect or failed" in text

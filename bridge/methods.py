@@ -63,24 +63,46 @@ _PLAN_CACHED = frozenset({"attack.resolve", "attack.bulk"})
 
 
 _contract_lock = threading.Lock()
-#: The served contract's JSON by the rulesets registered when it was made (names and objects).
-_contract_cache: dict[tuple[tuple[str, int], ...], bytes] = {}
+#: The served contract's JSON by the rulesets registered when it was made (names and objects)
+#: and the `rulesets` filter it was asked with (None: every ruleset).
+_contract_cache: dict[tuple[tuple[tuple[str, int], ...], tuple[str, ...] | None], bytes] = {}
+_CONTRACT_CACHE_MAX = 64
 
 
-def served_contract() -> bytes:
+def served_contract(only: tuple[str, ...] | None = None) -> bytes:
     """``server.contract``'s result as JSON: :func:`fracas.spec.generate.served_contract`
     (the code that writes the clients' contract.js) run on the rulesets registered now,
-    plug-ins included; made once per set of registered rulesets."""
+    plug-ins included (of those named in `only`, when given); made once per set of
+    registered rulesets and filter."""
     from fracas import rulesets
     from fracas.spec.generate import served_contract as make
 
-    key = tuple((name, id(rulesets.get(name))) for name in rulesets.names())
+    registered = tuple((name, id(rulesets.get(name))) for name in rulesets.names())
+    key = (registered, only)
     with _contract_lock:
         made = _contract_cache.get(key)
         if made is None:
-            _contract_cache.clear()
-            made = _contract_cache[key] = orjson.dumps(make())
+            # Entries of another registry are stale; a few filters of this one are kept.
+            if any(k[0] != registered for k in _contract_cache) or len(_contract_cache) >= _CONTRACT_CACHE_MAX:
+                _contract_cache.clear()
+            made = _contract_cache[key] = orjson.dumps(make(only))
         return made
+
+
+def _ruleset_filter(params: dict[str, Any]) -> tuple[str, ...] | None:
+    """server.contract's optional ``rulesets``: 1 to 64 distinct names (sorted), else None."""
+    if "rulesets" not in params:
+        return None
+    names = params["rulesets"]
+    path = "$.params.rulesets"
+    if not isinstance(names, list) or not 1 <= len(names) <= 64:
+        raise errors.InvalidParams.at(path, "not a list of 1 to 64 ruleset names")
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not 1 <= len(name) <= 64:
+            raise errors.InvalidParams.at(f"{path}[{i}]", "not a ruleset name (a string of 1 to 64 characters)")
+    if len(set(names)) != len(names):
+        raise errors.InvalidParams.at(path, "a name is given twice")
+    return tuple(sorted(names))
 
 
 class Either:
@@ -283,8 +305,8 @@ class Methods:
         }
 
     def server_contract(self, call: Call, message: Message) -> Any:
-        only(call.params, ())
-        contract = served_contract()
+        only(call.params, ("rulesets",))
+        contract = served_contract(_ruleset_filter(call.params))
         # Not journaled, no attack: its bytes (known before it is sent) are its cost.
         return self._answered(call, message, lambda: orjson.Fragment(contract), attacks=0, estimate=len(contract))
 

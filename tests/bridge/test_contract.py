@@ -75,3 +75,32 @@ def test_params_are_refused_where_they_are(ask):
     reply = ask(request(1, "server.contract", {"ruleset": "d6-pool"}))
     assert reply["error"]["code"] == -32602
     assert reply["error"]["data"]["path"] == "$.params.ruleset"
+
+
+def test_the_rulesets_filter_serves_only_those_named(ask, d6pool):
+    whole = ask(request(1, "server.contract"))["result"]
+    reply = ask(request(2, "server.contract", {"rulesets": ["d6-pool", "no-such-ruleset"]}))
+    contract = reply["result"]
+    jsonschema.validate(contract, result_schema())
+    assert [r["name"] for r in contract["rulesets"]] == ["d6-pool"]  # a name not resolved here is left out
+    assert set(contract["structs"]) == set(contract["results"]) == {"d6-pool"}
+    assert contract["structs"]["d6-pool"] == whole["structs"]["d6-pool"]
+    assert contract["results"]["d6-pool"] == whole["results"]["d6-pool"]
+    assert contract["limits"] == whole["limits"] and contract["version"] == whole["version"]
+    # What the Roll20 Mod asks through the relay: a few frames, not the whole contract's.
+    assert len(json.dumps(contract)) * 3 < len(json.dumps(whole))
+    params_schema = {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/params.server.contract"}
+    jsonschema.validate({"rulesets": ["d6-pool"]}, params_schema)
+
+
+@pytest.mark.parametrize(("rulesets", "path"), [
+    ([], "$.params.rulesets"),
+    ("d6-pool", "$.params.rulesets"),
+    (["d6-pool", 3], "$.params.rulesets[1]"),
+    (["d6-pool", ""], "$.params.rulesets[1]"),
+    (["d6-pool", "d6-pool"], "$.params.rulesets"),
+])
+def test_a_bad_rulesets_filter_is_refused_where_it_is(ask, rulesets, path):
+    reply = ask(request(1, "server.contract", {"rulesets": rulesets}))
+    assert reply["error"]["code"] == -32602
+    assert reply["error"]["data"]["path"] == path

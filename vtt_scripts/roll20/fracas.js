@@ -7896,7 +7896,8 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 // time (`server.contract`, issue 39 item 12): a ruleset installed as a plug-in in
 // `fracas serve` is in no contract.js built before it. `!fracas attack --ruleset NAME`
 // naming a ruleset contract.js does not list asks the bridge (through the relay, once it has
-// said hello; without one the name is refused as unknown) for its contract, checks it, keeps it in memory (a sandbox restart asks again) and runs the
+// said hello; without one the name is refused as unknown) for that ruleset's contract
+// (`server.contract` with `rulesets: [name]`), checks it, keeps it in memory (a sandbox restart asks again) and runs the
 // command again: the attack is then built from the served request structs (its options
 // and fracas_<field> sheet attributes), sent as attack.resolve, its card shows each
 // strike's values in the served result layout's order, and its damage is applied from
@@ -8053,7 +8054,9 @@ function askIfUnknown(app, msg, cmd) {
   // Kept in state until answered (Roll20 keeps state as JSON: no undefined members).
   const again = JSON.parse(JSON.stringify({ type: msg.type, content: msg.content, playerid: msg.playerid,
     who: msg.who, selected: msg.selected, inlinerolls: msg.inlinerolls }));
-  const sent = relaylink.send(app, 'server.contract', {}, { ruleset, msg: again }, 'c');
+  // Only that ruleset's contract (the filter keeps the answer to 3 frames, not the 17
+  // a whole contract with every ruleset's layouts takes at the relay's 1800 characters a frame).
+  const sent = relaylink.send(app, 'server.contract', { rulesets: [ruleset] }, { ruleset, msg: again }, 'c');
   app.whisper(msg.playerid, cards.notice('fracas attack', [
     `this script has no ruleset "${esc.text(ruleset)}" built in: asked the bridge for the rulesets it resolves ` +
     `(${esc.text(sent.id)}); the attack is sent once it answers.`,
@@ -8063,7 +8066,15 @@ function askIfUnknown(app, msg, cmd) {
 
 /** The bridge's server.contract answer: keep its rulesets, then run the waiting command again. */
 function useContract(app, pending, result) {
-  current = check(result);
+  // Added to those learned before (each ask names one ruleset); the latest answer wins.
+  const learned = check(result);
+  const kept = current && Object.keys(current.rulesets).length < MAX_RULESETS ? current : null;
+  const before = kept || { rulesets: {}, structs: {}, results: {} };
+  current = {
+    rulesets: Object.assign({}, before.rulesets, learned.rulesets),
+    structs: Object.assign({}, before.structs, learned.structs),
+    results: Object.assign({}, before.results, learned.results),
+  };
   const again = pending.meta && pending.meta.msg;
   if (!again || typeof again.content !== 'string') return;
   again.fracasServedAsked = true; // asked once: a ruleset still unknown is an error now

@@ -14,7 +14,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -501,12 +501,12 @@ def result_layouts(ruleset: Any) -> dict[str, Any]:
     return {"kinds": kinds, "shapes": {name: entries for name, (_cls, entries) in shapes.items()}}
 
 
-def contract_facts(every_layout: bool = False) -> dict[str, Any]:
+def contract_facts(every_layout: bool = False, only: Collection[str] | None = None) -> dict[str, Any]:
     """What the Roll20 resolver reads from the Python engine: each ruleset's request
     structs (msgspec's field lists, types and defaults), its title and request kinds,
     whether the Mod resolves it offline, the limits the engine declares, and the result
     layouts of each ruleset it resolves offline (of every ruleset with `every_layout`:
-    what the bridge serves, :func:`served_contract`)."""
+    what the bridge serves, :func:`served_contract`); with `only`, of those rulesets alone."""
     import importlib
 
     import msgspec.inspect as mi
@@ -517,6 +517,8 @@ def contract_facts(every_layout: bool = False) -> dict[str, Any]:
     structs_by_ruleset: dict[str, dict[str, Any]] = {}
     results: dict[str, dict[str, Any]] = {}
     for name in rulesets.names():
+        if only is not None and name not in only:
+            continue
         ruleset = rulesets.get(name)
         package = importlib.import_module(type(ruleset).__module__)
         structs: dict[str, Any] = {}
@@ -534,14 +536,15 @@ def contract_facts(every_layout: bool = False) -> dict[str, Any]:
             "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results}
 
 
-def served_contract() -> dict[str, Any]:
+def served_contract(only: Collection[str] | None = None) -> dict[str, Any]:
     """The contract the bridge serves (``server.contract``), made at run time from the
     rulesets registered then, plug-ins included, by the same code that writes contract.js:
     {version, default_ruleset, rulesets: [{name, title, requests: kind → struct, roll20}],
     structs: ruleset → struct → fields, limits, results: ruleset → {kinds, shapes}}: contract.js's
     RULESETS, STRUCTS, LIMITS and RESULTS, with every ruleset's result layouts (not only
-    those the Roll20 Mod resolves offline)."""
-    data = contract_facts(every_layout=True)
+    those the Roll20 Mod resolves offline); with `only`, of the registered rulesets named in it
+    alone (``server.contract``'s ``rulesets`` filter)."""
+    data = contract_facts(every_layout=True, only=only)
     return {"version": data["VERSION"], "default_ruleset": data["DEFAULT_RULESET"], "rulesets": data["RULESETS"],
             "structs": data["STRUCTS"], "limits": data["LIMITS"], "results": data["RESULTS"]}
 

@@ -40,6 +40,7 @@ test('the shipped bundle asks the bridge for a ruleset it lacks, then sends the 
   const out = emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] });
   const [ask] = requests(out);
   assert.equal(ask.method, 'server.contract', 'asked, not refused as unknown');
+  assert.deepEqual(ask.params, { rulesets: ['d6-pool'] }, 'only the ruleset it lacks (3 frames through the relay, not 17)');
   assert.match(out.filter((o) => !P.parseFrame(o.text)).map((o) => plain(o.text)).join('\n'), /no ruleset "d6-pool" built in: asked the bridge/);
 
   const again = answer(emu, { jsonrpc: '2.0', id: ask.id, result: served() });

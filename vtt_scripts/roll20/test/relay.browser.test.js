@@ -9,9 +9,9 @@
 // chat box → sandbox → bars, cards, undo: `!fracas mob` (attack.bulk), `replay`
 // (journal.replay), `journal` (journal.get), `round --new` (encounter.new + encounter.round),
 // `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
-// budget (attack.odds), an attack of a ruleset without a Roll20 port (attack.resolve: the
-// tests' d6 pool, registered in that bridge and in the Mod's contract as the generator
-// writes it) and `resend`. The extension is
+// budget (attack.odds), an attack of a ruleset without a Roll20 port (the tests' d6 pool,
+// registered in that bridge only: the shipped bundle asks for its contract, server.contract
+// with a rulesets filter, then sends attack.resolve) and `resend`. The extension is
 // the shipped one, unmodified but for the test page's origin in its content-script matches.
 // The page itself never holds the token or the secret, and a frame it plants is not signed,
 // so it never reaches the bridge; a plain chat line with "FRACAS1" in it stays visible.
@@ -122,8 +122,8 @@ before(async () => {
   });
 
   // The table: five skeletons, a goblin, a knight (for mob); a hero and two goblins in the turn order (for round).
-  // The Mod script with the d6 pool in its contract, as `python -m fracas.spec` writes it.
-  const emu = new Emulator({ script: H.bundleWithRulesets([H.d6PoolContract()]) });
+  // The Mod script as shipped (fracas.js as committed): it has no d6 pool, and asks the bridge for it.
+  const emu = new Emulator({ script: path.join(H.ROLL20_DIR, 'fracas.js') });
   // Nameplates players see (showplayers_name; Roll20's default is off, and a public card then
   // names no creature: test/world.js), as a GM sets them up for a fight on the table.
   const named = { showplayers_name: true };
@@ -326,11 +326,18 @@ test('!fracas odds past the sandbox budget: attack.odds through the relay, the c
 test('a ruleset without a Roll20 port: attack.resolve through the relay, the bridge rolls, the bar is set', async (t) => {
   if (!ready(t)) return;
   const { emu, ogre, skeletons } = T;
-  const { sent, requests: [rpc], found } = await command(
+  // The shipped bundle has no d6 pool: the Mod asks the bridge for that ruleset's contract first.
+  const { sent, requests: [ask], found, after: outputs } = await command(
     `!fracas attack --ruleset d6-pool --target ${ogre.id} --dice 4 --extra 2`, /attacks \(D6 pool\)/, { selected: [skeletons[0].id] });
-  assert.match(sent.map((o) => plain(o.text)).join('\n'), /D6 pool has no offline resolver: sent to the bridge/);
-  assert.equal(rpc.method, 'attack.resolve');
+  assert.match(sent.map((o) => plain(o.text)).join('\n'), /no ruleset "d6-pool" built in: asked the bridge/);
+  assert.equal(ask.method, 'server.contract');
+  assert.deepEqual(ask.params, { rulesets: ['d6-pool'] });
+  const [rpc] = rpcs(outputs()).filter((r) => r.method === 'attack.resolve');
+  assert.match(outputs().map((o) => plain(o.text)).join('\n'), /D6 pool has no offline resolver: sent to the bridge/);
+  assert.equal(rpc.params.ruleset, 'd6-pool');
   assert.deepEqual(rpc.params.strikes, [{ dice: 4, target: ogre.id }]);
+  // The card shows the strike in the served result layout's order.
+  assert.match(plain(Emulator.fields(found.text)['1 → Ogre']), /^faces [1-6](, [1-6])* · hits \d+ · /);
   // What the bridge rolled is what the engine rolls for that request and seed.
   const py = spawnSync(H.pythonPath(), ['-c', `${H.WITH_D6_POOL}import json
 print(json.dumps(fracas.resolve(json.load(sys.stdin)).to_dict()))`],

@@ -1,6 +1,7 @@
 import { t } from "./i18n.js";
 import { MOB_DICE_ATTACKS } from "./request.js";
 import { DEFAULT_RULESET, rulesetTitle } from "./rulesets.js";
+import { servedStrikeLine } from "./served.js";
 import { logText, word, words } from "./words.js";
 
 // Engine results → chat: a model of the card (plain data, testable), the card's HTML,
@@ -496,6 +497,9 @@ export function mobRollSpecs(result, { names, profileNames }) {
  * @param {Record<string, any>} s  a strike of the engine result
  */
 function rulesetStrikeLine(ruleset, s) {
+  // A ruleset the bridge served (served.js): its strike's values in the served layout's order.
+  const served = servedStrikeLine(ruleset, s);
+  if (served !== null) return [served, typeof s.hit === "boolean" ? hitWord(s.hit) : ""].filter(Boolean).join(" · ");
   if (ruleset === "cartyrion") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
     if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;

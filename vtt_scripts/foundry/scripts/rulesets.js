@@ -5,6 +5,7 @@
 
 import { DEFAULT_RULESET, FIELDS, RULESETS } from "./contract.js";
 import { t } from "./i18n.js";
+import { servedEntry } from "./served.js";
 
 export { DEFAULT_RULESET };
 
@@ -18,13 +19,13 @@ export function rulesetEntry(name) {
 
 /**
  * A ruleset's title in the user's language (lang/*.json FRACAS.Ruleset.Title.<name>,
- * generated from its manifest); the engine's title when the language lacks it, and the
- * name itself for a ruleset the engine does not know.
+ * generated from its manifest); the engine's title when the language lacks it, the
+ * bridge's for a ruleset it served (served.js), and the name itself for one neither knows.
  * @param {unknown} name
  */
 export function rulesetTitle(name) {
   const known = rulesetEntry(name);
-  if (!known) return String(name);
+  if (!known) return servedEntry(name)?.title ?? String(name); // a ruleset the bridge served (served.js)
   const out = t(known.titleKey);
   return out === known.titleKey ? known.title : out;
 }

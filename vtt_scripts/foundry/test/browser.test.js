@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 
-import { launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
+import { spawnSync } from "node:child_process";
+
+import { PYTHON, REPO_DIR, launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
 
 const missing = missingPrerequisite();
 if (missing && process.env.CI) throw new Error(`the browser test must run under CI, but ${missing}`);
@@ -29,7 +31,8 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   before(async () => {
     tmp = tempDir();
     site = await serveModule();
-    bridge = await startBridge({ token: TOKEN, origin: site.origin, journal: join(tmp.dir, "journal.sqlite3") });
+    // With the tests' d6-pool plug-in registered: a ruleset this module does not port.
+    bridge = await startBridge({ token: TOKEN, origin: site.origin, journal: join(tmp.dir, "journal.sqlite3"), d6Pool: true });
     browser = await launchChromium(join(tmp.dir, "profile"));
   });
 
@@ -147,6 +150,41 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     assert.match(out.notes.at(-1), /strikes\[0\]\.die: d7 is not a die of the Cartyrion rules.*CT-3/);
     await card.locator('[data-fracas-action="undo"]').click();
     await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test("a plug-in ruleset the module does not port (d6 pool): its contract from the bridge, resolved there, card from the served layout, applied, undoable", async () => {
+    const { page, errors } = await openWorld({ gen: 13 });
+    const out = await page.evaluate(async () => {
+      const api = game.modules.get("fracas").api;
+      const r = await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }], attackerData: { extra: 2 } });
+      const bad = await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4, die: "d8" }] });
+      const unknown = await api.attack({ ruleset: "wild-die", strikes: [{ dice: 4 }] });
+      return { result: { ...r.result, seed: String(r.result.seed) }, messageId: r.messageId, changes: r.changes,
+        bad, unknown, notes: __world.notes.map((n) => n.text) };
+    });
+    assert.equal(out.result.ruleset, "d6-pool");
+    const damage = out.result.targets.tokGob.damage;
+    assert.equal(await hp(page, "tokGob"), Math.max(0, 12 - damage), "the per-target total applied");
+    // What the bridge rolled is what the engine rolls for that request and seed, the plug-in registered.
+    const py = spawnSync(PYTHON, ["-c", 'import sys, json; sys.path.insert(0, "tests/seam/d6pool"); import fracas, fracas.rulesets; '
+      + 'fracas.rulesets.register_package("d6pool"); r = json.load(sys.stdin); r["seed"] = int(r["seed"]); '
+      + 'print(json.dumps(fracas.resolve(r).to_dict()["targets"]))'],
+    { cwd: REPO_DIR, input: JSON.stringify({ ruleset: "d6-pool", attacker: { extra: 2 }, strikes: [{ dice: 4, target: "tokGob" }], targets: { tokGob: {} }, seed: String(out.result.seed) }), encoding: "utf8" });
+    assert.equal(py.status, 0, py.stderr);
+    assert.deepEqual(JSON.parse(py.stdout), out.result.targets);
+    const card = page.locator(`[data-message-id="${out.messageId}"] .fracas-card`);
+    assert.equal(await card.locator(".fracas-title").textContent(), "Aldric attacks (D6 pool)");
+    assert.match(await card.locator(".fracas-outcome").textContent(), /^faces [1-6](, [1-6]){5} · hits \d+ · (hit|miss) → \d+$/);
+    assert.equal(out.bad, null);
+    assert.ok(out.notes.includes('fracas: D6 pool, strikes[0]: "die" is not one of its fields (dice, target)'), out.notes.join("\n"));
+    assert.equal(out.unknown, null);
+    assert.ok(out.notes.includes('fracas: unknown ruleset "wild-die": this module has no code for it and the bridge does not resolve it'), out.notes.join("\n"));
+    if (damage > 0) {
+      await card.locator('[data-fracas-action="undo"]').click();
+      await page.waitForFunction(() => __world.actor("tokGob").system.health.value === 12);
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -8,7 +8,8 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildAttackRequest, buildRulesetAttackRequest, uniqueViews, who } from "../request.js";
-import { DEFAULT_RULESET } from "../rulesets.js";
+import { DEFAULT_RULESET, rulesetEntry } from "../rulesets.js";
+import { learnRuleset, servedAttackFields } from "../served.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames, explained, strikeWords } from "./context.js";
 
@@ -43,6 +44,8 @@ export function attackActions(ctx) {
       const list = itemStrikes(attacker, options.item);
       options = { ...options, strikes: targets.flatMap((tv) => list.map((/** @type {Json} */ st) => ({ ...st, target: tv.id }))) };
     }
+    // A ruleset this module has no code for: the bridge's contract for it (served.js).
+    if (!rulesetEntry(ruleset)) return servedAttack(conn, ruleset, attacker, targets, apply, map, options);
     if (ruleset !== DEFAULT_RULESET) return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used, unread } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
@@ -214,13 +217,15 @@ export function attackActions(ctx) {
    * @param {boolean} apply
    * @param {import("../request.js").Mapping} map
    * @param {Json} options
+   * @param {(request: Record<string, any>) => void} [shape]  fits the request to a served ruleset's fields
    */
-  async function rulesetAttack(conn, ruleset, attacker, targets, apply, map, options) {
+  async function rulesetAttack(conn, ruleset, attacker, targets, apply, map, options, shape) {
     const { request, targets: used } = buildRulesetAttackRequest({
       ruleset, attacker, targets, strikes: options.strikes, attackerData: options.attackerData,
       targetData: options.targetData, mapping: map,
       options: { seed: seedOption(options), rolls: options.rolls, needBody: apply },
     });
+    shape?.(request);
     const requestId = options.requestId ?? newId();
     const names = displayNames(used);
     const result = await conn.call("attack.resolve", request, { id: requestId }).catch((error) => {
@@ -241,6 +246,47 @@ export function attackActions(ctx) {
       rolls: await vtt.makeRolls(rulesetRollSpecs(result)), speaker: ctx.speakerAs(attacker, masked), kind: "attack",
     });
     return { requestId, result, messageId: message?.id ?? null, changes };
+  }
+
+  /**
+   * `attack({ruleset, …})` for a ruleset this module does not port (a plug-in of the
+   * bridge's): its contract asked for (server.contract), the request built as for the
+   * other rulesets but from the served structs' fields (the actors' flags.fracas.<ruleset>
+   * keep only those; a strike, attackerData or targetData field the ruleset lacks is refused
+   * naming it), the card from the served result layout, damage from the per-target totals.
+   * @param {import("../connection.js").BridgeConnection} conn
+   * @param {unknown} ruleset
+   * @param {TokenView} attacker
+   * @param {TokenView[]} targets
+   * @param {boolean} apply
+   * @param {import("../request.js").Mapping} map
+   * @param {Json} options
+   */
+  async function servedAttack(conn, ruleset, attacker, targets, apply, map, options) {
+    const entry = await learnRuleset(conn, ruleset);
+    const fields = servedAttackFields(entry.name);
+    if (!fields) throw InputError.of("FRACAS.Error.ServedShape", { ruleset: entry.title });
+    /** @param {unknown} data @param {string[]} allowed @param {string} where */
+    const only = (data, allowed, where) => {
+      if (data === undefined || data === null) return;
+      if (typeof data !== "object" || Array.isArray(data)) throw InputError.of("FRACAS.Error.ServedField", { ruleset: entry.title, where, field: "", fields: allowed.join(", ") });
+      for (const key of Object.keys(data)) {
+        if (!allowed.includes(key)) throw InputError.of("FRACAS.Error.ServedField", { ruleset: entry.title, where, field: key, fields: allowed.join(", ") || "—" });
+      }
+    };
+    if (Array.isArray(options.strikes)) options.strikes.forEach((/** @type {unknown} */ st, /** @type {number} */ i) => only(st, fields.strike, `strikes[${i}]`));
+    only(options.attackerData, fields.attacker, "attackerData");
+    const perTarget = options.targetData && typeof options.targetData === "object"
+      && targets.some((tv) => Object.prototype.hasOwnProperty.call(options.targetData, tv.id));
+    if (perTarget) for (const [id, data] of Object.entries(options.targetData)) only(data, fields.target, `targetData.${id}`);
+    else only(options.targetData, fields.target, "targetData");
+    /** @param {Record<string, any>} data @param {string[]} keep */
+    const pick = (data, keep) => Object.fromEntries(Object.entries(data).filter(([k]) => keep.includes(k)));
+    return rulesetAttack(conn, entry.name, attacker, targets, apply, map, options, (request) => {
+      // flags.fracas.<ruleset> may hold both parts' fields: each part keeps its own.
+      request.attacker = pick(request.attacker, fields.attacker);
+      for (const id of Object.keys(request.targets)) request.targets[id] = pick(request.targets[id], fields.target);
+    });
   }
 
   return { attack, sceneBystanders, shownTargets, weaponsOf, itemStrikes, describeAttacks, ownAttack, rulesetAttack };

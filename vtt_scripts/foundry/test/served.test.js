@@ -1,0 +1,192 @@
+// A ruleset the module does not port (a plug-in of the bridge's, issue 39 item 12):
+// served.js checks the bridge's server.contract (a bad one refused naming where, never a
+// crash), and api.attack naming such a ruleset asks for its contract, is sent built from
+// the served fields, renders from the served layout and applies the per-target totals.
+import "./english.js";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { afterEach, describe, test } from "node:test";
+
+import { createActions } from "../scripts/actions.js";
+import { InputError } from "../scripts/errors.js";
+import { checkContract, forget, servedStrikeLine } from "../scripts/served.js";
+import { fakeActor, fakeConnection, fakeVtt, sheet, view } from "./fakes.js";
+
+// The d6 pool's entry and structs as `python -m fracas.spec` makes them (the Roll20 tests'
+// fixture; tests/bridge/test_contract.py checks the bridge serves the same) and its attack layouts.
+const POOL = JSON.parse(readFileSync(new URL("../../roll20/test/fixtures/d6pool_contract.json", import.meta.url), "utf8"));
+const LAYOUTS = {
+  kinds: { attack: "AttackResult" },
+  shapes: {
+    AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", { list: "StrikeResult" }], ["targets", { dict: "Damage" }], "total_damage"],
+    StrikeResult: ["target", "faces", "hits", "hit", "damage"],
+    Damage: ["damage"],
+    OddsTarget: ["mean", ["remaining", null, "optional"]],
+    Listed: ["group", ["strikes", { list: { or_scalar: "StrikeResult" } }]],
+  },
+};
+const contract = () => structuredClone({
+  version: "0.1.0", default_ruleset: "enchanted-realms", rulesets: [{ ...POOL.entry }],
+  structs: { "d6-pool": POOL.structs }, limits: {}, results: { "d6-pool": LAYOUTS },
+});
+
+afterEach(() => forget());
+
+/** The InputError checkContract throws for `c`, asserting it names `path`. */
+function refused(c, path) {
+  let error = null;
+  try {
+    checkContract(c);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof InputError, `refused with an InputError, not ${error}`);
+  assert.match(error.message, /^the bridge's contract \(server\.contract\) cannot be used: /);
+  assert.ok(error.message.includes(`: ${path}: `), `${error.message} names ${path}`);
+  return error.message;
+}
+
+describe("served.js checkContract", () => {
+  test("the d6 pool's contract is taken; a ruleset the module ports is left to its own contract", () => {
+    const c = contract();
+    c.rulesets.push({ name: "cartyrion", title: "Cartyrion", requests: { attack: "AttackRequest" }, roll20: true });
+    const got = checkContract(c);
+    assert.deepEqual(Object.keys(got.rulesets), ["d6-pool"]);
+    assert.equal(got.rulesets["d6-pool"].title, "D6 pool");
+    assert.deepEqual(got.structs["d6-pool"], POOL.structs);
+    assert.deepEqual(got.results["d6-pool"], LAYOUTS);
+  });
+
+  test("a bad contract is refused naming where", () => {
+    const cases = [
+      [(c) => null, "$"],
+      [(c) => { c.rulesets = "d6-pool"; }, "$.rulesets"],
+      [(c) => { c.rulesets = Array.from({ length: 65 }, () => c.rulesets[0]); }, "$.rulesets"],
+      [(c) => { c.rulesets[0].name = "d6 pool<script>"; }, "$.rulesets[0].name"],
+      [(c) => { c.rulesets[0].title = ""; }, "$.rulesets[0].title"],
+      [(c) => { c.rulesets[0].title = "x".repeat(201); }, "$.rulesets[0].title"],
+      [(c) => { c.rulesets[0].requests = { attack: 3 }; }, "$.rulesets[0].requests"],
+      [(c) => { c.rulesets[0].requests.attack = "Missing"; }, "$.rulesets[0].requests.attack"],
+      [(c) => { c.structs = []; }, "$.structs"],
+      [(c) => { delete c.structs["d6-pool"]; }, "$.structs"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice", "integer"]]; }, "$.structs.d6-pool.Strike[0][1]"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice"]]; }, "$.structs.d6-pool.Strike[0]"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice", { list: "int", dict: "int" }]]; }, "$.structs.d6-pool.Strike[0][1]"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice", { struct: "a b" }]]; }, "$.structs.d6-pool.Strike[0][1].struct"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice", { literal: [{}] }]]; }, "$.structs.d6-pool.Strike[0][1].literal"],
+      [(c) => { c.structs["d6-pool"].Strike = [["dice", { union: [] }]]; }, "$.structs.d6-pool.Strike[0][1].union"],
+      [(c) => { c.structs["d6-pool"].Strike = Array.from({ length: 201 }, (_, i) => [`f${i}`, "int"]); }, "$.structs.d6-pool.Strike"],
+      [(c) => { let t = "int"; for (let i = 0; i < 20; i++) t = { list: t }; c.structs["d6-pool"].Strike = [["dice", t]]; },
+        "$.structs.d6-pool.Strike[0][1].list.list.list.list.list.list.list.list.list"],
+      [(c) => { delete c.results; }, "$.results"],
+      [(c) => { c.results["d6-pool"] = { kinds: {} }; }, "$.results.d6-pool"],
+      [(c) => { c.results["d6-pool"].kinds.attack = "Nope"; }, "$.results.d6-pool.kinds.attack"],
+      [(c) => { c.results["d6-pool"].shapes.StrikeResult = ["target", 3]; }, "$.results.d6-pool.shapes.StrikeResult[1]"],
+      [(c) => { c.results["d6-pool"].shapes.AttackResult[4] = ["strikes", { list: "Nope" }]; }, "$.results.d6-pool.shapes.AttackResult[4][1].list"],
+      [(c) => { c.results["d6-pool"].shapes.AttackResult[4] = ["strikes", { set: "StrikeResult" }]; }, "$.results.d6-pool.shapes.AttackResult[4][1]"],
+    ];
+    for (const [spoil, path] of cases) {
+      const c = contract();
+      const spoiled = spoil(c);
+      refused(spoiled === undefined ? c : spoiled, path);
+    }
+  });
+
+  test("whatever the bridge sends, the answer is the contract or an InputError, never a crash", () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const values = [null, 0, -1, 1.5, "", "int", "d6-pool", true, [], {}, [null], { struct: 1 }, { list: null }, ["x", "int", 0, 9]];
+    const walk = (/** @type {any} */ node, depth) => {
+      if (node === null || typeof node !== "object" || depth > 5) return;
+      for (const key of Object.keys(node)) {
+        if (rnd() < 0.08) node[key] = values[Math.floor(rnd() * values.length)];
+        else walk(node[key], depth + 1);
+      }
+    };
+    for (let i = 0; i < 500; i++) {
+      const c = contract();
+      walk(c, 0);
+      try {
+        checkContract(c);
+      } catch (e) {
+        assert.ok(e instanceof InputError, `${e?.stack ?? e}`);
+      }
+    }
+  });
+});
+
+describe("api.attack of a ruleset the module does not port", () => {
+  function world(answer) {
+    const hero = fakeActor({ uuid: "Actor.hero", name: "Aldric", system: sheet({}), flags: { fracas: { "d6-pool": { extra: 2, mood: "grim" } } } });
+    const gob = fakeActor({ uuid: "Scene.s.Token.g1.Actor.gob", name: "Goblin", system: sheet({ hp: 7 }) });
+    const vtt = fakeVtt({ tokens: [view("hero", "Aldric", hero), view("g1", "Goblin", gob)], controlled: ["hero"], targeted: ["g1"] });
+    const conn = fakeConnection(answer);
+    const api = createActions({ vtt, connection: () => conn, newId: () => "id-1" });
+    return { vtt, conn, api, gob };
+  }
+  const result = (params) => ({ ruleset: "d6-pool", seed: 5, backend: "compiled", injected: false,
+    strikes: [{ target: "g1", faces: [6, 5, 1, 2], hits: 2, hit: true, damage: 4 }], targets: { g1: { damage: 4 } }, total_damage: 4, params });
+
+  test("asks the bridge for its contract, sends the served fields, renders the served layout, applies the totals", async () => {
+    const { vtt, conn, api, gob } = world((method, params) => (method === "server.contract" ? contract() : result(params)));
+    const out = await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }] });
+    assert.deepEqual(conn.calls.map((c) => [c.method, c.params.rulesets ?? null]), [["server.contract", ["d6-pool"]], ["attack.resolve", null]]);
+    const sent = conn.calls[1].params;
+    assert.equal(sent.ruleset, "d6-pool");
+    assert.deepEqual(sent.attacker, { extra: 2 }, "the served Attacker's fields from the actor's flags, nothing else");
+    assert.deepEqual(sent.strikes, [{ dice: 4, target: "g1" }]);
+    assert.deepEqual(sent.targets, { g1: {} });
+    assert.equal(gob.system.health.value, 3, "7 less the per-target total 4");
+    assert.equal(out.changes[0].damage, 4);
+    const card = vtt.messages[0].content;
+    assert.match(card, /Aldric attacks \(D6 pool\)/);
+    assert.match(card, /faces 6, 5, 1, 2 · hits 2 · hit → 4/);
+    // Learned once: the next attack asks nothing more.
+    await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 1 }] });
+    assert.deepEqual(conn.calls.map((c) => c.method), ["server.contract", "attack.resolve", "attack.resolve"]);
+  });
+
+  test("a field the served ruleset lacks, a bad contract, a ruleset the bridge lacks: refused saying what and where, nothing resolved", async () => {
+    const { vtt, conn, api, gob } = world((method) => (method === "server.contract" ? contract() : assert.fail("nothing is resolved")));
+    assert.equal(await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4, die: "d8" }] }), null);
+    await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }], attackerData: { bonus: 1 } });
+    forget();
+    const bad = world((method) => (method === "server.contract" ? { ...contract(), structs: { "d6-pool": { Strike: [["dice", "dice"]] } } } : assert.fail("sent")));
+    await bad.api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }] });
+    const none = world((method) => (method === "server.contract" ? { ...contract(), rulesets: [], structs: {}, results: {} } : assert.fail("sent")));
+    await none.api.attack({ ruleset: "wild-die", strikes: [{ dice: 4 }] });
+    await none.api.attack({ ruleset: "no such<ruleset>", strikes: [{ dice: 4 }] });
+    assert.deepEqual([...vtt.notes, ...bad.vtt.notes, ...none.vtt.notes].map((n) => n.text), [
+      'fracas: D6 pool, strikes[0]: "die" is not one of its fields (dice, target)',
+      'fracas: D6 pool, attackerData: "bonus" is not one of its fields (extra)',
+      "fracas: the bridge's contract (server.contract) cannot be used: $.structs.d6-pool.Strike[0][1]: unknown type \"dice\" (int, str, bool, float, any or an object); nothing was sent (is the bridge the same fracas version as this module?)",
+      'fracas: unknown ruleset "wild-die": this module has no code for it and the bridge does not resolve it',
+      'fracas: unknown ruleset "no such<ruleset>": this module has no code for it and the bridge does not resolve it',
+    ]);
+    assert.equal(gob.system.health.value, 7);
+    assert.deepEqual(conn.calls.map((c) => c.method), ["server.contract"]);
+    assert.deepEqual(none.conn.calls.map((c) => c.params), [{ rulesets: ["wild-die"] }], "a name that is not a ruleset name is not sent");
+  });
+
+  test("a player's attack of a served ruleset goes through the GM's client, only when the GM allows free-form attacks", async () => {
+    const { vtt, conn, api, gob } = world((method, params) => (method === "server.contract" ? contract() : result(params)));
+    vtt.ownersOf = { hero: ["player1"] };
+    vtt.userIsGM = () => false;
+    const ask = { type: "ask", id: "req-00000001", action: "attack", to: "gm",
+      data: { attacker: "hero", targets: ["g1"], ruleset: "d6-pool", strikes: [{ dice: 4, target: "g1" }] } };
+    const refused = await api.answerRequest(ask, "player1");
+    assert.match(refused.error, /ruleset/, "free-form off: the GM's data decides, a player names no ruleset");
+    assert.equal(conn.calls.length, 0);
+    vtt.settings.playerFreeForm = true;
+    const answer = await api.answerRequest({ ...ask, id: "req-00000002" }, "player1");
+    assert.equal(answer.error, undefined, JSON.stringify(answer));
+    assert.equal(answer.total_damage, 4);
+    assert.deepEqual(conn.calls.map((c) => c.method), ["server.contract", "attack.resolve"], "asked on the GM's connection");
+    assert.deepEqual(conn.calls[1].params.attacker, { extra: 2 }, "the attacker's numbers from the GM's data (the actor's flags)");
+    assert.equal(gob.system.health.value, 3);
+  });
+
+  test("a strike line of a ruleset that was not served is left to the built-in rulesets' code", () => {
+    assert.equal(servedStrikeLine("d6-pool", { faces: [1] }), null);
+  });
+});

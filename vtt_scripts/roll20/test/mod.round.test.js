@@ -63,10 +63,12 @@ function fightWorld() {
   const goblin = emu.addCharacter('Goblin', {
     strength: 2, agility: 3, ac: 12, fracas_strikes: '--dice 2 --style slashing --weight 1 --type edged',
   });
+  // Nameplates players see (showplayers_name; Roll20's default is off: test/world.js).
+  const named = { showplayers_name: true };
   const tokens = {
-    hero: emu.addToken({ name: 'Hero', represents: hero.id, bar1_value: '30', bar1_max: '30', controlledby: player.id }),
-    g1: emu.addToken({ name: 'Goblin <b>1</b>', represents: goblin.id, bar1_value: '8', bar1_max: '8' }),
-    g2: emu.addToken({ name: 'Goblin 2', represents: goblin.id, bar1_value: '5', bar1_max: '8' }),
+    hero: emu.addToken({ name: 'Hero', represents: hero.id, bar1_value: '30', bar1_max: '30', controlledby: player.id, ...named }),
+    g1: emu.addToken({ name: 'Goblin <b>1</b>', represents: goblin.id, bar1_value: '8', bar1_max: '8', ...named }),
+    g2: emu.addToken({ name: 'Goblin 2', represents: goblin.id, bar1_value: '5', bar1_max: '8', ...named }),
   };
   emu.campaign().set('turnorder', JSON.stringify(Object.values(tokens).map((t) => ({ id: t.id, pr: 10, custom: '' }))));
   return { emu, player, tokens };

@@ -48,6 +48,30 @@ export function playersActions(ctx) {
   const answered = new Map();
 
   /**
+   * The strikes of a player's attack or odds request, into `options`: the request's own
+   * fields when the GM allows free-form attacks, else the token's own attacks at each target
+   * (numbers from the actors, the ruleset from the world setting).
+   * @param {Record<string, any>} request
+   * @param {TokenView} attacker
+   * @param {TokenView[]} targets
+   * @param {Record<string, any>} options
+   * @returns {Answer | null} the refusal when free-form fields come without the GM's leave
+   */
+  function chooseStrikes(request, attacker, targets, options) {
+    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
+    if (extra.length) {
+      for (const key of extra) options[key] = request[key];
+      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
+    } else {
+      const list = ctx.ownAttack(attacker, request);
+      options.ruleset = setting("ruleset") || DEFAULT_RULESET;
+      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
+    }
+    return null;
+  }
+
+  /**
    * The request a player's client sends for `attack(options)`: ids and the choice of attack.
    * @param {Json} options
    * @param {TokenView} attacker
@@ -311,17 +335,8 @@ export function playersActions(ctx) {
     const rollMode = typeof request.rollMode === "string" && ROLL_MODES.includes(request.rollMode) ? request.rollMode : "publicroll";
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId, requester: senderId, rollMode };
-    const freeForm = setting("playerFreeForm") === true;
-    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
-    if (!freeForm && extra.length) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
-    if (freeForm && extra.length) {
-      for (const key of extra) options[key] = request[key];
-      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
-    } else {
-      const list = ctx.ownAttack(attacker, request);
-      options.ruleset = setting("ruleset") || DEFAULT_RULESET;
-      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
-    }
+    const refused = chooseStrikes(request, attacker, targets, options);
+    if (refused) return refused;
     const out = await ctx.attack(options);
     // What the player's table saw: a hidden bystander's damage is not in it.
     // A blind roll: the player learns that it was made, not what it did.
@@ -394,16 +409,8 @@ export function playersActions(ctx) {
     /** @type {Record<string, any>} */
     const options = { attacker: attacker.id, targets: targets.map((v) => v.id), scene, requestId: bridgeId, requester: senderId,
       count, atLeast: atLeast.length ? atLeast : undefined, readsBody: targets.filter((v) => vtt.userOwnsToken(senderId, v)).map((v) => v.id) };
-    const extra = FREE_FORM_OPTIONS.filter((k) => request[k] !== undefined);
-    if (extra.length && setting("playerFreeForm") !== true) return refusal("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") });
-    if (extra.length) {
-      for (const key of extra) options[key] = request[key];
-      if (Array.isArray(options.nearby)) options.nearby = options.nearby.filter((/** @type {unknown} */ x) => typeof x === "string");
-    } else {
-      const list = ctx.ownAttack(attacker, request);
-      options.ruleset = setting("ruleset") || DEFAULT_RULESET;
-      options.strikes = targets.flatMap((tv) => list.map((st) => ({ ...st, target: tv.id })));
-    }
+    const refused = chooseStrikes(request, attacker, targets, options);
+    if (refused) return refused;
     const out = await ctx.odds(options);
     return { requestId: bridgeId, messageId: out.messageId, result: out.result };
   }

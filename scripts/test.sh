@@ -5,7 +5,8 @@
 #      has (its compiled core is built from the sdist's sources) and the wheel into a
 #      fresh venv on the NEWEST, and runs the Python suite against each installed package;
 #   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1);
-#   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark.
+#   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark;
+#   the four test runs go two at a time (the sdist's and the wheel's, then pure Python and node).
 # Supported Pythons are the classifiers in pyproject.toml; an interpreter is looked for in
 # pyenv's versions folder and on PATH (python3.X), never downloaded. The run fails only
 # when a present interpreter's run fails, and closes with `fracas: N passed, N failed`.

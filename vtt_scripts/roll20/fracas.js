@@ -7209,6 +7209,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const usedNames = new Set();
   // Target ids and profile ids of GM-layer tokens (players' cards hide their names).
   const hidden = targetIds.filter((id) => { const t = edge.getGraphic(id); return !!t && t.get('layer') === 'gmlayer'; });
+  const unnamed = [];
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
     const key = represents || token.id;
@@ -7225,11 +7226,12 @@ function rowsMobCommand(app, msg, cmd, name) {
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);
+    else if (permissions.unnamedAs(token, edge)) unnamed.push(pid); // its nameplate is not the players'
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden, unnamed,
     // Checked here first when this script has the ruleset's port; else the bridge checks it.
     options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });
@@ -7280,6 +7282,7 @@ function sendMob(app, msg, mob) {
   // What players see: a GM-layer target or attacker group is "a hidden creature" (Roll20's
   // turn tracker hides GM-layer tokens from players too); the GM's card names them.
   const hidden = new Set(mob.hidden || []);
+  const unnamed = new Set(mob.unnamed || []); // attacker groups whose nameplates players do not see
   const seenNames = Object.assign({}, names);
   for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
   // A GM's creature whose nameplate players do not see (showplayers_name off) goes unnamed too.
@@ -7296,7 +7299,8 @@ function sendMob(app, msg, mob) {
       if (!count) continue;
       attacks.push({ profile: pid, target: tid, count });
       groups.push(`${count} × ${pid} → ${names[tid]}`);
-      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : pid} → ${seenNames[tid]}`);
+      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : unnamed.has(pid) ? 'unnamed creatures' : pid}`
+        + ` → ${seenNames[tid]}`);
       total += count;
     }
   }
@@ -8446,6 +8450,7 @@ const { selectedTokens } = require('./tokens');
 const { rowsMobCommand } = require('./rowsattack');
 const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
+const permissions = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
@@ -8492,6 +8497,7 @@ function mobCommand(app, msg, cmd) {
   const targets = {};
   const targetTokens = {};
   const hidden = []; // target ids and profile ids of GM-layer tokens (players' cards hide their names)
+  const unnamed = []; // profile ids of groups with a token whose nameplate players do not see
   for (const id of targetIds) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
@@ -8523,12 +8529,15 @@ function mobCommand(app, msg, cmd) {
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);
+    // A GM's creature whose nameplate players do not see: its group is unnamed on public cards
+    // (one such token is enough: the group's name is its character's).
+    else if (permissions.unnamedAs(token, edge)) unnamed.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
 
   return sendMob(app, msg, {
-    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden, unnamed,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }

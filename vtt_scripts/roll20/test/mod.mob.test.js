@@ -18,9 +18,13 @@ function mobWorld() {
     strength: 3, agility: 2, fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged',
   });
   w.skeletons = [];
-  for (let i = 0; i < 5; i++) w.skeletons.push(emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id }));
+  // Nameplates players see (showplayers_name; Roll20's default is off: test/world.js), as a GM
+  // sets them up: a mob's groups are named on public cards (mod.trust.test.js: when they are not).
+  const named = { showplayers_name: true };
+  for (let i = 0; i < 5; i++) w.skeletons.push(emu.addToken({ name: `Skeleton ${i + 1}`, represents: skeleton.id, ...named }));
   w.skeletons[4].set('statusmarkers', 'prone');
-  w.orcs = [emu.addToken({ name: 'Orc A', represents: characters.orc.id }), emu.addToken({ name: 'Orc B', represents: characters.orc.id })];
+  w.orcs = [emu.addToken({ name: 'Orc A', represents: characters.orc.id, ...named }),
+    emu.addToken({ name: 'Orc B', represents: characters.orc.id, ...named })];
   return w;
 }
 

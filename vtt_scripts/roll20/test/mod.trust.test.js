@@ -164,6 +164,28 @@ test("public cards of compete, impale and mob: a GM-layer token is 'a hidden cre
   assertSafe(assert, emu);
 });
 
+test("a mob's attackers whose nameplates players do not see are 'unnamed creatures' on the public card; the GM's card names them (issue 39 item 11)", () => {
+  const { emu, tokens } = table();
+  // showplayers_name off is Roll20's default for a new token (API:Objects, Graphic; test/world.js).
+  const prowler = emu.addCharacter('Night Prowler', { strength: 4, agility: 4,
+    fracas_strikes: '--dice 1 --style slashing --weight 1 --type edged' });
+  const pack = [1, 2].map((n) => emu.addToken({ name: `Night Prowler ${n}`, represents: prowler.id }));
+  const sent = emu.chat(emu.gm, `!fracas mob --target ${tokens.knight.id}`, { selected: pack.map((t) => t.id) });
+  const rpc = relayRequests(sent)[0];
+  assert.equal(rpc.method, 'attack.bulk');
+  const result = { ruleset: 'enchanted-realms', seed: 7, backend: 'compiled', detail: 'summary', groups: [], targets: {
+    [tokens.knight.id]: { damage: 2, by_type: { edged: 2 }, attacks: 2, attacks_hit: 1, strikes: 2, strikes_hit: 1, crits: 0,
+      longest_chain: 0, undodgeable: 0 } } };
+  const out = relayAnswer(emu, { jsonrpc: '2.0', id: rpc.id, result });
+  const pub = out.filter((o) => !o.to).map((o) => o.raw).join('\n');
+  const gm = out.filter((o) => o.to === 'gm').map((o) => plain(o.text)).join('\n');
+  assert.ok(pub.length, 'no public card');
+  assert.ok(!pub.includes('Night Prowler'), `the public card names an unnamed attacker: ${pub}`);
+  assert.match(pub, /unnamed creatures/, pub);
+  assert.match(gm, /Night Prowler/, `the GM's card names them: ${gm}`);
+  assertSafe(assert, emu);
+});
+
 test('--help on every command whispers that command\'s help and runs nothing', () => {
   const { emu, player, tokens } = table();
   const { COMMANDS } = require('../src/mod/app');

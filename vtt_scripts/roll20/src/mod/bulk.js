@@ -40,6 +40,7 @@ function sendMob(app, msg, mob) {
   // What players see: a GM-layer target or attacker group is "a hidden creature" (Roll20's
   // turn tracker hides GM-layer tokens from players too); the GM's card names them.
   const hidden = new Set(mob.hidden || []);
+  const unnamed = new Set(mob.unnamed || []); // attacker groups whose nameplates players do not see
   const seenNames = Object.assign({}, names);
   for (const tid of targetIds) if (hidden.has(tid)) seenNames[tid] = 'a hidden creature';
   // A GM's creature whose nameplate players do not see (showplayers_name off) goes unnamed too.
@@ -56,7 +57,8 @@ function sendMob(app, msg, mob) {
       if (!count) continue;
       attacks.push({ profile: pid, target: tid, count });
       groups.push(`${count} × ${pid} → ${names[tid]}`);
-      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : pid} → ${seenNames[tid]}`);
+      seenGroups.push(`${count} × ${hidden.has(pid) ? 'hidden creatures' : unnamed.has(pid) ? 'unnamed creatures' : pid}`
+        + ` → ${seenNames[tid]}`);
       total += count;
     }
   }

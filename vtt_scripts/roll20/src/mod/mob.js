@@ -14,6 +14,7 @@ const { selectedTokens } = require('./tokens');
 const { rowsMobCommand } = require('./rowsattack');
 const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
+const permissions = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
@@ -60,6 +61,7 @@ function mobCommand(app, msg, cmd) {
   const targets = {};
   const targetTokens = {};
   const hidden = []; // target ids and profile ids of GM-layer tokens (players' cards hide their names)
+  const unnamed = []; // profile ids of groups with a token whose nameplate players do not see
   for (const id of targetIds) {
     const token = edge.getGraphic(id);
     if (!token) throw new UsageError(`no token with the id "${id}" (--target)`);
@@ -91,12 +93,15 @@ function mobCommand(app, msg, cmd) {
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);
+    // A GM's creature whose nameplate players do not see: its group is unnamed on public cards
+    // (one such token is enough: the group's name is its character's).
+    else if (permissions.unnamedAs(token, edge)) unnamed.push(pid);
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
 
   return sendMob(app, msg, {
-    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
+    ruleset: DEFAULT_RULESET, label: 'Mob', tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden, unnamed,
     options, compile: (single) => compileAttack(single, { seed: 0 }),
   });
 }

@@ -310,6 +310,7 @@ function rowsMobCommand(app, msg, cmd, name) {
   const usedNames = new Set();
   // Target ids and profile ids of GM-layer tokens (players' cards hide their names).
   const hidden = targetIds.filter((id) => { const t = edge.getGraphic(id); return !!t && t.get('layer') === 'gmlayer'; });
+  const unnamed = [];
   tokens.forEach((token, k) => {
     const represents = token.get('represents');
     const key = represents || token.id;
@@ -326,11 +327,12 @@ function rowsMobCommand(app, msg, cmd, name) {
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);
+    else if (permissions.unnamedAs(token, edge)) unnamed.push(pid); // its nameplate is not the players'
     const aimed = each ? targetIds : [targetIds[k % targetIds.length]];
     for (const tid of aimed) counts[pid][tid] = (counts[pid][tid] || 0) + 1;
   });
   return sendMob(app, msg, {
-    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden,
+    ruleset: name, label: `Mob (${title})`, tokens: tokens.length, profiles, counts, targetIds, targets, names, hidden, unnamed,
     // Checked here first when this script has the ruleset's port; else the bridge checks it.
     options: o, compile: rules ? (single) => rows.compileAttack(rules, single, { seed: 0 }) : () => {},
   });

@@ -6,7 +6,7 @@
 #      fresh venv on the NEWEST, and runs the Python suite against each installed package;
 #   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1);
 #   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark;
-#   the four test runs go two at a time (the sdist's and the wheel's, then pure Python and node).
+#   the four test runs go in two lanes (the sdist's then the wheel's | pure Python then node).
 # Supported Pythons are the classifiers in pyproject.toml; an interpreter is looked for in
 # pyenv's versions folder and on PATH (python3.X), never downloaded. The run fails only
 # when a present interpreter's run fails, and closes with `fracas: N passed, N failed`.
@@ -126,41 +126,37 @@ echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python 
 step "node: npm install"
 npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 
-# The four runs go two at a time, one per core of a 2-core machine: each in the background
-# with its log in a file (printed whole when it ends) and home folders of its own (XDG_*),
-# so that two runs never share a token file, a journal or a config.
-JOBS=()
-start_job() {  # start_job NAME COMMAND...: run COMMAND in the background, its output in $LOGS/NAME.log
+# The four runs go in two lanes, one per core of a 2-core machine: the sdist's and the
+# wheel's compiled runs one after the other in one lane, the pure-Python run and node's in
+# the other (the lanes take about the same time; the pure-Python run is the longest run).
+# Each run has its log in a file, printed whole at the end, and home folders of its own
+# (XDG_*), so that two runs never share a token file, a journal or a config.
+run_logged() {  # run_logged NAME COMMAND...: COMMAND's output in $LOGS/NAME.log, its exit code in $LOGS/NAME.rc
   local name=$1; shift
   local own; own=$(mktemp -d -p "$LOGS")
-  step "start: $name"
-  ( env XDG_DATA_HOME="$own/data" XDG_CONFIG_HOME="$own/config" XDG_STATE_HOME="$own/state" \
-        XDG_CACHE_HOME="$own/cache" "$@" >"$LOGS/$name.log" 2>&1
-    echo $? >"$LOGS/$name.rc" ) &
-  JOBS+=("$name")
+  env XDG_DATA_HOME="$own/data" XDG_CONFIG_HOME="$own/config" XDG_STATE_HOME="$own/state" \
+      XDG_CACHE_HOME="$own/cache" "$@" >"$LOGS/$name.log" 2>&1
+  echo $? >"$LOGS/$name.rc"
 }
-wait_jobs() {  # wait for the jobs started, print each log, note the failed ones
-  wait
-  local name
-  for name in "${JOBS[@]}"; do
-    step "$name (ended)"
-    cat "$LOGS/$name.log"
-    [ "$(cat "$LOGS/$name.rc" 2>/dev/null)" = 0 ] || FAILED_STEPS+=("$name")
-  done
-  JOBS=()
-}
-pytest_job() {  # pytest_job LABEL VENV [ENV=VALUE...]: the Python suite, from the checkout, on VENV's fracas
+pytest_run() {  # pytest_run LABEL VENV [ENV=VALUE...]: the Python suite, from the checkout, on VENV's fracas
   local label=$1 venv=$2; shift 2
   # Run from the tests folder's parent with the installed package (not src/) on the path.
-  start_job "pytest-$label" env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+  run_logged "pytest-$label" env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
 }
-pytest_job "sdist, Python $(version_of "$OLDEST"), compiled core" "$SDIST_VENV"
-pytest_job "wheel, Python $(version_of "$NEWEST"), compiled core" "$WHEEL_VENV"
-wait_jobs
-pytest_job "wheel, Python $(version_of "$NEWEST"), pure-Python kernels" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
+SDIST_RUN="sdist, Python $(version_of "$OLDEST"), compiled core"
+WHEEL_RUN="wheel, Python $(version_of "$NEWEST"), compiled core"
+PURE_RUN="wheel, Python $(version_of "$NEWEST"), pure-Python kernels"
 export FRACAS_PYTHON="$WHEEL_VENV/bin/python"
-start_job "node" env PATH="$WHEEL_VENV/bin:$PATH" npm test
-wait_jobs
+step "two lanes: pytest ($SDIST_RUN), then pytest ($WHEEL_RUN) | pytest ($PURE_RUN), then node --test"
+( pytest_run "$SDIST_RUN" "$SDIST_VENV"; pytest_run "$WHEEL_RUN" "$WHEEL_VENV" ) &
+( pytest_run "$PURE_RUN" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
+  run_logged node env PATH="$WHEEL_VENV/bin:$PATH" npm test ) &
+wait
+for name in "pytest-$SDIST_RUN" "pytest-$WHEEL_RUN" "pytest-$PURE_RUN" node; do
+  step "$name (ended $(date -u -r "$LOGS/$name.rc" +%H:%M:%S 2>/dev/null || echo 'without an exit code'))"
+  cat "$LOGS/$name.log" 2>/dev/null
+  [ "$(cat "$LOGS/$name.rc" 2>/dev/null)" = 0 ] || FAILED_STEPS+=("$name")
+done
 
 step "fracas bench --quick"
 mkdir -p bench-results

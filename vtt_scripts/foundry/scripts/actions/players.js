@@ -72,6 +72,22 @@ export function playersActions(ctx) {
   }
 
   /**
+   * What a player's own attack or odds names, checked on the player's client: a token the
+   * player owns, the targets, and free-form fields only when the GM allows them.
+   * @param {Json} options
+   * @returns {{attacker: TokenView, targets: TokenView[], extra: string[]}}
+   */
+  function playerAim(options) {
+    const attacker = attackerOf(options);
+    if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
+    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
+    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
+    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
+    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    return { attacker, targets, extra };
+  }
+
+  /**
    * The request a player's client sends for `attack(options)`: ids and the choice of attack.
    * @param {Json} options
    * @param {TokenView} attacker
@@ -110,12 +126,7 @@ export function playersActions(ctx) {
     if (options.seed !== undefined || options.rolls !== undefined) {
       throw new InputError(t("FRACAS.Player.NoDice"));
     }
-    const attacker = attackerOf(options);
-    if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
-    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
-    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
-    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
-    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    const { attacker, targets, extra } = playerAim(options);
     if (options.item === undefined && options.strike === undefined && setting("playerFreeForm") !== true) {
       throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: ctx.describeAttacks(attacker) }));
     }
@@ -159,12 +170,7 @@ export function playersActions(ctx) {
    * @param {Json} options
    */
   async function playerOdds(options) {
-    const attacker = attackerOf(options);
-    if (!vtt.ownsToken(attacker)) throw new InputError(t("FRACAS.Notify.NotYourToken"));
-    const targets = uniqueViews(viewsOf(options.targets, "targets") ?? vtt.targeted());
-    if (!targets.length) throw new InputError(t("FRACAS.Notify.NoTargets"));
-    const extra = FREE_FORM_OPTIONS.filter((key) => options[key] !== undefined);
-    if (extra.length && setting("playerFreeForm") !== true) throw new InputError(t("FRACAS.Player.FreeFormOff", { fields: extra.join(", ") }));
+    const { attacker, targets, extra } = playerAim(options);
     if (options.item === undefined && options.strike === undefined && !extra.length) {
       throw new InputError(t("FRACAS.Player.PickAttack", { name: who(attacker), attacks: ctx.describeAttacks(attacker) }));
     }

@@ -188,6 +188,23 @@ CURATED = [
         "strikes": [{"target": "t", "method": "melee", "style": "pole-arm", "dice": 1, "weight": 2,
                      "damage_type": "piercing", "sneak": True, "reach": True}],
         "targets": {"t": {"ac": 10}}}, 1),
+    # ER-15: defending is disadvantage only "provided it is possible for the character [to]
+    # see the incoming attacks": a blind defender gives the attacker advantage alone, and an
+    # invisible attacker meets no disadvantage.
+    ("ER-15 a blind defender cannot see the attacks", {
+        "rolls": [12, 9], "attacker": {"strength": 2},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 1, "weight": 1,
+                     "damage_type": "edged"}],
+        "targets": {"t": {"ac": 12, "conditions": ["blind", "defending"]}}}, 1),
+    ("ER-15 a defender cannot see an invisible attacker", {
+        "rolls": [12], "attacker": {"agility": 2, "conditions": ["invisible"]},
+        "strikes": [{"target": "t", "method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+        "targets": {"t": {"ac": 12, "conditions": ["defending"]}}}, 1),
+    ("ER-15 a defender that sees the attack", {
+        "rolls": [12, 15], "attacker": {"strength": 2},
+        "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 1, "weight": 1,
+                     "damage_type": "edged"}],
+        "targets": {"t": {"ac": 12, "conditions": ["defending"]}}}, 1),
     ("stunned attacker", {
         "attacker": {"strength": 4, "conditions": ["stunned"]},
         "strikes": [{"target": "t", "method": "melee", "style": "slashing", "dice": 2,

@@ -77,7 +77,24 @@ def build() -> list[dict]:
         if rng.random() < 0.4:
             request["remaining"] = {rng.choice(list(request["targets"])): rng.randint(1, 6)}
         vectors.append(odds_vector(f"er-combined-odds-{i}", request))
+    # Rules an audit found wrong (issue 42), named by rule: appended, so the vectors above stay.
+    for name, request in CURATED:
+        vectors.append(odds_vector(name, request))
     return vectors
+
+
+_SWORD = {"target": "t", "method": "melee", "style": "slashing", "dice": 2, "weight": 1, "damage_type": "edged"}
+_BOW = {"target": "t", "method": "range", "style": "archery", "dice": 2, "damage_type": "piercing"}
+CURATED = [
+    ("ER-15 odds: a blind defender cannot see the attacks",
+     {"attacker": {"strength": 3}, "strikes": [_SWORD],
+      "targets": {"t": {"ac": 13, "conditions": ["blind", "defending"]}}}),
+    ("ER-15 odds: a defender cannot see an invisible attacker",
+     {"attacker": {"agility": 3, "conditions": ["invisible"]}, "strikes": [_BOW],
+      "targets": {"t": {"ac": 13, "conditions": ["defending"]}}}),
+    ("ER-15 odds: a defender that sees the attack",
+     {"attacker": {"agility": 3}, "strikes": [_BOW], "targets": {"t": {"ac": 13, "conditions": ["defending"]}}}),
+]
 
 
 def dumps(vectors: list[dict]) -> str:

@@ -2401,6 +2401,8 @@ const AC_RANGE = Object.freeze([-100, 200]);
 const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
 const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
 const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
+const DEFENDING_UNSEEING = Object.freeze(["blind", "unconscious", "petrified"]);
+const DEFENDING_UNSEEN = Object.freeze(["invisible"]);
 const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
 const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
 const FEAT_ADVANTAGE = Object.freeze(["defending"]);
@@ -2531,7 +2533,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -2663,7 +2665,7 @@ const {
 } = require('./schema');
 const {
   LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say,
-  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
+  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN,
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
 } = require('./facts');
 const { seedWords } = require('./rng');
@@ -2785,6 +2787,17 @@ function modifier(score, explicit) {
   return Math.floor((score - 2) / 2);
 }
 
+/**
+ * ER-15: whether a defending target can see the incoming attacks ("provided it is possible
+ * for the character [to] see the incoming attacks"): not when it is blind, unconscious or
+ * petrified, nor when the attacker is invisible. Only then does defending put the attack
+ * at disadvantage. `attackerConditions` is a Set.
+ */
+function defenderSees(targetConditions, attackerConditions) {
+  return !(DEFENDING_UNSEEING.some((name) => targetConditions.includes(name)) ||
+    DEFENDING_UNSEEN.some((name) => attackerConditions.has(name)));
+}
+
 /** ER-10: immune → 0; resistant and vulnerable together → normal. */
 function resistanceState(target, damageType) {
   if (target.immune.includes(damageType)) return R_IMMUNE;
@@ -2869,9 +2882,8 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   for (const name of ['prone', 'unconscious']) {
     if (tconds.includes(name)) (ranged ? disadvantageFrom : advantageFrom).push(`target ${name}`);
   }
-  for (const name of ['invisible', 'defending']) {
-    if (tconds.includes(name)) disadvantageFrom.push(`target ${name}`);
-  }
+  if (tconds.includes('invisible')) disadvantageFrom.push('target invisible');
+  if (tconds.includes('defending') && defenderSees(tconds, attackerConditions)) disadvantageFrom.push('target defending');
   const sneak = strike.sneak;
   if (sneak !== false) {
     if (disadvantageFrom.length) {
@@ -2946,7 +2958,7 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
   checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
-  resistanceState, compileStrike, checkGrapple,
+  resistanceState, defenderSees, compileStrike, checkGrapple,
 };
   },
   "src/rng.js": function (module, exports, require) {

@@ -9,7 +9,7 @@ const {
 } = require('./schema');
 const {
   LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say,
-  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE,
+  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN,
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
 } = require('./facts');
 const { seedWords } = require('./rng');
@@ -131,6 +131,17 @@ function modifier(score, explicit) {
   return Math.floor((score - 2) / 2);
 }
 
+/**
+ * ER-15: whether a defending target can see the incoming attacks ("provided it is possible
+ * for the character [to] see the incoming attacks"): not when it is blind, unconscious or
+ * petrified, nor when the attacker is invisible. Only then does defending put the attack
+ * at disadvantage. `attackerConditions` is a Set.
+ */
+function defenderSees(targetConditions, attackerConditions) {
+  return !(DEFENDING_UNSEEING.some((name) => targetConditions.includes(name)) ||
+    DEFENDING_UNSEEN.some((name) => attackerConditions.has(name)));
+}
+
 /** ER-10: immune → 0; resistant and vulnerable together → normal. */
 function resistanceState(target, damageType) {
   if (target.immune.includes(damageType)) return R_IMMUNE;
@@ -215,9 +226,8 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   for (const name of ['prone', 'unconscious']) {
     if (tconds.includes(name)) (ranged ? disadvantageFrom : advantageFrom).push(`target ${name}`);
   }
-  for (const name of ['invisible', 'defending']) {
-    if (tconds.includes(name)) disadvantageFrom.push(`target ${name}`);
-  }
+  if (tconds.includes('invisible')) disadvantageFrom.push('target invisible');
+  if (tconds.includes('defending') && defenderSees(tconds, attackerConditions)) disadvantageFrom.push('target defending');
   const sneak = strike.sneak;
   if (sneak !== false) {
     if (disadvantageFrom.length) {
@@ -292,5 +302,5 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
 module.exports = {
   MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
   checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
-  resistanceState, compileStrike, checkGrapple,
+  resistanceState, defenderSees, compileStrike, checkGrapple,
 };

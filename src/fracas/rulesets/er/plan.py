@@ -21,8 +21,8 @@ from .schema import (
     Attacker, Grapple, ProfileStrike, Target,
 )
 from ..._facts import (  # noqa: F401 - the limits and condition tables, from the shared spec
-    AC_RANGE, ATTACKER_DISADVANTAGE, BONUS_RANGE, CANNOT_ATTACK, COVER_AC, MAX_NEARBY, MAX_SKILL_DICE,
-    MAX_STRIKES, MAX_TARGETS, SCORE_RANGE, SIZE_BONUS, TARGET_ADVANTAGE,
+    AC_RANGE, ATTACKER_DISADVANTAGE, BONUS_RANGE, CANNOT_ATTACK, COVER_AC, DEFENDING_UNSEEING, DEFENDING_UNSEEN,
+    MAX_NEARBY, MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, SCORE_RANGE, SIZE_BONUS, TARGET_ADVANTAGE,
 )
 
 TYPE_INDEX = {name: i for i, name in enumerate(DAMAGE_TYPES)}
@@ -151,6 +151,15 @@ def modifier(score: Optional[int], explicit: Optional[int]) -> int:
     return (score - 2) // 2
 
 
+def defender_sees(target_conditions: "list[str] | frozenset[str]", attacker_conditions: frozenset[str]) -> bool:
+    """ER-15: whether a defending target can see the incoming attacks ("provided it is
+    possible for the character [to] see the incoming attacks"): not when it is blind,
+    unconscious or petrified, nor when the attacker is invisible. Only then does its
+    defending put the attack at disadvantage."""
+    return not (any(name in target_conditions for name in DEFENDING_UNSEEING)
+                or any(name in attacker_conditions for name in DEFENDING_UNSEEN))
+
+
 def resistance_state(target: Target, damage_type: str) -> int:
     """ER-10: immune → 0; resistant and vulnerable together → normal.
 
@@ -243,9 +252,10 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     for name in ("prone", "unconscious"):
         if name in tconds:
             (disadvantage_from if ranged else advantage_from).append(f"target {name}")
-    for name in ("invisible", "defending"):
-        if name in tconds:
-            disadvantage_from.append(f"target {name}")
+    if "invisible" in tconds:
+        disadvantage_from.append("target invisible")
+    if "defending" in tconds and defender_sees(tconds, attacker_conditions):
+        disadvantage_from.append("target defending")
     sneak = strike.sneak
     if sneak is not False:
         if disadvantage_from:

@@ -83,7 +83,25 @@ def test_worldwalker_two_weapon_and_feint_flags():
     assert json.loads(light.output)["strikes"][0]["attack_bonus"] == -4  # light off hand: primary -4
 
 
+def test_worldwalker_target_two_weapon_block_flags():
+    # WW-6 (seed 002): "a –10 penalty to the attack and block rolls with your off hand".
+    out = run(["attack", "--ruleset", "worldwalker", "--skill", "3", "--str-mod", "2", "--damage", "1d8",
+               "--defense", "10", "--block", "7", "--block-hand", "off", "--target-two-weapon",
+               "--rolls", "10 17 5", "--json"])
+    assert out.exit_code == 0, out.output
+    block = json.loads(out.output)["strikes"][0]["reaction"]
+    assert (block["bonus"], block["total"], block["negated"]) == (-3, 14, False)
+    light = run(["attack", "--ruleset", "worldwalker", "--damage", "1d8", "--defense", "10", "--block", "7",
+                 "--target-two-weapon", "--target-light-off-hand", "--target-talent", "dual-weapon-training",
+                 "--rolls", "15 19", "--json"])
+    assert json.loads(light.output)["strikes"][0]["reaction"]["bonus"] == 7 - 2, light.output
+
+
 @pytest.mark.parametrize("flags, message", [
+    (["--block", "7", "--block-hand", "off"], "(set it with --block-hand)"),
+    (["--dodge", "7", "--block-hand", "primary", "--target-two-weapon"], "a dodge is made with no hand"),
+    (["--block-hand", "off"], "give --block too (WW-6)"),
+    (["--target-talent", "dual-weapon-mastery"], "give --target-two-weapon too (WW-6)"),
     (["--hand", "off"], "(set it with --hand)"),
     (["--talent", "dual-weapon-mastery"], "give --two-weapon too (WW-6)"),
     (["--light-off-hand"], "give --two-weapon too (WW-6)"),

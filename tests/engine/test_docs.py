@@ -38,6 +38,20 @@ def test_every_ruleset_page_keeps_every_rule_id():
         assert not missing, f"{page} lacks {missing}"
 
 
+def test_every_request_on_a_rules_page_runs():
+    """The request each rules page shows (its ```json blocks naming strikes) resolves as written."""
+    import json
+
+    ran = 0
+    for page in sorted((DOCS / "rules").glob("*.md")):
+        for block in re.findall(r"```json\n(.*?)```", page.read_text(), re.S):
+            request = json.loads(block)
+            if "strikes" in request:
+                fracas.resolve(request)
+                ran += 1
+    assert ran >= 3
+
+
 def test_each_registered_ruleset_has_its_rules_page():
     for name in fracas.rulesets():
         manifest = fracas.rulesets.get(name).manifest

@@ -225,6 +225,67 @@ def test_ww6_two_weapon_penalties_from_the_table():
         ww_attack({"hand": "off"})
 
 
+# WW-6 on blocks: "a -6 penalty with your regular attack and block rolls with your primary
+# hand and a -10 penalty to the attack and block rolls with your off hand" (issue 42).
+@pytest.mark.parametrize("two_weapon, hand, bonus", [
+    ({"light": False, "talent": "none"}, "off", 7 - 10),  # the duelist of issue 42: +7 blocks at -3
+    ({"light": False, "talent": "none"}, "primary", 7 - 6),
+    ({"light": False, "talent": "none"}, None, 7 - 6),  # the primary hand by default
+    ({"light": True, "talent": "none"}, "off", 7 - 8),  # a light off-hand weapon: 2 less each
+    ({"light": True, "talent": "none"}, "primary", 7 - 4),
+    ({"light": False, "talent": "dual-weapon-training"}, "off", 7 - 4),
+    ({"light": True, "talent": "dual-weapon-mastery"}, "off", 7),
+    ({"light": True, "talent": "shield-specialist"}, "off", 7 - 4),
+    (None, "primary", 7),  # one weapon: no penalty
+])
+def test_ww6_two_weapon_penalties_reach_the_target_s_block(two_weapon, hand, bonus):
+    reaction = {"kind": "block", "bonus": 7}
+    if hand is not None:
+        reaction["hand"] = hand
+    target = {"defense": 10, "reaction": reaction}
+    if two_weapon is not None:
+        target["two_weapon"] = two_weapon
+    negated = 8 + bonus >= 15  # attack 10 + 5 = 15; the block reaches it or the damage die is rolled
+    r = ww_attack(target=target, rolls=[10, 8] if negated else [10, 8, 3])
+    block = r["strikes"][0]["reaction"]
+    assert (block["bonus"], block["total"], block["negated"]) == (bonus, 8 + bonus, 8 + bonus >= 15)
+
+
+def test_ww6_a_dodge_takes_no_two_weapon_penalty_and_names_no_hand():
+    target = {"defense": 10, "reaction": {"kind": "dodge", "bonus": 7}, "two_weapon": {"light": False, "talent": "none"}}
+    r = ww_attack(target=target, rolls=[10, 8])  # attack 15, dodge 8 + 7 = 15: negated
+    assert r["strikes"][0]["reaction"]["bonus"] == 7 and r["strikes"][0]["negated"]
+    target["reaction"]["hand"] = "off"
+    with pytest.raises(fracas.RulesError) as err:
+        ww_attack(target=target)
+    assert err.value.path == "$.targets.orc.reaction.hand" and "WW-5, WW-6" in err.value.reason
+
+
+def test_ww6_an_off_hand_block_needs_the_target_s_two_weapons():
+    with pytest.raises(fracas.RulesError) as err:
+        ww_attack(target={"defense": 10, "reaction": {"kind": "block", "bonus": 7, "hand": "off"}})
+    assert err.value.path == "$.targets.orc.reaction.hand" and "WW-6" in err.value.reason
+    with pytest.raises(fracas.SchemaError) as err:
+        ww_attack(target={"defense": 10, "two_weapon": {"talent": "juggler"}})
+    assert err.value.path == "$.targets.orc.two_weapon.talent"
+
+
+def test_ww6_block_penalty_in_exact_odds():
+    """WW-6 in `odds`: a block at -3 (d20 - 3 >= 15: faces 18-20) negates 3 hits in 20."""
+    from fractions import Fraction
+    req = {"ruleset": WW, "attacker": {"skill": 3, "str_mod": 2},
+           "strikes": [{"target": "orc", "method": "melee", "damage": "1d8"}],
+           "targets": {"orc": {"defense": 35, "reaction": {"kind": "block", "bonus": 7, "hand": "off"},
+                               "two_weapon": {"light": False, "talent": "none"}}}}
+    got = fracas.odds(req).to_dict()["targets"]["orc"]
+    # Only a natural 20 (30 + 5 = 35) hits TN 35; the block then needs 35 - (-3) = 38: never.
+    assert Fraction(got["p_hit_exact"]) == Fraction(1, 20)
+    req["targets"]["orc"]["defense"] = 15  # 10-20 hit (attack 15-35); block d20 - 3 >= attack
+    got = fracas.odds(req).to_dict()["targets"]["orc"]
+    blocked = sum(sum(1 for b in range(1, 21) if b - 3 >= (30 if a == 20 else a) + 5) for a in range(10, 21))
+    assert Fraction(got["p_hit_exact"]) == Fraction(11 * 20 - blocked, 400)
+
+
 def test_ww7_successful_feint_denies_the_block():
     target = {"defense": 10, "reaction": {"kind": "block", "bonus": 20}}
     r = ww_attack({"feint": {"bonus": 3, "defense": 0}}, target, rolls=[10, 5, 12, 4])

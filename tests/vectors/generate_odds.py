@@ -94,6 +94,16 @@ CURATED = [
       "targets": {"t": {"ac": 13, "conditions": ["defending"]}}}),
     ("ER-15 odds: a defender that sees the attack",
      {"attacker": {"agility": 3}, "strikes": [_BOW], "targets": {"t": {"ac": 13, "conditions": ["defending"]}}}),
+    ("WW-6 odds: an off-hand block at -10",
+     {"ruleset": "worldwalker", "attacker": {"skill": 3, "str_mod": 2},
+      "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
+      "targets": {"t": {"defense": 12, "reaction": {"kind": "block", "bonus": 7, "hand": "off"},
+                        "two_weapon": {"light": False, "talent": "none"}}}}),
+    ("WW-6 odds: a primary-hand block, light off-hand weapon and Dual Weapon Training",
+     {"ruleset": "worldwalker", "attacker": {"skill": 3, "str_mod": 2},
+      "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
+      "targets": {"t": {"defense": 12, "reaction": {"kind": "block", "bonus": 7},
+                        "two_weapon": {"light": True, "talent": "dual-weapon-training"}}}}),
 ]
 
 

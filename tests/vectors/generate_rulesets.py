@@ -106,6 +106,46 @@ def os_(rng: random.Random) -> dict:
     return {"ruleset": "old-school", "attacker": attacker, "strikes": strikes, "targets": targets}
 
 
+def ww_two_weapon_block(rng: random.Random) -> dict:
+    """WW-6 on blocks (issue 42): a target fighting with two weapons blocks with either hand."""
+    request = ww(rng)
+    for target in request["targets"].values():
+        if rng.random() < 0.8:
+            target["two_weapon"] = {"light": rng.random() < 0.5,
+                                    "talent": rng.choice(["none", "dual-weapon-training", "dual-weapon-mastery",
+                                                          "shield-specialist"])}
+        target["reaction"] = {"kind": rng.choice(["block", "block", "dodge"]), "bonus": rng.randint(0, 10)}
+        if rng.random() < 0.7:
+            target["reaction"]["hand"] = rng.choice(["primary", "off"])
+    return request
+
+
+#: Named cases of the rules an audit found wrong (issue 42), with injected dice.
+CURATED = [
+    ("WW-6 an off-hand block at -10", {
+        "ruleset": "worldwalker", "attacker": {"skill": 3, "str_mod": 2},
+        "strikes": [{"target": "duelist", "method": "melee", "damage": "1d8"}],
+        "targets": {"duelist": {"defense": 10, "reaction": {"kind": "block", "bonus": 7, "hand": "off"},
+                                "two_weapon": {"light": False, "talent": "none"}}},
+        "rolls": [10, 17, 5]}),
+    ("WW-6 a primary-hand block at -6, light off-hand weapon -4", {
+        "ruleset": "worldwalker", "attacker": {"skill": 3, "str_mod": 2},
+        "strikes": [{"target": "duelist", "method": "melee", "damage": "1d8"}],
+        "targets": {"duelist": {"defense": 10, "reaction": {"kind": "block", "bonus": 7},
+                                "two_weapon": {"light": True, "talent": "none"}}},
+        "rolls": [10, 11]}),
+    ("WW-6 an off-hand block without two weapons", {
+        "ruleset": "worldwalker", "attacker": {"skill": 3},
+        "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
+        "targets": {"t": {"defense": 10, "reaction": {"kind": "block", "bonus": 7, "hand": "off"}}}}),
+    ("WW-6 a dodge names no hand", {
+        "ruleset": "worldwalker", "attacker": {"skill": 3},
+        "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
+        "targets": {"t": {"defense": 10, "reaction": {"kind": "dodge", "bonus": 7, "hand": "primary"},
+                          "two_weapon": {"light": False, "talent": "none"}}}}),
+]
+
+
 def initiative(rng: random.Random) -> dict:
     pick = rng.randrange(3)
     if pick == 0:
@@ -145,7 +185,27 @@ def build() -> list[dict]:
             except fracas.RequestError as exc:
                 vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
             vectors.append(vector)
+        # Issue 42's rules, from a stream of their own so the vectors above stay as they were.
+        extra = random.Random(20261142)
+        for i in range(40):
+            request = ww_two_weapon_block(extra)
+            vectors.append(_attack_vector(f"{request['ruleset']}-issue42-{i}", request, extra.getrandbits(64)))
+        for name, request in CURATED:
+            vectors.append(_attack_vector(name, request, 1))
     return vectors
+
+
+def _attack_vector(name: str, request: dict, seed: int) -> dict:
+    import fracas
+
+    vector: dict = {"name": name, "kind": "attack", "request": request, "seed": seed}
+    try:
+        result = fracas.resolve(request, seed=seed).to_dict()
+        result.pop("backend", None)
+        vector["result"] = result
+    except fracas.RequestError as exc:
+        vector["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
+    return vector
 
 
 def dumps(vectors: list[dict]) -> str:

@@ -990,10 +990,12 @@ const STRUCTS = Object.freeze({
       ["dex_mod", {"optional": "int"}, null],
       ["armor", "int", 0],
       ["reaction", {"optional": {"struct": "Reaction"}}, null],
+      ["two_weapon", {"optional": {"struct": "TwoWeapon"}}, null],
     ],
     "Reaction": [
       ["kind", {"literal": ["block", "dodge"]}],
       ["bonus", "int", 0],
+      ["hand", {"optional": {"literal": ["off", "primary"]}}, null],
     ],
     "Profile": [
       ["attacker", {"struct": "Attacker"}],
@@ -2514,6 +2516,8 @@ const MESSAGES = Object.freeze({
   "ww_critical": "critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)",
   "ww_defense": "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
   "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
+  "ww_off_hand_block": "an off-hand block needs the target's two_weapon (WW-6)",
+  "ww_dodge_hand": "a dodge is made with no hand: `hand` names the hand that blocks (WW-5, WW-6)",
   "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
   "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
   "ct_shield": "a shield parry needs the target's shield points (CT-6)",
@@ -3154,19 +3158,36 @@ function checkTarget(target, path) {
   for (const name of ['defense', 'dex_mod', 'armor']) {
     if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
   }
-  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  if (target.two_weapon !== null) choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    checkRange(reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+    if (reaction.hand !== null && reaction.kind !== 'block') throw new RulesError(`${path}.reaction.hand`, say('ww_dodge_hand'));
+    if (reaction.hand === 'off' && target.two_weapon === null) {
+      throw new RulesError(`${path}.reaction.hand`, say('ww_off_hand_block'));
+    }
+  }
   return target;
 }
 
 const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
 
+/** WW-6: the table's penalty for a hand (null: the primary one), 0 without two weapons. */
+function handPenalty(twoWeapon, hand) {
+  if (twoWeapon === null) return 0;
+  return WW_TWO_WEAPON[twoWeapon.talent][twoWeapon.light ? 1 : 0][hand === 'off' ? 1 : 0];
+}
+
 function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null) {
-    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-    return 0;
-  }
-  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
-  return table[strike.hand === 'off' ? 1 : 0];
+  if (attacker.two_weapon === null && strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+  return handPenalty(attacker.two_weapon, strike.hand);
+}
+
+/** WW-6 on the target's block ("attack and block rolls"); a dodge is no block and takes none. */
+function blockPenalty(target) {
+  const reaction = target.reaction;
+  if (reaction === null || reaction.kind !== 'block') return 0;
+  return handPenalty(target.two_weapon, reaction.hand);
 }
 
 function compileStrike(strike, path, attacker, apath, target) {
@@ -3187,7 +3208,7 @@ function compileStrike(strike, path, attacker, apath, target) {
   const reaction = target.reaction;
   if (reaction !== null) {
     cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0) + blockPenalty(target);
   }
   if (strike.feint !== null) {
     checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');

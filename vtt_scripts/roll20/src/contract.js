@@ -255,10 +255,12 @@ const STRUCTS = Object.freeze({
       ["dex_mod", {"optional": "int"}, null],
       ["armor", "int", 0],
       ["reaction", {"optional": {"struct": "Reaction"}}, null],
+      ["two_weapon", {"optional": {"struct": "TwoWeapon"}}, null],
     ],
     "Reaction": [
       ["kind", {"literal": ["block", "dodge"]}],
       ["bonus", "int", 0],
+      ["hand", {"optional": {"literal": ["off", "primary"]}}, null],
     ],
     "Profile": [
       ["attacker", {"struct": "Attacker"}],

@@ -289,6 +289,8 @@ const MESSAGES = Object.freeze({
   "ww_critical": "critical penalty {value}: declare 1 to 5, or 0 for none (WW-4)",
   "ww_defense": "give the target's defense (its Passive Defense TN) or its dex_mod (WW-2)",
   "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
+  "ww_off_hand_block": "an off-hand block needs the target's two_weapon (WW-6)",
+  "ww_dodge_hand": "a dodge is made with no hand: `hand` names the hand that blocks (WW-5, WW-6)",
   "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
   "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
   "ct_shield": "a shield parry needs the target's shield points (CT-6)",

@@ -26,19 +26,36 @@ function checkTarget(target, path) {
   for (const name of ['defense', 'dex_mod', 'armor']) {
     if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
   }
-  if (target.reaction !== null) checkRange(target.reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+  if (target.two_weapon !== null) choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
+  const reaction = target.reaction;
+  if (reaction !== null) {
+    checkRange(reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
+    if (reaction.hand !== null && reaction.kind !== 'block') throw new RulesError(`${path}.reaction.hand`, say('ww_dodge_hand'));
+    if (reaction.hand === 'off' && target.two_weapon === null) {
+      throw new RulesError(`${path}.reaction.hand`, say('ww_off_hand_block'));
+    }
+  }
   return target;
 }
 
 const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
 
+/** WW-6: the table's penalty for a hand (null: the primary one), 0 without two weapons. */
+function handPenalty(twoWeapon, hand) {
+  if (twoWeapon === null) return 0;
+  return WW_TWO_WEAPON[twoWeapon.talent][twoWeapon.light ? 1 : 0][hand === 'off' ? 1 : 0];
+}
+
 function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null) {
-    if (strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-    return 0;
-  }
-  const table = WW_TWO_WEAPON[attacker.two_weapon.talent][attacker.two_weapon.light ? 1 : 0];
-  return table[strike.hand === 'off' ? 1 : 0];
+  if (attacker.two_weapon === null && strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
+  return handPenalty(attacker.two_weapon, strike.hand);
+}
+
+/** WW-6 on the target's block ("attack and block rolls"); a dodge is no block and takes none. */
+function blockPenalty(target) {
+  const reaction = target.reaction;
+  if (reaction === null || reaction.kind !== 'block') return 0;
+  return handPenalty(target.two_weapon, reaction.hand);
 }
 
 function compileStrike(strike, path, attacker, apath, target) {
@@ -59,7 +76,7 @@ function compileStrike(strike, path, attacker, apath, target) {
   const reaction = target.reaction;
   if (reaction !== null) {
     cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0);
+    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0) + blockPenalty(target);
   }
   if (strike.feint !== null) {
     checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');

@@ -6,7 +6,7 @@ one row of the shared strike-row kernel (`fracas.rulesets.rows`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
@@ -15,7 +15,7 @@ from ...requests import check_range, choice, decode, say
 from .. import rows
 from .results import RESULT_TYPES
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike,
-                     Target)
+                     Target, TwoWeapon)
 
 TITLE = "Worldwalker"
 TALENTS = tuple(F.WW_TWO_WEAPON)
@@ -47,8 +47,15 @@ def check_target(target: Target, path: str) -> Target:
     for name in ("defense", "dex_mod", "armor"):
         if getattr(target, name) is not None:
             check_range(getattr(target, name), *_B, f"{path}.{name}", name)
-    if target.reaction is not None:
-        check_range(target.reaction.bonus, *_B, f"{path}.reaction.bonus", "bonus")
+    if target.two_weapon is not None:
+        choice(target.two_weapon.talent, TALENTS, f"{path}.two_weapon.talent", "talent")
+    reaction = target.reaction
+    if reaction is not None:
+        check_range(reaction.bonus, *_B, f"{path}.reaction.bonus", "bonus")
+        if reaction.hand is not None and reaction.kind != "block":
+            raise RulesError(f"{path}.reaction.hand", say("ww_dodge_hand"))
+        if reaction.hand == "off" and target.two_weapon is None:
+            raise RulesError(f"{path}.reaction.hand", say("ww_off_hand_block"))
     return target
 
 
@@ -60,14 +67,31 @@ def tn(target: Target) -> int:
     return 10 + target.dex_mod
 
 
+def hand_penalty(two_weapon: Optional[TwoWeapon], hand: Optional[str]) -> int:
+    """WW-6: the table's penalty for a hand (None: the primary one) of a fighter with two
+    weapons, 0 when not fighting with two weapons."""
+    if two_weapon is None:
+        return 0
+    table = F.WW_TWO_WEAPON[two_weapon.talent][1 if two_weapon.light else 0]
+    return table[1 if hand == "off" else 0]
+
+
 def two_weapon_penalty(attacker: Attacker, strike: Strike, path: str) -> int:
     """WW-6: the table's penalty for this hand, 0 when not fighting with two weapons."""
-    if attacker.two_weapon is None:
-        if strike.hand == "off":
-            raise RulesError(f"{path}.hand", say("ww_off_hand"))
+    if attacker.two_weapon is None and strike.hand == "off":
+        raise RulesError(f"{path}.hand", say("ww_off_hand"))
+    return hand_penalty(attacker.two_weapon, strike.hand)
+
+
+def block_penalty(target: Target) -> int:
+    """WW-6 on the target's block: "a -6 penalty with your regular attack and block rolls
+    with your primary hand and a -10 penalty to the attack and block rolls with your off
+    hand" (less with a light off-hand weapon or a talent, as for attacks). A dodge is no
+    block and takes none."""
+    reaction = target.reaction
+    if reaction is None or reaction.kind != "block":
         return 0
-    table = F.WW_TWO_WEAPON[attacker.two_weapon.talent][1 if attacker.two_weapon.light else 0]
-    return table[1 if strike.hand == "off" else 0]
+    return hand_penalty(target.two_weapon, reaction.hand)
 
 
 def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str) -> Any:
@@ -85,7 +109,8 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
     reaction = target.reaction
     if reaction is not None:
         cols[L.X_REACT] = 1
-        cols[L.X_REACT_BONUS] = reaction.bonus + (F.WW_RANGED_ENGAGED if strike.engaged else 0)
+        cols[L.X_REACT_BONUS] = (reaction.bonus + (F.WW_RANGED_ENGAGED if strike.engaged else 0)
+                                 + block_penalty(target))
     if strike.feint is not None:
         check_range(strike.feint.bonus, *_B, f"{path}.feint.bonus", "bonus")
         check_range(strike.feint.defense, *_B, f"{path}.feint.defense", "defense")

@@ -35,6 +35,16 @@ def options() -> list[click.Option]:
                      help="The target blocks with this bonus: skill + STR mod (WW-5)."),
         click.Option(["--dodge"], type=int, default=None, metavar="BONUS",
                      help="The target dodges with this bonus: Defense skill + DEX mod (WW-5)."),
+        click.Option(["--block-hand"], type=click.Choice(list(HANDS)), default=None,
+                     help="With --block and --target-two-weapon: the hand that blocks [default: primary] (WW-6)."),
+        click.Option(["--target-two-weapon"], is_flag=True,
+                     help="The target fights with two weapons, or weapon and shield: its block takes the table's"
+                          " penalties (WW-6)."),
+        click.Option(["--target-light-off-hand"], is_flag=True,
+                     help="With --target-two-weapon: the target's off-hand weapon is light (WW-6)."),
+        click.Option(["--target-talent"], type=click.Choice(list(TALENTS)), default=None,
+                     help="With --target-two-weapon: the target's talent that eases the penalties (WW-6)"
+                          " [default: none]."),
         click.Option(["--engaged"], is_flag=True,
                      help="The target holds a ranged weapon while engaged in melee: -6 to its block/dodge (WW-5)."),
         click.Option(["--two-weapon"], is_flag=True,
@@ -64,6 +74,18 @@ def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
     for kind in ("block", "dodge"):
         if p.get(kind) is not None:
             target["reaction"] = {"kind": kind, "bonus": p[kind]}
+    if p.get("block_hand") is not None:
+        if "reaction" not in target:
+            raise click.UsageError("--block-hand says which hand blocks: give --block too (WW-6)")
+        target["reaction"]["hand"] = p["block_hand"]  # a dodge with a hand: the engine names --block-hand
+    if p.get("target_two_weapon"):
+        target["two_weapon"] = {"light": bool(p.get("target_light_off_hand")),
+                                "talent": p.get("target_talent") or "none"}
+    else:
+        for flag in ("target_light_off_hand", "target_talent"):
+            if p.get(flag):
+                raise click.UsageError(f"--{flag.replace('_', '-')} describes the target's two-weapon fighting: give"
+                                       " --target-two-weapon too (WW-6)")
     strike = {"target": p["target"], "method": p["method"], "damage": p["damage"], "critical": p["critical"],
               "crit_multiplier": p["crit_multiplier"], "engaged": p["engaged"], "modifier": p["modifier"]}
     attacker: dict[str, Any] = {"skill": p["skill"], "str_mod": p["str_mod"], "dex_mod": p["dex_mod"]}
@@ -89,7 +111,9 @@ _FIELDS = {"attacker.skill": "--skill", "attacker.str_mod": "--str-mod", "attack
            "targets.dex_mod": "--target-dex-mod", "targets.armor": "--armor", "targets.reaction": "--block/--dodge",
            "attacker.two_weapon": "--two-weapon", "attacker.two_weapon.talent": "--talent",
            "attacker.two_weapon.light": "--light-off-hand", "strike.hand": "--hand", "strike.feint": "--feint",
-           "strike.feint.defense": "--feint-defense", "strike.engaged": "--engaged"}
+           "strike.feint.defense": "--feint-defense", "strike.engaged": "--engaged",
+           "targets.reaction.hand": "--block-hand", "targets.two_weapon": "--target-two-weapon",
+           "targets.two_weapon.talent": "--target-talent", "targets.two_weapon.light": "--target-light-off-hand"}
 
 
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:

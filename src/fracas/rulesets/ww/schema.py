@@ -60,17 +60,23 @@ class Strike(ProfileStrike, kw_only=True):
 
 class Reaction(Spec):
     """The target's reserved block or dodge (WW-5): bonus = skill + STR mod (block) or
-    Defense skill + DEX mod (dodge)."""
+    Defense skill + DEX mod (dodge); `hand` blocks with the primary (default) or off hand
+    of a target fighting with two weapons (WW-6)."""
 
     kind: WwReactions
     bonus: int = 0
+    hand: Optional[WwHands] = None
 
 
 class Target(Spec):
+    """defense (or dex_mod) and armor (WW-2, WW-3); reaction: its block or dodge (WW-5);
+    two_weapon: it fights with two weapons, so its blocks take the WW-6 penalties."""
+
     defense: Optional[int] = None
     dex_mod: Optional[int] = None
     armor: int = 0
     reaction: Optional[Reaction] = None
+    two_weapon: Optional[TwoWeapon] = None
 
 
 class AttackRequest(Spec):

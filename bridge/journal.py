@@ -225,6 +225,26 @@ def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
 
 
+class _Ticket:
+    """One caller's entries waiting in a group commit, and how their commit went."""
+
+    __slots__ = ("entries", "stored", "error")
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries = entries
+        self.stored: list[Entry] | None = None
+        self.error: BaseException | None = None
+
+    def outcome(self) -> list[Entry]:
+        error = self.error
+        if error is not None:
+            if isinstance(error, JournalError):  # each caller raises its own (one traceback each)
+                raise type(error)(*error.args) from error
+            raise error
+        assert self.stored is not None
+        return self.stored
+
+
 class Journal:
     """A SQLite journal shared by the bridge's worker threads.
 
@@ -244,6 +264,15 @@ class Journal:
         #: Seconds a write waits for another process's write lock.
         self.busy_wait = busy_wait
         self._commits = 0
+        self._busy_ms = int(busy_wait * 1000)
+        self._shortened = False
+        #: Group commit (record): the tickets waiting for the next commit, whether a thread is
+        #: writing one now, and the condition they wait on.
+        self._group = threading.Condition(threading.Lock())
+        self._queued: list[_Ticket] = []
+        self._leading = False
+        #: Commits made by record (each holding one or more callers' entries).
+        self.groups = 0
         # Bytes of the file's pages in use that are not the journal's entries (the encounter
         # store the bridge keeps in the same file), as last measured.
         self._others = 0
@@ -350,16 +379,29 @@ class Journal:
             raise JournalBusy(f"cannot write journal {self.path}: another process holds its write lock (this"
                               f" bridge's writes waited {self.busy_wait:g} s for it)")
         try:
-            left = max(0.0, deadline - time.monotonic())
-            self._db.execute(f"PRAGMA busy_timeout = {int(left * 1000)}")
+            left = int(max(0.0, deadline - time.monotonic()) * 1000)
+            if left < self._busy_ms:  # the in-process wait took part of it (a PRAGMA costs ~2 µs)
+                self._db.execute(f"PRAGMA busy_timeout = {left}")
+                self._shortened = True
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
+            self._end()
             self._lock.release()
             raise self._failed("write", error, self.busy_wait) from error
         except BaseException:
+            self._end()
             self._lock.release()
             raise
         return deadline
+
+    def _end(self) -> None:
+        """Give SQLite's wait its full length back after :meth:`_begin` shortened it."""
+        if self._shortened:
+            self._shortened = False
+            try:
+                self._db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            except sqlite3.Error:  # a damaged or closed file: its next write says so
+                pass
 
     def _setup(self, sync: str) -> None:
         db = self._db
@@ -417,15 +459,53 @@ class Journal:
         return None if row is None else Entry(*row)
 
     def record(self, entries: Iterable[Entry]) -> list[Entry]:
-        """Write ``entries`` in one transaction; return what the journal now holds.
+        """Write ``entries`` durably; return what the journal now holds for them.
 
-        An entry whose key another writer (another bridge on the same file)
-        journaled first is not overwritten: the stored entry is returned in its
-        place, so the caller answers with what is on disk.
+        Group commit: the threads that call this while a commit is being written queue their
+        entries; when it is done, one of them (the next leader) writes every queued entry in one
+        transaction (one fsync with ``sync="full"``) and wakes the others. Each caller returns
+        only once its own entries are committed (or raises the JournalError that failed the
+        group: then none of the group's entries was written, and each caller says so). So
+        concurrent clients share commits, and nothing is acknowledged before it is on disk.
+
+        An entry whose key another writer (another bridge on the same file) journaled first is
+        not overwritten: the stored entry is returned in its place, so the caller answers with
+        what is on disk.
         """
         entries = list(entries)
         if not entries:
             return []
+        ticket = _Ticket(entries)
+        group = self._group
+        with group:
+            self._queued.append(ticket)
+            while ticket.stored is None and ticket.error is None and self._leading:
+                group.wait()
+            if ticket.stored is not None or ticket.error is not None:
+                return ticket.outcome()
+            # This thread leads the next group: every ticket queued so far.
+            self._leading = True
+            tickets, self._queued = self._queued, []
+        try:
+            try:
+                stored = self._commit([entry for queued in tickets for entry in queued.entries])
+            except BaseException as error:  # every ticket of the group failed with it
+                for queued in tickets:
+                    queued.error = error
+            else:
+                at = 0
+                for queued in tickets:
+                    queued.stored = stored[at:at + len(queued.entries)]
+                    at += len(queued.entries)
+        finally:
+            with group:
+                self._leading = False
+                group.notify_all()
+        self.groups += 1
+        return ticket.outcome()
+
+    def _commit(self, entries: list[Entry]) -> list[Entry]:
+        """Write ``entries`` in one transaction; run retention when it is due."""
         self.check_file()
         self._begin()
         try:
@@ -438,11 +518,11 @@ class Journal:
                     db.execute("ROLLBACK")
                 raise self._failed("write", error) from error
             self._commits += 1
-            db.execute(f"PRAGMA busy_timeout = {int(self.busy_wait * 1000)}")
             retention = self.retention
             due = retention is not None and (self._commits % retention.check_every == 0
                                              or self._over(retention.max_bytes))
         finally:
+            self._end()
             self._lock.release()
         if due:
             try:

@@ -873,6 +873,15 @@ class Bridge:
     async def _send(self, websocket: ServerConnection, session: Session, reply: Reply) -> None:
         """Send a reply; a client that does not take it within send_timeout is dropped."""
         assert reply.data is not None
+        transport = websocket.transport
+        if transport is not None and transport.get_write_buffer_size() == 0 and not transport.is_closing():
+            # Nothing is waiting to be written, so this send writes to the socket at once, and
+            # waits only if what the socket does not take fills the buffer past its high-water
+            # mark (websockets drains then): a reply that small needs no timer of its own.
+            limits = transport.get_write_buffer_limits()
+            if len(reply.data) < limits[1]:
+                await websocket.send(reply.data, text=True)
+                return
         try:
             # Not asyncio.wait_for: that wraps the send in a task of its own (a loop turn per reply).
             async with _timeout(self.limits.send_timeout):

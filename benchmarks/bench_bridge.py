@@ -256,6 +256,66 @@ def _server_cpu(url: str, calls: int) -> dict[str, Any]:
             "in_process_cpu_us": local * 1e6, "ratio": None if server is None else server / local}
 
 
+_ECHO_SERVER = """
+import asyncio, sys
+from websockets.asyncio.server import serve
+
+async def echo(websocket):
+    async for message in websocket:
+        await websocket.send(message)
+
+async def main():
+    async with serve(echo, "127.0.0.1", 0, compression=None) as server:
+        print(server.sockets[0].getsockname()[1], flush=True)
+        await asyncio.Future()
+
+asyncio.run(main())
+"""
+
+
+def _floors(calls: int) -> dict[str, Any]:
+    """What a small journaled request cannot cost less than, measured beside it: the CPU a bare
+    ``websockets`` echo server (another process, the same client and message size) spends per
+    message, and the CPU of one durable journal commit (one entry, ``--journal-sync full``)."""
+    from websockets.sync.client import connect
+
+    from fracas.bridge.journal import Entry, Journal, digest
+
+    request = TYPICAL.single_request()
+    message = orjson.dumps({"jsonrpc": "2.0", "id": "echo-0", "method": "attack.resolve",
+                            "params": request}).decode()
+    process = subprocess.Popen([sys.executable, "-c", _ECHO_SERVER], stdout=subprocess.PIPE, text=True)
+    try:
+        port = process.stdout.readline().strip()  # type: ignore[union-attr]
+        with connect(f"ws://127.0.0.1:{port}", compression=None, max_size=None) as websocket:
+            for _ in range(min(calls, 50)):
+                websocket.send(message)
+                websocket.recv()
+            before = _cpu_seconds(process.pid)
+            for _ in range(calls):
+                websocket.send(message)
+                websocket.recv()
+            after = _cpu_seconds(process.pid)
+    finally:
+        process.kill()
+        process.wait()
+    echo = None if before is None or after is None else (after - before) / calls
+    result = orjson.dumps(fracas.resolve(request).to_dict())
+    with tempfile.TemporaryDirectory() as scratch:
+        journal = Journal(os.path.join(scratch, "floor.sqlite3"), sync="full")
+        try:
+            entries = [Entry(f'"floor-{i}"', "attack.resolve", digest("attack.resolve", b"{}"), b"{}", result,
+                             "compiled", fracas.__version__, "2026-01-01T00:00:00.000+00:00")
+                       for i in range(calls)]
+            start = time.process_time()
+            for entry in entries:
+                journal.record([entry])
+            commit = (time.process_time() - start) / calls
+        finally:
+            journal.close()
+    return {"echo_cpu_us": None if echo is None else echo * 1e6, "commit_cpu_us": commit * 1e6}
+
+
 async def _async_rate(url: str, clients: int, seconds: float) -> float:
     """Small requests answered per second by ``clients`` connections, each one at a time."""
     import asyncio
@@ -474,6 +534,7 @@ def targets(scratch: str, quick: bool) -> dict[str, Any]:
     with _bridge(os.path.join(scratch, "targets.sqlite3")) as url:
         result["server_cpu"] = _server_cpu(url, 500 if quick else 3000)
         result["throughput"] = _throughput(url, 3.0 if quick else 8.0)
+    result["floors"] = _floors(500 if quick else 3000)
     probes = []
     for kind in PROBES:
         # A bridge of its own for each probe, so one probe's leftovers do not weigh on the next.
@@ -577,6 +638,13 @@ def format_targets(found: dict[str, Any], bulk_ratio: float) -> list[str]:
         lines.append(f"  server CPU per small attack.resolve: {cpu['server_cpu_us']:,.0f} µs against"
                      f" {cpu['in_process_cpu_us']:,.1f} µs in-process (resolve + to_dict + JSON):"
                      f" {cpu['ratio']:.1f}× (target ≤ 10×)")
+        floors = found.get("floors")
+        if floors and floors.get("echo_cpu_us") is not None:
+            floor = floors["echo_cpu_us"] + floors["commit_cpu_us"]
+            lines.append(f"    its floor, measured beside it: a bare websockets echo server {floors['echo_cpu_us']:,.0f} µs"
+                         f" per message + one durable journal commit {floors['commit_cpu_us']:,.0f} µs ="
+                         f" {floor:,.0f} µs, {floor / cpu['in_process_cpu_us']:.1f}× in-process; the bridge is"
+                         f" {cpu['server_cpu_us'] / floor:.1f}× its floor")
     lines.append(f"  small requests answered per second: {rate_['one_client_per_s']:,.0f} by 1 client,"
                  f" {rate_['eight_clients_per_s']:,.0f} by 8: {rate_['ratio']:.2f}× (target ≥ 1.5×)")
     lines.append(f"  10^6-attack bulk through the bridge ÷ in-process: {bulk_ratio:.2f}× (target ≤ 1.2×)")

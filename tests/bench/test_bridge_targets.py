@@ -25,3 +25,21 @@ def test_every_target_is_printed_beside_its_figure():
         assert any(line.strip().startswith(bench_bridge._PROBE_WORDS[kind]) and "0 of 40 refused" in line
                    for line in lines), kind
     assert "a ping flood from a client that never reads: the GM could not connect or failed" in text
+
+
+def test_the_floor_is_printed_beside_the_server_cpu():
+    found = {
+        "server_cpu": {"requests": 500, "server_cpu_us": 900.0, "in_process_cpu_us": 30.0, "ratio": 30.0},
+        "throughput": {"seconds": 3.0, "one_client_per_s": 400.0, "eight_clients_per_s": 600.0, "ratio": 1.5},
+        "floors": {"echo_cpu_us": 180.0, "commit_cpu_us": 120.0},
+        "probes": [],
+    }
+    text = "\n".join(bench_bridge.format_targets(found, 1.4))
+    assert ("a bare websockets echo server 180 µs per message + one durable journal commit 120 µs = 300 µs,"
+            " 10.0× in-process; the bridge is 3.0× its floor") in text
+
+
+def test_the_floors_are_measured():
+    floors = bench_bridge._floors(20)
+    assert floors["commit_cpu_us"] > 0
+    assert floors["echo_cpu_us"] is None or floors["echo_cpu_us"] >= 0

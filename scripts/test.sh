@@ -3,7 +3,8 @@
 #   1. builds the sdist and, from it, a wheel (python -m build), as a release does;
 #   2. installs the sdist into a fresh venv on the OLDEST supported Python this machine
 #      has (its compiled core is built from the sdist's sources) and the wheel into a
-#      fresh venv on the NEWEST, and runs the Python suite against each installed package;
+#      fresh venv on the NEWEST, and runs the Python suite against each installed package
+#      (the sdist's venv with websockets at the lowest version pyproject.toml allows);
 #   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1);
 #   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark;
 #   the four test runs go in two lanes (the sdist's then the wheel's | pure Python then node).
@@ -111,6 +112,17 @@ fresh_venv "$OLDEST" "$SDIST_VENV" || die "could not make a venv with $OLDEST"
 "$SDIST_VENV/bin/python" -m pip cache remove -q 'fracas' >/dev/null 2>&1 || true
 FRACAS_REQUIRE_COMPILED=1 "$SDIST_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$SDIST" \
   || die "the sdist did not install"
+# The sdist's run is also the lowest-dependency run: websockets at the lowest version the
+# package allows (its bound read from pyproject.toml), since the bridge's own caps on pongs,
+# fragments and write buffers stand in for limits only later versions carry.
+LOWEST_WEBSOCKETS=$("$SDIST_VENV/bin/python" - <<'PY'
+import re, pathlib
+text = pathlib.Path("pyproject.toml").read_text()
+print(re.search(r'"websockets>=([0-9.]+)"', text).group(1))
+PY
+) || die "no websockets lower bound in pyproject.toml"
+"$SDIST_VENV/bin/python" -m pip install -q "websockets==$LOWEST_WEBSOCKETS" \
+  || die "could not install websockets $LOWEST_WEBSOCKETS (the lowest version allowed)"
 
 for venv in "$SDIST_VENV" "$WHEEL_VENV"; do
   # The package under test is the installed one, with its compiled core.
@@ -118,7 +130,9 @@ for venv in "$SDIST_VENV" "$WHEEL_VENV"; do
 where = fracas.__file__
 assert where.startswith(sys.prefix), f"fracas imported from {where}, not from {sys.prefix}"
 assert fracas.backend == "compiled", fracas.backend
-print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.split()[0], "from", where)' \
+import websockets
+print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.split()[0], "from", where,
+      "with websockets", websockets.version.version)' \
     || die "$venv: fracas is not installed with its compiled core"
 done
 echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python $(version_of "$NEWEST")"
@@ -143,7 +157,7 @@ pytest_run() {  # pytest_run LABEL VENV [ENV=VALUE...]: the Python suite, from t
   # Run from the tests folder's parent with the installed package (not src/) on the path.
   run_logged "pytest-$label" env "$@" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
 }
-SDIST_RUN="sdist, Python $(version_of "$OLDEST"), compiled core"
+SDIST_RUN="sdist, Python $(version_of "$OLDEST"), compiled core, websockets $LOWEST_WEBSOCKETS"
 WHEEL_RUN="wheel, Python $(version_of "$NEWEST"), compiled core"
 PURE_RUN="wheel, Python $(version_of "$NEWEST"), pure-Python kernels"
 export FRACAS_PYTHON="$WHEEL_VENV/bin/python"

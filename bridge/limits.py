@@ -60,9 +60,18 @@ class Limits:
     #: Messages larger than this (or with more than 256 arrays and objects) are parsed and
     #: answered off the fast path, one at a time per connection, like bulk work.
     max_light_message_bytes: int = 64 << 10
-    #: Heavy messages (bulk, odds, replays, batches, large rounds and encounters, large
-    #: messages) of one connection worked on at once; its others wait their turn.
+    #: Heavy messages (bulk, odds, forecasts, replays, batches, large rounds and encounters,
+    #: large messages) of one connection worked on at once; its others wait their turn.
     max_heavy_per_connection: int = 1
+    #: Most fights one ``fight.forecast`` plays (its ``runs``; at each sweep point too).
+    max_forecast_runs: int = 100_000
+    #: Most values of a forecast's one-field sweep (``vary.values``).
+    max_forecast_points: int = 64
+    #: A forecast's work budget, checked before any fight: fights × combatants, summed over
+    #: the scenario and every sweep point, a fight on the Python round loop counting 300
+    #: times (fracas.drive.simulate.fight_cost). About ten seconds of one core's compiled
+    #: fight loop; it is also what the forecast takes of the attack budgets while it runs.
+    max_forecast_work: int = 30_000_000
 
     # ── connections ─────────────────────────────────────────────────────────
     #: Most authenticated connections at once (unauthenticated ones do not count).

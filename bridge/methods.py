@@ -31,7 +31,7 @@ from fracas.errors import Cancelled, RequestError, SchemaError
 from fracas.store import StoreError
 from fracas.requests import type_name as json_type  # the engine's words: "got null", "got str"
 
-from . import errors
+from . import errors, forecast
 from .budget import Meter, Spending
 from .errors import BridgeError
 from .journal import Entry, JournalError, digest, id_key, insert, now_utc
@@ -164,6 +164,7 @@ def method_table(methods: Methods) -> dict[str, Handler]:
         "encounter.undo": methods.encounter_undo,
         "encounter.list": methods.encounter_list,
         "encounter.delete": methods.encounter_delete,
+        "fight.forecast": forecast.handler(methods),
     }
     table: dict[str, Handler] = {}
     for method in (*BRIDGE_METHODS, *KIND_METHODS):
@@ -202,12 +203,14 @@ class Methods:
         return handler
 
     def roll(self, call: Call, message: Message, engine_call: Callable[..., Any], *, attacks: int = 1,
-             estimate: int | None = None, together: bool = False) -> Any:
+             estimate: int | None = None, together: bool = False,
+             encode: Callable[[Any], bytes] = canonical) -> Any:
         """Answer a rolling request once per id: from the journal, or by rolling.
 
         ``together``: an encounter change; ``engine_call`` takes ``within``, called inside the
-        store's transaction with the change's result, where the entry is written."""
-        params = canonical(call.params)  # the one encoding: the journal's and the plan cache's
+        store's transaction with the change's result, where the entry is written. ``encode``:
+        the params' journaled encoding (a forecast keeps its scenario's order of sides)."""
+        params = encode(call.params)  # the one encoding: the journal's and the plan cache's
         request_digest = digest(call.method, params)
         seen = message.journal.recall(call.id, call.key, request_digest)
         spending = message.spending
@@ -354,6 +357,8 @@ class Methods:
         engine_call = (self._bulk_call(message) if entry.method == "attack.bulk"
                        else getattr(self.engine, ENGINE_CALLS[entry.method]))
         replayed = self.engine_call(engine_call, params, seed=recorded["seed"]).to_dict()
+        if isinstance(replayed, orjson.Fragment):  # JSON made by a worker process (a forecast's)
+            replayed = orjson.loads(orjson.dumps(replayed))
         # The backend that rolled is not part of the roll.
         different = [path for path, _, _ in differences(
             {k: v for k, v in recorded.items() if k != "backend"},

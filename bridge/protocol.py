@@ -51,7 +51,7 @@ logger = logging.getLogger("fracas.bridge")
 METHODS = BRIDGE_METHODS + KIND_METHODS
 
 #: Methods the bulk pool answers whatever their size (with batches; see Protocol.heavy).
-HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay"})
+HEAVY_METHODS = frozenset({"attack.bulk", "attack.odds", "journal.replay", "fight.forecast"})
 #: An encounter round rolling more strikes than this is answered by the bulk pool.
 HEAVY_ROUND = 256
 #: An encounter of more members than this is heavy to show or undo (its state and reply

@@ -25,8 +25,9 @@ from typing import Any
 
 logger = logging.getLogger("fracas.bridge")
 
-#: Engine functions answered by a worker process.
-OFFLOADED = ("odds",)
+#: Engine functions answered by a worker process: exact odds, and forecasts (fight.forecast,
+#: whose fights the compiled loop plays: in a worker they never hold the bridge's GIL).
+OFFLOADED = ("odds", "forecast")
 #: Seconds between two looks at a waiting request's cancel events.
 WAIT = 0.05
 
@@ -45,11 +46,19 @@ class TooLarge(Exception):
 
 def _serve(connection: Any) -> None:  # pragma: no cover - runs in the worker process
     """A worker's loop: (function, request, options, max_bytes) in; ("ok", JSON bytes),
-    ("too large", size) or ("raise", class path, path, reason) / ("bug", text) out."""
+    ("too large", size), ("raise", class path, path, reason), ("cancelled", why) or
+    ("bug", text) out.
+
+    SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the bridge,
+    not the signal, decides when a worker's request stops (it kills the worker)."""
+    import signal
+
     import orjson
 
     import fracas
-    from fracas.errors import RequestError
+    from fracas.errors import Cancelled, RequestError
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     while True:
         try:
@@ -61,6 +70,8 @@ def _serve(connection: Any) -> None:  # pragma: no cover - runs in the worker pr
             answer: tuple[Any, ...] = ("ok", data) if len(data) <= max_bytes else ("too large", len(data))
         except RequestError as exc:
             answer = ("raise", type(exc).__module__, type(exc).__qualname__, exc.path, exc.reason)
+        except Cancelled as exc:
+            answer = ("cancelled", str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug: said to the bridge, which logs it
             answer = ("bug", f"{type(exc).__name__}: {exc}")
         connection.send(answer)
@@ -164,6 +175,10 @@ def _result(answer: tuple[Any, ...]) -> bytes:
         return answer[1]
     if kind == "too large":
         raise TooLarge(answer[1])
+    if kind == "cancelled":
+        from fracas.errors import Cancelled
+
+        raise Cancelled(answer[1])
     if kind == "raise":
         import importlib
 
@@ -187,6 +202,11 @@ class _Json:
         import orjson
 
         return orjson.Fragment(self.data)
+
+
+#: What a client asks for instead of an answer too large, per offloaded function.
+_SMALLER = {"odds": "ask for fewer attacks (count) or fewer targets",
+            "forecast": "forecast a scenario of fewer combatants, or sweep fewer values"}
 
 
 class Offloaded:
@@ -218,7 +238,7 @@ class Offloaded:
             except TooLarge as big:
                 raise errors.LimitExceeded.at(
                     "$.params", f"the answer would be {big.size:,} bytes, more than the {room:,} this request may"
-                                f" still take ({limit_name}); nothing was sent: ask for fewer attacks (count) or"
-                                " fewer targets", limit=room, limit_name=limit_name) from None
+                                f" still take ({limit_name}); nothing was sent: {_SMALLER.get(name, 'ask for less')}",
+                    limit=room, limit_name=limit_name) from None
 
         return offloaded

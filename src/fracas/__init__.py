@@ -34,6 +34,7 @@ from .rulesets.er.schema import (
 
 if TYPE_CHECKING:
     from .drive.encounter import Encounter
+    from .drive.forecast import ForecastResult
     from .drive.odds import OddsResult
     from .drive.simulate import SimulationResult, WorkersFailed
     from .drive.sweep import SweepResult
@@ -46,7 +47,7 @@ __all__ = [
     "FracasError", "RequestError", "SchemaError", "RulesError", "DiceError", "LimitError",
     "Cancelled", "AttackRequest", "Attacker", "Strike", "Target", "BulkRequest", "Profile", "ProfileStrike",
     "AttackGroup", "InitiativeRequest", "Combatant", "Encounter", "simulate", "SimulationResult", "WorkersFailed",
-    "sweep", "SweepResult",
+    "sweep", "SweepResult", "forecast", "ForecastResult",
 ]
 
 
@@ -474,6 +475,62 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
                   progress=progress, loop=loop)
 
 
+def forecast(request: Any, *, seed: Optional[int] = None) -> ForecastResult:
+    """Forecast a fight: many fights of a scenario, and optionally a one-field sweep, from one request.
+
+    What the bridge's `fight.forecast` answers ("how deadly is this fight?"), in this
+    process: `simulate`'s result for the scenario, runs, seed and loop without `timing`,
+    and with `vary` also `sweep`'s for that one field (same runs and seed) under
+    `"sweep"`. The same request and seed give the numbers `fracas simulate --runs N
+    --seed S --json` (and `fracas sweep --vary PATH=VALUES --target T --json`) write.
+    Everything is checked before any fight starts.
+
+    Args:
+        request: A dict (or JSON text or bytes): `scenario` (required, a scenario object
+            as `simulate` reads it), `runs` (fights, default 1000), `seed`, `loop`
+            ("auto" or "python"), and `vary` (optional): `{"path":
+            "$.sides.goblins[0].count", "values": "4..20"}` (values a range `a..b`,
+            `a..b:step`, a list `a,b,c` or a JSON list), with `target` (the win rate
+            whose crossing is reported, default 0.5) and `side` (the side it follows,
+            default the first), in `vary` or beside it.
+        seed: The seed; it wins over the request's own. With neither, one is drawn from
+            the OS and reported in the result, so a forecast can be replayed.
+
+    Returns:
+        A `ForecastResult`: `sides` (wins, win rate and its 95 % interval, survivors),
+        `draws`, `rounds` (mean, median, histogram), `combatants` (per member:
+        `down_rate`, `fled_rate`, `survived_rate`, `taken_mean`, `dealt_mean`),
+        `fight_loop`, and `sweep` (None without `vary`); `to_dict()` is the JSON the
+        bridge answers with.
+
+    Raises:
+        SchemaError: The request is malformed; the path names the field
+            (`$.scenario.sides.party[0].hp`, `$.vary.values[2]`).
+        LimitError: `runs` past 10,000,000, or more than 10,000 sweep points.
+        Cancelled: A signal stopped the fights before they finished.
+
+    Example:
+        >>> import fracas
+        >>> fighter = {"name": "Fighter", "hp": 24, "attacker": {"strength": 4, "agility": 2},
+        ...            "target": {"ac": 15}, "attacks": [{"method": "melee", "style": "slashing",
+        ...            "dice": 3, "weight": 1, "damage_type": "edged"}]}
+        >>> goblin = {"name": "goblin", "count": 4, "hp": 6, "attacker": {"strength": 2, "agility": 3},
+        ...           "target": {"ac": 12}, "attacks": [{"method": "melee", "style": "piercing",
+        ...           "dice": 2, "damage_type": "piercing"}]}
+        >>> scenario = {"sides": {"party": [fighter], "goblins": [goblin]}}
+        >>> result = fracas.forecast({"scenario": scenario, "runs": 1000, "seed": 7,
+        ...                           "vary": {"path": "$.sides.goblins[0].count", "values": "2..8:2"}})
+        >>> result.sides["party"]["win_rate"], result.combatants["Fighter"]["taken_mean"]
+        (0.995, 14.289)
+        >>> result.sweep["target"]["rows"][0]["crossings"]
+        [{'at': 5.0614, 'between': [4, 6]}]
+    """
+    from .drive.forecast import forecast as _forecast
+
+    _warn_if_slow()
+    return _forecast(request, seed=seed)
+
+
 def __getattr__(name: str) -> Any:
     # `fracas.backend` follows the active kernels, also after `_kernels.use()`.
     if name == "backend":
@@ -490,6 +547,10 @@ def __getattr__(name: str) -> Any:
         from .drive.sweep import SweepResult
 
         return SweepResult
+    if name == "ForecastResult":
+        from .drive.forecast import ForecastResult
+
+        return ForecastResult
     for kind in rulesets.kinds().values():  # a ruleset's own kind: its `fracas` function
         if kind.call == name and not kind.bulk:
             def call(request: Any, *, seed: Optional[int] = None, _kind: str = kind.name) -> Result:

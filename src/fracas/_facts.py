@@ -87,9 +87,9 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
-ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'journal.get', 'journal.replay', 'server.contract')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
+ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
 # shared ones (facts.toml), then each built-in ruleset's own (its manifest's [messages]).

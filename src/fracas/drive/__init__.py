@@ -38,13 +38,17 @@ def _is_bulk(request: Any) -> bool:
     return isinstance(request, dict) and "attacks" in request
 
 
+#: The bridge's own rolling methods that no request kind has, and their `fracas` functions.
+OWN_CALLS: Mapping[str, str] = {"fight.forecast": "forecast"}
+
+
 class _EngineCalls(Mapping[str, str]):
     """Bridge method → the `fracas` function that runs it, read from the registered
     rulesets' kinds (`Kind.method`, `Kind.call`) each time, so a ruleset registered later
-    brings its kinds' methods too."""
+    brings its kinds' methods too; then the bridge's own rolling methods (OWN_CALLS)."""
 
     def _calls(self) -> dict[str, str]:
-        return {kind.method: kind.call for kind in rulesets.kinds().values()}
+        return {**{kind.method: kind.call for kind in rulesets.kinds().values()}, **OWN_CALLS}
 
     def __getitem__(self, method: str) -> str:
         return self._calls()[method]

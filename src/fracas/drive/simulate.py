@@ -239,7 +239,8 @@ class _Stop:
     second Ctrl-C cannot orphan them. In-process, the handler raises KeyboardInterrupt at
     once: there is nothing to clean up. Handlers are installed only on the main thread
     (Python allows no other) and restored afterwards; elsewhere a KeyboardInterrupt still
-    stops the run.
+    stops the run. A signal the process ignores (SIG_IGN: a bridge's worker process, which
+    its bridge stops) is left ignored.
     """
 
     def __init__(self, immediate: bool) -> None:
@@ -252,6 +253,10 @@ class _Stop:
         if threading.current_thread() is threading.main_thread():
             for signum in (signal.SIGINT, signal.SIGTERM):
                 if signal.getsignal(signum) is None:  # a handler set outside Python: it could not be put back
+                    continue
+                if signal.getsignal(signum) == signal.SIG_IGN:
+                    # Ignored by whoever runs this process (a bridge's worker, whose bridge stops it;
+                    # `nohup`): the signal does not stop the run either.
                     continue
                 try:
                     self._previous[signum] = signal.signal(signum, self._handle)

@@ -316,6 +316,29 @@ def _target(varies: Sequence[Vary], points: list[dict[str, Any]], target: float,
     return {"side": side, "win_rate": target, "along": first.path, "rows": rows}
 
 
+def point_scenarios(source: Any, varies: Sequence[Vary], grid: Sequence[tuple[Value, ...]]) -> tuple[list[bytes], list[Any]]:
+    """Each point's scenario (`source` with the fields of `varies` set to one row of `grid`),
+    checked, as JSON and compiled: every point before any fight starts. A point the scenario
+    check refuses is an error at the point (`$.sides.skeletons[0].count=0`), its reason
+    naming the scenario field; a point may not change the scenario's sides."""
+    import orjson
+
+    sides = list(source["sides"])
+    blobs, compiled = [], []
+    for values in grid:
+        point = copy.deepcopy(source)
+        for v, x in zip(varies, values):
+            _set(point, v, x)
+        try:
+            compiled.append(compile_scenario(point))
+        except RequestError as err:
+            raise type(err)(_setting(varies, values), f"{err.path}: {err.reason}") from None
+        if list(point["sides"]) != sides:
+            raise SchemaError(_setting(varies, values), "a sweep keeps the scenario's sides")
+        blobs.append(orjson.dumps(point))
+    return blobs, compiled
+
+
 def _batch_size(runs: int, points: int, workers: int) -> int:
     """Fights per task: a point in a few tasks when there are fewer points than workers
     (all cores busy), else whole points up to MAX_BATCH (fewer, larger tasks)."""
@@ -331,8 +354,6 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
     documents the arguments). `batch` is the fights a task plays (default: chosen from
     the runs, points and workers; the result does not depend on it)."""
     import multiprocessing
-
-    import orjson
 
     source = read_scenario(scenario)
     compile_scenario(source)  # the scenario as given is valid before its fields are varied
@@ -362,18 +383,7 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
         [(x, y) for y in varies[1].values for x in varies[0].values]
     if len(grid) > MAX_POINTS:
         raise LimitError("vary", f"{len(grid):,} points; a sweep has at most {MAX_POINTS:,}")
-    blobs, compiled = [], []
-    for values in grid:  # every point checked before any fight starts
-        point = copy.deepcopy(source)
-        for v, x in zip(varies, values):
-            _set(point, v, x)
-        try:
-            compiled.append(compile_scenario(point))
-        except RequestError as err:
-            raise type(err)(_setting(varies, values), f"{err.path}: {err.reason}") from None
-        if list(point["sides"]) != sides:
-            raise SchemaError(_setting(varies, values), "a sweep keeps the scenario's sides")
-        blobs.append(orjson.dumps(point))
+    blobs, compiled = point_scenarios(source, varies, grid)
     if (workers > 1 or dask) and getattr(multiprocessing.current_process(), "_inheriting", False):
         raise SystemExit(GUARD.replace("simulate", "sweep"))
     seed = new_seed() if seed is None else seed

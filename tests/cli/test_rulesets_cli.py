@@ -179,9 +179,10 @@ RAW_NAMES = ("stamina_cost", "negated 0", "hits 1,", "tn 14", "damage_bonus", "a
       "  damage      43 to stamina", "  target: 43 damage (43 to stamina, 0 to injury)", "Total damage: 43"]),
     (["--ruleset", "cartyrion", "--level", "3", "--bonus", "4", "--die", "d4", "--dex", "2", "--armor", "3",
       "--method", "ranged", "--sneak", "roll", "--awa", "2", "--rolls", "4,2,2,1"],
-     ["  sneak       d20 4 +2 = 6 vs DC 13: failed, armor counts (CT-7)",
-      "  stopped     no DEX on a sneak attack, − armor 3 = 5 (CT-7)",
-      "  damage      5 to injury (direct damage, CT-4)",
+     ["  total       4 +2 bonus = 6",  # a ranged strike adds the AWA bonus, not --bonus (CT-2)
+      "  sneak       d20 4 +2 = 6 vs DC 13: failed, armor counts (CT-7)",
+      "  stopped     no DEX on a sneak attack, − armor 3 = 3 (CT-7)",
+      "  damage      3 to injury (direct damage, CT-4)",
       "  cost        d4 1: the attacker spends 1 stamina (CT-4)",
       "Attacker: spent 1 stamina on ranged strikes (CT-4)"]),
     (["--ruleset", "old-school", "--attack-bonus", "1", "--dex-mod", "2", "--method", "missile", "--range", "short",

@@ -52,6 +52,45 @@ def test_ct7_sneak_check_rolled_against_dc_10_plus_armor(check, damage):
     assert r["total_damage"] == damage
 
 
+def test_ct2_a_sword_adds_the_strength_bonus_a_bow_the_awa_bonus():
+    """CT-2: "Damage = die roll + your STR (or DEX) bonus ..." in melee, "Damage = die roll +
+    your AWA bonus ..." at range: one attacker, STR +8 and AWA +2, 3 + 2 on each: 13 and 7."""
+    req = {"ruleset": CT, "attacker": {"level": 3, "bonus": 8, "awa": 2},
+           "strikes": [{"target": "t", "method": "melee", "die": "d6"},
+                       {"target": "t", "method": "ranged", "die": "d6"}],
+           "targets": {"t": {}}, "rolls": [3, 2, 3, 2, 1]}
+    r = fracas.resolve(req).to_dict()
+    assert [(s["bonus"], s["damage"]) for s in r["strikes"]] == [(8, 13), (2, 7)]
+    assert r["targets"]["t"] == {"damage": 20, "stamina": 13, "injury": 7}
+
+
+def test_ct2_a_ranged_strike_without_awa_keeps_the_one_bonus():
+    """CT-2 decision: an attacker that gives no `awa` is one whose `bonus` serves every strike
+    (a request written for an archer alone, as before `awa` counted at range)."""
+    req = {"ruleset": CT, "attacker": {"level": 1, "bonus": 4},
+           "strikes": [{"target": "t", "method": "ranged", "die": "d6"}], "targets": {"t": {}}, "rolls": [3, 1]}
+    assert fracas.resolve(req).to_dict()["strikes"][0]["bonus"] == 4
+
+
+def test_ct2_ct7_a_ranged_sneak_attack_adds_the_awa_bonus():
+    """CT-7: "the attacker's appropriate bonus (... AWA for range attacks) is added"."""
+    r = ct_attack({"level": 3, "bonus": 6, "awa": 4}, {"method": "ranged", "die": "d4", "sneak": "roll"},
+                  {"dex": 2, "armor": 3}, [9, 4, 2, 2, 1])
+    s = r["strikes"][0]
+    assert s["sneak_check"]["passed"] and s["bonus"] == 4 and s["damage"] == 4 + 2 + 2 + 4
+
+
+def test_ct2_odds_add_the_awa_bonus_at_range():
+    """CT-2 in `odds`: a level-1 bow (one d6, explosions cut) with AWA +2 against DEX 1 and
+    armor 1 deals the die's face at least; it never deals less than 1 + 2 - 2 = 1."""
+    req = {"ruleset": CT, "attacker": {"level": 1, "bonus": 8, "awa": 2},
+           "strikes": [{"target": "t", "method": "ranged", "die": "d6"}],
+           "targets": {"t": {"dex": 1, "armor": 1}}}
+    got = fracas.odds(req).to_dict()["targets"]["t"]
+    assert got["distribution"][0][0] == 1  # STR +8 would start at 7
+    assert abs(got["mean"] - (3.5 * 6 / 5)) < 1e-9  # an exploding d6 averages 4.2; + 2 - 2
+
+
 def test_ct5_power_attack_doubles_original_dice_and_magic_per_die():
     r = ct_attack({"level": 3, "bonus": 0, "magic": 1}, {"die": "d6", "power": True}, {}, [1, 1, 1, 1])
     assert r["strikes"][0]["dice"] == 4 and r["strikes"][0]["magic_bonus"] == 4 and r["total_damage"] == 8

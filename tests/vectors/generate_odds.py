@@ -104,6 +104,10 @@ CURATED = [
       "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
       "targets": {"t": {"defense": 12, "reaction": {"kind": "block", "bonus": 7},
                         "two_weapon": {"light": True, "talent": "dual-weapon-training"}}}}),
+    ("CT-2 odds: a sword adds STR, a bow the AWA bonus",
+     {"ruleset": "cartyrion", "attacker": {"level": 3, "bonus": 8, "awa": 2},
+      "strikes": [{"target": "t", "method": "melee", "die": "d6"}, {"target": "u", "method": "ranged", "die": "d6"}],
+      "targets": {"t": {"dex": 1, "armor": 1}, "u": {"dex": 1, "armor": 1}}}),
 ]
 
 

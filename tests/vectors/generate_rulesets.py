@@ -120,6 +120,16 @@ def ww_two_weapon_block(rng: random.Random) -> dict:
     return request
 
 
+def ct_by_strike_kind(rng: random.Random) -> dict:
+    """CT-2 (issue 42): melee adds `bonus` (STR or DEX), ranged the AWA bonus when `awa` is given."""
+    request = ct(rng)
+    if rng.random() < 0.8:
+        request["attacker"]["awa"] = rng.randint(0, 6)
+    for strike in request["strikes"]:
+        strike["method"] = rng.choice(["melee", "ranged"])
+    return request
+
+
 #: Named cases of the rules an audit found wrong (issue 42), with injected dice.
 CURATED = [
     ("WW-6 an off-hand block at -10", {
@@ -143,6 +153,15 @@ CURATED = [
         "strikes": [{"target": "t", "method": "melee", "damage": "1d8"}],
         "targets": {"t": {"defense": 10, "reaction": {"kind": "dodge", "bonus": 7, "hand": "primary"},
                           "two_weapon": {"light": False, "talent": "none"}}}}),
+    ("CT-2 a sword adds STR, a bow the AWA bonus", {
+        "ruleset": "cartyrion", "attacker": {"level": 3, "bonus": 8, "awa": 2},
+        "strikes": [{"target": "orc", "method": "melee", "die": "d6"},
+                    {"target": "orc", "method": "ranged", "die": "d6"}],
+        "targets": {"orc": {"dex": 0, "armor": 0}}, "rolls": [3, 2, 3, 2, 1]}),
+    ("CT-2 CT-7 a ranged sneak attack adds the AWA bonus", {
+        "ruleset": "cartyrion", "attacker": {"level": 3, "bonus": 6, "awa": 4},
+        "strikes": [{"target": "orc", "method": "ranged", "die": "d6", "sneak": "roll"}],
+        "targets": {"orc": {"dex": 2, "armor": 3}}, "rolls": [9, 4, 2, 3]}),
 ]
 
 
@@ -190,6 +209,10 @@ def build() -> list[dict]:
         for i in range(40):
             request = ww_two_weapon_block(extra)
             vectors.append(_attack_vector(f"{request['ruleset']}-issue42-{i}", request, extra.getrandbits(64)))
+        extra = random.Random(20261143)
+        for i in range(30):
+            request = ct_by_strike_kind(extra)
+            vectors.append(_attack_vector(f"cartyrion-issue42-{i}", request, extra.getrandbits(64)))
         for name, request in CURATED:
             vectors.append(_attack_vector(name, request, 1))
     return vectors

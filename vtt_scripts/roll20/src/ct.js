@@ -40,13 +40,22 @@ function parseDie(text, path) {
   return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
 }
 
+/**
+ * CT-2: the attacker's bonus a strike of this kind adds to its damage: melee `bonus` (STR,
+ * or DEX for a finesse weapon); ranged the AWA bonus, `awa` when given, else `bonus`.
+ */
+function damageBonus(attacker, method) {
+  return method === 'ranged' && attacker.awa !== null ? attacker.awa : attacker.bonus;
+}
+
 function compileStrike(strike, path, attacker, apath, target) {
   const faces = parseDie(strike.die, `${path}.die`);
   if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
   let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
   if (strike.power) dice *= 2;
+  const bonus = damageBonus(attacker, strike.method);
   const cols = rows.row({
-    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: attacker.bonus,
+    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: bonus,
   });
   const sneak = strike.sneak;
   if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
@@ -83,7 +92,7 @@ function compileStrike(strike, path, attacker, apath, target) {
     cols[L.X_PARRY] = L.X_PARRY_SHIELD;
   }
   const facts = {
-    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus: attacker.bonus,
+    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus,
     magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
     pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
   };
@@ -157,6 +166,6 @@ const initiative = {
 
 module.exports = {
   name: NAME, title: TITLE, attackRule: 'CT-2', largestDie: 20, AttackRequest, Target, checkAttacker, checkTarget,
-  compileStrike, strikeResult, targetResult, attackResult, initiative, diceForLevel, sideInitiative,
+  compileStrike, strikeResult, targetResult, attackResult, initiative, diceForLevel, sideInitiative, damageBonus,
   parryState: (target) => [target.weapon_magic + 1, target.shield || 0],
 };

@@ -61,6 +61,17 @@ def parse_die(text: str, path: str) -> int:
     return rows.check_die(int(match.group(1)), path, DICE, TITLE, "CT-3")
 
 
+def damage_bonus(attacker: Attacker, method: str) -> int:
+    """CT-2: the attacker's bonus a strike of this kind adds to its damage. Melee: `bonus`
+    (STR, or DEX for a finesse weapon: "Damage = die roll + your STR (or DEX) bonus");
+    ranged: the AWA bonus ("Damage = die roll + your AWA bonus"), the attacker's `awa`
+    when given, else `bonus` (a request that gives one bonus for an attacker who only
+    shoots, as before `awa` counted here)."""
+    if method == "ranged" and attacker.awa is not None:
+        return attacker.awa
+    return attacker.bonus
+
+
 def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, target: Target, tpath: str) -> Any:
     faces = parse_die(strike.die, f"{path}.die")
     if strike.dice is not None:
@@ -68,8 +79,8 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
     dice = strike.dice if strike.dice is not None else dice_for_level(attacker.level)
     if strike.power:
         dice *= 2  # CT-5: all original dice, each with the magic bonus
-    cols = rows.row(HIT=L.X_HIT_NONE, DICE=dice, FACES=faces, EXPLODE=1, PER_DIE=attacker.magic,
-                    FLAT=attacker.bonus)
+    bonus = damage_bonus(attacker, strike.method)
+    cols = rows.row(HIT=L.X_HIT_NONE, DICE=dice, FACES=faces, EXPLODE=1, PER_DIE=attacker.magic, FLAT=bonus)
     sneak = strike.sneak
     if sneak is not None and strike.power:
         raise RulesError(f"{path}.sneak", say("ct_sneak_power"))
@@ -100,7 +111,7 @@ def compile_strike(strike: Strike, path: str, attacker: Attacker, apath: str, ta
             raise RulesError(f"{path}.parry", say("ct_shield"))
         cols[L.X_PARRY] = L.X_PARRY_SHIELD
     facts = {"method": strike.method, "die": f"d{faces}", "dice": dice, "power": strike.power,
-             "bonus": attacker.bonus, "magic_bonus": attacker.magic * dice, "dex": dex, "armor": armor,
+             "bonus": bonus, "magic_bonus": attacker.magic * dice, "dex": dex, "armor": armor,
              "target_armor": target.armor, "sneak": sneak, "parry": strike.parry,
              "pool": "injury" if injury else "stamina", "dc": 10 + target.armor, "awa": attacker.awa}
     return cols, rows.Meta("", path, facts, faces)

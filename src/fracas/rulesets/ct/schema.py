@@ -23,8 +23,10 @@ NAME = "cartyrion"
 
 
 class Attacker(Spec):
-    """level sets the damage dice (CT-3); bonus is STR/DEX (melee) or AWA (ranged) (CT-2);
-    magic is the weapon's plus, per original die; awa rolls a sneak check (CT-7)."""
+    """level sets the damage dice (CT-3); bonus is the STR or DEX bonus melee strikes add
+    (CT-2); awa is the AWA bonus: ranged strikes add it to their damage (CT-2; `bonus`
+    serves them when awa is not given) and a sneak check rolls with it (CT-7); magic is
+    the weapon's plus, per original die."""
 
     level: int = 1
     bonus: int = 0

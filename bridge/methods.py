@@ -89,6 +89,11 @@ def served_contract(only: tuple[str, ...] | None = None) -> bytes:
         return made
 
 
+def _failed_rulesets(engine: Any) -> dict[str, str]:
+    failed = getattr(getattr(engine, "rulesets", None), "failed", None)
+    return failed() if callable(failed) else {}
+
+
 def _ruleset_filter(params: dict[str, Any]) -> tuple[str, ...] | None:
     """server.contract's optional ``rulesets``: 1 to 64 distinct names (sorted), else None."""
     if "rulesets" not in params:
@@ -301,6 +306,8 @@ class Methods:
             "version": engine.__version__,
             "backend": engine.backend,
             "rulesets": list(engine.rulesets()),
+            # Installed rulesets left out because they failed to import or register (name → why).
+            "rulesets_failed": _failed_rulesets(engine),
             "methods": list(self.names),
             "limits": self.limits.to_dict(),
             "bulk_threads": self.bulk_threads,

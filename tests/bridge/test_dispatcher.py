@@ -184,7 +184,8 @@ def test_batch_too_long(journal):
 def test_server_info(ask):
     assert ask(request("i", "server.info")) == {"jsonrpc": "2.0", "id": "i", "result": {
         "name": "fracas", "version": fracas.__version__, "backend": fracas.backend,
-        "rulesets": list(fracas.rulesets()), "methods": list(METHODS), "limits": Limits().to_dict(),
+        "rulesets": list(fracas.rulesets()), "rulesets_failed": {}, "methods": list(METHODS),
+        "limits": Limits().to_dict(),
         "bulk_threads": None, "in_flight": {"attacks": 0, "reply_bytes": 0},
     }}
 

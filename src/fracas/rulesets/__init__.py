@@ -12,6 +12,7 @@ says what is missing and where.
 from __future__ import annotations
 
 import importlib
+import logging
 import pkgutil
 import sys
 from types import ModuleType
@@ -25,12 +26,22 @@ from .manifest import Manifest
 
 __all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "RulesetInvalid", "register",
            "register_package", "unregister", "get", "names", "for_request", "kinds", "kind_named", "short_ids",
-           "manifests", "docs_index", "on_change", "DEFAULT"]
+           "manifests", "docs_index", "on_change", "failed", "DEFAULT"]
 
 #: The ruleset of a request that names none (the manifest with `default = true`).
 DEFAULT = "enchanted-realms"
 
 _REGISTRY: dict[str, Ruleset] = {}
+
+#: Installed rulesets (entry points) that failed to import or register: name → why.
+_FAILED: dict[str, str] = {}
+
+
+def failed() -> dict[str, str]:
+    """The installed rulesets left out because they failed to import or register: the entry
+    point's name → what failed, naming the entry point and its distribution (`fracas doctor`
+    and the bridge's `server.info` show them; the other rulesets work as usual)."""
+    return dict(_FAILED)
 
 
 def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optional[str] = None) -> Ruleset:
@@ -128,7 +139,28 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
     if not isinstance(ruleset, Ruleset):
         raise RulesetInvalid(f"{found.source}: object {found.object!r} is "
                              + ("missing from the package" if ruleset is None else f"{ruleset!r}, not a Ruleset"))
+    missing = _missing_examples(found)
+    if missing:
+        raise RulesetInvalid(f"{found.source}: examples {missing} name no scenario: put examples/NAME.json in the"
+                             f" package {package!r} (or name one fracas ships: fracas scenarios lists them)")
     return register(ruleset, found)
+
+
+def _missing_examples(manifest: Manifest) -> list[str]:
+    """The manifest's example scenarios found neither in its package's `examples/` folder nor
+    among the scenarios fracas ships (`fracas.scenarios`, or the checkout's examples/scenarios)."""
+    from importlib import resources
+    from pathlib import Path
+
+    own = resources.files(manifest.package).joinpath("examples")
+    shipped = [Path(__file__).resolve().parents[3] / "examples" / "scenarios"]
+    try:
+        shipped.append(resources.files("fracas.scenarios"))  # type: ignore[arg-type]
+    except (ImportError, TypeError):  # a checkout run from src/: the folder above stands in
+        pass
+    return [name for name in manifest.examples
+            if not own.joinpath(f"{name}.json").is_file()
+            and not any(folder.joinpath(f"{name}.json").is_file() for folder in shipped)]
 
 
 def unregister(name: str) -> None:
@@ -222,10 +254,21 @@ def _discover() -> None:
     from importlib import metadata
 
     for point in metadata.entry_points(group=_manifest.ENTRY_POINTS):
-        where = f"entry point {point.name!r} = {point.value!r} (group {_manifest.ENTRY_POINTS})"
-        registered = register_package(point.value.split(":", 1)[0], where)
-        if registered is not None and registered.name != point.name:
-            raise RulesetInvalid(f"{where}: the entry point's name must be the ruleset's name {registered.name!r}")
+        dist = getattr(point, "dist", None)
+        where = (f"entry point {point.name!r} = {point.value!r} (group {_manifest.ENTRY_POINTS}"
+                 + (f", distribution {dist.name} {dist.version}" if dist is not None else "") + ")")
+        # An installed ruleset that fails is left out, loudly, and nothing else is: one broken
+        # plug-in must not stop `import fracas` (every command, the bridge) for everyone.
+        try:
+            registered = register_package(point.value.split(":", 1)[0], where)
+            if registered is not None and registered.name != point.name:
+                unregister(registered.name)
+                raise RulesetInvalid(f"{where}: the entry point's name must be the ruleset's name"
+                                     f" {registered.name!r}")
+        except Exception as error:  # noqa: BLE001 - any failure of a plug-in's import or registration
+            why = str(error) if isinstance(error, RulesetInvalid) else f"{where}: {type(error).__name__}: {error}"
+            _FAILED[point.name] = f"{why}; the ruleset {point.name!r} is left out (fix or uninstall it)"
+            logging.getLogger("fracas").warning("%s", _FAILED[point.name])
 
 
 _discover()

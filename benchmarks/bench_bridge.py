@@ -34,6 +34,18 @@ The issue-40 targets, side by side in the same run (:func:`targets`):
   without reading); per probe its p50/p99 and how many of its requests were refused
   (target p99 ≤ 250 ms and none refused).
 
+The issue-43 targets, side by side in the same run (:func:`forecast`), through a bridge
+served as ``fracas serve`` serves by default (one forecast worker process on 2 CPUs):
+
+- a ``fight.forecast`` of 10,000 fights of a 4-vs-12 skirmish (the Enchanted Realms
+  example's party against 11 skeletons and their captain) against in-process
+  ``fracas.simulate`` of the same fights (same scenario, runs and seed), in interleaved
+  rounds, each forecast a new id (played, never answered from the journal); the ratio of
+  same-round pairs, median (target ≤ 1.5×); the first forecast, which starts the bridge's
+  worker process, is timed apart;
+- each shipped example scenario's forecast of 1,000 fights (the default runs) through the
+  bridge, median and slowest of the rounds (target under a second on two cores).
+
 ``fracas bench --bridge`` calls :func:`run` and prints :func:`format`.
 """
 
@@ -544,6 +556,83 @@ def targets(scratch: str, quick: bool) -> dict[str, Any]:
     return result
 
 
+# ── the issue-43 targets: fight.forecast ─────────────────────────────────────────
+
+#: Fights of the skirmish forecast (the target's 10,000), and of each example's (the default runs).
+FORECAST_FIGHTS = 10_000
+EXAMPLE_FIGHTS = 1_000
+
+
+def skirmish() -> dict[str, Any]:
+    """A 4-vs-12 skirmish: the Enchanted Realms example's party of 4 against 11 skeletons and
+    their captain."""
+    from fracas.drive.scenario import example
+
+    scenario = orjson.loads(example("er-skeleton-horde"))
+    scenario["sides"]["skeletons"][0]["count"] = 11
+    scenario["name"] = "4-vs-12 skirmish (er-skeleton-horde, 11 skeletons and their captain)"
+    sides = list(scenario["sides"].values())
+    assert [sum(group.get("count", 1) for group in side) for side in sides] == [4, 12]
+    return scenario
+
+
+def forecast(quick: bool, fights: int = FORECAST_FIGHTS, example_fights: int = EXAMPLE_FIGHTS) -> dict[str, Any]:
+    """The issue-43 targets: a forecast through ``fracas serve`` against in-process
+    ``fracas.simulate``, and each shipped example's forecast time (see the module)."""
+    from fracas.drive.scenario import example, examples
+
+    rounds = 3 if quick else 9
+    if fracas.backend != "compiled":
+        fights, example_fights = max(1, fights // 100), max(1, example_fights // 100)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    scenario = skirmish()
+    params = {"scenario": scenario, "runs": fights, "seed": 43}
+    with tempfile.TemporaryDirectory(prefix="fracas-bench-forecast-") as scratch, \
+            _bridge(os.path.join(scratch, "forecast.sqlite3")) as url, _connected(url) as client:
+        started = time.perf_counter()
+        first = client.call("fight.forecast", params)  # the bridge's worker process starts here
+        cold = time.perf_counter() - started
+        local = fracas.simulate(scenario, runs=fights, seed=43).to_dict()
+        local.pop("timing")
+        if first != local:
+            raise RuntimeError("the forecast and fracas.simulate of the same fights differ")
+        timing = _paired(lambda: client.call("fight.forecast", params),
+                         lambda: fracas.simulate(scenario, runs=fights, seed=43).to_dict(), rounds)
+        shipped = {}
+        for name in examples():
+            source = orjson.loads(example(name))
+            request = {"scenario": source, "runs": example_fights, "seed": 7}
+            seconds = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                client.call("fight.forecast", request)
+                seconds.append(time.perf_counter() - start)
+            members = sum(group.get("count", 1) for side in source["sides"].values() for group in side)
+            shipped[name] = {"title": source.get("name", name), "combatants": members,
+                             "median_s": statistics.median(seconds), "max_s": max(seconds)}
+    return {"backend": fracas.backend, "cpus": cpus, "fights": fights, "combatants": 16,
+            "first_forecast_s": cold, "rounds": rounds, "bridge_s": timing["bridge_s"],
+            "in_process_s": timing["in_process_s"], "ratio": timing["overhead_ratio"],
+            "example_fights": example_fights, "examples": shipped}
+
+
+def format_forecast(found: dict[str, Any]) -> list[str]:
+    """The issue-43 targets, each figure beside its target."""
+    slowest = max((row["max_s"] for row in found["examples"].values()), default=0.0)
+    lines = [f"targets (issue 43), side by side in this run ({found['cpus']} CPUs, backend {found['backend']}):",
+             f"  fight.forecast of {found['fights']:,} fights of a 4-vs-12 skirmish through fracas serve"
+             f" {found['bridge_s'] * 1e3:,.0f} ms, in-process fracas.simulate of the same fights"
+             f" {found['in_process_s'] * 1e3:,.0f} ms: {found['ratio']:.2f}× (target ≤ 1.5×; median of"
+             f" {found['rounds']} interleaved rounds)",
+             f"    the first forecast, the bridge's worker process starting: {found['first_forecast_s'] * 1e3:,.0f} ms",
+             f"  each shipped example's forecast of {found['example_fights']:,} fights through the bridge:"
+             f" slowest {slowest * 1e3:,.0f} ms (target under a second on two cores)"]
+    for name, row in found["examples"].items():
+        lines.append(f"    {name:<20} {row['combatants']:>3} combatants  median {row['median_s'] * 1e3:7,.1f} ms,"
+                     f" slowest {row['max_s'] * 1e3:7,.1f} ms")
+    return lines
+
+
 def run(quick: bool) -> dict[str, Any]:
     """Measure the bridge against in-process calls; a JSON-ready dict.
 
@@ -554,8 +643,10 @@ def run(quick: bool) -> dict[str, Any]:
     sizes = [10**6] if quick else [10**6, 10**7]
     if fracas.backend != "compiled":
         sizes = [size // 10 for size in sizes]
-    return measure(calls=300 if quick else 3000, bulk_sizes=sizes, rounds=5 if quick else 9,
-                   batch=200 if quick else 1000, flood_attacks=sizes[0], with_targets=True, quick=quick)
+    result = measure(calls=300 if quick else 3000, bulk_sizes=sizes, rounds=5 if quick else 9,
+                     batch=200 if quick else 1000, flood_attacks=sizes[0], with_targets=True, quick=quick)
+    result["forecast"] = forecast(quick)
+    return result
 
 
 def measure(*, calls: int, bulk_sizes: list[int], rounds: int, batch: int,
@@ -627,6 +718,8 @@ def format(result: dict[str, Any]) -> str:
                  f" {latency['bridge_p50_us_sync_normal']:,.0f} µs over {latency['requests_sync_normal']:,} requests")
     if "targets" in result:
         lines.extend(format_targets(result["targets"], result["overhead_ratio"]))
+    if result.get("forecast"):
+        lines.extend(format_forecast(result["forecast"]))
     return "\n".join(lines)
 
 

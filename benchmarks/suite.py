@@ -37,13 +37,17 @@ TARGETS = {
     "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread, largest batch", 1.8, "×"),
     "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
     "bridge_overhead": ("bridge 10^6-attack request ÷ in-process", 1.2, "×"),
+    "forecast_overhead": ("fight.forecast of 10,000 fights of a 4-vs-12 skirmish through fracas serve ÷ in-process"
+                          " fracas.simulate", 1.5, "×"),
+    "forecast_examples_s": ("slowest shipped example's fight.forecast (1,000 fights) through the bridge", 1.0, "s"),
     "er_fights_per_s": ("er-skeleton-horde fights, compiled fight loop, one process", 1e5, "fights/s"),
     "fight_attacks_share": ("attacks/s inside compiled fights ÷ bulk attacks/s, 300-creature horde whose fights last about 300 attacks", 0.10, ""),
 
     "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
-AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s"}
+AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s",
+           "forecast_overhead", "forecast_examples_s"}
 
 
 @dataclass
@@ -524,6 +528,8 @@ def evaluate_targets(result: dict) -> list[dict]:
         "bulk_cores_ratio": sizes[-1].get("cores_vs_single") if sizes else None,
         "bulk_memory_mb": memory.get("delta_mb") if memory.get("large_attacks", 0) >= 10**8 else None,
         "bridge_overhead": _bridge_overhead(result.get("bridge")),
+        "forecast_overhead": _forecast(result.get("bridge"), "overhead"),
+        "forecast_examples_s": _forecast(result.get("bridge"), "examples_s"),
         "er_fights_per_s": _fight_loop(result, "er-skeleton-horde", "fights_per_s"),
         "fight_attacks_share": _fight_loop(result, fight_loop_bench.LONG_HORDE, "share_of_bulk"),
 
@@ -553,6 +559,21 @@ def _sweep_seconds(sweep: Optional[dict]) -> Optional[float]:
     if not isinstance(sweep, dict) or sweep.get("runs_per_point", 0) < 10_000:
         return None
     return sweep["seconds"]["local_cores"]  # type: ignore[no-any-return]
+
+
+def _forecast(bridge: Optional[dict], figure: str) -> Optional[float]:
+    """An issue-43 figure of the bridge section's forecast (`bench_bridge.forecast`), measured
+    at the target's size on the compiled core: the skirmish's ratio ("overhead") or the
+    slowest example's seconds ("examples_s"); None when not measured so."""
+    found = bridge.get("forecast") if isinstance(bridge, dict) else None
+    if not isinstance(found, dict) or found.get("backend") != "compiled":
+        return None
+    if figure == "overhead":
+        return found["ratio"] if found.get("fights", 0) >= 10_000 else None  # type: ignore[no-any-return]
+    rows = found.get("examples") or {}
+    if not rows or found.get("example_fights", 0) < 1_000:
+        return None
+    return max(row["max_s"] for row in rows.values())
 
 
 def _bridge_overhead(bridge: Optional[dict]) -> Optional[float]:

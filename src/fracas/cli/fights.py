@@ -399,15 +399,32 @@ def render_simulation(result: dict[str, Any]) -> str:
             mean = {key: sum(c[key] for c in members) / n for key in ("dealt_mean", "taken_mean", "survived_rate")}
             out.append(f"    {label:<22} {side:<12} dealt {mean['dealt_mean']:7.2f}  taken {mean['taken_mean']:7.2f}"
                        f"  survives {100 * mean['survived_rate']:5.1f} %")
-    t = result["timing"]
+    out.extend(_falling(result))
     loop = result.get("fight_loop") or {}
     if loop.get("python_fights"):  # say so when fights did not play on the compiled loop
         out.append(_style(f"  {loop['python_fights']} fight{'s' if loop['python_fights'] != 1 else ''} on the"
                           f" Python round loop ({loop['compiled_fights']} compiled): {loop['python_why']}",
                           fg="yellow"))
-    out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
-               f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
+    t = result.get("timing")  # a forecast (fight.forecast, fracas.forecast) has none
+    if t is not None:
+        out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
+                   f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
     return "\n".join(out)
+
+
+def _falling(result: dict[str, Any]) -> list[str]:
+    """Who is likely to fall: the few combatants most often down or fled at the end, with
+    the damage they take on average (`drive.simulate.likely_to_fall`)."""
+    from ..drive.simulate import likely_to_fall
+
+    falling = likely_to_fall(result)
+    if not falling:
+        return ["  likely to fall: nobody (no combatant was down or fled at the end of any fight)"]
+    out = ["  likely to fall (down or fled at the end; damage taken per fight):"]
+    for c in falling:
+        fled = f"  (fled {100 * c['fled_rate']:.1f} %)" if c["fled_rate"] else ""
+        out.append(f"    {c['id']:<22} {c['side']:<12} {100 * c['fall_rate']:5.1f} %  taken {c['taken_mean']:7.2f}{fled}")
+    return out
 
 
 def _executor(command: Any) -> Any:

@@ -99,7 +99,12 @@ def replay(record: Any, expect: Any, seed: Any, as_json: Any) -> None:
 
     call = getattr(fracas, ENGINE_CALLS[method])
     result = _engine_call(call, request, seed=seed).to_dict()
-    _emit(result, as_json)
+    if method == "fight.forecast" and not as_json:  # a forecast is a simulation's report, not a roll's
+        from .fights import render_simulation
+
+        click.echo(render_simulation(result))
+    else:
+        _emit(result, as_json)
     if expected is None:
         return
     found = differences(_without_backend(expected), _without_backend(result))

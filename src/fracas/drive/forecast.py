@@ -27,8 +27,7 @@ from typing import Any, Optional
 from ..errors import Cancelled, LimitError, RequestError, SchemaError
 from ..requests import check_seed, key_path, parse_json, shown, type_name
 from ..rng import new_seed
-from .scenario import compile_scenario
-from .simulate import MAX_RUNS, SimulationResult, check_loop, fight_cost, simulate
+from .simulate import MAX_RUNS, SimulationResult, check_loop, checked, fight_cost, simulate
 from .sweep import MAX_POINTS, Vary, _locate, parse_path, parse_values, parse_vary, point_scenarios, sweep
 
 #: A forecast request's fields, and its ``vary``'s.
@@ -144,7 +143,7 @@ def plan(request: Any) -> Plan:
         # A file path or @NAME would make the engine open a file the request names.
         raise SchemaError("$.scenario", f"a scenario is a JSON object, got {type_name(scenario)}")
     try:
-        compiled = compile_scenario(scenario)
+        _, compiled = checked(scenario)  # compiled once: `simulate` plays it as checked here
     except RequestError as err:
         from ..rulesets.base import moved
 

@@ -56,6 +56,26 @@ def _compiled(scenario: bytes) -> Compiled:
     return sc
 
 
+def checked(source: Any) -> tuple[bytes, Compiled]:
+    """A scenario (parsed JSON) checked and compiled, and its JSON: every error a RequestError
+    naming the field. A scenario of the same JSON is compiled once per process (a GM
+    forecasting the same scene again, a bridge's forecast checked before its worker plays it)."""
+    import orjson
+
+    try:
+        blob = orjson.dumps(source)
+    except TypeError:  # not JSON data: the check says where
+        compile_scenario(source)
+        raise
+    sc = _COMPILED.get(blob)
+    if sc is None:
+        sc = compile_scenario(source)
+        if len(_COMPILED) > 8:
+            _COMPILED.clear()
+        _COMPILED[blob] = sc
+    return blob, sc
+
+
 def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "auto") -> dict[str, Any]:
     """Fights first..first+count-1: integer totals (see `merge`). `loop` "auto" plays them
     on the compiled fight loop when it covers the scenario (`fastfight`), "python" on the
@@ -174,6 +194,24 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_pytho
                        "python_fights": totals.get("python_fights", 0),
                        "python_why": why_python if totals.get("python_fights") else None},
     }
+
+
+#: Combatants "who is likely to fall" lists (the text report, a forecast card).
+FALLING = 5
+
+
+def likely_to_fall(result: Mapping[str, Any], top: int = FALLING) -> list[dict[str, Any]]:
+    """Who is likely to fall: the `top` combatants of a simulation's (or a forecast's) result
+    most often down or fled at the end of a fight, most likely first (then the most damage
+    taken, then the scenario's order), leaving out any who never fell. Each is the
+    combatant's numbers from `combatants` with its `id` and `fall_rate` (down or fled)."""
+    ranked = []
+    for order, (member, c) in enumerate(result["combatants"].items()):
+        fall = round(c["down_rate"] + c["fled_rate"], 6)
+        if fall > 0:
+            ranked.append((-fall, -c["taken_mean"], order, {"id": member, "fall_rate": fall, **c}))
+    ranked.sort(key=lambda entry: entry[:3])
+    return [entry[3] for entry in ranked[:max(0, top)]]
 
 
 def fight_cost(sc: Compiled, loop: str = "auto") -> int:
@@ -592,8 +630,9 @@ class SimulationResult(Result):
             `combatants`, `survivors_mean`.
         draws: `count`, `rate`, `rate_ci95`.
         rounds: `mean`, `median`, `min`, `max` and `histogram` ({rounds: fights}).
-        combatants: Per combatant: `side`, `group`, `dealt_mean`, `taken_mean`,
-            `survived_rate`, `fled_rate`, `down_rate`.
+        combatants: Per combatant: `side`, `group`, `dealt_mean`, `taken_mean` (the
+            expected damage taken), `survived_rate`, `fled_rate`, `down_rate` (the chance
+            of being fled or down at the end); `likely_to_fall()` ranks them.
         timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
         fight_loop: `compiled_fights` and `python_fights` (how many fights each round loop
             played) and `python_why` (why any played on the Python loop, else None).
@@ -631,6 +670,13 @@ class SimulationResult(Result):
     def combatants(self) -> dict[str, Any]:
         return self._data["combatants"]  # type: ignore[no-any-return]
 
+    def likely_to_fall(self, top: int = FALLING) -> list[dict[str, Any]]:
+        """The `top` combatants most often down or fled at the end of a fight, most likely
+        first, each with its `id`, `fall_rate` (down or fled), `down_rate`, `fled_rate`,
+        `taken_mean` (expected damage taken) and the rest of its `combatants` entry; those
+        who never fell are left out. What `fracas simulate` lists as "likely to fall"."""
+        return likely_to_fall(self._data, top)
+
 
 def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: int = 1,
              dask: Optional[str] = None, progress: Optional[Callable[[int], None]] = None,
@@ -646,13 +692,8 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     returns the fights finished so far (`interrupted`, `stopped_by`)."""
     import multiprocessing
 
-    import orjson
-
     source = read_scenario(scenario)
-    sc = compile_scenario(source)  # every error before any worker starts
-    blob = orjson.dumps(source)
-    _COMPILED.setdefault(blob, sc)  # this process plays with it (workers=1)
-    sc = _compiled(blob)
+    blob, sc = checked(source)  # every error before any worker starts; this process plays with it (workers=1)
     check_loop(loop)
     if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
         raise LimitError("runs", f"runs must be 1 to {MAX_RUNS}, got {runs!r}")

@@ -39,6 +39,7 @@ export const STATUS_CONDITIONS = {
  *   a token some player owns is never unnamed (its players know it)
  * @property {boolean} [masked]  a speaker standing for a token whose name players may not read (name: what they read)
  * @property {import("./bystanders.js").Place|null} [place]  where it stands on its scene (ER-17 bystanders)
+ * @property {number|null} [disposition]  TokenDocument#disposition, a CONST.TOKEN_DISPOSITIONS value (forecast.js sides)
  */
 
 /** @typedef {Record<string, string>} Mapping  data paths (settings.readMapping) */
@@ -664,13 +665,61 @@ function pick(data, keys) {
 }
 
 /**
+ * One token as a combatant of a scenario (docs/ENCOUNTERS.md), read from its actor as attacks
+ * and mob attacks read it: its name the token id (so the engine's member id is the token's),
+ * its label the token's name. Enchanted Realms reads the data paths and the strikes in
+ * flags.fracas.strikes; the other rulesets read flags.fracas.<ruleset> ({attacker, target,
+ * strikes}, or one flat object). Health is the Body maximum path, else the current Body.
+ * Returns the entry and the token's current Body and maximum.
+ * @param {TokenView} view
+ * @param {{ruleset?: string, mapping: Mapping}} args
+ * @returns {{entry: Json, body: number, hpMax: number}}
+ */
+export function scenarioEntry(view, { ruleset = DEFAULT_RULESET, mapping }) {
+  if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
+  const body = needInteger(view, mapping, "body", "Body", "FightDamage");
+  const most = optionalInteger(view, mapping, "bodyMax", "BodyMax");
+  const hpMax = Math.max(1, most ?? body);
+  /** @type {Json} */
+  const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
+  if (ruleset === DEFAULT_RULESET) {
+    const strikes = getPath(view.actor, "flags.fracas.strikes");
+    if (!Array.isArray(strikes) || !strikes.length) {
+      throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));
+    }
+    entry.attacks = strikes.map((spec, i) => {
+      checkStrikeKeys(spec, `${who(view)} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
+      return { ...spec };
+    });
+    entry.attacker = readAttacker(view, mapping, entry.attacks, { conditions: false });
+    entry.target = readTarget(view, mapping, { conditions: false });
+    const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
+    if (bonus) entry.initiative = bonus;
+  } else {
+    const fields = rulesetFields(ruleset);
+    if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
+    const data = getPath(view.actor, `flags.fracas.${ruleset}`);
+    if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));
+    const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
+    entry.attacker = nested ? { ...(data.attacker ?? {}) } : pick(data, fields.attacker);
+    entry.target = nested ? { ...(data.target ?? {}) } : pick(data, fields.target);
+    const strikes = data.strikes ?? getPath(view.actor, "flags.fracas.strikes");
+    if (!Array.isArray(strikes) || !strikes.length) {
+      throw new InputError(t("FRACAS.Error.Request34", { p0: who(view), ruleset }));
+    }
+    entry.attacks = strikes.map((spec) => {
+      const { target: _aimed, ...rest } = spec ?? {};
+      return rest;
+    });
+    if (ruleset === "old-school" && Number.isInteger(data.morale)) entry.morale = data.morale;
+  }
+  return { entry, body, hpMax };
+}
+
+/**
  * A scenario (docs/ENCOUNTERS.md) of a combat's standing combatants, for the bridge's
- * encounter.new: one combatant per token (its name the token id, its label the
- * combatant's name), on the side "party" when a player owns the actor and "foes"
- * otherwise. Enchanted Realms reads the actor as attacks and mob attacks do (the data
- * paths, strikes from flags.fracas.strikes); the other rulesets read
- * flags.fracas.<ruleset> ({attacker, target, strikes}, or one flat object). Health is
- * the Body path (its maximum from the Body maximum path, else its current value).
+ * encounter.new: one combatant per token (scenarioEntry), on the side "party" when a player
+ * owns the actor and "foes" otherwise.
  * Returns {scenario, names: {token id: name}, hp: {token id: current}, views}.
  */
 /**
@@ -690,43 +739,7 @@ export function buildScenario({ ruleset = DEFAULT_RULESET, combatants, mapping }
   for (const c of standing) {
     const view = /** @type {TokenView} */ ({ ...c.view, name: c.name ?? c.view?.name });
     if (names[view.id] !== undefined) continue;
-    if (!view.actor) throw new InputError(t("FRACAS.Error.Request30", { p0: who(view) }));
-    const body = needInteger(view, mapping, "body", "Body", "FightDamage");
-    const most = optionalInteger(view, mapping, "bodyMax", "BodyMax");
-    const hpMax = Math.max(1, most ?? body);
-    /** @type {Json} */
-    const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
-    if (ruleset === DEFAULT_RULESET) {
-      const strikes = getPath(view.actor, "flags.fracas.strikes");
-      if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));
-      }
-      entry.attacks = strikes.map((spec, i) => {
-        checkStrikeKeys(spec, `${who(view)} strike ${i + 1}`, STRIKE_KEYS.filter((k) => k !== "target"));
-        return { ...spec };
-      });
-      entry.attacker = readAttacker(view, mapping, entry.attacks, { conditions: false });
-      entry.target = readTarget(view, mapping, { conditions: false });
-      const bonus = optionalInteger(view, mapping, "initiativeBonus", "InitiativeBonus");
-      if (bonus) entry.initiative = bonus;
-    } else {
-      const fields = rulesetFields(ruleset);
-      if (!fields) throw new InputError(t("FRACAS.Error.Request32", { p0: JSON.stringify(ruleset) }));
-      const data = getPath(view.actor, `flags.fracas.${ruleset}`);
-      if (!data || typeof data !== "object") throw new InputError(t("FRACAS.Error.Request33", { p0: who(view), ruleset }));
-      const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
-      entry.attacker = nested ? { ...(data.attacker ?? {}) } : pick(data, fields.attacker);
-      entry.target = nested ? { ...(data.target ?? {}) } : pick(data, fields.target);
-      const strikes = data.strikes ?? getPath(view.actor, "flags.fracas.strikes");
-      if (!Array.isArray(strikes) || !strikes.length) {
-        throw new InputError(t("FRACAS.Error.Request34", { p0: who(view), ruleset }));
-      }
-      entry.attacks = strikes.map((spec) => {
-        const { target: _aimed, ...rest } = spec ?? {};
-        return rest;
-      });
-      if (ruleset === "old-school" && Number.isInteger(data.morale)) entry.morale = data.morale;
-    }
+    const { entry, body, hpMax } = scenarioEntry(view, { ruleset, mapping });
     (view.actor.hasPlayerOwner ? sides.party : sides.foes).push(entry);
     names[view.id] = String(view.name ?? view.id);
     hp[view.id] = Math.max(0, Math.min(hpMax, body));

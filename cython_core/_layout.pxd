@@ -19,7 +19,9 @@ cdef enum:
     P_NO_DODGE = 13
     P_TARGET = 14
     P_TYPE = 15
-    PLAN_WIDTH = 16
+    P_FRIENDLY = 16
+    P_SHOCK = 17
+    PLAN_WIDTH = 18
     # Strike results: one row of OUT_WIDTH int64 per strike rolled.
     O_HITS = 0
     O_CRIT = 1
@@ -49,7 +51,9 @@ cdef enum:
     G_ATTACKS_HIT = 0
     G_DAMAGE = 1
     G_CRITS = 2
-    G_WIDTH = 3
+    G_STRAYS = 3
+    G_SHOCK = 4
+    G_WIDTH = 5
     # Plan of the Worldwalker, Cartyrion and old-school kernel: one row of XPLAN_WIDTH int32 per strike.
     X_TARGET = 0
     X_HIT = 1

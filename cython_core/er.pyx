@@ -25,7 +25,7 @@ cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_
     cdef Roll r
     cdef int64_t a, base, damage, und, logpos = 0
     cdef int err, i
-    cdef int64_t sum_damage = 0, attacks_hit = 0, crits = 0, sum_und = 0
+    cdef int64_t sum_damage = 0, attacks_hit = 0, crits = 0, sum_und = 0, strays = 0, shock = 0
     cdef int64_t longest = tb[T_LONGEST]
     cdef int64_t* hist = gacc + G_WIDTH
     # A private copy of the plan row: the generator's uint32 state may alias an int32
@@ -43,6 +43,9 @@ cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_
         if r.chain_len > longest:
             longest = r.chain_len
         attacks_hit += r.hits > 0
+        # What a bulk request does not roll, counted (ER-17 strays, ER-13 shock saves).
+        strays += row[P_FRIENDLY] != 0 and r.hits == 0
+        shock += row[P_SHOCK] != 0 and damage >= row[P_SHOCK]
         sum_damage += damage
         sum_und += und
         hist[damage if damage < HIST_BINS - 1 else HIST_BINS - 1] += 1
@@ -58,6 +61,8 @@ cdef int summary_single(const int32_t* p, uint32_t hmask, uint32_t cmask, int64_
     gacc[G_ATTACKS_HIT] += attacks_hit
     gacc[G_DAMAGE] += sum_damage
     gacc[G_CRITS] += crits
+    gacc[G_STRAYS] += strays
+    gacc[G_SHOCK] += shock
     shared[0] = d
     return E_OK
 
@@ -138,6 +143,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     """
     cdef Dice dice
     cdef int64_t a, g, left, begin, end, s, widest = 0, total, crits, any_hit, t, damage, take, j
+    cdef int64_t strays, shock, threshold, before
     cdef int64_t n_groups = groups.shape[0] // 3
     cdef int64_t stride = G_WIDTH + HIST_BINS
     cdef int64_t attacks_total = 0
@@ -157,14 +163,16 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
     if group_acc.shape[0] < n_groups * stride:
         raise ValueError("group accumulators too small")
     out_buf = bytearray(8 * widest * OUT_WIDTH)
-    stamps_buf = bytearray(8 * 3 * max(n_targets, 1))
+    stamps_buf = bytearray(8 * 5 * max(n_targets, 1))
     cdef int64_t[::1] out = memoryview(out_buf).cast("q")
     cdef int64_t[::1] stamps = memoryview(stamps_buf).cast("q")
-    for t in range(3 * max(n_targets, 1)):
+    for t in range(4 * max(n_targets, 1)):
         stamps[t] = -1
     cdef int64_t* mod_stamp = &stamps[0]
     cdef int64_t* hit_stamp = mod_stamp + max(n_targets, 1)
     cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
+    cdef int64_t* shock_stamp = seen_stamp + max(n_targets, 1)
+    cdef int64_t* shock_sum = shock_stamp + max(n_targets, 1)  # starts 0, reset by its stamp
     cdef int64_t logpos = 0
     cdef uint32_t[::1] masks = plan_masks(plan)
     start_dice(&dice, state, None, 0, NULL)
@@ -197,11 +205,25 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 total = 0
                 crits = 0
                 any_hit = 0
+                strays = 0
+                shock = 0
                 for s in range(begin, end):
                     o = &out[(s - begin) * OUT_WIDTH]
                     t = plan[s * PLAN_WIDTH + P_TARGET]
                     tb = &targets[t * T_WIDTH]
                     damage = o[O_DAMAGE]
+                    # What a bulk request does not roll, counted (ER-17 strays, ER-13 shock saves).
+                    if plan[s * PLAN_WIDTH + P_FRIENDLY] != 0 and o[O_HITS] == 0:
+                        strays += 1
+                    threshold = plan[s * PLAN_WIDTH + P_SHOCK]
+                    if threshold != 0:
+                        if shock_stamp[t] != a:
+                            shock_stamp[t] = a
+                            shock_sum[t] = 0
+                        before = shock_sum[t]
+                        shock_sum[t] = before + damage
+                        if before < threshold and shock_sum[t] >= threshold:
+                            shock += 1
                     if seen_stamp[t] != a:
                         seen_stamp[t] = a
                         tb[T_ATTACKS] += 1
@@ -223,6 +245,8 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 group_acc[g * stride + G_ATTACKS_HIT] += any_hit
                 group_acc[g * stride + G_DAMAGE] += total
                 group_acc[g * stride + G_CRITS] += crits
+                group_acc[g * stride + G_STRAYS] += strays
+                group_acc[g * stride + G_SHOCK] += shock
                 group_acc[g * stride + G_WIDTH + (total if total < HIST_BINS - 1 else HIST_BINS - 1)] += 1
                 a += 1
             left -= take

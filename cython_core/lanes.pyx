@@ -47,10 +47,12 @@ LANES_ISA = fracas_lanes_isa().decode()
 
 
 def lanes_fit(const int32_t[::1] plan, const int64_t[::1] groups):
-    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no disadvantage."""
+    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no
+    disadvantage, nothing left unrolled to count (no friendly-fire shot, no shock)."""
     if groups.shape[0] != 3 or groups[1] - groups[0] != 1:
         return False
-    return plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0
+    cdef int64_t p = groups[0] * PLAN_WIDTH
+    return plan[p + P_DISADV] == 0 and plan[p + P_FRIENDLY] == 0 and plan[p + P_SHOCK] == 0
 
 
 def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_targets,
@@ -72,7 +74,8 @@ def roll_summary_lanes(const int32_t[::1] plan, const int64_t[::1] groups, int64
     cdef int64_t* hist
     check_plan(plan, groups, n_targets)
     if not lanes_fit(plan, groups):
-        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
+        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage, friendly fire"
+                         " or shock")
     if n < 1 or n > FL_LANES or counts.shape[0] != n or states.shape[0] != 4 * n:
         raise ValueError(f"roll_summary_lanes takes 1 to {FL_LANES} chunks, with 4 state words each")
     if FL_HIST != HIST_BINS or info.shape[0] < INFO_WIDTH:

@@ -24,7 +24,9 @@ P_CHAIN_DODGEABLE = 12  # crit_proof target: the crit chain's points may be dodg
 P_NO_DODGE = 13  # restrained target: all of its damage is undodgeable (ER-11, ER-15)
 P_TARGET = 14  # target index
 P_TYPE = 15  # damage type index
-PLAN_WIDTH = 16  # row width
+P_FRIENDLY = 16  # bulk: 1 if a shot under the friendly-fire rule with creatures near its target (ER-17), whose stray a bulk request does not roll
+P_SHOCK = 17  # bulk: a sneak strike's least summed sneak damage to its target that calls for a shock save (ER-13), 0 = none
+PLAN_WIDTH = 18  # row width
 
 # Strike results: one row of OUT_WIDTH int64 per strike rolled.
 O_HITS = 0  # hitting counting dice
@@ -57,7 +59,9 @@ T_WIDTH = 8  # row width
 G_ATTACKS_HIT = 0  # attacks with at least one hitting strike
 G_DAMAGE = 1  # damage dealt
 G_CRITS = 2  # crit chains started
-G_WIDTH = 3  # row width
+G_STRAYS = 3  # shots under the friendly-fire rule that missed entirely: strays not rolled (ER-17)
+G_SHOCK = 4  # targets whose sneak damage in one attack calls for a shock save: saves not rolled (ER-13)
+G_WIDTH = 5  # row width
 
 # Plan of the Worldwalker, Cartyrion and old-school kernel: one row of XPLAN_WIDTH int32 per strike.
 X_TARGET = 0  # target index

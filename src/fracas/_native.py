@@ -21,11 +21,11 @@ from .rng import seed_state as rng_seed_state
 from ._layout import (
     I_ERROR_FACES, I_ERROR_POS, I_LOGPOS, I_POS, I_STRIKE, INFO_WIDTH,
     CHAIN_LIMIT, E_CHAIN_LIMIT, E_LOG_FULL, E_OK,
-    G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
+    G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_SHOCK, G_STRAYS, G_WIDTH, HIST_BINS, LOG_WIDTH, N_TYPES,
     O_BASE, O_CHAIN_DMG, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG,
     O_MOD, O_MOD_USED, O_NAT20, O_POOL, O_UNDODGEABLE, OUT_WIDTH, P_AC, P_ADV,
-    P_AUTO_CRIT, P_CHAIN_DODGEABLE, P_CRIT, P_DISADV, P_MOD, P_NO_DODGE, P_ONLY_CHAIN, P_RESIST,
-    P_SKILL, P_SNEAK, P_TARGET, P_TO_HIT, P_TYPE, P_WEIGHT, PLAN_WIDTH,
+    P_AUTO_CRIT, P_CHAIN_DODGEABLE, P_CRIT, P_DISADV, P_FRIENDLY, P_MOD, P_NO_DODGE, P_ONLY_CHAIN, P_RESIST,
+    P_SHOCK, P_SKILL, P_SNEAK, P_TARGET, P_TO_HIT, P_TYPE, P_WEIGHT, PLAN_WIDTH,
     R_DOUBLE, R_HALF, R_IMMUNE, T_ATTACKS, T_ATTACKS_HIT, T_CRITS, T_DAMAGE,
     T_LONGEST, T_STRIKES, T_STRIKES_HIT, T_UNDODGEABLE, T_WIDTH,
     K_ATTACKS_HIT, K_DAMAGE, K_EXPLODED, K_WIDTH,
@@ -214,6 +214,10 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
     `targets` is int64[n_targets * T_WIDTH], `by_type` int64[n_targets * N_TYPES],
     `group_acc` int64[groups * (G_WIDTH + HIST_BINS)]; all are added to, not reset.
     Returns an error code (only the chain limit can happen: no injected rolls here).
+
+    What a bulk request does not roll is counted per group: G_STRAYS, the shots under the
+    friendly-fire rule (P_FRIENDLY) that missed entirely (ER-17); G_SHOCK, the targets whose
+    summed sneak damage in one attack reached its strikes' P_SHOCK (ER-13).
     """
     n_groups = len(groups) // 3
     widest = max(groups[g * 3 + 1] - groups[g * 3] for g in range(n_groups))
@@ -222,16 +226,29 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
     mod_stamp = [-1] * n_targets
     hit_stamp = [-1] * n_targets
     seen_stamp = [-1] * n_targets
+    shock_stamp = [-1] * n_targets
+    shock_sum = [0] * n_targets
     stride = G_WIDTH + HIST_BINS
     try:
         for a, g, begin, end in _attacks(groups, first, count):
             _roll_attack(plan, begin, end, dice, mod_stamp, a, out, 0, None, 0)
-            total = crits = any_hit = 0
+            total = crits = any_hit = strays = shock = 0
             for s in range(begin, end):
                 o = (s - begin) * OUT_WIDTH
-                t = plan[s * PLAN_WIDTH + P_TARGET]
+                p = s * PLAN_WIDTH
+                t = plan[p + P_TARGET]
                 tb = t * T_WIDTH
                 damage = out[o + O_DAMAGE]
+                if plan[p + P_FRIENDLY] and not out[o + O_HITS]:
+                    strays += 1
+                threshold = plan[p + P_SHOCK]
+                if threshold:
+                    if shock_stamp[t] != a:
+                        shock_stamp[t], shock_sum[t] = a, 0
+                    before = shock_sum[t]
+                    shock_sum[t] = before + damage
+                    if before < threshold <= shock_sum[t]:
+                        shock += 1
                 if seen_stamp[t] != a:
                     seen_stamp[t] = a
                     targets[tb + T_ATTACKS] += 1
@@ -254,6 +271,8 @@ def roll_summary(plan: Any, groups: Any, n_targets: Any, first: Any, count: Any,
             group_acc[gb + G_ATTACKS_HIT] += any_hit
             group_acc[gb + G_DAMAGE] += total
             group_acc[gb + G_CRITS] += crits
+            group_acc[gb + G_STRAYS] += strays
+            group_acc[gb + G_SHOCK] += shock
             group_acc[gb + G_WIDTH + min(total, HIST_BINS - 1)] += 1
     except KernelError as err:
         info[I_STRIKE], info[I_ERROR_POS] = err.where, err.position
@@ -267,10 +286,12 @@ LANES_ISA = "scalar"
 
 
 def lanes_fit(plan: Any, groups: Any) -> bool:
-    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no disadvantage."""
+    """Whether a bulk plan is one the lane kernel rolls: one group of one strike, no
+    disadvantage, nothing left unrolled to count (no friendly-fire shot, no shock)."""
     if len(groups) != 3 or groups[1] - groups[0] != 1:
         return False
-    return bool(plan[groups[0] * PLAN_WIDTH + P_DISADV] == 0)
+    p = groups[0] * PLAN_WIDTH
+    return bool(plan[p + P_DISADV] == 0 and plan[p + P_FRIENDLY] == 0 and plan[p + P_SHOCK] == 0)
 
 
 def roll_summary_lanes(plan: Any, groups: Any, n_targets: Any, firsts: Any, counts: Any, states: Any,
@@ -278,7 +299,8 @@ def roll_summary_lanes(plan: Any, groups: Any, n_targets: Any, firsts: Any, coun
     """Chunk k: attacks firsts[k]..firsts[k]+counts[k]-1 from states[4k..4k+3], as roll_summary
     rolls each (here one after the other; the compiled core rolls them side by side)."""
     if not lanes_fit(plan, groups):
-        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage")
+        raise ValueError("roll_summary_lanes takes one group of one strike without disadvantage, friendly fire"
+                         " or shock")
     if not 1 <= len(firsts) <= LANES or len(counts) != len(firsts) or len(states) != 4 * len(firsts):
         raise ValueError(f"roll_summary_lanes takes 1 to {LANES} chunks, with 4 state words each")
     for k in range(len(firsts)):

@@ -72,3 +72,96 @@ def test_er15_odds_follow_the_defender_s_sight():
     got = fracas.odds(blind).to_dict()["targets"]["goblin"]
     assert got == fracas.odds(only_blind).to_dict()["targets"]["goblin"]
     assert Fraction(got["p_hit_exact"]) == 1 - Fraction(9, 20) ** 2
+
+
+# -- Bulk says what it leaves out: ER-13 shock saves, ER-17 stray shots -------------------------
+
+ARROWS = {"seed": 11, "profiles": {"archer": {"attacker": {"agility": 2},
+                                              "strikes": [{**BOW, "dice": 1}]}},
+          "targets": {"orc": {"ac": 14, "cover": "three-quarters", "nearby": ["bystander"]},
+                      "bystander": {"ac": 10}},
+          "attacks": [{"profile": "archer", "target": "orc", "count": 1000}]}
+
+
+def test_er17_bulk_counts_the_strays_it_does_not_roll():
+    """ER-17 in bulk (issue 42): 1,000 arrows at an orc in three-quarters cover with a
+    bystander: every shot that missed entirely would have strayed; the group says how many."""
+    result = fracas.resolve_bulk(ARROWS).to_dict()
+    group = result["groups"][0]
+    assert group["strays_omitted"] == 1000 - group["attacks_hit"] > 0
+    assert result["targets"]["bystander"]["damage"] == 0  # not rolled in bulk, and said so
+
+
+def test_er17_a_shot_that_cannot_stray_into_anyone_is_not_counted():
+    """A shot under friendly fire with nobody nearby strays into an empty slot: nothing omitted."""
+    lone = dict(ARROWS, targets={"orc": {"ac": 14}},
+                profiles={"archer": {"attacker": {"agility": 2},
+                                     "strikes": [{**BOW, "dice": 1, "friendly_fire": True}]}})
+    assert fracas.resolve_bulk(lone).to_dict()["groups"][0]["strays_omitted"] == 0
+
+
+def test_er13_bulk_counts_the_shock_saves_it_does_not_roll():
+    """ER-13 in bulk (issue 42): a sneak attack dealing 5 against Body 4 calls for a shock
+    save (5 >= 4 / 2); the group counts each attack that called for one."""
+    request = {"seed": 3, "profiles": {"rogue": {"attacker": {"strength": 4},
+                                                 "strikes": [{"method": "melee", "style": "pole-arm", "dice": 5,
+                                                              "weight": 2, "damage_type": "piercing",
+                                                              "sneak": True, "reach": True}]}},
+               "targets": {"pc": {"ac": 1, "body_max": 4}},
+               "attacks": [{"profile": "rogue", "target": "pc", "count": 50}]}
+    group = fracas.resolve_bulk(request).to_dict()["groups"][0]
+    assert group["shock_checks"] == 50 and group["strays_omitted"] == 0  # every die hits: 5 + 2 + 1 ≥ 2
+    request["targets"]["pc"]["body_max"] = 100  # 8 to 16 damage never reaches 50
+    assert fracas.resolve_bulk(request).to_dict()["groups"][0]["shock_checks"] == 0
+
+
+def _single_of(bulk, profile, targets):
+    """The single attack a bulk group of one attack rolls: the profile's strikes at `targets`."""
+    p = bulk["profiles"][profile]
+    return {"attacker": p["attacker"], "targets": bulk["targets"],
+            "strikes": [dict(s, target=t) for s, t in zip(p["strikes"], targets)]}
+
+
+MIXED = {"profiles": {"band": {"attacker": {"strength": 3, "agility": 3},
+                               "strikes": [{**BOW, "dice": 2, "sneak": True},
+                                           {**BOW, "dice": 1},
+                                           {"method": "melee", "style": "piercing", "dice": 2, "weight": 0,
+                                            "damage_type": "piercing", "sneak": True},
+                                           {**BOW, "dice": 1, "sneak": "advantage-only"}]}},
+         "targets": {"orc": {"ac": 15, "cover": "three-quarters", "nearby": ["ally", "pc"], "body_max": 6},
+                     "ally": {"ac": 12, "body_max": 3},
+                     "pc": {"ac": 14, "body_max": 9, "resistant": ["piercing"]}}}
+
+
+@pytest.mark.parametrize("aim", [["orc", "orc", "ally", "pc"], ["orc", "pc", "orc", "ally"],
+                                 ["pc", "orc", "orc", "pc"]])
+def test_er13_er17_a_bulk_attack_counts_what_the_same_single_attack_would_roll(aim):
+    """A bulk request of one attack rolls the single attack's dice (docs/ENGINE.md §5): its
+    counts are that attack's shock saves due and strays, seed after seed."""
+    seen = {"shock": 0, "strays": 0}
+    for seed in range(60):
+        bulk = dict(MIXED, seed=seed, attacks=[{"profile": "band", "target": aim, "count": 1}])
+        group = fracas.resolve_bulk(bulk).to_dict()["groups"][0]
+        single = fracas.resolve(_single_of(bulk, "band", aim), seed=seed).to_dict()
+        shock = sum(1 for t in single["targets"].values() if t["shock_save_dc"] is not None)
+        strays = sum(1 for s in single["strikes"] if s["stray"] is not None)
+        assert (group["shock_checks"], group["strays_omitted"]) == (shock, strays), seed
+        seen["shock"] += shock
+        seen["strays"] += strays
+    assert seen["shock"] and seen["strays"]  # the cases were met
+
+
+def test_er13_er17_bulk_counts_are_the_same_for_any_thread_count_and_on_the_lanes_path():
+    """Counted on every path: a one-strike mob with friendly fire or shock is not a lane
+    plan (the lane kernel counts neither), and chunks sum alike for any thread count."""
+    from fracas import _kernels
+    from fracas.rulesets.er.bulk import compile_bulk
+
+    big = dict(ARROWS, attacks=[{"profile": "archer", "target": "orc", "count": 200_000}])
+    plan = compile_bulk(big)
+    assert not _kernels.active().lanes_fit(plan.plan, plan.groups)
+    if _kernels.active().BACKEND == "python":
+        big["attacks"][0]["count"] = 70_000  # two chunks, in Python's time
+    one = fracas.resolve_bulk(big, threads=1).to_dict()["groups"][0]
+    two = fracas.resolve_bulk(big, threads=2).to_dict()["groups"][0]
+    assert one == two and one["strays_omitted"] == one["count"] - one["attacks_hit"]

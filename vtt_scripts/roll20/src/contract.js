@@ -447,7 +447,7 @@ const RESULTS = Object.freeze({
       Flee: ["moved", "speed", "dice"],
       BulkResult: ["ruleset", "seed", "backend", "detail", "attacks_total", ["targets", {"dict": "BulkTarget"}], ["groups", {"list": "BulkGroup"}], "total_damage", ["attacks", {"list": "Listed"}, "optional"]],
       BulkTarget: ["damage", "by_type", "attacks", "attacks_hit", "strikes", "strikes_hit", "crits", "longest_chain", "undodgeable"],
-      BulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "crits", "histogram"],
+      BulkGroup: ["profile", "target", "count", "attacks_hit", "hit_rate", "damage", "mean_damage", "crits", "shock_checks", "strays_omitted", "histogram"],
       Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
       InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
       Ranked: ["id", "roll", "modifier", "total", "tiebreaks"],

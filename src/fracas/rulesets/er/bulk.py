@@ -167,6 +167,18 @@ def _retarget(meta: Any, tid: str) -> Any:
     return copy
 
 
+def _unrolled(row: list[int], meta: Any, target: Any) -> None:
+    """Mark what a bulk request does not roll, for the kernels to count per group: a shot
+    under the friendly-fire rule with creatures near its target, whose stray a single
+    attack would roll (ER-17, P_FRIENDLY), and a sneak strike at a target with `body_max`,
+    with the least summed sneak damage that calls for a shock save (ER-13, D-5: half its
+    maximum Body, rounded up; P_SHOCK)."""
+    spec = target.spec
+    row[L.P_FRIENDLY] = int(bool(meta.friendly_fire and spec.nearby))
+    if meta.sneak is not False and spec.body_max is not None:
+        row[L.P_SHOCK] = (spec.body_max + 1) // 2
+
+
 def compile_bulk(request: Any) -> BulkPlan:
     """Check a bulk request and compile it (same rules and error paths as single attacks)."""
     req: BulkRequest = decode(request, BulkRequest)
@@ -223,6 +235,7 @@ def compile_bulk(request: Any) -> BulkPlan:
                                            f"{ppath}.attacker", conditions[group.profile], target,
                                            profile.advantage, profile.disadvantage, target_path=tpath,
                                            strays=False)
+                _unrolled(row, meta, target)
                 if key is not None:
                     compiled[(group.profile, i, key)] = (row, meta)
             bulk.plan.extend(row)
@@ -290,7 +303,9 @@ class BulkResult:
                 "profile": profile, "target": target, "count": count,
                 "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
                 "damage": damage, "mean_damage": damage / count if count else 0.0,
-                "crits": self.acc_g[base + L.G_CRITS], "histogram": hist,
+                "crits": self.acc_g[base + L.G_CRITS],
+                "shock_checks": self.acc_g[base + L.G_SHOCK], "strays_omitted": self.acc_g[base + L.G_STRAYS],
+                "histogram": hist,
             })
         result = {
             "ruleset": bulk.ruleset, "seed": self.seed, "backend": self.backend,

@@ -301,7 +301,16 @@ class TerminalRenderer(Renderer):
             target = g["target"] if isinstance(g["target"], str) else ", ".join(g["target"])
             rows.append([str(index + 1), g["profile"], target, f"{g['count']:,}", f"{g['hit_rate']:.1%}",
                          f"{g['mean_damage']:.2f}", f"{g['crits']:,}", sparkline(g["histogram"])])
-        return self.style("Groups", bold=True) + "\n" + "\n".join(table(header, rows, "rllrrrrl"))
+        lines = table(header, rows, "rllrrrrl")
+        # What bulk does not roll is said, never dropped silently (ER-13, ER-17).
+        for index, g in groups:
+            if g.get("shock_checks"):
+                lines.append(f"  group {index + 1}: {g['shock_checks']:,} shock save(s) due, not rolled: the sneak "
+                             "damage reached half the target's Body (DC 5 + that damage, ER-13)")
+            if g.get("strays_omitted"):
+                lines.append(f"  group {index + 1}: {g['strays_omitted']:,} shot(s) under friendly fire missed "
+                             "entirely: their strays are not rolled in bulk (ER-17)")
+        return self.style("Groups", bold=True) + "\n" + "\n".join(lines)
 
     def bulk_footer(self, result: Any) -> Any:
         text = self.style(f"Total damage: {result['total_damage']:,}", bold=True)

@@ -230,9 +230,14 @@ class BulkTarget(Shape):
 
 
 class BulkGroup(R.BulkGroup):
-    """One `attacks` entry of a bulk request, with its crits."""
+    """One `attacks` entry of a bulk request, with its crits and what it did not roll:
+    `shock_checks`, the times one attack's sneak damage to a target called for an ER-13
+    shock save (DC 5 + that damage; not rolled), and `strays_omitted`, the shots under
+    the friendly-fire rule that missed entirely, whose ER-17 strays were not rolled."""
 
     crits: Count
+    shock_checks: Count
+    strays_omitted: Count
 
 
 class Listed(Shape):

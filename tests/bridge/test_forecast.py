@@ -6,9 +6,9 @@ minus timing, byte for byte."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +18,7 @@ import pytest
 
 import fracas
 from fracas.bridge.dispatcher import Dispatcher, Session
-from fracas.bridge.journal import Journal
+from fracas.bridge.journal import Journal, id_key
 from fracas.bridge.limits import Limits
 from fracas.drive.simulate import PYTHON_LOOP_COST
 
@@ -303,11 +303,17 @@ async def _ask(websocket, message):
     return orjson.loads(await websocket.recv())
 
 
-def test_a_forecast_whose_client_leaves_is_stopped_and_not_journaled(tmp_path):
+def _longest() -> dict:
+    """The largest forecast the default budget takes of a 158-combatant horde: seconds of
+    fights on any backend."""
     horde = scenario()
-    horde["sides"]["goblins"][0]["count"] = 150  # 158 combatants: seconds of fights on any backend
-    runs = min(Limits().max_forecast_runs, Limits().max_forecast_work // (158 * COST))  # the most the budget takes
-    long = {"scenario": horde, "runs": runs, "seed": 3}
+    horde["sides"]["goblins"][0]["count"] = 150
+    runs = min(Limits().max_forecast_runs, Limits().max_forecast_work // (158 * COST))
+    return {"scenario": horde, "runs": runs, "seed": 3}
+
+
+def test_a_forecast_whose_client_leaves_is_stopped_and_not_journaled(tmp_path):
+    long = _longest()
 
     async def body():
         async with serving(tmp_path) as bridge:
@@ -316,8 +322,9 @@ def test_a_forecast_whose_client_leaves_is_stopped_and_not_journaled(tmp_path):
                 await (await leaving.ping())  # the bridge has read it
                 while bridge.workers is None or bridge.workers.busy == 0:  # it is in the worker
                     await asyncio.sleep(0.01)
-            # The connection is closed: its worker is killed, the slot is free again.
-            while bridge.workers.busy:
+            # The connection is closed: its worker is killed, the slot is free again, and what
+            # the forecast took of the bridge's budgets (its work as attacks) is given back.
+            while bridge.workers.busy or bridge.dispatcher.protocol.server_attacks.used:
                 await asyncio.sleep(0.01)
             async with client(bridge.url) as other:
                 missing = await _ask(other, request(1, "journal.get", {"id": "gone"}))
@@ -327,6 +334,25 @@ def test_a_forecast_whose_client_leaves_is_stopped_and_not_journaled(tmp_path):
                 assert again["result"] == fracas.forecast(small).to_dict()
 
     run(body(), timeout=600)
+
+
+def test_a_forecast_running_at_shutdown_is_answered_minus_32010_and_not_journaled(tmp_path):
+    from .test_hardening import in_flight, sync_client, wait_until
+
+    server = start_server(tmp_path / "journal.sqlite3", "--limit", "shutdown_grace=0.5")
+    with sync_client(server.url) as websocket:
+        websocket.send(orjson.dumps(request("late", "fight.forecast", _longest())).decode())
+        wait_until(lambda: in_flight(server.url)["attacks"] > 0, "the forecast started")
+        server.process.send_signal(signal.SIGTERM)
+        reply = orjson.loads(websocket.recv(timeout=120))
+    assert reply["id"] == "late" and reply["error"]["code"] == -32010, reply
+    server.process.communicate(timeout=120)
+    assert server.process.returncode == 0
+    journal = Journal(str(tmp_path / "journal.sqlite3"))
+    try:
+        assert journal.lookup(id_key("late")) is None
+    finally:
+        journal.close()
 
 
 def test_fracas_serve_takes_the_forecast_limits(tmp_path):
@@ -381,3 +407,23 @@ def test_the_readme_example_is_what_the_bridge_answers(ask):
         assert (key, json.dumps(json.loads(value))) in real, (key, value)
     assert '"at": 5.0614' in answer and '"crossings": [{"at": 5.0614, "between": [4, 6]}]' in answer
     assert reply["result"]["sweep"]["target"]["rows"][0]["crossings"] == [{"at": 5.0614, "between": [4, 6]}]
+
+
+def test_the_params_and_the_result_are_what_schema_json_says(raw):
+    import jsonschema
+
+    import fracas.bridge
+
+    schema = json.loads((Path(fracas.bridge.__file__).parent / "schema.json").read_text())
+
+    def valid(value, name):  # the schema itself is checked by test_docs; here only the values
+        jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": f"#/$defs/{name}"}).validate(value)
+
+    params = {"scenario": scenario("er-skeleton-horde"), "runs": 40, "seed": 1,
+              "vary": {"path": "$.sides.skeletons[0].count", "values": [2, 4], "target": 0.5, "side": "party"}}
+    valid(params, "params.fight.forecast")
+    valid(request("f", "fight.forecast", params), "request")
+    result = forecast(raw, "f", params)["result"]
+    valid(result, "result.fight.forecast")
+    with pytest.raises(jsonschema.ValidationError):
+        valid({**params, "fights": 3}, "params.fight.forecast")

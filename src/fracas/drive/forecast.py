@@ -163,16 +163,17 @@ def plan(request: Any) -> Plan:
     except SchemaError as err:
         raise SchemaError("$.loop", err.reason) from None
     vary = request.get("vary")
+    inner: dict[str, Any] = vary if isinstance(vary, dict) else {}
     sides = list(scenario["sides"])
-    where = {}
+    where: dict[str, tuple[str, Any]] = {}
     for name in ("target", "side"):
-        inside = isinstance(vary, dict) and name in vary
-        if name in request and inside and request[name] != vary[name]:
+        inside = name in inner
+        if name in request and inside and request[name] != inner[name]:
             raise SchemaError(f"$.{name}", f"given twice, as {shown(request[name])} and as $.vary.{name}"
-                                           f" {shown(vary[name])}: give it once")
+                                           f" {shown(inner[name])}: give it once")
         if (name in request or inside) and vary is None:
             raise SchemaError(f"$.{name}", "a sweep's target and side go with vary (the field a sweep varies)")
-        where[name] = (f"$.vary.{name}", vary[name]) if inside else (f"$.{name}", request.get(name))
+        where[name] = (f"$.vary.{name}", inner[name]) if inside else (f"$.{name}", request.get(name))
     path, target = where["target"]
     if target is None:
         target = DEFAULT_TARGET
@@ -184,7 +185,9 @@ def plan(request: Any) -> Plan:
     elif side not in sides:
         raise SchemaError(path, f"the scenario has no side {shown(side)} (its sides: {', '.join(sides)})")
     cost = fight_cost(compiled, loop)
-    field, point_combatants, point_costs = None, (), ()
+    field: Optional[Vary] = None
+    point_combatants: tuple[int, ...] = ()
+    point_costs: tuple[int, ...] = ()
     if vary is not None:
         field, point_combatants, points = _vary(vary, scenario)
         point_costs = tuple(fight_cost(point, loop) for point in points)
@@ -207,7 +210,7 @@ class ForecastResult(SimulationResult):
 
     @property
     def sweep(self) -> Optional[dict[str, Any]]:
-        return self._data.get("sweep")  # type: ignore[no-any-return]
+        return self._data.get("sweep")
 
 
 def _untimed(result: Mapping[str, Any]) -> dict[str, Any]:

@@ -121,10 +121,33 @@ export function fakeActor({ uuid, name, system, statuses = [], flags = {} }) {
   return actor;
 }
 
-/** A token view around an actor, as the edge builds them; `at`: [column, row] on a 100-px grid. */
-export function view(id, name, actor, { at, hidden = false, size = 1 } = {}) {
+/**
+ * Refuse an option a fake does not know: a test that passes a typo (or a property the edge
+ * never gives) fails instead of testing something else.
+ * @param {string} what
+ * @param {object} given
+ * @param {string[]} known
+ */
+export function onlyKnown(what, given, known) {
+  for (const key of Object.keys(given ?? {})) {
+    if (!known.includes(key)) throw new TypeError(`${what}: unknown property ${JSON.stringify(key)} (known: ${known.join(", ")})`);
+  }
+}
+
+/**
+ * A token view around an actor, as the edge builds them (main.js tokenView); `at`: [column, row]
+ * on a 100-px grid. `disposition` is TokenDocument#disposition (CONST.TOKEN_DISPOSITIONS, HOSTILE -1
+ * when not set: foundry-vtt-types 13.x client/data/documents/token.d.mts l. 330-345); `unnamed`:
+ * players do not see its nameplate (audience.js othersSeeName).
+ */
+export function view(id, name, actor, options = {}) {
+  onlyKnown("view", options, ["at", "hidden", "size", "disposition", "unnamed"]);
+  const { at, hidden = false, size = 1, disposition, unnamed } = options;
   const v = { id, name, actorId: actor?.id ?? null, actorUuid: actor?.uuid ?? null, actorName: actor?.name ?? null, actor, statuses: actor ? [...actor.statuses] : [] };
   if (at) Object.assign(v, { hidden, place: { x: at[0] * 100, y: at[1] * 100, width: size, height: size } });
+  else if (hidden) v.hidden = true;
+  if (disposition !== undefined) v.disposition = disposition;
+  if (unnamed !== undefined) v.unnamed = unnamed;
   return v;
 }
 
@@ -136,8 +159,13 @@ export function sheet({ ac = 12, hp = 10, hpMax = 10, str = 4, agi = 2, size, re
   return { health: { value: hp, max: hpMax }, attributes };
 }
 
+/** What a card posted through the adapter may hold (actions.js's Vtt#postCard). */
+const CARD_KEYS = ["content", "rolls", "flags", "speaker", "whisperToGM", "rollMode", "requester", "gmRequester"];
+
 /** The VTT adapter over in-memory tokens, settings and chat. */
-export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings = {}, isGM = true } = {}) {
+export function fakeVtt(options = {}) {
+  onlyKnown("fakeVtt", options, ["tokens", "controlled", "targeted", "settings", "isGM"]);
+  const { tokens = [], controlled = [], targeted = [], settings = {}, isGM = true } = options;
   const byId = new Map(tokens.map((t) => [t.id, t]));
   const docs = new Map(tokens.filter((t) => t.actor).map((t) => [t.actor.uuid, t.actor]));
   const vtt = {
@@ -167,6 +195,7 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
     },
     makeRolls: async (specs) => specs.map((s) => ({ fake: "roll", ...s })),
     postCard: async (card) => {
+      onlyKnown("postCard", card, CARD_KEYS);
       if (vtt.postFails) throw vtt.postFails;
       const message = { id: `msg${vtt.messages.length + 1}`, ...structuredClone({ ...card, rolls: undefined, speaker: undefined }), rolls: card.rolls, speaker: card.speaker };
       vtt.messages.push(message);
@@ -184,7 +213,7 @@ export function fakeVtt({ tokens = [], controlled = [], targeted = [], settings 
       vtt.initiativeUpdates.push(values);
       vtt.initiativeOptions = options;
     },
-    promptForm: async (html) => { vtt.formHtml = html; return vtt.formAnswer; },
+    promptForm: async (html, title, okLabel) => { Object.assign(vtt, { formHtml: html, formTitle: title, formOk: okLabel }); return vtt.formAnswer; },
     owned: new Set(), // token ids this (player) user owns
     ownsToken: (v) => vtt.owned.has(v?.id),
     userOwnsToken: (userId, v) => (vtt.ownersOf?.[v?.id] ?? []).includes(userId),

@@ -116,11 +116,28 @@ class Actor {
 }
 
 /**
+ * Refuse what a document's data may not hold: Foundry's DataModel knows its schema's fields and
+ * nothing else (a test world built with a misspelt field would test something other than it says).
+ * @param {string} what
+ * @param {object} data
+ * @param {string[]} fields
+ */
+function onlyFields(what, data, fields) {
+  for (const key of Object.keys(data ?? {})) {
+    if (!fields.includes(key)) throw new Error(`${what}: ${JSON.stringify(key)} is not a field the shim knows (${fields.join(", ")})`);
+  }
+}
+
+/**
  * As BaseToken's schema (foundry.documents.BaseToken, v12/v13 API docs): x and y are the
- * top-left corner in pixels, width and height in grid spaces, hidden is the GM-only flag.
+ * top-left corner in pixels, width and height in grid spaces, hidden is the GM-only flag;
+ * disposition a CONST.TOKEN_DISPOSITIONS value, HOSTILE (-1) when not given (foundry-vtt-types
+ * 13.x src/foundry/client/data/documents/token.d.mts l. 330-345: `initial:
+ * CONST.TOKEN_DISPOSITIONS.HOSTILE`, `choices` the four dispositions).
  */
 class TokenDocument {
-  constructor({ id, name, actor, parent, x, y, width = 1, height = 1, hidden = false, displayName = 0 }) {
+  constructor({ id, name, actor, parent, x, y, width = 1, height = 1, hidden = false, displayName = 0, disposition = -1 }) {
+    if (![-2, -1, 0, 1].includes(disposition)) throw new Error(`disposition ${disposition} must be a value in CONST.TOKEN_DISPOSITIONS`);
     this.id = id;
     // BaseToken#displayName: a CONST.TOKEN_DISPLAY_MODES value, NONE (0) by default (BaseToken schema).
     this.displayName = displayName;
@@ -128,7 +145,7 @@ class TokenDocument {
     this.actor = actor;
     this.parent = parent;
     this.documentName = "Token";
-    Object.assign(this, { x, y, width, height, hidden });
+    Object.assign(this, { x, y, width, height, hidden, disposition });
   }
 }
 
@@ -358,8 +375,18 @@ const DICE_ROLL_MODES = Object.freeze({ PUBLIC: "publicroll", PRIVATE: "gmroll",
 const documentChannel = new BroadcastChannel("fracas-test-documents");
 const received = [];
 
+/**
+ * The fields of a ChatMessage's data (BaseChatMessage's schema, foundry-vtt-types 13.x
+ * src/foundry/client/data/documents/chat-message.d.mts l. 228-323: _id, type, system, style,
+ * author, timestamp, flavor, content, speaker, whisper, blind, rolls, sound, emote, flags,
+ * _stats). The module may write no other.
+ */
+const CHAT_MESSAGE_FIELDS = ["_id", "type", "system", "style", "author", "timestamp", "flavor", "content", "speaker", "whisper",
+  "blind", "rolls", "sound", "emote", "flags", "_stats"];
+
 class ChatMessage {
   constructor(data) {
+    onlyFields("ChatMessage", data, CHAT_MESSAGE_FIELDS);
     this.id = data._id ?? randomID();
     this.content = data.content ?? "";
     this.flags = structuredClone(data.flags ?? {});
@@ -893,11 +920,13 @@ globalThis.__world = {
     keybindings.close();
     renderControls();
   },
-  addToken({ id, name, actor, scene = "scene1", x, y, width, height, hidden, displayName }) {
+  addToken(data) {
+    onlyFields("addToken", data, ["id", "name", "actor", "scene", "x", "y", "width", "height", "hidden", "displayName", "disposition"]);
+    let { id, name, actor, scene = "scene1", x, y, width, height, hidden, displayName, disposition } = data;
     // A token's actor may name the users who own it (`owners`) and carry items.
     const a = actor instanceof Actor ? actor : new Actor(actor);
     if (x === undefined || y === undefined) [x, y] = [(placed++) * 500, 5000];
-    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene), x, y, width, height, hidden, displayName });
+    const doc = new TokenDocument({ id, name, actor: a, parent: scenes.get(scene), x, y, width, height, hidden, displayName, disposition });
     for (const s of scenes.values()) s.tokens.delete(id);
     scenes.get(scene).tokens.set(id, doc);
     const t = new Token(doc);
@@ -926,6 +955,41 @@ globalThis.__world = {
   /** What the settings window shows this user. */
   settingsView: () => settings.view(),
   openMenu: (key) => settings.openMenu(key),
+  /**
+   * The combat tracker renders (the sidebar's Combat tab): v13's CombatTracker is an ApplicationV2
+   * drawn from the parts header, tracker and footer (core client/applications/sidebar/tabs/
+   * combat-tracker.mjs `static PARTS`: templates/sidebar/tabs/combat/header.hbs, tracker.hbs,
+   * footer.hbs; a stored public copy): a <header class="combat-tracker-header"> holding the GM's
+   * nav.encounters and the .encounter-controls, the ol.combat-tracker of turns, and the footer's
+   * nav.combat-controls, which has buttons only with a combat. Each render replaces the parts'
+   * contents, then fires the render hook of the class and each parent class
+   * (https://foundryvtt.com/api/functions/hookEvents.renderApplicationV2.html: "Each
+   * ApplicationV2 class in the inheritance chain will also fire this hook") with (application,
+   * element, context, options). v12's CombatTracker is an Application (v1) whose hooks hand a
+   * jQuery object (https://foundryvtt.com/api/functions/hookEvents.renderApplication.html);
+   * the shim hands a jQuery-like array, as it does for chat messages.
+   */
+  renderCombatTracker() {
+    let el = document.getElementById("combat");
+    if (!el) {
+      el = document.createElement("section");
+      el.id = "combat";
+      el.className = "tab sidebar-tab combat-sidebar";
+      document.body.append(el);
+    }
+    const turns = game.combat ? [...game.combat.combatants].filter((c) => game.user.isGM || !c.hidden) : [];
+    el.innerHTML = `<header class="combat-tracker-header">${game.user.isGM ? '<nav class="encounters"></nav>' : ""}`
+      + `<div class="encounter-controls${game.combat ? " combat" : ""}"><strong class="encounter-title">${game.combat ? `Round ${game.combat.round}` : "No Combat"}</strong></div></header>`
+      + `<ol class="combat-tracker plain">${turns.map((c) => `<li class="combatant" data-combatant-id="${c.id}">${c.name}</li>`).join("")}</ol>`
+      + `<nav class="combat-controls">${game.combat && game.user.isGM ? '<button type="button" class="combat-control" data-action="endCombat">End Combat</button>' : ""}</nav>`;
+    const app = { id: "combat", viewed: game.combat };
+    if (generation >= 13) {
+      for (const name of ["CombatTracker", "HandlebarsApplication", "AbstractSidebarTab", "ApplicationV2"]) Hooks.callAll(`render${name}`, app, el, {}, {});
+    } else {
+      for (const name of ["CombatTracker", "SidebarTab", "Application"]) Hooks.callAll(`render${name}`, app, [el], {});
+    }
+    return el;
+  },
   /**
    * Foundry re-renders the players list (a user joins or leaves): the element's contents are
    * replaced and the render hook fires, as ApplicationV2#render calls `render${Class}` for the

@@ -16,12 +16,17 @@ export const PYTHON = process.env.FRACAS_PYTHON || join(REPO_DIR, ".venv/bin/pyt
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json" };
 
-/** Serve the module directory read-only on 127.0.0.1:<OS port>. */
-export async function serveModule() {
+/**
+ * Serve the module directory (or `dir`: a packaged module unpacked, with the test page beside
+ * it) read-only on 127.0.0.1:<OS port>.
+ * @param {{dir?: string}} [options]
+ */
+export async function serveModule({ dir = MODULE_DIR } = {}) {
+  const root = resolve(dir);
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^[/\\]+/, "");
-    const file = resolve(MODULE_DIR, path);
-    if (!file.startsWith(MODULE_DIR.replace(/[/\\]$/, "") + sep) || !existsSync(file)) {
+    const file = resolve(root, path);
+    if (!file.startsWith(root.replace(/[/\\]$/, "") + sep) || !existsSync(file)) {
       res.writeHead(404).end("not found");
       return;
     }

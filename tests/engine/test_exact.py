@@ -127,3 +127,35 @@ def test_at_least_ten_configurations_with_pool_sizes_1_to_7():
     assert len(CONFIGS) >= 10
     sizes = {pool.dice for *_, pools in CONFIGS.values() for pool in pools}
     assert set(range(1, 8)) <= sizes
+
+
+def test_big_integer_convolution_gives_the_same_weights_as_pairing_outcomes():
+    """Issue 44 item 4: a mob's total is one big-integer power (Kronecker substitution), not
+    outcome pairs one by one; the weights are exactly those of pairing, with or without mass
+    left out by a cut chain, negative outcomes included."""
+    import random
+
+    from fracas.exact import Dist, kronecker_power, kronecker_product
+
+    def paired(a: Dist, b: Dist) -> Dist:
+        w: dict = {}
+        for x, p in a.w.items():
+            for y, q in b.w.items():
+                w[x + y] = w.get(x + y, 0) + p * q
+        return Dist(w, a.den * b.den)
+
+    rng = random.Random(44)
+    for _ in range(40):
+        values = rng.sample(range(-3, 40), rng.randint(1, 12))
+        weights = [rng.randint(1, 10**rng.randint(1, 20)) for _ in values]
+        one = Dist(dict(zip(values, weights)), sum(weights) + rng.choice([0, 0, 7]))
+        n = rng.randint(2, 12)
+        expected = one
+        for _ in range(n - 1):
+            expected = paired(expected, one)
+        got = kronecker_power(one, n)
+        assert (got.w, got.den) == (expected.w, expected.den)
+        assert (one.power(n).w, one.power(n).den) == (expected.w, expected.den)
+        other = Dist({v * 2: w for v, w in one.w.items()}, one.den)
+        product = kronecker_product(one, other)
+        assert (product.w, product.den) == (paired(one, other).w, paired(one, other).den)

@@ -91,12 +91,26 @@ class OddsResult:
 
 
 def _summary(damage: Dist) -> dict[str, Any]:
-    items = list(damage.items())
-    mean = sum((v * p for v, p in items), Fraction(0))
-    var = sum(((v - mean) ** 2 * p for v, p in items), Fraction(0))
+    """Mean, spread and distribution, in integers over the one denominator (a mob's weights are
+    integers of thousands of bits: summing them as Fractions cost a gcd per term). The figures
+    are the Fractions' exactly: var = Σ(v − mean)²·w/den = (S2·den² − 2·S1²·den + S1²·W) / den³,
+    with S1 = Σv·w, S2 = Σv²·w and W = Σw (W < den when a cut chain left mass out)."""
+    den = damage.den
+    ordered = sorted(damage.w.items())
+    first = sum(v * w for v, w in ordered)
+    second = sum(v * v * w for v, w in ordered)
+    mass = sum(w for _v, w in ordered)
+    mean = Fraction(first, den)
+    var = Fraction(second * den * den - 2 * first * first * den + first * first * mass, den ** 3)
     return {"mean": float(mean), "mean_exact": _frac(mean), "sd": math.sqrt(var),
-            "distribution": [[v, float(p)] for v, p in items],
-            "exact": [[v, _frac(p)] for v, p in items]}
+            "distribution": [[v, w / den] for v, w in ordered],
+            "exact": [[v, _ratio(w, den)] for v, w in ordered]}
+
+
+def _ratio(numerator: int, denominator: int) -> str:
+    """`numerator/denominator` in lowest terms, as _frac(Fraction(numerator, denominator)) writes it."""
+    g = math.gcd(numerator, denominator)
+    return f"{numerator // g}/{denominator // g}"
 
 
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,

@@ -7,14 +7,15 @@
 // half-applied. Failures become one notification naming the problem.
 //
 // One module per feature in actions/ (attack, mob, odds, initiative, compete and
-// impale, round, damage and undo, players' requests, the relay of a GM tab that does not
-// hold the bridge, the dialogs), each a factory over the shared context
+// impale, round, forecast, damage and undo, players' requests, the relay of a GM tab that
+// does not hold the bridge, the dialogs), each a factory over the shared context
 // (actions/context.js); createActions composes them into the API.
 
 import { applyingActions } from "./actions/applying.js";
 import { attackActions } from "./actions/attack.js";
 import { makeContext } from "./actions/context.js";
 import { dialogsActions } from "./actions/dialogs.js";
+import { forecastActions } from "./actions/forecast.js";
 import { initiativeActions } from "./actions/initiative.js";
 import { mobActions } from "./actions/mob.js";
 import { oddsActions } from "./actions/odds.js";
@@ -80,7 +81,8 @@ export { LIMITS } from "./actions/players.js";
  * @property {(combat: CombatView, values: {id: string, value: number}[], options?: {keepTurnOf?: string|null}) => Promise<unknown>} setInitiative
  * @property {(combat: CombatView) => any} combatFlag  the fracas encounter a combat plays (its flags: the module's own data), or null
  * @property {(combat: CombatView, value: object) => Promise<unknown>} setCombatFlag
- * @property {(html: string, title: string) => Promise<Record<string, unknown>|null>} promptForm
+ * @property {(html: string, title: string, okLabel?: string) => Promise<Record<string, unknown>|null>} promptForm
+ *   a form in a dialog: its fields' values when submitted (the OK button says okLabel, else "Roll"), null when closed
  * @property {(level: "info"|"warn"|"error", text: string) => void} notify
  * @property {(actor: any, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark (actor: an Actor, the system's)
  * @property {(view: TokenView|null) => boolean} ownsToken      this user owns the token's actor
@@ -116,7 +118,7 @@ export { LIMITS } from "./actions/players.js";
 export function createActions(deps) {
   const ctx = /** @type {import("./actions/context.js").Ctx} the features are added just below */ (makeContext(deps));
   for (const feature of [applyingActions, attackActions, playersActions, oddsActions, mobActions, initiativeActions,
-    specialsActions, dialogsActions, roundActions, relayActions]) Object.assign(ctx, feature(ctx));
+    specialsActions, dialogsActions, roundActions, forecastActions, relayActions]) Object.assign(ctx, feature(ctx));
   const { guarded, viaHolder } = ctx;
   return {
     answerRequest: ctx.answerRequest,
@@ -132,6 +134,13 @@ export function createActions(deps) {
     compete: guarded(viaHolder("compete", ctx.compete)),
     impale: guarded(viaHolder("impale", ctx.impale)),
     undo: guarded(viaHolder("undo", ctx.undo)),
+    forecast: guarded(viaHolder("forecast", ctx.forecast)),
+    // The dialog runs on this tab (it is the GM's screen); the sweep itself where the bridge is held.
+    forecastVary: guarded(async (/** @type {string} */ messageId, /** @type {Json|undefined} */ choice = undefined) => {
+      const asked = choice ?? await ctx.askVary(messageId);
+      return asked ? viaHolder("forecastVary", ctx.forecastVary)(messageId, asked) : null;
+    }),
+    forecastShare: guarded(viaHolder("forecastShare", ctx.forecastShare)),
     attackDialog: guarded(ctx.attackDialog),
     mobDialog: guarded(ctx.mobDialog),
   };

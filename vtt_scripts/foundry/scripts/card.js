@@ -40,11 +40,36 @@ function actionButton(doc, label, kind, action) {
  * @param {CardFlags} flags    the message's fracas flags ({changes, targets, undone})
  * @param {{isGM: boolean, onUndo: () => Promise<unknown>,
  *          onApply?: (targetId: string, multiplier: number) => Promise<unknown>,
- *          onUndoTarget?: (targetId: string) => Promise<unknown>}} ctx
+ *          onUndoTarget?: (targetId: string) => Promise<unknown>,
+ *          onVary?: () => Promise<unknown>, onShare?: () => Promise<unknown>}} ctx
+ *   onVary / onShare: a forecast card's Vary and Share buttons (GMs only)
  */
-export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget }) {
+export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget, onVary, onShare }) {
   const card = root.querySelector(".fracas-card");
   if (!card) return;
+  // A forecast card's Vary and Share: GMs only (the card is whispered to them; a button left on
+  // a card some other user holds does nothing but is removed all the same).
+  for (const [kind, action] of /** @type {[string, (() => Promise<unknown>)|undefined][]} */ ([["vary", onVary], ["share", onShare]])) {
+    const old = /** @type {HTMLButtonElement|null} */ (card.querySelector(`[data-fracas-action="${kind}"]`));
+    if (!old) continue;
+    if (!isGM || !action) {
+      old.remove();
+      continue;
+    }
+    // Wired once per render: Foundry renders a message anew (new elements) on each update.
+    if (old.dataset.fracasWired) continue;
+    old.dataset.fracasWired = "1";
+    old.addEventListener("click", async (event) => {
+      event.preventDefault();
+      if (old.disabled) return;
+      old.disabled = true;
+      try {
+        await action();
+      } finally {
+        old.disabled = false;
+      }
+    });
+  }
   const changes = Array.isArray(flags?.changes) ? flags.changes : [];
   const applied = card.querySelector(".fracas-applied");
   const button = /** @type {HTMLButtonElement|null} */ (card.querySelector('[data-fracas-action="undo"]'));

@@ -30,12 +30,12 @@ import { logText, word, words } from "./words.js";
 const BREAKERS = { "[": "&#91;", "]": "&#93;", "@": "&#64;", "{": "&#123;", "}": "&#125;", "&": "&amp;" };
 
 /** Escaped for an attribute value (the enricher never reads attributes). */
-const attr = (/** @type {unknown} */ value) => String(value)
+export const attr = (/** @type {unknown} */ value) => String(value)
   .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
   .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 /** Escaped for text, with enrichment patterns broken apart. */
-const esc = (/** @type {unknown} */ value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
+export const esc = (/** @type {unknown} */ value) => String(value).replace(/[&<>"'[\]@{}]/g, (c) => {
   if (c in BREAKERS) return `${BREAKERS[c]}<wbr>`;
   return /** @type {Record<string, string>} */ ({ "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c];
 });
@@ -566,7 +566,8 @@ export function renderRulesetCard(model, { undoable = false } = {}) {
     + footerHtml(model, undoable) + "</div>";
 }
 
-const pct = (/** @type {number} */ p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
+/** A probability as a GM reads it: "62%", "99.6%", "<0.1%". */
+export const pct = (/** @type {number} */ p) => (p > 0 && p < 0.0005 ? "<0.1%" : `${(p * 100).toFixed(p >= 0.995 || p <= 0.005 ? 1 : 0)}%`);
 
 /**
  * The odds card (`attack.odds`): per target P(hit), P(crit), mean, the chance it drops.

@@ -23,4 +23,12 @@ export const MACROS = [
     img: "icons/svg/d20-black.svg",
     command: 'game.modules.get("fracas")?.api?.initiative();',
   },
+  {
+    key: "forecast",
+    name: "fracas: forecast",
+    label: "FRACAS.Macro.Forecast",
+    // A core icon (foundry-vtt-types 13.x client/config.d.mts l. 1112: CONFIG.controlIcons.combat's default).
+    img: "icons/svg/combat.svg",
+    command: 'game.modules.get("fracas")?.api?.forecast();',
+  },
 ];

@@ -52,6 +52,8 @@ function tokenView(token) {
     // CONST.TOKEN_DISPLAY_MODES value, and #disposition: audience.js othersSeeName). A token some
     // player owns (Actor#hasPlayerOwner, v12/v13 ClientDocumentMixin) is named: its players know it.
     unnamed: !actor?.hasPlayerOwner && !othersSeeName(doc.displayName, doc.disposition),
+    // TokenDocument#disposition: a CONST.TOKEN_DISPOSITIONS value (forecast.js: the token's side).
+    disposition: Number.isInteger(doc.disposition) ? doc.disposition : null,
     // TokenDocument#x/#y: the top-left corner in pixels; #width/#height: grid spaces.
     place: Number.isFinite(doc.x) && Number.isFinite(doc.y) ? { x: doc.x, y: doc.y, width: doc.width ?? 1, height: doc.height ?? 1 } : null,
   };
@@ -253,9 +255,10 @@ function currentCombat() {
 /**
  * @param {string} content
  * @param {string} title
+ * @param {string} [okLabel]  the OK button's label (default: "Roll")
  * @returns {Promise<Record<string, unknown>|null>}
  */
-async function promptForm(content, title) {
+async function promptForm(content, title, okLabel = undefined) {
   const DialogV2 = foundry.applications?.api?.DialogV2;
   if (!DialogV2) throw new Error(t("FRACAS.Error.Main01"));
   return DialogV2.prompt({
@@ -263,7 +266,7 @@ async function promptForm(content, title) {
     content,
     rejectClose: false,
     ok: {
-      label: t("FRACAS.Dialog.Roll"),
+      label: okLabel ?? t("FRACAS.Dialog.Roll"),
       callback: (_event, button) => Object.fromEntries(new FormData(button.form ?? undefined).entries()),
     },
   });
@@ -703,6 +706,8 @@ Hooks.once("init", () => {
         onUndo: () => api.undo(message.id),
         onApply: (targetId, multiplier) => api.applyTarget(message.id, targetId, multiplier),
         onUndoTarget: (targetId) => api.undoTarget(message.id, targetId),
+        onVary: () => api.forecastVary(String(message.id)),
+        onShare: () => api.forecastShare(message.id),
       });
     } catch (error) {
       console.error("fracas |", error);
@@ -726,23 +731,51 @@ Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records 
   }
 });
 
-// The combat tracker gets a "fracas round" button (GMs): the next round of the fight on the bridge.
+// The combat tracker gets, for GMs, a "fracas forecast" button (the fight on the map, played many
+// times over: api.forecast) and, with a combat, a "fracas round" button (the next round of the
+// fight on the bridge). The render hook of an application fires for its class and each parent
+// class: v13's CombatTracker is an ApplicationV2 (foundry.applications.sidebar.tabs.CombatTracker,
+// https://foundryvtt.com/api/classes/foundry.applications.sidebar.tabs.CombatTracker.html), whose
+// "renderCombatTracker" hands over (application, element: HTMLElement, context, options)
+// (https://foundryvtt.com/api/functions/hookEvents.renderApplicationV2.html; foundry-vtt-types 13.x
+// src/foundry/client/hooks.d.mts l. 866-868); v12's CombatTracker is an Application (v1), whose
+// hook hands over (application, html: jQuery, data)
+// (https://foundryvtt.com/api/functions/hookEvents.renderApplication.html; hooks.d.mts l. 831-835).
+// v13 renders the tracker from the parts header, tracker and footer (core
+// client/applications/sidebar/tabs/combat-tracker.mjs, `static PARTS`, a stored public copy), the
+// header a <header class="combat-tracker-header">; the buttons go to the first of the controls
+// or the header, and each render puts them back (a re-render replaces the parts' contents).
 Hooks.on("renderCombatTracker", (/** @type {any} the tracker application (unused; v12 and v13 render different classes) */ _app, /** @type {any} v12: jQuery; v13: HTMLElement */ html) => {
-  if (!game.user?.isGM) return;
-  const root = html instanceof HTMLElement ? html : html?.[0];
-  if (!root || root.querySelector(".fracas-round-button") || !game.combat) return;
-  const where = root.querySelector(".combat-controls, nav.combat-controls, .encounter-controls, header");
-  if (!where) return;
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "fracas-round-button";
-  button.textContent = t("FRACAS.Round.Button");
-  button.title = t("FRACAS.Round.ButtonTitle");
-  button.addEventListener("click", (event) => {
-    event.preventDefault();
-    api.round();
-  });
-  where.append(button);
+  try {
+    if (!game.user?.isGM) return;
+    const root = html instanceof HTMLElement ? html : html?.[0];
+    if (!(root instanceof HTMLElement)) return;
+    const where = root.querySelector(".combat-controls, nav.combat-controls, .encounter-controls, header");
+    if (!where) return;
+    /**
+     * @param {string} cls
+     * @param {string} label
+     * @param {string} title
+     * @param {() => unknown} action
+     */
+    const add = (cls, label, title, action) => {
+      if (root.querySelector(`.${cls}`)) return;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = cls;
+      button.textContent = label;
+      button.title = title;
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        action();
+      });
+      where.append(button);
+    };
+    add("fracas-forecast-button", t("FRACAS.Forecast.Button"), t("FRACAS.Forecast.ButtonTitle"), () => api.forecast());
+    if (game.combat) add("fracas-round-button", t("FRACAS.Round.Button"), t("FRACAS.Round.ButtonTitle"), () => api.round());
+  } catch (error) {
+    console.error("fracas |", error);
+  }
 });
 
 Hooks.once("ready", () => {

@@ -48,7 +48,7 @@ describe("the Foundry edge", () => {
 
 describe("macros", () => {
   test("each command is valid JavaScript calling the module API", () => {
-    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative"]);
+    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative", "forecast"]);
     for (const m of MACROS) {
       assert.doesNotThrow(() => new Function("game", m.command), `${m.name} parses`);
       const calls = [];

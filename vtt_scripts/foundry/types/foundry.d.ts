@@ -18,6 +18,9 @@ declare global {
     "fracas.ruleset": string;
     "fracas.floorBodyAtZero": boolean;
     "fracas.conditionsFromStatuses": boolean;
+    "fracas.forecastTokens": string;
+    "fracas.forecastNeutral": string;
+    "fracas.forecastRuns": number;
     "fracas.requestTimeoutSeconds": number;
     "fracas.heartbeatSeconds": number;
     "fracas.pathAc": string;

@@ -112,6 +112,10 @@ export function explained(error, ctx) {
  * @property {(options?: Json) => Promise<any>} impale
  * @property {(options?: Json) => Promise<any>} round
  * @property {() => Promise<any>} roundUndo
+ * @property {(options?: Json) => Promise<any>} forecast
+ * @property {(messageId: string, choice: Json) => Promise<any>} forecastVary
+ * @property {(messageId: string) => Promise<Json|null>} askVary
+ * @property {(messageId: string) => Promise<any>} forecastShare
  * @property {(messageId: string) => Promise<unknown>} undo
  * @property {(messageId: string, targetId: string, multiplier?: number) => Promise<unknown>} applyTarget
  * @property {(messageId: string, targetId: string) => Promise<unknown>} undoTarget

@@ -33,6 +33,8 @@ export function relayActions(ctx) {
     initiative: () => ({}),
     round: () => ({}),
     roundUndo: () => ({}),
+    // A forecast reads the asking tab's scene (its own selection plays no part).
+    forecast: (o) => ({ scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
   };
 
   /** The holder's side: the actions a GM-role sender may run there. */
@@ -42,6 +44,8 @@ export function relayActions(ctx) {
     impale: (o) => ctx.impale(o), initiative: (o) => ctx.initiative(o), round: (o) => ctx.round(o), roundUndo: () => ctx.roundUndo(),
     undo: (o) => ctx.undo(o.messageId), applyTarget: (o) => ctx.applyTarget(o.messageId, o.targetId, o.multiplier),
     undoTarget: (o) => ctx.undoTarget(o.messageId, o.targetId),
+    forecast: (o) => ctx.forecast(o), forecastVary: (o) => ctx.forecastVary(o.messageId, o.choice),
+    forecastShare: (o) => ctx.forecastShare(o.messageId),
   };
 
   /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */
@@ -56,6 +60,8 @@ export function relayActions(ctx) {
     if (name === "undo") data = { messageId: args[0] };
     else if (name === "applyTarget") data = { messageId: args[0], targetId: args[1], multiplier: args[2] ?? 1 };
     else if (name === "undoTarget") data = { messageId: args[0], targetId: args[1] };
+    else if (name === "forecastShare") data = { messageId: args[0] };
+    else if (name === "forecastVary") data = { messageId: args[0], choice: args[1] };
     else {
       const options = { ...(args[0] ?? {}) };
       // This tab's chat roll mode (core.rollMode): the holder posts the card as this user would

@@ -8,7 +8,8 @@ import fracas
 
 from .helpers import run
 
-SIDES = ["--challenger", "id=ogre,strength=6,size=large", "--defender", "id=aria,agility=5,attribute=agility,speed=40"]
+SIDES = ["--challenger", "id=ogre,strength=6,size=large,speed=30",
+         "--defender", "id=aria,agility=5,attribute=agility,speed=40"]
 
 
 def test_compete_prints_both_sides_odds_and_the_outcome():
@@ -16,11 +17,11 @@ def test_compete_prints_both_sides_odds_and_the_outcome():
     out = run(["compete", "--contest", "grapple", *SIDES, "--slick", "--seed", "4"])
     assert out.exit_code == 0, out.output
     expected = fracas.compete({"contest": "grapple", "slick": True,
-                               "challenger": {"id": "ogre", "strength": 6, "size": "large"},
+                               "challenger": {"id": "ogre", "strength": 6, "size": "large", "speed": 30},
                                "defender": {"id": "aria", "agility": 5, "attribute": "agility", "speed": 40}},
                               seed=4).to_dict()
     assert f"{expected['challenger']['win_chance']:.1%} to win" in out.output
-    assert "faster by 40 ft +4" in out.output and "slick ground +3" in out.output
+    assert "faster by 10 ft +1" in out.output and "slick ground +3" in out.output
     assert expected["outcome"] in out.output
     data = json.loads(run(["compete", "--contest", "grapple", *SIDES, "--slick", "--seed", "4", "--json"]).output)
     assert data == expected

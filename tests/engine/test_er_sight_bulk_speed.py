@@ -165,3 +165,43 @@ def test_er13_er17_bulk_counts_are_the_same_for_any_thread_count_and_on_the_lane
     one = fracas.resolve_bulk(big, threads=1).to_dict()["groups"][0]
     two = fracas.resolve_bulk(big, threads=2).to_dict()["groups"][0]
     assert one == two and one["strays_omitted"] == one["count"] - one["attacks_hit"]
+
+
+# -- ER-19: the speed modifier needs both speeds ------------------------------------------------
+
+def _grapple(challenger_speed=None, defender_speed=None, rolls=(6, 3)):
+    sides = [{"id": "ogre", "strength": 4}, {"id": "aria", "strength": 4}]
+    for side, speed in zip(sides, (challenger_speed, defender_speed)):
+        if speed is not None:
+            side["speed"] = speed
+    return fracas.compete({"contest": "grapple", "challenger": sides[0], "defender": sides[1],
+                           "rolls": list(rolls)}).to_dict()
+
+
+def test_er19_a_faster_victim_gets_its_bonus_only_against_a_known_speed():
+    """ER-19 (issue 42): "+1 per 10 ft difference" needs both speeds. The victim's 40 ft
+    against a challenger of unknown speed grants nothing (it did grant +4, as if the
+    grappler stood still): d12 6 + 1 beats 3 + 1, the hold is made."""
+    unknown = _grapple(defender_speed=40)
+    assert unknown["defender"]["situation"] == [] and unknown["winner"] == "ogre"
+    known = _grapple(challenger_speed=20, defender_speed=40)
+    assert known["defender"]["situation"] == [{"why": "faster by 20 ft", "value": 2}]
+    still = _grapple(challenger_speed=0, defender_speed=40, rolls=(6, 3))  # a speed of 0 is a speed
+    assert still["defender"]["situation"] == [{"why": "faster by 40 ft", "value": 4}]
+    assert still["winner"] == "aria"
+
+
+def test_er19_escape_speed_needs_both_sides_too():
+    """ER-19 escape: the one held is the challenger; its speed counts only against a known one."""
+    req = {"contest": "escape", "challenger": {"id": "aria", "strength": 4, "speed": 40},
+           "defender": {"id": "ogre", "strength": 4}, "rolls": [3, 6]}
+    assert fracas.compete(req).to_dict()["challenger"]["situation"] == []
+    req["defender"]["speed"] = 30
+    assert fracas.compete(req).to_dict()["challenger"]["situation"] == [{"why": "faster by 10 ft", "value": 1}]
+
+
+def test_er19_win_chances_follow_the_known_speeds():
+    """The exact chance to win (ER-19's odds in the result) has no speed bonus from an unknown speed."""
+    unknown = _grapple(defender_speed=40)
+    equal = _grapple()
+    assert unknown["challenger"]["win_chance"] == equal["challenger"]["win_chance"] == 0.5

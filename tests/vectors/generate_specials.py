@@ -336,6 +336,17 @@ CURATED = [
         "charge": {"attacker": {"strength": 6}, "strikes": [
             {"target": "pike", "method": "melee", "style": "bludgeoning", "dice": 2, "damage_type": "blunt"}],
             "targets": {"pike": {"ac": 13}}}}, 1),
+    # ER-19 (issue 42): "+1 per 10 ft difference" only when both speeds are known.
+    ("ER-19 a faster victim against a grappler of unknown speed", "compete", {
+        "rolls": [6, 3], "contest": "grapple",
+        "challenger": {"id": "ogre", "strength": 4}, "defender": {"id": "aria", "strength": 4, "speed": 40}}, 1),
+    ("ER-19 a faster victim against a grappler of known speed", "compete", {
+        "rolls": [6, 3], "contest": "grapple",
+        "challenger": {"id": "ogre", "strength": 4, "speed": 20},
+        "defender": {"id": "aria", "strength": 4, "speed": 40}}, 1),
+    ("ER-19 an escape from a holder of unknown speed", "compete", {
+        "rolls": [3, 6], "contest": "escape",
+        "challenger": {"id": "aria", "strength": 4, "speed": 40}, "defender": {"id": "ogre", "strength": 4}}, 1),
 ]
 
 

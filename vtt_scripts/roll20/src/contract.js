@@ -106,7 +106,7 @@ const STRUCTS = Object.freeze({
       ["strength_mod", {"optional": "int"}, null],
       ["agility_mod", {"optional": "int"}, null],
       ["size", "str", "medium"],
-      ["speed", "int", 0],
+      ["speed", {"optional": "int"}, null],
       ["prone", "bool", false],
       ["bonus", "int", 0],
       ["advantage", "bool", false],

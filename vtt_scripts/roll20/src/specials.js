@@ -365,7 +365,7 @@ const OUTCOMES = {
 function checkCompetitor(c, path, contest) {
   if (!c.id) throw new SchemaError(`${path}.id`, say('competitor_empty_id'));
   choice(c.size, SIZES, `${path}.size`, 'size');
-  checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
+  if (c.speed !== null) checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
   checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
   if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
@@ -392,17 +392,20 @@ function compileCompete(req) {
   if (chal.id === dfd.id) throw new SchemaError('$.defender.id', say('compete_same', { id: pyRepr(chal.id) }));
   const extra = [[], []];
   const diff = SIZES.indexOf(chal.size) - SIZES.indexOf(dfd.size);
-  const tenths = (a, b) => Math.floor((a - b) / 10);
+  // ER-19: full 10 ft the victim is faster by; a speed not given is unknown, not 0, and
+  // with either side's unknown there is no difference to count (the decision of compete.py).
+  const faster = (victim, other) => (victim === null || other === null || victim <= other
+    ? 0 : Math.floor((victim - other) / 10));
   if (contest === 'grapple') {
     if (diff > 0) extra[0].push([categories(diff), ER_GRAPPLE_SIZE * diff]);
-    if (dfd.speed > chal.speed && tenths(dfd.speed, chal.speed)) {
-      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * tenths(dfd.speed, chal.speed)]);
+    if (faster(dfd.speed, chal.speed)) {
+      extra[1].push([`faster by ${dfd.speed - chal.speed} ft`, ER_GRAPPLE_SPEED * faster(dfd.speed, chal.speed)]);
     }
     if (req.slick) extra[1].push(['slick ground', ER_GRAPPLE_SLICK]);
   } else if (contest === 'escape') {
     if (diff) extra[diff > 0 ? 0 : 1].push([categories(Math.abs(diff)), ER_GRAPPLE_SIZE * Math.abs(diff)]);
-    if (chal.speed > dfd.speed && tenths(chal.speed, dfd.speed)) {
-      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * tenths(chal.speed, dfd.speed)]);
+    if (faster(chal.speed, dfd.speed)) {
+      extra[0].push([`faster by ${chal.speed - dfd.speed} ft`, ER_GRAPPLE_SPEED * faster(chal.speed, dfd.speed)]);
     }
     if (req.slick) extra[0].push(['slick ground', ER_GRAPPLE_SLICK]);
   } else if (contest === 'shove' || contest === 'trip') {

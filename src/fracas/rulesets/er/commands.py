@@ -27,7 +27,8 @@ _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, 
               show_default=True, help="What is contested: a grapple, an escape from one, a shove or a trip (ER-19).")
 @click.option("--challenger", metavar="KEY=VALUE,...",
               help="Who starts it (the grappler, the one escaping, the one shoving), e.g. "
-                   "id=ogre,strength=6,size=large; keys: " + ", ".join(_SIDE_KEYS) + ".")
+                   "id=ogre,strength=6,size=large,speed=30; keys: " + ", ".join(_SIDE_KEYS) + " (a speed"
+                   " counts only when both sides give one).")
 @click.option("--defender", metavar="KEY=VALUE,...", help="The other side, the same keys, e.g. "
               "id=aria,agility=5,attribute=agility,speed=40.")
 @click.option("--slick", is_flag=True, help="Rainy, icy or slick ground (ER-19).")
@@ -39,7 +40,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
     """An Enchanted Realms competition (ER-19): opposed d12 + Strength or Agility modifier,
     with the grapple and shove/trip modifiers; ties are rolled again. Prints each side's
     exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
-    flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large
+    flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large,speed=30
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
     from .cli import key_values
 

@@ -6,7 +6,8 @@ attribute it chose (Strength or Agility; ER-4: floor((score - 2) / 2) unless giv
 its own `bonus`, and the situation's modifiers:
 
 - grapple: the grappler +2 per size category it is larger; a faster victim +1 per
-  10 ft of difference; slick ground +3 to the victim;
+  10 ft of difference (only when both speeds are given: an unknown speed is not 0);
+  slick ground +3 to the victim;
 - escape (the victim is the challenger): the same, but the larger side, whichever
   it is, takes the size bonus;
 - shove, trip (Strength only; the victim at most one size larger): the larger side +2;
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Optional
 
 from ... import _layout as L
 from ...dice import Dice, KernelError
@@ -72,11 +73,21 @@ def _size(name: str) -> int:
     return SIZES.index(name)
 
 
+def _faster(victim: Optional[int], other: Optional[int]) -> int:
+    """ER-19: full 10 ft the victim is faster by ("+1 per 10 ft difference"), 0 when it is not
+    faster. *Decision:* a speed not given is unknown, not 0: with either side's speed
+    unknown there is no difference to count, so no modifier."""
+    if victim is None or other is None or victim <= other:
+        return 0
+    return (victim - other) // 10
+
+
 def _check(c: Competitor, path: str, contest: str) -> int:
     if not c.id:
         raise SchemaError(f"{path}.id", say("competitor_empty_id"))
     choice(c.size, SIZES, f"{path}.size", "size")
-    check_range(c.speed, 0, 1000, f"{path}.speed", "speed")
+    if c.speed is not None:
+        check_range(c.speed, 0, 1000, f"{path}.speed", "speed")
     check_range(c.bonus, -50, 50, f"{path}.bonus", "bonus")
     check_names(c.conditions, CONDITIONS, f"{path}.conditions", "condition")
     if contest in ("shove", "trip") and c.attribute != "strength":
@@ -105,9 +116,9 @@ def compile_compete(request: Any) -> CompetePlan:
     if contest == "grapple":
         if diff > 0:
             extra[0].append((f"size: {diff} categor{'y' if diff == 1 else 'ies'} larger", ER_GRAPPLE_SIZE * diff))
-        if dfd.speed > chal.speed and (dfd.speed - chal.speed) // 10:
-            extra[1].append((f"faster by {dfd.speed - chal.speed} ft",
-                             ER_GRAPPLE_SPEED * ((dfd.speed - chal.speed) // 10)))
+        faster = _faster(dfd.speed, chal.speed)
+        if faster:
+            extra[1].append((f"faster by {dfd.speed - chal.speed} ft", ER_GRAPPLE_SPEED * faster))
         if req.slick:
             extra[1].append(("slick ground", ER_GRAPPLE_SLICK))
     elif contest == "escape":
@@ -115,9 +126,9 @@ def compile_compete(request: Any) -> CompetePlan:
             larger = 0 if diff > 0 else 1
             n = abs(diff)
             extra[larger].append((f"size: {n} categor{'y' if n == 1 else 'ies'} larger", ER_GRAPPLE_SIZE * n))
-        if chal.speed > dfd.speed and (chal.speed - dfd.speed) // 10:
-            extra[0].append((f"faster by {chal.speed - dfd.speed} ft",
-                             ER_GRAPPLE_SPEED * ((chal.speed - dfd.speed) // 10)))
+        faster = _faster(chal.speed, dfd.speed)
+        if faster:
+            extra[0].append((f"faster by {chal.speed - dfd.speed} ft", ER_GRAPPLE_SPEED * faster))
         if req.slick:
             extra[0].append(("slick ground", ER_GRAPPLE_SLICK))
     elif contest in ("shove", "trip"):

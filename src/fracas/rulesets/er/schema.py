@@ -182,7 +182,8 @@ class Competitor(_Spec):
     strength_mod: Optional[int] = None
     agility_mod: Optional[int] = None
     size: str = "medium"
-    speed: int = 0
+    #: Feet a round; None (not given) is unknown: no speed modifier against it (ER-19).
+    speed: Optional[int] = None
     prone: bool = False
     bonus: int = 0
     advantage: bool = False

@@ -55,7 +55,9 @@ API_INDEX = "api/index.md"
 REFERENCE_INDEX = "reference/index.md"
 RULES_INDEX = "rules/README.md"
 
-_LINK = re.compile(r"(?<!!)(\[[^\]\n]*\]\()([^)\s]+)(\))")
+#: A Markdown link or image (`![alt](path)`: a README's picture under docs/images is pointed at
+#: the site's copy like any other file of the site).
+_LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")
 
 
 # -- the site's pages ---------------------------------------------------------------------

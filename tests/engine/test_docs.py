@@ -52,6 +52,33 @@ def test_every_request_on_a_rules_page_runs():
     assert ran >= 3
 
 
+def _rule_text(page: str, rule: str) -> str:
+    """The bullet of `rule` on a rules page: from its `**RULE ` to the next bullet."""
+    text = (DOCS / "rules" / page).read_text()
+    start = text.index(f"**{rule} ")
+    end = text.find("\n- **", start)
+    return text[start:end if end > 0 else None]
+
+
+def test_example_scenarios_cite_the_rule_they_describe():
+    """Each rule ID an example scenario's description cites names the rule of the words it is
+    cited with (issue 42: "ER-12 resistances" cited the advantage rule, not ER-10): the clause
+    shares a word (its first five letters) with that rule's text on the rules page."""
+    import json
+
+    pages = {"ER": "enchanted-realms.md", "WW": "worldwalker.md", "CT": "cartyrion.md", "OS": "old-school.md"}
+    stems = lambda text: {w[:5].lower() for w in re.findall(r"[A-Za-z]{5,}", text)}  # noqa: E731
+    cited = 0
+    for path in sorted((DOCS.parent / "examples" / "scenarios").glob("*.json")):
+        description = json.loads(path.read_text())["description"]
+        for match in re.finditer(r"\b(ER|WW|CT|OS)-(\d+)\b([^);]*)", description):
+            clause = re.split(r"[,;:.]", description[:match.start()])[-1] + match.group(3)
+            rule = f"{match.group(1)}-{match.group(2)}"
+            assert stems(clause) & stems(_rule_text(pages[match.group(1)], rule)), (path.name, rule, clause)
+            cited += 1
+    assert cited >= 10
+
+
 def test_each_registered_ruleset_has_its_rules_page():
     for name in fracas.rulesets():
         manifest = fracas.rulesets.get(name).manifest

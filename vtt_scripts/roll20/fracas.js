@@ -48,6 +48,7 @@ const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const { roundCommand } = require('./round');
+const { forecastCommand } = require('./forecast');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
@@ -67,6 +68,11 @@ const COMMANDS = {
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   round: { run: (app, msg, cmd) => roundCommand(app, msg, cmd) },
+  // The GM's alone: a forecast names hidden creatures; the GM may share its players' card.
+  forecast: {
+    run: (app, msg, cmd) => forecastCommand(app, msg, cmd),
+    refused: '!fracas forecast is for the GM: the GM sees the forecast and may share its card with the players',
+  },
   undo: { run: (app, msg, cmd) => app.undoCommand(msg, cmd) },
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
@@ -226,7 +232,7 @@ class App {
       return;
     }
     if (!actor.fracasGM && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+      throw new UsageError((command.refused || `!fracas ${name} is for the GM`) + (msg.playerid === 'API'
         ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
     }
     command.run(this, actor, cmd);
@@ -635,6 +641,9 @@ function defaults() {
     help_version: null,
     // the fight `!fracas round` plays on the bridge: {name, round, names: {token id: name}, max, ruleset}
     fight: null,
+    // the last forecasts (!fracas forecast), for their buttons: {id, time, scenario, names, seen, sideOf, how,
+    // ruleset, left, hidden, card (the players' card, or null when the bridge refused it)}
+    forecasts: [],
   };
 }
 
@@ -678,6 +687,7 @@ function repair(s) {
   if (!out.config.markers || typeof out.config.markers !== 'object') out.config.markers = {};
   if (!Array.isArray(out.undo)) out.undo = [];
   if (!Array.isArray(out.log)) out.log = [];
+  if (!Array.isArray(out.forecasts)) out.forecasts = [];
   out.relay = Object.assign({}, d.relay, s.relay);
   if (!out.relay.pending || typeof out.relay.pending !== 'object') out.relay.pending = {};
   if (!Array.isArray(out.relay.applied)) out.relay.applied = [];
@@ -1320,6 +1330,15 @@ function items(config) {
       'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
       'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
       'markers; --undo takes the last round back.'],
+    ['!fracas forecast [--turns | --side NAME ID ID …] [--runs N] [--seed N] [--vary TOKEN [--values 1..12] [--target 0.5]] [--share]',
+      'how deadly is this fight? The bridge (through the relay) plays it --runs times (1000; 500 a point with --vary) ' +
+      'and whispers you a card: each side\'s chance to win with its 95% interval, draws, rounds, who is likely to fall. ' +
+      'Sides: the selected tokens against the rest of their page; nothing selected, the page\'s tokens players control ' +
+      'against the rest; --turns the turn order split the same way; --side by hand. Each token is one combatant, read ' +
+      'from its sheet as !fracas round reads it, with its Body now. --vary TOKEN sweeps that token\'s count (the card ' +
+      'says at what count the other side\'s chance crosses --target); the card\'s vary button asks for the token. ' +
+      'Players see nothing unless you share (the share button, or --share): their card leaves out GM-layer tokens and names ' +
+      'no creature whose nameplate they do not see.'],
     ['!fracas undo [ID]', "takes back one card's changes by delta (its undo button names it); alone, the newest card not undone."],
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
@@ -7443,9 +7462,12 @@ const { UsageError } = require('./usage');
 
 const MAX_PENDING = 20;
 const HANDLERS = {}; // method → function(app, pending, result)
+const ERROR_HANDLERS = {}; // method → function(app, pending, error, id): the bridge's refusal told its own way
 
-function register(method, handler) {
+/** The answer handler of `method`; `onError`, when given, tells the GM a JSON-RPC error of it. */
+function register(method, handler, onError) {
   HANDLERS[method] = handler;
+  if (onError) ERROR_HANDLERS[method] = onError;
 }
 
 function reassembler(app) {
@@ -7589,6 +7611,10 @@ function answer(app, id, message) {
   }
   if (message.error) {
     const e = message.error;
+    if (ERROR_HANDLERS[pending.method] && e && typeof e === 'object') {
+      ERROR_HANDLERS[pending.method](app, pending, e, id);
+      return;
+    }
     const where = e.data && e.data.path ? ` at ${e.data.path}` : '';
     app.error(null, `the bridge refused request ${id}${where}: ${e.message || 'error'} (code ${e.code})`);
     return;
@@ -8900,7 +8926,804 @@ relaylink.register('encounter.new', onNew);
 relaylink.register('encounter.round', onRound);
 relaylink.register('encounter.undo', onUndo);
 
-module.exports = { roundCommand, scenarioFromTurnOrder };
+module.exports = { roundCommand, scenarioFromTurnOrder, combatantOf };
+  },
+  "src/mod/forecast.js": function (module, exports, require) {
+'use strict';
+// `!fracas forecast`: how deadly is the fight on the map? The tokens become a scenario, the
+// bridge plays it many times (`fight.forecast`, through the relay) and the GM gets a card:
+// each side's chance to win with its 95 % interval, draws, rounds, who is likely to fall,
+// a small chart, and buttons to vary one group's count or to share the card with the players.
+//
+//   !fracas forecast                      the selected tokens against the rest of their page;
+//                                         nothing selected: the GM's page, player tokens
+//                                         (party) against the GM's (foes)
+//   !fracas forecast --turns              the turn tracker's tokens, party against foes
+//   !fracas forecast --side NAME ID ID …  sides named by hand (twice or more)
+//   … --runs N --seed N --ruleset NAME --use NAME --share
+//   … --vary TOKEN [--values 1..12] [--target 0.5]   sweep that token's group count
+//   !fracas forecast --from ID …          the scenario of an earlier forecast again (its buttons)
+//   !fracas forecast --share ID           post an earlier forecast's players' card
+//
+// One group per token (count 1), named by the token id (the result's member ids are then the
+// token ids) and labelled with its name; its numbers are read from its sheet exactly as
+// `!fracas round` reads them (round.js combatantOf: the attack readers), its health is the
+// Body bar now. GM-layer tokens and tokens whose nameplate players do not see take part; the
+// players' card never names them (GM-layer ones are left out of it altogether).
+
+const { UsageError, integer } = require('./usage');
+const { tokenName } = require('./sheet');
+const cards = require('./cards');
+const { forecastCard } = require('./forecastcard');
+const esc = require('./escape');
+const bigjson = require('../bigjson');
+const relaylink = require('./relaylink');
+const permissions = require('./permissions');
+const { asNumber, bodyHolder } = require('./apply');
+const { parseSeed } = require('./tokens');
+const { combatantOf } = require('./round');
+const rulesets = require('../rulesets');
+const { compileAttack } = require('../engine');
+const rows = require('../rows');
+const { DEFAULT_RULESET } = require('../contract');
+
+const OPTIONS = ['runs', 'seed', 'ruleset', 'use', 'turns', 'side', 'vary', 'values', 'target', 'share', 'from'];
+const MAX_TOKENS = 300; // tokens in one forecast (one group each)
+const MAX_RUNS = 10000000; // as `fracas simulate --runs`; the bridge's own budget may ask for fewer
+const RUNS = 1000; // fights by default
+const SWEEP_RUNS = 500; // fights per point by default when --vary sweeps a count
+const MAX_COUNT = 2000; // a scenario's most combatants (docs/ENCOUNTERS.md)
+const KEEP = 3; // earlier forecasts kept for their buttons (vary, share)
+const SIDE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
+const TOKEN_ID = /^[-A-Za-z0-9_]{1,64}$/;
+const VALUES = /^(\d{1,4}\.\.\d{1,4}(:\d{1,4})?|\d{1,4}(,\d{1,4}){0,99})$/;
+const ON_PAGE = ['objects', 'gmlayer']; // the token layer and the GM layer (API:Objects, Graphic layer)
+
+function oneValue(option) {
+  if (option.values.length !== 1) throw new UsageError(`--${option.name} takes one value`);
+  return option.values[0];
+}
+
+/** The command's options, checked: {runs, seed, ruleset, use, turns, sides, vary, values, target, share, from}. */
+function parseOptions(cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas forecast takes --options, not "${cmd.positional.join(' ')}"`);
+  const o = { sides: [], share: false };
+  const once = new Set();
+  for (const option of cmd.options) {
+    if (!OPTIONS.includes(option.name)) {
+      throw new UsageError(`!fracas forecast does not know --${option.name} (--${OPTIONS.join(', --')})`);
+    }
+    if (option.name !== 'side') {
+      if (once.has(option.name)) throw new UsageError(`--${option.name} is given more than once`);
+      once.add(option.name);
+    }
+    switch (option.name) {
+      case 'runs': o.runs = integer(oneValue(option), '--runs', 1, MAX_RUNS); break;
+      case 'seed': o.seed = parseSeed(oneValue(option)); break;
+      case 'ruleset': o.ruleset = true; break; // read by attack.rulesetOf
+      case 'use':
+        o.use = oneValue(option);
+        if (!/^[A-Za-z0-9_-]{1,40}$/.test(o.use)) throw new UsageError(`--use takes a short name, not "${o.use}"`);
+        break;
+      case 'turns':
+        if (option.values.length) throw new UsageError('--turns takes no value');
+        o.turns = true;
+        break;
+      case 'side': {
+        const [name, ...rest] = option.values;
+        if (!name || !SIDE_NAME.test(name)) {
+          throw new UsageError(`--side takes a side name (a letter, then letters, digits or _; at most 32) and token ids, not "${name || ''}"`);
+        }
+        const ids = rest.join(' ').split(/[\s,]+/).filter(Boolean);
+        if (!ids.length) throw new UsageError(`--side ${name} names no token: --side ${name} @{target|1|token_id} @{target|2|token_id} …`);
+        for (const id of ids) if (!TOKEN_ID.test(id)) throw new UsageError(`--side ${name}: "${id}" is not a token id`);
+        if (o.sides.some((s) => s.name === name)) throw new UsageError(`--side ${name} is given twice`);
+        o.sides.push({ name, ids });
+        break;
+      }
+      case 'vary':
+        o.vary = oneValue(option);
+        if (!TOKEN_ID.test(o.vary)) throw new UsageError(`--vary takes the id of a token of the fight (its group's count is varied), not "${o.vary}"`);
+        break;
+      case 'values':
+        o.values = option.values.join('');
+        if (!VALUES.test(o.values)) {
+          throw new UsageError(`--values takes counts as a..b, a..b:step or a,b,c (e.g. 1..12), not "${o.values}"`);
+        }
+        break;
+      case 'target': {
+        const text = oneValue(option);
+        const rate = /^(0(\.\d{1,4})?|1(\.0{1,4})?|\.\d{1,4})$/.test(text) ? Number(text) : NaN;
+        if (!(rate >= 0 && rate <= 1)) throw new UsageError(`--target takes a win chance from 0 to 1 (e.g. 0.5), not "${text}"`);
+        o.target = rate;
+        break;
+      }
+      case 'share':
+        if (option.values.length > 1) throw new UsageError('--share takes the id of an earlier forecast, or nothing');
+        if (option.values.length) o.shareId = option.values[0];
+        else o.share = true;
+        break;
+      case 'from': o.from = oneValue(option); break;
+      default: break;
+    }
+  }
+  if (o.shareId !== undefined && cmd.options.length > 1) throw new UsageError('--share ID posts an earlier forecast\'s card: it takes no other option');
+  if ((o.values !== undefined || o.target !== undefined) && o.vary === undefined) {
+    throw new UsageError('--values and --target belong to --vary TOKEN (the token whose group count is varied)');
+  }
+  if (o.sides.length === 1) throw new UsageError('--side names one side: give two or more (--side NAME ID ID … --side NAME ID …)');
+  const ways = [o.sides.length ? '--side' : null, o.turns ? '--turns' : null, o.from !== undefined ? '--from' : null].filter(Boolean);
+  if (ways.length > 1) throw new UsageError(`${ways.join(' and ')}: choose one way to make the sides`);
+  if (o.from !== undefined && (o.ruleset || o.use !== undefined)) {
+    throw new UsageError('--from reuses an earlier forecast\'s scenario as it was: --ruleset and --use do not apply');
+  }
+  return o;
+}
+
+/** Whether `token` takes part in a fight on its page: on the token or GM layer, for a character. */
+function isCombatant(edge, token) {
+  return ON_PAGE.includes(token.get('layer')) && !!edge.getCharacter(token.get('represents'));
+}
+
+/** The Body on `token`'s bar now, or null when the bar holds no number. */
+function bodyNow(app, token) {
+  const holder = bodyHolder(app.edge, app.s().config, token);
+  return asNumber(holder.obj.get(holder.prop));
+}
+
+/** Whether `token` is out of the fight already (the dead marker, or no Body left). */
+function isDown(app, token) {
+  if (token.get('status_dead')) return true;
+  const now = bodyNow(app, token);
+  return now !== null && now <= 0;
+}
+
+/** The page the forecast is about: the selection's (one page), else the GM's. */
+function pageOf(app, msg, selected) {
+  const pages = Array.from(new Set(selected.map((t) => t.get('_pageid'))));
+  if (pages.length > 1) throw new UsageError('the selected tokens are on different pages: select tokens of one page');
+  if (pages.length) return pages[0];
+  const page = app.edge.gmPage(msg.playerid);
+  if (!page) throw new UsageError('no page to read: select the tokens of the fight, or use --turns or --side');
+  return page;
+}
+
+/** Party (a player controls it, or its character) or foes (the GM's), as `!fracas round` splits. */
+function byControl(app, tokens) {
+  const sides = { party: [], foes: [] };
+  for (const token of tokens) (permissions.isNpc(app.edge, token) ? sides.foes : sides.party).push(token);
+  return sides;
+}
+
+/**
+ * The sides as tokens: {sides: {name: [token]}, how (a phrase for the card)}. Tokens the GM
+ * named (selected, --side, the turn tracker) must be combatants; the rest of a page are its
+ * tokens on the token and GM layers that represent a character.
+ */
+function sidesFrom(app, msg, o) {
+  const edge = app.edge;
+  const named = (token, where) => {
+    if (!edge.getCharacter(token.get('represents'))) {
+      throw new UsageError(`${tokenName(edge, token)} (${where}) represents no character, so its numbers are unknown: ` +
+        'link it to a character, or leave it out of the fight');
+    }
+    return token;
+  };
+  if (o.sides.length) {
+    const seen = new Map();
+    const sides = {};
+    for (const side of o.sides) {
+      sides[side.name] = side.ids.map((id) => {
+        const token = edge.getGraphic(id);
+        if (!token) throw new UsageError(`no token with the id "${id}" (--side ${side.name})`);
+        if (seen.has(id)) throw new UsageError(`${tokenName(edge, token)} is on two sides (--side ${seen.get(id)} and --side ${side.name})`);
+        seen.set(id, side.name);
+        return named(token, `--side ${side.name}`);
+      });
+    }
+    return { sides, how: 'sides named by hand' };
+  }
+  if (o.turns) {
+    const ids = Array.from(new Set(edge.turnOrder().filter((e) => e && typeof e.id === 'string' && e.id !== '-1').map((e) => e.id)));
+    const tokens = ids.map((id) => edge.getGraphic(id)).filter(Boolean).map((t) => named(t, 'the turn order'));
+    if (!tokens.length) throw new UsageError('the turn order has no tokens: add the fighters to it (!fracas init, or the tracker)');
+    return { sides: byControl(app, tokens), how: 'the turn order: tokens players control against the rest' };
+  }
+  const selected = [];
+  for (const sel of Array.isArray(msg.selected) ? msg.selected.slice(0, 500) : []) {
+    const token = sel && sel._type === 'graphic' ? edge.getGraphic(sel._id) : null;
+    if (token && !selected.includes(token)) selected.push(named(token, 'selected'));
+  }
+  const page = pageOf(app, msg, selected);
+  const rest = edge.pageTokens(page).filter((t) => !selected.includes(t) && isCombatant(edge, t));
+  if (selected.length) return { sides: { selected, rest }, how: 'the selected tokens against the rest of the page' };
+  return { sides: byControl(app, rest), how: 'the page: tokens players control against the rest' };
+}
+
+/**
+ * Display labels: a token's name, "#2", "#3" … after names that repeat (in side order).
+ * `seen`: what players may read of each token (permissions.unnamedAs), numbered, or null for a
+ * GM-layer token (left out of their card).
+ */
+function labels(app, order) {
+  const edge = app.edge;
+  const names = {};
+  const count = {};
+  for (const token of order) { const n = tokenName(edge, token); count[n] = (count[n] || 0) + 1; }
+  const nth = {};
+  for (const token of order) {
+    const n = tokenName(edge, token);
+    nth[n] = (nth[n] || 0) + 1;
+    names[token.id] = count[n] > 1 ? `${n} #${nth[n]}` : n;
+  }
+  const seen = {};
+  const unnamed = order.filter((t) => t.get('layer') !== 'gmlayer' && permissions.unnamedAs(t, edge));
+  let k = 0;
+  for (const token of order) {
+    if (token.get('layer') === 'gmlayer') seen[token.id] = null;
+    else if (unnamed.includes(token)) {
+      k += 1;
+      seen[token.id] = unnamed.length > 1 ? `an unnamed creature (${k})` : 'an unnamed creature';
+    } else seen[token.id] = names[token.id];
+  }
+  return { names, seen };
+}
+
+/** One scenario group for `token`: its sheet read as `!fracas round` reads it, its Body now. */
+function groupOf(app, token, ruleset, use, label) {
+  const config = app.s().config;
+  const read = combatantOf(app, token, ruleset, use);
+  const group = read.combatant;
+  const now = bodyNow(app, token);
+  group.hp = Math.max(1, Math.round(now));
+  group.label = String(label).slice(0, 200);
+  if (ruleset === 'cartyrion' && config.injury_bar) {
+    // CT-4: Injury Points on the injury bar (!fracas config --injury-bar), as attacks apply them.
+    const injury = asNumber(token.get(`bar${config.injury_bar}_value`));
+    if (injury !== null && injury >= 1) group.injury = Math.round(injury);
+  }
+  return group;
+}
+
+/**
+ * Each group checked with this script's resolver, where it has the ruleset: its strikes made
+ * at itself, which checks its attacker fields, its strikes and its target fields at once, so a
+ * sheet mistake is refused now, naming the token and the field (`attacker.strength`, `strike
+ * 1.dice`, `target.ac`). The bridge checks every pair of enemies again.
+ */
+function checkGroups(ruleset, scenario, names) {
+  const others = rulesets.OTHERS || {};
+  const compile = ruleset === DEFAULT_RULESET ? (req) => compileAttack(req, { seed: 0 })
+    : others[ruleset] ? (req) => rows.compileAttack(others[ruleset], req, { seed: 0 }) : null;
+  if (!compile) return;
+  for (const [side, groups] of Object.entries(scenario.sides)) {
+    for (const group of groups) {
+      const req = {
+        attacker: group.attacker,
+        strikes: group.attacks.map((st) => Object.assign({}, st, { target: 't' })),
+        targets: { t: group.target },
+      };
+      if (ruleset !== DEFAULT_RULESET) req.ruleset = ruleset;
+      try {
+        compile(req);
+      } catch (err) {
+        if (err.path === undefined) throw err;
+        const field = String(err.path).replace(/^\$\.targets\.t/, 'target')
+          .replace(/^\$\.strikes\[(\d+)\]/, (m, i) => `strike ${Number(i) + 1}`).replace(/^\$\.attacker/, 'attacker');
+        throw new UsageError(`${names[group.name]} (${side}): ${field}: ${err.reason || err.message}; nothing was sent`);
+      }
+    }
+  }
+}
+
+/** The scenario from the page, the turn order or --side: {scenario, meta}. */
+function build(app, msg, o, ruleset) {
+  const { sides: tokenSides, how } = sidesFrom(app, msg, o);
+  const left = [];
+  const sides = {};
+  for (const [side, tokens] of Object.entries(tokenSides)) {
+    sides[side] = [];
+    for (const token of tokens) {
+      if (isDown(app, token)) left.push(token);
+      else sides[side].push(token);
+    }
+  }
+  const all = Object.values(sides).flat();
+  if (all.length > MAX_TOKENS) throw new UsageError(`${all.length} tokens in the fight, the most is ${MAX_TOKENS}`);
+  const empty = Object.keys(sides).filter((side) => !sides[side].length);
+  if (empty.length || Object.keys(sides).length < 2) {
+    throw new UsageError(`a forecast needs two sides with someone standing (${how}); ${empty.join(' and ') || 'a side'} ` +
+      `${empty.length > 1 ? 'have' : 'has'} nobody: select the fighters of one side, or use --turns or --side`);
+  }
+  if (ruleset === 'cartyrion' && Object.keys(sides).length !== 2) {
+    throw new UsageError('a Cartyrion fight has exactly two sides (CT-1)');
+  }
+  const { names, seen } = labels(app, all.concat(left));
+  const scenario = { ruleset, name: 'Roll20 forecast', sides: {} };
+  const sideOf = {};
+  for (const [side, tokens] of Object.entries(sides)) {
+    for (const token of tokens) {
+      const body = bodyNow(app, token);
+      if (body === null) {
+        throw new UsageError(`${names[token.id]} (${side}): bar ${app.s().config.bar} holds no number, so its Body is unknown: ` +
+          'give it one, or leave the token out of the fight');
+      }
+    }
+    scenario.sides[side] = tokens.map((token) => groupOf(app, token, ruleset, o.use, names[token.id]));
+    for (const token of tokens) sideOf[token.id] = side;
+  }
+  if (ruleset === 'cartyrion') {
+    // CT-1: one side is the party (the one whose tokens players control, else the first).
+    const party = Object.keys(sides).find((side) => sides[side].some((t) => !permissions.isNpc(app.edge, t))) || Object.keys(sides)[0];
+    scenario.initiative = { party };
+  }
+  checkGroups(ruleset, scenario, names);
+  return {
+    scenario,
+    meta: {
+      names, seen, sideOf, how, ruleset, sides: Object.keys(scenario.sides),
+      left: left.map((t) => names[t.id]),
+      hidden: all.filter((t) => t.get('layer') === 'gmlayer').map((t) => t.id),
+    },
+  };
+}
+
+/** The stored earlier forecast `id`, or a clear refusal. */
+function stored(app, id) {
+  const list = Array.isArray(app.s().forecasts) ? app.s().forecasts : [];
+  const entry = list.find((e) => e && e.id === id);
+  if (!entry) {
+    throw new UsageError(`no forecast "${id}" kept (the last ${KEEP} are, with their buttons): run !fracas forecast again`);
+  }
+  return entry;
+}
+
+/**
+ * The sweep of `--vary TOKEN`: {scenario, request, card}. The tokens alike the given one (its
+ * side's groups with the same numbers and Body, shown to players alike) become one group of
+ * that count, so the sweep answers "how many of these make the fight even?", fewer as well as
+ * more; its values run from 1 up (by default to twice their count, at least 4 more and at least
+ * 6, at most 40, in at most 20 points); the side followed is the first other side.
+ */
+function sweepOf(scenario, meta, o) {
+  const sides = Object.keys(scenario.sides);
+  const side = sides.find((s) => scenario.sides[s].some((g) => g.name === o.vary));
+  if (side === undefined) throw new UsageError(`--vary ${o.vary}: that token is not in the fight (pick one of its tokens)`);
+  const groups = scenario.sides[side];
+  const group = groups.find((g) => g.name === o.vary);
+  const spec = (g) => JSON.stringify(Object.assign({}, g, { name: null, label: null, count: null }));
+  const shown = (id) => (meta.seen[id] === null ? 'hidden' : meta.seen[id] === meta.names[id] ? 'named' : 'unnamed');
+  const alike = groups.filter((g) => !g.count && spec(g) === spec(group) && shown(g.name) === shown(group.name));
+  const members = alike.map((g) => g.name);
+  const label = String(meta.names[o.vary] || o.vary).replace(/ #\d+$/, '');
+  const merged = Object.assign({}, group, { label });
+  if (members.length > 1) merged.count = members.length;
+  const list = [];
+  for (const g of groups) {
+    if (g === alike[0]) list.push(merged);
+    else if (!members.includes(g.name)) list.push(g);
+  }
+  const out = Object.assign({}, scenario, { sides: Object.assign({}, scenario.sides, { [side]: list }) });
+  const others = sides.filter((s) => s !== side);
+  let values = o.values;
+  if (values === undefined) {
+    const top = Math.min(40, Math.max(6, 2 * members.length, members.length + 4));
+    const step = Math.ceil(top / 20);
+    values = step > 1 ? `1..${top}:${step}` : `1..${top}`;
+  }
+  const counts = values.includes('..') ? values.split(/\.\.|:/).slice(0, 2).map(Number) : values.split(',').map(Number);
+  const bad = counts.find((n) => n < 1 || n > MAX_COUNT);
+  if (bad !== undefined) throw new UsageError(`--values: a count is 1 to ${MAX_COUNT}, not ${bad}`);
+  const follow = others[0];
+  const target = o.target !== undefined ? o.target : 0.5;
+  return {
+    scenario: out,
+    request: { path: `$.sides.${side}[${list.indexOf(merged)}].count`, values, target, side: follow },
+    card: { token: o.vary, side, follow, target, name: label, count: members.length, members },
+  };
+}
+
+/** A kept scenario as it was before a sweep made the alike tokens one group (keep()). */
+function unmerged(scenario, meta) {
+  const vary = meta.vary;
+  if (!vary || !(vary.count > 1) || !scenario.sides || !Array.isArray(scenario.sides[vary.side])) return scenario;
+  const list = [];
+  for (const g of scenario.sides[vary.side]) {
+    if (g && g.name === vary.token) {
+      for (const id of vary.members) {
+        const one = Object.assign({}, g, { name: id, label: String((meta.names && meta.names[id]) || id).slice(0, 200) });
+        delete one.count;
+        list.push(one);
+      }
+    } else list.push(g);
+  }
+  return Object.assign({}, scenario, { sides: Object.assign({}, scenario.sides, { [vary.side]: list }) });
+}
+
+function forecastCommand(app, msg, cmd) {
+  const o = parseOptions(cmd);
+  if (o.shareId !== undefined) return shareCommand(app, msg, o.shareId);
+  let scenario;
+  let meta;
+  if (o.from !== undefined) {
+    const entry = stored(app, o.from);
+    scenario = JSON.parse(JSON.stringify(entry.scenario));
+    meta = {
+      names: entry.names, seen: entry.seen, sideOf: entry.sideOf, how: entry.how, ruleset: entry.ruleset,
+      sides: Object.keys(scenario.sides), left: entry.left, hidden: entry.hidden, from: entry.id,
+    };
+  } else {
+    const ruleset = require('./attack').rulesetOf(app, cmd);
+    ({ scenario, meta } = build(app, msg, o, ruleset));
+  }
+  const params = { scenario, runs: o.runs !== undefined ? o.runs : o.vary !== undefined ? SWEEP_RUNS : RUNS };
+  params.seed = o.seed !== undefined ? o.seed : app.newSeed();
+  if (o.vary !== undefined) {
+    const sweep = sweepOf(scenario, meta, o);
+    params.scenario = sweep.scenario;
+    params.vary = sweep.request;
+    meta.vary = sweep.card;
+  }
+  Object.assign(meta, { playerid: msg.playerid, share: o.share, runs: params.runs });
+  const sent = relaylink.send(app, 'fight.forecast', params, meta);
+  const count = Object.values(scenario.sides).reduce((n, list) => n + list.length, 0); // tokens (one group each)
+  app.whisper(msg.playerid, cards.notice('fracas forecast', [
+    `${params.runs} fight${params.runs === 1 ? '' : 's'} of ${count} combatants (${esc.text(meta.how)}) sent to the bridge as ` +
+    `${esc.text(sent.id)}${meta.vary ? `, the count of ${esc.text(meta.vary.name)} (now ${meta.vary.count}) varied over ` +
+      `${esc.text(params.vary.values)}` : ''}; ` +
+    'the card follows when it answers.',
+  ].concat(meta.left.length ? [`left out, already down: ${meta.left.map(esc.text).join(', ')}`] : [])));
+  return sent;
+}
+
+/** `!fracas forecast --share ID`: the players' card of an earlier forecast, in public chat. */
+function shareCommand(app, msg, id) {
+  const entry = stored(app, id);
+  if (typeof entry.card !== 'string' || !entry.card) throw new UsageError(`forecast ${id} has no card to share (the bridge refused it)`);
+  app.edge.send(entry.card);
+  app.whisper(msg.playerid, cards.notice('fracas forecast', [`the players' card of ${esc.text(id)} is in the chat.`]));
+}
+
+/** Keep a forecast's scenario and players' card for its buttons (the last KEEP). */
+function keep(app, pending, id, card) {
+  const s = app.s();
+  if (!Array.isArray(s.forecasts)) s.forecasts = [];
+  let scenario = null;
+  try {
+    scenario = bigjson.parse(pending.text).params.scenario;
+  } catch (err) {
+    return;
+  }
+  const m = pending.meta;
+  s.forecasts = s.forecasts.filter((e) => e && e.id !== id);
+  s.forecasts.push({
+    id, time: app.edge.now(), scenario: JSON.parse(JSON.stringify(unmerged(scenario, m))), names: m.names, seen: m.seen, sideOf: m.sideOf,
+    how: m.how, ruleset: m.ruleset, left: m.left || [], hidden: m.hidden || [], card: card || null,
+  });
+  while (s.forecasts.length > KEEP) s.forecasts.shift();
+}
+
+/** fight.forecast answered: the GM's card (whispered), the players' card kept (and posted with --share). */
+function onForecast(app, pending, result, id) {
+  const meta = pending.meta;
+  if (!result || typeof result !== 'object' || !result.sides || typeof result.sides !== 'object') {
+    app.error(null, `the bridge's answer to forecast ${id} has no sides`);
+    return;
+  }
+  const players = forecastCard(meta, result, { id, players: true });
+  keep(app, pending, id, players);
+  app.edge.whisper('gm', forecastCard(meta, result, { id, players: false }));
+  if (meta.share) app.edge.send(players);
+}
+
+/** A path of the request (`$.params.scenario.sides.foes[2].target.ac`) in table words. */
+function where(meta, scenario, path) {
+  const m = /^\$\.params\.scenario\.sides\.([A-Za-z_][A-Za-z0-9_]*)\[(\d+)\](.*)$/.exec(path);
+  if (m && scenario && scenario.sides && Array.isArray(scenario.sides[m[1]])) {
+    const group = scenario.sides[m[1]][Number(m[2])];
+    const name = group && meta.names && meta.names[group.name];
+    if (name) {
+      const field = m[3].replace(/^\./, '');
+      const hint = meta.ruleset !== DEFAULT_RULESET && /^(attacker|target|attacks\[\d+\])\.[a-z_]+$/.test(field)
+        ? ` (its sheet attribute fracas_${field.split('.').pop()})` : '';
+      return `${name} (${m[1]})${field ? `, ${field}${hint}` : ''}`;
+    }
+  }
+  if (/^\$\.params\.vary/.test(path)) return `--vary (${path.replace(/^\$\.params\./, '')})`;
+  if (/^\$\.params\.runs/.test(path)) return '--runs';
+  return path;
+}
+
+/** fight.forecast refused: the budget's limit (with a button for what it allows), a field by its token. */
+function onForecastError(app, pending, error, id) {
+  const meta = pending.meta;
+  let scenario = null;
+  try {
+    scenario = bigjson.parse(pending.text).params.scenario;
+  } catch (err) {
+    scenario = null;
+  }
+  keep(app, pending, id, null);
+  const code = Number(error.code);
+  const message = String(error.message || 'error');
+  const data = error.data && typeof error.data === 'object' ? error.data : {};
+  const lines = [];
+  if (code === -32003) {
+    lines.push(`The bridge's forecast budget refused ${esc.text(id)}: ${esc.text(message)}`);
+    const most = /at most ([\d,]+) fights?/.exec(message);
+    const fights = most ? Number(most[1].replace(/,/g, '')) : NaN;
+    if (Number.isSafeInteger(fights) && fights >= 1) {
+      const vary = meta.vary ? ` --vary ${meta.vary.token}` : '';
+      lines.push(esc.button(`forecast ${fights} fights`, `!fracas forecast --from ${id} --runs ${fights}${vary}`));
+    }
+  } else if (code === -32602 && typeof data.path === 'string') {
+    const reason = typeof data.reason === 'string' ? data.reason : message;
+    lines.push(`The bridge cannot play ${esc.text(id)}: ${esc.text(where(meta, scenario, data.path))}: ${esc.text(reason)}`);
+  } else {
+    lines.push(`The bridge refused forecast ${esc.text(id)}: ${esc.text(message)} (code ${Number.isFinite(code) ? code : '?'})`);
+  }
+  app.whisper('gm', cards.notice('fracas forecast: not played', lines, 'error'));
+}
+
+relaylink.register('fight.forecast', onForecast, onForecastError);
+
+module.exports = { forecastCommand, parseOptions, build, sweepOf, where, RUNS, SWEEP_RUNS, KEEP };
+  },
+  "src/mod/forecastcard.js": function (module, exports, require) {
+'use strict';
+// The card of a forecast (`fight.forecast`'s answer): each side's chance to win with its 95 %
+// interval, draws, rounds, who is likely to fall, and, for a sweep, the followed side's chance
+// at each count. The GM's card names everyone and has the buttons; the players' card leaves out
+// GM-layer combatants, names a creature whose nameplate players do not see "an unnamed
+// creature", and has no sweep, no buttons and no counts (a count would tell how many are hidden).
+//
+// The chart is drawn with what Roll20's chat shows from a Mod script: <div>, <span> and <table>
+// with inline `style` (no <svg>, no <style> element, no classes, no images). Bars are spans with
+// display:inline-block, a width in % and a background colour, as The Aaron's APIHeartBeat draws
+// its latency graph in chat (Roll20/roll20-api-scripts APIHeartBeat/APIHeartBeat.js lines
+// 236-271) and GoFish! its progress bars (GoFish!/1.0.0/go-fish.js lines 637-640); tables as
+// HuntersMark sends them (HuntersMark/huntersmark.js lines 49-55). Every name goes through
+// escape.text; every number of the answer (it came through chat) is checked before it is shown.
+
+const esc = require('./escape');
+
+// Side colours (solid: the estimate's lower bound; pale: the rest of its 95 % interval).
+const SIDE = [['#2f6fb0', '#a9c6e6'], ['#b0402f', '#e6b0a6'], ['#3c8d3c', '#b2d9b2'], ['#8d6a1f', '#ddc999'],
+  ['#6a3c8d', '#cdb4e0'], ['#1f7f7f', '#a6d9d9']];
+const DOWN = '#8a1c1c';
+const FLED = '#e0912f';
+const TRACK = '#e4e4e4';
+const NOTE = 'color:#666;font-size:90%';
+const FALLING = 5; // the most likely to fall, shown
+const HISTOGRAM = 30; // columns of the rounds chart at most (wider ranges are binned)
+
+/** A rate 0..1 from the answer, or null. */
+function rate(x) {
+  return typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1 ? x : null;
+}
+
+/** A finite number from the answer, or null. */
+function number(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? x : null;
+}
+
+function pct(x) {
+  const r = rate(x);
+  if (r === null) return '?';
+  if (r > 0 && r < 0.005) return '&lt;1%';
+  if (r < 1 && r > 0.995) return '&gt;99%';
+  return `${Math.round(r * 100)}%`;
+}
+
+/** An interval as "(59–65%)" (the percent sign once). */
+function range(ci) {
+  return `(${pct(ci[0]).replace(/%$/, '')}–${pct(ci[1])})`;
+}
+
+/** [lo, hi] of an answer's interval, or null. */
+function interval(ci) {
+  if (!Array.isArray(ci) || ci.length !== 2) return null;
+  const lo = rate(ci[0]);
+  const hi = rate(ci[1]);
+  return lo !== null && hi !== null && lo <= hi ? [lo, hi] : null;
+}
+
+/** A whole count as 10,000 (the answer's counts), or '?'. */
+function whole(n) {
+  return Number.isSafeInteger(n) && n >= 0 ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : '?';
+}
+
+function decimal(x) {
+  const n = number(x);
+  return n === null ? '?' : String(Math.round(n * 10) / 10);
+}
+
+const width = (r) => `${Math.round(r * 1000) / 10}%`;
+
+/** A bar: `parts` [[rate, colour]] laid end to end on a grey track. */
+function bar(parts, height = 10) {
+  const spans = parts.filter(([r]) => r > 0)
+    .map(([r, colour]) => `<span style="display:inline-block;height:${height}px;width:${width(r)};background-color:${colour}"></span>`);
+  return `<div style="width:100%;height:${height}px;background-color:${TRACK};font-size:0;line-height:0;white-space:nowrap;overflow:hidden">` +
+    `${spans.join('')}</div>`;
+}
+
+/** A win-chance bar: solid up to the interval's low end, pale across the interval. */
+function chanceBar(r, ci, colours) {
+  if (r === null) return bar([]);
+  if (!ci) return bar([[r, colours[0]]]);
+  return bar([[ci[0], colours[0]], [ci[1] - ci[0], colours[1]]]);
+}
+
+/** The rounds histogram as columns: [[label, count]] in order, binned to at most HISTOGRAM. */
+function roundColumns(histogram) {
+  const points = [];
+  for (const [k, v] of Object.entries(histogram && typeof histogram === 'object' ? histogram : {})) {
+    if (/^\d{1,4}$/.test(k) && Number.isSafeInteger(v) && v >= 0) points.push([Number(k), v]);
+  }
+  if (!points.length) return null;
+  points.sort((a, b) => a[0] - b[0]);
+  const first = points[0][0];
+  const last = points[points.length - 1][0];
+  const size = Math.max(1, Math.ceil((last - first + 1) / HISTOGRAM));
+  const columns = [];
+  for (let start = first; start <= last; start += size) {
+    const end = Math.min(last, start + size - 1);
+    const n = points.filter(([r]) => r >= start && r <= end).reduce((sum, [, c]) => sum + c, 0);
+    columns.push([start === end ? `${start}` : `${start}-${end}`, n]);
+  }
+  return { columns, first, last };
+}
+
+function histogramHtml(found) {
+  const top = Math.max(1, ...found.columns.map(([, n]) => n));
+  const each = 100 / found.columns.length;
+  const spans = found.columns.map(([, n]) => {
+    const h = n ? Math.max(1, Math.round((30 * n) / top)) : 0;
+    return `<span style="display:inline-block;vertical-align:bottom;width:${Math.floor(each * 10) / 10}%;height:${h}px;` +
+      `background-color:#777;border-left:1px solid #fff"></span>`;
+  });
+  return `<div style="height:30px;font-size:0;line-height:0;white-space:nowrap;overflow:hidden;border-bottom:1px solid #999">${spans.join('')}</div>`;
+}
+
+/**
+ * Who is likely to fall: [{name, side, p, down, fled, taken}] by the chance to be down or fled,
+ * then damage taken. A token's member id is its token id; the alike tokens a sweep made one
+ * group (meta.vary) are its members "<token id> 1" … "<token id> N", shown as one row, each's mean.
+ */
+function falling(meta, result, players) {
+  const out = [];
+  const combatants = result.combatants && typeof result.combatants === 'object' ? result.combatants : {};
+  const row = (stats, name, side) => {
+    const down = stats.reduce((sum, c) => sum + (rate(c.down_rate) || 0), 0) / stats.length;
+    const fled = stats.reduce((sum, c) => sum + (rate(c.fled_rate) || 0), 0) / stats.length;
+    const taken = stats.map((c) => number(c.taken_mean));
+    if (down + fled < 0.01 || stats.some((c) => rate(c.down_rate) === null)) return;
+    out.push({ name, side, p: down + fled, down, fled, taken: taken.includes(null) ? null : taken.reduce((a, b) => a + b, 0) / taken.length });
+  };
+  const seen = (id) => (meta.seen && typeof meta.seen[id] === 'string' ? meta.seen[id] : null);
+  for (const id of Object.keys(meta.names || {})) {
+    if (!Object.prototype.hasOwnProperty.call(combatants, id)) continue;
+    if (players && seen(id) === null) continue; // GM layer: not on the players' card
+    row([combatants[id] || {}], players ? seen(id) : meta.names[id], meta.sideOf && meta.sideOf[id]);
+  }
+  const vary = meta.vary;
+  if (vary && vary.count > 1) {
+    const stats = [];
+    for (let k = 1; k <= vary.count; k++) {
+      const c = combatants[`${vary.token} ${k}`];
+      if (c && typeof c === 'object') stats.push(c);
+    }
+    // Players know the group by name when they see its tokens' nameplates (sweepOf makes alike only tokens shown alike).
+    const shown = seen(vary.token);
+    const as = !players || shown === (meta.names && meta.names[vary.token]) ? vary.name : shown === null ? null : 'unnamed creatures';
+    const name = as === null ? null : `${as} (×${vary.count}, each)`;
+    if (stats.length === vary.count && name !== null) row(stats, name, vary.side);
+  }
+  out.sort((a, b) => b.p - a.p || (b.taken || 0) - (a.taken || 0));
+  return out.slice(0, FALLING);
+}
+
+/** The sweep's rows (the followed side's chance at each count) and crossings. */
+function sweepHtml(meta, sweep) {
+  const vary = meta.vary;
+  const points = Array.isArray(sweep.points) ? sweep.points : [];
+  const lines = [];
+  const rows = [];
+  for (const point of points.slice(0, 60)) {
+    if (!point || typeof point !== 'object' || !point.values || typeof point.values !== 'object') continue;
+    const value = Object.values(point.values)[0];
+    const side = point.sides && point.sides[vary.follow];
+    if (!Number.isSafeInteger(value) || !side) continue;
+    const r = rate(side.win_rate);
+    const ci = interval(side.win_rate_ci95);
+    const now = value === vary.count; // the count on the map now
+    rows.push(`<tr><td style="width:2.2em;text-align:right;padding-right:4px">${now ? `<b>${value}</b>` : value}</td>` +
+      `<td>${chanceBar(r, ci, SIDE[0])}</td><td style="width:3.2em;text-align:right">${now ? `<b>${pct(r)}</b>` : pct(r)}</td></tr>`);
+  }
+  lines.push(`<div style="margin-top:4px"><b>${esc.text(vary.follow)}</b>'s chance by the number of ` +
+    `<b>${esc.text(vary.name)}</b> (${esc.text(vary.side)}; now ${Number.isSafeInteger(vary.count) ? vary.count : '?'}):</div>`);
+  if (rows.length) lines.push(`<table style="width:100%;border-collapse:collapse;font-size:90%">${rows.join('')}</table>`);
+  const target = rate(vary.target);
+  const found = [];
+  const crossings = Array.isArray(sweep.crossings) ? sweep.crossings
+    : sweep.target && Array.isArray(sweep.target.rows) ? sweep.target.rows.flatMap((row) => (row && Array.isArray(row.crossings) ? row.crossings : []))
+      : [];
+  for (const c of crossings) {
+    const at = c && number(c.at);
+    if (at !== null) found.push(decimal(at));
+  }
+  const at = target === null ? 'the target' : pct(target);
+  lines.push(`<div>${found.length ? `${at} at a count of about <b>${found.join('</b>, <b>')}</b>` : `${at}: not crossed at these counts`}</div>`);
+  return lines.join('');
+}
+
+/**
+ * The card, as HTML. `meta`: what the command kept (names, seen, sides, vary, how, left);
+ * `result`: the bridge's answer; `players`: the players' card instead of the GM's.
+ */
+function forecastCard(meta, result, { id, players }) {
+  const sides = (Array.isArray(meta.sides) ? meta.sides : Object.keys(result.sides || {}))
+    .filter((side) => result.sides && result.sides[side] && typeof result.sides[side] === 'object');
+  const runs = Number.isSafeInteger(result.completed) ? result.completed : result.runs;
+  const out = [];
+  out.push(`<div style="font-weight:bold;font-size:110%">Forecast: ${sides.map(esc.text).join(' vs ')}</div>`);
+  out.push(`<div style="${NOTE}">${whole(runs)} fights${players ? '' : ` · ${esc.text(meta.how || '')}`}</div>`);
+  out.push('<div style="margin-top:4px;font-weight:bold">chance to win</div>');
+  sides.forEach((side, k) => {
+    const s = result.sides[side];
+    const r = rate(s.win_rate);
+    const ci = interval(s.win_rate_ci95);
+    out.push(`<div>${esc.text(side)} <b>${pct(r)}</b>${ci ? ` <span style="${NOTE}">${range(ci)}</span>` : ''}</div>`);
+    out.push(chanceBar(r, ci, SIDE[k % SIDE.length]));
+  });
+  const draws = result.draws && typeof result.draws === 'object' ? result.draws : {};
+  const drawCi = interval(draws.rate_ci95);
+  out.push(`<div style="margin-top:3px">draws <b>${pct(draws.rate)}</b>${drawCi ? ` <span style="${NOTE}">${range(drawCi)}</span>` : ''}</div>`);
+  const rounds = result.rounds && typeof result.rounds === 'object' ? result.rounds : {};
+  out.push(`<div style="margin-top:4px">rounds: <b>${decimal(rounds.mean)}</b> on average ` +
+    `<span style="${NOTE}">(median ${decimal(rounds.median)}, ${decimal(rounds.min)}–${decimal(rounds.max)})</span></div>`);
+  const histogram = roundColumns(rounds.histogram);
+  if (histogram) {
+    out.push(histogramHtml(histogram));
+    out.push(`<div style="${NOTE}"><span>round ${histogram.first}</span>` +
+      `<span style="float:right">${histogram.last}</span></div>`);
+  }
+  const fall = falling(meta, result, players);
+  if (fall.length) {
+    // A row each: the name over a bar (down, then fled), the chance to be down (fled), the mean damage taken.
+    const cell = 'text-align:right;vertical-align:top;padding-left:4px;white-space:nowrap';
+    const head = `<tr><td><b>likely to fall</b></td><td style="${cell};${NOTE}">down</td><td style="${cell};${NOTE}">takes</td></tr>`;
+    const body = fall.map((f) => {
+      const { name, side } = f;
+      return `<tr><td>${esc.text(name)}${side ? ` <span style="${NOTE}">(${esc.text(side)})</span>` : ''}` +
+        `${bar([[f.down, DOWN], [f.fled, FLED]], 5)}</td>` +
+        `<td style="${cell}"><b>${pct(f.down)}</b>${f.fled ? `<br>${pct(f.fled)} fled` : ''}</td>` +
+        `<td style="${cell}">${f.taken !== null ? decimal(f.taken) : '?'}</td></tr>`;
+    });
+    out.push(`<table style="width:100%;border-collapse:collapse;margin-top:4px;font-size:100%">${head}${body.join('')}</table>`);
+  }
+  if (!players && meta.vary && result.sweep && typeof result.sweep === 'object') out.push(sweepHtml(meta, result.sweep));
+  if (result.interrupted === true || (Number.isSafeInteger(result.completed) && Number.isSafeInteger(result.runs) &&
+    result.completed < result.runs)) {
+    out.push(`<div style="color:#a12a2a">stopped after ${whole(result.completed)} of ${whole(result.runs)} fights</div>`);
+  }
+  if (!players) {
+    if (meta.left && meta.left.length) out.push(`<div style="${NOTE}">left out, already down: ${meta.left.map(esc.text).join(', ')}</div>`);
+    const hidden = (meta.hidden || []).length;
+    if (hidden) out.push(`<div style="${NOTE}">${hidden} on the GM layer: never on the players' card</div>`);
+    const seed = Number.isSafeInteger(result.seed) || typeof result.seed === 'bigint' || /^\d{1,20}$/.test(result.seed) ? String(result.seed) : '?';
+    out.push(`<div style="${NOTE}">seed ${seed} · ${esc.text(id)}</div>`);
+    out.push(`<div>${[
+      esc.button('vary', `!fracas forecast --from ${id} --vary @{target|Whose group count to vary?|token_id}`),
+      esc.button('share', `!fracas forecast --share ${id}`),
+      esc.button('replay', `!fracas replay ${id}`),
+    ].join(' ')}</div>`);
+  }
+  return `<div style="border:1px solid #333;background-color:#fff;padding:4px">${out.join('')}</div>`;
+}
+
+module.exports = { forecastCard };
   },
   "src/mod/specials.js": function (module, exports, require) {
 'use strict';
@@ -9157,6 +9980,11 @@ function validate(s) {
   const logBefore = s.log.length;
   s.log = s.log.filter((e) => isObject(e) && typeof e.id === 'string' && isObject(e.request));
   if (s.log.length !== logBefore) notes.push(`state.fracas.log: ${logBefore - s.log.length} unreadable entr${logBefore - s.log.length === 1 ? 'y' : 'ies'} dropped`);
+  const kept = s.forecasts.length;
+  s.forecasts = s.forecasts.filter((e) => isObject(e) && typeof e.id === 'string' && isObject(e.scenario) && isObject(e.scenario.sides) &&
+    isObject(e.names) && isObject(e.seen) && isObject(e.sideOf) && Array.isArray(e.left) && Array.isArray(e.hidden) &&
+    (e.card === null || typeof e.card === 'string'));
+  if (s.forecasts.length !== kept) notes.push(`state.fracas.forecasts: ${kept - s.forecasts.length} unreadable entr${kept - s.forecasts.length === 1 ? 'y' : 'ies'} dropped`);
   for (const id of Object.keys(s.relay.pending)) {
     const p = s.relay.pending[id];
     if (!isObject(p) || typeof p.method !== 'string' || typeof p.text !== 'string') {
@@ -9308,6 +10136,29 @@ function fromGlobals() {
     playerName(playerId) {
       const player = playerId ? getObj('player', playerId) : null;
       return player ? String(player.get('displayname') || '') : '';
+    },
+
+    /**
+     * The page the GM `playerId` is looking at: their player object's `_lastpage` (the page they
+     * last viewed as GM), else the players' page, as GroupInitiative/GroupInitiative.js lines
+     * 1900-1905 find the GM's page (roll20-api-scripts .types/index.d.ts line 53: `_lastpage:
+     * string`); null when neither names a page.
+     */
+    gmPage(playerId) {
+      const player = playerId ? getObj('player', playerId) : null;
+      const last = player ? String(player.get('_lastpage') || '') : '';
+      if (last && getObj('page', last)) return last;
+      const shown = Campaign().get('playerpageid');
+      return typeof shown === 'string' && shown && getObj('page', shown) ? shown : null;
+    },
+
+    /**
+     * The tokens on page `pageId` (graphics of subtype token; roll20-api-scripts
+     * .types/index.d.ts lines 499-503 find a page's graphics with findObjs by `_pageid`).
+     */
+    pageTokens(pageId) {
+      if (typeof pageId !== 'string' || !pageId) return [];
+      return findObjs({ _type: 'graphic', _subtype: 'token', _pageid: pageId }) || [];
     },
 
     getGraphic(id) {

@@ -19,6 +19,7 @@ const { oddsCommand } = require('./odds');
 const { initCommand } = require('./init');
 const { mobCommand } = require('./mob');
 const { roundCommand } = require('./round');
+const { forecastCommand } = require('./forecast');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
 const { DAMAGE_TYPES } = require('../facts');
@@ -38,6 +39,11 @@ const COMMANDS = {
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
   round: { run: (app, msg, cmd) => roundCommand(app, msg, cmd) },
+  // The GM's alone: a forecast names hidden creatures; the GM may share its players' card.
+  forecast: {
+    run: (app, msg, cmd) => forecastCommand(app, msg, cmd),
+    refused: '!fracas forecast is for the GM: the GM sees the forecast and may share its card with the players',
+  },
   undo: { run: (app, msg, cmd) => app.undoCommand(msg, cmd) },
   config: { run: (app, msg, cmd) => app.configCommand(msg, cmd) },
   help: { run: (app, msg) => app.helpCommand(msg), player: true },
@@ -197,7 +203,7 @@ class App {
       return;
     }
     if (!actor.fracasGM && !command.player) {
-      throw new UsageError(`!fracas ${name} is for the GM` + (msg.playerid === 'API'
+      throw new UsageError((command.refused || `!fracas ${name} is for the GM`) + (msg.playerid === 'API'
         ? ' (it came from another Mod script: the GM can trust those with !fracas config --trust-scripts on)' : ''));
     }
     command.run(this, actor, cmd);

@@ -133,6 +133,29 @@ function fromGlobals() {
       return player ? String(player.get('displayname') || '') : '';
     },
 
+    /**
+     * The page the GM `playerId` is looking at: their player object's `_lastpage` (the page they
+     * last viewed as GM), else the players' page, as GroupInitiative/GroupInitiative.js lines
+     * 1900-1905 find the GM's page (roll20-api-scripts .types/index.d.ts line 53: `_lastpage:
+     * string`); null when neither names a page.
+     */
+    gmPage(playerId) {
+      const player = playerId ? getObj('player', playerId) : null;
+      const last = player ? String(player.get('_lastpage') || '') : '';
+      if (last && getObj('page', last)) return last;
+      const shown = Campaign().get('playerpageid');
+      return typeof shown === 'string' && shown && getObj('page', shown) ? shown : null;
+    },
+
+    /**
+     * The tokens on page `pageId` (graphics of subtype token; roll20-api-scripts
+     * .types/index.d.ts lines 499-503 find a page's graphics with findObjs by `_pageid`).
+     */
+    pageTokens(pageId) {
+      if (typeof pageId !== 'string' || !pageId) return [];
+      return findObjs({ _type: 'graphic', _subtype: 'token', _pageid: pageId }) || [];
+    },
+
     getGraphic(id) {
       if (typeof id !== 'string' || !id) return null;
       const obj = getObj('graphic', id);

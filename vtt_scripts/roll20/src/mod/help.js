@@ -55,6 +55,15 @@ function items(config) {
       'tokens players control are the party, the rest the foes) and plays round 1; each !fracas round plays the next ' +
       'round by the ruleset\'s initiative, morale and phases, with the bars as they are now, and sets the bars and dead ' +
       'markers; --undo takes the last round back.'],
+    ['!fracas forecast [--turns | --side NAME ID ID …] [--runs N] [--seed N] [--vary TOKEN [--values 1..12] [--target 0.5]] [--share]',
+      'how deadly is this fight? The bridge (through the relay) plays it --runs times (1000; 500 a point with --vary) ' +
+      'and whispers you a card: each side\'s chance to win with its 95% interval, draws, rounds, who is likely to fall. ' +
+      'Sides: the selected tokens against the rest of their page; nothing selected, the page\'s tokens players control ' +
+      'against the rest; --turns the turn order split the same way; --side by hand. Each token is one combatant, read ' +
+      'from its sheet as !fracas round reads it, with its Body now. --vary TOKEN sweeps that token\'s count (the card ' +
+      'says at what count the other side\'s chance crosses --target); the card\'s vary button asks for the token. ' +
+      'Players see nothing unless you share (the share button, or --share): their card leaves out GM-layer tokens and names ' +
+      'no creature whose nameplate they do not see.'],
     ['!fracas undo [ID]', "takes back one card's changes by delta (its undo button names it); alone, the newest card not undone."],
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +

@@ -16,9 +16,12 @@ const { UsageError } = require('./usage');
 
 const MAX_PENDING = 20;
 const HANDLERS = {}; // method → function(app, pending, result)
+const ERROR_HANDLERS = {}; // method → function(app, pending, error, id): the bridge's refusal told its own way
 
-function register(method, handler) {
+/** The answer handler of `method`; `onError`, when given, tells the GM a JSON-RPC error of it. */
+function register(method, handler, onError) {
   HANDLERS[method] = handler;
+  if (onError) ERROR_HANDLERS[method] = onError;
 }
 
 function reassembler(app) {
@@ -162,6 +165,10 @@ function answer(app, id, message) {
   }
   if (message.error) {
     const e = message.error;
+    if (ERROR_HANDLERS[pending.method] && e && typeof e === 'object') {
+      ERROR_HANDLERS[pending.method](app, pending, e, id);
+      return;
+    }
     const where = e.data && e.data.path ? ` at ${e.data.path}` : '';
     app.error(null, `the bridge refused request ${id}${where}: ${e.message || 'error'} (code ${e.code})`);
     return;

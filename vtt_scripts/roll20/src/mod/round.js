@@ -304,4 +304,4 @@ relaylink.register('encounter.new', onNew);
 relaylink.register('encounter.round', onRound);
 relaylink.register('encounter.undo', onUndo);
 
-module.exports = { roundCommand, scenarioFromTurnOrder };
+module.exports = { roundCommand, scenarioFromTurnOrder, combatantOf };

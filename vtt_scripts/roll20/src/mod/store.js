@@ -71,6 +71,9 @@ function defaults() {
     help_version: null,
     // the fight `!fracas round` plays on the bridge: {name, round, names: {token id: name}, max, ruleset}
     fight: null,
+    // the last forecasts (!fracas forecast), for their buttons: {id, time, scenario, names, seen, sideOf, how,
+    // ruleset, left, hidden, card (the players' card, or null when the bridge refused it)}
+    forecasts: [],
   };
 }
 
@@ -114,6 +117,7 @@ function repair(s) {
   if (!out.config.markers || typeof out.config.markers !== 'object') out.config.markers = {};
   if (!Array.isArray(out.undo)) out.undo = [];
   if (!Array.isArray(out.log)) out.log = [];
+  if (!Array.isArray(out.forecasts)) out.forecasts = [];
   out.relay = Object.assign({}, d.relay, s.relay);
   if (!out.relay.pending || typeof out.relay.pending !== 'object') out.relay.pending = {};
   if (!Array.isArray(out.relay.applied)) out.relay.applied = [];

@@ -78,6 +78,11 @@ function validate(s) {
   const logBefore = s.log.length;
   s.log = s.log.filter((e) => isObject(e) && typeof e.id === 'string' && isObject(e.request));
   if (s.log.length !== logBefore) notes.push(`state.fracas.log: ${logBefore - s.log.length} unreadable entr${logBefore - s.log.length === 1 ? 'y' : 'ies'} dropped`);
+  const kept = s.forecasts.length;
+  s.forecasts = s.forecasts.filter((e) => isObject(e) && typeof e.id === 'string' && isObject(e.scenario) && isObject(e.scenario.sides) &&
+    isObject(e.names) && isObject(e.seen) && isObject(e.sideOf) && Array.isArray(e.left) && Array.isArray(e.hidden) &&
+    (e.card === null || typeof e.card === 'string'));
+  if (s.forecasts.length !== kept) notes.push(`state.fracas.forecasts: ${kept - s.forecasts.length} unreadable entr${kept - s.forecasts.length === 1 ? 'y' : 'ies'} dropped`);
   for (const id of Object.keys(s.relay.pending)) {
     const p = s.relay.pending[id];
     if (!isObject(p) || typeof p.method !== 'string' || typeof p.text !== 'string') {

@@ -19,107 +19,30 @@ const test = require('node:test');
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const H = require('./helpers');
+const B = require('./browser');
 const { Emulator } = require('./emulator');
 const { plain } = require('./world');
 const P = require('../src/protocol');
 
-const CHROMIUM = process.env.FRACAS_CHROMIUM || '/usr/bin/chromium';
-const WAIT_MS = 30000; // how long a step may take before the test gives up (not a speed check)
-
-function prerequisites() {
-  let playwright = null;
-  try {
-    playwright = require('playwright-core');
-  } catch (err) {
-    return { missing: 'playwright-core is not installed (run npm install in the repository root)' };
-  }
-  if (!fs.existsSync(CHROMIUM)) return { missing: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
-  if (!H.pythonHasFracas()) return { missing: `no Python with fracas at ${H.pythonPath()}` };
-  return { playwright };
-}
-
-/** Serve the test page on 127.0.0.1 (an OS-chosen port). */
-function startPageServer() {
-  const page = fs.readFileSync(path.join(__dirname, 'fixtures', 'relay-page.html'));
-  const server = http.createServer((req, res) => {
-    if (req.url.startsWith('/editor')) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(page);
-    } else {
-      res.writeHead(404);
-      res.end();
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-/** Start `fracas serve` (python -m fracas.bridge) and read its URL from the banner. */
-function startBridge(journal, token) {
-  // No --allow-origin: the relay extension's origin is one of the bridge's defaults.
-  // `fracas serve` with the tests' d6 pool registered (a ruleset without a Roll20 port).
-  const child = spawn(H.pythonPath(), ['-c', `${H.WITH_D6_POOL}from fracas.bridge.cli import serve
-serve(prog_name="fracas serve", args=sys.argv[1:])`, '--port', '0', '--token', token,
-  '--journal', journal], { cwd: H.REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => { err += d; });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bridge printed no url: ${out}\n${err}`)), WAIT_MS);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /^\s*url:\s+(ws:\/\/127\.0\.0\.1:\d+)\s*$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1], log: () => err });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the bridge exited (${code}): ${err}`)));
-  });
-}
-
-async function waitFor(what, check) {
-  const end = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const { waitFor, rpcs } = B;
 
 /** One browser, bridge, page and sandbox for the whole file (the tests run in order). */
 let T = null;
 
 before(async () => {
-  const pre = prerequisites();
+  const pre = B.prerequisites();
   if (pre.missing) {
     T = { missing: pre.missing };
     return;
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fracas-relay-'));
-  const server = await startPageServer();
-  const origin = `http://127.0.0.1:${server.address().port}`;
   const token = 'relay-test-token-0123456789';
-  const bridge = await startBridge(path.join(tmp, 'journal.sqlite3'), token);
-  // The extension as shipped, but also injected into the test page's origin.
-  const ext = path.join(tmp, 'extension');
-  fs.cpSync(path.join(H.ROLL20_DIR, 'extension'), ext, { recursive: true });
-  const manifest = JSON.parse(fs.readFileSync(path.join(ext, 'manifest.json'), 'utf8'));
-  manifest.content_scripts[0].matches.push('http://127.0.0.1/*');
-  fs.writeFileSync(path.join(ext, 'manifest.json'), JSON.stringify(manifest));
-  // A fresh profile directory each run (Playwright passes it as --user-data-dir).
-  const browser = await pre.playwright.chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: false,
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--disable-extensions-except=${ext}`, `--load-extension=${ext}`],
-  });
+  // `fracas serve` with the tests' d6 pool registered (a ruleset without a Roll20 port).
+  const bridge = await B.startBridge(path.join(tmp, 'journal.sqlite3'), token, H.WITH_D6_POOL);
 
   // The table: five skeletons, a goblin, a knight (for mob); a hero and two goblins in the turn order (for round).
   // The Mod script as shipped (fracas.js as committed): it has no d6 pool, and asks the bridge for it.
@@ -143,61 +66,14 @@ before(async () => {
   };
   emu.campaign().set('turnorder', JSON.stringify(Object.values(fighters).map((tk) => ({ id: tk.id, pr: 10, custom: '' }))));
 
-  const page = await browser.newPage();
-  const pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  // Chat typed on the page goes to the sandbox as the GM; the sandbox's whispers to the GM appear on the page.
-  await page.exposeFunction('roll20Send', (text) => { emu.chat(emu.gm, text); });
-  const toPage = [];
-  emu.onOutput = (out) => { if (out.to === 'gm') toPage.push(out.text); };
-  const pump = setInterval(() => {
-    while (toPage.length) {
-      const html = toPage.shift();
-      page.evaluate((h) => window.addMessage('whisper', h), html).catch(() => {});
-    }
-  }, 10);
-
-  // The extension's worker; its id is the one its manifest key fixes (the bridge's default origin).
-  let [worker] = browser.serviceWorkers();
-  if (!worker) worker = await browser.waitForEvent('serviceworker', { timeout: WAIT_MS });
-  const extensionId = new URL(worker.url()).host;
-  await page.goto(`${origin}/editor/`);
-  const popup = await browser.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
-  const status = () => popup.evaluate(() => new Promise((r) => chrome.runtime.sendMessage({ type: 'status' }, r)));
-  T = { tmp, server, bridge, browser, emu, page, popup, pump, pageErrors, extensionId, token, status,
-    skeletons, goblin, knight, ogre, fighters, ids: {} };
+  const table = await B.openTable(pre.playwright, emu, tmp);
+  T = Object.assign(table, { tmp, bridge, emu, token, skeletons, goblin, knight, ogre, fighters, ids: {} });
 });
 
-after(async () => {
-  if (!T || T.missing) return;
-  clearInterval(T.pump);
-  await T.browser.close().catch(() => {});
-  T.bridge.child.kill('SIGTERM');
-  await new Promise((r) => T.server.close(r));
-  fs.rmSync(T.tmp, { recursive: true, force: true });
-});
+after(() => B.teardown(T));
 
 /** Skip (or, under CI, fail) when Chromium, playwright-core or fracas is missing. */
-function ready(t) {
-  if (T.missing) {
-    H.skipUnlessCI(t, T.missing);
-    return false;
-  }
-  return true;
-}
-
-/** The JSON-RPC requests a command's outputs carry as frames. */
-function rpcs(outputs) {
-  const r = new P.Reassembler();
-  const out = [];
-  for (const o of outputs) {
-    const frame = P.parseFrame(o.text);
-    const whole = frame && r.add(frame);
-    if (whole) out.push(JSON.parse(whole.text));
-  }
-  return out;
-}
+const ready = (t) => B.ready(t, T);
 
 /** Run a GM command; wait until an output after it matches `pattern` (plain text). */
 async function command(text, pattern, options = {}) {
@@ -211,15 +87,11 @@ test('the shipped extension links to a real fracas serve; the page holds no secr
   if (!ready(t)) return;
   const { emu, bridge, popup, page, token, status, extensionId } = T;
   assert.equal(extensionId, 'gkdobbfmdgnlmmlkeoifkomnimlgpnaa');
-  // The GM pastes the URL, the token and the secret the Mod script whispered into the popup.
+  // The GM pastes the URL, the token and the secret the Mod script whispered into the popup;
+  // the relay authenticates and says hello to the Mod script through the chat box.
   const secret = emu.state.fracas.relay.secret;
   assert.match(secret, /^[0-9a-f]{64}$/);
-  await popup.fill('#url', bridge.url);
-  await popup.fill('#token', token);
-  await popup.fill('#secret', secret);
-  await popup.click('#save');
-  // The relay authenticates and says hello to the Mod script through the chat box.
-  await waitFor('the relay hello', () => emu.state.fracas.relay.last_hello);
+  await B.connect(T, emu, bridge, token);
   assert.equal(emu.state.fracas.relay.last_hello.bridge, bridge.url);
   await waitFor('the popup status', async () => /connected to ws:\/\/127\.0\.0\.1/.test(await popup.textContent('#status')));
   assert.match(await popup.textContent('#diagnosis'), /Working/);

@@ -57,3 +57,14 @@ def run(n: int, seed: int) -> Tally:
         if d:
             attacks_hit += 1
     return Tally(n, damage, attacks_hit)
+
+
+def single():
+    """One typical attack per call, as a plain function a Python user writes: the yardstick of
+    one `fracas.resolve` call (its damage only, nothing else built)."""
+    randint = random.Random(1).randint
+
+    def call() -> int:
+        return attack(randint)
+
+    return call

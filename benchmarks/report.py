@@ -41,7 +41,7 @@ def _typical(result: dict) -> list[str]:
     rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
     gen = result["generator"]
     rows = []
-    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "d20", "generator"):
+    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator"):
         value = gen["attacks_per_s_limit"] if key == "generator" else rates.get(key)
         if key not in labels:
             rows.append([f"{key} (not installed)", "—", "—", "—"])
@@ -187,6 +187,9 @@ def _latency(result: dict) -> list[str]:
         f"{api['single_resolve_python_us']:.1f} µs",
         f"  the first call of a request shape (checked and compiled; later calls reuse the plan):"
         f" {api['single_resolve_first_us']:.1f} µs",
+        *([f"  the same attack as a plain random.randint function: {api['single_plain_python_us']:.2f} µs;"
+           f" resolve is {api['resolve_vs_plain']:.1f}× that, {api['resolve_to_dict_vs_plain']:.1f}× with to_dict()"]
+          if "single_plain_python_us" in api else []),
     ]
 
 

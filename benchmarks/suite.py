@@ -29,10 +29,15 @@ from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 TARGETS = {
     "vs_randint": ("compiled ÷ random.randint loop, scenario 1, single thread", 150.0, "×"),
     "vs_numpy": ("compiled ÷ NumPy batch, scenario 1, single thread", 5.0, "×"),
+    "vs_numpy_table": ("compiled ÷ table-lookup NumPy batch (the fastest NumPy we know), scenario 1, single thread",
+                       4.0, "×"),
     "vs_d20": ("compiled ÷ d20 library, scenario 1, single thread", 1000.0, "×"),
     "of_limit": ("compiled ÷ generator-only limit, scenario 1", 0.50, ""),
     "single_resolve_us": ("one fracas.resolve, typical attack, median", 10.0, "µs"),
     "single_resolve_to_dict_us": ("one fracas.resolve and to_dict(), typical attack, median", 12.0, "µs"),
+    "resolve_vs_plain": ("one fracas.resolve ÷ the same attack as a plain random.randint function, median", 2.0, "×"),
+    "resolve_to_dict_vs_plain": ("one fracas.resolve and to_dict() ÷ the plain random.randint function, median",
+                                 3.0, "×"),
     "bulk_single_thread": ("bulk summary, single thread", 5e7, "attacks/s"),
     "bulk_cores_ratio": ("bulk summary, both cores ÷ single thread, largest batch", 1.8, "×"),
     "bulk_memory_mb": ("peak memory, 10^8 attacks minus 10^3 attacks", 100.0, "MB"),
@@ -46,7 +51,7 @@ TARGETS = {
     "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
-AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s",
+AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "resolve_vs_plain", "resolve_to_dict_vs_plain", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s",
            "forecast_overhead", "forecast_examples_s"}
 
 
@@ -274,15 +279,16 @@ class Suite:
         if self.has_numpy:
             contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run))
             contestants.append(Contestant("numpy_simple", numpy_batch.LABEL_SIMPLE, numpy_batch.run_simple))
+            contestants.append(Contestant("numpy_table", numpy_batch.LABEL_TABLE, numpy_batch.run_table))
         if self.has_d20:
             contestants.append(Contestant("d20", d20_library.LABEL, d20_library.run))
         interleave(self._calibrated(contestants), o.n_rounds, tick)
         by_key = {c.key: c for c in contestants}
         rates = {key: (by_key[key].median if key in by_key else None)
-                 for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "d20")}
+                 for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20")}
         ratios = {"compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"])}
         for head in ("compiled", "kernel"):
-            for other in ("python", "randint", "numpy", "numpy_simple", "d20", "generator"):
+            for other in ("python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator"):
                 if other in by_key:
                     ratios[f"{head}_vs_{other}"] = paired_ratio(by_key[head], by_key[other])
         typical = {
@@ -311,7 +317,7 @@ class Suite:
         interleave(self._calibrated(contestants), self.options.n_rounds, tick)
         by_key = {c.key: c for c in contestants}
         rates = {key: by_key[key].median for key in ("compiled", "kernel", "python")}
-        rates.update(randint=None, numpy=None, numpy_simple=None, d20=None)
+        rates.update(randint=None, numpy=None, numpy_simple=None, numpy_table=None, d20=None)
         ratios = {
             "compiled_vs_python": paired_ratio(by_key["compiled"], by_key["python"]),
             "kernel_vs_python": paired_ratio(by_key["kernel"], by_key["python"]),
@@ -376,7 +382,7 @@ class Suite:
                                       "compiled_cores": rates.get("compiled_cores"),
                                       "kernel": rates.get("kernel"), "python": None,
                                       "randint": None, "numpy": rates.get("numpy"),
-                                      "numpy_simple": None, "d20": None}}
+                                      "numpy_simple": None, "numpy_table": None, "d20": None}}
         return {"sizes": sizes, "threads": cores, "scenario": scenario}
 
     #: Groups (and as many targets) one bulk request of 10^5 attacks is spread over.
@@ -440,6 +446,9 @@ class Suite:
             "single_resolve_to_dict_us": engine_runs.single(TYPICAL, to_dict=True),
             "single_resolve_first_us": engine_runs.single(TYPICAL, first=True),
             "single_resolve_python_us": engine_runs.single(TYPICAL),
+            # The same attack as a plain Python function a user writes (random.randint): the
+            # yardstick of one resolve's overhead (issue 44: one resolve is mostly overhead).
+            "single_plain_python_us": randint_loop.single(),
         }
         samples: dict[str, list[float]] = {key: [] for key in calls}
         block = max(1, o.latency_calls // o.n_rounds)
@@ -459,6 +468,9 @@ class Suite:
         times = sorted(samples["single_resolve_us"])
         out["single_resolve_p90_us"] = times[int(0.9 * (len(times) - 1))] * 1e6
         out["calls"] = block * o.n_rounds
+        plain = out["single_plain_python_us"]
+        out["resolve_vs_plain"] = out["single_resolve_us"] / plain
+        out["resolve_to_dict_vs_plain"] = out["single_resolve_to_dict_us"] / plain
         return out
 
     def _scaling(self, tick) -> list[dict]:
@@ -519,10 +531,13 @@ def evaluate_targets(result: dict) -> list[dict]:
     measured = {
         "vs_randint": typical.get("compiled_vs_randint"),
         "vs_numpy": typical.get("compiled_vs_numpy"),
+        "vs_numpy_table": typical.get("compiled_vs_numpy_table"),
         "vs_d20": typical.get("compiled_vs_d20"),
         "of_limit": typical.get("compiled_vs_generator"),
         "single_resolve_us": result["api"].get("single_resolve_us"),
         "single_resolve_to_dict_us": result["api"].get("single_resolve_to_dict_us"),
+        "resolve_vs_plain": result["api"].get("resolve_vs_plain"),
+        "resolve_to_dict_vs_plain": result["api"].get("resolve_to_dict_vs_plain"),
         "bulk_single_thread": min((s["attacks_per_s"].get("compiled") or 0) for s in sizes) if sizes else None,
         # The largest batch: smaller ones are shown in their table, with the fixed cost of a call.
         "bulk_cores_ratio": sizes[-1].get("cores_vs_single") if sizes else None,

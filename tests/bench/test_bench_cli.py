@@ -40,7 +40,7 @@ def test_json_has_the_documented_shape(quick_run):
     #           "generator": {...}, "api": {"single_resolve_us": ...}}
     assert set(doc["scenarios"]) == {"typical", "heavy", "multi", "bulk", "cartyrion", "worldwalker", "pool"}
     typical = doc["scenarios"]["typical"]["attacks_per_s"]
-    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple"):
+    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table"):
         assert positive(typical[key]), key
     d20_installed = "d20" in doc["scenarios"]["typical"]["labels"]
     assert positive(typical["d20"]) if d20_installed else typical["d20"] is None
@@ -54,6 +54,7 @@ def test_json_has_the_documented_shape(quick_run):
     assert positive(doc["generator"]["attacks_per_s_limit"])
     assert positive(doc["api"]["single_resolve_us"])
     assert positive(doc["api"]["single_resolve_first_us"])
+    assert positive(doc["api"]["single_plain_python_us"]) and positive(doc["api"]["resolve_vs_plain"])
     groups = doc["bulk"]["groups"]
     assert [g["groups"] for g in groups] == [10, 100, 1600]
     assert all(positive(g["resolve_us_per_attack"]) and positive(g["to_dict_us_per_group"]) for g in groups)
@@ -93,7 +94,7 @@ def test_json_has_the_bulk_scaling_and_memory_figures(quick_run):
 def test_targets_are_reported_not_enforced(quick_run):
     _, doc, _ = quick_run
     keys = {t["key"] for t in doc["targets"]}
-    assert {"vs_randint", "vs_numpy", "vs_d20", "of_limit", "single_resolve_us",
+    assert {"vs_randint", "vs_numpy", "vs_numpy_table", "vs_d20", "of_limit", "single_resolve_us", "resolve_vs_plain",
             "bulk_single_thread", "bulk_cores_ratio", "bulk_memory_mb"} <= keys
     for target in doc["targets"]:
         assert target["met"] in (True, False, None)

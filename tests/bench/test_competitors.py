@@ -39,6 +39,7 @@ CONTESTANTS = [
     ("randint loop", randint_loop.run, 100_000, None),
     ("NumPy batch, tuned", numpy_batch.run, 1_000_000, numpy_batch.available),
     ("NumPy batch, first version", numpy_batch.run_simple, 1_000_000, numpy_batch.available),
+    ("NumPy batch, table lookup", numpy_batch.run_table, 1_000_000, numpy_batch.available),
     ("d20 library", d20_library.run, 20_000, d20_library.available),
     ("engine, public API, active backend", engine_runs.api(TYPICAL, None), None, None),
     ("engine, public API, pure Python", engine_runs.api(TYPICAL, "python"), 30_000, None),

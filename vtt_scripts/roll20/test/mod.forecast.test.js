@@ -139,6 +139,14 @@ test('selected tokens against the rest of their page; --turns; --side by hand', 
   req = forecastRequest(emu.chat(emu.gm, `!fracas forecast --side heroes ${tokens.hero.id} --side ambush ${tokens.assassin.id},${tokens.g1.id}`));
   assert.deepEqual(Object.fromEntries(Object.entries(req.params.scenario.sides).map(([s, g]) => [s, g.map((x) => x.name)])),
     { heroes: [tokens.hero.id], ambush: [tokens.assassin.id, tokens.g1.id] });
+  // Nothing selected: the page the GM looks at (the GM's _lastpage), not the players' page.
+  const twin = emu.addToken({ _pageid: 'page-2', name: 'Hero', represents: tokens.hero.get('represents'), bar1_value: '9',
+    controlledby: tokens.hero.get('controlledby') });
+  emu.gm.data._lastpage = 'page-2';
+  req = forecastRequest(emu.chat(emu.gm, '!fracas forecast'));
+  assert.deepEqual(Object.fromEntries(Object.entries(req.params.scenario.sides).map(([s, g]) => [s, g.map((x) => x.name)])),
+    { party: [twin.id], foes: [tokens.rat.id] });
+  emu.gm.data._lastpage = '';
   // --use NAME: the strikes of fracas_strikes_NAME.
   const heroSheet = tokens.hero.get('represents');
   let out = emu.chat(emu.gm, `!fracas forecast --use bow --side a ${tokens.hero.id} --side b ${tokens.g1.id}`);

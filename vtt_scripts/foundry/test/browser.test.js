@@ -11,7 +11,7 @@ import { after, afterEach, before, describe, test } from "node:test";
 
 import { spawnSync } from "node:child_process";
 
-import { PYTHON, REPO_DIR, launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
+import { PYTHON, REPO_DIR, closePages, launchChromium, missingPrerequisite, serveModule, startBridge, stopAll, tempDir } from "../testenv/harness.js";
 
 const missing = missingPrerequisite();
 if (missing && process.env.CI) throw new Error(`the browser test must run under CI, but ${missing}`);
@@ -39,16 +39,8 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
   // Every page a test opened is closed after it, passed or failed: a GM page left open
   // would stay the holder of the bridge for the tests after it (as a real open tab would).
   const opened = [];
-  afterEach(async () => {
-    for (const page of opened.splice(0)) if (!page.isClosed()) await page.close();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await bridge?.stop();
-    await site?.close();
-    tmp?.remove();
-  });
+  afterEach(() => closePages(opened));
+  after(() => stopAll({ browser, bridge, site, tmp }));
 
   /** A page of the test world, booted and (unless told otherwise) connected. */
   async function openWorld({ gen = 13, token = TOKEN, url = bridge.url, expect = "connected", user = "gm", gm = "present", extra = {} } = {}) {

@@ -16,7 +16,7 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 
-import { MODULE_DIR, PYTHON, REPO_DIR, launchChromium, missingPrerequisite, serveModule, startBridge, tempDir } from "../testenv/harness.js";
+import { MODULE_DIR, PYTHON, REPO_DIR, closePages, launchChromium, missingPrerequisite, serveModule, startBridge, stopAll, tempDir } from "../testenv/harness.js";
 import { packageModule } from "../tools/package.js";
 
 const missing = missingPrerequisite();
@@ -27,10 +27,7 @@ const TOKEN = "forecast-browser-token-0123456789";
 const RUNS = 200; // the world's forecastRuns: enough fights for a card, few enough for the pure-Python kernels
 
 describe("the forecast, from the packaged module in Chromium against a real bridge", { skip }, () => {
-  let site;
-  let bridge;
-  let browser;
-  let tmp;
+  let site, bridge, browser, tmp;
 
   before(async () => {
     tmp = tempDir();
@@ -45,16 +42,8 @@ describe("the forecast, from the packaged module in Chromium against a real brid
   });
 
   const opened = [];
-  afterEach(async () => {
-    for (const page of opened.splice(0)) if (!page.isClosed()) await page.close();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await bridge?.stop();
-    await site?.close();
-    tmp?.remove();
-  });
+  afterEach(() => closePages(opened));
+  after(() => stopAll({ browser, bridge, site, tmp }));
 
   /** A page of the test world (GM or player), booted; the GM's connected. */
   async function openWorld({ user = "gm" } = {}) {

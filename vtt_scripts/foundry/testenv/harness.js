@@ -94,6 +94,22 @@ export async function launchChromium(userDataDir) {
 }
 
 /** Why the browser test cannot run here, or null when it can. */
+/**
+ * Close every page a test opened (`opened` is emptied), passed or failed: a GM page left open
+ * would stay the holder of the bridge for the tests after it, as a real open tab would.
+ */
+export async function closePages(opened) {
+  for (const page of opened.splice(0)) if (!page.isClosed()) await page.close();
+}
+
+/** Stop what a Chromium suite started: the browser, the bridge, the site, the scratch folder. */
+export async function stopAll({ browser, bridge, site, tmp }) {
+  await browser?.close();
+  await bridge?.stop();
+  await site?.close();
+  tmp?.remove();
+}
+
 export function missingPrerequisite() {
   if (!existsSync(CHROMIUM)) return `chromium not found at ${CHROMIUM} (apt-get install chromium)`;
   if (!existsSync(PYTHON)) return `python not found at ${PYTHON} (set FRACAS_PYTHON)`;

@@ -89,6 +89,11 @@ def served_contract(only: tuple[str, ...] | None = None) -> bytes:
         return made
 
 
+def _backend_of(result: Any, otherwise: str) -> str:
+    backend = result.get("backend") if isinstance(result, dict) else None
+    return backend if isinstance(backend, str) else otherwise
+
+
 def _failed_rulesets(engine: Any) -> dict[str, str]:
     failed = getattr(getattr(engine, "rulesets", None), "failed", None)
     return failed() if callable(failed) else {}
@@ -229,9 +234,12 @@ class Methods:
         before = spending.reply_bytes
         spending.spend("$.params.attacks" if call.method == "attack.bulk" else "$.params",
                        attacks=attacks, reply_bytes=estimate)
-        def entry(result: bytes) -> Entry:
+        def entry(result: bytes, backend: str | None = None) -> Entry:
+            # The backend that rolled it: the result's own (a ruleset or a fight the compiled
+            # core does not cover rolls in Python on a compiled install), else the engine's.
             return Entry(id_key=call.key, method=call.method, digest=request_digest, params=params, result=result,
-                         backend=self.engine.backend, version=self.engine.__version__, recorded_at=now_utc())
+                         backend=backend or self.engine.backend, version=self.engine.__version__,
+                         recorded_at=now_utc())
 
         together_with = _Together(entry, getattr(self.encounters(), "journal", None)) if together else None
         try:
@@ -258,8 +266,10 @@ class Methods:
             spending.settle(before, len(done.result))
             spending.check_reply(call.key, len(done.result), journaled=True)
             return orjson.Fragment(done.result)
-        result = orjson.dumps(outcome.to_dict())
-        pending = message.journal.add(entry(result))
+        answer = outcome.to_dict()
+        result = orjson.dumps(answer)
+        rolled_on = answer.get("backend") if isinstance(answer, dict) else None
+        pending = message.journal.add(entry(result, rolled_on if isinstance(rolled_on, str) else None))
         spending.settle(before, len(result))
         spending.check_reply(call.key, len(result), journaled=True)
         return pending
@@ -377,8 +387,9 @@ class Methods:
             "seed": recorded["seed"],
             "matches": not different,
             "differences": different[:_MAX_DIFFERENCES],
-            "recorded_backend": entry.backend,
-            "replayed_backend": self.engine.backend,
+            # Each result says which backend rolled it; an entry whose result does not, the journal's column.
+            "recorded_backend": _backend_of(recorded, entry.backend),
+            "replayed_backend": _backend_of(replayed, self.engine.backend),
             "result": replayed,
         })
         spending.settle(before, len(result))

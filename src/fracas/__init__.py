@@ -128,14 +128,14 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     Args:
         request: A bulk request: `profiles` (attacker and strikes by name), `targets`, and
             `attacks` ([{"profile", "target", "count"}]); optional `detail` ("summary",
-            "groups" or "strikes") and `ruleset`. A dict, JSON text or bytes, or a
-            `fracas.BulkRequest`.
+            "attacks": each attack listed, or "dice": each attack with its dice) and
+            `ruleset`. A dict, JSON text or bytes, or a `fracas.BulkRequest`.
         seed: The seed (wins over the request's); drawn from the OS when neither gives one.
         threads: Threads to roll on [default: the CPUs this process may use]. The result is
             the same for any count.
         max_attacks: The caller's limit on attacks, checked before a die is rolled.
-        max_listed: The caller's limit on strike rows listed one by one (any detail but
-            "summary").
+        max_listed: The caller's limit on attacks listed one by one (any detail but
+            "summary"), checked before a die is rolled.
         cancel: Anything with `is_set()` (a `threading.Event`): once set, rolling stops at
             the next chunk and `Cancelled` is raised.
         admit: Called as `admit(attacks, rows, detail)` once the request is compiled and

@@ -435,3 +435,37 @@ def test_an_id_of_2_to_the_64_minus_1_is_echoed_exactly(dispatcher, session):
         orjson.dumps(attack(seed=3)).decode())
     reply = dispatcher.handle(session, text)
     assert reply.data.startswith(b'{"jsonrpc":"2.0","id":18446744073709551615,"result":')
+
+
+class _RollsInPython:
+    """The engine of a compiled install (`backend` "compiled") whose attacks roll in Python, as a
+    ruleset or fight the compiled core does not cover does."""
+
+    backend = "compiled"
+
+    def __getattr__(self, name):
+        return getattr(fracas, name)
+
+    @staticmethod
+    def resolve(request, **options):
+        from fracas import _kernels
+
+        with _kernels.using("python"):
+            return fracas.resolve(request, **options)
+
+
+def test_the_journal_says_which_backend_rolled_a_result(journal):
+    """Issue 45: journal.replay said recorded_backend "compiled" for a result rolled on the Python
+    backend (the journal recorded the process's default backend, not the roll's)."""
+    dispatcher = Dispatcher(token=TOKEN, journal=journal, engine=_RollsInPython())
+    session = Session(peer="test")
+    dispatcher.handle(session, orjson.dumps(request(0, "auth", {"token": TOKEN})).decode())
+
+    def ask(message):
+        return orjson.loads(dispatcher.handle(session, orjson.dumps(message).decode()).data)
+
+    rolled = ask(request("p-1", "attack.resolve", attack(seed=5)))["result"]
+    assert rolled["backend"] == "python"
+    assert ask(request("g", "journal.get", {"id": "p-1"}))["result"]["backend"] == "python"
+    replay = ask(request("r", "journal.replay", {"id": "p-1"}))["result"]
+    assert replay["matches"] and replay["recorded_backend"] == "python" and replay["replayed_backend"] == "python"

@@ -109,3 +109,22 @@ def test_engine_md_section_7_example_is_what_the_engine_returns():
     result.pop("backend")
     shown.pop("backend")
     assert result == shown
+
+
+def test_documented_bulk_detail_values_are_the_ones_the_schemas_accept():
+    """Issue 45: resolve_bulk's docstring named detail values ("groups", "strikes") every
+    ruleset's schema refuses."""
+    import typing
+
+    documented = re.search(r"optional `detail` \((.*?)\)\s+and", fracas.resolve_bulk.__doc__, re.S)
+    assert documented, "resolve_bulk's docstring no longer lists the detail values"
+    values = set(re.findall(r'"(\w+)"', documented.group(1)))
+    checked = 0
+    for name in fracas.rulesets():
+        bulk_type = fracas.rulesets.get(name).request_types.get("bulk")
+        hint = typing.get_type_hints(bulk_type).get("detail") if bulk_type is not None else None
+        if hint is None:
+            continue
+        assert set(typing.get_args(hint)) == values, name
+        checked += 1
+    assert checked >= 4  # the built-in rulesets' bulk requests

@@ -466,8 +466,9 @@ def simulate(scenario_file: Any, runs: int, seed: Optional[int], workers: Option
              json_out: Optional[str], plot_out: Optional[str], progress: Optional[bool], loop: str) -> None:
     """Play many fights of a SCENARIO file ('-': standard input; @NAME: an example that ships
     with fracas, e.g. @er-skeleton-horde) and report who wins how often (with a 95 %
-    interval), how many rounds fights last, who survives, and damage dealt and taken.
-    Ctrl-C stops cleanly and reports the fights finished."""
+    interval), how many rounds fights last, who survives, damage dealt and taken, and
+    who is likely to fall (the combatants most often down or fled at the end). Ctrl-C
+    stops cleanly and reports the fights finished."""
     from ..drive.simulate import MissingExtra, WorkersFailed, plot, simulate as run
 
     scenario = _read_scenario(scenario_file, "SCENARIO")

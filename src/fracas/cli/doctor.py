@@ -38,7 +38,7 @@ def doctor(ctx: click.Context, port: int) -> None:
 
     click.echo(f"fracas {fracas.__version__}, Python {sys.version.split()[0]} ({sys.executable})")
     click.echo(f"  backend   {fracas.backend}: {_kernels.why()} [{verdict(not _kernels.missing_compiled())}]")
-    click.echo(f"  rulesets  {', '.join(fracas.rulesets())}")
+    click.echo(f"  rulesets  {', '.join(fracas.rulesets.names())}")
     for why in fracas.rulesets.failed().values():  # an installed ruleset left out: say which and why
         click.echo(f"  plug-in   {why} [{verdict(False)}]")
     n = 200_000 if fracas.backend == "compiled" else 5_000

@@ -117,7 +117,7 @@ def compile_compete(request: Any) -> CompetePlan:
         if diff > 0:
             extra[0].append((f"size: {diff} categor{'y' if diff == 1 else 'ies'} larger", ER_GRAPPLE_SIZE * diff))
         faster = _faster(dfd.speed, chal.speed)
-        if faster:
+        if faster and dfd.speed is not None and chal.speed is not None:  # both known (ER-19)
             extra[1].append((f"faster by {dfd.speed - chal.speed} ft", ER_GRAPPLE_SPEED * faster))
         if req.slick:
             extra[1].append(("slick ground", ER_GRAPPLE_SLICK))
@@ -127,7 +127,7 @@ def compile_compete(request: Any) -> CompetePlan:
             n = abs(diff)
             extra[larger].append((f"size: {n} categor{'y' if n == 1 else 'ies'} larger", ER_GRAPPLE_SIZE * n))
         faster = _faster(chal.speed, dfd.speed)
-        if faster:
+        if faster and chal.speed is not None and dfd.speed is not None:  # both known (ER-19)
             extra[0].append((f"faster by {chal.speed - dfd.speed} ft", ER_GRAPPLE_SPEED * faster))
         if req.slick:
             extra[0].append(("slick ground", ER_GRAPPLE_SLICK))

@@ -24,15 +24,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from . import _kernels
-from . import rulesets
 from .errors import Cancelled, DiceError, FracasError, LimitError, RequestError, RulesError, SchemaError
-from .rulesets.er.schema import (
-    AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest, Profile,
-    ProfileStrike, Strike, Target,
-)
 
+# `import fracas` does no work a caller may not need (`fracas --help` and every script pay
+# for it): the kernels (`fracas._kernels`, the compiled core), the registry
+# (`fracas.rulesets`, which discovers the rulesets on its first use and imports each one's
+# code on its first use) and the typed requests (Enchanted Realms' schema) are imported on
+# first access, by `__getattr__` below.
 if TYPE_CHECKING:
+    from . import _kernels, rulesets
+    from .rulesets.er.schema import (
+        AttackGroup, AttackRequest, Attacker, BulkRequest, Combatant, InitiativeRequest, Profile,
+        ProfileStrike, Strike, Target,
+    )
     from .drive.encounter import Encounter
     from .drive.forecast import ForecastResult
     from .drive.odds import OddsResult
@@ -67,6 +71,8 @@ def _warn_if_slow() -> None:
     if _WARNED:
         return
     _WARNED = True
+    from . import _kernels
+
     if _kernels.missing_compiled() and not _kernels._FORCE_PURE:
         import warnings
 
@@ -531,9 +537,25 @@ def forecast(request: Any, *, seed: Optional[int] = None) -> ForecastResult:
     return _forecast(request, seed=seed)
 
 
+#: The typed requests, `fracas.AttackRequest` and the others: Enchanted Realms' (the default
+#: ruleset's) schema, imported on first access.
+_TYPED = frozenset({"AttackGroup", "AttackRequest", "Attacker", "BulkRequest", "Combatant", "InitiativeRequest",
+                    "Profile", "ProfileStrike", "Strike", "Target"})
+
+
 def __getattr__(name: str) -> Any:
+    if name in ("rulesets", "_kernels"):  # submodules imported on first access (see the imports above)
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _TYPED:
+        from .rulesets.er import schema
+
+        return getattr(schema, name)
     # `fracas.backend` follows the active kernels, also after `_kernels.use()`.
     if name == "backend":
+        from . import _kernels
+
         return _kernels.name()
     if name == "Encounter":  # loaded on first use: it brings the store (sqlite3)
         from .drive.encounter import Encounter
@@ -551,6 +573,10 @@ def __getattr__(name: str) -> Any:
         from .drive.forecast import ForecastResult
 
         return ForecastResult
+    if name.startswith("_"):  # no kind's function (and `hasattr(fracas, "__wrapped__")` loads no ruleset)
+        raise AttributeError(f"module 'fracas' has no attribute {name!r}")
+    from . import rulesets
+
     for kind in rulesets.kinds().values():  # a ruleset's own kind: its `fracas` function
         if kind.call == name and not kind.bulk:
             def call(request: Any, *, seed: Optional[int] = None, _kind: str = kind.name) -> Result:

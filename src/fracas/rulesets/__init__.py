@@ -2,21 +2,30 @@
 
 Rulesets declare themselves (`fracas.rulesets.manifest`): every folder of this package
 with a `manifest.toml`, and every package named in the entry-point group
-`fracas.rulesets` of an installed distribution, registers when this package is first
-imported. A project may also register a `Ruleset` object itself with `register()`
-(tests do, to prove the seam). Registration checks the protocol (`base.check_ruleset`)
-and the manifest (its constants and messages named nowhere else: `manifest.clashes`), and
-says what is missing and where.
+`fracas.rulesets` of an installed distribution. A project may also register a `Ruleset`
+object itself with `register()` (tests do, to prove the seam). Registration checks the
+protocol (`base.check_ruleset`) and the manifest (its constants and messages named
+nowhere else: `manifest.clashes`), and says what is missing and where.
+
+Nothing is read when this package is imported (`import fracas` stays light). The first
+call that asks the registry anything (`names()`, `fracas.rulesets()`, `get`, `manifests`,
+`failed`, `DEFAULT`, a request, `fracas --help`) discovers the rulesets: it reads the
+built-in folders' manifests, which is all that listing them needs, and scans the entry
+points. A built-in ruleset's code is imported, checked and adopted on its first use
+(`get`, a request naming it, `kinds()` when it has kinds of its own); an error in it is
+raised there, naming its folder, as it was at import before. An installed ruleset
+(entry point) is imported and registered during discovery, so one that fails to import
+or register is left out with a warning at that first call, never listed, and named by
+`failed()` from then on.
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
-import pkgutil
 import sys
+from _thread import RLock
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from .._facts import SHARED_MESSAGES, SHARED_NAMES
 from ..errors import SchemaError
@@ -31,17 +40,49 @@ __all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "Ruleset
 #: The ruleset of a request that names none (the manifest with `default = true`).
 DEFAULT = "enchanted-realms"
 
-_REGISTRY: dict[str, Ruleset] = {}
+#: name → the registered `Ruleset`, or the `Manifest` of a built-in ruleset discovered
+#: and not used yet (its code is imported on first use, `_loaded`); in listing order.
+_REGISTRY: dict[str, Union[Ruleset, Manifest]] = {}
 
 #: Installed rulesets (entry points) that failed to import or register: name → why.
 _FAILED: dict[str, str] = {}
+
+#: Discovery has run (or is running): it runs once, on the registry's first use.
+_DISCOVERED = False
+#: Held while discovering or loading a ruleset (the bridge and bulk threads may ask at once);
+#: re-entrant, as a ruleset's import may ask the registry.
+_LOCK = RLock()
 
 
 def failed() -> dict[str, str]:
     """The installed rulesets left out because they failed to import or register: the entry
     point's name → what failed, naming the entry point and its distribution (`fracas doctor`
-    and the bridge's `server.info` show them; the other rulesets work as usual)."""
+    and the bridge's `server.info` show them; the other rulesets work as usual). Asking
+    discovers the rulesets, so a broken one is reported (and warned about) then."""
+    _discover()
     return dict(_FAILED)
+
+
+def _manifest_of(entry: Union[Ruleset, Manifest]) -> Optional[Manifest]:
+    return entry if isinstance(entry, Manifest) else entry.manifest
+
+
+def _loaded(name: str) -> Ruleset:
+    """The registered ruleset `name`, its code imported and adopted now if this is its first use."""
+    entry = _REGISTRY[name]
+    if not isinstance(entry, Manifest):
+        return entry
+    with _LOCK:
+        entry = _REGISTRY[name]
+        if not isinstance(entry, Manifest):  # another thread loaded it meanwhile
+            return entry
+        ruleset = _object(entry)
+        # The same checks as register(), without reordering (its place is its manifest's) or
+        # telling on_change: the name's ruleset is the one it was, now imported.
+        _admit(ruleset, entry, entry.source, reset_default=False)
+        if name in _REGISTRY:
+            _REGISTRY[name] = ruleset
+        return ruleset
 
 
 def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optional[str] = None) -> Ruleset:
@@ -50,9 +91,24 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
     With its `manifest` (how discovered rulesets register), the manifest's name, title,
     rules page and kinds are the ruleset's, and must agree with what the object has.
     Raises `RulesetInvalid` naming the folder and what is missing."""
+    _discover()
     place = where or (manifest.source if manifest is not None else f"ruleset {ruleset!r}")
+    with _LOCK:
+        _admit(ruleset, manifest, place)
+        _REGISTRY[ruleset.name] = ruleset
+        listing = sorted(_REGISTRY.items(), key=_listing)  # stable: equal orders keep registration order
+        _REGISTRY.clear()
+        _REGISTRY.update(listing)
+    _changed()
+    return ruleset
+
+
+def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_default: bool = True) -> None:
+    """What registering checks and adopts: the manifest's clashes and facts, the protocol,
+    the ruleset's own kinds (`RulesetInvalid` naming `place` and what is wrong)."""
     if manifest is not None:
-        others = [r.manifest for r in _REGISTRY.values() if r.manifest is not None and r.name != manifest.name]
+        others = [m for name, m in ((n, _manifest_of(e)) for n, e in _REGISTRY.items())
+                  if m is not None and name != manifest.name]
         # A built-in ruleset's names are in the generated SHARED_* sets' file itself, and the
         # generator refuses their clash with facts.toml (fracas.spec.generate.load): only an
         # installed ruleset's are checked against the shared facts here.
@@ -62,7 +118,7 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
         if clash:
             raise RulesetInvalid(f"{manifest.source}: {clash}; a name means one thing in fracas's generated"
                                  " files, so prefix the ruleset's own with its short ID")
-        _adopt(ruleset, manifest)
+        _adopt(ruleset, manifest, reset_default)
     check_ruleset(ruleset, place)
     for kind in ruleset.own_kinds:
         other = KNOWN_KINDS.get(kind.name)
@@ -70,12 +126,6 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
             raise RulesetInvalid(f"{place}: its kind {kind.name!r} differs from the {kind.name!r} kind already known"
                                  f" (method {other.method}); a kind's name is one kind everywhere")
         KNOWN_KINDS[kind.name] = kind
-    _REGISTRY[ruleset.name] = ruleset
-    listing = sorted(_REGISTRY.items(), key=_listing)  # stable: equal orders keep registration order
-    _REGISTRY.clear()
-    _REGISTRY.update(listing)
-    _changed()
-    return ruleset
 
 
 #: Called after every register/unregister: what keeps work of a ruleset by its name (the
@@ -94,13 +144,13 @@ def _changed() -> None:
         callback()
 
 
-def _listing(item: tuple[str, Ruleset]) -> int:
+def _listing(item: tuple[str, Union[Ruleset, Manifest]]) -> int:
     """Manifests with an `order` first, by it; the rest in the order they registered."""
-    manifest = item[1].manifest
+    manifest = _manifest_of(item[1])
     return manifest.order if manifest is not None else 1000
 
 
-def _adopt(ruleset: Ruleset, manifest: Manifest) -> None:
+def _adopt(ruleset: Ruleset, manifest: Manifest, reset_default: bool = True) -> None:
     """The manifest's facts on the ruleset; what the object sets itself must agree."""
     for attr, value in (("name", manifest.name), ("title", manifest.title)):
         own = getattr(ruleset, attr)
@@ -121,7 +171,7 @@ def _adopt(ruleset: Ruleset, manifest: Manifest) -> None:
                                 "rolls on its own calls (a fracas.rulesets.rows.RowRuleset runs on the row kernel)"))
     ruleset.doc = manifest.rules
     ruleset.manifest = manifest
-    if manifest.default:
+    if manifest.default and reset_default:
         global DEFAULT
         DEFAULT = manifest.name
 
@@ -134,7 +184,12 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
         if where is not None:  # an entry point must lead to a ruleset
             raise RulesetInvalid(f"{where}: the package {package!r} has no {_manifest.FILENAME}")
         return None
-    module = importlib.import_module(package)
+    return register(_object(found), found)
+
+
+def _object(found: Manifest) -> Ruleset:
+    """The `Ruleset` its manifest names, its package imported now; its example scenarios checked."""
+    module = importlib.import_module(found.package)
     ruleset = getattr(module, found.object, None)
     if not isinstance(ruleset, Ruleset):
         raise RulesetInvalid(f"{found.source}: object {found.object!r} is "
@@ -142,8 +197,8 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
     missing = _missing_examples(found)
     if missing:
         raise RulesetInvalid(f"{found.source}: examples {missing} name no scenario: put examples/NAME.json in the"
-                             f" package {package!r} (or name one fracas ships: fracas scenarios lists them)")
-    return register(ruleset, found)
+                             f" package {found.package!r} (or name one fracas ships: fracas scenarios lists them)")
+    return ruleset
 
 
 def _missing_examples(manifest: Manifest) -> list[str]:
@@ -165,15 +220,24 @@ def _missing_examples(manifest: Manifest) -> list[str]:
 
 def unregister(name: str) -> None:
     """Remove a ruleset (tests that registered one clean up with this)."""
-    if _REGISTRY.pop(name, None) is not None:
+    _discover()
+    with _LOCK:
+        removed = _REGISTRY.pop(name, None)
+    if removed is not None:
         _changed()
 
 
 def kinds() -> dict[str, Kind]:
-    """Every kind of request a registered ruleset resolves (the shared ones first)."""
+    """Every kind of request a registered ruleset resolves (the shared ones first).
+
+    A built-in ruleset not used yet is loaded only when its manifest lists a kind of its
+    own: the shared kinds are `SHARED_KINDS` whoever binds them."""
+    _discover()
     found = {kind.name: kind for kind in SHARED_KINDS}
-    for ruleset in _REGISTRY.values():
-        for bound in ruleset.kinds.values():
+    for name, entry in list(_REGISTRY.items()):
+        if isinstance(entry, Manifest) and all(kind in found for kind in entry.kinds):
+            continue
+        for bound in _loaded(name).kinds.values():
             found.setdefault(bound.kind.name, bound.kind)
     return found
 
@@ -184,8 +248,9 @@ def kind_named(name: str) -> Kind:
 
 
 def manifests() -> list[Manifest]:
-    """The manifests of the registered rulesets, in listing order."""
-    return [r.manifest for r in _REGISTRY.values() if r.manifest is not None]
+    """The manifests of the registered rulesets, in listing order (no ruleset is loaded)."""
+    _discover()
+    return [m for m in map(_manifest_of, list(_REGISTRY.values())) if m is not None]
 
 
 def short_ids() -> dict[str, str]:
@@ -194,7 +259,8 @@ def short_ids() -> dict[str, str]:
 
 
 def names() -> tuple[str, ...]:
-    """The registered ruleset names, built-in first."""
+    """The registered ruleset names, built-in first (no ruleset is loaded)."""
+    _discover()
     return tuple(_REGISTRY)
 
 
@@ -202,10 +268,11 @@ def get(name: str, path: str = "$.ruleset") -> Ruleset:
     """The ruleset called `name`, or a SchemaError at `path` listing the known ones."""
     if not isinstance(name, str):
         raise SchemaError(path, f"expected str, got {_json_type(name)}")
-    ruleset = _REGISTRY.get(name)
-    if ruleset is None:
+    _discover()
+    entry = _REGISTRY.get(name)
+    if entry is None:
         raise SchemaError(path, f"unknown ruleset {name!r} (one of: {', '.join(_REGISTRY)})")
-    return ruleset
+    return entry if not isinstance(entry, Manifest) else _loaded(name)
 
 
 def _json_type(value: Any) -> str:
@@ -219,6 +286,7 @@ def _json_type(value: Any) -> str:
 
 def for_request(request: Any) -> Ruleset:
     """The ruleset a decoded request names in `"ruleset"` (the default when absent)."""
+    _discover()
     name = request.get("ruleset", DEFAULT) if isinstance(request, dict) else getattr(request, "ruleset", DEFAULT)
     return get(name)
 
@@ -228,6 +296,17 @@ class _Registry(ModuleType):
 
     def __call__(self) -> tuple[str, ...]:
         return names()
+
+    @property
+    def DEFAULT(self) -> str:  # noqa: N802 - the module constant it always was
+        """The ruleset of a request that names none: read once the rulesets are discovered,
+        as a manifest (an installed one's too) may declare itself the default."""
+        _discover()
+        return globals()["DEFAULT"]  # type: ignore[no-any-return]
+
+    @DEFAULT.setter
+    def DEFAULT(self, value: str) -> None:  # noqa: N802
+        globals()["DEFAULT"] = value
 
 
 sys.modules[__name__].__class__ = _Registry
@@ -247,10 +326,35 @@ def docs_index(link: Any = None) -> str:
 
 
 def _discover() -> None:
-    """Register every ruleset folder of this package, then every entry point's."""
-    for info in pkgutil.iter_modules(__path__, prefix=__name__ + "."):
-        if info.ispkg:
-            register_package(info.name)
+    """Once, on the registry's first use: list every ruleset folder of this package from its
+    manifest (its code is imported on first use), then import and register every entry
+    point's (a broken one is left out, named by `failed()`, with a warning)."""
+    global _DISCOVERED, DEFAULT
+    if _DISCOVERED:
+        return
+    with _LOCK:
+        if _DISCOVERED:
+            return
+        _DISCOVERED = True
+        import pkgutil
+
+        for info in pkgutil.iter_modules(__path__, prefix=__name__ + "."):
+            if not info.ispkg:
+                continue
+            found = _manifest.peek(info.name)
+            if found is None:
+                continue
+            _REGISTRY[found.name] = found
+            if found.default:
+                DEFAULT = found.name
+        listing = sorted(_REGISTRY.items(), key=_listing)
+        _REGISTRY.clear()
+        _REGISTRY.update(listing)
+        _discover_installed()
+
+
+def _discover_installed() -> None:
+    """Import and register every package named in the entry-point group `fracas.rulesets`."""
     from importlib import metadata
 
     for point in metadata.entry_points(group=_manifest.ENTRY_POINTS):
@@ -268,7 +372,6 @@ def _discover() -> None:
         except Exception as error:  # noqa: BLE001 - any failure of a plug-in's import or registration
             why = str(error) if isinstance(error, RulesetInvalid) else f"{where}: {type(error).__name__}: {error}"
             _FAILED[point.name] = f"{why}; the ruleset {point.name!r} is left out (fix or uninstall it)"
+            import logging
+
             logging.getLogger("fracas").warning("%s", _FAILED[point.name])
-
-
-_discover()

@@ -53,11 +53,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the tomli backport is a dependency there
-    import tomli as tomllib
-
 from .base import RulesetInvalid
 
 #: The file that makes a folder a ruleset.
@@ -135,6 +130,10 @@ class Manifest:
 
 def parse(text: str, source: str, package: str) -> Manifest:
     """A manifest from its TOML text; `source` names the file in every error."""
+    if sys.version_info >= (3, 11):  # imported here: `import fracas` reads no manifest
+        import tomllib
+    else:  # Python 3.10: the tomli backport is a dependency there
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -263,6 +262,31 @@ def read(package: str) -> Optional[Manifest]:
     if not where.is_file():
         return None
     return parse(where.read_text(encoding="utf-8"), _place(package), package)
+
+
+def peek(package: str) -> Optional[Manifest]:
+    """The manifest in the folder of `package` read without importing the package (how the
+    registry discovers the built-in rulesets: a ruleset is imported on its first use), or
+    None when the folder has none. A package not in a plain folder (a zip) is read as
+    `read` reads it, importing it."""
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except ModuleNotFoundError:  # a parent package is missing
+        return None
+    if spec is None or spec.submodule_search_locations is None:
+        return None
+    folders = [folder for folder in spec.submodule_search_locations if os.path.isdir(folder)]
+    if not folders:
+        return read(package)
+    for folder in folders:
+        where = os.path.join(folder, FILENAME)
+        if os.path.isfile(where):
+            with open(where, encoding="utf-8") as handle:
+                return parse(handle.read(), _place(package), package)
+    return None
 
 
 def _place(package: str) -> str:

@@ -1,0 +1,125 @@
+"""A fast start (issue 44 item 5): `import fracas` does no work a caller may not need, and the
+registry discovers the rulesets on its first use and imports each one's code on its own first
+use, with everything it answered before unchanged (the names, their order, errors, plug-ins).
+
+What is imported is checked in fresh interpreters (`sys.modules`), never how long it takes:
+the timings are `fracas bench`'s (its start-up section)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+BUILT_IN = ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
+PACKAGES = {"enchanted-realms": "fracas.rulesets.er", "worldwalker": "fracas.rulesets.ww",
+            "cartyrion": "fracas.rulesets.ct", "old-school": "fracas.rulesets.oldschool"}
+
+
+def _run(code: str, env: dict[str, str] | None = None) -> tuple[dict, str]:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=env or dict(os.environ))
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def test_import_fracas_imports_no_ruleset_no_kernel_and_scans_no_entry_point():
+    found, _ = _run("import sys, json, fracas; print(json.dumps(sorted(sys.modules)))")
+    loaded = set(found)
+    assert "fracas" in loaded
+    for heavy in ("fracas.rulesets", "fracas._kernels", "fracas._core", "fracas.drive", "importlib.metadata",
+                  *PACKAGES.values()):
+        assert heavy not in loaded, heavy
+
+
+def test_listing_reads_manifests_and_imports_no_ruleset_code():
+    found, _ = _run("import sys, json, fracas\n"
+                    "names = list(fracas.rulesets())\n"
+                    "ids = fracas.rulesets.short_ids()\n"
+                    "default = fracas.rulesets.DEFAULT\n"
+                    "print(json.dumps({'names': names, 'ids': ids, 'default': default,"
+                    " 'modules': sorted(sys.modules)}))")
+    assert found["names"] == BUILT_IN  # the same names in the same order (each manifest's `order`)
+    assert found["ids"] == {"er": "enchanted-realms", "ww": "worldwalker", "ct": "cartyrion", "os": "old-school"}
+    assert found["default"] == "enchanted-realms"
+    assert not set(PACKAGES.values()) & set(found["modules"])
+
+
+def test_a_ruleset_loads_on_its_first_use_and_only_it():
+    found, _ = _run("import sys, json, fracas\n"
+                    "rs = fracas.rulesets.get('worldwalker')\n"
+                    "again = fracas.rulesets.get('worldwalker') is rs\n"
+                    "print(json.dumps({'again': again, 'manifest': rs.manifest.source, 'title': rs.title,"
+                    " 'doc': rs.doc, 'names': list(fracas.rulesets()),"
+                    " 'modules': sorted(m for m in sys.modules if m.startswith('fracas.rulesets.'))}))")
+    assert found["again"] is True
+    assert found["manifest"] == "fracas/rulesets/ww/manifest.toml" and found["title"] == "Worldwalker"
+    assert found["doc"]  # the manifest's rules page, adopted on load as registration did
+    assert found["names"] == BUILT_IN
+    assert "fracas.rulesets.ww" in found["modules"]
+    assert not {"fracas.rulesets.er", "fracas.rulesets.ct", "fracas.rulesets.oldschool"} & set(found["modules"])
+
+
+def test_kinds_load_only_the_rulesets_with_kinds_of_their_own():
+    # ER-19 compete and ER-23 impale are Enchanted Realms' own kinds, OS-4 morale old-school's.
+    found, _ = _run("import sys, json, fracas\n"
+                    "kinds = list(fracas.rulesets.kinds())\n"
+                    "print(json.dumps({'kinds': kinds, 'modules': sorted(sys.modules)}))")
+    assert found["kinds"] == ["attack", "bulk", "initiative", "compete", "impale", "morale"]
+    assert {"fracas.rulesets.er", "fracas.rulesets.oldschool"} <= set(found["modules"])
+    assert not {"fracas.rulesets.ww", "fracas.rulesets.ct"} & set(found["modules"])
+
+
+def test_an_unknown_ruleset_still_names_the_path_and_every_known_one():
+    found, _ = _run("import json, fracas\n"
+                    "try:\n"
+                    "    fracas.resolve({'ruleset': 'chess', 'strikes': []}, seed=1)\n"
+                    "except fracas.SchemaError as error:\n"
+                    "    print(json.dumps({'path': error.path, 'message': str(error)}))")
+    assert found["path"] == "$.ruleset"
+    assert "unknown ruleset 'chess' (one of: enchanted-realms, worldwalker, cartyrion, old-school)" in found["message"]
+
+
+def test_typed_requests_and_the_backend_are_there_on_first_access():
+    found, _ = _run("import json, fracas\n"
+                    "from fracas import AttackRequest, Strike\n"
+                    "print(json.dumps({'request': AttackRequest.__module__, 'strike': Strike.__name__,"
+                    " 'backend': fracas.backend, 'kernels': fracas._kernels.name() == fracas.backend,"
+                    " 'morale': fracas.roll('morale', {'ruleset': 'old-school', 'morale': 7}, seed=1)"
+                    ".to_dict()['breaks']}))")
+    assert found == {"request": "fracas.rulesets.er.schema", "strike": "Strike",
+                     "backend": found["backend"], "kernels": True, "morale": False}
+    assert found["backend"] in ("compiled", "python")
+
+
+def test_a_broken_plugin_is_reported_on_the_registrys_first_use_not_at_import(tmp_path):
+    """A plug-in is imported when the registry discovers the rulesets (its first use), so the
+    warning for one that fails to import comes then, once, and `failed()` names it."""
+    site = tmp_path / "site"
+    site.mkdir()
+    broken = site / "brokenplug"
+    shutil.copytree(HERE / "d6pool" / "d6pool", broken)
+    (broken / "__init__.py").write_text("import numpyy  # a dependency that is not installed\n")
+    (broken / "manifest.toml").write_text(
+        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text().replace('"d6-pool"', '"broken-pool"'))
+    info = site / "fracas_brokenplug-0.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fracas-brokenplug\nVersion: 0.3\n")
+    (info / "entry_points.txt").write_text("[fracas.rulesets]\nbroken-pool = brokenplug\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    found, stderr = _run("import sys, json, fracas\n"
+                         "sys.stderr.write('IMPORTED\\n'); sys.stderr.flush()\n"
+                         "names = list(fracas.rulesets())\n"
+                         "print(json.dumps({'names': names, 'failed': fracas.rulesets.failed()}))", env)
+    before, _, after = stderr.partition("IMPORTED\n")
+    assert "numpyy" not in before
+    assert after.count("ModuleNotFoundError: No module named 'numpyy'") == 1
+    assert found["names"] == BUILT_IN
+    assert list(found["failed"]) == ["broken-pool"]
+    assert found["failed"]["broken-pool"].startswith("entry point 'broken-pool' = 'brokenplug' (group"
+                                                     " fracas.rulesets, distribution fracas-brokenplug 0.3)")

@@ -120,6 +120,12 @@ def _sweep(result: dict) -> list[str]:
     return table(result.get("sweep"))
 
 
+def _startup(result: dict) -> list[str]:
+    from .startup_bench import table
+
+    return table(result.get("startup"))
+
+
 def _odds(result: dict) -> list[str]:
     odds = result.get("odds")
     if not odds:
@@ -245,7 +251,7 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _groups(result), _ruleset(result, "cartyrion", 5),
              _ruleset(result, "worldwalker", 6), _ruleset(result, "pool", 7), _latency(result), _odds(result), _fights(result),
-             _fight_loop(result), _sweep(result), _scaling(result), _targets(result)]
+             _fight_loop(result), _sweep(result), _startup(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])
     parts.append([f"({result['elapsed_s']:.1f} s)"])

@@ -21,7 +21,7 @@ from fracas import _kernels
 from . import (d20_library, engine_runs, fight_loop_bench, fights_bench, numpy_batch, odds_bench, randint_loop,
                rulesets_bench)
 
-from . import sweep_bench
+from . import startup_bench, sweep_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -49,10 +49,13 @@ TARGETS = {
     "fight_attacks_share": ("attacks/s inside compiled fights ÷ bulk attacks/s, 300-creature horde whose fights last about 300 attacks", 0.10, ""),
 
     "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),
+    "import_vs_json_msgspec": ("import fracas ÷ import json, msgspec, fresh interpreters side by side, median", 2.0,
+                               "×"),
+    "help_ms": ("fracas --help, a fresh process, median", 150.0, "ms"),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
 AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "resolve_vs_plain", "resolve_to_dict_vs_plain", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s",
-           "forecast_overhead", "forecast_examples_s"}
+           "forecast_overhead", "forecast_examples_s", "import_vs_json_msgspec", "help_ms"}
 
 
 @dataclass
@@ -190,6 +193,7 @@ class Suite:
         steps += 1                                           # fights
         steps += 1                                           # fight loop
         steps += 1                                           # sweep
+        steps += 1                                           # start-up
         steps += 1 if (o.bridge and self.bridge_module) else 0
         return steps
 
@@ -239,6 +243,9 @@ class Suite:
         tick()
         self._label = "sweep"
         result["sweep"] = sweep_bench.run(o.sweep_runs, o.cores)
+        tick()
+        self._label = "start-up"
+        result["startup"] = startup_bench.run(o.n_rounds * (1 if o.quick else 3))
         tick()
         self._label = "scaling"
         result["scaling"] = self._scaling(tick)
@@ -549,6 +556,8 @@ def evaluate_targets(result: dict) -> list[dict]:
         "fight_attacks_share": _fight_loop(result, fight_loop_bench.LONG_HORDE, "share_of_bulk"),
 
         "sweep_cores_s": _sweep_seconds(result.get("sweep")),
+        "import_vs_json_msgspec": (result.get("startup") or {}).get("import_vs_json_msgspec"),
+        "help_ms": ((result.get("startup") or {}).get("ms") or {}).get("help"),
     }
     out = []
     for key, (what, threshold, unit) in TARGETS.items():

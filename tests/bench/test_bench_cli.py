@@ -107,6 +107,13 @@ def test_targets_are_reported_not_enforced(quick_run):
         if fights["dask_workers"]:
             assert positive(row["fights_per_s"]["dask"]) and positive(row["dask_vs_local"])
     assert fights["er_big"] is None  # the 10,000-fight run belongs to the full benchmark
+    # Start-up (issue 44 item 5): fresh processes, `import fracas` beside `import json, msgspec`.
+    startup = doc["startup"]
+    assert all(positive(startup["ms"][key]) for key in ("python", "json_msgspec", "import_fracas", "help"))
+    assert positive(startup["import_vs_json_msgspec"]) and startup["help_command"].endswith("--help")
+    by = {t["key"]: t for t in doc["targets"]}
+    assert by["import_vs_json_msgspec"]["measured"] == startup["import_vs_json_msgspec"]
+    assert by["help_ms"]["measured"] == startup["ms"]["help"]
     # A 20-point sweep, three ways, the same table each way; its 10 s target needs 10,000 fights a point.
     sweep = doc["sweep"]
     assert sweep["points"] == 20 and sweep["identical"] is True and positive(sweep["seconds"]["local_cores"])
@@ -126,7 +133,7 @@ def test_tables_print_attacks_per_second_and_ratios(quick_run):
     out = result.stdout
     for heading in ("Scenario 1 · typical strike", "Scenario 2 · heavy strike", "Scenario 3 · multi-strike",
                     "Scenario 4 · bulk", "Scenario 5 · Cartyrion", "Scenario 6 · Worldwalker", "Exact odds", "Fights ·",
-                    "Single fracas.resolve", "Scaling", "Targets"):
+                    "Single fracas.resolve", "Start-up · a fresh process each", "Scaling", "Targets"):
         assert heading in out
     assert "attacks/s" in out and "API ÷ this" in out and "×" in out
     for label in ("random.randint loop", "NumPy batch (tuned)", "NumPy batch (first version)",

@@ -64,3 +64,14 @@ def test_bridge_overhead_is_read_from_the_bridge_result(bridge, expected):
     t = by_key(document(bridge=bridge))["bridge_overhead"]
     assert t["measured"] == expected
     assert t["met"] is (None if expected is None else expected <= 1.2)
+
+
+def test_start_up_targets_are_read_from_the_start_up_section():
+    """Issue 44 item 5: `import fracas` at most 2x `import json, msgspec`, `fracas --help` under 150 ms."""
+    t = by_key(document())
+    assert t["import_vs_json_msgspec"]["met"] is None and t["help_ms"]["met"] is None   # not measured
+    t = by_key(document(startup={"ms": {"python": 20.0, "json_msgspec": 60.0, "import_fracas": 90.0, "help": 160.0},
+                                 "import_vs_json_msgspec": 1.5, "rounds": 5, "help_command": "fracas --help"}))
+    assert t["import_vs_json_msgspec"]["measured"] == 1.5 and t["import_vs_json_msgspec"]["met"] is True
+    assert t["help_ms"]["measured"] == 160.0 and t["help_ms"]["met"] is False   # at most 150 ms
+    assert t["import_vs_json_msgspec"]["at_most"] and t["help_ms"]["at_most"]

@@ -1,0 +1,81 @@
+"""A fast start (issue 44 item 5): `import fracas` and `fracas --help`, each in a fresh process.
+
+Every figure is the wall time of a new interpreter running one thing, from the start of
+`subprocess.run` to its exit, on the interpreter `fracas bench` runs on:
+
+- `python -c pass`: the interpreter alone (the floor every command pays);
+- `python -c "import json, msgspec"`: the yardstick, what any JSON tool with a typed
+  schema pays (fracas's requests are msgspec structs);
+- `python -c "import fracas"`;
+- `fracas --help` (the console script beside the interpreter; `python -m fracas --help`
+  where there is none).
+
+The four run interleaved, round after round (after one untimed warm-up round that writes
+the bytecode caches), so load from other work falls on all of them alike; the ratio is the
+median of the same-round ratios. Targets: `import fracas` at most 2x the yardstick, and
+`fracas --help` under 150 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+
+def commands() -> dict[str, list[str]]:
+    """What is timed, by key: the interpreter, the yardstick, `import fracas`, `fracas --help`."""
+    python = sys.executable
+    script = Path(python).with_name("fracas.exe" if os.name == "nt" else "fracas")
+    helps = [str(script), "--help"] if script.is_file() else [python, "-m", "fracas", "--help"]
+    return {
+        "python": [python, "-c", "pass"],
+        "json_msgspec": [python, "-c", "import json, msgspec"],
+        "import_fracas": [python, "-c", "import fracas"],
+        "help": helps,
+    }
+
+
+def _once(argv: list[str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode(errors='replace')[-500:]}")
+    return elapsed
+
+
+def run(rounds: int) -> dict:
+    """Time each command `rounds` times, interleaved; medians in ms and the paired ratio."""
+    argv = commands()
+    for command in argv.values():  # warm-up: bytecode caches written, files in the page cache
+        _once(command)
+    times: dict[str, list[float]] = {key: [] for key in argv}
+    for _ in range(max(1, rounds)):
+        for key, command in argv.items():
+            times[key].append(_once(command))
+    ratios = [f / y for f, y in zip(times["import_fracas"], times["json_msgspec"])]
+    return {
+        "rounds": max(1, rounds),
+        "ms": {key: statistics.median(values) * 1e3 for key, values in times.items()},
+        "import_vs_json_msgspec": statistics.median(ratios),
+        "help_command": " ".join(Path(argv["help"][0]).name if i == 0 else part
+                                 for i, part in enumerate(argv["help"])),
+    }
+
+
+def table(startup: Optional[dict]) -> list[str]:
+    """The report's lines for the section."""
+    if not startup:
+        return ["Start-up · not measured"]
+    ms = startup["ms"]
+    return [
+        f"Start-up · a fresh process each, median of {startup['rounds']} interleaved rounds",
+        f"  python -c pass {ms['python']:.0f} ms · import json, msgspec {ms['json_msgspec']:.0f} ms · "
+        f"import fracas {ms['import_fracas']:.0f} ms ({startup['import_vs_json_msgspec']:.2f}× the json/msgspec"
+        f" import) · {startup['help_command']} {ms['help']:.0f} ms",
+    ]

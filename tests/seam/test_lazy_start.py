@@ -48,6 +48,34 @@ def test_listing_reads_manifests_and_imports_no_ruleset_code():
     assert found["ids"] == {"er": "enchanted-realms", "ww": "worldwalker", "ct": "cartyrion", "os": "old-school"}
     assert found["default"] == "enchanted-realms"
     assert not set(PACKAGES.values()) & set(found["modules"])
+    # No installed distribution names the entry-point group here: importlib.metadata is not needed.
+    assert "importlib.metadata" not in found["modules"]
+
+
+def test_the_entry_point_prefilter_leaves_anything_it_cannot_rule_out_to_importlib_metadata(tmp_path, monkeypatch):
+    from fracas import rulesets
+
+    plain, named, zipped = tmp_path / "plain", tmp_path / "named", tmp_path / "lib.zip"
+    for folder, text in ((plain, "[console_scripts]\ntool = tool:main\n"), (named, "[fracas.rulesets]\nx = x\n")):
+        info = folder / "tool-1.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "entry_points.txt").write_text(text)
+    (plain / "other-2.0.dist-info").mkdir()  # a distribution without entry points
+    zipped.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
+    monkeypatch.setattr(sys, "path", [str(plain), str(tmp_path / "absent")])
+    assert rulesets._may_name_entry_points() is False
+    monkeypatch.setattr(sys, "path", [str(plain), str(named)])
+    assert rulesets._may_name_entry_points() is True
+    monkeypatch.setattr(sys, "path", [str(plain), str(zipped)])
+    assert rulesets._may_name_entry_points() is True
+
+    class Finder:  # a finder that lists distributions of its own
+        def find_distributions(self, context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [str(plain)])
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert rulesets._may_name_entry_points() is True
 
 
 def test_a_ruleset_loads_on_its_first_use_and_only_it():

@@ -353,8 +353,48 @@ def _discover() -> None:
         _discover_installed()
 
 
+def _may_name_entry_points() -> bool:
+    """False only when no installed distribution can have an entry point in the group
+    `fracas.rulesets`, found without importing `importlib.metadata` (a tenth of `fracas
+    --help`): every finder on `sys.meta_path` that lists distributions is the standard
+    path finder, every `sys.path` entry is a folder (or absent), and no `entry_points.txt`
+    of a `*.dist-info` or `*.egg-info` folder in them mentions the group. Anything else
+    (a zip, an egg, another finder, a mention) is left to `importlib.metadata`."""
+    import os
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if finder is not PathFinder and getattr(finder, "find_distributions", None) is not None:
+            return True
+    group = _manifest.ENTRY_POINTS.encode()
+    for entry in sys.path:
+        folder = entry or "."
+        if not os.path.isdir(folder):
+            if os.path.exists(folder):  # a zip (or a file) on the path
+                return True
+            continue
+        if folder.lower().endswith(".egg"):
+            return True
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if not name.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as handle:
+                    if group in handle.read():
+                        return True
+            except OSError:  # no entry points (or an egg-info file)
+                continue
+    return False
+
+
 def _discover_installed() -> None:
     """Import and register every package named in the entry-point group `fracas.rulesets`."""
+    if not _may_name_entry_points():
+        return
     from importlib import metadata
 
     for point in metadata.entry_points(group=_manifest.ENTRY_POINTS):

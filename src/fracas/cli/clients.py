@@ -14,12 +14,20 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
-from .. import release
-from ..release import BROWSERS, Clients, ClientsError
+if TYPE_CHECKING:
+    from ..release import Clients
+
+
+def _release() -> Any:
+    """`fracas.release`, imported when a clients command runs (not for `fracas --help`)."""
+    from .. import release
+
+    return release
+
 
 ROLL20_STEPS = ("In Roll20: open the game → Settings → Mod (API) Scripts → New Script; name it fracas.js,"
                 " paste the whole script, Save Script. Then type !fracas help in the game's chat.")
@@ -27,16 +35,18 @@ _JS_VERSION = re.compile(r'^const VERSION = "([^"]*)";$', re.M)
 
 
 def _clients() -> Clients:
+    release = _release()
     try:
-        return release.installed()
-    except ClientsError as err:
+        return release.installed()  # type: ignore[no-any-return]
+    except release.ClientsError as err:
         raise click.ClickException(str(err)) from None
 
 
 def _store_zip(clients: Clients, browser: str) -> bytes:
+    release = _release()
     try:
-        return release.extension_zip(clients, browser)
-    except ClientsError as err:  # a manifest a store would refuse: this fracas was built wrong
+        return release.extension_zip(clients, browser)  # type: ignore[no-any-return]
+    except release.ClientsError as err:  # a manifest a store would refuse: this fracas was built wrong
         raise click.ClickException(str(err)) from None
 
 
@@ -44,7 +54,7 @@ def _newer(installed: Optional[str], ours: str) -> Optional[str]:
     """Why `installed` must not be replaced by `ours` without --force, or None."""
     if installed is None:
         return None
-    old, new = release.version_key(installed), release.version_key(ours)
+    old, new = _release().version_key(installed), _release().version_key(ours)
     if old is None:
         return f"its version {installed!r} is not one fracas can compare"
     if new is not None and old > new:
@@ -122,7 +132,7 @@ def install_foundry(clients: Clients, data: Path, force: bool) -> tuple[Path, Op
             raise _refuse(f"{target} holds the fracas module", why, "--data")
     modules.mkdir(exist_ok=True)
     staging = modules / f".{ours['id']}-installing"
-    release.write_tree(staging, files, clean=True)
+    _release().write_tree(staging, files, clean=True)
     if target.is_symlink() or target.is_file():
         target.unlink()
     elif target.exists():
@@ -208,12 +218,12 @@ def write_extension(clients: Clients, out: Path, force: bool) -> tuple[list[Path
             same = False
         if not same and not force:
             raise _refuse(f"--out {unpacked}", "it exists and is not the fracas relay extension", "--out")
-        if (why := _newer(replaced, release.extension_version(clients.version))) and not force:
+        if (why := _newer(replaced, _release().extension_version(clients.version))) and not force:
             raise _refuse(f"--out {unpacked} holds the fracas relay extension", why, "--out")
-    zips = {out / release.extension_zip_name(clients.version, browser): _store_zip(clients, browser)
-            for browser in BROWSERS}
+    zips = {out / _release().extension_zip_name(clients.version, browser): _store_zip(clients, browser)
+            for browser in _release().BROWSERS}
     out.mkdir(parents=True, exist_ok=True)
-    release.write_tree(unpacked, files, clean=True)
+    _release().write_tree(unpacked, files, clean=True)
     for path, data in zips.items():
         path.write_bytes(data)
     return [unpacked, *zips], replaced
@@ -305,7 +315,7 @@ def extension(out: Path, force: bool) -> None:
     bundle = _clients()
     written, replaced = write_extension(bundle, out, force)
     unpacked, chrome, firefox = written
-    click.echo(f"Wrote the fracas relay extension {bundle.version} to {unpacked}{_replacing(replaced, release.extension_version(bundle.version))},"
+    click.echo(f"Wrote the fracas relay extension {bundle.version} to {unpacked}{_replacing(replaced, _release().extension_version(bundle.version))},"
                f" with {chrome.name} (Chrome Web Store) and {firefox.name} (addons.mozilla.org).")
     click.echo(f"Chrome, Edge, Brave: chrome://extensions → Developer mode → Load unpacked → {unpacked}"
                " (its id is fixed, and fracas serve accepts it).")

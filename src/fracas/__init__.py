@@ -573,7 +573,15 @@ def __getattr__(name: str) -> Any:
         from .drive.forecast import ForecastResult
 
         return ForecastResult
-    if name.startswith("_"):  # no kind's function (and `hasattr(fracas, "__wrapped__")` loads no ruleset)
+    import importlib.util
+
+    # No kind's function: a private name (`hasattr(fracas, "__wrapped__")`) or a submodule not
+    # imported yet (`from . import drive` asks first): neither loads the rulesets.
+    try:
+        submodule = "." not in name and importlib.util.find_spec(f"{__name__}.{name}") is not None
+    except (ImportError, ValueError):
+        submodule = False
+    if name.startswith("_") or submodule:
         raise AttributeError(f"module 'fracas' has no attribute {name!r}")
     from . import rulesets
 

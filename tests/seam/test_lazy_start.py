@@ -151,3 +151,29 @@ def test_a_broken_plugin_is_reported_on_the_registrys_first_use_not_at_import(tm
     assert list(found["failed"]) == ["broken-pool"]
     assert found["failed"]["broken-pool"].startswith("entry point 'broken-pool' = 'brokenplug' (group"
                                                      " fracas.rulesets, distribution fracas-brokenplug 0.3)")
+
+
+def test_a_command_imports_what_it_needs_and_help_lists_every_command():
+    """`fracas attack` imports neither the other rulesets' own commands nor the bridge;
+    `fracas --help` (the whole table) lists them all, as before."""
+    found, _ = _run("import sys, json\n"
+                    "from fracas.cli import main\n"
+                    "try:\n"
+                    "    main(['attack', '--dice', '3', '--bonus', '2', '--ac', '14', '--weight', '1', '--str', '4',"
+                    " '--style', 'slashing', '--seed', '1', '--json'], standalone_mode=False)\n"
+                    "except SystemExit:\n"
+                    "    pass\n"
+                    "after_attack = sorted(sys.modules)\n"
+                    "print()\n"
+                    "print(json.dumps({'modules': after_attack, 'commands': list(main.commands)}))")
+    assert "fracas.rulesets.er" in found["modules"]  # the default ruleset resolved the attack
+    for unneeded in ("fracas.rulesets.oldschool", "fracas.rulesets.ww", "fracas.rulesets.ct", "fracas.bridge.cli",
+                     "fracas.release"):
+        assert unneeded not in found["modules"], unneeded
+    assert found["commands"] == ["attack", "odds", "replay", "bench", "initiative", "doctor", "encounter", "simulate",
+                                 "sweep", "clients", "compete", "impale", "morale", "serve", "token", "journal"]
+    done = subprocess.run([sys.executable, "-m", "fracas", "--help"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    listed = [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines()
+              if line.startswith("  ") and not line.startswith("   ")]
+    assert listed == sorted(found["commands"])

@@ -56,7 +56,45 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 class _Main(click.Group):
     """The `fracas` group: reads the config file (its defaults) before any command runs, and
-    makes the console streams safe for any encoding (`fracas.console`)."""
+    makes the console streams safe for any encoding (`fracas.console`).
+
+    The commands of the rulesets' own kinds (which import those rulesets) and the bridge's
+    (serve, token, journal: websockets, logging) join the table on its first whole look
+    (`commands`, the command list of `fracas --help`, a suggestion for a typo) or when a name
+    is not among the others: `fracas attack` imports neither."""
+
+    _adding = False   # in add_command: the table is written, not looked at
+    _extras = False   # the extra commands are in (or being added)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        if not self._adding:
+            self._add_extras()
+        return self._table
+
+    @commands.setter
+    def commands(self, table: dict[str, click.Command]) -> None:
+        self._table = table
+
+    def add_command(self, cmd: click.Command, name: Optional[str] = None) -> None:
+        self._adding = True
+        try:
+            super().add_command(cmd, name)
+        finally:
+            self._adding = False
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        found = self._table.get(cmd_name)
+        return found if found is not None else self.commands.get(cmd_name)
+
+    def _add_extras(self) -> None:
+        if self._extras:
+            return
+        self._extras = True
+        for name, command in kind_commands().items():
+            if name not in self._table:
+                self.add_command(command)
+        _add_bridge_commands(self)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from ..console import protect
@@ -157,9 +195,6 @@ def kind_commands() -> dict[str, click.Command]:
     return found
 
 
-for _name, _command in kind_commands().items():
-    if _name not in main.commands:
-        main.add_command(_command)
 
 
 def __getattr__(name: str) -> Any:
@@ -171,12 +206,13 @@ def __getattr__(name: str) -> Any:
 
 
 # -- serve (the bridge registers its own command) --------------------------------------
-try:
-    from fracas.bridge.cli import journal_group, serve, token_command
-except ImportError as _bridge_missing:  # an install without the bridge package
-    if getattr(_bridge_missing, "name", None) not in ("fracas.bridge", "fracas.bridge.cli"):
-        raise
-else:
-    main.add_command(serve)
-    main.add_command(token_command)
-    main.add_command(journal_group)
+def _add_bridge_commands(group: click.Group) -> None:
+    try:
+        from fracas.bridge.cli import journal_group, serve, token_command
+    except ImportError as bridge_missing:  # an install without the bridge package
+        if getattr(bridge_missing, "name", None) not in ("fracas.bridge", "fracas.bridge.cli"):
+            raise
+    else:
+        group.add_command(serve)
+        group.add_command(token_command)
+        group.add_command(journal_group)

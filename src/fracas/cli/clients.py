@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -136,6 +134,8 @@ def install_foundry(clients: Clients, data: Path, force: bool) -> tuple[Path, Op
     if target.is_symlink() or target.is_file():
         target.unlink()
     elif target.exists():
+        import shutil
+
         old = modules / f".{ours['id']}-replaced"
         if old.exists():
             shutil.rmtree(old)
@@ -149,6 +149,8 @@ def install_foundry(clients: Clients, data: Path, force: bool) -> tuple[Path, Op
 
 def clipboard_command() -> Optional[list[str]]:
     """The clipboard tool of this system, if it has one."""
+    import shutil  # here, as subprocess below: `fracas --help` needs neither
+
     if sys.platform == "darwin":
         candidates = [["pbcopy"]]
     elif sys.platform == "win32":
@@ -173,6 +175,8 @@ def copy_to_clipboard(text: str) -> Optional[str]:
         return None
     # clip.exe reads UTF-16 when the text starts with its byte-order mark; the others read UTF-8.
     data = ("\ufeff" + text).encode("utf-16-le") if sys.platform == "win32" else text.encode("utf-8")
+    import subprocess
+
     try:
         # No pipes besides stdin: xclip and wl-copy stay behind to serve the clipboard.
         done = subprocess.run(command, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)

@@ -30,10 +30,11 @@ def ruleset_named(value: str, option: str = "--ruleset") -> rulesets.Ruleset:
     short_ids = rulesets.short_ids()  # a ruleset registered since import has its own
     key = value.strip().lower()
     key = short_ids.get(key, key)
+    titles = {m.name: m.title for m in rulesets.manifests()}  # a listed ruleset is loaded only when it is the one
     for name in rulesets.names():
-        ruleset = rulesets.get(name)
-        if key in (name.lower(), ruleset.title.lower(), ruleset.title.lower().replace(" ", "-")):
-            return ruleset
+        title = titles[name] if name in titles else rulesets.get(name).title
+        if key in (name.lower(), title.lower(), title.lower().replace(" ", "-")):
+            return rulesets.get(name)
     short = {name: code.upper() for code, name in short_ids.items()}
     known = ", ".join(f"{name} ({short[name]})" if name in short else name for name in rulesets.names())
     raise click.BadParameter(f"unknown ruleset {value!r} (one of: {known}; any case)", param_hint=option)

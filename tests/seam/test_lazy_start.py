@@ -177,3 +177,25 @@ def test_a_command_imports_what_it_needs_and_help_lists_every_command():
     listed = [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines()
               if line.startswith("  ") and not line.startswith("   ")]
     assert listed == sorted(found["commands"])
+
+
+def test_a_ruleset_whose_kind_clashes_with_a_built_in_ones_is_refused_before_that_ruleset_is_used():
+    """Registration compares a ruleset's own kinds with those known (ER-19's compete is
+    Enchanted Realms'): the built-in declaring that kind loads first, as if registered at import."""
+    found, _ = _run("import json, sys\n"
+                    "sys.path.insert(0, %r)\n"
+                    "import fracas\n"
+                    "from fracas.rulesets import base\n"
+                    "from tests.seam.coins import CoinToss\n"
+                    "class Clash(CoinToss):\n"
+                    "    own_kinds = (base.Kind('compete', 'coin.compete', 'coin_compete', 'the coin', 'coin',"
+                    " 'compile_attack', 'roll_attack'),)\n"
+                    "try:\n"
+                    "    fracas.rulesets.register(Clash())\n"
+                    "    print(json.dumps({'refused': None}))\n"
+                    "except fracas.rulesets.RulesetInvalid as error:\n"
+                    "    print(json.dumps({'refused': str(error), 'er': fracas.rulesets.get('enchanted-realms').name}))"
+                    % str(HERE.parents[1]))
+    assert found["refused"] is not None and "its kind 'compete' differs from the 'compete' kind already known" \
+        in found["refused"]
+    assert found["er"] == "enchanted-realms"

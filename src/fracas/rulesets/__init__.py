@@ -76,10 +76,14 @@ def _loaded(name: str) -> Ruleset:
         entry = _REGISTRY[name]
         if not isinstance(entry, Manifest):  # another thread loaded it meanwhile
             return entry
-        ruleset = _object(entry)
-        # The same checks as register(), without reordering (its place is its manifest's) or
-        # telling on_change: the name's ruleset is the one it was, now imported.
-        _admit(ruleset, entry, entry.source, reset_default=False)
+        _LOADING.add(name)
+        try:
+            ruleset = _object(entry)
+            # The same checks as register(), without reordering (its place is its manifest's) or
+            # telling on_change: the name's ruleset is the one it was, now imported.
+            _admit(ruleset, entry, entry.source, reset_default=False)
+        finally:
+            _LOADING.discard(name)
         if name in _REGISTRY:
             _REGISTRY[name] = ruleset
         return ruleset
@@ -121,11 +125,27 @@ def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_def
         _adopt(ruleset, manifest, reset_default)
     check_ruleset(ruleset, place)
     for kind in ruleset.own_kinds:
+        _load_declaring(kind.name, ruleset.name)
         other = KNOWN_KINDS.get(kind.name)
         if other is not None and other != kind:
             raise RulesetInvalid(f"{place}: its kind {kind.name!r} differs from the {kind.name!r} kind already known"
                                  f" (method {other.method}); a kind's name is one kind everywhere")
         KNOWN_KINDS[kind.name] = kind
+
+
+#: Built-in rulesets being imported and adopted now (`_load_declaring` does not start them again).
+_LOADING: set[str] = set()
+
+
+def _load_declaring(kind: str, registering: str) -> None:
+    """Load the discovered rulesets whose manifests declare the kind `kind` (other than the
+    one `registering`): their `Kind` is then known, so a ruleset registered before their
+    first use is checked against it as it was when every built-in registered at import."""
+    if kind in KNOWN_KINDS:
+        return
+    for name, entry in list(_REGISTRY.items()):
+        if isinstance(entry, Manifest) and kind in entry.kinds and name != registering and name not in _LOADING:
+            _loaded(name)
 
 
 #: Called after every register/unregister: what keeps work of a ruleset by its name (the

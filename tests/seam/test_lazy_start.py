@@ -62,6 +62,12 @@ def test_the_entry_point_prefilter_leaves_anything_it_cannot_rule_out_to_importl
         (info / "entry_points.txt").write_text(text)
     (plain / "other-2.0.dist-info").mkdir()  # a distribution without entry points
     zipped.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
+    # Only the standard finders: a test run earlier in the same process may have added one that
+    # lists distributions (then the prefilter rightly leaves the question to importlib.metadata).
+    from importlib.machinery import PathFinder
+
+    monkeypatch.setattr(sys, "meta_path", [finder for finder in sys.meta_path
+                                           if finder is PathFinder or getattr(finder, "find_distributions", None) is None])
     monkeypatch.setattr(sys, "path", [str(plain), str(tmp_path / "absent")])
     assert rulesets._may_name_entry_points() is False
     monkeypatch.setattr(sys, "path", [str(plain), str(named)])

@@ -7,7 +7,8 @@
 #      (the sdist's venv with websockets at the lowest version pyproject.toml allows);
 #   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1);
 #   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark;
-#   the four test runs go in two lanes (the sdist's then the wheel's | pure Python then node).
+#   once the wheel is installed, the work goes in two lanes (the sdist's install, its run,
+#   then node | pure Python, then the wheel's compiled run).
 # Supported Pythons are the classifiers in pyproject.toml; an interpreter is looked for in
 # pyenv's versions folder and on PATH (python3.X), never downloaded. The run fails only
 # when a present interpreter's run fails, and closes with `fracas: N passed, N failed`.
@@ -105,46 +106,48 @@ export FRACAS_SDIST=$SDIST  # tests/release/test_packaging.py reads the shipped 
 step "install the wheel into $WHEEL_VENV"
 "$WHEEL_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$WHEEL" || die "the wheel did not install"
 
-step "install the sdist into a fresh venv on $(version_of "$OLDEST"): $SDIST_VENV"
-fresh_venv "$OLDEST" "$SDIST_VENV" || die "could not make a venv with $OLDEST"
-# pip caches the wheel it builds from a local sdist, by the sdist's path: a wheel built
-# from an earlier run's sdist (or without a compiler) must not stand in for this build.
-"$SDIST_VENV/bin/python" -m pip cache remove -q 'fracas' >/dev/null 2>&1 || true
-FRACAS_REQUIRE_COMPILED=1 "$SDIST_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$SDIST" \
-  || die "the sdist did not install"
 # The sdist's run is also the lowest-dependency run: websockets at the lowest version the
 # package allows (its bound read from pyproject.toml), since the bridge's own caps on pongs,
 # fragments and write buffers stand in for limits only later versions carry.
-LOWEST_WEBSOCKETS=$("$SDIST_VENV/bin/python" - <<'PY'
+LOWEST_WEBSOCKETS=$("$WHEEL_VENV/bin/python" - <<'PY'
 import re, pathlib
 text = pathlib.Path("pyproject.toml").read_text()
 print(re.search(r'"websockets>=([0-9.]+)"', text).group(1))
 PY
 ) || die "no websockets lower bound in pyproject.toml"
-"$SDIST_VENV/bin/python" -m pip install -q "websockets==$LOWEST_WEBSOCKETS" \
-  || die "could not install websockets $LOWEST_WEBSOCKETS (the lowest version allowed)"
 
-for venv in "$SDIST_VENV" "$WHEEL_VENV"; do
-  # The package under test is the installed one, with its compiled core.
-  "$venv/bin/python" -c 'import fracas, sys
+check_installed() {  # check_installed VENV: the package under test is the installed one, compiled
+  "$1/bin/python" -c 'import fracas, sys
 where = fracas.__file__
 assert where.startswith(sys.prefix), f"fracas imported from {where}, not from {sys.prefix}"
 assert fracas.backend == "compiled", fracas.backend
 import websockets
 print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.split()[0], "from", where,
       "with websockets", websockets.version.version)' \
-    || die "$venv: fracas is not installed with its compiled core"
-done
-echo "the suite runs on: sdist + Python $(version_of "$OLDEST"), wheel + Python $(version_of "$NEWEST")"
+    || { echo "$1: fracas is not installed with its compiled core"; return 1; }
+}
+check_installed "$WHEEL_VENV" || die "the wheel's venv is not as it should be"
+
+install_sdist() {  # the sdist into a fresh venv on the oldest Python (its compiled core built from it)
+  fresh_venv "$OLDEST" "$SDIST_VENV" || { echo "could not make a venv with $OLDEST"; return 1; }
+  # pip caches the wheel it builds from a local sdist, by the sdist's path: a wheel built
+  # from an earlier run's sdist (or without a compiler) must not stand in for this build.
+  "$SDIST_VENV/bin/python" -m pip cache remove -q 'fracas' >/dev/null 2>&1 || true
+  FRACAS_REQUIRE_COMPILED=1 "$SDIST_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$SDIST" \
+    || { echo "the sdist did not install"; return 1; }
+  "$SDIST_VENV/bin/python" -m pip install -q "websockets==$LOWEST_WEBSOCKETS" \
+    || { echo "could not install websockets $LOWEST_WEBSOCKETS (the lowest version allowed)"; return 1; }
+  check_installed "$SDIST_VENV"
+}
 
 step "node: npm install"
 npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 
-# The four runs go in two lanes, one per core of a 2-core machine: the sdist's and the
-# wheel's compiled runs one after the other in one lane, the pure-Python run and node's in
-# the other (the lanes take about the same time; the pure-Python run is the longest run).
-# Each run has its log in a file, printed whole at the end, and home folders of its own
-# (XDG_*), so that two runs never share a token file, a journal or a config.
+# The four runs go in two lanes, one per core of a 2-core machine, as soon as the wheel is
+# installed: the sdist's install (it compiles the core), its run and node's in one lane, the
+# pure-Python run (the longest) and the wheel's compiled run in the other; the lanes take
+# about the same time. Each run has its log in a file, printed whole at the end, and home
+# folders of its own (XDG_*), so that two runs never share a token file, a journal or a config.
 run_logged() {  # run_logged NAME COMMAND...: COMMAND's output in $LOGS/NAME.log, its exit code in $LOGS/NAME.rc
   local name=$1; shift
   local own; own=$(mktemp -d -p "$LOGS")
@@ -161,12 +164,14 @@ SDIST_RUN="sdist, Python $(version_of "$OLDEST"), compiled core, websockets $LOW
 WHEEL_RUN="wheel, Python $(version_of "$NEWEST"), compiled core"
 PURE_RUN="wheel, Python $(version_of "$NEWEST"), pure-Python kernels"
 export FRACAS_PYTHON="$WHEEL_VENV/bin/python"
-step "two lanes: pytest ($SDIST_RUN), then pytest ($WHEEL_RUN) | pytest ($PURE_RUN), then node --test"
-( pytest_run "$SDIST_RUN" "$SDIST_VENV"; pytest_run "$WHEEL_RUN" "$WHEEL_VENV" ) &
-( pytest_run "$PURE_RUN" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
+step "two lanes: the sdist's install into $SDIST_VENV, pytest ($SDIST_RUN), then node --test | pytest ($PURE_RUN), then pytest ($WHEEL_RUN)"
+( install_sdist >"$LOGS/sdist-install.log" 2>&1; echo $? >"$LOGS/sdist-install.rc"
+  [ "$(cat "$LOGS/sdist-install.rc")" = 0 ] && pytest_run "$SDIST_RUN" "$SDIST_VENV"
   run_logged node env PATH="$WHEEL_VENV/bin:$PATH" npm test ) &
+( pytest_run "$PURE_RUN" "$WHEEL_VENV" FRACAS_PUREPYTHON=1
+  pytest_run "$WHEEL_RUN" "$WHEEL_VENV" ) &
 wait
-for name in "pytest-$SDIST_RUN" "pytest-$WHEEL_RUN" "pytest-$PURE_RUN" node; do
+for name in sdist-install "pytest-$SDIST_RUN" "pytest-$WHEEL_RUN" "pytest-$PURE_RUN" node; do
   step "$name (ended $(date -u -r "$LOGS/$name.rc" +%H:%M:%S 2>/dev/null || echo 'without an exit code'))"
   cat "$LOGS/$name.log" 2>/dev/null
   [ "$(cat "$LOGS/$name.rc" 2>/dev/null)" = 0 ] || FAILED_STEPS+=("$name")

@@ -3,6 +3,7 @@ and each still returns only once its own entries are durable."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 
@@ -36,22 +37,31 @@ def _callers(journal: Journal, keys: list[str]) -> tuple[list[threading.Thread],
     return threads, outcomes
 
 
-def test_callers_queued_behind_a_commit_share_the_next_one(tmp_path):
-    journal = Journal(tmp_path / "j.sqlite3")
-    keys = [f'"k{i}"' for i in range(8)]
-    threads, outcomes = _callers(journal, keys)
-    journal._lock.acquire()  # a commit (or retention) in progress: the first caller leads and waits for it
+@contextlib.contextmanager
+def _queued_behind_a_commit(journal: Journal, threads: list[threading.Thread]):
+    """A commit (or retention) in progress holds the write lock: the first caller leads and
+    waits for it, the others queue behind it; the body runs then, and the lock is let go after
+    it (every caller is joined)."""
+    journal._lock.acquire()
     try:
         threads[0].start()
         _wait_until(lambda: journal._leading, "the first caller leads")
         for thread in threads[1:]:
             thread.start()
-        _wait_until(lambda: len(journal._queued) == 7, "the others queue behind it")
-        assert not outcomes  # nobody answered before its entry is on disk
+        _wait_until(lambda: len(journal._queued) == len(threads) - 1, "the others queue behind it")
+        yield
     finally:
         journal._lock.release()
-    for thread in threads:
-        thread.join(10)
+        for thread in threads:
+            thread.join(10)
+
+
+def test_callers_queued_behind_a_commit_share_the_next_one(tmp_path):
+    journal = Journal(tmp_path / "j.sqlite3")
+    keys = [f'"k{i}"' for i in range(8)]
+    threads, outcomes = _callers(journal, keys)
+    with _queued_behind_a_commit(journal, threads):
+        assert not outcomes  # nobody answered before its entry is on disk
     assert journal.groups == 2  # the first caller's commit, then one for the seven queued
     assert outcomes == {key: [entry(key)] for key in keys}
     with sqlite3.connect(tmp_path / "j.sqlite3") as db:  # durable: another connection reads them all
@@ -65,17 +75,8 @@ def test_a_failed_group_fails_every_caller_in_it_and_writes_none(tmp_path):
     threads, outcomes = _callers(journal, keys)
     other = sqlite3.connect(tmp_path / "j.sqlite3")
     other.execute("BEGIN IMMEDIATE")  # another process holds SQLite's write lock past the bounded wait
-    journal._lock.acquire()
-    try:
-        threads[0].start()
-        _wait_until(lambda: journal._leading, "the first caller leads")
-        for thread in threads[1:]:
-            thread.start()
-        _wait_until(lambda: len(journal._queued) == 4, "the others queue behind it")
-    finally:
-        journal._lock.release()
-    for thread in threads:
-        thread.join(10)
+    with _queued_behind_a_commit(journal, threads):
+        pass
     other.rollback()
     other.close()
     assert set(outcomes) == set(keys)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -134,17 +133,11 @@ def test_typed_requests_and_the_backend_are_there_on_first_access():
 def test_a_broken_plugin_is_reported_on_the_registrys_first_use_not_at_import(tmp_path):
     """A plug-in is imported when the registry discovers the rulesets (its first use), so the
     warning for one that fails to import comes then, once, and `failed()` names it."""
+    from .test_plugin_failures import broken_plugin
+
     site = tmp_path / "site"
     site.mkdir()
-    broken = site / "brokenplug"
-    shutil.copytree(HERE / "d6pool" / "d6pool", broken)
-    (broken / "__init__.py").write_text("import numpyy  # a dependency that is not installed\n")
-    (broken / "manifest.toml").write_text(
-        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text().replace('"d6-pool"', '"broken-pool"'))
-    info = site / "fracas_brokenplug-0.3.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fracas-brokenplug\nVersion: 0.3\n")
-    (info / "entry_points.txt").write_text("[fracas.rulesets]\nbroken-pool = brokenplug\n")
+    broken_plugin(site)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
     found, stderr = _run("import sys, json, fracas\n"
                          "sys.stderr.write('IMPORTED\\n'); sys.stderr.flush()\n"

@@ -40,17 +40,23 @@ def _dist(site: Path, package: str, entry: str) -> None:
     (info / "entry_points.txt").write_text(f"[fracas.rulesets]\n{entry} = {package}\n")
 
 
-def _site(tmp_path: Path) -> Path:
-    """Two broken plug-ins and a good one, installed as pip leaves them."""
-    site = tmp_path / "site"
-    site.mkdir()
-    # 1. Its import raises (a dependency it needs is missing).
+def broken_plugin(site: Path) -> None:
+    """A plug-in `broken-pool` (package brokenplug, distribution fracas-brokenplug 0.3) installed
+    in `site` as pip leaves it, whose import raises: a dependency it needs is missing."""
     broken = site / "brokenplug"
     shutil.copytree(HERE / "d6pool" / "d6pool", broken)
     (broken / "__init__.py").write_text("import numpyy  # a dependency that is not installed\n")
     (broken / "manifest.toml").write_text(
         (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text().replace('"d6-pool"', '"broken-pool"'))
     _dist(site, "brokenplug", "broken-pool")
+
+
+def _site(tmp_path: Path) -> Path:
+    """Two broken plug-ins and a good one, installed as pip leaves them."""
+    site = tmp_path / "site"
+    site.mkdir()
+    # 1. Its import raises (a dependency it needs is missing).
+    broken_plugin(site)
     # 2. Its manifest names an example scenario that is nowhere.
     noexample = site / "noexample"
     shutil.copytree(HERE / "d6pool" / "d6pool", noexample)

@@ -500,8 +500,8 @@ class Journal:
         finally:
             with group:
                 self._leading = False
+                self.groups += 1
                 group.notify_all()
-        self.groups += 1
         return ticket.outcome()
 
     def _commit(self, entries: list[Entry]) -> list[Entry]:

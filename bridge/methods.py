@@ -268,8 +268,7 @@ class Methods:
             return orjson.Fragment(done.result)
         answer = outcome.to_dict()
         result = orjson.dumps(answer)
-        rolled_on = answer.get("backend") if isinstance(answer, dict) else None
-        pending = message.journal.add(entry(result, rolled_on if isinstance(rolled_on, str) else None))
+        pending = message.journal.add(entry(result, _backend_of(answer, self.engine.backend)))
         spending.settle(before, len(result))
         spending.check_reply(call.key, len(result), journaled=True)
         return pending

@@ -80,10 +80,8 @@ class Dist:
             w[k] = w.get(k, 0) + x
         return Dist(w, self.den)
 
-    def convolve(self, other: "Dist", combine: Callable[..., Any] = None) -> "Dist":  # type: ignore[assignment]
+    def convolve(self, other: "Dist", combine: Callable[..., Any] = _ADD) -> "Dist":
         """The distribution of combine(a, b) for independent a ~ self, b ~ other."""
-        if combine is None:
-            combine = _ADD
         if combine is _ADD and len(self.w) * len(other.w) > 256:
             spans = self.integer_span(), other.integer_span()
             if spans[0] is not None and spans[1] is not None:

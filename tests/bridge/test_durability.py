@@ -53,6 +53,7 @@ async def stream_until_killed(server, round_number, acknowledged, resend):
 
         sender = asyncio.create_task(send_all())
         received = 0
+        closed_by = "open"
         try:
             while True:
                 reply = orjson.loads(await ws.recv())
@@ -62,10 +63,13 @@ async def stream_until_killed(server, round_number, acknowledged, resend):
                 received += 1
                 if received == kill_after:
                     server.kill()
-        except ConnectionClosed:
-            pass
+        except ConnectionClosed as closed:
+            closed_by = f"received {closed.rcvd}, sent {closed.sent}"
         sender.cancel()
-    assert received >= kill_after
+    if received < kill_after:  # the connection closed before the kill: say why (close frames, the server's log)
+        server.kill()
+        raise AssertionError(f"{received} replies before the connection closed ({closed_by});"
+                             f" the bridge's log: {server.process.stderr.read()[-3000:]}")
     assert sent > received, "the kill should land mid-stream, with requests in flight"
 
 

@@ -2,6 +2,7 @@
 
     cli.py         ``fracas serve`` / ``python -m fracas.bridge``
     server.py      the websockets shell: handshake checks, worker threads, shutdown
+    lane.py        the single-request threads: one queue put there, one loop callback back
     dispatcher.py  the edge: claims ids, reads and writes the journal for the protocol
     protocol.py    sans I/O: a decoded message in, a reply and journal actions out
       rpc.py       JSON-RPC 2.0: request objects, batches, response and error objects

@@ -6,10 +6,15 @@ the same id again gets the recorded result instead of a new roll. The file is in
 WAL mode; with ``sync="full"`` (the default) a commit survives a power cut, with
 ``"normal"`` it survives the bridge being killed but maybe not the machine.
 
-The journal does not grow for ever (:class:`Retention`). Its size is measured after
-every commit (the pages in use: two PRAGMAs, about 10 µs, less the pages of the file's
-other tables, the encounter store, as last measured); the commit that takes the entries
-past ``max_bytes`` deletes the oldest entries (never those it just wrote) until they fit.
+The journal does not grow for ever (:class:`Retention`). Its size is measured (the pages
+in use: three PRAGMAs, less the pages of the file's other tables, the encounter store, as
+last measured) after any commit that could have taken the entries past ``max_bytes``: the
+bytes written since the last measure are counted generously (twice each entry's bytes, and a
+page a commit), and once they could fill the room then left, the pages are measured again;
+the commit that takes the entries past ``max_bytes`` deletes the oldest entries (never those
+it just wrote) until they fit. (Another process writing the same file is counted at the
+next measure, at the latest ``check_every`` commits later; its own retention counts its
+writes.)
 Encounters are never deleted by retention and do not count toward the cap. Entries
 older than ``max_age_days`` are deleted when it opens and every ``check_every`` commits.
 The space of deleted entries goes back to the filesystem: the file uses
@@ -276,6 +281,9 @@ class Journal:
         # Bytes of the file's pages in use that are not the journal's entries (the encounter
         # store the bridge keeps in the same file), as last measured.
         self._others = 0
+        # Bytes this bridge may still write before the pages are measured again (_over): the
+        # room left under the cap at the last measure (negative: measure at the next commit).
+        self._headroom = -1
         #: The write connection's lock (writes, retention); reads have their own.
         self._lock = threading.Lock()
         self._read_lock = self._lock
@@ -519,8 +527,12 @@ class Journal:
                 raise self._failed("write", error) from error
             self._commits += 1
             retention = self.retention
+            # Pages are measured only once the bytes written since the last measure could have
+            # used up the room then left under the cap (counted generously: each entry's bytes
+            # as _ENTRY_BYTES counts them, twice for half-filled pages, and a page a commit).
+            self._headroom -= sum(2 * (_row_bytes(entry) + ENTRY_OVERHEAD) for entry in entries) + PAGE_SLACK
             due = retention is not None and (self._commits % retention.check_every == 0
-                                             or self._over(retention.max_bytes))
+                                             or (self._headroom < 0 and self._over(retention.max_bytes)))
         finally:
             self._end()
             self._lock.release()
@@ -581,8 +593,10 @@ class Journal:
         the same file never count as rolls."""
         used = self._used_bytes()
         if used - self._others <= max_bytes:
+            self._headroom = max_bytes - (used - self._others)
             return False
         self._others = max(0, used - self._entry_bytes() - self._undone_bytes())
+        self._headroom = max_bytes - (used - self._others)
         return used - self._others > max_bytes
 
     def enforce_retention(self, retention: Retention | None = None, *, keep: Iterable[str] = ()) -> int:
@@ -633,6 +647,7 @@ class Journal:
                     if self.path != ":memory:":
                         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._others = max(0, self._used_bytes() - entries)
+                self._headroom = -1
             except sqlite3.Error as error:
                 raise self._failed("apply retention to", error) from error
         if removed:
@@ -678,6 +693,17 @@ class Journal:
                     self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 self._close_all()
+
+
+#: Bytes counted for each commit's pages beyond its entries' (see Journal._commit).
+PAGE_SLACK = 4096
+
+
+def _row_bytes(entry: Entry) -> int:
+    """An entry's bytes as _ENTRY_BYTES counts them (id_key and recorded_at twice: the table and
+    their indexes)."""
+    return (2 * len(entry.id_key) + len(entry.method) + len(entry.digest) + len(entry.params)
+            + len(entry.result) + len(entry.backend) + len(entry.version) + 2 * len(entry.recorded_at))
 
 
 def insert(db: sqlite3.Connection, entry: Entry) -> Entry:

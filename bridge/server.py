@@ -66,6 +66,7 @@ from .methods import _REPLY_ODDS
 from .protocol import CLOSE_POLICY_VIOLATION, CLOSE_TRY_AGAIN_LATER
 from .workers import Offloaded, Workers, current as _current
 from .journal import Journal, Retention
+from .lane import Lane
 from .limits import Limits
 
 logger = logging.getLogger("fracas.bridge")
@@ -323,7 +324,7 @@ class Bridge:
         #: exits the process rather than wait for it (a thread cannot be stopped).
         self.abandoned = False
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
-        self._fast_pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._fast_pool: Lane | None = None
         self._server: Server | None = None
         self.dispatcher: Dispatcher | None = None
         self.port = 0
@@ -361,9 +362,7 @@ class Bridge:
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=config.workers, thread_name_prefix="fracas-bridge"
         )
-        self._fast_pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=config.fast_workers, thread_name_prefix="fracas-bridge-fast"
-        )
+        self._fast_pool = Lane(asyncio.get_running_loop(), config.fast_workers, "fracas-bridge-fast")
         try:
             self._server = await serve(
                 self._serve_connection,
@@ -381,7 +380,7 @@ class Bridge:
             )
         except BaseException:
             self._pool.shutdown()
-            self._fast_pool.shutdown()
+            self._fast_pool.close()
             self.workers.close()
             self._journal.close()
             wire_logger.removeFilter(self._handshake_noise)
@@ -448,7 +447,7 @@ class Bridge:
         assert self._pool is not None and self._fast_pool is not None and self._journal is not None
         # A worker stuck in the engine past every deadline is not waited for.
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._fast_pool.shutdown(wait=False, cancel_futures=True)
+        self._fast_pool.close()
         if self.workers is not None:
             self.workers.close()
         self._journal.close()
@@ -764,7 +763,6 @@ class Bridge:
         """
         dispatcher = self.dispatcher
         assert dispatcher is not None
-        loop = asyncio.get_running_loop()
         reply: Reply | None = None
         single = False
         try:
@@ -789,7 +787,8 @@ class Bridge:
                         weighed = Read(document=parsed.document, heavy=dispatcher.protocol.heavy(parsed.document))
                     return weighed, None if weighed.heavy else dispatcher.answer(session, weighed, hold=True)
 
-                read, reply = await loop.run_in_executor(self._fast_pool, weigh_and_answer_if_light)
+                assert self._fast_pool is not None
+                read, reply = await self._fast_pool.submit(weigh_and_answer_if_light)
                 single = False
                 self._single_done()
             if reply is None:

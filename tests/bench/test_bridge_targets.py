@@ -43,3 +43,17 @@ def test_the_floors_are_measured():
     floors = bench_bridge._floors(20)
     assert floors["commit_cpu_us"] > 0
     assert floors["echo_cpu_us"] is None or floors["echo_cpu_us"] >= 0
+    assert floors["commit_wall_p50_us"] > 0
+
+
+def test_the_bulk_floor_is_printed_beside_the_bulk_ratio():
+    found = {
+        "server_cpu": {"requests": 500, "server_cpu_us": 900.0, "in_process_cpu_us": 30.0, "ratio": 30.0},
+        "throughput": {"seconds": 3.0, "one_client_per_s": 400.0, "eight_clients_per_s": 600.0, "ratio": 1.5},
+        "floors": {"echo_cpu_us": 180.0, "commit_cpu_us": 120.0, "commit_wall_p50_us": 2500.0},
+        "bulk_floor_ratio": 1.5,
+        "probes": [],
+    }
+    text = "\n".join(bench_bridge.format_targets(found, 1.6))
+    assert "1.60× (target ≤ 1.2×)" in text
+    assert "the in-process time + one durable journal commit (2.50 ms wall, p50) = 1.50× in-process" in text

@@ -59,6 +59,8 @@ WW_REACTIONS = ('block', 'dodge')
 WW_HANDS = ('primary', 'off')
 WW_MAX_CRITICAL = 5
 WW_RANGED_ENGAGED = -6
+WW_COUNTER_RANGE = 60
+WW_MAX_SCHOOLS = 32
 WW_TWO_WEAPON = {'none': [[-6, -10], [-4, -8]], 'dual-weapon-training': [[-4, -4], [-2, -2]], 'dual-weapon-mastery': [[-2, -2], [0, 0]], 'shield-specialist': [[-2, -6], [0, -4]], 'dual-weapon-training+shield-specialist': [[0, 0], [0, 0]]}
 CT_METHODS = ('melee', 'ranged')
 CT_DICE = (4, 6, 8, 10)
@@ -87,8 +89,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -181,6 +183,13 @@ MESSAGES = {
     'ww_off_hand': "an off-hand strike needs the attacker's two_weapon (WW-6)",
     'ww_off_hand_block': "an off-hand block needs the target's two_weapon (WW-6)",
     'ww_dodge_hand': 'a dodge is made with no hand: `hand` names the hand that blocks (WW-5, WW-6)',
+    'ww_counter_far': 'the counterspeller is {distance} ft from the caster: a counterspell must be made within {most} ft (WW-8)',
+    'ww_counter_untrained': '{id} has no training in {school} (its schools: {schools}): only a character trained in a school can counter its spells (WW-8)',
+    'ww_counter_no_rank': 'a rating of {rating} in {school} is no training: list only the schools the counterspeller is trained in, rated 1 or more (WW-8)',
+    'ww_counter_same': "the caster and the counterspeller are both {id}: a counterspell answers another's spell (WW-8)",
+    'ww_counter_name': "a school's name is 1 to 40 characters, not {length}",
+    'ww_counter_distance': "give the counterspeller's distance to the caster in feet: a counterspell is made within {most} ft (WW-8)",
+    'ww_counter_empty_id': 'an id is empty: name who casts and who counters (WW-8)',
     'ct_sneak_power': 'a sneak attack cannot also be a power attack (CT-7)',
     'ct_sneak_roll': "sneak 'roll' needs the attacker's awa bonus (CT-7)",
     'ct_shield': "a shield parry needs the target's shield points (CT-6)",

@@ -151,12 +151,15 @@ def test_vectors_cover_every_ruleset_and_kind():
         assert (ruleset, "attack", True) in kinds and (ruleset, "attack", False) in kinds
         assert (ruleset, "initiative", True) in kinds
     assert ("old-school", "morale", True) in kinds
+    # WW-8 counterspells: rolled ones, and ones the rules refuse (untrained, too far)
+    assert ("worldwalker", "counterspell", True) in kinds and ("worldwalker", "counterspell", False) in kinds
     assert any(s.get("exploded") for v in VECTORS if "result" in v for s in v["result"].get("strikes", []))
 
 
 @pytest.mark.parametrize("backend", _kernels.available())
 def test_every_vector_reproduces(backend):
-    calls = {"attack": fracas.resolve, "initiative": fracas.roll_initiative, "morale": fracas.check_morale}
+    calls = {"attack": fracas.resolve, "initiative": fracas.roll_initiative, "morale": fracas.check_morale,
+             "counterspell": lambda request, seed: fracas.roll("counterspell", request, seed=seed)}
     mismatches = []
     with _kernels.using(backend):
         for v in VECTORS:

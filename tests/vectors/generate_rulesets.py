@@ -1,7 +1,7 @@
 """Build the Worldwalker, Cartyrion and old-school known-answer vectors:
 `python tests/vectors/generate_rulesets.py`.
 
-Each vector is a request (`kind`: attack, initiative or morale) with a seed, and the
+Each vector is a request (`kind`: attack, initiative, morale or counterspell) with a seed, and the
 engine's result (`to_dict()` without `backend`) or its error (`type`, `path`,
 `reason`). The Python suite checks every backend still produces them; the Roll20
 Mod script's JavaScript resolver must produce them too. Regenerate only on purpose
@@ -165,6 +165,66 @@ CURATED = [
 ]
 
 
+#: Issue 42's WW-6 on both sides at once: the attacker's hand and the target's blocking hand.
+CURATED_TWO_HANDS = [
+    ("WW-6 an off-hand strike at -10 against an off-hand block at -8 (light)", {
+        "ruleset": "worldwalker", "attacker": {"skill": 5, "str_mod": 2, "two_weapon": {"light": False, "talent": "none"}},
+        "strikes": [{"target": "duelist", "method": "melee", "damage": "1d6", "hand": "off"}],
+        "targets": {"duelist": {"defense": 5, "reaction": {"kind": "block", "bonus": 9, "hand": "off"},
+                                "two_weapon": {"light": True, "talent": "none"}}},
+        "rolls": [14, 12, 4]}),
+    ("WW-6 a primary strike with Dual Weapon Training at -4, a shield specialist's primary block at -2", {
+        "ruleset": "worldwalker",
+        "attacker": {"skill": 4, "str_mod": 1, "two_weapon": {"light": False, "talent": "dual-weapon-training"}},
+        "strikes": [{"target": "knight", "method": "melee", "damage": "1d8", "hand": "primary"}],
+        "targets": {"knight": {"defense": 8, "reaction": {"kind": "block", "bonus": 6, "hand": "primary"},
+                               "two_weapon": {"light": False, "talent": "shield-specialist"}}},
+        "rolls": [11, 7, 6]}),
+]
+
+
+def counterspell_request(rng: random.Random) -> dict:
+    """WW-8: a counterspell, now and then one the rules refuse (untrained, too far, a 0 rating)."""
+    school = rng.choice(["sorcery", "illusion", "necromancy"])
+    schools = {name: rng.randint(1, 8) for name in rng.sample(["sorcery", "illusion", "necromancy", "abjuration"],
+                                                               rng.randint(1, 3))}
+    if rng.random() < 0.8:
+        schools[school] = rng.randint(1, 8)
+    if rng.random() < 0.05:
+        schools[rng.choice(list(schools))] = 0
+    request: dict = {"ruleset": "worldwalker", "school": school,
+                     "caster": {"id": "caster", "skill": rng.randint(0, 9), "modifier": rng.randint(-2, 4)},
+                     "counterspeller": {"id": "counter", "schools": schools, "modifier": rng.randint(-2, 4),
+                                        "distance": rng.choice([0, 5, 30, 60, 60, 65, 40, 20])}}
+    if rng.random() < 0.2:
+        request["rolls"] = [rng.randint(1, 20), rng.randint(1, 20)]
+    return request
+
+
+#: WW-8 known answers with injected dice: the tie (the caster's), natural 20 and 1 counting as they
+#: show, the 60 ft limit and training.
+CURATED_COUNTERSPELL = [
+    ("WW-8 a tie leaves the spell cast", {
+        "ruleset": "worldwalker", "school": "sorcery", "caster": {"id": "hexer", "skill": 5, "modifier": 1},
+        "counterspeller": {"id": "ayla", "schools": {"sorcery": 4}, "modifier": 2, "distance": 30},
+        "rolls": [10, 10]}),
+    ("WW-8 one more than the caster counters", {
+        "ruleset": "worldwalker", "school": "sorcery", "caster": {"id": "hexer", "skill": 5, "modifier": 1},
+        "counterspeller": {"id": "ayla", "schools": {"sorcery": 4}, "modifier": 2, "distance": 60},
+        "rolls": [11, 10]}),
+    ("WW-8 a natural 20 is 20, not 30", {
+        "ruleset": "worldwalker", "school": "illusion", "caster": {"id": "hexer", "skill": 9, "modifier": 3},
+        "counterspeller": {"id": "ayla", "schools": {"illusion": 1}, "distance": 5},
+        "rolls": [20, 9]}),
+    ("WW-8 61 ft is too far", {
+        "ruleset": "worldwalker", "school": "sorcery", "caster": {"id": "hexer", "skill": 5},
+        "counterspeller": {"id": "ayla", "schools": {"sorcery": 4}, "distance": 61}, "rolls": [11, 10]}),
+    ("WW-8 a sorcerer cannot counter an illusion", {
+        "ruleset": "worldwalker", "school": "illusion", "caster": {"id": "hexer", "skill": 5},
+        "counterspeller": {"id": "ayla", "schools": {"sorcery": 4}, "distance": 10}, "rolls": [11, 10]}),
+]
+
+
 def initiative(rng: random.Random) -> dict:
     pick = rng.randrange(3)
     if pick == 0:
@@ -215,15 +275,25 @@ def build() -> list[dict]:
             vectors.append(_attack_vector(f"cartyrion-issue42-{i}", request, extra.getrandbits(64)))
         for name, request in CURATED:
             vectors.append(_attack_vector(name, request, 1))
+        # Issue 42: WW-6 on both hands, and WW-8 counterspells, from a stream of their own.
+        for name, request in CURATED_TWO_HANDS:
+            vectors.append(_attack_vector(name, request, 1))
+        extra = random.Random(20261148)
+        for i in range(40):
+            request = counterspell_request(extra)
+            vectors.append(_attack_vector(f"worldwalker-counterspell-{i}", request, extra.getrandbits(64),
+                                          kind="counterspell"))
+        for name, request in CURATED_COUNTERSPELL:
+            vectors.append(_attack_vector(name, request, 1, kind="counterspell"))
     return vectors
 
 
-def _attack_vector(name: str, request: dict, seed: int) -> dict:
+def _attack_vector(name: str, request: dict, seed: int, kind: str = "attack") -> dict:
     import fracas
 
-    vector: dict = {"name": name, "kind": "attack", "request": request, "seed": seed}
+    vector: dict = {"name": name, "kind": kind, "request": request, "seed": seed}
     try:
-        result = fracas.resolve(request, seed=seed).to_dict()
+        result = fracas.roll(kind, request, seed=seed).to_dict()
         result.pop("backend", None)
         vector["result"] = result
     except fracas.RequestError as exc:

@@ -760,7 +760,7 @@ module.exports = {
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
   {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest"}, "roll20": true},
-  {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
+  {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
 ]);
@@ -995,6 +995,25 @@ const STRUCTS = Object.freeze({
       ["dex_mod", "int", 0],
       ["bonus", "int", 0],
     ],
+    "CounterspellRequest": [
+      ["school", "str"],
+      ["caster", {"struct": "Caster"}],
+      ["counterspeller", {"struct": "Counterspeller"}],
+      ["ruleset", "str", "worldwalker"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Caster": [
+      ["id", "str"],
+      ["skill", "int", 0],
+      ["modifier", "int", 0],
+    ],
+    "Counterspeller": [
+      ["id", "str"],
+      ["schools", {"dict": "int"}],
+      ["distance", {"optional": "int"}, null],
+      ["modifier", "int", 0],
+    ],
     "Target": [
       ["defense", {"optional": "int"}, null],
       ["dex_mod", {"optional": "int"}, null],
@@ -1212,7 +1231,7 @@ const RESULTS = Object.freeze({
     },
   },
   "worldwalker": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "counterspell": "CounterspellResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
       Strike: ["target", "method", "attack_roll", "natural", "attack_bonus", "attack_total", "tn", "hit", "critical", ["feint", {"nullable": "Feint"}], ["reaction", {"nullable": "Reaction"}], "negated", "damage_dice", "damage_bonus", "armor", "damage"],
@@ -1228,6 +1247,9 @@ const RESULTS = Object.freeze({
       OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
       InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
       Ranked: ["id", "roll", "modifier", "total", "dex_mod", "tiebreaks"],
+      CounterspellResult: ["ruleset", "seed", "injected", "school", ["counterspeller", "Counterspeller"], ["caster", "Caster"], "countered", "p_countered", "p_countered_exact", "outcome"],
+      Counterspeller: ["id", "skill", "modifier", "distance", "roll", "total"],
+      Caster: ["id", "skill", "modifier", "roll", "total"],
     },
   },
   "cartyrion": {
@@ -2440,6 +2462,8 @@ const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
 const WW_MAX_CRITICAL = Object.freeze(5);
 const WW_RANGED_ENGAGED = Object.freeze(-6);
+const WW_COUNTER_RANGE = Object.freeze(60);
+const WW_MAX_SCHOOLS = Object.freeze(32);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const CT_METHODS = Object.freeze(["melee", "ranged"]);
 const CT_DICE = Object.freeze([4, 6, 8, 10]);
@@ -2541,6 +2565,13 @@ const MESSAGES = Object.freeze({
   "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
   "ww_off_hand_block": "an off-hand block needs the target's two_weapon (WW-6)",
   "ww_dodge_hand": "a dodge is made with no hand: `hand` names the hand that blocks (WW-5, WW-6)",
+  "ww_counter_far": "the counterspeller is {distance} ft from the caster: a counterspell must be made within {most} ft (WW-8)",
+  "ww_counter_untrained": "{id} has no training in {school} (its schools: {schools}): only a character trained in a school can counter its spells (WW-8)",
+  "ww_counter_no_rank": "a rating of {rating} in {school} is no training: list only the schools the counterspeller is trained in, rated 1 or more (WW-8)",
+  "ww_counter_same": "the caster and the counterspeller are both {id}: a counterspell answers another's spell (WW-8)",
+  "ww_counter_name": "a school's name is 1 to 40 characters, not {length}",
+  "ww_counter_distance": "give the counterspeller's distance to the caster in feet: a counterspell is made within {most} ft (WW-8)",
+  "ww_counter_empty_id": "an id is empty: name who casts and who counters (WW-8)",
   "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
   "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
   "ct_shield": "a shield parry needs the target's shield points (CT-6)",
@@ -2560,7 +2591,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -2602,6 +2633,16 @@ function checkMorale(request, options = {}) {
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
+/** A counterspell (Worldwalker WW-8). */
+function counterspell(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.counterspell) {
+    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
+    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'counterspell' }));
+  }
+  return rows.resolveRoll(rules, 'counterspell', parsed, options);
+}
+
 /** An ER-19 competition (Enchanted Realms only). */
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
@@ -2622,7 +2663,7 @@ function odds(request, options = {}) {
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
+  resolve, rollInitiative, checkMorale, counterspell, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
 };
   },
   "src/registry.js": function (module, exports, require) {
@@ -3160,7 +3201,8 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, BONUS_RANGE, say,
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS,
+  BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
@@ -3168,7 +3210,7 @@ const { LIMITS } = require('./contract');
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
 const B = BONUS_RANGE;
 const TALENTS = Object.keys(WW_TWO_WEAPON);
-const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
+const { AttackRequest, Target, InitiativeRequest, CounterspellRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {
   for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
@@ -3303,9 +3345,89 @@ const initiative = {
   },
 };
 
+// WW-8 counterspells: the twin of src/fracas/rulesets/ww/counterspell.py.
+const MAX_DISTANCE = 1000000;
+const MAX_SCHOOL_NAME = 40;
+/** Characters as Python counts them (code points), not UTF-16 units. */
+const codePoints = (text) => Array.from(text).length;
+
+function schoolName(name, path) {
+  const length = codePoints(name);
+  if (length < 1 || length > MAX_SCHOOL_NAME) throw new SchemaError(path, say('ww_counter_name', { length }));
+}
+
+/** The exact chance d20 + counterBonus beats d20 + casterBonus (a tie does not): [wins, 400] reduced. */
+function counterChance(counterBonus, casterBonus) {
+  let wins = 0;
+  for (let a = 1; a <= 20; a++) for (let b = 1; b <= 20; b++) if (a + counterBonus > b + casterBonus) wins++;
+  let [x, y] = [wins, 400];
+  while (y) [x, y] = [y, x % y];
+  return { p: wins / 400, exact: `${wins / x}/${400 / x}` };
+}
+
+const counterspell = {
+  Request: CounterspellRequest,
+  what: 'the counterspell',
+  compile(req) {
+    const caster = req.caster;
+    const counter = req.counterspeller;
+    schoolName(req.school, '$.school');
+    for (const [path, who] of [['$.caster', caster], ['$.counterspeller', counter]]) {
+      if (!who.id) throw new SchemaError(`${path}.id`, say('ww_counter_empty_id'));
+      checkRange(who.modifier, ...B, `${path}.modifier`, 'modifier');
+    }
+    if (caster.id === counter.id) throw new SchemaError('$.counterspeller.id', say('ww_counter_same', { id: pyRepr(caster.id) }));
+    checkRange(caster.skill, ...B, '$.caster.skill', 'skill');
+    const names = Object.keys(counter.schools).sort();
+    if (names.length > WW_MAX_SCHOOLS) {
+      throw new LimitError('$.counterspeller.schools', say('too_many', { count: names.length, what: 'schools', most: WW_MAX_SCHOOLS }));
+    }
+    for (const name of names) {
+      const path = `$.counterspeller.schools.${name}`;
+      const rating = counter.schools[name];
+      schoolName(name, path);
+      if (rating < 1) throw new RulesError(path, say('ww_counter_no_rank', { rating, school: pyRepr(name) }));
+      checkRange(rating, 1, B[1], path, 'skill');
+    }
+    if (counter.distance === null) {
+      throw new SchemaError('$.counterspeller.distance', say('ww_counter_distance', { most: WW_COUNTER_RANGE }));
+    }
+    checkRange(counter.distance, 0, MAX_DISTANCE, '$.counterspeller.distance', 'distance');
+    if (counter.distance > WW_COUNTER_RANGE) {
+      throw new RulesError('$.counterspeller.distance', say('ww_counter_far', { distance: counter.distance, most: WW_COUNTER_RANGE }));
+    }
+    if (!Object.prototype.hasOwnProperty.call(counter.schools, req.school)) {
+      throw new RulesError('$.counterspeller.schools', say('ww_counter_untrained', {
+        id: pyRepr(counter.id), school: pyRepr(req.school), schools: names.join(', ') || 'none',
+      }));
+    }
+  },
+  /** Draw order: the counterspeller's d20, then the caster's (WW-8). */
+  roll(req, dice, seed, injected) {
+    const cs = req.counterspeller;
+    const caster = req.caster;
+    const counterBonus = cs.schools[req.school] + cs.modifier;
+    const casterBonus = caster.skill + caster.modifier;
+    const counterRoll = rows.rollOrSay(dice, 20, 'the counterspell');
+    const casterRoll = rows.rollOrSay(dice, 20, 'the counterspell');
+    const counterTotal = counterRoll + counterBonus;
+    const casterTotal = casterRoll + casterBonus;
+    const countered = counterTotal > casterTotal;
+    const { p, exact } = counterChance(counterBonus, casterBonus);
+    return {
+      ruleset: NAME, seed, injected, school: req.school,
+      counterspeller: { id: cs.id, skill: cs.schools[req.school], modifier: cs.modifier, distance: cs.distance, roll: counterRoll, total: counterTotal },
+      caster: { id: caster.id, skill: caster.skill, modifier: caster.modifier, roll: casterRoll, total: casterTotal },
+      countered, p_countered: p, p_countered_exact: exact,
+      outcome: countered ? `${cs.id} counters ${caster.id}'s ${req.school} spell: it fizzles`
+        : `${caster.id}'s ${req.school} spell is cast: ${cs.id} fails to counter it`,
+    };
+  },
+};
+
 module.exports = {
   name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
-  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, counterspell,
 };
   },
   "src/rows.js": function (module, exports, require) {

@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 export const DEFAULT_RULESET = "enchanted-realms";
 export const RULESETS = Object.freeze([
   Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale"], "foundry": true}),
-  Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
+  Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
   Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale"], "foundry": true}),
 ]);
@@ -41,6 +41,9 @@ export const FIELDS = Object.freeze({
     AttackGroup: Object.freeze(["profile", "target", "count"]),
     InitiativeRequest: Object.freeze(["combatants", "ruleset", "seed", "rolls"]),
     Combatant: Object.freeze(["id", "dex_mod", "bonus"]),
+    CounterspellRequest: Object.freeze(["school", "caster", "counterspeller", "ruleset", "seed", "rolls"]),
+    Caster: Object.freeze(["id", "skill", "modifier"]),
+    Counterspeller: Object.freeze(["id", "schools", "distance", "modifier"]),
     Target: Object.freeze(["defense", "dex_mod", "armor", "reaction", "two_weapon"]),
     Reaction: Object.freeze(["kind", "bonus", "hand"]),
     Profile: Object.freeze(["attacker", "strikes"]),

@@ -15,7 +15,7 @@
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
   {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest"}, "roll20": true},
-  {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
+  {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
 ]);
@@ -250,6 +250,25 @@ const STRUCTS = Object.freeze({
       ["dex_mod", "int", 0],
       ["bonus", "int", 0],
     ],
+    "CounterspellRequest": [
+      ["school", "str"],
+      ["caster", {"struct": "Caster"}],
+      ["counterspeller", {"struct": "Counterspeller"}],
+      ["ruleset", "str", "worldwalker"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Caster": [
+      ["id", "str"],
+      ["skill", "int", 0],
+      ["modifier", "int", 0],
+    ],
+    "Counterspeller": [
+      ["id", "str"],
+      ["schools", {"dict": "int"}],
+      ["distance", {"optional": "int"}, null],
+      ["modifier", "int", 0],
+    ],
     "Target": [
       ["defense", {"optional": "int"}, null],
       ["dex_mod", {"optional": "int"}, null],
@@ -467,7 +486,7 @@ const RESULTS = Object.freeze({
     },
   },
   "worldwalker": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "counterspell": "CounterspellResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
       Strike: ["target", "method", "attack_roll", "natural", "attack_bonus", "attack_total", "tn", "hit", "critical", ["feint", {"nullable": "Feint"}], ["reaction", {"nullable": "Reaction"}], "negated", "damage_dice", "damage_bonus", "armor", "damage"],
@@ -483,6 +502,9 @@ const RESULTS = Object.freeze({
       OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
       InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
       Ranked: ["id", "roll", "modifier", "total", "dex_mod", "tiebreaks"],
+      CounterspellResult: ["ruleset", "seed", "injected", "school", ["counterspeller", "Counterspeller"], ["caster", "Caster"], "countered", "p_countered", "p_countered_exact", "outcome"],
+      Counterspeller: ["id", "skill", "modifier", "distance", "roll", "total"],
+      Caster: ["id", "skill", "modifier", "roll", "total"],
     },
   },
   "cartyrion": {

@@ -194,6 +194,8 @@ const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
 const WW_MAX_CRITICAL = Object.freeze(5);
 const WW_RANGED_ENGAGED = Object.freeze(-6);
+const WW_COUNTER_RANGE = Object.freeze(60);
+const WW_MAX_SCHOOLS = Object.freeze(32);
 const WW_TWO_WEAPON = Object.freeze({"none": [[-6, -10], [-4, -8]], "dual-weapon-training": [[-4, -4], [-2, -2]], "dual-weapon-mastery": [[-2, -2], [0, 0]], "shield-specialist": [[-2, -6], [0, -4]], "dual-weapon-training+shield-specialist": [[0, 0], [0, 0]]});
 const CT_METHODS = Object.freeze(["melee", "ranged"]);
 const CT_DICE = Object.freeze([4, 6, 8, 10]);
@@ -295,6 +297,13 @@ const MESSAGES = Object.freeze({
   "ww_off_hand": "an off-hand strike needs the attacker's two_weapon (WW-6)",
   "ww_off_hand_block": "an off-hand block needs the target's two_weapon (WW-6)",
   "ww_dodge_hand": "a dodge is made with no hand: `hand` names the hand that blocks (WW-5, WW-6)",
+  "ww_counter_far": "the counterspeller is {distance} ft from the caster: a counterspell must be made within {most} ft (WW-8)",
+  "ww_counter_untrained": "{id} has no training in {school} (its schools: {schools}): only a character trained in a school can counter its spells (WW-8)",
+  "ww_counter_no_rank": "a rating of {rating} in {school} is no training: list only the schools the counterspeller is trained in, rated 1 or more (WW-8)",
+  "ww_counter_same": "the caster and the counterspeller are both {id}: a counterspell answers another's spell (WW-8)",
+  "ww_counter_name": "a school's name is 1 to 40 characters, not {length}",
+  "ww_counter_distance": "give the counterspeller's distance to the caster in feet: a counterspell is made within {most} ft (WW-8)",
+  "ww_counter_empty_id": "an id is empty: name who casts and who counters (WW-8)",
   "ct_sneak_power": "a sneak attack cannot also be a power attack (CT-7)",
   "ct_sneak_roll": "sneak 'roll' needs the attacker's awa bonus (CT-7)",
   "ct_shield": "a shield parry needs the target's shield points (CT-6)",
@@ -314,4 +323,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

@@ -37,6 +37,16 @@ function checkMorale(request, options = {}) {
   return rows.resolveRoll(rules, 'morale', parsed, options);
 }
 
+/** A counterspell (Worldwalker WW-8). */
+function counterspell(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.counterspell) {
+    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
+    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'counterspell' }));
+  }
+  return rows.resolveRoll(rules, 'counterspell', parsed, options);
+}
+
 /** An ER-19 competition (Enchanted Realms only). */
 function compete(request, options = {}) {
   const { rules, request: parsed } = rulesOf(request);
@@ -57,5 +67,5 @@ function odds(request, options = {}) {
 }
 
 module.exports = {
-  resolve, rollInitiative, checkMorale, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
+  resolve, rollInitiative, checkMorale, counterspell, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
 };

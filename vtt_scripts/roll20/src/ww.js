@@ -5,7 +5,8 @@ const { LimitError, RulesError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, BONUS_RANGE, say,
+  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS,
+  BONUS_RANGE, say,
 } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
@@ -13,7 +14,7 @@ const { LIMITS } = require('./contract');
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
 const B = BONUS_RANGE;
 const TALENTS = Object.keys(WW_TWO_WEAPON);
-const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
+const { AttackRequest, Target, InitiativeRequest, CounterspellRequest } = structsOf(NAME);
 
 function checkAttacker(attacker, path) {
   for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
@@ -148,7 +149,87 @@ const initiative = {
   },
 };
 
+// WW-8 counterspells: the twin of src/fracas/rulesets/ww/counterspell.py.
+const MAX_DISTANCE = 1000000;
+const MAX_SCHOOL_NAME = 40;
+/** Characters as Python counts them (code points), not UTF-16 units. */
+const codePoints = (text) => Array.from(text).length;
+
+function schoolName(name, path) {
+  const length = codePoints(name);
+  if (length < 1 || length > MAX_SCHOOL_NAME) throw new SchemaError(path, say('ww_counter_name', { length }));
+}
+
+/** The exact chance d20 + counterBonus beats d20 + casterBonus (a tie does not): [wins, 400] reduced. */
+function counterChance(counterBonus, casterBonus) {
+  let wins = 0;
+  for (let a = 1; a <= 20; a++) for (let b = 1; b <= 20; b++) if (a + counterBonus > b + casterBonus) wins++;
+  let [x, y] = [wins, 400];
+  while (y) [x, y] = [y, x % y];
+  return { p: wins / 400, exact: `${wins / x}/${400 / x}` };
+}
+
+const counterspell = {
+  Request: CounterspellRequest,
+  what: 'the counterspell',
+  compile(req) {
+    const caster = req.caster;
+    const counter = req.counterspeller;
+    schoolName(req.school, '$.school');
+    for (const [path, who] of [['$.caster', caster], ['$.counterspeller', counter]]) {
+      if (!who.id) throw new SchemaError(`${path}.id`, say('ww_counter_empty_id'));
+      checkRange(who.modifier, ...B, `${path}.modifier`, 'modifier');
+    }
+    if (caster.id === counter.id) throw new SchemaError('$.counterspeller.id', say('ww_counter_same', { id: pyRepr(caster.id) }));
+    checkRange(caster.skill, ...B, '$.caster.skill', 'skill');
+    const names = Object.keys(counter.schools).sort();
+    if (names.length > WW_MAX_SCHOOLS) {
+      throw new LimitError('$.counterspeller.schools', say('too_many', { count: names.length, what: 'schools', most: WW_MAX_SCHOOLS }));
+    }
+    for (const name of names) {
+      const path = `$.counterspeller.schools.${name}`;
+      const rating = counter.schools[name];
+      schoolName(name, path);
+      if (rating < 1) throw new RulesError(path, say('ww_counter_no_rank', { rating, school: pyRepr(name) }));
+      checkRange(rating, 1, B[1], path, 'skill');
+    }
+    if (counter.distance === null) {
+      throw new SchemaError('$.counterspeller.distance', say('ww_counter_distance', { most: WW_COUNTER_RANGE }));
+    }
+    checkRange(counter.distance, 0, MAX_DISTANCE, '$.counterspeller.distance', 'distance');
+    if (counter.distance > WW_COUNTER_RANGE) {
+      throw new RulesError('$.counterspeller.distance', say('ww_counter_far', { distance: counter.distance, most: WW_COUNTER_RANGE }));
+    }
+    if (!Object.prototype.hasOwnProperty.call(counter.schools, req.school)) {
+      throw new RulesError('$.counterspeller.schools', say('ww_counter_untrained', {
+        id: pyRepr(counter.id), school: pyRepr(req.school), schools: names.join(', ') || 'none',
+      }));
+    }
+  },
+  /** Draw order: the counterspeller's d20, then the caster's (WW-8). */
+  roll(req, dice, seed, injected) {
+    const cs = req.counterspeller;
+    const caster = req.caster;
+    const counterBonus = cs.schools[req.school] + cs.modifier;
+    const casterBonus = caster.skill + caster.modifier;
+    const counterRoll = rows.rollOrSay(dice, 20, 'the counterspell');
+    const casterRoll = rows.rollOrSay(dice, 20, 'the counterspell');
+    const counterTotal = counterRoll + counterBonus;
+    const casterTotal = casterRoll + casterBonus;
+    const countered = counterTotal > casterTotal;
+    const { p, exact } = counterChance(counterBonus, casterBonus);
+    return {
+      ruleset: NAME, seed, injected, school: req.school,
+      counterspeller: { id: cs.id, skill: cs.schools[req.school], modifier: cs.modifier, distance: cs.distance, roll: counterRoll, total: counterTotal },
+      caster: { id: caster.id, skill: caster.skill, modifier: caster.modifier, roll: casterRoll, total: casterTotal },
+      countered, p_countered: p, p_countered_exact: exact,
+      outcome: countered ? `${cs.id} counters ${caster.id}'s ${req.school} spell: it fizzles`
+        : `${caster.id}'s ${req.school} spell is cast: ${cs.id} fails to counter it`,
+    };
+  },
+};
+
 module.exports = {
   name: NAME, title: TITLE, attackRule: 'WW-2', largestDie: Math.max(...STANDARD_DICE),
-  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative,
+  AttackRequest, Target, checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, counterspell,
 };

@@ -22,7 +22,7 @@ const SETS = [
   { name: 'tests/vectors/er_specials_vectors.json', load: () => H.loadVectors('er_specials_vectors.json'),
     calls: { attack: resolveER, compete: R.compete, impale: R.impale } },
   { name: 'tests/vectors/rulesets_vectors.json', load: () => H.loadVectors('rulesets_vectors.json'),
-    calls: { attack: R.resolve, initiative: R.rollInitiative, morale: R.checkMorale } },
+    calls: { attack: R.resolve, initiative: R.rollInitiative, morale: R.checkMorale, counterspell: R.counterspell } },
   { name: 'tests/vectors/odds_vectors.json', load: () => H.loadVectors('odds_vectors.json', JSON.parse),
     calls: { odds: (request) => R.odds(request) }, kind: 'odds' },
   { name: 'test/fixtures/er_cross_check.json', load: () => require('./fixtures/er_cross_check.json'),

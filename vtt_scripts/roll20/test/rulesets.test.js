@@ -4,10 +4,10 @@
 // and error for error (type, path, reason), and the texts' goldens hold here too.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { resolve, rollInitiative, checkMorale } = require('../src/rulesets');
+const { resolve, rollInitiative, checkMorale, counterspell } = require('../src/rulesets');
 const H = require('./helpers');
 
-const CALLS = { attack: resolve, initiative: rollInitiative, morale: checkMorale };
+const CALLS = { attack: resolve, initiative: rollInitiative, morale: checkMorale, counterspell };
 
 test('the shared vectors of the three rulesets', (t) => {
   const vectors = H.loadVectors('rulesets_vectors.json');

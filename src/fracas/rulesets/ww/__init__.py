@@ -13,9 +13,11 @@ from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, say
 from .. import rows
+from ..base import Kind
+from . import counterspell
 from .results import RESULT_TYPES
-from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike,
-                     Target, TwoWeapon)
+from .schema import (NAME, AttackRequest, Attacker, BulkRequest, CounterspellRequest, InitiativeRequest, Profile,
+                     Strike, Target, TwoWeapon)
 
 TITLE = "Worldwalker"
 TALENTS = tuple(F.WW_TWO_WEAPON)
@@ -232,11 +234,19 @@ def _target(target: dict[str, Any]) -> str:
             + (f", {negated} negated by its block or dodge" if negated else ""))
 
 
+#: WW-8: a counterspell, a kind of request only Worldwalker has.
+COUNTERSPELL = Kind("counterspell", "counterspell.roll", "counterspell", "the counterspell", "counterspell",
+                    "compile_counterspell", "roll_counterspell", result="result.counterspell.roll",
+                    command="fracas.rulesets.ww.commands:counterspell")
+
+
 class Worldwalker(rows.RowRuleset):
     name = NAME
     title = TITLE  # the manifest's title: registration checks they agree
     largest_die = max(DICE)
-    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest}
+    own_kinds = (COUNTERSPELL,)
+    request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
+                     "counterspell": CounterspellRequest}
     result_types = RESULT_TYPES
     rules = RULES
     cli_module = __name__ + ".cli"
@@ -245,11 +255,19 @@ class Worldwalker(rows.RowRuleset):
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
+    compile_counterspell = staticmethod(counterspell.compile_counterspell)
+    roll_counterspell = staticmethod(counterspell.roll_counterspell)
     initiative_once = True
     reserve_actions = True
     fight_tactics = {"reserve": "WW-5"}
     #: A target that has no reserved action left cannot block or dodge (WW-5).
     no_reaction = (("reaction", None),)
+
+    def render(self, result: dict[str, Any], style: Any = None) -> str:
+        """A counterspell (WW-8) in its own words; the other kinds as the row rulesets say them."""
+        if "counterspeller" not in result:
+            return super().render(result, style)
+        return counterspell.render(result, (lambda text: style(text, bold=True)) if style else (lambda text: text))
 
     @staticmethod
     def fight_allotment(attacker: dict[str, Any]) -> int:

@@ -89,5 +89,41 @@ class InitiativeResult(R.Rolled):
     order: list[Ranked]
 
 
+class Caster(Shape):
+    """The caster's side of a WW-8 counterspell: its skill rating in the spell's school, the
+    modifier its check adds, its d20 and total."""
+
+    id: str
+    skill: int
+    modifier: int
+    roll: D20
+    total: int
+
+
+class Counterspeller(Shape):
+    """The counterspeller's side of a WW-8 counterspell, with its distance to the caster (feet)."""
+
+    id: str
+    skill: Annotated[int, msgspec.Meta(ge=1)]
+    modifier: int
+    distance: Annotated[int, msgspec.Meta(ge=0, le=60)]
+    roll: D20
+    total: int
+
+
+class CounterspellResult(R.Rolled):
+    """WW-8 counterspell (`counterspell.roll`): the counterspeller's check must beat the
+    caster's (a tie leaves the spell cast); the exact chance it had."""
+
+    school: str
+    counterspeller: Counterspeller
+    caster: Caster
+    countered: bool
+    p_countered: R.Probability
+    p_countered_exact: R.Fraction
+    outcome: str
+
+
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
-RESULT_TYPES: dict[str, type] = {**R.row_result_types(__name__, Strike, Target, BulkTarget), "initiative": InitiativeResult}
+RESULT_TYPES: dict[str, type] = {**R.row_result_types(__name__, Strike, Target, BulkTarget), "initiative": InitiativeResult,
+                                 "counterspell": CounterspellResult}

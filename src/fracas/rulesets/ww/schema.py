@@ -115,3 +115,35 @@ class InitiativeRequest(Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class Caster(Spec):
+    """The spellcaster (WW-8): its rating in the skill of the school it casts from, and the
+    modifier its skill checks add (the attribute modifier the table pairs with that skill,
+    and anything else that applies)."""
+
+    id: str
+    skill: int = 0
+    modifier: int = 0
+
+
+class Counterspeller(Spec):
+    """Who tries to counter the spell (WW-8): the schools of magic it is trained in, each with
+    its skill rating; its skill checks' modifier; its distance to the caster in feet."""
+
+    id: str
+    schools: dict[str, int]
+    #: Required by the rule; None (not given) is refused with its reason (WW-8).
+    distance: Optional[int] = None
+    modifier: int = 0
+
+
+class CounterspellRequest(Spec):
+    """WW-8: a counterspell, a contested skill check in the school of the spell being cast."""
+
+    school: str
+    caster: Caster
+    counterspeller: Counterspeller
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

@@ -1322,7 +1322,8 @@ function items(config) {
     ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
       'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
       'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, ' +
+      'two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets\' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off; ' +
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
@@ -1633,6 +1634,21 @@ function count(value) {
   return Number.isSafeInteger(n) ? n : '?';
 }
 
+/**
+ * What bulk did not roll for one group of the answer (`attack.bulk` BulkGroup, Enchanted
+ * Realms): ER-13 shock saves due and ER-17 strays of missed shots, when not 0; '' else. The
+ * answer's groups are the request's `attacks`, in order, as `ctx.groups` lists them.
+ */
+function leftOut(group) {
+  if (!group || typeof group !== 'object') return '';
+  const notes = [];
+  const shock = count(group.shock_checks);
+  if (shock !== '?' && shock > 0) notes.push(`${shock} shock save${shock === 1 ? '' : 's'} not rolled (ER-13)`);
+  const strays = count(group.strays_omitted);
+  if (strays !== '?' && strays > 0) notes.push(`strays of ${strays} missed shot${strays === 1 ? '' : 's'} omitted (ER-17)`);
+  return notes.length ? ` ${span(STYLE.note, `· ${notes.join(' · ')}`)}` : '';
+}
+
 function mobCard(result, ctx) {
   const rows = [];
   for (const tid of Object.keys(result.targets || {})) {
@@ -1655,7 +1671,7 @@ function mobCard(result, ctx) {
     else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push([ctx.names[tid] || tid, line]);
   }
-  rows.push(['mob', ctx.groups.map((g) => `${esc.text(g)}`).join('<br>')]);
+  rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
   rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
     `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(ctx.title, rows);
@@ -7118,8 +7134,35 @@ const served = require('./served');
 /** Ruleset `name`'s request structs: contract.js's, else the bridge's (served.js). */
 const structsOf = (name) => STRUCTS[name] || served.structs(name);
 
-// Options that build a nested part of a request (Worldwalker's target reaction, WW-5).
-const COMMAND = { worldwalker: { block: 'int', dodge: 'int' } };
+// Options that build a nested part of a request: Worldwalker's target reaction (WW-5) and
+// both sides' two-weapon fighting (WW-6), named as `fracas attack --ruleset worldwalker`'s.
+const COMMAND = {
+  worldwalker: {
+    block: 'int', dodge: 'int', block_hand: 'str',
+    two_weapon: 'bool', light_off_hand: 'bool', talent: 'str',
+    target_two_weapon: 'bool', target_light_off_hand: 'bool', target_talent: 'str',
+  },
+};
+
+/**
+ * WW-6 from the command: the `two_weapon` object (`--two-weapon` with `--light-off-hand` and
+ * `--talent`; the target's with the `--target-` ones), or null without it. A modifier given
+ * without its `--two-weapon` is a usage error, as in the Python CLI.
+ */
+function twoWeaponOf(command, prefix) {
+  const light = command[`${prefix}light_off_hand`];
+  const talent = command[`${prefix}talent`];
+  if (!command[`${prefix}two_weapon`]) {
+    for (const [value, field] of [[light, 'light_off_hand'], [talent, 'talent']]) {
+      if (value !== undefined && value !== false) {
+        throw new UsageError(`--${dash(prefix + field)} describes ${prefix ? "the target's " : ''}two-weapon fighting: ` +
+          `give --${dash(prefix)}two-weapon too (WW-6)`);
+      }
+    }
+    return null;
+  }
+  return { light: light === true, talent: talent === undefined ? 'none' : talent };
+}
 
 /** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
 function kindOf(type) {
@@ -7274,6 +7317,27 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
+/** The Worldwalker target's reaction (WW-5: --block N or --dodge N, --block-hand) and its
+ * two weapons (WW-6: --target-two-weapon …), from the command, into `values`. */
+function worldwalkerTarget(values, command) {
+  if (command.block !== undefined && command.dodge !== undefined) throw new UsageError('give --block or --dodge, not both');
+  if (command.block !== undefined) values.reaction = { kind: 'block', bonus: command.block };
+  if (command.dodge !== undefined) values.reaction = { kind: 'dodge', bonus: command.dodge };
+  if (command.block_hand !== undefined) {
+    if (!values.reaction) throw new UsageError('--block-hand says which hand blocks: give --block too (WW-6)');
+    values.reaction.hand = command.block_hand; // a dodge with a hand: the resolver names it (WW-5, WW-6)
+  }
+  const twoWeapon = twoWeaponOf(command, 'target_');
+  if (twoWeapon) values.two_weapon = twoWeapon;
+}
+
+/** The attacker's two weapons (WW-6: --two-weapon …) into its fields; other rulesets have none. */
+function withTwoWeapon(name, values, command) {
+  if (name !== 'worldwalker') return values;
+  const twoWeapon = twoWeaponOf(command, '');
+  return twoWeapon ? Object.assign({}, values, { two_weapon: twoWeapon }) : values;
+}
+
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
 function readTargets(app, name, o, ids, msg, page = null) {
   const spec = FIELDS[name];
@@ -7288,10 +7352,7 @@ function readTargets(app, name, o, ids, msg, page = null) {
     if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
     // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
     const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
+    if (name === 'worldwalker') worldwalkerTarget(read.values, o.command);
     names[id] = read.name;
     tokens[id] = token;
     targets[id] = read.values;
@@ -7308,6 +7369,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
+  attacker.values = withTwoWeapon(name, attacker.values, o.command);
   const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
@@ -7412,7 +7474,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
       usedNames.add(pid);
       profileOf.set(key, pid);
-      profiles[pid] = { attacker: read.values, strikes: [strike] };
+      profiles[pid] = { attacker: withTwoWeapon(name, read.values, o.command), strikes: [strike] };
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);

@@ -256,3 +256,22 @@ test('characters named __proto__, constructor or toString are mob profiles like 
   assert.deepEqual(Object.keys(request.profiles).sort(), ['__proto__', 'constructor', 'toString']);
   assert.deepEqual(request.attacks.map((a) => a.profile).sort(), ['__proto__', 'constructor', 'toString']);
 });
+
+test('the card says what bulk did not roll: ER-13 shock saves and ER-17 strays, per group, when not 0', () => {
+  const w = mobWorld();
+  const { emu, tokens } = w;
+  const out = emu.chat(emu.gm, `!fracas mob --target ${tokens.goblin.id} --target ${tokens.knight.id}`,
+    { selected: w.skeletons.map((t) => t.id) });
+  const rpc = requests(out.filter((o) => P.parseFrame(o.text)))[0];
+  const result = summary({ [tokens.goblin.id]: 5, [tokens.knight.id]: 3 });
+  const group = (profile, target, count, shock, strays) => ({
+    profile, target, count, attacks_hit: 1, hit_rate: 0.5, damage: 2, mean_damage: 1, crits: 0,
+    shock_checks: shock, strays_omitted: strays, histogram: [1, 1],
+  });
+  result.groups = [group('Skeleton', tokens.goblin.id, 2, 12, 0), group('Skeleton', tokens.knight.id, 2, 0, 1),
+    group('Skeleton (prone)', tokens.goblin.id, 1, 0, 0)];
+  const fields = Emulator.fields(card(answer(emu, emu.gm, { jsonrpc: '2.0', id: rpc.id, result })).text);
+  assert.equal(plain(fields.mob), '2 × Skeleton → Goblin · 12 shock saves not rolled (ER-13)\n' +
+    '2 × Skeleton → Sir Kay · strays of 1 missed shot omitted (ER-17)\n1 × Skeleton (prone) → Goblin');
+  assertSafe(assert, emu);
+});

@@ -84,3 +84,36 @@ test('bad input is a clear whisper naming the option or the request path and rul
   assert.equal(tokens.giant.get('bar1_value'), '68');
   assertSafe(assert, emu);
 });
+
+test('WW-6 from the command: the attacker\'s two weapons and hand, the target\'s and its blocking hand', () => {
+  const { emu, tokens } = table();
+  const out = emu.chat(emu.gm, '!fracas attack --ruleset worldwalker --skill 5 --str-mod 2 --damage 1d6 ' +
+    '--two-weapon --talent dual-weapon-training --hand off --target-defense 5 --block 9 --block-hand off ' +
+    `--target-two-weapon --target-light-off-hand --target ${tokens.giant.id} --rolls 14,12,4`, { selected: [tokens.tombril.id] });
+  const entry = lastLog(emu);
+  assert.deepEqual(entry.request.attacker, { skill: 5, str_mod: 2, two_weapon: { light: false, talent: 'dual-weapon-training' } });
+  assert.equal(entry.request.strikes[0].hand, 'off');
+  assert.deepEqual(entry.request.targets[tokens.giant.id], {
+    defense: 5, armor: 1, reaction: { kind: 'block', bonus: 9, hand: 'off' }, two_weapon: { light: true, talent: 'none' },
+  });
+  // the off hand with Dual Weapon Training: 5 + 2 - 4 = +3; the light off-hand block: 9 - 8 = +1
+  const ww = resolve(entry.request, { seed: 1 });
+  assert.deepEqual([ww.strikes[0].attack_bonus, ww.strikes[0].reaction.bonus], [3, 1]);
+  assert.match(plain(card(out).text), /d20 14 \+3 = 17 vs TN 5: ✓ hit · block 13: fails/);
+  assertSafe(assert, emu);
+});
+
+test('WW-6 options without what they describe are refused, naming the option', () => {
+  const { emu, tokens } = table();
+  const attack = (extra) => notices(emu.chat(emu.gm, `!fracas attack --ruleset worldwalker --skill 3 --damage 1d8 ` +
+    `--target-defense 10 --target ${tokens.giant.id} ${extra}`, { selected: [tokens.tombril.id] })).join('\n');
+  assert.match(attack('--talent dual-weapon-mastery'), /--talent describes two-weapon fighting: give --two-weapon too \(WW-6\)/);
+  assert.match(attack('--target-light-off-hand'), /--target-light-off-hand describes the target's two-weapon fighting: give --target-two-weapon too/);
+  assert.match(attack('--block-hand off'), /--block-hand says which hand blocks: give --block too \(WW-6\)/);
+  assert.match(attack('--block 3 --dodge 4'), /give --block or --dodge, not both/);
+  assert.match(attack('--block 7 --block-hand off'), /reaction\.hand.*WW-6/);
+  assert.match(attack('--hand off'), /hand.*WW-6/);
+  assert.match(attack('--two-weapon --talent lucky'), /talent/);
+  assert.equal(tokens.giant.get('bar1_value'), '68');
+  assertSafe(assert, emu);
+});

@@ -166,6 +166,21 @@ function count(value) {
   return Number.isSafeInteger(n) ? n : '?';
 }
 
+/**
+ * What bulk did not roll for one group of the answer (`attack.bulk` BulkGroup, Enchanted
+ * Realms): ER-13 shock saves due and ER-17 strays of missed shots, when not 0; '' else. The
+ * answer's groups are the request's `attacks`, in order, as `ctx.groups` lists them.
+ */
+function leftOut(group) {
+  if (!group || typeof group !== 'object') return '';
+  const notes = [];
+  const shock = count(group.shock_checks);
+  if (shock !== '?' && shock > 0) notes.push(`${shock} shock save${shock === 1 ? '' : 's'} not rolled (ER-13)`);
+  const strays = count(group.strays_omitted);
+  if (strays !== '?' && strays > 0) notes.push(`strays of ${strays} missed shot${strays === 1 ? '' : 's'} omitted (ER-17)`);
+  return notes.length ? ` ${span(STYLE.note, `· ${notes.join(' · ')}`)}` : '';
+}
+
 function mobCard(result, ctx) {
   const rows = [];
   for (const tid of Object.keys(result.targets || {})) {
@@ -188,7 +203,7 @@ function mobCard(result, ctx) {
     else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push([ctx.names[tid] || tid, line]);
   }
-  rows.push(['mob', ctx.groups.map((g) => `${esc.text(g)}`).join('<br>')]);
+  rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
   rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
     `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(ctx.title, rows);

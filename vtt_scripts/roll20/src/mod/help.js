@@ -25,7 +25,8 @@ function items(config) {
     ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
       'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
       'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N; ' +
+      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, ' +
+      'two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets\' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off; ' +
       'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],

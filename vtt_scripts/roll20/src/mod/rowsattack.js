@@ -29,8 +29,35 @@ const served = require('./served');
 /** Ruleset `name`'s request structs: contract.js's, else the bridge's (served.js). */
 const structsOf = (name) => STRUCTS[name] || served.structs(name);
 
-// Options that build a nested part of a request (Worldwalker's target reaction, WW-5).
-const COMMAND = { worldwalker: { block: 'int', dodge: 'int' } };
+// Options that build a nested part of a request: Worldwalker's target reaction (WW-5) and
+// both sides' two-weapon fighting (WW-6), named as `fracas attack --ruleset worldwalker`'s.
+const COMMAND = {
+  worldwalker: {
+    block: 'int', dodge: 'int', block_hand: 'str',
+    two_weapon: 'bool', light_off_hand: 'bool', talent: 'str',
+    target_two_weapon: 'bool', target_light_off_hand: 'bool', target_talent: 'str',
+  },
+};
+
+/**
+ * WW-6 from the command: the `two_weapon` object (`--two-weapon` with `--light-off-hand` and
+ * `--talent`; the target's with the `--target-` ones), or null without it. A modifier given
+ * without its `--two-weapon` is a usage error, as in the Python CLI.
+ */
+function twoWeaponOf(command, prefix) {
+  const light = command[`${prefix}light_off_hand`];
+  const talent = command[`${prefix}talent`];
+  if (!command[`${prefix}two_weapon`]) {
+    for (const [value, field] of [[light, 'light_off_hand'], [talent, 'talent']]) {
+      if (value !== undefined && value !== false) {
+        throw new UsageError(`--${dash(prefix + field)} describes ${prefix ? "the target's " : ''}two-weapon fighting: ` +
+          `give --${dash(prefix)}two-weapon too (WW-6)`);
+      }
+    }
+    return null;
+  }
+  return { light: light === true, talent: talent === undefined ? 'none' : talent };
+}
 
 /** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
 function kindOf(type) {
@@ -185,6 +212,27 @@ function strikeLine(ruleset, s) {
   return `${line} → ${s.damage}`;
 }
 
+/** The Worldwalker target's reaction (WW-5: --block N or --dodge N, --block-hand) and its
+ * two weapons (WW-6: --target-two-weapon …), from the command, into `values`. */
+function worldwalkerTarget(values, command) {
+  if (command.block !== undefined && command.dodge !== undefined) throw new UsageError('give --block or --dodge, not both');
+  if (command.block !== undefined) values.reaction = { kind: 'block', bonus: command.block };
+  if (command.dodge !== undefined) values.reaction = { kind: 'dodge', bonus: command.dodge };
+  if (command.block_hand !== undefined) {
+    if (!values.reaction) throw new UsageError('--block-hand says which hand blocks: give --block too (WW-6)');
+    values.reaction.hand = command.block_hand; // a dodge with a hand: the resolver names it (WW-5, WW-6)
+  }
+  const twoWeapon = twoWeaponOf(command, 'target_');
+  if (twoWeapon) values.two_weapon = twoWeapon;
+}
+
+/** The attacker's two weapons (WW-6: --two-weapon …) into its fields; other rulesets have none. */
+function withTwoWeapon(name, values, command) {
+  if (name !== 'worldwalker') return values;
+  const twoWeapon = twoWeaponOf(command, '');
+  return twoWeapon ? Object.assign({}, values, { two_weapon: twoWeapon }) : values;
+}
+
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
 function readTargets(app, name, o, ids, msg, page = null) {
   const spec = FIELDS[name];
@@ -199,10 +247,7 @@ function readTargets(app, name, o, ids, msg, page = null) {
     if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
     // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
     const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
-    if (name === 'worldwalker') {
-      if (o.command.block !== undefined) read.values.reaction = { kind: 'block', bonus: o.command.block };
-      if (o.command.dodge !== undefined) read.values.reaction = { kind: 'dodge', bonus: o.command.dodge };
-    }
+    if (name === 'worldwalker') worldwalkerTarget(read.values, o.command);
     names[id] = read.name;
     tokens[id] = token;
     targets[id] = read.values;
@@ -219,6 +264,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
+  attacker.values = withTwoWeapon(name, attacker.values, o.command);
   const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
@@ -323,7 +369,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
       usedNames.add(pid);
       profileOf.set(key, pid);
-      profiles[pid] = { attacker: read.values, strikes: [strike] };
+      profiles[pid] = { attacker: withTwoWeapon(name, read.values, o.command), strikes: [strike] };
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);

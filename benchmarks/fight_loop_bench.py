@@ -18,6 +18,14 @@ rates are the medians over rounds and `share` the median of the same-round ratio
 
 A scenario the compiled loop does not cover says so (`python_why`): it has no compiled
 figures (`simulate` plays it on the Python loop, whose figures are shown).
+
+Targets in big fights (issue 41): for each tactic (nearest, weakest, random, focus), the
+compiled loop's time per attack in a fight of 2,000 creatures and in one of 30 (two sides
+of equal numbers, every combatant on the tactic), timed in interleaved rounds, and their
+ratio (the median of the same-round ratios; target at most 1.5×: a pick costs the same
+among 2,000 as among 30); and the time to compile a 2,000-creature scenario for the
+compiled loop (`compile_scenario` and the fight plan, the median of a few; target under
+0.1 s).
 """
 
 from __future__ import annotations
@@ -58,6 +66,78 @@ def horde(tougher: int = 1) -> bytes:
         member["hp"] *= tougher
         member["target"]["body_max"] *= tougher
     return orjson.dumps(scenario)
+
+
+TACTICS = ("nearest", "weakest", "random", "focus")
+SMALL, LARGE = 30, 2_000
+#: Issue 41's targets: per-attack time at LARGE ÷ at SMALL, and the compile time at LARGE.
+FLAT_TARGET = 1.5
+COMPILE_TARGET_S = 0.1
+
+
+def tactic_scenario(size: int, tactic: str) -> bytes:
+    """`size` creatures in two equal sides (fighters against skeletons, the skeleton-horde
+    example's), every one on `tactic` (focus: on the other side's group), in long fights."""
+    source = orjson.loads(example("er-skeleton-horde"))
+    fighter = dict(source["sides"]["party"][1], name="fighter", count=size // 2, hp=30)
+    fighter["target"] = dict(fighter["target"], body_max=30)
+    skeleton = dict(source["sides"]["skeletons"][0], name="skeleton", count=size - size // 2, hp=24)
+    for group, other in ((fighter, "skeleton"), (skeleton, "fighter")):
+        group["tactic"] = {"target": "focus", "focus": other} if tactic == "focus" else {"target": tactic}
+    return orjson.dumps({"ruleset": "enchanted-realms", "name": f"{size} creatures, tactic {tactic}",
+                         "max_rounds": 100, "sides": {"fighters": [fighter], "skeletons": [skeleton]}})
+
+
+def _per_attack(scenario: bytes, fights: int, first: int) -> tuple[float, int]:
+    """Seconds per attack of fights first..first+fights-1 on the compiled loop, and the attacks."""
+    from fracas.drive.simulate import _compiled, play_batch
+
+    plan = fastfight.plan_for(_compiled(scenario))
+    assert isinstance(plan, fastfight.FastPlan), plan
+    before = plan.attacks
+    seconds = _seconds(lambda: play_batch(scenario, SEED, first, fights, "auto"))
+    attacks = plan.attacks - before
+    return seconds / max(attacks, 1), attacks
+
+
+def tactics(attacks: int, rounds: int = 5) -> dict[str, Any]:
+    """Per-attack time at SMALL and at LARGE creatures for each tactic, about `attacks`
+    attacks a size a round, in `rounds` interleaved rounds; and the LARGE compile time."""
+    out: dict[str, Any] = {"sizes": [SMALL, LARGE], "target": FLAT_TARGET, "rows": {}}
+    for tactic in TACTICS:
+        blobs = {size: tactic_scenario(size, tactic) for size in (SMALL, LARGE)}
+        fights = {}
+        for size, blob in blobs.items():  # compile, warm up, and size a round's fights
+            _, played = _per_attack(blob, 2, 0)
+            fights[size] = max(1, attacks * 2 // max(played, 1))
+        small, large, ratios = [], [], []
+        for r in range(rounds):
+            order = (SMALL, LARGE) if r % 2 == 0 else (LARGE, SMALL)
+            got = {size: _per_attack(blobs[size], fights[size], 2 + r * fights[size])[0] for size in order}
+            small.append(got[SMALL])
+            large.append(got[LARGE])
+            ratios.append(got[LARGE] / got[SMALL])
+        out["rows"][tactic] = {"us_per_attack": {str(SMALL): round(1e6 * statistics.median(small), 4),
+                                                 str(LARGE): round(1e6 * statistics.median(large), 4)},
+                               "ratio": round(statistics.median(ratios), 3)}
+    out["worst_ratio"] = max(row["ratio"] for row in out["rows"].values())
+    out["compile"] = compile_time()
+    return out
+
+
+def compile_time(runs: int = 5) -> dict[str, Any]:
+    """Seconds to compile a LARGE-creature scenario for the compiled loop (compile_scenario
+    and its fight plan, no cache), the median of `runs`: two sides of LARGE / 2, every one
+    focused on the other side's group (a nearest-first list of LARGE / 2 enemies each, and
+    a focus list as long)."""
+    blob = tactic_scenario(LARGE, "focus")
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        made = fastfight._make(compile_scenario(blob))
+        times.append(time.perf_counter() - started)
+        assert isinstance(made, fastfight.FastPlan), made
+    return {"creatures": LARGE, "seconds": round(statistics.median(times), 4), "target_s": COMPILE_TARGET_S}
 
 
 def attacks_per_fight(scenario: bytes, fights: int) -> float:
@@ -179,6 +259,7 @@ def run(fast_runs: int, python_runs: int, bulk_attacks: int, logged: int, rounds
         # attacks/s inside fights (on whichever loop `simulate` plays the scenario) ÷ bulk attacks/s
         row["share_of_bulk"] = round(fights_to_bulk * per_fight, 5) if bulk_rate else None
         out["scenarios"][name] = row
+    out["tactics"] = tactics(max(2_000, fast_runs // 4), rounds)
     return out
 
 
@@ -204,4 +285,20 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
     lines.append("  (attacks/s in fights: fights/s × attacks per fight, counted in the round logs of the first"
                  f" {section['logged_fights']} fights, on the loop `simulate` uses; rates: medians over the rounds;"
                  " ÷ bulk: the median of the same-round ratios)")
+    big = section.get("tactics")
+    if big:
+        small, large = big["sizes"]
+        lines.append(f"  Targets among {large:,} creatures · compiled loop, time per attack, {small} and {large:,}"
+                     f" creatures (two equal sides, all on the tactic), interleaved rounds; target ≤"
+                     f" {big['target']}×")
+        lines.append(f"  {'tactic':<10} {f'{small} creatures':>16} {f'{large:,} creatures':>16} {'ratio':>8}")
+        for tactic, row in big["rows"].items():
+            us = row["us_per_attack"]
+            met = "met" if row["ratio"] <= big["target"] else "NOT MET"
+            lines.append(f"  {tactic:<10} {us[str(small)]:>13.3f} µs {us[str(large)]:>13.3f} µs"
+                         f" {row['ratio']:>7.2f}×  {met}")
+        made = big["compile"]
+        met = "met" if made["seconds"] < made["target_s"] else "NOT MET"
+        lines.append(f"  compiling a {made['creatures']:,}-creature scenario for the compiled loop:"
+                     f" {made['seconds']:.3f} s (target < {made['target_s']} s)  {met}")
     return lines

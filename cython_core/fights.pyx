@@ -36,6 +36,8 @@ include "_layout.pxi"
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
+#: weakest: the key of no member (a side's tree with no one standing)
+cdef int64_t WK_NONE = 0x7FFFFFFFFFFFFFFF
 
 
 cdef enum:
@@ -75,6 +77,10 @@ cdef enum:
     OS_FLEE_SURRENDER = 2
     OS_TRIGGERS = 4
     OS_MAX_SIDES = 64
+    #: Rows of members at most for a nearest pick to walk them (fastfight's nearest_lists)
+    WALK_ROWS = 16
+    #: weakest: a tree key is health << WK_SHIFT | member (members < 1 << 20, health < 1 << 42)
+    WK_SHIFT = 21
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -165,6 +171,26 @@ cdef struct FightPlan:
     const int64_t* unit_start  # per unit: members at the start
     const int64_t* unit_first  # per unit: its first member (the lone creature of a unit of one)
     const int32_t* member_unit # per member
+    # Targets in time flat in the number of combatants (fastfight: weakest, random)
+    bint any_weakest           # some member's tactic is weakest: the per-side trees are kept
+    bint any_random            # some member's tactic is random: the standing counts are kept
+    int64_t fw_n               # the Fenwick trees' length (a power of two >= members)
+    const int64_t* wk_off      # per side: its tree's first node in FightState.wk
+    const int64_t* wk_size     # per side: its tree's leaves (a power of two)
+    const int64_t* side_pos    # per member: its leaf in its side's tree (its rank on its side)
+    const int32_t* fw_init     # per side the Fenwick tree of its enemies at a fight's start
+    # nearest and focus by walking rows: members stand in rows (one side, one y, x rising);
+    # a member's nearest standing enemy in a row is the first standing one either way from
+    # its x, found through "next standing" links, and the least of those few is the pick
+    bint any_walk
+    int64_t rows_n
+    const int64_t* rows_at     # per row: first, end member
+    const int32_t* walk        # per member: its picks walk (else its nearest-first list)
+    const int64_t* split       # per (member, row): the row's first member with x above its x
+    const int64_t* focus_lo    # per member: its focus group's members, first .. end (-1: a list)
+    const int64_t* focus_hi
+    const double* xs
+    const double* ys
 
 
 cdef struct FightState:
@@ -221,6 +247,16 @@ cdef struct FightState:
     int64_t pend_n
     int64_t* pend_t        # a simultaneous phase's damage, landing at its end
     int64_t* pend_d
+    # weakest: per side a tournament tree over its members (a node holds the least key
+    # health << 21 | index of the standing members below it, WK_NONE: none), so a pick reads
+    # one root per side
+    int64_t* wk
+    # random: per side a Fenwick tree of its enemies that stand, over member indexes; the
+    # k-th standing enemy is one descent
+    int32_t* fw
+    int64_t* next_up       # walk: a standing member at or above i (itself when it stands; members: none)
+    int64_t* next_down     # walk, shifted by one: at or below i - 1 (0: none)
+    int64_t attacks        # attacks (and spells) rolled in the call: `fracas bench`'s per-attack time
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -383,27 +419,27 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
     cdef int tactic = p.tactic[m]
     cdef int32_t side = p.side[m]
     if tactic == TAC_FOCUS:
-        e = _first_standing(f, p.focus, &f.focus_at[m], p.focus_off[m + 1])
+        if p.walk[m] and p.focus_lo[m] >= 0:
+            e = _walk(p, f, m, p.focus_lo[m], p.focus_hi[m])
+        else:
+            e = _first_standing(f, p.focus, &f.focus_at[m], p.focus_off[m + 1])
         if e >= 0:
             return e
         tactic = TAC_NEAREST
     if tactic == TAC_NEAREST:
+        if p.walk[m]:
+            return _walk(p, f, m, 0, p.members)
         return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
     if tactic == TAC_WEAKEST:
-        # the least health, the first in scenario order among equals: over m's enemies only
-        # (its nearest-first list holds them all), so a captain among 300 skeletons looks
-        # at the 4 adventurers, not at every combatant
-        best = -1
-        best_health = 0
-        for n in range(p.near_off[m], p.near_off[m + 1]):
-            e = p.near[n]
-            if f.status[e] == ST_STANDING:
-                health = f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)
-                if best < 0 or health < best_health or (health == best_health and e < best):
-                    best, best_health = e, health
-        return best
-    # random: the k-th of the standing enemies in scenario order, k rolled on their count
-    # (the side counts say how many stand, so the scan stops at the one rolled)
+        # the least (health, index) among the standing enemies: the root of each enemy side's
+        # tree (Fight._choose's `min` over them all)
+        best = WK_NONE
+        for n in range(p.sides):
+            if n != side:
+                best = _wk_min(best, f.wk[p.wk_off[n] + 1])
+        return -1 if best == WK_NONE else best & ((<int64_t>1 << WK_SHIFT) - 1)
+    # random: the k-th of the standing enemies in member order, k rolled on their count
+    # (Fight._choose: dice.die(len(enemies))), found by a descent of the Fenwick trees
     n = 0
     for e in range(p.sides):
         if e != side:
@@ -412,12 +448,131 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
         return -1
     _stream(f)
     n = draw_gen(&f.dice, <uint32_t>n)
-    for e in range(p.members):
-        if f.status[e] == ST_STANDING and p.side[e] != side:
-            n -= 1
-            if n == 0:
-                return e
-    return -1
+    return _fw_kth(p, f, side, n)
+
+
+cdef inline int64_t _up(FightState* f, int64_t i) noexcept nogil:
+    """The first standing member at or above i (p.members: none), halving the path."""
+    while f.next_up[i] != i:
+        f.next_up[i] = f.next_up[f.next_up[i]]
+        i = f.next_up[i]
+    return i
+
+
+cdef inline int64_t _down(FightState* f, int64_t i) noexcept nogil:
+    """The last standing member at or below i (-1: none), halving the path."""
+    cdef int64_t k = i + 1
+    while f.next_down[k] != k:
+        f.next_down[k] = f.next_down[f.next_down[k]]
+        k = f.next_down[k]
+    return k - 1
+
+
+cdef int64_t _walk(const FightPlan* p, FightState* f, int64_t m, int64_t lo, int64_t hi) noexcept nogil:
+    """m's nearest standing enemy among members lo..hi-1, as its nearest-first list has it:
+    in each enemy row the first standing one either way from m's x, the least (key, index)
+    of those (nearest_lists vouched that these keys order as math.hypot does)."""
+    cdef int64_t r, a, b, sp, e, best = -1, k
+    cdef double key, best_key = 0, dx, dy
+    cdef int32_t side = p.side[m]
+    for r in range(p.rows_n):
+        a, b = p.rows_at[2 * r], p.rows_at[2 * r + 1]
+        if p.side[a] == side:
+            continue
+        a = a if a > lo else lo
+        b = b if b < hi else hi
+        if a >= b:
+            continue
+        sp = p.split[m * p.rows_n + r]
+        sp = a if sp < a else (b if sp > b else sp)
+        for k in range(2):
+            if k == 0:
+                if sp <= a:
+                    continue
+                e = _down(f, sp - 1)
+                if e < a:
+                    continue
+            else:
+                if sp >= b:
+                    continue
+                e = _up(f, sp)
+                if e >= b:
+                    continue
+            dx, dy = p.xs[e] - p.xs[m], p.ys[e] - p.ys[m]
+            key = dx * dx + dy * dy
+            if best < 0 or key < best_key or (key == best_key and e < best):
+                best, best_key = e, key
+    return best
+
+
+cdef inline int64_t _wk_key(const FightPlan* p, const FightState* f, int64_t e) noexcept nogil:
+    """What the weakest tactic compares: hp, plus Injury Points left (CT-4), then the index."""
+    return ((f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)) << WK_SHIFT) | e
+
+
+cdef inline int64_t _wk_min(int64_t a, int64_t b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef void _wk_build(const FightPlan* p, FightState* f) noexcept nogil:
+    """Every side's tree at a fight's start: each leaf its member's key (all stand), WK_NONE past them."""
+    cdef int64_t s, i, base, size
+    for s in range(p.sides):
+        base, size = p.wk_off[s], p.wk_size[s]
+        for i in range(size, 2 * size):
+            f.wk[base + i] = WK_NONE
+    for i in range(p.members):
+        f.wk[p.wk_off[p.side[i]] + p.wk_size[p.side[i]] + p.side_pos[i]] = _wk_key(p, f, i)
+    for s in range(p.sides):
+        base, size = p.wk_off[s], p.wk_size[s]
+        for i in range(size - 1, 0, -1):
+            f.wk[base + i] = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+
+
+cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
+    """t's health or status changed: its side's tree again from its leaf up (weakest)."""
+    cdef int64_t base, i
+    if not p.any_weakest:
+        return
+    base = p.wk_off[p.side[t]]
+    i = p.wk_size[p.side[t]] + p.side_pos[t]
+    f.wk[base + i] = _wk_key(p, f, t) if f.status[t] == ST_STANDING else WK_NONE
+    i >>= 1
+    while i >= 1:
+        f.wk[base + i] = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+        i >>= 1
+
+
+cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
+    """t no longer stands: out of its enemies' Fenwick trees (random), its side's tree
+    (weakest), the walks' links (nearest, focus)."""
+    cdef int64_t i, s, tree
+    if p.any_walk:
+        f.next_up[t] = t + 1
+        f.next_down[t + 1] = t
+    if p.any_random:
+        for s in range(p.sides):
+            if s != p.side[t]:
+                tree = s * (p.fw_n + 1)
+                i = t + 1
+                while i <= p.fw_n:
+                    f.fw[tree + i] -= 1
+                    i += i & -i
+    _moved(p, f, t)
+
+
+cdef inline int64_t _fw_kth(const FightPlan* p, const FightState* f, int32_t side, int64_t k) noexcept nogil:
+    """The k-th (from 1, k <= their count) standing member not of `side`, in member order:
+    a descent of the side's enemy tree (its root, fw_n, counts them all)."""
+    cdef const int32_t* tree = f.fw + side * (p.fw_n + 1)
+    cdef int64_t pos = 0, step = p.fw_n >> 1, c, take
+    while step:
+        c = tree[pos + step]
+        take = c < k
+        pos += step & -take
+        k -= c & -take
+        step >>= 1
+    return pos
 
 
 cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
@@ -454,7 +609,9 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     elif f.hp[t] <= p.flee_at[t]:
         f.status[t] = ST_FLED
     else:
+        _moved(p, f, t)
         return
+    _fallen(p, f, t)
     f.side_standing[p.side[t]] -= 1
     if f.side_standing[p.side[t]] == 0:
         f.sides_left -= 1
@@ -487,6 +644,7 @@ cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed)
 cdef void _os_out(const FightPlan* p, FightState* f, int64_t m, int32_t status) noexcept nogil:
     """A standing combatant goes down or leaves: the counts sides, groups and units keep."""
     f.status[m] = status
+    _fallen(p, f, m)
     f.side_standing[p.side[m]] -= 1
     if f.side_standing[p.side[m]] == 0:
         f.sides_left -= 1
@@ -512,6 +670,8 @@ cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage)
     f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
     if f.hp[t] == 0:
         _os_out(p, f, t, ST_DOWN)
+    else:
+        _moved(p, f, t)
     _os_note(p, f, p.member_unit[t], t)
     _decide(p, f)
 
@@ -559,6 +719,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     if n <= 0:
         return E_FIGHT_PLAN
     _stream(f)
+    f.attacks += 1
     if p.rows:
         err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
                       f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
@@ -584,6 +745,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     if p.ct:
         if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
             f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
+            _moved(p, f, m)
         f.attacked[m * p.members + t] = f.epoch + r
         if not spell:
             # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
@@ -938,6 +1100,14 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.winner = -1
     f.once_n = 0
     f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
+    if p.any_weakest:
+        _wk_build(p, f)
+    if p.any_walk:
+        for i in range(p.members + 1):
+            f.next_up[i] = i
+            f.next_down[i] = i
+    if p.any_random:
+        memcpy(f.fw, p.fw_init, p.sides * (p.fw_n + 1) * sizeof(int32_t))
     if p.os:  # OS-4: every group's morale afresh, each unit's counts
         for g in range(p.groups):
             f.g_standing[g] = 0
@@ -1016,7 +1186,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     `totals` (laid out as FastPlan.play reads it). Returns (fights played, error code, the
     fight that stopped): on an error (a crit chain or tie past its limit) the fights before
     it are in `totals` and the Python loop plays that fight again to report the error as
-    it always has."""
+    it always has; and the attacks (and spells) the fights played rolled."""
     cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
     cdef const int32_t[::1] reaction = arrays["reaction"]
     cdef const int64_t[::1] init_sub = arrays["init_sub"], units = arrays["units"], reserve = arrays["reserve"]
@@ -1048,6 +1218,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             or reserve.shape[0] != members or injury.shape[0] != members or weapon0.shape[0] != members
             or shield0.shape[0] != members):
         raise ValueError("a fight plan's member arrays disagree")
+    for i in range(members):  # weakest: health << WK_SHIFT | index stays an int64
+        if not 0 < hp[i] < (<int64_t>1 << 40) or not -1 <= injury[i] < (<int64_t>1 << 40):
+            raise ValueError("a fight plan's hp or injury is out of range")
     cdef bint rows = arrays["rows"]
     cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
     cdef int64_t n_units = 0
@@ -1177,6 +1350,76 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.pend_t = <int64_t*>_grab(keep, members * 8)
     f.pend_d = <int64_t*>_grab(keep, members * 8)
     f.defer = False
+    # weakest and random: per side trees, laid out here once (docs: targets in flat time)
+    p.any_weakest = p.any_random = False
+    for i in range(members):
+        p.any_weakest = p.any_weakest or tactic[i] == TAC_WEAKEST
+        p.any_random = p.any_random or tactic[i] == TAC_RANDOM
+    wk_off = _pyarray.array("q", bytes(8 * sides))
+    wk_size = _pyarray.array("q", bytes(8 * sides))
+    side_pos = _pyarray.array("q", bytes(8 * members))
+    on_side = [0] * sides
+    for i in range(members):
+        if not 0 <= side[i] < sides:
+            raise ValueError("a fight plan's sides disagree")
+        side_pos[i] = on_side[side[i]]
+        on_side[side[i]] += 1
+    cdef int64_t nodes = 0, size
+    for g in range(sides):
+        size = 1
+        while size < on_side[g]:
+            size <<= 1
+        wk_off[g], wk_size[g] = nodes, size
+        nodes += 2 * size
+    cdef int64_t fw_n = 1
+    while fw_n < members:
+        fw_n <<= 1
+    fw_init = _pyarray.array("i", bytes(4 * sides * (fw_n + 1)))
+    cdef int32_t[::1] fw_init_v = fw_init
+    cdef int64_t j, tree
+    if p.any_random:
+        for i in range(members):  # each member in the tree of every side but its own
+            for tree in range(sides):
+                if tree != side[i]:
+                    j = i + 1
+                    while j <= fw_n:
+                        fw_init_v[tree * (fw_n + 1) + j] += 1
+                        j += j & -j
+    keep.extend((wk_off, wk_size, side_pos, fw_init))
+    cdef const int64_t[::1] wk_off_v = wk_off, wk_size_v = wk_size, side_pos_v = side_pos
+    p.wk_off, p.wk_size, p.side_pos, p.fw_init = &wk_off_v[0], &wk_size_v[0], &side_pos_v[0], &fw_init_v[0]
+    p.fw_n = fw_n
+    f.wk = <int64_t*>_grab(keep, nodes * 8)
+    f.fw = <int32_t*>_grab(keep, sides * (fw_n + 1) * 4)
+    f.attacks = 0
+    cdef const int32_t[::1] walk_v = arrays["walk"]
+    cdef const int64_t[::1] split_v = arrays["split"], rows_v = arrays["rows_at"]
+    cdef const int64_t[::1] focus_lo_v = arrays["focus_lo"], focus_hi_v = arrays["focus_hi"]
+    cdef const double[::1] xs_v = arrays["xs"], ys_v = arrays["ys"]
+    p.rows_n = rows_v.shape[0] // 2
+    if (walk_v.shape[0] != members or focus_lo_v.shape[0] != members or focus_hi_v.shape[0] != members
+            or xs_v.shape[0] != members or ys_v.shape[0] != members or rows_v.shape[0] % 2):
+        raise ValueError("a fight plan's walk tables disagree")
+    p.any_walk = False
+    for i in range(members):
+        if walk_v[i]:
+            p.any_walk = True
+            if split_v.shape[0] != members * p.rows_n or p.rows_n > WALK_ROWS:
+                raise ValueError("a fight plan's walk tables disagree")
+        if focus_lo_v[i] >= 0 and not 0 <= focus_lo_v[i] < focus_hi_v[i] <= members:
+            raise ValueError("a fight plan's focus ranges disagree")
+    for i in range(p.rows_n):
+        if not 0 <= rows_v[2 * i] < rows_v[2 * i + 1] <= members:
+            raise ValueError("a fight plan's rows disagree")
+    for i in range(split_v.shape[0]):
+        if not 0 <= split_v[i] <= members:
+            raise ValueError("a fight plan's splits disagree")
+    p.walk, p.focus_lo, p.focus_hi = &walk_v[0], &focus_lo_v[0], &focus_hi_v[0]
+    p.split = &split_v[0] if split_v.shape[0] else NULL
+    p.rows_at = &rows_v[0] if rows_v.shape[0] else NULL
+    p.xs, p.ys = &xs_v[0], &ys_v[0]
+    f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
+    f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
     _seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
@@ -1202,4 +1445,232 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
                     tot[2 * sides + 2 + max_rounds + 3 * members + i] += 1
                 else:
                     tot[2 * sides + 2 + max_rounds + 4 * members + i] += 1
-    return played, err, first + played if err else -1
+    return played, err, first + played if err else -1, f.attacks
+
+
+# -- nearest-first enemy lists (fastfight._make) ---------------------------------------------
+
+from libc.math cimport fabs
+from libc.stdlib cimport qsort
+
+cdef struct Near:
+    double key
+    int32_t e
+
+
+cdef int _near_cmp(const void* a, const void* b) noexcept nogil:
+    cdef const Near* x = <const Near*>a
+    cdef const Near* y = <const Near*>b
+    if x.key < y.key:
+        return -1
+    if x.key > y.key:
+        return 1
+    return (x.e > y.e) - (x.e < y.e)
+
+
+cdef inline bint _plain(double d) noexcept nogil:
+    """A coordinate difference whose square loses nothing to overflow or underflow."""
+    d = fabs(d)
+    return d == 0 or (1e-150 < d < 1e150)
+
+
+def nearest_lists(const double[::1] xs, const double[::1] ys, const int32_t[::1] side):
+    """Each member's enemies nearest first, ties by member index: the order Fight._choose's
+    `min` by (math.hypot(dx, dy), index) finds, as fastfight.FastPlan's `near` and `near_off`.
+
+    Members stand in rows (consecutive members of a side on one y, x increasing: a side's
+    default line, or a group's `position`); a member's enemies in a row, walked outward from
+    its x, come nearer-first already, so each list is a merge of a few runs, not a sort. The
+    keys are dx*dx + dy*dy (monotone in |dx|, IEEE: each operation rounds monotonically); the
+    order of their square roots may differ from math.hypot's in the last bits, so the entries whose keys lie within 1e-12 of each other and whose
+    |dx|, |dy| differ are returned as `close` (member, first, end) for the caller to order by
+    math.hypot itself, and a member with a difference too large or too small to square is
+    returned in `python` (the caller sorts its list as Fight._choose would).
+
+    Also, for the fight loop's walk (`_walk`): per member whether its picks may walk the
+    rows instead of its list (a few rows, WALK_ROWS at most; no equal keys along a walk, no
+    entries math.hypot orders), where its x splits each row, and the rows (first, end)."""
+    cdef Py_ssize_t members = side.shape[0]
+    if xs.shape[0] != members or ys.shape[0] != members:
+        raise ValueError("positions and sides disagree")
+    cdef int64_t m, e, i, j, a, b, total = 0, n, r, rows_n = 0, k, best, lo, hi, mid
+    cdef int64_t[::1] count = _pyarray.array("q", bytes(8 * 66))
+    cdef int32_t s
+    for m in range(members):
+        if not 0 <= side[m] < 64:
+            raise ValueError("a side index out of range")
+        count[side[m]] += 1
+    for m in range(members):
+        total += members - count[side[m]]
+    near_obj = _pyarray.array("i", bytes(4 * total))
+    off_obj = _pyarray.array("q", bytes(8 * (members + 1)))
+    cdef int32_t[::1] near = near_obj
+    cdef int64_t[::1] off = off_obj
+    # rows: maximal runs of consecutive members of one side and one y, x strictly increasing
+    row_obj = _pyarray.array("q", bytes(16 * members))
+    cdef int64_t[::1] row = row_obj
+    a = 0
+    for m in range(1, members + 1):
+        if m == members or side[m] != side[m - 1] or ys[m] != ys[m - 1] or not xs[m] > xs[m - 1]:
+            row[2 * rows_n], row[2 * rows_n + 1] = a, m
+            rows_n += 1
+            a = m
+    # per member whether a pick may walk the rows (fights' _walk), and where its x splits each row
+    walk_obj = _pyarray.array("i", bytes(4 * members))
+    split_obj = _pyarray.array("q", bytes(8 * members * rows_n if rows_n <= WALK_ROWS else 0))
+    cdef int32_t[::1] walk = walk_obj
+    cdef int64_t[::1] split = split_obj
+    cdef double last_key[2 * WALK_ROWS]
+    cdef Near* buf = <Near*>malloc(max(members, 1) * sizeof(Near))
+    cdef int64_t* heads = <int64_t*>malloc(max(8 * rows_n, 1) * sizeof(int64_t))  # (at, end, step) per run, two runs a row
+    cdef double* headkey = <double*>malloc(max(2 * rows_n, 1) * sizeof(double))
+    if buf == NULL or heads == NULL or headkey == NULL:
+        free(buf)
+        free(heads)
+        free(headkey)
+        raise MemoryError()
+    close, python = [], []
+    cdef double x, y, dx, dy, key, gap
+    cdef bint ok, sorted_ok = True
+    cdef int64_t runs
+    try:
+        with nogil:
+            for m in range(members):
+                x, y, s = xs[m], ys[m], side[m]
+                n = 0
+                ok = True
+                runs = 0
+                for r in range(rows_n):  # the runs: each enemy row, left of x going left, right going right
+                    a, b = row[2 * r], row[2 * r + 1]
+                    if side[a] == s:
+                        continue
+                    if not _plain(ys[a] - y):
+                        ok = False
+                    lo, hi = a, b  # the first member of the row with x > x (a binary search)
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if xs[mid] > x:
+                            hi = mid
+                        else:
+                            lo = mid + 1
+                    if rows_n <= WALK_ROWS:
+                        split[m * rows_n + r] = lo
+                    if lo > a:
+                        heads[4 * runs], heads[4 * runs + 1], heads[4 * runs + 2] = lo - 1, a - 1, -1
+                        runs += 1
+                    if lo < b:
+                        heads[4 * runs], heads[4 * runs + 1], heads[4 * runs + 2] = lo, b, 1
+                        runs += 1
+                walk[m] = rows_n <= WALK_ROWS
+                if ok:
+                    for r in range(runs):
+                        if r < 2 * WALK_ROWS:
+                            last_key[r] = -1
+                        e = heads[4 * r]
+                        dx, dy = xs[e] - x, ys[e] - y
+                        headkey[r] = dx * dx + dy * dy
+                    while True:  # a merge of the runs: the least (key, index) head next
+                        best = -1
+                        for r in range(runs):
+                            if heads[4 * r] == heads[4 * r + 1]:
+                                continue
+                            if best < 0 or headkey[r] < headkey[best] or (
+                                    headkey[r] == headkey[best] and heads[4 * r] < heads[4 * best]):
+                                best = r
+                        if best < 0:
+                            break
+                        e = heads[4 * best]
+                        dx = xs[e] - x
+                        if not _plain(dx):
+                            ok = False
+                        if best < 2 * WALK_ROWS:  # a walk meets equal keys: its first may not be the least index
+                            if headkey[best] == last_key[best]:
+                                walk[m] = 0
+                            last_key[best] = headkey[best]
+                        buf[n].key, buf[n].e = headkey[best], <int32_t>e
+                        n += 1
+                        e += heads[4 * best + 2]
+                        heads[4 * best] = e
+                        if e != heads[4 * best + 1]:
+                            dx, dy = xs[e] - x, ys[e] - y
+                            headkey[best] = dx * dx + dy * dy
+                if not ok:
+                    n = 0
+                    for e in range(members):
+                        if side[e] != s:
+                            buf[n].key, buf[n].e = 0, <int32_t>e
+                            n += 1
+                else:
+                    sorted_ok = True
+                    for i in range(1, n):  # a run with equal keys out of index order: sort
+                        if buf[i].key < buf[i - 1].key or (buf[i].key == buf[i - 1].key and buf[i].e < buf[i - 1].e):
+                            sorted_ok = False
+                            break
+                    if not sorted_ok:
+                        qsort(buf, n, sizeof(Near), _near_cmp)
+                for i in range(n):
+                    near[off[m] + i] = buf[i].e
+                off[m + 1] = off[m] + n
+                if not ok:
+                    walk[m] = 0
+                    with gil:
+                        python.append(m)
+                    continue
+                if not sorted_ok:
+                    walk[m] = 0
+                i = 0
+                while i < n:  # keys within 1e-12 of each other: math.hypot may order them otherwise
+                    j = i + 1
+                    while j < n and buf[j].key - buf[j - 1].key <= 1e-12 * buf[j].key:
+                        j += 1
+                    if j - i > 1:
+                        dx, dy = fabs(xs[buf[i].e] - x), fabs(ys[buf[i].e] - y)
+                        for k in range(i + 1, j):
+                            if fabs(xs[buf[k].e] - x) != dx or fabs(ys[buf[k].e] - y) != dy:
+                                walk[m] = 0  # math.hypot orders these: the walk's keys cannot
+                                with gil:
+                                    close.append((m, off[m] + i, off[m] + j))
+                                break
+                    i = j
+    finally:
+        free(buf)
+        free(heads)
+        free(headkey)
+    return near_obj, off_obj, close, python, walk_obj, split_obj, row_obj[:2 * rows_n]
+
+
+def focus_lists(const int32_t[::1] near, const int64_t[::1] near_off, const int32_t[::1] focus_of,
+                const unsigned char[::1] match):
+    """Each member's focus (fastfight.FastPlan's `focus`, `focus_off`): the enemies of its
+    nearest-first list that its tactic's focus names, in that order. focus_of[m] is the row of
+    `match` (members bytes each, 1 where the focus names that member) of m's focus, -1: none."""
+    cdef Py_ssize_t members = focus_of.shape[0]
+    cdef int64_t m, i, c, total = 0, rows_n
+    if near_off.shape[0] != members + 1 or near_off[members] != near.shape[0] or members == 0:
+        raise ValueError("the nearest-first lists disagree")
+    rows_n = match.shape[0] // members
+    for m in range(members):
+        if not -1 <= focus_of[m] < rows_n or not 0 <= near_off[m] <= near_off[m + 1] <= near.shape[0]:
+            raise ValueError("a focus out of range")
+    for i in range(near.shape[0]):
+        if not 0 <= near[i] < members:
+            raise ValueError("a nearest-first entry out of range")
+    for m in range(members):
+        c = focus_of[m]
+        if c >= 0:
+            for i in range(near_off[m], near_off[m + 1]):
+                total += match[c * members + near[i]]
+    out_obj = _pyarray.array("i", bytes(4 * total))
+    off_obj = _pyarray.array("q", bytes(8 * (members + 1)))
+    cdef int32_t[::1] out = out_obj
+    cdef int64_t[::1] off = off_obj
+    cdef int64_t n = 0
+    for m in range(members):
+        c = focus_of[m]
+        if c >= 0:
+            for i in range(near_off[m], near_off[m + 1]):
+                if match[c * members + near[i]]:
+                    out[n] = near[i]
+                    n += 1
+        off[m + 1] = n
+    return out_obj, off_obj

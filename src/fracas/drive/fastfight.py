@@ -69,13 +69,16 @@ class FastPlan:
         self.sides = len(sc.sides)
         self.members = len(sc.member_ids)
         self.max_rounds = sc.max_rounds
+        #: Attacks (and spells) rolled by every fight this plan played (`fracas bench`'s per-attack time).
+        self.attacks = 0
 
     def play(self, seed: int, first: int, end: int, totals: dict[str, Any]) -> int:
         """Fights first..end-1 into `totals` (simulate.play_batch's dict); returns the fight
         it stopped at: `end`, or a fight the Python loop must play (its error)."""
         s, m, r = self.sides, self.members, self.max_rounds
         flat = array("q", bytes(8 * (2 * s + 1 + r + 1 + 5 * m)))
-        played, _err, stopped = _kernels.active().play_fights(self.arrays, seed, first, end - first, flat)
+        played, _err, stopped, attacks = _kernels.active().play_fights(self.arrays, seed, first, end - first, flat)
+        self.attacks += attacks
         totals["fights"] += played
         totals["compiled_fights"] += played
         totals["draws"] += flat[s]
@@ -338,27 +341,17 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     else:  # ER-18: d10 + Agility modifier + bonus
         from ..rulesets.er import initiative
 
-        request = {"combatants": [{"id": mid, "agility": spec.attacker.get("agility"),
-                                   "agility_mod": spec.attacker.get("agility_mod"), "bonus": spec.initiative}
-                                  for mid, spec in zip(members, specs)]}
-        mods = initiative.compile_initiative(request).mods
+        # a modifier per group (its members share it), not a request of every member
+        request = {"combatants": [{"id": g.spec.name, "agility": g.spec.attacker.get("agility"),
+                                   "agility_mod": g.spec.attacker.get("agility_mod"), "bonus": g.spec.initiative}
+                                  for g in groups]}
+        by_group = initiative.compile_initiative(request).mods
+        mods = [by_group[g] for g in member_group]
         subs = [0] * len(mods)
     die = 20 if rs.name == "worldwalker" else 10
     if (max(mods) - min(mods) + die) * (max(subs) - min(subs) + 1) > (1 << 16):
         return "initiative modifiers too far apart for the compiled loop's counting sort"
-    near, near_off, focus, focus_off = array("i"), array("q", [0]), array("i"), array("q", [0])
-    positions = sc.positions
-    for m, (x, y) in enumerate(positions):
-        enemies = [e for e in range(len(members)) if sides[e] != sides[m]]
-        # Fight._choose: min by (math.hypot, index), the same floats
-        enemies.sort(key=lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e))
-        near.extend(enemies)
-        near_off.append(len(near))
-        tactic = specs[m].tactic
-        if tactic.target == "focus":
-            focus.extend(e for e in enemies
-                         if members[e] == tactic.focus or specs[e].name == tactic.focus)
-        focus_off.append(len(focus))
+    near, near_off, focus, focus_off, walking = _target_lists(sc, sides, specs)
     parry_state = [rs.fight_parry_state(spec.target) if ct else (0, 0) for spec in specs]
     arrays = {
         "rows": rows, "ct": ct, "init_once": rs.initiative_once, "init_die": die,
@@ -377,11 +370,57 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
                                  for g in groups]),
         "parry_dims": array("q", [x for pd in parries for x in pd]), "ct_init": _ct_init(sc) if ct else
         array("q", [0, -1] * 12),
-        "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off,
+        "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off, **walking,
         "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
         "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest, **os_tables,
     }
     return FastPlan(sc, arrays)
+
+
+def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+    """Each member's enemies nearest first (ties by index: Fight._choose's `min` by
+    (math.hypot, index), the same floats) and its focus's members in that order, built in C
+    (`fights.nearest_lists`: a merge of the rows members stand in, not a sort per member);
+    the few entries whose order needs math.hypot itself are ordered here with it."""
+    fights = _kernels.active().fights
+    positions = sc.positions
+    members = sc.member_ids
+    xs, ys = array("d", [p[0] for p in positions]), array("d", [p[1] for p in positions])
+    near, near_off, close, python, walk, split, rows_at = fights.nearest_lists(xs, ys, array("i", sides))
+
+    def distance(m: int) -> Any:
+        x, y = positions[m]
+        return lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e)
+
+    for m in python:  # a difference too large or too small to square in C: as Fight._choose sorts
+        start, end = near_off[m], near_off[m + 1]
+        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
+    for m, start, end in close:  # keys within 1e-12: ordered by math.hypot itself
+        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
+    classes: dict[str, int] = {}
+    focus_of = array("i", [-1] * len(members))
+    match = bytearray()
+    for m, spec in enumerate(specs):
+        name = spec.tactic.focus if spec.tactic.target == "focus" else None
+        if name is None:
+            continue
+        if name not in classes:
+            classes[name] = len(classes)
+            match.extend(bytes(1 if members[e] == name or specs[e].name == name else 0 for e in range(len(members))))
+        focus_of[m] = classes[name]
+    focus, focus_off = fights.focus_lists(near, near_off, focus_of, bytes(match) or b"\0")
+    # a focus on a group: its members (first .. end) for the loop's walk; on one member: its list
+    first: dict[str, int] = {}
+    for e, g in enumerate(sc.member_group):
+        first.setdefault(sc.groups[g].spec.name, e)
+    focus_lo, focus_hi = array("q", [-1] * len(members)), array("q", [-1] * len(members))
+    for m, spec in enumerate(specs):
+        name = spec.tactic.focus if spec.tactic.target == "focus" else None
+        if name in first:
+            focus_lo[m] = first[name]
+            focus_hi[m] = first[name] + sc.groups[sc.member_group[first[name]]].spec.count
+    return near, near_off, focus, focus_off, {"walk": walk, "split": split, "rows_at": rows_at, "xs": xs, "ys": ys,
+                                              "focus_lo": focus_lo, "focus_hi": focus_hi}
 
 
 def _ct_init(sc: Compiled) -> array[int]:

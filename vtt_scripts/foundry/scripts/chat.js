@@ -401,6 +401,22 @@ export function initiativeRollSpecs(model) {
   return [{ label: "initiative", groups }];
 }
 
+/** A count from an answer: a whole number of 0 or more, else 0 (a ruleset whose groups lack it). */
+const count = (/** @type {unknown} */ value) => (Number.isSafeInteger(value) && Number(value) > 0 ? Number(value) : 0);
+
+/**
+ * What bulk did not roll for one group (the notes under its row), when not 0: the ER-13
+ * shock saves due and the ER-17 strays of shots that missed.
+ * @param {Record<string, any>} g  a group of mobCardModel
+ * @returns {string[]}
+ */
+function leftOut(g) {
+  const notes = [];
+  if (g.shockChecks) notes.push(t("FRACAS.Card.ShockNotRolled", { saves: plural(g.shockChecks, "ShockSave") }));
+  if (g.straysOmitted) notes.push(t("FRACAS.Card.StraysOmitted", { shots: plural(g.straysOmitted, "MissedShot") }));
+  return notes;
+}
+
 /**
  * The compact card model of a bulk (mob) summary.
  * @param {EngineResult} result
@@ -420,6 +436,9 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
     attacksHit: g.attacks_hit,
     hitRate: g.hit_rate,
     damage: g.damage,
+    // What bulk left out (Enchanted Realms' BulkGroup): ER-13 shock saves due, ER-17 strays of missed shots.
+    shockChecks: count(g.shock_checks),
+    straysOmitted: count(g.strays_omitted),
   }));
   const total = result.attacks_total ?? groups.reduce((/** @type {number} */ n, /** @type {Record<string, any>} */ g) => n + g.count, 0);
   // Which dice the card carries: every attack's up to MOB_DICE_SHOWN, the first ones of a
@@ -444,8 +463,12 @@ export function mobCardModel(result, { names, profileNames, requestId }) {
 
 /** @param {CardModel} model @param {{undoable?: boolean}} [options] */
 export function renderMobCard(model, { undoable = false } = {}) {
-  const groups = model.groups.map((/** @type {Record<string, any>} */ g) => `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
-    + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`);
+  const groups = model.groups.map((/** @type {Record<string, any>} */ g) => {
+    const notes = leftOut(g);
+    return `<tr><td>${esc(g.profileName)} → ${esc(g.targetName)}</td>`
+      + `<td>${esc(g.count)}</td><td>${esc(g.attacksHit)}</td><td>${esc(Math.round(g.hitRate * 100))}%</td><td>${esc(g.damage)}</td></tr>`
+      + (notes.length ? `<tr class="fracas-left-out"><td colspan="5">${esc(notes.join(" · "))}</td></tr>` : "");
+  });
   const targets = model.targets.map((/** @type {Record<string, any>} */ x) => {
     const extra = [t("FRACAS.Card.HitsOf", { hits: plural(x.attacksHit, "Hit"), attacks: x.attacks })];
     if (x.crits) extra.push(plural(x.crits, "Crit"));

@@ -544,10 +544,6 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
   targets = uniqueViews(targets ?? []);
   if (!targets.length) throw new InputError(t("FRACAS.Error.Request22"));
   if (!Array.isArray(strikes) || !strikes.length) throw new InputError(t("FRACAS.Error.Request23", { ruleset }));
-  const flagsOf = (/** @type {TokenView} */ view) => {
-    const data = getPath(view.actor, `flags.fracas.${ruleset}`);
-    return data && typeof data === "object" ? data : {};
-  };
   const engineStrikes = strikes.map((spec, i) => {
     if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new InputError(t("FRACAS.Error.Request24", { p0: i + 1 }));
     const { target, ...rest } = spec;
@@ -562,11 +558,11 @@ export function buildRulesetAttackRequest({ ruleset, attacker, targets, strikes,
   /** @type {Record<string, any>} */
   const request = {
     ruleset,
-    attacker: { ...flagsOf(attacker), ...(attackerData ?? {}) },
+    attacker: { ...flagPart(attacker, ruleset, "attacker"), ...(attackerData ?? {}) },
     strikes: engineStrikes,
     targets: Object.fromEntries(used.map((t) => {
       if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
-      return [t.id, { ...flagsOf(t), ...dataFor(t) }];
+      return [t.id, { ...flagPart(t, ruleset, "target"), ...dataFor(t) }];
     })),
   };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
@@ -589,16 +585,12 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
   if (!attackers.length) throw new InputError(t("FRACAS.Error.Request25"));
   if (!targets.length) throw new InputError(t("FRACAS.Error.Request26"));
   if (assign !== "split" && assign !== "each") throw new InputError(t("FRACAS.Error.Request27", { p0: JSON.stringify(assign) }));
-  const flagsOf = (/** @type {TokenView} */ view) => {
-    const data = getPath(view.actor, `flags.fracas.${ruleset}`);
-    return data && typeof data === "object" ? data : {};
-  };
   // As for Enchanted Realms: each token read on its own, grouped by actor and data, in
   // id and key order, so the request does not depend on the selection order.
   const groups = new Map();
   for (const view of [...attackers].sort((a, b) => byText(a.id, b.id))) {
     const key = view.actorId ?? view.id;
-    const attacker = { ...flagsOf(view), ...(attackerData ?? {}) };
+    const attacker = { ...flagPart(view, ruleset, "attacker"), ...(attackerData ?? {}) };
     const signature = `${key}\u0000${JSON.stringify(attacker)}`;
     if (!groups.has(signature)) groups.set(signature, { key, name: view.actorName ?? view.name, attacker, views: [] });
     groups.get(signature).views.push(view);
@@ -636,7 +628,7 @@ export function buildRulesetBulkRequest({ ruleset, attackers, targets, strikes, 
     ruleset, profiles, attacks, detail: bulkDetail(attacks),
     targets: Object.fromEntries(used.map((t) => {
       if (options.needBody) needInteger(t, mapping, "body", "Body", "DamageThere");
-      return [t.id, { ...flagsOf(t), ...(targetData ?? {}) }];
+      return [t.id, { ...flagPart(t, ruleset, "target"), ...(targetData ?? {}) }];
     })),
   };
   if (options.seed !== undefined && options.seed !== null) request.seed = options.seed;
@@ -662,6 +654,29 @@ function rulesetFields(ruleset) {
  */
 function pick(data, keys) {
   return Object.fromEntries(keys.filter((k) => data[k] !== undefined).map((k) => [k, data[k]]));
+}
+
+/**
+ * One side of a token's `flags.fracas.<ruleset>` for an attack or a mob attack, read as a
+ * fight reads it (scenarioEntry): `{attacker, target, strikes}` gives its `attacker` or
+ * `target`; one flat object gives the fields of that side's request struct, so one flag
+ * serves the actor attacking and attacked. A Worldwalker duelist's
+ * `{skill: 4, str_mod: 2, defense: 13, two_weapon: {light: true, talent: "none"},
+ * reaction: {kind: "block", bonus: 6, hand: "off"}}` attacks with its two weapons (WW-6)
+ * and, attacked, blocks with its off hand. A ruleset whose structs the module lacks (a
+ * served plug-in's) gets the flat object whole (servedAttack keeps each side's fields).
+ * @param {TokenView} view
+ * @param {string} ruleset
+ * @param {"attacker"|"target"} side
+ * @returns {Record<string, any>}
+ */
+export function flagPart(view, ruleset, side) {
+  const data = getPath(view.actor, `flags.fracas.${ruleset}`);
+  if (!data || typeof data !== "object" || Array.isArray(data)) return {};
+  const nested = (data.attacker && typeof data.attacker === "object") || (data.target && typeof data.target === "object");
+  if (nested) return data[side] && typeof data[side] === "object" ? { ...data[side] } : {};
+  const fields = rulesetFields(ruleset);
+  return fields ? pick(data, fields[side]) : { ...data };
 }
 
 /**

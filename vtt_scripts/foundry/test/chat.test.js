@@ -181,6 +181,23 @@ describe("mob card", () => {
     assert.match(html, /Bryn<\/strong>: <span class="fracas-damage">50<\/span> damage \(30 hits of 80\)/);
     assert.match(html, /3 crits, longest chain 2, 4 undodgeable/);
     assert.doesNotMatch(html, /class="roll die/);
+    assert.doesNotMatch(html, /fracas-left-out/); // groups without shock_checks / strays_omitted say nothing
+  });
+
+  test("a group's left-out counts are said under its row when not 0 (ER-13 shock saves, ER-17 strays)", () => {
+    const group = (target, shock, strays) => ({ profile: "skel", target, count: 40, attacks_hit: 20, hit_rate: 0.5, damage: 30,
+      mean_damage: 0.75, crits: 1, shock_checks: shock, strays_omitted: strays, histogram: [20, 20] });
+    const result = {
+      ruleset: "enchanted-realms", seed: 3, backend: "compiled", detail: "summary", attacks_total: 80, total_damage: 60,
+      targets: { pc1: { damage: 30, by_type: {}, attacks: 40, attacks_hit: 20, crits: 1, longest_chain: 1, undodgeable: 0 },
+        pc2: { damage: 30, by_type: {}, attacks: 40, attacks_hit: 20, crits: 0, longest_chain: 0, undodgeable: 0 } },
+      groups: [group("pc1", 12, 1), group("pc2", 0, 0)],
+    };
+    const model = mobCardModel(result, { names: { pc1: "Aldric", pc2: "Bryn" }, profileNames: { skel: "Skeleton" }, requestId: "m3" });
+    assert.deepEqual(model.groups.map((g) => [g.shockChecks, g.straysOmitted]), [[12, 1], [0, 0]]);
+    const html = renderMobCard(model);
+    assert.match(html, /Aldric<\/td>.*?<\/tr><tr class="fracas-left-out"><td colspan="5">12 shock saves not rolled \(ER-13\) · strays of 1 missed shot omitted \(ER-17\)<\/td><\/tr><tr><td>Skeleton → Bryn/);
+    assert.equal(html.match(/fracas-left-out/g).length, 1);
   });
 });
 

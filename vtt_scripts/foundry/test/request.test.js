@@ -5,7 +5,8 @@ import { describe, test } from "node:test";
 import { InputError } from "../scripts/errors.js";
 import { getPath, readInteger, readNames } from "../scripts/paths.js";
 import {
-  MOB_DICE_ATTACKS, buildAttackRequest, buildBulkRequest, buildInitiativeRequest, bulkDetail, conditionsOf, resolveTargetRef, splitCounts,
+  MOB_DICE_ATTACKS, buildAttackRequest, buildBulkRequest, buildInitiativeRequest, buildRulesetAttackRequest, buildRulesetBulkRequest,
+  bulkDetail, conditionsOf, flagPart, resolveTargetRef, splitCounts,
 } from "../scripts/request.js";
 import { DATA_PATHS, SETTINGS, readMapping } from "../scripts/settings.js";
 import { fakeActor, sheet, view } from "./fakes.js";
@@ -210,5 +211,39 @@ describe("a mob's detail", () => {
     assert.equal(MOB_DICE_ATTACKS, 200);
     assert.equal(bulkDetail([{ count: 150 }, { count: 50 }]), "dice");
     assert.equal(bulkDetail([{ count: 150 }, { count: 51 }]), "summary");
+  });
+});
+
+describe("Worldwalker two-weapon fighting from the actor flag (WW-6)", () => {
+  // One flat flags.fracas.worldwalker serves the actor attacking and attacked, as a fight reads it.
+  const duelist = (id, name, flag) => view(id, name, fakeActor({ uuid: `Actor.${id}`, name, system: sheet({}), flags: { fracas: { worldwalker: flag } } }));
+  const ayla = duelist("tokAyla", "Ayla", { skill: 5, str_mod: 2, defense: 13, armor: 1,
+    two_weapon: { light: true, talent: "none" }, reaction: { kind: "block", bonus: 6, hand: "off" } });
+  const brute = duelist("tokBrute", "Brute", { skill: 3, str_mod: 3, dex_mod: 0, defense: 11,
+    two_weapon: { light: false, talent: "shield-specialist" }, reaction: { kind: "block", bonus: 5, hand: "primary" } });
+
+  test("the attacker's side and the target's side of the flag, each with its two weapons", () => {
+    const { request } = buildRulesetAttackRequest({ ruleset: "worldwalker", attacker: ayla, targets: [brute], mapping,
+      strikes: [{ method: "melee", damage: "1d6", hand: "off", target: "tokBrute" }] });
+    assert.deepEqual(request.attacker, { skill: 5, str_mod: 2, two_weapon: { light: true, talent: "none" } });
+    assert.deepEqual(request.targets.tokBrute, { defense: 11, dex_mod: 0, two_weapon: { light: false, talent: "shield-specialist" },
+      reaction: { kind: "block", bonus: 5, hand: "primary" } });
+    assert.deepEqual(request.strikes, [{ method: "melee", damage: "1d6", hand: "off", target: "tokBrute" }]);
+    // targetData wins over the flag: the GM says which hand blocks this time
+    const other = buildRulesetAttackRequest({ ruleset: "worldwalker", attacker: brute, targets: [ayla], mapping,
+      strikes: [{ method: "melee", damage: "1d8", target: "tokAyla" }], targetData: { reaction: { kind: "block", bonus: 6 } } });
+    assert.deepEqual(other.request.targets.tokAyla.reaction, { kind: "block", bonus: 6 });
+    assert.deepEqual(other.request.attacker.two_weapon, { light: false, talent: "shield-specialist" });
+  });
+
+  test("a mob's attackers keep their two weapons; the nested {attacker, target} form is read as it is", () => {
+    const { request } = buildRulesetBulkRequest({ ruleset: "worldwalker", attackers: [ayla], targets: [brute], mapping,
+      strikes: [{ method: "melee", damage: "1d6", hand: "off" }] });
+    assert.deepEqual(request.profiles.tokAyla ?? Object.values(request.profiles)[0],
+      { attacker: { skill: 5, str_mod: 2, two_weapon: { light: true, talent: "none" } }, strikes: [{ method: "melee", damage: "1d6", hand: "off" }] });
+    assert.deepEqual(request.targets.tokBrute.reaction, { kind: "block", bonus: 5, hand: "primary" });
+    const nested = duelist("tokN", "N", { attacker: { skill: 1 }, target: { defense: 9 }, strikes: [] });
+    assert.deepEqual([flagPart(nested, "worldwalker", "attacker"), flagPart(nested, "worldwalker", "target")], [{ skill: 1 }, { defense: 9 }]);
+    assert.deepEqual(flagPart(hero, "worldwalker", "attacker"), {});
   });
 });

@@ -14,7 +14,7 @@ STYLE_DAMAGE = {'slashing': 'edged', 'bludgeoning': 'blunt', 'cleaving': 'edged'
 DAMAGE_TYPES = ('alchemical', 'blunt', 'cold', 'edged', 'fire', 'lightning', 'necrotic', 'piercing', 'poison', 'smite')
 SIZES = ('tiny', 'small', 'medium', 'large', 'huge', 'giant', 'colossal')
 COVERS = ('none', 'half', 'three-quarters', 'full')
-CONDITIONS = ('asphyxiating', 'blind', 'bound', 'charmed', 'deaf', 'defending', 'drowsy', 'frightened', 'grappled', 'held-breath', 'incapacitated', 'invisible', 'maimed', 'nauseated', 'paralyzed', 'petrified', 'poisoned', 'prone', 'restrained', 'shaken', 'stunned', 'unconscious', 'underwater')
+CONDITIONS = ('asleep', 'asphyxiating', 'blind', 'bound', 'charmed', 'deaf', 'defending', 'drowsy', 'frightened', 'grappled', 'held-breath', 'incapacitated', 'invisible', 'maimed', 'nauseated', 'paralyzed', 'petrified', 'poisoned', 'prone', 'restrained', 'shaken', 'stunned', 'unconscious', 'underwater')
 RESISTANCES = ('normal', 'resistant', 'vulnerable', 'immune')
 MAX_STRIKES = 256
 MAX_TARGETS = 4096
@@ -40,12 +40,13 @@ ER_PUSH_SLICK = -3
 ER_PRONE = -5
 MAX_SKILL_DICE = 5
 MAX_NEARBY = 8
+MAX_SAVERS = 1000
 SCORE_RANGE = (-10, 40)
 AC_RANGE = (-100, 200)
-CANNOT_ATTACK = ('incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated')
+CANNOT_ATTACK = ('incapacitated', 'paralyzed', 'petrified', 'stunned', 'unconscious', 'nauseated', 'asleep')
 ATTACKER_DISADVANTAGE = ('blind', 'held-breath', 'asphyxiating', 'poisoned', 'prone', 'restrained', 'frightened', 'bound')
 TARGET_ADVANTAGE = ('asphyxiating', 'blind', 'bound', 'paralyzed', 'petrified', 'restrained', 'stunned')
-DEFENDING_UNSEEING = ('blind', 'unconscious', 'petrified')
+DEFENDING_UNSEEING = ('blind', 'unconscious', 'petrified', 'asleep')
 DEFENDING_UNSEEN = ('invisible',)
 FEAT_DISADVANTAGE = ('asphyxiating', 'bound', 'frightened', 'held-breath', 'poisoned', 'restrained')
 COMPETITION_DISADVANTAGE = ('asphyxiating', 'bound', 'frightened', 'held-breath', 'poisoned')
@@ -54,6 +55,7 @@ FEAT_PENALTY_2 = ('shaken', 'drowsy')
 FEAT_AUTOMATIC_FAILURE = ('paralyzed', 'petrified', 'stunned', 'unconscious')
 SIZE_BONUS = {'tiny': 0, 'small': 0, 'medium': 0, 'large': 1, 'huge': 2, 'giant': 3, 'colossal': 4}
 COVER_AC = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 0}
+COVER_SAVE = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 5}
 WW_METHODS = ('melee', 'ranged')
 WW_REACTIONS = ('block', 'dodge')
 WW_HANDS = ('primary', 'off')
@@ -89,8 +91,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -175,6 +177,13 @@ MESSAGES = {
     'initiative_needs_agility': 'give the agility score or agility_mod (ER-18)',
     'impale_charge_ruleset': 'the charge is an Enchanted Realms attack, as the impalement is',
     'competitor_empty_id': 'a competitor id is empty',
+    'charmed_by_empty': 'charmed_by names the creature that charmed the attacker; it is empty (ER-14)',
+    'charmed_attack': 'a charmed attacker cannot attack its charmer: {target} is named at {path} (ER-14)',
+    'save_empty_id': "a saving creature's id is empty",
+    'save_same_id': '{id} saves twice: each creature makes one save against an effect',
+    'save_needs': "a {save} save needs the saver's {save} score or modifier (ER-4)",
+    'save_full_cover': 'target {target} has full cover: only an area effect reaches it, and this effect is not one (area: false) (ER-16)',
+    'save_no_targets': 'a save needs at least one creature making it',
     'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
     'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
     'rolls_for_release': 'the grapple release of {path}',

@@ -14,7 +14,7 @@
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -43,6 +43,7 @@ const STRUCTS = Object.freeze({
       ["conditions", {"list": "str"}, []],
       ["swim_speed", "int", 0],
       ["obscurement", "int", 0],
+      ["charmed_by", {"optional": "str"}, null],
     ],
     "Strike": [
       ["method", {"literal": ["melee", "range", "savage"]}],
@@ -153,6 +154,27 @@ const STRUCTS = Object.freeze({
       ["forte", "bool", false],
       ["crit", {"optional": "bool"}, null],
       ["crit_range", {"optional": "int"}, null],
+    ],
+    "SaveRequest": [
+      ["save", {"literal": ["agility", "resilience", "strength"]}],
+      ["dc", "int"],
+      ["targets", {"list": {"struct": "Saver"}}],
+      ["area", "bool", false],
+      ["effect", "str", ""],
+      ["on_fail", {"list": "str"}, []],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Saver": [
+      ["id", "str"],
+      ["score", {"optional": "int"}, null],
+      ["modifier", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["cover", "str", "none"],
+      ["conditions", {"list": "str"}, []],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
     ],
     "Target": [
       ["ac", "int"],
@@ -449,7 +471,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "odds": "OddsResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -478,6 +500,9 @@ const RESULTS = Object.freeze({
       ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}]],
       Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Charger: ["id", "body", "damage", "body_after", "incapacitated"],
+      SaveResult: ["ruleset", "seed", "injected", "save", "dc", "area", "effect", "on_fail", ["targets", {"list": "SaveTarget"}], "saved", "failed", ["p_failures", {"list": "Failures"}]],
+      SaveTarget: ["id", "modifier", "bonus", "cover", "cover_bonus", ["penalty", {"nullable": "Penalty"}], "total_modifier", "advantage", "disadvantage", "advantage_from", "disadvantage_from", "automatic_failure", "dice", "kept", "total", "saved", "p_save", "p_save_exact", "conditions", "conditions_after"],
+      Failures: ["failed", "p", "p_exact"],
       OddsResult: ["ruleset", "count", ["targets", {"dict": "OddsTarget"}], ["total", "OddsSummary"], "cut", "cut_note", ["friendly_fire", {"list": "StrayOdds"}, "optional"]],
       OddsTarget: ["mean", "mean_exact", "sd", "distribution", "exact", "p_hit", "p_hit_exact", "p_crit", "p_crit_exact", "p_at_least", ["remaining", null, "optional"], ["p_drop", null, "optional"], ["p_drop_exact", null, "optional"]],
       OddsSummary: ["mean", "mean_exact", "sd", "distribution"],

@@ -149,7 +149,7 @@ const STYLE_DAMAGE = Object.freeze({"slashing": "edged", "bludgeoning": "blunt",
 const DAMAGE_TYPES = Object.freeze(["alchemical", "blunt", "cold", "edged", "fire", "lightning", "necrotic", "piercing", "poison", "smite"]);
 const SIZES = Object.freeze(["tiny", "small", "medium", "large", "huge", "giant", "colossal"]);
 const COVERS = Object.freeze(["none", "half", "three-quarters", "full"]);
-const CONDITIONS = Object.freeze(["asphyxiating", "blind", "bound", "charmed", "deaf", "defending", "drowsy", "frightened", "grappled", "held-breath", "incapacitated", "invisible", "maimed", "nauseated", "paralyzed", "petrified", "poisoned", "prone", "restrained", "shaken", "stunned", "unconscious", "underwater"]);
+const CONDITIONS = Object.freeze(["asleep", "asphyxiating", "blind", "bound", "charmed", "deaf", "defending", "drowsy", "frightened", "grappled", "held-breath", "incapacitated", "invisible", "maimed", "nauseated", "paralyzed", "petrified", "poisoned", "prone", "restrained", "shaken", "stunned", "unconscious", "underwater"]);
 const RESISTANCES = Object.freeze(["normal", "resistant", "vulnerable", "immune"]);
 const MAX_STRIKES = Object.freeze(256);
 const MAX_TARGETS = Object.freeze(4096);
@@ -175,12 +175,13 @@ const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_NEARBY = Object.freeze(8);
+const MAX_SAVERS = Object.freeze(1000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const AC_RANGE = Object.freeze([-100, 200]);
-const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated"]);
+const CANNOT_ATTACK = Object.freeze(["incapacitated", "paralyzed", "petrified", "stunned", "unconscious", "nauseated", "asleep"]);
 const ATTACKER_DISADVANTAGE = Object.freeze(["blind", "held-breath", "asphyxiating", "poisoned", "prone", "restrained", "frightened", "bound"]);
 const TARGET_ADVANTAGE = Object.freeze(["asphyxiating", "blind", "bound", "paralyzed", "petrified", "restrained", "stunned"]);
-const DEFENDING_UNSEEING = Object.freeze(["blind", "unconscious", "petrified"]);
+const DEFENDING_UNSEEING = Object.freeze(["blind", "unconscious", "petrified", "asleep"]);
 const DEFENDING_UNSEEN = Object.freeze(["invisible"]);
 const FEAT_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned", "restrained"]);
 const COMPETITION_DISADVANTAGE = Object.freeze(["asphyxiating", "bound", "frightened", "held-breath", "poisoned"]);
@@ -189,6 +190,7 @@ const FEAT_PENALTY_2 = Object.freeze(["shaken", "drowsy"]);
 const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned", "unconscious"]);
 const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
 const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
+const COVER_SAVE = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 5});
 const WW_METHODS = Object.freeze(["melee", "ranged"]);
 const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
@@ -289,6 +291,13 @@ const MESSAGES = Object.freeze({
   "initiative_needs_agility": "give the agility score or agility_mod (ER-18)",
   "impale_charge_ruleset": "the charge is an Enchanted Realms attack, as the impalement is",
   "competitor_empty_id": "a competitor id is empty",
+  "charmed_by_empty": "charmed_by names the creature that charmed the attacker; it is empty (ER-14)",
+  "charmed_attack": "a charmed attacker cannot attack its charmer: {target} is named at {path} (ER-14)",
+  "save_empty_id": "a saving creature's id is empty",
+  "save_same_id": "{id} saves twice: each creature makes one save against an effect",
+  "save_needs": "a {save} save needs the saver's {save} score or modifier (ER-4)",
+  "save_full_cover": "target {target} has full cover: only an area effect reaches it, and this effect is not one (area: false) (ER-16)",
+  "save_no_targets": "a save needs at least one creature making it",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",
@@ -323,4 +332,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

@@ -1,6 +1,6 @@
 """Enchanted Realms (ER-1 … ER-23): die pools of d20s, crit chains, resistances, and the
 table situations around them (friendly fire, competitions, flee attacks, grapples,
-defense rolls, impalement).
+defense rolls, impalement, saves and area effects).
 
 The rules in the project's words: docs/rules/enchanted-realms.md.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, impale, initiative
+from . import attack, bulk, compete, impale, initiative, save
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
-from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest
+from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -21,14 +21,17 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
+#: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
+SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
+            result="result.save.roll", command="fracas.rulesets.er.commands:save")
 
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE)
+    own_kinds = (COMPETE, IMPALE, SAVE)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
-                     "compete": CompeteRequest, "impale": ImpaleRequest}
+                     "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -41,6 +44,8 @@ class EnchantedRealms(Ruleset):
     roll_compete = staticmethod(compete.roll_compete)
     compile_impale = staticmethod(impale.compile_impale)
     roll_impale = staticmethod(impale.roll_impale)
+    compile_save = staticmethod(save.compile_save)
+    roll_save = staticmethod(save.roll_save)
 
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,

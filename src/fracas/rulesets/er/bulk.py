@@ -17,7 +17,7 @@ from typing import Any, Optional
 from ... import _kernels
 from ... import _layout as L
 from ...dice import kernel_info
-from ...errors import LimitError, RequestError, SchemaError
+from ...errors import LimitError, RequestError, RulesError, SchemaError
 from ...requests import check_range, convert_mapping, decode, key_path, say
 from ..base import merge_columns
 from .attack import kernel_error
@@ -223,6 +223,9 @@ def compile_bulk(request: Any) -> BulkPlan:
             target = bulk.targets.get(tid)
             if target is None:
                 raise SchemaError(tpath, f"unknown target {tid!r} (targets: {', '.join(bulk.targets)})")
+            if profile.attacker.charmed_by == tid:  # ER-14, before the alike targets' shortcut
+                raise RulesError(tpath, say("charmed_attack", target=repr(tid),
+                                            path=f"{key_path('$.profiles', group.profile)}.attacker.charmed_by"))
             key = target.alike
             done = compiled.get((group.profile, i, key)) if key is not None else None
             if done is not None:

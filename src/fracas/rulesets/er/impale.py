@@ -63,6 +63,9 @@ def compile_impale(request: Any) -> ImpalePlan:
     check_range(charger.body, 1, 1_000_000, "$.charger.body", "current Body")
     if not charger.id:
         raise SchemaError("$.charger.id", say("empty_target_id"))
+    if req.pikeman.charmed_by is not None and req.pikeman.charmed_by == charger.id:  # ER-14
+        raise RulesError("$.pikeman.charmed_by", say("charmed_attack", target=repr(charger.id),
+                                                     path="$.pikeman.charmed_by"))
     if "defending" in req.pikeman.conditions:  # ER-15: defending "removes all reactions for both rounds"
         raise RulesError("$.pikeman.conditions", say("impale_defending"))
     choice(weapon.style, STYLES, "$.weapon.style", "style")

@@ -84,6 +84,8 @@ def check_attacker(attacker: Attacker, path: str) -> frozenset[str]:
     for name in CANNOT_ATTACK:
         if name in conditions:
             raise RulesError(f"{path}.conditions", say("cannot_attack", condition=name))
+    if attacker.charmed_by is not None and not attacker.charmed_by:
+        raise SchemaError(f"{path}.charmed_by", say("charmed_by_empty"))
     return conditions
 
 
@@ -217,6 +219,10 @@ def compile_strike(strike: ProfileStrike, path: str, attacker: Attacker, attacke
     if score is None:
         raise SchemaError(f"{attacker_path}.{attribute}", say("needs_score", method=strike.method, path=path,
                                                                attribute=attribute))
+    # ER-14: a charmed creature "cannot attack the charmer".
+    if attacker.charmed_by is not None and attacker.charmed_by == target.id:
+        raise RulesError(target_path, say("charmed_attack", target=repr(target.id),
+                                          path=f"{attacker_path}.charmed_by"))
     spec = target.spec
     tconds = spec.conditions
     # ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:

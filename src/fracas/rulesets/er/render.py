@@ -37,6 +37,8 @@ class Renderer:
             return self.competition(result)
         if "impalement" in result:
             return self.impalement(result)
+        if "p_failures" in result:
+            return self.saves(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -65,6 +67,9 @@ class Renderer:
         return self.join([self.initiative_header(result), *rows])
 
     def competition(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def saves(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
@@ -353,6 +358,32 @@ class TerminalRenderer(Renderer):
         if result.get("charge"):
             lines.append(self.style("The charge", bold=True))
             lines.append(self._inner_attack(result["charge"]))
+        return "\n".join(lines)
+
+    def saves(self, result: Any) -> Any:
+        what = result["effect"] or ("an area effect" if result["area"] else "an effect")
+        lines = [self.style("Saves", bold=True) + f" · {result['save']} DC {result['dc']} against {what}"
+                 f" · seed {result['seed']}"]
+        for t in result["targets"]:
+            parts = [f"{result['save']} {_signed(t['modifier'])}"]
+            if t["bonus"]:
+                parts.append(f"bonus {_signed(t['bonus'])}")
+            if t["cover_bonus"]:
+                parts.append(f"{t['cover']} cover {_signed(t['cover_bonus'])}")
+            edge = _edge(t)
+            edge = f" · {edge}" if edge else ""
+            if t["automatic_failure"]:
+                roll = "no roll"
+            else:
+                roll = f"{'/'.join(map(str, t['dice']))}→{t['total']}"
+            verdict = "saves" if t["saved"] else "fails"
+            added = [c for c in t["conditions_after"] if c not in t["conditions"]]
+            tail = f" · now {', '.join(added)}" if added else ""
+            lines.append(f"  {t['id']}: d20 {_signed(t['total_modifier'])} ({', '.join(parts)}){edge}"
+                         f" · {roll} · {verdict} ({t['p_save']:.1%} to save){tail}")
+        summary = (f"{len(result['saved'])} saved, {len(result['failed'])} failed"
+                   + (f": {', '.join(result['failed'])}" if result["failed"] else ""))
+        lines.append(self.style(summary, bold=True))
         return "\n".join(lines)
 
     def _inner_attack(self, attack: Any) -> Any:

@@ -346,6 +346,56 @@ class ImpaleResult(R.Rolled):
     charge: Optional[Impalement]
 
 
+class SaveTarget(Shape):
+    """One creature's save: its modifiers, the d20 (two at advantage or disadvantage), the
+    total, whether it saved, its exact chance to, and its conditions after the effect."""
+
+    id: str
+    modifier: int
+    bonus: int
+    cover: Literal["none", "half", "three-quarters", "full"]
+    #: ER-16: +2/+5/+5 on an Agility save against an area effect, else 0.
+    cover_bonus: Count
+    penalty: Optional[Penalty]
+    total_modifier: int
+    advantage: bool
+    disadvantage: bool
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+    #: The condition that fails the save without a die (ER-14), or None.
+    automatic_failure: Optional[Condition]
+    dice: list[D20]
+    kept: Optional[D20]
+    total: Optional[int]
+    saved: bool
+    p_save: Probability
+    p_save_exact: R.Fraction
+    conditions: list[Condition]
+    conditions_after: list[Condition]
+
+
+class Failures(Shape):
+    """The exact chance that exactly `failed` of the creatures fail their saves."""
+
+    failed: Count
+    p: Probability
+    p_exact: R.Fraction
+
+
+class SaveResult(R.Rolled):
+    """A save, or an area effect's saves (`save.roll`; ER-12, ER-14, ER-16)."""
+
+    save: Literal["agility", "resilience", "strength"]
+    dc: int
+    area: bool
+    effect: str
+    on_fail: list[Condition]
+    targets: list[SaveTarget]
+    saved: list[str]
+    failed: list[str]
+    p_failures: list[Failures]
+
+
 class Bystander(Shape):
     """ER-17: the chance a shot's stray lands on one nearby creature and hits (and crits,
     where it can); its exact damage there when no strike of the attack aims at it."""
@@ -392,4 +442,4 @@ class OddsResult(R.OddsResult):
 
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
 RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
-                "compete": CompeteResult, "impale": ImpaleResult, "odds": OddsResult}
+                "compete": CompeteResult, "impale": ImpaleResult, "save": SaveResult, "odds": OddsResult}

@@ -45,6 +45,9 @@ class Attacker(_Spec):
     conditions: list[str] = []
     swim_speed: int = 0
     obscurement: int = 0
+    #: ER-14: who charmed this attacker ("cannot attack the charmer"): a strike at that
+    #: target is refused. Naming a charmer makes the attacker charmed.
+    charmed_by: Optional[str] = None
 
 
 class ProfileStrike(_Spec):
@@ -231,6 +234,44 @@ class ImpaleRequest(_Spec):
     charger: Charger
     weapon: ImpaleWeapon = msgspec.field(default_factory=ImpaleWeapon)
     charge: Optional[dict[str, Any]] = None
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class Saver(_Spec):
+    """One creature making an ER save (ER-4, ER-12, ER-14, ER-16): d20 + the saving
+    attribute's modifier + its bonus (+ cover against an area, Agility saves only)."""
+
+    id: str
+    #: The saving attribute's score (ER-4: modifier floor((score - 2) / 2)), or
+    score: Optional[int] = None
+    #: its modifier, when it is not that.
+    modifier: Optional[int] = None
+    bonus: int = 0
+    #: ER-16: none, half, three-quarters or full; +2/+5/+5 to an Agility save against an area.
+    cover: str = "none"
+    #: ER-12/ER-14: the saver's own conditions (defending: advantage; poisoned: disadvantage; ...).
+    conditions: list[str] = []
+    advantage: bool = False
+    disadvantage: bool = False
+
+
+class SaveRequest(_Spec):
+    """A save against one effect, or an area effect against several creatures (ER-12,
+    ER-13, ER-14, ER-16): each target rolls against the same DC; a failed save applies
+    the `on_fail` conditions."""
+
+    save: Literal["agility", "resilience", "strength"]
+    dc: int
+    targets: list[Saver]
+    #: An area effect (a fireblast, sleep smoke): cover adds to Agility saves, and full
+    #: cover does not keep the effect out.
+    area: bool = False
+    #: What the effect is, for the record ("sleep smoke").
+    effect: str = ""
+    #: Conditions a failed save applies (sleep smoke: asleep).
+    on_fail: list[str] = []
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

@@ -49,3 +49,15 @@ def test_save_reads_a_request_file_and_injected_faces(tmp_path):
 def test_save_mistakes_name_the_option_or_field(args, message):
     out = run(["save", *args])
     assert out.exit_code == 2 and message in out.output, out.output
+
+
+def test_replay_knows_a_saves_record(tmp_path):
+    """A chat card's export of a save ({"request", "result"}) replays as a save, not an attack."""
+    rolled = fracas.save({**REQUEST, "seed": 9}).to_dict()
+    path = tmp_path / "card.json"
+    path.write_text(json.dumps({"request": {**REQUEST, "seed": 9}, "result": rolled}))
+    out = run(["replay", str(path)])
+    assert out.exit_code == 0 and "matches" in out.output, out.output
+    rolled["targets"][0]["saved"] = not rolled["targets"][0]["saved"]
+    path.write_text(json.dumps({"request": {**REQUEST, "seed": 9}, "result": rolled}))
+    assert run(["replay", str(path)]).exit_code == 1

@@ -100,9 +100,12 @@ def _per_attack(scenario: bytes, fights: int, first: int) -> tuple[float, int]:
     return seconds / max(attacks, 1), attacks
 
 
-def tactics(attacks: int, rounds: int = 5) -> dict[str, Any]:
+def tactics(attacks: int, rounds: int = 5) -> Optional[dict[str, Any]]:
     """Per-attack time at SMALL and at LARGE creatures for each tactic, about `attacks`
-    attacks a size a round, in `rounds` interleaved rounds; and the LARGE compile time."""
+    attacks a size a round, in `rounds` interleaved rounds; and the LARGE compile time.
+    None without the compiled loop (the pure-Python kernels)."""
+    if isinstance(fastfight.plan_for(compile_scenario(tactic_scenario(SMALL, "nearest"))), str):
+        return None
     out: dict[str, Any] = {"sizes": [SMALL, LARGE], "target": FLAT_TARGET, "rows": {}}
     for tactic in TACTICS:
         blobs = {size: tactic_scenario(size, tactic) for size in (SMALL, LARGE)}

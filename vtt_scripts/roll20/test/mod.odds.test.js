@@ -50,3 +50,23 @@ test('bad odds input is a clear whisper', () => {
   assert.match(out.map((o) => plain(o.text)).join('\n'), /--count/);
   assertSafe(assert, emu);
 });
+
+test('!fracas odds with WW-6 two weapons: the off hand at -10 and the target\'s off-hand block are in the exact odds', () => {
+  const { emu, tokens } = world();
+  const ask = (extra) => whispered(emu.chat(emu.gm, `!fracas odds --ruleset worldwalker --skill 6 --str-mod 2 --damage 1d8 ` +
+    `--target-defense 12 --block 8 --target ${tokens.goblin.id} ${extra}`, { selected: [tokens.orc.id] }));
+  const base = { ruleset: 'worldwalker', attacker: { skill: 6, str_mod: 2 },
+    strikes: [{ method: 'melee', damage: '1d8', target: tokens.goblin.id }] };
+  const target = { defense: 12, reaction: { kind: 'block', bonus: 8 } };
+  const pct = (request) => Math.round(odds(request).targets[tokens.goblin.id].p_hit * 100);
+  const plainP = pct(Object.assign({}, base, { targets: { [tokens.goblin.id]: target } }));
+  const twoP = pct({ ruleset: 'worldwalker', attacker: { skill: 6, str_mod: 2, two_weapon: { light: false, talent: 'none' } },
+    strikes: [{ method: 'melee', damage: '1d8', hand: 'off', target: tokens.goblin.id }],
+    targets: { [tokens.goblin.id]: Object.assign({}, target, { reaction: { kind: 'block', bonus: 8, hand: 'off' },
+      two_weapon: { light: true, talent: 'none' } }) } });
+  assert.notEqual(plainP, twoP);
+  assert.match(ask(''), new RegExp(`P\\(hit\\) ${plainP}%`));
+  assert.match(ask('--two-weapon --hand off --target-two-weapon --target-light-off-hand --block-hand off'),
+    new RegExp(`P\\(hit\\) ${twoP}%`));
+  assertSafe(assert, emu);
+});

@@ -153,3 +153,23 @@ def test_ww8_the_rules_pages_example_gives_what_the_page_says():
     result = fracas.roll("counterspell", json.loads(block)).to_dict()
     assert (result["counterspeller"]["total"], result["caster"]["total"], result["countered"]) == (17, 16, True)
     assert result["p_countered_exact"] == "19/40" and "19/40" in page
+
+
+def test_ww8_fracas_replay_knows_a_counterspell(tmp_path):
+    """A bare counterspell request with its seed, and a chat card's {request, result} export,
+    replay as counterspell.roll (not as an attack)."""
+    import json
+
+    from fracas.cli import main
+
+    request = {**BASE, "seed": 4}
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(request))
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"request": request, "result": counter(seed=4)}))
+    runner = CliRunner()
+    out = runner.invoke(main, ["replay", str(bare), "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output[out.output.index("{"):])["countered"] == counter(seed=4)["countered"]
+    matched = runner.invoke(main, ["replay", str(card)])
+    assert matched.exit_code == 0, matched.output

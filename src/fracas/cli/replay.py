@@ -28,6 +28,8 @@ def _method_of(request: Any) -> str:
         return "impale.resolve"
     if "save" in request and "dc" in request:
         return "save.roll"
+    if "counterspeller" in request:
+        return "counterspell.roll"
     if "combatants" in request or "sides" in request or (
             "strikes" not in request and request.get("ruleset") == "cartyrion"):
         return "initiative.roll"

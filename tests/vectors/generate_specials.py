@@ -347,6 +347,31 @@ CURATED = [
     ("ER-19 an escape from a holder of unknown speed", "compete", {
         "rolls": [3, 6], "contest": "escape",
         "challenger": {"id": "aria", "strength": 4, "speed": 40}, "defender": {"id": "ogre", "strength": 4}}, 1),
+    # ER-14: charmed "cannot attack the charmer"; asleep attacks nobody and is a target like another.
+    ("ER-14 a charmed attacker cannot strike its charmer", "attack", {
+        "attacker": {"strength": 4, "conditions": ["charmed"], "charmed_by": "aria"},
+        "strikes": [{"target": "bob", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"},
+                    {"target": "aria", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"aria": {"ac": 12}, "bob": {"ac": 12}}}, 1),
+    ("ER-14 a charmed attacker strikes anyone but its charmer", "attack", {
+        "attacker": {"strength": 4, "charmed_by": "aria"},
+        "strikes": [{"target": "bob", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"aria": {"ac": 12}, "bob": {"ac": 12}}, "rolls": [15, 3]}, 1),
+    ("ER-14 a charmer named empty", "attack", {
+        "attacker": {"strength": 4, "charmed_by": ""},
+        "strikes": [{"target": "bob", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"bob": {"ac": 12}}}, 1),
+    ("ER-14 a pikeman charmed by the charger makes no impalement", "impale", {
+        "pikeman": {"strength": 4, "charmed_by": "ogre"}, "charger": {"id": "ogre", "ac": 12, "body": 8,
+                                                                      "closed": 30}}, 1),
+    ("ER-14 an asleep attacker cannot attack", "attack", {
+        "attacker": {"strength": 4, "conditions": ["asleep"]},
+        "strikes": [{"target": "bob", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"bob": {"ac": 12}}}, 1),
+    ("ER-15 an asleep defender neither defends nor is attacked with advantage", "attack", {
+        "attacker": {"strength": 4},
+        "strikes": [{"target": "bob", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+        "targets": {"bob": {"ac": 12, "conditions": ["asleep", "defending"]}}, "rolls": [15, 3]}, 1),
 ]
 
 

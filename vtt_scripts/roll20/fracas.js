@@ -2849,6 +2849,9 @@ function checkAttacker(attacker, path) {
   for (const name of CANNOT_ATTACK) {
     if (conditions.has(name)) throw new RulesError(`${path}.conditions`, say('cannot_attack', { condition: name }));
   }
+  if (attacker.charmed_by !== null && !attacker.charmed_by) {
+    throw new SchemaError(`${path}.charmed_by`, say('charmed_by_empty'));
+  }
   return conditions;
 }
 
@@ -2966,6 +2969,10 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const explicit = attacker[`${attribute}_mod`];
   if (score === null) {
     throw new SchemaError(`${attackerPath}.${attribute}`, say('needs_score', { method: strike.method, path, attribute }));
+  }
+  // ER-14: a charmed creature "cannot attack the charmer".
+  if (attacker.charmed_by !== null && attacker.charmed_by === target.id) {
+    throw new RulesError(targetPath, say('charmed_attack', { target: pyRepr(target.id), path: `${attackerPath}.charmed_by` }));
   }
   const spec = target.spec;
   const tconds = spec.conditions;
@@ -5107,7 +5114,7 @@ module.exports = { rollInitiative, MAX_COMBATANTS };
 // specials.js, which engine.js draws its follow-ups from.
 
 const { RulesError, SchemaError } = require('./errors');
-const { ImpaleRequest, choice, decode, keyPath } = require('./schema');
+const { ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
 const engine = require('./engine');
@@ -5146,6 +5153,9 @@ function impale(request, options = {}) {
   if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
   checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
   if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  if (req.pikeman.charmed_by !== null && req.pikeman.charmed_by === charger.id) { // ER-14
+    throw new RulesError('$.pikeman.charmed_by', say('charmed_attack', { target: pyRepr(charger.id), path: '$.pikeman.charmed_by' }));
+  }
   // ER-15: defending "removes all reactions for both rounds".
   if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
   choice(weapon.style, STYLES, '$.weapon.style', 'style');

@@ -4,7 +4,7 @@
 // specials.js, which engine.js draws its follow-ups from.
 
 const { RulesError, SchemaError } = require('./errors');
-const { ImpaleRequest, choice, decode, keyPath } = require('./schema');
+const { ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
 const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
 const engine = require('./engine');
@@ -43,6 +43,9 @@ function impale(request, options = {}) {
   if (charger.closed < ER_IMPALE_CLOSED) throw new RulesError('$.charger.closed', say('impale_closed', { closed: charger.closed }));
   checkRange(charger.body, 1, 1000000, '$.charger.body', 'current Body');
   if (!charger.id) throw new SchemaError('$.charger.id', say('empty_target_id'));
+  if (req.pikeman.charmed_by !== null && req.pikeman.charmed_by === charger.id) { // ER-14
+    throw new RulesError('$.pikeman.charmed_by', say('charmed_attack', { target: pyRepr(charger.id), path: '$.pikeman.charmed_by' }));
+  }
   // ER-15: defending "removes all reactions for both rounds".
   if (req.pikeman.conditions.includes('defending')) throw new RulesError('$.pikeman.conditions', say('impale_defending'));
   choice(weapon.style, STYLES, '$.weapon.style', 'style');

@@ -75,6 +75,9 @@ function checkAttacker(attacker, path) {
   for (const name of CANNOT_ATTACK) {
     if (conditions.has(name)) throw new RulesError(`${path}.conditions`, say('cannot_attack', { condition: name }));
   }
+  if (attacker.charmed_by !== null && !attacker.charmed_by) {
+    throw new SchemaError(`${path}.charmed_by`, say('charmed_by_empty'));
+  }
   return conditions;
 }
 
@@ -192,6 +195,10 @@ function compileStrike(strike, path, attacker, attackerPath, attackerConditions,
   const explicit = attacker[`${attribute}_mod`];
   if (score === null) {
     throw new SchemaError(`${attackerPath}.${attribute}`, say('needs_score', { method: strike.method, path, attribute }));
+  }
+  // ER-14: a charmed creature "cannot attack the charmer".
+  if (attacker.charmed_by !== null && attacker.charmed_by === target.id) {
+    throw new RulesError(targetPath, say('charmed_attack', { target: pyRepr(target.id), path: `${attackerPath}.charmed_by` }));
   }
   const spec = target.spec;
   const tconds = spec.conditions;

@@ -1474,7 +1474,7 @@ cdef inline bint _plain(double d) noexcept nogil:
     return d == 0 or (1e-150 < d < 1e150)
 
 
-def nearest_lists(const double[::1] xs, const double[::1] ys, const int32_t[::1] side):
+def nearest_lists(const double[::1] xs, const double[::1] ys, const int32_t[::1] side, const int32_t[::1] need):
     """Each member's enemies nearest first, ties by member index: the order Fight._choose's
     `min` by (math.hypot(dx, dy), index) finds, as fastfight.FastPlan's `near` and `near_off`.
 
@@ -1489,9 +1489,10 @@ def nearest_lists(const double[::1] xs, const double[::1] ys, const int32_t[::1]
 
     Also, for the fight loop's walk (`_walk`): per member whether its picks may walk the
     rows instead of its list (a few rows, WALK_ROWS at most; no equal keys along a walk, no
-    entries math.hypot orders), where its x splits each row, and the rows (first, end)."""
+    entries math.hypot orders), where its x splits each row, and the rows (first, end). A
+    member whose picks walk has an empty list unless `need` says its list is wanted."""
     cdef Py_ssize_t members = side.shape[0]
-    if xs.shape[0] != members or ys.shape[0] != members:
+    if xs.shape[0] != members or ys.shape[0] != members or need.shape[0] != members:
         raise ValueError("positions and sides disagree")
     cdef int64_t m, e, i, j, a, b, total = 0, n, r, rows_n = 0, k, best, lo, hi, mid
     cdef int64_t[::1] count = _pyarray.array("q", bytes(8 * 66))
@@ -1632,11 +1633,13 @@ def nearest_lists(const double[::1] xs, const double[::1] ys, const int32_t[::1]
                                     close.append((m, off[m] + i, off[m] + j))
                                 break
                     i = j
+                if walk[m] and not need[m]:  # its picks walk: no list (the next member's goes here)
+                    off[m + 1] = off[m]
     finally:
         free(buf)
         free(heads)
         free(headkey)
-    return near_obj, off_obj, close, python, walk_obj, split_obj, row_obj[:2 * rows_n]
+    return near_obj[:off[members]], off_obj, close, python, walk_obj, split_obj, row_obj[:2 * rows_n]
 
 
 def focus_lists(const int32_t[::1] near, const int64_t[::1] near_off, const int32_t[::1] focus_of,

@@ -29,6 +29,7 @@ Python loop reports the error as it always has.
 from __future__ import annotations
 
 import math
+import operator
 import weakref
 from array import array
 from typing import Any, Optional, Union
@@ -92,10 +93,8 @@ class FastPlan:
                 rounds[n] = rounds.get(n, 0) + flat[base + n]
         base = 2 * s + 2 + r
         for key, k in (("dealt", 0), ("taken", 1), ("survived", 2), ("fled", 3), ("down", 4)):
-            column = totals[key]
             start = base + k * m
-            for i in range(m):
-                column[i] += flat[start + i]
+            totals[key][:] = map(operator.add, totals[key], flat[start:start + m])
         return end if stopped < 0 else int(stopped)
 
 
@@ -381,12 +380,27 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
     """Each member's enemies nearest first (ties by index: Fight._choose's `min` by
     (math.hypot, index), the same floats) and its focus's members in that order, built in C
     (`fights.nearest_lists`: a merge of the rows members stand in, not a sort per member);
-    the few entries whose order needs math.hypot itself are ordered here with it."""
+    the few entries whose order needs math.hypot itself are ordered here with it. A member
+    whose picks walk the rows (the loop's `_walk`) has no list, unless it focuses on one
+    member; and the tables of the walk."""
     fights = _kernels.active().fights
     positions = sc.positions
     members = sc.member_ids
     xs, ys = array("d", [p[0] for p in positions]), array("d", [p[1] for p in positions])
-    near, near_off, close, python, walk, split, rows_at = fights.nearest_lists(xs, ys, array("i", sides))
+    # a focus on a group: its members (first .. end) for the loop's walk; on one member: its list
+    first: dict[str, int] = {}
+    for e, g in enumerate(sc.member_group):
+        first.setdefault(sc.groups[g].spec.name, e)
+    focus_lo, focus_hi = array("q", [-1] * len(members)), array("q", [-1] * len(members))
+    need = array("i", [0] * len(members))  # a list kept although its picks walk: a focus on one member
+    for m, spec in enumerate(specs):
+        name = spec.tactic.focus if spec.tactic.target == "focus" else None
+        if name in first:
+            focus_lo[m] = first[name]
+            focus_hi[m] = first[name] + sc.groups[sc.member_group[first[name]]].spec.count
+        elif name is not None:
+            need[m] = 1
+    near, near_off, close, python, walk, split, rows_at = fights.nearest_lists(xs, ys, array("i", sides), need)
 
     def distance(m: int) -> Any:
         x, y = positions[m]
@@ -409,16 +423,6 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
             match.extend(bytes(1 if members[e] == name or specs[e].name == name else 0 for e in range(len(members))))
         focus_of[m] = classes[name]
     focus, focus_off = fights.focus_lists(near, near_off, focus_of, bytes(match) or b"\0")
-    # a focus on a group: its members (first .. end) for the loop's walk; on one member: its list
-    first: dict[str, int] = {}
-    for e, g in enumerate(sc.member_group):
-        first.setdefault(sc.groups[g].spec.name, e)
-    focus_lo, focus_hi = array("q", [-1] * len(members)), array("q", [-1] * len(members))
-    for m, spec in enumerate(specs):
-        name = spec.tactic.focus if spec.tactic.target == "focus" else None
-        if name in first:
-            focus_lo[m] = first[name]
-            focus_hi[m] = first[name] + sc.groups[sc.member_group[first[name]]].spec.count
     return near, near_off, focus, focus_off, {"walk": walk, "split": split, "rows_at": rows_at, "xs": xs, "ys": ys,
                                               "focus_lo": focus_lo, "focus_hi": focus_hi}
 

@@ -65,6 +65,8 @@ def test_er14_a_failed_save_applies_the_conditions_and_a_saved_one_does_not():
     assert goblin["saved"] and goblin["conditions_after"] == []
     assert not ogre["saved"] and ogre["conditions_after"] == ["poisoned", "asleep"]
     assert result["saved"] == ["goblin"] and result["failed"] == ["ogre"]
+    twice = fracas.save({**SMOKE, "on_fail": ["asleep", "prone", "asleep"], "rolls": [16, 3, 15]}).to_dict()
+    assert twice["targets"][1]["conditions_after"] == ["poisoned", "asleep", "prone"]
 
 
 def test_er12_er14_the_savers_own_conditions_count():

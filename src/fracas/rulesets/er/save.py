@@ -146,7 +146,9 @@ def roll_save(plan: SavePlan, dice: Dice, seed: int) -> Rolled:
         chances.append(p)
         after = list(t.conditions)
         if not saved:
-            after += [name for name in req.on_fail if name not in after]
+            for name in req.on_fail:  # once each, even when on_fail names one twice
+                if name not in after:
+                    after.append(name)
         entries.append({
             "id": t.id, "modifier": mod, "bonus": t.bonus, "cover": t.cover, "cover_bonus": cover,
             "penalty": None if sit.penalty is None else {"condition": sit.penalty[0], "value": sit.penalty[1]},

@@ -25,13 +25,29 @@ import importlib
 import sys
 from _thread import RLock
 from types import ModuleType
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from .._facts import SHARED_MESSAGES, SHARED_NAMES
 from ..errors import SchemaError
 from . import manifest as _manifest
-from .base import KINDS, KNOWN_KINDS, SHARED_KINDS, BulkJob, Kind, Result, Ruleset, RulesetInvalid, check_ruleset
-from .manifest import Manifest
+from .manifest import Manifest, RulesetInvalid
+
+# The protocol's module (`base`: msgspec, the request decoder) is imported when a ruleset is
+# loaded or one of its names is asked for (`rulesets.Kind`, below): listing the rulesets from
+# their manifests (`fracas --help`) needs none of it.
+if TYPE_CHECKING:
+    from .base import KINDS, KNOWN_KINDS, SHARED_KINDS, BulkJob, Kind, Result, Ruleset, check_ruleset
+
+_FROM_BASE = frozenset({"KINDS", "KNOWN_KINDS", "SHARED_KINDS", "BulkJob", "Kind", "Result", "Ruleset",
+                        "check_ruleset"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_BASE:
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "RulesetInvalid", "register",
            "register_package", "unregister", "get", "names", "for_request", "kinds", "kind_named", "short_ids",
@@ -123,6 +139,8 @@ def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_def
             raise RulesetInvalid(f"{manifest.source}: {clash}; a name means one thing in fracas's generated"
                                  " files, so prefix the ruleset's own with its short ID")
         _adopt(ruleset, manifest, reset_default)
+    from .base import KNOWN_KINDS, check_ruleset
+
     check_ruleset(ruleset, place)
     for kind in ruleset.own_kinds:
         _load_declaring(kind.name, ruleset.name)
@@ -141,6 +159,8 @@ def _load_declaring(kind: str, registering: str) -> None:
     """Load the discovered rulesets whose manifests declare the kind `kind` (other than the
     one `registering`): their `Kind` is then known, so a ruleset registered before their
     first use is checked against it as it was when every built-in registered at import."""
+    from .base import KNOWN_KINDS
+
     if kind in KNOWN_KINDS:
         return
     for name, entry in list(_REGISTRY.items()):
@@ -209,6 +229,8 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
 
 def _object(found: Manifest) -> Ruleset:
     """The `Ruleset` its manifest names, its package imported now; its example scenarios checked."""
+    from .base import Ruleset
+
     module = importlib.import_module(found.package)
     ruleset = getattr(module, found.object, None)
     if not isinstance(ruleset, Ruleset):
@@ -275,6 +297,8 @@ def kinds() -> dict[str, Kind]:
 
     A built-in ruleset not used yet is loaded only when its manifest lists a kind of its
     own: the shared kinds are `SHARED_KINDS` whoever binds them."""
+    from .base import SHARED_KINDS
+
     _discover()
     found = {kind.name: kind for kind in SHARED_KINDS}
     for name, entry in list(_REGISTRY.items()):

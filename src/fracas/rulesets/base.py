@@ -56,14 +56,11 @@ from typing import Any, Callable, NamedTuple, Optional, Protocol
 
 import msgspec
 
-from ..errors import FracasError, RequestError, RulesError
+from ..errors import RequestError, RulesError
 from ..requests import decode, say
-
-
-class RulesetInvalid(FracasError, ValueError):
-    """A ruleset that does not keep the protocol (a missing manifest field, a kind without
-    its request type or calls, a bulk job without `groups`): a programmer's error, raised
-    when the ruleset registers or when a driver first meets what it compiled."""
+# A ruleset that does not keep the protocol: defined beside the manifest reader, which raises
+# it first (reading the manifests, all `fracas --help` needs, imports nothing of this module).
+from .manifest import RulesetInvalid
 
 
 @dataclasses.dataclass(frozen=True)

@@ -53,7 +53,16 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Optional
 
-from .base import RulesetInvalid
+from ..errors import FracasError
+
+
+class RulesetInvalid(FracasError, ValueError):
+    """A ruleset that does not keep the protocol (a missing manifest field, a kind without
+    its request type or calls, a bulk job without `groups`): a programmer's error, raised
+    when the ruleset registers or when a driver first meets what it compiled.
+
+    (Here, not in `fracas.rulesets.base`, which re-exports it: the manifests are read, for
+    `fracas --help` and the registry's listing, without importing the protocol's module.)"""
 
 #: The file that makes a folder a ruleset.
 FILENAME = "manifest.toml"

@@ -376,6 +376,37 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     return FastPlan(sc, arrays)
 
 
+def nearest_first(sc: Compiled) -> Optional[list[Any]]:
+    """Every member's enemies nearest first (Fight._choose's order), one sequence each,
+    built in C; None on the pure-Python kernels (Fight sorts each list when first asked)."""
+    if not hasattr(_kernels.active(), "play_fights"):
+        return None
+    sides = [sc.groups[g].side for g in sc.member_group]
+    positions = sc.positions
+    xs, ys = array("d", [p[0] for p in positions]), array("d", [p[1] for p in positions])
+    near, off, close, python, _walk, _split, _rows = _kernels.active().fights.nearest_lists(
+        xs, ys, array("i", sides), array("i", [1] * len(sides)))
+    _fix(sc, near, off, close, python)
+    view = memoryview(near)
+    return [view[off[m]:off[m + 1]] for m in range(len(sides))]
+
+
+def _fix(sc: Compiled, near: Any, near_off: Any, close: Any, python: Any) -> None:
+    """The entries of nearest-first lists whose order math.hypot itself decides (`close`:
+    keys within 1e-12; `python`: differences too large or too small to square in C)."""
+    positions = sc.positions
+
+    def distance(m: int) -> Any:
+        x, y = positions[m]
+        return lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e)
+
+    for m in python:
+        start, end = near_off[m], near_off[m + 1]
+        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
+    for m, start, end in close:
+        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
+
+
 def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
     """Each member's enemies nearest first (ties by index: Fight._choose's `min` by
     (math.hypot, index), the same floats) and its focus's members in that order, built in C
@@ -401,16 +432,7 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
         elif name is not None:
             need[m] = 1
     near, near_off, close, python, walk, split, rows_at = fights.nearest_lists(xs, ys, array("i", sides), need)
-
-    def distance(m: int) -> Any:
-        x, y = positions[m]
-        return lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e)
-
-    for m in python:  # a difference too large or too small to square in C: as Fight._choose sorts
-        start, end = near_off[m], near_off[m + 1]
-        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
-    for m, start, end in close:  # keys within 1e-12: ordered by math.hypot itself
-        near[start:end] = array("i", sorted(near[start:end], key=distance(m)))
+    _fix(sc, near, near_off, close, python)
     classes: dict[str, int] = {}
     focus_of = array("i", [-1] * len(members))
     match = bytearray()

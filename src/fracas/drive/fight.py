@@ -39,7 +39,9 @@ chunk_seed(chunk_seed(seed, i), r).
 
 from __future__ import annotations
 
+import heapq
 import math
+import weakref
 from array import array
 from typing import Any, NamedTuple, Optional
 
@@ -153,6 +155,16 @@ class Fight:
         self._k = 0
         self._events: Optional[list[dict[str, Any]]] = None
         self._noted: list[list[tuple[str, Optional[Member]]]] = [[] for _ in sc.morale_units]
+        # target bookkeeping, kept through a round (_book): who stands per side, the weakest
+        # by side (heaps of (health, index), stale entries dropped when read), the random
+        # tactic's Fenwick trees of each side's standing enemies, each member's place in its
+        # nearest-first list
+        self._in_round = False
+        self._count: list[int] = []
+        self._heaps: list[list[tuple[int, int]]] = []
+        self._trees: list[list[int]] = []
+        self._near_at: Optional[list[int]] = None
+        self._gone: list[bool] = [False] * len(self.members)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -228,6 +240,14 @@ class Fight:
             m.hurt_round = 0
             m.attacked, m.attacking = m.attacking, []
             m.reserve = sc.groups[m.group].spec.tactic.reserve if sc.ruleset.reserve_actions else 0
+        self._book()
+        try:
+            return self._play_round(seed, log)
+        finally:
+            self._in_round = False
+
+    def _play_round(self, seed: int, log: bool) -> dict[str, Any]:
+        sc = self.sc
         self._declare_flight()
         if self.over:  # the last of a side surrendered
             ended: dict[str, Any] = {"round": self.round, "seed": seed, "over": True, "winner": self.winner}
@@ -284,6 +304,7 @@ class Fight:
                        "why": "its morale broke", "rule": "OS-4"})
             for m in members:
                 m.status = FLED
+                self._fallen(m)
                 self._note(m.unit)
             self.decide()
         for (g, why), members in leaving.items():
@@ -294,6 +315,7 @@ class Fight:
 
     def _leave(self, m: Member) -> None:
         m.status = FLED
+        self._fallen(m)
         self._log({"type": "fled", "who": m.id, "why": f"{m.leaving}; leaves as its side moves, as declared",
                    "rule": "OS-4"})
         m.leaving = ""
@@ -406,25 +428,129 @@ class Fight:
         return {phase: strikes for phase, strikes in phases.items() if strikes}
 
     def _choose(self, m: Member) -> Optional[Member]:
-        """The target of `m` by its tactic among the standing enemies (None: none left)."""
-        enemies = [e for e in self.members if e.status == STANDING and e.side != m.side]
+        """The target of `m` by its tactic among the standing enemies (None: none left):
+        `weakest` the least hp + injury, then the first listed; `random` the k-th standing
+        enemy in member order, k a die of their count (one random event); `nearest` the
+        least distance, then the first listed; `focus` the nearest of those it names while
+        one stands, else the nearest. Read from the round's bookkeeping (`_book`), not a
+        scan of every member."""
+        enemies = sum(self._count) - self._count[m.side]
         if not enemies:
             return None
         tactic = self.sc.groups[m.group].spec.tactic
         how = tactic.target
-        if how == "focus":
-            focused = [e for e in enemies if e.id == tactic.focus or self.sc.groups[e.group].spec.name == tactic.focus]
-            if focused:
-                enemies = focused
-            how = "nearest"
         if how == "weakest":
-            return min(enemies, key=lambda e: (e.hp + (e.injury or 0), e.index))
+            return self._weakest(m.side)
         if how == "random":
             dice, seed = self._stream()
-            pick = enemies[dice.die(len(enemies)) - 1]
-            self._log({"type": "target", "who": m.id, "target": pick.id, "seed": seed, "among": len(enemies)})
+            pick = self._kth(m.side, dice.die(enemies))
+            self._log({"type": "target", "who": m.id, "target": pick.id, "seed": seed, "among": enemies})
             return pick
-        return min(enemies, key=lambda e: (math.hypot(e.x - m.x, e.y - m.y), e.index))
+        assert self._near_at is not None
+        members = self.members
+        if how == "focus":
+            focus = _focus(self.sc, m.index)
+            at, end = self._near_at[len(members) + m.index], len(focus)
+            while at < end and members[focus[at]].status != STANDING:
+                at += 1
+            self._near_at[len(members) + m.index] = at
+            if at < end:
+                return members[focus[at]]
+        near = _near(self.sc, m.index)
+        at = self._near_at[m.index]
+        while members[near[at]].status != STANDING:  # an enemy stands: the list holds it
+            at += 1
+        self._near_at[m.index] = at
+        return members[near[at]]
+
+    # -- target bookkeeping ---------------------------------------------------------------
+
+    def _book(self) -> None:
+        """The round's target bookkeeping afresh from the members (a table may have changed
+        their health between rounds): standing counts per side; with the weakest tactic, a
+        heap per side; with random, per side a Fenwick tree of its standing enemies; the
+        places in the nearest-first lists, kept from round to round unless someone stands
+        again."""
+        sides = len(self.sc.sides)
+        members = self.members
+        self._count = [0] * sides
+        for m in members:
+            if m.status == STANDING:
+                self._count[m.side] += 1
+        tactics = {g.spec.tactic.target for g in self.sc.groups}
+        if "weakest" in tactics:
+            self._heaps = [[] for _ in range(sides)]
+            for m in members:
+                if m.status == STANDING:
+                    self._heaps[m.side].append((m.hp + (m.injury or 0), m.index))
+            for heap in self._heaps:
+                heapq.heapify(heap)
+        if "random" in tactics:
+            n = len(members)
+            self._trees = []
+            for side in range(sides):
+                tree = [0] * (n + 1)
+                for m in members:
+                    if m.status == STANDING and m.side != side:
+                        tree[m.index + 1] = 1
+                for i in range(1, n + 1):  # a Fenwick tree in one pass
+                    j = i + (i & -i)
+                    if j <= n:
+                        tree[j] += tree[i]
+                self._trees.append(tree)
+        if tactics & {"nearest", "focus"}:
+            again = any(gone and m.status == STANDING for m, gone in zip(members, self._gone))
+            if self._near_at is None or again:  # the places: at the start of each list
+                self._near_at = [0] * (2 * len(members))
+        self._gone = [m.status != STANDING for m in members]
+        self._in_round = True
+
+    def _fallen(self, m: Member) -> None:
+        """`m` no longer stands (down, fled, surrendered): out of the round's bookkeeping."""
+        if not self._in_round:
+            return
+        self._gone[m.index] = True
+        self._count[m.side] -= 1
+        n = len(self.members)
+        for side, tree in enumerate(self._trees):
+            if side != m.side:
+                i = m.index + 1
+                while i <= n:
+                    tree[i] -= 1
+                    i += i & -i
+
+    def _hurt(self, m: Member) -> None:
+        """`m`'s health changed and it stands: its new health on its side's heap (weakest)."""
+        if self._in_round and self._heaps:
+            heapq.heappush(self._heaps[m.side], (m.hp + (m.injury or 0), m.index))
+
+    def _weakest(self, side: int) -> Optional[Member]:
+        """The standing enemy of `side` with the least hp + injury, the first listed among equals."""
+        best: Optional[tuple[int, int]] = None
+        for s, heap in enumerate(self._heaps):
+            if s == side:
+                continue
+            while heap:  # drop entries of the fallen and of health since changed
+                health, index = heap[0]
+                e = self.members[index]
+                if e.status == STANDING and e.hp + (e.injury or 0) == health:
+                    break
+                heapq.heappop(heap)
+            if heap and (best is None or heap[0] < best):
+                best = heap[0]
+        return None if best is None else self.members[best[1]]
+
+    def _kth(self, side: int, k: int) -> Member:
+        """The k-th (from 1) standing member not of `side`, in member order."""
+        tree = self._trees[side]
+        n = len(tree) - 1
+        pos, step = 0, 1 << n.bit_length()
+        while step:
+            if pos + step <= n and tree[pos + step] < k:
+                pos += step
+                k -= tree[pos]
+            step >>= 1
+        return self.members[pos]
 
     def _situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """What the round changes in `m`'s attack at `target`: a fleeing target (OS-3), no
@@ -471,6 +597,7 @@ class Fight:
         target.taken += hp + injury
         if cost:
             m.hp = max(0, m.hp - cost)
+            self._hurt(m)
         if target.id not in m.attacking:
             m.attacking.append(target.id)
         if self._events is not None:
@@ -558,6 +685,10 @@ class Fight:
             if flee_at is not None and target.hp <= flee_at:
                 target.status = FLED
                 self._log({"type": "fled", "who": target.id, "why": f"hp {target.hp} <= flee_at {flee_at}"})
+        if target.status == STANDING:
+            self._hurt(target)
+        else:
+            self._fallen(target)
         target.harmed = True
         self._note(target.unit)
         target.harmed = False
@@ -565,7 +696,10 @@ class Fight:
 
     def decide(self) -> None:
         """End the fight once at most one side stands: that side wins (none: a draw)."""
-        standing_sides = {m.side for m in self.members if m.status == STANDING}
+        if self._in_round:  # the round's bookkeeping counts them
+            standing_sides = {side for side, count in enumerate(self._count) if count}
+        else:  # between rounds (a table's edits): from the members
+            standing_sides = {m.side for m in self.members if m.status == STANDING}
         if len(standing_sides) <= 1 and not self.over:
             self.over = True
             self.winner = self.sc.sides[next(iter(standing_sides))] if standing_sides else None
@@ -635,6 +769,44 @@ class Fight:
                 if len(verdicts) == 1 and "then" in verdicts[0]:
                     event["then"] = verdicts[0]["then"]
                 self._log(event)
+
+
+_NEAR: "weakref.WeakKeyDictionary[Compiled, list[Any]]" = weakref.WeakKeyDictionary()
+_FOCUS: "weakref.WeakKeyDictionary[Compiled, list[Any]]" = weakref.WeakKeyDictionary()
+
+
+def _near(sc: Compiled, m: int) -> Any:
+    """Member m's enemies nearest first, ties by member index (the order of (math.hypot of
+    the positions' differences, index)); kept per scenario. The compiled core builds every
+    member's at once (`fastfight.nearest_first`); the pure-Python kernels sort each when first
+    asked."""
+    lists = _NEAR.get(sc)
+    if lists is None:
+        from . import fastfight
+
+        lists = _NEAR[sc] = fastfight.nearest_first(sc) or [None] * len(sc.member_ids)
+    made = lists[m]
+    if made is None:
+        positions = sc.positions
+        x, y = positions[m]
+        side = sc.groups[sc.member_group[m]].side
+        made = lists[m] = sorted((e for e, g in enumerate(sc.member_group) if sc.groups[g].side != side),
+                                 key=lambda e: (math.hypot(positions[e][0] - x, positions[e][1] - y), e))
+    return made
+
+
+def _focus(sc: Compiled, m: int) -> list[int]:
+    """Member m's focus (the enemies its tactic names: one, or a group's members) in its
+    nearest-first order; kept per scenario."""
+    lists = _FOCUS.get(sc)
+    if lists is None:
+        lists = _FOCUS[sc] = [None] * len(sc.member_ids)
+    made = lists[m]
+    if made is None:
+        name = sc.groups[sc.member_group[m]].spec.tactic.focus
+        made = lists[m] = [e for e in _near(sc, m)
+                           if sc.member_ids[e] == name or sc.groups[sc.member_group[e]].spec.name == name]
+    return made
 
 
 def _situation_dict(situation: Situation) -> dict[str, Any]:

@@ -74,10 +74,11 @@ def load_config(path: str, group: click.Group, *, named: bool = True) -> dict[st
         if isinstance(command, click.Group):  # the file itself, or a group such as [journal.…]
             for key, value in table.items():
                 name = f"{where}.{key}" if where else key
-                sub = command.commands.get(key)
+                looking = click.Context(command)  # a command's module is imported when it is named
+                sub = command.get_command(looking, key)
                 if sub is None:
                     raise ConfigError(f"config file {path}: [{name}]: no such command"
-                                      f" (commands: {', '.join(sorted(command.commands))})")
+                                      f" (commands: {', '.join(sorted(command.list_commands(looking)))})")
                 if not isinstance(value, dict):
                     raise ConfigError(f"config file {path}: [{name}] must be a table of options")
                 out[key] = convert(value, sub, name)

@@ -36,18 +36,18 @@ from .manifest import Manifest, RulesetInvalid
 # loaded or one of its names is asked for (`rulesets.Kind`, below): listing the rulesets from
 # their manifests (`fracas --help`) needs none of it.
 if TYPE_CHECKING:
-    from .base import KINDS, KNOWN_KINDS, SHARED_KINDS, BulkJob, Kind, Result, Ruleset, check_ruleset
+    from .base import KINDS, BulkJob, Kind, Result, Ruleset
 
 _FROM_BASE = frozenset({"KINDS", "KNOWN_KINDS", "SHARED_KINDS", "BulkJob", "Kind", "Result", "Ruleset",
                         "check_ruleset"})
 
 
 def __getattr__(name: str) -> Any:
-    if name in _FROM_BASE:
-        from . import base
-
-        return getattr(base, name)
+    if name in _FROM_BASE or name == "base":  # `rulesets.base`, as it was once this package was imported
+        base = importlib.import_module(f"{__name__}.base")  # not `from . import base`: that asks this hook
+        return base if name == "base" else getattr(base, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Ruleset", "BulkJob", "Result", "KINDS", "Kind", "Manifest", "RulesetInvalid", "register",
            "register_package", "unregister", "get", "names", "for_request", "kinds", "kind_named", "short_ids",

@@ -60,7 +60,7 @@ from ..errors import RequestError, RulesError
 from ..requests import decode, say
 # A ruleset that does not keep the protocol: defined beside the manifest reader, which raises
 # it first (reading the manifests, all `fracas --help` needs, imports nothing of this module).
-from .manifest import RulesetInvalid
+from .manifest import RulesetInvalid as RulesetInvalid
 
 
 @dataclasses.dataclass(frozen=True)

@@ -712,6 +712,14 @@ def rules_index(facts: dict[str, Any], root: Path) -> str:
     return f"{head}{INDEX_BEGIN}\n{rulesets.docs_index()}{INDEX_END}{tail}"
 
 
+def cli_index(facts: dict[str, Any], root: Path) -> str:
+    """fracas/cli/_index.py: every command's name and summary, and the built-in rulesets'
+    kinds' commands, which `fracas --help` lists without importing a command."""
+    from fracas.cli import index_source  # needs fracas importable: written last
+
+    return index_source()
+
+
 OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "src/fracas/_layout.py": python_layout,
     "src/fracas/_facts.py": python_facts,
@@ -728,6 +736,7 @@ OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "vtt_scripts/foundry/lang/de.json": foundry_lang("de"),
     "docs/scenario.schema.json": scenario_schema,
     "docs/rules/README.md": rules_index,
+    "src/fracas/cli/_index.py": cli_index,
 }
 
 

@@ -327,7 +327,7 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
             met = "met" if row["ratio"] <= big["target"] else "NOT MET"
             lines.append(f"  {tactic:<10} {us[str(small)]:>13.3f} µs {us[str(large)]:>13.3f} µs"
                          f" {row['ratio']:>7.2f}×  {met}")
-        lines.append(f"  the Python round loop, timed once (no target): "
+        lines.append("  the Python round loop, timed once (no target): "
                      + ", ".join(f"{tactic} {row[str(small)]:.0f} → {row[str(large)]:.0f} µs ({row['ratio']:.2f}×)"
                                  for tactic, row in big["python"].items()))
         made = big["compile"]

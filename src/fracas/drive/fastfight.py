@@ -328,7 +328,6 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
             plans.extend(plan.rows if rows else plan.plan)
             tinit.extend(plan.tinit if rows else [0] * XS_WIDTH)
             widest = max(widest, n)
-    members = sc.member_ids
     member_group = sc.member_group
     sides = [groups[g].side for g in member_group]
     specs = [groups[g].spec for g in member_group]

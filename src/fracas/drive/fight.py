@@ -461,7 +461,8 @@ class Fight:
         while members[near[at]].status != STANDING:  # an enemy stands: the list holds it
             at += 1
         self._near_at[m.index] = at
-        return members[near[at]]
+        index: int = near[at]
+        return members[index]
 
     # -- target bookkeeping ---------------------------------------------------------------
 
@@ -801,7 +802,7 @@ def _focus(sc: Compiled, m: int) -> list[int]:
     lists = _FOCUS.get(sc)
     if lists is None:
         lists = _FOCUS[sc] = [None] * len(sc.member_ids)
-    made = lists[m]
+    made: Optional[list[int]] = lists[m]
     if made is None:
         name = sc.groups[sc.member_group[m]].spec.tactic.focus
         made = lists[m] = [e for e in _near(sc, m)

@@ -27,7 +27,7 @@ HEAVY = ["fracas.cli.attack", "fracas.cli.odds", "fracas.cli.replay", "fracas.cl
          "fracas.rulesets.er", "fracas.rulesets.er.attack", "fracas.rulesets.er.commands", "fracas.rulesets.ww",
          "fracas.rulesets.ct", "fracas.rulesets.oldschool", "fracas.rulesets.oldschool.commands", "fracas.drive",
          "fracas._kernels", "fracas._core", "fracas.requests", "msgspec", "fracas.bridge.cli", "fracas.bridge.server",
-         "websockets", "logging"]
+         "websockets", "logging", "platformdirs"]
 
 #: `fracas --help` as the console script runs it (`python -m fracas`), then the modules it
 #: imported, as the last line.
@@ -158,3 +158,24 @@ def test_the_packages_names_stay_the_commands_when_their_modules_are_imported():
     assert fracas.cli.morale is main.commands["morale"]
     with pytest.raises(AttributeError):
         fracas.cli.no_such_command  # noqa: B018
+
+
+@pytest.mark.parametrize("home", ["/home/gm", "/home/gm/", "relative"])
+@pytest.mark.parametrize("xdg", [None, "", "/srv/config", "relative/config", " /srv/config"])
+def test_the_config_directory_is_platformdirs_own(monkeypatch, home, xdg):
+    """`fracas --help` finds the config file without importing platformdirs on plain Linux:
+    the directory it names is platformdirs' wherever both run, and any case it does not
+    answer itself (a relative $HOME or $XDG_CONFIG_HOME, another platform) is platformdirs'."""
+    import platformdirs
+
+    from fracas.cli import config
+
+    monkeypatch.setenv("HOME", home)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
+    monkeypatch.delenv(config.CONFIG_ENV, raising=False)
+    expected = platformdirs.user_config_dir("fracas", appauthor=False)
+    assert config.config_file() == os.path.join(expected, "config.toml")
+    assert config.profiles_file() == os.path.join(expected, "profiles.json")

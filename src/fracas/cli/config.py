@@ -23,10 +23,24 @@ class ConfigError(click.ClickException):
 
 def config_file() -> str:
     """The config file: $FRACAS_CONFIG, else config.toml in the fracas config directory."""
+    return os.environ.get(CONFIG_ENV) or os.path.join(_config_dir(), "config.toml")
+
+
+def _config_dir() -> str:
+    """platformdirs' user config directory of fracas. On plain Linux (absolute $HOME, and
+    $XDG_CONFIG_HOME unset, empty or an absolute path) it is $XDG_CONFIG_HOME/fracas or
+    ~/.config/fracas in every platformdirs version (the XDG base directory spec), found
+    without importing platformdirs (a tenth of `fracas --help`); anything else is asked of
+    platformdirs."""
+    home = os.environ.get("HOME", "")
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if (sys.platform.startswith("linux") and not hasattr(sys, "getandroidapilevel")
+            and "ANDROID_DATA" not in os.environ and os.path.isabs(home) and xdg == xdg.strip()
+            and (not xdg or os.path.isabs(xdg))):
+        return os.path.join(xdg or os.path.expanduser("~/.config"), "fracas")
     import platformdirs
 
-    return os.environ.get(CONFIG_ENV) or os.path.join(platformdirs.user_config_dir("fracas", appauthor=False),
-                                                      "config.toml")
+    return platformdirs.user_config_dir("fracas", appauthor=False)
 
 
 def _read_toml(path: str) -> Any:
@@ -112,6 +126,4 @@ def load_config(path: str, group: click.Group, *, named: bool = True) -> dict[st
 
 def profiles_file() -> str:
     """Where `fracas attack --as` finds the GM's kept profiles: profiles.json in the config dir."""
-    import platformdirs
-
-    return os.path.join(platformdirs.user_config_dir("fracas", appauthor=False), "profiles.json")
+    return os.path.join(_config_dir(), "profiles.json")

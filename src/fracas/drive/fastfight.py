@@ -375,19 +375,42 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     return FastPlan(sc, arrays)
 
 
-def nearest_first(sc: Compiled) -> Optional[list[Any]]:
-    """Every member's enemies nearest first (Fight._choose's order), one sequence each,
-    built in C; None on the pure-Python kernels (Fight sorts each list when first asked)."""
+def nearest_first(sc: Compiled) -> Optional[tuple[list[Any], list[Any]]]:
+    """Every member's enemies nearest first (Fight._choose's order) and its focus's members
+    in that order (empty without a focus), one sequence each, built in C; None on the
+    pure-Python kernels (Fight sorts each list when first asked)."""
     if not hasattr(_kernels.active(), "play_fights"):
         return None
+    fights = _kernels.active().fights
     sides = [sc.groups[g].side for g in sc.member_group]
     positions = sc.positions
     xs, ys = array("d", [p[0] for p in positions]), array("d", [p[1] for p in positions])
-    near, off, close, python, _walk, _split, _rows = _kernels.active().fights.nearest_lists(
-        xs, ys, array("i", sides), array("i", [1] * len(sides)))
+    near, off, close, python, _walk, _split, _rows = fights.nearest_lists(xs, ys, array("i", sides),
+                                                                          array("i", [1] * len(sides)))
     _fix(sc, near, off, close, python)
-    view = memoryview(near)
-    return [view[off[m]:off[m + 1]] for m in range(len(sides))]
+    specs = [sc.groups[g].spec for g in sc.member_group]
+    focus, focus_off = fights.focus_lists(near, off, *_focus_match(sc, specs))
+    near_view, focus_view = memoryview(near), memoryview(focus)
+    return ([near_view[off[m]:off[m + 1]] for m in range(len(sides))],
+            [focus_view[focus_off[m]:focus_off[m + 1]] for m in range(len(sides))])
+
+
+def _focus_match(sc: Compiled, specs: list[Any]) -> tuple[Any, bytes]:
+    """For `fights.focus_lists`: per member the row of its focus (-1: none), and per focus
+    a byte per member, 1 where the focus names it (its id, or its group's name)."""
+    members = sc.member_ids
+    classes: dict[str, int] = {}
+    focus_of = array("i", [-1] * len(members))
+    match = bytearray()
+    for m, spec in enumerate(specs):
+        name = spec.tactic.focus if spec.tactic.target == "focus" else None
+        if name is None:
+            continue
+        if name not in classes:
+            classes[name] = len(classes)
+            match.extend(bytes(1 if members[e] == name or specs[e].name == name else 0 for e in range(len(members))))
+        focus_of[m] = classes[name]
+    return focus_of, bytes(match) or b"\0"
 
 
 def _fix(sc: Compiled, near: Any, near_off: Any, close: Any, python: Any) -> None:
@@ -432,18 +455,7 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
             need[m] = 1
     near, near_off, close, python, walk, split, rows_at = fights.nearest_lists(xs, ys, array("i", sides), need)
     _fix(sc, near, near_off, close, python)
-    classes: dict[str, int] = {}
-    focus_of = array("i", [-1] * len(members))
-    match = bytearray()
-    for m, spec in enumerate(specs):
-        name = spec.tactic.focus if spec.tactic.target == "focus" else None
-        if name is None:
-            continue
-        if name not in classes:
-            classes[name] = len(classes)
-            match.extend(bytes(1 if members[e] == name or specs[e].name == name else 0 for e in range(len(members))))
-        focus_of[m] = classes[name]
-    focus, focus_off = fights.focus_lists(near, near_off, focus_of, bytes(match) or b"\0")
+    focus, focus_off = fights.focus_lists(near, near_off, *_focus_match(sc, specs))
     return near, near_off, focus, focus_off, {"walk": walk, "split": split, "rows_at": rows_at, "xs": xs, "ys": ys,
                                               "focus_lo": focus_lo, "focus_hi": focus_hi}
 

@@ -455,7 +455,8 @@ class Fight:
                 at += 1
             self._near_at[len(members) + m.index] = at
             if at < end:
-                return members[focus[at]]
+                named: int = focus[at]
+                return members[named]
         near = _near(self.sc, m.index)
         at = self._near_at[m.index]
         while members[near[at]].status != STANDING:  # an enemy stands: the list holds it
@@ -785,7 +786,9 @@ def _near(sc: Compiled, m: int) -> Any:
     if lists is None:
         from . import fastfight
 
-        lists = _NEAR[sc] = fastfight.nearest_first(sc) or [None] * len(sc.member_ids)
+        built = fastfight.nearest_first(sc)
+        lists = _NEAR[sc] = built[0] if built else [None] * len(sc.member_ids)
+        _FOCUS[sc] = built[1] if built else [None] * len(sc.member_ids)
     made = lists[m]
     if made is None:
         positions = sc.positions
@@ -796,13 +799,14 @@ def _near(sc: Compiled, m: int) -> Any:
     return made
 
 
-def _focus(sc: Compiled, m: int) -> list[int]:
+def _focus(sc: Compiled, m: int) -> Any:
     """Member m's focus (the enemies its tactic names: one, or a group's members) in its
-    nearest-first order; kept per scenario."""
+    nearest-first order; kept per scenario (built with the nearest-first lists in C)."""
     lists = _FOCUS.get(sc)
     if lists is None:
-        lists = _FOCUS[sc] = [None] * len(sc.member_ids)
-    made: Optional[list[int]] = lists[m]
+        _near(sc, m)
+        lists = _FOCUS[sc]
+    made: Any = lists[m]
     if made is None:
         name = sc.groups[sc.member_group[m]].spec.tactic.focus
         made = lists[m] = [e for e in _near(sc, m)

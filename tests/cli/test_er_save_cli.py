@@ -61,3 +61,14 @@ def test_replay_knows_a_saves_record(tmp_path):
     rolled["targets"][0]["saved"] = not rolled["targets"][0]["saved"]
     path.write_text(json.dumps({"request": {**REQUEST, "seed": 9}, "result": rolled}))
     assert run(["replay", str(path)]).exit_code == 1
+
+
+def test_er14_charmed_by_on_the_attack_command():
+    """ER-14: `--charmed-by NAME` refuses an attack on NAME, naming the flag; others are struck."""
+    out = run(["attack", "--dice", "2", "--str", "4", "--ac", "12", "--target", "aria", "--charmed-by", "aria"])
+    assert out.exit_code == 2 and "cannot attack its charmer" in out.output and "--charmed-by" in out.output
+    out = run(["attack", "--dice", "2", "--str", "4", "--ac", "12", "--target", "bob", "--charmed-by", "aria",
+               "--seed", "1", "--json"])
+    assert out.exit_code == 0 and list(json.loads(out.output)["targets"]) == ["bob"], out.output
+    out = run(["attack", "--dice", "2", "--str", "4", "--ac", "12", "--attacker-condition", "asleep"])
+    assert out.exit_code == 2 and "asleep" in out.output and "(ER-14)" in out.output

@@ -62,6 +62,8 @@ def options() -> list[click.Option]:
                      help="The target's size (ER-5, ranged attacks)."),
         click.Option(["--attacker-condition"], multiple=True, metavar="CONDITION",
                      help="A condition of the attacker (poisoned, prone, blind …, ER-14); repeatable."),
+        click.Option(["--charmed-by"], default=None, metavar="NAME",
+                     help="The attacker is charmed by NAME: it cannot attack NAME (ER-14)."),
         click.Option(["--nearby"], multiple=True, metavar="ID=NAME,ac=N,...",
                      help="A creature near the target a missed shot may hit (ER-17), in slot order 1-8:"
                           " keys id, ac, size, cover, resistant, vulnerable, immune, condition (the last four"
@@ -147,6 +149,8 @@ def request_from_flags(p: dict[str, Any]) -> dict[str, Any]:
             attacker[key] = p[key]
     if p.get("attacker_condition"):
         attacker["conditions"] = list(p["attacker_condition"])
+    if p.get("charmed_by") is not None:
+        attacker["charmed_by"] = p["charmed_by"]
     first = {key: p[key] for key in STRIKE_KEYS if p.get(key) is not None}
     strikes = [_strike(first, p["target"])]
     for number, text in enumerate(p.get("more_strikes") or (), start=2):
@@ -226,6 +230,8 @@ def request_from_profile(profile: dict[str, Any], p: dict[str, Any]) -> dict[str
     attacker = dict(profile.get("attacker") or {})
     if p.get("attacker_condition"):
         attacker["conditions"] = [*attacker.get("conditions", []), *p["attacker_condition"]]
+    if p.get("charmed_by") is not None:
+        attacker["charmed_by"] = p["charmed_by"]
     return _situation({"ruleset": NAME, "attacker": attacker,
                        "strikes": [{**strike, "target": p["target"]} if isinstance(strike, dict) else strike
                                    for strike in strikes],
@@ -236,7 +242,7 @@ def request_from_profile(profile: dict[str, Any], p: dict[str, Any]) -> dict[str
 _FLAG_OF_FIELD = {
     "attacker.strength_mod": "--str-mod", "attacker.strength": "--str",
     "attacker.agility_mod": "--agi-mod", "attacker.agility": "--agi", "attacker.size": "--size",
-    "attacker.conditions": "--attacker-condition", "targets.size": "--target-size", "targets.ac": "--ac",
+    "attacker.conditions": "--attacker-condition", "attacker.charmed_by": "--charmed-by", "targets.size": "--target-size", "targets.ac": "--ac",
     "targets.cover": "--cover", "targets.resistant": "--resistant",
     "targets.vulnerable": "--vulnerable", "targets.immune": "--immune",
     "targets.conditions": "--condition", "targets.grappling": "--grappling-str", "targets.nearby": "--nearby",
@@ -255,6 +261,8 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     for field, flag in _FLAG_OF_FIELD.items():
         if plain == field or plain.startswith(field + "."):
             return flag
+    if plain == "strike.target" and flags.get("charmed_by") == flags["target"]:
+        return "--charmed-by"  # ER-14: the one target is the attacker's charmer
     if plain == "strike.target":
         return "--cover"  # the flags name one target, so an error there is about its cover (ER-16)
     if plain.startswith("strike."):

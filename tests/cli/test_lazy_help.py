@@ -179,3 +179,41 @@ def test_the_config_directory_is_platformdirs_own(monkeypatch, home, xdg):
     expected = platformdirs.user_config_dir("fracas", appauthor=False)
     assert config.config_file() == os.path.join(expected, "config.toml")
     assert config.profiles_file() == os.path.join(expected, "profiles.json")
+
+
+def test_a_manifests_toml_is_kept_for_its_very_text_and_checked_every_time(tmp_path, monkeypatch):
+    """The registry keeps each manifest's TOML beside it (`__pycache__`, as Python keeps
+    bytecode) so that `fracas --help` need not read it anew; a manifest whose text changed is
+    read anew, and every check of the manifest runs on what was kept as on what was read."""
+    import tomllib
+
+    from fracas.rulesets import RulesetInvalid, manifest
+
+    source = Path(fracas_rulesets_folder("oldschool")) / "manifest.toml"
+    text = source.read_text(encoding="utf-8")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    first = manifest._read_toml(str(tmp_path), text, "m.toml")
+    kept = list((tmp_path / "__pycache__").iterdir())
+    assert first == tomllib.loads(text) and len(kept) == 1
+    monkeypatch.setattr(manifest, "_toml", lambda *_: pytest.fail("read anew though the same text was kept"))
+    assert manifest._read_toml(str(tmp_path), text, "m.toml") == first
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    changed = text.replace('title = "Old-school"', 'title = "Old school"')
+    assert manifest._read_toml(str(tmp_path), changed, "m.toml")["title"] == "Old school"
+    broken = text.replace('kinds = ["attack", "bulk", "initiative", "morale"]', "kinds = []")
+    data = manifest._read_toml(str(tmp_path), broken, "m.toml")
+    assert manifest._read_toml(str(tmp_path), broken, "m.toml") == data  # kept, and still refused:
+    with pytest.raises(RulesetInvalid, match="lists no kind"):
+        manifest.parse(broken, "m.toml", "x", data)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE: nothing written
+    other = tmp_path / "other"
+    other.mkdir()
+    assert manifest._read_toml(str(other), text, "m.toml") == first
+    assert not (other / "__pycache__").exists()
+
+
+def fracas_rulesets_folder(name: str) -> str:
+    import fracas.rulesets
+
+    return os.path.join(os.path.dirname(fracas.rulesets.__file__), name)

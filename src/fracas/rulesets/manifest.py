@@ -137,16 +137,11 @@ class Manifest:
         return f"| {self.title} | `{self.name}`{default} | {self.status} | {clients} | {rules_link} |"
 
 
-def parse(text: str, source: str, package: str) -> Manifest:
-    """A manifest from its TOML text; `source` names the file in every error."""
-    if sys.version_info >= (3, 11):  # imported here: `import fracas` reads no manifest
-        import tomllib
-    else:  # Python 3.10: the tomli backport is a dependency there
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesetInvalid(f"{source}: not TOML ({exc})") from None
+def parse(text: str, source: str, package: str, data: Optional[dict[str, Any]] = None) -> Manifest:
+    """A manifest from its TOML text; `source` names the file in every error. `data`: the
+    text's TOML already read (`_read_toml`); every check below runs all the same."""
+    if data is None:
+        data = _toml(text, source)
     for field in _REQUIRED:
         if field not in data:
             raise RulesetInvalid(f"{source}: missing field {field!r} (a manifest has "
@@ -186,6 +181,47 @@ def parse(text: str, source: str, package: str) -> Manifest:
                     order=data.get("order", 1000), default=data.get("default", False),
                     row_kernel=data.get("row_kernel"), constants=MappingProxyType(dict(data.get("constants", {}))),
                     messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
+
+
+def _toml(text: str, source: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):  # imported here: `import fracas` reads no manifest
+        import tomllib
+    else:  # Python 3.10: the tomli backport is a dependency there
+        import tomli as tomllib
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetInvalid(f"{source}: not TOML ({exc})") from None
+    return data
+
+
+def _read_toml(folder: str, text: str, source: str) -> dict[str, Any]:
+    """The TOML of the manifest `text` in `folder`, as an earlier reading of the very same text
+    kept it (`__pycache__/manifest.toml.<tag>.marshal`, beside the file as Python keeps a
+    module's bytecode, and written when Python writes bytecode); else read now, and kept.
+    Reading the built-in manifests' TOML anew was a tenth of `fracas --help`."""
+    import marshal
+    import os
+
+    kept = os.path.join(folder, "__pycache__", f"{FILENAME}.{sys.implementation.cache_tag}.marshal")
+    try:
+        with open(kept, "rb") as handle:
+            was, data = marshal.loads(handle.read())
+        if was == text and isinstance(data, dict):
+            return data
+    except (OSError, ValueError, EOFError, TypeError):
+        pass  # none kept, or not this text's
+    data = _toml(text, source)
+    if not sys.dont_write_bytecode:
+        try:
+            os.makedirs(os.path.dirname(kept), exist_ok=True)
+            part = f"{kept}.{os.getpid()}"
+            with open(part, "wb") as handle:
+                handle.write(marshal.dumps((text, data)))
+            os.replace(part, kept)
+        except (OSError, ValueError):  # a read-only install, or a value marshal cannot keep (a TOML date)
+            pass
+    return data
 
 
 _TOML = {str: "string", list: "array", int: "integer", bool: "boolean", dict: "table"}
@@ -294,7 +330,8 @@ def peek(package: str) -> Optional[Manifest]:
         where = os.path.join(folder, FILENAME)
         if os.path.isfile(where):
             with open(where, encoding="utf-8") as handle:
-                return parse(handle.read(), _place(package), package)
+                text = handle.read()
+            return parse(text, _place(package), package, _read_toml(folder, text, _place(package)))
     return None
 
 

@@ -76,6 +76,38 @@ def generator(words_per_attack: float, module=None) -> Callable[[int, int], int]
     return run
 
 
+def _lane_states(seed: int):
+    from fracas.rng import chunk_seed
+
+    return array("I", [word for k in range(_kernels.compiled.LANES) for word in seed_state(chunk_seed(seed, k))])
+
+
+def generator_lanes(words_per_attack: float) -> Callable[[int, int], int]:
+    """The words `n` attacks would need, drawn by the lane kernel's eight generators side by
+    side (`lanes_words`: the same vectors and instruction set as the kernel), nothing else."""
+    lanes = _kernels.compiled.LANES
+
+    def run(n: int, seed: int) -> int:
+        return _kernels.compiled.lanes_words(_lane_states(seed), max(1, round(n * words_per_attack / lanes)))
+
+    return run
+
+
+def dice_lanes(scenario: Scenario) -> Callable[[int, int], int]:
+    """`n` attacks as the bare eight-lane loop the kernel starts with: the strike's pool of d20s
+    (drawn as the kernel draws them) and a count of the dice that hit; no crit chain, no damage."""
+    lanes = _kernels.compiled.LANES
+    plan = scenario.plan()
+    pool = plan[L.P_SKILL] + plan[L.P_ADV] + plan[L.P_SNEAK]
+    # ER-6, as the kernel's hit table (_er.pxd hit_mask): a natural 20 always, 1 never.
+    hmask = (1 << 20) | sum(1 << face for face in range(2, 20) if face + plan[L.P_TO_HIT] >= plan[L.P_AC])
+
+    def run(n: int, seed: int) -> int:
+        return _kernels.compiled.lanes_dice(_lane_states(seed), max(1, -(-n // lanes)), pool, hmask)
+
+    return run
+
+
 def single(scenario: Scenario, as_json: bool = False, to_dict: bool = False,
            first: bool = False) -> Callable[[], object]:
     """One `fracas.resolve` call for one attack on the active backend.

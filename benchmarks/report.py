@@ -41,8 +41,12 @@ def _typical(result: dict) -> list[str]:
     rates, ratios, labels = sc["attacks_per_s"], sc["ratios"], sc["labels"]
     gen = result["generator"]
     rows = []
-    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator"):
-        value = gen["attacks_per_s_limit"] if key == "generator" else rates.get(key)
+    for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator",
+                "generator_lanes", "dice_lanes"):
+        value = {"generator": gen["attacks_per_s_limit"], "generator_lanes": gen.get("lanes_attacks_per_s_limit"),
+                 "dice_lanes": gen.get("lanes_dice_attacks_per_s")}.get(key, rates.get(key))
+        if key in ("generator_lanes", "dice_lanes") and key not in labels:
+            continue  # the pure-Python core has no lanes
         if key not in labels:
             rows.append([f"{key} (not installed)", "—", "—", "—"])
             continue
@@ -60,6 +64,13 @@ def _typical(result: dict) -> list[str]:
                  f"per attack that allows {rate(gen['attacks_per_s_limit'])} attacks/s; the public API "
                  f"reaches {_pct(gen['compiled_fraction_of_limit'])} of it, the bare kernel "
                  f"{_pct(gen['kernel_fraction_of_limit'])}")
+    if gen.get("lanes_attacks_per_s_limit"):
+        lines.append(f"  the lane kernel's own limit: its eight generators side by side allow"
+                     f" {rate(gen['lanes_attacks_per_s_limit'])} attacks/s, of which the public API reaches"
+                     f" {_pct(gen['compiled_fraction_of_lanes_limit'])} and the bare kernel"
+                     f" {_pct(gen['kernel_fraction_of_lanes_limit'])}; the bare eight-lane loop of the strike's"
+                     f" d20s and a hit count (no crit chain, no damage) runs"
+                     f" {rate(gen['lanes_dice_attacks_per_s'])} attacks/s")
     return lines
 
 

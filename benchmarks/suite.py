@@ -33,6 +33,8 @@ TARGETS = {
                        4.0, "×"),
     "vs_d20": ("compiled ÷ d20 library, scenario 1, single thread", 1000.0, "×"),
     "of_limit": ("compiled ÷ generator-only limit, scenario 1", 0.50, ""),
+    "of_lanes_limit": ("compiled ÷ the 8-lane generator limit (the lane kernel's instruction set), scenario 1",
+                       0.30, ""),
     "single_resolve_us": ("one fracas.resolve, typical attack, median", 10.0, "µs"),
     "single_resolve_to_dict_us": ("one fracas.resolve and to_dict(), typical attack, median", 12.0, "µs"),
     "resolve_vs_plain": ("one fracas.resolve ÷ the same attack as a plain random.randint function, median", 2.0, "×"),
@@ -287,6 +289,13 @@ class Suite:
             Contestant("generator", "xoshiro128** alone (limit)",
                        engine_runs.generator(float(WORDS_PER_ATTACK))),
         ]
+        if hasattr(_kernels.compiled, "lanes_words"):
+            isa = _kernels.compiled.LANES_ISA
+            contestants.append(Contestant("generator_lanes", f"xoshiro128** ×{_kernels.compiled.LANES} lanes, {isa}"
+                                          " (the lane kernel's limit)",
+                                          engine_runs.generator_lanes(float(WORDS_PER_ATTACK))))
+            contestants.append(Contestant("dice_lanes", f"{_kernels.compiled.LANES}-lane d20 pool and hit count, {isa}"
+                                          " (no crits, no damage)", engine_runs.dice_lanes(TYPICAL)))
         if self.has_numpy:
             contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run))
             contestants.append(Contestant("numpy_simple", numpy_batch.LABEL_SIMPLE, numpy_batch.run_simple))
@@ -299,7 +308,8 @@ class Suite:
                  for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20")}
         ratios = {"compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"])}
         for head in ("compiled", "kernel"):
-            for other in ("python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator"):
+            for other in ("python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator",
+                          "generator_lanes", "dice_lanes"):
                 if other in by_key:
                     ratios[f"{head}_vs_{other}"] = paired_ratio(by_key[head], by_key[other])
         typical = {
@@ -314,6 +324,12 @@ class Suite:
                      "words_per_attack": float(WORDS_PER_ATTACK),
                      "compiled_fraction_of_limit": ratios["compiled_vs_generator"],
                      "kernel_fraction_of_limit": ratios["kernel_vs_generator"]}
+        if "generator_lanes" in by_key:
+            generator.update(lanes_attacks_per_s_limit=by_key["generator_lanes"].median,
+                             lanes_dice_attacks_per_s=by_key["dice_lanes"].median,
+                             compiled_fraction_of_lanes_limit=ratios["compiled_vs_generator_lanes"],
+                             kernel_fraction_of_lanes_limit=ratios["kernel_vs_generator_lanes"],
+                             compiled_fraction_of_lanes_dice=ratios["compiled_vs_dice_lanes"])
         return typical, generator
 
     def _engine_only(self, scenario, tick) -> dict:
@@ -545,6 +561,7 @@ def evaluate_targets(result: dict) -> list[dict]:
         "vs_numpy_table": typical.get("compiled_vs_numpy_table"),
         "vs_d20": typical.get("compiled_vs_d20"),
         "of_limit": typical.get("compiled_vs_generator"),
+        "of_lanes_limit": typical.get("compiled_vs_generator_lanes"),
         "single_resolve_us": result["api"].get("single_resolve_us"),
         "single_resolve_to_dict_us": result["api"].get("single_resolve_to_dict_us"),
         "resolve_vs_plain": result["api"].get("resolve_vs_plain"),

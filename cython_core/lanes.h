@@ -178,6 +178,37 @@ static int fracas_summary_lanes(const fl_row* r, int lanes, uint32_t* states, co
 #endif
 }
 
+/* The lanes' limits (benchmarks only): FL_LANES generators side by side drawing `count` words
+ * each (their XOR), and `count` attacks of `pool` d20s each counting hits, from states[4k..]. */
+static uint32_t fracas_lanes_words(uint32_t* states, int64_t count) {
+#ifdef FL_VECTORS
+#ifdef FL_DISPATCH
+    if (__builtin_cpu_supports("avx2")) return fl_words_avx2(states, count);
+#endif
+    return fl_words_base(states, count);
+#else
+    uint32_t r = 0;
+    for (int k = 0; k < FL_LANES; k++)
+        for (int64_t a = 0; a < count; a++) r ^= fl_next(states + 4 * k);
+    return r;
+#endif
+}
+
+static int64_t fracas_lanes_dice(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask) {
+#ifdef FL_VECTORS
+#ifdef FL_DISPATCH
+    if (__builtin_cpu_supports("avx2")) return fl_dice_avx2(states, count, pool, hmask);
+#endif
+    return fl_dice_base(states, count, pool, hmask);
+#else
+    int64_t total = 0;
+    for (int k = 0; k < FL_LANES; k++)
+        for (int64_t a = 0; a < count; a++)
+            for (int32_t p = 0; p < pool; p++) total += (hmask >> fl_draw(states + 4 * k, 20)) & 1u;
+    return total;
+#endif
+}
+
 /* Which code runs: "avx2", "vector" (the baseline vector build) or "scalar". */
 static const char* fracas_lanes_isa(void) {
 #ifdef FL_VECTORS

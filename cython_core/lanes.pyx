@@ -39,6 +39,8 @@ cdef extern from "lanes.h" nogil:
     int fracas_summary_lanes(const fl_row* r, int lanes, uint32_t* states, const int64_t* counts,
                              fl_totals* out)
     const char* fracas_lanes_isa()
+    uint32_t fracas_lanes_words(uint32_t* states, int64_t count)
+    int64_t fracas_lanes_dice(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask)
 
 #: Chunk streams the lane kernel rolls side by side (roll_summary_lanes).
 LANES = FL_LANES
@@ -141,3 +143,25 @@ cdef void memset_totals(fl_totals* acc) noexcept nogil:
     acc.error = 0
     for i in range(FL_HIST):
         acc.hist[i] = 0
+
+
+def lanes_words(uint32_t[::1] states, int64_t count):
+    """The lanes' generator limit (benchmarks): LANES streams side by side, each drawing `count`
+    raw words from states[4k..4k+3] (advanced in place); their XOR."""
+    if states.shape[0] != 4 * FL_LANES or count < 0:
+        raise ValueError(f"lanes_words takes {4 * FL_LANES} state words and a count >= 0")
+    cdef uint32_t acc
+    with nogil:
+        acc = fracas_lanes_words(&states[0], count)
+    return acc
+
+
+def lanes_dice(uint32_t[::1] states, int64_t count, int32_t pool, uint32_t hmask):
+    """The lanes' dice limit (benchmarks): `count` attacks in each of LANES streams, `pool` d20s
+    each drawn as the kernel draws them; how many dice fell on a face of `hmask` (bit f: face f)."""
+    if states.shape[0] != 4 * FL_LANES or count < 0 or pool < 0 or pool > 64:
+        raise ValueError(f"lanes_dice takes {4 * FL_LANES} state words, a count >= 0 and a pool of 0..64")
+    cdef int64_t hits
+    with nogil:
+        hits = fracas_lanes_dice(&states[0], count, pool, hmask)
+    return hits

@@ -100,6 +100,9 @@ static FL_TARGET int FL_NAME(fl_lanes)(const fl_row* r, int lanes, uint32_t* sta
     const fl_u32 hm = zero + r->hmask, cm = zero + r->cmask;
     const fl_u32 autocrit = r->auto_crit ? ~zero : zero;
     const fl_u32 one = zero + 1u, twenty = zero + 20u, limit = zero + (uint32_t)r->chain_limit;
+    /* Whether the first crit die is drawn without a test (see below): the row can crit, and
+     * its first die is within the chain's limit. */
+    const int first_die = (r->cmask != 0 || r->auto_crit) && r->chain_limit > 0;
     fl_i32 dmg = (fl_i32)zero, und_sum = (fl_i32)zero, hit_sum = (fl_i32)zero, crit_sum = (fl_i32)zero;
     fl_u32 longest = zero;
     uint32_t hist[FL_LANES][FL_HIST];
@@ -124,6 +127,17 @@ static FL_TARGET int FL_NAME(fl_lanes)(const fl_row* r, int lanes, uint32_t* sta
             fl_u32 critm = hitany & ((fl_u32)(cf != zero) | autocrit);
             fl_u32 active = critm;
             fl_u32 chain_len = zero, chain = zero;
+            if (first_die) {
+                /* The first crit die and its d3, drawn branch-free in the lanes that crit (the
+                 * others' states stay as they were): with eight lanes, most rounds have a lane
+                 * that crits, and testing for one cost more than the masked draw. Only where the
+                 * strike can crit at all (a row that cannot would draw for nothing). */
+                fl_u32 face = FL_NAME(fl_vdraw_masked)(s, 20, active);
+                chain_len += active & one;
+                fl_u32 hit = active & (fl_u32)(((hm >> face) & one) != zero);
+                chain += FL_NAME(fl_vdraw_masked)(s, 3, hit) & hit;
+                active &= (fl_u32)(face == twenty);
+            }
             while (FL_NAME(fl_any)(active)) {
                 if (FL_NAME(fl_any)(active & (fl_u32)(chain_len >= limit))) {
                     err = 3;
@@ -199,4 +213,42 @@ static FL_TARGET int FL_NAME(fl_lanes)(const fl_row* r, int lanes, uint32_t* sta
     }
     out->error = err;
     return err;
+}
+
+/* The lanes' own limit (the bench's yardstick, issue 44): `count` words of every lane's
+ * generator, XORed, and nothing else, on this instruction set. */
+static FL_TARGET uint32_t FL_NAME(fl_words)(uint32_t* states, int64_t count) {
+    fl_u32 s[4];
+    fl_u32 acc = {0};
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    for (int64_t a = 0; a < count; a++) acc ^= FL_NAME(fl_vnext)(s);
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    uint32_t r = 0;
+    for (int i = 0; i < FL_LANES; i++) r ^= acc[i];
+    return r;
+}
+
+/* The bare attack-shaped loop beside it: `count` attacks in every lane of `pool` d20s each
+ * (Lemire's draw, as the kernel draws them), counting the dice that hit `hmask`. No crit
+ * chain, no damage: what the dice of a strike cost on the lanes, and nothing else. */
+static FL_TARGET int64_t FL_NAME(fl_dice)(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask) {
+    fl_u32 s[4];
+    const fl_u32 zero = {0}, one = zero + 1u, hm = zero + hmask, all = ~zero;
+    fl_u32 hits = zero;
+    int64_t total = 0;
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    for (int64_t a = 0; a < count; a++) {
+        for (int32_t p = 0; p < pool; p++) hits += (hm >> FL_NAME(fl_vdraw)(s, 20, all)) & one;
+        if ((a & 0xFFFFF) == 0xFFFFF) {   /* before the 32-bit counts could overflow */
+            for (int i = 0; i < FL_LANES; i++) total += hits[i];
+            hits = zero;
+        }
+    }
+    for (int i = 0; i < FL_LANES; i++) total += hits[i];
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    return total;
 }

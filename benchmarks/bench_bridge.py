@@ -54,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -461,7 +462,7 @@ async def _probe(url: str, kind: str, seconds: float, quick: bool) -> dict[str, 
     elif kind == "odds":
         websocket = await authed()
         opened.append(websocket)
-        odds = {**TYPICAL.single_request(), "count": 40}
+        odds = {**TYPICAL.single_request(), "count": largest_mob(TYPICAL.single_request())}
         odds.pop("seed", None)
         jobs.append(keep_sending(websocket, lambda: message("attack.odds", odds), 2))
     elif kind == "batch":
@@ -540,6 +541,18 @@ async def _probe(url: str, kind: str, seconds: float, quick: bool) -> dict[str, 
 
 
 PROBES = ("budget", "show", "deep", "odds", "batch", "ping")
+
+
+def largest_mob(request: dict[str, Any]) -> int:
+    """The largest count of ``request``'s attack whose exact odds the engine accepts (its
+    max_mob_cost): the heaviest odds a client can ask for."""
+    try:
+        fracas.odds({**request, "count": 1000})
+    except fracas.LimitError as refused:
+        found = re.search(r"at most (\d+) here", str(refused))
+        if found:
+            return int(found.group(1))
+    return 1000
 
 
 def targets(scratch: str, quick: bool) -> dict[str, Any]:
@@ -774,7 +787,7 @@ _PROBE_WORDS = {
     "budget": "two connections fill the attack budget (10^8-attack bulks, 2 each)",
     "show": "a huge encounter.show, 8 in flight",
     "deep": "1 MB messages of {} (the depth check), 8 in flight",
-    "odds": "attack.odds of a 40-attack mob, 2 in flight",
+    "odds": "attack.odds of the largest mob max_mob_cost accepts (the typical strike), 2 in flight",
     "batch": "batches of 1,000 attacks, 2 in flight",
     "ping": "a ping flood from a client that never reads",
 }

@@ -13,6 +13,7 @@ chain on) as an exact damage distribution:
 
 from __future__ import annotations
 
+import re
 import time
 from fractions import Fraction
 from typing import Optional
@@ -117,7 +118,32 @@ def run(quick: bool) -> dict:
     sampled = monte_carlo(n)
     out["monte_carlo_attacks"] = n
     out["monte_carlo_max_gap"] = max(abs(sampled.get(v, 0.0) - float(p)) for v, p in exact.items())
+    # The largest mob the limits accept (max_mob_cost), answered whole: the issue-44 target.
+    # One call each for the typical and the heavy strike (the slower is the figure).
+    from .scenarios import HEAVY
+
+    mobs = {}
+    for name, scenario in (("typical", TYPICAL), ("heavy", HEAVY)):
+        mob = {**scenario.single_request(), "count": _largest_mob(scenario.single_request())}
+        started = time.perf_counter()
+        fracas.odds(mob).to_dict()
+        mobs[name] = {"count": mob["count"], "seconds": time.perf_counter() - started}
+    out["largest_mob"] = mobs
+    out["largest_mob_s"] = max(mob["seconds"] for mob in mobs.values())
     for other in ("fracas_warm", "icepool", "monte_carlo"):
         if s.get(other):
             out["ratios"][f"{other}_vs_cold"] = s[other] / s["fracas_cold"]
     return out
+
+
+def _largest_mob(request: dict) -> int:
+    """The largest count of `request`'s attack whose exact odds fracas accepts (max_mob_cost)."""
+    from fracas.drive.odds import MAX_COUNT
+
+    try:
+        fracas.odds({**request, "count": min(1000, MAX_COUNT)})
+    except fracas.LimitError as refused:
+        found = re.search(r"at most (\d+) here", str(refused))
+        if found:
+            return int(found.group(1))
+    return min(1000, MAX_COUNT)

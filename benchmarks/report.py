@@ -155,6 +155,10 @@ def _odds(result: dict) -> list[str]:
     match = {True: "the same fractions as fracas", False: "DIFFERENT fractions", None: "not installed"}
     lines.append(f"  icepool: {match[odds['icepool_matches']]}; Monte Carlo over {odds['monte_carlo_attacks']:,} "
                  f"attacks: largest gap to the exact distribution {odds['monte_carlo_max_gap']:.5f}")
+    if odds.get("largest_mob"):
+        lines.append("  the largest mob the limits accept (max_mob_cost), answered whole with to_dict(): "
+                     + "; ".join(f"{name} strike × {mob['count']} in {mob['seconds']:.2f} s"
+                                 for name, mob in odds["largest_mob"].items()))
     return lines
 
 

@@ -72,6 +72,11 @@ class Limits:
     #: times (fracas.drive.simulate.fight_cost). About ten seconds of one core's compiled
     #: fight loop; it is also what the forecast takes of the attack budgets while it runs.
     max_forecast_work: int = 30_000_000
+    #: The most work a mob's exact odds (``attack.odds`` with ``count``) may take, in the
+    #: engine's units (fracas.drive.odds.mob_cost; the engine's own default, about half a
+    #: second of CPython): a larger mob is refused before any work with the largest count
+    #: that fits.
+    max_odds_mob_cost: int = 50_000_000
 
     # ── connections ─────────────────────────────────────────────────────────
     #: Most authenticated connections at once (unauthenticated ones do not count).

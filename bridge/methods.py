@@ -342,7 +342,8 @@ class Methods:
     def attack_odds(self, call: Call, message: Message) -> Any:
         # Exact odds roll nothing: no seed, no journal; the engine refuses (LimitError)
         # what it cannot enumerate quickly, before it starts.
-        return self._answered(call, message, lambda: self.engine_call(self.engine.odds, call.params).to_dict(),
+        return self._answered(call, message, lambda: self.engine_call(
+            self.engine.odds, call.params, max_mob_cost=self.limits.max_odds_mob_cost).to_dict(),
                               estimate=_REPLY_ODDS)
 
     def journal_get(self, call: Call, message: Message) -> Any:

@@ -228,17 +228,21 @@ def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> Result:
 
 
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
-         at_least: Optional[list[Any]] = None) -> OddsResult:
+         at_least: Optional[list[Any]] = None, max_mob_cost: Optional[float] = None) -> OddsResult:
     """The exact damage distribution of an attack, per target: no dice are rolled.
 
     Args:
         request: An attack request of any ruleset, as `resolve` takes it (without `seed`
             and `rolls`); it may carry `count`, `remaining` and `at_least` itself.
         count: The distribution of the total of this many identical attacks (a mob),
-            1 to 10,000 while the enumeration stays small; a larger mob is estimated
-            with `simulate` instead.
+            1 to 10,000 while its work stays within `max_mob_cost`; a larger mob is
+            estimated with `simulate` instead.
         remaining: {target id: Body/Stamina/hit points left}: adds the chance it drops.
         at_least: Damage figures N: adds P(damage >= N) for each.
+        max_mob_cost: The most work a mob's exact sum may take (`fracas.drive.odds.mob_cost`
+            units, summed over the targets; default `MAX_MOB_COST`, about half a second of
+            CPython): a larger mob is refused before any work, naming the largest count that
+            fits. Raise it on a fast machine, or lower it to keep answers quick.
 
     Returns:
         The odds: `distribution(target)` gives [(damage, exact Fraction)], `to_dict()`
@@ -260,7 +264,7 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
     from .drive.odds import odds as _odds
 
     _warn_if_slow()
-    return _odds(request, count=count, remaining=remaining, at_least=at_least)
+    return _odds(request, count=count, remaining=remaining, at_least=at_least, max_mob_cost=max_mob_cost)
 
 
 def check_morale(request: Any, *, seed: Optional[int] = None) -> Result:

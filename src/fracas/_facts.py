@@ -133,7 +133,7 @@ MESSAGES = {
     'odds_at_least': 'expected a list of whole numbers',
     'odds_remaining_target': 'unknown target {target}',
     'odds_support': "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-    'odds_convolve': '{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here',
+    'odds_convolve': '{count} attacks of {size} possible damage values each would take about {work} units of work to sum exactly, past the {limit} allowed (max_mob_cost); at most {most} here',
     'no_offline_resolver': 'the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it',
     'face_range_d3': 'face {face} is out of range for the d3 that {what} draws there (1 to 3)',
     'chain_limit': "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",

@@ -273,12 +273,16 @@ def test_empty_continuation_frames_cannot_grow_memory(tmp_path):
 
 
 ODDS = {**{k: v for k, v in ATTACK.items()}, "count": 79}
+#: Long odds work for these tests: a 79-attack mob takes seconds, past the default
+#: max_odds_mob_cost (which refuses it before any work): the tests allow it.
+LONG_ODDS = {"max_odds_mob_cost": 10**13}
 
 
 def test_sigterm_during_odds_work_answers_minus_32010_and_exits(tmp_path):
     """SIGTERM during odds work logged "stopped" while the process lived on for 90 s and
     its clients never got their -32010."""
-    server = start_server(tmp_path / "j.sqlite3", "--limit", "shutdown_grace=0.5")
+    server = start_server(tmp_path / "j.sqlite3", "--limit", "shutdown_grace=0.5",
+                          "--limit", f"max_odds_mob_cost={LONG_ODDS['max_odds_mob_cost']}")
     with sync_client(server.url) as ws:
         ws.send(orjson.dumps(request("odds", "attack.odds", ODDS)).decode())
         wait_until(lambda: in_flight(server.url)["reply_bytes"] > 0, "the odds work started")
@@ -293,7 +297,7 @@ def test_odds_are_held_to_the_connections_reply_budget(tmp_path):
     """The odds reply budgeted at 64 KiB was 7.3 MB: it is refused past the connection's
     reply budget, not sent."""
     async def scenario():
-        async with serving(tmp_path, limits={"max_connection_reply_bytes": 1 << 20}) as bridge:
+        async with serving(tmp_path, limits={"max_connection_reply_bytes": 1 << 20, **LONG_ODDS}) as bridge:
             async with client(bridge.url, max_size=None) as ws:
                 reply = await asyncio.wait_for(ask(ws, request("o", "attack.odds", {**ATTACK, "count": 40})), 120)
                 assert reply["error"]["code"] == -32003, str(reply)[:300]
@@ -305,7 +309,7 @@ def test_odds_are_held_to_the_connections_reply_budget(tmp_path):
 
 def test_odds_work_stops_when_its_client_leaves(tmp_path):
     async def scenario():
-        async with serving(tmp_path) as bridge:
+        async with serving(tmp_path, limits=LONG_ODDS) as bridge:
             async with client(bridge.url) as ws:
                 await ws.send(orjson.dumps(request("odds", "attack.odds", ODDS)).decode())
                 await until(lambda: bridge.dispatcher.protocol.server_reply_bytes.used > 0, "the odds work")

@@ -1210,7 +1210,7 @@ const LIMITS = Object.freeze({
   MAX_ODDS_DICE: 24,
   ODDS_MAX_COUNT: 10000,
   ODDS_MAX_SUPPORT: 200000,
-  ODDS_MAX_MOB_WORK: 10000000,
+  ODDS_MAX_MOB_COST: 50000000,
   ODDS_MAX_WORK: 1000000,
   ODDS_MAX_THRESHOLDS: 100,
 });
@@ -2556,7 +2556,7 @@ const MESSAGES = Object.freeze({
   "odds_at_least": "expected a list of whole numbers",
   "odds_remaining_target": "unknown target {target}",
   "odds_support": "{count} attacks: the total's distribution would have over {most} values to enumerate exactly",
-  "odds_convolve": "{count} attacks of {size} possible damage values each is too much to convolve exactly in reasonable time; at most {most} here",
+  "odds_convolve": "{count} attacks of {size} possible damage values each would take about {work} units of work to sum exactly, past the {limit} allowed (max_mob_cost); at most {most} here",
   "no_offline_resolver": "the {title} ruleset has no offline resolver in the Roll20 Mod script: only the bridge resolves it",
   "face_range_d3": "face {face} is out of range for the d3 that {what} draws there (1 to 3)",
   "chain_limit": "crit chain reached {limit} crit dice; stopped at the engine's safety cap (ER-8)",
@@ -5261,7 +5261,7 @@ const { rulesOf } = require('./registry');
 
 const TAIL_DEN = 10n ** 15n; // answers leave out (count short) less than 1 / TAIL_DEN
 const {
-  ODDS_MAX_COUNT: MAX_COUNT, ODDS_MAX_SUPPORT: MAX_SUPPORT, ODDS_MAX_MOB_WORK: MAX_MOB_WORK, ODDS_MAX_WORK: MAX_WORK,
+  ODDS_MAX_COUNT: MAX_COUNT, ODDS_MAX_SUPPORT: MAX_SUPPORT, ODDS_MAX_MOB_COST: MAX_MOB_COST, ODDS_MAX_WORK: MAX_WORK,
   ODDS_MAX_THRESHOLDS: MAX_THRESHOLDS, MAX_ODDS_DICE,
 } = require('./contract').LIMITS;
 
@@ -5448,7 +5448,20 @@ class Dist {
     return new Dist(w, this.den * other.den);
   }
 
+  /** [lowest, highest] outcome when every outcome is an integer (damage totals), else null. */
+  integerSpan() {
+    let low = null;
+    let high = null;
+    for (const { v } of this.w.values()) {
+      if (!Number.isInteger(v)) return null;
+      if (low === null || v < low) low = v;
+      if (high === null || v > high) high = v;
+    }
+    return low === null ? null : [low, high];
+  }
+
   power(n) {
+    if (n > 1 && this.integerSpan() !== null) return kroneckerPower(this, n);
     let result = null;
     let base = this;
     while (n) {
@@ -5481,6 +5494,77 @@ class Dist {
   get size() {
     return this.w.size;
   }
+}
+
+/**
+ * The sum of `n` independent copies of an integer-valued distribution, exactly, as one BigInt
+ * power (Kronecker substitution, as fracas.exact.kronecker_power): the weights, shifted to
+ * start at 0, are the digits of one integer in base 2^(8·slot) with slot bytes enough for any
+ * weight of the result (they sum to at most den^n); its n-th power has the n-fold sum's
+ * weights as its digits. Charged to the meter as mobCost says, before the power.
+ */
+function kroneckerPower(dist, n) {
+  const [low, high] = dist.integerSpan();
+  const den = dist.den ** BigInt(n);
+  const slotHex = 2 * Math.ceil((den.toString(2).length + 1) / 8); // hex digits per slot
+  spend(Math.ceil(mobCost(high - low + 1, dist.den.toString(2).length, n)));
+  const digits = new Array(high - low + 1).fill('0'.repeat(slotHex));
+  for (const { v, x } of dist.w.values()) digits[v - low] = x.toString(16).padStart(slotHex, '0');
+  const packed = BigInt(`0x${digits.reverse().join('')}`) ** BigInt(n);
+  const size = (high - low) * n + 1;
+  const hex = packed.toString(16).padStart(size * slotHex, '0');
+  const w = new Map();
+  for (let i = 0; i < size; i++) {
+    const at = hex.length - (i + 1) * slotHex;
+    const x = BigInt(`0x${hex.slice(at, at + slotHex)}`);
+    if (x) w.set(keyOf(low * n + i), { v: low * n + i, x });
+  }
+  return new Dist(w, den);
+}
+
+/**
+ * The work of the `count`-fold sum of one attack's damage (`span` values from its lowest to
+ * its highest, weights over a `denBits`-bit denominator), as src/fracas/drive/odds.py
+ * mob_cost counts it: the packed result's size in 64-bit words to the power log2(3)
+ * (Karatsuba's), the same figure Python checks against the same MAX_MOB_COST.
+ */
+function mobCost(span, denBits, count) {
+  const slotBits = 8 * Math.ceil((count * denBits + 1) / 8);
+  const words = slotBits * ((span - 1) * count + 1) / 64;
+  return words ** Math.log2(3);
+}
+
+function mobCosts(damages, count) {
+  let total = 0;
+  for (const d of damages) {
+    const span = d.integerSpan();
+    total += mobCost(span === null ? d.size : span[1] - span[0] + 1, d.den.toString(2).length, count);
+  }
+  return total;
+}
+
+/** Refuse, before any work, a mob whose odds cost more than MAX_MOB_COST (as Python does). */
+function checkMob(damages, count) {
+  const cost = mobCosts(damages, count);
+  if (cost <= MAX_MOB_COST) return;
+  let low = 1;
+  let high = count;
+  while (low < high) {
+    const mid = Math.floor((low + high + 1) / 2);
+    if (mobCosts(damages, mid) <= MAX_MOB_COST) low = mid;
+    else high = mid - 1;
+  }
+  const size = Math.max(...damages.map((d) => d.size));
+  throw new LimitError('$.count', say('odds_convolve', {
+    count, size, work: sci(cost), limit: sci(MAX_MOB_COST), most: low,
+  }));
+}
+
+/** A number as Python's f"{x:.2e}" writes it (5.00e+07). */
+function sci(x) {
+  const [mantissa, exponent] = x.toExponential(2).split('e');
+  const e = Number(exponent);
+  return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
 }
 
 /** The mixture: with probability p (a fraction) take a draw from d. */
@@ -6054,18 +6138,21 @@ function oddsOf(request, options) {
   }
   const targets = {};
   let total = null;
+  const damages = {};
+  for (const tid of ids) damages[tid] = outcomes[tid].map((o) => o[0]).reduced();
+  if (count > 1) {
+    for (const tid of ids) {
+      if (damages[tid].size * count > MAX_SUPPORT) {
+        throw new LimitError('$.count', say('odds_support', { count, most: MAX_SUPPORT.toLocaleString('en-US') }));
+      }
+    }
+    checkMob([...ids.map((tid) => damages[tid]), ...(joint !== null ? [joint] : [])], count);
+  }
   for (const tid of ids) {
-    let damage = outcomes[tid].map((o) => o[0]).reduced();
+    let damage = damages[tid];
     let pHit = outcomes[tid].prob((o) => !!o[1]);
     let pCrit = outcomes[tid].prob((o) => !!o[2]);
     if (count > 1) {
-      if (damage.size * count > MAX_SUPPORT) {
-        throw new LimitError('$.count', say('odds_support', { count, most: MAX_SUPPORT.toLocaleString('en-US') }));
-      }
-      if ((damage.size * count) ** 2 > MAX_MOB_WORK) {
-        const most = Math.max(1, Math.floor(Math.floor(Math.sqrt(MAX_MOB_WORK)) / damage.size));
-        throw new LimitError('$.count', say('odds_convolve', { count, size: damage.size, most }));
-      }
       damage = damage.power(count).reduced();
       const miss = fsub([1n, 1n], pHit);
       const nocrit = fsub([1n, 1n], pCrit);

@@ -26,11 +26,51 @@ from ..rulesets.base import check_odds_plan
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
-#: (values of one attack's distribution × count)², the convolution work a mob may ask for.
-MAX_MOB_WORK = 10_000_000
+#: The work a mob's odds may take, in `mob_cost` units, summed over its targets: about half
+#: a second of CPython on the machine fracas is measured on (one unit is some 1.3e-8 s there;
+#: `fracas bench` times the largest mob it accepts). Checked before any convolution.
+MAX_MOB_COST = 50_000_000
 #: `at_least` thresholds one odds request may ask about.
 MAX_THRESHOLDS = 100
 ODDS_FIELDS = ("count", "remaining", "at_least")
+
+
+def mob_cost(span: int, den_bits: int, count: int) -> float:
+    """The work of the `count`-fold sum of one attack's damage (`span` values from its lowest to
+    its highest, weights over a denominator of `den_bits` bits), as `Dist.power` does it: one
+    big-integer power of the weights packed as digits (`fracas.exact.kronecker_power`). The
+    result holds (span - 1)·count + 1 digits of 8·⌈(count·den_bits + 1)/8⌉ bits; CPython (and
+    JavaScript's BigInt) multiply by Karatsuba, so the cost is that size in 64-bit words to the
+    power log2(3). The Roll20 resolver computes the same figure (odds.js `mobCost`)."""
+    slot_bits = 8 * -(-(count * den_bits + 1) // 8)
+    words = slot_bits * ((span - 1) * count + 1) / 64
+    return float(words ** math.log2(3))
+
+
+def _mob_costs(damages: list[Dist], count: int) -> float:
+    total = 0.0
+    for damage in damages:
+        low, high = damage.integer_span() or (0, len(damage.w) - 1)
+        total += mob_cost(high - low + 1, damage.den.bit_length(), count)
+    return total
+
+
+def _check_mob(damages: list[Dist], count: int, limit: float) -> None:
+    """Refuse, before any work, a mob whose odds would cost more than `limit` (`mob_cost`),
+    naming its cost, the limit and the largest count that fits."""
+    cost = _mob_costs(damages, count)
+    if cost <= limit:
+        return
+    low, high = 1, count  # the cost grows with the count: the largest that fits, by halving
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _mob_costs(damages, mid) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    size = max(len(damage.w) for damage in damages)
+    raise LimitError("$.count", say("odds_convolve", count=count, size=size, work=f"{cost:.2e}",
+                                    limit=f"{limit:.2e}", most=low))
 
 
 def _frac(p: Fraction) -> str:
@@ -114,8 +154,10 @@ def _ratio(numerator: int, denominator: int) -> str:
 
 
 def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[str, Any]] = None,
-         at_least: Optional[list[Any]] = None) -> OddsResult:
-    """Exact odds of an attack request of any ruleset; see the module docstring."""
+         at_least: Optional[list[Any]] = None, max_mob_cost: Optional[float] = None) -> OddsResult:
+    """Exact odds of an attack request of any ruleset; see the module docstring. A mob
+    (`count` > 1) whose work (`mob_cost`) is past `max_mob_cost` (default MAX_MOB_COST) is
+    refused before any convolution."""
     request = parse_json(request)
     if not isinstance(request, dict):
         raise SchemaError("$", say("odds_object"))
@@ -145,23 +187,25 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
             raise SchemaError(key_path("$.remaining", tid), say("msgspec_type", expected="int", got=type_name(left)))
         check_range(left, 1, 10**9, key_path("$.remaining", tid), "remaining")
     outcomes, cut, has_crit = ruleset.odds(plan)
+    damages = {tid: dist.map(lambda o: o[0]).reduced() for tid, dist in outcomes.items()}
+    joint = ruleset.odds_total(plan)
+    if count > 1:
+        for damage in damages.values():
+            if len(damage.w) * count > MAX_SUPPORT:
+                raise LimitError("$.count", say("odds_support", count=count, most=f"{MAX_SUPPORT:,}"))
+        _check_mob([*damages.values(), *([joint] if joint is not None else [])], count,
+                   MAX_MOB_COST if max_mob_cost is None else max_mob_cost)
     targets = {}
     for tid, dist in outcomes.items():
-        damage = dist.map(lambda o: o[0]).reduced()
+        damage = damages[tid]
         p_hit = dist.prob(lambda o: o[1])
         p_crit = dist.prob(lambda o: o[2])
         if count > 1:
-            if len(damage.w) * count > MAX_SUPPORT:
-                raise LimitError("$.count", say("odds_support", count=count, most=f"{MAX_SUPPORT:,}"))
-            if (len(damage.w) * count) ** 2 > MAX_MOB_WORK:
-                most = max(1, int(MAX_MOB_WORK ** 0.5) // len(damage.w))
-                raise LimitError("$.count", say("odds_convolve", count=count, size=len(damage.w), most=most))
             damage = damage.power(count).reduced()
             p_hit = 1 - (1 - p_hit) ** count
             p_crit = 1 - (1 - p_crit) ** count
         targets[tid] = (damage, p_hit, p_crit)
     result = OddsResult(ruleset.name, count, targets, remaining, at_least, cut * count, has_crit)
-    joint = ruleset.odds_total(plan)
     if joint is not None:
         result.total = joint.power(count).reduced() if count > 1 else joint
     if count == 1:  # a mob's strays are not summed: ask for one attack to see them

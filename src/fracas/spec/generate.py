@@ -351,7 +351,7 @@ PYTHON_LIMITS: dict[str, tuple[str, str]] = {
     "MAX_ODDS_DICE": ("fracas.rulesets.rows_odds", "MAX_ODDS_DICE"),
     "ODDS_MAX_COUNT": ("fracas.drive.odds", "MAX_COUNT"),
     "ODDS_MAX_SUPPORT": ("fracas.drive.odds", "MAX_SUPPORT"),
-    "ODDS_MAX_MOB_WORK": ("fracas.drive.odds", "MAX_MOB_WORK"),
+    "ODDS_MAX_MOB_COST": ("fracas.drive.odds", "MAX_MOB_COST"),
     "ODDS_MAX_WORK": ("fracas.exact", "MAX_WORK"),
     "ODDS_MAX_THRESHOLDS": ("fracas.drive.odds", "MAX_THRESHOLDS"),
 }

@@ -92,7 +92,8 @@ def on_config(config: Any) -> Any:
                     value = [REFERENCE_INDEX] + [{meta["title"]: path} for path, meta in reference.items()
                                                  if path != REFERENCE_INDEX]
                 elif isinstance(value, list) and value and value[0] == RULES_INDEX:
-                    value = [RULES_INDEX] + [{meta["title"]: path} for path, meta in rules.items()]
+                    value = ([RULES_INDEX] + [{meta["title"]: path} for path, meta in rules.items()]
+                             + [{"Where each rule lives": "rules/INDEX.md"}])
                 elif value == API_INDEX:
                     value = [API_INDEX] + [{meta["title"]: path} for path, meta in api.items() if path != API_INDEX]
                 elif isinstance(value, list):

@@ -712,6 +712,13 @@ def rules_index(facts: dict[str, Any], root: Path) -> str:
     return f"{head}{INDEX_BEGIN}\n{rulesets.docs_index()}{INDEX_END}{tail}"
 
 
+def rule_locations(facts: dict[str, Any], root: Path) -> str:
+    """docs/rules/INDEX.md: where each rule lives (fracas.spec.rule_index)."""
+    from .rule_index import render
+
+    return render(root)
+
+
 def cli_index(facts: dict[str, Any], root: Path) -> str:
     """fracas/cli/_index.py: every command's name and summary, and the built-in rulesets'
     kinds' commands, which `fracas --help` lists without importing a command."""
@@ -736,6 +743,7 @@ OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {
     "vtt_scripts/foundry/lang/de.json": foundry_lang("de"),
     "docs/scenario.schema.json": scenario_schema,
     "docs/rules/README.md": rules_index,
+    "docs/rules/INDEX.md": rule_locations,
     "src/fracas/cli/_index.py": cli_index,
 }
 

@@ -1,7 +1,14 @@
-"""No import cycles in src/fracas: each module's imports of the package's own modules,
-read with ast (at the top, in functions and in try/if blocks alike; `if TYPE_CHECKING:`
-blocks aside), form no cycle. A lazy import inside a function does not hide one: the
-layers below must not reach back up, or the shared piece moves down a layer."""
+"""No import cycles in fracas (src/fracas and the bridge, installed as fracas.bridge): each
+module's imports of the package's own modules, read with ast (at the top, in functions and
+in try/if blocks alike; `if TYPE_CHECKING:` blocks aside), form no cycle. A lazy import
+inside a function does not hide one: the layers below must not reach back up, or the shared
+piece moves down a layer.
+
+And the layers themselves (issue 45 item 5), one way: the core (dice, kernels, requests,
+errors, …) ← the rulesets ← the drive (encounters, fights, simulations) ← the public facade
+(`fracas`) ← the command line, the bridge and the release tools. A module imports its own
+layer or lower ones; the upward imports still here are listed with why (UPWARD), and the
+test fails on a new one as on one that is gone."""
 
 from __future__ import annotations
 
@@ -11,19 +18,29 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+#: Other source folders installed inside the package: the bridge is fracas.bridge (setup.py).
+MOUNTED = {"fracas.bridge": SRC.parent / "bridge"}
 
 #: Cycles another change is removing, each with why it is still here. The test fails
 #: when one of them is gone, so the entry goes with it.
-KNOWN: dict[frozenset[str], str] = {}
+KNOWN: dict[frozenset[str], str] = {
+    frozenset({"fracas.bridge.cli", "fracas.cli", "fracas.cli.doctor"}):
+        "fracas serve is a command of fracas (fracas.cli imports bridge.cli, and so does doctor, for the"
+        " port and journal checks) and serve warns of a slow backend with fracas.cli's warn_if_slow (a"
+        " lazy import in bridge.cli); that helper moves to a module below both",
+}
 
 
-def _modules(src: Path, package: str) -> dict[str, tuple[Path, bool]]:
-    """Dotted name → (file, is a package's __init__), for every .py file of `package`."""
+def _modules(src: Path, package: str, mounted: dict[str, Path] | None = None) -> dict[str, tuple[Path, bool]]:
+    """Dotted name → (file, is a package's __init__), for every .py file of `package` (and of
+    the folders `mounted` inside it, dotted name → folder)."""
     found = {}
-    for path in sorted((src / package).rglob("*.py")):
-        parts = list(path.relative_to(src).with_suffix("").parts)
-        is_package = parts[-1] == "__init__"
-        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    roots = [(src / package, package), *((folder, name) for name, folder in (mounted or {}).items())]
+    for top, dotted in roots:
+        for path in sorted(top.rglob("*.py")):
+            parts = [*dotted.split("."), *path.relative_to(top).with_suffix("").parts]
+            is_package = parts[-1] == "__init__"
+            found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
     return found
 
 
@@ -66,11 +83,11 @@ def _names_defined(tree: ast.Module) -> set[str]:
     return names
 
 
-def import_graph(src: Path, package: str) -> dict[str, set[str]]:
+def import_graph(src: Path, package: str, mounted: dict[str, Path] | None = None) -> dict[str, set[str]]:
     """Module → the package's modules it imports. `from pkg import x` is the module
     pkg.x when there is one, else pkg itself when its __init__ binds x (a compiled
     extension, found in neither, is no edge)."""
-    modules = _modules(src, package)
+    modules = _modules(src, package, mounted)
     trees = {name: ast.parse(path.read_text(encoding="utf-8"), str(path)) for name, (path, _) in modules.items()}
     defined = {name: _names_defined(trees[name]) for name, (_, is_package) in modules.items() if is_package}
     graph: dict[str, set[str]] = {}
@@ -133,7 +150,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 @pytest.mark.skipif(not (SRC / "fracas").is_dir(), reason="not run from a source checkout")
 def test_src_fracas_has_no_import_cycle():
-    found = cycles(import_graph(SRC, "fracas"))
+    found = cycles(import_graph(SRC, "fracas", MOUNTED))
     unexpected = [c for c in found if frozenset(c) not in KNOWN]
     assert unexpected == [], "import cycles: " + "; ".join(" ↔ ".join(c) for c in unexpected)
     gone = [why for c, why in KNOWN.items() if sorted(c) not in found]
@@ -153,3 +170,56 @@ def test_the_scan_finds_a_cycle_hidden_in_a_function(tmp_path):
     graph = import_graph(tmp_path, "pkg")
     assert graph["pkg.sub.b"] == {"pkg.a"} and graph["pkg.d"] == {"pkg.c", "pkg"}
     assert cycles(graph) == [["pkg.a", "pkg.sub.b"]]  # pkg.c ↔ pkg.d is for type checking only
+
+
+# ── the layers ─────────────────────────────────────────────────────────────────
+
+#: Upward imports still here, each with why; a new one fails the test, and so does one that
+#: is gone (its entry goes with it).
+UPWARD: dict[tuple[str, str], str] = {
+    ("fracas.rulesets.er.commands", "fracas.cli.common"):
+        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
+    ("fracas.rulesets.er.commands", "fracas"): "its commands call the public API",
+    ("fracas.rulesets.oldschool.commands", "fracas.cli.common"):
+        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
+    ("fracas.rulesets.oldschool.commands", "fracas"): "its commands call the public API",
+    ("fracas.rulesets.ww.commands", "fracas.cli.common"):
+        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
+    ("fracas.rulesets.ww.commands", "fracas"): "its commands call the public API",
+}
+
+
+def layer(module: str) -> int:
+    """0 the core, 1 the rulesets, 2 the drive, 3 the public facade, 4 the command line, the
+    bridge and the release and spec tools (the top)."""
+    if module == "fracas":
+        return 3
+    if module == "fracas.__main__":  # `python -m fracas`: the command line
+        return 4
+    for prefix, rank in (("fracas.rulesets", 1), ("fracas.drive", 2), ("fracas.cli", 4), ("fracas.bridge", 4),
+                         ("fracas.release", 4), ("fracas.spec", 4), ("fracas.benchmarks", 4)):
+        if module == prefix or module.startswith(prefix + "."):
+            return rank
+    return 0
+
+
+def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(module, what it imports) where the import reaches a higher layer."""
+    return {(module, imported) for module, edges in graph.items() for imported in edges
+            if layer(imported) > layer(module)}
+
+
+@pytest.mark.skipif(not (SRC / "fracas").is_dir(), reason="not run from a source checkout")
+def test_the_layers_import_one_way():
+    found = upward(import_graph(SRC, "fracas", MOUNTED))
+    new = sorted(found - set(UPWARD))
+    assert new == [], "imports up the layers (core ← rulesets ← drive ← fracas ← cli/bridge): " + "; ".join(
+        f"{module} imports {imported}" for module, imported in new)
+    gone = sorted(set(UPWARD) - found)
+    assert gone == [], f"an upward import is gone: remove it from UPWARD ({gone})"
+
+
+def test_the_layer_check_can_fail():
+    graph = {"fracas.dice": {"fracas.drive.fight"}, "fracas.drive.fight": {"fracas.dice", "fracas.rulesets.base"},
+             "fracas.rulesets.base": {"fracas.cli.common"}, "fracas.bridge.server": {"fracas", "fracas.drive"}}
+    assert upward(graph) == {("fracas.dice", "fracas.drive.fight"), ("fracas.rulesets.base", "fracas.cli.common")}

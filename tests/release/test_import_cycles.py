@@ -23,12 +23,7 @@ MOUNTED = {"fracas.bridge": SRC.parent / "bridge"}
 
 #: Cycles another change is removing, each with why it is still here. The test fails
 #: when one of them is gone, so the entry goes with it.
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"fracas.bridge.cli", "fracas.cli", "fracas.cli.doctor"}):
-        "fracas serve is a command of fracas (fracas.cli imports bridge.cli, and so does doctor, for the"
-        " port and journal checks) and serve warns of a slow backend with fracas.cli's warn_if_slow (a"
-        " lazy import in bridge.cli); that helper moves to a module below both",
-}
+KNOWN: dict[frozenset[str], str] = {}
 
 
 def _modules(src: Path, package: str, mounted: dict[str, Path] | None = None) -> dict[str, tuple[Path, bool]]:

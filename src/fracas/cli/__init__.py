@@ -26,6 +26,7 @@ as a package, a kind added since the index was made) is imported to be listed.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from types import ModuleType
@@ -372,7 +373,10 @@ def index_source() -> str:
              "COMMANDS = {"]
     for target in dict.fromkeys(t for t in targets if t):
         command = _load(target)
-        summary = (command.name or target.partition(":")[2], (command.help or "").partition("\n\n")[0],
+        # cleandoc: Python 3.13 strips a docstring's indentation when it compiles it, earlier
+        # ones keep it; the index is the same text on every Python (click rewraps it anyway).
+        summary = (command.name or target.partition(":")[2],
+                   inspect.cleandoc((command.help or "").partition("\n\n")[0]),
                    command.short_help, command.hidden, command.deprecated)
         lines.append(f"    {target!r}: {summary!r},")
     lines += ["}", "",

@@ -713,10 +713,12 @@ def rules_index(facts: dict[str, Any], root: Path) -> str:
 
 
 def rule_locations(facts: dict[str, Any], root: Path) -> str:
-    """docs/rules/INDEX.md: where each rule lives (fracas.spec.rule_index)."""
+    """docs/rules/INDEX.md: where each rule lives (fracas.spec.rule_index), read from the
+    checkout the spec runs from (its sources are the whole tree, not the outputs a check
+    compares under `root`)."""
     from .rule_index import render
 
-    return render(root)
+    return render(repo_root())
 
 
 def cli_index(facts: dict[str, Any], root: Path) -> str:

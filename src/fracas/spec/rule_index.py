@@ -72,7 +72,7 @@ def _where(path: str) -> tuple[str, ...]:
 
 
 def _files(root: Path) -> list[str]:
-    found = []
+    found: list[str] = []
     for top, patterns in (("src/fracas", ("*.py",)), ("cython_core", ("*.pyx", "*.pxd", "*.h")),
                           ("vtt_scripts", ("*.js",)), ("tests", ("*.py", "*.js"))):
         for pattern in patterns:

@@ -199,7 +199,8 @@ def start_server(journal: Path, *args: str) -> ServerProcess:
     command = [sys.executable, "-m", "fracas.bridge", "--port", "0", "--journal", str(journal),
                "--token", TOKEN, "--allow-no-origin", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=str(REPO))
+                               env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
+                               cwd=str(REPO))
     STARTED.append(process)
     banner = [process.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
     if not banner[-1]:

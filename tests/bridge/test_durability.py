@@ -67,9 +67,11 @@ async def stream_until_killed(server, round_number, acknowledged, resend):
             closed_by = f"received {closed.rcvd}, sent {closed.sent}"
         sender.cancel()
     if received < kill_after:  # the connection closed before the kill: say why (close frames, the server's log)
+        ended = server.process.poll()  # None: still running; a negative number: the signal that ended it
         server.kill()
-        raise AssertionError(f"{received} replies before the connection closed ({closed_by});"
-                             f" the bridge's log: {server.process.stderr.read()[-3000:]}")
+        raise AssertionError(f"{received} replies before the connection closed ({closed_by}); the bridge had"
+                             f" {'not ended' if ended is None else f'ended with {ended}'}; its log (with"
+                             f" faulthandler on): {server.process.stderr.read()[-3000:]}")
     assert sent > received, "the kill should land mid-stream, with requests in flight"
 
 

@@ -713,12 +713,15 @@ def rules_index(facts: dict[str, Any], root: Path) -> str:
 
 
 def rule_locations(facts: dict[str, Any], root: Path) -> str:
-    """docs/rules/INDEX.md: where each rule lives (fracas.spec.rule_index), read from the
-    checkout the spec runs from (its sources are the whole tree, not the outputs a check
-    compares under `root`)."""
+    """docs/rules/INDEX.md: where each rule lives (fracas.spec.rule_index), from the tree under
+    `root`. A tree without the rules pages (a copy of the outputs alone) has nothing to make it
+    from: the file there is kept as it is."""
     from .rule_index import render
 
-    return render(repo_root())
+    if not (root / "docs" / "rules" / "enchanted-realms.md").is_file():
+        kept = root / "docs" / "rules" / "INDEX.md"
+        return kept.read_text(encoding="utf-8") if kept.is_file() else ""
+    return render(root)
 
 
 def cli_index(facts: dict[str, Any], root: Path) -> str:

@@ -727,9 +727,27 @@ def rule_locations(facts: dict[str, Any], root: Path) -> str:
 def cli_index(facts: dict[str, Any], root: Path) -> str:
     """fracas/cli/_index.py: every command's name and summary, and the built-in rulesets'
     kinds' commands, which `fracas --help` lists without importing a command."""
+    _mount_bridge(root)
     from fracas.cli import index_source  # needs fracas importable: written last
 
     return index_source()
+
+
+def _mount_bridge(root: Path) -> None:
+    """Make the checkout's bridge/ importable as fracas.bridge, as setup.py's package_dir installs
+    it, when fracas is imported from src/ alone (the index reads the bridge's commands too)."""
+    import importlib.util
+
+    folder = root / "bridge"
+    if "fracas.bridge" in sys.modules or importlib.util.find_spec("fracas.bridge") is not None \
+            or not (folder / "__init__.py").is_file():
+        return
+    spec = importlib.util.spec_from_file_location("fracas.bridge", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fracas.bridge"] = module
+    spec.loader.exec_module(module)
 
 
 OUTPUTS: dict[str, Callable[[dict[str, Any], Path], str]] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import orjson
@@ -156,7 +157,7 @@ def _validator(method: str):
 def test_every_answer_of_a_whole_fight_is_what_the_published_schema_says(ask, scenario):
     """Each example scenario (one per ruleset) played round by round over the bridge: every
     answer validates against bridge/schema.json, whose event types are the fight's own
-    (fracas.drive.fight.EVENT_TYPES: Worldwalker's reserves and Cartyrion's broken weapons
+    (fracas.drive.fight.event_types(): Worldwalker's reserves and Cartyrion's broken weapons
     were refused while the schema listed eight types by hand)."""
     body = json.loads((SCENARIOS / scenario).read_text())
     seen = set()
@@ -178,13 +179,23 @@ def test_every_answer_of_a_whole_fight_is_what_the_published_schema_says(ask, sc
 
 
 def test_the_event_types_are_the_ones_the_fight_logs():
-    """EVENT_TYPES (which the schema lists) names exactly the `"type"` of every event
-    fracas/drive/fight.py writes."""
+    """EVENT_TYPES names exactly the `"type"` of every event fracas/drive/fight.py writes,
+    each built-in ruleset's procedure's `events` those its own fight.py writes, and
+    event_types() (which the schema lists) is all of them."""
     import re
 
+    from fracas import rulesets
     from fracas.drive import fight
 
-    source = Path(fight.__file__).read_text(encoding="utf-8")
-    logged = set(re.findall(r'\{"type": "([a-z ]+)"', source))
-    logged |= set(re.findall(r'"type": "([a-z ]+)" if', source)) | set(re.findall(r' else "([a-z ]+)", "who"', source))
-    assert logged == set(fight.EVENT_TYPES)
+    def logged(module):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        found = set(re.findall(r'\{"type": "([a-z ]+)"', source))
+        return found | set(re.findall(r'"type": "([a-z ]+)" if', source)) | set(re.findall(r' else "([a-z ]+)", "who"', source))
+
+    assert logged(fight) == set(fight.EVENT_TYPES)
+    every = set(fight.EVENT_TYPES)
+    for name in rulesets.names():
+        procedure = rulesets.get(name).fight_procedure()
+        assert logged(sys.modules[procedure.__module__]) == set(procedure.events), name
+        every |= set(procedure.events)
+    assert set(fight.event_types()) == every

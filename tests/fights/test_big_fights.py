@@ -57,9 +57,9 @@ def reference_choose(self, m):
                 best = e
         return best
     if how == "random":
-        dice, seed = self._stream()
+        dice, seed = self.stream()
         pick = enemies[dice.die(len(enemies)) - 1]  # the k-th standing enemy in member order
-        self._log({"type": "target", "who": m.id, "target": pick.id, "seed": seed, "among": len(enemies)})
+        self.log({"type": "target", "who": m.id, "target": pick.id, "seed": seed, "among": len(enemies)})
         return pick
     best, best_d = None, 0.0
     for e in enemies:  # the nearest, the first in member order among equals

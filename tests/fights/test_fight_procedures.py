@@ -28,7 +28,7 @@ class Scripted(Fight):
         super().__init__(sc, state)
         self.script = [list(faces) for faces in script]
 
-    def _stream(self):
+    def stream(self):
         seed = chunk_seed(self._seed, self._k)
         self._k += 1
         assert self.script, f"round {self.round}: random event {self._k - 1} has no faces scripted"

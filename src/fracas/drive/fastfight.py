@@ -36,7 +36,6 @@ from typing import Any, Optional, Union
 
 from .. import _kernels
 from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
-from ..rulesets.base import Ruleset
 from .scenario import Compiled
 
 #: Attacks compiled for the flat plan at most (attack unit × enemy group × reaction or not):
@@ -109,24 +108,28 @@ def plan_for(sc: Compiled) -> Union[FastPlan, str]:
     return made
 
 
+def _round(sc: Compiled) -> tuple[Any, str]:
+    """The scenario's round procedure, and the compiled round it declares (its class's own
+    `compiled`: a subclass that does not say so again plays on the Python loop)."""
+    proc = sc.ruleset.fight_procedure()
+    return proc, vars(proc).get("compiled", "")
+
+
 def _uncovered(sc: Compiled) -> Optional[str]:
     """Why the compiled loop cannot play this scenario's fights (None: it can)."""
     rs = sc.ruleset
-    if rs.name not in _COVERED:
-        return ("the compiled fight loop plays Enchanted Realms, Worldwalker, Cartyrion and old-school scenarios"
-                f" only, not {rs.title}")
-    if rs.name == "old-school":
+    proc, code = _round(sc)
+    if code not in _COVERED:
+        return (f"the {rs.title or rs.name} round ({proc.__name__}) has no compiled twin: the compiled fight loop"
+                " plays the Enchanted Realms, Worldwalker, Cartyrion and old-school rounds")
+    # The round procedures the compiled loop takes; should the ruleset's calls they
+    # read change, its scenarios go back to the Python loop rather than play differently.
+    if not proc.compiled_for(rs):
+        return "the ruleset's round has procedures the compiled fight loop does not take"
+    if code == "old-school":
         return _os_uncovered(sc)
-    # The round procedures the compiled loop takes; should the ruleset's fight hooks
-    # change, its scenarios go back to the Python loop rather than play differently.
-    ww, ct = rs.name == "worldwalker", rs.name == "cartyrion"
-    plain = (rs.fight_phases == ("attack",) and rs.spell_phase == "attack" and not rs.spell_disruption
-             and rs.initiative_once is ww and rs.fight_pools == (("hp", "injury") if ct else ("hp",))
-             and not rs.flight_declared and not rs.one_action and rs.reserve_actions is ww
-             and rs.weapon_memory is ct and not sc.has_morale
-             and (type(rs).fight_outcome is Ruleset.fight_outcome) is not ct
-             and (sc.setup is None) is not ct)
-    if not plain:
+    ct = code == "cartyrion"
+    if sc.has_morale or (sc.setup is None) is ct:
         return "the ruleset's round has procedures the compiled fight loop does not take"
     if len(sc.member_ids) > (MAX_CT_MEMBERS if ct else MAX_MEMBERS):
         return f"more than {MAX_CT_MEMBERS if ct else MAX_MEMBERS} combatants"
@@ -138,19 +141,7 @@ def _os_uncovered(sc: Compiled) -> Optional[str]:
     procedures it takes are OldSchool's as they stand (OS-1 side initiative, OS-2 phases,
     one action, OS-4 declared flight and morale, OS-5 disruption); should those hooks
     change, the scenarios go back to the Python loop rather than play differently."""
-    from ..rulesets.oldschool import OldSchool
-
-    rs = sc.ruleset
-    cls = type(rs)
-    same = (rs.fight_phases == ("missile", "magic", "melee") and rs.spell_phase == "magic"
-            and rs.spell_disruption and rs.flight_declared and rs.one_action and not rs.initiative_once
-            and not rs.reserve_actions and not rs.weapon_memory and rs.fight_pools == ("hp",)
-            and rs.fleeing_target == (("fleeing", True),) and cls.fight_outcome is Ruleset.fight_outcome
-            and cls.fight_initiative is OldSchool.fight_initiative and cls.fight_action is OldSchool.fight_action
-            and cls.morale_triggers is OldSchool.morale_triggers
-            and getattr(cls, "roll_morale") is getattr(OldSchool, "roll_morale")
-            and sc.setup is not None)
-    if not same:
+    if sc.setup is None:
         return "the ruleset's round has procedures the compiled fight loop does not take"
     if any(set(g.phases) - set(_OS_PHASE) for g in sc.groups):
         return "a strike in a phase other than missile or melee"
@@ -165,7 +156,8 @@ def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
     """The old-school tables (OS-1 setup, OS-4 morale units and groups); neutral ones for
     the other rulesets."""
     groups = sc.groups
-    os_ = sc.ruleset.name == "old-school"
+    proc, code = _round(sc)
+    os_ = code == "old-school"
     units = sc.morale_units if os_ else [("", 0, [g.index for g in groups])]
     group_unit = [0] * len(groups)
     for u, (_name, _side, in_unit) in enumerate(units):
@@ -176,8 +168,8 @@ def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
     action: dict[int, str] = {}
     for g in groups:
         phases = g.phases
-        if os_ and phases:  # Fight._turn: one action (the phase it has, or fight_action's)
-            action[g.index] = next(iter(phases)) if len(phases) == 1 else sc.ruleset.fight_action(g.spec, phases)
+        if os_ and phases:  # OsRound.turn: one action (the phase it has, or action_of)
+            action[g.index] = next(iter(phases)) if len(phases) == 1 else proc.action_of(g.spec, phases)
     return {
         "os": os_, "has_morale": bool(os_ and sc.has_morale), "os_ties": 1 if setup["ties"] == "simultaneous" else 0,
         "os_side": array("q", [(1 if s in setup["surprised"] else 0) | (2 if s in setup["wait"] else 0)
@@ -194,6 +186,7 @@ def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
 
 def _ct_dims(sc: Compiled) -> tuple[list[list[int]], list[tuple[int, int]]]:
     """Cartyrion: per group its CTG fields, and as a target its parry levels (weapon, shield)."""
+    proc, _code = _round(sc)
     fields, parries = [], []
     for g in sc.groups:
         tactic, attacks = g.spec.tactic, g.spec.attacks
@@ -202,7 +195,7 @@ def _ct_dims(sc: Compiled) -> tuple[list[list[int]], list[tuple[int, int]]]:
         fields.append([_PARRY[tactic.parry], _ALWAYS if tactic.parry_at is None else tactic.parry_at,
                        _POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
                        2 if sneak else 1, sneak, len(attacks)])
-        weapon, shield = sc.ruleset.fight_parry_state(g.spec.target)
+        weapon, shield = proc.parry_state(g.spec.target)
         parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
     return fields, parries
 
@@ -211,20 +204,20 @@ def _ct_situation(sc: Compiled, g: Any, use: tuple[int, ...], parry: tuple[str, 
                   no_sneak: bool) -> Any:
     """Fight._situation of a Cartyrion attack: the target's parry (CT-6), a power attack
     (CT-5), no sneak attack at a target attacked the round before (CT-7)."""
-    rs = sc.ruleset
+    proc, _code = _round(sc)
     kind, weapon_left, shield_left = parry
     found: list[Any] = []
     if kind:
-        found.append(("target", rs.fight_parrying(kind, weapon_left, shield_left)))
+        found.append(("target", proc.parrying(kind, weapon_left, shield_left)))
     for i in use:
         changes: list[Any] = []
         sneak = g.spec.attacks[i].get("sneak") is not None
         if kind:
             changes.append(("parry", kind))
         if sneak and no_sneak:
-            changes.extend(rs.no_sneak)
+            changes.extend(proc.no_sneak)
         elif not sneak and power:
-            changes.extend(rs.power_attack)
+            changes.extend(proc.power_attack)
         if changes:
             found.append((("strike", i), tuple(changes)))
     return tuple(found)
@@ -235,8 +228,8 @@ def _variants(sc: Compiled, g: Any, key: str, use: Any, t: Any, fields: Any, par
     the compiled loop indexes them (its `_attack`): ER one; Worldwalker with and without
     the target's reaction (WW-5); Cartyrion by broken strikes, power, no sneak, the
     target's parry and what it has left. A use of None (every strike broken) is no attack."""
-    rs = sc.ruleset
-    if rs.name == "cartyrion":
+    proc, code = _round(sc)
+    if code == "cartyrion":
         if key == "spell":
             return [(None, ())]
         k = len(g.spec.attacks)
@@ -253,12 +246,12 @@ def _variants(sc: Compiled, g: Any, key: str, use: Any, t: Any, fields: Any, par
                         out.append((left or None, _ct_situation(sc, g, left, state, bool(power), bool(no_sneak))
                                     if left else ()))
         return out
-    if rs.name == "worldwalker":
+    if code == "worldwalker":
         # WW-5: a target with a block or dodge and no reserved action left has no reaction
-        no_reaction = (("target", rs.no_reaction),) if t.spec.target.get("reaction") else ()
+        no_reaction = (("target", proc.no_reaction),) if t.spec.target.get("reaction") else ()
         return [(use, ()), (use, no_reaction)]
-    if rs.name == "old-school":  # OS-3: at a target that declared flight (Fight._situation)
-        return [(use, ()), (use, (("target", rs.fleeing_target),))]
+    if code == "old-school":  # OS-3: at a target that declared flight (OsRound.situation)
+        return [(use, ()), (use, (("target", proc.fleeing),))]
     return [(use, ()), (use, ())]
 
 
@@ -266,9 +259,10 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     why = _uncovered(sc)
     if why is not None:
         return why
-    rs = sc.ruleset
-    rows = rs.name != "enchanted-realms"
-    ct = rs.name == "cartyrion"
+    proc, code = _round(sc)
+    rows = code != "enchanted-realms"
+    ct = code == "cartyrion"
+    ww = code == "worldwalker"
     groups = sc.groups
     n_groups = len(groups)
     fields, parries = _ct_dims(sc) if ct else ([[0] * 8 for _ in groups], [(0, 0)] * n_groups)
@@ -276,7 +270,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         return "a Cartyrion combatant with more than 6 strikes that can break"
     # Attack units: what one call of Fight._attack rolls. ER, Cartyrion: a group's strikes
     # together; Worldwalker: each strike it does not forgo for its reserve (WW-5); its spell.
-    os_ = rs.name == "old-school"
+    os_ = code == "old-school"
     os_tables, action = _os_arrays(sc)
     keys: list[tuple[int, str, Optional[tuple[int, ...]]]] = []
     units = array("q")
@@ -285,8 +279,8 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         made: list[tuple[int, str, Optional[tuple[int, ...]]]]
         if os_:  # OS one action: its phase's strikes, as Fight._turn leaves them
             made = [(g.index, action[g.index], tuple(g.phases[action[g.index]]))] if g.index in action else []
-        elif rs.name == "worldwalker":
-            forgone = set(rs.fight_forgone(g.spec))
+        elif ww:
+            forgone = set(proc.forgone(g.spec))
             strikes = [i for i in strikes if i not in forgone]
             made = [(g.index, "attack", (i,)) for i in strikes]
         else:
@@ -331,7 +325,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     member_group = sc.member_group
     sides = [groups[g].side for g in member_group]
     specs = [groups[g].spec for g in member_group]
-    if rs.name == "worldwalker":  # WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier
+    if ww:  # WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier
         subs = [int(spec.attacker.get("dex_mod", 0)) for spec in specs]
         mods = [sub + spec.initiative for sub, spec in zip(subs, specs)]
     elif ct or os_:  # CT-1, OS-1 roll for the sides
@@ -346,13 +340,13 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         by_group = initiative.compile_initiative(request).mods
         mods = [by_group[g] for g in member_group]
         subs = [0] * len(mods)
-    die = 20 if rs.name == "worldwalker" else 10
+    die = 20 if ww else 10
     if (max(mods) - min(mods) + die) * (max(subs) - min(subs) + 1) > (1 << 16):
         return "initiative modifiers too far apart for the compiled loop's counting sort"
     near, near_off, focus, focus_off, walking = _target_lists(sc, sides, specs)
-    parry_state = [rs.fight_parry_state(spec.target) if ct else (0, 0) for spec in specs]
+    parry_state = [proc.parry_state(spec.target) if ct else (0, 0) for spec in specs]
     arrays = {
-        "rows": rows, "ct": ct, "init_once": rs.initiative_once, "init_die": die,
+        "rows": rows, "ct": ct, "init_once": ww, "init_die": die,
         "side": array("i", sides), "group": array("i", member_group),
         "hp": array("q", [spec.hp for spec in specs]),
         "injury": array("q", [-1 if spec.injury is None else spec.injury for spec in specs]),
@@ -360,8 +354,8 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         "spell_uses": array("q", [spec.spell.uses if spec.spell is not None else 0 for spec in specs]),
         "tactic": array("i", [_TACTICS[spec.tactic.target] for spec in specs]),
         "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units,
-        "reserve": array("q", [spec.tactic.reserve if rs.reserve_actions else 0 for spec in specs]),
-        "reaction": array("i", [1 if rs.reserve_actions and spec.target.get("reaction") else 0 for spec in specs]),
+        "reserve": array("q", [spec.tactic.reserve if ww else 0 for spec in specs]),
+        "reaction": array("i", [1 if ww and spec.target.get("reaction") else 0 for spec in specs]),
         "weapon0": array("q", [w for w, _ in parry_state]), "shield0": array("q", [sh for _, sh in parry_state]),
         "ct_group": array("q", [x for f in fields for x in f]),
         "own_power": array("q", [sum(1 << i for i, a in enumerate(g.spec.attacks) if a.get("power")) if ct else 0

@@ -26,6 +26,8 @@ from ..errors import LimitError, RequestError, RulesError, SchemaError
 from ..requests import check_range, convert, key_path, parse_json, shown, type_name
 from ..dice import Dice
 from ..rulesets.base import Actor, Ruleset, moved
+from ..rulesets.fight import TACTIC_DEFAULTS
+from ..rulesets.fight import Situation as Situation  # what a round changes in an attack (re-exported)
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
 MAX_SIDES = 16
@@ -216,7 +218,6 @@ def json_schema() -> dict[str, Any]:
 
 #: What a round changes in an attack request (`Compiled.plan`): ((where, ((field, value), …)), …),
 #: where is "target" or ("strike", i).
-Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 
 
 @dataclasses.dataclass(eq=False)
@@ -344,6 +345,7 @@ def compile_scenario(source: Any) -> Compiled:
         raise SchemaError("$", f"a scenario is a JSON object, got {type_name(source)}")
     scenario = convert(source, Scenario)
     ruleset = rulesets.get(scenario.ruleset)
+    procedure = ruleset.fight_procedure()
     check_range(scenario.max_rounds, 1, MAX_ROUNDS, "$.max_rounds", "max_rounds")
     sides = list(scenario.sides)
     if len(sides) < 2:
@@ -376,7 +378,7 @@ def compile_scenario(source: Any) -> Compiled:
                 raise LimitError(f"{path}.count", f"more than {MAX_MEMBERS} combatants in all")
             check_range(spec.hp, 1, 1_000_000, f"{path}.hp", "hp")
             if spec.injury is not None:
-                if "injury" not in ruleset.fight_pools:
+                if "injury" not in procedure.pools:
                     raise RulesError(f"{path}.injury", f"the {ruleset.title} ruleset has no injury points"
                                                        " (only hp)")
                 check_range(spec.injury, 1, 1_000_000, f"{path}.injury", "injury")
@@ -401,8 +403,9 @@ def compile_scenario(source: Any) -> Compiled:
             phases: dict[str, list[int]] = {}
             for j, strike in enumerate(spec.attacks):
                 _aimed(strike, f"{path}.attacks[{j}]")
-                phases.setdefault(ruleset.fight_phase(strike), []).append(j)
-            ruleset.fight_check_tactic(spec, phases, path)
+                phases.setdefault(procedure.phase_of(strike), []).append(j)
+            _tactic_fields(ruleset, procedure, spec, path)
+            procedure.check_tactic(ruleset, spec, phases, path)
             if not isinstance(spec.attacker, dict):
                 raise SchemaError(f"{path}.attacker", "expected an object")
             groups.append(Group(len(groups), s, spec, path, phases, spec.attacker, spec.initiative))
@@ -432,6 +435,17 @@ def compile_scenario(source: Any) -> Compiled:
     _check_initiative(compiled)
     _compile_pairs(compiled)
     return compiled
+
+
+def _tactic_fields(ruleset: Any, procedure: Any, spec: CombatantSpec, path: str) -> None:
+    """A tactic field the ruleset's round does not read keeps its default: one set is
+    refused, naming the rulesets whose round reads it."""
+    for name, default in TACTIC_DEFAULTS.items():
+        if getattr(spec.tactic, name) != default and name not in procedure.tactics:
+            owners = [f"{other.name} ({rule})" for other in map(rulesets.get, rulesets.names())
+                      for rule in [other.fight_procedure().tactics.get(name)] if rule]
+            raise RulesError(f"{path}.tactic.{name}", f"the {ruleset.title or ruleset.name} ruleset has no tactic"
+                                                      f" {name}" + (f": it belongs to {', '.join(owners)}" if owners else ""))
 
 
 def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int, list[int]]]:

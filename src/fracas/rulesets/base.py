@@ -398,76 +398,12 @@ class Ruleset:
 
     # -- whole fights (fracas.drive.fight: encounters and simulations) ----------------------
 
-    #: The steps of a turn, in order; a combatant's strikes each belong to one (OS-2:
-    #: missile, magic, melee). One step ("attack") where the rules have no phases.
-    fight_phases: tuple[str, ...] = ("attack",)
-    #: The step in which casters cast their spell instead of attacking.
-    spell_phase: str = "attack"
-    #: Whether a caster harmed this round before it acts loses its spell (OS-5).
-    spell_disruption: bool = False
-    #: Whether initiative is rolled once for the whole fight (WW-1) instead of every round.
-    initiative_once: bool = False
-    #: Health pools a combatant of the ruleset has: "hp" always (Body, hit points or
-    #: Stamina), and "injury" where damage may bypass it (Cartyrion's Injury Points, CT-4).
-    fight_pools: tuple[str, ...] = ("hp",)
-    #: OS-4 timing: morale is checked at the end of the round, and leaving the fight (a
-    #: broken morale, `flee_at`) is declared at the start of the next: the leaver forfeits
-    #: its action and is a fleeing target (`fleeing_target`) until its side moves.
-    flight_declared: bool = False
-    #: The target fields of a combatant that declared flight (OS-3: +2 and no shield in melee).
-    fleeing_target: tuple[tuple[str, Any], ...] = ()
-    #: OS one action: a combatant makes the strikes of one phase a round (tactic `action`).
-    one_action: bool = False
-    #: WW-5: block and dodge spend complex actions held in reserve (tactic `reserve`); each
-    #: strike is its own attack, so the defender spends them strike by strike.
-    reserve_actions: bool = False
-    #: CT-5/6/7: broken weapons, parries that last until the parrier's next turn, and sneak
-    #: attacks remembered from round to round.
-    weapon_memory: bool = False
-    #: Tactic fields the ruleset reads (others are refused), with the rule that needs them.
-    fight_tactics: dict[str, str] = {}
-    #: Request changes of the procedures above (`Compiled.plan` situations): a target with
-    #: no reserved action left (WW-5), a power attack (CT-5), a sneak attack not allowed (CT-7).
-    no_reaction: tuple[tuple[str, Any], ...] = ()
-    power_attack: tuple[tuple[str, Any], ...] = ()
-    no_sneak: tuple[tuple[str, Any], ...] = ()
+    def fight_procedure(self) -> type[Any]:
+        """The ruleset's round in a whole fight: a `fracas.rulesets.fight.Procedure`
+        subclass, written in the ruleset's folder (the plain round by default)."""
+        from .fight import Procedure
 
-    def fight_action(self, spec: Any, phases: dict[str, list[int]]) -> str:
-        """`one_action`: the phase whose strikes the combatant makes this round."""
-        return next(iter(phases))
-
-    def fight_forgone(self, spec: Any) -> list[int]:
-        """`reserve_actions`: the strikes a combatant forgoes for its reserved actions."""
-        return []
-
-    def fight_parry_state(self, target: dict[str, Any]) -> tuple[int, int]:
-        """`weapon_memory`: what a parry can take at the start of a fight (weapon, shield)."""
-        return 0, 0
-
-    def fight_parrying(self, kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
-        """`weapon_memory`: the target fields of a combatant parrying with what it has left."""
-        return ()
-
-    def fight_parry_left(self, result: Any) -> Optional[int]:
-        """`weapon_memory`: what the parry has left after an attack result."""
-        return None
-
-    def fight_reactions(self, result: Any) -> int:
-        """`reserve_actions`: the blocks or dodges an attack result rolled."""
-        return 0
-
-    #: Tactic fields and their defaults, with the ruleset and rule that use each.
-    _TACTICS = {"action": (None, "old-school (OS one action)"), "reserve": (0, "worldwalker (WW-5)"),
-                "parry": (None, "cartyrion (CT-6)"), "parry_at": (None, "cartyrion (CT-6)"),
-                "power": ("never", "cartyrion (CT-5)")}
-
-    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
-        """Check a scenario combatant's tactic against the ruleset: fields it has no use for
-        are refused, naming the ruleset that has."""
-        for name, (default, owner) in self._TACTICS.items():
-            if getattr(spec.tactic, name) != default and name not in self.fight_tactics:
-                raise RulesError(f"{path}.tactic.{name}", f"the {self.title or self.name} ruleset has no tactic"
-                                                          f" {name}: it belongs to {owner}")
+        return Procedure
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> Any:
         """A scenario's `initiative` options, checked (errors name `path`); none by default."""
@@ -485,22 +421,10 @@ class Ruleset:
         `.side`, `.attacker`, `.initiative`), `sides` the side names in scenario order."""
         raise self._unsupported("initiative")
 
-    def fight_phase(self, strike: dict[str, Any]) -> str:
-        """The step of `fight_phases` in which a strike is made."""
-        return self.fight_phases[-1]
-
     def fight_outcome(self, result: Any) -> tuple[int, int, int]:
         """(damage to the target's "hp", damage straight to its "injury", cost to the
         attacker's "hp") of a one-target attack result."""
         return result.total_damage, 0, 0
-
-    def morale_triggers(self, side: Any) -> list[str]:
-        """The morale checks a side's losses call for (OS-4), as trigger names, noted now and
-        checked at the end of the round; `side` (a side or a morale group) has `.start`,
-        `.defeated` (down or fled), `.killed` (down), `.standing` (members with `.hp`,
-        `.hp_max`, `.harmed`) and `.fired` (triggers already noted). None where the rules
-        have no morale."""
-        return []
 
     def cli_options(self) -> list[Any]:
         """click options with which `fracas attack` describes one attack of this ruleset."""

@@ -174,10 +174,10 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
             results.setdefault(result, {})[name] = shape
     for result, shapes_by_ruleset in results.items():
         defs[result] = result_dispatch(result[len("result."):], shapes_by_ruleset)
-    from ..drive.fight import EVENT_TYPES
+    from ..drive.fight import event_types
 
     event_type = defs["result.encounter.round"]["properties"]["events"]["items"]["properties"]["type"]
-    event_type["oneOf"] = [{"const": name, "description": what} for name, what in EVENT_TYPES.items()]
+    event_type["oneOf"] = [{"const": name, "description": what} for name, what in event_types().items()]
     defs.update(scenario_defs("scenario"))
     return schema
 

@@ -274,44 +274,11 @@ class Cartyrion(rows.RowRuleset):
 
     compile_initiative = staticmethod(compile_initiative)
     roll_initiative = staticmethod(roll_initiative)
-    fight_pools = ("hp", "injury")
-    weapon_memory = True
-    fight_tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
-    power_attack = (("power", True),)
-    no_sneak = (("sneak", None),)
+    def fight_procedure(self) -> type[Any]:
+        """CT-4 pools, CT-5 power attacks, CT-6 parries, CT-7 sneak attacks remembered (`fight.CtRound`)."""
+        from .fight import CtRound
 
-    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
-        """CT-6 in a fight: the parrying combatant's tactic parries, not an attacker's strike;
-        a shield parry needs shield points."""
-        super().fight_check_tactic(spec, phases, path)
-        for j, strike in enumerate(spec.attacks):
-            if isinstance(strike, dict) and strike.get("parry") is not None:
-                raise RulesError(f"{path}.attacks[{j}].parry", "in a fight the target parries on its own turn"
-                                                               " (its tactic.parry), not in the attacker's strike"
-                                                               " (CT-6)")
-        tactic = spec.tactic
-        if tactic.parry == "shield" and not (isinstance(spec.target, dict) and spec.target.get("shield")):
-            raise RulesError(f"{path}.tactic.parry", say("ct_shield"))
-        if tactic.parry_at is not None:
-            check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
-
-    def fight_parry_state(self, target: dict[str, Any]) -> tuple[int, int]:
-        """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
-        return int(target.get("weapon_magic", 0)) + 1, int(target.get("shield") or 0)
-
-    def fight_parrying(self, kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
-        """The target fields of a combatant parrying with what it has left (CT-6)."""
-        if kind == "weapon":
-            return (("weapon_magic", weapon_left - 1),)
-        return (("shield", shield_left),)
-
-    def fight_parry_left(self, result: Any) -> Optional[int]:
-        """What the parry has left after an attack (explosions or shield points)."""
-        left = None
-        for s, meta in enumerate(result.plan.metas):
-            if meta.facts["parry"]:
-                left = rows.Out(result.out, s * L.XOUT_WIDTH).parry_left
-        return left
+        return CtRound
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
         """CT-1 needs two sides and which is the party; `ambush` as in an initiative request."""
@@ -341,18 +308,6 @@ class Cartyrion(rows.RowRuleset):
         slots = [[a.id for a in actors if a.side == side] for side in (first, setup["opponents"] if first == setup["party"] else setup["party"])
                  if side != surprised]
         return slots, result
-
-    def fight_outcome(self, result: Any) -> tuple[int, int, int]:
-        """CT-4: melee damage draws Stamina, ranged and sneak damage is Injury; ranged costs stamina."""
-        stamina = injury = cost = 0
-        for s, meta in enumerate(result.plan.metas):
-            out = rows.Out(result.out, s * L.XOUT_WIDTH)
-            if meta.facts["pool"] == "stamina":
-                stamina += out.damage
-            else:
-                injury += out.damage
-            cost += out.cost
-        return stamina, injury, cost
 
 
 CARTYRION = Cartyrion()

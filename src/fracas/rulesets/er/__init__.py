@@ -47,6 +47,11 @@ class EnchantedRealms(Ruleset):
     compile_save = staticmethod(save.compile_save)
     roll_save = staticmethod(save.roll_save)
 
+    def fight_procedure(self) -> type[Any]:
+        """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""
+        from .fight import ErRound
+
+        return ErRound
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
                          seed: int) -> tuple[list[list[str]], dict[str, Any]]:

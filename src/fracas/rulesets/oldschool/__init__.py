@@ -215,26 +215,11 @@ class OldSchool(rows.RowRuleset):
     roll_initiative = staticmethod(roll_initiative)
     compile_morale = staticmethod(compile_morale)
     roll_morale = staticmethod(roll_morale)
-    fight_phases = ("missile", "magic", "melee")
-    spell_phase = "magic"
-    spell_disruption = True
-    flight_declared = True
-    fleeing_target = (("fleeing", True),)
-    one_action = True
-    fight_tactics = {"action": "OS one action"}
+    def fight_procedure(self) -> type[Any]:
+        """OS-2 phases and one action, OS-3/OS-4 declared flight and morale, OS-5 (`fight.OsRound`)."""
+        from .fight import OsRound
 
-    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
-        """OS one action: the tactic's `action` names a phase the combatant has strikes for."""
-        super().fight_check_tactic(spec, phases, path)
-        action = spec.tactic.action
-        if action is not None and action not in phases:
-            raise RulesError(f"{path}.tactic.action", f"action {action!r}: this combatant has no {action} strike"
-                                                      " (OS one action: a missile or a melee attack a round)")
-
-    def fight_action(self, spec: Any, phases: dict[str, list[int]]) -> str:
-        """OS one action: the phase whose strikes the combatant makes this round."""
-        action: Optional[str] = spec.tactic.action
-        return action or ("melee" if "melee" in phases else "missile")
+        return OsRound
 
     def fight_setup(self, options: dict[str, Any], sides: list[str], path: str) -> dict[str, Any]:
         """OS-1 options: `ties` (reroll or simultaneous), `wait` (sides that wait), and
@@ -274,29 +259,6 @@ class OldSchool(rows.RowRuleset):
         result["surprised"] = list(setup["surprised"]) if round_ == 1 else []
         slots = [[a.id for a in actors if a.side in group] for group in result["order"]]
         return slots, result
-
-    def fight_phase(self, strike: dict[str, Any]) -> str:
-        """OS-2: missile strikes in the missile phase, the rest in the melee phase."""
-        return "missile" if strike.get("method") == "missile" else "melee"
-
-    def morale_triggers(self, side: Any) -> list[str]:
-        """OS-4 "When to check Morale: The first time a combatant on the same side is killed,
-        and when half of the side has been killed or defeated. For a creature encountered
-        alone, a Morale Check should be made when it is first harmed and when it is reduced
-        to 1/4 or less Hit Points." Killed is down (a combatant that fled is defeated, not
-        killed); a creature encountered alone is a side (or morale group) of one."""
-        fired = []
-        if side.killed >= 1 and "first death" not in side.fired:
-            fired.append("first death")
-        if 2 * side.defeated >= side.start and "half the side defeated" not in side.fired:
-            fired.append("half the side defeated")
-        if side.start == 1 and side.standing:
-            lone = side.standing[0]
-            if lone.harmed and "lone creature harmed" not in side.fired:
-                fired.append("lone creature harmed")
-            if 4 * lone.hp <= lone.hp_max and "lone creature at 1/4 hp" not in side.fired:
-                fired.append("lone creature at 1/4 hp")
-        return fired
 
 
 OLD_SCHOOL = OldSchool()

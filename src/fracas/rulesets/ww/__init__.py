@@ -257,11 +257,6 @@ class Worldwalker(rows.RowRuleset):
     roll_initiative = staticmethod(roll_initiative)
     compile_counterspell = staticmethod(counterspell.compile_counterspell)
     roll_counterspell = staticmethod(counterspell.roll_counterspell)
-    initiative_once = True
-    reserve_actions = True
-    fight_tactics = {"reserve": "WW-5"}
-    #: A target that has no reserved action left cannot block or dodge (WW-5).
-    no_reaction = (("reaction", None),)
 
     def render(self, result: dict[str, Any], style: Any = None) -> str:
         """A counterspell (WW-8) in its own words; the other kinds as the row rulesets say them."""
@@ -269,38 +264,11 @@ class Worldwalker(rows.RowRuleset):
             return super().render(result, style)
         return counterspell.render(result, (lambda text: style(text, bold=True)) if style else (lambda text: text))
 
-    @staticmethod
-    def fight_allotment(attacker: dict[str, Any]) -> int:
-        """Complex actions a round: one, and a bonus one with two weapons or weapon and
-        shield (WW-6: "a single bonus Complex action that must be used to make either an
-        attack or a block attempt with the off hand weapon")."""
-        return 1 + (1 if attacker.get("two_weapon") is not None else 0)
+    def fight_procedure(self) -> type[Any]:
+        """WW-1 initiative once, WW-5 reserved actions (`fight.WwRound`)."""
+        from .fight import WwRound
 
-    def fight_check_tactic(self, spec: Any, phases: dict[str, list[int]], path: str) -> None:
-        """WW-5: a reserve of 0 up to the complex actions of a round, and a block or dodge
-        (`target.reaction`) to spend it on."""
-        super().fight_check_tactic(spec, phases, path)
-        most = self.fight_allotment(spec.attacker if isinstance(spec.attacker, dict) else {})
-        check_range(spec.tactic.reserve, 0, most, f"{path}.tactic.reserve", "reserve")
-        if spec.tactic.reserve and not (isinstance(spec.target, dict) and spec.target.get("reaction")):
-            raise RulesError(f"{path}.tactic.reserve", "reserved actions buy blocks or dodges: give the"
-                                                       " combatant's target.reaction (kind and bonus, WW-5)")
-
-    def fight_reactions(self, result: Any) -> int:
-        """Blocks or dodges rolled in an attack result: the reserved actions it spent (WW-5)."""
-        return sum(1 for s in range(len(result.plan.metas)) if rows.Out(result.out, s * L.XOUT_WIDTH).react_roll)
-
-    def fight_forgone(self, spec: Any) -> list[int]:
-        """The strikes a combatant forgoes for its reserved actions: the off-hand's bonus
-        action is reserved first, then the main one (WW-5, WW-6)."""
-        reserve = spec.tactic.reserve
-        if not reserve:
-            return []
-        bonus = self.fight_allotment(spec.attacker) > 1
-        off_reserved = bonus
-        main_reserved = reserve >= (2 if bonus else 1)
-        return [i for i, strike in enumerate(spec.attacks)
-                if (off_reserved if strike.get("hand") == "off" else main_reserved)]
+        return WwRound
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
                          seed: int) -> tuple[list[list[str]], dict[str, Any]]:

@@ -1,0 +1,210 @@
+"""Cartyrion's round in a whole fight (`fracas.rulesets.fight.Procedure`).
+
+- CT-1: side initiative every round (the ruleset's `fight_initiative`).
+- CT-4: melee damage draws down Stamina, ranged and sneak damage is Injury; a ranged
+  attack costs the attacker Stamina; Stamina damage past 0 becomes Injury.
+- CT-5: a power attack doubles the damage dice and breaks the weapon: it cannot be used
+  again in that fight (the tactic's `power`: never, on its first turn, or when hurt).
+- CT-6: parrying is the combatant's turn (tactic `parry`, from `parry_at` Stamina down):
+  it makes no attack, and incoming damage is mitigated until its next turn; an exploding
+  die shatters a parrying weapon once its magic is spent, a shield takes its points.
+- CT-7: no sneak attack on a target the attacker attacked in the prior round.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional
+
+from ... import _layout as L
+from ...errors import RulesError
+from ...requests import check_range, say
+from .. import rows
+from ..fight import Member, Procedure, Situation, defined_by
+
+
+class CtMember(Member):
+    __slots__ = ("broken", "parrying", "weapon_left", "shield_left", "turns")
+
+    broken: list[int]    # strikes whose weapon broke or shattered (CT-5, CT-6)
+    parrying: str        # "weapon" or "shield" until its next turn (CT-6)
+    weapon_left: int     # explosions its parrying weapon takes
+    shield_left: int     # its shield's points
+    turns: int           # turns it has taken (CT-5 power "first")
+
+
+class CtRound(Procedure):
+    pools = ("hp", "injury")
+    tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
+    member = CtMember
+    events = {"parry": "a combatant parries until its next turn (CT-6)",
+              "no weapon": "every weapon a combatant attacks with is broken (CT-5)",
+              "weapon broken": "a power attack broke the weapon (CT-5)",
+              "weapon shattered": "an exploding die shattered the parrying weapon (CT-6)",
+              "shield destroyed": "the parrying shield took its points (CT-6)"}
+    compiled = "cartyrion"
+    #: Request changes of a power attack (CT-5) and of a sneak attack not allowed (CT-7).
+    power_attack: ClassVar[tuple[tuple[str, Any], ...]] = (("power", True),)
+    no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
+
+    @classmethod
+    def compiled_for(cls, ruleset: Any) -> bool:
+        """The compiled round rolls CT-1 side initiative."""
+        return defined_by(ruleset, "fight_initiative", "fracas.rulesets.ct:Cartyrion")
+
+    @classmethod
+    def check_tactic(cls, ruleset: Any, spec: Any, phases: dict[str, list[int]], path: str) -> None:
+        """CT-6 in a fight: the parrying combatant's tactic parries, not an attacker's strike;
+        a shield parry needs shield points."""
+        super().check_tactic(ruleset, spec, phases, path)
+        for j, strike in enumerate(spec.attacks):
+            if isinstance(strike, dict) and strike.get("parry") is not None:
+                raise RulesError(f"{path}.attacks[{j}].parry", "in a fight the target parries on its own turn"
+                                                               " (its tactic.parry), not in the attacker's strike"
+                                                               " (CT-6)")
+        tactic = spec.tactic
+        if tactic.parry == "shield" and not (isinstance(spec.target, dict) and spec.target.get("shield")):
+            raise RulesError(f"{path}.tactic.parry", say("ct_shield"))
+        if tactic.parry_at is not None:
+            check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
+
+    @staticmethod
+    def parry_state(target: dict[str, Any]) -> tuple[int, int]:
+        """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
+        return int(target.get("weapon_magic", 0)) + 1, int(target.get("shield") or 0)
+
+    @staticmethod
+    def parrying(kind: str, weapon_left: int, shield_left: int) -> tuple[tuple[str, Any], ...]:
+        """The target fields of a combatant parrying with what it has left (CT-6)."""
+        if kind == "weapon":
+            return (("weapon_magic", weapon_left - 1),)
+        return (("shield", shield_left),)
+
+    @staticmethod
+    def parry_left(result: Any) -> Optional[int]:
+        """What the parry has left after an attack (explosions or shield points)."""
+        left = None
+        for s, meta in enumerate(result.plan.metas):
+            if meta.facts["parry"]:
+                left = rows.Out(result.out, s * L.XOUT_WIDTH).parry_left
+        return left
+
+    # -- a member --------------------------------------------------------------------------
+
+    def start(self, m: Member) -> None:
+        assert isinstance(m, CtMember)
+        m.broken, m.parrying, m.turns = [], "", 0
+        m.weapon_left, m.shield_left = self.parry_state(self.sc.groups[m.group].spec.target)
+
+    def saved(self, m: Member) -> dict[str, Any]:
+        """CT-5/6/7: what later rounds remember."""
+        assert isinstance(m, CtMember)
+        return {"broken": list(m.broken), "parrying": m.parrying, "parry_weapon_left": m.weapon_left,
+                "shield_left": m.shield_left, "attacked": list(m.attacking), "turns": m.turns}
+
+    def load(self, m: Member, saved: dict[str, Any]) -> None:
+        assert isinstance(m, CtMember)
+        m.broken = list(saved.get("broken", m.broken))
+        m.parrying = saved.get("parrying", m.parrying)
+        m.weapon_left = saved.get("parry_weapon_left", m.weapon_left)
+        m.shield_left = saved.get("shield_left", m.shield_left)
+        m.attacking = list(saved.get("attacked", m.attacking))
+        m.turns = saved.get("turns", m.turns)
+
+    # -- a round ---------------------------------------------------------------------------
+
+    def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
+        """The start of `m`'s turn: a parry ends (CT-6: "mitigated until their next combat
+        turn"), or a new one takes the turn; its broken weapons make no strikes (CT-5)."""
+        assert isinstance(m, CtMember)
+        g = self.sc.groups[m.group]
+        tactic = g.spec.tactic
+        m.turns += 1
+        phases = {phase: [i for i in strikes if i not in m.broken] for phase, strikes in g.phases.items()}
+        phases = {phase: strikes for phase, strikes in phases.items() if strikes}
+        m.parrying = ""
+        if not casting and tactic.parry and (tactic.parry_at is None or m.hp <= tactic.parry_at):
+            can = m.weapon_left > 0 and 0 not in m.broken if tactic.parry == "weapon" else m.shield_left > 0
+            if can:
+                m.parrying = tactic.parry
+                self.fight.log({"type": "parry", "who": m.id, "with": tactic.parry, "rule": "CT-6",
+                                "left": m.weapon_left if tactic.parry == "weapon" else m.shield_left,
+                                "note": "no attack this turn; incoming damage mitigated until its next turn"})
+                return {}
+        if not phases and not casting and g.phases:
+            self.fight.log({"type": "no weapon", "who": m.id, "rule": "CT-5",
+                            "why": "every weapon it attacks with is broken"})
+        return phases
+
+    def _power_now(self, m: CtMember) -> bool:
+        """CT-5: the tactic's moment for a power attack."""
+        power = self.sc.groups[m.group].spec.tactic.power
+        return (power == "first" and m.turns == 1) or (power == "hurt" and 2 * m.hp <= m.hp_max)
+
+    def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
+        """A parry (CT-6), a power attack (CT-5), a sneak attack on a target attacked in the
+        prior round (CT-7)."""
+        assert isinstance(m, CtMember) and isinstance(target, CtMember)
+        if key == "spell" or use is None:
+            return ()
+        found: list[tuple[Any, tuple[tuple[str, Any], ...]]] = []
+        if target.parrying:
+            found.append(("target", self.parrying(target.parrying, target.weapon_left, target.shield_left)))
+        spec = self.sc.groups[m.group].spec
+        for i in use:
+            changes: list[tuple[str, Any]] = []
+            sneak = spec.attacks[i].get("sneak") is not None
+            if target.parrying:
+                changes.append(("parry", target.parrying))
+            if sneak and target.id in m.attacked:
+                changes.extend(self.no_sneak)
+            elif not sneak and self._power_now(m):
+                changes.extend(self.power_attack)
+            if changes:
+                found.append((("strike", i), tuple(changes)))
+        return tuple(found)
+
+    def outcome(self, result: Any) -> tuple[int, int, int]:
+        """CT-4: melee damage draws Stamina, ranged and sneak damage is Injury; ranged costs stamina."""
+        stamina = injury = cost = 0
+        for s, meta in enumerate(result.plan.metas):
+            out = rows.Out(result.out, s * L.XOUT_WIDTH)
+            if meta.facts["pool"] == "stamina":
+                stamina += out.damage
+            else:
+                injury += out.damage
+            cost += out.cost
+        return stamina, injury, cost
+
+    def attacked(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
+                 situation: Situation, result: Any) -> None:
+        """A weapon broken by a power attack (CT-5), a parrying weapon shattered or a shield
+        destroyed (CT-6)."""
+        assert isinstance(m, CtMember) and isinstance(target, CtMember)
+        if key == "spell" or use is None:
+            return
+        attacks = self.sc.groups[m.group].spec.attacks
+        powered = {where[1] for where, changes in situation if where != "target" and ("power", True) in changes}
+        log = self.fight.log
+        for i in use:
+            if (i in powered or attacks[i].get("power")) and i not in m.broken:
+                m.broken.append(i)
+                log({"type": "weapon broken", "who": m.id, "strike": i, "rule": "CT-5",
+                     "why": "a power attack breaks the weapon: unusable for the rest of the fight"})
+        if target.parrying:
+            left = self.parry_left(result)
+            if left is None:
+                return
+            if target.parrying == "weapon":
+                target.weapon_left = left
+                if left == 0:
+                    if 0 not in target.broken:
+                        target.broken.append(0)
+                    target.parrying = ""
+                    log({"type": "weapon shattered", "who": target.id, "strike": 0, "rule": "CT-6",
+                         "why": "an exploding die shattered the parrying weapon: no more parries with it"})
+            else:
+                target.shield_left = left
+                if left == 0:
+                    target.parrying = ""
+                    log({"type": "shield destroyed", "who": target.id, "rule": "CT-6",
+                         "why": "the shield took its points in double damage"})

@@ -1,0 +1,220 @@
+"""Old-school's round in a whole fight (`fracas.rulesets.fight.Procedure`).
+
+- OS-1: each side rolls d6 every round (the ruleset's `fight_initiative`).
+- OS-2: a side acts in phases, missile, magic, melee; OS one action: a combatant makes
+  the strikes of one phase a round (tactic `action`; by default melee when it has a
+  melee strike).
+- OS-3: a combatant that declared flight is a fleeing target (+2, no shield in melee)
+  until its side moves.
+- OS-4: leaving the fight is declared before initiative ("the intention to flee from
+  melee this Round must be declared"): a group whose morale broke flees (or surrenders,
+  tactic `flee`), as does a combatant at its `flee_at`; it forfeits its action and
+  leaves when its side moves. Morale triggers seen during the round are checked at its
+  end, one 2d6 per morale unit and trigger.
+- OS-5: a declared caster harmed this round before its side acts loses its spell.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any, ClassVar, Optional
+
+from ...dice import Dice
+from ...errors import RulesError
+from ..base import Ruleset
+from ..fight import FLED, STANDING, Member, Procedure, SideView, Situation, defined_by
+
+
+class OsRound(Procedure):
+    phases = ("missile", "magic", "melee")
+    spell_phase = "magic"
+    tactics = {"action": "OS one action"}
+    compiled = "old-school"
+    events = {"spell lost": "a caster harmed before its side acted loses its spell (OS-5)",
+              "morale": "a morale check at the end of the round (OS-4)",
+              "surrender": "a group whose morale broke surrenders (OS-4)",
+              "flight": "a group whose morale broke declares flight (OS-4)"}
+    #: The target fields of a combatant that declared flight (OS-3: +2 and no shield in melee).
+    fleeing: ClassVar[tuple[tuple[str, Any], ...]] = (("fleeing", True),)
+
+    @classmethod
+    def compiled_for(cls, ruleset: Any) -> bool:
+        """The compiled round rolls OS-1 side initiative and OS-4 morale, and deals each attack's total damage."""
+        return (defined_by(ruleset, "fight_initiative", "fracas.rulesets.oldschool:OldSchool")
+                and defined_by(ruleset, "roll_morale", "fracas.rulesets.oldschool:OldSchool")
+                and type(ruleset).fight_outcome is Ruleset.fight_outcome)
+
+    @classmethod
+    def phase_of(cls, strike: dict[str, Any]) -> str:
+        """OS-2: missile strikes in the missile phase, the rest in the melee phase."""
+        return "missile" if strike.get("method") == "missile" else "melee"
+
+    @classmethod
+    def check_tactic(cls, ruleset: Any, spec: Any, phases: dict[str, list[int]], path: str) -> None:
+        """OS one action: the tactic's `action` names a phase the combatant has strikes for."""
+        super().check_tactic(ruleset, spec, phases, path)
+        action = spec.tactic.action
+        if action is not None and action not in phases:
+            raise RulesError(f"{path}.tactic.action", f"action {action!r}: this combatant has no {action} strike"
+                                                      " (OS one action: a missile or a melee attack a round)")
+
+    @staticmethod
+    def action_of(spec: Any, phases: dict[str, list[int]]) -> str:
+        """OS one action: the phase whose strikes the combatant makes this round."""
+        action: Optional[str] = spec.tactic.action
+        return action or ("melee" if "melee" in phases else "missile")
+
+    # -- a round ---------------------------------------------------------------------------
+
+    def declare(self) -> None:
+        """OS-4: "they try to surrender or flee in the next Round", and "the intention to
+        flee from melee this Round must be declared" before initiative. A broken group with
+        `flee: "surrender"` gives up here and is out of the fight."""
+        fight = self.fight
+        surrender: dict[int, list[Member]] = {}
+        leaving: dict[tuple[int, str], list[Member]] = {}
+        for m in fight.members:
+            m.leaving = ""
+            if m.status != STANDING:
+                continue
+            tactic = self.sc.groups[m.group].spec.tactic
+            if fight.groups[m.group].broken and tactic.flee == "surrender":
+                surrender.setdefault(m.group, []).append(m)
+                continue
+            if fight.groups[m.group].broken and tactic.flee == "broken":
+                m.leaving = "its morale broke"
+            elif tactic.flee_at is not None and m.hp <= tactic.flee_at:
+                m.leaving = f"hp {m.hp} <= flee_at {tactic.flee_at}"
+            if m.leaving:
+                leaving.setdefault((m.group, m.leaving), []).append(m)
+        for g, members in surrender.items():
+            fight.log({"type": "surrender", "group": self.sc.groups[g].spec.name, "who": [m.id for m in members],
+                       "why": "its morale broke", "rule": "OS-4"})
+            for m in members:
+                m.status = FLED
+                fight.fallen(m)
+                fight.note(m.unit)
+            fight.decide()
+        for (g, why), members in leaving.items():
+            fight.log({"type": "flight", "group": self.sc.groups[g].spec.name, "who": [m.id for m in members],
+                       "why": why, "rule": "OS-4",
+                       "note": "declared before initiative: no attacks this round; opponents in melee that act"
+                               " first attack at +2 ignoring the shield (OS-3)"})
+
+    def _leave(self, m: Member) -> None:
+        why, m.leaving = f"{m.leaving}; leaves as its side moves, as declared", ""
+        self.fight.leave(m, why=why, rule="OS-4")
+
+    def slot_started(self, slot: list[Member], casting: set[int]) -> set[int]:
+        """OS-2 movement: those who declared flight leave; OS-5: a caster harmed this round
+        before its side acted loses its spell (and its action)."""
+        fight = self.fight
+        for m in slot:
+            if m.leaving and m.status == STANDING:
+                self._leave(m)
+                if fight.over:
+                    return set()
+        busy = set()
+        for m in slot:
+            if m.index in casting and m.hurt_round == fight.round and m.status == STANDING:
+                casting.discard(m.index)
+                m.spell_uses -= 1
+                busy.add(m.index)
+                spell = self.sc.groups[m.group].spec.spell
+                fight.log({"type": "spell lost", "who": m.id, "spell": spell.name if spell else "",
+                           "rule": "OS-5", "why": "harmed this round before its side acted"})
+        return busy
+
+    def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
+        """OS one action: the strikes of one phase."""
+        g = self.sc.groups[m.group]
+        phases: dict[str, list[int]] = g.phases
+        if len(phases) > 1:
+            action = self.action_of(g.spec, phases)
+            return {action: phases[action]} if action in phases else dict([next(iter(phases.items()))])
+        return phases
+
+    def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
+        """OS-3: a target that declared flight is a fleeing target."""
+        return (("target", self.fleeing),) if target.leaving else ()
+
+    def harmed(self, target: Member) -> None:
+        """OS-4: leaving at `flee_at` is declared at the start of the next round, not done now."""
+
+    def round_ended(self) -> None:
+        """Those who declared flight but never had a slot (surprised) are gone now; then
+        OS-4 step 5, the morale checks."""
+        fight = self.fight
+        for m in fight.standing():
+            if m.leaving and not fight.over:
+                self._leave(m)
+        if not fight.over:
+            self.morale_step()
+
+    def morale_triggers(self, side: SideView) -> list[str]:
+        """OS-4 "When to check Morale: The first time a combatant on the same side is killed,
+        and when half of the side has been killed or defeated. For a creature encountered
+        alone, a Morale Check should be made when it is first harmed and when it is reduced
+        to 1/4 or less Hit Points." Killed is down (a combatant that fled is defeated, not
+        killed); a creature encountered alone is a side (or morale group) of one."""
+        fired = []
+        if side.killed >= 1 and "first death" not in side.fired:
+            fired.append("first death")
+        if 2 * side.defeated >= side.start and "half the side defeated" not in side.fired:
+            fired.append("half the side defeated")
+        if side.start == 1 and side.standing:
+            lone = side.standing[0]
+            if lone.harmed and "lone creature harmed" not in side.fired:
+                fired.append("lone creature harmed")
+            if 4 * lone.hp <= lone.hp_max and "lone creature at 1/4 hp" not in side.fired:
+                fired.append("lone creature at 1/4 hp")
+        return fired
+
+    def morale_step(self) -> None:
+        """OS-4 step 5: "The Referee makes a Morale Check for monsters and NPCs": each
+        trigger noted this round, unit by unit in scenario order, is one check of the unit
+        ("a single Morale Check is made for all members of a side"): one 2d6, one log
+        event, read against each of its groups' Morale + modifier (a group of Morale 12,
+        or that passed two checks, is not in it)."""
+        fight, sc = self.fight, self.sc
+        for u, noted in enumerate(fight.noted):
+            name, side, groups = sc.morale_units[u]
+            for trigger, _who in noted:
+                checking = [g for g in groups if sc.groups[g].spec.morale is not None
+                            and not fight.groups[g].broken and not fight.groups[g].to_death
+                            and any(m.group == g and m.status == STANDING for m in fight.members)]
+                if not checking:
+                    continue
+                dice, seed = fight.stream()
+                faces: Optional[array[int]] = None
+                verdicts = []
+                total = 0
+                for g in checking:
+                    spec, st = sc.groups[g].spec, fight.groups[g]
+                    assert spec.morale is not None  # `checking` holds groups with a Morale
+                    morale = sc.ruleset.kind("morale")
+                    plan = morale.compile({"ruleset": sc.ruleset.name, "morale": spec.morale,
+                                           "modifier": spec.morale_modifier, "successes": st.successes})
+                    roll_dice = dice if faces is None else Dice.from_seed(seed, faces)
+                    assert morale.roll is not None  # a rolled kind
+                    check = morale.roll(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
+                    if faces is None:
+                        faces = array("i", check["dice"])
+                    st.successes, st.to_death, st.broken = check["successes"], check["fights_to_death"], check["breaks"]
+                    verdict = {"group": spec.name, "against": spec.morale + spec.morale_modifier,
+                               "breaks": check["breaks"], "fights_to_death": st.to_death}
+                    if check["breaks"]:
+                        verdict["then"] = {"broken": "flees next round (declared before initiative)",
+                                           "surrender": "surrenders next round",
+                                           "never": "fights on (flee: never)"}[spec.tactic.flee]
+                    verdicts.append(verdict)
+                    total = check["total"]
+                event = {"type": "morale", "group": verdicts[0]["group"] if len(verdicts) == 1 else name,
+                         "side": sc.sides[side], "unit": name, "trigger": trigger, "when": "end of round",
+                         "seed": seed, "dice": list(faces or []), "total": total,
+                         "against": min(v["against"] for v in verdicts), "breaks": any(v["breaks"] for v in verdicts),
+                         "fights_to_death": all(v["fights_to_death"] for v in verdicts), "rule": "OS-4",
+                         "groups": verdicts}
+                if len(verdicts) == 1 and "then" in verdicts[0]:
+                    event["then"] = verdicts[0]["then"]
+                fight.log(event)

@@ -138,7 +138,7 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
     sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
     fallback = simulate(sneaky, runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert "follow-up dice" in fallback["fight_loop"]["python_why"]
+    assert "a sneak attack (ER-13" in fallback["fight_loop"]["python_why"]
 
 
 @compiled
@@ -196,13 +196,14 @@ def test_an_old_school_round_changed_elsewhere_goes_back_to_the_python_loop():
 
 
 @compiled
-def test_a_follow_up_attack_keeps_the_scenario_on_the_python_loop():
-    # ER-13: a sneak attack at a target with body_max may call for a shock save, a follow-up
-    # die the compiled loop does not roll: the scenario plays on the Python loop, and says why.
+def test_a_sneak_attack_keeps_the_scenario_on_the_python_loop():
+    # ER-13: a sneak attack needs the victim to have lost track of the attacker in the prior
+    # round (and may call for a shock save), which the compiled loop does not keep: the
+    # scenario plays on the Python loop, and says why.
     scenario = load("er-skeleton-horde.json")
     scenario["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    assert isinstance(plan, str) and "$.sides.skeletons[0]" in plan and "follow-up" in plan
+    assert isinstance(plan, str) and "$.sides.skeletons[0].attacks[0]" in plan and "ER-13" in plan
     assert _same_fights(scenario, 5, 3) == 0
 
 
@@ -469,7 +470,7 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     (tmp_path / "sneaky.json").write_text(json.dumps(sneaky))
     fallback = run(["simulate", str(tmp_path / "sneaky.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: its attack at"
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0].attacks[0]: a sneak attack"
             in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output

@@ -463,3 +463,40 @@ def test_the_cli_round_shows_each_procedure_step():
     text = render_round(fight.play_round(1))
     assert "hero parries with its shield (CT-6): no attack this turn" in text
     assert "giant: weapon broken" in text and "hero: shield destroyed" in text and "[shield=4, strike 0 parry=shield, strike 0 power=True]" in text
+
+
+def test_ct1_a_combatant_that_cannot_be_surprised_takes_its_turn_while_its_side_is_surprised():
+    # Seed 003, "Surprise": "members of that side do not get to take Combat Turns in this first
+    # Combat Round, unless they have some trait or ability that precludes their being surprised.
+    # These exceptions are individual, though; one party member that cannot be surprised may
+    # get a Combat Turn, but the rest of the party is still surprised."
+    scenario = ct_scenario()
+    scenario["sides"]["heroes"].append({"name": "sentry", "hp": 30, "injury": 10, "surprise_immune": True,
+                                        "attacker": {"level": 1, "bonus": 1}, "target": {"dex": 0, "armor": 0},
+                                        "attacks": [{"method": "melee", "die": "d4"}]})
+    sc = compile_scenario(scenario)
+    fight = Scripted(sc, [[1],      # CT-1, first round: 1, the opponents surprise the party
+                          [5],      # the giant's d8
+                          [3]])     # the sentry's d4: it is not surprised
+    log = fight.play_round(1)
+    assert log["surprised"] == ["hero"]
+    assert [(e["who"], e["target"]) for e in events(log, "attack")] == [("giant", "hero"), ("sentry", "giant")]
+    (awake,) = events(log, "not surprised")
+    assert awake["who"] == ["sentry"] and awake["rule"] == "CT-1"
+    fight.script = [[5], [2], [3], [1]]  # round 2: no surprise after the first round; the party first
+    log = fight.play_round(2)
+    assert not events(log, "not surprised") and len(events(log, "attack")) == 3
+
+
+def test_ct1_surprise_immunity_is_cartyrions_and_keeps_the_fight_on_the_python_loop():
+    from fracas.drive import fastfight
+
+    scenario = ct_scenario()
+    scenario["sides"]["heroes"][0]["surprise_immune"] = True
+    why = fastfight.plan_for(compile_scenario(scenario))
+    assert isinstance(why, str) and ("surprise_immune" in why or "not in use" in why)
+    other = os_scenario()
+    other["sides"]["hero"][0]["surprise_immune"] = True
+    with pytest.raises(RequestError) as err:
+        compile_scenario(other)
+    assert err.value.path == "$.sides.hero[0].surprise_immune" and "cartyrion (CT-1)" in str(err.value)

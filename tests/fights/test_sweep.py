@@ -205,9 +205,8 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
 
 def _sneaky_horde() -> dict:
     """The horde with its skeletons' sneak attack allowed ("sneak_ok": true): switched on,
-    the attack has follow-up dice (ER-13 "when one attack's sneak damage to a target
-    reaches half its maximum Body (`body_max`), a Resilience save is due"), a situation the
-    compiled fight loop does not cover, so those points play on the Python loop."""
+    the attack needs a victim that lost track of the attacker in the prior round (ER-13),
+    which the compiled fight loop does not keep, so those points play on the Python loop."""
     scenario = json.loads(example("er-skeleton-horde"))
     scenario["sides"]["skeletons"][0]["attacks"][0]["sneak_ok"] = True
     return scenario
@@ -230,7 +229,7 @@ def test_each_point_reports_how_many_fights_each_loop_played():
         assert point["sides"] == alone.sides
     sneaking = [p["fight_loop"] for p in result.points if p["values"][SNEAK]]
     assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in sneaking)
-    assert all("follow-up dice" in f["python_why"] for f in sneaking) or fracas.backend != "compiled"
+    assert all("a sneak attack (ER-13" in f["python_why"] for f in sneaking) or fracas.backend != "compiled"
     plain = [p["fight_loop"] for p in result.points if not p["values"][SNEAK]]
     if fracas.backend == "compiled":
         assert plain == [{"compiled_fights": 30, "python_fights": 0, "python_why": None}] * 2

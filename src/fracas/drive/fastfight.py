@@ -126,6 +126,9 @@ def _uncovered(sc: Compiled) -> Optional[str]:
     # read change, its scenarios go back to the Python loop rather than play differently.
     if not proc.compiled_for(rs):
         return "the ruleset's round has procedures the compiled fight loop does not take"
+    why = proc.compiled_why(sc)
+    if why is not None:
+        return str(why)
     if code == "old-school":
         return _os_uncovered(sc)
     ct = code == "cartyrion"

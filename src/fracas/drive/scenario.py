@@ -26,7 +26,7 @@ from ..errors import LimitError, RequestError, RulesError, SchemaError
 from ..requests import check_range, convert, key_path, parse_json, shown, type_name
 from ..dice import Dice
 from ..rulesets.base import Actor, Ruleset, moved
-from ..rulesets.fight import TACTIC_DEFAULTS
+from ..rulesets.fight import COMBATANT_DEFAULTS, TACTIC_DEFAULTS
 from ..rulesets.fight import Situation as Situation  # what a round changes in an attack (re-exported)
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
@@ -95,6 +95,9 @@ class CombatantSpec(_Spec):
     #: Old-school: the members of a side that check morale together (OS-4): one check per
     #: side by default; combatants naming a group check apart from the rest of their side.
     morale_group: Optional[str] = None
+    #: Cartyrion: "some trait or ability that precludes their being surprised" (CT-1): it
+    #: takes its turn in a round its side is surprised in.
+    surprise_immune: bool = False
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -204,6 +207,8 @@ def json_schema() -> dict[str, Any]:
     combatant["morale_modifier"].update(minimum=-2, maximum=2)
     combatant["morale_group"]["description"] = ("old-school: members of a side that check morale apart from the"
                                                 " rest of it (OS-4; default: one check per side)")
+    combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
+                                                   " its side is surprised in, after the side that surprised it")
     tactic = defs["Tactic"]["properties"]
     tactic["action"]["description"] = ("old-school: the one action of a round, melee or missile (default: melee"
                                        " when it has a melee strike)")
@@ -438,14 +443,18 @@ def compile_scenario(source: Any) -> Compiled:
 
 
 def _tactic_fields(ruleset: Any, procedure: Any, spec: CombatantSpec, path: str) -> None:
-    """A tactic field the ruleset's round does not read keeps its default: one set is
-    refused, naming the rulesets whose round reads it."""
-    for name, default in TACTIC_DEFAULTS.items():
-        if getattr(spec.tactic, name) != default and name not in procedure.tactics:
+    """A tactic field (or combatant field) the ruleset's round does not read keeps its
+    default: one set is refused, naming the rulesets whose round reads it."""
+    checks: list[tuple[str, str, Any, Any, str, str]] = [
+        (f"{path}.tactic.{name}", name, default, spec.tactic, "tactics", "tactic ")
+        for name, default in TACTIC_DEFAULTS.items()]
+    checks += [(f"{path}.{name}", name, default, spec, "fields", "") for name, default in COMBATANT_DEFAULTS.items()]
+    for where, name, default, holder, listed, what in checks:
+        if getattr(holder, name) != default and name not in getattr(procedure, listed):
             owners = [f"{other.name} ({rule})" for other in map(rulesets.get, rulesets.names())
-                      for rule in [other.fight_procedure().tactics.get(name)] if rule]
-            raise RulesError(f"{path}.tactic.{name}", f"the {ruleset.title or ruleset.name} ruleset has no tactic"
-                                                      f" {name}" + (f": it belongs to {', '.join(owners)}" if owners else ""))
+                      for rule in [getattr(other.fight_procedure(), listed).get(name)] if rule]
+            raise RulesError(where, f"the {ruleset.title or ruleset.name} ruleset has no {what}{name}"
+                                    + (f": it belongs to {', '.join(owners)}" if owners else ""))
 
 
 def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int, list[int]]]:

@@ -48,6 +48,8 @@ Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 #: procedure does not list in `tactics` must keep its default in a scenario.
 TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, "parry_at": None,
                                    "power": "never"}
+#: The shared combatant fields only some rounds read, and their defaults (`fields`).
+COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False}
 
 
 class Member:
@@ -98,6 +100,8 @@ class Procedure:
     pools: ClassVar[tuple[str, ...]] = ("hp",)
     #: Tactic fields of `TACTIC_DEFAULTS` it reads, with the rule that needs each.
     tactics: ClassVar[dict[str, str]] = {}
+    #: Combatant fields of `COMBATANT_DEFAULTS` it reads, with the rule that needs each.
+    fields: ClassVar[dict[str, str]] = {}
     #: The kinds of event it logs beyond the driver's, and what each says (the protocol
     #: schema lists them).
     events: ClassVar[dict[str, str]] = {}
@@ -132,6 +136,12 @@ class Procedure:
         reads (its initiative, its outcome); a ruleset that changed one plays on the Python
         loop rather than differently."""
         return True
+
+    @classmethod
+    def compiled_why(cls, sc: Any) -> Optional[str]:
+        """Why the compiled round cannot play this scenario although it plays the
+        procedure (a rule in play that it does not take); None: it can."""
+        return None
 
     # -- a member's state ----------------------------------------------------------------------
 

@@ -35,12 +35,14 @@ class CtMember(Member):
 class CtRound(Procedure):
     pools = ("hp", "injury")
     tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
+    fields = {"surprise_immune": "CT-1"}
     member = CtMember
     events = {"parry": "a combatant parries until its next turn (CT-6)",
               "no weapon": "every weapon a combatant attacks with is broken (CT-5)",
               "weapon broken": "a power attack broke the weapon (CT-5)",
               "weapon shattered": "an exploding die shattered the parrying weapon (CT-6)",
-              "shield destroyed": "the parrying shield took its points (CT-6)"}
+              "shield destroyed": "the parrying shield took its points (CT-6)",
+              "not surprised": "combatants of a surprised side that cannot be surprised take their turns (CT-1)"}
     compiled = "cartyrion"
     #: Request changes of a power attack (CT-5) and of a sneak attack not allowed (CT-7).
     power_attack: ClassVar[tuple[tuple[str, Any], ...]] = (("power", True),)
@@ -66,6 +68,15 @@ class CtRound(Procedure):
             raise RulesError(f"{path}.tactic.parry", say("ct_shield"))
         if tactic.parry_at is not None:
             check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
+
+    @classmethod
+    def compiled_why(cls, sc: Any) -> Optional[str]:
+        """The compiled round surprises whole sides: a combatant immune to surprise (CT-1)
+        plays on the Python loop."""
+        for g in sc.groups:
+            if g.spec.surprise_immune:
+                return f"{g.path}.surprise_immune: a combatant that cannot be surprised (CT-1) plays on the Python loop"
+        return None
 
     @staticmethod
     def parry_state(target: dict[str, Any]) -> tuple[int, int]:
@@ -111,6 +122,22 @@ class CtRound(Procedure):
         m.turns = saved.get("turns", m.turns)
 
     # -- a round ---------------------------------------------------------------------------
+
+    def initiative(self) -> tuple[list[list[str]], Optional[dict[str, Any]]]:
+        """CT-1 side initiative; in a round its side is surprised, a combatant that cannot
+        be surprised ("these exceptions are individual, though") takes its turn after the
+        side that surprised it."""
+        fight = self.fight
+        slots, record = fight.roll_initiative()
+        surprised = record.get("surprised") if record else None
+        if surprised:
+            side = fight.sc.sides.index(self.sc.setup[surprised])
+            awake = [m.id for m in fight.standing(side) if self.sc.groups[m.group].spec.surprise_immune]
+            if awake:
+                slots = [*slots, awake]
+                fight.log({"type": "not surprised", "who": awake, "side": fight.sc.sides[side], "rule": "CT-1",
+                           "why": "cannot be surprised: takes its turn after the side that surprised it"})
+        return slots, record
 
     def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
         """The start of `m`'s turn: a parry ends (CT-6: "mitigated until their next combat

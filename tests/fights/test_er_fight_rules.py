@@ -1,0 +1,111 @@
+"""Enchanted Realms' round in a whole fight: the ER-13 rules a single attack cannot keep.
+
+- ER-13 sneak attack: "the victim must have lost track of the one attempting the sneak
+  attack during the previous round": a victim the rogue fought in the prior round gets
+  no sneak dice thrown at it (the round's situation removes the strike's `sneak`).
+- ER-13 shock: a failed shock save incapacitates the victim for its next d3 actions: it
+  loses that many turns in the fight (not only a line in the attack's result).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from fracas.drive import fastfight
+from fracas.drive.fight import Fight
+from fracas.drive.scenario import compile_scenario
+
+ROGUE_VS_OGRE = {"ruleset": "enchanted-realms", "name": "sneak", "max_rounds": 6, "sides": {
+    "rogue": [{"name": "rogue", "hp": 400, "attacker": {"strength": 12, "agility": 16},
+               "target": {"ac": 30, "body_max": 400},
+               "attacks": [{"method": "melee", "style": "piercing", "dice": 2, "weight": 0,
+                            "damage_type": "piercing", "sneak": True}]}],
+    "ogre": [{"name": "ogre", "hp": 200, "attacker": {"strength": 18, "agility": 6},
+              "target": {"ac": 10, "body_max": 12, "save_bonus": 0},
+              "attacks": [{"method": "melee", "style": "bludgeoning", "dice": 1, "weight": 2,
+                           "damage_type": "blunt"}]}]}}
+
+
+def rounds(scenario, seeds, fight=None):
+    fight = fight or Fight(compile_scenario(scenario))
+    return fight, [fight.play_round(seed) for seed in seeds]
+
+
+def attacks(log, who):
+    return [e for e in log["events"] if e["type"] == "attack" and e["who"] == who]
+
+
+def test_er13_a_sneak_attack_only_at_a_victim_that_lost_track_of_the_rogue():
+    # The ogre's sneak-free body_max keeps shock out of it: 12 Body of 200 hp never halves.
+    scenario = copy.deepcopy(ROGUE_VS_OGRE)
+    scenario["sides"]["ogre"][0]["target"]["body_max"] = 400
+    _fight, logs = rounds(scenario, [1, 2, 3, 4])
+    pools = []
+    for r, log in enumerate(logs, start=1):
+        (attack,) = attacks(log, "rogue")
+        strike = attack["result"]["strikes"][0]
+        pools.append(len(strike["dice"]))
+        if r == 1:  # nobody fought anybody before round 1: the sneak attack is made
+            assert "situation" not in attack
+        else:  # it fought the ogre the round before: the ogre has not lost track of it
+            assert attack["situation"] == {"strikes": {"0": {"sneak": None}}}
+    assert pools == [4, 2, 2, 2]  # 2 dice, + an advantage die and a sneak die in round 1 only (ER-13)
+
+
+def test_er13_fought_means_either_way_and_only_the_round_before():
+    # Two ogres, the rogue picking at random: at each rogue attack, the sneak dice are there
+    # exactly when the rogue and its victim did not fight each other (either attacking the
+    # other) in the prior round.
+    scenario = copy.deepcopy(ROGUE_VS_OGRE)
+    scenario["max_rounds"] = 12
+    scenario["sides"]["ogre"][0].update(count=2)
+    scenario["sides"]["ogre"][0]["target"]["body_max"] = 400
+    scenario["sides"]["rogue"][0]["tactic"] = {"target": "random"}
+    fight = Fight(compile_scenario(scenario))
+    before: set[tuple[str, str]] = set()
+    checked = {True: 0, False: 0}
+    while not fight.over:
+        log = fight.play_round(fight.round + 101)
+        for attack in attacks(log, "rogue"):
+            fought = ("rogue", attack["target"]) in before or (attack["target"], "rogue") in before
+            assert ("situation" in attack) == fought, (log["round"], attack["target"], before)
+            checked[fought] += 1
+        before = {(e["who"], e["target"]) for e in log["events"] if e["type"] == "attack"}
+    assert checked[True] and checked[False]  # both cases met
+
+
+def test_er13_a_failed_shock_save_costs_the_victim_its_next_d3_actions():
+    fight, logs = rounds(ROGUE_VS_OGRE, [1, 2, 3, 4])
+    shocked = [e for e in logs[0]["events"] if e["type"] == "shocked"]
+    assert shocked and shocked[0]["who"] == "ogre" and shocked[0]["rule"] == "ER-13"
+    lost = shocked[0]["actions"]
+    assert 1 <= lost <= 3
+    for r, log in enumerate(logs, start=1):
+        skipped = [e for e in log["events"] if e["type"] == "incapacitated"]
+        if r <= lost:  # its next d3 actions: from this round's, as it had not acted yet
+            assert [e["who"] for e in skipped] == ["ogre"] and skipped[0]["left"] == lost - r
+            assert attacks(log, "ogre") == []
+        else:
+            assert skipped == [] and len(attacks(log, "ogre")) == 1
+    # the single attack's result said so too; the fight now keeps it
+    attack = attacks(logs[0], "rogue")[0]
+    assert attack["result"]["targets"]["ogre"]["shock_save"]["incapacitated_actions"] == lost
+
+
+def test_er13_what_the_fight_remembers_is_in_its_saved_state():
+    fight, logs = rounds(ROGUE_VS_OGRE, [1])
+    state = fight.state()
+    ogre = next(m for m in state["members"] if m["id"] == "ogre")
+    rogue = next(m for m in state["members"] if m["id"] == "rogue")
+    assert ogre["incapacitated"] >= 0 and rogue["attacked"] == ["ogre"]
+    again = Fight(compile_scenario(ROGUE_VS_OGRE), state)
+    original = Fight(compile_scenario(ROGUE_VS_OGRE))
+    original.play_round(1)
+    assert again.play_round(2) == original.play_round(2)
+
+
+def test_er13_sneak_attack_scenarios_play_on_the_python_loop_and_say_why():
+    why = fastfight.plan_for(compile_scenario(ROGUE_VS_OGRE))
+    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
+        return  # the pure-Python kernels play every fight on the Python loop
+    assert isinstance(why, str) and "$.sides.rogue[0].attacks[0]" in why and "ER-13" in why

@@ -109,3 +109,89 @@ def test_er13_sneak_attack_scenarios_play_on_the_python_loop_and_say_why():
     if isinstance(why, str) and why.startswith("the compiled core is not in use"):
         return  # the pure-Python kernels play every fight on the Python loop
     assert isinstance(why, str) and "$.sides.rogue[0].attacks[0]" in why and "ER-13" in why
+
+
+# -- ER-20 flee attacks ----------------------------------------------------------------------
+
+def flee_scenario(move=None, gobs=1, defending=False):
+    tactic = {"flee_at": 8} if move is None else {"flee_at": 8, "flee_move": move}
+    target = {"ac": 12, "conditions": ["defending"]} if defending else {"ac": 12}
+    return {"ruleset": "enchanted-realms", "name": "flee", "max_rounds": 10, "sides": {
+        "party": [{"name": "knight", "hp": 60, "attacker": {"strength": 14, "agility": 10}, "target": {"ac": 15},
+                   "attacks": [{"method": "melee", "style": "cleaving", "dice": 3, "weight": 2,
+                                "damage_type": "edged"}]},
+                  {"name": "archer", "hp": 30, "attacker": {"strength": 10, "agility": 16}, "target": {"ac": 13},
+                   "attacks": [{"method": "range", "style": "archery", "dice": 2, "damage_type": "piercing"}]}],
+        "gobs": [{"name": "gob", "count": gobs, "hp": 14, "attacker": {"strength": 8, "agility": 12},
+                  "target": target, "tactic": tactic,
+                  "attacks": [{"method": "melee", "style": "piercing", "dice": 1, "weight": 0,
+                               "damage_type": "piercing"}]}]}}
+
+
+def play_out(scenario, first_seed=1):
+    fight = Fight(compile_scenario(scenario))
+    events = []
+    while not fight.over:
+        events += fight.play_round(fight.round + first_seed)["events"]
+    return events
+
+
+def flee_attacks(events):
+    return [e for e in events if e["type"] == "attack" and e.get("reaction")]
+
+
+def leavers(events):
+    """Who left at its flee_at: fled, or down right after flee attacks at it."""
+    out = []
+    for i, e in enumerate(events):
+        if e["type"] == "fled" or (e["type"] == "down" and i and events[i - 1].get("reaction")):
+            out.append(e["who"])
+    return out
+
+
+def test_er20_leaving_the_fight_draws_a_flee_attack_from_each_engaged_enemy_with_its_reaction():
+    seen = 0
+    for seed in range(1, 30):
+        events = play_out(flee_scenario(), seed)
+        for i, e in enumerate(events):
+            if not e.get("reaction"):
+                continue
+            seen += 1
+            assert e["reaction"] == {"kind": "flee attack", "moved": 30, "rule": "ER-20"}
+            assert e["who"] == "knight" and e["phase"] == "reaction"  # the archer has no melee strike
+            assert e["result"]["flee"] == {"moved": 30, "speed": "normal", "dice": 3}
+            # the knight fought the goblin in melee this round or the last (either way)
+            before = [x for x in events[:i] if x["type"] == "attack" and not x.get("reaction")
+                      and {x["who"], x["target"]} == {"knight", e["target"]}]
+            assert before
+            assert events[i + 1]["type"] in ("fled", "down") and events[i + 1]["who"] == e["target"]
+    assert seen >= 5
+
+
+def test_er20_a_cautious_move_draws_none_a_rapid_one_is_struck_with_one_d20():
+    for seed in range(1, 15):
+        assert flee_attacks(play_out(flee_scenario(move=10), seed)) == []
+    rapid = [e for seed in range(1, 30) for e in flee_attacks(play_out(flee_scenario(move=80), seed))]
+    assert rapid and all(e["result"]["flee"] == {"moved": 80, "speed": "rapid", "dice": 1} for e in rapid)
+
+
+def test_er20_one_reaction_a_round():
+    # Many goblins leaving in one round: the knight strikes at most one of them a round.
+    for seed in range(1, 20):
+        fight = Fight(compile_scenario(flee_scenario(gobs=6)))
+        while not fight.over:
+            log = fight.play_round(fight.round + seed)
+            assert len(flee_attacks(log["events"])) <= 1
+
+
+def test_er20_a_defending_creature_leaves_without_drawing_flee_attacks():
+    for seed in range(1, 15):
+        events = play_out(flee_scenario(defending=True), seed)
+        assert flee_attacks(events) == []
+
+
+def test_er20_flee_attacks_play_on_the_python_loop_and_say_why():
+    why = fastfight.plan_for(compile_scenario(flee_scenario()))
+    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
+        return
+    assert isinstance(why, str) and "$.sides.gobs[0].tactic.flee_at" in why and "ER-20" in why

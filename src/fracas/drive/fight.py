@@ -41,8 +41,8 @@ from typing import Any, Optional
 from ..dice import Dice
 from ..rng import chunk_seed
 from ..rulesets.base import Actor as Actor  # what a ruleset's initiative reads (re-exported)
-from ..rulesets.fight import DOWN, FLED, STANDING, Member, Procedure, SideView
-from .scenario import Compiled, Situation
+from ..rulesets.fight import DOWN, FLED, STANDING, Member, Procedure, SideView, Situation
+from .scenario import Compiled
 
 __all__ = ["DOWN", "EVENT_TYPES", "event_types", "FLED", "STANDING", "Actor", "Fight", "Member", "SideView"]
 
@@ -414,11 +414,19 @@ class Fight:
                 k -= tree[pos]
             step >>= 1
         return self.members[pos]
+    def reaction(self, m: Member, target: Member, strike: int, situation: Situation, why: dict[str, Any]) -> tuple[int, int]:
+        """A procedure's reaction attack (an ER-20 flee attack): `m`'s strike `strike` at
+        `target` in `situation`, one random event, logged as an attack with `why` as its
+        `reaction`; returns its (hp, injury) damage, not yet applied."""
+        return self._attack(m, target, "attack", "reaction", (strike,), situation, why)
+
     def _attack(self, m: Member, target: Member, key: str, phase: str,
-                use: Optional[tuple[int, ...]] = None) -> tuple[int, int]:
+                use: Optional[tuple[int, ...]] = None, situation: Optional[Situation] = None,
+                reaction: Optional[dict[str, Any]] = None) -> tuple[int, int]:
         sc = self.sc
         rules = self.rules
-        situation = rules.situation(m, target, key, use)
+        if situation is None:
+            situation = rules.situation(m, target, key, use)
         plan = sc.plan(m.group, key, target.group, use, situation)
         dice, seed = self.stream()
         result = sc.ruleset.roll_attack(plan, dice, seed)
@@ -438,6 +446,8 @@ class Fight:
                 event["spell"] = sc.groups[m.group].spec.spell.name  # type: ignore[union-attr]
             if use is not None and list(use) != sc.groups[m.group].phases.get(key):
                 event["strikes"] = list(use)
+            if reaction:
+                event["reaction"] = reaction
             if situation:
                 event["situation"] = _situation_dict(situation)
             if injury:
@@ -551,12 +561,13 @@ def _focus(sc: Compiled, m: int) -> Any:
 
 
 def _situation_dict(situation: Situation) -> dict[str, Any]:
-    """A round log's view of a situation: {"target": {field: value}, "strikes": {i: {...}}}."""
+    """A round log's view of a situation: {"target": {field: value}, "strikes": {i: {...}},
+    "request": {...}}."""
     out: dict[str, Any] = {}
     for where, changes in situation:
-        fields = {name: value for name, value in changes}
-        if where == "target":
-            out.setdefault("target", {}).update(fields)
+        fields = {name: dict(value) if isinstance(value, tuple) else value for name, value in changes}
+        if where in ("target", "request"):
+            out.setdefault(where, {}).update(fields)
         else:
             out.setdefault("strikes", {}).setdefault(str(where[1]), {}).update(fields)
     return out

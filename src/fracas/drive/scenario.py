@@ -56,6 +56,10 @@ class Tactic(_Spec):
     flee: Literal["broken", "surrender", "never"] = "broken"
     #: Leaves the fight when its health ("hp") is at or below this.
     flee_at: Optional[int] = None
+    #: Enchanted Realms: the feet it moves when it leaves (ER-20): under 20 a cautious
+    #: move that draws no flee attacks, 20-74 a normal move, 75 or more a rapid move
+    #: (flee attacks of one d20). Default 30.
+    flee_move: Optional[int] = None
     #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
     #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
     #: strike, else missile.
@@ -267,7 +271,8 @@ class Compiled:
         member of `target_group` (whose id in the plan is "t"). `use`: only these strike
         indexes of the combatant's `attacks` (a broken weapon, reserved actions, one strike
         at a time); `situation`: what the round changes in the request, as
-        ((field, value), …) pairs for the target ("target") or strike i ("strike", i) —
+        ((field, value), …) pairs for the target ("target"), strike i ("strike", i) or
+        the request itself ("request": an ER-20 flee attack's `flee`) —
         a value None removes the field (e.g. a fleeing target, OS-3; a parry, CT-6)."""
         if use is not None and list(use) == self.groups[group].phases.get(phase):
             use = None  # all of the phase's strikes: the plan compiled when the scenario loaded
@@ -293,15 +298,16 @@ class Compiled:
             where = f"{g.path}.attacks"
         made = [_aimed(strikes[i], f"{where}[{i}]") for i in indexes]
         target = dict(t.spec.target)
+        request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
+                   "targets": {"t": target}}
         for where_, changes in situation:
-            fields = target if where_ == "target" else made[indexes.index(where_[1])]
+            fields = (request if where_ == "request" else target if where_ == "target"
+                      else made[indexes.index(where_[1])])
             for name, value in changes:
                 if value is None:
                     fields.pop(name, None)
-                else:
-                    fields[name] = value
-        request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
-                   "targets": {"t": target}}
+                else:  # a tuple of (name, value) pairs stands for an object (a situation is hashed)
+                    fields[name] = dict(value) if isinstance(value, tuple) else value
         try:
             attack = self.ruleset.kind("attack")
             return attack.compile(attack.decode(request))

@@ -12,26 +12,44 @@
   loses that many turns, from its next slot on (the one of this round if it has not
   acted yet), each logged as an "incapacitated" event. A second failed save adds its
   actions to those left.
-- A combatant leaves the fight when its Body falls to its tactic's `flee_at`.
+- ER-20 flee attacks: a combatant leaves the fight when its Body falls to its tactic's
+  `flee_at`, moving `flee_move` feet (default 30). Under 20 ft (a cautious move) it
+  draws nothing; otherwise each standing enemy engaged with it in melee (either made a
+  melee or savage strike at the other this round or the round before) that has its
+  reaction left and is not defending makes a flee attack, in member order: one strike,
+  its first melee or savage strike (its primary hand), never a sneak attack, with one
+  d20 against a rapid mover (75 ft or more), as a single flee attack is resolved. Each
+  costs the attacker its reaction for the round (one a round). A mover brought to 0 by
+  them is down, not fled; one that is defending leaves without drawing flee attacks.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Optional
 
+from ..._facts import ER_FLEE_NORMAL
 from ..base import Ruleset
-from ..fight import Member, Procedure, Situation, defined_by
+from ..fight import DOWN, FLED, STANDING, Member, Procedure, Situation, defined_by
+
+#: The strike methods that engage in melee (and that a flee attack is made with).
+MELEE = ("melee", "savage")
+#: A fleeing combatant's move when its tactic gives none (a normal move, ER-20).
+FLEE_MOVE = 30
 
 
 class ErMember(Member):
-    __slots__ = ("incapacitated",)
+    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before")
 
     incapacitated: int  # actions it still loses to a failed shock save (ER-13)
+    reacted: bool  # its reaction of the round is spent (ER-20 flee attack)
+    engaged: set[str]  # whom it exchanged melee strikes with this round (ER-20)
+    engaged_before: set[str]  # ... and the round before
 
 
 class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
+    tactics = {"flee_move": "ER-20"}
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
@@ -52,6 +70,10 @@ class ErRound(Procedure):
                 if isinstance(strike, dict) and strike.get("sneak"):
                     return (f"{g.path}.attacks[{i}]: a sneak attack (ER-13: only at a victim that lost track of"
                             " the attacker in the prior round) plays on the Python loop")
+        for g in sc.groups:
+            if g.spec.tactic.flee_at is not None:
+                return (f"{g.path}.tactic.flee_at: leaving the fight draws flee attacks (ER-20), which play on the"
+                        " Python loop")
         return None
 
     # -- a member --------------------------------------------------------------------------
@@ -59,18 +81,28 @@ class ErRound(Procedure):
     def start(self, m: Member) -> None:
         assert isinstance(m, ErMember)
         m.incapacitated = 0
+        m.reacted = False
+        m.engaged, m.engaged_before = set(), set()
 
     def saved(self, m: Member) -> dict[str, Any]:
-        """ER-13: the actions a failed shock save still costs, and whom it fought last round."""
+        """ER-13: the actions a failed shock save still costs, and whom it fought last round
+        (ER-20: whom it was engaged with in melee)."""
         assert isinstance(m, ErMember)
-        return {"incapacitated": m.incapacitated, "attacked": list(m.attacking)}
+        return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged)}
 
     def load(self, m: Member, saved: dict[str, Any]) -> None:
         assert isinstance(m, ErMember)
         m.incapacitated = int(saved.get("incapacitated", 0))
         m.attacking = list(saved.get("attacked", m.attacking))
+        m.engaged = set(saved.get("engaged", ()))
 
     # -- a round ---------------------------------------------------------------------------
+
+    def round_started(self) -> None:
+        for m in self.fight.members:
+            assert isinstance(m, ErMember)
+            m.reacted = False
+            m.engaged_before, m.engaged = m.engaged, set()
 
     def slot_started(self, slot: list[Member], casting: set[int]) -> set[int]:
         """ER-13: an incapacitated combatant loses this action (a caster keeps its spell)."""
@@ -94,12 +126,54 @@ class ErRound(Procedure):
 
     def attacked(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
                  situation: Situation, result: Any) -> None:
-        """ER-13: a failed shock save costs the victim its next d3 actions."""
+        """ER-20: melee strikes engage both; ER-13: a failed shock save costs the victim its
+        next d3 actions."""
+        assert isinstance(m, ErMember) and isinstance(target, ErMember)
+        if key != "spell" and use is not None:
+            attacks = self.sc.groups[m.group].spec.attacks
+            if any(attacks[i].get("method") in MELEE for i in use):
+                m.engaged.add(target.id)
+                target.engaged.add(m.id)
         save = getattr(result, "shock", {}).get("t")
         if save is None or not save.incapacitated_actions:
             return
-        assert isinstance(target, ErMember)
         target.incapacitated += save.incapacitated_actions
         self.fight.log({"type": "shocked", "who": target.id, "by": m.id, "dc": save.dc,
                         "actions": save.incapacitated_actions, "rule": "ER-13",
                         "why": "a sneak attack dealt half its maximum Body or more and it failed its shock save"})
+
+    def harmed(self, target: Member) -> None:
+        """ER-20: at its `flee_at` the combatant leaves, drawing flee attacks (module docstring)."""
+        assert isinstance(target, ErMember)
+        tactic = self.sc.groups[target.group].spec.tactic
+        if tactic.flee_at is None or target.hp > tactic.flee_at:
+            return
+        fight = self.fight
+        why = f"hp {target.hp} <= flee_at {tactic.flee_at}"
+        moved = FLEE_MOVE if tactic.flee_move is None else tactic.flee_move
+        defending = "defending" in (self.sc.groups[target.group].spec.target.get("conditions") or ())
+        if moved >= ER_FLEE_NORMAL and not defending:
+            for e in fight.members:
+                assert isinstance(e, ErMember)
+                if (e.status != STANDING or e.side == target.side or e.reacted or e.incapacitated
+                        or not (target.id in e.engaged or target.id in e.engaged_before)):
+                    continue
+                spec = self.sc.groups[e.group].spec
+                strike = next((i for i, a in enumerate(spec.attacks) if a.get("method") in MELEE), None)
+                if strike is None or "defending" in (spec.attacker.get("conditions") or ()):
+                    continue  # ER-15: defending "removes all reactions for both rounds"
+                e.reacted = True
+                situation: Situation = (("request", (("flee", (("moved", moved),)),)),)
+                if spec.attacks[strike].get("sneak"):  # a flee attack is a reaction, never a sneak attack
+                    situation += ((("strike", strike), self.no_sneak),)
+                hp, injury = fight.reaction(e, target, strike, situation,
+                                            {"kind": "flee attack", "moved": moved, "rule": "ER-20"})
+                if hp + injury:
+                    target.hp = max(0, target.hp - hp - injury)
+                    target.hurt_round = fight.round
+                if target.hp == 0:
+                    target.status = DOWN
+                    fight.log({"type": "down", "who": target.id})
+                    return
+        target.status = FLED
+        fight.log({"type": "fled", "who": target.id, "why": why})

@@ -65,6 +65,17 @@ def _site(tmp_path: Path) -> Path:
     (noexample / "manifest.toml").write_text(manifest.replace('examples = ["d6-skirmish"]',
                                                               'examples = ["d6-nowhere"]'))
     _dist(site, "noexample", "d6-pool")
+    # 3. It imports, but registration refuses it (no result shape for its own kind `pool`), and
+    #    its manifest says `default = true`: the default stays Enchanted Realms', or every
+    #    request naming no ruleset would fail for everyone.
+    bad = site / "badpool"
+    shutil.copytree(HERE / "d6pool" / "d6pool", bad)
+    (bad / "manifest.toml").write_text(
+        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text()
+        .replace('name = "d6-pool"', 'name = "bad-pool"\ndefault = true').replace('id = "dp"', 'id = "bp"'))
+    with (bad / "__init__.py").open("a") as module:
+        module.write("\nD6_POOL.result_types = {k: v for k, v in RESULT_TYPES.items() if k != 'pool'}\n")
+    _dist(site, "badpool", "bad-pool")
     return site
 
 
@@ -79,19 +90,24 @@ def test_a_broken_plugin_is_left_out_and_named_and_everything_else_works(tmp_pat
     assert done.returncode == 0, done.stderr[-4000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["rulesets"][:4] == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
-    assert "broken-pool" not in found["rulesets"] and "d6-pool" not in found["rulesets"]
-    assert found["resolves"]
+    assert not {"broken-pool", "d6-pool", "bad-pool"} & set(found["rulesets"])
+    assert found["resolves"]  # an attack naming no ruleset: Enchanted Realms' still
     failed = found["failed"]
-    assert set(failed) == {"broken-pool", "d6-pool"}
+    assert set(failed) == {"broken-pool", "d6-pool", "bad-pool"}
     assert failed["broken-pool"].startswith(
         "entry point 'broken-pool' = 'brokenplug' (group fracas.rulesets, distribution fracas-brokenplug 0.3):"
         " ModuleNotFoundError: No module named 'numpyy'")
-    assert "examples ['d6-nowhere'] name no scenario" in failed["d6-pool"]
-    assert "noexample" in failed["d6-pool"]
+    # the manifest's file and field, and the scenario file it lacks
+    assert "noexample/manifest.toml: field 'examples' names ['d6-nowhere'], but no scenario file" \
+        " examples/d6-nowhere.json is in the package 'noexample'" in failed["d6-pool"]
+    assert failed["bad-pool"].startswith("badpool/manifest.toml: no result shape for the kind(s) pool")
+    assert "'bad-pool' is left out" in failed["bad-pool"]
     assert all(why.endswith("is left out (fix or uninstall it)") for why in failed.values())
     assert found["info_failed"] == failed  # the bridge's server.info says the same
     # Said once on standard error, as a warning, not a traceback.
     assert done.stderr.count("ModuleNotFoundError: No module named 'numpyy'") == 1
+    assert done.stderr.count("entry point 'bad-pool' = 'badpool'") == 0  # its message names its manifest
+    assert done.stderr.count("badpool/manifest.toml: no result shape") == 1
     assert "Traceback" not in done.stderr
 
 
@@ -101,8 +117,13 @@ def test_doctor_reports_a_broken_plugin_as_a_problem(tmp_path):
                           env=_env(site), capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.strip().startswith("plug-in")]
-    assert len(lines) == 2 and all("[problem]" in line for line in lines)
-    assert any("entry point 'broken-pool'" in line for line in lines)
+    assert len(lines) == 3 and all("[problem]" in line for line in lines)
+    assert any("entry point 'broken-pool' = 'brokenplug' (group fracas.rulesets, distribution"
+               " fracas-brokenplug 0.3): ModuleNotFoundError" in line for line in lines)
+    assert any("badpool/manifest.toml: no result shape" in line for line in lines)
+    assert any("field 'examples' names ['d6-nowhere']" in line for line in lines)
+    assert "enchanted-realms, worldwalker, cartyrion, old-school" in done.stdout  # the rulesets line
+    assert "Traceback" not in done.stderr
 
 
 def test_a_good_plugin_next_to_a_broken_one_still_registers(tmp_path):
@@ -115,4 +136,66 @@ def test_a_good_plugin_next_to_a_broken_one_still_registers(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-4000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "d6-pool" in found["rulesets"] and set(found["failed"]) == {"broken-pool"}
+    assert "d6-pool" in found["rulesets"] and set(found["failed"]) == {"broken-pool", "bad-pool"}
+    assert found["resolves"]
+
+
+def test_fracas_attack_on_a_builtin_ruleset_works_beside_broken_plugins(tmp_path):
+    """ER-1: a built-in attack from the command line, with the three broken plug-ins installed."""
+    site = _site(tmp_path)
+    request = tmp_path / "attack.json"
+    request.write_text(json.dumps({"attacker": {"strength": 2}, "strikes": [
+        {"target": "t", "method": "melee", "style": "slashing", "dice": 3, "weight": 1, "damage_type": "edged"}],
+        "targets": {"t": {"ac": 14}}}))
+    done = subprocess.run([sys.executable, "-m", "fracas", "attack", str(request), "--seed", "3", "--json"],
+                          cwd=tmp_path, env=_env(site), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout)
+    assert result["seed"] == 3 and result["ruleset"] == "enchanted-realms"
+    # the same result as without the plug-ins installed
+    alone = subprocess.run([sys.executable, "-m", "fracas", "attack", str(request), "--seed", "3", "--json"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr[-4000:]
+    assert json.loads(alone.stdout) == result
+    assert "broken-pool" in done.stderr and "Traceback" not in done.stderr  # warned, once each
+    assert done.stderr.count("is left out (fix or uninstall it)") == 3
+
+
+TOKEN = "plugin-failures-token-0123456789"
+
+
+def test_a_real_fracas_serve_names_the_broken_plugins_and_resolves(tmp_path):
+    """`fracas serve` starts with the broken plug-ins installed; server.info names them
+    (`rulesets_failed`) and an ER-1 attack resolves over the websocket."""
+    from websockets.sync.client import connect
+
+    site = _site(tmp_path)
+    command = [sys.executable, "-m", "fracas", "serve", "--port", "0", "--journal", str(tmp_path / "j.sqlite3"),
+               "--token", TOKEN, "--allow-no-origin"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env={**_env(site), "PYTHONUNBUFFERED": "1"})
+    try:
+        banner = [process.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
+        assert banner[-1], (banner, process.stderr.read() if process.poll() is not None else "")  # type: ignore[union-attr]
+        url = next(line.split(":", 1)[1].strip() for line in banner if line.strip().startswith("url:"))
+
+        def ask(ws, ident, method, params=None):
+            ws.send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method,
+                                **({} if params is None else {"params": params})}))
+            return json.loads(ws.recv(timeout=120))
+
+        with connect(url) as ws:
+            assert ask(ws, 0, "auth", {"token": TOKEN})["result"] == {"authenticated": True}
+            info = ask(ws, 1, "server.info")["result"]
+            attack = ask(ws, 2, "attack.resolve", {"attacker": {"strength": 2}, "strikes": [
+                {"target": "t", "method": "melee", "style": "slashing", "dice": 3, "weight": 1,
+                 "damage_type": "edged"}], "targets": {"t": {"ac": 14}}, "seed": 3})
+    finally:
+        process.terminate()
+        _out, stderr = process.communicate(timeout=60)
+    assert set(info["rulesets_failed"]) == {"broken-pool", "d6-pool", "bad-pool"}
+    assert "entry point 'broken-pool' = 'brokenplug'" in info["rulesets_failed"]["broken-pool"]
+    assert info["rulesets"][:4] == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
+    assert not {"broken-pool", "d6-pool", "bad-pool"} & set(info["rulesets"])
+    assert attack["result"]["seed"] == 3 and attack["result"]["ruleset"] == "enchanted-realms", attack
+    assert "Traceback" not in stderr

@@ -126,3 +126,38 @@ def test_a_ruleset_registered_anew_under_a_name_never_gets_its_predecessors_plan
         assert again.to_dict()["total_damage"] == 3
     finally:
         fracas.rulesets.unregister(NAME)
+
+
+def test_a_manifest_naming_a_missing_example_scenario_is_refused_naming_the_file_and_field():
+    """A manifest's `examples` names scenario files (examples/NAME.json in its package, or one
+    fracas ships): one that is nowhere is refused at registration, whoever registers it."""
+    listed = manifest.parse(GOOD.replace("examples = []", 'examples = ["er-skeleton-horde", "coin-nowhere"]'),
+                            "coins/manifest.toml", "seam.coins")
+    with pytest.raises(RulesetInvalid, match=r"^coins/manifest.toml: field 'examples' names \['coin-nowhere'\], but"
+                                             r" no scenario file examples/coin-nowhere.json is in the package"
+                                             r" 'seam.coins' or among the scenarios fracas ships"):
+        fracas.rulesets.register(CoinToss(), listed)
+    assert "coin-toss" not in fracas.rulesets()
+    shipped = manifest.parse(GOOD.replace("examples = []", 'examples = ["er-skeleton-horde"]'),
+                             "coins/manifest.toml", "seam.coins")
+    try:
+        fracas.rulesets.register(CoinToss(), shipped)  # a scenario fracas ships is found
+        assert "coin-toss" in fracas.rulesets()
+    finally:
+        fracas.rulesets.unregister("coin-toss")
+
+
+def test_a_refused_ruleset_changes_nothing_shared():
+    """A manifest with `default = true` whose object fails the protocol's checks leaves the
+    default ruleset as it was: a request naming none still resolves (ER-1)."""
+    class NoRoll(CoinToss):
+        roll_attack = None  # type: ignore[assignment]
+
+    default = manifest.parse(GOOD + "default = true\n", "coins/manifest.toml", "seam.coins")
+    before = fracas.rulesets.DEFAULT
+    with pytest.raises(RulesetInvalid, match=r"the attack kind needs the ruleset's roll_attack\(\) call"):
+        fracas.rulesets.register(NoRoll(), default)
+    assert fracas.rulesets.DEFAULT == before == "enchanted-realms"
+    assert fracas.resolve({"attacker": {"strength": 2}, "strikes": [
+        {"target": "t", "method": "melee", "style": "slashing", "dice": 1, "weight": 1, "damage_type": "edged"}],
+        "targets": {"t": {"ac": 14}}}, seed=1).to_dict()["ruleset"] == "enchanted-realms"

@@ -124,9 +124,19 @@ def register(ruleset: Ruleset, manifest: Optional[Manifest] = None, where: Optio
 
 
 def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_default: bool = True) -> None:
-    """What registering checks and adopts: the manifest's clashes and facts, the protocol,
-    the ruleset's own kinds (`RulesetInvalid` naming `place` and what is wrong)."""
+    """What registering checks and adopts: the manifest's clashes, facts and example
+    scenarios, the protocol, the ruleset's own kinds (`RulesetInvalid` naming `place` and
+    what is wrong). Nothing shared changes unless every check passes: a refused ruleset
+    whose manifest says `default = true` leaves `DEFAULT` as it was, and none of its kinds
+    is known."""
     if manifest is not None:
+        missing = _missing_examples(manifest)
+        if missing:
+            raise RulesetInvalid(
+                f"{manifest.source}: field 'examples' names {missing}, but no scenario file "
+                + ", ".join(f"examples/{name}.json" for name in missing)
+                + f" is in the package {manifest.package!r} or among the scenarios fracas ships"
+                  " (put the file there, or drop the name: fracas scenarios lists the shipped ones)")
         others = [m for name, m in ((n, _manifest_of(e)) for n, e in _REGISTRY.items())
                   if m is not None and name != manifest.name]
         # A built-in ruleset's names are in the generated SHARED_* sets' file itself, and the
@@ -138,7 +148,7 @@ def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_def
         if clash:
             raise RulesetInvalid(f"{manifest.source}: {clash}; a name means one thing in fracas's generated"
                                  " files, so prefix the ruleset's own with its short ID")
-        _adopt(ruleset, manifest, reset_default)
+        _adopt(ruleset, manifest)
     from .base import KNOWN_KINDS, check_ruleset
 
     check_ruleset(ruleset, place)
@@ -148,7 +158,12 @@ def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_def
         if other is not None and other != kind:
             raise RulesetInvalid(f"{place}: its kind {kind.name!r} differs from the {kind.name!r} kind already known"
                                  f" (method {other.method}); a kind's name is one kind everywhere")
+    # Every check passed: now what is shared learns of it.
+    for kind in ruleset.own_kinds:
         KNOWN_KINDS[kind.name] = kind
+    if manifest is not None and manifest.default and reset_default:
+        global DEFAULT
+        DEFAULT = manifest.name
 
 
 #: Built-in rulesets being imported and adopted now (`_load_declaring` does not start them again).
@@ -190,8 +205,9 @@ def _listing(item: tuple[str, Union[Ruleset, Manifest]]) -> int:
     return manifest.order if manifest is not None else 1000
 
 
-def _adopt(ruleset: Ruleset, manifest: Manifest, reset_default: bool = True) -> None:
-    """The manifest's facts on the ruleset; what the object sets itself must agree."""
+def _adopt(ruleset: Ruleset, manifest: Manifest) -> None:
+    """The manifest's facts on the ruleset; what the object sets itself must agree (the
+    manifest's `default` is adopted by `_admit`, once every check has passed)."""
     for attr, value in (("name", manifest.name), ("title", manifest.title)):
         own = getattr(ruleset, attr)
         if own and own != value:
@@ -211,9 +227,6 @@ def _adopt(ruleset: Ruleset, manifest: Manifest, reset_default: bool = True) -> 
                                 "rolls on its own calls (a fracas.rulesets.rows.RowRuleset runs on the row kernel)"))
     ruleset.doc = manifest.rules
     ruleset.manifest = manifest
-    if manifest.default and reset_default:
-        global DEFAULT
-        DEFAULT = manifest.name
 
 
 def register_package(package: str, where: Optional[str] = None) -> Optional[Ruleset]:
@@ -228,7 +241,8 @@ def register_package(package: str, where: Optional[str] = None) -> Optional[Rule
 
 
 def _object(found: Manifest) -> Ruleset:
-    """The `Ruleset` its manifest names, its package imported now; its example scenarios checked."""
+    """The `Ruleset` its manifest names, its package imported now (registering it checks
+    the rest, its example scenarios too: `_admit`)."""
     from .base import Ruleset
 
     module = importlib.import_module(found.package)
@@ -236,10 +250,6 @@ def _object(found: Manifest) -> Ruleset:
     if not isinstance(ruleset, Ruleset):
         raise RulesetInvalid(f"{found.source}: object {found.object!r} is "
                              + ("missing from the package" if ruleset is None else f"{ruleset!r}, not a Ruleset"))
-    missing = _missing_examples(found)
-    if missing:
-        raise RulesetInvalid(f"{found.source}: examples {missing} name no scenario: put examples/NAME.json in the"
-                             f" package {found.package!r} (or name one fracas ships: fracas scenarios lists them)")
     return ruleset
 
 
@@ -251,14 +261,17 @@ def _missing_examples(manifest: Manifest) -> list[str]:
     from importlib import resources
     from pathlib import Path
 
-    own = resources.files(manifest.package).joinpath("examples")
+    try:
+        own: Any = resources.files(manifest.package).joinpath("examples")
+    except (ImportError, TypeError):  # a manifest registered with a package that is not importable
+        own = None
     shipped = [Path(__file__).resolve().parents[3] / "examples" / "scenarios"]
     try:
         shipped.append(resources.files("fracas.scenarios"))  # type: ignore[arg-type]
     except (ImportError, TypeError):  # a checkout run from src/: the folder above stands in
         pass
     return [name for name in manifest.examples
-            if not own.joinpath(f"{name}.json").is_file()
+            if (own is None or not own.joinpath(f"{name}.json").is_file())
             and not any(folder.joinpath(f"{name}.json").is_file() for folder in shipped)]
 
 
@@ -471,12 +484,17 @@ def _discover_installed() -> None:
         # An installed ruleset that fails is left out, loudly, and nothing else is: one broken
         # plug-in must not stop `import fracas` (every command, the bridge) for everyone.
         try:
-            registered = register_package(point.value.split(":", 1)[0], where)
-            if registered is not None and registered.name != point.name:
-                unregister(registered.name)
-                raise RulesetInvalid(f"{where}: the entry point's name must be the ruleset's name"
-                                     f" {registered.name!r}")
-        except Exception as error:  # noqa: BLE001 - any failure of a plug-in's import or registration
+            package = point.value.split(":", 1)[0]
+            found = _manifest.read(package)  # imports the package
+            if found is None:
+                raise RulesetInvalid(f"{where}: the package {package!r} has no {_manifest.FILENAME}")
+            if found.name != point.name:  # refused before it registers: nothing of it is adopted
+                raise RulesetInvalid(f"{where}: the entry point's name must be the ruleset's name {found.name!r}"
+                                     f" ({found.source})")
+            register(_object(found), found)
+        # Any failure of a plug-in's import or registration; SystemExit too (a plug-in that
+        # calls sys.exit() when a dependency is missing must not end every fracas command).
+        except (Exception, SystemExit) as error:  # noqa: BLE001
             why = str(error) if isinstance(error, RulesetInvalid) else f"{where}: {type(error).__name__}: {error}"
             _FAILED[point.name] = f"{why}; the ruleset {point.name!r} is left out (fix or uninstall it)"
             import logging

@@ -335,8 +335,12 @@ def journal_replay(path, request_id) -> None:
         click.echo(f"{request_id}: the replay differs (seed {recorded['seed']}):", err=True)
         click.echo(render_differences(found), err=True)
         sys.exit(1)
+    # Each result says which backend rolled it (a ruleset the compiled core does not cover rolls
+    # in Python on a compiled install); an entry whose result does not, the journal's column.
+    recorded_on = recorded.get("backend") if isinstance(recorded.get("backend"), str) else entry.backend
+    replayed_on = replayed.get("backend") if isinstance(replayed.get("backend"), str) else fracas.backend
     click.echo(f"{request_id}: {entry.method} replays exactly from seed {recorded['seed']}"
-               f" (recorded on {entry.backend}, replayed on {fracas.backend})")
+               f" (recorded on {recorded_on}, replayed on {replayed_on})")
 
 
 @journal_group.command("prune")

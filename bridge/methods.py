@@ -561,14 +561,14 @@ class _Together:
     """The ``within`` of an encounter change: writes its journal entry in the store's
     transaction (``entry`` makes it from the result's JSON); ``entry`` is then the one written."""
 
-    def __init__(self, make: Callable[[bytes], Entry], journal: Any) -> None:
+    def __init__(self, make: Callable[[bytes, str | None], Entry], journal: Any) -> None:
         self._make, self.journal = make, journal
         self.entry: Entry | None = None
 
     def __call__(self, db: sqlite3.Connection, result: Any) -> None:
         if self.journal is not None:
             self.journal.check_file()  # a deleted or replaced file: nothing is written
-        entry = self._make(orjson.dumps(result))
+        entry = self._make(orjson.dumps(result), _backend_of(result, "") or None)  # the result's own, if it says
         stored = insert(db, entry)
         if stored is not entry:
             raise _AlreadyJournaled(stored)

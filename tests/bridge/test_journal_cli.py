@@ -57,3 +57,31 @@ def test_prune_and_errors(written, tmp_path):
 def test_prune_by_size(written):
     out = cli("prune", "--journal", written, "--max-mb", "1")
     assert out.exit_code == 0 and "removed 0 roll(s)" in out.output and "2 left" in out.output
+
+
+def test_replay_says_the_backend_each_result_was_rolled_on(tmp_path):
+    """Issue 45: the backend a replay reports is the result's own (ER-1 attack, rolled on the
+    pure-Python kernels), not the journal's column: an entry an older bridge wrote says
+    "compiled" there for a roll made in Python."""
+    import sqlite3
+
+    from fracas import _kernels
+
+    path = tmp_path / "journal.sqlite3"
+    journal = Journal(path)
+    dispatcher = Dispatcher(token=TOKEN, journal=journal)
+    session = Session()
+    dispatcher.handle(session, orjson.dumps(request(1, "auth", {"token": TOKEN})).decode())
+    with _kernels.using("python"):
+        sent = orjson.dumps(request("p1", "attack.resolve", ATTACK)).decode()
+        reply = orjson.loads(dispatcher.handle(session, sent).data)
+    assert reply["result"]["backend"] == "python"
+    journal.close()
+    db = sqlite3.connect(path)  # as a bridge before the fix journaled it
+    with db:
+        assert db.execute("UPDATE entries SET backend = 'compiled' WHERE id_key = '\"p1\"'").rowcount == 1
+    db.close()
+    with _kernels.using("python"):
+        out = cli("replay", "--journal", str(path), "p1")
+    assert out.exit_code == 0, out.output
+    assert "(recorded on python, replayed on python)" in out.output

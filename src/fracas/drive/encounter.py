@@ -53,6 +53,7 @@ class Encounter:
     keeps the next round, `undo()` takes it back, `show()` is the state as it stands.
 
     Example:
+        >>> import fracas
         >>> enc = fracas.Encounter.new("crypt", "@er-skeleton-horde", replace=True)
         >>> log = enc.round(seed=42)
         >>> log["round"], enc.show()["round"]
@@ -94,6 +95,7 @@ class Encounter:
             EncounterError: An encounter of that name exists and `replace` is false.
 
         Example:
+            >>> import fracas
             >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> enc.show()["round"], enc.show()["ruleset"]
             (0, 'worldwalker')
@@ -129,6 +131,7 @@ class Encounter:
             EncounterError: There is no encounter of that name (the message lists those there are).
 
         Example:
+            >>> import fracas
             >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> fracas.Encounter.open("duel").show()["scenario"]
             'A Worldwalker duel at the bridge'
@@ -159,6 +162,7 @@ class Encounter:
             StoreError: The store cannot be opened.
 
         Example:
+            >>> import fracas
             >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> [e["name"] for e in fracas.Encounter.list() if e["name"] == "duel"]
             ['duel']
@@ -182,6 +186,7 @@ class Encounter:
             EncounterError: There is no encounter of that name.
 
         Example:
+            >>> import fracas
             >>> _ = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> fracas.Encounter.delete("duel")
             >>> "duel" in [e["name"] for e in fracas.Encounter.list()]
@@ -204,6 +209,7 @@ class Encounter:
             of the kept state only: `show()` after a round and its undo equals `show()` before.
 
         Example:
+            >>> import fracas
             >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> enc.show()["standing"]
             {'swordmaster': 1, 'knight': 1}
@@ -277,6 +283,7 @@ class Encounter:
                 member, or another round was kept meanwhile (nothing is kept then).
 
         Example:
+            >>> import fracas
             >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> enc.round(seed=7)["round"]
             1
@@ -325,6 +332,7 @@ class Encounter:
                 changed meanwhile (nothing is undone then).
 
         Example:
+            >>> import fracas
             >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> _ = enc.round(seed=7)
             >>> enc.undo()["round"]
@@ -359,6 +367,7 @@ class Encounter:
             The log `round()` returned for it, or None when no such round is kept.
 
         Example:
+            >>> import fracas
             >>> enc = fracas.Encounter.new("duel", "@ww-duel", replace=True)
             >>> enc.last_round() is None
             True

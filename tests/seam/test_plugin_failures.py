@@ -52,7 +52,7 @@ def broken_plugin(site: Path) -> None:
 
 
 def _site(tmp_path: Path) -> Path:
-    """Two broken plug-ins and a good one, installed as pip leaves them."""
+    """Four broken plug-ins (`BROKEN`), installed as pip leaves them."""
     site = tmp_path / "site"
     site.mkdir()
     # 1. Its import raises (a dependency it needs is missing).
@@ -76,7 +76,22 @@ def _site(tmp_path: Path) -> Path:
     with (bad / "__init__.py").open("a") as module:
         module.write("\nD6_POOL.result_types = {k: v for k, v in RESULT_TYPES.items() if k != 'pool'}\n")
     _dist(site, "badpool", "bad-pool")
+    # 4. Its own kind's command (`Kind.command`) does not load: `fracas --help`, which lists
+    #    every ruleset's commands, would die on it for everyone.
+    cmd = site / "cmdplug"
+    shutil.copytree(HERE / "d6pool" / "d6pool", cmd)
+    (cmd / "manifest.toml").write_text(
+        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text()
+        .replace('name = "d6-pool"', 'name = "cmd-pool"').replace('id = "dp"', 'id = "cm"'))
+    module = (cmd / "__init__.py").read_text()
+    assert 'command="d6pool:pool_command"' in module
+    (cmd / "__init__.py").write_text(module.replace('command="d6pool:pool_command"', 'command="cmdplug:no_command"'))
+    _dist(site, "cmdplug", "cmd-pool")
     return site
+
+
+#: The entry points `_site` installs, each broken in its own way.
+BROKEN = ("broken-pool", "d6-pool", "bad-pool", "cmd-pool")
 
 
 def _env(site: Path) -> dict[str, str]:
@@ -90,23 +105,31 @@ def test_a_broken_plugin_is_left_out_and_named_and_everything_else_works(tmp_pat
     assert done.returncode == 0, done.stderr[-4000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["rulesets"][:4] == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
-    assert not {"broken-pool", "d6-pool", "bad-pool"} & set(found["rulesets"])
+    assert not set(BROKEN) & set(found["rulesets"])
     assert found["resolves"]  # an attack naming no ruleset: Enchanted Realms' still
     failed = found["failed"]
-    assert set(failed) == {"broken-pool", "d6-pool", "bad-pool"}
+    assert set(failed) == set(BROKEN)
     assert failed["broken-pool"].startswith(
         "entry point 'broken-pool' = 'brokenplug' (group fracas.rulesets, distribution fracas-brokenplug 0.3):"
         " ModuleNotFoundError: No module named 'numpyy'")
     # the manifest's file and field, and the scenario file it lacks
     assert "noexample/manifest.toml: field 'examples' names ['d6-nowhere'], but no scenario file" \
         " examples/d6-nowhere.json is in the package 'noexample'" in failed["d6-pool"]
-    assert failed["bad-pool"].startswith("badpool/manifest.toml: no result shape for the kind(s) pool")
+    assert failed["bad-pool"].startswith(
+        "entry point 'bad-pool' = 'badpool' (group fracas.rulesets, distribution fracas-badpool 0.3):"
+        " badpool/manifest.toml: no result shape for the kind(s) pool")
+    assert failed["d6-pool"].startswith("entry point 'd6-pool' = 'noexample' (group fracas.rulesets, distribution"
+                                        " fracas-noexample 0.3): noexample/manifest.toml: field 'examples'")
     assert "'bad-pool' is left out" in failed["bad-pool"]
+    assert failed["cmd-pool"].startswith(
+        "entry point 'cmd-pool' = 'cmdplug' (group fracas.rulesets, distribution fracas-cmdplug 0.3):"
+        " cmdplug/manifest.toml: its kind 'pool' names the command 'cmdplug:no_command', which does not load"
+        " (AttributeError: module 'cmdplug' has no attribute 'no_command')")
     assert all(why.endswith("is left out (fix or uninstall it)") for why in failed.values())
     assert found["info_failed"] == failed  # the bridge's server.info says the same
     # Said once on standard error, as a warning, not a traceback.
     assert done.stderr.count("ModuleNotFoundError: No module named 'numpyy'") == 1
-    assert done.stderr.count("entry point 'bad-pool' = 'badpool'") == 0  # its message names its manifest
+    assert done.stderr.count("entry point 'bad-pool' = 'badpool'") == 1
     assert done.stderr.count("badpool/manifest.toml: no result shape") == 1
     assert "Traceback" not in done.stderr
 
@@ -117,7 +140,7 @@ def test_doctor_reports_a_broken_plugin_as_a_problem(tmp_path):
                           env=_env(site), capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.strip().startswith("plug-in")]
-    assert len(lines) == 3 and all("[problem]" in line for line in lines)
+    assert len(lines) == len(BROKEN) and all("[problem]" in line for line in lines)
     assert any("entry point 'broken-pool' = 'brokenplug' (group fracas.rulesets, distribution"
                " fracas-brokenplug 0.3): ModuleNotFoundError" in line for line in lines)
     assert any("badpool/manifest.toml: no result shape" in line for line in lines)
@@ -136,12 +159,13 @@ def test_a_good_plugin_next_to_a_broken_one_still_registers(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-4000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "d6-pool" in found["rulesets"] and set(found["failed"]) == {"broken-pool", "bad-pool"}
+    assert "d6-pool" in found["rulesets"] and set(found["failed"]) == {"broken-pool", "bad-pool", "cmd-pool"}
     assert found["resolves"]
 
 
 def test_fracas_attack_on_a_builtin_ruleset_works_beside_broken_plugins(tmp_path):
-    """ER-1: a built-in attack from the command line, with the three broken plug-ins installed."""
+    """ER-1: a built-in attack from the command line, with the broken plug-ins installed; and
+    `fracas --help`."""
     site = _site(tmp_path)
     request = tmp_path / "attack.json"
     request.write_text(json.dumps({"attacker": {"strength": 2}, "strikes": [
@@ -158,7 +182,12 @@ def test_fracas_attack_on_a_builtin_ruleset_works_beside_broken_plugins(tmp_path
     assert alone.returncode == 0, alone.stderr[-4000:]
     assert json.loads(alone.stdout) == result
     assert "broken-pool" in done.stderr and "Traceback" not in done.stderr  # warned, once each
-    assert done.stderr.count("is left out (fix or uninstall it)") == 3
+    assert done.stderr.count("is left out (fix or uninstall it)") == len(BROKEN)
+    # `fracas --help` lists every command of the rulesets that registered
+    listed = subprocess.run([sys.executable, "-m", "fracas", "--help"], cwd=tmp_path, env=_env(site),
+                            capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr[-4000:]
+    assert "  attack " in listed.stdout and "  morale " in listed.stdout and "  pool " not in listed.stdout
 
 
 TOKEN = "plugin-failures-token-0123456789"
@@ -193,9 +222,9 @@ def test_a_real_fracas_serve_names_the_broken_plugins_and_resolves(tmp_path):
     finally:
         process.terminate()
         _out, stderr = process.communicate(timeout=60)
-    assert set(info["rulesets_failed"]) == {"broken-pool", "d6-pool", "bad-pool"}
+    assert set(info["rulesets_failed"]) == set(BROKEN)
     assert "entry point 'broken-pool' = 'brokenplug'" in info["rulesets_failed"]["broken-pool"]
     assert info["rulesets"][:4] == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
-    assert not {"broken-pool", "d6-pool", "bad-pool"} & set(info["rulesets"])
+    assert not set(BROKEN) & set(info["rulesets"])
     assert attack["result"]["seed"] == 3 and attack["result"]["ruleset"] == "enchanted-realms", attack
     assert "Traceback" not in stderr

@@ -158,12 +158,34 @@ def _admit(ruleset: Ruleset, manifest: Optional[Manifest], place: str, reset_def
         if other is not None and other != kind:
             raise RulesetInvalid(f"{place}: its kind {kind.name!r} differs from the {kind.name!r} kind already known"
                                  f" (method {other.method}); a kind's name is one kind everywhere")
+    if manifest is None or not manifest.package.startswith(__name__ + "."):
+        # A built-in's commands are in fracas's generated CLI index (and its tests); one of
+        # another ruleset that does not load would stop `fracas --help` for everyone.
+        for kind in ruleset.own_kinds:
+            _check_command(kind, place)
     # Every check passed: now what is shared learns of it.
     for kind in ruleset.own_kinds:
         KNOWN_KINDS[kind.name] = kind
     if manifest is not None and manifest.default and reset_default:
         global DEFAULT
         DEFAULT = manifest.name
+
+
+def _check_command(kind: Kind, place: str) -> None:
+    """The kind's `command` ("module:attribute"), if it names one, loads and is a click command."""
+    if kind.command is None:
+        return
+    module, _, attribute = kind.command.partition(":")
+    try:
+        command = getattr(importlib.import_module(module), attribute)
+    except Exception as error:  # noqa: BLE001 - whatever stops it loading, said with its name
+        raise RulesetInvalid(f"{place}: its kind {kind.name!r} names the command {kind.command!r}, which does not"
+                             f" load ({type(error).__name__}: {error})") from None
+    import click
+
+    if not isinstance(command, click.Command):
+        raise RulesetInvalid(f"{place}: its kind {kind.name!r} names the command {kind.command!r}, which is"
+                             f" {command!r}, not a click command")
 
 
 #: Built-in rulesets being imported and adopted now (`_load_declaring` does not start them again).
@@ -495,7 +517,8 @@ def _discover_installed() -> None:
         # Any failure of a plug-in's import or registration; SystemExit too (a plug-in that
         # calls sys.exit() when a dependency is missing must not end every fracas command).
         except (Exception, SystemExit) as error:  # noqa: BLE001
-            why = str(error) if isinstance(error, RulesetInvalid) else f"{where}: {type(error).__name__}: {error}"
+            said = str(error) if isinstance(error, RulesetInvalid) else f"{type(error).__name__}: {error}"
+            why = said if said.startswith(where) else f"{where}: {said}"  # always which entry point and package
             _FAILED[point.name] = f"{why}; the ruleset {point.name!r} is left out (fix or uninstall it)"
             import logging
 

@@ -375,6 +375,61 @@ CURATED = [
 ]
 
 
+#: ER-23: "if this pole is a glaive, then the heavy property will cause disadvantage on a
+#: natural 18 to 20"; "the ula is an exception to the piercing-damage rule".
+POLES = [
+    ("ER-23 a glaive whose skill dice show no 18-20 strikes as any pole-arm", "impale", {
+        "rolls": [17, 15, 3], "pikeman": {"strength": 4}, "weapon": {"pole": "glaive", "weight": 2},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 a glaive's natural 20 puts the impalement at disadvantage: no crit, the 20 discarded", "impale", {
+        "rolls": [20, 15, 3, 13], "pikeman": {"strength": 4}, "weapon": {"pole": "glaive", "weight": 2},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 a glaive's natural 18 with forte: four skill dice, then the disadvantage die", "impale", {
+        "rolls": [18, 4, 12, 16, 19], "pikeman": {"strength": 4}, "weapon": {"pole": "glaive", "forte": True},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 a glaive's heavy disadvantage cancels the advantage against a restrained charger", "impale", {
+        "rolls": [19, 12, 3], "pikeman": {"strength": 4}, "weapon": {"pole": "glaive"},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30, "conditions": ["restrained"]}}, 1),
+    ("ER-23 a poisoned pikeman's glaive: the disadvantage does not stack", "impale", {
+        "rolls": [18, 12, 3, 11], "pikeman": {"strength": 4, "conditions": ["poisoned"]},
+        "weapon": {"pole": "glaive"}, "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 a glaive with too few faces: the strike says so", "impale", {
+        "rolls": [18, 12], "pikeman": {"strength": 4}, "weapon": {"pole": "glaive"},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 an ula impales with a blunt head", "impale", {
+        "rolls": [15, 16, 2], "pikeman": {"strength": 4},
+        "weapon": {"pole": "ula", "damage_type": "blunt", "weight": 1},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 an ula's natural 20 is not heavy: it crits", "impale", {
+        "rolls": [20, 16, 2, 12, 3], "pikeman": {"strength": 4}, "weapon": {"pole": "ula"},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 another pole-arm still pierces", "impale", {
+        "pikeman": {"strength": 4}, "weapon": {"damage_type": "blunt"},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+    ("ER-23 a pole that is neither glaive nor ula", "impale", {
+        "pikeman": {"strength": 4}, "weapon": {"pole": "halberd"},
+        "charger": {"id": "ogre", "ac": 12, "body": 9, "closed": 30}}, 1),
+]
+
+
+def pole_impale(rng: random.Random) -> dict:
+    """An impalement with a glaive or an ula (ER-23), sometimes with what changes its dice."""
+    request = impale(rng)
+    request["charger"]["closed"] = rng.choice([25, 30, 45])
+    weapon = request.setdefault("weapon", {})
+    weapon.pop("style", None)
+    weapon["pole"] = rng.choice(["glaive", "glaive", "glaive", "ula"])
+    if weapon["pole"] == "ula" and rng.random() < 0.5:
+        weapon["damage_type"] = rng.choice(["blunt", "edged"])
+    elif weapon["pole"] == "glaive":
+        weapon.pop("damage_type", None)
+    if rng.random() < 0.2:
+        request["pikeman"]["conditions"] = [rng.choice(["poisoned", "prone", "shaken"])]
+    if rng.random() < 0.2:
+        request["charger"]["conditions"] = [rng.choice(["restrained", "prone", "invisible"])]
+    return request
+
+
 def call(kind: str):  # type: ignore[no-untyped-def]
     import fracas
 
@@ -411,6 +466,11 @@ def build(count: int = 400) -> list[dict]:
     for i in range(140):
         kind, make = makers[i % len(makers)]
         vectors.append(vector(f"{kind}-{make.__name__}-{i}", kind, make(rng), rng.getrandbits(64)))
+    # ER-23's named pole-arms (the glaive's heavy property, the ula's damage), from their own stream.
+    vectors += [vector(name, kind, request, seed) for name, kind, request, seed in POLES]
+    rng = random.Random(20261128)
+    for i in range(60):
+        vectors.append(vector(f"impale-pole_impale-{i}", "impale", pole_impale(rng), rng.getrandbits(64)))
     return vectors
 
 

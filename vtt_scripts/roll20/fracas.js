@@ -862,7 +862,7 @@ const STRUCTS = Object.freeze({
     "ImpaleRequest": [
       ["pikeman", {"struct": "Attacker"}],
       ["charger", {"struct": "Charger"}],
-      ["weapon", {"struct": "ImpaleWeapon"}, {"style": "pole-arm", "damage_type": "piercing", "weight": 0, "bonus": 0, "forte": false, "crit": null, "crit_range": null}],
+      ["weapon", {"struct": "ImpaleWeapon"}, {"style": "pole-arm", "damage_type": "piercing", "weight": 0, "bonus": 0, "forte": false, "crit": null, "crit_range": null, "pole": null}],
       ["charge", {"optional": {"dict": "any"}}, null],
       ["ruleset", "str", "enchanted-realms"],
       ["seed", {"optional": "int"}, null],
@@ -899,6 +899,7 @@ const STRUCTS = Object.freeze({
       ["forte", "bool", false],
       ["crit", {"optional": "bool"}, null],
       ["crit_range", {"optional": "int"}, null],
+      ["pole", {"optional": {"literal": ["glaive", "ula"]}}, null],
     ],
     "SaveRequest": [
       ["save", {"literal": ["agility", "resilience", "strength"]}],
@@ -1242,9 +1243,10 @@ const RESULTS = Object.freeze({
       Bonus: ["why", "value"],
       Round: [["challenger", "SideRoll"], ["defender", "SideRoll"]],
       SideRoll: ["dice", "kept", "total"],
-      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}]],
+      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}], "pole", ["heavy", {"nullable": "Heavy"}]],
       Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Charger: ["id", "body", "damage", "body_after", "incapacitated"],
+      Heavy: ["faces", "disadvantage"],
       SaveResult: ["ruleset", "seed", "injected", "save", "dc", "area", "effect", "on_fail", ["targets", {"list": "SaveTarget"}], "saved", "failed", ["p_failures", {"list": "Failures"}]],
       SaveTarget: ["id", "modifier", "bonus", "cover", "cover_bonus", ["penalty", {"nullable": "Penalty"}], "total_modifier", "advantage", "disadvantage", "advantage_from", "disadvantage_from", "automatic_failure", "dice", "kept", "total", "saved", "p_save", "p_save_exact", "conditions", "conditions_after"],
       Failures: ["failed", "p", "p_exact"],
@@ -2474,6 +2476,7 @@ const ER_RELEASE_DC = Object.freeze(10);
 const ER_DEFENSE_DC = Object.freeze(21);
 const ER_IMPALE_CLOSED = Object.freeze(25);
 const ER_IMPALE_DICE = Object.freeze([3, 4]);
+const ER_IMPALE_HEAVY_FACE = Object.freeze(18);
 const ER_CONTESTS = Object.freeze(["plain", "grapple", "escape", "shove", "trip"]);
 const ER_COMPETITION_DIE = Object.freeze(12);
 const ER_GRAPPLE_SIZE = Object.freeze(2);
@@ -2641,7 +2644,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -5116,9 +5119,11 @@ module.exports = { rollInitiative, MAX_COMBATANTS };
 const { RulesError, SchemaError } = require('./errors');
 const { ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
+const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE } = require('./facts');
 const engine = require('./engine');
 const { streamOf, leftOver } = require('./specials');
+const { Dice } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
 const { DEFAULT_RULESET } = require('./contract');
 
 function moved(err, moves) {
@@ -5138,6 +5143,22 @@ function inner(result) {
   const copy = Object.assign({}, result);
   delete copy.backend;
   return copy;
+}
+
+/**
+ * The next `count` d20 faces of `dice`, read from a copy (the stream does not move); null
+ * when injected faces run short or do not fit (the strike itself then says so). ER-23: a
+ * glaive's skill dice decide its heavy property's disadvantage (the twin of impale.skill_faces).
+ */
+function skillFaces(dice, count) {
+  const copy = new Dice(new Xoshiro128(dice.generator.s.slice()), dice.rolls, dice.pos);
+  try {
+    const out = [];
+    for (let i = 0; i < count; i++) out.push(copy.die(20));
+    return out;
+  } catch (err) {
+    return null;
+  }
 }
 
 function isRequestError(err) {
@@ -5161,7 +5182,7 @@ function impale(request, options = {}) {
   choice(weapon.style, STYLES, '$.weapon.style', 'style');
   if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
   choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
-  if (weapon.damage_type !== 'piercing') {
+  if (weapon.damage_type !== 'piercing' && weapon.pole !== 'ula') { // the ula is the exception
     throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
   }
   const target = Object.assign({}, charger);
@@ -5178,9 +5199,14 @@ function impale(request, options = {}) {
   const chargerPath = keyPath('$.targets', charger.id);
   const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
     [chargerPath, '$.charger'], ['$.targets', '$.charger']];
-  let impalementPlan;
+  let impalementPlan, heavyPlan = null;
   try {
     impalementPlan = engine.compileAttack(innerRequest);
+    if (weapon.pole === 'glaive') { // the same strike at disadvantage (ER-12), for a natural 18-20
+      heavyPlan = engine.compileAttack(Object.assign({}, innerRequest, {
+        strikes: [Object.assign({}, innerRequest.strikes[0], { disadvantage: true })],
+      }));
+    }
   } catch (err) {
     throw isRequestError(err) ? moved(err, moves) : err;
   }
@@ -5207,9 +5233,16 @@ function impale(request, options = {}) {
     });
   }
   const { seed, dice: stream_ } = stream.start();
+  let strikePlan = impalementPlan, heavy = null;
+  if (heavyPlan !== null) { // a glaive: its skill dice decide the heavy property's disadvantage
+    const faces = skillFaces(stream_, dice);
+    const triggered = faces !== null && Math.max(...faces) >= ER_IMPALE_HEAVY_FACE;
+    heavy = { faces: faces || [], disadvantage: triggered };
+    if (triggered) strikePlan = heavyPlan;
+  }
   let impalement;
   try {
-    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
+    impalement = inner(engine.rollPlan(strikePlan, stream_, seed));
   } catch (err) {
     if (!isRequestError(err)) throw err;
     if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
@@ -5237,7 +5270,7 @@ function impale(request, options = {}) {
     ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
     impalement,
     charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
-    charge_void: incapacitated, charge,
+    charge_void: incapacitated, charge, pole: weapon.pole, heavy,
   };
 }
 

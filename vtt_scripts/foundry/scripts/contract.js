@@ -26,7 +26,7 @@ export const FIELDS = Object.freeze({
     ImpaleRequest: Object.freeze(["pikeman", "charger", "weapon", "charge", "ruleset", "seed", "rolls"]),
     Charger: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling", "id", "body", "closed"]),
     Grapple: Object.freeze(["strength", "strength_mod", "bonus"]),
-    ImpaleWeapon: Object.freeze(["style", "damage_type", "weight", "bonus", "forte", "crit", "crit_range"]),
+    ImpaleWeapon: Object.freeze(["style", "damage_type", "weight", "bonus", "forte", "crit", "crit_range", "pole"]),
     SaveRequest: Object.freeze(["save", "dc", "targets", "area", "effect", "on_fail", "ruleset", "seed", "rolls"]),
     Saver: Object.freeze(["id", "score", "modifier", "bonus", "cover", "conditions", "advantage", "disadvantage"]),
     Target: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling"]),

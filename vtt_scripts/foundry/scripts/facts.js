@@ -27,6 +27,7 @@ export const ER_RELEASE_DC = Object.freeze(10);
 export const ER_DEFENSE_DC = Object.freeze(21);
 export const ER_IMPALE_CLOSED = Object.freeze(25);
 export const ER_IMPALE_DICE = Object.freeze([3, 4]);
+export const ER_IMPALE_HEAVY_FACE = Object.freeze(18);
 export const ER_CONTESTS = Object.freeze(["plain", "grapple", "escape", "shove", "trip"]);
 export const ER_COMPETITION_DIE = Object.freeze(12);
 export const ER_GRAPPLE_SIZE = Object.freeze(2);

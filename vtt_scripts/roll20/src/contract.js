@@ -117,7 +117,7 @@ const STRUCTS = Object.freeze({
     "ImpaleRequest": [
       ["pikeman", {"struct": "Attacker"}],
       ["charger", {"struct": "Charger"}],
-      ["weapon", {"struct": "ImpaleWeapon"}, {"style": "pole-arm", "damage_type": "piercing", "weight": 0, "bonus": 0, "forte": false, "crit": null, "crit_range": null}],
+      ["weapon", {"struct": "ImpaleWeapon"}, {"style": "pole-arm", "damage_type": "piercing", "weight": 0, "bonus": 0, "forte": false, "crit": null, "crit_range": null, "pole": null}],
       ["charge", {"optional": {"dict": "any"}}, null],
       ["ruleset", "str", "enchanted-realms"],
       ["seed", {"optional": "int"}, null],
@@ -154,6 +154,7 @@ const STRUCTS = Object.freeze({
       ["forte", "bool", false],
       ["crit", {"optional": "bool"}, null],
       ["crit_range", {"optional": "int"}, null],
+      ["pole", {"optional": {"literal": ["glaive", "ula"]}}, null],
     ],
     "SaveRequest": [
       ["save", {"literal": ["agility", "resilience", "strength"]}],
@@ -497,9 +498,10 @@ const RESULTS = Object.freeze({
       Bonus: ["why", "value"],
       Round: [["challenger", "SideRoll"], ["defender", "SideRoll"]],
       SideRoll: ["dice", "kept", "total"],
-      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}]],
+      ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}], "pole", ["heavy", {"nullable": "Heavy"}]],
       Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Charger: ["id", "body", "damage", "body_after", "incapacitated"],
+      Heavy: ["faces", "disadvantage"],
       SaveResult: ["ruleset", "seed", "injected", "save", "dc", "area", "effect", "on_fail", ["targets", {"list": "SaveTarget"}], "saved", "failed", ["p_failures", {"list": "Failures"}]],
       SaveTarget: ["id", "modifier", "bonus", "cover", "cover_bonus", ["penalty", {"nullable": "Penalty"}], "total_modifier", "advantage", "disadvantage", "advantage_from", "disadvantage_from", "automatic_failure", "dice", "kept", "total", "saved", "p_save", "p_save_exact", "conditions", "conditions_after"],
       Failures: ["failed", "p", "p_exact"],

@@ -6,9 +6,11 @@
 const { RulesError, SchemaError } = require('./errors');
 const { ImpaleRequest, choice, decode, keyPath, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE } = require('./facts');
+const { say, STYLES, DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE } = require('./facts');
 const engine = require('./engine');
 const { streamOf, leftOver } = require('./specials');
+const { Dice } = require('./kernel');
+const { Xoshiro128 } = require('./rng');
 const { DEFAULT_RULESET } = require('./contract');
 
 function moved(err, moves) {
@@ -28,6 +30,22 @@ function inner(result) {
   const copy = Object.assign({}, result);
   delete copy.backend;
   return copy;
+}
+
+/**
+ * The next `count` d20 faces of `dice`, read from a copy (the stream does not move); null
+ * when injected faces run short or do not fit (the strike itself then says so). ER-23: a
+ * glaive's skill dice decide its heavy property's disadvantage (the twin of impale.skill_faces).
+ */
+function skillFaces(dice, count) {
+  const copy = new Dice(new Xoshiro128(dice.generator.s.slice()), dice.rolls, dice.pos);
+  try {
+    const out = [];
+    for (let i = 0; i < count; i++) out.push(copy.die(20));
+    return out;
+  } catch (err) {
+    return null;
+  }
 }
 
 function isRequestError(err) {
@@ -51,7 +69,7 @@ function impale(request, options = {}) {
   choice(weapon.style, STYLES, '$.weapon.style', 'style');
   if (weapon.style !== 'pole-arm') throw new RulesError('$.weapon.style', say('impale_style', { style: weapon.style }));
   choice(weapon.damage_type, DAMAGE_TYPES, '$.weapon.damage_type', 'damage type');
-  if (weapon.damage_type !== 'piercing') {
+  if (weapon.damage_type !== 'piercing' && weapon.pole !== 'ula') { // the ula is the exception
     throw new RulesError('$.weapon.damage_type', say('impale_damage', { damage_type: weapon.damage_type }));
   }
   const target = Object.assign({}, charger);
@@ -68,9 +86,14 @@ function impale(request, options = {}) {
   const chargerPath = keyPath('$.targets', charger.id);
   const moves = [['$.attacker', '$.pikeman'], ['$.strikes[0]', '$.weapon'], ['$.strikes', '$.weapon'],
     [chargerPath, '$.charger'], ['$.targets', '$.charger']];
-  let impalementPlan;
+  let impalementPlan, heavyPlan = null;
   try {
     impalementPlan = engine.compileAttack(innerRequest);
+    if (weapon.pole === 'glaive') { // the same strike at disadvantage (ER-12), for a natural 18-20
+      heavyPlan = engine.compileAttack(Object.assign({}, innerRequest, {
+        strikes: [Object.assign({}, innerRequest.strikes[0], { disadvantage: true })],
+      }));
+    }
   } catch (err) {
     throw isRequestError(err) ? moved(err, moves) : err;
   }
@@ -97,9 +120,16 @@ function impale(request, options = {}) {
     });
   }
   const { seed, dice: stream_ } = stream.start();
+  let strikePlan = impalementPlan, heavy = null;
+  if (heavyPlan !== null) { // a glaive: its skill dice decide the heavy property's disadvantage
+    const faces = skillFaces(stream_, dice);
+    const triggered = faces !== null && Math.max(...faces) >= ER_IMPALE_HEAVY_FACE;
+    heavy = { faces: faces || [], disadvantage: triggered };
+    if (triggered) strikePlan = heavyPlan;
+  }
   let impalement;
   try {
-    impalement = inner(engine.rollPlan(impalementPlan, stream_, seed));
+    impalement = inner(engine.rollPlan(strikePlan, stream_, seed));
   } catch (err) {
     if (!isRequestError(err)) throw err;
     if (err.path === '$.rolls' || err.path.startsWith('$.rolls[')) {
@@ -127,7 +157,7 @@ function impale(request, options = {}) {
     ruleset: req.ruleset, seed, injected: stream_.rolls !== null, closed: charger.closed, dice,
     impalement,
     charger: { id: charger.id, body: charger.body, damage, body_after: after, incapacitated },
-    charge_void: incapacitated, charge,
+    charge_void: incapacitated, charge, pole: weapon.pole, heavy,
   };
 }
 

@@ -12,22 +12,30 @@ resolved next from the same stream.
 Draw order: the impalement strike (and its crit chain and follow-ups), then the
 charge's dice, as for any attack (docs/ENGINE.md §2).
 
-Left alone, named here so a GM knows: the glaive's heavy property (disadvantage on
-a natural 18-20) and the ula's exception to the piercing rule; give
-`disadvantage`-free requests and a piercing damage type.
+The named pole-arms (`weapon.pole`): "if this pole is a glaive, then the heavy property
+will cause disadvantage on a natural 18 to 20". When any of a glaive's skill dice (the
+3 or 4 d20 drawn first) shows 18, 19 or 20, the impalement is a strike at disadvantage
+(ER-12): one more d20 is drawn after the pool's own dice (where any disadvantage die is
+drawn, docs/ENGINE.md §2), the highest raw die is discarded, and no crit occurs. It
+does not stack with another disadvantage, and cancels an advantage (that strike then
+draws neither extra die). Nothing new is drawn to decide it: the skill dice are the
+strike's first dice either way. The ula "is an exception to the piercing-damage rule":
+an ula impales whatever damage type the request gives it; the text names no other
+rule of its own here, so it strikes as any pole-arm.
 """
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Any, Optional
 
 import msgspec
 
-from ...dice import Dice
+from ...dice import Dice, KernelError
 from ...errors import RequestError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, key_path, say
-from ..._facts import DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE, STYLES
+from ..._facts import DAMAGE_TYPES, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, STYLES
 from ..rows import Rolled
 from .attack import AttackPlan, compile_attack, roll_attack
 from .schema import NAME, ImpaleRequest
@@ -38,6 +46,9 @@ class ImpalePlan:
     request: ImpaleRequest
     impalement: AttackPlan
     charge: Optional[AttackPlan]
+    #: a glaive's impalement at disadvantage (its heavy property), rolled instead of
+    #: `impalement` when the skill dice show a natural 18-20; None for other pole-arms.
+    heavy: Optional[AttackPlan] = None
 
 
 def _moved(error: RequestError, moves: list[tuple[str, str]]) -> RequestError:
@@ -72,7 +83,7 @@ def compile_impale(request: Any) -> ImpalePlan:
     if weapon.style != "pole-arm":
         raise RulesError("$.weapon.style", say("impale_style", style=weapon.style))
     choice(weapon.damage_type, DAMAGE_TYPES, "$.weapon.damage_type", "damage type")
-    if weapon.damage_type != "piercing":
+    if weapon.damage_type != "piercing" and weapon.pole != "ula":  # the ula is the exception
         raise RulesError("$.weapon.damage_type", say("impale_damage", damage_type=weapon.damage_type))
     target = msgspec.to_builtins(charger)
     for key in ("id", "body", "closed"):
@@ -87,6 +98,9 @@ def compile_impale(request: Any) -> ImpalePlan:
              (key_path("$.targets", charger.id), "$.charger"), ("$.targets", "$.charger")]
     try:
         impalement = compile_attack(inner)
+        heavy = None
+        if weapon.pole == "glaive":  # the same strike at disadvantage (ER-12), for a natural 18-20
+            heavy = compile_attack({**inner, "strikes": [{**strike, "disadvantage": True}]})
     except RequestError as exc:
         raise _moved(exc, moves) from None
     charge = None
@@ -103,7 +117,7 @@ def compile_impale(request: Any) -> ImpalePlan:
         for i, meta in enumerate(charge.metas):
             if meta.method == "range":
                 raise RulesError(f"$.charge.strikes[{i}].method", say("impale_charge_melee", method=meta.method))
-    return ImpalePlan(req, impalement, charge)
+    return ImpalePlan(req, impalement, charge, heavy)
 
 
 def _inner(result: Any) -> dict[str, Any]:
@@ -113,12 +127,31 @@ def _inner(result: Any) -> dict[str, Any]:
     return data
 
 
+def skill_faces(dice: Dice, count: int) -> Optional[list[int]]:
+    """The next `count` d20 faces of `dice`, read from a copy (the stream does not move);
+    None when injected faces run short or do not fit (the strike itself then says so)."""
+    state = dice.state
+    copy = Dice(array(state.typecode, state) if isinstance(state, array) else list(state), dice.rolls, dice.pos)
+    try:
+        return [copy.die(20) for _ in range(count)]
+    except KernelError:
+        return None
+
+
 def roll_impale(plan: ImpalePlan, dice: Dice, seed: int) -> Rolled:
     """The impalement, then the charge unless the charger is incapacitated."""
     req = plan.request
     charger = req.charger
+    strike_plan = plan.impalement
+    heavy: Optional[dict[str, Any]] = None
+    if plan.heavy is not None:  # a glaive: its skill dice decide the heavy property's disadvantage
+        faces = skill_faces(dice, ER_IMPALE_DICE[1 if req.weapon.forte else 0])
+        triggered = faces is not None and max(faces) >= ER_IMPALE_HEAVY_FACE
+        heavy = {"faces": faces or [], "disadvantage": triggered}
+        if triggered:
+            strike_plan = plan.heavy
     try:
-        impalement = roll_attack(plan.impalement, dice, seed)
+        impalement = roll_attack(strike_plan, dice, seed)
     except RequestError as exc:
         if exc.path == "$.rolls" or exc.path.startswith("$.rolls["):
             raise type(exc)(exc.path, exc.reason.replace("$.strikes[0]", "the impalement ($.weapon)")) from None
@@ -139,6 +172,6 @@ def roll_impale(plan: ImpalePlan, dice: Dice, seed: int) -> Rolled:
         "dice": ER_IMPALE_DICE[1 if req.weapon.forte else 0], "impalement": _inner(impalement),
         "charger": {"id": charger.id, "body": charger.body, "damage": damage, "body_after": after,
                     "incapacitated": incapacitated},
-        "charge_void": incapacitated, "charge": charge,
+        "charge_void": incapacitated, "charge": charge, "pole": req.weapon.pole, "heavy": heavy,
     }
     return Rolled(seed, req.ruleset, data)

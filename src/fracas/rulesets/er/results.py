@@ -334,6 +334,14 @@ class Charger(Shape):
     incapacitated: bool
 
 
+class Heavy(Shape):
+    """ER-23, a glaive: its skill dice, and whether one showed a natural 18-20 and put the
+    impalement at disadvantage (its heavy property)."""
+
+    faces: list[D20]
+    disadvantage: bool
+
+
 class ImpaleResult(R.Rolled):
     """ER-23 impalement (`impale.resolve`): the impalement (an attack result), the charger,
     and the charge's attack result (None when void or not given)."""
@@ -344,6 +352,10 @@ class ImpaleResult(R.Rolled):
     charger: Charger
     charge_void: bool
     charge: Optional[Impalement]
+    #: the named pole-arm (`weapon.pole`), if any
+    pole: Optional[Literal["glaive", "ula"]]
+    #: a glaive's heavy property (None for other pole-arms)
+    heavy: Optional[Heavy]
 
 
 class SaveTarget(Shape):

@@ -217,6 +217,9 @@ class ImpaleWeapon(_Spec):
     forte: bool = False
     crit: Optional[bool] = None
     crit_range: Optional[int] = None
+    #: ER-23's named pole-arms: a glaive's heavy property puts the impalement at
+    #: disadvantage when its skill dice show a natural 18-20; an ula need not pierce.
+    pole: Optional[Literal["glaive", "ula"]] = None
 
 
 class Charger(Target, kw_only=True):

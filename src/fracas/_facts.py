@@ -92,8 +92,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -185,6 +185,8 @@ MESSAGES = {
     'save_needs': "a {save} save needs the saver's {save} score or modifier (ER-4)",
     'save_full_cover': 'target {target} has full cover: only an area effect reaches it, and this effect is not one (area: false) (ER-16)',
     'save_no_targets': 'a save needs at least one creature making it',
+    'touch_needs_ac': "a touch hit is made against the victim's AC: give $.target.ac",
+    'touch_needs_agility': "a sleight-of-hand touch needs the {who}'s agility score or agility_mod (ER-4)",
     'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
     'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
     'rolls_for_release': 'the grapple release of {path}',

@@ -28,6 +28,8 @@ def _method_of(request: Any) -> str:
         return "impale.resolve"
     if "save" in request and "dc" in request:
         return "save.roll"
+    if "touch" in request and "caster" in request:
+        return "touch.roll"
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

@@ -14,7 +14,7 @@
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -176,6 +176,27 @@ const STRUCTS = Object.freeze({
       ["conditions", {"list": "str"}, []],
       ["advantage", "bool", false],
       ["disadvantage", "bool", false],
+    ],
+    "TouchRequest": [
+      ["touch", {"literal": ["hit", "sleight"]}],
+      ["caster", {"struct": "Attacker"}],
+      ["target", {"struct": "TouchTarget"}],
+      ["dice", "int", 1],
+      ["bonus", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "TouchTarget": [
+      ["id", "str", "target"],
+      ["ac", {"optional": "int"}, null],
+      ["size", "str", "medium"],
+      ["conditions", {"list": "str"}, []],
+      ["agility", {"optional": "int"}, null],
+      ["agility_mod", {"optional": "int"}, null],
+      ["other_ac", "int", 0],
     ],
     "Target": [
       ["ac", "int"],
@@ -472,7 +493,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -510,6 +531,9 @@ const RESULTS = Object.freeze({
       OddsSummary: ["mean", "mean_exact", "sd", "distribution"],
       StrayOdds: ["strike", "target", "p_miss", "p_miss_exact", ["bystanders", {"dict": "Bystander"}]],
       Bystander: ["slot", "p_hit", "p_hit_exact", ["p_crit", null, "optional"], ["p_crit_exact", null, "optional"], ["mean_damage", null, "optional"], ["mean_damage_exact", null, "optional"], ["damage", null, "optional"]],
+      TouchResult: ["ruleset", "seed", "injected", "touch", "target", "touched", "clandestine", "p_touch", "p_touch_exact", "p_clandestine", "p_clandestine_exact", ["hit", {"nullable": "TouchHit"}], ["sleight", {"nullable": "TouchSleight"}]],
+      TouchHit: ["to_hit", "ac", "advantage", "disadvantage", ["dice", {"list": "Die"}], "discarded", "hits"],
+      TouchSleight: ["dc", "base_dc", "target_agility_mod", "target_other_ac", "clandestine_dc", "agility_mod", "bonus", "total_modifier", ["situation", "Situation"], "dice", "kept", "total"],
     },
   },
   "worldwalker": {

@@ -299,6 +299,8 @@ const MESSAGES = Object.freeze({
   "save_needs": "a {save} save needs the saver's {save} score or modifier (ER-4)",
   "save_full_cover": "target {target} has full cover: only an area effect reaches it, and this effect is not one (area: false) (ER-16)",
   "save_no_targets": "a save needs at least one creature making it",
+  "touch_needs_ac": "a touch hit is made against the victim's AC: give $.target.ac",
+  "touch_needs_agility": "a sleight-of-hand touch needs the {who}'s agility score or agility_mod (ER-4)",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",

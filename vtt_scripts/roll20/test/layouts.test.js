@@ -32,10 +32,10 @@ const SETS = [
 ];
 
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
-// request goes through the relay), and Enchanted Realms' `save`, which has no JavaScript
-// port (the bridge's save.roll rolls it; docs/rules/enchanted-realms.md); their layouts
-// are checked on Python's results below.
-const BRIDGE_BUILT = ['bulk', 'save'];
+// request goes through the relay), and Enchanted Realms' `save` and `touch`, which have no
+// JavaScript port (the bridge's save.roll and touch.roll roll them;
+// docs/rules/enchanted-realms.md); their layouts are checked on Python's results below.
+const BRIDGE_BUILT = ['bulk', 'save', 'touch'];
 
 function rulesetOf(request) {
   return request !== null && typeof request === 'object' && typeof request.ruleset === 'string'

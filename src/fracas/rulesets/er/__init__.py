@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, impale, initiative, save
+from . import attack, bulk, compete, impale, initiative, save, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
+from .schema import TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -24,14 +25,18 @@ IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the char
 #: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
 SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
             result="result.save.roll", command="fracas.rulesets.er.commands:save")
+#: Touch attacks (ER Touch-based Effects): a hit for no damage, or a sleight-of-hand feat.
+TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touch", "roll_touch",
+             result="result.touch.roll", command="fracas.rulesets.er.commands:touch")
 
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
-                     "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest}
+                     "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
+                     "touch": TouchRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -46,6 +51,8 @@ class EnchantedRealms(Ruleset):
     roll_impale = staticmethod(impale.roll_impale)
     compile_save = staticmethod(save.compile_save)
     roll_save = staticmethod(save.roll_save)
+    compile_touch = staticmethod(touch.compile_touch)
+    roll_touch = staticmethod(touch.roll_touch)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

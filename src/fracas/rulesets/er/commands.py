@@ -1,5 +1,6 @@
-"""`fracas compete`, `fracas impale` and `fracas save`: the Enchanted Realms table situations,
-competitions (ER-19), impalement (ER-23) and saves against effects and areas (ER-16)."""
+"""`fracas compete`, `fracas impale`, `fracas save` and `fracas touch`: the Enchanted Realms
+table situations, competitions (ER-19), impalement (ER-23), saves against effects and areas
+(ER-16) and touch attacks (Touch-based Effects)."""
 
 from __future__ import annotations
 
@@ -142,4 +143,51 @@ def save(request: Any, save_: Optional[str], dc: Optional[int], targets: tuple[s
         payload = {"save": save_, "dc": dc, "area": area, "effect": effect, "on_fail": list(on_fail),
                    "targets": [key_values(t, _SAVER_KEYS, "--target") for t in targets]}
     result = _engine_call(fracas.save, _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)
+
+
+#: What `--caster` / `--target KEY=VALUE,...` of `fracas touch` may set, and how each value is read.
+_TOUCH_CASTER_KEYS: dict[str, Any] = {"strength": int, "agility": int, "strength_mod": int, "agility_mod": int,
+                                      "size": str, "condition": list, "charmed_by": str}
+_TOUCH_TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "size": str, "condition": list, "agility": int,
+                                      "agility_mod": int, "other_ac": int}
+
+
+@click.command(short_help="An Enchanted Realms touch attack: a hit for no damage, or sleight of hand.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--touch", "how", type=click.Choice(["hit", "sleight"]), default=None,
+              help="hit: the caster's dice against the victim's AC, no damage; sleight: an Agility feat against "
+                   "DC 10 + the victim's Agility modifier + its Other AC (clandestine at 4 over).")
+@click.option("--caster", metavar="KEY=VALUE,...",
+              help="The one touching, e.g. strength=4 or agility=4; keys: " + ", ".join(_TOUCH_CASTER_KEYS) + ".")
+@click.option("--target", metavar="KEY=VALUE,...",
+              help="The victim, e.g. id=guard,ac=13 or id=guard,agility=6,other_ac=1; keys: "
+                   + ", ".join(_TOUCH_TARGET_KEYS) + ".")
+@click.option("--dice", type=int, default=1, show_default=True, help="A touch hit's skill dice (ER-3).")
+@click.option("--bonus", type=int, default=0, show_default=True, help="Added to each hit die, or to the feat.")
+@click.option("--advantage", is_flag=True, help="The touch is at advantage (ER-12).")
+@click.option("--disadvantage", is_flag=True, help="The touch is at disadvantage (ER-12).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical d20s, in draw order.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def touch(request: Any, how: Optional[str], caster: Optional[str], target: Optional[str], dice: int, bonus: int,
+          advantage: bool, disadvantage: bool, seed: Any, rolls: Any, as_json: bool) -> None:
+    """An Enchanted Realms touch attack, to deliver a touch-based spell: a hit against the
+    victim's AC that deals no damage, or (with the sleight-of-hand skill) an Agility feat
+    against DC 10 + the victim's Agility modifier + its Other AC, unnoticed at 4 over the
+    DC. Prints the exact chance to touch. REQUEST is a JSON touch request ('-' for stdin), or
+    use the flags, e.g. `fracas touch --touch sleight --caster agility=4
+    --target id=guard,agility=6,other_ac=1`."""
+    from .cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if how is None or caster is None or target is None:
+            raise click.UsageError("give --touch, --caster and --target (or a request file)")
+        payload = {"touch": how, "caster": key_values(caster, _TOUCH_CASTER_KEYS, "--caster"),
+                   "target": key_values(target, _TOUCH_TARGET_KEYS, "--target"), "dice": dice, "bonus": bonus,
+                   "advantage": advantage, "disadvantage": disadvantage}
+    result = _engine_call(fracas.roll, "touch", _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

@@ -39,6 +39,8 @@ class Renderer:
             return self.impalement(result)
         if "p_failures" in result:
             return self.saves(result)
+        if "p_touch" in result:
+            return self.touch(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -73,6 +75,9 @@ class Renderer:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def touch(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     # -- hooks -----------------------------------------------------------------------
@@ -384,6 +389,30 @@ class TerminalRenderer(Renderer):
         summary = (f"{len(result['saved'])} saved, {len(result['failed'])} failed"
                    + (f": {', '.join(result['failed'])}" if result["failed"] else ""))
         lines.append(self.style(summary, bold=True))
+        return "\n".join(lines)
+
+    def touch(self, result: Any) -> Any:
+        """A touch attack: the hit's dice, or the sleight's d20 against its DC."""
+        head = self.style("Touch", bold=True) + f" · {result['touch']} · {result['target']} · seed {result['seed']}"
+        lines = [head]
+        if result["hit"] is not None:
+            hit = result["hit"]
+            edge = "advantage" if hit["advantage"] else "disadvantage" if hit["disadvantage"] else ""
+            dice = " ".join(f"{d['face']}{'✓' if d['hit'] else '✗'}" for d in hit["dice"])
+            dropped = f" (dropped {hit['discarded']})" if hit["discarded"] is not None else ""
+            lines.append(f"  d20 +{hit['to_hit']} vs AC {hit['ac']}{' · ' + edge if edge else ''}: {dice}{dropped}")
+            verdict = "touched (no damage)" if result["touched"] else "no touch"
+        else:
+            sl = result["sleight"]
+            edge = _edge(sl["situation"])
+            roll = "no roll" if sl["kept"] is None else f"{'/'.join(map(str, sl['dice']))}→{sl['total']}"
+            lines.append(f"  sleight of hand: d20 {_signed(sl['total_modifier'])}{' · ' + edge if edge else ''} vs DC "
+                         f"{sl['dc']} (10 {_signed(sl['target_agility_mod'])} Agility "
+                         f"{_signed(sl['target_other_ac'])} Other AC) · {roll}")
+            verdict = ("touched, unnoticed" if result["clandestine"] else "touched" if result["touched"]
+                       else "no touch")
+            verdict += f" ({result['p_clandestine']:.1%} unnoticed)"
+        lines.append(self.style(f"{verdict} · {result['p_touch']:.1%} to touch", bold=True))
         return "\n".join(lines)
 
     def _inner_attack(self, attack: Any) -> Any:

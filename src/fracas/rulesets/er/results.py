@@ -452,6 +452,53 @@ class OddsResult(R.OddsResult):
     friendly_fire: Union[list[StrayOdds], R.UnsetType] = R.UNSET
 
 
+class TouchHit(Shape):
+    """A touch hit (ER Touch-based Effects): the strike's to-hit, the AC and its counted dice."""
+
+    to_hit: int
+    ac: int
+    advantage: bool
+    disadvantage: bool
+    dice: list[Die]
+    discarded: Optional[D20]
+    hits: Count
+
+
+class TouchSleight(Shape):
+    """A sleight-of-hand touch: DC 10 + the victim's Agility modifier + its "Other" AC; the
+    caster's d20 (two at advantage or disadvantage) + its Agility modifier + bonus."""
+
+    dc: int
+    base_dc: int
+    target_agility_mod: int
+    target_other_ac: int
+    clandestine_dc: int
+    agility_mod: int
+    bonus: int
+    total_modifier: int
+    situation: Situation
+    dice: list[D20]
+    kept: Optional[D20]
+    total: Optional[int]
+
+
+class TouchResult(R.Rolled):
+    """A touch attack (`touch.roll`): whether it touched (and unnoticed, for a sleight), with
+    its exact chances."""
+
+    touch: Literal["hit", "sleight"]
+    target: str
+    touched: bool
+    clandestine: Optional[bool]
+    p_touch: Probability
+    p_touch_exact: R.Fraction
+    p_clandestine: Optional[Probability]
+    p_clandestine_exact: Optional[R.Fraction]
+    hit: Optional[TouchHit]
+    sleight: Optional[TouchSleight]
+
+
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
 RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
                 "compete": CompeteResult, "impale": ImpaleResult, "save": SaveResult, "odds": OddsResult}
+RESULT_TYPES["touch"] = TouchResult

@@ -278,3 +278,40 @@ class SaveRequest(_Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class TouchTarget(_Spec):
+    """The creature touched (ER Touch-based Effects): its AC against a touch hit, or its
+    Agility and the "Other" part of its AC against a sleight-of-hand touch."""
+
+    id: str = "target"
+    #: A touch hit (ER-6): its AC.
+    ac: Optional[int] = None
+    size: str = "medium"
+    #: ER-15 against a touch hit (advantage, disadvantage); a sleight's DC ignores them.
+    conditions: list[str] = []
+    #: A sleight of hand: its Agility score (ER-4 modifier) or its modifier,
+    agility: Optional[int] = None
+    agility_mod: Optional[int] = None
+    #: and the "Other" component of its AC (a ring of protection's +1).
+    other_ac: int = 0
+
+
+class TouchRequest(_Spec):
+    """A touch to deliver a touch-based effect (ER Touch-based Effects): a hit against the
+    victim's AC that deals no damage, or a sleight-of-hand Agility feat against DC 10 + the
+    victim's Agility modifier + its "Other" AC, clandestine at 4 over the DC."""
+
+    #: hit: against the victim's AC, no damage; sleight: a sleight-of-hand Agility feat.
+    touch: Literal["hit", "sleight"]
+    caster: Attacker
+    target: TouchTarget
+    #: A touch hit: the caster's skill dice (ER-3, 1-5).
+    dice: int = 1
+    #: Added to each touch-hit die, or to the sleight-of-hand feat.
+    bonus: int = 0
+    advantage: bool = False
+    disadvantage: bool = False
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

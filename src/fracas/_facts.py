@@ -92,8 +92,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -187,6 +187,13 @@ MESSAGES = {
     'save_no_targets': 'a save needs at least one creature making it',
     'touch_needs_ac': "a touch hit is made against the victim's AC: give $.target.ac",
     'touch_needs_agility': "a sleight-of-hand touch needs the {who}'s agility score or agility_mod (ER-4)",
+    'drop_one_way': 'a drop request gives either attack (getting the drop) or inflict (dealing the held damage), not {given}',
+    'drop_attack_ruleset': "the drop's attack is an Enchanted Realms sneak attack",
+    'drop_attack_dice': "the drop's attack rolls from the drop's stream: give seed and rolls on the drop request, not at {path}",
+    'drop_not_sneak': 'getting the drop can only be done as a sneak attack: {path} is not one (ER-13)',
+    'drop_one_victim': 'a drop holds one victim: this strike aims at {target}, the first at {victim} (ER-13)',
+    'drop_friendly_fire': 'a held shot is not loosed: getting the drop has no friendly fire (ER-13, ER-17)',
+    'drop_needs': "the victim's feat needs its {attribute} score or modifier (ER-4)",
     'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
     'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
     'rolls_for_release': 'the grapple release of {path}',

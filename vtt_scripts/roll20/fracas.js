@@ -759,7 +759,7 @@ module.exports = {
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -942,6 +942,31 @@ const STRUCTS = Object.freeze({
       ["agility", {"optional": "int"}, null],
       ["agility_mod", {"optional": "int"}, null],
       ["other_ac", "int", 0],
+    ],
+    "DropRequest": [
+      ["attack", {"optional": {"dict": "any"}}, null],
+      ["surrenders", "bool", true],
+      ["inflict", {"optional": {"struct": "DropInflict"}}, null],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "DropInflict": [
+      ["held", "int"],
+      ["victim", {"struct": "DropVictim"}],
+      ["rounds", "int", 0],
+    ],
+    "DropVictim": [
+      ["id", "str", "victim"],
+      ["attribute", {"literal": ["agility", "strength"]}, "agility"],
+      ["score", {"optional": "int"}, null],
+      ["modifier", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["foul_play", "bool", false],
+      ["conditions", {"list": "str"}, []],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["body_max", {"optional": "int"}, null],
     ],
     "Target": [
       ["ac", "int"],
@@ -1238,7 +1263,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "drop": "DropResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -1279,6 +1304,9 @@ const RESULTS = Object.freeze({
       TouchResult: ["ruleset", "seed", "injected", "touch", "target", "touched", "clandestine", "p_touch", "p_touch_exact", "p_clandestine", "p_clandestine_exact", ["hit", {"nullable": "TouchHit"}], ["sleight", {"nullable": "TouchSleight"}]],
       TouchHit: ["to_hit", "ac", "advantage", "disadvantage", ["dice", {"list": "Die"}], "discarded", "hits"],
       TouchSleight: ["dc", "base_dc", "target_agility_mod", "target_other_ac", "clandestine_dc", "agility_mod", "bonus", "total_modifier", ["situation", "Situation"], "dice", "kept", "total"],
+      DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
+      DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
+      ShockNeeded: ["dc"],
     },
   },
   "worldwalker": {
@@ -2636,6 +2664,13 @@ const MESSAGES = Object.freeze({
   "save_no_targets": "a save needs at least one creature making it",
   "touch_needs_ac": "a touch hit is made against the victim's AC: give $.target.ac",
   "touch_needs_agility": "a sleight-of-hand touch needs the {who}'s agility score or agility_mod (ER-4)",
+  "drop_one_way": "a drop request gives either attack (getting the drop) or inflict (dealing the held damage), not {given}",
+  "drop_attack_ruleset": "the drop's attack is an Enchanted Realms sneak attack",
+  "drop_attack_dice": "the drop's attack rolls from the drop's stream: give seed and rolls on the drop request, not at {path}",
+  "drop_not_sneak": "getting the drop can only be done as a sneak attack: {path} is not one (ER-13)",
+  "drop_one_victim": "a drop holds one victim: this strike aims at {target}, the first at {victim} (ER-13)",
+  "drop_friendly_fire": "a held shot is not loosed: getting the drop has no friendly fire (ER-13, ER-17)",
+  "drop_needs": "the victim's feat needs its {attribute} score or modifier (ER-4)",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",

@@ -30,6 +30,8 @@ def _method_of(request: Any) -> str:
         return "save.roll"
     if "touch" in request and "caster" in request:
         return "touch.roll"
+    if "inflict" in request or ("attack" in request and "strikes" not in request):
+        return "drop.roll"
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

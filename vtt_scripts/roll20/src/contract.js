@@ -14,7 +14,7 @@
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -197,6 +197,31 @@ const STRUCTS = Object.freeze({
       ["agility", {"optional": "int"}, null],
       ["agility_mod", {"optional": "int"}, null],
       ["other_ac", "int", 0],
+    ],
+    "DropRequest": [
+      ["attack", {"optional": {"dict": "any"}}, null],
+      ["surrenders", "bool", true],
+      ["inflict", {"optional": {"struct": "DropInflict"}}, null],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "DropInflict": [
+      ["held", "int"],
+      ["victim", {"struct": "DropVictim"}],
+      ["rounds", "int", 0],
+    ],
+    "DropVictim": [
+      ["id", "str", "victim"],
+      ["attribute", {"literal": ["agility", "strength"]}, "agility"],
+      ["score", {"optional": "int"}, null],
+      ["modifier", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["foul_play", "bool", false],
+      ["conditions", {"list": "str"}, []],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["body_max", {"optional": "int"}, null],
     ],
     "Target": [
       ["ac", "int"],
@@ -493,7 +518,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "drop": "DropResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -534,6 +559,9 @@ const RESULTS = Object.freeze({
       TouchResult: ["ruleset", "seed", "injected", "touch", "target", "touched", "clandestine", "p_touch", "p_touch_exact", "p_clandestine", "p_clandestine_exact", ["hit", {"nullable": "TouchHit"}], ["sleight", {"nullable": "TouchSleight"}]],
       TouchHit: ["to_hit", "ac", "advantage", "disadvantage", ["dice", {"list": "Die"}], "discarded", "hits"],
       TouchSleight: ["dc", "base_dc", "target_agility_mod", "target_other_ac", "clandestine_dc", "agility_mod", "bonus", "total_modifier", ["situation", "Situation"], "dice", "kept", "total"],
+      DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
+      DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
+      ShockNeeded: ["dc"],
     },
   },
   "worldwalker": {

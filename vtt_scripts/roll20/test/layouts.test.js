@@ -32,10 +32,10 @@ const SETS = [
 ];
 
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
-// request goes through the relay), and Enchanted Realms' `save` and `touch`, which have no
-// JavaScript port (the bridge's save.roll and touch.roll roll them;
+// request goes through the relay), and Enchanted Realms' `save`, `touch` and `drop`, which
+// have no JavaScript port (the bridge's save.roll, touch.roll and drop.roll roll them;
 // docs/rules/enchanted-realms.md); their layouts are checked on Python's results below.
-const BRIDGE_BUILT = ['bulk', 'save', 'touch'];
+const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop'];
 
 function rulesetOf(request) {
   return request !== null && typeof request === 'object' && typeof request.ruleset === 'string'

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, impale, initiative, save, touch
+from . import attack, bulk, compete, drop, impale, initiative, save, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import TouchRequest
+from .schema import DropRequest, TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -28,15 +28,18 @@ SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "r
 #: Touch attacks (ER Touch-based Effects): a hit for no damage, or a sleight-of-hand feat.
 TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touch", "roll_touch",
              result="result.touch.roll", command="fracas.rulesets.er.commands:touch")
+#: Getting the drop (after ER-13): a sneak attack's damage held, then inflicted against a feat.
+DROP = Kind("drop", "drop.roll", "drop", "the drop", "drop", "compile_drop", "roll_drop",
+            result="result.drop.roll", command="fracas.rulesets.er.commands:drop")
 
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
-                     "touch": TouchRequest}
+                     "touch": TouchRequest, "drop": DropRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -53,6 +56,8 @@ class EnchantedRealms(Ruleset):
     roll_save = staticmethod(save.roll_save)
     compile_touch = staticmethod(touch.compile_touch)
     roll_touch = staticmethod(touch.roll_touch)
+    compile_drop = staticmethod(drop.compile_drop)
+    roll_drop = staticmethod(drop.roll_drop)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

@@ -1,6 +1,6 @@
-"""`fracas compete`, `fracas impale`, `fracas save` and `fracas touch`: the Enchanted Realms
-table situations, competitions (ER-19), impalement (ER-23), saves against effects and areas
-(ER-16) and touch attacks (Touch-based Effects)."""
+"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch` and `fracas drop`: the
+Enchanted Realms table situations, competitions (ER-19), impalement (ER-23), saves against
+effects and areas (ER-16), touch attacks (Touch-based Effects) and getting the drop (ER-13)."""
 
 from __future__ import annotations
 
@@ -190,4 +190,42 @@ def touch(request: Any, how: Optional[str], caster: Optional[str], target: Optio
                    "target": key_values(target, _TOUCH_TARGET_KEYS, "--target"), "dice": dice, "bonus": bonus,
                    "advantage": advantage, "disadvantage": disadvantage}
     result = _engine_call(fracas.roll, "touch", _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)
+
+
+#: What `--victim KEY=VALUE,...` of `fracas drop` may set, and how each value is read.
+_DROP_VICTIM_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "score": int, "modifier": int,
+                                     "bonus": int, "foul_play": bool, "condition": list, "advantage": bool,
+                                     "disadvantage": bool, "body_max": int}
+
+
+@click.command(short_help="Getting the drop (ER-13): a sneak attack's damage held, then inflicted.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--held", type=int, default=None, help="Inflict this held damage now (the victim's feat for half).")
+@click.option("--rounds", type=int, default=0, show_default=True,
+              help="Combat rounds (or minutes of parley) since the drop: the DC 20 falls 1 a round, to 14.")
+@click.option("--victim", metavar="KEY=VALUE,...",
+              help="The victim's feat, e.g. id=captain,attribute=agility,score=6,foul_play=true; keys: "
+                   + ", ".join(_DROP_VICTIM_KEYS) + ".")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical dice, in draw order.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def drop(request: Any, held: Optional[int], rounds: int, victim: Optional[str], seed: Any, rolls: Any,
+         as_json: bool) -> None:
+    """Getting the drop (ER-13): REQUEST is a JSON drop request ('-' for stdin): its `attack`
+    (a sneak attack at one victim) is rolled and its damage held; or, with --held and
+    --victim, that damage is inflicted and the victim's Strength or Agility feat against
+    DC 20 (1 less a round, at least 14; advantage with foul play) halves it, e.g.
+    `fracas drop --held 7 --rounds 2 --victim id=captain,attribute=agility,score=6`."""
+    from .cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if held is None or victim is None:
+            raise click.UsageError("give --held and --victim (or a drop request file with its attack)")
+        payload = {"inflict": {"held": held, "rounds": rounds,
+                               "victim": key_values(victim, _DROP_VICTIM_KEYS, "--victim")}}
+    result = _engine_call(fracas.roll, "drop", _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

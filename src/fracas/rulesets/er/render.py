@@ -41,6 +41,8 @@ class Renderer:
             return self.saves(result)
         if "p_touch" in result:
             return self.touch(result)
+        if result.get("phase") in ("drop", "inflict"):
+            return self.drop(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -78,6 +80,9 @@ class Renderer:
         raise NotImplementedError
 
     def touch(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def drop(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     # -- hooks -----------------------------------------------------------------------
@@ -413,6 +418,29 @@ class TerminalRenderer(Renderer):
                        else "no touch")
             verdict += f" ({result['p_clandestine']:.1%} unnoticed)"
         lines.append(self.style(f"{verdict} · {result['p_touch']:.1%} to touch", bold=True))
+        return "\n".join(lines)
+
+    def drop(self, result: Any) -> Any:
+        """Getting the drop: the attack and its held damage, or the damage inflicted."""
+        lines = [self.style("Getting the drop", bold=True) + f" · {result['victim']} · seed {result['seed']}"]
+        if result["attack"] is not None:
+            lines.append(self._inner_attack(result["attack"]))
+            if result["surrenders"]:
+                lines.append(self.style(f"{result['held']} damage held over {result['victim']}", bold=True))
+            else:
+                lines.append(self.style(f"{result['victim']} cannot surrender: a plain sneak attack, "
+                                        f"{result['inflicted']} damage dealt", bold=True))
+            return "\n".join(lines)
+        rel = result["release"]
+        edge = _edge(rel["situation"])
+        roll = "no roll" if rel["kept"] is None else f"{'/'.join(map(str, rel['dice']))}→{rel['total']}"
+        lines.append(f"  {rel['attribute']} feat d20 {_signed(rel['total_modifier'])}{' · ' + edge if edge else ''} "
+                     f"vs DC {rel['dc']} (after {rel['rounds']} rounds) · {roll} · "
+                     f"{rel['p_half']:.1%} for half")
+        verdict = "halved" if rel["halved"] else "full"
+        lines.append(self.style(f"{result['held']} held → {result['inflicted']} dealt ({verdict})", bold=True))
+        if rel["shock_save"]:
+            lines.append(f"  shock: a Resilience save DC {rel['shock_save']['dc']} (ER-13)")
         return "\n".join(lines)
 
     def _inner_attack(self, attack: Any) -> Any:

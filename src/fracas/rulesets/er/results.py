@@ -502,3 +502,47 @@ class TouchResult(R.Rolled):
 RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
                 "compete": CompeteResult, "impale": ImpaleResult, "save": SaveResult, "odds": OddsResult}
 RESULT_TYPES["touch"] = TouchResult
+
+
+class ShockNeeded(Shape):
+    """ER-13: the Resilience save the inflicted damage calls for (not rolled here)."""
+
+    dc: int
+
+
+class DropRelease(Shape):
+    """Inflicting a drop's held damage: the victim's Strength or Agility feat for half."""
+
+    rounds: Count
+    dc: int
+    attribute: Literal["strength", "agility"]
+    modifier: int
+    bonus: int
+    total_modifier: int
+    foul_play: bool
+    situation: Situation
+    dice: list[D20]
+    kept: Optional[D20]
+    total: Optional[int]
+    halved: bool
+    p_half: Probability
+    p_half_exact: R.Fraction
+    mean_inflicted: float
+    mean_inflicted_exact: R.Fraction
+    shock_save: Optional[ShockNeeded]
+
+
+class DropResult(R.Rolled):
+    """Getting the drop (`drop.roll`): the sneak attack with its damage held, or that damage
+    inflicted against the victim's feat."""
+
+    phase: Literal["drop", "inflict"]
+    victim: str
+    surrenders: bool
+    attack: Optional[Impalement]
+    held: Optional[Count]
+    inflicted: Count
+    release: Optional[DropRelease]
+
+
+RESULT_TYPES["drop"] = DropResult

@@ -315,3 +315,46 @@ class TouchRequest(_Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class DropVictim(_Spec):
+    """The victim of a drop when the held damage is inflicted (ER-13, Getting the Drop): its
+    Strength or Agility feat (DC 20, one less a round after, at least 14) for half damage."""
+
+    id: str = "victim"
+    attribute: Literal["strength", "agility"] = "agility"
+    #: The attribute's score (ER-4 modifier), or its modifier.
+    score: Optional[int] = None
+    modifier: Optional[int] = None
+    bonus: int = 0
+    #: The foul-play skill: the feat at advantage.
+    foul_play: bool = False
+    conditions: list[str] = []
+    advantage: bool = False
+    disadvantage: bool = False
+    #: Its maximum Body: when given, the ER-13 shock save the inflicted damage calls for is named.
+    body_max: Optional[int] = None
+
+
+class DropInflict(_Spec):
+    """Inflicting the damage held by a drop: how much, and how many combat rounds (or minutes
+    of parley) have passed since the drop was got."""
+
+    held: int
+    victim: DropVictim
+    rounds: int = 0
+
+
+class DropRequest(_Spec):
+    """ER-13 Getting the Drop: either `attack`, the sneak attack rolled with its damage held,
+    or `inflict`, that held damage dealt later against the victim's feat for half."""
+
+    #: An ER sneak attack request (without seed or rolls) at one victim.
+    attack: Optional[dict[str, Any]] = None
+    #: False for a victim that cannot surrender (a wild animal, a zombie): the text makes
+    #: it a plain sneak attack, its damage inflicted.
+    surrenders: bool = True
+    inflict: Optional[DropInflict] = None
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

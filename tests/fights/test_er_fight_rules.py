@@ -195,3 +195,60 @@ def test_er20_flee_attacks_play_on_the_python_loop_and_say_why():
     if isinstance(why, str) and why.startswith("the compiled core is not in use"):
         return
     assert isinstance(why, str) and "$.sides.gobs[0].tactic.flee_at" in why and "ER-20" in why
+
+
+# -- ER-15 defending as a tactic --------------------------------------------------------------
+
+def defend_scenario(knight_conditions=()):
+    return {"ruleset": "enchanted-realms", "name": "defend", "max_rounds": 8, "sides": {
+        "party": [{"name": "knight", "hp": 60, "attacker": {"strength": 14, "agility": 10},
+                   "target": {"ac": 15, "conditions": list(knight_conditions)},
+                   "attacks": [{"method": "melee", "style": "cleaving", "dice": 3, "weight": 2,
+                                "damage_type": "edged"}],
+                   "tactic": {"defend_at": 1000}}],
+        "gobs": [{"name": "gob", "count": 2, "hp": 14, "attacker": {"strength": 8, "agility": 12},
+                  "target": {"ac": 12}, "tactic": {"flee_at": 13, "flee_move": 30},
+                  "attacks": [{"method": "melee", "style": "piercing", "dice": 2, "weight": 0,
+                               "damage_type": "piercing"}]}]}}
+
+
+def test_er15_a_defending_combatant_makes_no_attack_and_attackers_it_sees_are_at_disadvantage():
+    fight = Fight(compile_scenario(defend_scenario()))
+    defended = False
+    for r in range(1, 7):
+        log = fight.play_round(r + 40)
+        assert attacks(log, "knight") == []  # it defends every turn: no attack
+        for e in log["events"]:
+            if e["type"] == "defend":
+                assert e["who"] == "knight" and e["rule"] == "ER-15"
+                defended = True
+            elif e["type"] == "attack" and e["target"] == "knight":
+                strike = e["result"]["strikes"][0]
+                assert (e.get("situation") == {"target": {"conditions": ["defending"]}}) == defended
+                assert strike["disadvantage"] is defended  # ER-15: "disadvantage ... provided it can see"
+        if fight.over:
+            break
+    assert defended
+
+
+def test_er15_a_blind_defender_cannot_see_the_attacks_it_defends_against():
+    fight = Fight(compile_scenario(defend_scenario(["blind"])))
+    fight.play_round(1)
+    log = fight.play_round(2)  # the knight defended in round 1: defending, but blind
+    at_knight = [e for e in log["events"] if e["type"] == "attack" and e["target"] == "knight"]
+    assert at_knight and all(e["situation"] == {"target": {"conditions": ["blind", "defending"]}} for e in at_knight)
+    # ER-15: blind, it cannot see the attacks: no disadvantage (and a blind target gives advantage)
+    assert all(s["disadvantage"] is False and s["advantage"] is True for e in at_knight for s in e["result"]["strikes"])
+
+
+def test_er15_defending_removes_reactions_no_flee_attacks_from_a_defender():
+    for seed in range(1, 20):
+        events = play_out(defend_scenario(), seed)
+        assert flee_attacks(events) == []  # the goblins flee at once; the knight defends every turn
+
+
+def test_er15_defending_plays_on_the_python_loop_and_says_why():
+    why = fastfight.plan_for(compile_scenario(defend_scenario()))
+    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
+        return
+    assert isinstance(why, str) and "defend_at" in why and "ER-15" in why

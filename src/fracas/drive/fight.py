@@ -42,7 +42,7 @@ from ..dice import Dice
 from ..rng import chunk_seed
 from ..rulesets.base import Actor as Actor  # what a ruleset's initiative reads (re-exported)
 from ..rulesets.fight import DOWN, FLED, STANDING, Member, Procedure, SideView, Situation
-from .scenario import Compiled
+from .scenario import Compiled, thawed
 
 __all__ = ["DOWN", "EVENT_TYPES", "event_types", "FLED", "STANDING", "Actor", "Fight", "Member", "SideView"]
 
@@ -565,7 +565,7 @@ def _situation_dict(situation: Situation) -> dict[str, Any]:
     "request": {...}}."""
     out: dict[str, Any] = {}
     for where, changes in situation:
-        fields = {name: dict(value) if isinstance(value, tuple) else value for name, value in changes}
+        fields = {name: thawed(value) for name, value in changes}
         if where in ("target", "request"):
             out.setdefault(where, {}).update(fields)
         else:

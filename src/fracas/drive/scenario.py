@@ -60,6 +60,10 @@ class Tactic(_Spec):
     #: move that draws no flee attacks, 20-74 a normal move, 75 or more a rapid move
     #: (flee attacks of one d20). Default 30.
     flee_move: Optional[int] = None
+    #: Enchanted Realms: defends its turn away (ER-15) on turns when its health is at or
+    #: below this: no attack; attackers that it can see are at disadvantage until its next
+    #: turn; no reactions (flee attacks) this round and the next.
+    defend_at: Optional[int] = None
     #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
     #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
     #: strike, else missile.
@@ -306,13 +310,23 @@ class Compiled:
             for name, value in changes:
                 if value is None:
                     fields.pop(name, None)
-                else:  # a tuple of (name, value) pairs stands for an object (a situation is hashed)
-                    fields[name] = dict(value) if isinstance(value, tuple) else value
+                else:
+                    fields[name] = thawed(value)
         try:
             attack = self.ruleset.kind("attack")
             return attack.compile(attack.decode(request))
         except RequestError as exc:
             raise _scenario_error(exc, g, t, where, indexes) from None
+
+
+def thawed(value: Any) -> Any:
+    """A situation's value as a request has it: a situation is hashed, so an object is a
+    tuple of (name, value) pairs and a list a tuple."""
+    if isinstance(value, tuple):
+        if value and all(isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in value):
+            return {k: thawed(v) for k, v in value}
+        return [thawed(x) for x in value]
+    return value
 
 
 def _aimed(strike: Any, path: str) -> dict[str, Any]:

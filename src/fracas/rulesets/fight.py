@@ -47,7 +47,8 @@ Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 #: The shared tactic fields a procedure may read, and their defaults: a field a
 #: procedure does not list in `tactics` must keep its default in a scenario.
 TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, "parry_at": None,
-                                   "power": "never", "flee_move": None}
+                                   "power": "never", "flee_move": None,
+                                   "defend_at": None}
 #: The shared combatant fields only some rounds read, and their defaults (`fields`).
 COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False}
 

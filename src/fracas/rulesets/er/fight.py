@@ -21,6 +21,12 @@
   d20 against a rapid mover (75 ft or more), as a single flee attack is resolved. Each
   costs the attacker its reaction for the round (one a round). A mover brought to 0 by
   them is down, not fled; one that is defending leaves without drawing flee attacks.
+- ER-15 defending: a combatant whose tactic's `defend_at` is reached (its health at or
+  below it at its turn) defends instead of attacking ("defend" in the log): until its
+  next turn, attacks at it have the target condition `defending` (disadvantage when it
+  can see them, as a single attack resolves it), and defending "removes all reactions
+  for both rounds": it makes no flee attack this round or the next, and leaves without
+  drawing flee attacks while defending.
 """
 
 from __future__ import annotations
@@ -38,20 +44,23 @@ FLEE_MOVE = 30
 
 
 class ErMember(Member):
-    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before")
+    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions")
 
     incapacitated: int  # actions it still loses to a failed shock save (ER-13)
     reacted: bool  # its reaction of the round is spent (ER-20 flee attack)
     engaged: set[str]  # whom it exchanged melee strikes with this round (ER-20)
     engaged_before: set[str]  # ... and the round before
+    defending: bool  # defends until its next turn (ER-15)
+    no_reactions: int  # the last round in which defending leaves it no reaction (ER-15)
 
 
 class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
-    tactics = {"flee_move": "ER-20"}
+    tactics = {"flee_move": "ER-20", "defend_at": "ER-15"}
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
-              "incapacitated": "an incapacitated combatant loses its action this round (ER-13)"}
+              "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
+              "defend": "a combatant defends instead of attacking, until its next turn (ER-15)"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
     no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
 
@@ -71,6 +80,8 @@ class ErRound(Procedure):
                     return (f"{g.path}.attacks[{i}]: a sneak attack (ER-13: only at a victim that lost track of"
                             " the attacker in the prior round) plays on the Python loop")
         for g in sc.groups:
+            if g.spec.tactic.defend_at is not None:
+                return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
             if g.spec.tactic.flee_at is not None:
                 return (f"{g.path}.tactic.flee_at: leaving the fight draws flee attacks (ER-20), which play on the"
                         " Python loop")
@@ -83,18 +94,22 @@ class ErRound(Procedure):
         m.incapacitated = 0
         m.reacted = False
         m.engaged, m.engaged_before = set(), set()
+        m.defending, m.no_reactions = False, 0
 
     def saved(self, m: Member) -> dict[str, Any]:
         """ER-13: the actions a failed shock save still costs, and whom it fought last round
         (ER-20: whom it was engaged with in melee)."""
         assert isinstance(m, ErMember)
-        return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged)}
+        return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged),
+                "defending": m.defending, "no_reactions_until": m.no_reactions}
 
     def load(self, m: Member, saved: dict[str, Any]) -> None:
         assert isinstance(m, ErMember)
         m.incapacitated = int(saved.get("incapacitated", 0))
         m.attacking = list(saved.get("attacked", m.attacking))
         m.engaged = set(saved.get("engaged", ()))
+        m.defending = bool(saved.get("defending", False))
+        m.no_reactions = int(saved.get("no_reactions_until", 0))
 
     # -- a round ---------------------------------------------------------------------------
 
@@ -116,13 +131,36 @@ class ErRound(Procedure):
                                 "why": "a failed shock save: no action this round"})
         return busy
 
+    def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
+        """ER-15: at its `defend_at`, the combatant defends its turn away."""
+        assert isinstance(m, ErMember)
+        g = self.sc.groups[m.group]
+        m.defending = False
+        defend_at = g.spec.tactic.defend_at
+        if defend_at is not None and m.hp <= defend_at and not casting:
+            m.defending = True
+            m.no_reactions = self.fight.round + 1
+            self.fight.log({"type": "defend", "who": m.id, "rule": "ER-15",
+                            "note": "no attack; attackers it can see are at disadvantage until its next turn;"
+                                    " no reactions this round and the next"})
+            return {}
+        phases: dict[str, list[int]] = g.phases
+        return phases
+
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
-        """ER-13: no sneak dice at a victim that fought the attacker in the prior round."""
+        """ER-15: a defending target; ER-13: no sneak dice at a victim that fought the
+        attacker in the prior round."""
+        assert isinstance(target, ErMember)
+        found: Situation = ()
+        if target.defending:
+            conditions = self.sc.groups[target.group].spec.target.get("conditions") or []
+            if "defending" not in conditions:
+                found += (("target", (("conditions", (*conditions, "defending")),)),)
         if key == "spell" or not (target.id in m.attacked or m.id in target.attacked):
-            return ()
+            return found
         attacks = self.sc.groups[m.group].spec.attacks
         indexes = use if use is not None else tuple(self.sc.groups[m.group].phases.get(key, ()))
-        return tuple((("strike", i), self.no_sneak) for i in indexes if attacks[i].get("sneak"))
+        return found + tuple((("strike", i), self.no_sneak) for i in indexes if attacks[i].get("sneak"))
 
     def attacked(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
                  situation: Situation, result: Any) -> None:
@@ -151,11 +189,13 @@ class ErRound(Procedure):
         fight = self.fight
         why = f"hp {target.hp} <= flee_at {tactic.flee_at}"
         moved = FLEE_MOVE if tactic.flee_move is None else tactic.flee_move
-        defending = "defending" in (self.sc.groups[target.group].spec.target.get("conditions") or ())
+        defending = target.defending or "defending" in (self.sc.groups[target.group].spec.target.get("conditions")
+                                                        or ())
         if moved >= ER_FLEE_NORMAL and not defending:
             for e in fight.members:
                 assert isinstance(e, ErMember)
                 if (e.status != STANDING or e.side == target.side or e.reacted or e.incapacitated
+                        or e.no_reactions >= fight.round
                         or not (target.id in e.engaged or target.id in e.engaged_before)):
                     continue
                 spec = self.sc.groups[e.group].spec

@@ -13,16 +13,14 @@ random event from stream k of the round seed) and rolls each attack with the str
 kernel `fracas.resolve` uses, from the plan rows `Compiled.plan` made. A test plays
 both on every example and on generated scenarios.
 
-What it covers: Enchanted Realms scenarios (ER-18 initiative every round, targets by
-every tactic, spells, `flee_at`) whose attacks need no follow-up dice (no sneak attack
-at a target with a maximum Body, no friendly fire, no grapple, no defense rolls),
-Worldwalker scenarios (WW-1 initiative once, WW-5 reserved actions spent on blocks and
-dodges strike by strike) and Cartyrion scenarios (CT-1 side initiative, CT-4 pools,
-CT-5..7 weapons, parries and sneak attacks remembered; every situation an attack can be
-made in is compiled up front, see `_variants`) and old-school scenarios (OS-1 side
-initiative, OS-2 phases and one action, OS-3 fleeing targets, OS-4 declared flight,
-surrender and morale, OS-5 spells lost). What it does not cover plays on the Python loop,
-and `plan_for` says why; so does a single fight the compiled loop stops (a crit chain or an initiative tie past its limit), so that the
+What it covers is the rounds whose procedure declares a compiled twin (the class's own
+`Procedure.compiled`, still matching the ruleset's calls: `compiled_for`), less the
+scenarios the procedure says it cannot lay out (`compiled_why`, `compiled_tables`): the
+procedure, in its ruleset's folder, gives the attacks of a turn (`compiled_units`),
+every situation an attack can be made in, compiled up front (`compiled_variants`), the
+initiative modifiers and its round's tables. This module names no ruleset. What it does
+not cover plays on the Python loop, and `plan_for` says why; so does a single fight the
+compiled loop stops (a crit chain or an initiative tie past its limit), so that the
 Python loop reports the error as it always has.
 """
 
@@ -45,17 +43,9 @@ MAX_PAIRS = 20_000
 #: Combatants whose nearest-first enemy lists are built when the plan is made (M × M entries).
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
-_TACTICS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
-_COVERED = ("enchanted-realms", "worldwalker", "cartyrion", "old-school")
-_OS_PHASE = {"missile": 0, "melee": 2}
-_OS_FLEE = {"never": 0, "broken": 1, "surrender": 2}
-#: Sides at most in an old-school scenario the compiled loop plays (OS-1's side initiative limit).
-OS_MAX_SIDES = 64
-_PARRY = {None: 0, "weapon": 1, "shield": 2}
-_POWER = {"never": 0, "first": 1, "hurt": 2}
-_ALWAYS = (1 << 62)
-#: Cartyrion combatants at most (the loop keeps whom each attacked last: members × members).
-MAX_CT_MEMBERS = 512
+_TARGETS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
+#: A tactic's `flee` as the compiled round reads it (rounds with morale).
+_FLEE = {"never": 0, "broken": 1, "surrender": 2}
 
 _PLANS: "weakref.WeakKeyDictionary[Compiled, Union[FastPlan, str]]" = weakref.WeakKeyDictionary()
 
@@ -119,9 +109,9 @@ def _uncovered(sc: Compiled) -> Optional[str]:
     """Why the compiled loop cannot play this scenario's fights (None: it can)."""
     rs = sc.ruleset
     proc, code = _round(sc)
-    if code not in _COVERED:
+    if not code:
         return (f"the {rs.title or rs.name} round ({proc.__name__}) has no compiled twin: the compiled fight loop"
-                " plays the Enchanted Realms, Worldwalker, Cartyrion and old-school rounds")
+                " plays the built-in rulesets' rounds")
     # The round procedures the compiled loop takes; should the ruleset's calls they
     # read change, its scenarios go back to the Python loop rather than play differently.
     if not proc.compiled_for(rs):
@@ -129,165 +119,61 @@ def _uncovered(sc: Compiled) -> Optional[str]:
     why = proc.compiled_why(sc)
     if why is not None:
         return str(why)
-    if code == "old-school":
-        return _os_uncovered(sc)
-    ct = code == "cartyrion"
-    if sc.has_morale or (sc.setup is None) is ct:
-        return "the ruleset's round has procedures the compiled fight loop does not take"
-    if len(sc.member_ids) > (MAX_CT_MEMBERS if ct else MAX_MEMBERS):
-        return f"more than {MAX_CT_MEMBERS if ct else MAX_MEMBERS} combatants"
-    return None
-
-
-def _os_uncovered(sc: Compiled) -> Optional[str]:
-    """Why the compiled loop cannot play an old-school scenario (None: it can): the round
-    procedures it takes are OldSchool's as they stand (OS-1 side initiative, OS-2 phases,
-    one action, OS-4 declared flight and morale, OS-5 disruption); should those hooks
-    change, the scenarios go back to the Python loop rather than play differently."""
-    if sc.setup is None:
-        return "the ruleset's round has procedures the compiled fight loop does not take"
-    if any(set(g.phases) - set(_OS_PHASE) for g in sc.groups):
-        return "a strike in a phase other than missile or melee"
-    if len(sc.sides) > OS_MAX_SIDES:
-        return f"more than {OS_MAX_SIDES} sides"
     if len(sc.member_ids) > MAX_MEMBERS:
         return f"more than {MAX_MEMBERS} combatants"
     return None
 
 
-def _os_arrays(sc: Compiled) -> tuple[dict[str, Any], dict[int, str]]:
-    """The old-school tables (OS-1 setup, OS-4 morale units and groups); neutral ones for
-    the other rulesets."""
-    groups = sc.groups
-    proc, code = _round(sc)
-    os_ = code == "old-school"
-    units = sc.morale_units if os_ else [("", 0, [g.index for g in groups])]
+def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
+    """The compiled round's flags and tables: neutral ones (no strike rows, initiative
+    every round, no reserves, parries, phases or morale), then the procedure's own; and
+    why it cannot play the scenario (None: it can)."""
+    proc, _code = _round(sc)
+    groups, n = sc.groups, len(sc.member_ids)
+    tables: dict[str, Any] = {
+        "rows": False, "ct": False, "init_once": False, "os": False, "has_morale": False, "os_ties": 0,
+        "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
+        "os_flee": array("q", [_FLEE[g.spec.tactic.flee] for g in groups]),
+        "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
+        "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
+        "ct_group": array("q", [0] * 8 * len(groups)), "own_power": array("q", [0] * len(groups)),
+        "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
+    }
+    why = proc.compiled_tables(sc, tables)
+    if sc.has_morale and not tables["has_morale"]:
+        why = why or "the ruleset's round has procedures the compiled fight loop does not take"
+    # the morale units (OS-4: one per side or morale group) where the round checks morale; one otherwise
+    units = sc.morale_units if tables.pop("morale_units", False) else [("", 0, [g.index for g in groups])]
     group_unit = [0] * len(groups)
     for u, (_name, _side, in_unit) in enumerate(units):
         for k in in_unit:
             group_unit[k] = u
     member_unit = [group_unit[g] for g in sc.member_group]
-    setup = sc.setup if os_ else {"ties": "reroll", "wait": [], "surprised": []}
-    action: dict[int, str] = {}
-    for g in groups:
-        phases = g.phases
-        if os_ and phases:  # OsRound.turn: one action (the phase it has, or action_of)
-            action[g.index] = next(iter(phases)) if len(phases) == 1 else proc.action_of(g.spec, phases)
-    return {
-        "os": os_, "has_morale": bool(os_ and sc.has_morale), "os_ties": 1 if setup["ties"] == "simultaneous" else 0,
-        "os_side": array("q", [(1 if s in setup["surprised"] else 0) | (2 if s in setup["wait"] else 0)
-                               for s in sc.sides]),
-        "os_phase": array("q", [_OS_PHASE[action[g.index]] if g.index in action else -1 for g in groups]),
-        "os_flee": array("q", [_OS_FLEE[g.spec.tactic.flee] for g in groups]),
-        "morale": array("q", [-1 if g.spec.morale is None else g.spec.morale for g in groups]),
-        "morale_mod": array("q", [g.spec.morale_modifier for g in groups]),
-        "group_unit": array("q", group_unit), "member_unit": array("i", member_unit),
-        "unit_start": array("q", [sum(1 for u in member_unit if u == k) for k in range(len(units))]),
-        "unit_first": array("q", [member_unit.index(k) for k in range(len(units))]),
-    }, action
-
-
-def _ct_dims(sc: Compiled) -> tuple[list[list[int]], list[tuple[int, int]]]:
-    """Cartyrion: per group its CTG fields, and as a target its parry levels (weapon, shield)."""
-    proc, _code = _round(sc)
-    fields, parries = [], []
-    for g in sc.groups:
-        tactic, attacks = g.spec.tactic, g.spec.attacks
-        sneak = sum(1 << i for i, a in enumerate(attacks) if a.get("sneak") is not None)
-        breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
-        fields.append([_PARRY[tactic.parry], _ALWAYS if tactic.parry_at is None else tactic.parry_at,
-                       _POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
-                       2 if sneak else 1, sneak, len(attacks)])
-        weapon, shield = proc.parry_state(g.spec.target)
-        parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
-    return fields, parries
-
-
-def _ct_situation(sc: Compiled, g: Any, use: tuple[int, ...], parry: tuple[str, int, int], power: bool,
-                  no_sneak: bool) -> Any:
-    """Fight._situation of a Cartyrion attack: the target's parry (CT-6), a power attack
-    (CT-5), no sneak attack at a target attacked the round before (CT-7)."""
-    proc, _code = _round(sc)
-    kind, weapon_left, shield_left = parry
-    found: list[Any] = []
-    if kind:
-        found.append(("target", proc.parrying(kind, weapon_left, shield_left)))
-    for i in use:
-        changes: list[Any] = []
-        sneak = g.spec.attacks[i].get("sneak") is not None
-        if kind:
-            changes.append(("parry", kind))
-        if sneak and no_sneak:
-            changes.extend(proc.no_sneak)
-        elif not sneak and power:
-            changes.extend(proc.power_attack)
-        if changes:
-            found.append((("strike", i), tuple(changes)))
-    return tuple(found)
-
-
-def _variants(sc: Compiled, g: Any, key: str, use: Any, t: Any, fields: Any, parries: Any) -> list[tuple[Any, Any]]:
-    """The (use, situation) of every attack `g` can make at `t` with this unit, in the order
-    the compiled loop indexes them (its `_attack`): ER one; Worldwalker with and without
-    the target's reaction (WW-5); Cartyrion by broken strikes, power, no sneak, the
-    target's parry and what it has left. A use of None (every strike broken) is no attack."""
-    proc, code = _round(sc)
-    if code == "cartyrion":
-        if key == "spell":
-            return [(None, ())]
-        k = len(g.spec.attacks)
-        breaks, power_dim, sneak_dim = fields[g.index][3], fields[g.index][4], fields[g.index][5]
-        weapon, shield = parries[t.index]
-        parry = [("", 0, 0), *[("weapon", w, 0) for w in range(1, weapon + 1)],
-                 *[("shield", 0, left) for left in range(1, shield + 1)]]
-        out = []
-        for mask in range(1 << k if breaks else 1):
-            left = tuple(i for i in range(k) if not mask >> i & 1)
-            for power in range(power_dim):
-                for no_sneak in range(sneak_dim):
-                    for state in parry:
-                        out.append((left or None, _ct_situation(sc, g, left, state, bool(power), bool(no_sneak))
-                                    if left else ()))
-        return out
-    if code == "worldwalker":
-        # WW-5: a target with a block or dodge and no reserved action left has no reaction
-        no_reaction = (("target", proc.no_reaction),) if t.spec.target.get("reaction") else ()
-        return [(use, ()), (use, no_reaction)]
-    if code == "old-school":  # OS-3: at a target that declared flight (OsRound.situation)
-        return [(use, ()), (use, (("target", proc.fleeing),))]
-    return [(use, ()), (use, ())]
+    tables.update(morale=array("q", [-1 if g.spec.morale is None else g.spec.morale for g in groups]),
+                  morale_mod=array("q", [g.spec.morale_modifier for g in groups]),
+                  group_unit=array("q", group_unit), member_unit=array("i", member_unit),
+                  unit_start=array("q", [sum(1 for u in member_unit if u == k) for k in range(len(units))]),
+                  unit_first=array("q", [member_unit.index(k) for k in range(len(units))]))
+    return tables, why
 
 
 def _make(sc: Compiled) -> Union[FastPlan, str]:
     why = _uncovered(sc)
     if why is not None:
         return why
-    proc, code = _round(sc)
-    rows = code != "enchanted-realms"
-    ct = code == "cartyrion"
-    ww = code == "worldwalker"
+    tables, why = _tables(sc)
+    if why is not None:
+        return why
+    proc, _code = _round(sc)
+    rows = bool(tables["rows"])
     groups = sc.groups
     n_groups = len(groups)
-    fields, parries = _ct_dims(sc) if ct else ([[0] * 8 for _ in groups], [(0, 0)] * n_groups)
-    if ct and any(len(g.spec.attacks) > 6 for g in groups if fields[g.index][3]):
-        return "a Cartyrion combatant with more than 6 strikes that can break"
-    # Attack units: what one call of Fight._attack rolls. ER, Cartyrion: a group's strikes
-    # together; Worldwalker: each strike it does not forgo for its reserve (WW-5); its spell.
-    os_ = code == "old-school"
-    os_tables, action = _os_arrays(sc)
+    # Attack units: what one call of Fight._attack rolls (the procedure's `compiled_units`),
+    # and the group's spell.
     keys: list[tuple[int, str, Optional[tuple[int, ...]]]] = []
     units = array("q")
     for g in groups:
-        strikes = g.phases.get("attack", [])
-        made: list[tuple[int, str, Optional[tuple[int, ...]]]]
-        if os_:  # OS one action: its phase's strikes, as Fight._turn leaves them
-            made = [(g.index, action[g.index], tuple(g.phases[action[g.index]]))] if g.index in action else []
-        elif ww:
-            forgone = set(proc.forgone(g.spec))
-            strikes = [i for i in strikes if i not in forgone]
-            made = [(g.index, "attack", (i,)) for i in strikes]
-        else:
-            made = [(g.index, "attack", tuple(strikes))] if strikes else []  # as Fight._play_slot asks
+        made = [(g.index, key, use) for key, use in proc.compiled_units(sc, g)]
         units.extend((len(keys), len(made), -1))
         keys.extend(made)
         if g.spec.spell is not None:
@@ -295,7 +181,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
             keys.append((g.index, "spell", None))
     todo = [(u, g_index, key, use, t) for u, (g_index, key, use) in enumerate(keys) for t in groups
             if t.side != groups[g_index].side]
-    variants = {(u, t.index): _variants(sc, groups[g_index], key, use, t, fields, parries)
+    variants = {(u, t.index): proc.compiled_variants(sc, groups[g_index], key, use, t, tables)
                 for u, g_index, key, use, t in todo}
     pairs = sum(len(v) for v in variants.values())
     if pairs > MAX_PAIRS:
@@ -317,7 +203,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
                 tinit.extend([0] * XS_WIDTH)
                 continue
             plan = sc.plan(g.index, key, t.index, use, situation)
-            why = _unfit(plan, rows)
+            why = _unfit(plan) if rows else proc.compiled_unfit(plan)
             if why:
                 return f"{g.path}: its attack at {t.path} {why}"
             n = len(plan.metas)
@@ -328,46 +214,22 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     member_group = sc.member_group
     sides = [groups[g].side for g in member_group]
     specs = [groups[g].spec for g in member_group]
-    if ww:  # WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier
-        subs = [int(spec.attacker.get("dex_mod", 0)) for spec in specs]
-        mods = [sub + spec.initiative for sub, spec in zip(subs, specs)]
-    elif ct or os_:  # CT-1, OS-1 roll for the sides
-        subs = mods = [0] * len(specs)
-    else:  # ER-18: d10 + Agility modifier + bonus
-        from ..rulesets.er import initiative
-
-        # a modifier per group (its members share it), not a request of every member
-        request = {"combatants": [{"id": g.spec.name, "agility": g.spec.attacker.get("agility"),
-                                   "agility_mod": g.spec.attacker.get("agility_mod"), "bonus": g.spec.initiative}
-                                  for g in groups]}
-        by_group = initiative.compile_initiative(request).mods
-        mods = [by_group[g] for g in member_group]
-        subs = [0] * len(mods)
-    die = 20 if ww else 10
+    mods, subs, die = proc.compiled_initiative(sc, specs)
     if (max(mods) - min(mods) + die) * (max(subs) - min(subs) + 1) > (1 << 16):
         return "initiative modifiers too far apart for the compiled loop's counting sort"
     near, near_off, focus, focus_off, walking = _target_lists(sc, sides, specs)
-    parry_state = [proc.parry_state(spec.target) if ct else (0, 0) for spec in specs]
     arrays = {
-        "rows": rows, "ct": ct, "init_once": ww, "init_die": die,
-        "side": array("i", sides), "group": array("i", member_group),
+        "init_die": die, "side": array("i", sides), "group": array("i", member_group),
         "hp": array("q", [spec.hp for spec in specs]),
         "injury": array("q", [-1 if spec.injury is None else spec.injury for spec in specs]),
         "flee_at": array("q", [_NEVER if spec.tactic.flee_at is None else spec.tactic.flee_at for spec in specs]),
         "spell_uses": array("q", [spec.spell.uses if spec.spell is not None else 0 for spec in specs]),
-        "tactic": array("i", [_TACTICS[spec.tactic.target] for spec in specs]),
+        "tactic": array("i", [_TARGETS[spec.tactic.target] for spec in specs]),
         "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units,
-        "reserve": array("q", [spec.tactic.reserve if ww else 0 for spec in specs]),
-        "reaction": array("i", [1 if ww and spec.target.get("reaction") else 0 for spec in specs]),
-        "weapon0": array("q", [w for w, _ in parry_state]), "shield0": array("q", [sh for _, sh in parry_state]),
-        "ct_group": array("q", [x for f in fields for x in f]),
-        "own_power": array("q", [sum(1 << i for i, a in enumerate(g.spec.attacks) if a.get("power")) if ct else 0
-                                 for g in groups]),
-        "parry_dims": array("q", [x for pd in parries for x in pd]), "ct_init": _ct_init(sc) if ct else
-        array("q", [0, -1] * 12),
         "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off, **walking,
         "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
-        "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest, **os_tables,
+        "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
+        **{k: v for k, v in tables.items() if not k.startswith("_")},
     }
     return FastPlan(sc, arrays)
 
@@ -457,31 +319,10 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
                                               "focus_lo": focus_lo, "focus_hi": focus_hi}
 
 
-def _ct_init(sc: Compiled) -> array[int]:
-    """CT-1 for each d6, in the first round (with the scenario's ambush) and later: the
-    side acting first and the side surprised (-1: none), as Cartyrion.fight_initiative reads them."""
-    from ..rulesets.ct import side_initiative
+def _unfit(plan: Any) -> Optional[str]:
+    """Why a compiled strike-row attack is one the compiled loop cannot roll (None: it can)."""
+    from ..rulesets.rows import Plan
 
-    setup = sc.setup
-    table = array("q")
-    for first_round in (True, False):
-        for roll in range(1, 7):
-            first, surprised = side_initiative(roll, 1 if first_round else 2, setup["ambush"] if first_round else "none")
-            table.extend((sc.sides.index(setup[first]), sc.sides.index(setup[surprised]) if surprised else -1))
-    return table
-
-
-def _unfit(plan: Any, rows: bool) -> Optional[str]:
-    """Why a compiled attack is one the compiled loop cannot roll (None: it can)."""
-    if rows:
-        from ..rulesets.rows import Plan
-
-        if not isinstance(plan, Plan) or len(plan.targets) != 1 or len(plan.tinit) != XS_WIDTH:
-            return "is not one strike-row attack at one target"
-        return None
-    from ..rulesets.er.attack import AttackPlan
-
-    if not isinstance(plan, AttackPlan) or plan.defense or plan.flee is not None or plan.follow_ups:
-        return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
-                " defense rolls")
+    if not isinstance(plan, Plan) or len(plan.targets) != 1 or len(plan.tinit) != XS_WIDTH:
+        return "is not one strike-row attack at one target"
     return None

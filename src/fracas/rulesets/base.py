@@ -19,8 +19,8 @@ subclasses `Ruleset`, overrides what it supports, and registers an instance.
 Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk.
 
 **Request kinds are objects** (`Kind`): the kinds every driver knows (`ATTACK`, `BULK`,
-`INITIATIVE`) are here; a ruleset adds its own (Enchanted Realms' `compete` and
-`impale`, old-school's `morale`) from its folder. A kind names its request type's key,
+`INITIATIVE`) are here; a ruleset adds its own (a competition, an impalement, a morale
+check) from its folder. A kind names its request type's key,
 the ruleset calls that compile and roll it, its bridge method (journaled; on the Roll20
 relay's allowlist with `relay`), its `fracas` function, its result schema and its CLI
 command; the drivers, the spec and the CLI iterate over

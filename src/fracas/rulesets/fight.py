@@ -144,6 +144,42 @@ class Procedure:
         procedure (a rule in play that it does not take); None: it can."""
         return None
 
+    # -- its compiled twin (fracas.drive.fastfight), when `compiled` names one ---------------
+    # The compiled fight loop is a C twin of the built-in rounds; a procedure that declares
+    # one says here how its scenario is laid out for it: the attacks of a turn, the
+    # situations each can be made in, the initiative modifiers and the round's own tables.
+
+    @classmethod
+    def compiled_units(cls, sc: Any, g: Any) -> list[tuple[str, Optional[tuple[int, ...]]]]:
+        """The attacks group `g` makes a turn as the compiled loop rolls them, each (step,
+        strikes): the plain round's one attack of all its strikes."""
+        strikes = g.phases.get("attack", [])
+        return [("attack", tuple(strikes))] if strikes else []
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """Every (strikes, situation) of an attack unit of `g` at group `t`, in the order the
+        compiled round indexes them; (None, ()) where every strike is broken."""
+        return [(use, ()), (use, ())]
+
+    @classmethod
+    def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
+        """Per member the initiative modifier and the tie-break value the compiled round
+        sorts by, and the die it rolls (a side initiative: zeros)."""
+        return [0] * len(specs), [0] * len(specs), 10
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """Set the compiled round's flags and tables in `tables` (neutral ones are there);
+        returns why the compiled loop cannot play the scenario (None: it can)."""
+        return None
+
+    @classmethod
+    def compiled_unfit(cls, plan: Any) -> Optional[str]:
+        """Why a compiled attack is one the compiled round cannot roll (None: it can)."""
+        return None
+
     # -- a member's state ----------------------------------------------------------------------
 
     def start(self, m: Member) -> None:

@@ -17,6 +17,7 @@ from ...errors import RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
 from .results import RESULT_TYPES
+from .sides import side_initiative as side_initiative  # CT-1 (re-exported)
 from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, Profile, Strike, Target
 
 TITLE = "Cartyrion"
@@ -178,24 +179,6 @@ def compile_initiative(request: Any) -> InitiativeRequest:
     if req.round > 1 and req.ambush != "none":
         raise RulesError("$.ambush", say("ct_ambush_round", round=req.round))
     return req
-
-
-def side_initiative(roll: int, round_: int, ambush: str) -> tuple[str, Optional[str]]:
-    """(side acting first, side surprised or None) for a d6 (CT-1)."""
-    if round_ == 1 and ambush == "opponents":
-        if roll <= 2:
-            return "opponents", "party"
-        return ("opponents", None) if roll == 3 else ("party", None)
-    if round_ == 1 and ambush == "party":
-        if roll >= 5:
-            return "party", "opponents"
-        return ("party", None) if roll == 4 else ("opponents", None)
-    first = "opponents" if roll <= 3 else "party"
-    if round_ == 1 and roll == 1:
-        return first, "party"
-    if round_ == 1 and roll == 6:
-        return first, "opponents"
-    return first, None
 
 
 def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, ClassVar, Optional
 
 from ... import _layout as L
@@ -20,6 +21,7 @@ from ...errors import RulesError
 from ...requests import check_range, say
 from .. import rows
 from ..fight import Member, Procedure, Situation, defined_by
+from .sides import side_initiative
 
 
 class CtMember(Member):
@@ -98,6 +100,101 @@ class CtRound(Procedure):
             if meta.facts["parry"]:
                 left = rows.Out(result.out, s * L.XOUT_WIDTH).parry_left
         return left
+
+    # -- the compiled twin -------------------------------------------------------------------
+
+    #: Combatants at most (the compiled round keeps whom each attacked last: members × members).
+    COMPILED_MEMBERS: ClassVar[int] = 512
+    #: Strikes at most of a combatant whose weapons can break (2^k situations each).
+    COMPILED_BREAKABLE: ClassVar[int] = 6
+    _PARRY: ClassVar[dict[Optional[str], int]] = {None: 0, "weapon": 1, "shield": 2}
+    _POWER: ClassVar[dict[str, int]] = {"never": 0, "first": 1, "hurt": 2}
+    _ALWAYS: ClassVar[int] = 1 << 62
+
+    @classmethod
+    def _dims(cls, sc: Any) -> tuple[list[list[int]], list[tuple[int, int]]]:
+        """Per group its compiled fields, and as a target its parry levels (weapon, shield)."""
+        fields, parries = [], []
+        for g in sc.groups:
+            tactic, attacks = g.spec.tactic, g.spec.attacks
+            sneak = sum(1 << i for i, a in enumerate(attacks) if a.get("sneak") is not None)
+            breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
+            fields.append([cls._PARRY[tactic.parry], cls._ALWAYS if tactic.parry_at is None else tactic.parry_at,
+                           cls._POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
+                           2 if sneak else 1, sneak, len(attacks)])
+            weapon, shield = cls.parry_state(g.spec.target)
+            parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
+        return fields, parries
+
+    @classmethod
+    def _compiled_situation(cls, g: Any, use: tuple[int, ...], parry: tuple[str, int, int], power: bool,
+                            no_sneak: bool) -> Situation:
+        """`situation` of an attack: the target's parry (CT-6), a power attack (CT-5), no
+        sneak attack at a target attacked the round before (CT-7)."""
+        kind, weapon_left, shield_left = parry
+        found: list[tuple[Any, tuple[tuple[str, Any], ...]]] = []
+        if kind:
+            found.append(("target", cls.parrying(kind, weapon_left, shield_left)))
+        for i in use:
+            changes: list[tuple[str, Any]] = []
+            sneak = g.spec.attacks[i].get("sneak") is not None
+            if kind:
+                changes.append(("parry", kind))
+            if sneak and no_sneak:
+                changes.extend(cls.no_sneak)
+            elif not sneak and power:
+                changes.extend(cls.power_attack)
+            if changes:
+                found.append((("strike", i), tuple(changes)))
+        return tuple(found)
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """By broken strikes, power, no sneak, the target's parry and what it has left."""
+        if key == "spell":
+            return [(None, ())]
+        fields, parries = tables["_ct_fields"], tables["_ct_parries"]
+        k = len(g.spec.attacks)
+        breaks, power_dim, sneak_dim = fields[g.index][3], fields[g.index][4], fields[g.index][5]
+        weapon, shield = parries[t.index]
+        parry = [("", 0, 0), *[("weapon", w, 0) for w in range(1, weapon + 1)],
+                 *[("shield", 0, left) for left in range(1, shield + 1)]]
+        out: list[tuple[Optional[tuple[int, ...]], Situation]] = []
+        for mask in range(1 << k if breaks else 1):
+            left = tuple(i for i in range(k) if not mask >> i & 1)
+            for power in range(power_dim):
+                for no_sneak in range(sneak_dim):
+                    for state in parry:
+                        out.append((left or None, cls._compiled_situation(g, left, state, bool(power), bool(no_sneak))
+                                    if left else ()))
+        return out
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """CT-1 side initiative by d6 and ambush, CT-4..7 per group and member."""
+        if sc.setup is None:
+            return "the ruleset's round has procedures the compiled fight loop does not take"
+        if len(sc.member_ids) > cls.COMPILED_MEMBERS:
+            return f"more than {cls.COMPILED_MEMBERS} combatants"
+        fields, parries = cls._dims(sc)
+        if any(len(g.spec.attacks) > cls.COMPILED_BREAKABLE for g in sc.groups if fields[g.index][3]):
+            return f"a Cartyrion combatant with more than {cls.COMPILED_BREAKABLE} strikes that can break"
+        setup = sc.setup
+        init = array("q")
+        for first_round in (True, False):  # per d6: the side acting first, the side surprised (-1: none)
+            for roll in range(1, 7):
+                first, surprised = side_initiative(roll, 1 if first_round else 2,
+                                                   setup["ambush"] if first_round else "none")
+                init.extend((sc.sides.index(setup[first]), sc.sides.index(setup[surprised]) if surprised else -1))
+        state = [cls.parry_state(sc.groups[g].spec.target) for g in sc.member_group]
+        tables.update(rows=True, ct=True, _ct_fields=fields, _ct_parries=parries, ct_init=init,
+                      ct_group=array("q", [x for f in fields for x in f]),
+                      own_power=array("q", [sum(1 << i for i, a in enumerate(g.spec.attacks) if a.get("power"))
+                                             for g in sc.groups]),
+                      parry_dims=array("q", [x for pd in parries for x in pd]),
+                      weapon0=array("q", [w for w, _ in state]), shield0=array("q", [sh for _, sh in state]))
+        return None
 
     # -- a member --------------------------------------------------------------------------
 

@@ -87,6 +87,26 @@ class ErRound(Procedure):
                         " Python loop")
         return None
 
+    @classmethod
+    def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
+        """ER-18: d10 + Agility modifier + bonus (a modifier per group: its members share it)."""
+        from . import initiative
+
+        request = {"combatants": [{"id": g.spec.name, "agility": g.spec.attacker.get("agility"),
+                                   "agility_mod": g.spec.attacker.get("agility_mod"), "bonus": g.spec.initiative}
+                                  for g in sc.groups]}
+        by_group = initiative.compile_initiative(request).mods
+        return [by_group[g] for g in sc.member_group], [0] * len(specs), 10
+
+    @classmethod
+    def compiled_unfit(cls, plan: Any) -> Optional[str]:
+        from .attack import AttackPlan
+
+        if not isinstance(plan, AttackPlan) or plan.defense or plan.flee is not None or plan.follow_ups:
+            return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
+                    " defense rolls")
+        return None
+
     # -- a member --------------------------------------------------------------------------
 
     def start(self, m: Member) -> None:

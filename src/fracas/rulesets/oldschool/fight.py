@@ -64,6 +64,52 @@ class OsRound(Procedure):
         action: Optional[str] = spec.tactic.action
         return action or ("melee" if "melee" in phases else "missile")
 
+    # -- the compiled twin -------------------------------------------------------------------
+
+    #: Sides at most the compiled round plays (OS-1's side initiative limit).
+    COMPILED_SIDES: ClassVar[int] = 64
+    _PHASE: ClassVar[dict[str, int]] = {"missile": 0, "melee": 2}
+    _FLEE: ClassVar[dict[str, int]] = {"never": 0, "broken": 1, "surrender": 2}
+
+    @classmethod
+    def _action(cls, g: Any) -> Optional[str]:
+        """OS one action: the phase whose strikes the group makes (turn's choice), or None."""
+        phases = g.phases
+        if not phases:
+            return None
+        action: str = next(iter(phases)) if len(phases) == 1 else cls.action_of(g.spec, phases)
+        return action
+
+    @classmethod
+    def compiled_units(cls, sc: Any, g: Any) -> list[tuple[str, Optional[tuple[int, ...]]]]:
+        action = cls._action(g)
+        return [(action, tuple(g.phases[action]))] if action is not None else []
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """At a target that declared flight or not (OS-3)."""
+        return [(use, ()), (use, (("target", cls.fleeing),))]
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """OS-1 setup, OS-2 phases and one action, OS-4 flight and morale units."""
+        if sc.setup is None:
+            return "the ruleset's round has procedures the compiled fight loop does not take"
+        if any(set(g.phases) - set(cls._PHASE) for g in sc.groups):
+            return "a strike in a phase other than missile or melee"
+        if len(sc.sides) > cls.COMPILED_SIDES:
+            return f"more than {cls.COMPILED_SIDES} sides"
+        setup = sc.setup
+        actions = [cls._action(g) for g in sc.groups]
+        tables.update(rows=True, os=True, has_morale=bool(sc.has_morale), morale_units=True,
+                      os_ties=1 if setup["ties"] == "simultaneous" else 0,
+                      os_side=array("q", [(1 if s in setup["surprised"] else 0) | (2 if s in setup["wait"] else 0)
+                                          for s in sc.sides]),
+                      os_phase=array("q", [cls._PHASE[a] if a is not None else -1 for a in actions]),
+                      os_flee=array("q", [cls._FLEE[g.spec.tactic.flee] for g in sc.groups]))
+        return None
+
     # -- a round ---------------------------------------------------------------------------
 
     def declare(self) -> None:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, ClassVar, Optional
 
 from ... import _layout as L
@@ -71,6 +72,35 @@ class WwRound(Procedure):
         if spec.tactic.reserve and not (isinstance(spec.target, dict) and spec.target.get("reaction")):
             raise RulesError(f"{path}.tactic.reserve", "reserved actions buy blocks or dodges: give the"
                                                        " combatant's target.reaction (kind and bonus, WW-5)")
+
+    @classmethod
+    def compiled_units(cls, sc: Any, g: Any) -> list[tuple[str, Optional[tuple[int, ...]]]]:
+        """Each strike it does not forgo for its reserve is an attack (WW-5)."""
+        forgone = set(cls.forgone(g.spec))
+        return [("attack", (i,)) for i in g.phases.get("attack", []) if i not in forgone]
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """With and without the target's reaction: a target with a block or dodge and no
+        reserved action left has none (WW-5)."""
+        no_reaction: Situation = (("target", cls.no_reaction),) if t.spec.target.get("reaction") else ()
+        return [(use, ()), (use, no_reaction)]
+
+    @classmethod
+    def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
+        """WW-1: d20 + Dexterity modifier + bonus; equal totals by the Dexterity modifier."""
+        subs = [int(spec.attacker.get("dex_mod", 0)) for spec in specs]
+        return [sub + spec.initiative for sub, spec in zip(subs, specs)], subs, 20
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """Strike rows, initiative once (WW-1), reserves and reactions per member (WW-5)."""
+        specs = [sc.groups[g].spec for g in sc.member_group]
+        tables.update(rows=True, init_once=True,
+                      reserve=array("q", [spec.tactic.reserve for spec in specs]),
+                      reaction=array("i", [1 if spec.target.get("reaction") else 0 for spec in specs]))
+        return None
 
     def start(self, m: Member) -> None:
         assert isinstance(m, WwMember)

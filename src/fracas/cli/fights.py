@@ -186,6 +186,11 @@ def render_round(log: dict[str, Any]) -> str:
                        f" {len(e['forgoes'])} strike(s); {e['actions']} left this round ({e['rule']})")
         elif kind == "reserve spent":
             out.append(f"    {e['who']} spends a reserved action ({e['left']} left, {e['rule']})")
+        elif kind == "feint":
+            out.append(f"  {e['who']} feints (strike {e['strike']}, {e['rule']}): its attack comes with its next action")
+        elif kind == "attack of opportunity":
+            line = f"    {e['who']} → {e['target']}: attack of opportunity, {e['damage']} damage"
+            out.append(line + (f" [{_situation(e['situation'])}]" if e.get("situation") else ""))
         elif kind in ("weapon broken", "weapon shattered", "shield destroyed", "no weapon"):
             out.append("    " + _style(f"{e['who']}: {kind} ({e['why']}, {e['rule']})", fg="yellow"))
         elif kind == "spell lost":

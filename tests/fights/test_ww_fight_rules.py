@@ -1,7 +1,7 @@
 """Worldwalker's rules in whole fights (issue 41 item 3), with injected dice.
 
 The quotes are from the seed text (002: Worldwalker combat); the decisions where it is
-silent are docs/rules/worldwalker.md's "Whole fights". A `Scripted` fight hands its k-th
+silent are docs/rules/worldwalker.md's "In a fight". A `Scripted` fight hands its k-th
 random event the k-th list of faces (initiative, then each attack: its d20, the
 defender's d20 when it blocks or dodges, the damage dice). Rules cited: WW-5 (ranged
 weapons in melee), WW-7 (feints), Worldwalker Attacks of Opportunity.

@@ -127,8 +127,8 @@ class WwRound(Procedure):
         """Whether an attack of opportunity can happen: a combatant with a `flee_at` has an
         enemy with a melee strike."""
         groups = sc.groups
-        return any(g.spec.tactic.flee_at is not None
-                   and any(e.side != g.side and cls.melee(e.spec) is not None for e in groups) for g in groups)
+        melee = {g.side for g in groups if cls.melee(g.spec) is not None}  # sides with a melee strike
+        return any(g.spec.tactic.flee_at is not None and melee - {g.side} for g in groups)
 
     @classmethod
     def engaged(cls, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any) -> Situation:

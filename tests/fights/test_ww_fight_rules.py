@@ -17,14 +17,12 @@ import pytest
 from fracas.drive import fastfight
 from fracas.drive.fight import Fight
 from fracas.drive.scenario import compile_scenario
-from fracas.drive.simulate import play_batch
+from fracas.drive.simulate import play_batch, simulate
 from fracas.errors import RequestError
 from fracas.rng import chunk_seed
 
+from .test_fast_fights import compiled
 from .test_fight_procedures import Scripted, events
-
-compiled = pytest.mark.skipif(not hasattr(__import__("fracas._kernels", fromlist=["active"]).active(), "play_fights"),
-                              reason="the compiled core is not in use")
 
 
 def fighter(name, method="melee", **fields):
@@ -243,3 +241,12 @@ def test_the_cli_round_shows_feints_and_attacks_of_opportunity():
     assert "knight feints (strike 0, WW-7): its attack comes with its next action" in text
     text = plain(Scripted(compile_scenario(aoo_scenario(knights=1)), [[1, 1, 1], [15, 6], [15, 3]]).play_round(1))
     assert "raider → knight: attack of opportunity, 3 damage" in text and "knight flees" in text
+
+
+@compiled
+@pytest.mark.parametrize(("body", "words"), [(feint_scenario(), "WW-7"),
+                                              (aoo_scenario(), "attacks of opportunity")])
+def test_ww_fight_loop_says_why_the_python_loop_played(body, words):
+    loop = simulate(body, runs=6, seed=1, workers=1).to_dict()["fight_loop"]
+    assert (loop["compiled_fights"], loop["python_fights"]) == (0, 6) and words in loop["python_why"]
+

@@ -170,6 +170,36 @@ def test_ww_leaving_provokes_an_attack_of_opportunity_from_each_enemy_engaged_wi
     assert (knight.status, knight.hp, knight.taken) == ("fled", 1, 9)
 
 
+def test_ww_an_attack_of_opportunity_replays_alone_from_its_seed_and_situation():
+    # docs/ENCOUNTERS.md: each attack in a round's log replays with fracas.resolve of the same
+    # strikes at that target, changed as its situation says, with its seed. The leaver is an
+    # archer with a reserved dodge: the attack of opportunity meets it at -6 (WW-5).
+    import fracas
+
+    body = aoo_scenario(knights=1)
+    body["sides"]["knights"][0].update(attacks=[{"method": "ranged", "damage": "1d6"}], target=DODGE7,
+                                       tactic={"flee_at": 5, "reserve": 1})
+    sc = compile_scenario(body)
+    seen = engaged = 0
+    for seed in range(40):
+        fight = Fight(sc)
+        while not fight.over:
+            for e in fight.play_round(chunk_seed(seed, fight.round + 1))["events"]:
+                if e["type"] != "attack of opportunity":
+                    continue
+                raider = body["sides"]["raiders"][0]
+                strike = {**raider["attacks"][0], **e.get("situation", {}).get("strikes", {}).get("0", {}),
+                          "target": e["target"]}
+                target = {**DODGE7, **e.get("situation", {}).get("target", {})}
+                request = {"ruleset": "worldwalker", "attacker": raider["attacker"], "strikes": [strike],
+                           "targets": {e["target"]: {k: v for k, v in target.items() if v is not None}}}
+                result = fracas.resolve(request, seed=e["seed"]).to_dict()
+                assert result["strikes"] == e["result"]["strikes"] and result["total_damage"] == e["damage"]
+                seen += 1
+                engaged += e["situation"]["strikes"]["0"] == {"engaged": True}
+    assert seen > 5 and engaged == seen  # the raider's sword at an archer: always the -6
+
+
 def test_ww_an_enemy_makes_one_attack_of_opportunity_a_round():
     # "you can only make one per round": the raider spent its attack of opportunity on the
     # first knight; when the second knight leaves, only the second raider (who just fought it)

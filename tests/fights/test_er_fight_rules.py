@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from fracas.drive import fastfight
 from fracas.drive.fight import Fight
 from fracas.drive.scenario import compile_scenario
+from fracas.errors import RequestError
 
 ROGUE_VS_OGRE = {"ruleset": "enchanted-realms", "name": "sneak", "max_rounds": 6, "sides": {
     "rogue": [{"name": "rogue", "hp": 400, "attacker": {"strength": 12, "agility": 16},
@@ -252,3 +255,73 @@ def test_er15_defending_plays_on_the_python_loop_and_says_why():
     if isinstance(why, str) and why.startswith("the compiled core is not in use"):
         return
     assert isinstance(why, str) and "defend_at" in why and "ER-15" in why
+
+
+# -- ER-17 friendly fire ----------------------------------------------------------------------
+
+def ff_scenario(nearby=("grunt",)):
+    orc = {"name": "orc", "hp": 60, "attacker": {"strength": 14, "agility": 10},
+           "target": {"ac": 24, "cover": "three-quarters"},
+           "attacks": [{"method": "melee", "style": "cleaving", "dice": 1, "weight": 2, "damage_type": "edged"}]}
+    if nearby is not None:
+        orc["nearby"] = list(nearby)
+    return {"ruleset": "enchanted-realms", "name": "ff", "max_rounds": 8, "sides": {
+        "party": [{"name": "archer", "hp": 60, "attacker": {"strength": 10, "agility": 16}, "target": {"ac": 13},
+                   "attacks": [{"method": "range", "style": "archery", "dice": 1, "damage_type": "piercing"}],
+                   "tactic": {"target": "focus", "focus": "orc"}},
+                  {"name": "grunt", "hp": 400, "attacker": {"strength": 14, "agility": 10}, "target": {"ac": 5},
+                   "attacks": [{"method": "melee", "style": "cleaving", "dice": 2, "weight": 2,
+                                "damage_type": "edged"}]}],
+        "orcs": [orc]}}
+
+
+def test_er17_a_missed_shot_strays_into_a_neighbour_the_scenario_names():
+    strays = []
+    for seed in range(1, 40):
+        fight = Fight(compile_scenario(ff_scenario()))
+        at_grunt = 0
+        while not fight.over:
+            log = fight.play_round(fight.round + seed)
+            at_grunt += sum(e["damage"] for e in log["events"] if e["type"] in ("attack", "stray")
+                            and e["target"] == "grunt")
+            for i, e in enumerate(log["events"]):
+                if e["type"] == "attack" and e["who"] == "archer":
+                    # the shot lists the grunt as the orc's neighbour: under the friendly-fire rule
+                    assert e["result"]["strikes"][0]["friendly_fire"] is True
+                if e["type"] == "stray":
+                    shot = log["events"][i - 1]
+                    assert shot["type"] == "attack" and shot["who"] == "archer"
+                    assert shot["result"]["strikes"][0]["stray"]["creature"] == "n0"
+                    strays.append(e)
+        grunt = next(m for m in fight.state()["members"] if m["id"] == "grunt")
+        assert grunt["hp_max"] - grunt["hp"] == grunt["taken"] == at_grunt  # a stray's damage lands on it
+    assert strays and all(e["target"] == "grunt" and e["rule"] == "ER-17" and e["damage"] > 0 for e in strays)
+
+
+def test_er17_without_nearby_strays_are_left_out_and_the_log_says_so():
+    fight = Fight(compile_scenario(ff_scenario(nearby=None)))
+    said = []
+    while not fight.over:
+        log = fight.play_round(fight.round + 5)
+        said += [e for e in log["events"] if e["type"] == "strays left out"]
+        assert not [e for e in log["events"] if e["type"] == "stray"]
+    assert len(said) == 1 and said[0]["target"] == "orc" and "nearby" in said[0]["why"]
+
+
+def test_er17_nearby_names_a_combatant_of_the_scenario():
+    bad = ff_scenario(nearby=("gnoll",))
+    with pytest.raises(RequestError) as err:
+        compile_scenario(bad)
+    assert err.value.path == "$.sides.orcs[0].nearby[0]" and "'gnoll'" in str(err.value)
+    os_like = ff_scenario()
+    os_like["ruleset"] = "old-school"
+    with pytest.raises(RequestError) as err:
+        compile_scenario(os_like)
+    assert err.value.path == "$.sides.orcs[0].nearby" and "enchanted-realms (ER-17)" in str(err.value)
+
+
+def test_er17_friendly_fire_plays_on_the_python_loop_and_says_why():
+    why = fastfight.plan_for(compile_scenario(ff_scenario()))
+    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
+        return
+    assert isinstance(why, str) and "nearby" in why and "ER-17" in why

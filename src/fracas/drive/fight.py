@@ -464,6 +464,11 @@ class Fight:
         rules.attacked(m, target, key, use, situation, result)
         return hp, injury
 
+    def harm(self, target: Member, hp: int, injury: int) -> None:
+        """Damage `target` now (a procedure's: a stray, ER-17), as an attack's damage lands."""
+        if target.status == STANDING:
+            self._harm(target, hp, injury)
+
     def _harm(self, target: Member, hp: int, injury: int) -> None:
         """Apply damage; a combatant at 0 is down. Damage to "hp" past 0 goes on to
         "injury" where the combatant has injury points (its procedure's `pools`)."""

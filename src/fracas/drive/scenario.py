@@ -106,6 +106,10 @@ class CombatantSpec(_Spec):
     #: Cartyrion: "some trait or ability that precludes their being surprised" (CT-1): it
     #: takes its turn in a round its side is surprised in.
     surprise_immune: bool = False
+    #: Enchanted Realms: the combatants (ids or group names) that stand next to each of
+    #: its members, for friendly fire (ER-17): a shot at it under the friendly-fire rule that
+    #: misses may stray into one of them (up to 8 standing, in member order).
+    nearby: list[str] = []
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -215,6 +219,8 @@ def json_schema() -> dict[str, Any]:
     combatant["morale_modifier"].update(minimum=-2, maximum=2)
     combatant["morale_group"]["description"] = ("old-school: members of a side that check morale apart from the"
                                                 " rest of it (OS-4; default: one check per side)")
+    combatant["nearby"]["description"] = ("enchanted-realms: who stands next to its members (combatant ids or group"
+                                          " names), for friendly fire (ER-17)")
     combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
                                                    " its side is surprised in, after the side that surprised it")
     tactic = defs["Tactic"]["properties"]
@@ -305,7 +311,7 @@ class Compiled:
         request = {"ruleset": self.ruleset.name, "attacker": g.spec.attacker, "strikes": made,
                    "targets": {"t": target}}
         for where_, changes in situation:
-            fields = (request if where_ == "request" else target if where_ == "target"
+            fields = (request if where_ == "request" else request["targets"]["t"] if where_ == "target"
                       else made[indexes.index(where_[1])])
             for name, value in changes:
                 if value is None:
@@ -453,6 +459,9 @@ def compile_scenario(source: Any) -> Compiled:
         focus = g.spec.tactic.focus
         if focus is not None and focus not in names and focus not in seen:
             raise SchemaError(f"{g.path}.tactic.focus", f"no combatant or group is named {focus!r}")
+        for j, other in enumerate(g.spec.nearby):
+            if other not in names and other not in seen:
+                raise SchemaError(f"{g.path}.nearby[{j}]", f"no combatant or group is named {other!r}")
     setup = ruleset.fight_setup(scenario.initiative, sides, "$.initiative")
     compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
                         scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups),

@@ -50,7 +50,17 @@ TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, 
                                    "power": "never", "flee_move": None,
                                    "defend_at": None}
 #: The shared combatant fields only some rounds read, and their defaults (`fields`).
-COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False}
+COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": []}
+
+
+def frozen(value: Any) -> Any:
+    """A request's value as a situation holds it (hashable): an object as a tuple of
+    (name, value) pairs, a list as a tuple (`fracas.drive.scenario.thawed` undoes it)."""
+    if isinstance(value, dict):
+        return tuple((k, frozen(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(frozen(x) for x in value)
+    return value
 
 
 class Member:

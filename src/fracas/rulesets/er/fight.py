@@ -27,6 +27,13 @@
   can see them, as a single attack resolves it), and defending "removes all reactions
   for both rounds": it makes no flee attack this round or the next, and leaves without
   drawing flee attacks while defending.
+- ER-17 friendly fire: a combatant's `nearby` names who stands next to each of its
+  members (combatant ids or group names). A ranged attack at it lists the standing ones
+  (not the attacker; up to 8, in member order) as the target's `nearby` creatures, so a
+  shot under the friendly-fire rule that misses may stray into one of them, exactly as a
+  single attack resolves it; a stray's damage lands on that combatant. Without `nearby`
+  no shot can stray: an attack under three-quarters cover (where a single attack with
+  creatures nearby would be under the rule) says so in the log (`strays`).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from typing import Any, ClassVar, Optional
 
 from ..._facts import ER_FLEE_NORMAL
 from ..base import Ruleset
-from ..fight import DOWN, FLED, STANDING, Member, Procedure, Situation, defined_by
+from ..fight import DOWN, FLED, STANDING, Member, Procedure, Situation, defined_by, frozen
 
 #: The strike methods that engage in melee (and that a flee attack is made with).
 MELEE = ("melee", "savage")
@@ -58,9 +65,12 @@ class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
     tactics = {"flee_move": "ER-20", "defend_at": "ER-15"}
+    fields = {"nearby": "ER-17"}
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
-              "defend": "a combatant defends instead of attacking, until its next turn (ER-15)"}
+              "defend": "a combatant defends instead of attacking, until its next turn (ER-15)",
+              "stray": "a missed shot strays into a combatant next to its target (ER-17)",
+              "strays left out": "a target in three-quarters cover with no one named nearby: no shot strays (ER-17)"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
     no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
 
@@ -80,6 +90,8 @@ class ErRound(Procedure):
                     return (f"{g.path}.attacks[{i}]: a sneak attack (ER-13: only at a victim that lost track of"
                             " the attacker in the prior round) plays on the Python loop")
         for g in sc.groups:
+            if g.spec.nearby:
+                return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
             if g.spec.tactic.defend_at is not None:
                 return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
             if g.spec.tactic.flee_at is not None:
@@ -108,6 +120,13 @@ class ErRound(Procedure):
         return None
 
     # -- a member --------------------------------------------------------------------------
+
+    def __init__(self, fight: Any) -> None:
+        super().__init__(fight)
+        #: (attacker, target) → the bystanders of the attack being made (ER-17)
+        self._near: dict[tuple[int, int], list[Member]] = {}
+        #: groups whose missing `nearby` the log has said (once a fight)
+        self._unlisted: set[int] = set()
 
     def start(self, m: Member) -> None:
         assert isinstance(m, ErMember)
@@ -172,6 +191,17 @@ class ErRound(Procedure):
         attacker in the prior round."""
         assert isinstance(target, ErMember)
         found: Situation = ()
+        tspec = self.sc.groups[target.group].spec
+        if key != "spell" and use is not None:
+            attacks = self.sc.groups[m.group].spec.attacks
+            if any(attacks[i].get("method") == "range" for i in use):
+                if tspec.nearby:
+                    found += self._bystanders(m, target)
+                elif tspec.target.get("cover") == "three-quarters" and target.group not in self._unlisted:
+                    self._unlisted.add(target.group)
+                    self.fight.log({"type": "strays left out", "target": target.id, "rule": "ER-17",
+                                    "why": f"the scenario names no one nearby for {tspec.name}: a shot at it that"
+                                           " misses under three-quarters cover cannot stray (give its nearby)"})
         if target.defending:
             conditions = self.sc.groups[target.group].spec.target.get("conditions") or []
             if "defending" not in conditions:
@@ -181,6 +211,27 @@ class ErRound(Procedure):
         attacks = self.sc.groups[m.group].spec.attacks
         indexes = use if use is not None else tuple(self.sc.groups[m.group].phases.get(key, ()))
         return found + tuple((("strike", i), self.no_sneak) for i in indexes if attacks[i].get("sneak"))
+
+    def _bystanders(self, m: Member, target: Member) -> Situation:
+        """ER-17: the request's targets with the standing combatants next to `target` as
+        its `nearby` creatures ("n0", "n1", ...; who is who kept for `attacked`)."""
+        sc = self.sc
+        names = set(sc.groups[target.group].spec.nearby)
+        near = [e for e in self.fight.members if e.status == STANDING and e is not target and e is not m
+                and (e.id in names or sc.groups[e.group].spec.name in names)][:8]
+        if not near:
+            return ()
+        self._near[(m.index, target.index)] = near
+        targets = {"t": dict(sc.groups[target.group].spec.target, nearby=[f"n{k}" for k in range(len(near))])}
+        for k, e in enumerate(near):
+            targets[f"n{k}"] = dict(sc.groups[e.group].spec.target)
+        return (("request", (("targets", frozen(targets)),)),)
+
+    def outcome(self, result: Any) -> tuple[int, int, int]:
+        """The target's damage: a stray's is its bystander's (ER-17, `attacked`)."""
+        if getattr(result, "strays", None):
+            return result.to_dict()["targets"]["t"]["damage"], 0, 0
+        return super().outcome(result)
 
     def attacked(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
                  situation: Situation, result: Any) -> None:
@@ -192,6 +243,17 @@ class ErRound(Procedure):
             if any(attacks[i].get("method") in MELEE for i in use):
                 m.engaged.add(target.id)
                 target.engaged.add(m.id)
+        near = self._near.pop((m.index, target.index), None)
+        if near and getattr(result, "strays", None):
+            hit = result.to_dict()["targets"]
+            for k, e in enumerate(near):
+                damage = hit.get(f"n{k}", {}).get("damage", 0)
+                if damage and e.status == STANDING:
+                    m.dealt += damage
+                    e.taken += damage
+                    self.fight.log({"type": "stray", "who": m.id, "target": e.id, "damage": damage, "rule": "ER-17",
+                                    "why": f"a shot at {target.id} missed and strayed"})
+                    self.fight.harm(e, damage, 0)
         save = getattr(result, "shock", {}).get("t")
         if save is None or not save.incapacitated_actions:
             return

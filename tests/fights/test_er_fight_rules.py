@@ -291,7 +291,9 @@ def test_er17_a_missed_shot_strays_into_a_neighbour_the_scenario_names():
                 if e["type"] == "stray":
                     shot = log["events"][i - 1]
                     assert shot["type"] == "attack" and shot["who"] == "archer"
-                    assert shot["result"]["strikes"][0]["stray"]["creature"] == "n0"
+                    # the log names the combatant the shot strayed into, not the request's "n0"
+                    assert shot["result"]["strikes"][0]["stray"]["creature"] == "grunt"
+                    assert shot["result"]["targets"]["grunt"]["damage"] == e["damage"]
                     strays.append(e)
         grunt = next(m for m in fight.state()["members"] if m["id"] == "grunt")
         assert grunt["hp_max"] - grunt["hp"] == grunt["taken"] == at_grunt  # a stray's damage lands on it

@@ -454,12 +454,7 @@ class Fight:
                 event["injury_damage"] = injury
             if cost:
                 event["cost"] = cost
-            shown = dict(detail)
-            shown["targets"] = ({target.id: shown["targets"]["t"]} if "t" in shown.get("targets", {})
-                                else shown.get("targets"))
-            shown["strikes"] = [dict(st, target=target.id) if st.get("target") == "t" else st
-                                for st in shown.get("strikes", [])]
-            event["result"] = shown
+            event["result"] = _named(detail, rules.request_ids(m, target))
             self.log(event)
         rules.attacked(m, target, key, use, situation, result)
         return hp, injury
@@ -563,6 +558,25 @@ def _focus(sc: Compiled, m: int) -> Any:
         made = lists[m] = [e for e in _near(sc, m)
                            if sc.member_ids[e] == name or sc.groups[sc.member_group[e]].spec.name == name]
     return made
+
+
+def _named(detail: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+    """An attack result as the round log shows it: the request's own target ids ("t", a
+    bystander's "n0") replaced by the combatants' ids."""
+    shown = dict(detail)
+    targets = shown.get("targets")
+    if isinstance(targets, dict):
+        shown["targets"] = {ids.get(tid, tid): entry for tid, entry in targets.items()}
+    strikes = []
+    for st in shown.get("strikes", []):
+        if st.get("target") in ids:
+            st = dict(st, target=ids[st["target"]])
+        stray = st.get("stray")
+        if isinstance(stray, dict) and stray.get("creature") in ids:
+            st = dict(st, stray=dict(stray, creature=ids[stray["creature"]]))
+        strikes.append(st)
+    shown["strikes"] = strikes
+    return shown
 
 
 def _situation_dict(situation: Situation) -> dict[str, Any]:

@@ -233,6 +233,11 @@ class Procedure:
         """What the round changes in `m`'s attack at `target` (nothing)."""
         return ()
 
+    def request_ids(self, m: Member, target: Member) -> dict[str, str]:
+        """The combatant behind each target id of the attack request being made (the
+        round log shows their ids): the target is "t"."""
+        return {"t": target.id}
+
     def outcome(self, result: Any) -> tuple[int, int, int]:
         """(damage to the target's hp, damage straight to its injury, cost to the attacker's
         hp) of a one-target attack result: the ruleset's `fight_outcome`."""

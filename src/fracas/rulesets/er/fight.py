@@ -227,6 +227,13 @@ class ErRound(Procedure):
             targets[f"n{k}"] = dict(sc.groups[e.group].spec.target)
         return (("request", (("targets", frozen(targets)),)),)
 
+    def request_ids(self, m: Member, target: Member) -> dict[str, str]:
+        """The target and its bystanders (ER-17) by their combatant ids."""
+        ids = {"t": target.id}
+        for k, e in enumerate(self._near.get((m.index, target.index), ())):
+            ids[f"n{k}"] = e.id
+        return ids
+
     def outcome(self, result: Any) -> tuple[int, int, int]:
         """The target's damage: a stray's is its bystander's (ER-17, `attacked`)."""
         if getattr(result, "strays", None):

@@ -327,3 +327,71 @@ def test_er17_friendly_fire_plays_on_the_python_loop_and_says_why():
     if isinstance(why, str) and why.startswith("the compiled core is not in use"):
         return
     assert isinstance(why, str) and "nearby" in why and "ER-17" in why
+
+
+# -- ER-23 impalement against a charge --------------------------------------------------------
+
+def charge_scenario(closed=40, ogre_hp=60, impale=True, pike_agility=30):
+    pikeman = {"name": "pikeman", "hp": 400, "attacker": {"strength": 14, "agility": pike_agility},
+               "target": {"ac": 13},
+               "attacks": [{"method": "melee", "style": "pole-arm", "dice": 1, "weight": 2,
+                            "damage_type": "piercing"}]}
+    if impale:
+        pikeman["impale"] = {"style": "pole-arm", "weight": 2}
+    return {"ruleset": "enchanted-realms", "name": "charge", "max_rounds": 3, "sides": {
+        "pikes": [pikeman],
+        "ogres": [{"name": "ogre", "hp": ogre_hp, "attacker": {"strength": 18, "agility": 16}, "target": {"ac": 11},
+                   "tactic": {"charge": closed},
+                   "attacks": [{"method": "melee", "style": "bludgeoning", "dice": 2, "weight": 2,
+                                "damage_type": "blunt"}]}]}}
+
+
+def test_er23_a_charge_at_a_set_pike_is_impaled_first_once():
+    for seed in range(1, 12):
+        fight = Fight(compile_scenario(charge_scenario()))
+        impalements, ogre_attacks = 0, 0
+        while not fight.over:
+            log = fight.play_round(fight.round + seed)
+            for i, e in enumerate(log["events"]):
+                if e["type"] == "impalement":
+                    impalements += 1
+                    assert e["who"] == "pikeman" and e["target"] == "ogre" and e["rule"] == "ER-23"
+                    struck = sum(x["damage"] for x in log["events"][:i] if x["type"] == "attack")
+                    assert e["result"]["closed"] == 40 and e["result"]["charger"]["body"] == 60 - struck
+                    following = log["events"][i + 1]  # the charge comes after it, unless void
+                    assert (following["type"] == "attack" and following["who"] == "ogre") != e["charge_void"]
+                if e["type"] == "attack" and e["who"] == "ogre":
+                    ogre_attacks += 1
+                    assert impalements == 1  # its first melee attack was the charge
+        assert impalements == 1
+
+
+def test_er23_an_impalement_that_incapacitates_the_charger_voids_the_charge():
+    voided = 0
+    for seed in range(1, 20):
+        fight = Fight(compile_scenario(charge_scenario(ogre_hp=8, pike_agility=1)))  # the ogre charges first
+        log = fight.play_round(seed)
+        events = log["events"]
+        imp = [e for e in events if e["type"] == "impalement"]
+        assert len(imp) == 1
+        if imp[0]["charge_void"]:
+            voided += 1
+            assert not [e for e in events if e["type"] == "attack" and e["who"] == "ogre"]
+    assert voided
+
+
+def test_er23_no_impalement_under_25_ft_or_without_a_set_pike():
+    for scenario in (charge_scenario(closed=20), charge_scenario(impale=False)):
+        for seed in range(1, 6):
+            fight = Fight(compile_scenario(scenario))
+            assert not [e for e in fight.play_round(seed)["events"] if e["type"] == "impalement"]
+
+
+def test_er23_a_bad_pike_is_refused_at_its_path():
+    bad = charge_scenario()
+    bad["sides"]["pikes"][0]["impale"] = {"style": "pole-arm", "damage_type": "laser"}
+    with pytest.raises(RequestError) as err:
+        compile_scenario(bad)
+    assert err.value.path.startswith("$.sides.pikes[0].impale")
+    why = fastfight.plan_for(compile_scenario(charge_scenario()))
+    assert isinstance(why, str) and ("ER-23" in why or "not in use" in why)

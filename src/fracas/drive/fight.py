@@ -279,6 +279,8 @@ class Fight:
                 for part in rules.parts(m, use):
                     if target.status != STANDING and not together:
                         break
+                    if not rules.before_attack(m, target, key, part) or (m.status != STANDING and not together):
+                        continue  # a reaction voided it, or struck the attacker down
                     hp, injury = self._attack(m, target, key, phase, part)
                     if together:
                         pending.append((target, hp, injury))

@@ -64,6 +64,9 @@ class Tactic(_Spec):
     #: below this: no attack; attackers that it can see are at disadvantage until its next
     #: turn; no reactions (flee attacks) this round and the next.
     defend_at: Optional[int] = None
+    #: Enchanted Realms: its first melee attack of the fight is a charge, having closed this
+    #: many feet (ER-23: from 25 ft a pikeman set against charges may impale it first).
+    charge: Optional[int] = None
     #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
     #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
     #: strike, else missile.
@@ -110,6 +113,10 @@ class CombatantSpec(_Spec):
     #: its members, for friendly fire (ER-17): a shot at it under the friendly-fire rule that
     #: misses may stray into one of them (up to 8 standing, in member order).
     nearby: list[str] = []
+    #: Enchanted Realms: the pole-arm it sets against charges (ER-23, the impale request's
+    #: `weapon`: style, damage_type, weight, bonus, forte, pole ...): a charger that closed
+    #: 25 ft or more at it is impaled first, with its reaction.
+    impale: Optional[dict[str, Any]] = None
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -221,6 +228,8 @@ def json_schema() -> dict[str, Any]:
                                                 " rest of it (OS-4; default: one check per side)")
     combatant["nearby"]["description"] = ("enchanted-realms: who stands next to its members (combatant ids or group"
                                           " names), for friendly fire (ER-17)")
+    combatant["impale"]["description"] = ("enchanted-realms: the pole-arm it sets against charges (ER-23: the"
+                                          " impale request's weapon)")
     combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
                                                    " its side is surprised in, after the side that surprised it")
     tactic = defs["Tactic"]["properties"]

@@ -48,9 +48,9 @@ Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 #: procedure does not list in `tactics` must keep its default in a scenario.
 TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, "parry_at": None,
                                    "power": "never", "flee_move": None,
-                                   "defend_at": None}
+                                   "defend_at": None, "charge": None}
 #: The shared combatant fields only some rounds read, and their defaults (`fields`).
-COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": []}
+COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None}
 
 
 def frozen(value: Any) -> Any:
@@ -228,6 +228,11 @@ class Procedure:
     def parts(self, m: Member, use: Optional[tuple[int, ...]]) -> list[Optional[tuple[int, ...]]]:
         """The attacks a step's strikes are made as: one attack of all of them."""
         return [use]
+
+    def before_attack(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> bool:
+        """Just before `m`'s attack at `target`: reactions that come first (they may strike
+        `m` down); False voids the attack."""
+        return True
 
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """What the round changes in `m`'s attack at `target` (nothing)."""

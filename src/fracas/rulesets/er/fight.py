@@ -33,7 +33,13 @@
   shot under the friendly-fire rule that misses may stray into one of them, exactly as a
   single attack resolves it; a stray's damage lands on that combatant. Without `nearby`
   no shot can stray: an attack under three-quarters cover (where a single attack with
-  creatures nearby would be under the rule) says so in the log (`strays`).
+  creatures nearby would be under the rule) says so in the log ("strays left out").
+- ER-23 impalement: a combatant whose tactic has `charge: FEET` makes its first melee
+  attack of the fight as a charge. At a target that sets a pole-arm against charges
+  (`impale`: the impale request's weapon), with its reaction left (not defending, not
+  incapacitated), when it closed 25 ft or more, the target impales it first: one
+  random event, resolved as an impale request is (the charger's current Body); its
+  damage lands first, and if it incapacitates the charger the charging attack is void.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ FLEE_MOVE = 30
 
 
 class ErMember(Member):
-    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions")
+    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions", "charged")
 
     incapacitated: int  # actions it still loses to a failed shock save (ER-13)
     reacted: bool  # its reaction of the round is spent (ER-20 flee attack)
@@ -59,18 +65,20 @@ class ErMember(Member):
     engaged_before: set[str]  # ... and the round before
     defending: bool  # defends until its next turn (ER-15)
     no_reactions: int  # the last round in which defending leaves it no reaction (ER-15)
+    charged: bool  # it has made its charge (ER-23)
 
 
 class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
-    tactics = {"flee_move": "ER-20", "defend_at": "ER-15"}
-    fields = {"nearby": "ER-17"}
+    tactics = {"flee_move": "ER-20", "defend_at": "ER-15", "charge": "ER-23"}
+    fields = {"nearby": "ER-17", "impale": "ER-23"}
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
               "defend": "a combatant defends instead of attacking, until its next turn (ER-15)",
               "stray": "a missed shot strays into a combatant next to its target (ER-17)",
-              "strays left out": "a target in three-quarters cover with no one named nearby: no shot strays (ER-17)"}
+              "strays left out": "a target in three-quarters cover with no one named nearby: no shot strays (ER-17)",
+              "impalement": "a pikeman impales a charger before its charge (ER-23)"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
     no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
 
@@ -90,6 +98,8 @@ class ErRound(Procedure):
                     return (f"{g.path}.attacks[{i}]: a sneak attack (ER-13: only at a victim that lost track of"
                             " the attacker in the prior round) plays on the Python loop")
         for g in sc.groups:
+            if g.spec.impale is not None or g.spec.tactic.charge is not None:
+                return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
             if g.spec.nearby:
                 return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
             if g.spec.tactic.defend_at is not None:
@@ -134,13 +144,14 @@ class ErRound(Procedure):
         m.reacted = False
         m.engaged, m.engaged_before = set(), set()
         m.defending, m.no_reactions = False, 0
+        m.charged = False
 
     def saved(self, m: Member) -> dict[str, Any]:
         """ER-13: the actions a failed shock save still costs, and whom it fought last round
         (ER-20: whom it was engaged with in melee)."""
         assert isinstance(m, ErMember)
         return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged),
-                "defending": m.defending, "no_reactions_until": m.no_reactions}
+                "defending": m.defending, "no_reactions_until": m.no_reactions, "charged": m.charged}
 
     def load(self, m: Member, saved: dict[str, Any]) -> None:
         assert isinstance(m, ErMember)
@@ -149,6 +160,7 @@ class ErRound(Procedure):
         m.engaged = set(saved.get("engaged", ()))
         m.defending = bool(saved.get("defending", False))
         m.no_reactions = int(saved.get("no_reactions_until", 0))
+        m.charged = bool(saved.get("charged", False))
 
     # -- a round ---------------------------------------------------------------------------
 
@@ -185,6 +197,57 @@ class ErRound(Procedure):
             return {}
         phases: dict[str, list[int]] = g.phases
         return phases
+
+    @classmethod
+    def check_tactic(cls, ruleset: Any, spec: Any, phases: dict[str, list[int]], path: str) -> None:
+        """ER-23: a charge closes ground (0 ft or more); a pikeman's `impale` is an impale
+        request's weapon, checked as one (its errors name `impale`)."""
+        from ...errors import RequestError, RulesError
+
+        charge = spec.tactic.charge
+        if charge is not None and charge < 0:
+            raise RulesError(f"{path}.tactic.charge", f"a charge closes 0 ft or more, not {charge} (ER-23)")
+        if spec.impale is not None:
+            request = {"pikeman": spec.attacker, "weapon": spec.impale,
+                       "charger": {"id": "charger", "ac": 10, "body": 1, "closed": 25}}
+            try:
+                ruleset.kind("impale").compile(request)
+            except RequestError as exc:
+                where = exc.path.replace("$.weapon", f"{path}.impale").replace("$.pikeman", f"{path}.attacker")
+                raise type(exc)(where, exc.reason) from None
+
+    def before_attack(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> bool:
+        """ER-23: a charger's first melee attack, at a pikeman set against charges: the
+        impalement comes first, and voids the charge when it incapacitates the charger."""
+        assert isinstance(m, ErMember) and isinstance(target, ErMember)
+        charge = self.sc.groups[m.group].spec.tactic.charge
+        if charge is None or m.charged or key == "spell" or use is None:
+            return True
+        attacks = self.sc.groups[m.group].spec.attacks
+        if not any(attacks[i].get("method") in MELEE for i in use):
+            return True
+        m.charged = True
+        weapon = self.sc.groups[target.group].spec.impale
+        if (weapon is None or charge < 25 or target.reacted or target.incapacitated
+                or target.no_reactions >= self.fight.round or target.defending):
+            return True
+        target.reacted = True
+        fight = self.fight
+        impale = self.sc.ruleset.kind("impale")
+        plan = impale.compile({"pikeman": self.sc.groups[target.group].spec.attacker, "weapon": weapon,
+                               "charger": dict(self.sc.groups[m.group].spec.target, id=m.id, body=m.hp,
+                                               closed=charge)})
+        dice, seed = fight.stream()
+        assert impale.roll is not None  # a rolled kind
+        result = impale.roll(plan, dice, seed).to_dict()
+        damage, void = result["charger"]["damage"], result["charge_void"]
+        target.dealt += damage
+        m.taken += damage
+        fight.log({"type": "impalement", "who": target.id, "target": m.id, "seed": seed, "closed": charge,
+                   "damage": damage, "charge_void": void, "rule": "ER-23", "result": result})
+        if damage:
+            fight.harm(m, damage, 0)
+        return not void
 
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """ER-15: a defending target; ER-13: no sneak dice at a victim that fought the

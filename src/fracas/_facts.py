@@ -39,6 +39,7 @@ ER_GRAPPLE_SLICK = 3
 ER_PUSH_SIZE = 2
 ER_PUSH_SLICK = -3
 ER_PRONE = -5
+ER_LOCK_FREE_DICE = 2
 MAX_SKILL_DICE = 5
 MAX_NEARBY = 8
 MAX_SAVERS = 1000
@@ -57,6 +58,7 @@ FEAT_AUTOMATIC_FAILURE = ('paralyzed', 'petrified', 'stunned', 'unconscious')
 SIZE_BONUS = {'tiny': 0, 'small': 0, 'medium': 0, 'large': 1, 'huge': 2, 'giant': 3, 'colossal': 4}
 COVER_AC = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 0}
 COVER_SAVE = {'none': 0, 'half': 2, 'three-quarters': 5, 'full': 5}
+ER_DISARM_COST = {'light': 2, 'medium': 3, 'heavy': 4}
 WW_METHODS = ('melee', 'ranged')
 WW_REACTIONS = ('block', 'dodge')
 WW_HANDS = ('primary', 'off')
@@ -92,8 +94,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'server.contract')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -194,6 +196,12 @@ MESSAGES = {
     'drop_one_victim': 'a drop holds one victim: this strike aims at {target}, the first at {victim} (ER-13)',
     'drop_friendly_fire': 'a held shot is not loosed: getting the drop has no friendly fire (ER-13, ER-17)',
     'drop_needs': "the victim's feat needs its {attribute} score or modifier (ER-4)",
+    'lock_same': '{id} cannot lock or disarm its own weapon: the attacker and the victim are the same creature',
+    'lock_needs': 'the reaction to a {mode} is a competition of {attribute} (ER-19): give {who} its {attribute} score or {attribute}_mod',
+    'lock_no_reaction': '{id} has no reaction left this round, so it cannot react to the {mode} (reaction_left: false)',
+    'lock_cannot_react': '{id} is {condition}: it cannot use a reaction against the {mode}',
+    'lock_cannot_act': 'a {condition} attacker cannot attempt a weapon {mode} (ER-14)',
+    'lock_blitz_react': 'a shield-blitz is no feat to react to: reacts must be false in mode blitz (ER Weapon Negation)',
     'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
     'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
     'rolls_for_release': 'the grapple release of {path}',

@@ -59,13 +59,15 @@ SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msg
 #: The Roll20 sandbox's own CPU meter (odds.js) and its offline/bridge routing (registry.js):
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
-#: Templates of a kind the Roll20 resolver has no port of (Enchanted Realms' `save`, `touch`
-#: and `drop`: the bridge's save.roll, touch.roll and drop.roll roll them for the clients),
-#: said by Python only.
+#: Templates of a kind the Roll20 resolver has no port of (Enchanted Realms' `save`, `touch`,
+#: `drop` and `lock`: the bridge's save.roll, touch.roll, drop.roll and lock.roll roll them for
+#: the clients), said by Python only.
 PYTHON_ONLY = {"save_empty_id", "save_same_id", "save_needs", "save_full_cover", "save_no_targets"}
 PYTHON_ONLY |= {"touch_needs_ac", "touch_needs_agility"}
 PYTHON_ONLY |= {"drop_one_way", "drop_attack_ruleset", "drop_attack_dice", "drop_not_sneak", "drop_one_victim",
                 "drop_friendly_fire", "drop_needs"}
+PYTHON_ONLY |= {"lock_same", "lock_needs", "lock_no_reaction", "lock_cannot_react", "lock_cannot_act",
+                "lock_blitz_react"}
 
 def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
     """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in

@@ -759,7 +759,7 @@ module.exports = {
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -967,6 +967,43 @@ const STRUCTS = Object.freeze({
       ["advantage", "bool", false],
       ["disadvantage", "bool", false],
       ["body_max", {"optional": "int"}, null],
+    ],
+    "LockRequest": [
+      ["mode", {"literal": ["blitz", "disarm", "lock"]}],
+      ["attacker", {"struct": "Locker"}],
+      ["victim", {"struct": "LockVictim"}],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Locker": [
+      ["id", "str"],
+      ["to_hit", "int", 0],
+      ["strength", {"optional": "int"}, null],
+      ["agility", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["agility_mod", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["conditions", {"list": "str"}, []],
+      ["weapon", {"literal": ["heavy", "light", "medium"]}, "medium"],
+      ["damage_type", "str", "edged"],
+    ],
+    "LockVictim": [
+      ["id", "str"],
+      ["ac", "int"],
+      ["strength", {"optional": "int"}, null],
+      ["agility", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["agility_mod", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["conditions", {"list": "str"}, []],
+      ["reacts", "bool", false],
+      ["reaction_left", "bool", true],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
     ],
     "Target": [
       ["ac", "int"],
@@ -1263,7 +1300,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "drop": "DropResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -1304,6 +1341,12 @@ const RESULTS = Object.freeze({
       TouchResult: ["ruleset", "seed", "injected", "touch", "target", "touched", "clandestine", "p_touch", "p_touch_exact", "p_clandestine", "p_clandestine_exact", ["hit", {"nullable": "TouchHit"}], ["sleight", {"nullable": "TouchSleight"}]],
       TouchHit: ["to_hit", "ac", "advantage", "disadvantage", ["dice", {"list": "Die"}], "discarded", "hits"],
       TouchSleight: ["dc", "base_dc", "target_agility_mod", "target_other_ac", "clandestine_dc", "agility_mod", "bonus", "total_modifier", ["situation", "Situation"], "dice", "kept", "total"],
+      LockResult: ["ruleset", "seed", "injected", "mode", "attacker", "victim", "rebuff_allowed", "rebuff", ["feat", {"nullable": "LockFeat"}], ["reaction", {"nullable": "LockReaction"}], ["blitz", {"nullable": "Blitz"}], "outcome", "p_effect", "p_effect_exact", "free_cost_dice", "text"],
+      LockFeat: ["dice", "kept", "to_hit", ["penalty", {"nullable": "Penalty"}], "total_modifier", "total", "ac", "natural", "advantage", "disadvantage", "advantage_from", "disadvantage_from", "success", "p_success", "p_success_exact"],
+      LockReaction: ["attribute", "rolled", ["body_cost", {"nullable": "DisarmCost"}], ["victim_side", "Side"], ["attacker_side", "Side"], ["rounds", {"list": "LockRound"}], "ties", "victim_wins", "p_victim_wins", "p_victim_wins_exact"],
+      DisarmCost: ["base", "weapon", "damage_type", "resistance", "points"],
+      LockRound: [["victim", "SideRoll"], ["attacker", "SideRoll"]],
+      Blitz: ["die", "damage_type", "resistance", "damage", "mean", "mean_exact"],
       DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
       DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
       ShockNeeded: ["dc"],
@@ -2537,6 +2580,7 @@ const ER_GRAPPLE_SLICK = Object.freeze(3);
 const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
+const ER_LOCK_FREE_DICE = Object.freeze(2);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_NEARBY = Object.freeze(8);
 const MAX_SAVERS = Object.freeze(1000);
@@ -2555,6 +2599,7 @@ const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned
 const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
 const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
 const COVER_SAVE = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 5});
+const ER_DISARM_COST = Object.freeze({"light": 2, "medium": 3, "heavy": 4});
 const WW_METHODS = Object.freeze(["melee", "ranged"]);
 const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
@@ -2671,6 +2716,12 @@ const MESSAGES = Object.freeze({
   "drop_one_victim": "a drop holds one victim: this strike aims at {target}, the first at {victim} (ER-13)",
   "drop_friendly_fire": "a held shot is not loosed: getting the drop has no friendly fire (ER-13, ER-17)",
   "drop_needs": "the victim's feat needs its {attribute} score or modifier (ER-4)",
+  "lock_same": "{id} cannot lock or disarm its own weapon: the attacker and the victim are the same creature",
+  "lock_needs": "the reaction to a {mode} is a competition of {attribute} (ER-19): give {who} its {attribute} score or {attribute}_mod",
+  "lock_no_reaction": "{id} has no reaction left this round, so it cannot react to the {mode} (reaction_left: false)",
+  "lock_cannot_react": "{id} is {condition}: it cannot use a reaction against the {mode}",
+  "lock_cannot_act": "a {condition} attacker cannot attempt a weapon {mode} (ER-14)",
+  "lock_blitz_react": "a shield-blitz is no feat to react to: reacts must be false in mode blitz (ER Weapon Negation)",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",
@@ -2705,7 +2756,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';

@@ -114,6 +114,8 @@ STEPS: list[Step] = [
     script("tests/vectors/generate_save.py"),
     script("tests/vectors/generate_touch.py"),
     script("tests/vectors/generate_drop.py"),
+
+    script("tests/vectors/generate_lock.py"),
     script("tests/vectors/generate_odds.py"),
     script("vtt_scripts/roll20/test/tools/er_fuzz.py", "write"),
     script("vtt_scripts/roll20/test/tools/rng_answers.py"),

@@ -14,7 +14,7 @@
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -222,6 +222,43 @@ const STRUCTS = Object.freeze({
       ["advantage", "bool", false],
       ["disadvantage", "bool", false],
       ["body_max", {"optional": "int"}, null],
+    ],
+    "LockRequest": [
+      ["mode", {"literal": ["blitz", "disarm", "lock"]}],
+      ["attacker", {"struct": "Locker"}],
+      ["victim", {"struct": "LockVictim"}],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Locker": [
+      ["id", "str"],
+      ["to_hit", "int", 0],
+      ["strength", {"optional": "int"}, null],
+      ["agility", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["agility_mod", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["conditions", {"list": "str"}, []],
+      ["weapon", {"literal": ["heavy", "light", "medium"]}, "medium"],
+      ["damage_type", "str", "edged"],
+    ],
+    "LockVictim": [
+      ["id", "str"],
+      ["ac", "int"],
+      ["strength", {"optional": "int"}, null],
+      ["agility", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["agility_mod", {"optional": "int"}, null],
+      ["bonus", "int", 0],
+      ["conditions", {"list": "str"}, []],
+      ["reacts", "bool", false],
+      ["reaction_left", "bool", true],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
     ],
     "Target": [
       ["ac", "int"],
@@ -518,7 +555,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "drop": "DropResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -559,6 +596,12 @@ const RESULTS = Object.freeze({
       TouchResult: ["ruleset", "seed", "injected", "touch", "target", "touched", "clandestine", "p_touch", "p_touch_exact", "p_clandestine", "p_clandestine_exact", ["hit", {"nullable": "TouchHit"}], ["sleight", {"nullable": "TouchSleight"}]],
       TouchHit: ["to_hit", "ac", "advantage", "disadvantage", ["dice", {"list": "Die"}], "discarded", "hits"],
       TouchSleight: ["dc", "base_dc", "target_agility_mod", "target_other_ac", "clandestine_dc", "agility_mod", "bonus", "total_modifier", ["situation", "Situation"], "dice", "kept", "total"],
+      LockResult: ["ruleset", "seed", "injected", "mode", "attacker", "victim", "rebuff_allowed", "rebuff", ["feat", {"nullable": "LockFeat"}], ["reaction", {"nullable": "LockReaction"}], ["blitz", {"nullable": "Blitz"}], "outcome", "p_effect", "p_effect_exact", "free_cost_dice", "text"],
+      LockFeat: ["dice", "kept", "to_hit", ["penalty", {"nullable": "Penalty"}], "total_modifier", "total", "ac", "natural", "advantage", "disadvantage", "advantage_from", "disadvantage_from", "success", "p_success", "p_success_exact"],
+      LockReaction: ["attribute", "rolled", ["body_cost", {"nullable": "DisarmCost"}], ["victim_side", "Side"], ["attacker_side", "Side"], ["rounds", {"list": "LockRound"}], "ties", "victim_wins", "p_victim_wins", "p_victim_wins_exact"],
+      DisarmCost: ["base", "weapon", "damage_type", "resistance", "points"],
+      LockRound: [["victim", "SideRoll"], ["attacker", "SideRoll"]],
+      Blitz: ["die", "damage_type", "resistance", "damage", "mean", "mean_exact"],
       DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
       DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
       ShockNeeded: ["dc"],

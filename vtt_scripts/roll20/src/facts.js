@@ -174,6 +174,7 @@ const ER_GRAPPLE_SLICK = Object.freeze(3);
 const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
+const ER_LOCK_FREE_DICE = Object.freeze(2);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_NEARBY = Object.freeze(8);
 const MAX_SAVERS = Object.freeze(1000);
@@ -192,6 +193,7 @@ const FEAT_AUTOMATIC_FAILURE = Object.freeze(["paralyzed", "petrified", "stunned
 const SIZE_BONUS = Object.freeze({"tiny": 0, "small": 0, "medium": 0, "large": 1, "huge": 2, "giant": 3, "colossal": 4});
 const COVER_AC = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 0});
 const COVER_SAVE = Object.freeze({"none": 0, "half": 2, "three-quarters": 5, "full": 5});
+const ER_DISARM_COST = Object.freeze({"light": 2, "medium": 3, "heavy": 4});
 const WW_METHODS = Object.freeze(["melee", "ranged"]);
 const WW_REACTIONS = Object.freeze(["block", "dodge"]);
 const WW_HANDS = Object.freeze(["primary", "off"]);
@@ -308,6 +310,12 @@ const MESSAGES = Object.freeze({
   "drop_one_victim": "a drop holds one victim: this strike aims at {target}, the first at {victim} (ER-13)",
   "drop_friendly_fire": "a held shot is not loosed: getting the drop has no friendly fire (ER-13, ER-17)",
   "drop_needs": "the victim's feat needs its {attribute} score or modifier (ER-4)",
+  "lock_same": "{id} cannot lock or disarm its own weapon: the attacker and the victim are the same creature",
+  "lock_needs": "the reaction to a {mode} is a competition of {attribute} (ER-19): give {who} its {attribute} score or {attribute}_mod",
+  "lock_no_reaction": "{id} has no reaction left this round, so it cannot react to the {mode} (reaction_left: false)",
+  "lock_cannot_react": "{id} is {condition}: it cannot use a reaction against the {mode}",
+  "lock_cannot_act": "a {condition} attacker cannot attempt a weapon {mode} (ER-14)",
+  "lock_blitz_react": "a shield-blitz is no feat to react to: reacts must be false in mode blitz (ER Weapon Negation)",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",
@@ -342,4 +350,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

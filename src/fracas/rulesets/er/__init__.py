@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, drop, impale, initiative, save, touch
+from . import attack, bulk, compete, drop, impale, initiative, lock, save, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import DropRequest, TouchRequest
+from .schema import DropRequest, LockRequest, TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -32,14 +32,18 @@ TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touc
 DROP = Kind("drop", "drop.roll", "drop", "the drop", "drop", "compile_drop", "roll_drop",
             result="result.drop.roll", command="fracas.rulesets.er.commands:drop")
 
+#: Weapon lock and disarm ("ER Weapon Negation", ER-12, ER-19), and the locker's shield-blitz.
+LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lock", "compile_lock", "roll_lock",
+            result="result.lock.roll", command="fracas.rulesets.er.commands:lock")
+
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
-                     "touch": TouchRequest, "drop": DropRequest}
+                     "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -58,6 +62,9 @@ class EnchantedRealms(Ruleset):
     roll_touch = staticmethod(touch.roll_touch)
     compile_drop = staticmethod(drop.compile_drop)
     roll_drop = staticmethod(drop.roll_drop)
+
+    compile_lock = staticmethod(lock.compile_lock)
+    roll_lock = staticmethod(lock.roll_lock)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

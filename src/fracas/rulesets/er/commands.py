@@ -1,6 +1,7 @@
-"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch` and `fracas drop`: the
-Enchanted Realms table situations, competitions (ER-19), impalement (ER-23), saves against
-effects and areas (ER-16), touch attacks (Touch-based Effects) and getting the drop (ER-13)."""
+"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch`, `fracas drop` and `fracas
+lock`: the Enchanted Realms table situations, competitions (ER-19), impalement (ER-23), saves
+against effects and areas (ER-16), touch attacks (Touch-based Effects), getting the drop (ER-13)
+and weapon lock and disarm."""
 
 from __future__ import annotations
 
@@ -228,4 +229,50 @@ def drop(request: Any, held: Optional[int], rounds: int, victim: Optional[str], 
         payload = {"inflict": {"held": held, "rounds": rounds,
                                "victim": key_values(victim, _DROP_VICTIM_KEYS, "--victim")}}
     result = _engine_call(fracas.roll, "drop", _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)
+
+
+#: What `fracas lock --attacker` / `--victim KEY=VALUE,...` may set, and how each value is read.
+_LOCKER_KEYS: dict[str, Any] = {"id": str, "to_hit": int, "strength": int, "agility": int, "strength_mod": int,
+                                "agility_mod": int, "bonus": int, "advantage": bool, "disadvantage": bool,
+                                "condition": list, "weapon": ("light", "medium", "heavy"), "damage_type": str}
+_LOCK_VICTIM_KEYS: dict[str, Any] = {"id": str, "ac": int, "strength": int, "agility": int, "strength_mod": int,
+                                     "agility_mod": int, "bonus": int, "condition": list, "reacts": bool,
+                                     "reaction_left": bool, "resistant": list, "vulnerable": list, "immune": list}
+
+
+@click.command(short_help="An Enchanted Realms weapon lock or disarm, or a locker's shield-blitz.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--mode", type=click.Choice(["lock", "disarm", "blitz"]), default="lock", show_default=True,
+              help="Lock the victim's weapon, disarm it, or shield-blitz the victim of a lock held.")
+@click.option("--attacker", metavar="KEY=VALUE,...",
+              help="Who locks or disarms, e.g. id=aria,to_hit=6,strength=5,weapon=medium; keys: "
+                   + ", ".join(_LOCKER_KEYS) + ".")
+@click.option("--victim", metavar="KEY=VALUE,...",
+              help="Whose weapon it is, e.g. id=ogre,ac=12,strength=6,reacts; keys: " + ", ".join(_LOCK_VICTIM_KEYS)
+                   + ".")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES",
+              help="Physical dice in draw order: the feat's d20s, then the reaction's d12s.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def lock(request: Any, mode: str, attacker: Optional[str], victim: Optional[str], seed: Any, rolls: Any,
+         as_json: bool) -> None:
+    """An Enchanted Realms weapon lock or disarm: one d20 + the attacker's to_hit against the
+    victim's AC (two at advantage or disadvantage, ER-12), no rebuff allowed; a victim that
+    reacts pulls a lock free by a Strength competition, or resists a disarm by paying 2/3/4
+    Body and an Agility competition (ER-19), the attacker at advantage on its d12. Prints the
+    outcome and its exact odds. REQUEST is a JSON lock request ('-' for stdin), or use the
+    flags, e.g. `fracas lock --mode disarm --attacker id=aria,to_hit=6,agility=8
+    --victim id=ogre,ac=12,agility=2,reacts`."""
+    from .cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if attacker is None or victim is None:
+            raise click.UsageError("give --attacker and --victim (or a request file)")
+        payload = {"mode": mode, "attacker": key_values(attacker, _LOCKER_KEYS, "--attacker"),
+                   "victim": key_values(victim, _LOCK_VICTIM_KEYS, "--victim")}
+    result = _engine_call(fracas.lock, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

@@ -43,6 +43,9 @@ class Renderer:
             return self.touch(result)
         if result.get("phase") in ("drop", "inflict"):
             return self.drop(result)
+
+        if "rebuff_allowed" in result:
+            return self.weapon_lock(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -74,6 +77,9 @@ class Renderer:
         raise NotImplementedError
 
     def saves(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def weapon_lock(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
@@ -441,6 +447,40 @@ class TerminalRenderer(Renderer):
         lines.append(self.style(f"{result['held']} held → {result['inflicted']} dealt ({verdict})", bold=True))
         if rel["shock_save"]:
             lines.append(f"  shock: a Resilience save DC {rel['shock_save']['dc']} (ER-13)")
+
+    def weapon_lock(self, result: Any) -> Any:
+        """A weapon lock, disarm or shield-blitz ("ER Weapon Negation")."""
+        title = {"lock": "Weapon lock", "disarm": "Weapon disarm", "blitz": "Shield-blitz"}[result["mode"]]
+        lines = [self.style(title, bold=True) + f" · {result['attacker']} → {result['victim']}"
+                 f" · seed {result['seed']}"]
+        if result["blitz"] is not None:
+            b = result["blitz"]
+            tail = f" ({b['resistance']})" if b["resistance"] != "normal" else ""
+            lines.append(f"  d20 {b['die']} · {b['damage']} blunt damage{tail} · mean {b['mean']:.2f}")
+        feat = result["feat"]
+        if feat is not None:
+            edge = _edge(feat)
+            edge = f" · {edge}" if edge else ""
+            nat = f" (natural {feat['natural']})" if feat["natural"] else ""
+            lines.append(f"  feat: d20 {_signed(feat['total_modifier'])} vs AC {feat['ac']}{edge} · "
+                         f"{'/'.join(map(str, feat['dice']))}→{feat['total']}{nat} · "
+                         f"{'succeeds' if feat['success'] else 'fails'} ({feat['p_success']:.1%}) · no rebuff allowed")
+        r = result["reaction"]
+        if r is not None:
+            if r["body_cost"] is not None:
+                c = r["body_cost"]
+                lines.append(f"  {result['victim']} resists: pays {c['points']} Body ({c['damage_type']},"
+                             f" {c['weapon']} weapon)")
+            for rnd in r["rounds"]:
+                lines.append(f"  {r['attribute']} competition: {result['victim']} "
+                             f"{'/'.join(map(str, rnd['victim']['dice']))}→{rnd['victim']['total']} vs "
+                             f"{result['attacker']} {'/'.join(map(str, rnd['attacker']['dice']))}"
+                             f"→{rnd['attacker']['total']} (advantage)")
+            lines.append(f"  {result['victim']} wins the reaction {r['p_victim_wins']:.1%} of the time")
+        lines.append(self.style(f"{result['outcome']}: {result['text']}", bold=True)
+                     + f" · P({result['mode'] if result['mode'] != 'blitz' else 'damage'}) {result['p_effect']:.1%}")
+        if result["free_cost_dice"]:
+            lines.append(f"  freeing the weapon costs its wielder {result['free_cost_dice']} attack dice")
         return "\n".join(lines)
 
     def _inner_attack(self, attack: Any) -> Any:

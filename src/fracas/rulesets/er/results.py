@@ -408,6 +408,93 @@ class SaveResult(R.Rolled):
     p_failures: list[Failures]
 
 
+class LockFeat(Shape):
+    """The single d20 of a weapon lock or disarm ("ER Weapon Negation", ER-12): two at
+    advantage or disadvantage, one kept; a raw 20 always succeeds, a raw 1 never."""
+
+    dice: list[D20]
+    kept: D20
+    to_hit: int
+    penalty: Optional[Penalty]
+    total_modifier: int
+    total: int
+    ac: int
+    natural: Optional[Literal[1, 20]]
+    advantage: bool
+    disadvantage: bool
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+    success: bool
+    p_success: Probability
+    p_success_exact: R.Fraction
+
+
+class DisarmCost(Shape):
+    """What resisting a disarm costs the victim: 2/3/4 Body by the attacker's weapon size,
+    of the weapon's damage type (ER-10 applied)."""
+
+    base: Count
+    weapon: Literal["light", "medium", "heavy"]
+    damage_type: DamageType
+    resistance: Resistance
+    points: Count
+
+
+class LockRound(Shape):
+    """One round of the victim's reaction competition (ties roll again)."""
+
+    victim: SideRoll
+    attacker: SideRoll
+
+
+class LockReaction(Shape):
+    """The victim's reaction (ER-19): a Strength competition against a lock, Body then an
+    Agility competition against a disarm; the attacker at advantage on its d12. `rolled`
+    is false when the feat failed (nothing to react to): no cost, no rounds."""
+
+    attribute: Literal["strength", "agility"]
+    rolled: bool
+    body_cost: Optional[DisarmCost]
+    victim_side: Side
+    attacker_side: Side
+    rounds: list[LockRound]
+    ties: Count
+    victim_wins: bool
+    p_victim_wins: Probability
+    p_victim_wins_exact: R.Fraction
+
+
+class Blitz(Shape):
+    """A locker's shield-blitz on the pinned victim: a d20 of blunt damage (ER-10 applied)."""
+
+    die: D20
+    damage_type: Literal["blunt"]
+    resistance: Resistance
+    damage: Count
+    mean: float
+    mean_exact: R.Fraction
+
+
+class LockResult(R.Rolled):
+    """A weapon lock, a weapon disarm or a shield-blitz (`lock.roll`; "ER Weapon Negation").
+    `p_effect`: the exact chance the weapon ends locked or disarmed (a blitz: that it hurts)."""
+
+    mode: Literal["lock", "disarm", "blitz"]
+    attacker: str
+    victim: str
+    rebuff_allowed: Literal[False]
+    rebuff: str
+    feat: Optional[LockFeat]
+    reaction: Optional[LockReaction]
+    blitz: Optional[Blitz]
+    outcome: Literal["locked", "pulled free", "disarmed", "kept", "missed", "blitzed"]
+    p_effect: Probability
+    p_effect_exact: R.Fraction
+    #: Attack dice the wielder gives up to free a locked weapon; None unless locked.
+    free_cost_dice: Optional[Count]
+    text: str
+
+
 class Bystander(Shape):
     """ER-17: the chance a shot's stray lands on one nearby creature and hits (and crits,
     where it can); its exact damage there when no strike of the attack aims at it."""
@@ -502,6 +589,7 @@ class TouchResult(R.Rolled):
 RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "initiative": InitiativeResult,
                 "compete": CompeteResult, "impale": ImpaleResult, "save": SaveResult, "odds": OddsResult}
 RESULT_TYPES["touch"] = TouchResult
+RESULT_TYPES["lock"] = LockResult
 
 
 class ShockNeeded(Shape):

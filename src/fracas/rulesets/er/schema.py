@@ -358,3 +358,65 @@ class DropRequest(_Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class Locker(_Spec):
+    """The creature attempting a weapon lock or disarm ("ER Weapon Negation"): one d20 + its
+    `to_hit` against the victim's AC; in the victim's reaction, d12 + the competition's
+    attribute modifier (Strength for a lock, Agility for a disarm) at advantage (ER-19)."""
+
+    id: str
+    #: Everything the attacker adds to the feat's single d20 (its to-hit with the weapon,
+    #: ER-4: the attribute score and bonuses); the feat is one die however many skills help.
+    to_hit: int = 0
+    strength: Optional[int] = None
+    agility: Optional[int] = None
+    strength_mod: Optional[int] = None
+    agility_mod: Optional[int] = None
+    #: Added to the attacker's d12 in the victim's reaction competition.
+    bonus: int = 0
+    #: ER-12 on the feat: two d20, the better (or worse) kept.
+    advantage: bool = False
+    disadvantage: bool = False
+    #: ER-12/ER-14: the attacker's own conditions (poisoned: the feat at disadvantage; ...).
+    conditions: list[str] = []
+    #: The attacker's weapon size: a disarm resisted costs the victim 2/3/4 Body.
+    weapon: Literal["light", "medium", "heavy"] = "medium"
+    #: The type of damage the weapon deals in melee: the type of that cost.
+    damage_type: str = "edged"
+
+
+class LockVictim(_Spec):
+    """The creature whose weapon is locked or disarmed, and its optional reaction."""
+
+    id: str
+    ac: int
+    strength: Optional[int] = None
+    agility: Optional[int] = None
+    strength_mod: Optional[int] = None
+    agility_mod: Optional[int] = None
+    #: Added to the victim's d12 in its reaction competition.
+    bonus: int = 0
+    #: ER-12/ER-14: the victim's own conditions (bound: its competition at disadvantage; ...).
+    conditions: list[str] = []
+    #: The victim uses its reaction: a lock is pulled free by a Strength competition, a disarm
+    #: resisted by paying Body and an Agility competition.
+    reacts: bool = False
+    #: Whether the victim still has its reaction this round (one is needed to react).
+    reaction_left: bool = True
+    #: ER-10 against the disarm's cost and the shield-blitz's blunt d20.
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+
+
+class LockRequest(_Spec):
+    """A weapon lock or a weapon disarm ("ER Weapon Negation", ER-12, ER-19): the feat, then the
+    victim's reaction if it reacts; or (`blitz`) the shield-blitz of a locker holding a lock."""
+
+    mode: Literal["lock", "disarm", "blitz"]
+    attacker: Locker
+    victim: LockVictim
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

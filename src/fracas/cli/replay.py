@@ -32,6 +32,9 @@ def _method_of(request: Any) -> str:
         return "touch.roll"
     if "inflict" in request or ("attack" in request and "strikes" not in request):
         return "drop.roll"
+
+    if "victim" in request and "mode" in request:
+        return "lock.roll"
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

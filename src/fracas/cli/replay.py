@@ -32,7 +32,6 @@ def _method_of(request: Any) -> str:
         return "touch.roll"
     if "inflict" in request or ("attack" in request and "strikes" not in request):
         return "drop.roll"
-
     if "victim" in request and "mode" in request:
         return "lock.roll"
     if "counterspeller" in request:

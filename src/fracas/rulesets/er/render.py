@@ -43,7 +43,6 @@ class Renderer:
             return self.touch(result)
         if result.get("phase") in ("drop", "inflict"):
             return self.drop(result)
-
         if "rebuff_allowed" in result:
             return self.weapon_lock(result)
         if "groups" in result:
@@ -447,6 +446,7 @@ class TerminalRenderer(Renderer):
         lines.append(self.style(f"{result['held']} held → {result['inflicted']} dealt ({verdict})", bold=True))
         if rel["shock_save"]:
             lines.append(f"  shock: a Resilience save DC {rel['shock_save']['dc']} (ER-13)")
+        return "\n".join(lines)
 
     def weapon_lock(self, result: Any) -> Any:
         """A weapon lock, disarm or shield-blitz ("ER Weapon Negation")."""

@@ -27,7 +27,13 @@ REQUIRED = os.environ.get("CIBUILDWHEEL") == "1" or os.environ.get("FRACAS_REQUI
 
 
 class OptionalBuildExt(build_ext):
-    """Turn a failed compile into a warning unless the compiled core is required."""
+    """Turn a failed compile into a warning unless the compiled core is required; compile
+    the extensions on every core this process may use unless told otherwise (-j N)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = _cores()
 
     def run(self):
         try:
@@ -76,6 +82,14 @@ class BuildPyWithClients(build_py):
         self.announce(f"wrote the VTT clients ({len(files)} files) to {target}", level=2)
 
 
+def _cores():
+    """The cores this process may use (the builds' C compiles and Cython translations)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def extensions():
     try:
         from Cython.Build import cythonize
@@ -109,6 +123,7 @@ def extensions():
             for name, extra in depends.items()]
     kernels = cythonize(
         exts,
+        nthreads=_cores() if sys.platform != "win32" else 0,  # translate the modules side by side
         include_path=["cython_core"],  # the .pxd files the modules cimport
         compiler_directives={
             "language_level": "3",

@@ -14,9 +14,10 @@ disadvantage, the first drawn first); a target that fails automatically draws no
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
+
+from fracas.spec import kindvectors
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "er_save_vectors.json"
@@ -103,30 +104,12 @@ def random_save(rng: random.Random) -> dict:
     return request
 
 
-def vector(name: str, request: dict, seed: int) -> dict:
-    import fracas
-
-    entry: dict = {"name": name, "kind": "save", "request": request, "seed": seed}
-    try:
-        result = fracas.roll("save", request, seed=seed).to_dict()
-    except fracas.RequestError as exc:
-        entry["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-    else:
-        result.pop("backend", None)
-        entry["result"] = result
-    return entry
-
 
 def build(count: int = 120) -> list[dict]:
-    rng = random.Random(20261128)
-    vectors = [vector(name, request, seed) for name, request, seed in CURATED]
-    for i in range(count):
-        vectors.append(vector(f"save-{i}", random_save(rng), rng.getrandbits(64)))
-    return vectors
+    return kindvectors.build("save", CURATED, random_save, seed=20261128, count=count)
 
 
-def dumps(vectors: list[dict]) -> str:
-    return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
+dumps = kindvectors.dumps
 
 
 def outputs() -> dict[Path, str]:
@@ -135,6 +118,4 @@ def outputs() -> dict[Path, str]:
 
 
 if __name__ == "__main__":
-    from fracas.spec import regen
-
-    regen.write(outputs())
+    kindvectors.main(outputs)

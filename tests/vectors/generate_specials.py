@@ -12,9 +12,10 @@ the commit.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
+
+from fracas.spec import kindvectors
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "er_specials_vectors.json"
@@ -430,24 +431,8 @@ def pole_impale(rng: random.Random) -> dict:
     return request
 
 
-def call(kind: str):  # type: ignore[no-untyped-def]
-    import fracas
-
-    return {"attack": fracas.resolve, "compete": fracas.compete, "impale": fracas.impale}[kind]
-
-
 def vector(name: str, kind: str, request: dict, seed: int) -> dict:
-    import fracas
-
-    entry: dict = {"name": name, "kind": kind, "request": request, "seed": seed}
-    try:
-        result = call(kind)(request, seed=seed).to_dict()
-    except fracas.RequestError as exc:
-        entry["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-    else:
-        result.pop("backend", None)
-        entry["result"] = result
-    return entry
+    return kindvectors.vector(kind, name, request, seed)
 
 
 def build(count: int = 400) -> list[dict]:
@@ -474,8 +459,7 @@ def build(count: int = 400) -> list[dict]:
     return vectors
 
 
-def dumps(vectors: list[dict]) -> str:
-    return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
+dumps = kindvectors.dumps
 
 
 def outputs() -> dict[Path, str]:
@@ -484,6 +468,4 @@ def outputs() -> dict[Path, str]:
 
 
 if __name__ == "__main__":
-    from fracas.spec import regen
-
-    regen.write(outputs())
+    kindvectors.main(outputs)

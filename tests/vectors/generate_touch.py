@@ -15,9 +15,10 @@ advantage or disadvantage, the first drawn first.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
+
+from fracas.spec import kindvectors
 
 HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "er_touch_vectors.json"
@@ -111,30 +112,12 @@ def random_touch(rng: random.Random) -> dict:
     return request
 
 
-def vector(name: str, request: dict, seed: int) -> dict:
-    import fracas
-
-    entry: dict = {"name": name, "kind": "touch", "request": request, "seed": seed}
-    try:
-        result = fracas.roll("touch", request, seed=seed).to_dict()
-    except fracas.RequestError as exc:
-        entry["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-    else:
-        result.pop("backend", None)
-        entry["result"] = result
-    return entry
-
 
 def build(count: int = 160) -> list[dict]:
-    rng = random.Random(20261129)
-    vectors = [vector(name, request, seed) for name, request, seed in CURATED]
-    for i in range(count):
-        vectors.append(vector(f"touch-{i}", random_touch(rng), rng.getrandbits(64)))
-    return vectors
+    return kindvectors.build("touch", CURATED, random_touch, seed=20261129, count=count)
 
 
-def dumps(vectors: list[dict]) -> str:
-    return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
+dumps = kindvectors.dumps
 
 
 def outputs() -> dict[Path, str]:
@@ -143,6 +126,4 @@ def outputs() -> dict[Path, str]:
 
 
 if __name__ == "__main__":
-    from fracas.spec import regen
-
-    regen.write(outputs())
+    kindvectors.main(outputs)

@@ -395,3 +395,155 @@ def test_er23_a_bad_pike_is_refused_at_its_path():
     assert err.value.path.startswith("$.sides.pikes[0].impale")
     why = fastfight.plan_for(compile_scenario(charge_scenario()))
     assert isinstance(why, str) and ("ER-23" in why or "not in use" in why)
+
+
+# -- ER Weapon Negation: weapon lock and disarm as a tactic -----------------------------------
+
+def negation_scenario(mode="lock", ogre_dice=1, blitz=True, ogre_strength=16):
+    return {"ruleset": "enchanted-realms", "name": "negation", "max_rounds": 12, "sides": {
+        "duelist": [{"name": "duelist", "hp": 400, "attacker": {"strength": 12, "agility": 14},
+                     "target": {"ac": 14}, "tactic": {"negate": mode},
+                     "negation": {"to_hit": 9, "weapon": "medium", "damage_type": "edged", "shield_blitz": blitz},
+                     "attacks": [{"method": "melee", "style": "slashing", "dice": 2, "weight": 1,
+                                  "damage_type": "edged"}]}],
+        "ogre": [{"name": "ogre", "hp": 400, "attacker": {"strength": ogre_strength, "agility": 6},
+                  "target": {"ac": 11},
+                  "attacks": [{"method": "melee", "style": "bludgeoning", "dice": ogre_dice, "weight": 2,
+                               "damage_type": "blunt"}]}]}}
+
+
+def negation_logs(scenario, seeds=range(1, 9)):
+    for seed in seeds:
+        fight = Fight(compile_scenario(scenario))
+        yield [fight.play_round(fight.round * 97 + seed) for _ in range(scenario["max_rounds"])]
+
+
+def test_er_weapon_negation_a_lock_is_the_turns_attack_and_pins_the_weapon_two_dice():
+    """ER Weapon Negation: "the attacker rolls a single chance to lock"; the wielder frees it
+    by giving up 2 attack dice, with one die "spread over two rounds"; the locker's turns
+    hold the lock, with its shield-blitz "a d20 of blunt damage"."""
+    met = {"locked": 0, "held": 0, "spread": 0}
+    for logs in negation_logs(negation_scenario(ogre_dice=1)):
+        for log in logs:
+            if any(e["type"] == "negation" for e in log["events"]):
+                assert not attacks(log, "duelist")  # the feat was its attack
+        pinned = 0  # the dice the ogre still owes
+        for e in (e for log in logs for e in log["events"]):
+            if e["type"] == "negation":
+                assert e["rule"] == "ER Weapon Negation" and e["result"]["mode"] == "lock"
+                assert len(e["result"]["feat"]["dice"]) == 1  # one d20
+                assert e["outcome"] == e["result"]["outcome"]
+                if e["outcome"] == "locked":
+                    met["locked"] += 1
+                    pinned = 2
+            elif e["type"] in ("freeing", "freed") and e["who"] == "ogre":
+                assert e["dice"] == 1 and e["left"] == pinned - 1  # a 1-die strike: one a turn
+                pinned -= 1
+                met["spread"] += e["type"] == "freeing"
+            elif e["type"] == "lock held":
+                met["held"] += 1
+                assert e["damage"] == e["result"]["blitz"]["damage"] and e["result"]["blitz"]["damage_type"] == "blunt"
+                assert pinned in (1, 2)  # until the ogre's second freeing turn (before its first, by initiative)
+            elif e["type"] == "attack" and e["who"] == "ogre":
+                assert not pinned  # no strike with a pinned weapon
+    assert all(met.values()), met
+
+
+def test_er_weapon_negation_three_dice_free_the_weapon_and_strike_with_the_rest():
+    seen = 0
+    for logs in negation_logs(negation_scenario(ogre_dice=3)):
+        for log in logs:
+            freed = [e for e in log["events"] if e["type"] == "freed" and e["who"] == "ogre"]
+            if freed:
+                assert freed[0]["dice"] == 2 and freed[0]["left"] == 0
+                (attack,) = attacks(log, "ogre")
+                assert attack["situation"] == {"strikes": {"0": {"dice": 1}}}
+                assert len(attack["result"]["strikes"][0]["dice"]) == 1
+                seen += 1
+    assert seen
+
+
+def test_er_weapon_negation_a_disarm_costs_body_when_resisted_and_the_weapon_is_picked_up():
+    """ER Weapon Disarm: resisting costs 2/3/4 Body by the attacker's weapon size; the
+    weapon "is up for grabs": picked up at the victim's next turn (no action)."""
+    met = {"disarmed": 0, "kept": 0}
+    for logs in negation_logs(negation_scenario("disarm", ogre_dice=2)):
+        events = [e for log in logs for e in log["events"]]
+        for i, e in enumerate(events):
+            if e["type"] != "negation" or e["outcome"] == "missed":
+                continue
+            met[e["outcome"]] += 1
+            cost = e["result"]["reaction"]["body_cost"]
+            assert cost == {"base": 3, "weapon": "medium", "damage_type": "edged", "resistance": "normal",
+                            "points": 3}
+            assert e["damage"] == 3
+            later = [x["type"] for x in events[i + 1:] if x.get("who") == "ogre"]
+            if e["outcome"] == "disarmed" and later:
+                assert later[:2] == ["retrieves", "attack"]  # picks it up at its turn, then strikes
+    assert all(met.values()), met
+
+
+def test_er_weapon_negation_a_victim_reacts_only_with_its_reaction_left():
+    """ER-15: defending "removes all reactions for both rounds": a defending ogre cannot pull
+    a lock free; one with its reaction does (a Strength competition)."""
+    scenario = negation_scenario()
+    scenario["sides"]["ogre"][0]["tactic"] = {"defend_at": 1000}  # defends every turn
+    reactions = {True: 0, False: 0}
+    for defends in (True, False):
+        if not defends:
+            scenario = negation_scenario()
+        for logs in negation_logs(scenario, range(1, 4)):
+            for log in logs:
+                for e in log["events"]:
+                    if e["type"] == "negation" and e["result"]["feat"]["success"]:
+                        reaction = e["result"]["reaction"]
+                        assert (reaction is None) == defends or log["round"] == 1  # it defends from its 1st turn
+                        reactions[defends] += 1
+                        if reaction is not None:
+                            assert reaction["attribute"] == "strength"
+    assert all(reactions.values()), reactions
+
+
+def test_er_weapon_negation_what_the_fight_remembers_is_in_its_saved_state():
+    scenario = negation_scenario(ogre_dice=1)
+    for seed in range(1, 30):
+        fight = Fight(compile_scenario(scenario))
+        log = fight.play_round(seed)
+        if any(e.get("outcome") == "locked" for e in log["events"]):
+            break
+    else:
+        raise AssertionError("no lock in 30 seeds")
+    state = fight.state()
+    by_id = {m["id"]: m for m in state["members"]}
+    assert by_id["duelist"]["holding"] == "ogre" and by_id["ogre"]["pinned_by"] == "duelist"
+    assert by_id["ogre"]["free_left"] == 1
+    again = Fight(compile_scenario(scenario), state)
+    assert again.play_round(1000) == fight.play_round(1000)
+
+
+def test_er_weapon_negation_is_refused_without_its_skill_and_named_at_its_path():
+    bad = negation_scenario()
+    del bad["sides"]["duelist"][0]["negation"]
+    with pytest.raises(RequestError) as err:
+        compile_scenario(bad)
+    assert err.value.path == "$.sides.duelist[0].negation" and "ER Weapon Negation" in err.value.reason
+    bad = negation_scenario()
+    bad["sides"]["duelist"][0]["negation"]["weapon"] = "huge"
+    with pytest.raises(RequestError) as err:
+        compile_scenario(bad)
+    assert err.value.path == "$.sides.duelist[0].negation.weapon"
+    bad = negation_scenario("disarm")
+    del bad["sides"]["duelist"][0]["attacker"]["agility"]
+    with pytest.raises(RequestError) as err:
+        compile_scenario(bad)
+    assert err.value.path == "$.sides.duelist[0].attacker.agility"
+    other = negation_scenario()
+    other["ruleset"] = "worldwalker"
+    with pytest.raises(RequestError) as err:
+        compile_scenario(other)
+    assert "enchanted-realms" in err.value.reason
+
+
+def test_er_weapon_negation_plays_on_the_python_loop_and_says_why():
+    why = fastfight.plan_for(compile_scenario(negation_scenario()))
+    assert isinstance(why, str) and ("tactic.negate" in why or "not in use" in why)

@@ -67,6 +67,11 @@ class Tactic(_Spec):
     #: Enchanted Realms: its first melee attack of the fight is a charge, having closed this
     #: many feet (ER-23: from 25 ft a pikeman set against charges may impale it first).
     charge: Optional[int] = None
+    #: Enchanted Realms: weapon negation ("ER Weapon Negation"): while it holds no lock, its
+    #: melee attack at an armed target (one with a melee strike) is a weapon lock or a disarm
+    #: instead, with the combatant's `negation`; a lock it holds takes its turns (its
+    #: shield-blitz, if it has one) until the victim frees its weapon or falls.
+    negate: Optional[Literal["lock", "disarm"]] = None
     #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
     #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
     #: strike, else missile.
@@ -117,6 +122,11 @@ class CombatantSpec(_Spec):
     #: `weapon`: style, damage_type, weight, bonus, forte, pole ...): a charger that closed
     #: 25 ft or more at it is impaled first, with its reaction.
     impale: Optional[dict[str, Any]] = None
+    #: Enchanted Realms: its weapon lock or disarm, for its tactic's `negate` (the lock
+    #: request's `attacker` fields: to_hit, bonus, weapon, damage_type, advantage ...; its
+    #: Strength and Agility come from `attacker`), and `shield_blitz`: a d20 of blunt damage
+    #: to the victim on each turn it holds a lock.
+    negation: Optional[dict[str, Any]] = None
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -230,6 +240,8 @@ def json_schema() -> dict[str, Any]:
                                           " names), for friendly fire (ER-17)")
     combatant["impale"]["description"] = ("enchanted-realms: the pole-arm it sets against charges (ER-23: the"
                                           " impale request's weapon)")
+    combatant["negation"]["description"] = ("enchanted-realms: its weapon lock or disarm for the tactic's negate"
+                                            " (the lock request's attacker fields, and shield_blitz)")
     combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
                                                    " its side is surprised in, after the side that surprised it")
     tactic = defs["Tactic"]["properties"]
@@ -237,6 +249,8 @@ def json_schema() -> dict[str, Any]:
                                        " when it has a melee strike)")
     tactic["reserve"].update(minimum=0, maximum=2, description="worldwalker: complex actions held in reserve"
                              " each round for blocks or dodges (WW-5); each forgoes an attack")
+    tactic["negate"]["description"] = ("enchanted-realms: lock or disarm an armed target's weapon instead of its"
+                                       " melee attack, with the combatant's negation (ER Weapon Negation)")
     tactic["parry"]["description"] = "cartyrion: parry its turn away with its weapon or its shield (CT-6)"
     tactic["parry_at"]["description"] = "cartyrion: parry only on turns when its Stamina is at or below this"
     tactic["power"]["description"] = ("cartyrion: when it power-attacks, breaking the weapon (CT-5): never,"

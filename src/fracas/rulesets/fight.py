@@ -48,9 +48,9 @@ Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 #: procedure does not list in `tactics` must keep its default in a scenario.
 TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, "parry_at": None,
                                    "power": "never", "flee_move": None,
-                                   "defend_at": None, "charge": None}
+                                   "defend_at": None, "charge": None, "negate": None}
 #: The shared combatant fields only some rounds read, and their defaults (`fields`).
-COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None}
+COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None, "negation": None}
 
 
 def frozen(value: Any) -> Any:

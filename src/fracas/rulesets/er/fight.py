@@ -40,13 +40,31 @@
   incapacitated), when it closed 25 ft or more, the target impales it first: one
   random event, resolved as an impale request is (the charger's current Body); its
   damage lands first, and if it incapacitates the charger the charging attack is void.
+- ER Weapon Negation: a combatant whose tactic has `negate` ("lock" or "disarm"), with
+  its skill in `negation`, makes its first melee attack of a turn, while it holds no lock,
+  at an armed target (one with a melee strike, not already pinned or disarmed) a weapon
+  lock or disarm instead: one random event, resolved as a lock request is, and the feat is
+  that turn's attack (its other attacks of the turn are given up). The target reacts when
+  it has its reaction left (not defending, not incapacitated, able to act) and the
+  scenario gives the competition's attribute (Strength to pull a lock free, Agility to
+  resist a disarm, paying the disarm's Body cost). A locked weapon is its wielder's first
+  melee strike: it makes no reaction with it (flee attacks, impalement) and at each of its
+  turns gives up 2 attack dice of that strike to free it (a 2-die strike: that attack; 3
+  or more: it strikes with the rest; 1 die: over two turns); its other strikes are made as
+  usual. The locker's hands are busy holding: while the lock holds, its turn is the hold
+  (plus its shield-blitz, a d20 of blunt damage to the victim, when its negation has
+  `shield_blitz`) and it makes no reaction with its weapon. The lock ends when the weapon
+  is freed, when either of the two falls or leaves, or when the locker's own weapon is
+  locked or disarmed (a third party's lock frees the first, the text says). A disarmed
+  combatant picks its weapon up at its next turn (10 ft of movement and no action, as the
+  text says) and attacks as usual; until then it makes no melee reaction.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Optional
 
-from ..._facts import ER_FLEE_NORMAL
+from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
 from ..base import Ruleset
 from ..fight import DOWN, FLED, STANDING, Member, Procedure, Situation, defined_by, frozen
 
@@ -57,7 +75,8 @@ FLEE_MOVE = 30
 
 
 class ErMember(Member):
-    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions", "charged")
+    __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions", "charged",
+                 "holding", "pinned_by", "free_left", "disarmed", "negated", "freed_at")
 
     incapacitated: int  # actions it still loses to a failed shock save (ER-13)
     reacted: bool  # its reaction of the round is spent (ER-20 flee attack)
@@ -66,19 +85,30 @@ class ErMember(Member):
     defending: bool  # defends until its next turn (ER-15)
     no_reactions: int  # the last round in which defending leaves it no reaction (ER-15)
     charged: bool  # it has made its charge (ER-23)
+    holding: Optional[str]  # the member whose weapon it holds locked (ER Weapon Negation)
+    pinned_by: Optional[str]  # the member holding its weapon locked
+    free_left: int  # the attack dice it still gives up to free its weapon
+    disarmed: bool  # its weapon is on the ground until its next turn
+    negated: int  # the round whose turn it spent on a lock or disarm (0: none)
+    freed_at: int  # the round in which it freed its weapon with attack dice to spare
 
 
 class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
-    tactics = {"flee_move": "ER-20", "defend_at": "ER-15", "charge": "ER-23"}
-    fields = {"nearby": "ER-17", "impale": "ER-23"}
+    tactics = {"flee_move": "ER-20", "defend_at": "ER-15", "charge": "ER-23", "negate": "ER Weapon Negation"}
+    fields = {"nearby": "ER-17", "impale": "ER-23", "negation": "ER Weapon Negation"}
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
               "defend": "a combatant defends instead of attacking, until its next turn (ER-15)",
               "stray": "a missed shot strays into a combatant next to its target (ER-17)",
               "strays left out": "a target in three-quarters cover with no one named nearby: no shot strays (ER-17)",
-              "impalement": "a pikeman impales a charger before its charge (ER-23)"}
+              "impalement": "a pikeman impales a charger before its charge (ER-23)",
+              "negation": "a weapon lock or disarm instead of a melee attack (ER Weapon Negation)",
+              "lock held": "a locker's turn spent holding the lock, with its shield-blitz if it has one",
+              "freeing": "a locked weapon's wielder gives up attack dice to free it",
+              "freed": "a locked weapon is free again (freed, or its locker fell, left or lost its weapon)",
+              "retrieves": "a disarmed combatant picks its weapon up at its turn"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
     no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
 
@@ -104,6 +134,8 @@ class ErRound(Procedure):
                 return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
             if g.spec.tactic.defend_at is not None:
                 return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
+            if g.spec.tactic.negate is not None:
+                return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
             if g.spec.tactic.flee_at is not None:
                 return (f"{g.path}.tactic.flee_at: leaving the fight draws flee attacks (ER-20), which play on the"
                         " Python loop")
@@ -137,6 +169,8 @@ class ErRound(Procedure):
         self._near: dict[tuple[int, int], list[Member]] = {}
         #: groups whose missing `nearby` the log has said (once a fight)
         self._unlisted: set[int] = set()
+        #: members by id (weapon negation names the locker and its victim by id)
+        self._by_id: dict[str, Member] = {}
 
     def start(self, m: Member) -> None:
         assert isinstance(m, ErMember)
@@ -145,13 +179,19 @@ class ErRound(Procedure):
         m.engaged, m.engaged_before = set(), set()
         m.defending, m.no_reactions = False, 0
         m.charged = False
+        m.holding = m.pinned_by = None
+        m.free_left = 0
+        m.disarmed = False
+        m.negated = m.freed_at = 0
 
     def saved(self, m: Member) -> dict[str, Any]:
         """ER-13: the actions a failed shock save still costs, and whom it fought last round
         (ER-20: whom it was engaged with in melee)."""
         assert isinstance(m, ErMember)
         return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged),
-                "defending": m.defending, "no_reactions_until": m.no_reactions, "charged": m.charged}
+                "defending": m.defending, "no_reactions_until": m.no_reactions, "charged": m.charged,
+                "holding": m.holding, "pinned_by": m.pinned_by, "free_left": m.free_left, "disarmed": m.disarmed,
+                "negated": m.negated, "freed_at": m.freed_at}
 
     def load(self, m: Member, saved: dict[str, Any]) -> None:
         assert isinstance(m, ErMember)
@@ -161,6 +201,11 @@ class ErRound(Procedure):
         m.defending = bool(saved.get("defending", False))
         m.no_reactions = int(saved.get("no_reactions_until", 0))
         m.charged = bool(saved.get("charged", False))
+        m.holding, m.pinned_by = saved.get("holding"), saved.get("pinned_by")
+        m.free_left = int(saved.get("free_left", 0))
+        m.disarmed = bool(saved.get("disarmed", False))
+        m.negated = int(saved.get("negated", 0))
+        m.freed_at = int(saved.get("freed_at", 0))
 
     # -- a round ---------------------------------------------------------------------------
 
@@ -183,9 +228,18 @@ class ErRound(Procedure):
         return busy
 
     def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
-        """ER-15: at its `defend_at`, the combatant defends its turn away."""
+        """ER-15: at its `defend_at`, the combatant defends its turn away; ER Weapon
+        Negation: a locker's turn is its hold, a locked weapon's wielder frees it, a
+        disarmed one picks its weapon up (module docstring)."""
         assert isinstance(m, ErMember)
         g = self.sc.groups[m.group]
+        if m.disarmed:
+            m.disarmed = False
+            self.fight.log({"type": "retrieves", "who": m.id, "rule": "ER Weapon Negation",
+                            "note": "picks its weapon up: 10 ft of movement, no action"})
+        if self._holds(m) is not None and not casting:
+            self._hold(m)
+            return {}
         m.defending = False
         defend_at = g.spec.tactic.defend_at
         if defend_at is not None and m.hp <= defend_at and not casting:
@@ -196,6 +250,8 @@ class ErRound(Procedure):
                                     " no reactions this round and the next"})
             return {}
         phases: dict[str, list[int]] = g.phases
+        if self._pinned(m) is not None and not casting:
+            return self._free(m, phases)
         return phases
 
     @classmethod
@@ -215,11 +271,51 @@ class ErRound(Procedure):
             except RequestError as exc:
                 where = exc.path.replace("$.weapon", f"{path}.impale").replace("$.pikeman", f"{path}.attacker")
                 raise type(exc)(where, exc.reason) from None
+        cls._check_negation(ruleset, spec, path)
+
+    @classmethod
+    def _check_negation(cls, ruleset: Any, spec: Any, path: str) -> None:
+        """ER Weapon Negation: `tactic.negate` needs the combatant's `negation`, checked as a
+        lock request's attacker (its errors name `negation`, or `attacker` for its scores)."""
+        from ...errors import RequestError, RulesError, SchemaError
+
+        mode = spec.tactic.negate
+        if spec.negation is None:
+            if mode is not None:
+                raise RulesError(f"{path}.negation", f"tactic.negate {mode!r} needs the combatant's negation: its"
+                                 " weapon lock or disarm (to_hit, weapon, damage_type ...; ER Weapon Negation)")
+            return
+        if not isinstance(spec.negation.get("shield_blitz", False), bool):
+            raise SchemaError(f"{path}.negation.shield_blitz", "shield_blitz is true or false")
+        if "id" in spec.negation or "conditions" in spec.negation:
+            name = "id" if "id" in spec.negation else "conditions"
+            raise SchemaError(f"{path}.negation.{name}", f"the combatant's {name} comes from the scenario, not from"
+                              " its negation")
+        attribute = "strength" if mode in (None, "lock") else "agility"
+        vspec = type(spec)(name="victim", hp=1, attacker={attribute: 10}, target={"ac": 10})
+        request = cls._lock_request(spec, "a", vspec, "v", mode or "lock", True, [], [])
+        try:
+            ruleset.kind("lock").compile(request)
+        except RequestError as exc:
+            field = exc.path.removeprefix("$.attacker")
+            own = field.lstrip(".").split(".")[0].split("[")[0]
+            where = (f"{path}.attacker{field}" if own in ("strength", "agility", "strength_mod", "agility_mod")
+                     else f"{path}.negation{field}" if exc.path.startswith("$.attacker") else path)
+            raise type(exc)(where, exc.reason) from None
 
     def before_attack(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> bool:
+        """ER-23 a charge's impalement, then ER Weapon Negation: a lock or disarm made
+        instead of the turn's melee attack (the turn's other attacks given up)."""
+        assert isinstance(m, ErMember) and isinstance(target, ErMember)
+        if key != "spell" and m.negated == self.fight.round:
+            return False  # the feat was this turn's attack
+        if not self._charge(m, target, key, use):
+            return False
+        return not self._negates(m, target, key, use)
+
+    def _charge(self, m: ErMember, target: ErMember, key: str, use: Optional[tuple[int, ...]]) -> bool:
         """ER-23: a charger's first melee attack, at a pikeman set against charges: the
         impalement comes first, and voids the charge when it incapacitates the charger."""
-        assert isinstance(m, ErMember) and isinstance(target, ErMember)
         charge = self.sc.groups[m.group].spec.tactic.charge
         if charge is None or m.charged or key == "spell" or use is None:
             return True
@@ -228,8 +324,7 @@ class ErRound(Procedure):
             return True
         m.charged = True
         weapon = self.sc.groups[target.group].spec.impale
-        if (weapon is None or charge < 25 or target.reacted or target.incapacitated
-                or target.no_reactions >= self.fight.round or target.defending):
+        if (weapon is None or charge < 25 or not self._can_react(target) or self._weapon_busy(target)):
             return True
         target.reacted = True
         fight = self.fight
@@ -249,6 +344,187 @@ class ErRound(Procedure):
             fight.harm(m, damage, 0)
         return not void
 
+    # -- weapon negation (ER Weapon Negation) ---------------------------------------------
+
+    def _member(self, id_: str) -> ErMember:
+        found = self._by_id.get(id_)
+        if found is None:
+            self._by_id = {e.id: e for e in self.fight.members}
+            found = self._by_id[id_]
+        assert isinstance(found, ErMember)
+        return found
+
+    def _can_react(self, m: ErMember) -> bool:
+        """Its reaction of the round is left: not spent, not incapacitated (ER-13), not
+        taken away by defending (ER-15)."""
+        return not (m.reacted or m.incapacitated or m.defending or m.no_reactions >= self.fight.round)
+
+    def _holds(self, m: ErMember) -> Optional[ErMember]:
+        """The victim whose weapon `m` holds locked, while the lock lasts."""
+        if m.holding is None:
+            return None
+        v = self._member(m.holding)
+        if m.status == STANDING and v.status == STANDING and v.pinned_by == m.id:
+            return v
+        m.holding = None
+        return None
+
+    def _pinned(self, m: ErMember) -> Optional[ErMember]:
+        """The locker holding `m`'s weapon, while the lock lasts (else the lock is over:
+        its locker fell, left or lost its own weapon, and the log says so)."""
+        if m.pinned_by is None:
+            return None
+        locker = self._member(m.pinned_by)
+        if m.status == STANDING and locker.status == STANDING and locker.holding == m.id:
+            return locker
+        m.pinned_by, m.free_left = None, 0
+        if m.status == STANDING:
+            self.fight.log({"type": "freed", "who": m.id, "by": locker.id, "rule": "ER Weapon Negation",
+                            "why": "its locker no longer holds the lock"})
+        return None
+
+    def _weapon_busy(self, m: ErMember) -> bool:
+        """Its melee weapon is locked, held in a lock, or on the ground: no reaction with it."""
+        return m.disarmed or self._pinned(m) is not None or self._holds(m) is not None
+
+    def _armed(self, m: ErMember) -> Optional[int]:
+        """Its weapon: its first melee strike (None: it has none)."""
+        attacks = self.sc.groups[m.group].spec.attacks
+        return next((i for i, a in enumerate(attacks) if a.get("method") == "melee"), None)
+
+    def _hold(self, m: ErMember) -> None:
+        """A locker's turn: the hold, and its shield-blitz if it has one."""
+        victim = self._holds(m)
+        assert victim is not None
+        negation = self.sc.groups[m.group].spec.negation or {}
+        fight = self.fight
+        if not negation.get("shield_blitz"):
+            fight.log({"type": "lock held", "who": m.id, "target": victim.id, "rule": "ER Weapon Negation"})
+            return
+        result = self._lock(m, victim, "blitz")
+        damage = result["blitz"]["damage"]
+        fight.log({"type": "lock held", "who": m.id, "target": victim.id, "damage": damage, "rule": "ER Weapon Negation",
+                   "result": result})
+        if damage:
+            m.dealt += damage
+            victim.taken += damage
+            fight.harm(victim, damage, 0)
+
+    def _free(self, m: ErMember, phases: dict[str, list[int]]) -> dict[str, list[int]]:
+        """A locked weapon's wielder gives up attack dice of the weapon's strike (2 in all)."""
+        locker = self._pinned(m)
+        assert locker is not None
+        weapon = self._armed(m)
+        if weapon is None:  # nothing left to free (a scenario's weapon cannot vanish; kept safe)
+            return phases
+        dice = int(self.sc.groups[m.group].spec.attacks[weapon].get("dice", 1))
+        paid = min(m.free_left, dice)
+        m.free_left -= paid
+        event: dict[str, Any] = {"type": "freeing", "who": m.id, "by": locker.id, "dice": paid,
+                                 "left": m.free_left, "rule": "ER Weapon Negation"}
+        if m.free_left == 0:
+            m.pinned_by = None
+            locker.holding = None
+            event["type"] = "freed"
+        self.fight.log(event)
+        if m.free_left == 0 and dice > paid:
+            m.freed_at = self.fight.round  # its weapon strikes this turn with the dice left
+            return phases
+        return {phase: [i for i in use if i != weapon] for phase, use in phases.items() if use != [weapon]}
+
+    def _freeing_dice(self, m: ErMember, use: tuple[int, ...]) -> Situation:
+        """The dice left to the weapon's strike in the turn its wielder freed it."""
+        if m.freed_at != self.fight.round:
+            return ()
+        weapon = self._armed(m)
+        if weapon is None or weapon not in use:
+            return ()
+        dice = int(self.sc.groups[m.group].spec.attacks[weapon].get("dice", 1))
+        return ((("strike", weapon), (("dice", dice - ER_LOCK_FREE_DICE),)),)
+
+    def _negates(self, m: ErMember, target: ErMember, key: str, use: Optional[tuple[int, ...]]) -> bool:
+        """Its weapon lock or disarm, made instead of this melee attack (True: it was)."""
+        mode = self.sc.groups[m.group].spec.tactic.negate
+        if mode is None or key == "spell" or use is None or self._holds(m) is not None or m.disarmed:
+            return False
+        attacks = self.sc.groups[m.group].spec.attacks
+        if (not any(attacks[i].get("method") == "melee" for i in use) or self._armed(target) is None
+                or self._pinned(target) is not None or target.disarmed):
+            return False
+        m.negated = self.fight.round
+        attribute = "strength" if mode == "lock" else "agility"
+        reacts = (self._can_react(target) and not self._weapon_busy(target)
+                  and self._attribute_known(target, attribute)
+                  and not set(self._conditions(target)) & set(CANNOT_ATTACK))
+        if reacts:
+            target.reacted = True
+        result = self._lock(m, target, mode, reacts)
+        outcome = result["outcome"]
+        fight = self.fight
+        event: dict[str, Any] = {"type": "negation", "who": m.id, "target": target.id, "mode": mode,
+                                 "outcome": outcome, "rule": "ER Weapon Negation", "result": result}
+        reaction = result.get("reaction") or {}
+        cost = (reaction.get("body_cost") or {}).get("points", 0)
+        if cost:
+            event["damage"] = cost
+        fight.log(event)
+        if outcome == "locked":
+            self._release(target)
+            m.holding, target.pinned_by, target.free_left = target.id, m.id, ER_LOCK_FREE_DICE
+        elif outcome == "disarmed":
+            self._release(target)
+            target.disarmed = True
+        if cost:
+            m.dealt += cost
+            target.taken += cost
+            fight.harm(target, cost, 0)
+        return True
+
+    def _release(self, m: ErMember) -> None:
+        """A locker whose own weapon is locked or disarmed lets its lock go."""
+        victim = self._holds(m)
+        if victim is not None:
+            m.holding = None
+            victim.pinned_by, victim.free_left = None, 0
+            self.fight.log({"type": "freed", "who": victim.id, "by": m.id, "rule": "ER Weapon Negation",
+                            "why": "its locker's own weapon was locked or disarmed"})
+
+    def _conditions(self, m: ErMember) -> list[str]:
+        spec = self.sc.groups[m.group].spec
+        own = list(spec.attacker.get("conditions") or [])
+        return own + [c for c in spec.target.get("conditions") or [] if c not in own]
+
+    def _attribute_known(self, m: ErMember, attribute: str) -> bool:
+        attacker = self.sc.groups[m.group].spec.attacker
+        return attacker.get(attribute) is not None or attacker.get(f"{attribute}_mod") is not None
+
+    def _lock(self, m: ErMember, victim: ErMember, mode: str, reacts: bool = False) -> dict[str, Any]:
+        """One lock request (a random event): `m`'s negation at `victim`."""
+        kind = self.sc.ruleset.kind("lock")
+        dice, seed = self.fight.stream()
+        plan = kind.compile(self._lock_request(self.sc.groups[m.group].spec, m.id,
+                                               self.sc.groups[victim.group].spec, victim.id, mode, reacts,
+                                               self._conditions(m), self._conditions(victim)))
+        assert kind.roll is not None  # a rolled kind
+        result: dict[str, Any] = kind.roll(plan, dice, seed).to_dict()
+        return result
+
+    @staticmethod
+    def _lock_request(spec: Any, id_: str, vspec: Any, vid: str, mode: str, reacts: bool,
+                      conditions: list[str], vconditions: list[str]) -> dict[str, Any]:
+        negation = {k: v for k, v in (spec.negation or {}).items() if k != "shield_blitz"}
+        attacker = {k: spec.attacker[k] for k in ("strength", "agility", "strength_mod", "agility_mod")
+                    if spec.attacker.get(k) is not None}
+        victim = {k: vspec.attacker[k] for k in ("strength", "agility", "strength_mod", "agility_mod")
+                  if vspec.attacker.get(k) is not None}
+        for name in ("resistant", "vulnerable", "immune"):
+            if vspec.target.get(name):
+                victim[name] = vspec.target[name]
+        return {"mode": mode,
+                "attacker": {**attacker, **negation, "id": id_, "conditions": conditions},
+                "victim": {**victim, "id": vid, "ac": vspec.target.get("ac"), "reacts": reacts,
+                           "conditions": vconditions}}
+
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """ER-15: a defending target; ER-13: no sneak dice at a victim that fought the
         attacker in the prior round."""
@@ -265,6 +541,9 @@ class ErRound(Procedure):
                     self.fight.log({"type": "strays left out", "target": target.id, "rule": "ER-17",
                                     "why": f"the scenario names no one nearby for {tspec.name}: a shot at it that"
                                            " misses under three-quarters cover cannot stray (give its nearby)"})
+        if use is not None and key != "spell":
+            assert isinstance(m, ErMember)
+            found += self._freeing_dice(m, use)
         if target.defending:
             conditions = self.sc.groups[target.group].spec.target.get("conditions") or []
             if "defending" not in conditions:
@@ -346,8 +625,7 @@ class ErRound(Procedure):
         if moved >= ER_FLEE_NORMAL and not defending:
             for e in fight.members:
                 assert isinstance(e, ErMember)
-                if (e.status != STANDING or e.side == target.side or e.reacted or e.incapacitated
-                        or e.no_reactions >= fight.round
+                if (e.status != STANDING or e.side == target.side or not self._can_react(e) or self._weapon_busy(e)
                         or not (target.id in e.engaged or target.id in e.engaged_before)):
                     continue
                 spec = self.sc.groups[e.group].spec

@@ -1,6 +1,7 @@
 """`fracas attack --ruleset NAME`: each ruleset's own flags, as the README shows them."""
 
 import json
+import re
 
 import pytest
 
@@ -124,11 +125,34 @@ def test_ruleset_takes_the_short_id_the_docs_use_and_any_case(spelling):
 @pytest.mark.parametrize(("spelling", "name"), [("er", "enchanted-realms"), ("Enchanted Realms", "enchanted-realms"),
                                                 ("WW", "worldwalker"), ("os", "old-school"), ("Old-School", "old-school")])
 def test_every_short_id_and_title(spelling, name):
-    out = run(["initiative", "--ruleset", spelling, "--side", "party", "--side", "goblins", "--combatant", "a=1",
-               "--combatant", "b=2", "--seed", "1", "--json"])
+    flags = (["--side", "party", "--side", "goblins"] if name == "old-school"
+             else ["--combatant", "a=1", "--combatant", "b=2"])
+    out = run(["initiative", "--ruleset", spelling, *flags, "--seed", "1", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["ruleset"] == name
     assert run(["odds", "--ruleset", spelling, "--help"]).exit_code == 0
+
+
+@pytest.mark.parametrize(("ruleset", "flags", "check"), [
+    ("enchanted-realms", ["--combatant", "a=1", "--combatant", "b=2"],
+     lambda r: {e["id"]: e["modifier"] for e in r["order"]} == {"a": -1, "b": 0}),  # ER-18: Agility 1 → −1
+    ("worldwalker", ["--combatant", "a=1", "--combatant", "b=2"],
+     lambda r: {e["id"]: e["dex_mod"] for e in r["order"]} == {"a": 1, "b": 2}),
+    ("cartyrion", ["--ambush", "party"], lambda r: r["ambush"] == "party" and r["round"] == 1),
+    ("old-school", ["--side", "party", "--wait", "goblins"], lambda r: r["order"][-1] == ["goblins"]),
+])
+def test_initiative_flags_are_each_rulesets_own(ruleset, flags, check):
+    """ER-18, WW-1, CT-1, OS-1: `fracas initiative` takes the flags the ruleset gives
+    (Ruleset.initiative_cli_options), and refuses another ruleset's by name."""
+    out = run(["initiative", "--ruleset", ruleset, *flags, "--seed", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    assert check(json.loads(out.output)), out.output
+    other = ["--side", "x"] if ruleset != "old-school" else ["--combatant", "x=1"]
+    out = run(["initiative", "--ruleset", ruleset, *other])
+    assert out.exit_code == 2 and f"No such option '{other[0]}'" in out.output, out.output
+    helped = run(["initiative", "--ruleset", ruleset, "--help"]).output
+    listed = re.findall(r"^  (--[a-z-]+)", helped, re.M)  # the options table
+    assert flags[0] in listed and other[0] not in listed
 
 
 def test_an_unknown_ruleset_lists_the_names_and_short_ids():

@@ -126,18 +126,20 @@ def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
     return {**request, "rolls": faces}
 
 
-# -- the attack flags of a ruleset ----------------------------------------------------
-class _AttackCommand(click.Command):
-    """`fracas attack`: its own options plus the attack flags of the ruleset named by
-    `--ruleset` (Enchanted Realms when absent).
+# -- a ruleset's flags ---------------------------------------------------------------
+class _RulesetFlagsCommand(click.Command):
+    """A command with its own options plus the flags of the ruleset named by `--ruleset`
+    (Enchanted Realms when absent), from the ruleset's `flags_hook` (a `Ruleset` method
+    returning click options).
 
     The flags are looked up when the command runs, so a ruleset registered after
     import (a plug-in, a test) brings its flags along, and each ruleset's flags
     mean what its rules mean (`--method ranged` for Worldwalker, `--method range`
-    for Enchanted Realms); `fracas attack --ruleset NAME --help` lists them.
+    for Enchanted Realms); `fracas COMMAND --ruleset NAME --help` lists them.
     """
 
-    _options: dict[rulesets.Ruleset, list[click.Option]] = {}
+    flags_hook = "cli_options"
+    _options: dict[tuple[str, rulesets.Ruleset], list[click.Option]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         name = _ruleset_in(args) or (ctx.default_map or {}).get("ruleset_name")
@@ -156,14 +158,27 @@ class _AttackCommand(click.Command):
         if name not in rulesets.names():
             return params  # the command reports the unknown --ruleset
         ruleset = rulesets.get(name)
-        options = self._options.get(ruleset)
+        key = (self.flags_hook, ruleset)
+        options = self._options.get(key)
         if options is None:
-            options = self._options[ruleset] = ruleset.cli_options()
+            options = self._options[key] = getattr(ruleset, self.flags_hook)()
         for option in options:
             if option.name not in taken:
                 taken.add(option.name)
                 params.insert(len(params) - 1, option)  # before --help
         return params
+
+
+class _AttackCommand(_RulesetFlagsCommand):
+    """`fracas attack` and `fracas odds`: the ruleset's flags of one attack (`cli_options`)."""
+
+    flags_hook = "cli_options"
+
+
+class _InitiativeCommand(_RulesetFlagsCommand):
+    """`fracas initiative`: the ruleset's initiative flags (`initiative_cli_options`)."""
+
+    flags_hook = "initiative_cli_options"
 
 
 def _ruleset_in(args: list[str]) -> Optional[str]:

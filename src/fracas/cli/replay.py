@@ -15,31 +15,29 @@ from .common import RequestRejected, _emit, _engine_call, _load_json, style
 
 
 def _method_of(request: Any) -> str:
-    """The engine method a bare request is for, by the fields it has."""
+    """The engine method a bare request is for: the kind of its ruleset whose request type
+    has every field it gives and all it requires (the most required fields when several
+    fit); "attack.resolve" when none does, so the attack's own checks name what is wrong."""
     if not isinstance(request, dict):
         return "attack.resolve"
-    if "attacks" in request:
-        return "attack.bulk"
-    if "morale" in request:
-        return "morale.check"
-    if "challenger" in request:
-        return "compete.roll"
-    if "pikeman" in request:
-        return "impale.resolve"
-    if "save" in request and "dc" in request:
-        return "save.roll"
-    if "touch" in request and "caster" in request:
-        return "touch.roll"
-    if "inflict" in request or ("attack" in request and "strikes" not in request):
-        return "drop.roll"
-    if "victim" in request and "mode" in request:
-        return "lock.roll"
-    if "counterspeller" in request:
-        return "counterspell.roll"
-    if "combatants" in request or "sides" in request or (
-            "strikes" not in request and request.get("ruleset") == "cartyrion"):
-        return "initiative.roll"
-    return "attack.resolve"
+    import msgspec
+
+    from .. import rulesets
+    from ..errors import RequestError
+
+    try:
+        ruleset = rulesets.for_request(request)
+    except RequestError:
+        return "attack.resolve"  # the replay reports the ruleset's error
+    given = set(request)
+    best: Optional[tuple[int, str]] = None
+    for name, typ in ruleset.request_types.items():
+        fields = msgspec.structs.fields(typ)
+        names = {f.encode_name for f in fields}
+        required = {f.encode_name for f in fields if f.required}
+        if given <= names and required <= given and (best is None or len(required) > best[0]):
+            best = (len(required), name)
+    return "attack.resolve" if best is None else ruleset.kind(best[1]).kind.method
 
 
 def _unwrap_record(record: Any) -> tuple[str, Any, Optional[dict[str, Any]]]:

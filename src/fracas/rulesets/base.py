@@ -434,6 +434,15 @@ class Ruleset:
         """The request those options describe (`flags` holds every option's value)."""
         raise self._unsupported("command-line")
 
+    def initiative_cli_options(self) -> list[Any]:
+        """click options with which `fracas initiative` describes an initiative request of
+        this ruleset (none by default: a request file still works)."""
+        return []
+
+    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        """The initiative request those options describe (`flags`: every option's value)."""
+        raise self._unsupported("command-line initiative")
+
     def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
         """The option that sets the field at `path` of a request built from flags."""
         return None

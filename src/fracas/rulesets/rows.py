@@ -607,7 +607,9 @@ class RowRuleset(Ruleset):
     single attacks and bulk requests (on the compiled core when it is built: a bulk
     result's `backend` says which), exact odds (`rows_odds`) and rendering are this
     class's. Optional: `cli_module` (a module with `options`, `request_from_flags` and
-    `flag_hint`: `fracas attack --ruleset …` flags; without it, request files only) and
+    `flag_hint`: `fracas attack --ruleset …` flags, and `initiative_options` and
+    `initiative_from_flags`: `fracas initiative --ruleset …` flags; without it, request
+    files only) and
     `strike_line` (one strike as text; without it the terminal shows the result's JSON).
     A dice pool: `rules = Rules(..., kernel="success-count")` and `pool_row` strikes."""
 
@@ -654,6 +656,18 @@ class RowRuleset(Ruleset):
         if not self.cli_module:
             return super().request_from_flags(flags)
         request: dict[str, Any] = self._cli().request_from_flags(flags)
+        return request
+
+    def initiative_cli_options(self) -> list[Any]:
+        """The cli module's `initiative_options()`, if it has one."""
+        made = getattr(self._cli(), "initiative_options", None) if self.cli_module else None
+        return super().initiative_cli_options() if made is None else list(made())
+
+    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        made = getattr(self._cli(), "initiative_from_flags", None) if self.cli_module else None
+        if made is None:
+            return super().initiative_from_flags(flags)
+        request: dict[str, Any] = made(flags)
         return request
 
     def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:

@@ -64,3 +64,17 @@ _FIELDS = {"attacker.level": "--level", "attacker.bonus": "--bonus", "attacker.m
 
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
+
+
+def initiative_options() -> list[click.Option]:
+    """`fracas initiative --ruleset cartyrion`: CT-1 side initiative, the party's d6."""
+    return [
+        click.Option(["--round", "round_"], type=click.IntRange(1), default=1, show_default=True,
+                     help="The round (surprise and ambush only in the first, CT-1)."),
+        click.Option(["--ambush"], type=click.Choice(["none", "opponents", "party"]), default="none",
+                     show_default=True, help="Who is ambushing (CT-1)."),
+    ]
+
+
+def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    return {"ruleset": NAME, "round": flags["round_"], "ambush": flags["ambush"]}

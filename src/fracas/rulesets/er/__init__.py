@@ -111,6 +111,16 @@ class EnchantedRealms(Ruleset):
 
         return cli.options()
 
+    def initiative_cli_options(self) -> list[Any]:
+        from ..flags import combatants_option
+
+        return [combatants_option("its Agility score (ER-18: d10 + Agility modifier)")]
+
+    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
+        from ..flags import combatants_request
+
+        return combatants_request(self.name, flags, "agility")
+
     def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
         from . import cli
 

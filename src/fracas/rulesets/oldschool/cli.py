@@ -57,3 +57,21 @@ _FIELDS = {"attacker.attack_bonus": "--attack-bonus", "attacker.str_mod": "--str
 
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
+
+
+def initiative_options() -> list[click.Option]:
+    """`fracas initiative --ruleset old-school`: OS-1, a d6 per side."""
+    return [
+        click.Option(["--side", "sides"], multiple=True, metavar="ID", help="A side (OS-1); repeatable."),
+        click.Option(["--wait", "waiting"], multiple=True, metavar="ID", help="A side that waits (OS-1)."),
+        click.Option(["--ties"], type=click.Choice(["reroll", "simultaneous"]), default="reroll",
+                     show_default=True, help="Ties: roll again, or act together (OS-1)."),
+    ]
+
+
+def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    sides, waiting = tuple(flags.get("sides") or ()), tuple(flags.get("waiting") or ())
+    ids = list(sides) + [w for w in waiting if w not in sides]
+    if len(ids) < 2:
+        raise click.UsageError("give the sides: --side party --side goblins (--wait ID for a waiting one)")
+    return {"ruleset": NAME, "ties": flags["ties"], "sides": [{"id": i, "wait": i in waiting} for i in ids]}

@@ -118,3 +118,16 @@ _FIELDS = {"attacker.skill": "--skill", "attacker.str_mod": "--str-mod", "attack
 
 def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
+
+
+def initiative_options() -> list[click.Option]:
+    """`fracas initiative --ruleset worldwalker`: WW-1, d20 + Dexterity modifier each."""
+    from ..flags import combatants_option
+
+    return [combatants_option("its Dexterity modifier (WW-1: d20 + Dexterity modifier)")]
+
+
+def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    from ..flags import combatants_request
+
+    return combatants_request(NAME, flags, "dex_mod")

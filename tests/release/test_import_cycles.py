@@ -172,14 +172,8 @@ def test_the_scan_finds_a_cycle_hidden_in_a_function(tmp_path):
 #: Upward imports still here, each with why; a new one fails the test, and so does one that
 #: is gone (its entry goes with it).
 UPWARD: dict[tuple[str, str], str] = {
-    ("fracas.rulesets.er.commands", "fracas.cli.common"):
-        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
     ("fracas.rulesets.er.commands", "fracas"): "its commands call the public API",
-    ("fracas.rulesets.oldschool.commands", "fracas.cli.common"):
-        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
     ("fracas.rulesets.oldschool.commands", "fracas"): "its commands call the public API",
-    ("fracas.rulesets.ww.commands", "fracas.cli.common"):
-        "the kinds' click commands share the CLI's option helpers; they move to a layer below",
     ("fracas.rulesets.ww.commands", "fracas"): "its commands call the public API",
 }
 

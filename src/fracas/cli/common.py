@@ -4,19 +4,20 @@ command class of `fracas attack` and `fracas odds`."""
 
 from __future__ import annotations
 
-import os
 from typing import Any, Optional
 
 import click
 
 from .. import rulesets
-from ..errors import RequestError
+from ..rulesets.cmdkit import RequestRejected, _no_color, style
+from ..rulesets.cmdkit import emit as _emit
+from ..rulesets.cmdkit import engine_call as _engine_call
+from ..rulesets.cmdkit import load_json as _load_json
+from ..rulesets.cmdkit import parse_rolls as _parse_rolls
+from ..rulesets.cmdkit import with_rolls as _with_rolls
 
-
-class RequestRejected(click.ClickException):
-    """The engine refused the request: exit code 2 and its message with the field path."""
-
-    exit_code = 2
+__all__ = ["RequestRejected", "_no_color", "style", "_emit", "_engine_call", "_load_json", "_parse_rolls",
+           "_with_rolls", "SHORT_IDS", "ruleset_named", "warn_if_slow"]
 
 
 #: The short IDs the rules and the docs use (the rule-ID prefixes: ER-1, WW-1, CT-1, OS-1),
@@ -44,20 +45,6 @@ def _ruleset_option(_ctx: click.Context, _param: click.Parameter, value: Optiona
     return None if value is None else ruleset_named(value).name
 
 
-_COLOR = {"off": False}
-
-
-def _no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    _COLOR["off"] = bool(value) or bool(os.environ.get("NO_COLOR"))
-
-
-def style(text: str, **styles: Any) -> str:
-    """`click.style`, or the plain text with --no-color or NO_COLOR set (https://no-color.org)."""
-    if _COLOR["off"] or os.environ.get("NO_COLOR"):
-        return text
-    return click.style(text, **styles)
-
-
 def warn_if_slow() -> None:
     """Say loudly, on stderr, when the compiled core is missing (a silent 500x slowdown)."""
     from .. import _kernels
@@ -66,64 +53,6 @@ def warn_if_slow() -> None:
         click.echo(style("warning: ", fg="yellow", bold=True) + _kernels.why() +
                    ". Install a C compiler (build-essential) and reinstall, or install a wheel; "
                    "`fracas doctor` says more.", err=True)
-
-
-# -- reading input ---------------------------------------------------------------------
-def _engine_call(call: Any, *args: Any, flags: Optional[tuple[Any, ...]] = None, **kwargs: Any) -> Any:
-    """Run an engine call; a request error becomes exit code 2 with its message.
-
-    With `flags` (the ruleset and option values the request was built from) the
-    message also names the option that sets the field.
-    """
-    try:
-        return call(*args, **kwargs)
-    except RequestError as err:
-        message = str(err)
-        if flags is not None:
-            ruleset, values = flags
-            flag = ruleset.flag_hint(err.path, values)
-            if flag:
-                message += f" (set it with {flag})"
-        raise RequestRejected(message) from None
-
-
-def _load_json(data: bytes, what: str) -> Any:
-    """Decode a JSON document; a broken one is a user error (exit 2), not a traceback."""
-    import orjson
-
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as err:
-        raise RequestRejected(f"$: {what} is not valid JSON ({err})") from None
-
-
-def _emit(result: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        import orjson
-
-        click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
-    else:
-        ruleset = rulesets.get(result.get("ruleset", rulesets.DEFAULT))
-        click.echo(ruleset.render(result, style))
-
-
-def _parse_rolls(text: str) -> list[int]:
-    """`--rolls 12,7,20,3` → [12, 7, 20, 3]; anything else is a usage error naming the item."""
-    faces = []
-    for i, item in enumerate(text.replace(",", " ").split()):
-        try:
-            faces.append(int(item))
-        except ValueError:
-            raise click.BadParameter(f"item {i + 1} ({item!r}) is not a whole number; give faces "
-                                     "like 12,7,20,3", param_hint="--rolls") from None
-    return faces
-
-
-def _with_rolls(request: Any, faces: Optional[list[int]]) -> Any:
-    """The request with injected faces from --rolls (they win over the request's own)."""
-    if faces is None or not isinstance(request, dict):
-        return request
-    return {**request, "rolls": faces}
 
 
 # -- a ruleset's flags ---------------------------------------------------------------

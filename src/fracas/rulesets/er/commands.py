@@ -11,7 +11,7 @@ import click
 
 import fracas
 
-from ...cli.common import _emit, _engine_call, _load_json, _parse_rolls, _with_rolls
+from ..cmdkit import emit, engine_call, load_json, parse_rolls, with_rolls
 
 
 # Their KEY=VALUE,... options are read by the one reader of `--strike` (rulesets.er.cli.key_values).
@@ -46,9 +46,9 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if not challenger or not defender:
             raise click.UsageError("give both sides: --challenger id=ogre,strength=6 --defender id=aria,strength=3"
@@ -56,8 +56,8 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
         payload = {"contest": contest, "slick": slick,
                    "challenger": key_values(challenger, _SIDE_KEYS, "--challenger"),
                    "defender": key_values(defender, _SIDE_KEYS, "--defender")}
-    result = _engine_call(fracas.compete, _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+    result = engine_call(fracas.compete, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
 
 
 @click.command(short_help="An Enchanted Realms impalement (ER-23): a pikeman's strike at a charger.")
@@ -87,9 +87,9 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
     e.g. `fracas impale --str 4 --charger id=ogre,ac=12,body=8 --closed 30`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if charger is None or closed is None or strength is None:
             raise click.UsageError("give --str, --charger id=ogre,ac=12,body=8 and --closed FEET (or a request file)")
@@ -100,9 +100,9 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
         payload = {"pikeman": pikeman, "charger": {**target, "closed": closed},
                    "weapon": {"forte": forte, "weight": weight, "bonus": bonus}}
         if charge_file is not None:
-            payload["charge"] = _load_json(charge_file.read(), "--charge")
-    result = _engine_call(fracas.impale, _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+            payload["charge"] = load_json(charge_file.read(), "--charge")
+    result = engine_call(fracas.impale, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
 
 
 #: What `--target KEY=VALUE,...` of `fracas save` may set, and how each value is read.
@@ -135,16 +135,16 @@ def save(request: Any, save_: Optional[str], dc: Optional[int], targets: tuple[s
     --target id=goblin,score=4,cover=half --target id=ogre,modifier=-1`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if save_ is None or dc is None or not targets:
             raise click.UsageError("give --save, --dc and at least one --target id=goblin,score=4 (or a request file)")
         payload = {"save": save_, "dc": dc, "area": area, "effect": effect, "on_fail": list(on_fail),
                    "targets": [key_values(t, _SAVER_KEYS, "--target") for t in targets]}
-    result = _engine_call(fracas.save, _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+    result = engine_call(fracas.save, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
 
 
 #: What `--caster` / `--target KEY=VALUE,...` of `fracas touch` may set, and how each value is read.
@@ -181,17 +181,17 @@ def touch(request: Any, how: Optional[str], caster: Optional[str], target: Optio
     --target id=guard,agility=6,other_ac=1`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if how is None or caster is None or target is None:
             raise click.UsageError("give --touch, --caster and --target (or a request file)")
         payload = {"touch": how, "caster": key_values(caster, _TOUCH_CASTER_KEYS, "--caster"),
                    "target": key_values(target, _TOUCH_TARGET_KEYS, "--target"), "dice": dice, "bonus": bonus,
                    "advantage": advantage, "disadvantage": disadvantage}
-    result = _engine_call(fracas.roll, "touch", _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+    result = engine_call(fracas.roll, "touch", with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
 
 
 #: What `--victim KEY=VALUE,...` of `fracas drop` may set, and how each value is read.
@@ -220,16 +220,16 @@ def drop(request: Any, held: Optional[int], rounds: int, victim: Optional[str], 
     `fracas drop --held 7 --rounds 2 --victim id=captain,attribute=agility,score=6`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if held is None or victim is None:
             raise click.UsageError("give --held and --victim (or a drop request file with its attack)")
         payload = {"inflict": {"held": held, "rounds": rounds,
                                "victim": key_values(victim, _DROP_VICTIM_KEYS, "--victim")}}
-    result = _engine_call(fracas.roll, "drop", _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+    result = engine_call(fracas.roll, "drop", with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
 
 
 #: What `fracas lock --attacker` / `--victim KEY=VALUE,...` may set, and how each value is read.
@@ -266,13 +266,13 @@ def lock(request: Any, mode: str, attacker: Optional[str], victim: Optional[str]
     --victim id=ogre,ac=12,agility=2,reacts`."""
     from .cli import key_values
 
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if attacker is None or victim is None:
             raise click.UsageError("give --attacker and --victim (or a request file)")
         payload = {"mode": mode, "attacker": key_values(attacker, _LOCKER_KEYS, "--attacker"),
                    "victim": key_values(victim, _LOCK_VICTIM_KEYS, "--victim")}
-    result = _engine_call(fracas.lock, _with_rolls(payload, faces), seed=seed)
-    _emit(result.to_dict(), as_json)
+    result = engine_call(fracas.lock, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)

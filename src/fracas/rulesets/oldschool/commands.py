@@ -8,7 +8,7 @@ import click
 
 import fracas
 
-from ...cli.common import _emit, _engine_call, _parse_rolls
+from ..cmdkit import emit, engine_call, parse_rolls
 
 
 @click.command(short_help="An old-school morale check (OS-4): 2d6 above Morale + modifier breaks.")
@@ -22,6 +22,6 @@ def morale(morale: Any, modifier: Any, successes: Any, seed: Any, rolls: Any, as
     """An old-school morale check (OS-4): 2d6 above Morale + modifier breaks."""
     payload = {"ruleset": "old-school", "morale": morale, "modifier": modifier, "successes": successes}
     if rolls is not None:
-        payload["rolls"] = _parse_rolls(rolls)
-    result = _engine_call(fracas.check_morale, payload, seed=seed)
-    _emit(result.to_dict(), as_json)
+        payload["rolls"] = parse_rolls(rolls)
+    result = engine_call(fracas.check_morale, payload, seed=seed)
+    emit(result.to_dict(), as_json)

@@ -8,7 +8,7 @@ import click
 
 import fracas
 
-from ...cli.common import RequestRejected, _emit, _load_json, _parse_rolls, _with_rolls
+from ..cmdkit import RequestRejected, emit, load_json, parse_rolls, with_rolls
 from ...errors import RequestError
 
 #: The option behind each request field, named in an error about a request built from flags.
@@ -62,9 +62,9 @@ def counterspell(request: Any, school: Optional[str], caster_id: str, caster_ski
     the exact chance it had. REQUEST is a JSON counterspell request ('-' for stdin), or use
     the flags, e.g. `fracas counterspell --school sorcery --caster-skill 5 --trained sorcery=3
     --distance 40`."""
-    faces = _parse_rolls(rolls) if rolls is not None else None
+    faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
-        payload = _load_json(request.read(), "the request")
+        payload = load_json(request.read(), "the request")
     else:
         if school is None or distance is None:
             raise click.UsageError("give the spell's --school and the counterspeller's --distance in feet"
@@ -74,9 +74,9 @@ def counterspell(request: Any, school: Optional[str], caster_id: str, caster_ski
                    "counterspeller": {"id": counter_id, "schools": _schools(trained), "modifier": modifier,
                                       "distance": distance}}
     try:
-        result = fracas.roll("counterspell", _with_rolls(payload, faces), seed=seed)
+        result = fracas.roll("counterspell", with_rolls(payload, faces), seed=seed)
     except RequestError as err:
         flag = None if request is not None else next(
             (flag for path, flag in _FLAGS.items() if err.path == path or err.path.startswith(path + ".")), None)
         raise RequestRejected(str(err) + (f" (set it with {flag})" if flag else "")) from None
-    _emit(result.to_dict(), as_json)
+    emit(result.to_dict(), as_json)

@@ -286,3 +286,24 @@ test('answers rolled by the engine: cards with the exact odds, effects applied o
   assert.equal(plain(tc.odds), 'P(touch) 50.0% (1/2) · P(unnoticed) 30.0% (3/10)');
   assertSafe(assert, emu);
 });
+
+test('ER-12 saves: --no-apply shows what a failure would do; --marker maps a condition to a custom marker, which undo takes off alone', (t) => {
+  if (!H.pythonHasFracas()) return H.skipUnlessCI(t, `no Python with fracas at ${H.pythonPath()}`);
+  const { emu, tokens } = table();
+  // DC 40: nobody saves. A preview changes nothing.
+  const preview = run(emu, emu.gm, `!fracas save --save agility --dc 40 --on-fail asleep --targets ${tokens.goblin.id} --no-apply --seed 1`).rpcs[0];
+  const out = answer(emu, preview, bridgeRoll(preview));
+  assert.match(plain(Emulator.fields(card(out).text).Goblin), /failed ✗ · 0\.0% \(0\/1\) to save\non a failure: asleep \(not applied\)$/);
+  assert.equal(tokens.goblin.get('statusmarkers'), '');
+  assert.equal(gmCard(out) && /\[undo\]/.test(gmCard(out).text), false, 'nothing to undo');
+  // The campaign's custom marker "Hexed" (tag Hexed::4242) shows asleep: it is written by its tag, beside the markers there.
+  emu.chat(emu.gm, '!fracas config --marker asleep=Hexed');
+  tokens.goblin.set('statusmarkers', 'red,prone');
+  const real = run(emu, emu.gm, `!fracas save --save agility --dc 40 --on-fail asleep,prone --targets ${tokens.goblin.id} --seed 1`).rpcs[0];
+  const got = answer(emu, real, bridgeRoll(real));
+  assert.match(plain(Emulator.fields(card(got).text).Goblin), /now asleep \(marker set\)$/);
+  assert.equal(tokens.goblin.get('statusmarkers'), 'red,prone,Hexed::4242');
+  tokens.goblin.set('statusmarkers', 'red,prone,Hexed::4242,blue');
+  emu.chat(emu.gm, `!fracas undo ${real.id}`);
+  assert.equal(tokens.goblin.get('statusmarkers'), 'red,prone,blue', 'undo takes off the marker the card put on, and only it');
+});

@@ -307,3 +307,17 @@ test('ER-12 saves: --no-apply shows what a failure would do; --marker maps a con
   emu.chat(emu.gm, `!fracas undo ${real.id}`);
   assert.equal(tokens.goblin.get('statusmarkers'), 'red,prone,blue', 'undo takes off the marker the card put on, and only it');
 });
+
+test('ER-13: !fracas request gives the drop request with its seed, and fracas replay rolls what the bridge rolled', (t) => {
+  if (!H.pythonHasFracas()) return H.skipUnlessCI(t, `no Python with fracas at ${H.pythonPath()}`);
+  const { emu, tokens } = table();
+  const rpc = run(emu, emu.gm, `!fracas drop --target ${tokens.goblin.id} --seed 11`, [tokens.thief.id]).rpcs[0];
+  const shown = plain(emu.chat(emu.gm, `!fracas request ${rpc.id}`)[0].text);
+  const record = JSON.parse(shown.slice(shown.indexOf('{')));
+  assert.deepEqual(record, rpc.params);
+  const replay = spawnSync(H.pythonPath(), ['-m', 'fracas', 'replay', '-', '--json'],
+    { cwd: H.REPO_ROOT, input: JSON.stringify(record), encoding: 'utf8' });
+  assert.equal(replay.status, 0, replay.stderr);
+  const replayed = JSON.parse(replay.stdout);
+  assert.deepEqual(replayed, bridgeRoll(rpc));
+});

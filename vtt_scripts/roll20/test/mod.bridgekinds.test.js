@@ -321,3 +321,20 @@ test('ER-13: !fracas request gives the drop request with its seed, and fracas re
   const replayed = JSON.parse(replay.stdout);
   assert.deepEqual(replayed, bridgeRoll(rpc));
 });
+
+test('ER Weapon Lock: a public card names no creature whose nameplate players do not see; the GM\'s card does', (t) => {
+  if (!H.pythonHasFracas()) return H.skipUnlessCI(t, `no Python with fracas at ${H.pythonPath()}`);
+  const { emu, tokens } = table();
+  // A GM's creature with its nameplate hidden from players (showplayers_name off, Roll20's default).
+  const prowler = emu.addToken({ name: 'Night Prowler', represents: emu.addCharacter('Prowler', { strength: 7, agility: 5 }).id });
+  const rpc = run(emu, emu.gm, `!fracas lock --mode disarm --target ${tokens.knight.id} --reacts --rolls 18,3,9,10`, [prowler.id]).rpcs[0];
+  const result = bridgeRoll(rpc);
+  assert.ok(result.reaction && result.reaction.rolled, 'the feat succeeds with these faces, so the sides are named');
+  const out = answer(emu, rpc, result);
+  const pub = out.filter((o) => !o.to).map((o) => plain(o.text)).join('\n');
+  assert.ok(pub.length, 'a public card');
+  assert.ok(!pub.includes('Night Prowler'), pub);
+  assert.match(pub, /An unnamed creature/);
+  assert.match(plain(gmCard(out).text), /Night Prowler/);
+  assertSafe(assert, emu);
+});

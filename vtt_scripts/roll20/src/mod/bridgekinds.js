@@ -475,6 +475,8 @@ function kindCommand(app, msg, cmd, kind) {
   request.seed = common.seed !== undefined ? common.seed : app.newSeed();
   if (common.rolls) request.rolls = common.rolls;
   const seen = permissions.playerNames(names, tokens, built.actorToken || null, built.actorName || '', app.edge);
+  // The acting token is named on the card too (a lock's sides, its outcome): as players know it.
+  if (built.actorToken && own(seen.names, built.actorToken.id)) seen.names[built.actorToken.id] = seen.attacker;
   const meta = {
     kind, names, seen: seen.names, actor: built.actorName || null, actorSeen: built.actorToken ? seen.attacker : null,
     title: built.title, apply: common.apply, whisper: common.whisper === undefined ? null : common.whisper,

@@ -101,7 +101,6 @@ test('ER-13 getting the drop: !fracas drop sends drop.roll, the attack with ever
   assert.equal(animal.rpcs[0].params.attack.rolls, undefined);
   const inflict = run(emu, emu.gm, `!fracas drop --inflict 9 --target ${tokens.goblin.id} --rounds 3 --foul-play --attribute strength --seed 2`,
     [tokens.thief.id]);
-  tokens.goblin.get('represents');
   assert.equal(inflict.rpcs.length, 0, 'the goblin has no Strength on its sheet');
   assert.match(inflict.said, /Goblin has no "strength" \(or "strength_mod"\) attribute: the strength feat against the held damage needs it/);
   const agile = run(emu, emu.gm, `!fracas drop --inflict 9 --target ${tokens.goblin.id} --rounds 3 --foul-play --seed 2`, [tokens.thief.id]);
@@ -132,7 +131,7 @@ test('ER Weapon Lock / ER-19: !fracas lock sends lock.roll: lock, disarm and shi
   assert.equal(blitz.rpcs[0].params.attacker.to_hit, undefined, 'a blitz has no roll to hit');
 });
 
-test('bad input: a clear whisper naming the option; nothing is sent', () => {
+test('bad input to save (ER-16), touch (ER Touch attacks), drop (ER-13), lock (ER-19): a clear whisper naming the option; nothing is sent', () => {
   const { emu, tokens } = table();
   const g = tokens.goblin.id;
   const o = [tokens.orc.id];
@@ -174,7 +173,7 @@ test('bad input: a clear whisper naming the option; nothing is sent', () => {
   assertSafe(assert, emu);
 });
 
-test('who may: a player with the acting token they control (as attack); not another\'s, not typed numbers or dice', () => {
+test('who may (ER-13, ER-16, ER-19, ER Touch attacks): a player with the acting token they control, as attack; not another\'s, not typed numbers or dice', () => {
   const { emu, tokens, player } = table();
   const g = tokens.goblin.id;
   // The thief is the player's: a touch, a lock, the drop and a save for their own tokens are theirs to roll.
@@ -202,7 +201,7 @@ test('who may: a player with the acting token they control (as attack); not anot
   assert.match(run(emu, player, `!fracas touch --touch hit --target ${g}`, [tokens.thief.id]).said, /only the GM may attack/);
 });
 
-test('no relay: the command says so and loses nothing; !fracas resend sends the same request', () => {
+test('no relay (ER Touch attacks): the command says so and loses nothing; !fracas resend sends the same request', () => {
   const { emu, tokens } = table();
   const { rpcs, said } = run(emu, emu.gm, `!fracas touch --touch hit --target ${tokens.goblin.id}`, [tokens.orc.id]);
   assert.match(said, /The relay is not connected \(it has not said hello\): the request is kept, nothing is lost/);
@@ -217,7 +216,7 @@ test('no relay: the command says so and loses nothing; !fracas resend sends the 
   assert.doesNotMatch(run(emu, emu.gm, `!fracas touch --touch hit --target ${tokens.goblin.id}`, [tokens.orc.id]).said, /not connected/);
 });
 
-test('a bad answer is refused by its layout, a bridge error is told with names; nothing applied', () => {
+test('ER-19 lock answers: a bad one is refused by its layout, a bridge error is told with names; nothing applied', () => {
   const { emu, tokens } = table();
   const { rpcs } = run(emu, emu.gm, `!fracas lock --mode blitz --target ${tokens.goblin.id}`, [tokens.orc.id]);
   const forged = { ruleset: 'enchanted-realms', seed: 1, mode: 'blitz', victim: tokens.goblin.id, blitz: { damage: 9 } };

@@ -190,6 +190,7 @@ test('who may (ER-13, ER-16, ER-19, ER Touch attacks): a player with the acting 
     [`!fracas touch --touch hit --target ${g} --seed 7`, [tokens.thief.id], /--seed: only the GM chooses the dice/],
     [`!fracas touch --touch hit --target ${tokens.lurker.id}`, [tokens.thief.id], /players may target only tokens on the token layer/],
     [`!fracas drop --inflict 30 --target ${g}`, [tokens.thief.id], /--inflict: players attack with .* --players-numbers on/],
+    [`!fracas lock --mode disarm --target ${g} --reacts off`, [tokens.thief.id], /--reacts: whether Goblin reacts is for whoever controls it \(the GM\) to say/],
   ];
   for (const [text, selected, pattern] of refusals) {
     const r = run(emu, player, text, selected);

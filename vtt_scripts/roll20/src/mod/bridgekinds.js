@@ -398,6 +398,12 @@ function buildLock(app, msg, cmd) {
   const config = app.s().config;
   const a = new SheetReader(app.edge, config, attackerToken);
   const v = new SheetReader(app.edge, config, victimToken);
+  // Whether the victim reacts is its controller's choice: a player says it only for a victim they control.
+  const said = ['reacts', 'reaction-left'].filter((name) => cmd.options.some((op) => op.name === name));
+  if (said.length && !app.isGM(msg) && !controls(app.edge, msg.playerid, victimToken)) {
+    throw new UsageError(`--${said[0]}: whether ${v.name} reacts is for whoever controls it (the GM) to say; ` +
+      'ask the GM to run this maneuver. Nothing was rolled');
+  }
   const attacker = Object.assign({ id: attackerToken.id }, scores(a));
   if (o.mode !== 'blitz') {
     // The feat's to-hit: --to-hit, else the melee to-hit of the sheet, Strength score + size bonus (ER-4, ER-5).

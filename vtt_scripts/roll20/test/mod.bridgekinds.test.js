@@ -338,3 +338,21 @@ test('ER Weapon Lock: a public card names no creature whose nameplate players do
   assert.match(plain(gmCard(out).text), /Night Prowler/);
   assertSafe(assert, emu);
 });
+
+test('the table: each bridge-built kind (ER-13, ER-16, ER-19, ER Touch attacks) is a kind of the contract without a port, its method relayed, its command known', () => {
+  const { KINDS } = require('../src/mod/bridgekinds');
+  const { RULESETS, RESULTS, DEFAULT_RULESET } = require('../src/contract');
+  const { RELAYED } = require('../relay/methods');
+  const { COMMANDS } = require('../src/mod/app');
+  const er = RULESETS.find((r) => r.name === DEFAULT_RULESET);
+  for (const [kind, entry] of Object.entries(KINDS)) {
+    assert.ok(er.requests[kind], `${kind}: a request kind of the contract`);
+    assert.ok(RESULTS[DEFAULT_RULESET].kinds[kind], `${kind}: its result layout, which the answer is checked against`);
+    assert.match(entry.method, /^[a-z]+\.[a-z]+$/);
+    assert.ok(RELAYED.includes(entry.method), `${entry.method} is carried by the relay (Kind.relay)`);
+    assert.equal(typeof COMMANDS[kind].run, 'function');
+    assert.equal(COMMANDS[kind].player, true);
+    for (const field of ['title', 'noun', 'build', 'effects', 'card']) assert.ok(entry[field], `${kind}.${field}`);
+  }
+  for (const kind of ['save', 'touch', 'drop', 'lock']) assert.ok(KINDS[kind], kind);
+});

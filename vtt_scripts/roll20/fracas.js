@@ -51,6 +51,7 @@ const { roundCommand } = require('./round');
 const { forecastCommand } = require('./forecast');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
+const bridgekinds = require('./bridgekinds');
 const { DAMAGE_TYPES } = require('../facts');
 
 // An API button of this script (esc.button writes them): `[label](!fracas …)`.
@@ -82,6 +83,11 @@ const COMMANDS = {
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
 };
+// The kinds the bridge rolls for this script (save, touch, drop, lock: bridgekinds.js KINDS), one
+// command each; players may use them with tokens they control (each kind checks its acting token).
+for (const kind of Object.keys(bridgekinds.KINDS)) {
+  COMMANDS[kind] = { run: (app, msg, cmd) => bridgekinds.kindCommand(app, msg, cmd, kind), player: true };
+}
 
 class App {
   constructor(edge) {
@@ -1462,6 +1468,24 @@ function items(config) {
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas save --save agility|resilience|strength --dc 13 [--targets ID ID …] [--area] [--effect TEXT] [--on-fail asleep,…] [--cover LEVEL|ID=LEVEL] [--bonus N] [--advantage] [--disadvantage]',
+      'saves (ER-12, ER-14, ER-16), rolled by the bridge (through the relay: this script has no save resolver): the selected tokens ' +
+      '(or --targets) each roll d20 + the attribute\'s modifier from their sheet (Resilience: ' + code(config.attrs.save_bonus) +
+      ') against the DC, with their markers\' conditions; --area with cover: +2/+5/+5 on an Agility save. A failed save puts ' +
+      'the --on-fail conditions on the token as markers (undo takes them off). The card shows each one\'s exact chance and how many fail.'],
+    ['!fracas touch --touch hit|sleight --target @{target|token_id} [--dice N] [--bonus N] [--advantage] [--other-ac N]',
+      'a touch attack (ER Touch attacks), rolled by the bridge: the selected caster (or --attacker ID) touches the target with a hit ' +
+      'for no damage (its skill dice against the AC) or a sleight-of-hand feat (DC 10 + the target\'s Agility modifier + --other-ac, ' +
+      'unnoticed at 4 over); the card says whether it touched, with the exact odds.'],
+    ['!fracas drop --target @{target|token_id} [--dice … strike options] [--surrenders off] | !fracas drop --inflict HELD --target ID [--rounds N] [--foul-play] [--attribute strength]',
+      'getting the drop (ER-13), rolled by the bridge: the selected token\'s sneak attack (its sheet strikes, or --dice …) whose damage ' +
+      'is held, not dealt (with --surrenders off, a victim that cannot surrender, it is dealt); the GM\'s inflict button, or --inflict, ' +
+      'deals it later, the victim\'s feat against DC 20 (one less a round, at least 14; advantage with --foul-play) halving it; ' +
+      'damage applied (undo works), the shock save it calls for named.'],
+    ['!fracas lock --mode lock|disarm|blitz --target @{target|token_id} [--reacts] [--to-hit N] [--weapon light|medium|heavy] [--type T] [--advantage]',
+      'weapon lock, disarm or shield-blitz (ER Weapon Lock, ER-19), rolled by the bridge: the selected token\'s d20 + to-hit (its ' +
+      'Strength score and size bonus, or --to-hit) against the victim\'s AC; with --reacts the victim pulls free (Strength) or pays ' +
+      '2/3/4 Body and resists a disarm (Agility), the attacker at advantage; a blitz is a d20 of blunt damage. Body applied, undo works.'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -1502,8 +1526,8 @@ function items(config) {
 
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
-  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
-    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
+    'touch, lock, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -1547,7 +1571,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }
@@ -1871,7 +1895,9 @@ function impaleCard(result, ctx) {
   return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion };
+module.exports = {
+  attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
+};
   },
   "src/errors.js": function (module, exports, require) {
 'use strict';
@@ -6423,6 +6449,51 @@ function applyDamage(edge, config, token, amount) {
   return { before, after, change };
 }
 
+/** A token's marker list (statusmarkers) as entries, "tag" or "tag@N". */
+function markerList(token) {
+  return String(token.get('statusmarkers') || '').split(',').map((m) => m.trim()).filter(Boolean);
+}
+
+/**
+ * Put the markers of `conditions` on a token (a failed save's on_fail: asleep, …), each once:
+ * `tags` maps a condition to the marker tag that shows it (config --marker; a custom marker's
+ * "name::id"). Returns {added: [conditions], change} (change null when all were there), the
+ * change being what undo takes off again (only the markers this card put on).
+ */
+function addMarkers(edge, token, conditions, tags) {
+  const list = markerList(token);
+  const have = new Set(list.map((m) => m.split('@')[0].toLowerCase()));
+  const added = [];
+  const addedTags = [];
+  for (const condition of conditions) {
+    const tag = tags(condition);
+    if (have.has(tag.toLowerCase())) continue;
+    have.add(tag.toLowerCase());
+    added.push(condition);
+    addedTags.push(tag);
+  }
+  if (!addedTags.length) return { added, change: null };
+  const before = list.join(',');
+  const after = list.concat(addedTags).join(',');
+  setProp(token, 'statusmarkers', after, edge.log);
+  return { added, change: { type: 'markers', id: token.id, before, after, added: addedTags, name: String(token.get('name') || token.id) } };
+}
+
+/** Undo of addMarkers: take off the markers that change put on, if they are still there. */
+function revertMarkers(edge, c, notes) {
+  const token = edge.getObject('graphic', c.id);
+  const what = c.name ? String(c.name) : c.id;
+  if (!token) {
+    notes.push(`${what} is gone (deleted since): nothing to put back`);
+    return 0;
+  }
+  const gone = new Set((Array.isArray(c.added) ? c.added : []).map((t) => String(t).toLowerCase()));
+  const list = markerList(token);
+  const kept = list.filter((m) => !gone.has(m.split('@')[0].toLowerCase()));
+  if (kept.length !== list.length) setProp(token, 'statusmarkers', kept.join(','), edge.log);
+  return 1;
+}
+
 /** The object a change was made to, and how to write it back. */
 function holderOf(edge, c) {
   const obj = edge.getObject(c.type === 'computed' ? 'graphic' : c.type, c.id);
@@ -6445,6 +6516,10 @@ function revert(edge, entry) {
   const changes = Array.isArray(entry.changes) ? entry.changes : [];
   for (let i = changes.length - 1; i >= 0; i--) {
     const c = changes[i];
+    if (c && c.type === 'markers') {
+      restored += revertMarkers(edge, c, notes);
+      continue;
+    }
     if (!c || c.before === undefined || c.before === null) continue;
     if (c.type === 'turnorder') {
       // The turn order is one list: put it back only while it is as this card left it.
@@ -6488,7 +6563,7 @@ function revert(edge, entry) {
   return { restored, notes };
 }
 
-module.exports = { applyDamage, revert, bodyHolder, asNumber };
+module.exports = { applyDamage, addMarkers, revert, bodyHolder, asNumber };
   },
   "src/mod/observers.js": function (module, exports, require) {
 'use strict';
@@ -10359,6 +10434,820 @@ function impaleCommand(app, msg, cmd) {
 
 module.exports = { competeCommand, impaleCommand, parseSeed };
   },
+  "src/mod/bridgekinds.js": function (module, exports, require) {
+'use strict';
+// `!fracas save`, `!fracas touch`, `!fracas drop` and `!fracas lock`: the Enchanted Realms
+// request kinds this script has no JavaScript port of. The bridge rolls them (save.roll,
+// touch.roll, drop.roll, lock.roll; bridge/README.md), so each command builds its request
+// from the selected token(s), the --target(s) and their sheets and markers, sends it through
+// the relay (relaylink.js, as `!fracas mob` does: kept pending until answered, `!fracas resend`),
+// and the answer, checked against the result layout contract.js declares, becomes a card
+// (kindcards.js) and the damage and conditions it says, applied with undo.
+//
+// Table-driven: KINDS holds one entry per kind, {method, title, options (its option parser),
+// build (the request from tokens and options), effects (what the answer does to which token),
+// card}. A new bridge-built kind is one entry; app.js makes a command of each.
+
+const { UsageError, integer, onOff } = require('./usage');
+const { SheetReader, tokenConditions } = require('./sheet');
+const { attackOptions, findAttacker, oneValue, tokenIds, buildAttack } = require('./attack');
+const { controls, selectedTokens } = require('./tokens');
+const { applyDamage, addMarkers } = require('./apply');
+const { markerFor } = require('./config');
+const kindcards = require('./kindcards');
+const cards = require('./cards');
+const store = require('./store');
+const esc = require('./escape');
+const relaylink = require('./relaylink');
+const permissions = require('./permissions');
+const { layoutProblems } = require('../schema');
+const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE } = require('../facts');
+const { DEFAULT_RULESET } = require('../contract');
+const { compileAttack } = require('../engine');
+
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+
+// Options every kind takes: the dice (GM's, or --players-seed), where the card goes, a preview.
+const COMMON = ['seed', 'rolls', 'whisper', 'public', 'no-apply'];
+
+function choiceOf(option, allowed) {
+  const v = oneValue(option).toLowerCase();
+  if (!allowed.includes(v)) throw new UsageError(`--${option.name} takes ${allowed.join(', ')}, not "${v}"`);
+  return v;
+}
+
+/** A flag that may stand alone (`--area`) or say on/off (`--area off`). */
+function flag(option) {
+  return option.values.length ? onOff(oneValue(option), `--${option.name}`) : true;
+}
+
+/** A token by id, checked as attack checks its targets (layer, page) for a player. */
+function tokenOf(app, msg, id, what) {
+  if (!/^[-A-Za-z0-9_]{1,64}$/.test(id)) throw new UsageError(`--${what}: "${id}" is not a token id`);
+  const token = app.edge.getGraphic(id);
+  if (!token) throw new UsageError(`no token with the id "${id}" (--${what})`);
+  permissions.checkTarget(app, msg, token, id);
+  permissions.checkPage(app, msg, token, id, `--${what}`);
+  return token;
+}
+
+/** The one --target of a command that has one victim. */
+function oneTarget(app, msg, o, what = 'target') {
+  if (!o.targets.length) throw new UsageError(`give the ${what}: --target @{target|token_id}`);
+  if (o.targets.length > 1) throw new UsageError(`--target: this command has one ${what}, not ${o.targets.length}`);
+  return tokenOf(app, msg, o.targets[0], 'target');
+}
+
+/** `score` or `modifier` of a side's attribute from its sheet (the explicit modifier wins, ER-4). */
+function attributeOf(reader, attribute) {
+  if (attribute === 'resilience') {
+    // The sheet's Resilience is the save bonus fracas reads for shock saves (README): a modifier.
+    const bonus = reader.number('save_bonus');
+    return bonus === null ? null : { modifier: bonus };
+  }
+  const mod = reader.number(`${attribute}_mod`);
+  if (mod !== null) return { modifier: mod };
+  const score = reader.number(attribute);
+  return score === null ? null : { score };
+}
+
+function needAttribute(app, reader, attribute, why) {
+  const found = attributeOf(reader, attribute);
+  if (found) return found;
+  const attrs = app.s().config.attrs;
+  const names = attribute === 'resilience' ? `"${attrs.save_bonus}"` : `"${attrs[attribute]}" (or "${attrs[`${attribute}_mod`]}")`;
+  throw new UsageError(reader.character
+    ? `${reader.name} has no ${names} attribute: ${why} needs it (or set the name with !fracas config --attr)`
+    : `${reader.name} represents no character, so its ${attribute} is unknown: link it to a character`);
+}
+
+/** Scores and modifiers a side of a competition reads (lock's attacker and victim). */
+function scores(reader) {
+  const out = {};
+  for (const field of ['strength', 'agility', 'strength_mod', 'agility_mod']) {
+    const v = reader.number(field);
+    if (v !== null) out[field] = v;
+  }
+  return out;
+}
+
+/**
+ * Parse a command's options: the kind's own (`spec`: option → parse(option, o)), --target /
+ * --targets, and the common ones. Returns {o, common (attackOptions: seed, rolls, whisper,
+ * apply), numbers (the names of options a player may give only with --players-numbers)}.
+ */
+function parseOptions(name, cmd, spec, extra = []) {
+  if (cmd.positional.length) throw new UsageError(`!fracas ${name} takes --options, not "${cmd.positional.join(' ')}"`);
+  const o = { targets: [], rest: [] };
+  const common = [];
+  for (const option of cmd.options) {
+    if (option.name === 'target' || option.name === 'targets') o.targets.push(...tokenIds(option));
+    else if (own(spec, option.name)) spec[option.name].parse(option, o);
+    else if (COMMON.includes(option.name)) common.push(option);
+    else if (extra.includes(option.name)) o.rest.push(option);
+    else {
+      const known = Object.keys(spec).concat(['target', 'targets'], COMMON, extra).map((n) => `--${n}`).join(', ');
+      throw new UsageError(`!fracas ${name} does not know --${option.name} (it takes ${known})`);
+    }
+  }
+  const numbers = cmd.options.filter((x) => own(spec, x.name) && spec[x.name].number).map((x) => x.name);
+  return { o, common: attackOptions(common, COMMON), numbers };
+}
+
+/** The acting token a player must control (the selected one, or --attacker), as attack finds it. */
+function actor(app, msg, id) {
+  return findAttacker(app, msg, { attacker: id });
+}
+
+// ---------------------------------------------------------------------------------
+// save: one creature's save, or an area effect over several (ER-12, ER-14, ER-16)
+// ---------------------------------------------------------------------------------
+
+const SAVES = ['agility', 'resilience', 'strength'];
+
+const SAVE_OPTIONS = {
+  save: { parse: (op, o) => { o.save = choiceOf(op, SAVES); } },
+  dc: { parse: (op, o) => { o.dc = integer(oneValue(op), '--dc', -50, 100); } },
+  area: { parse: (op, o) => { o.area = flag(op); } },
+  effect: {
+    parse: (op, o) => {
+      o.effect = op.values.join(' ').trim();
+      if (o.effect.length > 200) throw new UsageError('--effect: at most 200 characters');
+    },
+  },
+  'on-fail': {
+    parse: (op, o) => {
+      const list = op.values.join(' ').toLowerCase().split(/[\s,]+/).filter(Boolean);
+      if (!list.length) throw new UsageError('--on-fail takes conditions, e.g. --on-fail asleep');
+      for (const c of list) if (!CONDITIONS.includes(c)) throw new UsageError(`--on-fail: "${c}" is not a condition (one of: ${CONDITIONS.join(', ')})`);
+      o.onFail = Array.from(new Set((o.onFail || []).concat(list)));
+    },
+  },
+  // --cover LEVEL for every saver, --cover ID=LEVEL for one (ER-16: Agility saves against an area).
+  cover: {
+    number: true,
+    parse: (op, o) => {
+      for (const word of op.values.join(' ').split(/[\s,]+/).filter(Boolean)) {
+        const [id, level] = word.includes('=') ? word.split('=', 2) : [null, word];
+        const v = level.toLowerCase();
+        if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')} (or ID=LEVEL), not "${level}"`);
+        if (id === null) o.cover = v;
+        else {
+          if (!/^[-A-Za-z0-9_]{1,64}$/.test(id)) throw new UsageError(`--cover: "${id}" is not a token id`);
+          o.coverOf = Object.assign(o.coverOf || {}, { [id]: v });
+        }
+      }
+    },
+  },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+};
+
+function buildSave(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('save', cmd, SAVE_OPTIONS);
+  if (!o.save) throw new UsageError(`give the save: --save ${SAVES.join('|')}`);
+  if (o.dc === undefined) throw new UsageError('give the DC: --dc 13');
+  const ids = o.targets.length ? Array.from(new Set(o.targets)) : selectedTokens(app.edge, msg).map((t) => t.id);
+  if (!ids.length) throw new UsageError('select the saving tokens, or give them: --targets ID ID …');
+  if (ids.length > MAX_SAVERS) throw new UsageError(`${ids.length} savers, the most is ${MAX_SAVERS}`);
+  for (const id of Object.keys(o.coverOf || {})) {
+    if (!ids.includes(id)) throw new UsageError(`--cover ${id}=…: not one of the savers`);
+  }
+  const names = {};
+  const tokens = {};
+  const targets = [];
+  for (const id of ids) {
+    const token = tokenOf(app, msg, id, o.targets.length ? 'targets' : 'selected');
+    // A player rolls saves only for tokens they control (as an attack only with their own).
+    if (!app.isGM(msg) && !controls(app.edge, msg.playerid, token)) {
+      throw new UsageError(`--targets ${id}: you can roll saves only for tokens you control; nothing was rolled`);
+    }
+    const reader = new SheetReader(app.edge, app.s().config, token);
+    names[id] = reader.name;
+    tokens[id] = token;
+    const saver = Object.assign({ id }, needAttribute(app, reader, o.save, `a ${o.save} save`));
+    if (o.bonus) saver.bonus = o.bonus;
+    const cover = (o.coverOf && o.coverOf[id]) || o.cover;
+    if (cover && cover !== 'none') saver.cover = cover;
+    const conditions = tokenConditions(app.s().config, token);
+    if (conditions.length) saver.conditions = conditions;
+    if (o.advantage) saver.advantage = true;
+    if (o.disadvantage) saver.disadvantage = true;
+    targets.push(saver);
+  }
+  const request = { save: o.save, dc: o.dc, area: !!o.area };
+  if (o.effect) request.effect = o.effect;
+  if (o.onFail) request.on_fail = o.onFail;
+  request.targets = targets;
+  const what = o.effect ? `${o.effect}: ` : '';
+  return {
+    request, names, tokens, common, numbers,
+    title: `${what}${o.save} save${targets.length === 1 ? '' : 's'} DC ${o.dc}${o.area ? ' (area)' : ''}`,
+  };
+}
+
+/** A failed saver's new conditions (on_fail) become its markers. */
+function saveEffects(result) {
+  const out = [];
+  for (const t of Array.isArray(result.targets) ? result.targets : []) {
+    if (!t || t.saved !== false || !Array.isArray(t.conditions_after)) continue;
+    const before = new Set(Array.isArray(t.conditions) ? t.conditions : []);
+    const added = t.conditions_after.filter((c) => CONDITIONS.includes(c) && !before.has(c));
+    if (added.length) out.push({ id: t.id, conditions: added });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// touch: a touch attack (ER Touch attacks): a hit for no damage, or a sleight-of-hand feat
+// ---------------------------------------------------------------------------------
+
+const TOUCH_OPTIONS = {
+  touch: { parse: (op, o) => { o.touch = choiceOf(op, ['hit', 'sleight']); } },
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  dice: { number: true, parse: (op, o) => { o.dice = integer(oneValue(op), '--dice', 1, MAX_SKILL_DICE); } },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  'other-ac': { number: true, parse: (op, o) => { o.otherAc = integer(oneValue(op), '--other-ac', -50, 50); } },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+function buildTouch(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('touch', cmd, TOUCH_OPTIONS);
+  if (!o.touch) throw new UsageError('give the touch: --touch hit (a hit for no damage) or --touch sleight (a sleight-of-hand feat)');
+  const casterToken = actor(app, msg, o.attacker);
+  const targetToken = oneTarget(app, msg, o);
+  if (casterToken.id === targetToken.id) throw new UsageError('--target: a touch attack is at another creature');
+  const config = app.s().config;
+  const caster = new SheetReader(app.edge, config, casterToken);
+  const victim = new SheetReader(app.edge, config, targetToken);
+  const target = { id: targetToken.id };
+  if (o.touch === 'hit') {
+    const ac = o.ac !== undefined && permissions.mayOverride(app, msg, targetToken) ? o.ac : victim.number('ac');
+    if (ac === null) {
+      throw new UsageError(`${victim.name} has no "${config.attrs.ac}" attribute: a touch by hit needs its AC (give --ac for a token without a character)`);
+    }
+    target.ac = ac;
+  }
+  const size = victim.size();
+  if (size) target.size = size;
+  const conditions = tokenConditions(config, targetToken);
+  if (conditions.length) target.conditions = conditions;
+  Object.assign(target, pick(scores(victim), ['agility', 'agility_mod']));
+  if (o.touch === 'sleight' && target.agility === undefined && target.agility_mod === undefined) {
+    needAttribute(app, victim, 'agility', 'a sleight-of-hand touch (DC 10 + its Agility modifier)');
+  }
+  if (o.otherAc) target.other_ac = o.otherAc;
+  const request = { touch: o.touch, caster: caster.attacker(), target };
+  if (o.dice !== undefined) request.dice = o.dice;
+  if (o.bonus) request.bonus = o.bonus;
+  if (o.advantage) request.advantage = true;
+  if (o.disadvantage) request.disadvantage = true;
+  return {
+    request, names: { [targetToken.id]: victim.name }, tokens: { [targetToken.id]: targetToken }, common, numbers,
+    actorToken: casterToken, actorName: caster.name, title: o.touch === 'hit' ? 'a hit for no damage' : 'sleight of hand',
+  };
+}
+
+function pick(obj, keys) {
+  const out = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// drop: getting the drop (ER-13): a sneak attack's damage held; later inflicted, the victim's
+// feat against DC max(20 - rounds, 14) halving it
+// ---------------------------------------------------------------------------------
+
+const DROP_OPTIONS = {
+  surrenders: { parse: (op, o) => { o.surrenders = flag(op); } },
+  inflict: { number: true, parse: (op, o) => { o.inflict = integer(oneValue(op), '--inflict', 0, 100000); } },
+  rounds: { number: true, parse: (op, o) => { o.rounds = integer(oneValue(op), '--rounds', 0, 1000); } },
+  'foul-play': { number: true, parse: (op, o) => { o.foulPlay = flag(op); } },
+  attribute: { parse: (op, o) => { o.attribute = choiceOf(op, ['agility', 'strength']); } },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+};
+// The drop's attack is an attack: its strike options and --attacker/--use are attack's.
+const DROP_ATTACK = ['attacker', 'use', 'dice', 'style', 'type', 'method', 'weight', 'crit', 'no-crit', 'crit-range',
+  'adv', 'disadv', 'sneak', 'reach', 'sneak-ok', 'cover', 'obscurement', 'ac'];
+
+function buildDrop(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('drop', cmd, DROP_OPTIONS, DROP_ATTACK);
+  if (o.inflict === undefined) return buildDropAttack(app, msg, cmd, o, common);
+  for (const op of o.rest) {
+    if (op.name !== 'attacker') throw new UsageError(`--${op.name} is an option of the drop's attack, not of --inflict`);
+  }
+  if (o.surrenders !== undefined) throw new UsageError('--surrenders is for the drop\'s attack, not for --inflict');
+  const by = o.rest.find((op) => op.name === 'attacker');
+  const assailantToken = actor(app, msg, by ? oneValue(by) : undefined);
+  const victimToken = oneTarget(app, msg, o, 'victim');
+  if (victimToken.id === assailantToken.id) throw new UsageError('--target: the victim is another creature');
+  const config = app.s().config;
+  const assailant = new SheetReader(app.edge, config, assailantToken);
+  const reader = new SheetReader(app.edge, config, victimToken);
+  const attribute = o.attribute || 'agility';
+  const victim = Object.assign({ id: victimToken.id, attribute }, needAttribute(app, reader, attribute, `the ${attribute} feat against the held damage`));
+  if (o.bonus) victim.bonus = o.bonus;
+  if (o.foulPlay) victim.foul_play = true;
+  const conditions = tokenConditions(config, victimToken);
+  if (conditions.length) victim.conditions = conditions;
+  if (o.advantage) victim.advantage = true;
+  if (o.disadvantage) victim.disadvantage = true;
+  const bodyMax = Number(victimToken.get(`bar${config.bar}_max`));
+  if (Number.isInteger(bodyMax) && bodyMax >= 1 && bodyMax <= 1000000) victim.body_max = bodyMax;
+  const request = { inflict: { held: o.inflict, victim, rounds: o.rounds || 0 } };
+  return {
+    request, names: { [victimToken.id]: reader.name }, tokens: { [victimToken.id]: victimToken }, common, numbers,
+    actorToken: assailantToken, actorName: assailant.name, title: 'the held damage dealt',
+  };
+}
+
+function buildDropAttack(app, msg, cmd, o, common) {
+  for (const name of ['rounds', 'foul-play', 'attribute', 'bonus', 'advantage', 'disadvantage']) {
+    if (cmd.options.some((op) => op.name === name)) throw new UsageError(`--${name} is for --inflict (the victim's feat), not for the drop's attack`);
+  }
+  if (o.targets.length !== 1) throw new UsageError('give the victim: one --target @{target|token_id} (the drop is at one creature)');
+  // The attack as !fracas attack builds it (strikes from the options or the sheet), every strike a sneak attack (ER-13).
+  const attackCmd = {
+    name: 'drop', positional: [],
+    options: cmd.options.filter((op) => DROP_ATTACK.includes(op.name) || op.name === 'target' || op.name === 'targets' ||
+      ['seed', 'rolls', 'no-apply', 'whisper', 'public'].includes(op.name))
+      .map((op) => (op.name === 'targets' ? { name: 'target', values: op.values } : op)),
+  };
+  const built = buildAttack(app, msg, attackCmd);
+  const attack = built.request;
+  delete attack.rolls; // the drop's rolls are its own (top level)
+  for (const st of attack.strikes) if (st.sneak === undefined) st.sneak = true;
+  // A mistake in the attack is told now, in table words, not after a round trip (as mob checks
+  // its profiles): the JavaScript resolver compiles it (ER-13's sneak attack rules included).
+  try {
+    compileAttack(attack, { seed: 0 });
+  } catch (err) {
+    if (err.path === undefined) throw err;
+    throw new UsageError(`the drop's attack: ${app.explain(err, built.names)}`);
+  }
+  const request = { attack };
+  if (o.surrenders === false) request.surrenders = false;
+  const victimId = Object.keys(attack.targets)[0];
+  return {
+    request, names: built.names, tokens: built.tokens, common, numbers: [],
+    actorToken: built.attackerToken, actorName: built.attacker.name,
+    title: o.surrenders === false ? 'a sneak attack (no surrender)' : 'the sneak attack held',
+    victim: victimId,
+  };
+}
+
+function dropEffects(result) {
+  const n = Number(result.inflicted);
+  return Number.isInteger(n) && n > 0 && typeof result.victim === 'string' ? [{ id: result.victim, damage: n }] : [];
+}
+
+// ---------------------------------------------------------------------------------
+// lock: weapon lock, weapon disarm, shield-blitz (ER Weapon Lock, ER Weapon Disarm, ER-19)
+// ---------------------------------------------------------------------------------
+
+const LOCK_OPTIONS = {
+  mode: { parse: (op, o) => { o.mode = choiceOf(op, ['lock', 'disarm', 'blitz']); } },
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  'to-hit': { number: true, parse: (op, o) => { o.toHit = integer(oneValue(op), '--to-hit', -100, 100); } },
+  weapon: { number: true, parse: (op, o) => { o.weapon = choiceOf(op, ['light', 'medium', 'heavy']); } },
+  type: { number: true, parse: (op, o) => { o.type = choiceOf(op, DAMAGE_TYPES); } },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  'victim-bonus': { number: true, parse: (op, o) => { o.victimBonus = integer(oneValue(op), '--victim-bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  reacts: { parse: (op, o) => { o.reacts = flag(op); } },
+  'reaction-left': { number: true, parse: (op, o) => { o.reactionLeft = flag(op); } },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+function buildLock(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('lock', cmd, LOCK_OPTIONS);
+  if (!o.mode) throw new UsageError('give the maneuver: --mode lock|disarm|blitz');
+  const attackerToken = actor(app, msg, o.attacker);
+  const victimToken = oneTarget(app, msg, o, 'victim');
+  if (victimToken.id === attackerToken.id) throw new UsageError('--target: the victim is another creature');
+  const config = app.s().config;
+  const a = new SheetReader(app.edge, config, attackerToken);
+  const v = new SheetReader(app.edge, config, victimToken);
+  // Whether the victim reacts is its controller's choice: a player says it only for a victim they control.
+  const said = ['reacts', 'reaction-left'].filter((name) => cmd.options.some((op) => op.name === name));
+  if (said.length && !app.isGM(msg) && !controls(app.edge, msg.playerid, victimToken)) {
+    throw new UsageError(`--${said[0]}: whether ${v.name} reacts is for whoever controls it (the GM) to say; ` +
+      'ask the GM to run this maneuver. Nothing was rolled');
+  }
+  const attacker = Object.assign({ id: attackerToken.id }, scores(a));
+  if (o.mode !== 'blitz') {
+    // The feat's to-hit: --to-hit, else the melee to-hit of the sheet, Strength score + size bonus (ER-4, ER-5).
+    let toHit = o.toHit;
+    if (toHit === undefined) {
+      const strength = a.number('strength');
+      if (strength === null) {
+        throw new UsageError(`${a.name} has no "${config.attrs.strength}" attribute for the feat's to-hit: add it, or give --to-hit N`);
+      }
+      toHit = strength + SIZE_BONUS[a.size() || 'medium'];
+    }
+    attacker.to_hit = toHit;
+  }
+  if (o.bonus) attacker.bonus = o.bonus;
+  if (o.advantage) attacker.advantage = true;
+  if (o.disadvantage) attacker.disadvantage = true;
+  const conditions = tokenConditions(config, attackerToken);
+  if (conditions.length) attacker.conditions = conditions;
+  if (o.weapon) attacker.weapon = o.weapon;
+  if (o.type) attacker.damage_type = o.type;
+  const ac = o.ac !== undefined && permissions.mayOverride(app, msg, victimToken) ? o.ac : v.number('ac');
+  if (ac === null) throw new UsageError(`${v.name} has no "${config.attrs.ac}" attribute: the feat is against its AC (give --ac for a token without a character)`);
+  const victim = Object.assign({ id: victimToken.id, ac }, scores(v));
+  if (o.victimBonus) victim.bonus = o.victimBonus;
+  const vconditions = tokenConditions(config, victimToken);
+  if (vconditions.length) victim.conditions = vconditions;
+  if (o.reacts) victim.reacts = true;
+  if (o.reactionLeft === false) victim.reaction_left = false;
+  for (const field of ['resistant', 'vulnerable']) {
+    const list = v.names(field, DAMAGE_TYPES, 'damage type');
+    if (list.length) victim[field] = list;
+  }
+  const request = { mode: o.mode, attacker, victim };
+  const verb = { lock: 'lock', disarm: 'disarm', blitz: 'shield-blitz' }[o.mode];
+  return {
+    request, names: { [victimToken.id]: v.name, [attackerToken.id]: a.name }, tokens: { [victimToken.id]: victimToken },
+    common, numbers, actorToken: attackerToken, actorName: a.name, title: verb,
+  };
+}
+
+/** The victim's Body: a disarm's cost paid to react (ER-10), a blitz's blunt d20. */
+function lockEffects(result) {
+  const out = [];
+  if (typeof result.victim !== 'string') return out;
+  const cost = result.reaction && result.reaction.body_cost;
+  const paid = cost && Number(cost.points);
+  if (Number.isInteger(paid) && paid > 0) out.push({ id: result.victim, damage: paid });
+  const blitz = result.blitz && Number(result.blitz.damage);
+  if (Number.isInteger(blitz) && blitz > 0) out.push({ id: result.victim, damage: blitz });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
+// The table: one entry per bridge-built kind. `method`: the bridge's (bridge/README.md);
+// `noun`: what the notices call it; `build(app, msg, cmd)` → {request, names, tokens, common,
+// numbers, actorToken?, actorName?, title}; `effects(result)` → [{id, damage?, conditions?}];
+// `card(result, ctx)` → the card's rows (kindcards.js).
+// ---------------------------------------------------------------------------------
+
+const KINDS = {
+  save: { method: 'save.roll', title: 'Save', noun: 'save', build: buildSave, effects: saveEffects, card: kindcards.saveRows },
+  touch: { method: 'touch.roll', title: 'Touch attack', noun: 'touch attack', build: buildTouch, effects: () => [], card: kindcards.touchRows },
+  drop: { method: 'drop.roll', title: 'Getting the drop (ER-13)', noun: 'getting-the-drop', build: buildDrop, effects: dropEffects, card: kindcards.dropRows },
+  lock: { method: 'lock.roll', title: 'Weapon lock and disarm', noun: 'weapon lock and disarm', build: buildLock, effects: lockEffects, card: kindcards.lockRows },
+};
+
+/** `!fracas KIND …`: build the request, send it through the relay, say so. */
+function kindCommand(app, msg, cmd, kind) {
+  const entry = KINDS[kind];
+  const built = entry.build(app, msg, cmd);
+  permissions.checkNumbers(app, msg, built.numbers);
+  permissions.checkDice(app, msg, built.common);
+  const { request, names, tokens, common } = built;
+  msg.fracasNames = names;
+  request.seed = common.seed !== undefined ? common.seed : app.newSeed();
+  if (common.rolls) request.rolls = common.rolls;
+  const seen = permissions.playerNames(names, tokens, built.actorToken || null, built.actorName || '', app.edge);
+  // The acting token is named on the card too (a lock's sides, its outcome): as players know it.
+  if (built.actorToken && own(seen.names, built.actorToken.id)) seen.names[built.actorToken.id] = seen.attacker;
+  const meta = {
+    kind, names, seen: seen.names, actor: built.actorName || null, actorSeen: built.actorToken ? seen.attacker : null,
+    title: built.title, apply: common.apply, whisper: common.whisper === undefined ? null : common.whisper,
+    playerid: msg.playerid, actorId: built.actorToken ? built.actorToken.id : null,
+  };
+  const sent = relaylink.send(app, entry.method, request, meta, 'k');
+  store.pushLog(app.s(), { id: sent.id, request, seed: typeof request.seed === 'bigint' ? request.seed.toString() : request.seed });
+  const lines = [`This script has no offline ${esc.text(entry.noun)} resolver: the bridge rolls it. ` +
+    `Sent as ${esc.text(sent.id)} (${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the card follows when it answers.`];
+  if (!app.s().relay.last_hello) {
+    lines.push('The relay is not connected (it has not said hello): the request is kept, nothing is lost. ' +
+      `Start fracas serve and the relay extension (!fracas relay), then ${esc.button('resend', `!fracas resend ${sent.id}`)}.`);
+  }
+  app.whisper(msg.playerid, cards.notice(`fracas ${kind}`, lines));
+  return sent;
+}
+
+/** The bridge's answer: checked against its layout, effects applied to the named tokens, one undo, the card. */
+function applyKind(app, pending, result, id) {
+  const meta = pending.meta;
+  const kind = Object.keys(KINDS).find((k) => KINDS[k].method === pending.method);
+  const entry = KINDS[kind];
+  const problems = layoutProblems(DEFAULT_RULESET, kind, result);
+  if (problems.length) {
+    app.error(null, `the bridge's answer to ${id} is not a ${kind} result (${problems.slice(0, 3).join('; ')}): nothing was applied`);
+    return;
+  }
+  const edge = app.edge;
+  const s = app.s();
+  const config = s.config;
+  const applied = {};
+  const markers = {};
+  const changes = [];
+  const missing = [];
+  for (const effect of entry.effects(result)) {
+    if (!own(meta.names, effect.id)) {
+      edge.log(`relay answer ${id} names a token the request did not (${effect.id}): ignored`);
+      continue;
+    }
+    if (!meta.apply) continue;
+    const token = edge.getGraphic(effect.id);
+    if (!token) {
+      missing.push(meta.names[effect.id]);
+      continue;
+    }
+    if (effect.damage) {
+      applied[effect.id] = applyDamage(edge, config, token, effect.damage);
+      if (applied[effect.id].change) changes.push(applied[effect.id].change);
+    }
+    if (effect.conditions) {
+      const done = addMarkers(edge, token, effect.conditions, (c) => edge.markerTag(markerFor(config, c)));
+      markers[effect.id] = done.added;
+      if (done.change) changes.push(done.change);
+    }
+  }
+  if (changes.length) store.pushUndo(s, { id, label: `${entry.title}: ${meta.title}`, time: edge.now(), changes });
+  const asker = { playerid: meta.playerid };
+  const whisper = meta.whisper === null ? undefined : meta.whisper;
+  const seenApplied = permissions.hideBody(app, whisper, {}, applied, asker);
+  const card = (names, actorName, shown) => {
+    const rows = entry.card(result, { names, actor: actorName, applied: shown, markers, apply: meta.apply, actorId: meta.actorId, id });
+    rows.push(kindcards.footer(result, { id, undo: changes.length ? id : null, kind: entry.noun }));
+    return cards.template(`${entry.title}: ${meta.title}${actorName ? ` (${actorName})` : ''}`, rows);
+  };
+  app.postCard(asker, card(meta.seen, meta.actorSeen, seenApplied), whisper, card(meta.names, meta.actor, applied));
+  if (missing.length) app.error(null, `not applied, the token is gone: ${missing.join(', ')}`);
+}
+
+/** The bridge's refusal (a JSON-RPC error), told with the tokens' names for its ids, to the GM and the asker. */
+function refusedKind(app, pending, error, id) {
+  const meta = pending.meta;
+  let text = `${error.data && typeof error.data.path === 'string' ? `${error.data.path}: ` : ''}${error.message || 'error'}`;
+  for (const tid of Object.keys(meta.names || {})) text = text.split(`'${tid}'`).join(meta.names[tid]).split(tid).join(meta.names[tid]);
+  const line = `the bridge refused request ${id}: ${text} (code ${error.code}); nothing was rolled or applied`;
+  app.error(null, line);
+  if (meta.playerid && meta.playerid !== 'API' && !app.edge.isGM(meta.playerid)) app.error({ playerid: meta.playerid }, line);
+}
+
+for (const entry of Object.values(KINDS)) relaylink.register(entry.method, applyKind, refusedKind);
+
+/** The methods the table sends (relay.unit.test.js checks the relay carries exactly the Mod's). */
+function methods() {
+  return Object.values(KINDS).map((e) => e.method);
+}
+
+module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS };
+  },
+  "src/mod/kindcards.js": function (module, exports, require) {
+'use strict';
+// The cards of the kinds the bridge rolls for this script (bridgekinds.js): save, touch, drop,
+// lock, each one function from the answer (its layout checked first against contract.js) to
+// the card's [label, html] rows, in cards.js's style, with the exact odds the answer carries.
+// An answer comes through chat: every string is first made plain (clean) and every number
+// checked, so nothing in it shows as markup.
+
+const esc = require('./escape');
+const { span, signed, strikeBody, STYLE } = require('./cards');
+
+const SAFE = /^[A-Za-z0-9 _.,:;'()/+\-−]*$/;
+
+/** A copy of an answer where a string that is not plain text is "?" (never markup). */
+function clean(value, depth = 0) {
+  if (depth > 12) return null;
+  if (typeof value === 'string') return SAFE.test(value) && value.length <= 500 ? value : '?';
+  if (typeof value === 'number') return Number.isFinite(value) ? value : '?';
+  if (Array.isArray(value)) return value.slice(0, 1000).map((v) => clean(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = clean(value[key], depth + 1);
+    return out;
+  }
+  return value;
+}
+
+/** A whole number from the answer, or "?". */
+function n(value) {
+  return Number.isSafeInteger(value) ? value : '?';
+}
+
+/** A chance as a percentage with its exact fraction: "55.0% (11/20)". */
+function pct(p, exact) {
+  const num = typeof p === 'number' && p >= 0 && p <= 1 ? `${(100 * p).toFixed(1)}%` : '?';
+  const frac = typeof exact === 'string' && /^\d+(\/\d+)?$/.test(exact) ? ` (${exact})` : '';
+  return `${num}${frac}`;
+}
+
+function list(values) {
+  return (Array.isArray(values) ? values : []).map((v) => esc.text(v)).join('/');
+}
+
+/** The name a card gives a token id (the request's names), else the id. */
+function nameOf(ctx, id) {
+  return Object.prototype.hasOwnProperty.call(ctx.names || {}, id) ? ctx.names[id] : String(id);
+}
+
+/** Advantage, disadvantage and an automatic failure (ER-12, ER-14), with what caused them. */
+function edgeNote(x) {
+  if (!x || typeof x !== 'object') return '';
+  const from = (l) => (Array.isArray(l) && l.length ? ` (${l.map(esc.text).join(', ')})` : '');
+  if (x.automatic_failure) return ` · ${esc.text(x.automatic_failure)}: fails automatically (ER-14)`;
+  if (x.advantage && !x.disadvantage) return ` · advantage${from(x.advantage_from)}`;
+  if (x.disadvantage && !x.advantage) return ` · disadvantage${from(x.disadvantage_from)}`;
+  return '';
+}
+
+function bodyNote(applied, damage) {
+  if (!applied) return '';
+  if (applied.after !== undefined) return applied.hidden ? ' · damage applied' : ` · Body ${applied.before} → ${applied.after}`;
+  if (applied.skipped && damage) return ` · ${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+  return '';
+}
+
+/** Replace token ids in an answer's sentence with the card's names. */
+function named(text, ctx) {
+  let out = String(text);
+  for (const id of Object.keys(ctx.names || {})) out = out.split(id).join(ctx.names[id]);
+  return out;
+}
+
+// --- save ----------------------------------------------------------------------------
+
+function saveRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const onFail = Array.isArray(r.on_fail) ? r.on_fail : [];
+  for (const t of r.targets) {
+    let line;
+    if (t.automatic_failure) {
+      line = `${esc.text(t.automatic_failure)}: fails automatically (ER-14)`;
+    } else {
+      const parts = [`${esc.text(r.save)} ${signed(n(t.modifier))}`];
+      if (t.bonus) parts.push(`bonus ${signed(n(t.bonus))}`);
+      if (t.cover_bonus) parts.push(`${esc.text(t.cover)} cover ${signed(n(t.cover_bonus))} (ER-16)`);
+      if (t.penalty) parts.push(`${esc.text(t.penalty.condition)} ${signed(-Math.abs(n(t.penalty.value)) || 0)}`);
+      line = `d20 ${list(t.dice)} → ${n(t.kept)} ${signed(n(t.total_modifier))} = ${span(STYLE.big, `${n(t.total)}`)} vs DC ${n(r.dc)} ` +
+        `(${parts.join(', ')})${edgeNote(t)}`;
+    }
+    line += `<br>${t.saved === true ? span(STYLE.hit, 'saved ✓') : span(STYLE.miss, 'failed ✗')} · ` +
+      `${span(STYLE.note, `${pct(t.p_save, t.p_save_exact)} to save`)}`;
+    if (t.saved === false && onFail.length) {
+      const set = ctx.markers && ctx.markers[t.id];
+      if (!ctx.apply) line += `<br>on a failure: ${onFail.map(esc.text).join(', ')} (not applied)`;
+      else if (set && set.length) line += `<br>now ${set.map(esc.text).join(', ')} (marker set)`;
+      else line += `<br>${onFail.map(esc.text).join(', ')} (already shown)`;
+    }
+    rows.push([nameOf(ctx, t.id), line]);
+  }
+  if (Array.isArray(r.p_failures) && r.targets.length > 1) {
+    rows.push(['how many fail', r.p_failures.map((f) => `${n(f.failed)}: ${pct(f.p, f.p_exact)}`).join(' · ')]);
+  }
+  return rows;
+}
+
+// --- touch ---------------------------------------------------------------------------
+
+function die(d) {
+  return span(d.hit ? STYLE.hit : STYLE.miss, `${n(d.face)}`) + span(STYLE.note, `(${n(d.total)})`) + (d.hit ? '✓' : '✗');
+}
+
+function touchRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const who = `${ctx.actor ? esc.text(ctx.actor) : 'the caster'} → ${esc.text(nameOf(ctx, r.target))}`;
+  if (r.hit) {
+    const h = r.hit;
+    let dice = (Array.isArray(h.dice) ? h.dice : []).map(die).join(' ');
+    if (h.discarded !== null && h.discarded !== undefined) dice += ` · dropped ${span(STYLE.drop, `${n(h.discarded)}`)}`;
+    const flags = [h.advantage ? 'advantage' : '', h.disadvantage ? 'disadvantage' : ''].filter(Boolean);
+    rows.push([who, `a hit for no damage: ${signed(n(h.to_hit))} vs AC ${n(h.ac)}${flags.length ? ` · ${flags.join(', ')}` : ''}` +
+      `<br>dice: ${dice}`]);
+  }
+  if (r.sleight) {
+    const s = r.sleight;
+    rows.push([who, `sleight of hand: d20 ${list(s.dice)} → ${n(s.kept)} ${signed(n(s.total_modifier))} = ${span(STYLE.big, `${n(s.total)}`)} ` +
+      `vs DC ${n(s.dc)} (${n(s.base_dc)} ${signed(n(s.target_agility_mod))} Agility ${signed(n(s.target_other_ac))} other AC)` +
+      `; unnoticed at ${n(s.clandestine_dc)}${edgeNote(s.situation)}`]);
+  }
+  let outcome = r.touched === true ? span(STYLE.hit, 'touched ✓') : span(STYLE.miss, 'not touched ✗');
+  if (r.clandestine === true) outcome += ' · unnoticed';
+  else if (r.clandestine === false && r.touched === true) outcome += ' · noticed';
+  rows.push(['outcome', outcome]);
+  let odds = `P(touch) ${pct(r.p_touch, r.p_touch_exact)}`;
+  if (r.p_clandestine !== null && r.p_clandestine !== undefined) odds += ` · P(unnoticed) ${pct(r.p_clandestine, r.p_clandestine_exact)}`;
+  rows.push(['odds', odds]);
+  return rows;
+}
+
+// --- drop ----------------------------------------------------------------------------
+
+function dropRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const victim = nameOf(ctx, r.victim);
+  const applied = ctx.applied && ctx.applied[r.victim];
+  if (r.attack) {
+    r.attack.strikes.forEach((s, i) => rows.push([`${i + 1} → ${nameOf(ctx, s.target)}`, strikeBody(s, ctx.names)]));
+    if (r.surrenders) {
+      let line = `${span(STYLE.big, `${n(r.held)}`)} damage held: not dealt. ${esc.text(victim)} may surrender; ` +
+        'dealing it later lets the victim roll a Strength or Agility feat (DC 20, one less a round, at least 14) to halve it.';
+      if (ctx.actorId && Number.isSafeInteger(r.held)) {
+        line += ` ${esc.button('inflict', `!fracas drop --inflict ${r.held} --target ${r.victim} --attacker ${ctx.actorId}`)}`;
+      }
+      rows.push([victim, line]);
+    } else {
+      rows.push([victim, `cannot surrender: the sneak attack's ${span(STYLE.big, `${n(r.inflicted)}`)} damage is dealt${bodyNote(applied, r.inflicted)}`]);
+    }
+    return rows;
+  }
+  const f = r.release;
+  if (f) {
+    let line;
+    if (f.situation && f.situation.automatic_failure) line = `${esc.text(f.situation.automatic_failure)}: fails automatically (ER-14)`;
+    else {
+      line = `${esc.text(f.attribute)} feat d20 ${list(f.dice)} → ${n(f.kept)} ${signed(n(f.total_modifier))} = ${span(STYLE.big, `${n(f.total)}`)}` +
+        ` vs DC ${n(f.dc)} (${n(f.rounds)} round${f.rounds === 1 ? '' : 's'} since the drop)${edgeNote(f.situation)}`;
+    }
+    line += `<br>${f.halved ? span(STYLE.hit, 'halved ✓') : span(STYLE.miss, 'not halved ✗')} · ` +
+      span(STYLE.note, `P(half) ${pct(f.p_half, f.p_half_exact)} · mean ${typeof f.mean_inflicted === 'number' ? f.mean_inflicted.toFixed(2) : '?'}` +
+        `${typeof f.mean_inflicted_exact === 'string' && /^\d+(\/\d+)?$/.test(f.mean_inflicted_exact) ? ` (${f.mean_inflicted_exact})` : ''} inflicted`);
+    rows.push([`feat of ${victim}`, line]);
+  }
+  let dealt = `${n(r.held)} held → ${span(STYLE.big, `${n(r.inflicted)}`)} damage${bodyNote(applied, r.inflicted)}`;
+  if (f && f.shock_save) {
+    dealt += `<br>shock: Resilience save DC ${n(f.shock_save.dc)} (ER-13)`;
+    if (Number.isSafeInteger(f.shock_save.dc)) {
+      dealt += ` ${esc.button('roll it', `!fracas save --save resilience --dc ${f.shock_save.dc} --targets ${r.victim} --effect shock`)}`;
+    }
+  }
+  rows.push([victim, dealt]);
+  return rows;
+}
+
+// --- lock ----------------------------------------------------------------------------
+
+function sideLine(side, ctx) {
+  return `${esc.text(nameOf(ctx, side.id))} d12 ${signed(n(side.total_modifier))} (${esc.text(side.attribute)} ${signed(n(side.modifier))}` +
+    `${side.bonus ? `, bonus ${signed(n(side.bonus))}` : ''})${edgeNote(side)} · ${typeof side.win_chance === 'number' ? `${(100 * side.win_chance).toFixed(1)}%` : '?'} to win`;
+}
+
+function lockRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const victim = nameOf(ctx, r.victim);
+  const applied = ctx.applied && ctx.applied[r.victim];
+  if (r.feat) {
+    const f = r.feat;
+    const natural = f.natural === 20 ? ' · natural 20: succeeds (ER-6)' : f.natural === 1 ? ' · natural 1: fails (ER-6)' : '';
+    rows.push(['feat', `d20 ${list(f.dice)} → ${n(f.kept)} ${signed(n(f.total_modifier))} = ${span(STYLE.big, `${n(f.total)}`)} vs AC ${n(f.ac)}` +
+      `${f.penalty ? ` (${esc.text(f.penalty.condition)} ${signed(-Math.abs(n(f.penalty.value)) || 0)})` : ''}${edgeNote(f)}${natural}` +
+      `<br>${f.success ? span(STYLE.hit, 'success ✓') : span(STYLE.miss, 'failure ✗')} · ${span(STYLE.note, `P(success) ${pct(f.p_success, f.p_success_exact)}`)}`]);
+  }
+  if (r.rebuff_allowed === false) rows.push(['rebuff', span(STYLE.note, 'cannot be used against it')]);
+  const re = r.reaction;
+  if (re && re.rolled) {
+    const lines = [];
+    if (re.body_cost) {
+      const c = re.body_cost;
+      lines.push(`${esc.text(victim)} pays ${n(c.points)} Body to react (${esc.text(c.weapon)} ${esc.text(c.damage_type)} weapon` +
+        `${c.resistance && c.resistance !== 'normal' ? `, ${esc.text(c.resistance)}` : ''})${bodyNote(applied, c.points)}`);
+    }
+    lines.push(`${esc.text(re.attribute)} competition (ER-19): ${sideLine(re.victim_side, ctx)}; ${sideLine(re.attacker_side, ctx)}`);
+    lines.push((Array.isArray(re.rounds) ? re.rounds : []).map((x) => `${list(x.victim.dice)}→${n(x.victim.total)} vs ` +
+      `${list(x.attacker.dice)}→${n(x.attacker.total)}${x.victim.total === x.attacker.total ? ' (tie)' : ''}`).join('<br>'));
+    lines.push(span(STYLE.note, `P(${esc.text(victim)} wins) ${pct(re.p_victim_wins, re.p_victim_wins_exact)}`));
+    rows.push(['reaction', lines.join('<br>')]);
+  }
+  if (r.blitz) {
+    const b = r.blitz;
+    rows.push(['shield-blitz', `d20 ${n(b.die)} ${esc.text(b.damage_type)}${b.resistance && b.resistance !== 'normal' ? ` (${esc.text(b.resistance)})` : ''}` +
+      ` → ${span(STYLE.big, `${n(b.damage)}`)} damage${bodyNote(applied, b.damage)} · ${span(STYLE.note, `mean ${typeof b.mean === 'number' ? b.mean.toFixed(2) : '?'}`)}`]);
+  }
+  let outcome = `${span(STYLE.big, esc.text(r.outcome))}: ${esc.text(named(r.text, ctx))}`;
+  if (r.mode !== 'blitz') outcome += `<br>${span(STYLE.note, `P(${r.mode === 'lock' ? 'locked' : 'disarmed'}) ${pct(r.p_effect, r.p_effect_exact)}`)}`;
+  if (Number.isSafeInteger(r.free_cost_dice)) outcome += `<br>freeing the weapon costs its wielder ${r.free_cost_dice} attack dice`;
+  rows.push(['outcome', outcome]);
+  return rows;
+}
+
+/** The last row of every such card: the bridge rolled it; the seed; request and undo buttons. */
+function footer(raw, ctx) {
+  const seed = clean(raw.seed);
+  return ['rolled by', `the bridge (fracas serve): this script has no offline ${esc.text(ctx.kind)} resolver` +
+    `<br>seed ${esc.text(String(seed))}${raw.injected === true ? ' (dice given)' : ''} · request ${esc.text(ctx.id)} ` +
+    `${esc.button('request', `!fracas request ${ctx.id}`)}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`];
+}
+
+module.exports = { saveRows, touchRows, dropRows, lockRows, footer, clean, pct };
+  },
   "src/mod/validate.js": function (module, exports, require) {
 'use strict';
 // `state.fracas` checked on load: Roll20 keeps it as JSON that a GM (or another script) can
@@ -10739,6 +11628,27 @@ function fromGlobals() {
         if (m && typeof m.name === 'string') out.push(m.name.toLowerCase());
       }
       return Array.from(new Set(out));
+    },
+
+    /**
+     * The tag to write on a token for the marker `name` (a condition's marker): a custom
+     * marker's full tag "name::id" from Campaign's _token_markers (tokens keep custom markers
+     * so: libTokenMarkers.js lines 121-123 read `tag` from that list, TokenMod.js line 1328
+     * writes it), else `name` itself (a built-in marker, or one the campaign does not list).
+     */
+    markerTag(name) {
+      let list;
+      try {
+        list = JSON.parse(Campaign().get('_token_markers') || 'null');
+      } catch (err) {
+        list = null;
+      }
+      const want = String(name).toLowerCase();
+      for (const m of Array.isArray(list) ? list : []) {
+        if (m && typeof m.tag === 'string' && (m.tag.toLowerCase() === want || m.tag.toLowerCase().split('::')[0] === want ||
+          (typeof m.name === 'string' && m.name.toLowerCase() === want))) return m.tag;
+      }
+      return String(name);
     },
 
     /**

@@ -34,7 +34,8 @@ const SETS = [
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
 // request goes through the relay), and Enchanted Realms' `save`, `touch`, `drop` and `lock`,
 // which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll and lock.roll roll
-// them; docs/rules/enchanted-realms.md); their layouts are checked on Python's results below.
+// them for `!fracas save`, `touch`, `drop`, `lock`: mod/bridgekinds.js, whose cards read the
+// answer after layoutProblems passes it); their layouts are checked on Python's results below.
 const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock'];
 
 function rulesetOf(request) {

@@ -22,13 +22,15 @@ function mulberry32(seed) {
 }
 
 const COMMANDS = ['attack', 'odds', 'init', 'mob', 'undo', 'config', 'help', 'request', 'relay', 'resend', 'journal',
-  'replay', 'compete', 'impale', 'round', 'nope', ''];
+  'replay', 'compete', 'impale', 'round', 'save', 'touch', 'drop', 'lock', 'nope', ''];
 const OPTIONS = ['target', 'dice', 'style', 'type', 'weight', 'bonus', 'seed', 'rolls', 'ac', 'cover', 'attacker',
   'ruleset', 'adv', 'dis', 'sneak', 'whisper', 'public', 'no-apply', 'each', 'use', 'obscurement', 'count',
   'at-least', 'marker', 'bar', 'min', 'output', 'players-attack', 'players-seed', 'players-any-layer',
   'show-npc-body', 'attr', 'damage', 'level', 'die', 'method', 'skill', 'reset', 'injury-bar', '__proto__',
   'nearby', 'friendly-fire', 'flee', 'grappling', 'defense-rolls', 'contest', 'challenger', 'defender', 'against',
-  'slick', 'advantage', 'disadvantage', 'charger', 'closed', 'forte', 'secret', 'new-secret', 'new', 'undo'];
+  'slick', 'advantage', 'disadvantage', 'charger', 'closed', 'forte', 'secret', 'new-secret', 'new', 'undo',
+  'save', 'dc', 'area', 'effect', 'on-fail', 'targets', 'touch', 'other-ac', 'surrenders', 'inflict', 'rounds', 'foul-play',
+  'attribute', 'mode', 'to-hit', 'weapon', 'victim-bonus', 'reacts', 'reaction-left'];
 const HOSTILE = ['[[1d20]]', '<img src=x onerror=alert(1)>', '{{name=x}}', '@{selected|token_id}', '%{macro}',
   '&{template:default}', 'toString', '__proto__', 'constructor', '1e309', '-99999999999', '99999999999999999999999',
   '0', '-1', '3', '20', '2.5', 'NaN', '', '"', "'", '\\', 'slashing', 'edged', 'melee', 'range', 'on', 'off',

@@ -11,7 +11,8 @@
 // `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
 // budget (attack.odds), an attack of a ruleset without a Roll20 port (the tests' d6 pool,
 // registered in that bridge only: the shipped bundle asks for its contract, server.contract
-// with a rulesets filter, then sends attack.resolve) and `resend`. The extension is
+// with a rulesets filter, then sends attack.resolve), `save` and `lock` (save.roll, lock.roll: kinds the
+// Mod has no port of) and `resend`. The extension is
 // the shipped one, unmodified but for the test page's origin in its content-script matches.
 // The page itself never holds the token or the secret, and a frame it plants is not signed,
 // so it never reaches the bridge; a plain chat line with "FRACAS1" in it stays visible.
@@ -218,6 +219,34 @@ print(json.dumps(fracas.resolve(json.load(sys.stdin)).to_dict()))`],
   const damage = JSON.parse(py.stdout).targets[ogre.id].damage;
   assert.equal(String(ogre.get('bar1_value')), String(40 - damage));
   assert.equal(plain(Emulator.fields(found.text)['1 → Ogre']).endsWith(`${damage} damage`), true);
+  assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
+});
+
+test('!fracas save and !fracas lock: save.roll and lock.roll through the relay, the bridge rolls, marker and bar set (ER-16, ER Weapon Lock)', async (t) => {
+  if (!ready(t)) return;
+  const { emu, knight, skeletons, fighters } = T;
+  // An area Agility save the hero cannot make (DC 40): it falls asleep, its marker set; undo takes it off.
+  const save = await command(`!fracas save --save agility --dc 40 --area --effect "sleep smoke" --on-fail asleep --targets ${fighters.hero.id}`,
+    /how many fail|failed ✗/);
+  assert.equal(save.requests[0].method, 'save.roll');
+  assert.match(save.sent.map((o) => plain(o.text)).join('\n'), /no offline save resolver: the bridge rolls it/);
+  const saveCard = Emulator.fields(save.found.text);
+  assert.match(plain(saveCard.Hero), /vs DC 40 \(agility \+1\)\nfailed ✗ · 0\.0% \(0\/1\) to save\nnow asleep \(marker set\)/);
+  assert.match(plain(saveCard['rolled by']), /^the bridge \(fracas serve\)/);
+  assert.equal(fighters.hero.get('statusmarkers'), 'asleep');
+  emu.chat(emu.gm, '!fracas undo');
+  assert.equal(fighters.hero.get('statusmarkers'), '');
+  // A shield-blitz: the bridge's d20 of blunt damage off the knight's bar, as the engine rolls it for that request and seed.
+  const before = Number(knight.get('bar1_value'));
+  const blitz = await command(`!fracas lock --mode blitz --target ${knight.id}`, /shield-blitz=/, { selected: [skeletons[0].id] });
+  const [rpc] = blitz.requests;
+  assert.equal(rpc.method, 'lock.roll');
+  const py = spawnSync(H.pythonPath(), ['-c', 'import json,sys,fracas; print(json.dumps(fracas.roll("lock", json.load(sys.stdin)).to_dict()))'],
+    { cwd: H.REPO_ROOT, input: JSON.stringify(rpc.params), encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const damage = JSON.parse(py.stdout).blitz.damage;
+  assert.equal(Number(knight.get('bar1_value')), Math.max(0, before - damage));
+  assert.match(plain(Emulator.fields(blitz.found.text)['shield-blitz']), new RegExp(`→ ${damage} damage`));
   assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
 });
 

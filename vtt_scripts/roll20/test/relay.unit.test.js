@@ -137,6 +137,10 @@ test("the relay carries exactly the methods the Mod sends (the spec's [bridge.ow
   const sent = new Set();
   for (const m of sources.matchAll(/send\(app, '([a-z]+\.[a-z]+)'/g)) sent.add(m[1]);
   for (const m of sources.matchAll(/journalCommand\(app, msg, cmd, '([a-z]+\.[a-z]+)'\)/g)) sent.add(m[1]);
+  // …and the table of the kinds the bridge rolls for the Mod (bridgekinds.js KINDS: each entry's
+  // `method`, sent by kindCommand's one send()).
+  for (const m of sources.matchAll(/method: '([a-z]+\.[a-z]+)', title:/g)) sent.add(m[1]);
+  assert.deepEqual(require('../src/mod/bridgekinds').methods().sort(), ['drop.roll', 'lock.roll', 'save.roll', 'touch.roll']);
   assert.deepEqual(Array.from(sent).sort(), methods());
 });
 

@@ -22,19 +22,25 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
+#: The four below go through the Roll20 relay (`relay`): the Mod script has no port of them, and its
+#: `!fracas save`, `touch`, `drop` and `lock` send them to the bridge (vtt_scripts/roll20/src/mod/bridgekinds.js).
 #: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
 SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
-            result="result.save.roll", command="fracas.rulesets.er.commands:save")
+            result="result.save.roll", command="fracas.rulesets.er.commands:save",
+            relay=True)
 #: Touch attacks (ER Touch-based Effects): a hit for no damage, or a sleight-of-hand feat.
 TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touch", "roll_touch",
-             result="result.touch.roll", command="fracas.rulesets.er.commands:touch")
+             result="result.touch.roll", command="fracas.rulesets.er.commands:touch",
+             relay=True)
 #: Getting the drop (after ER-13): a sneak attack's damage held, then inflicted against a feat.
 DROP = Kind("drop", "drop.roll", "drop", "the drop", "drop", "compile_drop", "roll_drop",
-            result="result.drop.roll", command="fracas.rulesets.er.commands:drop")
+            result="result.drop.roll", command="fracas.rulesets.er.commands:drop",
+            relay=True)
 
 #: Weapon lock and disarm ("ER Weapon Negation", ER-12, ER-19), and the locker's shield-blitz.
 LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lock", "compile_lock", "roll_lock",
-            result="result.lock.roll", command="fracas.rulesets.er.commands:lock")
+            result="result.lock.roll", command="fracas.rulesets.er.commands:lock",
+            relay=True)
 
 
 class EnchantedRealms(Ruleset):

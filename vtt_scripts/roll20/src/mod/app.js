@@ -22,6 +22,7 @@ const { roundCommand } = require('./round');
 const { forecastCommand } = require('./forecast');
 const { competeCommand, impaleCommand } = require('./specials');
 const relaylink = require('./relaylink');
+const bridgekinds = require('./bridgekinds');
 const { DAMAGE_TYPES } = require('../facts');
 
 // An API button of this script (esc.button writes them): `[label](!fracas …)`.
@@ -53,6 +54,11 @@ const COMMANDS = {
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
 };
+// The kinds the bridge rolls for this script (save, touch, drop, lock: bridgekinds.js KINDS), one
+// command each; players may use them with tokens they control (each kind checks its acting token).
+for (const kind of Object.keys(bridgekinds.KINDS)) {
+  COMMANDS[kind] = { run: (app, msg, cmd) => bridgekinds.kindCommand(app, msg, cmd, kind), player: true };
+}
 
 class App {
   constructor(edge) {

@@ -70,6 +70,51 @@ function applyDamage(edge, config, token, amount) {
   return { before, after, change };
 }
 
+/** A token's marker list (statusmarkers) as entries, "tag" or "tag@N". */
+function markerList(token) {
+  return String(token.get('statusmarkers') || '').split(',').map((m) => m.trim()).filter(Boolean);
+}
+
+/**
+ * Put the markers of `conditions` on a token (a failed save's on_fail: asleep, …), each once:
+ * `tags` maps a condition to the marker tag that shows it (config --marker; a custom marker's
+ * "name::id"). Returns {added: [conditions], change} (change null when all were there), the
+ * change being what undo takes off again (only the markers this card put on).
+ */
+function addMarkers(edge, token, conditions, tags) {
+  const list = markerList(token);
+  const have = new Set(list.map((m) => m.split('@')[0].toLowerCase()));
+  const added = [];
+  const addedTags = [];
+  for (const condition of conditions) {
+    const tag = tags(condition);
+    if (have.has(tag.toLowerCase())) continue;
+    have.add(tag.toLowerCase());
+    added.push(condition);
+    addedTags.push(tag);
+  }
+  if (!addedTags.length) return { added, change: null };
+  const before = list.join(',');
+  const after = list.concat(addedTags).join(',');
+  setProp(token, 'statusmarkers', after, edge.log);
+  return { added, change: { type: 'markers', id: token.id, before, after, added: addedTags, name: String(token.get('name') || token.id) } };
+}
+
+/** Undo of addMarkers: take off the markers that change put on, if they are still there. */
+function revertMarkers(edge, c, notes) {
+  const token = edge.getObject('graphic', c.id);
+  const what = c.name ? String(c.name) : c.id;
+  if (!token) {
+    notes.push(`${what} is gone (deleted since): nothing to put back`);
+    return 0;
+  }
+  const gone = new Set((Array.isArray(c.added) ? c.added : []).map((t) => String(t).toLowerCase()));
+  const list = markerList(token);
+  const kept = list.filter((m) => !gone.has(m.split('@')[0].toLowerCase()));
+  if (kept.length !== list.length) setProp(token, 'statusmarkers', kept.join(','), edge.log);
+  return 1;
+}
+
 /** The object a change was made to, and how to write it back. */
 function holderOf(edge, c) {
   const obj = edge.getObject(c.type === 'computed' ? 'graphic' : c.type, c.id);
@@ -92,6 +137,10 @@ function revert(edge, entry) {
   const changes = Array.isArray(entry.changes) ? entry.changes : [];
   for (let i = changes.length - 1; i >= 0; i--) {
     const c = changes[i];
+    if (c && c.type === 'markers') {
+      restored += revertMarkers(edge, c, notes);
+      continue;
+    }
     if (!c || c.before === undefined || c.before === null) continue;
     if (c.type === 'turnorder') {
       // The turn order is one list: put it back only while it is as this card left it.
@@ -135,4 +184,4 @@ function revert(edge, entry) {
   return { restored, notes };
 }
 
-module.exports = { applyDamage, revert, bodyHolder, asNumber };
+module.exports = { applyDamage, addMarkers, revert, bodyHolder, asNumber };

@@ -281,4 +281,6 @@ function impaleCard(result, ctx) {
   return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
 }
 
-module.exports = { attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion };
+module.exports = {
+  attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
+};

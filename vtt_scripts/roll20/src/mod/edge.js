@@ -277,6 +277,27 @@ function fromGlobals() {
     },
 
     /**
+     * The tag to write on a token for the marker `name` (a condition's marker): a custom
+     * marker's full tag "name::id" from Campaign's _token_markers (tokens keep custom markers
+     * so: libTokenMarkers.js lines 121-123 read `tag` from that list, TokenMod.js line 1328
+     * writes it), else `name` itself (a built-in marker, or one the campaign does not list).
+     */
+    markerTag(name) {
+      let list;
+      try {
+        list = JSON.parse(Campaign().get('_token_markers') || 'null');
+      } catch (err) {
+        list = null;
+      }
+      const want = String(name).toLowerCase();
+      for (const m of Array.isArray(list) ? list : []) {
+        if (m && typeof m.tag === 'string' && (m.tag.toLowerCase() === want || m.tag.toLowerCase().split('::')[0] === want ||
+          (typeof m.name === 'string' && m.name.toLowerCase() === want))) return m.tag;
+      }
+      return String(name);
+    },
+
+    /**
      * Open the turn tracker, if it is closed, on `pageId` (else the players' page). Campaign
      * initiativepage is a page id or false, never true (roll20-api-scripts .types/index.d.ts
      * line 37, `initiativepage: string | false`; GroupInitiative.js lines 1453-1455 and

@@ -43,6 +43,24 @@ function items(config) {
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
+    ['!fracas save --save agility|resilience|strength --dc 13 [--targets ID ID …] [--area] [--effect TEXT] [--on-fail asleep,…] [--cover LEVEL|ID=LEVEL] [--bonus N] [--advantage] [--disadvantage]',
+      'saves (ER-12, ER-14, ER-16), rolled by the bridge (through the relay: this script has no save resolver): the selected tokens ' +
+      '(or --targets) each roll d20 + the attribute\'s modifier from their sheet (Resilience: ' + code(config.attrs.save_bonus) +
+      ') against the DC, with their markers\' conditions; --area with cover: +2/+5/+5 on an Agility save. A failed save puts ' +
+      'the --on-fail conditions on the token as markers (undo takes them off). The card shows each one\'s exact chance and how many fail.'],
+    ['!fracas touch --touch hit|sleight --target @{target|token_id} [--dice N] [--bonus N] [--advantage] [--other-ac N]',
+      'a touch attack (ER Touch attacks), rolled by the bridge: the selected caster (or --attacker ID) touches the target with a hit ' +
+      'for no damage (its skill dice against the AC) or a sleight-of-hand feat (DC 10 + the target\'s Agility modifier + --other-ac, ' +
+      'unnoticed at 4 over); the card says whether it touched, with the exact odds.'],
+    ['!fracas drop --target @{target|token_id} [--dice … strike options] [--surrenders off] | !fracas drop --inflict HELD --target ID [--rounds N] [--foul-play] [--attribute strength]',
+      'getting the drop (ER-13), rolled by the bridge: the selected token\'s sneak attack (its sheet strikes, or --dice …) whose damage ' +
+      'is held, not dealt (with --surrenders off, a victim that cannot surrender, it is dealt); the GM\'s inflict button, or --inflict, ' +
+      'deals it later, the victim\'s feat against DC 20 (one less a round, at least 14; advantage with --foul-play) halving it; ' +
+      'damage applied (undo works), the shock save it calls for named.'],
+    ['!fracas lock --mode lock|disarm|blitz --target @{target|token_id} [--reacts] [--to-hit N] [--weapon light|medium|heavy] [--type T] [--advantage]',
+      'weapon lock, disarm or shield-blitz (ER Weapon Lock, ER-19), rolled by the bridge: the selected token\'s d20 + to-hit (its ' +
+      'Strength score and size bonus, or --to-hit) against the victim\'s AC; with --reacts the victim pulls free (Strength) or pays ' +
+      '2/3/4 Body and resists a disarm (Agility), the attacker at advantage; a blitz is a d20 of blunt damage. Body applied, undo works.'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -83,8 +101,8 @@ function items(config) {
 
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
-  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete and impale ' +
-    'with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
+    'touch, lock, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -128,7 +146,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }

@@ -10869,7 +10869,7 @@ function buildLock(app, msg, cmd) {
   if (vconditions.length) victim.conditions = vconditions;
   if (o.reacts) victim.reacts = true;
   if (o.reactionLeft === false) victim.reaction_left = false;
-  for (const field of ['resistant', 'vulnerable']) {
+  for (const field of ['resistant', 'vulnerable', 'immune']) {
     const list = v.names(field, DAMAGE_TYPES, 'damage type');
     if (list.length) victim[field] = list;
   }

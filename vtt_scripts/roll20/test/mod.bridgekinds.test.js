@@ -111,7 +111,7 @@ test('ER-13 getting the drop: !fracas drop sends drop.roll, the attack with ever
 });
 
 test('ER Weapon Lock / ER-19: !fracas lock sends lock.roll: lock, disarm and shield-blitz from both sheets', () => {
-  const { emu, tokens } = table();
+  const { emu, tokens, characters } = table();
   tokens.knight.set('statusmarkers', 'prone');
   const disarm = run(emu, emu.gm, `!fracas lock --mode disarm --target ${tokens.knight.id} --reacts --weapon heavy --type blunt --seed 3`,
     [tokens.orc.id]);
@@ -127,6 +127,11 @@ test('ER Weapon Lock / ER-19: !fracas lock sends lock.roll: lock, disarm and shi
     [tokens.orc.id]);
   assert.deepEqual(lock.rpcs[0].params.attacker, { id: tokens.orc.id, strength: 6, agility: 3, to_hit: 4, advantage: true });
   assert.deepEqual(lock.rpcs[0].params.victim, { id: tokens.goblin.id, ac: 13, agility: 4, bonus: 1, resistant: ['poison'] });
+  // ER-10 on the disarm's cost and the blitz: the victim's sheet immunities go too.
+  emu.create('attribute', { _characterid: characters.goblin.id, name: 'immune', current: 'blunt' });
+  const immune = run(emu, emu.gm, `!fracas lock --mode blitz --target ${tokens.goblin.id} --seed 3`, [tokens.orc.id]);
+  assert.deepEqual(immune.rpcs[0].params.victim.immune, ['blunt']);
+  emu.find({ _type: 'attribute', name: 'immune' }).forEach((a) => a.remove());
   const blitz = run(emu, emu.gm, `!fracas lock --mode blitz --target ${tokens.goblin.id} --seed 3`, [tokens.orc.id]);
   assert.equal(blitz.rpcs[0].params.attacker.to_hit, undefined, 'a blitz has no roll to hit');
 });

@@ -1,6 +1,7 @@
 """Issue 41: each ruleset owns its round. The fight driver, the compiled-plan builder, the
-ruleset base class and the procedure protocol name no ruleset and carry no ruleset's fight
-flag; a ruleset's round lives in its folder (`fracas/rulesets/<ruleset>/fight.py`).
+scenario, the ruleset base class and the procedure protocol name no ruleset and carry no
+ruleset's fight flag; a ruleset's round lives in its folder (`fracas/rulesets/<ruleset>/fight.py`),
+and so do the scenario fields only its round reads (`Procedure.tactics`, `Procedure.fields`).
 
 Not yet covered: the compiled round's table keys (`ct`, `os`, `ct_init`: the names
 `cython_core/fights.pyx`, the hand-written C twin, reads) are two-letter folder names this
@@ -16,7 +17,7 @@ import pytest
 from fracas import rulesets
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "fracas"
-GENERIC = ["drive/fight.py", "drive/fastfight.py", "rulesets/base.py", "rulesets/fight.py"]
+GENERIC = ["drive/fight.py", "drive/fastfight.py", "drive/scenario.py", "rulesets/base.py", "rulesets/fight.py"]
 #: The flags and hooks the base class carried for the built-in rounds before they moved.
 OLD_FLAGS = ["weapon_memory", "reserve_actions", "one_action", "flight_declared", "initiative_once",
              "spell_disruption", "fleeing_target", "no_reaction", "power_attack", "no_sneak", "fight_parry",
@@ -53,3 +54,29 @@ def test_each_built_in_round_lives_in_its_rulesets_folder():
             continue
         procedure = ruleset.fight_procedure()
         assert procedure.__module__ == f"{module}.fight", name
+
+
+def test_a_rounds_own_scenario_fields_are_declared_by_it_not_by_the_scenario():
+    from fracas.drive.scenario import CombatantSpec, Tactic, combatant_type
+    from fracas.rulesets.fight import Field
+
+    shared = set(CombatantSpec.__struct_fields__) | {f"tactic.{n}" for n in Tactic.__struct_fields__}
+    declared = {}
+    for name in rulesets.names():
+        procedure = rulesets.get(name).fight_procedure()
+        own = {**{n: f for n, f in procedure.fields.items()}, **{f"tactic.{n}": f for n, f in procedure.tactics.items()}}
+        assert all(isinstance(f, Field) for f in own.values()), name
+        assert not set(own) & shared, f"{name} declares shared fields {set(own) & shared}"
+        declared.update({n: name for n in own})
+        spec = combatant_type(procedure)  # its scenario's combatant: the shared fields and its own
+        assert set(spec.__struct_fields__) == set(CombatantSpec.__struct_fields__) | set(procedure.fields)
+        tactic = msgspec_field_type(spec, "tactic")
+        assert set(tactic.__struct_fields__) == set(Tactic.__struct_fields__) | set(procedure.tactics)
+    assert {"tactic.defend_at", "tactic.reserve", "tactic.parry", "tactic.action", "surprise_immune",
+            "nearby"} <= set(declared)
+
+
+def msgspec_field_type(struct, name):
+    import msgspec
+
+    return next(f.type for f in msgspec.structs.fields(struct) if f.name == name)

@@ -26,7 +26,7 @@ from ..errors import LimitError, RequestError, RulesError, SchemaError
 from ..requests import check_range, convert, key_path, parse_json, shown, type_name
 from ..dice import Dice
 from ..rulesets.base import Actor, Ruleset, moved
-from ..rulesets.fight import COMBATANT_DEFAULTS, TACTIC_DEFAULTS
+from ..rulesets.fight import Field
 from ..rulesets.fight import Situation as Situation  # what a round changes in an attack (re-exported)
 
 #: Limits checked before a fight starts (the bridge also bounds the file's bytes).
@@ -43,49 +43,20 @@ class _Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Tactic(_Spec):
-    """How a combatant picks its target, when it leaves the fight, and its ruleset's round choices
-    (old-school action, Worldwalker reserve, Cartyrion parry and power)."""
+    """How a combatant picks its target and when it leaves the fight: the fields every round
+    reads. A ruleset's round adds its own choices (defending, parrying, ...), which a
+    scenario of another ruleset refuses, naming the ruleset."""
 
     #: nearest: the closest standing enemy; weakest: the one with the least health left;
     #: random: any standing enemy, by a die; focus: the combatant or group named by
     #: `focus` while one stands, then the nearest.
     target: Literal["nearest", "weakest", "random", "focus"] = "nearest"
     focus: Optional[str] = None
-    #: broken: leaves the fight when its group's morale breaks (old-school: flees the next
-    #: round); surrender: old-school: gives up at the start of the next round; never: fights on.
+    #: broken: leaves the fight when its group's morale breaks (as its ruleset's round
+    #: says); surrender: gives up (a round with surrender); never: fights on.
     flee: Literal["broken", "surrender", "never"] = "broken"
     #: Leaves the fight when its health ("hp") is at or below this.
     flee_at: Optional[int] = None
-    #: Enchanted Realms: the feet it moves when it leaves (ER-20): under 20 a cautious
-    #: move that draws no flee attacks, 20-74 a normal move, 75 or more a rapid move
-    #: (flee attacks of one d20). Default 30.
-    flee_move: Optional[int] = None
-    #: Enchanted Realms: defends its turn away (ER-15) on turns when its health is at or
-    #: below this: no attack; attackers that it can see are at disadvantage until its next
-    #: turn; no reactions (flee attacks) this round and the next.
-    defend_at: Optional[int] = None
-    #: Enchanted Realms: its first melee attack of the fight is a charge, having closed this
-    #: many feet (ER-23: from 25 ft a pikeman set against charges may impale it first).
-    charge: Optional[int] = None
-    #: Enchanted Realms: weapon negation ("ER Weapon Negation"): while it holds no lock, its
-    #: melee attack at an armed target (one with a melee strike) is a weapon lock or a disarm
-    #: instead, with the combatant's `negation`; a lock it holds takes its turns (its
-    #: shield-blitz, if it has one) until the victim frees its weapon or falls.
-    negate: Optional[Literal["lock", "disarm"]] = None
-    #: Old-school: the one action of a round (OS one action): its melee strikes in the melee
-    #: phase or its missile strikes in the missile phase. Default: melee when it has a melee
-    #: strike, else missile.
-    action: Optional[Literal["melee", "missile"]] = None
-    #: Worldwalker: complex actions held in reserve each round for blocks or dodges (WW-5);
-    #: each forgoes an attack (the off-hand's bonus action first, WW-6). Default 0.
-    reserve: int = 0
-    #: Cartyrion: parries its turn away with its weapon (its first attack) or its shield
-    #: (CT-6), on turns when its Stamina is at or below `parry_at` (every turn without it).
-    parry: Optional[Literal["weapon", "shield"]] = None
-    parry_at: Optional[int] = None
-    #: Cartyrion: when it power-attacks (CT-5; the weapon breaks): never, on its first turn,
-    #: or on its turns with Stamina at or below half (each weapon breaks in turn).
-    power: Literal["never", "first", "hurt"] = "never"
 
 
 class Spell(_Spec):
@@ -108,25 +79,9 @@ class CombatantSpec(_Spec):
     tactic: Tactic = msgspec.field(default_factory=Tactic)
     morale: Optional[int] = None
     morale_modifier: int = 0
-    #: Old-school: the members of a side that check morale together (OS-4): one check per
-    #: side by default; combatants naming a group check apart from the rest of their side.
+    #: The members of a side that check morale together (a ruleset with morale rules): one
+    #: check per side by default; combatants naming a group check apart from the rest of it.
     morale_group: Optional[str] = None
-    #: Cartyrion: "some trait or ability that precludes their being surprised" (CT-1): it
-    #: takes its turn in a round its side is surprised in.
-    surprise_immune: bool = False
-    #: Enchanted Realms: the combatants (ids or group names) that stand next to each of
-    #: its members, for friendly fire (ER-17): a shot at it under the friendly-fire rule that
-    #: misses may stray into one of them (up to 8 standing, in member order).
-    nearby: list[str] = []
-    #: Enchanted Realms: the pole-arm it sets against charges (ER-23, the impale request's
-    #: `weapon`: style, damage_type, weight, bonus, forte, pole ...): a charger that closed
-    #: 25 ft or more at it is impaled first, with its reaction.
-    impale: Optional[dict[str, Any]] = None
-    #: Enchanted Realms: its weapon lock or disarm, for its tactic's `negate` (the lock
-    #: request's `attacker` fields: to_hit, bonus, weapon, damage_type, advantage ...; its
-    #: Strength and Agility come from `attacker`), and `shield_blitz`: a d20 of blunt damage
-    #: to the victim on each turn it holds a lock.
-    negation: Optional[dict[str, Any]] = None
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -134,7 +89,8 @@ class CombatantSpec(_Spec):
 
 class Scenario(_Spec):
     sides: dict[str, list[Any]]
-    ruleset: str = "enchanted-realms"
+    #: The ruleset (the default ruleset when absent).
+    ruleset: Optional[str] = None
     name: str = ""
     description: str = ""
     initiative: dict[str, Any] = {}
@@ -223,39 +179,41 @@ def json_schema() -> dict[str, Any]:
     defs = schema["$defs"]
     defs["ScenarioFile"]["description"] = (
         "A fracas scenario: sides of combatants for an encounter or a simulation (docs/ENCOUNTERS.md).")
-    defs["ScenarioFile"]["properties"]["ruleset"]["enum"] = sorted(rulesets.names())
+    defs["ScenarioFile"]["properties"]["ruleset"] = {
+        "type": "string", "enum": sorted(rulesets.names()),
+        "description": f"its ruleset; {rulesets.DEFAULT} when absent (the default ruleset)"}
     defs["ScenarioFile"]["properties"]["max_rounds"].update(minimum=1, maximum=MAX_ROUNDS)
     combatant = defs["CombatantSpec"]["properties"]
     combatant["count"].update(minimum=1, maximum=MAX_MEMBERS)
-    combatant["hp"].update(minimum=1, description="Body (ER), hit points (WW, OS) or Stamina Points (CT)")
-    combatant["injury"]["description"] = "Cartyrion Injury Points (CT-4); others leave it out"
+    combatant["hp"].update(minimum=1, description="its health: Body, hit points or Stamina Points, as its ruleset"
+                          " names its first pool (docs/rules)")
+    combatant["injury"]["description"] = ("a second health pool, for a ruleset whose round has one; others"
+                                          " leave it out")
     combatant["attacker"]["description"] = "the attacker fields of an attack request of the ruleset"
     combatant["target"]["description"] = "the target fields of an attack request of the ruleset"
     combatant["attacks"]["description"] = "strikes of an attack request, without target"
     combatant["morale"].update(minimum=2, maximum=12)
     combatant["morale_modifier"].update(minimum=-2, maximum=2)
-    combatant["morale_group"]["description"] = ("old-school: members of a side that check morale apart from the"
-                                                " rest of it (OS-4; default: one check per side)")
-    combatant["nearby"]["description"] = ("enchanted-realms: who stands next to its members (combatant ids or group"
-                                          " names), for friendly fire (ER-17)")
-    combatant["impale"]["description"] = ("enchanted-realms: the pole-arm it sets against charges (ER-23: the"
-                                          " impale request's weapon)")
-    combatant["negation"]["description"] = ("enchanted-realms: its weapon lock or disarm for the tactic's negate"
-                                            " (the lock request's attacker fields, and shield_blitz)")
-    combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
-                                                   " its side is surprised in, after the side that surprised it")
-    tactic = defs["Tactic"]["properties"]
-    tactic["action"]["description"] = ("old-school: the one action of a round, melee or missile (default: melee"
-                                       " when it has a melee strike)")
-    tactic["reserve"].update(minimum=0, maximum=2, description="worldwalker: complex actions held in reserve"
-                             " each round for blocks or dodges (WW-5); each forgoes an attack")
-    tactic["negate"]["description"] = ("enchanted-realms: lock or disarm an armed target's weapon instead of its"
-                                       " melee attack, with the combatant's negation (ER Weapon Negation)")
-    tactic["parry"]["description"] = "cartyrion: parry its turn away with its weapon or its shield (CT-6)"
-    tactic["parry_at"]["description"] = "cartyrion: parry only on turns when its Stamina is at or below this"
-    tactic["power"]["description"] = ("cartyrion: when it power-attacks, breaking the weapon (CT-5): never,"
-                                      " first (its first turn), hurt (its turns at half Stamina or less)")
+    combatant["morale_group"]["description"] = ("members of a side that check morale apart from the rest of it"
+                                                " (a ruleset with morale rules; default: one check per side)")
+    # Each round's own fields, under its ruleset's name (a scenario of another refuses them).
+    for name in sorted(rulesets.names()):
+        procedure = rulesets.get(name).fight_procedure()
+        for holder, listed in ((combatant, "fields"), (defs["Tactic"]["properties"], "tactics")):
+            for field_name, field in getattr(procedure, listed, {}).items():
+                said = f"{name}: {field.doc} ({field.rule})"
+                if field_name in holder:  # two rounds read it
+                    holder[field_name]["description"] += f"; {said}"
+                    continue
+                holder[field_name] = {**_field_schema(field.type), "default": msgspec.to_builtins(field.default),
+                                      **dict(field.schema), "description": said}
     return schema
+
+
+def _field_schema(kind: Any) -> dict[str, Any]:
+    """The JSON Schema of one field's type (inline: no `$defs`)."""
+    found: dict[str, Any] = msgspec.json.schema(kind)
+    return found
 
 
 #: What a round changes in an attack request (`Compiled.plan`): ((where, ((field, value), …)), …),
@@ -398,8 +356,9 @@ def compile_scenario(source: Any) -> Compiled:
     if not isinstance(source, dict):
         raise SchemaError("$", f"a scenario is a JSON object, got {type_name(source)}")
     scenario = convert(source, Scenario)
-    ruleset = rulesets.get(scenario.ruleset)
+    ruleset = rulesets.get(scenario.ruleset or rulesets.DEFAULT, "$.ruleset")
     procedure = ruleset.fight_procedure()
+    spec_type = combatant_type(procedure)
     check_range(scenario.max_rounds, 1, MAX_ROUNDS, "$.max_rounds", "max_rounds")
     sides = list(scenario.sides)
     if len(sides) < 2:
@@ -421,7 +380,7 @@ def compile_scenario(source: Any) -> Compiled:
         rank = 0
         for i, raw in enumerate(entries):
             path = f"{key_path('$.sides', side)}[{i}]"
-            spec = convert(raw, CombatantSpec, path)
+            spec = _combatant(raw, spec_type, ruleset, procedure, path)
             _name(spec.name, f"{path}.name")
             if spec.name in names:
                 raise SchemaError(f"{path}.name", f"{spec.name!r} is already the name of {names[spec.name]}")
@@ -458,7 +417,6 @@ def compile_scenario(source: Any) -> Compiled:
             for j, strike in enumerate(spec.attacks):
                 _aimed(strike, f"{path}.attacks[{j}]")
                 phases.setdefault(procedure.phase_of(strike), []).append(j)
-            _tactic_fields(ruleset, procedure, spec, path)
             procedure.check_tactic(ruleset, spec, phases, path)
             if not isinstance(spec.attacker, dict):
                 raise SchemaError(f"{path}.attacker", "expected an object")
@@ -482,9 +440,7 @@ def compile_scenario(source: Any) -> Compiled:
         focus = g.spec.tactic.focus
         if focus is not None and focus not in names and focus not in seen:
             raise SchemaError(f"{g.path}.tactic.focus", f"no combatant or group is named {focus!r}")
-        for j, other in enumerate(g.spec.nearby):
-            if other not in names and other not in seen:
-                raise SchemaError(f"{g.path}.nearby[{j}]", f"no combatant or group is named {other!r}")
+        procedure.check_names(g.spec, g.path, lambda name: name in names or name in seen)
     setup = ruleset.fight_setup(scenario.initiative, sides, "$.initiative")
     compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
                         scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups),
@@ -494,19 +450,74 @@ def compile_scenario(source: Any) -> Compiled:
     return compiled
 
 
-def _tactic_fields(ruleset: Any, procedure: Any, spec: CombatantSpec, path: str) -> None:
-    """A tactic field (or combatant field) the ruleset's round does not read keeps its
-    default: one set is refused, naming the rulesets whose round reads it."""
-    checks: list[tuple[str, str, Any, Any, str, str]] = [
-        (f"{path}.tactic.{name}", name, default, spec.tactic, "tactics", "tactic ")
-        for name, default in TACTIC_DEFAULTS.items()]
-    checks += [(f"{path}.{name}", name, default, spec, "fields", "") for name, default in COMBATANT_DEFAULTS.items()]
-    for where, name, default, holder, listed, what in checks:
-        if getattr(holder, name) != default and name not in getattr(procedure, listed):
-            owners = [f"{other.name} ({rule})" for other in map(rulesets.get, rulesets.names())
-                      for rule in [getattr(other.fight_procedure(), listed).get(name)] if rule]
-            raise RulesError(where, f"the {ruleset.title or ruleset.name} ruleset has no {what}{name}"
-                                    + (f": it belongs to {', '.join(owners)}" if owners else ""))
+#: Each round's combatant type: the shared fields and its procedure's own (`combatant_type`).
+_TYPES: dict[type, type[CombatantSpec]] = {}
+
+
+def combatant_type(procedure: type) -> type[CombatantSpec]:
+    """The combatant of a scenario whose round is `procedure`: `CombatantSpec` with the
+    combatant fields the procedure declares (`fields`) and a `Tactic` with its tactic fields
+    (`tactics`), each a `Field`'s type and default; any other field is refused."""
+    made = _TYPES.get(procedure)
+    if made is not None:
+        return made
+    tactics: dict[str, Field] = getattr(procedure, "tactics", {})
+    fields: dict[str, Field] = getattr(procedure, "fields", {})
+    tactic = msgspec.defstruct("Tactic", [(n, f.type, f.default) for n, f in tactics.items()], bases=(Tactic,),
+                               kw_only=True, forbid_unknown_fields=True)
+    spec: type[CombatantSpec] = msgspec.defstruct(  # type: ignore[assignment]  # a CombatantSpec subclass
+        "CombatantSpec", [("tactic", tactic, msgspec.field(default_factory=tactic)),
+                          *((n, f.type, f.default) for n, f in fields.items())],
+        bases=(CombatantSpec,), kw_only=True, forbid_unknown_fields=True)
+    _TYPES[procedure] = spec
+    return spec
+
+
+def _owners(name: str, listed: str) -> dict[str, Field]:
+    """The registered rulesets whose round declares `name` among its `listed` fields."""
+    found = {}
+    for other in map(rulesets.get, rulesets.names()):
+        field = getattr(other.fight_procedure(), listed, {}).get(name)
+        if isinstance(field, Field):
+            found[other.name] = field
+    return found
+
+
+def _combatant(raw: Any, spec_type: type[CombatantSpec], ruleset: Any, procedure: Any, path: str) -> CombatantSpec:
+    """A scenario's combatant, decoded as its ruleset's round reads it. A field another
+    ruleset's round reads is refused naming that ruleset, unless it holds that field's
+    default (which says nothing: a scenario written for several rulesets)."""
+    if isinstance(raw, dict):
+        raw = _foreign(raw, getattr(procedure, "fields", {}), "fields", ruleset, path, "", set(CombatantSpec.__struct_fields__))
+        tactic = raw.get("tactic")
+        if isinstance(tactic, dict):
+            kept = _foreign(tactic, getattr(procedure, "tactics", {}), "tactics", ruleset, f"{path}.tactic", "tactic ",
+                            set(Tactic.__struct_fields__))
+            if kept is not tactic:
+                raw = {**raw, "tactic": kept}
+    return convert(raw, spec_type, path)
+
+
+def _foreign(raw: dict[str, Any], own: dict[str, Field], listed: str, ruleset: Any, path: str, what: str,
+             shared: set[str]) -> dict[str, Any]:
+    """`raw` without the other rulesets' fields that hold their default; one that does not
+    is refused, naming the rulesets whose round reads it."""
+    kept = raw
+    for name, value in raw.items():
+        if name in shared or name in own:
+            continue
+        owners = _owners(name, listed)
+        if not owners:
+            continue  # unknown everywhere: the decoder refuses it as such
+        if all(value == field.default for field in owners.values()):
+            if kept is raw:
+                kept = dict(raw)
+            del kept[name]
+            continue
+        named = ", ".join(f"{other} ({field.rule})" for other, field in owners.items())
+        raise RulesError(f"{path}.{name}", f"the {ruleset.title or ruleset.name} ruleset has no {what}{name}:"
+                                           f" it belongs to {named}")
+    return kept
 
 
 def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int, list[int]]]:

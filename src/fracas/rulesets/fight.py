@@ -35,6 +35,7 @@ does not says why in the result's `fight_loop`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple, Optional
 
 
@@ -44,13 +45,21 @@ STANDING, DOWN, FLED = "standing", "down", "fled"
 #: (("target", fields) or (("strike", i), fields), ...), fields being (name, value) pairs.
 Situation = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 
-#: The shared tactic fields a procedure may read, and their defaults: a field a
-#: procedure does not list in `tactics` must keep its default in a scenario.
-TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, "parry_at": None,
-                                   "power": "never", "flee_move": None,
-                                   "defend_at": None, "charge": None, "negate": None}
-#: The shared combatant fields only some rounds read, and their defaults (`fields`).
-COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None, "negation": None}
+class Field(NamedTuple):
+    """A scenario field a ruleset's round reads, in a combatant's `tactic` (`Procedure.tactics`)
+    or in the combatant itself (`Procedure.fields`): the scenario of that ruleset decodes it
+    with this type and default, and the scenario schema lists it under the ruleset's name."""
+
+    #: Its type as msgspec reads it: `int`, `Optional[int]`, `Literal["a", "b"]`, `list[str]` …
+    type: Any
+    #: Its value when a scenario leaves it out.
+    default: Any
+    #: The rule that needs it ("ER-15"), for the schema and for the error naming its owner.
+    rule: str
+    #: What it means, one line for the schema.
+    doc: str
+    #: More JSON Schema for it (`{"minimum": 0, "maximum": 2}`), checked by the procedure.
+    schema: Mapping[str, Any] = {}
 
 
 def frozen(value: Any) -> Any:
@@ -109,10 +118,11 @@ class Procedure:
     spell_phase: ClassVar[str] = "attack"
     #: Health pools of a combatant: "hp" always, "injury" where damage may bypass it.
     pools: ClassVar[tuple[str, ...]] = ("hp",)
-    #: Tactic fields of `TACTIC_DEFAULTS` it reads, with the rule that needs each.
-    tactics: ClassVar[dict[str, str]] = {}
-    #: Combatant fields of `COMBATANT_DEFAULTS` it reads, with the rule that needs each.
-    fields: ClassVar[dict[str, str]] = {}
+    #: The tactic fields its round reads beyond the shared ones (`target`, `focus`, `flee`,
+    #: `flee_at`), each a `Field`: a scenario of this ruleset may set them, another's may not.
+    tactics: ClassVar[dict[str, Field]] = {}
+    #: The combatant fields its round reads beyond the shared ones, each a `Field`.
+    fields: ClassVar[dict[str, Field]] = {}
     #: The kinds of event it logs beyond the driver's, and what each says (the protocol
     #: schema lists them).
     events: ClassVar[dict[str, str]] = {}
@@ -138,8 +148,13 @@ class Procedure:
     @classmethod
     def check_tactic(cls, ruleset: Any, spec: Any, phases: dict[str, list[int]], path: str) -> None:
         """Check a scenario combatant's tactic fields that the procedure reads (errors name
-        `path`); the driver has refused those of `TACTIC_DEFAULTS` it does not list in
-        `tactics`. Nothing to check by default."""
+        `path`); the scenario has decoded those it lists in `tactics` and `fields`, and
+        refused another ruleset's. Nothing to check by default."""
+
+    @classmethod
+    def check_names(cls, spec: Any, path: str, named: Callable[[str], bool]) -> None:
+        """Check the combatant and group names a combatant's own fields give, once every
+        name of the scenario is known (`named(name)`: one is). Nothing by default."""
 
     @classmethod
     def compiled_for(cls, ruleset: Any) -> bool:

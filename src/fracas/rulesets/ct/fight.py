@@ -14,13 +14,13 @@
 from __future__ import annotations
 
 from array import array
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 from ... import _layout as L
 from ...errors import RulesError
 from ...requests import check_range, say
 from .. import rows
-from ..fight import Member, Procedure, Situation, defined_by
+from ..fight import Field, Member, Procedure, Situation, defined_by
 from .sides import side_initiative
 
 
@@ -36,8 +36,16 @@ class CtMember(Member):
 
 class CtRound(Procedure):
     pools = ("hp", "injury")
-    tactics = {"parry": "CT-6", "parry_at": "CT-6", "power": "CT-5"}
-    fields = {"surprise_immune": "CT-1"}
+    tactics = {
+        "parry": Field(Optional[Literal["weapon", "shield"]], None, "CT-6", "parries its turn away with its weapon"
+                       " (its first attack) or its shield, instead of attacking"),
+        "parry_at": Field(Optional[int], None, "CT-6", "parries only on turns when its Stamina is at or below this"
+                          " (every turn without it)"),
+        "power": Field(Literal["never", "first", "hurt"], "never", "CT-5", "when it power-attacks, breaking the"
+                       " weapon: never, first (its first turn), hurt (its turns at half Stamina or less)"),
+    }
+    fields = {"surprise_immune": Field(bool, False, "CT-1", "cannot be surprised: takes its turn in a round its"
+                                       " side is surprised in, after the side that surprised it")}
     member = CtMember
     events = {"parry": "a combatant parries until its next turn (CT-6)",
               "no weapon": "every weapon a combatant attacks with is broken (CT-5)",

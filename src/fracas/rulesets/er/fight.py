@@ -62,11 +62,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Optional
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
 from ..base import Ruleset
-from ..fight import DOWN, FLED, STANDING, Member, Procedure, Situation, defined_by, frozen
+from ..fight import DOWN, FLED, STANDING, Field, Member, Procedure, Situation, defined_by, frozen
 
 #: The strike methods that engage in melee (and that a flee attack is made with).
 MELEE = ("melee", "savage")
@@ -96,8 +97,26 @@ class ErMember(Member):
 class ErRound(Procedure):
     member = ErMember
     compiled = "enchanted-realms"
-    tactics = {"flee_move": "ER-20", "defend_at": "ER-15", "charge": "ER-23", "negate": "ER Weapon Negation"}
-    fields = {"nearby": "ER-17", "impale": "ER-23", "negation": "ER Weapon Negation"}
+    tactics = {
+        "flee_move": Field(Optional[int], None, "ER-20", "the feet it moves when it leaves: under 20 a cautious"
+                           " move that draws no flee attacks, 20-74 a normal move, 75 or more a rapid move (flee"
+                           " attacks of one d20); default 30"),
+        "defend_at": Field(Optional[int], None, "ER-15", "defends its turn away at or below this health: no"
+                           " attack; attackers it can see are at disadvantage until its next turn; no reactions"
+                           " this round and the next"),
+        "charge": Field(Optional[int], None, "ER-23", "its first melee attack of the fight is a charge, having"
+                        " closed this many feet (from 25 ft a pikeman set against charges may impale it first)"),
+        "negate": Field(Optional[Literal["lock", "disarm"]], None, "ER Weapon Negation", "lock or disarm an armed"
+                        " target's weapon instead of its melee attack, with the combatant's negation"),
+    }
+    fields = {
+        "nearby": Field(list[str], [], "ER-17", "who stands next to its members (combatant ids or group names), for"
+                        " friendly fire: a shot at it that misses may stray into one of them"),
+        "impale": Field(Optional[dict[str, Any]], None, "ER-23", "the pole-arm it sets against charges (the impale"
+                        " request's weapon)"),
+        "negation": Field(Optional[dict[str, Any]], None, "ER Weapon Negation", "its weapon lock or disarm for the"
+                          " tactic's negate (the lock request's attacker fields, and shield_blitz)"),
+    }
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
               "defend": "a combatant defends instead of attacking, until its next turn (ER-15)",
@@ -272,6 +291,15 @@ class ErRound(Procedure):
                 where = exc.path.replace("$.weapon", f"{path}.impale").replace("$.pikeman", f"{path}.attacker")
                 raise type(exc)(where, exc.reason) from None
         cls._check_negation(ruleset, spec, path)
+
+    @classmethod
+    def check_names(cls, spec: Any, path: str, named: Callable[[str], bool]) -> None:
+        """ER-17: each `nearby` name is a combatant or a group of the scenario."""
+        from ...errors import SchemaError
+
+        for j, other in enumerate(spec.nearby):
+            if not named(other):
+                raise SchemaError(f"{path}.nearby[{j}]", f"no combatant or group is named {other!r}")
 
     @classmethod
     def _check_negation(cls, ruleset: Any, spec: Any, path: str) -> None:

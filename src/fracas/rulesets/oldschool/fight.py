@@ -17,18 +17,20 @@
 from __future__ import annotations
 
 from array import array
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 from ...dice import Dice
 from ...errors import RulesError
 from ..base import Ruleset
-from ..fight import FLED, STANDING, Member, Procedure, SideView, Situation, defined_by
+from ..fight import FLED, STANDING, Field, Member, Procedure, SideView, Situation, defined_by
 
 
 class OsRound(Procedure):
     phases = ("missile", "magic", "melee")
     spell_phase = "magic"
-    tactics = {"action": "OS one action"}
+    tactics = {"action": Field(Optional[Literal["melee", "missile"]], None, "OS one action", "the one action of a"
+                               " round: its melee strikes in the melee phase or its missile strikes in the missile"
+                               " phase (default: melee when it has a melee strike, else missile)")}
     compiled = "old-school"
     events = {"spell lost": "a caster harmed before its side acted loses its spell (OS-5)",
               "morale": "a morale check at the end of the round (OS-4)",

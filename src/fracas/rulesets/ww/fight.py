@@ -35,7 +35,7 @@ from ...errors import RulesError
 from ...requests import check_range
 from .. import rows
 from ..base import Ruleset
-from ..fight import DOWN, STANDING, Member, Procedure, Situation, defined_by
+from ..fight import DOWN, STANDING, Field, Member, Procedure, Situation, defined_by
 
 
 class WwMember(Member):
@@ -50,7 +50,9 @@ class WwMember(Member):
 
 
 class WwRound(Procedure):
-    tactics = {"reserve": "WW-5"}
+    tactics = {"reserve": Field(int, 0, "WW-5", "complex actions held in reserve each round for blocks or"
+                                " dodges; each forgoes an attack (the off-hand's bonus action first, WW-6)",
+                                {"minimum": 0, "maximum": 2})}
     member = WwMember
     events = {"reserve": "complex actions held in reserve for blocks and dodges (WW-5)",
               "reserve spent": "reserved actions spent on blocks or dodges (WW-5)",

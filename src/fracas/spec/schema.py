@@ -146,7 +146,7 @@ def protocol_schema(facts: dict[str, Any]) -> dict[str, Any]:
                       ("cover", "covers"), ("condition", "conditions")):
         defs[key] = {"type": "string", "enum": list(enums[name])}
     defs["ruleset"] = {"type": "string", "enum": list(rulesets.names()),
-                       "description": "absent: enchanted-realms"}
+                       "description": f"absent: {rulesets.DEFAULT} (the default ruleset)"}
     all_kinds = rulesets.kinds()  # the shared kinds, then each ruleset's own
     by_kind: dict[str, list[str]] = {kind: [] for kind in all_kinds}
     for name in rulesets.names():

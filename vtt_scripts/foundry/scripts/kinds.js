@@ -56,6 +56,8 @@ import { word, words } from "./words.js";
  *   what the result does to which token: Body damage, conditions gained (any: the bridge's JSON)
  * @property {(result: any, names: Record<string, string>) => RollSpec[]} rolls  its dice as Foundry rolls
  * @property {(result: any, names: Record<string, string>) => string} outcome  one line, in the user's language
+ * @property {(result: any) => {key: string, parts: {id: string, exact: string, p: number}[]}[]} [odds]  exact chances
+ *   the card puts first besides the result's own top-level ones: a FRACAS.Result key, and per token its fraction and float
  * @property {(tokens: Record<string, TokenView[]>) => TokenView|null} speaker
  */
 
@@ -145,6 +147,8 @@ export const KINDS = {
       save: word("Attribute", r.save), dc: r.dc,
       saved: r.saved.map((/** @type {string} */ id) => names[id] ?? id).join(", ") || t("FRACAS.Word.None"),
       failed: r.failed.map((/** @type {string} */ id) => names[id] ?? id).join(", ") || t("FRACAS.Word.None") }),
+    // Each saver's exact chance, by name (the layout has them per target).
+    odds: (r) => [{ key: "p_save", parts: r.targets.map((/** @type {any} */ x) => ({ id: x.id, exact: x.p_save_exact, p: x.p_save })) }],
     speaker: () => null,
   },
 

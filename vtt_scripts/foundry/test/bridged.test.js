@@ -110,6 +110,9 @@ describe("ER-16 / ER-12 / ER-14 saves (save.roll) from the targeted tokens", () 
     // Exact chances as fraction and percentage (the layout's p_save beside p_save_exact).
     for (const x of r.targets) assert.ok(html.includes(`${x.p_save_exact.replace("/", "/")} (${(x.p_save * 100).toFixed(1)}%)`), x.id);
     assert.ok(html.includes(`${r.p_failures[2].p_exact} (${(r.p_failures[2].p * 100).toFixed(1)}%)`));
+    // First, each saver's chance by name.
+    const pct = (p) => `${(p * 100).toFixed(1)}%`;
+    assert.ok(html.includes(`chance to save: Goblin ${r.targets[0].p_save_exact} (${pct(r.targets[0].p_save)}), Ogre ${r.targets[1].p_save_exact} (${pct(r.targets[1].p_save)})`));
     assert.match(html, /rolled by the fracas bridge \(save\.roll\) · seed 5/);
     // Token ids shown as names, engine words through words.js.
     assert.doesNotMatch(html, />ogre</);
@@ -289,6 +292,22 @@ describe("who may roll, who sees it, and without a bridge", () => {
     assert.equal(card.rollMode, "blindroll");
     assert.equal(card.requester, "player1");
     assert.equal(gm.conn.calls[0].id, "player-player1-abcdefgh3");
+  });
+
+  test("a GM tab that does not hold the bridge sends its selection as ids; the holder runs it for an assistant GM", async () => {
+    const tab = setup({ targeted: ["gob", "ogre"] });
+    tab.vtt.holdsConnection = () => false;
+    tab.vtt.gmAnswers = async () => ({ requestId: "r", messageId: "m" });
+    await tab.api.save({ save: "agility", dc: 13, area: true, cover: "half", effect: "sleep smoke", on_fail: ["asleep", "prone"] });
+    assert.deepEqual(tab.vtt.asked, [{ action: "save", data: { save: "agility", dc: 13, area: true, cover: "half", effect: "sleep smoke",
+      on_fail: ["asleep", "prone"], savers: ["gob", "ogre"] } }]);
+    assert.equal(tab.conn.calls.length, 0);
+    const holder = setup({ targeted: [] });
+    holder.vtt.userIsGM = (id) => id === "assistant1";
+    const out = await holder.api.answerRequest({ id: "abcdefgh4", action: "save", data: { ...tab.vtt.asked[0].data, seed: 5 } }, "assistant1");
+    assert.equal(out.error, undefined);
+    assert.deepEqual(holder.conn.calls[0].params, answer("save-area").request);
+    assert.equal(holder.conn.calls[0].id, "player-assistant1-abcdefgh4");
   });
 
   test("a hidden token is 'someone unseen' on the players' copy; the GMs' card names it", async () => {

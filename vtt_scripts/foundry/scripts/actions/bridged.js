@@ -47,7 +47,8 @@ export const statusesFor = (condition) => [condition, /** @type {Record<string, 
  */
 export function renderBridgedCard(entry, result, names, { requestId, undoable = false, damaged = [] }) {
   const odds = Object.keys(result).filter((k) => k.startsWith("p_") && !k.endsWith("_exact") && typeof result[`${k}_exact`] === "string")
-    .map((k) => `${esc(fieldLabel(k))}: ${chance(result[`${k}_exact`], result[k])}`);
+    .map((k) => `${esc(fieldLabel(k))}: ${chance(result[`${k}_exact`], result[k])}`)
+    .concat((entry.odds?.(result) ?? []).map(({ key, parts }) => `${esc(fieldLabel(key))}: ${parts.map((x) => `${esc(names[x.id] ?? x.id)} ${chance(x.exact, x.p)}`).join(", ")}`));
   const slots = damaged.map((id) => `<li class="fracas-target" data-target="${attr(id)}"><strong>${esc(names[id] ?? id)}</strong>`
     + `<span class="fracas-target-actions" data-target="${attr(id)}"></span></li>`);
   const undo = undoable ? `<button type="button" class="fracas-undo" data-fracas-action="undo">${esc(t("FRACAS.Bridged.Undo"))}</button>` : "";

@@ -152,6 +152,12 @@ describe("ER-16 / ER-12 / ER-14 saves (save.roll) from the targeted tokens", () 
       assert.match(vtt.notes[0].text, message);
       assert.equal(conn.calls.length, 0);
     }
+    // The engine's limit (MAX_SAVERS, facts.js) is checked before any sheet is read or anything sent.
+    const crowd = setup({ targeted: [] });
+    crowd.vtt.targeted = () => Array.from({ length: 1001 }, (_, i) => view(`t${i}`, `Rat ${i}`, crowd.actors.gob));
+    assert.equal(await crowd.api.save({ dc: 13 }), null);
+    assert.match(crowd.vtt.notes[0].text, /1001 creatures saving, at most 1000/);
+    assert.equal(crowd.conn.calls.length, 0);
     const none = setup({ controlled: [], targeted: [] });
     assert.equal(await none.api.save({}), null);
     assert.match(none.vtt.notes[0].text, /no creatures saving: target the creatures \(or select your own\)/);

@@ -6,6 +6,7 @@
 
 import { attr, esc } from "../chat.js";
 import { FracasError, InputError } from "../errors.js";
+import { MAX_SAVERS } from "../facts.js";
 import { t } from "../i18n.js";
 import { KINDS, kindFormHtml, readFields } from "../kinds.js";
 import { chance, fieldLabel, renderLayout } from "../layoutcard.js";
@@ -130,7 +131,8 @@ export function bridgedActions(ctx) {
         throw InputError.of(part.many ? "FRACAS.Bridged.NoTokens" : "FRACAS.Bridged.OneToken",
           { role: t(`FRACAS.Bridged.Role.${part.role}`), count: list.length, from: t(`FRACAS.Bridged.From.${part.from}`) });
       }
-      if (part.many && list.length > 1000) throw InputError.of("FRACAS.Bridged.TooMany", { role: t(`FRACAS.Bridged.Role.${part.role}`), count: list.length, max: 1000 });
+      // The engine's limit on creatures saving at once (facts.js), checked before anything is read or sent.
+      if (part.many && list.length > MAX_SAVERS) throw InputError.of("FRACAS.Bridged.TooMany", { role: t(`FRACAS.Bridged.Role.${part.role}`), count: list.length, max: MAX_SAVERS });
       for (const v of list) {
         if (!v.actor) throw InputError.of("FRACAS.Bridged.NoActor", { name: who(v) });
         const other = seen.get(v.id);
@@ -183,6 +185,10 @@ export function bridgedActions(ctx) {
     const speaker = entry.speaker(tokens);
     const total = Object.values(damage).reduce((a, b) => a + b, 0);
     const flagged = hurt.map((v) => ({ id: v.id, name: v.name, uuid: v.actorUuid ?? null, damage: damage[v.id] }));
+    // Who sees it: the asking user's roll mode with the world setting (audience.js), posted by the edge
+    // as Foundry's ChatMessage.applyRollMode would (v13 client/documents/chat-message.mjs l. 152-172;
+    // main.js postCard): a private, blind or self roll is a real whisper (blind for a blind roll), its
+    // dice shown on the card and thrown by Dice So Nice for the recipients only.
     const message = await ctx.postWithCopy(changes, {
       content: renderBridgedCard(entry, result, names, { requestId, undoable: changes.length > 0 || (applyConditions && Object.keys(conditions).length > 0), damaged }),
       rolls: await vtt.makeRolls(entry.rolls(result, names)),

@@ -8,6 +8,7 @@
 // result applies (Body damage, conditions), its dice and its one-line outcome. The card is the
 // result's layout (layoutcard.js). A new bridge-built kind is one entry here plus its strings.
 
+import { attackCardModel, attackRollSpecs } from "./chat.js";
 import { COVERS, DAMAGE_TYPES, STYLE_DAMAGE, STYLE_METHOD, STYLES } from "./facts.js";
 import { InputError } from "./errors.js";
 import { t } from "./i18n.js";
@@ -109,6 +110,17 @@ export function savingScore(view, mapping, attribute) {
   throw new InputError(t("FRACAS.Bridged.NoResilience", { name: who(view), flag: `${flagPath}.resilience`, path: mapping.saveBonus || t("FRACAS.Word.NoPath") }));
 }
 
+/**
+ * A pool of d20s against an AC (a touch hit, a drop's strike: ER-6), the die ER-12 discarded
+ * (disadvantage drops the highest) shown inactive, as an attack's pool (chat.js attackRollSpecs).
+ * @param {{face: number, hit: boolean}[]} dice @param {number|null} discarded @param {string} flavor
+ */
+function poolGroup(dice, discarded, flavor) {
+  const results = dice.map((d) => ({ result: d.face, active: true, success: !!d.hit, failure: !d.hit }));
+  if (discarded !== null && discarded !== undefined) results.push({ result: discarded, active: false, success: false, failure: false });
+  return { faces: 20, flavor, results };
+}
+
 /** The one token of a role. @param {Record<string, TokenView[]>} tokens @param {string} role */
 const one = (tokens, role) => tokens[role]?.[0] ?? null;
 
@@ -185,8 +197,7 @@ export const KINDS = {
     effects: () => ({ damage: {}, conditions: {} }),
     rolls: (r) => {
       if (r.hit) {
-        return [{ label: t("FRACAS.Bridged.Dice.Touch"), groups: [{ faces: 20, flavor: t("FRACAS.Bridged.Dice.Touch"),
-          results: r.hit.dice.map((/** @type {any} */ d) => ({ result: d.face, active: true, success: !!d.hit, failure: !d.hit })) }] }];
+        return [{ label: t("FRACAS.Bridged.Dice.Touch"), groups: [poolGroup(r.hit.dice, r.hit.discarded, t("FRACAS.Bridged.Dice.Touch"))] }];
       }
       if (r.sleight && r.sleight.dice.length) {
         return [{ label: t("FRACAS.Bridged.Dice.Sleight"), total: r.sleight.total,
@@ -246,9 +257,9 @@ export const KINDS = {
         return [{ label: t("FRACAS.Bridged.Dice.Release", { name: names[r.victim] ?? r.victim }), total: r.release.total,
           groups: [keptGroup(r.release.dice, r.release.kept, !!r.release.halved, t("FRACAS.Bridged.Dice.Release", { name: names[r.victim] ?? r.victim }))] }];
       }
-      return (r.attack?.strikes ?? []).map((/** @type {any} */ s) => ({ label: t("FRACAS.Bridged.Dice.Drop"), total: s.damage,
-        groups: [{ faces: 20, flavor: t("FRACAS.Bridged.Dice.Drop"),
-          results: s.dice.map((/** @type {any} */ d) => ({ result: d.face, active: true, success: !!d.hit, failure: !d.hit })) }] }));
+      // The drop's attack as an attack card rolls it (its pools, crit chains and, for a victim that
+      // cannot surrender, the shock save): chat.js's own specs.
+      return r.attack ? attackRollSpecs(attackCardModel(r.attack, { attackerName: "", names, requestId: "" })) : [];
     },
     outcome: (r, names) => {
       const victim = names[r.victim] ?? r.victim;

@@ -206,6 +206,8 @@ describe("ER-13 getting the drop (drop.roll)", () => {
     assert.deepEqual(out.changes, []);
     assert.equal(actors.ogre.system.health.value, 30);
     assert.match(vtt.messages[0].content, /the drop on Ogre: 5 damage held/);
+    // Its dice as an attack's (chat.js): the strike's pool of 15, 9, the advantage die 3 and the sneak die 12.
+    assert.deepEqual(vtt.messages[0].rolls[0].groups[0].results.map((d) => d.result), [15, 9, 3, 12]);
   });
 
   test("ER-13: dealing the held damage: the victim's feat (DC from the rounds, foul play at advantage), the damage applied with Undo", async () => {

@@ -373,7 +373,8 @@ function readField(entry, f, raw, fromForm) {
     if (typeof raw !== "boolean") throw bad(t("FRACAS.Bridged.Why.Bool"));
     return raw;
   }
-  if (raw === undefined || (fromForm && raw === "" && f.type !== "text" && f.type !== "conditions" && f.def === "")) return f.def;
+  // "" is the choice "(the style's)" where a choice's default is "" (a drop's damage type).
+  if (raw === undefined || (raw === "" && f.type === "choice" && f.def === "")) return f.def;
   if (f.type === "int") {
     const n = typeof raw === "string" && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
     if (typeof n !== "number" || !Number.isInteger(n)) throw bad(t("FRACAS.Bridged.Why.Int"));

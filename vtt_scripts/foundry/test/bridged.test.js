@@ -14,6 +14,8 @@ import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
 
 import { createActions } from "../scripts/actions.js";
+import { renderBridgedCard } from "../scripts/actions/bridged.js";
+import { useStrings } from "../scripts/i18n.js";
 import { BridgeConnection } from "../scripts/connection.js";
 import { RESULTS } from "../scripts/contract.js";
 import { KINDS } from "../scripts/kinds.js";
@@ -227,6 +229,26 @@ describe("ER-13 getting the drop (drop.roll)", () => {
   });
 });
 
+describe("ER-13 the drop's two moments through the dialog", () => {
+  test("ER-13: after the drop, the dialog opens ready to deal the held damage", async () => {
+    const { api, vtt } = setup({ targeted: ["ogre"] });
+    vtt.formAnswer = { phase: "drop", surrenders: "on", style: "archery", dice: "2", weight: "1", damage_type: "", bonus: "0", sneak: "yes" };
+    // The dialog gives no dice: the fixture's request has them, so this bridge answers the drop whatever it is given.
+    const bridge = fakeConnection(() => answer("drop-held").result);
+    const withDice = createActions({ vtt, connection: () => bridge, newId: () => `req-${++requests}`, log: (e) => { throw e; } });
+    await withDice.bridgedDialog("drop");
+    assert.deepEqual(vtt.notes, []);
+    assert.deepEqual(bridge.calls[0].params.attack.strikes, [{ method: "range", style: "archery", dice: 2, damage_type: "piercing", sneak: true, target: "ogre" }]);
+    assert.equal(bridge.calls[0].params.surrenders, true);
+    assert.equal(vtt.settings.lastBridged.drop.phase, "inflict");
+    assert.equal(vtt.settings.lastBridged.drop.held, 5);
+    await withDice.bridgedDialog("drop").catch(() => {});
+    assert.match(vtt.formHtml, /<option value="inflict" selected>/);
+    assert.match(vtt.formHtml, /name="held" value="5"/);
+    assert.ok(api);
+  });
+});
+
 describe("ER Weapon Lock / ER Weapon Disarm (lock.roll)", () => {
   test("ER Weapon Disarm: the to-hit is the Strength score plus the dialog's; a resisted disarm's Body cost is applied to the victim", async () => {
     const { api, conn, vtt, actors } = setup({ targeted: ["ogre"] });
@@ -349,6 +371,20 @@ describe("who may roll, who sees it, and without a bridge", () => {
 describe("the table and the layout", () => {
   test("every kind of the table is a request kind of its ruleset and has a result layout in contract.js", () => {
     for (const entry of Object.values(KINDS)) assert.ok(RESULTS[entry.ruleset].kinds[entry.kind], entry.kind);
+  });
+
+  test("in German the card's labels, words and outcome are German (lang/de.json)", () => {
+    const de = JSON.parse(readFileSync(new URL("../lang/de.json", import.meta.url), "utf8"));
+    useStrings(de);
+    try {
+      const html = renderBridgedCard(KINDS.save, answer("save-area").result, { gob: "Goblin", ogre: "Oger" }, { requestId: "x" });
+      assert.match(html, /Geschicklichkeit-Rettungswurf gegen SG 13: gerettet Goblin; misslungen Oger/);
+      assert.match(html, /Chance auf Rettung: Goblin/);
+      assert.match(html, /von der fracas-Brücke gewürfelt \(save\.roll\)/);
+      assert.doesNotMatch(html, /chance to save|conditions after|rolled by/);
+    } finally {
+      useStrings(ENGLISH);
+    }
   });
 
   test("every key a card of these kinds can show has its label, every field and role its strings", () => {

@@ -273,7 +273,13 @@ export function bridgedActions(ctx) {
         : (vtt.targeted().length ? vtt.targeted() : vtt.controlled());
       Object.assign(options, { [part.role]: uniqueViews(list).map((v) => v.id) });
     }
-    return ctx.viaHolder(kind, (/** @type {Json} */ o) => bridged(kind, o))(options);
+    const out = /** @type {any} the action's answer: {result} holds the bridge's JSON */ (await ctx.viaHolder(kind, (/** @type {Json} */ o) => bridged(kind, o))(options));
+    // ER-13: a drop got holds its damage; the dialog opens next time ready to deal it (the held damage, 0 rounds).
+    if (kind === "drop" && out?.result?.phase === "drop" && Number.isInteger(out.result.held)) {
+      const now = /** @type {Record<string, any>} */ (vtt.setting("lastBridged") ?? {});
+      await vtt.setSetting("lastBridged", { ...now, drop: { ...values, phase: "inflict", held: out.result.held, rounds: 0 } });
+    }
+    return out;
   }
 
   /**

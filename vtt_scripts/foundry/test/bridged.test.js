@@ -300,6 +300,9 @@ describe("who may roll, who sees it, and without a bridge", () => {
     const forged = await gm.api.answerRequest({ id: "abcdefgh1", action: "save", data: { dc: 13, savers: ["gob"] } }, "player1");
     assert.match(forged.error, /you can roll only with tokens you own/);
     assert.equal(gm.conn.calls.length, 0);
+    const many = await gm.api.answerRequest({ id: "abcdefgh5", action: "save", data: { dc: 13, savers: Array.from({ length: 9 }, () => "hero") } }, "player1");
+    assert.match(many.error, /9/);
+    assert.equal(many.i18n.key, "FRACAS.Player.TooManyTargets");
     const hidden = setup({ targeted: [] });
     hidden.vtt.ownersOf = { hero: ["player1"] };
     hidden.vtt.toView = (ref) => (ref === "ogre" ? { ...view("ogre", "Ogre", hidden.actors.ogre), hidden: true } : null) ?? null;

@@ -325,7 +325,9 @@ export function bridgedActions(ctx) {
     for (const f of entry.fields) if (request[f.name] !== undefined) options[f.name] = request[f.name];
     for (const part of entry.parts) {
       const ids = request[part.role];
-      if (!Array.isArray(ids) || !ids.every((x) => typeof x === "string") || ids.length > (part.many ? LIMITS.maxTargets : 1)) return ctx.refusal("FRACAS.Player.Malformed");
+      if (!Array.isArray(ids) || !ids.every((x) => typeof x === "string") || (!part.many && ids.length > 1)) return ctx.refusal("FRACAS.Player.Malformed");
+      // A player's request names at most LIMITS.maxTargets tokens in a part, as its attack's targets.
+      if (ids.length > LIMITS.maxTargets) return ctx.refusal("FRACAS.Player.TooManyTargets", { count: ids.length, max: LIMITS.maxTargets });
       const list = uniqueViews(viewsOf(ids, part.role, scene) ?? []);
       const unseen = list.find((v) => v.hidden);
       if (unseen) throw InputError.of("FRACAS.Error.Actions04", { label: part.role, p1: JSON.stringify(unseen.id) });

@@ -120,6 +120,7 @@ STEPS: list[Step] = [
     script("vtt_scripts/roll20/test/tools/er_fuzz.py", "write"),
     script("vtt_scripts/roll20/test/tools/rng_answers.py"),
     script("vtt_scripts/roll20/test/tools/d6pool_contract.py"),
+    script("vtt_scripts/foundry/test/tools/bridged_answers.py"),
 ]
 
 

@@ -13,10 +13,12 @@
 
 import { applyingActions } from "./actions/applying.js";
 import { attackActions } from "./actions/attack.js";
+import { bridgedActions } from "./actions/bridged.js";
 import { makeContext } from "./actions/context.js";
 import { dialogsActions } from "./actions/dialogs.js";
 import { forecastActions } from "./actions/forecast.js";
 import { initiativeActions } from "./actions/initiative.js";
+import { KINDS } from "./kinds.js";
 import { mobActions } from "./actions/mob.js";
 import { oddsActions } from "./actions/odds.js";
 import { LIMITS, playersActions } from "./actions/players.js";
@@ -85,6 +87,8 @@ export { LIMITS } from "./actions/players.js";
  *   a form in a dialog: its fields' values when submitted (the OK button says okLabel, else "Roll"), null when closed
  * @property {(level: "info"|"warn"|"error", text: string) => void} notify
  * @property {(actor: any, on: boolean) => Promise<unknown>} [setDefeated]  the defeated mark (actor: an Actor, the system's)
+ * @property {(actor: any, ids: string[], on: boolean) => Promise<string|null>} [setStatus]  a status effect on or off (actor:
+ *   an Actor): the first of `ids` the world has; its id, or null when the world has none of them
  * @property {(view: TokenView|null) => boolean} ownsToken      this user owns the token's actor
  * @property {(userId: string, view: TokenView|null) => boolean} userOwnsToken  that user owns it (GM side)
  * @property {() => boolean} holdsConnection    this client holds the bridge connection
@@ -118,7 +122,7 @@ export { LIMITS } from "./actions/players.js";
 export function createActions(deps) {
   const ctx = /** @type {import("./actions/context.js").Ctx} the features are added just below */ (makeContext(deps));
   for (const feature of [applyingActions, attackActions, playersActions, oddsActions, mobActions, initiativeActions,
-    specialsActions, dialogsActions, roundActions, forecastActions, relayActions]) Object.assign(ctx, feature(ctx));
+    specialsActions, dialogsActions, roundActions, forecastActions, relayActions, bridgedActions]) Object.assign(ctx, feature(ctx));
   const { guarded, viaHolder } = ctx;
   return {
     answerRequest: ctx.answerRequest,
@@ -143,5 +147,9 @@ export function createActions(deps) {
     forecastShare: guarded(viaHolder("forecastShare", ctx.forecastShare)),
     attackDialog: guarded(ctx.attackDialog),
     mobDialog: guarded(ctx.mobDialog),
+    // The kinds the bridge rolls (kinds.js): api.save(options), api.touch, api.drop, api.lock, and
+    // api.bridgedDialog(kind) (the macros'; without a kind it asks which).
+    ...Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, guarded(viaHolder(kind, (/** @type {Json} */ o = {}) => ctx.bridged(kind, o)))])),
+    bridgedDialog: guarded(ctx.bridgedDialog),
   };
 }

@@ -33,6 +33,7 @@ function actionButton(doc, label, kind, action) {
  * @property {{name: string, before?: number, after?: number, targets?: string[]}[]} [changes]
  * @property {{id: string}[]} [targets]
  * @property {unknown} [undone]
+ * @property {unknown[]} [statuses]  status effects a bridge-rolled kind set (Undo takes them off)
  */
 
 /**
@@ -97,7 +98,8 @@ export function decorateCard(root, flags, { isGM, onUndo, onApply, onUndoTarget,
     }
   }
   if (!button) return;
-  if (!isGM || !changes.length) {
+  const statuses = Array.isArray(flags?.statuses) ? flags.statuses : [];
+  if (!isGM || (!changes.length && !statuses.length)) {
     button.remove();
     return;
   }

@@ -1,6 +1,8 @@
 // The ready-made macros. Their commands only call the module's API, so a module
 // update changes what they do without touching the macros in a world.
 
+import { KINDS } from "./kinds.js";
+
 export const MACROS = [
   {
     key: "attack",
@@ -31,4 +33,12 @@ export const MACROS = [
     img: "icons/svg/combat.svg",
     command: 'game.modules.get("fracas")?.api?.forecast();',
   },
+  // One per kind the bridge rolls (kinds.js: save, touch, drop, lock): its dialog.
+  ...Object.values(KINDS).map((entry) => ({
+    key: entry.kind,
+    name: `fracas: ${entry.kind}`,
+    label: `FRACAS.Macro.${entry.kind}`,
+    img: entry.icon,
+    command: `game.modules.get("fracas")?.api?.bridgedDialog(${JSON.stringify(entry.kind)});`,
+  })),
 ];

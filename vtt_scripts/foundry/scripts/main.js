@@ -279,7 +279,7 @@ const vtt = {
   targeted: () => viewsOfTokens([...(game.user?.targets ?? [])]),
   toView,
   setting,
-  setSetting: (key, value) => game.settings.set(MODULE_ID, /** @type {"lastStrike"} the one setting the actions write */ (key), /** @type {object} the dialog's last answers */ (value)),
+  setSetting: (key, value) => game.settings.set(MODULE_ID, /** @type {"lastStrike"|"lastBridged"} the settings the actions write */ (key), /** @type {object} the dialog's last answers */ (value)),
   makeRolls: async (specs) => makeRolls(specs),
   postCard,
   messageFlags: (id) => game.messages.get(id)?.flags?.[MODULE_ID] ?? null,
@@ -374,6 +374,21 @@ const vtt = {
     for (const combatant of /** @type {any[]} as above: Combatants, untyped for the lenient check */ ([...(game.combat?.combatants ?? [])])) {
       if (combatant.actor === actor && !!combatant.defeated !== on) await combatant.update({ defeated: on });
     }
+  },
+  /**
+   * A status effect on an actor's tokens, on or off: the first of `ids` the world has, through
+   * Actor#toggleStatusEffect(statusId, {active}) ("A status effect ID defined in
+   * CONFIG.statusEffects", foundry-vtt-types 13.x client/data/documents/actor.d.mts l. 758-772),
+   * which makes the effect with ActiveEffect.fromStatusEffect ("throws … if there is no status
+   * effect in CONFIG.statusEffects with the given status ID", active-effect.d.mts l. 641-653).
+   * Null, and nothing changed, when the world has none of them (a system may replace the core list).
+   */
+  setStatus: async (actor, ids, on) => {
+    const known = new Set((CONFIG.statusEffects ?? []).map((/** @type {{id?: string}} */ e) => e.id));
+    const id = ids.find((x) => known.has(x));
+    if (!id || typeof actor?.toggleStatusEffect !== "function") return null;
+    await actor.toggleStatusEffect(id, { active: on });
+    return id;
   },
 };
 
@@ -718,16 +733,21 @@ Hooks.once("init", () => {
   else Hooks.on("renderChatMessage", onRender);
 });
 
-// A button among the token controls, and a key (Shift+F by default), open the attack dialog.
+// Buttons among the token controls, and a key (Shift+F by default), open the attack dialog; the
+// second button the dialog of the kinds the bridge rolls (save, touch, drop, lock: it asks which).
 Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records */ controls) => {
-  const tool = { name: "fracasAttack", title: "FRACAS.Controls.Attack", icon: "fa-solid fa-dice-d20", button: true };
-  if (Array.isArray(controls)) {
-    // v12: an array of controls, each with an array of tools.
-    controls.find((c) => c.name === "token")?.tools.push({ ...tool, onClick: () => api.attackDialog() });
-  } else if (controls?.tokens?.tools) {
-    // v13: records keyed by name; a button tool runs onChange.
-    controls.tokens.tools.fracasAttack = { ...tool, order: Object.keys(controls.tokens.tools).length + 1,
-      onChange: () => api.attackDialog() };
+  const tools = [
+    { tool: { name: "fracasAttack", title: "FRACAS.Controls.Attack", icon: "fa-solid fa-dice-d20", button: true }, run: () => api.attackDialog() },
+    { tool: { name: "fracasBridged", title: "FRACAS.Controls.Bridged", icon: "fa-solid fa-shield-halved", button: true }, run: () => api.bridgedDialog() },
+  ];
+  for (const { tool, run } of tools) {
+    if (Array.isArray(controls)) {
+      // v12: an array of controls, each with an array of tools.
+      controls.find((c) => c.name === "token")?.tools.push({ ...tool, onClick: run });
+    } else if (controls?.tokens?.tools) {
+      // v13: records keyed by name; a button tool runs onChange.
+      controls.tokens.tools[tool.name] = { ...tool, order: Object.keys(controls.tokens.tools).length + 1, onChange: run };
+    }
   }
 });
 

@@ -66,6 +66,8 @@ export const SETTINGS = [
   { key: "damageThroughSystem", scope: "world", config: true, type: "boolean", default: true,
     name: "Damage through the game system",
     hint: "In a dnd5e or pf2e world, apply damage through the system's own damage method (temporary HP first, the system's rules); in any other system, or with this off, the Body data path is written." },
+  { key: "applyConditions", scope: "world", config: true, type: "boolean", default: true,
+    name: "Conditions from saves", hint: "Give a creature that fails a save the conditions the save names (sleep smoke: asleep) as status effects (Undo takes them off)." },
   { key: "markDefeated", scope: "world", config: true, type: "boolean", default: true,
     name: "Mark the defeated", hint: "Give a target brought to 0 Body the defeated status (Undo takes it away again)." },
   { key: "floorBodyAtZero", scope: "world", config: true, type: "boolean", default: true,
@@ -115,6 +117,8 @@ export const SETTINGS = [
   })),
   { key: "lastStrike", scope: "client", config: false, type: "object", default: null,
     name: "Last attack dialog values", hint: "" },
+  { key: "lastBridged", scope: "client", config: false, type: "object", default: null,
+    name: "Last save, touch, drop and lock dialog values", hint: "" },
   { key: "macrosInstalled", scope: "world", config: false, type: "boolean", default: false,
     name: "Macros installed", hint: "" },
 ];

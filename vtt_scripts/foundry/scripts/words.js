@@ -7,7 +7,7 @@
 // English detail (its path and reason) is kept for the GM only, after the localized
 // summary of its code.
 
-import { CONDITIONS, CT_PARRY, DAMAGE_TYPES, ER_CONTESTS, ERROR_CODES, METHODS, RESISTANCES, SIZES, STYLES, WW_REACTIONS } from "./facts.js";
+import { CONDITIONS, COVERS, CT_PARRY, DAMAGE_TYPES, ER_CONTESTS, ERROR_CODES, METHODS, RESISTANCES, SIZES, STYLES, WW_REACTIONS } from "./facts.js";
 import { t } from "./i18n.js";
 
 /**
@@ -24,10 +24,16 @@ export const WORD_KINDS = Object.freeze({
   Source: ["skill", "advantage", "disadvantage", "sneak"],
   Contest: [...ER_CONTESTS],
   Side: ["party", "foes", "opponents"],
-  Attribute: ["strength", "agility"],
+  Attribute: ["strength", "agility", "resilience"],
   Trigger: ["first death", "half the side defeated", "lone creature harmed", "lone creature at 1/4 hp"],
   Parry: [...CT_PARRY],
   Reaction: [...WW_REACTIONS],
+  // The kinds the bridge rolls (kinds.js): a touch's and a lock's mode, a lock's outcome, a drop's phase, sizes of weapons, covers.
+  Mode: ["hit", "sleight", "lock", "disarm", "blitz"],
+  Outcome: ["locked", "pulled free", "disarmed", "kept", "missed", "blitzed"],
+  Phase: ["drop", "inflict"],
+  Weapon: ["light", "medium", "heavy"],
+  Cover: [...COVERS],
 });
 
 /** A translation key's last part: the word with spaces and slashes made key-safe. */

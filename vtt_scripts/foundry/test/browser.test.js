@@ -667,6 +667,39 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await page.close();
   });
 
+  test("ER-16 save from the token controls' second button: which kind, its dialog, rolled by the bridge, the failed save's condition set and undone", async () => {
+    const { page, errors } = await openWorld();
+    await page.locator('#controls [data-tool="fracasBridged"]').click();
+    let dialog = page.locator("dialog");
+    await dialog.waitFor();
+    await dialog.locator('select[name="kind"]').selectOption("save");
+    await dialog.locator('[data-action="ok"]').click();
+    dialog = page.locator("dialog");
+    await dialog.locator('input[name="dc"]').waitFor();
+    // The goblin's Agility 2 (modifier 0) cannot reach DC 30 with a d20: it fails, and is knocked prone.
+    await dialog.locator('input[name="dc"]').fill("30");
+    await dialog.locator('input[name="on_fail"]').fill("prone");
+    await dialog.locator('[data-action="ok"]').click();
+    await page.waitForFunction(() => [...game.messages.values()].some((m) => m.flags.fracas?.kind === "save"));
+    const card = await page.evaluate(() => {
+      const m = [...game.messages.values()].find((x) => x.flags.fracas?.kind === "save");
+      const el = document.querySelector(`[data-message-id="${m.id}"]`);
+      return { id: m.id, text: el.textContent, rolls: m.rolls.length, prone: __world.actor("tokGob").statuses.has("prone"),
+        requestId: m.flags.fracas.requestId };
+    });
+    assert.match(card.text, /Agility save against DC 30: saved none; failed Goblin/);
+    assert.match(card.text, /rolled by the fracas bridge \(save\.roll\)/);
+    assert.match(card.text, /chance to save: Goblin 0\/1 \(0\.0%\)/);
+    assert.equal(card.rolls, 1);
+    assert.equal(card.prone, true);
+    const journal = await page.evaluate((id) => game.modules.get("fracas").api.bridge("journal.get", { id }), card.requestId);
+    assert.equal(journal.method, "save.roll");
+    await page.locator(`[data-message-id="${card.id}"] [data-fracas-action="undo"]`).click();
+    await page.waitForFunction(() => !__world.actor("tokGob").statuses.has("prone"));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("initiative: defeated combatants roll nothing, the current turn stays, hidden ones only in the GM's card", async () => {
     const { page } = await openWorld();
     const out = await page.evaluate(async () => {

@@ -243,6 +243,28 @@ export function fakeVtt(options = {}) {
     defeatedStatus: () => "dead",
     /** The token document of a token id (what pf2e's applyDamage takes). */
     tokenDocument: (id) => (byId.has(id) ? { id, documentName: "Token", name: byId.get(id).name } : null),
+    /**
+     * The world's status effect ids (CONFIG.statusEffects): Foundry's core list by default
+     * (foundry-vtt-types 13.x client/config.d.mts, the statusEffects default, l. 1210-1387).
+     */
+    statusIds: new Set(["dead", "unconscious", "sleep", "stun", "prone", "restrain", "paralysis", "fly", "blind", "deaf", "silence",
+      "fear", "burning", "frozen", "shock", "corrode", "bleeding", "disease", "poison", "curse", "regen", "degen", "hover", "burrow",
+      "upgrade", "downgrade", "invisible", "target", "eye", "bless", "fireShield", "coldShield", "magicShield", "holyShield"]),
+    statusChanges: [],
+    /**
+     * main.js setStatus: the first of `ids` the world has, toggled with Actor#toggleStatusEffect(id,
+     * {active}) (actor.d.mts l. 758-772: "A status effect ID defined in CONFIG.statusEffects"; an id
+     * it lacks makes ActiveEffect.fromStatusEffect throw, active-effect.d.mts l. 641-653, so none is tried).
+     */
+    setStatus: async (actor, ids, on) => {
+      if (!Array.isArray(ids)) throw new TypeError("setStatus: ids must be a list");
+      const id = ids.find((x) => vtt.statusIds.has(x));
+      if (!id) return null;
+      if (on) actor.statuses.add(id);
+      else actor.statuses.delete(id);
+      vtt.statusChanges.push({ actor: actor.uuid, id, on });
+      return id;
+    },
   };
   return vtt;
 }

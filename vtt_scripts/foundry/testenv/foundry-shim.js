@@ -97,6 +97,12 @@ class Actor {
   async toggleStatusEffect(id, { active, overlay = false } = {}) {
     await new Promise((r) => setTimeout(r, 5));
     if (typeof id !== "string") throw new Error("toggleStatusEffect needs a status id");
+    // Turning one on makes its effect with ActiveEffect.fromStatusEffect, which "throws … if there is no
+    // status effect in CONFIG.statusEffects with the given status ID" (foundry-vtt-types 13.x
+    // client/data/documents/active-effect.d.mts l. 641-653).
+    if ((active ?? !this.statuses.has(id)) && !CONFIG.statusEffects.some((e) => e.id === id)) {
+      throw new Error(`Invalid status ID "${id}" provided to ActiveEffect#fromStatusEffect`);
+    }
     if (active === undefined ? !this.statuses.has(id) : active) this.statuses.add(id);
     else this.statuses.delete(id);
     this.overlay = overlay;
@@ -824,7 +830,11 @@ const placeables = new Map(); // token id → Token, for every scene
 const tokens = { get: (id) => (viewed.tokens.has(id) ? placeables.get(id) : undefined), values: () => [...viewed.tokens.keys()].map((id) => placeables.get(id)) };
 const notes = [];
 
-globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } }, specialStatusEffects: { DEFEATED: "dead" } };
+globalThis.CONFIG = { Dice: { termTypes: { Die, OperatorTerm, DiceTerm, RollTerm } }, specialStatusEffects: { DEFEATED: "dead" },
+  // The core status effects' ids (foundry-vtt-types 13.x client/config.d.mts, CONFIG.statusEffects' default, l. 1210-1387).
+  statusEffects: ["dead", "unconscious", "sleep", "stun", "prone", "restrain", "paralysis", "fly", "blind", "deaf", "silence", "fear",
+    "burning", "frozen", "shock", "corrode", "bleeding", "disease", "poison", "curse", "regen", "degen", "hover", "burrow", "upgrade",
+    "downgrade", "invisible", "target", "eye", "bless", "fireShield", "coldShield", "magicShield", "holyShield"].map((id) => ({ id, name: id, img: `icons/svg/${id}.svg` })) };
 // CONST as foundry-vtt-types 13.x src/foundry/common/constants.d.mts: DICE_ROLL_MODES (l. 393-412),
 // TOKEN_DISPLAY_MODES (l. 1006-1036: NONE 0, CONTROL 10, OWNER_HOVER 20, HOVER 30, OWNER 40, ALWAYS 50).
 globalThis.CONST = { DOCUMENT_OWNERSHIP_LEVELS: { NONE: 0, LIMITED: 1, OBSERVER: 2, OWNER: 3 }, DICE_ROLL_MODES,

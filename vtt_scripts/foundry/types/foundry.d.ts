@@ -10,6 +10,7 @@ declare global {
     "fracas.bridgeToken": string;
     "fracas.chatVisibility": string;
     "fracas.applyDamage": boolean;
+    "fracas.applyConditions": boolean;
     "fracas.damageThroughSystem": boolean;
     "fracas.markDefeated": boolean;
     "fracas.defenseRolls": boolean;
@@ -39,6 +40,7 @@ declare global {
     "fracas.pathInitiativeBonus": string;
     "fracas.pathSpeed": string;
     "fracas.lastStrike": object;
+    "fracas.lastBridged": object;
     "fracas.macrosInstalled": boolean;
   }
 

@@ -262,12 +262,17 @@ export function applyingActions(ctx) {
       if (!flags) throw new InputError(t("FRACAS.Error.Actions24"));
       if (flags.undone) throw new InputError(t("FRACAS.Error.Actions25"));
       const changes = changesOf(flags);
-      if (!changes.length) throw new InputError(t("FRACAS.Error.Actions26"));
-      const out = await undoChanges(changes);
+      // The status effects a bridge-rolled kind set (a failed save's conditions: bridged.js).
+      const statuses = Array.isArray(flags.statuses) ? flags.statuses : [];
+      if (!changes.length && !statuses.length) throw new InputError(t("FRACAS.Error.Actions26"));
+      const out = changes.length ? await undoChanges(changes) : { restored: [], failed: [] };
+      const off = statuses.length ? await ctx.undoStatuses({ statuses }) : null;
       const kept = out.failed.filter((f) => !f.partial).map((f) => f.change);
-      if (kept.length) await saveChanges(messageId, flags, changes.filter((c) => kept.some((k) => k.uuid === c.uuid)));
-      else await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() } });
+      if (kept.length) await saveChanges(messageId, flags, changes.filter((c) => kept.some((k) => k.uuid === c.uuid)), off ? { statuses: [] } : {});
+      else await vtt.setMessageFlags(messageId, { undone: { at: new Date().toISOString() }, ...(off ? { statuses: [] } : {}) });
       reportUndo(out);
+      if (off?.removed.length) vtt.notify("info", t("FRACAS.Bridged.StatusesRemoved", { list: off.removed.join(", ") }));
+      if (off?.failed.length) vtt.notify("warn", t("FRACAS.Bridged.StatusesKept", { list: off.failed.join(", ") }));
       return {
         restored: out.restored.map((r) => ({ uuid: r.change.uuid, name: r.change.name, value: r.value, given: r.taken - r.lost })),
         failed: out.failed.map((f) => f.why),

@@ -134,6 +134,12 @@ export function explained(error, ctx) {
  * @property {(message: any, senderId: unknown) => Promise<Answer|null>} answerRequest  (any: what another client sent)
  * @property {() => Promise<unknown>} attackDialog
  * @property {() => Promise<unknown>} mobDialog
+ * @property {(kind: string, options?: Json) => Promise<any>} bridged  a kind the bridge rolls (kinds.js)
+ * @property {(kind?: string) => Promise<unknown>} bridgedDialog
+ * @property {(kind: string, request: any, senderId: string, bridgeId: string) => Promise<Answer>} resolvePlayerBridged
+ *   (any: what another client sent)
+ * @property {(flags: {statuses?: unknown}) => Promise<{removed: string[], failed: string[]}>} undoStatuses
+ * @property {(key: string, data?: Record<string, string|number>) => Answer} refusal
  */
 /**
  * The context every feature module gets: the shared helpers below and, once

@@ -4,6 +4,7 @@
 import { ROLL_MODES } from "../audience.js";
 import { FracasError, InputError, errorText } from "../errors.js";
 import { t } from "../i18n.js";
+import { KINDS } from "../kinds.js";
 import { uniqueViews, who } from "../request.js";
 import { DEFAULT_RULESET } from "../rulesets.js";
 
@@ -279,6 +280,10 @@ export function playersActions(ctx) {
         if (message.action === "attack" && !fromGM) return await resolvePlayerAttack(message.data, senderId, bridgeId);
         if (message.action === "mob" && !fromGM) return await resolvePlayerMob(message.data, senderId, bridgeId);
         if (message.action === "odds" && !fromGM) return await resolvePlayerOdds(message.data, senderId, bridgeId);
+        // A bridge-rolled kind (kinds.js: save, touch, drop, lock) with the player's own tokens.
+        if (!fromGM && typeof message.action === "string" && Object.prototype.hasOwnProperty.call(KINDS, message.action)) {
+          return await ctx.resolvePlayerBridged(message.action, message.data, senderId, bridgeId);
+        }
         if (fromGM && typeof message.action === "string" && Object.prototype.hasOwnProperty.call(ctx.RELAYED, message.action)) {
           const data = message.data && typeof message.data === "object" && !Array.isArray(message.data) ? message.data : {};
           // The card goes where the asking GM-role user's own roll mode sends it (a self roll to

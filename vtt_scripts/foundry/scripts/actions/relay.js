@@ -1,6 +1,7 @@
 // A GM tab that does not hold the bridge (an assistant GM, a second tab): its actions go
 // to the holding client like a player's request, with this tab's selection as token ids.
 
+import { KINDS } from "../kinds.js";
 import { uniqueViews } from "../request.js";
 
 /** @typedef {import("../actions.js").Json} Json */
@@ -35,6 +36,14 @@ export function relayActions(ctx) {
     roundUndo: () => ({}),
     // A forecast reads the asking tab's scene (its own selection plays no part).
     forecast: (o) => ({ scene: o.scene ?? vtt.sceneId?.() ?? undefined }),
+    // The kinds the bridge rolls (kinds.js): each part's tokens, named or from this tab's selection.
+    ...Object.fromEntries(Object.values(KINDS).map((entry) => [entry.kind, (/** @type {Json} */ o) => Object.fromEntries(entry.parts.map((part) => {
+      const own = idsOf(o[part.role]);
+      if (own) return [part.role, own];
+      const picked = part.from === "controlled" ? controlledIds() : part.from === "targeted" ? targetedIds()
+        : (targetedIds().length ? targetedIds() : controlledIds());
+      return [part.role, picked];
+    }))])),
   };
 
   /** The holder's side: the actions a GM-role sender may run there. */
@@ -46,6 +55,7 @@ export function relayActions(ctx) {
     undoTarget: (o) => ctx.undoTarget(o.messageId, o.targetId),
     forecast: (o) => ctx.forecast(o), forecastVary: (o) => ctx.forecastVary(o.messageId, o.choice),
     forecastShare: (o) => ctx.forecastShare(o.messageId),
+    ...Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, (/** @type {Json} */ o) => ctx.bridged(kind, o)])),
   };
 
   /** `fn`, or on a GM tab that does not hold the bridge, the same action on the holding client. */

@@ -1,0 +1,82 @@
+"""The engine's answers to the requests the Foundry module's save, touch, drop and lock
+actions build in test/bridged.test.js, for the node tests to answer with:
+
+    python vtt_scripts/foundry/test/tools/bridged_answers.py    write test/fixtures/bridged_answers.json
+
+Each entry is {name, method, request, result}: the request exactly as the module must send
+it for that test's tokens and options (the node test's fake bridge answers only a request
+equal to one here, so a changed request shape fails there), and `fracas.roll`'s result for
+it (what `fracas serve` answers). `python -m fracas.spec --check` fails when the engine
+answers otherwise and this file was not written again; bridged.test.js also runs the
+requests against a real `fracas serve` when Python is there.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "bridged_answers.json"
+
+# The test's actors (bridged.test.js): Aldric (hero: AC 13, Strength 4, Agility 6, Body 20),
+# Goblin (gob: AC 12, Strength 2, Agility 4, Body 7), Ogre (ogre: AC 12, Strength 8, Agility 2,
+# Body 30, large, poisoned), Scout (scout: Resilience 5 in its flags.fracas.enchanted-realms).
+REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
+    ("save-area", "save", "save.roll", {
+        "save": "agility", "dc": 13, "area": True, "effect": "sleep smoke", "on_fail": ["asleep", "prone"],
+        "targets": [{"id": "gob", "score": 4, "cover": "half"},
+                    {"id": "ogre", "score": 2, "cover": "half", "conditions": ["poisoned"]}],
+        "seed": 5}),
+    ("save-resilience", "save", "save.roll", {
+        "save": "resilience", "dc": 12, "area": False, "effect": "", "on_fail": [],
+        "targets": [{"id": "scout", "score": 5, "cover": "none", "advantage": True}],
+        "seed": 11}),
+    ("touch-hit", "touch", "touch.roll", {
+        "touch": "hit", "caster": {"strength": 4, "agility": 6}, "target": {"id": "gob", "ac": 12},
+        "bonus": 1, "dice": 2, "seed": 3}),
+    ("touch-sleight", "touch", "touch.roll", {
+        "touch": "sleight", "caster": {"strength": 4, "agility": 6}, "target": {"id": "gob", "agility": 4, "other_ac": 1},
+        "bonus": 0, "rolls": [16], "seed": 4}),
+    ("drop-held", "drop", "drop.roll", {
+        "attack": {"attacker": {"strength": 4, "agility": 6},
+                   "strikes": [{"method": "range", "style": "archery", "dice": 2, "damage_type": "piercing", "sneak": True,
+                                "target": "ogre"}],
+                   "targets": {"ogre": {"ac": 12, "size": "large", "conditions": ["poisoned"], "body_max": 30}}},
+        "surrenders": True, "rolls": [15, 9, 3, 12], "seed": 6}),
+    ("drop-inflict", "drop", "drop.roll", {
+        "inflict": {"held": 7, "rounds": 2, "victim": {"id": "gob", "attribute": "agility", "score": 4, "bonus": 0,
+                                                       "foul_play": True, "body_max": 7}},
+        "seed": 2}),
+    ("lock-disarm", "lock", "lock.roll", {
+        "mode": "disarm",
+        "attacker": {"id": "hero", "to_hit": 6, "strength": 4, "agility": 6, "weapon": "heavy", "damage_type": "edged"},
+        "victim": {"id": "ogre", "ac": 12, "agility": 2, "conditions": ["poisoned"], "reacts": True, "reaction_left": True},
+        "seed": 8}),
+    ("lock-blitz", "lock", "lock.roll", {
+        "mode": "blitz", "attacker": {"id": "hero", "to_hit": 4, "strength": 4, "agility": 6},
+        "victim": {"id": "ogre", "ac": 12, "conditions": ["poisoned"]}, "seed": 9}),
+]
+
+
+def answers() -> list[dict[str, Any]]:
+    import fracas
+
+    return [{"name": name, "method": method, "request": request, "result": fracas.roll(kind, request).to_dict()}
+            for name, kind, method, request in REQUESTS]
+
+
+def render() -> str:
+    return json.dumps(answers(), indent=1) + "\n"
+
+
+def outputs() -> dict[Path, str]:
+    """What this writes, by path (fracas.spec.regen compares it for `--check`)."""
+    return {FIXTURE: render()}
+
+
+if __name__ == "__main__":
+    FIXTURE.parent.mkdir(parents=True, exist_ok=True)
+    FIXTURE.write_text(render(), encoding="utf-8")
+    sys.exit(0)

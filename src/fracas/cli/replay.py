@@ -34,6 +34,8 @@ def _method_of(request: Any) -> str:
         return "drop.roll"
     if "victim" in request and "mode" in request:
         return "lock.roll"
+    if "item" in request and "target" in request:
+        return "throw.roll"
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

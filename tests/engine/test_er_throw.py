@@ -156,7 +156,7 @@ def test_er14_charmed_stunned_and_underwater_throwers():
     assert _error({"item": "acid splash", "thrower": {"conditions": ["stunned"]},
                    "target": GHOUL}).path == "$.thrower.conditions"
     assert _error({"item": "acid splash", "thrower": {"conditions": ["underwater"]},
-                   "target": GHOUL}).path == "$.style"
+                   "target": GHOUL}).path == "$.thrower.conditions"
 
 
 def test_er10_resistances_apply_to_the_items_damage_type():
@@ -182,7 +182,7 @@ def test_er_ac_by_type_uses_the_items_damage_type():
     ({"item": "acid splash", "target": {**GHOUL, "resistant": ["wind"]}}, "$.target.resistant[0]"),
     ({"item": "acid splash", "target": {**GHOUL, "conditions": ["sad"]}}, "$.target.conditions[0]"),
     ({"item": "acid splash", "target": {**GHOUL, "ac_by_type": {"smite": 500}}}, "$.target.ac_by_type.smite"),
-    ({"item": "acid splash", "bonus": 101, "target": GHOUL}, "$.bonus"),
+    ({"item": "acid splash", "bonus": 51, "target": GHOUL}, "$.bonus"),
     ({"item": "acid splash", "skill": "juggling", "target": GHOUL}, "$.skill"),
     ({"item": "acid splash", "thrower": {"agility": 99}, "target": GHOUL}, "$.thrower.agility"),
     ({"item": "acid splash", "thrower": {"obscurement": 50}, "target": GHOUL}, "$.thrower.obscurement"),

@@ -42,10 +42,10 @@ from typing import Any, Optional
 
 from ... import _layout as L
 from ...dice import Dice, KernelError
-from ...errors import RulesError, SchemaError
+from ...errors import RequestError, RulesError, SchemaError
 from ...exact import Dist
 from ...requests import check_names, check_range, choice, decode, say
-from ..._facts import AC_RANGE, BONUS_RANGE, CONDITIONS, COVERS, DAMAGE_TYPES, STANDARD_DICE
+from ..._facts import AC_RANGE, CONDITIONS, COVERS, DAMAGE_TYPES, STANDARD_DICE
 from ..rows import Rolled
 from .followups import dice_error, resist
 from .plan import RESISTANCE_NAMES, TargetInfo, check_attacker, compile_strike, modifier
@@ -70,6 +70,9 @@ KINDS = tuple(ITEMS) + tuple(AREA_ITEMS) + OTHER
 #: Limits of a request's own damage: dice count and flat bonus.
 MAX_DAMAGE_DICE = 10
 DAMAGE_BONUS = (-50, 50)
+#: The request's situational bonus to each d20: with the largest Agility score a hurled
+#: spell adds, it stays inside an attack's to-hit range.
+THROW_BONUS = (-50, 50)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +161,7 @@ def compile_throw(request: Any) -> ThrowPlan:
     target = req.target
     if not target.id:
         raise SchemaError("$.target.id", say("empty_target_id"))
-    check_range(req.bonus, *BONUS_RANGE, "$.bonus", "bonus")
+    check_range(req.bonus, *THROW_BONUS, "$.bonus", "bonus")
     check_range(target.ac, *AC_RANGE, "$.target.ac", "AC")
     for dtype, ac in target.ac_by_type.items():
         choice(dtype, DAMAGE_TYPES, "$.target.ac_by_type", "damage type")
@@ -202,8 +205,16 @@ def compile_throw(request: Any) -> ThrowPlan:
     spec = Target(ac=target.ac, ac_by_type=dict(target.ac_by_type), resistant=list(target.resistant),
                   vulnerable=list(target.vulnerable), immune=list(target.immune),
                   conditions=list(target.conditions), cover=target.cover)
-    row, meta = compile_strike(strike, "$", inner, "$.thrower", conditions,
-                               TargetInfo(target.id, 0, spec, "$.target"), False, False, target_path="$.target.id")
+    try:
+        row, meta = compile_strike(strike, "$", inner, "$.thrower", conditions,
+                                   TargetInfo(target.id, 0, spec, "$.target"), False, False,
+                                   target_path="$.target.id")
+    except RequestError as exc:
+        # The strike's own fields are the request's: only an underwater thrower is refused
+        # for its style (ER-14: only archery works), so the path is its conditions.
+        if exc.path == "$.style":
+            raise type(exc)("$.thrower.conditions", exc.reason) from None
+        raise
     return ThrowPlan(req, n + row[L.P_ADV], meta.to_hit, meta.ac, meta.advantage, meta.disadvantage,
                      ["request" if w == "strike" else w for w in meta.advantage_from],
                      ["request" if w == "strike" else w for w in meta.disadvantage_from],

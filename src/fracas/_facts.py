@@ -94,8 +94,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'drop.roll', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'lock.roll', 'save.roll', 'server.contract', 'touch.roll')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -202,6 +202,10 @@ MESSAGES = {
     'lock_cannot_react': '{id} is {condition}: it cannot use a reaction against the {mode}',
     'lock_cannot_act': 'a {condition} attacker cannot attempt a weapon {mode} (ER-14)',
     'lock_blitz_react': 'a shield-blitz is no feat to react to: reacts must be false in mode blitz (ER Weapon Negation)',
+    'throw_area': '{item} fills an area ({effect}): it is thrown close enough, not at an AC, and those inside save; roll it with the save kind (ER Throwing Items)',
+    'throw_needs_damage': '{item} has no damage on the item table: give its damage (dice, faces, bonus, damage_type)',
+    'throw_damage_listed': "{item} deals the item table's {damage}: leave damage out, or throw it as item other",
+    'throw_needs_agility': "throwing magic with {skill} adds the thrower's Agility: give $.thrower.agility ({what}) (ER Throwing Items)",
     'rolls_for_defense': 'the defense rolls against $.strikes[{strike}]',
     'rolls_for_stray': 'the stray shot of $.strikes[{strike}]',
     'rolls_for_release': 'the grapple release of {path}',

@@ -765,7 +765,7 @@ module.exports = {
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest", "throw": "ThrowRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -1010,6 +1010,35 @@ const STRUCTS = Object.freeze({
       ["resistant", {"list": "str"}, []],
       ["vulnerable", {"list": "str"}, []],
       ["immune", {"list": "str"}, []],
+    ],
+    "ThrowRequest": [
+      ["item", "str"],
+      ["target", {"struct": "ThrowTarget"}],
+      ["thrower", {"struct": "Attacker"}, {"strength": null, "agility": null, "strength_mod": null, "agility_mod": null, "size": "medium", "conditions": [], "swim_speed": 0, "obscurement": 0, "charmed_by": null}],
+      ["skill", {"literal": ["hurling", "none", "ranged"]}, "none"],
+      ["damage", {"optional": {"struct": "ThrowDamage"}}, null],
+      ["bonus", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "ThrowTarget": [
+      ["ac", "int"],
+      ["id", "str", "target"],
+      ["ac_by_type", {"dict": "int"}, {}],
+      ["cover", "str", "none"],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
+      ["conditions", {"list": "str"}, []],
+    ],
+    "ThrowDamage": [
+      ["dice", "int", 1],
+      ["faces", "int", 4],
+      ["bonus", "int", 0],
+      ["damage_type", "str", "fire"],
     ],
     "Target": [
       ["ac", "int"],
@@ -1306,7 +1335,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult", "throw": "ThrowResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -1356,6 +1385,9 @@ const RESULTS = Object.freeze({
       DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
       DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
       ShockNeeded: ["dc"],
+      ThrowResult: ["ruleset", "seed", "injected", "item", "magic", "skill", "target", "note", ["thrown", "ThrowPool"], "hit", "crit", "damage_type", "resistance", ["damage", {"nullable": "ThrowDamageRoll"}], "p_hit", "p_hit_exact", "mean_damage", "mean_damage_exact", "text"],
+      ThrowPool: ["dice", "counted", "dropped", "hits", "to_hit", "agility_added", "ac", "advantage", "disadvantage", "advantage_from", "disadvantage_from"],
+      ThrowDamageRoll: ["dice", "faces", "bonus", "base", "damage"],
     },
   },
   "worldwalker": {
@@ -2748,6 +2780,10 @@ const MESSAGES = Object.freeze({
   "lock_cannot_react": "{id} is {condition}: it cannot use a reaction against the {mode}",
   "lock_cannot_act": "a {condition} attacker cannot attempt a weapon {mode} (ER-14)",
   "lock_blitz_react": "a shield-blitz is no feat to react to: reacts must be false in mode blitz (ER Weapon Negation)",
+  "throw_area": "{item} fills an area ({effect}): it is thrown close enough, not at an AC, and those inside save; roll it with the save kind (ER Throwing Items)",
+  "throw_needs_damage": "{item} has no damage on the item table: give its damage (dice, faces, bonus, damage_type)",
+  "throw_damage_listed": "{item} deals the item table's {damage}: leave damage out, or throw it as item other",
+  "throw_needs_agility": "throwing magic with {skill} adds the thrower's Agility: give $.thrower.agility ({what}) (ER Throwing Items)",
   "rolls_for_defense": "the defense rolls against $.strikes[{strike}]",
   "rolls_for_stray": "the stray shot of $.strikes[{strike}]",
   "rolls_for_release": "the grapple release of {path}",

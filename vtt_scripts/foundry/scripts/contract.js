@@ -9,7 +9,7 @@
 export const VERSION = "0.1.0";
 export const DEFAULT_RULESET = "enchanted-realms";
 export const RULESETS = Object.freeze([
-  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock"], "foundry": true}),
+  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock", "throw"], "foundry": true}),
   Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
   Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale"], "foundry": true}),
@@ -40,6 +40,9 @@ export const FIELDS = Object.freeze({
     LockRequest: Object.freeze(["mode", "attacker", "victim", "ruleset", "seed", "rolls"]),
     Locker: Object.freeze(["id", "to_hit", "strength", "agility", "strength_mod", "agility_mod", "bonus", "advantage", "disadvantage", "conditions", "weapon", "damage_type"]),
     LockVictim: Object.freeze(["id", "ac", "strength", "agility", "strength_mod", "agility_mod", "bonus", "conditions", "reacts", "reaction_left", "resistant", "vulnerable", "immune"]),
+    ThrowRequest: Object.freeze(["item", "target", "thrower", "skill", "damage", "bonus", "advantage", "disadvantage", "ruleset", "seed", "rolls"]),
+    ThrowTarget: Object.freeze(["ac", "id", "ac_by_type", "cover", "resistant", "vulnerable", "immune", "conditions"]),
+    ThrowDamage: Object.freeze(["dice", "faces", "bonus", "damage_type"]),
     Target: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling"]),
     Profile: Object.freeze(["attacker", "strikes", "advantage", "disadvantage"]),
     ProfileStrike: Object.freeze(["method", "style", "dice", "damage_type", "bonus", "weight", "crit", "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"]),
@@ -89,7 +92,7 @@ export const FIELDS = Object.freeze({
 });
 export const RESULTS = Object.freeze({
   "enchanted-realms": Object.freeze({
-    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult"}),
+    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult", "throw": "ThrowResult"}),
     shapes: Object.freeze({
       AttackResult: Object.freeze(["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"]),
       Strike: Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"]),
@@ -139,6 +142,9 @@ export const RESULTS = Object.freeze({
       DropResult: Object.freeze(["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]]),
       DropRelease: Object.freeze(["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]]),
       ShockNeeded: Object.freeze(["dc"]),
+      ThrowResult: Object.freeze(["ruleset", "seed", "injected", "item", "magic", "skill", "target", "note", ["thrown", "ThrowPool"], "hit", "crit", "damage_type", "resistance", ["damage", {"nullable": "ThrowDamageRoll"}], "p_hit", "p_hit_exact", "mean_damage", "mean_damage_exact", "text"]),
+      ThrowPool: Object.freeze(["dice", "counted", "dropped", "hits", "to_hit", "agility_added", "ac", "advantage", "disadvantage", "advantage_from", "disadvantage_from"]),
+      ThrowDamageRoll: Object.freeze(["dice", "faces", "bonus", "base", "damage"]),
     }),
   }),
   "worldwalker": Object.freeze({

@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, drop, impale, initiative, lock, save, touch
+from . import attack, bulk, compete, drop, impale, initiative, lock, save, throw, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import DropRequest, LockRequest, TouchRequest
+from .schema import DropRequest, LockRequest, ThrowRequest, TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -42,14 +42,19 @@ LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lo
             result="result.lock.roll", command="fracas.rulesets.er.commands:lock",
             relay=True)
 
+#: Throwing items and throwing magic ("ER Throwing Items"): a pool of d20s against an AC.
+THROW = Kind("throw", "throw.roll", "throw", "the throw", "throw", "compile_throw", "roll_throw",
+             result="result.throw.roll", command="fracas.rulesets.er.commands:throw")
+
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK, THROW)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
-                     "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest}
+                     "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest,
+                     "throw": ThrowRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -71,6 +76,9 @@ class EnchantedRealms(Ruleset):
 
     compile_lock = staticmethod(lock.compile_lock)
     roll_lock = staticmethod(lock.roll_lock)
+
+    compile_throw = staticmethod(throw.compile_throw)
+    roll_throw = staticmethod(throw.roll_throw)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

@@ -1,7 +1,7 @@
-"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch`, `fracas drop` and `fracas
-lock`: the Enchanted Realms table situations, competitions (ER-19), impalement (ER-23), saves
-against effects and areas (ER-16), touch attacks (Touch-based Effects), getting the drop (ER-13)
-and weapon lock and disarm."""
+"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch`, `fracas drop`, `fracas
+lock` and `fracas throw`: the Enchanted Realms table situations, competitions (ER-19),
+impalement (ER-23), saves against effects and areas (ER-16), touch attacks (Touch-based
+Effects), getting the drop (ER-13), weapon lock and disarm, and throwing items and magic."""
 
 from __future__ import annotations
 
@@ -275,4 +275,61 @@ def lock(request: Any, mode: str, attacker: Optional[str], victim: Optional[str]
         payload = {"mode": mode, "attacker": key_values(attacker, _LOCKER_KEYS, "--attacker"),
                    "victim": key_values(victim, _LOCK_VICTIM_KEYS, "--victim")}
     result = engine_call(fracas.lock, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
+
+
+#: What `fracas throw --thrower` / `--target` / `--damage KEY=VALUE,...` may set, and how each value is read.
+_THROWER_KEYS: dict[str, Any] = {"agility": int, "agility_mod": int, "condition": list, "obscurement": int,
+                                 "swim_speed": int, "charmed_by": str}
+_THROW_TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "cover": str, "condition": list, "resistant": list,
+                                      "vulnerable": list, "immune": list}
+_THROW_DAMAGE_KEYS: dict[str, Any] = {"dice": int, "faces": int, "bonus": int, "damage_type": str}
+_THROW_ITEMS = ("acid splash", "bonfire blend", "explosive oil", "firebreather's oil", "holy water", "sleep smoke",
+                "smoke of restraint", "thick smoke", "other", "magic")
+
+
+@click.command(short_help="An Enchanted Realms thrown item (acid, holy water, ...) or hurled spell.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--item", type=click.Choice(_THROW_ITEMS), default=None,
+              help="What is thrown: an item of the table, other (give --damage) or magic (throwing magic).")
+@click.option("--skill", type=click.Choice(["none", "ranged", "hurling"]), default="none", show_default=True,
+              help="The thrower's combat skill: 1, 2 or 3 d20 for an item; Agility added for magic.")
+@click.option("--thrower", metavar="KEY=VALUE,...", default=None,
+              help="The thrower, e.g. agility=7,condition=shaken; keys: " + ", ".join(_THROWER_KEYS) + ".")
+@click.option("--target", metavar="KEY=VALUE,...",
+              help="The target, e.g. id=ghoul,ac=14,vulnerable=smite; keys: " + ", ".join(_THROW_TARGET_KEYS) + ".")
+@click.option("--damage", metavar="KEY=VALUE,...", default=None,
+              help="Damage of magic or an unlisted item, e.g. dice=2,faces=6,damage_type=fire; keys: "
+                   + ", ".join(_THROW_DAMAGE_KEYS) + ".")
+@click.option("--bonus", type=int, default=0, show_default=True, help="Added to every d20 of the throw.")
+@click.option("--advantage", is_flag=True, help="The throw is at advantage (ER-12).")
+@click.option("--disadvantage", is_flag=True, help="The throw is at disadvantage (ER-12).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES",
+              help="Physical dice in draw order: the throw's d20s, then the damage dice on a hit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def throw(request: Any, item: Optional[str], skill: str, thrower: Optional[str], target: Optional[str],
+          damage: Optional[str], bonus: int, advantage: bool, disadvantage: bool, seed: Any, rolls: Any,
+          as_json: bool) -> None:
+    """An Enchanted Realms thrown item or hurled spell: 1, 2 or 3 d20 by the thrower's skill
+    (none, ranged fighting, hurling), each raw face against the target's AC, any hit enough
+    for the item's damage (ER-10 on its type); throwing magic is one d20 plus the Agility
+    modifier (ranged fighting) or the Agility score (hurling). No crits. Prints the dice, the
+    damage and the exact odds. REQUEST is a JSON throw request ('-' for stdin), or use the
+    flags, e.g. `fracas throw --item "holy water" --skill hurling --target id=ghoul,ac=14`."""
+    from .cli import key_values
+
+    faces = parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = load_json(request.read(), "the request")
+    else:
+        if item is None or target is None:
+            raise click.UsageError("give --item and --target (or a request file)")
+        payload = {"item": item, "skill": skill, "target": key_values(target, _THROW_TARGET_KEYS, "--target"),
+                   "bonus": bonus, "advantage": advantage, "disadvantage": disadvantage}
+        if thrower is not None:
+            payload["thrower"] = key_values(thrower, _THROWER_KEYS, "--thrower")
+        if damage is not None:
+            payload["damage"] = key_values(damage, _THROW_DAMAGE_KEYS, "--damage")
+    result = engine_call(fracas.throw, with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)

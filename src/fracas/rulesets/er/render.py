@@ -45,6 +45,8 @@ class Renderer:
             return self.drop(result)
         if "rebuff_allowed" in result:
             return self.weapon_lock(result)
+        if "thrown" in result:
+            return self.throw(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -79,6 +81,9 @@ class Renderer:
         raise NotImplementedError
 
     def weapon_lock(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def throw(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
@@ -446,6 +451,31 @@ class TerminalRenderer(Renderer):
         lines.append(self.style(f"{result['held']} held → {result['inflicted']} dealt ({verdict})", bold=True))
         if rel["shock_save"]:
             lines.append(f"  shock: a Resilience save DC {rel['shock_save']['dc']} (ER-13)")
+        return "\n".join(lines)
+
+    def throw(self, result: Any) -> Any:
+        """A thrown item or a hurled spell ("ER Throwing Items"): its d20s, any hit enough."""
+        what = "Throwing magic" if result["magic"] else f"Thrown {result['item']}"
+        lines = [self.style(what, bold=True) + f" · {result['target']} · skill {result['skill']}"
+                 f" · seed {result['seed']}"]
+        t = result["thrown"]
+        edge = "advantage" if t["advantage"] else "disadvantage" if t["disadvantage"] else ""
+        dice = " ".join(f"{face}{'-' if i == t['dropped'] else '✓' if t['hits'][i] else '✗'}"
+                        for i, face in enumerate(t["dice"]))
+        agility = f" (Agility {_signed(t['agility_added'])})" if t["agility_added"] else ""
+        lines.append(f"  {len(t['dice'])}d20 {_signed(t['to_hit'])}{agility} vs AC {t['ac']}"
+                     f"{' · ' + edge if edge else ''}: {dice}")
+        d = result["damage"]
+        if d is not None:
+            rolled = "/".join(map(str, d["dice"]))
+            parts = [f"d{d['faces']} {rolled}" if d["dice"] else "", _signed(d["bonus"]) if d["bonus"] else ""]
+            tail = f" ({RESISTANCE[result['resistance']]})" if result["resistance"] != "normal" else ""
+            lines.append(f"  damage: {' '.join(p for p in parts if p)} = {d['base']} → {d['damage']}"
+                         f" {result['damage_type']}{tail}")
+        if result["note"]:
+            lines.append(f"  {result['item']}: {result['note']}")
+        lines.append(self.style(f"{'hit' if result['hit'] else 'miss'}: {result['text']}", bold=True)
+                     + f" · P(hit) {result['p_hit']:.1%} · mean {result['mean_damage']:.2f}")
         return "\n".join(lines)
 
     def weapon_lock(self, result: Any) -> Any:

@@ -634,3 +634,58 @@ class DropResult(R.Rolled):
 
 
 RESULT_TYPES["drop"] = DropResult
+
+
+class ThrowPool(Shape):
+    """The d20s of a throw ("ER Throwing Items"): `counted` dice (1/2/3 by skill for an item,
+    one for magic, one more at advantage), one more at disadvantage with the highest
+    `dropped`; each face + `to_hit` against `ac` (ER-6: a raw 20 always hits, a raw 1 never)."""
+
+    dice: list[D20]
+    counted: Count
+    dropped: Optional[Count]
+    hits: list[bool]
+    to_hit: int
+    agility_added: int
+    ac: int
+    advantage: bool
+    disadvantage: bool
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+
+
+class ThrowDamageRoll(Shape):
+    """The damage of a throw that hit: its dice (none for a flat amount), the flat part, and
+    the total after the target's resistance (ER-10)."""
+
+    dice: list[int]
+    faces: Optional[Count]
+    bonus: int
+    base: Count
+    damage: Count
+
+
+class ThrowResult(R.Rolled):
+    """A thrown item or a hurled spell (`throw.roll`; "ER Throwing Items"): `hit` when any
+    counted die hits; the effect (its damage) happens once. `p_hit` and `mean_damage` exact."""
+
+    item: Literal["acid splash", "bonfire blend", "explosive oil", "firebreather's oil", "holy water", "other",
+                  "magic"]
+    magic: bool
+    skill: Literal["none", "ranged", "hurling"]
+    target: str
+    note: Optional[str]
+    thrown: ThrowPool
+    hit: bool
+    crit: Literal[False]
+    damage_type: DamageType
+    resistance: Resistance
+    damage: Optional[ThrowDamageRoll]
+    p_hit: Probability
+    p_hit_exact: R.Fraction
+    mean_damage: float
+    mean_damage_exact: R.Fraction
+    text: str
+
+
+RESULT_TYPES["throw"] = ThrowResult

@@ -420,3 +420,52 @@ class LockRequest(_Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class ThrowDamage(_Spec):
+    """The damage of a spell or an unlisted item thrown ("ER Throwing Items"): `dice` d`faces`
+    + `bonus` of `damage_type` (a flat amount: `dice` 0)."""
+
+    dice: int = 1
+    faces: int = 4
+    bonus: int = 0
+    damage_type: str = "fire"
+
+
+class ThrowTarget(_Spec):
+    """The creature a thrown item or spell is aimed at: its AC (by damage type, ER-6), cover
+    (ER-16), resistances (ER-10) and conditions (ER-14, ER-15)."""
+
+    ac: int
+    id: str = "target"
+    ac_by_type: dict[str, int] = {}
+    cover: str = "none"
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+    conditions: list[str] = []
+
+
+class ThrowRequest(_Spec):
+    """A thrown item or a hurled spell ("ER Throwing Items"): a pool of 1/2/3 d20 by the
+    thrower's skill (none, ranged fighting, hurling), the raw face against the AC, any hit
+    enough; throwing magic is one d20 plus the Agility modifier (ranged fighting) or score
+    (hurling). The item's table damage, or `damage` for magic and unlisted items."""
+
+    #: A table item ("acid splash", "bonfire blend", "explosive oil", "firebreather's oil",
+    #: "holy water"), "other" (an unlisted item: give `damage`) or "magic" (throwing magic).
+    item: str
+    target: ThrowTarget
+    #: The thrower's conditions (ER-14), obscurement, charm, swim speed; its Agility for magic.
+    thrower: Attacker = msgspec.field(default_factory=Attacker)
+    #: The thrower's combat skill: none (1 d20), ranged fighting (2), hurling (3).
+    skill: Literal["none", "ranged", "hurling"] = "none"
+    damage: Optional[ThrowDamage] = None
+    #: A situational modifier added to every d20 of the throw.
+    bonus: int = 0
+    #: ER-12 on the throw: one more counted d20, or one more d20 and the highest dropped.
+    advantage: bool = False
+    disadvantage: bool = False
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

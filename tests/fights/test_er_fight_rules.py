@@ -547,3 +547,76 @@ def test_er_weapon_negation_is_refused_without_its_skill_and_named_at_its_path()
 def test_er_weapon_negation_plays_on_the_python_loop_and_says_why():
     why = fastfight.plan_for(compile_scenario(negation_scenario()))
     assert isinstance(why, str) and ("tactic.negate" in why or "not in use" in why)
+
+
+# -- ER Throwing Items: what a combatant throws before it fights ------------------------------
+
+def throw_scenario(throws=None, **alchemist):
+    return {"ruleset": "enchanted-realms", "name": "throws", "max_rounds": 8, "sides": {
+        "alchemist": [{"name": "alchemist", "hp": 400, "attacker": {"strength": 6, "agility": 12},
+                       "target": {"ac": 13},
+                       "throws": throws if throws is not None else [
+                           {"item": "explosive oil", "skill": "hurling", "count": 2}, {"item": "acid splash"}],
+                       "attacks": [{"method": "melee", "style": "slashing", "dice": 1, "weight": 0,
+                                    "damage_type": "edged"}], **alchemist}],
+        "troll": [{"name": "troll", "hp": 400, "attacker": {"strength": 14, "agility": 6},
+                   "target": {"ac": 11, "vulnerable": ["fire"], "cover": "half"},
+                   "attacks": [{"method": "melee", "style": "bludgeoning", "dice": 1, "weight": 2,
+                                "damage_type": "blunt"}]}]}}
+
+
+def test_er_throwing_items_are_thrown_one_a_turn_before_the_attacks_as_a_throw_request_rolls_them():
+    """ER Throwing Items: each item is its turn's attack, in the order and number listed; its
+    roll is the throw request's (the troll's AC, cover and fire vulnerability, ER-10)."""
+    import fracas
+
+    for seed in range(1, 6):
+        fight = Fight(compile_scenario(throw_scenario()))
+        mine = []
+        hp = 400
+        for _ in range(5):
+            log = fight.play_round(fight.round * 31 + seed)
+            for e in log["events"]:
+                if e.get("who") != "alchemist":
+                    continue
+                mine.append(e["type"] if e["type"] != "throw" else e["item"])
+                if e["type"] == "throw":
+                    request = {"item": e["item"], "thrower": {"strength": 6, "agility": 12},
+                               "target": {"id": "troll", "ac": 11, "cover": "half", "vulnerable": ["fire"]}}
+                    if e["item"] == "explosive oil":
+                        request["skill"] = "hurling"
+                    alone = fracas.roll("throw", request, seed=e["seed"]).to_dict()
+                    assert e["result"] == alone and e["rule"] == "ER Throwing Items"
+                    assert e["damage"] == (alone["damage"]["damage"] if alone["hit"] else 0)
+                    assert len(alone["thrown"]["dice"]) == (3 if e["item"] == "explosive oil" else 1)
+                if e["type"] in ("throw", "attack"):
+                    hp -= e["damage"]
+        assert mine == ["explosive oil", "explosive oil", "acid splash", "attack", "attack"]
+        assert {m["id"]: m["hp"] for m in fight.state()["members"]}["troll"] == hp
+
+
+def test_er_throwing_items_bad_items_are_refused_at_their_path():
+    for throws, path in (([{"item": "sleep smoke"}], "$.sides.alchemist[0].throws[0].item"),
+                         ([{"item": "acid splash", "count": 0}], "$.sides.alchemist[0].throws[0].count"),
+                         ([{"item": "acid splash", "target": {"ac": 3}}], "$.sides.alchemist[0].throws[0].target"),
+                         ([{"item": "magic", "skill": "hurling", "damage": {"dice": 1, "faces": 6}}],
+                          "$.sides.alchemist[0].attacker.agility")):
+        scenario = throw_scenario(throws)
+        if path.endswith("attacker.agility"):
+            scenario["sides"]["alchemist"][0]["attacker"] = {"strength": 6, "agility_mod": 2}
+            scenario["sides"]["alchemist"][0]["initiative"] = 0
+        with pytest.raises(RequestError) as err:
+            compile_scenario(scenario)
+        assert err.value.path == path, (path, err.value)
+
+
+def test_er_throwing_items_left_are_in_the_saved_state_and_play_on_the_python_loop():
+    scenario = throw_scenario()
+    fight = Fight(compile_scenario(scenario))
+    fight.play_round(1)
+    state = fight.state()
+    assert {m["id"]: m["thrown"] for m in state["members"]}["alchemist"] == 1
+    again = Fight(compile_scenario(scenario), state)
+    assert again.play_round(2) == fight.play_round(2)
+    why = fastfight.plan_for(compile_scenario(scenario))
+    assert isinstance(why, str) and ("throws" in why or "not in use" in why)

@@ -58,6 +58,10 @@
   locked or disarmed (a third party's lock frees the first, the text says). A disarmed
   combatant picks its weapon up at its next turn (10 ft of movement and no action, as the
   text says) and attacks as usual; until then it makes no melee reaction.
+- ER Throwing Items: a combatant's `throws` are thrown first, one a turn instead of its
+  attack (its other attacks of the turn given up), in the order and number listed, at the
+  target the driver picked: one random event each, resolved as a throw request is; then
+  it fights with its attacks. A locked or locking combatant throws nothing.
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ FLEE_MOVE = 30
 
 class ErMember(Member):
     __slots__ = ("incapacitated", "reacted", "engaged", "engaged_before", "defending", "no_reactions", "charged",
-                 "holding", "pinned_by", "free_left", "disarmed", "negated", "freed_at")
+                 "holding", "pinned_by", "free_left", "disarmed", "spent", "freed_at", "thrown")
 
     incapacitated: int  # actions it still loses to a failed shock save (ER-13)
     reacted: bool  # its reaction of the round is spent (ER-20 flee attack)
@@ -90,7 +94,8 @@ class ErMember(Member):
     pinned_by: Optional[str]  # the member holding its weapon locked
     free_left: int  # the attack dice it still gives up to free its weapon
     disarmed: bool  # its weapon is on the ground until its next turn
-    negated: int  # the round whose turn it spent on a lock or disarm (0: none)
+    spent: int  # the round whose turn it spent on a lock, a disarm or a throw (0: none)
+    thrown: int  # the items of its `throws` it has thrown (ER Throwing Items)
     freed_at: int  # the round in which it freed its weapon with attack dice to spare
 
 
@@ -116,6 +121,9 @@ class ErRound(Procedure):
                         " request's weapon)"),
         "negation": Field(Optional[dict[str, Any]], None, "ER Weapon Negation", "its weapon lock or disarm for the"
                           " tactic's negate (the lock request's attacker fields, and shield_blitz)"),
+        "throws": Field(list[dict[str, Any]], [], "ER Throwing Items", "the items it throws, one a turn instead of"
+                        " its attack, before it fights with its attacks: each a throw request's item, skill, damage,"
+                        " bonus, advantage and disadvantage, and its count (default 1)"),
     }
     events = {"shocked": "a failed shock save incapacitates the victim for its next actions (ER-13)",
               "incapacitated": "an incapacitated combatant loses its action this round (ER-13)",
@@ -127,7 +135,8 @@ class ErRound(Procedure):
               "lock held": "a locker's turn spent holding the lock, with its shield-blitz if it has one",
               "freeing": "a locked weapon's wielder gives up attack dice to free it",
               "freed": "a locked weapon is free again (freed, or its locker fell, left or lost its weapon)",
-              "retrieves": "a disarmed combatant picks its weapon up at its turn"}
+              "retrieves": "a disarmed combatant picks its weapon up at its turn",
+              "throw": "an item or a spell thrown instead of an attack (ER Throwing Items)"}
     #: The strike change of a sneak attack at a victim that has not lost track of the attacker.
     no_sneak: ClassVar[tuple[tuple[str, Any], ...]] = (("sneak", None),)
 
@@ -153,6 +162,8 @@ class ErRound(Procedure):
                 return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
             if g.spec.tactic.defend_at is not None:
                 return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
+            if g.spec.throws:
+                return f"{g.path}.throws: thrown items play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
             if g.spec.tactic.flee_at is not None:
@@ -201,7 +212,7 @@ class ErRound(Procedure):
         m.holding = m.pinned_by = None
         m.free_left = 0
         m.disarmed = False
-        m.negated = m.freed_at = 0
+        m.spent = m.freed_at = m.thrown = 0
 
     def saved(self, m: Member) -> dict[str, Any]:
         """ER-13: the actions a failed shock save still costs, and whom it fought last round
@@ -210,7 +221,7 @@ class ErRound(Procedure):
         return {"incapacitated": m.incapacitated, "attacked": list(m.attacking), "engaged": sorted(m.engaged),
                 "defending": m.defending, "no_reactions_until": m.no_reactions, "charged": m.charged,
                 "holding": m.holding, "pinned_by": m.pinned_by, "free_left": m.free_left, "disarmed": m.disarmed,
-                "negated": m.negated, "freed_at": m.freed_at}
+                "spent": m.spent, "freed_at": m.freed_at, "thrown": m.thrown}
 
     def load(self, m: Member, saved: dict[str, Any]) -> None:
         assert isinstance(m, ErMember)
@@ -223,7 +234,8 @@ class ErRound(Procedure):
         m.holding, m.pinned_by = saved.get("holding"), saved.get("pinned_by")
         m.free_left = int(saved.get("free_left", 0))
         m.disarmed = bool(saved.get("disarmed", False))
-        m.negated = int(saved.get("negated", 0))
+        m.spent = int(saved.get("spent", 0))
+        m.thrown = int(saved.get("thrown", 0))
         m.freed_at = int(saved.get("freed_at", 0))
 
     # -- a round ---------------------------------------------------------------------------
@@ -291,6 +303,33 @@ class ErRound(Procedure):
                 where = exc.path.replace("$.weapon", f"{path}.impale").replace("$.pikeman", f"{path}.attacker")
                 raise type(exc)(where, exc.reason) from None
         cls._check_negation(ruleset, spec, path)
+        cls._check_throws(ruleset, spec, path)
+
+    @classmethod
+    def _check_throws(cls, ruleset: Any, spec: Any, path: str) -> None:
+        """ER Throwing Items: each of `throws` is a throw request's item fields and a count
+        (1-100), checked as a throw by the combatant at an AC 10 target (its errors name
+        `throws[i]`, or `attacker` for the thrower's own fields)."""
+        from ...errors import RequestError, SchemaError
+
+        for i, entry in enumerate(spec.throws):
+            where = f"{path}.throws[{i}]"
+            if not isinstance(entry, dict):
+                raise SchemaError(where, "a thrown item is an object: item, skill, damage ..., count")
+            count = entry.get("count", 1)
+            if type(count) is not int or not 1 <= count <= 100:
+                raise SchemaError(f"{where}.count", f"a count of 1 to 100 items, not {count!r}")
+            for name in ("thrower", "target", "seed", "rolls", "ruleset"):
+                if name in entry:
+                    raise SchemaError(f"{where}.{name}", f"{name} comes from the scenario, not from the item")
+            item = {n: v for n, v in entry.items() if n != "count"}
+            try:
+                ruleset.kind("throw").compile(_throw_request(spec, item, "target", {"ac": 10}))
+            except RequestError as exc:
+                sub = exc.path.removeprefix("$")
+                moved = (f"{path}.attacker{sub.removeprefix('.thrower')}" if sub.startswith(".thrower")
+                         else f"{where}{sub}")
+                raise type(exc)(moved, exc.reason) from None
 
     @classmethod
     def check_names(cls, spec: Any, path: str, named: Callable[[str], bool]) -> None:
@@ -335,11 +374,11 @@ class ErRound(Procedure):
         """ER-23 a charge's impalement, then ER Weapon Negation: a lock or disarm made
         instead of the turn's melee attack (the turn's other attacks given up)."""
         assert isinstance(m, ErMember) and isinstance(target, ErMember)
-        if key != "spell" and m.negated == self.fight.round:
-            return False  # the feat was this turn's attack
+        if key != "spell" and m.spent == self.fight.round:
+            return False  # the feat or the throw was this turn's attack
         if not self._charge(m, target, key, use):
             return False
-        return not self._negates(m, target, key, use)
+        return not (self._throws(m, target, key, use) or self._negates(m, target, key, use))
 
     def _charge(self, m: ErMember, target: ErMember, key: str, use: Optional[tuple[int, ...]]) -> bool:
         """ER-23: a charger's first melee attack, at a pikeman set against charges: the
@@ -371,6 +410,34 @@ class ErRound(Procedure):
         if damage:
             fight.harm(m, damage, 0)
         return not void
+
+    # -- thrown items (ER Throwing Items) -----------------------------------------------------
+
+    def _throws(self, m: ErMember, target: ErMember, key: str, use: Optional[tuple[int, ...]]) -> bool:
+        """Its next item thrown at `target` instead of this turn's attack (True: it was)."""
+        spec = self.sc.groups[m.group].spec
+        if key == "spell" or use is None or m.thrown >= _item_count(spec.throws):
+            return False
+        if self._holds(m) is not None or self._pinned(m) is not None:
+            return False  # its hands hold a lock or its weapon is pinned: no throwing
+        m.spent = self.fight.round
+        item = _item(spec.throws, m.thrown)
+        m.thrown += 1
+        kind = self.sc.ruleset.kind("throw")
+        plan = kind.compile(_throw_request(spec, item, target.id, self.sc.groups[target.group].spec.target))
+        dice, seed = self.fight.stream()
+        assert kind.roll is not None  # a rolled kind
+        result: dict[str, Any] = kind.roll(plan, dice, seed).to_dict()
+        damage = (result.get("damage") or {}).get("damage", 0) if result["hit"] else 0
+        if target.id not in m.attacking:
+            m.attacking.append(target.id)
+        self.fight.log({"type": "throw", "who": m.id, "target": target.id, "item": result["item"], "hit": result["hit"],
+                        "damage": damage, "seed": seed, "rule": "ER Throwing Items", "result": result})
+        if damage:
+            m.dealt += damage
+            target.taken += damage
+            self.fight.harm(target, damage, 0)
+        return True
 
     # -- weapon negation (ER Weapon Negation) ---------------------------------------------
 
@@ -479,7 +546,7 @@ class ErRound(Procedure):
         if (not any(attacks[i].get("method") == "melee" for i in use) or self._armed(target) is None
                 or self._pinned(target) is not None or target.disarmed):
             return False
-        m.negated = self.fight.round
+        m.spent = self.fight.round
         attribute = "strength" if mode == "lock" else "agility"
         reacts = (self._can_react(target) and not self._weapon_busy(target)
                   and self._attribute_known(target, attribute)
@@ -675,3 +742,26 @@ class ErRound(Procedure):
                     return
         target.status = FLED
         fight.log({"type": "fled", "who": target.id, "why": why})
+
+
+#: The target fields a throw request reads (`ThrowTarget`), from a combatant's `target`.
+_THROW_TARGET = ("ac", "ac_by_type", "cover", "resistant", "vulnerable", "immune", "conditions")
+
+
+def _item_count(throws: list[dict[str, Any]]) -> int:
+    return sum(int(t.get("count", 1)) for t in throws)
+
+
+def _item(throws: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    """The `k`-th item thrown (counts taken in list order), without its count."""
+    for entry in throws:
+        k -= int(entry.get("count", 1))
+        if k < 0:
+            return {n: v for n, v in entry.items() if n != "count"}
+    raise IndexError(k)
+
+
+def _throw_request(spec: Any, item: dict[str, Any], target_id: str, target: dict[str, Any]) -> dict[str, Any]:
+    """The throw request of one of a combatant's items at a target (its `target` fields)."""
+    return {**item, "thrower": spec.attacker,
+            "target": {"id": target_id, **{k: target[k] for k in _THROW_TARGET if k in target}}}

@@ -24,7 +24,7 @@ import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import msgspec
 
@@ -221,8 +221,10 @@ def _target_of(name: str, targets: dict[str, Any], path: str) -> Any:
     return target
 
 
-def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
-    """Check an attack request of `rules` and compile its strikes into X_ rows."""
+def check_attack(rules: Any, request_type: type, request: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """An attack request decoded and checked: (typed request, checked attacker, checked targets).
+    `rules` is a `Rules` or anything with its `name`, `attack_rule`, `check_attacker`,
+    `check_target` and `target_type` (a `generic.StrikeRuleset`)."""
     req: Any = decode(request, request_type)
     attacker = rules.check_attacker(req.attacker, "$.attacker")
     targets = check_targets(rules, req.targets)
@@ -230,12 +232,25 @@ def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
         raise SchemaError("$.strikes", say("no_strikes_rule", rule=rules.attack_rule))
     if len(req.strikes) > MAX_STRIKES:
         raise LimitError("$.strikes", say("too_many", count=len(req.strikes), what="strikes", most=MAX_STRIKES))
+    return req, attacker, targets
+
+
+def aim(strikes: list[Any], targets: dict[str, Any]) -> Any:
+    """(index, strike, its path, its target) of each strike of an attack, in request order; an
+    unknown target is refused at `$.strikes[i].target` when its strike's turn comes (a strike
+    before it compiles first: the same order of errors as a strike-by-strike check)."""
+    for i, strike in enumerate(strikes):
+        path = f"$.strikes[{i}]"
+        yield i, strike, path, _target_of(strike.target, targets, f"{path}.target")
+
+
+def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
+    """Check an attack request of `rules` and compile its strikes into X_ rows."""
+    req, attacker, targets = check_attack(rules, request_type, request)
     index = {tid: i for i, tid in enumerate(targets)}
     rows = array("i")
     metas = []
-    for i, strike in enumerate(req.strikes):
-        path = f"$.strikes[{i}]"
-        target = _target_of(strike.target, targets, f"{path}.target")
+    for _i, strike, path, target in aim(req.strikes, targets):
         metas.append(_strike_row(rules, rows, strike, path, attacker, "$.attacker", target, strike.target, index))
     return Plan(rules, rows, metas, targets, index, _tinit(rules, targets), req)
 
@@ -470,14 +485,31 @@ class BulkResult:
         return out
 
 
-def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
-    """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
+class BulkStrike(NamedTuple):
+    """One strike of a bulk request's `attacks` entry, checked and aimed (`check_bulk`)."""
+
+    strike: Any
+    path: str
+    attacker: Any
+    attacker_path: str
+    target: Any
+    target_id: str
+    #: the target's place among the request's targets (0 for the first)
+    target_index: int
+
+
+def check_bulk(rules: Any, request_type: type, request: Any, strike: Callable[[BulkStrike], None],
+               group: Callable[[str, Any, int], None]) -> tuple[Any, dict[str, Any], int]:
+    """A bulk request decoded and checked, with the same checks and paths as single attacks:
+    (typed request, checked targets, attacks in all). Each `attacks` entry's strikes are
+    passed to `strike` (checked and aimed, in request order), then the entry to
+    `group(profile, target(s), count)`; the `detail` level's limit (`DETAIL_LIMITS`) and
+    `MAX_ATTACKS` are checked last, before anything is rolled. `rules` as for
+    `check_attack`, with `profile_type`."""
     req: Any = decode(request, request_type)
     if req.detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
         raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(req.detail),
                                           allowed=", ".join(DETAIL_LIMITS)))
-    job = BulkJob(rules)
-    job.detail = req.detail
     profiles: dict[str, Any] = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
     if not profiles:
         raise SchemaError("$.profiles", "no profiles: give at least one")
@@ -490,44 +522,60 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
         if len(profile.strikes) > MAX_PROFILE_STRIKES:
             raise LimitError(f"{ppath}.strikes", say("too_many", count=len(profile.strikes), what="strikes",
                                                      most=MAX_PROFILE_STRIKES))
-    job.targets = check_targets(rules, req.targets)
-    index = {tid: i for i, tid in enumerate(job.targets)}
-    job.tinit = _tinit(rules, job.targets)
+    targets = check_targets(rules, req.targets)
     if not req.attacks:
         raise SchemaError("$.attacks", "no attacks: give at least one entry")
     if len(req.attacks) > MAX_GROUPS:
         raise LimitError("$.attacks", say("too_many", count=len(req.attacks), what="entries", most=MAX_GROUPS))
-    for g, group in enumerate(req.attacks):
+    index = {tid: i for i, tid in enumerate(targets)}
+    total = 0
+    for g, entry in enumerate(req.attacks):
         gpath = f"$.attacks[{g}]"
-        profile = profiles.get(group.profile)
+        profile = profiles.get(entry.profile)
         if profile is None:
-            raise SchemaError(f"{gpath}.profile", f"unknown profile {group.profile!r} "
+            raise SchemaError(f"{gpath}.profile", f"unknown profile {entry.profile!r} "
                               f"(profiles: {', '.join(profiles)})")
-        check_range(group.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
-        names = [group.target] * len(profile.strikes) if isinstance(group.target, str) else group.target
+        check_range(entry.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
+        names = [entry.target] * len(profile.strikes) if isinstance(entry.target, str) else entry.target
         if len(names) != len(profile.strikes):
             raise SchemaError(f"{gpath}.target", f"{len(names)} targets for the {len(profile.strikes)} "
-                              f"strikes of profile {group.profile!r}: give one target, or one per strike")
-        begin = len(job.metas)
-        ppath = key_path("$.profiles", group.profile)
-        for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
-            tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
-            target = _target_of(tid, job.targets, tpath)
-            job.metas.append(_strike_row(rules, job.rows, strike, f"{ppath}.strikes[{i}]", attackers[group.profile],
-                                         f"{ppath}.attacker", target, tid, index))
-        job.groups.extend((begin, len(job.metas), group.count))
-        job.group_info.append((group.profile, group.target, group.count))
-        job.total += group.count
-    if job.total > DETAIL_LIMITS[req.detail]:
+                              f"strikes of profile {entry.profile!r}: give one target, or one per strike")
+        ppath = key_path("$.profiles", entry.profile)
+        for i, (aimed, tid) in enumerate(zip(profile.strikes, names)):
+            tpath = f"{gpath}.target" if isinstance(entry.target, str) else f"{gpath}.target[{i}]"
+            strike(BulkStrike(aimed, f"{ppath}.strikes[{i}]", attackers[entry.profile], f"{ppath}.attacker",
+                              _target_of(tid, targets, tpath), tid, index[tid]))
+        group(entry.profile, entry.target, entry.count)
+        total += entry.count
+    if total > DETAIL_LIMITS[req.detail]:
         raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
-                         f"attacks and the request has {job.total:,}: use detail 'summary'")
-    if job.total > MAX_ATTACKS:
-        raise LimitError("$.attacks", f"{job.total:,} attacks, the most is {MAX_ATTACKS:,}")
+                         f"attacks and the request has {total:,}: use detail 'summary'")
+    if total > MAX_ATTACKS:
+        raise LimitError("$.attacks", f"{total:,} attacks, the most is {MAX_ATTACKS:,}")
+    return req, targets, total
+
+
+def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
+    """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
+    job = BulkJob(rules)
+
+    def strike(aimed: BulkStrike) -> None:
+        job.metas.append(_strike_row(rules, job.rows, aimed.strike, aimed.path, aimed.attacker, aimed.attacker_path,
+                                     aimed.target, aimed.target_id, {aimed.target_id: aimed.target_index}))
+
+    def group(profile: str, target: Any, count: int) -> None:
+        begin = job.groups[-2] if job.groups else 0
+        job.groups.extend((begin, len(job.metas), count))
+        job.group_info.append((profile, target, count))
+
+    req, job.targets, job.total = check_bulk(rules, request_type, request, strike, group)
+    job.detail = req.detail
+    job.tinit = _tinit(rules, job.targets)
     return job
 
 
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
-           "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
+           "check_attack", "aim", "check_bulk", "BulkStrike", "check_targets", "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
            "RowRuleset", "Rolled", "roll_or_say", "break_ties"]
 
 

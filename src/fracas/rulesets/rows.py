@@ -214,7 +214,8 @@ def _tinit(rules: Rules, targets: dict[str, Any]) -> array[int]:
     return tinit
 
 
-def _target_of(name: str, targets: dict[str, Any], path: str) -> Any:
+def target_of(name: str, targets: dict[str, Any], path: str) -> Any:
+    """The checked target a strike names, or a SchemaError at `path` listing the targets."""
     target = targets.get(name)
     if target is None:
         raise SchemaError(path, say("unknown_target", target=repr(name), targets=", ".join(targets)))
@@ -241,7 +242,7 @@ def aim(strikes: list[Any], targets: dict[str, Any]) -> Any:
     before it compiles first: the same order of errors as a strike-by-strike check)."""
     for i, strike in enumerate(strikes):
         path = f"$.strikes[{i}]"
-        yield i, strike, path, _target_of(strike.target, targets, f"{path}.target")
+        yield i, strike, path, target_of(strike.target, targets, f"{path}.target")
 
 
 def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
@@ -507,9 +508,7 @@ def check_bulk(rules: Any, request_type: type, request: Any, strike: Callable[[B
     `MAX_ATTACKS` are checked last, before anything is rolled. `rules` as for
     `check_attack`, with `profile_type`."""
     req: Any = decode(request, request_type)
-    if req.detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
-        raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(req.detail),
-                                          allowed=", ".join(DETAIL_LIMITS)))
+    check_detail(req.detail, 0)
     profiles: dict[str, Any] = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
     if not profiles:
         raise SchemaError("$.profiles", "no profiles: give at least one")
@@ -544,15 +543,24 @@ def check_bulk(rules: Any, request_type: type, request: Any, strike: Callable[[B
         for i, (aimed, tid) in enumerate(zip(profile.strikes, names)):
             tpath = f"{gpath}.target" if isinstance(entry.target, str) else f"{gpath}.target[{i}]"
             strike(BulkStrike(aimed, f"{ppath}.strikes[{i}]", attackers[entry.profile], f"{ppath}.attacker",
-                              _target_of(tid, targets, tpath), tid, index[tid]))
+                              target_of(tid, targets, tpath), tid, index[tid]))
         group(entry.profile, entry.target, entry.count)
         total += entry.count
-    if total > DETAIL_LIMITS[req.detail]:
-        raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
+    check_detail(req.detail, total)
+    return req, targets, total
+
+
+def check_detail(detail: str, total: int) -> None:
+    """A bulk request's `detail` level is one of `DETAIL_LIMITS` and its `total` attacks are
+    within that level's limit and `MAX_ATTACKS` (checked before anything is rolled)."""
+    if detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
+        raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(detail),
+                                          allowed=", ".join(DETAIL_LIMITS)))
+    if total > DETAIL_LIMITS[detail]:
+        raise LimitError("$.detail", f"detail {detail!r} is limited to {DETAIL_LIMITS[detail]:,} "
                          f"attacks and the request has {total:,}: use detail 'summary'")
     if total > MAX_ATTACKS:
         raise LimitError("$.attacks", f"{total:,} attacks, the most is {MAX_ATTACKS:,}")
-    return req, targets, total
 
 
 def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
@@ -575,7 +583,8 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
 
 
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
-           "check_attack", "aim", "check_bulk", "BulkStrike", "check_targets", "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
+           "check_attack", "aim", "check_bulk", "check_detail", "BulkStrike", "target_of", "check_targets",
+           "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
            "RowRuleset", "Rolled", "roll_or_say", "break_ties"]
 
 

@@ -331,6 +331,11 @@ class StrikeRuleset(Ruleset):
         check_detail(job.detail, job.total)
         return job
 
+    @property
+    def has_odds(self) -> bool:
+        """Whether it answers exact odds: it gives `strike_odds` (or its own `odds`)."""
+        return type(self).strike_odds is not StrikeRuleset.strike_odds or type(self).odds is not StrikeRuleset.odds
+
     def odds(self, plan: Plan) -> tuple[dict[str, Any], Any, bool]:
         """Each target's strikes folded (`strike_odds`): (damage, hit, crit=False) outcomes."""
         from fractions import Fraction

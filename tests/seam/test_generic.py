@@ -143,3 +143,17 @@ def test_the_wild_die_odds_are_exact(wild_die):
     dist = dict(odds.distribution("t"))
     assert sum(dist.values()) == 1 and dist[0] == Fraction(3, 8)
     assert odds.to_dict()["targets"]["t"]["p_hit_exact"] == "5/8"
+
+
+def test_the_shared_odds_shape_with_crits_holds_a_crit_chains_odds():
+    """results.CritOddsResult (the guide's odds shape for a ruleset whose `odds` says it has
+    crits): Enchanted Realms' odds of a plain attack (ER-8 crit chains) are that shape, keys in
+    order; the shape without crits refuses them."""
+    request = {"attacker": {"strength": 3, "agility": 2},
+               "strikes": [{"target": "orc", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+               "targets": {"orc": {"ac": 13}}}
+    odds = fracas.odds(request).to_dict()
+    results.check(odds, results.CritOddsResult)
+    results.check_order(odds, results.CritOddsResult)
+    with pytest.raises(results.ShapeError, match="p_crit"):
+        results.check(odds, results.OddsResult)

@@ -26,7 +26,7 @@ from msgspec import UNSET, UnsetType
 __all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
            "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsHit", "OddsTarget", "GroupDamage", "OddsResult",
            "check", "check_order", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "strike_result_types",
-           "Probability", "Fraction"]
+           "Probability", "Fraction", "CritOddsTarget", "CritOddsResult"]
 
 
 class Shape(msgspec.Struct, forbid_unknown_fields=True):
@@ -166,6 +166,23 @@ class OddsResult(Shape):
     total: OddsSummary
     cut: Probability
     cut_note: str
+
+
+# p_crit and p_crit_exact are positional: msgspec places them before OddsTarget's keyword-only
+# fields, right after p_hit_exact, where results hold them.
+class CritOddsTarget(OddsTarget):
+    """One target's exact odds for a ruleset with crits (its `odds` says so): its chance to
+    crit after its chance to hit."""
+
+    p_crit: Probability
+    p_crit_exact: Fraction
+
+
+class CritOddsResult(OddsResult):
+    """Exact odds of an attack (`attack.odds`) for a ruleset with crits: a ruleset whose
+    `odds` returns has_crit True names this (or its own subclass) as `result_types["odds"]`."""
+
+    targets: dict[str, CritOddsTarget]  # type: ignore[assignment]
 
 
 class ShapeError(ValueError):

@@ -1,11 +1,15 @@
-"""A d6 pool (tests only): each die showing 5 or 6 hits for 1 (rules.md, DP-1, DP-2).
+"""A d6 pool: each die showing 5 or 6 hits for 1 (rules.md, DP-1, DP-2). The adding-a-ruleset
+guide's example of a ruleset on the row kernel (docs/ADDING_A_RULESET.md quotes this file),
+and the plug-in the tests install (tests/seam/test_new_ruleset.py, the JavaScript clients'
+bridge-only tests).
 
-A third-party ruleset as a separate distribution would ship it: this package, its
-`manifest.toml`, and an entry point `d6-pool = "d6pool"` in the group `fracas.rulesets`.
-It names nothing of fracas's drivers, bridge, CLI or docs: it subclasses `rows.RowRuleset`,
-so its attacks, bulk requests and exact odds run on the row kernel's success-counting mode
-(`rows.pool_row`: X_HIT_COUNT, 5 or 6 of a d6 a success), on the compiled core when it is
-built (a bulk result's `backend` says "compiled"), as the manifest's `row_kernel` declares.
+A third-party ruleset as a separate distribution ships it so: this package, its
+`manifest.toml`, and an entry point `d6-pool = "d6pool"` in the group `fracas.rulesets`
+(../pyproject.toml: `pip install docs/examples/d6pool`). It names nothing of fracas's
+drivers, bridge, CLI or docs: it subclasses `rows.RowRuleset`, so its attacks, bulk
+requests and exact odds run on the row kernel's success-counting mode (`rows.pool_row`:
+X_HIT_COUNT, 5 or 6 of a d6 a success), on the compiled core when it is built (a bulk
+result's `backend` says "compiled"), as the manifest's `row_kernel` declares.
 """
 
 from __future__ import annotations

@@ -119,9 +119,9 @@ def _keyed(exc: SchemaError, request: dict[str, Any], spec: type) -> SchemaError
     entries = request.get(match.group(1)) if match else None
     if match is None or not isinstance(entries, dict):
         return exc
-    field = next((f for f in msgspec.structs.fields(spec) if f.encode_name == match.group(1)), None)
-    args = getattr(field.type, "__args__", ()) if field is not None else ()
-    if getattr(field.type, "__origin__", None) is not dict or len(args) != 2:
+    hint = next((f.type for f in msgspec.structs.fields(spec) if f.encode_name == match.group(1)), None)
+    args: tuple[Any, ...] = getattr(hint, "__args__", ())
+    if getattr(hint, "__origin__", None) is not dict or len(args) != 2:
         return exc
     for key, value in entries.items():
         if isinstance(key, str):

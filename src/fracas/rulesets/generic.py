@@ -108,10 +108,11 @@ class AttackResult:
         import copy
 
         targets = {tid: {"damage": damage} for tid, damage in self.target_damage.items()}
-        result = {"ruleset": self.ruleset, "seed": self.seed, "backend": "python", "injected": self.injected,
-                  "strikes": copy.deepcopy(self.strikes), "targets": targets,
-                  "total_damage": sum(t["damage"] for t in targets.values())}
-        self.plan.ruleset.attack_fields(result, self.plan, result["strikes"])
+        strikes = copy.deepcopy(self.strikes)
+        result: dict[str, Any] = {"ruleset": self.ruleset, "seed": self.seed, "backend": "python",
+                                  "injected": self.injected, "strikes": strikes, "targets": targets,
+                                  "total_damage": sum(t["damage"] for t in targets.values())}
+        self.plan.ruleset.attack_fields(result, self.plan, strikes)
         return result
 
 

@@ -194,7 +194,9 @@ class Plan:
     request: Any
 
 
-def check_targets(rules: Rules, raw: Any, path: str = "$.targets") -> dict[str, Any]:
+def check_targets(rules: Any, raw: Any, path: str = "$.targets") -> dict[str, Any]:
+    """A request's targets typed (`rules.target_type`, each named by its id) and checked
+    (`rules.check_target`); `rules` a `Rules` or a `generic.StrikeRuleset`."""
     targets: dict[str, Any] = convert_mapping(raw, rules.target_type, path)
     if not targets:
         raise SchemaError(path, say("no_targets"))

@@ -22,10 +22,9 @@ import msgspec
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
 from fracas.rulesets import Kind, results, rows
-from fracas.rulesets.manifest import read
+from fracas.rulesets.manifest import own
 
-MANIFEST = read(__name__)
-assert MANIFEST is not None
+MANIFEST = own(__name__)  # this folder's manifest.toml, checked
 NAME = MANIFEST.name
 HIT_ON, FACES, MOST = (MANIFEST.constants[k] for k in ("dp_hit_on", "dp_faces", "dp_most_dice"))
 

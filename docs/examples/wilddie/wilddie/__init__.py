@@ -21,10 +21,9 @@ from fracas.errors import RulesError, SchemaError
 from fracas.exact import Dist, mix
 from fracas.requests import check_range
 from fracas.rulesets import generic, results
-from fracas.rulesets.manifest import read
+from fracas.rulesets.manifest import own
 
-MANIFEST = read(__name__)  # this folder's manifest.toml, checked
-assert MANIFEST is not None
+MANIFEST = own(__name__)  # this folder's manifest.toml, checked
 NAME = MANIFEST.name
 TRAIT_DICE = tuple(MANIFEST.constants["wd_trait_dice"])
 ACES = MANIFEST.constants["wd_aces"]

@@ -31,7 +31,7 @@ def _blocks() -> list[str]:
 
 def _sources() -> dict[str, list[str]]:
     return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8").splitlines()
-            for path in sorted(EXAMPLES.rglob("*.py"))}
+            for path in sorted(EXAMPLES.rglob("*.py")) if "build" not in path.relative_to(EXAMPLES).parts}
 
 
 def quoted_from(block: str, sources: dict[str, list[str]]) -> Optional[str]:

@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -33,8 +34,10 @@ def examples_venv(tmp_path_factory):
     python = venv_beside(tmp / "venv", fracas_too=True)
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("FRACAS_PUREPYTHON", None)
+    # Built from copies: setuptools leaves build/ and *.egg-info beside the sources it builds.
+    sources = [shutil.copytree(EXAMPLES / name, tmp / "src" / name) for name in PLUGINS]
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                              *(str(EXAMPLES / name) for name in PLUGINS)],
+                              *map(str, sources)],
                              capture_output=True, text=True, env=env, cwd=tmp, timeout=600)
     assert install.returncode == 0, install.stdout + install.stderr
     return python, env, tmp

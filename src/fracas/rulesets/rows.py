@@ -587,10 +587,45 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
            "check_attack", "aim", "check_bulk", "check_detail", "BulkStrike", "target_of", "check_targets",
            "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
-           "RowRuleset", "Rolled", "roll_or_say", "break_ties"]
+           "RowRuleset", "Rolled", "roll_or_say", "break_ties", "RequestTypes", "request_types"]
 
 
 # -- request pieces the three share ------------------------------------------------------------
+
+
+class RequestTypes(NamedTuple):
+    """The request types of the row layout (`request_types`): what a plug-in would write."""
+
+    attack: type
+    profile: type
+    group: type
+    bulk: type
+
+
+def request_types(module: str, ruleset: str, attacker: type, strike: type, target: type) -> RequestTypes:
+    """The attack and bulk request types of the row layout, from a ruleset's own attacker,
+    strike and target Structs, as msgspec Structs declared in `module` (the schema names
+    them by ruleset): `AttackRequest` (`attacker`, `strikes`, `targets` by id, `ruleset`,
+    `seed`, `rolls`), `Profile` (`attacker`, `strikes`), `Group` (`profile`, `target`,
+    `count`) and `BulkRequest` (`profiles`, `targets`, `attacks`, `ruleset`, `seed`,
+    `detail`); unknown fields refused. For a `RowRuleset` or a `generic.StrikeRuleset`
+    (a strike of a bulk profile takes its target from the `attacks` entry: give the
+    strike's `target` a default)."""
+    # Types made from the arguments at run time (GenericAlias: a checker sees no type here).
+    from types import GenericAlias
+
+    strikes, targets = GenericAlias(list, (strike,)), GenericAlias(dict, (str, target))
+    options: dict[str, Any] = {"module": module, "forbid_unknown_fields": True}
+    profile = msgspec.defstruct("Profile", [("attacker", attacker), ("strikes", strikes)], **options)
+    group = msgspec.defstruct("Group", [("profile", str), ("target", str), ("count", int)], **options)
+    attack = msgspec.defstruct("AttackRequest", [
+        ("attacker", attacker), ("strikes", strikes), ("targets", targets), ("ruleset", str, ruleset),
+        ("seed", Optional[int], None), ("rolls", Optional[list[int]], None)], kw_only=True, **options)
+    bulk = msgspec.defstruct("BulkRequest", [
+        ("profiles", GenericAlias(dict, (str, profile))), ("targets", targets),
+        ("attacks", GenericAlias(list, (group,))), ("ruleset", str, ruleset), ("seed", Optional[int], None),
+        ("detail", str, "summary")], kw_only=True, **options)
+    return RequestTypes(attack, profile, group, bulk)
 
 
 class Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

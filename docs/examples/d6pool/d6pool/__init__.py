@@ -42,33 +42,9 @@ class Target(msgspec.Struct, forbid_unknown_fields=True):
     pass
 
 
-class AttackRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    attacker: Attacker
-    strikes: list[Strike]
-    targets: dict[str, Target]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    rolls: Optional[list[int]] = None
-
-
-class Profile(msgspec.Struct, forbid_unknown_fields=True):
-    attacker: Attacker
-    strikes: list[Strike]
-
-
-class Group(msgspec.Struct, forbid_unknown_fields=True):
-    profile: str
-    target: str
-    count: int
-
-
-class BulkRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    profiles: dict[str, Profile]
-    targets: dict[str, Target]
-    attacks: list[Group]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    detail: str = "summary"
+#: Its attack and bulk requests, in the row layout (`attacker`, `strikes` at `targets` by id;
+#: `profiles`, `targets`, `attacks`, `detail`), as msgspec Structs of this module.
+AttackRequest, Profile, Group, BulkRequest = rows.request_types(__name__, NAME, Attacker, Strike, Target)
 
 
 class Combatant(msgspec.Struct, forbid_unknown_fields=True):

@@ -12,7 +12,7 @@ nothing of fracas's drivers, bridge, CLI or docs.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -20,7 +20,7 @@ from fracas.dice import Dice
 from fracas.errors import RulesError, SchemaError
 from fracas.exact import Dist, mix
 from fracas.requests import check_range
-from fracas.rulesets import generic, results
+from fracas.rulesets import generic, results, rows
 from fracas.rulesets.manifest import own
 
 MANIFEST = own(__name__)  # this folder's manifest.toml, checked
@@ -47,33 +47,9 @@ class Target(msgspec.Struct, forbid_unknown_fields=True):
     armor: int = 0
 
 
-class Profile(msgspec.Struct, forbid_unknown_fields=True):
-    attacker: Attacker
-    strikes: list[Strike]
-
-
-class Group(msgspec.Struct, forbid_unknown_fields=True):
-    profile: str
-    target: str
-    count: int
-
-
-class AttackRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    attacker: Attacker
-    strikes: list[Strike]
-    targets: dict[str, Target]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    rolls: Optional[list[int]] = None
-
-
-class BulkRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    profiles: dict[str, Profile]
-    targets: dict[str, Target]
-    attacks: list[Group]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    detail: str = "summary"
+#: Its attack and bulk requests, in the row layout (`attacker`, `strikes` at `targets` by id;
+#: `profiles`, `targets`, `attacks`, `detail`), as msgspec Structs of this module.
+AttackRequest, Profile, Group, BulkRequest = rows.request_types(__name__, NAME, Attacker, Strike, Target)
 
 
 # -- its results ----------------------------------------------------------------------------------

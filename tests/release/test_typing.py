@@ -17,7 +17,8 @@ def test_mypy_strict_is_clean(tmp_path):
         pytest.skip("mypy is not installed (the test extra installs it)")
     if not (ROOT / "src" / "fracas").is_dir():
         pytest.skip("not run from a source checkout")
-    examples = sorted(str(path.parent.relative_to(ROOT)) for path in (ROOT / "docs" / "examples").glob("*/*/__init__.py"))
+    examples = sorted(str(path.parent.relative_to(ROOT))
+                      for path in (ROOT / "docs" / "examples").glob("*/*/__init__.py"))
     assert len(examples) >= 2, examples
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path),
                              "src/fracas", *examples], cwd=ROOT, capture_output=True, text=True)

@@ -150,7 +150,8 @@ def test_the_shared_odds_shape_with_crits_holds_a_crit_chains_odds():
     crits): Enchanted Realms' odds of a plain attack (ER-8 crit chains) are that shape, keys in
     order; the shape without crits refuses them."""
     request = {"attacker": {"strength": 3, "agility": 2},
-               "strikes": [{"target": "orc", "method": "melee", "style": "slashing", "dice": 2, "damage_type": "edged"}],
+               "strikes": [{"target": "orc", "method": "melee", "style": "slashing", "dice": 2,
+                            "damage_type": "edged"}],
                "targets": {"orc": {"ac": 13}}}
     odds = fracas.odds(request).to_dict()
     results.check(odds, results.CritOddsResult)

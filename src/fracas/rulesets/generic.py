@@ -87,7 +87,8 @@ class AttackResult:
     __slots__ = ("plan", "seed", "ruleset", "injected", "strikes")
 
     def __init__(self, plan: Plan, seed: int, injected: bool, strikes: list[dict[str, Any]]) -> None:
-        self.plan, self.seed, self.ruleset, self.injected, self.strikes = plan, seed, plan.ruleset.name, injected, strikes
+        self.plan, self.seed, self.ruleset = plan, seed, plan.ruleset.name
+        self.injected, self.strikes = injected, strikes
 
     @property
     def total_damage(self) -> int:

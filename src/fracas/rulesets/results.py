@@ -269,7 +269,8 @@ def row_result_types(module: str, strike: type, target: type = Damage, bulk_targ
                                                      *top[before:]], bases=(Shape,), module=module),
         "bulk": msgspec.defstruct("BulkResult", [
             ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", GenericAlias(list, (group,))),
-            ("total_damage", Count), ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
+            ("total_damage", Count), ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)],
+            bases=(Bulk,), module=module)}
     listed.__doc__ = LISTED
     made["attack"].__doc__ = "An attack (`attack.resolve`): each strike's result and each target's."
     made["bulk"].__doc__ = "A bulk request (`attack.bulk`): totals per target and per `attacks` entry."

@@ -16,7 +16,10 @@ subclasses `Ruleset`, overrides what it supports, and registers an instance.
     leftover injected faces?
                                     render(result_dict, style) -> text for the terminal
 
-Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk.
+Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk. A
+ruleset rarely writes these calls itself: one whose strikes fit the row kernel subclasses
+`rows.RowRuleset`, any other `generic.StrikeRuleset` (how one strike compiles and rolls;
+attacks, bulk jobs, results and error paths are the base's).
 
 **Request kinds are objects** (`Kind`): the kinds every driver knows (`ATTACK`, `BULK`,
 `INITIATIVE`) are here; a ruleset adds its own (a competition, an impalement, a morale

@@ -4,8 +4,13 @@ A `Dist` is a finite distribution over hashable outcomes (damage values, or tupl
 of a damage value and flags) held as integer weights over one integer denominator,
 so convolution and mixture stay exact without a gcd per step (Fractions appear
 only in the answer). Unbounded chains (ER crit chains, Cartyrion explosions) are
-cut at a stated depth; the mass they leave out is `Dist.omitted`, kept exact and
-reported with every answer (always below `TAIL`).
+cut at a stated depth (what they would leave out is below `TAIL`), and the odds
+contract is that an answer leaves nothing out: a ruleset keeps the mass past the
+cut at the cut (so every distribution `fracas.odds` reports sums to exactly 1,
+`Dist.omitted` is 0, and the driver refuses one that is not) and reports that
+mass as the answer's `cut`, the probability whose damage is counted short.
+`Dist.omitted` measures a part built along the way (a sub-distribution that
+`mix` completes).
 """
 
 from __future__ import annotations
@@ -70,7 +75,8 @@ class Dist:
 
     @property
     def omitted(self) -> Fraction:
-        """Probability the cut chains left out (0 for a complete distribution)."""
+        """Probability this distribution leaves out (0 for a complete one: every answer of
+        `fracas.odds` is complete, module docstring)."""
         return 1 - self.mass
 
     def map(self, f: Callable[[Any], Any]) -> "Dist":

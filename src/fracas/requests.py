@@ -101,7 +101,35 @@ def decode(request: Any, spec: type[S]) -> S:
     request = parse_json(request)
     if not isinstance(request, dict):
         raise SchemaError("$", say("json_object", got=type(request).__name__))
-    return convert(request, spec)
+    try:
+        return convert(request, spec)
+    except SchemaError as exc:
+        raise _keyed(exc, request, spec) from None
+
+
+_KEYED = re.compile(r"^\$\.(\w+)\[\.\.\.\]")
+
+
+def _keyed(exc: SchemaError, request: dict[str, Any], spec: type) -> SchemaError:
+    """msgspec names an entry of a mapping `[...]` (`$.targets[...].guard`): for a field of
+    the request typed `dict[str, Struct]` (a plug-in's `targets: dict[str, Target]`), the
+    same error at the entry's id (`$.targets.orc.guard`), found by checking the entries one
+    by one in request order (only on the error path)."""
+    match = _KEYED.match(exc.path)
+    entries = request.get(match.group(1)) if match else None
+    if match is None or not isinstance(entries, dict):
+        return exc
+    hint = next((f.type for f in msgspec.structs.fields(spec) if f.encode_name == match.group(1)), None)
+    args: tuple[Any, ...] = getattr(hint, "__args__", ())
+    if getattr(hint, "__origin__", None) is not dict or len(args) != 2:
+        return exc
+    for key, value in entries.items():
+        if isinstance(key, str):
+            try:
+                convert(value, args[1], key_path(f"$.{match.group(1)}", key))
+            except SchemaError as inner:
+                return inner
+    return exc
 
 
 def choice(value: str, allowed: tuple[str, ...], path: str, what: str) -> str:

@@ -17,7 +17,7 @@ from fracas.spec import generate
 from .helpers import REPO, request
 
 SCHEMA = json.loads((Path(fracas.bridge.__file__).parent / "schema.json").read_text())
-D6POOL = REPO / "tests" / "seam" / "d6pool"
+D6POOL = REPO / "docs" / "examples" / "d6pool"
 FIXTURE = json.loads((REPO / "vtt_scripts" / "roll20" / "test" / "fixtures" / "d6pool_contract.json").read_text())
 
 

@@ -209,7 +209,7 @@ def test_the_protocol_says_an_er_result_has_exactly_the_spec_keys():
 def test_the_contract_marks_a_ruleset_without_a_roll20_port():
     """generate.roll20_port is the one place the Roll20 flag is decided: the built-in
     rulesets have ports; a ruleset whose manifest's clients leave Roll20 out (the package
-    tests/seam/d6pool, registered through the public registry) is bridge-only in the Mod,
+    docs/examples/d6pool, registered through the public registry) is bridge-only in the Mod,
     with its own request structs in the contract; the JavaScript tests read that entry from
     vtt_scripts/roll20/test/fixtures/d6pool_contract.json, which is what the generator writes."""
     import json
@@ -217,7 +217,7 @@ def test_the_contract_marks_a_ruleset_without_a_roll20_port():
 
     import fracas.rulesets
 
-    sys.path.insert(0, str(REPO / "tests" / "seam" / "d6pool"))
+    sys.path.insert(0, str(REPO / "docs" / "examples" / "d6pool"))
     try:
         pool = fracas.rulesets.register_package("d6pool")
         assert pool is not None
@@ -227,7 +227,7 @@ def test_the_contract_marks_a_ruleset_without_a_roll20_port():
         finally:
             fracas.rulesets.unregister(pool.name)
     finally:
-        sys.path.remove(str(REPO / "tests" / "seam" / "d6pool"))
+        sys.path.remove(str(REPO / "docs" / "examples" / "d6pool"))
     by_name = {r["name"]: r for r in contract["RULESETS"]}
     assert {name: r["roll20"] for name, r in by_name.items()} == {
         "enchanted-realms": True, "worldwalker": True, "cartyrion": True, "old-school": True, "d6-pool": False}

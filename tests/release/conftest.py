@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,23 @@ def sdist(tmp_path_factory) -> Path:
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     (found,) = (tmp / "dist").glob("fracas-*.tar.gz")
     return found
+
+
+def venv_beside(venv: Path, *, fracas_too: bool) -> Path:
+    """A new venv without pip of its own, seeing this environment's packages through a .pth
+    file, so nothing is downloaded or built twice; returns its python. With `fracas_too`, the
+    fracas under test is this environment's (the wheel or sdist scripts/test.sh installed,
+    or a checkout's editable install: its .pth files are processed too) and a package
+    installed into the venv goes beside it; without, only the dependencies (pip,
+    setuptools, Cython, msgspec …) are seen, for a venv that installs a fracas of its own."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    ours = list(dict.fromkeys([sysconfig.get_paths()["purelib"], *site.getsitepackages()]))
+    if fracas_too:  # as site directories: their .pth files (an editable install's finder) count
+        lines = [f"import site; site.addsitedir({path!r})" for path in ours]
+    else:
+        lines = ours
+    Path(purelib, "outer.pth").write_text("\n".join(lines) + "\n")
+    return python

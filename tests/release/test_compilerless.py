@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import site
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+
+from .conftest import venv_beside
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,14 +21,8 @@ def compilerless(tmp_path_factory, sdist):
     if importlib.util.find_spec("setuptools") is None:
         pytest.skip("setuptools is not installed (the test extra installs it)")
     tmp = tmp_path_factory.mktemp("compilerless")
-    venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
     # The dependencies (and pip, setuptools, Cython) come from this environment: no network needed.
-    ours = [sysconfig.get_paths()["purelib"], *site.getsitepackages()]
-    Path(purelib, "outer.pth").write_text("\n".join(dict.fromkeys(ours)) + "\n")
+    python = venv_beside(tmp / "venv", fracas_too=False)
     # PIP_NO_CACHE_DIR: pip caches a wheel built from a local sdist by its path; this one,
     # built without a compiler, must not stand in for the next install of the same sdist.
     env = {**os.environ, "CC": "false", "CXX": "false", "LDSHARED": "false", "PIP_NO_INDEX": "1",

@@ -54,8 +54,8 @@ def test_the_steps_run_in_order():
 
 def _fixture_copy(tmp_path: Path) -> tuple[Path, list[regen.Step]]:
     """A checkout holding only the Roll20 fixture tools, their fixtures and the d6-pool
-    package one of them reads (tests/seam/d6pool)."""
-    for folder in (TOOLS, FIXTURES, "tests/seam/d6pool"):
+    package one of them reads (docs/examples/d6pool)."""
+    for folder in (TOOLS, FIXTURES, "docs/examples/d6pool"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     (tmp_path / "cython_core").mkdir()
     steps = [step for step in regen.STEPS if step.command.startswith(f"python {TOOLS}/")]
@@ -93,9 +93,9 @@ def test_a_missing_fixture_is_stale(tmp_path):
 
 def test_the_d6_pool_contract_follows_the_package(tmp_path):
     """The JavaScript tests' copy of the d6 pool's contract entry is made from the package
-    (tests/seam/d6pool): a field added to its Attacker makes the fixture stale."""
+    (docs/examples/d6pool): a field added to its Attacker makes the fixture stale."""
     root, steps = _fixture_copy(tmp_path)
-    package = root / "tests" / "seam" / "d6pool" / "d6pool" / "__init__.py"
+    package = root / "docs" / "examples" / "d6pool" / "d6pool" / "__init__.py"
     package.write_text(package.read_text().replace("    extra: int = 0\n", "    extra: int = 0\n    luck: int = 0\n", 1))
     import sys
 

@@ -1,4 +1,6 @@
-"""The public API is typed: `mypy --strict` finds nothing in src/fracas (py.typed ships it)."""
+"""The public API is typed: `mypy --strict` finds nothing in src/fracas (py.typed ships it), nor
+in the guide's example plug-ins (docs/examples: no undefined name, no call the API does not
+have, in the code docs/ADDING_A_RULESET.md quotes)."""
 
 import importlib.util
 import subprocess
@@ -15,8 +17,11 @@ def test_mypy_strict_is_clean(tmp_path):
         pytest.skip("mypy is not installed (the test extra installs it)")
     if not (ROOT / "src" / "fracas").is_dir():
         pytest.skip("not run from a source checkout")
+    examples = sorted(str(path.parent.relative_to(ROOT))
+                      for path in (ROOT / "docs" / "examples").glob("*/*/__init__.py"))
+    assert len(examples) >= 2, examples
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path),
-                             "src/fracas"], cwd=ROOT, capture_output=True, text=True)
+                             "src/fracas", *examples], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("Success: no issues found")
 

@@ -1,5 +1,5 @@
 """The acceptance test of issue 33: a fifth ruleset, added to a temporary install as a
-third-party package (tests/seam/d6pool: a d6 pool, each 5-6 hits for 1, Python only),
+third-party package (docs/examples/d6pool: a d6 pool, each 5-6 hits for 1, Python only),
 is accepted by the API, the CLI, the bridge, odds, bulk, fights and the docs index with
 no file of fracas edited. It is installed the way pip would: the package on `sys.path`
 and a dist-info whose entry point `d6-pool = d6pool` is in the group `fracas.rulesets`.
@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+#: The docs' row-kernel example plug-in (docs/examples/d6pool), the package the guide quotes.
+D6POOL = HERE.parents[1] / "docs" / "examples" / "d6pool" / "d6pool"
 
 CHECKS = r'''
 import json, orjson, sys
@@ -120,7 +122,7 @@ print(json.dumps(out))
 
 def _install(site: Path) -> None:
     """The package and a dist-info with its entry point: what `pip install` leaves."""
-    shutil.copytree(HERE / "d6pool" / "d6pool", site / "d6pool")
+    shutil.copytree(D6POOL, site / "d6pool")
     info = site / "fracas_d6pool-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fracas-d6pool\nVersion: 0.1\n")

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+#: The docs' row-kernel example plug-in (docs/examples/d6pool), the package the guide quotes.
+D6POOL = HERE.resolve().parents[1] / "docs" / "examples" / "d6pool" / "d6pool"
 
 CHECKS = r'''
 import json
@@ -44,10 +46,10 @@ def broken_plugin(site: Path) -> None:
     """A plug-in `broken-pool` (package brokenplug, distribution fracas-brokenplug 0.3) installed
     in `site` as pip leaves it, whose import raises: a dependency it needs is missing."""
     broken = site / "brokenplug"
-    shutil.copytree(HERE / "d6pool" / "d6pool", broken)
+    shutil.copytree(D6POOL, broken)
     (broken / "__init__.py").write_text("import numpyy  # a dependency that is not installed\n")
     (broken / "manifest.toml").write_text(
-        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text().replace('"d6-pool"', '"broken-pool"'))
+        (D6POOL / "manifest.toml").read_text().replace('"d6-pool"', '"broken-pool"'))
     _dist(site, "brokenplug", "broken-pool")
 
 
@@ -59,7 +61,7 @@ def _site(tmp_path: Path) -> Path:
     broken_plugin(site)
     # 2. Its manifest names an example scenario that is nowhere.
     noexample = site / "noexample"
-    shutil.copytree(HERE / "d6pool" / "d6pool", noexample)
+    shutil.copytree(D6POOL, noexample)
     manifest = (noexample / "manifest.toml").read_text()
     assert 'examples = ["d6-skirmish"]' in manifest
     (noexample / "manifest.toml").write_text(manifest.replace('examples = ["d6-skirmish"]',
@@ -69,9 +71,9 @@ def _site(tmp_path: Path) -> Path:
     #    its manifest says `default = true`: the default stays Enchanted Realms', or every
     #    request naming no ruleset would fail for everyone.
     bad = site / "badpool"
-    shutil.copytree(HERE / "d6pool" / "d6pool", bad)
+    shutil.copytree(D6POOL, bad)
     (bad / "manifest.toml").write_text(
-        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text()
+        (D6POOL / "manifest.toml").read_text()
         .replace('name = "d6-pool"', 'name = "bad-pool"\ndefault = true').replace('id = "dp"', 'id = "bp"'))
     with (bad / "__init__.py").open("a") as module:
         module.write("\nD6_POOL.result_types = {k: v for k, v in RESULT_TYPES.items() if k != 'pool'}\n")
@@ -79,9 +81,9 @@ def _site(tmp_path: Path) -> Path:
     # 4. Its own kind's command (`Kind.command`) does not load: `fracas --help`, which lists
     #    every ruleset's commands, would die on it for everyone.
     cmd = site / "cmdplug"
-    shutil.copytree(HERE / "d6pool" / "d6pool", cmd)
+    shutil.copytree(D6POOL, cmd)
     (cmd / "manifest.toml").write_text(
-        (HERE / "d6pool" / "d6pool" / "manifest.toml").read_text()
+        (D6POOL / "manifest.toml").read_text()
         .replace('name = "d6-pool"', 'name = "cmd-pool"').replace('id = "dp"', 'id = "cm"'))
     module = (cmd / "__init__.py").read_text()
     assert 'command="d6pool:pool_command"' in module
@@ -153,7 +155,7 @@ def test_a_good_plugin_next_to_a_broken_one_still_registers(tmp_path):
     site = _site(tmp_path)
     shutil.rmtree(site / "noexample")
     shutil.rmtree(site / "fracas_noexample-0.3.dist-info")
-    shutil.copytree(HERE / "d6pool" / "d6pool", site / "d6pool")
+    shutil.copytree(D6POOL, site / "d6pool")
     _dist(site, "d6pool", "d6-pool")
     done = subprocess.run([sys.executable, "-c", CHECKS], cwd=tmp_path, env=_env(site), capture_output=True,
                           text=True, timeout=300)

@@ -9,6 +9,13 @@ three optional fields of its own:
 
 The ruleset compiles the request exactly as for `resolve` (same checks, same error
 paths) and answers with one exact distribution per target (`fracas.exact.Dist`).
+
+**The odds contract** (one statement, docs/ADDING_A_RULESET.md "Exact odds"): every
+distribution a ruleset answers sums to exactly 1. A ruleset that cuts an unbounded chain
+(ER's crit chain, an exploding die) keeps the mass past the cut at the cut, so hit and crit
+odds stay exact, and reports that mass as `cut`: the probability whose damage is counted
+short. A distribution that leaves mass out is the ruleset's mistake (`RulesetInvalid`,
+naming the ruleset and the target), checked here before any figure is computed.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from .. import rulesets
 from ..errors import LimitError, SchemaError
 from ..exact import Dist
 from ..requests import check_range, key_path, parse_json, say, type_name
-from ..rulesets.base import check_odds_plan
+from ..rulesets.base import RulesetInvalid, check_odds_plan
 
 MAX_COUNT = 10_000
 MAX_SUPPORT = 200_000
@@ -187,6 +194,11 @@ def odds(request: Any, *, count: Optional[int] = None, remaining: Optional[dict[
             raise SchemaError(key_path("$.remaining", tid), say("msgspec_type", expected="int", got=type_name(left)))
         check_range(left, 1, 10**9, key_path("$.remaining", tid), "remaining")
     outcomes, cut, has_crit = ruleset.odds(plan)
+    for tid, dist in outcomes.items():
+        if dist.omitted:
+            raise RulesetInvalid(f"the {ruleset.name} ruleset's odds for target {tid!r} sum to {float(dist.mass)!r},"
+                                 " not exactly 1: keep the mass past a cut chain at the cut and report it as the"
+                                 " cut (the odds contract, docs/ADDING_A_RULESET.md)")
     damages = {tid: dist.map(lambda o: o[0]).reduced() for tid, dist in outcomes.items()}
     joint = ruleset.odds_total(plan)
     if count > 1:

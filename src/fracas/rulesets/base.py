@@ -16,7 +16,10 @@ subclasses `Ruleset`, overrides what it supports, and registers an instance.
     leftover injected faces?
                                     render(result_dict, style) -> text for the terminal
 
-Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk.
+Bulk requests compile to a `BulkJob`, which the bulk driver rolls chunk by chunk. A
+ruleset rarely writes these calls itself: one whose strikes fit the row kernel subclasses
+`rows.RowRuleset`, any other `generic.StrikeRuleset` (how one strike compiles and rolls;
+attacks, bulk jobs, results and error paths are the base's).
 
 **Request kinds are objects** (`Kind`): the kinds every driver knows (`ATTACK`, `BULK`,
 `INITIATIVE`) are here; a ruleset adds its own (a competition, an impalement, a morale
@@ -381,9 +384,18 @@ class Ruleset:
     def roll_initiative(self, plan: Any, dice: Any, seed: int, /) -> Any:
         raise self._unsupported("initiative")
 
+    @property
+    def has_odds(self) -> bool:
+        """Whether it answers exact odds (`fracas.odds`): it overrides `odds`. Exact odds are
+        optional; without them an odds request is a RulesError at `$.ruleset` naming it."""
+        return type(self).odds is not Ruleset.odds
+
     def odds(self, plan: Any) -> tuple[dict[str, Any], Any, bool]:
         """Exact odds of a compiled attack: ({target id: Dist of (damage, hit, crit)},
-        the probability counted short where chains are cut, whether it has crits)."""
+        the probability counted short where chains are cut, whether it has crits). Each
+        Dist sums to exactly 1 (`fracas.drive.odds`, the odds contract); with crits the
+        result's odds shape (`result_types["odds"]`) has `p_crit` and `p_crit_exact` in
+        each target after `p_hit_exact`."""
         raise self._unsupported("odds")
 
     def odds_total(self, plan: Any) -> Any:

@@ -309,6 +309,16 @@ def read(package: str) -> Optional[Manifest]:
     return parse(where.read_text(encoding="utf-8"), _place(package), package)
 
 
+def own(package: str) -> Manifest:
+    """A ruleset package's own manifest (`MANIFEST = own(__name__)` in its `__init__`): `read`,
+    with a missing manifest the package's mistake (`RulesetInvalid` naming it), not None."""
+    found = read(package)
+    if found is None:
+        raise RulesetInvalid(f"the package {package!r} has no {FILENAME} in its folder (a ruleset declares itself"
+                             " there: docs/ADDING_A_RULESET.md)")
+    return found
+
+
 def peek(package: str) -> Optional[Manifest]:
     """The manifest in the folder of `package` read without importing the package (how the
     registry discovers the built-in rulesets: a ruleset is imported on its first use), or

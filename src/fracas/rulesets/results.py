@@ -25,7 +25,8 @@ from msgspec import UNSET, UnsetType
 
 __all__ = ["Shape", "Seed", "Count", "Backend", "Detail", "UNSET", "UnsetType", "Rolled", "Attack", "BulkTotals",
            "BulkGroup", "Bulk", "LISTED", "Ranked", "OddsSummary", "OddsHit", "OddsTarget", "GroupDamage", "OddsResult",
-           "check", "check_order", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "Probability", "Fraction"]
+           "check", "check_order", "ShapeError", "RowBulkGroup", "Damage", "row_result_types", "strike_result_types",
+           "Probability", "Fraction", "CritOddsTarget", "CritOddsResult"]
 
 
 class Shape(msgspec.Struct, forbid_unknown_fields=True):
@@ -167,6 +168,23 @@ class OddsResult(Shape):
     cut_note: str
 
 
+# p_crit and p_crit_exact are positional: msgspec places them before OddsTarget's keyword-only
+# fields, right after p_hit_exact, where results hold them.
+class CritOddsTarget(OddsTarget):
+    """One target's exact odds for a ruleset with crits (its `odds` says so): its chance to
+    crit after its chance to hit."""
+
+    p_crit: Probability
+    p_crit_exact: Fraction
+
+
+class CritOddsResult(OddsResult):
+    """Exact odds of an attack (`attack.odds`) for a ruleset with crits: a ruleset whose
+    `odds` returns has_crit True names this (or its own subclass) as `result_types["odds"]`."""
+
+    targets: dict[str, CritOddsTarget]  # type: ignore[assignment]
+
+
 class ShapeError(ValueError):
     """A built result that is not its declared shape (a programmer's error)."""
 
@@ -230,12 +248,13 @@ class RowBulkGroup(BulkGroup):
 
 
 def row_result_types(module: str, strike: type, target: type = Damage, bulk_target: type = BulkTotals,
-                     attack: type = Attack) -> dict[str, type]:
+                     attack: type = Attack, group: type = RowBulkGroup) -> dict[str, type]:
     """The attack and bulk result shapes of a `rows.RowRuleset` (`Ruleset.result_types`),
     from its strike and target shapes (what its `Rules.strike_result` and `target_result`
-    build), its bulk totals (`BulkTotals` + its `Rules.bulk_fields`) and the top of its
-    attack result (`Attack` + what its `Rules.attack_result` adds). `module` is where the
-    shapes are declared (the schema names them by ruleset)."""
+    build), its bulk totals (`BulkTotals` + its `Rules.bulk_fields`), the top of its
+    attack result (`Attack` + what its `Rules.attack_result` adds) and its bulk entries'
+    (`RowBulkGroup`; `BulkGroup` for a `generic.StrikeRuleset`: `strike_result_types`).
+    `module` is where the shapes are declared (the schema names them by ruleset)."""
     # Types made from the arguments at run time (GenericAlias: a checker sees no type here).
     strikes, targets = GenericAlias(list, (strike,)), GenericAlias(dict, (str, target))
     listed = msgspec.defstruct("Listed", [("group", Count), ("damage", Count),
@@ -249,9 +268,19 @@ def row_result_types(module: str, strike: type, target: type = Damage, bulk_targ
         "attack": msgspec.defstruct("AttackResult", [*top[:before], ("strikes", strikes), ("targets", targets),
                                                      *top[before:]], bases=(Shape,), module=module),
         "bulk": msgspec.defstruct("BulkResult", [
-            ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", list[RowBulkGroup]),
-            ("total_damage", Count), ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)], bases=(Bulk,), module=module)}
+            ("targets", GenericAlias(dict, (str, bulk_target))), ("groups", GenericAlias(list, (group,))),
+            ("total_damage", Count), ("attacks", GenericAlias(list, (listed,)) | UnsetType, UNSET)],
+            bases=(Bulk,), module=module)}
     listed.__doc__ = LISTED
     made["attack"].__doc__ = "An attack (`attack.resolve`): each strike's result and each target's."
     made["bulk"].__doc__ = "A bulk request (`attack.bulk`): totals per target and per `attacks` entry."
     return {**made, "odds": OddsResult}
+
+
+def strike_result_types(module: str, strike: type, attack: type = Attack) -> dict[str, type]:
+    """The attack, bulk and odds result shapes of a `generic.StrikeRuleset`
+    (`Ruleset.result_types`), from the shape of what its `roll_strike` returns and the top
+    of its attack result (`Attack` + the keys its `attack_fields` adds): the row rulesets'
+    shapes, its bulk entries without `exploded`. `module` is where the strike's shape is
+    declared (the schema names them by ruleset)."""
+    return row_result_types(module, strike, attack=attack, group=BulkGroup)

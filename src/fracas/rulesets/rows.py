@@ -24,7 +24,7 @@ import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import msgspec
 
@@ -194,7 +194,9 @@ class Plan:
     request: Any
 
 
-def check_targets(rules: Rules, raw: Any, path: str = "$.targets") -> dict[str, Any]:
+def check_targets(rules: Any, raw: Any, path: str = "$.targets") -> dict[str, Any]:
+    """A request's targets typed (`rules.target_type`, each named by its id) and checked
+    (`rules.check_target`); `rules` a `Rules` or a `generic.StrikeRuleset`."""
     targets: dict[str, Any] = convert_mapping(raw, rules.target_type, path)
     if not targets:
         raise SchemaError(path, say("no_targets"))
@@ -214,15 +216,18 @@ def _tinit(rules: Rules, targets: dict[str, Any]) -> array[int]:
     return tinit
 
 
-def _target_of(name: str, targets: dict[str, Any], path: str) -> Any:
+def target_of(name: str, targets: dict[str, Any], path: str) -> Any:
+    """The checked target a strike names, or a SchemaError at `path` listing the targets."""
     target = targets.get(name)
     if target is None:
         raise SchemaError(path, say("unknown_target", target=repr(name), targets=", ".join(targets)))
     return target
 
 
-def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
-    """Check an attack request of `rules` and compile its strikes into X_ rows."""
+def check_attack(rules: Any, request_type: type, request: Any) -> tuple[Any, Any, dict[str, Any]]:
+    """An attack request decoded and checked: (typed request, checked attacker, checked targets).
+    `rules` is a `Rules` or anything with its `name`, `attack_rule`, `check_attacker`,
+    `check_target` and `target_type` (a `generic.StrikeRuleset`)."""
     req: Any = decode(request, request_type)
     attacker = rules.check_attacker(req.attacker, "$.attacker")
     targets = check_targets(rules, req.targets)
@@ -230,12 +235,25 @@ def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
         raise SchemaError("$.strikes", say("no_strikes_rule", rule=rules.attack_rule))
     if len(req.strikes) > MAX_STRIKES:
         raise LimitError("$.strikes", say("too_many", count=len(req.strikes), what="strikes", most=MAX_STRIKES))
+    return req, attacker, targets
+
+
+def aim(strikes: list[Any], targets: dict[str, Any]) -> Any:
+    """(index, strike, its path, its target) of each strike of an attack, in request order; an
+    unknown target is refused at `$.strikes[i].target` when its strike's turn comes (a strike
+    before it compiles first: the same order of errors as a strike-by-strike check)."""
+    for i, strike in enumerate(strikes):
+        path = f"$.strikes[{i}]"
+        yield i, strike, path, target_of(strike.target, targets, f"{path}.target")
+
+
+def compile_attack(rules: Rules, request_type: type, request: Any) -> Plan:
+    """Check an attack request of `rules` and compile its strikes into X_ rows."""
+    req, attacker, targets = check_attack(rules, request_type, request)
     index = {tid: i for i, tid in enumerate(targets)}
     rows = array("i")
     metas = []
-    for i, strike in enumerate(req.strikes):
-        path = f"$.strikes[{i}]"
-        target = _target_of(strike.target, targets, f"{path}.target")
+    for _i, strike, path, target in aim(req.strikes, targets):
         metas.append(_strike_row(rules, rows, strike, path, attacker, "$.attacker", target, strike.target, index))
     return Plan(rules, rows, metas, targets, index, _tinit(rules, targets), req)
 
@@ -470,14 +488,29 @@ class BulkResult:
         return out
 
 
-def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
-    """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
+class BulkStrike(NamedTuple):
+    """One strike of a bulk request's `attacks` entry, checked and aimed (`check_bulk`)."""
+
+    strike: Any
+    path: str
+    attacker: Any
+    attacker_path: str
+    target: Any
+    target_id: str
+    #: the target's place among the request's targets (0 for the first)
+    target_index: int
+
+
+def check_bulk(rules: Any, request_type: type, request: Any, strike: Callable[[BulkStrike], None],
+               group: Callable[[str, Any, int], None]) -> tuple[Any, dict[str, Any], int]:
+    """A bulk request decoded and checked, with the same checks and paths as single attacks:
+    (typed request, checked targets, attacks in all). Each `attacks` entry's strikes are
+    passed to `strike` (checked and aimed, in request order), then the entry to
+    `group(profile, target(s), count)`; the `detail` level's limit (`DETAIL_LIMITS`) and
+    `MAX_ATTACKS` are checked last, before anything is rolled. `rules` as for
+    `check_attack`, with `profile_type`."""
     req: Any = decode(request, request_type)
-    if req.detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
-        raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(req.detail),
-                                          allowed=", ".join(DETAIL_LIMITS)))
-    job = BulkJob(rules)
-    job.detail = req.detail
+    check_detail(req.detail, 0)
     profiles: dict[str, Any] = convert_mapping(req.profiles, rules.profile_type, "$.profiles")
     if not profiles:
         raise SchemaError("$.profiles", "no profiles: give at least one")
@@ -490,48 +523,109 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
         if len(profile.strikes) > MAX_PROFILE_STRIKES:
             raise LimitError(f"{ppath}.strikes", say("too_many", count=len(profile.strikes), what="strikes",
                                                      most=MAX_PROFILE_STRIKES))
-    job.targets = check_targets(rules, req.targets)
-    index = {tid: i for i, tid in enumerate(job.targets)}
-    job.tinit = _tinit(rules, job.targets)
+    targets = check_targets(rules, req.targets)
     if not req.attacks:
         raise SchemaError("$.attacks", "no attacks: give at least one entry")
     if len(req.attacks) > MAX_GROUPS:
         raise LimitError("$.attacks", say("too_many", count=len(req.attacks), what="entries", most=MAX_GROUPS))
-    for g, group in enumerate(req.attacks):
+    index = {tid: i for i, tid in enumerate(targets)}
+    total = 0
+    for g, entry in enumerate(req.attacks):
         gpath = f"$.attacks[{g}]"
-        profile = profiles.get(group.profile)
+        profile = profiles.get(entry.profile)
         if profile is None:
-            raise SchemaError(f"{gpath}.profile", f"unknown profile {group.profile!r} "
+            raise SchemaError(f"{gpath}.profile", f"unknown profile {entry.profile!r} "
                               f"(profiles: {', '.join(profiles)})")
-        check_range(group.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
-        names = [group.target] * len(profile.strikes) if isinstance(group.target, str) else group.target
+        check_range(entry.count, 0, MAX_ATTACKS, f"{gpath}.count", "count")
+        names = [entry.target] * len(profile.strikes) if isinstance(entry.target, str) else entry.target
         if len(names) != len(profile.strikes):
             raise SchemaError(f"{gpath}.target", f"{len(names)} targets for the {len(profile.strikes)} "
-                              f"strikes of profile {group.profile!r}: give one target, or one per strike")
-        begin = len(job.metas)
-        ppath = key_path("$.profiles", group.profile)
-        for i, (strike, tid) in enumerate(zip(profile.strikes, names)):
-            tpath = f"{gpath}.target" if isinstance(group.target, str) else f"{gpath}.target[{i}]"
-            target = _target_of(tid, job.targets, tpath)
-            job.metas.append(_strike_row(rules, job.rows, strike, f"{ppath}.strikes[{i}]", attackers[group.profile],
-                                         f"{ppath}.attacker", target, tid, index))
-        job.groups.extend((begin, len(job.metas), group.count))
-        job.group_info.append((group.profile, group.target, group.count))
-        job.total += group.count
-    if job.total > DETAIL_LIMITS[req.detail]:
-        raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
-                         f"attacks and the request has {job.total:,}: use detail 'summary'")
-    if job.total > MAX_ATTACKS:
-        raise LimitError("$.attacks", f"{job.total:,} attacks, the most is {MAX_ATTACKS:,}")
+                              f"strikes of profile {entry.profile!r}: give one target, or one per strike")
+        ppath = key_path("$.profiles", entry.profile)
+        for i, (aimed, tid) in enumerate(zip(profile.strikes, names)):
+            tpath = f"{gpath}.target" if isinstance(entry.target, str) else f"{gpath}.target[{i}]"
+            strike(BulkStrike(aimed, f"{ppath}.strikes[{i}]", attackers[entry.profile], f"{ppath}.attacker",
+                              target_of(tid, targets, tpath), tid, index[tid]))
+        group(entry.profile, entry.target, entry.count)
+        total += entry.count
+    check_detail(req.detail, total)
+    return req, targets, total
+
+
+def check_detail(detail: str, total: int) -> None:
+    """A bulk request's `detail` level is one of `DETAIL_LIMITS` and its `total` attacks are
+    within that level's limit and `MAX_ATTACKS` (checked before anything is rolled)."""
+    if detail not in DETAIL_LIMITS:  # a ruleset's own request type may give it as any str
+        raise SchemaError("$.detail", say("unknown_name", what="detail", value=repr(detail),
+                                          allowed=", ".join(DETAIL_LIMITS)))
+    if total > DETAIL_LIMITS[detail]:
+        raise LimitError("$.detail", f"detail {detail!r} is limited to {DETAIL_LIMITS[detail]:,} "
+                         f"attacks and the request has {total:,}: use detail 'summary'")
+    if total > MAX_ATTACKS:
+        raise LimitError("$.attacks", f"{total:,} attacks, the most is {MAX_ATTACKS:,}")
+
+
+def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
+    """Check a bulk request of `rules` (same checks and paths as single attacks) and compile it."""
+    job = BulkJob(rules)
+
+    def strike(aimed: BulkStrike) -> None:
+        job.metas.append(_strike_row(rules, job.rows, aimed.strike, aimed.path, aimed.attacker, aimed.attacker_path,
+                                     aimed.target, aimed.target_id, {aimed.target_id: aimed.target_index}))
+
+    def group(profile: str, target: Any, count: int) -> None:
+        begin = job.groups[-2] if job.groups else 0
+        job.groups.extend((begin, len(job.metas), count))
+        job.group_info.append((profile, target, count))
+
+    req, job.targets, job.total = check_bulk(rules, request_type, request, strike, group)
+    job.detail = req.detail
+    job.tinit = _tinit(rules, job.targets)
     return job
 
 
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
+           "check_attack", "aim", "check_bulk", "check_detail", "BulkStrike", "target_of", "check_targets",
            "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
-           "RowRuleset", "Rolled", "roll_or_say", "break_ties"]
+           "RowRuleset", "Rolled", "roll_or_say", "break_ties", "RequestTypes", "request_types"]
 
 
 # -- request pieces the three share ------------------------------------------------------------
+
+
+class RequestTypes(NamedTuple):
+    """The request types of the row layout (`request_types`): what a plug-in would write."""
+
+    attack: type
+    profile: type
+    group: type
+    bulk: type
+
+
+def request_types(module: str, ruleset: str, attacker: type, strike: type, target: type) -> RequestTypes:
+    """The attack and bulk request types of the row layout, from a ruleset's own attacker,
+    strike and target Structs, as msgspec Structs declared in `module` (the schema names
+    them by ruleset): `AttackRequest` (`attacker`, `strikes`, `targets` by id, `ruleset`,
+    `seed`, `rolls`), `Profile` (`attacker`, `strikes`), `Group` (`profile`, `target`,
+    `count`) and `BulkRequest` (`profiles`, `targets`, `attacks`, `ruleset`, `seed`,
+    `detail`); unknown fields refused. For a `RowRuleset` or a `generic.StrikeRuleset`
+    (a strike of a bulk profile takes its target from the `attacks` entry: give the
+    strike's `target` a default)."""
+    # Types made from the arguments at run time (GenericAlias: a checker sees no type here).
+    from types import GenericAlias
+
+    strikes, targets = GenericAlias(list, (strike,)), GenericAlias(dict, (str, target))
+    options: dict[str, Any] = {"module": module, "forbid_unknown_fields": True}
+    profile = msgspec.defstruct("Profile", [("attacker", attacker), ("strikes", strikes)], **options)
+    group = msgspec.defstruct("Group", [("profile", str), ("target", str), ("count", int)], **options)
+    attack = msgspec.defstruct("AttackRequest", [
+        ("attacker", attacker), ("strikes", strikes), ("targets", targets), ("ruleset", str, ruleset),
+        ("seed", Optional[int], None), ("rolls", Optional[list[int]], None)], kw_only=True, **options)
+    bulk = msgspec.defstruct("BulkRequest", [
+        ("profiles", GenericAlias(dict, (str, profile))), ("targets", targets),
+        ("attacks", GenericAlias(list, (group,))), ("ruleset", str, ruleset), ("seed", Optional[int], None),
+        ("detail", str, "summary")], kw_only=True, **options)
+    return RequestTypes(attack, profile, group, bulk)
 
 
 class Spec(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

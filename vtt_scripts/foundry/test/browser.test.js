@@ -160,7 +160,7 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     const damage = out.result.targets.tokGob.damage;
     assert.equal(await hp(page, "tokGob"), Math.max(0, 12 - damage), "the per-target total applied");
     // What the bridge rolled is what the engine rolls for that request and seed, the plug-in registered.
-    const py = spawnSync(PYTHON, ["-c", 'import sys, json; sys.path.insert(0, "tests/seam/d6pool"); import fracas, fracas.rulesets; '
+    const py = spawnSync(PYTHON, ["-c", 'import sys, json; sys.path.insert(0, "docs/examples/d6pool"); import fracas, fracas.rulesets; '
       + 'fracas.rulesets.register_package("d6pool"); r = json.load(sys.stdin); r["seed"] = int(r["seed"]); '
       + 'print(json.dumps(fracas.resolve(r).to_dict()["targets"]))'],
     { cwd: REPO_DIR, input: JSON.stringify({ ruleset: "d6-pool", attacker: { extra: 2 }, strikes: [{ dice: 4, target: "tokGob" }], targets: { tokGob: {} }, seed: String(out.result.seed) }), encoding: "utf8" });

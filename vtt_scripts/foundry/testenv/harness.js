@@ -45,9 +45,9 @@ export async function serveModule({ dir = MODULE_DIR } = {}) {
 export function startBridge({ token, origin, journal, port = 0, d6Pool = false }) {
   const flags = ["--port", String(port), "--token", token, "--journal", journal,
     "--allow-origin", origin, "--journal-sync", "normal", "--log-level", "warning"];
-  // d6Pool: `fracas serve` with the tests' d6-pool plug-in registered (tests/seam/d6pool), a
+  // d6Pool: `fracas serve` with the tests' d6-pool plug-in registered (docs/examples/d6pool), a
   // ruleset this module does not port, as the Roll20 relay test does (its helpers' WITH_D6_POOL).
-  const args = d6Pool ? ["-c", 'import sys; sys.path.insert(0, "tests/seam/d6pool"); import fracas.rulesets; '
+  const args = d6Pool ? ["-c", 'import sys; sys.path.insert(0, "docs/examples/d6pool"); import fracas.rulesets; '
     + 'fracas.rulesets.register_package("d6pool")\nfrom fracas.bridge.cli import serve\n'
     + 'serve(prog_name="fracas serve", args=sys.argv[1:])', ...flags] : ["-m", "fracas.bridge", ...flags];
   const child = spawn(PYTHON, args, { cwd: REPO_DIR, env: { ...process.env, PYTHONUNBUFFERED: "1" }, stdio: ["ignore", "pipe", "pipe"] });

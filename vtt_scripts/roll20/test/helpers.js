@@ -61,10 +61,10 @@ function bundleWithRulesets(extra) {
 }
 
 /**
- * Python that registers the tests' d6 pool (the package tests/seam/d6pool, with its
+ * Python that registers the tests' d6 pool (the package docs/examples/d6pool, with its
  * manifest: no Roll20 port) through the public registry, then runs what follows it.
  */
-const WITH_D6_POOL = 'import sys; sys.path.insert(0, "tests/seam/d6pool"); import fracas, fracas.rulesets; ' +
+const WITH_D6_POOL = 'import sys; sys.path.insert(0, "docs/examples/d6pool"); import fracas, fracas.rulesets; ' +
   'fracas.rulesets.register_package("d6pool")\n';
 
 /**

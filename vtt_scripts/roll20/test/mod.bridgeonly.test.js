@@ -3,7 +3,7 @@
 // roll20: contract.js says `roll20: false`): the Mod script resolves nothing of it offline,
 // sends its attacks and odds to the bridge through the relay, and says so. The fixture is
 // the Mod bundle with one more ruleset in its contract, as `python -m fracas.spec` writes
-// it for the package tests/seam/d6pool (a d6 pool: each die of 5 or 6 hits for 1;
+// it for the package docs/examples/d6pool (a d6 pool: each die of 5 or 6 hits for 1;
 // test/fixtures/d6pool_contract.json, which `--check` keeps current; relay.browser.test.js
 // plays the same package through a real bridge).
 const test = require('node:test');

@@ -24,7 +24,7 @@ from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
 from .result import AttackResult
 # A bulk job's bounds are every ruleset's (fracas.rulesets.rows declares them once).
-from ..rows import DETAIL_LIMITS, MAX_ATTACKS, MAX_GROUPS, MAX_PROFILE_STRIKES, group_index
+from ..rows import MAX_ATTACKS, MAX_GROUPS, MAX_PROFILE_STRIKES, check_detail, group_index
 from .schema import BulkRequest, Profile, Target
 
 #: Fewest chunks worth the lane kernel: with fewer, its unused lanes cost more than they save.
@@ -246,11 +246,7 @@ def compile_bulk(request: Any) -> BulkPlan:
         bulk.groups.extend((begin, len(bulk.metas), group.count))
         bulk.group_info.append((group.profile, group.target, group.count))
         bulk.total += group.count
-    if bulk.total > DETAIL_LIMITS[req.detail]:
-        raise LimitError("$.detail", f"detail {req.detail!r} is limited to {DETAIL_LIMITS[req.detail]:,} "
-                         f"attacks and the request has {bulk.total:,}: use detail 'summary'")
-    if bulk.total > MAX_ATTACKS:
-        raise LimitError("$.attacks", f"{bulk.total:,} attacks, the most is {MAX_ATTACKS:,}")
+    check_detail(req.detail, bulk.total)  # the row rulesets' detail limits and MAX_ATTACKS
     return bulk
 
 

@@ -2,7 +2,7 @@
 
     python vtt_scripts/roll20/test/tools/d6pool_contract.py     write test/fixtures/d6pool_contract.json
 
-tests/seam/d6pool is a ruleset package with no Roll20 port (its manifest's clients are
+docs/examples/d6pool is a ruleset package with no Roll20 port (its manifest's clients are
 Python only), the one tests/seam/test_new_ruleset.py installs as a third-party package.
 This writes its contract entry and request structs exactly as `python -m fracas.spec`
 would write them into contract.js were the package installed ({entry, structs}), so that
@@ -20,7 +20,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE.parent / "fixtures" / "d6pool_contract.json"
-PACKAGE_DIR = HERE.parents[3] / "tests" / "seam" / "d6pool"
+PACKAGE_DIR = HERE.parents[3] / "docs" / "examples" / "d6pool"
 
 
 def contract() -> dict[str, Any]:

@@ -1,11 +1,15 @@
-"""A d6 pool (tests only): each die showing 5 or 6 hits for 1 (rules.md, DP-1, DP-2).
+"""A d6 pool: each die showing 5 or 6 hits for 1 (rules.md, DP-1, DP-2). The adding-a-ruleset
+guide's example of a ruleset on the row kernel (docs/ADDING_A_RULESET.md quotes this file),
+and the plug-in the tests install (tests/seam/test_new_ruleset.py, the JavaScript clients'
+bridge-only tests).
 
-A third-party ruleset as a separate distribution would ship it: this package, its
-`manifest.toml`, and an entry point `d6-pool = "d6pool"` in the group `fracas.rulesets`.
-It names nothing of fracas's drivers, bridge, CLI or docs: it subclasses `rows.RowRuleset`,
-so its attacks, bulk requests and exact odds run on the row kernel's success-counting mode
-(`rows.pool_row`: X_HIT_COUNT, 5 or 6 of a d6 a success), on the compiled core when it is
-built (a bulk result's `backend` says "compiled"), as the manifest's `row_kernel` declares.
+A third-party ruleset as a separate distribution ships it so: this package, its
+`manifest.toml`, and an entry point `d6-pool = "d6pool"` in the group `fracas.rulesets`
+(../pyproject.toml: `pip install docs/examples/d6pool`). It names nothing of fracas's
+drivers, bridge, CLI or docs: it subclasses `rows.RowRuleset`, so its attacks, bulk
+requests and exact odds run on the row kernel's success-counting mode (`rows.pool_row`:
+X_HIT_COUNT, 5 or 6 of a d6 a success), on the compiled core when it is built (a bulk
+result's `backend` says "compiled"), as the manifest's `row_kernel` declares.
 """
 
 from __future__ import annotations
@@ -18,10 +22,9 @@ import msgspec
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
 from fracas.rulesets import Kind, results, rows
-from fracas.rulesets.manifest import read
+from fracas.rulesets.manifest import own
 
-MANIFEST = read(__name__)
-assert MANIFEST is not None
+MANIFEST = own(__name__)  # this folder's manifest.toml, checked
 NAME = MANIFEST.name
 HIT_ON, FACES, MOST = (MANIFEST.constants[k] for k in ("dp_hit_on", "dp_faces", "dp_most_dice"))
 
@@ -39,33 +42,9 @@ class Target(msgspec.Struct, forbid_unknown_fields=True):
     pass
 
 
-class AttackRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    attacker: Attacker
-    strikes: list[Strike]
-    targets: dict[str, Target]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    rolls: Optional[list[int]] = None
-
-
-class Profile(msgspec.Struct, forbid_unknown_fields=True):
-    attacker: Attacker
-    strikes: list[Strike]
-
-
-class Group(msgspec.Struct, forbid_unknown_fields=True):
-    profile: str
-    target: str
-    count: int
-
-
-class BulkRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    profiles: dict[str, Profile]
-    targets: dict[str, Target]
-    attacks: list[Group]
-    ruleset: str = NAME
-    seed: Optional[int] = None
-    detail: str = "summary"
+#: Its attack and bulk requests, in the row layout (`attacker`, `strikes` at `targets` by id;
+#: `profiles`, `targets`, `attacks`, `detail`), as msgspec Structs of this module.
+AttackRequest, Profile, Group, BulkRequest = rows.request_types(__name__, NAME, Attacker, Strike, Target)
 
 
 class Combatant(msgspec.Struct, forbid_unknown_fields=True):

@@ -204,7 +204,7 @@ def test_a_manifests_toml_is_kept_for_its_very_text_and_checked_every_time(tmp_p
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     changed = text.replace('title = "Old-school"', 'title = "Old school"')
     assert manifest._read_toml(str(tmp_path), changed, "m.toml")["title"] == "Old school"
-    broken = text.replace('kinds = ["attack", "bulk", "initiative", "morale"]', "kinds = []")
+    broken = text.replace('kinds = ["attack", "bulk", "initiative", "morale", "save"]', "kinds = []")
     data = manifest._read_toml(str(tmp_path), broken, "m.toml")
     assert manifest._read_toml(str(tmp_path), broken, "m.toml") == data  # kept, and still refused:
     with pytest.raises(RulesetInvalid, match="lists no kind"):

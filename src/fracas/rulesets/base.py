@@ -126,12 +126,20 @@ INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiativ
                   command="fracas.cli.initiative:initiative")
 SHARED_KINDS: tuple[Kind, ...] = (ATTACK, BULK, INITIATIVE)
 
+#: Saves: a kind more than one ruleset has, each by its own rules (Enchanted Realms ER-12,
+#: ER-14, ER-16 against a DC; old-school saving throws against target numbers, OS-5), so
+#: declared once here ("a kind's name is one kind everywhere") and listed in their
+#: `own_kinds`; `fracas save --ruleset NAME` is its command.
+SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
+            result="result.save.roll", command="fracas.cli.saves:save")
+
 #: The names of the kinds every driver knows (a ruleset's own kinds: `fracas.rulesets.kinds()`).
 KINDS = tuple(kind.name for kind in SHARED_KINDS)
 
-#: Every kind known to this process: the shared ones and those of registered rulesets
-#: (the registry adds them), so a ruleset without a kind still names it in its error.
-KNOWN_KINDS: dict[str, Kind] = {kind.name: kind for kind in SHARED_KINDS}
+#: Every kind known to this process: the shared ones, `SAVE`, and those of registered
+#: rulesets (the registry adds them), so a ruleset without a kind still names it in its
+#: error. `SAVE` is known from the start: registering one ruleset that has it loads no other.
+KNOWN_KINDS: dict[str, Kind] = {kind.name: kind for kind in (*SHARED_KINDS, SAVE)}
 
 #: The protocol's requirements (module docstring), by what reads them.
 REQUIREMENTS = {

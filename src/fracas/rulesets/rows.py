@@ -24,6 +24,7 @@ import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Optional
 
 import msgspec
@@ -578,6 +579,22 @@ def break_ties(tied: list[dict[str, Any]], roll: Callable[[], int], path: str, d
     for face in sorted({f for f, _ in rolled}, reverse=True):
         ranked.extend(break_ties([e for f, e in rolled if f == face], roll, path, depth + 1))
     return ranked
+
+
+def failures(chances: list[Fraction]) -> list[Fraction]:
+    """P(exactly k of independent saves fail), k = 0 … len(chances), each saving with its
+    chance (Enchanted Realms and old-school saves). Whole numbers over the product of the
+    denominators (20, 400 or 1) until the end: no gcd per step."""
+    dist = [1]
+    den = 1
+    for p in chances:
+        a, d = p.numerator, p.denominator
+        nxt = [0] * (len(dist) + 1)
+        for k, x in enumerate(dist):
+            nxt[k] += x * a
+            nxt[k + 1] += x * (d - a)
+        dist, den = nxt, den * d
+    return [Fraction(x, den) for x in dist]
 
 
 class Rolled:

@@ -9,7 +9,7 @@ export const RULESETS = Object.freeze([
   Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock"], "foundry": true}),
   Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
-  Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale"], "foundry": true}),
+  Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale", "save"], "foundry": true}),
 ]);
 export const FIELDS = Object.freeze({
   "enchanted-realms": Object.freeze({
@@ -79,6 +79,8 @@ export const FIELDS = Object.freeze({
     InitiativeRequest: Object.freeze(["sides", "ties", "ruleset", "seed", "rolls"]),
     Side: Object.freeze(["id", "wait"]),
     MoraleRequest: Object.freeze(["morale", "modifier", "successes", "ruleset", "seed", "rolls"]),
+    SaveRequest: Object.freeze(["targets", "category", "modifier", "effect", "ruleset", "seed", "rolls"]),
+    Saver: Object.freeze(["id", "save", "saves", "modifier"]),
     Target: Object.freeze(["ac", "shield", "fleeing", "cover"]),
     Profile: Object.freeze(["attacker", "strikes"]),
     ProfileStrike: Object.freeze(["method", "damage", "range", "rear", "modifier"]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ..base import Kind, Ruleset
+from ..base import SAVE as BASE_SAVE, Kind, Ruleset
 from . import attack, bulk, compete, drop, impale, initiative, lock, save, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
@@ -22,9 +22,9 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
-#: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
-SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
-            result="result.save.roll", command="fracas.rulesets.er.commands:save")
+#: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several (the
+#: kind old-school saving throws share: `fracas.rulesets.base.SAVE`).
+SAVE = BASE_SAVE
 #: Touch attacks (ER Touch-based Effects): a hit for no damage, or a sleight-of-hand feat.
 TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touch", "roll_touch",
              result="result.touch.roll", command="fracas.rulesets.er.commands:touch")

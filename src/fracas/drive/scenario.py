@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Union
 
 import msgspec
 
@@ -117,6 +117,13 @@ class CombatantSpec(_Spec):
     #: `weapon`: style, damage_type, weight, bonus, forte, pole ...): a charger that closed
     #: 25 ft or more at it is impaled first, with its reaction.
     impale: Optional[dict[str, Any]] = None
+    #: Old-school: its saving throw target number, whatever the category, or its table of
+    #: them by category (e.g. {"spells": 15, "breath": 16}), as a save request's (OS-5).
+    save: Union[int, dict[str, int], None] = None
+    #: Old-school: an effect of its attacks that forces a saving throw on their target, hit
+    #: or miss ({"category", "modifier", "effect", "by": "any" | "attacks" | "spell"}): a
+    #: declared caster that fails it before its side acts loses its spell (OS-5).
+    save_or: Optional[dict[str, Any]] = None
     spell: Optional[Spell] = None
     position: Optional[tuple[float, float]] = None
     label: Optional[str] = None
@@ -230,6 +237,12 @@ def json_schema() -> dict[str, Any]:
                                           " names), for friendly fire (ER-17)")
     combatant["impale"]["description"] = ("enchanted-realms: the pole-arm it sets against charges (ER-23: the"
                                           " impale request's weapon)")
+    combatant["save"]["description"] = ("old-school: its saving throw target number, or its table of them by"
+                                        " category (OS-5)")
+    combatant["save_or"]["description"] = ("old-school: an effect of its attacks that forces a saving throw on their"
+                                           " target, hit or miss: category, modifier, effect, by (any, attacks or"
+                                           " spell); a declared caster that fails it before its side acts loses its"
+                                           " spell (OS-5)")
     combatant["surprise_immune"]["description"] = ("cartyrion: cannot be surprised (CT-1): takes its turn in a round"
                                                    " its side is surprised in, after the side that surprised it")
     tactic = defs["Tactic"]["properties"]
@@ -475,6 +488,7 @@ def compile_scenario(source: Any) -> Compiled:
     compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
                         scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups),
                         _morale_units(sides, groups))
+    procedure.check_scenario(compiled)
     _check_initiative(compiled)
     _compile_pairs(compiled)
     return compiled

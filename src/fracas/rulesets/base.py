@@ -126,10 +126,9 @@ INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiativ
                   command="fracas.cli.initiative:initiative")
 SHARED_KINDS: tuple[Kind, ...] = (ATTACK, BULK, INITIATIVE)
 
-#: Saves: a kind more than one ruleset has, each by its own rules (Enchanted Realms ER-12,
-#: ER-14, ER-16 against a DC; old-school saving throws against target numbers, OS-5), so
-#: declared once here ("a kind's name is one kind everywhere") and listed in their
-#: `own_kinds`; `fracas save --ruleset NAME` is its command.
+#: Saves: a kind more than one ruleset has, each by its own rules (a DC, or saving throw
+#: target numbers), so declared once here ("a kind's name is one kind everywhere") and
+#: listed in their `own_kinds`; `fracas save --ruleset NAME` is its command.
 SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
             result="result.save.roll", command="fracas.cli.saves:save")
 

@@ -50,7 +50,8 @@ TACTIC_DEFAULTS: dict[str, Any] = {"action": None, "reserve": 0, "parry": None, 
                                    "power": "never", "flee_move": None,
                                    "defend_at": None, "charge": None}
 #: The shared combatant fields only some rounds read, and their defaults (`fields`).
-COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None}
+COMBATANT_DEFAULTS: dict[str, Any] = {"surprise_immune": False, "nearby": [], "impale": None, "save": None,
+                                      "save_or": None}
 
 
 def frozen(value: Any) -> Any:
@@ -140,6 +141,11 @@ class Procedure:
         """Check a scenario combatant's tactic fields that the procedure reads (errors name
         `path`); the driver has refused those of `TACTIC_DEFAULTS` it does not list in
         `tactics`. Nothing to check by default."""
+
+    @classmethod
+    def check_scenario(cls, sc: Any) -> None:
+        """Check what joins combatants of the whole compiled scenario `sc` (errors name
+        their scenario path), once every combatant passed `check_tactic`. Nothing by default."""
 
     @classmethod
     def compiled_for(cls, ruleset: Any) -> bool:

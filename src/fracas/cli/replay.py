@@ -34,6 +34,8 @@ def _method_of(request: Any) -> str:
         return "drop.roll"
     if "victim" in request and "mode" in request:
         return "lock.roll"
+    if request.get("ruleset") == "old-school" and isinstance(request.get("targets"), list):
+        return "save.roll"  # old-school saving throws (OS-5): a list of targets, no strikes
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

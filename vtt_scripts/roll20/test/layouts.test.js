@@ -34,7 +34,8 @@ const SETS = [
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
 // request goes through the relay), and Enchanted Realms' `save`, `touch`, `drop` and `lock`,
 // which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll and lock.roll roll
-// them; docs/rules/enchanted-realms.md); their layouts are checked on Python's results below.
+// them; docs/rules/enchanted-realms.md), nor have old-school saving throws, the same `save` kind
+// (docs/rules/old-school.md); their layouts are checked on Python's results below.
 const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock'];
 
 function rulesetOf(request) {

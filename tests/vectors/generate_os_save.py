@@ -13,7 +13,7 @@ Draw order pinned here: one d20 per target, in request order.
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import random
 from pathlib import Path
 
@@ -21,6 +21,20 @@ HERE = Path(__file__).resolve().parent
 VECTORS = HERE / "os_save_vectors.json"
 CATEGORIES = ["death", "wands", "paralysis", "breath", "spells"]
 OS = "old-school"
+
+
+def _save_generator():
+    """The Enchanted Realms save generator beside this file: a vector and the file's text
+    are made as it makes them (loaded by path, as the tests load this one)."""
+    spec = importlib.util.spec_from_file_location("generate_save", HERE / "generate_save.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SAVE = _save_generator()
+vector, dumps = _SAVE.vector, _SAVE.dumps
 
 CURATED = [
     ("OS-5 saving throws: d20 + modifiers meeting the target number saves", {
@@ -79,30 +93,12 @@ def random_save(rng: random.Random) -> dict:
     return request
 
 
-def vector(name: str, request: dict, seed: int) -> dict:
-    import fracas
-
-    entry: dict = {"name": name, "kind": "save", "request": request, "seed": seed}
-    try:
-        result = fracas.roll("save", request, seed=seed).to_dict()
-    except fracas.RequestError as exc:
-        entry["error"] = {"type": type(exc).__name__, "path": exc.path, "reason": exc.reason}
-    else:
-        result.pop("backend", None)
-        entry["result"] = result
-    return entry
-
-
 def build(count: int = 100) -> list[dict]:
     rng = random.Random(20261128_5)
     vectors = [vector(name, request, seed) for name, request, seed in CURATED]
     for i in range(count):
         vectors.append(vector(f"os-save-{i}", random_save(rng), rng.getrandbits(64)))
     return vectors
-
-
-def dumps(vectors: list[dict]) -> str:
-    return json.dumps(vectors, indent=1, ensure_ascii=False) + "\n"
 
 
 def outputs() -> dict[Path, str]:

@@ -77,6 +77,7 @@ OS_RANGES = ('short', 'medium', 'long', 'beyond')
 OS_MAX_COVER = 4
 OS_FLEEING_BONUS = 2
 OS_TIES = ('reroll', 'simultaneous')
+OS_MAX_SAVERS = 1000
 OS_RANGE_MOD = {'short': 1, 'medium': 0, 'long': -1}
 
 # JSON-RPC error codes.
@@ -231,6 +232,14 @@ MESSAGES = {
     'os_full_cover': 'this target has full cover: no missile attack can hit it (OS-3)',
     'os_cover': 'cover {value}: a penalty of 1 to 4, 0 for none, or "full" (OS-3)',
     'side_initiative_sides': 'side initiative needs at least two sides (OS-1)',
+    'os_save_needs': "give the creature's saving throw target number, save, or its table by category, saves (not both)",
+    'os_save_table_empty': 'a saves table needs at least one category',
+    'os_save_category': "{path} is a table by category: name the request's category",
+    'os_save_category_empty': 'the category is empty: name one, or leave it out',
+    'os_save_no_category': 'no {category} entry in this saves table (it has {known})',
+    'os_save_no_targets': 'a saving throw request needs at least one creature making it',
+    'os_save_empty_id': "a saving creature's id is empty",
+    'os_save_same_id': '{id} saves twice: each creature makes one saving throw against an effect',
 }
 
 # The names and message keys of the shared facts (facts.toml): an installed ruleset's

@@ -123,7 +123,7 @@ def test_a_plugin_rulesets_command_is_listed(tmp_path):
     """A ruleset installed as a package (entry point) has its kinds' commands listed (its
     `fracas pool`), imported for that; the built-in rulesets are not."""
     site = tmp_path / "site"  # the package and a dist-info naming its entry point: what pip install leaves
-    shutil.copytree(HERE.parent / "seam" / "d6pool" / "d6pool", site / "d6pool")
+    shutil.copytree(HERE.parents[1] / "docs" / "examples" / "d6pool" / "d6pool", site / "d6pool")
     info = site / "fracas_d6pool-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fracas-d6pool\nVersion: 0.1\n")
@@ -204,7 +204,7 @@ def test_a_manifests_toml_is_kept_for_its_very_text_and_checked_every_time(tmp_p
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     changed = text.replace('title = "Old-school"', 'title = "Old school"')
     assert manifest._read_toml(str(tmp_path), changed, "m.toml")["title"] == "Old school"
-    broken = text.replace('kinds = ["attack", "bulk", "initiative", "morale"]', "kinds = []")
+    broken = text.replace('kinds = ["attack", "bulk", "initiative", "morale", "save"]', "kinds = []")
     data = manifest._read_toml(str(tmp_path), broken, "m.toml")
     assert manifest._read_toml(str(tmp_path), broken, "m.toml") == data  # kept, and still refused:
     with pytest.raises(RulesetInvalid, match="lists no kind"):

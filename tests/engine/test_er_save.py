@@ -124,7 +124,8 @@ def test_bad_save_requests_name_their_field(request_, path, kind):
     assert isinstance(exc, kind) and exc.path == path, (exc.path, exc.reason)
 
 
-def test_the_save_kind_is_a_kind_of_enchanted_realms_only():
+def test_the_save_kind_is_not_every_rulesets():
+    # Enchanted Realms and old-school have it (tests/engine/test_os_save.py); Worldwalker has not.
     assert "save" in fracas.rulesets.kinds()
     exc = _error(fracas.roll, "save", {**SMOKE, "ruleset": "worldwalker"})
     assert exc.path == "$.ruleset"

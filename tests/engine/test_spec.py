@@ -69,6 +69,9 @@ PYTHON_ONLY |= {"drop_one_way", "drop_attack_ruleset", "drop_attack_dice", "drop
 PYTHON_ONLY |= {"lock_same", "lock_needs", "lock_no_reaction", "lock_cannot_react", "lock_cannot_act",
                 "lock_blitz_react"}
 PYTHON_ONLY |= {"throw_area", "throw_needs_damage", "throw_damage_listed", "throw_needs_agility"}
+# Old-school saving throws (OS-5): no JavaScript port either (the bridge's save.roll rolls them).
+PYTHON_ONLY |= {"os_save_needs", "os_save_table_empty", "os_save_category", "os_save_category_empty",
+                "os_save_no_category", "os_save_no_targets", "os_save_empty_id", "os_save_same_id"}
 
 def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
     """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in

@@ -58,26 +58,31 @@ def warn_if_slow() -> None:
 # -- a ruleset's flags ---------------------------------------------------------------
 class _RulesetFlagsCommand(click.Command):
     """A command with its own options plus the flags of the ruleset named by `--ruleset`
-    (Enchanted Realms when absent), from the ruleset's `flags_hook` (a `Ruleset` method
-    returning click options).
+    (the default ruleset when absent): `cli_options()` for an attack, `kind_cli_options(kind)`
+    for the command of a kind rulesets share (`flags_kind`).
 
     The flags are looked up when the command runs, so a ruleset registered after
     import (a plug-in, a test) brings its flags along, and each ruleset's flags
-    mean what its rules mean (`--method ranged` for Worldwalker, `--method range`
-    for Enchanted Realms); `fracas COMMAND --ruleset NAME --help` lists them.
+    mean what its rules mean; `fracas COMMAND --ruleset NAME --help` lists them.
     """
 
-    flags_hook = "cli_options"
+    flags_kind = "attack"
     _options: dict[tuple[str, rulesets.Ruleset], list[click.Option]] = {}
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         name = _ruleset_in(args) or (ctx.default_map or {}).get("ruleset_name")
         if name is not None:
             try:
-                ctx.meta["fracas.ruleset"] = ruleset_named(name).name
+                ruleset = ruleset_named(name)
             except click.BadParameter as err:
                 err.ctx = ctx
                 raise
+            ctx.meta["fracas.ruleset"] = ruleset.name
+            if self.flags_kind not in ruleset.request_types:
+                having = [n for n in rulesets.names() if self.flags_kind in rulesets.get(n).request_types]
+                raise click.BadParameter(f"the {ruleset.title or ruleset.name} ruleset has no {self.flags_kind}"
+                                         f" requests (rulesets with them: {', '.join(having) or 'none'})",
+                                         ctx=ctx, param_hint="--ruleset")
         return super().parse_args(ctx, args)
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
@@ -87,10 +92,11 @@ class _RulesetFlagsCommand(click.Command):
         if name not in rulesets.names():
             return params  # the command reports the unknown --ruleset
         ruleset = rulesets.get(name)
-        key = (self.flags_hook, ruleset)
+        key = (self.flags_kind, ruleset)
         options = self._options.get(key)
         if options is None:
-            options = self._options[key] = getattr(ruleset, self.flags_hook)()
+            options = self._options[key] = (ruleset.cli_options() if self.flags_kind == "attack"
+                                            else ruleset.kind_cli_options(self.flags_kind))
         for option in options:
             if option.name not in taken:
                 taken.add(option.name)
@@ -101,13 +107,19 @@ class _RulesetFlagsCommand(click.Command):
 class _AttackCommand(_RulesetFlagsCommand):
     """`fracas attack` and `fracas odds`: the ruleset's flags of one attack (`cli_options`)."""
 
-    flags_hook = "cli_options"
+    flags_kind = "attack"
 
 
 class _InitiativeCommand(_RulesetFlagsCommand):
-    """`fracas initiative`: the ruleset's initiative flags (`initiative_cli_options`)."""
+    """`fracas initiative`: the ruleset's initiative flags (`kind_cli_options("initiative")`)."""
 
-    flags_hook = "initiative_cli_options"
+    flags_kind = "initiative"
+
+
+class _SaveCommand(_RulesetFlagsCommand):
+    """`fracas save`: the ruleset's save flags (`kind_cli_options("save")`)."""
+
+    flags_kind = "save"
 
 
 def _ruleset_in(args: list[str]) -> Optional[str]:

@@ -38,6 +38,6 @@ def initiative(ctx: click.Context, /, request: Any, ruleset_name: Any, seed: Any
                                    f"(got REQUEST and --{given[0].replace('_', '-').rstrip('-')})")
         payload = _load_json(request.read(), "the request")
     else:
-        payload = rulesets.get(ruleset_name, "--ruleset").initiative_from_flags(flags)
+        payload = rulesets.get(ruleset_name, "--ruleset").kind_from_flags("initiative", flags)
     result = _engine_call(fracas.roll_initiative, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

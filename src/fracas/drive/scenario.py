@@ -440,11 +440,11 @@ def compile_scenario(source: Any) -> Compiled:
         focus = g.spec.tactic.focus
         if focus is not None and focus not in names and focus not in seen:
             raise SchemaError(f"{g.path}.tactic.focus", f"no combatant or group is named {focus!r}")
-        procedure.check_names(g.spec, g.path, lambda name: name in names or name in seen)
     setup = ruleset.fight_setup(scenario.initiative, sides, "$.initiative")
     compiled = Compiled(source, ruleset, scenario.name, sides, groups, ids, member_group, positions, setup,
                         scenario.max_rounds, has_morale and any(g.spec.morale is not None for g in groups),
                         _morale_units(sides, groups))
+    procedure.check_scenario(compiled)
     _check_initiative(compiled)
     _compile_pairs(compiled)
     return compiled

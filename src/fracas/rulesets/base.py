@@ -129,12 +129,19 @@ INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiativ
                   command="fracas.cli.initiative:initiative")
 SHARED_KINDS: tuple[Kind, ...] = (ATTACK, BULK, INITIATIVE)
 
+#: Saves: a kind more than one ruleset has, each by its own rules (a DC, or saving throw
+#: target numbers), so declared once here ("a kind's name is one kind everywhere") and
+#: listed in their `own_kinds`; `fracas save --ruleset NAME` is its command.
+SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
+            result="result.save.roll", command="fracas.cli.saves:save", relay=True)
+
 #: The names of the kinds every driver knows (a ruleset's own kinds: `fracas.rulesets.kinds()`).
 KINDS = tuple(kind.name for kind in SHARED_KINDS)
 
-#: Every kind known to this process: the shared ones and those of registered rulesets
-#: (the registry adds them), so a ruleset without a kind still names it in its error.
-KNOWN_KINDS: dict[str, Kind] = {kind.name: kind for kind in SHARED_KINDS}
+#: Every kind known to this process: the shared ones, `SAVE`, and those of registered
+#: rulesets (the registry adds them), so a ruleset without a kind still names it in its
+#: error. `SAVE` is known from the start: registering one ruleset that has it loads no other.
+KNOWN_KINDS: dict[str, Kind] = {kind.name: kind for kind in (*SHARED_KINDS, SAVE)}
 
 #: The protocol's requirements (module docstring), by what reads them.
 REQUIREMENTS = {
@@ -446,14 +453,15 @@ class Ruleset:
         """The request those options describe (`flags` holds every option's value)."""
         raise self._unsupported("command-line")
 
-    def initiative_cli_options(self) -> list[Any]:
-        """click options with which `fracas initiative` describes an initiative request of
-        this ruleset (none by default: a request file still works)."""
+    def kind_cli_options(self, kind: str) -> list[Any]:
+        """click options with which the command of a kind rulesets share (`fracas initiative`,
+        `fracas save`) describes a request of this ruleset; none by default (a request file
+        still works)."""
         return []
 
-    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        """The initiative request those options describe (`flags`: every option's value)."""
-        raise self._unsupported("command-line initiative")
+    def kind_from_flags(self, kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+        """The `kind` request those options describe (`flags`: every option's value)."""
+        raise self._unsupported(f"command-line {kind}")
 
     def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:
         """The option that sets the field at `path` of a request built from flags."""

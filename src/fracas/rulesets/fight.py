@@ -35,7 +35,7 @@ does not says why in the result's `fight_loop`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple, Optional
 
 
@@ -152,9 +152,9 @@ class Procedure:
         refused another ruleset's. Nothing to check by default."""
 
     @classmethod
-    def check_names(cls, spec: Any, path: str, named: Callable[[str], bool]) -> None:
-        """Check the combatant and group names a combatant's own fields give, once every
-        name of the scenario is known (`named(name)`: one is). Nothing by default."""
+    def check_scenario(cls, sc: Any) -> None:
+        """Check what joins combatants of the whole compiled scenario `sc` (errors name
+        their scenario path), once every combatant passed `check_tactic`. Nothing by default."""
 
     @classmethod
     def compiled_for(cls, ruleset: Any) -> bool:

@@ -24,6 +24,7 @@ import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, NamedTuple, Optional
 
 import msgspec
@@ -674,6 +675,22 @@ def break_ties(tied: list[dict[str, Any]], roll: Callable[[], int], path: str, d
     return ranked
 
 
+def failures(chances: list[Fraction]) -> list[Fraction]:
+    """P(exactly k of independent saves fail), k = 0 … len(chances), each saving with its
+    chance (Enchanted Realms and old-school saves). Whole numbers over the product of the
+    denominators (20, 400 or 1) until the end: no gcd per step."""
+    dist = [1]
+    den = 1
+    for p in chances:
+        a, d = p.numerator, p.denominator
+        nxt = [0] * (len(dist) + 1)
+        for k, x in enumerate(dist):
+            nxt[k] += x * a
+            nxt[k + 1] += x * (d - a)
+        dist, den = nxt, den * d
+    return [Fraction(x, den) for x in dist]
+
+
 class Rolled:
     """A result that is a plain dict (initiative, morale): `to_dict()` returns it."""
 
@@ -701,9 +718,9 @@ class RowRuleset(Ruleset):
     single attacks and bulk requests (on the compiled core when it is built: a bulk
     result's `backend` says which), exact odds (`rows_odds`) and rendering are this
     class's. Optional: `cli_module` (a module with `options`, `request_from_flags` and
-    `flag_hint`: `fracas attack --ruleset …` flags, and `initiative_options` and
-    `initiative_from_flags`: `fracas initiative --ruleset …` flags; without it, request
-    files only) and
+    `flag_hint`: `fracas attack --ruleset …` flags, and `kind_options(kind)` and
+    `kind_from_flags(kind, flags)`: the flags of the commands of shared kinds, `fracas
+    initiative --ruleset …`; without it, request files only) and
     `strike_line` (one strike as text; without it the terminal shows the result's JSON).
     A dice pool: `rules = Rules(..., kernel="success-count")` and `pool_row` strikes."""
 
@@ -752,16 +769,16 @@ class RowRuleset(Ruleset):
         request: dict[str, Any] = self._cli().request_from_flags(flags)
         return request
 
-    def initiative_cli_options(self) -> list[Any]:
-        """The cli module's `initiative_options()`, if it has one."""
-        made = getattr(self._cli(), "initiative_options", None) if self.cli_module else None
-        return super().initiative_cli_options() if made is None else list(made())
+    def kind_cli_options(self, kind: str) -> list[Any]:
+        """The cli module's `kind_options(kind)`, if it has one."""
+        made = getattr(self._cli(), "kind_options", None) if self.cli_module else None
+        return super().kind_cli_options(kind) if made is None else list(made(kind))
 
-    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        made = getattr(self._cli(), "initiative_from_flags", None) if self.cli_module else None
+    def kind_from_flags(self, kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+        made = getattr(self._cli(), "kind_from_flags", None) if self.cli_module else None
         if made is None:
-            return super().initiative_from_flags(flags)
-        request: dict[str, Any] = made(flags)
+            return super().kind_from_flags(kind, flags)
+        request: dict[str, Any] = made(kind, flags)
         return request
 
     def flag_hint(self, path: str, flags: dict[str, Any]) -> Optional[str]:

@@ -33,13 +33,14 @@ def vector(kind: str, name: str, request: Json, seed: int) -> Json:
 
 
 def build(kind: str, curated: Curated, make: Callable[[random.Random], Json], *, seed: int,
-          count: int) -> list[Json]:
-    """The curated vectors, then `count` random ones named `kind-i`, each request and seed
-    drawn from one generator seeded with `seed` (request first, then its seed)."""
+          count: int, prefix: str = "") -> list[Json]:
+    """The curated vectors, then `count` random ones named `PREFIX-i` (the kind by default),
+    each request and seed drawn from one generator seeded with `seed` (request first, then
+    its seed)."""
     rng = random.Random(seed)
     vectors = [vector(kind, name, request, s) for name, request, s in curated]
     for i in range(count):
-        vectors.append(vector(kind, f"{kind}-{i}", make(rng), rng.getrandbits(64)))
+        vectors.append(vector(kind, f"{prefix or kind}-{i}", make(rng), rng.getrandbits(64)))
     return vectors
 
 

@@ -112,6 +112,7 @@ STEPS: list[Step] = [
     script("tests/vectors/generate_rulesets.py"),
     script("tests/vectors/generate_specials.py"),
     script("tests/vectors/generate_save.py"),
+    script("tests/vectors/generate_os_save.py"),
     script("tests/vectors/generate_touch.py"),
     script("tests/vectors/generate_drop.py"),
 

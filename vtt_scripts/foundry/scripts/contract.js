@@ -12,7 +12,7 @@ export const RULESETS = Object.freeze([
   Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock", "throw"], "foundry": true}),
   Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
-  Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale"], "foundry": true}),
+  Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale", "save"], "foundry": true}),
 ]);
 export const FIELDS = Object.freeze({
   "enchanted-realms": Object.freeze({
@@ -85,6 +85,8 @@ export const FIELDS = Object.freeze({
     InitiativeRequest: Object.freeze(["sides", "ties", "ruleset", "seed", "rolls"]),
     Side: Object.freeze(["id", "wait"]),
     MoraleRequest: Object.freeze(["morale", "modifier", "successes", "ruleset", "seed", "rolls"]),
+    SaveRequest: Object.freeze(["targets", "category", "modifier", "effect", "ruleset", "seed", "rolls"]),
+    Saver: Object.freeze(["id", "save", "saves", "modifier"]),
     Target: Object.freeze(["ac", "shield", "fleeing", "cover"]),
     Profile: Object.freeze(["attacker", "strikes"]),
     ProfileStrike: Object.freeze(["method", "damage", "range", "rear", "modifier"]),
@@ -190,7 +192,7 @@ export const RESULTS = Object.freeze({
     }),
   }),
   "old-school": Object.freeze({
-    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult"}),
+    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult", "save": "SaveResult"}),
     shapes: Object.freeze({
       AttackResult: Object.freeze(["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"]),
       Strike: Object.freeze(["target", "method", "range", "rear", "attack_roll", "natural", "attack_bonus", "attack_total", "ac", "shield_ignored", "hit", "damage_dice", "damage_bonus", "damage"]),
@@ -205,6 +207,9 @@ export const RESULTS = Object.freeze({
       InitiativeResult: Object.freeze(["ruleset", "seed", "injected", "ties", ["sides", {"list": "Side"}], "order"]),
       Side: Object.freeze(["id", "roll", "tiebreaks", "wait"]),
       MoraleResult: Object.freeze(["ruleset", "seed", "injected", "morale", "modifier", "checked", "dice", "total", "breaks", "successes", "fights_to_death"]),
+      SaveResult: Object.freeze(["ruleset", "seed", "injected", "category", "modifier", "effect", ["targets", {"list": "SaveTarget"}], "saved", "failed", ["p_failures", {"list": "Failures"}]]),
+      SaveTarget: Object.freeze(["id", "save", "modifier", "total_modifier", "roll", "natural", "total", "saved", "p_save", "p_save_exact"]),
+      Failures: Object.freeze(["failed", "p", "p_exact"]),
     }),
   }),
 });

@@ -74,5 +74,6 @@ export const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 export const OS_MAX_COVER = Object.freeze(4);
 export const OS_FLEEING_BONUS = Object.freeze(2);
 export const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+export const OS_MAX_SAVERS = Object.freeze(1000);
 export const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
 export const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});

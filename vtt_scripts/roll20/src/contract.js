@@ -17,7 +17,7 @@ const RULESETS = Object.freeze([
   {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest", "throw": "ThrowRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
-  {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
+  {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest", "save": "SaveRequest"}, "roll20": true},
 ]);
 const DEFAULT_RULESET = "enchanted-realms";
 const STRUCTS = Object.freeze({
@@ -550,6 +550,21 @@ const STRUCTS = Object.freeze({
       ["seed", {"optional": "int"}, null],
       ["rolls", {"optional": {"list": "int"}}, null],
     ],
+    "SaveRequest": [
+      ["targets", {"list": {"struct": "Saver"}}],
+      ["category", {"optional": "str"}, null],
+      ["modifier", "int", 0],
+      ["effect", "str", ""],
+      ["ruleset", "str", "old-school"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "Saver": [
+      ["id", "str"],
+      ["save", {"optional": "int"}, null],
+      ["saves", {"optional": {"dict": "int"}}, null],
+      ["modifier", "int", 0],
+    ],
     "Target": [
       ["ac", "int"],
       ["shield", "int", 0],
@@ -682,7 +697,7 @@ const RESULTS = Object.freeze({
     },
   },
   "old-school": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "odds": "OddsResult", "initiative": "InitiativeResult", "morale": "MoraleResult", "save": "SaveResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage"],
       Strike: ["target", "method", "range", "rear", "attack_roll", "natural", "attack_bonus", "attack_total", "ac", "shield_ignored", "hit", "damage_dice", "damage_bonus", "damage"],
@@ -697,6 +712,9 @@ const RESULTS = Object.freeze({
       InitiativeResult: ["ruleset", "seed", "injected", "ties", ["sides", {"list": "Side"}], "order"],
       Side: ["id", "roll", "tiebreaks", "wait"],
       MoraleResult: ["ruleset", "seed", "injected", "morale", "modifier", "checked", "dice", "total", "breaks", "successes", "fights_to_death"],
+      SaveResult: ["ruleset", "seed", "injected", "category", "modifier", "effect", ["targets", {"list": "SaveTarget"}], "saved", "failed", ["p_failures", {"list": "Failures"}]],
+      SaveTarget: ["id", "save", "modifier", "total_modifier", "roll", "natural", "total", "saved", "p_save", "p_save_exact"],
+      Failures: ["failed", "p", "p_exact"],
     },
   },
 });

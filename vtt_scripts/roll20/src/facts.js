@@ -212,6 +212,7 @@ const OS_RANGES = Object.freeze(["short", "medium", "long", "beyond"]);
 const OS_MAX_COVER = Object.freeze(4);
 const OS_FLEEING_BONUS = Object.freeze(2);
 const OS_TIES = Object.freeze(["reroll", "simultaneous"]);
+const OS_MAX_SAVERS = Object.freeze(1000);
 const OS_RANGE_MOD = Object.freeze({"short": 1, "medium": 0, "long": -1});
 const ERROR_CODES = Object.freeze({"PARSE_ERROR": -32700, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601, "INVALID_PARAMS": -32602, "INTERNAL_ERROR": -32603, "RULES_ERROR": -32001, "DICE_ERROR": -32002, "LIMIT_EXCEEDED": -32003, "AUTHENTICATION_FAILED": -32004, "ID_REUSED": -32005, "NOT_IN_JOURNAL": -32006, "SHUTTING_DOWN": -32010});
 const MESSAGES = Object.freeze({
@@ -344,7 +345,15 @@ const MESSAGES = Object.freeze({
   "os_range_melee": "range applies to missile attacks only (OS-3)",
   "os_full_cover": "this target has full cover: no missile attack can hit it (OS-3)",
   "os_cover": "cover {value}: a penalty of 1 to 4, 0 for none, or \"full\" (OS-3)",
-  "side_initiative_sides": "side initiative needs at least two sides (OS-1)"
+  "side_initiative_sides": "side initiative needs at least two sides (OS-1)",
+  "os_save_needs": "give the creature's saving throw target number, save, or its table by category, saves (not both)",
+  "os_save_table_empty": "a saves table needs at least one category",
+  "os_save_category": "{path} is a table by category: name the request's category",
+  "os_save_category_empty": "the category is empty: name one, or leave it out",
+  "os_save_no_category": "no {category} entry in this saves table (it has {known})",
+  "os_save_no_targets": "a saving throw request needs at least one creature making it",
+  "os_save_empty_id": "a saving creature's id is empty",
+  "os_save_same_id": "{id} saves twice: each creature makes one saving throw against an effect"
 });
 
 /** The message template `key` with each `{name}` replaced (fracas.requests.say in Python). */
@@ -354,4 +363,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

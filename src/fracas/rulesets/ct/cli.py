@@ -66,7 +66,7 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
 
 
-def initiative_options() -> list[click.Option]:
+def _initiative_options() -> list[click.Option]:
     """`fracas initiative --ruleset cartyrion`: CT-1 side initiative, the party's d6."""
     return [
         click.Option(["--round", "round_"], type=click.IntRange(1), default=1, show_default=True,
@@ -76,5 +76,15 @@ def initiative_options() -> list[click.Option]:
     ]
 
 
-def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+def _initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
     return {"ruleset": NAME, "round": flags["round_"], "ambush": flags["ambush"]}
+
+
+def kind_options(kind: str) -> list[click.Option]:
+    """The flags of `fracas KIND --ruleset …` for the shared kinds it has (initiative)."""
+    return _initiative_options() if kind == "initiative" else []
+
+
+def kind_from_flags(kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+    assert kind == "initiative", kind  # the command offers only the kinds kind_options gives flags for
+    return _initiative_from_flags(flags)

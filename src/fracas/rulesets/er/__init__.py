@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ..base import Kind, Ruleset
+from ..base import SAVE as BASE_SAVE, Kind, Ruleset
 from . import attack, bulk, compete, drop, impale, initiative, lock, save, throw, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
@@ -22,12 +22,10 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
-#: The four below go through the Roll20 relay (`relay`): the Mod script has no port of them, and its
-#: `!fracas save`, `touch`, `drop` and `lock` send them to the bridge (vtt_scripts/roll20/src/mod/bridgekinds.js).
-#: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
-SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
-            result="result.save.roll", command="fracas.rulesets.er.commands:save",
-            relay=True)
+#: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several (the
+#: kind old-school saving throws share: `fracas.rulesets.base.SAVE`; relayed: the Roll20
+#: Mod's `!fracas save` sends it to the bridge).
+SAVE = BASE_SAVE
 #: Touch attacks (ER Touch-based Effects): a hit for no damage, or a sleight-of-hand feat.
 TOUCH = Kind("touch", "touch.roll", "touch", "the touch", "touch", "compile_touch", "roll_touch",
              result="result.touch.roll", command="fracas.rulesets.er.commands:touch",
@@ -125,15 +123,15 @@ class EnchantedRealms(Ruleset):
 
         return cli.options()
 
-    def initiative_cli_options(self) -> list[Any]:
-        from ..flags import combatants_option
+    def kind_cli_options(self, kind: str) -> list[Any]:
+        from . import cli
 
-        return [combatants_option("its Agility score (ER-18: d10 + Agility modifier)")]
+        return cli.kind_options(kind)
 
-    def initiative_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
-        from ..flags import combatants_request
+    def kind_from_flags(self, kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+        from . import cli
 
-        return combatants_request(self.name, flags, "agility")
+        return cli.kind_from_flags(kind, flags)
 
     def request_from_flags(self, flags: dict[str, Any]) -> dict[str, Any]:
         from . import cli

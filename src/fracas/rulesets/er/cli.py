@@ -12,6 +12,7 @@ from typing import Any, Optional
 import click
 
 from ...requests import key_path
+from ..flags import key_values as key_values  # shared by the rulesets' commands
 from .schema import COVERS, DAMAGE_TYPES, METHODS, NAME, SIZES, STYLE_DAMAGE, STYLE_METHOD, STYLES
 
 
@@ -94,40 +95,6 @@ STRIKE_KEYS: dict[str, Any] = {
     "sneak_ok": bool,
 }
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
-
-
-def key_values(text: str, keys: dict[str, Any], hint: str) -> dict[str, Any]:
-    """`KEY=VALUE,...` as fields, each read as its key says: int, str, bool (a bare KEY is
-    true), list (repeatable; `condition` fills `conditions`), or a tuple of the allowed
-    words. A mistake is a click error naming the option (`hint`) and the key."""
-    fields: dict[str, Any] = {}
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        key, sep, value = item.partition("=")
-        key, value = key.strip().replace("-", "_"), value.strip()
-        kind = keys.get(key)
-        if kind is None:
-            raise click.BadParameter(f"unknown key {key!r} in {text!r}; keys: {', '.join(keys)}", param_hint=hint)
-        if kind is bool:
-            if sep and value.lower() not in _TRUE + _FALSE:
-                raise click.BadParameter(f"{key}={value!r}: give {key} alone, or {key}=true / {key}=false",
-                                         param_hint=hint)
-            fields[key] = not sep or value.lower() in _TRUE
-        elif not sep:
-            raise click.BadParameter(f"{key!r} needs a value: {key}=...", param_hint=hint)
-        elif kind is int:
-            try:
-                fields[key] = int(value)
-            except ValueError:
-                raise click.BadParameter(f"{key}={value!r} is not a whole number", param_hint=hint) from None
-        elif kind is list:
-            fields.setdefault("conditions" if key == "condition" else key, []).append(value)
-        elif isinstance(kind, tuple) and value not in kind:
-            raise click.BadParameter(f"{key}={value!r} is not one of {', '.join(kind)}", param_hint=hint)
-        else:
-            fields[key] = value
-    return fields
 
 
 def parse_strike(text: str, number: int) -> dict[str, Any]:
@@ -268,3 +235,53 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     if plain.startswith("strike."):
         return "--" + plain.split(".")[1].replace("_", "-")
     return None
+
+
+#: What `fracas save --target KEY=VALUE,...` may set, and how each value is read.
+_SAVER_KEYS: dict[str, Any] = {"id": str, "score": int, "modifier": int, "bonus": int, "cover": str,
+                               "advantage": bool, "disadvantage": bool, "condition": list}
+
+
+def _save_options() -> list[click.Option]:
+    """`fracas save`: saves against an effect or an area (ER-12, ER-14, ER-16)."""
+    return [
+        click.Option(["--save", "save_"], type=click.Choice(["agility", "resilience", "strength"]), default=None,
+                     help="The attribute that saves."),
+        click.Option(["--dc"], type=int, default=None, help="The save's DC: a d20 + modifiers must meet it."),
+        click.Option(["--target", "targets"], multiple=True, metavar="KEY=VALUE,...",
+                     help="A creature making the save (repeat for each), e.g. id=goblin,score=4,cover=half; keys: "
+                          + ", ".join(_SAVER_KEYS) + "."),
+        click.Option(["--area"], is_flag=True, help="An area effect: cover adds +2/+5/+5 to Agility saves (ER-16)."),
+        click.Option(["--effect"], default="", help="What the effect is, for the record (e.g. 'sleep smoke')."),
+        click.Option(["--on-fail", "on_fail"], multiple=True, metavar="CONDITION",
+                     help="A condition a failed save applies (repeat for several), e.g. asleep."),
+    ]
+
+
+def _save_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    if flags.get("save_") is None or flags.get("dc") is None or not flags.get("targets"):
+        raise click.UsageError("give --save, --dc and at least one --target id=goblin,score=4 (or a request file)")
+    return {"ruleset": NAME, "save": flags["save_"], "dc": flags["dc"], "area": flags["area"],
+            "effect": flags["effect"], "on_fail": list(flags["on_fail"]),
+            "targets": [key_values(t, _SAVER_KEYS, "--target") for t in flags["targets"]]}
+
+
+def _initiative_options() -> list[click.Option]:
+    from ..flags import combatants_option
+
+    return [combatants_option("its Agility score (ER-18: d10 + Agility modifier)")]
+
+
+def _initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    from ..flags import combatants_request
+
+    return combatants_request(NAME, flags, "agility")
+
+
+def kind_options(kind: str) -> list[click.Option]:
+    """The flags of `fracas KIND` for the shared kinds (initiative, save)."""
+    return {"initiative": _initiative_options, "save": _save_options}.get(kind, list)()
+
+
+def kind_from_flags(kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+    return {"initiative": _initiative_from_flags, "save": _save_from_flags}[kind](flags)

@@ -1,7 +1,8 @@
-"""`fracas compete`, `fracas impale`, `fracas save`, `fracas touch`, `fracas drop`, `fracas
-lock` and `fracas throw`: the Enchanted Realms table situations, competitions (ER-19),
-impalement (ER-23), saves against effects and areas (ER-16), touch attacks (Touch-based
-Effects), getting the drop (ER-13), weapon lock and disarm, and throwing items and magic."""
+"""`fracas compete`, `fracas impale`, `fracas touch`, `fracas drop`, `fracas lock` and
+`fracas throw`: the Enchanted Realms table situations, competitions (ER-19), impalement
+(ER-23), touch attacks (Touch-based Effects), getting the drop (ER-13), weapon lock and
+disarm, and throwing items and magic. `fracas save`, which old-school saving throws share,
+is `fracas.cli.saves`."""
 
 from __future__ import annotations
 
@@ -102,48 +103,6 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
         if charge_file is not None:
             payload["charge"] = load_json(charge_file.read(), "--charge")
     result = engine_call(fracas.impale, with_rolls(payload, faces), seed=seed)
-    emit(result.to_dict(), as_json)
-
-
-#: What `--target KEY=VALUE,...` of `fracas save` may set, and how each value is read.
-_SAVER_KEYS: dict[str, Any] = {"id": str, "score": int, "modifier": int, "bonus": int, "cover": str,
-                               "advantage": bool, "disadvantage": bool, "condition": list}
-
-
-@click.command(short_help="Enchanted Realms saves against an effect or an area (ER-16).")
-@click.argument("request", type=click.File("rb"), required=False)
-@click.option("--save", "save_", type=click.Choice(["agility", "resilience", "strength"]), default=None,
-              help="The attribute that saves.")
-@click.option("--dc", type=int, default=None, help="The save's DC: a d20 + modifiers must meet it.")
-@click.option("--target", "targets", multiple=True, metavar="KEY=VALUE,...",
-              help="A creature making the save (repeat for each), e.g. id=goblin,score=4,cover=half; keys: "
-                   + ", ".join(_SAVER_KEYS) + ".")
-@click.option("--area", is_flag=True, help="An area effect: cover adds +2/+5/+5 to Agility saves (ER-16).")
-@click.option("--effect", default="", help="What the effect is, for the record (e.g. 'sleep smoke').")
-@click.option("--on-fail", "on_fail", multiple=True, metavar="CONDITION",
-              help="A condition a failed save applies (repeat for several), e.g. asleep.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
-@click.option("--rolls", "rolls", default=None, metavar="FACES", help="Physical d20s, in draw order.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def save(request: Any, save_: Optional[str], dc: Optional[int], targets: tuple[str, ...], area: bool, effect: str,
-         on_fail: tuple[str, ...], seed: Any, rolls: Any, as_json: bool) -> None:
-    """Enchanted Realms saves: each creature rolls d20 + its attribute modifier (+ cover's
-    +2/+5/+5 on an Agility save against an area effect, ER-16) against the DC; its own
-    conditions count (ER-12/ER-14); a failed save applies the --on-fail conditions. Prints
-    each creature's exact chance to save. REQUEST is a JSON save request ('-' for stdin), or
-    use the flags, e.g. `fracas save --save agility --dc 13 --area --on-fail asleep
-    --target id=goblin,score=4,cover=half --target id=ogre,modifier=-1`."""
-    from .cli import key_values
-
-    faces = parse_rolls(rolls) if rolls is not None else None
-    if request is not None:
-        payload = load_json(request.read(), "the request")
-    else:
-        if save_ is None or dc is None or not targets:
-            raise click.UsageError("give --save, --dc and at least one --target id=goblin,score=4 (or a request file)")
-        payload = {"save": save_, "dc": dc, "area": area, "effect": effect, "on_fail": list(on_fail),
-                   "targets": [key_values(t, _SAVER_KEYS, "--target") for t in targets]}
-    result = engine_call(fracas.save, with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 

@@ -66,7 +66,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
@@ -332,13 +331,15 @@ class ErRound(Procedure):
                 raise type(exc)(moved, exc.reason) from None
 
     @classmethod
-    def check_names(cls, spec: Any, path: str, named: Callable[[str], bool]) -> None:
+    def check_scenario(cls, sc: Any) -> None:
         """ER-17: each `nearby` name is a combatant or a group of the scenario."""
         from ...errors import SchemaError
 
-        for j, other in enumerate(spec.nearby):
-            if not named(other):
-                raise SchemaError(f"{path}.nearby[{j}]", f"no combatant or group is named {other!r}")
+        names = set(sc.member_ids) | {g.spec.name for g in sc.groups}
+        for g in sc.groups:
+            for j, other in enumerate(g.spec.nearby):
+                if other not in names:
+                    raise SchemaError(f"{g.path}.nearby[{j}]", f"no combatant or group is named {other!r}")
 
     @classmethod
     def _check_negation(cls, ruleset: Any, spec: Any, path: str) -> None:

@@ -38,7 +38,7 @@ from ...dice import Dice, KernelError
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_names, check_range, choice, decode, say
 from ..._facts import CONDITIONS, COVER_SAVE, COVERS, MAX_SAVERS, SCORE_RANGE
-from ..rows import Rolled
+from ..rows import Rolled, failures
 from .feats import Situation, kept_weights, roll_kept, situation
 from .followups import dice_error
 from .plan import modifier
@@ -111,21 +111,6 @@ def save_chance(sit: Situation, total: int, dc: int) -> Fraction:
         return Fraction(0)
     weights = kept_weights(20, sit)
     return Fraction(sum(w for face, w in weights.items() if face + total >= dc), sum(weights.values()))
-
-
-def failures(chances: list[Fraction]) -> list[Fraction]:
-    """P(exactly k targets fail), k = 0 … len(chances): the saves are independent. Whole
-    numbers over the product of the denominators (20, 400 or 1) until the end: no gcd per step."""
-    dist = [1]
-    den = 1
-    for p in chances:
-        a, d = p.numerator, p.denominator
-        nxt = [0] * (len(dist) + 1)
-        for k, x in enumerate(dist):
-            nxt[k] += x * a
-            nxt[k + 1] += x * (d - a)
-        dist, den = nxt, den * d
-    return [Fraction(x, den) for x in dist]
 
 
 def roll_save(plan: SavePlan, dice: Dice, seed: int) -> Rolled:

@@ -1,4 +1,4 @@
-"""Old-school sides (OS-1 … OS-6): side initiative, attack modifiers, morale.
+"""Old-school sides (OS-1 … OS-6): side initiative, attack modifiers, morale, saving throws.
 
 The rules in the project's words: docs/rules/old-school.md. A strike compiles into
 one row of the shared strike-row kernel (`fracas.rulesets.rows`).
@@ -13,10 +13,11 @@ from ... import _layout as L
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
-from ..base import Kind
+from ..base import SAVE, Kind
+from . import save
 from .results import RESULT_TYPES
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
-                     Strike, Target)
+                     SaveRequest, Strike, Target)
 
 TITLE = "Old-school"
 DICE = tuple(F.STANDARD_DICE)
@@ -202,9 +203,10 @@ class OldSchool(rows.RowRuleset):
     name = NAME
     title = TITLE  # the manifest's title: registration checks they agree
     largest_die = max(DICE)
-    own_kinds = (MORALE,)
+    #: OS-4 morale, and saving throws (OS-5: the kind Enchanted Realms' saves share).
+    own_kinds = (MORALE, SAVE)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
-                     "morale": MoraleRequest}
+                     "morale": MoraleRequest, "save": SaveRequest}
     result_types = RESULT_TYPES
     rules = RULES
     cli_module = __name__ + ".cli"
@@ -215,6 +217,15 @@ class OldSchool(rows.RowRuleset):
     roll_initiative = staticmethod(roll_initiative)
     compile_morale = staticmethod(compile_morale)
     roll_morale = staticmethod(roll_morale)
+    compile_save = staticmethod(save.compile_save)
+    roll_save = staticmethod(save.roll_save)
+
+    def render(self, result: dict[str, Any], style: Optional[Any] = None) -> str:
+        """Saving throws in their own words; the other kinds as the row rulesets say them."""
+        if "p_failures" not in result:
+            return super().render(result, style)
+        return save.render(result, (lambda text: style(text, bold=True)) if style else (lambda text: text))
+
     def fight_procedure(self) -> type[Any]:
         """OS-2 phases and one action, OS-3/OS-4 declared flight and morale, OS-5 (`fight.OsRound`)."""
         from .fight import OsRound

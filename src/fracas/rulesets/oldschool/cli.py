@@ -59,7 +59,7 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
 
 
-def initiative_options() -> list[click.Option]:
+def _initiative_options() -> list[click.Option]:
     """`fracas initiative --ruleset old-school`: OS-1, a d6 per side."""
     return [
         click.Option(["--side", "sides"], multiple=True, metavar="ID", help="A side (OS-1); repeatable."),
@@ -69,9 +69,48 @@ def initiative_options() -> list[click.Option]:
     ]
 
 
-def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+def _initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
     sides, waiting = tuple(flags.get("sides") or ()), tuple(flags.get("waiting") or ())
     ids = list(sides) + [w for w in waiting if w not in sides]
     if len(ids) < 2:
         raise click.UsageError("give the sides: --side party --side goblins (--wait ID for a waiting one)")
     return {"ruleset": NAME, "ties": flags["ties"], "sides": [{"id": i, "wait": i in waiting} for i in ids]}
+
+
+#: What `fracas save --ruleset old-school --target KEY=VALUE,...` may set, and how each is read.
+_SAVER_KEYS: dict[str, Any] = {"id": str, "save": int, "modifier": int}
+
+
+def _save_options() -> list[click.Option]:
+    """`fracas save --ruleset old-school`: saving throws against target numbers (OS-5)."""
+    return [
+        click.Option(["--target", "targets"], multiple=True, metavar="KEY=VALUE,...",
+                     help="A creature making the saving throw (repeat for each), e.g. id=fighter,save=14,modifier=1;"
+                          " keys: " + ", ".join(_SAVER_KEYS) + "."),
+        click.Option(["--category"], default=None, metavar="NAME",
+                     help="The saving throw's category (e.g. spells), for targets with a table."),
+        click.Option(["--modifier"], type=int, default=0, show_default=True,
+                     help="A modifier every target's roll gets from the effect."),
+        click.Option(["--effect"], default="", help="What the effect is, for the record (e.g. 'hold person')."),
+    ]
+
+
+def _save_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    from ..flags import key_values
+
+    if not flags.get("targets"):
+        raise click.UsageError("give at least one --target id=fighter,save=14 (or a request file)")
+    payload: dict[str, Any] = {"ruleset": NAME, "modifier": flags["modifier"], "effect": flags["effect"],
+                               "targets": [key_values(t, _SAVER_KEYS, "--target") for t in flags["targets"]]}
+    if flags.get("category") is not None:
+        payload["category"] = flags["category"]
+    return payload
+
+
+def kind_options(kind: str) -> list[click.Option]:
+    """The flags of `fracas KIND --ruleset old-school` for the shared kinds (initiative, save)."""
+    return {"initiative": _initiative_options, "save": _save_options}.get(kind, list)()
+
+
+def kind_from_flags(kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+    return {"initiative": _initiative_from_flags, "save": _save_from_flags}[kind](flags)

@@ -11,28 +11,56 @@
   tactic `flee`), as does a combatant at its `flee_at`; it forfeits its action and
   leaves when its side moves. Morale triggers seen during the round are checked at its
   end, one 2d6 per morale unit and trigger.
-- OS-5: a declared caster harmed this round before its side acts loses its spell.
+- OS-5: a declared caster harmed this round, or that failed a saving throw, before its
+  side acts loses its spell ("is successfully attacked or fails a Saving Throw before
+  their side's initiative"). A combatant's `save_or` is an effect of its attacks (all of
+  them, only its spell, or only its strikes: `by`) that forces a saving throw on their
+  target, hit or miss, rolled with the attack as a save request is (one random event:
+  a d20 + modifiers against the target's `save`, or its `saves` entry for the category;
+  natural 20 saves, natural 1 fails), logged as a "save" event. fracas keeps no other
+  effect of a failed save (what it does besides is the GM's).
 """
 
 from __future__ import annotations
 
 from array import array
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional, Union
 
 from ...dice import Dice
-from ...errors import RulesError
+from ...errors import RulesError, SchemaError
+from ...requests import check_range
 from ..base import Ruleset
 from ..fight import FLED, STANDING, Field, Member, Procedure, SideView, Situation, defined_by
 
+#: The fields of a combatant's `save_or` (OS-5), and what `by` may say.
+SAVE_OR_FIELDS = ("category", "modifier", "effect", "by")
+SAVE_OR_BY = ("any", "attacks", "spell")
+
+
+class OsMember(Member):
+    __slots__ = ("failed_save",)
+
+    failed_save: int  # the round in which it last failed a saving throw (OS-5), 0 none
+
 
 class OsRound(Procedure):
+    member = OsMember
     phases = ("missile", "magic", "melee")
     spell_phase = "magic"
     tactics = {"action": Field(Optional[Literal["melee", "missile"]], None, "OS one action", "the one action of a"
                                " round: its melee strikes in the melee phase or its missile strikes in the missile"
                                " phase (default: melee when it has a melee strike, else missile)")}
+    fields = {
+        "save": Field(Union[int, dict[str, int], None], None, "OS-5", "its saving throw target number, whatever the"
+                      " category, or its table of them by category (e.g. {\"spells\": 15, \"breath\": 16}), as a"
+                      " save request's"),
+        "save_or": Field(Optional[dict[str, Any]], None, "OS-5", "an effect of its attacks that forces a saving throw"
+                         " on their target, hit or miss: category, modifier, effect, by (any, attacks or spell); a"
+                         " declared caster that fails it before its side acts loses its spell"),
+    }
     compiled = "old-school"
-    events = {"spell lost": "a caster harmed before its side acted loses its spell (OS-5)",
+    events = {"spell lost": "a caster harmed, or failing a saving throw, before its side acted loses its spell (OS-5)",
+              "save": "a saving throw an effect of an attack forces on its target (OS-5)",
               "morale": "a morale check at the end of the round (OS-4)",
               "surrender": "a group whose morale broke surrenders (OS-4)",
               "flight": "a group whose morale broke declares flight (OS-4)"}
@@ -53,12 +81,74 @@ class OsRound(Procedure):
 
     @classmethod
     def check_tactic(cls, ruleset: Any, spec: Any, phases: dict[str, list[int]], path: str) -> None:
-        """OS one action: the tactic's `action` names a phase the combatant has strikes for."""
+        """OS one action: the tactic's `action` names a phase the combatant has strikes for;
+        OS-5 its `save` and `save_or` (`check_fields`)."""
         super().check_tactic(ruleset, spec, phases, path)
+        cls.check_fields(spec, path)
         action = spec.tactic.action
         if action is not None and action not in phases:
             raise RulesError(f"{path}.tactic.action", f"action {action!r}: this combatant has no {action} strike"
                                                       " (OS one action: a missile or a melee attack a round)")
+
+    @classmethod
+    def check_fields(cls, spec: Any, path: str) -> None:
+        """OS-5: a combatant's `save` (a target number, or a table by category) and `save_or`."""
+        from .save import TARGET_RANGE, MODIFIER_RANGE
+
+        save = spec.save
+        if isinstance(save, dict):
+            if not save:
+                raise SchemaError(f"{path}.save", "a table of saving throws needs at least one category")
+            for name, value in save.items():
+                if not name:
+                    raise SchemaError(f"{path}.save", "a saving throw category is empty")
+                check_range(value, *TARGET_RANGE, f"{path}.save.{name}", "save")
+        elif save is not None:
+            check_range(save, *TARGET_RANGE, f"{path}.save", "save")
+        effect = spec.save_or
+        if effect is None:
+            return
+        where = f"{path}.save_or"
+        unknown = sorted(set(effect) - set(SAVE_OR_FIELDS))
+        if unknown:
+            raise SchemaError(f"{where}.{unknown[0]}", f"unknown field (save_or takes {', '.join(SAVE_OR_FIELDS)})")
+        category = effect.get("category")
+        if category is not None and (not isinstance(category, str) or not category):
+            raise SchemaError(f"{where}.category", "a saving throw category: a name, or leave it out")
+        modifier = effect.get("modifier", 0)
+        if not isinstance(modifier, int) or isinstance(modifier, bool):
+            raise SchemaError(f"{where}.modifier", "expected a whole number")
+        check_range(modifier, *MODIFIER_RANGE, f"{where}.modifier", "modifier")
+        if not isinstance(effect.get("effect", ""), str):
+            raise SchemaError(f"{where}.effect", "expected a string: what the effect is, for the record")
+        by = effect.get("by", "any")
+        if by not in SAVE_OR_BY:
+            raise SchemaError(f"{where}.by", f"by {by!r}: one of {', '.join(SAVE_OR_BY)}")
+        if by == "spell" and spec.spell is None:
+            raise RulesError(f"{where}.by", "by spell: this combatant has no spell")
+        if by == "attacks" and not spec.attacks:
+            raise RulesError(f"{where}.by", "by attacks: this combatant has no attacks")
+
+    @classmethod
+    def check_scenario(cls, sc: Any) -> None:
+        """OS-5: every enemy a `save_or` may reach has a saving throw for its category."""
+        for g in sc.groups:
+            effect = g.spec.save_or
+            if effect is None:
+                continue
+            category = effect.get("category")
+            for t in sc.groups:
+                if t.side == g.side:
+                    continue
+                save = t.spec.save
+                if save is None:
+                    raise RulesError(f"{t.path}.save", f"{g.path}.save_or forces a saving throw on this combatant:"
+                                                       " give its saving throw target number (OS-5)")
+                if isinstance(save, dict) and (category is None or category not in save):
+                    raise RulesError(f"{t.path}.save", f"{g.path}.save_or forces a saving throw"
+                                                       + (f" of category {category!r}" if category else
+                                                          " of no category")
+                                                       + f" on this combatant; its table has {', '.join(save)} (OS-5)")
 
     @staticmethod
     def action_of(spec: Any, phases: dict[str, list[int]]) -> str:
@@ -81,6 +171,15 @@ class OsRound(Procedure):
             return None
         action: str = next(iter(phases)) if len(phases) == 1 else cls.action_of(g.spec, phases)
         return action
+
+    @classmethod
+    def compiled_why(cls, sc: Any) -> Optional[str]:
+        """The compiled round rolls no saving throws: a scenario with an effect that forces
+        one (OS-5) plays on the Python loop."""
+        for g in sc.groups:
+            if g.spec.save_or is not None:
+                return f"{g.path}.save_or: saving throws that disrupt spells (OS-5) play on the Python loop"
+        return None
 
     @classmethod
     def compiled_units(cls, sc: Any, g: Any) -> list[tuple[str, Optional[tuple[int, ...]]]]:
@@ -113,6 +212,10 @@ class OsRound(Procedure):
         return None
 
     # -- a round ---------------------------------------------------------------------------
+
+    def start(self, m: Member) -> None:
+        assert isinstance(m, OsMember)
+        m.failed_save = 0
 
     def declare(self) -> None:
         """OS-4: "they try to surrender or flee in the next Round", and "the intention to
@@ -164,13 +267,18 @@ class OsRound(Procedure):
                     return set()
         busy = set()
         for m in slot:
-            if m.index in casting and m.hurt_round == fight.round and m.status == STANDING:
+            if m.index not in casting or m.status != STANDING:
+                continue
+            assert isinstance(m, OsMember)
+            harmed, failed = m.hurt_round == fight.round, m.failed_save == fight.round
+            if harmed or failed:
                 casting.discard(m.index)
                 m.spell_uses -= 1
                 busy.add(m.index)
                 spell = self.sc.groups[m.group].spec.spell
+                why = " and ".join([*(["harmed"] if harmed else []), *(["failed a saving throw"] if failed else [])])
                 fight.log({"type": "spell lost", "who": m.id, "spell": spell.name if spell else "",
-                           "rule": "OS-5", "why": "harmed this round before its side acted"})
+                           "rule": "OS-5", "why": f"{why} this round before its side acted"})
         return busy
 
     def turn(self, m: Member, casting: bool) -> dict[str, list[int]]:
@@ -185,6 +293,37 @@ class OsRound(Procedure):
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """OS-3: a target that declared flight is a fleeing target."""
         return (("target", self.fleeing),) if target.leaving else ()
+
+    def attacked(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]],
+                 situation: Situation, result: Any) -> None:
+        """OS-5: an attack whose combatant has a `save_or` (by this kind of attack) forces a
+        saving throw on its standing target, hit or miss: one random event, rolled as a save
+        request; a failure is remembered for the round (`slot_started`)."""
+        effect = self.sc.groups[m.group].spec.save_or
+        if effect is None or target.status != STANDING:
+            return
+        by = effect.get("by", "any")
+        if by != "any" and (by == "spell") != (key == "spell"):
+            return
+        fight = self.fight
+        save = self.sc.groups[target.group].spec.save
+        saver: dict[str, Any] = {"id": target.id, **({"saves": save} if isinstance(save, dict) else {"save": save})}
+        request: dict[str, Any] = {"ruleset": self.sc.ruleset.name, "targets": [saver],
+                                   "modifier": effect.get("modifier", 0), "effect": effect.get("effect", "")}
+        if effect.get("category") is not None:
+            request["category"] = effect["category"]
+        kind = self.sc.ruleset.kind("save")
+        dice, seed = fight.stream()
+        assert kind.roll is not None  # a rolled kind
+        out = kind.roll(kind.compile(request), dice, seed).to_dict()  # small: a copy is cheap
+        rolled = out["targets"][0]
+        assert isinstance(target, OsMember)
+        if not rolled["saved"]:
+            target.failed_save = fight.round
+        fight.log({"type": "save", "who": target.id, "by": m.id, "effect": out["effect"],
+                   "category": out["category"], "seed": seed, "roll": rolled["roll"],
+                   "modifier": rolled["total_modifier"], "total": rolled["total"], "save": rolled["save"],
+                   "saved": rolled["saved"], "p_save": rolled["p_save"], "rule": "OS-5"})
 
     def harmed(self, target: Member) -> None:
         """OS-4: leaving at `flee_at` is declared at the start of the next round, not done now."""

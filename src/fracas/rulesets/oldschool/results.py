@@ -73,6 +73,43 @@ class MoraleResult(R.Rolled):
     fights_to_death: bool
 
 
+class SaveTarget(Shape):
+    """One creature's saving throw: its target number, the d20 and modifiers, whether it
+    saved (a natural 20 always saves, a natural 1 always fails) and its exact chance to."""
+
+    id: str
+    save: Annotated[int, msgspec.Meta(ge=1, le=30)]
+    modifier: int
+    total_modifier: int
+    roll: D20
+    natural: Optional[D20]
+    total: int
+    saved: bool
+    p_save: R.Probability
+    p_save_exact: R.Fraction
+
+
+class Failures(Shape):
+    """The exact chance that exactly `failed` of the creatures fail their saving throws."""
+
+    failed: Count
+    p: R.Probability
+    p_exact: R.Fraction
+
+
+class SaveResult(R.Rolled):
+    """Old-school saving throws against one effect (`save.roll`, OS-5): `failed` names who
+    failed; `p_failures` is the exact distribution of how many fail."""
+
+    category: Optional[str]
+    modifier: int
+    effect: str
+    targets: list[SaveTarget]
+    saved: list[str]
+    failed: list[str]
+    p_failures: list[Failures]
+
+
 #: What `Ruleset.result_types` holds: the result shape of each kind, and of its odds.
 RESULT_TYPES: dict[str, type] = {**R.row_result_types(__name__, Strike, Target), "initiative": InitiativeResult,
-                "morale": MoraleResult}
+                "morale": MoraleResult, "save": SaveResult}

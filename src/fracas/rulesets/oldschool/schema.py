@@ -94,3 +94,34 @@ class MoraleRequest(Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class Saver(Spec):
+    """One creature making an old-school saving throw (docs/rules/old-school.md, OS-5): a
+    d20 + `modifier` (+ the request's) against its target number, `save`, or the entry of
+    its `saves` table for the request's `category`."""
+
+    id: str
+    #: Its saving throw target number, whatever the category, or
+    save: Optional[int] = None
+    #: its table of target numbers by category (e.g. {"spells": 15, "breath": 16}).
+    saves: Optional[dict[str, int]] = None
+    #: Its own modifier to this save (a magic ring, a Wisdom bonus against magic).
+    modifier: int = 0
+
+
+class SaveRequest(Spec):
+    """Old-school saving throws against one effect (OS-5): each target rolls a d20 + its
+    modifier + the effect's `modifier` and saves at or above its target number; a natural
+    20 always saves, a natural 1 always fails."""
+
+    targets: list[Saver]
+    #: The category of saving throw (e.g. "spells"): picks the entry of each `saves` table.
+    category: Optional[str] = None
+    #: The effect's modifier to every target's roll.
+    modifier: int = 0
+    #: What the effect is, for the record ("hold person").
+    effect: str = ""
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

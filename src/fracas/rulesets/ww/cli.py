@@ -120,14 +120,24 @@ def flag_hint(path: str, flags: dict[str, Any]) -> Optional[str]:
     return _hint(path, flags, _FIELDS)
 
 
-def initiative_options() -> list[click.Option]:
+def _initiative_options() -> list[click.Option]:
     """`fracas initiative --ruleset worldwalker`: WW-1, d20 + Dexterity modifier each."""
     from ..flags import combatants_option
 
     return [combatants_option("its Dexterity modifier (WW-1: d20 + Dexterity modifier)")]
 
 
-def initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
+def _initiative_from_flags(flags: dict[str, Any]) -> dict[str, Any]:
     from ..flags import combatants_request
 
     return combatants_request(NAME, flags, "dex_mod")
+
+
+def kind_options(kind: str) -> list[click.Option]:
+    """The flags of `fracas KIND --ruleset …` for the shared kinds it has (initiative)."""
+    return _initiative_options() if kind == "initiative" else []
+
+
+def kind_from_flags(kind: str, flags: dict[str, Any]) -> dict[str, Any]:
+    assert kind == "initiative", kind  # the command offers only the kinds kind_options gives flags for
+    return _initiative_from_flags(flags)

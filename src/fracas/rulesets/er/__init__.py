@@ -22,8 +22,8 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
-#: The four below go through the Roll20 relay (`relay`): the Mod script has no port of them, and its
-#: `!fracas save`, `touch`, `drop` and `lock` send them to the bridge (vtt_scripts/roll20/src/mod/bridgekinds.js).
+#: The five below go through the Roll20 relay (`relay`): the Mod script has no port of them, and its
+#: `!fracas save`, `touch`, `drop`, `lock` and `throw` send them to the bridge (vtt_scripts/roll20/src/mod/bridgekinds.js).
 #: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several.
 SAVE = Kind("save", "save.roll", "save", "the saves", "save", "compile_save", "roll_save",
             result="result.save.roll", command="fracas.rulesets.er.commands:save",
@@ -44,7 +44,8 @@ LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lo
 
 #: Throwing items and throwing magic ("ER Throwing Items"): a pool of d20s against an AC.
 THROW = Kind("throw", "throw.roll", "throw", "the throw", "throw", "compile_throw", "roll_throw",
-             result="result.throw.roll", command="fracas.rulesets.er.commands:throw")
+             result="result.throw.roll", command="fracas.rulesets.er.commands:throw",
+             relay=True)
 
 
 class EnchantedRealms(Ruleset):

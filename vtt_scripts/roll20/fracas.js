@@ -11400,7 +11400,7 @@ function throwRows(raw, ctx) {
     : span(hits[i] === true ? STYLE.hit : STYLE.miss, `${n(face)}`) + (hits[i] === true ? '✓' : '✗'))).join(' ');
   const skill = { none: 'no skill', ranged: 'ranged fighting', hurling: 'hurling' }[r.skill] || '?';
   const what = r.magic === true ? 'throwing magic' : esc.text(r.item);
-  const added = p.agility_added ? `, Agility ${signed(n(p.agility_added))}` : '';
+  const added = p.agility_added ? ` (Agility ${signed(n(p.agility_added))} of it)` : '';
   const flags = [p.advantage ? `advantage${Array.isArray(p.advantage_from) && p.advantage_from.length ? ` (${p.advantage_from.map(esc.text).join(', ')})` : ''}` : '',
     p.disadvantage ? `disadvantage${Array.isArray(p.disadvantage_from) && p.disadvantage_from.length ? ` (${p.disadvantage_from.map(esc.text).join(', ')})` : ''}` : '']
     .filter(Boolean);

@@ -470,5 +470,15 @@ test('ER Throwing Items answers rolled by the engine: the pool\'s dice and hits,
   assert.equal(plain(m.odds), `P(hit) 40.0% (2/5) · mean damage ${missed.mean_damage.toFixed(2)} (${missed.mean_damage_exact})`);
   assert.doesNotMatch(gmCard(mOut).text, /!fracas undo/);
   assert.equal(Number(tokens.goblin.get('bar1_value')), 12);
+  // Throwing magic by a hurler: one d20 plus the whole Agility score (6), the spell's damage from the request.
+  const spell = run(emu, emu.gm, `!fracas throw --item magic --damage 1d6+1 --type fire --skill hurling --target ${tokens.goblin.id} --rolls 9,4`, [tokens.thief.id]).rpcs[0];
+  const cast = bridgeRoll(spell);
+  assert.deepEqual([cast.hit, cast.thrown.agility_added, cast.damage.damage], [true, 6, 5]);
+  const s = Emulator.fields(card(answer(emu, spell, cast)).text);
+  assert.equal(s.name, 'Throw: throwing magic (Thief)');
+  assert.equal(plain(s['Thief → Goblin']), 'throwing magic (hurling): 1 d20 +6 (Agility +6 of it) vs AC 13\ndice: 9✓ · 1 hit (any one is enough)');
+  assert.equal(plain(s.outcome), 'hit ✓: 1d6 4 +1 → 5 fire damage · damage applied');
+  assert.equal(plain(s.odds), `P(hit) ${(100 * cast.p_hit).toFixed(1)}% (${cast.p_hit_exact}) · mean damage ${cast.mean_damage.toFixed(2)} (${cast.mean_damage_exact})`);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 7);
   assertSafe(assert, emu);
 });

@@ -83,7 +83,7 @@ const COMMANDS = {
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
 };
-// The kinds the bridge rolls for this script (save, touch, drop, lock: bridgekinds.js KINDS), one
+// The kinds the bridge rolls for this script (save, touch, drop, lock, throw: bridgekinds.js KINDS), one
 // command each; players may use them with tokens they control (each kind checks its acting token).
 for (const kind of Object.keys(bridgekinds.KINDS)) {
   COMMANDS[kind] = { run: (app, msg, cmd) => bridgekinds.kindCommand(app, msg, cmd, kind), player: true };
@@ -1536,6 +1536,11 @@ function items(config) {
       'weapon lock, disarm or shield-blitz (ER Weapon Lock, ER-19), rolled by the bridge: the selected token\'s d20 + to-hit (its ' +
       'Strength score and size bonus, or --to-hit) against the victim\'s AC; with --reacts the victim pulls free (Strength) or pays ' +
       '2/3/4 Body and resists a disarm (Agility), the attacker at advantage; a blitz is a d20 of blunt damage. Body applied, undo works.'],
+    ['!fracas throw --item ITEM --target @{target|token_id} [--skill none|ranged|hurling] [--damage 2d6+1 --type T] [--cover LEVEL] [--bonus N] [--advantage]',
+      'throwing items and throwing magic (ER Throwing Items), rolled by the bridge: the selected thrower (or --attacker ID) throws ' +
+      'acid splash, bonfire blend, explosive oil, firebreather\'s oil, holy water (the table\'s damage), other or magic (give --damage and --type) ' +
+      'at the target\'s AC: 1/2/3 d20 by skill, each raw face against the AC, any hit enough (magic: one d20 + Agility); the target\'s ' +
+      'resistances and markers from its sheet. The damage comes off its bar (undo works); the card gives P(hit) and the mean damage, exact.'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -1577,7 +1582,7 @@ function items(config) {
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
   return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
-    'touch, lock, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'touch, lock, throw, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -1621,7 +1626,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }
@@ -10499,9 +10504,9 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
   },
   "src/mod/bridgekinds.js": function (module, exports, require) {
 'use strict';
-// `!fracas save`, `!fracas touch`, `!fracas drop` and `!fracas lock`: the Enchanted Realms
-// request kinds this script has no JavaScript port of. The bridge rolls them (save.roll,
-// touch.roll, drop.roll, lock.roll; bridge/README.md), so each command builds its request
+// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock` and `!fracas throw`: the
+// Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
+// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll; bridge/README.md), so each command builds its request
 // from the selected token(s), the --target(s) and their sheets and markers, sends it through
 // the relay (relaylink.js, as `!fracas mob` does: kept pending until answered, `!fracas resend`),
 // and the answer, checked against the result layout contract.js declares, becomes a card
@@ -10524,7 +10529,7 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { layoutProblems } = require('../schema');
-const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE } = require('../facts');
+const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE, STANDARD_DICE } = require('../facts');
 const { DEFAULT_RULESET } = require('../contract');
 const { compileAttack } = require('../engine');
 
@@ -10957,6 +10962,106 @@ function lockEffects(result) {
 }
 
 // ---------------------------------------------------------------------------------
+// throw: throwing items and throwing magic (ER Throwing Items): a pool of 1/2/3 d20 by skill
+// (none, ranged fighting, hurling), each raw face against the AC; magic one d20 + Agility
+// ---------------------------------------------------------------------------------
+
+/** The items of the table (the engine's throw.ITEMS), "other" (give --damage) and "magic". */
+const THROW_ITEMS = ['acid splash', 'bonfire blend', 'explosive oil', "firebreather's oil", 'holy water', 'other', 'magic'];
+const OWN_DAMAGE = ['other', 'magic'];
+/** The engine's limits of a request's own damage (throw.py MAX_DAMAGE_DICE, DAMAGE_BONUS). */
+const THROW_DAMAGE_DICE = 10;
+const THROW_DAMAGE_BONUS = 50;
+
+/** `--item holy water`, `--item holy-water`, `--item firebreathers oil`: one of THROW_ITEMS. */
+function throwItem(option) {
+  const said = option.values.join(' ').trim().toLowerCase();
+  const key = (x) => x.replace(/[-_\s]+/g, ' ').replace(/'/g, '');
+  const found = THROW_ITEMS.find((item) => key(item) === key(said));
+  if (!found) throw new UsageError(`--item takes ${THROW_ITEMS.join(', ')}, not "${said}"`);
+  return found;
+}
+
+/** `--damage 2d6+1` (dice d faces + bonus) or `--damage 3` (a flat amount): the request's damage. */
+function throwDamage(option) {
+  const text = oneValue(option).replace(/\s+/g, '');
+  const m = /^(?:(\d{1,3})d(\d{1,3}))?([+-]\d{1,3})?$/i.exec(text);
+  const flat = /^\d{1,3}$/.exec(text);
+  if (!text || (!m && !flat)) throw new UsageError(`--damage takes dice like 2d6+1, or a flat amount like 3, not "${text}"`);
+  if (flat) {
+    const bonus = integer(text, '--damage', 0, THROW_DAMAGE_BONUS);
+    return { dice: 0, faces: 4, bonus };
+  }
+  if (!m[1] && !m[3]) throw new UsageError(`--damage takes dice like 2d6+1, not "${text}"`);
+  const dice = m[1] ? integer(m[1], '--damage (dice)', 0, THROW_DAMAGE_DICE) : 0;
+  const faces = m[2] ? Number(m[2]) : 4;
+  if (!STANDARD_DICE.includes(faces)) throw new UsageError(`--damage: d${faces} is not a die (one of: ${STANDARD_DICE.map((f) => `d${f}`).join(', ')})`);
+  const bonus = m[3] ? integer(m[3], '--damage (bonus)', -THROW_DAMAGE_BONUS, THROW_DAMAGE_BONUS) : 0;
+  return { dice, faces, bonus };
+}
+
+const THROW_OPTIONS = {
+  item: { parse: (op, o) => { o.item = throwItem(op); } },
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  skill: { number: true, parse: (op, o) => { o.skill = choiceOf(op, ['none', 'ranged', 'hurling']); } },
+  damage: { number: true, parse: (op, o) => { o.damage = throwDamage(op); } },
+  type: { number: true, parse: (op, o) => { o.type = choiceOf(op, DAMAGE_TYPES); } },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  cover: {
+    number: true,
+    parse: (op, o) => {
+      const v = oneValue(op).toLowerCase();
+      if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')}, not "${v}"`);
+      o.cover = v;
+    },
+  },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+function buildThrow(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('throw', cmd, THROW_OPTIONS);
+  if (!o.item) throw new UsageError(`give what is thrown: --item ${THROW_ITEMS.join('|')}`);
+  const ownDamage = OWN_DAMAGE.includes(o.item);
+  if (ownDamage && !o.damage) {
+    throw new UsageError(`--item ${o.item}: give its damage, --damage 2d6 (dice, and +N) or --damage 3 (a flat amount), and --type T`);
+  }
+  if (!ownDamage && (o.damage || o.type)) {
+    throw new UsageError(`--${o.damage ? 'damage' : 'type'}: ${o.item} does the table's damage; --damage and --type are for --item other or magic`);
+  }
+  const throwerToken = actor(app, msg, o.attacker);
+  const targetToken = oneTarget(app, msg, o);
+  if (throwerToken.id === targetToken.id) throw new UsageError('--target: a throw is at another creature');
+  const config = app.s().config;
+  const thrower = new SheetReader(app.edge, config, throwerToken);
+  const victim = new SheetReader(app.edge, config, targetToken);
+  const ac = o.ac !== undefined && permissions.mayOverride(app, msg, targetToken) ? o.ac : victim.number('ac');
+  if (ac === null) {
+    throw new UsageError(`${victim.name} has no "${config.attrs.ac}" attribute: a throw is against its AC (give --ac for a token without a character)`);
+  }
+  // The target as an attack reads it (its AC by damage type, resistances, markers, --cover), the fields a throw takes.
+  const read = victim.target({ ac, cover: o.cover });
+  const target = Object.assign({ id: targetToken.id }, pick(read, ['ac', 'ac_by_type', 'cover', 'resistant', 'vulnerable', 'immune', 'conditions']));
+  const request = { item: o.item, thrower: thrower.attacker(), target };
+  if (o.skill) request.skill = o.skill;
+  if (ownDamage) request.damage = Object.assign({}, o.damage, { damage_type: o.type || 'fire' });
+  if (o.bonus) request.bonus = o.bonus;
+  if (o.advantage) request.advantage = true;
+  if (o.disadvantage) request.disadvantage = true;
+  return {
+    request, names: { [targetToken.id]: victim.name }, tokens: { [targetToken.id]: targetToken }, common, numbers,
+    actorToken: throwerToken, actorName: thrower.name, title: o.item === 'magic' ? 'throwing magic' : o.item,
+  };
+}
+
+/** The target's damage on a hit (after its resistance, ER-10). */
+function throwEffects(result) {
+  const n = result.damage && Number(result.damage.damage);
+  return result.hit === true && Number.isInteger(n) && n > 0 && typeof result.target === 'string' ? [{ id: result.target, damage: n }] : [];
+}
+
+// ---------------------------------------------------------------------------------
 // The table: one entry per bridge-built kind. `method`: the bridge's (bridge/README.md);
 // `noun`: what the notices call it; `build(app, msg, cmd)` → {request, names, tokens, common,
 // numbers, actorToken?, actorName?, title}; `effects(result)` → [{id, damage?, conditions?}];
@@ -10968,6 +11073,7 @@ const KINDS = {
   touch: { method: 'touch.roll', title: 'Touch attack', noun: 'touch attack', build: buildTouch, effects: () => [], card: kindcards.touchRows },
   drop: { method: 'drop.roll', title: 'Getting the drop (ER-13)', noun: 'getting-the-drop', build: buildDrop, effects: dropEffects, card: kindcards.dropRows },
   lock: { method: 'lock.roll', title: 'Weapon lock and disarm', noun: 'weapon lock and disarm', build: buildLock, effects: lockEffects, card: kindcards.lockRows },
+  throw: { method: 'throw.roll', title: 'Throw', noun: 'throw', build: buildThrow, effects: throwEffects, card: kindcards.throwRows },
 };
 
 /** `!fracas KIND …`: build the request, send it through the relay, say so. */
@@ -11068,12 +11174,12 @@ function methods() {
   return Object.values(KINDS).map((e) => e.method);
 }
 
-module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS };
+module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS };
   },
   "src/mod/kindcards.js": function (module, exports, require) {
 'use strict';
 // The cards of the kinds the bridge rolls for this script (bridgekinds.js): save, touch, drop,
-// lock, each one function from the answer (its layout checked first against contract.js) to
+// lock, throw, each one function from the answer (its layout checked first against contract.js) to
 // the card's [label, html] rows, in cards.js's style, with the exact odds the answer carries.
 // An answer comes through chat: every string is first made plain (clean) and every number
 // checked, so nothing in it shows as markup.
@@ -11301,6 +11407,46 @@ function lockRows(raw, ctx) {
   return rows;
 }
 
+// --- throw ---------------------------------------------------------------------------
+
+/** A mean with its exact fraction: "3.20 (16/5)". */
+function mean(value, exact) {
+  return `${typeof value === 'number' ? value.toFixed(2) : '?'}${typeof exact === 'string' && /^\d+(\/\d+)?$/.test(exact) ? ` (${exact})` : ''}`;
+}
+
+function throwRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const target = nameOf(ctx, r.target);
+  const applied = ctx.applied && ctx.applied[r.target];
+  const p = r.thrown || {};
+  const dice = Array.isArray(p.dice) ? p.dice : [];
+  const hits = Array.isArray(p.hits) ? p.hits : [];
+  const shown = dice.map((face, i) => (i === p.dropped
+    ? `dropped ${span(STYLE.drop, `${n(face)}`)}`
+    : span(hits[i] === true ? STYLE.hit : STYLE.miss, `${n(face)}`) + (hits[i] === true ? '✓' : '✗'))).join(' ');
+  const skill = { none: 'no skill', ranged: 'ranged fighting', hurling: 'hurling' }[r.skill] || '?';
+  const what = r.magic === true ? 'throwing magic' : esc.text(r.item);
+  const added = p.agility_added ? ` (Agility ${signed(n(p.agility_added))} of it)` : '';
+  const flags = [p.advantage ? `advantage${Array.isArray(p.advantage_from) && p.advantage_from.length ? ` (${p.advantage_from.map(esc.text).join(', ')})` : ''}` : '',
+    p.disadvantage ? `disadvantage${Array.isArray(p.disadvantage_from) && p.disadvantage_from.length ? ` (${p.disadvantage_from.map(esc.text).join(', ')})` : ''}` : '']
+    .filter(Boolean);
+  rows.push([`${ctx.actor ? esc.text(ctx.actor) : 'the thrower'} → ${esc.text(target)}`,
+    `${what} (${skill}): ${n(p.counted)} d20 ${signed(n(p.to_hit))}${added} vs AC ${n(p.ac)}${flags.length ? ` · ${flags.join(', ')}` : ''}` +
+    `<br>dice: ${shown} · ${n(hits.filter((h) => h === true).length)} hit${hits.filter((h) => h === true).length === 1 ? '' : 's'} (any one is enough)`]);
+  let outcome = r.hit === true ? span(STYLE.hit, 'hit ✓') : span(STYLE.miss, 'miss ✗');
+  if (r.hit === true && r.damage) {
+    const d = r.damage;
+    const rolled = Array.isArray(d.dice) && d.dice.length ? `${d.dice.length}d${n(d.faces)} ${list(d.dice)}${d.bonus ? ` ${signed(n(d.bonus))}` : ''}` : `${n(d.bonus)}`;
+    const resisted = r.resistance && r.resistance !== 'normal' ? ` (${esc.text(r.resistance)}: ${n(d.base)} → ${n(d.damage)})` : '';
+    outcome += `: ${rolled} → ${span(STYLE.big, `${n(d.damage)}`)} ${esc.text(r.damage_type)} damage${resisted}${bodyNote(applied, d.damage)}`;
+  }
+  if (r.note) outcome += `<br>${span(STYLE.note, esc.text(r.note))}`;
+  rows.push(['outcome', outcome]);
+  rows.push(['odds', `P(hit) ${pct(r.p_hit, r.p_hit_exact)} · mean damage ${mean(r.mean_damage, r.mean_damage_exact)}`]);
+  return rows;
+}
+
 /** The last row of every such card: the bridge rolled it; the seed; request and undo buttons. */
 function footer(raw, ctx) {
   const seed = clean(raw.seed);
@@ -11309,7 +11455,7 @@ function footer(raw, ctx) {
     `${esc.button('request', `!fracas request ${ctx.id}`)}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`];
 }
 
-module.exports = { saveRows, touchRows, dropRows, lockRows, footer, clean, pct };
+module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, footer, clean, pct };
   },
   "src/mod/validate.js": function (module, exports, require) {
 'use strict';

@@ -147,7 +147,7 @@ export function createActions(deps) {
     forecastShare: guarded(viaHolder("forecastShare", ctx.forecastShare)),
     attackDialog: guarded(ctx.attackDialog),
     mobDialog: guarded(ctx.mobDialog),
-    // The kinds the bridge rolls (kinds.js): api.save(options), api.touch, api.drop, api.lock, and
+    // The kinds the bridge rolls (kinds.js): api.save(options), api.touch, api.drop, api.lock, api.throw, and
     // api.bridgedDialog(kind) (the macros'; without a kind it asks which).
     ...Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, guarded(viaHolder(kind, (/** @type {Json} */ o = {}) => ctx.bridged(kind, o)))])),
     bridgedDialog: guarded(ctx.bridgedDialog),

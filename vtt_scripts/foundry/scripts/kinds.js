@@ -1,6 +1,7 @@
 // The kinds the bridge rolls for this module without a card or resolver of its own:
 // Enchanted Realms' save (ER-12/ER-13/ER-14/ER-16), touch ("ER Touch attacks"), drop (ER-13,
-// getting the drop) and lock ("ER Weapon Negation": lock, disarm, shield-blitz). One entry per
+// getting the drop), lock ("ER Weapon Negation": lock, disarm, shield-blitz) and throw ("ER
+// Throwing Items": throwing items and throwing magic). One entry per
 // kind: the bridge method, which tokens take part (from the controlled and targeted tokens),
 // the fields the GM sets at the table (the dialog's and the API's, checked alike, an error
 // naming the field), the request built from those and the actors' data (the readers the attack
@@ -49,7 +50,7 @@ import { word, words } from "./words.js";
  * @property {string} method     the bridge's method
  * @property {string} ruleset
  * @property {string} icon       the macro's image: a core icon (foundry-vtt-types 13.x client/config.d.mts l. 1115-1139,
- *   CONFIG.controlIcons' defaults: cowled, aura, padlock, explosion)
+ *   CONFIG.controlIcons' defaults: cowled, aura, padlock, explosion; fire: l. 1277, CONFIG.statusEffects' burning)
  * @property {Field[]} fields
  * @property {Part[]} parts
  * @property {(args: BuildArgs) => Json} build  the request (without seed and rolls)
@@ -65,6 +66,11 @@ import { word, words } from "./words.js";
 const EDGES = Object.freeze(["normal", "advantage", "disadvantage"]);
 const SAVES = Object.freeze(["agility", "resilience", "strength"]);
 const WEAPONS = Object.freeze(["light", "medium", "heavy"]);
+/** The throw table's items (the engine's throw.ITEMS), an unlisted item and throwing magic ("ER Throwing Items"). */
+export const THROW_ITEMS = Object.freeze(["acid splash", "bonfire blend", "explosive oil", "firebreather's oil", "holy water", "other", "magic"]);
+/** Items whose damage the request gives (the table has none for them). */
+const OWN_DAMAGE = Object.freeze(["other", "magic"]);
+const ownDamage = (/** @type {Record<string, any>} */ v) => OWN_DAMAGE.includes(v.item);
 
 /** `edge` ("normal" | "advantage" | "disadvantage") as request flags. @param {unknown} edge */
 const edgeFlags = (edge) => (edge === "advantage" ? { advantage: true } : edge === "disadvantage" ? { disadvantage: true } : {});
@@ -326,6 +332,59 @@ export const KINDS = {
       + (r.free_cost_dice ? ` ${t("FRACAS.Bridged.FreeCost", { dice: r.free_cost_dice })}` : "")
       + (r.blitz ? ` ${t("FRACAS.Bridged.BlitzDamage", { damage: r.blitz.damage, type: word("DamageType", r.blitz.damage_type) })}` : ""),
     speaker: (tokens) => one(tokens, "attacker"),
+  },
+
+  throw: {
+    kind: "throw", method: "throw.roll", ruleset: DEFAULT_RULESET, icon: "icons/svg/fire.svg",
+    fields: [
+      { name: "item", type: "choice", choices: THROW_ITEMS, def: "acid splash" },
+      { name: "skill", type: "choice", choices: ["none", "ranged", "hurling"], def: "none" },
+      // The damage of an unlisted item or a spell (the engine's throw.py limits: 0-10 dice, a flat -50..50).
+      { name: "dice", type: "int", min: 0, max: 10, def: 1, when: ownDamage },
+      { name: "faces", type: "int", min: 2, max: 100, def: 4, when: ownDamage },
+      { name: "damage_bonus", type: "int", min: -50, max: 50, def: 0, when: ownDamage },
+      { name: "damage_type", type: "choice", choices: DAMAGE_TYPES, def: "fire", when: ownDamage },
+      { name: "cover", type: "choice", choices: COVERS, def: "none" },
+      { name: "bonus", type: "int", min: -50, max: 50, def: 0 },
+      { name: "edge", type: "choice", choices: EDGES, def: "normal" },
+    ],
+    parts: [{ role: "thrower", from: "controlled", owned: true }, { role: "target", from: "targeted" }],
+    build: ({ values, tokens, mapping, conditions }) => {
+      const thrower = /** @type {TokenView} */ (one(tokens, "thrower"));
+      const victim = /** @type {TokenView} */ (one(tokens, "target"));
+      // Throwing magic adds the thrower's Agility (a ranged to-hit: needed); a flask's raw face takes none.
+      const a = readAttacker(thrower, mapping, values.item === "magic" ? [{ method: "range" }] : [], { conditions });
+      const read = readTarget(victim, mapping, { conditions });
+      /** @type {Json} */
+      const target = { id: victim.id, ac: read.ac, cover: values.cover };
+      for (const key of ["resistant", "vulnerable", "immune", "conditions"]) if (read[key] !== undefined) target[key] = read[key];
+      /** @type {Json} */
+      const request = { item: values.item, thrower: a, target, skill: values.skill, bonus: values.bonus, ...edgeFlags(values.edge) };
+      if (ownDamage(values)) request.damage = { dice: values.dice, faces: values.faces, bonus: values.damage_bonus, damage_type: values.damage_type };
+      return request;
+    },
+    // A hit deals its damage (after the target's resistance, ER-10) once.
+    effects: (r) => ({ damage: r.hit && r.damage && r.damage.damage > 0 ? { [r.target]: r.damage.damage } : {}, conditions: {} }),
+    rolls: (r) => {
+      /** @type {RollSpec[]} */
+      const specs = [{ label: t("FRACAS.Bridged.Dice.Throw"), groups: [{ faces: 20, flavor: t("FRACAS.Bridged.Dice.Throw"),
+        results: r.thrown.dice.map((/** @type {number} */ face, /** @type {number} */ i) => ({ result: face, active: i !== r.thrown.dropped,
+          success: !!r.thrown.hits[i], failure: i !== r.thrown.dropped && !r.thrown.hits[i] })) }] }];
+      if (r.damage && r.damage.dice.length) {
+        specs.push({ label: t("FRACAS.Bridged.Dice.ThrowDamage"), total: r.damage.damage, groups: [{ faces: r.damage.faces, flavor: t("FRACAS.Bridged.Dice.ThrowDamage"),
+          results: r.damage.dice.map((/** @type {number} */ face) => ({ result: face, active: true, success: false, failure: false })) }] });
+      }
+      return specs;
+    },
+    outcome: (r, names) => {
+      const item = r.magic ? t("FRACAS.Bridged.Choice.item.magic") : t(`FRACAS.Bridged.Choice.item.${String(r.item).replace(/[^A-Za-z0-9-]+/g, "_")}`);
+      const target = names[r.target] ?? r.target;
+      return r.hit
+        ? t("FRACAS.Bridged.Outcome.throwHit", { item, target, damage: r.damage?.damage ?? 0, type: word("DamageType", r.damage_type) })
+        : t("FRACAS.Bridged.Outcome.throwMissed", { item, target });
+    },
+    // The exact chance of a hit (the result's own p_hit and mean damage are its top-level odds).
+    speaker: (tokens) => one(tokens, "thrower"),
   },
 };
 

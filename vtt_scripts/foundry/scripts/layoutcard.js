@@ -1,6 +1,6 @@
 // A chat card drawn from a result's layout (contract.js RESULTS, generated from the engine's
 // result types): for the kinds the bridge rolls and this module has no card of its own for
-// (Enchanted Realms' save, touch, drop and lock: kinds.js). Every key of the result is shown
+// (Enchanted Realms' save, touch, drop, lock and throw: kinds.js). Every key of the result is shown
 // in the order the layout gives, nested shapes inside, so a field the engine adds to a result
 // appears on the card without a change here. An exact chance (`p_x` with its `p_x_exact`
 // fraction) is written as the fraction and its percentage; token ids as the tokens' names;

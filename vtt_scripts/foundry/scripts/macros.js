@@ -33,7 +33,7 @@ export const MACROS = [
     img: "icons/svg/combat.svg",
     command: 'game.modules.get("fracas")?.api?.forecast();',
   },
-  // One per kind the bridge rolls (kinds.js: save, touch, drop, lock): its dialog.
+  // One per kind the bridge rolls (kinds.js: save, touch, drop, lock, throw): its dialog.
   ...Object.values(KINDS).map((entry) => ({
     key: entry.kind,
     name: `fracas: ${entry.kind}`,

@@ -734,7 +734,7 @@ Hooks.once("init", () => {
 });
 
 // Buttons among the token controls, and a key (Shift+F by default), open the attack dialog; the
-// second button the dialog of the kinds the bridge rolls (save, touch, drop, lock: it asks which).
+// second button the dialog of the kinds the bridge rolls (save, touch, drop, lock, throw: it asks which).
 Hooks.on("getSceneControlButtons", (/** @type {any} v12: an array; v13: records */ controls) => {
   const tools = [
     { tool: { name: "fracasAttack", title: "FRACAS.Controls.Attack", icon: "fa-solid fa-dice-d20", button: true }, run: () => api.attackDialog() },

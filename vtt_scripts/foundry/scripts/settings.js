@@ -118,7 +118,7 @@ export const SETTINGS = [
   { key: "lastStrike", scope: "client", config: false, type: "object", default: null,
     name: "Last attack dialog values", hint: "" },
   { key: "lastBridged", scope: "client", config: false, type: "object", default: null,
-    name: "Last save, touch, drop and lock dialog values", hint: "" },
+    name: "Last save, touch, drop, lock and throw dialog values", hint: "" },
   { key: "macrosInstalled", scope: "world", config: false, type: "boolean", default: false,
     name: "Macros installed", hint: "" },
 ];

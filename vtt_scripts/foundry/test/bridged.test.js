@@ -1,6 +1,7 @@
 // The kinds the bridge rolls for the module (kinds.js, actions/bridged.js): Enchanted Realms
 // saves (ER-12, ER-13, ER-14, ER-16), touch attacks ("ER Touch attacks"), getting the drop
-// (ER-13) and weapon lock, disarm and shield-blitz ("ER Weapon Lock", "ER Weapon Disarm").
+// (ER-13), weapon lock, disarm and shield-blitz ("ER Weapon Lock", "ER Weapon Disarm") and
+// throwing items and throwing magic ("ER Throwing Items").
 // The fake bridge answers only the exact requests of test/fixtures/bridged_answers.json
 // (written from the engine by test/tools/bridged_answers.py), so a request built otherwise
 // fails here; with Python, the same actions run against a real `fracas serve`.
@@ -273,6 +274,89 @@ describe("ER Weapon Lock / ER Weapon Disarm (lock.roll)", () => {
   });
 });
 
+describe("ER Throwing Items (throw.roll)", () => {
+  test("ER Throwing Items: a flask sends the thrower and the target's AC and conditions; its damage is applied on a hit, undone with the card", async () => {
+    const { api, conn, vtt, actors } = setup({ targeted: ["ogre"] });
+    const out = await api.throw({ item: "holy water", skill: "ranged", seed: 3 });
+    assert.equal(conn.calls[0].method, "throw.roll");
+    assert.deepEqual(conn.calls[0].params, answer("throw-holy").request);
+    const r = answer("throw-holy").result;
+    assert.equal(out.result.hit, true);
+    assert.equal(actors.ogre.system.health.value, 30 - r.damage.damage);
+    const card = vtt.messages[0];
+    assert.match(card.content, new RegExp(`holy water hits Ogre: ${r.damage.damage} smite damage`));
+    // The exact chance to hit and the mean damage, each as its fraction beside the float.
+    assert.ok(card.content.includes(`${r.p_hit_exact} (${(r.p_hit * 100).toFixed(1)}%)`), "p_hit");
+    assert.ok(card.content.includes(r.mean_damage_exact), "mean damage");
+    assert.match(card.content, /rolled by the fracas bridge \(throw\.roll\) · seed 3/);
+    // The pool's d20s (each raw face a hit or a miss), then the damage die.
+    assert.deepEqual(card.rolls[0].groups[0].results.map((d) => [d.result, d.success]), r.thrown.dice.map((f, i) => [f, r.thrown.hits[i]]));
+    assert.equal(card.rolls[1].groups[0].faces, 4);
+    assert.equal(card.rolls[1].total, r.damage.damage);
+    await api.undo(out.messageId);
+    assert.equal(actors.ogre.system.health.value, 30);
+  });
+
+  test("ER Throwing Items: throwing magic sends its damage and the thrower's Agility; the target's cover; advantage", async () => {
+    const { api, conn, vtt, actors } = setup({ targeted: ["gob"] });
+    await api.throw({ item: "magic", skill: "hurling", dice: 2, faces: 6, damage_bonus: 1, damage_type: "lightning", cover: "half", bonus: 1, edge: "advantage", seed: 4 });
+    assert.deepEqual(conn.calls[0].params, answer("throw-magic").request);
+    assert.equal(actors.gob.system.health.value, 0);
+    assert.match(vtt.messages[0].content, /throwing magic \(its damage below\) hits Goblin: 10 lightning damage/);
+    // A table item sends no damage of its own: the dialog's damage fields are another item's or magic's.
+    const flask = setup({ targeted: ["gob"], bridge: fakeConnection(() => answer("throw-holy").result) });
+    await flask.api.throw({ item: "acid splash" });
+    assert.equal(flask.conn.calls[0].params.damage, undefined);
+    assert.equal(flask.conn.calls[0].params.item, "acid splash");
+  });
+
+  test("ER Throwing Items: bad input is refused naming the field, before anything is sent; a magic thrower without Agility is named", async () => {
+    const cases = [
+      [{ item: "rock" }, /throw: item: "rock" is not one of acid splash, bonfire blend, explosive oil, firebreather's oil, holy water, other, magic/],
+      [{ item: "magic", dice: 11 }, /throw: dice: 11 is not between 0 and 10/],
+      [{ item: "other", damage_type: "plasma" }, /throw: damage_type: "plasma" is not one of/],
+      [{ skill: "expert" }, /throw: skill: "expert" is not one of none, ranged, hurling/],
+      [{ bonus: 99 }, /throw: bonus: 99 is not between -50 and 50/],
+      [{ cover: "behind" }, /throw: cover: "behind" is not one of/],
+      [{ style: "thrown" }, /throw: unknown option style/],
+    ];
+    for (const [options, message] of cases) {
+      const { api, vtt, conn } = setup({ targeted: ["gob"] });
+      assert.equal(await api.throw(options), null);
+      assert.match(vtt.notes[0].text, message);
+      assert.equal(conn.calls.length, 0);
+    }
+    const none = setup({ targeted: [] });
+    assert.equal(await none.api.throw({}), null);
+    assert.match(none.vtt.notes[0].text, /one target is needed, 0 found: target the token/);
+    const same = setup({ controlled: ["gob"], targeted: ["gob"] });
+    assert.equal(await same.api.throw({}), null);
+    assert.match(same.vtt.notes[0].text, /Goblin cannot be both thrower and target/);
+    // Throwing magic adds the thrower's Agility (a ranged to-hit): an actor without one is named, nothing sent.
+    const bare = setup({ targeted: ["gob"] });
+    delete bare.actors.hero.system.attributes.agility;
+    assert.equal(await bare.api.throw({ item: "magic" }), null);
+    assert.match(bare.vtt.notes[0].text, /Aldric/);
+    assert.match(bare.vtt.notes[0].text, /range strikes add it to hit/);
+    assert.equal(bare.conn.calls.length, 0);
+    // A flask's raw face takes no Agility: the same actor throws one.
+    const flask = setup({ targeted: ["ogre"], bridge: fakeConnection(() => answer("throw-holy").result) });
+    delete flask.actors.hero.system.attributes.agility;
+    const thrown = await flask.api.throw({ item: "holy water", skill: "ranged", seed: 3 });
+    assert.ok(thrown, flask.vtt.notes.map((n) => n.text).join("; "));
+    assert.deepEqual(flask.conn.calls[0].params.thrower, { strength: 4 });
+  });
+
+  test("ER Throwing Items: a player throws only with its own token; the macro and the table name it", async () => {
+    const player = setup({ controlled: ["gob"], targeted: ["ogre"], isGM: false });
+    assert.equal(await player.api.throw({ item: "holy water" }), null);
+    assert.match(player.vtt.notes[0].text, /you can roll only with tokens you own/);
+    assert.equal(player.vtt.asked.length, 0);
+    assert.ok(MACROS.some((m) => m.key === "throw" && m.command.includes('bridgedDialog("throw")')));
+    assert.equal(KINDS.throw.method, "throw.roll");
+  });
+});
+
 describe("who may roll, who sees it, and without a bridge", () => {
   test("without a bridge connection the action says so and nothing is sent or applied", async () => {
     const { api, vtt, conn, actors } = setup({ targeted: ["ogre"], connected: false });
@@ -443,6 +527,7 @@ describe("against the engine", { skip: skipPython }, () => {
       ["touch-sleight", "touch", { touch: "sleight", other_ac: 1, rolls: [16], seed: 4 }, ["gob"]],
       ["drop-inflict", "drop", { phase: "inflict", held: 7, rounds: 2, foul_play: true, seed: 2 }, ["gob"]],
       ["lock-disarm", "lock", { mode: "disarm", to_hit: 2, weapon: "heavy", damage_type: "edged", reacts: true, seed: 8 }, ["ogre"]],
+      ["throw-holy", "throw", { item: "holy water", skill: "ranged", seed: 3 }, ["ogre"]],
     ]) {
       test(`${kind} (${name}): the module's request rolled by fracas serve, the card and what it applied from its answer`, async () => {
         const { api, vtt, actors } = setup({ targeted, bridge: conn });
@@ -452,6 +537,7 @@ describe("against the engine", { skip: skipPython }, () => {
         assert.match(vtt.messages[0].content, new RegExp(`rolled by the fracas bridge \\(${kind}\\.roll\\)`));
         if (kind === "lock") assert.equal(actors.ogre.system.health.value, 30 - out.result.reaction.body_cost.points);
         if (kind === "drop") assert.equal(actors.gob.system.health.value, Math.max(0, 7 - out.result.inflicted));
+        if (kind === "throw") assert.equal(actors.ogre.system.health.value, 30 - out.result.damage.damage);
         // The bridge journaled it under the request's id.
         const entry = await conn.call("journal.get", { id: out.requestId });
         assert.equal(entry.method, `${kind}.roll`);

@@ -359,5 +359,126 @@ test('the table: each bridge-built kind (ER-13, ER-16, ER-19, ER Touch attacks) 
     assert.equal(COMMANDS[kind].player, true);
     for (const field of ['title', 'noun', 'build', 'effects', 'card']) assert.ok(entry[field], `${kind}.${field}`);
   }
-  for (const kind of ['save', 'touch', 'drop', 'lock']) assert.ok(KINDS[kind], kind);
+  for (const kind of ['save', 'touch', 'drop', 'lock', 'throw']) assert.ok(KINDS[kind], kind);
+});
+
+test('ER Throwing Items: !fracas throw sends throw.roll: the thrower\'s sheet, the target\'s AC, resistances, markers and --cover; an item\'s own damage', () => {
+  const { emu, tokens } = table();
+  tokens.goblin.set('statusmarkers', 'prone');
+  const flask = run(emu, emu.gm, `!fracas throw --item holy water --skill ranged --target ${tokens.goblin.id} --advantage --seed 3`, [tokens.orc.id]);
+  assert.equal(flask.rpcs[0].method, 'throw.roll');
+  assert.deepEqual(flask.rpcs[0].params, {
+    item: 'holy water', thrower: { strength: 6, agility: 3, size: 'medium' },
+    target: { id: tokens.goblin.id, ac: 13, resistant: ['poison'], conditions: ['prone'] }, skill: 'ranged', advantage: true, seed: 3,
+  });
+  assert.match(flask.said, /no offline throw resolver: the bridge rolls it/);
+  // Throwing magic: the spell's damage from --damage and --type; the knight's AC by damage type and --cover go as an attack reads them.
+  const magic = run(emu, emu.gm, `!fracas throw --item magic --damage 2d6+1 --type lightning --skill hurling --cover half ` +
+    `--target ${tokens.knight.id} --bonus 1 --seed 4`, [tokens.thief.id]);
+  assert.deepEqual(magic.rpcs[0].params, {
+    item: 'magic', thrower: { strength: 3, agility: 6 },
+    target: { id: tokens.knight.id, ac: 15, ac_by_type: { edged: 18 }, cover: 'half', resistant: ['edged', 'blunt'] },
+    skill: 'hurling', damage: { dice: 2, faces: 6, bonus: 1, damage_type: 'lightning' }, bonus: 1, seed: 4,
+  });
+  // An unlisted item with a flat damage; the item's name as typed (hyphens, no apostrophe); --ac for the GM.
+  const other = run(emu, emu.gm, `!fracas throw --item other --damage 3 --type fire --target ${tokens.goblin.id} --ac 9 --seed 1`, [tokens.orc.id]);
+  assert.deepEqual(other.rpcs[0].params.damage, { dice: 0, faces: 4, bonus: 3, damage_type: 'fire' });
+  assert.equal(other.rpcs[0].params.target.ac, 9);
+  const oil = run(emu, emu.gm, `!fracas throw --item firebreathers-oil --target ${tokens.goblin.id}`, [tokens.orc.id]);
+  assert.equal(oil.rpcs[0].params.item, "firebreather's oil");
+});
+
+test('bad input to throw (ER Throwing Items): a clear whisper naming the option; nothing is sent', () => {
+  const { emu, tokens } = table();
+  const g = tokens.goblin.id;
+  const o = [tokens.orc.id];
+  const cases = [
+    [`!fracas throw --target ${g}`, o, /give what is thrown: --item acid splash\|bonfire blend\|/],
+    [`!fracas throw --item rock --target ${g}`, o, /--item takes acid splash, bonfire blend, explosive oil, firebreather's oil, holy water, other, magic, not "rock"/],
+    [`!fracas throw --item magic --target ${g}`, o, /--item magic: give its damage, --damage 2d6/],
+    [`!fracas throw --item holy water --damage 1d6 --target ${g}`, o, /--damage: holy water does the table's damage; --damage and --type are for --item other or magic/],
+    [`!fracas throw --item other --damage 2d7 --target ${g}`, o, /--damage: d7 is not a die/],
+    [`!fracas throw --item other --damage lots --target ${g}`, o, /--damage takes dice like 2d6\+1, or a flat amount like 3, not "lots"/],
+    [`!fracas throw --item other --damage 11d6 --target ${g}`, o, /--damage \(dice\) must be 0 to 10, not 11/],
+    [`!fracas throw --item magic --damage 1d6 --type plasma --target ${g}`, o, /--type takes alchemical, .* not "plasma"/],
+    [`!fracas throw --item acid splash --skill expert --target ${g}`, o, /--skill takes none, ranged, hurling, not "expert"/],
+    [`!fracas throw --item acid splash --cover behind --target ${g}`, o, /--cover takes none, half, three-quarters, full, not "behind"/],
+    [`!fracas throw --item acid splash --bonus 99 --target ${g}`, o, /--bonus must be -50 to 50, not 99/],
+    [`!fracas throw --item acid splash --target ${g}`, [g], /--target: a throw is at another creature/],
+    [`!fracas throw --item acid splash`, o, /give the target: --target @\{target\|token_id\}/],
+    [`!fracas throw --item acid splash --target ${g}`, [], /select the attacking token, or give --attacker/],
+    [`!fracas throw --item acid splash --target ${g} --style thrown`, o, /!fracas throw does not know --style \(it takes --item/],
+  ];
+  for (const [text, selected, pattern] of cases) {
+    const r = run(emu, emu.gm, text, selected);
+    assert.equal(r.rpcs.length, 0, `${text}: nothing is sent`);
+    assert.match(r.said, pattern, text);
+    assert.ok(r.out.every((x) => x.to === 'gm'), `${text}: the error is whispered`);
+  }
+  assert.deepEqual(Object.keys(emu.state.fracas.relay.pending), []);
+  assertSafe(assert, emu);
+});
+
+test('who may throw (ER Throwing Items): a player with a token they control, as attack; not another\'s, not typed numbers or dice', () => {
+  const { emu, tokens, player } = table();
+  const g = tokens.goblin.id;
+  assert.equal(run(emu, player, `!fracas throw --item acid splash --target ${g}`, [tokens.thief.id]).rpcs.length, 1);
+  const refusals = [
+    [`!fracas throw --item acid splash --target ${g}`, [tokens.orc.id], /you can attack only with a token you control/],
+    [`!fracas throw --item acid splash --target ${g} --skill hurling`, [tokens.thief.id], /--skill: players attack with their character's strikes .* --players-numbers on/],
+    [`!fracas throw --item magic --damage 8d6 --target ${g}`, [tokens.thief.id], /--damage: players attack with .* --players-numbers on/],
+    [`!fracas throw --item acid splash --target ${g} --seed 7`, [tokens.thief.id], /--seed: only the GM chooses the dice/],
+    [`!fracas throw --item acid splash --target ${tokens.lurker.id}`, [tokens.thief.id], /players may target only tokens on the token layer/],
+  ];
+  for (const [text, selected, pattern] of refusals) {
+    const r = run(emu, player, text, selected);
+    assert.equal(r.rpcs.length, 0, `${text}: nothing is sent`);
+    assert.match(r.said, pattern, text);
+  }
+  // --ac is a typed number (as touch's and lock's): a player gives it only with --players-numbers.
+  const typed = run(emu, player, `!fracas throw --item acid splash --target ${g} --ac 1`, [tokens.thief.id]);
+  assert.equal(typed.rpcs.length, 0);
+  assert.match(typed.said, /--ac: players attack with .* --players-numbers on/);
+  emu.chat(emu.gm, '!fracas config --players-attack off');
+  assert.match(run(emu, player, `!fracas throw --item acid splash --target ${g}`, [tokens.thief.id]).said, /only the GM may attack/);
+});
+
+test('ER Throwing Items answers rolled by the engine: the pool\'s dice and hits, the damage off the target\'s bar with undo, the exact p_hit and mean damage', (t) => {
+  if (!H.pythonHasFracas()) return H.skipUnlessCI(t, `no Python with fracas at ${H.pythonPath()}`);
+  const { emu, tokens } = table();
+  // Holy water by a ranged fighter (two d20s, each raw face against AC 13): a 10 misses, a 15 hits; d4 smite.
+  const rpc = run(emu, emu.gm, `!fracas throw --item holy water --skill ranged --target ${tokens.goblin.id} --seed 3`, [tokens.orc.id]).rpcs[0];
+  const result = bridgeRoll(rpc);
+  assert.equal(result.hit, true);
+  const out = answer(emu, rpc, result);
+  const f = Emulator.fields(card(out).text);
+  assert.equal(f.name, 'Throw: holy water (Orc)');
+  assert.equal(plain(f['Orc → Goblin']), 'holy water (ranged fighting): 2 d20 +0 vs AC 13\ndice: 10✗ 15✓ · 1 hit (any one is enough)');
+  assert.equal(plain(f.outcome), `hit ✓: 1d4 ${result.damage.dice[0]} → ${result.damage.damage} smite damage · damage applied\nsmiting damage; limited victims`);
+  assert.equal(plain(f.odds), `P(hit) 64.0% (16/25) · mean damage 1.60 (8/5)`);
+  assert.equal(tokens.goblin.get('bar1_value'), 12 - result.damage.damage);
+  assert.match(gmCard(out).text, /\[undo\]\(!fracas undo k-/);
+  assert.deepEqual(answer(emu, rpc, result), [], 'applied once');
+  emu.chat(emu.gm, `!fracas undo ${rpc.id}`);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 12);
+  // A miss: nothing applied, no undo.
+  const miss = run(emu, emu.gm, `!fracas throw --item acid splash --target ${tokens.goblin.id} --rolls 2`, [tokens.orc.id]).rpcs[0];
+  const missed = bridgeRoll(miss);
+  const mOut = answer(emu, miss, missed);
+  const m = Emulator.fields(card(mOut).text);
+  assert.equal(plain(m.outcome), 'miss ✗\nalchemical damage');
+  assert.equal(plain(m.odds), `P(hit) 40.0% (2/5) · mean damage ${missed.mean_damage.toFixed(2)} (${missed.mean_damage_exact})`);
+  assert.doesNotMatch(gmCard(mOut).text, /!fracas undo/);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 12);
+  // Throwing magic by a hurler: one d20 plus the whole Agility score (6), the spell's damage from the request.
+  const spell = run(emu, emu.gm, `!fracas throw --item magic --damage 1d6+1 --type fire --skill hurling --target ${tokens.goblin.id} --rolls 9,4`, [tokens.thief.id]).rpcs[0];
+  const cast = bridgeRoll(spell);
+  assert.deepEqual([cast.hit, cast.thrown.agility_added, cast.damage.damage], [true, 6, 5]);
+  const s = Emulator.fields(card(answer(emu, spell, cast)).text);
+  assert.equal(s.name, 'Throw: throwing magic (Thief)');
+  assert.equal(plain(s['Thief → Goblin']), 'throwing magic (hurling): 1 d20 +6 (Agility +6 of it) vs AC 13\ndice: 9✓ · 1 hit (any one is enough)');
+  assert.equal(plain(s.outcome), 'hit ✓: 1d6 4 +1 → 5 fire damage · damage applied');
+  assert.equal(plain(s.odds), `P(hit) ${(100 * cast.p_hit).toFixed(1)}% (${cast.p_hit_exact}) · mean damage ${cast.mean_damage.toFixed(2)} (${cast.mean_damage_exact})`);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 7);
+  assertSafe(assert, emu);
 });

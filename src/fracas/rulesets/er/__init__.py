@@ -22,6 +22,9 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
+#: Saves, touch, drop, lock and throw go through the Roll20 relay (`relay`): the Mod script has no
+#: port of them, and its `!fracas save`, `touch`, `drop`, `lock` and `throw` send them to the bridge
+#: (vtt_scripts/roll20/src/mod/bridgekinds.js).
 #: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several (the
 #: kind old-school saving throws share: `fracas.rulesets.base.SAVE`; relayed: the Roll20
 #: Mod's `!fracas save` sends it to the bridge).
@@ -42,7 +45,8 @@ LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lo
 
 #: Throwing items and throwing magic ("ER Throwing Items"): a pool of d20s against an AC.
 THROW = Kind("throw", "throw.roll", "throw", "the throw", "throw", "compile_throw", "roll_throw",
-             result="result.throw.roll", command="fracas.rulesets.er.commands:throw")
+             result="result.throw.roll", command="fracas.rulesets.er.commands:throw",
+             relay=True)
 
 
 class EnchantedRealms(Ruleset):

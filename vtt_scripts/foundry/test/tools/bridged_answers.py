@@ -1,4 +1,4 @@
-"""The engine's answers to the requests the Foundry module's save, touch, drop and lock
+"""The engine's answers to the requests the Foundry module's save, touch, drop, lock and throw
 actions build in test/bridged.test.js, for the node tests to answer with:
 
     python vtt_scripts/foundry/test/tools/bridged_answers.py    write test/fixtures/bridged_answers.json
@@ -57,6 +57,16 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("lock-blitz", "lock", "lock.roll", {
         "mode": "blitz", "attacker": {"id": "hero", "to_hit": 4, "strength": 4, "agility": 6},
         "victim": {"id": "ogre", "ac": 12, "conditions": ["poisoned"]}, "seed": 9}),
+    # ER Throwing Items: a flask of the table (its damage), and throwing magic (the request's damage, the Agility added).
+    ("throw-holy", "throw", "throw.roll", {
+        "item": "holy water", "thrower": {"strength": 4, "agility": 6},
+        "target": {"id": "ogre", "ac": 12, "cover": "none", "conditions": ["poisoned"]},
+        "skill": "ranged", "bonus": 0, "seed": 3}),
+    ("throw-magic", "throw", "throw.roll", {
+        "item": "magic", "thrower": {"strength": 4, "agility": 6},
+        "target": {"id": "gob", "ac": 12, "cover": "half"},
+        "skill": "hurling", "bonus": 1, "advantage": True,
+        "damage": {"dice": 2, "faces": 6, "bonus": 1, "damage_type": "lightning"}, "seed": 4}),
 ]
 
 

@@ -1,7 +1,7 @@
 'use strict';
-// `!fracas save`, `!fracas touch`, `!fracas drop` and `!fracas lock`: the Enchanted Realms
-// request kinds this script has no JavaScript port of. The bridge rolls them (save.roll,
-// touch.roll, drop.roll, lock.roll; bridge/README.md), so each command builds its request
+// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock` and `!fracas throw`: the
+// Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
+// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll; bridge/README.md), so each command builds its request
 // from the selected token(s), the --target(s) and their sheets and markers, sends it through
 // the relay (relaylink.js, as `!fracas mob` does: kept pending until answered, `!fracas resend`),
 // and the answer, checked against the result layout contract.js declares, becomes a card
@@ -24,7 +24,7 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { layoutProblems } = require('../schema');
-const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE } = require('../facts');
+const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE, STANDARD_DICE } = require('../facts');
 const { DEFAULT_RULESET } = require('../contract');
 const { compileAttack } = require('../engine');
 
@@ -457,6 +457,106 @@ function lockEffects(result) {
 }
 
 // ---------------------------------------------------------------------------------
+// throw: throwing items and throwing magic (ER Throwing Items): a pool of 1/2/3 d20 by skill
+// (none, ranged fighting, hurling), each raw face against the AC; magic one d20 + Agility
+// ---------------------------------------------------------------------------------
+
+/** The items of the table (the engine's throw.ITEMS), "other" (give --damage) and "magic". */
+const THROW_ITEMS = ['acid splash', 'bonfire blend', 'explosive oil', "firebreather's oil", 'holy water', 'other', 'magic'];
+const OWN_DAMAGE = ['other', 'magic'];
+/** The engine's limits of a request's own damage (throw.py MAX_DAMAGE_DICE, DAMAGE_BONUS). */
+const THROW_DAMAGE_DICE = 10;
+const THROW_DAMAGE_BONUS = 50;
+
+/** `--item holy water`, `--item holy-water`, `--item firebreathers oil`: one of THROW_ITEMS. */
+function throwItem(option) {
+  const said = option.values.join(' ').trim().toLowerCase();
+  const key = (x) => x.replace(/[-_\s]+/g, ' ').replace(/'/g, '');
+  const found = THROW_ITEMS.find((item) => key(item) === key(said));
+  if (!found) throw new UsageError(`--item takes ${THROW_ITEMS.join(', ')}, not "${said}"`);
+  return found;
+}
+
+/** `--damage 2d6+1` (dice d faces + bonus) or `--damage 3` (a flat amount): the request's damage. */
+function throwDamage(option) {
+  const text = oneValue(option).replace(/\s+/g, '');
+  const m = /^(?:(\d{1,3})d(\d{1,3}))?([+-]\d{1,3})?$/i.exec(text);
+  const flat = /^\d{1,3}$/.exec(text);
+  if (!text || (!m && !flat)) throw new UsageError(`--damage takes dice like 2d6+1, or a flat amount like 3, not "${text}"`);
+  if (flat) {
+    const bonus = integer(text, '--damage', 0, THROW_DAMAGE_BONUS);
+    return { dice: 0, faces: 4, bonus };
+  }
+  if (!m[1] && !m[3]) throw new UsageError(`--damage takes dice like 2d6+1, not "${text}"`);
+  const dice = m[1] ? integer(m[1], '--damage (dice)', 0, THROW_DAMAGE_DICE) : 0;
+  const faces = m[2] ? Number(m[2]) : 4;
+  if (!STANDARD_DICE.includes(faces)) throw new UsageError(`--damage: d${faces} is not a die (one of: ${STANDARD_DICE.map((f) => `d${f}`).join(', ')})`);
+  const bonus = m[3] ? integer(m[3], '--damage (bonus)', -THROW_DAMAGE_BONUS, THROW_DAMAGE_BONUS) : 0;
+  return { dice, faces, bonus };
+}
+
+const THROW_OPTIONS = {
+  item: { parse: (op, o) => { o.item = throwItem(op); } },
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  skill: { number: true, parse: (op, o) => { o.skill = choiceOf(op, ['none', 'ranged', 'hurling']); } },
+  damage: { number: true, parse: (op, o) => { o.damage = throwDamage(op); } },
+  type: { number: true, parse: (op, o) => { o.type = choiceOf(op, DAMAGE_TYPES); } },
+  bonus: { number: true, parse: (op, o) => { o.bonus = integer(oneValue(op), '--bonus', -50, 50); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  cover: {
+    number: true,
+    parse: (op, o) => {
+      const v = oneValue(op).toLowerCase();
+      if (!COVERS.includes(v)) throw new UsageError(`--cover takes ${COVERS.join(', ')}, not "${v}"`);
+      o.cover = v;
+    },
+  },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+function buildThrow(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('throw', cmd, THROW_OPTIONS);
+  if (!o.item) throw new UsageError(`give what is thrown: --item ${THROW_ITEMS.join('|')}`);
+  const ownDamage = OWN_DAMAGE.includes(o.item);
+  if (ownDamage && !o.damage) {
+    throw new UsageError(`--item ${o.item}: give its damage, --damage 2d6 (dice, and +N) or --damage 3 (a flat amount), and --type T`);
+  }
+  if (!ownDamage && (o.damage || o.type)) {
+    throw new UsageError(`--${o.damage ? 'damage' : 'type'}: ${o.item} does the table's damage; --damage and --type are for --item other or magic`);
+  }
+  const throwerToken = actor(app, msg, o.attacker);
+  const targetToken = oneTarget(app, msg, o);
+  if (throwerToken.id === targetToken.id) throw new UsageError('--target: a throw is at another creature');
+  const config = app.s().config;
+  const thrower = new SheetReader(app.edge, config, throwerToken);
+  const victim = new SheetReader(app.edge, config, targetToken);
+  const ac = o.ac !== undefined && permissions.mayOverride(app, msg, targetToken) ? o.ac : victim.number('ac');
+  if (ac === null) {
+    throw new UsageError(`${victim.name} has no "${config.attrs.ac}" attribute: a throw is against its AC (give --ac for a token without a character)`);
+  }
+  // The target as an attack reads it (its AC by damage type, resistances, markers, --cover), the fields a throw takes.
+  const read = victim.target({ ac, cover: o.cover });
+  const target = Object.assign({ id: targetToken.id }, pick(read, ['ac', 'ac_by_type', 'cover', 'resistant', 'vulnerable', 'immune', 'conditions']));
+  const request = { item: o.item, thrower: thrower.attacker(), target };
+  if (o.skill) request.skill = o.skill;
+  if (ownDamage) request.damage = Object.assign({}, o.damage, { damage_type: o.type || 'fire' });
+  if (o.bonus) request.bonus = o.bonus;
+  if (o.advantage) request.advantage = true;
+  if (o.disadvantage) request.disadvantage = true;
+  return {
+    request, names: { [targetToken.id]: victim.name }, tokens: { [targetToken.id]: targetToken }, common, numbers,
+    actorToken: throwerToken, actorName: thrower.name, title: o.item === 'magic' ? 'throwing magic' : o.item,
+  };
+}
+
+/** The target's damage on a hit (after its resistance, ER-10). */
+function throwEffects(result) {
+  const n = result.damage && Number(result.damage.damage);
+  return result.hit === true && Number.isInteger(n) && n > 0 && typeof result.target === 'string' ? [{ id: result.target, damage: n }] : [];
+}
+
+// ---------------------------------------------------------------------------------
 // The table: one entry per bridge-built kind. `method`: the bridge's (bridge/README.md);
 // `noun`: what the notices call it; `build(app, msg, cmd)` → {request, names, tokens, common,
 // numbers, actorToken?, actorName?, title}; `effects(result)` → [{id, damage?, conditions?}];
@@ -468,6 +568,7 @@ const KINDS = {
   touch: { method: 'touch.roll', title: 'Touch attack', noun: 'touch attack', build: buildTouch, effects: () => [], card: kindcards.touchRows },
   drop: { method: 'drop.roll', title: 'Getting the drop (ER-13)', noun: 'getting-the-drop', build: buildDrop, effects: dropEffects, card: kindcards.dropRows },
   lock: { method: 'lock.roll', title: 'Weapon lock and disarm', noun: 'weapon lock and disarm', build: buildLock, effects: lockEffects, card: kindcards.lockRows },
+  throw: { method: 'throw.roll', title: 'Throw', noun: 'throw', build: buildThrow, effects: throwEffects, card: kindcards.throwRows },
 };
 
 /** `!fracas KIND …`: build the request, send it through the relay, say so. */
@@ -568,4 +669,4 @@ function methods() {
   return Object.values(KINDS).map((e) => e.method);
 }
 
-module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS };
+module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS };

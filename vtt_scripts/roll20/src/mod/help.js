@@ -61,6 +61,11 @@ function items(config) {
       'weapon lock, disarm or shield-blitz (ER Weapon Lock, ER-19), rolled by the bridge: the selected token\'s d20 + to-hit (its ' +
       'Strength score and size bonus, or --to-hit) against the victim\'s AC; with --reacts the victim pulls free (Strength) or pays ' +
       '2/3/4 Body and resists a disarm (Agility), the attacker at advantage; a blitz is a d20 of blunt damage. Body applied, undo works.'],
+    ['!fracas throw --item ITEM --target @{target|token_id} [--skill none|ranged|hurling] [--damage 2d6+1 --type T] [--cover LEVEL] [--bonus N] [--advantage]',
+      'throwing items and throwing magic (ER Throwing Items), rolled by the bridge: the selected thrower (or --attacker ID) throws ' +
+      'acid splash, bonfire blend, explosive oil, firebreather\'s oil, holy water (the table\'s damage), other or magic (give --damage and --type) ' +
+      'at the target\'s AC: 1/2/3 d20 by skill, each raw face against the AC, any hit enough (magic: one d20 + Agility); the target\'s ' +
+      'resistances and markers from its sheet. The damage comes off its bar (undo works); the card gives P(hit) and the mean damage, exact.'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -102,7 +107,7 @@ function items(config) {
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
   return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
-    'touch, lock, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'touch, lock, throw, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -146,7 +151,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }

@@ -1,6 +1,6 @@
 'use strict';
 // The cards of the kinds the bridge rolls for this script (bridgekinds.js): save, touch, drop,
-// lock, each one function from the answer (its layout checked first against contract.js) to
+// lock, throw, each one function from the answer (its layout checked first against contract.js) to
 // the card's [label, html] rows, in cards.js's style, with the exact odds the answer carries.
 // An answer comes through chat: every string is first made plain (clean) and every number
 // checked, so nothing in it shows as markup.
@@ -228,6 +228,46 @@ function lockRows(raw, ctx) {
   return rows;
 }
 
+// --- throw ---------------------------------------------------------------------------
+
+/** A mean with its exact fraction: "3.20 (16/5)". */
+function mean(value, exact) {
+  return `${typeof value === 'number' ? value.toFixed(2) : '?'}${typeof exact === 'string' && /^\d+(\/\d+)?$/.test(exact) ? ` (${exact})` : ''}`;
+}
+
+function throwRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const target = nameOf(ctx, r.target);
+  const applied = ctx.applied && ctx.applied[r.target];
+  const p = r.thrown || {};
+  const dice = Array.isArray(p.dice) ? p.dice : [];
+  const hits = Array.isArray(p.hits) ? p.hits : [];
+  const shown = dice.map((face, i) => (i === p.dropped
+    ? `dropped ${span(STYLE.drop, `${n(face)}`)}`
+    : span(hits[i] === true ? STYLE.hit : STYLE.miss, `${n(face)}`) + (hits[i] === true ? '✓' : '✗'))).join(' ');
+  const skill = { none: 'no skill', ranged: 'ranged fighting', hurling: 'hurling' }[r.skill] || '?';
+  const what = r.magic === true ? 'throwing magic' : esc.text(r.item);
+  const added = p.agility_added ? ` (Agility ${signed(n(p.agility_added))} of it)` : '';
+  const flags = [p.advantage ? `advantage${Array.isArray(p.advantage_from) && p.advantage_from.length ? ` (${p.advantage_from.map(esc.text).join(', ')})` : ''}` : '',
+    p.disadvantage ? `disadvantage${Array.isArray(p.disadvantage_from) && p.disadvantage_from.length ? ` (${p.disadvantage_from.map(esc.text).join(', ')})` : ''}` : '']
+    .filter(Boolean);
+  rows.push([`${ctx.actor ? esc.text(ctx.actor) : 'the thrower'} → ${esc.text(target)}`,
+    `${what} (${skill}): ${n(p.counted)} d20 ${signed(n(p.to_hit))}${added} vs AC ${n(p.ac)}${flags.length ? ` · ${flags.join(', ')}` : ''}` +
+    `<br>dice: ${shown} · ${n(hits.filter((h) => h === true).length)} hit${hits.filter((h) => h === true).length === 1 ? '' : 's'} (any one is enough)`]);
+  let outcome = r.hit === true ? span(STYLE.hit, 'hit ✓') : span(STYLE.miss, 'miss ✗');
+  if (r.hit === true && r.damage) {
+    const d = r.damage;
+    const rolled = Array.isArray(d.dice) && d.dice.length ? `${d.dice.length}d${n(d.faces)} ${list(d.dice)}${d.bonus ? ` ${signed(n(d.bonus))}` : ''}` : `${n(d.bonus)}`;
+    const resisted = r.resistance && r.resistance !== 'normal' ? ` (${esc.text(r.resistance)}: ${n(d.base)} → ${n(d.damage)})` : '';
+    outcome += `: ${rolled} → ${span(STYLE.big, `${n(d.damage)}`)} ${esc.text(r.damage_type)} damage${resisted}${bodyNote(applied, d.damage)}`;
+  }
+  if (r.note) outcome += `<br>${span(STYLE.note, esc.text(r.note))}`;
+  rows.push(['outcome', outcome]);
+  rows.push(['odds', `P(hit) ${pct(r.p_hit, r.p_hit_exact)} · mean damage ${mean(r.mean_damage, r.mean_damage_exact)}`]);
+  return rows;
+}
+
 /** The last row of every such card: the bridge rolled it; the seed; request and undo buttons. */
 function footer(raw, ctx) {
   const seed = clean(raw.seed);
@@ -236,4 +276,4 @@ function footer(raw, ctx) {
     `${esc.button('request', `!fracas request ${ctx.id}`)}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`];
 }
 
-module.exports = { saveRows, touchRows, dropRows, lockRows, footer, clean, pct };
+module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, footer, clean, pct };

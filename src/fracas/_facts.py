@@ -40,8 +40,12 @@ ER_PUSH_SIZE = 2
 ER_PUSH_SLICK = -3
 ER_PRONE = -5
 ER_LOCK_FREE_DICE = 2
+ER_SAVAGE_RAW = 8
+ER_SAVAGE_SPECIAL = 12
+ER_SAVAGE_DAMAGE = 1
 MAX_SKILL_DICE = 5
 MAX_NEARBY = 8
+MAX_SAVAGE_STRIKES = 8
 MAX_SAVERS = 1000
 SCORE_RANGE = (-10, 40)
 AC_RANGE = (-100, 200)
@@ -174,6 +178,8 @@ MESSAGES = {
     'compete_strength': 'a {contest} is a Strength competition, not an Agility one (ER-19)',
     'compete_needs': 'a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)',
     'compete_size': 'a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)',
+    'savage_contest': 'savage form counts only in a grapple or an escape, not in a {contest} (ER Grappling: Uncommon Conditions)',
+    'savage_strike_name': 'a savage-form strike needs a name: claw, bite, ... (ER Grappling: Uncommon Conditions)',
     'impale_closed': 'impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)',
     'impale_style': 'impalement is a pole-arm maneuver, not a {style} one (ER-23)',
     'impale_damage': 'impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)',

@@ -18,9 +18,29 @@ from ...cli.common import _emit, _engine_call, _load_json, _parse_rolls, _with_r
 #: What `--challenger` / `--defender KEY=VALUE,...` may set, and how each value is read.
 _SIDE_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "strength": int, "agility": int,
                               "strength_mod": int, "agility_mod": int, "size": str, "speed": int, "prone": bool,
-                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list}
+                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list,
+                              "savage": list, "resistant": list, "vulnerable": list, "immune": list}
 _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, "resistant": list,
                                 "vulnerable": list, "immune": list, "condition": list}
+
+
+def _side(text: str, hint: str) -> dict[str, Any]:
+    """One `--challenger`/`--defender` value; `savage=claw:edged` (repeatable, `bite:piercing:poison`)
+    fills `savage_form` ("ER Grappling: Uncommon Conditions")."""
+    from .cli import key_values
+
+    side = key_values(text, _SIDE_KEYS, hint)
+    strikes = side.pop("savage", None)
+    if strikes is not None:
+        side["savage_form"] = []
+        for item in strikes:
+            strike, _, rest = item.partition(":")
+            kind, _, extra = rest.partition(":")
+            if not strike or not kind or extra not in ("", "poison"):
+                raise click.BadParameter(f"savage={item!r} is not STRIKE:TYPE or STRIKE:TYPE:poison "
+                                         "(e.g. savage=bite:piercing:poison)", param_hint=hint)
+            side["savage_form"].append({"strike": strike, "type": kind, **({"poison": True} if extra else {})})
+    return side
 
 
 @click.command(short_help="An Enchanted Realms competition (ER-19): grapple, escape, shove, trip.")
@@ -30,7 +50,8 @@ _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, 
 @click.option("--challenger", metavar="KEY=VALUE,...",
               help="Who starts it (the grappler, the one escaping, the one shoving), e.g. "
                    "id=ogre,strength=6,size=large,speed=30; keys: " + ", ".join(_SIDE_KEYS) + " (a speed"
-                   " counts only when both sides give one).")
+                   " counts only when both sides give one; savage=claw:edged or savage=bite:piercing:poison,"
+                   " repeatable, is a grapple or escape victim's savage form, resistant=edged the grappler's ER-10).")
 @click.option("--defender", metavar="KEY=VALUE,...", help="The other side, the same keys, e.g. "
               "id=aria,agility=5,attribute=agility,speed=40.")
 @click.option("--slick", is_flag=True, help="Rainy, icy or slick ground (ER-19).")
@@ -41,11 +62,12 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
             seed: Any, rolls: Any, as_json: bool) -> None:
     """An Enchanted Realms competition (ER-19): opposed d12 + Strength or Agility modifier,
     with the grapple and shove/trip modifiers; ties are rolled again. Prints each side's
-    exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
+    exact chance to win. A grapple or escape victim with savage form (claws over a bite) hurts
+    a grappler without one for 1 point on a raw d12 of 8+, delivers its poison on a 12; an
+    escape it still loses calls for the grappler's Strength feat, DC 11 ("ER Grappling:
+    Uncommon Conditions"). REQUEST is a JSON competition request ('-' for stdin), or use the
     flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large,speed=30
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
-    from .cli import key_values
-
     faces = _parse_rolls(rolls) if rolls is not None else None
     if request is not None:
         payload = _load_json(request.read(), "the request")
@@ -54,8 +76,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
             raise click.UsageError("give both sides: --challenger id=ogre,strength=6 --defender id=aria,strength=3"
                                    " (or a request file)")
         payload = {"contest": contest, "slick": slick,
-                   "challenger": key_values(challenger, _SIDE_KEYS, "--challenger"),
-                   "defender": key_values(defender, _SIDE_KEYS, "--defender")}
+                   "challenger": _side(challenger, "--challenger"), "defender": _side(defender, "--defender")}
     result = _engine_call(fracas.compete, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)
 

@@ -358,6 +358,21 @@ class TerminalRenderer(Renderer):
             tie = " · tie, roll again" if c["total"] == d["total"] else ""
             lines.append(f"  roll {i}: {result['challenger']['id']} {'/'.join(map(str, c['dice']))}→{c['total']}"
                          f" vs {result['defender']['id']} {'/'.join(map(str, d['dice']))}→{d['total']}{tie}")
+        inc = result.get("incidental")
+        if inc:  # "ER Grappling: Uncommon Conditions"
+            odds = f"P(hurt) {inc['p_dealt']:.1%}"
+            if inc["p_delivered"]:
+                odds += f" · P({inc['special'] or 'poison'}) {inc['p_delivered']:.1%}"
+            if inc["p_release"] is not None:
+                odds += f" · P(released) {inc['p_release']:.1%}"
+            raw = "no roll" if inc["raw"] is None else f"raw {inc['raw']}"
+            lines.append(f"  savage form: {inc['by']}'s {inc['strike']} ({inc['damage_type']}) · {raw} · "
+                         f"{inc['damage']} damage to {inc['to']} · {odds}")
+            rel = inc["release"]
+            if rel is not None:
+                got = ("the table rolls it" if rel["roll"] is None else
+                       f"{'/'.join(map(str, rel['dice']))}→{rel['total']} · {'holds' if rel['held'] else 'lets go'}")
+                lines.append(f"  {inc['to']}'s Strength feat DC {rel['dc']}: {got}")
         lines.append(self.style(result["outcome"], bold=True))
         return "\n".join(lines)
 

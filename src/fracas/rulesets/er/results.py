@@ -308,6 +308,49 @@ class Round(Shape):
     defender: SideRoll
 
 
+class SavageRelease(Shape):
+    """An escape the victim lost after its savage form hurt the grappler: the grappler's ER-21
+    Strength feat, DC 10 + the damage. Without the grappler's Strength the table rolls it
+    (`roll`, `total`, `held` null)."""
+
+    dc: int
+    dice: list[D20]
+    roll: Optional[D20]
+    modifier: Optional[int]
+    total: Optional[int]
+    held: Optional[bool]
+    situation: Situation
+
+
+class Incidental(Shape):
+    """Savage form in a grapple or an escape ("ER Grappling: Uncommon Conditions"): the
+    victim's kept d12 of the deciding round (`raw`), 8 or more dealing the grappler 1 point of
+    the strike's type (ER-10 applied), 12 delivering its poison or special (its save
+    triggered); the exact chances over the deciding round (ties rolled again). `p_release`:
+    an escape's chance the grappler lets go this way (null when its Strength is unknown;
+    null in a grapple, which needs no feat)."""
+
+    by: str
+    to: str
+    strike: str
+    damage_type: DamageType
+    poison: bool
+    special: Optional[str]
+    raw: Optional[Annotated[int, msgspec.Meta(ge=1, le=12)]]
+    threshold: int
+    dealt: bool
+    resistance: Resistance
+    damage: Count
+    delivered: bool
+    release: Optional[SavageRelease]
+    p_dealt: Probability
+    p_dealt_exact: R.Fraction
+    p_delivered: Probability
+    p_delivered_exact: R.Fraction
+    p_release: Optional[Probability]
+    p_release_exact: Optional[R.Fraction]
+
+
 class CompeteResult(R.Rolled):
     """ER-19 competition (`compete.roll`)."""
 
@@ -322,6 +365,9 @@ class CompeteResult(R.Rolled):
     winner: str
     loser: str
     outcome: str
+    #: Savage form's incidental damage on the grappler; null without it (not a grapple or an
+    #: escape, no savage form on the victim, or a grappler with savage form of its own).
+    incidental: Optional[Incidental]
 
 
 class Charger(Shape):

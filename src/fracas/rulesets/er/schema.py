@@ -175,6 +175,20 @@ class InitiativeRequest(_Spec):
 
 
 
+class SavageStrike(_Spec):
+    """A savage-form strike of a competitor ("ER Grappling: Uncommon Conditions"): a grapple
+    victim's claws or bite may deal the grappler incidental damage."""
+
+    #: Its name: "claw" (or "claws") is chosen over "bite", and either over any other.
+    strike: str
+    #: Its damage type (ER-10): the incidental point is of this type.
+    type: str
+    #: The strike carries poison: delivered (its save triggered) on a raw 12.
+    poison: bool = False
+    #: Other special weaponry, or the poison's name, delivered on a raw 12 and named in the result.
+    special: Optional[str] = None
+
+
 class Competitor(_Spec):
     """One side of an ER-19 competition: d12 + the chosen attribute's modifier."""
 
@@ -193,6 +207,13 @@ class Competitor(_Spec):
     disadvantage: bool = False
     #: ER-12/ER-14: the competitor's own conditions (bound, poisoned, shaken, prone, ...).
     conditions: list[str] = []
+    #: Its usable savage-form strikes ("ER Grappling: Uncommon Conditions"; a grapple or an
+    #: escape only): none given, no savage form.
+    savage_form: list[SavageStrike] = []
+    #: ER-10 against a grappler's incidental damage from its victim's savage form.
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
 
 
 class CompeteRequest(_Spec):

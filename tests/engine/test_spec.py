@@ -60,14 +60,16 @@ SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msg
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
 #: Templates of a kind the Roll20 resolver has no port of (Enchanted Realms' `save`, `touch`,
-#: `drop` and `lock`: the bridge's save.roll, touch.roll, drop.roll and lock.roll roll them for
-#: the clients), said by Python only.
+#: `drop`, `lock` and `slam`: the bridge's save.roll, touch.roll, drop.roll, lock.roll and
+#: slam.roll roll them for the clients), said by Python only.
 PYTHON_ONLY = {"save_empty_id", "save_same_id", "save_needs", "save_full_cover", "save_no_targets"}
 PYTHON_ONLY |= {"touch_needs_ac", "touch_needs_agility"}
 PYTHON_ONLY |= {"drop_one_way", "drop_attack_ruleset", "drop_attack_dice", "drop_not_sneak", "drop_one_victim",
                 "drop_friendly_fire", "drop_needs"}
 PYTHON_ONLY |= {"lock_same", "lock_needs", "lock_no_reaction", "lock_cannot_react", "lock_cannot_act",
                 "lock_blitz_react"}
+PYTHON_ONLY |= {"slam_same", "slam_size", "slam_needs", "slam_cannot_act", "slam_not_tall", "slam_reach",
+                "slam_into_same"}
 
 def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
     """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in

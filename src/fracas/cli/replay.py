@@ -34,6 +34,8 @@ def _method_of(request: Any) -> str:
         return "drop.roll"
     if "victim" in request and "mode" in request:
         return "lock.roll"
+    if "grappler" in request and "victim" in request:
+        return "slam.roll"
     if "counterspeller" in request:
         return "counterspell.roll"
     if "combatants" in request or "sides" in request or (

@@ -6,7 +6,7 @@
 export const VERSION = "0.1.0";
 export const DEFAULT_RULESET = "enchanted-realms";
 export const RULESETS = Object.freeze([
-  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock"], "foundry": true}),
+  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock", "slam"], "foundry": true}),
   Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
   Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale"], "foundry": true}),
@@ -38,6 +38,10 @@ export const FIELDS = Object.freeze({
     LockRequest: Object.freeze(["mode", "attacker", "victim", "ruleset", "seed", "rolls"]),
     Locker: Object.freeze(["id", "to_hit", "strength", "agility", "strength_mod", "agility_mod", "bonus", "advantage", "disadvantage", "conditions", "weapon", "damage_type"]),
     LockVictim: Object.freeze(["id", "ac", "strength", "agility", "strength_mod", "agility_mod", "bonus", "conditions", "reacts", "reaction_left", "resistant", "vulnerable", "immune"]),
+    SlamRequest: Object.freeze(["grappler", "victim", "into", "damage_type", "ruleset", "seed", "rolls"]),
+    SlamGrappler: Object.freeze(["id", "size", "strength", "strength_mod", "height", "to_hit", "advantage", "disadvantage", "conditions"]),
+    SlamVictim: Object.freeze(["id", "size", "conditions", "resistant", "vulnerable", "immune"]),
+    SlamTarget: Object.freeze(["id", "ac", "size", "distance", "resistant", "vulnerable", "immune"]),
     Target: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling"]),
     Profile: Object.freeze(["attacker", "strikes", "advantage", "disadvantage"]),
     ProfileStrike: Object.freeze(["method", "style", "dice", "damage_type", "bonus", "weight", "crit", "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"]),

@@ -14,7 +14,7 @@
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest", "slam": "SlamRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest"}, "roll20": true},
@@ -266,6 +266,43 @@ const STRUCTS = Object.freeze({
       ["conditions", {"list": "str"}, []],
       ["reacts", "bool", false],
       ["reaction_left", "bool", true],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
+    ],
+    "SlamRequest": [
+      ["grappler", {"struct": "SlamGrappler"}],
+      ["victim", {"struct": "SlamVictim"}],
+      ["into", {"optional": {"struct": "SlamTarget"}}, null],
+      ["damage_type", "str", "blunt"],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "SlamGrappler": [
+      ["id", "str"],
+      ["size", "str"],
+      ["strength", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["height", {"optional": "int"}, null],
+      ["to_hit", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["conditions", {"list": "str"}, []],
+    ],
+    "SlamVictim": [
+      ["id", "str"],
+      ["size", "str", "medium"],
+      ["conditions", {"list": "str"}, []],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
+    ],
+    "SlamTarget": [
+      ["id", "str"],
+      ["ac", "int"],
+      ["size", "str", "medium"],
+      ["distance", "int", 5],
       ["resistant", {"list": "str"}, []],
       ["vulnerable", {"list": "str"}, []],
       ["immune", {"list": "str"}, []],
@@ -565,7 +602,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "slam": "SlamResult", "drop": "DropResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -614,6 +651,10 @@ const RESULTS = Object.freeze({
       DisarmCost: ["base", "weapon", "damage_type", "resistance", "points"],
       LockRound: [["victim", "SideRoll"], ["attacker", "SideRoll"]],
       Blitz: ["die", "damage_type", "resistance", "damage", "mean", "mean_exact"],
+      SlamResult: ["ruleset", "seed", "injected", "grappler", "victim", "size_difference", "tall", "tall_from", "strength_bonus", ["victim_damage", "SlamDamage"], "placed_within_ft", "freed", ["into", {"nullable": "SlamInto"}], "text"],
+      SlamDamage: ["damage_type", "base", "resistance", "damage"],
+      SlamInto: ["id", "ac", "distance", "to_hit", "size_bonus", ["dice", {"list": "HurlDie"}], "advantage", "disadvantage", "advantage_from", "disadvantage_from", "hit", "damage_type", "resistance", "damage", "p_hit", "p_hit_exact"],
+      HurlDie: ["face", "total", "hit", "dropped"],
       DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
       DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
       ShockNeeded: ["dc"],

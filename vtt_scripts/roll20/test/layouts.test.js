@@ -32,10 +32,11 @@ const SETS = [
 ];
 
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
-// request goes through the relay), and Enchanted Realms' `save`, `touch`, `drop` and `lock`,
-// which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll and lock.roll roll
-// them; docs/rules/enchanted-realms.md); their layouts are checked on Python's results below.
-const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock'];
+// request goes through the relay), and Enchanted Realms' `save`, `touch`, `drop`, `lock` and
+// `slam`, which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll, lock.roll
+// and slam.roll roll them; docs/rules/enchanted-realms.md); their layouts are checked on Python's
+// results below.
+const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock', 'slam'];
 
 function rulesetOf(request) {
   return request !== null && typeof request === 'object' && typeof request.ruleset === 'string'

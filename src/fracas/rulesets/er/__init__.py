@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import Kind, Ruleset
-from . import attack, bulk, compete, drop, impale, initiative, lock, save, touch
+from . import attack, bulk, compete, drop, impale, initiative, lock, save, slam, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import DropRequest, LockRequest, TouchRequest
+from .schema import DropRequest, LockRequest, SlamRequest, TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -36,14 +36,18 @@ DROP = Kind("drop", "drop.roll", "drop", "the drop", "drop", "compile_drop", "ro
 LOCK = Kind("lock", "lock.roll", "lock", "the weapon lock or disarm", "weapon lock", "compile_lock", "roll_lock",
             result="result.lock.roll", command="fracas.rulesets.er.commands:lock")
 
+#: A grappler's slam ("ER Grappling", "ER Grappling: Uncommon Conditions"), into a second target or not.
+SLAM = Kind("slam", "slam.roll", "slam", "the slam", "slam", "compile_slam", "roll_slam",
+            result="result.slam.roll", command="fracas.rulesets.er.commands:slam")
+
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK, SLAM)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
-                     "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest}
+                     "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest, "slam": SlamRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -65,6 +69,9 @@ class EnchantedRealms(Ruleset):
 
     compile_lock = staticmethod(lock.compile_lock)
     roll_lock = staticmethod(lock.roll_lock)
+
+    compile_slam = staticmethod(slam.compile_slam)
+    roll_slam = staticmethod(slam.roll_slam)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

@@ -1,7 +1,7 @@
 """`fracas compete`, `fracas impale`, `fracas save`, `fracas touch`, `fracas drop` and `fracas
-lock`: the Enchanted Realms table situations, competitions (ER-19), impalement (ER-23), saves
-against effects and areas (ER-16), touch attacks (Touch-based Effects), getting the drop (ER-13)
-and weapon lock and disarm."""
+lock` and `fracas slam`: the Enchanted Realms table situations, competitions (ER-19), impalement
+(ER-23), saves against effects and areas (ER-16), touch attacks (Touch-based Effects), getting the
+drop (ER-13), weapon lock and disarm, and a grappler's slam."""
 
 from __future__ import annotations
 
@@ -296,4 +296,53 @@ def lock(request: Any, mode: str, attacker: Optional[str], victim: Optional[str]
         payload = {"mode": mode, "attacker": key_values(attacker, _LOCKER_KEYS, "--attacker"),
                    "victim": key_values(victim, _LOCK_VICTIM_KEYS, "--victim")}
     result = _engine_call(fracas.lock, _with_rolls(payload, faces), seed=seed)
+    _emit(result.to_dict(), as_json)
+
+
+#: What `fracas slam --grappler` / `--victim` / `--into KEY=VALUE,...` may set.
+_SLAMMER_KEYS: dict[str, Any] = {"id": str, "size": str, "strength": int, "strength_mod": int, "height": int,
+                                 "to_hit": int, "advantage": bool, "disadvantage": bool, "condition": list}
+_SLAMMED_KEYS: dict[str, Any] = {"id": str, "size": str, "resistant": list, "vulnerable": list, "immune": list}
+_SLAM_INTO_KEYS: dict[str, Any] = {"id": str, "ac": int, "size": str, "distance": int, "resistant": list,
+                                   "vulnerable": list, "immune": list}
+
+
+@click.command(short_help="An Enchanted Realms grappler's slam: hurl the held victim, maybe into another.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--grappler", metavar="KEY=VALUE,...",
+              help="Who slams (two sizes larger than its victim), e.g. id=giant,size=huge,strength=10; keys: "
+                   + ", ".join(_SLAMMER_KEYS) + ".")
+@click.option("--victim", metavar="KEY=VALUE,...",
+              help="The held victim, e.g. id=aria,size=medium; keys: " + ", ".join(_SLAMMED_KEYS) + ".")
+@click.option("--into", metavar="KEY=VALUE,...",
+              help="A second target within 10 ft (a grappler ten feet or taller), e.g. id=bob,ac=12,distance=10; "
+                   "keys: " + ", ".join(_SLAM_INTO_KEYS) + ".")
+@click.option("--damage-type", default="blunt", show_default=True,
+              help="The victim's damage type: blunt, or the terrain's (ER-10).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES",
+              help="Physical dice in draw order: the hurling attack's d20s (only with --into).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def slam(request: Any, grappler: Optional[str], victim: Optional[str], into: Optional[str], damage_type: str,
+         seed: Any, rolls: Any, as_json: bool) -> None:
+    """An Enchanted Realms grappler's slam: a grappler two or more sizes larger than the victim
+    it holds hurls it for its Strength bonus in blunt damage (ER-10), freeing it; a grappler
+    ten feet or taller may slam it into another target within 10 ft: a hurling attack of 3d20
+    against that target's AC, the Strength bonus in blunt damage on a hit, with its exact
+    chance. REQUEST is a JSON slam request ('-' for stdin), or use the flags, e.g.
+    `fracas slam --grappler id=giant,size=huge,strength=10 --victim id=aria
+    --into id=bob,ac=12,distance=10`."""
+    from .cli import key_values
+
+    faces = _parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = _load_json(request.read(), "the request")
+    else:
+        if grappler is None or victim is None:
+            raise click.UsageError("give --grappler and --victim (or a request file)")
+        payload = {"grappler": key_values(grappler, _SLAMMER_KEYS, "--grappler"),
+                   "victim": key_values(victim, _SLAMMED_KEYS, "--victim"), "damage_type": damage_type}
+        if into is not None:
+            payload["into"] = key_values(into, _SLAM_INTO_KEYS, "--into")
+    result = _engine_call(fracas.roll, "slam", _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

@@ -45,6 +45,8 @@ class Renderer:
             return self.drop(result)
         if "rebuff_allowed" in result:
             return self.weapon_lock(result)
+        if "placed_within_ft" in result:
+            return self.slam(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -79,6 +81,9 @@ class Renderer:
         raise NotImplementedError
 
     def weapon_lock(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def slam(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
@@ -461,6 +466,26 @@ class TerminalRenderer(Renderer):
         lines.append(self.style(f"{result['held']} held → {result['inflicted']} dealt ({verdict})", bold=True))
         if rel["shock_save"]:
             lines.append(f"  shock: a Resilience save DC {rel['shock_save']['dc']} (ER-13)")
+        return "\n".join(lines)
+
+    def slam(self, result: Any) -> Any:
+        """A grappler's slam ("ER Grappling: Uncommon Conditions")."""
+        vd = result["victim_damage"]
+        tall = "ten feet or taller" if result["tall"] else "under ten feet"
+        lines = [self.style("Slam", bold=True) + f" · {result['grappler']} → {result['victim']} · seed {result['seed']}",
+                 f"  {result['size_difference']} sizes larger · {tall} (by {result['tall_from']}) · Strength bonus "
+                 f"{result['strength_bonus']}",
+                 f"  {result['victim']}: {vd['damage']} {vd['damage_type']} damage"
+                 + (f" ({vd['resistance']})" if vd["resistance"] != "normal" else "")
+                 + f" · freed within {result['placed_within_ft']} ft"]
+        t = result["into"]
+        if t is not None:
+            dice = " ".join(f"{d['face']}→{d['total']}{'✓' if d['hit'] else ''}{' (dropped)' if d['dropped'] else ''}"
+                            for d in t["dice"])
+            edge = " · disadvantage" if t["disadvantage"] else " · advantage" if t["advantage"] else ""
+            lines.append(f"  hurled into {t['id']} (AC {t['ac']}, {t['distance']} ft): {dice}{edge} · "
+                         f"{'hit' if t['hit'] else 'miss'} ({t['p_hit']:.1%}) · {t['damage']} blunt damage")
+        lines.append(self.style(result["text"], bold=True))
         return "\n".join(lines)
 
     def weapon_lock(self, result: Any) -> Any:

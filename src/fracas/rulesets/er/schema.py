@@ -441,3 +441,65 @@ class LockRequest(_Spec):
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None
+
+
+class SlamGrappler(_Spec):
+    """A grappler slamming the victim it holds ("ER Grappling"): two or more size categories
+    larger than it; its Strength bonus (ER-4 modifier) is the damage."""
+
+    id: str
+    size: str
+    strength: Optional[int] = None
+    strength_mod: Optional[int] = None
+    #: Its height in feet: ten or more slams the victim into another target. Not given, its
+    #: size decides: huge, giant and colossal are ten feet or taller (docs/rules/enchanted-realms.md).
+    height: Optional[int] = None
+    #: Added to every d20 of the hurling attack at a second target (ER Throwing Items).
+    to_hit: int = 0
+    #: ER-12 on the hurling pool: one more counted d20, or one more and the highest dropped.
+    advantage: bool = False
+    disadvantage: bool = False
+    #: ER-14: its own conditions (poisoned, prone, ...: the hurl at disadvantage; stunned: no slam).
+    conditions: list[str] = []
+
+
+class SlamVictim(_Spec):
+    """The held creature hurled and slammed: it takes the Strength bonus (ER-10 applies)."""
+
+    id: str
+    size: str = "medium"
+    #: Its conditions: an underwater victim resists fire (ER-15, ER-10).
+    conditions: list[str] = []
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+
+
+class SlamTarget(_Spec):
+    """Another creature the victim is slammed into (a grappler ten feet or taller; within two
+    hexes): a hurling attack against its AC, the Strength bonus in blunt damage on a hit."""
+
+    id: str
+    ac: int
+    #: ER-5: a ranged attack against a larger target gains +1 … +4 on every die.
+    size: str = "medium"
+    #: Feet from the grappler: at most 10 ("up to two hexes away").
+    distance: int = 5
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+
+
+class SlamRequest(_Spec):
+    """A grappler hurls and slams the victim it holds ("ER Grappling", "ER Grappling: Uncommon
+    Conditions"): the Strength bonus in blunt damage (or the terrain's `damage_type`), the
+    victim freed; a grappler ten feet or taller may slam it `into` another target."""
+
+    grappler: SlamGrappler
+    victim: SlamVictim
+    into: Optional[SlamTarget] = None
+    #: The victim's damage type: blunt, "or appropriate damage for the terrain" (ER-10).
+    damage_type: str = "blunt"
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None

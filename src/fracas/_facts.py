@@ -40,8 +40,16 @@ ER_PUSH_SIZE = 2
 ER_PUSH_SLICK = -3
 ER_PRONE = -5
 ER_LOCK_FREE_DICE = 2
+ER_SAVAGE_RAW = 8
+ER_SAVAGE_SPECIAL = 12
+ER_SAVAGE_DAMAGE = 1
+ER_SLAM_SIZES = 2
+ER_SLAM_TALL_FT = 10
+ER_SLAM_REACH_FT = 10
+ER_HURL_DICE = 3
 MAX_SKILL_DICE = 5
 MAX_NEARBY = 8
+MAX_SAVAGE_STRIKES = 8
 MAX_SAVERS = 1000
 SCORE_RANGE = (-10, 40)
 AC_RANGE = (-100, 200)
@@ -95,8 +103,8 @@ NOT_IN_JOURNAL = -32006  # journal.get / journal.replay: no journaled request ha
 SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send again later
 
 # The bridge's methods: its own, then each request kind's (Kind.method).
-BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'counterspell.roll', 'morale.check')
-ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'counterspell.roll', 'morale.check')
+BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'slam.roll', 'counterspell.roll', 'morale.check')
+ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'slam.roll', 'counterspell.roll', 'morale.check')
 ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'drop.roll', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'lock.roll', 'save.roll', 'server.contract', 'throw.roll', 'touch.roll')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
@@ -175,6 +183,15 @@ MESSAGES = {
     'compete_strength': 'a {contest} is a Strength competition, not an Agility one (ER-19)',
     'compete_needs': 'a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)',
     'compete_size': 'a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)',
+    'savage_contest': 'savage form counts only in a grapple or an escape, not in a {contest} (ER Grappling: Uncommon Conditions)',
+    'savage_strike_name': 'a savage-form strike needs a name: claw, bite, ... (ER Grappling: Uncommon Conditions)',
+    'slam_same': '{id} cannot slam itself: the grappler and the victim are the same creature',
+    'slam_size': 'a slam needs a grappler two or more size categories larger than its victim: {grappler} is {grappler_size}, {victim} is {victim_size} (ER Grappling)',
+    'slam_needs': "a slam deals the grappler's Strength bonus: give {who} its strength score or strength_mod (ER-4)",
+    'slam_cannot_act': 'a {condition} grappler cannot slam its victim (ER-14)',
+    'slam_not_tall': 'only a grappler ten feet or taller slams its victim into another target: {who} is {size}{height} (give height in feet; huge or larger counts as ten feet) (ER Grappling: Uncommon Conditions)',
+    'slam_reach': 'a slam reaches two hexes (10 ft): {target} is {distance} ft away (ER Grappling: Uncommon Conditions)',
+    'slam_into_same': "the slam's second target {id} must be another creature than the grappler and its victim",
     'impale_closed': 'impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)',
     'impale_style': 'impalement is a pole-arm maneuver, not a {style} one (ER-23)',
     'impale_damage': 'impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)',

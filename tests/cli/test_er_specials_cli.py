@@ -39,6 +39,37 @@ def test_compete_mistakes_name_the_option_or_field(args, message):
     assert out.exit_code == 2 and message in out.output, out.output
 
 
+def test_compete_savage_form_and_the_grapplers_resistance_from_the_flags():
+    """ER Grappling: Uncommon Conditions: savage=claw:edged (claws over a bite) on an escaping
+    victim; the grappler's ER-10 resistant=...; the escape lost calls for the DC 11 feat."""
+    args = ["compete", "--contest", "escape", "--challenger",
+            "id=wolf,strength=4,savage=bite:piercing:poison,savage=claw:edged",
+            "--defender", "id=ogre,strength=8,vulnerable=edged", "--rolls", "9,11,5"]
+    out = run(args)
+    assert out.exit_code == 0, out.output
+    assert "savage form: wolf's claw (edged) · raw 9 · 2 damage to ogre" in out.output
+    assert "ogre's Strength feat DC 12: 5→8 · lets go" in out.output
+    data = json.loads(run([*args, "--json"]).output)
+    assert data["incidental"]["release"]["held"] is False
+    assert data == fracas.compete({"contest": "escape", "rolls": [9, 11, 5], "challenger": {
+        "id": "wolf", "strength": 4, "savage_form": [{"strike": "bite", "type": "piercing", "poison": True},
+                                                     {"strike": "claw", "type": "edged"}]},
+        "defender": {"id": "ogre", "strength": 8, "vulnerable": ["edged"]}}).to_dict() | {"seed": data["seed"]}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--contest", "grapple", "--challenger", "id=o,strength=3", "--defender", "id=w,strength=1,savage=claw"],
+     "savage='claw' is not STRIKE:TYPE"),
+    (["--contest", "trip", "--challenger", "id=o,strength=3", "--defender", "id=w,strength=1,savage=claw:edged"],
+     "$.defender.savage_form: savage form counts only in a grapple or an escape"),
+    (["--contest", "grapple", "--challenger", "id=o,strength=3", "--defender", "id=w,strength=1,savage=claw:wood"],
+     "$.defender.savage_form[0].type"),
+])
+def test_compete_savage_form_mistakes_name_the_option_or_field(args, message):
+    out = run(["compete", *args])
+    assert out.exit_code == 2 and message in out.output, out.output
+
+
 def test_impale_with_flags_and_a_charge_file(tmp_path):
     """ER-23: the charge file is resolved unless the impalement drops the charger."""
     charge = tmp_path / "charge.json"

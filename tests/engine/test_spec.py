@@ -60,8 +60,8 @@ SAID_BY_MSGSPEC = {"msgspec_type", "msgspec_enum", "msgspec_unknown_field", "msg
 #: Python has no such budget and resolves every ruleset itself.
 JAVASCRIPT_ONLY = {"odds_work", "no_offline_resolver"}
 #: Templates of a kind the Roll20 resolver has no port of (Enchanted Realms' `save`, `touch`,
-#: `drop`, `lock` and `throw`: the bridge's save.roll, touch.roll, drop.roll, lock.roll and
-#: throw.roll roll them for the clients), said by Python only.
+#: `drop`, `lock`, `throw` and `slam`: the bridge's save.roll, touch.roll, drop.roll, lock.roll,
+#: throw.roll and slam.roll roll them for the clients), said by Python only.
 PYTHON_ONLY = {"save_empty_id", "save_same_id", "save_needs", "save_full_cover", "save_no_targets"}
 PYTHON_ONLY |= {"touch_needs_ac", "touch_needs_agility"}
 PYTHON_ONLY |= {"drop_one_way", "drop_attack_ruleset", "drop_attack_dice", "drop_not_sneak", "drop_one_victim",
@@ -72,6 +72,8 @@ PYTHON_ONLY |= {"throw_area", "throw_needs_damage", "throw_damage_listed", "thro
 # Old-school saving throws (OS-5): no JavaScript port either (the bridge's save.roll rolls them).
 PYTHON_ONLY |= {"os_save_needs", "os_save_table_empty", "os_save_category", "os_save_category_empty",
                 "os_save_no_category", "os_save_no_targets", "os_save_empty_id", "os_save_same_id"}
+PYTHON_ONLY |= {"slam_same", "slam_size", "slam_needs", "slam_cannot_act", "slam_not_tall", "slam_reach",
+                "slam_into_same"}
 
 def test_the_kernel_call_info_is_named_by_the_spec_everywhere():
     """The ER and row kernels' call info was an unnamed 5-slot array indexed by number in

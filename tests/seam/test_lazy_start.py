@@ -99,14 +99,15 @@ def test_a_ruleset_loads_on_its_first_use_and_only_it():
 
 
 def test_kinds_load_only_the_rulesets_with_kinds_of_their_own():
-    # ER-19 compete, ER-23 impale, save, touch, drop, lock (weapon lock/disarm) and throw are Enchanted Realms' own kinds,
+    # ER-19 compete, ER-23 impale, save, touch, drop, lock (weapon lock/disarm), throw and slam (ER Grappling)
+    # are Enchanted Realms' own kinds,
     # WW-8 counterspell
     # Worldwalker's, OS-4 morale old-school's; Cartyrion has none.
     found, _ = _run("import sys, json, fracas\n"
                     "kinds = list(fracas.rulesets.kinds())\n"
                     "print(json.dumps({'kinds': kinds, 'modules': sorted(sys.modules)}))")
     assert found["kinds"] == ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop",
-                              "lock", "throw", "counterspell", "morale"]
+                              "lock", "throw", "slam", "counterspell", "morale"]
     assert {"fracas.rulesets.er", "fracas.rulesets.ww", "fracas.rulesets.oldschool"} <= set(found["modules"])
     assert "fracas.rulesets.ct" not in found["modules"]
 
@@ -173,7 +174,7 @@ def test_a_command_imports_what_it_needs_and_help_lists_every_command():
                      "fracas.release"):
         assert unneeded not in found["modules"], unneeded
     assert found["commands"] == ["attack", "odds", "replay", "bench", "initiative", "doctor", "encounter", "simulate",
-                                 "sweep", "clients", "compete", "impale", "save", "touch", "drop", "lock", "throw",
+                                 "sweep", "clients", "compete", "impale", "save", "touch", "drop", "lock", "throw", "slam",
                                  "counterspell", "morale", "serve", "token",
                                  "journal"]
     done = subprocess.run([sys.executable, "-m", "fracas", "--help"], capture_output=True, text=True, timeout=300)

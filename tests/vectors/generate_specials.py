@@ -1,7 +1,8 @@
 """Build the known-answer vectors of Enchanted Realms beyond the single strike:
 `python tests/vectors/generate_specials.py`.
 
-ER-17 stray shots, ER-19 competitions, ER-20 flee attacks, ER-21 grapple releases,
+ER-17 stray shots, ER-19 competitions (with savage form's incidental damage, "ER Grappling:
+Uncommon Conditions"), ER-20 flee attacks, ER-21 grapple releases,
 ER-22 defense rolls and ER-23 impalement. Each vector is a request (`kind`: attack,
 compete or impale) with a seed, and the engine's result (`to_dict()` without
 `backend`) or its error (`type`, `path`, `reason`). The Python suite checks every
@@ -431,6 +432,77 @@ def pole_impale(rng: random.Random) -> dict:
     return request
 
 
+#: "ER Grappling: Uncommon Conditions": a grapple victim's savage form (claws over a bite) hurts
+#: a grappler without one on a raw 8+, delivers poison or special weaponry on a raw 12; an
+#: escape the victim loses then calls for the grappler's Strength feat (DC 10 + the damage).
+WOLF = {"id": "wolf", "strength": 4, "savage_form": [
+    {"strike": "bite", "type": "piercing", "poison": True, "special": "wolfsbane venom"},
+    {"strike": "claw", "type": "edged"}]}
+OGRE = {"id": "ogre", "strength": 8}
+SAVAGE = [
+    ("ER Grappling: Uncommon Conditions a victim's raw 8 deals the grappler 1 point, claws over bite", "compete", {
+        "rolls": [3, 8], "contest": "grapple", "challenger": OGRE, "defender": WOLF}, 1),
+    ("ER Grappling: Uncommon Conditions a raw 12 delivers the poison too", "compete", {
+        "rolls": [3, 12], "contest": "grapple", "challenger": OGRE,
+        "defender": {**WOLF, "savage_form": WOLF["savage_form"][:1]}}, 1),
+    ("ER Grappling: Uncommon Conditions a raw 7 deals nothing", "compete", {
+        "rolls": [3, 7], "contest": "grapple", "challenger": OGRE, "defender": WOLF}, 1),
+    ("ER Grappling: Uncommon Conditions a grappler with savage form of its own takes nothing", "compete", {
+        "rolls": [3, 12], "contest": "grapple", "challenger": {**OGRE, "savage_form": [{"strike": "bite",
+                                                                                       "type": "piercing"}]},
+        "defender": WOLF}, 1),
+    ("ER Grappling: Uncommon Conditions an escape lost after a raw 9: the grappler's DC 11 feat fails", "compete", {
+        "rolls": [9, 11, 5], "contest": "escape", "challenger": WOLF, "defender": OGRE}, 1),
+    ("ER Grappling: Uncommon Conditions an escape lost after a raw 9: the grappler's DC 11 feat holds", "compete", {
+        "rolls": [9, 11, 15], "contest": "escape", "challenger": WOLF, "defender": OGRE}, 1),
+    ("ER Grappling: Uncommon Conditions an escape won needs no feat", "compete", {
+        "rolls": [10, 2], "contest": "escape", "challenger": WOLF, "defender": OGRE}, 1),
+    ("ER-10 a grappler resistant to edged takes 0 and makes no feat", "compete", {
+        "rolls": [9, 11], "contest": "escape", "challenger": WOLF, "defender": {**OGRE, "resistant": ["edged"]}}, 1),
+    ("ER-10 a grappler vulnerable to edged takes 2: DC 12", "compete", {
+        "rolls": [9, 11, 5], "contest": "escape", "challenger": WOLF, "defender": {**OGRE, "vulnerable": ["edged"]}}, 1),
+    ("ER-21 a poisoned grappler's feat: two d20, the worse kept", "compete", {
+        "rolls": [9, 11, 10, 15, 4], "contest": "escape", "challenger": WOLF,
+        "defender": {**OGRE, "conditions": ["poisoned"]}}, 1),
+    ("ER Grappling: Uncommon Conditions a grappler of unknown Strength: the table rolls the feat", "compete", {
+        "rolls": [9, 11], "contest": "escape", "challenger": WOLF,
+        "defender": {"id": "ogre", "attribute": "agility", "agility": 8}}, 1),
+    ("ER Grappling: Uncommon Conditions savage form in a shove is refused", "compete", {
+        "contest": "shove", "challenger": OGRE, "defender": WOLF}, 1),
+    ("ER Grappling: Uncommon Conditions a savage strike of no known damage type", "compete", {
+        "contest": "grapple", "challenger": OGRE,
+        "defender": {**WOLF, "savage_form": [{"strike": "tail", "type": "sting"}]}}, 1),
+    ("ER Grappling: Uncommon Conditions a strike with no name", "compete", {
+        "contest": "grapple", "challenger": OGRE, "defender": {**WOLF, "savage_form": [{"strike": " ",
+                                                                                        "type": "edged"}]}}, 1),
+    ("ER Grappling: Uncommon Conditions too many savage strikes", "compete", {
+        "contest": "grapple", "challenger": OGRE,
+        "defender": {**WOLF, "savage_form": [{"strike": "claw", "type": "edged"}] * 9}}, 1),
+    ("ER Grappling: Uncommon Conditions too few faces for the grappler's feat", "compete", {
+        "rolls": [9, 11], "contest": "escape", "challenger": WOLF, "defender": OGRE}, 1),
+]
+
+SAVAGE_STRIKES = [{"strike": "claw", "type": "edged"}, {"strike": "bite", "type": "piercing"},
+                  {"strike": "bite", "type": "piercing", "poison": True},
+                  {"strike": "horn", "type": "piercing", "special": "goring"}, {"strike": "talons", "type": "edged"}]
+
+
+def savage_compete(rng: random.Random) -> dict:
+    """A grapple or an escape with savage form on one side or both (ER Grappling: Uncommon Conditions)."""
+    request = combined_compete(rng) if rng.random() < 0.4 else compete(rng)
+    request["contest"] = rng.choice(["grapple", "escape", "grapple", "escape", "shove"])
+    victim, grappler = ("defender", "challenger") if request["contest"] != "escape" else ("challenger", "defender")
+    request[victim]["savage_form"] = rng.sample(SAVAGE_STRIKES, rng.randint(1, 3))
+    if rng.random() < 0.1:
+        request[grappler]["savage_form"] = [rng.choice(SAVAGE_STRIKES)]
+    if rng.random() < 0.25:
+        request[grappler][rng.choice(["resistant", "vulnerable", "immune"])] = [rng.choice(["edged", "piercing"])]
+    if rng.random() < 0.2:
+        request[grappler].pop("strength", None)
+        request[grappler]["strength_mod"] = rng.randint(-1, 4)
+    return request
+
+
 def vector(name: str, kind: str, request: dict, seed: int) -> dict:
     return kindvectors.vector(kind, name, request, seed)
 
@@ -456,6 +528,11 @@ def build(count: int = 400) -> list[dict]:
     rng = random.Random(20261128)
     for i in range(60):
         vectors.append(vector(f"impale-pole_impale-{i}", "impale", pole_impale(rng), rng.getrandbits(64)))
+    # Savage form in a grapple or an escape, from its own stream.
+    vectors += [vector(name, kind, request, seed) for name, kind, request, seed in SAVAGE]
+    rng = random.Random(20261142)
+    for i in range(80):
+        vectors.append(vector(f"compete-savage_compete-{i}", "compete", savage_compete(rng), rng.getrandbits(64)))
     return vectors
 
 

@@ -765,7 +765,7 @@ module.exports = {
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
-  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest", "throw": "ThrowRequest"}, "roll20": true},
+  {"name": "enchanted-realms", "title": "Enchanted Realms", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "compete": "CompeteRequest", "impale": "ImpaleRequest", "save": "SaveRequest", "touch": "TouchRequest", "drop": "DropRequest", "lock": "LockRequest", "throw": "ThrowRequest", "slam": "SlamRequest"}, "roll20": true},
   {"name": "worldwalker", "title": "Worldwalker", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "counterspell": "CounterspellRequest"}, "roll20": true},
   {"name": "cartyrion", "title": "Cartyrion", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest"}, "roll20": true},
   {"name": "old-school", "title": "Old-school", "requests": {"attack": "AttackRequest", "bulk": "BulkRequest", "initiative": "InitiativeRequest", "morale": "MoraleRequest", "save": "SaveRequest"}, "roll20": true},
@@ -864,6 +864,16 @@ const STRUCTS = Object.freeze({
       ["advantage", "bool", false],
       ["disadvantage", "bool", false],
       ["conditions", {"list": "str"}, []],
+      ["savage_form", {"list": {"struct": "SavageStrike"}}, []],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
+    ],
+    "SavageStrike": [
+      ["strike", "str"],
+      ["type", "str"],
+      ["poison", "bool", false],
+      ["special", {"optional": "str"}, null],
     ],
     "ImpaleRequest": [
       ["pikeman", {"struct": "Attacker"}],
@@ -1039,6 +1049,43 @@ const STRUCTS = Object.freeze({
       ["faces", "int", 4],
       ["bonus", "int", 0],
       ["damage_type", "str", "fire"],
+    ],
+    "SlamRequest": [
+      ["grappler", {"struct": "SlamGrappler"}],
+      ["victim", {"struct": "SlamVictim"}],
+      ["into", {"optional": {"struct": "SlamTarget"}}, null],
+      ["damage_type", "str", "blunt"],
+      ["ruleset", "str", "enchanted-realms"],
+      ["seed", {"optional": "int"}, null],
+      ["rolls", {"optional": {"list": "int"}}, null],
+    ],
+    "SlamGrappler": [
+      ["id", "str"],
+      ["size", "str"],
+      ["strength", {"optional": "int"}, null],
+      ["strength_mod", {"optional": "int"}, null],
+      ["height", {"optional": "int"}, null],
+      ["to_hit", "int", 0],
+      ["advantage", "bool", false],
+      ["disadvantage", "bool", false],
+      ["conditions", {"list": "str"}, []],
+    ],
+    "SlamVictim": [
+      ["id", "str"],
+      ["size", "str", "medium"],
+      ["conditions", {"list": "str"}, []],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
+    ],
+    "SlamTarget": [
+      ["id", "str"],
+      ["ac", "int"],
+      ["size", "str", "medium"],
+      ["distance", "int", 5],
+      ["resistant", {"list": "str"}, []],
+      ["vulnerable", {"list": "str"}, []],
+      ["immune", {"list": "str"}, []],
     ],
     "Target": [
       ["ac", "int"],
@@ -1350,7 +1397,7 @@ const LIMITS = Object.freeze({
 });
 const RESULTS = Object.freeze({
   "enchanted-realms": {
-    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult", "throw": "ThrowResult"},
+    kinds: {"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "slam": "SlamResult", "drop": "DropResult", "throw": "ThrowResult"},
     shapes: {
       AttackResult: ["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Strike: ["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"],
@@ -1371,11 +1418,13 @@ const RESULTS = Object.freeze({
       Listed: ["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]],
       InitiativeResult: ["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]],
       Ranked: ["id", "roll", "modifier", "total", "tiebreaks"],
-      CompeteResult: ["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome"],
+      CompeteResult: ["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome", ["incidental", {"nullable": "Incidental"}]],
       Side: ["id", "attribute", "modifier", "bonus", ["situation", {"list": "Bonus"}], "total_modifier", "advantage", "disadvantage", "win_chance", "conditions", "advantage_from", "disadvantage_from", "automatic_failure"],
       Bonus: ["why", "value"],
       Round: [["challenger", "SideRoll"], ["defender", "SideRoll"]],
       SideRoll: ["dice", "kept", "total"],
+      Incidental: ["by", "to", "strike", "damage_type", "poison", "special", "raw", "threshold", "dealt", "resistance", "damage", "delivered", ["release", {"nullable": "SavageRelease"}], "p_dealt", "p_dealt_exact", "p_delivered", "p_delivered_exact", "p_release", "p_release_exact"],
+      SavageRelease: ["dc", "dice", "roll", "modifier", "total", "held", ["situation", "Situation"]],
       ImpaleResult: ["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}], "pole", ["heavy", {"nullable": "Heavy"}]],
       Impalement: ["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"],
       Charger: ["id", "body", "damage", "body_after", "incapacitated"],
@@ -1397,6 +1446,10 @@ const RESULTS = Object.freeze({
       DisarmCost: ["base", "weapon", "damage_type", "resistance", "points"],
       LockRound: [["victim", "SideRoll"], ["attacker", "SideRoll"]],
       Blitz: ["die", "damage_type", "resistance", "damage", "mean", "mean_exact"],
+      SlamResult: ["ruleset", "seed", "injected", "grappler", "victim", "size_difference", "tall", "tall_from", "strength_bonus", ["victim_damage", "SlamDamage"], "placed_within_ft", "freed", ["into", {"nullable": "SlamInto"}], "text"],
+      SlamDamage: ["damage_type", "base", "resistance", "damage"],
+      SlamInto: ["id", "ac", "distance", "to_hit", "size_bonus", ["dice", {"list": "HurlDie"}], "advantage", "disadvantage", "advantage_from", "disadvantage_from", "hit", "damage_type", "resistance", "damage", "p_hit", "p_hit_exact"],
+      HurlDie: ["face", "total", "hit", "dropped"],
       DropResult: ["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]],
       DropRelease: ["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]],
       ShockNeeded: ["dc"],
@@ -1514,7 +1567,10 @@ function items(config) {
     ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
       'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
       '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds. ' +
+      'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
+      'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
+      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
@@ -1930,6 +1986,19 @@ function competeCard(result, ctx) {
     if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
   }
   rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  const inc = result.incidental;
+  if (inc) { // "ER Grappling: Uncommon Conditions"
+    const pct = (p) => `${(100 * p).toFixed(1)}%`;
+    let line = `${esc.text(inc.strike)} (${esc.text(inc.damage_type)}): raw ${inc.raw === null ? '—' : inc.raw}` +
+      ` · ${inc.dealt ? `${inc.damage} damage` : 'no damage'}${inc.delivered ? ` · ${esc.text(inc.special || 'poison')} delivered: its save` : ''}` +
+      `<br>${span(STYLE.note, `${pct(inc.p_dealt)} to hurt${inc.p_delivered ? `, ${pct(inc.p_delivered)} to deliver` : ''}` +
+      `${inc.p_release !== null ? `, ${pct(inc.p_release)} to free` : ''}`)}`;
+    if (inc.release) {
+      const r = inc.release;
+      line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
+    }
+    rows.push(['savage form', line]);
+  }
   rows.push(['seed', esc.text(String(result.seed))]);
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }
@@ -2662,8 +2731,16 @@ const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
 const ER_LOCK_FREE_DICE = Object.freeze(2);
+const ER_SAVAGE_RAW = Object.freeze(8);
+const ER_SAVAGE_SPECIAL = Object.freeze(12);
+const ER_SAVAGE_DAMAGE = Object.freeze(1);
+const ER_SLAM_SIZES = Object.freeze(2);
+const ER_SLAM_TALL_FT = Object.freeze(10);
+const ER_SLAM_REACH_FT = Object.freeze(10);
+const ER_HURL_DICE = Object.freeze(3);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_NEARBY = Object.freeze(8);
+const MAX_SAVAGE_STRIKES = Object.freeze(8);
 const MAX_SAVERS = Object.freeze(1000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const AC_RANGE = Object.freeze([-100, 200]);
@@ -2776,6 +2853,15 @@ const MESSAGES = Object.freeze({
   "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
   "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
   "compete_size": "a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)",
+  "savage_contest": "savage form counts only in a grapple or an escape, not in a {contest} (ER Grappling: Uncommon Conditions)",
+  "savage_strike_name": "a savage-form strike needs a name: claw, bite, ... (ER Grappling: Uncommon Conditions)",
+  "slam_same": "{id} cannot slam itself: the grappler and the victim are the same creature",
+  "slam_size": "a slam needs a grappler two or more size categories larger than its victim: {grappler} is {grappler_size}, {victim} is {victim_size} (ER Grappling)",
+  "slam_needs": "a slam deals the grappler's Strength bonus: give {who} its strength score or strength_mod (ER-4)",
+  "slam_cannot_act": "a {condition} grappler cannot slam its victim (ER-14)",
+  "slam_not_tall": "only a grappler ten feet or taller slams its victim into another target: {who} is {size}{height} (give height in feet; huge or larger counts as ten feet) (ER Grappling: Uncommon Conditions)",
+  "slam_reach": "a slam reaches two hexes (10 ft): {target} is {distance} ft away (ER Grappling: Uncommon Conditions)",
+  "slam_into_same": "the slam's second target {id} must be another creature than the grappler and its victim",
   "impale_closed": "impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)",
   "impale_style": "impalement is a pole-arm maneuver, not a {style} one (ER-23)",
   "impale_damage": "impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)",
@@ -2850,7 +2936,7 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, ER_SAVAGE_RAW, ER_SAVAGE_SPECIAL, ER_SAVAGE_DAMAGE, ER_SLAM_SIZES, ER_SLAM_TALL_FT, ER_SLAM_REACH_FT, ER_HURL_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVAGE_STRIKES, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
   },
   "src/rulesets.js": function (module, exports, require) {
 'use strict';
@@ -4709,7 +4795,7 @@ module.exports = { resolve, compileAttack, rollPlan, checkSeed, kernelError, BAC
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
 // followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
 // feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
-// compete.py (ER-19); impale.js has ER-23 (it rolls whole attacks through engine.js,
+// compete.py (ER-19, with savage form's incidental damage); impale.js has ER-23 (it rolls whole attacks through engine.js,
 // which draws its follow-ups from here).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
@@ -4724,6 +4810,7 @@ const {
   ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
   ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
   FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
+  DAMAGE_TYPES, ER_SAVAGE_RAW, ER_SAVAGE_SPECIAL, ER_SAVAGE_DAMAGE, MAX_SAVAGE_STRIKES,
 } = require('./facts');
 
 const { CHAIN_LIMIT } = LAYOUT;
@@ -5075,6 +5162,21 @@ function checkCompetitor(c, path, contest) {
   if (c.speed !== null) checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
   checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
+  if (c.savage_form.length > MAX_SAVAGE_STRIKES) {
+    throw new LimitError(`${path}.savage_form`, say('too_many', {
+      count: c.savage_form.length, what: 'savage-form strikes', most: MAX_SAVAGE_STRIKES,
+    }));
+  }
+  if (c.savage_form.length && contest !== 'grapple' && contest !== 'escape') {
+    throw new RulesError(`${path}.savage_form`, say('savage_contest', { contest }));
+  }
+  c.savage_form.forEach((strike, i) => {
+    if (!strike.strike.trim()) throw new SchemaError(`${path}.savage_form[${i}].strike`, say('savage_strike_name'));
+    choice(strike.type, DAMAGE_TYPES, `${path}.savage_form[${i}].type`, 'damage type');
+  });
+  for (const name of ['resistant', 'vulnerable', 'immune']) {
+    checkNames(c[name], DAMAGE_TYPES, `${path}.${name}`, 'damage type');
+  }
   if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
     throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
   }
@@ -5140,7 +5242,143 @@ function compileCompete(req) {
     mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
   }));
   const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
-  return { sides, totals };
+  let savage = null;
+  if (contest === 'grapple' || contest === 'escape') {
+    const v = contest === 'grapple' ? 1 : 0; // the victim: held, or about to be
+    const [victim, grappler] = v === 1 ? [dfd, chal] : [chal, dfd];
+    if (victim.savage_form.length && !grappler.savage_form.length) {
+      const strike = savageStrike(victim.savage_form);
+      savage = { v, strike, state: resistanceState(grappler, strike.type) };
+    }
+  }
+  return { sides, totals, savage };
+}
+
+/** "claw damage over biting if both apply": a claw first, then a bite, then the first listed. */
+function savageStrike(strikes) {
+  for (const names of [['claw', 'claws'], ['bite']]) {
+    const found = strikes.find((s) => names.includes(s.strike.trim().toLowerCase()));
+    if (found) return found;
+  }
+  return strikes[0];
+}
+
+function gcd(a, b) {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** A probability as Python's Fraction: its float (one division) and "n/d" in lowest terms. */
+function ratio(num, den) {
+  const g = gcd(num, den) || 1;
+  return { p: num / den, exact: `${num / g}/${den / g}` };
+}
+
+/** [count of kept d20 faces + mod short of dc, outcomes] of a grappler's ER-21 Strength feat. */
+function releaseFails(sit, mod, dc) {
+  if (sit.fails !== null) return [1, 1];
+  const n = 20;
+  let fail = 0, total = 0;
+  const add = (k, w) => { total += w; if (k + mod < dc) fail += w; };
+  if (!sit.advantage && !sit.disadvantage) {
+    for (let f = 1; f <= n; f++) add(f, 1);
+  } else {
+    for (let a = 1; a <= n; a++) for (let b = 1; b <= n; b++) add(sit.advantage ? Math.max(a, b) : Math.min(a, b), 1);
+  }
+  return [fail, total];
+}
+
+/** Counts over the deciding round (ties rolled again): the damage, the special, the victim losing hurt. */
+function savageCounts(plan) {
+  if (plan.sides.some((side) => side.sit.fails !== null)) return { dealt: 0, special: 0, lost: 0, nontie: 1 };
+  const { v } = plan.savage;
+  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
+  const [ta, tb] = plan.totals;
+  let dealt = 0, special = 0, lost = 0, nontie = 0;
+  for (const [fa, ca] of a.counts) {
+    for (const [fb, cb] of b.counts) {
+      if (fa + ta === fb + tb) continue;
+      const n = ca * cb;
+      nontie += n;
+      const face = v === 0 ? fa : fb;
+      const victimLost = v === 0 ? fa + ta < fb + tb : fb + tb < fa + ta;
+      if (face >= ER_SAVAGE_RAW) {
+        dealt += n;
+        if (victimLost) lost += n;
+      }
+      if (face >= ER_SAVAGE_SPECIAL) special += n;
+    }
+  }
+  return { dealt, special, lost, nontie };
+}
+
+/** Savage form's incidental damage on the grappler, and an escape's release feat (compete._incidental). */
+function incidental(req, plan, rounds, challengerWins, dice) {
+  if (plan.savage === null) return null;
+  const { v, strike, state } = plan.savage;
+  const [victim, grappler] = v === 0 ? [req.challenger, req.defender] : [req.defender, req.challenger];
+  const sideName = v === 0 ? 'challenger' : 'defender';
+  const raw = rounds.length ? rounds[rounds.length - 1][sideName].kept : null;
+  const dealt = raw !== null && raw >= ER_SAVAGE_RAW;
+  const damage = dealt ? resist(ER_SAVAGE_DAMAGE, state) : 0;
+  const carries = strike.poison || strike.special !== null;
+  const delivered = carries && raw !== null && raw >= ER_SAVAGE_SPECIAL;
+  const counts = savageCounts(plan);
+  const pDealt = ratio(counts.dealt, counts.nontie);
+  const pDelivered = ratio(carries ? counts.special : 0, counts.nontie);
+  const victimLost = v === 0 ? !challengerWins : challengerWins;
+  const sit = situation(grappler.conditions, 'feat');
+  const strengthKnown = grappler.strength !== null || grappler.strength_mod !== null;
+  const hurtBy = resist(ER_SAVAGE_DAMAGE, state);
+  const featDc = ER_RELEASE_DC + hurtBy;
+  let release = null;
+  let pRelease = null;
+  if (req.contest === 'escape') {
+    let mod = null;
+    if (strengthKnown) mod = modifier(grappler.strength, grappler.strength_mod) + (sit.penalty ? sit.penalty[1] : 0);
+    if (hurtBy <= 0) pRelease = ratio(0, 1);
+    else if (mod !== null) {
+      const [fail, total] = releaseFails(sit, mod, featDc);
+      pRelease = ratio(counts.lost * fail, counts.nontie * total);
+    }
+    if (victimLost && damage > 0) {
+      release = { dc: featDc, dice: [], roll: null, modifier: mod, total: null, held: null, situation: situationDict(sit) };
+      if (mod !== null) { // (a grappler failing Body feats automatically rolled no round either)
+        let rolled;
+        try {
+          rolled = rollKept(dice, 20, sit);
+        } catch (err) {
+          if (!(err instanceof KernelError)) throw err;
+          throw dieError(err, dice.rolls, say('rolls_for_release', { path: `$.${v === 0 ? 'defender' : 'challenger'}` }));
+        }
+        Object.assign(release, {
+          dice: rolled.dice, roll: rolled.kept, total: rolled.kept + mod, held: rolled.kept + mod >= featDc,
+        });
+      }
+    }
+  }
+  return {
+    by: victim.id, to: grappler.id, strike: strike.strike, damage_type: strike.type, poison: strike.poison,
+    special: strike.special, raw, threshold: ER_SAVAGE_RAW, dealt, resistance: RESISTANCE_NAMES[state], damage,
+    delivered, release, p_dealt: pDealt.p, p_dealt_exact: pDealt.exact, p_delivered: pDelivered.p,
+    p_delivered_exact: pDelivered.exact, p_release: pRelease === null ? null : pRelease.p,
+    p_release_exact: pRelease === null ? null : pRelease.exact,
+  };
+}
+
+function savageText(inc) {
+  if (!inc.dealt) return '';
+  let text = inc.damage === 0
+    ? `; ${inc.by}'s ${inc.strike} strikes ${inc.to}, who is ${inc.resistance}: no damage`
+    : `; ${inc.by}'s ${inc.strike} deals ${inc.to} ${inc.damage} ${inc.damage_type} damage`;
+  if (inc.delivered) text += ` and delivers ${inc.special || 'its poison'} (its save is triggered)`;
+  const rel = inc.release;
+  if (rel !== null) {
+    if (rel.held === null) text += `; ${inc.to} makes a Strength feat DC ${rel.dc} to keep the hold`;
+    else if (rel.held) text += `; ${inc.to} keeps the hold (Strength feat ${rel.total} vs DC ${rel.dc})`;
+    else text += `; ${inc.to} lets go: ${inc.by} is free`;
+  }
+  return text;
 }
 
 /** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
@@ -5205,12 +5443,14 @@ function compete(request, options = {}) {
     }
     throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
   }
-  leftOver(dice, 'the competition');
   // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
   const last = rounds[rounds.length - 1];
   const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
+  const inc = incidental(req, plan, rounds, challengerWins, dice);
+  leftOver(dice, 'the competition');
   const c = req.challenger.id, d = req.defender.id;
-  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  let outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  if (inc !== null) outcome += savageText(inc);
   const chance = winChances(plan);
   const result = {
     ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
@@ -5227,6 +5467,7 @@ function compete(request, options = {}) {
   });
   Object.assign(result, {
     rounds, ties: Math.max(rounds.length - 1, 0), winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+    incidental: inc,
   });
   return result;
 }
@@ -10377,13 +10618,30 @@ function attributeOf(option) {
   return v;
 }
 
+function sideOf(side, option) {
+  if (side === undefined || !SIDES.includes(side.toLowerCase())) {
+    throw new UsageError(`--${option.name} takes challenger or defender first, not "${side === undefined ? '' : side}"`);
+  }
+}
+
+/** `claw:edged`, `bite:piercing:poison`: one savage-form strike (the engine checks the names). */
+function savageStrike(text) {
+  const [strike, type, extra, ...rest] = text.split(':');
+  if (!strike || !type || rest.length || (extra !== undefined && extra.toLowerCase() !== 'poison')) {
+    throw new UsageError(`--savage: "${text}" is not STRIKE:TYPE or STRIKE:TYPE:poison (e.g. bite:piercing:poison)`);
+  }
+  const out = { strike, type: type.toLowerCase() };
+  if (extra !== undefined) out.poison = true;
+  return out;
+}
+
 /**
  * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
  * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
  */
 function competeCommand(app, msg, cmd) {
   if (cmd.positional.length) throw new UsageError(`!fracas compete takes --options, not "${cmd.positional.join(' ')}"`);
-  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {} };
+  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {}, savage: {} };
   const dice = [];
   for (const option of cmd.options) {
     switch (option.name) {
@@ -10405,11 +10663,27 @@ function competeCommand(app, msg, cmd) {
         break;
       }
       case 'bonus': o.bonus = integer(oneValue(option), '--bonus', -50, 50); break;
+      // "ER Grappling: Uncommon Conditions": --savage defender claw:edged bite:piercing:poison
+      case 'savage': {
+        const [side, ...strikes] = option.values.map((v) => String(v));
+        sideOf(side, option);
+        if (!strikes.length) throw new UsageError('--savage takes a side and its strikes, e.g. --savage defender claw:edged bite:piercing:poison');
+        o.savage[side.toLowerCase()] = strikes.map((text) => savageStrike(text));
+        break;
+      }
+      // ER-10 of a side (the grappler's, against its victim's savage form): --resistant challenger edged
+      case 'resistant': case 'vulnerable': case 'immune': {
+        const [side, ...types] = option.values.map((v) => String(v));
+        sideOf(side, option);
+        if (!types.length) throw new UsageError(`--${option.name} takes a side and damage types, e.g. --${option.name} challenger edged`);
+        o.edge[side.toLowerCase()] = Object.assign(o.edge[side.toLowerCase()] || {}, { [option.name]: types });
+        break;
+      }
       case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
-  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick'].includes(x.name)).map((x) => x.name));
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick', 'savage', 'resistant', 'vulnerable', 'immune'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(dice);
   permissions.checkDice(app, msg, options);
   if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
@@ -10420,6 +10694,8 @@ function competeCommand(app, msg, cmd) {
   const b = competitor(app, defenderToken, o.against);
   Object.assign(a.side, o.edge.challenger || {});
   Object.assign(b.side, o.edge.defender || {});
+  if (o.savage.challenger) a.side.savage_form = o.savage.challenger;
+  if (o.savage.defender) b.side.savage_form = o.savage.defender;
   if (o.bonus) a.side.bonus = o.bonus;
   const names = { [challengerToken.id]: a.name, [defenderToken.id]: b.name, challenger: a.name, defender: b.name };
   msg.fracasNames = names;

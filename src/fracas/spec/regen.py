@@ -118,6 +118,7 @@ STEPS: list[Step] = [
 
     script("tests/vectors/generate_lock.py"),
     script("tests/vectors/generate_throw.py"),
+    script("tests/vectors/generate_slam.py"),
     script("tests/vectors/generate_odds.py"),
     script("vtt_scripts/roll20/test/tools/er_fuzz.py", "write"),
     script("vtt_scripts/roll20/test/tools/rng_answers.py"),

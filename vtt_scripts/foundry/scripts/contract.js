@@ -9,7 +9,7 @@
 export const VERSION = "0.1.0";
 export const DEFAULT_RULESET = "enchanted-realms";
 export const RULESETS = Object.freeze([
-  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock", "throw"], "foundry": true}),
+  Object.freeze({"name": "enchanted-realms", "title": "Enchanted Realms", "titleKey": "FRACAS.Ruleset.Title.enchanted-realms", "requests": ["attack", "bulk", "initiative", "compete", "impale", "save", "touch", "drop", "lock", "throw", "slam"], "foundry": true}),
   Object.freeze({"name": "worldwalker", "title": "Worldwalker", "titleKey": "FRACAS.Ruleset.Title.worldwalker", "requests": ["attack", "bulk", "initiative", "counterspell"], "foundry": true}),
   Object.freeze({"name": "cartyrion", "title": "Cartyrion", "titleKey": "FRACAS.Ruleset.Title.cartyrion", "requests": ["attack", "bulk", "initiative"], "foundry": true}),
   Object.freeze({"name": "old-school", "title": "Old-school", "titleKey": "FRACAS.Ruleset.Title.old-school", "requests": ["attack", "bulk", "initiative", "morale", "save"], "foundry": true}),
@@ -25,7 +25,8 @@ export const FIELDS = Object.freeze({
     InitiativeRequest: Object.freeze(["combatants", "ruleset", "seed", "rolls"]),
     Combatant: Object.freeze(["id", "agility", "agility_mod", "bonus"]),
     CompeteRequest: Object.freeze(["challenger", "defender", "contest", "slick", "ruleset", "seed", "rolls"]),
-    Competitor: Object.freeze(["id", "attribute", "strength", "agility", "strength_mod", "agility_mod", "size", "speed", "prone", "bonus", "advantage", "disadvantage", "conditions"]),
+    Competitor: Object.freeze(["id", "attribute", "strength", "agility", "strength_mod", "agility_mod", "size", "speed", "prone", "bonus", "advantage", "disadvantage", "conditions", "savage_form", "resistant", "vulnerable", "immune"]),
+    SavageStrike: Object.freeze(["strike", "type", "poison", "special"]),
     ImpaleRequest: Object.freeze(["pikeman", "charger", "weapon", "charge", "ruleset", "seed", "rolls"]),
     Charger: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling", "id", "body", "closed"]),
     Grapple: Object.freeze(["strength", "strength_mod", "bonus"]),
@@ -43,6 +44,10 @@ export const FIELDS = Object.freeze({
     ThrowRequest: Object.freeze(["item", "target", "thrower", "skill", "damage", "bonus", "advantage", "disadvantage", "ruleset", "seed", "rolls"]),
     ThrowTarget: Object.freeze(["ac", "id", "ac_by_type", "cover", "resistant", "vulnerable", "immune", "conditions"]),
     ThrowDamage: Object.freeze(["dice", "faces", "bonus", "damage_type"]),
+    SlamRequest: Object.freeze(["grappler", "victim", "into", "damage_type", "ruleset", "seed", "rolls"]),
+    SlamGrappler: Object.freeze(["id", "size", "strength", "strength_mod", "height", "to_hit", "advantage", "disadvantage", "conditions"]),
+    SlamVictim: Object.freeze(["id", "size", "conditions", "resistant", "vulnerable", "immune"]),
+    SlamTarget: Object.freeze(["id", "ac", "size", "distance", "resistant", "vulnerable", "immune"]),
     Target: Object.freeze(["ac", "ac_by_type", "size", "resistant", "vulnerable", "immune", "conditions", "cover", "body_max", "crit_proof", "save_bonus", "nearby", "grappling"]),
     Profile: Object.freeze(["attacker", "strikes", "advantage", "disadvantage"]),
     ProfileStrike: Object.freeze(["method", "style", "dice", "damage_type", "bonus", "weight", "crit", "crit_range", "advantage", "disadvantage", "sneak", "reach", "sneak_ok", "friendly_fire"]),
@@ -94,7 +99,7 @@ export const FIELDS = Object.freeze({
 });
 export const RESULTS = Object.freeze({
   "enchanted-realms": Object.freeze({
-    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "drop": "DropResult", "throw": "ThrowResult"}),
+    kinds: Object.freeze({"attack": "AttackResult", "bulk": "BulkResult", "initiative": "InitiativeResult", "compete": "CompeteResult", "impale": "ImpaleResult", "save": "SaveResult", "odds": "OddsResult", "touch": "TouchResult", "lock": "LockResult", "slam": "SlamResult", "drop": "DropResult", "throw": "ThrowResult"}),
     shapes: Object.freeze({
       AttackResult: Object.freeze(["ruleset", "seed", "backend", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"]),
       Strike: Object.freeze(["target", "method", "style", "damage_type", "advantage", "disadvantage", "sneak", "to_hit", "ac", "crit_range", ["dice", {"list": "Die"}], "discarded", ["crit_chain", {"list": "ChainLink"}], "hits", "crit", "base", "modifier", "resistance", "damage", "undodgeable", "friendly_fire", ["stray", {"nullable": "Stray"}], "defense_dc"]),
@@ -115,11 +120,13 @@ export const RESULTS = Object.freeze({
       Listed: Object.freeze(["group", "damage", ["strikes", {"list": {"or_scalar": "Strike"}}]]),
       InitiativeResult: Object.freeze(["ruleset", "seed", "injected", ["order", {"list": "Ranked"}]]),
       Ranked: Object.freeze(["id", "roll", "modifier", "total", "tiebreaks"]),
-      CompeteResult: Object.freeze(["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome"]),
+      CompeteResult: Object.freeze(["ruleset", "seed", "injected", "contest", "slick", ["challenger", "Side"], ["defender", "Side"], ["rounds", {"list": "Round"}], "ties", "winner", "loser", "outcome", ["incidental", {"nullable": "Incidental"}]]),
       Side: Object.freeze(["id", "attribute", "modifier", "bonus", ["situation", {"list": "Bonus"}], "total_modifier", "advantage", "disadvantage", "win_chance", "conditions", "advantage_from", "disadvantage_from", "automatic_failure"]),
       Bonus: Object.freeze(["why", "value"]),
       Round: Object.freeze([["challenger", "SideRoll"], ["defender", "SideRoll"]]),
       SideRoll: Object.freeze(["dice", "kept", "total"]),
+      Incidental: Object.freeze(["by", "to", "strike", "damage_type", "poison", "special", "raw", "threshold", "dealt", "resistance", "damage", "delivered", ["release", {"nullable": "SavageRelease"}], "p_dealt", "p_dealt_exact", "p_delivered", "p_delivered_exact", "p_release", "p_release_exact"]),
+      SavageRelease: Object.freeze(["dc", "dice", "roll", "modifier", "total", "held", ["situation", "Situation"]]),
       ImpaleResult: Object.freeze(["ruleset", "seed", "injected", "closed", "dice", ["impalement", "Impalement"], ["charger", "Charger"], "charge_void", ["charge", {"nullable": "Impalement"}], "pole", ["heavy", {"nullable": "Heavy"}]]),
       Impalement: Object.freeze(["ruleset", "seed", "injected", ["strikes", {"list": "Strike"}], ["targets", {"dict": "Target"}], "total_damage", ["flee", {"nullable": "Flee"}], "defense_rolls"]),
       Charger: Object.freeze(["id", "body", "damage", "body_after", "incapacitated"]),
@@ -141,6 +148,10 @@ export const RESULTS = Object.freeze({
       DisarmCost: Object.freeze(["base", "weapon", "damage_type", "resistance", "points"]),
       LockRound: Object.freeze([["victim", "SideRoll"], ["attacker", "SideRoll"]]),
       Blitz: Object.freeze(["die", "damage_type", "resistance", "damage", "mean", "mean_exact"]),
+      SlamResult: Object.freeze(["ruleset", "seed", "injected", "grappler", "victim", "size_difference", "tall", "tall_from", "strength_bonus", ["victim_damage", "SlamDamage"], "placed_within_ft", "freed", ["into", {"nullable": "SlamInto"}], "text"]),
+      SlamDamage: Object.freeze(["damage_type", "base", "resistance", "damage"]),
+      SlamInto: Object.freeze(["id", "ac", "distance", "to_hit", "size_bonus", ["dice", {"list": "HurlDie"}], "advantage", "disadvantage", "advantage_from", "disadvantage_from", "hit", "damage_type", "resistance", "damage", "p_hit", "p_hit_exact"]),
+      HurlDie: Object.freeze(["face", "total", "hit", "dropped"]),
       DropResult: Object.freeze(["ruleset", "seed", "injected", "phase", "victim", "surrenders", ["attack", {"nullable": "Impalement"}], "held", "inflicted", ["release", {"nullable": "DropRelease"}]]),
       DropRelease: Object.freeze(["rounds", "dc", "attribute", "modifier", "bonus", "total_modifier", "foul_play", ["situation", "Situation"], "dice", "kept", "total", "halved", "p_half", "p_half_exact", "mean_inflicted", "mean_inflicted_exact", ["shock_save", {"nullable": "ShockNeeded"}]]),
       ShockNeeded: Object.freeze(["dc"]),

@@ -175,8 +175,16 @@ const ER_PUSH_SIZE = Object.freeze(2);
 const ER_PUSH_SLICK = Object.freeze(-3);
 const ER_PRONE = Object.freeze(-5);
 const ER_LOCK_FREE_DICE = Object.freeze(2);
+const ER_SAVAGE_RAW = Object.freeze(8);
+const ER_SAVAGE_SPECIAL = Object.freeze(12);
+const ER_SAVAGE_DAMAGE = Object.freeze(1);
+const ER_SLAM_SIZES = Object.freeze(2);
+const ER_SLAM_TALL_FT = Object.freeze(10);
+const ER_SLAM_REACH_FT = Object.freeze(10);
+const ER_HURL_DICE = Object.freeze(3);
 const MAX_SKILL_DICE = Object.freeze(5);
 const MAX_NEARBY = Object.freeze(8);
+const MAX_SAVAGE_STRIKES = Object.freeze(8);
 const MAX_SAVERS = Object.freeze(1000);
 const SCORE_RANGE = Object.freeze([-10, 40]);
 const AC_RANGE = Object.freeze([-100, 200]);
@@ -289,6 +297,15 @@ const MESSAGES = Object.freeze({
   "compete_strength": "a {contest} is a Strength competition, not an Agility one (ER-19)",
   "compete_needs": "a competition on {attribute} needs the {attribute} score or {attribute}_mod (ER-19)",
   "compete_size": "a {contest} needs a victim at most one size larger: {victim} is {victim_size}, {pusher} is {pusher_size} (ER-19)",
+  "savage_contest": "savage form counts only in a grapple or an escape, not in a {contest} (ER Grappling: Uncommon Conditions)",
+  "savage_strike_name": "a savage-form strike needs a name: claw, bite, ... (ER Grappling: Uncommon Conditions)",
+  "slam_same": "{id} cannot slam itself: the grappler and the victim are the same creature",
+  "slam_size": "a slam needs a grappler two or more size categories larger than its victim: {grappler} is {grappler_size}, {victim} is {victim_size} (ER Grappling)",
+  "slam_needs": "a slam deals the grappler's Strength bonus: give {who} its strength score or strength_mod (ER-4)",
+  "slam_cannot_act": "a {condition} grappler cannot slam its victim (ER-14)",
+  "slam_not_tall": "only a grappler ten feet or taller slams its victim into another target: {who} is {size}{height} (give height in feet; huge or larger counts as ten feet) (ER Grappling: Uncommon Conditions)",
+  "slam_reach": "a slam reaches two hexes (10 ft): {target} is {distance} ft away (ER Grappling: Uncommon Conditions)",
+  "slam_into_same": "the slam's second target {id} must be another creature than the grappler and its victim",
   "impale_closed": "impalement needs a charger that closed 25 ft or more this turn, not {closed} ft (ER-23)",
   "impale_style": "impalement is a pole-arm maneuver, not a {style} one (ER-23)",
   "impale_damage": "impalement needs a pole-arm that deals piercing damage, not {damage_type} (ER-23)",
@@ -363,4 +380,4 @@ function say(key, values = {}) {
   return template.replace(/\{(\w+)\}/g, (_m, name) => String(values[name]));
 }
 
-module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
+module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, ER_SAVAGE_RAW, ER_SAVAGE_SPECIAL, ER_SAVAGE_DAMAGE, ER_SLAM_SIZES, ER_SLAM_TALL_FT, ER_SLAM_REACH_FT, ER_HURL_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVAGE_STRIKES, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };

@@ -2,7 +2,7 @@
 // Enchanted Realms beyond the single strike: the twin of src/fracas/rulesets/er/
 // followups.py (ER-17 stray shots, ER-21 grapple release), feats.py (ER-12/ER-14 on
 // feats, saves and competitions), defense.py (ER-22), attack.py's flee attacks (ER-20),
-// compete.py (ER-19); impale.js has ER-23 (it rolls whole attacks through engine.js,
+// compete.py (ER-19, with savage form's incidental damage); impale.js has ER-23 (it rolls whole attacks through engine.js,
 // which draws its follow-ups from here).
 // Same draw order, same arithmetic, same errors (docs/ENGINE.md section 2).
 
@@ -17,6 +17,7 @@ const {
   ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED,
   ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, CONDITIONS, CANNOT_ATTACK,
   FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE,
+  DAMAGE_TYPES, ER_SAVAGE_RAW, ER_SAVAGE_SPECIAL, ER_SAVAGE_DAMAGE, MAX_SAVAGE_STRIKES,
 } = require('./facts');
 
 const { CHAIN_LIMIT } = LAYOUT;
@@ -368,6 +369,21 @@ function checkCompetitor(c, path, contest) {
   if (c.speed !== null) checkRange(c.speed, 0, 1000, `${path}.speed`, 'speed');
   checkRange(c.bonus, -50, 50, `${path}.bonus`, 'bonus');
   checkNames(c.conditions, CONDITIONS, `${path}.conditions`, 'condition');
+  if (c.savage_form.length > MAX_SAVAGE_STRIKES) {
+    throw new LimitError(`${path}.savage_form`, say('too_many', {
+      count: c.savage_form.length, what: 'savage-form strikes', most: MAX_SAVAGE_STRIKES,
+    }));
+  }
+  if (c.savage_form.length && contest !== 'grapple' && contest !== 'escape') {
+    throw new RulesError(`${path}.savage_form`, say('savage_contest', { contest }));
+  }
+  c.savage_form.forEach((strike, i) => {
+    if (!strike.strike.trim()) throw new SchemaError(`${path}.savage_form[${i}].strike`, say('savage_strike_name'));
+    choice(strike.type, DAMAGE_TYPES, `${path}.savage_form[${i}].type`, 'damage type');
+  });
+  for (const name of ['resistant', 'vulnerable', 'immune']) {
+    checkNames(c[name], DAMAGE_TYPES, `${path}.${name}`, 'damage type');
+  }
   if ((contest === 'shove' || contest === 'trip') && c.attribute !== 'strength') {
     throw new RulesError(`${path}.attribute`, say('compete_strength', { contest }));
   }
@@ -433,7 +449,143 @@ function compileCompete(req) {
     mod: mods[i], extra: extra[i], adv: sits[i].advantage, dis: sits[i].disadvantage, sit: sits[i],
   }));
   const totals = [chal, dfd].map((c, i) => mods[i] + c.bonus + extra[i].reduce((a, [, v]) => a + v, 0));
-  return { sides, totals };
+  let savage = null;
+  if (contest === 'grapple' || contest === 'escape') {
+    const v = contest === 'grapple' ? 1 : 0; // the victim: held, or about to be
+    const [victim, grappler] = v === 1 ? [dfd, chal] : [chal, dfd];
+    if (victim.savage_form.length && !grappler.savage_form.length) {
+      const strike = savageStrike(victim.savage_form);
+      savage = { v, strike, state: resistanceState(grappler, strike.type) };
+    }
+  }
+  return { sides, totals, savage };
+}
+
+/** "claw damage over biting if both apply": a claw first, then a bite, then the first listed. */
+function savageStrike(strikes) {
+  for (const names of [['claw', 'claws'], ['bite']]) {
+    const found = strikes.find((s) => names.includes(s.strike.trim().toLowerCase()));
+    if (found) return found;
+  }
+  return strikes[0];
+}
+
+function gcd(a, b) {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** A probability as Python's Fraction: its float (one division) and "n/d" in lowest terms. */
+function ratio(num, den) {
+  const g = gcd(num, den) || 1;
+  return { p: num / den, exact: `${num / g}/${den / g}` };
+}
+
+/** [count of kept d20 faces + mod short of dc, outcomes] of a grappler's ER-21 Strength feat. */
+function releaseFails(sit, mod, dc) {
+  if (sit.fails !== null) return [1, 1];
+  const n = 20;
+  let fail = 0, total = 0;
+  const add = (k, w) => { total += w; if (k + mod < dc) fail += w; };
+  if (!sit.advantage && !sit.disadvantage) {
+    for (let f = 1; f <= n; f++) add(f, 1);
+  } else {
+    for (let a = 1; a <= n; a++) for (let b = 1; b <= n; b++) add(sit.advantage ? Math.max(a, b) : Math.min(a, b), 1);
+  }
+  return [fail, total];
+}
+
+/** Counts over the deciding round (ties rolled again): the damage, the special, the victim losing hurt. */
+function savageCounts(plan) {
+  if (plan.sides.some((side) => side.sit.fails !== null)) return { dealt: 0, special: 0, lost: 0, nontie: 1 };
+  const { v } = plan.savage;
+  const [a, b] = plan.sides.map((side) => keptCounts(side.adv, side.dis));
+  const [ta, tb] = plan.totals;
+  let dealt = 0, special = 0, lost = 0, nontie = 0;
+  for (const [fa, ca] of a.counts) {
+    for (const [fb, cb] of b.counts) {
+      if (fa + ta === fb + tb) continue;
+      const n = ca * cb;
+      nontie += n;
+      const face = v === 0 ? fa : fb;
+      const victimLost = v === 0 ? fa + ta < fb + tb : fb + tb < fa + ta;
+      if (face >= ER_SAVAGE_RAW) {
+        dealt += n;
+        if (victimLost) lost += n;
+      }
+      if (face >= ER_SAVAGE_SPECIAL) special += n;
+    }
+  }
+  return { dealt, special, lost, nontie };
+}
+
+/** Savage form's incidental damage on the grappler, and an escape's release feat (compete._incidental). */
+function incidental(req, plan, rounds, challengerWins, dice) {
+  if (plan.savage === null) return null;
+  const { v, strike, state } = plan.savage;
+  const [victim, grappler] = v === 0 ? [req.challenger, req.defender] : [req.defender, req.challenger];
+  const sideName = v === 0 ? 'challenger' : 'defender';
+  const raw = rounds.length ? rounds[rounds.length - 1][sideName].kept : null;
+  const dealt = raw !== null && raw >= ER_SAVAGE_RAW;
+  const damage = dealt ? resist(ER_SAVAGE_DAMAGE, state) : 0;
+  const carries = strike.poison || strike.special !== null;
+  const delivered = carries && raw !== null && raw >= ER_SAVAGE_SPECIAL;
+  const counts = savageCounts(plan);
+  const pDealt = ratio(counts.dealt, counts.nontie);
+  const pDelivered = ratio(carries ? counts.special : 0, counts.nontie);
+  const victimLost = v === 0 ? !challengerWins : challengerWins;
+  const sit = situation(grappler.conditions, 'feat');
+  const strengthKnown = grappler.strength !== null || grappler.strength_mod !== null;
+  const hurtBy = resist(ER_SAVAGE_DAMAGE, state);
+  const featDc = ER_RELEASE_DC + hurtBy;
+  let release = null;
+  let pRelease = null;
+  if (req.contest === 'escape') {
+    let mod = null;
+    if (strengthKnown) mod = modifier(grappler.strength, grappler.strength_mod) + (sit.penalty ? sit.penalty[1] : 0);
+    if (hurtBy <= 0) pRelease = ratio(0, 1);
+    else if (mod !== null) {
+      const [fail, total] = releaseFails(sit, mod, featDc);
+      pRelease = ratio(counts.lost * fail, counts.nontie * total);
+    }
+    if (victimLost && damage > 0) {
+      release = { dc: featDc, dice: [], roll: null, modifier: mod, total: null, held: null, situation: situationDict(sit) };
+      if (mod !== null) { // (a grappler failing Body feats automatically rolled no round either)
+        let rolled;
+        try {
+          rolled = rollKept(dice, 20, sit);
+        } catch (err) {
+          if (!(err instanceof KernelError)) throw err;
+          throw dieError(err, dice.rolls, say('rolls_for_release', { path: `$.${v === 0 ? 'defender' : 'challenger'}` }));
+        }
+        Object.assign(release, {
+          dice: rolled.dice, roll: rolled.kept, total: rolled.kept + mod, held: rolled.kept + mod >= featDc,
+        });
+      }
+    }
+  }
+  return {
+    by: victim.id, to: grappler.id, strike: strike.strike, damage_type: strike.type, poison: strike.poison,
+    special: strike.special, raw, threshold: ER_SAVAGE_RAW, dealt, resistance: RESISTANCE_NAMES[state], damage,
+    delivered, release, p_dealt: pDealt.p, p_dealt_exact: pDealt.exact, p_delivered: pDelivered.p,
+    p_delivered_exact: pDelivered.exact, p_release: pRelease === null ? null : pRelease.p,
+    p_release_exact: pRelease === null ? null : pRelease.exact,
+  };
+}
+
+function savageText(inc) {
+  if (!inc.dealt) return '';
+  let text = inc.damage === 0
+    ? `; ${inc.by}'s ${inc.strike} strikes ${inc.to}, who is ${inc.resistance}: no damage`
+    : `; ${inc.by}'s ${inc.strike} deals ${inc.to} ${inc.damage} ${inc.damage_type} damage`;
+  if (inc.delivered) text += ` and delivers ${inc.special || 'its poison'} (its save is triggered)`;
+  const rel = inc.release;
+  if (rel !== null) {
+    if (rel.held === null) text += `; ${inc.to} makes a Strength feat DC ${rel.dc} to keep the hold`;
+    else if (rel.held) text += `; ${inc.to} keeps the hold (Strength feat ${rel.total} vs DC ${rel.dc})`;
+    else text += `; ${inc.to} lets go: ${inc.by} is free`;
+  }
+  return text;
 }
 
 /** Counts of each kept d12 face over all outcomes (1 die: 12 outcomes; 2 dice: 144). */
@@ -498,12 +650,14 @@ function compete(request, options = {}) {
     }
     throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: dice.rolls[err.position], faces: ER_COMPETITION_DIE }));
   }
-  leftOver(dice, 'the competition');
   // ER-14: an automatic failure decides; both failing, the challenger's attempt fails.
   const last = rounds[rounds.length - 1];
   const challengerWins = last ? last.challenger.total > last.defender.total : fails[0] === null;
+  const inc = incidental(req, plan, rounds, challengerWins, dice);
+  leftOver(dice, 'the competition');
   const c = req.challenger.id, d = req.defender.id;
-  const outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  let outcome = OUTCOMES[req.contest][challengerWins ? 0 : 1].replace(/\{c\}/g, c).replace(/\{d\}/g, d);
+  if (inc !== null) outcome += savageText(inc);
   const chance = winChances(plan);
   const result = {
     ruleset: req.ruleset, seed, injected: dice.rolls !== null, contest: req.contest, slick: req.slick,
@@ -520,6 +674,7 @@ function compete(request, options = {}) {
   });
   Object.assign(result, {
     rounds, ties: Math.max(rounds.length - 1, 0), winner: challengerWins ? c : d, loser: challengerWins ? d : c, outcome,
+    incidental: inc,
   });
   return result;
 }

@@ -33,12 +33,12 @@ const SETS = [
 
 // The kinds the Mod sends to the bridge instead of building (mod/bulk.js: a mob's bulk
 // request goes through the relay), and Enchanted Realms' `save`, `touch`, `drop`, `lock` and
-// `throw`, which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll, lock.roll
-// and throw.roll roll them; for `!fracas save`, `touch`, `drop`, `lock`: mod/bridgekinds.js,
+// `throw` and `slam`, which have no JavaScript port (the bridge's save.roll, touch.roll, drop.roll, lock.roll,
+// throw.roll and slam.roll roll them; for `!fracas save`, `touch`, `drop`, `lock`: mod/bridgekinds.js,
 // whose cards read the answer after layoutProblems passes it), nor have old-school saving
 // throws, the same `save` kind (docs/rules/old-school.md); their layouts are checked on
 // Python's results below.
-const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock', 'throw'];
+const BRIDGE_BUILT = ['bulk', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'];
 
 function rulesetOf(request) {
   return request !== null && typeof request === 'object' && typeof request.ruleset === 'string'

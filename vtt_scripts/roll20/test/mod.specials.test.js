@@ -148,6 +148,43 @@ test('ER-19 with ER-12/ER-14: !fracas compete reads each side\'s conditions from
   assertSafe(assert, emu);
 });
 
+test('ER Grappling: Uncommon Conditions: !fracas compete --savage gives the victim claws; ER-10 --resistant the grappler', () => {
+  // "if such a defender rolls a raw 8 or higher on competition, then the attacker suffers 1
+  // point of the appropriate damage, claw damage over biting if both apply"; an escape lost
+  // calls for the grappler's Strength feat (DC:11).
+  const { emu, tokens } = world();
+  let out = emu.chat(emu.gm, `!fracas compete --contest escape --defender ${tokens.knight.id} ` +
+    '--savage challenger bite:piercing:poison claw:edged --rolls 9,11,2', { selected: [tokens.orc.id] });
+  const expected = specials.compete({
+    contest: 'escape', rolls: [9, 11, 2],
+    challenger: { id: tokens.orc.id, attribute: 'strength', strength: 6, agility: 3, size: 'medium',
+      savage_form: [{ strike: 'bite', type: 'piercing', poison: true }, { strike: 'claw', type: 'edged' }] },
+    defender: { id: tokens.knight.id, attribute: 'strength', strength: 5, agility: 2 },
+  }, { seed: 1 });
+  assert.equal(expected.incidental.strike, 'claw');
+  assert.equal(expected.incidental.release.held, false);
+  let fields = Emulator.fields(card(out).text);
+  const savage = plain(fields['savage form']);
+  assert.ok(savage.includes('claw (edged): raw 9') && savage.includes('1 damage'), savage);
+  assert.ok(savage.includes(`${(100 * expected.incidental.p_dealt).toFixed(1)}% to hurt`), savage);
+  assert.ok(savage.includes('Strength feat DC 11: 2→3 · lets go'), savage);
+  assert.ok(plain(fields.outcome).includes('lets go'), plain(fields.outcome));
+  out = emu.chat(emu.gm, `!fracas compete --contest escape --defender ${tokens.knight.id} ` +
+    '--savage challenger claw:edged --resistant defender edged --rolls 9,11', { selected: [tokens.orc.id] });
+  fields = Emulator.fields(card(out).text);
+  assert.ok(plain(fields['savage form']).includes('0 damage'), plain(fields['savage form']));
+  out = emu.chat(emu.gm, `!fracas compete --contest shove --defender ${tokens.knight.id} --savage defender claw:edged`,
+    { selected: [tokens.orc.id] });
+  assert.match(notices(out).join('\n'), /savage form counts only in a grapple or an escape/);
+  out = emu.chat(emu.gm, `!fracas compete --contest grapple --defender ${tokens.knight.id} --savage defender claw`,
+    { selected: [tokens.orc.id] });
+  assert.match(notices(out).join('\n'), /is not STRIKE:TYPE/);
+  out = emu.chat(emu.gm, `!fracas compete --contest grapple --defender ${tokens.knight.id} --savage wolf claw:edged`,
+    { selected: [tokens.orc.id] });
+  assert.match(notices(out).join('\n'), /takes challenger or defender first/);
+  assertSafe(assert, emu);
+});
+
 test('ER-19: bad competitions are refused with the reason', () => {
   const { emu, tokens } = world();
   let out = emu.chat(emu.gm, `!fracas compete --contest shove --use agility --defender ${tokens.knight.id}`,

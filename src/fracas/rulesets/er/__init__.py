@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ..base import SAVE as BASE_SAVE, Kind, Ruleset
-from . import attack, bulk, compete, drop, impale, initiative, lock, save, throw, touch
+from . import attack, bulk, compete, drop, impale, initiative, lock, save, slam, throw, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
 from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import DropRequest, LockRequest, ThrowRequest, TouchRequest
+from .schema import DropRequest, LockRequest, SlamRequest, ThrowRequest, TouchRequest
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.
@@ -48,15 +48,19 @@ THROW = Kind("throw", "throw.roll", "throw", "the throw", "throw", "compile_thro
              result="result.throw.roll", command="fracas.rulesets.er.commands:throw",
              relay=True)
 
+#: A grappler's slam ("ER Grappling", "ER Grappling: Uncommon Conditions"), into a second target or not.
+SLAM = Kind("slam", "slam.roll", "slam", "the slam", "slam", "compile_slam", "roll_slam",
+            result="result.slam.roll", command="fracas.rulesets.er.commands:slam")
+
 
 class EnchantedRealms(Ruleset):
     name = NAME
     largest_die = 20
-    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK, THROW)
+    own_kinds = (COMPETE, IMPALE, SAVE, TOUCH, DROP, LOCK, THROW, SLAM)
     request_types = {"attack": AttackRequest, "bulk": BulkRequest, "initiative": InitiativeRequest,
                      "compete": CompeteRequest, "impale": ImpaleRequest, "save": SaveRequest,
                      "touch": TouchRequest, "drop": DropRequest, "lock": LockRequest,
-                     "throw": ThrowRequest}
+                     "throw": ThrowRequest, "slam": SlamRequest}
     result_types = RESULT_TYPES
 
     # The module functions themselves, not wrappers: a single attack is a hot path.
@@ -81,6 +85,8 @@ class EnchantedRealms(Ruleset):
 
     compile_throw = staticmethod(throw.compile_throw)
     roll_throw = staticmethod(throw.roll_throw)
+    compile_slam = staticmethod(slam.compile_slam)
+    roll_slam = staticmethod(slam.roll_slam)
 
     def fight_procedure(self) -> type[Any]:
         """ER-18 initiative every round, `flee_at` (`fight.ErRound`)."""

@@ -1,8 +1,8 @@
-"""`fracas compete`, `fracas impale`, `fracas touch`, `fracas drop`, `fracas lock` and
-`fracas throw`: the Enchanted Realms table situations, competitions (ER-19), impalement
-(ER-23), touch attacks (Touch-based Effects), getting the drop (ER-13), weapon lock and
-disarm, and throwing items and magic. `fracas save`, which old-school saving throws share,
-is `fracas.cli.saves`."""
+"""`fracas compete`, `fracas impale`, `fracas touch`, `fracas drop`, `fracas lock`, `fracas
+throw` and `fracas slam`: the Enchanted Realms table situations, competitions (ER-19),
+impalement (ER-23), touch attacks (Touch-based Effects), getting the drop (ER-13), weapon
+lock and disarm, throwing items and magic, and a grappler's slam. `fracas save`, which
+old-school saving throws share, is `fracas.cli.saves`."""
 
 from __future__ import annotations
 
@@ -19,9 +19,29 @@ from ..cmdkit import emit, engine_call, load_json, parse_rolls, with_rolls
 #: What `--challenger` / `--defender KEY=VALUE,...` may set, and how each value is read.
 _SIDE_KEYS: dict[str, Any] = {"id": str, "attribute": ("strength", "agility"), "strength": int, "agility": int,
                               "strength_mod": int, "agility_mod": int, "size": str, "speed": int, "prone": bool,
-                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list}
+                              "bonus": int, "advantage": bool, "disadvantage": bool, "condition": list,
+                              "savage": list, "resistant": list, "vulnerable": list, "immune": list}
 _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, "resistant": list,
                                 "vulnerable": list, "immune": list, "condition": list}
+
+
+def _side(text: str, hint: str) -> dict[str, Any]:
+    """One `--challenger`/`--defender` value; `savage=claw:edged` (repeatable, `bite:piercing:poison`)
+    fills `savage_form` ("ER Grappling: Uncommon Conditions")."""
+    from .cli import key_values
+
+    side = key_values(text, _SIDE_KEYS, hint)
+    strikes = side.pop("savage", None)
+    if strikes is not None:
+        side["savage_form"] = []
+        for item in strikes:
+            strike, _, rest = item.partition(":")
+            kind, _, extra = rest.partition(":")
+            if not strike or not kind or extra not in ("", "poison"):
+                raise click.BadParameter(f"savage={item!r} is not STRIKE:TYPE or STRIKE:TYPE:poison "
+                                         "(e.g. savage=bite:piercing:poison)", param_hint=hint)
+            side["savage_form"].append({"strike": strike, "type": kind, **({"poison": True} if extra else {})})
+    return side
 
 
 @click.command(short_help="An Enchanted Realms competition (ER-19): grapple, escape, shove, trip.")
@@ -31,7 +51,8 @@ _TARGET_KEYS: dict[str, Any] = {"id": str, "ac": int, "body": int, "size": str, 
 @click.option("--challenger", metavar="KEY=VALUE,...",
               help="Who starts it (the grappler, the one escaping, the one shoving), e.g. "
                    "id=ogre,strength=6,size=large,speed=30; keys: " + ", ".join(_SIDE_KEYS) + " (a speed"
-                   " counts only when both sides give one).")
+                   " counts only when both sides give one; savage=claw:edged or savage=bite:piercing:poison,"
+                   " repeatable, is a grapple or escape victim's savage form, resistant=edged the grappler's ER-10).")
 @click.option("--defender", metavar="KEY=VALUE,...", help="The other side, the same keys, e.g. "
               "id=aria,agility=5,attribute=agility,speed=40.")
 @click.option("--slick", is_flag=True, help="Rainy, icy or slick ground (ER-19).")
@@ -42,11 +63,12 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
             seed: Any, rolls: Any, as_json: bool) -> None:
     """An Enchanted Realms competition (ER-19): opposed d12 + Strength or Agility modifier,
     with the grapple and shove/trip modifiers; ties are rolled again. Prints each side's
-    exact chance to win. REQUEST is a JSON competition request ('-' for stdin), or use the
+    exact chance to win. A grapple or escape victim with savage form (claws over a bite) hurts
+    a grappler without one for 1 point on a raw d12 of 8+, delivers its poison on a 12; an
+    escape it still loses calls for the grappler's Strength feat, DC 11 ("ER Grappling:
+    Uncommon Conditions"). REQUEST is a JSON competition request ('-' for stdin), or use the
     flags, e.g. `fracas compete --contest grapple --challenger id=ogre,strength=6,size=large,speed=30
     --defender id=aria,agility=5,attribute=agility,speed=40`."""
-    from .cli import key_values
-
     faces = parse_rolls(rolls) if rolls is not None else None
     if request is not None:
         payload = load_json(request.read(), "the request")
@@ -55,8 +77,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
             raise click.UsageError("give both sides: --challenger id=ogre,strength=6 --defender id=aria,strength=3"
                                    " (or a request file)")
         payload = {"contest": contest, "slick": slick,
-                   "challenger": key_values(challenger, _SIDE_KEYS, "--challenger"),
-                   "defender": key_values(defender, _SIDE_KEYS, "--defender")}
+                   "challenger": _side(challenger, "--challenger"), "defender": _side(defender, "--defender")}
     result = engine_call(fracas.compete, with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
@@ -291,4 +312,53 @@ def throw(request: Any, item: Optional[str], skill: str, thrower: Optional[str],
         if damage is not None:
             payload["damage"] = key_values(damage, _THROW_DAMAGE_KEYS, "--damage")
     result = engine_call(fracas.throw, with_rolls(payload, faces), seed=seed)
+    emit(result.to_dict(), as_json)
+
+
+#: What `fracas slam --grappler` / `--victim` / `--into KEY=VALUE,...` may set.
+_SLAMMER_KEYS: dict[str, Any] = {"id": str, "size": str, "strength": int, "strength_mod": int, "height": int,
+                                 "to_hit": int, "advantage": bool, "disadvantage": bool, "condition": list}
+_SLAMMED_KEYS: dict[str, Any] = {"id": str, "size": str, "resistant": list, "vulnerable": list, "immune": list}
+_SLAM_INTO_KEYS: dict[str, Any] = {"id": str, "ac": int, "size": str, "distance": int, "resistant": list,
+                                   "vulnerable": list, "immune": list}
+
+
+@click.command(short_help="An Enchanted Realms grappler's slam: hurl the held victim, maybe into another.")
+@click.argument("request", type=click.File("rb"), required=False)
+@click.option("--grappler", metavar="KEY=VALUE,...",
+              help="Who slams (two sizes larger than its victim), e.g. id=giant,size=huge,strength=10; keys: "
+                   + ", ".join(_SLAMMER_KEYS) + ".")
+@click.option("--victim", metavar="KEY=VALUE,...",
+              help="The held victim, e.g. id=aria,size=medium; keys: " + ", ".join(_SLAMMED_KEYS) + ".")
+@click.option("--into", metavar="KEY=VALUE,...",
+              help="A second target within 10 ft (a grappler ten feet or taller), e.g. id=bob,ac=12,distance=10; "
+                   "keys: " + ", ".join(_SLAM_INTO_KEYS) + ".")
+@click.option("--damage-type", default="blunt", show_default=True,
+              help="The victim's damage type: blunt, or the terrain's (ER-10).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="Roll from this seed.")
+@click.option("--rolls", "rolls", default=None, metavar="FACES",
+              help="Physical dice in draw order: the hurling attack's d20s (only with --into).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def slam(request: Any, grappler: Optional[str], victim: Optional[str], into: Optional[str], damage_type: str,
+         seed: Any, rolls: Any, as_json: bool) -> None:
+    """An Enchanted Realms grappler's slam: a grappler two or more sizes larger than the victim
+    it holds hurls it for its Strength bonus in blunt damage (ER-10), freeing it; a grappler
+    ten feet or taller may slam it into another target within 10 ft: a hurling attack of 3d20
+    against that target's AC, the Strength bonus in blunt damage on a hit, with its exact
+    chance. REQUEST is a JSON slam request ('-' for stdin), or use the flags, e.g.
+    `fracas slam --grappler id=giant,size=huge,strength=10 --victim id=aria
+    --into id=bob,ac=12,distance=10`."""
+    from .cli import key_values
+
+    faces = parse_rolls(rolls) if rolls is not None else None
+    if request is not None:
+        payload = load_json(request.read(), "the request")
+    else:
+        if grappler is None or victim is None:
+            raise click.UsageError("give --grappler and --victim (or a request file)")
+        payload = {"grappler": key_values(grappler, _SLAMMER_KEYS, "--grappler"),
+                   "victim": key_values(victim, _SLAMMED_KEYS, "--victim"), "damage_type": damage_type}
+        if into is not None:
+            payload["into"] = key_values(into, _SLAM_INTO_KEYS, "--into")
+    result = engine_call(fracas.roll, "slam", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)

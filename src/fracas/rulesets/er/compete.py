@@ -29,6 +29,19 @@ then the defender's; on a tie both roll again, until the totals differ.
 
 The result carries the exact chance each side had to win (ties re-rolled), so a
 player asking "what are my odds?" gets the answer with the roll.
+
+Savage form ("ER Grappling: Uncommon Conditions"), in a grapple or an escape only: when
+the grapple's victim (the defender of a grapple, the challenger of an escape) lists a
+usable savage-form strike (`savage_form`: claws chosen over a bite, either over any other)
+and the grappler lists none, the victim's kept d12 of the deciding round (the round that
+was not a tie) of 8 or more deals the grappler 1 point of the strike's damage type (ER-10:
+the grappler's resistances), and a 12 also delivers the strike's poison or special (its
+save triggered, named in the result). In an escape the victim still lost, a grappler that
+took damage makes the ER-21 Strength feat, DC 10 + the damage (11 for the 1 point): d20 +
+its Strength modifier (its own conditions as on any feat); failing, it lets go. The initial
+grapple's incidental damage needs no feat. That feat's d20 (two at advantage or
+disadvantage) is drawn after the competition's rounds. The exact chances of the damage, of
+the delivery and (an escape) of the release come with the result.
 """
 
 from __future__ import annotations
@@ -42,13 +55,15 @@ from ...dice import Dice, KernelError
 from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import check_names, check_range, choice, decode, faces, say
 from ..._facts import (
-    CANNOT_ATTACK, CONDITIONS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SLICK, ER_GRAPPLE_SPEED, ER_PRONE, ER_PUSH_SIZE,
+    CANNOT_ATTACK, CONDITIONS, DAMAGE_TYPES, ER_COMPETITION_DIE, ER_RELEASE_DC, ER_SAVAGE_DAMAGE, ER_SAVAGE_RAW,
+    ER_SAVAGE_SPECIAL, MAX_SAVAGE_STRIKES, ER_GRAPPLE_SIZE, ER_GRAPPLE_SLICK, ER_GRAPPLE_SPEED, ER_PRONE, ER_PUSH_SIZE,
     ER_PUSH_SLICK, SCORE_RANGE, SIZES,
 )
 from ..rows import MAX_ROLL_OFFS, Rolled
 from .feats import Situation, kept_weights, roll_kept, situation
-from .plan import modifier
-from .schema import CompeteRequest, Competitor
+from .followups import dice_error, resist
+from .plan import RESISTANCE_NAMES, modifier, resistance_state
+from .schema import CompeteRequest, Competitor, SavageStrike
 
 SIDES = ("challenger", "defender")
 OUTCOMES = {
@@ -67,6 +82,8 @@ class CompetePlan:
     sides: list[tuple[int, list[tuple[str, int]], Situation]]
     #: per side: everything added to its kept d12
     totals: list[int]
+    #: savage form: (the victim's side index, its strike, ER-10 on the grappler) or None
+    savage: Optional[tuple[int, SavageStrike, int]] = None
 
 
 def _size(name: str) -> int:
@@ -90,6 +107,17 @@ def _check(c: Competitor, path: str, contest: str) -> int:
         check_range(c.speed, 0, 1000, f"{path}.speed", "speed")
     check_range(c.bonus, -50, 50, f"{path}.bonus", "bonus")
     check_names(c.conditions, CONDITIONS, f"{path}.conditions", "condition")
+    if len(c.savage_form) > MAX_SAVAGE_STRIKES:
+        raise LimitError(f"{path}.savage_form", say("too_many", count=len(c.savage_form), what="savage-form strikes",
+                                                    most=MAX_SAVAGE_STRIKES))
+    if c.savage_form and contest not in ("grapple", "escape"):
+        raise RulesError(f"{path}.savage_form", say("savage_contest", contest=contest))
+    for i, strike in enumerate(c.savage_form):
+        if not strike.strike.strip():
+            raise SchemaError(f"{path}.savage_form[{i}].strike", say("savage_strike_name"))
+        choice(strike.type, DAMAGE_TYPES, f"{path}.savage_form[{i}].type", "damage type")
+    for name in ("resistant", "vulnerable", "immune"):
+        check_names(getattr(c, name), DAMAGE_TYPES, f"{path}.{name}", "damage type")
     if contest in ("shove", "trip") and c.attribute != "strength":
         raise RulesError(f"{path}.attribute", say("compete_strength", contest=contest))
     score = c.strength if c.attribute == "strength" else c.agility
@@ -154,7 +182,23 @@ def compile_compete(request: Any) -> CompetePlan:
             extra[i].append(penalty)
     sides = [(mods[i], extra[i], sits[i]) for i in range(2)]
     totals = [mods[i] + c.bonus + sum(v for _, v in extra[i]) for i, c in enumerate((chal, dfd))]
-    return CompetePlan(req, sides, totals)
+    savage = None
+    if contest in ("grapple", "escape"):
+        v = 1 if contest == "grapple" else 0  # the victim: held, or about to be
+        victim, grappler = (dfd, chal) if v == 1 else (chal, dfd)
+        if victim.savage_form and not grappler.savage_form:
+            strike = savage_strike(victim.savage_form)
+            savage = (v, strike, resistance_state(grappler, strike.type))  # type: ignore[arg-type]  # duck-typed
+    return CompetePlan(req, sides, totals, savage)
+
+
+def savage_strike(strikes: list[SavageStrike]) -> SavageStrike:
+    """"claw damage over biting if both apply": a claw first, then a bite, then the first listed."""
+    for names in (("claw", "claws"), ("bite",)):
+        for strike in strikes:
+            if strike.strike.strip().lower() in names:
+                return strike
+    return strikes[0]
 
 
 def win_chances(plan: CompetePlan) -> tuple[Fraction, Fraction]:
@@ -169,6 +213,105 @@ def win_chances(plan: CompetePlan) -> tuple[Fraction, Fraction]:
     tie = sum(xa * xb for ta, xa in wa.items() for tb, xb in wb.items() if ta == tb)
     total = na * nb
     return Fraction(win, total - tie), Fraction(total - tie - win, total - tie)
+
+
+def _frac(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}"
+
+
+def _counts(plan: CompetePlan) -> list[tuple[dict[int, int], int]]:
+    out = []
+    for _, _, sit in plan.sides:
+        w = kept_weights(ER_COMPETITION_DIE, sit)
+        out.append((w, sum(w.values())))
+    return out
+
+
+def release_fails(sit: Situation, mod: int, dc: int) -> Fraction:
+    """The exact chance a grappler's Strength feat (kept d20 + mod) falls short of `dc` (ER-21)."""
+    if sit.fails is not None:
+        return Fraction(1)
+    w = kept_weights(20, sit)
+    return Fraction(sum(x for f, x in w.items() if f + mod < dc), sum(w.values()))
+
+
+def savage_chances(plan: CompetePlan) -> tuple[Fraction, Fraction, Fraction]:
+    """Exact chances, over the deciding round (ties rolled again), that the victim's kept d12
+    deals the incidental damage (raw 8+), delivers the special (raw 12), and that the victim
+    loses with damage dealt (an escape's release feat is then rolled)."""
+    assert plan.savage is not None
+    if any(sit.fails is not None for _, _, sit in plan.sides):
+        return Fraction(0), Fraction(0), Fraction(0)
+    v, _, _ = plan.savage
+    (wa, _), (wb, _) = _counts(plan)
+    ta, tb = plan.totals
+    dealt = special = lost = nontie = 0
+    for fa, xa in wa.items():
+        for fb, xb in wb.items():
+            if fa + ta == fb + tb:
+                continue
+            n = xa * xb
+            nontie += n
+            face = fa if v == 0 else fb
+            victim_lost = (fa + ta < fb + tb) if v == 0 else (fb + tb < fa + ta)
+            if face >= ER_SAVAGE_RAW:
+                dealt += n
+                if victim_lost:
+                    lost += n
+            if face >= ER_SAVAGE_SPECIAL:
+                special += n
+    return Fraction(dealt, nontie), Fraction(special, nontie), Fraction(lost, nontie)
+
+
+def _incidental(plan: CompetePlan, rounds: list[dict[str, dict[str, Any]]], challenger_wins: bool,
+                dice: Dice) -> Optional[dict[str, Any]]:
+    """Savage form's incidental damage on the grappler, and an escape's release feat (see the module doc)."""
+    if plan.savage is None:
+        return None
+    req = plan.request
+    v, strike, state = plan.savage
+    victim, grappler = (req.challenger, req.defender) if v == 0 else (req.defender, req.challenger)
+    raw = rounds[-1][SIDES[v]]["kept"] if rounds else None
+    dealt = raw is not None and raw >= ER_SAVAGE_RAW
+    damage = resist(ER_SAVAGE_DAMAGE, state) if dealt else 0
+    carries = strike.poison or strike.special is not None
+    delivered = carries and raw is not None and raw >= ER_SAVAGE_SPECIAL
+    p_dealt, p_special, p_lost = savage_chances(plan)
+    p_delivered = p_special if carries else Fraction(0)
+    escape = req.contest == "escape"
+    victim_lost = not challenger_wins if v == 0 else challenger_wins
+    sit = situation(grappler.conditions, "feat")
+    strength_known = grappler.strength is not None or grappler.strength_mod is not None
+    feat_dc = ER_RELEASE_DC + resist(ER_SAVAGE_DAMAGE, state)
+    release: Optional[dict[str, Any]] = None
+    p_release: Optional[Fraction] = None
+    if escape:
+        hurt = resist(ER_SAVAGE_DAMAGE, state) > 0
+        mod = None
+        if strength_known:
+            mod = modifier(grappler.strength, grappler.strength_mod) + (sit.penalty[1] if sit.penalty else 0)
+        if not hurt:
+            p_release = Fraction(0)
+        elif mod is not None:
+            p_release = p_lost * release_fails(sit, mod, feat_dc)
+        if victim_lost and damage > 0:
+            release = {"dc": feat_dc, "dice": [], "roll": None, "modifier": mod, "total": None, "held": None,
+                       "situation": sit.to_dict()}
+            if mod is not None:  # (a grappler failing Body feats automatically rolled no round either)
+                try:
+                    rolled, kept = roll_kept(dice, 20, sit)
+                except KernelError as exc:
+                    raise dice_error(exc, dice.rolls, say("rolls_for_release", path=f"$.{SIDES[1 - v]}")) from None
+                release.update(dice=rolled, roll=kept, total=kept + mod, held=kept + mod >= feat_dc)
+    return {
+        "by": victim.id, "to": grappler.id, "strike": strike.strike, "damage_type": strike.type,
+        "poison": strike.poison, "special": strike.special, "raw": raw, "threshold": ER_SAVAGE_RAW, "dealt": dealt,
+        "resistance": RESISTANCE_NAMES[state], "damage": damage, "delivered": delivered,
+        "release": release, "p_dealt": float(p_dealt), "p_dealt_exact": _frac(p_dealt),
+        "p_delivered": float(p_delivered), "p_delivered_exact": _frac(p_delivered),
+        "p_release": None if p_release is None else float(p_release),
+        "p_release_exact": None if p_release is None else _frac(p_release),
+    }
 
 
 def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
@@ -202,8 +345,11 @@ def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
         challenger_wins = last["challenger"]["total"] > last["defender"]["total"]
     else:  # ER-14: an automatic failure decides; both failing, the challenger's attempt fails
         challenger_wins = fails[0] is None
+    incidental = _incidental(plan, rounds, challenger_wins, dice)
     c, d = req.challenger.id, req.defender.id
     text = OUTCOMES[req.contest][0 if challenger_wins else 1].format(c=c, d=d)
+    if incidental is not None:
+        text += _savage_text(incidental)
     chance = win_chances(plan)
     sides = {}
     for name, person, (mod, extra, sit), total, p in zip(SIDES, people, plan.sides, totals, chance):
@@ -218,5 +364,26 @@ def roll_compete(plan: CompetePlan, dice: Dice, seed: int) -> Rolled:
         "ruleset": req.ruleset, "seed": seed, "injected": dice.injected, "contest": req.contest,
         "slick": req.slick, **sides, "rounds": rounds, "ties": max(len(rounds) - 1, 0),
         "winner": c if challenger_wins else d, "loser": d if challenger_wins else c, "outcome": text,
+        "incidental": incidental,
     }
     return Rolled(seed, req.ruleset, data)
+
+
+def _savage_text(inc: dict[str, Any]) -> str:
+    if not inc["dealt"]:
+        return ""
+    if inc["damage"] == 0:
+        text = f"; {inc['by']}'s {inc['strike']} strikes {inc['to']}, who is {inc['resistance']}: no damage"
+    else:
+        text = f"; {inc['by']}'s {inc['strike']} deals {inc['to']} {inc['damage']} {inc['damage_type']} damage"
+    if inc["delivered"]:
+        text += f" and delivers {inc['special'] or 'its poison'} (its save is triggered)"
+    rel = inc["release"]
+    if rel is not None:
+        if rel["held"] is None:
+            text += f"; {inc['to']} makes a Strength feat DC {rel['dc']} to keep the hold"
+        elif rel["held"]:
+            text += f"; {inc['to']} keeps the hold (Strength feat {rel['total']} vs DC {rel['dc']})"
+        else:
+            text += f"; {inc['to']} lets go: {inc['by']} is free"
+    return text

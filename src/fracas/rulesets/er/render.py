@@ -47,6 +47,8 @@ class Renderer:
             return self.weapon_lock(result)
         if "thrown" in result:
             return self.throw(result)
+        if "placed_within_ft" in result:
+            return self.slam(result)
         if "groups" in result:
             return self.bulk(result)
         return self.attack(result)
@@ -84,6 +86,9 @@ class Renderer:
         raise NotImplementedError
 
     def throw(self, result: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def slam(self, result: dict[str, Any]) -> str:
         raise NotImplementedError
 
     def impalement(self, result: dict[str, Any]) -> str:
@@ -363,6 +368,21 @@ class TerminalRenderer(Renderer):
             tie = " · tie, roll again" if c["total"] == d["total"] else ""
             lines.append(f"  roll {i}: {result['challenger']['id']} {'/'.join(map(str, c['dice']))}→{c['total']}"
                          f" vs {result['defender']['id']} {'/'.join(map(str, d['dice']))}→{d['total']}{tie}")
+        inc = result.get("incidental")
+        if inc:  # "ER Grappling: Uncommon Conditions"
+            odds = f"P(hurt) {inc['p_dealt']:.1%}"
+            if inc["p_delivered"]:
+                odds += f" · P({inc['special'] or 'poison'}) {inc['p_delivered']:.1%}"
+            if inc["p_release"] is not None:
+                odds += f" · P(released) {inc['p_release']:.1%}"
+            raw = "no roll" if inc["raw"] is None else f"raw {inc['raw']}"
+            lines.append(f"  savage form: {inc['by']}'s {inc['strike']} ({inc['damage_type']}) · {raw} · "
+                         f"{inc['damage']} damage to {inc['to']} · {odds}")
+            rel = inc["release"]
+            if rel is not None:
+                got = ("the table rolls it" if rel["roll"] is None else
+                       f"{'/'.join(map(str, rel['dice']))}→{rel['total']} · {'holds' if rel['held'] else 'lets go'}")
+                lines.append(f"  {inc['to']}'s Strength feat DC {rel['dc']}: {got}")
         lines.append(self.style(result["outcome"], bold=True))
         return "\n".join(lines)
 
@@ -476,6 +496,26 @@ class TerminalRenderer(Renderer):
             lines.append(f"  {result['item']}: {result['note']}")
         lines.append(self.style(f"{'hit' if result['hit'] else 'miss'}: {result['text']}", bold=True)
                      + f" · P(hit) {result['p_hit']:.1%} · mean {result['mean_damage']:.2f}")
+        return "\n".join(lines)
+
+    def slam(self, result: Any) -> Any:
+        """A grappler's slam ("ER Grappling: Uncommon Conditions")."""
+        vd = result["victim_damage"]
+        tall = "ten feet or taller" if result["tall"] else "under ten feet"
+        lines = [self.style("Slam", bold=True) + f" · {result['grappler']} → {result['victim']} · seed {result['seed']}",
+                 f"  {result['size_difference']} sizes larger · {tall} (by {result['tall_from']}) · Strength bonus "
+                 f"{result['strength_bonus']}",
+                 f"  {result['victim']}: {vd['damage']} {vd['damage_type']} damage"
+                 + (f" ({vd['resistance']})" if vd["resistance"] != "normal" else "")
+                 + f" · freed within {result['placed_within_ft']} ft"]
+        t = result["into"]
+        if t is not None:
+            dice = " ".join(f"{d['face']}→{d['total']}{'✓' if d['hit'] else ''}{' (dropped)' if d['dropped'] else ''}"
+                            for d in t["dice"])
+            edge = " · disadvantage" if t["disadvantage"] else " · advantage" if t["advantage"] else ""
+            lines.append(f"  hurled into {t['id']} (AC {t['ac']}, {t['distance']} ft): {dice}{edge} · "
+                         f"{'hit' if t['hit'] else 'miss'} ({t['p_hit']:.1%}) · {t['damage']} blunt damage")
+        lines.append(self.style(result["text"], bold=True))
         return "\n".join(lines)
 
     def weapon_lock(self, result: Any) -> Any:

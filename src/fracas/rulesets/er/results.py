@@ -308,6 +308,49 @@ class Round(Shape):
     defender: SideRoll
 
 
+class SavageRelease(Shape):
+    """An escape the victim lost after its savage form hurt the grappler: the grappler's ER-21
+    Strength feat, DC 10 + the damage. Without the grappler's Strength the table rolls it
+    (`roll`, `total`, `held` null)."""
+
+    dc: int
+    dice: list[D20]
+    roll: Optional[D20]
+    modifier: Optional[int]
+    total: Optional[int]
+    held: Optional[bool]
+    situation: Situation
+
+
+class Incidental(Shape):
+    """Savage form in a grapple or an escape ("ER Grappling: Uncommon Conditions"): the
+    victim's kept d12 of the deciding round (`raw`), 8 or more dealing the grappler 1 point of
+    the strike's type (ER-10 applied), 12 delivering its poison or special (its save
+    triggered); the exact chances over the deciding round (ties rolled again). `p_release`:
+    an escape's chance the grappler lets go this way (null when its Strength is unknown;
+    null in a grapple, which needs no feat)."""
+
+    by: str
+    to: str
+    strike: str
+    damage_type: DamageType
+    poison: bool
+    special: Optional[str]
+    raw: Optional[Annotated[int, msgspec.Meta(ge=1, le=12)]]
+    threshold: int
+    dealt: bool
+    resistance: Resistance
+    damage: Count
+    delivered: bool
+    release: Optional[SavageRelease]
+    p_dealt: Probability
+    p_dealt_exact: R.Fraction
+    p_delivered: Probability
+    p_delivered_exact: R.Fraction
+    p_release: Optional[Probability]
+    p_release_exact: Optional[R.Fraction]
+
+
 class CompeteResult(R.Rolled):
     """ER-19 competition (`compete.roll`)."""
 
@@ -322,6 +365,9 @@ class CompeteResult(R.Rolled):
     winner: str
     loser: str
     outcome: str
+    #: Savage form's incidental damage on the grappler; null without it (not a grapple or an
+    #: escape, no savage form on the victim, or a grappler with savage form of its own).
+    incidental: Optional[Incidental]
 
 
 class Charger(Shape):
@@ -495,6 +541,64 @@ class LockResult(R.Rolled):
     text: str
 
 
+class HurlDie(Shape):
+    """One d20 of a slam's hurling attack (ER Throwing Items): face + to-hit against the AC
+    (ER-6: a raw 20 always hits, a raw 1 never); `dropped`: the highest at disadvantage."""
+
+    face: D20
+    total: int
+    hit: bool
+    dropped: bool
+
+
+class SlamInto(Shape):
+    """The second target a tall grappler slams its victim into: the hurling attack and its
+    blunt damage (ER-10 applied); `p_hit` the exact chance the hurl hits."""
+
+    id: str
+    ac: int
+    distance: Count
+    to_hit: int
+    size_bonus: Count
+    dice: list[HurlDie]
+    advantage: bool
+    disadvantage: bool
+    advantage_from: list[str]
+    disadvantage_from: list[str]
+    hit: bool
+    damage_type: Literal["blunt"]
+    resistance: Resistance
+    damage: Count
+    p_hit: Probability
+    p_hit_exact: R.Fraction
+
+
+class SlamDamage(Shape):
+    """The slammed victim's damage: the grappler's Strength bonus, of `damage_type` (ER-10 applied)."""
+
+    damage_type: DamageType
+    base: Count
+    resistance: Resistance
+    damage: Count
+
+
+class SlamResult(R.Rolled):
+    """A grappler's slam (`slam.roll`; "ER Grappling", "ER Grappling: Uncommon Conditions"):
+    the victim takes the Strength bonus and is freed; a tall grappler's second target, if any."""
+
+    grappler: str
+    victim: str
+    size_difference: Annotated[int, msgspec.Meta(ge=2)]
+    tall: bool
+    tall_from: Literal["height", "size"]
+    strength_bonus: Count
+    victim_damage: SlamDamage
+    placed_within_ft: Literal[5, 10]
+    freed: Literal[True]
+    into: Optional[SlamInto]
+    text: str
+
+
 class Bystander(Shape):
     """ER-17: the chance a shot's stray lands on one nearby creature and hits (and crits,
     where it can); its exact damage there when no strike of the attack aims at it."""
@@ -590,6 +694,7 @@ RESULT_TYPES: dict[str, type] = {"attack": AttackResult, "bulk": BulkResult, "in
                 "compete": CompeteResult, "impale": ImpaleResult, "save": SaveResult, "odds": OddsResult}
 RESULT_TYPES["touch"] = TouchResult
 RESULT_TYPES["lock"] = LockResult
+RESULT_TYPES["slam"] = SlamResult
 
 
 class ShockNeeded(Shape):

@@ -175,6 +175,20 @@ class InitiativeRequest(_Spec):
 
 
 
+class SavageStrike(_Spec):
+    """A savage-form strike of a competitor ("ER Grappling: Uncommon Conditions"): a grapple
+    victim's claws or bite may deal the grappler incidental damage."""
+
+    #: Its name: "claw" (or "claws") is chosen over "bite", and either over any other.
+    strike: str
+    #: Its damage type (ER-10): the incidental point is of this type.
+    type: str
+    #: The strike carries poison: delivered (its save triggered) on a raw 12.
+    poison: bool = False
+    #: Other special weaponry, or the poison's name, delivered on a raw 12 and named in the result.
+    special: Optional[str] = None
+
+
 class Competitor(_Spec):
     """One side of an ER-19 competition: d12 + the chosen attribute's modifier."""
 
@@ -193,6 +207,13 @@ class Competitor(_Spec):
     disadvantage: bool = False
     #: ER-12/ER-14: the competitor's own conditions (bound, poisoned, shaken, prone, ...).
     conditions: list[str] = []
+    #: Its usable savage-form strikes ("ER Grappling: Uncommon Conditions"; a grapple or an
+    #: escape only): none given, no savage form.
+    savage_form: list[SavageStrike] = []
+    #: ER-10 against a grappler's incidental damage from its victim's savage form.
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
 
 
 class CompeteRequest(_Spec):
@@ -466,6 +487,68 @@ class ThrowRequest(_Spec):
     #: ER-12 on the throw: one more counted d20, or one more d20 and the highest dropped.
     advantage: bool = False
     disadvantage: bool = False
+    ruleset: str = NAME
+    seed: Optional[int] = None
+    rolls: Optional[list[int]] = None
+
+
+class SlamGrappler(_Spec):
+    """A grappler slamming the victim it holds ("ER Grappling"): two or more size categories
+    larger than it; its Strength bonus (ER-4 modifier) is the damage."""
+
+    id: str
+    size: str
+    strength: Optional[int] = None
+    strength_mod: Optional[int] = None
+    #: Its height in feet: ten or more slams the victim into another target. Not given, its
+    #: size decides: huge, giant and colossal are ten feet or taller (docs/rules/enchanted-realms.md).
+    height: Optional[int] = None
+    #: Added to every d20 of the hurling attack at a second target (ER Throwing Items).
+    to_hit: int = 0
+    #: ER-12 on the hurling pool: one more counted d20, or one more and the highest dropped.
+    advantage: bool = False
+    disadvantage: bool = False
+    #: ER-14: its own conditions (poisoned, prone, ...: the hurl at disadvantage; stunned: no slam).
+    conditions: list[str] = []
+
+
+class SlamVictim(_Spec):
+    """The held creature hurled and slammed: it takes the Strength bonus (ER-10 applies)."""
+
+    id: str
+    size: str = "medium"
+    #: Its conditions: an underwater victim resists fire (ER-15, ER-10).
+    conditions: list[str] = []
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+
+
+class SlamTarget(_Spec):
+    """Another creature the victim is slammed into (a grappler ten feet or taller; within two
+    hexes): a hurling attack against its AC, the Strength bonus in blunt damage on a hit."""
+
+    id: str
+    ac: int
+    #: ER-5: a ranged attack against a larger target gains +1 … +4 on every die.
+    size: str = "medium"
+    #: Feet from the grappler: at most 10 ("up to two hexes away").
+    distance: int = 5
+    resistant: list[str] = []
+    vulnerable: list[str] = []
+    immune: list[str] = []
+
+
+class SlamRequest(_Spec):
+    """A grappler hurls and slams the victim it holds ("ER Grappling", "ER Grappling: Uncommon
+    Conditions"): the Strength bonus in blunt damage (or the terrain's `damage_type`), the
+    victim freed; a grappler ten feet or taller may slam it `into` another target."""
+
+    grappler: SlamGrappler
+    victim: SlamVictim
+    into: Optional[SlamTarget] = None
+    #: The victim's damage type: blunt, "or appropriate damage for the terrain" (ER-10).
+    damage_type: str = "blunt"
     ruleset: str = NAME
     seed: Optional[int] = None
     rolls: Optional[list[int]] = None

@@ -261,6 +261,19 @@ function competeCard(result, ctx) {
     if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
   }
   rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  const inc = result.incidental;
+  if (inc) { // "ER Grappling: Uncommon Conditions"
+    const pct = (p) => `${(100 * p).toFixed(1)}%`;
+    let line = `${esc.text(inc.strike)} (${esc.text(inc.damage_type)}): raw ${inc.raw === null ? '—' : inc.raw}` +
+      ` · ${inc.dealt ? `${inc.damage} damage` : 'no damage'}${inc.delivered ? ` · ${esc.text(inc.special || 'poison')} delivered: its save` : ''}` +
+      `<br>${span(STYLE.note, `${pct(inc.p_dealt)} to hurt${inc.p_delivered ? `, ${pct(inc.p_delivered)} to deliver` : ''}` +
+      `${inc.p_release !== null ? `, ${pct(inc.p_release)} to free` : ''}`)}`;
+    if (inc.release) {
+      const r = inc.release;
+      line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
+    }
+    rows.push(['savage form', line]);
+  }
   rows.push(['seed', esc.text(String(result.seed))]);
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }

@@ -39,7 +39,10 @@ function items(config) {
     ['!fracas compete --contest grapple|escape|shove|trip|plain --defender @{target|token_id}',
       'a competition (ER-19): the selected token (or --challenger ID) against the defender, d12 + Strength modifier each ' +
       '(--use agility / --against agility for Agility), with the size, speed, slick (--slick) and prone modifiers; ' +
-      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds.'],
+      '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds. ' +
+      'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
+      'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
+      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],

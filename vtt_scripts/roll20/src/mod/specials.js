@@ -46,13 +46,30 @@ function attributeOf(option) {
   return v;
 }
 
+function sideOf(side, option) {
+  if (side === undefined || !SIDES.includes(side.toLowerCase())) {
+    throw new UsageError(`--${option.name} takes challenger or defender first, not "${side === undefined ? '' : side}"`);
+  }
+}
+
+/** `claw:edged`, `bite:piercing:poison`: one savage-form strike (the engine checks the names). */
+function savageStrike(text) {
+  const [strike, type, extra, ...rest] = text.split(':');
+  if (!strike || !type || rest.length || (extra !== undefined && extra.toLowerCase() !== 'poison')) {
+    throw new UsageError(`--savage: "${text}" is not STRIKE:TYPE or STRIKE:TYPE:poison (e.g. bite:piercing:poison)`);
+  }
+  const out = { strike, type: type.toLowerCase() };
+  if (extra !== undefined) out.poison = true;
+  return out;
+}
+
 /**
  * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
  * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
  */
 function competeCommand(app, msg, cmd) {
   if (cmd.positional.length) throw new UsageError(`!fracas compete takes --options, not "${cmd.positional.join(' ')}"`);
-  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {} };
+  const o = { contest: 'plain', use: 'strength', against: 'strength', slick: false, edge: {}, savage: {} };
   const dice = [];
   for (const option of cmd.options) {
     switch (option.name) {
@@ -74,11 +91,27 @@ function competeCommand(app, msg, cmd) {
         break;
       }
       case 'bonus': o.bonus = integer(oneValue(option), '--bonus', -50, 50); break;
+      // "ER Grappling: Uncommon Conditions": --savage defender claw:edged bite:piercing:poison
+      case 'savage': {
+        const [side, ...strikes] = option.values.map((v) => String(v));
+        sideOf(side, option);
+        if (!strikes.length) throw new UsageError('--savage takes a side and its strikes, e.g. --savage defender claw:edged bite:piercing:poison');
+        o.savage[side.toLowerCase()] = strikes.map((text) => savageStrike(text));
+        break;
+      }
+      // ER-10 of a side (the grappler's, against its victim's savage form): --resistant challenger edged
+      case 'resistant': case 'vulnerable': case 'immune': {
+        const [side, ...types] = option.values.map((v) => String(v));
+        sideOf(side, option);
+        if (!types.length) throw new UsageError(`--${option.name} takes a side and damage types, e.g. --${option.name} challenger edged`);
+        o.edge[side.toLowerCase()] = Object.assign(o.edge[side.toLowerCase()] || {}, { [option.name]: types });
+        break;
+      }
       case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
-  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick'].includes(x.name)).map((x) => x.name));
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => ['bonus', 'advantage', 'disadvantage', 'slick', 'savage', 'resistant', 'vulnerable', 'immune'].includes(x.name)).map((x) => x.name));
   const options = attackOptions(dice);
   permissions.checkDice(app, msg, options);
   if (!o.defender) throw new UsageError('give the other side: --defender @{target|token_id}');
@@ -89,6 +122,8 @@ function competeCommand(app, msg, cmd) {
   const b = competitor(app, defenderToken, o.against);
   Object.assign(a.side, o.edge.challenger || {});
   Object.assign(b.side, o.edge.defender || {});
+  if (o.savage.challenger) a.side.savage_form = o.savage.challenger;
+  if (o.savage.defender) b.side.savage_form = o.savage.defender;
   if (o.bonus) a.side.bonus = o.bonus;
   const names = { [challengerToken.id]: a.name, [defenderToken.id]: b.name, challenger: a.name, defender: b.name };
   msg.fracasNames = names;

@@ -122,6 +122,18 @@ class _SaveCommand(_RulesetFlagsCommand):
     flags_kind = "save"
 
 
+def _kind_request(ctx: click.Context, request: Any, ruleset_name: str, kind: str, flags: dict[str, Any]) -> Any:
+    """A command's request: its REQUEST file, or the one the ruleset's flags describe
+    (`kind_from_flags`); both at once is a usage error naming the first flag."""
+    if request is None:
+        return rulesets.get(ruleset_name, "--ruleset").kind_from_flags(kind, flags)
+    given = [name for name in flags if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    if given:
+        raise click.UsageError("give a request file or the ruleset's flags, not both "
+                               f"(got REQUEST and --{given[0].replace('_', '-').rstrip('-')})")
+    return _load_json(request.read(), "the request")
+
+
 def _ruleset_in(args: list[str]) -> Optional[str]:
     """The value of --ruleset among command-line arguments, if given."""
     for i, arg in enumerate(args):

@@ -9,7 +9,7 @@ import click
 import fracas
 
 from .. import rulesets
-from .common import _emit, _engine_call, _InitiativeCommand, _load_json, _parse_rolls, _ruleset_option, _with_rolls
+from .common import _emit, _engine_call, _InitiativeCommand, _kind_request, _parse_rolls, _ruleset_option, _with_rolls
 
 
 @click.command(cls=_InitiativeCommand,
@@ -30,14 +30,6 @@ def initiative(ctx: click.Context, /, request: Any, ruleset_name: Any, seed: Any
     `fracas initiative --ruleset NAME --help` lists a ruleset's flags (old-school:
     --side, --wait, --ties; cartyrion: --round, --ambush)."""
     faces = _parse_rolls(rolls) if rolls is not None else None
-    if request is not None:
-        given = [name for name in flags
-                 if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
-        if given:
-            raise click.UsageError("give a request file or the ruleset's flags, not both "
-                                   f"(got REQUEST and --{given[0].replace('_', '-').rstrip('-')})")
-        payload = _load_json(request.read(), "the request")
-    else:
-        payload = rulesets.get(ruleset_name, "--ruleset").kind_from_flags("initiative", flags)
+    payload = _kind_request(ctx, request, ruleset_name, "initiative", flags)
     result = _engine_call(fracas.roll_initiative, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

@@ -10,7 +10,7 @@ import click
 import fracas
 
 from .. import rulesets
-from .common import _emit, _engine_call, _load_json, _parse_rolls, _ruleset_option, _SaveCommand, _with_rolls
+from .common import _emit, _engine_call, _kind_request, _parse_rolls, _ruleset_option, _SaveCommand, _with_rolls
 
 
 @click.command(cls=_SaveCommand, short_help="Saves against an effect or an area, by a ruleset's rules.")
@@ -34,14 +34,6 @@ def save(ctx: click.Context, /, request: Any, ruleset_name: Any, seed: Any, roll
     --area --on-fail asleep --target id=goblin,score=4,cover=half` or `fracas save --ruleset
     old-school --effect 'hold person' --target id=cleric,save=14`."""
     faces = _parse_rolls(rolls) if rolls is not None else None
-    if request is not None:
-        given = [name for name in flags
-                 if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
-        if given:
-            raise click.UsageError("give a request file or the ruleset's flags, not both "
-                                   f"(got REQUEST and --{given[0].replace('_', '-').rstrip('-')})")
-        payload = _load_json(request.read(), "the request")
-    else:
-        payload = rulesets.get(ruleset_name, "--ruleset").kind_from_flags("save", flags)
+    payload = _kind_request(ctx, request, ruleset_name, "save", flags)
     result = _engine_call(fracas.save, _with_rolls(payload, faces), seed=seed)
     _emit(result.to_dict(), as_json)

@@ -47,6 +47,7 @@ from ..rows import Rolled
 from .followups import dice_error, resist
 from .plan import RESISTANCE_NAMES, modifier, resistance_state
 from .schema import SlamRequest
+from .throw import face_hits, pool_chance, roll_pool
 
 #: *Decision:* sizes that stand ten feet or taller when no `height` is given.
 TALL_SIZES = SIZES[SIZES.index("huge"):]
@@ -136,21 +137,10 @@ def compile_slam(request: Any) -> SlamPlan:
     return plan
 
 
-def _hits(face: int, to_hit: int, ac: int) -> bool:
-    """ER-6: raw + to-hit meets the AC; a raw 20 always hits, a raw 1 never."""
-    return face == 20 or (face != 1 and face + to_hit >= ac)
-
-
 def hit_chance(plan: SlamPlan, ac: int) -> Fraction:
-    """The exact chance the hurl hits: any counted die hitting (the highest dropped at disadvantage).
-    A die hits from a face on, so with the highest dropped the pool hits when two or more do."""
-    k = sum(1 for f in range(1, 21) if _hits(f, plan.to_hit, ac))
-    miss = Fraction(20 - k, 20)
-    hit = Fraction(k, 20)
-    n = plan.dice
-    if plan.drop_highest:
-        return 1 - miss ** n - n * hit * miss ** (n - 1)
-    return 1 - miss ** n
+    """The exact chance the hurl hits: any counted die hitting (the highest dropped at
+    disadvantage), as a thrown item's pool (ER Throwing Items: `throw.pool_chance`)."""
+    return pool_chance(plan.dice - int(plan.drop_highest), plan.to_hit, ac, plan.drop_highest)
 
 
 def roll_slam(plan: SlamPlan, dice: Dice, seed: int) -> Rolled:
@@ -161,13 +151,12 @@ def roll_slam(plan: SlamPlan, dice: Dice, seed: int) -> Rolled:
     into = None
     text = f"{g.id} slams {v.id} for {victim_damage} {req.damage_type} damage: {v.id} is free"
     if t is not None:
-        try:
-            faces = [dice.die(20) for _ in range(plan.dice)]
+        try:  # a hurling attack: a thrown item's pool of d20s (ER Throwing Items)
+            pool = roll_pool(dice, plan.dice - int(plan.drop_highest), plan.to_hit, t.ac, plan.drop_highest)
         except KernelError as exc:
             raise dice_error(exc, dice.rolls, "the hurling attack at $.into") from None
-        dropped = faces.index(max(faces)) if plan.drop_highest else None
-        rolled = [{"face": f, "total": f + plan.to_hit, "hit": _hits(f, plan.to_hit, t.ac), "dropped": i == dropped}
-                  for i, f in enumerate(faces)]
+        rolled = [{"face": f, "total": f + plan.to_hit, "hit": face_hits(f, plan.to_hit, t.ac),
+                   "dropped": i == pool.dropped} for i, f in enumerate(pool.faces)]
         hit = any(d["hit"] and not d["dropped"] for d in rolled)
         damage = resist(plan.bonus, plan.target_state) if hit else 0
         p = hit_chance(plan, t.ac)

@@ -83,7 +83,7 @@ const COMMANDS = {
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
 };
-// The kinds the bridge rolls for this script (save, touch, drop, lock, throw: bridgekinds.js KINDS), one
+// The kinds the bridge rolls for this script (save, touch, drop, lock, throw, slam: bridgekinds.js KINDS), one
 // command each; players may use them with tokens they control (each kind checks its acting token).
 for (const kind of Object.keys(bridgekinds.KINDS)) {
   COMMANDS[kind] = { run: (app, msg, cmd) => bridgekinds.kindCommand(app, msg, cmd, kind), player: true };
@@ -1597,6 +1597,11 @@ function items(config) {
       'acid splash, bonfire blend, explosive oil, firebreather\'s oil, holy water (the table\'s damage), other or magic (give --damage and --type) ' +
       'at the target\'s AC: 1/2/3 d20 by skill, each raw face against the AC, any hit enough (magic: one d20 + Agility); the target\'s ' +
       'resistances and markers from its sheet. The damage comes off its bar (undo works); the card gives P(hit) and the mean damage, exact.'],
+    ['!fracas slam --target @{target|token_id} [--damage-type T] [--into ID --distance FT] [--height FT] [--to-hit N] [--advantage]',
+      'a grappler\'s slam (ER Grappling), rolled by the bridge: the selected grappler (or --attacker ID), two or more sizes larger ' +
+      'than the victim it holds (--target), hurls it for its Strength bonus in blunt damage (--damage-type for the terrain) and frees it; ' +
+      'ten feet or taller (huge and up, or --height 10) it may slam it --into another token within 10 ft: 3d20 + --to-hit against its AC, ' +
+      'any hit enough, the Strength bonus in blunt damage. Sizes and Strength from the sheets. Both damages applied, undo works; the card gives P(hit).'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -1638,7 +1643,7 @@ function items(config) {
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
   return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
-    'touch, lock, throw, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'touch, lock, throw, slam, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -1682,7 +1687,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }
@@ -10780,9 +10785,9 @@ module.exports = { competeCommand, impaleCommand, parseSeed };
   },
   "src/mod/bridgekinds.js": function (module, exports, require) {
 'use strict';
-// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock` and `!fracas throw`: the
-// Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
-// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll; bridge/README.md), so each command builds its request
+// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock`, `!fracas throw` and `!fracas slam`:
+// the Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
+// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll, slam.roll; bridge/README.md), so each command builds its request
 // from the selected token(s), the --target(s) and their sheets and markers, sends it through
 // the relay (relaylink.js, as `!fracas mob` does: kept pending until answered, `!fracas resend`),
 // and the answer, checked against the result layout contract.js declares, becomes a card
@@ -11338,6 +11343,91 @@ function throwEffects(result) {
 }
 
 // ---------------------------------------------------------------------------------
+// slam: a grappler hurls and slams the victim it holds ("ER Grappling", "ER Grappling:
+// Uncommon Conditions"): its Strength bonus in damage, the victim freed; a grappler ten feet
+// or taller may slam it into another target within two hexes (a 3d20 hurling attack)
+// ---------------------------------------------------------------------------------
+
+const SLAM_OPTIONS = {
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  into: { parse: (op, o) => { o.into = oneValue(op); } },
+  distance: { number: true, parse: (op, o) => { o.distance = integer(oneValue(op), '--distance', 0, 1000); } },
+  'damage-type': { number: true, parse: (op, o) => { o.damageType = choiceOf(op, DAMAGE_TYPES); } },
+  height: { number: true, parse: (op, o) => { o.height = integer(oneValue(op), '--height', 0, 1000); } },
+  'to-hit': { number: true, parse: (op, o) => { o.toHit = integer(oneValue(op), '--to-hit', -100, 100); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+/** A side's resistances from its sheet (ER-10). */
+function resistances(reader, into) {
+  for (const field of ['resistant', 'vulnerable', 'immune']) {
+    const list = reader.names(field, DAMAGE_TYPES, 'damage type');
+    if (list.length) into[field] = list;
+  }
+  return into;
+}
+
+function buildSlam(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('slam', cmd, SLAM_OPTIONS);
+  if (o.into === undefined && (o.distance !== undefined || o.toHit !== undefined || o.advantage || o.disadvantage || o.ac !== undefined)) {
+    const said = ['distance', 'to-hit', 'advantage', 'disadvantage', 'ac'].find((name) => cmd.options.some((op) => op.name === name));
+    throw new UsageError(`--${said} is for the hurl into a second target: give --into TOKEN`);
+  }
+  const grapplerToken = actor(app, msg, o.attacker);
+  const victimToken = oneTarget(app, msg, o, 'victim');
+  if (victimToken.id === grapplerToken.id) throw new UsageError('--target: the victim is another creature, the one the grappler holds');
+  const config = app.s().config;
+  const g = new SheetReader(app.edge, config, grapplerToken);
+  const v = new SheetReader(app.edge, config, victimToken);
+  // Sizes decide who may slam (two or more categories larger) and whether the grappler is tall.
+  const grappler = { id: grapplerToken.id, size: g.size() || 'medium' };
+  const strength = needAttribute(app, g, 'strength', 'the slam\'s damage (its Strength bonus, ER-4)');
+  if (strength.modifier !== undefined) grappler.strength_mod = strength.modifier;
+  else grappler.strength = strength.score;
+  if (o.height !== undefined) grappler.height = o.height;
+  const conditions = tokenConditions(config, grapplerToken);
+  if (conditions.length) grappler.conditions = conditions;
+  const victim = resistances(v, { id: victimToken.id, size: v.size() || 'medium' });
+  const vconditions = tokenConditions(config, victimToken);
+  if (vconditions.length) victim.conditions = vconditions;
+  const request = { grappler, victim };
+  if (o.damageType) request.damage_type = o.damageType;
+  const names = { [victimToken.id]: v.name, [grapplerToken.id]: g.name };
+  const tokens = { [victimToken.id]: victimToken };
+  if (o.into !== undefined) {
+    const intoToken = tokenOf(app, msg, o.into, 'into');
+    if ([grapplerToken.id, victimToken.id].includes(intoToken.id)) {
+      throw new UsageError('--into: the second target is a third creature, neither the grappler nor its victim');
+    }
+    const t = new SheetReader(app.edge, config, intoToken);
+    const ac = o.ac !== undefined && permissions.mayOverride(app, msg, intoToken) ? o.ac : t.number('ac');
+    if (ac === null) {
+      throw new UsageError(`${t.name} has no "${config.attrs.ac}" attribute: the hurl is against its AC (give --ac for a token without a character)`);
+    }
+    request.into = resistances(t, { id: intoToken.id, ac, size: t.size() || 'medium', distance: o.distance !== undefined ? o.distance : 5 });
+    if (o.toHit !== undefined) grappler.to_hit = o.toHit;
+    if (o.advantage) grappler.advantage = true;
+    if (o.disadvantage) grappler.disadvantage = true;
+    names[intoToken.id] = t.name;
+    tokens[intoToken.id] = intoToken;
+  }
+  return { request, names, tokens, common, numbers, actorToken: grapplerToken, actorName: g.name, title: request.into ? 'slam into a target' : 'slam' };
+}
+
+/** The victim's damage (ER-10 applied), and the second target's on a hit. */
+function slamEffects(result) {
+  const out = [];
+  const taken = result.victim_damage && Number(result.victim_damage.damage);
+  if (typeof result.victim === 'string' && Number.isInteger(taken) && taken > 0) out.push({ id: result.victim, damage: taken });
+  const t = result.into;
+  const hurt = t && Number(t.damage);
+  if (t && t.hit === true && typeof t.id === 'string' && Number.isInteger(hurt) && hurt > 0) out.push({ id: t.id, damage: hurt });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
 // The table: one entry per bridge-built kind. `method`: the bridge's (bridge/README.md);
 // `noun`: what the notices call it; `build(app, msg, cmd)` → {request, names, tokens, common,
 // numbers, actorToken?, actorName?, title}; `effects(result)` → [{id, damage?, conditions?}];
@@ -11350,6 +11440,7 @@ const KINDS = {
   drop: { method: 'drop.roll', title: 'Getting the drop (ER-13)', noun: 'getting-the-drop', build: buildDrop, effects: dropEffects, card: kindcards.dropRows },
   lock: { method: 'lock.roll', title: 'Weapon lock and disarm', noun: 'weapon lock and disarm', build: buildLock, effects: lockEffects, card: kindcards.lockRows },
   throw: { method: 'throw.roll', title: 'Throw', noun: 'throw', build: buildThrow, effects: throwEffects, card: kindcards.throwRows },
+  slam: { method: 'slam.roll', title: 'Slam', noun: 'slam', build: buildSlam, effects: slamEffects, card: kindcards.slamRows },
 };
 
 /** `!fracas KIND …`: build the request, send it through the relay, say so. */
@@ -11450,12 +11541,12 @@ function methods() {
   return Object.values(KINDS).map((e) => e.method);
 }
 
-module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS };
+module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS, SLAM_OPTIONS };
   },
   "src/mod/kindcards.js": function (module, exports, require) {
 'use strict';
 // The cards of the kinds the bridge rolls for this script (bridgekinds.js): save, touch, drop,
-// lock, throw, each one function from the answer (its layout checked first against contract.js) to
+// lock, throw, slam, each one function from the answer (its layout checked first against contract.js) to
 // the card's [label, html] rows, in cards.js's style, with the exact odds the answer carries.
 // An answer comes through chat: every string is first made plain (clean) and every number
 // checked, so nothing in it shows as markup.
@@ -11723,6 +11814,42 @@ function throwRows(raw, ctx) {
   return rows;
 }
 
+// --- slam ----------------------------------------------------------------------------
+
+function slamRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const victim = nameOf(ctx, r.victim);
+  const d = r.victim_damage || {};
+  const resisted = d.resistance && d.resistance !== 'normal' ? ` (${esc.text(d.resistance)}: ${n(d.base)} → ${n(d.damage)})` : '';
+  const tall = r.tall === true ? `ten feet or taller (by its ${esc.text(r.tall_from)})` : `under ten feet (by its ${esc.text(r.tall_from)})`;
+  rows.push([`${ctx.actor ? esc.text(ctx.actor) : 'the grappler'} → ${esc.text(victim)}`,
+    `${n(r.size_difference)} sizes larger, ${tall} · Strength bonus ${signed(n(r.strength_bonus))}` +
+    `<br>${esc.text(victim)} takes ${span(STYLE.big, `${n(d.damage)}`)} ${esc.text(d.damage_type)} damage${resisted}${bodyNote(ctx.applied && ctx.applied[r.victim], d.damage)}` +
+    ` · freed, placed within ${n(r.placed_within_ft)} ft`]);
+  const t = r.into;
+  if (t && typeof t === 'object') {
+    const dice = Array.isArray(t.dice) ? t.dice : [];
+    const shown = dice.map((x) => (x && x.dropped === true
+      ? `dropped ${span(STYLE.drop, `${n(x.face)}`)}`
+      : span(x && x.hit === true ? STYLE.hit : STYLE.miss, `${n(x && x.face)}`) + (x && x.hit === true ? '✓' : '✗'))).join(' ');
+    const size = t.size_bonus ? ` (size ${signed(n(t.size_bonus))})` : '';
+    const flags = [t.advantage ? `advantage${Array.isArray(t.advantage_from) && t.advantage_from.length ? ` (${t.advantage_from.map(esc.text).join(', ')})` : ''}` : '',
+      t.disadvantage ? `disadvantage${Array.isArray(t.disadvantage_from) && t.disadvantage_from.length ? ` (${t.disadvantage_from.map(esc.text).join(', ')})` : ''}` : '']
+      .filter(Boolean);
+    let line = `hurled into ${esc.text(nameOf(ctx, t.id))} (${n(t.distance)} ft): ${n(dice.length)} d20 ${signed(n(t.to_hit))}${size} vs AC ${n(t.ac)}` +
+      `${flags.length ? ` · ${flags.join(', ')}` : ''}<br>dice: ${shown} · `;
+    line += t.hit === true ? span(STYLE.hit, 'hit ✓') : span(STYLE.miss, 'miss ✗');
+    if (t.hit === true) {
+      const tres = t.resistance && t.resistance !== 'normal' ? ` (${esc.text(t.resistance)})` : '';
+      line += `: ${span(STYLE.big, `${n(t.damage)}`)} blunt damage${tres}${bodyNote(ctx.applied && ctx.applied[t.id], t.damage)}`;
+    }
+    rows.push(['the hurl', line]);
+    rows.push(['odds', `P(hit) ${pct(t.p_hit, t.p_hit_exact)}`]);
+  }
+  return rows;
+}
+
 /** The last row of every such card: the bridge rolled it; the seed; request and undo buttons. */
 function footer(raw, ctx) {
   const seed = clean(raw.seed);
@@ -11731,7 +11858,7 @@ function footer(raw, ctx) {
     `${esc.button('request', `!fracas request ${ctx.id}`)}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`];
 }
 
-module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, footer, clean, pct };
+module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, slamRows, footer, clean, pct };
   },
   "src/mod/validate.js": function (module, exports, require) {
 'use strict';

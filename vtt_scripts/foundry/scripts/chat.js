@@ -641,8 +641,29 @@ export function renderCompeteCard(result, { names }) {
   }
   return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: word("Contest", result.contest) }))}</header>`
     + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
-    + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>`
+    + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>${incidentalHtml(result.incidental, nameOf)}`
     + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: String(result.seed) }))}</span></footer></div>`;
+}
+
+/**
+ * Savage form in a grapple ("ER Grappling: Uncommon Conditions"): the victim's deciding d12,
+ * the grappler's incidental point (ER-10 applied), poison or special delivered, a release
+ * feat, and the exact chances.
+ * @param {Record<string, any>|null|undefined} x @param {(id: string) => string} nameOf
+ */
+function incidentalHtml(x, nameOf) {
+  if (!x) return "";
+  const lines = [x.dealt
+    ? t("FRACAS.Card.SavageDealt", { by: nameOf(x.by), strike: x.strike, raw: x.raw, to: nameOf(x.to), damage: x.damage, type: word("DamageType", x.damage_type) })
+    : t("FRACAS.Card.SavageNone", { by: nameOf(x.by), strike: x.strike, raw: x.raw ?? "—", threshold: x.threshold })];
+  if (x.delivered) lines.push(t("FRACAS.Card.SavageDelivered", { what: x.special ?? t("FRACAS.Card.SavagePoison") }));
+  if (x.release) {
+    const to = nameOf(x.to);
+    lines.push(x.release.held === null ? t("FRACAS.Card.SavageFeat", { to, dc: x.release.dc })
+      : t(x.release.held ? "FRACAS.Card.SavageHolds" : "FRACAS.Card.SavageLetsGo", { to, dc: x.release.dc, total: x.release.total }));
+  }
+  lines.push(t("FRACAS.Card.SavageOdds", { dealt: `${x.p_dealt_exact} (${(100 * x.p_dealt).toFixed(1)}%)`, delivered: `${x.p_delivered_exact} (${(100 * x.p_delivered).toFixed(1)}%)` }));
+  return `<div class="fracas-incidental">${lines.map((l) => `<div>${esc(l)}</div>`).join("")}</div>`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The kinds the bridge rolls for this module without a card or resolver of its own:
 // Enchanted Realms' save (ER-12/ER-13/ER-14/ER-16), touch ("ER Touch attacks"), drop (ER-13,
-// getting the drop), lock ("ER Weapon Negation": lock, disarm, shield-blitz) and throw ("ER
-// Throwing Items": throwing items and throwing magic). One entry per
+// getting the drop), lock ("ER Weapon Negation": lock, disarm, shield-blitz), throw ("ER
+// Throwing Items": throwing items and throwing magic) and slam ("ER Grappling": a grappler's
+// slam, into a second target). One entry per
 // kind: the bridge method, which tokens take part (from the controlled and targeted tokens),
 // the fields the GM sets at the table (the dialog's and the API's, checked alike, an error
 // naming the field), the request built from those and the actors' data (the readers the attack
@@ -32,10 +33,23 @@ import { word, words } from "./words.js";
 /**
  * A part a token plays: `role` (the option naming it), `many` (several tokens), `from` (the
  * selection it comes from when the option is absent), `optional` (given the fields), `owned`
- * (a player must own it: players act only with their own tokens, as the attack checks).
+ * (a player must own it: players act only with their own tokens, as the attack checks),
+ * `nth` (of that selection only the nth token, in the order they were targeted: a slam's
+ * victim is the first targeted token, the one it is slammed into the second).
  * @typedef {{role: string, many?: boolean, from: "controlled"|"targeted"|"targeted-or-controlled",
- *   optional?: (values: Record<string, any>) => boolean, owned?: boolean}} Part
+ *   optional?: (values: Record<string, any>) => boolean, owned?: boolean, nth?: number}} Part
  */
+
+/**
+ * A part's tokens from the selection (its `from`, then its `nth`).
+ * @template T
+ * @param {Part} part @param {T[]} controlled @param {T[]} targeted
+ * @returns {T[]}
+ */
+export function selectionOf(part, controlled, targeted) {
+  const list = part.from === "controlled" ? controlled : part.from === "targeted" ? targeted : (targeted.length ? targeted : controlled);
+  return part.nth === undefined ? list : list.slice(part.nth, part.nth + 1);
+}
 
 /**
  * What a kind's build gets: the fields' values, the tokens by role, the data paths, and
@@ -50,7 +64,8 @@ import { word, words } from "./words.js";
  * @property {string} method     the bridge's method
  * @property {string} ruleset
  * @property {string} icon       the macro's image: a core icon (foundry-vtt-types 13.x client/config.d.mts l. 1115-1139,
- *   CONFIG.controlIcons' defaults: cowled, aura, padlock, explosion; fire: l. 1277, CONFIG.statusEffects' burning)
+ *   CONFIG.controlIcons' defaults: cowled, aura, padlock, explosion; fire: l. 1277, CONFIG.statusEffects' burning;
+ *   falling: l. 1237, CONFIG.statusEffects' prone)
  * @property {Field[]} fields
  * @property {Part[]} parts
  * @property {(args: BuildArgs) => Json} build  the request (without seed and rolls)
@@ -385,6 +400,71 @@ export const KINDS = {
     },
     // The exact chance of a hit (the result's own p_hit and mean damage are its top-level odds).
     speaker: (tokens) => one(tokens, "thrower"),
+  },
+
+  slam: {
+    kind: "slam", method: "slam.roll", ruleset: DEFAULT_RULESET, icon: "icons/svg/falling.svg",
+    fields: [
+      // "or appropriate damage for the terrain" (ER Grappling): the victim's damage type.
+      { name: "damage_type", type: "choice", choices: DAMAGE_TYPES, def: "blunt" },
+      // The grappler's height in feet; 0: its size decides (huge and larger stand ten feet or taller).
+      { name: "height", type: "int", min: 0, max: 1000, def: 0 },
+      // The hurl into a second target (the second targeted token): its distance, to-hit and advantage.
+      { name: "distance", type: "int", min: 0, max: 10, def: 5 },
+      { name: "to_hit", type: "int", min: -100, max: 100, def: 0 },
+      { name: "edge", type: "choice", choices: EDGES, def: "normal" },
+    ],
+    // The first targeted token is the victim held, the second (if any) the one it is slammed into.
+    parts: [{ role: "grappler", from: "controlled", owned: true }, { role: "victim", from: "targeted", nth: 0 },
+      { role: "into", from: "targeted", nth: 1, optional: () => true }],
+    build: ({ values, tokens, mapping, conditions }) => {
+      const grappler = /** @type {TokenView} */ (one(tokens, "grappler"));
+      const held = /** @type {TokenView} */ (one(tokens, "victim"));
+      const into = one(tokens, "into");
+      const a = readAttacker(grappler, mapping, [], { conditions });
+      if (a.strength === undefined && a.strength_mod === undefined) {
+        throw new InputError(t("FRACAS.Bridged.NoStrength", { name: who(grappler), path: mapping.strength || t("FRACAS.Word.NoPath") }));
+      }
+      /** @type {Json} */
+      const g = { id: grappler.id, size: a.size ?? "medium" };
+      for (const key of ["strength", "strength_mod", "conditions"]) if (a[key] !== undefined) g[key] = a[key];
+      if (values.height > 0) g.height = values.height;
+      // The victim's size (two or more categories smaller), resistances and conditions (ER-10, ER-15).
+      const read = readTarget(held, mapping, { conditions });
+      /** @type {Json} */
+      const victim = { id: held.id, size: read.size ?? "medium" };
+      for (const key of ["resistant", "vulnerable", "immune", "conditions"]) if (read[key] !== undefined) victim[key] = read[key];
+      /** @type {Json} */
+      const request = { grappler: g, victim, damage_type: values.damage_type };
+      if (into) {
+        const other = readTarget(into, mapping, { conditions: false });
+        /** @type {Json} */
+        const target = { id: into.id, ac: other.ac, size: other.size ?? "medium", distance: values.distance };
+        for (const key of ["resistant", "vulnerable", "immune"]) if (other[key] !== undefined) target[key] = other[key];
+        request.into = target;
+        Object.assign(g, { to_hit: values.to_hit, ...edgeFlags(values.edge) });
+      }
+      return request;
+    },
+    // The victim's damage (ER-10 applied), and the second target's on a hit.
+    effects: (r) => {
+      /** @type {Record<string, number>} */
+      const damage = {};
+      if (r.victim_damage.damage > 0) damage[r.victim] = r.victim_damage.damage;
+      if (r.into && r.into.hit && r.into.damage > 0) damage[r.into.id] = r.into.damage;
+      return { damage, conditions: {} };
+    },
+    rolls: (r) => (r.into ? [{ label: t("FRACAS.Bridged.Dice.Hurl"), groups: [{ faces: 20, flavor: t("FRACAS.Bridged.Dice.Hurl"),
+      results: r.into.dice.map((/** @type {{face: number, hit: boolean, dropped: boolean}} */ d) => ({ result: d.face, active: !d.dropped,
+        success: !d.dropped && d.hit, failure: !d.dropped && !d.hit })) }] }] : []),
+    outcome: (r, names) => {
+      const victim = names[r.victim] ?? r.victim;
+      const line = t("FRACAS.Bridged.Outcome.slam", { victim, damage: r.victim_damage.damage, type: word("DamageType", r.victim_damage.damage_type) });
+      if (!r.into) return line;
+      const target = names[r.into.id] ?? r.into.id;
+      return `${line}; ${r.into.hit ? t("FRACAS.Bridged.Outcome.slamInto", { target, damage: r.into.damage }) : t("FRACAS.Bridged.Outcome.slamMissed", { target })}`;
+    },
+    speaker: (tokens) => one(tokens, "grappler"),
   },
 };
 

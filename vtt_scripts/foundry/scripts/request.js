@@ -113,7 +113,7 @@ function optionalSize(view, mapping) {
  * @param {string} key
  * @param {string} field  what it is: FRACAS.Field.<field>
  */
-function damageTypes(view, mapping, key, field) {
+export function damageTypes(view, mapping, key, field) {
   const label = t(`FRACAS.Field.${field}`);
   const names = readNames(view.actor, mapping[key]);
   for (const name of names) {

@@ -1,7 +1,7 @@
 // The kinds the bridge rolls for the module (kinds.js, actions/bridged.js): Enchanted Realms
 // saves (ER-12, ER-13, ER-14, ER-16), touch attacks ("ER Touch attacks"), getting the drop
-// (ER-13), weapon lock, disarm and shield-blitz ("ER Weapon Lock", "ER Weapon Disarm") and
-// throwing items and throwing magic ("ER Throwing Items").
+// (ER-13), weapon lock, disarm and shield-blitz ("ER Weapon Lock", "ER Weapon Disarm"),
+// throwing items and throwing magic ("ER Throwing Items") and a grappler's slam ("ER Grappling").
 // The fake bridge answers only the exact requests of test/fixtures/bridged_answers.json
 // (written from the engine by test/tools/bridged_answers.py), so a request built otherwise
 // fails here; with Python, the same actions run against a real `fracas serve`.
@@ -56,6 +56,7 @@ function setup({ controlled = ["hero"], targeted = [], isGM = true, settings = {
     gob: fakeActor({ uuid: "Actor.gob", name: "Goblin", system: sheet({ ac: 12, hp: 7, hpMax: 7, str: 2, agi: 4 }) }),
     ogre: fakeActor({ uuid: "Actor.ogre", name: "Ogre", system: sheet({ ac: 12, hp: 30, hpMax: 30, str: 8, agi: 2, size: "large" }), statuses: ["poison"] }),
     scout: fakeActor({ uuid: "Actor.scout", name: "Scout", system: sheet({ ac: 11, hp: 9, str: 3, agi: 5 }), flags: { fracas: { "enchanted-realms": { resilience: 5 } } } }),
+    giant: fakeActor({ uuid: "Actor.giant", name: "Giant", system: sheet({ ac: 11, hp: 60, hpMax: 60, str: 10, agi: 1, size: "huge" }) }),
   };
   const tokens = Object.entries(actors).map(([id, a]) => view(id, a.name, a));
   const vtt = fakeVtt({ tokens, controlled, targeted, isGM, settings: { pathResistant: "", ...settings } });
@@ -357,6 +358,73 @@ describe("ER Throwing Items (throw.roll)", () => {
   });
 });
 
+describe("ER Grappling (slam.roll)", () => {
+  test("ER Grappling: the controlled grappler slams the first targeted token into the second: sizes, Strength, the second's AC; both damages applied, undone with the card", async () => {
+    const { api, conn, vtt, actors } = setup({ controlled: ["giant"], targeted: ["gob", "ogre"] });
+    const out = await api.slam({ distance: 10, seed: 6 });
+    assert.equal(conn.calls[0].method, "slam.roll");
+    assert.deepEqual(conn.calls[0].params, answer("slam-into").request);
+    const r = answer("slam-into").result;
+    assert.deepEqual([r.victim_damage.damage, r.into.hit, r.into.damage], [4, true, 4]);
+    assert.equal(actors.gob.system.health.value, 7 - 4);
+    assert.equal(actors.ogre.system.health.value, 30 - 4);
+    const card = vtt.messages[0];
+    assert.match(card.content, /Goblin is slammed for 4 blunt damage and freed; hurled into Ogre: a hit for 4 blunt damage/);
+    // The hurl's exact chance to hit, as its fraction beside the float; its three d20s as a Foundry roll.
+    assert.ok(card.content.includes(`${r.into.p_hit_exact} (${(r.into.p_hit * 100).toFixed(1)}%)`), "p_hit");
+    assert.match(card.content, /rolled by the fracas bridge \(slam\.roll\) · seed 6/);
+    assert.deepEqual(card.rolls[0].groups[0].results.map((d) => [d.result, d.success]), r.into.dice.map((d) => [d.face, d.hit]));
+    await api.undo(out.messageId);
+    assert.deepEqual([actors.gob.system.health.value, actors.ogre.system.health.value], [7, 30]);
+  });
+
+  test("ER Grappling: one targeted token is a slam without a second target: the terrain's damage type, no hurl, no dice", async () => {
+    const { api, conn, vtt, actors } = setup({ controlled: ["giant"], targeted: ["hero"] });
+    const out = await api.slam({ damage_type: "fire", seed: 2 });
+    assert.deepEqual(conn.calls[0].params, answer("slam-fire").request);
+    assert.equal(out.result.into, null);
+    assert.equal(actors.hero.system.health.value, 20 - 4);
+    assert.match(vtt.messages[0].content, /Aldric is slammed for 4 fire damage and freed/);
+    assert.equal(vtt.messages[0].rolls.length, 0);
+  });
+
+  test("ER Grappling: bad input is refused naming the field, before anything is sent; a grappler without Strength is named", async () => {
+    const cases = [
+      [{ damage_type: "plasma" }, /slam: damage_type: "plasma" is not one of/],
+      [{ distance: 20 }, /slam: distance: 20 is not between 0 and 10/],
+      [{ height: -1 }, /slam: height: -1 is not between 0 and 1000/],
+      [{ to_hit: 999 }, /slam: to_hit: 999 is not between -100 and 100/],
+      [{ edge: "lucky" }, /slam: edge: "lucky" is not one of normal, advantage, disadvantage/],
+      [{ style: "thrown" }, /slam: unknown option style/],
+    ];
+    for (const [options, message] of cases) {
+      const { api, vtt, conn } = setup({ controlled: ["giant"], targeted: ["gob"] });
+      assert.equal(await api.slam(options), null);
+      assert.match(vtt.notes[0].text, message);
+      assert.equal(conn.calls.length, 0);
+    }
+    const none = setup({ controlled: ["giant"], targeted: [] });
+    assert.equal(await none.api.slam({}), null);
+    assert.match(none.vtt.notes[0].text, /one victim is needed, 0 found: target the token/);
+    const same = setup({ controlled: ["gob"], targeted: ["gob"] });
+    assert.equal(await same.api.slam({}), null);
+    assert.match(same.vtt.notes[0].text, /Goblin cannot be both grappler and victim/);
+    const weak = setup({ controlled: ["giant"], targeted: ["gob"] });
+    delete weak.actors.giant.system.attributes.strength;
+    assert.equal(await weak.api.slam({}), null);
+    assert.match(weak.vtt.notes[0].text, /Giant: no Strength score at .* a slam deals the Strength bonus/);
+    assert.equal(weak.conn.calls.length, 0);
+  });
+
+  test("ER Grappling: a player slams only with its own token; the macro and the table name it", async () => {
+    const player = setup({ controlled: ["gob"], targeted: ["hero"], isGM: false });
+    assert.equal(await player.api.slam({}), null);
+    assert.match(player.vtt.notes[0].text, /you can roll only with tokens you own/);
+    assert.ok(MACROS.some((m) => m.key === "slam" && m.command.includes('bridgedDialog("slam")')));
+    assert.equal(KINDS.slam.method, "slam.roll");
+  });
+});
+
 describe("who may roll, who sees it, and without a bridge", () => {
   test("without a bridge connection the action says so and nothing is sent or applied", async () => {
     const { api, vtt, conn, actors } = setup({ targeted: ["ogre"], connected: false });
@@ -522,15 +590,16 @@ describe("against the engine", { skip: skipPython }, () => {
       tmp?.remove();
     });
 
-    for (const [name, kind, options, targeted] of [
+    for (const [name, kind, options, targeted, controlled = ["hero"]] of [
       ["save-area", "save", SAVE_AREA, ["gob", "ogre"]],
       ["touch-sleight", "touch", { touch: "sleight", other_ac: 1, rolls: [16], seed: 4 }, ["gob"]],
       ["drop-inflict", "drop", { phase: "inflict", held: 7, rounds: 2, foul_play: true, seed: 2 }, ["gob"]],
       ["lock-disarm", "lock", { mode: "disarm", to_hit: 2, weapon: "heavy", damage_type: "edged", reacts: true, seed: 8 }, ["ogre"]],
       ["throw-holy", "throw", { item: "holy water", skill: "ranged", seed: 3 }, ["ogre"]],
+      ["slam-into", "slam", { distance: 10, seed: 6 }, ["gob", "ogre"], ["giant"]],
     ]) {
       test(`${kind} (${name}): the module's request rolled by fracas serve, the card and what it applied from its answer`, async () => {
-        const { api, vtt, actors } = setup({ targeted, bridge: conn });
+        const { api, vtt, actors } = setup({ controlled, targeted, bridge: conn });
         const out = await api[kind](options);
         assert.ok(out, vtt.notes.map((n) => n.text).join("; "));
         assert.deepEqual(out.result, answer(name).result);
@@ -538,6 +607,7 @@ describe("against the engine", { skip: skipPython }, () => {
         if (kind === "lock") assert.equal(actors.ogre.system.health.value, 30 - out.result.reaction.body_cost.points);
         if (kind === "drop") assert.equal(actors.gob.system.health.value, Math.max(0, 7 - out.result.inflicted));
         if (kind === "throw") assert.equal(actors.ogre.system.health.value, 30 - out.result.damage.damage);
+        if (kind === "slam") assert.equal(actors.ogre.system.health.value, 30 - (out.result.into.hit ? out.result.into.damage : 0));
         // The bridge journaled it under the request's id.
         const entry = await conn.call("journal.get", { id: out.requestId });
         assert.equal(entry.method, `${kind}.roll`);
@@ -549,6 +619,14 @@ describe("against the engine", { skip: skipPython }, () => {
       assert.equal(await api.save({ save: "agility", dc: 13, cover: "full" }), null);
       assert.match(vtt.notes[0].text, /\$\.params\.targets\[0\]\.cover/);
       assert.equal(vtt.messages.length, 0);
+    });
+
+    test("the bridge's refusal names the field: a grappler not two sizes larger than its victim (ER Grappling), nothing applied", async () => {
+      const { api, vtt, actors } = setup({ controlled: ["hero"], targeted: ["gob"], bridge: conn });
+      assert.equal(await api.slam({}), null);
+      assert.match(vtt.notes[0].text, /\$\.params\.grappler\.size/);
+      assert.equal(vtt.messages.length, 0);
+      assert.equal(actors.gob.system.health.value, 7);
     });
   });
 });

@@ -162,6 +162,58 @@ describe("ER-19 api.compete", () => {
   });
 });
 
+describe("ER Grappling: Uncommon Conditions, savage form in api.compete", () => {
+  test("ER Grappling: Uncommon Conditions: a victim's savage form goes with its side, both sides' resistances with it; the card tells the incidental damage and its exact chance", async () => {
+    const wolf = [{ strike: "bite", type: "piercing", poison: true, special: "wolfsbane venom" }, { strike: "claw", type: "edged" }];
+    let dealt = null;
+    for (let seed = 0; seed < 200 && !dealt; seed++) {
+      const { api, conn, vtt } = setup({ controlled: ["ogre"], targeted: ["bob"], settings: { pathResistant: "system.resistant" } });
+      const out = await api.compete({ contest: "grapple", defenderSavage: wolf, seed });
+      const params = conn.calls[0].params;
+      assert.deepEqual(params.defender.savage_form, wolf);
+      assert.equal(params.challenger.savage_form, undefined);
+      const x = out.result.incidental;
+      assert.equal(x.by, "bob");
+      assert.equal(x.strike, "claw", "claws over a bite");
+      const card = vtt.messages[0].content;
+      assert.ok(card.includes(`${x.p_dealt_exact} (${(100 * x.p_dealt).toFixed(1)}%)`), "p_dealt exact");
+      if (x.dealt) {
+        dealt = x;
+        assert.match(card, /Bob&#39;s claw \(d12 (8|9|10|11|12)\): 1 edged damage to Ogre|Bob's claw \(d12 (8|9|10|11|12)\): 1 edged damage to Ogre/);
+      } else {
+        assert.match(card, /no damage \(needs 8 or more\)/);
+      }
+    }
+    assert.ok(dealt, "some seed deals the incidental point");
+    // ER-10: an ogre resisting edged takes the claw's point halved to 0, read from its actor.
+    const { api, conn, actors } = setup({ controlled: ["ogre"], targeted: ["bob"], settings: { pathResistant: "system.resistant" } });
+    actors.ogre.system.resistant = "edged";
+    const out = await api.compete({ contest: "grapple", defenderSavage: wolf, seed: 0 });
+    assert.deepEqual(conn.calls[0].params.challenger.resistant, ["edged"]);
+    assert.equal(out.result.incidental.damage, 0);
+  });
+
+  test("ER Grappling: Uncommon Conditions: a bad savage form is refused naming its path, nothing sent; in a shove the bridge refuses it", async () => {
+    const cases = [
+      [{ defenderSavage: "claw" }, /compete: defenderSavage: a list of savage-form strikes/],
+      [{ defenderSavage: [{ strike: "claw", type: "plasma" }] }, /compete: defenderSavage\[0\]\.type: a damage type, one of alchemical/],
+      [{ challengerSavage: [{ strike: "", type: "edged" }] }, /compete: challengerSavage\[0\]\.strike: the strike's name/],
+      [{ defenderSavage: [{ strike: "bite", type: "piercing", poison: "yes" }] }, /compete: defenderSavage\[0\]\.poison: true or false/],
+      [{ defenderSavage: [{ strike: "bite", type: "piercing", venom: true }] }, /compete: defenderSavage\[0\]\.venom: not a field/],
+    ];
+    for (const [options, message] of cases) {
+      const { api, vtt, conn } = setup({ controlled: ["ogre"], targeted: ["bob"] });
+      assert.equal(await api.compete({ contest: "grapple", ...options }), null);
+      assert.match(vtt.notes[0].text, message);
+      assert.equal(conn.calls.length, 0);
+    }
+    const { api, vtt } = setup({ controlled: ["ogre"], targeted: ["bob"] });
+    assert.equal(await api.compete({ contest: "shove", defenderSavage: [{ strike: "claw", type: "edged" }] }), null);
+    assert.match(vtt.notes[0].text, /defender\.savage_form/);
+    assert.equal(vtt.messages.length, 0);
+  });
+});
+
 describe("ER-23 api.impale", () => {
   test("the charger takes the impalement first; the card says the charge is void at 0 Body", async () => {
     for (let seed = 0; seed < 300; seed++) {

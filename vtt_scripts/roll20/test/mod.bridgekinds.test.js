@@ -359,7 +359,7 @@ test('the table: each bridge-built kind (ER-13, ER-16, ER-19, ER Touch attacks) 
     assert.equal(COMMANDS[kind].player, true);
     for (const field of ['title', 'noun', 'build', 'effects', 'card']) assert.ok(entry[field], `${kind}.${field}`);
   }
-  for (const kind of ['save', 'touch', 'drop', 'lock', 'throw']) assert.ok(KINDS[kind], kind);
+  for (const kind of ['save', 'touch', 'drop', 'lock', 'throw', 'slam']) assert.ok(KINDS[kind], kind);
 });
 
 test('ER Throwing Items: !fracas throw sends throw.roll: the thrower\'s sheet, the target\'s AC, resistances, markers and --cover; an item\'s own damage', () => {
@@ -481,4 +481,125 @@ test('ER Throwing Items answers rolled by the engine: the pool\'s dice and hits,
   assert.equal(plain(s.odds), `P(hit) ${(100 * cast.p_hit).toFixed(1)}% (${cast.p_hit_exact}) · mean damage ${cast.mean_damage.toFixed(2)} (${cast.mean_damage_exact})`);
   assert.equal(Number(tokens.goblin.get('bar1_value')), 7);
   assertSafe(assert, emu);
+});
+
+/** The table with a huge giant (Strength 10: bonus +4, ER-4) the player does not control. */
+function giantTable() {
+  const w = table();
+  const giant = w.emu.addCharacter('Giant', { strength: 10, size: 'huge', ac: 11 });
+  w.tokens.giant = w.emu.addToken({ name: 'Giant', represents: giant.id, bar1_value: '40', bar1_max: '40', showplayers_name: true });
+  const ogre = w.emu.addCharacter('Ogre', { strength_mod: 3, size: 'large', ac: 11 });
+  w.tokens.ogre = w.emu.addToken({ name: 'Ogre', represents: ogre.id, showplayers_name: true });
+  return w;
+}
+
+test('ER Grappling: !fracas slam sends slam.roll: the grappler\'s size and Strength, the victim\'s size and resistances, --into a second target', () => {
+  const { emu, tokens } = giantTable();
+  const plainSlam = run(emu, emu.gm, `!fracas slam --target ${tokens.thief.id} --damage-type fire --seed 2`, [tokens.giant.id]);
+  assert.equal(plainSlam.rpcs[0].method, 'slam.roll');
+  assert.deepEqual(plainSlam.rpcs[0].params, {
+    grappler: { id: tokens.giant.id, size: 'huge', strength: 10 },
+    victim: { id: tokens.thief.id, size: 'medium' }, damage_type: 'fire', seed: 2,
+  });
+  assert.match(plainSlam.said, /no offline slam resolver: the bridge rolls it/);
+  // Into the knight (its AC and blunt resistance from its sheet), 10 ft off, at advantage; the grappler's markers.
+  tokens.giant.set('statusmarkers', 'poisoned');
+  const into = run(emu, emu.gm, `!fracas slam --attacker ${tokens.giant.id} --target ${tokens.goblin.id} --into ${tokens.knight.id} ` +
+    '--distance 10 --to-hit 2 --advantage --height 14 --seed 5');
+  assert.deepEqual(into.rpcs[0].params, {
+    grappler: { id: tokens.giant.id, size: 'huge', strength: 10, height: 14, conditions: ['poisoned'], to_hit: 2, advantage: true },
+    victim: { id: tokens.goblin.id, size: 'medium', resistant: ['poison'] },
+    into: { id: tokens.knight.id, ac: 15, size: 'medium', distance: 10, resistant: ['edged', 'blunt'] }, seed: 5,
+  });
+  // A sheet's Strength modifier is sent as such (ER-4); --ac stands in for a target's missing AC.
+  const ogre = run(emu, emu.gm, `!fracas slam --target ${tokens.thief.id} --into ${tokens.orc.id} --ac 9 --height 10`, [tokens.ogre.id]);
+  assert.deepEqual(ogre.rpcs[0].params.grappler, { id: tokens.ogre.id, size: 'large', strength_mod: 3, height: 10 });
+  assert.deepEqual(ogre.rpcs[0].params.into, { id: tokens.orc.id, ac: 9, size: 'medium', distance: 5 });
+  assertSafe(assert, emu);
+});
+
+test('bad input to slam (ER Grappling): a clear whisper naming the option; nothing is sent', () => {
+  const { emu, tokens } = giantTable();
+  const v = tokens.thief.id;
+  const o = [tokens.giant.id];
+  const cases = [
+    [`!fracas slam`, o, /give the victim: --target @\{target\|token_id\}/],
+    [`!fracas slam --target ${v}`, [], /select the attacking token, or give --attacker/],
+    [`!fracas slam --target ${tokens.giant.id}`, o, /--target: the victim is another creature/],
+    [`!fracas slam --target ${v} --into ${v}`, o, /--into: the second target is a third creature/],
+    [`!fracas slam --target ${v} --distance 10`, o, /--distance is for the hurl into a second target: give --into TOKEN/],
+    [`!fracas slam --target ${v} --advantage`, o, /--advantage is for the hurl into a second target/],
+    [`!fracas slam --target ${v} --into nobody1`, o, /no token with the id "nobody1" \(--into\)/],
+    [`!fracas slam --target ${v} --into ${tokens.orc.id}`, o, /Orc has no "ac" attribute: the hurl is against its AC/],
+    [`!fracas slam --target ${v} --damage-type plasma`, o, /--damage-type takes alchemical, .* not "plasma"/],
+    [`!fracas slam --target ${v} --height tall`, o, /--height/],
+    [`!fracas slam --target ${v} --into ${tokens.knight.id} --distance 5000`, o, /--distance must be 0 to 1000, not 5000/],
+    [`!fracas slam --target ${v}`, [tokens.goblin.id], /Goblin has no "strength" \(or "strength_mod"\) attribute: the slam's damage/],
+    [`!fracas slam --target ${v} --style thrown`, o, /!fracas slam does not know --style \(it takes --attacker/],
+  ];
+  for (const [text, selected, pattern] of cases) {
+    const r = run(emu, emu.gm, text, selected);
+    assert.equal(r.rpcs.length, 0, `${text}: nothing is sent`);
+    assert.match(r.said, pattern, text);
+  }
+  assert.deepEqual(Object.keys(emu.state.fracas.relay.pending), []);
+  assertSafe(assert, emu);
+});
+
+test('ER Grappling answers: the bridge refuses a grappler not two sizes larger, told with names; nothing applied', () => {
+  const { emu, tokens } = giantTable();
+  const rpc = run(emu, emu.gm, `!fracas slam --target ${tokens.goblin.id}`, [tokens.orc.id]).rpcs[0];
+  const out = relayAnswer(emu, { jsonrpc: '2.0', id: rpc.id, error: { code: -32001, message: `'${tokens.orc.id}' is medium`, data: { path: '$.grappler.size' } } });
+  assert.match(out.map((x) => plain(x.text)).join('\n'), /\$\.grappler\.size: Orc is medium .* nothing was rolled or applied/);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 12);
+});
+
+test('ER Grappling answers rolled by the engine: the victim\'s damage and the hurl\'s dice, hit and p_hit; both targets\' damage applied with one undo', (t) => {
+  if (!H.pythonHasFracas()) return H.skipUnlessCI(t, `no Python with fracas at ${H.pythonPath()}`);
+  const { emu, tokens } = giantTable();
+  // The giant slams the goblin into Sir Kay (AC 15, resists blunt): 3, 11, 15 → the 15 hits; 4 → 2 for the knight.
+  const rpc = run(emu, emu.gm, `!fracas slam --target ${tokens.goblin.id} --into ${tokens.knight.id} --distance 10 --rolls 3,11,15`, [tokens.giant.id]).rpcs[0];
+  const result = bridgeRoll(rpc);
+  const out = answer(emu, rpc, result);
+  const f = Emulator.fields(card(out).text);
+  assert.equal(f.name, 'Slam: slam into a target (Giant)');
+  assert.equal(plain(f['Giant → Goblin']), '2 sizes larger, ten feet or taller (by its size) · Strength bonus +4\n' +
+    'Goblin takes 4 blunt damage · damage applied · freed, placed within 10 ft');
+  assert.equal(plain(f['the hurl']), 'hurled into Sir Kay (10 ft): 3 d20 +0 vs AC 15\ndice: 3✗ 11✗ 15✓ · hit ✓: 2 blunt damage (resistant) · Body 20 → 18');
+  assert.equal(plain(f.odds), 'P(hit) 65.7% (657/1000)');
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 8);
+  assert.equal(Number(tokens.knight.get('bar1_value')), 18);
+  assert.deepEqual(answer(emu, rpc, result), [], 'applied once');
+  emu.chat(emu.gm, `!fracas undo ${rpc.id}`);
+  assert.deepEqual([Number(tokens.goblin.get('bar1_value')), Number(tokens.knight.get('bar1_value'))], [12, 20]);
+  // A miss hurts the victim only; a plain slam rolls nothing and has no hurl row.
+  const miss = run(emu, emu.gm, `!fracas slam --target ${tokens.goblin.id} --into ${tokens.knight.id} --rolls 1,2,3`, [tokens.giant.id]).rpcs[0];
+  const m = Emulator.fields(card(answer(emu, miss, bridgeRoll(miss))).text);
+  assert.match(plain(m['the hurl']), /dice: 1✗ 2✗ 3✗ · miss ✗$/);
+  assert.deepEqual([Number(tokens.goblin.get('bar1_value')), Number(tokens.knight.get('bar1_value'))], [8, 20]);
+  const lone = run(emu, emu.gm, `!fracas slam --target ${tokens.goblin.id}`, [tokens.giant.id]).rpcs[0];
+  const l = Emulator.fields(card(answer(emu, lone, bridgeRoll(lone))).text);
+  assert.equal(l['the hurl'], undefined);
+  assert.equal(Number(tokens.goblin.get('bar1_value')), 4);
+  assertSafe(assert, emu);
+});
+
+test('who may slam (ER Grappling): a player with a grappler they control, as attack; not another\'s, not typed numbers or dice', () => {
+  const { emu, tokens, player } = giantTable();
+  const g = tokens.goblin.id;
+  assert.equal(run(emu, player, `!fracas slam --target ${g}`, [tokens.thief.id]).rpcs.length, 1);
+  const refusals = [
+    [`!fracas slam --target ${g}`, [tokens.giant.id], /you can attack only with a token you control/],
+    [`!fracas slam --target ${g} --height 12`, [tokens.thief.id], /--height: players attack with .* --players-numbers on/],
+    [`!fracas slam --target ${g} --into ${tokens.knight.id} --to-hit 9`, [tokens.thief.id], /--to-hit: players attack with .* --players-numbers on/],
+    [`!fracas slam --target ${g} --seed 7`, [tokens.thief.id], /--seed: only the GM chooses the dice/],
+    [`!fracas slam --target ${tokens.lurker.id}`, [tokens.thief.id], /players may target only tokens on the token layer/],
+  ];
+  for (const [text, selected, pattern] of refusals) {
+    const r = run(emu, player, text, selected);
+    assert.equal(r.rpcs.length, 0, `${text}: nothing is sent`);
+    assert.match(r.said, pattern, text);
+  }
+  emu.chat(emu.gm, '!fracas config --players-attack off');
+  assert.match(run(emu, player, `!fracas slam --target ${g}`, [tokens.thief.id]).said, /only the GM may attack/);
 });

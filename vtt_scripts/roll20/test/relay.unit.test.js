@@ -140,7 +140,7 @@ test("the relay carries exactly the methods the Mod sends (the spec's [bridge.ow
   // …and the table of the kinds the bridge rolls for the Mod (bridgekinds.js KINDS: each entry's
   // `method`, sent by kindCommand's one send()).
   for (const m of sources.matchAll(/method: '([a-z]+\.[a-z]+)', title:/g)) sent.add(m[1]);
-  assert.deepEqual(require('../src/mod/bridgekinds').methods().sort(), ['drop.roll', 'lock.roll', 'save.roll', 'throw.roll', 'touch.roll']);
+  assert.deepEqual(require('../src/mod/bridgekinds').methods().sort(), ['drop.roll', 'lock.roll', 'save.roll', 'slam.roll', 'throw.roll', 'touch.roll']);
   assert.deepEqual(Array.from(sent).sort(), methods());
 });
 

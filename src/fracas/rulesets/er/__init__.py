@@ -22,8 +22,8 @@ COMPETE = Kind("compete", "compete.roll", "compete", "the competition", "competi
                "roll_compete", result="result.compete.roll", command="fracas.rulesets.er.commands:compete")
 IMPALE = Kind("impale", "impale.resolve", "impale", "the impalement and the charge", "impalement", "compile_impale",
               "roll_impale", result="result.impale.resolve", command="fracas.rulesets.er.commands:impale")
-#: Saves, touch, drop, lock and throw go through the Roll20 relay (`relay`): the Mod script has no
-#: port of them, and its `!fracas save`, `touch`, `drop`, `lock` and `throw` send them to the bridge
+#: Saves, touch, drop, lock, throw and slam go through the Roll20 relay (`relay`): the Mod script has no
+#: port of them, and its `!fracas save`, `touch`, `drop`, `lock`, `throw` and `slam` send them to the bridge
 #: (vtt_scripts/roll20/src/mod/bridgekinds.js).
 #: Saves (ER-12, ER-14, ER-16): one creature's, or an area effect's against several (the
 #: kind old-school saving throws share: `fracas.rulesets.base.SAVE`; relayed: the Roll20
@@ -50,7 +50,8 @@ THROW = Kind("throw", "throw.roll", "throw", "the throw", "throw", "compile_thro
 
 #: A grappler's slam ("ER Grappling", "ER Grappling: Uncommon Conditions"), into a second target or not.
 SLAM = Kind("slam", "slam.roll", "slam", "the slam", "slam", "compile_slam", "roll_slam",
-            result="result.slam.roll", command="fracas.rulesets.er.commands:slam")
+            result="result.slam.roll", command="fracas.rulesets.er.commands:slam",
+            relay=True)
 
 
 class EnchantedRealms(Ruleset):

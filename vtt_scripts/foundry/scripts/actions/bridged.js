@@ -8,7 +8,7 @@ import { attr, esc } from "../chat.js";
 import { FracasError, InputError } from "../errors.js";
 import { MAX_SAVERS } from "../facts.js";
 import { t } from "../i18n.js";
-import { KINDS, kindFormHtml, readFields } from "../kinds.js";
+import { KINDS, kindFormHtml, readFields, selectionOf } from "../kinds.js";
 import { chance, fieldLabel, renderLayout } from "../layoutcard.js";
 import { ROLL_MODES } from "../audience.js";
 import { STATUS_CONDITIONS, uniqueViews, who } from "../request.js";
@@ -117,12 +117,7 @@ export function bridgedActions(ctx) {
     for (const part of entry.parts) {
       let list;
       if (options[part.role] !== undefined) list = uniqueViews(viewsOf(options[part.role], part.role, options.scene) ?? []);
-      else if (part.from === "controlled") list = uniqueViews(vtt.controlled());
-      else if (part.from === "targeted") list = uniqueViews(vtt.targeted());
-      else {
-        const targeted = uniqueViews(vtt.targeted());
-        list = targeted.length ? targeted : uniqueViews(vtt.controlled());
-      }
+      else list = selectionOf(part, uniqueViews(vtt.controlled()), uniqueViews(vtt.targeted()));
       if (part.optional?.(values) && !list.length) {
         out[part.role] = [];
         continue;
@@ -255,9 +250,7 @@ export function bridgedActions(ctx) {
     const named = {};
     const values0 = Object.fromEntries(entry.fields.map((f) => [f.name, f.def]));
     for (const part of entry.parts) {
-      const list = part.from === "controlled" ? vtt.controlled() : part.from === "targeted" ? vtt.targeted()
-        : (vtt.targeted().length ? vtt.targeted() : vtt.controlled());
-      named[part.role] = uniqueViews(list).map(who);
+      named[part.role] = selectionOf(part, uniqueViews(vtt.controlled()), uniqueViews(vtt.targeted())).map(who);
     }
     // Checked before the dialog: the tokens each part needs are there.
     tokensOf(entry, {}, values0);
@@ -269,9 +262,7 @@ export function bridgedActions(ctx) {
     const options = { ...values };
     // This tab's selection as ids: a relayed request names the tokens it means.
     for (const part of entry.parts) {
-      const list = part.from === "controlled" ? vtt.controlled() : part.from === "targeted" ? vtt.targeted()
-        : (vtt.targeted().length ? vtt.targeted() : vtt.controlled());
-      Object.assign(options, { [part.role]: uniqueViews(list).map((v) => v.id) });
+      Object.assign(options, { [part.role]: selectionOf(part, uniqueViews(vtt.controlled()), uniqueViews(vtt.targeted())).map((v) => v.id) });
     }
     const out = /** @type {any} the action's answer: {result} holds the bridge's JSON */ (await ctx.viaHolder(kind, (/** @type {Json} */ o) => bridged(kind, o))(options));
     // ER-13: a drop got holds its damage; the dialog opens next time ready to deal it (the held damage, 0 rounds).

@@ -1,7 +1,7 @@
 // A GM tab that does not hold the bridge (an assistant GM, a second tab): its actions go
 // to the holding client like a player's request, with this tab's selection as token ids.
 
-import { KINDS } from "../kinds.js";
+import { KINDS, selectionOf } from "../kinds.js";
 import { uniqueViews } from "../request.js";
 
 /** @typedef {import("../actions.js").Json} Json */
@@ -40,9 +40,7 @@ export function relayActions(ctx) {
     ...Object.fromEntries(Object.values(KINDS).map((entry) => [entry.kind, (/** @type {Json} */ o) => Object.fromEntries(entry.parts.map((part) => {
       const own = idsOf(o[part.role]);
       if (own) return [part.role, own];
-      const picked = part.from === "controlled" ? controlledIds() : part.from === "targeted" ? targetedIds()
-        : (targetedIds().length ? targetedIds() : controlledIds());
-      return [part.role, picked];
+      return [part.role, selectionOf(part, controlledIds(), targetedIds())];
     }))])),
   };
 

@@ -4,7 +4,8 @@ import { competeRollSpecs, impaleRollSpecs, renderCompeteCard, renderImpaleCard 
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
-import { buildAttackRequest, readCompetitor, uniqueViews, who } from "../request.js";
+import { DAMAGE_TYPES } from "../facts.js";
+import { buildAttackRequest, damageTypes, readCompetitor, uniqueViews, who } from "../request.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames } from "./context.js";
 
@@ -33,10 +34,40 @@ export function specialsActions(ctx) {
   }
 
   /**
+   * A side's savage-form strikes as the request's `savage_form` ("ER Grappling: Uncommon
+   * Conditions"), checked with the option's path named; null when not given.
+   * @param {unknown} value @param {string} label
+   * @returns {Json[]|null}
+   */
+  function savageForm(value, label) {
+    if (value === undefined || value === null) return null;
+    const bad = (/** @type {string} */ path, /** @type {string} */ problem) => new InputError(t("FRACAS.Error.Savage", { path, problem }));
+    if (!Array.isArray(value) || value.length > 8) throw bad(label, t("FRACAS.Error.SavageList"));
+    return value.map((s, i) => {
+      const at = `${label}[${i}]`;
+      if (!s || typeof s !== "object" || Array.isArray(s)) throw bad(at, t("FRACAS.Error.SavageList"));
+      for (const key of Object.keys(s)) if (!["strike", "type", "poison", "special"].includes(key)) throw bad(`${at}.${key}`, t("FRACAS.Error.SavageKey"));
+      if (typeof s.strike !== "string" || !s.strike.trim() || s.strike.length > 40) throw bad(`${at}.strike`, t("FRACAS.Error.SavageStrike"));
+      if (!DAMAGE_TYPES.includes(s.type)) throw bad(`${at}.type`, t("FRACAS.Error.SavageType", { types: DAMAGE_TYPES.join(", ") }));
+      if (s.poison !== undefined && typeof s.poison !== "boolean") throw bad(`${at}.poison`, t("FRACAS.Error.SavagePoison"));
+      if (s.special !== undefined && (typeof s.special !== "string" || s.special.length > 80)) throw bad(`${at}.special`, t("FRACAS.Error.SavageSpecial"));
+      /** @type {Json} */
+      const out = { strike: s.strike.trim(), type: s.type };
+      if (s.poison) out.poison = true;
+      if (s.special) out.special = s.special;
+      return out;
+    });
+  }
+
+  /**
    * An ER-19 competition: the controlled token (or `challenger`) against `defender` (or
    * the one targeted token). `contest`: plain, grapple, escape, shove, trip; `use` /
    * `against`: each side's attribute (strength or agility); `slick`, `challengerEdge` /
-   * `defenderEdge`: "advantage" or "disadvantage". Posts the card; nothing is applied.
+   * `defenderEdge`: "advantage" or "disadvantage". `challengerSavage` / `defenderSavage`: a
+   * side's savage-form strikes ("ER Grappling: Uncommon Conditions": a grapple's victim, an
+   * escape's challenger), each {strike, type, poison?, special?}; given, both sides'
+   * resistances are read too (ER-10 on the grappler's incidental point). Posts the card (the
+   * incidental damage on it); nothing is applied.
    * @param {Json} [options]
    */
   async function compete(options = {}) {
@@ -60,6 +91,18 @@ export function specialsActions(ctx) {
       defender: readCompetitor(defender, map, options.against ?? "strength", edge(options.defenderEdge, "defenderEdge"),
         fromStatuses),
     };
+    /** @type {[string, Json[]|null, TokenView][]} */
+    const savage = [["challenger", savageForm(options.challengerSavage, "challengerSavage"), challenger],
+      ["defender", savageForm(options.defenderSavage, "defenderSavage"), defender]];
+    if (savage.some(([, list]) => list)) {
+      for (const [side, list, view] of savage) {
+        if (list) request[side].savage_form = list;
+        for (const [key, field] of [["resistant", "Resistances"], ["vulnerable", "Vulnerabilities"], ["immune", "Immunities"]]) {
+          const names = damageTypes(view, map, key, field);
+          if (names.length) request[side][key] = names;
+        }
+      }
+    }
     const seed = seedOption(options);
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;

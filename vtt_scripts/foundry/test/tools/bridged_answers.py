@@ -1,4 +1,4 @@
-"""The engine's answers to the requests the Foundry module's save, touch, drop, lock and throw
+"""The engine's answers to the requests the Foundry module's save, touch, drop, lock, throw and slam
 actions build in test/bridged.test.js, for the node tests to answer with:
 
     python vtt_scripts/foundry/test/tools/bridged_answers.py    write test/fixtures/bridged_answers.json
@@ -22,7 +22,8 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "bridged_answers
 
 # The test's actors (bridged.test.js): Aldric (hero: AC 13, Strength 4, Agility 6, Body 20),
 # Goblin (gob: AC 12, Strength 2, Agility 4, Body 7), Ogre (ogre: AC 12, Strength 8, Agility 2,
-# Body 30, large, poisoned), Scout (scout: Resilience 5 in its flags.fracas.enchanted-realms).
+# Body 30, large, poisoned), Scout (scout: Resilience 5 in its flags.fracas.enchanted-realms),
+# Giant (giant: AC 11, Strength 10, Agility 1, Body 60, huge).
 REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("save-area", "save", "save.roll", {
         "save": "agility", "dc": 13, "area": True, "effect": "sleep smoke", "on_fail": ["asleep", "prone"],
@@ -67,6 +68,15 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
         "target": {"id": "gob", "ac": 12, "cover": "half"},
         "skill": "hurling", "bonus": 1, "advantage": True,
         "damage": {"dice": 2, "faces": 6, "bonus": 1, "damage_type": "lightning"}, "seed": 4}),
+    # ER Grappling: the giant slams the goblin into the ogre 10 ft off (a hurl at its AC, the
+    # large ogre's size bonus on each die), and slams Aldric into a brazier (fire for the terrain).
+    ("slam-into", "slam", "slam.roll", {
+        "grappler": {"id": "giant", "size": "huge", "strength": 10, "to_hit": 0},
+        "victim": {"id": "gob", "size": "medium"}, "damage_type": "blunt",
+        "into": {"id": "ogre", "ac": 12, "size": "large", "distance": 10}, "seed": 6}),
+    ("slam-fire", "slam", "slam.roll", {
+        "grappler": {"id": "giant", "size": "huge", "strength": 10},
+        "victim": {"id": "hero", "size": "medium"}, "damage_type": "fire", "seed": 2}),
 ]
 
 

@@ -54,7 +54,7 @@ const COMMANDS = {
   journal: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.get') },
   replay: { run: (app, msg, cmd) => relaylink.journalCommand(app, msg, cmd, 'journal.replay') },
 };
-// The kinds the bridge rolls for this script (save, touch, drop, lock, throw: bridgekinds.js KINDS), one
+// The kinds the bridge rolls for this script (save, touch, drop, lock, throw, slam: bridgekinds.js KINDS), one
 // command each; players may use them with tokens they control (each kind checks its acting token).
 for (const kind of Object.keys(bridgekinds.KINDS)) {
   COMMANDS[kind] = { run: (app, msg, cmd) => bridgekinds.kindCommand(app, msg, cmd, kind), player: true };

@@ -1,7 +1,7 @@
 'use strict';
-// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock` and `!fracas throw`: the
-// Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
-// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll; bridge/README.md), so each command builds its request
+// `!fracas save`, `!fracas touch`, `!fracas drop`, `!fracas lock`, `!fracas throw` and `!fracas slam`:
+// the Enchanted Realms request kinds this script has no JavaScript port of. The bridge rolls them
+// (save.roll, touch.roll, drop.roll, lock.roll, throw.roll, slam.roll; bridge/README.md), so each command builds its request
 // from the selected token(s), the --target(s) and their sheets and markers, sends it through
 // the relay (relaylink.js, as `!fracas mob` does: kept pending until answered, `!fracas resend`),
 // and the answer, checked against the result layout contract.js declares, becomes a card
@@ -557,6 +557,91 @@ function throwEffects(result) {
 }
 
 // ---------------------------------------------------------------------------------
+// slam: a grappler hurls and slams the victim it holds ("ER Grappling", "ER Grappling:
+// Uncommon Conditions"): its Strength bonus in damage, the victim freed; a grappler ten feet
+// or taller may slam it into another target within two hexes (a 3d20 hurling attack)
+// ---------------------------------------------------------------------------------
+
+const SLAM_OPTIONS = {
+  attacker: { parse: (op, o) => { o.attacker = oneValue(op); } },
+  into: { parse: (op, o) => { o.into = oneValue(op); } },
+  distance: { number: true, parse: (op, o) => { o.distance = integer(oneValue(op), '--distance', 0, 1000); } },
+  'damage-type': { number: true, parse: (op, o) => { o.damageType = choiceOf(op, DAMAGE_TYPES); } },
+  height: { number: true, parse: (op, o) => { o.height = integer(oneValue(op), '--height', 0, 1000); } },
+  'to-hit': { number: true, parse: (op, o) => { o.toHit = integer(oneValue(op), '--to-hit', -100, 100); } },
+  advantage: { number: true, parse: (op, o) => { o.advantage = flag(op); } },
+  disadvantage: { number: true, parse: (op, o) => { o.disadvantage = flag(op); } },
+  ac: { number: true, parse: (op, o) => { o.ac = integer(oneValue(op), '--ac', -100, 200); } },
+};
+
+/** A side's resistances from its sheet (ER-10). */
+function resistances(reader, into) {
+  for (const field of ['resistant', 'vulnerable', 'immune']) {
+    const list = reader.names(field, DAMAGE_TYPES, 'damage type');
+    if (list.length) into[field] = list;
+  }
+  return into;
+}
+
+function buildSlam(app, msg, cmd) {
+  const { o, common, numbers } = parseOptions('slam', cmd, SLAM_OPTIONS);
+  if (o.into === undefined && (o.distance !== undefined || o.toHit !== undefined || o.advantage || o.disadvantage || o.ac !== undefined)) {
+    const said = ['distance', 'to-hit', 'advantage', 'disadvantage', 'ac'].find((name) => cmd.options.some((op) => op.name === name));
+    throw new UsageError(`--${said} is for the hurl into a second target: give --into TOKEN`);
+  }
+  const grapplerToken = actor(app, msg, o.attacker);
+  const victimToken = oneTarget(app, msg, o, 'victim');
+  if (victimToken.id === grapplerToken.id) throw new UsageError('--target: the victim is another creature, the one the grappler holds');
+  const config = app.s().config;
+  const g = new SheetReader(app.edge, config, grapplerToken);
+  const v = new SheetReader(app.edge, config, victimToken);
+  // Sizes decide who may slam (two or more categories larger) and whether the grappler is tall.
+  const grappler = { id: grapplerToken.id, size: g.size() || 'medium' };
+  const strength = needAttribute(app, g, 'strength', 'the slam\'s damage (its Strength bonus, ER-4)');
+  if (strength.modifier !== undefined) grappler.strength_mod = strength.modifier;
+  else grappler.strength = strength.score;
+  if (o.height !== undefined) grappler.height = o.height;
+  const conditions = tokenConditions(config, grapplerToken);
+  if (conditions.length) grappler.conditions = conditions;
+  const victim = resistances(v, { id: victimToken.id, size: v.size() || 'medium' });
+  const vconditions = tokenConditions(config, victimToken);
+  if (vconditions.length) victim.conditions = vconditions;
+  const request = { grappler, victim };
+  if (o.damageType) request.damage_type = o.damageType;
+  const names = { [victimToken.id]: v.name, [grapplerToken.id]: g.name };
+  const tokens = { [victimToken.id]: victimToken };
+  if (o.into !== undefined) {
+    const intoToken = tokenOf(app, msg, o.into, 'into');
+    if ([grapplerToken.id, victimToken.id].includes(intoToken.id)) {
+      throw new UsageError('--into: the second target is a third creature, neither the grappler nor its victim');
+    }
+    const t = new SheetReader(app.edge, config, intoToken);
+    const ac = o.ac !== undefined && permissions.mayOverride(app, msg, intoToken) ? o.ac : t.number('ac');
+    if (ac === null) {
+      throw new UsageError(`${t.name} has no "${config.attrs.ac}" attribute: the hurl is against its AC (give --ac for a token without a character)`);
+    }
+    request.into = resistances(t, { id: intoToken.id, ac, size: t.size() || 'medium', distance: o.distance !== undefined ? o.distance : 5 });
+    if (o.toHit !== undefined) grappler.to_hit = o.toHit;
+    if (o.advantage) grappler.advantage = true;
+    if (o.disadvantage) grappler.disadvantage = true;
+    names[intoToken.id] = t.name;
+    tokens[intoToken.id] = intoToken;
+  }
+  return { request, names, tokens, common, numbers, actorToken: grapplerToken, actorName: g.name, title: request.into ? 'slam into a target' : 'slam' };
+}
+
+/** The victim's damage (ER-10 applied), and the second target's on a hit. */
+function slamEffects(result) {
+  const out = [];
+  const taken = result.victim_damage && Number(result.victim_damage.damage);
+  if (typeof result.victim === 'string' && Number.isInteger(taken) && taken > 0) out.push({ id: result.victim, damage: taken });
+  const t = result.into;
+  const hurt = t && Number(t.damage);
+  if (t && t.hit === true && typeof t.id === 'string' && Number.isInteger(hurt) && hurt > 0) out.push({ id: t.id, damage: hurt });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------
 // The table: one entry per bridge-built kind. `method`: the bridge's (bridge/README.md);
 // `noun`: what the notices call it; `build(app, msg, cmd)` → {request, names, tokens, common,
 // numbers, actorToken?, actorName?, title}; `effects(result)` → [{id, damage?, conditions?}];
@@ -569,6 +654,7 @@ const KINDS = {
   drop: { method: 'drop.roll', title: 'Getting the drop (ER-13)', noun: 'getting-the-drop', build: buildDrop, effects: dropEffects, card: kindcards.dropRows },
   lock: { method: 'lock.roll', title: 'Weapon lock and disarm', noun: 'weapon lock and disarm', build: buildLock, effects: lockEffects, card: kindcards.lockRows },
   throw: { method: 'throw.roll', title: 'Throw', noun: 'throw', build: buildThrow, effects: throwEffects, card: kindcards.throwRows },
+  slam: { method: 'slam.roll', title: 'Slam', noun: 'slam', build: buildSlam, effects: slamEffects, card: kindcards.slamRows },
 };
 
 /** `!fracas KIND …`: build the request, send it through the relay, say so. */
@@ -669,4 +755,4 @@ function methods() {
   return Object.values(KINDS).map((e) => e.method);
 }
 
-module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS };
+module.exports = { KINDS, kindCommand, applyKind, methods, SAVE_OPTIONS, TOUCH_OPTIONS, DROP_OPTIONS, LOCK_OPTIONS, THROW_OPTIONS, THROW_ITEMS, SLAM_OPTIONS };

@@ -69,6 +69,11 @@ function items(config) {
       'acid splash, bonfire blend, explosive oil, firebreather\'s oil, holy water (the table\'s damage), other or magic (give --damage and --type) ' +
       'at the target\'s AC: 1/2/3 d20 by skill, each raw face against the AC, any hit enough (magic: one d20 + Agility); the target\'s ' +
       'resistances and markers from its sheet. The damage comes off its bar (undo works); the card gives P(hit) and the mean damage, exact.'],
+    ['!fracas slam --target @{target|token_id} [--damage-type T] [--into ID --distance FT] [--height FT] [--to-hit N] [--advantage]',
+      'a grappler\'s slam (ER Grappling), rolled by the bridge: the selected grappler (or --attacker ID), two or more sizes larger ' +
+      'than the victim it holds (--target), hurls it for its Strength bonus in blunt damage (--damage-type for the terrain) and frees it; ' +
+      'ten feet or taller (huge and up, or --height 10) it may slam it --into another token within 10 ft: 3d20 + --to-hit against its AC, ' +
+      'any hit enough, the Strength bonus in blunt damage. Sizes and Strength from the sheets. Both damages applied, undo works; the card gives P(hit).'],
     ['!fracas odds … (the options of !fracas attack) [--count N] [--at-least N]',
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
@@ -110,7 +115,7 @@ function items(config) {
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
   return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
-    'touch, lock, throw, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
+    'touch, lock, throw, slam, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
     'the player named with --api-as PLAYER_ID (TokenMod\'s convention), or for nobody, unless the GM turns ' +
@@ -154,7 +159,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }

@@ -1,6 +1,6 @@
 'use strict';
 // The cards of the kinds the bridge rolls for this script (bridgekinds.js): save, touch, drop,
-// lock, throw, each one function from the answer (its layout checked first against contract.js) to
+// lock, throw, slam, each one function from the answer (its layout checked first against contract.js) to
 // the card's [label, html] rows, in cards.js's style, with the exact odds the answer carries.
 // An answer comes through chat: every string is first made plain (clean) and every number
 // checked, so nothing in it shows as markup.
@@ -268,6 +268,42 @@ function throwRows(raw, ctx) {
   return rows;
 }
 
+// --- slam ----------------------------------------------------------------------------
+
+function slamRows(raw, ctx) {
+  const r = clean(raw);
+  const rows = [];
+  const victim = nameOf(ctx, r.victim);
+  const d = r.victim_damage || {};
+  const resisted = d.resistance && d.resistance !== 'normal' ? ` (${esc.text(d.resistance)}: ${n(d.base)} → ${n(d.damage)})` : '';
+  const tall = r.tall === true ? `ten feet or taller (by its ${esc.text(r.tall_from)})` : `under ten feet (by its ${esc.text(r.tall_from)})`;
+  rows.push([`${ctx.actor ? esc.text(ctx.actor) : 'the grappler'} → ${esc.text(victim)}`,
+    `${n(r.size_difference)} sizes larger, ${tall} · Strength bonus ${signed(n(r.strength_bonus))}` +
+    `<br>${esc.text(victim)} takes ${span(STYLE.big, `${n(d.damage)}`)} ${esc.text(d.damage_type)} damage${resisted}${bodyNote(ctx.applied && ctx.applied[r.victim], d.damage)}` +
+    ` · freed, placed within ${n(r.placed_within_ft)} ft`]);
+  const t = r.into;
+  if (t && typeof t === 'object') {
+    const dice = Array.isArray(t.dice) ? t.dice : [];
+    const shown = dice.map((x) => (x && x.dropped === true
+      ? `dropped ${span(STYLE.drop, `${n(x.face)}`)}`
+      : span(x && x.hit === true ? STYLE.hit : STYLE.miss, `${n(x && x.face)}`) + (x && x.hit === true ? '✓' : '✗'))).join(' ');
+    const size = t.size_bonus ? ` (size ${signed(n(t.size_bonus))})` : '';
+    const flags = [t.advantage ? `advantage${Array.isArray(t.advantage_from) && t.advantage_from.length ? ` (${t.advantage_from.map(esc.text).join(', ')})` : ''}` : '',
+      t.disadvantage ? `disadvantage${Array.isArray(t.disadvantage_from) && t.disadvantage_from.length ? ` (${t.disadvantage_from.map(esc.text).join(', ')})` : ''}` : '']
+      .filter(Boolean);
+    let line = `hurled into ${esc.text(nameOf(ctx, t.id))} (${n(t.distance)} ft): ${n(dice.length)} d20 ${signed(n(t.to_hit))}${size} vs AC ${n(t.ac)}` +
+      `${flags.length ? ` · ${flags.join(', ')}` : ''}<br>dice: ${shown} · `;
+    line += t.hit === true ? span(STYLE.hit, 'hit ✓') : span(STYLE.miss, 'miss ✗');
+    if (t.hit === true) {
+      const tres = t.resistance && t.resistance !== 'normal' ? ` (${esc.text(t.resistance)})` : '';
+      line += `: ${span(STYLE.big, `${n(t.damage)}`)} blunt damage${tres}${bodyNote(ctx.applied && ctx.applied[t.id], t.damage)}`;
+    }
+    rows.push(['the hurl', line]);
+    rows.push(['odds', `P(hit) ${pct(t.p_hit, t.p_hit_exact)}`]);
+  }
+  return rows;
+}
+
 /** The last row of every such card: the bridge rolled it; the seed; request and undo buttons. */
 function footer(raw, ctx) {
   const seed = clean(raw.seed);
@@ -276,4 +312,4 @@ function footer(raw, ctx) {
     `${esc.button('request', `!fracas request ${ctx.id}`)}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`];
 }
 
-module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, footer, clean, pct };
+module.exports = { saveRows, touchRows, dropRows, lockRows, throwRows, slamRows, footer, clean, pct };

@@ -406,6 +406,10 @@ describe("ER Grappling (slam.roll)", () => {
     const none = setup({ controlled: ["giant"], targeted: [] });
     assert.equal(await none.api.slam({}), null);
     assert.match(none.vtt.notes[0].text, /one victim is needed, 0 found: target the token/);
+    const three = setup({ controlled: ["giant"], targeted: ["gob", "ogre", "hero"] });
+    assert.equal(await three.api.slam({}), null);
+    assert.match(three.vtt.notes[0].text, /3 tokens: at most 2 are used \(target the token/);
+    assert.equal(three.conn.calls.length, 0);
     const same = setup({ controlled: ["gob"], targeted: ["gob"] });
     assert.equal(await same.api.slam({}), null);
     assert.match(same.vtt.notes[0].text, /Goblin cannot be both grappler and victim/);

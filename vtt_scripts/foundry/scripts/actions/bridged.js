@@ -114,6 +114,13 @@ export function bridgedActions(ctx) {
     /** @type {Record<string, TokenView[]>} */
     const out = {};
     const seen = new Map();
+    // Parts that take the nth token of a selection (a slam's victim, then what it is slammed
+    // into): a selection longer than they take is refused, not cut short without a word.
+    for (const from of new Set(entry.parts.filter((p) => p.nth !== undefined && options[p.role] === undefined).map((p) => p.from))) {
+      const most = Math.max(...entry.parts.filter((p) => p.from === from && p.nth !== undefined).map((p) => Number(p.nth))) + 1;
+      const count = selectionOf({ role: "", from }, uniqueViews(vtt.controlled()), uniqueViews(vtt.targeted())).length;
+      if (count > most) throw InputError.of("FRACAS.Bridged.TooManyPicked", { count, max: most, from: t(`FRACAS.Bridged.From.${from}`) });
+    }
     for (const part of entry.parts) {
       let list;
       if (options[part.role] !== undefined) list = uniqueViews(viewsOf(options[part.role], part.role, options.scene) ?? []);

@@ -49,7 +49,7 @@ describe("the Foundry edge", () => {
 describe("macros", () => {
   test("each command is valid JavaScript calling the module API", () => {
     // The last five: the kinds the bridge rolls (kinds.js), each its dialog.
-    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative", "forecast", "save", "touch", "drop", "lock", "throw"]);
+    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative", "forecast", "save", "touch", "drop", "lock", "throw", "counterspell"]);
     for (const m of MACROS) {
       assert.doesNotThrow(() => new Function("game", m.command), `${m.name} parses`);
       const calls = [];

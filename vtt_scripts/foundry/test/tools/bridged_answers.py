@@ -1,5 +1,5 @@
-"""The engine's answers to the requests the Foundry module's save, touch, drop, lock and throw
-actions build in test/bridged.test.js, for the node tests to answer with:
+"""The engine's answers to the requests the Foundry module's save, touch, drop, lock, throw and
+counterspell actions build in test/bridged.test.js, for the node tests to answer with:
 
     python vtt_scripts/foundry/test/tools/bridged_answers.py    write test/fixtures/bridged_answers.json
 
@@ -67,6 +67,11 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
         "target": {"id": "gob", "ac": 12, "cover": "half"},
         "skill": "hurling", "bonus": 1, "advantage": True,
         "damage": {"dice": 2, "faces": 6, "bonus": 1, "damage_type": "lightning"}, "seed": 4}),
+    # WW-8: Aldric counters the goblin's sorcery (the dialog's ratings and modifiers).
+    ("counterspell", "counterspell", "counterspell.roll", {
+        "ruleset": "worldwalker", "school": "sorcery",
+        "caster": {"id": "gob", "skill": 3, "modifier": 1},
+        "counterspeller": {"id": "hero", "schools": {"sorcery": 4}, "distance": 30, "modifier": 2}, "seed": 7}),
 ]
 
 

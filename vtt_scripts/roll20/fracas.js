@@ -50,6 +50,7 @@ const { mobCommand } = require('./mob');
 const { roundCommand } = require('./round');
 const { forecastCommand } = require('./forecast');
 const { competeCommand, impaleCommand } = require('./specials');
+const { counterspellCommand } = require('./counterspell');
 const relaylink = require('./relaylink');
 const bridgekinds = require('./bridgekinds');
 const { DAMAGE_TYPES } = require('../facts');
@@ -65,6 +66,7 @@ const COMMANDS = {
   attack: { run: (app, msg, cmd) => attackCommand(app, msg, cmd), player: true },
   odds: { run: (app, msg, cmd) => oddsCommand(app, msg, cmd), player: true },
   compete: { run: (app, msg, cmd) => competeCommand(app, msg, cmd), player: true },
+  counterspell: { run: (app, msg, cmd) => counterspellCommand(app, msg, cmd), player: true },
   impale: { run: (app, msg, cmd) => impaleCommand(app, msg, cmd), player: true },
   init: { run: (app, msg, cmd) => initCommand(app, msg, cmd) },
   mob: { run: (app, msg, cmd) => mobCommand(app, msg, cmd) },
@@ -612,6 +614,7 @@ const DEFAULT_ATTRS = {
   crit_proof: 'crit_proof',
   initiative_bonus: 'initiative_bonus',
   speed: 'speed',
+  school_prefix: 'school_', // WW-8: a rating in a school of magic, school_sorcery
 };
 
 function defaultConfig() {
@@ -1571,6 +1574,11 @@ function items(config) {
       'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
       'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
+    ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
+      'a counterspell (Worldwalker WW-8): the selected token (or --counterspeller ID) against the caster, d20 + its rating ' +
+      'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +
+      'Ratings come from the sheets\' ' + code('school_NAME') + ' attributes (e.g. ' + code('school_sorcery') + '), or ' +
+      '--rating / --caster-skill; the card shows both rolls and the exact chance the counterspell had.'],
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
@@ -1642,7 +1650,7 @@ function items(config) {
 
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
-  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, counterspell, impale, ' +
     'touch, lock, throw, slam, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
@@ -1687,7 +1695,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'counterspell', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }
@@ -2008,6 +2016,26 @@ function competeCard(result, ctx) {
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }
 
+/** The card of a WW-8 counterspell: both d20s, the outcome in names, the exact chance it had. */
+function counterspellCard(result, ctx) {
+  const name = (id) => ctx.names[id] || id;
+  const cs = result.counterspeller;
+  const ca = result.caster;
+  const rows = [
+    [`${name(cs.id)} (counters)`, `d20 ${cs.roll} ${signed(cs.skill)} ${esc.text(result.school)}${cs.modifier ? ` ${signed(cs.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${cs.total}`)} · ${cs.distance} ft away`],
+    [`${name(ca.id)} (casts)`, `d20 ${ca.roll} ${signed(ca.skill)} ${esc.text(result.school)}${ca.modifier ? ` ${signed(ca.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${ca.total}`)}`],
+  ];
+  // The resolver's outcome names the ids: each becomes the name this card shows.
+  let outcome = result.outcome;
+  for (const id of [cs.id, ca.id]) outcome = outcome.split(id).join(name(id));
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  rows.push(['chance', `${(100 * result.p_countered).toFixed(1)}% to counter (exactly ${esc.text(result.p_countered_exact)}; a tie leaves the spell cast)`]);
+  rows.push(['seed', esc.text(String(result.seed))]);
+  return template(`Counterspell (WW-8): ${result.school}`, rows);
+}
+
 /** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
 function impaleCard(result, ctx) {
   const rows = [];
@@ -2025,7 +2053,7 @@ function impaleCard(result, ctx) {
 }
 
 module.exports = {
-  attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
+  attackCard, initiativeCard, mobCard, competeCard, impaleCard, counterspellCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
 };
   },
   "src/errors.js": function (module, exports, require) {
@@ -10781,7 +10809,100 @@ function impaleCommand(app, msg, cmd) {
   return result;
 }
 
-module.exports = { competeCommand, impaleCommand, parseSeed };
+module.exports = { competeCommand, impaleCommand, parseSeed, tokenOf };
+  },
+  "src/mod/counterspell.js": function (module, exports, require) {
+'use strict';
+// `!fracas counterspell` (Worldwalker WW-8): the selected token counters the caster's spell,
+// resolved offline by the JavaScript twin of the Python resolver (src/ww.js `counterspell`),
+// as `!fracas compete` resolves ER-19 (specials.js).
+
+const { UsageError, integer } = require('./usage');
+const { SheetReader } = require('./sheet');
+const { attackOptions, findAttacker, oneValue } = require('./attack');
+const { tokenOf } = require('./specials');
+const cards = require('./cards');
+const permissions = require('./permissions');
+const { counterspell } = require('../rulesets');
+
+// WW-8 has no limit on a rating but the engine's bonus range; the resolver checks it again.
+const BONUS = [-100, 100];
+// The options a player may not type unless the GM allows typed numbers (as compete's --bonus).
+const NUMBERS = ['rating', 'caster-skill', 'modifier', 'caster-modifier'];
+
+/** A side's rating in the school: the typed number, else its sheet's `school_<name>` attribute. */
+function ratingOf(reader, school, typed, option) {
+  if (typed !== undefined) return typed;
+  const v = reader.number('school_prefix', school);
+  if (v === null) {
+    throw new UsageError(`${reader.name} has no "${reader.config.attrs.school_prefix}${school}" attribute: ` +
+      `give its ${school} rating with --${option}`);
+  }
+  return v;
+}
+
+/**
+ * `!fracas counterspell --school sorcery --caster @{target|token_id} --distance 30`: the
+ * selected token (or --counterspeller ID) against the caster, d20 + school rating each (WW-8).
+ */
+function counterspellCommand(app, msg, cmd) {
+  if (cmd.positional.length) throw new UsageError(`!fracas counterspell takes --options, not "${cmd.positional.join(' ')}"`);
+  const o = {};
+  const dice = [];
+  for (const option of cmd.options) {
+    switch (option.name) {
+      case 'school': o.school = oneValue(option).toLowerCase(); break;
+      case 'caster': o.caster = oneValue(option); break;
+      case 'counterspeller': o.counterspeller = oneValue(option); break;
+      case 'distance': o.distance = integer(oneValue(option), '--distance', 0, 1000000); break;
+      case 'rating': o.rating = integer(oneValue(option), '--rating', 1, BONUS[1]); break;
+      case 'caster-skill': o.casterSkill = integer(oneValue(option), '--caster-skill', ...BONUS); break;
+      case 'modifier': o.modifier = integer(oneValue(option), '--modifier', ...BONUS); break;
+      case 'caster-modifier': o.casterModifier = integer(oneValue(option), '--caster-modifier', ...BONUS); break;
+      case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
+      default: throw new UsageError(`!fracas counterspell does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  permissions.checkNumbers(app, msg, cmd.options.filter((x) => NUMBERS.includes(x.name)).map((x) => x.name));
+  const options = attackOptions(dice);
+  permissions.checkDice(app, msg, options);
+  if (!o.school) throw new UsageError('give the school of the spell: --school sorcery');
+  if (!/^[a-z][a-z0-9_-]{0,39}$/.test(o.school)) {
+    throw new UsageError(`--school: "${o.school}" is not a school name (letters, digits, - and _, up to 40)`);
+  }
+  if (!o.caster) throw new UsageError('give the caster: --caster @{target|token_id}');
+  if (o.distance === undefined) throw new UsageError('give the distance to the caster in feet: --distance 30 (60 ft at most, WW-8)');
+  if (o.counterspeller && !app.edge.getGraphic(o.counterspeller)) {
+    throw new UsageError(`no token with the id "${o.counterspeller}" (--counterspeller)`);
+  }
+  const counterToken = findAttacker(app, msg, { attacker: o.counterspeller });
+  const casterToken = tokenOf(app, msg, o.caster, 'caster');
+  if (counterToken.id === casterToken.id) throw new UsageError('a counterspell answers another\'s spell: pick another --caster');
+  const config = app.s().config;
+  const counter = new SheetReader(app.edge, config, counterToken);
+  const caster = new SheetReader(app.edge, config, casterToken);
+  const rating = ratingOf(counter, o.school, o.rating, 'rating');
+  const request = {
+    ruleset: 'worldwalker',
+    school: o.school,
+    caster: { id: casterToken.id, skill: ratingOf(caster, o.school, o.casterSkill, 'caster-skill'), modifier: o.casterModifier || 0 },
+    counterspeller: {
+      id: counterToken.id, schools: { [o.school]: rating },
+      distance: o.distance, modifier: o.modifier || 0,
+    },
+  };
+  if (options.rolls) request.rolls = options.rolls;
+  const names = { [counterToken.id]: counter.name, [casterToken.id]: caster.name };
+  msg.fracasNames = names;
+  const result = counterspell(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
+  // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
+  const tokens = { [counterToken.id]: counterToken, [casterToken.id]: casterToken };
+  const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
+  app.postCard(msg, cards.counterspellCard(result, { names: seen }), options.whisper, cards.counterspellCard(result, { names }));
+  return result;
+}
+
+module.exports = { counterspellCommand };
   },
   "src/mod/bridgekinds.js": function (module, exports, require) {
 'use strict';

@@ -466,6 +466,41 @@ export const KINDS = {
     },
     speaker: (tokens) => one(tokens, "grappler"),
   },
+
+  // Worldwalker WW-8: the controlled token counters the one targeted token's spell, d20 + its rating
+  // in the spell's school each (the dialog's numbers); the counterspeller must beat the caster.
+  counterspell: {
+    kind: "counterspell", method: "counterspell.roll", ruleset: "worldwalker", icon: "icons/svg/aura.svg",
+    fields: [
+      { name: "school", type: "text", max: 40, def: "sorcery" },
+      // Feet to the caster (the engine refuses over 60 with WW-8, naming $.counterspeller.distance).
+      { name: "distance", type: "int", min: 0, max: 1000000, def: 30 },
+      { name: "rating", type: "int", min: 1, max: 100, def: 1 },
+      { name: "caster_skill", type: "int", min: -100, max: 100, def: 0 },
+      { name: "modifier", type: "int", min: -100, max: 100, def: 0 },
+      { name: "caster_modifier", type: "int", min: -100, max: 100, def: 0 },
+    ],
+    parts: [{ role: "counterspeller", from: "controlled", owned: true }, { role: "caster", from: "targeted" }],
+    build: ({ values, tokens }) => {
+      const counter = /** @type {TokenView} */ (one(tokens, "counterspeller"));
+      const caster = /** @type {TokenView} */ (one(tokens, "caster"));
+      return {
+        ruleset: "worldwalker", school: values.school,
+        caster: { id: caster.id, skill: values.caster_skill, modifier: values.caster_modifier },
+        counterspeller: { id: counter.id, schools: { [values.school]: values.rating }, distance: values.distance, modifier: values.modifier },
+      };
+    },
+    effects: () => ({ damage: {}, conditions: {} }),
+    // Draw order: the counterspeller's d20, then the caster's (WW-8).
+    rolls: (r, names) => [r.counterspeller, r.caster].map((side) => {
+      const flavor = `${names[side.id] ?? side.id}: ${t("FRACAS.Bridged.Dice.Counterspell")}`;
+      return { label: flavor, total: side.total, groups: [{ faces: 20, flavor, results: [{ result: side.roll, active: true, success: false, failure: false }] }] };
+    }),
+    outcome: (r, names) => t(r.countered ? "FRACAS.Bridged.Outcome.counterspellCountered" : "FRACAS.Bridged.Outcome.counterspellCast", {
+      counterspeller: names[r.counterspeller.id] ?? r.counterspeller.id, caster: names[r.caster.id] ?? r.caster.id, school: r.school,
+    }),
+    speaker: (tokens) => one(tokens, "counterspeller"),
+  },
 };
 
 /** The kinds' names, in the table's order. */

@@ -429,6 +429,47 @@ describe("ER Grappling (slam.roll)", () => {
   });
 });
 
+describe("WW-8 counterspell (counterspell.roll)", () => {
+  const OPTIONS = { school: "sorcery", distance: 30, rating: 4, caster_skill: 3, modifier: 2, caster_modifier: 1, seed: 7 };
+  test("WW-8: the controlled token counters the targeted caster; the request names Worldwalker; the card shows both d20s, the outcome and the exact chance", async () => {
+    const { api, conn, vtt, actors } = setup({ targeted: ["gob"] });
+    const out = await api.counterspell(OPTIONS);
+    assert.equal(conn.calls[0].method, "counterspell.roll");
+    assert.deepEqual(conn.calls[0].params, answer("counterspell").request);
+    assert.equal(conn.calls[0].params.ruleset, "worldwalker");
+    const r = answer("counterspell").result;
+    assert.deepEqual(out.result, r);
+    const card = vtt.messages[0];
+    const outcome = r.countered ? "Aldric counters Goblin's sorcery spell: it fizzles" : "Goblin's sorcery spell is cast: Aldric fails to counter it";
+    assert.ok(card.content.includes(outcome.replace(/'/g, "&#39;")) || card.content.includes(outcome), card.content);
+    assert.ok(card.content.includes(`${r.p_countered_exact} (${(r.p_countered * 100).toFixed(1)}%)`), "p_countered");
+    assert.match(card.content, /rolled by the fracas bridge \(counterspell\.roll\) · seed 7/);
+    // Draw order: the counterspeller's d20, then the caster's.
+    assert.deepEqual(card.rolls.map((x) => [x.groups[0].results[0].result, x.total]), [[r.counterspeller.roll, r.counterspeller.total], [r.caster.roll, r.caster.total]]);
+    // Nothing is applied: a counterspell changes no Body.
+    assert.equal(actors.gob.system.health.value, 7);
+  });
+
+  test("WW-8: bad input is refused naming the field, before anything is sent; the caster is the one targeted token", async () => {
+    const cases = [
+      [{ school: "x".repeat(41) }, /counterspell: school: /],
+      [{ distance: "far" }, /counterspell: distance: "far"/],
+      [{ rating: 0 }, /counterspell: rating: 0 is not between 1 and 100/],
+      [{ caster_modifier: 101 }, /counterspell: caster_modifier: 101 is not between -100 and 100/],
+      [{ range: 5 }, /counterspell: unknown option range/],
+    ];
+    for (const [options, message] of cases) {
+      const { api, vtt, conn } = setup({ targeted: ["gob"] });
+      assert.equal(await api.counterspell(options), null);
+      assert.match(vtt.notes[0].text, message);
+      assert.equal(conn.calls.length, 0);
+    }
+    const none = setup({ targeted: [] });
+    assert.equal(await none.api.counterspell({}), null);
+    assert.match(none.vtt.notes[0].text, /one caster is needed, 0 found/);
+  });
+});
+
 describe("who may roll, who sees it, and without a bridge", () => {
   test("without a bridge connection the action says so and nothing is sent or applied", async () => {
     const { api, vtt, conn, actors } = setup({ targeted: ["ogre"], connected: false });
@@ -601,6 +642,7 @@ describe("against the engine", { skip: skipPython }, () => {
       ["lock-disarm", "lock", { mode: "disarm", to_hit: 2, weapon: "heavy", damage_type: "edged", reacts: true, seed: 8 }, ["ogre"]],
       ["throw-holy", "throw", { item: "holy water", skill: "ranged", seed: 3 }, ["ogre"]],
       ["slam-into", "slam", { distance: 10, seed: 6 }, ["gob", "ogre"], ["giant"]],
+      ["counterspell", "counterspell", { school: "sorcery", distance: 30, rating: 4, caster_skill: 3, modifier: 2, caster_modifier: 1, seed: 7 }, ["gob"]],
     ]) {
       test(`${kind} (${name}): the module's request rolled by fracas serve, the card and what it applied from its answer`, async () => {
         const { api, vtt, actors } = setup({ controlled, targeted, bridge: conn });

@@ -48,8 +48,9 @@ describe("the Foundry edge", () => {
 
 describe("macros", () => {
   test("each command is valid JavaScript calling the module API", () => {
-    // The last six: the kinds the bridge rolls (kinds.js), each its dialog.
-    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative", "forecast", "save", "touch", "drop", "lock", "throw", "slam"]);
+    // The last seven: the kinds the bridge rolls (kinds.js), each its dialog.
+    assert.deepEqual(MACROS.map((m) => m.key), ["attack", "mob", "initiative", "forecast", "save", "touch", "drop", "lock", "throw", "slam",
+      "counterspell"]);
     for (const m of MACROS) {
       assert.doesNotThrow(() => new Function("game", m.command), `${m.name} parses`);
       const calls = [];

@@ -1,5 +1,5 @@
-"""The engine's answers to the requests the Foundry module's save, touch, drop, lock, throw and slam
-actions build in test/bridged.test.js, for the node tests to answer with:
+"""The engine's answers to the requests the Foundry module's save, touch, drop, lock, throw, slam
+and counterspell actions build in test/bridged.test.js, for the node tests to answer with:
 
     python vtt_scripts/foundry/test/tools/bridged_answers.py    write test/fixtures/bridged_answers.json
 
@@ -77,6 +77,11 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("slam-fire", "slam", "slam.roll", {
         "grappler": {"id": "giant", "size": "huge", "strength": 10},
         "victim": {"id": "hero", "size": "medium"}, "damage_type": "fire", "seed": 2}),
+    # WW-8: Aldric counters the goblin's sorcery (the dialog's ratings and modifiers).
+    ("counterspell", "counterspell", "counterspell.roll", {
+        "ruleset": "worldwalker", "school": "sorcery",
+        "caster": {"id": "gob", "skill": 3, "modifier": 1},
+        "counterspeller": {"id": "hero", "schools": {"sorcery": 4}, "distance": 30, "modifier": 2}, "seed": 7}),
 ]
 
 

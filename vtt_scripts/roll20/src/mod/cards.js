@@ -278,6 +278,26 @@ function competeCard(result, ctx) {
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }
 
+/** The card of a WW-8 counterspell: both d20s, the outcome in names, the exact chance it had. */
+function counterspellCard(result, ctx) {
+  const name = (id) => ctx.names[id] || id;
+  const cs = result.counterspeller;
+  const ca = result.caster;
+  const rows = [
+    [`${name(cs.id)} (counters)`, `d20 ${cs.roll} ${signed(cs.skill)} ${esc.text(result.school)}${cs.modifier ? ` ${signed(cs.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${cs.total}`)} · ${cs.distance} ft away`],
+    [`${name(ca.id)} (casts)`, `d20 ${ca.roll} ${signed(ca.skill)} ${esc.text(result.school)}${ca.modifier ? ` ${signed(ca.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${ca.total}`)}`],
+  ];
+  // The resolver's outcome names the ids: each becomes the name this card shows.
+  let outcome = result.outcome;
+  for (const id of [cs.id, ca.id]) outcome = outcome.split(id).join(name(id));
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  rows.push(['chance', `${(100 * result.p_countered).toFixed(1)}% to counter (exactly ${esc.text(result.p_countered_exact)}; a tie leaves the spell cast)`]);
+  rows.push(['seed', esc.text(String(result.seed))]);
+  return template(`Counterspell (WW-8): ${result.school}`, rows);
+}
+
 /** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
 function impaleCard(result, ctx) {
   const rows = [];
@@ -295,5 +315,5 @@ function impaleCard(result, ctx) {
 }
 
 module.exports = {
-  attackCard, initiativeCard, mobCard, competeCard, impaleCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
+  attackCard, initiativeCard, mobCard, competeCard, impaleCard, counterspellCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
 };

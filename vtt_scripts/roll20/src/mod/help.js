@@ -43,6 +43,11 @@ function items(config) {
       'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
       'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
+    ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
+      'a counterspell (Worldwalker WW-8): the selected token (or --counterspeller ID) against the caster, d20 + its rating ' +
+      'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +
+      'Ratings come from the sheets\' ' + code('school_NAME') + ' attributes (e.g. ' + code('school_sorcery') + '), or ' +
+      '--rating / --caster-skill; the card shows both rolls and the exact chance the counterspell had.'],
     ['!fracas impale --charger @{target|token_id} --closed 30 [--forte] [--weight N] [--bonus N]',
       'impalement (ER-23): the selected pikeman\'s 3d20 (4d20 with weapon forte) at a charger that closed 25 ft or more, ' +
       'before its charge; the damage is applied (undo works) and the card says whether the charge is void (0 Body).'],
@@ -114,7 +119,7 @@ function items(config) {
 
 /** Who may do what, in one paragraph (the README says the same). */
 function trustHtml() {
-  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, impale, ' +
+  return '<p><b>Who may do what.</b> The GM runs every command. A player may attack, ask odds, compete, counterspell, impale, ' +
     'touch, lock, throw, slam, get the drop and roll saves with tokens they control, on the page they are on, with their character\'s sheet strikes against the targets\' ' +
     'sheets; typed numbers (strike options, --ac, --target-FIELD, --cover…) only with !fracas config --players-numbers on, ' +
     'dice (--seed, --rolls) only with --players-seed on. A command another Mod script sends is not the GM\'s: it acts for ' +
@@ -159,7 +164,7 @@ function commandHelp(config, name) {
     `<div style="font-weight:bold">fracas ${T(name)}</div><ul>`,
     ...own.map(([cmd, what]) => item(cmd, what)),
     '</ul>',
-    ['attack', 'odds', 'compete', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
+    ['attack', 'odds', 'compete', 'counterspell', 'impale', 'save', 'touch', 'drop', 'lock', 'throw', 'slam'].includes(name) ? trustHtml() : '',
     '</div>',
   ].join('');
 }

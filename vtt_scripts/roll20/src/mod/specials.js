@@ -204,4 +204,4 @@ function impaleCommand(app, msg, cmd) {
   return result;
 }
 
-module.exports = { competeCommand, impaleCommand, parseSeed };
+module.exports = { competeCommand, impaleCommand, parseSeed, tokenOf };

@@ -36,6 +36,7 @@ const DEFAULT_ATTRS = {
   crit_proof: 'crit_proof',
   initiative_bonus: 'initiative_bonus',
   speed: 'speed',
+  school_prefix: 'school_', // WW-8: a rating in a school of magic, school_sorcery
 };
 
 function defaultConfig() {

@@ -4,6 +4,7 @@ import { competeRollSpecs, impaleRollSpecs, renderCompeteCard, renderImpaleCard 
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
+import { DEFAULT_RULESET, FIELDS } from "../contract.js";
 import { DAMAGE_TYPES } from "../facts.js";
 import { buildAttackRequest, damageTypes, readCompetitor, uniqueViews, who } from "../request.js";
 import { MODULE_ID } from "../settings.js";
@@ -46,7 +47,8 @@ export function specialsActions(ctx) {
     return value.map((s, i) => {
       const at = `${label}[${i}]`;
       if (!s || typeof s !== "object" || Array.isArray(s)) throw bad(at, t("FRACAS.Error.SavageList"));
-      for (const key of Object.keys(s)) if (!["strike", "type", "poison", "special"].includes(key)) throw bad(`${at}.${key}`, t("FRACAS.Error.SavageKey"));
+      // The fields of a savage strike, as the engine's request struct has them (contract.js).
+      for (const key of Object.keys(s)) if (!FIELDS[DEFAULT_RULESET].SavageStrike.includes(key)) throw bad(`${at}.${key}`, t("FRACAS.Error.SavageKey"));
       if (typeof s.strike !== "string" || !s.strike.trim() || s.strike.length > 40) throw bad(`${at}.strike`, t("FRACAS.Error.SavageStrike"));
       if (!DAMAGE_TYPES.includes(s.type)) throw bad(`${at}.type`, t("FRACAS.Error.SavageType", { types: DAMAGE_TYPES.join(", ") }));
       if (s.poison !== undefined && typeof s.poison !== "boolean") throw bad(`${at}.poison`, t("FRACAS.Error.SavagePoison"));

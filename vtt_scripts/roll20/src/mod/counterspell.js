@@ -12,7 +12,7 @@ const permissions = require('./permissions');
 const { counterspell } = require('../rulesets');
 
 // WW-8 has no limit on a rating but the engine's bonus range; the resolver checks it again.
-const BONUS = [-100, 100];
+const { BONUS_RANGE: BONUS } = require('../facts'); // the engine's bonus range (the spec)
 // The options a player may not type unless the GM allows typed numbers (as compete's --bonus).
 const NUMBERS = ['rating', 'caster-skill', 'modifier', 'caster-modifier'];
 

@@ -11,7 +11,7 @@ writes, per rule, the files that carry it, sorted into where it runs:
   aside);
 - **odds**: the exact-odds code, in either language (files named for odds, and
   ``fracas/exact.py``);
-- **tests**: ``tests`` and the clients' ``test`` folders.
+- **tests**: ``tests``, the clients' ``test`` folders and any ``*.test.js``.
 
 Generated files (the facts, layouts, contracts and the Roll20 bundle) are left out: they
 repeat what their sources say. ``python -m fracas.spec`` writes the index and ``--check``
@@ -60,7 +60,7 @@ def _where(path: str) -> tuple[str, ...]:
         return ()
     name = path.rsplit("/", 1)[-1]
     odds = "odds" in name or path == "src/fracas/exact.py"
-    if path.startswith("tests/") or "/test/" in path:
+    if path.startswith("tests/") or "/test/" in path or path.endswith(".test.js"):
         return ("tests",)
     if path.startswith("src/fracas/") and path.endswith(".py"):
         return ("python", "odds") if odds else ("python",)

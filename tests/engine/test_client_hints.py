@@ -69,3 +69,14 @@ def test_a_hint_naming_a_field_the_ruleset_lacks_is_refused_naming_it(name, chan
     change(hints)
     with pytest.raises(ValueError, match=message):
         generate.check_client(name, hints, structs, layouts)
+
+
+def test_the_guides_client_table_is_a_valid_manifest_table():
+    # docs/ADDING_A_RULESET.md's `[client]` example registers as written.
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
+    block = guide.split("```toml\n[client]\n", 1)[1].split("```", 1)[0]
+    parsed = manifest.parse(GOOD + "[client]\n" + block, "coins/manifest.toml", "coins")
+    assert set(parsed.client) == set(manifest.CLIENT_KEYS)
+    assert parsed.client["choices"]["reaction"]["members"]["block_hand"][0] == "hand"

@@ -34,12 +34,6 @@ const KNOWN = {
   'vtt_scripts/roll20/src/registry.js': 'the resolver is one bundle without entry points: its registry requires'
     + ' the ruleset ports it ships by their modules',
   // Client code that still branches on a ruleset's name (issue 45, item 6).
-  'vtt_scripts/roll20/src/mod/rowsattack.js': 'branches on names for cards and flags',
-  'vtt_scripts/roll20/src/mod/round.js': 'branches on names for initiative',
-  'vtt_scripts/roll20/src/mod/forecast.js': 'branches on names',
-  'vtt_scripts/roll20/src/mod/config.js': "the Cartyrion injury bar's option (CT-3) is named for its ruleset",
-  'vtt_scripts/roll20/src/mod/help.js': 'names a ruleset',
-  'vtt_scripts/roll20/src/mod/counterspell.js': 'names its ruleset',
   'vtt_scripts/foundry/scripts/chat.js': 'branches on names for cards',
   'vtt_scripts/foundry/scripts/actions/initiative.js': 'branches on names for initiative',
   'vtt_scripts/foundry/scripts/request.js': 'branches on names',

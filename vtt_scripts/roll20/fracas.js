@@ -765,6 +765,9 @@ module.exports = {
 // a name (a plain value), [name, nest] (a shape inside: "Shape", or {list|dict|nullable|
 // or_scalar: nest}), [name, nest|null, "optional"] (a key only some results have).
 // schema.js layoutProblems checks a built result against them.
+// CLIENT: per ruleset, its manifest's [client] table (fracas/rulesets/manifest.py
+// CLIENT_KEYS): the help's options, what a strike is rolled against, a target's damage
+// pools, a whole fight's sides, the options that build nested fields (mod/hints.js reads it).
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
@@ -1525,8 +1528,14 @@ const RESULTS = Object.freeze({
     },
   },
 });
+const CLIENT = Object.freeze({
+  "enchanted-realms": {},
+  "worldwalker": {"help": "--skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off", "against": "tn", "switches": {"two_weapon": {"parts": ["attacker", "target"], "what": "two-weapon fighting", "rule": "WW-6", "members": {"light_off_hand": ["light", false], "talent": ["talent", "none"]}}}, "choices": {"reaction": {"part": "target", "options": ["block", "dodge"], "key": "kind", "value": "bonus", "members": {"block_hand": ["hand", "block", "says which hand blocks", "WW-6"]}}}},
+  "cartyrion": {"help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "pools": ["stamina", "injury"], "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
+  "old-school": {"help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier", "against": "ac"},
+});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT };
   },
   "src/mod/help.js": function (module, exports, require) {
 'use strict';
@@ -1534,7 +1543,8 @@ module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS 
 
 const esc = require('./escape');
 
-const { VERSION } = require('../contract');
+const { VERSION, RULESETS, DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
 const HANDOUT = 'Help: fracas';
 
 const T = (s) => esc.text(s);
@@ -1543,6 +1553,11 @@ const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 
 /** The help items, [command line, what it does (HTML)], in the order the help lists them. */
 function items(config) {
+  // The other rulesets and their options, from the contract (each manifest's [client] help).
+  const others = RULESETS.map((r) => r.name).filter((name) => name !== DEFAULT_RULESET);
+  const options = others.filter((name) => hints.hints(name).help).map((name) => `${hints.title(name)} ${hints.hints(name).help}`);
+  const home = hints.title(DEFAULT_RULESET);
+  const counter = hints.withKind('counterspell');
   return [
     ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
       'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
@@ -1553,16 +1568,13 @@ function items(config) {
     ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
       'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
       'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
-    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+    [`!fracas attack --ruleset ${others.join('|')} --target ID …`,
       'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, ' +
-      'two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets\' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      `${T(options.join('; '))}. ` +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
     ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      `the table situations (${T(home)}): creatures near the targets, in slot order 1-8, that a missed shot may ` +
       'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
       'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
       'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
@@ -1575,7 +1587,7 @@ function items(config) {
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
       'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
     ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
-      'a counterspell (Worldwalker WW-8): the selected token (or --counterspeller ID) against the caster, d20 + its rating ' +
+      `a counterspell (${T(hints.titles(counter))} WW-8): the selected token (or` + ' --counterspeller ID) against the caster, d20 + its rating ' +
       'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +
       'Ratings come from the sheets\' ' + code('school_NAME') + ' attributes (e.g. ' + code('school_sorcery') + '), or ' +
       '--rating / --caster-skill; the card shows both rolls and the exact chance the counterspell had.'],
@@ -1636,7 +1648,7 @@ function items(config) {
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (Cartyrion injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withHint('pools'))) + ' injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
@@ -1661,7 +1673,7 @@ function trustHtml() {
 function helpHtml(config) {
   return [
     `<div style="border:1px solid #333;background:#fff;padding:4px">`,
-    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — Enchanted Realms combat</div>`,
+    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — ${T(hints.title(DEFAULT_RULESET))} combat</div>`,
     '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
     'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
     '<b>Commands</b><ul>',
@@ -1734,6 +1746,53 @@ function hasExpansion(message) {
 }
 
 module.exports = { text, button, hasExpansion };
+  },
+  "src/mod/hints.js": function (module, exports, require) {
+'use strict';
+// What the Mod knows of a ruleset beyond its request structs, from the generated contract
+// (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
+// and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
+// against, a target's damage pools, a whole fight's sides, the options that build nested
+// request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
+// so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
+
+const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
+
+const NONE = Object.freeze({});
+
+/** Ruleset `name`'s [client] hints ({} for one without, or one the bridge serves). */
+function hints(name) {
+  return (CLIENT && Object.prototype.hasOwnProperty.call(CLIENT, name) && CLIENT[name]) || NONE;
+}
+
+/** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
+function title(name) {
+  const entry = RULESETS.find((r) => r.name === name);
+  return entry ? entry.title : name;
+}
+
+/** The rulesets whose requests include `kind` ('counterspell', 'morale'), in the contract's order. */
+function withKind(kind) {
+  return RULESETS.filter((r) => Object.prototype.hasOwnProperty.call(r.requests, kind)).map((r) => r.name);
+}
+
+/** Whether ruleset `name` has requests of `kind` (as fracas.drive.scenario asks `request_types`). */
+function hasKind(name, kind) {
+  return withKind(kind).includes(name);
+}
+
+/** The rulesets whose hints have `key`, in the contract's order. */
+function withHint(key) {
+  return RULESETS.map((r) => r.name).filter((name) => hints(name)[key] !== undefined);
+}
+
+/** The titles of `names` in words: "A", "A and B", "A, B and C". */
+function titles(names) {
+  const list = names.map(title);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
+}
+
+module.exports = { hints, title, titles, withKind, hasKind, withHint, DEFAULT_RULESET };
   },
   "src/mod/cards.js": function (module, exports, require) {
 'use strict';
@@ -2107,6 +2166,7 @@ const { UsageError, onOff, integer } = require('./usage');
 const { DEFAULT_ATTRS, defaultConfig } = require('./store');
 const { CONDITIONS } = require('../schema');
 const { names: rulesetNames } = require('../rulesets');
+const hints = require('./hints');
 
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
@@ -2226,7 +2286,9 @@ function applyOptions(config, options, knownMarkers = null) {
       case 'injury-bar': {
         const v = single(option).toLowerCase();
         next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
-        changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
+        // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
+        const who = hints.titles(hints.withHint('pools'));
+        changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
         break;
       }
       default:
@@ -7823,38 +7885,96 @@ const rulesets = require('../rulesets');
 const rows = require('../rows');
 const { STRUCTS } = require('../contract');
 const served = require('./served');
+const hints = require('./hints');
 
 /** Ruleset `name`'s request structs: contract.js's, else the bridge's (served.js). */
 const structsOf = (name) => STRUCTS[name] || served.structs(name);
 
-// Options that build a nested part of a request: Worldwalker's target reaction (WW-5) and
-// both sides' two-weapon fighting (WW-6), named as `fracas attack --ruleset worldwalker`'s.
-const COMMAND = {
-  worldwalker: {
-    block: 'int', dodge: 'int', block_hand: 'str',
-    two_weapon: 'bool', light_off_hand: 'bool', talent: 'str',
-    target_two_weapon: 'bool', target_light_off_hand: 'bool', target_talent: 'str',
-  },
-};
+/** The struct a nested field of `part` ('attacker', 'target') holds, for ruleset `name`: its fields. */
+function nestedStruct(name, part, field) {
+  const structs = structsOf(name) || {};
+  const shape = attackShape(name) || { attacker: 'Attacker', strike: 'Strike', target: 'Target' };
+  let type = ((structs[shape[part]] || []).find(([f]) => f === field) || [])[1];
+  while (type && type.optional !== undefined) type = type.optional;
+  return (type && type.struct && structs[type.struct]) || [];
+}
+
+/** The kind of the nested struct's field `field` ('int', 'bool', 'str'). */
+function nestedKind(fields, field) {
+  const type = (fields.find(([f]) => f === field) || [])[1];
+  return (type && kindOf(type)) || 'str';
+}
 
 /**
- * WW-6 from the command: the `two_weapon` object (`--two-weapon` with `--light-off-hand` and
- * `--talent`; the target's with the `--target-` ones), or null without it. A modifier given
- * without its `--two-weapon` is a usage error, as in the Python CLI.
+ * The command's options that build a nested part of a request (contract.js CLIENT, from the
+ * ruleset's manifest): each switch's flag and modifiers for each part it is on (`--two-weapon
+ * --talent T`, the target's `--target-two-weapon …`), each choice's options and modifiers
+ * (`--block N | --dodge N`, `--block-hand`), as option field → kind.
  */
-function twoWeaponOf(command, prefix) {
-  const light = command[`${prefix}light_off_hand`];
-  const talent = command[`${prefix}talent`];
-  if (!command[`${prefix}two_weapon`]) {
-    for (const [value, field] of [[light, 'light_off_hand'], [talent, 'talent']]) {
+function commandOf(name) {
+  const { switches = {}, choices = {} } = hints.hints(name);
+  const out = {};
+  for (const [field, choice] of Object.entries(choices)) {
+    const struct = nestedStruct(name, choice.part, field);
+    for (const option of choice.options) out[option] = nestedKind(struct, choice.value);
+    for (const [option, [member]] of Object.entries(choice.members || {})) out[option] = nestedKind(struct, member);
+  }
+  for (const [field, sw] of Object.entries(switches)) {
+    for (const part of sw.parts) {
+      const prefix = part === 'target' ? 'target_' : '';
+      const struct = nestedStruct(name, part, field);
+      out[`${prefix}${field}`] = 'bool';
+      for (const [option, [member]] of Object.entries(sw.members || {})) out[`${prefix}${option}`] = nestedKind(struct, member);
+    }
+  }
+  return out;
+}
+
+/**
+ * A switch's nested object from the command (e.g. WW-6's `two_weapon` from `--two-weapon` with
+ * `--light-off-hand` and `--talent`; the target's with the `--target-` ones), or null without
+ * its flag. A modifier given without its flag is a usage error, as in the Python CLI.
+ */
+function switchOf(field, sw, command, prefix) {
+  const members = Object.entries(sw.members || {});
+  if (!command[`${prefix}${field}`]) {
+    for (const [option] of members) {
+      const value = command[`${prefix}${option}`];
       if (value !== undefined && value !== false) {
-        throw new UsageError(`--${dash(prefix + field)} describes ${prefix ? "the target's " : ''}two-weapon fighting: ` +
-          `give --${dash(prefix)}two-weapon too (WW-6)`);
+        throw new UsageError(`--${dash(prefix + option)} describes ${prefix ? "the target's " : ''}${sw.what}: ` +
+          `give --${dash(prefix + field)} too (${sw.rule})`);
       }
     }
     return null;
   }
-  return { light: light === true, talent: talent === undefined ? 'none' : talent };
+  const out = {};
+  for (const [option, [member, absent]] of members) {
+    const value = command[`${prefix}${option}`];
+    out[member] = value === undefined ? absent : value;
+  }
+  return out;
+}
+
+/** The nested fields of `part` ('attacker', 'target') the command's switches and choices build, into `values`. */
+function nestedInto(name, part, values, command) {
+  const { switches = {}, choices = {} } = hints.hints(name);
+  for (const [field, choice] of Object.entries(choices)) {
+    if (choice.part !== part) continue;
+    const given = choice.options.filter((option) => command[option] !== undefined);
+    if (given.length > 1) throw new UsageError(`give ${choice.options.map((o) => `--${dash(o)}`).join(' or ')}, not both`);
+    if (given.length) values[field] = { [choice.key]: given[0], [choice.value]: command[given[0]] };
+    for (const [option, [member, needs, says, rule]] of Object.entries(choice.members || {})) {
+      if (command[option] === undefined) continue;
+      if (!values[field]) throw new UsageError(`--${dash(option)} ${says}: give --${dash(needs)} too (${rule})`);
+      values[field][member] = command[option]; // e.g. a dodge with a hand: the resolver names it (WW-5, WW-6)
+    }
+  }
+  for (const [field, sw] of Object.entries(switches)) {
+    if (!sw.parts.includes(part)) continue;
+    const made = switchOf(field, sw, command, part === 'target' ? 'target_' : '');
+    if (made) values[field] = made;
+  }
+  return values;
 }
 
 /** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
@@ -7890,7 +8010,7 @@ function fieldsOf(name) {
     .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
   return {
     attacker: scalar(shape.attacker), strike: scalar(shape.strike, ['target']), target: scalar(shape.target),
-    command: COMMAND[name] || {},
+    command: commandOf(name),
   };
 }
 const BUILT = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
@@ -7992,8 +8112,10 @@ function fromSheet(app, token, spec, given) {
   return { values: out, name: reader.name };
 }
 
+/** One strike of the card: a d20 strike (its result has an attack roll) against what the
+ * ruleset's hints say (`against`: "vs TN 15"), else a damage pool (dice, explosions, pools). */
 function strikeLine(ruleset, s) {
-  if (ruleset === 'cartyrion') {
+  if (s.attack_roll === undefined) {
     let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
     if (s.exploded) line += ` (${s.exploded} exploded${s.explosions_cut ? ', then cut' : ''})`;
     line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
@@ -8003,32 +8125,12 @@ function strikeLine(ruleset, s) {
     return line;
   }
   const natural = s.natural ? ` (natural ${s.natural})` : '';
-  const against = ruleset === 'worldwalker' ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total} vs ${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
+  const field = hints.hints(ruleset).against;
+  const against = field && s[field] !== undefined ? ` vs ${esc.text(field.toUpperCase())} ${s[field]}` : '';
+  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total}${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
   if (s.reaction) line += ` · ${esc.text(s.reaction.kind)} ${s.reaction.total}: ${s.reaction.negated ? 'negated' : 'fails'}`;
   if (s.damage_dice.length) line += ` · damage ${s.damage_dice.join('+')} ${s.damage_bonus >= 0 ? '+' : ''}${s.damage_bonus}`;
   return `${line} → ${s.damage}`;
-}
-
-/** The Worldwalker target's reaction (WW-5: --block N or --dodge N, --block-hand) and its
- * two weapons (WW-6: --target-two-weapon …), from the command, into `values`. */
-function worldwalkerTarget(values, command) {
-  if (command.block !== undefined && command.dodge !== undefined) throw new UsageError('give --block or --dodge, not both');
-  if (command.block !== undefined) values.reaction = { kind: 'block', bonus: command.block };
-  if (command.dodge !== undefined) values.reaction = { kind: 'dodge', bonus: command.dodge };
-  if (command.block_hand !== undefined) {
-    if (!values.reaction) throw new UsageError('--block-hand says which hand blocks: give --block too (WW-6)');
-    values.reaction.hand = command.block_hand; // a dodge with a hand: the resolver names it (WW-5, WW-6)
-  }
-  const twoWeapon = twoWeaponOf(command, 'target_');
-  if (twoWeapon) values.two_weapon = twoWeapon;
-}
-
-/** The attacker's two weapons (WW-6: --two-weapon …) into its fields; other rulesets have none. */
-function withTwoWeapon(name, values, command) {
-  if (name !== 'worldwalker') return values;
-  const twoWeapon = twoWeaponOf(command, '');
-  return twoWeapon ? Object.assign({}, values, { two_weapon: twoWeapon }) : values;
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
@@ -8045,7 +8147,7 @@ function readTargets(app, name, o, ids, msg, page = null) {
     if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
     // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
     const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
-    if (name === 'worldwalker') worldwalkerTarget(read.values, o.command);
+    nestedInto(name, 'target', read.values, o.command);
     names[id] = read.name;
     tokens[id] = token;
     targets[id] = read.values;
@@ -8062,7 +8164,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  attacker.values = withTwoWeapon(name, attacker.values, o.command);
+  attacker.values = nestedInto(name, 'attacker', Object.assign({}, attacker.values), o.command);
   const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
@@ -8080,8 +8182,8 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   const edge = app.edge;
   const s = app.s();
   const config = s.config;
-  const rules = rulesets.OTHERS[name];
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
+  const pools = hints.hints(name).pools;
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 
@@ -8091,8 +8193,10 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   if (o.apply) {
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
-      const parts = name === 'cartyrion' && config.injury_bar
-        ? [[config.bar, entry.stamina], [config.injury_bar, entry.injury]] : [[config.bar, entry.damage]];
+      // A target's damage in pools (the ruleset's hints, CT-4): the first on the Body bar, the
+      // second on the injury bar when the campaign has one; else all of it on the Body bar.
+      const parts = pools && config.injury_bar
+        ? [[config.bar, entry[pools[0]]], [config.injury_bar, entry[pools[1]]]] : [[config.bar, entry.damage]];
       for (const [bar, amount] of parts) {
         if (!amount) continue;
         const done = applyDamage(edge, Object.assign({}, config, { bar }), tokens[tid], amount);
@@ -8109,7 +8213,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
       let text = `${entry.damage} damage`;
-      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      if (pools) text += ` (${pools.map((pool) => `${esc.text(pool)} ${entry[pool]}`).join(', ')})`;
       for (const a of shown[tid] || []) {
         text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
           : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
@@ -8119,7 +8223,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
     rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
       `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
-    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+    return cards.template(`${attackerName} attacks (${hints.title(name)})`, rows);
   };
   const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
   app.postCard(msg, card(seen, attackerSeen, seenApplied), o.whisper, card(names, attacker.name, applied));
@@ -8167,7 +8271,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
       usedNames.add(pid);
       profileOf.set(key, pid);
-      profiles[pid] = { attacker: withTwoWeapon(name, read.values, o.command), strikes: [strike] };
+      profiles[pid] = { attacker: nestedInto(name, 'attacker', Object.assign({}, read.values), o.command), strikes: [strike] };
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);
@@ -9522,6 +9626,7 @@ const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
 const { DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
 
 const MAX_TOKENS = 300;
 const OPTIONS = ['new', 'undo', 'seed', 'use', 'ruleset', 'whisper', 'public'];
@@ -9553,7 +9658,9 @@ function combatantOf(app, token, ruleset, use) {
     out.attacker = rows.fromSheet(app, token, spec.attacker, {}).values;
     out.target = rows.fromSheet(app, token, spec.target, {}).values;
     out.attacks = [Object.assign({ method: 'melee' }, rows.fromSheet(app, token, spec.strike, {}).values)];
-    if (ruleset === 'old-school' && reader.character) {
+    // A ruleset with morale checks (a `morale` kind, as fracas.drive.scenario asks) reads the
+    // group's morale from the sheet (OS-4).
+    if (hints.hasKind(ruleset, 'morale') && reader.character) {
       const morale = app.edge.attribute(reader.character.id, 'fracas_morale');
       if (morale !== null && morale !== undefined && String(morale).trim() !== '') {
         out.morale = integer(String(morale).trim(), `${reader.name}'s attribute "fracas_morale"`, 2, 12);
@@ -9585,7 +9692,9 @@ function scenarioFromTurnOrder(app, ruleset, use) {
     throw new UsageError('a fight needs two sides in the turn order: tokens a player controls (the party) and the GM\'s (the foes)');
   }
   const scenario = { ruleset, name: 'Roll20 turn order', sides };
-  if (ruleset === 'cartyrion') scenario.initiative = { party: 'party' };
+  // Side initiative between the party and its opponents (CT-1): the ruleset's hints name the option.
+  const party = hints.hints(ruleset).fight_party;
+  if (party) scenario.initiative = { [party]: 'party' };
   return { scenario, names, hp };
 }
 
@@ -9843,6 +9952,10 @@ const rulesets = require('../rulesets');
 const { compileAttack } = require('../engine');
 const rows = require('../rows');
 const { DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
+
+/** A fight's side count in words, as its error says it. */
+const WORDS = { 2: 'two', 3: 'three', 4: 'four' };
 
 const OPTIONS = ['runs', 'seed', 'ruleset', 'use', 'turns', 'side', 'vary', 'values', 'target', 'share', 'from'];
 const MAX_TOKENS = 300; // tokens in one forecast (one group each)
@@ -10054,10 +10167,11 @@ function groupOf(app, token, ruleset, use, label) {
   const now = bodyNow(app, token);
   group.hp = Math.max(1, Math.round(now));
   group.label = String(label).slice(0, 200);
-  if (ruleset === 'cartyrion' && config.injury_bar) {
+  const pools = hints.hints(ruleset).pools;
+  if (pools && config.injury_bar) {
     // CT-4: Injury Points on the injury bar (!fracas config --injury-bar), as attacks apply them.
     const injury = asNumber(token.get(`bar${config.injury_bar}_value`));
-    if (injury !== null && injury >= 1) group.injury = Math.round(injury);
+    if (injury !== null && injury >= 1) group[pools[1]] = Math.round(injury);
   }
   return group;
 }
@@ -10112,8 +10226,10 @@ function build(app, msg, o, ruleset) {
     throw new UsageError(`a forecast needs two sides with someone standing (${how}); ${empty.join(' and ') || 'a side'} ` +
       `${empty.length > 1 ? 'have' : 'has'} nobody: select the fighters of one side, or use --turns or --side`);
   }
-  if (ruleset === 'cartyrion' && Object.keys(sides).length !== 2) {
-    throw new UsageError('a Cartyrion fight has exactly two sides (CT-1)');
+  const fight = hints.hints(ruleset);
+  if (fight.fight_sides && Object.keys(sides).length !== fight.fight_sides) {
+    throw new UsageError(`a ${hints.title(ruleset)} fight has exactly ${WORDS[fight.fight_sides] || fight.fight_sides} sides` +
+      ` (${fight.fight_rule})`);
   }
   const { names, seen } = labels(app, all.concat(left));
   const scenario = { ruleset, name: 'Roll20 forecast', sides: {} };
@@ -10129,10 +10245,10 @@ function build(app, msg, o, ruleset) {
     scenario.sides[side] = tokens.map((token) => groupOf(app, token, ruleset, o.use, names[token.id]));
     for (const token of tokens) sideOf[token.id] = side;
   }
-  if (ruleset === 'cartyrion') {
+  if (fight.fight_party) {
     // CT-1: one side is the party (the one whose tokens players control, else the first).
     const party = Object.keys(sides).find((side) => sides[side].some((t) => !permissions.isNpc(app.edge, t))) || Object.keys(sides)[0];
-    scenario.initiative = { party };
+    scenario.initiative = { [fight.fight_party]: party };
   }
   checkGroups(ruleset, scenario, names);
   return {
@@ -10827,6 +10943,7 @@ const { counterspell } = require('../rulesets');
 
 // WW-8 has no limit on a rating but the engine's bonus range; the resolver checks it again.
 const { BONUS_RANGE: BONUS } = require('../facts'); // the engine's bonus range (the spec)
+const hints = require('./hints');
 // The options a player may not type unless the GM allows typed numbers (as compete's --bonus).
 const NUMBERS = ['rating', 'caster-skill', 'modifier', 'caster-modifier'];
 
@@ -10883,7 +11000,7 @@ function counterspellCommand(app, msg, cmd) {
   const caster = new SheetReader(app.edge, config, casterToken);
   const rating = ratingOf(counter, o.school, o.rating, 'rating');
   const request = {
-    ruleset: 'worldwalker',
+    ruleset: hints.withKind('counterspell')[0], // the ruleset with counterspells (WW-8)
     school: o.school,
     caster: { id: casterToken.id, skill: ratingOf(caster, o.school, o.casterSkill, 'caster-skill'), modifier: o.casterModifier || 0 },
     counterspeller: {

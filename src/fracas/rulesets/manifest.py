@@ -28,13 +28,17 @@ list are all read from the manifests; nothing else names a ruleset.
     flee_negative = "…{moved} (ER-20)"       # `{name}` filled in by the caller
     [requests]                         # one request of each kind: the conformance suite
                                        # (tests/conformance/) compiles, rolls and checks them
+    [client]                           # optional: how the VTT clients build its requests and
+                                       # show its results (contract.js's CLIENT; below)
 
 A ruleset's own constants and messages are in its manifest: those only its code reads,
 and the messages citing only its rule IDs (`fracas/spec/facts.toml` keeps what fracas
 shares, and says the rule). A key is lower-case letters, digits and underscores; a
 constant is a number, string or boolean, or an array or table of them; a message's
 `{name}` placeholders are plain names. Its code reads them as `manifest.constants[key]`
-and `manifest.say(key, **values)`. For a built-in ruleset `python -m fracas.spec` also
+and `manifest.say(key, **values)`. `[client]` (`CLIENT_KEYS` says its keys) is read by no
+Python code: `python -m fracas.spec` writes it into the Roll20 Mod's contract.js, whose
+hand-written code names no ruleset and draws these from it instead. For a built-in ruleset `python -m fracas.spec` also
 writes them into the generated files beside the shared facts (the constant upper-cased:
 `mr_reach` → `fracas._facts.MR_REACH` and facts.js's; the message into
 `MESSAGES`, said by `fracas.requests.say` and the Roll20 resolver's `say`), so the names
@@ -76,11 +80,28 @@ CLIENTS = ("python", "roll20", "foundry")
 _REQUIRED: dict[str, type] = {"name": str, "id": str, "title": str, "object": str, "kinds": list, "rules": str,
                               "status": str, "examples": list, "clients": list}
 _OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, "constants": dict,
-                              "messages": dict, "requests": dict}
+                              "messages": dict, "requests": dict, "client": dict}
 #: The modes of the compiled row kernel a ruleset may declare it runs on: "strike-rows"
 #: (d20 attack rows: Worldwalker, Cartyrion, old-school) and "success-count" (dice pools,
 #: `rows.pool_row`). The object must agree: a `rows.RowRuleset` whose `Rules.kernel` is it.
 ROW_KERNEL_MODES = ("strike-rows", "success-count")
+#: The keys of a manifest's `[client]` table, what the clients do with each (none is needed:
+#: a ruleset without them gets the plain card, one bar and no extra options).
+CLIENT_KEYS: dict[str, type] = {
+    # the option list the Mod's help gives for `--ruleset NAME` (after its title)
+    "help": str,
+    # the result field a d20 strike is rolled against ("tn", "ac"): the card's "vs TN 15"
+    "against": str,
+    # a target's damage split into pools, in the result's target fields: the first goes to
+    # the Body bar, the second to the campaign's injury bar when one is set (CT-4)
+    "pools": list,
+    # a whole fight's sides: how many it must have (0: any), the rule that says so, and the
+    # scenario's initiative option that names the party's side ("": none)
+    "fight_sides": int, "fight_rule": str, "fight_party": str,
+    # options that build a nested request field: `switches` a flag with its modifiers
+    # (--two-weapon --talent T), `choices` one of several options (--block N | --dodge N)
+    "switches": dict, "choices": dict,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +129,8 @@ class Manifest:
     #: Its own message templates (`[messages]`), said with `say(key, **values)`.
     messages: dict[str, str] = dataclasses.field(default_factory=dict)
     requests: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: How the VTT clients build and show its requests (`[client]`, `CLIENT_KEYS`).
+    client: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def say(self, key: str, **values: Any) -> str:
         """One of its own message templates, filled in (`{name}` placeholders)."""
@@ -175,12 +198,19 @@ def parse(text: str, source: str, package: str, data: Optional[dict[str, Any]] =
         _check_constant(source, key, value)
     for key, template in data.get("messages", {}).items():
         _check_message(source, key, template)
+    for key, value in data.get("client", {}).items():
+        expected = CLIENT_KEYS.get(key)
+        if expected is None:
+            raise RulesetInvalid(f"{source}: [client] unknown key {key!r} (keys: {', '.join(CLIENT_KEYS)})")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise RulesetInvalid(f"{source}: [client] {key} must be a TOML {_TOML[expected]}, got {value!r}")
     return Manifest(name=data["name"], id=data["id"].lower(), title=data["title"], object=data["object"],
                     kinds=tuple(data["kinds"]), rules=data["rules"], status=data["status"],
                     examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
                     order=data.get("order", 1000), default=data.get("default", False),
                     row_kernel=data.get("row_kernel"), constants=MappingProxyType(dict(data.get("constants", {}))),
-                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
+                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})),
+                    client=dict(data.get("client", {})))
 
 
 def _toml(text: str, source: str) -> dict[str, Any]:

@@ -501,6 +501,72 @@ def result_layouts(ruleset: Any) -> dict[str, Any]:
     return {"kinds": kinds, "shapes": {name: entries for name, (_cls, entries) in shapes.items()}}
 
 
+def check_client(name: str, hints: dict[str, Any], structs: dict[str, Any], layouts: dict[str, Any]) -> None:
+    """A ruleset's `[client]` hints (manifest.CLIENT_KEYS) against its request structs and its
+    result layouts: every field a hint names is one its requests or results have, so the Mod
+    never reads a field that is not there. A mistake names the manifest's key (ValueError)."""
+    where = f"the {name} manifest's [client]"
+    shapes = layouts.get("shapes", {})
+    kinds = layouts.get("kinds", {})
+
+    def keys(shape: str) -> set[str]:
+        return {entry if isinstance(entry, str) else entry[0] for entry in shapes.get(shape, [])}
+
+    def nest(shape: str, field: str) -> str:
+        for entry in shapes.get(shape, []):
+            if not isinstance(entry, str) and entry[0] == field:
+                inner = entry[1]
+                while isinstance(inner, dict):
+                    inner = next(iter(inner.values()))
+                return inner or ""
+        return ""
+
+    attack = kinds.get("attack", "")
+    strike, target = nest(attack, "strikes"), nest(attack, "targets")
+    against = hints.get("against")
+    if against is not None and against not in keys(strike):
+        raise ValueError(f"{where} against: {against!r} is not a field of its strike result ({strike or 'none'})")
+    pools = hints.get("pools")
+    if pools is not None:
+        if len(pools) != 2 or not all(isinstance(p, str) for p in pools):
+            raise ValueError(f"{where} pools: two field names (the Body bar's, the injury bar's), not {pools!r}")
+        missing = [p for p in pools if p not in keys(target)]
+        if missing:
+            raise ValueError(f"{where} pools: {missing[0]!r} is not a field of its target result ({target or 'none'})")
+    if hints.get("fight_sides", 0) < 0:
+        raise ValueError(f"{where} fight_sides: a count of sides (0: any), not {hints['fight_sides']}")
+
+    def fields(struct: str) -> dict[str, Any]:
+        return {f[0]: f[1] for f in structs.get(struct, [])}
+
+    def nested(part: str, field: str, key: str) -> dict[str, Any]:
+        request = fields("AttackRequest")
+        holder = {"attacker": (request.get("attacker") or {}).get("struct", "Attacker"), "target": "Target"}.get(part)
+        if holder is None:
+            raise ValueError(f"{where} {key}: part {part!r} is not 'attacker' or 'target'")
+        kind = fields(holder).get(field)
+        while isinstance(kind, dict) and "optional" in kind:
+            kind = kind["optional"]
+        if not isinstance(kind, dict) or "struct" not in kind:
+            raise ValueError(f"{where} {key}: {part} has no nested field {field!r}")
+        return fields(kind["struct"])
+
+    for field, switch in hints.get("switches", {}).items():
+        for part in switch.get("parts", []):
+            inner = nested(part, field, f"switches.{field}")
+            for option, (member, *_rest) in switch.get("members", {}).items():
+                if member not in inner:
+                    raise ValueError(f"{where} switches.{field}.members.{option}: {field} has no field {member!r}")
+    for field, choice in hints.get("choices", {}).items():
+        inner = nested(choice.get("part", ""), field, f"choices.{field}")
+        for key in ("key", "value"):
+            if choice.get(key) not in inner:
+                raise ValueError(f"{where} choices.{field}.{key}: {field} has no field {choice.get(key)!r}")
+        for option, (member, *_rest) in choice.get("members", {}).items():
+            if member not in inner:
+                raise ValueError(f"{where} choices.{field}.members.{option}: {field} has no field {member!r}")
+
+
 def contract_facts(every_layout: bool = False, only: Collection[str] | None = None) -> dict[str, Any]:
     """What the Roll20 resolver reads from the Python engine: each ruleset's request
     structs (msgspec's field lists, types and defaults), its title and request kinds,
@@ -514,6 +580,7 @@ def contract_facts(every_layout: bool = False, only: Collection[str] | None = No
     from fracas import rulesets
 
     registry = []
+    client: dict[str, dict[str, Any]] = {}
     structs_by_ruleset: dict[str, dict[str, Any]] = {}
     results: dict[str, dict[str, Any]] = {}
     for name in rulesets.names():
@@ -529,11 +596,15 @@ def contract_facts(every_layout: bool = False, only: Collection[str] | None = No
             _js_type(mi.type_info(extra), structs)
         structs_by_ruleset[name] = {n: s["fields"] for n, s in structs.items()}
         registry.append({"name": name, "title": ruleset.title, "requests": kinds, "roll20": roll20_port(ruleset)})
+        manifest = getattr(ruleset, "manifest", None)
+        client[name] = dict(getattr(manifest, "client", None) or {})
         if every_layout or roll20_port(ruleset):
             results[name] = result_layouts(ruleset)
+        if client[name]:
+            check_client(name, client[name], structs_by_ruleset[name], results.get(name) or result_layouts(ruleset))
     limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
     return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
-            "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results}
+            "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results, "CLIENT": client}
 
 
 def served_contract(only: Collection[str] | None = None) -> dict[str, Any]:
@@ -574,7 +645,11 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
              "// the result shape of each kind; `shapes`, each shape's keys in the order results hold them:",
              "// a name (a plain value), [name, nest] (a shape inside: \"Shape\", or {list|dict|nullable|",
              "// or_scalar: nest}), [name, nest|null, \"optional\"] (a key only some results have).",
-             "// schema.js layoutProblems checks a built result against them.", ""]
+             "// schema.js layoutProblems checks a built result against them.",
+             "// CLIENT: per ruleset, its manifest's [client] table (fracas/rulesets/manifest.py",
+             "// CLIENT_KEYS): the help's options, what a strike is rolled against, a target's damage",
+             "// pools, a whole fight's sides, the options that build nested fields (mod/hints.js reads it).",
+             ""]
     lines.append(f"const VERSION = {_js(data['VERSION'])};")
     lines.append("const RULESETS = Object.freeze([")
     lines += [f"  {_js(entry)}," for entry in data["RULESETS"]]
@@ -593,6 +668,9 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
         lines += [f"  {_js(ruleset)}: {{", f"    kinds: {_js(layouts['kinds'])},", "    shapes: {"]
         lines += [f"      {name}: {_js(entries)}," for name, entries in layouts["shapes"].items()]
         lines += ["    },", "  },"]
+    lines.append("});")
+    lines.append("const CLIENT = Object.freeze({")
+    lines += [f"  {_js(ruleset)}: {_js(hints)}," for ruleset, hints in data["CLIENT"].items()]
     lines.append("});")
     lines += ["", "module.exports = { " + ", ".join(data) + " };"]
     return "\n".join(lines) + "\n"

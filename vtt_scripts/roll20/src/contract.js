@@ -11,6 +11,9 @@
 // a name (a plain value), [name, nest] (a shape inside: "Shape", or {list|dict|nullable|
 // or_scalar: nest}), [name, nest|null, "optional"] (a key only some results have).
 // schema.js layoutProblems checks a built result against them.
+// CLIENT: per ruleset, its manifest's [client] table (fracas/rulesets/manifest.py
+// CLIENT_KEYS): the help's options, what a strike is rolled against, a target's damage
+// pools, a whole fight's sides, the options that build nested fields (mod/hints.js reads it).
 
 const VERSION = "0.1.0";
 const RULESETS = Object.freeze([
@@ -771,5 +774,11 @@ const RESULTS = Object.freeze({
     },
   },
 });
+const CLIENT = Object.freeze({
+  "enchanted-realms": {},
+  "worldwalker": {"help": "--skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off", "against": "tn", "switches": {"two_weapon": {"parts": ["attacker", "target"], "what": "two-weapon fighting", "rule": "WW-6", "members": {"light_off_hand": ["light", false], "talent": ["talent", "none"]}}}, "choices": {"reaction": {"part": "target", "options": ["block", "dodge"], "key": "kind", "value": "bonus", "members": {"block_hand": ["hand", "block", "says which hand blocks", "WW-6"]}}}},
+  "cartyrion": {"help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "pools": ["stamina", "injury"], "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
+  "old-school": {"help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier", "against": "ac"},
+});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT };

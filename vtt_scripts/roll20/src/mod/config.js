@@ -5,6 +5,7 @@ const { UsageError, onOff, integer } = require('./usage');
 const { DEFAULT_ATTRS, defaultConfig } = require('./store');
 const { CONDITIONS } = require('../schema');
 const { names: rulesetNames } = require('../rulesets');
+const hints = require('./hints');
 
 const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
 const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
@@ -124,7 +125,9 @@ function applyOptions(config, options, knownMarkers = null) {
       case 'injury-bar': {
         const v = single(option).toLowerCase();
         next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
-        changes.push(next.injury_bar ? `Cartyrion injury goes to bar ${next.injury_bar}` : 'Cartyrion injury goes to the Body bar');
+        // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
+        const who = hints.titles(hints.withHint('pools'));
+        changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
         break;
       }
       default:

@@ -13,6 +13,7 @@ const { counterspell } = require('../rulesets');
 
 // WW-8 has no limit on a rating but the engine's bonus range; the resolver checks it again.
 const { BONUS_RANGE: BONUS } = require('../facts'); // the engine's bonus range (the spec)
+const hints = require('./hints');
 // The options a player may not type unless the GM allows typed numbers (as compete's --bonus).
 const NUMBERS = ['rating', 'caster-skill', 'modifier', 'caster-modifier'];
 
@@ -69,7 +70,7 @@ function counterspellCommand(app, msg, cmd) {
   const caster = new SheetReader(app.edge, config, casterToken);
   const rating = ratingOf(counter, o.school, o.rating, 'rating');
   const request = {
-    ruleset: 'worldwalker',
+    ruleset: hints.withKind('counterspell')[0], // the ruleset with counterspells (WW-8)
     school: o.school,
     caster: { id: casterToken.id, skill: ratingOf(caster, o.school, o.casterSkill, 'caster-skill'), modifier: o.casterModifier || 0 },
     counterspeller: {

@@ -35,6 +35,10 @@ const rulesets = require('../rulesets');
 const { compileAttack } = require('../engine');
 const rows = require('../rows');
 const { DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
+
+/** A fight's side count in words, as its error says it. */
+const WORDS = { 2: 'two', 3: 'three', 4: 'four' };
 
 const OPTIONS = ['runs', 'seed', 'ruleset', 'use', 'turns', 'side', 'vary', 'values', 'target', 'share', 'from'];
 const MAX_TOKENS = 300; // tokens in one forecast (one group each)
@@ -246,10 +250,11 @@ function groupOf(app, token, ruleset, use, label) {
   const now = bodyNow(app, token);
   group.hp = Math.max(1, Math.round(now));
   group.label = String(label).slice(0, 200);
-  if (ruleset === 'cartyrion' && config.injury_bar) {
+  const pools = hints.hints(ruleset).pools;
+  if (pools && config.injury_bar) {
     // CT-4: Injury Points on the injury bar (!fracas config --injury-bar), as attacks apply them.
     const injury = asNumber(token.get(`bar${config.injury_bar}_value`));
-    if (injury !== null && injury >= 1) group.injury = Math.round(injury);
+    if (injury !== null && injury >= 1) group[pools[1]] = Math.round(injury);
   }
   return group;
 }
@@ -304,8 +309,10 @@ function build(app, msg, o, ruleset) {
     throw new UsageError(`a forecast needs two sides with someone standing (${how}); ${empty.join(' and ') || 'a side'} ` +
       `${empty.length > 1 ? 'have' : 'has'} nobody: select the fighters of one side, or use --turns or --side`);
   }
-  if (ruleset === 'cartyrion' && Object.keys(sides).length !== 2) {
-    throw new UsageError('a Cartyrion fight has exactly two sides (CT-1)');
+  const fight = hints.hints(ruleset);
+  if (fight.fight_sides && Object.keys(sides).length !== fight.fight_sides) {
+    throw new UsageError(`a ${hints.title(ruleset)} fight has exactly ${WORDS[fight.fight_sides] || fight.fight_sides} sides` +
+      ` (${fight.fight_rule})`);
   }
   const { names, seen } = labels(app, all.concat(left));
   const scenario = { ruleset, name: 'Roll20 forecast', sides: {} };
@@ -321,10 +328,10 @@ function build(app, msg, o, ruleset) {
     scenario.sides[side] = tokens.map((token) => groupOf(app, token, ruleset, o.use, names[token.id]));
     for (const token of tokens) sideOf[token.id] = side;
   }
-  if (ruleset === 'cartyrion') {
+  if (fight.fight_party) {
     // CT-1: one side is the party (the one whose tokens players control, else the first).
     const party = Object.keys(sides).find((side) => sides[side].some((t) => !permissions.isNpc(app.edge, t))) || Object.keys(sides)[0];
-    scenario.initiative = { party };
+    scenario.initiative = { [fight.fight_party]: party };
   }
   checkGroups(ruleset, scenario, names);
   return {

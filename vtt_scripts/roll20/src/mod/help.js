@@ -3,7 +3,8 @@
 
 const esc = require('./escape');
 
-const { VERSION } = require('../contract');
+const { VERSION, RULESETS, DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
 const HANDOUT = 'Help: fracas';
 
 const T = (s) => esc.text(s);
@@ -12,6 +13,11 @@ const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 
 /** The help items, [command line, what it does (HTML)], in the order the help lists them. */
 function items(config) {
+  // The other rulesets and their options, from the contract (each manifest's [client] help).
+  const others = RULESETS.map((r) => r.name).filter((name) => name !== DEFAULT_RULESET);
+  const options = others.filter((name) => hints.hints(name).help).map((name) => `${hints.title(name)} ${hints.hints(name).help}`);
+  const home = hints.title(DEFAULT_RULESET);
+  const counter = hints.withKind('counterspell');
   return [
     ['!fracas attack --target @{target|token_id} --dice 2 --style slashing --weight 1 --type edged',
       'the selected token (or --attacker ID) attacks. --dice starts a strike; the options after it belong to it: ' +
@@ -22,16 +28,13 @@ function items(config) {
     ['!fracas attack … --cover half|three-quarters|full --obscurement N --advantage --disadvantage --seed N --rolls 12,7,3 --ac N --no-apply --whisper --current-page',
       'cover for the targets, the attacker\'s obscurement penalty, advantage for the whole action, a seed or the faces of physical dice, ' +
       'an AC for tokens without a sheet, a preview without damage, a whispered card; --current-page: only targets on the attacker\'s page.'],
-    ['!fracas attack --ruleset cartyrion|worldwalker|old-school --target ID …',
+    [`!fracas attack --ruleset ${others.join('|')} --target ID …`,
       'another ruleset (or the campaign\'s, !fracas config --ruleset). Every request field is an option of its name: ' +
-      'Cartyrion --level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized; ' +
-      'Worldwalker --skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, ' +
-      'two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets\' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off; ' +
-      'old-school --attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier. ' +
+      `${T(options.join('; '))}. ` +
       'Attacker fields missing from the command and every target field come from sheet attributes ' + code('fracas_FIELD') +
       ' (e.g. ' + code('fracas_armor') + '), or --target-FIELD N for every target. !fracas mob --ruleset NAME takes the same options.'],
     ['!fracas attack … --nearby ID ID … --friendly-fire on|off --flee FEET --grappling ID --defense-rolls on|off',
-      'the table situations (Enchanted Realms): creatures near the targets, in slot order 1-8, that a missed shot may ' +
+      `the table situations (${T(home)}): creatures near the targets, in slot order 1-8, that a missed shot may ` +
       'hit instead (ER-17: by default under three-quarters cover, by a blind attacker or at an invisible target); a flee ' +
       'attack at a creature that moved FEET (ER-20: 20-70 a normal strike, 75+ one d20); a target that holds someone ' +
       'makes its Strength feat when hurt (ER-21); the target\'s player rolls defense dice (ER-22; the campaign default: ' +
@@ -44,7 +47,7 @@ function items(config) {
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
       'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
     ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
-      'a counterspell (Worldwalker WW-8): the selected token (or --counterspeller ID) against the caster, d20 + its rating ' +
+      `a counterspell (${T(hints.titles(counter))} WW-8): the selected token (or` + ' --counterspeller ID) against the caster, d20 + its rating ' +
       'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +
       'Ratings come from the sheets\' ' + code('school_NAME') + ' attributes (e.g. ' + code('school_sorcery') + '), or ' +
       '--rating / --caster-skill; the card shows both rolls and the exact chance the counterspell had.'],
@@ -105,7 +108,7 @@ function items(config) {
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (Cartyrion injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withHint('pools'))) + ' injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
@@ -130,7 +133,7 @@ function trustHtml() {
 function helpHtml(config) {
   return [
     `<div style="border:1px solid #333;background:#fff;padding:4px">`,
-    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — Enchanted Realms combat</div>`,
+    `<div style="font-weight:bold;font-size:120%">fracas ${VERSION} — ${T(hints.title(DEFAULT_RULESET))} combat</div>`,
     '<p>Rolls every die pool, crit chain and resistance, shows the dice, applies damage, and can undo it. ',
     'Every card shows its seed: the Python engine (<code>fracas</code>) replays it exactly.</p>',
     '<b>Commands</b><ul>',

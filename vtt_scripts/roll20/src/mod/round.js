@@ -23,6 +23,7 @@ const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
 const { DEFAULT_RULESET } = require('../contract');
+const hints = require('./hints');
 
 const MAX_TOKENS = 300;
 const OPTIONS = ['new', 'undo', 'seed', 'use', 'ruleset', 'whisper', 'public'];
@@ -54,7 +55,9 @@ function combatantOf(app, token, ruleset, use) {
     out.attacker = rows.fromSheet(app, token, spec.attacker, {}).values;
     out.target = rows.fromSheet(app, token, spec.target, {}).values;
     out.attacks = [Object.assign({ method: 'melee' }, rows.fromSheet(app, token, spec.strike, {}).values)];
-    if (ruleset === 'old-school' && reader.character) {
+    // A ruleset with morale checks (a `morale` kind, as fracas.drive.scenario asks) reads the
+    // group's morale from the sheet (OS-4).
+    if (hints.hasKind(ruleset, 'morale') && reader.character) {
       const morale = app.edge.attribute(reader.character.id, 'fracas_morale');
       if (morale !== null && morale !== undefined && String(morale).trim() !== '') {
         out.morale = integer(String(morale).trim(), `${reader.name}'s attribute "fracas_morale"`, 2, 12);
@@ -86,7 +89,9 @@ function scenarioFromTurnOrder(app, ruleset, use) {
     throw new UsageError('a fight needs two sides in the turn order: tokens a player controls (the party) and the GM\'s (the foes)');
   }
   const scenario = { ruleset, name: 'Roll20 turn order', sides };
-  if (ruleset === 'cartyrion') scenario.initiative = { party: 'party' };
+  // Side initiative between the party and its opponents (CT-1): the ruleset's hints name the option.
+  const party = hints.hints(ruleset).fight_party;
+  if (party) scenario.initiative = { [party]: 'party' };
   return { scenario, names, hp };
 }
 

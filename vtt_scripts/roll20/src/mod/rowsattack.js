@@ -25,38 +25,96 @@ const rulesets = require('../rulesets');
 const rows = require('../rows');
 const { STRUCTS } = require('../contract');
 const served = require('./served');
+const hints = require('./hints');
 
 /** Ruleset `name`'s request structs: contract.js's, else the bridge's (served.js). */
 const structsOf = (name) => STRUCTS[name] || served.structs(name);
 
-// Options that build a nested part of a request: Worldwalker's target reaction (WW-5) and
-// both sides' two-weapon fighting (WW-6), named as `fracas attack --ruleset worldwalker`'s.
-const COMMAND = {
-  worldwalker: {
-    block: 'int', dodge: 'int', block_hand: 'str',
-    two_weapon: 'bool', light_off_hand: 'bool', talent: 'str',
-    target_two_weapon: 'bool', target_light_off_hand: 'bool', target_talent: 'str',
-  },
-};
+/** The struct a nested field of `part` ('attacker', 'target') holds, for ruleset `name`: its fields. */
+function nestedStruct(name, part, field) {
+  const structs = structsOf(name) || {};
+  const shape = attackShape(name) || { attacker: 'Attacker', strike: 'Strike', target: 'Target' };
+  let type = ((structs[shape[part]] || []).find(([f]) => f === field) || [])[1];
+  while (type && type.optional !== undefined) type = type.optional;
+  return (type && type.struct && structs[type.struct]) || [];
+}
+
+/** The kind of the nested struct's field `field` ('int', 'bool', 'str'). */
+function nestedKind(fields, field) {
+  const type = (fields.find(([f]) => f === field) || [])[1];
+  return (type && kindOf(type)) || 'str';
+}
 
 /**
- * WW-6 from the command: the `two_weapon` object (`--two-weapon` with `--light-off-hand` and
- * `--talent`; the target's with the `--target-` ones), or null without it. A modifier given
- * without its `--two-weapon` is a usage error, as in the Python CLI.
+ * The command's options that build a nested part of a request (contract.js CLIENT, from the
+ * ruleset's manifest): each switch's flag and modifiers for each part it is on (`--two-weapon
+ * --talent T`, the target's `--target-two-weapon …`), each choice's options and modifiers
+ * (`--block N | --dodge N`, `--block-hand`), as option field → kind.
  */
-function twoWeaponOf(command, prefix) {
-  const light = command[`${prefix}light_off_hand`];
-  const talent = command[`${prefix}talent`];
-  if (!command[`${prefix}two_weapon`]) {
-    for (const [value, field] of [[light, 'light_off_hand'], [talent, 'talent']]) {
+function commandOf(name) {
+  const { switches = {}, choices = {} } = hints.hints(name);
+  const out = {};
+  for (const [field, choice] of Object.entries(choices)) {
+    const struct = nestedStruct(name, choice.part, field);
+    for (const option of choice.options) out[option] = nestedKind(struct, choice.value);
+    for (const [option, [member]] of Object.entries(choice.members || {})) out[option] = nestedKind(struct, member);
+  }
+  for (const [field, sw] of Object.entries(switches)) {
+    for (const part of sw.parts) {
+      const prefix = part === 'target' ? 'target_' : '';
+      const struct = nestedStruct(name, part, field);
+      out[`${prefix}${field}`] = 'bool';
+      for (const [option, [member]] of Object.entries(sw.members || {})) out[`${prefix}${option}`] = nestedKind(struct, member);
+    }
+  }
+  return out;
+}
+
+/**
+ * A switch's nested object from the command (e.g. WW-6's `two_weapon` from `--two-weapon` with
+ * `--light-off-hand` and `--talent`; the target's with the `--target-` ones), or null without
+ * its flag. A modifier given without its flag is a usage error, as in the Python CLI.
+ */
+function switchOf(field, sw, command, prefix) {
+  const members = Object.entries(sw.members || {});
+  if (!command[`${prefix}${field}`]) {
+    for (const [option] of members) {
+      const value = command[`${prefix}${option}`];
       if (value !== undefined && value !== false) {
-        throw new UsageError(`--${dash(prefix + field)} describes ${prefix ? "the target's " : ''}two-weapon fighting: ` +
-          `give --${dash(prefix)}two-weapon too (WW-6)`);
+        throw new UsageError(`--${dash(prefix + option)} describes ${prefix ? "the target's " : ''}${sw.what}: ` +
+          `give --${dash(prefix + field)} too (${sw.rule})`);
       }
     }
     return null;
   }
-  return { light: light === true, talent: talent === undefined ? 'none' : talent };
+  const out = {};
+  for (const [option, [member, absent]] of members) {
+    const value = command[`${prefix}${option}`];
+    out[member] = value === undefined ? absent : value;
+  }
+  return out;
+}
+
+/** The nested fields of `part` ('attacker', 'target') the command's switches and choices build, into `values`. */
+function nestedInto(name, part, values, command) {
+  const { switches = {}, choices = {} } = hints.hints(name);
+  for (const [field, choice] of Object.entries(choices)) {
+    if (choice.part !== part) continue;
+    const given = choice.options.filter((option) => command[option] !== undefined);
+    if (given.length > 1) throw new UsageError(`give ${choice.options.map((o) => `--${dash(o)}`).join(' or ')}, not both`);
+    if (given.length) values[field] = { [choice.key]: given[0], [choice.value]: command[given[0]] };
+    for (const [option, [member, needs, says, rule]] of Object.entries(choice.members || {})) {
+      if (command[option] === undefined) continue;
+      if (!values[field]) throw new UsageError(`--${dash(option)} ${says}: give --${dash(needs)} too (${rule})`);
+      values[field][member] = command[option]; // e.g. a dodge with a hand: the resolver names it (WW-5, WW-6)
+    }
+  }
+  for (const [field, sw] of Object.entries(switches)) {
+    if (!sw.parts.includes(part)) continue;
+    const made = switchOf(field, sw, command, part === 'target' ? 'target_' : '');
+    if (made) values[field] = made;
+  }
+  return values;
 }
 
 /** A request field's kind for an option ('int', 'bool', 'str'), or null for a nested one. */
@@ -92,7 +150,7 @@ function fieldsOf(name) {
     .filter(([field, type]) => !skip.includes(field) && kindOf(type)).map(([field, type]) => [field, kindOf(type)]));
   return {
     attacker: scalar(shape.attacker), strike: scalar(shape.strike, ['target']), target: scalar(shape.target),
-    command: COMMAND[name] || {},
+    command: commandOf(name),
   };
 }
 const BUILT = Object.fromEntries(Object.keys(STRUCTS).map((name) => [name, fieldsOf(name)]));
@@ -194,8 +252,10 @@ function fromSheet(app, token, spec, given) {
   return { values: out, name: reader.name };
 }
 
+/** One strike of the card: a d20 strike (its result has an attack roll) against what the
+ * ruleset's hints say (`against`: "vs TN 15"), else a damage pool (dice, explosions, pools). */
 function strikeLine(ruleset, s) {
-  if (ruleset === 'cartyrion') {
+  if (s.attack_roll === undefined) {
     let line = `${s.dice}${esc.text(s.die)}: ${s.faces.join(' ') || '—'}`;
     if (s.exploded) line += ` (${s.exploded} exploded${s.explosions_cut ? ', then cut' : ''})`;
     line += ` · ${s.bonus + s.magic_bonus >= 0 ? '+' : ''}${s.bonus + s.magic_bonus} − ${s.dex + s.armor} → ${s.damage} ${s.pool}`;
@@ -205,32 +265,12 @@ function strikeLine(ruleset, s) {
     return line;
   }
   const natural = s.natural ? ` (natural ${s.natural})` : '';
-  const against = ruleset === 'worldwalker' ? `TN ${s.tn}` : `AC ${s.ac}`;
-  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total} vs ${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
+  const field = hints.hints(ruleset).against;
+  const against = field && s[field] !== undefined ? ` vs ${esc.text(field.toUpperCase())} ${s[field]}` : '';
+  let line = `d20 ${s.attack_roll}${natural} ${s.attack_bonus >= 0 ? '+' : ''}${s.attack_bonus} = ${s.attack_total}${against}: ${s.hit ? '✓ hit' : '✗ miss'}`;
   if (s.reaction) line += ` · ${esc.text(s.reaction.kind)} ${s.reaction.total}: ${s.reaction.negated ? 'negated' : 'fails'}`;
   if (s.damage_dice.length) line += ` · damage ${s.damage_dice.join('+')} ${s.damage_bonus >= 0 ? '+' : ''}${s.damage_bonus}`;
   return `${line} → ${s.damage}`;
-}
-
-/** The Worldwalker target's reaction (WW-5: --block N or --dodge N, --block-hand) and its
- * two weapons (WW-6: --target-two-weapon …), from the command, into `values`. */
-function worldwalkerTarget(values, command) {
-  if (command.block !== undefined && command.dodge !== undefined) throw new UsageError('give --block or --dodge, not both');
-  if (command.block !== undefined) values.reaction = { kind: 'block', bonus: command.block };
-  if (command.dodge !== undefined) values.reaction = { kind: 'dodge', bonus: command.dodge };
-  if (command.block_hand !== undefined) {
-    if (!values.reaction) throw new UsageError('--block-hand says which hand blocks: give --block too (WW-6)');
-    values.reaction.hand = command.block_hand; // a dodge with a hand: the resolver names it (WW-5, WW-6)
-  }
-  const twoWeapon = twoWeaponOf(command, 'target_');
-  if (twoWeapon) values.two_weapon = twoWeapon;
-}
-
-/** The attacker's two weapons (WW-6: --two-weapon …) into its fields; other rulesets have none. */
-function withTwoWeapon(name, values, command) {
-  if (name !== 'worldwalker') return values;
-  const twoWeapon = twoWeaponOf(command, '');
-  return twoWeapon ? Object.assign({}, values, { two_weapon: twoWeapon }) : values;
 }
 
 /** Each --target token's fields (its fracas_<field> attributes, --target-<field> winning): {names, tokens, targets}. */
@@ -247,7 +287,7 @@ function readTargets(app, name, o, ids, msg, page = null) {
     if (msg) permissions.checkPage(app, msg, token, id, '--target', page);
     // --target-FIELD is for a token without a character; only the GM's replaces a sheet's value.
     const read = fromSheet(app, token, spec.target, !msg || permissions.mayOverride(app, msg, token) ? o.target : {});
-    if (name === 'worldwalker') worldwalkerTarget(read.values, o.command);
+    nestedInto(name, 'target', read.values, o.command);
     names[id] = read.name;
     tokens[id] = token;
     targets[id] = read.values;
@@ -264,7 +304,7 @@ function buildRowsAttack(app, msg, cmd, name, attackerToken, extra = []) {
   if (!o.targets.length) throw new UsageError('no target: add --target @{target|token_id}');
   if (o.targets.length > 50) throw new UsageError(`${o.targets.length} targets: the most is 50`);
   const attacker = fromSheet(app, attackerToken, spec.attacker, o.attacker);
-  attacker.values = withTwoWeapon(name, attacker.values, o.command);
+  attacker.values = nestedInto(name, 'attacker', Object.assign({}, attacker.values), o.command);
   const page = o.currentPage ? (attackerToken.get('_pageid') || null) : null;
   const { names, tokens, targets } = readTargets(app, name, o, o.targets, msg, page);
   // Strike fields the command did not give come from the attacker's sheet (fracas_<field>),
@@ -282,8 +322,8 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   const edge = app.edge;
   const s = app.s();
   const config = s.config;
-  const rules = rulesets.OTHERS[name];
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
+  const pools = hints.hints(name).pools;
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 
@@ -293,8 +333,10 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   if (o.apply) {
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
-      const parts = name === 'cartyrion' && config.injury_bar
-        ? [[config.bar, entry.stamina], [config.injury_bar, entry.injury]] : [[config.bar, entry.damage]];
+      // A target's damage in pools (the ruleset's hints, CT-4): the first on the Body bar, the
+      // second on the injury bar when the campaign has one; else all of it on the Body bar.
+      const parts = pools && config.injury_bar
+        ? [[config.bar, entry[pools[0]]], [config.injury_bar, entry[pools[1]]]] : [[config.bar, entry.damage]];
       for (const [bar, amount] of parts) {
         if (!amount) continue;
         const done = applyDamage(edge, Object.assign({}, config, { bar }), tokens[tid], amount);
@@ -311,7 +353,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     for (const tid of Object.keys(result.targets)) {
       const entry = result.targets[tid];
       let text = `${entry.damage} damage`;
-      if (name === 'cartyrion') text += ` (stamina ${entry.stamina}, injury ${entry.injury})`;
+      if (pools) text += ` (${pools.map((pool) => `${esc.text(pool)} ${entry[pool]}`).join(', ')})`;
       for (const a of shown[tid] || []) {
         text += a.skipped ? ` · bar ${a.bar}: ${esc.text(a.skipped)}`
           : a.hidden ? ` · bar ${a.bar} lowered` : ` · bar ${a.bar} ${a.before} → ${a.after}`;
@@ -321,7 +363,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
     if (result.attacker && result.attacker.stamina_cost) rows.push([attackerName, `spends ${result.attacker.stamina_cost} stamina`]);
     rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (physical dice)' : ''} ` +
       `${esc.button('request', `!fracas request ${id}`)}${changes.length ? ` ${esc.button('undo', `!fracas undo ${id}`)}` : ''}`]);
-    return cards.template(`${attackerName} attacks (${rules.title})`, rows);
+    return cards.template(`${attackerName} attacks (${hints.title(name)})`, rows);
   };
   const { names: seen, attacker: attackerSeen } = permissions.playerNames(names, tokens, attackerToken, attacker.name, app.edge);
   app.postCard(msg, card(seen, attackerSeen, seenApplied), o.whisper, card(names, attacker.name, applied));
@@ -369,7 +411,7 @@ function rowsMobCommand(app, msg, cmd, name) {
       for (let n = 2; usedNames.has(pid) && n < 1000; n++) pid = `${base} #${n}`;
       usedNames.add(pid);
       profileOf.set(key, pid);
-      profiles[pid] = { attacker: withTwoWeapon(name, read.values, o.command), strikes: [strike] };
+      profiles[pid] = { attacker: nestedInto(name, 'attacker', Object.assign({}, read.values), o.command), strikes: [strike] };
       counts[pid] = Object.create(null);
     }
     if (token.get('layer') === 'gmlayer') hidden.push(pid);

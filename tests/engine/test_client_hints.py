@@ -1,0 +1,82 @@
+"""A ruleset's `[client]` hints (its manifest; fracas.rulesets.manifest.CLIENT_KEYS): what the
+Roll20 Mod draws a ruleset's card, bars, fight and options from instead of naming it (issue 45,
+item 6). The manifest checks their keys and types; the spec checks every field they name is
+one the ruleset's requests or results have (fracas.spec.generate.check_client), so the Mod
+never reads a field that is not there."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from fracas.rulesets import RulesetInvalid, manifest
+from fracas.spec import generate
+
+GOOD = """name = "coin-toss"\nid = "co"\ntitle = "Coin toss (tests only)"\nobject = "COIN_TOSS"
+kinds = ["attack", "bulk"]\nrules = "rules.md"\nstatus = "tests only"\nexamples = []\nclients = ["python"]
+"""
+
+
+def test_a_manifest_keeps_its_client_hints():
+    parsed = manifest.parse(GOOD + '[client]\nagainst = "ac"\nfight_sides = 2\n', "coins/manifest.toml", "coins")
+    assert parsed.client == {"against": "ac", "fight_sides": 2}
+    assert manifest.parse(GOOD, "coins/manifest.toml", "coins").client == {}
+
+
+@pytest.mark.parametrize("table, message", [
+    ('colour = "red"', r"\[client\] unknown key 'colour'"),
+    ("against = 3", r"\[client\] against must be a TOML string, got 3"),
+    ("fight_sides = true", r"\[client\] fight_sides must be a TOML integer"),
+    ('pools = "stamina"', r"\[client\] pools must be a TOML array"),
+])
+def test_a_wrong_client_hint_names_the_file_and_the_key(table, message):
+    with pytest.raises(RulesetInvalid, match=r"coins/manifest.toml: " + message):
+        manifest.parse(GOOD + f"[client]\n{table}\n", "coins/manifest.toml", "coins")
+
+
+def test_the_built_in_hints_are_what_contract_js_carries():
+    # CT-4's pools, WW-2's TN and the old-school AC (OS-6), CT-1's two sides and party.
+    client = generate.contract_facts()["CLIENT"]
+    assert client["cartyrion"]["pools"] == ["stamina", "injury"]
+    assert (client["cartyrion"]["fight_sides"], client["cartyrion"]["fight_party"]) == (2, "party")
+    assert client["worldwalker"]["against"] == "tn" and client["old-school"]["against"] == "ac"
+    assert set(client["worldwalker"]["switches"]) == {"two_weapon"}  # WW-6
+    assert set(client["worldwalker"]["choices"]) == {"reaction"}  # WW-5
+    assert client["enchanted-realms"] == {}
+
+
+def _ruleset(name):
+    facts = generate.contract_facts()
+    return facts["CLIENT"][name], facts["STRUCTS"][name], facts["RESULTS"][name]
+
+
+@pytest.mark.parametrize("name, change, message", [
+    ("old-school", lambda h: h.update(against="tn"), r"old-school manifest's \[client\] against: 'tn' is not a field"),
+    ("cartyrion", lambda h: h.update(pools=["stamina", "wounds"]), r"pools: 'wounds' is not a field of its target"),
+    ("cartyrion", lambda h: h.update(pools=["stamina"]), r"pools: two field names"),
+    ("worldwalker", lambda h: h["switches"]["two_weapon"]["members"].update(off=["offhand", False]),
+     r"switches.two_weapon.members.off: two_weapon has no field 'offhand'"),
+    ("worldwalker", lambda h: h["switches"].update(three_weapon=h["switches"]["two_weapon"]),
+     r"switches.three_weapon: attacker has no nested field 'three_weapon'"),
+    ("worldwalker", lambda h: h["choices"]["reaction"].update(value="total"),
+     r"choices.reaction.value: reaction has no field 'total'"),
+])
+def test_a_hint_naming_a_field_the_ruleset_lacks_is_refused_naming_it(name, change, message):
+    hints, structs, layouts = _ruleset(name)
+    hints = copy.deepcopy(hints)
+    generate.check_client(name, hints, structs, layouts)  # as shipped: fine
+    change(hints)
+    with pytest.raises(ValueError, match=message):
+        generate.check_client(name, hints, structs, layouts)
+
+
+def test_the_guides_client_table_is_a_valid_manifest_table():
+    # docs/ADDING_A_RULESET.md's `[client]` example registers as written.
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
+    block = guide.split("```toml\n[client]\n", 1)[1].split("```", 1)[0]
+    parsed = manifest.parse(GOOD + "[client]\n" + block, "coins/manifest.toml", "coins")
+    assert set(parsed.client) == set(manifest.CLIENT_KEYS)
+    assert parsed.client["choices"]["reaction"]["members"]["block_hand"][0] == "hand"

@@ -1,0 +1,45 @@
+'use strict';
+// What the Mod knows of a ruleset beyond its request structs, from the generated contract
+// (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
+// and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
+// against, a target's damage pools, a whole fight's sides, the options that build nested
+// request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
+// so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
+
+const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
+
+const NONE = Object.freeze({});
+
+/** Ruleset `name`'s [client] hints ({} for one without, or one the bridge serves). */
+function hints(name) {
+  return (CLIENT && Object.prototype.hasOwnProperty.call(CLIENT, name) && CLIENT[name]) || NONE;
+}
+
+/** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
+function title(name) {
+  const entry = RULESETS.find((r) => r.name === name);
+  return entry ? entry.title : name;
+}
+
+/** The rulesets whose requests include `kind` ('counterspell', 'morale'), in the contract's order. */
+function withKind(kind) {
+  return RULESETS.filter((r) => Object.prototype.hasOwnProperty.call(r.requests, kind)).map((r) => r.name);
+}
+
+/** Whether ruleset `name` has requests of `kind` (as fracas.drive.scenario asks `request_types`). */
+function hasKind(name, kind) {
+  return withKind(kind).includes(name);
+}
+
+/** The rulesets whose hints have `key`, in the contract's order. */
+function withHint(key) {
+  return RULESETS.map((r) => r.name).filter((name) => hints(name)[key] !== undefined);
+}
+
+/** The titles of `names` in words: "A", "A and B", "A, B and C". */
+function titles(names) {
+  const list = names.map(title);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
+}
+
+module.exports = { hints, title, titles, withKind, hasKind, withHint, DEFAULT_RULESET };

@@ -40,11 +40,6 @@ const KNOWN = {
   'vtt_scripts/roll20/src/mod/config.js': "the Cartyrion injury bar's option (CT-3) is named for its ruleset",
   'vtt_scripts/roll20/src/mod/help.js': 'names a ruleset',
   'vtt_scripts/roll20/src/mod/counterspell.js': 'names its ruleset',
-  'vtt_scripts/foundry/scripts/chat.js': 'branches on names for cards',
-  'vtt_scripts/foundry/scripts/actions/initiative.js': 'branches on names for initiative',
-  'vtt_scripts/foundry/scripts/request.js': 'branches on names',
-  'vtt_scripts/foundry/scripts/kinds.js': 'names rulesets',
-  'vtt_scripts/foundry/scripts/forecast.js': 'names a ruleset',
 };
 
 function* sources(dir) {

@@ -28,6 +28,8 @@ list are all read from the manifests; nothing else names a ruleset.
     flee_negative = "…{moved} (ER-20)"       # `{name}` filled in by the caller
     [requests]                         # one request of each kind: the conformance suite
                                        # (tests/conformance/) compiles, rolls and checks them
+    [client]                           # optional: how a client draws its results (the
+    strike = "d20"                     # Foundry module reads it from contract.js): CLIENT_KEYS
 
 A ruleset's own constants and messages are in its manifest: those only its code reads,
 and the messages citing only its rule IDs (`fracas/spec/facts.toml` keeps what fracas
@@ -76,11 +78,34 @@ CLIENTS = ("python", "roll20", "foundry")
 _REQUIRED: dict[str, type] = {"name": str, "id": str, "title": str, "object": str, "kinds": list, "rules": str,
                               "status": str, "examples": list, "clients": list}
 _OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, "constants": dict,
-                              "messages": dict, "requests": dict}
+                              "messages": dict, "requests": dict, "client": dict}
 #: The modes of the compiled row kernel a ruleset may declare it runs on: "strike-rows"
 #: (d20 attack rows: Worldwalker, Cartyrion, old-school) and "success-count" (dice pools,
 #: `rows.pool_row`). The object must agree: a `rows.RowRuleset` whose `Rules.kernel` is it.
 ROW_KERNEL_MODES = ("strike-rows", "success-count")
+#: The keys of a manifest's `[client]` table: how a client draws the ruleset's cards and
+#: builds its initiative, as data (the Foundry module has no code per ruleset; issue 45).
+#: Every key is optional: without one a card shows each strike's values in its result
+#: layout's order and rolls no dice of them.
+CLIENT_KEYS: dict[str, str] = {
+    "strike": 'how a strike reads and which dice show: "d20" (its attack_roll, natural, attack_bonus and'
+              ' attack_total against `against`) or "pool" (a pool of its die: dice, die, faces, pool)',
+    "against": "the strike's field a d20 is rolled against (tn, ac): the card says 'vs TN 14'",
+    "split": "the per-target result fields a card shows beside the damage (stamina, injury)",
+    "initiative": '"combatant" (each combatant rolls: the request\'s combatants) or "side" (the party and'
+                  " its opponents roll as sides)",
+    "initiative_flags": "per combatant: the Combatant fields read from the actor's flags.fracas.<name>.<field>"
+                        " (none: from the system sheet through the module's mapping)",
+    "initiative_options": "side initiative: the request's option fields and their values when the caller"
+                          " gives none (ambush = \"none\")",
+    "initiative_die": "side initiative: the faces of each side's die",
+    "initiative_rule": "the rule ID (of its rules page) an initiative card and its errors cite",
+    "fight_party": "a fight's scenario names its party side (initiative.party = the first side)",
+}
+_CLIENT_TYPES: dict[str, type] = {"strike": str, "against": str, "split": list, "initiative": str,
+                                  "initiative_flags": list, "initiative_options": dict, "initiative_die": int,
+                                  "initiative_rule": str, "fight_party": bool}
+_CLIENT_CHOICES = {"strike": ("d20", "pool"), "initiative": ("combatant", "side")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +133,8 @@ class Manifest:
     #: Its own message templates (`[messages]`), said with `say(key, **values)`.
     messages: dict[str, str] = dataclasses.field(default_factory=dict)
     requests: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: How a client draws its results (`[client]`, CLIENT_KEYS; read-only).
+    client: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def say(self, key: str, **values: Any) -> str:
         """One of its own message templates, filled in (`{name}` placeholders)."""
@@ -175,12 +202,14 @@ def parse(text: str, source: str, package: str, data: Optional[dict[str, Any]] =
         _check_constant(source, key, value)
     for key, template in data.get("messages", {}).items():
         _check_message(source, key, template)
+    _check_client(source, data.get("client", {}))
     return Manifest(name=data["name"], id=data["id"].lower(), title=data["title"], object=data["object"],
                     kinds=tuple(data["kinds"]), rules=data["rules"], status=data["status"],
                     examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
                     order=data.get("order", 1000), default=data.get("default", False),
                     row_kernel=data.get("row_kernel"), constants=MappingProxyType(dict(data.get("constants", {}))),
-                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})))
+                    messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})),
+                    client=MappingProxyType(dict(data.get("client", {}))))
 
 
 def _toml(text: str, source: str) -> dict[str, Any]:
@@ -267,6 +296,29 @@ def _check_message(source: str, key: str, template: Any) -> None:
         if not name.isidentifier():
             raise RulesetInvalid(f"{source}: [messages] {key}: placeholder {{{name}}} is not a plain name"
                                  " ({value}, {most}: the caller fills each in by name)")
+
+
+def _check_client(source: str, client: dict[str, Any]) -> None:
+    """The `[client]` table: known keys (CLIENT_KEYS), each of its type; names are field names."""
+    for key, value in client.items():
+        expected = _CLIENT_TYPES.get(key)
+        if expected is None:
+            raise RulesetInvalid(f"{source}: [client] {key}: unknown key (keys: {', '.join(CLIENT_KEYS)})")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise RulesetInvalid(f"{source}: [client] {key} must be a TOML {_TOML[expected]}, got {value!r}")
+        if key in _CLIENT_CHOICES and value not in _CLIENT_CHOICES[key]:
+            raise RulesetInvalid(f"{source}: [client] {key}: {value!r} is not one of {', '.join(_CLIENT_CHOICES[key])}")
+        names = value if isinstance(value, list) else list(value) if isinstance(value, dict) else \
+            [value] if key == "against" else []
+        for name in names:
+            if not isinstance(name, str) or not re.match(r"[a-z_][a-z0-9_]*\Z", name):
+                raise RulesetInvalid(f"{source}: [client] {key}: {name!r} is not a field name")
+        if key == "initiative_options":
+            for name, item in value.items():
+                if not isinstance(item, (str, int, bool)):
+                    raise RulesetInvalid(f"{source}: [client] initiative_options.{name}: a string, integer or boolean")
+        if key == "initiative_die" and value < 2:
+            raise RulesetInvalid(f"{source}: [client] initiative_die: a die has at least 2 faces, got {value}")
 
 
 def clashes(mine: Manifest, shared_names: Any, shared_messages: Any, others: Any) -> Optional[str]:

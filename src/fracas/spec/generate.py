@@ -623,6 +623,13 @@ def _nested_shape(layouts: dict[str, Any], shape: str, key: str) -> Optional[str
     return None
 
 
+#: The fields of a strike a client reads for each `[client] strike` (the Foundry module's
+#: chat.js rulesetStrikeLine and rulesetRollSpecs): its result layout must have them.
+CLIENT_STRIKE_FIELDS = {"d20": ["attack_roll", "natural", "attack_bonus", "attack_total", "hit", "damage"],
+                        "pool": ["dice", "die", "faces", "exploded", "bonus", "magic_bonus", "dex", "armor", "pool",
+                                 "damage"]}
+
+
 def client_hints(ruleset: Any, structs: dict[str, Any], layouts: Optional[dict[str, Any]]) -> dict[str, Any]:
     """A ruleset's `[client]` table (its manifest: how a client draws its results), checked
     against what it names: `against` a field of its attack result's strikes, `split` fields
@@ -643,9 +650,11 @@ def client_hints(ruleset: Any, structs: dict[str, Any], layouts: Optional[dict[s
 
     if "against" in client or "strike" in client:
         strike = keys(_nested_shape(layouts, attack, "strikes")) if attack and layouts else None
-        need("against", [client["against"]] if "against" in client else [], strike, "its attack result's strikes")
         if strike is None:
             raise ValueError(f"{where} strike: the ruleset has no attack result with strikes")
+        need("against", [client["against"]] if "against" in client else [], strike, "its attack result's strikes")
+        need(f"strike = {client.get('strike')!r}", CLIENT_STRIKE_FIELDS.get(client.get("strike", ""), []), strike,
+             "its attack result's strikes (what a card of such a strike reads)")
     if "split" in client:
         need("split", client["split"], keys(_nested_shape(layouts, attack, "targets")) if attack and layouts else None,
              "its attack result's targets")

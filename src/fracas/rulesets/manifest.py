@@ -313,11 +313,11 @@ def _check_client(source: str, client: dict[str, Any]) -> None:
         for name in names:
             if not isinstance(name, str) or not re.match(r"[a-z_][a-z0-9_]*\Z", name):
                 raise RulesetInvalid(f"{source}: [client] {key}: {name!r} is not a field name")
-        if key == "initiative_options":
+        if key == "initiative_options" and isinstance(value, dict):
             for name, item in value.items():
                 if not isinstance(item, (str, int, bool)):
                     raise RulesetInvalid(f"{source}: [client] initiative_options.{name}: a string, integer or boolean")
-        if key == "initiative_die" and value < 2:
+        if key == "initiative_die" and isinstance(value, int) and value < 2:
             raise RulesetInvalid(f"{source}: [client] initiative_die: a die has at least 2 faces, got {value}")
 
 

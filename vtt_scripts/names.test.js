@@ -33,12 +33,6 @@ const KNOWN = {
   'vtt_scripts/roll20/src/oldschool.js': 'the old-school strike compiler, a hand port of the Python rows table',
   'vtt_scripts/roll20/src/registry.js': 'the resolver is one bundle without entry points: its registry requires'
     + ' the ruleset ports it ships by their modules',
-  // Client code that still branches on a ruleset's name (issue 45, item 6).
-  'vtt_scripts/foundry/scripts/chat.js': 'branches on names for cards',
-  'vtt_scripts/foundry/scripts/actions/initiative.js': 'branches on names for initiative',
-  'vtt_scripts/foundry/scripts/request.js': 'branches on names',
-  'vtt_scripts/foundry/scripts/kinds.js': 'names rulesets',
-  'vtt_scripts/foundry/scripts/forecast.js': 'names a ruleset',
 };
 
 function* sources(dir) {

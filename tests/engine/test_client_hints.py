@@ -1,7 +1,7 @@
 """A ruleset's `[client]` hints (its manifest; fracas.rulesets.manifest.CLIENT_KEYS): what the
 Roll20 Mod draws a ruleset's card, bars, fight and options from instead of naming it (issue 45,
 item 6). The manifest checks their keys and types; the spec checks every field they name is
-one the ruleset's requests or results have (fracas.spec.generate.check_client), so the Mod
+one the ruleset's requests or results have (fracas.spec.generate.client_hints), so the Mod
 never reads a field that is not there."""
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ def test_a_manifest_keeps_its_client_hints():
 
 
 @pytest.mark.parametrize("table, message", [
-    ('colour = "red"', r"\[client\] unknown key 'colour'"),
+    ('colour = "red"', r"\[client\] colour: unknown key"),
     ("against = 3", r"\[client\] against must be a TOML string, got 3"),
     ("fight_sides = true", r"\[client\] fight_sides must be a TOML integer"),
-    ('pools = "stamina"', r"\[client\] pools must be a TOML array"),
+    ('split = "stamina"', r"\[client\] split must be a TOML array"),
 ])
 def test_a_wrong_client_hint_names_the_file_and_the_key(table, message):
     with pytest.raises(RulesetInvalid, match=r"coins/manifest.toml: " + message):
@@ -36,14 +36,14 @@ def test_a_wrong_client_hint_names_the_file_and_the_key(table, message):
 
 
 def test_the_built_in_hints_are_what_contract_js_carries():
-    # CT-4's pools, WW-2's TN and the old-school AC (OS-6), CT-1's two sides and party.
+    # CT-4's split, WW-2's TN and the old-school AC (OS-6), CT-1's two sides and party.
     client = generate.contract_facts()["CLIENT"]
-    assert client["cartyrion"]["pools"] == ["stamina", "injury"]
+    assert client["cartyrion"]["split"] == ["stamina", "injury"]
     assert (client["cartyrion"]["fight_sides"], client["cartyrion"]["fight_party"]) == (2, "party")
     assert client["worldwalker"]["against"] == "tn" and client["old-school"]["against"] == "ac"
     assert set(client["worldwalker"]["switches"]) == {"two_weapon"}  # WW-6
     assert set(client["worldwalker"]["choices"]) == {"reaction"}  # WW-5
-    assert client["enchanted-realms"] == {}
+    assert set(client["enchanted-realms"]) == {"initiative", "initiative_rule"}  # ER-18, its own card
 
 
 def _ruleset(name):
@@ -51,10 +51,21 @@ def _ruleset(name):
     return facts["CLIENT"][name], facts["STRUCTS"][name], facts["RESULTS"][name]
 
 
+def _check(name, hints, structs, layouts):
+    # The generator's check of a ruleset whose manifest carries `hints` (as contract_facts calls it).
+    from types import SimpleNamespace
+
+    from fracas import rulesets
+
+    ruleset = SimpleNamespace(name=name, manifest=SimpleNamespace(client=hints),
+                              request_types=rulesets.get(name).request_types)
+    generate.client_hints(ruleset, structs, layouts)
+
+
 @pytest.mark.parametrize("name, change, message", [
-    ("old-school", lambda h: h.update(against="tn"), r"old-school manifest's \[client\] against: 'tn' is not a field"),
-    ("cartyrion", lambda h: h.update(pools=["stamina", "wounds"]), r"pools: 'wounds' is not a field of its target"),
-    ("cartyrion", lambda h: h.update(pools=["stamina"]), r"pools: two field names"),
+    ("old-school", lambda h: h.update(against="tn"), r"old-school's manifest \[client\] against: 'tn' is not a field"),
+    ("cartyrion", lambda h: h.update(split=["stamina", "wounds"]), r"split: 'wounds' is not a field of its attack"),
+    ("cartyrion", lambda h: h.update(fight_sides=-1), r"fight_sides: a count of sides"),
     ("worldwalker", lambda h: h["switches"]["two_weapon"]["members"].update(off=["offhand", False]),
      r"switches.two_weapon.members.off: two_weapon has no field 'offhand'"),
     ("worldwalker", lambda h: h["switches"].update(three_weapon=h["switches"]["two_weapon"]),
@@ -65,10 +76,10 @@ def _ruleset(name):
 def test_a_hint_naming_a_field_the_ruleset_lacks_is_refused_naming_it(name, change, message):
     hints, structs, layouts = _ruleset(name)
     hints = copy.deepcopy(hints)
-    generate.check_client(name, hints, structs, layouts)  # as shipped: fine
+    _check(name, hints, structs, layouts)  # as shipped: fine
     change(hints)
     with pytest.raises(ValueError, match=message):
-        generate.check_client(name, hints, structs, layouts)
+        _check(name, hints, structs, layouts)
 
 
 def test_the_guides_client_table_is_a_valid_manifest_table():

@@ -1529,10 +1529,10 @@ const RESULTS = Object.freeze({
   },
 });
 const CLIENT = Object.freeze({
-  "enchanted-realms": {},
-  "worldwalker": {"help": "--skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off", "against": "tn", "switches": {"two_weapon": {"parts": ["attacker", "target"], "what": "two-weapon fighting", "rule": "WW-6", "members": {"light_off_hand": ["light", false], "talent": ["talent", "none"]}}}, "choices": {"reaction": {"part": "target", "options": ["block", "dodge"], "key": "kind", "value": "bonus", "members": {"block_hand": ["hand", "block", "says which hand blocks", "WW-6"]}}}},
-  "cartyrion": {"help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "pools": ["stamina", "injury"], "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
-  "old-school": {"help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier", "against": "ac"},
+  "enchanted-realms": {"initiative": "combatant", "initiative_rule": "ER-18"},
+  "worldwalker": {"strike": "d20", "against": "tn", "initiative": "combatant", "initiative_flags": ["dex_mod"], "initiative_rule": "WW-1", "help": "--skill --str-mod --dex-mod --method melee|ranged --damage 1d8 --critical 1-5 --crit-multiplier --engaged --modifier --block N|--dodge N, two weapons (WW-6) --two-weapon --light-off-hand --talent TALENT --hand primary|off, the targets' --target-two-weapon --target-light-off-hand --target-talent TALENT --block-hand primary|off", "switches": {"two_weapon": {"parts": ["attacker", "target"], "what": "two-weapon fighting", "rule": "WW-6", "members": {"light_off_hand": ["light", false], "talent": ["talent", "none"]}}}, "choices": {"reaction": {"part": "target", "options": ["block", "dodge"], "key": "kind", "value": "bonus", "members": {"block_hand": ["hand", "block", "says which hand blocks", "WW-6"]}}}},
+  "cartyrion": {"strike": "pool", "split": ["stamina", "injury"], "initiative": "side", "initiative_options": {"ambush": "none"}, "initiative_die": 6, "initiative_rule": "CT-1", "help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
+  "old-school": {"strike": "d20", "against": "ac", "initiative": "side", "initiative_options": {"ties": "reroll"}, "initiative_die": 6, "initiative_rule": "OS-1", "help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier"},
 });
 
 module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT };
@@ -1648,7 +1648,7 @@ function items(config) {
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withHint('pools'))) + ' injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withPools())) + ' injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +
@@ -1752,7 +1752,7 @@ module.exports = { text, button, hasExpansion };
 // What the Mod knows of a ruleset beyond its request structs, from the generated contract
 // (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
 // and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
-// against, a target's damage pools, a whole fight's sides, the options that build nested
+// against, a target's damage split into pools, a whole fight's sides, the options that build nested
 // request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
 // so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
 
@@ -1786,13 +1786,25 @@ function withHint(key) {
   return RULESETS.map((r) => r.name).filter((name) => hints(name)[key] !== undefined);
 }
 
+/** Ruleset `name`'s damage pools, when its hints split a target's damage into two or more (CT-4:
+ * stamina on the Body bar, injury on the campaign's injury bar), else undefined. */
+function pools(name) {
+  const split = hints(name).split;
+  return Array.isArray(split) && split.length >= 2 ? split : undefined;
+}
+
+/** The rulesets whose damage is split into pools, in the contract's order. */
+function withPools() {
+  return RULESETS.map((r) => r.name).filter((name) => pools(name) !== undefined);
+}
+
 /** The titles of `names` in words: "A", "A and B", "A, B and C". */
 function titles(names) {
   const list = names.map(title);
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, title, titles, withKind, hasKind, withHint, DEFAULT_RULESET };
+module.exports = { hints, title, titles, withKind, hasKind, withHint, pools, withPools, DEFAULT_RULESET };
   },
   "src/mod/cards.js": function (module, exports, require) {
 'use strict';
@@ -2287,7 +2299,7 @@ function applyOptions(config, options, knownMarkers = null) {
         const v = single(option).toLowerCase();
         next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
         // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
-        const who = hints.titles(hints.withHint('pools'));
+        const who = hints.titles(hints.withPools());
         changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
         break;
       }
@@ -8183,7 +8195,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   const s = app.s();
   const config = s.config;
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
-  const pools = hints.hints(name).pools;
+  const pools = hints.pools(name);
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 
@@ -10167,7 +10179,7 @@ function groupOf(app, token, ruleset, use, label) {
   const now = bodyNow(app, token);
   group.hp = Math.max(1, Math.round(now));
   group.label = String(label).slice(0, 200);
-  const pools = hints.hints(ruleset).pools;
+  const pools = hints.pools(ruleset);
   if (pools && config.injury_bar) {
     // CT-4: Injury Points on the injury bar (!fracas config --injury-bar), as attacks apply them.
     const injury = asNumber(token.get(`bar${config.injury_bar}_value`));

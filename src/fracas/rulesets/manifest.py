@@ -37,7 +37,7 @@ shares, and says the rule). A key is lower-case letters, digits and underscores;
 constant is a number, string or boolean, or an array or table of them; a message's
 `{name}` placeholders are plain names. Its code reads them as `manifest.constants[key]`
 and `manifest.say(key, **values)`. `[client]` (`CLIENT_KEYS` says its keys) is read by no
-Python code: `python -m fracas.spec` writes it into the Roll20 Mod's contract.js, whose
+Python code: `python -m fracas.spec` writes it into both clients' contract.js, whose
 hand-written code names no ruleset and draws these from it instead. For a built-in ruleset `python -m fracas.spec` also
 writes them into the generated files beside the shared facts (the constant upper-cased:
 `mr_reach` → `fracas._facts.MR_REACH` and facts.js's; the message into
@@ -85,23 +85,39 @@ _OPTIONAL: dict[str, type] = {"order": int, "default": bool, "row_kernel": str, 
 #: (d20 attack rows: Worldwalker, Cartyrion, old-school) and "success-count" (dice pools,
 #: `rows.pool_row`). The object must agree: a `rows.RowRuleset` whose `Rules.kernel` is it.
 ROW_KERNEL_MODES = ("strike-rows", "success-count")
-#: The keys of a manifest's `[client]` table, what the clients do with each (none is needed:
-#: a ruleset without them gets the plain card, one bar and no extra options).
-CLIENT_KEYS: dict[str, type] = {
-    # the option list the Mod's help gives for `--ruleset NAME` (after its title)
-    "help": str,
-    # the result field a d20 strike is rolled against ("tn", "ac"): the card's "vs TN 15"
-    "against": str,
-    # a target's damage split into pools, in the result's target fields: the first goes to
-    # the Body bar, the second to the campaign's injury bar when one is set (CT-4)
-    "pools": list,
-    # a whole fight's sides: how many it must have (0: any), the rule that says so, and the
-    # scenario's initiative option that names the party's side ("": none)
-    "fight_sides": int, "fight_rule": str, "fight_party": str,
-    # options that build a nested request field: `switches` a flag with its modifiers
-    # (--two-weapon --talent T), `choices` one of several options (--block N | --dodge N)
-    "switches": dict, "choices": dict,
+#: The keys of a manifest's `[client]` table: how a client draws the ruleset's cards and
+#: builds its initiative, and how the Roll20 Mod reads its options, as data (neither client
+#: has code per ruleset; issue 45).
+#: Every key is optional: without one a card shows each strike's values in its result
+#: layout's order and rolls no dice of them.
+CLIENT_KEYS: dict[str, str] = {
+    "strike": 'how a strike reads and which dice show: "d20" (its attack_roll, natural, attack_bonus and'
+              ' attack_total against `against`) or "pool" (a pool of its die: dice, die, faces, pool)',
+    "against": "the strike's field a d20 is rolled against (tn, ac): the card says 'vs TN 14'",
+    "split": "the per-target result fields a card shows beside the damage (stamina, injury); with two, the"
+             " Roll20 Mod puts the first on the Body bar and the second on the campaign's injury bar (CT-4)",
+    "initiative": '"combatant" (each combatant rolls: the request\'s combatants) or "side" (the party and'
+                  " its opponents roll as sides)",
+    "initiative_flags": "per combatant: the Combatant fields read from the actor's flags.fracas.<name>.<field>"
+                        " (none: from the system sheet through the module's mapping)",
+    "initiative_options": "side initiative: the request's option fields and their values when the caller"
+                          " gives none (ambush = \"none\")",
+    "initiative_die": "side initiative: the faces of each side's die",
+    "initiative_rule": "the rule ID (of its rules page) an initiative card and its errors cite",
+    "fight_sides": "a whole fight's number of sides (0: any): the Mod refuses a round of another count",
+    "fight_rule": "the rule ID a refused count of sides cites (CT-1)",
+    "fight_party": "the scenario's initiative option that names its party side (party: the first side)",
+    "help": "the option list the Roll20 Mod's help gives for `--ruleset NAME` (after its title)",
+    "switches": "options that build a nested request field as a flag with its modifiers (WW-6: --two-weapon"
+                " --talent T): field -> {parts, what, rule, members: option -> [member, default]}",
+    "choices": "options that build a nested request field as one of several (WW-5: --block N | --dodge N):"
+               " field -> {part, options, key, value, members}",
 }
+_CLIENT_TYPES: dict[str, type] = {"strike": str, "against": str, "split": list, "initiative": str,
+                                  "initiative_flags": list, "initiative_options": dict, "initiative_die": int,
+                                  "initiative_rule": str, "fight_sides": int, "fight_rule": str,
+                                  "fight_party": str, "help": str, "switches": dict, "choices": dict}
+_CLIENT_CHOICES = {"strike": ("d20", "pool"), "initiative": ("combatant", "side")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,8 +145,8 @@ class Manifest:
     #: Its own message templates (`[messages]`), said with `say(key, **values)`.
     messages: dict[str, str] = dataclasses.field(default_factory=dict)
     requests: dict[str, Any] = dataclasses.field(default_factory=dict)
-    #: How the VTT clients build and show its requests (`[client]`, `CLIENT_KEYS`).
-    client: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: How a client draws its results (`[client]`, CLIENT_KEYS; read-only).
+    client: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def say(self, key: str, **values: Any) -> str:
         """One of its own message templates, filled in (`{name}` placeholders)."""
@@ -198,19 +214,14 @@ def parse(text: str, source: str, package: str, data: Optional[dict[str, Any]] =
         _check_constant(source, key, value)
     for key, template in data.get("messages", {}).items():
         _check_message(source, key, template)
-    for key, value in data.get("client", {}).items():
-        expected = CLIENT_KEYS.get(key)
-        if expected is None:
-            raise RulesetInvalid(f"{source}: [client] unknown key {key!r} (keys: {', '.join(CLIENT_KEYS)})")
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise RulesetInvalid(f"{source}: [client] {key} must be a TOML {_TOML[expected]}, got {value!r}")
+    _check_client(source, data.get("client", {}))
     return Manifest(name=data["name"], id=data["id"].lower(), title=data["title"], object=data["object"],
                     kinds=tuple(data["kinds"]), rules=data["rules"], status=data["status"],
                     examples=tuple(data["examples"]), clients=tuple(clients), source=source, package=package,
                     order=data.get("order", 1000), default=data.get("default", False),
                     row_kernel=data.get("row_kernel"), constants=MappingProxyType(dict(data.get("constants", {}))),
                     messages=dict(data.get("messages", {})), requests=dict(data.get("requests", {})),
-                    client=dict(data.get("client", {})))
+                    client=MappingProxyType(dict(data.get("client", {}))))
 
 
 def _toml(text: str, source: str) -> dict[str, Any]:
@@ -297,6 +308,29 @@ def _check_message(source: str, key: str, template: Any) -> None:
         if not name.isidentifier():
             raise RulesetInvalid(f"{source}: [messages] {key}: placeholder {{{name}}} is not a plain name"
                                  " ({value}, {most}: the caller fills each in by name)")
+
+
+def _check_client(source: str, client: dict[str, Any]) -> None:
+    """The `[client]` table: known keys (CLIENT_KEYS), each of its type; names are field names."""
+    for key, value in client.items():
+        expected = _CLIENT_TYPES.get(key)
+        if expected is None:
+            raise RulesetInvalid(f"{source}: [client] {key}: unknown key (keys: {', '.join(CLIENT_KEYS)})")
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise RulesetInvalid(f"{source}: [client] {key} must be a TOML {_TOML[expected]}, got {value!r}")
+        if key in _CLIENT_CHOICES and value not in _CLIENT_CHOICES[key]:
+            raise RulesetInvalid(f"{source}: [client] {key}: {value!r} is not one of {', '.join(_CLIENT_CHOICES[key])}")
+        names = value if isinstance(value, list) else list(value) if isinstance(value, dict) else \
+            [value] if key in ("against", "fight_party") else []
+        for name in names:
+            if not isinstance(name, str) or not re.match(r"[a-z_][a-z0-9_]*\Z", name):
+                raise RulesetInvalid(f"{source}: [client] {key}: {name!r} is not a field name")
+        if key == "initiative_options" and isinstance(value, dict):
+            for name, item in value.items():
+                if not isinstance(item, (str, int, bool)):
+                    raise RulesetInvalid(f"{source}: [client] initiative_options.{name}: a string, integer or boolean")
+        if key == "initiative_die" and isinstance(value, int) and value < 2:
+            raise RulesetInvalid(f"{source}: [client] initiative_die: a die has at least 2 faces, got {value}")
 
 
 def clashes(mine: Manifest, shared_names: Any, shared_messages: Any, others: Any) -> Optional[str]:

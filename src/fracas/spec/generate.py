@@ -14,7 +14,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Optional
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -501,38 +501,12 @@ def result_layouts(ruleset: Any) -> dict[str, Any]:
     return {"kinds": kinds, "shapes": {name: entries for name, (_cls, entries) in shapes.items()}}
 
 
-def check_client(name: str, hints: dict[str, Any], structs: dict[str, Any], layouts: dict[str, Any]) -> None:
-    """A ruleset's `[client]` hints (manifest.CLIENT_KEYS) against its request structs and its
-    result layouts: every field a hint names is one its requests or results have, so the Mod
-    never reads a field that is not there. A mistake names the manifest's key (ValueError)."""
+def check_client(name: str, hints: dict[str, Any], structs: dict[str, Any]) -> None:
+    """The Roll20 Mod's `[client]` hints (manifest.CLIENT_KEYS: fight_sides, switches, choices)
+    against its request structs: every field a hint names is one its requests have, so the Mod
+    never reads a field that is not there. A mistake names the manifest's key (ValueError).
+    :func:`client_hints` checks the rest and calls it."""
     where = f"the {name} manifest's [client]"
-    shapes = layouts.get("shapes", {})
-    kinds = layouts.get("kinds", {})
-
-    def keys(shape: str) -> set[str]:
-        return {entry if isinstance(entry, str) else entry[0] for entry in shapes.get(shape, [])}
-
-    def nest(shape: str, field: str) -> str:
-        for entry in shapes.get(shape, []):
-            if not isinstance(entry, str) and entry[0] == field:
-                inner = entry[1]
-                while isinstance(inner, dict):
-                    inner = next(iter(inner.values()))
-                return inner or ""
-        return ""
-
-    attack = kinds.get("attack", "")
-    strike, target = nest(attack, "strikes"), nest(attack, "targets")
-    against = hints.get("against")
-    if against is not None and against not in keys(strike):
-        raise ValueError(f"{where} against: {against!r} is not a field of its strike result ({strike or 'none'})")
-    pools = hints.get("pools")
-    if pools is not None:
-        if len(pools) != 2 or not all(isinstance(p, str) for p in pools):
-            raise ValueError(f"{where} pools: two field names (the Body bar's, the injury bar's), not {pools!r}")
-        missing = [p for p in pools if p not in keys(target)]
-        if missing:
-            raise ValueError(f"{where} pools: {missing[0]!r} is not a field of its target result ({target or 'none'})")
     if hints.get("fight_sides", 0) < 0:
         raise ValueError(f"{where} fight_sides: a count of sides (0: any), not {hints['fight_sides']}")
 
@@ -601,7 +575,7 @@ def contract_facts(every_layout: bool = False, only: Collection[str] | None = No
         if every_layout or roll20_port(ruleset):
             results[name] = result_layouts(ruleset)
         if client[name]:
-            check_client(name, client[name], structs_by_ruleset[name], results.get(name) or result_layouts(ruleset))
+            client_hints(ruleset, structs_by_ruleset[name], results.get(name) or result_layouts(ruleset))
     limits = {js: getattr(importlib.import_module(module), attr) for js, (module, attr) in PYTHON_LIMITS.items()}
     return {"VERSION": _version(), "RULESETS": registry, "DEFAULT_RULESET": rulesets.DEFAULT,
             "STRUCTS": structs_by_ruleset, "LIMITS": limits, "RESULTS": results, "CLIENT": client}
@@ -686,6 +660,70 @@ def foundry_port(ruleset: Any) -> bool:
 FOUNDRY_TITLE_KEY = "FRACAS.Ruleset.Title."
 
 
+def _shape_keys(entries: list[Any]) -> list[str]:
+    return [e if isinstance(e, str) else e[0] for e in entries]
+
+
+def _nested_shape(layouts: dict[str, Any], shape: str, key: str) -> Optional[str]:
+    """The name of the shape at `key` of `shape` (inside a list or dict), or None."""
+    for entry in layouts["shapes"].get(shape, []):
+        if isinstance(entry, list) and entry[0] == key and entry[1] is not None:
+            nest = entry[1]
+            while isinstance(nest, dict):
+                nest = next(iter(nest.values()))
+            return str(nest)
+    return None
+
+
+#: The fields of a strike a client reads for each `[client] strike` (the Foundry module's
+#: chat.js rulesetStrikeLine and rulesetRollSpecs): its result layout must have them.
+CLIENT_STRIKE_FIELDS = {"d20": ["attack_roll", "natural", "attack_bonus", "attack_total", "hit", "damage"],
+                        "pool": ["dice", "die", "faces", "exploded", "bonus", "magic_bonus", "dex", "armor", "pool",
+                                 "damage"]}
+
+
+def client_hints(ruleset: Any, structs: dict[str, Any], layouts: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """A ruleset's `[client]` table (its manifest: how a client draws its results), checked
+    against what it names: `against` a field of its attack result's strikes, `split` fields
+    of its targets, `initiative_flags` fields of its initiative request's combatants and
+    `initiative_options` fields of the request; a ValueError saying which is not."""
+    manifest = getattr(ruleset, "manifest", None)
+    client = dict(manifest.client) if manifest is not None else {}
+    where = f"{ruleset.name}'s manifest [client]"
+    attack = layouts["kinds"].get("attack") if layouts else None
+
+    def need(key: str, names: list[str], have: Optional[list[str]], what: str) -> None:
+        missing = [n for n in names if have is None or n not in have]
+        if missing:
+            raise ValueError(f"{where} {key}: {missing[0]!r} is not a field of {what}")
+
+    def keys(shape: Optional[str]) -> Optional[list[str]]:
+        return _shape_keys(layouts["shapes"][shape]) if layouts and shape in layouts["shapes"] else None
+
+    if "against" in client or "strike" in client:
+        strike = keys(_nested_shape(layouts, attack, "strikes")) if attack and layouts else None
+        if strike is None:
+            raise ValueError(f"{where} strike: the ruleset has no attack result with strikes")
+        need("against", [client["against"]] if "against" in client else [], strike, "its attack result's strikes")
+        need(f"strike = {client.get('strike')!r}", CLIENT_STRIKE_FIELDS.get(client.get("strike", ""), []), strike,
+             "its attack result's strikes (what a card of such a strike reads)")
+    if "split" in client:
+        need("split", client["split"], keys(_nested_shape(layouts, attack, "targets")) if attack and layouts else None,
+             "its attack result's targets")
+    request = ruleset.request_types.get("initiative")
+    spec = {f[0]: f[1] for f in structs.get(request.__name__, [])} if request is not None else None
+    if "initiative" in client and spec is None:
+        raise ValueError(f"{where} initiative: the ruleset has no initiative kind")
+    need("initiative_options", list(client.get("initiative_options", {})), list(spec or []), "its initiative request")
+    if client.get("initiative_flags"):
+        listed = (spec or {}).get("combatants")
+        struct = listed.get("list", {}).get("struct") if isinstance(listed, dict) else None
+        combatants = [f[0] for f in structs[struct]] if struct in structs else None
+        need("initiative_flags", client["initiative_flags"], combatants, "its initiative request's combatants")
+    check_client(ruleset.name, client, structs)
+    return client
+
+
 def foundry_contract(facts: dict[str, Any], root: Path) -> str:
     """The Foundry module's view of the engine (an ES module): the rulesets, their titles'
     i18n keys and request kinds, which of them the module offers, and each request
@@ -693,14 +731,18 @@ def foundry_contract(facts: dict[str, Any], root: Path) -> str:
     from fracas import rulesets
 
     data = contract_facts()
+    every = contract_facts(every_layout=True)["RESULTS"]
     registry = []
     for entry in data["RULESETS"]:
         ruleset = rulesets.get(entry["name"])
+        client = client_hints(ruleset, data["STRUCTS"][entry["name"]], every.get(entry["name"]))
         registry.append({"name": entry["name"], "title": entry["title"], "titleKey": FOUNDRY_TITLE_KEY + entry["name"],
-                         "requests": list(entry["requests"]), "foundry": foundry_port(ruleset)})
+                         "requests": list(entry["requests"]), "foundry": foundry_port(ruleset), "client": client})
     lines = ["// Generated by `python -m fracas.spec` from the rulesets' manifests and request types: do not edit.",
-             "// RULESETS: name, title (English; titleKey is its lang/*.json key), request kinds, and",
-             "// whether this module offers it (foundry: its manifest lists the client). FIELDS: per",
+             "// RULESETS: name, title (English; titleKey is its lang/*.json key), request kinds,",
+             "// whether this module offers it (foundry: its manifest lists the client), and `client`: how",
+             "// the module draws its cards and builds its initiative (the manifest's [client] table,",
+             "// fracas/rulesets/manifest.py CLIENT_KEYS; checked against the layouts below). FIELDS: per",
              "// ruleset, each request struct's field names in declaration order (msgspec's). RESULTS: per",
              "// ruleset, its result layouts: `kinds`, each kind's result shape; `shapes`, each shape's keys in",
              "// the order results hold them: a name, [name, nest] (a shape inside: \"Shape\" or {list|dict|",
@@ -718,7 +760,7 @@ def foundry_contract(facts: dict[str, Any], root: Path) -> str:
     # Every ruleset's result layouts (the Roll20 contract's RESULTS carries only the rulesets
     # it resolves offline): the cards of the kinds the bridge rolls (layoutcard.js) follow them.
     lines.append("export const RESULTS = Object.freeze({")
-    for ruleset, layouts in contract_facts(every_layout=True)["RESULTS"].items():
+    for ruleset, layouts in every.items():
         lines += [f"  {_js(ruleset)}: Object.freeze({{", f"    kinds: Object.freeze({_js(layouts['kinds'])}),",
                   "    shapes: Object.freeze({"]
         lines += [f"      {name}: Object.freeze({_js(entries)})," for name, entries in layouts["shapes"].items()]

@@ -1,6 +1,6 @@
 import { t } from "./i18n.js";
 import { MOB_DICE_ATTACKS } from "./request.js";
-import { DEFAULT_RULESET, rulesetTitle } from "./rulesets.js";
+import { DEFAULT_RULESET, rulesetClient, rulesetLayoutStrikeLine, rulesetTitle } from "./rulesets.js";
 import { servedStrikeLine } from "./served.js";
 import { logText, word, words } from "./words.js";
 
@@ -514,8 +514,17 @@ export function mobRollSpecs(result, { names, profileNames }) {
   }).filter((/** @type {{groups: object[]}} */ spec) => spec.groups.length);
 }
 
+/** An i18n key's text, or null when the language has no such key. */
+const known = (/** @type {string} */ key, /** @type {Record<string, unknown>} */ data) => {
+  const out = t(key, data);
+  return out === key ? null : out;
+};
+
 /**
- * One line for a Worldwalker, Cartyrion or old-school strike.
+ * One line for a strike of a ruleset other than the default one, drawn as its contract
+ * says (contract.js RULESETS[].client, the ruleset's manifest [client]): a "pool" strike
+ * (a pool of its die), a "d20" strike (an attack roll against its `against` field), else
+ * each of its values in its result layout's order.
  * @param {string} ruleset
  * @param {Record<string, any>} s  a strike of the engine result
  */
@@ -523,7 +532,8 @@ function rulesetStrikeLine(ruleset, s) {
   // A ruleset the bridge served (served.js): its strike's values in the served layout's order.
   const served = servedStrikeLine(ruleset, s);
   if (served !== null) return [served, typeof s.hit === "boolean" ? hitWord(s.hit) : ""].filter(Boolean).join(" · ");
-  if (ruleset === "cartyrion") {
+  const client = rulesetClient(ruleset);
+  if (client.strike === "pool") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
     if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;
     line += ` ${t("FRACAS.Ruleset.Pool", { bonus: signed(s.bonus + s.magic_bonus), minus: s.dex + s.armor, pool: s.pool })}`;
@@ -535,9 +545,18 @@ function rulesetStrikeLine(ruleset, s) {
     if (s.stamina_cost) line += ` · ${t("FRACAS.Ruleset.Costs", { cost: s.stamina_cost.cost })}`;
     return line;
   }
+  if (client.strike !== "d20") {
+    const line = rulesetLayoutStrikeLine(ruleset, s);
+    return [line, typeof s.hit === "boolean" ? hitWord(s.hit) : ""].filter(Boolean).join(" · ");
+  }
   const natural = s.natural ? ` (${t("FRACAS.Ruleset.Natural", { n: s.natural })})` : "";
-  const against = ruleset === "worldwalker" ? t("FRACAS.Ruleset.VsTn", { n: s.tn }) : t("FRACAS.Ruleset.VsAc", { n: s.ac });
-  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total} ${against}: ${hitWord(s.hit)}`;
+  // "vs TN 14", "vs AC 12": the key of the field it is rolled against (FRACAS.Ruleset.VsTn),
+  // else the field's own name.
+  const field = String(client.against ?? "");
+  const n = s[field];
+  const against = field ? known(`FRACAS.Ruleset.Vs${field.charAt(0).toUpperCase()}${field.slice(1)}`, { n })
+    ?? `vs ${field.replace(/_/g, " ")} ${n}` : "";
+  let line = `d20 ${s.attack_roll}${natural} ${signed(s.attack_bonus)} = ${s.attack_total}${against ? ` ${against}` : ""}: ${hitWord(s.hit)}`;
   if (s.reaction) {
     line += ` · ${word("Reaction", s.reaction.kind)} ${s.reaction.total}: ${t(s.reaction.negated ? "FRACAS.Ruleset.Negated" : "FRACAS.Ruleset.Fails")}`;
   }
@@ -546,7 +565,24 @@ function rulesetStrikeLine(ruleset, s) {
 }
 
 /**
- * The card model of a Worldwalker, Cartyrion or old-school attack result.
+ * The per-target fields a card shows beside the damage (contract.js client.split: "stamina
+ * 31, injury 0"), or null: the language's FRACAS.Ruleset.Split when it names them, else
+ * each field and its value.
+ * @param {string} ruleset @param {Record<string, any>} x  a target of the engine result
+ */
+function targetSplit(ruleset, x) {
+  const fields = rulesetClient(ruleset).split;
+  if (!Array.isArray(fields) || !fields.length) return null;
+  // The language's words when its string has a placeholder for each field and no other.
+  const slots = [...(known("FRACAS.Ruleset.Split", {}) ?? "").matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  return slots.length === fields.length && fields.every((f) => slots.includes(f))
+    ? t("FRACAS.Ruleset.Split", Object.fromEntries(fields.map((f) => [f, x[f]])))
+    : fields.map((f) => `${f.replace(/_/g, " ")} ${x[f]}`).join(", ");
+}
+
+/**
+ * The card model of an attack result of a ruleset other than the default one (its own
+ * attack card), drawn from its contract (rulesetStrikeLine, targetSplit).
  * @param {EngineResult} result
  * @param {{attackerName: string, names: Names, requestId: string}} ctx
  */
@@ -566,14 +602,14 @@ export function rulesetCardModel(result, { attackerName, names, requestId }) {
     })),
     targets: Object.entries(result.targets).map(([id, x]) => ({
       id, name: nameOf(id), damage: x.damage,
-      split: ruleset === "cartyrion" ? t("FRACAS.Ruleset.Split", { stamina: x.stamina, injury: x.injury }) : null,
+      split: targetSplit(ruleset, x),
     })),
     staminaCost: result.attacker?.stamina_cost ?? 0,
   };
 }
 
 /**
- * The chat card HTML of a Worldwalker, Cartyrion or old-school attack.
+ * The chat card HTML of an attack of a ruleset other than the default one (rulesetCardModel).
  * @param {CardModel} model @param {{undoable?: boolean}} [options]
  */
 export function renderRulesetCard(model, { undoable = false } = {}) {
@@ -688,18 +724,24 @@ export function renderImpaleCard(result, { pikemanName, chargerName, requestId }
 }
 
 /**
- * The card of a side initiative (Cartyrion CT-1, old-school OS-1): the sides' dice and who acts first.
+ * The card of a side initiative (a ruleset whose contract says `initiative: "side"`): the
+ * sides' dice and who acts first, as its result has them: one roll for both sides and the
+ * side that acts `first` (and one `surprised`), or each side's roll (`sides`) and the
+ * groups in acting order (`order`); the die and the rule cited from its contract.
  * @param {EngineResult} result
  */
 export function renderSideInitiativeCard(result) {
+  const client = rulesetClient(result.ruleset);
+  const die = `d${client.initiative_die ?? 6}`;
+  const rule = client.initiative_rule ? ` (${client.initiative_rule})` : "";
   let body;
-  if (result.ruleset === "cartyrion") {
+  if (!Array.isArray(result.sides)) {
     const surprised = result.surprised ? ` · ${t("FRACAS.Card.Surprised", { side: word("Side", result.surprised) })}` : "";
-    body = `<div>d6 ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: word("Side", result.first) }))}${esc(surprised)} (CT-1)</div>`;
+    body = `<div>${esc(die)} ${esc(result.roll)} → ${esc(t("FRACAS.Card.ActFirst", { side: word("Side", result.first) }))}${esc(surprised)}${esc(rule)}</div>`;
   } else {
     const rolls = result.sides.map((/** @type {Record<string, any>} */ x) => `${word("Side", x.id)} ${x.roll}${x.tiebreaks.length ? ` (${t("FRACAS.Card.Ties", { rolls: x.tiebreaks.join(", ") })})` : ""}`);
     const order = result.order.map((/** @type {string[]} */ g) => g.map((side) => word("Side", side)).join(t("FRACAS.Card.And"))).join(t("FRACAS.Card.Then"));
-    body = `<div>d6: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong> (OS-1)</div>`;
+    body = `<div>${esc(die)}: ${esc(rolls.join(" · "))}</div><div><strong>${esc(order)}</strong>${esc(rule)}</div>`;
   }
   return `<div class="fracas-card fracas-initiative"><header class="fracas-title">${esc(t("FRACAS.Card.SideInitiative", { round: result.round ?? "" }))}</header>`
     + `${body}<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: String(result.seed) }))}</span></footer></div>`;
@@ -805,12 +847,15 @@ export function renderRoundCard(log, { names, requestId, hidden = new Set(), hur
 const rolled = (/** @type {number} */ r) => ({ result: r, active: true });
 
 /**
- * Worldwalker / old-school: each strike's d20; Cartyrion: each strike's pool of its die.
+ * A strike's dice as its contract says (client.strike): a "d20" strike's attack roll, a
+ * "pool" strike's pool of its die; none for a ruleset that says neither.
  * @param {EngineResult} result
  */
 export function rulesetRollSpecs(result) {
+  const kind = rulesetClient(result.ruleset).strike;
+  if (kind !== "pool" && kind !== "d20") return [];
   return result.strikes.map((/** @type {Record<string, any>} */ s, /** @type {number} */ i) => {
-    if (result.ruleset === "cartyrion") {
+    if (kind === "pool") {
       const faces = Number(String(s.die ?? "").replace(/^d/, ""));
       return { label: `strike ${i + 1}`, groups: Number.isInteger(faces) && faces > 0 && Array.isArray(s.faces) && s.faces.length
         ? [{ faces, flavor: t("FRACAS.Dice.Pool"), results: s.faces.map((/** @type {number} */ r) => rolled(r)) }] : [], total: s.damage };
@@ -834,12 +879,14 @@ export function competeRollSpecs(result, names) {
 }
 
 /**
- * CT-1: the d6; OS-1: each side's d6 and its tie rolls.
+ * A side initiative's dice (its contract's initiative_die): the one roll for both sides, or
+ * each side's roll and its tie rolls.
  * @param {EngineResult} result
  */
 export function sideInitiativeRollSpecs(result) {
-  if (result.ruleset === "cartyrion") return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces: 6, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
-  return [{ label: "initiative", groups: result.sides.map((/** @type {Record<string, any>} */ x) => ({ faces: 6, flavor: x.id,
+  const faces = rulesetClient(result.ruleset).initiative_die ?? 6;
+  if (!Array.isArray(result.sides)) return Number.isInteger(result.roll) ? [{ label: "initiative", groups: [{ faces, flavor: t("FRACAS.Dice.Initiative"), results: [{ result: result.roll, active: true }] }] }] : [];
+  return [{ label: "initiative", groups: result.sides.map((/** @type {Record<string, any>} */ x) => ({ faces, flavor: x.id,
     results: [x.roll, ...(x.tiebreaks ?? [])].map((r) => rolled(r)) })) }];
 }
 

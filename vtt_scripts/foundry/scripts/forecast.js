@@ -16,7 +16,7 @@ import { attr, esc, pct } from "./chat.js";
 import { FracasError, InputError } from "./errors.js";
 import { t } from "./i18n.js";
 import { scenarioEntry } from "./request.js";
-import { DEFAULT_RULESET, rulesetTitle } from "./rulesets.js";
+import { DEFAULT_RULESET, rulesetClient, rulesetTitle } from "./rulesets.js";
 
 /** @typedef {import("./request.js").TokenView} TokenView */
 /** @typedef {import("./request.js").Json} Json */
@@ -163,7 +163,9 @@ export function buildForecastScenario({ ruleset = DEFAULT_RULESET, candidates, n
   }
   /** @type {Json} */
   const scenario = { ruleset, name, sides: Object.fromEntries(sides.map((s) => [s, bySide[s]])) };
-  if (ruleset === "cartyrion") scenario.initiative = { party: sides[0] };
+  // A ruleset whose fights name the party side (contract.js fight_party: CT-1): the first side.
+  const party = rulesetClient(ruleset).fight_party;
+  if (party) scenario.initiative = { [party]: sides[0] };
   return { scenario, members, left };
 }
 

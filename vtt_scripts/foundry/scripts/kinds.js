@@ -16,7 +16,7 @@ import { InputError } from "./errors.js";
 import { t } from "./i18n.js";
 import { getPath, readInteger } from "./paths.js";
 import { CONDITIONS, buildAttackRequest, conditionsOf, readAttacker, readCompetitor, readTarget, who } from "./request.js";
-import { DEFAULT_RULESET } from "./rulesets.js";
+import { DEFAULT_RULESET, rulesetOfKind } from "./rulesets.js";
 import { word, words } from "./words.js";
 
 /** @typedef {import("./request.js").TokenView} TokenView */
@@ -144,6 +144,9 @@ function poolGroup(dice, discarded, flavor) {
 
 /** The one token of a role. @param {Record<string, TokenView[]>} tokens @param {string} role */
 const one = (tokens, role) => tokens[role]?.[0] ?? null;
+
+/** The ruleset whose kinds include counterspell (contract.js; the bridge refuses it in any other). */
+const COUNTERSPELL_RULESET = rulesetOfKind("counterspell") ?? DEFAULT_RULESET;
 
 /** @type {Record<string, Kind>} */
 export const KINDS = {
@@ -467,10 +470,11 @@ export const KINDS = {
     speaker: (tokens) => one(tokens, "grappler"),
   },
 
-  // Worldwalker WW-8: the controlled token counters the one targeted token's spell, d20 + its rating
-  // in the spell's school each (the dialog's numbers); the counterspeller must beat the caster.
+  // WW-8 (the ruleset whose kinds include counterspell, contract.js): the controlled token counters
+  // the one targeted token's spell, d20 + its rating in the spell's school each (the dialog's
+  // numbers); the counterspeller must beat the caster.
   counterspell: {
-    kind: "counterspell", method: "counterspell.roll", ruleset: "worldwalker", icon: "icons/svg/aura.svg",
+    kind: "counterspell", method: "counterspell.roll", ruleset: COUNTERSPELL_RULESET, icon: "icons/svg/aura.svg",
     fields: [
       { name: "school", type: "text", max: 40, def: "sorcery" },
       // Feet to the caster (the engine refuses over 60 with WW-8, naming $.counterspeller.distance).
@@ -485,7 +489,7 @@ export const KINDS = {
       const counter = /** @type {TokenView} */ (one(tokens, "counterspeller"));
       const caster = /** @type {TokenView} */ (one(tokens, "caster"));
       return {
-        ruleset: "worldwalker", school: values.school,
+        ruleset: COUNTERSPELL_RULESET, school: values.school,
         caster: { id: caster.id, skill: values.caster_skill, modifier: values.caster_modifier },
         counterspeller: { id: counter.id, schools: { [values.school]: values.rating }, distance: values.distance, modifier: values.modifier },
       };

@@ -11,7 +11,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
 import { t } from "./i18n.js";
-import { DEFAULT_RULESET, structFields } from "./rulesets.js";
+import { DEFAULT_RULESET, rulesetClient, rulesetEntry, structFields } from "./rulesets.js";
 import { words } from "./words.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
@@ -726,7 +726,8 @@ export function scenarioEntry(view, { ruleset = DEFAULT_RULESET, mapping }) {
       const { target: _aimed, ...rest } = spec ?? {};
       return rest;
     });
-    if (ruleset === "old-school" && Number.isInteger(data.morale)) entry.morale = data.morale;
+    // A ruleset with morale rules (its kinds include morale, as the engine's scenario checks: OS-4).
+    if (rulesetEntry(ruleset)?.requests.includes("morale") && Number.isInteger(data.morale)) entry.morale = data.morale;
   }
   return { entry, body, hpMax };
 }
@@ -765,6 +766,7 @@ export function buildScenario({ ruleset = DEFAULT_RULESET, combatants, mapping }
   }
   /** @type {Record<string, any>} */
   const scenario = { ruleset, name: "Foundry combat", sides };
-  if (ruleset === "cartyrion") scenario.initiative = { party: "party" };
+  const party = rulesetClient(ruleset).fight_party;
+  if (party) scenario.initiative = { [party]: "party" }; // CT-1: the scenario option naming the party side
   return { scenario, names, hp, views };
 }

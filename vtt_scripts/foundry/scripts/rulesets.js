@@ -3,9 +3,9 @@
 // user's language, and the fields the module reads from an actor's flags. Nothing here
 // names a ruleset: a ruleset added to the engine shows up in the module by regenerating.
 
-import { DEFAULT_RULESET, FIELDS, RULESETS } from "./contract.js";
+import { DEFAULT_RULESET, FIELDS, RESULTS, RULESETS } from "./contract.js";
 import { t } from "./i18n.js";
-import { servedEntry } from "./served.js";
+import { layoutStrikeLine, servedEntry } from "./served.js";
 
 export { DEFAULT_RULESET };
 
@@ -45,4 +45,51 @@ export function offeredRulesets() {
 export function structFields(name, struct) {
   const structs = /** @type {Record<string, Record<string, readonly string[]>>} */ (FIELDS)[name];
   return structs && Object.prototype.hasOwnProperty.call(structs, struct) ? structs[struct] : null;
+}
+
+/**
+ * @typedef {object} ClientHints  how the module draws a ruleset (its manifest's [client]
+ *   table, fracas/rulesets/manifest.py CLIENT_KEYS); every key optional
+ * @property {"d20"|"pool"} [strike]  a strike's line and dice: an attack roll, or a pool of its die
+ * @property {string} [against]  the strike field a d20 is rolled against ("tn": "vs TN 14")
+ * @property {string[]} [split]  per-target result fields a card shows beside the damage
+ * @property {"combatant"|"side"} [initiative]  each combatant rolls, or the party and its opponents as sides
+ * @property {string[]} [initiative_flags]  Combatant fields read from flags.fracas.<ruleset>.<field>
+ * @property {Record<string, string|number|boolean>} [initiative_options]  side initiative options' defaults
+ * @property {number} [initiative_die]  the faces of a side's initiative die
+ * @property {string} [initiative_rule]  the rule ID an initiative card and its errors cite
+ * @property {string} [fight_party]  the scenario's initiative option naming its party side (CT-1: party)
+ */
+
+/**
+ * How the module draws ruleset `name` (contract.js RULESETS[].client); {} for a ruleset
+ * the contract does not list or says nothing of (a card then shows a strike's values in its
+ * result layout's order).
+ * @param {unknown} name
+ * @returns {ClientHints}
+ */
+export function rulesetClient(name) {
+  return /** @type {ClientHints} */ (/** @type {any} */ (rulesetEntry(name))?.client ?? {});
+}
+
+/**
+ * The ruleset that offers request kind `kind` (its manifest's kinds), the default ruleset
+ * first; undefined when none does.
+ * @param {string} kind
+ * @returns {string|undefined}
+ */
+export function rulesetOfKind(kind) {
+  const offering = RULESETS.filter((r) => r.requests.includes(kind)).map((r) => r.name);
+  return offering.includes(DEFAULT_RULESET) ? DEFAULT_RULESET : offering[0];
+}
+
+/**
+ * A strike of ruleset `name` as its contract's result layout orders its values (the card
+ * of a ruleset whose contract says no more of its strikes).
+ * @param {string} name
+ * @param {Record<string, any>} strike
+ */
+export function rulesetLayoutStrikeLine(name, strike) {
+  const layouts = /** @type {Record<string, unknown>} */ (RESULTS);
+  return layoutStrikeLine(Object.prototype.hasOwnProperty.call(layouts, name) ? layouts[name] : null, strike);
 }

@@ -227,7 +227,20 @@ export function servedAttackFields(name) {
  */
 export function servedStrikeLine(ruleset, strike) {
   if (!servedEntry(ruleset) || !own(learned.results, ruleset)) return null;
-  const layout = learned.results[ruleset];
+  return layoutStrikeLine(learned.results[ruleset], strike);
+}
+
+/**
+ * A strike's values in the order of result layouts `layout` ({kinds, shapes}: its attack
+ * result's strikes), leaving out target, hit and damage (the card shows them): how a card
+ * draws the strike of a ruleset whose contract says nothing more of it; "" when the layout
+ * has no strikes.
+ * @param {unknown} layout
+ * @param {Record<string, any>} strike
+ * @returns {string}
+ */
+export function layoutStrikeLine(layout, strike) {
+  if (!isObject(layout) || !isObject(layout.kinds) || !isObject(layout.shapes)) return "";
   const attack = layout.shapes[layout.kinds.attack];
   const strikes = Array.isArray(attack) ? attack.find((k) => Array.isArray(k) && k[0] === "strikes") : null;
   const shape = strikes && isObject(strikes[1]) && typeof strikes[1].list === "string" ? layout.shapes[strikes[1].list] : null;

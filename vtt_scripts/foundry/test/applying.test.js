@@ -246,4 +246,12 @@ describe("initiative of every ruleset", () => {
     await api.initiative({ ruleset: "worldwalker" });
     assert.deepEqual(conn.calls[0].params, { ruleset: "worldwalker", combatants: [{ id: "c-pc", dex_mod: 3 }, { id: "c-orc", dex_mod: 1 }] });
   });
+
+  test("WW-1: a combatant without its Dexterity modifier flag is refused naming the flag's path; nothing is sent", async () => {
+    const { api, conn, vtt } = combatSetup(() => ({}));
+    delete vtt.combatState.combatants[1].view.actor.flags.fracas.worldwalker.dex_mod;
+    assert.equal(await api.initiative({ ruleset: "worldwalker" }), null);
+    assert.equal(vtt.notes.at(-1).text, "fracas: Orc: no dex_mod in flags.fracas.worldwalker.dex_mod (WW-1)");
+    assert.equal(conn.calls.length, 0);
+  });
 });

@@ -42,7 +42,7 @@ function table(script) {
 
 const RANGED = (t) => `!fracas attack --ruleset cartyrion --method ranged --die d8 --target ${t.tombril.id} --seed 77`;
 
-test('CT-4: the pools hint splits the damage onto the injury bar; without it all of it is on the Body bar', () => {
+test('CT-4: the split hint splits the damage onto the injury bar; without it all of it is on the Body bar', () => {
   let { emu, tokens } = table();
   emu.chat(emu.gm, '!fracas config --injury-bar 2');
   let text = plain(card(emu.chat(emu.gm, RANGED(tokens), { selected: [tokens.giant.id] })).text);
@@ -51,7 +51,7 @@ test('CT-4: the pools hint splits the damage onto the injury bar; without it all
   assert.equal(Number(tokens.tombril.get('bar2_value')), Math.max(0, 20 - injury));
   assert.equal(tokens.tombril.get('bar1_value'), '55');
 
-  ({ emu, tokens } = table(bundleWith('cartyrion', Object.assign({}, CLIENT.cartyrion, { pools: undefined }))));
+  ({ emu, tokens } = table(bundleWith('cartyrion', Object.assign({}, CLIENT.cartyrion, { split: undefined }))));
   emu.chat(emu.gm, '!fracas config --injury-bar 2');
   text = plain(card(emu.chat(emu.gm, RANGED(tokens), { selected: [tokens.giant.id] })).text);
   assert.doesNotMatch(text, /stamina 0, injury/);

@@ -1,4 +1,6 @@
-// Initiative for the active combat: ER-18 and WW-1 per combatant, CT-1 and OS-1 per side.
+// Initiative for the active combat, built as the ruleset's contract says (contract.js
+// RULESETS[].client, its manifest's [client]): per combatant (from the system sheet through
+// the mapping, or from the actor flags it names) or per side (the party and its opponents).
 
 import { initiativeCardModel, initiativeRollSpecs, initiativeValues, renderInitiativeCard, renderSideInitiativeCard, sideInitiativeRollSpecs } from "../chat.js";
 import { gmOnly } from "../audience.js";
@@ -6,7 +8,7 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildInitiativeRequest, who } from "../request.js";
-import { DEFAULT_RULESET } from "../rulesets.js";
+import { DEFAULT_RULESET, rulesetClient, structFields } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 
 /** @typedef {import("../actions.js").Json} Json */
@@ -21,7 +23,8 @@ export function initiativeActions(ctx) {
   const { vtt, newId, mapping, setting, requireGM, link, seedOption } = ctx;
 
   /**
-   * ER-18 initiative for the active combat; sets the tracker and posts the dice.
+   * Initiative for the active combat in `options.ruleset` (the default ruleset's when none);
+   * sets the tracker and posts the dice.
    * @param {Json} [options]
    */
   async function initiative(options = {}) {
@@ -33,15 +36,23 @@ export function initiativeActions(ctx) {
     const standing = combat.combatants.filter((c) => !c.defeated);
     if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
     const ruleset = options.ruleset ?? DEFAULT_RULESET;
-    if (ruleset === "cartyrion" || ruleset === "old-school") return sideInitiative(conn, ruleset, combat, standing, options);
+    const client = rulesetClient(ruleset);
+    if (client.initiative === "side") return sideInitiative(conn, ruleset, combat, standing, options);
     /** @type {Record<string, any>} */
     let request;
-    if (ruleset === "worldwalker") {
-      // WW-1: d20 + Dexterity modifier, from the actor flag flags.fracas.worldwalker.dex_mod.
+    if (client.initiative_flags?.length) {
+      // Each combatant's fields from its actor's flags (WW-1: flags.fracas.worldwalker.dex_mod).
+      const flags = client.initiative_flags;
       request = { ruleset, combatants: standing.map((c) => {
-        const dex = getPath(c.view?.actor, "flags.fracas.worldwalker.dex_mod");
-        if (!Number.isInteger(dex)) throw new InputError(t("FRACAS.Error.Actions16", { name: c.name }));
-        return { id: c.id, dex_mod: dex };
+        /** @type {Record<string, any>} */
+        const entry = { id: c.id };
+        for (const field of flags) {
+          const path = `flags.fracas.${ruleset}.${field}`;
+          const value = getPath(c.view?.actor, path);
+          if (!Number.isInteger(value)) throw new InputError(t("FRACAS.Error.Actions16", { name: c.name, field, path, rule: client.initiative_rule ?? ruleset }));
+          entry[field] = value;
+        }
+        return entry;
       }) };
       const seed = seedOption(options);
       if (seed !== undefined && seed !== null) request.seed = seed;
@@ -88,10 +99,13 @@ export function initiativeActions(ctx) {
   }
 
   /**
-   * Side initiative (Cartyrion CT-1, old-school OS-1): the party (combatants a player owns)
-   * and its opponents (the rest) roll as sides; every combatant of the side that acts first
-   * gets the higher initiative (sides acting together get the same). The card names the
-   * sides, not the combatants, so hidden ones stay hidden.
+   * Side initiative (a ruleset whose contract says `initiative: "side"`: CT-1, OS-1): the
+   * party (combatants a player owns) and its opponents (the rest) roll as sides; every
+   * combatant of the side that acts first gets the higher initiative (sides acting together
+   * get the same). The request has what the ruleset's initiative request takes: the combat's
+   * `round`, the two `sides`, and its options (contract.js initiative_options: the caller's,
+   * else their defaults). The card names the sides, not the combatants, so hidden ones stay
+   * hidden.
    * @param {import("../connection.js").BridgeConnection} conn
    * @param {string} ruleset
    * @param {import("../actions.js").CombatView & {round?: number}} combat
@@ -100,17 +114,21 @@ export function initiativeActions(ctx) {
    */
   async function sideInitiative(conn, ruleset, combat, standing, options) {
     /** @type {Record<string, any>} */
-    const request = ruleset === "cartyrion"
-      ? { ruleset, round: combat.round ?? options.round ?? 1, ambush: options.ambush ?? "none" }
-      : { ruleset, sides: [{ id: "party" }, { id: "opponents" }], ties: options.ties ?? "reroll" };
+    const request = { ruleset };
+    const fields = structFields(ruleset, "InitiativeRequest") ?? [];
+    if (fields.includes("round")) request.round = combat.round ?? options.round ?? 1;
+    if (fields.includes("sides")) request.sides = [{ id: "party" }, { id: "opponents" }];
+    for (const [field, value] of Object.entries(rulesetClient(ruleset).initiative_options ?? {})) {
+      request[field] = options[field] ?? value;
+    }
     const seed = seedOption(options);
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;
     const requestId = options.requestId ?? newId();
     const result = await conn.call("initiative.roll", request, { id: requestId });
     const sideOf = (/** @type {import("../actions.js").CombatantView} */ c) => (c.view?.actor?.hasPlayerOwner ? "party" : "opponents");
-    // Groups of sides in acting order: CT-1 names who goes first; OS-1 gives the groups.
-    const groups = ruleset === "cartyrion"
+    // Groups of sides in acting order: the side that acts `first` (CT-1), or the groups (OS-1).
+    const groups = typeof result.first === "string"
       ? [[result.first], [result.first === "party" ? "opponents" : "party"]]
       : result.order;
     const values = standing.map((c) => ({ id: c.id, value: groups.length - groups.findIndex((/** @type {string[]} */ g) => g.includes(sideOf(c))) }));

@@ -126,7 +126,7 @@ function applyOptions(config, options, knownMarkers = null) {
         const v = single(option).toLowerCase();
         next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
         // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
-        const who = hints.titles(hints.withHint('pools'));
+        const who = hints.titles(hints.withPools());
         changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
         break;
       }

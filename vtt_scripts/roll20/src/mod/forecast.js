@@ -250,7 +250,7 @@ function groupOf(app, token, ruleset, use, label) {
   const now = bodyNow(app, token);
   group.hp = Math.max(1, Math.round(now));
   group.label = String(label).slice(0, 200);
-  const pools = hints.hints(ruleset).pools;
+  const pools = hints.pools(ruleset);
   if (pools && config.injury_bar) {
     // CT-4: Injury Points on the injury bar (!fracas config --injury-bar), as attacks apply them.
     const injury = asNumber(token.get(`bar${config.injury_bar}_value`));

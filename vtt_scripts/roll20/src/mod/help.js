@@ -108,7 +108,7 @@ function items(config) {
     ['!fracas config', 'shows the settings; change them with --bar 1-4, --min N, --below-min on|off, --output public|whisper, ' +
       '--players-attack on|off, --players-numbers on|off (players may type strike options, --ac, --target-FIELD), --trust-scripts on|off (commands other Mod scripts send act as the GM), --defense-rolls on|off (ER-22: players roll against the GM\'s creatures), --players-seed on|off (players may give --seed/--rolls), --players-any-layer on|off (players may target tokens off the token layer), --show-npc-body on|off (public cards show NPCs\' Body), ' +
       '--attr FIELD=NAME (e.g. --attr ac=armor_class), --marker CONDITION=MARKER, ' +
-      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withHint('pools'))) + ' injury), --reset.'],
+      '--relay-chunk N, --relay-timeout S, --ruleset NAME (the default of !fracas attack), --injury-bar 1-4|off (' + T(hints.titles(hints.withPools())) + ' injury), --reset.'],
     ['!fracas request ID', 'whispers the request of an earlier attack (for fracas attack FILE --seed N).'],
     ['!fracas relay [--secret | --new-secret]', 'shows whether the relay extension is connected and what it is waiting for; ' +
       '--secret whispers the relay secret to paste into the extension\'s popup (--new-secret makes another); ' +

@@ -2,7 +2,7 @@
 // What the Mod knows of a ruleset beyond its request structs, from the generated contract
 // (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
 // and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
-// against, a target's damage pools, a whole fight's sides, the options that build nested
+// against, a target's damage split into pools, a whole fight's sides, the options that build nested
 // request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
 // so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
 
@@ -36,10 +36,22 @@ function withHint(key) {
   return RULESETS.map((r) => r.name).filter((name) => hints(name)[key] !== undefined);
 }
 
+/** Ruleset `name`'s damage pools, when its hints split a target's damage into two or more (CT-4:
+ * stamina on the Body bar, injury on the campaign's injury bar), else undefined. */
+function pools(name) {
+  const split = hints(name).split;
+  return Array.isArray(split) && split.length >= 2 ? split : undefined;
+}
+
+/** The rulesets whose damage is split into pools, in the contract's order. */
+function withPools() {
+  return RULESETS.map((r) => r.name).filter((name) => pools(name) !== undefined);
+}
+
 /** The titles of `names` in words: "A", "A and B", "A, B and C". */
 function titles(names) {
   const list = names.map(title);
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, title, titles, withKind, hasKind, withHint, DEFAULT_RULESET };
+module.exports = { hints, title, titles, withKind, hasKind, withHint, pools, withPools, DEFAULT_RULESET };

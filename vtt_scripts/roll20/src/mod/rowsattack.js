@@ -323,7 +323,7 @@ function rowsAttackCommand(app, msg, cmd, name, attackerToken) {
   const s = app.s();
   const config = s.config;
   const { request, names, tokens, attacker, o } = buildRowsAttack(app, msg, cmd, name, attackerToken);
-  const pools = hints.hints(name).pools;
+  const pools = hints.pools(name);
   const seed = o.seed !== undefined ? o.seed : app.newSeed();
   const result = rulesets.resolve(request, { seed });
 

@@ -82,3 +82,31 @@ def table(startup: Optional[dict]) -> list[str]:
         f"import fracas {ms['import_fracas']:.0f} ms ({startup['import_vs_json_msgspec']:.2f}× the json/msgspec"
         f" import) · {startup['help_command']} {ms['help']:.0f} ms",
     ]
+
+
+#: The most rounds one run of the section alone takes (a limit checked before any process starts).
+MAX_ROUNDS = 1000
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """The start-up section alone, without the rest of `fracas bench`:
+    `python -m fracas.benchmarks.startup_bench [--rounds N] [--json]` (from a checkout,
+    `python -m benchmarks.startup_bench`). Prints the report's lines, or with `--json` the
+    section's JSON (the `startup` object of `fracas bench --json`)."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m fracas.benchmarks.startup_bench",
+                                     description="Time `import fracas` and `fracas --help` in fresh processes.")
+    parser.add_argument("--rounds", type=int, default=21, help="interleaved rounds, 1 to 1000 [default: 21]")
+    parser.add_argument("--json", action="store_true", help="print the section's JSON")
+    args = parser.parse_args(argv)
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        parser.error(f"--rounds: {args.rounds} is not within 1 to {MAX_ROUNDS}")
+    result = run(args.rounds)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(table(result)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -565,13 +565,22 @@ def _api_pages() -> dict[str, dict[str, Any]]:
         pages["api/results.md"] = {"title": "Results", "content": "\n".join(body)}
         index += ["", "[Results](results.md): " + ", ".join(f"`{path.rsplit('.', 1)[-1]}`" for path in results) + "."]
     if groups["requests"]:
+        from fracas import rulesets
+
+        default = next(m for m in rulesets.manifests() if m.name == rulesets.DEFAULT)
+        homes = ", ".join(f"`{m.package}`" for m in rulesets.manifests())
         body = ["# Request types", "",
-                "The Enchanted Realms request types as msgspec Structs, for type checkers and for",
-                "building requests in code (a plain dict works the same); every field is listed on",
-                "[Enchanted Realms: requests and results](../reference/enchanted-realms.md).", ""]
+                "Each ruleset's typed requests, msgspec Structs for type checkers and for building",
+                f"requests in code (a plain dict works the same), live in its package: {homes}",
+                f"(`{default.package}.AttackRequest`, its parts `Attacker`, `Strike`, `Target`, …, and",
+                "one request type per kind). The names below, at the top of `fracas`, are compatibility",
+                f"aliases of the default ruleset's ({default.title}), kept because code builds requests with them:",
+                f"`fracas.AttackRequest` is `{default.package}.AttackRequest`, the same class. Every",
+                f"field is listed on [{default.title}: requests and results](../reference/{default.name}.md).", ""]
         body += [f"::: fracas.{name}\n    options:\n      show_root_full_path: false\n" for name in groups["requests"]]
         pages["api/requests.md"] = {"title": "Request types", "content": "\n".join(body)}
-        index += ["", "[Request types](requests.md): " + ", ".join(f"`{n}`" for n in groups["requests"]) + "."]
+        index += ["", f"[Request types](requests.md) (compatibility aliases of `{default.package}`'s; each"
+                  " ruleset's are in its package): " + ", ".join(f"`{n}`" for n in groups["requests"]) + "."]
     if groups["errors"]:
         body = ["# Errors", "", "Every error a request can cause is a `fracas.RequestError` whose message",
                 "names the field path (`$.strikes[0].dice: …`).", ""]

@@ -12,8 +12,11 @@
 
 Every request may name its `"ruleset"` (Enchanted Realms when absent);
 `fracas.rulesets()` lists the ones this install resolves. A request is a dict,
-JSON text or bytes, or a typed request (`fracas.AttackRequest` and the others);
-every result has `to_dict()`, the JSON the bridge answers with. Errors a caller
+JSON text or bytes, or a typed request of its ruleset, from the ruleset's package
+(`fracas.rulesets.er.AttackRequest`, `fracas.rulesets.ww.AttackRequest`, …);
+`fracas.AttackRequest` and the other Enchanted Realms types at the top are
+compatibility aliases of `fracas.rulesets.er`'s (the same classes). Every result
+has `to_dict()`, the JSON the bridge answers with. Errors a caller
 can cause are `fracas.RequestError` subclasses whose `path` names the field.
 
 The requests, results and rules of each ruleset, and this API, are documented
@@ -94,7 +97,7 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> AttackOutcome:
 
     Args:
         request: An attack request of any ruleset: a dict, JSON text or bytes, or a typed
-            request such as `fracas.AttackRequest`. `"ruleset"` names the ruleset
+            request such as `fracas.rulesets.er.AttackRequest`. `"ruleset"` names the ruleset
             (Enchanted Realms when absent); `"rolls"` injects the table's own dice in draw
             order instead of the generator.
         seed: The seed to roll from; it wins over the request's own `"seed"`. With neither,
@@ -135,7 +138,8 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         request: A bulk request: `profiles` (attacker and strikes by name), `targets`, and
             `attacks` ([{"profile", "target", "count"}]); optional `detail` ("summary",
             "attacks": each attack listed, or "dice": each attack with its dice) and
-            `ruleset`. A dict, JSON text or bytes, or a `fracas.BulkRequest`.
+            `ruleset`. A dict, JSON text or bytes, or a typed bulk request
+            (`fracas.rulesets.er.BulkRequest`, …).
         seed: The seed (wins over the request's); drawn from the OS when neither gives one.
         threads: Threads to roll on [default: the CPUs this process may use]. The result is
             the same for any count.
@@ -178,7 +182,7 @@ def roll_initiative(request: Any, *, seed: Optional[int] = None) -> Result:
         request: An initiative request: `combatants` ([{"id", "agility"}] for Enchanted
             Realms, [{"id", "dex_mod"}] for Worldwalker), or `sides` for old-school, or
             `round` and `ambush` for Cartyrion; with its `ruleset`. A dict, JSON text or
-            bytes, or a `fracas.InitiativeRequest`.
+            bytes, or a typed initiative request (`fracas.rulesets.er.InitiativeRequest`, …).
         seed: The seed (wins over the request's); drawn from the OS when neither gives one.
 
     Returns:
@@ -541,8 +545,10 @@ def forecast(request: Any, *, seed: Optional[int] = None) -> ForecastResult:
     return _forecast(request, seed=seed)
 
 
-#: The typed requests, `fracas.AttackRequest` and the others: Enchanted Realms' (the default
-#: ruleset's) schema, imported on first access.
+#: Compatibility aliases (issue 45 item 5): `fracas.AttackRequest` and the others are Enchanted
+#: Realms' typed requests, whose home is `fracas.rulesets.er` (as each ruleset's are in its
+#: package); kept here, the same classes, because published code builds requests with them.
+#: Read from Enchanted Realms' schema module on first access (not the whole ruleset).
 _TYPED = frozenset({"AttackGroup", "AttackRequest", "Attacker", "BulkRequest", "Combatant", "InitiativeRequest",
                     "Profile", "ProfileStrike", "Strike", "Target"})
 

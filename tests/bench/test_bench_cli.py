@@ -257,3 +257,19 @@ def test_the_fight_loop_section_times_each_tactic_among_30_and_2000_creatures(qu
     assert targets["compile_2000_s"]["measured"] == big["compile"]["seconds"] > 0
     assert targets["tactic_flat"]["met"] in (True, False) and targets["compile_2000_s"]["met"] in (True, False)
     assert "Targets among 2,000 creatures" in result.output and "compiling a 2,000-creature scenario" in result.output
+
+
+def test_the_startup_section_runs_alone(capsys):
+    # `python -m fracas.benchmarks.startup_bench`: the section `fracas bench` runs, alone (issue 44 item 5).
+    from fracas.benchmarks import startup_bench
+
+    assert startup_bench.main(["--rounds", "1", "--json"]) == 0
+    section = json.loads(capsys.readouterr().out)
+    assert section["rounds"] == 1 and set(section["ms"]) == {"python", "json_msgspec", "import_fracas", "help"}
+    assert all(positive(value) for value in section["ms"].values()) and positive(section["import_vs_json_msgspec"])
+    assert startup_bench.main(["--rounds", "1"]) == 0
+    assert capsys.readouterr().out.startswith("Start-up · a fresh process each, median of 1 interleaved rounds")
+    for rounds in ("0", "1001"):  # refused before a process starts, naming the option
+        with pytest.raises(SystemExit) as exit_:
+            startup_bench.main(["--rounds", rounds])
+        assert exit_.value.code == 2 and "--rounds" in capsys.readouterr().err

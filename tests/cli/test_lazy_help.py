@@ -220,3 +220,29 @@ def fracas_rulesets_folder(name: str) -> str:
     import fracas.rulesets
 
     return os.path.join(os.path.dirname(fracas.rulesets.__file__), name)
+
+
+@pytest.mark.parametrize("argv,kind", [
+    (["morale", "--morale", "7", "--seed", "5", "--json"], "morale"),  # OS-4, old-school's own kind
+    (["counterspell", "--school", "sorcery", "--caster-skill", "5", "--trained", "sorcery=3", "--distance", "40",
+      "--seed", "5", "--json"], "counterspell"),  # WW-8, Worldwalker's
+])
+def test_a_rulesets_own_command_rolls_without_the_drive(argv, kind):
+    """One-way layers (issue 45 item 5): a ruleset's command rolls its kind from the rulesets'
+    layer (`cmdkit.roll`), so running it imports neither the drive nor the CLI's other
+    commands, and its result is `fracas.roll`'s for the same request and seed."""
+    import fracas
+
+    text, modules = _python(HELP.replace('["fracas", "--help"]', json.dumps(["fracas", *argv])))
+    assert not {"fracas.drive", "fracas.cli.attack", "fracas.bridge.cli"} & set(modules)
+    result = json.loads(text)
+    assert result["seed"] == 5
+    assert result == fracas.roll(kind, _request_of(kind), seed=5).to_dict()
+
+
+def _request_of(kind: str) -> dict:
+    """The request the flags of the test above build (morale: OS-4; counterspell: WW-8)."""
+    if kind == "morale":
+        return {"ruleset": "old-school", "morale": 7, "modifier": 0, "successes": 0}
+    return {"ruleset": "worldwalker", "school": "sorcery", "caster": {"id": "caster", "skill": 5, "modifier": 0},
+            "counterspeller": {"id": "counterspeller", "schools": {"sorcery": 3}, "modifier": 0, "distance": 40}}

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import click
 
 from .. import rulesets
-from ..rulesets.cmdkit import RequestRejected, _no_color, style
+from ..rulesets.cmdkit import RequestRejected, _no_color, style, warn_if_slow
 from ..rulesets.cmdkit import emit as _emit
 from ..rulesets.cmdkit import engine_call as _engine_call
 from ..rulesets.cmdkit import load_json as _load_json
@@ -43,16 +43,6 @@ def ruleset_named(value: str, option: str = "--ruleset") -> rulesets.Ruleset:
 
 def _ruleset_option(_ctx: click.Context, _param: click.Parameter, value: Optional[str]) -> Optional[str]:
     return None if value is None else ruleset_named(value).name
-
-
-def warn_if_slow() -> None:
-    """Say loudly, on stderr, when the compiled core is missing (a silent 500x slowdown)."""
-    from .. import _kernels
-
-    if _kernels.missing_compiled():
-        click.echo(style("warning: ", fg="yellow", bold=True) + _kernels.why() +
-                   ". Install a C compiler (build-essential) and reinstall, or install a wheel; "
-                   "`fracas doctor` says more.", err=True)
 
 
 # -- a ruleset's flags ---------------------------------------------------------------

@@ -21,17 +21,11 @@ import orjson
 
 from .. import _layout as L
 from .. import rulesets
-from ..dice import Dice
-from ..errors import Cancelled, DiceError, LimitError, SchemaError
-from ..requests import check_rolls, check_seed, convert, faces, parse_json, say
+from ..errors import Cancelled, LimitError, SchemaError
+from ..requests import check_rolls, convert, parse_json, say
 from ..rng import chunk_seed, new_seed, seed_state
 from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result, check_bulk_job
-
-
-def _pick_seed(request_seed: Optional[int], seed: Optional[int]) -> Optional[int]:
-    """The caller's seed wins over the request's; both are checked (a typo is still a typo)."""
-    check_seed(request_seed)
-    return check_seed(seed, "seed") if seed is not None else request_seed
+from ..rulesets.rolling import finish, pick_seed as _pick_seed, prepare
 
 
 def _is_bulk(request: Any) -> bool:
@@ -151,7 +145,8 @@ rulesets.on_change(clear_plan_cache)  # a plan is its ruleset's: one registered 
 
 def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
     """One request of a rolled kind (an attack, initiative, a ruleset's own kind): ruleset →
-    its `kind` → decode → seed and faces → compile → roll.
+    its `kind` → decode → seed and faces → compile → roll (`fracas.rulesets.rolling`, which
+    a ruleset's own commands roll with too).
 
     `request` is already decoded from JSON (a mapping or a typed request). An attack
     whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
@@ -166,23 +161,9 @@ def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
         seed = _pick_seed(given_seed, seed)
         rolls = check_rolls(given_rolls, ruleset.largest_die)
     else:
-        ruleset = rulesets.for_request(request)
-        bound = ruleset.kind(kind)
-        if bound.roll is None:  # a bulk kind: its jobs are rolled by resolve_bulk
-            raise SchemaError("$", f"a {kind} request goes to fracas.{bound.kind.call}")
-        typed = bound.decode(request)
-        seed = _pick_seed(typed.seed, seed)
-        rolls = check_rolls(typed.rolls, ruleset.largest_die)
-        plan = bound.compile(typed)
+        ruleset, bound, plan, seed, rolls = prepare(kind, request, seed)
         _keep(_PLANS, key, (ruleset, bound, plan), PLAN_CACHE_SIZE)
-    if seed is None:
-        seed = new_seed()
-    dice = Dice.from_seed(seed, rolls)
-    result = bound.roll(plan, dice, seed)
-    if rolls is not None and dice.pos < len(rolls):
-        raise DiceError("$.rolls", say("rolls_left_over", given=faces(len(rolls)), what=bound.kind.what,
-                                       used=dice.pos))
-    return result
+    return finish(bound, plan, seed, rolls)
 
 
 def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> "Result":

@@ -1,16 +1,21 @@
 """What the rulesets' click commands share with the `fracas` command line: the exit-2
-error, colours, reading a request, running an engine call and printing its result, and
-`--rolls`. It lives in the rulesets' layer, so a ruleset's commands (`Kind.command`) reach
-it without importing `fracas.cli` (the layers run one way: cli → rulesets)."""
+error, colours, the slow-core warning, reading a request, rolling a kind and printing its
+result, and `--rolls`. It lives in the rulesets' layer, so a ruleset's commands
+(`Kind.command`) reach it without importing `fracas.cli`, `fracas.drive` or the `fracas`
+facade (the layers run one way: core ← rulesets ← drive ← fracas ← cli/bridge): `roll`
+rolls a kind with `fracas.rulesets.rolling`, the same dice `fracas.roll` rolls."""
 
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
 from ..errors import RequestError
+
+if TYPE_CHECKING:
+    from .base import Result
 
 
 class RequestRejected(click.ClickException):
@@ -31,6 +36,28 @@ def style(text: str, **styles: Any) -> str:
     if _COLOR["off"] or os.environ.get("NO_COLOR"):
         return text
     return click.style(text, **styles)
+
+
+def warn_if_slow() -> None:
+    """Say loudly, on stderr, when the compiled core is missing (a silent 500x slowdown)."""
+    from .. import _kernels
+
+    if _kernels.missing_compiled():
+        click.echo(style("warning: ", fg="yellow", bold=True) + _kernels.why() +
+                   ". Install a C compiler (build-essential) and reinstall, or install a wheel; "
+                   "`fracas doctor` says more.", err=True)
+
+
+def roll(kind: str, request: Any, *, seed: Optional[int] = None) -> "Result":
+    """A command's roll of `kind` (its ruleset's own, such as "morale" or "compete"): the
+    result `fracas.roll(kind, request, seed=seed)` gives, rolled from this layer
+    (`fracas.rulesets.rolling`), after the slow-core warning every rolling command gives.
+    Request errors are raised as they are; `engine_call(roll, kind, ...)` turns them into
+    exit code 2."""
+    from .rolling import roll as _roll
+
+    warn_if_slow()
+    return _roll(kind, request, seed=seed)
 
 
 def engine_call(call: Any, *args: Any, flags: Optional[tuple[Any, ...]] = None, **kwargs: Any) -> Any:

@@ -13,8 +13,17 @@ from ..base import SAVE as BASE_SAVE, Kind, Ruleset
 from . import attack, bulk, compete, drop, impale, initiative, lock, save, slam, throw, touch
 from .schema_hints import SCHEMA_HINTS, SCHEMA_TYPES  # noqa: F401 - read by fracas.spec
 from .results import RESULT_TYPES
-from .schema import NAME, AttackRequest, BulkRequest, CompeteRequest, ImpaleRequest, InitiativeRequest, SaveRequest
-from .schema import DropRequest, LockRequest, SlamRequest, ThrowRequest, TouchRequest
+from .schema import NAME
+# The typed requests' home, as every ruleset's (`fracas.rulesets.ww.AttackRequest`, …):
+# `fracas.rulesets.er.AttackRequest` and its parts. `fracas.AttackRequest` and the nine
+# others `fracas._TYPED` lists are compatibility aliases of these (the same classes).
+# Re-exported explicitly (`X as X`), so a strict type checker reads them here too.
+from .schema import AttackRequest as AttackRequest, BulkRequest as BulkRequest, CompeteRequest as CompeteRequest
+from .schema import DropRequest as DropRequest, ImpaleRequest as ImpaleRequest, InitiativeRequest as InitiativeRequest
+from .schema import LockRequest as LockRequest, SaveRequest as SaveRequest, SlamRequest as SlamRequest
+from .schema import ThrowRequest as ThrowRequest, TouchRequest as TouchRequest
+from .schema import AttackGroup as AttackGroup, Attacker as Attacker, Combatant as Combatant  # noqa: F401
+from .schema import Profile as Profile, ProfileStrike as ProfileStrike, Strike as Strike, Target as Target  # noqa: F401
 
 
 #: ER-19 competitions and ER-23 impalement: kinds of request only Enchanted Realms has.

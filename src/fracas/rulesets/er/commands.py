@@ -10,9 +10,7 @@ from typing import Any, Optional
 
 import click
 
-import fracas
-
-from ..cmdkit import emit, engine_call, load_json, parse_rolls, with_rolls
+from ..cmdkit import emit, engine_call, load_json, parse_rolls, roll, with_rolls
 
 
 # Their KEY=VALUE,... options are read by the one reader of `--strike` (rulesets.er.cli.key_values).
@@ -78,7 +76,7 @@ def compete(request: Any, contest: str, challenger: Optional[str], defender: Opt
                                    " (or a request file)")
         payload = {"contest": contest, "slick": slick,
                    "challenger": _side(challenger, "--challenger"), "defender": _side(defender, "--defender")}
-    result = engine_call(fracas.compete, with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "compete", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -123,7 +121,7 @@ def impale(request: Any, strength: Optional[int], strength_mod: Optional[int], f
                    "weapon": {"forte": forte, "weight": weight, "bonus": bonus}}
         if charge_file is not None:
             payload["charge"] = load_json(charge_file.read(), "--charge")
-    result = engine_call(fracas.impale, with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "impale", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -170,7 +168,7 @@ def touch(request: Any, how: Optional[str], caster: Optional[str], target: Optio
         payload = {"touch": how, "caster": key_values(caster, _TOUCH_CASTER_KEYS, "--caster"),
                    "target": key_values(target, _TOUCH_TARGET_KEYS, "--target"), "dice": dice, "bonus": bonus,
                    "advantage": advantage, "disadvantage": disadvantage}
-    result = engine_call(fracas.roll, "touch", with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "touch", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -208,7 +206,7 @@ def drop(request: Any, held: Optional[int], rounds: int, victim: Optional[str], 
             raise click.UsageError("give --held and --victim (or a drop request file with its attack)")
         payload = {"inflict": {"held": held, "rounds": rounds,
                                "victim": key_values(victim, _DROP_VICTIM_KEYS, "--victim")}}
-    result = engine_call(fracas.roll, "drop", with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "drop", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -254,7 +252,7 @@ def lock(request: Any, mode: str, attacker: Optional[str], victim: Optional[str]
             raise click.UsageError("give --attacker and --victim (or a request file)")
         payload = {"mode": mode, "attacker": key_values(attacker, _LOCKER_KEYS, "--attacker"),
                    "victim": key_values(victim, _LOCK_VICTIM_KEYS, "--victim")}
-    result = engine_call(fracas.lock, with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "lock", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -311,7 +309,7 @@ def throw(request: Any, item: Optional[str], skill: str, thrower: Optional[str],
             payload["thrower"] = key_values(thrower, _THROWER_KEYS, "--thrower")
         if damage is not None:
             payload["damage"] = key_values(damage, _THROW_DAMAGE_KEYS, "--damage")
-    result = engine_call(fracas.throw, with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "throw", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)
 
 
@@ -360,5 +358,5 @@ def slam(request: Any, grappler: Optional[str], victim: Optional[str], into: Opt
                    "victim": key_values(victim, _SLAMMED_KEYS, "--victim"), "damage_type": damage_type}
         if into is not None:
             payload["into"] = key_values(into, _SLAM_INTO_KEYS, "--into")
-    result = engine_call(fracas.roll, "slam", with_rolls(payload, faces), seed=seed)
+    result = engine_call(roll, "slam", with_rolls(payload, faces), seed=seed)
     emit(result.to_dict(), as_json)

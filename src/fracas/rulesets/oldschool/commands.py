@@ -6,9 +6,7 @@ from typing import Any
 
 import click
 
-import fracas
-
-from ..cmdkit import emit, engine_call, parse_rolls
+from ..cmdkit import emit, engine_call, parse_rolls, roll
 
 
 @click.command(short_help="An old-school morale check (OS-4): 2d6 above Morale + modifier breaks.")
@@ -23,5 +21,5 @@ def morale(morale: Any, modifier: Any, successes: Any, seed: Any, rolls: Any, as
     payload = {"ruleset": "old-school", "morale": morale, "modifier": modifier, "successes": successes}
     if rolls is not None:
         payload["rolls"] = parse_rolls(rolls)
-    result = engine_call(fracas.check_morale, payload, seed=seed)
+    result = engine_call(roll, "morale", payload, seed=seed)
     emit(result.to_dict(), as_json)

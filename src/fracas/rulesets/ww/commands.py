@@ -6,9 +6,7 @@ from typing import Any, Optional
 
 import click
 
-import fracas
-
-from ..cmdkit import RequestRejected, emit, load_json, parse_rolls, with_rolls
+from ..cmdkit import RequestRejected, emit, load_json, parse_rolls, roll, with_rolls
 from ...errors import RequestError
 
 #: The option behind each request field, named in an error about a request built from flags.
@@ -74,7 +72,7 @@ def counterspell(request: Any, school: Optional[str], caster_id: str, caster_ski
                    "counterspeller": {"id": counter_id, "schools": _schools(trained), "modifier": modifier,
                                       "distance": distance}}
     try:
-        result = fracas.roll("counterspell", with_rolls(payload, faces), seed=seed)
+        result = roll("counterspell", with_rolls(payload, faces), seed=seed)
     except RequestError as err:
         flag = None if request is not None else next(
             (flag for path, flag in _FLAGS.items() if err.path == path or err.path.startswith(path + ".")), None)

@@ -13,7 +13,7 @@ gives one result on either, and a result's `backend` says which rolled.
 from __future__ import annotations
 
 from array import array
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Optional
 
 import msgspec
 
@@ -27,7 +27,7 @@ from fracas.rulesets.manifest import own
 try:
     from . import _kernel
 except ImportError:  # built without a C compiler: the twin rolls
-    _kernel = None
+    _kernel = None  # type: ignore[assignment]
 
 MANIFEST = own(__name__)  # this folder's manifest.toml, checked
 NAME = MANIFEST.name
@@ -70,7 +70,7 @@ class StrikeResult(results.Shape):
 
 def compiled() -> bool:
     """Whether the kernel rolls: it is built and fracas's compiled core is active."""
-    return _kernel is not None and fracas.backend == "compiled"
+    return _kernel is not None and bool(fracas.backend == "compiled")
 
 
 def burst(dice: Dice, count: int) -> list[int]:
@@ -121,13 +121,13 @@ class BurstJob(generic.BulkJob):
     """A bulk request: each chunk rolled by the kernel, with the GIL released (or by the twin,
     through roll_strike, as generic.BulkJob rolls it)."""
 
-    _arrays: Any = None
+    _arrays: Optional[tuple[array[int], array[int], array[int], array[int]]] = None
 
     @property
     def gil_free(self) -> bool:  # type: ignore[override]
         return compiled()
 
-    def kernel_arrays(self) -> Any:
+    def kernel_arrays(self) -> tuple[array[int], array[int], array[int], array[int]]:
         """(plans, target index, groups, running counts) as the kernel reads them; made once."""
         if self._arrays is None:
             plans = array("i", [n for s in self.strikes for n in (s.plan.dice, s.plan.soak)])

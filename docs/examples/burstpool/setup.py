@@ -7,7 +7,7 @@ from setuptools import Extension, setup
 from fracas.dice import get_include
 
 setup(ext_modules=cythonize(
-    [Extension("burstpool._kernel", ["burstpool/_kernel.pyx"], extra_compile_args=["-O3"])],
+    [Extension("burstpool._kernel", ["burstpool/_kernel.pyx"])],
     include_path=[get_include()],
     compiler_directives={"language_level": "3", "boundscheck": False, "wraparound": False},
 ))

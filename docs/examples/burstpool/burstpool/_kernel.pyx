@@ -84,7 +84,7 @@ def roll_chunk(const int32_t[::1] plans, const int32_t[::1] index, const int64_t
     cdef int64_t n_groups = bounds.shape[0], stride = 2 + hist_bins
     if state.shape[0] != 4 or groups.shape[0] != 3 * n_groups or plans.shape[0] != 2 * index.shape[0]:
         raise ValueError("the job's arrays do not agree")
-    if first < 0 or count < 0 or (count and first + count > bounds[n_groups - 1]):
+    if first < 0 or count < 0 or (count and (n_groups == 0 or first + count > bounds[n_groups - 1])):
         raise ValueError("attacks out of the job's range")
     load_state(&d, state)
     with nogil:

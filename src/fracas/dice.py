@@ -94,5 +94,8 @@ def stream(seed: int, rolls: Optional[Sequence[int]] = None) -> Any:
         raise ValueError(f"seed must be 0 <= seed < 2**64, got {seed}")
     if _kernels.compiled is None:
         raise RuntimeError(f"fracas.dice.stream needs the compiled core: {_kernels.why()}")
-    stream_type: Any = _kernels.compiled.generator.Stream
+    stream_type: Any = getattr(_kernels.compiled.generator, "Stream", None)
+    if stream_type is None:
+        raise RuntimeError("fracas.dice.stream needs a compiled core built from this fracas: rebuild it "
+                           "(pip install . again)")
     return stream_type(seed, None if rolls is None else array("i", rolls))

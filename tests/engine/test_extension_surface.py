@@ -101,3 +101,16 @@ def test_the_include_folder_holds_the_public_pxd_and_what_it_cimports():
     for text in (public, generator):
         for module in re.findall(r"^from ([\w.]+) cimport", text, re.M):
             assert module.split(".")[0] in ("libc", "cpython") or (folder / f"{module}.pxd").is_file(), module
+
+
+def test_a_core_without_streams_is_named_not_crashed(monkeypatch):
+    """A compiled core built before `Stream` existed (no stale-layout sign of it): a RuntimeError
+    saying to rebuild; no core at all: one saying why (the compilerless install checks that)."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(_kernels, "compiled", SimpleNamespace(generator=SimpleNamespace()))
+    with pytest.raises(RuntimeError, match="needs a compiled core built from this fracas: rebuild it"):
+        stream(1)
+    monkeypatch.setattr(_kernels, "compiled", None)
+    with pytest.raises(RuntimeError, match="fracas.dice.stream needs the compiled core: "):
+        stream(1)

@@ -102,19 +102,21 @@ class Compiled(NamedTuple):
 
 
 class Attack(generic.AttackResult):
-    """An attack's result, saying which rolled it (the kernel or the twin)."""
+    """An attack's result, saying which rolled it: "compiled" (the kernel) or "python" (the twin)."""
 
-    __slots__ = ()
+    __slots__ = ("backend",)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(super().to_dict(), backend="compiled" if compiled() else "python")
+        return dict(super().to_dict(), backend=self.backend)
 
 
 class Bulk(generic.BulkResult):
-    __slots__ = ()
+    """A bulk request's result, saying which rolled it."""
+
+    __slots__ = ("backend",)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(super().to_dict(), backend="compiled" if compiled() else "python")
+        return dict(super().to_dict(), backend=self.backend)
 
 
 class BurstJob(generic.BulkJob):
@@ -144,7 +146,9 @@ class BurstJob(generic.BulkJob):
                            hist_bins)
 
     def result(self, totals: Any, seed: int, threads: int, listed: Any) -> Bulk:
-        return Bulk(self, seed, totals, listed)
+        rolled = Bulk(self, seed, totals, listed)
+        rolled.backend = "compiled" if compiled() else "python"  # what rolled it, just now
+        return rolled
 
 
 class BurstPool(generic.StrikeRuleset):
@@ -176,8 +180,11 @@ class BurstPool(generic.StrikeRuleset):
                 "bursts": len(faces) - plan.dice, "hit": successes > 0, "damage": damage}
 
     def roll_attack(self, plan: generic.Plan, dice: Dice, seed: int) -> Attack:
+        backend = "compiled" if compiled() else "python"
         rolled = super().roll_attack(plan, dice, seed)
-        return Attack(plan, seed, rolled.injected, rolled.strikes)
+        attack = Attack(plan, seed, rolled.injected, rolled.strikes)
+        attack.backend = backend
+        return attack
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
                          seed: int) -> tuple[list[list[str]], dict[str, Any]]:

@@ -105,6 +105,7 @@ class Attack(generic.AttackResult):
     """An attack's result, saying which rolled it: "compiled" (the kernel) or "python" (the twin)."""
 
     __slots__ = ("backend",)
+    backend: str
 
     def to_dict(self) -> dict[str, Any]:
         return dict(super().to_dict(), backend=self.backend)
@@ -114,6 +115,7 @@ class Bulk(generic.BulkResult):
     """A bulk request's result, saying which rolled it."""
 
     __slots__ = ("backend",)
+    backend: str
 
     def to_dict(self) -> dict[str, Any]:
         return dict(super().to_dict(), backend=self.backend)

@@ -9,7 +9,8 @@ FRACAS_REQUIRE_COMPILED=1.
 build_py also writes the VTT clients into the package (fracas/clients.zip: the Foundry
 module, the Roll20 Mod script and the relay extension), from the committed files of
 vtt_scripts/, each checked to state the package's version (src/fracas/release:
-package_data). No node needed.
+package_data). No node needed. And it installs the generator's public .pxd surface
+(`PUBLIC_PXD`) as fracas/include/, for compiled plug-ins (`fracas.dice.get_include()`).
 """
 
 import importlib.util
@@ -80,6 +81,17 @@ class BuildPyWithClients(build_py):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(release.zip_bytes(files.items()))
         self.announce(f"wrote the VTT clients ({len(files)} files) to {target}", level=2)
+        if not getattr(self, "editable_mode", False):  # a checkout's get_include() is cython_core itself
+            include = Path(self.build_lib) / "fracas" / "include"
+            include.mkdir(parents=True, exist_ok=True)
+            for name in PUBLIC_PXD:
+                (include / name).write_bytes((HERE / "cython_core" / name).read_bytes())
+            self.announce(f"wrote the public .pxd files ({len(PUBLIC_PXD)}) to {include}", level=2)
+
+
+#: The .pxd files a compiled plug-in cimports (cython_core/fracas_dice.pxd, the public names,
+#: and what it cimports), installed as fracas/include/ (`fracas.dice.get_include()`).
+PUBLIC_PXD = ("fracas_dice.pxd", "_generator.pxd", "_layout.pxd")
 
 
 def _cores():

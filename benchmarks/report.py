@@ -113,6 +113,12 @@ def _ruleset(result: dict, key: str, number: int) -> list[str]:
     return lines
 
 
+def _plugin(result: dict) -> list[str]:
+    from .plugin_bench import table
+
+    return table(result.get("plugin"))
+
+
 def _fights(result: dict) -> list[str]:
     from .fights_bench import table
 
@@ -265,7 +271,7 @@ def format_report(result: dict, bridge_text: Optional[str] = None) -> str:
         head.append(f"scaled run (--scale {result['scale']}): sizes and sample times shrunk")
     parts = [head, _typical(result), _engine_only(result, "heavy", 2), _engine_only(result, "multi", 3),
              _bulk(result), _groups(result), _ruleset(result, "cartyrion", 5),
-             _ruleset(result, "worldwalker", 6), _ruleset(result, "pool", 7), _latency(result), _odds(result), _fights(result),
+             _ruleset(result, "worldwalker", 6), _ruleset(result, "pool", 7), _plugin(result), _latency(result), _odds(result), _fights(result),
              _fight_loop(result), _sweep(result), _startup(result), _scaling(result), _targets(result)]
     if bridge_text:
         parts.append(["Bridge", *("  " + line for line in bridge_text.splitlines())])

@@ -21,7 +21,7 @@ from fracas import _kernels
 from . import (d20_library, engine_runs, fight_loop_bench, fights_bench, numpy_batch, odds_bench, randint_loop,
                rulesets_bench)
 
-from . import startup_bench, sweep_bench
+from . import plugin_bench, startup_bench, sweep_bench
 from .harness import Contestant, calibrate, interleave, latencies, paired_ratio
 from .scenarios import HEAVY, MULTI, TYPICAL, WORDS_PER_ATTACK
 
@@ -59,6 +59,8 @@ TARGETS = {
     "help_ms": ("fracas --help, a fresh process, median", 150.0, "ms"),
     "largest_mob_odds_s": ("the largest mob fracas.odds accepts, answered whole (to_dict), slower of typical and"
                            " heavy strike", 1.0, "s"),
+    "plugin_of_row": ("compiled example plug-in (docs/examples/burstpool, public bulk API) ÷ the row kernel,"
+                      " the same 10d6 bursting pool, single thread", 0.30, ""),
 }
 #: Targets met by staying at or below the threshold (the rest: at or above).
 AT_MOST = {"single_resolve_us", "single_resolve_to_dict_us", "resolve_vs_plain", "resolve_to_dict_vs_plain", "bulk_memory_mb", "bridge_overhead", "sweep_cores_s",
@@ -194,6 +196,7 @@ class Suite:
         steps += len(o.bulk_sizes) * r * (3 + self.has_numpy)
         steps += 5 * r                                       # latency blocks
         steps += len(rulesets_bench.SCENARIOS) * r * (3 + self.has_numpy)
+        steps += 3 * r                                       # the compiled plug-in
         steps += len(o.scaling_sizes) * r * 2
         steps += 2                                           # memory probes
         steps += r                                           # bulk over many groups
@@ -232,6 +235,8 @@ class Suite:
         for key in rulesets_bench.SCENARIOS:
             self._label = f"scenario: {rulesets_bench.SCENARIOS[key][0]}"
             scenarios[key] = self._ruleset(key, tick)
+        self._label = "compiled plug-in"
+        result["plugin"] = self._plugin(tick)
         self._label = "bulk"
         bulk = self._bulk(tick)
         scenarios["bulk"] = bulk.pop("scenario")
@@ -377,6 +382,25 @@ class Suite:
         return {"title": title, "description": description, "attacks_per_s": rates, "ratios": ratios,
                 "batch": {c.key: c.batch for c in contestants},
                 "labels": {c.key: c.label for c in contestants}}
+
+    def _plugin(self, tick) -> dict:
+        """The compiled example plug-in beside the row kernel, same pool (plugin_bench)."""
+        why = plugin_bench.missing()
+        if why is not None:
+            for _ in range(3 * self.options.n_rounds):
+                tick()
+            return {"missing": why}
+        contestants = [
+            Contestant("row", "row kernel, bare (xroll_summary)", plugin_bench.row_kernel()),
+            Contestant("plugin", "burstpool's Cython kernel (public bulk API)", plugin_bench.plugin("compiled")),
+            Contestant("twin", "burstpool's pure-Python twin (public bulk API)", plugin_bench.plugin("python")),
+        ]
+        interleave(self._calibrated(contestants), self.options.n_rounds, tick)
+        by_key = {c.key: c for c in contestants}
+        return {"attacks_per_s": {c.key: c.median for c in contestants},
+                "labels": {c.key: c.label for c in contestants},
+                "of_row": paired_ratio(by_key["plugin"], by_key["row"]),
+                "plugin_vs_twin": paired_ratio(by_key["plugin"], by_key["twin"])}
 
     def _bulk(self, tick) -> dict:
         """Scenario 4 and the bulk figures: big batches, one thread and every core."""
@@ -584,6 +608,7 @@ def evaluate_targets(result: dict) -> list[dict]:
         "import_vs_json_msgspec": (result.get("startup") or {}).get("import_vs_json_msgspec"),
         "help_ms": ((result.get("startup") or {}).get("ms") or {}).get("help"),
         "largest_mob_odds_s": (result.get("odds") or {}).get("largest_mob_s"),
+        "plugin_of_row": (result.get("plugin") or {}).get("of_row"),
     }
     out = []
     for key, (what, threshold, unit) in TARGETS.items():

@@ -65,3 +65,78 @@ def draw_faces(uint32_t[::1] state, int faces, int32_t[::1] out):
         for i in range(out.shape[0]):
             out[i] = draw(&dice, faces)
         store_state(&dice, state)
+
+
+# -- the stream a compiled plug-in draws from (docs/ADDING_A_RULESET.md "A compiled kernel") --
+
+from cpython.pycapsule cimport PyCapsule_New
+
+#: The name of the capsule `Stream.capsule` holds: a `Dice*` (fracas_dice.pxd).
+CAPSULE_NAME = "fracas.Dice"
+
+
+cdef class Stream:
+    """One dice stream in C: a seed's generator, or injected faces. `capsule` is a PyCapsule
+    named "fracas.Dice" holding a pointer to its `Dice` state (fracas_dice.pxd), so a
+    compiled plug-in draws from the stream a Python caller made (`fracas.dice.stream`), in
+    one draw order with `die` here: the pointer is valid while the stream lives. As numpy's
+    `BitGenerator.capsule` (numpy/random/bit_generator.pyx) holds its `bitgen_t`."""
+
+    cdef Dice dice
+    cdef const int32_t[::1] rolls
+    cdef readonly object capsule
+
+    def __cinit__(self, uint64_t seed, rolls=None):
+        cdef uint64_t sm = seed
+        cdef uint64_t o1 = splitmix64(&sm)
+        cdef uint64_t o2 = splitmix64(&sm)
+        self.dice.s0 = <uint32_t>(o1 & 0xFFFFFFFF)
+        self.dice.s1 = <uint32_t>(o1 >> 32)
+        self.dice.s2 = <uint32_t>(o2 & 0xFFFFFFFF)
+        self.dice.s3 = <uint32_t>(o2 >> 32)
+        self.dice.rolls = NULL
+        self.dice.n_rolls = 0
+        self.dice.pos = 0
+        self.dice.strike = -1
+        self.dice.error = 0
+        self.dice.error_pos = -1
+        self.dice.error_faces = 0
+        if rolls is not None:
+            self.rolls = rolls
+            self.dice.n_rolls = self.rolls.shape[0]
+            # an empty list is injected too: its first draw is an error, never the generator's
+            self.dice.rolls = &self.rolls[0] if self.dice.n_rolls else <const int32_t*>&self.dice.s0
+        self.capsule = PyCapsule_New(&self.dice, "fracas.Dice", NULL)
+
+    def die(self, uint32_t faces):
+        """One face 1..faces, the next of the stream; a KernelError when injected faces run
+        out or do not fit (the error a compiled draw leaves is raised here too)."""
+        if faces < 1 or faces > (1u << 21):
+            raise ValueError("faces must be 1..2**21")
+        self.check()
+        cdef int face = draw(&self.dice, faces)
+        self.check()
+        return face
+
+    def check(self):
+        """Raise the error a draw left in the stream (`Dice.error`: injected faces short or
+        out of range) as a KernelError, once."""
+        cdef int code = self.dice.error
+        if code:
+            self.dice.error = 0
+            from fracas._draw import KernelError
+            raise KernelError(code, self.dice.strike, self.dice.error_pos, self.dice.error_faces)
+
+    @property
+    def state(self):
+        """The generator's four words, as `fracas.dice.Dice(...).state` holds them."""
+        return (self.dice.s0, self.dice.s1, self.dice.s2, self.dice.s3)
+
+    @property
+    def injected(self):
+        return self.dice.rolls != NULL
+
+    @property
+    def pos(self):
+        """The next injected face's position (the faces drawn)."""
+        return self.dice.pos

@@ -192,6 +192,11 @@ done
 
 step "fracas bench --quick"
 mkdir -p bench-results
+# The compiled example plug-in, so the benchmark measures it beside the row kernel
+# (benchmarks/plugin_bench.py); built from a copy, leaving nothing in the checkout.
+cp -r "$ROOT/docs/examples/burstpool" "$LOGS/burstpool"
+"$WHEEL_VENV/bin/python" -m pip install -q --no-deps --no-build-isolation "$LOGS/burstpool" \
+  || FAILED_STEPS+=("install docs/examples/burstpool for the benchmark")
 "$WHEEL_VENV/bin/fracas" bench --quick --json bench-results/quick.json || FAILED_STEPS+=("fracas bench --quick")
 
 # One closing line for all the runs (the benchmark above is not a test).

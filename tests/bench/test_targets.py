@@ -75,3 +75,13 @@ def test_start_up_targets_are_read_from_the_start_up_section():
     assert t["import_vs_json_msgspec"]["measured"] == 1.5 and t["import_vs_json_msgspec"]["met"] is True
     assert t["help_ms"]["measured"] == 160.0 and t["help_ms"]["met"] is False   # at most 150 ms
     assert t["import_vs_json_msgspec"]["at_most"] and t["help_ms"]["at_most"]
+
+
+def test_the_compiled_plugin_target_is_read_from_its_section():
+    """Issue 45 item 2: the compiled example plug-in (docs/examples/burstpool) at 30 % or more
+    of the row kernel's attacks/s; not measured when the plug-in is not installed."""
+    assert by_key(document())["plugin_of_row"]["met"] is None
+    assert by_key(document(plugin={"missing": "not installed"}))["plugin_of_row"]["measured"] is None
+    t = by_key(document(plugin={"of_row": 0.29}))["plugin_of_row"]
+    assert t["measured"] == 0.29 and t["met"] is False and not t["at_most"]
+    assert by_key(document(plugin={"of_row": 0.9}))["plugin_of_row"]["met"] is True

@@ -1,8 +1,9 @@
-"""The adding-a-ruleset guide's code runs: each ```python block of docs/ADDING_A_RULESET.md is
-quoted as it is (up to its indentation) from a file of the example plug-ins under
-docs/examples, which are installed and put through the conformance suite
-(tests/release/test_examples.py) and type-checked (tests/release/test_typing.py). A block
-edited in the guide alone, or code changed in a package alone, fails here naming the block."""
+"""The adding-a-ruleset guide's code runs: each ```python and ```cython block of
+docs/ADDING_A_RULESET.md is quoted as it is (up to its indentation) from a file of the example
+plug-ins under docs/examples (a .py, or the compiled example's .pyx), which are installed and
+put through the conformance suite (tests/release/test_examples.py) and type-checked
+(tests/release/test_typing.py). A block edited in the guide alone, or code changed in a
+package alone, fails here naming the block."""
 
 from __future__ import annotations
 
@@ -25,13 +26,17 @@ EXAMPLES = ROOT / "docs" / "examples"
 pytestmark = pytest.mark.skipif(not GUIDE.exists(), reason="not run from a source checkout")
 
 
-def _blocks() -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```$", GUIDE.read_text(encoding="utf-8"), re.S | re.M)
+PACKAGES = ["d6pool", "wilddie", "burstpool"]
+
+
+def _blocks(language: str = "python|cython") -> list[str]:
+    return re.findall(rf"^```(?:{language})\n(.*?)^```$", GUIDE.read_text(encoding="utf-8"), re.S | re.M)
 
 
 def _sources() -> dict[str, list[str]]:
     return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8").splitlines()
-            for path in sorted(EXAMPLES.rglob("*.py")) if "build" not in path.relative_to(EXAMPLES).parts}
+            for path in sorted([*EXAMPLES.rglob("*.py"), *EXAMPLES.rglob("*.pyx")])
+            if "build" not in path.relative_to(EXAMPLES).parts}
 
 
 def quoted_from(block: str, sources: dict[str, list[str]]) -> Optional[str]:
@@ -51,9 +56,12 @@ def test_every_python_block_of_the_guide_is_quoted_from_an_example_package():
     assert len(blocks) >= 8 and sources
     missing = [block.splitlines()[0] for block in blocks if quoted_from(block, sources) is None]
     assert not missing, f"guide blocks found in no file of docs/examples (first lines): {missing}"
-    # both packages are quoted: the row kernel's and the generic path's
-    found = {quoted_from(block, sources).split("/")[2] for block in blocks}
-    assert {"d6pool", "wilddie"} <= found, found
+    # every package is quoted: the row kernel's, the generic path's and the compiled one's,
+    # its kernel (.pyx) and its build (setup.py) too
+    found = {quoted_from(block, sources) for block in blocks}
+    assert set(PACKAGES) <= {name.split("/")[2] for name in found}, found
+    assert {"docs/examples/burstpool/burstpool/_kernel.pyx", "docs/examples/burstpool/setup.py"} <= found, found
+    assert len(_blocks("cython")) >= 3
 
 
 def test_the_check_fails_on_a_block_that_drifted():
@@ -61,9 +69,12 @@ def test_the_check_fails_on_a_block_that_drifted():
     block = next(b for b in _blocks() if "def roll_strike" in b)
     assert quoted_from(block, sources) == "docs/examples/wilddie/wilddie/__init__.py"
     assert quoted_from(block.replace("total >= plan.parry", "total > plan.parry"), sources) is None
+    kernel = next(b for b in _blocks("cython") if "cdef inline int pool_faces" in b)
+    assert quoted_from(kernel, sources) == "docs/examples/burstpool/burstpool/_kernel.pyx"
+    assert quoted_from(kernel.replace("face == 6 and", "face >= 6 and"), sources) is None
 
 
-@pytest.mark.parametrize("package", ["d6pool", "wilddie"])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_each_example_is_a_package_pip_installs_with_its_entry_point(package):
     """Its own pyproject.toml, the entry point group `fracas.rulesets` naming the package, and
     the manifest, rules and example scenarios in its package data."""
@@ -75,3 +86,8 @@ def test_each_example_is_a_package_pip_installs_with_its_entry_point(package):
     assert {"manifest.toml", "rules.md", "examples/*.json"} <= set(data)
     for example in manifest["examples"]:
         assert (EXAMPLES / package / package / "examples" / f"{example}.json").is_file(), example
+    kernels = sorted(path.name for path in (EXAMPLES / package / package).glob("*.pyx"))
+    if kernels:  # the compiled one: built with Cython against the fracas it runs on, typed by its stub
+        assert {"setuptools>=64", "Cython>=3.0", "fracas"} <= set(project["build-system"]["requires"])
+        assert "get_include()" in (EXAMPLES / package / "setup.py").read_text(encoding="utf-8")
+        assert {name.replace(".pyx", ".pyi") for name in kernels} <= set(data)

@@ -76,3 +76,22 @@ def test_the_installed_package_finds_every_ruleset_by_its_manifest(compilerless)
     assert names.split() == ["enchanted-realms", "worldwalker", "cartyrion", "old-school"]
     assert sources.split() == [f"fracas/rulesets/{folder}/manifest.toml" for folder in ("er", "ww", "ct", "oldschool")]
     assert {"er-skeleton-horde", "ww-duel", "ct-hill-giant", "os-goblin-ambush"} <= set(examples.split())
+
+
+def test_the_installed_package_carries_the_public_pxd_surface(compilerless):
+    """Issue 45 item 2: an installed fracas (setup.py's build_py, the same for the wheel) carries
+    the generator's public .pxd files in fracas/include, byte for byte cython_core's, and
+    `fracas.dice.get_include()` names that folder; a stream in C needs the compiled core and
+    says so."""
+    python, env, cwd = compilerless
+    probe = subprocess.run([str(python), "-c", "import os, fracas.dice as d\n"
+                            "print(d.get_include()); print(*sorted(os.listdir(d.get_include())))\n"
+                            "try:\n    d.stream(1)\nexcept RuntimeError as e:\n    print(e)"],
+                           capture_output=True, text=True, env=env, cwd=cwd)
+    assert probe.returncode == 0, probe.stderr
+    folder, names, refused = probe.stdout.splitlines()
+    assert folder.startswith(str(cwd)) and folder.endswith(os.path.join("fracas", "include"))
+    assert names.split() == ["_generator.pxd", "_layout.pxd", "fracas_dice.pxd"]
+    for name in names.split():
+        assert Path(folder, name).read_bytes() == (ROOT / "cython_core" / name).read_bytes(), name
+    assert refused.startswith("fracas.dice.stream needs the compiled core: the compiled core is not installed")

@@ -1,8 +1,10 @@
 """The guide's example plug-ins install and conform (issue 45, docs that run): docs/examples/d6pool
-(the row kernel) and docs/examples/wilddie (the generic path) are installed with pip, as an
-outside developer would, into a fresh venv beside the fracas under test (the wheel or sdist
+(the row kernel), docs/examples/wilddie (the generic path) and docs/examples/burstpool (a
+compiled kernel on fracas's dice, cimported from fracas_dice.pxd) are installed with pip, as an
+outside developer would, into one fresh venv beside the fracas under test (the wheel or sdist
 scripts/test.sh installed: not built again), and the conformance suite (tests/conformance)
-runs on both on the compiled core and on the pure-Python kernels (FRACAS_PUREPYTHON=1)."""
+runs on all three on the compiled core and on the pure-Python kernels (FRACAS_PUREPYTHON=1).
+The compiled one's kernel and its pure-Python twin give the same results from the same seed."""
 
 from __future__ import annotations
 
@@ -20,16 +22,17 @@ import fracas
 from .conftest import ROOT, venv_beside
 
 EXAMPLES = ROOT / "docs" / "examples"
-PLUGINS = {"d6pool": "d6-pool", "wilddie": "wild-die"}
+PLUGINS = {"d6pool": "d6-pool", "wilddie": "wild-die", "burstpool": "burst-pool"}
 
 
 @pytest.fixture(scope="module")
 def examples_venv(tmp_path_factory):
-    """A venv with both examples pip-installed (their pyproject.toml, their entry points)."""
+    """A venv with the three examples pip-installed (their pyproject.toml, their entry points;
+    burstpool's kernel compiled by its setup.py against fracas.dice.get_include())."""
     if not EXAMPLES.is_dir():
         pytest.skip("not run from a source checkout")
-    if importlib.util.find_spec("setuptools") is None or importlib.util.find_spec("pip") is None:
-        pytest.skip("pip and setuptools are not installed (the test extra installs them)")
+    if any(importlib.util.find_spec(name) is None for name in ("setuptools", "pip", "Cython")):
+        pytest.skip("pip, setuptools and Cython are not installed (the test extra installs them)")
     tmp = tmp_path_factory.mktemp("examples")
     python = venv_beside(tmp / "venv", fracas_too=True)
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
@@ -43,22 +46,23 @@ def examples_venv(tmp_path_factory):
     return python, env, tmp
 
 
-def test_both_install_with_pip_and_register_from_their_entry_points(examples_venv):
+def test_all_install_with_pip_and_register_from_their_entry_points(examples_venv):
     python, env, cwd = examples_venv
-    probe = subprocess.run([str(python), "-c", "import json, sys, fracas, d6pool, wilddie\n"
+    probe = subprocess.run([str(python), "-c", "import json, sys, fracas, d6pool, wilddie, burstpool, burstpool._kernel\n"
                             "print(json.dumps({'rulesets': list(fracas.rulesets()), 'failed': fracas.rulesets.failed(),"
-                            " 'prefix': sys.prefix, 'where': [d6pool.__file__, wilddie.__file__],"
-                            " 'fracas': fracas.__file__}))"],
+                            " 'prefix': sys.prefix, 'where': [d6pool.__file__, wilddie.__file__, burstpool.__file__,"
+                            " burstpool._kernel.__file__], 'fracas': fracas.__file__}))"],
                            capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
     assert probe.returncode == 0, probe.stderr
     found = json.loads(probe.stdout)
     assert set(PLUGINS.values()) <= set(found["rulesets"]) and found["failed"] == {}
     assert all(path.startswith(found["prefix"]) for path in found["where"]), found  # pip's copies
+    assert found["where"][-1].endswith((".so", ".pyd")), found  # burstpool's kernel, compiled by pip
     assert os.path.dirname(found["fracas"]) == os.path.dirname(fracas.__file__)  # the fracas under test
 
 
 @pytest.mark.parametrize("backend", ["compiled", "python"])
-def test_the_conformance_suite_passes_on_both_examples(examples_venv, backend):
+def test_the_conformance_suite_passes_on_the_examples(examples_venv, backend):
     python, env, _cwd = examples_venv
     if backend == "compiled" and fracas.backend != "compiled":
         pytest.skip("the compiled core is not built")
@@ -73,3 +77,59 @@ def test_the_conformance_suite_passes_on_both_examples(examples_venv, backend):
     passed = {name: len(re.findall(rf"^tests/conformance/\S*\[[^\]]*{name}[^\]]*\] PASSED", done.stdout, re.M))
               for name in PLUGINS.values()}
     assert all(count >= 15 for count in passed.values()), (passed, done.stdout[-3000:])
+
+
+#: Run in the venv: burstpool's results from its kernel and from its twin, for one seed each.
+PARITY = """
+import json, fracas, burstpool
+from fracas import _kernels
+from fracas.dice import Dice, stream
+attack = {"ruleset": "burst-pool", "attacker": {"extra": 2}, "strikes": [{"target": "orc", "dice": 6},
+          {"target": "wolf", "dice": 3}], "targets": {"orc": {"soak": 1}, "wolf": {}}}
+bulk = {"ruleset": "burst-pool", "targets": {"orc": {"soak": 1}, "elf": {}},
+        "profiles": {"raider": {"attacker": {}, "strikes": [{"dice": 4}]},
+                     "pair": {"attacker": {}, "strikes": [{"dice": 8}, {"dice": 2}]}},
+        "attacks": [{"profile": "raider", "target": "orc", "count": 70000},
+                    {"profile": "pair", "target": "elf", "count": 70000}]}
+out = {}
+for backend in ("compiled", "python"):
+    with _kernels.using(backend):
+        out[backend] = {"compiled": burstpool.compiled(),
+                        "attacks": [fracas.resolve(attack, seed=s).to_dict() for s in range(40)],
+                        "injected": fracas.resolve(dict(attack, rolls=[6] * 10 + [5] * 8 + [1] * 5), seed=1).to_dict(),
+                        "bulk": fracas.resolve_bulk(bulk, seed=2026, threads=2).to_dict(),
+                        "listed": fracas.resolve_bulk(dict(bulk, detail="dice",
+                                                           attacks=[dict(bulk["attacks"][1], count=50)]), seed=3).to_dict()}
+# a Python caller and the kernel on one stream: the kernel draws through the stream's capsule
+c, p = stream(99), Dice.from_seed(99)
+out["stream"] = [[c.die(6), burstpool.roll_pools(c, 5, 2000), c.die(20)],
+                 [p.die(6), burstpool.roll_pools(p, 5, 2000), p.die(20)]]
+print(json.dumps(out))
+"""
+
+
+def test_the_compiled_example_and_its_twin_give_the_same_results(examples_venv):
+    """BP-1, BP-2 (docs/examples/burstpool/burstpool/rules.md "Draw order"): from the same seed the
+    Cython kernel (on the compiled core) and the pure-Python twin (on the pure-Python kernels)
+    give the same attacks, injected faces, bulk totals (three chunks, two threads) and listed
+    dice, and a kernel drawing through `fracas.dice.stream(...).capsule` draws the faces
+    `Dice.die` draws, between a Python caller's draws."""
+    python, env, cwd = examples_venv
+    if fracas.backend != "compiled":
+        pytest.skip("the compiled core is not built")
+    done = subprocess.run([str(python), "-c", PARITY], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    compiled, twin = out["compiled"], out["python"]
+    assert compiled.pop("compiled") is True and twin.pop("compiled") is False
+    for name in compiled:
+        runs = [compiled[name], twin[name]] if name in ("bulk", "listed", "injected") else None
+        pairs = zip(compiled[name], twin[name]) if runs is None else [runs]
+        for kernel, python_twin in pairs:
+            assert (kernel.pop("backend"), python_twin.pop("backend")) == ("compiled", "python"), name
+            assert kernel == python_twin, name
+    assert compiled["bulk"]["attacks_total"] == 140000 and compiled["bulk"]["total_damage"] > 0
+    assert any(strike["bursts"] for attack in compiled["attacks"] for strike in attack["strikes"])
+    assert compiled["injected"]["strikes"][0]["faces"] == [6] * 10 + [5] * 8  # ten bursts at most (BP-1)
+    kernel_stream, python_stream = out["stream"]
+    assert kernel_stream == python_stream and len(set(kernel_stream[1])) > 1

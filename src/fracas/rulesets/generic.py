@@ -249,6 +249,9 @@ class StrikeRuleset(Ruleset):
     #: (`attacker` and `strikes`).
     target_type: type
     profile_type: type
+    #: The bulk job a request compiles to: a subclass may roll its chunks in a compiled
+    #: kernel (`roll_chunk`, `gil_free`), as docs/examples/burstpool does.
+    bulk_job_type: type[BulkJob] = BulkJob
 
     # -- what a subclass gives -------------------------------------------------------------------
 
@@ -315,7 +318,7 @@ class StrikeRuleset(Ruleset):
         return AttackResult(plan, seed, dice.injected, _roll(self, plan.strikes, dice, "$.strikes"))
 
     def compile_bulk(self, request: Any) -> BulkJob:
-        job = BulkJob(self)
+        job = self.bulk_job_type(self)
 
         def strike(aimed: BulkStrike) -> None:
             job.strikes.append(Strike(self.compile_strike(aimed.strike, aimed.path, aimed.attacker,

@@ -24,7 +24,7 @@ from .. import rulesets
 from ..dice import Dice
 from ..errors import Cancelled, DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, convert, faces, parse_json, say
-from ..rng import chunk_seed, new_seed, seed_state
+from ..rng import SEED_LIMIT, chunk_seed, new_seed, seed_state
 from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result, check_bulk_job
 
 
@@ -119,13 +119,20 @@ _BULK_PLANS: "OrderedDict[bytes, BulkJob]" = OrderedDict()
 
 
 def _recall(cache: "OrderedDict[bytes, Any]", key: Optional[bytes]) -> Any:
-    """The cached plan of `key` (None when absent or uncacheable), now the most recent."""
+    """The cached plan of `key` (None when absent or uncacheable), now the most recent.
+
+    Without the lock (a hit is the single-attack path's hot step): `OrderedDict.get` and
+    `move_to_end` are each one C call, atomic under the GIL; a key evicted by another
+    thread between the two is still a hit (its plan is whole: plans are never changed).
+    Inserting and evicting (`_keep`) take the lock."""
     if key is None:
         return None
-    with _PLANS_LOCK:
-        found = cache.get(key)
-        if found is not None:
+    found = cache.get(key)
+    if found is not None:
+        try:
             cache.move_to_end(key)
+        except KeyError:  # evicted meanwhile by another thread: the plan found is still good
+            pass
     return found
 
 
@@ -204,10 +211,46 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
     request = parse_json(request)  # `roll("attack", ...)` without its frame: a single attack is a hot path
+    if type(request) is dict or type(request) is Encoded:
+        fused = _fused(request, seed)
+        if fused is not None:
+            return fused
     if _is_bulk(request):
         raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
                                        " resolve takes one attack")
     result: AttackOutcome = _roll("attack", request, seed)
+    return result
+
+
+def _fused(request: dict[str, Any], seed: Optional[int]) -> Optional["AttackOutcome"]:
+    """The fused single-attack path (issue 44 item 3): an attack mapping without `seed` or
+    `rolls` in it (a VTT macro's call) whose content was compiled recently, rolled in one
+    step by its plan's `roll_seed(seed)` (the compiled core seeds its own generator state
+    and makes the buffers, the result is built once, its JSON lazily). None when the request
+    is not such a one (not yet compiled, a bulk request, a ruleset without `roll_seed`, a
+    typed object inside): `resolve` then takes the full path, which compiles and caches it.
+    The same dice as the full path for the same seed, on either backend."""
+    if "seed" in request or "rolls" in request or "attacks" in request:
+        return None
+    try:
+        key = request.encoded if type(request) is Encoded else canonical(request)
+    except TypeError:  # not plain JSON data
+        return None
+    cached = _PLANS.get(key)
+    if cached is None:
+        return None
+    roll_seed = getattr(cached[2], "roll_seed", None)
+    if roll_seed is None:
+        return None
+    try:
+        _PLANS.move_to_end(key)  # as _recall: atomic under the GIL, lock-free
+    except KeyError:
+        pass
+    if seed is None:
+        seed = new_seed()
+    elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
+        return None  # the full path says what is wrong with it, naming the field
+    result: AttackOutcome = roll_seed(seed)
     return result
 
 

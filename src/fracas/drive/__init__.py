@@ -19,12 +19,13 @@ from typing import Any, Callable, Optional
 import msgspec
 import orjson
 
+from .. import _kernels
 from .. import _layout as L
 from .. import rulesets
 from ..dice import Dice
 from ..errors import Cancelled, DiceError, LimitError, SchemaError
 from ..requests import check_rolls, check_seed, convert, faces, parse_json, say
-from ..rng import SEED_LIMIT, chunk_seed, new_seed, seed_state
+from ..rng import SEED_LIMIT, chunk_seed, new_seed
 from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result, check_bulk_job
 
 
@@ -362,7 +363,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         for k, first, count in chunks(job.total):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("cancelled: the bulk request was stopped before it finished")
-            listed.extend(job.roll_listed(array("I", seed_state(chunk_seed(seed, k))), first, count))
+            listed.extend(job.roll_listed(_chunk_state(seed, k), first, count))
         # The summary rolls the same dice from the same streams, so its totals are
         # those of the attacks listed; one code path computes every summary.
         threads = 1
@@ -370,7 +371,26 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     return result
 
 
+_FOUR_ZEROS = (0, 0, 0, 0)
+
+
+def _chunk_state(seed: int, k: int) -> "array[int]":
+    """The generator state of bulk chunk `k` (`seed_state(chunk_seed(seed, k))`), seeded by
+    the active kernels (in C on the compiled core)."""
+    state = array("I", _FOUR_ZEROS)
+    _kernels.active().seed_state(chunk_seed(seed, k) if k else seed, state)
+    return state
+
+
 def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
+    if job.total <= L.CHUNK_SIZE:
+        # One chunk (a charge of a few hundred attacks, issue 44 item 3): rolled here, on this
+        # thread, without the queue and its lock; the same stream and totals as below.
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled: the bulk request was stopped before it finished")
+        totals = job.new_totals()
+        job.roll_chunk(totals, _chunk_state(seed, 0), 0, job.total)
+        return job.merge([totals])
     work_list = chunks(job.total)
     lock = threading.Lock()
     queue = iter(work_list)
@@ -391,9 +411,9 @@ def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
                 raise Cancelled("cancelled: the bulk request was stopped before it finished")
             if len(items) == 1:
                 k, first, count = items[0]
-                job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
+                job.roll_chunk(totals, _chunk_state(seed, k), first, count)
             else:
-                job.roll_chunks(totals, [(array("I", seed_state(chunk_seed(seed, k))), first, count)  # type: ignore[attr-defined]
+                job.roll_chunks(totals, [(_chunk_state(seed, k), first, count)  # type: ignore[attr-defined]
                                          for k, first, count in items])
 
     if workers == 1:

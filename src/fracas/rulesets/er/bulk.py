@@ -35,7 +35,7 @@ class BulkPlan:
     """A bulk request compiled into kernel arrays: the ER bulk job."""
 
     __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
-                 "_group_bounds")
+                 "_group_bounds", "_types")
 
     def __init__(self) -> None:
         self.plan = array("i")
@@ -47,6 +47,9 @@ class BulkPlan:
         self.ruleset = "enchanted-realms"
         self.detail = "summary"
         self._group_bounds: Optional[list[int]] = None
+        #: The damage types struck at each target, in strike order (made by the first
+        #: result's to_dict: a job is cached and rolled again, its strikes never change).
+        self._types: Optional[dict[str, list[str]]] = None
 
     @property
     def gil_free(self) -> bool:
@@ -269,11 +272,14 @@ class BulkResult:
 
     def to_dict(self) -> dict[str, Any]:
         bulk = self.bulk
-        # The damage types struck at each target, in strike order: one pass over the strikes.
-        types: dict[str, list[str]] = {tid: [] for tid in bulk.targets}
-        for m in bulk.metas:
-            if m.damage_type not in types[m.target]:
-                types[m.target].append(m.damage_type)
+        types = bulk._types
+        if types is None:
+            # The damage types struck at each target, in strike order: one pass over the strikes.
+            types = {tid: [] for tid in bulk.targets}
+            for m in bulk.metas:
+                if m.damage_type not in types[m.target]:
+                    types[m.target].append(m.damage_type)
+            bulk._types = types
         targets = {}
         for tid, info in bulk.targets.items():
             t = info.index * L.T_WIDTH

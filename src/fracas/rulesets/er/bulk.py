@@ -99,7 +99,10 @@ class BulkPlan:
             raise self._error(err, info[L.I_STRIKE])
 
     def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
-        """Every worker's totals added up (the longest chain: the largest)."""
+        """Every worker's totals added up (the longest chain: the largest). One worker's (a
+        request of one chunk) are the totals as they are: the result only reads them."""
+        if len(parts) == 1:
+            return parts[0]
         return (merge_columns([p[0] for p in parts], L.T_LONGEST, L.T_WIDTH),
                 merge_columns([p[1] for p in parts]), merge_columns([p[2] for p in parts]))
 
@@ -280,13 +283,16 @@ class BulkResult:
                 if m.damage_type not in types[m.target]:
                     types[m.target].append(m.damage_type)
             bulk._types = types
+        acc, acc_b, acc_g = self.acc_t, self.acc_b, self.acc_g
         targets = {}
+        total = 0
         for tid, info in bulk.targets.items():
             t = info.index * L.T_WIDTH
-            acc = self.acc_t
-            by_type = {kind: self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[kind]] for kind in types[tid]}
+            b = info.index * L.N_TYPES
+            damage = acc[t + L.T_DAMAGE]
+            total += damage
             targets[tid] = {
-                "damage": acc[t + L.T_DAMAGE], "by_type": by_type,
+                "damage": damage, "by_type": {kind: acc_b[b + TYPE_INDEX[kind]] for kind in types[tid]},
                 "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
                 "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
                 "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
@@ -296,26 +302,25 @@ class BulkResult:
         groups = []
         for g, (profile, target, count) in enumerate(bulk.group_info):
             base = g * stride
-            bins = self.acc_g[base + L.G_WIDTH: base + stride]
+            bins = acc_g[base + L.G_WIDTH: base + stride]
             if not isinstance(bins, array):
                 bins = array("q", bins)
             # Up to the last bin that is not 0 (at least one): found by the bytes, in C.
             kept = max(1, (len(bins.tobytes().rstrip(b"\0")) + 7) // 8)
-            hist = bins[:kept].tolist()
-            hit = self.acc_g[base + L.G_ATTACKS_HIT]
-            damage = self.acc_g[base + L.G_DAMAGE]
+            hit = acc_g[base + L.G_ATTACKS_HIT]
+            damage = acc_g[base + L.G_DAMAGE]
             groups.append({
                 "profile": profile, "target": target, "count": count,
                 "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
                 "damage": damage, "mean_damage": damage / count if count else 0.0,
-                "crits": self.acc_g[base + L.G_CRITS],
-                "shock_checks": self.acc_g[base + L.G_SHOCK], "strays_omitted": self.acc_g[base + L.G_STRAYS],
-                "histogram": hist,
+                "crits": acc_g[base + L.G_CRITS],
+                "shock_checks": acc_g[base + L.G_SHOCK], "strays_omitted": acc_g[base + L.G_STRAYS],
+                "histogram": bins[:kept].tolist(),
             })
         result = {
             "ruleset": bulk.ruleset, "seed": self.seed, "backend": self.backend,
             "detail": bulk.detail, "attacks_total": bulk.total, "targets": targets,
-            "groups": groups, "total_damage": sum(t["damage"] for t in targets.values()),
+            "groups": groups, "total_damage": total,
         }
         if self.attacks is not None:
             result["attacks"] = self.attacks

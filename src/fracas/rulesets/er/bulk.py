@@ -31,6 +31,9 @@ from .schema import BulkRequest, Profile, Target
 LANES_MIN = 4
 
 
+#: One int64 zero: `_ZERO_Q * n` is n zeros, made in C (a small request's accumulators).
+_ZERO_Q = array("q", [0])
+
 class BulkPlan:
     """A bulk request compiled into kernel arrays: the ER bulk job."""
 
@@ -59,9 +62,8 @@ class BulkPlan:
     # -- the bulk job protocol (fracas.rulesets.base.BulkJob) ----------------------------
     def new_totals(self) -> tuple[array[int], array[int], array[int]]:
         n_targets, n_groups = len(self.targets), len(self.group_info)
-        return (array("q", bytes(8 * n_targets * L.T_WIDTH)),
-                array("q", bytes(8 * n_targets * L.N_TYPES)),
-                array("q", bytes(8 * n_groups * (L.G_WIDTH + L.HIST_BINS))))
+        return (_ZERO_Q * (n_targets * L.T_WIDTH), _ZERO_Q * (n_targets * L.N_TYPES),
+                _ZERO_Q * (n_groups * (L.G_WIDTH + L.HIST_BINS)))
 
     def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_b, acc_g = totals

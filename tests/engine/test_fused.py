@@ -51,9 +51,15 @@ def full_path(request, seed):
     return orjson.dumps(fracas.resolve(dict(copy.deepcopy(request), seed=seed)).to_dict())
 
 
+def was_fused(answer):
+    """`drive._fused` answers a result, or the plan key (bytes, or None) when it did not fuse."""
+    return answer is not None and not isinstance(answer, bytes)
+
+
 def fused(request, seed):
-    assert drive._fused(request, seed) is not None, "the fused path was not taken"
-    return orjson.dumps(drive._fused(request, seed).to_dict())
+    answer = drive._fused(request, seed)
+    assert was_fused(answer), "the fused path was not taken"
+    return orjson.dumps(answer.to_dict())
 
 
 def test_there_are_er_vectors_of_every_follow_up_for_the_fused_path():
@@ -110,18 +116,41 @@ def test_the_kernels_roll_seeded_twins_agree_with_roll_single():
             assert (got[0], list(got[1]), list(got[2]), got[3]) == (err, list(out), list(log), -1), (kernel, seed)
 
 
-def test_only_a_cached_attack_without_seed_or_rolls_is_fused():
+def test_only_a_cached_attack_without_seed_or_rolls_is_fused(monkeypatch):
     request = attack([strike()], targets={"goblin": {"ac": 14}})
     clear_plan_cache()
-    assert drive._fused(request, 1) is None  # not compiled yet
+    assert drive._fused(request, 1) == canonical(request)  # not compiled yet: its key, for the full path
     fracas.resolve(request)
-    assert drive._fused(request, 1) is not None
-    assert drive._fused(dict(request, seed=3), 1) is None  # its own seed: checked by the full path
-    assert drive._fused(dict(request, rolls=[20, 3]), 1) is None  # injected faces: the full path
-    assert drive._fused(request, -1) is None  # a bad seed: the full path names the field
-    assert drive._fused(request, True) is None
+    assert was_fused(drive._fused(request, 1))
+    assert drive._fused(request, -1) == canonical(request)  # a bad seed: the full path names the field
+    assert drive._fused(request, True) == canonical(request)
     encoded = Encoded(request, canonical(request))  # the bridge's request: keyed on its bytes
-    assert drive._fused(encoded, 1) is not None
+    assert was_fused(drive._fused(encoded, 1))
+    answers = []
+    real = drive._fused
+    monkeypatch.setattr(drive, "_fused", lambda r, s: answers.append(real(r, s)) or answers[-1])
+    fracas.resolve(dict(request, seed=3))  # its own seed: checked by the full path, never fused
+    fracas.resolve(dict(request, rolls=[2]))  # injected faces (a miss, ER-6): the full path
+    assert answers == []
+    fracas.resolve(orjson.dumps(request))  # JSON text: decoded, then fused
+    fracas.resolve(request, seed=4)
+    assert len(answers) == 2 and all(was_fused(a) for a in answers)
+
+
+def test_an_attack_of_a_ruleset_without_roll_seed_takes_the_full_path_with_its_key_once(monkeypatch):
+    """A plan without `roll_seed` (Worldwalker's): the fused attempt hands its key on, and the
+    full path rolls from the cached plan as before (WW-2: the d20 attack)."""
+    request = {"ruleset": "worldwalker", "attacker": {"dex_mod": 1, "skill": 4, "str_mod": 2},
+               "strikes": [{"damage": "1d10+1", "method": "melee", "target": "orc"}],
+               "targets": {"orc": {"armor": 2, "defense": 16}}}
+    clear_plan_cache()
+    first = fracas.resolve(request, seed=9).to_dict()
+    assert not hasattr(drive._PLANS[canonical(request)][2], "roll_seed")
+    keys = []
+    real = drive._plan_key
+    monkeypatch.setattr(drive, "_plan_key", lambda r: keys.append(1) or real(r))
+    assert fracas.resolve(request, seed=9).to_dict() == first
+    assert keys == []  # the key _fused made is the one the cache lookup used
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64])

@@ -157,13 +157,19 @@ def clear_plan_cache() -> None:
 rulesets.on_change(clear_plan_cache)  # a plan is its ruleset's: one registered anew compiles its own
 
 
-def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
+#: `_roll`'s "work the plan key out yourself".
+_NO_KEY: Any = object()
+
+
+def _roll(kind: str, request: Any, seed: Optional[int], key: Any = _NO_KEY) -> Any:
     """One request of a rolled kind (an attack, initiative, a ruleset's own kind): ruleset →
     its `kind` → decode → seed and faces → compile → roll.
 
     `request` is already decoded from JSON (a mapping or a typed request). An attack
-    whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
-    key = _plan_key(request) if kind == "attack" else None
+    whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`); `key`, when
+    given, is its plan key already worked out (`_plan_key`)."""
+    if key is _NO_KEY:
+        key = _plan_key(request) if kind == "attack" else None
     cached = _recall(_PLANS, key)
     if cached is not None:
         ruleset, bound, plan = cached
@@ -212,47 +218,48 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
     request = parse_json(request)  # `roll("attack", ...)` without its frame: a single attack is a hot path
-    if type(request) is dict or type(request) is Encoded:
+    key: Any = _NO_KEY
+    if (type(request) is dict or type(request) is Encoded) and "seed" not in request and "rolls" not in request:
         fused = _fused(request, seed)
-        if fused is not None:
-            return fused
+        if type(fused) is bytes or fused is None:
+            key = fused  # not fused: its plan key (None: not cacheable), for the full path
+        else:
+            return fused  # type: ignore[no-any-return]
     if _is_bulk(request):
         raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
                                        " resolve takes one attack")
-    result: AttackOutcome = _roll("attack", request, seed)
+    result: AttackOutcome = _roll("attack", request, seed, key)
     return result
 
 
-def _fused(request: dict[str, Any], seed: Optional[int]) -> Optional["AttackOutcome"]:
+def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
     """The fused single-attack path (issue 44 item 3): an attack mapping without `seed` or
-    `rolls` in it (a VTT macro's call) whose content was compiled recently, rolled in one
-    step by its plan's `roll_seed(seed)` (the compiled core seeds its own generator state
-    and makes the buffers, the result is built once, its JSON lazily). None when the request
-    is not such a one (not yet compiled, a bulk request, a ruleset without `roll_seed`, a
-    typed object inside): `resolve` then takes the full path, which compiles and caches it.
-    The same dice as the full path for the same seed, on either backend."""
-    if "seed" in request or "rolls" in request or "attacks" in request:
-        return None
+    `rolls` in it (a VTT macro's call; the caller checked) whose content was compiled
+    recently, rolled in one step by its plan's `roll_seed(seed)` (the compiled core seeds
+    its own generator state and makes the buffers, the result is built once, its JSON when
+    asked). Returns the result; or, when the request is not such a one (not yet compiled, a
+    bulk request, a ruleset without `roll_seed`, a bad seed), its plan key (bytes, or None
+    when not cacheable) for the full path, which compiles and caches it or says what is
+    wrong. The same dice as the full path for the same seed, on either backend."""
     try:
         key = request.encoded if type(request) is Encoded else canonical(request)
-    except TypeError:  # not plain JSON data
+    except TypeError:  # not plain JSON data (a typed object inside): not cached
         return None
     cached = _PLANS.get(key)
-    if cached is None:
-        return None
+    if cached is None or "attacks" in request:
+        return key
     roll_seed = getattr(cached[2], "roll_seed", None)
     if roll_seed is None:
-        return None
+        return key
+    if seed is None:
+        seed = new_seed()
+    elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
+        return key  # the full path says what is wrong with it, naming the field
     try:
         _PLANS.move_to_end(key)  # as _recall: atomic under the GIL, lock-free
     except KeyError:
         pass
-    if seed is None:
-        seed = new_seed()
-    elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
-        return None  # the full path says what is wrong with it, naming the field
-    result: AttackOutcome = roll_seed(seed)
-    return result
+    return roll_seed(seed)
 
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None) -> "Result":

@@ -96,6 +96,12 @@ class AttackResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready result (docs/ENGINE.md §7), built fresh on each call: changing
         it changes nothing here."""
+        templates = self.templates
+        if templates and not self.strays and not self.releases and not self.shock:
+            # Most attacks, once their plan's templates are made: one compiled call.
+            return _ATTACK_DICTS[_kernels.name()](self.ruleset, self.seed, self.backend, self.injected,
+                                                  self.strikes_meta, self.out, self.log, templates,
+                                                  self.targets_info, self.flee, self.defense, ER_DEFENSE_DC)
         return self._build()
 
     def _build(self) -> dict[str, Any]:

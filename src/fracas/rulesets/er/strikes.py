@@ -88,7 +88,8 @@ def strike_dicts(metas: list[Any], out: Any, log: Any, defense: bool, dc_base: i
                 pos += 1
             chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
         if templates is not None:
-            entry = templates[s].copy()
+            template = templates[s]
+            entry = template.copy()
             entry["dice"] = dice
             entry["discarded"] = discarded
             entry["crit_chain"] = chain

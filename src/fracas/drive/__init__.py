@@ -70,7 +70,7 @@ ENGINE_CALLS: Mapping[str, str] = _EngineCalls()
 #: macro sends the same attack every turn, and checking and compiling it is most of a
 #: single call's time. Plans are never changed by rolling, so one serves many rolls.
 PLAN_CACHE_SIZE = 256
-_PLANS: "OrderedDict[bytes, tuple[Any, Any]]" = OrderedDict()
+_PLANS: "OrderedDict[bytes, tuple[Any, Any, Any]]" = OrderedDict()
 _PLANS_LOCK = threading.Lock()
 
 

@@ -100,11 +100,12 @@ class BulkPlan:
         if err:
             raise self._error(err, info[L.I_STRIKE])
 
-    def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    def merge(self, parts: list[Any]) -> tuple[Any, Any, Any]:
         """Every worker's totals added up (the longest chain: the largest). One worker's (a
         request of one chunk) are the totals as they are: the result only reads them."""
         if len(parts) == 1:
-            return parts[0]
+            only: tuple[Any, Any, Any] = parts[0]
+            return only
         return (merge_columns([p[0] for p in parts], L.T_LONGEST, L.T_WIDTH),
                 merge_columns([p[1] for p in parts]), merge_columns([p[2] for p in parts]))
 

@@ -99,9 +99,10 @@ class AttackResult:
         templates = self.templates
         if templates and not self.strays and not self.releases and not self.shock:
             # Most attacks, once their plan's templates are made: one compiled call.
-            return _ATTACK_DICTS[_kernels.name()](self.ruleset, self.seed, self.backend, self.injected,
-                                                  self.strikes_meta, self.out, self.log, templates,
-                                                  self.targets_info, self.flee, self.defense, ER_DEFENSE_DC)
+            built: dict[str, Any] = _ATTACK_DICTS[_kernels.name()](
+                self.ruleset, self.seed, self.backend, self.injected, self.strikes_meta, self.out, self.log,
+                templates, self.targets_info, self.flee, self.defense, ER_DEFENSE_DC)
+            return built
         return self._build()
 
     def _build(self) -> dict[str, Any]:
@@ -113,9 +114,10 @@ class AttackResult:
             # together each make the same list; the slice assignment is atomic under the GIL.
             templates[:] = _strikes.strike_templates(self.strikes_meta, defense, ER_DEFENSE_DC)
         if not self.strays and not self.releases and not self.shock:  # most attacks: strikes only, one call
-            return _ATTACK_DICTS[_kernels.name()](self.ruleset, self.seed, self.backend, self.injected,
-                                                  self.strikes_meta, out, log, templates, self.targets_info,
-                                                  self.flee, defense, ER_DEFENSE_DC)
+            whole: dict[str, Any] = _ATTACK_DICTS[_kernels.name()](
+                self.ruleset, self.seed, self.backend, self.injected, self.strikes_meta, out, log, templates,
+                self.targets_info, self.flee, defense, ER_DEFENSE_DC)
+            return whole
         strikes = _STRIKE_DICTS[_kernels.name()](self.strikes_meta, out, log, defense, ER_DEFENSE_DC, templates)
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None, "grapple_release": None} for tid in self.targets_info}

@@ -125,7 +125,7 @@ def attack_dict(ruleset: str, seed: int, backend: str, injected: bool, metas: li
     type, the total. The same dict, key for key and in the same order, as the general path
     of `AttackResult._build`."""
     strikes = strike_dicts(metas, out, log, defense, dc_base, templates)
-    targets = {}
+    targets = {}  # type: dict[str, dict[str, Any]]
     for tid in target_ids:
         targets[tid] = {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                         "shock_save": None, "grapple_release": None}

@@ -217,6 +217,8 @@ def _latency(result: dict) -> list[str]:
         *([f"  the same attack as a plain random.randint function: {api['single_plain_python_us']:.2f} µs;"
            f" resolve is {api['resolve_vs_plain']:.1f}× that, {api['resolve_to_dict_vs_plain']:.1f}× with to_dict()"]
           if "single_plain_python_us" in api else []),
+        *([f"  one 300-attack bulk request with to_dict(): {api['bulk_300_us']:.1f} µs, {api['bulk_300_vs_dice']:.1f}×"
+           f" its dice ({api['dice_300_us']:.1f} µs in the bare kernel)"] if "bulk_300_us" in api else []),
     ]
 
 

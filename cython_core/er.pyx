@@ -5,6 +5,7 @@ and the summary path (per-target and per-group totals), the twins of
 _er.pxd."""
 
 from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport calloc, free
 
 from _layout cimport *
 from _generator cimport *
@@ -162,19 +163,27 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
         raise ValueError("target accumulators too small")
     if group_acc.shape[0] < n_groups * stride:
         raise ValueError("group accumulators too small")
-    out_buf = bytearray(8 * widest * OUT_WIDTH)
-    stamps_buf = bytearray(8 * 5 * max(n_targets, 1))
-    cdef int64_t[::1] out = memoryview(out_buf).cast("q")
-    cdef int64_t[::1] stamps = memoryview(stamps_buf).cast("q")
+    # The scratch buffers in C memory (a small request's fixed cost, issue 44 item 3): the out
+    # rows of the widest attack, five stamps per target, two mask words per plan row.
+    cdef int64_t n_rows = plan.shape[0] // PLAN_WIDTH
+    cdef int64_t* out = <int64_t*>calloc(max(widest, 1) * OUT_WIDTH, sizeof(int64_t))
+    cdef int64_t* stamps = <int64_t*>calloc(5 * max(n_targets, 1), sizeof(int64_t))
+    cdef uint32_t* masks = <uint32_t*>calloc(2 * max(n_rows, 1), sizeof(uint32_t))
+    if out == NULL or stamps == NULL or masks == NULL:
+        free(out)
+        free(stamps)
+        free(masks)
+        raise MemoryError()
     for t in range(4 * max(n_targets, 1)):
         stamps[t] = -1
-    cdef int64_t* mod_stamp = &stamps[0]
+    cdef int64_t* mod_stamp = stamps
     cdef int64_t* hit_stamp = mod_stamp + max(n_targets, 1)
     cdef int64_t* seen_stamp = hit_stamp + max(n_targets, 1)
     cdef int64_t* shock_stamp = seen_stamp + max(n_targets, 1)
     cdef int64_t* shock_sum = shock_stamp + max(n_targets, 1)  # starts 0, reset by its stamp
     cdef int64_t logpos = 0
-    cdef uint32_t[::1] masks = plan_masks(plan)
+    if n_rows:
+        fill_masks(&plan[0], n_rows, masks)
     start_dice(&dice, state, None, 0, NULL)
     with nogil:
         g = find_group(groups, first, &left)
@@ -198,7 +207,7 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 left -= take
                 continue
             for j in range(take):
-                err = roll_attack(&plan[0], &masks[0], begin, end, &dice, mod_stamp, a, &out[0],
+                err = roll_attack(&plan[0], masks, begin, end, &dice, mod_stamp, a, out,
                                   NULL, 0, &logpos)
                 if err:
                     break
@@ -251,6 +260,9 @@ def roll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_t
                 a += 1
             left -= take
         store_state(&dice, state)
+    free(out)
+    free(stamps)
+    free(masks)
     info[I_STRIKE] = dice.strike if err else -1
     info[I_ERROR_POS] = -1
     return err

@@ -72,3 +72,62 @@ def roll_single(const int32_t[::1] plan, int64_t n_targets, uint32_t[::1] state,
     info[I_STRIKE] = dice.strike if err else -1
     info[I_ERROR_POS] = dice.error_pos if err else -1
     return err, out, log
+
+
+def roll_seeded(const int32_t[::1] plan, int64_t n_targets, uint64_t seed):
+    """One attack from the generator of `seed` (no injected faces): the fused single-call path
+    (issue 44 item 3). The generator is seeded here (as `seed_state`: two SplitMix64
+    outputs, low word first), the buffers made here, a crit chain too long for the log
+    rolled again from the same start with a larger one, as roll_single. Returns (error code,
+    out, log, the strike of the error or -1). The twin of `_native.roll_seeded`."""
+    cdef int64_t n = plan.shape[0] // PLAN_WIDTH
+    cdef int64_t t, capacity = n * 24, logpos
+    cdef int err
+    cdef Dice dice, start
+    cdef array.array out, log
+    cdef int64_t* stamp
+    cdef uint32_t* masks
+    cdef uint64_t sm = seed
+    cdef uint64_t o1, o2
+    if n < 1 or n > 4096:
+        raise ValueError("one attack has 1 to 4096 strikes")
+    if n_targets < 1:
+        raise ValueError("an attack needs a target")
+    check_rows(plan, n, n_targets)
+    stamp = <int64_t*>malloc(n_targets * sizeof(int64_t))
+    masks = <uint32_t*>malloc(2 * n * sizeof(uint32_t))
+    if stamp == NULL or masks == NULL:
+        free(stamp)
+        free(masks)
+        raise MemoryError()
+    try:
+        fill_masks(&plan[0], n, masks)
+        o1 = splitmix64(&sm)
+        o2 = splitmix64(&sm)
+        dice.s0 = <uint32_t>(o1 & 0xFFFFFFFF)
+        dice.s1 = <uint32_t>(o1 >> 32)
+        dice.s2 = <uint32_t>(o2 & 0xFFFFFFFF)
+        dice.s3 = <uint32_t>(o2 >> 32)
+        dice.rolls = NULL
+        dice.n_rolls = 0
+        dice.pos = 0
+        dice.error = 0
+        dice.error_pos = -1
+        dice.strike = -1
+        start = dice
+        while True:
+            out = array.clone(_Q, n * OUT_WIDTH, zero=True)
+            log = array.clone(_I, 2 * capacity, zero=True)
+            for t in range(n_targets):
+                stamp[t] = -1
+            logpos = 0
+            err = roll_attack(&plan[0], masks, 0, n, &dice, stamp, 0, <int64_t*>out.data.as_longlongs, <int32_t*>log.data.as_ints,
+                              capacity, &logpos)
+            if err != E_LOG_FULL:
+                break
+            dice = start  # the chain outgrew the log: roll the same dice again with room for it
+            capacity *= 4
+    finally:
+        free(stamp)
+        free(masks)
+    return err, out, log, (dice.strike if err else -1)

@@ -562,3 +562,13 @@ def roll_single(plan: Any, n_targets: Any, state: Any, rolls: Any, info: Any) ->
         state[:] = start  # the chain outgrew the log: roll the same dice again with room for it
         capacity *= 4
 
+
+
+def roll_seeded(plan: Any, n_targets: Any, seed: Any) -> tuple[int, Any, Any, int]:
+    """One attack from the generator of `seed` (no injected faces): roll_single from the
+    seed's state, with its own state and call info. Returns (error code, out, log, the
+    strike of the error or -1). The fused single-call path (issue 44 item 3)."""
+    state = array("I", rng_seed_state(seed))
+    info = array("q", bytes(8 * INFO_WIDTH))
+    err, out, log = roll_single(plan, n_targets, state, None, info)
+    return err, out, log, (info[I_STRIKE] if err else -1)

@@ -19,11 +19,12 @@ from typing import Any, Callable, Optional
 import msgspec
 import orjson
 
+from .. import _kernels
 from .. import _layout as L
 from .. import rulesets
 from ..errors import Cancelled, LimitError, SchemaError
 from ..requests import check_rolls, convert, parse_json, say
-from ..rng import chunk_seed, new_seed, seed_state
+from ..rng import SEED_LIMIT, chunk_seed, new_seed, seed_state
 from ..rulesets.base import AttackOutcome, BulkJob, BulkOutcome, Result, check_bulk_job
 from ..rulesets.rolling import finish, pick_seed as _pick_seed, prepare
 
@@ -63,7 +64,7 @@ ENGINE_CALLS: Mapping[str, str] = _EngineCalls()
 #: macro sends the same attack every turn, and checking and compiling it is most of a
 #: single call's time. Plans are never changed by rolling, so one serves many rolls.
 PLAN_CACHE_SIZE = 256
-_PLANS: "OrderedDict[bytes, tuple[Any, Any]]" = OrderedDict()
+_PLANS: "OrderedDict[bytes, tuple[Any, Any, Any]]" = OrderedDict()
 _PLANS_LOCK = threading.Lock()
 
 
@@ -113,13 +114,20 @@ _BULK_PLANS: "OrderedDict[bytes, BulkJob]" = OrderedDict()
 
 
 def _recall(cache: "OrderedDict[bytes, Any]", key: Optional[bytes]) -> Any:
-    """The cached plan of `key` (None when absent or uncacheable), now the most recent."""
+    """The cached plan of `key` (None when absent or uncacheable), now the most recent.
+
+    Without the lock (a hit is the single-attack path's hot step): `OrderedDict.get` and
+    `move_to_end` are each one C call, atomic under the GIL; a key evicted by another
+    thread between the two is still a hit (its plan is whole: plans are never changed).
+    Inserting and evicting (`_keep`) take the lock."""
     if key is None:
         return None
-    with _PLANS_LOCK:
-        found = cache.get(key)
-        if found is not None:
+    found = cache.get(key)
+    if found is not None:
+        try:
             cache.move_to_end(key)
+        except KeyError:  # evicted meanwhile by another thread: the plan found is still good
+            pass
     return found
 
 
@@ -143,14 +151,20 @@ def clear_plan_cache() -> None:
 rulesets.on_change(clear_plan_cache)  # a plan is its ruleset's: one registered anew compiles its own
 
 
-def _roll(kind: str, request: Any, seed: Optional[int]) -> Any:
+#: `_roll`'s "work the plan key out yourself".
+_NO_KEY: Any = object()
+
+
+def _roll(kind: str, request: Any, seed: Optional[int], key: Any = _NO_KEY) -> Any:
     """One request of a rolled kind (an attack, initiative, a ruleset's own kind): ruleset →
     its `kind` → decode → seed and faces → compile → roll (`fracas.rulesets.rolling`, which
     a ruleset's own commands roll with too).
 
     `request` is already decoded from JSON (a mapping or a typed request). An attack
-    whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`)."""
-    key = _plan_key(request) if kind == "attack" else None
+    whose content was compiled recently reuses that plan (`PLAN_CACHE_SIZE`); `key`, when
+    given, is its plan key already worked out (`_plan_key`)."""
+    if key is _NO_KEY:
+        key = _plan_key(request) if kind == "attack" else None
     cached = _recall(_PLANS, key)
     if cached is not None:
         ruleset, bound, plan = cached
@@ -185,11 +199,48 @@ def resolve(request: Any, *, seed: Optional[int] = None) -> "AttackOutcome":
     request (one with `attacks`) is refused at `$.attacks`: it goes to `resolve_bulk`.
     """
     request = parse_json(request)  # `roll("attack", ...)` without its frame: a single attack is a hot path
+    key: Any = _NO_KEY
+    if (type(request) is dict or type(request) is Encoded) and "seed" not in request and "rolls" not in request:
+        fused = _fused(request, seed)
+        if type(fused) is bytes or fused is None:
+            key = fused  # not fused: its plan key (None: not cacheable), for the full path
+        else:
+            return fused  # type: ignore[no-any-return]
     if _is_bulk(request):
         raise SchemaError("$.attacks", "a bulk request (with attacks) goes to fracas.resolve_bulk;"
                                        " resolve takes one attack")
-    result: AttackOutcome = _roll("attack", request, seed)
+    result: AttackOutcome = _roll("attack", request, seed, key)
     return result
+
+
+def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
+    """The fused single-attack path (issue 44 item 3): an attack mapping without `seed` or
+    `rolls` in it (a VTT macro's call; the caller checked) whose content was compiled
+    recently, rolled in one step by its plan's `roll_seed(seed)` (the compiled core seeds
+    its own generator state and makes the buffers, the result is built once, its JSON when
+    asked). Returns the result; or, when the request is not such a one (not yet compiled, a
+    bulk request, a ruleset without `roll_seed`, a bad seed), its plan key (bytes, or None
+    when not cacheable) for the full path, which compiles and caches it or says what is
+    wrong. The same dice as the full path for the same seed, on either backend."""
+    try:
+        key = request.encoded if type(request) is Encoded else canonical(request)
+    except TypeError:  # not plain JSON data (a typed object inside): not cached
+        return None
+    cached = _PLANS.get(key)
+    if cached is None or "attacks" in request:
+        return key
+    roll_seed = getattr(cached[2], "roll_seed", None)
+    if roll_seed is None:
+        return key
+    if seed is None:
+        seed = new_seed()
+    elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
+        return key  # the full path says what is wrong with it, naming the field
+    try:
+        _PLANS.move_to_end(key)  # as _recall: atomic under the GIL, lock-free
+    except KeyError:
+        pass
+    return roll_seed(seed)
 
 
 def roll_initiative(request: Any, *, seed: Optional[int] = None) -> "Result":
@@ -300,7 +351,7 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
         for k, first, count in chunks(job.total):
             if cancel is not None and cancel.is_set():
                 raise Cancelled("cancelled: the bulk request was stopped before it finished")
-            listed.extend(job.roll_listed(array("I", seed_state(chunk_seed(seed, k))), first, count))
+            listed.extend(job.roll_listed(_chunk_state(seed, k), first, count))
         # The summary rolls the same dice from the same streams, so its totals are
         # those of the attacks listed; one code path computes every summary.
         threads = 1
@@ -308,7 +359,26 @@ def resolve_bulk(request: Any, *, seed: Optional[int] = None, threads: Optional[
     return result
 
 
+_FOUR_ZEROS = (0, 0, 0, 0)
+
+
+def _chunk_state(seed: int, k: int) -> "array[int]":
+    """The generator state of bulk chunk `k` (`seed_state(chunk_seed(seed, k))`), seeded by
+    the active kernels (in C on the compiled core)."""
+    state = array("I", _FOUR_ZEROS)
+    _kernels.active().seed_state(chunk_seed(seed, k) if k else seed, state)
+    return state
+
+
 def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
+    if job.total <= L.CHUNK_SIZE:
+        # One chunk (a charge of a few hundred attacks, issue 44 item 3): rolled here, on this
+        # thread, without the queue and its lock; the same stream and totals as below.
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("cancelled: the bulk request was stopped before it finished")
+        totals = job.new_totals()
+        job.roll_chunk(totals, _chunk_state(seed, 0), 0, job.total)
+        return job.merge([totals])
     work_list = chunks(job.total)
     lock = threading.Lock()
     queue = iter(work_list)
@@ -329,9 +399,9 @@ def _summary(job: BulkJob, seed: int, threads: int, cancel: Any = None) -> Any:
                 raise Cancelled("cancelled: the bulk request was stopped before it finished")
             if len(items) == 1:
                 k, first, count = items[0]
-                job.roll_chunk(totals, array("I", seed_state(chunk_seed(seed, k))), first, count)
+                job.roll_chunk(totals, _chunk_state(seed, k), first, count)
             else:
-                job.roll_chunks(totals, [(array("I", seed_state(chunk_seed(seed, k))), first, count)  # type: ignore[attr-defined]
+                job.roll_chunks(totals, [(_chunk_state(seed, k), first, count)  # type: ignore[attr-defined]
                                          for k, first, count in items])
 
     if workers == 1:

@@ -10,7 +10,7 @@ here; the defense-roll variant (ER-22) rolls in `defense.py` instead of a kernel
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ... import _kernels
@@ -46,6 +46,24 @@ class AttackPlan:
     #: Whether any follow-up can happen (a shot under friendly fire, a sneak attack at a
     #: target with a maximum Body, a grappling target): most attacks have none, and skip them.
     follow_ups: bool = True
+    #: The strikes' result templates (`strikes.strike_templates`), made by the first result's
+    #: `to_dict` and shared by every result of this plan.
+    templates: list[dict[str, Any]] = field(default_factory=list)
+
+    def roll_seed(self, seed: int) -> AttackResult:
+        """Roll this attack from `seed`'s generator (no injected faces): the fused path
+        `fracas.resolve` takes for a cached plan (issue 44 item 3). An attack without
+        follow-ups is one kernel call: the kernel seeds the generator, makes the buffers and
+        rolls; the result keeps them and builds its JSON when asked. The same dice, in the
+        same order, as `roll_attack(self, Dice.from_seed(seed), seed)`, which the rest take."""
+        if self.follow_ups or self.defense:
+            return roll_attack(self, Dice.from_seed(seed), seed)
+        kernel = _kernels.active()
+        err, out, log, strike = kernel.roll_seeded(self.plan, len(self.targets), seed)
+        if err:
+            raise kernel_error(err, strike, -1, None)
+        return AttackResult(seed, self.ruleset, kernel.BACKEND, False, self.metas, self.targets, out, log, {},
+                            None, None, self.flee, False, self.templates)
 
 
 def kernel_error(code: int, where: int, position: int, rolls: Optional[array[int]],
@@ -163,14 +181,14 @@ def _finish(attack: AttackPlan, dice: Dice, seed: int, backend: str, out: Any, l
     metas, targets = attack.metas, attack.targets
     if not attack.follow_ups:
         return AttackResult(seed, attack.ruleset, backend, dice.rolls is not None, metas, targets, out, log, {},
-                            None, None, attack.flee, attack.defense)
+                            None, None, attack.flee, attack.defense, attack.templates)
     strays: dict[int, Any] = {}
     if not attack.defense:
         full_cover_misses(metas, out, log)
         strays = stray_shots(metas, attack.plan, targets, out, log, dice)
     shock, releases = _follow_ups(metas, targets, out, dice, strays)
     return AttackResult(seed, attack.ruleset, backend, dice.rolls is not None, metas, targets, out, log, shock,
-                        strays, releases, attack.flee, attack.defense)
+                        strays, releases, attack.flee, attack.defense, attack.templates)
 
 
 def _follow_ups(metas: list[StrikeMeta], targets: dict[str, TargetInfo], out: Any, dice: Dice,

@@ -31,11 +31,14 @@ from .schema import BulkRequest, Profile, Target
 LANES_MIN = 4
 
 
+#: One int64 zero: `_ZERO_Q * n` is n zeros, made in C (a small request's accumulators).
+_ZERO_Q = array("q", [0])
+
 class BulkPlan:
     """A bulk request compiled into kernel arrays: the ER bulk job."""
 
     __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
-                 "_group_bounds")
+                 "_group_bounds", "_types")
 
     def __init__(self) -> None:
         self.plan = array("i")
@@ -47,6 +50,9 @@ class BulkPlan:
         self.ruleset = "enchanted-realms"
         self.detail = "summary"
         self._group_bounds: Optional[list[int]] = None
+        #: The damage types struck at each target, in strike order (made by the first
+        #: result's to_dict: a job is cached and rolled again, its strikes never change).
+        self._types: Optional[dict[str, list[str]]] = None
 
     @property
     def gil_free(self) -> bool:
@@ -56,9 +62,8 @@ class BulkPlan:
     # -- the bulk job protocol (fracas.rulesets.base.BulkJob) ----------------------------
     def new_totals(self) -> tuple[array[int], array[int], array[int]]:
         n_targets, n_groups = len(self.targets), len(self.group_info)
-        return (array("q", bytes(8 * n_targets * L.T_WIDTH)),
-                array("q", bytes(8 * n_targets * L.N_TYPES)),
-                array("q", bytes(8 * n_groups * (L.G_WIDTH + L.HIST_BINS))))
+        return (_ZERO_Q * (n_targets * L.T_WIDTH), _ZERO_Q * (n_targets * L.N_TYPES),
+                _ZERO_Q * (n_groups * (L.G_WIDTH + L.HIST_BINS)))
 
     def roll_chunk(self, totals: Any, state: array[int], first: int, count: int) -> None:
         acc_t, acc_b, acc_g = totals
@@ -95,8 +100,12 @@ class BulkPlan:
         if err:
             raise self._error(err, info[L.I_STRIKE])
 
-    def merge(self, parts: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
-        """Every worker's totals added up (the longest chain: the largest)."""
+    def merge(self, parts: list[Any]) -> tuple[Any, Any, Any]:
+        """Every worker's totals added up (the longest chain: the largest). One worker's (a
+        request of one chunk) are the totals as they are: the result only reads them."""
+        if len(parts) == 1:
+            only: tuple[Any, Any, Any] = parts[0]
+            return only
         return (merge_columns([p[0] for p in parts], L.T_LONGEST, L.T_WIDTH),
                 merge_columns([p[1] for p in parts]), merge_columns([p[2] for p in parts]))
 
@@ -269,18 +278,24 @@ class BulkResult:
 
     def to_dict(self) -> dict[str, Any]:
         bulk = self.bulk
-        # The damage types struck at each target, in strike order: one pass over the strikes.
-        types: dict[str, list[str]] = {tid: [] for tid in bulk.targets}
-        for m in bulk.metas:
-            if m.damage_type not in types[m.target]:
-                types[m.target].append(m.damage_type)
+        types = bulk._types
+        if types is None:
+            # The damage types struck at each target, in strike order: one pass over the strikes.
+            types = {tid: [] for tid in bulk.targets}
+            for m in bulk.metas:
+                if m.damage_type not in types[m.target]:
+                    types[m.target].append(m.damage_type)
+            bulk._types = types
+        acc, acc_b, acc_g = self.acc_t, self.acc_b, self.acc_g
         targets = {}
+        total = 0
         for tid, info in bulk.targets.items():
             t = info.index * L.T_WIDTH
-            acc = self.acc_t
-            by_type = {kind: self.acc_b[info.index * L.N_TYPES + TYPE_INDEX[kind]] for kind in types[tid]}
+            b = info.index * L.N_TYPES
+            damage = acc[t + L.T_DAMAGE]
+            total += damage
             targets[tid] = {
-                "damage": acc[t + L.T_DAMAGE], "by_type": by_type,
+                "damage": damage, "by_type": {kind: acc_b[b + TYPE_INDEX[kind]] for kind in types[tid]},
                 "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
                 "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
                 "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
@@ -290,26 +305,25 @@ class BulkResult:
         groups = []
         for g, (profile, target, count) in enumerate(bulk.group_info):
             base = g * stride
-            bins = self.acc_g[base + L.G_WIDTH: base + stride]
+            bins = acc_g[base + L.G_WIDTH: base + stride]
             if not isinstance(bins, array):
                 bins = array("q", bins)
             # Up to the last bin that is not 0 (at least one): found by the bytes, in C.
             kept = max(1, (len(bins.tobytes().rstrip(b"\0")) + 7) // 8)
-            hist = bins[:kept].tolist()
-            hit = self.acc_g[base + L.G_ATTACKS_HIT]
-            damage = self.acc_g[base + L.G_DAMAGE]
+            hit = acc_g[base + L.G_ATTACKS_HIT]
+            damage = acc_g[base + L.G_DAMAGE]
             groups.append({
                 "profile": profile, "target": target, "count": count,
                 "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
                 "damage": damage, "mean_damage": damage / count if count else 0.0,
-                "crits": self.acc_g[base + L.G_CRITS],
-                "shock_checks": self.acc_g[base + L.G_SHOCK], "strays_omitted": self.acc_g[base + L.G_STRAYS],
-                "histogram": hist,
+                "crits": acc_g[base + L.G_CRITS],
+                "shock_checks": acc_g[base + L.G_SHOCK], "strays_omitted": acc_g[base + L.G_STRAYS],
+                "histogram": bins[:kept].tolist(),
             })
         result = {
             "ruleset": bulk.ruleset, "seed": self.seed, "backend": self.backend,
             "detail": bulk.detail, "attacks_total": bulk.total, "targets": targets,
-            "groups": groups, "total_damage": sum(t["damage"] for t in targets.values()),
+            "groups": groups, "total_damage": total,
         }
         if self.attacks is not None:
             result["attacks"] = self.attacks

@@ -19,6 +19,7 @@ from .plan import StrikeMeta, TargetInfo
 #: The strike-entry builder by backend: its compiled build where setup.py made one, its
 #: .py source on the pure-Python backend (the same file; see strikes.py).
 _STRIKE_DICTS = {"compiled": _strikes.strike_dicts, "python": _kernels.pure_python(_strikes).strike_dicts}
+_ATTACK_DICTS = {"compiled": _strikes.attack_dict, "python": _kernels.pure_python(_strikes).attack_dict}
 
 
 @dataclass(slots=True)
@@ -44,13 +45,13 @@ class AttackResult:
     """One resolved attack: every die, every crit, damage per strike and per target."""
 
     __slots__ = ("seed", "ruleset", "backend", "injected", "strikes_meta", "targets_info",
-                 "out", "log", "shock", "strays", "releases", "flee", "defense")
+                 "out", "log", "shock", "strays", "releases", "flee", "defense", "templates")
 
     def __init__(self, seed: int, ruleset: str, backend: str, injected: bool,
                  strikes_meta: list[StrikeMeta], targets_info: dict[str, TargetInfo],
                  out: Any, log: Any, shock: dict[str, ShockSave], strays: Optional[dict[int, Any]] = None,
                  releases: Optional[dict[str, Any]] = None, flee: Optional[dict[str, Any]] = None,
-                 defense: bool = False) -> None:
+                 defense: bool = False, templates: Optional[list[dict[str, Any]]] = None) -> None:
         self.seed = seed
         self.ruleset = ruleset
         self.backend = backend
@@ -66,6 +67,9 @@ class AttackResult:
         self.releases = releases or {}
         self.flee = flee
         self.defense = defense
+        #: The plan's strike templates (`strikes.strike_templates`), shared by every result
+        #: of the plan: an empty list until the first `to_dict` of any of them fills it.
+        self.templates = templates
 
     @property
     def total_damage(self) -> int:
@@ -92,14 +96,31 @@ class AttackResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready result (docs/ENGINE.md §7), built fresh on each call: changing
         it changes nothing here."""
+        templates = self.templates
+        if templates and not self.strays and not self.releases and not self.shock:
+            # Most attacks, once their plan's templates are made: one compiled call.
+            built: dict[str, Any] = _ATTACK_DICTS[_kernels.name()](
+                self.ruleset, self.seed, self.backend, self.injected, self.strikes_meta, self.out, self.log,
+                templates, self.targets_info, self.flee, self.defense, ER_DEFENSE_DC)
+            return built
         return self._build()
 
     def _build(self) -> dict[str, Any]:
         out, log = self.out, self.log
+        defense = self.defense
+        templates = self.templates
+        if templates is not None and len(templates) != len(self.strikes_meta):
+            # The first result of its plan to be asked: make them once. Threads that get here
+            # together each make the same list; the slice assignment is atomic under the GIL.
+            templates[:] = _strikes.strike_templates(self.strikes_meta, defense, ER_DEFENSE_DC)
+        if not self.strays and not self.releases and not self.shock:  # most attacks: strikes only, one call
+            whole: dict[str, Any] = _ATTACK_DICTS[_kernels.name()](
+                self.ruleset, self.seed, self.backend, self.injected, self.strikes_meta, out, log, templates,
+                self.targets_info, self.flee, defense, ER_DEFENSE_DC)
+            return whole
+        strikes = _STRIKE_DICTS[_kernels.name()](self.strikes_meta, out, log, defense, ER_DEFENSE_DC, templates)
         targets: dict[str, dict[str, Any]] = {tid: {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
                          "shock_save": None, "grapple_release": None} for tid in self.targets_info}
-        defense = self.defense
-        strikes = _STRIKE_DICTS[_kernels.name()](self.strikes_meta, out, log, defense, ER_DEFENSE_DC)
         for strike in strikes:
             damage = strike["damage"]
             entry = targets[strike["target"]]

@@ -12,5 +12,13 @@ cdef Py_ssize_t O_MOD_USED, O_POOL, O_UNDODGEABLE, OUT_WIDTH
 
 @cython.locals(n=Py_ssize_t, s=Py_ssize_t, i=Py_ssize_t, o=Py_ssize_t, pos=int64_t, pool=int64_t,
                discard=int64_t, chain_len=int64_t, face=int64_t, d3=int64_t, to_hit=int64_t, ac=int64_t,
-               hit=bint, strikes=list, dice=list, chain=list)
-cpdef list strike_dicts(list metas, const int64_t[::1] out, const int32_t[::1] log, bint defense, int64_t dc_base)
+               hit=bint, strikes=list, dice=list, chain=list, entry=dict, template=dict)
+cpdef list strike_dicts(list metas, const int64_t[::1] out, const int32_t[::1] log, bint defense, int64_t dc_base,
+                        object templates=*)
+
+
+
+@cython.locals(strikes=list, targets=dict, entry=dict, by_type=dict, strike=dict, total=int64_t, damage=int64_t)
+cpdef dict attack_dict(str ruleset, object seed, str backend, bint injected, list metas, const int64_t[::1] out,
+                       const int32_t[::1] log, object templates, object target_ids, object flee, bint defense,
+                       int64_t dc_base)

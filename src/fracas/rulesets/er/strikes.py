@@ -20,13 +20,38 @@ from ..._layout import (
 )
 
 
-def strike_dicts(metas: list[Any], out: Any, log: Any, defense: bool, dc_base: int) -> list[dict[str, Any]]:
+def strike_templates(metas: list[Any], defense: bool, dc_base: int) -> list[dict[str, Any]]:
+    """Per strike, its entry with what the plan fixes filled in (target, method, to-hit, ...)
+    and what a roll gives set to None, every key in the entry's order: made once per plan,
+    copied by `strike_dicts` for each result (issue 44 item 3: the result built once)."""
+    templates = []
+    for meta in metas:
+        templates.append({
+            "target": meta.target, "method": meta.method, "style": meta.style,
+            "damage_type": meta.damage_type, "advantage": meta.advantage,
+            "disadvantage": meta.disadvantage, "sneak": meta.sneak,
+            "to_hit": meta.to_hit, "ac": meta.ac, "crit_range": meta.crit_range,
+            "dice": None, "discarded": None, "crit_chain": None,
+            "hits": None, "crit": None, "base": None, "modifier": None,
+            "resistance": meta.resistance, "damage": None, "undodgeable": None,
+            "friendly_fire": meta.friendly_fire, "stray": None,
+            "defense_dc": dc_base + meta.to_hit if defense else None,
+        })
+    return templates
+
+
+def strike_dicts(metas: list[Any], out: Any, log: Any, defense: bool, dc_base: int,
+                 templates: Any = None) -> list[dict[str, Any]]:
     """One dict per strike of `metas` (the plan's `StrikeMeta`), in order, from the out rows
     and the die log; `defense` (ER-22): the dice are the defender's, each against
-    `dc_base` + the strike's to-hit."""
+    `dc_base` + the strike's to-hit. `templates`, when given, are `strike_templates` of the
+    same metas, defense and dc_base: each entry is a copy of its template with the rolled
+    fields set (the same dict, in the same key order, as one built whole)."""
     n = len(metas)
     if len(out) < n * OUT_WIDTH:
         raise ValueError(f"the out buffer holds {len(out)} entries, fewer than {n} strikes need")
+    if templates is not None and len(templates) != n:
+        raise ValueError(f"{len(templates)} strike templates for {n} strikes")
     strikes = []
     for s in range(n):
         meta = metas[s]
@@ -62,6 +87,20 @@ def strike_dicts(metas: list[Any], out: Any, log: Any, defense: bool, dc_base: i
                 d3 = log[LOG_WIDTH * pos]
                 pos += 1
             chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
+        if templates is not None:
+            template = templates[s]
+            entry = template.copy()
+            entry["dice"] = dice
+            entry["discarded"] = discarded
+            entry["crit_chain"] = chain
+            entry["hits"] = out[o + O_HITS]
+            entry["crit"] = out[o + O_CRIT] != 0
+            entry["base"] = out[o + O_BASE]
+            entry["modifier"] = out[o + O_MOD] if out[o + O_MOD_USED] else None
+            entry["damage"] = out[o + O_DAMAGE]
+            entry["undodgeable"] = out[o + O_UNDODGEABLE]
+            strikes.append(entry)
+            continue
         strikes.append({
             "target": meta.target, "method": meta.method, "style": meta.style,
             "damage_type": meta.damage_type, "advantage": meta.advantage,
@@ -76,3 +115,31 @@ def strike_dicts(metas: list[Any], out: Any, log: Any, defense: bool, dc_base: i
             "defense_dc": dc_base + to_hit if defense else None,
         })
     return strikes
+
+
+def attack_dict(ruleset: str, seed: int, backend: str, injected: bool, metas: list[Any], out: Any, log: Any,
+                templates: Any, target_ids: Any, flee: Any, defense: bool, dc_base: int) -> dict[str, Any]:
+    """The whole result (docs/ENGINE.md §7) of an attack without follow-ups (no strays, shock
+    saves or grapple releases: most attacks), built in one call: the strikes from their
+    `templates` (`strike_dicts`), every target of `target_ids` in order with its damage by
+    type, the total. The same dict, key for key and in the same order, as the general path
+    of `AttackResult._build`."""
+    strikes = strike_dicts(metas, out, log, defense, dc_base, templates)
+    targets = {}  # type: dict[str, dict[str, Any]]
+    for tid in target_ids:
+        targets[tid] = {"damage": 0, "by_type": {}, "undodgeable": 0, "shock_save_dc": None,
+                        "shock_save": None, "grapple_release": None}
+    total = 0
+    for strike in strikes:
+        entry = targets[strike["target"]]
+        damage = strike["damage"]
+        entry["damage"] += damage
+        by_type = entry["by_type"]
+        kind = strike["damage_type"]
+        by_type[kind] = by_type.get(kind, 0) + damage
+        entry["undodgeable"] += strike["undodgeable"]
+        total += damage
+    return {
+        "ruleset": ruleset, "seed": seed, "backend": backend, "injected": injected, "strikes": strikes,
+        "targets": targets, "total_damage": total, "flee": dict(flee) if flee else None, "defense_rolls": defense,
+    }

@@ -146,6 +146,11 @@ cdef struct FightPlan:
     const int64_t* own_power   # per group: its strikes marked power (bits)
     const int64_t* parry_dims  # per group, as a target: weapon parry levels, shield parry levels
     const int64_t* ct_init     # CT-1 by (round 1 or later, d6): first side, surprised side (-1)
+    # Reactions at a leaving enemy (ER-20 flee attacks): tables of the procedure's compiled hooks
+    bint reactions             # some group's leaving draws reactions and some group makes them
+    const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
+    const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
+    const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
     const int64_t* vbase       # per (attack unit, target group): its first variant
     const int64_t* vcount      # per (attack unit, target group): its variants
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
@@ -257,6 +262,10 @@ cdef struct FightState:
     int64_t* next_up       # walk: a standing member at or above i (itself when it stands; members: none)
     int64_t* next_down     # walk, shifted by one: at or below i - 1 (0: none)
     int64_t attacks        # attacks (and spells) rolled in the call: `fracas bench`'s per-attack time
+    # reactions (p.reactions): stamps epoch + round, so nothing is cleared between rounds or fights
+    int64_t now            # this round's stamp
+    int64_t* engaged       # members × members: the last round the two engaged each other
+    int64_t* reacted       # per member: the round it spent its reaction in
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -586,13 +595,55 @@ cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
                 f.winner = s
 
 
-cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
+cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
+    """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
+    flee attacks): each standing enemy engaged with it this round or the round before, with
+    its reaction left and a reaction unit, in member order, makes its reaction (one random
+    event), its damage landing at once; it stops when t is at 0."""
+    cdef int64_t e, unit, at, first, n, damage, logpos = 0
+    cdef int err
+    cdef int64_t tg = p.group[t]
+    for e in range(p.members):
+        if (f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now
+                or f.engaged[e * p.members + t] < f.now - 1):
+            continue
+        unit = p.react_unit[p.group[e]]
+        if unit < 0:
+            continue
+        f.reacted[e] = f.now
+        if p.vcount[unit * p.groups + tg] != 1:
+            return E_FIGHT_PLAN
+        at = p.vbase[unit * p.groups + tg]
+        first, n = p.pair[2 * at], p.pair[2 * at + 1]
+        if n <= 0:
+            return E_FIGHT_PLAN
+        _stream(f)
+        f.attacks += 1
+        damage = 0
+        f.stamp[0] = -1
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                          NULL, 0, &logpos, 0, &damage)
+        if err:
+            return err
+        f.dealt[e] += damage
+        f.taken[t] += damage
+        f.engaged[e * p.members + t] = f.engaged[t * p.members + e] = f.now
+        if damage:
+            f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
+        if f.hp[t] == 0:
+            return 0
+    return 0
+
+
+cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
     """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
-    injury, down when they are gone), else fled at its flee_at."""
+    injury, down when they are gone), else fled at its flee_at, after the reactions its
+    leaving draws (down if they bring it to 0)."""
     cdef int64_t left
     cdef bint down
+    cdef int err
     if damage + injury <= 0:
-        return
+        return 0
     if p.injury[t] >= 0:
         left = f.hp[t] - damage
         f.hp[t] = left if left > 0 else 0
@@ -607,15 +658,22 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     if down:
         f.status[t] = ST_DOWN
     elif f.hp[t] <= p.flee_at[t]:
-        f.status[t] = ST_FLED
+        down = False
+        if p.reactions and p.leave_draws[p.group[t]]:
+            err = _reactions(p, f, t)
+            if err:
+                return err
+            down = f.hp[t] == 0  # the reactions brought it down: down, not fled
+        f.status[t] = ST_DOWN if down else ST_FLED
     else:
         _moved(p, f, t)
-        return
+        return 0
     _fallen(p, f, t)
     f.side_standing[p.side[t]] -= 1
     if f.side_standing[p.side[t]] == 0:
         f.sides_left -= 1
     _decide(p, f)
+    return 0
 
 
 cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed) noexcept nogil:
@@ -772,8 +830,9 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         else:
             _os_harm(p, f, t, damage)
         return 0
-    _harm(p, f, t, damage, injury)
-    return 0
+    if p.reactions and not spell and p.engages[g]:  # engaged in melee, both ways (ER-20)
+        f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
+    return _harm(p, f, t, damage, injury)
 
 
 cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
@@ -1125,6 +1184,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
+        f.now = f.epoch + r
         memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
         if p.os:
             err = _os_round(p, f, r)
@@ -1195,6 +1255,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] weapon0 = arrays["weapon0"], shield0 = arrays["shield0"], ct_group = arrays["ct_group"]
     cdef const int64_t[::1] own_power = arrays["own_power"], parry_dims = arrays["parry_dims"]
     cdef const int64_t[::1] ct_init = arrays["ct_init"]
+    cdef const int64_t[::1] react_unit = arrays["react_unit"], leave_draws = arrays["leave_draws"]
+    cdef const int64_t[::1] engages = arrays["engages"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
@@ -1224,8 +1286,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef bint rows = arrays["rows"]
     cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
     cdef int64_t n_units = 0
+    if react_unit.shape[0] != groups or leave_draws.shape[0] != groups or engages.shape[0] != groups:
+        raise ValueError("a fight plan's reaction tables disagree")
     for g in range(groups):
-        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0)
+        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0) + (react_unit[g] >= 0)
     cdef int64_t n_variants = pair.shape[0] // 2
     if (units.shape[0] != 3 * groups or vbase.shape[0] != n_units * groups or vcount.shape[0] != n_units * groups or near_off.shape[0] != members + 1
             or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_variants * XS_WIDTH
@@ -1233,7 +1297,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             or ct_init.shape[0] != 24):
         raise ValueError("a fight plan's tables disagree")
     for g in range(groups):
-        if units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units:
+        if (units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units
+                or not -1 <= react_unit[g] < n_units):
             raise ValueError("a fight plan's units disagree")
         if not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16 or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
             raise ValueError("a fight plan's Cartyrion fields disagree")
@@ -1292,6 +1357,16 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.ct and (sides != 2 or members > 2048):
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
+    p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
+    p.reactions = False
+    for g in range(groups):
+        p.reactions = p.reactions or (leave_draws[g] != 0)
+    if p.reactions:
+        p.reactions = False
+        for g in range(groups):
+            p.reactions = p.reactions or react_unit[g] >= 0
+    if p.reactions and (rows or p.ct or p.os or members > 4096):
+        raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
     p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
     p.vbase = &vbase[0] if vbase.shape[0] else NULL
     p.vcount = &vcount[0] if vcount.shape[0] else NULL
@@ -1333,6 +1408,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.turns = <int64_t*>_grab(keep, members * 8)
     f.acts = <int32_t*>_grab(keep, members * 4)
     f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
+    f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
+    f.reacted = <int64_t*>_grab(keep, members * 8)
+    f.now = 0
     f.epoch = 0
     f.leaving = <int32_t*>_grab(keep, members * 4)
     f.hurt = <int32_t*>_grab(keep, members * 4)

@@ -193,11 +193,28 @@ def test_er20_a_defending_creature_leaves_without_drawing_flee_attacks():
         assert flee_attacks(events) == []
 
 
-def test_er20_flee_attacks_play_on_the_python_loop_and_say_why():
-    why = fastfight.plan_for(compile_scenario(flee_scenario()))
-    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
-        return
-    assert isinstance(why, str) and "$.sides.gobs[0].tactic.flee_at" in why and "ER-20" in why
+@pytest.mark.parametrize("shape", [{}, {"move": 10}, {"move": 80}, {"gobs": 6}, {"defending": True}],
+                         ids=["normal", "cautious", "rapid", "one-a-round", "defending"])
+def test_er20_flee_attacks_play_on_the_compiled_loop_with_the_python_loops_draws(shape):
+    # ER-20 on the compiled loop: each engaged enemy with its reaction left strikes once, in
+    # member order, one d20 at a rapid mover, none at a cautious or defending one, one
+    # reaction a round; the same fights as the Python loop, fight by fight.
+    from fracas import _kernels
+    from fracas.drive.simulate import play_batch
+
+    if not hasattr(_kernels.active(), "play_fights"):
+        pytest.skip("the compiled core is not in use")
+    import orjson
+
+    scenario = flee_scenario(**shape)
+    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
+    blob = orjson.dumps(scenario)
+    for i in range(40):
+        fast = play_batch(blob, 9, i, 1, "auto")
+        slow = play_batch(blob, 9, i, 1, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
+        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
+        assert fast == slow, f"fight {i}"
 
 
 # -- ER-15 defending as a tactic --------------------------------------------------------------

@@ -252,9 +252,12 @@ def _scenario(draw):
                      "initiative": draw(st.integers(-3, 3))}
             if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
                 entry["target"]["vulnerable"] = []
-            # no flee_at: leaving draws ER-20 flee attacks, which play on the Python loop
-            # (tests/fights/test_er_fight_rules.py)
             entry["tactic"] = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
+                entry["tactic"]["flee_at"] = draw(st.integers(0, 12))
+                move = draw(st.sampled_from([None, None, 10, 20, 74, 75, 120]))
+                if move is not None:
+                    entry["tactic"]["flee_move"] = move
             if draw(st.integers(0, 3)) == 0:
                 entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 3)),
                                   "strikes": draw(st.lists(_strike(), min_size=1, max_size=2))}

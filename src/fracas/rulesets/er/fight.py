@@ -66,6 +66,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
@@ -165,10 +166,47 @@ class ErRound(Procedure):
                 return f"{g.path}.throws: thrown items play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
-            if g.spec.tactic.flee_at is not None:
-                return (f"{g.path}.tactic.flee_at: leaving the fight draws flee attacks (ER-20), which play on the"
-                        " Python loop")
         return None
+
+    @classmethod
+    def _flee_move(cls, g: Any) -> int:
+        return FLEE_MOVE if g.spec.tactic.flee_move is None else g.spec.tactic.flee_move
+
+    @classmethod
+    def _draws_flee_attacks(cls, g: Any) -> bool:
+        """ER-20: a member of `g` leaving at its flee_at draws flee attacks (a normal or rapid
+        move, not defending: ER-15)."""
+        return (g.spec.tactic.flee_at is not None and cls._flee_move(g) >= ER_FLEE_NORMAL
+                and "defending" not in (g.spec.target.get("conditions") or ()))
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """ER-20 for the compiled loop: per group whether its leaving draws flee attacks
+        (`leave_draws`) and whether its turn's attack engages its target in melee
+        (`engages`: a melee or savage strike among them)."""
+        tables.update(
+            leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
+            engages=array("q", [1 if any(g.spec.attacks[i].get("method") in MELEE for i in g.phases.get("attack", ()))
+                                else 0 for g in sc.groups]))
+        return None
+
+    @classmethod
+    def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
+        """ER-20: its flee attack, its first melee or savage strike (none when it has none,
+        or when it is defending: ER-15 "removes all reactions")."""
+        strike = next((i for i, a in enumerate(g.spec.attacks) if a.get("method") in MELEE), None)
+        if strike is None or "defending" in (g.spec.attacker.get("conditions") or ()):
+            return None
+        return "attack", (strike,)
+
+    @classmethod
+    def compiled_reaction_variants(cls, sc: Any, g: Any, key: str, use: tuple[int, ...], t: Any,
+                                   tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """ER-20: a flee attack at a member of `t`, which moved its flee_move (harmed's situation)."""
+        if not cls._draws_flee_attacks(t):
+            return [(None, ())]
+        situation: Situation = (("request", (("flee", (("moved", cls._flee_move(t)),)),)),)
+        return [(use, situation)]
 
     @classmethod
     def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
@@ -185,7 +223,7 @@ class ErRound(Procedure):
     def compiled_unfit(cls, plan: Any) -> Optional[str]:
         from .attack import AttackPlan
 
-        if not isinstance(plan, AttackPlan) or plan.defense or plan.flee is not None or plan.follow_ups:
+        if not isinstance(plan, AttackPlan) or plan.defense or plan.follow_ups:
             return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
                     " defense rolls")
         return None

@@ -81,6 +81,12 @@ cdef enum:
     WALK_ROWS = 16
     #: weakest: a tree key is health << WK_SHIFT | member (members < 1 << 20, health < 1 << 42)
     WK_SHIFT = 21
+    #: ER-17: the creatures next to a target a shot may stray into (slots 1-8 of a d10)
+    BY_MAX = 8
+    BY_SLOTS = 10
+    BY_SHIFT = 2
+    #: log entries per strike kept for its strays (its pool and a crit chain this long)
+    SLOG_STRIKE = 8 + 2 * 64
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -151,6 +157,15 @@ cdef struct FightPlan:
     const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
     const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
     const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
+    # Stray shots into those next to a target (ER-17 friendly fire), from the hooks' tables
+    bint strays
+    const int64_t* shoots      # per group: its turn's attack has a ranged strike
+    const int64_t* by_off      # per group: who its `nearby` names, by_list[by_off[g]:by_off[g + 1]]
+    const int64_t* by_list
+    const int64_t* stray_ac    # per (group, damage type): a stray's AC there, cover included
+    const int64_t* stray_resist  # per (group, damage type): its resistance state
+    const int64_t* stray_cond  # per group: 1 full cover, 2 paralyzed, 4 petrified
+    const int64_t* row_info    # per plan row: 1 under the friendly-fire rule | 2 at full cover; crit threshold
     const int64_t* vbase       # per (attack unit, target group): its first variant
     const int64_t* vcount      # per (attack unit, target group): its variants
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
@@ -266,6 +281,11 @@ cdef struct FightState:
     int64_t now            # this round's stamp
     int64_t* engaged       # members × members: the last round the two engaged each other
     int64_t* reacted       # per member: the round it spent its reaction in
+    # strays: the attack's bystanders (member, damage), the kernel's log of its dice
+    int64_t by[BY_MAX]
+    int64_t by_dmg[BY_MAX]
+    int32_t* slog
+    int64_t slog_cap
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -734,6 +754,75 @@ cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage)
     _decide(p, f)
 
 
+cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t n, int64_t nb) noexcept nogil:
+    """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
+    friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
+    the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
+    checked with the pool's counting dice moved up by BY_SHIFT against its own AC, a crit
+    draws its chain, ER-9 gives the attribute modifier to the first stray into each
+    creature, ER-10 its resistance. The damage goes to f.by_dmg."""
+    cdef int64_t s, k, e, bg, i, pos, npool, discard, hits, nat20, chain, chain_len, base, ac, to_hit, crit_thr
+    cdef int64_t taken = 0, flags, dtype
+    cdef int face, shifted, roll
+    cdef bint crit_face, crit, only_chain
+    cdef const int32_t* pr
+    cdef int64_t* o
+    for k in range(nb):
+        f.by_dmg[k] = 0
+    for s in range(n):
+        flags = p.row_info[2 * (first + s)]
+        if not flags & 1:
+            continue
+        o = f.out + s * OUT_WIDTH
+        if not flags & 2 and o[O_HITS]:
+            continue
+        roll = draw_gen(&f.dice, BY_SLOTS)
+        if roll > nb:
+            continue
+        k = roll - 1
+        e = f.by[k]
+        bg = p.group[e]
+        if p.stray_cond[bg] & 1:  # behind full cover: the shot hits nothing
+            continue
+        pr = p.plans + (first + s) * PLAN_WIDTH
+        to_hit, dtype, crit_thr = pr[P_TO_HIT], pr[P_TYPE], p.row_info[2 * (first + s) + 1]
+        ac = p.stray_ac[bg * N_TYPES + dtype]
+        pos, npool, discard = o[O_LOG], o[O_POOL], o[O_DISCARD]
+        hits = nat20 = 0
+        crit_face = False
+        for i in range(npool):
+            if i == discard:
+                continue
+            face = f.slog[2 * (pos + i)]
+            shifted = face + BY_SHIFT if face + BY_SHIFT < 20 else 20
+            if shifted == 20 or shifted + to_hit >= ac:
+                hits += 1
+                nat20 += shifted == 20
+                if crit_thr and shifted >= crit_thr:
+                    crit_face = True
+        crit = hits > 0 and not pr[P_DISADV] and (crit_face or (p.stray_cond[bg] & 2) != 0)
+        chain = chain_len = 0
+        if crit:
+            while True:
+                if chain_len >= CHAIN_LIMIT:
+                    return E_CHAIN_LIMIT
+                face = draw_gen(&f.dice, 20)
+                chain_len += 1
+                if face == 20 or (face != 1 and face + to_hit >= ac):
+                    chain += draw_gen(&f.dice, 3)
+                if face != 20:
+                    break
+        only_chain = (p.stray_cond[bg] & 4) != 0
+        base = 0 if hits == 0 else (chain if only_chain else hits + chain)
+        if hits > 0 and not only_chain and not (taken >> k) & 1:
+            taken |= <int64_t>1 << k
+            base += pr[P_MOD]
+            if base < 0:
+                base = 0
+        f.by_dmg[k] += resist(base, <int>p.stray_resist[bg * N_TYPES + dtype])
+    return 0
+
+
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
     """Fight._power_now (CT-5): its tactic's moment for a power attack."""
     cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
@@ -747,7 +836,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
     (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
     cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
-    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef bint power = False
     cdef int err
@@ -770,6 +859,15 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
     elif not p.ct:
         v = p.reaction[t] and f.reserve[t] <= 0
+        if p.strays and not spell and p.shoots[g]:  # ER-17: who stands next to the target (variant 1)
+            for i in range(p.by_off[tg], p.by_off[tg + 1]):
+                e = p.by_list[i]
+                if e != t and e != m and f.status[e] == ST_STANDING:
+                    f.by[nb] = e
+                    nb += 1
+                    if nb == BY_MAX:
+                        break
+            v = nb > 0
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
     at = p.vbase[unit * p.groups + tg] + v
@@ -792,6 +890,19 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
         if f.reserve[t] > 0:
             f.reserve[t] -= reacted
+    elif nb:  # the strikes with their dice logged and their rows out, then the strays
+        f.stamp[0] = -1
+        if n * SLOG_STRIKE > f.slog_cap:
+            return E_FIGHT_PLAN
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                          f.slog, f.slog_cap, &logpos, 0, NULL)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+        err = _stray_shots(p, f, first, n, nb)
+        if err:
+            return err
     else:
         f.stamp[0] = -1
         err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
@@ -832,6 +943,14 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         return 0
     if p.reactions and not spell and p.engages[g]:  # engaged in melee, both ways (ER-20)
         f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
+    for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
+        e = f.by[i]
+        if f.by_dmg[i] and f.status[e] == ST_STANDING:
+            f.dealt[m] += f.by_dmg[i]
+            f.taken[e] += f.by_dmg[i]
+            err = _harm(p, f, e, f.by_dmg[i], 0)
+            if err:
+                return err
     return _harm(p, f, t, damage, injury)
 
 
@@ -1257,6 +1376,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] ct_init = arrays["ct_init"]
     cdef const int64_t[::1] react_unit = arrays["react_unit"], leave_draws = arrays["leave_draws"]
     cdef const int64_t[::1] engages = arrays["engages"]
+    cdef const int64_t[::1] shoots = arrays["shoots"], by_off = arrays["by_off"], by_list = arrays["by_list"]
+    cdef const int64_t[::1] stray_ac = arrays["stray_ac"], stray_resist = arrays["stray_resist"]
+    cdef const int64_t[::1] stray_cond = arrays["stray_cond"], row_info = arrays["row_info"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
@@ -1367,6 +1489,26 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             p.reactions = p.reactions or react_unit[g] >= 0
     if p.reactions and (rows or p.ct or p.os or members > 4096):
         raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
+    p.strays = arrays["strays"]
+    if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
+            or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
+            or row_info.shape[0] != 2 * n_rows or by_off[0] != 0 or by_off[groups] != by_list.shape[0]):
+        raise ValueError("a fight plan's stray tables disagree")
+    if p.strays and (rows or p.ct or p.os):
+        raise ValueError("stray shots are rolled on the ER kernel")
+    for g in range(groups):
+        if by_off[g] > by_off[g + 1]:
+            raise ValueError("a fight plan's stray tables disagree")
+        for i in range(N_TYPES):
+            if not 0 <= stray_resist[g * N_TYPES + i] <= 3:
+                raise ValueError("a fight plan's stray tables disagree")
+    for i in range(by_list.shape[0]):
+        if not 0 <= by_list[i] < members:
+            raise ValueError("a fight plan's stray tables disagree")
+    p.shoots, p.by_off, p.stray_ac, p.stray_resist = &shoots[0], &by_off[0], &stray_ac[0], &stray_resist[0]
+    p.by_list = &by_list[0] if by_list.shape[0] else NULL
+    p.stray_cond = &stray_cond[0]
+    p.row_info = &row_info[0] if row_info.shape[0] else NULL
     p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
     p.vbase = &vbase[0] if vbase.shape[0] else NULL
     p.vcount = &vcount[0] if vcount.shape[0] else NULL
@@ -1410,6 +1552,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
     f.reacted = <int64_t*>_grab(keep, members * 8)
+    f.slog_cap = max(widest, 1) * SLOG_STRIKE if p.strays else 0
+    f.slog = <int32_t*>_grab(keep, f.slog_cap * 2 * 4)
     f.now = 0
     f.epoch = 0
     f.leaving = <int32_t*>_grab(keep, members * 4)

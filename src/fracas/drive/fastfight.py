@@ -33,7 +33,7 @@ from array import array
 from typing import Any, Optional, Union
 
 from .. import _kernels
-from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
+from .._layout import N_TYPES, PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..errors import RequestError
 from .scenario import Compiled
 
@@ -140,6 +140,9 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "ct_group": array("q", [0] * 8 * len(groups)), "own_power": array("q", [0] * len(groups)),
         "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
         "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
+        "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
+        "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
+        "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),
     }
     why = proc.compiled_tables(sc, tables)
     if sc.has_morale and not tables["has_morale"]:
@@ -203,6 +206,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     vbase = array("q", bytes(8 * len(keys) * n_groups))
     vcount = array("q", bytes(8 * len(keys) * n_groups))
     pair, tinit = array("q"), array("q")
+    row_info = array("q")  # two numbers per plan row (the procedure's `compiled_row_info`)
     widest = 1
     width = XPLAN_WIDTH if rows else PLAN_WIDTH
     for u, g_index, key, _use, t in todo:
@@ -224,6 +228,8 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
             if why:
                 return f"{g.path}: its attack at {t.path} {why}"
             n = len(plan.metas)
+            info = proc.compiled_row_info(plan) if tables["strays"] else []
+            row_info.extend(info if len(info) == 2 * n else [0] * 2 * n)
             pair.extend((len(plans) // width, n))
             plans.extend(plan.rows if rows else plan.plan)
             tinit.extend(plan.tinit if rows else [0] * XS_WIDTH)
@@ -244,7 +250,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         "tactic": array("i", [_TARGETS[spec.tactic.target] for spec in specs]),
         "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units, "react_unit": react_unit,
         "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off, **walking,
-        "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
+        "plans": plans, "row_info": row_info, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
         "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
         **{k: v for k, v in tables.items() if not k.startswith("_")},
     }

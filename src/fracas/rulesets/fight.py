@@ -203,6 +203,13 @@ class Procedure:
         return [(None, ())]
 
     @classmethod
+    def compiled_row_info(cls, plan: Any) -> list[int]:
+        """Per strike row of a compiled attack, two numbers the round's own tables read
+        beside the row (where its tables set `strays`: a stray shot's flags and crit
+        threshold); none by default (zeros)."""
+        return []
+
+    @classmethod
     def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
         """Per member the initiative modifier and the tie-break value the compiled round
         sorts by, and the die it rolls (a side initiative: zeros)."""

@@ -158,8 +158,8 @@ class ErRound(Procedure):
         for g in sc.groups:
             if g.spec.impale is not None or g.spec.tactic.charge is not None:
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
-            if g.spec.nearby:
-                return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
+            if g.spec.target.get("grappling") is not None:
+                return f"{g.path}.target.grappling: grapple releases (ER-21) play on the Python loop"
             if g.spec.tactic.defend_at is not None:
                 return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
             if g.spec.throws:
@@ -183,12 +183,70 @@ class ErRound(Procedure):
     def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
         """ER-20 for the compiled loop: per group whether its leaving draws flee attacks
         (`leave_draws`) and whether its turn's attack engages its target in melee
-        (`engages`: a melee or savage strike among them)."""
-        tables.update(
-            leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
-            engages=array("q", [1 if any(g.spec.attacks[i].get("method") in MELEE for i in g.phases.get("attack", ()))
-                                else 0 for g in sc.groups]))
+        (`engages`: a melee or savage strike among them). ER-17: per group whether its
+        turn's attack has a ranged strike (`shoots`), who may stand next to its members
+        (`by_off`, `by_list`: the members its `nearby` names, in member order), and what a
+        stray into one of its members meets: AC by damage type with cover (`stray_ac`),
+        resistance by damage type (`stray_resist`), full cover, paralyzed, petrified
+        (`stray_cond` bits 1, 2, 4)."""
+        from ...requests import convert_mapping
+        from ..._facts import COVER_AC, DAMAGE_TYPES
+        from .plan import resistance_state
+        from .schema import Target
+
+        def attack_has(g: Any, methods: tuple[str, ...]) -> int:
+            return 1 if any(g.spec.attacks[i].get("method") in methods for i in g.phases.get("attack", ())) else 0
+
+        tables.update(leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
+                      engages=array("q", [attack_has(g, MELEE) for g in sc.groups]))
+        if not any(g.spec.nearby for g in sc.groups):
+            return None
+        by_off, by_list = array("q", [0]), array("q")
+        for g in sc.groups:
+            by_list.extend(cls._by_candidates(sc, g))
+            by_off.append(len(by_list))
+        ac, resist, cond = array("q"), array("q"), array("q")
+        for g in sc.groups:
+            spec = convert_mapping({"t": g.spec.target}, Target, f"{g.path}.target")["t"]
+            for dtype in DAMAGE_TYPES:
+                ac.append(spec.ac_by_type.get(dtype, spec.ac) + COVER_AC[spec.cover])
+                resist.append(resistance_state(spec, dtype))
+            cond.append((1 if spec.cover == "full" else 0) | (2 if "paralyzed" in spec.conditions else 0)
+                        | (4 if "petrified" in spec.conditions else 0))
+        tables.update(strays=True, shoots=array("q", [attack_has(g, ("range",)) for g in sc.groups]),
+                      by_off=by_off, by_list=by_list, stray_ac=ac, stray_resist=resist, stray_cond=cond)
         return None
+
+    @classmethod
+    def _by_candidates(cls, sc: Any, g: Any) -> list[int]:
+        """ER-17: the members `g`'s nearby names (its bystanders are the first 8 of them standing)."""
+        names = set(g.spec.nearby)
+        return [e for e, (mid, eg) in enumerate(zip(sc.member_ids, sc.member_group))
+                if names and (mid in names or sc.groups[eg].spec.name in names)]
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """ER-17: a ranged attack at a target with someone standing next to it (variant 1):
+        the request with bystanders, whose rows are those of any bystanders (the compiled
+        loop rolls the strays into the ones standing); variant 0: no one there."""
+        plain: list[tuple[Optional[tuple[int, ...]], Situation]] = [(use, ()), (use, ())]
+        if key == "spell" or use is None or not tables.get("strays") or not t.spec.nearby:
+            return plain
+        if not any(g.spec.attacks[i].get("method") == "range" for i in use):
+            return plain
+        near = [e for e in cls._by_candidates(sc, t) if sc.member_group[e] != t.index or t.spec.count > 1]
+        if not near:
+            return plain
+        targets = {"t": dict(t.spec.target, nearby=["n0"]), "n0": dict(sc.groups[sc.member_group[near[0]]].spec.target)}
+        return [(use, ()), (use, (("request", (("targets", frozen(targets)),)),))]
+
+    @classmethod
+    def compiled_row_info(cls, plan: Any) -> list[int]:
+        """ER-17 per strike row: flags (1 a shot under the friendly-fire rule, 2 at a target
+        behind full cover) and its crit threshold (0: none)."""
+        return [x for meta in plan.metas
+                for x in ((1 if meta.friendly_fire else 0) | (2 if meta.full_cover else 0), meta.crit_range or 0)]
 
     @classmethod
     def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
@@ -223,9 +281,12 @@ class ErRound(Procedure):
     def compiled_unfit(cls, plan: Any) -> Optional[str]:
         from .attack import AttackPlan
 
-        if not isinstance(plan, AttackPlan) or plan.defense or plan.follow_ups:
-            return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
-                    " defense rolls")
+        if not isinstance(plan, AttackPlan) or plan.defense:
+            return "has defense rolls"
+        if plan.follow_ups and (
+                any(t.spec.grappling is not None for t in plan.targets.values())
+                or any(m.sneak is not False and plan.targets[m.target].spec.body_max is not None for m in plan.metas)):
+            return "has follow-up dice (a sneak attack at a target with body_max, a grapple)"
         return None
 
     # -- a member --------------------------------------------------------------------------

@@ -13,7 +13,10 @@ its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury
 broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
 OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
 with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
-fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
+fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too); with the tables a
+procedure's compiled hooks give, reactions at a leaving enemy (ER-20 flee attacks: the
+procedure's `harmed`) and missed shots straying into the combatants next to a target
+(ER-17: followups.stray_shots, from the attack's own stream). The draw order is the round's: its k-th random event (the initiative,
 each `random` target choice, each attack) draws from stream k of the round seed, the
 seed of bulk chunk k (fracas.rng.chunk_seed).
 
@@ -124,7 +127,7 @@ cdef struct FightPlan:
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
     bint spells                # some member has spell uses
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
-    bint ct                    # Cartyrion: side initiative, two pools, weapons and parries (CT-1, CT-4..7)
+    bint side_turns            # a slot per side, two health pools, breakable weapons and parries (Cartyrion: CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
     int64_t members
     int64_t groups
@@ -178,7 +181,7 @@ cdef struct FightPlan:
     # per variant (vbase + the situation's index): first row, rows
     const int64_t* pair
     # Old-school (OS-1..5)
-    bint os
+    bint phased                # declared flight, side initiative, phases of one action each, morale (_os_round)
     bint has_morale
     int64_t os_ties            # OS-1: 0 re-roll ties, 1 tied sides act together
     int64_t units_n            # morale units (a side, or a morale_group)
@@ -840,7 +843,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef bint power = False
     cdef int err
-    if p.ct and not spell:
+    if p.side_turns and not spell:
         broken = f.broken[m] if ctg[CTG_BREAKS] else 0
         power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
         v = broken * ctg[CTG_POWER_DIM] + power
@@ -855,9 +858,9 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             if not 1 <= f.shield_left[t] <= sh:
                 return E_FIGHT_PLAN
             v += w + f.shield_left[t]
-    elif p.os:
+    elif p.phased:
         v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
-    elif not p.ct:
+    elif not p.side_turns:
         v = p.reaction[t] and f.reserve[t] <= 0
         if p.strays and not spell and p.shoots[g]:  # ER-17: who stands next to the target (variant 1)
             for i in range(p.by_off[tg], p.by_off[tg + 1]):
@@ -882,7 +885,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         if err:
             return err
         for s in range(n):
-            if p.ct and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
+            if p.side_turns and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
                 injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
             else:
                 damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
@@ -911,7 +914,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             return err
     f.dealt[m] += damage + injury
     f.taken[t] += damage + injury
-    if p.ct:
+    if p.side_turns:
         if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
             f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
             _moved(p, f, m)
@@ -933,7 +936,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     f.shield_left[t] = left
                     if left == 0:
                         f.parrying[t] = PARRY_NONE
-    if p.os:  # OS: a slot of several sides lands a phase's damage when the phase ends
+    if p.phased:  # OS: a slot of several sides lands a phase's damage when the phase ends
         if f.defer:
             f.pend_t[f.pend_n] = t
             f.pend_d[f.pend_n] = damage
@@ -1263,7 +1266,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     memcpy(f.focus_at, p.focus_off, p.members * sizeof(int64_t))
     memcpy(f.injury, p.injury, p.members * sizeof(int64_t))
     memset(f.casting, 0, p.members * sizeof(int32_t))
-    if p.ct:
+    if p.side_turns:
         memset(f.broken, 0, p.members * sizeof(int64_t))
         memset(f.parrying, 0, p.members * sizeof(int32_t))
         memcpy(f.weapon_left, p.weapon0, p.members * sizeof(int64_t))
@@ -1286,7 +1289,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.next_down[i] = i
     if p.any_random:
         memcpy(f.fw, p.fw_init, p.sides * (p.fw_n + 1) * sizeof(int32_t))
-    if p.os:  # OS-4: every group's morale afresh, each unit's counts
+    if p.phased:  # OS-4: every group's morale afresh, each unit's counts
         for g in range(p.groups):
             f.g_standing[g] = 0
             f.g_succ[g] = 0
@@ -1305,14 +1308,14 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         f.k = 0
         f.now = f.epoch + r
         memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
-        if p.os:
+        if p.phased:
             err = _os_round(p, f, r)
             if err:
                 return err
             if not f.over and r >= p.max_rounds:
                 f.over = True
             continue
-        if p.ct:
+        if p.side_turns:
             err = _ct_round(p, f, r)
             if err:
                 return err
@@ -1453,12 +1456,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
-    p.ct = arrays["ct"]
-    p.os = arrays["os"]
+    p.side_turns = arrays["side_turns"]
+    p.phased = arrays["phased"]
     p.has_morale = arrays["has_morale"]
     p.os_ties = arrays["os_ties"]
     p.units_n = unit_start.shape[0]
-    if p.os and (p.ct or not p.rows or sides > OS_MAX_SIDES):
+    if p.phased and (p.side_turns or not p.rows or sides > OS_MAX_SIDES):
         raise ValueError("an old-school fight plan is of strike rows and at most 64 sides")
     if (os_side.shape[0] != sides or os_phase.shape[0] != groups or os_flee.shape[0] != groups
             or morale.shape[0] != groups or morale_mod.shape[0] != groups or group_unit.shape[0] != groups
@@ -1476,7 +1479,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.os_side, p.os_phase, p.os_flee = &os_side[0], &os_phase[0], &os_flee[0]
     p.morale, p.morale_mod, p.group_unit = &morale[0], &morale_mod[0], &group_unit[0]
     p.unit_start, p.unit_first, p.member_unit = &unit_start[0], &unit_first[0], &member_unit[0]
-    if p.ct and (sides != 2 or members > 2048):
+    if p.side_turns and (sides != 2 or members > 2048):
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
     p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
@@ -1487,14 +1490,14 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         p.reactions = False
         for g in range(groups):
             p.reactions = p.reactions or react_unit[g] >= 0
-    if p.reactions and (rows or p.ct or p.os or members > 4096):
+    if p.reactions and (rows or p.side_turns or p.phased or members > 4096):
         raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
     p.strays = arrays["strays"]
     if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
             or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
             or row_info.shape[0] != 2 * n_rows or by_off[0] != 0 or by_off[groups] != by_list.shape[0]):
         raise ValueError("a fight plan's stray tables disagree")
-    if p.strays and (rows or p.ct or p.os):
+    if p.strays and (rows or p.side_turns or p.phased):
         raise ValueError("stray shots are rolled on the ER kernel")
     for g in range(groups):
         if by_off[g] > by_off[g + 1]:
@@ -1549,7 +1552,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.shield_left = <int64_t*>_grab(keep, members * 8)
     f.turns = <int64_t*>_grab(keep, members * 8)
     f.acts = <int32_t*>_grab(keep, members * 4)
-    f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
+    f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
     f.reacted = <int64_t*>_grab(keep, members * 8)
     f.slog_cap = max(widest, 1) * SLOG_STRIKE if p.strays else 0

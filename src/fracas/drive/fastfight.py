@@ -132,7 +132,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     proc, _code = _round(sc)
     groups, n = sc.groups, len(sc.member_ids)
     tables: dict[str, Any] = {
-        "rows": False, "ct": False, "init_once": False, "os": False, "has_morale": False, "os_ties": 0,
+        "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
         "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
         "os_flee": array("q", [_FLEE[g.spec.tactic.flee] for g in groups]),
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),

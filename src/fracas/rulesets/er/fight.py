@@ -148,8 +148,10 @@ class ErRound(Procedure):
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round has no memory of who fought whom: a scenario with a sneak
-        attack (ER-13) plays on the Python loop."""
+        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks) but not who
+        attacked whom (ER-13): a scenario with a sneak attack plays on the Python loop; so do
+        charges, defending, thrown items, weapon negation and grappling targets (their
+        reactions and follow-up dice are the Python loop's alone)."""
         for g in sc.groups:
             for i, strike in enumerate(g.spec.attacks):
                 if isinstance(strike, dict) and strike.get("sneak"):

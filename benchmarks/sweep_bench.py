@@ -1,7 +1,10 @@
 """The sweep section of `fracas bench`: the wall time of a 20-point balance sweep.
 
-The Enchanted Realms skeleton horde with its skeletons' count swept over 20 values
-(4, 6, … 42), the same number of fights at each point, from the same seed, three ways:
+The Enchanted Realms bandit rout with its bandits' count swept over 20 values (4, 6,
+… 42): hurt bandits and adventurers leave the fight drawing flee attacks (ER-20), and
+missed shots stray into the combatants named nearby (ER-17 friendly fire), both on the
+compiled fight loop (the section reports how many fights played there). The same
+number of fights at each point, from the same seed, three ways:
 one process, every local core (processes started for the call, included), and a Dask
 `LocalCluster` of 2 workers started before the section (its start-up reported on its
 own) and reached by its scheduler address, as `fracas sweep --dask ADDRESS`. The
@@ -19,9 +22,9 @@ from typing import Any, Optional
 from fracas.drive.sweep import sweep
 
 #: The swept field and its 20 values.
-VARY = "$.sides.skeletons[0].count=4..42:2"
+VARY = "$.sides.bandits[0].count=4..42:2"
 POINTS = 20
-SCENARIO = "@er-skeleton-horde"
+SCENARIO = "@er-bandit-rout"
 
 
 def _timed(runs: int, **how: Any) -> tuple[dict[str, Any], float]:
@@ -58,7 +61,8 @@ def run(runs: int, cores: int) -> dict[str, Any]:
             cluster.close()
     crossing = one["target"]["rows"][0]["crossings"]
     fights = runs * POINTS
-    return {"vary": VARY, "points": POINTS, "runs_per_point": runs, "fights": fights, "cores": cores,
+    compiled = sum(point["fight_loop"]["compiled_fights"] for point in one["points"])
+    return {"scenario": SCENARIO.lstrip("@"), "compiled_fights": compiled, "vary": VARY, "points": POINTS, "runs_per_point": runs, "fights": fights, "cores": cores,
             "dask_workers": 2 if cluster is not None else None,
             "dask_startup_s": round(startup, 3) if startup is not None else None,
             "seconds": {k: (round(v, 3) if v is not None else None) for k, v in seconds.items()},
@@ -74,10 +78,11 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
     dask = (f"{s['dask']:8.2f} s ({rate['dask']:,.0f} fights/s; 2 workers started once in"
             f" {section['dask_startup_s']:.1f} s)") if s["dask"] is not None else "       — (dask not installed)"
     even = section["party_even_at"]
-    return [f"Sweep · {section['points']} points × {section['runs_per_point']:,} fights of er-skeleton-horde"
-            f" ({section['vary']}), the same seed each way",
+    return [f"Sweep · {section['points']} points × {section['runs_per_point']:,} fights of {section['scenario']}"
+            f" ({section['vary']}), the same seed each way; flee attacks (ER-20) and friendly fire (ER-17) on,"
+            f" {section['compiled_fights']:,} of {section['fights']:,} fights on the compiled loop",
             f"  one process       {s['one_process']:8.2f} s ({rate['one_process']:,.0f} fights/s)",
             f"  {str(section['cores']) + ' local cores':<17} {s['local_cores']:8.2f} s ({rate['local_cores']:,.0f} fights/s, starting the processes included)",
             f"  Dask              {dask}",
             f"  same table each way: {'yes' if section['identical'] else 'NO'};"
-            f" the party wins half its fights at {even if even is not None else 'no point swept'} skeletons"]
+            f" the party wins half its fights at {even if even is not None else 'no point swept'} bandits"]

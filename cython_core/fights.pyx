@@ -13,7 +13,10 @@ its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury
 broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
 OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
 with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
-fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too). The draw order is the round's: its k-th random event (the initiative,
+fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too); with the tables a
+procedure's compiled hooks give, reactions at a leaving enemy (ER-20 flee attacks: the
+procedure's `harmed`) and missed shots straying into the combatants next to a target
+(ER-17: followups.stray_shots, from the attack's own stream). The draw order is the round's: its k-th random event (the initiative,
 each `random` target choice, each attack) draws from stream k of the round seed, the
 seed of bulk chunk k (fracas.rng.chunk_seed).
 
@@ -81,6 +84,12 @@ cdef enum:
     WALK_ROWS = 16
     #: weakest: a tree key is health << WK_SHIFT | member (members < 1 << 20, health < 1 << 42)
     WK_SHIFT = 21
+    #: ER-17: the creatures next to a target a shot may stray into (slots 1-8 of a d10)
+    BY_MAX = 8
+    BY_SLOTS = 10
+    BY_SHIFT = 2
+    #: log entries per strike kept for its strays (its pool and a crit chain this long)
+    SLOG_STRIKE = 8 + 2 * 64
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -118,7 +127,7 @@ cdef struct FightPlan:
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
     bint spells                # some member has spell uses
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
-    bint ct                    # Cartyrion: side initiative, two pools, weapons and parries (CT-1, CT-4..7)
+    bint side_turns            # a slot per side, two health pools, breakable weapons and parries (Cartyrion: CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
     int64_t members
     int64_t groups
@@ -146,6 +155,20 @@ cdef struct FightPlan:
     const int64_t* own_power   # per group: its strikes marked power (bits)
     const int64_t* parry_dims  # per group, as a target: weapon parry levels, shield parry levels
     const int64_t* ct_init     # CT-1 by (round 1 or later, d6): first side, surprised side (-1)
+    # Reactions at a leaving enemy (ER-20 flee attacks): tables of the procedure's compiled hooks
+    bint reactions             # some group's leaving draws reactions and some group makes them
+    const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
+    const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
+    const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
+    # Stray shots into those next to a target (ER-17 friendly fire), from the hooks' tables
+    bint strays
+    const int64_t* shoots      # per group: its turn's attack has a ranged strike
+    const int64_t* by_off      # per group: who its `nearby` names, by_list[by_off[g]:by_off[g + 1]]
+    const int64_t* by_list
+    const int64_t* stray_ac    # per (group, damage type): a stray's AC there, cover included
+    const int64_t* stray_resist  # per (group, damage type): its resistance state
+    const int64_t* stray_cond  # per group: 1 full cover, 2 paralyzed, 4 petrified
+    const int64_t* row_info    # per plan row: 1 under the friendly-fire rule | 2 at full cover; crit threshold
     const int64_t* vbase       # per (attack unit, target group): its first variant
     const int64_t* vcount      # per (attack unit, target group): its variants
     const int64_t* near_off    # per member: its enemies nearest first, in near[...]
@@ -158,7 +181,7 @@ cdef struct FightPlan:
     # per variant (vbase + the situation's index): first row, rows
     const int64_t* pair
     # Old-school (OS-1..5)
-    bint os
+    bint phased                # declared flight, side initiative, phases of one action each, morale (_os_round)
     bint has_morale
     int64_t os_ties            # OS-1: 0 re-roll ties, 1 tied sides act together
     int64_t units_n            # morale units (a side, or a morale_group)
@@ -257,6 +280,15 @@ cdef struct FightState:
     int64_t* next_up       # walk: a standing member at or above i (itself when it stands; members: none)
     int64_t* next_down     # walk, shifted by one: at or below i - 1 (0: none)
     int64_t attacks        # attacks (and spells) rolled in the call: `fracas bench`'s per-attack time
+    # reactions (p.reactions): stamps epoch + round, so nothing is cleared between rounds or fights
+    int64_t now            # this round's stamp
+    int64_t* engaged       # members × members: the last round the two engaged each other
+    int64_t* reacted       # per member: the round it spent its reaction in
+    # strays: the attack's bystanders (member, damage), the kernel's log of its dice
+    int64_t by[BY_MAX]
+    int64_t by_dmg[BY_MAX]
+    int32_t* slog
+    int64_t slog_cap
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -586,13 +618,55 @@ cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
                 f.winner = s
 
 
-cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
+cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
+    """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
+    flee attacks): each standing enemy engaged with it this round or the round before, with
+    its reaction left and a reaction unit, in member order, makes its reaction (one random
+    event), its damage landing at once; it stops when t is at 0."""
+    cdef int64_t e, unit, at, first, n, damage, logpos = 0
+    cdef int err
+    cdef int64_t tg = p.group[t]
+    for e in range(p.members):
+        if (f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now
+                or f.engaged[e * p.members + t] < f.now - 1):
+            continue
+        unit = p.react_unit[p.group[e]]
+        if unit < 0:
+            continue
+        f.reacted[e] = f.now
+        if p.vcount[unit * p.groups + tg] != 1:
+            return E_FIGHT_PLAN
+        at = p.vbase[unit * p.groups + tg]
+        first, n = p.pair[2 * at], p.pair[2 * at + 1]
+        if n <= 0:
+            return E_FIGHT_PLAN
+        _stream(f)
+        f.attacks += 1
+        damage = 0
+        f.stamp[0] = -1
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                          NULL, 0, &logpos, 0, &damage)
+        if err:
+            return err
+        f.dealt[e] += damage
+        f.taken[t] += damage
+        f.engaged[e * p.members + t] = f.engaged[t * p.members + e] = f.now
+        if damage:
+            f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
+        if f.hp[t] == 0:
+            return 0
+    return 0
+
+
+cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
     """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
-    injury, down when they are gone), else fled at its flee_at."""
+    injury, down when they are gone), else fled at its flee_at, after the reactions its
+    leaving draws (down if they bring it to 0)."""
     cdef int64_t left
     cdef bint down
+    cdef int err
     if damage + injury <= 0:
-        return
+        return 0
     if p.injury[t] >= 0:
         left = f.hp[t] - damage
         f.hp[t] = left if left > 0 else 0
@@ -607,15 +681,22 @@ cdef inline void _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dam
     if down:
         f.status[t] = ST_DOWN
     elif f.hp[t] <= p.flee_at[t]:
-        f.status[t] = ST_FLED
+        down = False
+        if p.reactions and p.leave_draws[p.group[t]]:
+            err = _reactions(p, f, t)
+            if err:
+                return err
+            down = f.hp[t] == 0  # the reactions brought it down: down, not fled
+        f.status[t] = ST_DOWN if down else ST_FLED
     else:
         _moved(p, f, t)
-        return
+        return 0
     _fallen(p, f, t)
     f.side_standing[p.side[t]] -= 1
     if f.side_standing[p.side[t]] == 0:
         f.sides_left -= 1
     _decide(p, f)
+    return 0
 
 
 cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed) noexcept nogil:
@@ -676,6 +757,75 @@ cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage)
     _decide(p, f)
 
 
+cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t n, int64_t nb) noexcept nogil:
+    """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
+    friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
+    the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
+    checked with the pool's counting dice moved up by BY_SHIFT against its own AC, a crit
+    draws its chain, ER-9 gives the attribute modifier to the first stray into each
+    creature, ER-10 its resistance. The damage goes to f.by_dmg."""
+    cdef int64_t s, k, e, bg, i, pos, npool, discard, hits, nat20, chain, chain_len, base, ac, to_hit, crit_thr
+    cdef int64_t taken = 0, flags, dtype
+    cdef int face, shifted, roll
+    cdef bint crit_face, crit, only_chain
+    cdef const int32_t* pr
+    cdef int64_t* o
+    for k in range(nb):
+        f.by_dmg[k] = 0
+    for s in range(n):
+        flags = p.row_info[2 * (first + s)]
+        if not flags & 1:
+            continue
+        o = f.out + s * OUT_WIDTH
+        if not flags & 2 and o[O_HITS]:
+            continue
+        roll = draw_gen(&f.dice, BY_SLOTS)
+        if roll > nb:
+            continue
+        k = roll - 1
+        e = f.by[k]
+        bg = p.group[e]
+        if p.stray_cond[bg] & 1:  # behind full cover: the shot hits nothing
+            continue
+        pr = p.plans + (first + s) * PLAN_WIDTH
+        to_hit, dtype, crit_thr = pr[P_TO_HIT], pr[P_TYPE], p.row_info[2 * (first + s) + 1]
+        ac = p.stray_ac[bg * N_TYPES + dtype]
+        pos, npool, discard = o[O_LOG], o[O_POOL], o[O_DISCARD]
+        hits = nat20 = 0
+        crit_face = False
+        for i in range(npool):
+            if i == discard:
+                continue
+            face = f.slog[2 * (pos + i)]
+            shifted = face + BY_SHIFT if face + BY_SHIFT < 20 else 20
+            if shifted == 20 or shifted + to_hit >= ac:
+                hits += 1
+                nat20 += shifted == 20
+                if crit_thr and shifted >= crit_thr:
+                    crit_face = True
+        crit = hits > 0 and not pr[P_DISADV] and (crit_face or (p.stray_cond[bg] & 2) != 0)
+        chain = chain_len = 0
+        if crit:
+            while True:
+                if chain_len >= CHAIN_LIMIT:
+                    return E_CHAIN_LIMIT
+                face = draw_gen(&f.dice, 20)
+                chain_len += 1
+                if face == 20 or (face != 1 and face + to_hit >= ac):
+                    chain += draw_gen(&f.dice, 3)
+                if face != 20:
+                    break
+        only_chain = (p.stray_cond[bg] & 4) != 0
+        base = 0 if hits == 0 else (chain if only_chain else hits + chain)
+        if hits > 0 and not only_chain and not (taken >> k) & 1:
+            taken |= <int64_t>1 << k
+            base += pr[P_MOD]
+            if base < 0:
+                base = 0
+        f.by_dmg[k] += resist(base, <int>p.stray_resist[bg * N_TYPES + dtype])
+    return 0
+
+
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
     """Fight._power_now (CT-5): its tactic's moment for a power attack."""
     cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
@@ -689,11 +839,11 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
     (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
     cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
-    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef bint power = False
     cdef int err
-    if p.ct and not spell:
+    if p.side_turns and not spell:
         broken = f.broken[m] if ctg[CTG_BREAKS] else 0
         power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
         v = broken * ctg[CTG_POWER_DIM] + power
@@ -708,10 +858,19 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             if not 1 <= f.shield_left[t] <= sh:
                 return E_FIGHT_PLAN
             v += w + f.shield_left[t]
-    elif p.os:
+    elif p.phased:
         v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
-    elif not p.ct:
+    elif not p.side_turns:
         v = p.reaction[t] and f.reserve[t] <= 0
+        if p.strays and not spell and p.shoots[g]:  # ER-17: who stands next to the target (variant 1)
+            for i in range(p.by_off[tg], p.by_off[tg + 1]):
+                e = p.by_list[i]
+                if e != t and e != m and f.status[e] == ST_STANDING:
+                    f.by[nb] = e
+                    nb += 1
+                    if nb == BY_MAX:
+                        break
+            v = nb > 0
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
     at = p.vbase[unit * p.groups + tg] + v
@@ -726,7 +885,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         if err:
             return err
         for s in range(n):
-            if p.ct and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
+            if p.side_turns and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
                 injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
             else:
                 damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
@@ -734,6 +893,19 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
         if f.reserve[t] > 0:
             f.reserve[t] -= reacted
+    elif nb:  # the strikes with their dice logged and their rows out, then the strays
+        f.stamp[0] = -1
+        if n * SLOG_STRIKE > f.slog_cap:
+            return E_FIGHT_PLAN
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                          f.slog, f.slog_cap, &logpos, 0, NULL)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+        err = _stray_shots(p, f, first, n, nb)
+        if err:
+            return err
     else:
         f.stamp[0] = -1
         err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
@@ -742,7 +914,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             return err
     f.dealt[m] += damage + injury
     f.taken[t] += damage + injury
-    if p.ct:
+    if p.side_turns:
         if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
             f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
             _moved(p, f, m)
@@ -764,7 +936,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     f.shield_left[t] = left
                     if left == 0:
                         f.parrying[t] = PARRY_NONE
-    if p.os:  # OS: a slot of several sides lands a phase's damage when the phase ends
+    if p.phased:  # OS: a slot of several sides lands a phase's damage when the phase ends
         if f.defer:
             f.pend_t[f.pend_n] = t
             f.pend_d[f.pend_n] = damage
@@ -772,8 +944,17 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         else:
             _os_harm(p, f, t, damage)
         return 0
-    _harm(p, f, t, damage, injury)
-    return 0
+    if p.reactions and not spell and p.engages[g]:  # engaged in melee, both ways (ER-20)
+        f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
+    for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
+        e = f.by[i]
+        if f.by_dmg[i] and f.status[e] == ST_STANDING:
+            f.dealt[m] += f.by_dmg[i]
+            f.taken[e] += f.by_dmg[i]
+            err = _harm(p, f, e, f.by_dmg[i], 0)
+            if err:
+                return err
+    return _harm(p, f, t, damage, injury)
 
 
 cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
@@ -1085,7 +1266,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     memcpy(f.focus_at, p.focus_off, p.members * sizeof(int64_t))
     memcpy(f.injury, p.injury, p.members * sizeof(int64_t))
     memset(f.casting, 0, p.members * sizeof(int32_t))
-    if p.ct:
+    if p.side_turns:
         memset(f.broken, 0, p.members * sizeof(int64_t))
         memset(f.parrying, 0, p.members * sizeof(int32_t))
         memcpy(f.weapon_left, p.weapon0, p.members * sizeof(int64_t))
@@ -1108,7 +1289,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.next_down[i] = i
     if p.any_random:
         memcpy(f.fw, p.fw_init, p.sides * (p.fw_n + 1) * sizeof(int32_t))
-    if p.os:  # OS-4: every group's morale afresh, each unit's counts
+    if p.phased:  # OS-4: every group's morale afresh, each unit's counts
         for g in range(p.groups):
             f.g_standing[g] = 0
             f.g_succ[g] = 0
@@ -1125,15 +1306,16 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         r += 1
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
+        f.now = f.epoch + r
         memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
-        if p.os:
+        if p.phased:
             err = _os_round(p, f, r)
             if err:
                 return err
             if not f.over and r >= p.max_rounds:
                 f.over = True
             continue
-        if p.ct:
+        if p.side_turns:
             err = _ct_round(p, f, r)
             if err:
                 return err
@@ -1195,6 +1377,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] weapon0 = arrays["weapon0"], shield0 = arrays["shield0"], ct_group = arrays["ct_group"]
     cdef const int64_t[::1] own_power = arrays["own_power"], parry_dims = arrays["parry_dims"]
     cdef const int64_t[::1] ct_init = arrays["ct_init"]
+    cdef const int64_t[::1] react_unit = arrays["react_unit"], leave_draws = arrays["leave_draws"]
+    cdef const int64_t[::1] engages = arrays["engages"]
+    cdef const int64_t[::1] shoots = arrays["shoots"], by_off = arrays["by_off"], by_list = arrays["by_list"]
+    cdef const int64_t[::1] stray_ac = arrays["stray_ac"], stray_resist = arrays["stray_resist"]
+    cdef const int64_t[::1] stray_cond = arrays["stray_cond"], row_info = arrays["row_info"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
@@ -1224,8 +1411,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef bint rows = arrays["rows"]
     cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
     cdef int64_t n_units = 0
+    if react_unit.shape[0] != groups or leave_draws.shape[0] != groups or engages.shape[0] != groups:
+        raise ValueError("a fight plan's reaction tables disagree")
     for g in range(groups):
-        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0)
+        n_units += units[3 * g + 1] + (units[3 * g + 2] >= 0) + (react_unit[g] >= 0)
     cdef int64_t n_variants = pair.shape[0] // 2
     if (units.shape[0] != 3 * groups or vbase.shape[0] != n_units * groups or vcount.shape[0] != n_units * groups or near_off.shape[0] != members + 1
             or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_variants * XS_WIDTH
@@ -1233,7 +1422,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             or ct_init.shape[0] != 24):
         raise ValueError("a fight plan's tables disagree")
     for g in range(groups):
-        if units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units:
+        if (units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units
+                or not -1 <= react_unit[g] < n_units):
             raise ValueError("a fight plan's units disagree")
         if not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16 or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
             raise ValueError("a fight plan's Cartyrion fields disagree")
@@ -1266,12 +1456,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
-    p.ct = arrays["ct"]
-    p.os = arrays["os"]
+    p.side_turns = arrays["side_turns"]
+    p.phased = arrays["phased"]
     p.has_morale = arrays["has_morale"]
     p.os_ties = arrays["os_ties"]
     p.units_n = unit_start.shape[0]
-    if p.os and (p.ct or not p.rows or sides > OS_MAX_SIDES):
+    if p.phased and (p.side_turns or not p.rows or sides > OS_MAX_SIDES):
         raise ValueError("an old-school fight plan is of strike rows and at most 64 sides")
     if (os_side.shape[0] != sides or os_phase.shape[0] != groups or os_flee.shape[0] != groups
             or morale.shape[0] != groups or morale_mod.shape[0] != groups or group_unit.shape[0] != groups
@@ -1289,9 +1479,39 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.os_side, p.os_phase, p.os_flee = &os_side[0], &os_phase[0], &os_flee[0]
     p.morale, p.morale_mod, p.group_unit = &morale[0], &morale_mod[0], &group_unit[0]
     p.unit_start, p.unit_first, p.member_unit = &unit_start[0], &unit_first[0], &member_unit[0]
-    if p.ct and (sides != 2 or members > 2048):
+    if p.side_turns and (sides != 2 or members > 2048):
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
+    p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
+    p.reactions = False
+    for g in range(groups):
+        p.reactions = p.reactions or (leave_draws[g] != 0)
+    if p.reactions:
+        p.reactions = False
+        for g in range(groups):
+            p.reactions = p.reactions or react_unit[g] >= 0
+    if p.reactions and (rows or p.side_turns or p.phased or members > 4096):
+        raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
+    p.strays = arrays["strays"]
+    if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
+            or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
+            or row_info.shape[0] != 2 * n_rows or by_off[0] != 0 or by_off[groups] != by_list.shape[0]):
+        raise ValueError("a fight plan's stray tables disagree")
+    if p.strays and (rows or p.side_turns or p.phased):
+        raise ValueError("stray shots are rolled on the ER kernel")
+    for g in range(groups):
+        if by_off[g] > by_off[g + 1]:
+            raise ValueError("a fight plan's stray tables disagree")
+        for i in range(N_TYPES):
+            if not 0 <= stray_resist[g * N_TYPES + i] <= 3:
+                raise ValueError("a fight plan's stray tables disagree")
+    for i in range(by_list.shape[0]):
+        if not 0 <= by_list[i] < members:
+            raise ValueError("a fight plan's stray tables disagree")
+    p.shoots, p.by_off, p.stray_ac, p.stray_resist = &shoots[0], &by_off[0], &stray_ac[0], &stray_resist[0]
+    p.by_list = &by_list[0] if by_list.shape[0] else NULL
+    p.stray_cond = &stray_cond[0]
+    p.row_info = &row_info[0] if row_info.shape[0] else NULL
     p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
     p.vbase = &vbase[0] if vbase.shape[0] else NULL
     p.vcount = &vcount[0] if vcount.shape[0] else NULL
@@ -1332,7 +1552,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.shield_left = <int64_t*>_grab(keep, members * 8)
     f.turns = <int64_t*>_grab(keep, members * 8)
     f.acts = <int32_t*>_grab(keep, members * 4)
-    f.attacked = <int64_t*>_grab(keep, (members * members if p.ct else 1) * 8)  # zeros: before every epoch
+    f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
+    f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
+    f.reacted = <int64_t*>_grab(keep, members * 8)
+    f.slog_cap = max(widest, 1) * SLOG_STRIKE if p.strays else 0
+    f.slog = <int32_t*>_grab(keep, f.slog_cap * 2 * 4)
+    f.now = 0
     f.epoch = 0
     f.leaving = <int32_t*>_grab(keep, members * 4)
     f.hurt = <int32_t*>_grab(keep, members * 4)

@@ -10,10 +10,13 @@ def test_the_sweep_section_times_three_ways_and_finds_the_same_table():
     section = sweep_bench.run(10, 2)
     assert section["points"] == 20 and section["runs_per_point"] == 10 and section["fights"] == 200
     assert section["identical"] is True
+    # the bandit rout's flee attacks (ER-20) and strays (ER-17) play on the compiled loop
+    assert section["scenario"] == "er-bandit-rout" and section["compiled_fights"] == section["fights"]
     ways = ["one_process", "local_cores"] + (["dask"] if section["dask_workers"] else [])
     assert all(section["seconds"][w] > 0 and section["fights_per_s"][w] > 0 for w in ways)
     text = "\n".join(sweep_bench.table(section))
-    assert "Sweep · 20 points × 10 fights" in text and "same table each way: yes" in text
+    assert "Sweep · 20 points × 10 fights of er-bandit-rout" in text and "same table each way: yes" in text
+    assert "200 of 200 fights on the compiled loop" in text and "bandits" in text
 
 
 def _sweep_target(sweep):

@@ -193,11 +193,28 @@ def test_er20_a_defending_creature_leaves_without_drawing_flee_attacks():
         assert flee_attacks(events) == []
 
 
-def test_er20_flee_attacks_play_on_the_python_loop_and_say_why():
-    why = fastfight.plan_for(compile_scenario(flee_scenario()))
-    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
-        return
-    assert isinstance(why, str) and "$.sides.gobs[0].tactic.flee_at" in why and "ER-20" in why
+@pytest.mark.parametrize("shape", [{}, {"move": 10}, {"move": 80}, {"gobs": 6}, {"defending": True}],
+                         ids=["normal", "cautious", "rapid", "one-a-round", "defending"])
+def test_er20_flee_attacks_play_on_the_compiled_loop_with_the_python_loops_draws(shape):
+    # ER-20 on the compiled loop: each engaged enemy with its reaction left strikes once, in
+    # member order, one d20 at a rapid mover, none at a cautious or defending one, one
+    # reaction a round; the same fights as the Python loop, fight by fight.
+    from fracas import _kernels
+    from fracas.drive.simulate import play_batch
+
+    if not hasattr(_kernels.active(), "play_fights"):
+        pytest.skip("the compiled core is not in use")
+    import orjson
+
+    scenario = flee_scenario(**shape)
+    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
+    blob = orjson.dumps(scenario)
+    for i in range(40):
+        fast = play_batch(blob, 9, i, 1, "auto")
+        slow = play_batch(blob, 9, i, 1, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
+        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
+        assert fast == slow, f"fight {i}"
 
 
 # -- ER-15 defending as a tactic --------------------------------------------------------------
@@ -322,11 +339,65 @@ def test_er17_nearby_names_a_combatant_of_the_scenario():
     assert err.value.path == "$.sides.orcs[0].nearby" and "enchanted-realms (ER-17)" in str(err.value)
 
 
-def test_er17_friendly_fire_plays_on_the_python_loop_and_says_why():
-    why = fastfight.plan_for(compile_scenario(ff_scenario()))
-    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
-        return
-    assert isinstance(why, str) and "nearby" in why and "ER-17" in why
+def _ff_variant(name):
+    scenario = ff_scenario()
+    party, orc = scenario["sides"]["party"], scenario["sides"]["orcs"][0]
+    if name == "bystander-flees":  # ER-20: a stray brings the grunt to its flee_at: flee attacks at it
+        party[1]["tactic"] = {"target": "nearest", "flee_at": 395}
+    elif name == "full-cover":  # ER-16: a shot at a target behind full cover, fired anyway, strays
+        orc["target"]["cover"] = "full"
+        party[0]["attacks"][0]["friendly_fire"] = True
+    elif name == "paralyzed-bystander":  # ER-8: a stray that hits a paralyzed creature crits
+        party[1]["target"]["conditions"] = ["paralyzed"]
+    elif name == "petrified-bystander":  # only the crit chain's damage (a crit at a paralyzed one)
+        party[1]["target"]["conditions"] = ["paralyzed", "petrified"]
+        party[1]["target"]["ac"] = 1
+    elif name == "crowd":  # slots 1-8 of the d10, a disadvantaged shot, ER-10 resistance, ER-9 modifier once
+        party.append({"name": "page", "count": 9, "hp": 30, "attacker": {"strength": 8, "agility": 8},
+                      "target": {"ac": 6, "resistant": ["piercing"], "ac_by_type": {"edged": 9}},
+                      "attacks": [{"method": "melee", "style": "bludgeoning", "dice": 1, "damage_type": "blunt"}]})
+        orc["nearby"] = ["page", "grunt"]
+        party[0]["attacks"] = [{"method": "range", "style": "archery", "dice": 3, "damage_type": "piercing",
+                                "disadvantage": True, "crit": True, "crit_range": 18}]
+        scenario["sides"]["orcs"].append({"name": "orc archer", "hp": 40, "attacker": {"agility": 14},
+                                          "target": {"ac": 12}, "nearby": ["orc"],
+                                          "attacks": [{"method": "range", "style": "archery", "dice": 2,
+                                                       "damage_type": "piercing"}]})
+    return scenario
+
+
+@pytest.mark.parametrize("name", ["plain", "bystander-flees", "full-cover", "paralyzed-bystander",
+                                  "petrified-bystander", "crowd"])
+def test_er17_strays_play_on_the_compiled_loop_with_the_python_loops_draws(name):
+    # ER-17 on the compiled loop: a missed shot under the friendly-fire rule rolls its d10
+    # slot among the (up to 8) standing combatants named nearby, checks the shifted dice
+    # against the one there, with its crit chain, modifier and resistance, and its damage
+    # lands on it before the target's; the same fights as the Python loop, fight by fight.
+    from fracas import _kernels
+    from fracas.drive.simulate import play_batch
+
+    if not hasattr(_kernels.active(), "play_fights"):
+        pytest.skip("the compiled core is not in use")
+    import orjson
+
+    scenario = _ff_variant(name)
+    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
+    blob = orjson.dumps(scenario)
+    for i in range(60):
+        fast = play_batch(blob, 21, i, 1, "auto")
+        slow = play_batch(blob, 21, i, 1, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
+        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
+        assert fast == slow, f"fight {i}"
+
+
+def test_er17_the_compiled_parity_scenarios_do_stray():
+    # the variants above make strays happen (else their parity would prove nothing)
+    for name in ("plain", "bystander-flees", "full-cover", "paralyzed-bystander", "petrified-bystander", "crowd"):
+        strays = 0
+        for seed in range(1, 12):
+            strays += sum(1 for e in play_out(_ff_variant(name), seed) if e["type"] == "stray")
+        assert strays > 0, name
 
 
 # -- ER-23 impalement against a charge --------------------------------------------------------

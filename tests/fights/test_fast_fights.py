@@ -92,6 +92,21 @@ def test_a_large_war_band_with_a_surrendering_morale_group_matches(initiative):
 
 
 @compiled
+def test_the_bandit_rout_matches_on_many_seeds_in_batches():
+    # ER-20: hurt bandits and adventurers leave, drawing flee attacks from those engaged
+    # with them; ER-17: missed shots at bandits in three-quarters cover stray into Brannoc
+    # or Ysolde beside them, the bandit archers' into the bandits beside their targets
+    blob = orjson.dumps(load("er-bandit-rout.json"))
+    for seed in (0, 1, 2**64 - 1, 123456789):
+        fast = play_batch(blob, seed, 1000, 150, "auto")
+        slow = play_batch(blob, seed, 1000, 150, "python")
+        assert fast.pop("compiled_fights") == 150 and slow.pop("python_fights") == 150
+        assert fast.pop("python_fights") == 0 and slow.pop("compiled_fights") == 0
+        assert fast == slow
+        assert sum(fast["fled"]) > 0
+
+
+@compiled
 def test_the_skeleton_horde_matches_on_many_seeds_in_batches():
     blob = orjson.dumps(load("er-skeleton-horde.json"))
     for seed in (0, 1, 2**64 - 1, 123456789):
@@ -142,9 +157,11 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
 
 
 @compiled
-def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask():
+@pytest.mark.parametrize("name", ["er-skeleton-horde.json", "er-bandit-rout.json"])
+def test_the_compiled_loop_is_identical_on_one_and_two_processes_and_on_dask(name):
+    # the rout: ER-20 flee attacks and ER-17 strays, played compiled wherever the fights go
     pytest.importorskip("dask.distributed")
-    scenario = load("er-skeleton-horde.json")
+    scenario = load(name)
     runs = dict(runs=900, seed=77, batch=100)
     one = simulate(scenario, workers=1, **runs)
     two = simulate(scenario, workers=2, **runs)
@@ -252,9 +269,12 @@ def _scenario(draw):
                      "initiative": draw(st.integers(-3, 3))}
             if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
                 entry["target"]["vulnerable"] = []
-            # no flee_at: leaving draws ER-20 flee attacks, which play on the Python loop
-            # (tests/fights/test_er_fight_rules.py)
             entry["tactic"] = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
+                entry["tactic"]["flee_at"] = draw(st.integers(0, 12))
+                move = draw(st.sampled_from([None, None, 10, 20, 74, 75, 120]))
+                if move is not None:
+                    entry["tactic"]["flee_move"] = move
             if draw(st.integers(0, 3)) == 0:
                 entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 3)),
                                   "strikes": draw(st.lists(_strike(), min_size=1, max_size=2))}
@@ -264,6 +284,15 @@ def _scenario(draw):
                 entry["position"] = [draw(st.integers(-30, 30)), draw(st.integers(-30, 30))]
             entries.append(entry)
         sides[f"side{s}"] = entries
+    for entry in (e for es in sides.values() for e in es):  # ER-17: who stands next to whom
+        if draw(st.booleans()):
+            entry["nearby"] = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
+            entry["target"]["cover"] = draw(st.sampled_from(["none", "half", "three-quarters", "three-quarters"]))
+            if draw(st.integers(0, 3)) == 0:
+                entry["target"]["conditions"] = [draw(st.sampled_from(["invisible", "paralyzed", "petrified"]))]
+            for strike in entry["attacks"]:
+                if strike["method"] == "range" and draw(st.booleans()):
+                    strike["friendly_fire"] = True  # asked for: strays without three-quarters cover
     return _finished(draw, "enchanted-realms", sides, names)
 
 
@@ -422,7 +451,8 @@ def _os_scenario(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
-    # ER: ER-18 initiative, tactics, spells, resistances; Worldwalker: WW-1 initiative
+    # ER: ER-18 initiative, tactics, spells, resistances, ER-20 flee attacks (normal, rapid,
+    # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
     # CT-1 side initiative and ambushes, CT-4 Stamina and Injury, ranged stamina costs, CT-5
     # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated; old

@@ -42,6 +42,7 @@ def test_the_readme_names_only_shipped_examples():
     assert named and named <= set(examples())
 
 
-@pytest.mark.parametrize("name", ["er-skeleton-horde", "ct-hill-giant", "ww-duel", "os-goblin-ambush"])
+@pytest.mark.parametrize("name", ["er-skeleton-horde", "er-bandit-rout", "ct-hill-giant", "ww-duel",
+                                  "os-goblin-ambush"])
 def test_docs_list_each_example(name):
     assert f"@{name}" in (ROOT / "docs" / "ENCOUNTERS.md").read_text()

@@ -33,7 +33,8 @@ from array import array
 from typing import Any, Optional, Union
 
 from .. import _kernels
-from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
+from .._layout import N_TYPES, PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
+from ..errors import RequestError
 from .scenario import Compiled
 
 #: Attacks compiled for the flat plan at most (attack unit × enemy group × reaction or not):
@@ -131,13 +132,17 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     proc, _code = _round(sc)
     groups, n = sc.groups, len(sc.member_ids)
     tables: dict[str, Any] = {
-        "rows": False, "ct": False, "init_once": False, "os": False, "has_morale": False, "os_ties": 0,
+        "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
         "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
         "os_flee": array("q", [_FLEE[g.spec.tactic.flee] for g in groups]),
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
         "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
         "ct_group": array("q", [0] * 8 * len(groups)), "own_power": array("q", [0] * len(groups)),
         "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
+        "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
+        "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
+        "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
+        "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),
     }
     why = proc.compiled_tables(sc, tables)
     if sc.has_morale and not tables["has_morale"]:
@@ -172,6 +177,10 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     # and the group's spell.
     keys: list[tuple[int, str, Optional[tuple[int, ...]]]] = []
     units = array("q")
+    # the reaction (an attack at an engaged enemy that leaves: the procedure's
+    # `compiled_reaction`), a unit apart per group: -1 none
+    react_unit = array("q", [-1] * n_groups)
+    leaving = any(tables["leave_draws"])
     for g in groups:
         made = [(g.index, key, use) for key, use in proc.compiled_units(sc, g)]
         units.extend((len(keys), len(made), -1))
@@ -179,9 +188,15 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         if g.spec.spell is not None:
             units[3 * g.index + 2] = len(keys)
             keys.append((g.index, "spell", None))
+        reaction = proc.compiled_reaction(sc, g) if leaving else None
+        if reaction is not None:
+            react_unit[g.index] = len(keys)
+            keys.append((g.index, *reaction))
+    reactions = set(react_unit) - {-1}
     todo = [(u, g_index, key, use, t) for u, (g_index, key, use) in enumerate(keys) for t in groups
             if t.side != groups[g_index].side]
-    variants = {(u, t.index): proc.compiled_variants(sc, groups[g_index], key, use, t, tables)
+    variants = {(u, t.index): (proc.compiled_reaction_variants(sc, groups[g_index], key, use, t, tables)
+                               if u in reactions else proc.compiled_variants(sc, groups[g_index], key, use, t, tables))
                 for u, g_index, key, use, t in todo}
     pairs = sum(len(v) for v in variants.values())
     if pairs > MAX_PAIRS:
@@ -191,6 +206,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
     vbase = array("q", bytes(8 * len(keys) * n_groups))
     vcount = array("q", bytes(8 * len(keys) * n_groups))
     pair, tinit = array("q"), array("q")
+    row_info = array("q")  # two numbers per plan row (the procedure's `compiled_row_info`)
     widest = 1
     width = XPLAN_WIDTH if rows else PLAN_WIDTH
     for u, g_index, key, _use, t in todo:
@@ -202,11 +218,18 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
                 pair.extend((0, 0))
                 tinit.extend([0] * XS_WIDTH)
                 continue
-            plan = sc.plan(g.index, key, t.index, use, situation)
+            try:
+                plan = sc.plan(g.index, key, t.index, use, situation)
+            except RequestError as exc:  # a reaction the scenario's checks never compiled
+                if u not in reactions:
+                    raise
+                return f"{g.path}: its reaction at {t.path}: {exc.path}: {exc.reason}"
             why = _unfit(plan) if rows else proc.compiled_unfit(plan)
             if why:
                 return f"{g.path}: its attack at {t.path} {why}"
             n = len(plan.metas)
+            info = proc.compiled_row_info(plan) if tables["strays"] else []
+            row_info.extend(info if len(info) == 2 * n else [0] * 2 * n)
             pair.extend((len(plans) // width, n))
             plans.extend(plan.rows if rows else plan.plan)
             tinit.extend(plan.tinit if rows else [0] * XS_WIDTH)
@@ -225,9 +248,9 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         "flee_at": array("q", [_NEVER if spec.tactic.flee_at is None else spec.tactic.flee_at for spec in specs]),
         "spell_uses": array("q", [spec.spell.uses if spec.spell is not None else 0 for spec in specs]),
         "tactic": array("i", [_TARGETS[spec.tactic.target] for spec in specs]),
-        "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units,
+        "init_mod": array("q", mods), "init_sub": array("q", subs), "units": units, "react_unit": react_unit,
         "near": near, "near_off": near_off, "focus": focus, "focus_off": focus_off, **walking,
-        "plans": plans, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
+        "plans": plans, "row_info": row_info, "pair": pair, "tinit": tinit, "vbase": vbase, "vcount": vcount, "groups": n_groups,
         "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
         **{k: v for k, v in tables.items() if not k.startswith("_")},
     }

@@ -189,6 +189,27 @@ class Procedure:
         return [(use, ()), (use, ())]
 
     @classmethod
+    def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
+        """The reaction attack group `g` makes at an enemy engaged with it in melee that
+        leaves the fight (its tables' `leave_draws`), as the compiled loop rolls it: (step,
+        strikes), one random event, one a round; None: it makes none (the default)."""
+        return None
+
+    @classmethod
+    def compiled_reaction_variants(cls, sc: Any, g: Any, key: str, use: tuple[int, ...], t: Any,
+                                   tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """The situation of `g`'s reaction at a member of group `t` leaving, as one variant;
+        (None, ()) where `t`'s leaving draws none."""
+        return [(None, ())]
+
+    @classmethod
+    def compiled_row_info(cls, plan: Any) -> list[int]:
+        """Per strike row of a compiled attack, two numbers the round's own tables read
+        beside the row (where its tables set `strays`: a stray shot's flags and crit
+        threshold); none by default (zeros)."""
+        return []
+
+    @classmethod
     def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
         """Per member the initiative modifier and the tie-break value the compiled round
         sorts by, and the die it rolls (a side initiative: zeros)."""

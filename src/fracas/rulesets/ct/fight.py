@@ -196,7 +196,7 @@ class CtRound(Procedure):
                                                    setup["ambush"] if first_round else "none")
                 init.extend((sc.sides.index(setup[first]), sc.sides.index(setup[surprised]) if surprised else -1))
         state = [cls.parry_state(sc.groups[g].spec.target) for g in sc.member_group]
-        tables.update(rows=True, ct=True, _ct_fields=fields, _ct_parries=parries, ct_init=init,
+        tables.update(rows=True, side_turns=True, _ct_fields=fields, _ct_parries=parries, ct_init=init,
                       ct_group=array("q", [x for f in fields for x in f]),
                       own_power=array("q", [sum(1 << i for i, a in enumerate(g.spec.attacks) if a.get("power"))
                                              for g in sc.groups]),

@@ -66,6 +66,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
@@ -147,8 +148,10 @@ class ErRound(Procedure):
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round has no memory of who fought whom: a scenario with a sneak
-        attack (ER-13) plays on the Python loop."""
+        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks) but not who
+        attacked whom (ER-13): a scenario with a sneak attack plays on the Python loop; so do
+        charges, defending, thrown items, weapon negation and grappling targets (their
+        reactions and follow-up dice are the Python loop's alone)."""
         for g in sc.groups:
             for i, strike in enumerate(g.spec.attacks):
                 if isinstance(strike, dict) and strike.get("sneak"):
@@ -157,18 +160,113 @@ class ErRound(Procedure):
         for g in sc.groups:
             if g.spec.impale is not None or g.spec.tactic.charge is not None:
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
-            if g.spec.nearby:
-                return f"{g.path}.nearby: friendly fire (ER-17) plays on the Python loop"
+            if g.spec.target.get("grappling") is not None:
+                return f"{g.path}.target.grappling: grapple releases (ER-21) play on the Python loop"
             if g.spec.tactic.defend_at is not None:
                 return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
             if g.spec.throws:
                 return f"{g.path}.throws: thrown items play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
-            if g.spec.tactic.flee_at is not None:
-                return (f"{g.path}.tactic.flee_at: leaving the fight draws flee attacks (ER-20), which play on the"
-                        " Python loop")
         return None
+
+    @classmethod
+    def _flee_move(cls, g: Any) -> int:
+        return FLEE_MOVE if g.spec.tactic.flee_move is None else g.spec.tactic.flee_move
+
+    @classmethod
+    def _draws_flee_attacks(cls, g: Any) -> bool:
+        """ER-20: a member of `g` leaving at its flee_at draws flee attacks (a normal or rapid
+        move, not defending: ER-15)."""
+        return (g.spec.tactic.flee_at is not None and cls._flee_move(g) >= ER_FLEE_NORMAL
+                and "defending" not in (g.spec.target.get("conditions") or ()))
+
+    @classmethod
+    def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """ER-20 for the compiled loop: per group whether its leaving draws flee attacks
+        (`leave_draws`) and whether its turn's attack engages its target in melee
+        (`engages`: a melee or savage strike among them). ER-17: per group whether its
+        turn's attack has a ranged strike (`shoots`), who may stand next to its members
+        (`by_off`, `by_list`: the members its `nearby` names, in member order), and what a
+        stray into one of its members meets: AC by damage type with cover (`stray_ac`),
+        resistance by damage type (`stray_resist`), full cover, paralyzed, petrified
+        (`stray_cond` bits 1, 2, 4)."""
+        from ...requests import convert_mapping
+        from ..._facts import COVER_AC, DAMAGE_TYPES
+        from .plan import resistance_state
+        from .schema import Target
+
+        def attack_has(g: Any, methods: tuple[str, ...]) -> int:
+            return 1 if any(g.spec.attacks[i].get("method") in methods for i in g.phases.get("attack", ())) else 0
+
+        tables.update(leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
+                      engages=array("q", [attack_has(g, MELEE) for g in sc.groups]))
+        if not any(g.spec.nearby for g in sc.groups):
+            return None
+        by_off, by_list = array("q", [0]), array("q")
+        for g in sc.groups:
+            by_list.extend(cls._by_candidates(sc, g))
+            by_off.append(len(by_list))
+        ac, resist, cond = array("q"), array("q"), array("q")
+        for g in sc.groups:
+            spec = convert_mapping({"t": g.spec.target}, Target, f"{g.path}.target")["t"]
+            for dtype in DAMAGE_TYPES:
+                ac.append(spec.ac_by_type.get(dtype, spec.ac) + COVER_AC[spec.cover])
+                resist.append(resistance_state(spec, dtype))
+            cond.append((1 if spec.cover == "full" else 0) | (2 if "paralyzed" in spec.conditions else 0)
+                        | (4 if "petrified" in spec.conditions else 0))
+        tables.update(strays=True, shoots=array("q", [attack_has(g, ("range",)) for g in sc.groups]),
+                      by_off=by_off, by_list=by_list, stray_ac=ac, stray_resist=resist, stray_cond=cond)
+        return None
+
+    @classmethod
+    def _by_candidates(cls, sc: Any, g: Any) -> list[int]:
+        """ER-17: the members `g`'s nearby names (its bystanders are the first 8 of them standing)."""
+        names = set(g.spec.nearby)
+        return [e for e, (mid, eg) in enumerate(zip(sc.member_ids, sc.member_group))
+                if names and (mid in names or sc.groups[eg].spec.name in names)]
+
+    @classmethod
+    def compiled_variants(cls, sc: Any, g: Any, key: str, use: Optional[tuple[int, ...]], t: Any,
+                          tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """ER-17: a ranged attack at a target with someone standing next to it (variant 1):
+        the request with bystanders, whose rows are those of any bystanders (the compiled
+        loop rolls the strays into the ones standing); variant 0: no one there."""
+        plain: list[tuple[Optional[tuple[int, ...]], Situation]] = [(use, ()), (use, ())]
+        if key == "spell" or use is None or not tables.get("strays") or not t.spec.nearby:
+            return plain
+        if not any(g.spec.attacks[i].get("method") == "range" for i in use):
+            return plain
+        near = [e for e in cls._by_candidates(sc, t) if sc.member_group[e] != t.index or t.spec.count > 1]
+        if not near:
+            return plain
+        targets = {"t": dict(t.spec.target, nearby=["n0"]), "n0": dict(sc.groups[sc.member_group[near[0]]].spec.target)}
+        return [(use, ()), (use, (("request", (("targets", frozen(targets)),)),))]
+
+    @classmethod
+    def compiled_row_info(cls, plan: Any) -> list[int]:
+        """ER-17 per strike row: flags (1 a shot under the friendly-fire rule, 2 at a target
+        behind full cover) and its crit threshold (0: none)."""
+        return [x for meta in plan.metas
+                for x in ((1 if meta.friendly_fire else 0) | (2 if meta.full_cover else 0), meta.crit_range or 0)]
+
+    @classmethod
+    def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
+        """ER-20: its flee attack, its first melee or savage strike (none when it has none,
+        or when it is defending: ER-15 "removes all reactions")."""
+        strike = next((i for i, a in enumerate(g.spec.attacks) if a.get("method") in MELEE), None)
+        if strike is None or "defending" in (g.spec.attacker.get("conditions") or ()):
+            return None
+        return "attack", (strike,)
+
+    @classmethod
+    def compiled_reaction_variants(cls, sc: Any, g: Any, key: str, use: tuple[int, ...], t: Any,
+                                   tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """ER-20: a flee attack at a member of `t`, which moved its flee_move (harmed's situation)."""
+        if not cls._draws_flee_attacks(t):
+            return [(None, ())]
+        situation: Situation = (("request", (("flee", (("moved", cls._flee_move(t)),)),)),)
+        return [(use, situation)]
 
     @classmethod
     def compiled_initiative(cls, sc: Any, specs: list[Any]) -> tuple[list[int], list[int], int]:
@@ -185,9 +283,12 @@ class ErRound(Procedure):
     def compiled_unfit(cls, plan: Any) -> Optional[str]:
         from .attack import AttackPlan
 
-        if not isinstance(plan, AttackPlan) or plan.defense or plan.flee is not None or plan.follow_ups:
-            return ("has follow-up dice (a sneak attack at a target with body_max, friendly fire, a grapple) or"
-                    " defense rolls")
+        if not isinstance(plan, AttackPlan) or plan.defense:
+            return "has defense rolls"
+        if plan.follow_ups and (
+                any(t.spec.grappling is not None for t in plan.targets.values())
+                or any(m.sneak is not False and plan.targets[m.target].spec.body_max is not None for m in plan.metas)):
+            return "has follow-up dice (a sneak attack at a target with body_max, a grapple)"
         return None
 
     # -- a member --------------------------------------------------------------------------

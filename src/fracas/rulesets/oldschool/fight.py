@@ -203,7 +203,7 @@ class OsRound(Procedure):
             return f"more than {cls.COMPILED_SIDES} sides"
         setup = sc.setup
         actions = [cls._action(g) for g in sc.groups]
-        tables.update(rows=True, os=True, has_morale=bool(sc.has_morale), morale_units=True,
+        tables.update(rows=True, phased=True, has_morale=bool(sc.has_morale), morale_units=True,
                       os_ties=1 if setup["ties"] == "simultaneous" else 0,
                       os_side=array("q", [(1 if s in setup["surprised"] else 0) | (2 if s in setup["wait"] else 0)
                                           for s in sc.sides]),

@@ -101,6 +101,30 @@ cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 
+# The generator words of the stream at `seed` (fracas.rng.seed_state): two SplitMix64
+# outputs, low word first.
+cdef inline void seed_words(Dice* d, uint64_t seed) noexcept nogil:
+    cdef uint64_t sm = seed
+    cdef uint64_t o1 = splitmix64(&sm)
+    cdef uint64_t o2 = splitmix64(&sm)
+    d.s0 = <uint32_t>o1
+    d.s1 = <uint32_t>(o1 >> 32)
+    d.s2 = <uint32_t>o2
+    d.s3 = <uint32_t>(o2 >> 32)
+
+
+# A generator stream at `seed` (fracas.rng.seed_state), with no injected faces.
+cdef inline void seed_dice(Dice* d, uint64_t seed) noexcept nogil:
+    seed_words(d, seed)
+    d.rolls = NULL
+    d.n_rolls = 0
+    d.pos = 0
+    d.error = 0
+    d.error_pos = -1
+    d.error_faces = 0
+    d.strike = -1
+
+
 cdef inline void load_state(Dice* d, uint32_t[::1] state) noexcept nogil:
     d.s0 = state[0]
     d.s1 = state[1]

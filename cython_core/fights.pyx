@@ -100,28 +100,6 @@ cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
     return splitmix64(&sm)
 
 
-cdef inline void _seed_words(Dice* d, uint64_t seed) noexcept nogil:
-    """The generator words of the stream at `seed` (fracas.rng.seed_state)."""
-    cdef uint64_t sm = seed
-    cdef uint64_t o1 = splitmix64(&sm)
-    cdef uint64_t o2 = splitmix64(&sm)
-    d.s0 = <uint32_t>o1
-    d.s1 = <uint32_t>(o1 >> 32)
-    d.s2 = <uint32_t>o2
-    d.s3 = <uint32_t>(o2 >> 32)
-
-
-cdef inline void _seed_dice(Dice* d, uint64_t seed) noexcept nogil:
-    """A generator stream at `seed` (fracas.rng.seed_state): no injected faces."""
-    _seed_words(d, seed)
-    d.rolls = NULL
-    d.n_rolls = 0
-    d.pos = 0
-    d.error = 0
-    d.error_pos = -1
-    d.strike = -1
-
-
 cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
@@ -294,7 +272,7 @@ cdef struct FightState:
 cdef inline void _stream(FightState* f) noexcept nogil:
     """The round's next random event draws from stream k (Fight._stream). Only the words
     change: a fight injects no faces, so the rest of f.dice stays as play_fights set it."""
-    _seed_words(&f.dice, _chunk_seed(f.round_seed, f.k))
+    seed_words(&f.dice, _chunk_seed(f.round_seed, f.k))
     f.k += 1
 
 
@@ -1645,7 +1623,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.xs, p.ys = &xs_v[0], &ys_v[0]
     f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
     f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
-    _seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
+    seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],
     # then per member dealt, taken, survived, fled, down

@@ -16,13 +16,9 @@ def seed_state(uint64_t seed, uint32_t[::1] state):
     SplitMix64 outputs, low word first (fracas.rng.seed_state, in C)."""
     if state.shape[0] < 4:
         raise ValueError("the state needs four words")
-    cdef uint64_t sm = seed
-    cdef uint64_t o1 = splitmix64(&sm)
-    cdef uint64_t o2 = splitmix64(&sm)
-    state[0] = <uint32_t>(o1 & 0xFFFFFFFF)
-    state[1] = <uint32_t>(o1 >> 32)
-    state[2] = <uint32_t>(o2 & 0xFFFFFFFF)
-    state[3] = <uint32_t>(o2 >> 32)
+    cdef Dice dice
+    seed_words(&dice, seed)
+    store_state(&dice, state)
 
 
 def generator_words(uint32_t[::1] state, int64_t count):
@@ -87,20 +83,7 @@ cdef class Stream:
     cdef readonly object capsule
 
     def __cinit__(self, uint64_t seed, rolls=None):
-        cdef uint64_t sm = seed
-        cdef uint64_t o1 = splitmix64(&sm)
-        cdef uint64_t o2 = splitmix64(&sm)
-        self.dice.s0 = <uint32_t>(o1 & 0xFFFFFFFF)
-        self.dice.s1 = <uint32_t>(o1 >> 32)
-        self.dice.s2 = <uint32_t>(o2 & 0xFFFFFFFF)
-        self.dice.s3 = <uint32_t>(o2 >> 32)
-        self.dice.rolls = NULL
-        self.dice.n_rolls = 0
-        self.dice.pos = 0
-        self.dice.strike = -1
-        self.dice.error = 0
-        self.dice.error_pos = -1
-        self.dice.error_faces = 0
+        seed_dice(&self.dice, seed)
         if rolls is not None:
             self.rolls = rolls
             self.dice.n_rolls = self.rolls.shape[0]

@@ -10,29 +10,8 @@ import copy
 
 import pytest
 
-from fracas.rulesets import RulesetInvalid, manifest
 from fracas.spec import generate
 
-GOOD = """name = "coin-toss"\nid = "co"\ntitle = "Coin toss (tests only)"\nobject = "COIN_TOSS"
-kinds = ["attack", "bulk"]\nrules = "rules.md"\nstatus = "tests only"\nexamples = []\nclients = ["python"]
-"""
-
-
-def test_a_manifest_keeps_its_client_hints():
-    parsed = manifest.parse(GOOD + '[client]\nagainst = "ac"\nfight_sides = 2\n', "coins/manifest.toml", "coins")
-    assert parsed.client == {"against": "ac", "fight_sides": 2}
-    assert manifest.parse(GOOD, "coins/manifest.toml", "coins").client == {}
-
-
-@pytest.mark.parametrize("table, message", [
-    ('colour = "red"', r"\[client\] colour: unknown key"),
-    ("against = 3", r"\[client\] against must be a TOML string, got 3"),
-    ("fight_sides = true", r"\[client\] fight_sides must be a TOML integer"),
-    ('split = "stamina"', r"\[client\] split must be a TOML array"),
-])
-def test_a_wrong_client_hint_names_the_file_and_the_key(table, message):
-    with pytest.raises(RulesetInvalid, match=r"coins/manifest.toml: " + message):
-        manifest.parse(GOOD + f"[client]\n{table}\n", "coins/manifest.toml", "coins")
 
 
 def test_the_built_in_hints_are_what_contract_js_carries():
@@ -80,14 +59,3 @@ def test_a_hint_naming_a_field_the_ruleset_lacks_is_refused_naming_it(name, chan
     change(hints)
     with pytest.raises(ValueError, match=message):
         _check(name, hints, structs, layouts)
-
-
-def test_the_guides_client_table_is_a_valid_manifest_table():
-    # docs/ADDING_A_RULESET.md's `[client]` example registers as written.
-    from pathlib import Path
-
-    guide = (Path(__file__).resolve().parents[2] / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
-    block = guide.split("```toml\n[client]\n", 1)[1].split("```", 1)[0]
-    parsed = manifest.parse(GOOD + "[client]\n" + block, "coins/manifest.toml", "coins")
-    assert set(parsed.client) == set(manifest.CLIENT_KEYS)
-    assert parsed.client["choices"]["reaction"]["members"]["block_hand"][0] == "hand"

@@ -114,6 +114,26 @@ def test_er13_sneak_attack_scenarios_play_on_the_python_loop_and_say_why():
     assert isinstance(why, str) and "$.sides.rogue[0].attacks[0]" in why and "ER-13" in why
 
 
+
+def _same_fights_on_both_loops(scenario, seed, fights):
+    """`scenario` plays compiled, and each of its first `fights` fights from `seed` is the
+    Python loop's, fight by fight."""
+    from fracas import _kernels
+    from fracas.drive.simulate import play_batch
+
+    if not hasattr(_kernels.active(), "play_fights"):
+        pytest.skip("the compiled core is not in use")
+    import orjson
+
+    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
+    blob = orjson.dumps(scenario)
+    for i in range(fights):
+        fast = play_batch(blob, seed, i, 1, "auto")
+        slow = play_batch(blob, seed, i, 1, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
+        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
+        assert fast == slow, f"fight {i}"
+
 # -- ER-20 flee attacks ----------------------------------------------------------------------
 
 def flee_scenario(move=None, gobs=1, defending=False):
@@ -199,22 +219,7 @@ def test_er20_flee_attacks_play_on_the_compiled_loop_with_the_python_loops_draws
     # ER-20 on the compiled loop: each engaged enemy with its reaction left strikes once, in
     # member order, one d20 at a rapid mover, none at a cautious or defending one, one
     # reaction a round; the same fights as the Python loop, fight by fight.
-    from fracas import _kernels
-    from fracas.drive.simulate import play_batch
-
-    if not hasattr(_kernels.active(), "play_fights"):
-        pytest.skip("the compiled core is not in use")
-    import orjson
-
-    scenario = flee_scenario(**shape)
-    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
-    blob = orjson.dumps(scenario)
-    for i in range(40):
-        fast = play_batch(blob, 9, i, 1, "auto")
-        slow = play_batch(blob, 9, i, 1, "python")
-        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
-        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
-        assert fast == slow, f"fight {i}"
+    _same_fights_on_both_loops(flee_scenario(**shape), seed=9, fights=40)
 
 
 # -- ER-15 defending as a tactic --------------------------------------------------------------
@@ -373,22 +378,7 @@ def test_er17_strays_play_on_the_compiled_loop_with_the_python_loops_draws(name)
     # slot among the (up to 8) standing combatants named nearby, checks the shifted dice
     # against the one there, with its crit chain, modifier and resistance, and its damage
     # lands on it before the target's; the same fights as the Python loop, fight by fight.
-    from fracas import _kernels
-    from fracas.drive.simulate import play_batch
-
-    if not hasattr(_kernels.active(), "play_fights"):
-        pytest.skip("the compiled core is not in use")
-    import orjson
-
-    scenario = _ff_variant(name)
-    assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
-    blob = orjson.dumps(scenario)
-    for i in range(60):
-        fast = play_batch(blob, 21, i, 1, "auto")
-        slow = play_batch(blob, 21, i, 1, "python")
-        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
-        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
-        assert fast == slow, f"fight {i}"
+    _same_fights_on_both_loops(_ff_variant(name), seed=21, fights=60)
 
 
 def test_er17_the_compiled_parity_scenarios_do_stray():

@@ -26,9 +26,11 @@ def _parse(table: str) -> manifest.Manifest:
 
 def test_a_client_table_is_read_as_given():
     got = _parse('strike = "d20"\nagainst = "tn"\ninitiative = "side"\ninitiative_options = {ties = "reroll"}\n'
-                 'initiative_die = 6\ninitiative_rule = "CO-1"\nfight_party = "party"\nsplit = ["stamina"]\n')
+                 'initiative_die = 6\ninitiative_rule = "CO-1"\nfight_party = "party"\nsplit = ["stamina"]\n'
+                 'fight_sides = 2\n')
     assert dict(got.client) == {"strike": "d20", "against": "tn", "initiative": "side", "initiative_options": {"ties": "reroll"},
-                                "initiative_die": 6, "initiative_rule": "CO-1", "fight_party": "party", "split": ["stamina"]}
+                                "initiative_die": 6, "initiative_rule": "CO-1", "fight_party": "party", "split": ["stamina"],
+                                "fight_sides": 2}
     assert dict(manifest.parse(GOOD, "coins/manifest.toml", "coins").client) == {}
 
 
@@ -39,6 +41,8 @@ def test_a_client_table_is_read_as_given():
     ("initiative_die = 1\n", r"\[client\] initiative_die: a die has at least 2 faces, got 1"),
     ("initiative_die = true\n", r"\[client\] initiative_die must be a TOML integer, got True"),
     ('split = "stamina"\n', r"\[client\] split must be a TOML array"),
+    ("against = 3\n", r"\[client\] against must be a TOML string, got 3"),
+    ("fight_sides = true\n", r"\[client\] fight_sides must be a TOML integer"),
     ('against = "Armor Class"\n', r"\[client\] against: 'Armor Class' is not a field name"),
     ('initiative_flags = ["dex-mod"]\n', r"\[client\] initiative_flags: 'dex-mod' is not a field name"),
     ("initiative_options = {ambush = [1]}\n", r"\[client\] initiative_options.ambush: a string, integer or boolean"),
@@ -107,3 +111,14 @@ def test_ww_1_initiative_flags_and_ct_1_options_must_be_fields_of_the_initiative
         _hints(ct, {"initiative": "side", "initiative_options": {"ties": "reroll"}})
     with pytest.raises(ValueError, match=r"\[client\] initiative_flags: 'dex_mod' is not a field of its initiative"):
         _hints(ct, {"initiative_flags": ["dex_mod"]})  # CT-1 rolls for sides: no combatants
+
+
+def test_the_guides_client_table_is_a_valid_manifest_table():
+    # docs/ADDING_A_RULESET.md's `[client]` example registers as written.
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
+    block = guide.split("```toml\n[client]\n", 1)[1].split("```", 1)[0]
+    parsed = manifest.parse(GOOD + "[client]\n" + block, "coins/manifest.toml", "coins")
+    assert set(parsed.client) == set(manifest.CLIENT_KEYS)
+    assert parsed.client["choices"]["reaction"]["members"]["block_hand"][0] == "hand"

@@ -51,6 +51,8 @@ TARGETS = {
     "forecast_examples_s": ("slowest shipped example's fight.forecast (1,000 fights) through the bridge", 1.0, "s"),
     "er_fights_per_s": ("er-skeleton-horde fights, compiled fight loop, one process", 1e5, "fights/s"),
     "fight_attacks_share": ("attacks/s inside compiled fights ÷ bulk attacks/s, 300-creature horde whose fights last about 300 attacks", 0.10, ""),
+    "fight_attacks_share_reactions": ("attacks/s inside compiled fights ÷ bulk attacks/s, er-bandit-rout: ER-20 flee"
+                                      " attacks and ER-17 friendly fire in play (issue 41)", 0.15, ""),
     "tactic_flat": ("compiled fight loop, time per attack among 2,000 creatures ÷ among 30, the worst of nearest,"
                     " weakest, random and focus", 1.5, "×"),
     "compile_2000_s": ("compiling a 2,000-creature scenario for the compiled fight loop", 0.1, "s"),
@@ -619,6 +621,7 @@ def evaluate_targets(result: dict) -> list[dict]:
         "forecast_examples_s": _forecast(result.get("bridge"), "examples_s"),
         "er_fights_per_s": _fight_loop(result, "er-skeleton-horde", "fights_per_s"),
         "fight_attacks_share": _fight_loop(result, fight_loop_bench.LONG_HORDE, "share_of_bulk"),
+        "fight_attacks_share_reactions": _fight_loop(result, "er-bandit-rout", "share_of_bulk"),
         "tactic_flat": ((result.get("fight_loop") or {}).get("tactics") or {}).get("worst_ratio"),
         "compile_2000_s": (((result.get("fight_loop") or {}).get("tactics") or {}).get("compile") or {}).get("seconds"),
 

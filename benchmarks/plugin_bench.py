@@ -8,8 +8,12 @@ The plug-in runs through the public bulk API (`fracas.resolve_bulk`, one thread)
 kernel bare (`xroll_summary`), so the ratio is the plug-in's whole cost against the row
 kernel's loop alone. The target: the plug-in at 30 % or more of the row kernel's attacks/s.
 Its pure-Python twin is timed too. The plug-in is measured when it is installed
-(`pip install --no-build-isolation docs/examples/burstpool`; scripts/test.sh installs it
-before the benchmark) and the compiled core is built; otherwise the section says why not.
+(`pip install --no-build-isolation docs/examples/burstpool`), or built into the folder that
+`FRACAS_BENCH_PLUGIN_PATH` names (`pip install --target FOLDER ...`: scripts/test.sh does so),
+and the compiled core is built; otherwise the section says why not. From that folder it is
+imported and registered in this process only (`fracas.rulesets.register` with its manifest),
+so the fresh interpreters of the start-up section time fracas as installed, without the
+import of a plug-in a user may or may not have.
 """
 
 from __future__ import annotations
@@ -31,10 +35,35 @@ def request(n: int) -> dict[str, Any]:
             "targets": {"t": {"soak": 0}}, "attacks": [{"profile": "p", "target": "t", "count": n}]}
 
 
+#: A folder holding the example plug-in built (`pip install --target`), for this process only.
+PATH_VARIABLE = "FRACAS_BENCH_PLUGIN_PATH"
+
+
+def _from_folder() -> None:
+    """Register the plug-in from the folder `FRACAS_BENCH_PLUGIN_PATH` names, when it is not
+    registered already (installed): on this process's import path, not on the environment's."""
+    import os
+    import sys
+
+    folder = os.environ.get(PATH_VARIABLE)
+    if not folder or NAME in fracas.rulesets():
+        return
+    from fracas.rulesets import manifest as _manifest
+
+    if folder not in sys.path:
+        sys.path.append(folder)
+    found = _manifest.read("burstpool")
+    if found is not None and NAME not in fracas.rulesets():
+        import importlib
+
+        fracas.rulesets.register(getattr(importlib.import_module(found.package), found.object), found)
+
+
 def missing() -> Optional[str]:
     """Why the section cannot run here, or None."""
     if _kernels.compiled is None:
         return "the compiled core is not built"
+    _from_folder()
     if NAME not in fracas.rulesets():
         return ("the example plug-in is not installed (pip install --no-build-isolation docs/examples/burstpool)")
     module = type(fracas.rulesets.get(NAME)).__module__

@@ -199,8 +199,8 @@ rm -rf "$LOGS/burstpool" "$LOGS/burstpool-site"
 cp -r "$ROOT/docs/examples/burstpool" "$LOGS/burstpool"
 "$WHEEL_VENV/bin/python" -m pip install -q --no-deps --no-build-isolation --target "$LOGS/burstpool-site" \
   "$LOGS/burstpool" || FAILED_STEPS+=("build docs/examples/burstpool for the benchmark")
-FRACAS_BENCH_PLUGIN_PATH="$LOGS/burstpool-site" "$WHEEL_VENV/bin/fracas" bench --quick \
-  --json bench-results/quick.json || FAILED_STEPS+=("fracas bench --quick")
+export FRACAS_BENCH_PLUGIN_PATH="$LOGS/burstpool-site"
+"$WHEEL_VENV/bin/fracas" bench --quick --json bench-results/quick.json || FAILED_STEPS+=("fracas bench --quick")
 
 # One closing line for all the runs (the benchmark above is not a test).
 "$WHEEL_VENV/bin/python" - "$LOGS" <<'PY'

@@ -53,7 +53,7 @@ def _from_folder() -> None:
     if folder not in sys.path:
         sys.path.append(folder)
     found = _manifest.read("burstpool")
-    if found is not None and NAME not in fracas.rulesets():
+    if found is not None:
         import importlib
 
         fracas.rulesets.register(getattr(importlib.import_module(found.package), found.object), found)

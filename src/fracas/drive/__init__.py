@@ -226,7 +226,7 @@ def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
         key = request.encoded if type(request) is Encoded else canonical(request)
     except TypeError:  # not plain JSON data (a typed object inside): not cached
         return None
-    cached = _PLANS.get(key)
+    cached = _recall(_PLANS, key)
     if cached is None or "attacks" in request:
         return key
     roll_seed = getattr(cached[2], "roll_seed", None)
@@ -236,10 +236,6 @@ def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
         seed = new_seed()
     elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
         return key  # the full path says what is wrong with it, naming the field
-    try:
-        _PLANS.move_to_end(key)  # as _recall: atomic under the GIL, lock-free
-    except KeyError:
-        pass
     return roll_seed(seed)
 
 

@@ -31,11 +31,6 @@ function hasKind(name, kind) {
   return withKind(kind).includes(name);
 }
 
-/** The rulesets whose hints have `key`, in the contract's order. */
-function withHint(key) {
-  return RULESETS.map((r) => r.name).filter((name) => hints(name)[key] !== undefined);
-}
-
 /** Ruleset `name`'s damage pools, when its hints split a target's damage into two or more (CT-4:
  * stamina on the Body bar, injury on the campaign's injury bar), else undefined. */
 function pools(name) {
@@ -54,4 +49,4 @@ function titles(names) {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, title, titles, withKind, hasKind, withHint, pools, withPools, DEFAULT_RULESET };
+module.exports = { hints, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };

@@ -235,7 +235,8 @@ function shockHtml(x) {
 }
 
 /**
- * @param {CardModel} model
+ * A card's footer: the seed, given dice, the backend, and Undo when `undoable`.
+ * @param {CardModel} model  (seed, injected, backend: an attack's model, or a kind's own)
  * @param {boolean} undoable
  */
 function footerHtml(model, undoable) {
@@ -650,11 +651,13 @@ export function renderOddsCard(result, { attackerName, names }) {
 }
 
 /**
- * The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome.
+ * The chat card of an ER-19 competition: each side's modifiers and odds, every roll, the outcome;
+ * `undoable`: the grappler's incidental point was applied, offer Undo.
  * @param {EngineResult} result
  * @param {{names: Names}} ctx
+ * @param {{undoable?: boolean}} [options]
  */
-export function renderCompeteCard(result, { names }) {
+export function renderCompeteCard(result, { names }, { undoable = false } = {}) {
   const nameOf = (/** @type {string} */ id) => names[id] ?? id;
   const sides = ["challenger", "defender"].map((side) => {
     const c = result[side];
@@ -678,7 +681,7 @@ export function renderCompeteCard(result, { names }) {
   return `<div class="fracas-card fracas-compete"><header class="fracas-title">${esc(t("FRACAS.Card.Competition", { contest: word("Contest", result.contest) }))}</header>`
     + `<ul class="fracas-sides">${sides.join("")}</ul><ol class="fracas-rounds">${rounds.join("")}</ol>`
     + `<div class="fracas-outcome"><strong>${esc(outcome)}</strong></div>${incidentalHtml(result.incidental, nameOf)}`
-    + `<footer class="fracas-footer"><span class="fracas-seed">${esc(t("FRACAS.Card.Seed", { seed: String(result.seed) }))}</span></footer></div>`;
+    + footerHtml({ seed: String(result.seed), injected: !!result.injected }, undoable) + "</div>";
 }
 
 /**
@@ -699,7 +702,9 @@ function incidentalHtml(x, nameOf) {
       : t(x.release.held ? "FRACAS.Card.SavageHolds" : "FRACAS.Card.SavageLetsGo", { to, dc: x.release.dc, total: x.release.total }));
   }
   lines.push(t("FRACAS.Card.SavageOdds", { dealt: `${x.p_dealt_exact} (${(100 * x.p_dealt).toFixed(1)}%)`, delivered: `${x.p_delivered_exact} (${(100 * x.p_delivered).toFixed(1)}%)` }));
-  return `<div class="fracas-incidental">${lines.map((l) => `<div>${esc(l)}</div>`).join("")}</div>`;
+  // The grappler's per-target buttons (Apply, Half, Double, Undo) when the point landed.
+  const actions = x.damage > 0 ? `<span class="fracas-target-actions" data-target="${attr(x.to)}"></span>` : "";
+  return `<div class="fracas-incidental">${lines.map((l) => `<div>${esc(l)}</div>`).join("")}${actions}</div>`;
 }
 
 /**

@@ -193,6 +193,41 @@ describe("ER Grappling: Uncommon Conditions, savage form in api.compete", () => 
     assert.equal(out.result.incidental.damage, 0);
   });
 
+  test("ER Grappling: Uncommon Conditions: the grappler's incidental point lands on its Body with Undo; applyDamage: false leaves it; an unreadable Body is refused before the request", async () => {
+    const wolf = [{ strike: "claw", type: "edged" }];
+    let seen = 0;
+    for (let seed = 0; seed < 200 && seen < 2; seed++) {
+      const { api, vtt, actors } = setup({ controlled: ["ogre"], targeted: ["bob"] });
+      const out = await api.compete({ contest: "grapple", defenderSavage: wolf, seed });
+      const x = out.result.incidental;
+      if (!x.dealt) {
+        assert.deepEqual(out.changes, []);
+        assert.equal(actors.ogre.system.health.value, 3);
+        continue;
+      }
+      seen++;
+      assert.equal(x.to, "ogre");
+      assert.equal(actors.ogre.system.health.value, 3 - x.damage, "the grappler (the challenger) takes the point");
+      assert.equal(actors.bob.system.health.value, 10, "the victim takes nothing");
+      assert.deepEqual(vtt.messages[0].flags.fracas.targets.map((t) => [t.id, t.damage]), [["ogre", x.damage]]);
+      assert.match(vtt.messages[0].content, /fracas-target-actions" data-target="ogre"/);
+      assert.match(vtt.messages[0].content, /fracas-undo/);
+      await api.undo(vtt.messages[0].id);
+      assert.equal(actors.ogre.system.health.value, 3);
+      const off = setup({ controlled: ["ogre"], targeted: ["bob"] });
+      const kept = await off.api.compete({ contest: "grapple", defenderSavage: wolf, seed, applyDamage: false });
+      assert.equal(kept.result.incidental.damage, x.damage);
+      assert.deepEqual(kept.changes, []);
+      assert.equal(off.actors.ogre.system.health.value, 3);
+      assert.doesNotMatch(off.vtt.messages[0].content, /fracas-undo/);
+    }
+    assert.equal(seen, 2, "some seeds deal the incidental point");
+    const { api, vtt, conn } = setup({ controlled: ["ogre"], targeted: ["bob"], settings: { pathBody: "system.nowhere" } });
+    assert.equal(await api.compete({ contest: "grapple", defenderSavage: wolf, seed: 0 }), null);
+    assert.match(vtt.notes[0].text, /Ogre: no Body at system\.nowhere: the savage form's incidental point/);
+    assert.equal(conn.calls.length, 0, "refused before anything is sent");
+  });
+
   test("ER Grappling: Uncommon Conditions: a bad savage form is refused naming its path, nothing sent; in a shove the bridge refuses it", async () => {
     const cases = [
       [{ defenderSavage: "claw" }, /compete: defenderSavage: a list of savage-form strikes/],

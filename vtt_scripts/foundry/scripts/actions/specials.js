@@ -21,6 +21,16 @@ export function specialsActions(ctx) {
   const { vtt, newId, mapping, setting, requireGM, link, seedOption, cardFlags, firstOf, oneToken, planChanges } = ctx;
 
   /**
+   * A token's Body (an integer at the mapped path) before a request whose damage lands there.
+   * @param {TokenView} view @param {string|undefined} path @param {string} message  its i18n key
+   */
+  function readBody(view, path, message) {
+    const body = Number(getPath(view.actor, path ?? ""));
+    if (!path || !Number.isInteger(body)) throw new InputError(t(message, { p0: who(view), p1: path || "(no data path set)" }));
+    return body;
+  }
+
+  /**
    * `ref` (a token, its id or name), or else the user's one targeted token.
    * @param {unknown} ref
    * @param {string} label
@@ -68,8 +78,9 @@ export function specialsActions(ctx) {
    * `defenderEdge`: "advantage" or "disadvantage". `challengerSavage` / `defenderSavage`: a
    * side's savage-form strikes ("ER Grappling: Uncommon Conditions": a grapple's victim, an
    * escape's challenger), each {strike, type, poison?, special?}; given, both sides'
-   * resistances are read too (ER-10 on the grappler's incidental point). Posts the card (the
-   * incidental damage on it); nothing is applied.
+   * resistances are read too (ER-10 on the grappler's incidental point). Posts the card; the
+   * grappler's incidental point is applied with Undo as an attack's damage is ("Apply damage"
+   * setting, or `applyDamage`), so its Body path is checked before anything is sent.
    * @param {Json} [options]
    */
   async function compete(options = {}) {
@@ -105,23 +116,34 @@ export function specialsActions(ctx) {
         }
       }
     }
+    // The incidental point lands on the side facing a savage form (a grapple's grappler, an
+    // escape's holder): its Body must be readable before the request goes out.
+    const apply = options.applyDamage ?? setting("applyDamage") !== false;
+    if (apply) {
+      for (const [, list, view] of savage) if (list) readBody(view === challenger ? defender : challenger, map.body, "FRACAS.Error.CompeteBody");
+    }
     const seed = seedOption(options);
     if (seed !== undefined && seed !== null) request.seed = seed;
     if (options.rolls) request.rolls = options.rolls;
     const requestId = options.requestId ?? newId();
     const result = /** @type {any} the engine's competition result */ (await conn.call("compete.roll", request, { id: requestId }));
+    const x = result.incidental;
+    const hurt = x && x.damage > 0 ? [challenger, defender].find((v) => v.id === x.to) : undefined;
+    const changes = hurt ? planChanges(apply, [hurt], { [hurt.id]: x.damage }) : [];
     const names = displayNames([challenger, defender]);
     // Hidden tokens and hidden nameplates: the GM's card whole, the players' copy as they know them.
     const masked = ctx.shownNames([challenger, defender], names);
-    const message = await ctx.postWithCopy([], {
-      content: renderCompeteCard(result, { names }), rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
-      flags: { [MODULE_ID]: { kind: "compete", requestId, seed: String(result.seed), changes: [], undone: null } },
+    const message = await ctx.postWithCopy(changes, {
+      content: renderCompeteCard(result, { names }, { undoable: changes.length > 0 }),
+      rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: names[challenger.id], [defender.id]: names[defender.id] })),
+      flags: cardFlags("compete", requestId, String(result.seed), changes,
+        hurt ? [{ id: hurt.id, name: hurt.name, uuid: hurt.actorUuid ?? null, damage: x.damage }] : []),
       speaker: challenger, ...ctx.audienceOf(options),
     }, masked && {
       content: renderCompeteCard(result, { names: masked }), kind: "compete", speaker: ctx.speakerAs(challenger, masked),
       rolls: await vtt.makeRolls(competeRollSpecs(result, { [challenger.id]: masked[challenger.id], [defender.id]: masked[defender.id] })),
     });
-    return { requestId, result, messageId: message?.id ?? null };
+    return { requestId, result, messageId: message?.id ?? null, changes };
   }
 
   /**
@@ -139,8 +161,7 @@ export function specialsActions(ctx) {
     if (!Number.isInteger(options.closed)) throw new InputError(t("FRACAS.Error.Actions22"));
     const map = mapping();
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
-    const body = Number(getPath(charger.actor, map.body));
-    if (!Number.isInteger(body)) throw new InputError(t("FRACAS.Error.Actions23", { p0: who(charger), p1: map.body || "(no data path set)" }));
+    const body = readBody(charger, map.body, "FRACAS.Error.Actions23");
     const { request: strikeRequest } = buildAttackRequest({
       attacker: pikeman, targets: [charger], mapping: map,
       strikes: [{ method: "melee", style: "pole-arm", dice: 3, damage_type: "piercing" }],

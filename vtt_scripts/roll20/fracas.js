@@ -1585,7 +1585,8 @@ function items(config) {
       '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds. ' +
       'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
-      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
+      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE…. ' +
+      'The point lands on the grappler\'s bar with undo (--no-apply leaves it).'],
     ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
       `a counterspell (${T(hints.titles(counter))} WW-8): the selected token (or` + ' --counterspeller ID) against the caster, d20 + its rating ' +
       'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +
@@ -2076,9 +2077,12 @@ function competeCard(result, ctx) {
       const r = inc.release;
       line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
     }
+    const applied = ctx.applied;
+    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
+    else if (applied && applied.skipped) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push(['savage form', line]);
   }
-  rows.push(['seed', esc.text(String(result.seed))]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }
 
@@ -10835,7 +10839,7 @@ function competeCommand(app, msg, cmd) {
         o.edge[side.toLowerCase()] = Object.assign(o.edge[side.toLowerCase()] || {}, { [option.name]: types });
         break;
       }
-      case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
+      case 'seed': case 'rolls': case 'whisper': case 'public': case 'no-apply': dice.push(option); break;
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
@@ -10860,10 +10864,26 @@ function competeCommand(app, msg, cmd) {
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
   const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
+  // The grappler's incidental point lands on its Body as an attack's damage does (--no-apply
+  // leaves it), with undo.
+  const inc = result.incidental;
+  let applied = null;
+  let seenApplied = null;
+  let undo = null;
+  if (options.apply && inc && inc.damage > 0) {
+    const grappler = tokens[inc.to];
+    applied = applyDamage(app.edge, app.s().config, grappler, inc.damage);
+    if (applied.change) {
+      undo = app.newId('m');
+      store.pushUndo(app.s(), { id: undo, label: `${names[inc.to]}'s incidental damage`, time: app.edge.now(), changes: [applied.change] });
+    }
+    seenApplied = permissions.hideBody(app, options.whisper, { [inc.to]: grappler }, { [inc.to]: applied }, msg)[inc.to];
+  }
   const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
-  app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
+  app.postCard(msg, cards.competeCard(result, { names: seen, applied: seenApplied, undo }), options.whisper,
+    cards.competeCard(result, { names, applied, undo }));
   return result;
 }
 

@@ -153,6 +153,7 @@ test('ER Grappling: Uncommon Conditions: !fracas compete --savage gives the vict
   // point of the appropriate damage, claw damage over biting if both apply"; an escape lost
   // calls for the grappler's Strength feat (DC:11).
   const { emu, tokens } = world();
+  const knightBody = Number(tokens.knight.get('bar1_value'));
   let out = emu.chat(emu.gm, `!fracas compete --contest escape --defender ${tokens.knight.id} ` +
     '--savage challenger bite:piercing:poison claw:edged --rolls 9,11,2', { selected: [tokens.orc.id] });
   const expected = specials.compete({
@@ -169,6 +170,17 @@ test('ER Grappling: Uncommon Conditions: !fracas compete --savage gives the vict
   assert.ok(savage.includes(`${(100 * expected.incidental.p_dealt).toFixed(1)}% to hurt`), savage);
   assert.ok(savage.includes('Strength feat DC 11: 2→3 · lets go'), savage);
   assert.ok(plain(fields.outcome).includes('lets go'), plain(fields.outcome));
+  // The point lands on the grappler's Body (the knight holds the orc in an escape), with undo.
+  assert.equal(Number(tokens.knight.get('bar1_value')), knightBody - 1);
+  assert.ok(savage.includes(`Body ${knightBody} → ${knightBody - 1}`), savage);
+  assert.ok(out.some((o) => /!fracas undo m/.test(o.text)), 'the GM gets the undo button');
+  emu.chat(emu.gm, '!fracas undo');
+  assert.equal(Number(tokens.knight.get('bar1_value')), knightBody);
+  // --no-apply leaves it to the GM.
+  out = emu.chat(emu.gm, `!fracas compete --contest escape --defender ${tokens.knight.id} ` +
+    '--savage challenger claw:edged --rolls 9,11,2 --no-apply', { selected: [tokens.orc.id] });
+  assert.ok(plain(Emulator.fields(card(out).text)['savage form']).includes('1 damage'));
+  assert.equal(Number(tokens.knight.get('bar1_value')), knightBody);
   out = emu.chat(emu.gm, `!fracas compete --contest escape --defender ${tokens.knight.id} ` +
     '--savage challenger claw:edged --resistant defender edged --rolls 9,11', { selected: [tokens.orc.id] });
   fields = Emulator.fields(card(out).text);

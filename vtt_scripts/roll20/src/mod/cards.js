@@ -272,9 +272,12 @@ function competeCard(result, ctx) {
       const r = inc.release;
       line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
     }
+    const applied = ctx.applied;
+    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
+    else if (applied && applied.skipped) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
     rows.push(['savage form', line]);
   }
-  rows.push(['seed', esc.text(String(result.seed))]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
   return template(`Competition: ${result.contest} (ER-19)`, rows);
 }
 

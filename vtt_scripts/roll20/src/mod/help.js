@@ -45,7 +45,8 @@ function items(config) {
       '--advantage challenger|defender, --disadvantage …, --bonus N. Ties are rolled again; the card shows each side\'s odds. ' +
       'A grapple or escape victim\'s savage form: --savage defender claw:edged bite:piercing:poison (claws over a bite; a ' +
       'raw 8+ hurts a grappler without one for 1 point, a 12 delivers the poison; an escape lost calls for the ' +
-      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE….'],
+      'grappler\'s DC 11 Strength feat), and the grappler\'s --resistant|--vulnerable|--immune challenger TYPE…. ' +
+      'The point lands on the grappler\'s bar with undo (--no-apply leaves it).'],
     ['!fracas counterspell --school NAME --caster @{target|token_id} --distance FEET [--counterspeller ID] [--rating N] [--caster-skill N] [--modifier N] [--caster-modifier N]',
       `a counterspell (${T(hints.titles(counter))} WW-8): the selected token (or` + ' --counterspeller ID) against the caster, d20 + its rating ' +
       'in the spell\'s school each, within 60 ft; the counterspeller must beat the caster (a tie leaves the spell cast). ' +

@@ -107,7 +107,7 @@ function competeCommand(app, msg, cmd) {
         o.edge[side.toLowerCase()] = Object.assign(o.edge[side.toLowerCase()] || {}, { [option.name]: types });
         break;
       }
-      case 'seed': case 'rolls': case 'whisper': case 'public': dice.push(option); break;
+      case 'seed': case 'rolls': case 'whisper': case 'public': case 'no-apply': dice.push(option); break;
       default: throw new UsageError(`!fracas compete does not know --${option.name} (see !fracas help)`);
     }
   }
@@ -132,10 +132,26 @@ function competeCommand(app, msg, cmd) {
   const result = compete(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
   // The players' card names a GM-layer side "a hidden creature"; the GM's names it.
   const tokens = { [challengerToken.id]: challengerToken, [defenderToken.id]: defenderToken };
+  // The grappler's incidental point lands on its Body as an attack's damage does (--no-apply
+  // leaves it), with undo.
+  const inc = result.incidental;
+  let applied = null;
+  let seenApplied = null;
+  let undo = null;
+  if (options.apply && inc && inc.damage > 0) {
+    const grappler = tokens[inc.to];
+    applied = applyDamage(app.edge, app.s().config, grappler, inc.damage);
+    if (applied.change) {
+      undo = app.newId('m');
+      store.pushUndo(app.s(), { id: undo, label: `${names[inc.to]}'s incidental damage`, time: app.edge.now(), changes: [applied.change] });
+    }
+    seenApplied = permissions.hideBody(app, options.whisper, { [inc.to]: grappler }, { [inc.to]: applied }, msg)[inc.to];
+  }
   const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
-  app.postCard(msg, cards.competeCard(result, { names: seen }), options.whisper, cards.competeCard(result, { names }));
+  app.postCard(msg, cards.competeCard(result, { names: seen, applied: seenApplied, undo }), options.whisper,
+    cards.competeCard(result, { names, applied, undo }));
   return result;
 }
 

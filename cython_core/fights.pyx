@@ -104,6 +104,8 @@ cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
     bint spells                # some member has spell uses
+    int64_t casters_n          # the members with spell uses, casters[0:casters_n]
+    const int64_t* casters
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
     bint side_turns            # a slot per side, two health pools, breakable weapons and parries (Cartyrion: CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
@@ -544,8 +546,9 @@ cdef void _wk_build(const FightPlan* p, FightState* f) noexcept nogil:
 
 
 cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """t's health or status changed: its side's tree again from its leaf up (weakest)."""
-    cdef int64_t base, i
+    """t's health or status changed: its side's tree again from its leaf up (weakest), as
+    far as a node changes (the nodes above one that keeps its key keep theirs)."""
+    cdef int64_t base, i, key
     if not p.any_weakest:
         return
     base = p.wk_off[p.side[t]]
@@ -553,7 +556,10 @@ cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     f.wk[base + i] = _wk_key(p, f, t) if f.status[t] == ST_STANDING else WK_NONE
     i >>= 1
     while i >= 1:
-        f.wk[base + i] = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+        key = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+        if f.wk[base + i] == key:
+            break
+        f.wk[base + i] = key
         i >>= 1
 
 
@@ -1318,7 +1324,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
         f.now = f.epoch + r
-        memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
+        if p.rows or r == 1:  # WW-5: actions held in reserve, for this round (spent on the strike-row kernel only)
+            memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))
         if p.phased:
             err = _os_round(p, f, r)
             if err:
@@ -1336,9 +1343,10 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         err = _initiative(p, f, &n)
         if err:
             return err
-        if p.spells:  # casters with a use left cast this round (with no spell, none ever does)
-            for i in range(p.members):
-                f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
+        if p.spells:  # casters with a use left cast this round (the others never do: 0 since the fight began)
+            for i in range(p.casters_n):
+                m = p.casters[i]
+                f.casting[m] = f.status[m] == ST_STANDING and f.spell[m] > 0
         for slot in range(n):
             if f.over:
                 break
@@ -1459,10 +1467,15 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
     p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
-    p.spells = False
+    casters = _pyarray.array("q", [0])
     for i in range(members):
         if spell_uses[i] > 0:
-            p.spells = True
+            casters.append(i)
+    keep.append(casters)
+    cdef const int64_t[::1] casters_v = casters
+    p.casters = &casters_v[1]
+    p.casters_n = len(casters) - 1
+    p.spells = p.casters_n > 0
     p.rows, p.init_once, p.init_die = rows, arrays["init_once"], arrays["init_die"]
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")

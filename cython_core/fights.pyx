@@ -23,7 +23,7 @@ seed of bulk chunk k (fracas.rng.chunk_seed).
 Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
 the two loops' results are compared number for number (tests/fights/test_fast_fights.py)."""
 
-from libc.stdint cimport uint32_t, uint64_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 import array as _pyarray
@@ -104,6 +104,8 @@ cdef struct FightPlan:
     # The scenario, flat (fastfight.FastPlan builds the arrays).
     bint rows                  # the strike-row kernel (Worldwalker), else the ER kernel
     bint spells                # some member has spell uses
+    int64_t casters_n          # the members with spell uses, casters[0:casters_n]
+    const int64_t* casters
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
     bint side_turns            # a slot per side, two health pools, breakable weapons and parries (Cartyrion: CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
@@ -175,11 +177,13 @@ cdef struct FightPlan:
     # Targets in time flat in the number of combatants (fastfight: weakest, random)
     bint any_weakest           # some member's tactic is weakest: the per-side trees are kept
     bint any_random            # some member's tactic is random: the standing counts are kept
-    int64_t fw_n               # the Fenwick trees' length (a power of two >= members)
+    int64_t fw_n               # the Fenwick trees' length (a power of two >= fw_words)
+    int64_t fw_words           # the enemy bitsets' words (64 members a word)
     const int64_t* wk_off      # per side: its tree's first node in FightState.wk
     const int64_t* wk_size     # per side: its tree's leaves (a power of two)
     const int64_t* side_pos    # per member: its leaf in its side's tree (its rank on its side)
-    const int32_t* fw_init     # per side the Fenwick tree of its enemies at a fight's start
+    const int32_t* fw_init     # per side the Fenwick tree of its enemies at a fight's start (counts per word)
+    const uint64_t* eb_init    # per side the bitset of its enemies at a fight's start
     # nearest and focus by walking rows: members stand in rows (one side, one y, x rising);
     # a member's nearest standing enemy in a row is the first standing one either way from
     # its x, found through "next standing" links, and the least of those few is the pick
@@ -252,9 +256,11 @@ cdef struct FightState:
     # health << 21 | index of the standing members below it, WK_NONE: none), so a pick reads
     # one root per side
     int64_t* wk
-    # random: per side a Fenwick tree of its enemies that stand, over member indexes; the
-    # k-th standing enemy is one descent
+    # random: per side a bitset of its enemies that stand, over member indexes, and a
+    # Fenwick tree of the bitset's word counts; the k-th standing enemy is a descent to its
+    # word (none at 64 members or fewer) and a select within the word
     int32_t* fw
+    uint64_t* eb
     int64_t* next_up       # walk: a standing member at or above i (itself when it stands; members: none)
     int64_t* next_down     # walk, shifted by one: at or below i - 1 (0: none)
     int64_t attacks        # attacks (and spells) rolled in the call: `fracas bench`'s per-attack time
@@ -540,8 +546,9 @@ cdef void _wk_build(const FightPlan* p, FightState* f) noexcept nogil:
 
 
 cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """t's health or status changed: its side's tree again from its leaf up (weakest)."""
-    cdef int64_t base, i
+    """t's health or status changed: its side's tree again from its leaf up (weakest), as
+    far as a node changes (the nodes above one that keeps its key keep theirs)."""
+    cdef int64_t base, i, key
     if not p.any_weakest:
         return
     base = p.wk_off[p.side[t]]
@@ -549,7 +556,10 @@ cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     f.wk[base + i] = _wk_key(p, f, t) if f.status[t] == ST_STANDING else WK_NONE
     i >>= 1
     while i >= 1:
-        f.wk[base + i] = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+        key = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
+        if f.wk[base + i] == key:
+            break
+        f.wk[base + i] = key
         i >>= 1
 
 
@@ -563,17 +573,45 @@ cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     if p.any_random:
         for s in range(p.sides):
             if s != p.side[t]:
+                f.eb[s * p.fw_words + (t >> 6)] &= ~(<uint64_t>1 << (t & 63))
                 tree = s * (p.fw_n + 1)
-                i = t + 1
+                i = (t >> 6) + 1
                 while i <= p.fw_n:
                     f.fw[tree + i] -= 1
                     i += i & -i
     _moved(p, f, t)
 
 
+#: _select: per byte value and k (0..7), the place of the byte's (k + 1)-th set bit
+cdef uint8_t SELECT8[256 * 8]
+cdef int _b, _k, _bit
+for _b in range(256):
+    _k = 0
+    for _bit in range(8):
+        if (_b >> _bit) & 1:
+            SELECT8[_b * 8 + _k] = _bit
+            _k += 1
+
+
+cdef inline int64_t _select(uint64_t x, int64_t k) noexcept nogil:
+    """The place of the k-th (from 1, k <= its bits) set bit of x, in constant time: the
+    bytes' bit counts summed up to each byte, the byte where the sum reaches k found by
+    comparing all eight sums at once, the bit in it from a table."""
+    cdef uint64_t L = <uint64_t>0x0101010101010101, H = <uint64_t>0x8080808080808080
+    cdef uint64_t c = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    c = (c & <uint64_t>0x3333333333333333) + ((c >> 2) & <uint64_t>0x3333333333333333)
+    c = ((c + (c >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F) * L  # byte i: the bits of bytes 0..i
+    # bytes whose sum is below k (every sum <= 64 < 128 and k <= 64: no borrow between bytes)
+    cdef uint64_t below = ((((c | H) - <uint64_t>k * L) & H) >> 7) ^ L
+    cdef int64_t b = <int64_t>((below * L) >> 56)  # the byte holding the k-th bit
+    k -= <int64_t>(((c << 8) >> (8 * b)) & 0xFF)  # the bits before that byte
+    return 8 * b + SELECT8[((x >> (8 * b)) & 0xFF) * 8 + k - 1]
+
+
 cdef inline int64_t _fw_kth(const FightPlan* p, const FightState* f, int32_t side, int64_t k) noexcept nogil:
     """The k-th (from 1, k <= their count) standing member not of `side`, in member order:
-    a descent of the side's enemy tree (its root, fw_n, counts them all)."""
+    a descent of the side's tree of word counts (its root, fw_n, counts them all) to the
+    word holding it, then the bit in that word."""
     cdef const int32_t* tree = f.fw + side * (p.fw_n + 1)
     cdef int64_t pos = 0, step = p.fw_n >> 1, c, take
     while step:
@@ -582,7 +620,7 @@ cdef inline int64_t _fw_kth(const FightPlan* p, const FightState* f, int32_t sid
         pos += step & -take
         k -= c & -take
         step >>= 1
-    return pos
+    return 64 * pos + _select(f.eb[side * p.fw_words + pos], k)
 
 
 cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
@@ -1267,6 +1305,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.next_down[i] = i
     if p.any_random:
         memcpy(f.fw, p.fw_init, p.sides * (p.fw_n + 1) * sizeof(int32_t))
+        memcpy(f.eb, p.eb_init, p.sides * p.fw_words * sizeof(uint64_t))
     if p.phased:  # OS-4: every group's morale afresh, each unit's counts
         for g in range(p.groups):
             f.g_standing[g] = 0
@@ -1285,7 +1324,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
         f.k = 0
         f.now = f.epoch + r
-        memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))  # WW-5: actions held in reserve, for this round
+        if p.rows or r == 1:  # WW-5: actions held in reserve, for this round (spent on the strike-row kernel only)
+            memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))
         if p.phased:
             err = _os_round(p, f, r)
             if err:
@@ -1303,9 +1343,10 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         err = _initiative(p, f, &n)
         if err:
             return err
-        if p.spells:  # casters with a use left cast this round (with no spell, none ever does)
-            for i in range(p.members):
-                f.casting[i] = f.status[i] == ST_STANDING and f.spell[i] > 0
+        if p.spells:  # casters with a use left cast this round (the others never do: 0 since the fight began)
+            for i in range(p.casters_n):
+                m = p.casters[i]
+                f.casting[m] = f.status[m] == ST_STANDING and f.spell[m] > 0
         for slot in range(n):
             if f.over:
                 break
@@ -1426,10 +1467,15 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
     p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
-    p.spells = False
+    casters = _pyarray.array("q", [0])
     for i in range(members):
         if spell_uses[i] > 0:
-            p.spells = True
+            casters.append(i)
+    keep.append(casters)
+    cdef const int64_t[::1] casters_v = casters
+    p.casters = &casters_v[1]
+    p.casters_n = len(casters) - 1
+    p.spells = p.casters_n > 0
     p.rows, p.init_once, p.init_die = rows, arrays["init_once"], arrays["init_die"]
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
@@ -1574,26 +1620,31 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             size <<= 1
         wk_off[g], wk_size[g] = nodes, size
         nodes += 2 * size
-    cdef int64_t fw_n = 1
-    while fw_n < members:
+    cdef int64_t fw_words = (members + 63) >> 6 if p.any_random else 1, fw_n = 1
+    while fw_n < fw_words:
         fw_n <<= 1
     fw_init = _pyarray.array("i", bytes(4 * sides * (fw_n + 1)))
+    eb_init = _pyarray.array("Q", bytes(8 * sides * fw_words))
     cdef int32_t[::1] fw_init_v = fw_init
+    cdef uint64_t[::1] eb_init_v = eb_init
     cdef int64_t j, tree
     if p.any_random:
-        for i in range(members):  # each member in the tree of every side but its own
+        for i in range(members):  # each member in the bitset and tree of every side but its own
             for tree in range(sides):
                 if tree != side[i]:
-                    j = i + 1
+                    eb_init_v[tree * fw_words + (i >> 6)] |= <uint64_t>1 << (i & 63)
+                    j = (i >> 6) + 1
                     while j <= fw_n:
                         fw_init_v[tree * (fw_n + 1) + j] += 1
                         j += j & -j
-    keep.extend((wk_off, wk_size, side_pos, fw_init))
+    keep.extend((wk_off, wk_size, side_pos, fw_init, eb_init))
     cdef const int64_t[::1] wk_off_v = wk_off, wk_size_v = wk_size, side_pos_v = side_pos
     p.wk_off, p.wk_size, p.side_pos, p.fw_init = &wk_off_v[0], &wk_size_v[0], &side_pos_v[0], &fw_init_v[0]
-    p.fw_n = fw_n
+    p.eb_init = &eb_init_v[0]
+    p.fw_n, p.fw_words = fw_n, fw_words
     f.wk = <int64_t*>_grab(keep, nodes * 8)
     f.fw = <int32_t*>_grab(keep, sides * (fw_n + 1) * 4)
+    f.eb = <uint64_t*>_grab(keep, sides * fw_words * 8)
     f.attacks = 0
     cdef const int32_t[::1] walk_v = arrays["walk"]
     cdef const int64_t[::1] split_v = arrays["split"], rows_v = arrays["rows_at"]

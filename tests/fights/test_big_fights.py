@@ -2,7 +2,7 @@
 
 The compiled loop (cython_core/fights.pyx) no longer scans every combatant on each attack:
 weakest reads per-side trees, random finds the k-th standing enemy through per-side
-Fenwick trees, nearest and focus walk the rows members stand in; and the nearest-first
+bitsets of the standing enemies and Fenwick trees of their words' counts, nearest and focus walk the rows members stand in; and the nearest-first
 lists are built in C (`fights.nearest_lists`). None of that may change a pick or a draw.
 Here, large scenarios on every tactic play fight by fight on the compiled loop, on the
 Python loop, and on the Python loop with `_choose` replaced by the reference below (the
@@ -203,6 +203,24 @@ def test_members_whose_picks_cannot_walk_use_their_lists(spots, tactic, monkeypa
             if tactic == "focus":
                 g["tactic"]["focus"] = next(n for n in names if all(n != h["name"] for h in side))
     assert _three_ways(scenario, 5, 4, monkeypatch) == 4
+
+
+@compiled
+@pytest.mark.parametrize("groups,count", [(8, 8), (13, 5), (13, 10), (2, 100)])
+def test_random_picks_across_the_words_of_the_enemy_bitsets_are_the_scans(groups, count, monkeypatch):
+    # random (docs/ENCOUNTERS.md "Targets"): the k-th standing enemy in listing order; the
+    # compiled loop keeps each side's standing enemies as bits, 64 members a word, with a
+    # tree of the words' counts: 64 members (one full word), 65 (a member past it), three
+    # sides of interleaved groups over three words, two sides over four; ER-18 initiative
+    spots = [[x * 5.0, (x % 4) * 5.0] for x in range(groups)]
+    scenario = _layout(spots, count=count)
+    for side in scenario["sides"].values():
+        for g in side:
+            g["tactic"] = {"target": "random"}
+    if groups == 2:
+        scenario["sides"].pop("c")
+    assert len(compile_scenario(orjson.dumps(scenario)).member_ids) == groups * count
+    assert _three_ways(scenario, 9, 3, monkeypatch) == 3
 
 
 def _reference_order(plan, dice):

@@ -147,3 +147,76 @@ def test_groups_of_count_zero_are_skipped(detail):
     assert [g["count"] for g in result["groups"]] == [0, 120, 0, 80]
     if detail != "summary":
         assert [a["group"] for a in result["attacks"]] == [1] * 120 + [3] * 80
+
+
+MIXED = {
+    "ruleset": "enchanted-realms", "seed": 11,
+    "profiles": {
+        "raider": {"attacker": {"strength": 2},
+                   "strikes": [{"method": "melee", "style": "slashing", "dice": 1, "weight": 1, "damage_type": "edged"},
+                               {"method": "melee", "style": "bludgeoning", "dice": 1, "weight": 1,
+                                "damage_type": "blunt"}]},
+        "archer": {"attacker": {"strength": 0},
+                   "strikes": [{"method": "melee", "style": "piercing", "dice": 1, "weight": 1,
+                                "damage_type": "piercing"}]},
+    },
+    "targets": {"pc-1": {"ac": 14}, "pc-2": {"ac": 12, "resistant": ["edged"]}, "pc-3": {"ac": 16}},
+    "attacks": [{"profile": "raider", "target": ["pc-2", "pc-1"], "count": 40},
+                {"profile": "archer", "target": "pc-2", "count": 30},
+                {"profile": "raider", "target": "pc-1", "count": 0}],
+    "detail": "summary",
+}
+
+
+def _reference_summary(result):
+    """The summary as the bulk summary documents it, from the result's raw totals one field at
+    a time (no per-plan layout): by_type lists the damage types struck at the target, in
+    strike order (ER-1 strikes, the damage kinds of ER damage types)."""
+    from fracas import _layout as L
+    from fracas.rulesets.er.plan import TYPE_INDEX
+    bulk, acc, acc_b, acc_g = result.bulk, result.acc_t, result.acc_b, result.acc_g
+    targets = {}
+    for tid, info in bulk.targets.items():
+        t, b = info.index * L.T_WIDTH, info.index * L.N_TYPES
+        kinds = list(dict.fromkeys(m.damage_type for m in bulk.metas if m.target == tid))
+        targets[tid] = {"damage": acc[t + L.T_DAMAGE], "by_type": {k: acc_b[b + TYPE_INDEX[k]] for k in kinds},
+                        "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
+                        "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
+                        "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
+                        "undodgeable": acc[t + L.T_UNDODGEABLE]}
+    groups = []
+    stride = L.G_WIDTH + L.HIST_BINS
+    for g, (profile, target, count) in enumerate(bulk.group_info):
+        base = g * stride
+        bins = list(acc_g[base + L.G_WIDTH:base + stride])
+        while len(bins) > 1 and bins[-1] == 0:
+            bins.pop()
+        hit, damage = acc_g[base + L.G_ATTACKS_HIT], acc_g[base + L.G_DAMAGE]
+        groups.append({"profile": profile, "target": target, "count": count, "attacks_hit": hit,
+                       "hit_rate": hit / count if count else 0.0, "damage": damage,
+                       "mean_damage": damage / count if count else 0.0, "crits": acc_g[base + L.G_CRITS],
+                       "shock_checks": acc_g[base + L.G_SHOCK], "strays_omitted": acc_g[base + L.G_STRAYS],
+                       "histogram": bins})
+    return {"ruleset": bulk.ruleset, "seed": result.seed, "backend": result.backend, "detail": bulk.detail,
+            "attacks_total": bulk.total, "targets": targets, "groups": groups,
+            "total_damage": sum(v["damage"] for v in targets.values())}
+
+
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+def test_summary_from_the_plans_layout_matches_the_totals_field_by_field(backend):
+    """to_dict reads a layout made once per cached plan (issue 44 item 3): on a plan's first
+    result and on later ones (new seeds, the plan recalled), with several damage types at one
+    target, a strike list over two targets and an empty group, every field and key order is
+    what the raw totals say (ER-1, ER bulk summary)."""
+    import orjson
+    from fracas import _kernels
+    with _kernels.using(backend):
+        for seed in (11, 12, 13):
+            result = fracas.resolve_bulk({**MIXED, "seed": seed})
+            got, want = result.to_dict(), _reference_summary(result)
+            assert orjson.dumps(got) == orjson.dumps(want)
+            # Strike order: the first group's second strike (blunt) reaches pc-1 before the
+            # empty group's first (edged); pc-2 takes edged, then the archer's piercing.
+            assert list(got["targets"]["pc-1"]["by_type"]) == ["blunt", "edged"]
+            assert list(got["targets"]["pc-2"]["by_type"]) == ["edged", "piercing"]
+            assert got["groups"][2]["histogram"] == [0] and got["groups"][2]["hit_rate"] == 0.0

@@ -38,7 +38,7 @@ class BulkPlan:
     """A bulk request compiled into kernel arrays: the ER bulk job."""
 
     __slots__ = ("plan", "groups", "metas", "targets", "group_info", "total", "ruleset", "detail",
-                 "_group_bounds", "_types")
+                 "_group_bounds", "_shape")
 
     def __init__(self) -> None:
         self.plan = array("i")
@@ -50,9 +50,8 @@ class BulkPlan:
         self.ruleset = "enchanted-realms"
         self.detail = "summary"
         self._group_bounds: Optional[list[int]] = None
-        #: The damage types struck at each target, in strike order (made by the first
-        #: result's to_dict: a job is cached and rolled again, its strikes never change).
-        self._types: Optional[dict[str, list[str]]] = None
+        #: What a result's to_dict reads, made by the first one (`_layout`).
+        self._shape: Optional[tuple[list[Any], list[Any]]] = None
 
     @property
     def gil_free(self) -> bool:
@@ -259,6 +258,24 @@ def compile_bulk(request: Any) -> BulkPlan:
     return bulk
 
 
+def _layout(bulk: BulkPlan) -> tuple[list[Any], list[Any]]:
+    """What a result's `to_dict` reads, worked out once per plan (a plan is cached and
+    rolled again; its strikes never change): per target its id, its offsets in the
+    totals and the damage types struck at it in strike order (kind, column); per group
+    its profile, target(s), count and its offsets in the group totals."""
+    types: dict[str, list[str]] = {tid: [] for tid in bulk.targets}
+    for m in bulk.metas:
+        if m.damage_type not in types[m.target]:
+            types[m.target].append(m.damage_type)
+    targets = [(tid, info.index * L.T_WIDTH, info.index * L.N_TYPES,
+                tuple((kind, TYPE_INDEX[kind]) for kind in types[tid]))
+               for tid, info in bulk.targets.items()]
+    stride = L.G_WIDTH + L.HIST_BINS
+    groups = [(profile, target, count, g * stride, g * stride + L.G_WIDTH, (g + 1) * stride)
+              for g, (profile, target, count) in enumerate(bulk.group_info)]
+    return targets, groups
+
+
 class BulkResult:
     """Per-target totals and per-group statistics of a bulk request."""
 
@@ -278,36 +295,28 @@ class BulkResult:
 
     def to_dict(self) -> dict[str, Any]:
         bulk = self.bulk
-        types = bulk._types
-        if types is None:
-            # The damage types struck at each target, in strike order: one pass over the strikes.
-            types = {tid: [] for tid in bulk.targets}
-            for m in bulk.metas:
-                if m.damage_type not in types[m.target]:
-                    types[m.target].append(m.damage_type)
-            bulk._types = types
+        layout = bulk._shape
+        if layout is None:
+            layout = bulk._shape = _layout(bulk)
+        target_layout, group_layout = layout
         acc, acc_b, acc_g = self.acc_t, self.acc_b, self.acc_g
+        if not isinstance(acc_g, array):
+            acc_g = array("q", acc_g)
         targets = {}
         total = 0
-        for tid, info in bulk.targets.items():
-            t = info.index * L.T_WIDTH
-            b = info.index * L.N_TYPES
+        for tid, t, b, kinds in target_layout:
             damage = acc[t + L.T_DAMAGE]
             total += damage
             targets[tid] = {
-                "damage": damage, "by_type": {kind: acc_b[b + TYPE_INDEX[kind]] for kind in types[tid]},
+                "damage": damage, "by_type": {kind: acc_b[b + i] for kind, i in kinds},
                 "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
                 "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
                 "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
                 "undodgeable": acc[t + L.T_UNDODGEABLE],
             }
-        stride = L.G_WIDTH + L.HIST_BINS
         groups = []
-        for g, (profile, target, count) in enumerate(bulk.group_info):
-            base = g * stride
-            bins = acc_g[base + L.G_WIDTH: base + stride]
-            if not isinstance(bins, array):
-                bins = array("q", bins)
+        for profile, target, count, base, first_bin, end in group_layout:
+            bins = acc_g[first_bin:end]
             # Up to the last bin that is not 0 (at least one): found by the bytes, in C.
             kept = max(1, (len(bins.tobytes().rstrip(b"\0")) + 7) // 8)
             hit = acc_g[base + L.G_ATTACKS_HIT]

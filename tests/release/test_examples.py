@@ -104,6 +104,25 @@ for backend in ("compiled", "python"):
 c, p = stream(99), Dice.from_seed(99)
 out["stream"] = [[c.die(6), burstpool.roll_pools(c, 5, 2000), c.die(20)],
                  [p.die(6), burstpool.roll_pools(p, 5, 2000), p.die(20)]]
+# the kernel on fracas's row kernel (fracas_rows.pxd), its twin, and fracas's own rows path
+from array import array
+from fracas import _layout as L
+from fracas.dice import kernel_info
+from fracas.rulesets.rows import pool_row
+c, p = stream(7), Dice.from_seed(7)
+out["rows"] = [[c.die(6), burstpool.roll_row_pools(c, 5, 300), c.die(20)],
+               [p.die(6), burstpool.roll_row_pools(p, 5, 300), p.die(20)]]
+own = []
+for backend in ("compiled", "python"):
+    first = Dice.from_seed(7)
+    first.die(6)  # as the callers above drew before their pools
+    state, rows = array("I", first.state), array("i", pool_row(5, 6, burstpool.HIT_ON, explode=True) * 300)
+    y = array("q", bytes(8 * 300 * L.XOUT_WIDTH))
+    with _kernels.using(backend):
+        _kernels.active().xroll_detail(rows, array("q", (0, 300, 1)), 1, array("q", (0, 0)), 0, 1, state, None, y,
+                                       array("i", bytes(4 * 300 * 64)), kernel_info())
+    own.append([y[s * L.XOUT_WIDTH + L.Y_DICE_SUM] + y[s * L.XOUT_WIDTH + L.Y_EXPLODED] for s in range(300)])
+out["own_rows"] = own
 print(json.dumps(out))
 """
 
@@ -133,3 +152,8 @@ def test_the_compiled_example_and_its_twin_give_the_same_results(examples_venv):
     assert compiled["injected"]["strikes"][0]["faces"] == [6] * 10 + [5] * 8  # ten bursts at most (BP-1)
     kernel_stream, python_stream = out["stream"]
     assert kernel_stream == python_stream and len(set(kernel_stream[1])) > 1
+    # the row kernel through fracas_rows.pxd: the twin's faces, and fracas's own rows path's
+    # pools (its xroll_detail of the same success-count row, on either backend) plus the twist
+    kernel_rows, python_rows = out["rows"]
+    assert kernel_rows == python_rows and len(set(kernel_rows[1])) > 3
+    assert out["own_rows"] == [kernel_rows[1], kernel_rows[1]]

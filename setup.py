@@ -91,7 +91,7 @@ class BuildPyWithClients(build_py):
 
 #: The .pxd files a compiled plug-in cimports (cython_core/fracas_dice.pxd, the public names,
 #: and what it cimports), installed as fracas/include/ (`fracas.dice.get_include()`).
-PUBLIC_PXD = ("fracas_dice.pxd", "_generator.pxd", "_layout.pxd")
+PUBLIC_PXD = ("fracas_dice.pxd", "fracas_rows.pxd", "_generator.pxd", "_layout.pxd")
 
 
 def _cores():

@@ -84,6 +84,22 @@ def plugin(backend: str) -> Callable[[int, int], Tally]:
     return run
 
 
+def row_api() -> Callable[[int, int], Tally]:
+    """`n` pools of the plug-in's `roll_row_pools`: fracas's row kernel called from the
+    plug-in's Cython through fracas_rows.pxd (the same success-counting 10d6 row, one C call a
+    pool, on a `fracas.dice.stream`), plus its twist (a burst is one success more)."""
+    import importlib
+
+    from fracas.dice import stream
+
+    module = importlib.import_module(type(fracas.rulesets.get(NAME)).__module__)
+
+    def run(n: int, seed: int) -> Tally:
+        pools = module.roll_row_pools(stream(seed), DICE, n)
+        return Tally(n, sum(pools), sum(1 for successes in pools if successes))
+    return run
+
+
 def row_kernel() -> Callable[[int, int], Tally]:
     return rulesets_bench.pool_kernel("compiled")
 
@@ -97,10 +113,15 @@ def table(section: Optional[dict[str, Any]]) -> list[str]:
         return [title, f"  not measured: {section['missing']}"]
     rates, labels = section["attacks_per_s"], section["labels"]
     lines = [title]
-    for key in ("row", "plugin", "twin"):
+    for key in ("row", "plugin", "twin", "rowapi"):
+        if key not in labels:  # a section of a bench from before the row kernel's entry points
+            continue
         figure = rates.get(key)
         lines.append(f"  {labels[key]:<46} {figure:>14,.0f} attacks/s" if figure else f"  {labels[key]:<46} —")
     share = section.get("of_row")
     lines.append(f"  plug-in ÷ row kernel: {share:.2f} (target: 0.30 or more)" if share is not None else
                  "  plug-in ÷ row kernel: —")
+    through = section.get("row_api_of_row")
+    if through is not None:
+        lines.append(f"  plug-in on the row kernel (fracas_rows.pxd) ÷ row kernel: {through:.2f}")
     return lines

@@ -399,13 +399,15 @@ class Suite:
             Contestant("row", "row kernel, bare (xroll_summary)", plugin_bench.row_kernel()),
             Contestant("plugin", "burstpool's Cython kernel (public bulk API)", plugin_bench.plugin("compiled")),
             Contestant("twin", "burstpool's pure-Python twin (public bulk API)", plugin_bench.plugin("python")),
+            Contestant("rowapi", "burstpool's row_pools (fracas_rows.pxd)", plugin_bench.row_api()),
         ]
         interleave(self._calibrated(contestants), self.options.n_rounds, tick)
         by_key = {c.key: c for c in contestants}
         return {"attacks_per_s": {c.key: c.median for c in contestants},
                 "labels": {c.key: c.label for c in contestants},
                 "of_row": paired_ratio(by_key["plugin"], by_key["row"]),
-                "plugin_vs_twin": paired_ratio(by_key["plugin"], by_key["twin"])}
+                "plugin_vs_twin": paired_ratio(by_key["plugin"], by_key["twin"]),
+                "row_api_of_row": paired_ratio(by_key["rowapi"], by_key["row"])}
 
     def _bulk(self, tick) -> dict:
         """Scenario 4 and the bulk figures: big batches, one thread and every core."""

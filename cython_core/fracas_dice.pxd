@@ -28,6 +28,7 @@
 #   load_state(d, s)    d's generator from four words (uint32_t[::1]); store_state back
 #   dice_of(capsule)    the Dice* a `fracas.dice.stream(...).capsule` holds ("fracas.Dice")
 # n is 1..2**21 (fracas's largest die); every function is nogil and noexcept but dice_of.
+# fracas's strike-row kernel itself is offered in fracas_rows.pxd (a versioned C function table).
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 

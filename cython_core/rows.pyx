@@ -248,3 +248,55 @@ def xroll_summary(const int32_t[::1] plan, const int64_t[::1] groups, int64_t n_
     info[I_STRIKE] = dice.strike if err else -1
     info[I_ERROR_POS] = -1
     return err
+
+
+# The row kernel's public C entry points (cython_core/fracas_rows.pxd, docs/ADDING_A_RULESET.md
+# "The row kernel from a plug-in"): a table of function pointers in the capsule `API`
+# ("fracas.RowsAPI"), which a compiled plug-in fetches at import (fracas_rows.rows_api()) and
+# checks by its version. A table rather than `__pyx_capi__`: a plug-in cimports one .pxd
+# from fracas/include and needs no .pxd of fracas._core.rows, whose module layout is
+# fracas's own; the version says when the table or the X_/Y_ layout changes.
+from cpython.pycapsule cimport PyCapsule_New
+
+cdef int api_strike(const int32_t* row, Dice* dice, int64_t* tstate, int64_t* out,
+                    int64_t explode_limit) noexcept nogil:
+    cdef int64_t logpos = 0  # no log: Y_LOG reads 0
+    return xstrike(row, dice, tstate, out, NULL, 0, &logpos, False, explode_limit)
+
+
+cdef int api_attack(const int32_t* rows, int64_t n_rows, Dice* dice, int64_t* tstate, int64_t* out,
+                    int64_t explode_limit) noexcept nogil:
+    cdef int64_t s, logpos = 0
+    cdef int err
+    for s in range(n_rows):
+        dice.strike = s
+        err = xstrike(&rows[s * XPLAN_WIDTH], dice, tstate, &out[s * XOUT_WIDTH], NULL, 0, &logpos, False,
+                      explode_limit)
+        if err:
+            return err
+    return E_OK
+
+
+ctypedef int (*strike_fn)(const int32_t*, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
+ctypedef int (*attack_fn)(const int32_t*, int64_t, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
+
+cdef struct RowsAPI:
+    int64_t version
+    int64_t plan_width
+    int64_t out_width
+    int64_t state_width
+    int64_t explode_limit
+    strike_fn strike
+    attack_fn attack
+
+#: The table's version: raised whenever RowsAPI, the entry points' meaning or the X_/Y_ layout change.
+ROWS_API_VERSION = 1
+cdef RowsAPI _api
+_api.version = ROWS_API_VERSION
+_api.plan_width = XPLAN_WIDTH
+_api.out_width = XOUT_WIDTH
+_api.state_width = XS_WIDTH
+_api.explode_limit = CT_EXPLODE_LIMIT
+_api.strike = api_strike
+_api.attack = api_attack
+API = PyCapsule_New(<void*>&_api, "fracas.RowsAPI", NULL)

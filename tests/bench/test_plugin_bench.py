@@ -32,3 +32,14 @@ def test_its_table_shows_each_rate_and_the_share_of_the_row_kernel():
     text = "\n".join(plugin_bench.table(section))
     assert "8,000,000 attacks/s" in text and "7,200,000 attacks/s" in text and "12,000 attacks/s" in text
     assert "plug-in ÷ row kernel: 0.90 (target: 0.30 or more)" in text
+
+
+def test_its_table_shows_the_plug_in_on_the_row_kernel():
+    """burstpool's row_pools (fracas_rows.pxd, the row kernel's success-counting row with the
+    plug-in's twist) beside the row kernel: its rate and its share."""
+    section = {"attacks_per_s": {"row": 8e6, "plugin": 7.2e6, "twin": 1.2e4, "rowapi": 4e6},
+               "labels": {"row": "row kernel", "plugin": "kernel", "twin": "twin", "rowapi": "row_pools"},
+               "of_row": 0.9, "row_api_of_row": 0.5}
+    lines = plugin_bench.table(section)
+    assert any(line.startswith("  row_pools") and line.endswith("4,000,000 attacks/s") for line in lines)
+    assert lines[-1] == "  plug-in on the row kernel (fracas_rows.pxd) ÷ row kernel: 0.50"

@@ -91,7 +91,7 @@ def test_the_installed_package_carries_the_public_pxd_surface(compilerless):
     assert probe.returncode == 0, probe.stderr
     folder, names, refused = probe.stdout.splitlines()
     assert folder.startswith(str(cwd)) and folder.endswith(os.path.join("fracas", "include"))
-    assert names.split() == ["_generator.pxd", "_layout.pxd", "fracas_dice.pxd"]
+    assert names.split() == ["_generator.pxd", "_layout.pxd", "fracas_dice.pxd", "fracas_rows.pxd"]
     for name in names.split():
         assert Path(folder, name).read_bytes() == (ROOT / "cython_core" / name).read_bytes(), name
     assert refused.startswith("fracas.dice.stream needs the compiled core: the compiled core is not installed")

@@ -104,6 +104,25 @@ for backend in ("compiled", "python"):
 c, p = stream(99), Dice.from_seed(99)
 out["stream"] = [[c.die(6), burstpool.roll_pools(c, 5, 2000), c.die(20)],
                  [p.die(6), burstpool.roll_pools(p, 5, 2000), p.die(20)]]
+# the kernel on fracas's row kernel (fracas_rows.pxd), its twin, and fracas's own rows path
+from array import array
+from fracas import _layout as L
+from fracas.dice import kernel_info
+from fracas.rulesets.rows import pool_row
+c, p = stream(7), Dice.from_seed(7)
+out["rows"] = [[c.die(6), burstpool.roll_row_pools(c, 5, 300), c.die(20)],
+               [p.die(6), burstpool.roll_row_pools(p, 5, 300), p.die(20)]]
+own = []
+for backend in ("compiled", "python"):
+    first = Dice.from_seed(7)
+    first.die(6)  # as the callers above drew before their pools
+    state, rows = array("I", first.state), array("i", pool_row(5, 6, burstpool.HIT_ON, explode=True) * 300)
+    y = array("q", bytes(8 * 300 * L.XOUT_WIDTH))
+    with _kernels.using(backend):
+        _kernels.active().xroll_detail(rows, array("q", (0, 300, 1)), 1, array("q", (0, 0)), 0, 1, state, None, y,
+                                       array("i", bytes(4 * 300 * 64)), kernel_info())
+    own.append([y[s * L.XOUT_WIDTH + L.Y_DICE_SUM] + y[s * L.XOUT_WIDTH + L.Y_EXPLODED] for s in range(300)])
+out["own_rows"] = own
 print(json.dumps(out))
 """
 
@@ -133,3 +152,64 @@ def test_the_compiled_example_and_its_twin_give_the_same_results(examples_venv):
     assert compiled["injected"]["strikes"][0]["faces"] == [6] * 10 + [5] * 8  # ten bursts at most (BP-1)
     kernel_stream, python_stream = out["stream"]
     assert kernel_stream == python_stream and len(set(kernel_stream[1])) > 1
+    # the row kernel through fracas_rows.pxd: the twin's faces, and fracas's own rows path's
+    # pools (its xroll_detail of the same success-count row, on either backend) plus the twist
+    kernel_rows, python_rows = out["rows"]
+    assert kernel_rows == python_rows and len(set(kernel_rows[1])) > 3
+    assert out["own_rows"] == [kernel_rows[1], kernel_rows[1]]
+
+
+#: Run in the venv: burstpool's kernel handed a row-kernel table of another version, then of
+#: other row widths, then fracas's own (fracas_rows.pxd's rows_api() checks it at first use).
+ABI = """
+import ctypes, json
+from fracas._core import rows
+from fracas.dice import stream
+import burstpool._kernel as kernel
+
+class Table(ctypes.Structure):  # fracas_rows.pxd's RowsAPI, field for field
+    _fields_ = [(name, ctypes.c_int64) for name in
+                ("version", "plan_width", "out_width", "state_width", "explode_limit")] + [
+               ("strike", ctypes.c_void_p), ("attack", ctypes.c_void_p)]
+
+new_capsule = ctypes.pythonapi.PyCapsule_New
+new_capsule.restype = ctypes.py_object
+new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+get_pointer.restype = ctypes.c_void_p
+get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+real = rows.API
+said = []
+for field, value in (("version", 2), ("out_width", 21)):
+    table = Table.from_buffer_copy(ctypes.string_at(get_pointer(real, b"fracas.RowsAPI"), ctypes.sizeof(Table)))
+    setattr(table, field, value)
+    rows.API = new_capsule(ctypes.addressof(table), b"fracas.RowsAPI", None)
+    try:
+        kernel.row_pools(stream(1), 5, 1, 5)
+        said.append(None)
+    except ImportError as e:
+        said.append(str(e))
+rows.API = real
+said.append(kernel.row_pools(stream(1), 5, 3, 5))
+print(json.dumps(said))
+"""
+
+
+def test_the_row_kernel_table_of_another_version_is_refused(examples_venv):
+    """fracas_rows.pxd's ABI check: a plug-in built against table version 1 refuses a table of
+    version 2, and one whose result rows are not as wide as its _layout.pxd says, each with an
+    ImportError saying both and to rebuild; fracas's own table then rolls."""
+    python, env, cwd = examples_venv
+    if fracas.backend != "compiled":
+        pytest.skip("the compiled core is not built")
+    done = subprocess.run([str(python), "-c", ABI], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    version, widths, rolled = json.loads(done.stdout)
+    assert version == ("fracas's row kernel table is version 2, this plug-in was built against version 1 "
+                       "(fracas_rows.pxd): rebuild the plug-in against the installed fracas")
+    from fracas import _layout as L
+
+    plan, out, state = L.XPLAN_WIDTH, L.XOUT_WIDTH, L.XS_WIDTH
+    assert widths == (f"fracas's row kernel rows are {plan}/21/{state} wide, this plug-in's _layout.pxd says "
+                      f"{plan}/{out}/{state}: rebuild the plug-in against the installed fracas")
+    assert len(rolled) == 3

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Optional
 import msgspec
 
 import fracas
+from fracas._facts import CT_EXPLODE_LIMIT  # the row kernel's bound on one strike's explosions (its table's explode_limit)
 from fracas.dice import Dice
 from fracas.errors import SchemaError
 from fracas.requests import check_range
@@ -207,6 +208,31 @@ def roll_pools(stream: Any, dice: int, count: int) -> list[int]:
         pools: list[int] = _kernel.pools(stream, dice, count, MOST_BURSTS, HIT_ON)
         return pools
     return [sum(1 for face in burst(stream, dice) if face >= HIT_ON) for _ in range(count)]
+
+
+def roll_row_pools(stream: Any, dice: int, count: int) -> list[int]:
+    """`count` pools of `dice` d6 rolled by fracas's row kernel (a success-counting row: each
+    die at HIT_ON or more one success, a 6 one more die within fracas's CT-3 bound), each
+    burst one success more (the twist): the compiled kernel calls the row kernel through
+    fracas_rows.pxd on a `fracas.dice.stream(...)`'s capsule; the twin draws the same faces
+    from a `fracas.dice.Dice` in the row kernel's order (the pool's dice, then its bursts)."""
+    if not 1 <= dice <= MOST_DICE:
+        raise SchemaError("$.dice", MANIFEST.say("bp_dice_range", dice=dice, most=MOST_DICE))
+    if _kernel is not None and hasattr(stream, "capsule"):
+        pools: list[int] = _kernel.row_pools(stream, dice, count, HIT_ON)
+        return pools
+    out = []
+    for _ in range(count):
+        pending, bursts, successes = dice, 0, 0
+        while pending:
+            face = stream.die(6)
+            successes += face >= HIT_ON
+            pending -= 1
+            if face == 6 and bursts < CT_EXPLODE_LIMIT:
+                pending += 1
+                bursts += 1
+        out.append(successes + bursts)
+    return out
 
 
 BURST_POOL = BurstPool()

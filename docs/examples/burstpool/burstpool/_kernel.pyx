@@ -7,6 +7,9 @@ in here, draws the faces `fracas.dice.Dice.die` draws, in the same order. Its tw
 from libc.stdint cimport int32_t, int64_t, uint32_t
 
 from fracas_dice cimport Dice, dice_of, draw, draw_gen, load_state, store_state
+from fracas_rows cimport RowsAPI, rows_api
+from _layout cimport XPLAN_WIDTH, XOUT_WIDTH, XS_WIDTH, X_HIT, X_HIT_COUNT, X_DICE, X_FACES, X_TN, X_EXPLODE
+from _layout cimport Y_DICE_SUM, Y_EXPLODED
 
 from fracas.dice import KernelError
 
@@ -141,3 +144,40 @@ def pools(stream, int dice, int64_t count, int most_bursts, int hit_on):
                 successes += 1
         out.append(successes)
     return out
+
+
+cdef const RowsAPI* _rows = NULL
+
+
+def row_pools(stream, int dice, int64_t count, int hit_on):
+    """`count` pools of `dice` d6 rolled by fracas's own row kernel (fracas_rows.pxd: a
+    success-counting row, each die at `hit_on` or more one success, a 6 one more die within
+    CT-3's bound), with burstpool's twist on top: each burst counts one success more. Drawn
+    from a `fracas.dice.stream(...)` through its capsule, in the row kernel's order; the
+    twin is `burstpool.roll_row_pools` on a `fracas.dice.Dice`."""
+    global _rows
+    if _rows == NULL:
+        _rows = rows_api()  # fracas's table, its version checked (an ImportError if it differs)
+    cdef Dice* d = dice_of(stream.capsule)
+    cdef int32_t row[XPLAN_WIDTH]
+    cdef int64_t out[XOUT_WIDTH]
+    cdef int64_t tstate[XS_WIDTH]
+    cdef int64_t i
+    cdef int k
+    if not 1 <= dice <= 32 or not 1 <= hit_on <= 6 or count < 0:
+        raise ValueError("1 to 32 dice, a success on 1 to 6, count >= 0")
+    for k in range(XPLAN_WIDTH):
+        row[k] = 0
+    for k in range(XS_WIDTH):
+        tstate[k] = 0
+    row[X_HIT] = X_HIT_COUNT
+    row[X_DICE] = dice
+    row[X_FACES] = 6
+    row[X_TN] = hit_on
+    row[X_EXPLODE] = 1
+    result = []
+    for i in range(count):
+        if _rows.strike(row, d, tstate, out, _rows.explode_limit):
+            stream.check()  # the stream's KernelError, as its die() raises it
+        result.append(out[Y_DICE_SUM] + out[Y_EXPLODED])  # the twist: a burst is one success more
+    return result

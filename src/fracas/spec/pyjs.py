@@ -27,12 +27,19 @@ from typing import Any, Callable
 #: become one object argument, as say(key, {…}) and rows.row({…}) take them).
 CALLS = {
     "check_range": "checkRange", "choice": "choice", "say": "say",
-    "rows.row": "rows.row", "rows.parse_damage": "rows.parseDamage",
+    "rows.row": "rows.row", "rows.parse_damage": "rows.parseDamage", "rows.parse_die": "rows.parseDie",
 }
 #: Errors a marked function may raise (`raise X(...)` → `throw new X(...)`).
 ERRORS = ("RulesError", "SchemaError", "LimitError")
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 _CMP = {ast.Eq: "===", ast.NotEq: "!==", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+#: Names a local may not take: JS words and what the generated module itself binds.
+RESERVED = frozenset("""break case catch class const continue debugger default delete do else enum export extends
+false finally for function if import in instanceof let new null return super switch this throw true try typeof var
+void while with yield await arguments eval undefined Math F L rows say choice checkRange RulesError SchemaError
+LimitError STRIKES""".split())
 
 
 class TranslateError(ValueError):
@@ -68,26 +75,26 @@ class _Function:
 
     def stmt(self, node: ast.stmt, depth: int) -> list[str]:
         pad = "  " * depth
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        if isinstance(node, ast.Assign):
+            if len(node.targets) > 1:  # a = b = value: a plain value, given to each name in turn
+                if not isinstance(node.value, (ast.Constant, ast.Name)) \
+                        or not all(isinstance(t, ast.Name) for t in node.targets):
+                    raise self.fail(node, "a chained assignment of a computed value or to a non-name")
+                value = self.expr(node.value)
+                return [f"{pad}{self.store(t)} = {value};" for t in node.targets]
             target = node.targets[0]
-            value = self.expr(node.value)
-            if isinstance(target, ast.Name):
-                name = camel(target.id)
-                if name in self.locals:
-                    return [f"{pad}{name} = {value};"]
-                if depth != 1:
-                    raise self.fail(node, f"a first assignment of {target.id!r} inside a block")
-                self.locals.add(name)
-                return [f"{pad}let {name} = {value};"]
-            if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-                names = [camel(e.id) for e in target.elts]  # type: ignore[attr-defined]
-                if depth != 1 or any(n in self.locals for n in names):
-                    raise self.fail(node, "tuple unpacking into names already bound or inside a block")
-                self.locals.update(names)
-                return [f"{pad}let [{', '.join(names)}] = {value};"]
-            if isinstance(target, ast.Subscript):
-                return [f"{pad}{self.expr(target)} = {value};"]
-            raise self.fail(node, f"an assignment to {type(target).__name__}")
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                # a, b = x, y: in turn, when no right-hand side reads what the left binds
+                stored = {ast.dump(t) for t in target.elts}
+                if len(target.elts) != len(node.value.elts) or any(
+                        ast.dump(n) in stored for v in node.value.elts for n in ast.walk(v)):
+                    raise self.fail(node, "a tuple assignment whose right side reads its targets")
+                return [f"{pad}{self.store(t)} = {self.expr(v)};" for t, v in zip(target.elts, node.value.elts)]
+            if isinstance(target, ast.Tuple):
+                return [f"{pad}[{', '.join(self.store(t) for t in target.elts)}] = {self.expr(node.value)};"]
+            return [f"{pad}{self.store(target)} = {self.expr(node.value)};"]
+        if isinstance(node, ast.AugAssign) and type(node.op) in _OPS:
+            return [f"{pad}{self.store(node.target)} {_OPS[type(node.op)]}= {self.expr(node.value)};"]
         if isinstance(node, ast.Return):
             return [f"{pad}return{'' if node.value is None else ' ' + self.expr(node.value)};"]
         if isinstance(node, ast.If):
@@ -116,6 +123,13 @@ class _Function:
         if isinstance(node, ast.Assert):
             return []  # a note for the type checker: what the checks before it guarantee
         raise self.fail(node, f"the statement {type(node).__name__}")
+
+    def store(self, target: ast.expr) -> str:
+        if isinstance(target, ast.Name) and camel(target.id) in self.locals:
+            return camel(target.id)
+        if isinstance(target, ast.Subscript) and not isinstance(target.slice, ast.Slice):
+            return self.expr(target)
+        raise self.fail(target, f"an assignment to {type(target).__name__}")
 
     # -- expressions -------------------------------------------------------------------
     def args(self, call: ast.Call) -> str:
@@ -199,6 +213,8 @@ class _Function:
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id in ("F", "L"):
                 return f"{node.value.id}.{node.attr}"
+            if isinstance(node.value, ast.Name) and node.value.id == "rows" and node.attr.isupper():
+                return f"rows.{node.attr}"  # a constant of the shared rows module (rows.js exports it)
             return f"{self.expr(node.value)}.{node.attr}"
         if isinstance(node, ast.Subscript):
             if isinstance(node.slice, ast.Slice):
@@ -217,6 +233,8 @@ class _Function:
             if isinstance(node.op, ast.USub):
                 return f"-{self.expr(node.operand)}"
             raise self.fail(node, f"the operator {type(node.op).__name__}")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+            return f"Math.floor({self.expr(node.left)} / {self.expr(node.right)})"
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return f"({self.expr(node.left)} {_OPS[type(node.op)]} {self.expr(node.right)})"
         if isinstance(node, ast.IfExp):
@@ -274,8 +292,14 @@ def translate(module: Any, functions: tuple[Callable[..., Any], ...]) -> tuple[l
             raise fn.fail(node, f"{node.name}'s signature (plain positional parameters only)")
         if node.decorator_list:
             raise fn.fail(node, f"a decorator on {node.name}")
-        fn.locals = {camel(a.arg) for a in args.args}
-        params = ", ".join(camel(a.arg) for a in args.args)
-        lines += [f"// {where}:{node.lineno} {node.name}", f"function {camel(node.name)}({params}) {{",
-                  *fn.block(node.body, 1), "}", ""]
+        params = [camel(a.arg) for a in args.args]
+        loops = {camel(n.target.id) for n in ast.walk(node) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+        bound = sorted({camel(n.id) for n in ast.walk(node) if isinstance(n, ast.Name)
+                        and isinstance(n.ctx, ast.Store)} - set(params) - loops)
+        for name in [*params, *bound, *loops]:
+            if name in RESERVED or name in consts or name in marked or camel(name) in {camel(m) for m in marked}:
+                raise fn.fail(node, f"the local name {name!r} in {node.name} (a JS word or a module name)")
+        fn.locals = set(params) | set(bound)
+        lines += [f"// {where}:{node.lineno} {node.name}", f"function {camel(node.name)}({', '.join(params)}) {{",
+                  *([f"  let {', '.join(bound)};"] if bound else []), *fn.block(node.body, 1), "}", ""]
     return const_lines, lines

@@ -11,6 +11,171 @@ const rows = require('./rows');
 const { LAYOUT: L, say } = F;
 const STRIKES = {};
 
+STRIKES["cartyrion"] = (() => {
+  const DICE = [4, 6, 8, 10];
+  const TITLE = "Cartyrion";
+  const _B = [-100, 100];
+
+  // src/fracas/rulesets/ct/__init__.py:33 dice_for_level
+  function diceForLevel(level) {
+    return Math.floor((level + 1) / 2);
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:38 check_attacker
+  function checkAttacker(attacker, path) {
+    checkRange(attacker.level, 1, 40, `${path}.level`, "level");
+    checkRange(attacker.bonus, ..._B, `${path}.bonus`, "bonus");
+    checkRange(attacker.magic, 0, 10, `${path}.magic`, "magic");
+    if (attacker.awa !== null) {
+      checkRange(attacker.awa, ..._B, `${path}.awa`, "awa");
+    }
+    return attacker;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:47 check_target
+  function checkTarget(target, path) {
+    checkRange(target.dex, ..._B, `${path}.dex`, "dex");
+    checkRange(target.armor, 0, 100, `${path}.armor`, "armor");
+    checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, "weapon_magic");
+    if (target.shield !== null) {
+      checkRange(target.shield, 0, 10000, `${path}.shield`, "shield");
+    }
+    return target;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:56 parse_die
+  function parseDie(text, path) {
+    return rows.parseDie(text, path, DICE, TITLE, "CT-3", "ct_die");
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:60 damage_bonus
+  function damageBonus(attacker, method) {
+    if ((method === "ranged" && attacker.awa !== null)) {
+      return attacker.awa;
+    }
+    return attacker.bonus;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:71 compile_strike
+  function compileStrike(strike, path, attacker, apath, target, tpath) {
+    let armor, bonus, cols, dex, dice, faces, facts, injury, sneak;
+    faces = parseDie(strike.die, `${path}.die`);
+    if (strike.dice !== null) {
+      checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, "dice");
+    }
+    dice = (strike.dice !== null ? strike.dice : diceForLevel(attacker.level));
+    if (strike.power) {
+      dice *= 2;
+    }
+    bonus = damageBonus(attacker, strike.method);
+    cols = rows.row({ HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: bonus });
+    sneak = strike.sneak;
+    if ((sneak !== null && strike.power)) {
+      throw new RulesError(`${path}.sneak`, say("ct_sneak_power"));
+    }
+    dex = target.dex;
+    armor = target.armor;
+    if (sneak === null) {
+      cols[L.X_REDUCE] = (dex + armor);
+    } else if (sneak === "passed") {
+      cols[L.X_REDUCE] = 0;
+      dex = 0;
+      armor = 0;
+    } else if (sneak === "failed") {
+      cols[L.X_REDUCE] = armor;
+      dex = 0;
+    } else {
+      if (attacker.awa === null) {
+        throw new RulesError(`${path}.sneak`, say("ct_sneak_roll"));
+      }
+      cols[L.X_CHECK] = 1;
+      cols[L.X_CHECK_BONUS] = attacker.awa;
+      cols[L.X_CHECK_DC] = (10 + armor);
+      cols[L.X_REDUCE] = armor;
+      cols[L.X_REDUCE_PASS] = 0;
+      dex = 0;
+    }
+    injury = (strike.method === "ranged" || sneak !== null);
+    cols[L.X_POOL] = (injury ? 1 : 0);
+    if (strike.method === "ranged") {
+      cols[L.X_COST] = 4;
+      cols[L.X_COST_HALF] = (strike.specialized ? 1 : 0);
+    }
+    if (strike.parry === "weapon") {
+      cols[L.X_PARRY] = L.X_PARRY_WEAPON;
+    } else if (strike.parry === "shield") {
+      if (target.shield === null) {
+        throw new RulesError(`${path}.parry`, say("ct_shield"));
+      }
+      cols[L.X_PARRY] = L.X_PARRY_SHIELD;
+    }
+    facts = { method: strike.method, die: `d${faces}`, dice: dice, power: strike.power, bonus: bonus, magic_bonus: (attacker.magic * dice), dex: dex, armor: armor, target_armor: target.armor, sneak: sneak, parry: strike.parry, pool: (injury ? "injury" : "stamina"), dc: (10 + target.armor), awa: attacker.awa };
+    return [cols, { target: "", path: path, facts: facts, faces: faces }];
+  }
+
+  return { diceForLevel, checkAttacker, checkTarget, parseDie, damageBonus, compileStrike };
+})();
+
+STRIKES["old-school"] = (() => {
+  const DICE = [2, 3, 4, 6, 8, 10, 12, 20, 100];
+  const TITLE = "Old-school";
+  const _B = [-100, 100];
+
+  // src/fracas/rulesets/oldschool/__init__.py:35 check_attacker
+  function checkAttacker(attacker, path) {
+    for (const name of ["attack_bonus", "str_mod", "dex_mod"]) {
+      checkRange(attacker[name], ..._B, `${path}.${name}`, name);
+    }
+    return attacker;
+  }
+
+  // src/fracas/rulesets/oldschool/__init__.py:41 check_target
+  function checkTarget(target, path) {
+    checkRange(target.ac, -100, 200, `${path}.ac`, "AC");
+    checkRange(target.shield, 0, 100, `${path}.shield`, "shield");
+    if ((target.cover !== "full" && !((0 <= target.cover && target.cover <= F.OS_MAX_COVER)))) {
+      throw new RulesError(`${path}.cover`, say("os_cover", { value: target.cover }));
+    }
+    return target;
+  }
+
+  // src/fracas/rulesets/oldschool/__init__.py:49 compile_strike
+  function compileStrike(strike, path, attacker, apath, target, tpath) {
+    let ac, bonus, cols, cover, dice, faces, facts, flat, fledFrom, melee, modifier, noShield, range;
+    [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "OS-6");
+    checkRange(strike.modifier, ..._B, `${path}.modifier`, "modifier");
+    melee = strike.method === "melee";
+    range = strike.range;
+    if (melee) {
+      if (range !== null) {
+        throw new RulesError(`${path}.range`, say("os_range_melee"));
+      }
+      bonus = attacker.str_mod;
+      cover = 0;
+    } else {
+      range = (range || "medium");
+      if (range === "beyond") {
+        throw new RulesError(`${path}.range`, say("os_range_beyond"));
+      }
+      if (target.cover === "full") {
+        throw new RulesError(`${tpath}.cover`, say("os_full_cover"));
+      }
+      bonus = (attacker.dex_mod + F.OS_RANGE_MOD[range]);
+      cover = target.cover;
+    }
+    fledFrom = (melee && target.fleeing);
+    bonus += (((attacker.attack_bonus + strike.modifier) + (fledFrom ? F.OS_FLEEING_BONUS : 0)) - cover);
+    noShield = (strike.rear || fledFrom);
+    ac = (target.ac - (noShield ? target.shield : 0));
+    flat = (modifier + (melee ? attacker.str_mod : 0));
+    cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
+    facts = { method: strike.method, range: range, rear: strike.rear, fleeing: fledFrom, cover: cover, attack_bonus: bonus, ac: ac, shield_ignored: (noShield && target.shield > 0), damage_bonus: flat };
+    return [cols, { target: "", path: path, facts: facts, faces: faces }];
+  }
+
+  return { checkAttacker, checkTarget, compileStrike };
+})();
+
 STRIKES["worldwalker"] = (() => {
   const DICE = [2, 3, 4, 6, 8, 10, 12, 20, 100];
   const TALENTS = ["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"];
@@ -30,6 +195,7 @@ STRIKES["worldwalker"] = (() => {
 
   // src/fracas/rulesets/ww/__init__.py:46 check_target
   function checkTarget(target, path) {
+    let reaction;
     if ((target.defense === null && target.dex_mod === null)) {
       throw new SchemaError(`${path}.defense`, say("ww_defense"));
     }
@@ -41,7 +207,7 @@ STRIKES["worldwalker"] = (() => {
     if (target.two_weapon !== null) {
       choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, "talent");
     }
-    let reaction = target.reaction;
+    reaction = target.reaction;
     if (reaction !== null) {
       checkRange(reaction.bonus, ..._B, `${path}.reaction.bonus`, "bonus");
       if ((reaction.hand !== null && reaction.kind !== "block")) {
@@ -64,10 +230,11 @@ STRIKES["worldwalker"] = (() => {
 
   // src/fracas/rulesets/ww/__init__.py:72 hand_penalty
   function handPenalty(twoWeapon, hand) {
+    let table;
     if (twoWeapon === null) {
       return 0;
     }
-    let table = F.WW_TWO_WEAPON[twoWeapon.talent][(twoWeapon.light ? 1 : 0)];
+    table = F.WW_TWO_WEAPON[twoWeapon.talent][(twoWeapon.light ? 1 : 0)];
     return table[(hand === "off" ? 1 : 0)];
   }
 
@@ -81,7 +248,8 @@ STRIKES["worldwalker"] = (() => {
 
   // src/fracas/rulesets/ww/__init__.py:88 block_penalty
   function blockPenalty(target) {
-    let reaction = target.reaction;
+    let reaction;
+    reaction = target.reaction;
     if ((reaction === null || reaction.kind !== "block")) {
       return 0;
     }
@@ -90,18 +258,19 @@ STRIKES["worldwalker"] = (() => {
 
   // src/fracas/rulesets/ww/__init__.py:99 compile_strike
   function compileStrike(strike, path, attacker, apath, target, tpath) {
-    let [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "WW-3");
+    let ability, bonus, cols, critBonus, dice, faces, facts, modifier, penalty, reaction;
+    [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "WW-3");
     if (!((0 <= strike.critical && strike.critical <= F.WW_MAX_CRITICAL))) {
       throw new RulesError(`${path}.critical`, say("ww_critical", { value: strike.critical }));
     }
     checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, "crit_multiplier");
     checkRange(strike.modifier, ..._B, `${path}.modifier`, "modifier");
-    let penalty = twoWeaponPenalty(attacker, strike, path);
-    let ability = (strike.method === "melee" ? attacker.str_mod : attacker.dex_mod);
-    let bonus = ((((attacker.skill + ability) + strike.modifier) - strike.critical) + penalty);
-    let critBonus = (strike.critical * strike.crit_multiplier);
-    let cols = rows.row({ HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces, FLAT: ((attacker.str_mod + modifier) + critBonus), REDUCE: target.armor });
-    let reaction = target.reaction;
+    penalty = twoWeaponPenalty(attacker, strike, path);
+    ability = (strike.method === "melee" ? attacker.str_mod : attacker.dex_mod);
+    bonus = ((((attacker.skill + ability) + strike.modifier) - strike.critical) + penalty);
+    critBonus = (strike.critical * strike.crit_multiplier);
+    cols = rows.row({ HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces, FLAT: ((attacker.str_mod + modifier) + critBonus), REDUCE: target.armor });
+    reaction = target.reaction;
     if (reaction !== null) {
       cols[L.X_REACT] = 1;
       cols[L.X_REACT_BONUS] = ((reaction.bonus + (strike.engaged ? F.WW_RANGED_ENGAGED : 0)) + blockPenalty(target));
@@ -113,7 +282,7 @@ STRIKES["worldwalker"] = (() => {
       cols[L.X_FEINT_BONUS] = strike.feint.bonus;
       cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
     }
-    let facts = { method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus, damage_bonus: ((attacker.str_mod + modifier) + critBonus), armor: target.armor, reaction: (reaction === null ? null : reaction.kind), reaction_bonus: (reaction !== null ? cols[L.X_REACT_BONUS] : null), hand: strike.hand, two_weapon_penalty: penalty, feint: strike.feint !== null };
+    facts = { method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus, damage_bonus: ((attacker.str_mod + modifier) + critBonus), armor: target.armor, reaction: (reaction === null ? null : reaction.kind), reaction_bonus: (reaction !== null ? cols[L.X_REACT_BONUS] : null), hand: strike.hand, two_weapon_penalty: penalty, feint: strike.feint !== null };
     return [cols, { target: "", path: path, facts: facts, faces: faces }];
   }
 

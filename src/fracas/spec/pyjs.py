@@ -85,9 +85,10 @@ class _Function:
             target = node.targets[0]
             if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
                 # a, b = x, y: in turn, when no right-hand side reads what the left binds
-                stored = {ast.dump(t) for t in target.elts}
+                stored = {ast.unparse(t) for t in target.elts}
                 if len(target.elts) != len(node.value.elts) or any(
-                        ast.dump(n) in stored for v in node.value.elts for n in ast.walk(v)):
+                        isinstance(n, ast.expr) and ast.unparse(n) in stored
+                        for v in node.value.elts for n in ast.walk(v)):
                     raise self.fail(node, "a tuple assignment whose right side reads its targets")
                 return [f"{pad}{self.store(t)} = {self.expr(v)};" for t, v in zip(target.elts, node.value.elts)]
             if isinstance(target, ast.Tuple):
@@ -185,7 +186,9 @@ class _Function:
                 if not (isinstance(right, ast.Constant) and right.value is None):
                     raise self.fail(node, "`is` against anything but None")
                 parts.append(f"{lhs} {'===' if isinstance(op, ast.Is) else '!=='} null")
-            elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List)):
+            elif isinstance(op, (ast.In, ast.NotIn)) and (
+                    isinstance(right, (ast.Tuple, ast.List))
+                    or isinstance(right, ast.Name) and isinstance(self.consts.get(right.id), (tuple, list))):
                 parts.append(f"{'!' if isinstance(op, ast.NotIn) else ''}{rhs}.includes({lhs})")
             elif type(op) in _CMP:
                 parts.append(f"{lhs} {_CMP[type(op)]} {rhs}")

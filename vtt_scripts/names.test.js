@@ -29,9 +29,9 @@ const GENERATED = new Set([
 
 const KNOWN = {
   // The Roll20 resolver's ports of the rulesets (its "ruleset folders"): the rules they implement.
-  'vtt_scripts/roll20/src/ww.js': 'the Worldwalker strike compiler, a hand port of the Python rows table',
-  'vtt_scripts/roll20/src/ct.js': 'the Cartyrion strike compiler, a hand port of the Python rows table',
-  'vtt_scripts/roll20/src/oldschool.js': 'the old-school strike compiler, a hand port of the Python rows table',
+  'vtt_scripts/roll20/src/ww.js': 'the Worldwalker results and own kinds, hand ports (its strike compiler is strikes.js)',
+  'vtt_scripts/roll20/src/ct.js': 'the Cartyrion results and own kinds, hand ports (its strike compiler is strikes.js)',
+  'vtt_scripts/roll20/src/oldschool.js': 'the old-school results and own kinds, hand ports (its strike compiler is strikes.js)',
   'vtt_scripts/roll20/src/registry.js': 'the resolver is one bundle without entry points: its registry requires'
     + ' the ruleset ports it ships by their modules',
 };

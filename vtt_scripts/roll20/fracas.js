@@ -3656,98 +3656,18 @@ module.exports = {
 // Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
 
 const { LimitError, RulesError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
+const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS,
-  BONUS_RANGE, say,
-} = require('./facts');
+const { STANDARD_DICE, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, BONUS_RANGE, say } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
 const B = BONUS_RANGE;
-const TALENTS = Object.keys(WW_TWO_WEAPON);
 const { AttackRequest, Target, InitiativeRequest, CounterspellRequest } = structsOf(NAME);
 
-function checkAttacker(attacker, path) {
-  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
-  for (const name of ['defense', 'dex_mod', 'armor']) {
-    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
-  }
-  if (target.two_weapon !== null) choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    checkRange(reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
-    if (reaction.hand !== null && reaction.kind !== 'block') throw new RulesError(`${path}.reaction.hand`, say('ww_dodge_hand'));
-    if (reaction.hand === 'off' && target.two_weapon === null) {
-      throw new RulesError(`${path}.reaction.hand`, say('ww_off_hand_block'));
-    }
-  }
-  return target;
-}
-
-const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
-
-/** WW-6: the table's penalty for a hand (null: the primary one), 0 without two weapons. */
-function handPenalty(twoWeapon, hand) {
-  if (twoWeapon === null) return 0;
-  return WW_TWO_WEAPON[twoWeapon.talent][twoWeapon.light ? 1 : 0][hand === 'off' ? 1 : 0];
-}
-
-function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null && strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-  return handPenalty(attacker.two_weapon, strike.hand);
-}
-
-/** WW-6 on the target's block ("attack and block rolls"); a dodge is no block and takes none. */
-function blockPenalty(target) {
-  const reaction = target.reaction;
-  if (reaction === null || reaction.kind !== 'block') return 0;
-  return handPenalty(target.two_weapon, reaction.hand);
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
-  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
-    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
-  }
-  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const penalty = twoWeaponPenalty(attacker, strike, path);
-  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
-  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
-  const critBonus = strike.critical * strike.crit_multiplier;
-  const cols = rows.row({
-    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
-    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
-  });
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0) + blockPenalty(target);
-  }
-  if (strike.feint !== null) {
-    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
-    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
-    cols[L.X_FEINT] = 1;
-    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
-    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
-  }
-  const facts = {
-    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
-    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
-    reaction: reaction === null ? null : reaction.kind,
-    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
-  };
-  return [cols, { target: '', path, facts }];
-}
+// The strike compiler (WW-2 … WW-7) is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike, tn } = require('./strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;
@@ -3922,6 +3842,15 @@ function checkDie(sides, path, allowed, ruleset, rule) {
     }));
   }
   return sides;
+}
+
+const ONE_DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
+
+/** The faces of one die like "d6" or "1d8"; `code` is the message a text that is no die gets. */
+function parseDie(text, path, allowed, ruleset, rule, code) {
+  const match = typeof text === 'string' ? ONE_DIE.exec(text) : null;
+  if (!match) throw new SchemaError(path, say(code, { text: pyRepr(text) }));
+  return checkDie(Number(match[1]), path, allowed, ruleset, rule);
 }
 
 /** [dice, faces, modifier] of a damage expression like "1d8", "2d6+1", "d4-1". */
@@ -4165,7 +4094,7 @@ function breakTies(tied, roll, path, depth = 0) {
 }
 
 module.exports = {
-  row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
+  row, parseDamage, parseDie, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
 };
   },
   "src/kernel.js": function (module, exports, require) {
@@ -4296,107 +4225,319 @@ function rollAttack(rows, dice) {
 
 module.exports = { Dice, KernelError, rollAttack, resist, E_ROLLS_SHORT, E_ROLL_RANGE, E_CHAIN_LIMIT, CHAIN_LIMIT };
   },
+  "src/strikes.js": function (module, exports, require) {
+'use strict';
+// Generated by `python -m fracas.spec` from the functions the row rulesets mark with
+// CLIENT_STRIKE (translated by src/fracas/spec/pyjs.py): do not edit. Keyed by ruleset name.
+
+const { LimitError, RulesError, SchemaError } = require('./errors');
+const { choice } = require('./schema');
+const { checkRange } = require('./plan');
+const F = require('./facts');
+const rows = require('./rows');
+
+const { LAYOUT: L, say } = F;
+const STRIKES = {};
+
+STRIKES["cartyrion"] = (() => {
+  const DICE = [4, 6, 8, 10];
+  const TITLE = "Cartyrion";
+  const _B = [-100, 100];
+
+  // src/fracas/rulesets/ct/__init__.py:33 dice_for_level
+  function diceForLevel(level) {
+    return Math.floor((level + 1) / 2);
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:38 check_attacker
+  function checkAttacker(attacker, path) {
+    checkRange(attacker.level, 1, 40, `${path}.level`, "level");
+    checkRange(attacker.bonus, ..._B, `${path}.bonus`, "bonus");
+    checkRange(attacker.magic, 0, 10, `${path}.magic`, "magic");
+    if (attacker.awa !== null) {
+      checkRange(attacker.awa, ..._B, `${path}.awa`, "awa");
+    }
+    return attacker;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:47 check_target
+  function checkTarget(target, path) {
+    checkRange(target.dex, ..._B, `${path}.dex`, "dex");
+    checkRange(target.armor, 0, 100, `${path}.armor`, "armor");
+    checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, "weapon_magic");
+    if (target.shield !== null) {
+      checkRange(target.shield, 0, 10000, `${path}.shield`, "shield");
+    }
+    return target;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:56 parse_die
+  function parseDie(text, path) {
+    return rows.parseDie(text, path, DICE, TITLE, "CT-3", "ct_die");
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:60 damage_bonus
+  function damageBonus(attacker, method) {
+    if ((method === "ranged" && attacker.awa !== null)) {
+      return attacker.awa;
+    }
+    return attacker.bonus;
+  }
+
+  // src/fracas/rulesets/ct/__init__.py:71 compile_strike
+  function compileStrike(strike, path, attacker, apath, target, tpath) {
+    let armor, bonus, cols, dex, dice, faces, facts, injury, sneak;
+    faces = parseDie(strike.die, `${path}.die`);
+    if (strike.dice !== null) {
+      checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, "dice");
+    }
+    dice = (strike.dice !== null ? strike.dice : diceForLevel(attacker.level));
+    if (strike.power) {
+      dice *= 2;
+    }
+    bonus = damageBonus(attacker, strike.method);
+    cols = rows.row({ HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: bonus });
+    sneak = strike.sneak;
+    if ((sneak !== null && strike.power)) {
+      throw new RulesError(`${path}.sneak`, say("ct_sneak_power"));
+    }
+    dex = target.dex;
+    armor = target.armor;
+    if (sneak === null) {
+      cols[L.X_REDUCE] = (dex + armor);
+    } else if (sneak === "passed") {
+      cols[L.X_REDUCE] = 0;
+      dex = 0;
+      armor = 0;
+    } else if (sneak === "failed") {
+      cols[L.X_REDUCE] = armor;
+      dex = 0;
+    } else {
+      if (attacker.awa === null) {
+        throw new RulesError(`${path}.sneak`, say("ct_sneak_roll"));
+      }
+      cols[L.X_CHECK] = 1;
+      cols[L.X_CHECK_BONUS] = attacker.awa;
+      cols[L.X_CHECK_DC] = (10 + armor);
+      cols[L.X_REDUCE] = armor;
+      cols[L.X_REDUCE_PASS] = 0;
+      dex = 0;
+    }
+    injury = (strike.method === "ranged" || sneak !== null);
+    cols[L.X_POOL] = (injury ? 1 : 0);
+    if (strike.method === "ranged") {
+      cols[L.X_COST] = 4;
+      cols[L.X_COST_HALF] = (strike.specialized ? 1 : 0);
+    }
+    if (strike.parry === "weapon") {
+      cols[L.X_PARRY] = L.X_PARRY_WEAPON;
+    } else if (strike.parry === "shield") {
+      if (target.shield === null) {
+        throw new RulesError(`${path}.parry`, say("ct_shield"));
+      }
+      cols[L.X_PARRY] = L.X_PARRY_SHIELD;
+    }
+    facts = { method: strike.method, die: `d${faces}`, dice: dice, power: strike.power, bonus: bonus, magic_bonus: (attacker.magic * dice), dex: dex, armor: armor, target_armor: target.armor, sneak: sneak, parry: strike.parry, pool: (injury ? "injury" : "stamina"), dc: (10 + target.armor), awa: attacker.awa };
+    return [cols, { target: "", path: path, facts: facts, faces: faces }];
+  }
+
+  return { diceForLevel, checkAttacker, checkTarget, parseDie, damageBonus, compileStrike };
+})();
+
+STRIKES["old-school"] = (() => {
+  const DICE = [2, 3, 4, 6, 8, 10, 12, 20, 100];
+  const TITLE = "Old-school";
+  const _B = [-100, 100];
+
+  // src/fracas/rulesets/oldschool/__init__.py:35 check_attacker
+  function checkAttacker(attacker, path) {
+    for (const name of ["attack_bonus", "str_mod", "dex_mod"]) {
+      checkRange(attacker[name], ..._B, `${path}.${name}`, name);
+    }
+    return attacker;
+  }
+
+  // src/fracas/rulesets/oldschool/__init__.py:41 check_target
+  function checkTarget(target, path) {
+    checkRange(target.ac, -100, 200, `${path}.ac`, "AC");
+    checkRange(target.shield, 0, 100, `${path}.shield`, "shield");
+    if ((target.cover !== "full" && !((0 <= target.cover && target.cover <= F.OS_MAX_COVER)))) {
+      throw new RulesError(`${path}.cover`, say("os_cover", { value: target.cover }));
+    }
+    return target;
+  }
+
+  // src/fracas/rulesets/oldschool/__init__.py:49 compile_strike
+  function compileStrike(strike, path, attacker, apath, target, tpath) {
+    let ac, bonus, cols, cover, dice, faces, facts, flat, fledFrom, melee, modifier, noShield, range;
+    [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "OS-6");
+    checkRange(strike.modifier, ..._B, `${path}.modifier`, "modifier");
+    melee = strike.method === "melee";
+    range = strike.range;
+    if (melee) {
+      if (range !== null) {
+        throw new RulesError(`${path}.range`, say("os_range_melee"));
+      }
+      bonus = attacker.str_mod;
+      cover = 0;
+    } else {
+      range = (range || "medium");
+      if (range === "beyond") {
+        throw new RulesError(`${path}.range`, say("os_range_beyond"));
+      }
+      if (target.cover === "full") {
+        throw new RulesError(`${tpath}.cover`, say("os_full_cover"));
+      }
+      bonus = (attacker.dex_mod + F.OS_RANGE_MOD[range]);
+      cover = target.cover;
+    }
+    fledFrom = (melee && target.fleeing);
+    bonus += (((attacker.attack_bonus + strike.modifier) + (fledFrom ? F.OS_FLEEING_BONUS : 0)) - cover);
+    noShield = (strike.rear || fledFrom);
+    ac = (target.ac - (noShield ? target.shield : 0));
+    flat = (modifier + (melee ? attacker.str_mod : 0));
+    cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
+    facts = { method: strike.method, range: range, rear: strike.rear, fleeing: fledFrom, cover: cover, attack_bonus: bonus, ac: ac, shield_ignored: (noShield && target.shield > 0), damage_bonus: flat };
+    return [cols, { target: "", path: path, facts: facts, faces: faces }];
+  }
+
+  return { checkAttacker, checkTarget, compileStrike };
+})();
+
+STRIKES["worldwalker"] = (() => {
+  const DICE = [2, 3, 4, 6, 8, 10, 12, 20, 100];
+  const TALENTS = ["none", "dual-weapon-training", "dual-weapon-mastery", "shield-specialist", "dual-weapon-training+shield-specialist"];
+  const TITLE = "Worldwalker";
+  const _B = [-100, 100];
+
+  // src/fracas/rulesets/ww/__init__.py:38 check_attacker
+  function checkAttacker(attacker, path) {
+    for (const name of ["skill", "str_mod", "dex_mod"]) {
+      checkRange(attacker[name], ..._B, `${path}.${name}`, name);
+    }
+    if (attacker.two_weapon !== null) {
+      choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, "talent");
+    }
+    return attacker;
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:46 check_target
+  function checkTarget(target, path) {
+    let reaction;
+    if ((target.defense === null && target.dex_mod === null)) {
+      throw new SchemaError(`${path}.defense`, say("ww_defense"));
+    }
+    for (const name of ["defense", "dex_mod", "armor"]) {
+      if (target[name] !== null) {
+        checkRange(target[name], ..._B, `${path}.${name}`, name);
+      }
+    }
+    if (target.two_weapon !== null) {
+      choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, "talent");
+    }
+    reaction = target.reaction;
+    if (reaction !== null) {
+      checkRange(reaction.bonus, ..._B, `${path}.reaction.bonus`, "bonus");
+      if ((reaction.hand !== null && reaction.kind !== "block")) {
+        throw new RulesError(`${path}.reaction.hand`, say("ww_dodge_hand"));
+      }
+      if ((reaction.hand === "off" && target.two_weapon === null)) {
+        throw new RulesError(`${path}.reaction.hand`, say("ww_off_hand_block"));
+      }
+    }
+    return target;
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:64 tn
+  function tn(target) {
+    if (target.defense !== null) {
+      return target.defense;
+    }
+    return (10 + target.dex_mod);
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:72 hand_penalty
+  function handPenalty(twoWeapon, hand) {
+    let table;
+    if (twoWeapon === null) {
+      return 0;
+    }
+    table = F.WW_TWO_WEAPON[twoWeapon.talent][(twoWeapon.light ? 1 : 0)];
+    return table[(hand === "off" ? 1 : 0)];
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:81 two_weapon_penalty
+  function twoWeaponPenalty(attacker, strike, path) {
+    if ((attacker.two_weapon === null && strike.hand === "off")) {
+      throw new RulesError(`${path}.hand`, say("ww_off_hand"));
+    }
+    return handPenalty(attacker.two_weapon, strike.hand);
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:88 block_penalty
+  function blockPenalty(target) {
+    let reaction;
+    reaction = target.reaction;
+    if ((reaction === null || reaction.kind !== "block")) {
+      return 0;
+    }
+    return handPenalty(target.two_weapon, reaction.hand);
+  }
+
+  // src/fracas/rulesets/ww/__init__.py:99 compile_strike
+  function compileStrike(strike, path, attacker, apath, target, tpath) {
+    let ability, bonus, cols, critBonus, dice, faces, facts, modifier, penalty, reaction;
+    [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "WW-3");
+    if (!((0 <= strike.critical && strike.critical <= F.WW_MAX_CRITICAL))) {
+      throw new RulesError(`${path}.critical`, say("ww_critical", { value: strike.critical }));
+    }
+    checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, "crit_multiplier");
+    checkRange(strike.modifier, ..._B, `${path}.modifier`, "modifier");
+    penalty = twoWeaponPenalty(attacker, strike, path);
+    ability = (strike.method === "melee" ? attacker.str_mod : attacker.dex_mod);
+    bonus = ((((attacker.skill + ability) + strike.modifier) - strike.critical) + penalty);
+    critBonus = (strike.critical * strike.crit_multiplier);
+    cols = rows.row({ HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces, FLAT: ((attacker.str_mod + modifier) + critBonus), REDUCE: target.armor });
+    reaction = target.reaction;
+    if (reaction !== null) {
+      cols[L.X_REACT] = 1;
+      cols[L.X_REACT_BONUS] = ((reaction.bonus + (strike.engaged ? F.WW_RANGED_ENGAGED : 0)) + blockPenalty(target));
+    }
+    if (strike.feint !== null) {
+      checkRange(strike.feint.bonus, ..._B, `${path}.feint.bonus`, "bonus");
+      checkRange(strike.feint.defense, ..._B, `${path}.feint.defense`, "defense");
+      cols[L.X_FEINT] = 1;
+      cols[L.X_FEINT_BONUS] = strike.feint.bonus;
+      cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
+    }
+    facts = { method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus, damage_bonus: ((attacker.str_mod + modifier) + critBonus), armor: target.armor, reaction: (reaction === null ? null : reaction.kind), reaction_bonus: (reaction !== null ? cols[L.X_REACT_BONUS] : null), hand: strike.hand, two_weapon_penalty: penalty, feint: strike.feint !== null };
+    return [cols, { target: "", path: path, facts: facts, faces: faces }];
+  }
+
+  return { checkAttacker, checkTarget, tn, handPenalty, twoWeaponPenalty, blockPenalty, compileStrike };
+})();
+
+// Reachable for the linter: every helper the translator may call.
+void LimitError; void RulesError; void SchemaError; void choice; void checkRange;
+
+module.exports = STRIKES;
+  },
   "src/ct.js": function (module, exports, require) {
 'use strict';
 // Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
 // CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
-const { RulesError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, pyRepr } = require('./schema');
+const { RulesError } = require('./errors');
+const { structsOf, rulesetInfo } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, BONUS_RANGE, say,
-} = require('./facts');
+const { CT_EXPLODE_LIMIT, say } = require('./facts');
 const rows = require('./rows');
 
 const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
-const B = BONUS_RANGE;
-const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
-/** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
-const diceForLevel = (level) => Math.floor((level + 1) / 2);
-
-function checkAttacker(attacker, path) {
-  checkRange(attacker.level, 1, 40, `${path}.level`, 'level');
-  checkRange(attacker.bonus, ...B, `${path}.bonus`, 'bonus');
-  checkRange(attacker.magic, 0, 10, `${path}.magic`, 'magic');
-  if (attacker.awa !== null) checkRange(attacker.awa, ...B, `${path}.awa`, 'awa');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.dex, ...B, `${path}.dex`, 'dex');
-  checkRange(target.armor, 0, 100, `${path}.armor`, 'armor');
-  checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, 'weapon_magic');
-  if (target.shield !== null) checkRange(target.shield, 0, 10000, `${path}.shield`, 'shield');
-  return target;
-}
-
-function parseDie(text, path) {
-  const match = DIE.exec(text);
-  if (!match) throw new SchemaError(path, say('ct_die', { text: pyRepr(text) }));
-  return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
-}
-
-/**
- * CT-2: the attacker's bonus a strike of this kind adds to its damage: melee `bonus` (STR,
- * or DEX for a finesse weapon); ranged the AWA bonus, `awa` when given, else `bonus`.
- */
-function damageBonus(attacker, method) {
-  return method === 'ranged' && attacker.awa !== null ? attacker.awa : attacker.bonus;
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const faces = parseDie(strike.die, `${path}.die`);
-  if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
-  let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
-  if (strike.power) dice *= 2;
-  const bonus = damageBonus(attacker, strike.method);
-  const cols = rows.row({
-    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: bonus,
-  });
-  const sneak = strike.sneak;
-  if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
-  let dex = target.dex;
-  let armor = target.armor;
-  if (sneak === null) {
-    cols[L.X_REDUCE] = dex + armor;
-  } else if (sneak === 'passed') {
-    cols[L.X_REDUCE] = 0;
-    dex = 0;
-    armor = 0;
-  } else if (sneak === 'failed') {
-    cols[L.X_REDUCE] = armor;
-    dex = 0;
-  } else {
-    if (attacker.awa === null) throw new RulesError(`${path}.sneak`, say('ct_sneak_roll'));
-    cols[L.X_CHECK] = 1;
-    cols[L.X_CHECK_BONUS] = attacker.awa;
-    cols[L.X_CHECK_DC] = 10 + armor;
-    cols[L.X_REDUCE] = armor;
-    cols[L.X_REDUCE_PASS] = 0;
-    dex = 0;
-  }
-  const injury = strike.method === 'ranged' || sneak !== null;
-  cols[L.X_POOL] = injury ? 1 : 0;
-  if (strike.method === 'ranged') {
-    cols[L.X_COST] = 4;
-    cols[L.X_COST_HALF] = strike.specialized ? 1 : 0;
-  }
-  if (strike.parry === 'weapon') {
-    cols[L.X_PARRY] = L.X_PARRY_WEAPON;
-  } else if (strike.parry === 'shield') {
-    if (target.shield === null) throw new RulesError(`${path}.parry`, say('ct_shield'));
-    cols[L.X_PARRY] = L.X_PARRY_SHIELD;
-  }
-  const facts = {
-    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus,
-    magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
-    pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
-  };
-  return [cols, { target: '', path, facts, faces }];
-}
+// The strike compiler is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike, diceForLevel, damageBonus } = require('./strikes')[NAME];
 
 /** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
  * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */
@@ -4473,65 +4614,18 @@ module.exports = {
 'use strict';
 // Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
 
-const { LimitError, RulesError, SchemaError } = require('./errors');
+const { LimitError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, BONUS_RANGE, say,
-} = require('./facts');
+const { STANDARD_DICE, say } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('old-school');
-const B = BONUS_RANGE;
-const { Attacker, AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
+const { AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
-function checkAttacker(attacker, path) {
-  // Every field of the attacker is a bonus or modifier in the same range (OS-6).
-  for (const name of Object.keys(Attacker.fields)) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.ac, -100, 200, `${path}.ac`, 'AC');
-  checkRange(target.shield, 0, 100, `${path}.shield`, 'shield');
-  if (target.cover !== 'full' && !(target.cover >= 0 && target.cover <= OS_MAX_COVER)) {
-    throw new RulesError(`${path}.cover`, say('os_cover', { value: target.cover }));
-  }
-  return target;
-}
-
-function compileStrike(strike, path, attacker, apath, target, tpath) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'OS-6');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const melee = strike.method === 'melee';
-  let range = strike.range;
-  let bonus;
-  let cover;
-  if (melee) {
-    if (range !== null) throw new RulesError(`${path}.range`, say('os_range_melee'));
-    bonus = attacker.str_mod;
-    cover = 0;
-  } else {
-    range = range || 'medium';
-    if (range === 'beyond') throw new RulesError(`${path}.range`, say('os_range_beyond'));
-    if (target.cover === 'full') throw new RulesError(`${tpath}.cover`, say('os_full_cover'));
-    bonus = attacker.dex_mod + OS_RANGE_MOD[range];
-    cover = target.cover;
-  }
-  // OS-3: the fleeing bonus and the ignored shield are for opponents in melee only.
-  const fledFrom = melee && Boolean(target.fleeing);
-  bonus += attacker.attack_bonus + strike.modifier + (fledFrom ? OS_FLEEING_BONUS : 0) - cover;
-  const noShield = strike.rear || fledFrom;
-  const ac = target.ac - (noShield ? target.shield : 0);
-  const flat = modifier + (melee ? attacker.str_mod : 0);
-  const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
-  const facts = {
-    method: strike.method, range, rear: strike.rear, attack_bonus: bonus, ac,
-    shield_ignored: Boolean(noShield && target.shield > 0), damage_bonus: flat,
-  };
-  return [cols, { target: '', path, facts }];
-}
+// The strike compiler is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike } = require('./strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;

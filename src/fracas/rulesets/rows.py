@@ -81,6 +81,17 @@ def parse_damage(text: str, path: str, allowed: tuple[int, ...], ruleset: str, r
     return count, sides, modifier
 
 
+_ONE_DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d+)\s*$")
+
+
+def parse_die(text: str, path: str, allowed: tuple[int, ...], ruleset: str, rule: str, code: str) -> int:
+    """The faces of one die like "d6" or "1d8"; `code` is the message a text that is no die gets."""
+    match = _ONE_DIE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise SchemaError(path, say(code, text=repr(text)))
+    return check_die(int(match.group(1)), path, allowed, ruleset, rule)
+
+
 def check_die(sides: int, path: str, allowed: tuple[int, ...], ruleset: str, rule: str) -> int:
     if sides not in allowed:
         raise RulesError(path, say("not_a_die", faces=sides, ruleset=ruleset,

@@ -2,102 +2,17 @@
 // Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
 // CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
-const { RulesError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, pyRepr } = require('./schema');
+const { RulesError } = require('./errors');
+const { structsOf, rulesetInfo } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, CT_DICE, CT_EXPLODE_LIMIT, BONUS_RANGE, say,
-} = require('./facts');
+const { CT_EXPLODE_LIMIT, say } = require('./facts');
 const rows = require('./rows');
 
 const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
-const B = BONUS_RANGE;
-const DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
-/** CT-3: 1 die at level 1, 2 at level 3, one more at every odd level. */
-const diceForLevel = (level) => Math.floor((level + 1) / 2);
-
-function checkAttacker(attacker, path) {
-  checkRange(attacker.level, 1, 40, `${path}.level`, 'level');
-  checkRange(attacker.bonus, ...B, `${path}.bonus`, 'bonus');
-  checkRange(attacker.magic, 0, 10, `${path}.magic`, 'magic');
-  if (attacker.awa !== null) checkRange(attacker.awa, ...B, `${path}.awa`, 'awa');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.dex, ...B, `${path}.dex`, 'dex');
-  checkRange(target.armor, 0, 100, `${path}.armor`, 'armor');
-  checkRange(target.weapon_magic, 0, 10, `${path}.weapon_magic`, 'weapon_magic');
-  if (target.shield !== null) checkRange(target.shield, 0, 10000, `${path}.shield`, 'shield');
-  return target;
-}
-
-function parseDie(text, path) {
-  const match = DIE.exec(text);
-  if (!match) throw new SchemaError(path, say('ct_die', { text: pyRepr(text) }));
-  return rows.checkDie(Number(match[1]), path, CT_DICE, TITLE, 'CT-3');
-}
-
-/**
- * CT-2: the attacker's bonus a strike of this kind adds to its damage: melee `bonus` (STR,
- * or DEX for a finesse weapon); ranged the AWA bonus, `awa` when given, else `bonus`.
- */
-function damageBonus(attacker, method) {
-  return method === 'ranged' && attacker.awa !== null ? attacker.awa : attacker.bonus;
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const faces = parseDie(strike.die, `${path}.die`);
-  if (strike.dice !== null) checkRange(strike.dice, 1, rows.MAX_DICE, `${path}.dice`, 'dice');
-  let dice = strike.dice !== null ? strike.dice : diceForLevel(attacker.level);
-  if (strike.power) dice *= 2;
-  const bonus = damageBonus(attacker, strike.method);
-  const cols = rows.row({
-    HIT: L.X_HIT_NONE, DICE: dice, FACES: faces, EXPLODE: 1, PER_DIE: attacker.magic, FLAT: bonus,
-  });
-  const sneak = strike.sneak;
-  if (sneak !== null && strike.power) throw new RulesError(`${path}.sneak`, say('ct_sneak_power'));
-  let dex = target.dex;
-  let armor = target.armor;
-  if (sneak === null) {
-    cols[L.X_REDUCE] = dex + armor;
-  } else if (sneak === 'passed') {
-    cols[L.X_REDUCE] = 0;
-    dex = 0;
-    armor = 0;
-  } else if (sneak === 'failed') {
-    cols[L.X_REDUCE] = armor;
-    dex = 0;
-  } else {
-    if (attacker.awa === null) throw new RulesError(`${path}.sneak`, say('ct_sneak_roll'));
-    cols[L.X_CHECK] = 1;
-    cols[L.X_CHECK_BONUS] = attacker.awa;
-    cols[L.X_CHECK_DC] = 10 + armor;
-    cols[L.X_REDUCE] = armor;
-    cols[L.X_REDUCE_PASS] = 0;
-    dex = 0;
-  }
-  const injury = strike.method === 'ranged' || sneak !== null;
-  cols[L.X_POOL] = injury ? 1 : 0;
-  if (strike.method === 'ranged') {
-    cols[L.X_COST] = 4;
-    cols[L.X_COST_HALF] = strike.specialized ? 1 : 0;
-  }
-  if (strike.parry === 'weapon') {
-    cols[L.X_PARRY] = L.X_PARRY_WEAPON;
-  } else if (strike.parry === 'shield') {
-    if (target.shield === null) throw new RulesError(`${path}.parry`, say('ct_shield'));
-    cols[L.X_PARRY] = L.X_PARRY_SHIELD;
-  }
-  const facts = {
-    method: strike.method, die: `d${faces}`, dice, power: strike.power, bonus,
-    magic_bonus: attacker.magic * dice, dex, armor, target_armor: target.armor, sneak, parry: strike.parry,
-    pool: injury ? 'injury' : 'stamina', dc: 10 + target.armor, awa: attacker.awa,
-  };
-  return [cols, { target: '', path, facts, faces }];
-}
+// The strike compiler is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike, diceForLevel, damageBonus } = require('./strikes')[NAME];
 
 /** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
  * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */

@@ -1,65 +1,18 @@
 'use strict';
 // Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
 
-const { LimitError, RulesError, SchemaError } = require('./errors');
+const { LimitError, SchemaError } = require('./errors');
 const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, OS_MAX_COVER, OS_FLEEING_BONUS, OS_RANGE_MOD, BONUS_RANGE, say,
-} = require('./facts');
+const { STANDARD_DICE, say } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('old-school');
-const B = BONUS_RANGE;
-const { Attacker, AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
+const { AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
-function checkAttacker(attacker, path) {
-  // Every field of the attacker is a bonus or modifier in the same range (OS-6).
-  for (const name of Object.keys(Attacker.fields)) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  checkRange(target.ac, -100, 200, `${path}.ac`, 'AC');
-  checkRange(target.shield, 0, 100, `${path}.shield`, 'shield');
-  if (target.cover !== 'full' && !(target.cover >= 0 && target.cover <= OS_MAX_COVER)) {
-    throw new RulesError(`${path}.cover`, say('os_cover', { value: target.cover }));
-  }
-  return target;
-}
-
-function compileStrike(strike, path, attacker, apath, target, tpath) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'OS-6');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const melee = strike.method === 'melee';
-  let range = strike.range;
-  let bonus;
-  let cover;
-  if (melee) {
-    if (range !== null) throw new RulesError(`${path}.range`, say('os_range_melee'));
-    bonus = attacker.str_mod;
-    cover = 0;
-  } else {
-    range = range || 'medium';
-    if (range === 'beyond') throw new RulesError(`${path}.range`, say('os_range_beyond'));
-    if (target.cover === 'full') throw new RulesError(`${tpath}.cover`, say('os_full_cover'));
-    bonus = attacker.dex_mod + OS_RANGE_MOD[range];
-    cover = target.cover;
-  }
-  // OS-3: the fleeing bonus and the ignored shield are for opponents in melee only.
-  const fledFrom = melee && Boolean(target.fleeing);
-  bonus += attacker.attack_bonus + strike.modifier + (fledFrom ? OS_FLEEING_BONUS : 0) - cover;
-  const noShield = strike.rear || fledFrom;
-  const ac = target.ac - (noShield ? target.shield : 0);
-  const flat = modifier + (melee ? attacker.str_mod : 0);
-  const cols = rows.row({ HIT: L.X_HIT_OS, BONUS: bonus, TN: ac, DICE: dice, FACES: faces, FLAT: flat, MIN: 1 });
-  const facts = {
-    method: strike.method, range, rear: strike.rear, attack_bonus: bonus, ac,
-    shield_ignored: Boolean(noShield && target.shield > 0), damage_bonus: flat,
-  };
-  return [cols, { target: '', path, facts }];
-}
+// The strike compiler is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike } = require('./strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;

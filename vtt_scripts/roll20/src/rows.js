@@ -33,6 +33,15 @@ function checkDie(sides, path, allowed, ruleset, rule) {
   return sides;
 }
 
+const ONE_DIE = /^\s*1?\s*[dD]\s*(\d+)\s*$/;
+
+/** The faces of one die like "d6" or "1d8"; `code` is the message a text that is no die gets. */
+function parseDie(text, path, allowed, ruleset, rule, code) {
+  const match = typeof text === 'string' ? ONE_DIE.exec(text) : null;
+  if (!match) throw new SchemaError(path, say(code, { text: pyRepr(text) }));
+  return checkDie(Number(match[1]), path, allowed, ruleset, rule);
+}
+
 /** [dice, faces, modifier] of a damage expression like "1d8", "2d6+1", "d4-1". */
 function parseDamage(text, path, allowed, ruleset, rule) {
   const match = typeof text === 'string' ? EXPRESSION.exec(text) : null;
@@ -274,5 +283,5 @@ function breakTies(tied, roll, path, depth = 0) {
 }
 
 module.exports = {
-  row, parseDamage, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
+  row, parseDamage, parseDie, checkDie, compileAttack, resolveAttack, resolveRoll, rollOrSay, breakTies, distinctDescending, MAX_DICE,
 };

@@ -2,98 +2,18 @@
 // Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
 
 const { LimitError, RulesError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, choice, pyRepr } = require('./schema');
+const { structsOf, rulesetInfo, pyRepr } = require('./schema');
 const { checkRange } = require('./plan');
-const {
-  LAYOUT: L, STANDARD_DICE, WW_TWO_WEAPON, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS,
-  BONUS_RANGE, say,
-} = require('./facts');
+const { STANDARD_DICE, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, BONUS_RANGE, say } = require('./facts');
 const rows = require('./rows');
 const { LIMITS } = require('./contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
 const B = BONUS_RANGE;
-const TALENTS = Object.keys(WW_TWO_WEAPON);
 const { AttackRequest, Target, InitiativeRequest, CounterspellRequest } = structsOf(NAME);
 
-function checkAttacker(attacker, path) {
-  for (const name of ['skill', 'str_mod', 'dex_mod']) checkRange(attacker[name], ...B, `${path}.${name}`, name);
-  if (attacker.two_weapon !== null) choice(attacker.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  return attacker;
-}
-
-function checkTarget(target, path) {
-  if (target.defense === null && target.dex_mod === null) throw new SchemaError(`${path}.defense`, say('ww_defense'));
-  for (const name of ['defense', 'dex_mod', 'armor']) {
-    if (target[name] !== null) checkRange(target[name], ...B, `${path}.${name}`, name);
-  }
-  if (target.two_weapon !== null) choice(target.two_weapon.talent, TALENTS, `${path}.two_weapon.talent`, 'talent');
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    checkRange(reaction.bonus, ...B, `${path}.reaction.bonus`, 'bonus');
-    if (reaction.hand !== null && reaction.kind !== 'block') throw new RulesError(`${path}.reaction.hand`, say('ww_dodge_hand'));
-    if (reaction.hand === 'off' && target.two_weapon === null) {
-      throw new RulesError(`${path}.reaction.hand`, say('ww_off_hand_block'));
-    }
-  }
-  return target;
-}
-
-const tn = (target) => (target.defense !== null ? target.defense : 10 + target.dex_mod);
-
-/** WW-6: the table's penalty for a hand (null: the primary one), 0 without two weapons. */
-function handPenalty(twoWeapon, hand) {
-  if (twoWeapon === null) return 0;
-  return WW_TWO_WEAPON[twoWeapon.talent][twoWeapon.light ? 1 : 0][hand === 'off' ? 1 : 0];
-}
-
-function twoWeaponPenalty(attacker, strike, path) {
-  if (attacker.two_weapon === null && strike.hand === 'off') throw new RulesError(`${path}.hand`, say('ww_off_hand'));
-  return handPenalty(attacker.two_weapon, strike.hand);
-}
-
-/** WW-6 on the target's block ("attack and block rolls"); a dodge is no block and takes none. */
-function blockPenalty(target) {
-  const reaction = target.reaction;
-  if (reaction === null || reaction.kind !== 'block') return 0;
-  return handPenalty(target.two_weapon, reaction.hand);
-}
-
-function compileStrike(strike, path, attacker, apath, target) {
-  const [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, STANDARD_DICE, TITLE, 'WW-3');
-  if (!(strike.critical >= 0 && strike.critical <= WW_MAX_CRITICAL)) {
-    throw new RulesError(`${path}.critical`, say('ww_critical', { value: strike.critical }));
-  }
-  checkRange(strike.crit_multiplier, 1, 10, `${path}.crit_multiplier`, 'crit_multiplier');
-  checkRange(strike.modifier, ...B, `${path}.modifier`, 'modifier');
-  const penalty = twoWeaponPenalty(attacker, strike, path);
-  const ability = strike.method === 'melee' ? attacker.str_mod : attacker.dex_mod;
-  const bonus = attacker.skill + ability + strike.modifier - strike.critical + penalty;
-  const critBonus = strike.critical * strike.crit_multiplier;
-  const cols = rows.row({
-    HIT: L.X_HIT_WW, BONUS: bonus, TN: tn(target), DICE: dice, FACES: faces,
-    FLAT: attacker.str_mod + modifier + critBonus, REDUCE: target.armor,
-  });
-  const reaction = target.reaction;
-  if (reaction !== null) {
-    cols[L.X_REACT] = 1;
-    cols[L.X_REACT_BONUS] = reaction.bonus + (strike.engaged ? WW_RANGED_ENGAGED : 0) + blockPenalty(target);
-  }
-  if (strike.feint !== null) {
-    checkRange(strike.feint.bonus, ...B, `${path}.feint.bonus`, 'bonus');
-    checkRange(strike.feint.defense, ...B, `${path}.feint.defense`, 'defense');
-    cols[L.X_FEINT] = 1;
-    cols[L.X_FEINT_BONUS] = strike.feint.bonus;
-    cols[L.X_FEINT_DEFENSE] = strike.feint.defense;
-  }
-  const facts = {
-    method: strike.method, attack_bonus: bonus, tn: tn(target), critical: strike.critical, crit_bonus: critBonus,
-    damage_bonus: attacker.str_mod + modifier + critBonus, armor: target.armor,
-    reaction: reaction === null ? null : reaction.kind,
-    reaction_bonus: reaction === null ? null : cols[L.X_REACT_BONUS], feint: strike.feint !== null,
-  };
-  return [cols, { target: '', path, facts }];
-}
+// The strike compiler (WW-2 … WW-7) is translated from the Python's CLIENT_STRIKE functions.
+const { checkAttacker, checkTarget, compileStrike, tn } = require('./strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;

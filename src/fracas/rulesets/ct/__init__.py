@@ -8,7 +8,6 @@ at `CT_EXPLODE_LIMIT` (a maximum face past it adds no die, and the strike result
 
 from __future__ import annotations
 
-import re
 from typing import Any, Optional
 
 from ... import _facts as F
@@ -23,7 +22,6 @@ from .schema import NAME, AttackRequest, Attacker, BulkRequest, InitiativeReques
 TITLE = "Cartyrion"
 DICE = tuple(F.CT_DICE)
 _B = F.BONUS_RANGE  # a bonus or modifier, as for Enchanted Realms (facts.toml bonus_range)
-_DIE = re.compile(r"^\s*1?\s*[dD]\s*(\d+)\s*$")
 
 
 #: Types the requests hold as `Any` (checked by the engine), and what the schema says beyond types.
@@ -56,10 +54,7 @@ def check_target(target: Target, path: str) -> Target:
 
 
 def parse_die(text: str, path: str) -> int:
-    match = _DIE.match(text) if isinstance(text, str) else None
-    if match is None:
-        raise SchemaError(path, say("ct_die", text=repr(text)))
-    return rows.check_die(int(match.group(1)), path, DICE, TITLE, "CT-3")
+    return rows.parse_die(text, path, DICE, TITLE, "CT-3", "ct_die")
 
 
 def damage_bonus(attacker: Attacker, method: str) -> int:
@@ -164,6 +159,10 @@ def parry_state(target: Target) -> tuple[int, int]:
     """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
     return target.weapon_magic + 1, target.shield or 0
 
+
+#: The functions the Roll20 resolver runs too: `python -m fracas.spec` translates them into
+#: vtt_scripts/roll20/src/strikes.js (fracas.spec.pyjs), so this is their only source.
+CLIENT_STRIKE = (dice_for_level, check_attacker, check_target, parse_die, damage_bonus, compile_strike)
 
 RULES = rows.Rules(NAME, "CT-2", compile_strike, check_attacker, check_target, Target, Profile,
                    strike_result, target_result, parry_state=parry_state,

@@ -93,6 +93,10 @@ def target_result(entry: dict[str, Any], target: Target, strikes: list[Any]) -> 
     entry["hits"] = sum(1 for _m, out in strikes if out.hit)
 
 
+#: The functions the Roll20 resolver runs too: `python -m fracas.spec` translates them into
+#: vtt_scripts/roll20/src/strikes.js (fracas.spec.pyjs), so this is their only source.
+CLIENT_STRIKE = (check_attacker, check_target, compile_strike)
+
 RULES = rows.Rules(NAME, "OS-6", compile_strike, check_attacker, check_target, Target, Profile,
                    strike_result, target_result)
 

@@ -152,6 +152,10 @@ def target_result(entry: dict[str, Any], target: Target, strikes: list[Any]) -> 
     entry["negated"] = sum(1 for _m, out in strikes if out.negated)
 
 
+#: The functions the Roll20 resolver runs too: `python -m fracas.spec` translates them into
+#: vtt_scripts/roll20/src/strikes.js (fracas.spec.pyjs), so this is their only source.
+CLIENT_STRIKE = (check_attacker, check_target, tn, hand_penalty, two_weapon_penalty, block_penalty, compile_strike)
+
 RULES = rows.Rules(NAME, "WW-2", compile_strike, check_attacker, check_target, Target, Profile,
                    strike_result, target_result, bulk_fields=("negated",))
 

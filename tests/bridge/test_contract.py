@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 import fracas.bridge
+from fracas.bridge import methods
 import fracas.rulesets
 from fracas.spec import generate
 
@@ -48,6 +49,9 @@ def test_the_contract_is_what_contract_js_carries(ask):
     for name, layouts in made["RESULTS"].items():  # the offline rulesets' layouts, as contract.js has them
         assert contract["results"][name] == json.loads(json.dumps(layouts))
     assert set(contract["results"]) == set(fracas.rulesets.names())
+    # Issue 45 item 6: each ruleset's checked [client] hints, as contract.js's CLIENT carries them.
+    assert contract["client"] == json.loads(json.dumps(made["CLIENT"]))
+    assert contract["client"]["enchanted-realms"] and set(contract["client"]) == set(fracas.rulesets.names())
 
 
 def test_a_plug_in_ruleset_is_served_with_its_fields_and_layouts(ask, d6pool):
@@ -104,3 +108,23 @@ def test_a_bad_rulesets_filter_is_refused_where_it_is(ask, rulesets, path):
     reply = ask(request(1, "server.contract", {"rulesets": rulesets}))
     assert reply["error"]["code"] == -32602
     assert reply["error"]["data"]["path"] == path
+
+
+def test_a_plug_in_rulesets_client_hints_are_served_checked(ask, d6pool, monkeypatch):
+    # Issue 45 item 6: a plug-in installed only beside the bridge (in no contract.js) reaches
+    # the clients with its manifest's [client] hints; one naming a field its results lack is
+    # refused naming the ruleset and key, as `python -m fracas.spec` refuses it.
+    import dataclasses
+
+    contract = ask(request(1, "server.contract", {"rulesets": ["d6-pool"]}))["result"]
+    jsonschema.validate(contract, result_schema())
+    assert contract["client"] == {"d6-pool": {}}
+    monkeypatch.setattr(d6pool, "manifest", dataclasses.replace(d6pool.manifest, client={"split": ["damage"]}))
+    monkeypatch.setattr(methods, "_contract_cache", {})
+    contract = ask(request(2, "server.contract", {"rulesets": ["d6-pool"]}))["result"]
+    jsonschema.validate(contract, result_schema())
+    assert contract["client"] == {"d6-pool": {"split": ["damage"]}}
+    monkeypatch.setattr(d6pool, "manifest", dataclasses.replace(d6pool.manifest, client={"split": ["stamina"]}))
+    monkeypatch.setattr(methods, "_contract_cache", {})
+    with pytest.raises(ValueError, match=r"d6-pool's manifest \[client\] split: 'stamina' is not a field"):
+        generate.served_contract(["d6-pool"])

@@ -588,10 +588,13 @@ def served_contract(only: Collection[str] | None = None) -> dict[str, Any]:
     structs: ruleset → struct → fields, limits, results: ruleset → {kinds, shapes}}: contract.js's
     RULESETS, STRUCTS, LIMITS and RESULTS, with every ruleset's result layouts (not only
     those the Roll20 Mod resolves offline); with `only`, of the registered rulesets named in it
-    alone (``server.contract``'s ``rulesets`` filter)."""
+    alone (``server.contract``'s ``rulesets`` filter). `client`: ruleset → its manifest's
+    `[client]` hints, checked by :func:`client_hints` as contract.js's CLIENT is (so a plug-in
+    installed only beside the bridge reaches the clients with its card and initiative hints)."""
     data = contract_facts(every_layout=True, only=only)
     return {"version": data["VERSION"], "default_ruleset": data["DEFAULT_RULESET"], "rulesets": data["RULESETS"],
-            "structs": data["STRUCTS"], "limits": data["LIMITS"], "results": data["RESULTS"]}
+            "structs": data["STRUCTS"], "limits": data["LIMITS"], "results": data["RESULTS"],
+            "client": data["CLIENT"]}
 
 
 def _version() -> str:

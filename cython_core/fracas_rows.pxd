@@ -52,7 +52,7 @@ cdef enum:
 ctypedef int (*fracas_strike_fn)(const int32_t*, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
 ctypedef int (*fracas_attack_fn)(const int32_t*, int64_t, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
 
-# The table's layout: fracas._core.rows fills it (cython_core/rows.pyx, struct RowsAPI), field for field.
+# The table's layout: fracas._core.rows (cython_core/rows.pyx) cimports this declaration and fills it.
 ctypedef struct RowsAPI:
     int64_t version
     int64_t plan_width

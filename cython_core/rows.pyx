@@ -277,20 +277,12 @@ cdef int api_attack(const int32_t* rows, int64_t n_rows, Dice* dice, int64_t* ts
     return E_OK
 
 
-ctypedef int (*strike_fn)(const int32_t*, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
-ctypedef int (*attack_fn)(const int32_t*, int64_t, Dice*, int64_t*, int64_t*, int64_t) noexcept nogil
+# The table's layout, field for field, is the public header's (fracas_rows.pxd): one declaration.
+from fracas_rows cimport RowsAPI, FRACAS_ROWS_API_VERSION
 
-cdef struct RowsAPI:
-    int64_t version
-    int64_t plan_width
-    int64_t out_width
-    int64_t state_width
-    int64_t explode_limit
-    strike_fn strike
-    attack_fn attack
-
-#: The table's version: raised whenever RowsAPI, the entry points' meaning or the X_/Y_ layout change.
-ROWS_API_VERSION = 1
+#: The table's version: raised (in fracas_rows.pxd) whenever RowsAPI, the entry points' meaning or
+#: the X_/Y_ layout change.
+ROWS_API_VERSION = FRACAS_ROWS_API_VERSION
 cdef RowsAPI _api
 _api.version = ROWS_API_VERSION
 _api.plan_width = XPLAN_WIDTH

@@ -1534,8 +1534,10 @@ const CLIENT = Object.freeze({
   "cartyrion": {"strike": "pool", "split": ["stamina", "injury"], "initiative": "side", "initiative_options": {"ambush": "none"}, "initiative_die": 6, "initiative_rule": "CT-1", "help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
   "old-school": {"strike": "d20", "against": "ac", "initiative": "side", "initiative_options": {"ties": "reroll"}, "initiative_die": 6, "initiative_rule": "OS-1", "help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier"},
 });
+const CLIENT_TYPES = Object.freeze({"strike": "string", "against": "string", "split": "array", "initiative": "string", "initiative_flags": "array", "initiative_options": "object", "initiative_die": "integer", "initiative_rule": "string", "fight_sides": "integer", "fight_rule": "string", "fight_party": "string", "help": "string", "switches": "object", "choices": "object"});
+const CLIENT_CHOICES = Object.freeze({"strike": ["d20", "pool"], "initiative": ["combatant", "side"]});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT, CLIENT_TYPES, CLIENT_CHOICES };
   },
   "src/mod/help.js": function (module, exports, require) {
 'use strict';
@@ -1760,10 +1762,21 @@ module.exports = { text, button, hasExpansion };
 const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
 
 const NONE = Object.freeze({});
+const own = (obj, key) => !!obj && Object.prototype.hasOwnProperty.call(obj, key);
 
-/** Ruleset `name`'s [client] hints ({} for one without, or one the bridge serves). */
+/** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
+let served = {};
+
+/** Keep the served rulesets' checked hints (mod/served.js, on each server.contract answer). */
+function serve(table) {
+  served = table;
+}
+
+/** Ruleset `name`'s [client] hints: contract.js's for a ruleset it lists, else the ones the
+ * bridge served for it, else {}. */
 function hints(name) {
-  return (CLIENT && Object.prototype.hasOwnProperty.call(CLIENT, name) && CLIENT[name]) || NONE;
+  if (CLIENT && own(CLIENT, name)) return CLIENT[name] || NONE;
+  return (own(served, name) && served[name]) || NONE;
 }
 
 /** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
@@ -1800,7 +1813,7 @@ function titles(names) {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
+module.exports = { hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
   },
   "src/mod/cards.js": function (module, exports, require) {
 'use strict';
@@ -9067,6 +9080,9 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 // and fracas_<field> sheet attributes), sent as attack.resolve, its card shows each
 // strike's values in the served result layout's order, and its damage is applied from
 // the result's per-target totals (targets.<id>.damage), as for any bridge-only ruleset.
+// Its manifest's [client] hints, when the bridge serves them (server.contract's `client`),
+// checked, count as a built-in's do (mod/hints.js): its card's per-target `split` fields, its
+// `switches` and `choices` options; a built-in ruleset's hints are always contract.js's own.
 // A contract that is not what server.contract describes is refused, saying where.
 
 const { UsageError } = require('./usage');
@@ -9074,6 +9090,8 @@ const cards = require('./cards');
 const esc = require('./escape');
 const relaylink = require('./relaylink');
 const registry = require('../registry');
+const hints = require('./hints');
+const { CLIENT_TYPES, CLIENT_CHOICES } = require('../contract');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && !Array.isArray(obj) &&
   Object.prototype.hasOwnProperty.call(obj, key);
@@ -9085,6 +9103,8 @@ const MAX_FIELDS = 200;
 const MAX_DEPTH = 8;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 const SCALARS = ['int', 'str', 'bool', 'float', 'any'];
+const MAX_HINT_TEXT = 400;
+const MAX_HINT_ITEMS = 50;
 
 /** The rulesets learned from the bridge: {rulesets: name → entry, structs, results} (null: none asked yet). */
 let current = null;
@@ -9150,6 +9170,32 @@ function checkResults(results, path) {
 }
 
 /**
+ * A served ruleset's [client] hints, checked as its manifest's are (contract.js CLIENT_TYPES
+ * and CLIENT_CHOICES, from fracas/rulesets/manifest.py): known keys only, each of its type,
+ * strings and lists bounded; a copy.
+ */
+function checkClient(table, path) {
+  if (!isObject(table)) throw bad(path, 'not an object of [client] hints');
+  const out = {};
+  for (const key of Object.keys(table)) {
+    const value = table[key];
+    const where = `${path}.${key}`;
+    const type = own(CLIENT_TYPES, key) ? CLIENT_TYPES[key] : undefined;
+    if (type === undefined) throw bad(where, `not a [client] key (${Object.keys(CLIENT_TYPES).join(', ')})`);
+    const ok = type === 'string' ? typeof value === 'string' && value.length <= MAX_HINT_TEXT
+      : type === 'integer' ? Number.isInteger(value) && value >= 0 && value <= 1000
+        : type === 'array' ? Array.isArray(value) && value.length <= MAX_HINT_ITEMS && value.every((v) => typeof v === 'string' && NAME.test(v))
+          : isObject(value) && Object.keys(value).length <= MAX_HINT_ITEMS && JSON.stringify(value).length <= 20 * MAX_HINT_TEXT;
+    if (!ok) throw bad(where, `not ${type === 'array' ? 'a list of field names' : type === 'object' ? 'an object' : type === 'integer' ? 'an integer' : 'a string'} (${JSON.stringify(value).slice(0, 40)})`);
+    if (own(CLIENT_CHOICES, key) && !CLIENT_CHOICES[key].includes(value)) {
+      throw bad(where, `${JSON.stringify(value).slice(0, 40)} is not one of ${CLIENT_CHOICES[key].join(', ')}`);
+    }
+    out[key] = JSON.parse(JSON.stringify(value));
+  }
+  return out;
+}
+
+/**
  * The rulesets of a server.contract result that contract.js does not list, checked:
  * {rulesets: name → {name, title, requests, roll20: false}, structs, results}. Throws a
  * UsageError naming the first place that is wrong.
@@ -9161,7 +9207,9 @@ function check(contract) {
   }
   if (!isObject(contract.structs)) throw bad('$.structs', 'not an object');
   const results = isObject(contract.results) ? contract.results : {};
-  const out = { rulesets: {}, structs: {}, results: {} };
+  if (contract.client !== undefined && !isObject(contract.client)) throw bad('$.client', 'not an object');
+  const client = contract.client || {};
+  const out = { rulesets: {}, structs: {}, results: {}, client: {} };
   contract.rulesets.forEach((entry, i) => {
     const path = `$.rulesets[${i}]`;
     if (!isObject(entry) || typeof entry.name !== 'string' || !NAME.test(entry.name)) throw bad(`${path}.name`, 'not a ruleset name');
@@ -9179,6 +9227,8 @@ function check(contract) {
     }
     out.rulesets[name] = { name, title: entry.title, requests: Object.assign({}, entry.requests), roll20: false };
     out.structs[name] = contract.structs[name];
+    // A bridge before `client` was served sends none: the plain layout card.
+    out.client[name] = own(client, name) ? checkClient(client[name], `$.client.${name}`) : {};
   });
   return out;
 }
@@ -9234,12 +9284,14 @@ function useContract(app, pending, result) {
   // Added to those learned before (each ask names one ruleset); the latest answer wins.
   const learned = check(result);
   const kept = current && Object.keys(current.rulesets).length < MAX_RULESETS ? current : null;
-  const before = kept || { rulesets: {}, structs: {}, results: {} };
+  const before = kept || { rulesets: {}, structs: {}, results: {}, client: {} };
   current = {
     rulesets: Object.assign({}, before.rulesets, learned.rulesets),
     structs: Object.assign({}, before.structs, learned.structs),
     results: Object.assign({}, before.results, learned.results),
+    client: Object.assign({}, before.client, learned.client),
   };
+  hints.serve(current.client);
   const again = pending.meta && pending.meta.msg;
   if (!again || typeof again.content !== 'string') return;
   again.fracasServedAsked = true; // asked once: a ruleset still unknown is an error now
@@ -9273,6 +9325,7 @@ function strikeDetail(ruleset, strike) {
 /** Forget the served rulesets (tests). */
 function reset() {
   current = null;
+  hints.serve({});
 }
 
 module.exports = { check, entry, structs, results, names, askIfUnknown, useContract, strikeDetail, reset };
@@ -9296,6 +9349,7 @@ const { applyAnswer } = require('./bulk');
 const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 const served = require('./served');
+const hints = require('./hints');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
@@ -9342,6 +9396,12 @@ function applyBridgeAttack(app, pending, result, id) {
     for (const tid of targets) {
       const a = shown[tid];
       let text = `${Number(result.targets[tid] && result.targets[tid].damage) || 0} damage`;
+      // The per-target fields its [client] hints split the damage into ("wounds 1").
+      const split = hints.hints(meta.ruleset).split;
+      if (Array.isArray(split) && result.targets[tid]) {
+        const parts = split.filter((f) => own(result.targets[tid], f)).map((f) => `${esc.text(f.replace(/_/g, ' '))} ${esc.text(String(result.targets[tid][f]))}`);
+        if (parts.length) text += ` (${parts.join(', ')})`;
+      }
       if (a) text += a.skipped ? ` · ${esc.text(a.skipped)}` : a.hidden ? ' · bar lowered' : ` · bar ${a.before} → ${a.after}`;
       rows.push([names[tid], text]);
     }

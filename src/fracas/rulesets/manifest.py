@@ -113,11 +113,11 @@ CLIENT_KEYS: dict[str, str] = {
     "choices": "options that build a nested request field as one of several (WW-5: --block N | --dodge N):"
                " field -> {part, options, key, value, members}",
 }
-_CLIENT_TYPES: dict[str, type] = {"strike": str, "against": str, "split": list, "initiative": str,
+CLIENT_TYPES: dict[str, type] = {"strike": str, "against": str, "split": list, "initiative": str,
                                   "initiative_flags": list, "initiative_options": dict, "initiative_die": int,
                                   "initiative_rule": str, "fight_sides": int, "fight_rule": str,
                                   "fight_party": str, "help": str, "switches": dict, "choices": dict}
-_CLIENT_CHOICES = {"strike": ("d20", "pool"), "initiative": ("combatant", "side")}
+CLIENT_CHOICES = {"strike": ("d20", "pool"), "initiative": ("combatant", "side")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -313,13 +313,13 @@ def _check_message(source: str, key: str, template: Any) -> None:
 def _check_client(source: str, client: dict[str, Any]) -> None:
     """The `[client]` table: known keys (CLIENT_KEYS), each of its type; names are field names."""
     for key, value in client.items():
-        expected = _CLIENT_TYPES.get(key)
+        expected = CLIENT_TYPES.get(key)
         if expected is None:
             raise RulesetInvalid(f"{source}: [client] {key}: unknown key (keys: {', '.join(CLIENT_KEYS)})")
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise RulesetInvalid(f"{source}: [client] {key} must be a TOML {_TOML[expected]}, got {value!r}")
-        if key in _CLIENT_CHOICES and value not in _CLIENT_CHOICES[key]:
-            raise RulesetInvalid(f"{source}: [client] {key}: {value!r} is not one of {', '.join(_CLIENT_CHOICES[key])}")
+        if key in CLIENT_CHOICES and value not in CLIENT_CHOICES[key]:
+            raise RulesetInvalid(f"{source}: [client] {key}: {value!r} is not one of {', '.join(CLIENT_CHOICES[key])}")
         names = value if isinstance(value, list) else list(value) if isinstance(value, dict) else \
             [value] if key in ("against", "fight_party") else []
         for name in names:

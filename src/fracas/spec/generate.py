@@ -649,8 +649,20 @@ def roll20_contract(facts: dict[str, Any], root: Path) -> str:
     lines.append("const CLIENT = Object.freeze({")
     lines += [f"  {_js(ruleset)}: {_js(hints)}," for ruleset, hints in data["CLIENT"].items()]
     lines.append("});")
-    lines += ["", "module.exports = { " + ", ".join(data) + " };"]
+    lines += client_checks()
+    lines += ["", "module.exports = { " + ", ".join([*data, "CLIENT_TYPES", "CLIENT_CHOICES"]) + " };"]
     return "\n".join(lines) + "\n"
+
+
+def client_checks() -> list[str]:
+    """What served `[client]` hints may hold, as two JavaScript constants both clients'
+    served.js check a plug-in's hints with (the bridge serves them): each key's JSON type
+    and, for some, its values (manifest.py CLIENT_TYPES, CLIENT_CHOICES)."""
+    from ..rulesets.manifest import CLIENT_CHOICES, CLIENT_TYPES
+
+    json_type = {str: "string", int: "integer", list: "array", dict: "object"}
+    return [f"const CLIENT_TYPES = Object.freeze({_js({k: json_type[t] for k, t in CLIENT_TYPES.items()})});",
+            f"const CLIENT_CHOICES = Object.freeze({_js({k: list(v) for k, v in CLIENT_CHOICES.items()})});"]
 
 
 def foundry_port(ruleset: Any) -> bool:
@@ -752,6 +764,7 @@ def foundry_contract(facts: dict[str, Any], root: Path) -> str:
              "// nullable|or_scalar: nest}) or [name, nest|null, \"optional\"] (layoutcard.js renders them).", ""]
     lines.append(f"export const VERSION = {_js(data['VERSION'])};")
     lines.append(f"export const DEFAULT_RULESET = {_js(data['DEFAULT_RULESET'])};")
+    lines += ["export " + line for line in client_checks()]
     lines.append("export const RULESETS = Object.freeze([")
     lines += [f"  Object.freeze({_js(entry)})," for entry in registry]
     lines += ["]);", "export const FIELDS = Object.freeze({"]

@@ -530,10 +530,11 @@ const known = (/** @type {string} */ key, /** @type {Record<string, unknown>} */
  * @param {Record<string, any>} s  a strike of the engine result
  */
 function rulesetStrikeLine(ruleset, s) {
-  // A ruleset the bridge served (served.js): its strike's values in the served layout's order.
-  const served = servedStrikeLine(ruleset, s);
-  if (served !== null) return [served, typeof s.hit === "boolean" ? hitWord(s.hit) : ""].filter(Boolean).join(" · ");
+  // A ruleset the bridge served (served.js) whose hints say nothing of its strikes: its
+  // strike's values in the served layout's order.
   const client = rulesetClient(ruleset);
+  const served = client.strike ? null : servedStrikeLine(ruleset, s);
+  if (served !== null) return [served, typeof s.hit === "boolean" ? hitWord(s.hit) : ""].filter(Boolean).join(" · ");
   if (client.strike === "pool") {
     let line = `${s.dice}${s.die}: ${s.faces.join(" ") || "—"}`;
     if (s.exploded) line += ` (${plural(s.exploded, "Explosion")})`;

@@ -5,7 +5,7 @@
 
 import { DEFAULT_RULESET, FIELDS, RESULTS, RULESETS } from "./contract.js";
 import { t } from "./i18n.js";
-import { layoutStrikeLine, servedEntry } from "./served.js";
+import { layoutStrikeLine, servedClient, servedEntry } from "./served.js";
 
 export { DEFAULT_RULESET };
 
@@ -62,14 +62,15 @@ export function structFields(name, struct) {
  */
 
 /**
- * How the module draws ruleset `name` (contract.js RULESETS[].client); {} for a ruleset
- * the contract does not list or says nothing of (a card then shows a strike's values in its
- * result layout's order).
+ * How the module draws ruleset `name` (contract.js RULESETS[].client, or for a plug-in
+ * only the bridge knows, the hints it served: served.js); {} for a ruleset neither says
+ * anything of (a card then shows a strike's values in its result layout's order).
  * @param {unknown} name
  * @returns {ClientHints}
  */
 export function rulesetClient(name) {
-  return /** @type {ClientHints} */ (/** @type {any} */ (rulesetEntry(name))?.client ?? {});
+  const entry = /** @type {any} */ (rulesetEntry(name));
+  return /** @type {ClientHints} */ (entry ? entry.client ?? {} : servedClient(name) ?? {});
 }
 
 /**

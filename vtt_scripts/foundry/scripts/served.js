@@ -5,11 +5,14 @@
 // (`server.contract` with `rulesets: [name]`), checks it, keeps it in memory (a reload asks
 // again), and is sent as `attack.resolve` built from the served request structs; its card
 // shows each strike's values in the served result layout's order and its damage is applied
-// from the result's per-target totals (`targets.<id>.damage`). A contract that is not what
-// server.contract describes is refused, saying where; nothing is sent.
+// from the result's per-target totals (`targets.<id>.damage`). Its manifest's `[client]`
+// hints, when the bridge serves them (server.contract's `client`), draw its card as a
+// built-in's: a "d20" or "pool" strike line, the per-target `split` fields (rulesets.js
+// rulesetClient); a built-in ruleset's hints are always contract.js's own. A contract that
+// is not what server.contract describes is refused, saying where; nothing is sent.
 // The checks are the Roll20 Mod's (vtt_scripts/roll20/src/mod/served.js).
 
-import { RULESETS } from "./contract.js";
+import { CLIENT_CHOICES, CLIENT_TYPES, RULESETS } from "./contract.js";
 import { InputError } from "./errors.js";
 
 const MAX_RULESETS = 64;
@@ -20,10 +23,12 @@ const MAX_DEPTH = 8;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 const SCALARS = ["int", "str", "bool", "float", "any"];
 const NESTS = ["list", "dict", "or_scalar"];
+const MAX_HINT_TEXT = 400;
+const MAX_HINT_ITEMS = 50;
 
 /** @typedef {{name: string, title: string, requests: Record<string, string>}} ServedEntry */
 /** @typedef {{kinds: Record<string, string>, shapes: Record<string, any[]>}} ServedLayouts */
-/** @typedef {{rulesets: Record<string, ServedEntry>, structs: Record<string, Record<string, any[]>>, results: Record<string, ServedLayouts>}} Served */
+/** @typedef {{rulesets: Record<string, ServedEntry>, structs: Record<string, Record<string, any[]>>, results: Record<string, ServedLayouts>, client: Record<string, Record<string, any>>}} Served */
 
 /** @param {unknown} v @returns {v is Record<string, any>} */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -33,7 +38,7 @@ const own = (obj, key) => isObject(obj) && Object.prototype.hasOwnProperty.call(
 const shown = (v) => String(JSON.stringify(v)).slice(0, 40);
 
 /** @type {Served} what the bridge served so far, by ruleset */
-const learned = { rulesets: {}, structs: {}, results: {} };
+const learned = { rulesets: {}, structs: {}, results: {}, client: {} };
 
 /**
  * @param {string} path @param {string} what
@@ -124,6 +129,36 @@ function checkResults(results, path) {
 }
 
 /**
+ * A served ruleset's `[client]` hints, checked as its manifest's are (contract.js
+ * CLIENT_TYPES and CLIENT_CHOICES, written from fracas/rulesets/manifest.py): known keys
+ * only, each of its type, strings and lists bounded; a copy.
+ * @param {unknown} hints @param {string} path
+ * @returns {Record<string, any>}
+ */
+function checkClient(hints, path) {
+  if (!isObject(hints)) throw bad(path, "not an object of [client] hints");
+  /** @type {Record<string, string>} */
+  const types = CLIENT_TYPES;
+  /** @type {Record<string, string[]>} */
+  const choices = CLIENT_CHOICES;
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const [key, value] of Object.entries(hints)) {
+    const where = `${path}.${key}`;
+    const type = own(types, key) ? types[key] : undefined;
+    if (type === undefined) throw bad(where, `not a [client] key (${Object.keys(types).join(", ")})`);
+    const ok = type === "string" ? typeof value === "string" && value.length <= MAX_HINT_TEXT
+      : type === "integer" ? Number.isInteger(value) && value >= 0 && value <= 1000
+        : type === "array" ? Array.isArray(value) && value.length <= MAX_HINT_ITEMS && value.every((v) => typeof v === "string" && NAME.test(v))
+          : isObject(value) && Object.keys(value).length <= MAX_HINT_ITEMS && JSON.stringify(value).length <= 20 * MAX_HINT_TEXT;
+    if (!ok) throw bad(where, `not ${type === "array" ? "a list of field names" : type === "object" ? "an object" : `a${type === "integer" ? "n integer" : " string"}`} (${shown(value)})`);
+    if (own(choices, key) && !choices[key].includes(value)) throw bad(where, `${shown(value)} is not one of ${choices[key].join(", ")}`);
+    out[key] = structuredClone(value);
+  }
+  return out;
+}
+
+/**
  * The rulesets of a server.contract result that contract.js does not list, checked:
  * {rulesets: name → {name, title, requests}, structs, results}. Throws an InputError
  * naming the first place that is wrong; never anything else, whatever `contract` is.
@@ -137,9 +172,11 @@ export function checkContract(contract) {
   }
   if (!isObject(contract.structs)) throw bad("$.structs", "not an object");
   if (contract.results !== undefined && !isObject(contract.results)) throw bad("$.results", "not an object");
+  if (contract.client !== undefined && !isObject(contract.client)) throw bad("$.client", "not an object");
   const results = contract.results ?? {};
+  const client = contract.client ?? {};
   /** @type {Served} */
-  const out = { rulesets: {}, structs: {}, results: {} };
+  const out = { rulesets: {}, structs: {}, results: {}, client: {} };
   contract.rulesets.forEach((/** @type {unknown} */ entry, /** @type {number} */ i) => {
     const path = `$.rulesets[${i}]`;
     if (!isObject(entry)) throw bad(path, "not an object");
@@ -161,6 +198,8 @@ export function checkContract(contract) {
     out.rulesets[name] = { name, title: entry.title, requests: { ...requests } };
     out.structs[name] = contract.structs[name];
     out.results[name] = results[name];
+    // A bridge before `client` was served sends none: the plain layout card.
+    out.client[name] = own(client, name) ? checkClient(client[name], `$.client.${name}`) : {};
   });
   return out;
 }
@@ -182,6 +221,7 @@ export async function learnRuleset(conn, name) {
   Object.assign(learned.rulesets, got.rulesets);
   Object.assign(learned.structs, got.structs);
   Object.assign(learned.results, got.results);
+  Object.assign(learned.client, got.client);
   const entry = servedEntry(name);
   if (!entry) throw InputError.of("FRACAS.Error.ServedUnknown", { name: shown(name) });
   return entry;
@@ -215,6 +255,15 @@ export function servedAttackFields(name) {
   if (!a || !s || !t) return null;
   const names = (/** @type {string} */ n) => structs[n].map((/** @type {any[]} */ f) => String(f[0]));
   return { attacker: names(a), strike: names(s), target: names(t) };
+}
+
+/**
+ * Served ruleset `name`'s checked `[client]` hints ({} when the bridge sent none), or
+ * undefined for a ruleset the bridge has not served.
+ * @param {unknown} name @returns {Record<string, any>|undefined}
+ */
+export function servedClient(name) {
+  return servedEntry(name) && typeof name === "string" ? learned.client[name] ?? {} : undefined;
 }
 
 /**
@@ -261,4 +310,5 @@ export function forget() {
   learned.rulesets = {};
   learned.structs = {};
   learned.results = {};
+  learned.client = {};
 }

@@ -9,7 +9,8 @@ import { afterEach, describe, test } from "node:test";
 
 import { createActions } from "../scripts/actions.js";
 import { InputError } from "../scripts/errors.js";
-import { checkContract, forget, servedStrikeLine } from "../scripts/served.js";
+import { rulesetClient } from "../scripts/rulesets.js";
+import { checkContract, forget, servedClient, servedStrikeLine } from "../scripts/served.js";
 import { fakeActor, fakeConnection, fakeVtt, sheet, view } from "./fakes.js";
 
 // The d6 pool's entry and structs as `python -m fracas.spec` makes them (the Roll20 tests'
@@ -92,6 +93,35 @@ describe("served.js checkContract", () => {
     }
   });
 
+  test("a served ruleset's [client] hints are taken checked; a built-in's stay contract.js's; none served is {}", () => {
+    const c = contract();
+    c.rulesets.push({ name: "cartyrion", title: "Cartyrion", requests: { attack: "AttackRequest" } });
+    c.client = { "d6-pool": { split: ["wounds"], initiative: "side", initiative_die: 6 }, cartyrion: { split: ["nope"] } };
+    const got = checkContract(c);
+    assert.deepEqual(got.client, { "d6-pool": { split: ["wounds"], initiative: "side", initiative_die: 6 } });
+    assert.deepEqual(checkContract(contract()).client, { "d6-pool": {} }, "a bridge that serves no hints: none");
+    assert.deepEqual(rulesetClient("cartyrion").split, ["stamina", "injury"], "a built-in's hints are its own contract's");
+  });
+
+  test("bad [client] hints are refused naming the ruleset and key", () => {
+    const cases = [
+      [{ client: [] }, "$.client"],
+      [{ client: { "d6-pool": "split" } }, "$.client.d6-pool"],
+      [{ client: { "d6-pool": { colour: "red" } } }, "$.client.d6-pool.colour"],
+      [{ client: { "d6-pool": { split: "wounds" } } }, "$.client.d6-pool.split"],
+      [{ client: { "d6-pool": { split: ["<b>wounds</b>"] } } }, "$.client.d6-pool.split"],
+      [{ client: { "d6-pool": { strike: "d12" } } }, "$.client.d6-pool.strike"],
+      [{ client: { "d6-pool": { initiative_die: 6.5 } } }, "$.client.d6-pool.initiative_die"],
+      [{ client: { "d6-pool": { initiative_options: ["ambush"] } } }, "$.client.d6-pool.initiative_options"],
+      [{ client: { "d6-pool": { help: "x".repeat(401) } } }, "$.client.d6-pool.help"],
+    ];
+    for (const [extra, path] of cases) refused(Object.assign(contract(), extra), path);
+    // A decoded answer's "__proto__" is an own key like any other: refused, nothing polluted.
+    const polluted = JSON.parse(JSON.stringify(contract()).replace(/\}$/, ',"client":{"d6-pool":{"__proto__":{"split":["x"]}}}}'));
+    refused(polluted, "$.client.d6-pool.__proto__");
+    assert.equal(/** @type {any} */ ({}).split, undefined);
+  });
+
   test("whatever the bridge sends, the answer is the contract or an InputError, never a crash", () => {
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -105,6 +135,7 @@ describe("served.js checkContract", () => {
     };
     for (let i = 0; i < 500; i++) {
       const c = contract();
+      if (i % 2) c.client = { "d6-pool": { split: ["wounds"], initiative_options: { ambush: "none" }, help: "--dice N" } };
       walk(c, 0);
       try {
         checkContract(c);
@@ -184,6 +215,25 @@ describe("api.attack of a ruleset the module does not port", () => {
     assert.deepEqual(conn.calls.map((c) => c.method), ["server.contract", "attack.resolve"], "asked on the GM's connection");
     assert.deepEqual(conn.calls[1].params.attacker, { extra: 2 }, "the attacker's numbers from the GM's data (the actor's flags)");
     assert.equal(gob.system.health.value, 3);
+  });
+
+  test("a served ruleset's [client] split draws its card's per-target fields, as a built-in's does", async () => {
+    const hinted = () => {
+      const c = contract();
+      c.results["d6-pool"].shapes.Damage = ["damage", "wounds"];
+      c.client = { "d6-pool": { split: ["wounds"] } };
+      return c;
+    };
+    const { vtt, api } = world((method, params) => (method === "server.contract" ? hinted()
+      : { ...result(params), targets: { g1: { damage: 4, wounds: 1 } } }));
+    await api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }] });
+    assert.deepEqual(servedClient("d6-pool"), { split: ["wounds"] });
+    assert.match(vtt.messages[0].content, /wounds 1/);
+    assert.match(vtt.messages[0].content, /faces 6, 5, 1, 2 · hits 2 · hit → 4/, "no strike hint: the served layout's line");
+    forget();
+    const plain = world((method, params) => (method === "server.contract" ? contract() : { ...result(params), targets: { g1: { damage: 4, wounds: 1 } } }));
+    await plain.api.attack({ ruleset: "d6-pool", strikes: [{ dice: 4 }] });
+    assert.doesNotMatch(plain.vtt.messages[0].content, /wounds 1/, "without the hint the card shows no split");
   });
 
   test("a strike line of a ruleset that was not served is left to the built-in rulesets' code", () => {

@@ -780,5 +780,7 @@ const CLIENT = Object.freeze({
   "cartyrion": {"strike": "pool", "split": ["stamina", "injury"], "initiative": "side", "initiative_options": {"ambush": "none"}, "initiative_die": 6, "initiative_rule": "CT-1", "help": "--level --bonus --magic --awa --method melee|ranged --die d6 --dice --power --sneak passed|failed|roll --parry weapon|shield --specialized", "fight_sides": 2, "fight_rule": "CT-1", "fight_party": "party"},
   "old-school": {"strike": "d20", "against": "ac", "initiative": "side", "initiative_options": {"ties": "reroll"}, "initiative_die": 6, "initiative_rule": "OS-1", "help": "--attack-bonus --str-mod --dex-mod --method melee|missile --damage 1d8 --range short|medium|long --rear --modifier"},
 });
+const CLIENT_TYPES = Object.freeze({"strike": "string", "against": "string", "split": "array", "initiative": "string", "initiative_flags": "array", "initiative_options": "object", "initiative_die": "integer", "initiative_rule": "string", "fight_sides": "integer", "fight_rule": "string", "fight_party": "string", "help": "string", "switches": "object", "choices": "object"});
+const CLIENT_CHOICES = Object.freeze({"strike": ["d20", "pool"], "initiative": ["combatant", "side"]});
 
-module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT };
+module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS, CLIENT, CLIENT_TYPES, CLIENT_CHOICES };

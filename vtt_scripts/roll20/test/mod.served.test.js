@@ -73,6 +73,12 @@ test('a served contract that is not usable is refused, saying where; nothing is 
     [served({ rulesets: [Object.assign({}, POOL.entry, { title: 7 })] }), /\$\.rulesets\[0\]\.title: not a title/],
     [served({ structs: { 'd6-pool': { AttackRequest: [['attacker', { weird: 1 }]] } } }), /\$\.structs\.d6-pool\.AttackRequest\[0\]\[1\]: unknown type key "weird"/],
     [null, /\$: not an object/],
+    // Its [client] hints: checked as its manifest's are, naming the ruleset and key.
+    [served({ client: [] }), /\$\.client: not an object/],
+    [served({ client: { 'd6-pool': { colour: 'red' } } }), /\$\.client\.d6-pool\.colour: not a \[client\] key \(strike, against, split/],
+    [served({ client: { 'd6-pool': { split: 'wounds' } } }), /\$\.client\.d6-pool\.split: not a list of field names/],
+    [served({ client: { 'd6-pool': { strike: 'd12' } } }), /\$\.client\.d6-pool\.strike: "d12" is not one of d20, pool/],
+    [served({ client: { 'd6-pool': { fight_sides: -1 } } }), /\$\.client\.d6-pool\.fight_sides: not an integer/],
   ];
   for (const [contract, why] of broken) {
     const { emu, tokens } = shipped();
@@ -86,6 +92,21 @@ test('a served contract that is not usable is refused, saying where; nothing is 
     assert.equal(requests(later)[0].method, 'server.contract', 'asked again, not taken from a refused contract');
     assertSafe(assert, emu);
   }
+});
+
+test('a served ruleset\'s [client] split names the per-target fields its card shows beside the damage', () => {
+  const { emu, tokens } = shipped();
+  const [ask] = requests(emu.chat(emu.gm, `!fracas attack --ruleset d6-pool --target ${tokens.goblin.id} --dice 3`, { selected: [tokens.orc.id] }));
+  const layout = JSON.parse(JSON.stringify(LAYOUT));
+  layout.shapes.Damage = ['damage', 'wounds'];
+  const [sent] = requests(answer(emu, { jsonrpc: '2.0', id: ask.id,
+    result: served({ results: { 'd6-pool': layout }, client: { 'd6-pool': { split: ['wounds'] } } }) }));
+  const result = { ruleset: 'd6-pool', seed: sent.params.seed, backend: 'python', injected: false,
+    strikes: [{ target: tokens.goblin.id, faces: [5, 6, 2], hits: 2, hit: true, damage: 2 }],
+    targets: { [tokens.goblin.id]: { damage: 2, wounds: 1 } }, total_damage: 2 };
+  const fields = Emulator.fields(card(answer(emu, { jsonrpc: '2.0', id: sent.id, result })).text);
+  assert.match(plain(fields.Goblin), /^2 damage \(wounds 1\)/, plain(fields.Goblin));
+  assertSafe(assert, emu);
 });
 
 test('the bridge does not have the ruleset either: unknown, after one question', () => {

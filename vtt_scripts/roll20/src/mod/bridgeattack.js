@@ -16,6 +16,7 @@ const { applyAnswer } = require('./bulk');
 const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 const served = require('./served');
+const hints = require('./hints');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
@@ -62,6 +63,12 @@ function applyBridgeAttack(app, pending, result, id) {
     for (const tid of targets) {
       const a = shown[tid];
       let text = `${Number(result.targets[tid] && result.targets[tid].damage) || 0} damage`;
+      // The per-target fields its [client] hints split the damage into ("wounds 1").
+      const split = hints.hints(meta.ruleset).split;
+      if (Array.isArray(split) && result.targets[tid]) {
+        const parts = split.filter((f) => own(result.targets[tid], f)).map((f) => `${esc.text(f.replace(/_/g, ' '))} ${esc.text(String(result.targets[tid][f]))}`);
+        if (parts.length) text += ` (${parts.join(', ')})`;
+      }
       if (a) text += a.skipped ? ` · ${esc.text(a.skipped)}` : a.hidden ? ' · bar lowered' : ` · bar ${a.before} → ${a.after}`;
       rows.push([names[tid], text]);
     }

@@ -9,10 +9,21 @@
 const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
 
 const NONE = Object.freeze({});
+const own = (obj, key) => !!obj && Object.prototype.hasOwnProperty.call(obj, key);
 
-/** Ruleset `name`'s [client] hints ({} for one without, or one the bridge serves). */
+/** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
+let served = {};
+
+/** Keep the served rulesets' checked hints (mod/served.js, on each server.contract answer). */
+function serve(table) {
+  served = table;
+}
+
+/** Ruleset `name`'s [client] hints: contract.js's for a ruleset it lists, else the ones the
+ * bridge served for it, else {}. */
 function hints(name) {
-  return (CLIENT && Object.prototype.hasOwnProperty.call(CLIENT, name) && CLIENT[name]) || NONE;
+  if (CLIENT && own(CLIENT, name)) return CLIENT[name] || NONE;
+  return (own(served, name) && served[name]) || NONE;
 }
 
 /** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
@@ -49,4 +60,4 @@ function titles(names) {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
+module.exports = { hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };

@@ -9,6 +9,9 @@
 // and fracas_<field> sheet attributes), sent as attack.resolve, its card shows each
 // strike's values in the served result layout's order, and its damage is applied from
 // the result's per-target totals (targets.<id>.damage), as for any bridge-only ruleset.
+// Its manifest's [client] hints, when the bridge serves them (server.contract's `client`),
+// checked, count as a built-in's do (mod/hints.js): its card's per-target `split` fields, its
+// `switches` and `choices` options; a built-in ruleset's hints are always contract.js's own.
 // A contract that is not what server.contract describes is refused, saying where.
 
 const { UsageError } = require('./usage');
@@ -16,6 +19,8 @@ const cards = require('./cards');
 const esc = require('./escape');
 const relaylink = require('./relaylink');
 const registry = require('../registry');
+const hints = require('./hints');
+const { CLIENT_TYPES, CLIENT_CHOICES } = require('../contract');
 
 const own = (obj, key) => obj !== null && typeof obj === 'object' && !Array.isArray(obj) &&
   Object.prototype.hasOwnProperty.call(obj, key);
@@ -27,6 +32,8 @@ const MAX_FIELDS = 200;
 const MAX_DEPTH = 8;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 const SCALARS = ['int', 'str', 'bool', 'float', 'any'];
+const MAX_HINT_TEXT = 400;
+const MAX_HINT_ITEMS = 50;
 
 /** The rulesets learned from the bridge: {rulesets: name → entry, structs, results} (null: none asked yet). */
 let current = null;
@@ -92,6 +99,32 @@ function checkResults(results, path) {
 }
 
 /**
+ * A served ruleset's [client] hints, checked as its manifest's are (contract.js CLIENT_TYPES
+ * and CLIENT_CHOICES, from fracas/rulesets/manifest.py): known keys only, each of its type,
+ * strings and lists bounded; a copy.
+ */
+function checkClient(table, path) {
+  if (!isObject(table)) throw bad(path, 'not an object of [client] hints');
+  const out = {};
+  for (const key of Object.keys(table)) {
+    const value = table[key];
+    const where = `${path}.${key}`;
+    const type = own(CLIENT_TYPES, key) ? CLIENT_TYPES[key] : undefined;
+    if (type === undefined) throw bad(where, `not a [client] key (${Object.keys(CLIENT_TYPES).join(', ')})`);
+    const ok = type === 'string' ? typeof value === 'string' && value.length <= MAX_HINT_TEXT
+      : type === 'integer' ? Number.isInteger(value) && value >= 0 && value <= 1000
+        : type === 'array' ? Array.isArray(value) && value.length <= MAX_HINT_ITEMS && value.every((v) => typeof v === 'string' && NAME.test(v))
+          : isObject(value) && Object.keys(value).length <= MAX_HINT_ITEMS && JSON.stringify(value).length <= 20 * MAX_HINT_TEXT;
+    if (!ok) throw bad(where, `not ${type === 'array' ? 'a list of field names' : type === 'object' ? 'an object' : type === 'integer' ? 'an integer' : 'a string'} (${JSON.stringify(value).slice(0, 40)})`);
+    if (own(CLIENT_CHOICES, key) && !CLIENT_CHOICES[key].includes(value)) {
+      throw bad(where, `${JSON.stringify(value).slice(0, 40)} is not one of ${CLIENT_CHOICES[key].join(', ')}`);
+    }
+    out[key] = JSON.parse(JSON.stringify(value));
+  }
+  return out;
+}
+
+/**
  * The rulesets of a server.contract result that contract.js does not list, checked:
  * {rulesets: name → {name, title, requests, roll20: false}, structs, results}. Throws a
  * UsageError naming the first place that is wrong.
@@ -103,7 +136,9 @@ function check(contract) {
   }
   if (!isObject(contract.structs)) throw bad('$.structs', 'not an object');
   const results = isObject(contract.results) ? contract.results : {};
-  const out = { rulesets: {}, structs: {}, results: {} };
+  if (contract.client !== undefined && !isObject(contract.client)) throw bad('$.client', 'not an object');
+  const client = contract.client || {};
+  const out = { rulesets: {}, structs: {}, results: {}, client: {} };
   contract.rulesets.forEach((entry, i) => {
     const path = `$.rulesets[${i}]`;
     if (!isObject(entry) || typeof entry.name !== 'string' || !NAME.test(entry.name)) throw bad(`${path}.name`, 'not a ruleset name');
@@ -121,6 +156,8 @@ function check(contract) {
     }
     out.rulesets[name] = { name, title: entry.title, requests: Object.assign({}, entry.requests), roll20: false };
     out.structs[name] = contract.structs[name];
+    // A bridge before `client` was served sends none: the plain layout card.
+    out.client[name] = own(client, name) ? checkClient(client[name], `$.client.${name}`) : {};
   });
   return out;
 }
@@ -176,12 +213,14 @@ function useContract(app, pending, result) {
   // Added to those learned before (each ask names one ruleset); the latest answer wins.
   const learned = check(result);
   const kept = current && Object.keys(current.rulesets).length < MAX_RULESETS ? current : null;
-  const before = kept || { rulesets: {}, structs: {}, results: {} };
+  const before = kept || { rulesets: {}, structs: {}, results: {}, client: {} };
   current = {
     rulesets: Object.assign({}, before.rulesets, learned.rulesets),
     structs: Object.assign({}, before.structs, learned.structs),
     results: Object.assign({}, before.results, learned.results),
+    client: Object.assign({}, before.client, learned.client),
   };
+  hints.serve(current.client);
   const again = pending.meta && pending.meta.msg;
   if (!again || typeof again.content !== 'string') return;
   again.fracasServedAsked = true; // asked once: a ruleset still unknown is an error now
@@ -215,6 +254,7 @@ function strikeDetail(ruleset, strike) {
 /** Forget the served rulesets (tests). */
 function reset() {
   current = null;
+  hints.serve({});
 }
 
 module.exports = { check, entry, structs, results, names, askIfUnknown, useContract, strikeDetail, reset };

@@ -103,10 +103,12 @@ def test_every_message_template_is_used_by_python_and_javascript(key, template):
                    if p.name not in ("facts.js", "contract.js"))
     if key not in SAID_BY_MSGSPEC | JAVASCRIPT_ONLY:
         assert f'"{key}"' in python or f"'{key}'" in python, f"{key} is not used in Python"
+    # The hand-written resolver quotes keys 'so'; strikes.js, translated from the Python, "so".
+    said_in_js = f"'{key}'" in js or f'"{key}"' in js
     if key in PYTHON_ONLY:
-        assert f"'{key}'" not in js, f"{key} is said by the JavaScript resolver: take it out of PYTHON_ONLY"
+        assert not said_in_js, f"{key} is said by the JavaScript resolver: take it out of PYTHON_ONLY"
         return
-    assert f"'{key}'" in js, f"{key} is not used by the JavaScript resolver"
+    assert said_in_js, f"{key} is not used by the JavaScript resolver"
 
 
 def test_python_says_every_template_through_say():

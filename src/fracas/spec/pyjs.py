@@ -21,6 +21,7 @@ import ast
 import inspect
 import json
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 #: Python helper → JS function name (a call maps argument for argument; keyword arguments
@@ -272,8 +273,10 @@ def translate(module: Any, functions: tuple[Callable[..., Any], ...]) -> tuple[l
     (constant lines, function lines)."""
     source_file = inspect.getsourcefile(module) or "?"
     tree = ast.parse(inspect.getsource(module), filename=source_file)
-    where = source_file.replace("\\", "/")
-    where = where[where.find("src/fracas/"):] if "src/fracas/" in where else where
+    # Named as in a checkout (src/fracas/...) wherever fracas is installed, so the generated
+    # file is the same from a wheel, an sdist or the tree.
+    package = Path(source_file).name == "__init__.py"
+    where = "src/" + module.__name__.replace(".", "/") + ("/__init__.py" if package else ".py")
     marked = {f.__name__ for f in functions}
     defs = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     used: set[str] = set()

@@ -1942,9 +1942,15 @@ function targetBody(entry, applied) {
       }
     }
   }
-  if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-  else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
-  return line;
+  return line + appliedLine(applied, entry.damage);
+}
+
+/** What applyDamage did to a target's bar, as a card line: the Body before and after (or only
+ * that it was applied, on a card that may not show Body), or why not when there was damage. */
+function appliedLine(applied, damage) {
+  if (applied && applied.after !== undefined) return applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
+  if (applied && applied.skipped && damage) return `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+  return '';
 }
 
 /** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
@@ -2016,9 +2022,7 @@ function mobCard(result, ctx) {
     if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
-    const applied = ctx.applied && ctx.applied[tid];
-    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-    else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+    line += appliedLine(ctx.applied && ctx.applied[tid], t.damage);
     rows.push([ctx.names[tid] || tid, line]);
   }
   rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
@@ -2090,9 +2094,7 @@ function competeCard(result, ctx) {
       const r = inc.release;
       line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
     }
-    const applied = ctx.applied;
-    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-    else if (applied && applied.skipped) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+    line += appliedLine(ctx.applied, inc.damage);
     rows.push(['savage form', line]);
   }
   rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
@@ -10950,6 +10952,21 @@ function savageStrike(text) {
 }
 
 /**
+ * `damage` off one token's bar (applyDamage), one undo entry named `label` when it changed
+ * something: {applied, seenApplied (what the players' card may say of it), undo (its id)}.
+ */
+function applyWithUndo(app, msg, whisper, token, damage, label) {
+  const applied = applyDamage(app.edge, app.s().config, token, damage);
+  let undo = null;
+  if (applied.change) {
+    undo = app.newId('m');
+    store.pushUndo(app.s(), { id: undo, label, time: app.edge.now(), changes: [applied.change] });
+  }
+  const seenApplied = permissions.hideBody(app, whisper, { [token.id]: token }, { [token.id]: applied }, msg)[token.id];
+  return { applied, seenApplied, undo };
+}
+
+/**
  * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
  * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
  */
@@ -11021,18 +11038,9 @@ function competeCommand(app, msg, cmd) {
   // The grappler's incidental point lands on its Body as an attack's damage does (--no-apply
   // leaves it), with undo.
   const inc = result.incidental;
-  let applied = null;
-  let seenApplied = null;
-  let undo = null;
-  if (options.apply && inc && inc.damage > 0) {
-    const grappler = tokens[inc.to];
-    applied = applyDamage(app.edge, app.s().config, grappler, inc.damage);
-    if (applied.change) {
-      undo = app.newId('m');
-      store.pushUndo(app.s(), { id: undo, label: `${names[inc.to]}'s incidental damage`, time: app.edge.now(), changes: [applied.change] });
-    }
-    seenApplied = permissions.hideBody(app, options.whisper, { [inc.to]: grappler }, { [inc.to]: applied }, msg)[inc.to];
-  }
+  const { applied, seenApplied, undo } = options.apply && inc && inc.damage > 0
+    ? applyWithUndo(app, msg, options.whisper, tokens[inc.to], inc.damage, `${names[inc.to]}'s incidental damage`)
+    : { applied: null, seenApplied: null, undo: null };
   const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
@@ -11087,18 +11095,9 @@ function impaleCommand(app, msg, cmd) {
   };
   if (options.rolls) request.rolls = options.rolls;
   const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
-  const s = app.s();
-  let applied = null;
-  let seenApplied = null;
-  let undo = null;
-  if (options.apply && result.charger.damage > 0) {
-    applied = applyDamage(edge, config, chargerToken, result.charger.damage);
-    if (applied.change) {
-      undo = app.newId('m');
-      store.pushUndo(s, { id: undo, label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
-    }
-    seenApplied = permissions.hideBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg)[chargerToken.id];
-  }
+  const { applied, seenApplied, undo } = options.apply && result.charger.damage > 0
+    ? applyWithUndo(app, msg, options.whisper, chargerToken, result.charger.damage, `${pikeman.name}'s impalement`)
+    : { applied: null, seenApplied: null, undo: null };
   const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
   const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name, edge);
   app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id], applied: seenApplied }), options.whisper,

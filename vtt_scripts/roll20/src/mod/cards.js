@@ -124,9 +124,15 @@ function targetBody(entry, applied) {
       }
     }
   }
-  if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-  else if (applied && applied.skipped && entry.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
-  return line;
+  return line + appliedLine(applied, entry.damage);
+}
+
+/** What applyDamage did to a target's bar, as a card line: the Body before and after (or only
+ * that it was applied, on a card that may not show Body), or why not when there was damage. */
+function appliedLine(applied, damage) {
+  if (applied && applied.after !== undefined) return applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
+  if (applied && applied.skipped && damage) return `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+  return '';
 }
 
 /** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
@@ -198,9 +204,7 @@ function mobCard(result, ctx) {
     if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
     if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
     if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
-    const applied = ctx.applied && ctx.applied[tid];
-    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-    else if (applied && applied.skipped && t.damage) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+    line += appliedLine(ctx.applied && ctx.applied[tid], t.damage);
     rows.push([ctx.names[tid] || tid, line]);
   }
   rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
@@ -272,9 +276,7 @@ function competeCard(result, ctx) {
       const r = inc.release;
       line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
     }
-    const applied = ctx.applied;
-    if (applied && applied.after !== undefined) line += applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-    else if (applied && applied.skipped) line += `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+    line += appliedLine(ctx.applied, inc.damage);
     rows.push(['savage form', line]);
   }
   rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);

@@ -64,6 +64,21 @@ function savageStrike(text) {
 }
 
 /**
+ * `damage` off one token's bar (applyDamage), one undo entry named `label` when it changed
+ * something: {applied, seenApplied (what the players' card may say of it), undo (its id)}.
+ */
+function applyWithUndo(app, msg, whisper, token, damage, label) {
+  const applied = applyDamage(app.edge, app.s().config, token, damage);
+  let undo = null;
+  if (applied.change) {
+    undo = app.newId('m');
+    store.pushUndo(app.s(), { id: undo, label, time: app.edge.now(), changes: [applied.change] });
+  }
+  const seenApplied = permissions.hideBody(app, whisper, { [token.id]: token }, { [token.id]: applied }, msg)[token.id];
+  return { applied, seenApplied, undo };
+}
+
+/**
  * `!fracas compete --contest grapple --defender @{target|token_id}`: the selected token
  * (or --challenger ID) against the defender, d12 + modifier each, ties rolled again.
  */
@@ -135,18 +150,9 @@ function competeCommand(app, msg, cmd) {
   // The grappler's incidental point lands on its Body as an attack's damage does (--no-apply
   // leaves it), with undo.
   const inc = result.incidental;
-  let applied = null;
-  let seenApplied = null;
-  let undo = null;
-  if (options.apply && inc && inc.damage > 0) {
-    const grappler = tokens[inc.to];
-    applied = applyDamage(app.edge, app.s().config, grappler, inc.damage);
-    if (applied.change) {
-      undo = app.newId('m');
-      store.pushUndo(app.s(), { id: undo, label: `${names[inc.to]}'s incidental damage`, time: app.edge.now(), changes: [applied.change] });
-    }
-    seenApplied = permissions.hideBody(app, options.whisper, { [inc.to]: grappler }, { [inc.to]: applied }, msg)[inc.to];
-  }
+  const { applied, seenApplied, undo } = options.apply && inc && inc.damage > 0
+    ? applyWithUndo(app, msg, options.whisper, tokens[inc.to], inc.damage, `${names[inc.to]}'s incidental damage`)
+    : { applied: null, seenApplied: null, undo: null };
   const seen = permissions.playerNames(names, tokens, null, '', app.edge).names;
   seen.challenger = seen[challengerToken.id];
   seen.defender = seen[defenderToken.id];
@@ -201,18 +207,9 @@ function impaleCommand(app, msg, cmd) {
   };
   if (options.rolls) request.rolls = options.rolls;
   const result = impale(request, { seed: options.seed !== undefined ? options.seed : app.newSeed() });
-  const s = app.s();
-  let applied = null;
-  let seenApplied = null;
-  let undo = null;
-  if (options.apply && result.charger.damage > 0) {
-    applied = applyDamage(edge, config, chargerToken, result.charger.damage);
-    if (applied.change) {
-      undo = app.newId('m');
-      store.pushUndo(s, { id: undo, label: `${pikeman.name}'s impalement`, time: edge.now(), changes: [applied.change] });
-    }
-    seenApplied = permissions.hideBody(app, options.whisper, { [chargerToken.id]: chargerToken }, { [chargerToken.id]: applied }, msg)[chargerToken.id];
-  }
+  const { applied, seenApplied, undo } = options.apply && result.charger.damage > 0
+    ? applyWithUndo(app, msg, options.whisper, chargerToken, result.charger.damage, `${pikeman.name}'s impalement`)
+    : { applied: null, seenApplied: null, undo: null };
   const card = (ctx) => cards.impaleCard(result, Object.assign({ applied, undo }, ctx));
   const seen = permissions.playerNames({ [chargerToken.id]: charger.name }, { [chargerToken.id]: chargerToken }, pikemanToken, pikeman.name, edge);
   app.postCard(msg, card({ pikeman: seen.attacker, charger: seen.names[chargerToken.id], applied: seenApplied }), options.whisper,

@@ -27,12 +27,28 @@ def test_no_generated_file_is_stale():
 
 def test_the_check_command_fails_on_a_stale_file(tmp_path):
     """The check can fail: a copy of the tree with one generated file edited is caught."""
-    for path in [*generate.OUTPUTS, generate.BIGJSON_SOURCE]:
+    ports = [str(p.relative_to(REPO)) for p in (REPO / generate.PORTS_DIR).glob("*.js")]
+    for path in [*generate.OUTPUTS, generate.BIGJSON_SOURCE, *ports]:
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text((REPO / path).read_text())
     (tmp_path / "cython_core" / "_layout.pxi").write_text("# edited by hand\n")
     assert generate.stale(tmp_path) == ["cython_core/_layout.pxi"]
+
+
+def test_a_roll20_port_the_manifest_declares_must_exist(tmp_path):
+    """The Roll20 resolver's ports/index.js lists one file a ruleset whose manifest's
+    `clients` has roll20; a declared port without its file stops the generation, naming it."""
+    (tmp_path / generate.PORTS_DIR).mkdir(parents=True)
+    for port in (REPO / generate.PORTS_DIR).glob("*.js"):
+        if port.name != "cartyrion.js":
+            (tmp_path / generate.PORTS_DIR / port.name).write_text(port.read_text())
+    with pytest.raises(ValueError, match=r"no port for cartyrion, which the manifest says"):
+        generate.roll20_ports({}, tmp_path)
+    (tmp_path / generate.PORTS_DIR / "cartyrion.js").write_text("")
+    listed = generate.roll20_ports({}, tmp_path)
+    assert [line.strip() for line in listed.splitlines() if "require(" in line] == [
+        "require('./worldwalker'),", "require('./cartyrion'),", "require('./old-school'),"]
 
 
 def test_the_check_command_runs_from_a_checkout():

@@ -10,8 +10,9 @@ const { checkRuleset } = require('./plan');
 const { say } = require('./facts');
 const { RULESETS, DEFAULT_RULESET: DEFAULT } = require('./contract');
 
-// The JavaScript ports beside Enchanted Realms (engine.js), by the ruleset they implement.
-const PORTS = [require('./ww'), require('./ct'), require('./oldschool')];
+// The JavaScript ports beside the default ruleset's (engine.js): one file a ruleset in
+// ports/, listed by the generated ports/index.js from the manifests.
+const PORTS = require('./ports/index');
 const OTHERS = Object.fromEntries(PORTS.map((rules) => [rules.name, rules]));
 
 /** The contract's entry of ruleset `name` (name, title, requests, roll20), or undefined. */

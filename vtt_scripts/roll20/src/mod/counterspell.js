@@ -1,6 +1,6 @@
 'use strict';
 // `!fracas counterspell` (Worldwalker WW-8): the selected token counters the caster's spell,
-// resolved offline by the JavaScript twin of the Python resolver (src/ww.js `counterspell`),
+// resolved offline by the JavaScript twin of the Python resolver (src/ports/worldwalker.js `counterspell`),
 // as `!fracas compete` resolves ER-19 (specials.js).
 
 const { UsageError, integer } = require('./usage');

@@ -1,18 +1,18 @@
 'use strict';
-// Old-school sides (OS-1 … OS-6): the twin of src/fracas/rulesets/oldschool/.
+// Old-school sides (OS-1 … OS-6): the twin of the Python package src/fracas/rulesets/oldschool/.
 
-const { LimitError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const { STANDARD_DICE, say } = require('./facts');
-const rows = require('./rows');
-const { LIMITS } = require('./contract');
+const { LimitError, SchemaError } = require('../errors');
+const { structsOf, rulesetInfo, pyRepr } = require('../schema');
+const { checkRange } = require('../plan');
+const { STANDARD_DICE, say } = require('../facts');
+const rows = require('../rows');
+const { LIMITS } = require('../contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('old-school');
 const { AttackRequest, Target, InitiativeRequest, MoraleRequest } = structsOf(NAME);
 
 // The strike compiler is translated from the Python's CLIENT_STRIKE functions.
-const { checkAttacker, checkTarget, compileStrike } = require('./strikes')[NAME];
+const { checkAttacker, checkTarget, compileStrike } = require('../strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;

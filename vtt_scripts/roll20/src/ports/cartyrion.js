@@ -1,18 +1,18 @@
 'use strict';
-// Cartyrion (CT-1 … CT-7): the twin of src/fracas/rulesets/ct/. Explosions stop at
+// Cartyrion (CT-1 … CT-7): the twin of the Python package src/fracas/rulesets/ct/. Explosions stop at
 // CT_EXPLODE_LIMIT per strike (rows.js), and the strike result says explosions_cut.
 
-const { RulesError } = require('./errors');
-const { structsOf, rulesetInfo } = require('./schema');
-const { checkRange } = require('./plan');
-const { CT_EXPLODE_LIMIT, say } = require('./facts');
-const rows = require('./rows');
+const { RulesError } = require('../errors');
+const { structsOf, rulesetInfo } = require('../schema');
+const { checkRange } = require('../plan');
+const { CT_EXPLODE_LIMIT, say } = require('../facts');
+const rows = require('../rows');
 
 const { name: NAME, title: TITLE } = rulesetInfo('cartyrion');
 const { AttackRequest, Target, InitiativeRequest } = structsOf(NAME);
 
 // The strike compiler is translated from the Python's CLIENT_STRIKE functions.
-const { checkAttacker, checkTarget, compileStrike, diceForLevel, damageBonus } = require('./strikes')[NAME];
+const { checkAttacker, checkTarget, compileStrike, diceForLevel, damageBonus } = require('../strikes')[NAME];
 
 /** Whether a maximum face added no die because the strike had exploded CT_EXPLODE_LIMIT
  * times (every other maximum face explodes: CT-3); explosionsCut in rulesets/ct. */

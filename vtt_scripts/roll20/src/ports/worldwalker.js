@@ -1,19 +1,19 @@
 'use strict';
-// Worldwalker d20 (WW-1 … WW-7): the twin of src/fracas/rulesets/ww/.
+// Worldwalker d20 (WW-1 … WW-7): the twin of the Python package src/fracas/rulesets/ww/.
 
-const { LimitError, RulesError, SchemaError } = require('./errors');
-const { structsOf, rulesetInfo, pyRepr } = require('./schema');
-const { checkRange } = require('./plan');
-const { STANDARD_DICE, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, BONUS_RANGE, say } = require('./facts');
-const rows = require('./rows');
-const { LIMITS } = require('./contract');
+const { LimitError, RulesError, SchemaError } = require('../errors');
+const { structsOf, rulesetInfo, pyRepr } = require('../schema');
+const { checkRange } = require('../plan');
+const { STANDARD_DICE, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, BONUS_RANGE, say } = require('../facts');
+const rows = require('../rows');
+const { LIMITS } = require('../contract');
 
 const { name: NAME, title: TITLE } = rulesetInfo('worldwalker');
 const B = BONUS_RANGE;
 const { AttackRequest, Target, InitiativeRequest, CounterspellRequest } = structsOf(NAME);
 
 // The strike compiler (WW-2 … WW-7) is translated from the Python's CLIENT_STRIKE functions.
-const { checkAttacker, checkTarget, compileStrike, tn } = require('./strikes')[NAME];
+const { checkAttacker, checkTarget, compileStrike, tn } = require('../strikes')[NAME];
 
 function strikeResult(meta, out, faces) {
   const f = meta.facts;
@@ -69,7 +69,7 @@ const initiative = {
   },
 };
 
-// WW-8 counterspells: the twin of src/fracas/rulesets/ww/counterspell.py.
+// WW-8 counterspells: the twin of the Python package src/fracas/rulesets/ww/counterspell.py.
 const MAX_DISTANCE = 1000000;
 const MAX_SCHOOL_NAME = 40;
 /** Characters as Python counts them (code points), not UTF-16 units. */

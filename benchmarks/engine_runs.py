@@ -93,14 +93,37 @@ def generator_lanes(words_per_attack: float) -> Callable[[int, int], int]:
     return run
 
 
+def draws_lanes(scenario: Scenario) -> Callable[[int, int], int]:
+    """`n` attacks as the lane kernel's draws alone (`lanes_draws`): the strike's d20s, then
+    the crit chain's dice masked to the lanes that crit, exactly the words the kernel takes
+    (a test checks each lane ends where the kernel leaves it), and nothing computed from
+    them: the floor of any kernel that keeps fracas's draw order."""
+    lanes = _kernels.compiled.LANES
+    plan = scenario.plan()
+    pool = plan[L.P_SKILL] + plan[L.P_ADV] + plan[L.P_SNEAK]
+    hmask = _hit_mask(plan)
+    # ER-8, as the kernel's crit table (_er.pxd crit_mask): the crit faces that hit.
+    cmask = 0 if plan[L.P_CRIT] == 0 or plan[L.P_DISADV] else \
+        sum(1 << face for face in range(plan[L.P_CRIT], 21)) & hmask
+
+    def run(n: int, seed: int) -> int:
+        return _kernels.compiled.lanes_draws(_lane_states(seed), max(1, -(-n // lanes)), pool, hmask, cmask)
+
+    return run
+
+
+def _hit_mask(plan) -> int:
+    """ER-6, as the kernel's hit table (_er.pxd hit_mask): a natural 20 always, 1 never."""
+    return (1 << 20) | sum(1 << face for face in range(2, 20) if face + plan[L.P_TO_HIT] >= plan[L.P_AC])
+
+
 def dice_lanes(scenario: Scenario) -> Callable[[int, int], int]:
     """`n` attacks as the bare eight-lane loop the kernel starts with: the strike's pool of d20s
     (drawn as the kernel draws them) and a count of the dice that hit; no crit chain, no damage."""
     lanes = _kernels.compiled.LANES
     plan = scenario.plan()
     pool = plan[L.P_SKILL] + plan[L.P_ADV] + plan[L.P_SNEAK]
-    # ER-6, as the kernel's hit table (_er.pxd hit_mask): a natural 20 always, 1 never.
-    hmask = (1 << 20) | sum(1 << face for face in range(2, 20) if face + plan[L.P_TO_HIT] >= plan[L.P_AC])
+    hmask = _hit_mask(plan)
 
     def run(n: int, seed: int) -> int:
         return _kernels.compiled.lanes_dice(_lane_states(seed), max(1, -(-n // lanes)), pool, hmask)

@@ -42,10 +42,11 @@ def _typical(result: dict) -> list[str]:
     gen = result["generator"]
     rows = []
     for key in ("compiled", "kernel", "python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator",
-                "generator_lanes", "dice_lanes"):
+                "generator_lanes", "dice_lanes", "draws_lanes"):
         value = {"generator": gen["attacks_per_s_limit"], "generator_lanes": gen.get("lanes_attacks_per_s_limit"),
-                 "dice_lanes": gen.get("lanes_dice_attacks_per_s")}.get(key, rates.get(key))
-        if key in ("generator_lanes", "dice_lanes") and key not in labels:
+                 "dice_lanes": gen.get("lanes_dice_attacks_per_s"),
+                 "draws_lanes": gen.get("lanes_draws_attacks_per_s")}.get(key, rates.get(key))
+        if key in ("generator_lanes", "dice_lanes", "draws_lanes") and key not in labels:
             continue  # the pure-Python core has no lanes
         if key not in labels:
             rows.append([f"{key} (not installed)", "—", "—", "—"])
@@ -71,6 +72,13 @@ def _typical(result: dict) -> list[str]:
                      f" {_pct(gen['kernel_fraction_of_lanes_limit'])}; the bare eight-lane loop of the strike's"
                      f" d20s and a hit count (no crit chain, no damage) runs"
                      f" {rate(gen['lanes_dice_attacks_per_s'])} attacks/s")
+    if gen.get("lanes_draws_attacks_per_s"):
+        lines.append(f"  the kernel's draws alone (its d20s and crit chains in fracas's draw order, nothing"
+                     f" computed from them) run {rate(gen['lanes_draws_attacks_per_s'])} attacks/s:"
+                     f" {_pct(gen['draws_fraction_of_lanes_limit'])} of the generator limit, the ceiling of a"
+                     f" lockstep kernel with the same dice (a lane that does not crit still steps through the"
+                     f" masked crit draws); the public API reaches"
+                     f" {_pct(gen['compiled_fraction_of_lanes_draws'])} of it")
     return lines
 
 

@@ -308,6 +308,9 @@ class Suite:
                                           engine_runs.generator_lanes(float(WORDS_PER_ATTACK))))
             contestants.append(Contestant("dice_lanes", f"{_kernels.compiled.LANES}-lane d20 pool and hit count, {isa}"
                                           " (no crits, no damage)", engine_runs.dice_lanes(TYPICAL)))
+            contestants.append(Contestant("draws_lanes", f"{_kernels.compiled.LANES}-lane kernel's draws alone, {isa}"
+                                          " (its d20s and crit chains, nothing computed)",
+                                          engine_runs.draws_lanes(TYPICAL)))
         if self.has_numpy:
             contestants.append(Contestant("numpy", numpy_batch.LABEL, numpy_batch.run))
             contestants.append(Contestant("numpy_simple", numpy_batch.LABEL_SIMPLE, numpy_batch.run_simple))
@@ -321,7 +324,7 @@ class Suite:
         ratios = {"compiled_vs_kernel": paired_ratio(by_key["compiled"], by_key["kernel"])}
         for head in ("compiled", "kernel"):
             for other in ("python", "randint", "numpy", "numpy_simple", "numpy_table", "d20", "generator",
-                          "generator_lanes", "dice_lanes"):
+                          "generator_lanes", "dice_lanes", "draws_lanes"):
                 if other in by_key:
                     ratios[f"{head}_vs_{other}"] = paired_ratio(by_key[head], by_key[other])
         typical = {
@@ -341,7 +344,11 @@ class Suite:
                              lanes_dice_attacks_per_s=by_key["dice_lanes"].median,
                              compiled_fraction_of_lanes_limit=ratios["compiled_vs_generator_lanes"],
                              kernel_fraction_of_lanes_limit=ratios["kernel_vs_generator_lanes"],
-                             compiled_fraction_of_lanes_dice=ratios["compiled_vs_dice_lanes"])
+                             compiled_fraction_of_lanes_dice=ratios["compiled_vs_dice_lanes"],
+                             lanes_draws_attacks_per_s=by_key["draws_lanes"].median,
+                             compiled_fraction_of_lanes_draws=ratios["compiled_vs_draws_lanes"],
+                             draws_fraction_of_lanes_limit=paired_ratio(by_key["draws_lanes"],
+                                                                        by_key["generator_lanes"]))
         return typical, generator
 
     def _engine_only(self, scenario, tick) -> dict:

@@ -209,6 +209,43 @@ static int64_t fracas_lanes_dice(uint32_t* states, int64_t count, int32_t pool, 
 #endif
 }
 
+/* The kernel's draws alone (fl_draws): its dice and crit chains, nothing computed from them.
+ * Scalar builds draw lane by lane as fracas_summary_lanes's scalar path does. */
+static int64_t fracas_lanes_draws(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask, uint32_t cmask,
+                                  int32_t chain_limit) {
+#ifdef FL_VECTORS
+#ifdef FL_DISPATCH
+    if (__builtin_cpu_supports("avx2")) return fl_draws_avx2(states, count, pool, hmask, cmask, chain_limit);
+#endif
+    return fl_draws_base(states, count, pool, hmask, cmask, chain_limit);
+#else
+    int64_t total = 0;
+    for (int k = 0; k < FL_LANES; k++) {
+        uint32_t* st = states + 4 * k;
+        for (int64_t a = 0; a < count; a++) {
+            int32_t hits = 0, crit = 0;
+            for (int32_t p = 0; p < pool; p++) {
+                uint32_t face = fl_draw(st, 20);
+                hits += (hmask >> face) & 1u;
+                crit |= (cmask >> face) & 1u;
+            }
+            int32_t len = 0;
+            if (hits && crit) {
+                for (;;) {
+                    if (len >= chain_limit) break;
+                    uint32_t face = fl_draw(st, 20);
+                    len++;
+                    if ((hmask >> face) & 1u) hits += fl_draw(st, 3);
+                    if (face != 20) break;
+                }
+            }
+            total += hits;
+        }
+    }
+    return total;
+#endif
+}
+
 /* Which code runs: "avx2", "vector" (the baseline vector build) or "scalar". */
 static const char* fracas_lanes_isa(void) {
 #ifdef FL_VECTORS

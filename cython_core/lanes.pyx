@@ -41,6 +41,8 @@ cdef extern from "lanes.h" nogil:
     const char* fracas_lanes_isa()
     uint32_t fracas_lanes_words(uint32_t* states, int64_t count)
     int64_t fracas_lanes_dice(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask)
+    int64_t fracas_lanes_draws(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask, uint32_t cmask,
+                               int32_t chain_limit)
 
 #: Chunk streams the lane kernel rolls side by side (roll_summary_lanes).
 LANES = FL_LANES
@@ -165,3 +167,17 @@ def lanes_dice(uint32_t[::1] states, int64_t count, int32_t pool, uint32_t hmask
     with nogil:
         hits = fracas_lanes_dice(&states[0], count, pool, hmask)
     return hits
+
+
+def lanes_draws(uint32_t[::1] states, int64_t count, int32_t pool, uint32_t hmask, uint32_t cmask):
+    """The lane kernel's draws alone (benchmarks: its floor under the fixed draw order):
+    `count` attacks in each of LANES streams, `pool` d20s each, then the crit chain's dice
+    where a die that hit fell on a face of `cmask`, exactly as the kernel draws them (the
+    first crit die and its d3 masked to the lanes that crit), and nothing computed from them;
+    each lane's state ends where the kernel leaves it. Returns the hits and chain d3s summed."""
+    if states.shape[0] != 4 * FL_LANES or count < 0 or pool < 0 or pool > 64:
+        raise ValueError(f"lanes_draws takes {4 * FL_LANES} state words, a count >= 0 and a pool of 0..64")
+    cdef int64_t total
+    with nogil:
+        total = fracas_lanes_draws(&states[0], count, pool, hmask, cmask, CHAIN_LIMIT)
+    return total

@@ -252,3 +252,54 @@ static FL_TARGET int64_t FL_NAME(fl_dice)(uint32_t* states, int64_t count, int32
         for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
     return total;
 }
+
+/* The kernel's draws alone (the bench's floor for it under a fixed draw order, issue 44):
+ * `count` attacks in every lane of `pool` d20s, then, as fl_lanes draws them, the first crit
+ * die and its d3 masked to the lanes that crit (a die on a face of `cmask` among hits) and the
+ * chain's later dice while a crit die shows a 20 (at most `chain_limit` of them). No damage,
+ * resistance, sums or histogram: each lane ends where the kernel leaves it for such a row. */
+static FL_TARGET int64_t FL_NAME(fl_draws)(uint32_t* states, int64_t count, int32_t pool, uint32_t hmask,
+                                           uint32_t cmask, int32_t chain_limit) {
+    fl_u32 s[4];
+    const fl_u32 zero = {0}, one = zero + 1u, hm = zero + hmask, cm = zero + cmask, twenty = zero + 20u,
+                 all = ~zero, limit = zero + (uint32_t)chain_limit;
+    const int first_die = cmask != 0 && chain_limit > 0;
+    fl_u32 acc = zero;
+    int64_t total = 0;
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    for (int64_t a = 0; a < count; a++) {
+        fl_u32 hits = zero, cf = zero;
+        for (int32_t p = 0; p < pool; p++) {
+            fl_u32 face = FL_NAME(fl_vdraw)(s, 20, all);
+            hits += (hm >> face) & one;
+            cf |= (cm >> face) & one;
+        }
+        fl_u32 active = (fl_u32)(hits != zero) & (fl_u32)(cf != zero);
+        fl_u32 chain_len = zero;
+        if (first_die) {
+            fl_u32 face = FL_NAME(fl_vdraw_masked)(s, 20, active);
+            chain_len += active & one;
+            fl_u32 hit = active & (fl_u32)(((hm >> face) & one) != zero);
+            hits += FL_NAME(fl_vdraw_masked)(s, 3, hit) & hit;
+            active &= (fl_u32)(face == twenty);
+            while (FL_NAME(fl_any)(active)) {
+                if (FL_NAME(fl_any)(active & (fl_u32)(chain_len >= limit))) break;
+                face = FL_NAME(fl_vdraw_masked)(s, 20, active);
+                chain_len += active & one;
+                hit = active & (fl_u32)(((hm >> face) & one) != zero);
+                if (FL_NAME(fl_any)(hit)) hits += FL_NAME(fl_vdraw_masked)(s, 3, hit) & hit;
+                active &= (fl_u32)(face == twenty);
+            }
+        }
+        acc += hits;
+        if ((a & 0xFFFFF) == 0xFFFFF) {   /* before the 32-bit sums could overflow */
+            for (int i = 0; i < FL_LANES; i++) total += acc[i];
+            acc = zero;
+        }
+    }
+    for (int i = 0; i < FL_LANES; i++) total += acc[i];
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    return total;
+}

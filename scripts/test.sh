@@ -8,8 +8,9 @@
 #   3. runs the suite once more on the pure-Python kernels (FRACAS_PUREPYTHON=1), less the
 #      tests of what the kernels do not decide (PURE_LEAVES_OUT below);
 #   4. runs the JavaScript tests (node --test, headless Chromium) and the quick benchmark;
-#   once the wheel is installed, the work goes in two lanes (the sdist's install, its run,
-#   then node | pure Python, then the wheel's compiled run).
+#   the sdist installs (compiling its core) while the wheel builds, and once the wheel is
+#   installed the work goes in two lanes (the sdist's run, then node | pure Python, then the
+#   wheel's compiled run).
 # Supported Pythons are the classifiers in pyproject.toml; an interpreter is looked for in
 # pyenv's versions folder and on PATH (python3.X), never downloaded. The run fails only
 # when a present interpreter's run fails, and closes with `fracas: N passed, N failed`.
@@ -92,21 +93,10 @@ SDIST_VENV=$WORK/sdist-venv
 WHEEL_VENV=$WORK/wheel-venv
 DIST=$WORK/dist
 
-step "python -m build (sdist, then a wheel built from it) on $(version_of "$NEWEST")"
+step "python -m build: the sdist, then a wheel built from it on $(version_of "$NEWEST") while the sdist installs on $(version_of "$OLDEST")"
 rm -rf "$DIST"
 fresh_venv "$NEWEST" "$WHEEL_VENV" || die "could not make a venv with $NEWEST"
 "$WHEEL_VENV/bin/python" -m pip install -q build || die "could not install build"
-# The compiled core is mandatory here: a build failure must fail the run, not fall back.
-FRACAS_REQUIRE_COMPILED=1 "$WHEEL_VENV/bin/python" -m build --outdir "$DIST" . >"$LOGS/build.txt" 2>&1 \
-  || { tail -40 "$LOGS/build.txt"; die "python -m build failed"; }
-SDIST=$(ls "$DIST"/fracas-*.tar.gz)
-WHEEL=$(ls "$DIST"/fracas-*.whl)
-echo "$(basename "$SDIST")  $(basename "$WHEEL")"
-export FRACAS_SDIST=$SDIST  # tests/release/test_packaging.py reads the shipped sdist
-
-step "install the wheel into $WHEEL_VENV"
-"$WHEEL_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$WHEEL" || die "the wheel did not install"
-
 # The sdist's run is also the lowest-dependency run: websockets at the lowest version the
 # package allows (its bound read from pyproject.toml), since the bridge's own caps on pongs,
 # fragments and write buffers stand in for limits only later versions carry.
@@ -127,8 +117,6 @@ print("fracas", fracas.__version__, fracas.backend, "on Python", sys.version.spl
       "with websockets", websockets.version.version)' \
     || { echo "$1: fracas is not installed with its compiled core"; return 1; }
 }
-check_installed "$WHEEL_VENV" || die "the wheel's venv is not as it should be"
-
 install_sdist() {  # the sdist into a fresh venv on the oldest Python (its compiled core built from it)
   fresh_venv "$OLDEST" "$SDIST_VENV" || { echo "could not make a venv with $OLDEST"; return 1; }
   # pip caches the wheel it builds from a local sdist, by the sdist's path: a wheel built
@@ -141,13 +129,33 @@ install_sdist() {  # the sdist into a fresh venv on the oldest Python (its compi
   check_installed "$SDIST_VENV"
 }
 
+# The compiled core is mandatory here: a build failure must fail the run, not fall back.
+FRACAS_REQUIRE_COMPILED=1 "$WHEEL_VENV/bin/python" -m build --sdist --outdir "$DIST" . >"$LOGS/build.txt" 2>&1 \
+  || { tail -40 "$LOGS/build.txt"; die "python -m build --sdist failed"; }
+SDIST=$(ls "$DIST"/fracas-*.tar.gz)
+export FRACAS_SDIST=$SDIST  # tests/release/test_packaging.py reads the shipped sdist
+# Both compile the core, each on one core of a 2-core machine: the sdist's install into a
+# fresh venv on the oldest Python (the first step of lane 1 below, which waits for it) and
+# the wheel, built as `python -m build` builds one, from the unpacked sdist.
+( install_sdist >"$LOGS/sdist-install.log" 2>&1; echo $? >"$LOGS/sdist-install.rc" ) &
+UNPACKED=$(mktemp -d -p "$LOGS")
+tar -xzf "$SDIST" -C "$UNPACKED" || die "could not unpack $SDIST"
+FRACAS_REQUIRE_COMPILED=1 "$WHEEL_VENV/bin/python" -m build --wheel --outdir "$DIST" "$UNPACKED"/fracas-* \
+  >>"$LOGS/build.txt" 2>&1 || { tail -40 "$LOGS/build.txt"; die "python -m build --wheel failed"; }
+WHEEL=$(ls "$DIST"/fracas-*.whl)
+echo "$(basename "$SDIST")  $(basename "$WHEEL")"
+
+step "install the wheel into $WHEEL_VENV"
+"$WHEEL_VENV/bin/python" -m pip install -q "fracas[test,bench,docs] @ file://$WHEEL" || die "the wheel did not install"
+check_installed "$WHEEL_VENV" || die "the wheel's venv is not as it should be"
+
 step "node: npm install"
 npm install --no-audit --no-fund --loglevel=error || die "npm install failed"
 
 # The four runs go in two lanes, one per core of a 2-core machine, as soon as the wheel is
-# installed: the sdist's install (it compiles the core), its run and node's in one lane, the
-# pure-Python run (the longest) and the wheel's compiled run in the other; the lanes take
-# about the same time. Each run has its log in a file, printed whole at the end, and home
+# installed: the sdist's run (once its install, started beside the wheel's build, is done)
+# and node's in one lane, the pure-Python run (the longest) and the wheel's compiled run in
+# the other; the lanes take about the same time. Each run has its log in a file, printed whole at the end, and home
 # folders of its own (XDG_*), so that two runs never share a token file, a journal or a config.
 run_logged() {  # run_logged NAME COMMAND...: COMMAND's output in $LOGS/NAME.log, its exit code in $LOGS/NAME.rc
   local name=$1; shift
@@ -178,7 +186,7 @@ WHEEL_RUN="wheel, Python $(version_of "$NEWEST"), compiled core"
 PURE_RUN="wheel, Python $(version_of "$NEWEST"), pure-Python kernels"
 export FRACAS_PYTHON="$WHEEL_VENV/bin/python"
 step "two lanes: the sdist's install into $SDIST_VENV, pytest ($SDIST_RUN), then node --test | pytest ($PURE_RUN), then pytest ($WHEEL_RUN)"
-( install_sdist >"$LOGS/sdist-install.log" 2>&1; echo $? >"$LOGS/sdist-install.rc"
+( while [ ! -s "$LOGS/sdist-install.rc" ]; do sleep 1; done  # started beside the wheel's build
   [ "$(cat "$LOGS/sdist-install.rc")" = 0 ] && pytest_run "$SDIST_RUN" "$SDIST_VENV"
   run_logged node env PATH="$WHEEL_VENV/bin:$PATH" npm test ) &
 ( pytest_run "$PURE_RUN" "$WHEEL_VENV" FRACAS_PUREPYTHON=1 -- "${PURE_LEAVES_OUT[@]}"

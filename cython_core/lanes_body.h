@@ -215,16 +215,25 @@ static FL_TARGET int FL_NAME(fl_lanes)(const fl_row* r, int lanes, uint32_t* sta
     return err;
 }
 
+/* Every lane's generator state from states[4k..4k+3], and back (the yardsticks below). */
+static inline FL_TARGET void FL_NAME(fl_load)(fl_u32* s, const uint32_t* states) {
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+}
+
+static inline FL_TARGET void FL_NAME(fl_store)(const fl_u32* s, uint32_t* states) {
+    for (int i = 0; i < FL_LANES; i++)
+        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+}
+
 /* The lanes' own limit (the bench's yardstick, issue 44): `count` words of every lane's
  * generator, XORed, and nothing else, on this instruction set. */
 static FL_TARGET uint32_t FL_NAME(fl_words)(uint32_t* states, int64_t count) {
     fl_u32 s[4];
     fl_u32 acc = {0};
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    FL_NAME(fl_load)(s, states);
     for (int64_t a = 0; a < count; a++) acc ^= FL_NAME(fl_vnext)(s);
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    FL_NAME(fl_store)(s, states);
     uint32_t r = 0;
     for (int i = 0; i < FL_LANES; i++) r ^= acc[i];
     return r;
@@ -238,8 +247,7 @@ static FL_TARGET int64_t FL_NAME(fl_dice)(uint32_t* states, int64_t count, int32
     const fl_u32 zero = {0}, one = zero + 1u, hm = zero + hmask, all = ~zero;
     fl_u32 hits = zero;
     int64_t total = 0;
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    FL_NAME(fl_load)(s, states);
     for (int64_t a = 0; a < count; a++) {
         for (int32_t p = 0; p < pool; p++) hits += (hm >> FL_NAME(fl_vdraw)(s, 20, all)) & one;
         if ((a & 0xFFFFF) == 0xFFFFF) {   /* before the 32-bit counts could overflow */
@@ -248,8 +256,7 @@ static FL_TARGET int64_t FL_NAME(fl_dice)(uint32_t* states, int64_t count, int32
         }
     }
     for (int i = 0; i < FL_LANES; i++) total += hits[i];
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    FL_NAME(fl_store)(s, states);
     return total;
 }
 
@@ -266,8 +273,7 @@ static FL_TARGET int64_t FL_NAME(fl_draws)(uint32_t* states, int64_t count, int3
     const int first_die = cmask != 0 && chain_limit > 0;
     fl_u32 acc = zero;
     int64_t total = 0;
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) s[j][i] = states[4 * i + j];
+    FL_NAME(fl_load)(s, states);
     for (int64_t a = 0; a < count; a++) {
         fl_u32 hits = zero, cf = zero;
         for (int32_t p = 0; p < pool; p++) {
@@ -299,7 +305,6 @@ static FL_TARGET int64_t FL_NAME(fl_draws)(uint32_t* states, int64_t count, int3
         }
     }
     for (int i = 0; i < FL_LANES; i++) total += acc[i];
-    for (int i = 0; i < FL_LANES; i++)
-        for (int j = 0; j < 4; j++) states[4 * i + j] = s[j][i];
+    FL_NAME(fl_store)(s, states);
     return total;
 }

@@ -180,3 +180,17 @@ test('!fracas init --ruleset of a served ruleset without initiative hints, with 
   assert.equal(emu.campaign().get('turnorder') || '', '');
   assertSafe(assert, emu);
 });
+
+test('WW-1 through the same path: !fracas init --ruleset worldwalker reads fracas_dex_mod (its contract.js hints), asks nothing first', () => {
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_dex_mod', current: '3' });
+  const [sent, more] = requests(emu.chat(emu.gm, '!fracas init --ruleset worldwalker --seed 2', { selected: [tokens.orc.id] }));
+  assert.equal(more, undefined);
+  assert.equal(sent.method, 'initiative.roll');
+  assert.deepEqual(sent.params, { ruleset: 'worldwalker', seed: 2, combatants: [{ id: tokens.orc.id, dex_mod: 3 }] });
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result: { ruleset: 'worldwalker', seed: 2,
+    order: [{ id: tokens.orc.id, roll: 11, modifier: 3, total: 14, dex_mod: 3, tiebreaks: [] }] } });
+  assert.deepEqual(JSON.parse(emu.campaign().get('turnorder')).map((e) => [e.id, e.pr]), [[tokens.orc.id, 14]]);
+  assert.equal(plain(Emulator.fields(card(shown).text)['1. Orc']), '14 = roll 11 +3', 'no initiative_die: the roll is not named a die');
+  assertSafe(assert, emu);
+});

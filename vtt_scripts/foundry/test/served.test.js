@@ -272,6 +272,13 @@ describe("api.initiative of a ruleset the module does not port", () => {
     assert.deepEqual(vtt.messages[0].rolls[0].groups[0].faces, 6, "the d6 of its hints, not ER-18's d10");
   });
 
+  test("a served \"combatant\" ruleset without initiative_flags: each combatant's id alone (its request's other fields take their defaults)", async () => {
+    const { conn, api } = world((method) => (method === "server.contract" ? hinted({ initiative: "combatant" })
+      : { ruleset: "d6-pool", seed: 1, order: [{ id: "cA", roll: 4, total: 4 }, { id: "cG", roll: 2, total: 2 }] }));
+    await api.initiative({ ruleset: "d6-pool", seed: 1 });
+    assert.deepEqual(conn.calls[1].params, { ruleset: "d6-pool", combatants: [{ id: "cA" }, { id: "cG" }], seed: 1 });
+  });
+
   test("no initiative hint, a combatant without its flag: refused naming the ruleset, the field and the rule; nothing rolled", async () => {
     const none = world((method) => (method === "server.contract" ? contract() : assert.fail("nothing is rolled")));
     await none.api.initiative({ ruleset: "d6-pool" });

@@ -105,7 +105,7 @@ SHUTTING_DOWN = -32010  # the bridge is shutting down; nothing was done, send ag
 # The bridge's methods: its own, then each request kind's (Kind.method).
 BRIDGE_METHODS = ('auth', 'server.info', 'server.contract', 'attack.odds', 'journal.get', 'journal.replay', 'encounter.new', 'encounter.show', 'encounter.round', 'encounter.undo', 'encounter.list', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'slam.roll', 'counterspell.roll', 'morale.check')
 ROLLING_METHODS = ('encounter.new', 'encounter.round', 'encounter.undo', 'encounter.delete', 'fight.forecast', 'attack.resolve', 'attack.bulk', 'initiative.roll', 'compete.roll', 'impale.resolve', 'save.roll', 'touch.roll', 'drop.roll', 'lock.roll', 'throw.roll', 'slam.roll', 'counterspell.roll', 'morale.check')
-ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'drop.roll', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'journal.get', 'journal.replay', 'lock.roll', 'save.roll', 'server.contract', 'slam.roll', 'throw.roll', 'touch.roll')
+ROLL20_RELAY_METHODS = ('attack.bulk', 'attack.odds', 'attack.resolve', 'drop.roll', 'encounter.new', 'encounter.round', 'encounter.undo', 'fight.forecast', 'initiative.roll', 'journal.get', 'journal.replay', 'lock.roll', 'save.roll', 'server.contract', 'slam.roll', 'throw.roll', 'touch.roll')
 
 # Message templates: `{name}` is filled in by the caller (fracas.requests.say); the
 # shared ones (facts.toml), then each built-in ruleset's own (its manifest's [messages]).

@@ -118,7 +118,9 @@ def test_a_plug_in_rulesets_client_hints_are_served_checked(ask, d6pool, monkeyp
 
     contract = ask(request(1, "server.contract", {"rulesets": ["d6-pool"]}))["result"]
     jsonschema.validate(contract, result_schema())
-    assert contract["client"] == {"d6-pool": {}}
+    # DP-2: its manifest's own table (per-combatant initiative from each combatant's bonus, a d6).
+    assert contract["client"] == {"d6-pool": {"initiative": "combatant", "initiative_flags": ["bonus"],
+                                              "initiative_die": 6, "initiative_rule": "DP-2"}}
     monkeypatch.setattr(d6pool, "manifest", dataclasses.replace(d6pool.manifest, client={"split": ["damage"]}))
     monkeypatch.setattr(methods, "_contract_cache", {})
     contract = ask(request(2, "server.contract", {"rulesets": ["d6-pool"]}))["result"]

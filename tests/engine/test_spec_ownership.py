@@ -230,9 +230,11 @@ def test_the_bridge_method_lists_are_the_bridge_s_own_and_the_kinds():
     assert set(_facts.ROLLING_METHODS) == {m for m, f in own.items() if f.get("rolls")} | {k.method for k in kinds}
     assert set(_facts.ROLL20_RELAY_METHODS) == ({m for m, f in own.items() if f.get("relay")}
                                                 | {k.method for k in kinds if k.relay})
-    # The Roll20 Mod sends attacks and mobs, and the ER kinds it has no port of (!fracas save,
-    # touch, drop, lock, throw, slam: vtt_scripts/roll20/src/mod/bridgekinds.js).
-    assert {k.name for k in kinds if k.relay} == {"attack", "bulk", "save", "touch", "drop", "lock", "throw", "slam"}
+    # The Roll20 Mod sends attacks and mobs, initiative of a ruleset other than ER's
+    # (!fracas init --ruleset: src/mod/init.js), and the ER kinds it has no port of
+    # (!fracas save, touch, drop, lock, throw, slam: vtt_scripts/roll20/src/mod/bridgekinds.js).
+    assert {k.name for k in kinds if k.relay} == {"attack", "bulk", "initiative", "save", "touch", "drop", "lock", "throw",
+                                                  "slam"}
     assert policy.ROLLING == frozenset(_facts.ROLLING_METHODS)
     for kind in kinds:
         assert kind.method in policy.ROLLING and kind.method not in own

@@ -118,7 +118,23 @@ def test_the_guides_client_table_is_a_valid_manifest_table():
     from pathlib import Path
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
-    block = guide.split("```toml\n[client]\n", 1)[1].split("```", 1)[0]
+    # The one with every key (the d6 pool's, before it, is checked below).
+    block = guide.split("```toml\n[client]\n")[2].split("```", 1)[0]
     parsed = manifest.parse(GOOD + "[client]\n" + block, "coins/manifest.toml", "coins")
     assert set(parsed.client) == set(manifest.CLIENT_KEYS)
     assert parsed.client["choices"]["reaction"]["members"]["block_hand"][0] == "hand"
+
+
+def test_the_guides_d6_pool_client_table_is_the_examples_own():
+    # DP-2 (docs/examples/d6pool rules.md): the guide shows the d6 pool's [client] table as
+    # its manifest has it, the table both clients' end-to-end initiative tests are served.
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")
+    block = guide.split("```toml\n[client]\n")[1].split("```", 1)[0]
+    shown = tomllib.loads("[client]\n" + block)["client"]
+    own = tomllib.loads((root / "docs" / "examples" / "d6pool" / "d6pool" / "manifest.toml").read_text(encoding="utf-8"))
+    assert shown == own["client"] == {"initiative": "combatant", "initiative_flags": ["bonus"], "initiative_die": 6,
+                                      "initiative_rule": "DP-2"}

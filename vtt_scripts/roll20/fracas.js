@@ -1629,7 +1629,9 @@ function items(config) {
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
     ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all. --ruleset NAME: ' +
+      'that ruleset\'s per-combatant initiative, rolled by the fracas bridge (through the relay) from each token\'s ' +
+      'fracas_<field> attributes (the fields its manifest\'s [client] initiative_flags names; a plug-in\'s the bridge serves).'],
     ['!fracas mob --target ID [--target ID…] [--each]',
       'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],
@@ -9269,7 +9271,7 @@ function names() {
 }
 
 /**
- * `!fracas attack` naming a ruleset neither contract.js nor the served contract lists:
+ * `!fracas attack` (or `!fracas init`) naming a ruleset neither contract.js nor the served contract lists:
  * ask the bridge for its contract and run the command again when it answers. Returns
  * what was sent, or null (the ruleset is known, or was asked for already: rulesetOf words
  * the error).
@@ -9287,9 +9289,10 @@ function askIfUnknown(app, msg, cmd) {
   // Only that ruleset's contract (the filter keeps the answer to 3 frames, not the 17
   // a whole contract with every ruleset's layouts takes at the relay's 1800 characters a frame).
   const sent = relaylink.send(app, 'server.contract', { rulesets: [ruleset] }, { ruleset, msg: again }, 'c');
-  app.whisper(msg.playerid, cards.notice('fracas attack', [
+  const what = cmd.sub === 'init' ? 'initiative is rolled' : 'attack is sent';
+  app.whisper(msg.playerid, cards.notice(`fracas ${cmd.sub || 'attack'}`, [
     `this script has no ruleset "${esc.text(ruleset)}" built in: asked the bridge for the rulesets it resolves ` +
-    `(${esc.text(sent.id)}); the attack is sent once it answers.`,
+    `(${esc.text(sent.id)}); the ${what} once it answers.`,
   ]));
   return sent;
 }
@@ -9577,7 +9580,9 @@ module.exports = { oddsCommand, bodyLeft, oddsCard, ODDS_BUDGET };
   },
   "src/mod/init.js": function (module, exports, require) {
 'use strict';
-// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order.
+// `!fracas init`: ER-18 initiative for the selected tokens, into the turn order; with
+// `--ruleset NAME` another ruleset's, rolled by the bridge through the relay, built from
+// its [client] hints (contract.js, or the ones the bridge served for a plug-in: served.js).
 
 const { UsageError, integer } = require('./usage');
 const { SheetReader } = require('./sheet');
@@ -9586,6 +9591,14 @@ const cards = require('./cards');
 const store = require('./store');
 const permissions = require('./permissions');
 const { rollInitiative } = require('../initiative');
+const esc = require('./escape');
+const relaylink = require('./relaylink');
+const served = require('./served');
+const hints = require('./hints');
+const rulesets = require('../rulesets');
+const { rulesetOf } = require('./attack');
+
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 /**
  * Merge new entries (ranked, highest first) into the existing turn order: the
@@ -9609,10 +9622,18 @@ function mergeTurnOrder(existing, ranked) {
 function initCommand(app, msg, cmd) {
   const edge = app.edge;
   const s = app.s();
+  if (cmd.options.some((o) => o.name === 'ruleset')) {
+    // A ruleset this script does not have built in: ask the bridge for it first (served.js).
+    const asked = served.askIfUnknown(app, msg, cmd);
+    if (asked) return asked;
+    const ruleset = rulesetOf(app, cmd, { served: true });
+    if (ruleset !== rulesets.DEFAULT) return bridgeInitCommand(app, msg, cmd, ruleset);
+  }
   let bonus = 0;
   let seed;
   for (const option of cmd.options) {
-    if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
+    if (option.name === 'ruleset') continue;
+    else if (option.name === 'bonus') bonus = integer(option.values.join(''), '--bonus', -100, 100);
     else if (option.name === 'seed') seed = parseSeed(option.values.join(''));
     else throw new UsageError(`!fracas init does not know --${option.name}`);
   }
@@ -9667,7 +9688,104 @@ function visibleOrder(result, tokens) {
   return { ...result, order: order.map((e) => (shownTotals[e.total] > 1 ? e : { ...e, tiebreaks: [] })) };
 }
 
-module.exports = { initCommand, mergeTurnOrder, visibleOrder };
+/**
+ * `!fracas init --ruleset NAME` for a ruleset other than Enchanted Realms: the request its
+ * hints describe (`initiative = "combatant"`: each selected token's `initiative_flags`
+ * fields from its character's fracas_<field> attributes, as `!fracas attack` reads a
+ * ruleset's fields), sent as initiative.roll through the relay; the turn order is set when
+ * the bridge answers (bridgeInitiative). A ruleset whose hints say nothing of initiative, or
+ * whose sides roll (`!fracas round` plays those), is refused naming it and what is missing.
+ */
+function bridgeInitCommand(app, msg, cmd, ruleset) {
+  const edge = app.edge;
+  const title = (rulesets.entry(ruleset) || served.entry(ruleset) || { title: ruleset }).title;
+  const h = hints.hints(ruleset);
+  if (!h.initiative) {
+    throw new UsageError(`the ${title} ruleset (${ruleset}) has no initiative hint ([client] initiative in its manifest): ` +
+      'this script cannot build its initiative request');
+  }
+  if (h.initiative !== 'combatant') {
+    throw new UsageError(`the ${title} ruleset (${ruleset}) rolls initiative by sides ([client] initiative = "${h.initiative}"): ` +
+      '!fracas round plays its rounds with it; !fracas init rolls for combatants only');
+  }
+  let seed;
+  for (const option of cmd.options) {
+    if (option.name === 'ruleset') continue;
+    if (option.name === 'seed') seed = parseSeed(option.values.join(''));
+    else throw new UsageError(`!fracas init --ruleset ${ruleset} does not know --${option.name} (its fields come from fracas_<field> attributes)`);
+  }
+  const tokens = selectedTokens(edge, msg);
+  if (!tokens.length) throw new UsageError('select the tokens that roll initiative');
+  const flags = Array.isArray(h.initiative_flags) ? h.initiative_flags : [];
+  const rule = h.initiative_rule || title;
+  const names = {};
+  const pages = {};
+  const combatants = tokens.map((token) => {
+    const reader = new SheetReader(edge, app.s().config, token);
+    names[token.id] = reader.name;
+    pages[token.id] = token.get('_pageid') || null;
+    const c = { id: token.id };
+    for (const field of flags) {
+      const text = reader.character ? edge.attribute(reader.character.id, `fracas_${field}`) : null;
+      if (text === null || text === undefined || String(text).trim() === '') {
+        throw new UsageError(`${reader.name} has no "fracas_${field}" attribute for ${title} initiative (${rule})`);
+      }
+      c[field] = integer(String(text).trim(), `${reader.name}'s attribute "fracas_${field}"`, -100000, 100000);
+    }
+    return c;
+  });
+  const request = { ruleset, combatants, seed: seed !== undefined ? seed : app.newSeed() };
+  const hidden = tokens.filter((t) => t.get('layer') === 'gmlayer').map((t) => t.id);
+  const seen = permissions.playerNames(names, Object.fromEntries(tokens.map((t) => [t.id, t])), null, '', edge).names;
+  const meta = { ruleset, title, rule, die: Number.isInteger(h.initiative_die) ? h.initiative_die : null, names, seen, pages, hidden, playerid: msg.playerid };
+  const sent = relaylink.send(app, 'initiative.roll', request, meta, 'i');
+  store.pushLog(app.s(), { id: sent.id, request, seed: typeof request.seed === 'bigint' ? request.seed.toString() : request.seed });
+  app.whisper(msg.playerid, cards.notice('fracas init', [
+    `${esc.text(title)} initiative is rolled by the bridge: sent as ${esc.text(sent.id)} ` +
+    `(${sent.frames} relay frame${sent.frames === 1 ? '' : 's'}); the turn order is set when it answers.`,
+  ]));
+  return sent;
+}
+
+/**
+ * The bridge's initiative.roll answer: its order (each named token's `total`, highest first)
+ * merged into the turn order as `!fracas init` merges ER-18's, one undo entry, the card.
+ */
+function bridgeInitiative(app, pending, result, id) {
+  const edge = app.edge;
+  const s = app.s();
+  const meta = pending.meta;
+  const order = result && Array.isArray(result.order) ? result.order : null;
+  if (!order || !order.every((e) => e && own(meta.names, e.id) && Number.isSafeInteger(e.total))) {
+    throw new UsageError(`the bridge's answer to ${id} is not an initiative order of the tokens asked for (each an id and a total)`);
+  }
+  const gone = order.filter((e) => !edge.getGraphic(e.id)).map((e) => meta.names[e.id]);
+  const ranked = order.filter((e) => edge.getGraphic(e.id)).map((e) => ({ id: e.id, pr: e.total, custom: '', _pageid: meta.pages[e.id] }));
+  const before = edge.turnOrderText();
+  const after = JSON.stringify(mergeTurnOrder(edge.turnOrder(), ranked));
+  edge.setTurnOrderText(after);
+  // As !fracas init: the tracker opens on the rolled tokens' page (Campaign initiativepage is `string | false`).
+  const page = ranked.length ? meta.pages[ranked[0].id] : null;
+  if (page) edge.openTurnTracker(page);
+  store.pushUndo(s, { id, label: 'initiative', time: edge.now(), changes: [{ type: 'turnorder', before, after }] });
+  const hidden = new Set(meta.hidden);
+  const card = (entries, names) => {
+    const rows = entries.map((e, i) => {
+      const roll = Number.isSafeInteger(e.roll) ? e.roll : null;
+      const dice = roll === null ? '' : ` = ${meta.die ? `d${meta.die}` : 'roll'} ${roll} ${cards.signed(e.total - roll)}`;
+      return [`${i + 1}. ${names[e.id] || e.id}`, `${cards.span(cards.STYLE.big, `${e.total}`)}${dice}`];
+    });
+    rows.push(['seed', `${esc.text(String(result.seed))} (the bridge) ${esc.button('undo', `!fracas undo ${id}`)}`]);
+    return cards.template(`Initiative (${meta.title}, ${meta.rule})`, rows); // template escapes both
+  };
+  // Players see the tokens Roll20's turn tracker shows them (GM-layer ones left out, as visibleOrder).
+  app.postCard({ playerid: meta.playerid }, card(order.filter((e) => !hidden.has(e.id)), meta.seen), false, card(order, meta.names));
+  if (gone.length) app.error(null, `not in the turn order, the token is gone: ${gone.join(', ')}`);
+}
+
+relaylink.register('initiative.roll', bridgeInitiative);
+
+module.exports = { initCommand, mergeTurnOrder, visibleOrder, bridgeInitCommand, bridgeInitiative };
   },
   "src/mod/mob.js": function (module, exports, require) {
 'use strict';

@@ -126,7 +126,7 @@ BULK = Kind("bulk", "attack.bulk", "resolve_bulk", "the bulk request", "bulk", "
             result="result.attack.bulk", bulk=True, relay=True)
 INITIATIVE = Kind("initiative", "initiative.roll", "roll_initiative", "initiative", "initiative",
                   "compile_initiative", "roll_initiative", result="result.initiative.roll",
-                  command="fracas.cli.initiative:initiative")
+                  command="fracas.cli.initiative:initiative", relay=True)  # !fracas init --ruleset
 SHARED_KINDS: tuple[Kind, ...] = (ATTACK, BULK, INITIATIVE)
 
 #: Saves: a kind more than one ruleset has, each by its own rules (a DC, or saving throw

@@ -102,7 +102,8 @@ CLIENT_KEYS: dict[str, str] = {
                         " (none: from the system sheet through the module's mapping)",
     "initiative_options": "side initiative: the request's option fields and their values when the caller"
                           " gives none (ambush = \"none\")",
-    "initiative_die": "side initiative: the faces of each side's die",
+    "initiative_die": "the faces of the initiative die: each side's, or each combatant's on the card (none:"
+                      " a d10 per combatant, a d6 per side)",
     "initiative_rule": "the rule ID (of its rules page) an initiative card and its errors cite",
     "fight_sides": "a whole fight's number of sides (0: any): the Mod refuses a round of another count",
     "fight_rule": "the rule ID a refused count of sides cites (CT-1)",

@@ -346,8 +346,11 @@ export function initiativeCardModel(result, { names, requestId }) {
     requestId,
     seed: String(result.seed),
     injected: !!result.injected,
+    // Its contract's die (a plug-in's served hints: DP-2's d6), else ER-18's d10.
+    faces: rulesetClient(result.ruleset).initiative_die ?? 10,
     order: result.order.map((/** @type {Record<string, any>} */ e, /** @type {number} */ i) => ({
-      rank: i + 1, id: e.id, name: names[e.id] ?? e.id, roll: e.roll, modifier: e.modifier,
+      // A result without `modifier` (a plug-in's: DP-2's id, roll, total) has total - roll.
+      rank: i + 1, id: e.id, name: names[e.id] ?? e.id, roll: e.roll, modifier: e.modifier ?? e.total - e.roll,
       total: e.total, tiebreaks: [...(e.tiebreaks ?? [])],
     })),
   };
@@ -383,7 +386,7 @@ export function renderInitiativeCard(model) {
       ? ` <span class="fracas-tiebreak">${esc(t("FRACAS.Card.RollOff"))} ${e.tiebreaks.map((/** @type {number} */ f) => dieItem(20, f, { title: t("FRACAS.Card.RollOffDie", { face: f }) })).join("")}</span>`
       : "";
     return `<li class="fracas-init" data-combatant="${attr(e.id)}"><span class="fracas-rank">${e.rank}.</span> `
-      + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(10, e.roll, { title: `d10: ${e.roll}` })}</ol> `
+      + `<strong>${esc(e.name)}</strong> <ol class="dice-rolls fracas-inline">${dieItem(model.faces, e.roll, { title: `d${model.faces}: ${e.roll}` })}</ol> `
       + `${esc(signed(e.modifier))} = <span class="fracas-total">${esc(e.total)}</span>${ties}</li>`;
   });
   return `<div class="fracas-card fracas-initiative" data-request-id="${attr(model.requestId)}">`
@@ -392,11 +395,12 @@ export function renderInitiativeCard(model) {
 }
 
 /**
- * Initiative dice: one d10 per combatant, then the roll-off d20s.
+ * Initiative dice: one die per combatant (a d10, or its contract's initiative_die), then the
+ * roll-off d20s.
  * @param {CardModel} model
  */
 export function initiativeRollSpecs(model) {
-  const groups = [{ faces: 10, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((/** @type {Record<string, any>} */ e) => ({ result: e.roll, active: true })) }];
+  const groups = [{ faces: model.faces, flavor: t("FRACAS.Dice.Initiative"), results: model.order.map((/** @type {Record<string, any>} */ e) => ({ result: e.roll, active: true })) }];
   const ties = model.order.flatMap((/** @type {Record<string, any>} */ e) => e.tiebreaks.map((/** @type {number} */ f) => ({ result: f, active: true })));
   if (ties.length) groups.push({ faces: 20, flavor: t("FRACAS.Dice.RollOff"), results: ties });
   return [{ label: "initiative", groups }];

@@ -5,7 +5,7 @@
 
 import { DEFAULT_RULESET, FIELDS, RESULTS, RULESETS } from "./contract.js";
 import { t } from "./i18n.js";
-import { layoutStrikeLine, servedClient, servedEntry } from "./served.js";
+import { layoutStrikeLine, servedClient, servedEntry, servedStructFields } from "./served.js";
 
 export { DEFAULT_RULESET };
 
@@ -37,12 +37,14 @@ export function offeredRulesets() {
 
 /**
  * The field names of request struct `struct` of ruleset `name` (msgspec's, in declaration
- * order), or null when the ruleset has no such struct.
+ * order), or null when the ruleset has no such struct. A ruleset contract.js does not list
+ * has the structs the bridge served for it (served.js), once learned.
  * @param {string} name
  * @param {string} struct  e.g. "Attacker", "Target", "Strike"
  * @returns {readonly string[]|null}
  */
 export function structFields(name, struct) {
+  if (!rulesetEntry(name)) return servedStructFields(name, struct);
   const structs = /** @type {Record<string, Record<string, readonly string[]>>} */ (FIELDS)[name];
   return structs && Object.prototype.hasOwnProperty.call(structs, struct) ? structs[struct] : null;
 }

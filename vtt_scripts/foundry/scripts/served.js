@@ -233,6 +233,17 @@ export function servedEntry(name) {
 }
 
 /**
+ * The field names of served ruleset `name`'s request struct `struct` (its served structs,
+ * in declaration order), or null when the bridge served no such struct for it.
+ * @param {unknown} name @param {string} struct
+ * @returns {string[]|null}
+ */
+export function servedStructFields(name, struct) {
+  const structs = servedEntry(name) && typeof name === "string" ? learned.structs[name] : null;
+  return structs && own(structs, struct) ? structs[struct].map((/** @type {any[]} */ f) => String(f[0])) : null;
+}
+
+/**
  * The field names of served ruleset `name`'s attack, by part ({attacker, strike, target}:
  * the AttackRequest's attacker struct, strikes' list item and targets' dict item), or null
  * when its attack is not an attacker, strikes and targets.

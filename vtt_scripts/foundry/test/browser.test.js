@@ -181,6 +181,43 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await page.close();
   });
 
+  test("DP-2 initiative of the plug-in (d6 pool): its served [client] hints build the request from actor flags, the tracker and card follow the bridge's roll", async () => {
+    const { page, errors } = await openWorld({ gen: 13 });
+    const out = await page.evaluate(async () => {
+      // Each combatant's initiative bonus in its actor's flags, as the served initiative_flags name them.
+      __world.actor("tokHero").flags.fracas = { "d6-pool": { bonus: 2 } };
+      __world.actor("tokGob").flags.fracas = { "d6-pool": { bonus: -1 } };
+      const combat = __world.startCombat(["tokHero", "tokGob"]);
+      const api = game.modules.get("fracas").api;
+      const r = await api.initiative({ ruleset: "d6-pool", seed: 4242 });
+      const journal = await api.bridge("journal.get", { id: r.requestId });
+      const message = game.messages.get(r.messageId);
+      return { params: { ...journal.params, seed: String(journal.params.seed) }, order: r.result.order,
+        turns: combat.turns.map((c) => [c.name, c.initiative]), names: Object.fromEntries(combat.turns.map((c) => [c.id, c.name])),
+        dice: message.rolls[0].dice.map((d) => [d.faces, d.values]), content: message.content };
+    });
+    assert.deepEqual(out.params.combatants.map((c) => c.bonus), [2, -1], "each actor's flags.fracas.d6-pool.bonus");
+    // What the bridge rolled is what the engine rolls for that request and seed, the plug-in registered.
+    const py = spawnSync(PYTHON, ["-c", 'import sys, json; sys.path.insert(0, "docs/examples/d6pool"); import fracas, fracas.rulesets; '
+      + 'fracas.rulesets.register_package("d6pool"); r = json.load(sys.stdin); r["seed"] = int(r["seed"]); '
+      + 'print(json.dumps(fracas.roll_initiative(r).to_dict()["order"]))'],
+    { cwd: REPO_DIR, input: JSON.stringify({ ruleset: "d6-pool", combatants: out.params.combatants, seed: out.params.seed }), encoding: "utf8" });
+    assert.equal(py.status, 0, py.stderr);
+    const order = JSON.parse(py.stdout);
+    assert.deepEqual(out.order, order);
+    // The tracker: highest total first, a tie kept in the engine's order by tenths (initiativeValues).
+    const tied = order[0].total === order[1].total;
+    assert.deepEqual(out.turns, order.map((e, i) => [out.names[e.id], tied ? e.total + (i === 0 ? 0.1 : 0) : e.total]));
+    assert.deepEqual(out.dice, [[6, order.map((e) => e.roll)]], "one d6 per combatant (initiative_die 6)");
+    for (const e of order) {
+      const bonus = e.total - e.roll;
+      assert.ok(out.content.includes(`title="d6: ${e.roll}">${e.roll}</li></ol> ${bonus < 0 ? "-" : "+"}${Math.abs(bonus)} = <span class="fracas-total">${e.total}</span>`),
+        `${out.names[e.id]}'s d6, bonus and total on the card: ${out.content}`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("api.odds: exact odds through the bridge, a GM-only card, nothing rolled or applied", async () => {
     const { page, errors } = await openWorld({ gen: 13 });
     const out = await page.evaluate(async (strike) => {

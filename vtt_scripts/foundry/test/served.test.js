@@ -240,3 +240,84 @@ describe("api.attack of a ruleset the module does not port", () => {
     assert.equal(servedStrikeLine("d6-pool", { faces: [1] }), null);
   });
 });
+
+// DP-2 (docs/examples/d6pool rules.md): each combatant rolls a d6 and adds its `bonus`,
+// highest first. The d6 pool's [client] table, as its manifest has it and the bridge serves it.
+const INITIATIVE_HINTS = { initiative: "combatant", initiative_flags: ["bonus"], initiative_die: 6, initiative_rule: "DP-2" };
+
+describe("api.initiative of a ruleset the module does not port", () => {
+  function world(answer, bonus = { hero: 2, gob: 0 }) {
+    const hero = fakeActor({ uuid: "Actor.hero", name: "Aldric", system: sheet({}), flags: { fracas: { "d6-pool": { bonus: bonus.hero } } } });
+    const gob = fakeActor({ uuid: "Actor.gob", name: "Goblin", system: sheet({}), flags: { fracas: { "d6-pool": { bonus: bonus.gob } } } });
+    const tokens = [view("hero", "Aldric", hero), view("g1", "Goblin", gob)];
+    const vtt = fakeVtt({ tokens });
+    vtt.combatState = { id: "c", combatants: [{ id: "cA", name: "Aldric", view: tokens[0] }, { id: "cG", name: "Goblin", view: tokens[1] }] };
+    const conn = fakeConnection(answer);
+    const api = createActions({ vtt, connection: () => conn, newId: () => "ini-1" });
+    return { vtt, conn, api };
+  }
+  const hinted = (hints = INITIATIVE_HINTS) => ({ ...contract(), client: { "d6-pool": hints } });
+
+  test("DP-2: asks the bridge for its contract, sends each combatant's bonus from its actor's flags, sets the tracker, draws d6s", async () => {
+    const { vtt, conn, api } = world((method) => (method === "server.contract" ? hinted()
+      : { ruleset: "d6-pool", seed: 9, injected: false, total_damage: 0, order: [{ id: "cG", roll: 6, total: 6 }, { id: "cA", roll: 3, total: 5 }] }));
+    const out = await api.initiative({ ruleset: "d6-pool", seed: 9 });
+    assert.deepEqual(conn.calls.map((c) => c.method), ["server.contract", "initiative.roll"]);
+    assert.deepEqual(conn.calls[1].params, { ruleset: "d6-pool", combatants: [{ id: "cA", bonus: 2 }, { id: "cG", bonus: 0 }], seed: 9 });
+    assert.deepEqual(vtt.initiativeUpdates, [[{ id: "cG", value: 6 }, { id: "cA", value: 5 }]]);
+    assert.deepEqual(out.values, [{ id: "cG", value: 6 }, { id: "cA", value: 5 }]);
+    const card = vtt.messages[0].content;
+    assert.match(card, /<strong>Goblin<\/strong> <ol class="dice-rolls fracas-inline"><li class="roll die d6 max" title="d6: 6">6<\/li><\/ol> \+0 = <span class="fracas-total">6<\/span>/);
+    assert.match(card, /<strong>Aldric<\/strong> .*title="d6: 3">3<\/li><\/ol> \+2 = <span class="fracas-total">5<\/span>/, "no modifier in the result: total - roll");
+    assert.deepEqual(vtt.messages[0].rolls[0].groups[0].faces, 6, "the d6 of its hints, not ER-18's d10");
+  });
+
+  test("a served \"combatant\" ruleset without initiative_flags: each combatant's id alone (its request's other fields take their defaults)", async () => {
+    const { conn, api } = world((method) => (method === "server.contract" ? hinted({ initiative: "combatant" })
+      : { ruleset: "d6-pool", seed: 1, order: [{ id: "cA", roll: 4, total: 4 }, { id: "cG", roll: 2, total: 2 }] }));
+    await api.initiative({ ruleset: "d6-pool", seed: 1 });
+    assert.deepEqual(conn.calls[1].params, { ruleset: "d6-pool", combatants: [{ id: "cA" }, { id: "cG" }], seed: 1 });
+  });
+
+  test("no initiative hint, a combatant without its flag: refused naming the ruleset, the field and the rule; nothing rolled", async () => {
+    const none = world((method) => (method === "server.contract" ? contract() : assert.fail("nothing is rolled")));
+    await none.api.initiative({ ruleset: "d6-pool" });
+    forget();
+    const partial = world((method) => (method === "server.contract" ? hinted({ initiative_flags: ["bonus"] }) : assert.fail("nothing is rolled")));
+    await partial.api.initiative({ ruleset: "d6-pool" });
+    forget();
+    const flagless = world((method) => (method === "server.contract" ? hinted() : assert.fail("nothing is rolled")), { hero: "two", gob: 0 });
+    await flagless.api.initiative({ ruleset: "d6-pool" });
+    forget();
+    const bad = world((method) => (method === "server.contract" ? hinted({ ...INITIATIVE_HINTS, initiative: "everyone" }) : assert.fail("nothing is rolled")));
+    await bad.api.initiative({ ruleset: "d6-pool" });
+    const notes = [none, partial, flagless, bad].map((w) => w.vtt.notes.map((n) => n.text));
+    const missing = "fracas: the bridge's d6-pool ruleset has no initiative hint ([client] initiative = \"combatant\" or \"side\" in its manifest): this module cannot build its initiative request";
+    assert.deepEqual(notes.slice(0, 3), [[missing], [missing], ["fracas: Aldric: no bonus in flags.fracas.d6-pool.bonus (DP-2)"]]);
+    assert.equal(notes[3].length, 1);
+    assert.match(notes[3][0], /\$\.client\.d6-pool\.initiative: "everyone" is not one of combatant, side/);
+    for (const w of [none, partial, flagless, bad]) {
+      assert.deepEqual(w.conn.calls.map((c) => c.method), ["server.contract"]);
+      assert.deepEqual(w.vtt.initiativeUpdates, []);
+    }
+  });
+
+  test("side initiative of a served ruleset: the request from its served InitiativeRequest fields and initiative_options, the card's die from its hints", async () => {
+    const sided = () => {
+      const c = hinted({ initiative: "side", initiative_options: { ambush: "none" }, initiative_die: 8, initiative_rule: "DP-9" });
+      c.structs["d6-pool"].InitiativeRequest = [["round", "int"], ["sides", { list: { struct: "Side" } }], ["ambush", "str", "none"],
+        ["ruleset", "str", "d6-pool"], ["seed", { optional: "int" }, null], ["rolls", { optional: { list: "int" } }, null]];
+      c.structs["d6-pool"].Side = [["id", "str"]];
+      return c;
+    };
+    const { vtt, conn, api } = world((method) => (method === "server.contract" ? sided()
+      : { ruleset: "d6-pool", seed: 4, round: 2, roll: 7, first: "opponents" }));
+    vtt.combatState.round = 2;
+    vtt.combatState.combatants[0].view.actor.hasPlayerOwner = true; // Aldric is the party's
+    await api.initiative({ ruleset: "d6-pool", seed: 4 });
+    assert.deepEqual(conn.calls[1].params, { ruleset: "d6-pool", round: 2, sides: [{ id: "party" }, { id: "opponents" }], ambush: "none", seed: 4 });
+    assert.deepEqual(vtt.initiativeUpdates, [[{ id: "cA", value: 1 }, { id: "cG", value: 2 }]], "the opponents act first");
+    assert.match(vtt.messages[0].content, /d8 7 → .*\(DP-9\)/);
+    assert.equal(vtt.messages[0].rolls[0].groups[0].faces, 8);
+  });
+});

@@ -715,7 +715,7 @@ module.exports = { sha256, hmacBytes, hmacHex, utf8, hex, sameText };
 // The bridge methods the relay extension carries from the Mod script (facts.toml [bridge.own]
 // `relay`, and the request kinds with Kind.relay):
 // a signed request for any other method is refused by the worker.
-const RELAYED = Object.freeze(["attack.bulk", "attack.odds", "attack.resolve", "drop.roll", "encounter.new", "encounter.round", "encounter.undo", "fight.forecast", "journal.get", "journal.replay", "lock.roll", "save.roll", "server.contract", "slam.roll", "throw.roll", "touch.roll"]);
+const RELAYED = Object.freeze(["attack.bulk", "attack.odds", "attack.resolve", "drop.roll", "encounter.new", "encounter.round", "encounter.undo", "fight.forecast", "initiative.roll", "journal.get", "journal.replay", "lock.roll", "save.roll", "server.contract", "slam.roll", "throw.roll", "touch.roll"]);
 // fracas's version, which the relay says in its hello.
 const VERSION = "0.1.0";
 

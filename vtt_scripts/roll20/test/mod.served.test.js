@@ -118,3 +118,79 @@ test('the bridge does not have the ruleset either: unknown, after one question',
   assert.match(plain(out.map((o) => o.text).join('\n')), /unknown ruleset "wild-die" \(--ruleset: one of enchanted-realms, .*d6-pool\)/);
   assertSafe(assert, emu);
 });
+
+// DP-2 (docs/examples/d6pool rules.md): each combatant rolls a d6 and adds its `bonus`, highest
+// first. The d6 pool's [client] table as its manifest has it and the bridge serves it.
+const INITIATIVE = { initiative: 'combatant', initiative_flags: ['bonus'], initiative_die: 6, initiative_rule: 'DP-2' };
+
+test('DP-2: !fracas init --ruleset of a served ruleset asks for its contract, sends the tokens\' fracas_bonus, sets the turn order from the answer', () => {
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_bonus', current: '2' });
+  emu.create('attribute', { _characterid: characters.goblin.id, name: 'fracas_bonus', current: '-1' });
+  // A token already in the turn order stays where its number puts it (Roll20 keeps turnorder as
+  // a JSON string of {id, pr, custom}: roll20-api-scripts .types/index.d.ts, Campaign turnorder).
+  emu.campaign().set('turnorder', JSON.stringify([{ id: tokens.knight.id, pr: 4, custom: '' }]));
+  const out = emu.chat(emu.gm, '!fracas init --ruleset d6-pool --seed 7', { selected: [tokens.orc.id, tokens.goblin.id] });
+  const [ask] = requests(out);
+  assert.equal(ask.method, 'server.contract');
+  assert.match(plain(out.map((o) => o.text).join('\n')), /no ruleset "d6-pool" built in: asked the bridge .* the initiative is rolled once it answers/);
+  const [sent] = requests(answer(emu, { jsonrpc: '2.0', id: ask.id, result: served({ client: { 'd6-pool': INITIATIVE } }) }));
+  assert.equal(sent.method, 'initiative.roll');
+  assert.deepEqual(sent.params, { ruleset: 'd6-pool', seed: 7,
+    combatants: [{ id: tokens.orc.id, bonus: 2 }, { id: tokens.goblin.id, bonus: -1 }] });
+  const result = { ruleset: 'd6-pool', seed: 7, injected: false, total_damage: 0,
+    order: [{ id: tokens.goblin.id, roll: 6, total: 5 }, { id: tokens.orc.id, roll: 1, total: 3 }] };
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result });
+  assert.deepEqual(JSON.parse(emu.campaign().get('turnorder')).map((e) => [e.id, e.pr]),
+    [[tokens.goblin.id, 5], [tokens.knight.id, 4], [tokens.orc.id, 3]]);
+  const fields = Emulator.fields(card(shown).text);
+  assert.equal(plain(fields.name), 'Initiative (D6 pool, DP-2)');
+  assert.equal(plain(fields['1. Goblin']), '5 = d6 6 −1');
+  assert.equal(plain(fields['2. Orc']), '3 = d6 1 +2');
+  // One undo entry puts the turn order back.
+  emu.chat(emu.gm, `!fracas undo ${sent.id}`);
+  assert.deepEqual(JSON.parse(emu.campaign().get('turnorder')).map((e) => e.id), [tokens.knight.id]);
+  assertSafe(assert, emu);
+});
+
+test('!fracas init --ruleset of a served ruleset without initiative hints, with side initiative, a token without the attribute, a bad answer: refused naming what', () => {
+  const cases = [
+    [{}, /the D6 pool ruleset \(d6-pool\) has no initiative hint \(\[client\] initiative in its manifest\)/],
+    [{ initiative_flags: ['bonus'] }, /the D6 pool ruleset \(d6-pool\) has no initiative hint/],
+    [{ initiative: 'side', initiative_die: 6 }, /the D6 pool ruleset \(d6-pool\) rolls initiative by sides/],
+    [INITIATIVE, /Goblin has no "fracas_bonus" attribute for D6 pool initiative \(DP-2\)/],
+    [{ ...INITIATIVE, initiative: 'all' }, /\$\.client\.d6-pool\.initiative: "all" is not one of combatant, side/],
+  ];
+  for (const [hints, why] of cases) {
+    const { emu, tokens, characters } = shipped();
+    emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_bonus', current: '2' });
+    const [ask] = requests(emu.chat(emu.gm, '!fracas init --ruleset d6-pool', { selected: [tokens.orc.id, tokens.goblin.id] }));
+    const out = answer(emu, { jsonrpc: '2.0', id: ask.id, result: served({ client: { 'd6-pool': hints } }) });
+    assert.equal(requests(out).length, 0, 'nothing rolled');
+    assert.match(plain(out.map((o) => o.text).join('\n')), why);
+    assert.equal(emu.campaign().get('turnorder') || '', '');
+    assertSafe(assert, emu);
+  }
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_bonus', current: '2' });
+  const [ask] = requests(emu.chat(emu.gm, '!fracas init --ruleset d6-pool', { selected: [tokens.orc.id] }));
+  const [sent] = requests(answer(emu, { jsonrpc: '2.0', id: ask.id, result: served({ client: { 'd6-pool': INITIATIVE } }) }));
+  const out = answer(emu, { jsonrpc: '2.0', id: sent.id, result: { seed: 1, order: [{ id: tokens.knight.id, roll: 2, total: 2 }] } });
+  assert.match(plain(out.map((o) => o.text).join('\n')), /not an initiative order of the tokens asked for/);
+  assert.equal(emu.campaign().get('turnorder') || '', '');
+  assertSafe(assert, emu);
+});
+
+test('WW-1 through the same path: !fracas init --ruleset worldwalker reads fracas_dex_mod (its contract.js hints), asks nothing first', () => {
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_dex_mod', current: '3' });
+  const [sent, more] = requests(emu.chat(emu.gm, '!fracas init --ruleset worldwalker --seed 2', { selected: [tokens.orc.id] }));
+  assert.equal(more, undefined);
+  assert.equal(sent.method, 'initiative.roll');
+  assert.deepEqual(sent.params, { ruleset: 'worldwalker', seed: 2, combatants: [{ id: tokens.orc.id, dex_mod: 3 }] });
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result: { ruleset: 'worldwalker', seed: 2,
+    order: [{ id: tokens.orc.id, roll: 11, modifier: 3, total: 14, dex_mod: 3, tiebreaks: [] }] } });
+  assert.deepEqual(JSON.parse(emu.campaign().get('turnorder')).map((e) => [e.id, e.pr]), [[tokens.orc.id, 14]]);
+  assert.equal(plain(Emulator.fields(card(shown).text)['1. Orc']), '14 = roll 11 +3', 'no initiative_die: the roll is not named a die');
+  assertSafe(assert, emu);
+});

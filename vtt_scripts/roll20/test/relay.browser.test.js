@@ -11,7 +11,8 @@
 // `round` (encounter.round), `round --undo` (encounter.undo), `odds` past the sandbox's
 // budget (attack.odds), an attack of a ruleset without a Roll20 port (the tests' d6 pool,
 // registered in that bridge only: the shipped bundle asks for its contract, server.contract
-// with a rulesets filter, then sends attack.resolve), `save` and `lock` (save.roll, lock.roll: kinds the
+// with a rulesets filter, then sends attack.resolve; its DP-2 initiative from the served hints,
+// initiative.roll into the turn order), `save` and `lock` (save.roll, lock.roll: kinds the
 // Mod has no port of) and `resend`. The extension is
 // the shipped one, unmodified but for the test page's origin in its content-script matches.
 // The page itself never holds the token or the secret, and a frame it plants is not signed,
@@ -219,6 +220,38 @@ print(json.dumps(fracas.resolve(json.load(sys.stdin)).to_dict()))`],
   const damage = JSON.parse(py.stdout).targets[ogre.id].damage;
   assert.equal(String(ogre.get('bar1_value')), String(40 - damage));
   assert.equal(plain(Emulator.fields(found.text)['1 → Ogre']).endsWith(`${damage} damage`), true);
+  assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
+});
+
+test('DP-2 initiative of the plug-in: initiative.roll through the relay from its served [client] hints and fracas_bonus, the turn order set from the bridge\'s roll, undone', async (t) => {
+  if (!ready(t)) return;
+  const { emu, ogre, skeletons } = T;
+  emu.create('attribute', { _characterid: ogre.get('represents'), name: 'fracas_bonus', current: '3' });
+  emu.create('attribute', { _characterid: skeletons[1].get('represents'), name: 'fracas_bonus', current: '-1' });
+  const before = emu.campaign().get('turnorder');
+  const { requests, found, after: outputs } = await command('!fracas init --ruleset d6-pool', /Initiative \(D6 pool, DP-2\)/,
+    { selected: [ogre.id, skeletons[1].id] });
+  // The d6 pool was learned with the attack's contract above (its hints came with it): nothing asked again.
+  assert.deepEqual(requests.map((r) => r.method), ['initiative.roll']);
+  const [rpc] = requests;
+  assert.deepEqual(rpc.params.combatants, [{ id: ogre.id, bonus: 3 }, { id: skeletons[1].id, bonus: -1 }]);
+  // What the bridge rolled is what the engine rolls for that request and seed.
+  const py = spawnSync(H.pythonPath(), ['-c', `${H.WITH_D6_POOL}import json
+print(json.dumps(fracas.roll_initiative(json.load(sys.stdin)).to_dict()["order"]))`],
+  { cwd: H.REPO_ROOT, input: JSON.stringify(rpc.params), encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const order = JSON.parse(py.stdout);
+  const names = { [ogre.id]: 'Ogre', [skeletons[1].id]: 'Skeleton 2' };
+  const fields = Emulator.fields(found.text);
+  order.forEach((e, i) => {
+    assert.equal(plain(fields[`${i + 1}. ${names[e.id]}`]), `${e.total} = d6 ${e.roll} ${e.total - e.roll < 0 ? '−' : '+'}${Math.abs(e.total - e.roll)}`);
+  });
+  // Both tokens in the turn order with the bridge's totals, in its order (Campaign turnorder, a JSON string).
+  const turns = JSON.parse(emu.campaign().get('turnorder')).filter((e) => names[e.id]);
+  assert.deepEqual(turns.map((e) => [e.id, e.pr]), order.map((e) => [e.id, e.total]));
+  assert.ok(outputs().some((o) => o.text.includes(`!fracas undo ${rpc.id}`)), 'the GM\'s card has the undo button');
+  emu.chat(emu.gm, `!fracas undo ${rpc.id}`);
+  assert.equal(emu.campaign().get('turnorder'), before, 'undo puts the turn order back');
   assert.equal(Object.keys(emu.state.fracas.relay.pending).length, 0);
 });
 

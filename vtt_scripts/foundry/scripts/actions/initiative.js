@@ -8,7 +8,8 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildInitiativeRequest, who } from "../request.js";
-import { DEFAULT_RULESET, rulesetClient, structFields } from "../rulesets.js";
+import { DEFAULT_RULESET, rulesetClient, rulesetEntry, structFields } from "../rulesets.js";
+import { learnRuleset } from "../served.js";
 import { MODULE_ID } from "../settings.js";
 
 /** @typedef {import("../actions.js").Json} Json */
@@ -36,13 +37,19 @@ export function initiativeActions(ctx) {
     const standing = combat.combatants.filter((c) => !c.defeated);
     if (!standing.length) throw new InputError(t("FRACAS.Error.Actions15"));
     const ruleset = options.ruleset ?? DEFAULT_RULESET;
+    // A ruleset this module has no code for: its contract and [client] hints from the bridge
+    // (served.js), asked for before anything is built; without an `initiative` hint the
+    // module cannot know whether its combatants or its sides roll, and says so.
+    const served = !rulesetEntry(ruleset);
+    if (served) await learnRuleset(conn, ruleset);
     const client = rulesetClient(ruleset);
+    if (served && !client.initiative) throw new InputError(t("FRACAS.Error.ServedInitiative", { ruleset }));
     if (client.initiative === "side") return sideInitiative(conn, ruleset, combat, standing, options);
     /** @type {Record<string, any>} */
     let request;
-    if (client.initiative_flags?.length) {
+    if (client.initiative_flags?.length || served) {
       // Each combatant's fields from its actor's flags (WW-1: flags.fracas.worldwalker.dex_mod).
-      const flags = client.initiative_flags;
+      const flags = client.initiative_flags ?? [];
       request = { ruleset, combatants: standing.map((c) => {
         /** @type {Record<string, any>} */
         const entry = { id: c.id };

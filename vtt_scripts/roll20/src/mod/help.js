@@ -87,7 +87,9 @@ function items(config) {
       'the exact odds of that attack, whispered to you: P(hit), P(crit), mean, the likeliest damage, and the chance ' +
       'each target drops (its Body bar is read); --count N for N identical attacks (a mob). Nothing is rolled or applied.'],
     ['!fracas init', 'ER-18 initiative (d10 + Agility modifier + ' + code(config.attrs.initiative_bonus) +
-      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all.'],
+      ', ties by d20 roll-offs) for the selected tokens, into the turn order. --bonus N adds to all. --ruleset NAME: ' +
+      'that ruleset\'s per-combatant initiative, rolled by the fracas bridge (through the relay) from each token\'s ' +
+      'fracas_<field> attributes (the fields its manifest\'s [client] initiative_flags names; a plug-in\'s the bridge serves).'],
     ['!fracas mob --target ID [--target ID…] [--each]',
       'the selected tokens, grouped by character, attack the targets through the fracas bridge (the relay browser extension): ' +
       'each token attacks one target in turn, or every target with --each. Totals are applied; undo works.'],

@@ -183,7 +183,7 @@ function names() {
 }
 
 /**
- * `!fracas attack` naming a ruleset neither contract.js nor the served contract lists:
+ * `!fracas attack` (or `!fracas init`) naming a ruleset neither contract.js nor the served contract lists:
  * ask the bridge for its contract and run the command again when it answers. Returns
  * what was sent, or null (the ruleset is known, or was asked for already: rulesetOf words
  * the error).
@@ -201,9 +201,10 @@ function askIfUnknown(app, msg, cmd) {
   // Only that ruleset's contract (the filter keeps the answer to 3 frames, not the 17
   // a whole contract with every ruleset's layouts takes at the relay's 1800 characters a frame).
   const sent = relaylink.send(app, 'server.contract', { rulesets: [ruleset] }, { ruleset, msg: again }, 'c');
-  app.whisper(msg.playerid, cards.notice('fracas attack', [
+  const what = cmd.sub === 'init' ? 'initiative is rolled' : 'attack is sent';
+  app.whisper(msg.playerid, cards.notice(`fracas ${cmd.sub || 'attack'}`, [
     `this script has no ruleset "${esc.text(ruleset)}" built in: asked the bridge for the rulesets it resolves ` +
-    `(${esc.text(sent.id)}); the attack is sent once it answers.`,
+    `(${esc.text(sent.id)}); the ${what} once it answers.`,
   ]));
   return sent;
 }

@@ -111,8 +111,8 @@ def test_ci_tests_every_supported_python_on_the_shipped_packages():
     assert "FRACAS_TEST_PYTHONS: python${{ matrix.python }}" in text and "bash .ci/run" in text
     assert "mkdocs build --strict" in text
     script = (ROOT / "scripts" / "test.sh").read_text()
-    # the sdist and a wheel, each installed into a fresh venv, the suite against each
-    assert "-m build --outdir" in script and 'fresh_venv "$OLDEST"' in script and 'fresh_venv "$NEWEST"' in script
+    # the sdist and a wheel built from it, each installed into a fresh venv, the suite against each
+    assert "-m build --sdist --outdir" in script and "-m build --wheel --outdir" in script and 'fresh_venv "$OLDEST"' in script and 'fresh_venv "$NEWEST"' in script
     assert "fracas: {passed} passed, {failed} failed" in script
 
 

@@ -6,6 +6,7 @@ and request structs before writing it into the Foundry module's contract.js."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -128,8 +129,10 @@ def test_the_guides_client_table_is_a_valid_manifest_table():
 def test_the_guides_d6_pool_client_table_is_the_examples_own():
     # DP-2 (docs/examples/d6pool rules.md): the guide shows the d6 pool's [client] table as
     # its manifest has it, the table both clients' end-to-end initiative tests are served.
-    import tomllib
-    from pathlib import Path
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the tomli backport, a dependency of fracas there
+        import tomli as tomllib
 
     root = Path(__file__).resolve().parents[2]
     guide = (root / "docs" / "ADDING_A_RULESET.md").read_text(encoding="utf-8")

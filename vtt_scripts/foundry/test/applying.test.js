@@ -240,11 +240,14 @@ describe("initiative of every ruleset", () => {
   });
 
   test("Worldwalker: d20 + Dexterity modifier from the actor flag, defeated combatants left out", async () => {
-    const { api, conn } = combatSetup(() => ({ ruleset: "worldwalker", seed: 1, injected: false, order: [
+    const { api, conn, vtt } = combatSetup(() => ({ ruleset: "worldwalker", seed: 1, injected: false, order: [
       { id: "c-pc", roll: 10, modifier: 3, total: 13, dex_mod: 3, tiebreaks: [] },
       { id: "c-orc", roll: 4, modifier: 1, total: 5, dex_mod: 1, tiebreaks: [] }] }));
     await api.initiative({ ruleset: "worldwalker" });
     assert.deepEqual(conn.calls[0].params, { ruleset: "worldwalker", combatants: [{ id: "c-pc", dex_mod: 3 }, { id: "c-orc", dex_mod: 1 }] });
+    // WW-1: "roll a d20 and add your Dexterity modifier": each combatant's d20 as a real roll on the card.
+    assert.deepEqual(vtt.messages[0].rolls[0].groups.map((g) => [g.faces, g.results.map((r) => r.result)]),
+      [[20, [10, 4]]]);
   });
 
   test("WW-1: a combatant without its Dexterity modifier flag is refused naming the flag's path; nothing is sent", async () => {

@@ -1764,7 +1764,9 @@ module.exports = { text, button, hasExpansion };
 const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
 
 const NONE = Object.freeze({});
-const own = (obj, key) => !!obj && Object.prototype.hasOwnProperty.call(obj, key);
+/** Whether `obj` is an object with `key` as its own property (never one it inherits: a served
+ * answer is untrusted data, and `__proto__` or `toString` must not read as a field). */
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 /** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
 let served = {};
@@ -1815,7 +1817,7 @@ function titles(names) {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
+module.exports = { own, hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
   },
   "src/mod/cards.js": function (module, exports, require) {
 'use strict';
@@ -9368,8 +9370,8 @@ const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 const served = require('./served');
 const hints = require('./hints');
+const { own } = hints;
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   const title = (rulesets.entry(name) || served.entry(name)).title;
@@ -9595,10 +9597,10 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const served = require('./served');
 const hints = require('./hints');
+const { own } = hints;
 const rulesets = require('../rulesets');
 const { rulesetOf } = require('./attack');
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 /**
  * Merge new entries (ranked, highest first) into the existing turn order: the
@@ -11363,7 +11365,7 @@ const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE
 const { DEFAULT_RULESET } = require('../contract');
 const { compileAttack } = require('../engine');
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+const { own } = require('./hints');
 
 // Options every kind takes: the dice (GM's, or --players-seed), where the card goes, a preview.
 const COMMON = ['seed', 'rolls', 'whisper', 'public', 'no-apply'];

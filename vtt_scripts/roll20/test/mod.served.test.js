@@ -153,6 +153,17 @@ test('DP-2: !fracas init --ruleset of a served ruleset asks for its contract, se
   assertSafe(assert, emu);
 });
 
+test('a served per-combatant initiative without initiative_die: the card shows the bridge\'s roll, naming no die', () => {
+  const { emu, tokens, characters } = shipped();
+  emu.create('attribute', { _characterid: characters.orc.id, name: 'fracas_bonus', current: '2' });
+  const [ask] = requests(emu.chat(emu.gm, '!fracas init --ruleset d6-pool --seed 7', { selected: [tokens.orc.id] }));
+  const { initiative_die: _die, ...dieless } = INITIATIVE;
+  const [sent] = requests(answer(emu, { jsonrpc: '2.0', id: ask.id, result: served({ client: { 'd6-pool': dieless } }) }));
+  const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result: { ruleset: 'd6-pool', seed: 7, order: [{ id: tokens.orc.id, roll: 1, total: 3 }] } });
+  assert.equal(plain(Emulator.fields(card(shown).text)['1. Orc']), '3 = roll 1 +2');
+  assertSafe(assert, emu);
+});
+
 test('!fracas init --ruleset of a served ruleset without initiative hints, with side initiative, a token without the attribute, a bad answer: refused naming what', () => {
   const cases = [
     [{}, /the D6 pool ruleset \(d6-pool\) has no initiative hint \(\[client\] initiative in its manifest\)/],
@@ -191,6 +202,6 @@ test('WW-1 through the same path: !fracas init --ruleset worldwalker reads fraca
   const shown = answer(emu, { jsonrpc: '2.0', id: sent.id, result: { ruleset: 'worldwalker', seed: 2,
     order: [{ id: tokens.orc.id, roll: 11, modifier: 3, total: 14, dex_mod: 3, tiebreaks: [] }] } });
   assert.deepEqual(JSON.parse(emu.campaign().get('turnorder')).map((e) => [e.id, e.pr]), [[tokens.orc.id, 14]]);
-  assert.equal(plain(Emulator.fields(card(shown).text)['1. Orc']), '14 = roll 11 +3', 'no initiative_die: the roll is not named a die');
+  assert.equal(plain(Emulator.fields(card(shown).text)['1. Orc']), '14 = d20 11 +3', 'WW-1: the contract\'s initiative_die names the d20');
   assertSafe(assert, emu);
 });

@@ -17,8 +17,8 @@ const { buildRowsAttack, attackShape } = require('./rowsattack');
 const rulesets = require('../rulesets');
 const served = require('./served');
 const hints = require('./hints');
+const { own } = hints;
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   const title = (rulesets.entry(name) || served.entry(name)).title;

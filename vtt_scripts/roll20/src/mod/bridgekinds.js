@@ -28,7 +28,7 @@ const { CONDITIONS, COVERS, DAMAGE_TYPES, SIZE_BONUS, MAX_SAVERS, MAX_SKILL_DICE
 const { DEFAULT_RULESET } = require('../contract');
 const { compileAttack } = require('../engine');
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+const { own } = require('./hints');
 
 // Options every kind takes: the dice (GM's, or --players-seed), where the card goes, a preview.
 const COMMON = ['seed', 'rolls', 'whisper', 'public', 'no-apply'];

@@ -9,7 +9,9 @@
 const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
 
 const NONE = Object.freeze({});
-const own = (obj, key) => !!obj && Object.prototype.hasOwnProperty.call(obj, key);
+/** Whether `obj` is an object with `key` as its own property (never one it inherits: a served
+ * answer is untrusted data, and `__proto__` or `toString` must not read as a field). */
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 /** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
 let served = {};
@@ -60,4 +62,4 @@ function titles(names) {
   return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
 }
 
-module.exports = { hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
+module.exports = { own, hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };

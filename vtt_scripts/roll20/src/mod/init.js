@@ -14,10 +14,10 @@ const esc = require('./escape');
 const relaylink = require('./relaylink');
 const served = require('./served');
 const hints = require('./hints');
+const { own } = hints;
 const rulesets = require('../rulesets');
 const { rulesetOf } = require('./attack');
 
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
 
 /**
  * Merge new entries (ranked, highest first) into the existing turn order: the

@@ -90,6 +90,24 @@ def test_help_imports_no_command_ruleset_driver_or_bridge():
     loaded = set(modules)
     assert "fracas.cli" in loaded and "fracas.cli._index" in loaded  # it did run the group
     assert sorted(loaded & set(HEAVY)) == []
+    # click's help formatter would import shutil for the terminal's width: fracas.cli._help_width finds it
+    assert "shutil" not in loaded
+
+
+@pytest.mark.parametrize("columns", ["40", "60", "78", "100", "0", "wide", None])
+def test_the_help_width_is_the_one_click_picks_with_shutil(monkeypatch, columns):
+    """`fracas --help` is as wide as click makes it (HelpFormatter: the terminal's columns from
+    shutil.get_terminal_size, at most 80, less 2, at least 50), found without shutil."""
+    from click.formatting import HelpFormatter
+
+    from fracas.cli import _help_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr("click.formatting.FORCED_WIDTH", None)
+    assert _help_width() == HelpFormatter().width
 
 
 def test_help_lists_every_command_with_the_summary_the_command_itself_gives():

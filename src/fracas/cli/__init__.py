@@ -26,7 +26,6 @@ as a package, a kind added since the index was made) is imported to be listed.
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import sys
 from types import ModuleType
@@ -229,9 +228,30 @@ class _Main(click.Group):
                 if _command_in(args) != "doctor":
                     raise
                 problem = err  # doctor reports it, with everything else it checks
+        if "terminal_width" not in extra and click.formatting.FORCED_WIDTH is None:
+            extra["terminal_width"] = _help_width()
         ctx = super().make_context(info_name, args, parent, **extra)
         ctx.meta["fracas.config"] = (path, problem)
         return ctx
+
+
+def _help_width(max_width: int = 80) -> int:
+    """The width click's help formatter picks (`HelpFormatter`: the terminal's columns, at most
+    `max_width`, less 2, at least 50), with the columns found as `shutil.get_terminal_size`
+    finds them (COLUMNS, else the standard output's terminal, else 80) without importing
+    shutil, which click would import for it (a few ms of `fracas --help`)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    if columns <= 0:
+        columns = 80
+    return max(min(columns, max_width) - 2, 50)
 
 
 def _config_in(args: list[str]) -> Optional[str]:
@@ -351,6 +371,8 @@ def index_source() -> str:
     """The text of `fracas/cli/_index.py`: every command's name and summary, and each
     built-in ruleset's kinds with their commands, read from the commands themselves (each
     imported). `python -m fracas.spec` writes it; `--check` says when it is stale."""
+    import inspect  # here, not at the top: `fracas --help` has no use for it (about 10 ms)
+
     from .. import rulesets
     from ..rulesets.base import SHARED_KINDS
 

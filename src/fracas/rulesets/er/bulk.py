@@ -22,10 +22,15 @@ from ...requests import check_range, convert_mapping, decode, key_path, say
 from ..base import merge_columns
 from .attack import kernel_error
 from .plan import TYPE_INDEX, check_attacker, check_targets, compile_strike
+from . import strikes as _strikes
 from .result import AttackResult
 # A bulk job's bounds are every ruleset's (fracas.rulesets.rows declares them once).
 from ..rows import MAX_ATTACKS, MAX_GROUPS, MAX_PROFILE_STRIKES, check_detail, group_index
 from .schema import BulkRequest, Profile, Target
+
+#: The summary builder by backend, as result.py picks the strike builder: strikes.py compiled
+#: where setup.py built it, its .py source on the pure-Python backend.
+_BULK_DICTS = {"compiled": _strikes.bulk_dict, "python": _kernels.pure_python(_strikes).bulk_dict}
 
 #: Fewest chunks worth the lane kernel: with fewer, its unused lanes cost more than they save.
 LANES_MIN = 4
@@ -298,42 +303,12 @@ class BulkResult:
         layout = bulk._shape
         if layout is None:
             layout = bulk._shape = _layout(bulk)
-        target_layout, group_layout = layout
-        acc, acc_b, acc_g = self.acc_t, self.acc_b, self.acc_g
-        if not isinstance(acc_g, array):
-            acc_g = array("q", acc_g)
-        targets = {}
-        total = 0
-        for tid, t, b, kinds in target_layout:
-            damage = acc[t + L.T_DAMAGE]
-            total += damage
-            targets[tid] = {
-                "damage": damage, "by_type": {kind: acc_b[b + i] for kind, i in kinds},
-                "attacks": acc[t + L.T_ATTACKS], "attacks_hit": acc[t + L.T_ATTACKS_HIT],
-                "strikes": acc[t + L.T_STRIKES], "strikes_hit": acc[t + L.T_STRIKES_HIT],
-                "crits": acc[t + L.T_CRITS], "longest_chain": acc[t + L.T_LONGEST],
-                "undodgeable": acc[t + L.T_UNDODGEABLE],
-            }
-        groups = []
-        for profile, target, count, base, first_bin, end in group_layout:
-            bins = acc_g[first_bin:end]
-            # Up to the last bin that is not 0 (at least one): found by the bytes, in C.
-            kept = max(1, (len(bins.tobytes().rstrip(b"\0")) + 7) // 8)
-            hit = acc_g[base + L.G_ATTACKS_HIT]
-            damage = acc_g[base + L.G_DAMAGE]
-            groups.append({
-                "profile": profile, "target": target, "count": count,
-                "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
-                "damage": damage, "mean_damage": damage / count if count else 0.0,
-                "crits": acc_g[base + L.G_CRITS],
-                "shock_checks": acc_g[base + L.G_SHOCK], "strays_omitted": acc_g[base + L.G_STRAYS],
-                "histogram": bins[:kept].tolist(),
-            })
-        result = {
-            "ruleset": bulk.ruleset, "seed": self.seed, "backend": self.backend,
-            "detail": bulk.detail, "attacks_total": bulk.total, "targets": targets,
-            "groups": groups, "total_damage": total,
-        }
+        acc_t, acc_b, acc_g = self.acc_t, self.acc_b, self.acc_g
+        if type(acc_t) is not array or type(acc_b) is not array or type(acc_g) is not array:
+            acc_t, acc_b, acc_g = array("q", acc_t), array("q", acc_b), array("q", acc_g)
+        # One call builds the summary (compiled where setup.py built strikes.py: issue 44 item 3).
+        result: dict[str, Any] = _BULK_DICTS[self.backend](
+            bulk.ruleset, self.seed, self.backend, bulk.detail, bulk.total, layout[0], layout[1], acc_t, acc_b, acc_g)
         if self.attacks is not None:
             result["attacks"] = self.attacks
         return result

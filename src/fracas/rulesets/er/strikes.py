@@ -1,5 +1,5 @@
-"""The `strikes` of an Enchanted Realms attack result (docs/ENGINE.md §7), from the
-kernel's arrays.
+"""The `strikes` of an Enchanted Realms attack result (docs/ENGINE.md §7), and the whole
+summary of a bulk request, from the kernel's arrays.
 
 The kernels return arrays only: one out row of `OUT_WIDTH` int64 per strike and the die
 log (pairs of face and hit flag, `LOG_WIDTH` int32 each, where the row's `O_LOG` says).
@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..._layout import (
-    LOG_WIDTH, O_BASE, O_CHAIN_LEN, O_CRIT, O_DAMAGE, O_DISCARD, O_HITS, O_LOG, O_MOD, O_MOD_USED, O_POOL,
-    O_UNDODGEABLE, OUT_WIDTH,
+    G_ATTACKS_HIT, G_CRITS, G_DAMAGE, G_SHOCK, G_STRAYS, LOG_WIDTH, O_BASE, O_CHAIN_LEN, O_CRIT, O_DAMAGE,
+    O_DISCARD, O_HITS, O_LOG, O_MOD, O_MOD_USED, O_POOL, O_UNDODGEABLE, OUT_WIDTH, T_ATTACKS, T_ATTACKS_HIT,
+    T_CRITS, T_DAMAGE, T_LONGEST, T_STRIKES, T_STRIKES_HIT, T_UNDODGEABLE,
 )
 
 
@@ -142,4 +143,51 @@ def attack_dict(ruleset: str, seed: int, backend: str, injected: bool, metas: li
     return {
         "ruleset": ruleset, "seed": seed, "backend": backend, "injected": injected, "strikes": strikes,
         "targets": targets, "total_damage": total, "flee": dict(flee) if flee else None, "defense_rolls": defense,
+    }
+
+
+def bulk_dict(ruleset: str, seed: int, backend: str, detail: str, total_attacks: int, target_layout: list[Any],
+              group_layout: list[Any], acc_t: Any, acc_b: Any, acc_g: Any) -> dict[str, Any]:
+    """A bulk request's summary (docs/ENGINE.md §7: `BulkResult.to_dict` less the attacks
+    listed one by one) from its totals: per target of `target_layout` (id, offset in `acc_t`,
+    offset in `acc_b`, its damage types as (kind, column)) its damage by type and counts; per
+    group of `group_layout` (profile, target(s), count, offset in `acc_g`, its histogram's
+    first and end offsets) its counts, rates and damage histogram up to its last bin that is
+    not 0 (at least one bin)."""
+    targets = {}  # type: dict[str, Any]
+    total = 0
+    for tid, t, b, kinds in target_layout:
+        damage = acc_t[t + T_DAMAGE]
+        total += damage
+        by_type = {}  # type: dict[str, int]
+        for kind, i in kinds:
+            by_type[kind] = acc_b[b + i]
+        targets[tid] = {
+            "damage": damage, "by_type": by_type,
+            "attacks": acc_t[t + T_ATTACKS], "attacks_hit": acc_t[t + T_ATTACKS_HIT],
+            "strikes": acc_t[t + T_STRIKES], "strikes_hit": acc_t[t + T_STRIKES_HIT],
+            "crits": acc_t[t + T_CRITS], "longest_chain": acc_t[t + T_LONGEST],
+            "undodgeable": acc_t[t + T_UNDODGEABLE],
+        }
+    groups = []
+    for profile, target, count, base, first_bin, end in group_layout:
+        kept = end
+        while kept > first_bin + 1 and acc_g[kept - 1] == 0:
+            kept -= 1
+        histogram = []
+        for i in range(first_bin, kept):
+            histogram.append(acc_g[i])
+        hit = acc_g[base + G_ATTACKS_HIT]
+        damage = acc_g[base + G_DAMAGE]
+        groups.append({
+            "profile": profile, "target": target, "count": count,
+            "attacks_hit": hit, "hit_rate": hit / count if count else 0.0,
+            "damage": damage, "mean_damage": damage / count if count else 0.0,
+            "crits": acc_g[base + G_CRITS],
+            "shock_checks": acc_g[base + G_SHOCK], "strays_omitted": acc_g[base + G_STRAYS],
+            "histogram": histogram,
+        })
+    return {
+        "ruleset": ruleset, "seed": seed, "backend": backend, "detail": detail, "attacks_total": total_attacks,
+        "targets": targets, "groups": groups, "total_damage": total,
     }

@@ -224,27 +224,44 @@ cp -r "$ROOT/docs/examples/burstpool" "$LOGS/burstpool"
 export FRACAS_BENCH_PLUGIN_PATH="$LOGS/burstpool-site"
 "$WHEEL_VENV/bin/fracas" bench --quick --json bench-results/quick.json || FAILED_STEPS+=("fracas bench --quick")
 
-# One closing line for all the runs (the benchmark above is not a test).
+# One closing line for all the runs (the benchmark above is not a test), after a recap of
+# what failed (pytest's FAILED/ERROR lines, node's failing tests with their errors): the end
+# of a CI log is often all a reader sees of it, so a failure must be named there.
 "$WHEEL_VENV/bin/python" - "$LOGS" <<'PY'
 import pathlib, re, sys
 logs = pathlib.Path(sys.argv[1])
 passed = failed = 0
+recap = []
 for log in sorted(logs.glob("pytest-*.log")):
-    lines = [line for line in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", line)]
+    text = log.read_text()
+    lines = [line for line in text.splitlines() if re.search(r"\d+ (passed|failed)", line)]
     if not lines:  # the run died before its summary: count it as a failure
         print(f"no pytest summary in {log.name}")
+        recap += [f"{log.stem}: no summary; its last lines:", *text.splitlines()[-15:]]
         failed += 1
         continue
     passed += sum(int(n) for n in re.findall(r"(\d+) passed", lines[-1]))
-    failed += sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)\b", lines[-1]))
+    failed_here = sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)\b", lines[-1]))
+    failed += failed_here
+    if failed_here:
+        recap += [f"{log.stem}:", *[line for line in text.splitlines() if line.startswith(("FAILED ", "ERROR "))]]
 node = (logs / "node.log").read_text()
 found = re.search(r"^ℹ pass (\d+)", node, re.M), re.search(r"^ℹ fail (\d+)", node, re.M)
 if all(found):
     passed += int(found[0].group(1))
     failed += int(found[1].group(1))
+    if int(found[1].group(1)):
+        # node's spec reporter lists each failing test again, with its error, after "✖ failing tests:"
+        tail = node.split("✖ failing tests:", 1)
+        shown = tail[1].splitlines() if len(tail) == 2 else node.splitlines()[-40:]
+        recap += ["node:", *shown[:120]]
 else:
     print("no node --test summary")
+    recap += ["node: no summary; its last lines:", *node.splitlines()[-15:]]
     failed += 1
+if recap:
+    print("\nwhat failed:")
+    print("\n".join(recap))
 print(f"\nfracas: {passed} passed, {failed} failed")
 PY
 if [ ${#FAILED_STEPS[@]} -gt 0 ]; then

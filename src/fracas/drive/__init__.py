@@ -218,7 +218,7 @@ def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
     `rolls` in it (a VTT macro's call; the caller checked) whose content was compiled
     recently, rolled in one step by its plan's `roll_seed(seed)` (the compiled core seeds
     its own generator state and makes the buffers, the result is built once, its JSON when
-    asked). Returns the result; or, when the request is not such a one (not yet compiled, a
+    asked), or by its ruleset's `roll_attack` when the plan has none. Returns the result; or, when the request is not such a one (not yet compiled, a
     bulk request, a ruleset without `roll_seed`, a bad seed), its plan key (bytes, or None
     when not cacheable) for the full path, which compiles and caches it or says what is
     wrong. The same dice as the full path for the same seed, on either backend."""
@@ -229,13 +229,16 @@ def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
     cached = _recall(_PLANS, key)
     if cached is None or "attacks" in request:
         return key
-    roll_seed = getattr(cached[2], "roll_seed", None)
-    if roll_seed is None:
-        return key
     if seed is None:
         seed = new_seed()
     elif type(seed) is not int or not 0 <= seed < SEED_LIMIT:
         return key  # the full path says what is wrong with it, naming the field
+    roll_seed = getattr(cached[2], "roll_seed", None)
+    if roll_seed is None:
+        # A plan without its own fused roll (the strike-row rulesets', a plug-in's): rolled
+        # as the full path rolls a cached plan without seed or rolls in the request, by its
+        # ruleset's own `roll_attack`, without looking the plan up again.
+        return finish(cached[1], cached[2], seed, None)
     return roll_seed(seed)
 
 

@@ -419,8 +419,21 @@ class Bridge:
             logger.info("shutting down: finishing %d request(s) (at most %.0f s)", len(self._tasks), grace)
             _, late = await asyncio.wait(list(self._tasks), timeout=grace)
             if late:
-                logger.warning("shutting down: cancelling %d request(s) still running after %.0f s"
-                               " (their clients get -32010; nothing of them is journaled)", len(late), grace)
+                # A task whose client has not read what it was already sent (bytes still in its
+                # socket's write buffer: the task waits to send its reply, journaled already) is
+                # not waited for: that connection is dropped now, as the grace has run out.
+                unread = {task for task in late if (websocket := self._task_sockets.get(task)) is not None
+                          and websocket.transport.get_write_buffer_size() > 0}
+                if unread:
+                    logger.warning("shutting down: dropping the connections of %d request(s) whose clients"
+                                   " have not read what they were sent (what was rolled is journaled)",
+                                   len(unread))
+                    for task in unread:
+                        self._task_sockets[task].transport.abort()
+                if len(late) > len(unread):
+                    logger.warning("shutting down: cancelling %d request(s) still running after %.0f s (their"
+                                   " clients get -32010; nothing of them is journaled)", len(late) - len(unread),
+                                   grace)
                 self.dispatcher.cancel_all.set()
                 # Bulk work stops at its next chunk (up to seconds on the pure-Python core of
                 # a loaded machine) and its -32010 goes out; a reply that a client does not

@@ -477,7 +477,9 @@ def test_parse_limits():
 
 def test_clients_that_never_read_do_not_hold_up_shutdown(tmp_path):
     """With replies stuck in their sockets (and a send timeout far away), SIGTERM still
-    answers what it can, drops them and exits."""
+    answers what it can, drops them and exits: once the grace is over, a connection whose
+    client has not read what it was sent is dropped at once (its replies are journaled), not
+    waited for as work still running is."""
     server = start_server(tmp_path / "j.sqlite3", "--limit", "send_timeout=600", "--limit", "shutdown_grace=0.5")
     port = port_of(server.url)
     stuck = []
@@ -489,10 +491,19 @@ def test_clients_that_never_read_do_not_hold_up_shutdown(tmp_path):
     wait_until(lambda: in_flight(server.url)["attacks"] == 0, "the work is done; the replies wait to be read")
     assert in_flight(server.url)["reply_bytes"] > 0
     server.process.send_signal(signal.SIGTERM)
-    server.process.communicate(timeout=60)  # it exits; the deadline is only against a hang
+    _out, err = server.process.communicate(timeout=60)  # it exits; the deadline is only against a hang
     assert server.process.returncode == 0
     for sock in stuck:
         sock.close()
+    assert "dropping the connections of 12 request(s) whose clients have not read what they were sent" in err, err
+    assert "cancelling" not in err, err  # none of them was still rolling
+    from fracas.bridge.journal import Journal
+
+    journal = Journal(server.journal)
+    try:
+        assert all(journal.lookup(f'"{n}-{i}"') is not None for n in range(4) for i in range(3))
+    finally:
+        journal.close()
 
 
 def test_what_a_reply_holds_is_its_real_size_once_made(small):

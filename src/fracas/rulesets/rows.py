@@ -25,7 +25,7 @@ from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 import msgspec
 
@@ -180,15 +180,30 @@ _Y = {name[2:].lower(): value for name, value in vars(L).items() if name.startsw
 
 
 class Out:
-    """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE)."""
+    """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE): a property
+    a column, made below from `_Y` (a `__getattr__` ran only after the normal lookup failed,
+    half of a Worldwalker result's `to_dict`)."""
 
     __slots__ = ("_buf", "_base")
 
     def __init__(self, buf: Any, base: int) -> None:
         self._buf, self._base = buf, base
 
-    def __getattr__(self, name: str) -> int:
-        return int(self._buf[self._base + _Y[name]])
+    if TYPE_CHECKING:  # the columns, as the type checker sees them
+        def __getattr__(self, name: str) -> int: ...
+
+
+def _column(name: str, column: int) -> property:
+    def read(out: Out) -> int:
+        return int(out._buf[out._base + column])
+
+    read.__name__ = name
+    return property(read, doc=f"the strike's Y_{name.upper()} column")
+
+
+for _name, _col in _Y.items():
+    setattr(Out, _name, _column(_name, _col))
+del _name, _col
 
 
 # -- single attacks --------------------------------------------------------------------------

@@ -82,15 +82,25 @@ export function tempDir() {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Launch Debian's headless Chromium through playwright-core. */
+/**
+ * How long one step (a wait, a click, a page load) may take before a test gives up: not a
+ * speed check, a deadline against a hang. Playwright's own is 30 s; a CI lane shares its
+ * two cores with a whole pytest run, so a step is given two minutes.
+ */
+export const WAIT_MS = 120_000;
+
+/** Launch Debian's headless Chromium through playwright-core (every step's deadline WAIT_MS). */
 export async function launchChromium(userDataDir) {
   const { chromium } = await import("playwright-core");
-  return chromium.launchPersistentContext(userDataDir, {
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
+    timeout: WAIT_MS,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+  context.setDefaultTimeout(WAIT_MS);
+  return context;
 }
 
 /** Why the browser test cannot run here, or null when it can. */

@@ -14,7 +14,9 @@ const H = require('./helpers');
 const P = require('../src/protocol');
 
 const CHROMIUM = process.env.FRACAS_CHROMIUM || '/usr/bin/chromium';
-const WAIT_MS = 30000; // how long a step may take before a test gives up (not a speed check)
+// How long a step may take before a test gives up: not a speed check, a deadline against a hang
+// (Playwright's own is 30 s; a CI lane shares its two cores with a whole pytest run).
+const WAIT_MS = 120000;
 
 /** {playwright} when Chromium, playwright-core and a Python with fracas are here, else {missing: why}. */
 function prerequisites() {
@@ -113,7 +115,9 @@ async function openTable(playwright, emu, tmp) {
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       `--disable-extensions-except=${ext}`, `--load-extension=${ext}`],
+    timeout: WAIT_MS,
   });
+  browser.setDefaultTimeout(WAIT_MS);
   const page = await browser.newPage();
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));

@@ -147,9 +147,16 @@ def test_plot_is_a_png(quick_run):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_bridge_results_are_wired_into_the_output(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def bridged_compared_run(quick_run, tmp_path_factory):
+    """A second run, with `--bridge` (its benchmark faked: a real bridge is timed in CI's
+    bench) and `--compare` against the first run's JSON: one run for both checks."""
     import fracas.benchmarks as package
 
+    _, earlier, _ = quick_run
+    out = tmp_path_factory.mktemp("bench2")
+    before, path = out / "before.json", out / "b.json"
+    before.write_text(json.dumps(earlier))
     fake = types.ModuleType("fracas.benchmarks.bench_bridge")
     calls = []
 
@@ -159,13 +166,18 @@ def test_bridge_results_are_wired_into_the_output(tmp_path, monkeypatch):
 
     fake.run = run
     fake.format = lambda result: f"round trip p50 {result['round_trip_us']['p50']} µs"
-    monkeypatch.setitem(sys.modules, "fracas.benchmarks.bench_bridge", fake)
-    monkeypatch.setattr(package, "bench_bridge", fake, raising=False)
-    path = tmp_path / "b.json"
-    result = CliRunner().invoke(main, ["bench", "--quick", "--bridge", *SMALL, "--json", str(path)])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "fracas.benchmarks.bench_bridge", fake)
+        patch.setattr(package, "bench_bridge", fake, raising=False)
+        result = CliRunner().invoke(main, ["bench", "--quick", "--bridge", *SMALL, "--json", str(path),
+                                           "--compare", str(before)])
     assert result.exit_code == 0, result.output
+    return result, json.loads(path.read_text()), calls, before, earlier
+
+
+def test_bridge_results_are_wired_into_the_output(bridged_compared_run):
+    result, doc, calls, _, _ = bridged_compared_run
     assert calls == [True]
-    doc = json.loads(path.read_text())
     assert doc["bridge"] == {"round_trip_us": {"p50": 210.0, "p99": 900.0}, "overhead_ratio": 1.4}
     assert "round trip p50 210.0 µs" in result.stdout
     overhead = next(t for t in doc["targets"] if t["key"] == "bridge_overhead")
@@ -193,12 +205,8 @@ def test_bad_options_exit_2(args, message):
     assert message in result.output
 
 
-def test_compare_shows_each_target_against_an_earlier_run(quick_run, tmp_path):
-    _, earlier, _ = quick_run
-    path = tmp_path / "before.json"
-    path.write_text(json.dumps(earlier))
-    result = CliRunner().invoke(main, ["bench", "--quick", *SMALL, "--compare", str(path)])
-    assert result.exit_code == 0, result.output
+def test_compare_shows_each_target_against_an_earlier_run(bridged_compared_run):
+    result, _, _, path, earlier = bridged_compared_run
     text = result.output.split("Compared with ", 1)[1]
     assert text.startswith(str(path))
     for target in earlier["targets"]:

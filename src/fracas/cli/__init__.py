@@ -26,6 +26,7 @@ as a package, a kind added since the index was made) is imported to be listed.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from types import ModuleType
@@ -371,8 +372,6 @@ def index_source() -> str:
     """The text of `fracas/cli/_index.py`: every command's name and summary, and each
     built-in ruleset's kinds with their commands, read from the commands themselves (each
     imported). `python -m fracas.spec` writes it; `--check` says when it is stale."""
-    import inspect  # here, not at the top: `fracas --help` has no use for it (about 10 ms)
-
     from .. import rulesets
     from ..rulesets.base import SHARED_KINDS
 

@@ -218,10 +218,10 @@ def _fused(request: dict[str, Any], seed: Optional[int]) -> Any:
     `rolls` in it (a VTT macro's call; the caller checked) whose content was compiled
     recently, rolled in one step by its plan's `roll_seed(seed)` (the compiled core seeds
     its own generator state and makes the buffers, the result is built once, its JSON when
-    asked), or by its ruleset's `roll_attack` when the plan has none. Returns the result; or, when the request is not such a one (not yet compiled, a
-    bulk request, a ruleset without `roll_seed`, a bad seed), its plan key (bytes, or None
-    when not cacheable) for the full path, which compiles and caches it or says what is
-    wrong. The same dice as the full path for the same seed, on either backend."""
+    asked), or by its ruleset's `roll_attack` when the plan has none. Returns the result;
+    or, when the request is not such a one (not yet compiled, a bulk request, a bad seed),
+    its plan key (bytes, or None when not cacheable) for the full path, which compiles and
+    caches it or says what is wrong. The same dice as the full path for the same seed, on either backend."""
     try:
         key = request.encoded if type(request) is Encoded else canonical(request)
     except TypeError:  # not plain JSON data (a typed object inside): not cached

@@ -180,9 +180,9 @@ _Y = {name[2:].lower(): value for name, value in vars(L).items() if name.startsw
 
 
 class Out:
-    """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE): a property
-    a column, made below from `_Y` (a `__getattr__` ran only after the normal lookup failed,
-    half of a Worldwalker result's `to_dict`)."""
+    """One strike's kernel output, read by column name (`out.damage` is Y_DAMAGE): one
+    property per column, made below from `_Y` (a `__getattr__`, which runs only after the
+    normal lookup fails, took half of a Worldwalker result's `to_dict`)."""
 
     __slots__ = ("_buf", "_base")
 

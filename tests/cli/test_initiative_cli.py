@@ -53,3 +53,19 @@ def test_morale_check():
 def test_bad_input_exits_2(args, message):
     out = run(args)
     assert out.exit_code == 2 and message in out.output, out.output
+
+
+def test_a_ruleset_without_flags_for_the_command_asks_for_a_request_file(monkeypatch, tmp_path):
+    """Issue 45, item 5: a ruleset that has initiative requests but gives `fracas initiative`
+    no flags (a plug-in that declares none: here Worldwalker's, taken away) is a usage error
+    naming the ruleset and what to give instead (exit 2), not a traceback; its request file
+    still rolls."""
+    worldwalker = fracas.rulesets.get("worldwalker")
+    monkeypatch.setattr(type(worldwalker), "kind_cli_options", lambda self, kind: [])
+    out = run(["initiative", "--ruleset", "worldwalker", "--seed", "1"])
+    assert out.exit_code == 2, out.output
+    assert "--ruleset worldwalker: Worldwalker" in out.output
+    assert "gives `fracas initiative` no flags; give a request file (REQUEST" in out.output
+    path = tmp_path / "init.json"
+    path.write_text(json.dumps({"ruleset": "worldwalker", "combatants": [{"id": "a", "dex_mod": 1}]}))
+    assert run(["initiative", str(path), "--seed", "1"]).exit_code == 0

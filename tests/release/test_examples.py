@@ -213,3 +213,38 @@ def test_the_row_kernel_table_of_another_version_is_refused(examples_venv):
     assert widths == (f"fracas's row kernel rows are {plan}/21/{state} wide, this plug-in's _layout.pxd says "
                       f"{plan}/{out}/{state}: rebuild the plug-in against the installed fracas")
     assert len(rolled) == 3
+
+
+def test_a_plugin_rolls_initiative_from_its_own_flags_on_the_command_line(examples_venv):
+    """Issue 45, item 5: `fracas initiative --ruleset NAME` takes a plug-in's own flags
+    (`kind_cli_options`, the guide's d6 pool: `--combatant ID=BONUS`, DP-2), as `attack`
+    takes `cli_options`; the request they build rolls what `fracas.roll` rolls for the same
+    request and seed. A ruleset without the kind, or without flags for it, is a usage error
+    naming it (exit 2), not a traceback."""
+    python, env, cwd = examples_venv
+
+    def fracas_cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(python), "-m", "fracas", *args], capture_output=True, text=True, env=env,
+                              cwd=cwd, timeout=300)
+
+    helped = fracas_cli("initiative", "--ruleset", "d6-pool", "--help")
+    assert helped.returncode == 0, helped.stderr
+    words = " ".join(helped.stdout.split())  # as help wraps it at any width
+    assert "--combatant ID=N" in words and "its initiative bonus (DP-2: d6 + bonus)" in words
+    rolled = fracas_cli("initiative", "--ruleset", "d6-pool", "--combatant", "scout=2", "--combatant", "ogre=0",
+                        "--seed", "7", "--json")
+    assert rolled.returncode == 0, rolled.stderr
+    same = subprocess.run([str(python), "-c", "import json, fracas\nprint(json.dumps(fracas.roll('initiative', "
+                           "{'ruleset': 'd6-pool', 'combatants': [{'id': 'scout', 'bonus': 2}, {'id': 'ogre', "
+                           "'bonus': 0}]}, seed=7).to_dict()))"], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=300)
+    assert same.returncode == 0, same.stderr
+    assert json.loads(rolled.stdout) == json.loads(same.stdout)
+    assert {e["id"] for e in json.loads(rolled.stdout)["order"]} == {"scout", "ogre"}
+    bad = fracas_cli("initiative", "--ruleset", "d6-pool", "--combatant", "scout")
+    assert bad.returncode == 2 and "--combatant" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    none = fracas_cli("initiative", "--ruleset", "d6-pool")
+    assert none.returncode == 2 and "give the combatants" in none.stderr and "Traceback" not in none.stderr
+    lacking = fracas_cli("initiative", "--ruleset", "wild-die")
+    assert lacking.returncode == 2 and "Traceback" not in lacking.stderr, lacking.stderr
+    assert "Invalid value for --ruleset" in lacking.stderr and "has no initiative requests" in lacking.stderr

@@ -21,7 +21,7 @@ import msgspec
 
 from fracas.dice import Dice, KernelError
 from fracas.errors import DiceError, SchemaError
-from fracas.rulesets import Kind, results, rows
+from fracas.rulesets import Kind, flags, results, rows
 from fracas.rulesets.manifest import own
 
 MANIFEST = own(__name__)  # this folder's manifest.toml, checked
@@ -192,6 +192,15 @@ class D6Pool(rows.RowRuleset):
         order = sorted(((r + c.bonus, i, c.id, r) for i, (r, c) in enumerate(rolled)), key=lambda e: (-e[0], e[1]))
         return Rolled(seed, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "total_damage": 0,
                              "order": [{"id": cid, "roll": r, "total": t} for t, _, cid, r in order]})
+
+    def kind_cli_options(self, kind: str) -> list[click.Option]:
+        """`fracas initiative --ruleset d6-pool --combatant ID=BONUS` (DP-2)."""
+        return [flags.combatants_option("its initiative bonus (DP-2: d6 + bonus)")] if kind == "initiative" else []
+
+    def kind_from_flags(self, kind: str, given: dict[str, Any]) -> dict[str, Any]:
+        if kind != "initiative":
+            return super().kind_from_flags(kind, given)
+        return flags.combatants_request(NAME, given, "bonus")
 
     def fight_initiative(self, setup: Any, actors: list[Any], sides: list[str], round_: int, dice: Any,
                          seed: int) -> tuple[list[list[str]], dict[str, Any]]:

@@ -21,7 +21,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 #: Other source folders installed inside the package: the bridge is fracas.bridge (setup.py).
-MOUNTED = {"fracas.bridge": SRC.parent / "bridge"}
+MOUNTED = {"fracas.bridge": SRC.parent / "bridge", "fracas.benchmarks": SRC.parent / "benchmarks"}
 
 #: Cycles another change is removing, each with why it is still here. The test fails
 #: when one of them is gone, so the entry goes with it.

@@ -95,6 +95,70 @@ test('no hand-written client code names a built-in ruleset outside the listed fi
   assert.deepEqual(offenders, {}, 'client code names a ruleset: draw it from the generated layouts and kinds');
 });
 
+// The default ruleset has each client's own client (its sheet mapping, strikes, resolver and
+// cards); every other ruleset is drawn from its contract. One predicate decides which
+// (`ownClient`: Roll20's registry.js, Foundry's rulesets.js): a comparison with the default
+// ruleset anywhere else would be a ruleset's name by another spelling. Impale's resolver is
+// the default ruleset's own kind: its charge must be of that ruleset (ER-23).
+const OWN_CLIENT_HOMES = new Set([
+  'vtt_scripts/roll20/src/registry.js', 'vtt_scripts/foundry/scripts/rulesets.js', 'vtt_scripts/roll20/src/impale.js',
+]);
+const DEFAULTS = new Set(['DEFAULT_RULESET', 'DEFAULT']);
+
+/** Where `rel` compares a value with the default ruleset (`=== DEFAULT_RULESET`, `!== rulesets.DEFAULT`). */
+function defaultComparisons(rel) {
+  const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, /* skipTrivia */ true, ts.LanguageVariant.Standard, text);
+  const K = ts.SyntaxKind;
+  const tokens = [];
+  for (let kind = scanner.scan(); kind !== K.EndOfFileToken; kind = scanner.scan()) {
+    if (kind === K.SlashToken || kind === K.SlashEqualsToken) kind = scanner.reScanSlashToken();
+    tokens.push({ kind, value: scanner.getTokenValue(), start: scanner.getTokenStart() });
+  }
+  const equality = new Set([K.EqualsEqualsEqualsToken, K.ExclamationEqualsEqualsToken, K.EqualsEqualsToken,
+    K.ExclamationEqualsToken]);
+  const isDefault = (token) => token && token.kind === K.Identifier && DEFAULTS.has(token.value);
+  const found = [];
+  tokens.forEach((token, i) => {
+    if (!equality.has(token.kind)) return;
+    // the operand before (…DEFAULT) or after (DEFAULT…, rulesets.DEFAULT…)
+    const after = tokens[i + 1] && tokens[i + 2] && tokens[i + 2].kind === K.DotToken ? null : tokens[i + 1];
+    const member = tokens[i + 2] && tokens[i + 2].kind === K.DotToken ? tokens[i + 3] : null;
+    if (isDefault(tokens[i - 1]) || isDefault(after) || isDefault(member)) {
+      found.push(`${text.slice(0, token.start).split('\n').length}`);
+    }
+  });
+  return found;
+}
+
+test('only the ownClient predicate compares a ruleset with the default one', () => {
+  const offenders = {};
+  for (const root of ROOTS) {
+    for (const rel of sources(root)) {
+      if (OWN_CLIENT_HOMES.has(rel)) continue;
+      const lines = defaultComparisons(rel);
+      if (lines.length) offenders[rel] = lines;
+    }
+  }
+  assert.deepEqual(offenders, {}, 'ask ownClient(ruleset) (registry.js, rulesets.js) which client draws it');
+  for (const rel of OWN_CLIENT_HOMES) assert.ok(fs.existsSync(path.join(ROOT, rel)), rel);
+});
+
+test('the comparison scan sees each spelling', () => {
+  const tmp = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'names-'));
+  const rel = path.relative(ROOT, path.join(tmp, 'x.js'));
+  fs.writeFileSync(path.join(tmp, 'x.js'), [
+    '// ruleset === DEFAULT_RULESET in a comment', 'if (ruleset === DEFAULT_RULESET) f();',
+    'if (rulesets.DEFAULT !== name) f();', 'const b = name != rulesets.DEFAULT;', 'const c = DEFAULT_RULESET;',
+    'const d = options.ruleset ?? DEFAULT_RULESET;', 'if (DEFAULT === x.y) f();',
+  ].join('\n'));
+  try {
+    assert.deepEqual(defaultComparisons(rel), ['2', '3', '4', '7']);
+  } finally {
+    fs.rmSync(tmp, { recursive: true });
+  }
+});
+
 test('every listed file still names one (drop its entry when it no longer does)', () => {
   const stale = Object.keys(KNOWN).filter((rel) => !fs.existsSync(path.join(ROOT, rel)) || naming(rel).length === 0);
   assert.deepEqual(stale, []);

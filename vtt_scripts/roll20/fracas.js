@@ -1546,6 +1546,7 @@ module.exports = { VERSION, RULESETS, DEFAULT_RULESET, STRUCTS, LIMITS, RESULTS,
 const esc = require('./escape');
 
 const { VERSION, RULESETS, DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 const hints = require('./hints');
 const HANDOUT = 'Help: fracas';
 
@@ -1556,7 +1557,7 @@ const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 /** The help items, [command line, what it does (HTML)], in the order the help lists them. */
 function items(config) {
   // The other rulesets and their options, from the contract (each manifest's [client] help).
-  const others = RULESETS.map((r) => r.name).filter((name) => name !== DEFAULT_RULESET);
+  const others = RULESETS.map((r) => r.name).filter((name) => !ownClient(name));
   const options = others.filter((name) => hints.hints(name).help).map((name) => `${hints.title(name)} ${hints.hints(name).help}`);
   const home = hints.title(DEFAULT_RULESET);
   const counter = hints.withKind('counterspell');
@@ -1752,398 +1753,72 @@ function hasExpansion(message) {
 
 module.exports = { text, button, hasExpansion };
   },
-  "src/mod/hints.js": function (module, exports, require) {
+  "src/registry.js": function (module, exports, require) {
 'use strict';
-// What the Mod knows of a ruleset beyond its request structs, from the generated contract
-// (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
-// and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
-// against, a target's damage split into pools, a whole fight's sides, the options that build nested
-// request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
-// so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
+// The rulesets this resolver knows and which module resolves a request: the twin of the
+// Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
+// and odds.js, which both look a request's rules up here. Every ruleset the engine
+// registers is listed in contract.js; the ones with a JavaScript port (roll20: true and
+// a module here) resolve offline, the others only through the relay and the bridge.
 
-const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
+const { RulesError } = require('./errors');
+const { checkRuleset } = require('./plan');
+const { say } = require('./facts');
+const { RULESETS, DEFAULT_RULESET: DEFAULT } = require('./contract');
 
-const NONE = Object.freeze({});
-/** Whether `obj` is an object with `key` as its own property (never one it inherits: a served
- * answer is untrusted data, and `__proto__` or `toString` must not read as a field). */
-const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+// The JavaScript ports beside the default ruleset's (engine.js): one file a ruleset in
+// ports/, listed by the generated ports/index.js from the manifests.
+const PORTS = require('./ports/index');
+const OTHERS = Object.fromEntries(PORTS.map((rules) => [rules.name, rules]));
 
-/** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
-let served = {};
-
-/** Keep the served rulesets' checked hints (mod/served.js, on each server.contract answer). */
-function serve(table) {
-  served = table;
+/** The contract's entry of ruleset `name` (name, title, requests, roll20), or undefined. */
+function entry(name) {
+  return RULESETS.find((r) => r.name === name);
 }
 
-/** Ruleset `name`'s [client] hints: contract.js's for a ruleset it lists, else the ones the
- * bridge served for it, else {}. */
-function hints(name) {
-  if (CLIENT && own(CLIENT, name)) return CLIENT[name] || NONE;
-  return (own(served, name) && served[name]) || NONE;
-}
-
-/** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
-function title(name) {
-  const entry = RULESETS.find((r) => r.name === name);
-  return entry ? entry.title : name;
-}
-
-/** The rulesets whose requests include `kind` ('counterspell', 'morale'), in the contract's order. */
-function withKind(kind) {
-  return RULESETS.filter((r) => Object.prototype.hasOwnProperty.call(r.requests, kind)).map((r) => r.name);
-}
-
-/** Whether ruleset `name` has requests of `kind` (as fracas.drive.scenario asks `request_types`). */
-function hasKind(name, kind) {
-  return withKind(kind).includes(name);
-}
-
-/** Ruleset `name`'s damage pools, when its hints split a target's damage into two or more (CT-4:
- * stamina on the Body bar, injury on the campaign's injury bar), else undefined. */
-function pools(name) {
-  const split = hints(name).split;
-  return Array.isArray(split) && split.length >= 2 ? split : undefined;
-}
-
-/** The rulesets whose damage is split into pools, in the contract's order. */
-function withPools() {
-  return RULESETS.map((r) => r.name).filter((name) => pools(name) !== undefined);
-}
-
-/** The titles of `names` in words: "A", "A and B", "A, B and C". */
-function titles(names) {
-  const list = names.map(title);
-  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
-}
-
-module.exports = { own, hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
-  },
-  "src/mod/cards.js": function (module, exports, require) {
-'use strict';
-// Chat cards: results turned into Roll20's default roll template. Rendering never
-// changes a result; each card kind is one function. All user text goes through
-// escape.text(); numbers come from the engine.
-
-const esc = require('./escape');
-
-const STYLE = {
-  hit: 'color:#17692e;font-weight:bold',
-  miss: 'color:#a12a2a',
-  drop: 'color:#888;text-decoration:line-through',
-  note: 'color:#666;font-size:90%',
-  big: 'font-size:115%;font-weight:bold',
-};
-
-function span(style, html) {
-  return `<span style="${style}">${html}</span>`;
-}
-
-function signed(n) {
-  return n < 0 ? `−${-n}` : `+${n}`;
-}
-
-/** A roll template card from a title and [label, html] rows. */
-function template(title, rows) {
-  const fields = rows.map(([label, html]) => `{{${esc.text(label).replace(/=/g, '&#61;')}=${html}}}`);
-  return `&{template:default} {{name=${esc.text(title)}}} ${fields.join(' ')}`;
-}
-
-// Colour and a mark both say hit or miss (the colour alone is lost on some readers).
-function die(d) {
-  return span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}`) + span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗');
-}
-
-function strikeSummary(s) {
-  if (s.defense_dc !== null && s.defense_dc !== undefined) {
-    // ER-22: the player's defense dice, each + AC against the monster's DC.
-    const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
-    return `${pool} defense d20 ${esc.text(s.style)}, ${esc.text(s.damage_type)} · +${s.ac} (AC) vs DC ${s.defense_dc}` +
-      ' · a point per die not avoided';
-  }
-  const flags = [];
-  if (s.advantage) flags.push('advantage');
-  if (s.disadvantage) flags.push('disadvantage');
-  if (s.sneak === true) flags.push('sneak attack');
-  if (s.sneak === 'advantage-only') flags.push('sneak (advantage only)');
-  if (s.crit_range !== null && s.crit_range < 20) flags.push(`crit ${s.crit_range}–20`);
-  if (s.crit_range === null) flags.push('no crits');
-  const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
-  return `${pool}d20 ${esc.text(s.style)} ${esc.text(s.method)}, ${esc.text(s.damage_type)} · ` +
-    `${signed(s.to_hit)} vs AC ${s.ac}${flags.length ? ` · ${flags.join(', ')}` : ''}`;
-}
-
-function strikeDamage(s) {
-  if (s.hits === 0) return `${span(STYLE.miss, 'miss')} → 0`;
-  const parts = [`${s.hits} hit${s.hits === 1 ? '' : 's'}`];
-  const chainDamage = s.crit_chain.reduce((sum, c) => sum + c.damage, 0);
-  if (chainDamage) parts.push(`${chainDamage} crit`);
-  const rest = s.base - s.hits - chainDamage; // the weapon's weight (crit-proof and petrified targets lower base)
-  if (rest > 0) parts.push(`${rest} weight`);
-  let line = `base ${s.base} (${parts.join(', ')})`;
-  if (s.modifier !== null) line += ` ${signed(s.modifier)} modifier`;
-  const resist = { resistant: 'halved: resistant', vulnerable: 'doubled: vulnerable', immune: 'immune' }[s.resistance];
-  if (resist) line += ` · ${resist} to ${esc.text(s.damage_type)}`;
-  line += ` → ${span(STYLE.big, `${s.damage}`)}`;
-  if (s.undodgeable) line += ` ${span(STYLE.note, `(${s.undodgeable} undodgeable)`)}`;
-  return line;
-}
-
-function strikeBody(s, names) {
-  const lines = [strikeSummary(s)];
-  let dice = s.dice.map(die).join(' ');
-  if (s.discarded !== null) dice += ` · dropped ${span(STYLE.drop, `${s.discarded}`)}`;
-  lines.push(`dice: ${dice}`);
-  if (s.crit_chain.length) {
-    const chain = s.crit_chain.map((c) => `${die(c)}${c.hit ? ` +${c.damage}` : ''}`).join(' → ');
-    lines.push(`crit: ${chain}`);
-  }
-  lines.push(strikeDamage(s));
-  if (s.stray) lines.push(strayLine(s.stray, names));
-  else if (s.friendly_fire) lines.push(span(STYLE.note, 'friendly fire: a miss strays to the creatures nearby'));
-  return lines.join('<br>');
-}
-
-/** ER-17: where a missed shot went (the d10, the creature in that slot, the shifted dice). */
-function strayLine(st, names) {
-  const who = st.creature === null ? null : (names && names[st.creature]) || st.creature;
-  if (who === null || st.ac === null) {
-    return `stray: d10 ${st.roll} · ${who === null ? 'an empty slot: hits nothing' : `${esc.text(who)}, behind full cover: hits nothing`}`;
-  }
-  const dice = st.dice.map((d) => span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}+2=${d.shifted}`) +
-    span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗')).join(' ');
-  let line = `stray: d10 ${st.roll} → ${esc.text(who)} (AC ${st.ac}) · ${dice}`;
-  if (st.crit_chain.length) line += ` · crit: ${st.crit_chain.map((c) => `${c.face}${c.hit ? ` +${c.damage}` : '✗'}`).join(' → ')}`;
-  line += st.hits ? ` → ${span(STYLE.big, `${st.damage}`)} to ${esc.text(who)}` : ' → misses';
-  return line;
-}
-
-function targetBody(entry, applied) {
-  const types = Object.keys(entry.by_type).filter((t) => entry.by_type[t]);
-  let line = `${span(STYLE.big, `${entry.damage}`)} damage`;
-  if (types.length > 1) line += ` (${types.map((t) => `${esc.text(t)} ${entry.by_type[t]}`).join(', ')})`;
-  if (entry.undodgeable) line += ` · ${entry.undodgeable} undodgeable`;
-  if (entry.shock_save_dc !== null) {
-    line += `<br>shock: Resilience save DC ${entry.shock_save_dc}`;
-    const save = entry.shock_save;
-    if (save) {
-      const lost = `incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`;
-      const failed = save.situation && save.situation.automatic_failure;
-      line += failed ? ` · fails automatically (${esc.text(failed)}, ER-14): ${lost}`
-        : ` · rolled ${save.dice.join('/')} → ${save.total}, ${save.passed ? 'passed' : `failed: ${lost}`}`;
-    }
-  }
-  const release = entry.grapple_release;
-  if (release) {
-    // ER-21: one Strength feat per strike that dealt body damage, until the first failure.
-    for (const feat of release.feats) {
-      line += `<br>grappling: Strength feat DC ${feat.dc}`;
-      if (feat.held !== null && feat.roll === null) {
-        line += ` · fails automatically (${esc.text(release.situation.automatic_failure)}, ER-14): ${span(STYLE.miss, 'lets go')}`;
-      } else if (feat.roll !== null) {
-        line += ` · rolled ${feat.dice.join('/')} ${signed(feat.modifier)} = ${feat.total}, ` +
-          (feat.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
-      }
-    }
-  }
-  return line + appliedLine(applied, entry.damage);
-}
-
-/** What applyDamage did to a target's bar, as a card line: the Body before and after (or only
- * that it was applied, on a card that may not show Body), or why not when there was damage. */
-function appliedLine(applied, damage) {
-  if (applied && applied.after !== undefined) return applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
-  if (applied && applied.skipped && damage) return `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
-  return '';
-}
-
-/** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
-function attackCard(result, ctx) {
-  const rows = [];
-  if (result.flee) {
-    rows.push(['flee attack', `the target moved ${result.flee.moved} ft (${result.flee.speed}): ${result.flee.dice}d20`]);
-  }
-  if (result.defense_rolls) rows.push(['defense rolls', 'the target rolls: d20 + AC against DC 21 + to-hit']);
-  result.strikes.forEach((s, i) => {
-    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s, ctx.names)]);
-  });
-  for (const tid of Object.keys(result.targets)) {
-    rows.push([ctx.names[tid] || tid, targetBody(result.targets[tid], ctx.applied && ctx.applied[tid])]);
-  }
-  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (dice given)' : ''}` +
-    `<br>${span(STYLE.note, `replay: ${esc.button('request', `!fracas request ${ctx.id}`)} → fracas replay FILE`)}` +
-    (ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : '')]);
-  return template(`${ctx.attackerName} attacks`, rows);
-}
-
-/** The card of an ER-18 initiative roll. */
-function initiativeCard(result, ctx) {
-  const rows = result.order.map((e, i) => {
-    let line = `${span(STYLE.big, `${e.total}`)} = d10 ${e.roll} ${signed(e.modifier)}`;
-    if (e.tiebreaks.length) line += ` · tie broken by d20 ${e.tiebreaks.join(', ')}`;
-    return [`${i + 1}. ${ctx.names[e.id] || e.id}`, line];
-  });
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
-  return template('Initiative (ER-18)', rows);
-}
-
-/** The compact card of a bulk (mob) result: totals per target, no dice. */
-/** A count from an answer that came through chat: a whole number, or "?" (never markup). */
-function count(value) {
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : '?';
+/** Whether this resolver answers `name` itself: the spec says it has a port, and it is here. */
+function offline(name) {
+  const known = entry(name);
+  return !!known && known.roll20 && (name === DEFAULT || Object.prototype.hasOwnProperty.call(OTHERS, name));
 }
 
 /**
- * What bulk did not roll for one group of the answer (`attack.bulk` BulkGroup, Enchanted
- * Realms): ER-13 shock saves due and ER-17 strays of missed shots, when not 0; '' else. The
- * answer's groups are the request's `attacks`, in order, as `ctx.groups` lists them.
+ * Whether `name` has this script's own client: the default ruleset (the contract's
+ * DEFAULT_RULESET), whose attacks, mobs, odds, forecasts, whole fights and initiative read
+ * its sheet attributes and strikes attribute and resolve with its resolver (engine.js).
+ * Every other ruleset, built in or served by the bridge, is drawn from its contract: its
+ * [client] hints, request structs, result layouts and kinds (the one place that decides).
  */
-function leftOut(group) {
-  if (!group || typeof group !== 'object') return '';
-  const notes = [];
-  const shock = count(group.shock_checks);
-  if (shock !== '?' && shock > 0) notes.push(`${shock} shock save${shock === 1 ? '' : 's'} not rolled (ER-13)`);
-  const strays = count(group.strays_omitted);
-  if (strays !== '?' && strays > 0) notes.push(`strays of ${strays} missed shot${strays === 1 ? '' : 's'} omitted (ER-17)`);
-  return notes.length ? ` ${span(STYLE.note, `· ${notes.join(' · ')}`)}` : '';
+function ownClient(name) {
+  return name === DEFAULT;
 }
 
-function mobCard(result, ctx) {
-  const rows = [];
-  for (const tid of Object.keys(result.targets || {})) {
-    if (ctx.names && !Object.prototype.hasOwnProperty.call(ctx.names, tid)) continue; // not a target of the request
-    const raw = result.targets[tid] || {};
-    const t = {};
-    for (const key of Object.keys(raw)) t[key] = count(raw[key]);
-    const attacks = Number(t.attacks) || 0;
-    let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
-      ` · ${t.attacks_hit} hit`;
-    // Enchanted Realms crits; the other rulesets' own totals (blocks, stamina/injury, explosions).
-    if (t.crits !== undefined) line += ` · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
-    if (t.negated) line += ` · ${t.negated} blocked or dodged`;
-    if (t.injury !== undefined) line += ` · stamina ${t.stamina}, injury ${t.injury}`;
-    if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
-    if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
-    if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
-    line += appliedLine(ctx.applied && ctx.applied[tid], t.damage);
-    rows.push([ctx.names[tid] || tid, line]);
-  }
-  rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
-  rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
-    `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
-  return template(ctx.title, rows);
-}
-
-/** The `{{label=html}}` fields of a roll template card, in order (name first). */
-function templateFields(text) {
-  return String(text).match(/\{\{(?:(?!\}\}).)*\}\}/gs) || [];
-}
-
-/**
- * The GM's one whispered card beside a public card `shown`: the fields of the GM's version
- * `gmCard` that the public one does not carry as they are (real names, Body, the buttons),
- * under the same title marked "(GM)"; null when nothing is left out. A card that is no roll
- * template (a notice) goes whole when it differs.
- */
-function gmCompanion(shown, gmCard) {
-  if (!String(gmCard).startsWith('&{template:')) return gmCard === shown ? null : gmCard;
-  const fields = templateFields(gmCard);
-  const name = fields.find((f) => f.startsWith('{{name='));
-  const have = new Set(templateFields(shown));
-  const rows = fields.filter((f) => f !== name && !have.has(f));
-  if (!rows.length) return null;
-  const title = name ? `${name.slice(0, -2)} (GM)}}` : '{{name=fracas (GM)}}';
-  return `&{template:default} ${title} ${rows.join(' ')}`;
-}
-
-/** A short whispered notice (errors, confirmations). */
-function notice(title, lines, kind = 'info') {
-  const color = kind === 'error' ? '#a12a2a' : '#333';
-  const body = lines.map((l) => `<div>${l}</div>`).join('');
-  return `<div style="border:1px solid ${color};padding:4px;background:#fff">` +
-    `<div style="font-weight:bold;color:${color}">${esc.text(title)}</div>${body}</div>`;
-}
-
-/** The card of an ER-19 competition: both sides, their odds, every roll, the outcome. */
-function competeCard(result, ctx) {
-  const rows = [];
-  for (const side of ['challenger', 'defender']) {
-    const c = result[side];
-    const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
-    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
-    for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
-    const from = (list) => (list.length ? ` (${esc.text(list.join(', '))})` : '');
-    let edge = c.advantage ? ` · advantage${from(c.advantage_from)}` : c.disadvantage ? ` · disadvantage${from(c.disadvantage_from)}` : '';
-    if (c.automatic_failure) edge = ` · ${esc.text(c.automatic_failure)}: fails automatically (ER-14)`;
-    rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
-      `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
-  }
-  const rolls = result.rounds.map((r) => `${r.challenger.dice.join('/')}→${r.challenger.total} vs ` +
-    `${r.defender.dice.join('/')}→${r.defender.total}${r.challenger.total === r.defender.total ? ' (tie)' : ''}`);
-  rows.push(['d12', rolls.join('<br>')]);
-  let outcome = result.outcome;
-  for (const side of ['challenger', 'defender']) {
-    if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
-  }
-  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
-  const inc = result.incidental;
-  if (inc) { // "ER Grappling: Uncommon Conditions"
-    const pct = (p) => `${(100 * p).toFixed(1)}%`;
-    let line = `${esc.text(inc.strike)} (${esc.text(inc.damage_type)}): raw ${inc.raw === null ? '—' : inc.raw}` +
-      ` · ${inc.dealt ? `${inc.damage} damage` : 'no damage'}${inc.delivered ? ` · ${esc.text(inc.special || 'poison')} delivered: its save` : ''}` +
-      `<br>${span(STYLE.note, `${pct(inc.p_dealt)} to hurt${inc.p_delivered ? `, ${pct(inc.p_delivered)} to deliver` : ''}` +
-      `${inc.p_release !== null ? `, ${pct(inc.p_release)} to free` : ''}`)}`;
-    if (inc.release) {
-      const r = inc.release;
-      line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
+/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
+function rulesOf(request) {
+  let parsed = request;
+  if (typeof request === 'string') {
+    try {
+      parsed = JSON.parse(request);
+    } catch (err) {
+      return { rules: null, request }; // the decoder words the JSON error
     }
-    line += appliedLine(ctx.applied, inc.damage);
-    rows.push(['savage form', line]);
   }
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
-  return template(`Competition: ${result.contest} (ER-19)`, rows);
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
+    checkRuleset(parsed.ruleset);
+    if (!offline(parsed.ruleset)) {
+      throw new RulesError('$.ruleset', say('no_offline_resolver', { title: entry(parsed.ruleset).title }));
+    }
+    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
+  }
+  return { rules: null, request: parsed };
 }
 
-/** The card of a WW-8 counterspell: both d20s, the outcome in names, the exact chance it had. */
-function counterspellCard(result, ctx) {
-  const name = (id) => ctx.names[id] || id;
-  const cs = result.counterspeller;
-  const ca = result.caster;
-  const rows = [
-    [`${name(cs.id)} (counters)`, `d20 ${cs.roll} ${signed(cs.skill)} ${esc.text(result.school)}${cs.modifier ? ` ${signed(cs.modifier)}` : ''}` +
-      ` = ${span(STYLE.big, `${cs.total}`)} · ${cs.distance} ft away`],
-    [`${name(ca.id)} (casts)`, `d20 ${ca.roll} ${signed(ca.skill)} ${esc.text(result.school)}${ca.modifier ? ` ${signed(ca.modifier)}` : ''}` +
-      ` = ${span(STYLE.big, `${ca.total}`)}`],
-  ];
-  // The resolver's outcome names the ids: each becomes the name this card shows.
-  let outcome = result.outcome;
-  for (const id of [cs.id, ca.id]) outcome = outcome.split(id).join(name(id));
-  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
-  rows.push(['chance', `${(100 * result.p_countered).toFixed(1)}% to counter (exactly ${esc.text(result.p_countered_exact)}; a tie leaves the spell cast)`]);
-  rows.push(['seed', esc.text(String(result.seed))]);
-  return template(`Counterspell (WW-8): ${result.school}`, rows);
+/** Every ruleset name the engine registers, Enchanted Realms first. */
+function names() {
+  return RULESETS.map((r) => r.name);
 }
 
-/** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
-function impaleCard(result, ctx) {
-  const rows = [];
-  const s = result.impalement.strikes[0];
-  rows.push([`${ctx.pikeman} → ${ctx.charger}`, strikeBody(s, {})]);
-  const ch = result.charger;
-  let line = `${span(STYLE.big, `${ch.damage}`)} damage`;
-  const applied = ctx.applied;
-  if (applied && applied.after !== undefined) line += applied.hidden ? ' · damage applied' : ` · Body ${applied.before} → ${applied.after}`;
-  line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
-    : '<br>still standing: the charge goes on';
-  rows.push([ctx.charger, line]);
-  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
-  return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
-}
-
-module.exports = {
-  attackCard, initiativeCard, mobCard, competeCard, impaleCard, counterspellCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
-};
+module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry, ownClient };
   },
   "src/errors.js": function (module, exports, require) {
 'use strict';
@@ -2188,153 +1863,320 @@ function faces(n) {
 
 module.exports = { FracasError, RequestError, SchemaError, RulesError, DiceError, LimitError, faces };
   },
-  "src/mod/config.js": function (module, exports, require) {
+  "src/plan.js": function (module, exports, require) {
 'use strict';
-// `!fracas config`: which attributes hold what, which bar holds Body, who sees cards.
+// Compile a typed ER request into strike rows: the twin of src/fracas/rulesets/er/plan.py.
+// Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
+// ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
 
-const { UsageError, onOff, integer } = require('./usage');
-const { DEFAULT_ATTRS, defaultConfig } = require('./store');
-const { CONDITIONS } = require('../schema');
-const { names: rulesetNames } = require('../rulesets');
-const hints = require('./hints');
+const { SchemaError, RulesError, LimitError, DiceError } = require('./errors');
+const {
+  CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr, jsonType,
+} = require('./schema');
+const {
+  LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say,
+  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN,
+  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
+} = require('./facts');
+const { seedWords } = require('./rng');
 
-const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
-const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
+const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
+const RESISTANCE_NAMES = RESISTANCES;
 
-// The on/off settings: option → [setting, what it means on, what it means off].
-const SWITCHES = {
-  'players-attack': ['players_attack', 'players may attack with their own tokens',
-    'only the GM may attack'],
-  'players-seed': ['players_seed', 'players may choose the dice (--seed, --rolls)',
-    'only the GM chooses the dice'],
-  'players-any-layer': ['players_any_layer', 'players may target tokens on any layer',
-    'players may target only tokens on the token layer'],
-  'show-npc-body': ['show_npc_body', "public cards show NPCs' Body",
-    "public cards hide NPCs' Body"],
-  'trust-scripts': ['trust_scripts', 'commands other Mod scripts send act as the GM',
-    'commands other Mod scripts send act for the player named with --api-as, never as the GM'],
-  'players-numbers': ['players_numbers', 'players may give their own strike options, --ac, --target-FIELD and --cover',
-    "players attack with their sheet's strikes, against their targets' sheets"],
-  'defense-rolls': ['defense_rolls', "players roll defense dice against the GM's creatures (ER-22)",
-    'attackers roll their own dice'],
-  'below-min': ['below_min', 'damage may take the bar below its minimum',
-    'damage stops at the minimum'],
-};
-
-function single(option) {
-  if (option.values.length !== 1) {
-    throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
+/** A request's seed: absent, null, or 0 … 2**64 - 1 (a Number, BigInt or decimal string); returned. */
+function checkSeed(seed, path = '$.seed') {
+  if (seed !== null && seed !== undefined && !seedWords(seed)) {
+    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
   }
-  return option.values[0];
+  return seed;
 }
 
-function pair(option, what) {
-  const raw = option.values.join(' ');
-  const eq = raw.indexOf('=');
-  if (eq < 1) throw new UsageError(`--${option.name} takes ${what}=NAME, e.g. --${option.name} ${option.name === 'attr' ? 'ac=armor_class' : 'prone=back-pain'}`);
-  return [raw.slice(0, eq).trim().toLowerCase(), raw.slice(eq + 1).trim()];
+/** A number within [low, high], or a SchemaError naming the bounds. */
+function checkRange(value, low, high, path, what) {
+  if (!(value >= low && value <= high)) {
+    throw new SchemaError(path, say('out_of_range', { what, value, low, high }));
+  }
+  return value;
+}
+
+function checkRuleset(ruleset) {
+  if (RULESETS.includes(ruleset)) return;
+  if (typeof ruleset !== 'string') throw new SchemaError('$.ruleset', say('msgspec_type', { expected: 'str', got: jsonType(ruleset) }));
+  throw new SchemaError('$.ruleset', say('unknown_name', { what: 'ruleset', value: pyRepr(ruleset), allowed: RULESETS.join(', ') }));
+}
+
+function checkRolls(rolls, largest = 20) {
+  if (rolls === null || rolls === undefined) return null;
+  if (!rolls.length) {
+    throw new SchemaError('$.rolls', say('rolls_empty'));
+  }
+  if (rolls.length > MAX_ROLLS) {
+    throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
+  }
+  rolls.forEach((face, i) => {
+    if (!(face >= 1 && face <= largest)) {
+      throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
+    }
+  });
+  return rolls;
+}
+
+function checkNames(names, allowed, path, what) {
+  names.forEach((name, i) => choice(name, allowed, `${path}[${i}]`, what));
+  return new Set(names);
+}
+
+/** Check the attacker; returns its conditions. A condition that forbids attacking is refused. */
+function checkAttacker(attacker, path) {
+  for (const name of ['strength', 'agility']) {
+    if (attacker[name] !== null) checkRange(attacker[name], ...SCORE_RANGE, `${path}.${name}`, 'score');
+  }
+  for (const name of ['strength_mod', 'agility_mod']) {
+    if (attacker[name] !== null) checkRange(attacker[name], -20, 20, `${path}.${name}`, 'modifier');
+  }
+  choice(attacker.size, SIZES, `${path}.size`, 'size');
+  checkRange(attacker.swim_speed, 0, 1000, `${path}.swim_speed`, 'swim speed');
+  checkRange(attacker.obscurement, 0, 20, `${path}.obscurement`, 'obscurement penalty');
+  const conditions = checkNames(attacker.conditions, CONDITIONS, `${path}.conditions`, 'condition');
+  for (const name of CANNOT_ATTACK) {
+    if (conditions.has(name)) throw new RulesError(`${path}.conditions`, say('cannot_attack', { condition: name }));
+  }
+  if (attacker.charmed_by !== null && !attacker.charmed_by) {
+    throw new SchemaError(`${path}.charmed_by`, say('charmed_by_empty'));
+  }
+  return conditions;
+}
+
+/** Check every target; returns {id: {id, index, spec, path}} in request order. */
+function checkTargets(targets, path = '$.targets') {
+  const ids = Object.keys(targets);
+  if (!ids.length) throw new SchemaError(path, say('no_targets'));
+  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
+  const infos = {};
+  ids.forEach((tid, index) => {
+    const spec = targets[tid];
+    const tpath = keyPath(path, tid);
+    if (!tid) throw new SchemaError(path, say('empty_target_id'));
+    checkRange(spec.ac, ...AC_RANGE, `${tpath}.ac`, 'AC');
+    for (const dtype of Object.keys(spec.ac_by_type)) {
+      choice(dtype, DAMAGE_TYPES, `${tpath}.ac_by_type`, 'damage type');
+      checkRange(spec.ac_by_type[dtype], ...AC_RANGE, keyPath(`${tpath}.ac_by_type`, dtype), 'AC');
+    }
+    choice(spec.size, SIZES, `${tpath}.size`, 'size');
+    choice(spec.cover, COVERS, `${tpath}.cover`, 'cover');
+    for (const name of ['resistant', 'vulnerable', 'immune']) {
+      checkNames(spec[name], DAMAGE_TYPES, `${tpath}.${name}`, 'damage type');
+    }
+    checkNames(spec.conditions, CONDITIONS, `${tpath}.conditions`, 'condition');
+    if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
+    if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
+    if (spec.nearby.length > MAX_NEARBY) {
+      throw new LimitError(`${tpath}.nearby`, say('nearby_max', { count: spec.nearby.length, target: pyRepr(tid), most: MAX_NEARBY }));
+    }
+    if (spec.grappling !== null) checkGrapple(spec.grappling, `${tpath}.grappling`);
+    spec.nearby.forEach((other, i) => {
+      if (other === tid) throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_self'));
+      if (!Object.prototype.hasOwnProperty.call(targets, other)) {
+        throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_unknown', {
+          creature: pyRepr(other), target: pyRepr(tid), targets: ids.join(', '),
+        }));
+      }
+    });
+    infos[tid] = { id: tid, index, spec, path: tpath };
+  });
+  return infos;
+}
+
+/** ER-21: the grappler's Strength (score or modifier) and other feat bonus, when given. */
+function checkGrapple(hold, path) {
+  if (hold.strength !== null) checkRange(hold.strength, ...SCORE_RANGE, `${path}.strength`, 'score');
+  if (hold.strength_mod !== null) checkRange(hold.strength_mod, -20, 20, `${path}.strength_mod`, 'modifier');
+  checkRange(hold.bonus, -50, 50, `${path}.bonus`, 'bonus');
+}
+
+/** ER-4 (D-8): the explicit modifier wins; else floor((score - 2) / 2). */
+function modifier(score, explicit) {
+  if (explicit !== null && explicit !== undefined) return explicit;
+  return Math.floor((score - 2) / 2);
 }
 
 /**
- * Apply `!fracas config` options to `config` (checked first, applied only if all
- * are good). Returns a list of what changed, in words.
+ * ER-15: whether a defending target can see the incoming attacks ("provided it is possible
+ * for the character [to] see the incoming attacks"): not when it is blind, unconscious or
+ * petrified, nor when the attacker is invisible. Only then does defending put the attack
+ * at disadvantage. `attackerConditions` is a Set.
  */
-function applyOptions(config, options, knownMarkers = null) {
-  const next = JSON.parse(JSON.stringify(config));
-  const changes = [];
-  for (const option of options) {
-    if (Object.prototype.hasOwnProperty.call(SWITCHES, option.name)) {
-      const [key, on, off] = SWITCHES[option.name];
-      next[key] = onOff(single(option), `--${option.name}`);
-      changes.push(next[key] ? on : off);
-      continue;
-    }
-    switch (option.name) {
-      case 'reset':
-        Object.assign(next, defaultConfig());
-        changes.push('all settings back to their defaults');
-        break;
-      case 'bar':
-        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 4);
-        changes.push(`Body is on bar ${next.bar}`);
-        break;
-      case 'min':
-        next.min = integer(single(option), '--min', -1000000, 1000000);
-        changes.push(`damage stops at ${next.min}`);
-        break;
-      case 'output': {
-        const v = single(option).toLowerCase();
-        if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
-        next.output = v;
-        changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
-        break;
-      }
-      case 'attr': {
-        const [field, name] = pair(option, 'FIELD');
-        if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
-          throw new UsageError(`--attr: unknown field "${field}" (one of: ${Object.keys(DEFAULT_ATTRS).join(', ')})`);
-        }
-        const value = name || DEFAULT_ATTRS[field];
-        if (!ATTR_NAME.test(value)) throw new UsageError(`--attr: "${value}" is not an attribute name`);
-        next.attrs[field] = value;
-        changes.push(`${field} is read from the attribute "${value}"`);
-        break;
-      }
-      case 'marker': {
-        const [condition, tag] = pair(option, 'CONDITION');
-        if (!CONDITIONS.includes(condition)) {
-          throw new UsageError(`--marker: unknown condition "${condition}" (one of: ${CONDITIONS.join(', ')})`);
-        }
-        if (!MARKER_TAG.test(tag)) throw new UsageError(`--marker: "${tag}" is not a token marker name`);
-        if (tag && knownMarkers && !knownMarkers.includes(tag.toLowerCase())) {
-          const some = knownMarkers.slice(0, 12).join(', ');
-          throw new UsageError(`--marker: this campaign has no token marker "${tag}" (markers: ${some}` +
-            `${knownMarkers.length > 12 ? ', …' : ''})`);
-        }
-        // Tokens show a custom marker as "name::id"; fracas matches the name part.
-        const plainTag = tag.toLowerCase().split('::')[0];
-        if (plainTag && plainTag !== condition) next.markers[condition] = plainTag;
-        else delete next.markers[condition];
-        changes.push(`${condition} is the token marker "${next.markers[condition] || condition}"`);
-        break;
-      }
-      case 'relay-chunk':
-        next.relay_chunk = integer(single(option), '--relay-chunk', 200, 20000);
-        changes.push(`relay frames carry up to ${next.relay_chunk} characters`);
-        break;
-      case 'relay-timeout':
-        next.relay_timeout = integer(single(option), '--relay-timeout', 5, 600);
-        changes.push(`relay requests wait ${next.relay_timeout} s for an answer`);
-        break;
-      case 'ruleset': {
-        const v = single(option).toLowerCase();
-        if (!rulesetNames().includes(v)) throw new UsageError(`--ruleset: unknown ruleset "${v}" (one of: ${rulesetNames().join(', ')})`);
-        next.ruleset = v;
-        changes.push(`!fracas attack uses the ${v} rules unless it names --ruleset`);
-        break;
-      }
-      case 'injury-bar': {
-        const v = single(option).toLowerCase();
-        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
-        // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
-        const who = hints.titles(hints.withPools());
-        changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
-        break;
-      }
-      default:
-        throw new UsageError(`!fracas config does not know --${option.name} (see !fracas help)`);
+function defenderSees(targetConditions, attackerConditions) {
+  return !(DEFENDING_UNSEEING.some((name) => targetConditions.includes(name)) ||
+    DEFENDING_UNSEEN.some((name) => attackerConditions.has(name)));
+}
+
+/** ER-10: immune → 0; resistant and vulnerable together → normal. */
+function resistanceState(target, damageType) {
+  if (target.immune.includes(damageType)) return R_IMMUNE;
+  // ER-15: an underwater target resists fire, on top of its own resistances (counted once).
+  const resistant = target.resistant.includes(damageType) ||
+    (damageType === 'fire' && target.conditions.includes('underwater'));
+  const vulnerable = target.vulnerable.includes(damageType);
+  if (resistant && !vulnerable) return R_HALF;
+  if (vulnerable && !resistant) return R_DOUBLE;
+  return R_NORMAL;
+}
+
+/**
+ * One strike row and what the result needs to know about it, or an error with the strike's path.
+ * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
+ */
+function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
+  actionAdvantage, actionDisadvantage, targetPath = null, strays = true) {
+  // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
+  targetPath = targetPath || `${path}.target`;
+  choice(strike.style, STYLES, `${path}.style`, 'style');
+  const styleMethod = STYLE_METHOD[strike.style];
+  if (styleMethod !== strike.method) {
+    throw new SchemaError(`${path}.style`, say('style_method', { style: strike.style, style_method: styleMethod, method: strike.method }));
+  }
+  choice(strike.damage_type, DAMAGE_TYPES, `${path}.damage_type`, 'damage type');
+  if (strike.dice > MAX_SKILL_DICE) {
+    throw new SchemaError(`${path}.dice`, say('skill_dice_max', { dice: strike.dice, most: MAX_SKILL_DICE }));
+  }
+  if (strike.dice < 1) {
+    throw new SchemaError(`${path}.dice`, say('skill_dice_min', { dice: strike.dice }));
+  }
+  checkRange(strike.bonus, ...BONUS_RANGE, `${path}.bonus`, 'bonus');
+  const ranged = strike.method === 'range';
+  if (ranged && strike.weight) {
+    throw new SchemaError(`${path}.weight`, say('ranged_weight'));
+  }
+  checkRange(strike.weight, 0, 2, `${path}.weight`, 'weight');
+  const critCapable = strike.crit !== null ? strike.crit : CRIT_STYLES.includes(strike.style);
+  if (strike.crit_range !== null) {
+    checkRange(strike.crit_range, 2, 20, `${path}.crit_range`, 'crit range');
+    if (!critCapable) {
+      throw new SchemaError(`${path}.crit_range`, say('crit_range_not_capable', { style: strike.style }));
     }
   }
-  Object.assign(config, next);
-  return changes;
+  const attribute = ranged ? 'agility' : 'strength';
+  const score = attacker[attribute];
+  const explicit = attacker[`${attribute}_mod`];
+  if (score === null) {
+    throw new SchemaError(`${attackerPath}.${attribute}`, say('needs_score', { method: strike.method, path, attribute }));
+  }
+  // ER-14: a charmed creature "cannot attack the charmer".
+  if (attacker.charmed_by !== null && attacker.charmed_by === target.id) {
+    throw new RulesError(targetPath, say('charmed_attack', { target: pyRepr(target.id), path: `${attackerPath}.charmed_by` }));
+  }
+  const spec = target.spec;
+  const tconds = spec.conditions;
+  // ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:
+  // then it is a miss that strays (ER-17). A bulk request resolves no strays.
+  const fullCover = spec.cover === 'full' && ranged;
+  if (fullCover && !(strays && strike.friendly_fire)) {
+    throw new RulesError(targetPath, say(strays ? 'full_cover' : 'bulk_full_cover', { target: pyRepr(target.id) }));
+  }
+  if (ranged && attackerConditions.has('bound') && MECHANICAL_STYLES.includes(strike.style)) {
+    throw new RulesError(`${path}.style`, say('bound_mechanical', { style: strike.style }));
+  }
+  if (ranged && attackerConditions.has('underwater') && strike.style !== 'archery') {
+    throw new RulesError(`${path}.style`, say('underwater_ranged', { style: strike.style }));
+  }
+
+  const advantageFrom = [];
+  const disadvantageFrom = [];
+  if (strike.advantage) advantageFrom.push('strike');
+  if (actionAdvantage) advantageFrom.push('action');
+  if (strike.disadvantage) disadvantageFrom.push('strike');
+  if (actionDisadvantage) disadvantageFrom.push('action');
+  for (const name of ATTACKER_DISADVANTAGE) {
+    if (attackerConditions.has(name)) disadvantageFrom.push(`attacker ${name}`);
+  }
+  if (attackerConditions.has('underwater') && (ranged || attacker.swim_speed < 20)) {
+    disadvantageFrom.push('attacker underwater');
+  }
+  for (const name of TARGET_ADVANTAGE) {
+    if (tconds.includes(name)) advantageFrom.push(`target ${name}`);
+  }
+  for (const name of ['prone', 'unconscious']) {
+    if (tconds.includes(name)) (ranged ? disadvantageFrom : advantageFrom).push(`target ${name}`);
+  }
+  if (tconds.includes('invisible')) disadvantageFrom.push('target invisible');
+  if (tconds.includes('defending') && defenderSees(tconds, attackerConditions)) disadvantageFrom.push('target defending');
+  const sneak = strike.sneak;
+  if (sneak !== false) {
+    if (disadvantageFrom.length) {
+      const where = targetPath === `${path}.target` ? '' : ` against ${targetPath}`;
+      throw new RulesError(`${path}.sneak`, say('sneak_disadvantage', { sources: disadvantageFrom.join(', '), where }));
+    }
+    if (!(ranged || strike.weight === 0 || strike.reach || strike.sneak_ok)) {
+      throw new RulesError(`${path}.sneak`, say('sneak_weapon', { style: strike.style, weight: strike.weight }));
+    }
+    advantageFrom.push('sneak attack');
+  }
+  const hasAdv = advantageFrom.length > 0 && disadvantageFrom.length === 0;
+  const hasDis = disadvantageFrom.length > 0 && advantageFrom.length === 0;
+  const sneakDie = sneak === true;
+  // ER-17: a shot under the friendly-fire rule; asked for, or by default under
+  // three-quarters cover (ER-16), by a blind attacker or at an invisible target, when
+  // other creatures are listed near the target.
+  if (strike.friendly_fire && !ranged) {
+    throw new RulesError(`${path}.friendly_fire`, say('friendly_fire_melee', { method: strike.method }));
+  }
+  const friendlyFire = strike.friendly_fire === null
+    ? ranged && spec.nearby.length > 0 && (spec.cover === 'three-quarters' || attackerConditions.has('blind') ||
+      tconds.includes('invisible'))
+    : strike.friendly_fire;
+
+  const penalty = Math.max(attackerConditions.has('bound') ? 5 : 0,
+    attackerConditions.has('shaken') ? 2 : 0,
+    tconds.includes('invisible') ? 3 : 0);
+  const toHit = score + SIZE_BONUS[attacker.size] + (ranged ? SIZE_BONUS[spec.size] : 0) +
+    strike.bonus - penalty - attacker.obscurement;
+  const byType = spec.ac_by_type[strike.damage_type];
+  // ER-16: cover protects against ranged strikes only.
+  const ac = (byType !== undefined ? byType : spec.ac) + (ranged ? COVER_AC[spec.cover] : 0);
+  const critThr = critCapable && !hasDis ? (strike.crit_range || 20) : 0;
+  const resist = resistanceState(spec, strike.damage_type);
+  const sources = [];
+  for (let i = 0; i < strike.dice; i++) sources.push('skill');
+  if (hasAdv) sources.push('advantage');
+  if (sneakDie) sources.push('sneak');
+  if (hasDis) sources.push('disadvantage');
+  const row = {
+    skill: strike.dice,
+    adv: hasAdv ? 1 : 0,
+    sneak: sneakDie ? 1 : 0,
+    disadv: hasDis ? 1 : 0,
+    toHit,
+    ac,
+    // A full-cover shot rolls its pool but cannot crit or deal damage at its target.
+    crit: fullCover ? 0 : critThr,
+    autoCrit: !fullCover && tconds.includes('paralyzed') && !hasDis ? 1 : 0,
+    weight: ranged ? 0 : strike.weight,
+    mod: modifier(score, explicit),
+    resist,
+    onlyChain: tconds.includes('petrified') || fullCover ? 1 : 0,
+    chainDodgeable: spec.crit_proof ? 1 : 0,
+    noDodge: tconds.includes('restrained') ? 1 : 0,
+    target: target.index,
+    type: DAMAGE_TYPES.indexOf(strike.damage_type),
+  };
+  const meta = {
+    target: target.id, method: strike.method, style: strike.style,
+    damage_type: strike.damage_type, advantage: hasAdv, disadvantage: hasDis, sneak,
+    to_hit: toHit, ac, crit_range: critThr || null,
+    resistance: RESISTANCE_NAMES[resist], sources,
+    advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
+    friendly_fire: friendlyFire,
+    full_cover: fullCover,
+  };
+  return { row, meta };
 }
 
-/** The marker tag that shows `condition` on a token. */
-function markerFor(config, condition) {
-  return config.markers[condition] || condition;
-}
-
-module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG, SWITCHES };
+module.exports = {
+  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
+  checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
+  resistanceState, defenderSees, compileStrike, checkGrapple,
+};
   },
   "src/schema.js": function (module, exports, require) {
 'use strict';
@@ -3062,450 +2904,6 @@ function say(key, values = {}) {
 }
 
 module.exports = { LAYOUT, METHODS, STYLES, STYLE_METHOD, CRIT_STYLES, MECHANICAL_STYLES, STYLE_DAMAGE, DAMAGE_TYPES, SIZES, COVERS, CONDITIONS, RESISTANCES, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, BONUS_RANGE, CT_EXPLODE_LIMIT, STANDARD_DICE, ER_STRAY_SHIFT, ER_STRAY_SLOTS, ER_FLEE_NORMAL, ER_FLEE_RAPID, ER_RELEASE_DC, ER_DEFENSE_DC, ER_IMPALE_CLOSED, ER_IMPALE_DICE, ER_IMPALE_HEAVY_FACE, ER_CONTESTS, ER_COMPETITION_DIE, ER_GRAPPLE_SIZE, ER_GRAPPLE_SPEED, ER_GRAPPLE_SLICK, ER_PUSH_SIZE, ER_PUSH_SLICK, ER_PRONE, ER_LOCK_FREE_DICE, ER_SAVAGE_RAW, ER_SAVAGE_SPECIAL, ER_SAVAGE_DAMAGE, ER_SLAM_SIZES, ER_SLAM_TALL_FT, ER_SLAM_REACH_FT, ER_HURL_DICE, MAX_SKILL_DICE, MAX_NEARBY, MAX_SAVAGE_STRIKES, MAX_SAVERS, SCORE_RANGE, AC_RANGE, CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN, FEAT_DISADVANTAGE, COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_PENALTY_2, FEAT_AUTOMATIC_FAILURE, SIZE_BONUS, COVER_AC, COVER_SAVE, ER_DISARM_COST, WW_METHODS, WW_REACTIONS, WW_HANDS, WW_MAX_CRITICAL, WW_RANGED_ENGAGED, WW_COUNTER_RANGE, WW_MAX_SCHOOLS, WW_TWO_WEAPON, CT_METHODS, CT_DICE, CT_SNEAK, CT_PARRY, CT_AMBUSH, OS_METHODS, OS_RANGES, OS_MAX_COVER, OS_FLEEING_BONUS, OS_TIES, OS_MAX_SAVERS, OS_RANGE_MOD, ERROR_CODES, MESSAGES, say };
-  },
-  "src/rulesets.js": function (module, exports, require) {
-'use strict';
-// Every ruleset this resolver knows, behind one entry per kind of request: the twin
-// of the Python registry (fracas.rulesets) and drivers (fracas.drive). Enchanted
-// Realms has its own modules (engine.js, initiative.js); Worldwalker, Cartyrion and
-// the old-school rules share the strike-row kernel (rows.js).
-
-const { RulesError } = require('./errors');
-const { say } = require('./facts');
-const { rulesetInfo } = require('./schema');
-const { OTHERS, DEFAULT, rulesOf, names, offline, entry } = require('./registry');
-const engine = require('./engine');
-const { rollInitiative: rollErInitiative } = require('./initiative');
-const rows = require('./rows');
-const { compete: competeER } = require('./specials');
-const { impale: impaleER } = require('./impale');
-const { odds: oddsOf } = require('./odds');
-
-/** Resolve one attack of any ruleset (options: seed, newSeed). */
-function resolve(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  return rules ? rows.resolveAttack(rules, parsed, options) : engine.resolve(parsed, options);
-}
-
-/** Initiative of any ruleset: ER-18, WW-1, CT-1 or OS-1. */
-function rollInitiative(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  return rules ? rows.resolveRoll(rules, 'initiative', parsed, options) : rollErInitiative(parsed, options);
-}
-
-/** A morale check (old-school OS-4). */
-function checkMorale(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  if (!rules || !rules.morale) {
-    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
-    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'morale' }));
-  }
-  return rows.resolveRoll(rules, 'morale', parsed, options);
-}
-
-/** A counterspell (Worldwalker WW-8). */
-function counterspell(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  if (!rules || !rules.counterspell) {
-    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
-    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'counterspell' }));
-  }
-  return rows.resolveRoll(rules, 'counterspell', parsed, options);
-}
-
-/** An ER-19 competition (Enchanted Realms only). */
-function compete(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'competition' }));
-  return competeER(parsed, options);
-}
-
-/** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
-function impale(request, options = {}) {
-  const { rules, request: parsed } = rulesOf(request);
-  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'impalement' }));
-  return impaleER(parsed, options);
-}
-
-/** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
-function odds(request, options = {}) {
-  return oddsOf(request, options);
-}
-
-module.exports = {
-  resolve, rollInitiative, checkMorale, counterspell, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
-};
-  },
-  "src/registry.js": function (module, exports, require) {
-'use strict';
-// The rulesets this resolver knows and which module resolves a request: the twin of the
-// Python registry (fracas.rulesets). Below rulesets.js (the entry per kind of request)
-// and odds.js, which both look a request's rules up here. Every ruleset the engine
-// registers is listed in contract.js; the ones with a JavaScript port (roll20: true and
-// a module here) resolve offline, the others only through the relay and the bridge.
-
-const { RulesError } = require('./errors');
-const { checkRuleset } = require('./plan');
-const { say } = require('./facts');
-const { RULESETS, DEFAULT_RULESET: DEFAULT } = require('./contract');
-
-// The JavaScript ports beside the default ruleset's (engine.js): one file a ruleset in
-// ports/, listed by the generated ports/index.js from the manifests.
-const PORTS = require('./ports/index');
-const OTHERS = Object.fromEntries(PORTS.map((rules) => [rules.name, rules]));
-
-/** The contract's entry of ruleset `name` (name, title, requests, roll20), or undefined. */
-function entry(name) {
-  return RULESETS.find((r) => r.name === name);
-}
-
-/** Whether this resolver answers `name` itself: the spec says it has a port, and it is here. */
-function offline(name) {
-  const known = entry(name);
-  return !!known && known.roll20 && (name === DEFAULT || Object.prototype.hasOwnProperty.call(OTHERS, name));
-}
-
-/** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
-function rulesOf(request) {
-  let parsed = request;
-  if (typeof request === 'string') {
-    try {
-      parsed = JSON.parse(request);
-    } catch (err) {
-      return { rules: null, request }; // the decoder words the JSON error
-    }
-  }
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && 'ruleset' in parsed) {
-    checkRuleset(parsed.ruleset);
-    if (!offline(parsed.ruleset)) {
-      throw new RulesError('$.ruleset', say('no_offline_resolver', { title: entry(parsed.ruleset).title }));
-    }
-    return { rules: OTHERS[parsed.ruleset] || null, request: parsed };
-  }
-  return { rules: null, request: parsed };
-}
-
-/** Every ruleset name the engine registers, Enchanted Realms first. */
-function names() {
-  return RULESETS.map((r) => r.name);
-}
-
-module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry };
-  },
-  "src/plan.js": function (module, exports, require) {
-'use strict';
-// Compile a typed ER request into strike rows: the twin of src/fracas/rulesets/er/plan.py.
-// Everything the rules decide before a die is rolled happens here (ER-3, ER-4,
-// ER-5, ER-6, ER-8, ER-10, ER-12 … ER-16); impossible attacks are refused with a path.
-
-const { SchemaError, RulesError, LimitError, DiceError } = require('./errors');
-const {
-  CONDITIONS, COVERS, CRIT_STYLES, DAMAGE_TYPES, RULESETS, SIZES, STYLES, choice, keyPath, pyRepr, jsonType,
-} = require('./schema');
-const {
-  LAYOUT, STYLE_METHOD, MECHANICAL_STYLES, SIZE_BONUS, COVER_AC, RESISTANCES, say,
-  CANNOT_ATTACK, ATTACKER_DISADVANTAGE, TARGET_ADVANTAGE, DEFENDING_UNSEEING, DEFENDING_UNSEEN,
-  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_NEARBY, MAX_ROLLS, SCORE_RANGE, BONUS_RANGE, AC_RANGE,
-} = require('./facts');
-const { seedWords } = require('./rng');
-
-const { R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE } = LAYOUT;
-const RESISTANCE_NAMES = RESISTANCES;
-
-/** A request's seed: absent, null, or 0 … 2**64 - 1 (a Number, BigInt or decimal string); returned. */
-function checkSeed(seed, path = '$.seed') {
-  if (seed !== null && seed !== undefined && !seedWords(seed)) {
-    throw new SchemaError(path, say('seed_range', { seed: String(seed) }));
-  }
-  return seed;
-}
-
-/** A number within [low, high], or a SchemaError naming the bounds. */
-function checkRange(value, low, high, path, what) {
-  if (!(value >= low && value <= high)) {
-    throw new SchemaError(path, say('out_of_range', { what, value, low, high }));
-  }
-  return value;
-}
-
-function checkRuleset(ruleset) {
-  if (RULESETS.includes(ruleset)) return;
-  if (typeof ruleset !== 'string') throw new SchemaError('$.ruleset', say('msgspec_type', { expected: 'str', got: jsonType(ruleset) }));
-  throw new SchemaError('$.ruleset', say('unknown_name', { what: 'ruleset', value: pyRepr(ruleset), allowed: RULESETS.join(', ') }));
-}
-
-function checkRolls(rolls, largest = 20) {
-  if (rolls === null || rolls === undefined) return null;
-  if (!rolls.length) {
-    throw new SchemaError('$.rolls', say('rolls_empty'));
-  }
-  if (rolls.length > MAX_ROLLS) {
-    throw new LimitError('$.rolls', say('rolls_too_many', { count: rolls.length, most: MAX_ROLLS }));
-  }
-  rolls.forEach((face, i) => {
-    if (!(face >= 1 && face <= largest)) {
-      throw new DiceError(`$.rolls[${i}]`, say('face_range', { face, largest }));
-    }
-  });
-  return rolls;
-}
-
-function checkNames(names, allowed, path, what) {
-  names.forEach((name, i) => choice(name, allowed, `${path}[${i}]`, what));
-  return new Set(names);
-}
-
-/** Check the attacker; returns its conditions. A condition that forbids attacking is refused. */
-function checkAttacker(attacker, path) {
-  for (const name of ['strength', 'agility']) {
-    if (attacker[name] !== null) checkRange(attacker[name], ...SCORE_RANGE, `${path}.${name}`, 'score');
-  }
-  for (const name of ['strength_mod', 'agility_mod']) {
-    if (attacker[name] !== null) checkRange(attacker[name], -20, 20, `${path}.${name}`, 'modifier');
-  }
-  choice(attacker.size, SIZES, `${path}.size`, 'size');
-  checkRange(attacker.swim_speed, 0, 1000, `${path}.swim_speed`, 'swim speed');
-  checkRange(attacker.obscurement, 0, 20, `${path}.obscurement`, 'obscurement penalty');
-  const conditions = checkNames(attacker.conditions, CONDITIONS, `${path}.conditions`, 'condition');
-  for (const name of CANNOT_ATTACK) {
-    if (conditions.has(name)) throw new RulesError(`${path}.conditions`, say('cannot_attack', { condition: name }));
-  }
-  if (attacker.charmed_by !== null && !attacker.charmed_by) {
-    throw new SchemaError(`${path}.charmed_by`, say('charmed_by_empty'));
-  }
-  return conditions;
-}
-
-/** Check every target; returns {id: {id, index, spec, path}} in request order. */
-function checkTargets(targets, path = '$.targets') {
-  const ids = Object.keys(targets);
-  if (!ids.length) throw new SchemaError(path, say('no_targets'));
-  if (ids.length > MAX_TARGETS) throw new LimitError(path, say('too_many', { count: ids.length, what: 'targets', most: MAX_TARGETS }));
-  const infos = {};
-  ids.forEach((tid, index) => {
-    const spec = targets[tid];
-    const tpath = keyPath(path, tid);
-    if (!tid) throw new SchemaError(path, say('empty_target_id'));
-    checkRange(spec.ac, ...AC_RANGE, `${tpath}.ac`, 'AC');
-    for (const dtype of Object.keys(spec.ac_by_type)) {
-      choice(dtype, DAMAGE_TYPES, `${tpath}.ac_by_type`, 'damage type');
-      checkRange(spec.ac_by_type[dtype], ...AC_RANGE, keyPath(`${tpath}.ac_by_type`, dtype), 'AC');
-    }
-    choice(spec.size, SIZES, `${tpath}.size`, 'size');
-    choice(spec.cover, COVERS, `${tpath}.cover`, 'cover');
-    for (const name of ['resistant', 'vulnerable', 'immune']) {
-      checkNames(spec[name], DAMAGE_TYPES, `${tpath}.${name}`, 'damage type');
-    }
-    checkNames(spec.conditions, CONDITIONS, `${tpath}.conditions`, 'condition');
-    if (spec.body_max !== null) checkRange(spec.body_max, 1, 1000000, `${tpath}.body_max`, 'maximum Body');
-    if (spec.save_bonus !== null) checkRange(spec.save_bonus, -50, 50, `${tpath}.save_bonus`, 'save bonus');
-    if (spec.nearby.length > MAX_NEARBY) {
-      throw new LimitError(`${tpath}.nearby`, say('nearby_max', { count: spec.nearby.length, target: pyRepr(tid), most: MAX_NEARBY }));
-    }
-    if (spec.grappling !== null) checkGrapple(spec.grappling, `${tpath}.grappling`);
-    spec.nearby.forEach((other, i) => {
-      if (other === tid) throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_self'));
-      if (!Object.prototype.hasOwnProperty.call(targets, other)) {
-        throw new SchemaError(`${tpath}.nearby[${i}]`, say('nearby_unknown', {
-          creature: pyRepr(other), target: pyRepr(tid), targets: ids.join(', '),
-        }));
-      }
-    });
-    infos[tid] = { id: tid, index, spec, path: tpath };
-  });
-  return infos;
-}
-
-/** ER-21: the grappler's Strength (score or modifier) and other feat bonus, when given. */
-function checkGrapple(hold, path) {
-  if (hold.strength !== null) checkRange(hold.strength, ...SCORE_RANGE, `${path}.strength`, 'score');
-  if (hold.strength_mod !== null) checkRange(hold.strength_mod, -20, 20, `${path}.strength_mod`, 'modifier');
-  checkRange(hold.bonus, -50, 50, `${path}.bonus`, 'bonus');
-}
-
-/** ER-4 (D-8): the explicit modifier wins; else floor((score - 2) / 2). */
-function modifier(score, explicit) {
-  if (explicit !== null && explicit !== undefined) return explicit;
-  return Math.floor((score - 2) / 2);
-}
-
-/**
- * ER-15: whether a defending target can see the incoming attacks ("provided it is possible
- * for the character [to] see the incoming attacks"): not when it is blind, unconscious or
- * petrified, nor when the attacker is invisible. Only then does defending put the attack
- * at disadvantage. `attackerConditions` is a Set.
- */
-function defenderSees(targetConditions, attackerConditions) {
-  return !(DEFENDING_UNSEEING.some((name) => targetConditions.includes(name)) ||
-    DEFENDING_UNSEEN.some((name) => attackerConditions.has(name)));
-}
-
-/** ER-10: immune → 0; resistant and vulnerable together → normal. */
-function resistanceState(target, damageType) {
-  if (target.immune.includes(damageType)) return R_IMMUNE;
-  // ER-15: an underwater target resists fire, on top of its own resistances (counted once).
-  const resistant = target.resistant.includes(damageType) ||
-    (damageType === 'fire' && target.conditions.includes('underwater'));
-  const vulnerable = target.vulnerable.includes(damageType);
-  if (resistant && !vulnerable) return R_HALF;
-  if (vulnerable && !resistant) return R_DOUBLE;
-  return R_NORMAL;
-}
-
-/**
- * One strike row and what the result needs to know about it, or an error with the strike's path.
- * The row's fields are those of src/fracas/_layout.py (skill, adv, sneak, disadv, toHit, …).
- */
-function compileStrike(strike, path, attacker, attackerPath, attackerConditions, target,
-  actionAdvantage, actionDisadvantage, targetPath = null, strays = true) {
-  // Where the target was chosen: the strike's own field, or a bulk `attacks` entry.
-  targetPath = targetPath || `${path}.target`;
-  choice(strike.style, STYLES, `${path}.style`, 'style');
-  const styleMethod = STYLE_METHOD[strike.style];
-  if (styleMethod !== strike.method) {
-    throw new SchemaError(`${path}.style`, say('style_method', { style: strike.style, style_method: styleMethod, method: strike.method }));
-  }
-  choice(strike.damage_type, DAMAGE_TYPES, `${path}.damage_type`, 'damage type');
-  if (strike.dice > MAX_SKILL_DICE) {
-    throw new SchemaError(`${path}.dice`, say('skill_dice_max', { dice: strike.dice, most: MAX_SKILL_DICE }));
-  }
-  if (strike.dice < 1) {
-    throw new SchemaError(`${path}.dice`, say('skill_dice_min', { dice: strike.dice }));
-  }
-  checkRange(strike.bonus, ...BONUS_RANGE, `${path}.bonus`, 'bonus');
-  const ranged = strike.method === 'range';
-  if (ranged && strike.weight) {
-    throw new SchemaError(`${path}.weight`, say('ranged_weight'));
-  }
-  checkRange(strike.weight, 0, 2, `${path}.weight`, 'weight');
-  const critCapable = strike.crit !== null ? strike.crit : CRIT_STYLES.includes(strike.style);
-  if (strike.crit_range !== null) {
-    checkRange(strike.crit_range, 2, 20, `${path}.crit_range`, 'crit range');
-    if (!critCapable) {
-      throw new SchemaError(`${path}.crit_range`, say('crit_range_not_capable', { style: strike.style }));
-    }
-  }
-  const attribute = ranged ? 'agility' : 'strength';
-  const score = attacker[attribute];
-  const explicit = attacker[`${attribute}_mod`];
-  if (score === null) {
-    throw new SchemaError(`${attackerPath}.${attribute}`, say('needs_score', { method: strike.method, path, attribute }));
-  }
-  // ER-14: a charmed creature "cannot attack the charmer".
-  if (attacker.charmed_by !== null && attacker.charmed_by === target.id) {
-    throw new RulesError(targetPath, say('charmed_attack', { target: pyRepr(target.id), path: `${attackerPath}.charmed_by` }));
-  }
-  const spec = target.spec;
-  const tconds = spec.conditions;
-  // ER-16: full cover refuses a ranged strike, unless the request asks for friendly fire:
-  // then it is a miss that strays (ER-17). A bulk request resolves no strays.
-  const fullCover = spec.cover === 'full' && ranged;
-  if (fullCover && !(strays && strike.friendly_fire)) {
-    throw new RulesError(targetPath, say(strays ? 'full_cover' : 'bulk_full_cover', { target: pyRepr(target.id) }));
-  }
-  if (ranged && attackerConditions.has('bound') && MECHANICAL_STYLES.includes(strike.style)) {
-    throw new RulesError(`${path}.style`, say('bound_mechanical', { style: strike.style }));
-  }
-  if (ranged && attackerConditions.has('underwater') && strike.style !== 'archery') {
-    throw new RulesError(`${path}.style`, say('underwater_ranged', { style: strike.style }));
-  }
-
-  const advantageFrom = [];
-  const disadvantageFrom = [];
-  if (strike.advantage) advantageFrom.push('strike');
-  if (actionAdvantage) advantageFrom.push('action');
-  if (strike.disadvantage) disadvantageFrom.push('strike');
-  if (actionDisadvantage) disadvantageFrom.push('action');
-  for (const name of ATTACKER_DISADVANTAGE) {
-    if (attackerConditions.has(name)) disadvantageFrom.push(`attacker ${name}`);
-  }
-  if (attackerConditions.has('underwater') && (ranged || attacker.swim_speed < 20)) {
-    disadvantageFrom.push('attacker underwater');
-  }
-  for (const name of TARGET_ADVANTAGE) {
-    if (tconds.includes(name)) advantageFrom.push(`target ${name}`);
-  }
-  for (const name of ['prone', 'unconscious']) {
-    if (tconds.includes(name)) (ranged ? disadvantageFrom : advantageFrom).push(`target ${name}`);
-  }
-  if (tconds.includes('invisible')) disadvantageFrom.push('target invisible');
-  if (tconds.includes('defending') && defenderSees(tconds, attackerConditions)) disadvantageFrom.push('target defending');
-  const sneak = strike.sneak;
-  if (sneak !== false) {
-    if (disadvantageFrom.length) {
-      const where = targetPath === `${path}.target` ? '' : ` against ${targetPath}`;
-      throw new RulesError(`${path}.sneak`, say('sneak_disadvantage', { sources: disadvantageFrom.join(', '), where }));
-    }
-    if (!(ranged || strike.weight === 0 || strike.reach || strike.sneak_ok)) {
-      throw new RulesError(`${path}.sneak`, say('sneak_weapon', { style: strike.style, weight: strike.weight }));
-    }
-    advantageFrom.push('sneak attack');
-  }
-  const hasAdv = advantageFrom.length > 0 && disadvantageFrom.length === 0;
-  const hasDis = disadvantageFrom.length > 0 && advantageFrom.length === 0;
-  const sneakDie = sneak === true;
-  // ER-17: a shot under the friendly-fire rule; asked for, or by default under
-  // three-quarters cover (ER-16), by a blind attacker or at an invisible target, when
-  // other creatures are listed near the target.
-  if (strike.friendly_fire && !ranged) {
-    throw new RulesError(`${path}.friendly_fire`, say('friendly_fire_melee', { method: strike.method }));
-  }
-  const friendlyFire = strike.friendly_fire === null
-    ? ranged && spec.nearby.length > 0 && (spec.cover === 'three-quarters' || attackerConditions.has('blind') ||
-      tconds.includes('invisible'))
-    : strike.friendly_fire;
-
-  const penalty = Math.max(attackerConditions.has('bound') ? 5 : 0,
-    attackerConditions.has('shaken') ? 2 : 0,
-    tconds.includes('invisible') ? 3 : 0);
-  const toHit = score + SIZE_BONUS[attacker.size] + (ranged ? SIZE_BONUS[spec.size] : 0) +
-    strike.bonus - penalty - attacker.obscurement;
-  const byType = spec.ac_by_type[strike.damage_type];
-  // ER-16: cover protects against ranged strikes only.
-  const ac = (byType !== undefined ? byType : spec.ac) + (ranged ? COVER_AC[spec.cover] : 0);
-  const critThr = critCapable && !hasDis ? (strike.crit_range || 20) : 0;
-  const resist = resistanceState(spec, strike.damage_type);
-  const sources = [];
-  for (let i = 0; i < strike.dice; i++) sources.push('skill');
-  if (hasAdv) sources.push('advantage');
-  if (sneakDie) sources.push('sneak');
-  if (hasDis) sources.push('disadvantage');
-  const row = {
-    skill: strike.dice,
-    adv: hasAdv ? 1 : 0,
-    sneak: sneakDie ? 1 : 0,
-    disadv: hasDis ? 1 : 0,
-    toHit,
-    ac,
-    // A full-cover shot rolls its pool but cannot crit or deal damage at its target.
-    crit: fullCover ? 0 : critThr,
-    autoCrit: !fullCover && tconds.includes('paralyzed') && !hasDis ? 1 : 0,
-    weight: ranged ? 0 : strike.weight,
-    mod: modifier(score, explicit),
-    resist,
-    onlyChain: tconds.includes('petrified') || fullCover ? 1 : 0,
-    chainDodgeable: spec.crit_proof ? 1 : 0,
-    noDodge: tconds.includes('restrained') ? 1 : 0,
-    target: target.index,
-    type: DAMAGE_TYPES.indexOf(strike.damage_type),
-  };
-  const meta = {
-    target: target.id, method: strike.method, style: strike.style,
-    damage_type: strike.damage_type, advantage: hasAdv, disadvantage: hasDis, sneak,
-    to_hit: toHit, ac, crit_range: critThr || null,
-    resistance: RESISTANCE_NAMES[resist], sources,
-    advantage_from: advantageFrom, disadvantage_from: disadvantageFrom,
-    friendly_fire: friendlyFire,
-    full_cover: fullCover,
-  };
-  return { row, meta };
-}
-
-module.exports = {
-  MAX_SKILL_DICE, MAX_STRIKES, MAX_TARGETS, MAX_ROLLS, SIZE_BONUS, STYLE_METHOD, R_NORMAL, R_HALF, R_DOUBLE, R_IMMUNE,
-  checkRange, checkRuleset, checkRolls, checkSeed, checkNames, checkAttacker, checkTargets, modifier,
-  resistanceState, defenderSees, compileStrike, checkGrapple,
-};
   },
   "src/rng.js": function (module, exports, require) {
 'use strict';
@@ -4733,6 +4131,621 @@ const morale = {
 module.exports = {
   name: NAME, title: TITLE, attackRule: 'OS-6', largestDie: Math.max(...STANDARD_DICE), AttackRequest, Target,
   checkAttacker, checkTarget, compileStrike, strikeResult, targetResult, initiative, morale,
+};
+  },
+  "src/mod/hints.js": function (module, exports, require) {
+'use strict';
+// What the Mod knows of a ruleset beyond its request structs, from the generated contract
+// (contract.js, written by `python -m fracas.spec`): its title and request kinds (RULESETS)
+// and its manifest's [client] table (CLIENT: the help's options, what a d20 strike is rolled
+// against, a target's damage split into pools, a whole fight's sides, the options that build nested
+// request fields). The Mod's code asks here and names no ruleset (vtt_scripts/names.test.js),
+// so a ruleset added to the engine gets its card, bars, initiative and options without an edit.
+
+const { RULESETS, DEFAULT_RULESET, CLIENT } = require('../contract');
+
+const NONE = Object.freeze({});
+/** Whether `obj` is an object with `key` as its own property (never one it inherits: a served
+ * answer is untrusted data, and `__proto__` or `toString` must not read as a field). */
+const own = (obj, key) => obj !== null && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, key);
+
+/** The checked [client] hints of the rulesets the bridge served (mod/served.js), by name. */
+let served = {};
+
+/** Keep the served rulesets' checked hints (mod/served.js, on each server.contract answer). */
+function serve(table) {
+  served = table;
+}
+
+/** Ruleset `name`'s [client] hints: contract.js's for a ruleset it lists, else the ones the
+ * bridge served for it, else {}. */
+function hints(name) {
+  if (CLIENT && own(CLIENT, name)) return CLIENT[name] || NONE;
+  return (own(served, name) && served[name]) || NONE;
+}
+
+/** Ruleset `name`'s title as the contract gives it (the name itself when it is not listed). */
+function title(name) {
+  const entry = RULESETS.find((r) => r.name === name);
+  return entry ? entry.title : name;
+}
+
+/** The rulesets whose requests include `kind` ('counterspell', 'morale'), in the contract's order. */
+function withKind(kind) {
+  return RULESETS.filter((r) => Object.prototype.hasOwnProperty.call(r.requests, kind)).map((r) => r.name);
+}
+
+/** Whether ruleset `name` has requests of `kind` (as fracas.drive.scenario asks `request_types`). */
+function hasKind(name, kind) {
+  return withKind(kind).includes(name);
+}
+
+/** Ruleset `name`'s damage pools, when its hints split a target's damage into two or more (CT-4:
+ * stamina on the Body bar, injury on the campaign's injury bar), else undefined. */
+function pools(name) {
+  const split = hints(name).split;
+  return Array.isArray(split) && split.length >= 2 ? split : undefined;
+}
+
+/** The rulesets whose damage is split into pools, in the contract's order. */
+function withPools() {
+  return RULESETS.map((r) => r.name).filter((name) => pools(name) !== undefined);
+}
+
+/** The titles of `names` in words: "A", "A and B", "A, B and C". */
+function titles(names) {
+  const list = names.map(title);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}` : (list[0] || '');
+}
+
+module.exports = { own, hints, serve, title, titles, withKind, hasKind, pools, withPools, DEFAULT_RULESET };
+  },
+  "src/mod/cards.js": function (module, exports, require) {
+'use strict';
+// Chat cards: results turned into Roll20's default roll template. Rendering never
+// changes a result; each card kind is one function. All user text goes through
+// escape.text(); numbers come from the engine.
+
+const esc = require('./escape');
+
+const STYLE = {
+  hit: 'color:#17692e;font-weight:bold',
+  miss: 'color:#a12a2a',
+  drop: 'color:#888;text-decoration:line-through',
+  note: 'color:#666;font-size:90%',
+  big: 'font-size:115%;font-weight:bold',
+};
+
+function span(style, html) {
+  return `<span style="${style}">${html}</span>`;
+}
+
+function signed(n) {
+  return n < 0 ? `−${-n}` : `+${n}`;
+}
+
+/** A roll template card from a title and [label, html] rows. */
+function template(title, rows) {
+  const fields = rows.map(([label, html]) => `{{${esc.text(label).replace(/=/g, '&#61;')}=${html}}}`);
+  return `&{template:default} {{name=${esc.text(title)}}} ${fields.join(' ')}`;
+}
+
+// Colour and a mark both say hit or miss (the colour alone is lost on some readers).
+function die(d) {
+  return span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}`) + span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗');
+}
+
+function strikeSummary(s) {
+  if (s.defense_dc !== null && s.defense_dc !== undefined) {
+    // ER-22: the player's defense dice, each + AC against the monster's DC.
+    const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
+    return `${pool} defense d20 ${esc.text(s.style)}, ${esc.text(s.damage_type)} · +${s.ac} (AC) vs DC ${s.defense_dc}` +
+      ' · a point per die not avoided';
+  }
+  const flags = [];
+  if (s.advantage) flags.push('advantage');
+  if (s.disadvantage) flags.push('disadvantage');
+  if (s.sneak === true) flags.push('sneak attack');
+  if (s.sneak === 'advantage-only') flags.push('sneak (advantage only)');
+  if (s.crit_range !== null && s.crit_range < 20) flags.push(`crit ${s.crit_range}–20`);
+  if (s.crit_range === null) flags.push('no crits');
+  const pool = s.dice.length + (s.discarded !== null ? 1 : 0);
+  return `${pool}d20 ${esc.text(s.style)} ${esc.text(s.method)}, ${esc.text(s.damage_type)} · ` +
+    `${signed(s.to_hit)} vs AC ${s.ac}${flags.length ? ` · ${flags.join(', ')}` : ''}`;
+}
+
+function strikeDamage(s) {
+  if (s.hits === 0) return `${span(STYLE.miss, 'miss')} → 0`;
+  const parts = [`${s.hits} hit${s.hits === 1 ? '' : 's'}`];
+  const chainDamage = s.crit_chain.reduce((sum, c) => sum + c.damage, 0);
+  if (chainDamage) parts.push(`${chainDamage} crit`);
+  const rest = s.base - s.hits - chainDamage; // the weapon's weight (crit-proof and petrified targets lower base)
+  if (rest > 0) parts.push(`${rest} weight`);
+  let line = `base ${s.base} (${parts.join(', ')})`;
+  if (s.modifier !== null) line += ` ${signed(s.modifier)} modifier`;
+  const resist = { resistant: 'halved: resistant', vulnerable: 'doubled: vulnerable', immune: 'immune' }[s.resistance];
+  if (resist) line += ` · ${resist} to ${esc.text(s.damage_type)}`;
+  line += ` → ${span(STYLE.big, `${s.damage}`)}`;
+  if (s.undodgeable) line += ` ${span(STYLE.note, `(${s.undodgeable} undodgeable)`)}`;
+  return line;
+}
+
+function strikeBody(s, names) {
+  const lines = [strikeSummary(s)];
+  let dice = s.dice.map(die).join(' ');
+  if (s.discarded !== null) dice += ` · dropped ${span(STYLE.drop, `${s.discarded}`)}`;
+  lines.push(`dice: ${dice}`);
+  if (s.crit_chain.length) {
+    const chain = s.crit_chain.map((c) => `${die(c)}${c.hit ? ` +${c.damage}` : ''}`).join(' → ');
+    lines.push(`crit: ${chain}`);
+  }
+  lines.push(strikeDamage(s));
+  if (s.stray) lines.push(strayLine(s.stray, names));
+  else if (s.friendly_fire) lines.push(span(STYLE.note, 'friendly fire: a miss strays to the creatures nearby'));
+  return lines.join('<br>');
+}
+
+/** ER-17: where a missed shot went (the d10, the creature in that slot, the shifted dice). */
+function strayLine(st, names) {
+  const who = st.creature === null ? null : (names && names[st.creature]) || st.creature;
+  if (who === null || st.ac === null) {
+    return `stray: d10 ${st.roll} · ${who === null ? 'an empty slot: hits nothing' : `${esc.text(who)}, behind full cover: hits nothing`}`;
+  }
+  const dice = st.dice.map((d) => span(d.hit ? STYLE.hit : STYLE.miss, `${d.face}+2=${d.shifted}`) +
+    span(STYLE.note, `(${d.total})`) + (d.hit ? '✓' : '✗')).join(' ');
+  let line = `stray: d10 ${st.roll} → ${esc.text(who)} (AC ${st.ac}) · ${dice}`;
+  if (st.crit_chain.length) line += ` · crit: ${st.crit_chain.map((c) => `${c.face}${c.hit ? ` +${c.damage}` : '✗'}`).join(' → ')}`;
+  line += st.hits ? ` → ${span(STYLE.big, `${st.damage}`)} to ${esc.text(who)}` : ' → misses';
+  return line;
+}
+
+function targetBody(entry, applied) {
+  const types = Object.keys(entry.by_type).filter((t) => entry.by_type[t]);
+  let line = `${span(STYLE.big, `${entry.damage}`)} damage`;
+  if (types.length > 1) line += ` (${types.map((t) => `${esc.text(t)} ${entry.by_type[t]}`).join(', ')})`;
+  if (entry.undodgeable) line += ` · ${entry.undodgeable} undodgeable`;
+  if (entry.shock_save_dc !== null) {
+    line += `<br>shock: Resilience save DC ${entry.shock_save_dc}`;
+    const save = entry.shock_save;
+    if (save) {
+      const lost = `incapacitated for ${save.incapacitated_actions} action${save.incapacitated_actions === 1 ? '' : 's'}`;
+      const failed = save.situation && save.situation.automatic_failure;
+      line += failed ? ` · fails automatically (${esc.text(failed)}, ER-14): ${lost}`
+        : ` · rolled ${save.dice.join('/')} → ${save.total}, ${save.passed ? 'passed' : `failed: ${lost}`}`;
+    }
+  }
+  const release = entry.grapple_release;
+  if (release) {
+    // ER-21: one Strength feat per strike that dealt body damage, until the first failure.
+    for (const feat of release.feats) {
+      line += `<br>grappling: Strength feat DC ${feat.dc}`;
+      if (feat.held !== null && feat.roll === null) {
+        line += ` · fails automatically (${esc.text(release.situation.automatic_failure)}, ER-14): ${span(STYLE.miss, 'lets go')}`;
+      } else if (feat.roll !== null) {
+        line += ` · rolled ${feat.dice.join('/')} ${signed(feat.modifier)} = ${feat.total}, ` +
+          (feat.held ? 'keeps the hold' : span(STYLE.miss, 'lets go'));
+      }
+    }
+  }
+  return line + appliedLine(applied, entry.damage);
+}
+
+/** What applyDamage did to a target's bar, as a card line: the Body before and after (or only
+ * that it was applied, on a card that may not show Body), or why not when there was damage. */
+function appliedLine(applied, damage) {
+  if (applied && applied.after !== undefined) return applied.hidden ? '<br>damage applied' : `<br>Body ${applied.before} → ${applied.after}`;
+  if (applied && applied.skipped && damage) return `<br>${span(STYLE.note, `not applied: ${esc.text(applied.skipped)}`)}`;
+  return '';
+}
+
+/** The card of one resolved attack (result dict of docs/ENGINE.md section 7). */
+function attackCard(result, ctx) {
+  const rows = [];
+  if (result.flee) {
+    rows.push(['flee attack', `the target moved ${result.flee.moved} ft (${result.flee.speed}): ${result.flee.dice}d20`]);
+  }
+  if (result.defense_rolls) rows.push(['defense rolls', 'the target rolls: d20 + AC against DC 21 + to-hit']);
+  result.strikes.forEach((s, i) => {
+    rows.push([`${i + 1} → ${ctx.names[s.target] || s.target}`, strikeBody(s, ctx.names)]);
+  });
+  for (const tid of Object.keys(result.targets)) {
+    rows.push([ctx.names[tid] || tid, targetBody(result.targets[tid], ctx.applied && ctx.applied[tid])]);
+  }
+  rows.push(['seed', `${esc.text(String(result.seed))}${result.injected ? ' (dice given)' : ''}` +
+    `<br>${span(STYLE.note, `replay: ${esc.button('request', `!fracas request ${ctx.id}`)} → fracas replay FILE`)}` +
+    (ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : '')]);
+  return template(`${ctx.attackerName} attacks`, rows);
+}
+
+/** The card of an ER-18 initiative roll. */
+function initiativeCard(result, ctx) {
+  const rows = result.order.map((e, i) => {
+    let line = `${span(STYLE.big, `${e.total}`)} = d10 ${e.roll} ${signed(e.modifier)}`;
+    if (e.tiebreaks.length) line += ` · tie broken by d20 ${e.tiebreaks.join(', ')}`;
+    return [`${i + 1}. ${ctx.names[e.id] || e.id}`, line];
+  });
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
+  return template('Initiative (ER-18)', rows);
+}
+
+/** The compact card of a bulk (mob) result: totals per target, no dice. */
+/** A count from an answer that came through chat: a whole number, or "?" (never markup). */
+function count(value) {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : '?';
+}
+
+/**
+ * What bulk did not roll for one group of the answer (`attack.bulk` BulkGroup, Enchanted
+ * Realms): ER-13 shock saves due and ER-17 strays of missed shots, when not 0; '' else. The
+ * answer's groups are the request's `attacks`, in order, as `ctx.groups` lists them.
+ */
+function leftOut(group) {
+  if (!group || typeof group !== 'object') return '';
+  const notes = [];
+  const shock = count(group.shock_checks);
+  if (shock !== '?' && shock > 0) notes.push(`${shock} shock save${shock === 1 ? '' : 's'} not rolled (ER-13)`);
+  const strays = count(group.strays_omitted);
+  if (strays !== '?' && strays > 0) notes.push(`strays of ${strays} missed shot${strays === 1 ? '' : 's'} omitted (ER-17)`);
+  return notes.length ? ` ${span(STYLE.note, `· ${notes.join(' · ')}`)}` : '';
+}
+
+function mobCard(result, ctx) {
+  const rows = [];
+  for (const tid of Object.keys(result.targets || {})) {
+    if (ctx.names && !Object.prototype.hasOwnProperty.call(ctx.names, tid)) continue; // not a target of the request
+    const raw = result.targets[tid] || {};
+    const t = {};
+    for (const key of Object.keys(raw)) t[key] = count(raw[key]);
+    const attacks = Number(t.attacks) || 0;
+    let line = `${span(STYLE.big, `${t.damage}`)} damage from ${attacks} attack${attacks === 1 ? '' : 's'}` +
+      ` · ${t.attacks_hit} hit`;
+    // Enchanted Realms crits; the other rulesets' own totals (blocks, stamina/injury, explosions).
+    if (t.crits !== undefined) line += ` · ${t.crits} crit${t.crits === 1 ? '' : 's'}`;
+    if (t.negated) line += ` · ${t.negated} blocked or dodged`;
+    if (t.injury !== undefined) line += ` · stamina ${t.stamina}, injury ${t.injury}`;
+    if (t.exploded) line += ` · ${t.exploded} explosion${t.exploded === 1 ? '' : 's'}`;
+    if (t.longest_chain > 1) line += ` · longest crit chain ${t.longest_chain}`;
+    if (t.undodgeable) line += ` · ${t.undodgeable} undodgeable`;
+    line += appliedLine(ctx.applied && ctx.applied[tid], t.damage);
+    rows.push([ctx.names[tid] || tid, line]);
+  }
+  rows.push(['mob', ctx.groups.map((g, i) => esc.text(g) + leftOut((result.groups || [])[i])).join('<br>')]);
+  rows.push(['seed', `${esc.text(String(result.seed))} · request ${esc.text(ctx.id)}` +
+    `${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
+  return template(ctx.title, rows);
+}
+
+/** The `{{label=html}}` fields of a roll template card, in order (name first). */
+function templateFields(text) {
+  return String(text).match(/\{\{(?:(?!\}\}).)*\}\}/gs) || [];
+}
+
+/**
+ * The GM's one whispered card beside a public card `shown`: the fields of the GM's version
+ * `gmCard` that the public one does not carry as they are (real names, Body, the buttons),
+ * under the same title marked "(GM)"; null when nothing is left out. A card that is no roll
+ * template (a notice) goes whole when it differs.
+ */
+function gmCompanion(shown, gmCard) {
+  if (!String(gmCard).startsWith('&{template:')) return gmCard === shown ? null : gmCard;
+  const fields = templateFields(gmCard);
+  const name = fields.find((f) => f.startsWith('{{name='));
+  const have = new Set(templateFields(shown));
+  const rows = fields.filter((f) => f !== name && !have.has(f));
+  if (!rows.length) return null;
+  const title = name ? `${name.slice(0, -2)} (GM)}}` : '{{name=fracas (GM)}}';
+  return `&{template:default} ${title} ${rows.join(' ')}`;
+}
+
+/** A short whispered notice (errors, confirmations). */
+function notice(title, lines, kind = 'info') {
+  const color = kind === 'error' ? '#a12a2a' : '#333';
+  const body = lines.map((l) => `<div>${l}</div>`).join('');
+  return `<div style="border:1px solid ${color};padding:4px;background:#fff">` +
+    `<div style="font-weight:bold;color:${color}">${esc.text(title)}</div>${body}</div>`;
+}
+
+/** The card of an ER-19 competition: both sides, their odds, every roll, the outcome. */
+function competeCard(result, ctx) {
+  const rows = [];
+  for (const side of ['challenger', 'defender']) {
+    const c = result[side];
+    const parts = [`${esc.text(c.attribute)} ${signed(c.modifier)}`];
+    if (c.bonus) parts.push(`bonus ${signed(c.bonus)}`);
+    for (const s of c.situation) parts.push(`${esc.text(s.why)} ${signed(s.value)}`);
+    const from = (list) => (list.length ? ` (${esc.text(list.join(', '))})` : '');
+    let edge = c.advantage ? ` · advantage${from(c.advantage_from)}` : c.disadvantage ? ` · disadvantage${from(c.disadvantage_from)}` : '';
+    if (c.automatic_failure) edge = ` · ${esc.text(c.automatic_failure)}: fails automatically (ER-14)`;
+    rows.push([ctx.names[side] || c.id, `d12 ${signed(c.total_modifier)} (${parts.join(', ')})${edge}` +
+      `<br>${span(STYLE.note, `${(100 * c.win_chance).toFixed(1)}% to win`)}`]);
+  }
+  const rolls = result.rounds.map((r) => `${r.challenger.dice.join('/')}→${r.challenger.total} vs ` +
+    `${r.defender.dice.join('/')}→${r.defender.total}${r.challenger.total === r.defender.total ? ' (tie)' : ''}`);
+  rows.push(['d12', rolls.join('<br>')]);
+  let outcome = result.outcome;
+  for (const side of ['challenger', 'defender']) {
+    if (ctx.names[side]) outcome = outcome.split(result[side].id).join(ctx.names[side]);
+  }
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  const inc = result.incidental;
+  if (inc) { // "ER Grappling: Uncommon Conditions"
+    const pct = (p) => `${(100 * p).toFixed(1)}%`;
+    let line = `${esc.text(inc.strike)} (${esc.text(inc.damage_type)}): raw ${inc.raw === null ? '—' : inc.raw}` +
+      ` · ${inc.dealt ? `${inc.damage} damage` : 'no damage'}${inc.delivered ? ` · ${esc.text(inc.special || 'poison')} delivered: its save` : ''}` +
+      `<br>${span(STYLE.note, `${pct(inc.p_dealt)} to hurt${inc.p_delivered ? `, ${pct(inc.p_delivered)} to deliver` : ''}` +
+      `${inc.p_release !== null ? `, ${pct(inc.p_release)} to free` : ''}`)}`;
+    if (inc.release) {
+      const r = inc.release;
+      line += `<br>Strength feat DC ${r.dc}: ${r.roll === null ? 'the table rolls it' : `${r.dice.join('/')}→${r.total} · ${r.held ? 'holds' : 'lets go'}`}`;
+    }
+    line += appliedLine(ctx.applied, inc.damage);
+    rows.push(['savage form', line]);
+  }
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
+  return template(`Competition: ${result.contest} (ER-19)`, rows);
+}
+
+/** The card of a WW-8 counterspell: both d20s, the outcome in names, the exact chance it had. */
+function counterspellCard(result, ctx) {
+  const name = (id) => ctx.names[id] || id;
+  const cs = result.counterspeller;
+  const ca = result.caster;
+  const rows = [
+    [`${name(cs.id)} (counters)`, `d20 ${cs.roll} ${signed(cs.skill)} ${esc.text(result.school)}${cs.modifier ? ` ${signed(cs.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${cs.total}`)} · ${cs.distance} ft away`],
+    [`${name(ca.id)} (casts)`, `d20 ${ca.roll} ${signed(ca.skill)} ${esc.text(result.school)}${ca.modifier ? ` ${signed(ca.modifier)}` : ''}` +
+      ` = ${span(STYLE.big, `${ca.total}`)}`],
+  ];
+  // The resolver's outcome names the ids: each becomes the name this card shows.
+  let outcome = result.outcome;
+  for (const id of [cs.id, ca.id]) outcome = outcome.split(id).join(name(id));
+  rows.push(['outcome', span(STYLE.big, esc.text(outcome))]);
+  rows.push(['chance', `${(100 * result.p_countered).toFixed(1)}% to counter (exactly ${esc.text(result.p_countered_exact)}; a tie leaves the spell cast)`]);
+  rows.push(['seed', esc.text(String(result.seed))]);
+  return template(`Counterspell (WW-8): ${result.school}`, rows);
+}
+
+/** The card of an ER-23 impalement: the strike at the charger, and whether the charge is void. */
+function impaleCard(result, ctx) {
+  const rows = [];
+  const s = result.impalement.strikes[0];
+  rows.push([`${ctx.pikeman} → ${ctx.charger}`, strikeBody(s, {})]);
+  const ch = result.charger;
+  let line = `${span(STYLE.big, `${ch.damage}`)} damage`;
+  const applied = ctx.applied;
+  if (applied && applied.after !== undefined) line += applied.hidden ? ' · damage applied' : ` · Body ${applied.before} → ${applied.after}`;
+  line += result.charge_void ? `<br>${span(STYLE.big, 'incapacitated: the charge is void')}`
+    : '<br>still standing: the charge goes on';
+  rows.push([ctx.charger, line]);
+  rows.push(['seed', `${esc.text(String(result.seed))}${ctx.undo ? ` ${esc.button('undo', `!fracas undo ${ctx.undo}`)}` : ''}`]);
+  return template(`Impalement (ER-23): ${result.dice}d20 before the charge`, rows);
+}
+
+module.exports = {
+  attackCard, initiativeCard, mobCard, competeCard, impaleCard, counterspellCard, notice, template, gmCompanion, strikeBody, span, signed, STYLE,
+};
+  },
+  "src/mod/config.js": function (module, exports, require) {
+'use strict';
+// `!fracas config`: which attributes hold what, which bar holds Body, who sees cards.
+
+const { UsageError, onOff, integer } = require('./usage');
+const { DEFAULT_ATTRS, defaultConfig } = require('./store');
+const { CONDITIONS } = require('../schema');
+const { names: rulesetNames } = require('../rulesets');
+const hints = require('./hints');
+
+const MARKER_TAG = /^[A-Za-z0-9_:@ -]{0,80}$/;
+const ATTR_NAME = /^[A-Za-z0-9_ -]{1,80}$/;
+
+// The on/off settings: option → [setting, what it means on, what it means off].
+const SWITCHES = {
+  'players-attack': ['players_attack', 'players may attack with their own tokens',
+    'only the GM may attack'],
+  'players-seed': ['players_seed', 'players may choose the dice (--seed, --rolls)',
+    'only the GM chooses the dice'],
+  'players-any-layer': ['players_any_layer', 'players may target tokens on any layer',
+    'players may target only tokens on the token layer'],
+  'show-npc-body': ['show_npc_body', "public cards show NPCs' Body",
+    "public cards hide NPCs' Body"],
+  'trust-scripts': ['trust_scripts', 'commands other Mod scripts send act as the GM',
+    'commands other Mod scripts send act for the player named with --api-as, never as the GM'],
+  'players-numbers': ['players_numbers', 'players may give their own strike options, --ac, --target-FIELD and --cover',
+    "players attack with their sheet's strikes, against their targets' sheets"],
+  'defense-rolls': ['defense_rolls', "players roll defense dice against the GM's creatures (ER-22)",
+    'attackers roll their own dice'],
+  'below-min': ['below_min', 'damage may take the bar below its minimum',
+    'damage stops at the minimum'],
+};
+
+function single(option) {
+  if (option.values.length !== 1) {
+    throw new UsageError(`--${option.name} takes one value, got ${option.values.length}`);
+  }
+  return option.values[0];
+}
+
+function pair(option, what) {
+  const raw = option.values.join(' ');
+  const eq = raw.indexOf('=');
+  if (eq < 1) throw new UsageError(`--${option.name} takes ${what}=NAME, e.g. --${option.name} ${option.name === 'attr' ? 'ac=armor_class' : 'prone=back-pain'}`);
+  return [raw.slice(0, eq).trim().toLowerCase(), raw.slice(eq + 1).trim()];
+}
+
+/**
+ * Apply `!fracas config` options to `config` (checked first, applied only if all
+ * are good). Returns a list of what changed, in words.
+ */
+function applyOptions(config, options, knownMarkers = null) {
+  const next = JSON.parse(JSON.stringify(config));
+  const changes = [];
+  for (const option of options) {
+    if (Object.prototype.hasOwnProperty.call(SWITCHES, option.name)) {
+      const [key, on, off] = SWITCHES[option.name];
+      next[key] = onOff(single(option), `--${option.name}`);
+      changes.push(next[key] ? on : off);
+      continue;
+    }
+    switch (option.name) {
+      case 'reset':
+        Object.assign(next, defaultConfig());
+        changes.push('all settings back to their defaults');
+        break;
+      case 'bar':
+        next.bar = integer(single(option).replace(/^bar/i, ''), '--bar', 1, 4);
+        changes.push(`Body is on bar ${next.bar}`);
+        break;
+      case 'min':
+        next.min = integer(single(option), '--min', -1000000, 1000000);
+        changes.push(`damage stops at ${next.min}`);
+        break;
+      case 'output': {
+        const v = single(option).toLowerCase();
+        if (!['public', 'whisper'].includes(v)) throw new UsageError(`--output takes public or whisper, not "${v}"`);
+        next.output = v;
+        changes.push(`attack cards are ${v === 'public' ? 'public' : 'whispered to the GM and the attacker'}`);
+        break;
+      }
+      case 'attr': {
+        const [field, name] = pair(option, 'FIELD');
+        if (!Object.prototype.hasOwnProperty.call(DEFAULT_ATTRS, field)) {
+          throw new UsageError(`--attr: unknown field "${field}" (one of: ${Object.keys(DEFAULT_ATTRS).join(', ')})`);
+        }
+        const value = name || DEFAULT_ATTRS[field];
+        if (!ATTR_NAME.test(value)) throw new UsageError(`--attr: "${value}" is not an attribute name`);
+        next.attrs[field] = value;
+        changes.push(`${field} is read from the attribute "${value}"`);
+        break;
+      }
+      case 'marker': {
+        const [condition, tag] = pair(option, 'CONDITION');
+        if (!CONDITIONS.includes(condition)) {
+          throw new UsageError(`--marker: unknown condition "${condition}" (one of: ${CONDITIONS.join(', ')})`);
+        }
+        if (!MARKER_TAG.test(tag)) throw new UsageError(`--marker: "${tag}" is not a token marker name`);
+        if (tag && knownMarkers && !knownMarkers.includes(tag.toLowerCase())) {
+          const some = knownMarkers.slice(0, 12).join(', ');
+          throw new UsageError(`--marker: this campaign has no token marker "${tag}" (markers: ${some}` +
+            `${knownMarkers.length > 12 ? ', …' : ''})`);
+        }
+        // Tokens show a custom marker as "name::id"; fracas matches the name part.
+        const plainTag = tag.toLowerCase().split('::')[0];
+        if (plainTag && plainTag !== condition) next.markers[condition] = plainTag;
+        else delete next.markers[condition];
+        changes.push(`${condition} is the token marker "${next.markers[condition] || condition}"`);
+        break;
+      }
+      case 'relay-chunk':
+        next.relay_chunk = integer(single(option), '--relay-chunk', 200, 20000);
+        changes.push(`relay frames carry up to ${next.relay_chunk} characters`);
+        break;
+      case 'relay-timeout':
+        next.relay_timeout = integer(single(option), '--relay-timeout', 5, 600);
+        changes.push(`relay requests wait ${next.relay_timeout} s for an answer`);
+        break;
+      case 'ruleset': {
+        const v = single(option).toLowerCase();
+        if (!rulesetNames().includes(v)) throw new UsageError(`--ruleset: unknown ruleset "${v}" (one of: ${rulesetNames().join(', ')})`);
+        next.ruleset = v;
+        changes.push(`!fracas attack uses the ${v} rules unless it names --ruleset`);
+        break;
+      }
+      case 'injury-bar': {
+        const v = single(option).toLowerCase();
+        next.injury_bar = v === 'off' ? null : integer(v.replace(/^bar/, ''), '--injury-bar', 1, 4);
+        // The rulesets whose targets' damage is split into pools (CT-4 injury): their hints say.
+        const who = hints.titles(hints.withPools());
+        changes.push(next.injury_bar ? `${who} injury goes to bar ${next.injury_bar}` : `${who} injury goes to the Body bar`);
+        break;
+      }
+      default:
+        throw new UsageError(`!fracas config does not know --${option.name} (see !fracas help)`);
+    }
+  }
+  Object.assign(config, next);
+  return changes;
+}
+
+/** The marker tag that shows `condition` on a token. */
+function markerFor(config, condition) {
+  return config.markers[condition] || condition;
+}
+
+module.exports = { applyOptions, markerFor, ATTR_NAME, MARKER_TAG, SWITCHES };
+  },
+  "src/rulesets.js": function (module, exports, require) {
+'use strict';
+// Every ruleset this resolver knows, behind one entry per kind of request: the twin
+// of the Python registry (fracas.rulesets) and drivers (fracas.drive). Enchanted
+// Realms has its own modules (engine.js, initiative.js); Worldwalker, Cartyrion and
+// the old-school rules share the strike-row kernel (rows.js).
+
+const { RulesError } = require('./errors');
+const { say } = require('./facts');
+const { rulesetInfo } = require('./schema');
+const { OTHERS, DEFAULT, rulesOf, names, offline, entry, ownClient } = require('./registry');
+const engine = require('./engine');
+const { rollInitiative: rollErInitiative } = require('./initiative');
+const rows = require('./rows');
+const { compete: competeER } = require('./specials');
+const { impale: impaleER } = require('./impale');
+const { odds: oddsOf } = require('./odds');
+
+/** Resolve one attack of any ruleset (options: seed, newSeed). */
+function resolve(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveAttack(rules, parsed, options) : engine.resolve(parsed, options);
+}
+
+/** Initiative of any ruleset: ER-18, WW-1, CT-1 or OS-1. */
+function rollInitiative(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  return rules ? rows.resolveRoll(rules, 'initiative', parsed, options) : rollErInitiative(parsed, options);
+}
+
+/** A morale check (old-school OS-4). */
+function checkMorale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.morale) {
+    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
+    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'morale' }));
+  }
+  return rows.resolveRoll(rules, 'morale', parsed, options);
+}
+
+/** A counterspell (Worldwalker WW-8). */
+function counterspell(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (!rules || !rules.counterspell) {
+    const title = rules ? rules.title : rulesetInfo(DEFAULT).title;
+    throw new RulesError('$.ruleset', say('ruleset_unsupported', { title, kind: 'counterspell' }));
+  }
+  return rows.resolveRoll(rules, 'counterspell', parsed, options);
+}
+
+/** An ER-19 competition (Enchanted Realms only). */
+function compete(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'competition' }));
+  return competeER(parsed, options);
+}
+
+/** An ER-23 impalement and the charge it answers (Enchanted Realms only). */
+function impale(request, options = {}) {
+  const { rules, request: parsed } = rulesOf(request);
+  if (rules) throw new RulesError('$.ruleset', say('ruleset_unsupported', { title: rules.title, kind: 'impalement' }));
+  return impaleER(parsed, options);
+}
+
+/** Exact odds of an attack of any ruleset (the twin of fracas.odds). */
+function odds(request, options = {}) {
+  return oddsOf(request, options);
+}
+
+module.exports = {
+  resolve, rollInitiative, checkMorale, counterspell, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
+  ownClient,
 };
   },
   "src/engine.js": function (module, exports, require) {
@@ -7419,7 +7432,7 @@ function attackCommand(app, msg, cmd) {
   const asked = served.askIfUnknown(app, msg, cmd);
   if (asked) return asked;
   const ruleset = rulesetOf(app, cmd, { served: true });
-  if (ruleset !== rulesets.DEFAULT) {
+  if (!rulesets.ownClient(ruleset)) {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     // A ruleset without a JavaScript port (the spec's roll20 flag) is resolved by the bridge.
@@ -8437,7 +8450,7 @@ const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const { hideBody, playerNames } = require('./permissions');
-const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -8455,7 +8468,7 @@ function sendMob(app, msg, mob) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
-      if (ruleset !== DEFAULT_RULESET) single.ruleset = ruleset;
+      if (!ownClient(ruleset)) single.ruleset = ruleset; // its own client's requests name none
       try {
         mob.compile(single);
       } catch (err) {
@@ -9494,7 +9507,7 @@ function oddsCommand(app, msg, cmd) {
   const config = app.s().config;
   const ruleset = rulesetOf(app, cmd);
   let built;
-  if (ruleset === rulesets.DEFAULT) {
+  if (rulesets.ownClient(ruleset)) {
     built = buildAttack(app, msg, cmd, EXTRA);
   } else {
     const by = cmd.options.filter((o) => o.name === 'attacker');
@@ -9629,7 +9642,7 @@ function initCommand(app, msg, cmd) {
     const asked = served.askIfUnknown(app, msg, cmd);
     if (asked) return asked;
     const ruleset = rulesetOf(app, cmd, { served: true });
-    if (ruleset !== rulesets.DEFAULT) return bridgeInitCommand(app, msg, cmd, ruleset);
+    if (!rulesets.ownClient(ruleset)) return bridgeInitCommand(app, msg, cmd, ruleset);
   }
   let bonus = 0;
   let seed;
@@ -9808,6 +9821,7 @@ const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
 const permissions = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
 const MAX_TOKENS = 500;
@@ -9837,7 +9851,7 @@ function mobCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== DEFAULT_RULESET) return rowsMobCommand(app, msg, cmd, ruleset);
+  if (!ownClient(ruleset)) return rowsMobCommand(app, msg, cmd, ruleset);
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const targetIds = Array.from(new Set(collected.defaults.targets || []));
   delete collected.defaults.targets;
@@ -9925,7 +9939,7 @@ const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
-const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 const hints = require('./hints');
 
 const MAX_TOKENS = 300;
@@ -9941,7 +9955,7 @@ function combatantOf(app, token, ruleset, use) {
   if (now === null) throw new UsageError(`${reader.name}: bar ${s.config.bar} holds no number, so its health is unknown`);
   const hpMax = Math.max(1, Math.round(max !== null && max >= 1 ? max : now));
   const out = { name: token.id, label: String(reader.name).slice(0, 200), hp: hpMax };
-  if (ruleset === DEFAULT_RULESET) {
+  if (ownClient(ruleset)) {
     const { profileStrikes } = require('./mob');
     const attacker = reader.attacker();
     delete attacker.conditions; // a fight applies damage only: markers stay the GM's
@@ -10251,7 +10265,6 @@ const { combatantOf } = require('./round');
 const rulesets = require('../rulesets');
 const { compileAttack } = require('../engine');
 const rows = require('../rows');
-const { DEFAULT_RULESET } = require('../contract');
 const hints = require('./hints');
 
 /** A fight's side count in words, as its error says it. */
@@ -10484,7 +10497,7 @@ function groupOf(app, token, ruleset, use, label) {
  */
 function checkGroups(ruleset, scenario, names) {
   const others = rulesets.OTHERS || {};
-  const compile = ruleset === DEFAULT_RULESET ? (req) => compileAttack(req, { seed: 0 })
+  const compile = rulesets.ownClient(ruleset) ? (req) => compileAttack(req, { seed: 0 })
     : others[ruleset] ? (req) => rows.compileAttack(others[ruleset], req, { seed: 0 }) : null;
   if (!compile) return;
   for (const [side, groups] of Object.entries(scenario.sides)) {
@@ -10494,7 +10507,7 @@ function checkGroups(ruleset, scenario, names) {
         strikes: group.attacks.map((st) => Object.assign({}, st, { target: 't' })),
         targets: { t: group.target },
       };
-      if (ruleset !== DEFAULT_RULESET) req.ruleset = ruleset;
+      if (!rulesets.ownClient(ruleset)) req.ruleset = ruleset; // its own client's requests name none
       try {
         compile(req);
       } catch (err) {
@@ -10717,7 +10730,7 @@ function where(meta, scenario, path) {
     const name = group && meta.names && meta.names[group.name];
     if (name) {
       const field = m[3].replace(/^\./, '');
-      const hint = meta.ruleset !== DEFAULT_RULESET && /^(attacker|target|attacks\[\d+\])\.[a-z_]+$/.test(field)
+      const hint = !rulesets.ownClient(meta.ruleset) && /^(attacker|target|attacks\[\d+\])\.[a-z_]+$/.test(field)
         ? ` (its sheet attribute fracas_${field.split('.').pop()})` : '';
       return `${name} (${m[1]})${field ? `, ${field}${hint}` : ''}`;
     }

@@ -1,6 +1,6 @@
 import { t } from "./i18n.js";
 import { MOB_DICE_ATTACKS } from "./request.js";
-import { DEFAULT_RULESET, rulesetClient, rulesetLayoutStrikeLine, rulesetTitle } from "./rulesets.js";
+import { ownClient, rulesetClient, rulesetLayoutStrikeLine, rulesetTitle } from "./rulesets.js";
 import { servedStrikeLine } from "./served.js";
 import { logText, word, words } from "./words.js";
 
@@ -506,12 +506,12 @@ export const MOB_DICE_SHOWN = 24;
  */
 export function mobRollSpecs(result, { names, profileNames }) {
   if (result.detail !== "dice" || !Array.isArray(result.attacks)) return [];
-  const er = !result.ruleset || result.ruleset === DEFAULT_RULESET;
+  const own = !result.ruleset || ownClient(result.ruleset);
   return result.attacks.slice(0, MOB_DICE_SHOWN).map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => {
     const group = result.groups?.[a.group] ?? {};
     const aimed = (Array.isArray(group.target) ? group.target : [group.target]).map((/** @type {string} */ id) => names[id] ?? id).join(", ");
     const strikes = Array.isArray(a.strikes) ? a.strikes.filter((/** @type {unknown} */ s) => s && typeof s === "object") : [];
-    const specs = er
+    const specs = own
       ? attackRollSpecs(attackCardModel({ strikes, targets: {}, seed: result.seed, total_damage: a.damage }, { attackerName: "", names, requestId: "" }))
       : rulesetRollSpecs({ ruleset: result.ruleset, strikes });
     return { label: `attack ${i + 1}: ${profileNames[group.profile] ?? group.profile} → ${aimed}`,

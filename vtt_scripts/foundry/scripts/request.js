@@ -11,7 +11,7 @@ import { getPath, readInteger, readNames, readWord } from "./paths.js";
 // The names come from the engine's one spec (generated facts.js), never a hand copy.
 import { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES } from "./facts.js";
 import { t } from "./i18n.js";
-import { DEFAULT_RULESET, rulesetClient, rulesetEntry, structFields } from "./rulesets.js";
+import { DEFAULT_RULESET, ownClient, rulesetClient, rulesetEntry, structFields } from "./rulesets.js";
 import { words } from "./words.js";
 
 export { CONDITIONS, DAMAGE_TYPES, METHODS, SIZES, STYLE_METHOD, STYLES };
@@ -697,7 +697,7 @@ export function scenarioEntry(view, { ruleset = DEFAULT_RULESET, mapping }) {
   const hpMax = Math.max(1, most ?? body);
   /** @type {Json} */
   const entry = { name: view.id, label: String(view.name ?? view.id).slice(0, 200), hp: hpMax };
-  if (ruleset === DEFAULT_RULESET) {
+  if (ownClient(ruleset)) {
     const strikes = getPath(view.actor, "flags.fracas.strikes");
     if (!Array.isArray(strikes) || !strikes.length) {
       throw new InputError(t("FRACAS.Error.Request31", { p0: who(view) }));

@@ -76,6 +76,18 @@ export function rulesetClient(name) {
 }
 
 /**
+ * Whether `name` has this module's own client: the default ruleset (the contract's
+ * DEFAULT_RULESET), whose attacks, mobs, odds, fights and cards read its sheet mapping and
+ * `flags.fracas.strikes` and draw its dice as its strikes are. Every other ruleset, built in
+ * or served by the bridge, is drawn from its contract: its [client] hints, request structs,
+ * result layouts and kinds (the one place that decides).
+ * @param {unknown} name
+ */
+export function ownClient(name) {
+  return name === DEFAULT_RULESET;
+}
+
+/**
  * The ruleset that offers request kind `kind` (its manifest's kinds), the default ruleset
  * first; undefined when none does.
  * @param {string} kind

@@ -26,6 +26,17 @@ function offline(name) {
   return !!known && known.roll20 && (name === DEFAULT || Object.prototype.hasOwnProperty.call(OTHERS, name));
 }
 
+/**
+ * Whether `name` has this script's own client: the default ruleset (the contract's
+ * DEFAULT_RULESET), whose attacks, mobs, odds, forecasts, whole fights and initiative read
+ * its sheet attributes and strikes attribute and resolve with its resolver (engine.js).
+ * Every other ruleset, built in or served by the bridge, is drawn from its contract: its
+ * [client] hints, request structs, result layouts and kinds (the one place that decides).
+ */
+function ownClient(name) {
+  return name === DEFAULT;
+}
+
 /** The rules module a request names (null: Enchanted Realms); the name is checked first, as in Python. */
 function rulesOf(request) {
   let parsed = request;
@@ -51,4 +62,4 @@ function names() {
   return RULESETS.map((r) => r.name);
 }
 
-module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry };
+module.exports = { OTHERS, DEFAULT, rulesOf, names, offline, entry, ownClient };

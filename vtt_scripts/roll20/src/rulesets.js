@@ -7,7 +7,7 @@
 const { RulesError } = require('./errors');
 const { say } = require('./facts');
 const { rulesetInfo } = require('./schema');
-const { OTHERS, DEFAULT, rulesOf, names, offline, entry } = require('./registry');
+const { OTHERS, DEFAULT, rulesOf, names, offline, entry, ownClient } = require('./registry');
 const engine = require('./engine');
 const { rollInitiative: rollErInitiative } = require('./initiative');
 const rows = require('./rows');
@@ -68,4 +68,5 @@ function odds(request, options = {}) {
 
 module.exports = {
   resolve, rollInitiative, checkMorale, counterspell, compete, impale, odds, rulesOf, OTHERS, DEFAULT, names, offline, entry,
+  ownClient,
 };

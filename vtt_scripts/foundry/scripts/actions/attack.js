@@ -8,7 +8,7 @@ import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildAttackRequest, buildRulesetAttackRequest, uniqueViews, who } from "../request.js";
-import { DEFAULT_RULESET, rulesetEntry } from "../rulesets.js";
+import { DEFAULT_RULESET, ownClient, rulesetEntry } from "../rulesets.js";
 import { learnRuleset, servedAttackFields } from "../served.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames, explained, strikeWords } from "./context.js";
@@ -46,7 +46,7 @@ export function attackActions(ctx) {
     }
     // A ruleset this module has no code for: the bridge's contract for it (served.js).
     if (!rulesetEntry(ruleset)) return servedAttack(conn, ruleset, attacker, targets, apply, map, options);
-    if (ruleset !== DEFAULT_RULESET) return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
+    if (!ownClient(ruleset)) return rulesetAttack(conn, ruleset, attacker, targets, apply, map, options);
     const { request, targets: used, unread } = buildAttackRequest({
       attacker, targets, strikes: options.strikes, mapping: map,
       options: {

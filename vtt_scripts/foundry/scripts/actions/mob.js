@@ -4,7 +4,7 @@ import { mobCardModel, mobRollSpecs, renderMobCard } from "../chat.js";
 import { InputError } from "../errors.js";
 import { t } from "../i18n.js";
 import { buildBulkRequest, buildRulesetBulkRequest, uniqueViews } from "../request.js";
-import { DEFAULT_RULESET } from "../rulesets.js";
+import { DEFAULT_RULESET, ownClient } from "../rulesets.js";
 import { displayNames, explained } from "./context.js";
 
 /** @typedef {import("../actions.js").TokenView} TokenView */
@@ -36,7 +36,7 @@ export function mobActions(ctx) {
     const apply = options.applyDamage ?? setting("applyDamage") !== false;
     const map = mapping();
     const ruleset = options.ruleset ?? DEFAULT_RULESET;
-    const { request, targets: used, profileNames } = ruleset === DEFAULT_RULESET
+    const { request, targets: used, profileNames } = ownClient(ruleset)
       ? buildBulkRequest({
         attackers, targets, strikes: options.strikes, assign: options.assign, mapping: map,
         options: {

@@ -4,7 +4,7 @@ import { renderOddsCard } from "../chat.js";
 import { t } from "../i18n.js";
 import { getPath } from "../paths.js";
 import { buildAttackRequest, buildRulesetAttackRequest, uniqueViews } from "../request.js";
-import { DEFAULT_RULESET } from "../rulesets.js";
+import { DEFAULT_RULESET, ownClient } from "../rulesets.js";
 import { MODULE_ID } from "../settings.js";
 import { displayNames, explained } from "./context.js";
 
@@ -33,7 +33,7 @@ export function oddsActions(ctx) {
     const targets = uniqueViews(viewsOf(options.targets, "targets", options.scene) ?? vtt.targeted());
     const map = mapping();
     const ruleset = options.ruleset ?? DEFAULT_RULESET;
-    const built = ruleset === DEFAULT_RULESET
+    const built = ownClient(ruleset)
       ? buildAttackRequest({
         attacker, targets, strikes: options.strikes, mapping: map,
         options: { advantage: options.advantage, disadvantage: options.disadvantage,

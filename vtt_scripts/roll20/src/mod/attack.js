@@ -265,7 +265,7 @@ function attackCommand(app, msg, cmd) {
   const asked = served.askIfUnknown(app, msg, cmd);
   if (asked) return asked;
   const ruleset = rulesetOf(app, cmd, { served: true });
-  if (ruleset !== rulesets.DEFAULT) {
+  if (!rulesets.ownClient(ruleset)) {
     const by = cmd.options.filter((o) => o.name === 'attacker');
     const token = findAttacker(app, msg, { attacker: by.length ? oneValue(by[0]) : undefined });
     // A ruleset without a JavaScript port (the spec's roll20 flag) is resolved by the bridge.

@@ -9,7 +9,7 @@ const relaylink = require('./relaylink');
 const esc = require('./escape');
 const { applyDamage } = require('./apply');
 const { hideBody, playerNames } = require('./permissions');
-const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 
 /**
  * The end of `!fracas mob` in every ruleset. Each profile is first checked against each of
@@ -27,7 +27,7 @@ function sendMob(app, msg, mob) {
         strikes: profiles[pid].strikes.map((st) => Object.assign({}, st, { target: tid })),
         targets: { [tid]: targets[tid] },
       };
-      if (ruleset !== DEFAULT_RULESET) single.ruleset = ruleset;
+      if (!ownClient(ruleset)) single.ruleset = ruleset; // its own client's requests name none
       try {
         mob.compile(single);
       } catch (err) {

@@ -34,7 +34,6 @@ const { combatantOf } = require('./round');
 const rulesets = require('../rulesets');
 const { compileAttack } = require('../engine');
 const rows = require('../rows');
-const { DEFAULT_RULESET } = require('../contract');
 const hints = require('./hints');
 
 /** A fight's side count in words, as its error says it. */
@@ -267,7 +266,7 @@ function groupOf(app, token, ruleset, use, label) {
  */
 function checkGroups(ruleset, scenario, names) {
   const others = rulesets.OTHERS || {};
-  const compile = ruleset === DEFAULT_RULESET ? (req) => compileAttack(req, { seed: 0 })
+  const compile = rulesets.ownClient(ruleset) ? (req) => compileAttack(req, { seed: 0 })
     : others[ruleset] ? (req) => rows.compileAttack(others[ruleset], req, { seed: 0 }) : null;
   if (!compile) return;
   for (const [side, groups] of Object.entries(scenario.sides)) {
@@ -277,7 +276,7 @@ function checkGroups(ruleset, scenario, names) {
         strikes: group.attacks.map((st) => Object.assign({}, st, { target: 't' })),
         targets: { t: group.target },
       };
-      if (ruleset !== DEFAULT_RULESET) req.ruleset = ruleset;
+      if (!rulesets.ownClient(ruleset)) req.ruleset = ruleset; // its own client's requests name none
       try {
         compile(req);
       } catch (err) {
@@ -500,7 +499,7 @@ function where(meta, scenario, path) {
     const name = group && meta.names && meta.names[group.name];
     if (name) {
       const field = m[3].replace(/^\./, '');
-      const hint = meta.ruleset !== DEFAULT_RULESET && /^(attacker|target|attacks\[\d+\])\.[a-z_]+$/.test(field)
+      const hint = !rulesets.ownClient(meta.ruleset) && /^(attacker|target|attacks\[\d+\])\.[a-z_]+$/.test(field)
         ? ` (its sheet attribute fracas_${field.split('.').pop()})` : '';
       return `${name} (${m[1]})${field ? `, ${field}${hint}` : ''}`;
     }

@@ -4,6 +4,7 @@
 const esc = require('./escape');
 
 const { VERSION, RULESETS, DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 const hints = require('./hints');
 const HANDOUT = 'Help: fracas';
 
@@ -14,7 +15,7 @@ const item = (cmd, what) => `<li>${code(cmd)} — ${what}</li>`;
 /** The help items, [command line, what it does (HTML)], in the order the help lists them. */
 function items(config) {
   // The other rulesets and their options, from the contract (each manifest's [client] help).
-  const others = RULESETS.map((r) => r.name).filter((name) => name !== DEFAULT_RULESET);
+  const others = RULESETS.map((r) => r.name).filter((name) => !ownClient(name));
   const options = others.filter((name) => hints.hints(name).help).map((name) => `${hints.title(name)} ${hints.hints(name).help}`);
   const home = hints.title(DEFAULT_RULESET);
   const counter = hints.withKind('counterspell');

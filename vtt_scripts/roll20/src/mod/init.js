@@ -46,7 +46,7 @@ function initCommand(app, msg, cmd) {
     const asked = served.askIfUnknown(app, msg, cmd);
     if (asked) return asked;
     const ruleset = rulesetOf(app, cmd, { served: true });
-    if (ruleset !== rulesets.DEFAULT) return bridgeInitCommand(app, msg, cmd, ruleset);
+    if (!rulesets.ownClient(ruleset)) return bridgeInitCommand(app, msg, cmd, ruleset);
   }
   let bonus = 0;
   let seed;

@@ -16,6 +16,7 @@ const { sendMob, applyMob } = require('./bulk');
 const { compileAttack } = require('../engine');
 const permissions = require('./permissions');
 const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 
 const MOB_OPTIONS = ['each', 'seed', 'cover', 'ac', 'no-apply', 'whisper', 'public', 'use', 'obscurement'];
 const MAX_TOKENS = 500;
@@ -45,7 +46,7 @@ function mobCommand(app, msg, cmd) {
   const s = app.s();
   const config = s.config;
   const ruleset = rulesetOf(app, cmd);
-  if (ruleset !== DEFAULT_RULESET) return rowsMobCommand(app, msg, cmd, ruleset);
+  if (!ownClient(ruleset)) return rowsMobCommand(app, msg, cmd, ruleset);
   const collected = strikes.collect(cmd.options.filter((o) => o.name !== 'ruleset'));
   const targetIds = Array.from(new Set(collected.defaults.targets || []));
   delete collected.defaults.targets;

@@ -53,7 +53,7 @@ function oddsCommand(app, msg, cmd) {
   const config = app.s().config;
   const ruleset = rulesetOf(app, cmd);
   let built;
-  if (ruleset === rulesets.DEFAULT) {
+  if (rulesets.ownClient(ruleset)) {
     built = buildAttack(app, msg, cmd, EXTRA);
   } else {
     const by = cmd.options.filter((o) => o.name === 'attacker');

@@ -22,7 +22,7 @@ const relaylink = require('./relaylink');
 const permissions = require('./permissions');
 const { asNumber, bodyHolder } = require('./apply');
 const { setProp } = require('./observers');
-const { DEFAULT_RULESET } = require('../contract');
+const { ownClient } = require('../registry');
 const hints = require('./hints');
 
 const MAX_TOKENS = 300;
@@ -38,7 +38,7 @@ function combatantOf(app, token, ruleset, use) {
   if (now === null) throw new UsageError(`${reader.name}: bar ${s.config.bar} holds no number, so its health is unknown`);
   const hpMax = Math.max(1, Math.round(max !== null && max >= 1 ? max : now));
   const out = { name: token.id, label: String(reader.name).slice(0, 200), hp: hpMax };
-  if (ruleset === DEFAULT_RULESET) {
+  if (ownClient(ruleset)) {
     const { profileStrikes } = require('./mob');
     const attacker = reader.attacker();
     delete attacker.conditions; // a fight applies damage only: markers stay the GM's

@@ -34,7 +34,7 @@ from .. import _layout as L
 from ..dice import Dice, KernelError, kernel_info
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
-from .._facts import MAX_STRIKES, MAX_TARGETS  # the spec's (facts.toml [enums.limits]), as for ER
+from .._facts import CT_EXPLODE_LIMIT, MAX_STRIKES, MAX_TARGETS  # the spec's (facts.toml [enums.limits]), as for ER
 from .base import Ruleset, RulesetInvalid, merge_columns
 from .manifest import ROW_KERNEL_MODES
 
@@ -98,6 +98,12 @@ def check_die(sides: int, path: str, allowed: tuple[int, ...], ruleset: str, rul
                                    allowed=", ".join(f"d{n}" for n in allowed), rule=rule))
     return sides
 
+
+#: Explosions one strike's dice may make on the row kernel (an exploding row, `EXPLODE=1`):
+#: past it a maximum face adds no die. The bound the CT-3 decision set, public for plug-ins
+#: whose own kernels or twins must stop where the row kernel does (the `explode_limit` of
+#: the kernel's table that `fracas_rows.pxd` declares).
+EXPLODE_LIMIT = CT_EXPLODE_LIMIT
 
 #: The row kernel's modes (`Rules.kernel`, a manifest's `row_kernel`): "strike-rows", the
 #: d20 attack modes (any hit mode); "success-count", every strike a dice pool (`pool_row`).

@@ -18,7 +18,6 @@ from typing import Any, NamedTuple, Optional
 import msgspec
 
 import fracas
-from fracas._facts import CT_EXPLODE_LIMIT  # the row kernel's bound on one strike's explosions (its table's explode_limit)
 from fracas.dice import Dice
 from fracas.errors import SchemaError
 from fracas.requests import check_range
@@ -228,7 +227,7 @@ def roll_row_pools(stream: Any, dice: int, count: int) -> list[int]:
             face = stream.die(6)
             successes += face >= HIT_ON
             pending -= 1
-            if face == 6 and bursts < CT_EXPLODE_LIMIT:
+            if face == 6 and bursts < rows.EXPLODE_LIMIT:  # where the row kernel stops
                 pending += 1
                 bursts += 1
         out.append(successes + bursts)

@@ -177,12 +177,12 @@ cdef struct FightPlan:
     # Targets in time flat in the number of combatants (fastfight: weakest, random)
     bint any_weakest           # some member's tactic is weakest: the per-side trees are kept
     bint any_random            # some member's tactic is random: the standing counts are kept
-    int64_t fw_n               # the Fenwick trees' length (a power of two >= fw_words)
+    int64_t fw_n               # the prefix counts' length per side: fw_words rounded up to 8 (padded)
     int64_t fw_words           # the enemy bitsets' words (64 members a word)
     const int64_t* wk_off      # per side: its tree's first node in FightState.wk
     const int64_t* wk_size     # per side: its tree's leaves (a power of two)
     const int64_t* side_pos    # per member: its leaf in its side's tree (its rank on its side)
-    const int32_t* fw_init     # per side the Fenwick tree of its enemies at a fight's start (counts per word)
+    const int32_t* fw_init     # per side the prefix counts of its enemies at a fight's start (by word)
     const uint64_t* eb_init    # per side the bitset of its enemies at a fight's start
     # nearest and focus by walking rows: members stand in rows (one side, one y, x rising);
     # a member's nearest standing enemy in a row is the first standing one either way from
@@ -256,9 +256,10 @@ cdef struct FightState:
     # health << 21 | index of the standing members below it, WK_NONE: none), so a pick reads
     # one root per side
     int64_t* wk
-    # random: per side a bitset of its enemies that stand, over member indexes, and a
-    # Fenwick tree of the bitset's word counts; the k-th standing enemy is a descent to its
-    # word (none at 64 members or fewer) and a select within the word
+    # random: per side a bitset of its enemies that stand, over member indexes, and the
+    # prefix counts of its words (fw[w]: the standing enemies in words before w; the padding
+    # past fw_words is 2^31 - 1); the k-th standing enemy's word is the count of prefixes
+    # below k, compared all at once (no chain of dependent loads), then a select within it
     int32_t* fw
     uint64_t* eb
     int64_t* next_up       # walk: a standing member at or above i (itself when it stands; members: none)
@@ -455,7 +456,7 @@ cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogi
                 best = _wk_min(best, f.wk[p.wk_off[n] + 1])
         return -1 if best == WK_NONE else best & ((<int64_t>1 << WK_SHIFT) - 1)
     # random: the k-th of the standing enemies in member order, k rolled on their count
-    # (Fight._choose: dice.die(len(enemies))), found by a descent of the Fenwick trees
+    # (Fight._choose: dice.die(len(enemies))), found from the prefix counts of its bitset
     n = 0
     for e in range(p.sides):
         if e != side:
@@ -564,9 +565,10 @@ cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
 
 
 cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """t no longer stands: out of its enemies' Fenwick trees (random), its side's tree
-    (weakest), the walks' links (nearest, focus)."""
+    """t no longer stands: out of its enemies' bitsets and prefix counts (random), its
+    side's tree (weakest), the walks' links (nearest, focus)."""
     cdef int64_t i, s, tree
+    cdef int32_t* pre
     if p.any_walk:
         f.next_up[t] = t + 1
         f.next_down[t + 1] = t
@@ -574,11 +576,9 @@ cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
         for s in range(p.sides):
             if s != p.side[t]:
                 f.eb[s * p.fw_words + (t >> 6)] &= ~(<uint64_t>1 << (t & 63))
-                tree = s * (p.fw_n + 1)
-                i = (t >> 6) + 1
-                while i <= p.fw_n:
-                    f.fw[tree + i] -= 1
-                    i += i & -i
+                pre = f.fw + s * p.fw_n
+                for i in range((t >> 6) + 1, p.fw_words):  # the words after t's count one fewer
+                    pre[i] -= 1
     _moved(p, f, t)
 
 
@@ -610,17 +610,16 @@ cdef inline int64_t _select(uint64_t x, int64_t k) noexcept nogil:
 
 cdef inline int64_t _fw_kth(const FightPlan* p, const FightState* f, int32_t side, int64_t k) noexcept nogil:
     """The k-th (from 1, k <= their count) standing member not of `side`, in member order:
-    a descent of the side's tree of word counts (its root, fw_n, counts them all) to the
-    word holding it, then the bit in that word."""
-    cdef const int32_t* tree = f.fw + side * (p.fw_n + 1)
-    cdef int64_t pos = 0, step = p.fw_n >> 1, c, take
-    while step:
-        c = tree[pos + step]
-        take = c < k
-        pos += step & -take
-        k -= c & -take
-        step >>= 1
-    return 64 * pos + _select(f.eb[side * p.fw_words + pos], k)
+    its word is the last whose prefix count is below k (the prefixes rise, pre[0] = 0 < k:
+    the number of those below k, less one, counted without branches over all words at once),
+    then the bit in that word."""
+    cdef const int32_t* pre = f.fw + side * p.fw_n
+    cdef int32_t below = <int32_t>k
+    cdef int64_t w, pos = 0
+    if p.fw_words > 1:  # (64 enemies or fewer: the first word)
+        for w in range(1, p.fw_n):
+            pos += pre[w] < below
+    return 64 * pos + _select(f.eb[side * p.fw_words + pos], k - pre[pos])
 
 
 cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
@@ -1304,7 +1303,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.next_up[i] = i
             f.next_down[i] = i
     if p.any_random:
-        memcpy(f.fw, p.fw_init, p.sides * (p.fw_n + 1) * sizeof(int32_t))
+        memcpy(f.fw, p.fw_init, p.sides * p.fw_n * sizeof(int32_t))
         memcpy(f.eb, p.eb_init, p.sides * p.fw_words * sizeof(uint64_t))
     if p.phased:  # OS-4: every group's morale afresh, each unit's counts
         for g in range(p.groups):
@@ -1620,30 +1619,32 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             size <<= 1
         wk_off[g], wk_size[g] = nodes, size
         nodes += 2 * size
-    cdef int64_t fw_words = (members + 63) >> 6 if p.any_random else 1, fw_n = 1
-    while fw_n < fw_words:
-        fw_n <<= 1
-    fw_init = _pyarray.array("i", bytes(4 * sides * (fw_n + 1)))
+    cdef int64_t fw_words = (members + 63) >> 6 if p.any_random else 1, fw_n = (fw_words + 7) & ~7
+    fw_init = _pyarray.array("i", bytes(4 * sides * fw_n))
     eb_init = _pyarray.array("Q", bytes(8 * sides * fw_words))
     cdef int32_t[::1] fw_init_v = fw_init
     cdef uint64_t[::1] eb_init_v = eb_init
     cdef int64_t j, tree
     if p.any_random:
-        for i in range(members):  # each member in the bitset and tree of every side but its own
+        for i in range(members):  # each member in the bitset of every side but its own, counted in the words after its own
             for tree in range(sides):
                 if tree != side[i]:
                     eb_init_v[tree * fw_words + (i >> 6)] |= <uint64_t>1 << (i & 63)
-                    j = (i >> 6) + 1
-                    while j <= fw_n:
-                        fw_init_v[tree * (fw_n + 1) + j] += 1
-                        j += j & -j
+                    if (i >> 6) + 1 < fw_words:
+                        fw_init_v[tree * fw_n + (i >> 6) + 1] += 1
+        for tree in range(sides):  # the prefix counts of each side's words; never below k past them
+            for j in range(1, fw_n):
+                if j < fw_words:
+                    fw_init_v[tree * fw_n + j] += fw_init_v[tree * fw_n + j - 1]
+                else:
+                    fw_init_v[tree * fw_n + j] = 0x7FFFFFFF
     keep.extend((wk_off, wk_size, side_pos, fw_init, eb_init))
     cdef const int64_t[::1] wk_off_v = wk_off, wk_size_v = wk_size, side_pos_v = side_pos
     p.wk_off, p.wk_size, p.side_pos, p.fw_init = &wk_off_v[0], &wk_size_v[0], &side_pos_v[0], &fw_init_v[0]
     p.eb_init = &eb_init_v[0]
     p.fw_n, p.fw_words = fw_n, fw_words
     f.wk = <int64_t*>_grab(keep, nodes * 8)
-    f.fw = <int32_t*>_grab(keep, sides * (fw_n + 1) * 4)
+    f.fw = <int32_t*>_grab(keep, sides * fw_n * 4)
     f.eb = <uint64_t*>_grab(keep, sides * fw_words * 8)
     f.attacks = 0
     cdef const int32_t[::1] walk_v = arrays["walk"]

@@ -567,7 +567,7 @@ cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
 cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     """t no longer stands: out of its enemies' bitsets and prefix counts (random), its
     side's tree (weakest), the walks' links (nearest, focus)."""
-    cdef int64_t i, s, tree
+    cdef int64_t i, s
     cdef int32_t* pre
     if p.any_walk:
         f.next_up[t] = t + 1
@@ -1626,7 +1626,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef uint64_t[::1] eb_init_v = eb_init
     cdef int64_t j, tree
     if p.any_random:
-        for i in range(members):  # each member in the bitset of every side but its own, counted in the words after its own
+        for i in range(members):  # in the bitset of every side but its own, counted by the words after its own
             for tree in range(sides):
                 if tree != side[i]:
                     eb_init_v[tree * fw_words + (i >> 6)] |= <uint64_t>1 << (i & 63)

@@ -47,14 +47,14 @@ function* sources(dir) {
   }
 }
 
-/** The identifiers, strings and template parts of `rel` that name a built-in ruleset. */
-function naming(rel) {
+const K = ts.SyntaxKind;
+
+/** The tokens of `rel` (kind, value, line), read with TypeScript's scanner: comments skipped,
+ * template literals and regular expressions scanned as what they are. */
+function tokensOf(rel) {
   const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, /* skipTrivia */ true, ts.LanguageVariant.Standard, text);
-  const found = [];
-  const K = ts.SyntaxKind;
-  const counted = new Set([K.Identifier, K.StringLiteral, K.NoSubstitutionTemplateLiteral, K.TemplateHead,
-    K.TemplateMiddle, K.TemplateTail]);
+  const tokens = [];
   const braces = []; // template nesting: true where a `${` opened, so its `}` resumes the template
   for (let kind = scanner.scan(); kind !== K.EndOfFileToken; kind = scanner.scan()) {
     if (kind === K.TemplateHead) braces.push(true);
@@ -66,13 +66,22 @@ function naming(rel) {
       // A regular expression where an operand may start: the scanner cannot know, ask it.
       kind = scanner.reScanSlashToken();
     }
+    const line = text.slice(0, scanner.getTokenStart()).split('\n').length;
+    tokens.push({ kind, value: scanner.getTokenValue(), line });
+  }
+  return tokens;
+}
+
+/** The identifiers, strings and template parts of `rel` that name a built-in ruleset. */
+function naming(rel) {
+  const counted = new Set([K.Identifier, K.StringLiteral, K.NoSubstitutionTemplateLiteral, K.TemplateHead,
+    K.TemplateMiddle, K.TemplateTail]);
+  const found = [];
+  for (const { kind, value, line } of tokensOf(rel)) {
     // An identifier's words: worldwalkerTarget and old_school_save name theirs.
-    const value = kind === K.Identifier
-      ? scanner.getTokenValue().replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ') : scanner.getTokenValue();
-    if (counted.has(kind) && NAMES.test(value)) {
-      const line = text.slice(0, scanner.getTokenStart()).split('\n').length;
-      const named = squash(NAMES.exec(value)[1]);
-      found.push({ named, where: `${line}: ${JSON.stringify(scanner.getTokenValue().slice(0, 60))}` });
+    const words = kind === K.Identifier ? value.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ') : value;
+    if (counted.has(kind) && NAMES.test(words)) {
+      found.push({ named: squash(NAMES.exec(words)[1]), where: `${line}: ${JSON.stringify(value.slice(0, 60))}` });
     }
   }
   return found;
@@ -107,26 +116,16 @@ const DEFAULTS = new Set(['DEFAULT_RULESET', 'DEFAULT']);
 
 /** Where `rel` compares a value with the default ruleset (`=== DEFAULT_RULESET`, `!== rulesets.DEFAULT`). */
 function defaultComparisons(rel) {
-  const text = fs.readFileSync(path.join(ROOT, rel), 'utf8');
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, /* skipTrivia */ true, ts.LanguageVariant.Standard, text);
-  const K = ts.SyntaxKind;
-  const tokens = [];
-  for (let kind = scanner.scan(); kind !== K.EndOfFileToken; kind = scanner.scan()) {
-    if (kind === K.SlashToken || kind === K.SlashEqualsToken) kind = scanner.reScanSlashToken();
-    tokens.push({ kind, value: scanner.getTokenValue(), start: scanner.getTokenStart() });
-  }
+  const tokens = tokensOf(rel);
   const equality = new Set([K.EqualsEqualsEqualsToken, K.ExclamationEqualsEqualsToken, K.EqualsEqualsToken,
     K.ExclamationEqualsToken]);
-  const isDefault = (token) => token && token.kind === K.Identifier && DEFAULTS.has(token.value);
+  const isDefault = (token) => !!token && token.kind === K.Identifier && DEFAULTS.has(token.value);
   const found = [];
   tokens.forEach((token, i) => {
     if (!equality.has(token.kind)) return;
-    // the operand before (…DEFAULT) or after (DEFAULT…, rulesets.DEFAULT…)
-    const after = tokens[i + 1] && tokens[i + 2] && tokens[i + 2].kind === K.DotToken ? null : tokens[i + 1];
-    const member = tokens[i + 2] && tokens[i + 2].kind === K.DotToken ? tokens[i + 3] : null;
-    if (isDefault(tokens[i - 1]) || isDefault(after) || isDefault(member)) {
-      found.push(`${text.slice(0, token.start).split('\n').length}`);
-    }
+    // the operand before (…DEFAULT), or the one after (DEFAULT…, or rulesets.DEFAULT…)
+    const dotted = tokens[i + 2] && tokens[i + 2].kind === K.DotToken;
+    if (isDefault(tokens[i - 1]) || isDefault(tokens[dotted ? i + 3 : i + 1])) found.push(String(token.line));
   });
   return found;
 }

@@ -9385,7 +9385,6 @@ const served = require('./served');
 const hints = require('./hints');
 const { own } = hints;
 
-
 function bridgeAttackCommand(app, msg, cmd, name, attackerToken) {
   const title = (rulesets.entry(name) || served.entry(name)).title;
   if (!attackShape(name)) {

@@ -117,10 +117,9 @@ def _kind_request(ctx: click.Context, request: Any, ruleset_name: str, kind: str
     (`kind_from_flags`); both at once is a usage error naming the first flag."""
     if request is None:
         ruleset = rulesets.get(ruleset_name, "--ruleset")
-        title = ruleset.title or ruleset.name
         if not ruleset.kind_cli_options(kind):
-            raise click.UsageError(f"--ruleset {ruleset.name}: {title} gives `fracas {ctx.info_name}` no flags;"
-                                   " give a request file (REQUEST, '-' for stdin)")
+            raise click.UsageError(f"--ruleset {ruleset.name}: {ruleset.title or ruleset.name} gives"
+                                   f" `fracas {ctx.info_name}` no flags; give a request file (REQUEST, '-' for stdin)")
         return _engine_call(ruleset.kind_from_flags, kind, flags, flags=(ruleset, flags))
     given = [name for name in flags if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if given:

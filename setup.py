@@ -124,7 +124,7 @@ def extensions():
         "lanes": ["cython_core/_er.pxd", "cython_core/lanes.h", "cython_core/lanes_body.h"],
         "rows": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
         "single": ["cython_core/_er.pxd"],
-        "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
+        "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd", *SHARED_RULES],
     }
     # The strike-row kernel's build marks Lemire's rejection rare (see _generator.pxd): its
     # damage-dice loop then holds no rejection code and keeps its flags in registers.
@@ -136,7 +136,7 @@ def extensions():
     kernels = cythonize(
         exts,
         nthreads=_cores() if sys.platform != "win32" else 0,  # translate the modules side by side
-        include_path=["cython_core"],  # the .pxd files the modules cimport
+        include_path=["cython_core", "src"],  # the .pxd files the modules cimport; the rules they include
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,
@@ -161,6 +161,15 @@ def extensions():
 #: speed; without a compiler they import as the .py they are.
 PURE_PYTHON = [
     ("fracas.rulesets.er.strikes", "src/fracas/rulesets/er/strikes.py"),
+]
+
+
+#: The rulesets' plain-Python rule files the compiled fight loop includes as source (pure
+#: Python mode: `include "fracas/rulesets/…"` in cython_core/fights.pyx), so that a rule of
+#: a whole fight is written once for the compiled loop and the Python round.
+SHARED_RULES = [
+    "src/fracas/rulesets/ct/turn.py",
+    "src/fracas/rulesets/oldschool/morale.py",
 ]
 
 

@@ -36,6 +36,11 @@ from _rows cimport *
 # The layout table (generated): the stale-core check compares it with fracas._layout.
 include "_layout.pxi"
 
+# Rules written once for both fight loops: plain-Python files in the rulesets' folders
+# ("pure Python mode"), compiled here as inline C, imported as they are by the Python round.
+include "fracas/rulesets/ct/turn.py"
+include "fracas/rulesets/oldschool/morale.py"
+
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
@@ -51,12 +56,6 @@ cdef enum:
     ST_STANDING = 0
     ST_DOWN = 1
     ST_FLED = 2
-    PARRY_NONE = 0
-    PARRY_WEAPON = 1
-    PARRY_SHIELD = 2
-    POWER_NEVER = 0
-    POWER_FIRST = 1
-    POWER_HURT = 2
     #: CT group fields (FightPlan.ct_group, CTG each): its tactic's parry, parry_at, power;
     #: whether its strikes can break, the situation dimensions, its strikes' sneak and power bits
     CTG = 8
@@ -78,7 +77,6 @@ cdef enum:
     OS_FLEE_NEVER = 0
     OS_FLEE_BROKEN = 1
     OS_FLEE_SURRENDER = 2
-    OS_TRIGGERS = 4
     OS_MAX_SIDES = 64
     #: Rows of members at most for a nearest pick to walk them (fastfight's nearest_lists)
     WALK_ROWS = 16
@@ -244,7 +242,7 @@ cdef struct FightState:
     int64_t* u_standing    # per unit: members standing
     int64_t* u_killed      # per unit: members down
     int64_t* u_fired       # per unit: triggers noted in the fight (bits)
-    int64_t* u_noted       # per unit: this round's triggers (OS_TRIGGERS + 1 each: count, codes)
+    int64_t* u_noted       # per unit: this round's triggers (TRIGGERS + 1 each: count, codes)
     int64_t* os_slot_end   # per slot: the end of its members in f.order
     int32_t* os_together   # per slot: it holds more than one side (simultaneous)
     int32_t* os_able
@@ -715,23 +713,20 @@ cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dama
 
 
 cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed) noexcept nogil:
-    """Fight._note with OldSchool.morale_triggers (OS-4): the triggers a loss of unit u
-    calls for, each once a fight, noted for the end of the round: the first death, half the
-    unit defeated, a lone creature first harmed and at 1/4 hp or less."""
+    """Fight.note with OsRound.morale_triggers (OS-4: morale.triggers): the triggers a loss
+    of unit u calls for, each once a fight, noted for the end of the round: the first death,
+    half the unit defeated, a lone creature first harmed and at 1/4 hp or less."""
     cdef int64_t start, standing, lone, code
     cdef int64_t* noted
-    cdef bint fire[OS_TRIGGERS]
+    cdef int fire
     if not p.has_morale:
         return
     start, standing = p.unit_start[u], f.u_standing[u]
     lone = p.unit_first[u]
-    fire[0] = f.u_killed[u] >= 1
-    fire[1] = 2 * (start - standing) >= start
-    fire[2] = start == 1 and standing > 0 and lone == harmed
-    fire[3] = start == 1 and standing > 0 and 4 * f.hp[lone] <= p.hp[lone]
-    noted = f.u_noted + u * (OS_TRIGGERS + 1)
-    for code in range(OS_TRIGGERS):
-        if fire[code] and not (f.u_fired[u] >> code) & 1:
+    fire = triggers(f.u_killed[u], start - standing, start, standing, lone == harmed, f.hp[lone], p.hp[lone])
+    noted = f.u_noted + u * (TRIGGERS + 1)
+    for code in range(TRIGGERS):
+        if (fire >> code) & 1 and not (f.u_fired[u] >> code) & 1:
             f.u_fired[u] |= <int64_t>1 << code
             noted[1 + noted[0]] = code
             noted[0] += 1
@@ -842,9 +837,8 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
 
 
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
-    """Fight._power_now (CT-5): its tactic's moment for a power attack."""
-    cdef int64_t power = p.ct_group[p.group[m] * CTG + CTG_POWER]
-    return (power == POWER_FIRST and f.turns[m] == 1) or (power == POWER_HURT and 2 * f.hp[m] <= p.hp[m])
+    """CtRound._power_now (CT-5): its tactic's moment for a power attack (power_now)."""
+    return power_now(<int>p.ct_group[p.group[m] * CTG + CTG_POWER], f.turns[m], f.hp[m], p.hp[m])
 
 
 cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit, bint spell,
@@ -937,8 +931,8 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         if not spell:
             # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
             for s in range(ctg[CTG_STRIKES]):
-                if not (broken >> s) & 1 and ((power and not (ctg[CTG_SNEAK_BITS] >> s) & 1)
-                                              or (p.own_power[g] >> s) & 1):
+                if not (broken >> s) & 1 and weapon_breaks(power, (ctg[CTG_SNEAK_BITS] >> s) & 1,
+                                                           (p.own_power[g] >> s) & 1):
                     f.broken[m] |= <int64_t>1 << s
             if f.parrying[t]:
                 left = f.out[(n - 1) * XOUT_WIDTH + Y_PARRY_LEFT]
@@ -996,21 +990,16 @@ cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* c
 
 
 cdef void _ct_turn(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """Fight._turn (CT-6): a parry ends; its tactic may parry this turn instead of attacking."""
+    """CtRound.turn: a parry ends; its tactic may parry this turn instead of attacking
+    (CT-6: parry_now); a combatant whose weapons are all broken makes no attack (CT-5)."""
     cdef const int64_t* ctg = p.ct_group + p.group[m] * CTG
-    cdef bint can
     f.turns[m] += 1
-    f.parrying[m] = PARRY_NONE
     f.acts[m] = ctg[CTG_STRIKES] > 0 and (f.broken[m] & ((<int64_t>1 << ctg[CTG_STRIKES]) - 1)) != (
         (<int64_t>1 << ctg[CTG_STRIKES]) - 1)
-    if not f.casting[m] and ctg[CTG_PARRY] != PARRY_NONE and f.hp[m] <= ctg[CTG_PARRY_AT]:
-        if ctg[CTG_PARRY] == PARRY_WEAPON:
-            can = f.weapon_left[m] > 0 and not (f.broken[m] & 1)
-        else:
-            can = f.shield_left[m] > 0
-        if can:
-            f.parrying[m] = <int32_t>ctg[CTG_PARRY]
-            f.acts[m] = 0
+    f.parrying[m] = parry_now(<int>ctg[CTG_PARRY], ctg[CTG_PARRY_AT], f.hp[m], f.weapon_left[m], f.broken[m] & 1,
+                              f.shield_left[m], f.casting[m] != 0)
+    if f.parrying[m] != PARRY_NONE:
+        f.acts[m] = 0
 
 
 cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
@@ -1163,7 +1152,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
     cdef int64_t total
     cdef int err = 0
     for u in range(p.units_n):
-        f.u_noted[u * (OS_TRIGGERS + 1)] = 0
+        f.u_noted[u * (TRIGGERS + 1)] = 0
     for m in range(p.members):  # declarations, before initiative
         f.hurt[m] = 0
         f.leaving[m] = 0
@@ -1244,7 +1233,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
     if f.over or not p.has_morale:
         return 0
     for u in range(p.units_n):  # OS-4: one 2d6 per unit and trigger, read by each of its groups
-        noted = f.u_noted + u * (OS_TRIGGERS + 1)
+        noted = f.u_noted + u * (TRIGGERS + 1)
         for c in range(noted[0]):
             checks = False
             for g in range(p.groups):
@@ -1257,9 +1246,9 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
             total += draw_gen(&f.dice, 6)
             for g in range(p.groups):
                 if _os_checks(p, f, g, u):
-                    f.g_broken[g] = total > p.morale[g] + p.morale_mod[g]
+                    f.g_broken[g] = breaks(total, p.morale[g], p.morale_mod[g])
                     f.g_succ[g] += not f.g_broken[g]
-                    f.g_death[g] = f.g_succ[g] >= 2
+                    f.g_death[g] = fights_to_death(p.morale[g], f.g_succ[g])
     return 0
 
 
@@ -1310,7 +1299,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             f.g_standing[g] = 0
             f.g_succ[g] = 0
             f.g_broken[g] = 0
-            f.g_death[g] = p.morale[g] == 12
+            f.g_death[g] = fights_to_death(p.morale[g], 0)
         for u in range(p.units_n):
             f.u_standing[u] = 0
             f.u_killed[u] = 0
@@ -1592,7 +1581,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.u_standing = <int64_t*>_grab(keep, p.units_n * 8)
     f.u_killed = <int64_t*>_grab(keep, p.units_n * 8)
     f.u_fired = <int64_t*>_grab(keep, p.units_n * 8)
-    f.u_noted = <int64_t*>_grab(keep, p.units_n * (OS_TRIGGERS + 1) * 8)
+    f.u_noted = <int64_t*>_grab(keep, p.units_n * (TRIGGERS + 1) * 8)
     f.os_slot_end = <int64_t*>_grab(keep, sides * 8)
     f.os_together = <int32_t*>_grab(keep, sides * 4)
     f.pend_t = <int64_t*>_grab(keep, members * 8)

@@ -21,6 +21,7 @@ from ...errors import RulesError
 from ...requests import check_range, say
 from .. import rows
 from ..fight import Field, Member, Procedure, Situation, defined_by
+from . import turn as rules
 from .sides import side_initiative
 
 
@@ -115,9 +116,12 @@ class CtRound(Procedure):
     COMPILED_MEMBERS: ClassVar[int] = 512
     #: Strikes at most of a combatant whose weapons can break (2^k situations each).
     COMPILED_BREAKABLE: ClassVar[int] = 6
-    _PARRY: ClassVar[dict[Optional[str], int]] = {None: 0, "weapon": 1, "shield": 2}
-    _POWER: ClassVar[dict[str, int]] = {"never": 0, "first": 1, "hurt": 2}
-    _ALWAYS: ClassVar[int] = 1 << 62
+    _PARRY: ClassVar[dict[Optional[str], int]] = {
+        None: rules.PARRY_NONE, "": rules.PARRY_NONE, "weapon": rules.PARRY_WEAPON, "shield": rules.PARRY_SHIELD}
+    _PARRIED: ClassVar[dict[int, str]] = {rules.PARRY_NONE: "", rules.PARRY_WEAPON: "weapon",
+                                          rules.PARRY_SHIELD: "shield"}
+    _POWER: ClassVar[dict[str, int]] = {"never": rules.POWER_NEVER, "first": rules.POWER_FIRST,
+                                        "hurt": rules.POWER_HURT}
 
     @classmethod
     def _dims(cls, sc: Any) -> tuple[list[list[int]], list[tuple[int, int]]]:
@@ -127,7 +131,7 @@ class CtRound(Procedure):
             tactic, attacks = g.spec.tactic, g.spec.attacks
             sneak = sum(1 << i for i, a in enumerate(attacks) if a.get("sneak") is not None)
             breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
-            fields.append([cls._PARRY[tactic.parry], cls._ALWAYS if tactic.parry_at is None else tactic.parry_at,
+            fields.append([cls._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at,
                            cls._POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
                            2 if sneak else 1, sneak, len(attacks)])
             weapon, shield = cls.parry_state(g.spec.target)
@@ -253,15 +257,14 @@ class CtRound(Procedure):
         m.turns += 1
         phases = {phase: [i for i in strikes if i not in m.broken] for phase, strikes in g.phases.items()}
         phases = {phase: strikes for phase, strikes in phases.items() if strikes}
-        m.parrying = ""
-        if not casting and tactic.parry and (tactic.parry_at is None or m.hp <= tactic.parry_at):
-            can = m.weapon_left > 0 and 0 not in m.broken if tactic.parry == "weapon" else m.shield_left > 0
-            if can:
-                m.parrying = tactic.parry
-                self.fight.log({"type": "parry", "who": m.id, "with": tactic.parry, "rule": "CT-6",
-                                "left": m.weapon_left if tactic.parry == "weapon" else m.shield_left,
-                                "note": "no attack this turn; incoming damage mitigated until its next turn"})
-                return {}
+        m.parrying = self._PARRIED[rules.parry_now(
+            self._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at, m.hp,
+            m.weapon_left, 0 in m.broken, m.shield_left, casting)]
+        if m.parrying:
+            self.fight.log({"type": "parry", "who": m.id, "with": m.parrying, "rule": "CT-6",
+                            "left": m.weapon_left if m.parrying == "weapon" else m.shield_left,
+                            "note": "no attack this turn; incoming damage mitigated until its next turn"})
+            return {}
         if not phases and not casting and g.phases:
             self.fight.log({"type": "no weapon", "who": m.id, "rule": "CT-5",
                             "why": "every weapon it attacks with is broken"})
@@ -269,8 +272,7 @@ class CtRound(Procedure):
 
     def _power_now(self, m: CtMember) -> bool:
         """CT-5: the tactic's moment for a power attack."""
-        power = self.sc.groups[m.group].spec.tactic.power
-        return (power == "first" and m.turns == 1) or (power == "hurt" and 2 * m.hp <= m.hp_max)
+        return rules.power_now(self._POWER[self.sc.groups[m.group].spec.tactic.power], m.turns, m.hp, m.hp_max)
 
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """A parry (CT-6), a power attack (CT-5), a sneak attack on a target attacked in the
@@ -318,7 +320,8 @@ class CtRound(Procedure):
         powered = {where[1] for where, changes in situation if where != "target" and ("power", True) in changes}
         log = self.fight.log
         for i in use:
-            if (i in powered or attacks[i].get("power")) and i not in m.broken:
+            if i not in m.broken and rules.weapon_breaks(i in powered, attacks[i].get("sneak") is not None,
+                                                         bool(attacks[i].get("power"))):
                 m.broken.append(i)
                 log({"type": "weapon broken", "who": m.id, "strike": i, "rule": "CT-5",
                      "why": "a power attack breaks the weapon: unusable for the rest of the fight"})

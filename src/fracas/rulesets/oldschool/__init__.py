@@ -14,7 +14,7 @@ from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
 from .. import rows
 from ..base import SAVE, Kind
-from . import save
+from . import morale, save
 from .results import RESULT_TYPES
 from .schema import (NAME, AttackRequest, Attacker, BulkRequest, InitiativeRequest, MoraleRequest, Profile,
                      SaveRequest, Strike, Target)
@@ -156,15 +156,15 @@ def roll_morale(req: MoraleRequest, dice: Any, seed: int) -> rows.Rolled:
     out: dict[str, Any] = {"ruleset": NAME, "seed": seed, "injected": dice.injected, "morale": req.morale,
                            "modifier": req.modifier, "checked": False, "dice": [], "total": None,
                            "breaks": False, "successes": req.successes,
-                           "fights_to_death": req.morale == 12 or req.successes >= 2}
+                           "fights_to_death": morale.fights_to_death(req.morale, req.successes)}
     if out["fights_to_death"]:
         return rows.Rolled(seed, NAME, out)
     faces = [rows.roll_or_say(dice, 6, "the morale check"), rows.roll_or_say(dice, 6, "the morale check")]
     total = sum(faces)
-    breaks = total > req.morale + req.modifier
+    breaks = morale.breaks(total, req.morale, req.modifier)
     successes = req.successes + (0 if breaks else 1)
     out.update(checked=True, dice=faces, total=total, breaks=breaks, successes=successes,
-               fights_to_death=successes >= 2)
+               fights_to_death=morale.fights_to_death(req.morale, successes))
     return rows.Rolled(seed, NAME, out)
 
 

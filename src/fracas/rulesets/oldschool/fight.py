@@ -31,6 +31,7 @@ from ...errors import RulesError, SchemaError
 from ...requests import check_range
 from ..base import Ruleset
 from ..fight import FLED, STANDING, Field, Member, Procedure, SideView, Situation, defined_by
+from . import morale
 
 #: The fields of a combatant's `save_or` (OS-5), and what `by` may say.
 SAVE_OR_FIELDS = ("category", "modifier", "effect", "by")
@@ -59,6 +60,10 @@ class OsRound(Procedure):
                          " declared caster that fails it before its side acts loses its spell"),
     }
     compiled = "old-school"
+    #: OS-4's Morale Check triggers by their bit in `morale.triggers`, as the log names them.
+    TRIGGERS: ClassVar[tuple[str, ...]] = tuple(name for _bit, name in sorted({
+        morale.FIRST_DEATH: "first death", morale.HALF_DEFEATED: "half the side defeated",
+        morale.LONE_HARMED: "lone creature harmed", morale.LONE_QUARTER: "lone creature at 1/4 hp"}.items()))
     events = {"spell lost": "a caster harmed, or failing a saving throw, before its side acted loses its spell (OS-5)",
               "save": "a saving throw an effect of an attack forces on its target (OS-5)",
               "morale": "a morale check at the end of the round (OS-4)",
@@ -343,19 +348,13 @@ class OsRound(Procedure):
         and when half of the side has been killed or defeated. For a creature encountered
         alone, a Morale Check should be made when it is first harmed and when it is reduced
         to 1/4 or less Hit Points." Killed is down (a combatant that fled is defeated, not
-        killed); a creature encountered alone is a side (or morale group) of one."""
-        fired = []
-        if side.killed >= 1 and "first death" not in side.fired:
-            fired.append("first death")
-        if 2 * side.defeated >= side.start and "half the side defeated" not in side.fired:
-            fired.append("half the side defeated")
-        if side.start == 1 and side.standing:
-            lone = side.standing[0]
-            if lone.harmed and "lone creature harmed" not in side.fired:
-                fired.append("lone creature harmed")
-            if 4 * lone.hp <= lone.hp_max and "lone creature at 1/4 hp" not in side.fired:
-                fired.append("lone creature at 1/4 hp")
-        return fired
+        killed); a creature encountered alone is a side (or morale group) of one (`morale.triggers`,
+        which the compiled loop runs too)."""
+        lone = side.standing[0] if side.start == 1 and side.standing else None
+        fired = morale.triggers(side.killed, side.defeated, side.start, len(side.standing),
+                                lone is not None and bool(lone.harmed), lone.hp if lone else 0,
+                                lone.hp_max if lone else 0)
+        return [name for code, name in enumerate(self.TRIGGERS) if fired >> code & 1 and name not in side.fired]
 
     def morale_step(self) -> None:
         """OS-4 step 5: "The Referee makes a Morale Check for monsters and NPCs": each
@@ -379,12 +378,12 @@ class OsRound(Procedure):
                 for g in checking:
                     spec, st = sc.groups[g].spec, fight.groups[g]
                     assert spec.morale is not None  # `checking` holds groups with a Morale
-                    morale = sc.ruleset.kind("morale")
-                    plan = morale.compile({"ruleset": sc.ruleset.name, "morale": spec.morale,
-                                           "modifier": spec.morale_modifier, "successes": st.successes})
+                    check_kind = sc.ruleset.kind("morale")
+                    plan = check_kind.compile({"ruleset": sc.ruleset.name, "morale": spec.morale,
+                                               "modifier": spec.morale_modifier, "successes": st.successes})
                     roll_dice = dice if faces is None else Dice.from_seed(seed, faces)
-                    assert morale.roll is not None  # a rolled kind
-                    check = morale.roll(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
+                    assert check_kind.roll is not None  # a rolled kind
+                    check = check_kind.roll(plan, roll_dice, seed).to_dict()  # small: a copy is cheap
                     if faces is None:
                         faces = array("i", check["dice"])
                     st.successes, st.to_death, st.broken = check["successes"], check["fights_to_death"], check["breaks"]

@@ -1,0 +1,1 @@
+"""Stand-ins for build-time tools at run time (`cython`: see its docstring)."""

@@ -1,0 +1,42 @@
+"""What the shared rule files need of Cython's `cython` module when Cython is not installed.
+
+The rule files written once for both fight loops (`rulesets/ct/turn.py`,
+`rulesets/oldschool/morale.py`: see `cython_core/fights.pyx`) are plain Python in Cython's
+"pure Python mode": compiled into the fight loop, they read their C types from the `cython`
+module's decorators and names. Run as Python they only need those to exist and do nothing,
+which Cython's own `cython` module gives when it is installed (it is a build dependency,
+not a run-time one); on an install without it, this module stands in: the same names, the
+C integer types as `int`, decorators that return the function unchanged, `declare` that
+returns the value. It is also what the type checker reads for those files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+compiled = False
+# The C types the rule files' annotations name (a Python int holds each).
+int = int  # Cython's name for a C int
+longlong = int
+Py_ssize_t = int
+bint = bool
+
+
+def _same(func: F) -> F:
+    return func
+
+
+cfunc = ccall = inline = nogil = _same
+
+
+def declare(_type: Callable[..., T], value: T) -> T:
+    """A C variable of `_type` with `value`: as plain Python, the value."""
+    return value
+
+
+def exceptval(*_args: Any, **_kwargs: Any) -> Callable[[F], F]:
+    """How a C function reports an exception: nothing to do in plain Python."""
+    return _same

@@ -1,0 +1,73 @@
+"""Cartyrion's turn decisions, written once for both fight loops (CT-5, CT-6).
+
+This file is plain Python, and it is also Cython in "pure Python mode": the compiled
+fight loop (`cython_core/fights.pyx`) includes it as source, so the same functions are
+compiled into the loop as inline C, while the Python round (`fight.py` beside this file)
+imports it as the module it is. A rule stated here is therefore stated once: change it
+here and both loops change (tests/fights/test_fast_fights.py plays them side by side).
+
+Rules for this file, since it is read by both: no `from __future__` import (an included
+file cannot start a module), C constants through `cython.declare`, arithmetic that means
+the same in C and in Python (no division of negative numbers: the compiled loop uses C
+division), and integers only. Cython need not be installed to run it (`fracas._pure`).
+"""
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the stand-in is what the type checker reads (Cython's module is untyped)
+    from fracas._pure import cython
+else:
+    try:
+        import cython
+    except ImportError:  # Cython is a build dependency only: its names as plain Python
+        from fracas._pure import cython
+
+#: CT-6: what a combatant parries with this turn.
+PARRY_NONE = cython.declare(cython.int, 0)
+PARRY_WEAPON = cython.declare(cython.int, 1)
+PARRY_SHIELD = cython.declare(cython.int, 2)
+#: CT-5: the tactic's moment for a power attack (`tactic.power`).
+POWER_NEVER = cython.declare(cython.int, 0)
+POWER_FIRST = cython.declare(cython.int, 1)
+POWER_HURT = cython.declare(cython.int, 2)
+#: A `parry_at` that every Stamina is at or below (a tactic that parries on every turn).
+PARRY_ALWAYS = cython.declare(cython.longlong, 1 << 62)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def parry_now(parry: cython.int, parry_at: cython.longlong, stamina: cython.longlong, weapon_left: cython.longlong,
+              weapon_broken: cython.bint, shield_left: cython.longlong, casting: cython.bint) -> cython.int:
+    """CT-6 at the start of a turn: what the combatant parries with (PARRY_*), making no
+    attack this turn. Its tactic's `parry` (PARRY_NONE: never), from `parry_at` Stamina
+    down (PARRY_ALWAYS: always); not while it casts a spell this round; a weapon while it
+    is whole and has explosions left, a shield while it has points left."""
+    if casting or parry == PARRY_NONE or stamina > parry_at:
+        return PARRY_NONE
+    if parry == PARRY_WEAPON:
+        return PARRY_WEAPON if weapon_left > 0 and not weapon_broken else PARRY_NONE
+    return PARRY_SHIELD if shield_left > 0 else PARRY_NONE
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def power_now(power: cython.int, turns: cython.longlong, stamina: cython.longlong,
+              stamina_max: cython.longlong) -> cython.bint:
+    """CT-5: the tactic's moment for a power attack: on its first turn (POWER_FIRST), or
+    once its Stamina is at half or less (POWER_HURT)."""
+    return (power == POWER_FIRST and turns == 1) or (power == POWER_HURT and 2 * stamina <= stamina_max)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def weapon_breaks(powered: cython.bint, sneak: cython.bint, marked_power: cython.bint) -> cython.bint:
+    """CT-5: a strike's weapon breaks (unusable for the rest of the fight) when the strike
+    is a power attack: the tactic's power attack (which a sneak strike never is), or a
+    strike the scenario marks `power`."""
+    return (powered and not sneak) or marked_power

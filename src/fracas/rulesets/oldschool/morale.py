@@ -1,0 +1,80 @@
+"""Old-school morale (OS-4), written once for the morale check, both fight loops and the
+check's own request kind.
+
+This file is plain Python, and it is also Cython in "pure Python mode": the compiled
+fight loop (`cython_core/fights.pyx`) includes it as source, so the same functions are
+compiled into the loop as inline C, while the Python round (`fight.py`) and the `morale`
+request kind (`__init__.py`) import it as the module it is. A rule stated here is stated
+once (tests/fights/test_fast_fights.py plays the two loops side by side).
+
+Rules for this file, since it is read by both: no `from __future__` import (an included
+file cannot start a module), C constants through `cython.declare`, integer arithmetic
+that means the same in C and in Python (no division of negative numbers). Cython need not
+be installed to run it (`fracas._pure`).
+"""
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the stand-in is what the type checker reads (Cython's module is untyped)
+    from fracas._pure import cython
+else:
+    try:
+        import cython
+    except ImportError:  # Cython is a build dependency only: its names as plain Python
+        from fracas._pure import cython
+
+#: OS-4's triggers of a Morale Check, by the bit `triggers` sets for each.
+FIRST_DEATH = cython.declare(cython.int, 0)
+HALF_DEFEATED = cython.declare(cython.int, 1)
+LONE_HARMED = cython.declare(cython.int, 2)
+LONE_QUARTER = cython.declare(cython.int, 3)
+#: The triggers (bits 0 .. TRIGGERS - 1 of `triggers`).
+TRIGGERS = cython.declare(cython.int, 4)
+#: A Morale that never checks: the group fights to the death.
+FEARLESS = cython.declare(cython.int, 12)
+#: Checks passed after which a group fights to the death.
+STEADY = cython.declare(cython.int, 2)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def triggers(killed: cython.longlong, defeated: cython.longlong, start: cython.longlong, standing: cython.longlong,
+             lone_harmed: cython.bint, lone_hp: cython.longlong, lone_hp_max: cython.longlong) -> cython.int:
+    """OS-4 "When to check Morale: The first time a combatant on the same side is killed,
+    and when half of the side has been killed or defeated. For a creature encountered
+    alone, a Morale Check should be made when it is first harmed and when it is reduced
+    to 1/4 or less Hit Points." The triggers that hold for a side (or morale group) that
+    started with `start` members, as bits (1 << FIRST_DEATH, ...): `killed` of them down,
+    `defeated` down or fled, `standing` still in the fight; a side of one is a creature
+    alone, its `lone_hp` of `lone_hp_max` and whether it has been harmed."""
+    fired: cython.int = 0
+    if killed >= 1:
+        fired |= 1 << FIRST_DEATH
+    if 2 * defeated >= start:
+        fired |= 1 << HALF_DEFEATED
+    if start == 1 and standing > 0:
+        if lone_harmed:
+            fired |= 1 << LONE_HARMED
+        if 4 * lone_hp <= lone_hp_max:
+            fired |= 1 << LONE_QUARTER
+    return fired
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def breaks(total: cython.longlong, morale: cython.longlong, modifier: cython.longlong) -> cython.bint:
+    """OS-4: a Morale Check's 2d6 above Morale + modifier breaks the group."""
+    return total > morale + modifier
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def fights_to_death(morale: cython.longlong, successes: cython.longlong) -> cython.bint:
+    """OS-4: a group of Morale 12, or one that has passed two checks, checks no more."""
+    return morale == FEARLESS or successes >= STEADY

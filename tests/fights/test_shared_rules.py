@@ -1,0 +1,161 @@
+"""Rules written once for both fight loops (issue 41 item 2): the plain-Python rule files the
+compiled loop includes as source (cython_core/fights.pyx) and the Python rounds import.
+
+- Each file is the rule as the texts state it (CT-5, CT-6, OS-4), tested here on its own.
+- The compiled loop includes exactly the files setup.py lists (so a change rebuilds it), and
+  each keeps to what an included file may hold.
+- Without Cython installed (a wheel's users), each runs on `fracas._pure.cython` and gives
+  what it gives with Cython's own module.
+- That the compiled loop and the Python rounds play the same fights with them is
+  test_fast_fights.py's work (compiled against Python on every example and on generated
+  scenarios, Cartyrion and old-school included).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import itertools
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from fracas.rulesets.ct import turn
+from fracas.rulesets.oldschool import morale
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = [ROOT / "src/fracas/rulesets/ct/turn.py", ROOT / "src/fracas/rulesets/oldschool/morale.py"]
+
+
+def _setup_list() -> list[str]:
+    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SHARED_RULES" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, list)
+            return value
+    raise AssertionError("setup.py has no SHARED_RULES")
+
+
+def test_the_compiled_loop_includes_exactly_the_files_setup_lists() -> None:
+    included = re.findall(r'^include "(fracas/rulesets/[^"]+\.py)"$', (ROOT / "cython_core/fights.pyx").read_text(),
+                          re.M)
+    assert included, "fights.pyx includes no shared rule file"
+    assert sorted(f"src/{path}" for path in included) == sorted(_setup_list())
+    assert sorted(str(p.relative_to(ROOT)) for p in SHARED) == sorted(_setup_list())
+
+
+@pytest.mark.parametrize("path", SHARED, ids=lambda p: p.name)
+def test_a_shared_file_holds_only_what_an_included_file_may(path: Path) -> None:
+    """Included text cannot start a module (no `from __future__`), and its C constants are
+    declared (a plain module-level assignment would be a Python global, unreadable without
+    the GIL)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        assert not (isinstance(node, ast.ImportFrom) and node.module == "__future__"), f"{path.name}: __future__"
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            value = node.value
+            assert (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr == "declare"), f"{path.name}:{node.lineno}: a constant not cython.declare'd"
+
+
+def _without_cython(path: Path) -> ModuleType:
+    """`path` imported afresh as if Cython were not installed."""
+    saved = sys.modules.get("cython")
+    sys.modules["cython"] = None  # type: ignore[assignment]  # an import of it now fails
+    try:
+        spec = importlib.util.spec_from_file_location(f"_no_cython_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        if saved is None:
+            del sys.modules["cython"]
+        else:
+            sys.modules["cython"] = saved
+    return module
+
+
+def test_the_rules_run_without_cython_as_with_it() -> None:
+    bare = _without_cython(SHARED[0])
+    assert bare.cython.__name__ == "fracas._pure.cython"
+    values = (0, 1, 2, 5, 1 << 62)
+    for args in itertools.product((0, 1, 2), (0, 5, 1 << 62), (0, 5, 9), (0, 1), (False, True), (0, 3), (False, True)):
+        assert bare.parry_now(*args) == turn.parry_now(*args)
+    for args in itertools.product((0, 1, 2), (1, 2), values, (1, 10)):
+        assert bare.power_now(*args) == turn.power_now(*args)
+    for args in itertools.product((False, True), repeat=3):
+        assert bare.weapon_breaks(*args) == turn.weapon_breaks(*args)
+    bare = _without_cython(SHARED[1])
+    for args in itertools.product((0, 1), (0, 1, 2), (1, 2, 4), (0, 1), (False, True), (1, 3), (12,)):
+        assert bare.triggers(*args) == morale.triggers(*args)
+    for args in itertools.product(range(2, 13), (7, 12), (-2, 0, 2)):
+        assert bare.breaks(*args) == morale.breaks(*args)
+        assert bare.fights_to_death(args[1], args[2] + 2) == morale.fights_to_death(args[1], args[2] + 2)
+
+
+# -- the rules themselves -------------------------------------------------------------------
+
+def test_ct6_a_parry_is_the_turn_of_a_combatant_at_or_below_parry_at() -> None:
+    weapon, shield, none = turn.PARRY_WEAPON, turn.PARRY_SHIELD, turn.PARRY_NONE
+    # parry_now(parry, parry_at, stamina, weapon_left, weapon_broken, shield_left, casting)
+    assert turn.parry_now(weapon, turn.PARRY_ALWAYS, 30, 1, False, 0, False) == weapon
+    assert turn.parry_now(weapon, 10, 10, 1, False, 0, False) == weapon      # at parry_at
+    assert turn.parry_now(weapon, 10, 11, 1, False, 0, False) == none        # above it: attacks
+    assert turn.parry_now(none, turn.PARRY_ALWAYS, 1, 1, False, 5, False) == none
+    assert turn.parry_now(weapon, turn.PARRY_ALWAYS, 5, 1, False, 0, True) == none   # casting instead
+
+
+def test_ct6_a_shattered_weapon_or_a_destroyed_shield_parries_no_more() -> None:
+    weapon, shield, none = turn.PARRY_WEAPON, turn.PARRY_SHIELD, turn.PARRY_NONE
+    assert turn.parry_now(weapon, turn.PARRY_ALWAYS, 5, 0, False, 9, False) == none  # no explosions left
+    assert turn.parry_now(weapon, turn.PARRY_ALWAYS, 5, 2, True, 9, False) == none   # CT-5: broken
+    assert turn.parry_now(shield, turn.PARRY_ALWAYS, 5, 0, True, 3, False) == shield
+    assert turn.parry_now(shield, turn.PARRY_ALWAYS, 5, 2, False, 0, False) == none  # destroyed
+
+
+def test_ct5_the_moment_of_a_power_attack() -> None:
+    assert turn.power_now(turn.POWER_FIRST, 1, 10, 10)
+    assert not turn.power_now(turn.POWER_FIRST, 2, 10, 10)
+    assert turn.power_now(turn.POWER_HURT, 3, 5, 10)          # half or less
+    assert not turn.power_now(turn.POWER_HURT, 3, 6, 10)
+    assert turn.power_now(turn.POWER_HURT, 1, 5, 11)          # 5 of 11 is less than half
+    assert not turn.power_now(turn.POWER_NEVER, 1, 0, 10)
+
+
+def test_ct5_a_power_attack_breaks_its_weapon_a_sneak_strike_is_none() -> None:
+    # weapon_breaks(powered, sneak, marked_power)
+    assert turn.weapon_breaks(True, False, False)
+    assert not turn.weapon_breaks(True, True, False)     # the tactic's power attack is never a sneak strike's
+    assert turn.weapon_breaks(False, True, True)         # a strike the scenario marks power
+    assert not turn.weapon_breaks(False, False, False)
+
+
+def test_os4_the_triggers_of_a_morale_check() -> None:
+    bit = {name: 1 << code for name, code in (("first death", morale.FIRST_DEATH),
+                                               ("half", morale.HALF_DEFEATED),
+                                               ("lone harmed", morale.LONE_HARMED),
+                                               ("lone quarter", morale.LONE_QUARTER))}
+    # triggers(killed, defeated, start, standing, lone_harmed, lone_hp, lone_hp_max)
+    assert morale.triggers(0, 0, 6, 6, False, 0, 0) == 0
+    assert morale.triggers(0, 1, 6, 5, False, 0, 0) == 0                  # fled: defeated, not killed
+    assert morale.triggers(1, 1, 6, 5, False, 0, 0) == bit["first death"]
+    assert morale.triggers(1, 3, 6, 3, False, 0, 0) == bit["first death"] | bit["half"]
+    assert morale.triggers(0, 0, 1, 1, True, 8, 8) == bit["lone harmed"]
+    assert morale.triggers(0, 0, 1, 1, True, 2, 8) == bit["lone harmed"] | bit["lone quarter"]  # 1/4 or less
+    assert morale.triggers(0, 0, 1, 1, True, 3, 8) == bit["lone harmed"]
+    assert morale.triggers(0, 0, 2, 2, True, 1, 8) == 0                   # not alone
+    assert morale.TRIGGERS == len(bit)
+
+
+def test_os4_2d6_above_morale_plus_modifier_breaks() -> None:
+    assert morale.breaks(8, 7, 0) and not morale.breaks(7, 7, 0)
+    assert not morale.breaks(9, 7, 2) and morale.breaks(8, 7, -1)
+
+
+def test_os4_morale_12_or_two_checks_passed_fight_to_the_death() -> None:
+    assert morale.fights_to_death(12, 0)
+    assert morale.fights_to_death(7, 2) and not morale.fights_to_death(7, 1)

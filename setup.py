@@ -168,6 +168,7 @@ PURE_PYTHON = [
 #: Python mode: `include "fracas/rulesets/…"` in cython_core/fights.pyx), so that a rule of
 #: a whole fight is written once for the compiled loop and the Python round.
 SHARED_RULES = [
+    "src/fracas/drive/pools.py",
     "src/fracas/rulesets/ct/turn.py",
     "src/fracas/rulesets/oldschool/morale.py",
 ]

@@ -38,6 +38,7 @@ include "_layout.pxi"
 
 # Rules written once for both fight loops: plain-Python files in the rulesets' folders
 # ("pure Python mode"), compiled here as inline C, imported as they are by the Python round.
+include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
 include "fracas/rulesets/oldschool/morale.py"
 
@@ -74,9 +75,6 @@ cdef enum:
     #: Roll-off groups this small are sorted by insertion, larger ones by counting faces.
     FF_FEW = 16
     E_FIGHT_TIES = 100
-    OS_FLEE_NEVER = 0
-    OS_FLEE_BROKEN = 1
-    OS_FLEE_SURRENDER = 2
     OS_MAX_SIDES = 64
     #: Rows of members at most for a nearest pick to walk them (fastfight's nearest_lists)
     WALK_ROWS = 16
@@ -165,7 +163,7 @@ cdef struct FightPlan:
     int64_t units_n            # morale units (a side, or a morale_group)
     const int64_t* os_side     # per side: bit 0 surprised in round 1, bit 1 waits
     const int64_t* os_phase    # per group: its one action's phase (0 missile, 2 melee), -1: none
-    const int64_t* os_flee     # per group: OS_FLEE_*
+    const int64_t* os_flee     # per group: morale.FLEE_*
     const int64_t* morale      # per group: Morale (-1: none)
     const int64_t* morale_mod  # per group: its modifier
     const int64_t* group_unit  # per group: its morale unit
@@ -675,32 +673,22 @@ cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dama
     """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
     injury, down when they are gone), else fled at its flee_at, after the reactions its
     leaving draws (down if they bring it to 0)."""
-    cdef int64_t left
-    cdef bint down
+    cdef bint pooled = p.injury[t] >= 0, out
     cdef int err
     if damage + injury <= 0:
         return 0
-    if p.injury[t] >= 0:
-        left = f.hp[t] - damage
-        f.hp[t] = left if left > 0 else 0
-        f.injury[t] = f.injury[t] - injury - (-left if left < 0 else 0)
-        if f.injury[t] < 0:
-            f.injury[t] = 0
-        down = f.injury[t] == 0
-    else:
-        left = f.hp[t] - damage - injury
-        f.hp[t] = left if left > 0 else 0
-        down = f.hp[t] == 0
-    if down:
+    f.hp[t], f.injury[t] = after_damage(f.hp[t], f.injury[t], pooled, damage, injury)
+    out = down(pooled, f.hp[t], f.injury[t])
+    if out:
         f.status[t] = ST_DOWN
     elif f.hp[t] <= p.flee_at[t]:
-        down = False
+        out = False
         if p.reactions and p.leave_draws[p.group[t]]:
             err = _reactions(p, f, t)
             if err:
                 return err
-            down = f.hp[t] == 0  # the reactions brought it down: down, not fled
-        f.status[t] = ST_DOWN if down else ST_FLED
+            out = f.hp[t] == 0  # the reactions brought it down: down, not fled
+        f.status[t] = ST_DOWN if out else ST_FLED
     else:
         _moved(p, f, t)
         return 0
@@ -1147,6 +1135,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
     lose the spell (OS-5), then the missile, magic and melee phases (OS-2), each combatant
     its one action or its spell; morale at the end of the round (OS-4)."""
     cdef int64_t m, g, u, slots, slot, a = 0, b, j, t, phase, unit, c, code, i
+    cdef int said
     cdef bint together, any_left = False, checks
     cdef int64_t* noted
     cdef int64_t total
@@ -1159,11 +1148,12 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
         if f.status[m] != ST_STANDING:
             continue
         g = p.group[m]
-        if f.g_broken[g] and p.os_flee[g] == OS_FLEE_SURRENDER:
+        said = declaration(f.g_broken[g] != 0, <int>p.os_flee[g], f.hp[m], p.flee_at[m])
+        if said == SURRENDERS:
             _os_out(p, f, m, ST_FLED)  # it surrenders: out of the fight
             _os_note(p, f, p.member_unit[m], -1)
             _decide(p, f)
-        elif (f.g_broken[g] and p.os_flee[g] == OS_FLEE_BROKEN) or f.hp[m] <= p.flee_at[m]:
+        elif said != STAYS:
             f.leaving[m] = 1
     if f.over:
         return 0

@@ -1,7 +1,7 @@
 """Rules written once for both fight loops (issue 41 item 2): the plain-Python rule files the
 compiled loop includes as source (cython_core/fights.pyx) and the Python rounds import.
 
-- Each file is the rule as the texts state it (CT-5, CT-6, OS-4), tested here on its own.
+- Each file is the rule as the texts state it (CT-4, CT-5, CT-6, OS-4), tested here on its own.
 - The compiled loop includes exactly the files setup.py lists (so a change rebuilds it), and
   each keeps to what an included file may hold.
 - Without Cython installed (a wheel's users), each runs on `fracas._pure.cython` and gives
@@ -23,11 +23,13 @@ from types import ModuleType
 
 import pytest
 
+from fracas.drive import pools
 from fracas.rulesets.ct import turn
 from fracas.rulesets.oldschool import morale
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = [ROOT / "src/fracas/rulesets/ct/turn.py", ROOT / "src/fracas/rulesets/oldschool/morale.py"]
+SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
+          ROOT / "src/fracas/rulesets/oldschool/morale.py"]
 
 
 def _setup_list() -> list[str]:
@@ -41,7 +43,7 @@ def _setup_list() -> list[str]:
 
 
 def test_the_compiled_loop_includes_exactly_the_files_setup_lists() -> None:
-    included = re.findall(r'^include "(fracas/rulesets/[^"]+\.py)"$', (ROOT / "cython_core/fights.pyx").read_text(),
+    included = re.findall(r'^include "(fracas/[^"]+\.py)"$', (ROOT / "cython_core/fights.pyx").read_text(),
                           re.M)
     assert included, "fights.pyx includes no shared rule file"
     assert sorted(f"src/{path}" for path in included) == sorted(_setup_list())
@@ -82,6 +84,10 @@ def _without_cython(path: Path) -> ModuleType:
 def test_the_rules_run_without_cython_as_with_it() -> None:
     bare = _without_cython(SHARED[0])
     assert bare.cython.__name__ == "fracas._pure.cython"
+    for args in itertools.product((0, 3, 10), (0, 2, 5), (False, True), (0, 4, 12), (0, 1, 6)):
+        assert bare.after_damage(*args) == pools.after_damage(*args)
+        assert bare.down(*args[2::-1]) == pools.down(*args[2::-1])
+    bare = _without_cython(SHARED[1])
     values = (0, 1, 2, 5, 1 << 62)
     for args in itertools.product((0, 1, 2), (0, 5, 1 << 62), (0, 5, 9), (0, 1), (False, True), (0, 3), (False, True)):
         assert bare.parry_now(*args) == turn.parry_now(*args)
@@ -89,7 +95,9 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.power_now(*args) == turn.power_now(*args)
     for args in itertools.product((False, True), repeat=3):
         assert bare.weapon_breaks(*args) == turn.weapon_breaks(*args)
-    bare = _without_cython(SHARED[1])
+    bare = _without_cython(SHARED[2])
+    for args in itertools.product((False, True), (0, 1, 2), (0, 3, 9), (-1, 3, 9)):
+        assert bare.declaration(*args) == morale.declaration(*args)
     for args in itertools.product((0, 1), (0, 1, 2), (1, 2, 4), (0, 1), (False, True), (1, 3), (12,)):
         assert bare.triggers(*args) == morale.triggers(*args)
     for args in itertools.product(range(2, 13), (7, 12), (-2, 0, 2)):
@@ -98,6 +106,31 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
 
 
 # -- the rules themselves -------------------------------------------------------------------
+
+def test_one_pool_damage_comes_off_hit_points_down_at_0() -> None:
+    # after_damage(hp, injury, pooled, to_hp, to_injury)
+    assert pools.after_damage(10, 0, False, 3, 2) == (5, 0)
+    assert pools.after_damage(4, 0, False, 3, 2) == (0, 0)       # never below 0
+    assert pools.down(False, 0, 0) and not pools.down(False, 1, 0)
+
+
+def test_ct4_stamina_damage_past_0_becomes_injury_down_when_injury_is_gone() -> None:
+    assert pools.after_damage(10, 6, True, 3, 0) == (7, 6)       # melee: Stamina
+    assert pools.after_damage(10, 6, True, 0, 2) == (10, 4)      # ranged or sneak: Injury
+    assert pools.after_damage(2, 6, True, 5, 1) == (0, 2)        # 3 past 0 go on to Injury
+    assert pools.after_damage(0, 2, True, 4, 0) == (0, 0)        # never below 0
+    assert pools.down(True, 0, 0) and not pools.down(True, 0, 1)  # at 0 Stamina, still standing
+
+
+def test_os4_declarations_before_initiative() -> None:
+    # declaration(broken, flee, hp, flee_at)
+    assert morale.declaration(True, morale.FLEE_SURRENDER, 9, -1) == morale.SURRENDERS
+    assert morale.declaration(True, morale.FLEE_BROKEN, 9, -1) == morale.FLEES_BROKEN
+    assert morale.declaration(True, morale.FLEE_NEVER, 9, -1) == morale.STAYS       # fights on
+    assert morale.declaration(True, morale.FLEE_NEVER, 3, 3) == morale.FLEES_HURT   # at its flee_at
+    assert morale.declaration(False, morale.FLEE_SURRENDER, 3, 2) == morale.STAYS
+    assert morale.declaration(False, morale.FLEE_BROKEN, 0, -1) == morale.STAYS     # no flee_at: never
+
 
 def test_ct6_a_parry_is_the_turn_of_a_combatant_at_or_below_parry_at() -> None:
     weapon, shield, none = turn.PARRY_WEAPON, turn.PARRY_SHIELD, turn.PARRY_NONE

@@ -45,8 +45,6 @@ MAX_PAIRS = 20_000
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
 _TARGETS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
-#: A tactic's `flee` as the compiled round reads it (rounds with morale).
-_FLEE = {"never": 0, "broken": 1, "surrender": 2}
 
 _PLANS: "weakref.WeakKeyDictionary[Compiled, Union[FastPlan, str]]" = weakref.WeakKeyDictionary()
 
@@ -134,7 +132,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     tables: dict[str, Any] = {
         "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
         "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
-        "os_flee": array("q", [_FLEE[g.spec.tactic.flee] for g in groups]),
+        "os_flee": array("q", [0] * len(groups)),
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
         "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
         "ct_group": array("q", [0] * 8 * len(groups)), "own_power": array("q", [0] * len(groups)),

@@ -42,6 +42,7 @@ from ..dice import Dice
 from ..rng import chunk_seed
 from ..rulesets.base import Actor as Actor  # what a ruleset's initiative reads (re-exported)
 from ..rulesets.fight import DOWN, FLED, STANDING, Member, Procedure, SideView, Situation
+from . import pools
 from .scenario import Compiled, thawed
 
 __all__ = ["DOWN", "EVENT_TYPES", "event_types", "FLED", "STANDING", "Actor", "Fight", "Member", "SideView"]
@@ -468,19 +469,16 @@ class Fight:
 
     def _harm(self, target: Member, hp: int, injury: int) -> None:
         """Apply damage; a combatant at 0 is down. Damage to "hp" past 0 goes on to
-        "injury" where the combatant has injury points (its procedure's `pools`)."""
+        "injury" where the combatant has injury points (its procedure's `pools`): `pools`,
+        which the compiled loop runs too."""
         if hp + injury <= 0:
             return
         target.hurt_round = self.round
-        if target.injury_max is not None:
-            left = target.hp - hp
-            target.hp = max(0, left)
-            target.injury = max(0, (target.injury or 0) - injury - max(0, -left))
-            down = target.injury == 0
-        else:
-            target.hp = max(0, target.hp - hp - injury)
-            down = target.hp == 0
-        if down:
+        pooled = target.injury_max is not None
+        target.hp, left = pools.after_damage(target.hp, target.injury or 0, pooled, hp, injury)
+        if pooled:
+            target.injury = left
+        if pools.down(pooled, target.hp, left):
             target.status = DOWN
             self.log({"type": "down", "who": target.id})
         else:

@@ -166,7 +166,8 @@ class OsRound(Procedure):
     #: Sides at most the compiled round plays (OS-1's side initiative limit).
     COMPILED_SIDES: ClassVar[int] = 64
     _PHASE: ClassVar[dict[str, int]] = {"missile": 0, "melee": 2}
-    _FLEE: ClassVar[dict[str, int]] = {"never": 0, "broken": 1, "surrender": 2}
+    _FLEE: ClassVar[dict[str, int]] = {"never": morale.FLEE_NEVER, "broken": morale.FLEE_BROKEN,
+                                       "surrender": morale.FLEE_SURRENDER}
 
     @classmethod
     def _action(cls, g: Any) -> Optional[str]:
@@ -234,12 +235,14 @@ class OsRound(Procedure):
             if m.status != STANDING:
                 continue
             tactic = self.sc.groups[m.group].spec.tactic
-            if fight.groups[m.group].broken and tactic.flee == "surrender":
+            said = morale.declaration(fight.groups[m.group].broken, self._FLEE[tactic.flee], m.hp,
+                                      -1 if tactic.flee_at is None else tactic.flee_at)
+            if said == morale.SURRENDERS:
                 surrender.setdefault(m.group, []).append(m)
                 continue
-            if fight.groups[m.group].broken and tactic.flee == "broken":
+            if said == morale.FLEES_BROKEN:
                 m.leaving = "its morale broke"
-            elif tactic.flee_at is not None and m.hp <= tactic.flee_at:
+            elif said == morale.FLEES_HURT:
                 m.leaving = f"hp {m.hp} <= flee_at {tactic.flee_at}"
             if m.leaving:
                 leaving.setdefault((m.group, m.leaving), []).append(m)

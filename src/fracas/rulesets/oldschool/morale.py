@@ -34,6 +34,15 @@ TRIGGERS = cython.declare(cython.int, 4)
 FEARLESS = cython.declare(cython.int, 12)
 #: Checks passed after which a group fights to the death.
 STEADY = cython.declare(cython.int, 2)
+#: A group's tactic `flee` once its morale has broken (OS-4): fights on, flees, surrenders.
+FLEE_NEVER = cython.declare(cython.int, 0)
+FLEE_BROKEN = cython.declare(cython.int, 1)
+FLEE_SURRENDER = cython.declare(cython.int, 2)
+#: What a combatant declares before initiative (`declaration`).
+STAYS = cython.declare(cython.int, 0)
+SURRENDERS = cython.declare(cython.int, 1)
+FLEES_BROKEN = cython.declare(cython.int, 2)
+FLEES_HURT = cython.declare(cython.int, 3)
 
 
 @cython.cfunc
@@ -78,3 +87,22 @@ def breaks(total: cython.longlong, morale: cython.longlong, modifier: cython.lon
 def fights_to_death(morale: cython.longlong, successes: cython.longlong) -> cython.bint:
     """OS-4: a group of Morale 12, or one that has passed two checks, checks no more."""
     return morale == FEARLESS or successes >= STEADY
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def declaration(broken: cython.bint, flee: cython.int, hp: cython.longlong, flee_at: cython.longlong) -> cython.int:
+    """OS-4 before initiative: "they try to surrender or flee in the next Round", and "the
+    intention to flee from melee this Round must be declared". A standing combatant of a
+    group whose morale broke surrenders (SURRENDERS: out of the fight at once) or declares
+    flight (FLEES_BROKEN) as its tactic's `flee` says; otherwise it declares flight at or
+    below its `flee_at` hit points (FLEES_HURT; a `flee_at` below 0: never); else it STAYS."""
+    if broken and flee == FLEE_SURRENDER:
+        return SURRENDERS
+    if broken and flee == FLEE_BROKEN:
+        return FLEES_BROKEN
+    if hp <= flee_at:
+        return FLEES_HURT
+    return STAYS

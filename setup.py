@@ -118,17 +118,20 @@ def extensions():
     # inline C code it shares with the others from the .pxd files (no run-time calls
     # between modules), and each including the generated layout table.
     shared = ["cython_core/_layout.pxd", "cython_core/_layout.pxi", "cython_core/_generator.pxd"]
+    rules, digest = shared_rules()
     depends = {
         "generator": [],
         "er": ["cython_core/_er.pxd"],
         "lanes": ["cython_core/_er.pxd", "cython_core/lanes.h", "cython_core/lanes_body.h"],
         "rows": ["cython_core/_er.pxd", "cython_core/_rows.pxd"],
         "single": ["cython_core/_er.pxd"],
-        "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd", *SHARED_RULES],
+        "fights": ["cython_core/_er.pxd", "cython_core/_rows.pxd", *(f"src/{path}" for path in rules)],
     }
     # The strike-row kernel's build marks Lemire's rejection rare (see _generator.pxd): its
     # damage-dice loop then holds no rejection code and keeps its flags in registers.
-    macros = {"rows": [("FRACAS_REJECTION_RARE", "1")]}
+    macros = {"rows": [("FRACAS_REJECTION_RARE", "1")],
+              # the rule files the fight loop includes, and the digest of their text (stale-core check)
+              "fights": [("FRACAS_SHARED_RULES", '"' + " ".join(rules) + '"'), ("FRACAS_RULES_DIGEST", f'"{digest}"')]}
     exts = [Extension(f"fracas._core.{name}", [f"cython_core/{name}.pyx"], depends=shared + extra,
                       include_dirs=["cython_core"], extra_compile_args=compile_args,
                       define_macros=macros.get(name, []))
@@ -164,14 +167,16 @@ PURE_PYTHON = [
 ]
 
 
-#: The rulesets' plain-Python rule files the compiled fight loop includes as source (pure
-#: Python mode: `include "fracas/rulesets/…"` in cython_core/fights.pyx), so that a rule of
-#: a whole fight is written once for the compiled loop and the Python round.
-SHARED_RULES = [
-    "src/fracas/drive/pools.py",
-    "src/fracas/rulesets/ct/turn.py",
-    "src/fracas/rulesets/oldschool/morale.py",
-]
+def shared_rules():
+    """The plain-Python rule files the compiled fight loop includes as source (pure Python
+    mode: `include "fracas/…"` in cython_core/fights.pyx, so that a rule of a whole fight is
+    written once for the compiled loop and the Python round), and the digest of their text
+    (src/fracas/_pure/rules.py, loaded by its path: fracas is not installed yet)."""
+    spec = importlib.util.spec_from_file_location("_fracas_rules", HERE / "src" / "fracas" / "_pure" / "rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    paths = module.included((HERE / "cython_core" / "fights.pyx").read_text(encoding="utf-8"))
+    return paths, module.digest(HERE / "src", paths)
 
 
 #: Packages kept outside src/ (pyproject.toml's [tool.setuptools.package-dir] says where).

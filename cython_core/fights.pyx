@@ -38,9 +38,26 @@ include "_layout.pxi"
 
 # Rules written once for both fight loops: plain-Python files in the rulesets' folders
 # ("pure Python mode"), compiled here as inline C, imported as they are by the Python round.
+# These lines are the one list of them (setup.py reads it: fracas._pure.rules).
 include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
 include "fracas/rulesets/oldschool/morale.py"
+
+cdef extern from *:
+    """
+    #ifndef FRACAS_RULES_DIGEST
+    #define FRACAS_SHARED_RULES ""
+    #define FRACAS_RULES_DIGEST ""
+    #endif
+    """
+    const char* FRACAS_SHARED_RULES
+    const char* FRACAS_RULES_DIGEST
+
+#: The rule files included above and the digest of their text when this module was built
+#: (setup.py): the stale-core check (fracas._kernels.stale_reason) compares it with the
+#: installed files', so that the loop never plays other rules than the Python rounds.
+SHARED_RULES = tuple(FRACAS_SHARED_RULES.decode("ascii").split())
+RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.

@@ -16,9 +16,11 @@ from . import _native as python
 
 import inspect
 from collections.abc import Iterator
-from typing import Optional
+from pathlib import Path
+from typing import Any, Optional
 
 from . import _layout
+from ._pure import rules
 
 
 def stale_reason(module: ModuleType) -> Optional[str]:
@@ -35,11 +37,30 @@ def stale_reason(module: ModuleType) -> Optional[str]:
         differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
         if differ:
             return f"its array layout differs{where} ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
+        rules = getattr(part, "SHARED_RULES", None)
+        if rules is not None:
+            why = rules_stale(rules, getattr(part, "RULES_DIGEST", ""))
+            if why:
+                return why + where
     kernels = [name for name, value in vars(python).items()
                if not name.startswith("_") and inspect.isfunction(value) and value.__module__ == python.__name__]
     missing = sorted(name for name in kernels if not hasattr(module, name))
     if missing:
         return f"it lacks the kernel(s) {', '.join(missing)}"
+    return None
+
+
+def rules_stale(paths: Any, built: str) -> Optional[str]:
+    """Why a fight loop built from the rule files `paths` (fracas._pure.rules) with the
+    digest `built` would not play this install's rules (None: it would)."""
+    if not paths:
+        return "its fight loop names no rule files"
+    try:
+        now = rules.digest(Path(__file__).resolve().parent.parent, paths)
+    except OSError as exc:
+        return f"a rule file its fight loop was built from is not installed ({exc.filename})"
+    if now != built:
+        return f"its fight loop was built from other rule files than these ({', '.join(paths)})"
     return None
 
 

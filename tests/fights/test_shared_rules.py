@@ -2,8 +2,9 @@
 compiled loop includes as source (cython_core/fights.pyx) and the Python rounds import.
 
 - Each file is the rule as the texts state it (CT-4, CT-5, CT-6, OS-4), tested here on its own.
-- The compiled loop includes exactly the files setup.py lists (so a change rebuilds it), and
-  each keeps to what an included file may hold.
+- The compiled loop's include lines are the one list of them: setup.py builds from it, and a
+  loop built from other rule files than the installed ones is a stale core, never used.
+- Each keeps to what an included file may hold.
 - Without Cython installed (a wheel's users), each runs on `fracas._pure.cython` and gives
   what it gives with Cython's own module.
 - That the compiled loop and the Python rounds play the same fights with them is
@@ -16,13 +17,15 @@ from __future__ import annotations
 import ast
 import importlib.util
 import itertools
-import re
+import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
+from fracas import _kernels
+from fracas._pure import rules
 from fracas.drive import pools
 from fracas.rulesets.ct import turn
 from fracas.rulesets.oldschool import morale
@@ -32,22 +35,47 @@ SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/tur
           ROOT / "src/fracas/rulesets/oldschool/morale.py"]
 
 
-def _setup_list() -> list[str]:
-    tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SHARED_RULES" for t in node.targets):
-            value = ast.literal_eval(node.value)
-            assert isinstance(value, list)
-            return value
-    raise AssertionError("setup.py has no SHARED_RULES")
+def _included() -> list[str]:
+    return rules.included((ROOT / "cython_core/fights.pyx").read_text(encoding="utf-8"))
 
 
-def test_the_compiled_loop_includes_exactly_the_files_setup_lists() -> None:
-    included = re.findall(r'^include "(fracas/[^"]+\.py)"$', (ROOT / "cython_core/fights.pyx").read_text(),
-                          re.M)
-    assert included, "fights.pyx includes no shared rule file"
-    assert sorted(f"src/{path}" for path in included) == sorted(_setup_list())
-    assert sorted(str(p.relative_to(ROOT)) for p in SHARED) == sorted(_setup_list())
+def test_the_include_lines_are_the_list_of_shared_rule_files() -> None:
+    assert sorted(f"src/{path}" for path in _included()) == sorted(str(p.relative_to(ROOT)) for p in SHARED)
+
+
+def test_the_built_loop_carries_its_rule_files_and_their_digest() -> None:
+    if _kernels.compiled is None:
+        pytest.skip(f"no compiled core in use here ({_kernels.stale or 'pure-Python install'})")
+    fights = _kernels.compiled.fights
+    assert list(fights.SHARED_RULES) == _included()
+    assert fights.RULES_DIGEST == rules.digest(ROOT / "src", _included())
+    assert _kernels.stale_reason(_kernels.compiled) is None
+    # the same core, its fight loop built from other rule files: stale, and the reason says so
+    other = SimpleNamespace(__name__="fracas._core.fights", LAYOUT=fights.LAYOUT, SHARED_RULES=fights.SHARED_RULES,
+                            RULES_DIGEST="0" * 16)
+    core = SimpleNamespace(**{**vars(_kernels.compiled), "MODULES": (other,)})
+    why = _kernels.stale_reason(core)  # type: ignore[arg-type]
+    assert why is not None and why.startswith("its fight loop was built from other rule files")
+    assert why.endswith("in fracas._core.fights")
+
+
+def test_a_loop_built_from_other_rule_files_is_stale(tmp_path: Path) -> None:
+    """Edit a shared rule file and not rebuild: the compiled core is refused (both loops
+    keep playing the same rules: the Python loop's), and the reason names the files."""
+    paths = _included()
+    built = rules.digest(ROOT / "src", paths)
+    assert _kernels.rules_stale(paths, built) is None
+    for rel in paths:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "src" / rel, tmp_path / rel)
+    assert rules.digest(tmp_path, paths) == built
+    with (tmp_path / paths[-1]).open("a", encoding="utf-8") as out:
+        out.write("# an edit\n")
+    assert rules.digest(tmp_path, paths) != built
+    why = _kernels.rules_stale(paths, "0" * 16)
+    assert why is not None and "other rule files" in why and paths[0] in why
+    assert "not installed" in (_kernels.rules_stale(["fracas/none.py"], built) or "")
+    assert "names no rule files" in (_kernels.rules_stale((), "") or "")
 
 
 @pytest.mark.parametrize("path", SHARED, ids=lambda p: p.name)

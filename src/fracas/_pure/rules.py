@@ -1,0 +1,32 @@
+"""The rule files the compiled fight loop includes as source, and the digest of their text.
+
+`cython_core/fights.pyx` includes some plain-Python rule files (`include "fracas/…"`:
+docs/ENCOUNTERS.md, "Rules written once for both loops"); the include lines are the one
+list of them. setup.py reads the list here, compiles the digest of the files' text into the
+loop, and the stale-core check (`fracas._kernels.stale_reason`) compares it with the
+installed files': a loop built from other rule files than the Python rounds import would
+play other rules, so it is not used. setup.py loads this file by its path, before fracas is
+installed: it imports nothing from fracas.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+INCLUDE = re.compile(r'^include "(fracas/[^"]+\.py)"$', re.M)
+
+
+def included(pyx: str) -> list[str]:
+    """The rule files a .pyx source includes, as paths from the folder holding `fracas`."""
+    return INCLUDE.findall(pyx)
+
+
+def digest(root: Path, paths: Iterable[str]) -> str:
+    """The digest of the files' paths and bytes, `root` being the folder holding `fracas`."""
+    h = hashlib.sha256()
+    for rel in paths:
+        h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+    return h.hexdigest()[:16]

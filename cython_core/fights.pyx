@@ -41,6 +41,7 @@ include "_layout.pxi"
 # These lines are the one list of them (setup.py reads it: fracas._pure.rules).
 include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
+include "fracas/rulesets/er/strays.py"
 include "fracas/rulesets/oldschool/morale.py"
 
 cdef extern from *:
@@ -100,7 +101,6 @@ cdef enum:
     #: ER-17: the creatures next to a target a shot may stray into (slots 1-8 of a d10)
     BY_MAX = 8
     BY_SLOTS = 10
-    BY_SHIFT = 2
     #: log entries per strike kept for its strays (its pool and a crit chain this long)
     SLOG_STRIKE = 8 + 2 * 64
 
@@ -776,7 +776,7 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
     friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
     the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
-    checked with the pool's counting dice moved up by BY_SHIFT against its own AC, a crit
+    checked with the pool's counting dice moved up (strays.py) against its own AC, a crit
     draws its chain, ER-9 gives the attribute modifier to the first stray into each
     creature, ER-10 its resistance. The damage goes to f.by_dmg."""
     cdef int64_t s, k, e, bg, i, pos, npool, discard, hits, nat20, chain, chain_len, base, ac, to_hit, crit_thr
@@ -812,13 +812,13 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
             if i == discard:
                 continue
             face = f.slog[2 * (pos + i)]
-            shifted = face + BY_SHIFT if face + BY_SHIFT < 20 else 20
-            if shifted == 20 or shifted + to_hit >= ac:
+            shifted = stray_face(face)
+            if stray_hits(shifted, to_hit, ac):
                 hits += 1
                 nat20 += shifted == 20
                 if crit_thr and shifted >= crit_thr:
                     crit_face = True
-        crit = hits > 0 and not pr[P_DISADV] and (crit_face or (p.stray_cond[bg] & 2) != 0)
+        crit = stray_crits(hits, pr[P_DISADV] != 0, crit_face, (p.stray_cond[bg] & 2) != 0)
         chain = chain_len = 0
         if crit:
             while True:
@@ -831,7 +831,7 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
                 if face != 20:
                     break
         only_chain = (p.stray_cond[bg] & 4) != 0
-        base = 0 if hits == 0 else (chain if only_chain else hits + chain)
+        base = stray_base(hits, chain, only_chain)
         if hits > 0 and not only_chain and not (taken >> k) & 1:
             taken |= <int64_t>1 << k
             base += pr[P_MOD]

@@ -37,9 +37,9 @@ def stale_reason(module: ModuleType) -> Optional[str]:
         differ = sorted(name for name in names if layout.get(name) != getattr(_layout, name, None))
         if differ:
             return f"its array layout differs{where} ({', '.join(differ[:5])}{' …' if len(differ) > 5 else ''})"
-        rules = getattr(part, "SHARED_RULES", None)
-        if rules is not None:
-            why = rules_stale(rules, getattr(part, "RULES_DIGEST", ""))
+        shared = getattr(part, "SHARED_RULES", None)  # the rule files a fight loop includes
+        if shared is not None:
+            why = rules_stale(shared, getattr(part, "RULES_DIGEST", ""))
             if why:
                 return why + where
     kernels = [name for name, value in vars(python).items()

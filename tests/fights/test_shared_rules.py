@@ -1,7 +1,7 @@
 """Rules written once for both fight loops (issue 41 item 2): the plain-Python rule files the
 compiled loop includes as source (cython_core/fights.pyx) and the Python rounds import.
 
-- Each file is the rule as the texts state it (CT-4, CT-5, CT-6, OS-4), tested here on its own.
+- Each file is the rule as the texts state it (CT-4, CT-5, CT-6, ER-17, OS-4), tested here on its own.
 - The compiled loop's include lines are the one list of them: setup.py builds from it, and a
   loop built from other rule files than the installed ones is a stale core, never used.
 - Each keeps to what an included file may hold.
@@ -28,11 +28,12 @@ from fracas import _kernels
 from fracas._pure import rules
 from fracas.drive import pools
 from fracas.rulesets.ct import turn
+from fracas.rulesets.er import strays
 from fracas.rulesets.oldschool import morale
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
-          ROOT / "src/fracas/rulesets/oldschool/morale.py"]
+          ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py"]
 
 
 def _included() -> list[str]:
@@ -124,6 +125,15 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product((False, True), repeat=3):
         assert bare.weapon_breaks(*args) == turn.weapon_breaks(*args)
     bare = _without_cython(SHARED[2])
+    for face in range(1, 21):
+        assert bare.stray_face(face) == strays.stray_face(face)
+        for to_hit, ac in itertools.product((-3, 0, 4), (10, 15, 22)):
+            assert bare.stray_hits(face, to_hit, ac) == strays.stray_hits(face, to_hit, ac)
+    for args in itertools.product((0, 1, 3), (False, True), (False, True), (False, True)):
+        assert bare.stray_crits(*args) == strays.stray_crits(*args)
+    for args in itertools.product((0, 1, 3), (0, 2), (False, True)):
+        assert bare.stray_base(*args) == strays.stray_base(*args)
+    bare = _without_cython(SHARED[3])
     for args in itertools.product((False, True), (0, 1, 2), (0, 3, 9), (-1, 3, 9)):
         assert bare.declaration(*args) == morale.declaration(*args)
     for args in itertools.product((0, 1), (0, 1, 2), (1, 2, 4), (0, 1), (False, True), (1, 3), (12,)):
@@ -148,6 +158,24 @@ def test_ct4_stamina_damage_past_0_becomes_injury_down_when_injury_is_gone() -> 
     assert pools.after_damage(2, 6, True, 5, 1) == (0, 2)        # 3 past 0 go on to Injury
     assert pools.after_damage(0, 2, True, 4, 0) == (0, 0)        # never below 0
     assert pools.down(True, 0, 0) and not pools.down(True, 0, 1)  # at 0 Stamina, still standing
+
+
+def test_er17_a_strays_counting_dice_move_up_by_2_at_most_20() -> None:
+    assert [strays.stray_face(f) for f in (1, 9, 17, 18, 19, 20)] == [3, 11, 19, 20, 20, 20]
+    assert strays.stray_hits(20, -10, 30)                       # a (moved-up) 20 always hits
+    assert strays.stray_hits(13, 2, 15) and not strays.stray_hits(12, 2, 15)
+
+
+def test_er17_a_stray_crits_as_an_attack_does_and_deals_a_point_a_hitting_die() -> None:
+    # stray_crits(hits, disadvantage, crit_face, paralyzed)
+    assert strays.stray_crits(1, False, True, False)
+    assert strays.stray_crits(2, False, False, True)            # a hit on a paralyzed creature
+    assert not strays.stray_crits(2, True, True, True)          # never with disadvantage
+    assert not strays.stray_crits(0, False, True, True)         # no hit, no crit
+    # stray_base(hits, chain, only_chain): a shot at range has no weight (ER-4)
+    assert strays.stray_base(2, 3, False) == 5
+    assert strays.stray_base(2, 3, True) == 3                   # petrified: only the chain
+    assert strays.stray_base(0, 3, False) == 0
 
 
 def test_os4_declarations_before_initiative() -> None:

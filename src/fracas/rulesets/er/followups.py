@@ -35,7 +35,8 @@ from ... import _layout as L
 from ...dice import Dice, KernelError
 from ...errors import DiceError, LimitError
 from ...requests import faces, say
-from ..._facts import COVER_AC, ER_RELEASE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS
+from ..._facts import COVER_AC, ER_RELEASE_DC, ER_STRAY_SLOTS
+from . import strays as rules
 from .feats import Situation, roll_kept, situation
 from .plan import RESISTANCE_NAMES, StrikeMeta, TargetInfo, modifier, resistance_state
 
@@ -219,8 +220,8 @@ def _stray(meta: StrikeMeta, plan: Any, s: int, targets: dict[str, TargetInfo], 
     hits = nat20 = 0
     crit_face = False
     for face in pool:
-        shifted = min(face + ER_STRAY_SHIFT, 20)
-        hit = shifted == 20 or shifted + to_hit >= ac
+        shifted = rules.stray_face(face)
+        hit = bool(rules.stray_hits(shifted, to_hit, ac))
         stray.dice.append({"face": face, "shifted": shifted, "total": shifted + to_hit, "hit": hit})
         if hit:
             hits += 1
@@ -228,7 +229,7 @@ def _stray(meta: StrikeMeta, plan: Any, s: int, targets: dict[str, TargetInfo], 
                 nat20 += 1
             if crit_thr and shifted >= crit_thr:
                 crit_face = True
-    crit = hits > 0 and not meta.disadvantage and (crit_face or "paralyzed" in conds)
+    crit = bool(rules.stray_crits(hits, bool(meta.disadvantage), crit_face, "paralyzed" in conds))
     chain = 0
     if crit:
         while True:
@@ -242,12 +243,7 @@ def _stray(meta: StrikeMeta, plan: Any, s: int, targets: dict[str, TargetInfo], 
             if face != 20:
                 break
     only_chain = "petrified" in conds
-    if hits == 0:
-        base = 0
-    elif only_chain:
-        base = chain
-    else:
-        base = hits + chain  # a shot at range has no weight (ER-4)
+    base = rules.stray_base(hits, chain, only_chain)
     stray.base = base
     if hits > 0 and not only_chain and takes(creature):
         stray.modifier = plan[p + L.P_MOD]

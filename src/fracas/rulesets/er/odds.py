@@ -27,7 +27,8 @@ from functools import lru_cache
 
 from ... import _layout as L
 from ...exact import Budget, Dist, depth_for, mix
-from ..._facts import ER_DEFENSE_DC, ER_STRAY_SHIFT, ER_STRAY_SLOTS
+from ..._facts import ER_DEFENSE_DC, ER_STRAY_SLOTS
+from . import strays
 from .followups import resist as _resist
 
 CHAIN_DEPTH = depth_for(20)
@@ -322,11 +323,10 @@ def _stray_at(meta: Any, row: Any, spec: Any, n: int, disadv: bool) -> Dist:
     crit_thr = meta.crit_range or 0
 
     def shifted(face: int) -> int:
-        return min(face + ER_STRAY_SHIFT, 20)
+        return strays.stray_face(face)
 
     def b_hit(face: int) -> bool:
-        f = shifted(face)
-        return not covered and (f == 20 or f + to_hit >= by_ac)
+        return not covered and bool(strays.stray_hits(shifted(face), to_hit, by_ac))
 
     # state: (top face (disadvantage only), target hits, bystander hits, bystander nat 20s, crit face)
     state = Dist.point((0, 0, 0, 0, False))
@@ -343,7 +343,7 @@ def _stray_at(meta: Any, row: Any, spec: Any, n: int, disadv: bool) -> Dist:
     parts = []
     for (_, _, hits, _, crit_face), x in missed.w.items():
         p = Fraction(x, missed.den)
-        crit = hits > 0 and not disadv and (crit_face or "paralyzed" in conds)
+        crit = strays.stray_crits(hits, disadv, crit_face, "paralyzed" in conds)
         if hits == 0:
             parts.append((p, MISS))
             continue

@@ -30,7 +30,8 @@ def test_the_sdist_carries_the_sources_its_build_compiles(shipped):
     members, _, _ = shipped
     # setup.py cythonizes one .pyx per kernel module (the package fracas._core), each including
     # the generated layout table and cimporting the shared inline code of the .pxd files, and
-    # the ER strike builder's .py with its .pxd (Cython's pure Python mode).
+    # the ER strike builder's .py with its .pxd (Cython's pure Python mode); the fight loop also
+    # includes the rule files it shares with the Python rounds (`include "fracas/…"`, from src/).
     sources = [name for name in tracked_files() if name.startswith("cython_core/")]
     modules = sorted((ROOT / "cython_core").glob("*.pyx"))
     assert {"generator", "er", "lanes", "rows", "single", "fights"} <= {path.stem for path in modules}
@@ -41,12 +42,15 @@ def test_the_sdist_carries_the_sources_its_build_compiles(shipped):
     for path in modules:
         text = path.read_text()
         includes = re.findall(r'^\s*(?:include|cdef extern from)\s+"([^"]+)"', text, re.M)
-        assert includes and all(f"cython_core/{name}" in members for name in includes), (path.name, includes)
+        where = [f"src/{name}" if name.startswith("fracas/") else f"cython_core/{name}" for name in includes]
+        assert includes and all(name in members for name in where), (path.name, includes)
         cimported |= set(re.findall(r"^from\s+(\w+)\s+cimport", text, re.M))
     ours = [name for name in cimported if (ROOT / "cython_core" / f"{name}.pxd").exists()]
     assert {"_layout", "_generator", "_er", "_rows"} <= set(ours)
     assert all(f"cython_core/{name}.pxd" in members for name in ours)
     assert {"src/fracas/rulesets/er/strikes.py", "src/fracas/rulesets/er/strikes.pxd"} <= members
+    shared = re.findall(r'^include "(fracas/[^"]+)"', (ROOT / "cython_core/fights.pyx").read_text(), re.M)
+    assert shared and {f"src/{name}" for name in shared} | {"src/fracas/_pure/rules.py"} <= members
 
 
 def test_the_sdist_carries_the_licence_the_tests_and_the_docs(shipped):

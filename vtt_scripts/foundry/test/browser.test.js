@@ -718,6 +718,10 @@ describe("the module in Chromium against a real bridge", { skip }, () => {
     await dialog.locator('input[name="on_fail"]').fill("prone");
     await dialog.locator('[data-action="ok"]').click();
     await page.waitForFunction(() => [...game.messages.values()].some((m) => m.flags.fracas?.kind === "save"));
+    // The card is posted first, then the failed save's condition is set and recorded on the card's
+    // flags for Undo (actions/bridged.js): wait for that record, not only for the card.
+    await page.waitForFunction(() => [...game.messages.values()].some((m) => m.flags.fracas?.kind === "save"
+      && Array.isArray(m.flags.fracas?.statuses) && m.flags.fracas.statuses.length > 0));
     const card = await page.evaluate(() => {
       const m = [...game.messages.values()].find((x) => x.flags.fracas?.kind === "save");
       const el = document.querySelector(`[data-message-id="${m.id}"]`);

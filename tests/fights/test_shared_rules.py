@@ -83,14 +83,23 @@ def test_a_loop_built_from_other_rule_files_is_stale(tmp_path: Path) -> None:
 def test_a_shared_file_holds_only_what_an_included_file_may(path: Path) -> None:
     """Included text cannot start a module (no `from __future__`), and its C constants are
     declared (a plain module-level assignment would be a Python global, unreadable without
-    the GIL)."""
+    the GIL); one with a literal value is `cython.const`, a C constant the compiler folds
+    into the code (a plain C variable is read from memory at each use)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in tree.body:
         assert not (isinstance(node, ast.ImportFrom) and node.module == "__future__"), f"{path.name}: __future__"
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             value = node.value
+            where = f"{path.name}:{node.lineno}"
             assert (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                    and value.func.attr == "declare"), f"{path.name}:{node.lineno}: a constant not cython.declare'd"
+                    and value.func.attr == "declare"), f"{where}: a constant not cython.declare'd"
+            try:
+                eval(compile(ast.Expression(value.args[1]), where, "eval"), {"__builtins__": {}})
+            except NameError:
+                continue  # a value read when the module loads (a manifest's fact): a C variable
+            kind = value.args[0]
+            assert isinstance(kind, ast.Subscript) and getattr(kind.value, "attr", "") == "const", (
+                f"{where}: a literal constant not declared cython.const[...]")
 
 
 def _without_cython(path: Path) -> ModuleType:

@@ -29,6 +29,16 @@ def _same(func: F) -> F:
     return func
 
 
+class _Const:
+    """`cython.const[T]`: a C constant of type T; as plain Python, T."""
+
+    def __getitem__(self, kind: T) -> T:
+        return kind
+
+
+const = _Const()
+
+
 cfunc = ccall = inline = nogil = _same
 
 

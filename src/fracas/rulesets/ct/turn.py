@@ -6,10 +6,11 @@ compiled into the loop as inline C, while the Python round (`fight.py` beside th
 imports it as the module it is. A rule stated here is therefore stated once: change it
 here and both loops change (tests/fights/test_fast_fights.py plays them side by side).
 
-Rules for this file, since it is read by both: no `from __future__` import (an included
-file cannot start a module), C constants through `cython.declare`, arithmetic that means
-the same in C and in Python (no division of negative numbers: the compiled loop uses C
-division), and integers only. Cython need not be installed to run it (`fracas._pure`).
+What an included file may hold: no `from __future__` import (included text cannot start
+a module), C constants as `cython.declare(cython.const[…], value)`, integer arithmetic that
+means the same in C and in Python (no division of negative numbers: the loop uses C
+division). Cython need not be installed to run it (`fracas._pure`); a test holds each
+shared file to this (tests/fights/test_shared_rules.py).
 """
 
 from typing import TYPE_CHECKING
@@ -23,15 +24,15 @@ else:
         from fracas._pure import cython
 
 #: CT-6: what a combatant parries with this turn.
-PARRY_NONE = cython.declare(cython.int, 0)
-PARRY_WEAPON = cython.declare(cython.int, 1)
-PARRY_SHIELD = cython.declare(cython.int, 2)
+PARRY_NONE = cython.declare(cython.const[cython.int], 0)
+PARRY_WEAPON = cython.declare(cython.const[cython.int], 1)
+PARRY_SHIELD = cython.declare(cython.const[cython.int], 2)
 #: CT-5: the tactic's moment for a power attack (`tactic.power`).
-POWER_NEVER = cython.declare(cython.int, 0)
-POWER_FIRST = cython.declare(cython.int, 1)
-POWER_HURT = cython.declare(cython.int, 2)
+POWER_NEVER = cython.declare(cython.const[cython.int], 0)
+POWER_FIRST = cython.declare(cython.const[cython.int], 1)
+POWER_HURT = cython.declare(cython.const[cython.int], 2)
 #: A `parry_at` that every Stamina is at or below (a tactic that parries on every turn).
-PARRY_ALWAYS = cython.declare(cython.longlong, 1 << 62)
+PARRY_ALWAYS = cython.declare(cython.const[cython.longlong], 1 << 62)
 
 
 @cython.cfunc

@@ -4,13 +4,18 @@
 attacked with the same dice, each counting die moved up by 2." This file holds what that
 means for the dice: a counting die moved up, whether it hits the creature there, whether
 the stray crits, and its damage before the modifier and resistance. `followups.py` (a
-single attack's strays, and the Python fight loop's) and the compiled fight loop
-(`cython_core/fights.pyx`, which includes this file as source) both read it.
+single attack's strays, and the Python fight loop's), the exact odds (`odds.py`) and the
+compiled fight loop read it.
 
-This file is plain Python, and it is also Cython in "pure Python mode" (docs/ENCOUNTERS.md,
-"Rules written once for both loops"): no `from __future__` import, C constants through
-`cython.declare`, integer arithmetic that means the same in C and in Python; Cython need
-not be installed to run it (`fracas._pure`).
+This file is plain Python, and it is also Cython in "pure Python mode": the compiled
+fight loop (`cython_core/fights.pyx`) includes it as source (inline C), while the rest of fracas
+imports it as the module it is (docs/ENCOUNTERS.md, "Rules written once for both loops").
+
+What an included file may hold: no `from __future__` import (included text cannot start
+a module), C constants as `cython.declare(cython.const[…], value)`, integer arithmetic that
+means the same in C and in Python (no division of negative numbers: the loop uses C
+division). Cython need not be installed to run it (`fracas._pure`); a test holds each
+shared file to this (tests/fights/test_shared_rules.py).
 """
 
 from typing import TYPE_CHECKING
@@ -25,7 +30,8 @@ else:
     except ImportError:  # Cython is a build dependency only: its names as plain Python
         from fracas._pure import cython
 
-#: ER-17: how far a stray's counting dice move up.
+#: ER-17: how far a stray's counting dice move up (the manifest's fact, read when the module
+#: loads: a C variable, not a constant, which only costs a read on a stray's path).
 STRAY_SHIFT = cython.declare(cython.int, _facts.ER_STRAY_SHIFT)
 
 

@@ -7,10 +7,11 @@ compiled into the loop as inline C, while the Python round (`fight.py`) and the 
 request kind (`__init__.py`) import it as the module it is. A rule stated here is stated
 once (tests/fights/test_fast_fights.py plays the two loops side by side).
 
-Rules for this file, since it is read by both: no `from __future__` import (an included
-file cannot start a module), C constants through `cython.declare`, integer arithmetic
-that means the same in C and in Python (no division of negative numbers). Cython need not
-be installed to run it (`fracas._pure`).
+What an included file may hold: no `from __future__` import (included text cannot start
+a module), C constants as `cython.declare(cython.const[…], value)`, integer arithmetic that
+means the same in C and in Python (no division of negative numbers: the loop uses C
+division). Cython need not be installed to run it (`fracas._pure`); a test holds each
+shared file to this (tests/fights/test_shared_rules.py).
 """
 
 from typing import TYPE_CHECKING
@@ -24,25 +25,25 @@ else:
         from fracas._pure import cython
 
 #: OS-4's triggers of a Morale Check, by the bit `triggers` sets for each.
-FIRST_DEATH = cython.declare(cython.int, 0)
-HALF_DEFEATED = cython.declare(cython.int, 1)
-LONE_HARMED = cython.declare(cython.int, 2)
-LONE_QUARTER = cython.declare(cython.int, 3)
+FIRST_DEATH = cython.declare(cython.const[cython.int], 0)
+HALF_DEFEATED = cython.declare(cython.const[cython.int], 1)
+LONE_HARMED = cython.declare(cython.const[cython.int], 2)
+LONE_QUARTER = cython.declare(cython.const[cython.int], 3)
 #: The triggers (bits 0 .. TRIGGERS - 1 of `triggers`).
-TRIGGERS = cython.declare(cython.int, 4)
+TRIGGERS = cython.declare(cython.const[cython.int], 4)
 #: A Morale that never checks: the group fights to the death.
-FEARLESS = cython.declare(cython.int, 12)
+FEARLESS = cython.declare(cython.const[cython.int], 12)
 #: Checks passed after which a group fights to the death.
-STEADY = cython.declare(cython.int, 2)
+STEADY = cython.declare(cython.const[cython.int], 2)
 #: A group's tactic `flee` once its morale has broken (OS-4): fights on, flees, surrenders.
-FLEE_NEVER = cython.declare(cython.int, 0)
-FLEE_BROKEN = cython.declare(cython.int, 1)
-FLEE_SURRENDER = cython.declare(cython.int, 2)
+FLEE_NEVER = cython.declare(cython.const[cython.int], 0)
+FLEE_BROKEN = cython.declare(cython.const[cython.int], 1)
+FLEE_SURRENDER = cython.declare(cython.const[cython.int], 2)
 #: What a combatant declares before initiative (`declaration`).
-STAYS = cython.declare(cython.int, 0)
-SURRENDERS = cython.declare(cython.int, 1)
-FLEES_BROKEN = cython.declare(cython.int, 2)
-FLEES_HURT = cython.declare(cython.int, 3)
+STAYS = cython.declare(cython.const[cython.int], 0)
+SURRENDERS = cython.declare(cython.const[cython.int], 1)
+FLEES_BROKEN = cython.declare(cython.const[cython.int], 2)
+FLEES_HURT = cython.declare(cython.const[cython.int], 3)
 
 
 @cython.cfunc

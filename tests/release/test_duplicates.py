@@ -13,6 +13,10 @@ JUSTIFIED = {
     ("cython_core/er.pyx", "cython_core/rows.pyx"): (
         2, "the group walk of the ER and X-row summary kernels, inside their nogil loops"),
     ("cython_core/fights.pyx",): (1, "the turn loop of the OS phases and of the other rulesets' slots"),
+    ("src/fracas/drive/pools.py", "src/fracas/rulesets/ct/turn.py", "src/fracas/rulesets/er/strays.py",
+     "src/fracas/rulesets/oldschool/morale.py"): (
+        2, "each rule file the fight loop includes as source imports `cython` itself (Cython reads the pure-mode"
+           " API from that import), with the stand-in where Cython is not installed (fracas._pure.rules)"),
 }
 
 

@@ -7,6 +7,18 @@ loop, and the stale-core check (`fracas._kernels.stale_reason`) compares it with
 installed files': a loop built from other rule files than the Python rounds import would
 play other rules, so it is not used. setup.py loads this file by its path, before fracas is
 installed: it imports nothing from fracas.
+
+What a shared rule file may hold (tests/fights/test_shared_rules.py holds each to it):
+- no `from __future__` import: included text cannot start a module;
+- `import cython` of its own, falling back on `fracas._pure.cython` where Cython is not
+  installed (a build dependency only), and read by the type checker;
+- C constants as `cython.declare(cython.const[…], value)` (folded into the loop's code), or
+  `cython.declare(type, value)` for a value read when the module loads;
+- functions marked `cython.cfunc`, `cython.inline`, `cython.nogil` and
+  `cython.exceptval(check=False)`, on integers only, with arithmetic that means the same in
+  C and in Python (no division of negative numbers: the loop uses C division);
+- what draws dice, or reads the loop's own state, stays out: a file states a rule on the
+  numbers it is given.
 """
 
 from __future__ import annotations

@@ -5,14 +5,11 @@ second pool (its procedure's `pools`, Cartyrion's Stamina and Injury Points: CT-
 the first pool's overflow from the second and is down when the second is gone.
 
 This file is plain Python, and it is also Cython in "pure Python mode": the compiled
-fight loop (`cython_core/fights.pyx`) includes it as source (inline C), while the Python loop (`fight.py` beside it)
-imports it as the module it is (docs/ENCOUNTERS.md, "Rules written once for both loops").
+fight loop (`cython_core/fights.pyx`) includes it as source (inline C), while the Python
+loop (`fight.py` beside it) imports it as the module it is (docs/ENCOUNTERS.md, "Rules
+written once for both loops").
 
-What an included file may hold: no `from __future__` import (included text cannot start
-a module), C constants as `cython.declare(cython.const[…], value)`, integer arithmetic that
-means the same in C and in Python (no division of negative numbers: the loop uses C
-division). Cython need not be installed to run it (`fracas._pure`); a test holds each
-shared file to this (tests/fights/test_shared_rules.py).
+What such a file may hold: `fracas._pure.rules`.
 """
 
 from typing import TYPE_CHECKING

@@ -6,11 +6,7 @@ compiled into the loop as inline C, while the Python round (`fight.py` beside th
 imports it as the module it is. A rule stated here is therefore stated once: change it
 here and both loops change (tests/fights/test_fast_fights.py plays them side by side).
 
-What an included file may hold: no `from __future__` import (included text cannot start
-a module), C constants as `cython.declare(cython.const[…], value)`, integer arithmetic that
-means the same in C and in Python (no division of negative numbers: the loop uses C
-division). Cython need not be installed to run it (`fracas._pure`); a test holds each
-shared file to this (tests/fights/test_shared_rules.py).
+What such a file may hold: `fracas._pure.rules`.
 """
 
 from typing import TYPE_CHECKING

@@ -58,6 +58,8 @@ cdef extern from *:
 #: (setup.py): the stale-core check (fracas._kernels.stale_reason) compares it with the
 #: installed files', so that the loop never plays other rules than the Python rounds.
 SHARED_RULES = tuple(FRACAS_SHARED_RULES.decode("ascii").split())
+#: The fields of a group in FightPlan.ct_group (CTG): fastfight sizes its neutral table by it.
+CT_FIELDS = CTG
 RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
@@ -76,8 +78,9 @@ cdef enum:
     ST_DOWN = 1
     ST_FLED = 2
     #: CT group fields (FightPlan.ct_group, CTG each): its tactic's parry, parry_at, power;
-    #: whether its strikes can break, the situation dimensions, its strikes' sneak and power bits
-    CTG = 8
+    #: whether its strikes can break, the situation dimensions, its strikes' sneak bits, its
+    #: strikes, whether it cannot be surprised (CT-1)
+    CTG = 9
     CTG_PARRY = 0
     CTG_PARRY_AT = 1
     CTG_POWER = 2
@@ -86,6 +89,7 @@ cdef enum:
     CTG_SNEAK_DIM = 5
     CTG_SNEAK_BITS = 6
     CTG_STRIKES = 7
+    CTG_IMMUNE = 8
     E_FIGHT_PLAN = 101
     #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
     #: the fight stops and the Python loop reports the LimitError.
@@ -234,7 +238,7 @@ cdef struct FightState:
     int32_t* acts          # per member: it attacks this turn (CT)
     int64_t* attacked      # members × members: when m last attacked t (CT-7), as epoch + round
     int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
-    int64_t slot_end[2]
+    int64_t slot_end[3]     # Cartyrion: a slot per side, then those who cannot be surprised (CT-1)
     int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
     int64_t* keys          # scratch: initiative sort keys, random target candidates
     int64_t* bucket        # scratch: the counting sort of initiative totals
@@ -972,9 +976,11 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
 
 
 cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
-    """CT-1: one d6 for the sides; a slot per side that is not surprised, its standing
-    members in scenario order (f.slot_end)."""
-    cdef int64_t roll, at, first, surprised, side, i, n = 0, slots = 0
+    """CtRound.initiative (CT-1): one d6 for the sides; a slot per side that is not
+    surprised, its standing members in scenario order (f.slot_end); in a round its side is
+    surprised, a member that cannot be surprised ("these exceptions are individual")
+    takes its turn in a last slot, after the side that surprised it."""
+    cdef int64_t roll, at, first, surprised, side, i, n = 0, slots = 0, awake
     _stream(f)
     roll = draw_gen(&f.dice, 6)
     at = ((0 if r == 1 else 1) * 6 + roll - 1) * 2
@@ -990,6 +996,16 @@ cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* c
                 n += 1
         f.slot_end[slots] = n
         slots += 1
+    if surprised >= 0:
+        awake = n
+        for i in range(p.members):
+            if (p.side[i] == surprised and f.status[i] == ST_STANDING
+                    and p.ct_group[p.group[i] * CTG + CTG_IMMUNE]):
+                f.order[n] = <int32_t>i
+                n += 1
+        if n > awake:
+            f.slot_end[slots] = n
+            slots += 1
     count[0] = slots
     return 0
 

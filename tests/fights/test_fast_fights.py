@@ -388,6 +388,8 @@ def _ct_scenario(draw):
             if draw(st.integers(0, 3)) == 0:
                 entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 2)),
                                   "strikes": draw(st.lists(_ct_strike(), min_size=1, max_size=2))}
+            if draw(st.integers(0, 3)) == 0:  # CT-1: takes its turn while its side is surprised
+                entry["surprise_immune"] = True
             entries.append(entry)
         sides[f"side{s}"] = entries
     scenario = _finished(draw, "cartyrion", sides, names)

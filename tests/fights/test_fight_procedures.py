@@ -488,13 +488,37 @@ def test_ct1_a_combatant_that_cannot_be_surprised_takes_its_turn_while_its_side_
     assert not events(log, "not surprised") and len(events(log, "attack")) == 3
 
 
-def test_ct1_surprise_immunity_is_cartyrions_and_keeps_the_fight_on_the_python_loop():
+def test_ct1_surprise_immunity_plays_on_the_compiled_loop_as_on_the_python_loop():
+    """The compiled round gives a combatant that cannot be surprised its turn after the side
+    that surprised it, as the Python round does: the same fights, fight by fight; and the
+    sentry's turns change them (the rule is in play, not skipped)."""
+    import orjson
+
+    from fracas import _kernels
     from fracas.drive import fastfight
+    from fracas.drive.simulate import play_batch
+
+    from .test_fast_fights import _same_fights
 
     scenario = ct_scenario()
-    scenario["sides"]["heroes"][0]["surprise_immune"] = True
-    why = fastfight.plan_for(compile_scenario(scenario))
-    assert isinstance(why, str) and ("surprise_immune" in why or "not in use" in why)
+    scenario["initiative"]["ambush"] = "opponents"  # CT-1: the heroes are surprised in round 1 on some d6s
+    scenario["sides"]["heroes"].append({"name": "sentry", "hp": 30, "injury": 10, "surprise_immune": True,
+                                        "attacker": {"level": 1, "bonus": 1}, "target": {"dex": 0, "armor": 0},
+                                        "attacks": [{"method": "melee", "die": "d4"}]})
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    if not hasattr(_kernels.active(), "play_fights"):
+        assert isinstance(plan, str) and "not in use" in plan
+        return
+    assert not isinstance(plan, str), plan
+    assert _same_fights(scenario, seed=41, fights=60) == 60
+    asleep = copy.deepcopy(scenario)
+    asleep["sides"]["heroes"][1]["surprise_immune"] = False
+    totals = [play_batch(orjson.dumps(s), 41, 0, 200, "auto") for s in (scenario, asleep)]
+    assert totals[0]["compiled_fights"] == totals[1]["compiled_fights"] == 200
+    assert totals[0]["dealt"] != totals[1]["dealt"]
+
+
+def test_ct1_surprise_immunity_is_cartyrions():
     other = os_scenario()
     other["sides"]["hero"][0]["surprise_immune"] = True
     with pytest.raises(RequestError) as err:

@@ -80,15 +80,6 @@ class CtRound(Procedure):
         if tactic.parry_at is not None:
             check_range(tactic.parry_at, 0, 1_000_000, f"{path}.tactic.parry_at", "parry_at")
 
-    @classmethod
-    def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round surprises whole sides: a combatant immune to surprise (CT-1)
-        plays on the Python loop."""
-        for g in sc.groups:
-            if g.spec.surprise_immune:
-                return f"{g.path}.surprise_immune: a combatant that cannot be surprised (CT-1) plays on the Python loop"
-        return None
-
     @staticmethod
     def parry_state(target: dict[str, Any]) -> tuple[int, int]:
         """(explosions the parrying weapon takes before it shatters, shield points) (CT-6)."""
@@ -133,7 +124,7 @@ class CtRound(Procedure):
             breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
             fields.append([cls._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at,
                            cls._POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
-                           2 if sneak else 1, sneak, len(attacks)])
+                           2 if sneak else 1, sneak, len(attacks), int(g.spec.surprise_immune)])
             weapon, shield = cls.parry_state(g.spec.target)
             parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
         return fields, parries

@@ -21,7 +21,9 @@ each `random` target choice, each attack) draws from stream k of the round seed,
 seed of bulk chunk k (fracas.rng.chunk_seed).
 
 Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
-the two loops' results are compared number for number (tests/fights/test_fast_fights.py)."""
+the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
+Some rules are not twins but one source: the rule files included below, which the Python
+loop imports."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
@@ -36,8 +38,9 @@ from _rows cimport *
 # The layout table (generated): the stale-core check compares it with fracas._layout.
 include "_layout.pxi"
 
-# Rules written once for both fight loops: plain-Python files in the rulesets' folders
-# ("pure Python mode"), compiled here as inline C, imported as they are by the Python round.
+# Rules written once for both fight loops: plain-Python files in the rulesets' folders (and
+# the driver's), in Cython's "pure Python mode", compiled here as inline C and imported as
+# they are by the Python loop (docs/ENCOUNTERS.md, "Rules written once for both loops").
 # These lines are the one list of them (setup.py reads it: fracas._pure.rules).
 include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
@@ -58,9 +61,9 @@ cdef extern from *:
 #: (setup.py): the stale-core check (fracas._kernels.stale_reason) compares it with the
 #: installed files', so that the loop never plays other rules than the Python rounds.
 SHARED_RULES = tuple(FRACAS_SHARED_RULES.decode("ascii").split())
+RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 #: The fields of a group in FightPlan.ct_group (CTG): fastfight sizes its neutral table by it.
 CT_FIELDS = CTG
-RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.

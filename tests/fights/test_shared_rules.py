@@ -257,3 +257,28 @@ def test_os4_2d6_above_morale_plus_modifier_breaks() -> None:
 def test_os4_morale_12_or_two_checks_passed_fight_to_the_death() -> None:
     assert morale.fights_to_death(12, 0)
     assert morale.fights_to_death(7, 2) and not morale.fights_to_death(7, 1)
+
+
+def test_fights_and_strays_play_the_same_without_cython_installed() -> None:
+    """A wheel's users have no Cython: the Python loop and a single attack's strays then run
+    the rule files on `fracas._pure.cython`, and give what they give here."""
+    import subprocess
+
+    import orjson
+
+    import fracas
+    from fracas.drive.scenario import example
+
+    names = ("ct-hill-giant", "os-goblin-ambush", "er-bandit-rout")
+    keep = ("sides", "draws", "rounds", "combatants")
+    here = {name: {k: v for k, v in fracas.simulate(example(name), runs=12, seed=5, loop="python").to_dict().items()
+                   if k in keep} for name in names}
+    code = ("import sys, orjson; sys.modules['cython'] = None\n"
+            "import fracas\nfrom fracas.drive.scenario import example\n"
+            "import fracas.rulesets.er.strays as s\nassert s.cython.__name__ == 'fracas._pure.cython'\n"
+            f"keep = {keep!r}\n"
+            f"print(orjson.dumps({{n: {{k: v for k, v in fracas.simulate(example(n), runs=12, seed=5, loop='python')"
+            f".to_dict().items() if k in keep}} for n in {names!r}}}).decode())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert orjson.loads(done.stdout) == here

@@ -185,6 +185,13 @@ def test_os4_two_passed_checks_mean_no_more_checks():
     assert fight.state()["morale"]["goblin"] == {"successes": 2, "broken": False, "to_death": True}
 
 
+def test_os4_a_group_of_morale_12_fights_to_the_death_from_the_start():
+    # OS-4 "Morale 12 never checks": the old-school round says so as the fight starts (the
+    # driver names no morale level); the compiled loop's start uses the same morale.fights_to_death.
+    assert Fight(compile_scenario(os_scenario(morale=12))).state()["morale"]["goblin"]["to_death"] is True
+    assert Fight(compile_scenario(os_scenario(morale=11))).state()["morale"]["goblin"]["to_death"] is False
+
+
 def test_os_one_action_a_round_missile_or_melee_by_tactic():
     # Seed 004: "Combatants may move and perform one action each Round" ("Make an attack").
     both = [{"method": "missile", "damage": "1d6", "range": "short"}, {"method": "melee", "damage": "1d8"}]

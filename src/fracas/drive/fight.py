@@ -71,14 +71,15 @@ def event_types() -> dict[str, str]:
     return found
 
 class GroupState:
-    """Morale of one scenario group: checks passed, broken, fights to the death."""
+    """Morale of one scenario group: checks passed, broken, fights to the death (what a
+    group starts with is its procedure's: `Procedure.start`)."""
 
     __slots__ = ("successes", "broken", "to_death")
 
-    def __init__(self, morale: Optional[int]) -> None:
+    def __init__(self) -> None:
         self.successes = 0
         self.broken = False
-        self.to_death = morale == 12
+        self.to_death = False
 
 
 class Fight:
@@ -95,10 +96,10 @@ class Fight:
             self.members.append(member(i, mid, g, groups[g].side, spec.hp, spec.injury, uses, sc.positions[i]))
         self.by_id = {m.id: m for m in self.members}
         unit_of = {g: u for u, (_name, _side, groups) in enumerate(sc.morale_units) for g in groups}
+        self.groups = [GroupState() for _ in sc.groups]
         for m in self.members:
             m.unit = unit_of[m.group]
             self.rules.start(m)
-        self.groups = [GroupState(g.spec.morale) for g in sc.groups]
         self.fired: list[set[str]] = [set() for _ in sc.morale_units]
         self.start = [sum(1 for m in self.members if m.unit == u) for u in range(len(sc.morale_units))]
         self.round = 0

@@ -229,7 +229,8 @@ class Procedure:
     # -- a member's state ----------------------------------------------------------------------
 
     def start(self, m: Member) -> None:
-        """`m` as the fight begins (what its procedure keeps across turns)."""
+        """`m` as the fight begins (what its procedure keeps across turns; its group's
+        morale as the fight starts, `fight.groups[m.group]`, where the ruleset has morale)."""
 
     def saved(self, m: Member) -> dict[str, Any]:
         """What a saved encounter keeps of `m` beyond its health (JSON-ready)."""

@@ -220,8 +220,12 @@ class OsRound(Procedure):
     # -- a round ---------------------------------------------------------------------------
 
     def start(self, m: Member) -> None:
+        """OS-4: a group of Morale 12 fights to the death from the start (`morale.fights_to_death`)."""
         assert isinstance(m, OsMember)
         m.failed_save = 0
+        level = self.sc.groups[m.group].spec.morale
+        if level is not None and morale.fights_to_death(level, 0):
+            self.fight.groups[m.group].to_death = True
 
     def declare(self) -> None:
         """OS-4: "they try to surrender or flee in the next Round", and "the intention to

@@ -131,7 +131,8 @@ def extensions():
     # damage-dice loop then holds no rejection code and keeps its flags in registers.
     macros = {"rows": [("FRACAS_REJECTION_RARE", "1")],
               # the rule files the fight loop includes, and the digest of their text (stale-core check)
-              "fights": [("FRACAS_SHARED_RULES", '"' + " ".join(rules) + '"'), ("FRACAS_RULES_DIGEST", f'"{digest}"')]}
+              # (no spaces in the values: a Windows command line would split or re-quote them)
+              "fights": [("FRACAS_SHARED_RULES", '"' + ",".join(rules) + '"'), ("FRACAS_RULES_DIGEST", f'"{digest}"')]}
     exts = [Extension(f"fracas._core.{name}", [f"cython_core/{name}.pyx"], depends=shared + extra,
                       include_dirs=["cython_core"], extra_compile_args=compile_args,
                       define_macros=macros.get(name, []))

@@ -60,7 +60,7 @@ cdef extern from *:
 #: The rule files included above and the digest of their text when this module was built
 #: (setup.py): the stale-core check (fracas._kernels.stale_reason) compares it with the
 #: installed files', so that the loop never plays other rules than the Python rounds.
-SHARED_RULES = tuple(FRACAS_SHARED_RULES.decode("ascii").split())
+SHARED_RULES = tuple(path for path in FRACAS_SHARED_RULES.decode("ascii").split(",") if path)
 RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 #: The fields of a group in FightPlan.ct_group (CTG): fastfight sizes its neutral table by it.
 CT_FIELDS = CTG

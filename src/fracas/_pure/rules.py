@@ -8,6 +8,11 @@ installed files': a loop built from other rule files than the Python rounds impo
 play other rules, so it is not used. setup.py loads this file by its path, before fracas is
 installed: it imports nothing from fracas.
 
+A shared rule file is plain Python and also Cython in "pure Python mode": the loop compiles
+its functions as inline C, the Python loop (and any other reader) imports it as the module
+it is, so a rule stated there is stated once; the two loops' parity tests
+(tests/fights/test_fast_fights.py) play them side by side.
+
 What a shared rule file may hold (tests/fights/test_shared_rules.py holds each to it):
 - no `from __future__` import: included text cannot start a module;
 - `import cython` of its own, falling back on `fracas._pure.cython` where Cython is not

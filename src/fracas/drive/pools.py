@@ -4,12 +4,8 @@ Every ruleset's fight takes damage from one pool, hit points; a ruleset whose ro
 second pool (its procedure's `pools`, Cartyrion's Stamina and Injury Points: CT-4) loses
 the first pool's overflow from the second and is down when the second is gone.
 
-This file is plain Python, and it is also Cython in "pure Python mode": the compiled
-fight loop (`cython_core/fights.pyx`) includes it as source (inline C), while the Python
-loop (`fight.py` beside it) imports it as the module it is (docs/ENCOUNTERS.md, "Rules
-written once for both loops").
-
-What such a file may hold: `fracas._pure.rules`.
+A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
+includes it as inline C, and the Python loop (`fight.py` beside it) imports it as Python.
 """
 
 from typing import TYPE_CHECKING

@@ -1,12 +1,7 @@
 """Cartyrion's turn decisions, written once for both fight loops (CT-5, CT-6).
 
-This file is plain Python, and it is also Cython in "pure Python mode": the compiled
-fight loop (`cython_core/fights.pyx`) includes it as source, so the same functions are
-compiled into the loop as inline C, while the Python round (`fight.py` beside this file)
-imports it as the module it is. A rule stated here is therefore stated once: change it
-here and both loops change (tests/fights/test_fast_fights.py plays them side by side).
-
-What such a file may hold: `fracas._pure.rules`.
+A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
+includes it as inline C, and the Python round (`fight.py` beside it) imports it as Python.
 """
 
 from typing import TYPE_CHECKING

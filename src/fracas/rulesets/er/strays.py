@@ -7,12 +7,8 @@ the stray crits, and its damage before the modifier and resistance. `followups.p
 single attack's strays, and the Python fight loop's), the exact odds (`odds.py`) and the
 compiled fight loop read it.
 
-This file is plain Python, and it is also Cython in "pure Python mode": the compiled
-fight loop (`cython_core/fights.pyx`) includes it as source (inline C), while the rest of
-fracas imports it as the module it is (docs/ENCOUNTERS.md, "Rules written once for both
-loops").
-
-What such a file may hold: `fracas._pure.rules`.
+A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
+includes it as inline C, and `followups.py` and `odds.py` import it as Python.
 """
 
 from typing import TYPE_CHECKING

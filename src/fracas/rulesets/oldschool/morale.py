@@ -1,13 +1,9 @@
 """Old-school morale (OS-4), written once for the morale check, both fight loops and the
 check's own request kind.
 
-This file is plain Python, and it is also Cython in "pure Python mode": the compiled
-fight loop (`cython_core/fights.pyx`) includes it as source, so the same functions are
-compiled into the loop as inline C, while the Python round (`fight.py`) and the `morale`
-request kind (`__init__.py`) import it as the module it is. A rule stated here is stated
-once (tests/fights/test_fast_fights.py plays the two loops side by side).
-
-What such a file may hold: `fracas._pure.rules`.
+A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
+includes it as inline C, and the Python round (`fight.py`) and the `morale` request kind
+import it as Python.
 """
 
 from typing import TYPE_CHECKING

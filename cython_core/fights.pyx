@@ -950,13 +950,11 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                 left = f.out[(n - 1) * XOUT_WIDTH + Y_PARRY_LEFT]
                 if f.parrying[t] == PARRY_WEAPON:
                     f.weapon_left[t] = left
-                    if left == 0:
-                        f.broken[t] |= 1
-                        f.parrying[t] = PARRY_NONE
                 else:
                     f.shield_left[t] = left
-                    if left == 0:
-                        f.parrying[t] = PARRY_NONE
+                if shatters(f.parrying[t], left):
+                    f.broken[t] |= 1
+                f.parrying[t] = parry_after(f.parrying[t], left)
     if p.phased:  # OS: a slot of several sides lands a phase's damage when the phase ends
         if f.defer:
             f.pend_t[f.pend_n] = t

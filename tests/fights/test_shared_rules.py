@@ -133,6 +133,9 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.power_now(*args) == turn.power_now(*args)
     for args in itertools.product((False, True), repeat=3):
         assert bare.weapon_breaks(*args) == turn.weapon_breaks(*args)
+    for args in itertools.product((0, 1, 2), (0, 1, 3)):
+        assert bare.parry_after(*args) == turn.parry_after(*args)
+        assert bare.shatters(*args) == turn.shatters(*args)
     bare = _without_cython(SHARED[2])
     for face in range(1, 21):
         assert bare.stray_face(face) == strays.stray_face(face)
@@ -213,6 +216,14 @@ def test_ct6_a_shattered_weapon_or_a_destroyed_shield_parries_no_more() -> None:
     assert turn.parry_now(weapon, turn.PARRY_ALWAYS, 5, 2, True, 9, False) == none   # CT-5: broken
     assert turn.parry_now(shield, turn.PARRY_ALWAYS, 5, 0, True, 3, False) == shield
     assert turn.parry_now(shield, turn.PARRY_ALWAYS, 5, 2, False, 0, False) == none  # destroyed
+
+
+def test_ct6_a_parry_goes_on_while_its_weapon_or_shield_has_something_left() -> None:
+    weapon, shield, none = turn.PARRY_WEAPON, turn.PARRY_SHIELD, turn.PARRY_NONE
+    assert turn.parry_after(weapon, 1) == weapon and turn.parry_after(shield, 3) == shield
+    assert turn.parry_after(weapon, 0) == none and turn.parry_after(shield, 0) == none
+    # a shattered weapon stays shattered: a broken weapon (CT-5); a destroyed shield is no weapon
+    assert turn.shatters(weapon, 0) and not turn.shatters(weapon, 1) and not turn.shatters(shield, 0)
 
 
 def test_ct5_the_moment_of_a_power_attack() -> None:

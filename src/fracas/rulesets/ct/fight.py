@@ -320,17 +320,18 @@ class CtRound(Procedure):
             left = self.parry_left(result)
             if left is None:
                 return
+            parrying = self._PARRY[target.parrying]
             if target.parrying == "weapon":
                 target.weapon_left = left
-                if left == 0:
-                    if 0 not in target.broken:
-                        target.broken.append(0)
-                    target.parrying = ""
-                    log({"type": "weapon shattered", "who": target.id, "strike": 0, "rule": "CT-6",
-                         "why": "an exploding die shattered the parrying weapon: no more parries with it"})
             else:
                 target.shield_left = left
-                if left == 0:
-                    target.parrying = ""
-                    log({"type": "shield destroyed", "who": target.id, "rule": "CT-6",
-                         "why": "the shield took its points in double damage"})
+            if rules.shatters(parrying, left) and 0 not in target.broken:
+                target.broken.append(0)
+            after = self._PARRIED[rules.parry_after(parrying, left)]
+            if not after and target.parrying == "weapon":
+                log({"type": "weapon shattered", "who": target.id, "strike": 0, "rule": "CT-6",
+                     "why": "an exploding die shattered the parrying weapon: no more parries with it"})
+            elif not after:
+                log({"type": "shield destroyed", "who": target.id, "rule": "CT-6",
+                     "why": "the shield took its points in double damage"})
+            target.parrying = after

@@ -63,3 +63,25 @@ def weapon_breaks(powered: cython.bint, sneak: cython.bint, marked_power: cython
     is a power attack: the tactic's power attack (which a sneak strike never is), or a
     strike the scenario marks `power`."""
     return (powered and not sneak) or marked_power
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def parry_after(parrying: cython.int, left: cython.longlong) -> cython.int:
+    """CT-6 after an attack at a parrying combatant, `left` being what its parry has left
+    (explosions its weapon takes, or its shield's points): the parry goes on while anything
+    is left; at 0 the weapon has shattered or the shield is destroyed, and the parry ends
+    (PARRY_NONE), for good."""
+    return parrying if left > 0 else PARRY_NONE
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def shatters(parrying: cython.int, left: cython.longlong) -> cython.bint:
+    """CT-6: a parrying weapon with nothing left has shattered: from then on it is a broken
+    weapon (CT-5), unusable for the rest of the fight."""
+    return parrying == PARRY_WEAPON and left <= 0

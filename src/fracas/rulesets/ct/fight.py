@@ -115,6 +115,12 @@ class CtRound(Procedure):
                                         "hurt": rules.POWER_HURT}
 
     @classmethod
+    def _parry(cls, tactic: Any) -> tuple[int, int]:
+        """A tactic's parry as `turn.parry_now` reads it: what it parries with, from what
+        Stamina down (PARRY_ALWAYS: on every turn)."""
+        return cls._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at
+
+    @classmethod
     def _dims(cls, sc: Any) -> tuple[list[list[int]], list[tuple[int, int]]]:
         """Per group its compiled fields, and as a target its parry levels (weapon, shield)."""
         fields, parries = [], []
@@ -122,9 +128,9 @@ class CtRound(Procedure):
             tactic, attacks = g.spec.tactic, g.spec.attacks
             sneak = sum(1 << i for i, a in enumerate(attacks) if a.get("sneak") is not None)
             breaks = tactic.power != "never" or any(a.get("power") for a in attacks) or tactic.parry == "weapon"
-            fields.append([cls._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at,
-                           cls._POWER[tactic.power], int(breaks), 2 if tactic.power != "never" else 1,
-                           2 if sneak else 1, sneak, len(attacks), int(g.spec.surprise_immune)])
+            fields.append([*cls._parry(tactic), cls._POWER[tactic.power], int(breaks),
+                           2 if tactic.power != "never" else 1, 2 if sneak else 1, sneak, len(attacks),
+                           int(g.spec.surprise_immune)])
             weapon, shield = cls.parry_state(g.spec.target)
             parries.append((weapon if tactic.parry == "weapon" else 0, shield if tactic.parry == "shield" else 0))
         return fields, parries
@@ -248,9 +254,8 @@ class CtRound(Procedure):
         m.turns += 1
         phases = {phase: [i for i in strikes if i not in m.broken] for phase, strikes in g.phases.items()}
         phases = {phase: strikes for phase, strikes in phases.items() if strikes}
-        m.parrying = self._PARRIED[rules.parry_now(
-            self._PARRY[tactic.parry], rules.PARRY_ALWAYS if tactic.parry_at is None else tactic.parry_at, m.hp,
-            m.weapon_left, 0 in m.broken, m.shield_left, casting)]
+        m.parrying = self._PARRIED[rules.parry_now(*self._parry(tactic), m.hp, m.weapon_left, 0 in m.broken,
+                                                   m.shield_left, casting)]
         if m.parrying:
             self.fight.log({"type": "parry", "who": m.id, "with": m.parrying, "rule": "CT-6",
                             "left": m.weapon_left if m.parrying == "weapon" else m.shield_left,

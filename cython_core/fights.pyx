@@ -11,7 +11,7 @@ scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiati
 for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
 its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
 broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
-OS-4 flight and surrender declared, OS-1 side initiative, OS-5 spells lost, OS-2 phases
+OS-4 flight and surrender declared, OS-1 side initiative, OS-5 saving throws and spells lost, OS-2 phases
 with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
 fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too); with the tables a
 procedure's compiled hooks give, reactions at a leaving enemy (ER-20 flee attacks: the
@@ -46,6 +46,7 @@ include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
 include "fracas/rulesets/er/strays.py"
 include "fracas/rulesets/oldschool/morale.py"
+include "fracas/rulesets/oldschool/saving.py"
 
 cdef extern from *:
     """
@@ -188,6 +189,9 @@ cdef struct FightPlan:
     const int64_t* os_side     # per side: bit 0 surprised in round 1, bit 1 waits
     const int64_t* os_phase    # per group: its one action's phase (0 missile, 2 melee), -1: none
     const int64_t* os_flee     # per group: morale.FLEE_*
+    bint os_saves              # OS-5: some group's attacks force saving throws
+    const int64_t* os_save_or  # per group: its save_or's category (-1: none), saving.BY_*, modifier
+    const int64_t* os_save_num # per category and group: the group's saving throw target number
     const int64_t* morale      # per group: Morale (-1: none)
     const int64_t* morale_mod  # per group: its modifier
     const int64_t* group_unit  # per group: its morale unit
@@ -268,6 +272,7 @@ cdef struct FightState:
     int64_t* os_slot_end   # per slot: the end of its members in f.order
     int32_t* os_together   # per slot: it holds more than one side (simultaneous)
     int32_t* os_able
+    int32_t* os_failed     # per member: failed a saving throw this round (OS-5)
     bint defer
     int64_t pend_n
     int64_t* pend_t        # a simultaneous phase's damage, landing at its end
@@ -862,6 +867,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
     cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
+    cdef const int64_t* sv
     cdef bint power = False
     cdef int err
     if p.side_turns and not spell:
@@ -955,7 +961,14 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                 if shatters(f.parrying[t], left):
                     f.broken[t] |= 1
                 f.parrying[t] = parry_after(f.parrying[t], left)
-    if p.phased:  # OS: a slot of several sides lands a phase's damage when the phase ends
+    if p.phased:
+        sv = p.os_save_or + 3 * g
+        if p.os_saves and sv[0] >= 0 and forces(<int>sv[1], spell) and f.status[t] == ST_STANDING:
+            # OS-5 (OsRound.attacked): the save_or's saving throw, hit or miss, the next random event
+            _stream(f)
+            if not saves(draw_gen(&f.dice, 20), sv[2], p.os_save_num[sv[0] * p.groups + tg]):
+                f.os_failed[t] = 1
+        # a slot of several sides lands a phase's damage when the phase ends
         if f.defer:
             f.pend_t[f.pend_n] = t
             f.pend_d[f.pend_n] = damage
@@ -1178,6 +1191,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
         f.u_noted[u * (TRIGGERS + 1)] = 0
     for m in range(p.members):  # declarations, before initiative
         f.hurt[m] = 0
+        f.os_failed[m] = 0
         f.leaving[m] = 0
         if f.status[m] != ST_STANDING:
             continue
@@ -1210,10 +1224,10 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
                 _os_leave(p, f, m)
                 if f.over:
                     return 0
-        for j in range(a, b):  # OS-5: a caster harmed this round before its slot loses the spell
+        for j in range(a, b):  # OS-5: a caster harmed, or that failed a save, this round before its slot loses the spell
             m = f.order[j]
             f.os_able[m] = f.status[m] == ST_STANDING
-            if f.casting[m] and f.hurt[m] and f.status[m] == ST_STANDING:
+            if f.casting[m] and (f.hurt[m] or f.os_failed[m]) and f.status[m] == ST_STANDING:
                 f.casting[m] = 0
                 f.spell[m] -= 1
                 f.os_able[m] = 0
@@ -1418,6 +1432,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
     cdef const int64_t[::1] focus_off = arrays["focus_off"], pair = arrays["pair"]
     cdef const int64_t[::1] os_side = arrays["os_side"], os_phase = arrays["os_phase"], os_flee = arrays["os_flee"]
+    cdef const int64_t[::1] os_save_or = arrays["os_save_or"], os_save_num = arrays["os_save_num"]
     cdef const int64_t[::1] morale = arrays["morale"], morale_mod = arrays["morale_mod"]
     cdef const int64_t[::1] group_unit = arrays["group_unit"], unit_start = arrays["unit_start"]
     cdef const int64_t[::1] unit_first = arrays["unit_first"]
@@ -1506,6 +1521,17 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     for g in range(groups):
         if not 0 <= group_unit[g] < p.units_n:
             raise ValueError("a fight plan's morale units disagree")
+    if os_save_or.shape[0] != 3 * groups or os_save_num.shape[0] % groups:
+        raise ValueError("a fight plan's saving throw tables disagree")
+    p.os_saves = False
+    for g in range(groups):
+        if not -1 <= os_save_or[3 * g] < os_save_num.shape[0] // groups or not BY_ANY <= os_save_or[3 * g + 1] <= BY_SPELL:
+            raise ValueError("a fight plan's saving throw tables disagree")
+        p.os_saves = p.os_saves or os_save_or[3 * g] >= 0
+    if p.os_saves and not p.phased:
+        raise ValueError("saving throws (OS-5) are an old-school fight plan's")
+    p.os_save_or = &os_save_or[0]
+    p.os_save_num = &os_save_num[0] if os_save_num.shape[0] else NULL
     for i in range(members):
         if not 0 <= member_unit[i] < p.units_n or member_unit[i] != group_unit[group[i]]:
             raise ValueError("a fight plan's morale units disagree")
@@ -1598,6 +1624,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.leaving = <int32_t*>_grab(keep, members * 4)
     f.hurt = <int32_t*>_grab(keep, members * 4)
     f.os_able = <int32_t*>_grab(keep, members * 4)
+    f.os_failed = <int32_t*>_grab(keep, members * 4)
     f.g_standing = <int64_t*>_grab(keep, groups * 8)
     f.g_succ = <int64_t*>_grab(keep, groups * 8)
     f.g_broken = <int32_t*>_grab(keep, groups * 4)

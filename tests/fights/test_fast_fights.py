@@ -437,6 +437,15 @@ def _os_scenario(draw):
                                   "strikes": draw(st.lists(_OS_STRIKES, min_size=1, max_size=2))}
             entries.append(entry)
         sides[f"side{s}"] = entries
+    if draw(st.booleans()):  # OS-5: saving throws, every combatant's by one number or a table
+        for entry in (e for entries in sides.values() for e in entries):
+            entry["save"] = draw(st.one_of(st.integers(2, 18), st.fixed_dictionaries(
+                {"spells": st.integers(2, 18), "paralysis": st.integers(2, 18)})))
+            if draw(st.integers(0, 2)) == 0:
+                by = [b for b, ok in (("any", True), ("attacks", bool(entry["attacks"])), ("spell", "spell" in entry))
+                      if ok]
+                entry["save_or"] = {"category": draw(st.sampled_from(["spells", "paralysis"])),
+                                    "modifier": draw(st.integers(-3, 3)), "by": draw(st.sampled_from(by))}
     scenario = _finished(draw, "old-school", sides, names)
     side_names = list(sides)
     scenario["initiative"] = {"ties": draw(st.sampled_from(["reroll", "simultaneous"])),
@@ -458,7 +467,7 @@ def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data,
     # power attacks, CT-6 weapon and shield parries, CT-7 sneak attacks not repeated; old
     # school: OS-1 side initiative with ties re-rolled or simultaneous, waiting and surprised
     # sides, OS-2 phases and one action, OS-3 fleeing targets, OS-4 morale by side and
-    # morale_group (flee, surrender, fight on), OS-5 spells lost
+    # morale_group (flee, surrender, fight on), OS-5 saving throws forced by attacks and spells lost
     # WW-5 the -6 to reactions while holding a ranged weapon in melee. A Worldwalker
     # combatant that may flee provokes attacks of opportunity, which the Python loop alone makes.
     scenario = data.draw(scenarios())

@@ -2,8 +2,8 @@
 fails a Saving Throw before their side's initiative, the spell ... is disrupted and fails."
 A combatant's `save_or` forces a saving throw (rolled as the old-school save kind: the
 decision "Saving throws" on docs/rules/old-school.md) on the target of its attacks; a
-declared caster that fails it before its side acts loses its spell. The compiled fight
-loop rolls no saves: such a scenario plays on the Python loop and says why.
+declared caster that fails it before its side acts loses its spell. Both fight loops roll
+the saves, from one statement of the rule (`fracas.rulesets.oldschool.saving`).
 """
 
 from __future__ import annotations
@@ -186,16 +186,58 @@ def test_os5_saves_belong_to_the_old_school_round():
 
 # -- the compiled loop ------------------------------------------------------------------------
 
+def _with_saves() -> dict:
+    """The goblin ambush with saving throws: every combatant has a save (a number, or a
+    table by category); the chief's blows force a death save, the archers' arrows a
+    paralysis save (by attacks), a goblin shaman's spell a spells save (by spell), and the
+    elf's arrows a save of no category (the goblins have one number for all)."""
+    scenario = load("os-goblin-ambush.json")
+    for side, entries in scenario["sides"].items():
+        for i, entry in enumerate(entries):
+            entry["save"] = 12 + i if side == "goblins" or i == 0 else {"spells": 14 - i, "paralysis": 12 + i,
+                                                                          "death": 10 + i}
+    goblins = {e["name"]: e for e in scenario["sides"]["goblins"]}
+    goblins["goblin chief"]["save_or"] = {"category": "death", "effect": "fear", "modifier": -2, "by": "any"}
+    scenario["sides"]["party"][1]["save_or"] = {"effect": "elf-shot", "by": "attacks"}
+    goblins["goblin archer"]["save_or"] = {"category": "paralysis", "effect": "venom", "by": "attacks"}
+    scenario["sides"]["goblins"].append({
+        "name": "goblin shaman", "hp": 6, "morale": 8, "save": 13, "attacker": {"attack_bonus": 0},
+        "target": {"ac": 12}, "attacks": [{"method": "melee", "damage": "1d4"}],
+        "spell": {"name": "hex", "uses": 2, "strikes": [{"method": "missile", "damage": "1d4", "range": "short"}]},
+        "save_or": {"category": "spells", "effect": "hex", "modifier": 1, "by": "spell"}})
+    return scenario
+
+
 @compiled
-def test_os5_a_save_or_keeps_the_scenario_on_the_python_loop_and_says_why():
-    plan = fastfight.plan_for(compile_scenario(GAZE))
-    assert isinstance(plan, str) and "$.sides.medusa[0].save_or" in plan and "OS-5" in plan
-    blob = orjson.dumps(GAZE)
-    auto, python = play_batch(blob, 3, 0, 20, "auto"), play_batch(blob, 3, 0, 20, "python")
-    assert auto.pop("python_fights") == 20 and auto.pop("compiled_fights") == 0
-    python.pop("python_fights"), python.pop("compiled_fights")
-    assert auto == python
-    assert "save_or" in simulate(GAZE, runs=20, seed=3)["fight_loop"]["python_why"]
+@pytest.mark.parametrize("scenario", [GAZE, _with_saves()], ids=["gaze", "goblin-ambush-with-saves"])
+def test_os5_the_compiled_loop_rolls_the_same_saving_throws(scenario):
+    # OS-5 on both loops: each save_or's saving throw is the next random event after its
+    # attack (hit or miss, while the target stands), and a declared caster that failed one
+    # before its side acted loses its spell: the same fights, fight by fight.
+    assert not isinstance(fastfight.plan_for(compile_scenario(scenario)), str)
+    blob = orjson.dumps(scenario)
+    for i in range(40):
+        fast, slow = play_batch(blob, 5, i, 1, "auto"), play_batch(blob, 5, i, 1, "python")
+        assert (fast.pop("compiled_fights"), slow.pop("python_fights")) == (1, 1)
+        fast.pop("python_fights"), slow.pop("compiled_fights")
+        assert fast == slow, f"fight {i} differs"
+    loop = simulate(scenario, runs=20, seed=3)["fight_loop"]
+    assert (loop["compiled_fights"], loop["python_why"]) == (20, None)
+
+
+@compiled
+def test_os5_saving_throws_change_the_fights_the_compiled_loop_plays():
+    # The same fights without any save_or: the saves above are not idle (spells are lost
+    # to them, so the magic-user's and the shaman's damage differs).
+    scenario = _with_saves()
+    plain = copy.deepcopy(scenario)
+    for entries in plain["sides"].values():
+        for entry in entries:
+            entry.pop("save_or", None)
+    with_saves = play_batch(orjson.dumps(scenario), 5, 0, 300, "auto")
+    without = play_batch(orjson.dumps(plain), 5, 0, 300, "auto")
+    assert with_saves["compiled_fights"] == without["compiled_fights"] == 300
+    assert with_saves != without
 
 
 @compiled

@@ -29,11 +29,12 @@ from fracas._pure import rules
 from fracas.drive import pools
 from fracas.rulesets.ct import turn
 from fracas.rulesets.er import strays
-from fracas.rulesets.oldschool import morale
+from fracas.rulesets.oldschool import morale, saving
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
-          ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py"]
+          ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
+          ROOT / "src/fracas/rulesets/oldschool/saving.py"]
 
 
 def _included() -> list[str]:
@@ -153,6 +154,11 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product(range(2, 13), (7, 12), (-2, 0, 2)):
         assert bare.breaks(*args) == morale.breaks(*args)
         assert bare.fights_to_death(args[1], args[2] + 2) == morale.fights_to_death(args[1], args[2] + 2)
+    bare = _without_cython(SHARED[4])
+    for args in itertools.product(range(1, 21), (-3, 0, 2), (1, 10, 14, 30)):
+        assert bare.saves(*args) == saving.saves(*args)
+    for args in itertools.product((saving.BY_ANY, saving.BY_ATTACKS, saving.BY_SPELL), (False, True)):
+        assert bare.forces(*args) == saving.forces(*args)
 
 
 # -- the rules themselves -------------------------------------------------------------------
@@ -263,6 +269,17 @@ def test_os4_the_triggers_of_a_morale_check() -> None:
 def test_os4_2d6_above_morale_plus_modifier_breaks() -> None:
     assert morale.breaks(8, 7, 0) and not morale.breaks(7, 7, 0)
     assert not morale.breaks(9, 7, 2) and morale.breaks(8, 7, -1)
+
+
+def test_os5_a_saving_throw_meets_or_beats_its_number_natural_20_saves_natural_1_fails() -> None:
+    assert saving.saves(12, 1, 13) and not saving.saves(11, 1, 13)   # d20 + total >= the number
+    assert saving.saves(20, -5, 30) and not saving.saves(1, 15, 2)   # naturals, as attack rolls (OS-6)
+
+
+def test_os5_by_says_which_attacks_force_a_save_or() -> None:
+    assert saving.forces(saving.BY_ANY, False) and saving.forces(saving.BY_ANY, True)
+    assert saving.forces(saving.BY_ATTACKS, False) and not saving.forces(saving.BY_ATTACKS, True)
+    assert saving.forces(saving.BY_SPELL, True) and not saving.forces(saving.BY_SPELL, False)
 
 
 def test_os4_morale_12_or_two_checks_passed_fight_to_the_death() -> None:

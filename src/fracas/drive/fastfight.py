@@ -132,7 +132,8 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     tables: dict[str, Any] = {
         "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
         "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
-        "os_flee": array("q", [0] * len(groups)),
+        "os_flee": array("q", [0] * len(groups)), "os_save_or": array("q", [-1, 0, 0] * len(groups)),
+        "os_save_num": array("q"),
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
         "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
         "ct_group": array("q", [0] * _kernels.active().CT_FIELDS * len(groups)),

@@ -31,11 +31,11 @@ from ...errors import RulesError, SchemaError
 from ...requests import check_range
 from ..base import Ruleset
 from ..fight import FLED, STANDING, Field, Member, Procedure, SideView, Situation, defined_by
-from . import morale
+from . import morale, saving
 
-#: The fields of a combatant's `save_or` (OS-5), and what `by` may say.
+#: The fields of a combatant's `save_or` (OS-5), and what `by` may say (its code in `saving`).
 SAVE_OR_FIELDS = ("category", "modifier", "effect", "by")
-SAVE_OR_BY = ("any", "attacks", "spell")
+SAVE_OR_BY = {"any": saving.BY_ANY, "attacks": saving.BY_ATTACKS, "spell": saving.BY_SPELL}
 
 
 class OsMember(Member):
@@ -127,7 +127,7 @@ class OsRound(Procedure):
         if not isinstance(effect.get("effect", ""), str):
             raise SchemaError(f"{where}.effect", "expected a string: what the effect is, for the record")
         by = effect.get("by", "any")
-        if by not in SAVE_OR_BY:
+        if not isinstance(by, str) or by not in SAVE_OR_BY:
             raise SchemaError(f"{where}.by", f"by {by!r}: one of {', '.join(SAVE_OR_BY)}")
         if by == "spell" and spec.spell is None:
             raise RulesError(f"{where}.by", "by spell: this combatant has no spell")
@@ -179,15 +179,6 @@ class OsRound(Procedure):
         return action
 
     @classmethod
-    def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round rolls no saving throws: a scenario with an effect that forces
-        one (OS-5) plays on the Python loop."""
-        for g in sc.groups:
-            if g.spec.save_or is not None:
-                return f"{g.path}.save_or: saving throws that disrupt spells (OS-5) play on the Python loop"
-        return None
-
-    @classmethod
     def compiled_units(cls, sc: Any, g: Any) -> list[tuple[str, Optional[tuple[int, ...]]]]:
         action = cls._action(g)
         return [(action, tuple(g.phases[action]))] if action is not None else []
@@ -200,7 +191,8 @@ class OsRound(Procedure):
 
     @classmethod
     def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
-        """OS-1 setup, OS-2 phases and one action, OS-4 flight and morale units."""
+        """OS-1 setup, OS-2 phases and one action, OS-4 flight and morale units, OS-5 the
+        saving throws of `save_or` (`_save_tables`)."""
         if sc.setup is None:
             return "the ruleset's round has procedures the compiled fight loop does not take"
         if any(set(g.phases) - set(cls._PHASE) for g in sc.groups):
@@ -215,7 +207,33 @@ class OsRound(Procedure):
                                           for s in sc.sides]),
                       os_phase=array("q", [cls._PHASE[a] if a is not None else -1 for a in actions]),
                       os_flee=array("q", [cls._FLEE[g.spec.tactic.flee] for g in sc.groups]))
+        cls._save_tables(sc, tables)
         return None
+
+    @classmethod
+    def _save_tables(cls, sc: Any, tables: dict[str, Any]) -> None:
+        """OS-5 for the compiled loop: per group its `save_or` as (category, by, modifier),
+        the category an index into `os_save_num` (-1: no save_or), and per category and
+        group the group's saving throw target number (0 on the forcing groups' own side,
+        which their attacks never reach: `check_scenario`)."""
+        categories: list[Optional[str]] = []
+        save_or: list[int] = []
+        for g in sc.groups:
+            effect = g.spec.save_or
+            if effect is None:
+                save_or += [-1, 0, 0]
+                continue
+            category = effect.get("category")
+            if category not in categories:
+                categories.append(category)
+            save_or += [categories.index(category), SAVE_OR_BY[effect.get("by", "any")], effect.get("modifier", 0)]
+        numbers: list[int] = []
+        for category in categories:
+            for t in sc.groups:
+                save = t.spec.save
+                numbers.append(save if isinstance(save, int) else
+                               save.get(category, 0) if isinstance(save, dict) and category is not None else 0)
+        tables.update(os_save_or=array("q", save_or), os_save_num=array("q", numbers))
 
     # -- a round ---------------------------------------------------------------------------
 
@@ -314,8 +332,7 @@ class OsRound(Procedure):
         effect = self.sc.groups[m.group].spec.save_or
         if effect is None or target.status != STANDING:
             return
-        by = effect.get("by", "any")
-        if by != "any" and (by == "spell") != (key == "spell"):
+        if not saving.forces(SAVE_OR_BY[effect.get("by", "any")], key == "spell"):
             return
         fight = self.fight
         save = self.sc.groups[target.group].spec.save

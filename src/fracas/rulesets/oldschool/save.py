@@ -10,7 +10,8 @@ natural 1 always fails, as with attack rolls (OS-6). The target number is the cr
 `category` (the GM's table: e.g. spells 15, breath 16).
 
 Draw order: one d20 per target, in request order. Both backends run this code (the
-compiled core has no save kernel): their streams are the same, so are their answers.
+compiled core has no save kernel): their streams are the same, so are their answers. The
+rule itself (`saving.saves`) is the one the compiled fight loop reads.
 
 The result carries each target's exact chance to save and the exact distribution of how
 many of them fail, so "what are the odds?" is answered with the roll.
@@ -27,6 +28,7 @@ from ...dice import Dice
 from ...errors import LimitError, SchemaError
 from ...requests import check_range, decode, say
 from ..rows import Rolled, failures, roll_or_say
+from .saving import saves
 from .schema import SaveRequest, Saver
 
 #: A saving throw target number: a d20 roll, so anything past these is a typo.
@@ -90,11 +92,6 @@ def compile_save(request: Any) -> SavePlan:
         check_range(t.modifier, *MODIFIER_RANGE, f"{path}.modifier", "modifier")
         numbers.append((number, t.modifier + req.modifier))
     return SavePlan(req, numbers)
-
-
-def saves(face: int, total: int, number: int) -> bool:
-    """A natural 20 always saves, a natural 1 always fails; else d20 + total >= the number."""
-    return face == 20 or (face != 1 and face + total >= number)
 
 
 def save_chance(total: int, number: int) -> Fraction:

@@ -161,6 +161,8 @@ cdef struct FightPlan:
     const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
     const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
     const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
+    bint sneaks                # ER-13: some group's attack has sneak strikes
+    const int64_t* sneaky      # per group: its turn's attack has sneak strikes (variants 2, 3: without their dice)
     # Stray shots into those next to a target (ER-17 friendly fire), from the hooks' tables
     bint strays
     const int64_t* shoots      # per group: its turn's attack has a ranged strike
@@ -293,6 +295,12 @@ cdef struct FightState:
     # reactions (p.reactions): stamps epoch + round, so nothing is cleared between rounds or fights
     int64_t now            # this round's stamp
     int64_t* engaged       # members × members: the last round the two engaged each other
+    # ER-13 (p.sneaks): per member whom its turn's attack was at in its last two rounds
+    # that had one (a turn makes one attack, at one target), and when (epoch + round)
+    int64_t* fo_t
+    int64_t* fo_r
+    int64_t* fo_pt
+    int64_t* fo_pr
     int64_t* reacted       # per member: the round it spent its reaction in
     # strays: the attack's bystanders (member, damage), the kernel's log of its dice
     int64_t by[BY_MAX]
@@ -853,6 +861,13 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     return 0
 
 
+cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nogil:
+    """ER-13 (ErRound.situation): m attacked t, or t attacked m, in the prior round."""
+    cdef int64_t prior = f.now - 1
+    return ((f.fo_r[m] == prior and f.fo_t[m] == t) or (f.fo_pr[m] == prior and f.fo_pt[m] == t)
+            or (f.fo_r[t] == prior and f.fo_t[t] == m) or (f.fo_pr[t] == prior and f.fo_pt[t] == m))
+
+
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
     """CtRound._power_now (CT-5): its tactic's moment for a power attack (power_now)."""
     return power_now(<int>p.ct_group[p.group[m] * CTG + CTG_POWER], f.turns[m], f.hp[m], p.hp[m])
@@ -898,6 +913,12 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     if nb == BY_MAX:
                         break
             v = nb > 0
+        if p.sneaks:
+            if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
+                v += 2
+            if f.fo_r[m] != f.now:  # whom m attacked: this round's target, the last round's kept
+                f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
+                f.fo_t[m], f.fo_r[m] = t, f.now
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
     at = p.vbase[unit * p.groups + tg] + v
@@ -1554,6 +1575,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             p.reactions = p.reactions or react_unit[g] >= 0
     if p.reactions and (rows or p.side_turns or p.phased or members > 4096):
         raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
+    cdef const int64_t[::1] sneaky = arrays["sneaky"]
+    if sneaky.shape[0] != groups:
+        raise ValueError("a fight plan's sneak table disagrees")
+    p.sneaks, p.sneaky = arrays["sneaks"], &sneaky[0]
+    if p.sneaks and (rows or p.side_turns or p.phased):
+        raise ValueError("ER-13 sneak attacks are rolled on the ER kernel")
     p.strays = arrays["strays"]
     if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
             or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
@@ -1616,6 +1643,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.acts = <int32_t*>_grab(keep, members * 4)
     f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
+    f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
+    f.fo_r = <int64_t*>_grab(keep, members * 8)
+    f.fo_pt = <int64_t*>_grab(keep, members * 8)
+    f.fo_pr = <int64_t*>_grab(keep, members * 8)
     f.reacted = <int64_t*>_grab(keep, members * 8)
     f.slog_cap = max(widest, 1) * SLOG_STRIKE if p.strays else 0
     f.slog = <int32_t*>_grab(keep, f.slog_cap * 2 * 4)

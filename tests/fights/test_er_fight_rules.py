@@ -107,11 +107,25 @@ def test_er13_what_the_fight_remembers_is_in_its_saved_state():
     assert again.play_round(2) == original.play_round(2)
 
 
-def test_er13_sneak_attack_scenarios_play_on_the_python_loop_and_say_why():
+def test_er13_a_sneak_attack_that_may_shock_plays_on_the_python_loop_and_says_why():
+    # The ogre has body_max and save_bonus: the rogue's sneak attack may call for a shock
+    # save, whose incapacitation only the Python loop keeps.
     why = fastfight.plan_for(compile_scenario(ROGUE_VS_OGRE))
     if isinstance(why, str) and why.startswith("the compiled core is not in use"):
         return  # the pure-Python kernels play every fight on the Python loop
-    assert isinstance(why, str) and "$.sides.rogue[0].attacks[0]" in why and "ER-13" in why
+    assert isinstance(why, str) and "$.sides.rogue[0]" in why and "a sneak attack at a target with body_max" in why
+
+
+def test_er13_sneak_attacks_without_shock_play_the_same_fights_on_both_loops():
+    # Two ogres without body_max, the rogue picking at random (so it meets victims that
+    # fought it the round before and victims that did not): the compiled loop keeps whom
+    # each attacked in the prior round and makes the same sneak attacks.
+    scenario = copy.deepcopy(ROGUE_VS_OGRE)
+    scenario["max_rounds"] = 12
+    scenario["sides"]["ogre"][0].update(count=2)
+    del scenario["sides"]["ogre"][0]["target"]["body_max"], scenario["sides"]["ogre"][0]["target"]["save_bonus"]
+    scenario["sides"]["rogue"][0]["tactic"] = {"target": "random"}
+    _same_fights_on_both_loops(scenario, 7, 40)
 
 
 

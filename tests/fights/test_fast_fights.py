@@ -151,7 +151,7 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
     sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
     fallback = simulate(sneaky, runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert "a sneak attack (ER-13" in fallback["fight_loop"]["python_why"]
+    assert "a sneak attack at a target with body_max" in fallback["fight_loop"]["python_why"]
 
 
 @compiled
@@ -211,14 +211,29 @@ def test_an_old_school_round_changed_elsewhere_goes_back_to_the_python_loop():
 
 
 @compiled
-def test_a_sneak_attack_keeps_the_scenario_on_the_python_loop():
-    # ER-13: a sneak attack needs the victim to have lost track of the attacker in the prior
-    # round (and may call for a shock save), which the compiled loop does not keep: the
-    # scenario plays on the Python loop, and says why.
+def test_er13_sneak_attacks_play_the_same_fights_on_both_loops():
+    # ER-13: a sneak attack only at a victim that lost track of the attacker in the prior
+    # round (neither attacked the other then): the compiled loop keeps whom each attacked
+    # in its last two rounds and drops the sneak dice as the Python round does. Pip, the
+    # party's archer, sneak-shoots at skeletons (no body_max: no shock save to roll).
     scenario = load("er-skeleton-horde.json")
+    pip = next(e for e in scenario["sides"]["party"] if e["name"] == "Pip")
+    pip["attacks"][0]["sneak"] = True
+    assert not isinstance(fastfight.plan_for(compile_scenario(scenario)), str)
+    assert _same_fights(scenario, 5, 30) == 30
+    with_sneak = play_batch(orjson.dumps(scenario), 5, 0, 200, "auto")
+    pip["attacks"][0].pop("sneak")
+    assert play_batch(orjson.dumps(scenario), 5, 0, 200, "auto") != with_sneak  # the sneak dice matter
+
+
+@compiled
+def test_er13_a_sneak_attack_at_a_target_that_may_be_shocked_plays_on_the_python_loop():
+    # A sneak attack at a target with body_max may call for a shock save (ER-13), whose
+    # incapacitation only the Python loop keeps: the scenario says why.
+    scenario = load("er-skeleton-horde.json")  # the party have body_max
     scenario["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    assert isinstance(plan, str) and "$.sides.skeletons[0].attacks[0]" in plan and "ER-13" in plan
+    assert isinstance(plan, str) and "sneak attack at a target with body_max" in plan, plan
     assert _same_fights(scenario, 5, 3) == 0
 
 
@@ -282,12 +297,18 @@ def _scenario(draw):
                 entry["position"] = [draw(st.integers(-30, 30)), draw(st.integers(-30, 30))]
             entries.append(entry)
         sides[f"side{s}"] = entries
+    for entry in (e for es in sides.values() for e in es):  # ER-13: sneak strikes (a sneak at disadvantage is refused)
+        for strike in entry["attacks"]:
+            if not strike.get("disadvantage") and draw(st.integers(0, 3)) == 0:
+                strike.update(sneak=True, sneak_ok=True)
     for entry in (e for es in sides.values() for e in es):  # ER-17: who stands next to whom
         if draw(st.booleans()):
             entry["nearby"] = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
             entry["target"]["cover"] = draw(st.sampled_from(["none", "half", "three-quarters", "three-quarters"]))
             if draw(st.integers(0, 3)) == 0:
-                entry["target"]["conditions"] = [draw(st.sampled_from(["invisible", "paralyzed", "petrified"]))]
+                sneaks = any(a.get("sneak") for es in sides.values() for e in es for a in e["attacks"])
+                entry["target"]["conditions"] = [draw(st.sampled_from(
+                    ["paralyzed", "petrified", *(() if sneaks else ("invisible",))]))]
             for strike in entry["attacks"]:
                 if strike["method"] == "range" and draw(st.booleans()):
                     strike["friendly_fire"] = True  # asked for: strays without three-quarters cover
@@ -512,8 +533,8 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     (tmp_path / "sneaky.json").write_text(json.dumps(sneaky))
     fallback = run(["simulate", str(tmp_path / "sneaky.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0].attacks[0]: a sneak attack"
-            in fallback.output), fallback.output
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: its attack at $.sides.party[0]"
+            " has follow-up dice (a sneak attack at a target with body_max" in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])

@@ -148,15 +148,10 @@ class ErRound(Procedure):
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks) but not who
-        attacked whom (ER-13): a scenario with a sneak attack plays on the Python loop; so do
-        charges, defending, thrown items, weapon negation and grappling targets (their
+        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks) and whom
+        each attacked in the prior round (ER-13 sneak attacks); charges, defending, thrown
+        items, weapon negation and grappling targets play on the Python loop (their
         reactions and follow-up dice are the Python loop's alone)."""
-        for g in sc.groups:
-            for i, strike in enumerate(g.spec.attacks):
-                if isinstance(strike, dict) and strike.get("sneak"):
-                    return (f"{g.path}.attacks[{i}]: a sneak attack (ER-13: only at a victim that lost track of"
-                            " the attacker in the prior round) plays on the Python loop")
         for g in sc.groups:
             if g.spec.impale is not None or g.spec.tactic.charge is not None:
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
@@ -199,8 +194,10 @@ class ErRound(Procedure):
         def attack_has(g: Any, methods: tuple[str, ...]) -> int:
             return 1 if any(g.spec.attacks[i].get("method") in methods for i in g.phases.get("attack", ())) else 0
 
+        sneaky = [1 if cls._sneak_strikes(g, g.phases.get("attack")) else 0 for g in sc.groups]
         tables.update(leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
-                      engages=array("q", [attack_has(g, MELEE) for g in sc.groups]))
+                      engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
+                      sneaks=any(sneaky), sneaky=array("q", sneaky))
         if not any(g.spec.nearby for g in sc.groups):
             return None
         by_off, by_list = array("q", [0]), array("q")
@@ -231,17 +228,26 @@ class ErRound(Procedure):
                           tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
         """ER-17: a ranged attack at a target with someone standing next to it (variant 1):
         the request with bystanders, whose rows are those of any bystanders (the compiled
-        loop rolls the strays into the ones standing); variant 0: no one there."""
-        plain: list[tuple[Optional[tuple[int, ...]], Situation]] = [(use, ()), (use, ())]
-        if key == "spell" or use is None or not tables.get("strays") or not t.spec.nearby:
-            return plain
-        if not any(g.spec.attacks[i].get("method") == "range" for i in use):
-            return plain
-        near = [e for e in cls._by_candidates(sc, t) if sc.member_group[e] != t.index or t.spec.count > 1]
-        if not near:
-            return plain
-        targets = {"t": dict(t.spec.target, nearby=["n0"]), "n0": dict(sc.groups[sc.member_group[near[0]]].spec.target)}
-        return [(use, ()), (use, (("request", (("targets", frozen(targets)),)),))]
+        loop rolls the strays into the ones standing); variant 0: no one there. ER-13: an
+        attack with sneak strikes has two more, the same two without the sneak dice (at a
+        victim that fought the attacker in the prior round: `situation`)."""
+        found: list[Situation] = [(), ()]
+        if key != "spell" and use is not None and tables.get("strays") and t.spec.nearby and any(
+                g.spec.attacks[i].get("method") == "range" for i in use):
+            near = [e for e in cls._by_candidates(sc, t) if sc.member_group[e] != t.index or t.spec.count > 1]
+            if near:
+                targets = {"t": dict(t.spec.target, nearby=["n0"]),
+                           "n0": dict(sc.groups[sc.member_group[near[0]]].spec.target)}
+                found[1] = (("request", (("targets", frozen(targets)),)),)
+        sneaks = cls._sneak_strikes(g, use) if key != "spell" else ()
+        if sneaks:
+            found += [situation + tuple((("strike", i), cls.no_sneak) for i in sneaks) for situation in found]
+        return [(use, situation) for situation in found]
+
+    @staticmethod
+    def _sneak_strikes(g: Any, use: Optional[tuple[int, ...]]) -> tuple[int, ...]:
+        """ER-13: the sneak strikes among `use`."""
+        return tuple(i for i in use or () if g.spec.attacks[i].get("sneak"))
 
     @classmethod
     def compiled_row_info(cls, plan: Any) -> list[int]:
@@ -266,6 +272,7 @@ class ErRound(Procedure):
         if not cls._draws_flee_attacks(t):
             return [(None, ())]
         situation: Situation = (("request", (("flee", (("moved", cls._flee_move(t)),)),)),)
+        situation += tuple((("strike", i), cls.no_sneak) for i in cls._sneak_strikes(g, use))  # never a sneak
         return [(use, situation)]
 
     @classmethod
@@ -747,9 +754,9 @@ class ErRound(Procedure):
                 found += (("target", (("conditions", (*conditions, "defending")),)),)
         if key == "spell" or not (target.id in m.attacked or m.id in target.attacked):
             return found
-        attacks = self.sc.groups[m.group].spec.attacks
-        indexes = use if use is not None else tuple(self.sc.groups[m.group].phases.get(key, ()))
-        return found + tuple((("strike", i), self.no_sneak) for i in indexes if attacks[i].get("sneak"))
+        g = self.sc.groups[m.group]
+        return found + tuple((("strike", i), self.no_sneak)
+                             for i in self._sneak_strikes(g, use if use is not None else tuple(g.phases.get(key, ()))))
 
     def _bystanders(self, m: Member, target: Member) -> Situation:
         """ER-17: the request's targets with the standing combatants next to `target` as

@@ -162,6 +162,8 @@ cdef struct FightPlan:
     const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
     const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
     bint sneaks                # ER-13: some group's attack has sneak strikes
+    bint feints                # WW-7: some group's strikes feint first
+    const int64_t* feint_units # per group: bit j, its turn's unit j (a strike) feints first
     const int64_t* sneaky      # per group: its turn's attack has sneak strikes (variants 2, 3: without their dice)
     # Stray shots into those next to a target (ER-17 friendly fire), from the hooks' tables
     bint strays
@@ -297,6 +299,7 @@ cdef struct FightState:
     int64_t* engaged       # members × members: the last round the two engaged each other
     # ER-13 (p.sneaks): per member whom its turn's attack was at in its last two rounds
     # that had one (a turn makes one attack, at one target), and when (epoch + round)
+    int64_t* feinted       # WW-7 (p.feints): per member, bit j: unit j's feint is made, its attack to come
     int64_t* fo_t
     int64_t* fo_r
     int64_t* fo_pt
@@ -1313,7 +1316,7 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
 
 cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
     """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
-    cdef int64_t i, m, t, n, r = 0, slot, g, u
+    cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
     cdef int err
     f.sides_left = 0
     for i in range(p.sides):
@@ -1344,6 +1347,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.winner = -1
     f.once_n = 0
     f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
+    if p.feints:
+        memset(f.feinted, 0, p.members * sizeof(int64_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1407,14 +1412,23 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                 if t >= 0:
                     err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
             elif p.units[3 * g + 1]:
+                first, count, skip = p.units[3 * g], p.units[3 * g + 1], 0
+                if p.feints:  # WW-7 (WwRound.turn): a strike whose feint is to be made makes it, not its attack
+                    skip = p.feint_units[g] & ~f.feinted[m]
+                    f.feinted[m] |= skip
+                    if skip == (<int64_t>1 << count) - 1:
+                        continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
                 # one attack, or (WW-5) one per strike while the target stands
-                for u in range(p.units[3 * g], p.units[3 * g] + p.units[3 * g + 1]):
+                for u in range(first, first + count):
+                    if (skip >> (u - first)) & 1:
+                        continue
                     if t < 0 or f.status[t] != ST_STANDING:
                         break
                     err = _attack(p, f, m, t, u, False, r)
                     if err:
                         break
+                    f.feinted[m] &= ~(<int64_t>1 << (u - first))  # WW-7: the feint's attack is made
             if err:
                 return err
         if not f.over and r >= p.max_rounds:
@@ -1575,9 +1589,16 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             p.reactions = p.reactions or react_unit[g] >= 0
     if p.reactions and (rows or p.side_turns or p.phased or members > 4096):
         raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
-    cdef const int64_t[::1] sneaky = arrays["sneaky"]
-    if sneaky.shape[0] != groups:
-        raise ValueError("a fight plan's sneak table disagrees")
+    cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
+    if sneaky.shape[0] != groups or feint_units.shape[0] != groups:
+        raise ValueError("a fight plan's sneak or feint table disagrees")
+    p.feints, p.feint_units = False, &feint_units[0]
+    for g in range(groups):
+        if feint_units[g] < 0 or units[3 * g + 1] > 62 or feint_units[g] >> units[3 * g + 1]:
+            raise ValueError("a fight plan's feint table disagrees with its units")
+        p.feints = p.feints or feint_units[g] != 0
+    if p.feints and not rows:
+        raise ValueError("WW-7 feints are rolled on the strike-row kernel")
     p.sneaks, p.sneaky = arrays["sneaks"], &sneaky[0]
     if p.sneaks and (rows or p.side_turns or p.phased):
         raise ValueError("ER-13 sneak attacks are rolled on the ER kernel")
@@ -1643,6 +1664,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.acts = <int32_t*>_grab(keep, members * 4)
     f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
+    f.feinted = <int64_t*>_grab(keep, members * 8)
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)
     f.fo_pt = <int64_t*>_grab(keep, members * 8)

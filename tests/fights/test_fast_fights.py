@@ -344,6 +344,9 @@ def _ww_scenario(draw):
                 attacker["two_weapon"] = {"light": draw(st.booleans()),
                                           "talent": draw(st.sampled_from(["none", "shield-specialist"]))}
                 attacks = [attacks[0], {**draw(_WW_STRIKES), "hand": "off"}]
+            for strike in attacks:  # WW-7: a main-hand strike may feint first
+                if strike.get("hand") != "off" and draw(st.integers(0, 3)) == 0:
+                    strike["feint"] = {"bonus": draw(st.integers(0, 6)), "defense": draw(st.integers(0, 6))}
             target = {"dex_mod": draw(st.integers(-1, 4)), "armor": draw(st.integers(0, 3))}
             tactic = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
             if draw(st.booleans()):
@@ -489,7 +492,7 @@ def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data,
     # school: OS-1 side initiative with ties re-rolled or simultaneous, waiting and surprised
     # sides, OS-2 phases and one action, OS-3 fleeing targets, OS-4 morale by side and
     # morale_group (flee, surrender, fight on), OS-5 saving throws forced by attacks and spells lost
-    # WW-5 the -6 to reactions while holding a ranged weapon in melee. A Worldwalker
+    # WW-5 the -6 to reactions while holding a ranged weapon in melee, WW-7 feints. A Worldwalker
     # combatant that may flee provokes attacks of opportunity, which the Python loop alone makes.
     scenario = data.draw(scenarios())
     played = _same_fights(scenario, seed, 6)

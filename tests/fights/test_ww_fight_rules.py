@@ -132,14 +132,28 @@ def test_ww7_ww6_an_off_hand_strike_cannot_feint():
     assert err.value.path == "$.sides.knights[0].attacks[1].feint" and "WW-6" in err.value.reason
 
 
-def test_ww7_a_feinting_scenario_plays_on_the_python_loop_and_says_why():
-    # The compiled loop keeps no feint across rounds: fastfight sends the scenario to the
-    # Python loop, and fight_loop gives the reason.
-    sc = compile_scenario(feint_scenario())
-    why = fastfight._uncovered(sc)
-    assert why is not None and "WW-7" in why
-    totals = play_batch(orjson.dumps(feint_scenario()), 3, 0, 4, "auto")
-    assert totals["python_fights"] == 4 and totals["compiled_fights"] == 0
+@compiled
+def test_ww7_feints_play_the_same_fights_on_both_loops():
+    # The compiled loop keeps each combatant's feints made across rounds, as WwRound.turn:
+    # a feinting strike feints one turn and attacks (its contest rolled with it) the next.
+    # The knights (two, one with a plain second strike) feint; the raider blocks with a
+    # reserve, so a feint that wins leaves it no block.
+    body = feint_scenario(count=2)
+    body["sides"]["knights"][0]["attacks"].append({"method": "melee", "damage": "1d4"})
+    body["sides"]["raiders"][0].update(target={"defense": 10, "reaction": {"kind": "block", "bonus": 4}},
+                                       tactic={"reserve": 1}, hp=60)
+    body["max_rounds"] = 12
+    sc = compile_scenario(body)
+    assert fastfight._uncovered(sc) is None
+    blob = orjson.dumps(body)
+    for i in range(40):
+        fast, slow = play_batch(blob, 3, i, 1, "auto"), play_batch(blob, 3, i, 1, "python")
+        assert (fast.pop("compiled_fights"), slow.pop("python_fights")) == (1, 1)
+        fast.pop("python_fights"), slow.pop("compiled_fights")
+        assert fast == slow, f"fight {i}"
+    plain = copy.deepcopy(body)
+    del plain["sides"]["knights"][0]["attacks"][0]["feint"]
+    assert play_batch(orjson.dumps(plain), 3, 0, 200, "auto") != play_batch(blob, 3, 0, 200, "auto")
 
 
 # -- Attacks of opportunity ------------------------------------------------------------------------
@@ -274,9 +288,10 @@ def test_the_cli_round_shows_feints_and_attacks_of_opportunity():
 
 
 @compiled
-@pytest.mark.parametrize(("body", "words"), [(feint_scenario(), "WW-7"),
-                                              (aoo_scenario(), "attacks of opportunity")])
-def test_ww_fight_loop_says_why_the_python_loop_played(body, words):
-    loop = simulate(body, runs=6, seed=1, workers=1).to_dict()["fight_loop"]
-    assert (loop["compiled_fights"], loop["python_fights"]) == (0, 6) and words in loop["python_why"]
+def test_ww_fight_loop_says_why_the_python_loop_played():
+    loop = simulate(aoo_scenario(), runs=6, seed=1, workers=1).to_dict()["fight_loop"]
+    assert (loop["compiled_fights"], loop["python_fights"]) == (0, 6)
+    assert "attacks of opportunity" in loop["python_why"]
+    feints = simulate(feint_scenario(), runs=6, seed=1, workers=1).to_dict()["fight_loop"]
+    assert feints == {"compiled_fights": 6, "python_fights": 0, "python_why": None}  # WW-7 plays compiled
 

@@ -81,10 +81,8 @@ class WwRound(Procedure):
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
-        """Why the compiled loop does not play this scenario (None: it does): it keeps no
-        feint across rounds (WW-7) and makes no attack of opportunity."""
-        if any(cls.feinting(g.spec) for g in sc.groups):
-            return "a feint spends a complex action (WW-7): the compiled fight loop keeps no feints across rounds"
+        """Why the compiled loop does not play this scenario (None: it does): it makes no
+        attack of opportunity."""
         if cls.opportunities(sc):
             return ("a combatant with flee_at can provoke attacks of opportunity (Worldwalker): the compiled fight"
                     " loop makes none")
@@ -188,11 +186,21 @@ class WwRound(Procedure):
 
     @classmethod
     def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
-        """Strike rows, initiative once (WW-1), reserves and reactions per member (WW-5)."""
+        """Strike rows, initiative once (WW-1), reserves and reactions per member (WW-5); per
+        group the units of its turn (`compiled_units`, a strike each) that feint first
+        (WW-7: bit j for unit j)."""
         specs = [sc.groups[g].spec for g in sc.member_group]
+        feint_units = array("q")
+        for g in sc.groups:
+            feinting = set(cls.feinting(g.spec))
+            units = cls.compiled_units(sc, g)
+            if feinting and len(units) > 62:
+                return f"{g.path}: more than 62 strikes with a feint among them (WW-7)"
+            feint_units.append(sum(1 << j for j, (_key, use) in enumerate(units) if use and use[0] in feinting))
         tables.update(rows=True, init_once=True,
                       reserve=array("q", [spec.tactic.reserve for spec in specs]),
-                      reaction=array("i", [1 if spec.target.get("reaction") else 0 for spec in specs]))
+                      reaction=array("i", [1 if spec.target.get("reaction") else 0 for spec in specs]),
+                      feint_units=feint_units)
         return None
 
     # -- a member ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from fracas.drive.fight import Fight
 from fracas.drive.scenario import compile_scenario
 from fracas.drive.simulate import play_batch, simulate
 
+from .test_fast_fights import _same_fights
 from .test_fights import load
 
 compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "play_fights"),
@@ -215,12 +216,7 @@ def test_os5_the_compiled_loop_rolls_the_same_saving_throws(scenario):
     # attack (hit or miss, while the target stands), and a declared caster that failed one
     # before its side acted loses its spell: the same fights, fight by fight.
     assert not isinstance(fastfight.plan_for(compile_scenario(scenario)), str)
-    blob = orjson.dumps(scenario)
-    for i in range(40):
-        fast, slow = play_batch(blob, 5, i, 1, "auto"), play_batch(blob, 5, i, 1, "python")
-        assert (fast.pop("compiled_fights"), slow.pop("python_fights")) == (1, 1)
-        fast.pop("python_fights"), slow.pop("compiled_fights")
-        assert fast == slow, f"fight {i} differs"
+    assert _same_fights(scenario, 5, 40) == 40
     loop = simulate(scenario, runs=20, seed=3)["fight_loop"]
     assert (loop["compiled_fights"], loop["python_why"]) == (20, None)
 

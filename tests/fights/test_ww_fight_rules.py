@@ -21,7 +21,7 @@ from fracas.drive.simulate import play_batch, simulate
 from fracas.errors import RequestError
 from fracas.rng import chunk_seed
 
-from .test_fast_fights import compiled
+from .test_fast_fights import _same_fights, compiled
 from .test_fight_procedures import Scripted, events
 
 
@@ -145,15 +145,10 @@ def test_ww7_feints_play_the_same_fights_on_both_loops():
     body["max_rounds"] = 12
     sc = compile_scenario(body)
     assert fastfight._uncovered(sc) is None
-    blob = orjson.dumps(body)
-    for i in range(40):
-        fast, slow = play_batch(blob, 3, i, 1, "auto"), play_batch(blob, 3, i, 1, "python")
-        assert (fast.pop("compiled_fights"), slow.pop("python_fights")) == (1, 1)
-        fast.pop("python_fights"), slow.pop("compiled_fights")
-        assert fast == slow, f"fight {i}"
+    assert _same_fights(body, 3, 40) == 40
     plain = copy.deepcopy(body)
     del plain["sides"]["knights"][0]["attacks"][0]["feint"]
-    assert play_batch(orjson.dumps(plain), 3, 0, 200, "auto") != play_batch(blob, 3, 0, 200, "auto")
+    assert play_batch(orjson.dumps(plain), 3, 0, 200, "auto") != play_batch(orjson.dumps(body), 3, 0, 200, "auto")
 
 
 # -- Attacks of opportunity ------------------------------------------------------------------------

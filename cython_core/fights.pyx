@@ -160,7 +160,7 @@ cdef struct FightPlan:
     bint reactions             # some group's leaving draws reactions and some group makes them
     const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
     const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
-    const int64_t* engages     # per group: its turn's attack engages its target (a melee strike)
+    const int64_t* engages     # per group, bit j: its turn's unit j engages its target in melee
     bint sneaks                # ER-13: some group's attack has sneak strikes
     bint feints                # WW-7: some group's strikes feint first
     const int64_t* feint_units # per group: bit j, its turn's unit j (a strike) feints first
@@ -671,10 +671,12 @@ cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
 
 cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
-    flee attacks): each standing enemy engaged with it this round or the round before, with
-    its reaction left and a reaction unit, in member order, makes its reaction (one random
-    event), its damage landing at once; it stops when t is at 0."""
-    cdef int64_t e, unit, at, first, n, damage, logpos = 0
+    flee attacks, Worldwalker attacks of opportunity): each standing enemy engaged with it
+    in melee this round or the round before, with its reaction left (one a round) and a
+    reaction unit, in member order, makes its reaction (one random event), its damage
+    landing at once; it stops when t is at 0. On strike rows (Worldwalker) the variant is
+    the target's reaction left or not, and its blocks and dodges spend its reserve (WW-5)."""
+    cdef int64_t e, unit, at, first, n, damage, logpos = 0, v, s, reacted
     cdef int err
     cdef int64_t tg = p.group[t]
     for e in range(p.members):
@@ -685,20 +687,33 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
         if unit < 0:
             continue
         f.reacted[e] = f.now
-        if p.vcount[unit * p.groups + tg] != 1:
+        v = p.rows and p.reaction[t] and f.reserve[t] <= 0
+        if not v < p.vcount[unit * p.groups + tg]:
             return E_FIGHT_PLAN
-        at = p.vbase[unit * p.groups + tg]
+        at = p.vbase[unit * p.groups + tg] + v
         first, n = p.pair[2 * at], p.pair[2 * at + 1]
         if n <= 0:
             return E_FIGHT_PLAN
         _stream(f)
         f.attacks += 1
         damage = 0
-        f.stamp[0] = -1
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
-                          NULL, 0, &logpos, 0, &damage)
-        if err:
-            return err
+        if p.rows:
+            err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
+                          f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
+            if err:
+                return err
+            reacted = 0
+            for s in range(n):
+                damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+                reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
+            if f.reserve[t] > 0:
+                f.reserve[t] -= reacted
+        else:
+            f.stamp[0] = -1
+            err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                              NULL, 0, &logpos, 0, &damage)
+            if err:
+                return err
         f.dealt[e] += damage
         f.taken[t] += damage
         f.engaged[e * p.members + t] = f.engaged[t * p.members + e] = f.now
@@ -1000,7 +1015,8 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         else:
             _os_harm(p, f, t, damage)
         return 0
-    if p.reactions and not spell and p.engages[g]:  # engaged in melee, both ways (ER-20)
+    if p.reactions and not spell and (p.engages[g] >> (unit - p.units[3 * g])) & 1:
+        # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
         f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
     for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
         e = f.by[i]
@@ -1587,8 +1603,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         p.reactions = False
         for g in range(groups):
             p.reactions = p.reactions or react_unit[g] >= 0
-    if p.reactions and (rows or p.side_turns or p.phased or members > 4096):
-        raise ValueError("reactions at a leaving enemy are rolled on the ER kernel, for 4,096 combatants at most")
+    if p.reactions and (p.side_turns or p.phased or members > 4096):
+        raise ValueError("reactions at a leaving enemy are for one combatant a slot, 4,096 combatants at most")
     cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
     if sneaky.shape[0] != groups or feint_units.shape[0] != groups:
         raise ValueError("a fight plan's sneak or feint table disagrees")

@@ -258,14 +258,43 @@ def test_ww_engagement_lasts_into_the_next_round_and_an_encounter_keeps_it():
     assert Fight(sc, state).state() == state
 
 
-def test_ww_a_scenario_that_may_provoke_attacks_of_opportunity_plays_on_the_python_loop():
-    why = fastfight._uncovered(compile_scenario(aoo_scenario()))
-    assert why is not None and "attacks of opportunity" in why
-    # a combatant that may flee from enemies with no melee strike provokes none: compiled
-    body = aoo_scenario()
-    for raider in body["sides"]["raiders"]:
-        raider["attacks"] = [{"method": "ranged", "damage": "1d6"}]
+@compiled
+@pytest.mark.parametrize("change", ["plain", "feint", "reserve", "ranged"])
+def test_ww_attacks_of_opportunity_play_the_same_fights_on_both_loops(change):
+    # The compiled loop makes the same attacks of opportunity (one an enemy a round, in
+    # member order, at a leaver engaged with it in melee this round or the last), in the
+    # attack's usual situation: the leaver's reserve spent on its blocks (WW-5), the -6 of a
+    # leaver holding a ranged weapon (WW-5), and no feint before it (WW-7).
+    body = aoo_scenario(knights=3)
+    body["max_rounds"] = 10
+    knights = body["sides"]["knights"][0]
+    if change == "feint":
+        for raider in body["sides"]["raiders"]:
+            raider["attacks"][0]["feint"] = {"bonus": 3, "defense": 0}
+    elif change == "reserve":
+        knights.update(target={"defense": 10, "reaction": {"kind": "block", "bonus": 5}})
+        knights["tactic"]["reserve"] = 1
+    elif change == "ranged":
+        knights.update(target={"defense": 10, "reaction": {"kind": "dodge", "bonus": 7}})
+        knights["attacks"].append({"method": "ranged", "damage": "1d4"})
     assert fastfight._uncovered(compile_scenario(body)) is None
+    assert _same_fights(body, 11, 40) == 40
+    loop = simulate(body, runs=30, seed=1, workers=1).to_dict()["fight_loop"]
+    assert loop == {"compiled_fights": 30, "python_fights": 0, "python_why": None}
+
+
+def test_ww_the_parity_scenario_makes_attacks_of_opportunity():
+    # What the parity test above compares is not idle: its scenario's fights make attacks
+    # of opportunity, and some knights go down to them rather than flee.
+    sc = compile_scenario({**aoo_scenario(knights=3), "max_rounds": 10})
+    made = downed = 0
+    for i in range(40):
+        fight = Fight(sc)
+        while not fight.over:
+            log = fight.play_round(1000 * i + fight.round)
+            made += len(events(log, "attack of opportunity"))
+            downed += sum(1 for e in log["events"] if e["type"] == "down")
+    assert made > 0 and downed > 0
 
 
 def test_the_cli_round_shows_feints_and_attacks_of_opportunity():
@@ -281,12 +310,4 @@ def test_the_cli_round_shows_feints_and_attacks_of_opportunity():
     text = plain(Scripted(compile_scenario(aoo_scenario(knights=1)), [[1, 1, 1], [15, 6], [15, 3]]).play_round(1))
     assert "raider → knight: attack of opportunity, 3 damage" in text and "knight flees" in text
 
-
-@compiled
-def test_ww_fight_loop_says_why_the_python_loop_played():
-    loop = simulate(aoo_scenario(), runs=6, seed=1, workers=1).to_dict()["fight_loop"]
-    assert (loop["compiled_fights"], loop["python_fights"]) == (0, 6)
-    assert "attacks of opportunity" in loop["python_why"]
-    feints = simulate(feint_scenario(), runs=6, seed=1, workers=1).to_dict()["fight_loop"]
-    assert feints == {"compiled_fights": 6, "python_fights": 0, "python_why": None}  # WW-7 plays compiled
 

@@ -79,15 +79,6 @@ class WwRound(Procedure):
         return (defined_by(ruleset, "fight_initiative", "fracas.rulesets.ww:Worldwalker")
                 and type(ruleset).fight_outcome is Ruleset.fight_outcome)
 
-    @classmethod
-    def compiled_why(cls, sc: Any) -> Optional[str]:
-        """Why the compiled loop does not play this scenario (None: it does): it makes no
-        attack of opportunity."""
-        if cls.opportunities(sc):
-            return ("a combatant with flee_at can provoke attacks of opportunity (Worldwalker): the compiled fight"
-                    " loop makes none")
-        return None
-
     @staticmethod
     def allotment(attacker: dict[str, Any]) -> int:
         """Complex actions a round: one, and a bonus one with two weapons or weapon and
@@ -190,18 +181,41 @@ class WwRound(Procedure):
         group the units of its turn (`compiled_units`, a strike each) that feint first
         (WW-7: bit j for unit j)."""
         specs = [sc.groups[g].spec for g in sc.member_group]
-        feint_units = array("q")
+        feint_units, engages = array("q"), array("q")
         for g in sc.groups:
             feinting = set(cls.feinting(g.spec))
             units = cls.compiled_units(sc, g)
-            if feinting and len(units) > 62:
-                return f"{g.path}: more than 62 strikes with a feint among them (WW-7)"
+            if len(units) > 62:
+                return f"{g.path}: more than 62 strikes a turn"
             feint_units.append(sum(1 << j for j, (_key, use) in enumerate(units) if use and use[0] in feinting))
+            engages.append(sum(1 << j for j, (_key, use) in enumerate(units)
+                               if use and g.spec.attacks[use[0]].get("method") == "melee"))
+        watch = cls.opportunities(sc)  # attacks of opportunity: a leaving member provokes them
         tables.update(rows=True, init_once=True,
                       reserve=array("q", [spec.tactic.reserve for spec in specs]),
                       reaction=array("i", [1 if spec.target.get("reaction") else 0 for spec in specs]),
-                      feint_units=feint_units)
+                      feint_units=feint_units, engages=engages,
+                      leave_draws=array("q", [1 if watch and g.spec.tactic.flee_at is not None else 0
+                                              for g in sc.groups]))
         return None
+
+    @classmethod
+    def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
+        """Its attack of opportunity ("a single melee attack"): its first melee strike."""
+        i = cls.melee(g.spec)
+        return None if i is None else ("attack", (i,))
+
+    @classmethod
+    def compiled_reaction_variants(cls, sc: Any, g: Any, key: str, use: tuple[int, ...], t: Any,
+                                   tables: dict[str, Any]) -> list[tuple[Optional[tuple[int, ...]], Situation]]:
+        """An attack of opportunity at a leaving member of `t`, in the attack's usual
+        situation (`_opportunity`): with and without the target's reaction (WW-5), the
+        −6 of `engaged`, and no feint before it."""
+        if not tables["leave_draws"][t.index]:
+            return [(None, ())]
+        no_feint: Situation = tuple((("strike", i), cls.no_feint) for i in use
+                                    if g.spec.attacks[i].get("feint") is not None)
+        return [(use, situation + no_feint) for _use, situation in cls.compiled_variants(sc, g, key, use, t, tables)]
 
     # -- a member ------------------------------------------------------------------------------
 

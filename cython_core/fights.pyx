@@ -669,6 +669,37 @@ cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
                 f.winner = s
 
 
+cdef inline int _plain_roll(const FightPlan* p, FightState* f, int64_t first, int64_t n,
+                           int64_t* damage) noexcept nogil:
+    """An attack's n rows from `first` on the ER kernel, nothing logged: its damage added to `damage`."""
+    cdef int64_t logpos = 0
+    f.stamp[0] = -1
+    return roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
+                       NULL, 0, &logpos, 0, damage)
+
+
+cdef inline int _row_roll(const FightPlan* p, FightState* f, int64_t t, int64_t at, int64_t* damage, int64_t* injury,
+                          int64_t* cost) noexcept nogil:
+    """Variant `at`'s attack at t on the strike-row kernel: its damage added to `damage` (CT-4:
+    a pool strike's to `injury`), its stamina cost to `cost`; the blocks and dodges it
+    rolled spend t's reserve (WW-5)."""
+    cdef int64_t first = p.pair[2 * at], n = p.pair[2 * at + 1], logpos = 0, s, reacted = 0
+    cdef int err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
+                           f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
+    if err:
+        return err
+    for s in range(n):
+        if p.side_turns and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
+            injury[0] += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+        else:
+            damage[0] += f.out[s * XOUT_WIDTH + Y_DAMAGE]
+        cost[0] += f.out[s * XOUT_WIDTH + Y_COST]
+        reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
+    if f.reserve[t] > 0:
+        f.reserve[t] -= reacted
+    return 0
+
+
 cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
     flee attacks, Worldwalker attacks of opportunity): each standing enemy engaged with it
@@ -676,7 +707,7 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
     reaction unit, in member order, makes its reaction (one random event), its damage
     landing at once; it stops when t is at 0. On strike rows (Worldwalker) the variant is
     the target's reaction left or not, and its blocks and dodges spend its reserve (WW-5)."""
-    cdef int64_t e, unit, at, first, n, damage, logpos = 0, v, s, reacted
+    cdef int64_t e, unit, at, first, n, damage, injury, cost, v
     cdef int err
     cdef int64_t tg = p.group[t]
     for e in range(p.members):
@@ -696,24 +727,10 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
             return E_FIGHT_PLAN
         _stream(f)
         f.attacks += 1
-        damage = 0
-        if p.rows:
-            err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
-                          f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
-            if err:
-                return err
-            reacted = 0
-            for s in range(n):
-                damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-                reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
-            if f.reserve[t] > 0:
-                f.reserve[t] -= reacted
-        else:
-            f.stamp[0] = -1
-            err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
-                              NULL, 0, &logpos, 0, &damage)
-            if err:
-                return err
+        damage = injury = cost = 0  # (a reaction's stamina cost and injury: CT rounds make none)
+        err = _row_roll(p, f, t, at, &damage, &injury, &cost) if p.rows else _plain_roll(p, f, first, n, &damage)
+        if err:
+            return err
         f.dealt[e] += damage
         f.taken[t] += damage
         f.engaged[e * p.members + t] = f.engaged[t * p.members + e] = f.now
@@ -898,7 +915,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
     (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
     cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
-    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, reacted = 0, left, nb = 0, i, e
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef const int64_t* sv
     cdef bint power = False
@@ -946,19 +963,9 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     _stream(f)
     f.attacks += 1
     if p.rows:
-        err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
-                      f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
+        err = _row_roll(p, f, t, at, &damage, &injury, &cost)
         if err:
             return err
-        for s in range(n):
-            if p.side_turns and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
-                injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-            else:
-                damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-            cost += f.out[s * XOUT_WIDTH + Y_COST]
-            reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
-        if f.reserve[t] > 0:
-            f.reserve[t] -= reacted
     elif nb:  # the strikes with their dice logged and their rows out, then the strays
         f.stamp[0] = -1
         if n * SLOG_STRIKE > f.slog_cap:
@@ -973,9 +980,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         if err:
             return err
     else:
-        f.stamp[0] = -1
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
-                          NULL, 0, &logpos, 0, &damage)
+        err = _plain_roll(p, f, first, n, &damage)
         if err:
             return err
     f.dealt[m] += damage + injury
@@ -1264,7 +1269,8 @@ cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
                 _os_leave(p, f, m)
                 if f.over:
                     return 0
-        for j in range(a, b):  # OS-5: a caster harmed, or that failed a save, this round before its slot loses the spell
+        # OS-5: a caster harmed, or that failed a saving throw, this round before its slot loses the spell
+        for j in range(a, b):
             m = f.order[j]
             f.os_able[m] = f.status[m] == ST_STANDING
             if f.casting[m] and (f.hurt[m] or f.os_failed[m]) and f.status[m] == ST_STANDING:
@@ -1576,7 +1582,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("a fight plan's saving throw tables disagree")
     p.os_saves = False
     for g in range(groups):
-        if not -1 <= os_save_or[3 * g] < os_save_num.shape[0] // groups or not BY_ANY <= os_save_or[3 * g + 1] <= BY_SPELL:
+        if (not -1 <= os_save_or[3 * g] < os_save_num.shape[0] // groups
+                or not BY_ANY <= os_save_or[3 * g + 1] <= BY_SPELL):
             raise ValueError("a fight plan's saving throw tables disagree")
         p.os_saves = p.os_saves or os_save_or[3 * g] >= 0
     if p.os_saves and not p.phased:

@@ -163,6 +163,9 @@ cdef struct FightPlan:
     const int64_t* engages     # per group, bit j: its turn's unit j engages its target in melee
     bint sneaks                # ER-13: some group's attack has sneak strikes
     bint feints                # WW-7: some group's strikes feint first
+    bint defends               # ER-15: some member defends at its defend_at
+    const int64_t* defend_at   # per member: defends its turn away at or below this hp (-1: never)
+    const int64_t* can_defend  # per group: its members may defend (its attackers' variants double)
     const int64_t* feint_units # per group: bit j, its turn's unit j (a strike) feints first
     const int64_t* sneaky      # per group: its turn's attack has sneak strikes (variants 2, 3: without their dice)
     # Stray shots into those next to a target (ER-17 friendly fire), from the hooks' tables
@@ -300,6 +303,8 @@ cdef struct FightState:
     # ER-13 (p.sneaks): per member whom its turn's attack was at in its last two rounds
     # that had one (a turn makes one attack, at one target), and when (epoch + round)
     int64_t* feinted       # WW-7 (p.feints): per member, bit j: unit j's feint is made, its attack to come
+    int32_t* defending     # ER-15 (p.defends): per member, defending until its next turn
+    int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
     int64_t* fo_t
     int64_t* fo_r
     int64_t* fo_pt
@@ -714,6 +719,8 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
         if (f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now
                 or f.engaged[e * p.members + t] < f.now - 1):
             continue
+        if p.defends and (f.defending[e] or f.no_react[e] >= f.now):
+            continue  # ER-15: defending "removes all reactions for both rounds"
         unit = p.react_unit[p.group[e]]
         if unit < 0:
             continue
@@ -755,7 +762,7 @@ cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dama
         f.status[t] = ST_DOWN
     elif f.hp[t] <= p.flee_at[t]:
         out = False
-        if p.reactions and p.leave_draws[p.group[t]]:
+        if p.reactions and p.leave_draws[p.group[t]] and not (p.defends and f.defending[t]):
             err = _reactions(p, f, t)
             if err:
                 return err
@@ -948,9 +955,13 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     if nb == BY_MAX:
                         break
             v = nb > 0
+        i = 2  # the next variant bit
+        if p.defends and p.can_defend[tg]:  # ER-15: at a defending target
+            v += 2 * f.defending[t]
+            i = 4
         if p.sneaks:
             if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
-                v += 2
+                v += i
             if f.fo_r[m] != f.now:  # whom m attacked: this round's target, the last round's kept
                 f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
                 f.fo_t[m], f.fo_r[m] = t, f.now
@@ -1371,6 +1382,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
     if p.feints:
         memset(f.feinted, 0, p.members * sizeof(int64_t))
+    if p.defends:
+        memset(f.defending, 0, p.members * sizeof(int32_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1428,6 +1441,11 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
+            if p.defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
+                f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
+                if f.defending[m]:
+                    f.no_react[m] = f.now + 1  # no reactions this round and the next
+                    continue
             if f.casting[m]:
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
@@ -1613,6 +1631,14 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.reactions and (p.side_turns or p.phased or members > 4096):
         raise ValueError("reactions at a leaving enemy are for one combatant a slot, 4,096 combatants at most")
     cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
+    cdef const int64_t[::1] defend_at = arrays["defend_at"], can_defend = arrays["can_defend"]
+    if defend_at.shape[0] != members or can_defend.shape[0] != groups:
+        raise ValueError("a fight plan's defend tables disagree")
+    p.defend_at, p.can_defend, p.defends = &defend_at[0], &can_defend[0], False
+    for g in range(groups):
+        p.defends = p.defends or can_defend[g] != 0
+    if p.defends and (rows or p.side_turns or p.phased):
+        raise ValueError("ER-15 defending is an Enchanted Realms round's")
     if sneaky.shape[0] != groups or feint_units.shape[0] != groups:
         raise ValueError("a fight plan's sneak or feint table disagrees")
     p.feints, p.feint_units = False, &feint_units[0]
@@ -1688,6 +1714,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
     f.feinted = <int64_t*>_grab(keep, members * 8)
+    f.defending = <int32_t*>_grab(keep, members * 4)
+    f.no_react = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)
     f.fo_pt = <int64_t*>_grab(keep, members * 8)

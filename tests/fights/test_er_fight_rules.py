@@ -286,11 +286,40 @@ def test_er15_defending_removes_reactions_no_flee_attacks_from_a_defender():
         assert flee_attacks(events) == []  # the goblins flee at once; the knight defends every turn
 
 
-def test_er15_defending_plays_on_the_python_loop_and_says_why():
-    why = fastfight.plan_for(compile_scenario(defend_scenario()))
-    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
-        return
-    assert isinstance(why, str) and "defend_at" in why and "ER-15" in why
+@pytest.mark.parametrize("blind", [False, True])
+def test_er13_er15_a_sneak_attack_at_a_defender_that_sees_it_loses_its_sneak_dice(blind):
+    # ER-13: "a sneak attack cannot be made at disadvantage"; ER-15: defending puts attacks
+    # it can see at disadvantage. Decision: a sneak strike at a defender that sees it is
+    # made without its sneak dice (the fight goes on; it used to stop with a RulesError). A
+    # blind defender sees nothing: the sneak attack is made, with advantage.
+    scenario = defend_scenario(["blind"] if blind else [])
+    scenario["sides"]["gobs"][0].update(count=1, tactic={}, initiative=-20)  # the knight defends first
+    scenario["sides"]["gobs"][0]["attacks"][0]["sneak"] = True
+    fight = Fight(compile_scenario(scenario))
+    log = fight.play_round(1)
+    (attack,) = attacks(log, "gob")
+    dropped = attack["situation"].get("strikes") == {"0": {"sneak": None}}
+    assert dropped is not blind
+    strike = attack["result"]["strikes"][0]
+    assert (strike["advantage"], strike["disadvantage"]) == ((True, False) if blind else (False, True))
+    _same_fights_on_both_loops(scenario, seed=2, fights=20)
+
+
+@pytest.mark.parametrize("shape", ["always", "hurt", "leavers"])
+def test_er15_defending_plays_the_same_fights_on_both_loops(shape):
+    # ER-15 on the compiled loop as ErRound plays it: a defender makes no attack, attacks at
+    # it are at disadvantage until its next turn, it makes no flee attack this round or the
+    # next, and it leaves without drawing flee attacks while defending.
+    scenario = defend_scenario()
+    knight, gobs = scenario["sides"]["party"][0], scenario["sides"]["gobs"][0]
+    if shape in ("hurt", "leavers"):  # defends only once hurt: flee attacks before, none after
+        knight["tactic"] = {"defend_at": 40}
+        gobs.update(count=3, tactic={"flee_at": 9, "flee_move": 30})
+    if shape == "leavers":  # goblins that defend when hurt and leave later: defending, they draw no flee attacks
+        gobs.update(hp=30, tactic={"flee_at": 12, "flee_move": 30, "defend_at": 24})
+        scenario["sides"]["party"].append({**knight, "name": "squire", "tactic": {}})
+    scenario["max_rounds"] = 12
+    _same_fights_on_both_loops(scenario, seed=13, fights=40)
 
 
 # -- ER-17 friendly fire ----------------------------------------------------------------------

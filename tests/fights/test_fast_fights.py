@@ -283,6 +283,8 @@ def _scenario(draw):
             if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
                 entry["target"]["vulnerable"] = []
             entry["tactic"] = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.integers(0, 3)) == 0:  # ER-15: defends its turn away at or below defend_at
+                entry["tactic"]["defend_at"] = draw(st.integers(0, 20))
             if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
                 entry["tactic"]["flee_at"] = draw(st.integers(0, 12))
                 move = draw(st.sampled_from([None, None, 10, 20, 74, 75, 120]))
@@ -484,7 +486,8 @@ def _os_scenario(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
-    # ER: ER-18 initiative, tactics, spells, resistances, ER-20 flee attacks (normal, rapid,
+    # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks, ER-15 defending,
+    # ER-20 flee attacks (normal, rapid,
     # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
     # CT-1 side initiative and ambushes, CT-4 Stamina and Injury, ranged stamina costs, CT-5

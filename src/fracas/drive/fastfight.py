@@ -141,6 +141,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
         "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
         "sneaks": False, "sneaky": array("q", [0] * len(groups)), "feint_units": array("q", [0] * len(groups)),
+        "defend_at": array("q", [-1] * n), "can_defend": array("q", [0] * len(groups)),
         "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
         "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
         "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),

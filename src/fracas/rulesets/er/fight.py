@@ -148,17 +148,15 @@ class ErRound(Procedure):
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
-        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks) and whom
-        each attacked in the prior round (ER-13 sneak attacks); charges, defending, thrown
-        items, weapon negation and grappling targets play on the Python loop (their
-        reactions and follow-up dice are the Python loop's alone)."""
+        """The compiled round keeps who engaged whom in melee (ER-20 flee attacks), whom
+        each attacked in the prior round (ER-13 sneak attacks) and who defends (ER-15);
+        charges, thrown items, weapon negation and grappling targets play on the Python
+        loop (their reactions and follow-up dice are the Python loop's alone)."""
         for g in sc.groups:
             if g.spec.impale is not None or g.spec.tactic.charge is not None:
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
             if g.spec.target.get("grappling") is not None:
                 return f"{g.path}.target.grappling: grapple releases (ER-21) play on the Python loop"
-            if g.spec.tactic.defend_at is not None:
-                return f"{g.path}.tactic.defend_at: defending (ER-15) plays on the Python loop"
             if g.spec.throws:
                 return f"{g.path}.throws: thrown items play on the Python loop"
             if g.spec.tactic.negate is not None:
@@ -195,6 +193,10 @@ class ErRound(Procedure):
             return 1 if any(g.spec.attacks[i].get("method") in methods for i in g.phases.get("attack", ())) else 0
 
         sneaky = [1 if cls._sneak_strikes(g, g.phases.get("attack")) else 0 for g in sc.groups]
+        specs = [sc.groups[g].spec for g in sc.member_group]
+        tables.update(defend_at=array("q", [-1 if spec.tactic.defend_at is None else spec.tactic.defend_at
+                                            for spec in specs]),  # -1: never (a standing member has hp)
+                      can_defend=array("q", [0 if g.spec.tactic.defend_at is None else 1 for g in sc.groups]))
         tables.update(leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
                       engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
                       sneaks=any(sneaky), sneaky=array("q", sneaky))
@@ -229,8 +231,10 @@ class ErRound(Procedure):
         """ER-17: a ranged attack at a target with someone standing next to it (variant 1):
         the request with bystanders, whose rows are those of any bystanders (the compiled
         loop rolls the strays into the ones standing); variant 0: no one there. ER-13: an
-        attack with sneak strikes has two more, the same two without the sneak dice (at a
-        victim that fought the attacker in the prior round: `situation`)."""
+        attack with sneak strikes has twice as many, the second half without the sneak dice
+        (at a victim that fought the attacker in the prior round: `situation`), after ER-15's
+        doubling at a target that may defend, the second half at it defending. The compiled
+        loop's index: stray + 2 × defending + (4 or 2) × no sneak dice."""
         found: list[Situation] = [(), ()]
         if key != "spell" and use is not None and tables.get("strays") and t.spec.nearby and any(
                 g.spec.attacks[i].get("method") == "range" for i in use):
@@ -239,10 +243,34 @@ class ErRound(Procedure):
                 targets = {"t": dict(t.spec.target, nearby=["n0"]),
                            "n0": dict(sc.groups[sc.member_group[near[0]]].spec.target)}
                 found[1] = (("request", (("targets", frozen(targets)),)),)
+        plain = len(found)
+        if t.spec.tactic.defend_at is not None:
+            found += [situation + cls._defending(t) for situation in found]
         sneaks = cls._sneak_strikes(g, use) if key != "spell" else ()
         if sneaks:
-            found += [situation + tuple((("strike", i), cls.no_sneak) for i in sneaks) for situation in found]
+            no_sneak = tuple((("strike", i), cls.no_sneak) for i in sneaks)
+            watched = cls._watches(g, t)  # at it defending: no sneak dice, fought or not
+            found = ([s + no_sneak if watched and k >= plain else s for k, s in enumerate(found)]
+                     + [s + no_sneak for s in found])
         return [(use, situation) for situation in found]
+
+    @staticmethod
+    def _defending(t: Any) -> Situation:
+        """ER-15: the situation of an attack at a defending member of group `t`: the target
+        condition `defending` (nothing to add where its conditions have it already)."""
+        conditions = t.spec.target.get("conditions") or []
+        return () if "defending" in conditions else (("target", (("conditions", (*conditions, "defending")),)),)
+
+    @staticmethod
+    def _watches(g: Any, t: Any) -> bool:
+        """ER-13 with ER-15: a defending member of group `t` watches its attackers of group
+        `g` when it can see them (`defender_sees`); "a sneak attack cannot be made at
+        disadvantage", which its defending gives, so the decision: their sneak strikes at it
+        are made without their sneak dice, as at a victim that has not lost track of them."""
+        from .plan import defender_sees
+
+        return defender_sees(t.spec.target.get("conditions") or [],
+                             frozenset(g.spec.attacker.get("conditions") or ()))
 
     @staticmethod
     def _sneak_strikes(g: Any, use: Optional[tuple[int, ...]]) -> tuple[int, ...]:
@@ -731,7 +759,7 @@ class ErRound(Procedure):
 
     def situation(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> Situation:
         """ER-15: a defending target; ER-13: no sneak dice at a victim that fought the
-        attacker in the prior round."""
+        attacker in the prior round, nor at one defending that sees it (`_watches`)."""
         assert isinstance(target, ErMember)
         found: Situation = ()
         tspec = self.sc.groups[target.group].spec
@@ -749,12 +777,11 @@ class ErRound(Procedure):
             assert isinstance(m, ErMember)
             found += self._freeing_dice(m, use)
         if target.defending:
-            conditions = self.sc.groups[target.group].spec.target.get("conditions") or []
-            if "defending" not in conditions:
-                found += (("target", (("conditions", (*conditions, "defending")),)),)
-        if key == "spell" or not (target.id in m.attacked or m.id in target.attacked):
-            return found
+            found += self._defending(self.sc.groups[target.group])
         g = self.sc.groups[m.group]
+        if key == "spell" or not (target.id in m.attacked or m.id in target.attacked
+                                  or target.defending and self._watches(g, self.sc.groups[target.group])):
+            return found
         return found + tuple((("strike", i), self.no_sneak)
                              for i in self._sneak_strikes(g, use if use is not None else tuple(g.phases.get(key, ()))))
 

@@ -44,6 +44,7 @@ include "_layout.pxi"
 # These lines are the one list of them (setup.py reads it: fracas._pure.rules).
 include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
+include "fracas/rulesets/er/shock.py"
 include "fracas/rulesets/er/strays.py"
 include "fracas/rulesets/oldschool/morale.py"
 include "fracas/rulesets/oldschool/saving.py"
@@ -164,6 +165,9 @@ cdef struct FightPlan:
     bint sneaks                # ER-13: some group's attack has sneak strikes
     bint feints                # WW-7: some group's strikes feint first
     bint defends               # ER-15: some member defends at its defend_at
+    bint shock                 # ER-13: a sneak strike may meet a target with maximum Body
+    const int64_t* shock_body  # per group: its maximum Body (-1: none, never shocked)
+    const int64_t* shock_save  # per group: its shock save (how, die kept, added), then the same defending
     const int64_t* defend_at   # per member: defends its turn away at or below this hp (-1: never)
     const int64_t* can_defend  # per group: its members may defend (its attackers' variants double)
     const int64_t* feint_units # per group: bit j, its turn's unit j (a strike) feints first
@@ -304,6 +308,7 @@ cdef struct FightState:
     # that had one (a turn makes one attack, at one target), and when (epoch + round)
     int64_t* feinted       # WW-7 (p.feints): per member, bit j: unit j's feint is made, its attack to come
     int32_t* defending     # ER-15 (p.defends): per member, defending until its next turn
+    int64_t* incap         # ER-13 (p.shock): per member, the actions it still loses to a failed shock save
     int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
     int64_t* fo_t
     int64_t* fo_r
@@ -721,6 +726,8 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
             continue
         if p.defends and (f.defending[e] or f.no_react[e] >= f.now):
             continue  # ER-15: defending "removes all reactions for both rounds"
+        if p.shock and f.incap[e] > 0:
+            continue  # ER-13: incapacitated, it has no reaction
         unit = p.react_unit[p.group[e]]
         if unit < 0:
             continue
@@ -903,6 +910,33 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     return 0
 
 
+cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, int64_t n) noexcept nogil:
+    """attack._shock_save for a fight's attack at t, after its strays (ErRound.attacked):
+    the damage of its sneak strikes (rows flagged 4); at half t's maximum Body or more
+    (`shock.calls_for_save`) its Resilience save, with t's own conditions (defending among
+    them: ER-15), and on a failure the d3 actions it loses (ER-13)."""
+    cdef int64_t s, damage = 0, tg = p.group[t]
+    cdef const int64_t* sv
+    cdef int face, other
+    for s in range(n):
+        if p.row_info[2 * (first + s)] & 4:
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+    if not calls_for_save(damage, p.shock_body[tg]):
+        return
+    sv = p.shock_save + 6 * tg + (3 if p.defends and f.defending[t] else 0)
+    if sv[0] == 0:  # no save bonus given: the save is reported, not rolled
+        return
+    if sv[0] == 1:  # feats.roll_kept: two d20 at advantage or disadvantage, the first drawn first
+        face = draw_gen(&f.dice, 20)
+        if sv[1]:
+            other = draw_gen(&f.dice, 20)
+            if (other > face) == (sv[1] == 1):
+                face = other
+        if face + sv[2] >= save_dc(damage):
+            return
+    f.incap[t] += draw_gen(&f.dice, 3)
+
+
 cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ER-13 (ErRound.situation): m attacked t, or t attacked m, in the prior round."""
     cdef int64_t prior = f.now - 1
@@ -925,6 +959,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef const int64_t* sv
+    cdef bint shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
     cdef bint power = False
     cdef int err
     if p.side_turns and not spell:
@@ -977,7 +1012,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         err = _row_roll(p, f, t, at, &damage, &injury, &cost)
         if err:
             return err
-    elif nb:  # the strikes with their dice logged and their rows out, then the strays
+    elif nb:  # the strikes with their dice logged and their rows out, then the strays (and the shock save)
         f.stamp[0] = -1
         if n * SLOG_STRIKE > f.slog_cap:
             return E_FIGHT_PLAN
@@ -990,6 +1025,17 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         err = _stray_shots(p, f, first, n, nb)
         if err:
             return err
+        if shocking:
+            _shock(p, f, t, first, n)
+    elif shocking:  # the strikes with their rows out, then the shock save
+        f.stamp[0] = -1
+        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
+                          NULL, 0, &logpos, 0, NULL)
+        if err:
+            return err
+        for s in range(n):
+            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+        _shock(p, f, t, first, n)
     else:
         err = _plain_roll(p, f, first, n, &damage)
         if err:
@@ -1384,6 +1430,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         memset(f.feinted, 0, p.members * sizeof(int64_t))
     if p.defends:
         memset(f.defending, 0, p.members * sizeof(int32_t))
+    if p.shock:
+        memset(f.incap, 0, p.members * sizeof(int64_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1441,6 +1489,9 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
+            if p.shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
+                f.incap[m] -= 1
+                continue
             if p.defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
                 f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
                 if f.defending[m]:
@@ -1632,6 +1683,15 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("reactions at a leaving enemy are for one combatant a slot, 4,096 combatants at most")
     cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
     cdef const int64_t[::1] defend_at = arrays["defend_at"], can_defend = arrays["can_defend"]
+    cdef const int64_t[::1] shock_body = arrays["shock_body"], shock_save = arrays["shock_save"]
+    if shock_body.shape[0] != groups or shock_save.shape[0] != 6 * groups:
+        raise ValueError("a fight plan's shock tables disagree")
+    for g in range(6 * groups):
+        if not 0 <= shock_save[g] <= 2 and g % 3 != 2:
+            raise ValueError("a fight plan's shock tables disagree")
+    p.shock, p.shock_body, p.shock_save = arrays["shock"], &shock_body[0], &shock_save[0]
+    if p.shock and (rows or p.side_turns or p.phased or row_info.shape[0] != 2 * n_rows):
+        raise ValueError("ER-13 shock is an Enchanted Realms round's, with its rows' flags")
     if defend_at.shape[0] != members or can_defend.shape[0] != groups:
         raise ValueError("a fight plan's defend tables disagree")
     p.defend_at, p.can_defend, p.defends = &defend_at[0], &can_defend[0], False
@@ -1715,6 +1775,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
     f.feinted = <int64_t*>_grab(keep, members * 8)
     f.defending = <int32_t*>_grab(keep, members * 4)
+    f.incap = <int64_t*>_grab(keep, members * 8)
     f.no_react = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)

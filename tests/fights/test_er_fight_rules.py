@@ -107,13 +107,23 @@ def test_er13_what_the_fight_remembers_is_in_its_saved_state():
     assert again.play_round(2) == original.play_round(2)
 
 
-def test_er13_a_sneak_attack_that_may_shock_plays_on_the_python_loop_and_says_why():
-    # The ogre has body_max and save_bonus: the rogue's sneak attack may call for a shock
-    # save, whose incapacitation only the Python loop keeps.
-    why = fastfight.plan_for(compile_scenario(ROGUE_VS_OGRE))
-    if isinstance(why, str) and why.startswith("the compiled core is not in use"):
-        return  # the pure-Python kernels play every fight on the Python loop
-    assert isinstance(why, str) and "$.sides.rogue[0]" in why and "a sneak attack at a target with body_max" in why
+@pytest.mark.parametrize("ogre", [{}, {"conditions": ["shaken"]}, {"conditions": ["poisoned"]},
+                                  {"conditions": ["stunned"]}, {"save_bonus": None}],
+                         ids=["plain", "shaken", "poisoned", "stunned", "no-save-bonus"])
+def test_er13_shock_plays_the_same_fights_on_both_loops(ogre):
+    # The rogue's sneak attacks can shock the ogre (12 Body): the compiled loop rolls the
+    # shock save after the attack's strikes (d20 + bonus against 5 + damage, with the
+    # ogre's own conditions: shaken -2, poisoned at disadvantage, stunned fails without a
+    # die; no save bonus: reported, not rolled) and the d3 actions lost, and the ogre loses
+    # its turns as on the Python loop.
+    scenario = copy.deepcopy(ROGUE_VS_OGRE)
+    target = scenario["sides"]["ogre"][0]["target"]
+    target.update({k: v for k, v in ogre.items() if v is not None})
+    if "save_bonus" in ogre:
+        del target["save_bonus"]
+    scenario["sides"]["rogue"][0]["hp"] = 40
+    scenario["max_rounds"] = 12
+    _same_fights_on_both_loops(scenario, seed=21, fights=40)
 
 
 def test_er13_sneak_attacks_without_shock_play_the_same_fights_on_both_loops():

@@ -147,11 +147,11 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    sneaky = load("er-skeleton-horde.json")
-    sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
-    fallback = simulate(sneaky, runs=50, seed=3)
+    charging = load("er-skeleton-horde.json")
+    charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
+    fallback = simulate(charging, runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert "a sneak attack at a target with body_max" in fallback["fight_loop"]["python_why"]
+    assert "charges and impalements (ER-23)" in fallback["fight_loop"]["python_why"]
 
 
 @compiled
@@ -227,14 +227,14 @@ def test_er13_sneak_attacks_play_the_same_fights_on_both_loops():
 
 
 @compiled
-def test_er13_a_sneak_attack_at_a_target_that_may_be_shocked_plays_on_the_python_loop():
-    # A sneak attack at a target with body_max may call for a shock save (ER-13), whose
-    # incapacitation only the Python loop keeps: the scenario says why.
-    scenario = load("er-skeleton-horde.json")  # the party have body_max
+def test_er13_a_sneak_attack_that_may_shock_plays_the_same_fights_on_both_loops():
+    # The party have body_max: a skeleton's sneak attack may call for a shock save and cost
+    # its victim d3 actions (ER-13), on the compiled loop as on the Python loop.
+    scenario = load("er-skeleton-horde.json")
     scenario["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
-    plan = fastfight.plan_for(compile_scenario(scenario))
-    assert isinstance(plan, str) and "sneak attack at a target with body_max" in plan, plan
-    assert _same_fights(scenario, 5, 3) == 0
+    for hero in scenario["sides"]["party"]:
+        hero["target"].update(save_bonus=1, body_max=12)
+    assert _same_fights(scenario, 5, 20) == 20
 
 
 # -- generated scenarios ------------------------------------------------------------------------
@@ -282,6 +282,10 @@ def _scenario(draw):
                      "initiative": draw(st.integers(-3, 3))}
             if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
                 entry["target"]["vulnerable"] = []
+            if draw(st.integers(0, 2)) == 0:  # ER-13: a sneak attack may shock it (its save rolled with a bonus)
+                entry["target"]["body_max"] = draw(st.integers(1, 30))
+                if draw(st.integers(0, 3)):
+                    entry["target"]["save_bonus"] = draw(st.integers(-2, 6))
             entry["tactic"] = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
             if draw(st.integers(0, 3)) == 0:  # ER-15: defends its turn away at or below defend_at
                 entry["tactic"]["defend_at"] = draw(st.integers(0, 20))
@@ -486,7 +490,7 @@ def _os_scenario(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
-    # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks, ER-15 defending,
+    # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks and shock, ER-15 defending,
     # ER-20 flee attacks (normal, rapid,
     # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
@@ -531,13 +535,13 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     from tests.cli.helpers import run
 
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
-    sneaky = load("er-skeleton-horde.json")
-    sneaky["sides"]["skeletons"][0]["attacks"][0].update(sneak=True, sneak_ok=True)
-    (tmp_path / "sneaky.json").write_text(json.dumps(sneaky))
-    fallback = run(["simulate", str(tmp_path / "sneaky.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
+    charging = load("er-skeleton-horde.json")
+    charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
+    (tmp_path / "charging.json").write_text(json.dumps(charging))
+    fallback = run(["simulate", str(tmp_path / "charging.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: its attack at $.sides.party[0]"
-            " has follow-up dice (a sneak attack at a target with body_max" in fallback.output), fallback.output
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: charges and impalements (ER-23)"
+            in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])

@@ -28,13 +28,18 @@ from fracas import _kernels
 from fracas._pure import rules
 from fracas.drive import pools
 from fracas.rulesets.ct import turn
-from fracas.rulesets.er import strays
+from fracas.rulesets.er import shock, strays
 from fracas.rulesets.oldschool import morale, saving
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
-          ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
+          ROOT / "src/fracas/rulesets/er/shock.py", ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
           ROOT / "src/fracas/rulesets/oldschool/saving.py"]
+
+
+def _shared(stem: str) -> Path:
+    (path,) = [p for p in SHARED if p.stem == stem]
+    return path
 
 
 def _included() -> list[str]:
@@ -121,12 +126,12 @@ def _without_cython(path: Path) -> ModuleType:
 
 
 def test_the_rules_run_without_cython_as_with_it() -> None:
-    bare = _without_cython(SHARED[0])
+    bare = _without_cython(_shared("pools"))
     assert bare.cython.__name__ == "fracas._pure.cython"
     for args in itertools.product((0, 3, 10), (0, 2, 5), (False, True), (0, 4, 12), (0, 1, 6)):
         assert bare.after_damage(*args) == pools.after_damage(*args)
         assert bare.down(*args[2::-1]) == pools.down(*args[2::-1])
-    bare = _without_cython(SHARED[1])
+    bare = _without_cython(_shared("turn"))
     values = (0, 1, 2, 5, 1 << 62)
     for args in itertools.product((0, 1, 2), (0, 5, 1 << 62), (0, 5, 9), (0, 1), (False, True), (0, 3), (False, True)):
         assert bare.parry_now(*args) == turn.parry_now(*args)
@@ -137,7 +142,7 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product((0, 1, 2), (0, 1, 3)):
         assert bare.parry_after(*args) == turn.parry_after(*args)
         assert bare.shatters(*args) == turn.shatters(*args)
-    bare = _without_cython(SHARED[2])
+    bare = _without_cython(_shared("strays"))
     for face in range(1, 21):
         assert bare.stray_face(face) == strays.stray_face(face)
         for to_hit, ac in itertools.product((-3, 0, 4), (10, 15, 22)):
@@ -146,7 +151,7 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.stray_crits(*args) == strays.stray_crits(*args)
     for args in itertools.product((0, 1, 3), (0, 2), (False, True)):
         assert bare.stray_base(*args) == strays.stray_base(*args)
-    bare = _without_cython(SHARED[3])
+    bare = _without_cython(_shared("morale"))
     for args in itertools.product((False, True), (0, 1, 2), (0, 3, 9), (-1, 3, 9)):
         assert bare.declaration(*args) == morale.declaration(*args)
     for args in itertools.product((0, 1), (0, 1, 2), (1, 2, 4), (0, 1), (False, True), (1, 3), (12,)):
@@ -154,7 +159,11 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product(range(2, 13), (7, 12), (-2, 0, 2)):
         assert bare.breaks(*args) == morale.breaks(*args)
         assert bare.fights_to_death(args[1], args[2] + 2) == morale.fights_to_death(args[1], args[2] + 2)
-    bare = _without_cython(SHARED[4])
+    bare = _without_cython(_shared("shock"))
+    for args in itertools.product((-1, 0, 5, 6, 7), (1, 10, 12, 13)):
+        assert bare.calls_for_save(*args) == shock.calls_for_save(*args)
+        assert bare.save_dc(args[0]) == shock.save_dc(args[0])
+    bare = _without_cython(_shared("saving"))
     for args in itertools.product(range(1, 21), (-3, 0, 2), (1, 10, 14, 30)):
         assert bare.saves(*args) == saving.saves(*args)
     for args in itertools.product((saving.BY_ANY, saving.BY_ATTACKS, saving.BY_SPELL), (False, True)):
@@ -269,6 +278,12 @@ def test_os4_the_triggers_of_a_morale_check() -> None:
 def test_os4_2d6_above_morale_plus_modifier_breaks() -> None:
     assert morale.breaks(8, 7, 0) and not morale.breaks(7, 7, 0)
     assert not morale.breaks(9, 7, 2) and morale.breaks(8, 7, -1)
+
+
+def test_er13_a_sneak_attack_of_half_the_victims_body_calls_for_a_shock_save_dc_5_plus_damage() -> None:
+    assert shock.calls_for_save(6, 12) and shock.calls_for_save(7, 12) and not shock.calls_for_save(5, 12)
+    assert not shock.calls_for_save(0, 1)  # no damage, no shock
+    assert shock.save_dc(6) == 11
 
 
 def test_os5_a_saving_throw_meets_or_beats_its_number_natural_20_saves_natural_1_fails() -> None:

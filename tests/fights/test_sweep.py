@@ -203,36 +203,35 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
     assert never.target["rows"][0]["crossings"] == []  # four adventurers always beat one or two skeletons
 
 
-def _sneaky_horde() -> dict:
-    """The horde with its skeletons' sneak attack allowed ("sneak_ok": true): switched on,
-    the attack needs a victim that lost track of the attacker in the prior round (ER-13),
-    which the compiled fight loop does not keep, so those points play on the Python loop."""
+def _charging_horde() -> dict:
+    """The horde with a charge its skeletons may make (`tactic.charge`, null: none): switched
+    on, a charge (ER-23, with the impalement it may meet) plays on the Python loop, which
+    alone keeps it, so those points play there."""
     scenario = json.loads(example("er-skeleton-horde"))
-    scenario["sides"]["skeletons"][0]["attacks"][0]["sneak_ok"] = True
+    scenario["sides"]["skeletons"][0]["tactic"] = {"charge": None}
     return scenario
 
 
-SNEAK = "$.sides.skeletons[0].attacks[0].sneak"
+CHARGE = "$.sides.skeletons[0].tactic.charge"
 
 
 def test_each_point_reports_how_many_fights_each_loop_played():
     """A point's `fight_loop` is what `simulate` reports for its scenario: a point the
     compiled loop covers plays there, one it does not cover on the Python loop, with why."""
-    result = sweep(_sneaky_horde(), [f"{SNEAK}=false,true", f"{COUNT}=4,6"], runs=30, seed=3)
-    assert [p["values"][SNEAK] for p in result.points] == [False, True, False, True]
+    result = sweep(_charging_horde(), [f"{CHARGE}=null,30", f"{COUNT}=4,6"], runs=30, seed=3)
+    assert [p["values"][CHARGE] for p in result.points] == [None, 30, None, 30]
     for p, point in enumerate(result.points):
-        scenario = _sneaky_horde()
-        scenario["sides"]["skeletons"][0]["attacks"][0]["sneak"] = point["values"][SNEAK]
+        scenario = _charging_horde()
+        scenario["sides"]["skeletons"][0]["tactic"]["charge"] = point["values"][CHARGE]
         scenario["sides"]["skeletons"][0]["count"] = point["values"][COUNT]
         alone = simulate(scenario, runs=30, seed=chunk_seed(3, p))
         assert point["fight_loop"] == alone.fight_loop
         assert point["sides"] == alone.sides
-    sneaking = [p["fight_loop"] for p in result.points if p["values"][SNEAK]]
-    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in sneaking)
-    # the party have body_max: a sneak attack may call for a shock save (ER-13), the Python loop's
-    assert all("a sneak attack at a target with body_max" in f["python_why"] for f in sneaking) \
+    charging = [p["fight_loop"] for p in result.points if p["values"][CHARGE]]
+    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in charging)
+    assert all("charges and impalements (ER-23)" in f["python_why"] for f in charging) \
         or fracas.backend != "compiled"
-    plain = [p["fight_loop"] for p in result.points if not p["values"][SNEAK]]
+    plain = [p["fight_loop"] for p in result.points if not p["values"][CHARGE]]
     if fracas.backend == "compiled":
         assert plain == [{"compiled_fights": 30, "python_fights": 0, "python_why": None}] * 2
     else:  # the pure-Python kernels: every fight on the Python loop, and the report says why
@@ -283,9 +282,9 @@ def test_cli_prints_the_table_and_the_crossing_and_writes_json(tmp_path):
 
 
 def test_cli_shows_the_fights_each_point_played_on_the_python_loop(tmp_path):
-    path = tmp_path / "sneaky.json"
-    path.write_text(json.dumps(_sneaky_horde()))
-    out = run(["sweep", str(path), "--vary", f"{SNEAK}=false,true", "--runs", "20", "--seed", "4", "--workers", "1",
+    path = tmp_path / "charging.json"
+    path.write_text(json.dumps(_charging_horde()))
+    out = run(["sweep", str(path), "--vary", f"{CHARGE}=null,30", "--runs", "20", "--seed", "4", "--workers", "1",
                "--json", str(tmp_path / "sweep.json")])
     assert out.exit_code == 0, out.output
     head, first, second = out.output.splitlines()[1:4]

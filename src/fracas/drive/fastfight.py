@@ -142,6 +142,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
         "sneaks": False, "sneaky": array("q", [0] * len(groups)), "feint_units": array("q", [0] * len(groups)),
         "defend_at": array("q", [-1] * n), "can_defend": array("q", [0] * len(groups)),
+        "shock": False, "shock_body": array("q", [-1] * len(groups)), "shock_save": array("q", [0] * 6 * len(groups)),
         "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
         "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
         "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),
@@ -230,7 +231,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
             if why:
                 return f"{g.path}: its attack at {t.path} {why}"
             n = len(plan.metas)
-            info = proc.compiled_row_info(plan) if tables["strays"] else []
+            info = proc.compiled_row_info(plan)
             row_info.extend(info if len(info) == 2 * n else [0] * 2 * n)
             pair.extend((len(plans) // width, n))
             plans.extend(plan.rows if rows else plan.plan)

@@ -22,6 +22,7 @@ from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
 from .defense import roll_defense
 from .feats import roll_kept, situation
 from .followups import Release, dice_error, full_cover_misses, grapple_release, stray_shots
+from .shock import calls_for_save, save_dc
 from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Flee, Target
@@ -226,10 +227,10 @@ def _shock_save(target: TargetInfo, damage: int, dice: Dice) -> Optional[ShockSa
     """ER-13: the save a heavy sneak attack calls for, rolled when the target's bonus is known,
     with the target's own conditions (ER-12/ER-14: a Resilience save is a Body save)."""
     body_max = target.spec.body_max
-    if body_max is None or damage <= 0 or 2 * damage < body_max:
+    if body_max is None or not calls_for_save(damage, body_max):
         return None
     sit = situation(target.spec.conditions, "save")
-    save = ShockSave(dc=5 + damage, situation=sit)
+    save = ShockSave(dc=save_dc(damage), situation=sit)
     try:
         if sit.fails is not None:  # "Automatically fails all saves/feats involving Body attributes"
             save.passed = False

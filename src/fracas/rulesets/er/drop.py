@@ -47,6 +47,7 @@ from .feats import Situation, kept_weights, roll_kept, situation
 from .followups import dice_error
 from .plan import modifier
 from .schema import NAME, DropRequest
+from .shock import calls_for_save, save_dc
 
 #: Getting the Drop: the feat's DC at first, the lowest it falls to, one point a round.
 DROP_DC = 20
@@ -156,9 +157,9 @@ def _chance(sit: Situation, total: int, dc: int) -> Fraction:
 def _shock(damage: int, body_max: Optional[int]) -> Optional[dict[str, int]]:
     """ER-13: damage of one sneak attack at least half the victim's maximum Body calls for a
     Resilience save, DC 5 + the damage (named here, rolled with the `save` kind)."""
-    if body_max is None or 2 * damage < body_max:
+    if body_max is None or not calls_for_save(damage, body_max):
         return None
-    return {"dc": 5 + damage}
+    return {"dc": save_dc(damage)}
 
 
 def roll_drop(plan: DropPlan, dice: Dice, seed: int) -> Rolled:

@@ -200,6 +200,7 @@ class ErRound(Procedure):
         tables.update(leave_draws=array("q", [1 if cls._draws_flee_attacks(g) else 0 for g in sc.groups]),
                       engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
                       sneaks=any(sneaky), sneaky=array("q", sneaky))
+        cls._shock_tables(sc, tables)
         if not any(g.spec.nearby for g in sc.groups):
             return None
         by_off, by_list = array("q", [0]), array("q")
@@ -217,6 +218,31 @@ class ErRound(Procedure):
         tables.update(strays=True, shoots=array("q", [attack_has(g, ("range",)) for g in sc.groups]),
                       by_off=by_off, by_list=by_list, stray_ac=ac, stray_resist=resist, stray_cond=cond)
         return None
+
+    @classmethod
+    def _shock_tables(cls, sc: Any, tables: dict[str, Any]) -> None:
+        """ER-13 shock for the compiled loop: per group its maximum Body (-1: none, never
+        shocked) and its shock save as `attack._shock_save` rolls it with its own conditions
+        (ER-12/ER-14), then the same defending (ER-15): how (0 no save rolled, no bonus
+        given; 1 rolled; 2 fails without a die), the d20 kept (0 one die, 1 the better of
+        two, 2 the worse) and what is added to it (its save bonus and penalty). `shock`: a sneak strike may meet a target with
+        maximum Body (the sneak strikes' rows carry bit 4 in `compiled_row_info`)."""
+        from ...requests import convert_mapping
+        from .feats import situation
+        from .schema import Target
+
+        body, save = array("q"), array("q")
+        for g in sc.groups:
+            spec = convert_mapping({"t": g.spec.target}, Target, f"{g.path}.target")["t"]
+            body.append(-1 if spec.body_max is None else spec.body_max)
+            for conditions in (spec.conditions, [*spec.conditions, "defending"]):  # ER-15: saves at advantage
+                sit = situation(conditions, "save")
+                how = 2 if sit.fails is not None else 0 if spec.save_bonus is None else 1
+                save.extend((how, 1 if sit.advantage else 2 if sit.disadvantage else 0,
+                             (spec.save_bonus or 0) + (sit.penalty[1] if sit.penalty else 0)))
+        shock = any(tables["sneaky"][g.index] and any(body[t.index] >= 0 for t in sc.groups if t.side != g.side)
+                    for g in sc.groups)
+        tables.update(shock=shock, shock_body=body, shock_save=save)
 
     @classmethod
     def _by_candidates(cls, sc: Any, g: Any) -> list[int]:
@@ -280,9 +306,11 @@ class ErRound(Procedure):
     @classmethod
     def compiled_row_info(cls, plan: Any) -> list[int]:
         """ER-17 per strike row: flags (1 a shot under the friendly-fire rule, 2 at a target
-        behind full cover) and its crit threshold (0: none)."""
+        behind full cover; ER-13: 4 a sneak strike, whose damage may shock) and its crit
+        threshold (0: none)."""
         return [x for meta in plan.metas
-                for x in ((1 if meta.friendly_fire else 0) | (2 if meta.full_cover else 0), meta.crit_range or 0)]
+                for x in ((1 if meta.friendly_fire else 0) | (2 if meta.full_cover else 0)
+                          | (4 if meta.sneak is not False else 0), meta.crit_range or 0)]
 
     @classmethod
     def compiled_reaction(cls, sc: Any, g: Any) -> Optional[tuple[str, tuple[int, ...]]]:
@@ -320,10 +348,8 @@ class ErRound(Procedure):
 
         if not isinstance(plan, AttackPlan) or plan.defense:
             return "has defense rolls"
-        if plan.follow_ups and (
-                any(t.spec.grappling is not None for t in plan.targets.values())
-                or any(m.sneak is not False and plan.targets[m.target].spec.body_max is not None for m in plan.metas)):
-            return "has follow-up dice (a sneak attack at a target with body_max, a grapple)"
+        if plan.follow_ups and any(t.spec.grappling is not None for t in plan.targets.values()):
+            return "has follow-up dice (a grapple release, ER-21)"
         return None
 
     # -- a member --------------------------------------------------------------------------

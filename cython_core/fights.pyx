@@ -162,6 +162,8 @@ cdef struct FightPlan:
     const int64_t* react_unit  # per group: its reaction's attack unit (-1: none)
     const int64_t* leave_draws # per group: its members leaving at flee_at draw reactions
     const int64_t* engages     # per group, bit j: its turn's unit j engages its target in melee
+    const int32_t* engages_u   # the same per unit (play_fights lays it out from `engages`)
+    bint er_extra              # ER-13 sneaks or shock, ER-15 defends: the variants read more state
     bint sneaks                # ER-13: some group's attack has sneak strikes
     bint feints                # WW-7: some group's strikes feint first
     bint defends               # ER-15: some member defends at its defend_at
@@ -959,7 +961,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, left, nb = 0, i, e
     cdef const int64_t* ctg = p.ct_group + g * CTG
     cdef const int64_t* sv
-    cdef bint shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
+    cdef bint shocking = False
     cdef bint power = False
     cdef int err
     if p.side_turns and not spell:
@@ -990,16 +992,18 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     if nb == BY_MAX:
                         break
             v = nb > 0
-        i = 2  # the next variant bit
-        if p.defends and p.can_defend[tg]:  # ER-15: at a defending target
-            v += 2 * f.defending[t]
-            i = 4
-        if p.sneaks:
-            if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
-                v += i
-            if f.fo_r[m] != f.now:  # whom m attacked: this round's target, the last round's kept
-                f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
-                f.fo_t[m], f.fo_r[m] = t, f.now
+        if p.er_extra:
+            i = 2  # the next variant bit
+            if p.defends and p.can_defend[tg]:  # ER-15: at a defending target
+                v += 2 * f.defending[t]
+                i = 4
+            if p.sneaks:
+                if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
+                    v += i
+                if f.fo_r[m] != f.now:  # whom m attacked: this round's target, the last round's kept
+                    f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
+                    f.fo_t[m], f.fo_r[m] = t, f.now
+            shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
     at = p.vbase[unit * p.groups + tg] + v
@@ -1077,7 +1081,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         else:
             _os_harm(p, f, t, damage)
         return 0
-    if p.reactions and not spell and (p.engages[g] >> (unit - p.units[3 * g])) & 1:
+    if p.reactions and not spell and p.engages_u[unit]:
         # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
         f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
     for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
@@ -1397,6 +1401,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
     cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
     cdef int err
+    # read once: the writes to f below could alias the plan's flags for the C compiler
+    cdef bint feints = p.feints, shock = p.shock, defends = p.defends
     f.sides_left = 0
     for i in range(p.sides):
         f.side_standing[i] = 0
@@ -1489,10 +1495,10 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
-            if p.shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
+            if shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
                 f.incap[m] -= 1
                 continue
-            if p.defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
+            if defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
                 f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
                 if f.defending[m]:
                     f.no_react[m] = f.now + 1  # no reactions this round and the next
@@ -1504,7 +1510,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
             elif p.units[3 * g + 1]:
                 first, count, skip = p.units[3 * g], p.units[3 * g + 1], 0
-                if p.feints:  # WW-7 (WwRound.turn): a strike whose feint is to be made makes it, not its attack
+                if feints:  # WW-7 (WwRound.turn): a strike whose feint is to be made makes it, not its attack
                     skip = p.feint_units[g] & ~f.feinted[m]
                     f.feinted[m] |= skip
                     if skip == (<int64_t>1 << count) - 1:
@@ -1512,14 +1518,15 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                 t = _choose(p, f, m)
                 # one attack, or (WW-5) one per strike while the target stands
                 for u in range(first, first + count):
-                    if (skip >> (u - first)) & 1:
+                    if skip and (skip >> (u - first)) & 1:
                         continue
                     if t < 0 or f.status[t] != ST_STANDING:
                         break
                     err = _attack(p, f, m, t, u, False, r)
                     if err:
                         break
-                    f.feinted[m] &= ~(<int64_t>1 << (u - first))  # WW-7: the feint's attack is made
+                    if feints:
+                        f.feinted[m] &= ~(<int64_t>1 << (u - first))  # WW-7: the feint's attack is made
             if err:
                 return err
         if not f.over and r >= p.max_rounds:
@@ -1672,6 +1679,13 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
     p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
+    engages_u = _pyarray.array("i", [0] * max(n_units, 1))
+    for g in range(groups):
+        for u in range(units[3 * g + 1]):
+            engages_u[units[3 * g] + u] = (engages[g] >> u) & 1
+    keep.append(engages_u)
+    cdef const int32_t[::1] engages_uv = engages_u
+    p.engages_u = &engages_uv[0]
     p.reactions = False
     for g in range(groups):
         p.reactions = p.reactions or (leave_draws[g] != 0)
@@ -1711,6 +1725,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.sneaks, p.sneaky = arrays["sneaks"], &sneaky[0]
     if p.sneaks and (rows or p.side_turns or p.phased):
         raise ValueError("ER-13 sneak attacks are rolled on the ER kernel")
+    p.er_extra = p.sneaks or p.defends or p.shock
     p.strays = arrays["strays"]
     if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
             or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups

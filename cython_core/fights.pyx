@@ -44,6 +44,7 @@ include "_layout.pxi"
 # These lines are the one list of them (setup.py reads it: fracas._pure.rules).
 include "fracas/drive/pools.py"
 include "fracas/rulesets/ct/turn.py"
+include "fracas/rulesets/er/hurling.py"
 include "fracas/rulesets/er/shock.py"
 include "fracas/rulesets/er/strays.py"
 include "fracas/rulesets/oldschool/morale.py"
@@ -112,6 +113,8 @@ cdef enum:
     BY_SLOTS = 10
     #: log entries per strike kept for its strays (its pool and a crit chain this long)
     SLOG_STRIKE = 8 + 2 * 64
+    #: ER Throwing Items: numbers per item and target group (ErRound._throw_tables)
+    THROW_WIDTH = 8
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -164,6 +167,10 @@ cdef struct FightPlan:
     const int64_t* engages     # per group, bit j: its turn's unit j engages its target in melee
     const int32_t* engages_u   # the same per unit (play_fights lays it out from `engages`)
     bint er_extra              # ER-13 sneaks or shock, ER-15 defends: the variants read more state
+    bint throws                # ER Throwing Items: some group throws items first
+    const int64_t* throw_off   # per group: its first item in the item order
+    const int64_t* throw_n     # per group: its items, one a throw
+    const int64_t* throw_plan  # per item and target group: THROW_WIDTH numbers (ErRound._throw_tables)
     bint sneaks                # ER-13: some group's attack has sneak strikes
     bint feints                # WW-7: some group's strikes feint first
     bint defends               # ER-15: some member defends at its defend_at
@@ -311,6 +318,7 @@ cdef struct FightState:
     int64_t* feinted       # WW-7 (p.feints): per member, bit j: unit j's feint is made, its attack to come
     int32_t* defending     # ER-15 (p.defends): per member, defending until its next turn
     int64_t* incap         # ER-13 (p.shock): per member, the actions it still loses to a failed shock save
+    int64_t* thrown        # ER Throwing Items (p.throws): per member, the items it has thrown
     int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
     int64_t* fo_t
     int64_t* fo_r
@@ -912,6 +920,40 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     return 0
 
 
+cdef int _throw(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
+    """ErRound._throws: m's next item thrown at t instead of its turn's attack, one random
+    event rolled as the throw kind rolls it: the pool's d20s (the counted dice, then the
+    one dropped at disadvantage: the highest, the first of equals), a hit when a counted
+    die hits (`hurling.face_hits`), then the damage dice; its damage, after resistance,
+    lands at once."""
+    cdef int64_t g = p.group[m], tg = p.group[t], i, n, dropped = -1, damage = 0, rolled = 0
+    cdef const int64_t* pl = p.throw_plan + ((p.throw_off[g] + f.thrown[m]) * p.groups + tg) * THROW_WIDTH
+    cdef int faces[9]
+    cdef bint hit = False
+    f.thrown[m] += 1
+    _stream(f)
+    n = pl[0] + pl[3]
+    for i in range(n):
+        faces[i] = draw_gen(&f.dice, 20)
+        if pl[3] and (dropped < 0 or faces[i] > faces[dropped]):
+            dropped = i
+    for i in range(n):
+        if i != dropped and face_hits(faces[i], pl[1], pl[2]):
+            hit = True
+    if p.sneaks:
+        _note_target(f, m, t)
+    if not hit:
+        return 0
+    for i in range(pl[4]):
+        rolled += draw_gen(&f.dice, <uint32_t>pl[5])
+    damage = resist(thrown_damage(rolled, pl[6]), <int>pl[7])
+    if damage:
+        f.dealt[m] += damage
+        f.taken[t] += damage
+        return _harm(p, f, t, damage, 0)
+    return 0
+
+
 cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, int64_t n) noexcept nogil:
     """attack._shock_save for a fight's attack at t, after its strays (ErRound.attacked):
     the damage of its sneak strikes (rows flagged 4); at half t's maximum Body or more
@@ -937,6 +979,13 @@ cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, in
         if face + sv[2] >= save_dc(damage):
             return
     f.incap[t] += draw_gen(&f.dice, 3)
+
+
+cdef inline void _note_target(FightState* f, int64_t m, int64_t t) noexcept nogil:
+    """ER-13: whom m's turn attacked (or threw at): this round's target, the last round's kept."""
+    if f.fo_r[m] != f.now:
+        f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
+        f.fo_t[m], f.fo_r[m] = t, f.now
 
 
 cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nogil:
@@ -1000,9 +1049,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             if p.sneaks:
                 if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
                     v += i
-                if f.fo_r[m] != f.now:  # whom m attacked: this round's target, the last round's kept
-                    f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
-                    f.fo_t[m], f.fo_r[m] = t, f.now
+                _note_target(f, m, t)
             shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
@@ -1438,6 +1485,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         memset(f.defending, 0, p.members * sizeof(int32_t))
     if p.shock:
         memset(f.incap, 0, p.members * sizeof(int64_t))
+    if p.throws:
+        memset(f.thrown, 0, p.members * sizeof(int64_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1516,6 +1565,11 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     if skip == (<int64_t>1 << count) - 1:
                         continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
+                if p.throws and t >= 0 and f.thrown[m] < p.throw_n[g]:
+                    err = _throw(p, f, m, t)  # ER Throwing Items: the item instead of the turn's attack
+                    if err:
+                        return err
+                    continue
                 # one attack, or (WW-5) one per strike while the target stands
                 for u in range(first, first + count):
                     if skip and (skip >> (u - first)) & 1:
@@ -1726,6 +1780,26 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.sneaks and (rows or p.side_turns or p.phased):
         raise ValueError("ER-13 sneak attacks are rolled on the ER kernel")
     p.er_extra = p.sneaks or p.defends or p.shock
+    cdef const int64_t[::1] throw_off = arrays["throw_off"], throw_n = arrays["throw_n"]
+    cdef const int64_t[::1] throw_plan = arrays["throw_plan"]
+    cdef int64_t items = 0
+    if throw_off.shape[0] != groups or throw_n.shape[0] != groups:
+        raise ValueError("a fight plan's throw tables disagree")
+    for g in range(groups):
+        if throw_off[g] != items or throw_n[g] < 0:
+            raise ValueError("a fight plan's throw tables disagree")
+        items += throw_n[g]
+    if throw_plan.shape[0] != items * groups * THROW_WIDTH:
+        raise ValueError("a fight plan's throw tables disagree")
+    for i in range(items * groups):
+        if (not 0 <= throw_plan[i * THROW_WIDTH] <= 8 or not 0 <= throw_plan[i * THROW_WIDTH + 3] <= 1
+                or not 0 <= throw_plan[i * THROW_WIDTH + 4] <= 100 or not 0 <= throw_plan[i * THROW_WIDTH + 5] <= 1000
+                or not 0 <= throw_plan[i * THROW_WIDTH + 7] <= 3):
+            raise ValueError("a fight plan's throw is out of range")
+    p.throws, p.throw_off, p.throw_n = items > 0, &throw_off[0], &throw_n[0]
+    p.throw_plan = &throw_plan[0] if items else NULL
+    if p.throws and (rows or p.side_turns or p.phased):
+        raise ValueError("thrown items are an Enchanted Realms round's")
     p.strays = arrays["strays"]
     if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
             or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
@@ -1791,6 +1865,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.feinted = <int64_t*>_grab(keep, members * 8)
     f.defending = <int32_t*>_grab(keep, members * 4)
     f.incap = <int64_t*>_grab(keep, members * 8)
+    f.thrown = <int64_t*>_grab(keep, members * 8)
     f.no_react = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)

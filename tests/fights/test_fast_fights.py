@@ -287,6 +287,10 @@ def _scenario(draw):
                 if draw(st.integers(0, 3)):
                     entry["target"]["save_bonus"] = draw(st.integers(-2, 6))
             entry["tactic"] = {"target": draw(st.sampled_from(["nearest", "weakest", "random", "focus"]))}
+            if draw(st.integers(0, 4)) == 0:  # ER Throwing Items: thrown first, one a turn
+                entry["throws"] = [{"item": draw(st.sampled_from(["acid splash", "explosive oil", "holy water"])),
+                                    "count": draw(st.integers(1, 2)),
+                                    "skill": draw(st.sampled_from(["none", "ranged", "hurling"]))}]
             if draw(st.integers(0, 3)) == 0:  # ER-15: defends its turn away at or below defend_at
                 entry["tactic"]["defend_at"] = draw(st.integers(0, 20))
             if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
@@ -491,6 +495,7 @@ def _os_scenario(draw):
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
     # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks and shock, ER-15 defending,
+    # thrown items,
     # ER-20 flee attacks (normal, rapid,
     # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:

@@ -28,12 +28,13 @@ from fracas import _kernels
 from fracas._pure import rules
 from fracas.drive import pools
 from fracas.rulesets.ct import turn
-from fracas.rulesets.er import shock, strays
+from fracas.rulesets.er import hurling, shock, strays
 from fracas.rulesets.oldschool import morale, saving
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
-          ROOT / "src/fracas/rulesets/er/shock.py", ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
+          ROOT / "src/fracas/rulesets/er/hurling.py", ROOT / "src/fracas/rulesets/er/shock.py",
+          ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
           ROOT / "src/fracas/rulesets/oldschool/saving.py"]
 
 
@@ -159,6 +160,11 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product(range(2, 13), (7, 12), (-2, 0, 2)):
         assert bare.breaks(*args) == morale.breaks(*args)
         assert bare.fights_to_death(args[1], args[2] + 2) == morale.fights_to_death(args[1], args[2] + 2)
+    bare = _without_cython(_shared("hurling"))
+    for args in itertools.product(range(1, 21), (-3, 0, 4), (8, 15, 25)):
+        assert bare.face_hits(*args) == hurling.face_hits(*args)
+    for args in itertools.product((0, 3, 9), (-10, -3, 0, 2)):
+        assert bare.thrown_damage(*args) == hurling.thrown_damage(*args)
     bare = _without_cython(_shared("shock"))
     for args in itertools.product((-1, 0, 5, 6, 7), (1, 10, 12, 13)):
         assert bare.calls_for_save(*args) == shock.calls_for_save(*args)
@@ -278,6 +284,12 @@ def test_os4_the_triggers_of_a_morale_check() -> None:
 def test_os4_2d6_above_morale_plus_modifier_breaks() -> None:
     assert morale.breaks(8, 7, 0) and not morale.breaks(7, 7, 0)
     assert not morale.breaks(9, 7, 2) and morale.breaks(8, 7, -1)
+
+
+def test_er6_a_hurled_d20_hits_on_a_raw_20_never_on_a_raw_1_else_by_its_total() -> None:
+    assert hurling.face_hits(20, -30, 40) and not hurling.face_hits(1, 30, 2)
+    assert hurling.face_hits(10, 3, 13) and not hurling.face_hits(10, 2, 13)
+    assert hurling.thrown_damage(3, -5) == 0 and hurling.thrown_damage(3, 1) == 4  # never below 0
 
 
 def test_er13_a_sneak_attack_of_half_the_victims_body_calls_for_a_shock_save_dc_5_plus_damage() -> None:

@@ -6,6 +6,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+_SHARED_IMPORT = ("each rule file the fight loop includes as source imports `cython` itself (Cython reads the"
+                  " pure-mode API from that import), with the stand-in where Cython is not installed"
+                  " (fracas._pure.rules)")
+
 #: Sets of files allowed to share 8-line windows, the most windows each, and why.
 JUSTIFIED = {
     ("src/fracas/rulesets/ct/schema.py", "src/fracas/rulesets/oldschool/schema.py",
@@ -14,9 +18,8 @@ JUSTIFIED = {
         2, "the group walk of the ER and X-row summary kernels, inside their nogil loops"),
     ("cython_core/fights.pyx",): (1, "the turn loop of the OS phases and of the other rulesets' slots"),
     ("src/fracas/drive/pools.py", "src/fracas/rulesets/ct/turn.py", "src/fracas/rulesets/er/strays.py",
-     "src/fracas/rulesets/oldschool/morale.py"): (
-        2, "each rule file the fight loop includes as source imports `cython` itself (Cython reads the pure-mode"
-           " API from that import), with the stand-in where Cython is not installed (fracas._pure.rules)"),
+     "src/fracas/rulesets/oldschool/morale.py"): (2, _SHARED_IMPORT),
+    ("src/fracas/drive/pools.py", "src/fracas/rulesets/er/hurling.py"): (1, _SHARED_IMPORT),
 }
 
 

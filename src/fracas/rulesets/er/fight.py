@@ -157,8 +157,6 @@ class ErRound(Procedure):
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
             if g.spec.target.get("grappling") is not None:
                 return f"{g.path}.target.grappling: grapple releases (ER-21) play on the Python loop"
-            if g.spec.throws:
-                return f"{g.path}.throws: thrown items play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
         return None
@@ -201,6 +199,9 @@ class ErRound(Procedure):
                       engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
                       sneaks=any(sneaky), sneaky=array("q", sneaky))
         cls._shock_tables(sc, tables)
+        why = cls._throw_tables(sc, tables)
+        if why is not None:
+            return why
         if not any(g.spec.nearby for g in sc.groups):
             return None
         by_off, by_list = array("q", [0]), array("q")
@@ -217,6 +218,48 @@ class ErRound(Procedure):
                         | (4 if "petrified" in spec.conditions else 0))
         tables.update(strays=True, shoots=array("q", [attack_has(g, ("range",)) for g in sc.groups]),
                       by_off=by_off, by_list=by_list, stray_ac=ac, stray_resist=resist, stray_cond=cond)
+        return None
+
+    #: Thrown items the compiled loop lays out at most (one table row per item, target group).
+    COMPILED_THROWS: ClassVar[int] = 20_000
+
+    @classmethod
+    def _throw_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """ER Throwing Items for the compiled loop: per group its items, one per throw in the
+        order thrown (`throw_off`, `throw_n`), and per item and target group the throw as
+        the throw kind compiles it (`throw_plan`, 8 numbers: counted d20s, added to each,
+        the AC, whether the highest is dropped, the damage dice, their faces, the flat
+        bonus, the resistance); None, or why the loop cannot lay them out."""
+        from ...errors import RequestError
+        from .throw import ThrowPlan
+
+        off, count, table = array("q"), array("q"), array("q")
+        items = 0
+        for g in sc.groups:
+            off.append(items)
+            count.append(_item_count(g.spec.throws))
+            items += count[-1]
+        if not items:
+            return None
+        if items * len(sc.groups) > cls.COMPILED_THROWS:
+            return f"more than {cls.COMPILED_THROWS} thrown items by target group to lay out"
+        kind = sc.ruleset.kind("throw")
+        for g in sc.groups:
+            for k in range(count[g.index]):
+                item = _item(g.spec.throws, k)
+                for t in sc.groups:
+                    if t.side == g.side:
+                        table.extend([0] * 8)
+                        continue
+                    try:
+                        plan = kind.compile(_throw_request(g.spec, item, "t", t.spec.target))
+                    except RequestError as exc:  # thrown at it on the Python loop, the same error
+                        return f"{g.path}.throws: at {t.path}: {exc.path}: {exc.reason}"
+                    assert isinstance(plan, ThrowPlan)
+                    dcount, faces, flat, _dtype, _note = plan.damage
+                    table.extend((plan.n, plan.to_hit, plan.ac, 1 if plan.disadvantage else 0, dcount,
+                                  faces if dcount else 0, flat, plan.resistance))
+        tables.update(throw_off=off, throw_n=count, throw_plan=table)
         return None
 
     @classmethod

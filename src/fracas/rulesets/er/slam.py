@@ -45,9 +45,10 @@ from ..._facts import (
 )
 from ..rows import Rolled
 from .followups import dice_error, resist
+from .hurling import face_hits
 from .plan import RESISTANCE_NAMES, modifier, resistance_state
 from .schema import SlamRequest
-from .throw import face_hits, pool_chance, roll_pool
+from .throw import pool_chance, roll_pool
 
 #: *Decision:* sizes that stand ten feet or taller when no `height` is given.
 TALL_SIZES = SIZES[SIZES.index("huge"):]

@@ -48,6 +48,7 @@ from ...requests import check_names, check_range, choice, decode, say
 from ..._facts import AC_RANGE, CONDITIONS, COVERS, DAMAGE_TYPES, STANDARD_DICE
 from ..rows import Rolled
 from .followups import dice_error, resist
+from .hurling import face_hits, thrown_damage
 from .plan import RESISTANCE_NAMES, TargetInfo, check_attacker, compile_strike, modifier
 from .schema import Attacker, ProfileStrike, Target, ThrowRequest
 
@@ -89,11 +90,6 @@ class Pool:
     def hit(self) -> bool:
         """Any counted die hit: enough for a thrown item's effect ("should either die score a hit")."""
         return any(self.hits)
-
-
-def face_hits(face: int, to_hit: int, ac: int) -> bool:
-    """ER-6 for one d20: a raw 20 always hits, a raw 1 never, else face + to_hit meets the AC."""
-    return face == 20 or (face != 1 and face + to_hit >= ac)
 
 
 def roll_pool(dice: Dice, n: int, to_hit: int, ac: int, disadvantage: bool = False) -> Pool:
@@ -244,7 +240,7 @@ def roll_throw(plan: ThrowPlan, dice: Dice, seed: int) -> Rolled:
             rolled = [dice.die(faces) for _ in range(count)]
         except KernelError as exc:
             raise dice_error(exc, dice.rolls, "the throw's damage") from None
-        base = max(0, sum(rolled) + flat)
+        base = thrown_damage(sum(rolled), flat)
         damage = {"dice": rolled, "faces": faces if count else None, "bonus": flat, "base": base,
                   "damage": resist(base, plan.resistance)}
     p_hit = pool_chance(plan.n, plan.to_hit, plan.ac, plan.disadvantage)

@@ -1449,7 +1449,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
     cdef int err
     # read once: the writes to f below could alias the plan's flags for the C compiler
-    cdef bint feints = p.feints, shock = p.shock, defends = p.defends
+    cdef bint feints = p.feints, shock = p.shock, defends = p.defends, throws = p.throws
+    cdef bint extras = feints or shock or defends or throws  # one test a turn where none is in play
     f.sides_left = 0
     for i in range(p.sides):
         f.side_standing[i] = 0
@@ -1544,14 +1545,15 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
-            if shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
-                f.incap[m] -= 1
-                continue
-            if defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
-                f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
-                if f.defending[m]:
-                    f.no_react[m] = f.now + 1  # no reactions this round and the next
+            if extras:
+                if shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
+                    f.incap[m] -= 1
                     continue
+                if defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
+                    f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
+                    if f.defending[m]:
+                        f.no_react[m] = f.now + 1  # no reactions this round and the next
+                        continue
             if f.casting[m]:
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
@@ -1559,13 +1561,13 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
             elif p.units[3 * g + 1]:
                 first, count, skip = p.units[3 * g], p.units[3 * g + 1], 0
-                if feints:  # WW-7 (WwRound.turn): a strike whose feint is to be made makes it, not its attack
+                if extras and feints:  # WW-7 (WwRound.turn): a strike to feint feints, no attack
                     skip = p.feint_units[g] & ~f.feinted[m]
                     f.feinted[m] |= skip
                     if skip == (<int64_t>1 << count) - 1:
                         continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
-                if p.throws and t >= 0 and f.thrown[m] < p.throw_n[g]:
+                if extras and throws and t >= 0 and f.thrown[m] < p.throw_n[g]:
                     err = _throw(p, f, m, t)  # ER Throwing Items: the item instead of the turn's attack
                     if err:
                         return err
@@ -1579,7 +1581,7 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     err = _attack(p, f, m, t, u, False, r)
                     if err:
                         break
-                    if feints:
+                    if extras and feints:
                         f.feinted[m] &= ~(<int64_t>1 << (u - first))  # WW-7: the feint's attack is made
             if err:
                 return err

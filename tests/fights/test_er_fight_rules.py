@@ -315,6 +315,20 @@ def test_er13_er15_a_sneak_attack_at_a_defender_that_sees_it_loses_its_sneak_dic
     _same_fights_on_both_loops(scenario, seed=2, fights=20)
 
 
+def test_er21_grappling_targets_play_the_same_fights_on_both_loops():
+    # ER-21: a grappling target's release feats are an attack's last dice and the fight keeps
+    # no grapple: the Python loop logs them, the compiled loop leaves them unrolled, and the
+    # fights are the same (each random event has its own stream).
+    scenario = ff_scenario()
+    for entries in scenario["sides"].values():
+        for entry in entries:
+            entry["target"]["grappling"] = {"strength": 12, "bonus": 1}
+    fight = Fight(compile_scenario(scenario))
+    log = fight.play_round(3)
+    assert any("grapple_release" in t for e in attacks(log, "archer") for t in e["result"]["targets"].values())
+    _same_fights_on_both_loops(scenario, seed=4, fights=30)
+
+
 @pytest.mark.parametrize("shape", ["always", "hurt", "leavers"])
 def test_er15_defending_plays_the_same_fights_on_both_loops(shape):
     # ER-15 on the compiled loop as ErRound plays it: a defender makes no attack, attacks at

@@ -282,6 +282,8 @@ def _scenario(draw):
                      "initiative": draw(st.integers(-3, 3))}
             if set(entry["target"]["resistant"]) & set(entry["target"]["vulnerable"]):
                 entry["target"]["vulnerable"] = []
+            if draw(st.integers(0, 4)) == 0:  # ER-21: it holds someone: release feats when body damage lands
+                entry["target"]["grappling"] = {"strength": draw(st.integers(6, 18)), "bonus": draw(st.integers(-2, 3))}
             if draw(st.integers(0, 2)) == 0:  # ER-13: a sneak attack may shock it (its save rolled with a bonus)
                 entry["target"]["body_max"] = draw(st.integers(1, 30))
                 if draw(st.integers(0, 3)):
@@ -495,7 +497,7 @@ def _os_scenario(draw):
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
     # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks and shock, ER-15 defending,
-    # thrown items,
+    # thrown items, grappling targets (ER-21),
     # ER-20 flee attacks (normal, rapid,
     # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:

@@ -150,13 +150,13 @@ class ErRound(Procedure):
     def compiled_why(cls, sc: Any) -> Optional[str]:
         """The compiled round keeps who engaged whom in melee (ER-20 flee attacks), whom
         each attacked in the prior round (ER-13 sneak attacks) and who defends (ER-15);
-        charges, thrown items, weapon negation and grappling targets play on the Python
-        loop (their reactions and follow-up dice are the Python loop's alone)."""
+        charges and weapon negation play on the Python loop (their reactions are the Python
+        loop's alone). A grappling target's release feats (ER-21) are the last dice of the
+        attack that rolls them and change nothing the round keeps (the log shows them), so
+        the compiled loop leaves them unrolled: the next random event has its own stream."""
         for g in sc.groups:
             if g.spec.impale is not None or g.spec.tactic.charge is not None:
                 return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
-            if g.spec.target.get("grappling") is not None:
-                return f"{g.path}.target.grappling: grapple releases (ER-21) play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
         return None
@@ -391,8 +391,6 @@ class ErRound(Procedure):
 
         if not isinstance(plan, AttackPlan) or plan.defense:
             return "has defense rolls"
-        if plan.follow_ups and any(t.spec.grappling is not None for t in plan.targets.values()):
-            return "has follow-up dice (a grapple release, ER-21)"
         return None
 
     # -- a member --------------------------------------------------------------------------

@@ -168,6 +168,11 @@ cdef struct FightPlan:
     const int32_t* engages_u   # the same per unit (play_fights lays it out from `engages`)
     bint er_extra              # ER-13 sneaks or shock, ER-15 defends: the variants read more state
     bint throws                # ER Throwing Items: some group throws items first
+    bint charges               # ER-23: some group charges with its first melee attack
+    const int64_t* charge      # per group: the feet its charge closes (-1: none)
+    const int64_t* impale_at   # per charger and pikeman group: first impale row, rows (-1: none)
+    const int32_t* impale_rows # the impalements' ER plan rows
+    const uint32_t* impale_masks
     const int64_t* throw_off   # per group: its first item in the item order
     const int64_t* throw_n     # per group: its items, one a throw
     const int64_t* throw_plan  # per item and target group: THROW_WIDTH numbers (ErRound._throw_tables)
@@ -319,6 +324,7 @@ cdef struct FightState:
     int32_t* defending     # ER-15 (p.defends): per member, defending until its next turn
     int64_t* incap         # ER-13 (p.shock): per member, the actions it still loses to a failed shock save
     int64_t* thrown        # ER Throwing Items (p.throws): per member, the items it has thrown
+    int32_t* charged       # ER-23 (p.charges): per member, it has made its charge
     int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
     int64_t* fo_t
     int64_t* fo_r
@@ -920,6 +926,37 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     return 0
 
 
+cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* voided) noexcept nogil:
+    """ErRound._charge: m's first melee attack is its charge (ER-23); at t set against
+    charges (an impalement laid out for their groups) with its reaction left (not spent,
+    not incapacitated, not defending: `_can_react`), t impales m first, one random event
+    rolled as the impale kind rolls a plain pole-arm's; its damage lands on m at once, and
+    if it is m's Body or more the charge is void."""
+    cdef int64_t g = p.group[m], tg = p.group[t], at, damage = 0, logpos = 0
+    cdef int err
+    voided[0] = False
+    if f.charged[m] or p.charge[g] < 0:
+        return 0
+    f.charged[m] = 1
+    at = 2 * (g * p.groups + tg)
+    if (p.impale_at[at] < 0 or f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
+            or (p.defends and (f.defending[t] or f.no_react[t] >= f.now))):
+        return 0
+    f.reacted[t] = f.now
+    _stream(f)
+    f.stamp[0] = -1
+    err = roll_attack(p.impale_rows, p.impale_masks, p.impale_at[at], p.impale_at[at] + p.impale_at[at + 1],
+                      &f.dice, f.stamp, 0, NULL, NULL, 0, &logpos, 0, &damage)
+    if err:
+        return err
+    voided[0] = damage >= f.hp[m]
+    if damage:
+        f.dealt[t] += damage
+        f.taken[m] += damage
+        return _harm(p, f, m, damage, 0)
+    return 0
+
+
 cdef int _throw(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ErRound._throws: m's next item thrown at t instead of its turn's attack, one random
     event rolled as the throw kind rolls it: the pool's d20s (the counted dice, then the
@@ -1449,8 +1486,9 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
     cdef int err
     # read once: the writes to f below could alias the plan's flags for the C compiler
-    cdef bint feints = p.feints, shock = p.shock, defends = p.defends, throws = p.throws
-    cdef bint extras = feints or shock or defends or throws  # one test a turn where none is in play
+    cdef bint feints = p.feints, shock = p.shock, defends = p.defends, throws = p.throws, charges = p.charges
+    cdef bint extras = feints or shock or defends or throws or charges  # one test a turn where none is in play
+    cdef bint voided
     f.sides_left = 0
     for i in range(p.sides):
         f.side_standing[i] = 0
@@ -1488,6 +1526,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         memset(f.incap, 0, p.members * sizeof(int64_t))
     if p.throws:
         memset(f.thrown, 0, p.members * sizeof(int64_t))
+    if p.charges:
+        memset(f.charged, 0, p.members * sizeof(int32_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1567,6 +1607,12 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     if skip == (<int64_t>1 << count) - 1:
                         continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
+                if extras and charges and t >= 0:  # ER-23 (ErRound._charge), before a throw
+                    err = _impale(p, f, m, t, &voided)
+                    if err:
+                        return err
+                    if voided or f.status[m] != ST_STANDING:
+                        continue
                 if extras and throws and t >= 0 and f.thrown[m] < p.throw_n[g]:
                     err = _throw(p, f, m, t)  # ER Throwing Items: the item instead of the turn's attack
                     if err:
@@ -1802,6 +1848,25 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.throw_plan = &throw_plan[0] if items else NULL
     if p.throws and (rows or p.side_turns or p.phased):
         raise ValueError("thrown items are an Enchanted Realms round's")
+    cdef const int64_t[::1] charge = arrays["charge"], impale_at = arrays["impale_at"]
+    cdef const int32_t[::1] impale_rows = arrays["impale_rows"]
+    p.charges = impale_at.shape[0] > 0
+    if charge.shape[0] != groups or (p.charges and impale_at.shape[0] != 2 * groups * groups):
+        raise ValueError("a fight plan's charge tables disagree")
+    if p.charges:
+        if rows or p.side_turns or p.phased:
+            raise ValueError("ER-23 charges are an Enchanted Realms round's")
+        check_rows(impale_rows, impale_rows.shape[0] // PLAN_WIDTH, 1)
+        for i in range(groups * groups):
+            if impale_at[2 * i] >= 0 and (impale_at[2 * i + 1] <= 0 or impale_at[2 * i] + impale_at[2 * i + 1]
+                                          > impale_rows.shape[0] // PLAN_WIDTH):
+                raise ValueError("a fight plan's impalement is out of its rows")
+        impale_masks_obj = plan_masks(impale_rows)
+        keep.append(impale_masks_obj)
+    cdef const uint32_t[::1] impale_masks = impale_masks_obj if p.charges else masks
+    p.charge, p.impale_at = &charge[0], &impale_at[0] if p.charges else NULL
+    p.impale_rows = &impale_rows[0] if impale_rows.shape[0] else NULL
+    p.impale_masks = &impale_masks[0]
     p.strays = arrays["strays"]
     if (shoots.shape[0] != groups or by_off.shape[0] != groups + 1 or stray_ac.shape[0] != groups * N_TYPES
             or stray_resist.shape[0] != groups * N_TYPES or stray_cond.shape[0] != groups
@@ -1868,6 +1933,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.defending = <int32_t*>_grab(keep, members * 4)
     f.incap = <int64_t*>_grab(keep, members * 8)
     f.thrown = <int64_t*>_grab(keep, members * 8)
+    f.charged = <int32_t*>_grab(keep, members * 4)
     f.no_react = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)

@@ -521,8 +521,26 @@ def test_er23_a_bad_pike_is_refused_at_its_path():
     with pytest.raises(RequestError) as err:
         compile_scenario(bad)
     assert err.value.path.startswith("$.sides.pikes[0].impale")
-    why = fastfight.plan_for(compile_scenario(charge_scenario()))
-    assert isinstance(why, str) and ("ER-23" in why or "not in use" in why)
+
+
+@pytest.mark.parametrize("shape", ["set-pike", "void", "short", "band", "glaive"])
+def test_er23_charges_and_impalements_play_the_same_fights_on_both_loops(shape):
+    # ER-23 on the compiled loop as ErRound._charge plays it: the first melee attack is the
+    # charge; a pikeman set against it with its reaction left impales first (its reaction
+    # spent: no flee attack this round), the damage lands at once, and a charger brought to
+    # its Body's end makes no charge. A glaive's heavy impalement stays on the Python loop.
+    scenario = charge_scenario(**{"void": {"ogre_hp": 8, "pike_agility": 1}, "short": {"closed": 20}}.get(shape, {}))
+    scenario["max_rounds"] = 8
+    if shape == "band":  # charging ogres that flee when hurt, pikemen who defend at 380 and throw
+        ogres, pikes = scenario["sides"]["ogres"][0], scenario["sides"]["pikes"][0]
+        ogres.update(count=3, tactic={"charge": 30, "flee_at": 30})
+        pikes.update(count=2, hp=420, tactic={"defend_at": 380}, throws=[{"item": "acid splash"}])
+    if shape == "glaive":
+        scenario["sides"]["pikes"][0]["impale"]["pole"] = "glaive"
+        why = fastfight.plan_for(compile_scenario(scenario))
+        assert isinstance(why, str) and ("glaive" in why or "not in use" in why)
+        return
+    _same_fights_on_both_loops(scenario, seed=8, fights=40)
 
 
 # -- ER Weapon Negation: weapon lock and disarm as a tactic -----------------------------------

@@ -149,9 +149,10 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
     charging = load("er-skeleton-horde.json")
     charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
+    charging["sides"]["party"][0]["impale"] = {"style": "pole-arm", "pole": "glaive"}
     fallback = simulate(charging, runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert "charges and impalements (ER-23)" in fallback["fight_loop"]["python_why"]
+    assert "a glaive's heavy impalement (ER-23)" in fallback["fight_loop"]["python_why"]
 
 
 @compiled
@@ -293,6 +294,10 @@ def _scenario(draw):
                 entry["throws"] = [{"item": draw(st.sampled_from(["acid splash", "explosive oil", "holy water"])),
                                     "count": draw(st.integers(1, 2)),
                                     "skill": draw(st.sampled_from(["none", "ranged", "hurling"]))}]
+            if draw(st.integers(0, 4)) == 0:  # ER-23: its first melee attack is a charge
+                entry["tactic"]["charge"] = draw(st.integers(0, 60))
+            if draw(st.integers(0, 4)) == 0:  # ER-23: a pole-arm set against charges
+                entry["impale"] = {"style": "pole-arm", "weight": draw(st.integers(0, 2))}
             if draw(st.integers(0, 3)) == 0:  # ER-15: defends its turn away at or below defend_at
                 entry["tactic"]["defend_at"] = draw(st.integers(0, 20))
             if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
@@ -497,7 +502,7 @@ def _os_scenario(draw):
 @given(data=st.data(), seed=st.integers(0, 2**64 - 1))
 def test_generated_scenarios_play_the_same_fights_on_both_loops(scenarios, data, seed):
     # ER: ER-18 initiative, tactics, spells, resistances, ER-13 sneak attacks and shock, ER-15 defending,
-    # thrown items, grappling targets (ER-21),
+    # thrown items, grappling targets (ER-21), ER-23 charges and impalements,
     # ER-20 flee attacks (normal, rapid,
     # none on a cautious move), ER-17 strays into the combatants named nearby; Worldwalker: WW-1 initiative
     # once for the fight, WW-5 reserves spent strike by strike, WW-6 two weapons; Cartyrion:
@@ -544,11 +549,12 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
     charging = load("er-skeleton-horde.json")
     charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
+    charging["sides"]["party"][0]["impale"] = {"style": "pole-arm", "pole": "glaive"}
     (tmp_path / "charging.json").write_text(json.dumps(charging))
     fallback = run(["simulate", str(tmp_path / "charging.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.skeletons[0]: charges and impalements (ER-23)"
-            in fallback.output), fallback.output
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.party[0].impale: a glaive's heavy impalement"
+            " (ER-23) plays on the Python loop" in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])

@@ -204,32 +204,33 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
 
 
 def _charging_horde() -> dict:
-    """The horde with a charge its skeletons may make (`tactic.charge`, null: none): switched
-    on, a charge (ER-23, with the impalement it may meet) plays on the Python loop, which
-    alone keeps it, so those points play there."""
+    """The horde's skeletons charge (ER-23) at a party whose first hero sets a pole-arm
+    against charges; its `pole` is swept: a plain pole-arm's impalement plays on the compiled
+    loop, a glaive's (whose heavy property peeks at its skill dice) on the Python loop."""
     scenario = json.loads(example("er-skeleton-horde"))
-    scenario["sides"]["skeletons"][0]["tactic"] = {"charge": None}
+    scenario["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
+    scenario["sides"]["party"][0]["impale"] = {"style": "pole-arm", "weight": 2, "pole": None}
     return scenario
 
 
-CHARGE = "$.sides.skeletons[0].tactic.charge"
+CHARGE = "$.sides.party[0].impale.pole"
 
 
 def test_each_point_reports_how_many_fights_each_loop_played():
     """A point's `fight_loop` is what `simulate` reports for its scenario: a point the
     compiled loop covers plays there, one it does not cover on the Python loop, with why."""
-    result = sweep(_charging_horde(), [f"{CHARGE}=null,30", f"{COUNT}=4,6"], runs=30, seed=3)
-    assert [p["values"][CHARGE] for p in result.points] == [None, 30, None, 30]
+    result = sweep(_charging_horde(), [f"{CHARGE}=null,glaive", f"{COUNT}=4,6"], runs=30, seed=3)
+    assert [p["values"][CHARGE] for p in result.points] == [None, "glaive", None, "glaive"]
     for p, point in enumerate(result.points):
         scenario = _charging_horde()
-        scenario["sides"]["skeletons"][0]["tactic"]["charge"] = point["values"][CHARGE]
+        scenario["sides"]["party"][0]["impale"]["pole"] = point["values"][CHARGE]
         scenario["sides"]["skeletons"][0]["count"] = point["values"][COUNT]
         alone = simulate(scenario, runs=30, seed=chunk_seed(3, p))
         assert point["fight_loop"] == alone.fight_loop
         assert point["sides"] == alone.sides
     charging = [p["fight_loop"] for p in result.points if p["values"][CHARGE]]
     assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in charging)
-    assert all("charges and impalements (ER-23)" in f["python_why"] for f in charging) \
+    assert all("a glaive's heavy impalement (ER-23)" in f["python_why"] for f in charging) \
         or fracas.backend != "compiled"
     plain = [p["fight_loop"] for p in result.points if not p["values"][CHARGE]]
     if fracas.backend == "compiled":
@@ -284,7 +285,7 @@ def test_cli_prints_the_table_and_the_crossing_and_writes_json(tmp_path):
 def test_cli_shows_the_fights_each_point_played_on_the_python_loop(tmp_path):
     path = tmp_path / "charging.json"
     path.write_text(json.dumps(_charging_horde()))
-    out = run(["sweep", str(path), "--vary", f"{CHARGE}=null,30", "--runs", "20", "--seed", "4", "--workers", "1",
+    out = run(["sweep", str(path), "--vary", f"{CHARGE}=null,glaive", "--runs", "20", "--seed", "4", "--workers", "1",
                "--json", str(tmp_path / "sweep.json")])
     assert out.exit_code == 0, out.output
     head, first, second = out.output.splitlines()[1:4]

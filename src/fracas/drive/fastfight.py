@@ -144,6 +144,8 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "defend_at": array("q", [-1] * n), "can_defend": array("q", [0] * len(groups)),
         "shock": False, "shock_body": array("q", [-1] * len(groups)), "shock_save": array("q", [0] * 6 * len(groups)),
         "throw_off": array("q", [0] * len(groups)), "throw_n": array("q", [0] * len(groups)), "throw_plan": array("q"),
+        "charge": array("q", [-1] * len(groups)), "impale_at": array("q"),
+        "impale_rows": array("i"),
         "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
         "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
         "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),

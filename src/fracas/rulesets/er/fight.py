@@ -150,13 +150,11 @@ class ErRound(Procedure):
     def compiled_why(cls, sc: Any) -> Optional[str]:
         """The compiled round keeps who engaged whom in melee (ER-20 flee attacks), whom
         each attacked in the prior round (ER-13 sneak attacks) and who defends (ER-15);
-        charges and weapon negation play on the Python loop (their reactions are the Python
-        loop's alone). A grappling target's release feats (ER-21) are the last dice of the
+        charges and their impalements (ER-23) too, a glaive's excepted (`_impale_tables`);
+        weapon negation plays on the Python loop (its reactions are the Python loop's alone). A grappling target's release feats (ER-21) are the last dice of the
         attack that rolls them and change nothing the round keeps (the log shows them), so
         the compiled loop leaves them unrolled: the next random event has its own stream."""
         for g in sc.groups:
-            if g.spec.impale is not None or g.spec.tactic.charge is not None:
-                return f"{g.path}: charges and impalements (ER-23) play on the Python loop"
             if g.spec.tactic.negate is not None:
                 return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
         return None
@@ -199,7 +197,7 @@ class ErRound(Procedure):
                       engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
                       sneaks=any(sneaky), sneaky=array("q", sneaky))
         cls._shock_tables(sc, tables)
-        why = cls._throw_tables(sc, tables)
+        why = cls._throw_tables(sc, tables) or cls._impale_tables(sc, tables)
         if why is not None:
             return why
         if not any(g.spec.nearby for g in sc.groups):
@@ -260,6 +258,46 @@ class ErRound(Procedure):
                     table.extend((plan.n, plan.to_hit, plan.ac, 1 if plan.disadvantage else 0, dcount,
                                   faces if dcount else 0, flat, plan.resistance))
         tables.update(throw_off=off, throw_n=count, throw_plan=table)
+        return None
+
+    @classmethod
+    def _impale_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """ER-23 for the compiled loop: per group the feet its charge closes (`charge`, -1:
+        it makes none, or its attack has no melee strike to charge with), and per charger
+        and pikeman group (`impale_at`, where a group charges: first row and rows in
+        `impale_rows`, -1 none) the
+        impalement as the impale kind compiles it, set against a charge of 25 ft or more;
+        None, or why the loop cannot lay them out (a glaive's heavy impalement peeks at its
+        skill dice: the Python loop's)."""
+        from ... import _layout as L
+        from ...errors import RequestError
+        from .impale import ImpalePlan
+
+        n = len(sc.groups)
+        charge = array("q", [-1] * n)
+        at, rows = array("q", [-1, 0] * n * n), array("i")
+        kind = sc.ruleset.kind("impale")
+        for c in sc.groups:
+            feet = c.spec.tactic.charge
+            if feet is None or not any(c.spec.attacks[i].get("method") in MELEE for i in c.phases.get("attack", ())):
+                continue
+            charge[c.index] = feet
+            for pike in sc.groups:
+                if pike.side == c.side or pike.spec.impale is None or feet < 25:
+                    continue
+                try:
+                    plan = kind.compile({"pikeman": pike.spec.attacker, "weapon": pike.spec.impale,
+                                         "charger": dict(c.spec.target, id="c", body=1, closed=feet)})
+                except RequestError as exc:  # impaled on the Python loop, the same error
+                    return f"{pike.path}.impale: at {c.path}: {exc.path}: {exc.reason}"
+                assert isinstance(plan, ImpalePlan)
+                if plan.heavy is not None:
+                    return f"{pike.path}.impale: a glaive's heavy impalement (ER-23) plays on the Python loop"
+                k = 2 * (c.index * n + pike.index)
+                at[k], at[k + 1] = len(rows) // L.PLAN_WIDTH, len(plan.impalement.metas)
+                rows.extend(plan.impalement.plan)
+        if any(feet >= 0 for feet in charge):
+            tables.update(charge=charge, impale_at=at, impale_rows=rows)
         return None
 
     @classmethod

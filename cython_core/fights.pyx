@@ -957,6 +957,38 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
     return 0
 
 
+cdef bint _turn_lost(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """Whether m's turn is lost before it acts: ER-13 (ErRound.slot_started), shocked; ER-15
+    (ErRound.turn), at its defend_at it defends its turn away."""
+    if p.shock and f.incap[m] > 0:
+        f.incap[m] -= 1
+        return True
+    if p.defends:
+        f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
+        if f.defending[m]:
+            f.no_react[m] = f.now + 1  # no reactions this round and the next
+            return True
+    return False
+
+
+cdef int _before_attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* done) noexcept nogil:
+    """ErRound.before_attack for m's turn at t: ER-23 a charge's impalement, then ER
+    Throwing Items, the item instead of the turn's attack; `done`: the turn ends here."""
+    cdef int err
+    done[0] = False
+    if p.charges:
+        err = _impale(p, f, m, t, done)
+        if err or done[0]:
+            return err
+        if f.status[m] != ST_STANDING:
+            done[0] = True
+            return 0
+    if p.throws and f.thrown[m] < p.throw_n[p.group[m]]:
+        done[0] = True
+        return _throw(p, f, m, t)
+    return 0
+
+
 cdef int _throw(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ErRound._throws: m's next item thrown at t instead of its turn's attack, one random
     event rolled as the throw kind rolls it: the pool's d20s (the counted dice, then the
@@ -1123,6 +1155,9 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             return err
         for s in range(n):
             damage += f.out[s * OUT_WIDTH + O_DAMAGE]
+            i = p.row_info[2 * (first + s)]
+            if i & 1 and (i & 2 or not f.out[s * OUT_WIDTH + O_HITS]):
+                draw_gen(&f.dice, BY_SLOTS)  # ER-17: a missed shot's stray slot, with no one next to t: empty
         _shock(p, f, t, first, n)
     else:
         err = _plain_roll(p, f, first, n, &damage)
@@ -1486,8 +1521,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
     cdef int err
     # read once: the writes to f below could alias the plan's flags for the C compiler
-    cdef bint feints = p.feints, shock = p.shock, defends = p.defends, throws = p.throws, charges = p.charges
-    cdef bint extras = feints or shock or defends or throws or charges  # one test a turn where none is in play
+    cdef bint feints = p.feints
+    cdef bint extras = feints or p.shock or p.defends or p.throws or p.charges  # one test a turn where none is
     cdef bint voided
     f.sides_left = 0
     for i in range(p.sides):
@@ -1585,15 +1620,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
-            if extras:
-                if shock and f.incap[m] > 0:  # ER-13 (ErRound.slot_started): shocked, it loses this action
-                    f.incap[m] -= 1
-                    continue
-                if defends:  # ER-15 (ErRound.turn): at its defend_at it defends its turn away
-                    f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
-                    if f.defending[m]:
-                        f.no_react[m] = f.now + 1  # no reactions this round and the next
-                        continue
+            if extras and _turn_lost(p, f, m):
+                continue
             if f.casting[m]:
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
@@ -1607,17 +1635,12 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                     if skip == (<int64_t>1 << count) - 1:
                         continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
-                if extras and charges and t >= 0:  # ER-23 (ErRound._charge), before a throw
-                    err = _impale(p, f, m, t, &voided)
+                if extras and t >= 0:
+                    err = _before_attack(p, f, m, t, &voided)
                     if err:
                         return err
-                    if voided or f.status[m] != ST_STANDING:
+                    if voided:
                         continue
-                if extras and throws and t >= 0 and f.thrown[m] < p.throw_n[g]:
-                    err = _throw(p, f, m, t)  # ER Throwing Items: the item instead of the turn's attack
-                    if err:
-                        return err
-                    continue
                 # one attack, or (WW-5) one per strike while the target stands
                 for u in range(first, first + count):
                     if skip and (skip >> (u - first)) & 1:

@@ -618,8 +618,8 @@ class ErRound(Procedure):
         assert isinstance(m, ErMember) and isinstance(target, ErMember)
         if key != "spell" and m.spent == self.fight.round:
             return False  # the feat or the throw was this turn's attack
-        if not self._charge(m, target, key, use):
-            return False
+        if not self._charge(m, target, key, use) or m.status != STANDING:
+            return False  # a void charge, or an impalement that sent the charger off (ER-23): no throw either
         return not (self._throws(m, target, key, use) or self._negates(m, target, key, use))
 
     def _charge(self, m: ErMember, target: ErMember, key: str, use: Optional[tuple[int, ...]]) -> bool:

@@ -785,5 +785,4 @@ def test_er_throwing_items_play_the_same_fights_on_both_loops(shape):
         troll.update(count=3, throws=[{"item": "holy water", "count": 1}, {"item": "bonfire blend"}])
         scenario["sides"]["alchemist"].append({**alchemist, "name": "apprentice", "hp": 30, "throws": [
             {"item": "acid splash", "count": 3}]})
-    assert not isinstance(fastfight.plan_for(compile_scenario(scenario)), str)
     _same_fights_on_both_loops(scenario, seed=17, fights=40)

@@ -54,9 +54,15 @@ def clean_descriptions(node: Any) -> Any:
     return node
 
 
+#: Keys msgspec writes in some of its versions only: left out, so every msgspec this project
+#: supports writes the same generated schema (msgspec 0.23 added a dict's Literal keys as
+#: `propertyNames`; 0.22 writes none).
+_UNSETTLED = ("title", "propertyNames")
+
+
 def _strip_titles(node: Any) -> Any:
     if isinstance(node, dict):
-        return {k: _strip_titles(v) for k, v in node.items() if k != "title"}
+        return {k: _strip_titles(v) for k, v in node.items() if k not in _UNSETTLED}
     if isinstance(node, list):
         return [_strip_titles(v) for v in node]
     return node

@@ -857,6 +857,12 @@ cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage)
     _decide(p, f)
 
 
+cdef inline bint _strays(int64_t flags, int64_t hits) noexcept nogil:
+    """ER-17 (followups.stray_shots): a strike row's shot strays, its d10 slot rolled, when it
+    is under the friendly-fire rule (flag 1) and missed, or was at full cover (flag 2)."""
+    return flags & 1 and (flags & 2 or not hits)
+
+
 cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t n, int64_t nb) noexcept nogil:
     """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
     friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
@@ -874,10 +880,8 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
         f.by_dmg[k] = 0
     for s in range(n):
         flags = p.row_info[2 * (first + s)]
-        if not flags & 1:
-            continue
         o = f.out + s * OUT_WIDTH
-        if not flags & 2 and o[O_HITS]:
+        if not _strays(flags, o[O_HITS]):
             continue
         roll = draw_gen(&f.dice, BY_SLOTS)
         if roll > nb:
@@ -1155,8 +1159,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             return err
         for s in range(n):
             damage += f.out[s * OUT_WIDTH + O_DAMAGE]
-            i = p.row_info[2 * (first + s)]
-            if i & 1 and (i & 2 or not f.out[s * OUT_WIDTH + O_HITS]):
+            if _strays(p.row_info[2 * (first + s)], f.out[s * OUT_WIDTH + O_HITS]):
                 draw_gen(&f.dice, BY_SLOTS)  # ER-17: a missed shot's stray slot, with no one next to t: empty
         _shock(p, f, t, first, n)
     else:

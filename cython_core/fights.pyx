@@ -68,9 +68,11 @@ RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 #: The fields of a group in FightPlan.ct_group (CTG): fastfight sizes its neutral table by it.
 CT_FIELDS = CTG
 
-from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT
+from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT, ER_IMPALE_HEAVY_FACE as _HEAVY_FACE
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
+# ER-23: a glaive's skill die this high or higher puts its impalement at disadvantage (impale.py).
+cdef int HEAVY_FACE = _HEAVY_FACE
 #: weakest: the key of no member (a side's tree with no one standing)
 cdef int64_t WK_NONE = 0x7FFFFFFFFFFFFFFF
 
@@ -115,6 +117,8 @@ cdef enum:
     SLOG_STRIKE = 8 + 2 * 64
     #: ER Throwing Items: numbers per item and target group (ErRound._throw_tables)
     THROW_WIDTH = 8
+    #: ER-23: numbers per charger and pikeman group (ErRound._impale_tables)
+    IMPALE_WIDTH = 4
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -170,7 +174,9 @@ cdef struct FightPlan:
     bint throws                # ER Throwing Items: some group throws items first
     bint charges               # ER-23: some group charges with its first melee attack
     const int64_t* charge      # per group: the feet its charge closes (-1: none)
-    const int64_t* impale_at   # per charger and pikeman group: first impale row, rows (-1: none)
+    const int64_t* impale_at   # per charger and pikeman group, IMPALE_WIDTH: first impale row, rows (-1:
+                               # none); a glaive's heavy impalement: its first row (-1: not a glaive), its
+                               # skill dice
     const int32_t* impale_rows # the impalements' ER plan rows
     const uint32_t* impale_masks
     const int64_t* throw_off   # per group: its first item in the item order
@@ -934,23 +940,34 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
     """ErRound._charge: m's first melee attack is its charge (ER-23); at t set against
     charges (an impalement laid out for their groups) with its reaction left (not spent,
     not incapacitated, not defending: `_can_react`), t impales m first, one random event
-    rolled as the impale kind rolls a plain pole-arm's; its damage lands on m at once, and
-    if it is m's Body or more the charge is void."""
-    cdef int64_t g = p.group[m], tg = p.group[t], at, damage = 0, logpos = 0
+    rolled as the impale kind rolls it: a glaive's skill dice, read from a copy of the
+    stream (impale.skill_faces), put it at disadvantage when one shows HEAVY_FACE or more
+    (its heavy property); its damage lands on m at once, and if it is m's Body or more the
+    charge is void."""
+    cdef int64_t g = p.group[m], tg = p.group[t], damage = 0, logpos = 0, first, i
+    cdef const int64_t* at
+    cdef Dice peek
     cdef int err
     voided[0] = False
     if f.charged[m] or p.charge[g] < 0:
         return 0
     f.charged[m] = 1
-    at = 2 * (g * p.groups + tg)
-    if (p.impale_at[at] < 0 or f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
+    at = p.impale_at + IMPALE_WIDTH * (g * p.groups + tg)
+    if (at[0] < 0 or f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
             or (p.defends and (f.defending[t] or f.no_react[t] >= f.now))):
         return 0
     f.reacted[t] = f.now
     _stream(f)
+    first = at[0]
+    if at[2] >= 0:  # a glaive
+        peek = f.dice
+        for i in range(at[3]):
+            if draw_gen(&peek, 20) >= HEAVY_FACE:
+                first = at[2]
+                break
     f.stamp[0] = -1
-    err = roll_attack(p.impale_rows, p.impale_masks, p.impale_at[at], p.impale_at[at] + p.impale_at[at + 1],
-                      &f.dice, f.stamp, 0, NULL, NULL, 0, &logpos, 0, &damage)
+    err = roll_attack(p.impale_rows, p.impale_masks, first, first + at[1], &f.dice, f.stamp, 0, NULL, NULL, 0,
+                      &logpos, 0, &damage)
     if err:
         return err
     voided[0] = damage >= f.hp[m]
@@ -1877,15 +1894,18 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] charge = arrays["charge"], impale_at = arrays["impale_at"]
     cdef const int32_t[::1] impale_rows = arrays["impale_rows"]
     p.charges = impale_at.shape[0] > 0
-    if charge.shape[0] != groups or (p.charges and impale_at.shape[0] != 2 * groups * groups):
+    if charge.shape[0] != groups or (p.charges and impale_at.shape[0] != IMPALE_WIDTH * groups * groups):
         raise ValueError("a fight plan's charge tables disagree")
     if p.charges:
         if rows or p.side_turns or p.phased:
             raise ValueError("ER-23 charges are an Enchanted Realms round's")
         check_rows(impale_rows, impale_rows.shape[0] // PLAN_WIDTH, 1)
-        for i in range(groups * groups):
-            if impale_at[2 * i] >= 0 and (impale_at[2 * i + 1] <= 0 or impale_at[2 * i] + impale_at[2 * i + 1]
-                                          > impale_rows.shape[0] // PLAN_WIDTH):
+        for i in range(0, IMPALE_WIDTH * groups * groups, IMPALE_WIDTH):
+            if impale_at[i] >= 0 and (impale_at[i + 1] <= 0 or impale_at[i] + impale_at[i + 1]
+                                      > impale_rows.shape[0] // PLAN_WIDTH
+                                      or (impale_at[i + 2] >= 0 and (impale_at[i + 2] + impale_at[i + 1]
+                                                                     > impale_rows.shape[0] // PLAN_WIDTH
+                                                                     or not 0 < impale_at[i + 3] <= 8))):
                 raise ValueError("a fight plan's impalement is out of its rows")
         impale_masks_obj = plan_masks(impale_rows)
         keep.append(impale_masks_obj)

@@ -147,12 +147,18 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    charging = load("er-skeleton-horde.json")
-    charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
-    charging["sides"]["party"][0]["impale"] = {"style": "pole-arm", "pole": "glaive"}
-    fallback = simulate(charging, runs=50, seed=3)
+    fallback = simulate(_negating(load("er-skeleton-horde.json")), runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert "a glaive's heavy impalement (ER-23)" in fallback["fight_loop"]["python_why"]
+    assert fallback["fight_loop"]["python_why"] == \
+        "$.sides.party[0].tactic.negate: weapon locks and disarms play on the Python loop"
+
+
+def _negating(scenario):
+    """`scenario` (the horde) with its first hero locking weapons (ER Weapon Negation):
+    the Python loop's alone."""
+    scenario["sides"]["party"][0]["negation"] = {"to_hit": 5, "weapon": "medium", "damage_type": "blunt"}
+    scenario["sides"]["party"][0]["tactic"]["negate"] = "lock"
+    return scenario
 
 
 @compiled
@@ -296,8 +302,10 @@ def _scenario(draw):
                                     "skill": draw(st.sampled_from(["none", "ranged", "hurling"]))}]
             if draw(st.integers(0, 4)) == 0:  # ER-23: its first melee attack is a charge
                 entry["tactic"]["charge"] = draw(st.integers(0, 60))
-            if draw(st.integers(0, 4)) == 0:  # ER-23: a pole-arm set against charges
-                entry["impale"] = {"style": "pole-arm", "weight": draw(st.integers(0, 2))}
+            if draw(st.integers(0, 4)) == 0:  # ER-23: a pole-arm set against charges, a glaive's heavy or not
+                entry["impale"] = {"style": "pole-arm", "weight": draw(st.integers(0, 2)),
+                                   "pole": draw(st.sampled_from([None, None, "glaive", "ula"])),
+                                   "forte": draw(st.booleans())}
             if draw(st.integers(0, 3)) == 0:  # ER-15: defends its turn away at or below defend_at
                 entry["tactic"]["defend_at"] = draw(st.integers(0, 20))
             if draw(st.integers(0, 2)) == 0:  # ER-20: leaving draws flee attacks (none under 20 ft)
@@ -547,14 +555,11 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     from tests.cli.helpers import run
 
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
-    charging = load("er-skeleton-horde.json")
-    charging["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
-    charging["sides"]["party"][0]["impale"] = {"style": "pole-arm", "pole": "glaive"}
-    (tmp_path / "charging.json").write_text(json.dumps(charging))
-    fallback = run(["simulate", str(tmp_path / "charging.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
+    (tmp_path / "negating.json").write_text(json.dumps(_negating(load("er-skeleton-horde.json"))))
+    fallback = run(["simulate", str(tmp_path / "negating.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.party[0].impale: a glaive's heavy impalement"
-            " (ER-23) plays on the Python loop" in fallback.output), fallback.output
+    assert ("20 fights on the Python round loop (0 compiled): $.sides.party[0].tactic.negate: weapon locks and"
+            " disarms play on the Python loop" in fallback.output), fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])

@@ -203,36 +203,36 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
     assert never.target["rows"][0]["crossings"] == []  # four adventurers always beat one or two skeletons
 
 
-def _charging_horde() -> dict:
-    """The horde's skeletons charge (ER-23) at a party whose first hero sets a pole-arm
-    against charges; its `pole` is swept: a plain pole-arm's impalement plays on the compiled
-    loop, a glaive's (whose heavy property peeks at its skill dice) on the Python loop."""
+def _negating_horde() -> dict:
+    """The horde's first hero may lock the skeletons' weapons (ER Weapon Negation); its
+    tactic's `negate` is swept: without it the fights play on the compiled loop, with it
+    on the Python loop (weapon negation is the Python loop's alone)."""
     scenario = json.loads(example("er-skeleton-horde"))
-    scenario["sides"]["skeletons"][0]["tactic"] = {"charge": 30}
-    scenario["sides"]["party"][0]["impale"] = {"style": "pole-arm", "weight": 2, "pole": None}
+    scenario["sides"]["party"][0]["negation"] = {"to_hit": 5, "weapon": "medium", "damage_type": "blunt"}
+    scenario["sides"]["party"][0]["tactic"]["negate"] = None
     return scenario
 
 
-CHARGE = "$.sides.party[0].impale.pole"
+NEGATE = "$.sides.party[0].tactic.negate"
 
 
 def test_each_point_reports_how_many_fights_each_loop_played():
     """A point's `fight_loop` is what `simulate` reports for its scenario: a point the
     compiled loop covers plays there, one it does not cover on the Python loop, with why."""
-    result = sweep(_charging_horde(), [f"{CHARGE}=null,glaive", f"{COUNT}=4,6"], runs=30, seed=3)
-    assert [p["values"][CHARGE] for p in result.points] == [None, "glaive", None, "glaive"]
+    result = sweep(_negating_horde(), [f"{NEGATE}=null,lock", f"{COUNT}=4,6"], runs=30, seed=3)
+    assert [p["values"][NEGATE] for p in result.points] == [None, "lock", None, "lock"]
     for p, point in enumerate(result.points):
-        scenario = _charging_horde()
-        scenario["sides"]["party"][0]["impale"]["pole"] = point["values"][CHARGE]
+        scenario = _negating_horde()
+        scenario["sides"]["party"][0]["tactic"]["negate"] = point["values"][NEGATE]
         scenario["sides"]["skeletons"][0]["count"] = point["values"][COUNT]
         alone = simulate(scenario, runs=30, seed=chunk_seed(3, p))
         assert point["fight_loop"] == alone.fight_loop
         assert point["sides"] == alone.sides
-    charging = [p["fight_loop"] for p in result.points if p["values"][CHARGE]]
-    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in charging)
-    assert all("a glaive's heavy impalement (ER-23)" in f["python_why"] for f in charging) \
+    negating = [p["fight_loop"] for p in result.points if p["values"][NEGATE]]
+    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in negating)
+    assert all(f"{NEGATE}: weapon locks and disarms play on the Python loop" == f["python_why"] for f in negating) \
         or fracas.backend != "compiled"
-    plain = [p["fight_loop"] for p in result.points if not p["values"][CHARGE]]
+    plain = [p["fight_loop"] for p in result.points if not p["values"][NEGATE]]
     if fracas.backend == "compiled":
         assert plain == [{"compiled_fights": 30, "python_fights": 0, "python_why": None}] * 2
     else:  # the pure-Python kernels: every fight on the Python loop, and the report says why
@@ -283,9 +283,9 @@ def test_cli_prints_the_table_and_the_crossing_and_writes_json(tmp_path):
 
 
 def test_cli_shows_the_fights_each_point_played_on_the_python_loop(tmp_path):
-    path = tmp_path / "charging.json"
-    path.write_text(json.dumps(_charging_horde()))
-    out = run(["sweep", str(path), "--vary", f"{CHARGE}=null,glaive", "--runs", "20", "--seed", "4", "--workers", "1",
+    path = tmp_path / "negating.json"
+    path.write_text(json.dumps(_negating_horde()))
+    out = run(["sweep", str(path), "--vary", f"{NEGATE}=null,lock", "--runs", "20", "--seed", "4", "--workers", "1",
                "--json", str(tmp_path / "sweep.json")])
     assert out.exit_code == 0, out.output
     head, first, second = out.output.splitlines()[1:4]

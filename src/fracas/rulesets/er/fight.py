@@ -69,7 +69,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, ClassVar, Literal, Optional
 
-from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_LOCK_FREE_DICE
+from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_IMPALE_DICE, ER_LOCK_FREE_DICE
 from ..base import Ruleset
 from ..fight import DOWN, FLED, STANDING, Field, Member, Procedure, Situation, defined_by, frozen
 
@@ -77,6 +77,8 @@ from ..fight import DOWN, FLED, STANDING, Field, Member, Procedure, Situation, d
 MELEE = ("melee", "savage")
 #: A fleeing combatant's move when its tactic gives none (a normal move, ER-20).
 FLEE_MOVE = 30
+#: ER-23: the compiled loop's numbers per charger and pikeman group (fights.pyx's IMPALE_WIDTH)
+IMPALE_WIDTH = 4
 
 
 class ErMember(Member):
@@ -150,9 +152,10 @@ class ErRound(Procedure):
     def compiled_why(cls, sc: Any) -> Optional[str]:
         """The compiled round keeps who engaged whom in melee (ER-20 flee attacks), whom
         each attacked in the prior round (ER-13 sneak attacks) and who defends (ER-15);
-        charges and their impalements (ER-23) too, a glaive's excepted (`_impale_tables`);
-        weapon negation plays on the Python loop (its reactions are the Python loop's alone). A grappling target's release feats (ER-21) are the last dice of the
-        attack that rolls them and change nothing the round keeps (the log shows them), so
+        charges and their impalements (ER-23) too, a glaive's heavy property read from a
+        copy of the stream (`_impale_tables`); weapon negation plays on the Python loop (its
+        reactions are the Python loop's alone). A grappling target's release feats (ER-21)
+        are the last dice of the attack that rolls them and change nothing the round keeps (the log shows them), so
         the compiled loop leaves them unrolled: the next random event has its own stream."""
         for g in sc.groups:
             if g.spec.tactic.negate is not None:
@@ -264,18 +267,19 @@ class ErRound(Procedure):
     def _impale_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
         """ER-23 for the compiled loop: per group the feet its charge closes (`charge`, -1:
         it makes none, or its attack has no melee strike to charge with), and per charger
-        and pikeman group (`impale_at`, where a group charges: first row and rows in
-        `impale_rows`, -1 none) the
-        impalement as the impale kind compiles it, set against a charge of 25 ft or more;
-        None, or why the loop cannot lay them out (a glaive's heavy impalement peeks at its
-        skill dice: the Python loop's)."""
+        and pikeman group (`impale_at`, where a group charges, IMPALE_WIDTH numbers: first
+        row and rows in `impale_rows`, -1 none; a glaive's impalement at disadvantage, its
+        heavy property: first row, -1 not a glaive; its skill dice, which the loop reads
+        from a copy of the stream as `impale.skill_faces` does) the impalement as the
+        impale kind compiles it, set against a charge of 25 ft or more; None, or why the
+        loop cannot lay them out."""
         from ... import _layout as L
         from ...errors import RequestError
         from .impale import ImpalePlan
 
         n = len(sc.groups)
         charge = array("q", [-1] * n)
-        at, rows = array("q", [-1, 0] * n * n), array("i")
+        at, rows = array("q", [-1, 0, -1, 0] * n * n), array("i")
         kind = sc.ruleset.kind("impale")
         for c in sc.groups:
             feet = c.spec.tactic.charge
@@ -291,11 +295,13 @@ class ErRound(Procedure):
                 except RequestError as exc:  # impaled on the Python loop, the same error
                     return f"{pike.path}.impale: at {c.path}: {exc.path}: {exc.reason}"
                 assert isinstance(plan, ImpalePlan)
-                if plan.heavy is not None:
-                    return f"{pike.path}.impale: a glaive's heavy impalement (ER-23) plays on the Python loop"
-                k = 2 * (c.index * n + pike.index)
+                k = IMPALE_WIDTH * (c.index * n + pike.index)
                 at[k], at[k + 1] = len(rows) // L.PLAN_WIDTH, len(plan.impalement.metas)
                 rows.extend(plan.impalement.plan)
+                if plan.heavy is not None:  # a glaive: the same strike at disadvantage
+                    assert len(plan.heavy.metas) == len(plan.impalement.metas)
+                    at[k + 2], at[k + 3] = len(rows) // L.PLAN_WIDTH, ER_IMPALE_DICE[plan.request.weapon.forte]
+                    rows.extend(plan.heavy.plan)
         if any(feet >= 0 for feet in charge):
             tables.update(charge=charge, impale_at=at, impale_rows=rows)
         return None

@@ -419,6 +419,9 @@ def _ff_variant(name):
     elif name == "full-cover":  # ER-16: a shot at a target behind full cover, fired anyway, strays
         orc["target"]["cover"] = "full"
         party[0]["attacks"][0]["friendly_fire"] = True
+    elif name == "full-cover-sneak":  # the same shot a sneak attack (ER-13) at a target that shock can reach:
+        orc["target"].update(cover="full", body_max=2, save_bonus=0)  # it deals the orc nothing, so no shock save
+        party[0]["attacks"][0].update(friendly_fire=True, sneak=True)
     elif name == "paralyzed-bystander":  # ER-8: a stray that hits a paralyzed creature crits
         party[1]["target"]["conditions"] = ["paralyzed"]
     elif name == "petrified-bystander":  # only the crit chain's damage (a crit at a paralyzed one)
@@ -438,8 +441,8 @@ def _ff_variant(name):
     return scenario
 
 
-@pytest.mark.parametrize("name", ["plain", "bystander-flees", "full-cover", "paralyzed-bystander",
-                                  "petrified-bystander", "crowd"])
+@pytest.mark.parametrize("name", ["plain", "bystander-flees", "full-cover", "full-cover-sneak",
+                                  "paralyzed-bystander", "petrified-bystander", "crowd"])
 def test_er17_strays_play_on_the_compiled_loop_with_the_python_loops_draws(name):
     # ER-17 on the compiled loop: a missed shot under the friendly-fire rule rolls its d10
     # slot among the (up to 8) standing combatants named nearby, checks the shifted dice
@@ -450,7 +453,8 @@ def test_er17_strays_play_on_the_compiled_loop_with_the_python_loops_draws(name)
 
 def test_er17_the_compiled_parity_scenarios_do_stray():
     # the variants above make strays happen (else their parity would prove nothing)
-    for name in ("plain", "bystander-flees", "full-cover", "paralyzed-bystander", "petrified-bystander", "crowd"):
+    for name in ("plain", "bystander-flees", "full-cover", "full-cover-sneak", "paralyzed-bystander",
+                 "petrified-bystander", "crowd"):
         strays = 0
         for seed in range(1, 12):
             strays += sum(1 for e in play_out(_ff_variant(name), seed) if e["type"] == "stray")

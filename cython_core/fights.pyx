@@ -49,6 +49,7 @@ include "fracas/rulesets/er/shock.py"
 include "fracas/rulesets/er/strays.py"
 include "fracas/rulesets/oldschool/morale.py"
 include "fracas/rulesets/oldschool/saving.py"
+include "fracas/rulesets/rolloffs.py"
 
 cdef extern from *:
     """
@@ -99,11 +100,8 @@ cdef enum:
     CTG_STRIKES = 7
     CTG_IMMUNE = 8
     E_FIGHT_PLAN = 101
-    #: A tie still unbroken after this many d20 roll-offs (rulesets.rows.MAX_ROLL_OFFS):
-    #: the fight stops and the Python loop reports the LimitError.
-    FF_ROLL_OFFS = 1000
-    #: Roll-off groups this small are sorted by insertion, larger ones by counting faces.
-    FF_FEW = 16
+    #: A tie still unbroken after rolloffs.LIMIT roll-offs: the fight stops and the Python
+    #: loop reports the LimitError.
     E_FIGHT_TIES = 100
     OS_MAX_SIDES = 64
     #: Rows of members at most for a nearest pick to walk them (fastfight's nearest_lists)
@@ -351,97 +349,6 @@ cdef inline void _stream(FightState* f) noexcept nogil:
     f.k += 1
 
 
-cdef inline void _place(FightState* f, int32_t m, int64_t* placed) noexcept nogil:
-    f.order[placed[0]] = m
-    placed[0] += 1
-
-
-cdef int _break_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int64_t* placed) noexcept nogil:
-    """rulesets.rows.break_ties: a d20 each in listed order, then each face's group from the
-    highest face down, again until one is left (listed order kept within a face).
-
-    Roll-offs are most of a big horde's initiative (ER-18: 300 skeletons share ten d10
-    totals, some 30 to a total), so this walks them without waste: a lone entry is placed
-    where it is found, never through a call; a pair, the common case below the first
-    roll-off, redraws in a loop while its faces are equal; a few are sorted by insertion,
-    more by counting their faces in a small table. The draws are the recursion's, in its
-    order."""
-    cdef int32_t small[128]
-    cdef int32_t* faces
-    cdef int32_t* sub
-    cdef int64_t i, j, end
-    cdef int32_t at[24]
-    cdef int face, other, err = 0
-    while n == 2:  # a pair: the higher face first; equal faces roll off again, in listed order
-        if depth >= FF_ROLL_OFFS:
-            return E_FIGHT_TIES
-        face = draw_gen(&f.dice, 20)
-        other = draw_gen(&f.dice, 20)
-        if face != other:
-            _place(f, tied[0] if face > other else tied[1], placed)
-            _place(f, tied[1] if face > other else tied[0], placed)
-            return 0
-        depth += 1
-    if n == 1:
-        _place(f, tied[0], placed)
-        return 0
-    if depth >= FF_ROLL_OFFS:
-        return E_FIGHT_TIES
-    if n <= FF_FEW:  # a few: an insertion sort, highest face first, listed order within a face
-        for i in range(n):
-            face = draw_gen(&f.dice, 20)
-            j = i
-            while j > 0 and small[j - 1] < face:
-                small[j] = small[j - 1]
-                small[FF_FEW + j] = small[FF_FEW + j - 1]
-                j -= 1
-            small[j] = face
-            small[FF_FEW + j] = tied[i]
-        i = 0
-        while i < n:
-            end = i + 1
-            while end < n and small[end] == small[i]:
-                end += 1
-            if end == i + 1:
-                _place(f, small[FF_FEW + i], placed)
-            else:
-                err = _break_ties(f, small + FF_FEW + i, end - i, depth + 1, placed)
-                if err:
-                    return err
-            i = end
-        return 0
-    if n <= 64:
-        faces = &small[0]
-    else:
-        faces = <int32_t*>malloc(2 * n * sizeof(int32_t))
-    if faces == NULL:
-        return E_FIGHT_TIES
-    sub = faces + n
-    for face in range(24):
-        at[face] = 0
-    for i in range(n):
-        faces[i] = draw_gen(&f.dice, 20)
-        at[21 - faces[i]] += 1  # runs from face 20 (slot 1) down to face 1 (slot 20)
-    for face in range(1, 21):
-        at[face] += at[face - 1]
-    for i in range(n):  # a stable counting sort, highest face first
-        sub[at[20 - faces[i]]] = tied[i]
-        at[20 - faces[i]] += 1
-    i = 0
-    for face in range(20):  # at[face] is now the end of the run of face 20 - face
-        end = at[face]
-        if end == i + 1:
-            _place(f, sub[i], placed)
-        elif end > i:
-            err = _break_ties(f, sub + i, end - i, depth + 1, placed)
-            if err:
-                break
-        i = end
-    if n > 64:
-        free(faces)
-    return err
-
-
 cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
     """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
     totals highest first, ties broken by d20 roll-offs. Fills f.order."""
@@ -475,14 +382,15 @@ cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept
         f.tie[f.bucket[v]] = <int32_t>(f.keys[i] & 0xFFFFF)
         f.bucket[v] += 1
     a = 0
-    for v in range(span):  # f.bucket[v] is now the end of total v's run
+    for v in range(span):  # f.bucket[v] is now the end of total v's run: ties roll off (d20)
         b = f.bucket[v]
-        if b == a + 1:
-            _place(f, f.tie[a], &placed)
+        if b == a + 1:  # a lone total: placed where it is found, never through a call
+            f.order[placed] = f.tie[a]
+            placed += 1
         elif b > a:
-            err = _break_ties(f, f.tie + a, b - a, 0, &placed)
-            if err:
-                return err
+            placed = roll_offs(&f.dice, 20, <int*>f.tie, a, b - a, 0, <int*>f.order, placed, NULL)
+            if placed < 0:
+                return E_FIGHT_TIES
         a = b
     if p.init_once:
         for i in range(n):
@@ -1329,35 +1237,6 @@ cdef inline bint _os_checks(const FightPlan* p, const FightState* f, int64_t g, 
             and f.g_standing[g] > 0)
 
 
-cdef int _os_ties(FightState* f, const int32_t* tied, int64_t n, int64_t depth, int32_t* out,
-                  int64_t* placed) noexcept nogil:
-    """rulesets.rows.break_ties for OS-1 sides: a d6 each in listed order, then each face's
-    group from the highest face down, again until one is left."""
-    cdef int32_t faces[OS_MAX_SIDES]
-    cdef int32_t sub[OS_MAX_SIDES]
-    cdef int64_t i, k
-    cdef int face, err
-    if n == 1:
-        out[placed[0]] = tied[0]
-        placed[0] += 1
-        return 0
-    if depth >= FF_ROLL_OFFS:
-        return E_FIGHT_TIES
-    for i in range(n):
-        faces[i] = draw_gen(&f.dice, 6)
-    for face in range(6, 0, -1):
-        k = 0
-        for i in range(n):
-            if faces[i] == face:
-                sub[k] = tied[i]
-                k += 1
-        if k:
-            err = _os_ties(f, sub, k, depth + 1, out, placed)
-            if err:
-                return err
-    return 0
-
-
 cdef int _os_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
     """OldSchool.fight_initiative (OS-1): a d6 per present side that does not wait, in side
     order, highest first; ties re-rolled side by side or acting together; waiting sides
@@ -1398,10 +1277,8 @@ cdef int _os_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* c
                 f.os_together[slots] = k > 1
                 slots += 1
                 continue
-            placed = 0
-            err = _os_ties(f, tied, k, 0, ranked, &placed)
-            if err:
-                return err
+            if roll_offs(&f.dice, 6, <int*>tied, 0, k, 0, <int*>ranked, 0, NULL) < 0:  # OS-1 "reroll": d6 each
+                return E_FIGHT_TIES
             for i in range(k):
                 slot_of[ranked[i]] = <int32_t>slots
                 f.os_together[slots] = 0

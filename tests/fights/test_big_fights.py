@@ -27,7 +27,6 @@ from fracas.drive.fight import STANDING, Fight
 from fracas.drive.scenario import compile_scenario
 from fracas.drive.simulate import play_batch
 from fracas.rulesets.er import initiative
-from fracas.rulesets.rows import break_ties
 
 from .test_fights import load
 
@@ -223,15 +222,32 @@ def test_random_picks_across_the_words_of_the_enemy_bitsets_are_the_scans(groups
     assert _three_ways(scenario, 9, 3, monkeypatch) == 3
 
 
+def reference_roll_offs(tied, roll):
+    """Roll-offs as the texts put them, plainly: each tied entry rolls (in listed order), the
+    entries go from the highest face down, and those of one face roll off again among
+    themselves; each entry's `tiebreaks` gets its faces. The draw order `rolloffs.py` keeps."""
+    if len(tied) == 1:
+        return tied
+    rolled = []
+    for entry in tied:
+        face = roll()
+        entry["tiebreaks"].append(face)
+        rolled.append((face, entry))
+    ranked = []
+    for face in sorted({f for f, _ in rolled}, reverse=True):
+        ranked.extend(reference_roll_offs([e for f, e in rolled if f == face], roll))
+    return ranked
+
+
 def _reference_order(plan, dice):
-    """ER-18 as rulesets.rows.break_ties rolls it (the roll-offs before issue 41)."""
+    """ER-18 with the plain roll-offs (as fracas rolled them before issue 41)."""
     entries = []
     for c, mod in zip(plan.request.combatants, plan.mods):
         roll = dice.die(10)
         entries.append({"id": c.id, "roll": roll, "modifier": mod, "total": roll + mod, "tiebreaks": []})
     ranked = []
     for total in sorted({e["total"] for e in entries}, reverse=True):
-        ranked.extend(break_ties([e for e in entries if e["total"] == total], lambda: dice.die(20), "$.combatants"))
+        ranked.extend(reference_roll_offs([e for e in entries if e["total"] == total], lambda: dice.die(20)))
     return ranked
 
 

@@ -1,7 +1,8 @@
 """Rules written once for both fight loops (issue 41 item 2): the plain-Python rule files the
 compiled loop includes as source (cython_core/fights.pyx) and the Python rounds import.
 
-- Each file is the rule as the texts state it (CT-4, CT-5, CT-6, ER-17, OS-4), tested here on its own.
+- Each file is the rule as the texts state it (CT-4, CT-5, CT-6, ER-13, ER-17, ER-18, OS-1, OS-4,
+  OS-5, WW-1), tested here on its own.
 - The compiled loop's include lines are the one list of them: setup.py builds from it, and a
   loop built from other rule files than the installed ones is a stale core, never used.
 - Each keeps to what an included file may hold.
@@ -15,18 +16,23 @@ compiled loop includes as source (cython_core/fights.pyx) and the Python rounds 
 from __future__ import annotations
 
 import ast
+from array import array
 import importlib.util
 import itertools
 import shutil
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
 
 from fracas import _kernels
 from fracas._pure import rules
 from fracas.drive import pools
+from fracas.dice import Dice
+from fracas.errors import DiceError, LimitError
+from fracas.rulesets import rolloffs, rows
 from fracas.rulesets.ct import turn
 from fracas.rulesets.er import hurling, shock, strays
 from fracas.rulesets.oldschool import morale, saving
@@ -35,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
           ROOT / "src/fracas/rulesets/er/hurling.py", ROOT / "src/fracas/rulesets/er/shock.py",
           ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
-          ROOT / "src/fracas/rulesets/oldschool/saving.py"]
+          ROOT / "src/fracas/rulesets/oldschool/saving.py", ROOT / "src/fracas/rulesets/rolloffs.py"]
 
 
 def _shared(stem: str) -> Path:
@@ -174,6 +180,15 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.saves(*args) == saving.saves(*args)
     for args in itertools.product((saving.BY_ANY, saving.BY_ATTACKS, saving.BY_SPELL), (False, True)):
         assert bare.forces(*args) == saving.forces(*args)
+    bare = _without_cython(_shared("rolloffs"))
+    for die, n in itertools.product((6, 20), (2, 3, 17, 70)):
+        got, want = ([0] * n, [0] * n), ([0] * n, [0] * n)
+        for module, (order, marks) in ((bare, got), (rolloffs, want)):
+            dice = Dice.from_seed(n)
+            marks = [[] for _ in range(n)]
+            assert module.roll_offs(dice, die, list(range(n)), 0, n, 0, order, 0, marks) == n
+            order.append((marks, list(dice.s)))
+        assert got == want
 
 
 # -- the rules themselves -------------------------------------------------------------------
@@ -337,3 +352,60 @@ def test_fights_and_strays_play_the_same_without_cython_installed() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert orjson.loads(done.stdout) == here
+
+
+# -- roll-offs (ER-18, WW-1: d20; OS-1 re-rolled side ties: d6) -----------------------------
+
+def _plain_roll_offs(tied: list[int], roll: Any, marks: list[list[int]]) -> list[int]:
+    """The texts' roll-offs, plainly: each tied entry rolls in listed order, the entries go
+    from the highest face down, those of one face roll off again among themselves."""
+    if len(tied) == 1:
+        return tied
+    rolled = []
+    for entry in tied:
+        face = roll()
+        marks[entry].append(face)
+        rolled.append((face, entry))
+    ranked: list[int] = []
+    for face in sorted({f for f, _ in rolled}, reverse=True):
+        ranked += _plain_roll_offs([e for f, e in rolled if f == face], roll, marks)
+    return ranked
+
+
+@pytest.mark.parametrize("die", [6, 20])
+@pytest.mark.parametrize("n", [1, 2, 3, 15, 16, 17, 40, 64, 65, 300])
+def test_roll_offs_draw_the_plain_recursions_dice_in_its_order(die: int, n: int) -> None:
+    # rolloffs.roll_offs takes a pair, a few (insertion) and more (counting, past 64 its
+    # faces in a buffer of their own) its own ways: the same faces, the same order, the same
+    # generator state after as the plain recursion, each entry's faces recorded
+    for seed in range(8):
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        order, marks, want_marks = [0] * (n + 3), [[] for _ in range(n + 3)], [[] for _ in range(n + 3)]
+        tied = [9, 9, 9] + list(range(n))  # from an offset: the entries tied[3:3 + n]
+        assert rolloffs.roll_offs(dice, die, tied, 3, n, 0, order, 1, marks) == n + 1
+        want = _plain_roll_offs(list(range(n)), lambda: plain.die(die), want_marks)
+        assert order[1:n + 1] == want and marks == want_marks
+        assert list(dice.s) == list(plain.s)
+
+
+def test_a_tie_that_stands_limit_rounds_is_an_error_naming_the_limit() -> None:
+    # a pair, three (insertion) and 20 (counting) entries whose injected faces never differ
+    for n in (2, 3, 20):
+        tied = [{"id": i, "tiebreaks": []} for i in range(n)]
+        dice = Dice.from_seed(0, array("i", [7] * (n * rolloffs.LIMIT)))
+        with pytest.raises(LimitError) as caught:
+            rows.roll_off(tied, dice, 20, "an initiative roll-off", "$.combatants")
+        assert caught.value.path == "$.combatants" and str(rolloffs.LIMIT) in caught.value.reason
+        assert all(len(e["tiebreaks"]) == rolloffs.LIMIT for e in tied)
+        dice = Dice.from_seed(0, array("i", [7] * (n * (rolloffs.LIMIT - 1)) + list(range(1, n + 1))))  # broken at the last
+        assert [e["id"] for e in rows.roll_off(tied, dice, 20, "x", "$")] == list(range(n))[::-1]
+
+
+def test_roll_off_names_what_injected_faces_were_for() -> None:
+    tied = [{"id": i, "tiebreaks": []} for i in range(3)]
+    with pytest.raises(DiceError) as caught:
+        rows.roll_off(tied, Dice.from_seed(0, array("i", [4, 4])), 6, "a side initiative re-roll", "$.sides")
+    assert caught.value.path == "$.rolls" and "a side initiative re-roll" in caught.value.reason
+    with pytest.raises(DiceError) as caught:
+        rows.roll_off(tied, Dice.from_seed(0, array("i", [4, 7, 2])), 6, "a side initiative re-roll", "$.sides")
+    assert caught.value.path == "$.rolls[1]" and "7" in caught.value.reason

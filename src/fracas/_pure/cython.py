@@ -12,7 +12,7 @@ returns the value. It is also what the type checker reads for those files.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Annotated, Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -23,6 +23,11 @@ int = int  # Cython's name for a C int
 longlong = int
 Py_ssize_t = int
 bint = bool
+# Pointers (`rulesets/rolloffs.py`): as plain Python, what is passed for them: a list of ints,
+# any object (`p_void`), the pointed-to type itself (`pointer[Dice]`: the Dice).
+p_int = list[int]
+p_void = Any
+pointer = Annotated[T, "a C pointer"]
 
 
 def _same(func: F) -> F:

@@ -19,11 +19,17 @@ What a shared rule file may hold (tests/fights/test_shared_rules.py holds each t
   installed (a build dependency only), and read by the type checker;
 - C constants as `cython.declare(cython.const[…], value)` (folded into the loop's code), or
   `cython.declare(type, value)` for a value read when the module loads;
-- functions marked `cython.cfunc`, `cython.inline`, `cython.nogil` and
-  `cython.exceptval(check=False)`, on integers only, with arithmetic that means the same in
-  C and in Python (no division of negative numbers: the loop uses C division);
-- what draws dice, or reads the loop's own state, stays out: a file states a rule on the
-  numbers it is given.
+- functions marked `cython.cfunc`, `cython.nogil` and `cython.exceptval(check=False)`
+  (most `cython.inline` too), on integers (and lists of them: `cython.p_int`), with
+  arithmetic that means the same in C and in Python (no division of negative numbers: the
+  loop uses C division);
+- dice drawn only as `draw_gen(d, faces)` from a stream `d: cython.pointer[Dice]` that the
+  caller passes (`rulesets/rolloffs.py`): in C the generator's inline draw, as Python a
+  `def draw_gen` under `if not cython.compiled:` that calls `d.die(faces)`. Code for one
+  side only sits behind `if cython.compiled:` / `if not cython.compiled:`, which Cython
+  folds before it reads the other branch (and the type checker reads as Python:
+  pyproject.toml's `always_false`);
+- the loop's own state stays out: a file states a rule on what it is given.
 """
 
 from __future__ import annotations

@@ -217,8 +217,8 @@ def likely_to_fall(result: Mapping[str, Any], top: int = FALLING) -> list[dict[s
 def fight_cost(sc: Compiled, loop: str = "auto") -> int:
     """A fight's estimated work in `PROCESS_WORK` units: its combatants, times
     PYTHON_LOOP_COST when its fights play on the Python round loop."""
-    compiled = loop == "auto" and isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
-    return len(sc.member_ids) * (1 if compiled else PYTHON_LOOP_COST)
+    fast = loop == "auto" and isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    return len(sc.member_ids) * (1 if fast else PYTHON_LOOP_COST)
 
 
 def default_workers(fights: int, cost: int, cores: int) -> int:

@@ -35,6 +35,7 @@ from ..dice import Dice, KernelError, kernel_info
 from ..errors import DiceError, LimitError, RulesError, SchemaError
 from ..requests import check_range, convert_mapping, decode, faces, key_path, say
 from .._facts import CT_EXPLODE_LIMIT, MAX_STRIKES, MAX_TARGETS  # the spec's (facts.toml [enums.limits]), as for ER
+from . import rolloffs
 from .base import Ruleset, RulesetInvalid, merge_columns
 from .manifest import ROW_KERNEL_MODES
 
@@ -620,7 +621,7 @@ def compile_bulk(rules: Rules, request_type: type, request: Any) -> BulkJob:
 __all__ = ["Rules", "Meta", "Out", "Plan", "row", "pool_row", "KERNEL_MODES", "parse_damage", "check_die",
            "check_attack", "aim", "check_bulk", "check_detail", "BulkStrike", "target_of", "check_targets",
            "compile_attack", "roll_attack", "compile_bulk", "AttackResult", "BulkJob", "BulkResult", "group_index",
-           "RowRuleset", "Rolled", "roll_or_say", "break_ties", "RequestTypes", "request_types"]
+           "RowRuleset", "Rolled", "roll_or_say", "roll_off", "RequestTypes", "request_types"]
 
 
 # -- request pieces the three share ------------------------------------------------------------
@@ -673,7 +674,7 @@ class AttackGroup(Spec):
     count: int = 1
 
 
-MAX_ROLL_OFFS = 1_000
+MAX_ROLL_OFFS: int = rolloffs.LIMIT
 
 
 def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
@@ -681,30 +682,35 @@ def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
     try:
         return dice.die(faces_)
     except KernelError as exc:
-        assert dice.rolls is not None  # only injected faces can run short or out of range
-        if exc.code == L.E_ROLLS_SHORT:
-            raise DiceError("$.rolls", say("rolls_short", given=faces(len(dice.rolls)), what=what,
-                                           position=exc.position)) from None
-        raise DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=dice.rolls[exc.position],
-                                                         faces=faces_)) from None
+        raise _dice_error(dice, exc, faces_, what) from None
 
 
-def break_ties(tied: list[dict[str, Any]], roll: Callable[[], int], path: str, depth: int = 0) -> list[dict[str, Any]]:
-    """Order tied entries by repeated roll-offs (request order within each round), highest first;
-    each entry's `tiebreaks` list gets its faces."""
-    if len(tied) == 1:
-        return tied
-    if depth >= MAX_ROLL_OFFS:
+def _dice_error(dice: Dice, exc: KernelError, faces_: int, what: str) -> DiceError:
+    """Injected faces that ran out, or one that does not fit a die of `faces_`, drawn for `what`."""
+    assert dice.rolls is not None  # only injected faces can run short or out of range
+    if exc.code == L.E_ROLLS_SHORT:
+        return DiceError("$.rolls", say("rolls_short", given=faces(len(dice.rolls)), what=what,
+                                        position=exc.position))
+    return DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=dice.rolls[exc.position], faces=faces_))
+
+
+def roll_off(tied: list[dict[str, Any]], dice: Dice, die: int, what: Optional[str], path: str) -> list[dict[str, Any]]:
+    """Tied entries in their order after roll-offs on a `die` (`rolloffs.roll_offs`, the
+    compiled fight loop's too), highest first; each entry's `tiebreaks` list gets its
+    faces. Injected faces that run out or do not fit say so for `what` (None: the
+    KernelError is the caller's to say); a tie that still stands after MAX_ROLL_OFFS
+    rounds is a LimitError at `path`."""
+    n = len(tied)
+    order = [0] * n
+    try:
+        placed = rolloffs.roll_offs(dice, die, list(range(n)), 0, n, 0, order, 0, [e["tiebreaks"] for e in tied])
+    except KernelError as exc:
+        if what is None:
+            raise
+        raise _dice_error(dice, exc, die, what) from None
+    if placed < 0:
         raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
-    rolled = []
-    for entry in tied:
-        face = roll()
-        entry["tiebreaks"].append(face)
-        rolled.append((face, entry))
-    ranked = []
-    for face in sorted({f for f, _ in rolled}, reverse=True):
-        ranked.extend(break_ties([e for f, e in rolled if f == face], roll, path, depth + 1))
-    return ranked
+    return [tied[i] for i in order]
 
 
 def failures(chances: list[Fraction]) -> list[Fraction]:

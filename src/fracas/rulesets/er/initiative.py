@@ -18,7 +18,7 @@ from ...errors import DiceError, LimitError, SchemaError
 from ...requests import check_range, decode, faces, say
 from .plan import modifier
 from .schema import InitiativeRequest
-from ..rows import MAX_ROLL_OFFS
+from ..rows import roll_off
 
 MAX_COMBATANTS = 10_000
 
@@ -101,25 +101,8 @@ def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict[str
         by_total.setdefault(roll + mod, []).append(entry)  # request order within a total
     ranked: list[dict[str, Any]] = []
     for total in sorted(by_total, reverse=True):
-        ranked.extend(_break_ties(by_total[total], dice, 0))
-    return ranked
-
-
-def _break_ties(tied: list[dict[str, Any]], dice: Dice, depth: int) -> list[dict[str, Any]]:
-    """Order tied combatants by repeated d20 roll-offs (request order within each round):
-    `rulesets.rows.break_ties`, its draws in its order, with each round's faces sorted into
-    their groups in one pass (a horde's 300 combatants share some ten totals)."""
-    if len(tied) == 1:
-        return tied
-    if depth >= MAX_ROLL_OFFS:
-        raise LimitError("$.combatants", say("tie_limit", limit=MAX_ROLL_OFFS))
-    by_face: dict[int, list[dict[str, Any]]] = {}
-    for entry, face in zip(tied, _faces(dice, 20, len(tied))):
-        entry["tiebreaks"].append(face)
-        by_face.setdefault(face, []).append(entry)
-    ranked: list[dict[str, Any]] = []
-    for face in sorted(by_face, reverse=True):
-        ranked.extend(_break_ties(by_face[face], dice, depth + 1))
+        tied = by_total[total]
+        ranked.extend(tied if len(tied) == 1 else roll_off(tied, dice, 20, None, "$.combatants"))
     return ranked
 
 

@@ -134,7 +134,7 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
         if req.ties == "simultaneous" or len(tied) == 1:
             order.append([e["id"] for e in tied])
             continue
-        ranked = rows.break_ties(tied, lambda: rows.roll_or_say(dice, 6, "a side initiative re-roll"), "$.sides")
+        ranked = rows.roll_off(tied, dice, 6, "a side initiative re-roll", "$.sides")
         order.extend([e["id"]] for e in ranked)
     order.extend([e["id"]] for e in sides if e["wait"])
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "ties": req.ties,

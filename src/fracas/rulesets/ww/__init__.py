@@ -193,8 +193,7 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
     order: list[dict[str, Any]] = []
     for key in sorted({(e["total"], e["dex_mod"]) for e in entries}, reverse=True):
         tied = [e for e in entries if (e["total"], e["dex_mod"]) == key]
-        order.extend(rows.break_ties(tied, lambda: rows.roll_or_say(dice, 20, "an initiative roll-off"),
-                                     "$.combatants"))
+        order.extend(rows.roll_off(tied, dice, 20, "an initiative roll-off", "$.combatants"))
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "order": order})
 
 

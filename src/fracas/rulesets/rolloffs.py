@@ -1,0 +1,167 @@
+"""Roll-offs: tied entries put in order by rolling again, written once for every reader.
+
+ER-18 and WW-1 break equal initiative totals with d20 roll-offs, OS-1 re-rolls tied sides'
+d6 (its "reroll" ties): each tied entry rolls one die, in listed order; the entries are
+ranked from the highest face down, entries that rolled the same face roll off again among
+themselves (depth-first, the higher face's group first), and a lone entry takes its place.
+After LIMIT rounds of roll-offs a tie that still stands is an error (the kinds say
+`tie_limit`, the compiled loop stops the fight).
+
+A shared rule file (`fracas._pure.rules` says what it may hold), and the first that draws
+dice: the compiled fight loop includes it as C (`draw_gen` is then the inline generator of
+`_generator.pxd`, `d` the loop's stream), and the initiative kinds of the three rulesets
+(`rows.roll_off`), which the Python fight rounds call, import it as Python (`d` a
+`fracas.dice.Dice`, each entry's faces recorded in `marks`). What only one side does sits
+behind `if cython.compiled`, which Cython folds away before it reads the other branch.
+
+The order of the draws is the simple recursion's (every entry of a group, then each face's
+group from the highest face down), taken without waste: a pair redraws in a loop while its
+faces are equal, a few entries are sorted by insertion, more by counting their faces, and a
+group whose faces are all equal rolls again in a loop (no deeper call: a tie can last LIMIT
+rounds, deeper than Python lets a function call itself).
+"""
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the stand-in is what the type checker reads (Cython's module is untyped)
+    from fracas._pure import cython
+else:
+    try:
+        import cython
+    except ImportError:  # Cython is a build dependency only: its names as plain Python
+        from fracas._pure import cython
+
+#: Rounds of roll-offs after which a tie that still stands is an error.
+LIMIT = cython.declare(cython.const[cython.int], 1000)
+#: Groups this small are sorted by insertion, larger ones by counting their faces.
+FEW = cython.declare(cython.const[cython.int], 16)
+
+if not cython.compiled:
+    from fracas.dice import Dice
+
+    def draw_gen(d: Dice, faces: int) -> int:
+        """One die from the stream of a kind or a Python round (the compiled loop's is inline C)."""
+        return d.die(faces)
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: cython.longlong,
+              n: cython.longlong, depth: cython.longlong, order: cython.p_int, placed: cython.longlong,
+              marks: cython.p_void) -> cython.longlong:
+    """The n entries tied[at:at + n] (n >= 1) in their order after roll-offs on a `die`,
+    written to order[placed:placed + n]; returns placed + n, or -1 when a tie still stands
+    after LIMIT rounds. `depth`: the rounds already rolled. As Python, `marks[entry]` (a
+    list per entry, when `marks` is not None) gets each face the entry rolls."""
+    i: cython.longlong
+    j: cython.longlong
+    end: cython.longlong
+    sub: cython.longlong
+    face: cython.int
+    other: cython.int
+    if cython.compiled:
+        buf = cython.declare(cython.int[128])
+        count = cython.declare(cython.longlong[24])
+        faces = cython.declare(cython.p_int)
+    else:
+        buf = [0] * 128
+        count = [0] * 24
+    while n == 2:  # a pair: the higher face first; equal faces roll off again, in listed order
+        if depth >= LIMIT:
+            return -1
+        face = draw_gen(d, die)
+        other = draw_gen(d, die)
+        if not cython.compiled:
+            if marks is not None:
+                marks[tied[at]].append(face)
+                marks[tied[at + 1]].append(other)
+        if face != other:
+            order[placed] = tied[at] if face > other else tied[at + 1]
+            order[placed + 1] = tied[at + 1] if face > other else tied[at]
+            return placed + 2
+        depth += 1
+    if n == 1:
+        order[placed] = tied[at]
+        return placed + 1
+    if n <= FEW:  # an insertion sort into buf, faces then entries, highest face first, listed order kept
+        while True:  # all n faces equal: the same entries roll off again, in the same order
+            if depth >= LIMIT:
+                return -1
+            for i in range(n):
+                face = draw_gen(d, die)
+                if not cython.compiled:
+                    if marks is not None:
+                        marks[tied[at + i]].append(face)
+                j = i
+                while j > 0 and buf[j - 1] < face:
+                    buf[j] = buf[j - 1]
+                    buf[FEW + j] = buf[FEW + j - 1]
+                    j -= 1
+                buf[j] = face
+                buf[FEW + j] = tied[at + i]
+            if buf[0] != buf[n - 1]:
+                break
+            depth += 1
+        i = 0
+        while i < n:
+            end = i + 1
+            while end < n and buf[end] == buf[i]:
+                end += 1
+            if end == i + 1:
+                order[placed] = buf[FEW + i]
+                placed += 1
+            else:
+                placed = roll_offs(d, die, buf, FEW + i, end - i, depth + 1, order, placed, marks)
+                if placed < 0:
+                    return -1
+            i = end
+        return placed
+    # more: a stable counting sort of the faces, highest first; faces[0:n] the faces,
+    # faces[n:2n] the entries sorted
+    if cython.compiled:
+        if n <= 64:
+            faces = buf
+        else:
+            faces = cython.cast(cython.p_int, malloc(2 * n * cython.sizeof(cython.int)))
+            if faces == cython.NULL:
+                return -1
+    else:
+        faces = [0] * (2 * n)
+    sub = n
+    while True:  # all n faces equal: the same entries roll off again, in the same order
+        if depth >= LIMIT:
+            placed = -1
+            break
+        for i in range(die + 1):
+            count[i] = 0
+        for i in range(n):
+            faces[i] = draw_gen(d, die)
+            if not cython.compiled:
+                if marks is not None:
+                    marks[tied[at + i]].append(faces[i])
+            count[die + 1 - faces[i]] += 1  # runs from the highest face (slot 1) down to 1 (slot die)
+        if count[die + 1 - faces[0]] != n:
+            break
+        depth += 1
+    if placed >= 0:
+        for i in range(1, die + 1):
+            count[i] += count[i - 1]
+        for i in range(n):
+            faces[sub + count[die - faces[i]]] = tied[at + i]
+            count[die - faces[i]] += 1
+        i = 0
+        for j in range(die):  # count[j] is now the end of the run of face die - j
+            end = count[j]
+            if end == i + 1:
+                order[placed] = faces[sub + i]
+                placed += 1
+            elif end > i:
+                placed = roll_offs(d, die, faces, sub + i, end - i, depth + 1, order, placed, marks)
+                if placed < 0:
+                    break
+            i = end
+    if cython.compiled:
+        if n > 64:
+            free(faces)
+    return placed

@@ -959,24 +959,14 @@ cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, in
     them: ER-15), and on a failure the d3 actions it loses (ER-13)."""
     cdef int64_t s, damage = 0, tg = p.group[t]
     cdef const int64_t* sv
-    cdef int face, other
+    cdef int faces[3]
     for s in range(n):
         if p.row_info[2 * (first + s)] & 4:
             damage += f.out[s * OUT_WIDTH + O_DAMAGE]
     if not calls_for_save(damage, p.shock_body[tg]):
         return
     sv = p.shock_save + 6 * tg + (3 if p.defends and f.defending[t] else 0)
-    if sv[0] == 0:  # no save bonus given: the save is reported, not rolled
-        return
-    if sv[0] == 1:  # feats.roll_kept: two d20 at advantage or disadvantage, the first drawn first
-        face = draw_gen(&f.dice, 20)
-        if sv[1]:
-            other = draw_gen(&f.dice, 20)
-            if (other > face) == (sv[1] == 1):
-                face = other
-        if face + sv[2] >= save_dc(damage):
-            return
-    f.incap[t] += draw_gen(&f.dice, 3)
+    f.incap[t] += shock_roll(&f.dice, <int>sv[0], <int>sv[1], sv[2], damage, faces)
 
 
 cdef inline void _note_target(FightState* f, int64_t m, int64_t t) noexcept nogil:

@@ -175,6 +175,12 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
     for args in itertools.product((-1, 0, 5, 6, 7), (1, 10, 12, 13)):
         assert bare.calls_for_save(*args) == shock.calls_for_save(*args)
         assert bare.save_dc(args[0]) == shock.save_dc(args[0])
+    for how, keep, added, damage in itertools.product((0, 1, 2), (0, 1, 2), (-2, 3), (1, 9)):
+        got, want = [0] * 3, [0] * 3
+        one, two = Dice.from_seed(damage + added + 3), Dice.from_seed(damage + added + 3)
+        assert bare.shock_roll(one, how, keep, added, damage, got) == shock.shock_roll(two, how, keep, added, damage,
+                                                                                      want)
+        assert got == want and list(one.s) == list(two.s)
     bare = _without_cython(_shared("saving"))
     for args in itertools.product(range(1, 21), (-3, 0, 2), (1, 10, 14, 30)):
         assert bare.saves(*args) == saving.saves(*args)
@@ -409,3 +415,32 @@ def test_roll_off_names_what_injected_faces_were_for() -> None:
     with pytest.raises(DiceError) as caught:
         rows.roll_off(tied, Dice.from_seed(0, array("i", [4, 7, 2])), 6, "a side initiative re-roll", "$.sides")
     assert caught.value.path == "$.rolls[1]" and "7" in caught.value.reason
+
+
+# -- ER-13 shock saves -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("keep", [shock.KEEP_ONE, shock.KEEP_HIGHER, shock.KEEP_LOWER])
+def test_er13_a_shock_save_is_a_d20_kept_plus_its_bonus_against_5_plus_the_damage(keep: int) -> None:
+    # ER-13: a failed save costs d3 actions; ER-12 two d20 at advantage or disadvantage, the
+    # first drawn first, the better or worse kept (feats.roll_kept, drawn plainly here)
+    for seed, added, damage in itertools.product(range(30), (-3, 0, 4), (2, 9, 15)):
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        faces = [9, 9, 9]
+        lost = shock.shock_roll(dice, shock.SAVE_ROLLED, keep, added, damage, faces)
+        drawn = [plain.die(20)] + ([plain.die(20)] if keep != shock.KEEP_ONE else [])
+        kept = max(drawn) if keep == shock.KEEP_HIGHER else min(drawn)
+        assert faces == [drawn[0], drawn[1] if len(drawn) == 2 else 0, kept]
+        if kept + added >= 5 + damage:
+            assert lost == 0
+        else:
+            assert lost == plain.die(3) and 1 <= lost <= 3
+        assert list(dice.s) == list(plain.s)
+
+
+def test_er13_a_shock_save_not_rolled_or_failed_unrolled_draws_only_its_d3() -> None:
+    dice, plain = Dice.from_seed(5), Dice.from_seed(5)
+    faces = [9, 9, 9]
+    assert shock.shock_roll(dice, shock.SAVE_REPORTED, shock.KEEP_ONE, 20, 4, faces) == 0  # no bonus given
+    assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)                             # nothing drawn
+    assert shock.shock_roll(dice, shock.SAVE_FAILS, shock.KEEP_HIGHER, 20, 4, faces) == plain.die(3)  # ER-14
+    assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)

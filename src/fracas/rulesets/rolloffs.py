@@ -36,12 +36,8 @@ LIMIT = cython.declare(cython.const[cython.int], 1000)
 #: Groups this small are sorted by insertion, larger ones by counting their faces.
 FEW = cython.declare(cython.const[cython.int], 16)
 
-if not cython.compiled:
-    from fracas.dice import Dice
-
-    def draw_gen(d: Dice, faces: int) -> int:
-        """One die from the stream of a kind or a Python round (the compiled loop's is inline C)."""
-        return d.die(faces)
+if not cython.compiled:  # the compiled loop draws with the generator's inline C
+    from fracas._pure.draws import Dice, draw_gen
 
 
 @cython.cfunc

@@ -20,9 +20,11 @@ from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
 from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
 from .defense import roll_defense
-from .feats import roll_kept, situation
+from .feats import situation
 from .followups import Release, dice_error, full_cover_misses, grapple_release, stray_shots
-from .shock import calls_for_save, save_dc
+from .shock import (
+    KEEP_HIGHER, KEEP_LOWER, KEEP_ONE, SAVE_FAILS, SAVE_REPORTED, SAVE_ROLLED, calls_for_save, save_dc, shock_roll,
+)
 from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
 from .schema import AttackRequest, Flee, Target
@@ -231,18 +233,29 @@ def _shock_save(target: TargetInfo, damage: int, dice: Dice) -> Optional[ShockSa
         return None
     sit = situation(target.spec.conditions, "save")
     save = ShockSave(dc=save_dc(damage), situation=sit)
+    how, keep, added = shock_save_how(sit, target.spec.save_bonus)
+    faces = [0, 0, 0]
     try:
-        if sit.fails is not None:  # "Automatically fails all saves/feats involving Body attributes"
-            save.passed = False
-        elif target.spec.save_bonus is not None:
-            save.dice, save.roll = roll_kept(dice, 20, sit)
-            save.total = save.roll + target.spec.save_bonus + (sit.penalty[1] if sit.penalty else 0)
-            save.passed = save.total >= save.dc
-        if save.passed is False:
-            save.incapacitated_actions = dice.die(3)
+        lost = shock_roll(dice, how, keep, added, damage, faces)
     except KernelError as exc:
         raise _follow_up_error(exc, dice.rolls, target) from None
+    if how == SAVE_ROLLED:
+        save.dice, save.roll = faces[:1 if keep == KEEP_ONE else 2], faces[2]
+        save.total = save.roll + added
+        save.passed = save.total >= save.dc
+    elif how == SAVE_FAILS:  # "Automatically fails all saves/feats involving Body attributes"
+        save.passed = False
+    if save.passed is False:
+        save.incapacitated_actions = lost
     return save
+
+
+def shock_save_how(sit: Any, save_bonus: Optional[int]) -> tuple[int, int, int]:
+    """How a target in situation `sit` (its own conditions on a Body save: ER-12/ER-14) with
+    `save_bonus` (None: not given) makes a shock save: `shock.shock_roll`'s how, keep and added."""
+    how = SAVE_FAILS if sit.fails is not None else SAVE_REPORTED if save_bonus is None else SAVE_ROLLED
+    keep = KEEP_HIGHER if sit.advantage else KEEP_LOWER if sit.disadvantage else KEEP_ONE
+    return how, keep, (save_bonus or 0) + (sit.penalty[1] if sit.penalty else 0)
 
 
 def _follow_up_error(exc: KernelError, rolls: Any, target: TargetInfo) -> DiceError:

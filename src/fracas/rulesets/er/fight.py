@@ -310,11 +310,11 @@ class ErRound(Procedure):
     def _shock_tables(cls, sc: Any, tables: dict[str, Any]) -> None:
         """ER-13 shock for the compiled loop: per group its maximum Body (-1: none, never
         shocked) and its shock save as `attack._shock_save` rolls it with its own conditions
-        (ER-12/ER-14), then the same defending (ER-15): how (0 no save rolled, no bonus
-        given; 1 rolled; 2 fails without a die), the d20 kept (0 one die, 1 the better of
-        two, 2 the worse) and what is added to it (its save bonus and penalty). `shock`: a sneak strike may meet a target with
+        (ER-12/ER-14), then the same defending (ER-15): `shock.shock_roll`'s how, keep and
+        added (`attack.shock_save_how`). `shock`: a sneak strike may meet a target with
         maximum Body (the sneak strikes' rows carry bit 4 in `compiled_row_info`)."""
         from ...requests import convert_mapping
+        from .attack import shock_save_how
         from .feats import situation
         from .schema import Target
 
@@ -323,10 +323,7 @@ class ErRound(Procedure):
             spec = convert_mapping({"t": g.spec.target}, Target, f"{g.path}.target")["t"]
             body.append(-1 if spec.body_max is None else spec.body_max)
             for conditions in (spec.conditions, [*spec.conditions, "defending"]):  # ER-15: saves at advantage
-                sit = situation(conditions, "save")
-                how = 2 if sit.fails is not None else 0 if spec.save_bonus is None else 1
-                save.extend((how, 1 if sit.advantage else 2 if sit.disadvantage else 0,
-                             (spec.save_bonus or 0) + (sit.penalty[1] if sit.penalty else 0)))
+                save.extend(shock_save_how(situation(conditions, "save"), spec.save_bonus))
         shock = any(tables["sneaky"][g.index] and any(body[t.index] >= 0 for t in sc.groups if t.side != g.side)
                     for g in sc.groups)
         tables.update(shock=shock, shock_body=body, shock_save=save)

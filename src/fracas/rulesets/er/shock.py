@@ -1,8 +1,9 @@
 """Enchanted Realms shock (ER-13), written once for single attacks, drops and both fight loops.
 
 A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
-includes it as inline C, and an attack's follow-ups (`attack.py`) and the drop kind
-(`drop.py`) import it as Python.
+includes it as C, and an attack's follow-ups (`attack.py`: `shock_roll` rolls every shock
+save, a single attack's and a Python round's) and the drop kind (`drop.py`) import it as
+Python.
 """
 
 from typing import TYPE_CHECKING
@@ -17,6 +18,18 @@ else:
 
 #: A shock save's DC is this plus the sneak attack's damage.
 DC_BASE = cython.declare(cython.const[cython.int], 5)
+#: How a target makes its shock save: not rolled (no save bonus given: the save and its DC
+#: are reported), rolled, or failed without a die (its condition fails Body saves, ER-14).
+SAVE_REPORTED = cython.declare(cython.const[cython.int], 0)
+SAVE_ROLLED = cython.declare(cython.const[cython.int], 1)
+SAVE_FAILS = cython.declare(cython.const[cython.int], 2)
+#: Which d20 it keeps: its one die, the higher of two (advantage), the lower (disadvantage).
+KEEP_ONE = cython.declare(cython.const[cython.int], 0)
+KEEP_HIGHER = cython.declare(cython.const[cython.int], 1)
+KEEP_LOWER = cython.declare(cython.const[cython.int], 2)
+
+if not cython.compiled:  # the compiled loop draws with the generator's inline C
+    from fracas._pure.draws import Dice, draw_gen
 
 
 @cython.cfunc
@@ -36,3 +49,32 @@ def calls_for_save(damage: cython.longlong, body_max: cython.longlong) -> cython
 def save_dc(damage: cython.longlong) -> cython.longlong:
     """ER-13: the shock save's DC, 5 + the damage dealt."""
     return DC_BASE + damage
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def shock_roll(d: cython.pointer[Dice], how: cython.int, keep: cython.int, added: cython.longlong,
+               damage: cython.longlong, faces: cython.p_int) -> cython.int:
+    """ER-13: the shock save a sneak attack's `damage` called for, made `how` (SAVE_*): a
+    d20, or two (the first drawn first) keeping `keep` (KEEP_*), plus `added` (the save
+    bonus and any penalty) against save_dc(damage); on a failure, a d3 for the actions it
+    costs. Returns those actions (0: passed, or not rolled); faces[0] and faces[1] get the
+    d20s drawn (0: none), faces[2] the one kept."""
+    face: cython.int
+    other: cython.int
+    faces[0] = faces[1] = faces[2] = 0
+    if how == SAVE_REPORTED:
+        return 0
+    if how == SAVE_ROLLED:
+        face = draw_gen(d, 20)
+        faces[0] = face
+        if keep != KEEP_ONE:
+            other = draw_gen(d, 20)
+            faces[1] = other
+            if (other > face) == (keep == KEEP_HIGHER):
+                face = other
+        faces[2] = face
+        if face + added >= save_dc(damage):
+            return 0
+    return draw_gen(d, 3)

@@ -920,27 +920,19 @@ cdef int _before_attack(const FightPlan* p, FightState* f, int64_t m, int64_t t,
 
 cdef int _throw(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ErRound._throws: m's next item thrown at t instead of its turn's attack, one random
-    event rolled as the throw kind rolls it: the pool's d20s (the counted dice, then the
-    one dropped at disadvantage: the highest, the first of equals), a hit when a counted
-    die hits (`hurling.face_hits`), then the damage dice; its damage, after resistance,
-    lands at once."""
-    cdef int64_t g = p.group[m], tg = p.group[t], i, n, dropped = -1, damage = 0, rolled = 0
+    event rolled as the throw kind rolls it: the pool (`hurling.hurl`: the counted d20s,
+    the one dropped at disadvantage), a hit when a counted die hits, then the damage dice;
+    its damage, after resistance, lands at once."""
+    cdef int64_t g = p.group[m], tg = p.group[t], i, damage = 0, rolled = 0
     cdef const int64_t* pl = p.throw_plan + ((p.throw_off[g] + f.thrown[m]) * p.groups + tg) * THROW_WIDTH
-    cdef int faces[9]
-    cdef bint hit = False
+    cdef int faces[10]
+    cdef int hits
     f.thrown[m] += 1
     _stream(f)
-    n = pl[0] + pl[3]
-    for i in range(n):
-        faces[i] = draw_gen(&f.dice, 20)
-        if pl[3] and (dropped < 0 or faces[i] > faces[dropped]):
-            dropped = i
-    for i in range(n):
-        if i != dropped and face_hits(faces[i], pl[1], pl[2]):
-            hit = True
+    hits = hurl(&f.dice, <int>pl[0], pl[1], pl[2], pl[3] != 0, faces)
     if p.sneaks:
         _note_target(f, m, t)
-    if not hit:
+    if not hits:
         return 0
     for i in range(pl[4]):
         rolled += draw_gen(&f.dice, <uint32_t>pl[5])

@@ -171,6 +171,11 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.face_hits(*args) == hurling.face_hits(*args)
     for args in itertools.product((0, 3, 9), (-10, -3, 0, 2)):
         assert bare.thrown_damage(*args) == hurling.thrown_damage(*args)
+    for n, disadvantage in itertools.product((1, 3, 8), (False, True)):
+        got, want = [0] * 10, [0] * 10
+        one, two = Dice.from_seed(n), Dice.from_seed(n)
+        assert bare.hurl(one, n, 2, 14, disadvantage, got) == hurling.hurl(two, n, 2, 14, disadvantage, want)
+        assert got == want and list(one.s) == list(two.s)
     bare = _without_cython(_shared("shock"))
     for args in itertools.product((-1, 0, 5, 6, 7), (1, 10, 12, 13)):
         assert bare.calls_for_save(*args) == shock.calls_for_save(*args)
@@ -444,3 +449,21 @@ def test_er13_a_shock_save_not_rolled_or_failed_unrolled_draws_only_its_d3() -> 
     assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)                             # nothing drawn
     assert shock.shock_roll(dice, shock.SAVE_FAILS, shock.KEEP_HIGHER, 20, 4, faces) == plain.die(3)  # ER-14
     assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)
+
+
+# -- ER Throwing Items: a hurled pool --------------------------------------------------------
+
+@pytest.mark.parametrize("disadvantage", [False, True])
+def test_a_hurled_pool_counts_its_dice_and_drops_the_highest_at_disadvantage(disadvantage: bool) -> None:
+    # ER-6 per die (a raw 20 hits, a raw 1 misses); ER-12: one more d20, the highest (the
+    # first of equals) dropped; drawn plainly here
+    for seed, n, to_hit, ac in itertools.product(range(20), (1, 2, 8), (-2, 3), (8, 16, 30)):
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        faces = [0] * 10
+        hits = hurling.hurl(dice, n, to_hit, ac, disadvantage, faces)
+        drawn = [plain.die(20) for _ in range(n + disadvantage)]
+        dropped = drawn.index(max(drawn)) if disadvantage else -1
+        assert faces[:len(drawn) + 1] == drawn + [dropped]
+        assert hits == sum(1 for i, f in enumerate(drawn)
+                           if i != dropped and (f == 20 or (f != 1 and f + to_hit >= ac)))
+        assert list(dice.s) == list(plain.s)

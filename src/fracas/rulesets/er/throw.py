@@ -48,7 +48,7 @@ from ...requests import check_names, check_range, choice, decode, say
 from ..._facts import AC_RANGE, CONDITIONS, COVERS, DAMAGE_TYPES, STANDARD_DICE
 from ..rows import Rolled
 from .followups import dice_error, resist
-from .hurling import face_hits, thrown_damage
+from .hurling import face_hits, hurl, thrown_damage
 from .plan import RESISTANCE_NAMES, TargetInfo, check_attacker, compile_strike, modifier
 from .schema import Attacker, ProfileStrike, Target, ThrowRequest
 
@@ -96,9 +96,11 @@ def roll_pool(dice: Dice, n: int, to_hit: int, ac: int, disadvantage: bool = Fal
     """Roll `n` counted d20s (plus one dropped at disadvantage, ER-12) against `ac`.
 
     Raises KernelError when injected faces run out (the caller names what they were for)."""
-    faces = [dice.die(20) for _ in range(n + int(disadvantage))]
-    dropped = faces.index(max(faces)) if disadvantage else None
-    return Pool(faces, [i != dropped and face_hits(f, to_hit, ac) for i, f in enumerate(faces)], dropped)
+    k = n + int(disadvantage)
+    faces = [0] * (k + 1)
+    hurl(dice, n, to_hit, ac, disadvantage, faces)
+    dropped = faces[k] if faces[k] >= 0 else None
+    return Pool(faces[:k], [i != dropped and face_hits(f, to_hit, ac) for i, f in enumerate(faces[:k])], dropped)
 
 
 def pool_chance(n: int, to_hit: int, ac: int, disadvantage: bool = False) -> Fraction:

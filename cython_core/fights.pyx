@@ -781,13 +781,14 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
     friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
     the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
-    checked with the pool's counting dice moved up (strays.py) against its own AC, a crit
-    draws its chain, ER-9 gives the attribute modifier to the first stray into each
+    checked with the pool's counting dice moved up against its own AC, a crit drawing its
+    chain (`strays.stray_check`), ER-9 gives the attribute modifier to the first stray into each
     creature, ER-10 its resistance. The damage goes to f.by_dmg."""
-    cdef int64_t s, k, e, bg, i, pos, npool, discard, hits, nat20, chain, chain_len, base, ac, to_hit, crit_thr
+    cdef int64_t s, k, e, bg, hits, chain, base
     cdef int64_t taken = 0, flags, dtype
-    cdef int face, shifted, roll
-    cdef bint crit_face, crit, only_chain
+    cdef long long got[4]
+    cdef int roll
+    cdef bint only_chain
     cdef const int32_t* pr
     cdef int64_t* o
     for k in range(nb):
@@ -806,33 +807,12 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
         if p.stray_cond[bg] & 1:  # behind full cover: the shot hits nothing
             continue
         pr = p.plans + (first + s) * PLAN_WIDTH
-        to_hit, dtype, crit_thr = pr[P_TO_HIT], pr[P_TYPE], p.row_info[2 * (first + s) + 1]
-        ac = p.stray_ac[bg * N_TYPES + dtype]
-        pos, npool, discard = o[O_LOG], o[O_POOL], o[O_DISCARD]
-        hits = nat20 = 0
-        crit_face = False
-        for i in range(npool):
-            if i == discard:
-                continue
-            face = f.slog[2 * (pos + i)]
-            shifted = stray_face(face)
-            if stray_hits(shifted, to_hit, ac):
-                hits += 1
-                nat20 += shifted == 20
-                if crit_thr and shifted >= crit_thr:
-                    crit_face = True
-        crit = stray_crits(hits, pr[P_DISADV] != 0, crit_face, (p.stray_cond[bg] & 2) != 0)
-        chain = chain_len = 0
-        if crit:
-            while True:
-                if chain_len >= CHAIN_LIMIT:
-                    return E_CHAIN_LIMIT
-                face = draw_gen(&f.dice, 20)
-                chain_len += 1
-                if face == 20 or (face != 1 and face + to_hit >= ac):
-                    chain += draw_gen(&f.dice, 3)
-                if face != 20:
-                    break
+        dtype = pr[P_TYPE]
+        if stray_check(&f.dice, <int*>f.slog + 2 * o[O_LOG], 2, o[O_POOL], o[O_DISCARD], pr[P_TO_HIT],
+                       p.stray_ac[bg * N_TYPES + dtype], p.row_info[2 * (first + s) + 1], pr[P_DISADV] != 0,
+                       (p.stray_cond[bg] & 2) != 0, got, NULL) < 0:
+            return E_CHAIN_LIMIT
+        hits, chain = got[GOT_HITS], got[GOT_CHAIN]
         only_chain = (p.stray_cond[bg] & 4) != 0
         base = stray_base(hits, chain, only_chain)
         if hits > 0 and not only_chain and not (taken >> k) & 1:

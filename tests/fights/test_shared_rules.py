@@ -158,6 +158,13 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.stray_crits(*args) == strays.stray_crits(*args)
     for args in itertools.product((0, 1, 3), (0, 2), (False, True)):
         assert bare.stray_base(*args) == strays.stray_base(*args)
+    for seed, disadvantage, paralyzed in itertools.product(range(6), (False, True), (False, True)):
+        pool = [20, 19, 3, 18, 1]
+        got, want, log_got, log_want = [0] * 4, [0] * 4, [], []
+        one, two = Dice.from_seed(seed), Dice.from_seed(seed)
+        assert bare.stray_check(one, pool, 1, 5, 2, 1, 12, 18, disadvantage, paralyzed, got, log_got) == \
+            strays.stray_check(two, pool, 1, 5, 2, 1, 12, 18, disadvantage, paralyzed, want, log_want)
+        assert (got, log_got, list(one.s)) == (want, log_want, list(two.s))
     bare = _without_cython(_shared("morale"))
     for args in itertools.product((False, True), (0, 1, 2), (0, 3, 9), (-1, 3, 9)):
         assert bare.declaration(*args) == morale.declaration(*args)
@@ -467,3 +474,33 @@ def test_a_hurled_pool_counts_its_dice_and_drops_the_highest_at_disadvantage(dis
         assert hits == sum(1 for i, f in enumerate(drawn)
                            if i != dropped and (f == 20 or (f != 1 and f + to_hit >= ac)))
         assert list(dice.s) == list(plain.s)
+
+
+# -- ER-17: the creature a stray shot strays into ----------------------------------------------
+
+def test_er17_a_stray_checks_the_moved_up_dice_and_draws_a_crits_chain_there() -> None:
+    # faces in the kernel's log layout (face, flag), the disadvantage die (index 1) left out
+    log = [18, 1, 20, 0, 9, 1, 1, 0]
+    for seed in range(40):
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        got, chain_log = [0] * 4, []
+        assert strays.stray_check(dice, log, 2, 4, 1, 2, 15, 20, False, False, got, chain_log) == 0
+        # 18 → 20 (hits, a natural 20, in the crit range), 9 → 11 (+2 = 13 < 15), 1 → 3 (misses)
+        assert got[strays.GOT_HITS] == 1 and got[strays.GOT_NAT20] == 1 and got[strays.GOT_CRIT] == 1
+        chain = 0
+        while True:  # ER-8 at the stray's creature: a d20 at its AC, a d3 when it hits, again on a 20
+            face = plain.die(20)
+            hit = face == 20 or (face != 1 and face + 2 >= 15)
+            d3 = plain.die(3) if hit else 0
+            chain += d3
+            assert chain_log.pop(0) == (face, hit, d3)
+            if face != 20:
+                break
+        assert chain_log == [] and got[strays.GOT_CHAIN] == chain and list(dice.s) == list(plain.s)
+    got = [0] * 4  # at disadvantage no crit (ER-12), nothing drawn
+    dice = Dice.from_seed(1)
+    before = list(dice.s)
+    assert strays.stray_check(dice, log, 2, 4, 1, 2, 15, 20, True, False, got, None) == 0
+    assert got == [1, 1, 0, 0] and list(dice.s) == before
+    many = Dice.from_seed(0, array("i", [20, 1] * 10_001))  # a chain of 20s (each with its d3) past the limit
+    assert strays.stray_check(many, log, 2, 4, 1, 2, 15, 20, False, False, [0] * 4, None) == -1

@@ -26,6 +26,7 @@ bint = bool
 # Pointers (`rulesets/rolloffs.py`): as plain Python, what is passed for them: a list of ints,
 # any object (`p_void`), the pointed-to type itself (`pointer[Dice]`: the Dice).
 p_int = list[int]
+p_longlong = list[int]
 p_void = Any
 pointer = Annotated[T, "a C pointer"]
 

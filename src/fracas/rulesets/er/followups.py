@@ -217,31 +217,16 @@ def _stray(meta: StrikeMeta, plan: Any, s: int, targets: dict[str, TargetInfo], 
     crit_thr = meta.crit_range or 0
     conds = spec.conditions
     stray = Stray(roll, creature, f"{lead}slot {roll} is {creature}", ac=ac, damage_type=meta.damage_type)
-    hits = nat20 = 0
-    crit_face = False
     for face in pool:
         shifted = rules.stray_face(face)
-        hit = bool(rules.stray_hits(shifted, to_hit, ac))
-        stray.dice.append({"face": face, "shifted": shifted, "total": shifted + to_hit, "hit": hit})
-        if hit:
-            hits += 1
-            if shifted == 20:
-                nat20 += 1
-            if crit_thr and shifted >= crit_thr:
-                crit_face = True
-    crit = bool(rules.stray_crits(hits, bool(meta.disadvantage), crit_face, "paralyzed" in conds))
-    chain = 0
-    if crit:
-        while True:
-            if len(stray.chain) >= L.CHAIN_LIMIT:
-                raise LimitError(f"$.strikes[{s}]", say("chain_limit", limit=L.CHAIN_LIMIT))
-            face = dice.die(20)
-            hit = face == 20 or (face != 1 and face + to_hit >= ac)
-            d3 = dice.die(3) if hit else 0
-            chain += d3
-            stray.chain.append({"face": face, "total": face + to_hit, "hit": hit, "damage": d3})
-            if face != 20:
-                break
+        stray.dice.append({"face": face, "shifted": shifted, "total": shifted + to_hit,
+                           "hit": bool(rules.stray_hits(shifted, to_hit, ac))})
+    got, chain_log = [0] * 4, list[tuple[int, bool, int]]()
+    if rules.stray_check(dice, pool, 1, len(pool), -1, to_hit, ac, crit_thr, bool(meta.disadvantage),
+                         "paralyzed" in conds, got, chain_log) < 0:
+        raise LimitError(f"$.strikes[{s}]", say("chain_limit", limit=L.CHAIN_LIMIT))
+    hits, nat20, crit, chain = got[rules.GOT_HITS], got[rules.GOT_NAT20], bool(got[rules.GOT_CRIT]), got[rules.GOT_CHAIN]
+    stray.chain = [{"face": face, "total": face + to_hit, "hit": hit, "damage": d3} for face, hit, d3 in chain_log]
     only_chain = "petrified" in conds
     base = rules.stray_base(hits, chain, only_chain)
     stray.base = base

@@ -8,7 +8,8 @@ single attack's strays, and the Python fight loop's), the exact odds (`odds.py`)
 compiled fight loop read it.
 
 A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
-includes it as inline C, and `followups.py` and `odds.py` import it as Python.
+includes it as C, and `followups.py` and `odds.py` import it as Python (`stray_check`
+checks every stray's creature: a single attack's and both fight loops').
 """
 
 from typing import TYPE_CHECKING
@@ -26,6 +27,16 @@ else:
 #: ER-17: how far a stray's counting dice move up (the manifest's fact, read when the module
 #: loads: a C variable, not a constant, which only costs a read on a stray's path).
 STRAY_SHIFT = cython.declare(cython.int, _facts.ER_STRAY_SHIFT)
+#: stray_check's results, by their place in its `got`: hits, natural 20s among them, a
+#: crit (1), the crit chain's damage.
+GOT_HITS = cython.declare(cython.const[cython.int], 0)
+GOT_NAT20 = cython.declare(cython.const[cython.int], 1)
+GOT_CRIT = cython.declare(cython.const[cython.int], 2)
+GOT_CHAIN = cython.declare(cython.const[cython.int], 3)
+
+if not cython.compiled:  # the compiled loop draws with the generator's inline C, its CHAIN_LIMIT is _layout.pxd's
+    from fracas._layout import CHAIN_LIMIT
+    from fracas._pure.draws import Dice, draw_gen
 
 
 @cython.cfunc
@@ -69,3 +80,60 @@ def stray_base(hits: cython.longlong, chain: cython.longlong, only_chain: cython
     if hits == 0:
         return 0
     return chain if only_chain else hits + chain
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def stray_check(d: cython.pointer[Dice], faces: cython.p_int, stride: cython.int, npool: cython.longlong,
+                discard: cython.longlong, to_hit: cython.longlong, ac: cython.longlong, crit_thr: cython.longlong,
+                disadvantage: cython.bint, paralyzed: cython.bint, got: cython.p_longlong,
+                chain_log: cython.p_void) -> cython.int:
+    """ER-17: the creature in a stray shot's slot, checked with the pool's counting dice
+    (faces[stride * i] for i < npool but `discard`), each moved up (`stray_face`), against
+    its own `ac` (`stray_hits`); a crit (`stray_crits`: `crit_thr` the shot's crit range, 0
+    none) draws its chain there: a d20 at that AC, a d3 when it hits, again while it shows
+    a 20 (ER-8). got[GOT_*] gets the hits, natural 20s, crit and chain damage; returns 0, or
+    -1 when the chain would pass CHAIN_LIMIT dice. As Python, `chain_log` (a list, or None)
+    gets each chain die's (face, hit, d3)."""
+    i: cython.longlong
+    shifted: cython.int
+    face: cython.int
+    d3: cython.int
+    hits: cython.longlong = 0
+    nat20: cython.longlong = 0
+    chain: cython.longlong = 0
+    chain_len: cython.longlong = 0
+    crit_face: cython.bint = False
+    crit: cython.bint
+    for i in range(npool):
+        if i == discard:
+            continue
+        shifted = stray_face(faces[stride * i])
+        if stray_hits(shifted, to_hit, ac):
+            hits += 1
+            if shifted == 20:
+                nat20 += 1
+            if crit_thr and shifted >= crit_thr:
+                crit_face = True
+    crit = stray_crits(hits, disadvantage, crit_face, paralyzed)
+    if crit:
+        while True:
+            if chain_len >= CHAIN_LIMIT:
+                return -1
+            face = draw_gen(d, 20)
+            chain_len += 1
+            d3 = 0
+            if face == 20 or (face != 1 and face + to_hit >= ac):
+                d3 = draw_gen(d, 3)
+                chain += d3
+            if not cython.compiled:
+                if chain_log is not None:
+                    chain_log.append((face, face == 20 or (face != 1 and face + to_hit >= ac), d3))
+            if face != 20:
+                break
+    got[GOT_HITS] = hits
+    got[GOT_NAT20] = nat20
+    got[GOT_CRIT] = crit
+    got[GOT_CHAIN] = chain
+    return 0

@@ -350,11 +350,10 @@ cdef inline void _stream(FightState* f) noexcept nogil:
 
 
 cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
-    """ER-18 (rulesets.er.initiative): one d10 per standing combatant in scenario order,
-    totals highest first, ties broken by d20 roll-offs. Fills f.order."""
-    cdef int64_t i, n = 0, a, b, placed = 0, v
-    cdef int64_t span = p.init_span * p.sub_span
-    cdef int err
+    """ER-18, WW-1 (`rolloffs.roll_order`, as the initiative kinds roll it): a die per
+    standing combatant in scenario order plus its modifier, totals highest first (WW-1:
+    then the higher Dexterity modifier), ties broken by d20 roll-offs. Fills f.order."""
+    cdef int64_t i, n = 0
     if p.init_once and f.once_n:  # WW-1: the fight's order, without the fallen; no dice
         for i in range(f.once_n):
             if f.status[f.once[i]] == ST_STANDING:
@@ -363,35 +362,14 @@ cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept
         count[0] = n
         return 0
     _stream(f)
-    # A counting sort of the totals (they lie in init_low .. init_low + init_span - 1; with
-    # init_sub, each total's runs by init_sub), highest first and in scenario order within
-    # a run: the order ties are rolled off in.
-    for v in range(span + 1):
-        f.bucket[v] = 0
-    for i in range(p.members):
+    for i in range(p.members):  # the standing, in scenario order: rolled for in that order
         if f.status[i] == ST_STANDING:
-            v = p.init_low + p.init_span - 1 - (draw_gen(&f.dice, p.init_die) + p.init_mod[i])
-            v = v * p.sub_span + p.sub_low + p.sub_span - 1 - p.init_sub[i]
-            f.keys[n] = v * (<int64_t>1 << 20) + i
-            f.bucket[v + 1] += 1
+            f.order[n] = <int32_t>i
             n += 1
-    for v in range(span):
-        f.bucket[v + 1] += f.bucket[v]
-    for i in range(n):
-        v = f.keys[i] >> 20
-        f.tie[f.bucket[v]] = <int32_t>(f.keys[i] & 0xFFFFF)
-        f.bucket[v] += 1
-    a = 0
-    for v in range(span):  # f.bucket[v] is now the end of total v's run: ties roll off (d20)
-        b = f.bucket[v]
-        if b == a + 1:  # a lone total: placed where it is found, never through a call
-            f.order[placed] = f.tie[a]
-            placed += 1
-        elif b > a:
-            placed = roll_offs(&f.dice, 20, <int*>f.tie, a, b - a, 0, <int*>f.order, placed, NULL)
-            if placed < 0:
-                return E_FIGHT_TIES
-        a = b
+    if roll_order(&f.dice, p.init_die, <int*>f.order, n, <long long*>p.init_mod, <long long*>p.init_sub, p.init_low,
+                  p.init_span, p.sub_low, p.sub_span, <long long*>f.bucket, <long long*>f.keys, <int*>f.tie,
+                  <int*>f.order, NULL, NULL) < 0:
+        return E_FIGHT_TIES
     if p.init_once:
         for i in range(n):
             f.once[i] = f.order[i]

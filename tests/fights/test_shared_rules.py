@@ -504,3 +504,40 @@ def test_er17_a_stray_checks_the_moved_up_dice_and_draws_a_crits_chain_there() -
     assert got == [1, 1, 0, 0] and list(dice.s) == before
     many = Dice.from_seed(0, array("i", [20, 1] * 10_001))  # a chain of 20s (each with its d3) past the limit
     assert strays.stray_check(many, log, 2, 4, 1, 2, 15, 20, False, False, [0] * 4, None) == -1
+
+
+
+@pytest.mark.parametrize("die", [10, 20])
+@pytest.mark.parametrize("n", [1, 2, 5, 40, 300])
+def test_er18_ww1_initiative_is_a_die_each_then_totals_then_subs_then_roll_offs(die: int, n: int) -> None:
+    # ER-18 (a d10 + modifier, no sub) and WW-1 (a d20 + modifier, equal totals by the higher
+    # Dexterity modifier): all the dice in listed order, then the roll-offs, run by run from
+    # the highest; the plain sort and recursion are the reference
+    rng = __import__("random").Random(n * die)
+    for seed in range(6):
+        mods = [rng.randint(-2, 4) for _ in range(n)]
+        subs = [rng.randint(-1, 2) for _ in range(n)] if die == 20 else [0] * n
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        order, rolls, marks = rows.roll_order(mods, subs, dice, die, "$.combatants")
+        drawn = [plain.die(die) for _ in range(n)]
+        want_marks: list[list[int]] = [[] for _ in range(n)]
+        want: list[int] = []
+        for key in sorted({(drawn[k] + mods[k], subs[k]) for k in range(n)}, reverse=True):
+            tied = [k for k in range(n) if (drawn[k] + mods[k], subs[k]) == key]
+            want += _plain_roll_offs(tied, lambda: plain.die(20), want_marks)
+        assert (order, rolls, marks) == (want, drawn, want_marks)
+        assert list(dice.s) == list(plain.s)
+
+
+def test_roll_order_runs_without_cython_as_with_it() -> None:
+    bare = _without_cython(_shared("rolloffs"))
+    mods, subs = [3, 1, 3, 0, 3, 2] * 5, [0, 1, 0, 1, 2, 0] * 5
+    got = [[0] * 30 for _ in range(3)] + [[[] for _ in range(30)]]
+    want = [[0] * 30 for _ in range(3)] + [[[] for _ in range(30)]]
+    for module, (who, order, rolls, marks) in ((bare, got), (rolloffs, want)):
+        who[:] = range(30)  # who is order: the compiled loop's way
+        dice = Dice.from_seed(11)
+        assert module.roll_order(dice, 20, who, 30, mods, subs, 1, 23, 0, 3, [0] * 70, [0] * 30, [0] * 30, who,
+                                 rolls, marks) == 30
+        order[:] = [list(dice.s)]
+    assert got == want

@@ -3840,7 +3840,7 @@ STRIKES["worldwalker"] = (() => {
   const TITLE = "Worldwalker";
   const _B = [-100, 100];
 
-  // src/fracas/rulesets/ww/__init__.py:38 check_attacker
+  // src/fracas/rulesets/ww/__init__.py:39 check_attacker
   function checkAttacker(attacker, path) {
     for (const name of ["skill", "str_mod", "dex_mod"]) {
       checkRange(attacker[name], ..._B, `${path}.${name}`, name);
@@ -3851,7 +3851,7 @@ STRIKES["worldwalker"] = (() => {
     return attacker;
   }
 
-  // src/fracas/rulesets/ww/__init__.py:46 check_target
+  // src/fracas/rulesets/ww/__init__.py:47 check_target
   function checkTarget(target, path) {
     let reaction;
     if ((target.defense === null && target.dex_mod === null)) {
@@ -3878,7 +3878,7 @@ STRIKES["worldwalker"] = (() => {
     return target;
   }
 
-  // src/fracas/rulesets/ww/__init__.py:64 tn
+  // src/fracas/rulesets/ww/__init__.py:65 tn
   function tn(target) {
     if (target.defense !== null) {
       return target.defense;
@@ -3886,7 +3886,7 @@ STRIKES["worldwalker"] = (() => {
     return (10 + target.dex_mod);
   }
 
-  // src/fracas/rulesets/ww/__init__.py:72 hand_penalty
+  // src/fracas/rulesets/ww/__init__.py:73 hand_penalty
   function handPenalty(twoWeapon, hand) {
     let table;
     if (twoWeapon === null) {
@@ -3896,7 +3896,7 @@ STRIKES["worldwalker"] = (() => {
     return table[(hand === "off" ? 1 : 0)];
   }
 
-  // src/fracas/rulesets/ww/__init__.py:81 two_weapon_penalty
+  // src/fracas/rulesets/ww/__init__.py:82 two_weapon_penalty
   function twoWeaponPenalty(attacker, strike, path) {
     if ((attacker.two_weapon === null && strike.hand === "off")) {
       throw new RulesError(`${path}.hand`, say("ww_off_hand"));
@@ -3904,7 +3904,7 @@ STRIKES["worldwalker"] = (() => {
     return handPenalty(attacker.two_weapon, strike.hand);
   }
 
-  // src/fracas/rulesets/ww/__init__.py:88 block_penalty
+  // src/fracas/rulesets/ww/__init__.py:89 block_penalty
   function blockPenalty(target) {
     let reaction;
     reaction = target.reaction;
@@ -3914,7 +3914,7 @@ STRIKES["worldwalker"] = (() => {
     return handPenalty(target.two_weapon, reaction.hand);
   }
 
-  // src/fracas/rulesets/ww/__init__.py:99 compile_strike
+  // src/fracas/rulesets/ww/__init__.py:100 compile_strike
   function compileStrike(strike, path, attacker, apath, target, tpath) {
     let ability, bonus, cols, critBonus, dice, faces, facts, modifier, penalty, reaction;
     [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "WW-3");

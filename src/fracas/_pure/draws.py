@@ -8,11 +8,28 @@ from the same generator.
 
 from __future__ import annotations
 
+from array import array
+from typing import Sequence
+
+from .. import _kernels
 from ..dice import Dice
 
-__all__ = ["Dice", "draw_gen"]
+__all__ = ["Dice", "draw_gen", "draw_many"]
 
 
 def draw_gen(d: Dice, faces: int) -> int:
     """One die of `faces` from the stream `d` (a kind's or a Python round's)."""
     return d.die(faces)
+
+
+def draw_many(d: Dice, faces: int, count: int) -> Sequence[int]:
+    """`count` dice of `faces`, as that many `draw_gen` calls draw them: from the generator
+    in one compiled call when it can (the same faces, the same state after), else one by
+    one (injected faces: their errors name the position). What a loop of draws costs a
+    Python caller, once (a horde's initiative)."""
+    kernel = _kernels.active()
+    if count > 1 and d.rolls is None and kernel.BACKEND == "compiled" and isinstance(d.s, array):
+        out = array("i", bytes(4 * count))
+        kernel.draw_faces(d.s, faces, out)
+        return out
+    return [d.die(faces) for _ in range(count)]

@@ -1,4 +1,8 @@
-"""Roll-offs: tied entries put in order by rolling again, written once for every reader.
+"""Initiative order and roll-offs, written once for every reader.
+
+`roll_order` is ER-18's and WW-1's initiative: a die per combatant in listed order, plus its
+modifier, the totals highest first (WW-1: equal totals by the higher Dexterity modifier),
+what is still tied rolled off. `roll_offs` puts tied entries in order by rolling again:
 
 ER-18 and WW-1 break equal initiative totals with d20 roll-offs, OS-1 re-rolls tied sides'
 d6 (its "reroll" ties): each tied entry rolls one die, in listed order; the entries are
@@ -10,8 +14,8 @@ After LIMIT rounds of roll-offs a tie that still stands is an error (the kinds s
 A shared rule file (`fracas._pure.rules` says what it may hold), and the first that draws
 dice: the compiled fight loop includes it as C (`draw_gen` is then the inline generator of
 `_generator.pxd`, `d` the loop's stream), and the initiative kinds of the three rulesets
-(`rows.roll_off`), which the Python fight rounds call, import it as Python (`d` a
-`fracas.dice.Dice`, each entry's faces recorded in `marks`). What only one side does sits
+(`rows.roll_off`, `rows.roll_order`), which the Python fight rounds call, import it as
+Python (`d` a `fracas.dice.Dice`, each entry's faces recorded in `marks`). What only one side does sits
 behind `if cython.compiled`, which Cython folds away before it reads the other branch.
 
 The order of the draws is the simple recursion's (every entry of a group, then each face's
@@ -37,7 +41,7 @@ LIMIT = cython.declare(cython.const[cython.int], 1000)
 FEW = cython.declare(cython.const[cython.int], 16)
 
 if not cython.compiled:  # the compiled loop draws with the generator's inline C
-    from fracas._pure.draws import Dice, draw_gen
+    from fracas._pure.draws import Dice, draw_gen, draw_many
 
 
 @cython.cfunc
@@ -56,13 +60,10 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
     sub: cython.longlong
     face: cython.int
     other: cython.int
-    if cython.compiled:
+    if cython.compiled:  # as Python, each path makes the lists it uses
         buf = cython.declare(cython.int[128])
         count = cython.declare(cython.longlong[24])
         faces = cython.declare(cython.p_int)
-    else:
-        buf = [0] * 128
-        count = [0] * 24
     while n == 2:  # a pair: the higher face first; equal faces roll off again, in listed order
         if depth >= LIMIT:
             return -1
@@ -81,12 +82,18 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
         order[placed] = tied[at]
         return placed + 1
     if n <= FEW:  # an insertion sort into buf, faces then entries, highest face first, listed order kept
+        if not cython.compiled:
+            buf = [0] * (2 * FEW)
         while True:  # all n faces equal: the same entries roll off again, in the same order
             if depth >= LIMIT:
                 return -1
+            if not cython.compiled:  # as Python, the group's dice in one call
+                drawn = draw_many(d, die, n)
             for i in range(n):
-                face = draw_gen(d, die)
-                if not cython.compiled:
+                if cython.compiled:
+                    face = draw_gen(d, die)
+                else:
+                    face = drawn[i]
                     if marks is not None:
                         marks[tied[at + i]].append(face)
                 j = i
@@ -124,6 +131,7 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
                 return -1
     else:
         faces = [0] * (2 * n)
+        count = [0] * (die + 2)
     sub = n
     while True:  # all n faces equal: the same entries roll off again, in the same order
         if depth >= LIMIT:
@@ -131,9 +139,13 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
             break
         for i in range(die + 1):
             count[i] = 0
+        if not cython.compiled:  # as Python, the group's dice in one call
+            drawn = draw_many(d, die, n)
         for i in range(n):
-            faces[i] = draw_gen(d, die)
-            if not cython.compiled:
+            if cython.compiled:
+                faces[i] = draw_gen(d, die)
+            else:
+                faces[i] = drawn[i]
                 if marks is not None:
                     marks[tied[at + i]].append(faces[i])
             count[die + 1 - faces[i]] += 1  # runs from the highest face (slot 1) down to 1 (slot die)
@@ -160,4 +172,63 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
     if cython.compiled:
         if n > 64:
             free(faces)
+    return placed
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def roll_order(d: cython.pointer[Dice], die: cython.int, who: cython.p_int, n: cython.longlong,
+               mods: cython.p_longlong, subs: cython.p_longlong, low: cython.longlong, span: cython.longlong,
+               sub_low: cython.longlong, sub_span: cython.longlong, bucket: cython.p_longlong,
+               keys: cython.p_longlong, tie: cython.p_int, order: cython.p_int, rolls: cython.p_int,
+               marks: cython.p_void) -> cython.longlong:
+    """ER-18, WW-1: the n combatants who[0:n] (member numbers below 2^20), in that order,
+    each roll a `die` + mods[member]; order[0:n] gets them by total, highest first, equal
+    totals by subs[member] (WW-1's Dexterity modifier; all 0: none), highest first, and
+    what is still tied rolled off (`roll_offs`, a d20 each). The totals lie in low ..
+    low + span - 1, the subs in sub_low .. sub_low + sub_span - 1. `bucket` (span *
+    sub_span + 1 entries), `keys` (n) and `tie` (n) are scratch; `who` may be `order`.
+    Returns n, or -1 when a tie stands after LIMIT roll-offs. As Python, rolls[k] gets
+    who[k]'s die and `marks` its roll-off faces."""
+    k: cython.longlong
+    v: cython.longlong
+    a: cython.longlong
+    b: cython.longlong
+    placed: cython.longlong = 0
+    face: cython.int
+    runs: cython.longlong = span * sub_span
+    # A counting sort of the totals and subs, highest first and in listed order within a
+    # run: the order ties roll off in.
+    for v in range(runs + 1):
+        bucket[v] = 0
+    if not cython.compiled:  # as Python, the dice in one call
+        drawn = draw_many(d, die, n)
+    for k in range(n):
+        if cython.compiled:
+            face = draw_gen(d, die)
+        else:
+            face = drawn[k]
+            rolls[k] = face
+        v = low + span - 1 - (face + mods[who[k]])
+        v = v * sub_span + sub_low + sub_span - 1 - subs[who[k]]
+        keys[k] = v * 1048576 + who[k]
+        bucket[v + 1] += 1
+    for v in range(runs):
+        bucket[v + 1] += bucket[v]
+    for k in range(n):
+        v = keys[k] >> 20
+        tie[bucket[v]] = keys[k] & 0xFFFFF
+        bucket[v] += 1
+    a = 0
+    for v in range(runs):  # bucket[v] is now the end of run v
+        b = bucket[v]
+        if b == a + 1:  # a lone total: placed where it is found
+            order[placed] = tie[a]
+            placed += 1
+        elif b > a:
+            placed = roll_offs(d, 20, tie, a, b - a, 0, order, placed, marks)
+            if placed < 0:
+                return -1
+        a = b
     return placed

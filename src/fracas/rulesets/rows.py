@@ -682,10 +682,10 @@ def roll_or_say(dice: Dice, faces_: int, what: str) -> int:
     try:
         return dice.die(faces_)
     except KernelError as exc:
-        raise _dice_error(dice, exc, faces_, what) from None
+        raise dice_error(dice, exc, faces_, what) from None
 
 
-def _dice_error(dice: Dice, exc: KernelError, faces_: int, what: str) -> DiceError:
+def dice_error(dice: Dice, exc: KernelError, faces_: int, what: str) -> DiceError:
     """Injected faces that ran out, or one that does not fit a die of `faces_`, drawn for `what`."""
     assert dice.rolls is not None  # only injected faces can run short or out of range
     if exc.code == L.E_ROLLS_SHORT:
@@ -707,10 +707,32 @@ def roll_off(tied: list[dict[str, Any]], dice: Dice, die: int, what: Optional[st
     except KernelError as exc:
         if what is None:
             raise
-        raise _dice_error(dice, exc, die, what) from None
+        raise dice_error(dice, exc, die, what) from None
     if placed < 0:
         raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
     return [tied[i] for i in order]
+
+
+def roll_order(mods: list[int], subs: list[int], dice: Dice, die: int, path: str) -> tuple[list[int], list[int],
+                                                                                         list[list[int]]]:
+    """ER-18 and WW-1 initiative (`rolloffs.roll_order`, the compiled fight loop's too): a
+    `die` per combatant in listed order plus mods[k], highest total first, then the higher
+    subs[k], then roll-offs. Returns the order (combatant numbers), each one's die and its
+    roll-off faces. Injected faces that run out or do not fit raise the KernelError (its
+    position: the dice are drawn in order, one per combatant, then the roll-offs); a tie
+    that still stands after MAX_ROLL_OFFS rounds is a LimitError at `path`."""
+    n = len(mods)
+    marks: list[list[int]] = [[] for _ in range(n)]
+    order, rolls = [0] * n, [0] * n
+    if n:
+        low, sub_low = min(mods) + 1, min(subs)
+        placed = rolloffs.roll_order(dice, die, list(range(n)), n, mods, subs, low, max(mods) + die - low + 1,
+                                     sub_low, max(subs) - sub_low + 1, [0] * ((max(mods) + die - low + 1) *
+                                                                              (max(subs) - sub_low + 1) + 1),
+                                     [0] * n, [0] * n, order, rolls, marks)
+        if placed < 0:
+            raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
+    return order, rolls, marks
 
 
 def failures(chances: list[Fraction]) -> list[Fraction]:

@@ -221,7 +221,8 @@ def _stray(meta: StrikeMeta, plan: Any, s: int, targets: dict[str, TargetInfo], 
         shifted = rules.stray_face(face)
         stray.dice.append({"face": face, "shifted": shifted, "total": shifted + to_hit,
                            "hit": bool(rules.stray_hits(shifted, to_hit, ac))})
-    got, chain_log = [0] * 4, list[tuple[int, bool, int]]()
+    chain_log: list[tuple[int, bool, int]] = []
+    got = [0] * 4
     if rules.stray_check(dice, pool, 1, len(pool), -1, to_hit, ac, crit_thr, bool(meta.disadvantage),
                          "paralyzed" in conds, got, chain_log) < 0:
         raise LimitError(f"$.strikes[{s}]", say("chain_limit", limit=L.CHAIN_LIMIT))

@@ -7,18 +7,16 @@ combatants still tied roll again (their group first), until every tie is broken.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from ... import _kernels
 from ... import _layout as L
 from ...dice import Dice, KernelError
 from ...errors import DiceError, LimitError, SchemaError
 from ...requests import check_range, decode, faces, say
 from .plan import modifier
 from .schema import InitiativeRequest
-from ..rows import roll_off
+from ..rows import roll_order
 
 MAX_COMBATANTS = 10_000
 
@@ -93,26 +91,8 @@ def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeRe
 
 
 def _order(req: InitiativeRequest, mods: list[int], dice: Dice) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
-    by_total: dict[int, list[dict[str, Any]]] = {}
-    for c, mod, roll in zip(req.combatants, mods, _faces(dice, 10, len(mods))):
-        entry = {"id": c.id, "roll": roll, "modifier": mod, "total": roll + mod, "tiebreaks": []}
-        entries.append(entry)
-        by_total.setdefault(roll + mod, []).append(entry)  # request order within a total
-    ranked: list[dict[str, Any]] = []
-    for total in sorted(by_total, reverse=True):
-        tied = by_total[total]
-        ranked.extend(tied if len(tied) == 1 else roll_off(tied, dice, 20, None, "$.combatants"))
-    return ranked
-
-
-def _faces(dice: Dice, n: int, count: int) -> Any:
-    """`count` dice of `n` faces, as that many `dice.die(n)` calls draw them: from the
-    generator in one compiled call when it can (the same faces, the same state after),
-    else one by one (injected faces: their errors name the position)."""
-    kernel = _kernels.active()
-    if count > 1 and dice.rolls is None and kernel.BACKEND == "compiled" and isinstance(dice.s, array):
-        out = array("i", bytes(4 * count))
-        kernel.draw_faces(dice.s, n, out)
-        return out
-    return [dice.die(n) for _ in range(count)]
+    """`rows.roll_order`: the d10s, then the roll-offs (the compiled fight loop's order too)."""
+    order, rolls, marks = roll_order(mods, [0] * len(mods), dice, 10, "$.combatants")
+    entries = [{"id": c.id, "roll": roll, "modifier": mod, "total": roll + mod, "tiebreaks": tiebreaks}
+               for c, mod, roll, tiebreaks in zip(req.combatants, mods, rolls, marks)]
+    return [entries[k] for k in order]

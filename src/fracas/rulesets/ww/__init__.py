@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
+from ...dice import KernelError
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, choice, decode, say
 from .. import rows
@@ -185,15 +186,15 @@ def compile_initiative(request: Any) -> InitiativeRequest:
 def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled:
     """WW-1. Draw order: one d20 per combatant in request order; equal totals go to the
     higher Dexterity modifier, and what is still tied rolls d20 roll-offs (as ER-18)."""
-    entries = []
-    for c in req.combatants:
-        roll = rows.roll_or_say(dice, 20, "initiative")
-        entries.append({"id": c.id, "roll": roll, "modifier": c.dex_mod + c.bonus,
-                        "total": roll + c.dex_mod + c.bonus, "dex_mod": c.dex_mod, "tiebreaks": []})
-    order: list[dict[str, Any]] = []
-    for key in sorted({(e["total"], e["dex_mod"]) for e in entries}, reverse=True):
-        tied = [e for e in entries if (e["total"], e["dex_mod"]) == key]
-        order.extend(rows.roll_off(tied, dice, 20, "an initiative roll-off", "$.combatants"))
+    mods = [c.dex_mod + c.bonus for c in req.combatants]
+    try:
+        ranked, rolls, marks = rows.roll_order(mods, [c.dex_mod for c in req.combatants], dice, 20, "$.combatants")
+    except KernelError as exc:  # the dice come one per combatant, then the roll-offs
+        raise rows.dice_error(dice, exc, 20, "initiative" if exc.position < len(mods)
+                              else "an initiative roll-off") from None
+    entries = [{"id": c.id, "roll": roll, "modifier": mod, "total": roll + mod, "dex_mod": c.dex_mod,
+                "tiebreaks": tiebreaks} for c, mod, roll, tiebreaks in zip(req.combatants, mods, rolls, marks)]
+    order = [entries[k] for k in ranked]
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "order": order})
 
 

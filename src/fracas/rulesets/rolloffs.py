@@ -45,6 +45,20 @@ if not cython.compiled:  # the compiled loop draws with the generator's inline C
 
 
 @cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def _face(d: cython.pointer[Dice], die: cython.int, drawn: cython.p_void, i: cython.longlong) -> cython.int:
+    """The i-th die of a group: drawn here in C; as Python, read from the group's dice drawn
+    in one call before (`drawn`, from `draw_many`: the same faces)."""
+    if cython.compiled:
+        return draw_gen(d, die)
+    else:
+        face: int = drawn[i]
+        return face
+
+
+@cython.cfunc
 @cython.nogil
 @cython.exceptval(check=False)
 def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: cython.longlong,
@@ -64,6 +78,7 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
         buf = cython.declare(cython.int[128])
         count = cython.declare(cython.longlong[24])
         faces = cython.declare(cython.p_int)
+        drawn = cython.declare(cython.p_void, cython.NULL)
     while n == 2:  # a pair: the higher face first; equal faces roll off again, in listed order
         if depth >= LIMIT:
             return -1
@@ -90,10 +105,8 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
             if not cython.compiled:  # as Python, the group's dice in one call
                 drawn = draw_many(d, die, n)
             for i in range(n):
-                if cython.compiled:
-                    face = draw_gen(d, die)
-                else:
-                    face = drawn[i]
+                face = _face(d, die, drawn, i)
+                if not cython.compiled:
                     if marks is not None:
                         marks[tied[at + i]].append(face)
                 j = i
@@ -142,10 +155,8 @@ def roll_offs(d: cython.pointer[Dice], die: cython.int, tied: cython.p_int, at: 
         if not cython.compiled:  # as Python, the group's dice in one call
             drawn = draw_many(d, die, n)
         for i in range(n):
-            if cython.compiled:
-                faces[i] = draw_gen(d, die)
-            else:
-                faces[i] = drawn[i]
+            faces[i] = _face(d, die, drawn, i)
+            if not cython.compiled:
                 if marks is not None:
                     marks[tied[at + i]].append(faces[i])
             count[die + 1 - faces[i]] += 1  # runs from the highest face (slot 1) down to 1 (slot die)
@@ -202,13 +213,13 @@ def roll_order(d: cython.pointer[Dice], die: cython.int, who: cython.p_int, n: c
     # run: the order ties roll off in.
     for v in range(runs + 1):
         bucket[v] = 0
-    if not cython.compiled:  # as Python, the dice in one call
+    if cython.compiled:
+        drawn = cython.declare(cython.p_void, cython.NULL)
+    else:  # as Python, the dice in one call
         drawn = draw_many(d, die, n)
     for k in range(n):
-        if cython.compiled:
-            face = draw_gen(d, die)
-        else:
-            face = drawn[k]
+        face = _face(d, die, drawn, k)
+        if not cython.compiled:
             rolls[k] = face
         v = low + span - 1 - (face + mods[who[k]])
         v = v * sub_span + sub_low + sub_span - 1 - subs[who[k]]

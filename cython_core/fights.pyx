@@ -1178,56 +1178,39 @@ cdef inline bint _os_checks(const FightPlan* p, const FightState* f, int64_t g, 
 
 
 cdef int _os_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
-    """OldSchool.fight_initiative (OS-1): a d6 per present side that does not wait, in side
-    order, highest first; ties re-rolled side by side or acting together; waiting sides
-    last; sides surprised lose round 1; one side present rolls nothing. Fills f.order,
-    f.os_slot_end and f.os_together."""
-    cdef int32_t present[OS_MAX_SIDES]
-    cdef int32_t faces[OS_MAX_SIDES]
-    cdef int32_t tied[OS_MAX_SIDES]
-    cdef int32_t ranked[OS_MAX_SIDES]
+    """OldSchool.fight_initiative (OS-1): the present sides (sides surprised lose round 1)
+    in `rolloffs.side_order`: a d6 per side that does not wait, in side order, highest
+    first, ties re-rolled side by side or acting together, waiting sides last; one side
+    present rolls nothing. Fills f.order, f.os_slot_end and f.os_together."""
+    cdef int present[OS_MAX_SIDES]
+    cdef int waits[OS_MAX_SIDES]
+    cdef int faces[OS_MAX_SIDES]
+    cdef int tied[OS_MAX_SIDES]
+    cdef int ranked[OS_MAX_SIDES]
+    cdef int slot_in[OS_MAX_SIDES]
+    cdef int together[OS_MAX_SIDES]
     cdef int32_t slot_of[OS_MAX_SIDES]
-    cdef int64_t s, i, n = 0, slots = 0, k, placed, j, members = 0
-    cdef int face, err
+    cdef int64_t s, i, n = 0, slots = 0, j, members = 0
     _stream(f)
     for s in range(p.sides):
         slot_of[s] = -1
         if f.side_standing[s] and not (r == 1 and p.os_side[s] & 1):
-            present[n] = <int32_t>s
+            present[n] = <int>s
+            waits[n] = (p.os_side[s] & 2) != 0
             n += 1
-    if n < 2:
+    if n < 2:  # one side left to act (the rest surprised): nothing to roll
         for i in range(n):
             slot_of[present[i]] = <int32_t>slots
             f.os_together[slots] = 0
             slots += 1
     else:
+        slots = side_order(&f.dice, n, waits, p.os_ties == 1, faces, tied, ranked, slot_in, together, NULL)
+        if slots < 0:
+            return E_FIGHT_TIES
         for i in range(n):
-            faces[i] = draw_gen(&f.dice, 6) if not p.os_side[present[i]] & 2 else 0
-        for face in range(6, 0, -1):
-            k = 0
-            for i in range(n):
-                if faces[i] == face:
-                    tied[k] = present[i]
-                    k += 1
-            if k == 0:
-                continue
-            if p.os_ties == 1 or k == 1:
-                for i in range(k):
-                    slot_of[tied[i]] = <int32_t>slots
-                f.os_together[slots] = k > 1
-                slots += 1
-                continue
-            if roll_offs(&f.dice, 6, <int*>tied, 0, k, 0, <int*>ranked, 0, NULL) < 0:  # OS-1 "reroll": d6 each
-                return E_FIGHT_TIES
-            for i in range(k):
-                slot_of[ranked[i]] = <int32_t>slots
-                f.os_together[slots] = 0
-                slots += 1
-        for i in range(n):  # waiting sides act last, in side order
-            if p.os_side[present[i]] & 2:
-                slot_of[present[i]] = <int32_t>slots
-                f.os_together[slots] = 0
-                slots += 1
+            slot_of[present[i]] = slot_in[i]
+        for j in range(slots):
+            f.os_together[j] = together[j]
     for j in range(slots):  # each slot's standing members in scenario order
         for i in range(p.members):
             if f.status[i] == ST_STANDING and slot_of[p.side[i]] == j:

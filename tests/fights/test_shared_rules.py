@@ -541,3 +541,30 @@ def test_roll_order_runs_without_cython_as_with_it() -> None:
                                  rolls, marks) == 30
         order[:] = [list(dice.s)]
     assert got == want
+
+
+
+@pytest.mark.parametrize("together_ties", [False, True])
+def test_os1_sides_roll_a_d6_each_highest_first_ties_together_or_re_rolled_waiting_last(together_ties: bool) -> None:
+    # OS-1: a d6 per side that does not wait, in listed order; equal faces act together
+    # ("simultaneous") or re-roll until broken ("reroll"); waiting sides act last
+    for seed, n in itertools.product(range(25), (2, 3, 5, 9)):
+        waits = [int(i % 4 == 3) for i in range(n)]
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        faces, slot_of, together = [0] * n, [0] * n, [0] * n
+        marks: list[list[int]] = [[] for _ in range(n)]
+        slots = rolloffs.side_order(dice, n, waits, together_ties, faces, [0] * n, [0] * n, slot_of, together, marks)
+        drawn = [0 if w else plain.die(6) for w in waits]
+        want_marks: list[list[int]] = [[] for _ in range(n)]
+        want: list[list[int]] = []
+        for face in range(6, 0, -1):
+            tied = [i for i in range(n) if drawn[i] == face]
+            if together_ties or len(tied) == 1:
+                want += [tied] if tied else []
+            elif tied:
+                want += [[i] for i in _plain_roll_offs(tied, lambda: plain.die(6), want_marks)]
+        want += [[i] for i in range(n) if waits[i]]
+        got = [[i for i in range(n) if slot_of[i] == slot] for slot in range(slots)]
+        assert (got, faces, marks) == (want, drawn, want_marks)
+        assert together[:slots] == [int(len(group) > 1) for group in want]
+        assert list(dice.s) == list(plain.s)

@@ -3779,7 +3779,7 @@ STRIKES["old-school"] = (() => {
   const TITLE = "Old-school";
   const _B = [-100, 100];
 
-  // src/fracas/rulesets/oldschool/__init__.py:35 check_attacker
+  // src/fracas/rulesets/oldschool/__init__.py:36 check_attacker
   function checkAttacker(attacker, path) {
     for (const name of ["attack_bonus", "str_mod", "dex_mod"]) {
       checkRange(attacker[name], ..._B, `${path}.${name}`, name);
@@ -3787,7 +3787,7 @@ STRIKES["old-school"] = (() => {
     return attacker;
   }
 
-  // src/fracas/rulesets/oldschool/__init__.py:41 check_target
+  // src/fracas/rulesets/oldschool/__init__.py:42 check_target
   function checkTarget(target, path) {
     checkRange(target.ac, -100, 200, `${path}.ac`, "AC");
     checkRange(target.shield, 0, 100, `${path}.shield`, "shield");
@@ -3797,7 +3797,7 @@ STRIKES["old-school"] = (() => {
     return target;
   }
 
-  // src/fracas/rulesets/oldschool/__init__.py:49 compile_strike
+  // src/fracas/rulesets/oldschool/__init__.py:50 compile_strike
   function compileStrike(strike, path, attacker, apath, target, tpath) {
     let ac, bonus, cols, cover, dice, faces, facts, flat, fledFrom, melee, modifier, noShield, range;
     [dice, faces, modifier] = rows.parseDamage(strike.damage, `${path}.damage`, DICE, TITLE, "OS-6");

@@ -2,7 +2,8 @@
 
 `roll_order` is ER-18's and WW-1's initiative: a die per combatant in listed order, plus its
 modifier, the totals highest first (WW-1: equal totals by the higher Dexterity modifier),
-what is still tied rolled off. `roll_offs` puts tied entries in order by rolling again:
+what is still tied rolled off. `side_order` is OS-1's side initiative. `roll_offs` puts
+tied entries in order by rolling again:
 
 ER-18 and WW-1 break equal initiative totals with d20 roll-offs, OS-1 re-rolls tied sides'
 d6 (its "reroll" ties): each tied entry rolls one die, in listed order; the entries are
@@ -243,3 +244,51 @@ def roll_order(d: cython.pointer[Dice], die: cython.int, who: cython.p_int, n: c
                 return -1
         a = b
     return placed
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def side_order(d: cython.pointer[Dice], n: cython.longlong, waits: cython.p_int, together_ties: cython.bint,
+               faces: cython.p_int, tied: cython.p_int, ranked: cython.p_int, slot_of: cython.p_int,
+               together: cython.p_int, marks: cython.p_void) -> cython.longlong:
+    """OS-1 for n sides (numbered 0..n-1 in listed order; waits[i]: side i waits): a d6 per
+    side that does not wait, in order (faces[i]; 0 for a waiting side), the highest face's
+    sides first; sides with equal faces act together in one slot (`together_ties`) or
+    re-roll a d6 each until their tie is broken (`roll_offs`: a slot each); waiting sides
+    last, a slot each in order. slot_of[i] gets side i's slot, together[slot] whether
+    several sides share it; `tied` and `ranked` (n each) are scratch. Returns the slots,
+    or -1 when a tie stands after LIMIT re-rolls. As Python, marks[i] gets side i's
+    re-rolls."""
+    i: cython.longlong
+    k: cython.longlong
+    slots: cython.longlong = 0
+    face: cython.int
+    for i in range(n):
+        faces[i] = 0 if waits[i] else draw_gen(d, 6)
+    for face in range(6, 0, -1):
+        k = 0
+        for i in range(n):
+            if faces[i] == face:
+                tied[k] = i
+                k += 1
+        if k == 0:
+            continue
+        if together_ties or k == 1:
+            for i in range(k):
+                slot_of[tied[i]] = slots
+            together[slots] = k > 1
+            slots += 1
+            continue
+        if roll_offs(d, 6, tied, 0, k, 0, ranked, 0, marks) < 0:
+            return -1
+        for i in range(k):
+            slot_of[ranked[i]] = slots
+            together[slots] = 0
+            slots += 1
+    for i in range(n):  # waiting sides act last, in listed order
+        if waits[i]:
+            slot_of[i] = slots
+            together[slots] = 0
+            slots += 1
+    return slots

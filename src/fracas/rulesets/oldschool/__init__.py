@@ -10,9 +10,10 @@ from typing import Any, Optional
 
 from ... import _facts as F
 from ... import _layout as L
+from ...dice import KernelError
 from ...errors import LimitError, RulesError, SchemaError
 from ...requests import check_range, decode, say
-from .. import rows
+from .. import rolloffs, rows
 from ..base import SAVE, Kind
 from . import morale, save
 from .results import RESULT_TYPES
@@ -124,19 +125,23 @@ def roll_initiative(req: InitiativeRequest, dice: Any, seed: int) -> rows.Rolled
     """OS-1. Draw order: one d6 per side that does not wait, in request order; with ties
     "reroll", each tied group (highest first) re-rolls a d6 per side in request order
     until it is broken. Waiting sides roll nothing and act last, in request order."""
-    sides: list[dict[str, Any]] = [{"id": s.id, "roll": None, "tiebreaks": [], "wait": s.wait} for s in req.sides]
-    rolling = [e for e in sides if not e["wait"]]
-    for entry in rolling:
-        entry["roll"] = rows.roll_or_say(dice, 6, "side initiative")
-    order: list[list[str]] = []
-    for face in sorted({e["roll"] for e in rolling}, reverse=True):
-        tied = [e for e in rolling if e["roll"] == face]
-        if req.ties == "simultaneous" or len(tied) == 1:
-            order.append([e["id"] for e in tied])
-            continue
-        ranked = rows.roll_off(tied, dice, 6, "a side initiative re-roll", "$.sides")
-        order.extend([e["id"]] for e in ranked)
-    order.extend([e["id"]] for e in sides if e["wait"])
+    n = len(req.sides)
+    waits = [int(s.wait) for s in req.sides]
+    faces, slot_of, together = [0] * n, [0] * n, [0] * n
+    marks: list[list[int]] = [[] for _ in range(n)]
+    try:
+        slots = rolloffs.side_order(dice, n, waits, req.ties == "simultaneous", faces, [0] * n, [0] * n, slot_of,
+                                    together, marks)
+    except KernelError as exc:  # a d6 per side that does not wait, then the re-rolls
+        raise rows.dice_error(dice, exc, 6, "side initiative" if exc.position < n - sum(waits)
+                              else "a side initiative re-roll") from None
+    if slots < 0:
+        raise LimitError("$.sides", say("tie_limit", limit=rows.MAX_ROLL_OFFS))
+    sides: list[dict[str, Any]] = [{"id": s.id, "roll": faces[i] or None, "tiebreaks": marks[i], "wait": s.wait}
+                                   for i, s in enumerate(req.sides)]
+    order: list[list[str]] = [[] for _ in range(slots)]
+    for i, s in enumerate(req.sides):
+        order[slot_of[i]].append(s.id)
     return rows.Rolled(seed, NAME, {"ruleset": NAME, "seed": seed, "injected": dice.injected, "ties": req.ties,
                                     "sides": sides, "order": order})
 

@@ -694,19 +694,16 @@ def dice_error(dice: Dice, exc: KernelError, faces_: int, what: str) -> DiceErro
     return DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=dice.rolls[exc.position], faces=faces_))
 
 
-def roll_off(tied: list[dict[str, Any]], dice: Dice, die: int, what: Optional[str], path: str) -> list[dict[str, Any]]:
+def roll_off(tied: list[dict[str, Any]], dice: Dice, die: int, what: str, path: str) -> list[dict[str, Any]]:
     """Tied entries in their order after roll-offs on a `die` (`rolloffs.roll_offs`, the
     compiled fight loop's too), highest first; each entry's `tiebreaks` list gets its
-    faces. Injected faces that run out or do not fit say so for `what` (None: the
-    KernelError is the caller's to say); a tie that still stands after MAX_ROLL_OFFS
-    rounds is a LimitError at `path`."""
+    faces. Injected faces that run out or do not fit say so for `what`; a tie that still
+    stands after MAX_ROLL_OFFS rounds is a LimitError at `path`."""
     n = len(tied)
     order = [0] * n
     try:
         placed = rolloffs.roll_offs(dice, die, list(range(n)), 0, n, 0, order, 0, [e["tiebreaks"] for e in tied])
     except KernelError as exc:
-        if what is None:
-            raise
         raise dice_error(dice, exc, die, what) from None
     if placed < 0:
         raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
@@ -726,10 +723,9 @@ def roll_order(mods: list[int], subs: list[int], dice: Dice, die: int, path: str
     order, rolls = [0] * n, [0] * n
     if n:
         low, sub_low = min(mods) + 1, min(subs)
-        placed = rolloffs.roll_order(dice, die, list(range(n)), n, mods, subs, low, max(mods) + die - low + 1,
-                                     sub_low, max(subs) - sub_low + 1, [0] * ((max(mods) + die - low + 1) *
-                                                                              (max(subs) - sub_low + 1) + 1),
-                                     [0] * n, [0] * n, order, rolls, marks)
+        span, sub_span = max(mods) + die - low + 1, max(subs) - sub_low + 1
+        placed = rolloffs.roll_order(dice, die, list(range(n)), n, mods, subs, low, span, sub_low, sub_span,
+                                     [0] * (span * sub_span + 1), [0] * n, [0] * n, order, rolls, marks)
         if placed < 0:
             raise LimitError(path, say("tie_limit", limit=MAX_ROLL_OFFS))
     return order, rolls, marks

@@ -24,8 +24,9 @@ What a shared rule file may hold (tests/fights/test_shared_rules.py holds each t
   arithmetic that means the same in C and in Python (no division of negative numbers: the
   loop uses C division);
 - dice drawn only as `draw_gen(d, faces)` from a stream `d: cython.pointer[Dice]` that the
-  caller passes (`rulesets/rolloffs.py`): in C the generator's inline draw, as Python a
-  `def draw_gen` under `if not cython.compiled:` that calls `d.die(faces)`. Code for one
+  caller passes (`rulesets/rolloffs.py`): in C the generator's inline draw, as Python
+  `fracas._pure.draws.draw_gen` (`d.die(faces)`), imported under `if not cython.compiled:`
+  (`draw_many` draws a group's dice in one call, as Python only). Code for one
   side only sits behind `if cython.compiled:` / `if not cython.compiled:`, which Cython
   folds before it reads the other branch (and the type checker reads as Python:
   pyproject.toml's `always_false`);

@@ -54,7 +54,7 @@ TARGETS = {
     "fight_attacks_share_reactions": ("attacks/s inside compiled fights ÷ bulk attacks/s, er-bandit-rout: ER-20 flee"
                                       " attacks and ER-17 friendly fire in play (issue 41)", 0.15, ""),
     "tactic_flat": ("compiled fight loop, time per attack among 2,000 creatures ÷ among 30, the worst of nearest,"
-                    " weakest, random and focus", 1.5, "×"),
+                    " weakest, random and focus, without and with ER-20 flee attacks", 1.5, "×"),
     "compile_2000_s": ("compiling a 2,000-creature scenario for the compiled fight loop", 0.1, "s"),
 
     "sweep_cores_s": ("20-point sweep of 10,000 fights each, every local core", 10.0, "s"),

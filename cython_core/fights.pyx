@@ -272,7 +272,6 @@ cdef struct FightState:
     int64_t* shield_left
     int64_t* turns         # per member: turns taken (CT-5 power "first")
     int32_t* acts          # per member: it attacks this turn (CT)
-    int64_t* attacked      # members × members: when m last attacked t (CT-7), as epoch + round
     int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
     int64_t slot_end[3]     # Cartyrion: a slot per side, then those who cannot be surprised (CT-1)
     int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
@@ -321,15 +320,28 @@ cdef struct FightState:
     int64_t attacks        # attacks (and spells) rolled in the call: `fracas bench`'s per-attack time
     # reactions (p.reactions): stamps epoch + round, so nothing is cleared between rounds or fights
     int64_t now            # this round's stamp
-    int64_t* engaged       # members × members: the last round the two engaged each other
-    # ER-13 (p.sneaks): per member whom its turn's attack was at in its last two rounds
-    # that had one (a turn makes one attack, at one target), and when (epoch + round)
+    # who engaged whom in melee (p.reactions), kept for this round and the one before: per
+    # member and round parity a list of records (the other member) in that parity's pool,
+    # valid while its stamp is the round's; a pool starts afresh with its round
+    int64_t* eg_head       # 2 × members: a member's first record (-1: none)
+    int64_t* eg_stamp      # 2 × members: the round stamp its list was made in
+    int32_t* eg_other[2]   # per parity, per record: the other member
+    int64_t* eg_next[2]    # per parity, per record: the next record of its list (-1: none)
+    int64_t eg_used[2]
+    int64_t eg_pool[2]     # the stamp of the round each pool holds
+    int64_t eg_cap         # records a pool holds: two an attack or reaction a round can make
+    int64_t* eg_mark       # per member: the reaction gathering that listed it last
+    int64_t eg_token
+    int32_t* eg_list       # scratch: the enemies engaged with a leaving member
     int64_t* feinted       # WW-7 (p.feints): per member, bit j: unit j's feint is made, its attack to come
     int32_t* defending     # ER-15 (p.defends): per member, defending until its next turn
     int64_t* incap         # ER-13 (p.shock): per member, the actions it still loses to a failed shock save
     int64_t* thrown        # ER Throwing Items (p.throws): per member, the items it has thrown
     int32_t* charged       # ER-23 (p.charges): per member, it has made its charge
     int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
+    # ER-13 (p.sneaks) and CT-7 (p.side_turns): per member whom its turn's attack was at in
+    # its last two rounds that had one (a turn makes one attack, at one target), and when
+    # (epoch + round)
     int64_t* fo_t
     int64_t* fo_r
     int64_t* fo_pt
@@ -618,19 +630,75 @@ cdef inline int _row_roll(const FightPlan* p, FightState* f, int64_t t, int64_t 
     return 0
 
 
+cdef inline int _engage(FightState* f, int64_t a, int64_t b) noexcept nogil:
+    """ER-20 flee attacks, Worldwalker attacks of opportunity: a and b engaged each other in
+    melee this round: a record in each one's list of this round's parity (the two always
+    together, so a pair already at the head of a's list is recorded both ways)."""
+    cdef int64_t q = f.now & 1, ha = 2 * a + q, hb = 2 * b + q, rec
+    cdef int32_t* other = f.eg_other[q]
+    cdef int64_t* after = f.eg_next[q]
+    if f.eg_pool[q] != f.now:  # the pool's first records this round: the round two before is gone
+        f.eg_pool[q] = f.now
+        f.eg_used[q] = 0
+    if f.eg_stamp[ha] != f.now:
+        f.eg_stamp[ha] = f.now
+        f.eg_head[ha] = -1
+    elif other[f.eg_head[ha]] == b:
+        return 0  # the same pair again (Worldwalker's strikes, each its own attack)
+    if f.eg_stamp[hb] != f.now:
+        f.eg_stamp[hb] = f.now
+        f.eg_head[hb] = -1
+    rec = f.eg_used[q]
+    if rec + 2 > f.eg_cap:
+        return E_FIGHT_PLAN  # more engagements in a round than its attacks and reactions can make
+    f.eg_used[q] = rec + 2
+    other[rec], after[rec], f.eg_head[ha] = <int32_t>b, f.eg_head[ha], rec
+    other[rec + 1], after[rec + 1], f.eg_head[hb] = <int32_t>a, f.eg_head[hb], rec + 1
+    return 0
+
+
+cdef int64_t _engaged(FightState* f, int64_t t) noexcept nogil:
+    """The members engaged with t in melee this round or the round before, each once, in
+    member order, into f.eg_list; returns their count (flat in the fight's size: t's own
+    records only)."""
+    cdef int64_t n = 0, stamp, h, rec, q, i, j
+    cdef int32_t e
+    f.eg_token += 1
+    for stamp in range(f.now - 1, f.now + 1):
+        q = stamp & 1
+        h = 2 * t + q
+        if f.eg_stamp[h] != stamp or f.eg_pool[q] != stamp:
+            continue
+        rec = f.eg_head[h]
+        while rec >= 0:
+            e = f.eg_other[q][rec]
+            if f.eg_mark[e] != f.eg_token:
+                f.eg_mark[e] = f.eg_token
+                j = n  # insertion sort: a handful of enemies
+                while j > 0 and f.eg_list[j - 1] > e:
+                    f.eg_list[j] = f.eg_list[j - 1]
+                    j -= 1
+                f.eg_list[j] = e
+                n += 1
+            rec = f.eg_next[q][rec]
+    return n
+
+
 cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
     """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
     flee attacks, Worldwalker attacks of opportunity): each standing enemy engaged with it
-    in melee this round or the round before, with its reaction left (one a round) and a
-    reaction unit, in member order, makes its reaction (one random event), its damage
-    landing at once; it stops when t is at 0. On strike rows (Worldwalker) the variant is
-    the target's reaction left or not, and its blocks and dodges spend its reserve (WW-5)."""
-    cdef int64_t e, unit, at, first, n, damage, injury, cost, v
+    in melee this round or the round before (`_engaged`), with its reaction left (one a
+    round) and a reaction unit, in member order, makes its reaction (one random event), its
+    damage landing at once; it stops when t is at 0. On strike rows (Worldwalker) the
+    variant is the target's reaction left or not, and its blocks and dodges spend its
+    reserve (WW-5)."""
+    cdef int64_t e, unit, at, first, n, damage, injury, cost, v, k, engaged
     cdef int err
     cdef int64_t tg = p.group[t]
-    for e in range(p.members):
-        if (f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now
-                or f.engaged[e * p.members + t] < f.now - 1):
+    engaged = _engaged(f, t)
+    for k in range(engaged):
+        e = f.eg_list[k]
+        if f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now:
             continue
         if p.defends and (f.defending[e] or f.no_react[e] >= f.now):
             continue  # ER-15: defending "removes all reactions for both rounds"
@@ -655,7 +723,9 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
             return err
         f.dealt[e] += damage
         f.taken[t] += damage
-        f.engaged[e * p.members + t] = f.engaged[t * p.members + e] = f.now
+        err = _engage(f, e, t)
+        if err:
+            return err
         if damage:
             f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
         if f.hp[t] == 0:
@@ -920,17 +990,21 @@ cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, in
 
 
 cdef inline void _note_target(FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """ER-13: whom m's turn attacked (or threw at): this round's target, the last round's kept."""
+    """ER-13, CT-7: whom m's turn attacked (or threw at): this round's target, the last round's kept."""
     if f.fo_r[m] != f.now:
         f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
         f.fo_t[m], f.fo_r[m] = t, f.now
 
 
+cdef inline bint _attacked_prior(const FightState* f, int64_t m, int64_t t) noexcept nogil:
+    """CT-7: m attacked t in the prior round."""
+    cdef int64_t prior = f.now - 1
+    return (f.fo_r[m] == prior and f.fo_t[m] == t) or (f.fo_pr[m] == prior and f.fo_pt[m] == t)
+
+
 cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ER-13 (ErRound.situation): m attacked t, or t attacked m, in the prior round."""
-    cdef int64_t prior = f.now - 1
-    return ((f.fo_r[m] == prior and f.fo_t[m] == t) or (f.fo_pr[m] == prior and f.fo_pt[m] == t)
-            or (f.fo_r[t] == prior and f.fo_t[t] == m) or (f.fo_pr[t] == prior and f.fo_pt[t] == m))
+    return _attacked_prior(f, m, t) or _attacked_prior(f, t, m)
 
 
 cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
@@ -955,7 +1029,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         broken = f.broken[m] if ctg[CTG_BREAKS] else 0
         power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
         v = broken * ctg[CTG_POWER_DIM] + power
-        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and f.attacked[m * p.members + t] == f.epoch + r - 1)
+        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and _attacked_prior(f, m, t))
         w, sh = p.parry_dims[2 * tg], p.parry_dims[2 * tg + 1]
         v = v * (1 + w + sh)
         if f.parrying[t] == PARRY_WEAPON:
@@ -1037,7 +1111,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
             f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
             _moved(p, f, m)
-        f.attacked[m * p.members + t] = f.epoch + r
+        _note_target(f, m, t)  # CT-7
         if not spell:
             # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
             for s in range(ctg[CTG_STRIKES]):
@@ -1070,7 +1144,9 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         return 0
     if p.reactions and not spell and p.engages_u[unit]:
         # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
-        f.engaged[m * p.members + t] = f.engaged[t * p.members + m] = f.now
+        err = _engage(f, m, t)
+        if err:
+            return err
     for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
         e = f.by[i]
         if f.by_dmg[i] and f.status[e] == ST_STANDING:
@@ -1638,8 +1714,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         p.reactions = False
         for g in range(groups):
             p.reactions = p.reactions or react_unit[g] >= 0
-    if p.reactions and (p.side_turns or p.phased or members > 4096):
-        raise ValueError("reactions at a leaving enemy are for one combatant a slot, 4,096 combatants at most")
+    if p.reactions and (p.side_turns or p.phased):
+        raise ValueError("reactions at a leaving enemy are for one combatant a slot")
     cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
     cdef const int64_t[::1] defend_at = arrays["defend_at"], can_defend = arrays["can_defend"]
     cdef const int64_t[::1] shock_body = arrays["shock_body"], shock_save = arrays["shock_save"]
@@ -1773,8 +1849,21 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.shield_left = <int64_t*>_grab(keep, members * 8)
     f.turns = <int64_t*>_grab(keep, members * 8)
     f.acts = <int32_t*>_grab(keep, members * 4)
-    f.attacked = <int64_t*>_grab(keep, (members * members if p.side_turns else 1) * 8)  # zeros: before every epoch
-    f.engaged = <int64_t*>_grab(keep, (members * members if p.reactions else 1) * 8)
+    # who engaged whom (reactions): a round's records are two for each attack its members'
+    # turns make (one turn each, a spell engages no one) and each reaction (one each)
+    f.eg_cap = 0
+    if p.reactions:
+        for i in range(members):
+            f.eg_cap += 2 * (max(units[3 * group[i] + 1], 1) + 1)
+    f.eg_head = <int64_t*>_grab(keep, 2 * members * 8)
+    f.eg_stamp = <int64_t*>_grab(keep, 2 * members * 8)  # zeros: before every epoch
+    for i in range(2):
+        f.eg_other[i] = <int32_t*>_grab(keep, f.eg_cap * 4)
+        f.eg_next[i] = <int64_t*>_grab(keep, f.eg_cap * 8)
+        f.eg_used[i] = f.eg_pool[i] = 0
+    f.eg_mark = <int64_t*>_grab(keep, members * 8)
+    f.eg_token = 0
+    f.eg_list = <int32_t*>_grab(keep, members * 4)
     f.feinted = <int64_t*>_grab(keep, members * 8)
     f.defending = <int32_t*>_grab(keep, members * 4)
     f.incap = <int64_t*>_grab(keep, members * 8)

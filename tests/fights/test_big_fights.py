@@ -294,3 +294,53 @@ def test_a_table_edit_between_rounds_is_read_by_the_next_picks(tactic, monkeypat
                     patch.setattr(Fight, "_choose", reference_choose)
                 logs[name].append(fight.play_round(1000 + r))
     assert logs["book"] == logs["scan"] and len(logs["book"]) >= 3
+
+
+def _reactions_logged(scenario: dict, seed: int) -> int:
+    """The reactions (ER-20 flee attacks, Worldwalker attacks of opportunity) in fight 0 of
+    `seed`, from its round logs on the Python loop."""
+    fight = Fight(compile_scenario(orjson.dumps(scenario)))
+    from fracas.rng import chunk_seed
+
+    fight_seed, found = chunk_seed(seed, 0), 0
+    while not fight.over:
+        log = fight.play_round(chunk_seed(fight_seed, fight.round + 1))
+        found += sum(1 for e in log["events"]
+                     if (e["type"] == "attack" and "reaction" in e) or e["type"] == "attack of opportunity")
+    return found
+
+
+@compiled
+@pytest.mark.parametrize("name,factor,flee_at", [("er-bandit-rout.json", 40, None), ("er-skeleton-horde.json", 60, 6),
+                                                 ("ww-duel.json", 150, 12)])
+def test_reactions_at_leavers_in_a_big_fight_play_the_same_fights_on_both_loops(name, factor, flee_at, monkeypatch):
+    # ER-20 "each enemy engaged with it in melee ... gets a flee attack", Worldwalker's attacks
+    # of opportunity: the compiled loop keeps who engaged whom as lists per combatant (no longer
+    # a table of every pair), read in member order when one leaves; hundreds of combatants,
+    # many leaving, the same fights as the Python loop's
+    scenario = scaled(name, factor, "nearest")
+    if flee_at is not None:
+        for side in scenario["sides"].values():
+            for group in side:
+                group["tactic"]["flee_at"] = flee_at
+    sc = compile_scenario(orjson.dumps(scenario))
+    assert len(sc.member_ids) >= 300
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    assert _reactions_logged(scenario, 5) > 10
+    assert _three_ways(scenario, 5, 2, monkeypatch) == 2
+
+
+@compiled
+def test_a_cartyrion_fight_of_more_than_512_plays_on_the_compiled_loop(monkeypatch):
+    # CT-7 "no sneak attack on a target attacked in the prior round": the compiled round keeps
+    # each combatant's last targets (no table of every pair, which capped it at 512); Cedryk's
+    # sneak shots in a fight of 1,200 combatants standing about (so that a target lives on
+    # into the next round, where the rule says no) that lasts some rounds (300 giants six times
+    # as tough), the same fights as the Python loop's
+    scenario = scaled("ct-hill-giant.json", 300, "nearest", positions=True, seed=3)
+    giant = scenario["sides"]["giant"][0]
+    giant.update(hp=giant["hp"] * 6, injury=giant["injury"] * 6)
+    sc = compile_scenario(orjson.dumps(scenario))
+    assert len(sc.member_ids) > 512
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    assert _three_ways(scenario, 3, 2, monkeypatch) == 2

@@ -103,8 +103,6 @@ class CtRound(Procedure):
 
     # -- the compiled twin -------------------------------------------------------------------
 
-    #: Combatants at most (the compiled round keeps whom each attacked last: members × members).
-    COMPILED_MEMBERS: ClassVar[int] = 512
     #: Strikes at most of a combatant whose weapons can break (2^k situations each).
     COMPILED_BREAKABLE: ClassVar[int] = 6
     _PARRY: ClassVar[dict[Optional[str], int]] = {
@@ -184,8 +182,6 @@ class CtRound(Procedure):
         """CT-1 side initiative by d6 and ambush, CT-4..7 per group and member."""
         if sc.setup is None:
             return "the ruleset's round has procedures the compiled fight loop does not take"
-        if len(sc.member_ids) > cls.COMPILED_MEMBERS:
-            return f"more than {cls.COMPILED_MEMBERS} combatants"
         fields, parries = cls._dims(sc)
         if any(len(g.spec.attacks) > cls.COMPILED_BREAKABLE for g in sc.groups if fields[g.index][3]):
             return f"a Cartyrion combatant with more than {cls.COMPILED_BREAKABLE} strikes that can break"

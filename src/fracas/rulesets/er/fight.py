@@ -67,6 +67,7 @@
 from __future__ import annotations
 
 from array import array
+from operator import attrgetter
 from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_IMPALE_DICE, ER_LOCK_FREE_DICE
@@ -962,10 +963,9 @@ class ErRound(Procedure):
         defending = target.defending or "defending" in (self.sc.groups[target.group].spec.target.get("conditions")
                                                         or ())
         if moved >= ER_FLEE_NORMAL and not defending:
-            for e in fight.members:
-                assert isinstance(e, ErMember)
-                if (e.status != STANDING or e.side == target.side or not self._can_react(e) or self._weapon_busy(e)
-                        or not (target.id in e.engaged or target.id in e.engaged_before)):
+            # those engaged with it this round or the last, in member order (engagement goes both ways)
+            for e in sorted((self._member(i) for i in target.engaged | target.engaged_before), key=attrgetter("index")):
+                if e.status != STANDING or e.side == target.side or not self._can_react(e) or self._weapon_busy(e):
                     continue
                 spec = self.sc.groups[e.group].spec
                 strike = next((i for i, a in enumerate(spec.attacks) if a.get("method") in MELEE), None)

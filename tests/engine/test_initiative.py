@@ -46,3 +46,16 @@ def test_initiative_errors(request_, path):
     with pytest.raises(fracas.RequestError) as caught:
         fracas.roll_initiative(request_)
     assert caught.value.path == path
+
+
+@pytest.mark.parametrize("rolls, at, message", [
+    ([11, 5], "$.rolls[0]", "face 11 is out of range for the d10 drawn there (1 to 10)"),
+    ([5, 5, 7, 21], "$.rolls[3]", "face 21 is out of range (1 to 20)"),
+])
+def test_er18_a_face_out_of_range_names_the_die_it_was_drawn_for(rolls, at, message):
+    # ER-18: the initiative dice are d10s, the roll-offs d20s (the second request ties 5-5,
+    # then 7 against a face no die has)
+    with pytest.raises(fracas.DiceError) as caught:
+        fracas.roll_initiative({"combatants": [{"id": "a", "agility_mod": 0}, {"id": "b", "agility_mod": 0}],
+                                "rolls": rolls})
+    assert (caught.value.path, caught.value.reason) == (at, message)

@@ -5776,7 +5776,8 @@ function rollInitiative(request, options = {}) {
     if (err.code === E_ROLLS_SHORT) {
       throw new DiceError('$.rolls', say('rolls_short', { given: faces(rolls.length), what: 'initiative', position: err.position }));
     }
-    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: 10 }));
+    // the die the face was drawn for: a combatant's d10, or a roll-off's d20
+    throw new DiceError(`$.rolls[${err.position}]`, say('face_range_die', { face: rolls[err.position], faces: err.faces || 10 }));
   }
   if (rolls && dice.pos < rolls.length) {
     throw new DiceError('$.rolls', say('rolls_left_over', { given: faces(rolls.length), what: 'initiative', used: dice.pos }));

@@ -85,8 +85,9 @@ def roll_initiative(plan: InitiativePlan, dice: Dice, seed: int) -> InitiativeRe
         if exc.code == L.E_ROLLS_SHORT:
             raise DiceError("$.rolls", say("rolls_short", given=faces(len(rolls)), what="initiative",
                                            position=exc.position)) from None
+        # the die the face was drawn for: a combatant's d10, or a roll-off's d20
         raise DiceError(f"$.rolls[{exc.position}]", say("face_range_die", face=rolls[exc.position],
-                                                         faces=10)) from None
+                                                         faces=exc.faces or 10)) from None
     return InitiativeResult(seed, plan.request.ruleset, dice.injected, order)
 
 

@@ -26,6 +26,7 @@ from fracas.drive import fastfight
 from fracas.drive.fight import STANDING, Fight
 from fracas.drive.scenario import compile_scenario
 from fracas.drive.simulate import play_batch
+from fracas.rng import chunk_seed
 from fracas.rulesets.er import initiative
 
 from .test_fights import load
@@ -300,8 +301,6 @@ def _reactions_logged(scenario: dict, seed: int) -> int:
     """The reactions (ER-20 flee attacks, Worldwalker attacks of opportunity) in fight 0 of
     `seed`, from its round logs on the Python loop."""
     fight = Fight(compile_scenario(orjson.dumps(scenario)))
-    from fracas.rng import chunk_seed
-
     fight_seed, found = chunk_seed(seed, 0), 0
     while not fight.over:
         log = fight.play_round(chunk_seed(fight_seed, fight.round + 1))

@@ -27,19 +27,20 @@ from typing import Any
 
 import pytest
 
-from fracas import _kernels
+from fracas import _facts, _kernels
 from fracas._pure import rules
 from fracas.drive import pools
 from fracas.dice import Dice
 from fracas.errors import DiceError, LimitError
 from fracas.rulesets import rolloffs, rows
 from fracas.rulesets.ct import turn
-from fracas.rulesets.er import hurling, shock, strays
+from fracas.rulesets.er import hurling, negation, shock, strays
 from fracas.rulesets.oldschool import morale, saving
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
-          ROOT / "src/fracas/rulesets/er/hurling.py", ROOT / "src/fracas/rulesets/er/shock.py",
+          ROOT / "src/fracas/rulesets/er/hurling.py", ROOT / "src/fracas/rulesets/er/negation.py",
+          ROOT / "src/fracas/rulesets/er/shock.py",
           ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
           ROOT / "src/fracas/rulesets/oldschool/saving.py", ROOT / "src/fracas/rulesets/rolloffs.py"]
 
@@ -193,6 +194,13 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert bare.shock_roll(one, how, keep, added, damage, got) == shock.shock_roll(two, how, keep, added, damage,
                                                                                       want)
         assert got == want and list(one.s) == list(two.s)
+    bare = _without_cython(_shared("negation"))
+    for seed, keep, reacts in itertools.product(range(8), (0, 1, 2), (False, True)):
+        got, want, rounds_got, rounds_want = [0] * 3, [0] * 3, [], []
+        one, two = Dice.from_seed(seed), Dice.from_seed(seed)
+        assert (bare.negation_roll(one, keep, 3, 12, reacts, keep, 1, 1, 1, got, rounds_got)
+                == negation.negation_roll(two, keep, 3, 12, reacts, keep, 1, 1, 1, want, rounds_want))
+        assert (got, rounds_got, list(one.s)) == (want, rounds_want, list(two.s))
     bare = _without_cython(_shared("saving"))
     for args in itertools.product(range(1, 21), (-3, 0, 2), (1, 10, 14, 30)):
         assert bare.saves(*args) == saving.saves(*args)
@@ -456,6 +464,54 @@ def test_er13_a_shock_save_not_rolled_or_failed_unrolled_draws_only_its_d3() -> 
     assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)                             # nothing drawn
     assert shock.shock_roll(dice, shock.SAVE_FAILS, shock.KEEP_HIGHER, 20, 4, faces) == plain.die(3)  # ER-14
     assert faces == [0, 0, 0] and list(dice.s) == list(plain.s)
+
+
+# -- ER Weapon Negation: a lock or disarm ----------------------------------------------------
+
+def _plain_kept(dice: Dice, faces: int, keep: int) -> tuple[list[int], int]:
+    drawn = [dice.die(faces)] + ([dice.die(faces)] if keep != negation.NEG_KEEP_ONE else [])
+    return drawn, max(drawn) if keep == negation.NEG_KEEP_HIGHER else min(drawn)
+
+
+@pytest.mark.parametrize("keep", [negation.NEG_KEEP_ONE, negation.NEG_KEEP_HIGHER, negation.NEG_KEEP_LOWER])
+@pytest.mark.parametrize("reacts", [False, True])
+def test_a_weapon_negation_is_a_kept_d20_then_d12_competitions_again_on_ties(keep: int, reacts: bool) -> None:
+    # ER-6: the feat's raw 20 always succeeds, a raw 1 always fails; ER-12: two dice at
+    # advantage or disadvantage, the first drawn first; ER-19: the victim's d12 then the
+    # attacker's (at advantage: the weapon negation's edge), again on a tie; drawn plainly here
+    assert negation.NEG_DIE == _facts.ER_COMPETITION_DIE and negation.NEG_ROUNDS == rolloffs.LIMIT
+    for seed, total, ac, v_total, a_total in itertools.product(range(12), (-5, 4), (8, 16, 40), (0, 3), (0, 2)):
+        dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
+        faces, rounds = [9, 9, 9], []
+        got = negation.negation_roll(dice, keep, total, ac, reacts, keep, v_total, negation.NEG_KEEP_HIGHER,
+                                     a_total, faces, rounds)
+        drawn, kept = _plain_kept(plain, 20, keep)
+        assert faces == [drawn[0], drawn[1] if len(drawn) == 2 else 0, kept]
+        if not (kept == 20 or (kept != 1 and kept + total >= ac)):
+            assert got == negation.NEG_MISSED and rounds == []
+        elif not reacts:
+            assert got == negation.NEG_HELD and rounds == []
+        else:
+            want = []
+            while True:
+                v, vk = _plain_kept(plain, 12, keep)
+                a, ak = _plain_kept(plain, 12, negation.NEG_KEEP_HIGHER)
+                want.append([v[0], v[1] if len(v) == 2 else 0, vk, a[0], a[1], ak])
+                if vk + v_total != ak + a_total:
+                    break
+            assert rounds == want
+            assert got == (negation.NEG_FREED if vk + v_total > ak + a_total else negation.NEG_HELD)
+        assert list(dice.s) == list(plain.s)
+
+
+def test_a_competition_tied_for_the_limits_rounds_says_so() -> None:
+    # ER-19 "ties roll again", up to the limit every re-rolled tie has
+    rolls = [15] + [6] * (2 * negation.NEG_ROUNDS)
+    dice = Dice.from_seed(0, rolls=array("i", rolls))
+    rounds: list[list[int]] = []
+    assert negation.negation_roll(dice, negation.NEG_KEEP_ONE, 0, 10, True, negation.NEG_KEEP_ONE, 0,
+                                  negation.NEG_KEEP_ONE, 0, [0] * 3, rounds) == negation.NEG_TIES
+    assert len(rounds) == negation.NEG_ROUNDS
 
 
 # -- ER Throwing Items: a hurled pool --------------------------------------------------------

@@ -30,8 +30,9 @@ Draw order: the attacker's feat d20 (two at advantage or disadvantage, the first
 first); then, only if the feat succeeds and the victim reacts, the competition rounds:
 each round the victim's d12 (two at advantage or disadvantage) then the attacker's two
 d12 (advantage; one when its own disadvantage cancels it), again on a tie. A `blitz`
-draws one d20. Both backends run this code (no compiled kernel): their streams are the
-same, so are their answers.
+draws one d20. The feat and the competition are `negation.negation_roll`, the rule file the
+fight loops read too; both backends run it on the same streams, so their answers are the
+same.
 
 The result carries the exact chance of the feat, of the victim's reaction and of the
 effect (locked, disarmed), so "what are the odds?" is answered with the roll.
@@ -52,8 +53,9 @@ from ..._facts import (
     ER_PRONE, SCORE_RANGE,
 )
 from ..rows import MAX_ROLL_OFFS, Rolled
-from .feats import Situation, kept_weights, roll_kept, situation
+from .feats import Situation, kept_weights, situation
 from .followups import dice_error, resist
+from .negation import NEG_FREED, NEG_KEEP_HIGHER, NEG_KEEP_LOWER, NEG_KEEP_ONE, NEG_MISSED, NEG_TIES, negation_roll
 from .plan import modifier, resistance_state
 from .schema import LockRequest
 
@@ -204,18 +206,39 @@ def _data(req: LockRequest, seed: int, dice: Dice, feat: Optional[dict[str, Any]
     }
 
 
+def _keep(sit: Situation) -> int:
+    """How `negation.kept_die` keeps a roll in `sit` (ER-12: `feats.roll_kept`'s way)."""
+    return NEG_KEEP_HIGHER if sit.advantage else NEG_KEEP_LOWER if sit.disadvantage else NEG_KEEP_ONE
+
+
+def _dice(pair: list[int], keep: int) -> list[int]:
+    """The dice a kept roll drew: one, or the two."""
+    return pair[:1] if keep == NEG_KEEP_ONE else list(pair)
+
+
 def roll_lock(plan: LockPlan, dice: Dice, seed: int) -> Rolled:
     """Roll a checked lock request (see the module doc for the draw order)."""
     req = plan.request
     if req.mode == "blitz":
         return _blitz(plan, dice, seed)
     a, v = req.attacker, req.victim
+    keeps, totals = [_keep(plan.feat), NEG_KEEP_ONE, NEG_KEEP_ONE], [0, 0]
+    reacts = plan.sides is not None
+    if plan.sides is not None:  # the victim's side, then the attacker's
+        keeps[1:] = [_keep(sit) for _, _, sit in plan.sides]
+        totals = list(plan.totals)
+    faces = [0, 0, 0]
+    raw: list[list[int]] = []
     try:
-        rolled, kept = roll_kept(dice, 20, plan.feat)
-    except KernelError as exc:
-        raise dice_error(exc, dice.rolls, "the feat of $.attacker") from None
+        got = negation_roll(dice, keeps[0], plan.feat_total, v.ac, reacts, keeps[1], totals[0], keeps[2], totals[1],
+                            faces, raw)
+    except KernelError as exc:  # the feat's until its face is kept, then the reaction's
+        raise dice_error(exc, dice.rolls, "the reaction of $.victim" if faces[2] else "the feat of $.attacker") from None
+    if got == NEG_TIES:
+        raise LimitError("$.victim.reacts", say("tie_limit", limit=MAX_ROLL_OFFS))
+    rolled, kept = _dice(faces[0:2], keeps[0]), faces[2]
     total = kept + plan.feat_total
-    success = kept == 20 or (kept != 1 and total >= v.ac)
+    success = got != NEG_MISSED
     p_feat = feat_chance(plan.feat, plan.feat_total, v.ac)
     sit = plan.feat
     feat = {"dice": rolled, "kept": kept, "to_hit": a.to_hit,
@@ -238,22 +261,10 @@ def roll_lock(plan: LockPlan, dice: Dice, seed: int) -> Rolled:
             base = ER_DISARM_COST[a.weapon]
             cost = {"base": base, "weapon": a.weapon, "damage_type": a.damage_type,
                     "resistance": RESISTANCE_NAMES[plan.resistance], "points": resist(base, plan.resistance)}
-        rounds: list[dict[str, Any]] = []
-        if success:
-            try:
-                while True:
-                    if len(rounds) >= MAX_ROLL_OFFS:
-                        raise LimitError("$.victim.reacts", say("tie_limit", limit=MAX_ROLL_OFFS))
-                    entry = {}
-                    for name, (_, _, s), t in zip(("victim", "attacker"), plan.sides, plan.totals):
-                        d, k = roll_kept(dice, ER_COMPETITION_DIE, s)
-                        entry[name] = {"dice": d, "kept": k, "total": k + t}
-                    rounds.append(entry)
-                    if entry["victim"]["total"] != entry["attacker"]["total"]:
-                        break
-            except KernelError as exc:
-                raise dice_error(exc, dice.rolls, "the reaction of $.victim") from None
-        won = bool(rounds) and rounds[-1]["victim"]["total"] > rounds[-1]["attacker"]["total"]
+        rounds = [{"victim": {"dice": _dice(r[0:2], keeps[1]), "kept": r[2], "total": r[2] + totals[0]},
+                   "attacker": {"dice": _dice(r[3:5], keeps[2]), "kept": r[5], "total": r[5] + totals[1]}}
+                  for r in raw]
+        won = got == NEG_FREED
         if success and won:
             outcome = freed
         reaction = {

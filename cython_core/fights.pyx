@@ -71,10 +71,13 @@ RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 CT_FIELDS = CTG
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT, ER_IMPALE_HEAVY_FACE as _HEAVY_FACE
+from fracas._facts import ER_LOCK_FREE_DICE as _FREE_DICE
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 # ER-23: a glaive's skill die this high or higher puts its impalement at disadvantage (impale.py).
 cdef int HEAVY_FACE = _HEAVY_FACE
+# ER Weapon Negation: the attack dice a locked weapon's wielder gives up to free it (lock.py).
+cdef int64_t FREE_DICE = _FREE_DICE
 #: weakest: the key of no member (a side's tree with no one standing)
 cdef int64_t WK_NONE = 0x7FFFFFFFFFFFFFFF
 
@@ -118,6 +121,10 @@ cdef enum:
     THROW_WIDTH = 8
     #: ER-23: numbers per charger and pikeman group (ErRound._impale_tables)
     IMPALE_WIDTH = 4
+    #: ER Weapon Negation: numbers per negator and victim group (ErRound._negation_tables)
+    NEG_WIDTH = 10
+    NEG_LOCK = 1
+    NEG_DISARM = 2
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -177,6 +184,14 @@ cdef struct FightPlan:
                                # none); a glaive's heavy impalement: its first row (-1: not a glaive), its
                                # skill dice
     const int32_t* impale_rows # the impalements' ER plan rows
+    bint negates               # ER Weapon Negation: some group locks or disarms (ErRound._negation_tables)
+    const int64_t* neg_mode    # per group: NEG_LOCK, NEG_DISARM or 0
+    const int64_t* neg_blitz   # per group: its lock's shield-blitz
+    const int64_t* neg_weapon  # per group: its weapon, its first melee strike (-1: none)
+    const int64_t* neg_dice    # per group: the weapon's dice
+    const int64_t* neg_melee   # per group: its attack's melee strikes (bits: ErRound._negation_tables)
+    const int64_t* neg_blocks  # per group: 3 where its attack's variants are by its weapon's state, else 1
+    const int64_t* neg_table   # per negator and victim group: NEG_WIDTH numbers
     const uint32_t* impale_masks
     const int64_t* throw_off   # per group: its first item in the item order
     const int64_t* throw_n     # per group: its items, one a throw
@@ -339,6 +354,15 @@ cdef struct FightState:
     int64_t* incap         # ER-13 (p.shock): per member, the actions it still loses to a failed shock save
     int64_t* thrown        # ER Throwing Items (p.throws): per member, the items it has thrown
     int32_t* charged       # ER-23 (p.charges): per member, it has made its charge
+    # ER Weapon Negation (p.negates), per member: the victim whose weapon it holds locked and
+    # the locker holding its own (-1: none; a lock lasts while both stand and point at each
+    # other), the dice its freeing still costs, its weapon on the ground, and this turn's
+    # weapon: 0 as usual, 1 locked (its strike left out), 2 freed with dice left
+    int64_t* neg_hold
+    int64_t* neg_pin
+    int64_t* neg_free
+    int32_t* neg_disarmed
+    int32_t* neg_ws
     int64_t* no_react      # ER-15: per member, no reaction up to this stamp (epoch + round)
     # ER-13 (p.sneaks) and CT-7 (p.side_turns): per member whom its turn's attack was at in
     # its last two rounds that had one (a turn makes one attack, at one target), and when
@@ -705,6 +729,8 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
             continue  # ER-15: defending "removes all reactions for both rounds"
         if p.shock and f.incap[e] > 0:
             continue  # ER-13: incapacitated, it has no reaction
+        if p.negates and _neg_busy(f, e):
+            continue  # ER Weapon Negation: its weapon locked, holding a lock, or on the ground
         unit = p.react_unit[p.group[e]]
         if unit < 0:
             continue
@@ -888,10 +914,12 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
     voided[0] = False
     if f.charged[m] or p.charge[g] < 0:
         return 0
+    if p.negates and f.neg_ws[m] == 1 and not p.neg_melee[g] & 4:
+        return 0  # its weapon locked, no melee strike left in its attack to charge with
     f.charged[m] = 1
     at = p.impale_at + IMPALE_WIDTH * (g * p.groups + tg)
     if (at[0] < 0 or f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
-            or (p.defends and (f.defending[t] or f.no_react[t] >= f.now))):
+            or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)) or (p.negates and _neg_busy(f, t))):
         return 0
     f.reacted[t] = f.now
     _stream(f)
@@ -915,23 +943,161 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
     return 0
 
 
-cdef bint _turn_lost(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """Whether m's turn is lost before it acts: ER-13 (ErRound.slot_started), shocked; ER-15
-    (ErRound.turn), at its defend_at it defends its turn away."""
+cdef inline int64_t _neg_holds(FightState* f, int64_t m) noexcept nogil:
+    """ErRound._holds: the victim whose weapon m holds locked, while the lock lasts (-1: none)."""
+    cdef int64_t v = f.neg_hold[m]
+    if v >= 0 and f.status[m] == ST_STANDING and f.status[v] == ST_STANDING and f.neg_pin[v] == m:
+        return v
+    f.neg_hold[m] = -1
+    return -1
+
+
+cdef inline int64_t _neg_pinned(FightState* f, int64_t m) noexcept nogil:
+    """ErRound._pinned: the locker holding m's weapon, while the lock lasts (-1: none; a lock
+    whose locker fell, left or let go is over)."""
+    cdef int64_t locker = f.neg_pin[m]
+    if locker >= 0 and f.status[m] == ST_STANDING and f.status[locker] == ST_STANDING and f.neg_hold[locker] == m:
+        return locker
+    f.neg_pin[m] = -1
+    f.neg_free[m] = 0
+    return -1
+
+
+cdef inline bint _neg_busy(FightState* f, int64_t m) noexcept nogil:
+    """ErRound._weapon_busy: its weapon locked, held in a lock, or on the ground: no reaction with it."""
+    return f.neg_disarmed[m] or _neg_pinned(f, m) >= 0 or _neg_holds(f, m) >= 0
+
+
+cdef inline bint _can_react(const FightPlan* p, const FightState* f, int64_t t) noexcept nogil:
+    """ErRound._can_react: its reaction of the round left: not spent, not incapacitated
+    (ER-13), not taken away by defending (ER-15)."""
+    return not (f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
+                or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)))
+
+
+cdef inline void _neg_release(FightState* f, int64_t m) noexcept nogil:
+    """ErRound._release: a locker whose own weapon is locked or disarmed lets its lock go."""
+    cdef int64_t v = _neg_holds(f, m)
+    if v >= 0:
+        f.neg_hold[m] = -1
+        f.neg_pin[v] = -1
+        f.neg_free[v] = 0
+
+
+cdef int _neg_hold(const FightPlan* p, FightState* f, int64_t m, int64_t v) noexcept nogil:
+    """ErRound._hold: a locker's turn is the hold, with its shield-blitz if it has one: a d20
+    of blunt damage to the victim after its resistance (one random event, rolled as the lock
+    kind's blitz is), landing at once."""
+    cdef int64_t g = p.group[m], damage
+    if not p.neg_blitz[g]:
+        return 0
+    _stream(f)
+    damage = resist(draw_gen(&f.dice, 20), <int>p.neg_table[NEG_WIDTH * (g * p.groups + p.group[v]) + 9])
+    if not damage:
+        return 0
+    f.dealt[m] += damage
+    f.taken[v] += damage
+    return _harm(p, f, v, damage, 0)
+
+
+cdef void _neg_free(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
+    """ErRound._free: a locked weapon's wielder gives up dice of the weapon's strike to free
+    it, FREE_DICE in all (a 1-die strike over two turns); freed, its locker's hold ends. This
+    turn its weapon's strike is left out (f.neg_ws 1), or, freed with dice left, made with
+    the rest (2: `_freeing_dice`)."""
+    cdef int64_t g = p.group[m], dice = p.neg_dice[g], paid, locker = f.neg_pin[m]
+    if p.neg_weapon[g] < 0:
+        return
+    paid = f.neg_free[m] if f.neg_free[m] < dice else dice
+    f.neg_free[m] -= paid
+    if f.neg_free[m] == 0:
+        f.neg_pin[m] = -1
+        f.neg_hold[locker] = -1
+    f.neg_ws[m] = 2 if f.neg_free[m] == 0 and dice > paid else 1
+
+
+cdef int _turn_start(const FightPlan* p, FightState* f, int64_t m, bint* lost) noexcept nogil:
+    """The start of m's turn, `lost` when it makes no attack: ER-13 (ErRound.slot_started),
+    shocked, it loses the action; then ErRound.turn: ER Weapon Negation, its weapon picked
+    up from the ground, and a locker's turn is its hold; ER-15, at its defend_at it defends
+    its turn away; a locked weapon's wielder frees it (`_neg_free`), its turn lost when
+    the weapon was its attack's one strike."""
+    cdef int64_t v
+    lost[0] = True
     if p.shock and f.incap[m] > 0:
         f.incap[m] -= 1
-        return True
+        return 0
+    if p.negates:
+        f.neg_disarmed[m] = 0
+        f.neg_ws[m] = 0
+        if not f.casting[m]:
+            v = _neg_holds(f, m)
+            if v >= 0:
+                return _neg_hold(p, f, m, v)
     if p.defends:
         f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
         if f.defending[m]:
             f.no_react[m] = f.now + 1  # no reactions this round and the next
-            return True
-    return False
+            return 0
+    if p.negates and not f.casting[m] and _neg_pinned(f, m) >= 0:
+        _neg_free(p, f, m)
+        if f.neg_ws[m] == 1 and p.neg_melee[p.group[m]] & 8:
+            return 0  # the weapon was its one strike: no attack this turn
+    lost[0] = False
+    return 0
+
+
+cdef int _negates(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* done) noexcept nogil:
+    """ErRound._negates: m's weapon lock or disarm made instead of its turn's attack, while it
+    holds no lock and has its weapon, its turn's attack having a melee strike, at a target
+    with a weapon not locked nor on the ground: one random event, rolled as the lock kind
+    rolls it (`negation.negation_roll`), the target reacting when it may (its reaction
+    left, its weapon free, `neg_table`'s static part). Locked: the locker holds the
+    target's weapon (and the target lets go of any lock it held); disarmed: its weapon is
+    on the ground until its next turn; a disarm's reaction costs the target Body."""
+    cdef int64_t g = p.group[m], tg = p.group[t], mode = p.neg_mode[g], cost = 0
+    cdef const int64_t* tab
+    cdef bint reacts
+    cdef int got
+    cdef int faces[3]
+    done[0] = False
+    if mode == 0 or _neg_holds(f, m) >= 0 or f.neg_disarmed[m]:
+        return 0
+    if not p.neg_melee[g] & (2 if f.neg_ws[m] == 1 else 1):
+        return 0  # no melee strike in this turn's attack
+    if p.neg_weapon[tg] < 0 or _neg_pinned(f, t) >= 0 or f.neg_disarmed[t]:
+        return 0
+    done[0] = True
+    tab = p.neg_table + NEG_WIDTH * (g * p.groups + tg)
+    reacts = tab[3] != 0 and _can_react(p, f, t) and not _neg_busy(f, t)
+    if reacts:
+        f.reacted[t] = f.now
+    _stream(f)
+    got = negation_roll(&f.dice, <int>tab[0], tab[1], tab[2], reacts, <int>tab[4], tab[5], <int>tab[6], tab[7],
+                        faces, NULL)
+    if got == NEG_TIES:
+        return E_FIGHT_TIES
+    if got == NEG_HELD:
+        _neg_release(f, t)
+        if mode == NEG_LOCK:
+            f.neg_hold[m] = t
+            f.neg_pin[t] = m
+            f.neg_free[t] = FREE_DICE
+        else:
+            f.neg_disarmed[t] = 1
+    if mode == NEG_DISARM and reacts and got != NEG_MISSED:
+        cost = tab[8]
+    if not cost:
+        return 0
+    f.dealt[m] += cost
+    f.taken[t] += cost
+    return _harm(p, f, t, cost, 0)
 
 
 cdef int _before_attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* done) noexcept nogil:
     """ErRound.before_attack for m's turn at t: ER-23 a charge's impalement, then ER
-    Throwing Items, the item instead of the turn's attack; `done`: the turn ends here."""
+    Throwing Items, the item instead of the turn's attack, then ER Weapon Negation, a lock
+    or disarm instead of it; `done`: the turn ends here."""
     cdef int err
     done[0] = False
     if p.charges:
@@ -941,9 +1107,12 @@ cdef int _before_attack(const FightPlan* p, FightState* f, int64_t m, int64_t t,
         if f.status[m] != ST_STANDING:
             done[0] = True
             return 0
-    if p.throws and f.thrown[m] < p.throw_n[p.group[m]]:
+    if p.throws and f.thrown[m] < p.throw_n[p.group[m]] and not (
+            p.negates and (_neg_holds(f, m) >= 0 or _neg_pinned(f, m) >= 0)):  # hands busy: no throwing
         done[0] = True
         return _throw(p, f, m, t)
+    if p.negates:
+        return _negates(p, f, m, t, done)
     return 0
 
 
@@ -1064,6 +1233,8 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
                     v += i
                 _note_target(f, m, t)
             shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
+        if p.negates and not spell and p.neg_blocks[g] == 3:  # the block of its weapon's state this turn
+            v += f.neg_ws[m] * (p.vcount[unit * p.groups + tg] // 3)
     if not 0 <= v < p.vcount[unit * p.groups + tg]:
         return E_FIGHT_PLAN
     at = p.vbase[unit * p.groups + tg] + v
@@ -1143,7 +1314,8 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
         else:
             _os_harm(p, f, t, damage)
         return 0
-    if p.reactions and not spell and p.engages_u[unit]:
+    if p.reactions and not spell and p.engages_u[unit] and not (
+            p.negates and f.neg_ws[m] == 1 and not p.neg_melee[g] & 4):  # its weapon's strike left out
         # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
         err = _engage(f, m, t)
         if err:
@@ -1419,7 +1591,8 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     cdef int err
     # read once: the writes to f below could alias the plan's flags for the C compiler
     cdef bint feints = p.feints
-    cdef bint extras = feints or p.shock or p.defends or p.throws or p.charges  # one test a turn where none is
+    cdef bint extras = feints or p.shock or p.defends or p.throws or p.charges or p.negates  # one test a turn where none is
+    cdef bint lost
     cdef bint voided
     f.sides_left = 0
     for i in range(p.sides):
@@ -1460,6 +1633,12 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
         memset(f.thrown, 0, p.members * sizeof(int64_t))
     if p.charges:
         memset(f.charged, 0, p.members * sizeof(int32_t))
+    if p.negates:
+        for i in range(p.members):
+            f.neg_hold[i] = f.neg_pin[i] = -1
+        memset(f.neg_free, 0, p.members * sizeof(int64_t))
+        memset(f.neg_disarmed, 0, p.members * sizeof(int32_t))
+        memset(f.neg_ws, 0, p.members * sizeof(int32_t))
     if p.any_weakest:
         _wk_build(p, f)
     if p.any_walk:
@@ -1517,8 +1696,12 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
             if f.status[m] != ST_STANDING:
                 continue
             g = p.group[m]
-            if extras and _turn_lost(p, f, m):
-                continue
+            if extras:
+                err = _turn_start(p, f, m, &lost)
+                if err:
+                    return err
+                if lost:
+                    continue
             if f.casting[m]:
                 f.spell[m] -= 1
                 t = _choose(p, f, m)
@@ -1787,6 +1970,33 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         impale_masks_obj = plan_masks(impale_rows)
         keep.append(impale_masks_obj)
     cdef const uint32_t[::1] impale_masks = impale_masks_obj if p.charges else masks
+    cdef const int64_t[::1] neg_mode = arrays["neg_mode"], neg_blitz = arrays["neg_blitz"]
+    cdef const int64_t[::1] neg_weapon = arrays["neg_weapon"], neg_dice = arrays["neg_dice"]
+    cdef const int64_t[::1] neg_melee = arrays["neg_melee"], neg_blocks = arrays["neg_blocks"]
+    cdef const int64_t[::1] neg_table = arrays["neg_table"]
+    p.negates = arrays["negates"]
+    if (neg_mode.shape[0] != groups or neg_blitz.shape[0] != groups or neg_weapon.shape[0] != groups
+            or neg_dice.shape[0] != groups or neg_melee.shape[0] != groups or neg_blocks.shape[0] != groups
+            or neg_table.shape[0] != (NEG_WIDTH * groups * groups if p.negates else 0)):
+        raise ValueError("a fight plan's negation tables disagree")
+    if p.negates:
+        if rows or p.side_turns or p.phased:
+            raise ValueError("weapon negation is an Enchanted Realms round's")
+        for g in range(groups):
+            if (not 0 <= neg_mode[g] <= NEG_DISARM or not -1 <= neg_weapon[g] < 64 or neg_blocks[g] not in (1, 3)
+                    or not 0 <= neg_dice[g] <= 100):
+                raise ValueError("a fight plan's negation tables disagree")
+            for u in range(units[3 * g], units[3 * g] + units[3 * g + 1]):
+                for i in range(groups):
+                    if neg_blocks[g] == 3 and vcount[u * groups + i] % 3:
+                        raise ValueError("a fight plan's negation variants disagree")
+        for i in range(0, NEG_WIDTH * groups * groups, NEG_WIDTH):
+            if (not 0 <= neg_table[i] <= 2 or not 0 <= neg_table[i + 4] <= 2 or not 0 <= neg_table[i + 6] <= 2
+                    or not 0 <= neg_table[i + 9] <= 3):
+                raise ValueError("a fight plan's negation table is out of range")
+    p.neg_mode, p.neg_blitz, p.neg_weapon = &neg_mode[0], &neg_blitz[0], &neg_weapon[0]
+    p.neg_dice, p.neg_melee, p.neg_blocks = &neg_dice[0], &neg_melee[0], &neg_blocks[0]
+    p.neg_table = &neg_table[0] if p.negates else NULL
     p.charge, p.impale_at = &charge[0], &impale_at[0] if p.charges else NULL
     p.impale_rows = &impale_rows[0] if impale_rows.shape[0] else NULL
     p.impale_masks = &impale_masks[0]
@@ -1870,6 +2080,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.incap = <int64_t*>_grab(keep, members * 8)
     f.thrown = <int64_t*>_grab(keep, members * 8)
     f.charged = <int32_t*>_grab(keep, members * 4)
+    f.neg_hold = <int64_t*>_grab(keep, members * 8)
+    f.neg_pin = <int64_t*>_grab(keep, members * 8)
+    f.neg_free = <int64_t*>_grab(keep, members * 8)
+    f.neg_disarmed = <int32_t*>_grab(keep, members * 4)
+    f.neg_ws = <int32_t*>_grab(keep, members * 4)
     f.no_react = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_t = <int64_t*>_grab(keep, members * 8)  # zeros: before every epoch
     f.fo_r = <int64_t*>_grab(keep, members * 8)

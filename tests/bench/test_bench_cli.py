@@ -250,14 +250,16 @@ def test_the_fight_loop_section_puts_both_loops_beside_the_bulk_api(quick_run):
 
 def test_the_fight_loop_section_times_each_tactic_among_30_and_2000_creatures(quick_run):
     # Issue 41 item 4: per-attack time at 30 and 2,000 creatures for every tactic on the
-    # compiled loop, their ratio against 1.5x, and a 2,000-creature compile against 0.1 s
+    # compiled loop, without and with ER-20 flee attacks (`+flee`), their ratio against 1.5x,
+    # and a 2,000-creature compile against 0.1 s
     result, doc, _ = quick_run
     big = doc["fight_loop"]["tactics"]
     targets = {t["key"]: t for t in doc["targets"]}
     if _kernels.name() != "compiled":
         assert big is None and targets["tactic_flat"]["measured"] is None
         return
-    assert set(big["rows"]) == {"nearest", "weakest", "random", "focus"} and big["sizes"] == [30, 2000]
+    tactics = {"nearest", "weakest", "random", "focus"}
+    assert set(big["rows"]) == tactics | {f"{t}+flee" for t in tactics} and big["sizes"] == [30, 2000]
     for row in big["rows"].values():
         assert positive(row["us_per_attack"]["30"]) and positive(row["us_per_attack"]["2000"])
         assert positive(row["ratio"])

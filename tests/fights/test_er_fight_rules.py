@@ -9,14 +9,21 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 
+import orjson
 import pytest
 
+from fracas import _kernels
 from fracas.drive import fastfight
 from fracas.drive.fight import Fight
 from fracas.drive.scenario import compile_scenario
+from fracas.drive.simulate import play_batch
 from fracas.errors import RequestError
+from fracas.rng import chunk_seed
+
+from .test_fights import load
 
 ROGUE_VS_OGRE = {"ruleset": "enchanted-realms", "name": "sneak", "max_rounds": 6, "sides": {
     "rogue": [{"name": "rogue", "hp": 400, "attacker": {"strength": 12, "agility": 16},
@@ -699,11 +706,36 @@ def test_er_weapon_negation_is_refused_without_its_skill_and_named_at_its_path()
     with pytest.raises(RequestError) as err:
         compile_scenario(other)
     assert "enchanted-realms" in err.value.reason
+    for side in ("attacker", "target"):  # ER-14: a combatant that cannot act makes no feat, refused up front
+        bad = negation_scenario()
+        bad["sides"]["duelist"][0][side]["conditions"] = ["paralyzed"]
+        with pytest.raises(RequestError) as err:
+            compile_scenario(bad)
+        assert err.value.path == f"$.sides.duelist[0].{side}.conditions" and "paralyzed" in err.value.reason
 
 
-def test_er_weapon_negation_plays_on_the_python_loop_and_says_why():
-    why = fastfight.plan_for(compile_scenario(negation_scenario()))
-    assert isinstance(why, str) and ("tactic.negate" in why or "not in use" in why)
+@pytest.mark.parametrize("mode, ogre_dice, blitz", [("lock", 1, True), ("lock", 3, False), ("lock", 2, True),
+                                                     ("disarm", 2, False)])
+def test_er_weapon_negation_plays_the_same_fights_on_both_loops(mode, ogre_dice, blitz):
+    # ER Weapon Negation on the compiled loop: locks (a 1-die weapon freed over two turns, a
+    # 3-die one freed with a die left to strike, a shield-blitz each turn of the hold) and
+    # disarms (the Body cost, the weapon picked up at the next turn), the same fights as the
+    # Python loop's, fight for fight
+    scenario = negation_scenario(mode, ogre_dice=ogre_dice, blitz=blitz)
+    plan = fastfight.plan_for(compile_scenario(scenario))
+    if not hasattr(_kernels.active(), "play_fights"):
+        assert isinstance(plan, str) and "not in use" in plan
+        return
+    assert isinstance(plan, fastfight.FastPlan), plan
+    blob = orjson.dumps(scenario)
+    events = {e["type"] for logs in negation_logs(scenario, range(1, 5)) for log in logs for e in log["events"]}
+    assert {"negation", "freed" if mode == "lock" else "retrieves"} <= events
+    for seed in (1, 2, 3):
+        fast = play_batch(blob, seed, 0, 40, "auto")
+        slow = play_batch(blob, seed, 0, 40, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (40, 0)
+        slow.pop("compiled_fights"), slow.pop("python_fights")
+        assert fast == slow
 
 
 # -- ER Throwing Items: what a combatant throws before it fights ------------------------------
@@ -797,3 +829,39 @@ def test_er_throwing_items_play_the_same_fights_on_both_loops(shape):
         scenario["sides"]["alchemist"].append({**alchemist, "name": "apprentice", "hp": 30, "throws": [
             {"item": "acid splash", "count": 3}]})
     _same_fights_on_both_loops(scenario, seed=17, fights=40)
+
+
+@pytest.mark.parametrize("mode", ["lock", "disarm"])
+def test_er_weapon_negation_on_both_sides_of_a_horde_plays_the_same_fights_on_both_loops(mode):
+    # ER Weapon Negation among many: a locker whose own weapon is locked lets its lock go (a
+    # third party's lock frees the first, the text says), a locker holding a lock cannot
+    # react with its weapon, disarmed skeletons pick theirs up; compiled and Python loops
+    # play the same fights
+    scenario = load("er-skeleton-horde.json")
+    hero = scenario["sides"]["party"][0]
+    hero["negation"] = {"to_hit": 5, "weapon": "medium", "damage_type": "blunt", "shield_blitz": True}
+    hero["tactic"]["negate"] = mode
+    skeletons = scenario["sides"]["skeletons"][0]
+    skeletons["negation"] = {"to_hit": 3, "weapon": "light", "damage_type": "edged"}
+    skeletons["tactic"] = dict(skeletons.get("tactic", {}), negate=mode)
+    sc = compile_scenario(scenario)
+    if not hasattr(_kernels.active(), "play_fights"):
+        return
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    found = collections.Counter()
+    for i in range(30):
+        fight = Fight(sc)
+        while not fight.over:
+            for e in fight.play_round(chunk_seed(chunk_seed(7, i), fight.round + 1))["events"]:
+                found[e.get("why") if e["type"] == "freed" else e.get("outcome") or e["type"]] += 1
+    if mode == "lock":
+        assert found["its locker's own weapon was locked or disarmed"] and found["pulled free"] and found["locked"]
+    else:
+        assert found["disarmed"] and found["kept"] and found["retrieves"]
+    blob = orjson.dumps(scenario)
+    for seed in (7, 8):
+        fast = play_batch(blob, seed, 0, 60, "auto")
+        slow = play_batch(blob, seed, 0, 60, "python")
+        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (60, 0)
+        slow.pop("compiled_fights"), slow.pop("python_fights")
+        assert fast == slow

@@ -147,18 +147,22 @@ def test_a_simulation_reports_how_many_fights_each_loop_played():
                                     "python_why": "loop 'python' was asked for"}
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
-    fallback = simulate(_negating(load("er-skeleton-horde.json")), runs=50, seed=3)
+    fallback = simulate(_breaking(load("ct-hill-giant.json")), runs=50, seed=3)
     assert fallback["fight_loop"]["python_fights"] == 50
-    assert fallback["fight_loop"]["python_why"] == \
-        "$.sides.party[0].tactic.negate: weapon locks and disarms play on the Python loop"
+    assert fallback["fight_loop"]["python_why"] == BREAKING_WHY
 
 
-def _negating(scenario):
-    """`scenario` (the horde) with its first hero locking weapons (ER Weapon Negation):
-    the Python loop's alone."""
-    scenario["sides"]["party"][0]["negation"] = {"to_hit": 5, "weapon": "medium", "damage_type": "blunt"}
-    scenario["sides"]["party"][0]["tactic"]["negate"] = "lock"
+def _breaking(scenario, power="hurt"):
+    """`scenario` (the hill giant) with Tombril striking with seven weapons, which break
+    (CT-5) when its tactic's `power` is not "never": more breakable strikes than the
+    compiled loop lays out, so the Python loop's."""
+    tombril = scenario["sides"]["heroes"][0]
+    tombril["attacks"] = [dict(tombril["attacks"][0]) for _ in range(7)]
+    tombril["tactic"] = {"power": power}
     return scenario
+
+
+BREAKING_WHY = "$.sides.heroes[0]: more than 6 strikes that can break (CT-5, CT-6)"
 
 
 @compiled
@@ -313,6 +317,12 @@ def _scenario(draw):
                 move = draw(st.sampled_from([None, None, 10, 20, 74, 75, 120]))
                 if move is not None:
                     entry["tactic"]["flee_move"] = move
+            if draw(st.integers(0, 3)) == 0:  # ER Weapon Negation: locks (a shield-blitz or not) or disarms
+                entry["tactic"]["negate"] = draw(st.sampled_from(["lock", "disarm"]))
+                entry["negation"] = {"to_hit": draw(st.integers(-2, 8)),
+                                     "weapon": draw(st.sampled_from(["light", "medium", "heavy"])),
+                                     "damage_type": draw(st.sampled_from(["edged", "blunt"])),
+                                     "shield_blitz": draw(st.booleans())}
             if draw(st.integers(0, 3)) == 0:
                 entry["spell"] = {"name": "bolt", "uses": draw(st.integers(1, 3)),
                                   "strikes": draw(st.lists(_strike(), min_size=1, max_size=2))}
@@ -330,7 +340,7 @@ def _scenario(draw):
         if draw(st.booleans()):
             entry["nearby"] = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
             entry["target"]["cover"] = draw(st.sampled_from(["none", "half", "three-quarters", "three-quarters"]))
-            if draw(st.integers(0, 3)) == 0:
+            if draw(st.integers(0, 3)) == 0 and not entry["tactic"].get("negate"):  # (ER-14: no feat when paralyzed)
                 sneaks = any(a.get("sneak") for es in sides.values() for e in es for a in e["attacks"])
                 entry["target"]["conditions"] = [draw(st.sampled_from(
                     ["paralyzed", "petrified", *(() if sneaks else ("invisible",))]))]
@@ -555,11 +565,10 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     from tests.cli.helpers import run
 
     monkeypatch.setenv("FRACAS_HOME", str(tmp_path))
-    (tmp_path / "negating.json").write_text(json.dumps(_negating(load("er-skeleton-horde.json"))))
-    fallback = run(["simulate", str(tmp_path / "negating.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
+    (tmp_path / "breaking.json").write_text(json.dumps(_breaking(load("ct-hill-giant.json"))))
+    fallback = run(["simulate", str(tmp_path / "breaking.json"), "--runs", "20", "--seed", "1", "--workers", "1"])
     assert fallback.exit_code == 0, fallback.output
-    assert ("20 fights on the Python round loop (0 compiled): $.sides.party[0].tactic.negate: weapon locks and"
-            " disarms play on the Python loop" in fallback.output), fallback.output
+    assert f"20 fights on the Python round loop (0 compiled): {BREAKING_WHY}" in fallback.output, fallback.output
     ambush = run(["simulate", "@os-goblin-ambush", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert ambush.exit_code == 0 and "Python round loop" not in ambush.output
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])

@@ -203,36 +203,39 @@ def test_a_sweep_reports_the_crossing_its_own_table_shows():
     assert never.target["rows"][0]["crossings"] == []  # four adventurers always beat one or two skeletons
 
 
-def _negating_horde() -> dict:
-    """The horde's first hero may lock the skeletons' weapons (ER Weapon Negation); its
-    tactic's `negate` is swept: without it the fights play on the compiled loop, with it
-    on the Python loop (weapon negation is the Python loop's alone)."""
-    scenario = json.loads(example("er-skeleton-horde"))
-    scenario["sides"]["party"][0]["negation"] = {"to_hit": 5, "weapon": "medium", "damage_type": "blunt"}
-    scenario["sides"]["party"][0]["tactic"]["negate"] = None
+def _breaking_giant() -> dict:
+    """The hill giant with Tombril striking with seven weapons; its tactic's `power` is
+    swept: never, its weapons never break and the fights play on the compiled loop; hurt,
+    they may break (CT-5), more breakable strikes than the compiled loop lays out, so the
+    fights play on the Python loop."""
+    scenario = json.loads(example("ct-hill-giant"))
+    tombril = scenario["sides"]["heroes"][0]
+    tombril["attacks"] = [dict(tombril["attacks"][0]) for _ in range(7)]
+    tombril["tactic"] = {"power": "never"}
     return scenario
 
 
-NEGATE = "$.sides.party[0].tactic.negate"
+POWER = "$.sides.heroes[0].tactic.power"
+GIANT_HP = "$.sides.giant[0].hp"
 
 
 def test_each_point_reports_how_many_fights_each_loop_played():
     """A point's `fight_loop` is what `simulate` reports for its scenario: a point the
     compiled loop covers plays there, one it does not cover on the Python loop, with why."""
-    result = sweep(_negating_horde(), [f"{NEGATE}=null,lock", f"{COUNT}=4,6"], runs=30, seed=3)
-    assert [p["values"][NEGATE] for p in result.points] == [None, "lock", None, "lock"]
+    result = sweep(_breaking_giant(), [f"{POWER}=never,hurt", f"{GIANT_HP}=68,90"], runs=30, seed=3)
+    assert [p["values"][POWER] for p in result.points] == ["never", "hurt", "never", "hurt"]
     for p, point in enumerate(result.points):
-        scenario = _negating_horde()
-        scenario["sides"]["party"][0]["tactic"]["negate"] = point["values"][NEGATE]
-        scenario["sides"]["skeletons"][0]["count"] = point["values"][COUNT]
+        scenario = _breaking_giant()
+        scenario["sides"]["heroes"][0]["tactic"]["power"] = point["values"][POWER]
+        scenario["sides"]["giant"][0]["hp"] = point["values"][GIANT_HP]
         alone = simulate(scenario, runs=30, seed=chunk_seed(3, p))
         assert point["fight_loop"] == alone.fight_loop
         assert point["sides"] == alone.sides
-    negating = [p["fight_loop"] for p in result.points if p["values"][NEGATE]]
-    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in negating)
-    assert all(f"{NEGATE}: weapon locks and disarms play on the Python loop" == f["python_why"] for f in negating) \
-        or fracas.backend != "compiled"
-    plain = [p["fight_loop"] for p in result.points if not p["values"][NEGATE]]
+    breaking = [p["fight_loop"] for p in result.points if p["values"][POWER] == "hurt"]
+    assert all(f["python_fights"] == 30 and f["compiled_fights"] == 0 for f in breaking)
+    assert all("$.sides.heroes[0]: more than 6 strikes that can break (CT-5, CT-6)" == f["python_why"]
+               for f in breaking) or fracas.backend != "compiled"
+    plain = [p["fight_loop"] for p in result.points if p["values"][POWER] == "never"]
     if fracas.backend == "compiled":
         assert plain == [{"compiled_fights": 30, "python_fights": 0, "python_why": None}] * 2
     else:  # the pure-Python kernels: every fight on the Python loop, and the report says why
@@ -283,9 +286,9 @@ def test_cli_prints_the_table_and_the_crossing_and_writes_json(tmp_path):
 
 
 def test_cli_shows_the_fights_each_point_played_on_the_python_loop(tmp_path):
-    path = tmp_path / "negating.json"
-    path.write_text(json.dumps(_negating_horde()))
-    out = run(["sweep", str(path), "--vary", f"{NEGATE}=null,lock", "--runs", "20", "--seed", "4", "--workers", "1",
+    path = tmp_path / "breaking.json"
+    path.write_text(json.dumps(_breaking_giant()))
+    out = run(["sweep", str(path), "--vary", f"{POWER}=never,hurt", "--runs", "20", "--seed", "4", "--workers", "1",
                "--json", str(tmp_path / "sweep.json")])
     assert out.exit_code == 0, out.output
     head, first, second = out.output.splitlines()[1:4]

@@ -145,6 +145,9 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "shock": False, "shock_body": array("q", [-1] * len(groups)), "shock_save": array("q", [0] * 6 * len(groups)),
         "throw_off": array("q", [0] * len(groups)), "throw_n": array("q", [0] * len(groups)), "throw_plan": array("q"),
         "charge": array("q", [-1] * len(groups)), "impale_at": array("q"),
+        "negates": False, **{f"neg_{k}": array("q", [0] * len(groups))
+                             for k in ("mode", "blitz", "weapon", "dice", "melee", "blocks")},
+        "neg_table": array("q"),
         "impale_rows": array("i"),
         "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
         "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),

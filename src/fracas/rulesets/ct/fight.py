@@ -183,8 +183,9 @@ class CtRound(Procedure):
         if sc.setup is None:
             return "the ruleset's round has procedures the compiled fight loop does not take"
         fields, parries = cls._dims(sc)
-        if any(len(g.spec.attacks) > cls.COMPILED_BREAKABLE for g in sc.groups if fields[g.index][3]):
-            return f"a Cartyrion combatant with more than {cls.COMPILED_BREAKABLE} strikes that can break"
+        for g in sc.groups:
+            if fields[g.index][3] and len(g.spec.attacks) > cls.COMPILED_BREAKABLE:
+                return f"{g.path}: more than {cls.COMPILED_BREAKABLE} strikes that can break (CT-5, CT-6)"
         setup = sc.setup
         init = array("q")
         for first_round in (True, False):  # per d6: the side acting first, the side surprised (-1: none)

@@ -80,6 +80,8 @@ MELEE = ("melee", "savage")
 FLEE_MOVE = 30
 #: ER-23: the compiled loop's numbers per charger and pikeman group (fights.pyx's IMPALE_WIDTH)
 IMPALE_WIDTH = 4
+#: ER Weapon Negation: the compiled loop's numbers per negator and victim group (fights.pyx's NEG_WIDTH)
+NEG_WIDTH = 10
 
 
 class ErMember(Member):
@@ -154,13 +156,10 @@ class ErRound(Procedure):
         """The compiled round keeps who engaged whom in melee (ER-20 flee attacks), whom
         each attacked in the prior round (ER-13 sneak attacks) and who defends (ER-15);
         charges and their impalements (ER-23) too, a glaive's heavy property read from a
-        copy of the stream (`_impale_tables`); weapon negation plays on the Python loop (its
-        reactions are the Python loop's alone). A grappling target's release feats (ER-21)
+        copy of the stream (`_impale_tables`), and weapon locks and disarms with the state
+        they leave (`_negation_tables`). A grappling target's release feats (ER-21)
         are the last dice of the attack that rolls them and change nothing the round keeps (the log shows them), so
         the compiled loop leaves them unrolled: the next random event has its own stream."""
-        for g in sc.groups:
-            if g.spec.tactic.negate is not None:
-                return f"{g.path}.tactic.negate: weapon locks and disarms play on the Python loop"
         return None
 
     @classmethod
@@ -201,7 +200,7 @@ class ErRound(Procedure):
                       engages=array("q", [attack_has(g, MELEE) for g in sc.groups]),
                       sneaks=any(sneaky), sneaky=array("q", sneaky))
         cls._shock_tables(sc, tables)
-        why = cls._throw_tables(sc, tables) or cls._impale_tables(sc, tables)
+        why = cls._throw_tables(sc, tables) or cls._impale_tables(sc, tables) or cls._negation_tables(sc, tables)
         if why is not None:
             return why
         if not any(g.spec.nearby for g in sc.groups):
@@ -308,6 +307,99 @@ class ErRound(Procedure):
         return None
 
     @classmethod
+    def _pinnable(cls, sc: Any, g: Any) -> bool:
+        """ER Weapon Negation: a member of `g` may have its weapon locked, which changes its
+        turn's attack (the weapon's strike left out, or made with fewer dice the turn it is
+        freed): it has a weapon in its attack and an enemy group locks."""
+        weapon = cls._weapon(g)
+        return (weapon is not None and weapon in g.phases.get("attack", ())
+                and any(e.side != g.side and e.spec.tactic.negate == "lock" for e in sc.groups))
+
+    @staticmethod
+    def _weapon(g: Any) -> Optional[int]:
+        """A member's weapon (`_armed`): its first melee strike (None: it has none)."""
+        return next((i for i, a in enumerate(g.spec.attacks) if a.get("method") == "melee"), None)
+
+    @classmethod
+    def _negation_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
+        """ER Weapon Negation for the compiled loop: per group its tactic's `negate` (0 none, 1
+        lock, 2 disarm), its shield-blitz, its weapon (`_armed`: -1 none) and the weapon's
+        dice, what its attack holds (`neg_melee` bits: 1 a melee strike, 2 one besides the
+        weapon, 4 a melee or savage strike besides it, 8 the weapon alone), whether its
+        attack's variants come in three blocks (`_pinnable`: as usual, the weapon left out,
+        the weapon with the dice its freeing left); and per negator and victim group
+        (`neg_table`, NEG_WIDTH numbers) the lock request as the lock kind compiles it: the
+        feat's keep, total and AC, whether the victim may react at all (the competition's
+        attribute given, no condition that stops it), the victim's and the negator's keep
+        and total in the competition, a disarm's Body cost after resistance, and the
+        shield-blitz's resistance. None, or why the loop cannot lay them out."""
+        from ...errors import RequestError
+        from ..._facts import ER_DISARM_COST
+        from .followups import resist
+        from .lock import LockPlan, _keep
+
+        groups = sc.groups
+        n = len(groups)
+        if not any(g.spec.tactic.negate for g in groups):
+            return None
+        mode, blitz, weapon, dice, melee, blocks = (array("q", [0] * n) for _ in range(6))
+        table = array("q", [0] * NEG_WIDTH * n * n)
+        for g in groups:
+            mode[g.index] = {None: 0, "lock": 1, "disarm": 2}[g.spec.tactic.negate]
+            blitz[g.index] = 1 if (g.spec.negation or {}).get("shield_blitz") else 0
+            w = cls._weapon(g)
+            weapon[g.index] = -1 if w is None else w
+            dice[g.index] = 0 if w is None else int(g.spec.attacks[w].get("dice", 1))
+            use = tuple(g.phases.get("attack", ()))
+            rest = [g.spec.attacks[i].get("method") for i in use if i != w]
+            melee[g.index] = ((1 if any(g.spec.attacks[i].get("method") == "melee" for i in use) else 0)
+                              | (2 if "melee" in rest else 0) | (4 if any(m in MELEE for m in rest) else 0)
+                              | (8 if w is not None and use == (w,) else 0))
+            blocks[g.index] = 3 if cls._pinnable(sc, g) else 1
+        kind = sc.ruleset.kind("lock")
+        for g in groups:
+            if not mode[g.index]:
+                continue
+            how = g.spec.tactic.negate
+            attribute = "strength" if how == "lock" else "agility"
+            for t in groups:
+                if t.side == g.side or weapon[t.index] < 0:
+                    continue
+                reacts = cls._knows(t, attribute) and not set(cls._conditions_of(t)) & set(CANNOT_ATTACK)
+                conditions = cls._conditions_of(g), cls._conditions_of(t)
+                try:
+                    plan = kind.compile(cls._lock_request(g.spec, "a", t.spec, "v", how, reacts, *conditions))
+                    res = (kind.compile(cls._lock_request(g.spec, "a", t.spec, "v", "blitz", False, *conditions))
+                           if blitz[g.index] and how == "lock" else None)
+                except RequestError as exc:  # negated on the Python loop, the same error
+                    return f"{g.path}.negation: at {t.path}: {exc.path}: {exc.reason}"
+                assert isinstance(plan, LockPlan) and (res is None or isinstance(res, LockPlan))
+                k = NEG_WIDTH * (g.index * n + t.index)
+                table[k:k + 4] = array("q", [_keep(plan.feat), plan.feat_total, plan.request.victim.ac or 0,
+                                             1 if reacts else 0])
+                if plan.sides is not None:
+                    table[k + 4:k + 8] = array("q", [_keep(plan.sides[0][2]), plan.totals[0],
+                                                     _keep(plan.sides[1][2]), plan.totals[1]])
+                if how == "disarm":
+                    table[k + 8] = resist(ER_DISARM_COST[plan.request.attacker.weapon], plan.resistance)
+                table[k + 9] = res.resistance if res is not None else 0
+        tables.update(negates=True, neg_mode=mode, neg_blitz=blitz, neg_weapon=weapon, neg_dice=dice,
+                      neg_melee=melee, neg_blocks=blocks, neg_table=table)
+        return None
+
+    @staticmethod
+    def _conditions_of(g: Any) -> list[str]:
+        """`_conditions` of a member of group `g`: its attacker's, then its target's others."""
+        own = list(g.spec.attacker.get("conditions") or [])
+        return own + [c for c in g.spec.target.get("conditions") or [] if c not in own]
+
+    @staticmethod
+    def _knows(g: Any, attribute: str) -> bool:
+        """`_attribute_known` of a member of group `g`."""
+        attacker = g.spec.attacker
+        return attacker.get(attribute) is not None or attacker.get(f"{attribute}_mod") is not None
+
+    @classmethod
     def _shock_tables(cls, sc: Any, tables: dict[str, Any]) -> None:
         """ER-13 shock for the compiled loop: per group its maximum Body (-1: none, never
         shocked) and its shock save as `attack._shock_save` rolls it with its own conditions
@@ -363,7 +455,18 @@ class ErRound(Procedure):
             watched = cls._watches(g, t)  # at it defending: no sneak dice, fought or not
             found = ([s + no_sneak if watched and k >= plain else s for k, s in enumerate(found)]
                      + [s + no_sneak for s in found])
-        return [(use, situation) for situation in found]
+        out = [(use, situation) for situation in found]
+        if key == "spell" or use is None or not tables.get("negates") or tables["neg_blocks"][g.index] == 1:
+            return out
+        # ER Weapon Negation: the weapon locked (its strike left out: `_free`), then the turn
+        # it is freed with dice left (`_freeing_dice`: the strike made with 2 dice fewer)
+        weapon = tables["neg_weapon"][g.index]
+        left = tuple(i for i in use if i != weapon) or None
+        out += [(left, tuple(c for c in s if c[0] != ("strike", weapon)) if left else ()) for s in found]
+        dice = tables["neg_dice"][g.index]
+        freeing: Situation = ((("strike", weapon), (("dice", dice - ER_LOCK_FREE_DICE),)),)
+        out += [(use, s + freeing if dice > ER_LOCK_FREE_DICE else s) for s in found]
+        return out
 
     @staticmethod
     def _defending(t: Any) -> Situation:
@@ -606,14 +709,21 @@ class ErRound(Procedure):
                               " its negation")
         attribute = "strength" if mode in (None, "lock") else "agility"
         vspec = type(spec)(name="victim", hp=1, attacker={attribute: 10}, target={"ac": 10})
-        request = cls._lock_request(spec, "a", vspec, "v", mode or "lock", True, [], [])
+        attacker_conditions = list(spec.attacker.get("conditions") or [])
+        conditions = attacker_conditions + [c for c in spec.target.get("conditions") or []
+                                            if c not in attacker_conditions]
+        request = cls._lock_request(spec, "a", vspec, "v", mode or "lock", True, conditions, [])
         try:
             ruleset.kind("lock").compile(request)
         except RequestError as exc:
             field = exc.path.removeprefix("$.attacker")
             own = field.lstrip(".").split(".")[0].split("[")[0]
-            where = (f"{path}.attacker{field}" if own in ("strength", "agility", "strength_mod", "agility_mod")
-                     else f"{path}.negation{field}" if exc.path.startswith("$.attacker") else path)
+            if own == "conditions":  # ER-14: a condition of its own (its attacker's or its target's) stops it
+                side = "attacker" if set(attacker_conditions) & set(CANNOT_ATTACK) else "target"
+                where = f"{path}.{side}.conditions"
+            else:
+                where = (f"{path}.attacker{field}" if own in ("strength", "agility", "strength_mod", "agility_mod")
+                         else f"{path}.negation{field}" if exc.path.startswith("$.attacker") else path)
             raise type(exc)(where, exc.reason) from None
 
     def before_attack(self, m: Member, target: Member, key: str, use: Optional[tuple[int, ...]]) -> bool:

@@ -723,12 +723,8 @@ cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil
     engaged = _engaged(f, t)
     for k in range(engaged):
         e = f.eg_list[k]
-        if f.status[e] != ST_STANDING or p.side[e] == p.side[t] or f.reacted[e] == f.now:
-            continue
-        if p.defends and (f.defending[e] or f.no_react[e] >= f.now):
-            continue  # ER-15: defending "removes all reactions for both rounds"
-        if p.shock and f.incap[e] > 0:
-            continue  # ER-13: incapacitated, it has no reaction
+        if f.status[e] != ST_STANDING or p.side[e] == p.side[t] or not _can_react(p, f, e):
+            continue  # its reaction spent, or taken away (ER-13 shock, ER-15 defending)
         if p.negates and _neg_busy(f, e):
             continue  # ER Weapon Negation: its weapon locked, holding a lock, or on the ground
         unit = p.react_unit[p.group[e]]
@@ -918,8 +914,7 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
         return 0  # its weapon locked, no melee strike left in its attack to charge with
     f.charged[m] = 1
     at = p.impale_at + IMPALE_WIDTH * (g * p.groups + tg)
-    if (at[0] < 0 or f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
-            or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)) or (p.negates and _neg_busy(f, t))):
+    if at[0] < 0 or not _can_react(p, f, t) or (p.negates and _neg_busy(f, t)):
         return 0
     f.reacted[t] = f.now
     _stream(f)

@@ -71,13 +71,10 @@ RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
 CT_FIELDS = CTG
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT, ER_IMPALE_HEAVY_FACE as _HEAVY_FACE
-from fracas._facts import ER_LOCK_FREE_DICE as _FREE_DICE
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 # ER-23: a glaive's skill die this high or higher puts its impalement at disadvantage (impale.py).
 cdef int HEAVY_FACE = _HEAVY_FACE
-# ER Weapon Negation: the attack dice a locked weapon's wielder gives up to free it (lock.py).
-cdef int64_t FREE_DICE = _FREE_DICE
 #: weakest: the key of no member (a side's tree with no one standing)
 cdef int64_t WK_NONE = 0x7FFFFFFFFFFFFFFF
 
@@ -910,7 +907,7 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
     voided[0] = False
     if f.charged[m] or p.charge[g] < 0:
         return 0
-    if p.negates and f.neg_ws[m] == 1 and not p.neg_melee[g] & 4:
+    if p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4:
         return 0  # its weapon locked, no melee strike left in its attack to charge with
     f.charged[m] = 1
     at = p.impale_at + IMPALE_WIDTH * (g * p.groups + tg)
@@ -997,18 +994,18 @@ cdef int _neg_hold(const FightPlan* p, FightState* f, int64_t m, int64_t v) noex
 
 cdef void _neg_free(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
     """ErRound._free: a locked weapon's wielder gives up dice of the weapon's strike to free
-    it, FREE_DICE in all (a 1-die strike over two turns); freed, its locker's hold ends. This
-    turn its weapon's strike is left out (f.neg_ws 1), or, freed with dice left, made with
-    the rest (2: `_freeing_dice`)."""
-    cdef int64_t g = p.group[m], dice = p.neg_dice[g], paid, locker = f.neg_pin[m]
+    it (`negation.free_step`); freed, its locker's hold ends. This turn its weapon's strike
+    is left out (f.neg_ws NEG_WEAPON_OUT), or, freed with dice left, made with the rest
+    (NEG_WEAPON_REST: `_freeing_dice`)."""
+    cdef int64_t g = p.group[m], locker = f.neg_pin[m]
+    cdef long long paid
     if p.neg_weapon[g] < 0:
         return
-    paid = f.neg_free[m] if f.neg_free[m] < dice else dice
+    f.neg_ws[m] = free_step(f.neg_free[m], p.neg_dice[g], &paid)
     f.neg_free[m] -= paid
     if f.neg_free[m] == 0:
         f.neg_pin[m] = -1
         f.neg_hold[locker] = -1
-    f.neg_ws[m] = 2 if f.neg_free[m] == 0 and dice > paid else 1
 
 
 cdef int _turn_start(const FightPlan* p, FightState* f, int64_t m, bint* lost) noexcept nogil:
@@ -1036,7 +1033,7 @@ cdef int _turn_start(const FightPlan* p, FightState* f, int64_t m, bint* lost) n
             return 0
     if p.negates and not f.casting[m] and _neg_pinned(f, m) >= 0:
         _neg_free(p, f, m)
-        if f.neg_ws[m] == 1 and p.neg_melee[p.group[m]] & 8:
+        if f.neg_ws[m] == NEG_WEAPON_OUT and p.neg_melee[p.group[m]] & 8:
             return 0  # the weapon was its one strike: no attack this turn
     lost[0] = False
     return 0
@@ -1058,7 +1055,7 @@ cdef int _negates(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint*
     done[0] = False
     if mode == 0 or _neg_holds(f, m) >= 0 or f.neg_disarmed[m]:
         return 0
-    if not p.neg_melee[g] & (2 if f.neg_ws[m] == 1 else 1):
+    if not p.neg_melee[g] & (2 if f.neg_ws[m] == NEG_WEAPON_OUT else 1):
         return 0  # no melee strike in this turn's attack
     if p.neg_weapon[tg] < 0 or _neg_pinned(f, t) >= 0 or f.neg_disarmed[t]:
         return 0
@@ -1077,7 +1074,7 @@ cdef int _negates(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint*
         if mode == NEG_LOCK:
             f.neg_hold[m] = t
             f.neg_pin[t] = m
-            f.neg_free[t] = FREE_DICE
+            f.neg_free[t] = NEG_FREE_DICE
         else:
             f.neg_disarmed[t] = 1
     if mode == NEG_DISARM and reacts and got != NEG_MISSED:
@@ -1310,7 +1307,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
             _os_harm(p, f, t, damage)
         return 0
     if p.reactions and not spell and p.engages_u[unit] and not (
-            p.negates and f.neg_ws[m] == 1 and not p.neg_melee[g] & 4):  # its weapon's strike left out
+            p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4):  # its weapon's strike left out
         # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
         err = _engage(f, m, t)
         if err:

@@ -201,6 +201,9 @@ def test_the_rules_run_without_cython_as_with_it() -> None:
         assert (bare.negation_roll(one, keep, 3, 12, reacts, keep, 1, 1, 1, got, rounds_got)
                 == negation.negation_roll(two, keep, 3, 12, reacts, keep, 1, 1, 1, want, rounds_want))
         assert (got, rounds_got, list(one.s)) == (want, rounds_want, list(two.s))
+    for owed, dice in itertools.product((1, 2), (1, 2, 3, 5)):
+        got, want = [0], [0]
+        assert bare.free_step(owed, dice, got) == negation.free_step(owed, dice, want) and got == want
     bare = _without_cython(_shared("saving"))
     for args in itertools.product(range(1, 21), (-3, 0, 2), (1, 10, 14, 30)):
         assert bare.saves(*args) == saving.saves(*args)
@@ -502,6 +505,19 @@ def test_a_weapon_negation_is_a_kept_d20_then_d12_competitions_again_on_ties(kee
             assert rounds == want
             assert got == (negation.NEG_FREED if vk + v_total > ak + a_total else negation.NEG_HELD)
         assert list(dice.s) == list(plain.s)
+
+
+def test_a_locked_weapon_is_freed_with_2_attack_dice_a_1_die_strike_over_two_turns() -> None:
+    # ER Weapon Negation: "the wielder frees it by giving up 2 attack dice", a 1-die strike
+    # "spread over two rounds"; freed with dice left, the strike is made with the rest
+    assert negation.NEG_FREE_DICE == _facts.ER_LOCK_FREE_DICE
+    paid = [0]
+    assert negation.free_step(2, 1, paid) == negation.NEG_WEAPON_OUT and paid == [1]  # 1 owed after
+    assert negation.free_step(1, 1, paid) == negation.NEG_WEAPON_OUT and paid == [1]  # free, no die left
+    assert negation.free_step(2, 2, paid) == negation.NEG_WEAPON_OUT and paid == [2]
+    assert negation.free_step(2, 3, paid) == negation.NEG_WEAPON_REST and paid == [2]  # strikes with 1 die
+    assert negation.free_step(2, 6, paid) == negation.NEG_WEAPON_REST and paid == [2]
+    assert negation.free_step(1, 3, paid) == negation.NEG_WEAPON_REST and paid == [1]
 
 
 def test_a_competition_tied_for_the_limits_rounds_says_so() -> None:

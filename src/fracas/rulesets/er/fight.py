@@ -71,6 +71,7 @@ from operator import attrgetter
 from typing import Any, ClassVar, Literal, Optional
 
 from ..._facts import CANNOT_ATTACK, ER_FLEE_NORMAL, ER_IMPALE_DICE, ER_LOCK_FREE_DICE
+from .negation import NEG_WEAPON_REST, free_step
 from ..base import Ruleset
 from ..fight import DOWN, FLED, STANDING, Field, Member, Procedure, Situation, defined_by, frozen
 
@@ -869,7 +870,9 @@ class ErRound(Procedure):
         if weapon is None:  # nothing left to free (a scenario's weapon cannot vanish; kept safe)
             return phases
         dice = int(self.sc.groups[m.group].spec.attacks[weapon].get("dice", 1))
-        paid = min(m.free_left, dice)
+        spent = [0]
+        now = free_step(m.free_left, dice, spent)
+        paid = spent[0]
         m.free_left -= paid
         event: dict[str, Any] = {"type": "freeing", "who": m.id, "by": locker.id, "dice": paid,
                                  "left": m.free_left, "rule": "ER Weapon Negation"}
@@ -878,7 +881,7 @@ class ErRound(Procedure):
             locker.holding = None
             event["type"] = "freed"
         self.fight.log(event)
-        if m.free_left == 0 and dice > paid:
+        if now == NEG_WEAPON_REST:
             m.freed_at = self.fight.round  # its weapon strikes this turn with the dice left
             return phases
         return {phase: [i for i in use if i != weapon] for phase, use in phases.items() if use != [weapon]}

@@ -94,3 +94,28 @@ def negation_roll(d: cython.pointer[Dice], feat_keep: cython.int, feat_total: cy
         if v != a:
             return NEG_FREED if v > a else NEG_HELD
     return NEG_TIES
+
+
+#: This turn's weapon for a locked weapon's wielder (`free_step`): its strike left out, or
+#: made with the dice its freeing left (NEG_WEAPON_AS_USUAL: no lock to free).
+NEG_WEAPON_AS_USUAL = cython.declare(cython.const[cython.int], 0)
+NEG_WEAPON_OUT = cython.declare(cython.const[cython.int], 1)
+NEG_WEAPON_REST = cython.declare(cython.const[cython.int], 2)
+#: The attack dice a locked weapon's wielder gives up to free it (_facts.ER_LOCK_FREE_DICE).
+NEG_FREE_DICE = cython.declare(cython.const[cython.int], 2)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def free_step(owed: cython.longlong, dice: cython.longlong, paid: cython.p_longlong) -> cython.int:
+    """A locked weapon's wielder's turn: it gives up dice of the weapon's strike (its `dice`)
+    to free it, NEG_FREE_DICE in all (`owed` still), so a 1-die strike pays over two turns.
+    paid[0] gets the dice given up this turn. Returns NEG_WEAPON_REST when the weapon is
+    free with dice left (its strike made with dice - NEG_FREE_DICE), else NEG_WEAPON_OUT
+    (the strike left out this turn); the weapon is free once `owed` - paid[0] is 0."""
+    paid[0] = owed if owed < dice else dice
+    if owed - paid[0] == 0 and dice > paid[0]:
+        return NEG_WEAPON_REST
+    return NEG_WEAPON_OUT

@@ -8,8 +8,10 @@ The round loop compiles in the very strike kernels
 the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
 for it, by construction. Each round follows Fight.play_round step for step for these
 scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
-for the fight, one combatant per slot; WW-5 reserved actions, each Worldwalker strike
-its own attack; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
+for the fight, one combatant per slot; ErRound's turn (`_turn_start`, `_before_attack`):
+ER-13 shock and sneak attacks, ER-15 defending, thrown items, ER-23 charges and
+impalements, ER Weapon Negation (locks held across turns, their holds and freeing,
+disarms); WW-5 reserved actions, each Worldwalker strike its own attack, WW-7 feints; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
 broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
 OS-4 flight and surrender declared, OS-1 side initiative, OS-5 saving throws and spells lost, OS-2 phases
 with one action each (a slot of tied sides lands a phase's damage at its end), OS-3

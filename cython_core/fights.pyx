@@ -356,7 +356,7 @@ cdef struct FightState:
     # ER Weapon Negation (p.negates), per member: the victim whose weapon it holds locked and
     # the locker holding its own (-1: none; a lock lasts while both stand and point at each
     # other), the dice its freeing still costs, its weapon on the ground, and this turn's
-    # weapon: 0 as usual, 1 locked (its strike left out), 2 freed with dice left
+    # weapon (negation.NEG_WEAPON_*: as usual, its strike left out, made with the dice left)
     int64_t* neg_hold
     int64_t* neg_pin
     int64_t* neg_free
@@ -685,7 +685,7 @@ cdef int64_t _engaged(FightState* f, int64_t t) noexcept nogil:
     """The members engaged with t in melee this round or the round before, each once, in
     member order, into f.eg_list; returns their count (flat in the fight's size: t's own
     records only)."""
-    cdef int64_t n = 0, stamp, h, rec, q, i, j
+    cdef int64_t n = 0, stamp, h, rec, q, j
     cdef int32_t e
     f.eg_token += 1
     for stamp in range(f.now - 1, f.now + 1):
@@ -1023,7 +1023,7 @@ cdef int _turn_start(const FightPlan* p, FightState* f, int64_t m, bint* lost) n
         return 0
     if p.negates:
         f.neg_disarmed[m] = 0
-        f.neg_ws[m] = 0
+        f.neg_ws[m] = NEG_WEAPON_AS_USUAL
         if not f.casting[m]:
             v = _neg_holds(f, m)
             if v >= 0:

@@ -472,11 +472,11 @@ def test_er13_a_shock_save_not_rolled_or_failed_unrolled_draws_only_its_d3() -> 
 # -- ER Weapon Negation: a lock or disarm ----------------------------------------------------
 
 def _plain_kept(dice: Dice, faces: int, keep: int) -> tuple[list[int], int]:
-    drawn = [dice.die(faces)] + ([dice.die(faces)] if keep != negation.NEG_KEEP_ONE else [])
-    return drawn, max(drawn) if keep == negation.NEG_KEEP_HIGHER else min(drawn)
+    drawn = [dice.die(faces)] + ([dice.die(faces)] if keep != shock.KEEP_ONE else [])
+    return drawn, max(drawn) if keep == shock.KEEP_HIGHER else min(drawn)
 
 
-@pytest.mark.parametrize("keep", [negation.NEG_KEEP_ONE, negation.NEG_KEEP_HIGHER, negation.NEG_KEEP_LOWER])
+@pytest.mark.parametrize("keep", [shock.KEEP_ONE, shock.KEEP_HIGHER, shock.KEEP_LOWER])
 @pytest.mark.parametrize("reacts", [False, True])
 def test_a_weapon_negation_is_a_kept_d20_then_d12_competitions_again_on_ties(keep: int, reacts: bool) -> None:
     # ER-6: the feat's raw 20 always succeeds, a raw 1 always fails; ER-12: two dice at
@@ -486,7 +486,7 @@ def test_a_weapon_negation_is_a_kept_d20_then_d12_competitions_again_on_ties(kee
     for seed, total, ac, v_total, a_total in itertools.product(range(12), (-5, 4), (8, 16, 40), (0, 3), (0, 2)):
         dice, plain = Dice.from_seed(seed), Dice.from_seed(seed)
         faces, rounds = [9, 9, 9], []
-        got = negation.negation_roll(dice, keep, total, ac, reacts, keep, v_total, negation.NEG_KEEP_HIGHER,
+        got = negation.negation_roll(dice, keep, total, ac, reacts, keep, v_total, shock.KEEP_HIGHER,
                                      a_total, faces, rounds)
         drawn, kept = _plain_kept(plain, 20, keep)
         assert faces == [drawn[0], drawn[1] if len(drawn) == 2 else 0, kept]
@@ -498,7 +498,7 @@ def test_a_weapon_negation_is_a_kept_d20_then_d12_competitions_again_on_ties(kee
             want = []
             while True:
                 v, vk = _plain_kept(plain, 12, keep)
-                a, ak = _plain_kept(plain, 12, negation.NEG_KEEP_HIGHER)
+                a, ak = _plain_kept(plain, 12, shock.KEEP_HIGHER)
                 want.append([v[0], v[1] if len(v) == 2 else 0, vk, a[0], a[1], ak])
                 if vk + v_total != ak + a_total:
                     break
@@ -525,8 +525,8 @@ def test_a_competition_tied_for_the_limits_rounds_says_so() -> None:
     rolls = [15] + [6] * (2 * negation.NEG_ROUNDS)
     dice = Dice.from_seed(0, rolls=array("i", rolls))
     rounds: list[list[int]] = []
-    assert negation.negation_roll(dice, negation.NEG_KEEP_ONE, 0, 10, True, negation.NEG_KEEP_ONE, 0,
-                                  negation.NEG_KEEP_ONE, 0, [0] * 3, rounds) == negation.NEG_TIES
+    assert negation.negation_roll(dice, shock.KEEP_ONE, 0, 10, True, shock.KEEP_ONE, 0,
+                                  shock.KEEP_ONE, 0, [0] * 3, rounds) == negation.NEG_TIES
     assert len(rounds) == negation.NEG_ROUNDS
 
 

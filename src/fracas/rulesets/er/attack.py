@@ -20,10 +20,10 @@ from ...errors import DiceError, LimitError, RulesError, SchemaError
 from ...requests import convert_mapping, decode, faces, say
 from ..._facts import ER_FLEE_NORMAL, ER_FLEE_RAPID, MAX_STRIKES
 from .defense import roll_defense
-from .feats import situation
+from .feats import keep_code, situation
 from .followups import Release, dice_error, full_cover_misses, grapple_release, stray_shots
 from .shock import (
-    KEEP_HIGHER, KEEP_LOWER, KEEP_ONE, SAVE_FAILS, SAVE_REPORTED, SAVE_ROLLED, calls_for_save, save_dc, shock_roll,
+    KEEP_ONE, SAVE_FAILS, SAVE_REPORTED, SAVE_ROLLED, calls_for_save, save_dc, shock_roll,
 )
 from .plan import StrikeMeta, TargetInfo, check_attacker, check_targets, compile_strike
 from .result import AttackResult, ShockSave
@@ -254,8 +254,7 @@ def shock_save_how(sit: Any, save_bonus: Optional[int]) -> tuple[int, int, int]:
     """How a target in situation `sit` (its own conditions on a Body save: ER-12/ER-14) with
     `save_bonus` (None: not given) makes a shock save: `shock.shock_roll`'s how, keep and added."""
     how = SAVE_FAILS if sit.fails is not None else SAVE_REPORTED if save_bonus is None else SAVE_ROLLED
-    keep = KEEP_HIGHER if sit.advantage else KEEP_LOWER if sit.disadvantage else KEEP_ONE
-    return how, keep, (save_bonus or 0) + (sit.penalty[1] if sit.penalty else 0)
+    return how, keep_code(sit), (save_bonus or 0) + (sit.penalty[1] if sit.penalty else 0)
 
 
 def _follow_up_error(exc: KernelError, rolls: Any, target: TargetInfo) -> DiceError:

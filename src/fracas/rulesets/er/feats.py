@@ -33,6 +33,7 @@ from typing import Any, Iterable, Optional
 from ..._facts import (
     COMPETITION_DISADVANTAGE, FEAT_ADVANTAGE, FEAT_AUTOMATIC_FAILURE, FEAT_DISADVANTAGE, FEAT_PENALTY_2,
 )
+from .shock import KEEP_HIGHER, KEEP_LOWER, KEEP_ONE
 
 #: Conditions that put a roll of this kind at disadvantage (see the module doc).
 DISADVANTAGE = {"feat": FEAT_DISADVANTAGE, "save": FEAT_DISADVANTAGE, "competition": COMPETITION_DISADVANTAGE}
@@ -87,6 +88,11 @@ def roll_kept(dice: Any, faces: int, sit: Situation) -> tuple[list[int], int]:
         return pair, max(pair) if sit.advantage else min(pair)
     face = dice.die(faces)
     return [face], face
+
+
+def keep_code(sit: Situation) -> int:
+    """How `roll_kept` keeps a roll in `sit`, as the shared rule files take it (`shock.KEEP_*`)."""
+    return KEEP_HIGHER if sit.advantage else KEEP_LOWER if sit.disadvantage else KEEP_ONE
 
 
 def kept_weights(faces: int, sit: Situation) -> dict[int, int]:

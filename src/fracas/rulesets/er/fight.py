@@ -312,14 +312,14 @@ class ErRound(Procedure):
         """ER Weapon Negation: a member of `g` may have its weapon locked, which changes its
         turn's attack (the weapon's strike left out, or made with fewer dice the turn it is
         freed): it has a weapon in its attack and an enemy group locks."""
-        weapon = cls._weapon(g)
+        weapon = cls._weapon(g.spec)
         return (weapon is not None and weapon in g.phases.get("attack", ())
                 and any(e.side != g.side and e.spec.tactic.negate == "lock" for e in sc.groups))
 
     @staticmethod
-    def _weapon(g: Any) -> Optional[int]:
-        """A member's weapon (`_armed`): its first melee strike (None: it has none)."""
-        return next((i for i, a in enumerate(g.spec.attacks) if a.get("method") == "melee"), None)
+    def _weapon(spec: Any) -> Optional[int]:
+        """The weapon of a combatant of `spec`: its first melee strike (None: it has none)."""
+        return next((i for i, a in enumerate(spec.attacks) if a.get("method") == "melee"), None)
 
     @classmethod
     def _negation_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
@@ -337,7 +337,8 @@ class ErRound(Procedure):
         from ...errors import RequestError
         from ..._facts import ER_DISARM_COST
         from .followups import resist
-        from .lock import LockPlan, _keep
+        from .feats import keep_code
+        from .lock import LockPlan
 
         groups = sc.groups
         n = len(groups)
@@ -348,7 +349,7 @@ class ErRound(Procedure):
         for g in groups:
             mode[g.index] = {None: 0, "lock": 1, "disarm": 2}[g.spec.tactic.negate]
             blitz[g.index] = 1 if (g.spec.negation or {}).get("shield_blitz") else 0
-            w = cls._weapon(g)
+            w = cls._weapon(g.spec)
             weapon[g.index] = -1 if w is None else w
             dice[g.index] = 0 if w is None else int(g.spec.attacks[w].get("dice", 1))
             use = tuple(g.phases.get("attack", ()))
@@ -366,8 +367,8 @@ class ErRound(Procedure):
             for t in groups:
                 if t.side == g.side or weapon[t.index] < 0:
                     continue
-                reacts = cls._knows(t, attribute) and not set(cls._conditions_of(t)) & set(CANNOT_ATTACK)
-                conditions = cls._conditions_of(g), cls._conditions_of(t)
+                reacts = cls._knows(t.spec, attribute) and not set(cls._conditions_of(t.spec)) & set(CANNOT_ATTACK)
+                conditions = cls._conditions_of(g.spec), cls._conditions_of(t.spec)
                 try:
                     plan = kind.compile(cls._lock_request(g.spec, "a", t.spec, "v", how, reacts, *conditions))
                     res = (kind.compile(cls._lock_request(g.spec, "a", t.spec, "v", "blitz", False, *conditions))
@@ -376,11 +377,11 @@ class ErRound(Procedure):
                     return f"{g.path}.negation: at {t.path}: {exc.path}: {exc.reason}"
                 assert isinstance(plan, LockPlan) and (res is None or isinstance(res, LockPlan))
                 k = NEG_WIDTH * (g.index * n + t.index)
-                table[k:k + 4] = array("q", [_keep(plan.feat), plan.feat_total, plan.request.victim.ac or 0,
+                table[k:k + 4] = array("q", [keep_code(plan.feat), plan.feat_total, plan.request.victim.ac or 0,
                                              1 if reacts else 0])
                 if plan.sides is not None:
-                    table[k + 4:k + 8] = array("q", [_keep(plan.sides[0][2]), plan.totals[0],
-                                                     _keep(plan.sides[1][2]), plan.totals[1]])
+                    table[k + 4:k + 8] = array("q", [keep_code(plan.sides[0][2]), plan.totals[0],
+                                                     keep_code(plan.sides[1][2]), plan.totals[1]])
                 if how == "disarm":
                     table[k + 8] = resist(ER_DISARM_COST[plan.request.attacker.weapon], plan.resistance)
                 table[k + 9] = res.resistance if res is not None else 0
@@ -389,16 +390,15 @@ class ErRound(Procedure):
         return None
 
     @staticmethod
-    def _conditions_of(g: Any) -> list[str]:
-        """`_conditions` of a member of group `g`: its attacker's, then its target's others."""
-        own = list(g.spec.attacker.get("conditions") or [])
-        return own + [c for c in g.spec.target.get("conditions") or [] if c not in own]
+    def _conditions_of(spec: Any) -> list[str]:
+        """A combatant's conditions (`spec`'s): its attacker's, then its target's others."""
+        own = list(spec.attacker.get("conditions") or [])
+        return own + [c for c in spec.target.get("conditions") or [] if c not in own]
 
     @staticmethod
-    def _knows(g: Any, attribute: str) -> bool:
-        """`_attribute_known` of a member of group `g`."""
-        attacker = g.spec.attacker
-        return attacker.get(attribute) is not None or attacker.get(f"{attribute}_mod") is not None
+    def _knows(spec: Any, attribute: str) -> bool:
+        """Whether a combatant of `spec` has the attribute (its score or modifier)."""
+        return spec.attacker.get(attribute) is not None or spec.attacker.get(f"{attribute}_mod") is not None
 
     @classmethod
     def _shock_tables(cls, sc: Any, tables: dict[str, Any]) -> None:
@@ -710,17 +710,14 @@ class ErRound(Procedure):
                               " its negation")
         attribute = "strength" if mode in (None, "lock") else "agility"
         vspec = type(spec)(name="victim", hp=1, attacker={attribute: 10}, target={"ac": 10})
-        attacker_conditions = list(spec.attacker.get("conditions") or [])
-        conditions = attacker_conditions + [c for c in spec.target.get("conditions") or []
-                                            if c not in attacker_conditions]
-        request = cls._lock_request(spec, "a", vspec, "v", mode or "lock", True, conditions, [])
+        request = cls._lock_request(spec, "a", vspec, "v", mode or "lock", True, cls._conditions_of(spec), [])
         try:
             ruleset.kind("lock").compile(request)
         except RequestError as exc:
             field = exc.path.removeprefix("$.attacker")
             own = field.lstrip(".").split(".")[0].split("[")[0]
             if own == "conditions":  # ER-14: a condition of its own (its attacker's or its target's) stops it
-                side = "attacker" if set(attacker_conditions) & set(CANNOT_ATTACK) else "target"
+                side = "attacker" if set(spec.attacker.get("conditions") or ()) & set(CANNOT_ATTACK) else "target"
                 where = f"{path}.{side}.conditions"
             else:
                 where = (f"{path}.attacker{field}" if own in ("strength", "agility", "strength_mod", "agility_mod")
@@ -841,8 +838,7 @@ class ErRound(Procedure):
 
     def _armed(self, m: ErMember) -> Optional[int]:
         """Its weapon: its first melee strike (None: it has none)."""
-        attacks = self.sc.groups[m.group].spec.attacks
-        return next((i for i, a in enumerate(attacks) if a.get("method") == "melee"), None)
+        return self._weapon(self.sc.groups[m.group].spec)
 
     def _hold(self, m: ErMember) -> None:
         """A locker's turn: the hold, and its shield-blitz if it has one."""
@@ -944,13 +940,10 @@ class ErRound(Procedure):
                             "why": "its locker's own weapon was locked or disarmed"})
 
     def _conditions(self, m: ErMember) -> list[str]:
-        spec = self.sc.groups[m.group].spec
-        own = list(spec.attacker.get("conditions") or [])
-        return own + [c for c in spec.target.get("conditions") or [] if c not in own]
+        return self._conditions_of(self.sc.groups[m.group].spec)
 
     def _attribute_known(self, m: ErMember, attribute: str) -> bool:
-        attacker = self.sc.groups[m.group].spec.attacker
-        return attacker.get(attribute) is not None or attacker.get(f"{attribute}_mod") is not None
+        return self._knows(self.sc.groups[m.group].spec, attribute)
 
     def _lock(self, m: ErMember, victim: ErMember, mode: str, reacts: bool = False) -> dict[str, Any]:
         """One lock request (a random event): `m`'s negation at `victim`."""

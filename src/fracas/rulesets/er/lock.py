@@ -53,9 +53,10 @@ from ..._facts import (
     ER_PRONE, SCORE_RANGE,
 )
 from ..rows import MAX_ROLL_OFFS, Rolled
-from .feats import Situation, kept_weights, situation
+from .feats import Situation, keep_code, kept_weights, situation
 from .followups import dice_error, resist
-from .negation import NEG_FREED, NEG_KEEP_HIGHER, NEG_KEEP_LOWER, NEG_KEEP_ONE, NEG_MISSED, NEG_TIES, negation_roll
+from .negation import NEG_FREED, NEG_MISSED, NEG_TIES, negation_roll
+from .shock import KEEP_ONE
 from .plan import modifier, resistance_state
 from .schema import LockRequest
 
@@ -206,14 +207,9 @@ def _data(req: LockRequest, seed: int, dice: Dice, feat: Optional[dict[str, Any]
     }
 
 
-def _keep(sit: Situation) -> int:
-    """How `negation.kept_die` keeps a roll in `sit` (ER-12: `feats.roll_kept`'s way)."""
-    return NEG_KEEP_HIGHER if sit.advantage else NEG_KEEP_LOWER if sit.disadvantage else NEG_KEEP_ONE
-
-
 def _dice(pair: list[int], keep: int) -> list[int]:
     """The dice a kept roll drew: one, or the two."""
-    return pair[:1] if keep == NEG_KEEP_ONE else list(pair)
+    return pair[:1] if keep == KEEP_ONE else list(pair)
 
 
 def roll_lock(plan: LockPlan, dice: Dice, seed: int) -> Rolled:
@@ -222,10 +218,10 @@ def roll_lock(plan: LockPlan, dice: Dice, seed: int) -> Rolled:
     if req.mode == "blitz":
         return _blitz(plan, dice, seed)
     a, v = req.attacker, req.victim
-    keeps, totals = [_keep(plan.feat), NEG_KEEP_ONE, NEG_KEEP_ONE], [0, 0]
+    keeps, totals = [keep_code(plan.feat), KEEP_ONE, KEEP_ONE], [0, 0]
     reacts = plan.sides is not None
     if plan.sides is not None:  # the victim's side, then the attacker's
-        keeps[1:] = [_keep(sit) for _, _, sit in plan.sides]
+        keeps[1:] = [keep_code(sit) for _, _, sit in plan.sides]
         totals = list(plan.totals)
     faces = [0, 0, 0]
     raw: list[list[int]] = []

@@ -16,10 +16,6 @@ else:
     except ImportError:  # Cython is a build dependency only: its names as plain Python
         from fracas._pure import cython
 
-#: Which die a roll keeps: its one die, the higher of two (advantage), the lower (disadvantage).
-NEG_KEEP_ONE = cython.declare(cython.const[cython.int], 0)
-NEG_KEEP_HIGHER = cython.declare(cython.const[cython.int], 1)
-NEG_KEEP_LOWER = cython.declare(cython.const[cython.int], 2)
 #: What a negation comes to: the feat failed; it holds (locked, disarmed); the victim's
 #: reaction won (pulled free, kept); a tie still standing after NEG_ROUNDS rounds.
 NEG_MISSED = cython.declare(cython.const[cython.int], 0)
@@ -31,28 +27,10 @@ NEG_DIE = cython.declare(cython.const[cython.int], 12)
 #: Competition rounds at most (`rolloffs.LIMIT`, the limit of every re-rolled tie).
 NEG_ROUNDS = cython.declare(cython.const[cython.int], 1000)
 
-if not cython.compiled:  # the compiled loop draws with the generator's inline C, and has hurling's face_hits
-    from fracas._pure.draws import Dice, draw_gen
+if not cython.compiled:  # the compiled loop has these from the files it includes before this one
+    from fracas._pure.draws import Dice
     from fracas.rulesets.er.hurling import face_hits
-
-
-@cython.cfunc
-@cython.inline
-@cython.nogil
-@cython.exceptval(check=False)
-def kept_die(d: cython.pointer[Dice], faces: cython.int, keep: cython.int, dice: cython.p_int,
-             at: cython.int) -> cython.int:
-    """ER-12: a die of `faces`, or two (the first drawn first) keeping `keep` (NEG_KEEP_*);
-    dice[at] and dice[at + 1] get them (0: none). Returns the face kept."""
-    face: cython.int = draw_gen(d, faces)
-    other: cython.int = 0
-    dice[at] = face
-    if keep != NEG_KEEP_ONE:
-        other = draw_gen(d, faces)
-        if (other > face) == (keep == NEG_KEEP_HIGHER):
-            face = other
-    dice[at + 1] = other
-    return face
+    from fracas.rulesets.er.shock import kept_die
 
 
 @cython.cfunc
@@ -62,7 +40,8 @@ def negation_roll(d: cython.pointer[Dice], feat_keep: cython.int, feat_total: cy
                   ac: cython.longlong, reacts: cython.bint, v_keep: cython.int, v_total: cython.longlong,
                   a_keep: cython.int, a_total: cython.longlong, faces: cython.p_int,
                   rounds: cython.p_void) -> cython.int:
-    """A weapon lock or disarm: the feat, a d20 kept by `feat_keep` + `feat_total` against the
+    """A weapon lock or disarm: the feat, a d20 kept by `feat_keep` (`shock.KEEP_*`: ER-12,
+    `shock.kept_die`) + `feat_total` against the
     victim's `ac` ("no matter how many skills complement" it; ER-6, a raw 20 always
     succeeds, a raw 1 always fails); if it succeeds and the victim `reacts`, the ER-19
     competition: the victim's d12 kept by `v_keep` + `v_total` against the attacker's kept

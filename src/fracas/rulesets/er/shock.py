@@ -52,6 +52,26 @@ def save_dc(damage: cython.longlong) -> cython.longlong:
 
 
 @cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def kept_die(d: cython.pointer[Dice], faces: cython.int, keep: cython.int, dice: cython.p_int,
+             at: cython.int) -> cython.int:
+    """ER-12: a die of `faces`, or two (the first drawn first) keeping `keep` (KEEP_*);
+    dice[at] and dice[at + 1] get them (0: none). Returns the face kept (a shock save's
+    d20 here, a weapon negation's feat and competition dice in `negation.py`)."""
+    face: cython.int = draw_gen(d, faces)
+    other: cython.int = 0
+    dice[at] = face
+    if keep != KEEP_ONE:
+        other = draw_gen(d, faces)
+        if (other > face) == (keep == KEEP_HIGHER):
+            face = other
+    dice[at + 1] = other
+    return face
+
+
+@cython.cfunc
 @cython.nogil
 @cython.exceptval(check=False)
 def shock_roll(d: cython.pointer[Dice], how: cython.int, keep: cython.int, added: cython.longlong,
@@ -61,20 +81,11 @@ def shock_roll(d: cython.pointer[Dice], how: cython.int, keep: cython.int, added
     bonus and any penalty) against save_dc(damage); on a failure, a d3 for the actions it
     costs. Returns those actions (0: passed, or not rolled); faces[0] and faces[1] get the
     d20s drawn (0: none), faces[2] the one kept."""
-    face: cython.int
-    other: cython.int
     faces[0] = faces[1] = faces[2] = 0
     if how == SAVE_REPORTED:
         return 0
     if how == SAVE_ROLLED:
-        face = draw_gen(d, 20)
-        faces[0] = face
-        if keep != KEEP_ONE:
-            other = draw_gen(d, 20)
-            faces[1] = other
-            if (other > face) == (keep == KEEP_HIGHER):
-                face = other
-        faces[2] = face
-        if face + added >= save_dc(damage):
+        faces[2] = kept_die(d, 20, keep, faces, 0)
+        if faces[2] + added >= save_dc(damage):
             return 0
     return draw_gen(d, 3)

@@ -25,7 +25,9 @@ seed of bulk chunk k (fracas.rng.chunk_seed).
 Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
 the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
 Some rules are not twins but one source: the rule files included below, which the Python
-loop imports."""
+loop imports. The Cartyrion and old-school rounds and the Enchanted Realms turn are their
+rulesets' own round procedure files (`rulesets/ct/loop.py`, `rulesets/oldschool/loop.py`,
+`rulesets/er/loop.py`), included after the state."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
@@ -69,8 +71,6 @@ cdef extern from *:
 #: installed files', so that the loop never plays other rules than the Python rounds.
 SHARED_RULES = tuple(path for path in FRACAS_SHARED_RULES.decode("ascii").split(",") if path)
 RULES_DIGEST = FRACAS_RULES_DIGEST.decode("ascii")
-#: The fields of a group in FightPlan.ct_group (CTG): fastfight sizes its neutral table by it.
-CT_FIELDS = CTG
 
 from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT, ER_IMPALE_HEAVY_FACE as _HEAVY_FACE
 # CT-3 decision (see rows.pyx): the explosions one Cartyrion strike may add.
@@ -89,19 +89,6 @@ cdef enum:
     ST_STANDING = 0
     ST_DOWN = 1
     ST_FLED = 2
-    #: CT group fields (FightPlan.ct_group, CTG each): its tactic's parry, parry_at, power;
-    #: whether its strikes can break, the situation dimensions, its strikes' sneak bits, its
-    #: strikes, whether it cannot be surprised (CT-1)
-    CTG = 9
-    CTG_PARRY = 0
-    CTG_PARRY_AT = 1
-    CTG_POWER = 2
-    CTG_BREAKS = 3
-    CTG_POWER_DIM = 4
-    CTG_SNEAK_DIM = 5
-    CTG_SNEAK_BITS = 6
-    CTG_STRIKES = 7
-    CTG_IMMUNE = 8
     E_FIGHT_PLAN = 101
     #: A tie still unbroken after rolloffs.LIMIT roll-offs: the fight stops and the Python
     #: loop reports the LimitError.
@@ -116,14 +103,8 @@ cdef enum:
     BY_SLOTS = 10
     #: log entries per strike kept for its strays (its pool and a crit chain this long)
     SLOG_STRIKE = 8 + 2 * 64
-    #: ER Throwing Items: numbers per item and target group (ErRound._throw_tables)
-    THROW_WIDTH = 8
     #: ER-23: numbers per charger and pikeman group (ErRound._impale_tables)
     IMPALE_WIDTH = 4
-    #: ER Weapon Negation: numbers per negator and victim group (ErRound._negation_tables)
-    NEG_WIDTH = 10
-    NEG_LOCK = 1
-    NEG_DISARM = 2
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -286,6 +267,8 @@ cdef struct FightState:
     int64_t* weapon_left
     int64_t* shield_left
     int64_t* turns         # per member: turns taken (CT-5 power "first")
+    int64_t ct_broken      # this attack's: the weapons broken it was chosen by (CT-5)
+    bint ct_power          # this attack's: a power attack (CT-5)
     int32_t* acts          # per member: it attacks this turn (CT)
     int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
     int64_t slot_end[3]     # Cartyrion: a slot per side, then those who cannot be surprised (CT-1)
@@ -299,6 +282,7 @@ cdef struct FightState:
     bint over
     int64_t winner         # side index, -1 for a draw
     Dice dice
+    Dice* d                # &dice: the stream the round procedures draw from
     uint64_t round_seed
     uint64_t k
     # Old-school
@@ -320,6 +304,15 @@ cdef struct FightState:
     int64_t pend_n
     int64_t* pend_t        # a simultaneous phase's damage, landing at its end
     int64_t* pend_d
+    # OS-1 side initiative's scratch (rolloffs.side_order), per side
+    int os_present[OS_MAX_SIDES]
+    int os_waits[OS_MAX_SIDES]
+    int os_faces[OS_MAX_SIDES]
+    int os_tied[OS_MAX_SIDES]
+    int os_ranked[OS_MAX_SIDES]
+    int os_slot_in[OS_MAX_SIDES]
+    int os_tog[OS_MAX_SIDES]
+    int os_slot_of[OS_MAX_SIDES]
     # weakest: per side a tournament tree over its members (a node holds the least key
     # health << 21 | index of the standing members below it, WK_NONE: none), so a pick reads
     # one root per side
@@ -376,6 +369,21 @@ cdef struct FightState:
     int64_t by_dmg[BY_MAX]
     int32_t* slog
     int64_t slog_cap
+    # a turn's outcome for the round procedures: it ends here (no attack, or no more of it)
+    bint turn_done
+    # scratch for the dice a rule file reports (a negation's, a throw's pool, a shock save's)
+    int faces[16]
+    long long paid[1]      # negation.free_step's dice paid
+
+
+# Round procedures: each ruleset's round over the state above, in its own folder (Cython's
+# pure Python mode, as the rule files above).
+include "fracas/rulesets/ct/loop.py"
+include "fracas/rulesets/er/loop.py"
+include "fracas/rulesets/oldschool/loop.py"
+
+#: The fields of a group in FightPlan.ct_group (ct/loop.py's CTG): fastfight sizes its neutral table by it.
+CT_FIELDS = CTG
 
 
 cdef inline void _stream(FightState* f) noexcept nogil:
@@ -786,61 +794,6 @@ cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t dama
     return 0
 
 
-cdef void _os_note(const FightPlan* p, FightState* f, int64_t u, int64_t harmed) noexcept nogil:
-    """Fight.note with OsRound.morale_triggers (OS-4: morale.triggers): the triggers a loss
-    of unit u calls for, each once a fight, noted for the end of the round: the first death,
-    half the unit defeated, a lone creature first harmed and at 1/4 hp or less."""
-    cdef int64_t start, standing, lone, code
-    cdef int64_t* noted
-    cdef int fire
-    if not p.has_morale:
-        return
-    start, standing = p.unit_start[u], f.u_standing[u]
-    lone = p.unit_first[u]
-    fire = triggers(f.u_killed[u], start - standing, start, standing, lone == harmed, f.hp[lone], p.hp[lone])
-    noted = f.u_noted + u * (TRIGGERS + 1)
-    for code in range(TRIGGERS):
-        if (fire >> code) & 1 and not (f.u_fired[u] >> code) & 1:
-            f.u_fired[u] |= <int64_t>1 << code
-            noted[1 + noted[0]] = code
-            noted[0] += 1
-
-
-cdef void _os_out(const FightPlan* p, FightState* f, int64_t m, int32_t status) noexcept nogil:
-    """A standing combatant goes down or leaves: the counts sides, groups and units keep."""
-    f.status[m] = status
-    _fallen(p, f, m)
-    f.side_standing[p.side[m]] -= 1
-    if f.side_standing[p.side[m]] == 0:
-        f.sides_left -= 1
-    f.g_standing[p.group[m]] -= 1
-    f.u_standing[p.member_unit[m]] -= 1
-    if status == ST_DOWN:
-        f.u_killed[p.member_unit[m]] += 1
-
-
-cdef void _os_leave(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """Fight._leave (OS-4): a combatant that declared flight leaves as its side moves."""
-    _os_out(p, f, m, ST_FLED)
-    f.leaving[m] = 0
-    _os_note(p, f, p.member_unit[m], -1)
-    _decide(p, f)
-
-
-cdef void _os_harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage) noexcept nogil:
-    """Fight._harm where flight is declared (OS): down at 0 hp; the loss's morale triggers."""
-    if damage <= 0:
-        return
-    f.hurt[t] = 1
-    f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
-    if f.hp[t] == 0:
-        _os_out(p, f, t, ST_DOWN)
-    else:
-        _moved(p, f, t)
-    _os_note(p, f, p.member_unit[t], t)
-    _decide(p, f)
-
-
 cdef inline bint _strays(int64_t flags, int64_t hits) noexcept nogil:
     """ER-17 (followups.stray_shots): a strike row's shot strays, its d10 slot rolled, when it
     is under the friendly-fire rule (flag 1) and missed, or was at full cover (flag 2)."""
@@ -894,19 +847,26 @@ cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t 
     return 0
 
 
-cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* voided) noexcept nogil:
+cdef inline bint _can_react(const FightPlan* p, const FightState* f, int64_t t) noexcept nogil:
+    """ErRound._can_react: its reaction of the round left: not spent, not incapacitated
+    (ER-13), not taken away by defending (ER-15)."""
+    return not (f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
+                or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)))
+
+
+cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
     """ErRound._charge: m's first melee attack is its charge (ER-23); at t set against
     charges (an impalement laid out for their groups) with its reaction left (not spent,
     not incapacitated, not defending: `_can_react`), t impales m first, one random event
     rolled as the impale kind rolls it: a glaive's skill dice, read from a copy of the
     stream (impale.skill_faces), put it at disadvantage when one shows HEAVY_FACE or more
     (its heavy property); its damage lands on m at once, and if it is m's Body or more the
-    charge is void."""
+    charge is void (f.turn_done)."""
     cdef int64_t g = p.group[m], tg = p.group[t], damage = 0, logpos = 0, first, i
     cdef const int64_t* at
     cdef Dice peek
     cdef int err
-    voided[0] = False
+    f.turn_done = False
     if f.charged[m] or p.charge[g] < 0:
         return 0
     if p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4:
@@ -929,228 +889,8 @@ cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* 
                       &logpos, 0, &damage)
     if err:
         return err
-    voided[0] = damage >= f.hp[m]
-    if damage:
-        f.dealt[t] += damage
-        f.taken[m] += damage
-        return _harm(p, f, m, damage, 0)
-    return 0
-
-
-cdef inline int64_t _neg_holds(FightState* f, int64_t m) noexcept nogil:
-    """ErRound._holds: the victim whose weapon m holds locked, while the lock lasts (-1: none)."""
-    cdef int64_t v = f.neg_hold[m]
-    if v >= 0 and f.status[m] == ST_STANDING and f.status[v] == ST_STANDING and f.neg_pin[v] == m:
-        return v
-    f.neg_hold[m] = -1
-    return -1
-
-
-cdef inline int64_t _neg_pinned(FightState* f, int64_t m) noexcept nogil:
-    """ErRound._pinned: the locker holding m's weapon, while the lock lasts (-1: none; a lock
-    whose locker fell, left or let go is over)."""
-    cdef int64_t locker = f.neg_pin[m]
-    if locker >= 0 and f.status[m] == ST_STANDING and f.status[locker] == ST_STANDING and f.neg_hold[locker] == m:
-        return locker
-    f.neg_pin[m] = -1
-    f.neg_free[m] = 0
-    return -1
-
-
-cdef inline bint _neg_busy(FightState* f, int64_t m) noexcept nogil:
-    """ErRound._weapon_busy: its weapon locked, held in a lock, or on the ground: no reaction with it."""
-    return f.neg_disarmed[m] or _neg_pinned(f, m) >= 0 or _neg_holds(f, m) >= 0
-
-
-cdef inline bint _can_react(const FightPlan* p, const FightState* f, int64_t t) noexcept nogil:
-    """ErRound._can_react: its reaction of the round left: not spent, not incapacitated
-    (ER-13), not taken away by defending (ER-15)."""
-    return not (f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
-                or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)))
-
-
-cdef inline void _neg_release(FightState* f, int64_t m) noexcept nogil:
-    """ErRound._release: a locker whose own weapon is locked or disarmed lets its lock go."""
-    cdef int64_t v = _neg_holds(f, m)
-    if v >= 0:
-        f.neg_hold[m] = -1
-        f.neg_pin[v] = -1
-        f.neg_free[v] = 0
-
-
-cdef int _neg_hold(const FightPlan* p, FightState* f, int64_t m, int64_t v) noexcept nogil:
-    """ErRound._hold: a locker's turn is the hold, with its shield-blitz if it has one: a d20
-    of blunt damage to the victim after its resistance (one random event, rolled as the lock
-    kind's blitz is), landing at once."""
-    cdef int64_t g = p.group[m], damage
-    if not p.neg_blitz[g]:
-        return 0
-    _stream(f)
-    damage = resist(draw_gen(&f.dice, 20), <int>p.neg_table[NEG_WIDTH * (g * p.groups + p.group[v]) + 9])
-    if not damage:
-        return 0
-    f.dealt[m] += damage
-    f.taken[v] += damage
-    return _harm(p, f, v, damage, 0)
-
-
-cdef void _neg_free(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """ErRound._free: a locked weapon's wielder gives up dice of the weapon's strike to free
-    it (`negation.free_step`); freed, its locker's hold ends. This turn its weapon's strike
-    is left out (f.neg_ws NEG_WEAPON_OUT), or, freed with dice left, made with the rest
-    (NEG_WEAPON_REST: `_freeing_dice`)."""
-    cdef int64_t g = p.group[m], locker = f.neg_pin[m]
-    cdef long long paid
-    if p.neg_weapon[g] < 0:
-        return
-    f.neg_ws[m] = free_step(f.neg_free[m], p.neg_dice[g], &paid)
-    f.neg_free[m] -= paid
-    if f.neg_free[m] == 0:
-        f.neg_pin[m] = -1
-        f.neg_hold[locker] = -1
-
-
-cdef int _turn_start(const FightPlan* p, FightState* f, int64_t m, bint* lost) noexcept nogil:
-    """The start of m's turn, `lost` when it makes no attack: ER-13 (ErRound.slot_started),
-    shocked, it loses the action; then ErRound.turn: ER Weapon Negation, its weapon picked
-    up from the ground, and a locker's turn is its hold; ER-15, at its defend_at it defends
-    its turn away; a locked weapon's wielder frees it (`_neg_free`), its turn lost when
-    the weapon was its attack's one strike."""
-    cdef int64_t v
-    lost[0] = True
-    if p.shock and f.incap[m] > 0:
-        f.incap[m] -= 1
-        return 0
-    if p.negates:
-        f.neg_disarmed[m] = 0
-        f.neg_ws[m] = NEG_WEAPON_AS_USUAL
-        if not f.casting[m]:
-            v = _neg_holds(f, m)
-            if v >= 0:
-                return _neg_hold(p, f, m, v)
-    if p.defends:
-        f.defending[m] = not f.casting[m] and f.hp[m] <= p.defend_at[m]
-        if f.defending[m]:
-            f.no_react[m] = f.now + 1  # no reactions this round and the next
-            return 0
-    if p.negates and not f.casting[m] and _neg_pinned(f, m) >= 0:
-        _neg_free(p, f, m)
-        if f.neg_ws[m] == NEG_WEAPON_OUT and p.neg_melee[p.group[m]] & 8:
-            return 0  # the weapon was its one strike: no attack this turn
-    lost[0] = False
-    return 0
-
-
-cdef int _negates(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* done) noexcept nogil:
-    """ErRound._negates: m's weapon lock or disarm made instead of its turn's attack, while it
-    holds no lock and has its weapon, its turn's attack having a melee strike, at a target
-    with a weapon not locked nor on the ground: one random event, rolled as the lock kind
-    rolls it (`negation.negation_roll`), the target reacting when it may (its reaction
-    left, its weapon free, `neg_table`'s static part). Locked: the locker holds the
-    target's weapon (and the target lets go of any lock it held); disarmed: its weapon is
-    on the ground until its next turn; a disarm's reaction costs the target Body."""
-    cdef int64_t g = p.group[m], tg = p.group[t], mode = p.neg_mode[g], cost = 0
-    cdef const int64_t* tab
-    cdef bint reacts
-    cdef int got
-    cdef int faces[3]
-    done[0] = False
-    if mode == 0 or _neg_holds(f, m) >= 0 or f.neg_disarmed[m]:
-        return 0
-    if not p.neg_melee[g] & (2 if f.neg_ws[m] == NEG_WEAPON_OUT else 1):
-        return 0  # no melee strike in this turn's attack
-    if p.neg_weapon[tg] < 0 or _neg_pinned(f, t) >= 0 or f.neg_disarmed[t]:
-        return 0
-    done[0] = True
-    tab = p.neg_table + NEG_WIDTH * (g * p.groups + tg)
-    reacts = tab[3] != 0 and _can_react(p, f, t) and not _neg_busy(f, t)
-    if reacts:
-        f.reacted[t] = f.now
-    _stream(f)
-    got = negation_roll(&f.dice, <int>tab[0], tab[1], tab[2], reacts, <int>tab[4], tab[5], <int>tab[6], tab[7],
-                        faces, NULL)
-    if got == NEG_TIES:
-        return E_FIGHT_TIES
-    if got == NEG_HELD:
-        _neg_release(f, t)
-        if mode == NEG_LOCK:
-            f.neg_hold[m] = t
-            f.neg_pin[t] = m
-            f.neg_free[t] = NEG_FREE_DICE
-        else:
-            f.neg_disarmed[t] = 1
-    if mode == NEG_DISARM and reacts and got != NEG_MISSED:
-        cost = tab[8]
-    if not cost:
-        return 0
-    f.dealt[m] += cost
-    f.taken[t] += cost
-    return _harm(p, f, t, cost, 0)
-
-
-cdef int _before_attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, bint* done) noexcept nogil:
-    """ErRound.before_attack for m's turn at t: ER-23 a charge's impalement, then ER
-    Throwing Items, the item instead of the turn's attack, then ER Weapon Negation, a lock
-    or disarm instead of it; `done`: the turn ends here."""
-    cdef int err
-    done[0] = False
-    if p.charges:
-        err = _impale(p, f, m, t, done)
-        if err or done[0]:
-            return err
-        if f.status[m] != ST_STANDING:
-            done[0] = True
-            return 0
-    if p.throws and f.thrown[m] < p.throw_n[p.group[m]] and not (
-            p.negates and (_neg_holds(f, m) >= 0 or _neg_pinned(f, m) >= 0)):  # hands busy: no throwing
-        done[0] = True
-        return _throw(p, f, m, t)
-    if p.negates:
-        return _negates(p, f, m, t, done)
-    return 0
-
-
-cdef int _throw(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """ErRound._throws: m's next item thrown at t instead of its turn's attack, one random
-    event rolled as the throw kind rolls it: the pool (`hurling.hurl`: the counted d20s,
-    the one dropped at disadvantage), a hit when a counted die hits, then the damage dice;
-    its damage, after resistance, lands at once."""
-    cdef int64_t g = p.group[m], tg = p.group[t], i, damage = 0, rolled = 0
-    cdef const int64_t* pl = p.throw_plan + ((p.throw_off[g] + f.thrown[m]) * p.groups + tg) * THROW_WIDTH
-    cdef int faces[10]
-    cdef int hits
-    f.thrown[m] += 1
-    _stream(f)
-    hits = hurl(&f.dice, <int>pl[0], pl[1], pl[2], pl[3] != 0, faces)
-    if p.sneaks:
-        _note_target(f, m, t)
-    if not hits:
-        return 0
-    for i in range(pl[4]):
-        rolled += draw_gen(&f.dice, <uint32_t>pl[5])
-    damage = resist(thrown_damage(rolled, pl[6]), <int>pl[7])
-    if damage:
-        f.dealt[m] += damage
-        f.taken[t] += damage
-        return _harm(p, f, t, damage, 0)
-    return 0
-
-
-cdef void _shock(const FightPlan* p, FightState* f, int64_t t, int64_t first, int64_t n) noexcept nogil:
-    """attack._shock_save for a fight's attack at t, after its strays (ErRound.attacked):
-    the damage of its sneak strikes (rows flagged 4); at half t's maximum Body or more
-    (`shock.calls_for_save`) its Resilience save, with t's own conditions (defending among
-    them: ER-15), and on a failure the d3 actions it loses (ER-13)."""
-    cdef int64_t s, damage = 0, tg = p.group[t]
-    cdef const int64_t* sv
-    cdef int faces[3]
-    for s in range(n):
-        if p.row_info[2 * (first + s)] & 4:
-            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
-    if not calls_for_save(damage, p.shock_body[tg]):
-        return
-    sv = p.shock_save + 6 * tg + (3 if p.defends and f.defending[t] else 0)
-    f.incap[t] += shock_roll(&f.dice, <int>sv[0], <int>sv[1], sv[2], damage, faces)
+    f.turn_done = damage >= f.hp[m]
+    return _lands(p, f, t, m, damage)
 
 
 cdef inline void _note_target(FightState* f, int64_t m, int64_t t) noexcept nogil:
@@ -1171,39 +911,21 @@ cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nog
     return _attacked_prior(f, m, t) or _attacked_prior(f, t, m)
 
 
-cdef inline bint _power_now(const FightPlan* p, const FightState* f, int64_t m) noexcept nogil:
-    """CtRound._power_now (CT-5): its tactic's moment for a power attack (power_now)."""
-    return power_now(<int>p.ct_group[p.group[m] * CTG + CTG_POWER], f.turns[m], f.hp[m], p.hp[m])
-
-
 cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit, bint spell,
                  int64_t r) noexcept nogil:
     """Fight._attack and _after_attack: m's attack `unit` at t from the next stream, in the
     situation the round puts it in: a target with no reserved action left cannot block or
     dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
     (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
-    cdef int64_t g = p.group[m], tg = p.group[t], v = 0, w, sh, broken = 0, first, n, s, at
-    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, left, nb = 0, i, e
-    cdef const int64_t* ctg = p.ct_group + g * CTG
+    cdef int64_t g = p.group[m], tg = p.group[t], v = 0, first, n, s, at
+    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, nb = 0, i, e
     cdef const int64_t* sv
     cdef bint shocking = False
-    cdef bint power = False
     cdef int err
     if p.side_turns and not spell:
-        broken = f.broken[m] if ctg[CTG_BREAKS] else 0
-        power = ctg[CTG_POWER_DIM] > 1 and _power_now(p, f, m)
-        v = broken * ctg[CTG_POWER_DIM] + power
-        v = v * ctg[CTG_SNEAK_DIM] + (ctg[CTG_SNEAK_DIM] > 1 and _attacked_prior(f, m, t))
-        w, sh = p.parry_dims[2 * tg], p.parry_dims[2 * tg + 1]
-        v = v * (1 + w + sh)
-        if f.parrying[t] == PARRY_WEAPON:
-            if not 1 <= f.weapon_left[t] <= w:
-                return E_FIGHT_PLAN
-            v += f.weapon_left[t]
-        elif f.parrying[t] == PARRY_SHIELD:
-            if not 1 <= f.shield_left[t] <= sh:
-                return E_FIGHT_PLAN
-            v += w + f.shield_left[t]
+        v = _ct_variant(p, f, m, t)
+        if v < 0:
+            return E_FIGHT_PLAN
     elif p.phased:
         v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
     elif not p.side_turns:
@@ -1274,25 +996,7 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     f.dealt[m] += damage + injury
     f.taken[t] += damage + injury
     if p.side_turns:
-        if cost:  # CT-4: a ranged attack's d4 stamina, never below 0
-            f.hp[m] = f.hp[m] - cost if f.hp[m] > cost else 0
-            _moved(p, f, m)
-        _note_target(f, m, t)  # CT-7
-        if not spell:
-            # CT-5: a power attack breaks the weapon; CT-6: the parry's weapon or shield
-            for s in range(ctg[CTG_STRIKES]):
-                if not (broken >> s) & 1 and weapon_breaks(power, (ctg[CTG_SNEAK_BITS] >> s) & 1,
-                                                           (p.own_power[g] >> s) & 1):
-                    f.broken[m] |= <int64_t>1 << s
-            if f.parrying[t]:
-                left = f.out[(n - 1) * XOUT_WIDTH + Y_PARRY_LEFT]
-                if f.parrying[t] == PARRY_WEAPON:
-                    f.weapon_left[t] = left
-                else:
-                    f.shield_left[t] = left
-                if shatters(f.parrying[t], left):
-                    f.broken[t] |= 1
-                f.parrying[t] = parry_after(f.parrying[t], left)
+        _ct_attacked(p, f, m, t, spell, n, cost)
     if p.phased:
         sv = p.os_save_or + 3 * g
         if p.os_saves and sv[0] >= 0 and forces(<int>sv[1], spell) and f.status[t] == ST_STANDING:
@@ -1325,260 +1029,6 @@ cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_
     return _harm(p, f, t, damage, injury)
 
 
-cdef int _ct_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
-    """CtRound.initiative (CT-1): one d6 for the sides; a slot per side that is not
-    surprised, its standing members in scenario order (f.slot_end); in a round its side is
-    surprised, a member that cannot be surprised ("these exceptions are individual")
-    takes its turn in a last slot, after the side that surprised it."""
-    cdef int64_t roll, at, first, surprised, side, i, n = 0, slots = 0, awake
-    _stream(f)
-    roll = draw_gen(&f.dice, 6)
-    at = ((0 if r == 1 else 1) * 6 + roll - 1) * 2
-    first, surprised = p.ct_init[at], p.ct_init[at + 1]
-    cdef int64_t turn
-    for turn in range(2):
-        side = first if turn == 0 else 1 - first
-        if side == surprised:
-            continue
-        for i in range(p.members):
-            if p.side[i] == side and f.status[i] == ST_STANDING:
-                f.order[n] = <int32_t>i
-                n += 1
-        f.slot_end[slots] = n
-        slots += 1
-    if surprised >= 0:
-        awake = n
-        for i in range(p.members):
-            if (p.side[i] == surprised and f.status[i] == ST_STANDING
-                    and p.ct_group[p.group[i] * CTG + CTG_IMMUNE]):
-                f.order[n] = <int32_t>i
-                n += 1
-        if n > awake:
-            f.slot_end[slots] = n
-            slots += 1
-    count[0] = slots
-    return 0
-
-
-cdef void _ct_turn(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """CtRound.turn: a parry ends; its tactic may parry this turn instead of attacking
-    (CT-6: parry_now); a combatant whose weapons are all broken makes no attack (CT-5)."""
-    cdef const int64_t* ctg = p.ct_group + p.group[m] * CTG
-    f.turns[m] += 1
-    f.acts[m] = ctg[CTG_STRIKES] > 0 and (f.broken[m] & ((<int64_t>1 << ctg[CTG_STRIKES]) - 1)) != (
-        (<int64_t>1 << ctg[CTG_STRIKES]) - 1)
-    f.parrying[m] = parry_now(<int>ctg[CTG_PARRY], ctg[CTG_PARRY_AT], f.hp[m], f.weapon_left[m], f.broken[m] & 1,
-                              f.shield_left[m], f.casting[m] != 0)
-    if f.parrying[m] != PARRY_NONE:
-        f.acts[m] = 0
-
-
-cdef int _ct_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
-    """A Cartyrion round (Fight.play_round): side initiative, then side by side each
-    standing member's turn (all of the slot's turns start first), its attack or spell."""
-    cdef int64_t slots, slot, a = 0, b, j, m, t, g
-    cdef int err = 0
-    err = _ct_initiative(p, f, r, &slots)
-    for m in range(p.members):
-        f.casting[m] = 0
-    for j in range(f.slot_end[slots - 1] if slots else 0):  # casters that act this round
-        m = f.order[j]
-        f.casting[m] = f.spell[m] > 0
-    for slot in range(slots):
-        if f.over:
-            break
-        b = f.slot_end[slot]
-        for j in range(a, b):
-            if f.status[f.order[j]] == ST_STANDING:
-                _ct_turn(p, f, f.order[j])
-        for j in range(a, b):
-            if f.over:
-                break
-            m = f.order[j]
-            if f.status[m] != ST_STANDING:
-                continue
-            g = p.group[m]
-            if f.casting[m]:
-                f.spell[m] -= 1
-                t = _choose(p, f, m)
-                if t >= 0:
-                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
-            elif f.acts[m]:
-                t = _choose(p, f, m)
-                if t >= 0:
-                    err = _attack(p, f, m, t, p.units[3 * g], False, r)
-            if err:
-                return err
-        a = b
-    return 0
-
-
-cdef inline bint _os_checks(const FightPlan* p, const FightState* f, int64_t g, int64_t u) noexcept nogil:
-    """Group g checks unit u's morale (Fight._morale_step): it has a Morale, has not broken,
-    does not fight to the death, and has a member standing."""
-    return (p.group_unit[g] == u and p.morale[g] >= 0 and not f.g_broken[g] and not f.g_death[g]
-            and f.g_standing[g] > 0)
-
-
-cdef int _os_initiative(const FightPlan* p, FightState* f, int64_t r, int64_t* count) noexcept nogil:
-    """OldSchool.fight_initiative (OS-1): the present sides (sides surprised lose round 1)
-    in `rolloffs.side_order`: a d6 per side that does not wait, in side order, highest
-    first, ties re-rolled side by side or acting together, waiting sides last; one side
-    present rolls nothing. Fills f.order, f.os_slot_end and f.os_together."""
-    cdef int present[OS_MAX_SIDES]
-    cdef int waits[OS_MAX_SIDES]
-    cdef int faces[OS_MAX_SIDES]
-    cdef int tied[OS_MAX_SIDES]
-    cdef int ranked[OS_MAX_SIDES]
-    cdef int slot_in[OS_MAX_SIDES]
-    cdef int together[OS_MAX_SIDES]
-    cdef int32_t slot_of[OS_MAX_SIDES]
-    cdef int64_t s, i, n = 0, slots = 0, j, members = 0
-    _stream(f)
-    for s in range(p.sides):
-        slot_of[s] = -1
-        if f.side_standing[s] and not (r == 1 and p.os_side[s] & 1):
-            present[n] = <int>s
-            waits[n] = (p.os_side[s] & 2) != 0
-            n += 1
-    if n < 2:  # one side left to act (the rest surprised): nothing to roll
-        for i in range(n):
-            slot_of[present[i]] = <int32_t>slots
-            f.os_together[slots] = 0
-            slots += 1
-    else:
-        slots = side_order(&f.dice, n, waits, p.os_ties == 1, faces, tied, ranked, slot_in, together, NULL)
-        if slots < 0:
-            return E_FIGHT_TIES
-        for i in range(n):
-            slot_of[present[i]] = slot_in[i]
-        for j in range(slots):
-            f.os_together[j] = together[j]
-    for j in range(slots):  # each slot's standing members in scenario order
-        for i in range(p.members):
-            if f.status[i] == ST_STANDING and slot_of[p.side[i]] == j:
-                f.order[members] = <int32_t>i
-                members += 1
-        f.os_slot_end[j] = members
-    count[0] = slots
-    return 0
-
-
-cdef int _os_round(const FightPlan* p, FightState* f, int64_t r) noexcept nogil:
-    """An old-school round (Fight.play_round): flight and surrender declared (OS-4), side
-    initiative (OS-1), slot by slot the declared leave, casters harmed before their slot
-    lose the spell (OS-5), then the missile, magic and melee phases (OS-2), each combatant
-    its one action or its spell; morale at the end of the round (OS-4)."""
-    cdef int64_t m, g, u, slots, slot, a = 0, b, j, t, phase, unit, c, code, i
-    cdef int said
-    cdef bint together, any_left = False, checks
-    cdef int64_t* noted
-    cdef int64_t total
-    cdef int err = 0
-    for u in range(p.units_n):
-        f.u_noted[u * (TRIGGERS + 1)] = 0
-    for m in range(p.members):  # declarations, before initiative
-        f.hurt[m] = 0
-        f.os_failed[m] = 0
-        f.leaving[m] = 0
-        if f.status[m] != ST_STANDING:
-            continue
-        g = p.group[m]
-        said = declaration(f.g_broken[g] != 0, <int>p.os_flee[g], f.hp[m], p.flee_at[m])
-        if said == SURRENDERS:
-            _os_out(p, f, m, ST_FLED)  # it surrenders: out of the fight
-            _os_note(p, f, p.member_unit[m], -1)
-            _decide(p, f)
-        elif said != STAYS:
-            f.leaving[m] = 1
-    if f.over:
-        return 0
-    err = _os_initiative(p, f, r, &slots)
-    if err:
-        return err
-    for m in range(p.members):
-        f.casting[m] = 0
-    for j in range(f.os_slot_end[slots - 1] if slots else 0):  # casters that act this round
-        m = f.order[j]
-        f.casting[m] = f.spell[m] > 0 and not f.leaving[m]
-    for slot in range(slots):
-        if f.over:
-            break
-        b = f.os_slot_end[slot]
-        together = f.os_together[slot]
-        for j in range(a, b):  # those who declared flight leave
-            m = f.order[j]
-            if f.leaving[m] and f.status[m] == ST_STANDING:
-                _os_leave(p, f, m)
-                if f.over:
-                    return 0
-        # OS-5: a caster harmed, or that failed a saving throw, this round before its slot loses the spell
-        for j in range(a, b):
-            m = f.order[j]
-            f.os_able[m] = f.status[m] == ST_STANDING
-            if f.casting[m] and (f.hurt[m] or f.os_failed[m]) and f.status[m] == ST_STANDING:
-                f.casting[m] = 0
-                f.spell[m] -= 1
-                f.os_able[m] = 0
-        for phase in range(3):
-            f.pend_n = 0
-            f.defer = together
-            for j in range(a, b):
-                m = f.order[j]
-                if not f.os_able[m]:
-                    continue
-                if f.over:
-                    f.defer = False
-                    return 0
-                if f.status[m] != ST_STANDING and not together:
-                    continue
-                g = p.group[m]
-                if f.casting[m]:
-                    if phase != 1:
-                        continue
-                    f.spell[m] -= 1
-                    unit = p.units[3 * g + 2]
-                elif phase == p.os_phase[g] and p.units[3 * g + 1]:
-                    unit = p.units[3 * g]
-                else:
-                    continue
-                t = _choose(p, f, m)
-                if t < 0:
-                    continue
-                err = _attack(p, f, m, t, unit, f.casting[m] != 0, r)
-                if err:
-                    f.defer = False
-                    return err
-            f.defer = False
-            for i in range(f.pend_n):  # simultaneous: the phase's damage lands now
-                if f.status[f.pend_t[i]] == ST_STANDING:
-                    _os_harm(p, f, f.pend_t[i], f.pend_d[i])
-        a = b
-    for m in range(p.members):  # declared flight but had no slot (surprised): gone now
-        if f.status[m] == ST_STANDING and f.leaving[m] and not f.over:
-            _os_leave(p, f, m)
-    if f.over or not p.has_morale:
-        return 0
-    for u in range(p.units_n):  # OS-4: one 2d6 per unit and trigger, read by each of its groups
-        noted = f.u_noted + u * (TRIGGERS + 1)
-        for c in range(noted[0]):
-            checks = False
-            for g in range(p.groups):
-                if _os_checks(p, f, g, u):
-                    checks = True
-            if not checks:
-                continue
-            _stream(f)
-            total = draw_gen(&f.dice, 6)
-            total += draw_gen(&f.dice, 6)
-            for g in range(p.groups):
-                if _os_checks(p, f, g, u):
-                    f.g_broken[g] = breaks(total, p.morale[g], p.morale_mod[g])
-                    f.g_succ[g] += not f.g_broken[g]
-                    f.g_death[g] = fights_to_death(p.morale[g], f.g_succ[g])
-    return 0
-
-
 cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
     """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
     cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
@@ -1586,8 +1036,6 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
     # read once: the writes to f below could alias the plan's flags for the C compiler
     cdef bint feints = p.feints
     cdef bint extras = feints or p.shock or p.defends or p.throws or p.charges or p.negates  # one test a turn where none is
-    cdef bint lost
-    cdef bint voided
     f.sides_left = 0
     for i in range(p.sides):
         f.side_standing[i] = 0
@@ -1691,10 +1139,10 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                 continue
             g = p.group[m]
             if extras:
-                err = _turn_start(p, f, m, &lost)
+                err = _turn_start(p, f, m)
                 if err:
                     return err
-                if lost:
+                if f.turn_done:
                     continue
             if f.casting[m]:
                 f.spell[m] -= 1
@@ -1710,10 +1158,10 @@ cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t*
                         continue  # every strike feints this turn: no attack, no target
                 t = _choose(p, f, m)
                 if extras and t >= 0:
-                    err = _before_attack(p, f, m, t, &voided)
+                    err = _before_attack(p, f, m, t)
                     if err:
                         return err
-                    if voided:
+                    if f.turn_done:
                         continue
                 # one attack, or (WW-5) one per strike while the target stands
                 for u in range(first, first + count):
@@ -2183,6 +1631,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.xs, p.ys = &xs_v[0], &ys_v[0]
     f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
     f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
+    f.d = &f.dice
     seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],

@@ -43,6 +43,10 @@ SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/tur
           ROOT / "src/fracas/rulesets/er/shock.py",
           ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
           ROOT / "src/fracas/rulesets/oldschool/saving.py", ROOT / "src/fracas/rulesets/rolloffs.py"]
+#: Round procedure files: a ruleset's round of the compiled loop, in its own folder, over the
+#: loop's FightPlan and FightState (fracas._pure.rules).
+PROCEDURES = [ROOT / "src/fracas/rulesets/ct/loop.py", ROOT / "src/fracas/rulesets/er/loop.py",
+              ROOT / "src/fracas/rulesets/oldschool/loop.py"]
 
 
 def _shared(stem: str) -> Path:
@@ -55,7 +59,21 @@ def _included() -> list[str]:
 
 
 def test_the_include_lines_are_the_list_of_shared_rule_files() -> None:
-    assert sorted(f"src/{path}" for path in _included()) == sorted(str(p.relative_to(ROOT)) for p in SHARED)
+    assert sorted(f"src/{path}" for path in _included()) == sorted(
+        str(p.relative_to(ROOT)) for p in SHARED + PROCEDURES)
+
+
+def test_the_round_procedures_come_after_the_rule_files_and_the_loop_state() -> None:
+    """A round procedure reads the loop's FightPlan and FightState and calls the rule files:
+    it is included after both (the rule files never read the loop's state)."""
+    pyx = (ROOT / "cython_core/fights.pyx").read_text(encoding="utf-8")
+    procedures = [f'include "{p.relative_to(ROOT / "src")}"' for p in PROCEDURES]
+    rule_files = [f'include "{p.relative_to(ROOT / "src")}"' for p in SHARED]
+    first = min(pyx.index(line) for line in procedures)
+    assert max(pyx.index(line) for line in rule_files) < pyx.index("cdef struct FightState:") < first
+    for path in SHARED:
+        text = path.read_text(encoding="utf-8")
+        assert "FightState" not in text and "FightPlan" not in text, f"{path.name} reads the loop's state"
 
 
 def test_the_built_loop_carries_its_rule_files_and_their_digest() -> None:
@@ -93,7 +111,7 @@ def test_a_loop_built_from_other_rule_files_is_stale(tmp_path: Path) -> None:
     assert "names no rule files" in (_kernels.rules_stale((), "") or "")
 
 
-@pytest.mark.parametrize("path", SHARED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SHARED + PROCEDURES, ids=lambda p: str(p.relative_to(ROOT / "src/fracas")))
 def test_a_shared_file_holds_only_what_an_included_file_may(path: Path) -> None:
     """Included text cannot start a module (no `from __future__`), and its C constants are
     declared (a plain module-level assignment would be a Python global, unreadable without

@@ -1,33 +1,24 @@
 # cython: language_level=3
-"""Whole fights in C: the compiled twin of fracas.drive.fight.Fight for the scenarios
-fracas.drive.fastfight compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms,
-Worldwalker, Cartyrion and old-school.
+"""Whole fights in C: the compiled fight loop for the scenarios fracas.drive.fastfight
+compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms, Worldwalker, Cartyrion and
+old-school.
 
-The round loop compiles in the very strike kernels
-(`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single attack and
-the bulk API run: the dice of an attack in a fight are the dice `fracas.resolve` rolls
-for it, by construction. Each round follows Fight.play_round step for step for these
-scenarios (one phase, no morale): ER-18 initiative every round, or WW-1 initiative once
-for the fight, one combatant per slot; ErRound's turn (`_turn_start`, `_before_attack`):
-ER-13 shock and sneak attacks, ER-15 defending, thrown items, ER-23 charges and
-impalements, ER Weapon Negation (locks held across turns, their holds and freeing,
-disarms); WW-5 reserved actions, each Worldwalker strike its own attack, WW-7 feints; CT-1 side initiative (a slot per side), CT-4 Stamina then Injury, CT-5
-broken weapons, CT-6 parries, CT-7 no repeated sneak attack; old-school (_os_round):
-OS-4 flight and surrender declared, OS-1 side initiative, OS-5 saving throws and spells lost, OS-2 phases
-with one action each (a slot of tied sides lands a phase's damage at its end), OS-3
-fleeing targets, OS-4 morale at the end of the round (its 2d6 is a random event too); with the tables a
-procedure's compiled hooks give, reactions at a leaving enemy (ER-20 flee attacks: the
-procedure's `harmed`) and missed shots straying into the combatants next to a target
-(ER-17: followups.stray_shots, from the attack's own stream). The draw order is the round's: its k-th random event (the initiative,
-each `random` target choice, each attack) draws from stream k of the round seed, the
-seed of bulk chunk k (fracas.rng.chunk_seed).
+No rule of a round is written here. The loop is the round procedure files included below
+(`drive/loop.py`: the shared steps; `rulesets/<ruleset>/loop.py`: each ruleset's round), in
+Cython's pure Python mode, which `fracas.drive.pyloop` runs as Python too, and the rule
+files they call; the round loop of fracas.drive.fight plays the same rules with each
+attack logged, and tests/fights/test_fast_fights.py compares the two fight by fight. This
+file holds what only C needs: the plan and the fight's state as two structs, `play_fights`
+laying a plan out from fastfight's arrays (checking every table the loop trusts), and the
+nearest-first enemy lists fastfight builds plans with. The round loop compiles in the very
+strike kernels (`roll_attack` for ER, `xattack` for the strike-row rulesets) that a single
+attack and the bulk API run: the dice of an attack in a fight are the dice
+`fracas.resolve` rolls for it, by construction. The draw order is the round's: its k-th
+random event (the initiative, each `random` target choice, each attack) draws from stream
+k of the round seed, the seed of bulk chunk k (fracas.rng.chunk_seed).
 
 Integer totals come back exactly as fracas.drive.simulate.play_batch adds them up, so
-the two loops' results are compared number for number (tests/fights/test_fast_fights.py).
-Some rules are not twins but one source: the rule files included below, which the Python
-loop imports. The Cartyrion and old-school rounds and the Enchanted Realms turn are their
-rulesets' own round procedure files (`rulesets/ct/loop.py`, `rulesets/oldschool/loop.py`,
-`rulesets/er/loop.py`), included after the state."""
+the two loops' results are compared number for number."""
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
@@ -77,34 +68,13 @@ from fracas._facts import CT_EXPLODE_LIMIT as _CT_EXPLODE_LIMIT, ER_IMPALE_HEAVY
 cdef int64_t CT_EXPLODE_LIMIT = _CT_EXPLODE_LIMIT
 # ER-23: a glaive's skill die this high or higher puts its impalement at disadvantage (impale.py).
 cdef int HEAVY_FACE = _HEAVY_FACE
-#: weakest: the key of no member (a side's tree with no one standing)
-cdef int64_t WK_NONE = 0x7FFFFFFFFFFFFFFF
-
-
 cdef enum:
-    TAC_NEAREST = 0
-    TAC_WEAKEST = 1
-    TAC_RANDOM = 2
-    TAC_FOCUS = 3
-    ST_STANDING = 0
-    ST_DOWN = 1
-    ST_FLED = 2
-    E_FIGHT_PLAN = 101
-    #: A tie still unbroken after rolloffs.LIMIT roll-offs: the fight stops and the Python
-    #: loop reports the LimitError.
-    E_FIGHT_TIES = 100
+    #: OS-1: the sides an old-school fight may have (FightState's side scratch)
     OS_MAX_SIDES = 64
     #: Rows of members at most for a nearest pick to walk them (fastfight's nearest_lists)
     WALK_ROWS = 16
-    #: weakest: a tree key is health << WK_SHIFT | member (members < 1 << 20, health < 1 << 42)
-    WK_SHIFT = 21
     #: ER-17: the creatures next to a target a shot may stray into (slots 1-8 of a d10)
     BY_MAX = 8
-    BY_SLOTS = 10
-    #: log entries per strike kept for its strays (its pool and a crit chain this long)
-    SLOG_STRIKE = 8 + 2 * 64
-    #: ER-23: numbers per charger and pikeman group (ErRound._impale_tables)
-    IMPALE_WIDTH = 4
 
 
 cdef inline uint64_t _chunk_seed(uint64_t seed, uint64_t chunk) noexcept nogil:
@@ -245,6 +215,7 @@ cdef struct FightPlan:
     const int64_t* focus_hi
     const double* xs
     const double* ys
+    const int* select8         # loop._select's table (loop.select_table)
 
 
 cdef struct FightState:
@@ -333,8 +304,8 @@ cdef struct FightState:
     # valid while its stamp is the round's; a pool starts afresh with its round
     int64_t* eg_head       # 2 × members: a member's first record (-1: none)
     int64_t* eg_stamp      # 2 × members: the round stamp its list was made in
-    int32_t* eg_other[2]   # per parity, per record: the other member
-    int64_t* eg_next[2]    # per parity, per record: the next record of its list (-1: none)
+    int32_t* eg_other      # per parity (eg_cap records each), per record: the other member
+    int64_t* eg_next       # per parity, per record: the next record of its list (-1: none)
     int64_t eg_used[2]
     int64_t eg_pool[2]     # the stamp of the round each pool holds
     int64_t eg_cap         # records a pool holds: two an attack or reaction a round can make
@@ -371,815 +342,28 @@ cdef struct FightState:
     int64_t slog_cap
     # a turn's outcome for the round procedures: it ends here (no attack, or no more of it)
     bint turn_done
+    # an attack's totals from the kernels (loop._er_roll, _row_roll): damage, injury (CT-4),
+    # stamina cost; the kernel's log position
+    int64_t dmg
+    int64_t inj
+    int64_t cost
+    int64_t logpos
+    long long got[4]       # a stray's check (strays.stray_check)
+    Dice peek              # a copy of the stream a glaive's impalement reads ahead (ER-23)
     # scratch for the dice a rule file reports (a negation's, a throw's pool, a shock save's)
     int faces[16]
     long long paid[1]      # negation.free_step's dice paid
 
 
-# Round procedures: each ruleset's round over the state above, in its own folder (Cython's
-# pure Python mode, as the rule files above).
+# Round procedures: the loop's shared steps, then each ruleset's round, over the state above
+# (Cython's pure Python mode, as the rule files above; fracas.drive.pyloop runs them as Python).
+include "fracas/drive/loop.py"
 include "fracas/rulesets/ct/loop.py"
 include "fracas/rulesets/er/loop.py"
 include "fracas/rulesets/oldschool/loop.py"
 
 #: The fields of a group in FightPlan.ct_group (ct/loop.py's CTG): fastfight sizes its neutral table by it.
 CT_FIELDS = CTG
-
-
-cdef inline void _stream(FightState* f) noexcept nogil:
-    """The round's next random event draws from stream k (Fight._stream). Only the words
-    change: a fight injects no faces, so the rest of f.dice stays as play_fights set it."""
-    seed_words(&f.dice, _chunk_seed(f.round_seed, f.k))
-    f.k += 1
-
-
-cdef int _initiative(const FightPlan* p, FightState* f, int64_t* count) noexcept nogil:
-    """ER-18, WW-1 (`rolloffs.roll_order`, as the initiative kinds roll it): a die per
-    standing combatant in scenario order plus its modifier, totals highest first (WW-1:
-    then the higher Dexterity modifier), ties broken by d20 roll-offs. Fills f.order."""
-    cdef int64_t i, n = 0
-    if p.init_once and f.once_n:  # WW-1: the fight's order, without the fallen; no dice
-        for i in range(f.once_n):
-            if f.status[f.once[i]] == ST_STANDING:
-                f.order[n] = f.once[i]
-                n += 1
-        count[0] = n
-        return 0
-    _stream(f)
-    for i in range(p.members):  # the standing, in scenario order: rolled for in that order
-        if f.status[i] == ST_STANDING:
-            f.order[n] = <int32_t>i
-            n += 1
-    if roll_order(&f.dice, p.init_die, <int*>f.order, n, <long long*>p.init_mod, <long long*>p.init_sub, p.init_low,
-                  p.init_span, p.sub_low, p.sub_span, <long long*>f.bucket, <long long*>f.keys, <int*>f.tie,
-                  <int*>f.order, NULL, NULL) < 0:
-        return E_FIGHT_TIES
-    if p.init_once:
-        for i in range(n):
-            f.once[i] = f.order[i]
-        f.once_n = n
-    count[0] = n
-    return 0
-
-
-cdef inline int64_t _first_standing(const FightState* f, const int32_t* lst, int64_t* at, int64_t end) noexcept nogil:
-    while at[0] < end and f.status[lst[at[0]]] != ST_STANDING:
-        at[0] += 1
-    return lst[at[0]] if at[0] < end else -1
-
-
-cdef int64_t _choose(const FightPlan* p, FightState* f, int64_t m) noexcept nogil:
-    """Fight._choose: the target of m by its tactic among the standing enemies (-1: none)."""
-    cdef int64_t e, n, best, best_health, health
-    cdef int tactic = p.tactic[m]
-    cdef int32_t side = p.side[m]
-    if tactic == TAC_FOCUS:
-        if p.walk[m] and p.focus_lo[m] >= 0:
-            e = _walk(p, f, m, p.focus_lo[m], p.focus_hi[m])
-        else:
-            e = _first_standing(f, p.focus, &f.focus_at[m], p.focus_off[m + 1])
-        if e >= 0:
-            return e
-        tactic = TAC_NEAREST
-    if tactic == TAC_NEAREST:
-        if p.walk[m]:
-            return _walk(p, f, m, 0, p.members)
-        return _first_standing(f, p.near, &f.near_at[m], p.near_off[m + 1])
-    if tactic == TAC_WEAKEST:
-        # the least (health, index) among the standing enemies: the root of each enemy side's
-        # tree (Fight._choose's `min` over them all)
-        best = WK_NONE
-        for n in range(p.sides):
-            if n != side:
-                best = _wk_min(best, f.wk[p.wk_off[n] + 1])
-        return -1 if best == WK_NONE else best & ((<int64_t>1 << WK_SHIFT) - 1)
-    # random: the k-th of the standing enemies in member order, k rolled on their count
-    # (Fight._choose: dice.die(len(enemies))), found from the prefix counts of its bitset
-    n = 0
-    for e in range(p.sides):
-        if e != side:
-            n += f.side_standing[e]
-    if n == 0:
-        return -1
-    _stream(f)
-    n = draw_gen(&f.dice, <uint32_t>n)
-    return _fw_kth(p, f, side, n)
-
-
-cdef inline int64_t _up(FightState* f, int64_t i) noexcept nogil:
-    """The first standing member at or above i (p.members: none), halving the path."""
-    while f.next_up[i] != i:
-        f.next_up[i] = f.next_up[f.next_up[i]]
-        i = f.next_up[i]
-    return i
-
-
-cdef inline int64_t _down(FightState* f, int64_t i) noexcept nogil:
-    """The last standing member at or below i (-1: none), halving the path."""
-    cdef int64_t k = i + 1
-    while f.next_down[k] != k:
-        f.next_down[k] = f.next_down[f.next_down[k]]
-        k = f.next_down[k]
-    return k - 1
-
-
-cdef int64_t _walk(const FightPlan* p, FightState* f, int64_t m, int64_t lo, int64_t hi) noexcept nogil:
-    """m's nearest standing enemy among members lo..hi-1, as its nearest-first list has it:
-    in each enemy row the first standing one either way from m's x, the least (key, index)
-    of those (nearest_lists vouched that these keys order as math.hypot does)."""
-    cdef int64_t r, a, b, sp, e, best = -1, k
-    cdef double key, best_key = 0, dx, dy
-    cdef int32_t side = p.side[m]
-    for r in range(p.rows_n):
-        a, b = p.rows_at[2 * r], p.rows_at[2 * r + 1]
-        if p.side[a] == side:
-            continue
-        a = a if a > lo else lo
-        b = b if b < hi else hi
-        if a >= b:
-            continue
-        sp = p.split[m * p.rows_n + r]
-        sp = a if sp < a else (b if sp > b else sp)
-        for k in range(2):
-            if k == 0:
-                if sp <= a:
-                    continue
-                e = _down(f, sp - 1)
-                if e < a:
-                    continue
-            else:
-                if sp >= b:
-                    continue
-                e = _up(f, sp)
-                if e >= b:
-                    continue
-            dx, dy = p.xs[e] - p.xs[m], p.ys[e] - p.ys[m]
-            key = dx * dx + dy * dy
-            if best < 0 or key < best_key or (key == best_key and e < best):
-                best, best_key = e, key
-    return best
-
-
-cdef inline int64_t _wk_key(const FightPlan* p, const FightState* f, int64_t e) noexcept nogil:
-    """What the weakest tactic compares: hp, plus Injury Points left (CT-4), then the index."""
-    return ((f.hp[e] + (f.injury[e] if p.injury[e] >= 0 else 0)) << WK_SHIFT) | e
-
-
-cdef inline int64_t _wk_min(int64_t a, int64_t b) noexcept nogil:
-    return a if a < b else b
-
-
-cdef void _wk_build(const FightPlan* p, FightState* f) noexcept nogil:
-    """Every side's tree at a fight's start: each leaf its member's key (all stand), WK_NONE past them."""
-    cdef int64_t s, i, base, size
-    for s in range(p.sides):
-        base, size = p.wk_off[s], p.wk_size[s]
-        for i in range(size, 2 * size):
-            f.wk[base + i] = WK_NONE
-    for i in range(p.members):
-        f.wk[p.wk_off[p.side[i]] + p.wk_size[p.side[i]] + p.side_pos[i]] = _wk_key(p, f, i)
-    for s in range(p.sides):
-        base, size = p.wk_off[s], p.wk_size[s]
-        for i in range(size - 1, 0, -1):
-            f.wk[base + i] = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
-
-
-cdef void _moved(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """t's health or status changed: its side's tree again from its leaf up (weakest), as
-    far as a node changes (the nodes above one that keeps its key keep theirs)."""
-    cdef int64_t base, i, key
-    if not p.any_weakest:
-        return
-    base = p.wk_off[p.side[t]]
-    i = p.wk_size[p.side[t]] + p.side_pos[t]
-    f.wk[base + i] = _wk_key(p, f, t) if f.status[t] == ST_STANDING else WK_NONE
-    i >>= 1
-    while i >= 1:
-        key = _wk_min(f.wk[base + 2 * i], f.wk[base + 2 * i + 1])
-        if f.wk[base + i] == key:
-            break
-        f.wk[base + i] = key
-        i >>= 1
-
-
-cdef void _fallen(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """t no longer stands: out of its enemies' bitsets and prefix counts (random), its
-    side's tree (weakest), the walks' links (nearest, focus)."""
-    cdef int64_t i, s
-    cdef int32_t* pre
-    if p.any_walk:
-        f.next_up[t] = t + 1
-        f.next_down[t + 1] = t
-    if p.any_random:
-        for s in range(p.sides):
-            if s != p.side[t]:
-                f.eb[s * p.fw_words + (t >> 6)] &= ~(<uint64_t>1 << (t & 63))
-                pre = f.fw + s * p.fw_n
-                for i in range((t >> 6) + 1, p.fw_words):  # the words after t's count one fewer
-                    pre[i] -= 1
-    _moved(p, f, t)
-
-
-#: _select: per byte value and k (0..7), the place of the byte's (k + 1)-th set bit
-cdef uint8_t SELECT8[256 * 8]
-cdef int _b, _k, _bit
-for _b in range(256):
-    _k = 0
-    for _bit in range(8):
-        if (_b >> _bit) & 1:
-            SELECT8[_b * 8 + _k] = _bit
-            _k += 1
-
-
-cdef inline int64_t _select(uint64_t x, int64_t k) noexcept nogil:
-    """The place of the k-th (from 1, k <= its bits) set bit of x, in constant time: the
-    bytes' bit counts summed up to each byte, the byte where the sum reaches k found by
-    comparing all eight sums at once, the bit in it from a table."""
-    cdef uint64_t L = <uint64_t>0x0101010101010101, H = <uint64_t>0x8080808080808080
-    cdef uint64_t c = x - ((x >> 1) & <uint64_t>0x5555555555555555)
-    c = (c & <uint64_t>0x3333333333333333) + ((c >> 2) & <uint64_t>0x3333333333333333)
-    c = ((c + (c >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F) * L  # byte i: the bits of bytes 0..i
-    # bytes whose sum is below k (every sum <= 64 < 128 and k <= 64: no borrow between bytes)
-    cdef uint64_t below = ((((c | H) - <uint64_t>k * L) & H) >> 7) ^ L
-    cdef int64_t b = <int64_t>((below * L) >> 56)  # the byte holding the k-th bit
-    k -= <int64_t>(((c << 8) >> (8 * b)) & 0xFF)  # the bits before that byte
-    return 8 * b + SELECT8[((x >> (8 * b)) & 0xFF) * 8 + k - 1]
-
-
-cdef inline int64_t _fw_kth(const FightPlan* p, const FightState* f, int32_t side, int64_t k) noexcept nogil:
-    """The k-th (from 1, k <= their count) standing member not of `side`, in member order:
-    its word is the last whose prefix count is below k (the prefixes rise, pre[0] = 0 < k:
-    the number of those below k, less one, counted without branches over all words at once),
-    then the bit in that word."""
-    cdef const int32_t* pre = f.fw + side * p.fw_n
-    cdef int32_t below = <int32_t>k
-    cdef int64_t w, pos = 0
-    if p.fw_words > 1:  # (64 enemies or fewer: the first word)
-        for w in range(1, p.fw_n):
-            pos += pre[w] < below
-    return 64 * pos + _select(f.eb[side * p.fw_words + pos], k - pre[pos])
-
-
-cdef inline void _decide(const FightPlan* p, FightState* f) noexcept nogil:
-    """Fight.decide: over once at most one side stands."""
-    cdef int64_t s
-    if f.sides_left <= 1 and not f.over:
-        f.over = True
-        f.winner = -1
-        for s in range(p.sides):
-            if f.side_standing[s]:
-                f.winner = s
-
-
-cdef inline int _plain_roll(const FightPlan* p, FightState* f, int64_t first, int64_t n,
-                           int64_t* damage) noexcept nogil:
-    """An attack's n rows from `first` on the ER kernel, nothing logged: its damage added to `damage`."""
-    cdef int64_t logpos = 0
-    f.stamp[0] = -1
-    return roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, NULL,
-                       NULL, 0, &logpos, 0, damage)
-
-
-cdef inline int _row_roll(const FightPlan* p, FightState* f, int64_t t, int64_t at, int64_t* damage, int64_t* injury,
-                          int64_t* cost) noexcept nogil:
-    """Variant `at`'s attack at t on the strike-row kernel: its damage added to `damage` (CT-4:
-    a pool strike's to `injury`), its stamina cost to `cost`; the blocks and dodges it
-    rolled spend t's reserve (WW-5)."""
-    cdef int64_t first = p.pair[2 * at], n = p.pair[2 * at + 1], logpos = 0, s, reacted = 0
-    cdef int err = xattack(p.plans, first, first + n, &f.dice, p.tinit + at * XS_WIDTH, f.tstate, XS_WIDTH,
-                           f.out, NULL, 0, &logpos, True, CT_EXPLODE_LIMIT)
-    if err:
-        return err
-    for s in range(n):
-        if p.side_turns and p.plans[(first + s) * XPLAN_WIDTH + X_POOL]:
-            injury[0] += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-        else:
-            damage[0] += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-        cost[0] += f.out[s * XOUT_WIDTH + Y_COST]
-        reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
-    if f.reserve[t] > 0:
-        f.reserve[t] -= reacted
-    return 0
-
-
-cdef inline int _engage(FightState* f, int64_t a, int64_t b) noexcept nogil:
-    """ER-20 flee attacks, Worldwalker attacks of opportunity: a and b engaged each other in
-    melee this round: a record in each one's list of this round's parity (the two always
-    together, so a pair already at the head of a's list is recorded both ways)."""
-    cdef int64_t q = f.now & 1, ha = 2 * a + q, hb = 2 * b + q, rec
-    cdef int32_t* other = f.eg_other[q]
-    cdef int64_t* after = f.eg_next[q]
-    if f.eg_pool[q] != f.now:  # the pool's first records this round: the round two before is gone
-        f.eg_pool[q] = f.now
-        f.eg_used[q] = 0
-    if f.eg_stamp[ha] != f.now:
-        f.eg_stamp[ha] = f.now
-        f.eg_head[ha] = -1
-    elif other[f.eg_head[ha]] == b:
-        return 0  # the same pair again (Worldwalker's strikes, each its own attack)
-    if f.eg_stamp[hb] != f.now:
-        f.eg_stamp[hb] = f.now
-        f.eg_head[hb] = -1
-    rec = f.eg_used[q]
-    if rec + 2 > f.eg_cap:
-        return E_FIGHT_PLAN  # more engagements in a round than its attacks and reactions can make
-    f.eg_used[q] = rec + 2
-    other[rec], after[rec], f.eg_head[ha] = <int32_t>b, f.eg_head[ha], rec
-    other[rec + 1], after[rec + 1], f.eg_head[hb] = <int32_t>a, f.eg_head[hb], rec + 1
-    return 0
-
-
-cdef int64_t _engaged(FightState* f, int64_t t) noexcept nogil:
-    """The members engaged with t in melee this round or the round before, each once, in
-    member order, into f.eg_list; returns their count (flat in the fight's size: t's own
-    records only)."""
-    cdef int64_t n = 0, stamp, h, rec, q, j
-    cdef int32_t e
-    f.eg_token += 1
-    for stamp in range(f.now - 1, f.now + 1):
-        q = stamp & 1
-        h = 2 * t + q
-        if f.eg_stamp[h] != stamp or f.eg_pool[q] != stamp:
-            continue
-        rec = f.eg_head[h]
-        while rec >= 0:
-            e = f.eg_other[q][rec]
-            if f.eg_mark[e] != f.eg_token:
-                f.eg_mark[e] = f.eg_token
-                j = n  # insertion sort: a handful of enemies
-                while j > 0 and f.eg_list[j - 1] > e:
-                    f.eg_list[j] = f.eg_list[j - 1]
-                    j -= 1
-                f.eg_list[j] = e
-                n += 1
-            rec = f.eg_next[q][rec]
-    return n
-
-
-cdef int _reactions(const FightPlan* p, FightState* f, int64_t t) noexcept nogil:
-    """The procedure's `harmed` for a leaving combatant whose leaving draws reactions (ER-20
-    flee attacks, Worldwalker attacks of opportunity): each standing enemy engaged with it
-    in melee this round or the round before (`_engaged`), with its reaction left (one a
-    round) and a reaction unit, in member order, makes its reaction (one random event), its
-    damage landing at once; it stops when t is at 0. On strike rows (Worldwalker) the
-    variant is the target's reaction left or not, and its blocks and dodges spend its
-    reserve (WW-5)."""
-    cdef int64_t e, unit, at, first, n, damage, injury, cost, v, k, engaged
-    cdef int err
-    cdef int64_t tg = p.group[t]
-    engaged = _engaged(f, t)
-    for k in range(engaged):
-        e = f.eg_list[k]
-        if f.status[e] != ST_STANDING or p.side[e] == p.side[t] or not _can_react(p, f, e):
-            continue  # its reaction spent, or taken away (ER-13 shock, ER-15 defending)
-        if p.negates and _neg_busy(f, e):
-            continue  # ER Weapon Negation: its weapon locked, holding a lock, or on the ground
-        unit = p.react_unit[p.group[e]]
-        if unit < 0:
-            continue
-        f.reacted[e] = f.now
-        v = p.rows and p.reaction[t] and f.reserve[t] <= 0
-        if not v < p.vcount[unit * p.groups + tg]:
-            return E_FIGHT_PLAN
-        at = p.vbase[unit * p.groups + tg] + v
-        first, n = p.pair[2 * at], p.pair[2 * at + 1]
-        if n <= 0:
-            return E_FIGHT_PLAN
-        _stream(f)
-        f.attacks += 1
-        damage = injury = cost = 0  # (a reaction's stamina cost and injury: CT rounds make none)
-        err = _row_roll(p, f, t, at, &damage, &injury, &cost) if p.rows else _plain_roll(p, f, first, n, &damage)
-        if err:
-            return err
-        f.dealt[e] += damage
-        f.taken[t] += damage
-        err = _engage(f, e, t)
-        if err:
-            return err
-        if damage:
-            f.hp[t] = f.hp[t] - damage if f.hp[t] > damage else 0
-        if f.hp[t] == 0:
-            return 0
-    return 0
-
-
-cdef inline int _harm(const FightPlan* p, FightState* f, int64_t t, int64_t damage, int64_t injury) noexcept nogil:
-    """Fight._harm: down at 0 (with Injury Points, CT-4: Stamina damage past 0 becomes
-    injury, down when they are gone), else fled at its flee_at, after the reactions its
-    leaving draws (down if they bring it to 0)."""
-    cdef bint pooled = p.injury[t] >= 0, out
-    cdef int err
-    if damage + injury <= 0:
-        return 0
-    f.hp[t], f.injury[t] = after_damage(f.hp[t], f.injury[t], pooled, damage, injury)
-    out = down(pooled, f.hp[t], f.injury[t])
-    if out:
-        f.status[t] = ST_DOWN
-    elif f.hp[t] <= p.flee_at[t]:
-        out = False
-        if p.reactions and p.leave_draws[p.group[t]] and not (p.defends and f.defending[t]):
-            err = _reactions(p, f, t)
-            if err:
-                return err
-            out = f.hp[t] == 0  # the reactions brought it down: down, not fled
-        f.status[t] = ST_DOWN if out else ST_FLED
-    else:
-        _moved(p, f, t)
-        return 0
-    _fallen(p, f, t)
-    f.side_standing[p.side[t]] -= 1
-    if f.side_standing[p.side[t]] == 0:
-        f.sides_left -= 1
-    _decide(p, f)
-    return 0
-
-
-cdef inline bint _strays(int64_t flags, int64_t hits) noexcept nogil:
-    """ER-17 (followups.stray_shots): a strike row's shot strays, its d10 slot rolled, when it
-    is under the friendly-fire rule (flag 1) and missed, or was at full cover (flag 2)."""
-    return flags & 1 and (flags & 2 or not hits)
-
-
-cdef int _stray_shots(const FightPlan* p, FightState* f, int64_t first, int64_t n, int64_t nb) noexcept nogil:
-    """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
-    friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
-    the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
-    checked with the pool's counting dice moved up against its own AC, a crit drawing its
-    chain (`strays.stray_check`), ER-9 gives the attribute modifier to the first stray into each
-    creature, ER-10 its resistance. The damage goes to f.by_dmg."""
-    cdef int64_t s, k, e, bg, hits, chain, base
-    cdef int64_t taken = 0, flags, dtype
-    cdef long long got[4]
-    cdef int roll
-    cdef bint only_chain
-    cdef const int32_t* pr
-    cdef int64_t* o
-    for k in range(nb):
-        f.by_dmg[k] = 0
-    for s in range(n):
-        flags = p.row_info[2 * (first + s)]
-        o = f.out + s * OUT_WIDTH
-        if not _strays(flags, o[O_HITS]):
-            continue
-        roll = draw_gen(&f.dice, BY_SLOTS)
-        if roll > nb:
-            continue
-        k = roll - 1
-        e = f.by[k]
-        bg = p.group[e]
-        if p.stray_cond[bg] & 1:  # behind full cover: the shot hits nothing
-            continue
-        pr = p.plans + (first + s) * PLAN_WIDTH
-        dtype = pr[P_TYPE]
-        if stray_check(&f.dice, <int*>f.slog + 2 * o[O_LOG], 2, o[O_POOL], o[O_DISCARD], pr[P_TO_HIT],
-                       p.stray_ac[bg * N_TYPES + dtype], p.row_info[2 * (first + s) + 1], pr[P_DISADV] != 0,
-                       (p.stray_cond[bg] & 2) != 0, got, NULL) < 0:
-            return E_CHAIN_LIMIT
-        hits, chain = got[GOT_HITS], got[GOT_CHAIN]
-        only_chain = (p.stray_cond[bg] & 4) != 0
-        base = stray_base(hits, chain, only_chain)
-        if hits > 0 and not only_chain and not (taken >> k) & 1:
-            taken |= <int64_t>1 << k
-            base += pr[P_MOD]
-            if base < 0:
-                base = 0
-        f.by_dmg[k] += resist(base, <int>p.stray_resist[bg * N_TYPES + dtype])
-    return 0
-
-
-cdef inline bint _can_react(const FightPlan* p, const FightState* f, int64_t t) noexcept nogil:
-    """ErRound._can_react: its reaction of the round left: not spent, not incapacitated
-    (ER-13), not taken away by defending (ER-15)."""
-    return not (f.reacted[t] == f.now or (p.shock and f.incap[t] > 0)
-                or (p.defends and (f.defending[t] or f.no_react[t] >= f.now)))
-
-
-cdef int _impale(const FightPlan* p, FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """ErRound._charge: m's first melee attack is its charge (ER-23); at t set against
-    charges (an impalement laid out for their groups) with its reaction left (not spent,
-    not incapacitated, not defending: `_can_react`), t impales m first, one random event
-    rolled as the impale kind rolls it: a glaive's skill dice, read from a copy of the
-    stream (impale.skill_faces), put it at disadvantage when one shows HEAVY_FACE or more
-    (its heavy property); its damage lands on m at once, and if it is m's Body or more the
-    charge is void (f.turn_done)."""
-    cdef int64_t g = p.group[m], tg = p.group[t], damage = 0, logpos = 0, first, i
-    cdef const int64_t* at
-    cdef Dice peek
-    cdef int err
-    f.turn_done = False
-    if f.charged[m] or p.charge[g] < 0:
-        return 0
-    if p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4:
-        return 0  # its weapon locked, no melee strike left in its attack to charge with
-    f.charged[m] = 1
-    at = p.impale_at + IMPALE_WIDTH * (g * p.groups + tg)
-    if at[0] < 0 or not _can_react(p, f, t) or (p.negates and _neg_busy(f, t)):
-        return 0
-    f.reacted[t] = f.now
-    _stream(f)
-    first = at[0]
-    if at[2] >= 0:  # a glaive
-        peek = f.dice
-        for i in range(at[3]):
-            if draw_gen(&peek, 20) >= HEAVY_FACE:
-                first = at[2]
-                break
-    f.stamp[0] = -1
-    err = roll_attack(p.impale_rows, p.impale_masks, first, first + at[1], &f.dice, f.stamp, 0, NULL, NULL, 0,
-                      &logpos, 0, &damage)
-    if err:
-        return err
-    f.turn_done = damage >= f.hp[m]
-    return _lands(p, f, t, m, damage)
-
-
-cdef inline void _note_target(FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """ER-13, CT-7: whom m's turn attacked (or threw at): this round's target, the last round's kept."""
-    if f.fo_r[m] != f.now:
-        f.fo_pt[m], f.fo_pr[m] = f.fo_t[m], f.fo_r[m]
-        f.fo_t[m], f.fo_r[m] = t, f.now
-
-
-cdef inline bint _attacked_prior(const FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """CT-7: m attacked t in the prior round."""
-    cdef int64_t prior = f.now - 1
-    return (f.fo_r[m] == prior and f.fo_t[m] == t) or (f.fo_pr[m] == prior and f.fo_pt[m] == t)
-
-
-cdef inline bint _fought(const FightState* f, int64_t m, int64_t t) noexcept nogil:
-    """ER-13 (ErRound.situation): m attacked t, or t attacked m, in the prior round."""
-    return _attacked_prior(f, m, t) or _attacked_prior(f, t, m)
-
-
-cdef int _attack(const FightPlan* p, FightState* f, int64_t m, int64_t t, int64_t unit, bint spell,
-                 int64_t r) noexcept nogil:
-    """Fight._attack and _after_attack: m's attack `unit` at t from the next stream, in the
-    situation the round puts it in: a target with no reserved action left cannot block or
-    dodge (WW-5); CT: the weapons m has left, a power attack (CT-5), the target's parry
-    (CT-6), no sneak attack at a target m attacked the round before (CT-7)."""
-    cdef int64_t g = p.group[m], tg = p.group[t], v = 0, first, n, s, at
-    cdef int64_t damage = 0, injury = 0, cost = 0, logpos = 0, nb = 0, i, e
-    cdef const int64_t* sv
-    cdef bint shocking = False
-    cdef int err
-    if p.side_turns and not spell:
-        v = _ct_variant(p, f, m, t)
-        if v < 0:
-            return E_FIGHT_PLAN
-    elif p.phased:
-        v = f.leaving[t] != 0  # OS-3: a target that declared flight is a fleeing target
-    elif not p.side_turns:
-        v = p.reaction[t] and f.reserve[t] <= 0
-        if p.strays and not spell and p.shoots[g]:  # ER-17: who stands next to the target (variant 1)
-            for i in range(p.by_off[tg], p.by_off[tg + 1]):
-                e = p.by_list[i]
-                if e != t and e != m and f.status[e] == ST_STANDING:
-                    f.by[nb] = e
-                    nb += 1
-                    if nb == BY_MAX:
-                        break
-            v = nb > 0
-        if p.er_extra:
-            i = 2  # the next variant bit
-            if p.defends and p.can_defend[tg]:  # ER-15: at a defending target
-                v += 2 * f.defending[t]
-                i = 4
-            if p.sneaks:
-                if not spell and p.sneaky[g] and _fought(f, m, t):  # ER-13: t has not lost track of m
-                    v += i
-                _note_target(f, m, t)
-            shocking = p.shock and p.shock_body[tg] >= 0  # ER-13: its sneak strikes may shock t
-        if p.negates and not spell and p.neg_blocks[g] == 3:  # the block of its weapon's state this turn
-            v += f.neg_ws[m] * (p.vcount[unit * p.groups + tg] // 3)
-    if not 0 <= v < p.vcount[unit * p.groups + tg]:
-        return E_FIGHT_PLAN
-    at = p.vbase[unit * p.groups + tg] + v
-    first, n = p.pair[2 * at], p.pair[2 * at + 1]
-    if n <= 0:
-        return E_FIGHT_PLAN
-    _stream(f)
-    f.attacks += 1
-    if p.rows:
-        err = _row_roll(p, f, t, at, &damage, &injury, &cost)
-        if err:
-            return err
-    elif nb:  # the strikes with their dice logged and their rows out, then the strays (and the shock save)
-        f.stamp[0] = -1
-        if n * SLOG_STRIKE > f.slog_cap:
-            return E_FIGHT_PLAN
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
-                          f.slog, f.slog_cap, &logpos, 0, NULL)
-        if err:
-            return err
-        for s in range(n):
-            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
-        err = _stray_shots(p, f, first, n, nb)
-        if err:
-            return err
-        if shocking:
-            _shock(p, f, t, first, n)
-    elif shocking:  # the strikes with their rows out, then the shock save
-        f.stamp[0] = -1
-        err = roll_attack(p.plans + first * PLAN_WIDTH, p.masks + 2 * first, 0, n, &f.dice, f.stamp, 0, f.out,
-                          NULL, 0, &logpos, 0, NULL)
-        if err:
-            return err
-        for s in range(n):
-            damage += f.out[s * OUT_WIDTH + O_DAMAGE]
-            if _strays(p.row_info[2 * (first + s)], f.out[s * OUT_WIDTH + O_HITS]):
-                draw_gen(&f.dice, BY_SLOTS)  # ER-17: a missed shot's stray slot, with no one next to t: empty
-        _shock(p, f, t, first, n)
-    else:
-        err = _plain_roll(p, f, first, n, &damage)
-        if err:
-            return err
-    f.dealt[m] += damage + injury
-    f.taken[t] += damage + injury
-    if p.side_turns:
-        _ct_attacked(p, f, m, t, spell, n, cost)
-    if p.phased:
-        sv = p.os_save_or + 3 * g
-        if p.os_saves and sv[0] >= 0 and forces(<int>sv[1], spell) and f.status[t] == ST_STANDING:
-            # OS-5 (OsRound.attacked): the save_or's saving throw, hit or miss, the next random event
-            _stream(f)
-            if not saves(draw_gen(&f.dice, 20), sv[2], p.os_save_num[sv[0] * p.groups + tg]):
-                f.os_failed[t] = 1
-        # a slot of several sides lands a phase's damage when the phase ends
-        if f.defer:
-            f.pend_t[f.pend_n] = t
-            f.pend_d[f.pend_n] = damage
-            f.pend_n += 1
-        else:
-            _os_harm(p, f, t, damage)
-        return 0
-    if p.reactions and not spell and p.engages_u[unit] and not (
-            p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4):  # its weapon's strike left out
-        # engaged in melee, both ways (ER-20 flee attacks, Worldwalker attacks of opportunity)
-        err = _engage(f, m, t)
-        if err:
-            return err
-    for i in range(nb):  # ER-17: a stray's damage lands on its bystander, in bystander order
-        e = f.by[i]
-        if f.by_dmg[i] and f.status[e] == ST_STANDING:
-            f.dealt[m] += f.by_dmg[i]
-            f.taken[e] += f.by_dmg[i]
-            err = _harm(p, f, e, f.by_dmg[i], 0)
-            if err:
-                return err
-    return _harm(p, f, t, damage, injury)
-
-
-cdef int _fight(const FightPlan* p, FightState* f, uint64_t fight_seed, int64_t* rounds) noexcept nogil:
-    """One whole fight (Fight + simulate.play_batch's loop); returns an error code."""
-    cdef int64_t i, m, t, n, r = 0, slot, g, u, first, count, skip
-    cdef int err
-    # read once: the writes to f below could alias the plan's flags for the C compiler
-    cdef bint feints = p.feints
-    cdef bint extras = feints or p.shock or p.defends or p.throws or p.charges or p.negates  # one test a turn where none is
-    f.sides_left = 0
-    for i in range(p.sides):
-        f.side_standing[i] = 0
-    # Every member afresh, in bulk copies: a horde's fight is short next to its 300 members
-    # (ST_STANDING and PARRY_NONE are 0).
-    memcpy(f.hp, p.hp, p.members * sizeof(int64_t))
-    memset(f.status, 0, p.members * sizeof(int32_t))
-    memcpy(f.spell, p.spell_uses, p.members * sizeof(int64_t))
-    memset(f.dealt, 0, p.members * sizeof(int64_t))
-    memset(f.taken, 0, p.members * sizeof(int64_t))
-    memcpy(f.near_at, p.near_off, p.members * sizeof(int64_t))
-    memcpy(f.focus_at, p.focus_off, p.members * sizeof(int64_t))
-    memcpy(f.injury, p.injury, p.members * sizeof(int64_t))
-    memset(f.casting, 0, p.members * sizeof(int32_t))
-    if p.side_turns:
-        memset(f.broken, 0, p.members * sizeof(int64_t))
-        memset(f.parrying, 0, p.members * sizeof(int32_t))
-        memcpy(f.weapon_left, p.weapon0, p.members * sizeof(int64_t))
-        memcpy(f.shield_left, p.shield0, p.members * sizeof(int64_t))
-        memset(f.turns, 0, p.members * sizeof(int64_t))
-    for i in range(p.members):
-        f.side_standing[p.side[i]] += 1
-    for i in range(p.sides):
-        if f.side_standing[i]:
-            f.sides_left += 1
-    f.over = False
-    f.winner = -1
-    f.once_n = 0
-    f.epoch += p.max_rounds + 2  # a new fight: no one attacked anyone the round before its first
-    if p.feints:
-        memset(f.feinted, 0, p.members * sizeof(int64_t))
-    if p.defends:
-        memset(f.defending, 0, p.members * sizeof(int32_t))
-    if p.shock:
-        memset(f.incap, 0, p.members * sizeof(int64_t))
-    if p.throws:
-        memset(f.thrown, 0, p.members * sizeof(int64_t))
-    if p.charges:
-        memset(f.charged, 0, p.members * sizeof(int32_t))
-    if p.negates:
-        for i in range(p.members):
-            f.neg_hold[i] = f.neg_pin[i] = -1
-        memset(f.neg_free, 0, p.members * sizeof(int64_t))
-        memset(f.neg_disarmed, 0, p.members * sizeof(int32_t))
-        memset(f.neg_ws, 0, p.members * sizeof(int32_t))
-    if p.any_weakest:
-        _wk_build(p, f)
-    if p.any_walk:
-        for i in range(p.members + 1):
-            f.next_up[i] = i
-            f.next_down[i] = i
-    if p.any_random:
-        memcpy(f.fw, p.fw_init, p.sides * p.fw_n * sizeof(int32_t))
-        memcpy(f.eb, p.eb_init, p.sides * p.fw_words * sizeof(uint64_t))
-    if p.phased:  # OS-4: every group's morale afresh, each unit's counts
-        for g in range(p.groups):
-            f.g_standing[g] = 0
-            f.g_succ[g] = 0
-            f.g_broken[g] = 0
-            f.g_death[g] = fights_to_death(p.morale[g], 0)
-        for u in range(p.units_n):
-            f.u_standing[u] = 0
-            f.u_killed[u] = 0
-            f.u_fired[u] = 0
-        for i in range(p.members):
-            f.g_standing[p.group[i]] += 1
-            f.u_standing[p.member_unit[i]] += 1
-    while not f.over:
-        r += 1
-        f.round_seed = _chunk_seed(fight_seed, <uint64_t>r)
-        f.k = 0
-        f.now = f.epoch + r
-        if p.rows or r == 1:  # WW-5: actions held in reserve, for this round (spent on the strike-row kernel only)
-            memcpy(f.reserve, p.reserve, p.members * sizeof(int64_t))
-        if p.phased:
-            err = _os_round(p, f, r)
-            if err:
-                return err
-            if not f.over and r >= p.max_rounds:
-                f.over = True
-            continue
-        if p.side_turns:
-            err = _ct_round(p, f, r)
-            if err:
-                return err
-            if not f.over and r >= p.max_rounds:
-                f.over = True
-            continue
-        err = _initiative(p, f, &n)
-        if err:
-            return err
-        if p.spells:  # casters with a use left cast this round (the others never do: 0 since the fight began)
-            for i in range(p.casters_n):
-                m = p.casters[i]
-                f.casting[m] = f.status[m] == ST_STANDING and f.spell[m] > 0
-        for slot in range(n):
-            if f.over:
-                break
-            m = f.order[slot]
-            if f.status[m] != ST_STANDING:
-                continue
-            g = p.group[m]
-            if extras:
-                err = _turn_start(p, f, m)
-                if err:
-                    return err
-                if f.turn_done:
-                    continue
-            if f.casting[m]:
-                f.spell[m] -= 1
-                t = _choose(p, f, m)
-                if t >= 0:
-                    err = _attack(p, f, m, t, p.units[3 * g + 2], True, r)
-            elif p.units[3 * g + 1]:
-                first, count, skip = p.units[3 * g], p.units[3 * g + 1], 0
-                if extras and feints:  # WW-7 (WwRound.turn): a strike to feint feints, no attack
-                    skip = p.feint_units[g] & ~f.feinted[m]
-                    f.feinted[m] |= skip
-                    if skip == (<int64_t>1 << count) - 1:
-                        continue  # every strike feints this turn: no attack, no target
-                t = _choose(p, f, m)
-                if extras and t >= 0:
-                    err = _before_attack(p, f, m, t)
-                    if err:
-                        return err
-                    if f.turn_done:
-                        continue
-                # one attack, or (WW-5) one per strike while the target stands
-                for u in range(first, first + count):
-                    if skip and (skip >> (u - first)) & 1:
-                        continue
-                    if t < 0 or f.status[t] != ST_STANDING:
-                        break
-                    err = _attack(p, f, m, t, u, False, r)
-                    if err:
-                        break
-                    if extras and feints:
-                        f.feinted[m] &= ~(<int64_t>1 << (u - first))  # WW-7: the feint's attack is made
-            if err:
-                return err
-        if not f.over and r >= p.max_rounds:
-            f.over = True  # max_rounds: a draw
-    rounds[0] = r
-    return 0
 
 
 cdef void* _grab(list keep, Py_ssize_t nbytes) except NULL:
@@ -1510,9 +694,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
             f.eg_cap += 2 * (max(units[3 * group[i] + 1], 1) + 1)
     f.eg_head = <int64_t*>_grab(keep, 2 * members * 8)
     f.eg_stamp = <int64_t*>_grab(keep, 2 * members * 8)  # zeros: before every epoch
+    f.eg_other = <int32_t*>_grab(keep, 2 * f.eg_cap * 4)
+    f.eg_next = <int64_t*>_grab(keep, 2 * f.eg_cap * 8)
     for i in range(2):
-        f.eg_other[i] = <int32_t*>_grab(keep, f.eg_cap * 4)
-        f.eg_next[i] = <int64_t*>_grab(keep, f.eg_cap * 8)
         f.eg_used[i] = f.eg_pool[i] = 0
     f.eg_mark = <int64_t*>_grab(keep, members * 8)
     f.eg_token = 0
@@ -1631,6 +815,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.xs, p.ys = &xs_v[0], &ys_v[0]
     f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
     f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
+    select8 = _pyarray.array("i", bytes(4 * 256 * 8))
+    keep.append(select8)
+    cdef int[::1] select8_v = select8
+    select_table(&select8_v[0])
+    p.select8 = &select8_v[0]
     f.d = &f.dice
     seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
@@ -1638,8 +827,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     # then per member dealt, taken, survived, fled, down
     with nogil:
         for fight in range(first, first + count):
-            err = _fight(&p, &f, _chunk_seed(seed, <uint64_t>fight), &rounds)
-            if err:
+            rounds = _fight(&p, &f, _chunk_seed(seed, <uint64_t>fight))
+            if rounds < 0:
+                err = <int>-rounds
                 break
             played += 1
             if f.winner < 0:

@@ -45,7 +45,7 @@ SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/tur
           ROOT / "src/fracas/rulesets/oldschool/saving.py", ROOT / "src/fracas/rulesets/rolloffs.py"]
 #: Round procedure files: a ruleset's round of the compiled loop, in its own folder, over the
 #: loop's FightPlan and FightState (fracas._pure.rules).
-PROCEDURES = [ROOT / "src/fracas/rulesets/ct/loop.py", ROOT / "src/fracas/rulesets/er/loop.py",
+PROCEDURES = [ROOT / "src/fracas/drive/loop.py", ROOT / "src/fracas/rulesets/ct/loop.py", ROOT / "src/fracas/rulesets/er/loop.py",
               ROOT / "src/fracas/rulesets/oldschool/loop.py"]
 
 

@@ -3,9 +3,10 @@ scenario, the ruleset base class and the procedure protocol name no ruleset and 
 ruleset's fight flag; a ruleset's round lives in its folder (`fracas/rulesets/<ruleset>/fight.py`),
 and so do the scenario fields only its round reads (`Procedure.tactics`, `Procedure.fields`).
 
-Not yet covered: the compiled round's table keys (`ct`, `os`, `ct_init`: the names
-`cython_core/fights.pyx`, the hand-written C twin, reads) are two-letter folder names this
-test leaves out, until that twin is built from the procedures (issue 41 item 2)."""
+Not yet covered: the compiled loop's shared steps (`fracas/drive/loop.py`) still call the
+rulesets' rounds by name (`_ct_round`, `_os_round`, the ER turn's steps) on the plan's round
+kind, and its table keys (`ct`, `os`, `ct_init`) are two-letter folder names this test
+leaves out; a plug-in's round does not yet reach the compiled loop."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ returns the value. It is also what the type checker reads for those files.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, TypeAlias, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -21,8 +21,18 @@ compiled = False
 # The C types the rule files' annotations name (a Python int holds each).
 int = int  # Cython's name for a C int
 longlong = int
+uint = int
+ulonglong = int
 Py_ssize_t = int
 bint = bool
+double = float
+# The C integer types of the compiled loop's tables (`cython_core/fights.pyx`), which a round
+# procedure names as C names (`int32_t`: the plan rows' type) in its annotations.
+int32_t = int
+uint32_t = int
+void: TypeAlias = None
+#: A null pointer, as Python: None (what a rule file tests for: `marks is not None`)
+NULL: Any = None
 # Pointers (`rulesets/rolloffs.py`): as plain Python, what is passed for them: a list of ints,
 # any object (`p_void`), the pointed-to type itself (`pointer[Dice]`: the Dice).
 p_int = list[int]
@@ -42,10 +52,19 @@ class _Const:
         return kind
 
 
-const = _Const()
+if TYPE_CHECKING:  # `const[T]` in an annotation (`pointer[const[FightPlan]]`) is T to the type checker
+    const = Annotated[T, "a C constant"]
+else:
+    const = _Const()
 
 
 cfunc = ccall = inline = nogil = _same
+
+
+def cast(_type: Any, value: T) -> T:
+    """A C cast: as plain Python, the value (the round procedures cast only where C's
+    integer types need it, never a pointer: `if cython.compiled:` holds those)."""
+    return value
 
 
 def declare(_type: Callable[..., T], value: T) -> T:

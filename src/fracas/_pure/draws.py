@@ -13,8 +13,9 @@ from typing import Sequence
 
 from .. import _kernels
 from ..dice import Dice
+from ..rng import seed_state
 
-__all__ = ["Dice", "draw_gen", "draw_many"]
+__all__ = ["Dice", "draw_gen", "draw_many", "seed_words"]
 
 
 def draw_gen(d: Dice, faces: int) -> int:
@@ -33,3 +34,9 @@ def draw_many(d: Dice, faces: int, count: int) -> Sequence[int]:
         kernel.draw_faces(d.s, faces, out)
         return out
     return [d.die(faces) for _ in range(count)]
+
+
+def seed_words(d: Dice, seed: int) -> None:
+    """The generator words of the stream at `seed`, written into `d` (the fight loop's
+    `_stream`: each random event of a round draws from its own stream)."""
+    d.s[0:4] = array("I", seed_state(seed))

@@ -32,14 +32,16 @@ What a shared rule file may hold (tests/fights/test_shared_rules.py holds each t
   pyproject.toml's `always_false`);
 - the loop's own state stays out: a file states a rule on what it is given.
 
-A round procedure file (`rulesets/<ruleset>/loop.py`) is a ruleset's round of the compiled
-loop, kept in the ruleset's folder: the same form, but it does read the loop's state. Its
-functions take the loop's `FightPlan` and `FightState` (`p`, `f`; every table indexed, no
-pointer arithmetic; the stream is `f.d`), return what C would write through a pointer, and
-call the loop's own steps (`_stream`, `_choose`, `_attack` …) and the rule files. fights.pyx
-includes them after the rule files and the two structs. They are compiled only, for now:
-the loop's own steps are still C in fights.pyx, so the type checker leaves them to the
-compiler (pyproject.toml) until those steps are pure Python mode too.
+A round procedure file (`drive/loop.py`, the loop's shared steps; `rulesets/<ruleset>/loop.py`,
+a ruleset's round) is the compiled loop itself: the same form, but it reads the loop's
+state. Its functions take the loop's `FightPlan` and `FightState` (`p`, `f`; every table
+indexed, no pointer arithmetic; the stream is `f.d`), return what C would write through a
+pointer (or leave it in `f`: `f.turn_done`, `f.dmg` …), and call each other and the rule
+files. fights.pyx includes them after the rule files and its two structs; as Python
+(`fracas.drive.pyloop`) the two are objects of arrays and the files import each other, and
+always the stand-in `cython` (its NULL is None). Where C and Python must differ (a kernel
+called through a pointer, a bulk copy, a cast between C integer types) both sit side by
+side behind `if cython.compiled:`.
 """
 
 from __future__ import annotations

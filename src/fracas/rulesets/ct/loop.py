@@ -22,6 +22,8 @@ else:
         import cython
     except ImportError:  # Cython is a build dependency only: its names as plain Python
         from fracas._pure import cython
+    if not cython.compiled:  # run as Python (fracas.drive.pyloop): always the stand-in, whose NULL is None
+        from fracas._pure import cython
 
 #: A group's fields in FightPlan.ct_group (CTG each, fastfight lays them out): its tactic's
 #: parry, parry_at, power; whether its strikes can break, the situation dimensions (power,
@@ -38,11 +40,28 @@ CTG_STRIKES = cython.declare(cython.const[cython.int], 7)
 CTG_IMMUNE = cython.declare(cython.const[cython.int], 8)
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
-    from fracas.drive.loop import (E_FIGHT_PLAN, ST_STANDING, FightPlan, FightState, _attack, _attacked_prior,
-                                   _choose, _moved, _note_target, _stream, draw_gen)
+    from fracas._pure.draws import draw_gen
+    from fracas.drive.loop import ST_STANDING, _attack, _attacked_prior, _choose, _moved, _note_target, _stream
+    from fracas.drive.pyloop import FightPlan, FightState
     from fracas._layout import XOUT_WIDTH, Y_PARRY_LEFT
     from fracas.rulesets.ct.turn import (PARRY_NONE, PARRY_SHIELD, PARRY_WEAPON, parry_after, parry_now, power_now,
                                          shatters, weapon_breaks)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def _ct_start(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState]) -> cython.void:
+    """A fight's start: no weapon broken, no parry, each weapon and shield whole (CT-5, CT-6),
+    no turn taken."""
+    i: cython.longlong
+    for i in range(p.members):
+        f.broken[i] = 0
+        f.parrying[i] = PARRY_NONE
+        f.weapon_left[i] = p.weapon0[i]
+        f.shield_left[i] = p.shield0[i]
+        f.turns[i] = 0
 
 
 @cython.cfunc

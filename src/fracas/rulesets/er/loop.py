@@ -22,6 +22,8 @@ else:
         import cython
     except ImportError:  # Cython is a build dependency only: its names as plain Python
         from fracas._pure import cython
+    if not cython.compiled:  # run as Python (fracas.drive.pyloop): always the stand-in, whose NULL is None
+        from fracas._pure import cython
 
 #: ER Weapon Negation: numbers per negator and victim group in FightPlan.neg_table
 #: (ErRound._negation_tables): the feat's keep, total, the victim's AC, whether it may react;
@@ -36,11 +38,22 @@ NEG_DISARM = cython.declare(cython.const[cython.int], 2)
 #: bonus; the target's resistance.
 THROW_WIDTH = cython.declare(cython.const[cython.int], 8)
 
-if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
+#: ER-23: numbers per charger and pikeman group in FightPlan.impale_at (ErRound._impale_tables):
+#: the impalement's first row and rows (-1: none); a glaive's heavy impalement: its first row
+#: (-1: not a glaive), its skill dice.
+IMPALE_WIDTH = cython.declare(cython.const[cython.int], 4)
+
+if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx) and the kernels'
+    from fracas._facts import ER_IMPALE_HEAVY_FACE as HEAVY_FACE
+    from fracas._layout import (N_TYPES, O_DAMAGE, O_DISCARD, O_HITS, O_LOG, O_POOL, OUT_WIDTH, P_DISADV, P_MOD,
+                                P_TO_HIT, P_TYPE, PLAN_WIDTH)
     from fracas._native import _resist as resist
-    from fracas._layout import O_DAMAGE, OUT_WIDTH
-    from fracas.drive.loop import (E_FIGHT_TIES, ST_STANDING, FightPlan, FightState, _can_react, _harm, _impale,
-                                   _note_target, _stream, draw_gen)
+    from fracas._pure.draws import Dice, draw_gen
+    from fracas.drive.loop import (BY_SLOTS, E_FIGHT_TIES, ST_STANDING, _can_react, _er_roll, _harm, _note_target,
+                                   _stream)
+    from fracas.drive.pyloop import FightPlan, FightState, peek
+    from fracas.rulesets.er.strays import GOT_CHAIN, GOT_HITS, stray_base, stray_check
+    from fracas._layout import E_CHAIN_LIMIT
     from fracas.rulesets.er.hurling import hurl, thrown_damage
     from fracas.rulesets.er.negation import (NEG_FREE_DICE, NEG_HELD, NEG_MISSED, NEG_TIES, NEG_WEAPON_AS_USUAL,
                                              NEG_WEAPON_OUT, free_step, negation_roll)
@@ -312,3 +325,132 @@ def _shock(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightSt
     sv = 6 * tg + (3 if p.defends and f.defending[t] else 0)
     f.incap[t] += shock_roll(f.d, cython.cast(cython.int, p.shock_save[sv]),
                              cython.cast(cython.int, p.shock_save[sv + 1]), p.shock_save[sv + 2], damage, f.faces)
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def _strays(flags: cython.longlong, hits: cython.longlong) -> cython.bint:
+    """ER-17 (followups.stray_shots): a strike row's shot strays, its d10 slot rolled, when it
+    is under the friendly-fire rule (flag 1) and missed, or was at full cover (flag 2)."""
+    return (flags & 1) != 0 and ((flags & 2) != 0 or not hits)
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def _stray_shots(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], first: cython.longlong,
+                 n: cython.longlong, nb: cython.longlong) -> cython.int:
+    """followups.stray_shots for a fight's attack (ER-17): strike by strike, a shot under the
+    friendly-fire rule that missed (or was at a target behind full cover) rolls a d10 for
+    the slot it strays into (the bystanders f.by, slots 1..nb); the creature there is
+    checked with the pool's counting dice moved up against its own AC, a crit drawing its
+    chain (`strays.stray_check`), ER-9 gives the attribute modifier to the first stray into each
+    creature, ER-10 its resistance. The damage goes to f.by_dmg. Returns an error code."""
+    s: cython.longlong
+    k: cython.longlong
+    e: cython.longlong
+    bg: cython.longlong
+    hits: cython.longlong
+    chain: cython.longlong
+    base: cython.longlong
+    o: cython.longlong
+    pr: cython.longlong
+    dtype: cython.longlong
+    taken: cython.longlong = 0
+    flags: cython.longlong
+    roll: cython.int
+    only_chain: cython.bint
+    pool: cython.p_int
+    for k in range(nb):
+        f.by_dmg[k] = 0
+    for s in range(n):
+        flags = p.row_info[2 * (first + s)]
+        o = s * OUT_WIDTH
+        if not _strays(flags, f.out[o + O_HITS]):
+            continue
+        roll = draw_gen(f.d, BY_SLOTS)
+        if roll > nb:
+            continue
+        k = roll - 1
+        e = f.by[k]
+        bg = p.group[e]
+        if p.stray_cond[bg] & 1:  # behind full cover: the shot hits nothing
+            continue
+        pr = (first + s) * PLAN_WIDTH
+        dtype = p.plans[pr + P_TYPE]
+        if cython.compiled:  # the strike's pool: its dice in the attack's log, two numbers each
+            pool = cython.cast(cython.p_int, cython.address(f.slog[2 * f.out[o + O_LOG]]))
+        else:
+            pool = f.slog[2 * f.out[o + O_LOG]:]
+        if stray_check(f.d, pool, 2, f.out[o + O_POOL], f.out[o + O_DISCARD], p.plans[pr + P_TO_HIT],
+                       p.stray_ac[bg * N_TYPES + dtype], p.row_info[2 * (first + s) + 1], p.plans[pr + P_DISADV] != 0,
+                       (p.stray_cond[bg] & 2) != 0, f.got, cython.NULL) < 0:
+            return E_CHAIN_LIMIT
+        hits, chain = f.got[GOT_HITS], f.got[GOT_CHAIN]
+        only_chain = (p.stray_cond[bg] & 4) != 0
+        base = stray_base(hits, chain, only_chain)
+        if hits > 0 and not only_chain and not (taken >> k) & 1:
+            taken |= cython.cast(cython.longlong, 1) << k
+            base += p.plans[pr + P_MOD]
+            if base < 0:
+                base = 0
+        f.by_dmg[k] += resist(base, cython.cast(cython.int, p.stray_resist[bg * N_TYPES + dtype]))
+    return 0
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def _heavy(f: cython.pointer[FightState], dice: cython.longlong) -> cython.bint:
+    """ER-23: a glaive's impalement is heavy when one of its `dice` skill dice, read from a
+    copy of the stream (impale.skill_faces), shows HEAVY_FACE or more."""
+    i: cython.longlong
+    d: cython.pointer[Dice]
+    if cython.compiled:
+        f.peek = f.dice
+        d = cython.address(f.peek)
+    else:
+        d = peek(f.d)
+    for i in range(dice):
+        if draw_gen(d, 20) >= HEAVY_FACE:
+            return True
+    return False
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def _impale(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], m: cython.longlong,
+            t: cython.longlong) -> cython.int:
+    """ErRound._charge: m's first melee attack is its charge (ER-23); at t set against
+    charges (an impalement laid out for their groups) with its reaction left (not spent,
+    not incapacitated, not defending: `_can_react`), t impales m first, one random event
+    rolled as the impale kind rolls it, a glaive's at disadvantage when heavy (`_heavy`);
+    its damage lands on m at once, and if it is m's Body or more the charge is void
+    (f.turn_done). Returns an error code."""
+    g: cython.longlong = p.group[m]
+    at: cython.longlong
+    first: cython.longlong
+    err: cython.int
+    f.turn_done = False
+    if f.charged[m] or p.charge[g] < 0:
+        return 0
+    if p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4:
+        return 0  # its weapon locked, no melee strike left in its attack to charge with
+    f.charged[m] = 1
+    at = IMPALE_WIDTH * (g * p.groups + p.group[t])
+    if p.impale_at[at] < 0 or not _can_react(p, f, t) or (p.negates and _neg_busy(f, t)):
+        return 0
+    f.reacted[t] = f.now
+    _stream(f)
+    first = p.impale_at[at]
+    if p.impale_at[at + 2] >= 0 and _heavy(f, p.impale_at[at + 3]):  # a glaive
+        first = p.impale_at[at + 2]
+    err = _er_roll(p.impale_rows, p.impale_masks, f, first, p.impale_at[at + 1], False, False)
+    if err:
+        return err
+    f.turn_done = f.dmg >= f.hp[m]
+    return _lands(p, f, t, m, f.dmg)

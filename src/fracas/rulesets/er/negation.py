@@ -47,7 +47,7 @@ def negation_roll(d: cython.pointer[Dice], feat_keep: cython.int, feat_total: cy
     competition: the victim's d12 kept by `v_keep` + `v_total` against the attacker's kept
     by `a_keep` + `a_total`, again on a tie. faces[0:2] get the feat's dice (0: none) and
     faces[2] the face kept (0 until it is drawn: an error before it is the feat's); as
-    Python, `rounds` (a list) gets each competition round as [victim's two dice, its kept,
+    Python, `rounds` (a list, or None) gets each competition round as [victim's two dice, its kept,
     attacker's two dice, its kept]. Returns NEG_MISSED, NEG_HELD (locked, disarmed),
     NEG_FREED (the victim won), or NEG_TIES after NEG_ROUNDS tied rounds."""
     kept: cython.int
@@ -68,7 +68,7 @@ def negation_roll(d: cython.pointer[Dice], feat_keep: cython.int, feat_total: cy
     for n in range(NEG_ROUNDS):
         v = kept_die(d, NEG_DIE, v_keep, comp, 0) + v_total
         a = kept_die(d, NEG_DIE, a_keep, comp, 2) + a_total
-        if not cython.compiled:
+        if not cython.compiled and rounds is not None:
             rounds.append([comp[0], comp[1], v - v_total, comp[2], comp[3], a - a_total])
         if v != a:
             return NEG_FREED if v > a else NEG_HELD

@@ -23,12 +23,17 @@ else:
         import cython
     except ImportError:  # Cython is a build dependency only: its names as plain Python
         from fracas._pure import cython
+    if not cython.compiled:  # run as Python (fracas.drive.pyloop): always the stand-in, whose NULL is None
+        from fracas._pure import cython
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
-    from fracas.drive.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, FightPlan, FightState,
-                                   _attack, _choose, _decide, _fallen, _moved, _stream, draw_gen)
+    from fracas._pure.draws import draw_gen
+    from fracas.drive.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, _attack, _choose, _decide, _fallen,
+                                   _moved, _stream)
+    from fracas.drive.pyloop import FightPlan, FightState
     from fracas.rulesets.oldschool.morale import (SURRENDERS, STAYS, TRIGGERS, breaks, declaration,
                                                   fights_to_death, triggers)
+    from fracas.rulesets.oldschool.saving import forces, saves
     from fracas.rulesets.rolloffs import side_order
 
 
@@ -103,6 +108,51 @@ def _os_harm(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fight
         _moved(p, f, t)
     _os_note(p, f, p.member_unit[t], t)
     _decide(p, f)
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def _os_start(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState]) -> cython.void:
+    """A fight's start (OS-4): every group's morale afresh, each unit's counts."""
+    g: cython.longlong
+    u: cython.longlong
+    i: cython.longlong
+    for g in range(p.groups):
+        f.g_standing[g] = 0
+        f.g_succ[g] = 0
+        f.g_broken[g] = 0
+        f.g_death[g] = fights_to_death(p.morale[g], 0)
+    for u in range(p.units_n):
+        f.u_standing[u] = 0
+        f.u_killed[u] = 0
+        f.u_fired[u] = 0
+    for i in range(p.members):
+        f.g_standing[p.group[i]] += 1
+        f.u_standing[p.member_unit[i]] += 1
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def _os_attacked(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], m: cython.longlong,
+                 t: cython.longlong, spell: cython.bint, damage: cython.longlong) -> cython.int:
+    """What m's attack at t leaves (OsRound.attacked): OS-5, an attack with a `save_or` forces
+    t's saving throw, hit or miss, the next random event, and a failure costs a declared
+    spell; its damage lands now, or at the phase's end in a slot of several sides (OS-1)."""
+    sv: cython.longlong = 3 * p.group[m]
+    if p.os_saves and p.os_save_or[sv] >= 0 and forces(cython.cast(cython.int, p.os_save_or[sv + 1]), spell) and (
+            f.status[t] == ST_STANDING):
+        _stream(f)
+        if not saves(draw_gen(f.d, 20), p.os_save_or[sv + 2], p.os_save_num[p.os_save_or[sv] * p.groups + p.group[t]]):
+            f.os_failed[t] = 1
+    if f.defer:
+        f.pend_t[f.pend_n] = t
+        f.pend_d[f.pend_n] = damage
+        f.pend_n += 1
+    else:
+        _os_harm(p, f, t, damage)
+    return 0
 
 
 @cython.cfunc

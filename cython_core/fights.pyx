@@ -252,8 +252,7 @@ cdef struct FightState:
     int64_t sides_left
     bint over
     int64_t winner         # side index, -1 for a draw
-    Dice dice
-    Dice* d                # &dice: the stream the round procedures draw from
+    Dice dice              # the fight's stream (loop._dice)
     uint64_t round_seed
     uint64_t k
     # Old-school
@@ -820,7 +819,6 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef int[::1] select8_v = select8
     select_table(&select8_v[0])
     p.select8 = &select8_v[0]
-    f.d = &f.dice
     seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]
     # totals: wins[sides], draws, survivors[sides], rounds histogram[max_rounds + 1],

@@ -29,6 +29,7 @@ double = float
 # The C integer types of the compiled loop's tables (`cython_core/fights.pyx`), which a round
 # procedure names as C names (`int32_t`: the plan rows' type) in its annotations.
 int32_t = int
+int64_t = int
 uint32_t = int
 void: TypeAlias = None
 #: A null pointer, as Python: None (what a rule file tests for: `marks is not None`)

@@ -57,8 +57,8 @@ NIBBLES = cython.declare(cython.const[cython.ulonglong], 0x0F0F0F0F0F0F0F0F)
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx) and the kernels'
     from fracas._layout import (O_DAMAGE, O_HITS, OUT_WIDTH, X_POOL, XOUT_WIDTH, XPLAN_WIDTH, Y_COST, Y_DAMAGE,
                                 Y_REACT_ROLL)
-    from fracas._pure.cython import int32_t, uint32_t
-    from fracas._pure.draws import draw_gen, seed_words
+    from fracas._pure.cython import int32_t, int64_t, uint32_t
+    from fracas._pure.draws import Dice, draw_gen, seed_words
     from fracas.drive.pools import after_damage, down
     from fracas.drive.pyloop import BY_MAX, FightPlan, FightState, er_kernel, row_kernel
     from fracas.rng import chunk_seed as _chunk_seed
@@ -69,10 +69,24 @@ if not cython.compiled:  # compiled, these are the loop's own (cython_core/fight
 @cython.inline
 @cython.nogil
 @cython.exceptval(check=False)
+def _dice(f: cython.pointer[FightState]) -> cython.pointer[Dice]:
+    """The fight's stream, which every random event draws from: compiled, the state's own
+    generator (a field the C compiler knows, so a draw through it changes nothing else); as
+    Python, its `fracas.dice.Dice`."""
+    if cython.compiled:
+        return cython.address(f.dice)
+    else:
+        return f.d
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
 def _stream(f: cython.pointer[FightState]) -> cython.void:
     """The round's next random event draws from stream k (Fight._stream). Only the words
     change: a fight injects no faces."""
-    seed_words(f.d, _chunk_seed(f.round_seed, f.k))
+    seed_words(_dice(f), _chunk_seed(f.round_seed, f.k))
     f.k += 1
 
 
@@ -100,13 +114,13 @@ def _initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fi
             f.order[n] = i
             n += 1
     if cython.compiled:  # (the plan's and state's int64 tables as the rule file's long long)
-        placed = roll_order(f.d, p.init_die, cython.cast(cython.p_int, f.order), n,
+        placed = roll_order(_dice(f), p.init_die, cython.cast(cython.p_int, f.order), n,
                             cython.cast(cython.p_longlong, p.init_mod), cython.cast(cython.p_longlong, p.init_sub),
                             p.init_low, p.init_span, p.sub_low, p.sub_span, cython.cast(cython.p_longlong, f.bucket),
                             cython.cast(cython.p_longlong, f.keys), cython.cast(cython.p_int, f.tie),
                             cython.cast(cython.p_int, f.order), cython.NULL, cython.NULL)
     else:  # (as Python, roll_order also says each die: into f.rolls)
-        placed = roll_order(f.d, p.init_die, f.order, n, p.init_mod, p.init_sub, p.init_low, p.init_span, p.sub_low,
+        placed = roll_order(_dice(f), p.init_die, f.order, n, p.init_mod, p.init_sub, p.init_low, p.init_span, p.sub_low,
                             p.sub_span, f.bucket, f.keys, f.tie, f.order, f.rolls, None)
     if placed < 0:
         return -1
@@ -181,7 +195,7 @@ def _choose(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
     if n == 0:
         return -1
     _stream(f)
-    n = draw_gen(f.d, cython.cast(cython.uint, n))
+    n = draw_gen(_dice(f), cython.cast(cython.uint, n))
     return _fw_kth(p, f, side, n)
 
 
@@ -421,15 +435,19 @@ def _er_roll(plans: cython.pointer[cython.const[int32_t]], masks: cython.pointer
     first..first+n-1 of `plans` from f's stream, as one attack: its rows into f.out
     (`rows`) and its dice into f.slog (`log`), else only its damage, into f.dmg. Returns
     the kernel's error code."""
+    damage: int64_t = 0  # (the kernel's own C type: it writes them through pointers)
+    logpos: int64_t = 0
+    err: cython.int
     f.stamp[0] = -1
-    f.logpos = 0
-    f.dmg = 0
-    if cython.compiled:
-        return roll_attack(cython.address(plans[first * PLAN_WIDTH]), cython.address(masks[2 * first]), 0, n, f.d,
-                           f.stamp, 0, f.out if rows else cython.NULL, f.slog if log else cython.NULL,
-                           f.slog_cap if log else 0, cython.address(f.logpos), 0,
-                           cython.NULL if rows else cython.address(f.dmg))
+    if cython.compiled:  # (the totals in locals: the inlined kernel keeps them in registers)
+        err = roll_attack(cython.address(plans[first * PLAN_WIDTH]), cython.address(masks[2 * first]), 0, n, _dice(f),
+                          f.stamp, 0, f.out if rows else cython.NULL, f.slog if log else cython.NULL,
+                          f.slog_cap if log else 0, cython.address(logpos), 0,
+                          cython.NULL if rows else cython.address(damage))
+        f.dmg = damage
+        return err
     else:
+        f.dmg = 0
         return er_kernel(plans, f, first, n, rows, log)
 
 
@@ -452,7 +470,7 @@ def _row_roll(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
     err: cython.int
     f.logpos = 0
     if cython.compiled:
-        err = xattack(p.plans, first, first + n, f.d, cython.address(p.tinit[at * XS_WIDTH]), f.tstate, XS_WIDTH,
+        err = xattack(p.plans, first, first + n, _dice(f), cython.address(p.tinit[at * XS_WIDTH]), f.tstate, XS_WIDTH,
                       f.out, cython.NULL, 0, cython.address(f.logpos), True, CT_EXPLODE_LIMIT)
     else:
         err = row_kernel(p, f, first, n, at)
@@ -777,7 +795,7 @@ def _attack(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
         for s in range(n):
             damage += f.out[s * OUT_WIDTH + O_DAMAGE]
             if _strays(p.row_info[2 * (first + s)], f.out[s * OUT_WIDTH + O_HITS]):
-                draw_gen(f.d, BY_SLOTS)  # ER-17: a missed shot's stray slot, with no one next to t: empty
+                draw_gen(_dice(f), BY_SLOTS)  # ER-17: a missed shot's stray slot, with no one next to t: empty
         _shock(p, f, t, first, n)
     else:
         err = _er_roll(p.plans, p.masks, f, first, n, False, False)

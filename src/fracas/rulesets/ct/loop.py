@@ -40,10 +40,11 @@ CTG_STRIKES = cython.declare(cython.const[cython.int], 7)
 CTG_IMMUNE = cython.declare(cython.const[cython.int], 8)
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
-    from fracas._pure.draws import draw_gen
-    from fracas.drive.loop import ST_STANDING, _attack, _attacked_prior, _choose, _moved, _note_target, _stream
-    from fracas.drive.pyloop import FightPlan, FightState
     from fracas._layout import XOUT_WIDTH, Y_PARRY_LEFT
+    from fracas._pure.draws import draw_gen
+    from fracas.drive.loop import (ST_STANDING, _attack, _attacked_prior, _choose, _dice, _moved, _note_target,
+                                   _stream)
+    from fracas.drive.pyloop import FightPlan, FightState
     from fracas.rulesets.ct.turn import (PARRY_NONE, PARRY_SHIELD, PARRY_WEAPON, parry_after, parry_now, power_now,
                                          shatters, weapon_breaks)
 
@@ -84,7 +85,7 @@ def _ct_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer
     n: cython.longlong = 0
     slots: cython.longlong = 0
     _stream(f)
-    roll = draw_gen(f.d, 6)
+    roll = draw_gen(_dice(f), 6)
     at = ((0 if r == 1 else 1) * 6 + roll - 1) * 2
     first, surprised = p.ct_init[at], p.ct_init[at + 1]
     for turn in range(2):

@@ -45,15 +45,14 @@ IMPALE_WIDTH = cython.declare(cython.const[cython.int], 4)
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx) and the kernels'
     from fracas._facts import ER_IMPALE_HEAVY_FACE as HEAVY_FACE
-    from fracas._layout import (N_TYPES, O_DAMAGE, O_DISCARD, O_HITS, O_LOG, O_POOL, OUT_WIDTH, P_DISADV, P_MOD,
-                                P_TO_HIT, P_TYPE, PLAN_WIDTH)
+    from fracas._layout import (E_CHAIN_LIMIT, N_TYPES, O_DAMAGE, O_DISCARD, O_HITS, O_LOG, O_POOL, OUT_WIDTH,
+                                P_DISADV, P_MOD, P_TO_HIT, P_TYPE, PLAN_WIDTH)
     from fracas._native import _resist as resist
     from fracas._pure.draws import Dice, draw_gen
-    from fracas.drive.loop import (BY_SLOTS, E_FIGHT_TIES, ST_STANDING, _can_react, _er_roll, _harm, _note_target,
-                                   _stream)
+    from fracas.drive.loop import (BY_SLOTS, E_FIGHT_TIES, ST_STANDING, _can_react, _dice, _er_roll, _harm,
+                                   _note_target, _stream)
     from fracas.drive.pyloop import FightPlan, FightState, peek
     from fracas.rulesets.er.strays import GOT_CHAIN, GOT_HITS, stray_base, stray_check
-    from fracas._layout import E_CHAIN_LIMIT
     from fracas.rulesets.er.hurling import hurl, thrown_damage
     from fracas.rulesets.er.negation import (NEG_FREE_DICE, NEG_HELD, NEG_MISSED, NEG_TIES, NEG_WEAPON_AS_USUAL,
                                              NEG_WEAPON_OUT, free_step, negation_roll)
@@ -139,7 +138,7 @@ def _neg_hold(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
     if not p.neg_blitz[g]:
         return 0
     _stream(f)
-    damage = resist(draw_gen(f.d, 20), cython.cast(cython.int, p.neg_table[NEG_WIDTH * (g * p.groups + p.group[v]) + 9]))
+    damage = resist(draw_gen(_dice(f), 20), cython.cast(cython.int, p.neg_table[NEG_WIDTH * (g * p.groups + p.group[v]) + 9]))
     return _lands(p, f, m, v, damage)
 
 
@@ -231,7 +230,7 @@ def _negates(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fight
     if reacts:
         f.reacted[t] = f.now
     _stream(f)
-    got = negation_roll(f.d, cython.cast(cython.int, p.neg_table[tab]), p.neg_table[tab + 1], p.neg_table[tab + 2],
+    got = negation_roll(_dice(f), cython.cast(cython.int, p.neg_table[tab]), p.neg_table[tab + 1], p.neg_table[tab + 2],
                         reacts, cython.cast(cython.int, p.neg_table[tab + 4]), p.neg_table[tab + 5],
                         cython.cast(cython.int, p.neg_table[tab + 6]), p.neg_table[tab + 7], f.faces, cython.NULL)
     if got == NEG_TIES:
@@ -266,14 +265,14 @@ def _throw(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightSt
     hits: cython.int
     f.thrown[m] += 1
     _stream(f)
-    hits = hurl(f.d, cython.cast(cython.int, p.throw_plan[pl]), p.throw_plan[pl + 1], p.throw_plan[pl + 2],
+    hits = hurl(_dice(f), cython.cast(cython.int, p.throw_plan[pl]), p.throw_plan[pl + 1], p.throw_plan[pl + 2],
                 p.throw_plan[pl + 3] != 0, f.faces)
     if p.sneaks:
         _note_target(f, m, t)
     if not hits:
         return 0
     for i in range(p.throw_plan[pl + 4]):
-        rolled += draw_gen(f.d, cython.cast(cython.uint, p.throw_plan[pl + 5]))
+        rolled += draw_gen(_dice(f), cython.cast(cython.uint, p.throw_plan[pl + 5]))
     damage = resist(thrown_damage(rolled, p.throw_plan[pl + 6]), cython.cast(cython.int, p.throw_plan[pl + 7]))
     return _lands(p, f, m, t, damage)
 
@@ -323,7 +322,7 @@ def _shock(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightSt
     if not calls_for_save(damage, p.shock_body[tg]):
         return
     sv = 6 * tg + (3 if p.defends and f.defending[t] else 0)
-    f.incap[t] += shock_roll(f.d, cython.cast(cython.int, p.shock_save[sv]),
+    f.incap[t] += shock_roll(_dice(f), cython.cast(cython.int, p.shock_save[sv]),
                              cython.cast(cython.int, p.shock_save[sv + 1]), p.shock_save[sv + 2], damage, f.faces)
 
 
@@ -370,7 +369,7 @@ def _stray_shots(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[F
         o = s * OUT_WIDTH
         if not _strays(flags, f.out[o + O_HITS]):
             continue
-        roll = draw_gen(f.d, BY_SLOTS)
+        roll = draw_gen(_dice(f), BY_SLOTS)
         if roll > nb:
             continue
         k = roll - 1
@@ -384,7 +383,7 @@ def _stray_shots(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[F
             pool = cython.cast(cython.p_int, cython.address(f.slog[2 * f.out[o + O_LOG]]))
         else:
             pool = f.slog[2 * f.out[o + O_LOG]:]
-        if stray_check(f.d, pool, 2, f.out[o + O_POOL], f.out[o + O_DISCARD], p.plans[pr + P_TO_HIT],
+        if stray_check(_dice(f), pool, 2, f.out[o + O_POOL], f.out[o + O_DISCARD], p.plans[pr + P_TO_HIT],
                        p.stray_ac[bg * N_TYPES + dtype], p.row_info[2 * (first + s) + 1], p.plans[pr + P_DISADV] != 0,
                        (p.stray_cond[bg] & 2) != 0, f.got, cython.NULL) < 0:
             return E_CHAIN_LIMIT
@@ -413,7 +412,7 @@ def _heavy(f: cython.pointer[FightState], dice: cython.longlong) -> cython.bint:
         f.peek = f.dice
         d = cython.address(f.peek)
     else:
-        d = peek(f.d)
+        d = peek(_dice(f))
     for i in range(dice):
         if draw_gen(d, 20) >= HEAVY_FACE:
             return True

@@ -28,8 +28,8 @@ else:
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
     from fracas._pure.draws import draw_gen
-    from fracas.drive.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, _attack, _choose, _decide, _fallen,
-                                   _moved, _stream)
+    from fracas.drive.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, _attack, _choose, _decide, _dice,
+                                   _fallen, _moved, _stream)
     from fracas.drive.pyloop import FightPlan, FightState
     from fracas.rulesets.oldschool.morale import (SURRENDERS, STAYS, TRIGGERS, breaks, declaration,
                                                   fights_to_death, triggers)
@@ -144,7 +144,7 @@ def _os_attacked(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[F
     if p.os_saves and p.os_save_or[sv] >= 0 and forces(cython.cast(cython.int, p.os_save_or[sv + 1]), spell) and (
             f.status[t] == ST_STANDING):
         _stream(f)
-        if not saves(draw_gen(f.d, 20), p.os_save_or[sv + 2], p.os_save_num[p.os_save_or[sv] * p.groups + p.group[t]]):
+        if not saves(draw_gen(_dice(f), 20), p.os_save_or[sv + 2], p.os_save_num[p.os_save_or[sv] * p.groups + p.group[t]]):
             f.os_failed[t] = 1
     if f.defer:
         f.pend_t[f.pend_n] = t
@@ -196,7 +196,7 @@ def _os_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer
             f.os_together[slots] = 0
             slots += 1
     else:
-        slots = side_order(f.d, n, f.os_waits, p.os_ties == 1, f.os_faces, f.os_tied, f.os_ranked, f.os_slot_in,
+        slots = side_order(_dice(f), n, f.os_waits, p.os_ties == 1, f.os_faces, f.os_tied, f.os_ranked, f.os_slot_in,
                            f.os_tog, cython.NULL)
         if slots < 0:
             return -1
@@ -335,8 +335,8 @@ def _os_round(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
             if not checks:
                 continue
             _stream(f)
-            total = draw_gen(f.d, 6)
-            total += draw_gen(f.d, 6)
+            total = draw_gen(_dice(f), 6)
+            total += draw_gen(_dice(f), 6)
             for g in range(p.groups):
                 if _os_checks(p, f, g, u):
                     f.g_broken[g] = breaks(total, p.morale[g], p.morale_mod[g])

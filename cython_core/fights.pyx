@@ -4,7 +4,7 @@ compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms, Worldwalker, Cart
 old-school.
 
 No rule of a round is written here. The loop is the round procedure files included below
-(`drive/loop.py`: the shared steps; `rulesets/<ruleset>/loop.py`: each ruleset's round), in
+(`rulesets/loop.py`: the shared steps; `rulesets/<ruleset>/loop.py`: each ruleset's round), in
 Cython's pure Python mode, which `fracas.drive.pyloop` runs as Python too, and the rule
 files they call; the round loop of fracas.drive.fight plays the same rules with each
 attack logged, and tests/fights/test_fast_fights.py compares the two fight by fight. This
@@ -34,10 +34,10 @@ from _rows cimport *
 include "_layout.pxi"
 
 # Rules written once for both fight loops: plain-Python files in the rulesets' folders (and
-# the driver's), in Cython's "pure Python mode", compiled here as inline C and imported as
+# the rulesets package), in Cython's "pure Python mode", compiled here as inline C and imported as
 # they are by the Python loop (docs/ENCOUNTERS.md, "Rules written once for both loops").
 # These lines are the one list of them (setup.py reads it: fracas._pure.rules).
-include "fracas/drive/pools.py"
+include "fracas/rulesets/pools.py"
 include "fracas/rulesets/ct/turn.py"
 include "fracas/rulesets/er/hurling.py"
 include "fracas/rulesets/er/shock.py"
@@ -215,7 +215,7 @@ cdef struct FightPlan:
     const int64_t* focus_hi
     const double* xs
     const double* ys
-    const int* select8         # loop._select's table (loop.select_table)
+    const int* select8         # loop._select's table (pyloop.layout)
 
 
 cdef struct FightState:
@@ -356,7 +356,7 @@ cdef struct FightState:
 
 # Round procedures: the loop's shared steps, then each ruleset's round, over the state above
 # (Cython's pure Python mode, as the rule files above; fracas.drive.pyloop runs them as Python).
-include "fracas/drive/loop.py"
+include "fracas/rulesets/loop.py"
 include "fracas/rulesets/ct/loop.py"
 include "fracas/rulesets/er/loop.py"
 include "fracas/rulesets/oldschool/loop.py"
@@ -457,10 +457,13 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.members, p.groups, p.sides, p.max_rounds = members, groups, sides, max_rounds
     p.side, p.group, p.hp, p.flee_at = &side[0], &group[0], &hp[0], &flee_at[0]
     p.spell_uses, p.tactic, p.init_mod, p.reaction = &spell_uses[0], &tactic[0], &init_mod[0], &reaction[0]
-    casters = _pyarray.array("q", [0])
     for i in range(members):
-        if spell_uses[i] > 0:
-            casters.append(i)
+        if not 0 <= side[i] < sides:
+            raise ValueError("a fight plan's sides disagree")
+    from fracas.drive.pyloop import layout  # what the loop works out from the arrays, in both runs
+    lay = layout(arrays)
+    keep.append(lay)
+    casters = _pyarray.array("q", [0]) + lay["casters"]  # (a first entry: never an empty view)
     keep.append(casters)
     cdef const int64_t[::1] casters_v = casters
     p.casters = &casters_v[1]
@@ -509,20 +512,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("a Cartyrion fight plan is for two sides and at most 2,048 combatants")
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
     p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
-    engages_u = _pyarray.array("i", [0] * max(n_units, 1))
-    for g in range(groups):
-        for u in range(units[3 * g + 1]):
-            engages_u[units[3 * g] + u] = (engages[g] >> u) & 1
-    keep.append(engages_u)
-    cdef const int32_t[::1] engages_uv = engages_u
+    cdef const int32_t[::1] engages_uv = lay["engages_u"]
     p.engages_u = &engages_uv[0]
-    p.reactions = False
-    for g in range(groups):
-        p.reactions = p.reactions or (leave_draws[g] != 0)
-    if p.reactions:
-        p.reactions = False
-        for g in range(groups):
-            p.reactions = p.reactions or react_unit[g] >= 0
+    p.reactions = lay["reactions"]
     if p.reactions and (p.side_turns or p.phased):
         raise ValueError("reactions at a leaving enemy are for one combatant a slot")
     cdef const int64_t[::1] sneaky = arrays["sneaky"], feint_units = arrays["feint_units"]
@@ -649,10 +641,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.vbase = &vbase[0] if vbase.shape[0] else NULL
     p.vcount = &vcount[0] if vcount.shape[0] else NULL
     p.tinit = &tinit[0] if tinit.shape[0] else NULL
-    p.init_low = min(arrays["init_mod"]) + 1
-    p.init_span = max(arrays["init_mod"]) - min(arrays["init_mod"]) + p.init_die
-    p.sub_low = min(arrays["init_sub"])
-    p.sub_span = max(arrays["init_sub"]) - p.sub_low + 1
+    p.init_low, p.init_span, p.sub_low, p.sub_span = lay["init_low"], lay["init_span"], lay["sub_low"], lay["sub_span"]
     if p.init_span * p.sub_span > (1 << 16):
         raise ValueError("initiative modifiers too far apart for the counting sort")
     p.near_off = &near_off[0]
@@ -687,10 +676,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.acts = <int32_t*>_grab(keep, members * 4)
     # who engaged whom (reactions): a round's records are two for each attack its members'
     # turns make (one turn each, a spell engages no one) and each reaction (one each)
-    f.eg_cap = 0
-    if p.reactions:
-        for i in range(members):
-            f.eg_cap += 2 * (max(units[3 * group[i] + 1], 1) + 1)
+    f.eg_cap = lay["eg_cap"]
     f.eg_head = <int64_t*>_grab(keep, 2 * members * 8)
     f.eg_stamp = <int64_t*>_grab(keep, 2 * members * 8)  # zeros: before every epoch
     f.eg_other = <int32_t*>_grab(keep, 2 * f.eg_cap * 4)
@@ -737,48 +723,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.pend_t = <int64_t*>_grab(keep, members * 8)
     f.pend_d = <int64_t*>_grab(keep, members * 8)
     f.defer = False
-    # weakest and random: per side trees, laid out here once (docs: targets in flat time)
-    p.any_weakest = p.any_random = False
-    for i in range(members):
-        p.any_weakest = p.any_weakest or tactic[i] == TAC_WEAKEST
-        p.any_random = p.any_random or tactic[i] == TAC_RANDOM
-    wk_off = _pyarray.array("q", bytes(8 * sides))
-    wk_size = _pyarray.array("q", bytes(8 * sides))
-    side_pos = _pyarray.array("q", bytes(8 * members))
-    on_side = [0] * sides
-    for i in range(members):
-        if not 0 <= side[i] < sides:
-            raise ValueError("a fight plan's sides disagree")
-        side_pos[i] = on_side[side[i]]
-        on_side[side[i]] += 1
-    cdef int64_t nodes = 0, size
-    for g in range(sides):
-        size = 1
-        while size < on_side[g]:
-            size <<= 1
-        wk_off[g], wk_size[g] = nodes, size
-        nodes += 2 * size
-    cdef int64_t fw_words = (members + 63) >> 6 if p.any_random else 1, fw_n = (fw_words + 7) & ~7
-    fw_init = _pyarray.array("i", bytes(4 * sides * fw_n))
-    eb_init = _pyarray.array("Q", bytes(8 * sides * fw_words))
-    cdef int32_t[::1] fw_init_v = fw_init
-    cdef uint64_t[::1] eb_init_v = eb_init
-    cdef int64_t j, tree
-    if p.any_random:
-        for i in range(members):  # in the bitset of every side but its own, counted by the words after its own
-            for tree in range(sides):
-                if tree != side[i]:
-                    eb_init_v[tree * fw_words + (i >> 6)] |= <uint64_t>1 << (i & 63)
-                    if (i >> 6) + 1 < fw_words:
-                        fw_init_v[tree * fw_n + (i >> 6) + 1] += 1
-        for tree in range(sides):  # the prefix counts of each side's words; never below k past them
-            for j in range(1, fw_n):
-                if j < fw_words:
-                    fw_init_v[tree * fw_n + j] += fw_init_v[tree * fw_n + j - 1]
-                else:
-                    fw_init_v[tree * fw_n + j] = 0x7FFFFFFF
-    keep.extend((wk_off, wk_size, side_pos, fw_init, eb_init))
-    cdef const int64_t[::1] wk_off_v = wk_off, wk_size_v = wk_size, side_pos_v = side_pos
+    # weakest and random: per side trees and bitsets (docs: targets in flat time)
+    p.any_weakest, p.any_random = lay["any_weakest"], lay["any_random"]
+    cdef const int64_t[::1] wk_off_v = lay["wk_off"], wk_size_v = lay["wk_size"], side_pos_v = lay["side_pos"]
+    cdef const int32_t[::1] fw_init_v = lay["fw_init"]
+    cdef const uint64_t[::1] eb_init_v = lay["eb_init"]
+    cdef int64_t nodes = lay["wk_nodes"], fw_n = lay["fw_n"], fw_words = lay["fw_words"]
     p.wk_off, p.wk_size, p.side_pos, p.fw_init = &wk_off_v[0], &wk_size_v[0], &side_pos_v[0], &fw_init_v[0]
     p.eb_init = &eb_init_v[0]
     p.fw_n, p.fw_words = fw_n, fw_words
@@ -814,10 +764,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.xs, p.ys = &xs_v[0], &ys_v[0]
     f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
     f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
-    select8 = _pyarray.array("i", bytes(4 * 256 * 8))
-    keep.append(select8)
-    cdef int[::1] select8_v = select8
-    select_table(&select8_v[0])
+    cdef const int[::1] select8_v = lay["select8"]
     p.select8 = &select8_v[0]
     seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]

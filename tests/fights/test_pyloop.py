@@ -1,5 +1,5 @@
 """One source for the compiled fight loop and its Python run (issue 41 item 2): the round
-procedure files (`drive/loop.py`, `rulesets/<ruleset>/loop.py`) that `cython_core/fights.pyx`
+procedure files (`rulesets/loop.py`, `rulesets/<ruleset>/loop.py`) that `cython_core/fights.pyx`
 compiles, run as the Python they are by `fracas.drive.pyloop`, play every fight as the
 compiled loop does: the same winners, rounds, survivors, damage dealt and taken, who fled and
 who went down, the same attacks rolled and the same fight stopped on an error, on every
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from fracas import _kernels
 from fracas.drive import fastfight, pyloop
+from fracas.rulesets import loop, loopstate
 from fracas.drive.scenario import compile_scenario
 
 from .test_fast_fights import _ct_scenario, _os_scenario, _scenario, _ww_scenario, compiled
@@ -50,9 +51,19 @@ def test_every_example_plays_the_same_fights_compiled_and_as_python(name):
     assert py == c
 
 
+def test_every_round_step_the_shared_steps_call_is_a_built_in_rulesets():
+    # compiled, fights.pyx includes every round procedure file in one module; as Python,
+    # pyloop.bind finds each step in a built-in ruleset's loop.py through the registry
+    pyloop.bind()
+    for step in loop.ROUND_STEPS:
+        bound = getattr(loop, step)
+        assert callable(bound) and bound.__module__.startswith("fracas.rulesets."), step
+        assert bound.__module__ != "fracas.rulesets.loop", step
+
+
 def test_a_plan_field_nobody_set_is_named():
     with pytest.raises(AttributeError, match="FightPlan has no field 'nowhere'"):
-        pyloop.FightPlan().nowhere
+        loopstate.FightPlan().nowhere
 
 
 @compiled

@@ -29,7 +29,7 @@ import pytest
 
 from fracas import _facts, _kernels
 from fracas._pure import rules
-from fracas.drive import pools
+from fracas.rulesets import pools
 from fracas.dice import Dice
 from fracas.errors import DiceError, LimitError
 from fracas.rulesets import rolloffs, rows
@@ -38,14 +38,14 @@ from fracas.rulesets.er import hurling, negation, shock, strays
 from fracas.rulesets.oldschool import morale, saving
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = [ROOT / "src/fracas/drive/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
+SHARED = [ROOT / "src/fracas/rulesets/pools.py", ROOT / "src/fracas/rulesets/ct/turn.py",
           ROOT / "src/fracas/rulesets/er/hurling.py", ROOT / "src/fracas/rulesets/er/negation.py",
           ROOT / "src/fracas/rulesets/er/shock.py",
           ROOT / "src/fracas/rulesets/er/strays.py", ROOT / "src/fracas/rulesets/oldschool/morale.py",
           ROOT / "src/fracas/rulesets/oldschool/saving.py", ROOT / "src/fracas/rulesets/rolloffs.py"]
 #: Round procedure files: a ruleset's round of the compiled loop, in its own folder, over the
 #: loop's FightPlan and FightState (fracas._pure.rules).
-PROCEDURES = [ROOT / "src/fracas/drive/loop.py", ROOT / "src/fracas/rulesets/ct/loop.py", ROOT / "src/fracas/rulesets/er/loop.py",
+PROCEDURES = [ROOT / "src/fracas/rulesets/loop.py", ROOT / "src/fracas/rulesets/ct/loop.py", ROOT / "src/fracas/rulesets/er/loop.py",
               ROOT / "src/fracas/rulesets/oldschool/loop.py"]
 
 

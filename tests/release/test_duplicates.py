@@ -17,9 +17,9 @@ JUSTIFIED = {
     ("cython_core/er.pyx", "cython_core/rows.pyx"): (
         2, "the group walk of the ER and X-row summary kernels, inside their nogil loops"),
     ("cython_core/fights.pyx",): (1, "the turn loop of the OS phases and of the other rulesets' slots"),
-    ("src/fracas/drive/pools.py", "src/fracas/rulesets/ct/turn.py", "src/fracas/rulesets/er/strays.py",
+    ("src/fracas/rulesets/pools.py", "src/fracas/rulesets/ct/turn.py", "src/fracas/rulesets/er/strays.py",
      "src/fracas/rulesets/oldschool/morale.py"): (2, _SHARED_IMPORT),
-    ("src/fracas/drive/pools.py", "src/fracas/rulesets/er/hurling.py"): (1, _SHARED_IMPORT),
+    ("src/fracas/rulesets/pools.py", "src/fracas/rulesets/er/hurling.py"): (1, _SHARED_IMPORT),
 }
 
 

@@ -3,10 +3,10 @@ scenario, the ruleset base class and the procedure protocol name no ruleset and 
 ruleset's fight flag; a ruleset's round lives in its folder (`fracas/rulesets/<ruleset>/fight.py`),
 and so do the scenario fields only its round reads (`Procedure.tactics`, `Procedure.fields`).
 
-Not yet covered: the compiled loop's shared steps (`fracas/drive/loop.py`) still call the
-rulesets' rounds by name (`_ct_round`, `_os_round`, the ER turn's steps) on the plan's round
-kind, and its table keys (`ct`, `os`, `ct_init`) are two-letter folder names this test
-leaves out; a plug-in's round does not yet reach the compiled loop."""
+Not yet covered: the compiled loop's shared steps (`fracas/rulesets/loop.py`) call the
+built-in rounds' steps (`loop.ROUND_STEPS`: `_ct_round`, `_os_round`, the ER turn's steps)
+on the plan's round kind, and its table keys (`ct`, `os`, `ct_init`) are two-letter folder
+names this test leaves out; a plug-in's round does not yet reach the compiled loop."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import pytest
 from fracas import rulesets
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "fracas"
-GENERIC = ["drive/fight.py", "drive/fastfight.py", "drive/scenario.py", "rulesets/base.py", "rulesets/fight.py"]
+GENERIC = ["drive/fight.py", "drive/fastfight.py", "drive/pyloop.py", "drive/scenario.py", "rulesets/base.py",
+           "rulesets/fight.py", "rulesets/loop.py", "rulesets/loopstate.py"]
 #: The flags and hooks the base class carried for the built-in rounds before they moved.
 OLD_FLAGS = ["weapon_memory", "reserve_actions", "one_action", "flight_declared", "initiative_once",
              "spell_disruption", "fleeing_target", "no_reaction", "power_attack", "no_sneak", "fight_parry",

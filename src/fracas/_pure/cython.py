@@ -12,6 +12,7 @@ returns the value. It is also what the type checker reads for those files.
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from typing import TYPE_CHECKING, Annotated, Any, Callable, TypeAlias, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,10 +35,10 @@ uint32_t = int
 void: TypeAlias = None
 #: A null pointer, as Python: None (what a rule file tests for: `marks is not None`)
 NULL: Any = None
-# Pointers (`rulesets/rolloffs.py`): as plain Python, what is passed for them: a list of ints,
+# Pointers (`rulesets/rolloffs.py`): as plain Python, what is passed for them: a list or array of ints,
 # any object (`p_void`), the pointed-to type itself (`pointer[Dice]`: the Dice).
-p_int = list[int]
-p_longlong = list[int]
+p_int = MutableSequence[int]
+p_longlong = MutableSequence[int]
 p_void = Any
 pointer = Annotated[T, "a C pointer"]
 

@@ -32,7 +32,7 @@ What a shared rule file may hold (tests/fights/test_shared_rules.py holds each t
   pyproject.toml's `always_false`);
 - the loop's own state stays out: a file states a rule on what it is given.
 
-A round procedure file (`drive/loop.py`, the loop's shared steps; `rulesets/<ruleset>/loop.py`,
+A round procedure file (`rulesets/loop.py`, the loop's shared steps; `rulesets/<ruleset>/loop.py`,
 a ruleset's round) is the compiled loop itself: the same form, but it reads the loop's
 state. Its functions take the loop's `FightPlan` and `FightState` (`p`, `f`; every table
 indexed, no pointer arithmetic; the stream is `f.d`), return what C would write through a

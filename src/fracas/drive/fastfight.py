@@ -35,6 +35,7 @@ from typing import Any, Optional, Union
 from .. import _kernels
 from .._layout import N_TYPES, PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..errors import RequestError
+from .pyloop import layout
 from .scenario import Compiled
 
 #: Attacks compiled for the flat plan at most (attack unit × enemy group × reaction or not):
@@ -263,6 +264,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
         "sides": len(sc.sides), "max_rounds": sc.max_rounds, "widest": widest,
         **{k: v for k, v in tables.items() if not k.startswith("_")},
     }
+    layout(arrays)  # what the loop works out from the arrays, once (kept in them)
     return FastPlan(sc, arrays)
 
 

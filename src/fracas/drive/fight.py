@@ -40,9 +40,9 @@ from typing import Any, Optional
 
 from ..dice import Dice
 from ..rng import chunk_seed
+from ..rulesets import pools
 from ..rulesets.base import Actor as Actor  # what a ruleset's initiative reads (re-exported)
 from ..rulesets.fight import DOWN, FLED, STANDING, Member, Procedure, SideView, Situation
-from . import pools
 from .scenario import Compiled, thawed
 
 __all__ = ["DOWN", "EVENT_TYPES", "event_types", "FLED", "STANDING", "Actor", "Fight", "Member", "SideView"]

@@ -42,9 +42,9 @@ CTG_IMMUNE = cython.declare(cython.const[cython.int], 8)
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
     from fracas._layout import XOUT_WIDTH, Y_PARRY_LEFT
     from fracas._pure.draws import draw_gen
-    from fracas.drive.loop import (ST_STANDING, _attack, _attacked_prior, _choose, _dice, _moved, _note_target,
+    from fracas.rulesets.loop import (ST_STANDING, _attack, _attacked_prior, _choose, _dice, _moved, _note_target,
                                    _stream)
-    from fracas.drive.pyloop import FightPlan, FightState
+    from fracas.rulesets.loopstate import FightPlan, FightState
     from fracas.rulesets.ct.turn import (PARRY_NONE, PARRY_SHIELD, PARRY_WEAPON, parry_after, parry_now, power_now,
                                          shatters, weapon_breaks)
 

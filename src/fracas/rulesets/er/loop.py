@@ -49,9 +49,9 @@ if not cython.compiled:  # compiled, these are the loop's own (cython_core/fight
                                 P_DISADV, P_MOD, P_TO_HIT, P_TYPE, PLAN_WIDTH)
     from fracas._native import _resist as resist
     from fracas._pure.draws import Dice, draw_gen
-    from fracas.drive.loop import (BY_SLOTS, E_FIGHT_TIES, ST_STANDING, _can_react, _dice, _er_roll, _harm,
+    from fracas.rulesets.loop import (BY_SLOTS, E_FIGHT_TIES, ST_STANDING, _can_react, _dice, _er_roll, _harm,
                                    _note_target, _stream)
-    from fracas.drive.pyloop import FightPlan, FightState, peek
+    from fracas.rulesets.loopstate import FightPlan, FightState, peek
     from fracas.rulesets.er.strays import GOT_CHAIN, GOT_HITS, stray_base, stray_check
     from fracas.rulesets.er.hurling import hurl, thrown_damage
     from fracas.rulesets.er.negation import (NEG_FREE_DICE, NEG_HELD, NEG_MISSED, NEG_TIES, NEG_WEAPON_AS_USUAL,
@@ -160,6 +160,17 @@ def _neg_free(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
     if f.neg_free[m] == 0:
         f.neg_pin[m] = -1
         f.neg_hold[locker] = -1
+
+
+@cython.cfunc
+@cython.inline
+@cython.nogil
+@cython.exceptval(check=False)
+def _strike_left_out(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState],
+                     m: cython.longlong) -> cython.bint:
+    """ER Weapon Negation: m's locked weapon's strike is left out of this turn's attack and
+    no other melee strike is left in it (it engages no one in melee, charges no one)."""
+    return f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[p.group[m]] & 4
 
 
 @cython.cfunc
@@ -437,7 +448,7 @@ def _impale(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
     f.turn_done = False
     if f.charged[m] or p.charge[g] < 0:
         return 0
-    if p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4:
+    if p.negates and _strike_left_out(p, f, m):
         return 0  # its weapon locked, no melee strike left in its attack to charge with
     f.charged[m] = 1
     at = IMPALE_WIDTH * (g * p.groups + p.group[t])

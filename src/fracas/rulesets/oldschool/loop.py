@@ -28,9 +28,9 @@ else:
 
 if not cython.compiled:  # compiled, these are the loop's own (cython_core/fights.pyx)
     from fracas._pure.draws import draw_gen
-    from fracas.drive.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, _attack, _choose, _decide, _dice,
+    from fracas.rulesets.loop import (E_FIGHT_TIES, ST_DOWN, ST_FLED, ST_STANDING, _attack, _choose, _decide, _dice,
                                    _fallen, _moved, _stream)
-    from fracas.drive.pyloop import FightPlan, FightState
+    from fracas.rulesets.loopstate import FightPlan, FightState
     from fracas.rulesets.oldschool.morale import (SURRENDERS, STAYS, TRIGGERS, breaks, declaration,
                                                   fights_to_death, triggers)
     from fracas.rulesets.oldschool.saving import forces, saves

@@ -6,13 +6,14 @@ reactions at a leaving enemy, and the whole fight.
 A round procedure file (`fracas._pure.rules` says what it may hold) in Cython's "pure
 Python mode": `cython_core/fights.pyx` includes it after its `FightPlan` and `FightState`
 and compiles it as inline C; `fracas.drive.pyloop` runs the same text as Python, over
-objects of arrays (`pyloop.FightPlan`, `pyloop.FightState`) and the kernels' Python twins.
-The rulesets' rounds are theirs (`rulesets/<ruleset>/loop.py`); this file plays what every
-round has and calls theirs. Where C and Python must differ (a kernel called through a
-pointer, a bulk copy), the two sit side by side behind `if cython.compiled:`.
+objects of arrays (`rulesets.loopstate`) and the kernels' Python twins. The rulesets'
+rounds are theirs (`rulesets/<ruleset>/loop.py`); this file plays what every round has and
+calls theirs (`ROUND_STEPS`: one C module compiled, bound by `pyloop.bind` as Python). Where
+C and Python must differ (a kernel called through a pointer, a bulk copy), the two sit side
+by side behind `if cython.compiled:`.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the stand-in is what the type checker reads (Cython's module is untyped)
     from fracas._pure import cython
@@ -59,8 +60,8 @@ if not cython.compiled:  # compiled, these are the loop's own (cython_core/fight
                                 Y_REACT_ROLL)
     from fracas._pure.cython import int32_t, int64_t, uint32_t
     from fracas._pure.draws import Dice, draw_gen, seed_words
-    from fracas.drive.pools import after_damage, down
-    from fracas.drive.pyloop import BY_MAX, FightPlan, FightState, er_kernel, row_kernel
+    from fracas.rulesets.pools import after_damage, down
+    from fracas.rulesets.loopstate import BY_MAX, FightPlan, FightState, er_kernel, row_kernel
     from fracas.rng import chunk_seed as _chunk_seed
     from fracas.rulesets.rolloffs import roll_order
 
@@ -353,30 +354,14 @@ def _fallen(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
 
 
 @cython.cfunc
-@cython.nogil
-@cython.exceptval(check=False)
-def select_table(table: cython.p_int) -> cython.void:
-    """_select's table (play_fights fills FightPlan.select8 with it once): per byte value
-    and k (0..7), the place of the byte's (k + 1)-th set bit."""
-    b: cython.int
-    k: cython.int
-    bit: cython.int
-    for b in range(256):
-        k = 0
-        for bit in range(8):
-            if (b >> bit) & 1:
-                table[b * 8 + k] = bit
-                k += 1
-
-
-@cython.cfunc
 @cython.inline
 @cython.nogil
 @cython.exceptval(check=False)
 def _select(p: cython.pointer[cython.const[FightPlan]], x: cython.ulonglong, k: cython.longlong) -> cython.longlong:
     """The place of the k-th (from 1, k <= its bits) set bit of x, in constant time: the
     bytes' bit counts summed up to each byte, the byte where the sum reaches k found by
-    comparing all eight sums at once, the bit in it from a table."""
+    comparing all eight sums at once, the bit in it from a table (FightPlan.select8,
+    `pyloop.layout`)."""
     c: cython.ulonglong = x - ((x >> 1) & ODD_BITS)
     below: cython.ulonglong
     b: cython.longlong
@@ -808,8 +793,7 @@ def _attack(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
         _ct_attacked(p, f, m, t, spell, n, cost)
     if p.phased:
         return _os_attacked(p, f, m, t, spell, damage)
-    if p.reactions and not spell and p.engages_u[unit] and not (
-            p.negates and f.neg_ws[m] == NEG_WEAPON_OUT and not p.neg_melee[g] & 4):  # its weapon's strike left out
+    if p.reactions and not spell and p.engages_u[unit] and not (p.negates and _strike_left_out(p, f, m)):
         # engaged in melee, both ways (ER-20 flee attacks, attacks of opportunity)
         err = _engage(f, m, t)
         if err:
@@ -1001,8 +985,24 @@ def _fight(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightSt
     return r
 
 
-if not cython.compiled:  # the rulesets' rounds this file calls (compiled: included after it)
-    from fracas.rulesets.ct.loop import _ct_attacked, _ct_round, _ct_start, _ct_variant
-    from fracas.rulesets.er.loop import (_before_attack, _neg_busy, _shock, _stray_shots, _strays, _turn_start)
-    from fracas.rulesets.er.negation import NEG_WEAPON_OUT
-    from fracas.rulesets.oldschool.loop import _os_attacked, _os_round, _os_start
+#: The rulesets' round steps the shared steps call: compiled, the round procedure files
+#: fights.pyx includes after this one; as Python, bound here by `fracas.drive.pyloop.bind`
+#: from each ruleset's own `loop.py`.
+if not cython.compiled:
+    ROUND_STEPS = ("_ct_attacked", "_ct_round", "_ct_start", "_ct_variant", "_before_attack", "_neg_busy", "_shock",
+                   "_strike_left_out", "_stray_shots", "_strays", "_turn_start", "_os_attacked", "_os_round",
+                   "_os_start")
+    _ct_attacked: Any
+    _ct_round: Any
+    _ct_start: Any
+    _ct_variant: Any
+    _before_attack: Any
+    _neg_busy: Any
+    _shock: Any
+    _strike_left_out: Any
+    _stray_shots: Any
+    _strays: Any
+    _turn_start: Any
+    _os_attacked: Any
+    _os_round: Any
+    _os_start: Any

@@ -5,7 +5,7 @@ second pool (its procedure's `pools`, Cartyrion's Stamina and Injury Points: CT-
 the first pool's overflow from the second and is down when the second is gone.
 
 A shared rule file (`fracas._pure.rules` says what it may hold): the compiled fight loop
-includes it as inline C, and the Python loop (`fight.py` beside it) imports it as Python.
+includes it as inline C, and the Python loop (`drive/fight.py`) imports it as Python.
 """
 
 from typing import TYPE_CHECKING

@@ -461,8 +461,14 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         if not 0 <= side[i] < sides:
             raise ValueError("a fight plan's sides disagree")
     from fracas.drive.pyloop import layout  # what the loop works out from the arrays, in both runs
-    lay = layout(arrays)
+    try:
+        lay = layout(arrays)
+    except (IndexError, KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a fight plan's tables disagree ({exc!r})") from exc
     keep.append(lay)
+    # (the layout is kept with the arrays: what the loop indexes with is checked against them)
+    if len(lay["casters"]) > members or any(not 0 <= c < members for c in lay["casters"]):
+        raise ValueError("a fight plan's layout disagrees with its casters")
     casters = _pyarray.array("q", [0]) + lay["casters"]  # (a first entry: never an empty view)
     keep.append(casters)
     cdef const int64_t[::1] casters_v = casters
@@ -513,6 +519,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.injury, p.weapon0, p.shield0 = &injury[0], &weapon0[0], &shield0[0]
     p.react_unit, p.leave_draws, p.engages = &react_unit[0], &leave_draws[0], &engages[0]
     cdef const int32_t[::1] engages_uv = lay["engages_u"]
+    if engages_uv.shape[0] < max(n_units, 1) or lay["eg_cap"] < 0:
+        raise ValueError("a fight plan's layout disagrees with its units")
     p.engages_u = &engages_uv[0]
     p.reactions = lay["reactions"]
     if p.reactions and (p.side_turns or p.phased):
@@ -644,6 +652,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.init_low, p.init_span, p.sub_low, p.sub_span = lay["init_low"], lay["init_span"], lay["sub_low"], lay["sub_span"]
     if p.init_span * p.sub_span > (1 << 16):
         raise ValueError("initiative modifiers too far apart for the counting sort")
+    for i in range(members):  # every total and sub inside the counting sort's ranges
+        if (not p.init_low <= init_mod[i] + 1 or init_mod[i] + p.init_die > p.init_low + p.init_span - 1
+                or not p.sub_low <= init_sub[i] < p.sub_low + p.sub_span):
+            raise ValueError("a fight plan's layout disagrees with its initiative")
     p.near_off = &near_off[0]
     p.near = &near[0] if near.shape[0] else NULL
     p.focus_off = &focus_off[0]
@@ -729,6 +741,21 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int32_t[::1] fw_init_v = lay["fw_init"]
     cdef const uint64_t[::1] eb_init_v = lay["eb_init"]
     cdef int64_t nodes = lay["wk_nodes"], fw_n = lay["fw_n"], fw_words = lay["fw_words"]
+    cdef bint weakest = False, random = False
+    for i in range(members):
+        weakest = weakest or tactic[i] == TAC_WEAKEST
+        random = random or tactic[i] == TAC_RANDOM
+    if (weakest != p.any_weakest or random != p.any_random or wk_off_v.shape[0] != sides
+            or wk_size_v.shape[0] != sides or side_pos_v.shape[0] != members or fw_words < 1 or fw_n < fw_words
+            or fw_n % 8 or fw_init_v.shape[0] != sides * fw_n or eb_init_v.shape[0] != sides * fw_words
+            or (random and fw_words * 64 < members)):
+        raise ValueError("a fight plan's layout disagrees with its tactics")
+    for g in range(sides):
+        if wk_off_v[g] < 0 or wk_size_v[g] < 1 or wk_off_v[g] + 2 * wk_size_v[g] > nodes:
+            raise ValueError("a fight plan's layout disagrees with its sides")
+    for i in range(members):
+        if not 0 <= side_pos_v[i] < wk_size_v[side[i]]:
+            raise ValueError("a fight plan's layout disagrees with its sides")
     p.wk_off, p.wk_size, p.side_pos, p.fw_init = &wk_off_v[0], &wk_size_v[0], &side_pos_v[0], &fw_init_v[0]
     p.eb_init = &eb_init_v[0]
     p.fw_n, p.fw_words = fw_n, fw_words
@@ -765,6 +792,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.next_up = <int64_t*>_grab(keep, (members + 1) * 8)
     f.next_down = <int64_t*>_grab(keep, (members + 1) * 8)
     cdef const int[::1] select8_v = lay["select8"]
+    if select8_v.shape[0] != 256 * 8:
+        raise ValueError("a fight plan's layout has no select table")
+    for i in range(256 * 8):
+        if not 0 <= select8_v[i] < 8:
+            raise ValueError("a fight plan's layout has no select table")
     p.select8 = &select8_v[0]
     seed_dice(&f.dice, seed)  # no injected faces; _stream sets the words of each stream
     tot = &totals[0]

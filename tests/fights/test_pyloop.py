@@ -61,6 +61,26 @@ def test_every_round_step_the_shared_steps_call_is_a_built_in_rulesets():
         assert bound.__module__ != "fracas.rulesets.loop", step
 
 
+@compiled
+def test_a_layout_kept_with_arrays_changed_since_is_refused_not_trusted():
+    # the layout is worked out once per plan and kept in its arrays; the C loop indexes with
+    # it, so play_fights checks it against the arrays it gets (a table changed since: refused)
+    plan = _arrays(load("ww-duel.json"))  # every combatant's tactic nearest
+    assert plan is not None and pyloop.layout(plan.arrays) is plan.arrays["layout"]
+    assert set(plan.arrays["tactic"]) == {loop.TAC_NEAREST}
+    size = 2 * plan.sides + 1 + plan.max_rounds + 1 + 5 * plan.members
+    changed = dict(plan.arrays, tactic=array("i", plan.arrays["tactic"]))
+    changed["tactic"][0] = loop.TAC_RANDOM  # random targets, with no bitsets laid out for them
+    with pytest.raises(ValueError, match="layout disagrees with its tactics"):
+        _kernels.compiled.fights.play_fights(changed, 1, 0, 1, array("q", bytes(8 * size)))
+    changed = dict(plan.arrays, init_mod=array("q", plan.arrays["init_mod"]))
+    changed["init_mod"][0] += 50  # a total past the counting sort's range
+    with pytest.raises(ValueError, match="layout disagrees with its initiative"):
+        _kernels.compiled.fights.play_fights(changed, 1, 0, 1, array("q", bytes(8 * size)))
+    changed.pop("layout")  # worked out afresh: plays
+    assert _kernels.compiled.fights.play_fights(changed, 1, 0, 1, array("q", bytes(8 * size)))[0] == 1
+
+
 def test_a_plan_field_nobody_set_is_named():
     with pytest.raises(AttributeError, match="FightPlan has no field 'nowhere'"):
         loopstate.FightPlan().nowhere

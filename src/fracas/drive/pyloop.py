@@ -52,7 +52,9 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
     reactions, defending, feints, throws, charges and saving throws are in play, the
     initiative counting sort's ranges, the engagement records a round can make, the
     per-side trees (weakest) and bitsets (random) over the members, `_select`'s table.
-    Worked out once, then kept in `arrays` (under "layout"): a plan plays many batches."""
+    Worked out once (fastfight does when it makes the plan) and kept in `arrays` under
+    "layout": a plan plays many batches. `fights.play_fights` checks what it indexes with
+    against the arrays before it plays."""
     kept: dict[str, Any] = arrays.get("layout") or {}
     if kept:
         return kept
@@ -67,7 +69,7 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
     reactions = any(arrays["leave_draws"]) and any(u >= 0 for u in react_unit)
     defends = any(arrays["can_defend"])
     mods, subs = arrays["init_mod"], arrays["init_sub"]
-    any_random = 2 in tactic
+    any_random = loop.TAC_RANDOM in tactic
     # weakest: a tournament tree per side over its members (a leaf each, a power of two)
     on_side = [0] * sides
     side_pos = array("q", bytes(8 * members))
@@ -115,7 +117,7 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
         "sub_low": min(subs), "sub_span": max(subs) - min(subs) + 1,
         # two engagement records for each attack a member's turn makes (a spell engages no one), one each reaction
         "eg_cap": sum(2 * (max(units[3 * g + 1], 1) + 1) for g in arrays["group"]) if reactions else 0,
-        "any_weakest": 1 in tactic, "any_random": any_random, "side_pos": side_pos, "wk_off": wk_off,
+        "any_weakest": loop.TAC_WEAKEST in tactic, "any_random": any_random, "side_pos": side_pos, "wk_off": wk_off,
         "wk_size": wk_size, "wk_nodes": nodes, "fw_words": fw_words, "fw_n": fw_n, "fw_init": fw_init,
         "eb_init": eb_init, "rows_n": len(arrays["rows_at"]) // 2, "any_walk": any(arrays["walk"]),
         "select8": select8,

@@ -104,8 +104,8 @@ cdef struct FightPlan:
     const int64_t* flee_at     # per member: leaves at or below this (INT64_MIN: never)
     const int64_t* spell_uses  # per member
     const int32_t* tactic      # per member: TAC_*
-    const int64_t* init_mod    # per member: its initiative modifier (ER-18, WW-1)
-    const int64_t* init_sub    # per member: what orders equal totals before roll-offs (WW-1: Dexterity modifier)
+    const long long* init_mod  # per member: its initiative modifier (ER-18, WW-1)
+    const long long* init_sub  # per member: what orders equal totals before roll-offs (WW-1: Dexterity modifier)
     int64_t init_low           # the lowest initiative total (the lowest modifier + 1)
     int64_t init_span          # totals from init_low to init_low + init_span - 1
     int64_t sub_low            # init_sub from sub_low to sub_low + sub_span - 1
@@ -228,7 +228,7 @@ cdef struct FightState:
     int64_t* focus_at
     int64_t* side_standing
     int32_t* casting
-    int32_t* order         # this round's initiative order
+    int* order             # this round's initiative order (rolloffs.roll_order's types)
     int32_t* once          # WW-1: the order of the fight (once_n combatants)
     int64_t once_n
     int64_t* reserve       # per member: reserved actions left this round (WW-5)
@@ -244,9 +244,10 @@ cdef struct FightState:
     int64_t epoch          # this fight's first stamp: stamps of earlier fights never match
     int64_t slot_end[3]     # Cartyrion: a slot per side, then those who cannot be surprised (CT-1)
     int64_t tstate[2]      # the row kernel's target state (XS_WIDTH)
-    int64_t* keys          # scratch: initiative sort keys, random target candidates
-    int64_t* bucket        # scratch: the counting sort of initiative totals
-    int32_t* tie           # scratch: a roll-off group
+    long long* keys        # scratch: initiative sort keys
+    long long* bucket      # scratch: the counting sort of initiative totals
+    int* tie               # scratch: a roll-off group
+    int* rolls             # scratch: roll_order's dice (as Python only; compiled, untouched)
     int64_t* out           # one attack's out rows
     int64_t stamp[1]
     int64_t sides_left
@@ -379,7 +380,9 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     it always has; and the attacks (and spells) the fights played rolled."""
     cdef const int32_t[::1] side = arrays["side"], group = arrays["group"], tactic = arrays["tactic"]
     cdef const int32_t[::1] reaction = arrays["reaction"]
-    cdef const int64_t[::1] init_sub = arrays["init_sub"], units = arrays["units"], reserve = arrays["reserve"]
+    # (the initiative modifiers as long long: what rolloffs.roll_order reads them as)
+    cdef const long long[::1] init_sub = arrays["init_sub"], init_mod = arrays["init_mod"]
+    cdef const int64_t[::1] units = arrays["units"], reserve = arrays["reserve"]
     cdef const int64_t[::1] tinit = arrays["tinit"], vbase = arrays["vbase"], injury = arrays["injury"]
     cdef const int64_t[::1] vcount = arrays["vcount"]
     cdef const int64_t[::1] weapon0 = arrays["weapon0"], shield0 = arrays["shield0"], ct_group = arrays["ct_group"]
@@ -392,7 +395,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef const int64_t[::1] stray_cond = arrays["stray_cond"], row_info = arrays["row_info"]
     cdef const int32_t[::1] near = arrays["near"], focus = arrays["focus"], plans = arrays["plans"]
     cdef const int64_t[::1] hp = arrays["hp"], flee_at = arrays["flee_at"], spell_uses = arrays["spell_uses"]
-    cdef const int64_t[::1] init_mod = arrays["init_mod"], near_off = arrays["near_off"]
+    cdef const int64_t[::1] near_off = arrays["near_off"]
     cdef const int64_t[::1] focus_off = arrays["focus_off"], pair = arrays["pair"]
     cdef const int64_t[::1] os_side = arrays["os_side"], os_phase = arrays["os_phase"], os_flee = arrays["os_flee"]
     cdef const int64_t[::1] os_save_or = arrays["os_save_or"], os_save_num = arrays["os_save_num"]
@@ -672,10 +675,11 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     f.focus_at = <int64_t*>_grab(keep, members * 8)
     f.side_standing = <int64_t*>_grab(keep, sides * 8)
     f.casting = <int32_t*>_grab(keep, members * 4)
-    f.order = <int32_t*>_grab(keep, members * 4)
-    f.keys = <int64_t*>_grab(keep, members * 8)
-    f.tie = <int32_t*>_grab(keep, members * 4)
-    f.bucket = <int64_t*>_grab(keep, (p.init_span * p.sub_span + 1) * 8)
+    f.order = <int*>_grab(keep, members * 4)
+    f.keys = <long long*>_grab(keep, members * 8)
+    f.tie = <int*>_grab(keep, members * 4)
+    f.rolls = <int*>_grab(keep, members * 4)
+    f.bucket = <long long*>_grab(keep, (p.init_span * p.sub_span + 1) * 8)
     f.out = <int64_t*>_grab(keep, max(widest, 1) * max(OUT_WIDTH, XOUT_WIDTH) * 8)
     f.once = <int32_t*>_grab(keep, members * 4)
     f.reserve = <int64_t*>_grab(keep, members * 8)

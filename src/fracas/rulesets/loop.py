@@ -114,15 +114,10 @@ def _initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fi
         if f.status[i] == ST_STANDING:
             f.order[n] = i
             n += 1
-    if cython.compiled:  # (the plan's and state's int64 tables as the rule file's long long)
-        placed = roll_order(_dice(f), p.init_die, cython.cast(cython.p_int, f.order), n,
-                            cython.cast(cython.p_longlong, p.init_mod), cython.cast(cython.p_longlong, p.init_sub),
-                            p.init_low, p.init_span, p.sub_low, p.sub_span, cython.cast(cython.p_longlong, f.bucket),
-                            cython.cast(cython.p_longlong, f.keys), cython.cast(cython.p_int, f.tie),
-                            cython.cast(cython.p_int, f.order), cython.NULL, cython.NULL)
-    else:  # (as Python, roll_order also says each die: into f.rolls)
-        placed = roll_order(_dice(f), p.init_die, f.order, n, p.init_mod, p.init_sub, p.init_low, p.init_span, p.sub_low,
-                            p.sub_span, f.bucket, f.keys, f.tie, f.order, f.rolls, None)
+    # (the plan's modifiers are const: roll_order reads them only; f.rolls is written as Python only)
+    placed = roll_order(_dice(f), p.init_die, f.order, n, cython.cast(cython.p_longlong, p.init_mod),
+                        cython.cast(cython.p_longlong, p.init_sub), p.init_low, p.init_span, p.sub_low, p.sub_span,
+                        f.bucket, f.keys, f.tie, f.order, f.rolls, cython.NULL)
     if placed < 0:
         return -1
     if p.init_once:

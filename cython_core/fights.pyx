@@ -349,7 +349,6 @@ cdef struct FightState:
     int64_t cost
     int64_t logpos
     long long got[4]       # a stray's check (strays.stray_check)
-    Dice peek              # a copy of the stream a glaive's impalement reads ahead (ER-23)
     # scratch for the dice a rule file reports (a negation's, a throw's pool, a shock save's)
     int faces[16]
     long long paid[1]      # negation.free_step's dice paid

@@ -49,9 +49,9 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
     """What the loop works out from a scenario `fastfight.FastPlan` laid out (`arrays`), for
     both runs (`fights.play_fights` takes pointers into these arrays, after it has checked
     the arrays they come from): the casters, each attack unit's engaging in melee, whether
-    reactions, defending, feints, throws, charges and saving throws are in play, the
-    initiative counting sort's ranges, the engagement records a round can make, the
-    per-side trees (weakest) and bitsets (random) over the members, `_select`'s table.
+    reactions are in play, the initiative counting sort's ranges, the engagement records a
+    round can make, the per-side trees (weakest) and bitsets (random) over the members,
+    `_select`'s table.
     Worked out once (fastfight does when it makes the plan) and kept in `arrays` under
     "layout": a plan plays many batches. `fights.play_fights` checks what it indexes with
     against the arrays before it plays."""
@@ -67,7 +67,6 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
         for u in range(units[3 * g + 1]):
             engages_u[units[3 * g] + u] = (arrays["engages"][g] >> u) & 1
     reactions = any(arrays["leave_draws"]) and any(u >= 0 for u in react_unit)
-    defends = any(arrays["can_defend"])
     mods, subs = arrays["init_mod"], arrays["init_sub"]
     any_random = loop.TAC_RANDOM in tactic
     # weakest: a tournament tree per side over its members (a leaf each, a power of two)
@@ -109,18 +108,14 @@ def layout(arrays: dict[str, Any]) -> dict[str, Any]:
             select8[b * 8 + k] = bit
     kept = arrays["layout"] = {
         "casters": array("q", [i for i in range(members) if arrays["spell_uses"][i] > 0]),
-        "engages_u": engages_u, "n_units": n_units, "reactions": reactions, "defends": defends,
-        "feints": any(arrays["feint_units"]), "er_extra": bool(arrays["sneaks"] or defends or arrays["shock"]),
-        "throws": sum(arrays["throw_n"]) > 0, "charges": len(arrays["impale_at"]) > 0,
-        "os_saves": any(arrays["os_save_or"][3 * g] >= 0 for g in range(groups)),
+        "engages_u": engages_u, "reactions": reactions,
         "init_low": min(mods) + 1, "init_span": max(mods) - min(mods) + arrays["init_die"],
         "sub_low": min(subs), "sub_span": max(subs) - min(subs) + 1,
         # two engagement records for each attack a member's turn makes (a spell engages no one), one each reaction
         "eg_cap": sum(2 * (max(units[3 * g + 1], 1) + 1) for g in arrays["group"]) if reactions else 0,
         "any_weakest": loop.TAC_WEAKEST in tactic, "any_random": any_random, "side_pos": side_pos, "wk_off": wk_off,
         "wk_size": wk_size, "wk_nodes": nodes, "fw_words": fw_words, "fw_n": fw_n, "fw_init": fw_init,
-        "eb_init": eb_init, "rows_n": len(arrays["rows_at"]) // 2, "any_walk": any(arrays["walk"]),
-        "select8": select8,
+        "eb_init": eb_init, "select8": select8,
     }
     return kept
 
@@ -129,25 +124,24 @@ def plan_of(arrays: dict[str, Any]) -> FightPlan:
     """The FightPlan of a scenario `fastfight.FastPlan` laid out (`arrays`, as
     `fights.play_fights` takes it): its arrays as they are, and what `layout` works out."""
     p = FightPlan()
-    for name in ("side", "group", "hp", "flee_at", "spell_uses", "tactic", "init_mod", "init_sub", "units",
-                 "reserve", "reaction", "injury", "weapon0", "shield0", "ct_group", "own_power", "parry_dims",
-                 "ct_init", "react_unit", "leave_draws", "engages", "charge", "impale_at", "impale_rows",
-                 "neg_mode", "neg_blitz", "neg_weapon", "neg_dice", "neg_melee", "neg_blocks", "neg_table",
-                 "throw_off", "throw_n", "throw_plan", "shock_body", "shock_save", "defend_at", "can_defend",
-                 "feint_units", "sneaky", "shoots", "by_off", "by_list", "stray_ac", "stray_resist", "stray_cond",
-                 "row_info", "vbase", "vcount", "near_off", "near", "focus_off", "focus", "plans", "tinit", "pair",
-                 "os_side", "os_phase", "os_flee", "os_save_or", "os_save_num", "morale", "morale_mod", "group_unit",
-                 "unit_start", "unit_first", "member_unit", "walk", "split", "rows_at", "focus_lo", "focus_hi", "xs",
-                 "ys", "rows", "init_once", "init_die", "side_turns", "phased", "has_morale", "os_ties", "shock",
-                 "sneaks", "negates", "strays", "groups", "sides", "max_rounds"):
-        setattr(p, name, arrays[name])
+    for name, value in arrays.items():
+        setattr(p, name, value)
     for name, value in layout(arrays).items():
         setattr(p, name, value)
-    p.members = len(arrays["side"])
+    # what fights.play_fights works out as it checks the arrays
+    p.members = len(p.side)
     p.casters_n = len(p.casters)
     p.spells = p.casters_n > 0
     p.masks = p.impale_masks = None  # the Python kernel needs no hit masks
     p.units_n = len(p.unit_start)
+    p.defends = any(p.can_defend)
+    p.feints = any(p.feint_units)
+    p.er_extra = bool(p.sneaks or p.defends or p.shock)
+    p.throws = sum(p.throw_n) > 0
+    p.charges = len(p.impale_at) > 0
+    p.os_saves = any(p.os_save_or[3 * g] >= 0 for g in range(p.groups))
+    p.rows_n = len(p.rows_at) // 2
+    p.any_walk = any(p.walk)
     return p
 
 
@@ -158,9 +152,8 @@ def state_of(p: FightPlan, arrays: dict[str, Any], seed: int) -> FightState:
     members, groups, sides = p.members, p.groups, p.sides
     for name in ("hp", "spell", "dealt", "taken", "near_at", "focus_at", "keys", "reserve", "injury", "broken",
                  "weapon_left", "shield_left", "turns", "eg_mark", "feinted", "incap", "thrown", "neg_hold",
-                 "neg_pin", "neg_free", "no_react", "fo_t", "fo_r", "fo_pt", "fo_pr", "reacted", "pend_t", "pend_d"):
-        setattr(f, name, [0] * members)
-    for name in ("status", "casting", "order", "tie", "once", "parrying", "acts", "eg_list", "defending", "charged",
+                 "neg_pin", "neg_free", "no_react", "fo_t", "fo_r", "fo_pt", "fo_pr", "reacted", "pend_t", "pend_d",
+                 "status", "casting", "order", "tie", "once", "parrying", "acts", "eg_list", "defending", "charged",
                  "neg_disarmed", "neg_ws", "leaving", "hurt", "os_able", "os_failed", "rolls"):
         setattr(f, name, [0] * members)
     f.side_standing = [0] * sides

@@ -419,9 +419,10 @@ def _heavy(f: cython.pointer[FightState], dice: cython.longlong) -> cython.bint:
     copy of the stream (impale.skill_faces), shows HEAVY_FACE or more."""
     i: cython.longlong
     d: cython.pointer[Dice]
+    copy: Dice
     if cython.compiled:
-        f.peek = f.dice
-        d = cython.address(f.peek)
+        copy = f.dice
+        d = cython.address(copy)
     else:
         d = peek(_dice(f))
     for i in range(dice):

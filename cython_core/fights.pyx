@@ -361,9 +361,6 @@ include "fracas/rulesets/ct/loop.py"
 include "fracas/rulesets/er/loop.py"
 include "fracas/rulesets/oldschool/loop.py"
 
-#: The fields of a group in FightPlan.ct_group (ct/loop.py's CTG): fastfight sizes its neutral table by it.
-CT_FIELDS = CTG
-
 
 cdef void* _grab(list keep, Py_ssize_t nbytes) except NULL:
     buf = bytearray(max(nbytes, 8))
@@ -420,6 +417,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         if not 0 < hp[i] < (<int64_t>1 << 40) or not -1 <= injury[i] < (<int64_t>1 << 40):
             raise ValueError("a fight plan's hp or injury is out of range")
     cdef bint rows = arrays["rows"]
+    cdef bint side_turns = arrays["side_turns"]  # the side-turn round's group fields (CTG each), else none
     cdef int64_t width = XPLAN_WIDTH if rows else PLAN_WIDTH, n_rows = plans.shape[0] // width, u
     cdef int64_t n_units = 0
     if react_unit.shape[0] != groups or leave_draws.shape[0] != groups or engages.shape[0] != groups:
@@ -429,14 +427,15 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     cdef int64_t n_variants = pair.shape[0] // 2
     if (units.shape[0] != 3 * groups or vbase.shape[0] != n_units * groups or vcount.shape[0] != n_units * groups or near_off.shape[0] != members + 1
             or focus_off.shape[0] != members + 1 or tinit.shape[0] != n_variants * XS_WIDTH
-            or ct_group.shape[0] != groups * CTG or own_power.shape[0] != groups or parry_dims.shape[0] != 2 * groups
+            or ct_group.shape[0] != (groups * CTG if side_turns else 0) or own_power.shape[0] != groups
+            or parry_dims.shape[0] != 2 * groups
             or ct_init.shape[0] != 24):
         raise ValueError("a fight plan's tables disagree")
     for g in range(groups):
         if (units[3 * g] < 0 or units[3 * g] + units[3 * g + 1] > n_units or units[3 * g + 2] >= n_units
                 or not -1 <= react_unit[g] < n_units):
             raise ValueError("a fight plan's units disagree")
-        if not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16 or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
+        if (side_turns and not 0 <= ct_group[g * CTG + CTG_STRIKES] <= 16) or parry_dims[2 * g] < 0 or parry_dims[2 * g + 1] < 0:
             raise ValueError("a fight plan's Cartyrion fields disagree")
     for u in range(n_units * groups):  # _attack checks its variant against vcount
         if vbase[u] < 0 or vcount[u] < 0 or vbase[u] + vcount[u] > n_variants:
@@ -481,7 +480,7 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     if p.init_die not in (10, 20):
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
-    p.side_turns = arrays["side_turns"]
+    p.side_turns = side_turns
     p.phased = arrays["phased"]
     p.has_morale = arrays["has_morale"]
     p.os_ties = arrays["os_ties"]
@@ -647,7 +646,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.by_list = &by_list[0] if by_list.shape[0] else NULL
     p.stray_cond = &stray_cond[0]
     p.row_info = &row_info[0] if row_info.shape[0] else NULL
-    p.ct_group, p.own_power, p.parry_dims, p.ct_init = &ct_group[0], &own_power[0], &parry_dims[0], &ct_init[0]
+    p.ct_group = &ct_group[0] if side_turns else NULL
+    p.own_power, p.parry_dims, p.ct_init = &own_power[0], &parry_dims[0], &ct_init[0]
     p.vbase = &vbase[0] if vbase.shape[0] else NULL
     p.vcount = &vcount[0] if vcount.shape[0] else NULL
     p.tinit = &tinit[0] if tinit.shape[0] else NULL

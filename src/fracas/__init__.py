@@ -383,10 +383,11 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
         dask: A dask.distributed scheduler address (`"tcp://host:8786"`) or `"local"`
             (needs the dask extra: `pip install 'fracas[dask]'`).
         progress: Called with the number of fights of each batch as it finishes.
-        loop: "auto" (the default) plays each fight on the compiled fight loop where it
-            covers the scenario and on the Python round loop otherwise (`fight_loop` in
-            the result counts both and says why); "python" plays every fight on the
-            Python loop. Both give the same fights for the same seed.
+        loop: "auto" (the default) plays each fight on the fight loop where it covers
+            the scenario (compiled; with the pure-Python kernels, the same procedure files
+            run as Python) and on the Python round loop otherwise (`fight_loop` in the
+            result counts each and says why); "python" plays every fight on the Python
+            round loop. All give the same fights for the same seed.
 
     Returns:
         A `SimulationResult`: `sides` (wins, win rate and its 95 % interval, survivors),
@@ -451,8 +452,9 @@ def sweep(scenario: Any, vary: Sequence[Any], *, runs: int, seed: Optional[int] 
             interpolation between the two points around the crossing.
         side: The side `target` follows (default: the scenario's first side).
         progress: Called with the number of fights of each batch as it finishes.
-        loop: "auto" plays each point on the compiled fight loop where it covers the
-            point's scenario, "python" on the Python round loop (the same fights).
+        loop: "auto" plays each point on the fight loop where it covers the point's
+            scenario (compiled, or run as Python with the pure-Python kernels), "python" on
+            the Python round loop (the same fights).
 
     Returns:
         A `SweepResult`: `points` (per point: the values, each side's wins, win rate

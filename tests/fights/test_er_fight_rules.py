@@ -15,7 +15,6 @@ import copy
 import orjson
 import pytest
 
-from fracas import _kernels
 from fracas.drive import fastfight
 from fracas.drive.fight import Fight
 from fracas.drive.scenario import compile_scenario
@@ -23,6 +22,7 @@ from fracas.drive.simulate import play_batch
 from fracas.errors import RequestError
 from fracas.rng import chunk_seed
 
+from . import loop_counts
 from .test_fights import load
 
 ROGUE_VS_OGRE = {"ruleset": "enchanted-realms", "name": "sneak", "max_rounds": 6, "sides": {
@@ -147,13 +147,11 @@ def test_er13_sneak_attacks_without_shock_play_the_same_fights_on_both_loops():
 
 
 def _same_fights_on_both_loops(scenario, seed, fights):
-    """`scenario` plays compiled, and each of its first `fights` fights from `seed` is the
-    Python loop's, fight by fight."""
-    from fracas import _kernels
+    """`scenario` plays on the fight loop (compiled, or run as Python with the pure-Python
+    kernels), and each of its first `fights` fights from `seed` is the Python round loop's,
+    fight by fight."""
     from fracas.drive.simulate import play_batch
 
-    if not hasattr(_kernels.active(), "play_fights"):
-        pytest.skip("the compiled core is not in use")
     import orjson
 
     assert isinstance(fastfight.plan_for(compile_scenario(scenario)), fastfight.FastPlan)
@@ -161,8 +159,7 @@ def _same_fights_on_both_loops(scenario, seed, fights):
     for i in range(fights):
         fast = play_batch(blob, seed, i, 1, "auto")
         slow = play_batch(blob, seed, i, 1, "python")
-        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (1, 0)
-        assert (slow.pop("compiled_fights"), slow.pop("python_fights")) == (0, 1)
+        assert (loop_counts(fast), loop_counts(slow)) == ((1, 0), (0, 1))
         assert fast == slow, f"fight {i}"
 
 # -- ER-20 flee attacks ----------------------------------------------------------------------
@@ -723,9 +720,6 @@ def test_er_weapon_negation_plays_the_same_fights_on_both_loops(mode, ogre_dice,
     # Python loop's, fight for fight
     scenario = negation_scenario(mode, ogre_dice=ogre_dice, blitz=blitz)
     plan = fastfight.plan_for(compile_scenario(scenario))
-    if not hasattr(_kernels.active(), "play_fights"):
-        assert isinstance(plan, str) and "not in use" in plan
-        return
     assert isinstance(plan, fastfight.FastPlan), plan
     blob = orjson.dumps(scenario)
     events = {e["type"] for logs in negation_logs(scenario, range(1, 5)) for log in logs for e in log["events"]}
@@ -733,8 +727,7 @@ def test_er_weapon_negation_plays_the_same_fights_on_both_loops(mode, ogre_dice,
     for seed in (1, 2, 3):
         fast = play_batch(blob, seed, 0, 40, "auto")
         slow = play_batch(blob, seed, 0, 40, "python")
-        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (40, 0)
-        slow.pop("compiled_fights"), slow.pop("python_fights")
+        assert (loop_counts(fast), loop_counts(slow)) == ((40, 0), (0, 40))
         assert fast == slow
 
 
@@ -845,8 +838,6 @@ def test_er_weapon_negation_on_both_sides_of_a_horde_plays_the_same_fights_on_bo
     skeletons["negation"] = {"to_hit": 3, "weapon": "light", "damage_type": "edged"}
     skeletons["tactic"] = dict(skeletons.get("tactic", {}), negate=mode)
     sc = compile_scenario(scenario)
-    if not hasattr(_kernels.active(), "play_fights"):
-        return
     assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
     found = collections.Counter()
     for i in range(30):
@@ -862,6 +853,5 @@ def test_er_weapon_negation_on_both_sides_of_a_horde_plays_the_same_fights_on_bo
     for seed in (7, 8):
         fast = play_batch(blob, seed, 0, 60, "auto")
         slow = play_batch(blob, seed, 0, 60, "python")
-        assert (fast.pop("compiled_fights"), fast.pop("python_fights")) == (60, 0)
-        slow.pop("compiled_fights"), slow.pop("python_fights")
+        assert (loop_counts(fast), loop_counts(slow)) == ((60, 0), (0, 60))
         assert fast == slow

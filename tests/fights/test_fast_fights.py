@@ -18,6 +18,7 @@ from fracas.drive import fastfight
 from fracas.drive.scenario import compile_scenario
 from fracas.drive.simulate import play_batch, simulate
 
+from . import LOOP_KEYS, on_fight_loop, on_python_loop
 from .test_fights import EXAMPLES, load
 
 compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "play_fights"),
@@ -26,24 +27,25 @@ compiled = pytest.mark.skipif(not hasattr(_kernels.active(), "play_fights"),
 
 def _fight(blob: bytes, seed: int, i: int, loop: str) -> dict:
     totals = play_batch(blob, seed, i, 1, loop)
-    return {k: v for k, v in totals.items() if k not in ("compiled_fights", "python_fights")}, totals
+    return {k: v for k, v in totals.items() if k not in LOOP_KEYS}, totals
 
 
 def _same_fights(scenario: dict, seed: int, fights: int) -> int:
-    """Fights 0..fights-1 one by one on both loops; how many the compiled loop played."""
+    """Fights 0..fights-1 one by one on both loops; how many the fight loop played
+    (compiled, or run as Python with the pure-Python kernels)."""
     blob = orjson.dumps(scenario)
     played = 0
     for i in range(fights):
         fast, counts = _fight(blob, seed, i, "auto")
         slow, _ = _fight(blob, seed, i, "python")
         assert fast == slow, f"fight {i} of seed {seed} differs"
-        played += counts["compiled_fights"]
+        played += counts["compiled_fights"] + counts["flat_python_fights"]
     return played
 
 
-@compiled
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_every_example_plays_the_same_fights_on_both_loops(name):
+    # compiled, or with the pure-Python kernels the fight loop's source run as Python
     scenario = load(name)
     played = _same_fights(scenario, 11, 60)
     plan = fastfight.plan_for(compile_scenario(scenario))
@@ -141,10 +143,9 @@ def test_a_300_creature_horde_matches_with_its_roll_offs():
 @compiled
 def test_a_simulation_reports_how_many_fights_each_loop_played():
     horde = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64)
-    assert horde["fight_loop"] == {"compiled_fights": 400, "python_fights": 0, "python_why": None}
+    assert horde["fight_loop"] == on_fight_loop(400)
     python = simulate(load("er-skeleton-horde.json"), runs=400, seed=3, batch=64, loop="python")
-    assert python["fight_loop"] == {"compiled_fights": 0, "python_fights": 400,
-                                    "python_why": "loop 'python' was asked for"}
+    assert python["fight_loop"] == on_python_loop(400, "loop 'python' was asked for")
     assert {k: v for k, v in horde.items() if k not in ("timing", "fight_loop")} == \
         {k: v for k, v in python.items() if k not in ("timing", "fight_loop")}
     fallback = simulate(_breaking(load("ct-hill-giant.json")), runs=50, seed=3)
@@ -350,11 +351,20 @@ def _scenario(draw):
     return _finished(draw, "enchanted-realms", sides, names)
 
 
-def test_on_the_pure_python_kernels_every_fight_plays_on_the_python_loop():
+def test_on_the_pure_python_kernels_the_fight_loop_plays_as_python_the_same_fights():
+    # the same procedure files, run as Python (drive/pyloop.py): the same fights as the
+    # compiled loop's and the Python round loop's
     with _kernels.using("python"):
         result = simulate(load("er-skeleton-horde.json"), runs=20, seed=3)
-    assert result["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
-                                    "python_why": "the compiled core is not in use (pure-Python kernels)"}
+        python = simulate(load("er-skeleton-horde.json"), runs=20, seed=3, loop="python")
+    assert result["fight_loop"] == {"compiled_fights": 0, "flat_python_fights": 20, "python_fights": 0,
+                                    "python_why": None}
+    drop = ("timing", "fight_loop")
+    assert {k: v for k, v in result.items() if k not in drop} == {k: v for k, v in python.items() if k not in drop}
+    if _kernels.compiled is not None:
+        with _kernels.using("compiled"):
+            fast = simulate(load("er-skeleton-horde.json"), runs=20, seed=3)
+        assert {k: v for k, v in result.items() if k not in drop} == {k: v for k, v in fast.items() if k not in drop}
 
 
 _WW_STRIKES = st.fixed_dictionaries(
@@ -574,8 +584,7 @@ def test_the_simulate_report_names_the_python_loop_when_it_played(tmp_path, monk
     horde = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--workers", "1"])
     assert horde.exit_code == 0 and "Python round loop" not in horde.output
     asked = run(["simulate", "@er-skeleton-horde", "--runs", "20", "--seed", "1", "--loop", "python", "--json", "-"])
-    assert json.loads(asked.output)["fight_loop"] == {"compiled_fights": 0, "python_fights": 20,
-                                                      "python_why": "loop 'python' was asked for"}
+    assert json.loads(asked.output)["fight_loop"] == on_python_loop(20, "loop 'python' was asked for")
 
 
 @compiled

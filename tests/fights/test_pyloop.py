@@ -22,6 +22,7 @@ from fracas.drive import fastfight, pyloop
 from fracas.rulesets import loop, loopstate
 from fracas.drive.scenario import compile_scenario
 
+from .test_big_fights import TACTICS, scaled
 from .test_fast_fights import _ct_scenario, _os_scenario, _scenario, _ww_scenario, compiled
 from .test_fights import EXAMPLES, load
 
@@ -49,6 +50,26 @@ def test_every_example_plays_the_same_fights_compiled_and_as_python(name):
     c, py = _both(plan, 7, 3, fights)
     assert c[0][0] == fights and c[0][3] > 0  # the fights were played, with attacks
     assert py == c
+
+
+@compiled
+@pytest.mark.parametrize("tactic", TACTICS)
+@pytest.mark.parametrize("name", ["er-skeleton-horde.json", "ct-hill-giant.json", "os-goblin-ambush.json",
+                                  "ww-duel.json"])
+def test_the_pure_python_backends_plan_plays_the_same_fights(name, tactic):
+    # With the pure-Python kernels fastfight lays plans out with pyloop's nearest-first
+    # lists (sorted by math.hypot, no walks); the compiled core's plan walks rows of members
+    # where it can. Played by the compiled loop and as Python, both plans give the same fights.
+    scenario = scaled(name, {"ct-hill-giant.json": 6, "ww-duel.json": 40}.get(name, 4), tactic, positions=True,
+                      seed=3)
+    fast = fastfight._make(compile_scenario(orjson.dumps(scenario)))
+    with _kernels.using("python"):
+        pure = fastfight._make(compile_scenario(orjson.dumps(scenario)))
+    assert isinstance(fast, fastfight.FastPlan) and isinstance(pure, fastfight.FastPlan), (fast, pure)
+    assert any(fast.arrays["walk"]) and not any(pure.arrays["walk"])
+    c, py = _both(fast, 5, 0, 3)
+    c_pure, py_pure = _both(pure, 5, 0, 3)
+    assert c[0][0] == 3 and c == py == c_pure == py_pure
 
 
 def test_every_round_step_the_shared_steps_call_is_a_built_in_rulesets():

@@ -16,7 +16,7 @@ package fails (fracas._kernels then runs the pure-Python twin).
 
 from . import er, fights, generator, lanes, rows, single
 from .er import roll_detail, roll_summary
-from .fights import CT_FIELDS, play_fights
+from .fights import play_fights
 from .generator import die, draw_faces, generator_words, seed_state
 from .lanes import LANES, LANES_ISA, lanes_dice, lanes_draws, lanes_fit, lanes_words, roll_summary_lanes
 from .rows import xroll_detail, xroll_summary
@@ -32,6 +32,6 @@ MODULES = (generator, er, lanes, rows, single, fights)
 #: `fracas._layout`.
 LAYOUT = generator.LAYOUT
 
-__all__ = ["BACKEND", "CT_FIELDS", "LANES", "LANES_ISA", "LAYOUT", "MODULES", "die", "draw_faces", "generator_words",
+__all__ = ["BACKEND", "LANES", "LANES_ISA", "LAYOUT", "MODULES", "die", "draw_faces", "generator_words",
            "lanes_dice", "lanes_draws", "lanes_fit", "lanes_words", "play_fights", "roll_detail", "roll_seeded", "roll_single", "roll_summary", "roll_summary_lanes",
            "seed_state", "xroll_detail", "xroll_summary"]

@@ -406,15 +406,26 @@ def render_simulation(result: dict[str, Any]) -> str:
                        f"  survives {100 * mean['survived_rate']:5.1f} %")
     out.extend(_falling(result))
     loop = result.get("fight_loop") or {}
-    if loop.get("python_fights"):  # say so when fights did not play on the compiled loop
-        out.append(_style(f"  {loop['python_fights']} fight{'s' if loop['python_fights'] != 1 else ''} on the"
-                          f" Python round loop ({loop['compiled_fights']} compiled): {loop['python_why']}",
-                          fg="yellow"))
+    if loop.get("flat_python_fights"):  # say so when fights did not play compiled
+        out.append(_style(f"  {_fights(loop['flat_python_fights'])} on the fight loop run as Python (the compiled"
+                          " core is not in use: pure-Python kernels)", fg="yellow"))
+    if loop.get("python_fights"):
+        out.append(_style(f"  {_fights(loop['python_fights'])} on the Python round loop"
+                          f" ({loop['compiled_fights']} compiled{_flat(loop)}): {loop['python_why']}", fg="yellow"))
     t = result.get("timing")  # a forecast (fight.forecast, fracas.forecast) has none
     if t is not None:
         out.append(f"  {t['seconds']:.2f} s, {t['fights_per_second']:,.0f} fights/s ({t['executor']},"
                    f" {t['workers']} worker{'s' if t['workers'] != 1 else ''})")
     return "\n".join(out)
+
+
+def _fights(n: int) -> str:
+    return f"{n} fight{'s' if n != 1 else ''}"
+
+
+def _flat(loop: dict[str, Any]) -> str:
+    n = loop.get("flat_python_fights", 0)
+    return f", {n} on the fight loop run as Python" if n else ""
 
 
 def _falling(result: dict[str, Any]) -> list[str]:
@@ -452,7 +463,7 @@ _progress = click.option("--progress/--no-progress", default=None,
                               " not on standard output].")
 
 _loop = click.option("--loop", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
-                     help="auto: the compiled fight loop where it covers the scenario (the same fights, faster);"
+                     help="auto: the fight loop where it covers the scenario (compiled: the same fights, faster);"
                           " python: the Python round loop.")
 
 

@@ -5,6 +5,8 @@ logs, every ruleset); a simulation only needs each fight's integer totals, so fo
 scenarios it covers, `plan_for` flattens the scenario (combatants, their strikes
 compiled at each enemy group, tactics as codes, each combatant's enemies nearest first)
 and the compiled core plays whole fights without the GIL (`cython_core/fights.pyx`).
+With the pure-Python kernels the same plans play on the same procedure files run as
+Python (`pyloop`, which also lays out the nearest-first lists): `loop()` is the one in use.
 
 The compiled loop is the Python loop's twin, not a model of it: the same scenario and
 seed give the same fights (winner, rounds, survivors, damage dealt and taken per
@@ -35,6 +37,7 @@ from typing import Any, Optional, Union
 from .. import _kernels
 from .._layout import N_TYPES, PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..errors import RequestError
+from . import pyloop
 from .pyloop import layout
 from .scenario import Compiled
 
@@ -63,14 +66,16 @@ class FastPlan:
         self.attacks = 0
 
     def play(self, seed: int, first: int, end: int, totals: dict[str, Any]) -> int:
-        """Fights first..end-1 into `totals` (simulate.play_batch's dict); returns the fight
-        it stopped at: `end`, or a fight the Python loop must play (its error)."""
+        """Fights first..end-1 into `totals` (simulate.play_batch's dict) on the fight loop
+        (`loop()`: compiled, or its source run as Python); returns the fight it stopped at:
+        `end`, or a fight the Python round loop must play (its error)."""
         s, m, r = self.sides, self.members, self.max_rounds
         flat = array("q", bytes(8 * (2 * s + 1 + r + 1 + 5 * m)))
-        played, _err, stopped, attacks = _kernels.active().play_fights(self.arrays, seed, first, end - first, flat)
+        fights = loop()
+        played, _err, stopped, attacks = fights.play_fights(self.arrays, seed, first, end - first, flat)
         self.attacks += attacks
         totals["fights"] += played
-        totals["compiled_fights"] += played
+        totals["compiled_fights" if fights is not pyloop else "flat_python_fights"] += played
         totals["draws"] += flat[s]
         for side in range(s):
             totals["wins"][side] += flat[side]
@@ -87,11 +92,22 @@ class FastPlan:
         return end if stopped < 0 else int(stopped)
 
 
+def loop() -> Any:
+    """The fight loop that plays plans: the compiled core (its `fights` module), or with the
+    pure-Python kernels the same procedure files run as Python (`pyloop`, which lays out
+    the same plans: the same fights). Asked each time: tests switch backends."""
+    kernels = _kernels.active()
+    return kernels if hasattr(kernels, "play_fights") else pyloop
+
+
+def compiled() -> bool:
+    """Whether plans play compiled (else on `pyloop`, at Python's speed)."""
+    return loop() is not pyloop
+
+
 def plan_for(sc: Compiled) -> Union[FastPlan, str]:
-    """The compiled loop's plan of a scenario, or why its fights play on the Python loop
-    (kept per compiled scenario)."""
-    if not hasattr(_kernels.active(), "play_fights"):  # asked each time: tests switch backends
-        return "the compiled core is not in use (pure-Python kernels)"
+    """The fight loop's plan of a scenario, or why its fights play on the Python round loop
+    (kept per compiled scenario: either fight loop plays it)."""
     made = _PLANS.get(sc)
     if made is None:
         made = _PLANS[sc] = _make(sc)
@@ -137,7 +153,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
         "os_save_num": array("q"),
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
         "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
-        "ct_group": array("q", [0] * _kernels.active().CT_FIELDS * len(groups)),
+        "ct_group": array("q"),  # the side-turn round's group fields: its procedure's compiled_tables
         "own_power": array("q", [0] * len(groups)),
         "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
         "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
@@ -329,7 +345,7 @@ def _target_lists(sc: Compiled, sides: list[int], specs: list[Any]) -> tuple[Any
     the few entries whose order needs math.hypot itself are ordered here with it. A member
     whose picks walk the rows (the loop's `_walk`) has no list, unless it focuses on one
     member; and the tables of the walk."""
-    fights = _kernels.active().fights
+    fights = _kernels.active().fights if compiled() else pyloop
     positions = sc.positions
     members = sc.member_ids
     xs, ys = array("d", [p[0] for p in positions]), array("d", [p[1] for p in positions])

@@ -9,11 +9,16 @@ calls the kernels through pointers: `play_fights` takes what `fights.play_fights
 adds up the same totals, fight for fight (tests/fights/test_pyloop.py compares the two on
 every example and on generated scenarios). `layout` is what both runs work out from a
 plan's arrays.
+
+With the pure-Python kernels this module is the fight loop fastfight plays plans on
+(`play_fights`, with `nearest_lists` and `focus_lists` to lay them out): the compiled core's
+`fights` module otherwise.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 from array import array
 from typing import Any
 
@@ -221,3 +226,40 @@ def play_fights(arrays: dict[str, Any], seed: int, first: int, count: int, total
             else:
                 totals[base + 4 * members + i] += 1
     return played, err, first + played if err else -1, f.attacks
+
+
+def nearest_lists(xs: Any, ys: Any, side: Any, need: Any) -> tuple[Any, Any, list[Any], list[Any], Any, Any, Any]:
+    """`fights.nearest_lists` as Python (the pure-Python kernels): each member's enemies
+    nearest first, ties by member index. That is the order of Fight._choose's `min` by
+    (math.hypot(dx, dy), index) by definition: a stable sort by math.hypot of the enemies
+    in member order. So nothing is left for the caller to order (`close` and `python` are
+    empty), and no member's picks walk the rows (the compiled loop's shortcut to the same
+    order): every member has its list, whatever `need` says."""
+    members = len(side)
+    if len(xs) != members or len(ys) != members or len(need) != members:
+        raise ValueError("positions and sides disagree")
+    if any(not 0 <= s < 64 for s in side):
+        raise ValueError("a side index out of range")
+    enemies = {s: [e for e in range(members) if side[e] != s] for s in set(side)}
+    near, off = array("i"), array("q", [0])
+    for m in range(members):
+        x, y = xs[m], ys[m]
+        near.extend(sorted(enemies[side[m]], key=lambda e: math.hypot(xs[e] - x, ys[e] - y)))
+        off.append(len(near))
+    return near, off, [], [], array("i", bytes(4 * members)), array("q"), array("q")
+
+
+def focus_lists(near: Any, near_off: Any, focus_of: Any, match: Any) -> tuple[Any, Any]:
+    """`fights.focus_lists` as Python: each member's focus, the enemies of its nearest-first
+    list that its tactic's focus names, in that order (focus_of[m]: the row of `match`, a
+    byte per member, of m's focus; -1: none)."""
+    members = len(focus_of)
+    if len(near_off) != members + 1 or near_off[members] != len(near) or members == 0:
+        raise ValueError("the nearest-first lists disagree")
+    out, off = array("i"), array("q", [0])
+    for m in range(members):
+        row = focus_of[m] * members
+        if focus_of[m] >= 0:
+            out.extend(e for e in near[near_off[m]:near_off[m + 1]] if match[row + e])
+        off.append(len(out))
+    return out, off

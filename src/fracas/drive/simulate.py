@@ -78,14 +78,15 @@ def checked(source: Any) -> tuple[bytes, Compiled]:
 
 def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "auto") -> dict[str, Any]:
     """Fights first..first+count-1: integer totals (see `merge`). `loop` "auto" plays them
-    on the compiled fight loop when it covers the scenario (`fastfight`), "python" on the
-    Python round loop; a fight the compiled loop stops is played by the Python loop."""
+    on the fight loop when it covers the scenario (`fastfight`: compiled, or its source run
+    as Python with the pure-Python kernels), "python" on the Python round loop; a fight the
+    fight loop stops is played by the Python round loop."""
     sc = _compiled(scenario)
     nsides, nmembers = len(sc.sides), len(sc.member_ids)
     totals: dict[str, Any] = {
         "fights": 0, "wins": [0] * nsides, "draws": 0, "rounds": {}, "survivors": [0] * nsides,
         "dealt": [0] * nmembers, "taken": [0] * nmembers, "survived": [0] * nmembers, "fled": [0] * nmembers,
-        "down": [0] * nmembers, "compiled_fights": 0, "python_fights": 0,
+        "down": [0] * nmembers, "compiled_fights": 0, "flat_python_fights": 0, "python_fights": 0,
     }
     fast = fastfight.plan_for(sc) if loop == "auto" else None
     i, end = first, first + count
@@ -191,6 +192,7 @@ def report(sc: Compiled, totals: dict[str, Any], runs: int, seed: int, why_pytho
                    "histogram": {str(r): rounds[r] for r in ordered}},
         "combatants": combatants,
         "fight_loop": {"compiled_fights": totals.get("compiled_fights", 0),
+                       "flat_python_fights": totals.get("flat_python_fights", 0),
                        "python_fights": totals.get("python_fights", 0),
                        "python_why": why_python if totals.get("python_fights") else None},
     }
@@ -216,8 +218,9 @@ def likely_to_fall(result: Mapping[str, Any], top: int = FALLING) -> list[dict[s
 
 def fight_cost(sc: Compiled, loop: str = "auto") -> int:
     """A fight's estimated work in `PROCESS_WORK` units: its combatants, times
-    PYTHON_LOOP_COST when its fights play on the Python round loop."""
-    fast = loop == "auto" and isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
+    PYTHON_LOOP_COST when its fights play at Python's speed (on the Python round loop, or
+    the fight loop run as Python)."""
+    fast = loop == "auto" and fastfight.compiled() and isinstance(fastfight.plan_for(sc), fastfight.FastPlan)
     return len(sc.member_ids) * (1 if fast else PYTHON_LOOP_COST)
 
 
@@ -235,7 +238,7 @@ def why_python(sc: Compiled, loop: str) -> str:
     if loop == "python":
         return "loop 'python' was asked for"
     fast = fastfight.plan_for(sc)
-    return fast if isinstance(fast, str) else "the compiled fight loop stopped (the Python loop reports why)"
+    return fast if isinstance(fast, str) else "the fight loop stopped (the Python round loop reports why)"
 
 
 def check_loop(loop: Any) -> None:
@@ -634,8 +637,10 @@ class SimulationResult(Result):
             expected damage taken), `survived_rate`, `fled_rate`, `down_rate` (the chance
             of being fled or down at the end); `likely_to_fall()` ranks them.
         timing: `seconds`, `fights_per_second`, `workers`, `executor`, `cpus`.
-        fight_loop: `compiled_fights` and `python_fights` (how many fights each round loop
-            played) and `python_why` (why any played on the Python loop, else None).
+        fight_loop: `compiled_fights`, `flat_python_fights` and `python_fights` (how many
+            fights the compiled fight loop, the same loop run as Python with the
+            pure-Python kernels, and the Python round loop played) and `python_why` (why
+            any played on the Python round loop, else None).
     """
 
     __slots__ = ()

@@ -250,8 +250,10 @@ class SweepResult(Result):
             ({path: value}), `seed`, `completed`, `sides` (per side: `wins`, `win_rate`,
             `win_rate_ci95`, `survivors_mean`, `combatants`), `draws` (`count`, `rate`,
             `rate_ci95`), `rounds` (`mean`, `median`, `min`, `max`) and `fight_loop`
-            (`compiled_fights` and `python_fights`: how many of its fights each round loop
-            played, and `python_why`: why any played on the Python loop, else None). Only
+            (`compiled_fights`, `flat_python_fights` and `python_fights`: how many of its
+            fights the compiled fight loop, that loop run as Python with the pure-Python
+            kernels and the Python round loop played, and `python_why`: why any played on
+            the Python round loop, else None). Only
             points whose fights all finished are listed (an interrupted sweep lists fewer).
         completed_points: How many points finished.
         interrupted: True when a signal or KeyboardInterrupt stopped the sweep early.

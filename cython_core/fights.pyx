@@ -1,7 +1,8 @@
 # cython: language_level=3
 """Whole fights in C: the compiled fight loop for the scenarios fracas.drive.fastfight
 compiles (docs/ENCOUNTERS.md "Simulations"): Enchanted Realms, Worldwalker, Cartyrion and
-old-school.
+old-school, and the plain round a plug-in ruleset on the row kernel gets (its initiative
+called in Python once a round).
 
 No rule of a round is written here. The loop is the round procedure files included below
 (`rulesets/loop.py`: the shared steps; `rulesets/<ruleset>/loop.py`: each ruleset's round), in
@@ -92,6 +93,8 @@ cdef struct FightPlan:
     int64_t casters_n          # the members with spell uses, casters[0:casters_n]
     const int64_t* casters
     bint init_once             # WW-1: initiative once for the fight, else every round (ER-18)
+    bint init_called           # the plain round: the ruleset's initiative, called in Python each round
+    void* init_call            # its call (a Python callable play_fights keeps alive: Procedure.initiative_call)
     bint side_turns            # a slot per side, two health pools, breakable weapons and parries (Cartyrion: CT-1, CT-4..7)
     int init_die               # the initiative die: d10 (ER-18) or d20 (WW-1)
     int64_t members
@@ -481,6 +484,12 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
         raise ValueError("the initiative die is a d10 or a d20")
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
     p.side_turns = side_turns
+    init_call = arrays["init_call"]
+    if init_call is not None and (not callable(init_call) or p.init_once or p.side_turns or not rows):
+        raise ValueError("an initiative call is the plain round's, of strike rows")
+    p.init_called = init_call is not None
+    keep.append(init_call)
+    p.init_call = <void*>init_call  # held by `keep` while the fights play
     p.phased = arrays["phased"]
     p.has_morale = arrays["has_morale"]
     p.os_ties = arrays["os_ties"]

@@ -6,7 +6,8 @@ and so do the scenario fields only its round reads (`Procedure.tactics`, `Proced
 Not yet covered: the compiled loop's shared steps (`fracas/rulesets/loop.py`) call the
 built-in rounds' steps (`loop.ROUND_STEPS`: `_ct_round`, `_os_round`, the ER turn's steps)
 on the plan's round kind, and its table keys (`ct`, `os`, `ct_init`) are two-letter folder
-names this test leaves out; a plug-in's round does not yet reach the compiled loop."""
+names this test leaves out. A plug-in's plain round (its initiative called each round) plays
+on the compiled loop; a round procedure of its own does not yet (tests/fights/test_plain_round.py)."""
 
 from __future__ import annotations
 

@@ -63,6 +63,19 @@ else:
 cfunc = ccall = inline = nogil = _same
 
 
+class _Gil:
+    """`with cython.gil:` (a nogil function calling Python) as plain Python: nothing to take."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_exc: Any) -> None:
+        return None
+
+
+gil = _Gil()
+
+
 def cast(_type: Any, value: T) -> T:
     """A C cast: as plain Python, the value (the round procedures cast only where C's
     integer types need it, never a pointer: `if cython.compiled:` holds those)."""

@@ -148,6 +148,7 @@ def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     groups, n = sc.groups, len(sc.member_ids)
     tables: dict[str, Any] = {
         "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
+        "init_call": None,
         "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
         "os_flee": array("q", [0] * len(groups)), "os_save_or": array("q", [-1, 0, 0] * len(groups)),
         "os_save_num": array("q"),
@@ -250,7 +251,7 @@ def _make(sc: Compiled) -> Union[FastPlan, str]:
                 if u not in reactions:
                     raise
                 return f"{g.path}: its reaction at {t.path}: {exc.path}: {exc.reason}"
-            why = _unfit(plan) if rows else proc.compiled_unfit(plan)
+            why = (_unfit(plan) if rows else None) or proc.compiled_unfit(plan)
             if why:
                 return f"{g.path}: its attack at {t.path} {why}"
             n = len(plan.metas)

@@ -188,8 +188,7 @@ class Fight:
     def roll_initiative(self) -> tuple[list[list[str]], Optional[dict[str, Any]]]:
         """The ruleset's `fight_initiative` for the standing combatants: one random event."""
         sc = self.sc
-        actors = [Actor(m.id, sc.sides[m.side], sc.groups[m.group].attacker, sc.groups[m.group].initiative,
-                        sc.groups[m.group].path) for m in self.standing()]
+        actors = [sc.actor(m.index) for m in self.standing()]
         dice, seed = self.stream()
         return sc.ruleset.fight_initiative(sc.setup, actors, sc.sides, self.round, dice, seed)
 

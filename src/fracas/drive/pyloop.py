@@ -147,6 +147,7 @@ def plan_of(arrays: dict[str, Any]) -> FightPlan:
     p.os_saves = any(p.os_save_or[3 * g] >= 0 for g in range(p.groups))
     p.rows_n = len(p.rows_at) // 2
     p.any_walk = any(p.walk)
+    p.init_called = p.init_call is not None
     return p
 
 

@@ -256,6 +256,11 @@ class Compiled:
     _plans: dict[tuple[Any, ...], Any] = dataclasses.field(default_factory=dict)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
+    def actor(self, m: int) -> Actor:
+        """What a ruleset's initiative (`fight_initiative`) reads of member `m`."""
+        g = self.groups[self.member_group[m]]
+        return Actor(self.member_ids[m], self.sides[g.side], g.attacker, g.initiative, g.path)
+
     def plan(self, group: int, phase: str, target_group: int, use: Optional[tuple[int, ...]] = None,
              situation: Situation = ()) -> Any:
         """The compiled attack of `group`'s strikes of `phase` ("spell": its spell) at a
@@ -536,9 +541,7 @@ def _morale_units(sides: list[str], groups: list[Group]) -> list[tuple[str, int,
 def _check_initiative(sc: Compiled) -> None:
     """Roll a throwaway initiative once: its errors (an ER combatant without Agility) name
     the scenario field before any fight starts."""
-    actors = [Actor(member, sc.sides[sc.groups[g].side],
-                    sc.groups[g].attacker, sc.groups[g].initiative, sc.groups[g].path)
-              for member, g in zip(sc.member_ids, sc.member_group)]
+    actors = [sc.actor(m) for m in range(len(sc.member_ids))]
     sc.ruleset.fight_initiative(sc.setup, actors, sc.sides, 1, Dice.from_seed(0), 0)
 
 

@@ -35,7 +35,7 @@ does not says why in the result's `fight_loop`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple, Optional
 
 
@@ -130,8 +130,10 @@ class Procedure:
     member: ClassVar[type[Member]] = Member
     #: Which round of the compiled fight loop plays it ("" none): honoured only when the
     #: class itself says so, so that a subclass that changes a call plays on the Python
-    #: loop until it says the compiled loop still matches.
-    compiled: ClassVar[str] = ""
+    #: loop until it says the compiled loop still matches. The plain round's is "plain":
+    #: one combatant per slot, the ruleset's own initiative called each round
+    #: (`initiative_call`), attacks of strike rows.
+    compiled: ClassVar[str] = "plain"
 
     def __init__(self, fight: Any) -> None:
         self.fight = fight
@@ -160,8 +162,10 @@ class Procedure:
     def compiled_for(cls, ruleset: Any) -> bool:
         """Whether the compiled round `compiled` names still matches `ruleset`'s calls it
         reads (its initiative, its outcome); a ruleset that changed one plays on the Python
-        loop rather than differently."""
-        return True
+        loop rather than differently. The plain round calls the ruleset's initiative itself
+        and deals each attack's total damage: a ruleset with its own `fight_outcome` plays
+        on the Python loop."""
+        return defined_by(ruleset, "fight_outcome", "fracas.rulesets.base:Ruleset")
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
@@ -218,8 +222,38 @@ class Procedure:
     @classmethod
     def compiled_tables(cls, sc: Any, tables: dict[str, Any]) -> Optional[str]:
         """Set the compiled round's flags and tables in `tables` (neutral ones are there);
-        returns why the compiled loop cannot play the scenario (None: it can)."""
+        returns why the compiled loop cannot play the scenario (None: it can). The plain
+        round's: attacks of strike rows (a ruleset on the row kernel; another's attacks
+        say why they cannot be rolled there), its initiative called (`initiative_call`)."""
+        tables.update(rows=True, init_call=cls.initiative_call(sc))
         return None
+
+    @classmethod
+    def initiative_call(cls, sc: Any) -> Callable[[int, int, list[bool]], Optional[list[int]]]:
+        """The plain round's initiative as the compiled loop calls it each round, with the
+        round, the seed of its random event and who stands (`standing[m]`): the ruleset's
+        `fight_initiative` as `initiative()` calls it (the standing combatants in member
+        order, the same dice), its slots as members in order. None where the loop does not
+        play them (a slot of several sides, acting at once): the Python round loop plays
+        that fight, as it does one whose call raised."""
+        from ..dice import Dice
+
+        ruleset, actors = sc.ruleset, [sc.actor(m) for m in range(len(sc.member_ids))]
+        index = {member: m for m, member in enumerate(sc.member_ids)}
+        side = [sc.groups[g].side for g in sc.member_group]
+
+        def call(round_: int, seed: int, standing: list[bool]) -> Optional[list[int]]:
+            slots, _record = ruleset.fight_initiative(sc.setup, [a for a, up in zip(actors, standing) if up],
+                                                      sc.sides, round_, Dice.from_seed(seed), seed)
+            order: list[int] = []
+            for slot in slots:
+                members = [index[member] for member in slot]
+                if len({side[m] for m in members}) > 1:
+                    return None
+                order.extend(members)
+            return order
+
+        return call
 
     @classmethod
     def compiled_unfit(cls, plan: Any) -> Optional[str]:

@@ -39,6 +39,9 @@ TAC_FOCUS = cython.declare(cython.const[cython.int], 3)
 E_FIGHT_TIES = cython.declare(cython.const[cython.int], 100)
 #: The plan holds no variant for what the fight reached (a check the plan's builder vouches for)
 E_FIGHT_PLAN = cython.declare(cython.const[cython.int], 101)
+#: The plain round's initiative call gave no order the loop plays (it failed, or a slot of
+#: several sides acting at once): the Python round loop plays the fight
+E_FIGHT_CALL = cython.declare(cython.const[cython.int], 102)
 #: weakest: a tree key is health << WK_SHIFT | member (members < 1 << 20, health < 1 << 42)
 WK_SHIFT = cython.declare(cython.const[cython.int], 21)
 #: weakest: the key of no member (a side's tree with no one standing)
@@ -124,6 +127,50 @@ def _initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fi
         for i in range(n):
             f.once[i] = f.order[i]
         f.once_n = n
+    return n
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _call_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], r: cython.longlong,
+                     seed: cython.ulonglong) -> cython.longlong:
+    """`_called_initiative`'s call, with the GIL held: the plan's `init_call` with the round,
+    the event's seed and who stands; the members it orders into f.order (-1: none)."""
+    i: cython.longlong
+    n: cython.longlong
+    if cython.compiled:
+        call = cython.cast(object, p.init_call)
+    else:
+        call = p.init_call
+    try:
+        got = call(r, seed, [f.status[i] == ST_STANDING for i in range(p.members)])
+        if got is None or len(got) > p.members:
+            return -1
+        n = len(got)
+        for i in range(n):
+            if not 0 <= got[i] < p.members:
+                return -1
+            f.order[i] = got[i]
+        return n
+    except Exception:  # the Python round loop plays the fight again, and says what failed
+        return -1
+
+
+@cython.cfunc
+@cython.nogil
+@cython.exceptval(check=False)
+def _called_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState],
+                       r: cython.longlong) -> cython.longlong:
+    """The plain round's initiative: the ruleset's own `fight_initiative`, which only Python
+    states (Procedure.initiative_call lays it out as the plan's `init_call`). One random
+    event: its seed, the round and who stands go to the call, with the GIL. Fills f.order
+    with the members in slot order; returns how many, or -1 (the Python round loop plays
+    the fight)."""
+    seed: cython.ulonglong = _chunk_seed(f.round_seed, f.k)
+    n: cython.longlong
+    f.k += 1
+    with cython.gil:
+        n = _call_initiative(p, f, r, seed)
     return n
 
 
@@ -461,7 +508,8 @@ def _row_roll(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
             injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
         else:
             damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-        cost += f.out[s * XOUT_WIDTH + Y_COST]
+        if p.side_turns:  # CT-4: the side-turn round's stamina cost (the plain round deals damage only)
+            cost += f.out[s * XOUT_WIDTH + Y_COST]
         reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
     f.dmg, f.inj, f.cost = damage, injury, cost
     if f.reserve[t] > 0:
@@ -829,9 +877,14 @@ def _member_round(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[
     # read once: the writes to f below could alias the plan's flags for the C compiler
     feints: cython.bint = p.feints
     extras: cython.bint = feints or p.shock or p.defends or p.throws or p.charges or p.negates
-    n = _initiative(p, f)
-    if n < 0:
-        return E_FIGHT_TIES
+    if p.init_called:
+        n = _called_initiative(p, f, r)
+        if n < 0:
+            return E_FIGHT_CALL
+    else:
+        n = _initiative(p, f)
+        if n < 0:
+            return E_FIGHT_TIES
     if p.spells:  # casters with a use left cast this round (the others never do: 0 since the fight began)
         for i in range(p.casters_n):
             m = p.casters[i]

@@ -70,6 +70,15 @@ out["bulk"] = [bulk["attacks_total"] == 500, 500 * 4 / 3 * 0.85 < bulk["total_da
                core is None or (kernel_calls != [] and all(modes == [L.X_HIT_COUNT] for modes in kernel_calls))]
 fight = fracas.simulate("@d6-skirmish", runs=20, seed=1).to_dict()
 out["fights"] = [fight["completed"] == 20, sorted(fight["sides"]) == ["guards", "raiders"]]
+# its plain round (DP-2 initiative, called each round) plays on the fight loop, in worker
+# processes too: the same figures as the Python round loop's
+one = fracas.simulate("@d6-skirmish", runs=300, seed=1).to_dict()
+two = fracas.simulate("@d6-skirmish", runs=300, seed=1, workers=2).to_dict()
+slow = fracas.simulate("@d6-skirmish", runs=300, seed=1, loop="python").to_dict()
+strip = lambda r: {k: v for k, v in r.items() if k not in ("timing", "fight_loop")}
+flat = "compiled_fights" if _kernels.name() == "compiled" else "flat_python_fights"
+out["fights"] += [one["fight_loop"][flat] == two["fight_loop"][flat] == 300, one["fight_loop"]["python_fights"] == 0,
+                  two["timing"]["workers"] == 2, strip(one) == strip(two) == strip(slow)]
 runner = CliRunner()
 with open("attack.json", "w") as fh:
     json.dump(attack, fh)

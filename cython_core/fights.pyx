@@ -836,6 +836,10 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
                     tot[2 * sides + 2 + max_rounds + 3 * members + i] += 1
                 else:
                     tot[2 * sides + 2 + max_rounds + 4 * members + i] += 1
+    if _STOPPED:  # a Ctrl-C in the plain round's initiative call (loop.py's _call_initiative)
+        stop = _STOPPED.pop()
+        _STOPPED.clear()
+        raise stop
     return played, err, first + played if err else -1, f.attacks
 
 

@@ -202,3 +202,21 @@ def test_what_the_fight_loop_does_not_play_says_why(d6pool, wilddie):
     assert why == "$.sides.raiders[0]: its attack at $.sides.guards[0] is not one strike-row attack at one target"
     result = simulate(wild, runs=10, seed=1)
     assert result["fight_loop"] == on_python_loop(10, why)
+
+
+def test_a_ctrl_c_in_the_initiative_call_stops_the_simulation(d6pool):
+    # a KeyboardInterrupt raised in the plugin's initiative (simulate's SIGINT handler raises
+    # one in the Python code that runs) comes out of the fight loop, not lost in it
+    class Interrupted(type(d6pool)):
+        def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+            if round_ == 2:
+                raise KeyboardInterrupt
+            return super().fight_initiative(setup, actors, sides, round_, dice, seed)
+
+    sc = dataclasses.replace(compile_scenario(orjson.dumps(_skirmish())), ruleset=Interrupted())
+    plan = fastfight.plan_for(sc)
+    totals = _totals(compile_scenario(orjson.dumps(_skirmish())), "auto")
+    with pytest.raises(KeyboardInterrupt):
+        plan.play(5, 0, 30, totals)  # the fight loop itself raises it (no Python round loop behind)
+    # and the next plan plays on: nothing of the interruption is left behind
+    assert loop_counts(_totals(compile_scenario(orjson.dumps(_skirmish())), "auto")) == (30, 0)

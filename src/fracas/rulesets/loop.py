@@ -130,6 +130,11 @@ def _initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fi
     return n
 
 
+#: A KeyboardInterrupt (or SystemExit) raised in an initiative call while the compiled loop
+#: plays: the loop stops the fight, and play_fights raises it once the loop has returned.
+_STOPPED: list[BaseException] = []
+
+
 @cython.cfunc
 @cython.exceptval(check=False)
 def _call_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], r: cython.longlong,
@@ -153,6 +158,11 @@ def _call_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.point
             f.order[i] = got[i]
         return n
     except Exception:  # the Python round loop plays the fight again, and says what failed
+        return -1
+    except BaseException as stop:  # Ctrl-C (simulate's handler): C cannot carry it; play_fights raises it
+        if not cython.compiled:
+            raise
+        _STOPPED.append(stop)
         return -1
 
 

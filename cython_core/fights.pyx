@@ -357,6 +357,12 @@ cdef struct FightState:
     long long paid[1]      # negation.free_step's dice paid
 
 
+#: A KeyboardInterrupt (or SystemExit) raised in the plain round's initiative call
+#: (loop.py's _call_initiative) while the loop plays: the loop stops the fight, and
+#: play_fights raises it once the loop has returned (C cannot carry it).
+_STOPPED = []
+
+
 # Round procedures: the loop's shared steps, then each ruleset's round, over the state above
 # (Cython's pure Python mode, as the rule files above; fracas.drive.pyloop runs them as Python).
 include "fracas/rulesets/loop.py"

@@ -4,12 +4,13 @@ from typing import Any
 
 from fracas.drive import fastfight
 
-LOOP_KEYS = ("compiled_fights", "flat_python_fights", "python_fights")
+LOOP_KEYS = ("compiled_fights", "flat_python_fights", "python_fights", "handed_over")
 
 
 def loop_counts(totals: dict[str, Any]) -> tuple[int, int]:
     """Popped from play_batch's totals: (fights on the fight loop, compiled or run as Python
     with the pure-Python kernels; fights on the Python round loop)."""
+    totals.pop("handed_over")
     return totals.pop("compiled_fights") + totals.pop("flat_python_fights"), totals.pop("python_fights")
 
 

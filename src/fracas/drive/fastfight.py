@@ -48,6 +48,11 @@ MAX_PAIRS = 20_000
 #: Combatants whose nearest-first enemy lists are built when the plan is made (M × M entries).
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
+#: rulesets/loop.py's E_FIGHT_CALL: the plain round's initiative gave slots the loop does not play
+E_FIGHT_CALL = 102
+#: Why a fight the loop handed over (E_FIGHT_CALL) played on the Python round loop.
+HANDED_OVER = ("the ruleset's initiative gave a slot of several sides acting at once, which the Python round loop"
+               " plays")
 _TARGETS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
 
 _PLANS: "weakref.WeakKeyDictionary[Compiled, Union[FastPlan, str]]" = weakref.WeakKeyDictionary()
@@ -72,8 +77,10 @@ class FastPlan:
         s, m, r = self.sides, self.members, self.max_rounds
         flat = array("q", bytes(8 * (2 * s + 1 + r + 1 + 5 * m)))
         fights = loop()
-        played, _err, stopped, attacks = fights.play_fights(self.arrays, seed, first, end - first, flat)
+        played, err, stopped, attacks = fights.play_fights(self.arrays, seed, first, end - first, flat)
         self.attacks += attacks
+        if err == E_FIGHT_CALL:  # the rest are errors the Python round loop raises as it always has
+            totals["handed_over"] += 1
         totals["fights"] += played
         totals["compiled_fights" if fights is not pyloop else "flat_python_fights"] += played
         totals["draws"] += flat[s]

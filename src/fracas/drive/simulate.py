@@ -86,7 +86,7 @@ def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "
     totals: dict[str, Any] = {
         "fights": 0, "wins": [0] * nsides, "draws": 0, "rounds": {}, "survivors": [0] * nsides,
         "dealt": [0] * nmembers, "taken": [0] * nmembers, "survived": [0] * nmembers, "fled": [0] * nmembers,
-        "down": [0] * nmembers, "compiled_fights": 0, "flat_python_fights": 0, "python_fights": 0,
+        "down": [0] * nmembers, "compiled_fights": 0, "flat_python_fights": 0, "python_fights": 0, "handed_over": 0,
     }
     fast = fastfight.plan_for(sc) if loop == "auto" else None
     i, end = first, first + count
@@ -231,14 +231,19 @@ def default_workers(fights: int, cost: int, cores: int) -> int:
     return 1 if cores < 2 or fights * cost < PROCESS_WORK else cores
 
 
-def why_python(sc: Compiled, loop: str) -> str:
+def why_python(sc: Compiled, loop: str, totals: Optional[dict[str, Any]] = None) -> str:
     """Why fights of `sc` played on the Python round loop, if any did with `loop`: it was
-    asked for, the compiled loop does not cover the scenario (`fastfight.plan_for` says
-    why), or the compiled loop stopped a fight (a limit the Python loop reports)."""
+    asked for, the fight loop does not cover the scenario (`fastfight.plan_for` says why),
+    the fight loop handed fights over (`totals`' `handed_over`: the plain round's initiative
+    gave a slot it does not play), or it stopped a fight at a limit the Python loop reports."""
     if loop == "python":
         return "loop 'python' was asked for"
     fast = fastfight.plan_for(sc)
-    return fast if isinstance(fast, str) else "the fight loop stopped (the Python round loop reports why)"
+    if isinstance(fast, str):
+        return fast
+    if totals and totals.get("handed_over"):
+        return fastfight.HANDED_OVER
+    return "the fight loop stopped (the Python round loop reports why)"
 
 
 def check_loop(loop: Any) -> None:
@@ -720,7 +725,7 @@ def simulate(scenario: Any, *, runs: int, seed: Optional[int] = None, workers: i
     elapsed = time.perf_counter() - started
     if totals is None:
         totals = merge(None, play_batch(blob, seed, 0, 0, loop))
-    out = report(sc, totals, runs, seed, why_python(sc, loop))
+    out = report(sc, totals, runs, seed, why_python(sc, loop, totals))
     out["stopped_by"] = stop.name
     out["timing"] = {"seconds": round(elapsed, 4), "fights_per_second": round(totals["fights"] / elapsed, 1)
                      if elapsed > 0 else None, "workers": workers,

@@ -298,7 +298,7 @@ class SweepResult(Result):
 
 
 def _point_report(sc: Any, totals: dict[str, Any], runs: int, seed: int, loop: str) -> dict[str, Any]:
-    full = report(sc, totals, runs, seed, why_python(sc, loop) if totals.get("python_fights") else None)
+    full = report(sc, totals, runs, seed, why_python(sc, loop, totals) if totals.get("python_fights") else None)
     return {"seed": seed, "completed": full["completed"], "sides": full["sides"], "draws": full["draws"],
             "rounds": {k: full["rounds"][k] for k in ("mean", "median", "min", "max")},
             "fight_loop": full["fight_loop"]}

@@ -130,11 +130,6 @@ def _initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Fi
     return n
 
 
-#: A KeyboardInterrupt (or SystemExit) raised in an initiative call while the compiled loop
-#: plays: the loop stops the fight, and play_fights raises it once the loop has returned.
-_STOPPED: list[BaseException] = []
-
-
 @cython.cfunc
 @cython.exceptval(check=False)
 def _call_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState], r: cython.longlong,
@@ -162,7 +157,7 @@ def _call_initiative(p: cython.pointer[cython.const[FightPlan]], f: cython.point
     except BaseException as stop:  # Ctrl-C (simulate's handler): C cannot carry it; play_fights raises it
         if not cython.compiled:
             raise
-        _STOPPED.append(stop)
+        _STOPPED.append(stop)  # fights.pyx's: a Python list is no C constant of an included file
         return -1
 
 
@@ -1047,6 +1042,8 @@ def _fight(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightSt
 #: fights.pyx includes after this one; as Python, bound here by `fracas.drive.pyloop.bind`
 #: from each ruleset's own `loop.py`.
 if not cython.compiled:
+    #: fights.pyx's: a KeyboardInterrupt raised in an initiative call of the compiled loop
+    _STOPPED: list[BaseException]
     ROUND_STEPS = ("_ct_attacked", "_ct_round", "_ct_start", "_ct_variant", "_before_attack", "_neg_busy", "_shock",
                    "_strike_left_out", "_stray_shots", "_strays", "_turn_start", "_os_attacked", "_os_round",
                    "_os_start")

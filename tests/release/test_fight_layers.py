@@ -83,3 +83,16 @@ def msgspec_field_type(struct, name):
     import msgspec
 
     return next(f.type for f in msgspec.structs.fields(struct) if f.name == name)
+
+
+def test_the_plan_builder_names_no_rounds_own_table():
+    # fastfight lays every plan out with each built-in round's tables (the one loop takes
+    # them all); what those tables are when another round plays is the round's own word, in
+    # its ruleset's loop.py (`neutral_tables`), not the generic builder's
+    from fracas.drive import pyloop
+
+    owned = pyloop.neutral_tables(2, 2, 2)
+    assert {"side_turns", "phased", "ct_group", "os_side", "negates", "strays", "shock"} <= set(owned)
+    text = (SRC / "drive/fastfight.py").read_text(encoding="utf-8")
+    named = sorted(key for key in owned if re.search(rf"[\"']{re.escape(key)}[\"']", text))
+    assert named == [], f"drive/fastfight.py names the tables {named} of a ruleset's round"

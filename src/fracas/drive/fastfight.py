@@ -35,7 +35,7 @@ from array import array
 from typing import Any, Optional, Union
 
 from .. import _kernels
-from .._layout import N_TYPES, PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
+from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..errors import RequestError
 from . import pyloop
 from .pyloop import layout
@@ -149,34 +149,17 @@ def _uncovered(sc: Compiled) -> Optional[str]:
 
 def _tables(sc: Compiled) -> tuple[dict[str, Any], Optional[str]]:
     """The compiled round's flags and tables: neutral ones (no strike rows, initiative
-    every round, no reserves, parries, phases or morale), then the procedure's own; and
-    why it cannot play the scenario (None: it can)."""
+    every round, no reserves or reactions, no morale; each built-in round's own tables as a
+    fight of another round has them, which its ruleset's loop.py says: `pyloop.neutral_tables`),
+    then the procedure's own; and why it cannot play the scenario (None: it can)."""
     proc, _code = _round(sc)
     groups, n = sc.groups, len(sc.member_ids)
     tables: dict[str, Any] = {
-        "rows": False, "side_turns": False, "init_once": False, "phased": False, "has_morale": False, "os_ties": 0,
-        "init_call": None,
-        "os_side": array("q", [0] * len(sc.sides)), "os_phase": array("q", [-1] * len(groups)),
-        "os_flee": array("q", [0] * len(groups)), "os_save_or": array("q", [-1, 0, 0] * len(groups)),
-        "os_save_num": array("q"),
+        "rows": False, "init_once": False, "has_morale": False, "init_call": None,
         "reserve": array("q", [0] * n), "reaction": array("i", [0] * n),
-        "weapon0": array("q", [0] * n), "shield0": array("q", [0] * n),
-        "ct_group": array("q"),  # the side-turn round's group fields: its procedure's compiled_tables
-        "own_power": array("q", [0] * len(groups)),
-        "parry_dims": array("q", [0] * 2 * len(groups)), "ct_init": array("q", [0, -1] * 12),
         "leave_draws": array("q", [0] * len(groups)), "engages": array("q", [0] * len(groups)),
-        "sneaks": False, "sneaky": array("q", [0] * len(groups)), "feint_units": array("q", [0] * len(groups)),
-        "defend_at": array("q", [-1] * n), "can_defend": array("q", [0] * len(groups)),
-        "shock": False, "shock_body": array("q", [-1] * len(groups)), "shock_save": array("q", [0] * 6 * len(groups)),
-        "throw_off": array("q", [0] * len(groups)), "throw_n": array("q", [0] * len(groups)), "throw_plan": array("q"),
-        "charge": array("q", [-1] * len(groups)), "impale_at": array("q"),
-        "negates": False, **{f"neg_{k}": array("q", [0] * len(groups))
-                             for k in ("mode", "blitz", "weapon", "dice", "melee", "blocks")},
-        "neg_table": array("q"),
-        "impale_rows": array("i"),
-        "strays": False, "shoots": array("q", [0] * len(groups)), "by_off": array("q", [0] * (len(groups) + 1)),
-        "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * len(groups)),
-        "stray_resist": array("q", [0] * N_TYPES * len(groups)), "stray_cond": array("q", [0] * len(groups)),
+        "feint_units": array("q", [0] * len(groups)),
+        **pyloop.neutral_tables(len(sc.sides), len(groups), n),
     }
     why = proc.compiled_tables(sc, tables)
     if sc.has_morale and not tables["has_morale"]:

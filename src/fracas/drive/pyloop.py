@@ -29,19 +29,38 @@ from ..rulesets import loop
 from ..rulesets.loopstate import BY_MAX, OS_MAX_SIDES, FightPlan, FightState
 
 
+def _round_files() -> list[Any]:
+    """Each built-in ruleset's own `loop.py` (its round steps), found through the registry:
+    what fights.pyx includes after the shared steps."""
+    found = []
+    for name in rulesets.names():
+        package = type(rulesets.get(name)).__module__
+        if not package.startswith("fracas.rulesets."):
+            continue  # a plug-in's round plays on the plain round, or on the Python round loop
+        try:
+            found.append(importlib.import_module(f"{package}.loop"))
+        except ModuleNotFoundError:
+            continue
+    return found
+
+
+def neutral_tables(sides: int, groups: int, members: int) -> dict[str, Any]:
+    """Every built-in round's plan tables as a fight of another round has them, each from
+    its ruleset's `loop.py` (`neutral_tables`): the one loop takes every round's tables, so
+    fastfight starts every plan from these."""
+    tables: dict[str, Any] = {}
+    for steps in _round_files():
+        if hasattr(steps, "neutral_tables"):
+            tables.update(steps.neutral_tables(sides, groups, members))
+    return tables
+
+
 def bind() -> None:
     """The rulesets' round steps the shared steps call (`loop.ROUND_STEPS`), bound into
     `rulesets.loop` from each built-in ruleset's own `loop.py`, found through the registry
     (compiled, fights.pyx includes them all in one module). Each must be bound once."""
     found: dict[str, Any] = {}
-    for name in rulesets.names():
-        package = type(rulesets.get(name)).__module__
-        if not package.startswith("fracas.rulesets."):
-            continue  # a plug-in's round plays on the Python round loop
-        try:
-            steps = importlib.import_module(f"{package}.loop")
-        except ModuleNotFoundError:
-            continue
+    for steps in _round_files():
         found.update({step: getattr(steps, step) for step in loop.ROUND_STEPS if hasattr(steps, step)})
     missing = sorted(set(loop.ROUND_STEPS) - set(found))
     if missing:

@@ -247,3 +247,16 @@ def _ct_attacked(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[F
         if shatters(f.parrying[t], left):
             f.broken[t] |= 1
         f.parrying[t] = parry_after(f.parrying[t], left)
+
+
+if not cython.compiled:  # (as Python only: fastfight lays plans out in Python)
+    def neutral_tables(sides: int, groups: int, members: int) -> dict[str, object]:
+        """This round's plan tables as a fight of another round has them (the one loop takes
+        every round's tables: `pyloop.neutral_tables` gathers each ruleset's): no side turns,
+        no parrying weapons or shields, no power strikes, no CT-1 side initiative;
+        `ct_group` is set only where this round plays (`CtRound.compiled_tables`)."""
+        from array import array
+
+        return {"side_turns": False, "weapon0": array("q", [0] * members), "shield0": array("q", [0] * members),
+                "ct_group": array("q"), "own_power": array("q", [0] * groups),
+                "parry_dims": array("q", [0] * 2 * groups), "ct_init": array("q", [0, -1] * 12)}

@@ -465,3 +465,23 @@ def _impale(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
         return err
     f.turn_done = f.dmg >= f.hp[m]
     return _lands(p, f, t, m, f.dmg)
+
+
+if not cython.compiled:  # (as Python only: fastfight lays plans out in Python)
+    def neutral_tables(sides: int, groups: int, members: int) -> dict[str, object]:
+        """This round's plan tables as a fight of another round has them (the one loop takes
+        every round's tables: `pyloop.neutral_tables` gathers each ruleset's): no sneak
+        attacks (ER-13), shock saves (ER-13), defending (ER-15), thrown items, charges or
+        impalements (ER-23), weapon locks or disarms, strays (ER-17)."""
+        from array import array
+
+        return {"sneaks": False, "sneaky": array("q", [0] * groups),
+                "defend_at": array("q", [-1] * members), "can_defend": array("q", [0] * groups),
+                "shock": False, "shock_body": array("q", [-1] * groups), "shock_save": array("q", [0] * 6 * groups),
+                "throw_off": array("q", [0] * groups), "throw_n": array("q", [0] * groups), "throw_plan": array("q"),
+                "charge": array("q", [-1] * groups), "impale_at": array("q"), "impale_rows": array("i"),
+                "negates": False, "neg_table": array("q"),
+                **{f"neg_{k}": array("q", [0] * groups) for k in ("mode", "blitz", "weapon", "dice", "melee", "blocks")},
+                "strays": False, "shoots": array("q", [0] * groups), "by_off": array("q", [0] * (groups + 1)),
+                "by_list": array("q"), "stray_ac": array("q", [0] * N_TYPES * groups),
+                "stray_resist": array("q", [0] * N_TYPES * groups), "stray_cond": array("q", [0] * groups)}

@@ -343,3 +343,15 @@ def _os_round(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
                     f.g_succ[g] += not f.g_broken[g]
                     f.g_death[g] = fights_to_death(p.morale[g], f.g_succ[g])
     return 0
+
+
+if not cython.compiled:  # (as Python only: fastfight lays plans out in Python)
+    def neutral_tables(sides: int, groups: int, members: int) -> dict[str, object]:
+        """This round's plan tables as a fight of another round has them (the one loop takes
+        every round's tables: `pyloop.neutral_tables` gathers each ruleset's): no phases, no
+        side initiative, no flight declared, no saving throws."""
+        from array import array
+
+        return {"phased": False, "os_ties": 0, "os_side": array("q", [0] * sides),
+                "os_phase": array("q", [-1] * groups), "os_flee": array("q", [0] * groups),
+                "os_save_or": array("q", [-1, 0, 0] * groups), "os_save_num": array("q")}

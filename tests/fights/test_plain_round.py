@@ -144,6 +144,29 @@ def test_a_slot_of_several_sides_goes_to_the_python_round_loop(d6pool):
         "the ruleset's initiative gave a slot of several sides acting at once, which the Python round loop plays")
 
 
+def test_slots_of_one_side_and_surprised_combatants_stay_on_the_fight_loop(d6pool):
+    # slots of several combatants of one side act one after another, as the Python round
+    # loop plays them; a combatant in no slot is surprised (no turn, no spell used)
+    class BySide(type(d6pool)):
+        def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+            slots, record = super().fight_initiative(setup, actors, sides, round_, dice, seed)
+            side = {a.id: a.side for a in actors}
+            grouped: list[list[str]] = []
+            for slot in slots[1:] if round_ == 1 else slots:  # round 1: the first is surprised
+                if grouped and side[grouped[-1][0]] == side[slot[0]]:
+                    grouped[-1].extend(slot)
+                else:
+                    grouped.append(list(slot))
+            return grouped, record
+
+    scenario = _skirmish()
+    scenario["sides"]["raiders"][0]["spell"] = {"name": "bolt", "strikes": [{"dice": 5}], "uses": 1}
+    sc = dataclasses.replace(compile_scenario(orjson.dumps(scenario)), ruleset=BySide())
+    fast, slow = _totals(sc, "auto"), _totals(sc, "python")
+    assert loop_counts(fast) == (30, 0) and loop_counts(slow) == (0, 30)
+    assert fast == slow
+
+
 def _totals(sc: Any, loop: str) -> dict[str, Any]:
     """30 fights of `sc` (a compiled scenario with its ruleset swapped) as play_batch adds them up."""
     from fracas.drive import simulate as sim

@@ -513,10 +513,10 @@ def _row_roll(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[Figh
             injury += f.out[s * XOUT_WIDTH + Y_DAMAGE]
         else:
             damage += f.out[s * XOUT_WIDTH + Y_DAMAGE]
-        if p.side_turns:  # CT-4: the side-turn round's stamina cost (the plain round deals damage only)
-            cost += f.out[s * XOUT_WIDTH + Y_COST]
+        cost += f.out[s * XOUT_WIDTH + Y_COST]
         reacted += f.out[s * XOUT_WIDTH + Y_REACT_ROLL] != 0
-    f.dmg, f.inj, f.cost = damage, injury, cost
+    # CT-4: a stamina cost is the side-turn round's (the plain round deals damage only)
+    f.dmg, f.inj, f.cost = damage, injury, cost if p.side_turns else 0
     if f.reserve[t] > 0:
         f.reserve[t] -= reacted
     return 0
@@ -858,6 +858,7 @@ def _attack(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightS
 
 
 @cython.cfunc
+@cython.inline
 @cython.nogil
 @cython.exceptval(check=False)
 def _member_round(p: cython.pointer[cython.const[FightPlan]], f: cython.pointer[FightState],

@@ -491,8 +491,8 @@ def play_fights(dict arrays, uint64_t seed, int64_t first, int64_t count, int64_
     p.init_sub, p.units, p.reserve = &init_sub[0], &units[0], &reserve[0]
     p.side_turns = side_turns
     init_call = arrays["init_call"]
-    if init_call is not None and (not callable(init_call) or p.init_once or p.side_turns or not rows):
-        raise ValueError("an initiative call is the plain round's, of strike rows")
+    if init_call is not None and (not callable(init_call) or p.init_once or p.side_turns or arrays["phased"]):
+        raise ValueError("an initiative call is for a round of one combatant a slot, every round")
     p.init_called = init_call is not None
     keep.append(init_call)
     p.init_call = <void*>init_call  # held by `keep` while the fights play

@@ -141,7 +141,7 @@ def test_a_slot_of_several_sides_goes_to_the_python_round_loop(d6pool):
     assert handed > 0 and loop_counts(fast) == (30 - handed, handed) and loop_counts(slow) == (0, 30)
     assert fast == slow
     assert sim.why_python(sc, "auto", {"handed_over": handed}) == (
-        "the ruleset's initiative gave a slot of several sides acting at once, which the Python round loop plays")
+        "the ruleset's initiative gave a slot of several combatants acting together, which the Python round loop plays")
 
 
 def test_slots_of_one_side_and_surprised_combatants_stay_on_the_fight_loop(d6pool):
@@ -245,3 +245,57 @@ def test_a_ctrl_c_in_the_initiative_call_stops_the_simulation(d6pool):
         plan.play(5, 0, 30, totals)  # the fight loop itself raises it (no Python round loop behind)
     # and the next plan plays on: nothing of the interruption is left behind
     assert loop_counts(_totals(compile_scenario(orjson.dumps(_skirmish())), "auto")) == (30, 0)
+
+
+# -- a variant of a built-in ruleset with an initiative of its own --------------------------------
+
+class _HouseInitiative:
+    """An Enchanted Realms house rule (a ruleset deriving from it): initiative is a d20 +
+    Agility, highest first, ties in scenario order, no roll-offs (ER-18 otherwise)."""
+
+    def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+        rolled = sorted(((dice.die(20) + (a.attacker or {}).get("agility", 10), -i, a.id)
+                         for i, a in enumerate(actors)), reverse=True)
+        return [[member] for _total, _i, member in rolled], {"house": [member for *_, member in rolled]}
+
+
+def _house(together: bool = False) -> Any:
+    from fracas.rulesets.er import EnchantedRealms
+
+    class House(_HouseInitiative, EnchantedRealms):
+        def fight_initiative(self, setup, actors, sides, round_, dice, seed):
+            slots, record = _HouseInitiative.fight_initiative(self, setup, actors, sides, round_, dice, seed)
+            if together and round_ == 2:  # a side's combatants act as one slot
+                first = {a.id: a.side for a in actors}
+                party = [m for slot in slots for m in slot if first[m] == "party"]
+                slots = [party, *[s for s in slots if first[s[0]] != "party"]]
+            return slots, record
+
+    return House()
+
+
+@pytest.mark.parametrize("name", ["er-bandit-rout", "er-skeleton-horde"])
+def test_a_house_ruled_initiative_plays_the_enchanted_realms_round_on_the_fight_loop(name):
+    # the ER round (ER-13 sneaks and shock, ER-17 strays, ER-20 flee attacks) with a
+    # variant's own initiative, called each round: the same fights on both loops
+    from fracas.drive.scenario import example
+
+    sc = dataclasses.replace(compile_scenario(example(name)), ruleset=_house())
+    assert isinstance(fastfight.plan_for(sc), fastfight.FastPlan), fastfight.plan_for(sc)
+    fast, slow = _totals(sc, "auto"), _totals(sc, "python")
+    assert loop_counts(fast) == (30, 0) and loop_counts(slow) == (0, 30)
+    assert fast == slow
+    plain = compile_scenario(example(name))  # and the house rule is in play: other fights than ER-18's
+    assert _totals(plain, "auto")["dealt"] != fast["dealt"]
+
+
+def test_a_house_ruled_slot_of_one_side_goes_to_the_python_round_loop():
+    # ER-13's lost action is taken per slot (ErRound.slot_started), so the fight loop plays
+    # only slots of one combatant: a slot of the whole party is handed over
+    from fracas.drive.scenario import example
+
+    sc = dataclasses.replace(compile_scenario(example("er-skeleton-horde")), ruleset=_house(together=True))
+    fast, slow = _totals(sc, "auto"), _totals(sc, "python")
+    assert fast["handed_over"] > 0 and loop_counts(slow) == (0, 30)
+    loop_counts(fast)
+    assert fast == slow

@@ -51,8 +51,8 @@ _NEVER = -(1 << 63)
 #: rulesets/loop.py's E_FIGHT_CALL: the plain round's initiative gave slots the loop does not play
 E_FIGHT_CALL = 102
 #: Why a fight the loop handed over (E_FIGHT_CALL) played on the Python round loop.
-HANDED_OVER = ("the ruleset's initiative gave a slot of several sides acting at once, which the Python round loop"
-               " plays")
+HANDED_OVER = ("the ruleset's initiative gave a slot of several combatants acting together, which the Python round"
+               " loop plays")
 _TARGETS = {"nearest": 0, "weakest": 1, "random": 2, "focus": 3}
 
 _PLANS: "weakref.WeakKeyDictionary[Compiled, Union[FastPlan, str]]" = weakref.WeakKeyDictionary()

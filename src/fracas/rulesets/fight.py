@@ -229,13 +229,14 @@ class Procedure:
         return None
 
     @classmethod
-    def initiative_call(cls, sc: Any) -> Callable[[int, int, list[bool]], Optional[list[int]]]:
+    def initiative_call(cls, sc: Any, alone: bool = False) -> Callable[[int, int, list[bool]], Optional[list[int]]]:
         """The plain round's initiative as the compiled loop calls it each round, with the
         round, the seed of its random event and who stands (`standing[m]`): the ruleset's
         `fight_initiative` as `initiative()` calls it (the standing combatants in member
         order, the same dice), its slots as members in order. None where the loop does not
-        play them (a slot of several sides, acting at once): the Python round loop plays
-        that fight, as it does one whose call raised."""
+        play them (a slot of several sides, acting at once; with `alone`, a round whose
+        `slot_started` reads a whole slot, any slot of several): the Python round loop
+        plays that fight, as it does one whose call raised."""
         from ..dice import Dice
 
         ruleset, actors = sc.ruleset, [sc.actor(m) for m in range(len(sc.member_ids))]
@@ -248,7 +249,7 @@ class Procedure:
             order: list[int] = []
             for slot in slots:
                 members = [index[member] for member in slot]
-                if len({side[m] for m in members}) > 1:
+                if len({side[m] for m in members}) > 1 or (alone and len(members) > 1):
                     return None
                 order.extend(members)
             return order

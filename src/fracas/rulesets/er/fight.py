@@ -148,9 +148,15 @@ class ErRound(Procedure):
 
     @classmethod
     def compiled_for(cls, ruleset: Any) -> bool:
-        """The compiled round rolls ER-18 initiative and deals each attack's total damage."""
-        return (defined_by(ruleset, "fight_initiative", "fracas.rulesets.er:EnchantedRealms")
-                and type(ruleset).fight_outcome is Ruleset.fight_outcome)
+        """The compiled round rolls ER-18 initiative, or calls a variant's own (a ruleset
+        deriving from Enchanted Realms with its own `fight_initiative`: `_own_initiative`),
+        and deals each attack's total damage."""
+        return type(ruleset).fight_outcome is Ruleset.fight_outcome
+
+    @staticmethod
+    def _own_initiative(ruleset: Any) -> bool:
+        """Whether `ruleset` rolls an initiative of its own rather than ER-18's."""
+        return not defined_by(ruleset, "fight_initiative", "fracas.rulesets.er:EnchantedRealms")
 
     @classmethod
     def compiled_why(cls, sc: Any) -> Optional[str]:
@@ -192,6 +198,8 @@ class ErRound(Procedure):
         def attack_has(g: Any, methods: tuple[str, ...]) -> int:
             return 1 if any(g.spec.attacks[i].get("method") in methods for i in g.phases.get("attack", ())) else 0
 
+        if cls._own_initiative(sc.ruleset):  # called each round; a slot holds one combatant
+            tables["init_call"] = cls.initiative_call(sc, alone=True)  # (ER-13's lost action is per slot)
         sneaky = [1 if cls._sneak_strikes(g, g.phases.get("attack")) else 0 for g in sc.groups]
         specs = [sc.groups[g].spec for g in sc.member_group]
         tables.update(defend_at=array("q", [-1 if spec.tactic.defend_at is None else spec.tactic.defend_at

@@ -169,21 +169,9 @@ def test_slots_of_one_side_and_surprised_combatants_stay_on_the_fight_loop(d6poo
 
 def _totals(sc: Any, loop: str) -> dict[str, Any]:
     """30 fights of `sc` (a compiled scenario with its ruleset swapped) as play_batch adds them up."""
-    from fracas.drive import simulate as sim
+    from fracas.drive.simulate import play_compiled
 
-    totals = {"fights": 0, "wins": [0] * len(sc.sides), "draws": 0, "rounds": {}, "survivors": [0] * len(sc.sides),
-              **{k: [0] * len(sc.member_ids) for k in ("dealt", "taken", "survived", "fled", "down")},
-              "compiled_fights": 0, "flat_python_fights": 0, "python_fights": 0, "handed_over": 0}
-    plan = fastfight.plan_for(sc) if loop == "auto" else None
-    i = 0
-    while i < 30:
-        if isinstance(plan, fastfight.FastPlan):
-            i = plan.play(5, i, 30, totals)
-            if i == 30:
-                break
-        sim._play_python(sc, 5, i, totals)
-        i += 1
-    return totals
+    return play_compiled(sc, 5, 0, 30, loop)
 
 
 def test_an_initiative_that_fails_fails_as_on_the_python_round_loop(d6pool):

@@ -37,6 +37,7 @@ from typing import Any, Optional, Union
 from .. import _kernels
 from .._layout import PLAN_WIDTH, XPLAN_WIDTH, XS_WIDTH
 from ..errors import RequestError
+from ..rulesets.loop import E_FIGHT_CALL
 from . import pyloop
 from .pyloop import layout
 from .scenario import Compiled
@@ -48,8 +49,6 @@ MAX_PAIRS = 20_000
 #: Combatants whose nearest-first enemy lists are built when the plan is made (M × M entries).
 MAX_MEMBERS = 2_000
 _NEVER = -(1 << 63)
-#: rulesets/loop.py's E_FIGHT_CALL: the plain round's initiative gave slots the loop does not play
-E_FIGHT_CALL = 102
 #: Why a fight the loop handed over (E_FIGHT_CALL) played on the Python round loop.
 HANDED_OVER = ("the ruleset's initiative gave a slot of several combatants acting together, which the Python round"
                " loop plays")

@@ -81,7 +81,11 @@ def play_batch(scenario: bytes, seed: int, first: int, count: int, loop: str = "
     on the fight loop when it covers the scenario (`fastfight`: compiled, or its source run
     as Python with the pure-Python kernels), "python" on the Python round loop; a fight the
     fight loop stops is played by the Python round loop."""
-    sc = _compiled(scenario)
+    return play_compiled(_compiled(scenario), seed, first, count, loop)
+
+
+def play_compiled(sc: Compiled, seed: int, first: int, count: int, loop: str = "auto") -> dict[str, Any]:
+    """`play_batch` of a scenario compiled already."""
     nsides, nmembers = len(sc.sides), len(sc.member_ids)
     totals: dict[str, Any] = {
         "fights": 0, "wins": [0] * nsides, "draws": 0, "rounds": {}, "survivors": [0] * nsides,
